@@ -1,0 +1,515 @@
+import { DistanceConstraints } from '../constraints/distance.js';
+import { Body, type Tunable } from '../core/body.js';
+import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
+import { RigidModeDamping } from '../core/damping.js';
+import { PbdError } from '../core/errors.js';
+import type { Motion } from '../core/motion.js';
+import type { ConstraintParams } from '../core/solver.js';
+import type { World } from '../core/world.js';
+import {
+  buildBendingQuads,
+  buildEdgeTopology,
+  enclosedVolume,
+  isClosed,
+  type TriangleMesh,
+  triangleArea,
+  validateTriangleMesh,
+} from '../mesh/triangle-mesh.js';
+import { DihedralBending } from './dihedral-bending.js';
+import { PressureConstraint } from './pressure.js';
+
+export interface ClothOptions {
+  /** The cloth's triangle mesh, already placed in world space. Must be manifold. */
+  mesh: TriangleMesh;
+  name?: string;
+  /** Area density ρ (kg/m²); vertex mass = Σ ρ·A/3 over its triangles (003 §4.1). Default 0.1. */
+  density?: number;
+  /** Stretching: distance constraints on every edge. Default stiffness 1, compliance 0. */
+  stretch?: ConstraintParams;
+  /** Bending: dihedral constraints on every interior edge; `false` disables them. Default stiffness 0.1 / compliance 1e-3. */
+  bend?: ConstraintParams | false;
+  /** Balloon (003 §4.4): target volume = pressure · V0; needs a closed mesh. */
+  pressure?: { pressure: number } & ConstraintParams;
+  /** Tearing (003 §5): an edge stretched beyond `threshold` × rest length splits one of its vertices. */
+  tear?: { threshold: number; maxNewVertices?: number; maxPerStep?: number };
+  /** Aerodynamic drag and lift coefficients of each triangle in the world's wind. Default drag 1, lift 0.2 (only with wind). */
+  aerodynamics?: { drag?: number; lift?: number; airDensity?: number };
+  /** Damping of deviations from the rigid motion (003 §3.5), k ∈ [0, 1]. Default 0. */
+  globalDamping?: number;
+  /** Contact radius of each vertex (m). Default 0. */
+  radius?: number;
+  /** Collision group and mask bitmasks. */
+  group?: number;
+  mask?: number;
+}
+
+/**
+ * Cloth (003 §4): a manifold triangle mesh whose vertices are particles,
+ * with stretching and bending constraints, optional overpressure, wind,
+ * rigid-mode damping and tearing.
+ */
+export class Cloth extends Body {
+  readonly type = 'cloth';
+  /** Triangles in body-local vertex indices (changes when the cloth tears). */
+  triangles: Uint32Array;
+  /** Rest (material) positions of the vertices, body-local, used for rest lengths and angles. */
+  readonly restPositions: Float64Array;
+  /** Texture coordinates (two per vertex), when the mesh had them. */
+  readonly uvs: Float64Array | null;
+  readonly stretch: DistanceConstraints;
+  readonly bend: DihedralBending | null;
+  readonly pressure: PressureConstraint | null;
+  readonly damping: RigidModeDamping | null;
+  readonly density: number;
+  /** Vertices in use; tearing adds vertices from the spare range up to `count`. */
+  private active: number;
+  private readonly tearThreshold: number;
+  private readonly tearPerStep: number;
+  private readonly aero: { drag: number; lift: number; airDensity: number };
+
+  constructor(world: World, o: ClothOptions) {
+    const where = o.name ? `cloth '${o.name}'` : 'cloth';
+    validateTriangleMesh(o.mesh, `${where}.mesh`);
+    const nv = o.mesh.positions.length / 3;
+    const spare = o.tear ? (o.tear.maxNewVertices ?? Math.ceil(nv / 2)) : 0;
+    super(world, o.name ?? '', nv + spare);
+    this.active = nv;
+    this.density = o.density ?? 0.1;
+    if (!(this.density > 0) || !Number.isFinite(this.density)) {
+      throw new PbdError(
+        'cloth/density',
+        `${where}.density`,
+        `must be > 0 kg/m², got ${o.density}`,
+        'a cloth needs mass: typical fabrics are 0.05–0.5 kg/m²',
+      );
+    }
+    this.triangles = new Uint32Array(o.mesh.triangles);
+    this.restPositions = new Float64Array(3 * (nv + spare));
+    this.restPositions.set(o.mesh.positions);
+    this.uvs = o.mesh.uvs ? new Float64Array(2 * (nv + spare)) : null;
+    if (this.uvs && o.mesh.uvs) this.uvs.set(o.mesh.uvs);
+    const store = world.store;
+    const off = this.offset;
+    for (let i = 0; i < nv; i++) {
+      store.x[3 * (off + i)] = o.mesh.positions[3 * i];
+      store.x[3 * (off + i) + 1] = o.mesh.positions[3 * i + 1];
+      store.x[3 * (off + i) + 2] = o.mesh.positions[3 * i + 2];
+      store.radius[off + i] = o.radius ?? 0;
+      if (o.group !== undefined) store.group[off + i] = o.group;
+      if (o.mask !== undefined) store.mask[off + i] = o.mask;
+    }
+    store.p.set(store.x.subarray(3 * off, 3 * (off + nv)), 3 * off);
+    // spare vertices stay inert (mass 0 ⇒ w = 0) until tearing activates them
+    for (let i = nv; i < nv + spare; i++) {
+      store.radius[off + i] = o.radius ?? 0;
+      store.group[off + i] = o.group ?? 1;
+      store.mask[off + i] = o.mask ?? -1;
+    }
+    this.assignMasses(where);
+
+    const { edges, quads } = this.topology();
+    this.stretch = this.addSet(
+      new DistanceConstraints(store, edges, undefined, o.stretch ?? {}, { kind: 'stretch' }),
+    );
+    this.bend =
+      o.bend === false
+        ? null
+        : this.addSet(
+            new DihedralBending(store, quads, undefined, o.bend ?? { stiffness: 0.1, compliance: 1e-3 }),
+          );
+    if (o.pressure) {
+      const topo = buildEdgeTopology(this.triangles);
+      if (!isClosed(topo)) {
+        throw new PbdError(
+          'cloth/open-balloon',
+          `${where}.pressure`,
+          'a balloon needs a closed mesh but this one has boundary edges',
+          'close the holes or remove the pressure setting',
+        );
+      }
+      if (enclosedVolume(o.mesh.positions, this.triangles) <= 0) {
+        throw new PbdError(
+          'cloth/inverted-balloon',
+          `${where}.pressure`,
+          'the mesh encloses a negative volume (its triangles face inward)',
+          'reverse the triangle winding',
+        );
+      }
+      this.pressure = this.addSet(
+        new PressureConstraint(store, this.globalTriangles(), o.pressure.pressure, o.pressure),
+      );
+    } else {
+      this.pressure = null;
+    }
+    this.damping = o.globalDamping
+      ? this.addSet(new RigidModeDamping(off, nv + spare, o.globalDamping))
+      : null;
+    this.aero = {
+      drag: o.aerodynamics?.drag ?? 1,
+      lift: o.aerodynamics?.lift ?? 0.2,
+      airDensity: o.aerodynamics?.airDensity ?? 1.2,
+    };
+    this.addSet(new ClothForces(this));
+    this.tearThreshold = o.tear?.threshold ?? 0;
+    if (o.tear && !(o.tear.threshold > 1)) {
+      throw new PbdError(
+        'cloth/tear',
+        `${where}.tear.threshold`,
+        `must be > 1 (a stretch ratio), got ${o.tear.threshold}`,
+        'e.g. 1.6 tears edges stretched to 160 % of their rest length',
+      );
+    }
+    this.tearPerStep = o.tear?.maxPerStep ?? 4;
+  }
+
+  override get activeCount(): number {
+    return this.active;
+  }
+
+  override renderTriangles(): Uint32Array {
+    return this.triangles;
+  }
+
+  /** Triangles in global particle indices. */
+  globalTriangles(): Uint32Array {
+    const out = new Uint32Array(this.triangles.length);
+    for (let k = 0; k < out.length; k++) out[k] = this.triangles[k] + this.offset;
+    return out;
+  }
+
+  private topology(): { edges: Uint32Array; quads: Uint32Array } {
+    const topo = buildEdgeTopology(this.triangles);
+    const edges = new Uint32Array(topo.edges.length);
+    for (let k = 0; k < edges.length; k++) edges[k] = topo.edges[k] + this.offset;
+    const q = buildBendingQuads(this.triangles, topo);
+    for (let k = 0; k < q.length; k++) q[k] += this.offset;
+    return { edges, quads: q };
+  }
+
+  /** 003 §4.1: each vertex gets one third of the mass ρA of each adjacent triangle. */
+  private assignMasses(where: string): void {
+    const store = this.world.store;
+    const m = new Float64Array(this.active);
+    const nt = this.triangles.length / 3;
+    for (let t = 0; t < nt; t++) {
+      const a = (triangleArea(this.restPositions, this.triangles, t) * this.density) / 3;
+      m[this.triangles[3 * t]] += a;
+      m[this.triangles[3 * t + 1]] += a;
+      m[this.triangles[3 * t + 2]] += a;
+    }
+    const att = this.world.attachments;
+    for (let i = 0; i < this.active; i++) {
+      const gi = this.offset + i;
+      if (!(m[i] > 0)) {
+        throw new PbdError(
+          'cloth/unused-vertex',
+          `${where}.mesh: vertex ${i}`,
+          'belongs to no triangle, so it has no mass',
+          'remove unreferenced vertices from the mesh',
+        );
+      }
+      if (att.isAttached(gi) && store.invMass[gi] === 0) {
+        store.mass[gi] = m[i];
+        att.setSavedInvMass(gi, 1 / m[i]);
+      } else {
+        store.setMass(gi, m[i]);
+      }
+    }
+  }
+
+  /** Pins a vertex (body-local index) to where it is, or to a scripted motion of it. */
+  pin(vertex: number, motion?: Motion): void {
+    this.checkVertex(vertex);
+    this.world.attachments.attach(this.offset + vertex, motion ? { motion } : {});
+  }
+
+  unpin(vertex: number): void {
+    this.checkVertex(vertex);
+    this.world.attachments.detach(this.offset + vertex);
+  }
+
+  private checkVertex(vertex: number): void {
+    if (!(Number.isInteger(vertex) && vertex >= 0 && vertex < this.active)) {
+      throw new PbdError(
+        'cloth/bad-vertex',
+        `cloth '${this.name}'`,
+        `has no vertex ${vertex} (it has ${this.active})`,
+      );
+    }
+  }
+
+  /** Applies drag and lift of the world's wind to each triangle (line 5 of Algorithm 1). */
+  applyWind(ctx: StepContext, wind: Float64Array): void {
+    const { v, x, invMass } = ctx.store;
+    const tris = this.triangles,
+      off = this.offset,
+      h = ctx.h;
+    const { drag, lift, airDensity } = this.aero;
+    const nt = tris.length / 3;
+    for (let t = 0; t < nt; t++) {
+      const a = off + tris[3 * t],
+        b = off + tris[3 * t + 1],
+        c = off + tris[3 * t + 2];
+      const a3 = 3 * a,
+        b3 = 3 * b,
+        c3 = 3 * c;
+      const ux = x[b3] - x[a3],
+        uy = x[b3 + 1] - x[a3 + 1],
+        uz = x[b3 + 2] - x[a3 + 2];
+      const wx = x[c3] - x[a3],
+        wy = x[c3 + 1] - x[a3 + 1],
+        wz = x[c3 + 2] - x[a3 + 2];
+      let nx = uy * wz - uz * wy,
+        ny = uz * wx - ux * wz,
+        nz = ux * wy - uy * wx;
+      const n2 = Math.sqrt(nx * nx + ny * ny + nz * nz);
+      if (n2 < 1e-20) continue;
+      const area = 0.5 * n2;
+      nx /= n2;
+      ny /= n2;
+      nz /= n2;
+      const rx = wind[0] - (v[a3] + v[b3] + v[c3]) / 3;
+      const ry = wind[1] - (v[a3 + 1] + v[b3 + 1] + v[c3 + 1]) / 3;
+      const rz = wind[2] - (v[a3 + 2] + v[b3 + 2] + v[c3 + 2]) / 3;
+      const vn = rx * nx + ry * ny + rz * nz;
+      // drag along the normal ∝ (v·n)|v·n|, lift along the tangential flow ∝ |v·n|
+      const q = 0.5 * airDensity * area;
+      const fd = q * drag * vn * Math.abs(vn);
+      const fl = q * lift * Math.abs(vn);
+      const fx = fd * nx + fl * (rx - vn * nx),
+        fy = fd * ny + fl * (ry - vn * ny),
+        fz = fd * nz + fl * (rz - vn * nz);
+      const s = h / 3;
+      let wi = invMass[a] * s;
+      v[a3] += fx * wi;
+      v[a3 + 1] += fy * wi;
+      v[a3 + 2] += fz * wi;
+      wi = invMass[b] * s;
+      v[b3] += fx * wi;
+      v[b3 + 1] += fy * wi;
+      v[b3 + 2] += fz * wi;
+      wi = invMass[c] * s;
+      v[c3] += fx * wi;
+      v[c3 + 1] += fy * wi;
+      v[c3 + 2] += fz * wi;
+    }
+  }
+
+  /**
+   * Tearing (003 §5): for the most overstretched edges beyond the threshold,
+   * split one end vertex with the plane through it perpendicular to the edge;
+   * triangles on the far side go to a new vertex. Constraints and masses are
+   * rebuilt from the new topology. Returns the number of splits.
+   */
+  tear(): number {
+    if (this.tearThreshold <= 1 || this.active >= this.count) return 0;
+    const store = this.world.store;
+    const x = store.x;
+    const st = this.stretch;
+    // the worst edges first
+    const cand: number[] = [];
+    for (let c = 0; c < st.count; c++) {
+      const a = st.indices[2 * c],
+        b = st.indices[2 * c + 1];
+      const len = Math.hypot(x[3 * a] - x[3 * b], x[3 * a + 1] - x[3 * b + 1], x[3 * a + 2] - x[3 * b + 2]);
+      if (len > this.tearThreshold * st.rest[c]) cand.push(c, len / st.rest[c]);
+    }
+    if (cand.length === 0) return 0;
+    const order: number[] = [];
+    for (let k = 0; k < cand.length; k += 2) order.push(k);
+    order.sort((i, j) => cand[j + 1] - cand[i + 1] || cand[i] - cand[j]);
+    let splits = 0;
+    const edgesSplit: [number, number][] = [];
+    for (const k of order) {
+      if (splits >= this.tearPerStep || this.active >= this.count) break;
+      const c = cand[k];
+      edgesSplit.push([st.indices[2 * c] - this.offset, st.indices[2 * c + 1] - this.offset]);
+      splits++;
+    }
+    let done = 0;
+    for (const [a, b] of edgesSplit) if (this.splitVertexOfEdge(a, b)) done++;
+    if (done > 0) this.rebuild();
+    return done;
+  }
+
+  private splitVertexOfEdge(a: number, b: number): boolean {
+    const att = this.world.attachments;
+    // prefer the vertex that is not pinned; then the one with more triangles
+    const tris = this.triangles;
+    const fan = (v: number) => {
+      const out: number[] = [];
+      for (let t = 0; t < tris.length / 3; t++)
+        if (tris[3 * t] === v || tris[3 * t + 1] === v || tris[3 * t + 2] === v) out.push(t);
+      return out;
+    };
+    const candidates = [a, b].filter((v) => !att.isAttached(this.offset + v));
+    for (const v of candidates) {
+      const other = v === a ? b : a;
+      if (this.splitVertex(v, other, fan(v))) return true;
+    }
+    return false;
+  }
+
+  private splitVertex(v: number, other: number, fan: number[]): boolean {
+    const store = this.world.store;
+    const x = store.x;
+    const gv = this.offset + v,
+      go = this.offset + other;
+    const dx = x[3 * go] - x[3 * gv],
+      dy = x[3 * go + 1] - x[3 * gv + 1],
+      dz = x[3 * go + 2] - x[3 * gv + 2];
+    const tris = this.triangles;
+    const stay: number[] = [],
+      move: number[] = [];
+    for (const t of fan) {
+      let cx = 0,
+        cy = 0,
+        cz = 0;
+      for (let k = 0; k < 3; k++) {
+        const g = 3 * (this.offset + tris[3 * t + k]);
+        cx += x[g];
+        cy += x[g + 1];
+        cz += x[g + 2];
+      }
+      const side = (cx / 3 - x[3 * gv]) * dx + (cy / 3 - x[3 * gv + 1]) * dy + (cz / 3 - x[3 * gv + 2]) * dz;
+      (side >= 0 ? stay : move).push(t);
+    }
+    if (stay.length === 0 || move.length === 0) return false;
+    const nv = this.active++;
+    const gn = this.offset + nv;
+    for (let k = 0; k < 3; k++) {
+      x[3 * gn + k] = x[3 * gv + k];
+      store.p[3 * gn + k] = store.p[3 * gv + k];
+      store.v[3 * gn + k] = store.v[3 * gv + k];
+      this.restPositions[3 * nv + k] = this.restPositions[3 * v + k];
+    }
+    if (this.uvs) {
+      this.uvs[2 * nv] = this.uvs[2 * v];
+      this.uvs[2 * nv + 1] = this.uvs[2 * v + 1];
+    }
+    for (const t of move) {
+      for (let k = 0; k < 3; k++) if (tris[3 * t + k] === v) tris[3 * t + k] = nv;
+    }
+    return true;
+  }
+
+  /** Rebuilds masses and constraints after a topology change. */
+  private rebuild(): void {
+    const where = `cloth '${this.name}'`;
+    this.assignMasses(where);
+    const store = this.world.store;
+    const { edges, quads } = this.topology();
+    const restLen = new Float64Array(edges.length / 2);
+    const rp = this.restPositions,
+      off = this.offset;
+    for (let c = 0; c < restLen.length; c++) {
+      const a = 3 * (edges[2 * c] - off),
+        b = 3 * (edges[2 * c + 1] - off);
+      restLen[c] = Math.hypot(rp[a] - rp[b], rp[a + 1] - rp[b + 1], rp[a + 2] - rp[b + 2]);
+    }
+    this.stretch.setConstraints(store, edges, restLen);
+    if (this.bend) {
+      // rest angles from the rest positions: evaluate on a scratch copy of x
+      const saved = store.x.slice(3 * off, 3 * (off + this.active));
+      store.x.set(rp.subarray(0, 3 * this.active), 3 * off);
+      this.bend.setConstraints(store, quads);
+      store.x.set(saved, 3 * off);
+    }
+    if (this.pressure) {
+      this.pressure.setTriangles(store, this.globalTriangles(), this.pressure.restVolume);
+    }
+    this.topologyVersion++;
+  }
+
+  override saveState(): unknown {
+    if (this.tearThreshold <= 1) return null;
+    return {
+      active: this.active,
+      triangles: Array.from(this.triangles),
+      rest: Array.from(this.restPositions.subarray(0, 3 * this.active)),
+      uvs: this.uvs ? Array.from(this.uvs.subarray(0, 2 * this.active)) : null,
+    };
+  }
+
+  override loadState(state: unknown): void {
+    if (!state) return;
+    const s = state as { active: number; triangles: number[]; rest: number[]; uvs: number[] | null };
+    this.active = s.active;
+    this.triangles = Uint32Array.from(s.triangles);
+    this.restPositions.set(s.rest);
+    if (this.uvs && s.uvs) this.uvs.set(s.uvs);
+    this.rebuild();
+  }
+
+  override tunables(): Tunable[] {
+    const t: Tunable[] = [
+      {
+        name: 'stretch.stiffness',
+        min: 0,
+        max: 1,
+        get: () => this.stretch.rule.stiffness,
+        set: (v) => this.stretch.rule.set({ stiffness: v }),
+      },
+      {
+        name: 'stretch.compliance',
+        min: 0,
+        max: 1e-2,
+        log: true,
+        get: () => this.stretch.rule.compliance,
+        set: (v) => this.stretch.rule.set({ compliance: v }),
+      },
+    ];
+    const bend = this.bend;
+    if (bend) {
+      t.push(
+        {
+          name: 'bend.stiffness',
+          min: 0,
+          max: 1,
+          get: () => bend.rule.stiffness,
+          set: (v) => bend.rule.set({ stiffness: v }),
+        },
+        {
+          name: 'bend.compliance',
+          min: 0,
+          max: 10,
+          log: true,
+          get: () => bend.rule.compliance,
+          set: (v) => bend.rule.set({ compliance: v }),
+        },
+      );
+    }
+    const pr = this.pressure;
+    if (pr)
+      t.push({ name: 'pressure', min: 0, max: 4, get: () => pr.pressure, set: (v) => (pr.pressure = v) });
+    const d = this.damping;
+    if (d) t.push({ name: 'globalDamping', min: 0, max: 1, get: () => d.k, set: (v) => (d.k = v) });
+    return t;
+  }
+}
+
+/** The cloth's hooks into the step loop: wind (line 5) and tearing (after the velocity update). */
+class ClothForces implements ConstraintSet {
+  readonly kind = 'cloth-forces';
+  readonly order = 0;
+  readonly count = 0;
+  enabled = true;
+  private readonly cloth: Cloth;
+  private readonly wind = new Float64Array(3);
+
+  constructor(cloth: Cloth) {
+    this.cloth = cloth;
+  }
+
+  applyForces(ctx: StepContext): void {
+    if (!ctx.world.wind) return;
+    ctx.world.windAt(ctx.time, this.wind);
+    this.cloth.applyWind(ctx, this.wind);
+  }
+
+  project(): void {}
+
+  endStep(): void {
+    this.cloth.tear();
+  }
+}

@@ -1,0 +1,252 @@
+import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
+import type { ParticleStore } from '../core/particles.js';
+import type { Collider } from './colliders.js';
+
+/**
+ * Collision constraints between particles and static or kinematic colliders
+ * (003 §3.4), rebuilt every substep from the rays x_i → p_i:
+ *
+ * - continuous: when the ray enters the collider (grown by the margin and the
+ *   particle radius) the entry point q_c and the surface normal n_c there give
+ *   the inequality C(p) = (p − q_c) · n_c ≥ 0;
+ * - static fallback: when x_i already lies inside, the closest surface point
+ *   q_s and its normal n_s give C(p) = (p − q_s) · n_s ≥ 0;
+ * - particles whose prediction ends within reach of the surface get the same
+ *   plane constraint from their closest point, so that the solver cannot push
+ *   them in during the iterations.
+ *
+ * Projection (stiffness 1, unilateral) moves only the particle. In the
+ * velocity pass (Algorithm 1 line 16) the tangential velocity relative to the
+ * collider is reduced by Coulomb friction — static when it can be cancelled
+ * within μ_s times the normal impulse, kinetic μ otherwise — and the normal
+ * velocity is reflected by the restitution coefficient e.
+ */
+export class ColliderContacts implements ConstraintSet {
+  readonly kind = 'collider-contact';
+  readonly order = 100;
+  enabled = true;
+  count = 0;
+  private capacity = 0;
+  particle = new Int32Array(0);
+  collider = new Int32Array(0);
+  q = new Float64Array(0);
+  n = new Float64Array(0);
+  /** Total normal correction applied this substep (m). */
+  lambdaN = new Float64Array(0);
+  /** Normal velocity relative to the collider before the substep (m/s). */
+  vn0 = new Float64Array(0);
+  colliders: Collider[] = [];
+  private readonly nrm = new Float64Array(3);
+
+  constructor() {
+    this.grow(256);
+  }
+
+  private grow(cap: number): void {
+    const g = <T extends Float64Array | Int32Array>(a: T, stride: number): T => {
+      const b = new (a.constructor as new (n: number) => T)(cap * stride);
+      b.set(a.subarray(0, this.count * stride));
+      return b;
+    };
+    this.particle = g(this.particle, 1);
+    this.collider = g(this.collider, 1);
+    this.q = g(this.q, 3);
+    this.n = g(this.n, 3);
+    this.lambdaN = g(this.lambdaN, 1);
+    this.vn0 = g(this.vn0, 1);
+    this.capacity = cap;
+  }
+
+  private push(
+    i: number,
+    c: number,
+    qx: number,
+    qy: number,
+    qz: number,
+    nx: number,
+    ny: number,
+    nz: number,
+    vn0: number,
+  ): void {
+    if (this.count === this.capacity) this.grow(this.capacity * 2);
+    const k = this.count++;
+    this.particle[k] = i;
+    this.collider[k] = c;
+    this.q[3 * k] = qx;
+    this.q[3 * k + 1] = qy;
+    this.q[3 * k + 2] = qz;
+    this.n[3 * k] = nx;
+    this.n[3 * k + 1] = ny;
+    this.n[3 * k + 2] = nz;
+    this.lambdaN[k] = 0;
+    this.vn0[k] = vn0;
+  }
+
+  beginStep(ctx: StepContext): void {
+    this.count = 0;
+    const cols = this.colliders;
+    const s = ctx.store;
+    const { x, p, v, invMass, radius, group, mask } = s;
+    const nrm = this.nrm;
+    const np = s.count;
+    for (let c = 0; c < cols.length; c++) {
+      const col = cols[c];
+      if (!col.enabled) continue;
+      const R = col.boundingRadius();
+      const cpx = col.position[0],
+        cpy = col.position[1],
+        cpz = col.position[2];
+      const lv = col.linearVelocity,
+        av = col.angularVelocity;
+      for (let i = 0; i < np; i++) {
+        if (invMass[i] === 0) continue;
+        if ((mask[i] & col.group) === 0 || (col.mask & group[i]) === 0) continue;
+        const i3 = 3 * i;
+        const px = p[i3],
+          py = p[i3 + 1],
+          pz = p[i3 + 2];
+        const xx = x[i3],
+          xy = x[i3 + 1],
+          xz = x[i3 + 2];
+        const r = col.margin + radius[i];
+        const mx = px - xx,
+          my = py - xy,
+          mz = pz - xz;
+        const seg = Math.sqrt(mx * mx + my * my + mz * mz);
+        if (R !== Number.POSITIVE_INFINITY) {
+          // bounding-sphere rejection of the whole segment
+          const dx = 0.5 * (px + xx) - cpx,
+            dy = 0.5 * (py + xy) - cpy,
+            dz = 0.5 * (pz + xz) - cpz;
+          const reach = R + r + 0.5 * seg + seg;
+          if (dx * dx + dy * dy + dz * dz > reach * reach) continue;
+        }
+        const dX = col.distance(xx, xy, xz, nrm);
+        let qx: number, qy: number, qz: number;
+        if (dX >= r) {
+          // x outside: continuous test along x → p, only if the segment can reach the surface
+          let t = -1;
+          if (seg > dX - r) t = col.raycast(xx, xy, xz, px, py, pz, r);
+          if (t >= 0) {
+            qx = xx + t * mx;
+            qy = xy + t * my;
+            qz = xz + t * mz;
+            col.distance(qx, qy, qz, nrm);
+          } else {
+            const dP = col.distance(px, py, pz, nrm);
+            if (dP >= r + seg) continue; // cannot be reached this substep
+            qx = px - (dP - r) * nrm[0];
+            qy = py - (dP - r) * nrm[1];
+            qz = pz - (dP - r) * nrm[2];
+          }
+        } else {
+          // static fallback: closest surface point of the prediction
+          const dP = col.distance(px, py, pz, nrm);
+          qx = px - (dP - r) * nrm[0];
+          qy = py - (dP - r) * nrm[1];
+          qz = pz - (dP - r) * nrm[2];
+        }
+        const nx = nrm[0],
+          ny = nrm[1],
+          nz = nrm[2];
+        // velocity of the collider at q
+        const rx = qx - cpx,
+          ry = qy - cpy,
+          rz = qz - cpz;
+        const cvx = lv[0] + av[1] * rz - av[2] * ry;
+        const cvy = lv[1] + av[2] * rx - av[0] * rz;
+        const cvz = lv[2] + av[0] * ry - av[1] * rx;
+        const vn0 = (v[i3] - cvx) * nx + (v[i3 + 1] - cvy) * ny + (v[i3 + 2] - cvz) * nz;
+        this.push(i, c, qx, qy, qz, nx, ny, nz, vn0);
+      }
+    }
+  }
+
+  project(ctx: StepContext): void {
+    const p = ctx.store.p;
+    const part = this.particle,
+      q = this.q,
+      n = this.n,
+      lam = this.lambdaN;
+    for (let k = 0; k < this.count; k++) {
+      const i3 = 3 * part[k];
+      const nx = n[3 * k],
+        ny = n[3 * k + 1],
+        nz = n[3 * k + 2];
+      const C = (p[i3] - q[3 * k]) * nx + (p[i3 + 1] - q[3 * k + 1]) * ny + (p[i3 + 2] - q[3 * k + 2]) * nz;
+      if (C >= 0) continue;
+      p[i3] -= C * nx;
+      p[i3 + 1] -= C * ny;
+      p[i3 + 2] -= C * nz;
+      lam[k] -= C;
+    }
+  }
+
+  endStep(ctx: StepContext): void {
+    const v = ctx.store.v;
+    const h = ctx.h;
+    const g = ctx.gravity;
+    const restThreshold = 2 * Math.sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * h;
+    for (let k = 0; k < this.count; k++) {
+      const ln = this.lambdaN[k];
+      if (ln <= 0) continue;
+      const col = this.colliders[this.collider[k]];
+      const i3 = 3 * this.particle[k];
+      const nx = this.n[3 * k],
+        ny = this.n[3 * k + 1],
+        nz = this.n[3 * k + 2];
+      const rx = this.q[3 * k] - col.position[0],
+        ry = this.q[3 * k + 1] - col.position[1],
+        rz = this.q[3 * k + 2] - col.position[2];
+      const lv = col.linearVelocity,
+        av = col.angularVelocity;
+      const cvx = lv[0] + av[1] * rz - av[2] * ry;
+      const cvy = lv[1] + av[2] * rx - av[0] * rz;
+      const cvz = lv[2] + av[0] * ry - av[1] * rx;
+      let vx = v[i3] - cvx,
+        vy = v[i3 + 1] - cvy,
+        vz = v[i3 + 2] - cvz;
+      const vn = vx * nx + vy * ny + vz * nz;
+      const tx = vx - vn * nx,
+        ty = vy - vn * ny,
+        tz = vz - vn * nz;
+      const vt = Math.sqrt(tx * tx + ty * ty + tz * tz);
+      // Coulomb friction with the normal impulse per unit mass ≈ λ_n / h
+      const jn = ln / h;
+      if (vt > 0) {
+        const dvt = vt <= col.staticFriction * jn ? vt : Math.min(vt, col.friction * jn);
+        const f = dvt / vt;
+        vx -= tx * f;
+        vy -= ty * f;
+        vz -= tz * f;
+      }
+      // restitution on the normal velocity the particle arrived with
+      const vn0 = this.vn0[k];
+      if (vn0 < 0) {
+        const e = -vn0 > restThreshold ? col.restitution : 0;
+        const target = -e * vn0;
+        const dv = target - vn;
+        vx += dv * nx;
+        vy += dv * ny;
+        vz += dv * nz;
+      }
+      v[i3] = vx + cvx;
+      v[i3 + 1] = vy + cvy;
+      v[i3 + 2] = vz + cvz;
+    }
+  }
+
+  maxViolation(store: ParticleStore): number {
+    const x = store.x;
+    let m = 0;
+    for (let k = 0; k < this.count; k++) {
+      const i3 = 3 * this.particle[k];
+      const C =
+        (x[i3] - this.q[3 * k]) * this.n[3 * k] +
+        (x[i3 + 1] - this.q[3 * k + 1]) * this.n[3 * k + 1] +
+        (x[i3 + 2] - this.q[3 * k + 2]) * this.n[3 * k + 2];
+      if (C < -m) m = -C;
+    }
+    return m;
+  }
+}

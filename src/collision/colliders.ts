@@ -1,0 +1,473 @@
+import { PbdError } from '../core/errors.js';
+import { Motion, type MotionSpec, type Vec3Tuple } from '../core/motion.js';
+import { quatFromEulerDegrees, quatMultiply, quatRotate, quatRotateInverse } from '../math/quat.js';
+
+/** Options common to every collider. */
+export interface ColliderOptions {
+  /** Position of the collider's origin (m). Default 0. */
+  position?: Vec3Tuple;
+  /** Orientation as Euler angles in degrees (XYZ). Default 0. */
+  rotation?: Vec3Tuple;
+  /** Kinetic (dynamic) friction coefficient μ. Default 0.4. */
+  friction?: number;
+  /** Static friction coefficient μs (≥ μ). Default: equal to `friction`. */
+  staticFriction?: number;
+  /** Coefficient of restitution e ∈ [0, 1]. Default 0. */
+  restitution?: number;
+  /** Collision margin (m): particles are kept this far outside the surface. Default 0.005. */
+  margin?: number;
+  /** Scripted motion: the collider is kinematic and drives what touches it. */
+  motion?: MotionSpec;
+  /** Collision groups this collider belongs to (bitmask). Default 1. */
+  group?: number;
+  /** Particle groups it collides with (bitmask). Default all. */
+  mask?: number;
+  /** A name for messages and the gallery. */
+  name?: string;
+}
+
+const tmp = new Float64Array(3);
+
+/**
+ * A static or kinematic collision shape (003 §3.4). Shapes are defined in a
+ * local frame; `position`/`rotation` give the current pose. The collision
+ * queries work in world space and allocate nothing.
+ */
+export abstract class Collider {
+  abstract readonly type: string;
+  name: string;
+  friction: number;
+  staticFriction: number;
+  restitution: number;
+  margin: number;
+  group: number;
+  mask: number;
+  enabled = true;
+  readonly motion: Motion | null;
+
+  /** Current pose. */
+  readonly position = new Float64Array(3);
+  readonly rotation = new Float64Array([0, 0, 0, 1]);
+  /** Pose at t = 0. */
+  readonly initialPosition = new Float64Array(3);
+  readonly initialRotation = new Float64Array([0, 0, 0, 1]);
+  /** Velocity of the pose over the last substep: v(q) = linearVelocity + angularVelocity × (q − position). */
+  readonly linearVelocity = new Float64Array(3);
+  readonly angularVelocity = new Float64Array(3);
+  private readonly prevPosition = new Float64Array(3);
+  private readonly prevRotation = new Float64Array([0, 0, 0, 1]);
+  private readonly dq = new Float64Array(4);
+
+  constructor(opts: ColliderOptions, where: string) {
+    this.name = opts.name ?? '';
+    this.friction = opts.friction ?? 0.4;
+    this.staticFriction = opts.staticFriction ?? this.friction;
+    this.restitution = opts.restitution ?? 0;
+    this.margin = opts.margin ?? 0.005;
+    this.group = opts.group ?? 1;
+    this.mask = opts.mask ?? -1;
+    for (const [k, v] of [
+      ['friction', this.friction],
+      ['staticFriction', this.staticFriction],
+      ['margin', this.margin],
+    ] as const) {
+      if (!(v >= 0) || !Number.isFinite(v)) {
+        throw new PbdError('collider/invalid', `${where}.${k}`, `must be a finite number ≥ 0, got ${v}`);
+      }
+    }
+    if (!(this.restitution >= 0 && this.restitution <= 1)) {
+      throw new PbdError(
+        'collider/invalid',
+        `${where}.restitution`,
+        `must lie in [0, 1], got ${this.restitution}`,
+      );
+    }
+    if (opts.position) this.initialPosition.set(opts.position);
+    if (opts.rotation)
+      quatFromEulerDegrees(this.initialRotation, 0, opts.rotation[0], opts.rotation[1], opts.rotation[2]);
+    this.motion = opts.motion ? new Motion(opts.motion, `${where}.motion`) : null;
+    this.position.set(this.initialPosition);
+    this.rotation.set(this.initialRotation);
+    this.prevPosition.set(this.position);
+    this.prevRotation.set(this.rotation);
+  }
+
+  /** True when the collider moves. */
+  get kinematic(): boolean {
+    return this.motion !== null;
+  }
+
+  /** Moves a kinematic collider to its pose at time t and records its velocity over the substep h. */
+  update(t: number, h: number): void {
+    if (!this.motion) return;
+    this.prevPosition.set(this.position);
+    this.prevRotation.set(this.rotation);
+    const m = this.motion;
+    m.evaluate(t);
+    m.apply(this.position, 0, this.initialPosition[0], this.initialPosition[1], this.initialPosition[2]);
+    quatMultiply(this.rotation, 0, m.rotation, 0, this.initialRotation, 0);
+    if (h > 0) {
+      const inv = 1 / h;
+      for (let k = 0; k < 3; k++) this.linearVelocity[k] = (this.position[k] - this.prevPosition[k]) * inv;
+      // ω from dq = q · q_prev⁻¹ (small-angle: ω ≈ 2 vec(dq) / h)
+      const pq = this.prevRotation;
+      const conj = tmpQ;
+      conj[0] = -pq[0];
+      conj[1] = -pq[1];
+      conj[2] = -pq[2];
+      conj[3] = pq[3];
+      quatMultiply(this.dq, 0, this.rotation, 0, conj, 0);
+      const sgn = this.dq[3] < 0 ? -2 * inv : 2 * inv;
+      this.angularVelocity[0] = this.dq[0] * sgn;
+      this.angularVelocity[1] = this.dq[1] * sgn;
+      this.angularVelocity[2] = this.dq[2] * sgn;
+    }
+  }
+
+  /** Resets the pose to t = 0. */
+  reset(): void {
+    this.position.set(this.initialPosition);
+    this.rotation.set(this.initialRotation);
+    this.prevPosition.set(this.position);
+    this.prevRotation.set(this.rotation);
+    this.linearVelocity.fill(0);
+    this.angularVelocity.fill(0);
+  }
+
+  /**
+   * Signed distance from world point (x, y, z) to the surface (negative
+   * inside), writing the outward unit normal of the closest surface point to
+   * n[0..2].
+   */
+  distance(x: number, y: number, z: number, n: Float64Array): number {
+    const p = this.position;
+    quatRotateInverse(tmp, 0, this.rotation, 0, x - p[0], y - p[1], z - p[2]);
+    const d = this.localDistance(tmp[0], tmp[1], tmp[2], n);
+    quatRotate(n, 0, this.rotation, 0, n[0], n[1], n[2]);
+    return d;
+  }
+
+  /**
+   * Fraction t ∈ [0, 1] at which the segment a → b enters the shape inflated
+   * by r, or −1 when it does not enter. `a` must lie outside the inflated shape.
+   */
+  raycast(ax: number, ay: number, az: number, bx: number, by: number, bz: number, r: number): number {
+    const p = this.position;
+    quatRotateInverse(tmpA, 0, this.rotation, 0, ax - p[0], ay - p[1], az - p[2]);
+    quatRotateInverse(tmpB, 0, this.rotation, 0, bx - p[0], by - p[1], bz - p[2]);
+    return this.localRaycast(tmpA[0], tmpA[1], tmpA[2], tmpB[0], tmpB[1], tmpB[2], r);
+  }
+
+  /** Local-frame signed distance; writes the local outward normal. */
+  protected abstract localDistance(x: number, y: number, z: number, n: Float64Array): number;
+
+  /**
+   * Local-frame segment entry. The default samples the segment and refines
+   * the first crossing of distance = r by bisection; shapes override it with
+   * an exact test where one is cheap.
+   */
+  protected localRaycast(
+    ax: number,
+    ay: number,
+    az: number,
+    bx: number,
+    by: number,
+    bz: number,
+    r: number,
+  ): number {
+    const len = Math.hypot(bx - ax, by - ay, bz - az);
+    const samples = Math.min(16, Math.max(1, Math.ceil(len / Math.max(1e-9, 0.25 * this.featureSize()))));
+    let t0 = 0;
+    for (let s = 1; s <= samples; s++) {
+      const t1 = s / samples;
+      const d = this.localDistance(ax + (bx - ax) * t1, ay + (by - ay) * t1, az + (bz - az) * t1, tmpN);
+      if (d < r) {
+        let lo = t0,
+          hi = t1;
+        for (let it = 0; it < 24; it++) {
+          const mid = 0.5 * (lo + hi);
+          const dm = this.localDistance(
+            ax + (bx - ax) * mid,
+            ay + (by - ay) * mid,
+            az + (bz - az) * mid,
+            tmpN,
+          );
+          if (dm < r) hi = mid;
+          else lo = mid;
+        }
+        return hi;
+      }
+      t0 = t1;
+    }
+    return -1;
+  }
+
+  /** A length typical of the shape's thinnest part, for sampling. */
+  protected abstract featureSize(): number;
+
+  /** Radius of a sphere about `position` that bounds the shape (Infinity for unbounded shapes). */
+  abstract boundingRadius(): number;
+}
+
+const tmpA = new Float64Array(3);
+const tmpB = new Float64Array(3);
+const tmpN = new Float64Array(3);
+const tmpQ = new Float64Array(4);
+/** [t0, t1] of the segment clipped so far by clipSlab. */
+const slab = new Float64Array(2);
+
+/** Clips slab[0..1] to the part of a + t d with |·| ≤ e; false when empty. */
+function clipSlab(a: number, d: number, e: number): boolean {
+  if (Math.abs(d) < 1e-300) return a >= -e && a <= e;
+  let ta = (-e - a) / d,
+    tb = (e - a) / d;
+  if (ta > tb) {
+    const s = ta;
+    ta = tb;
+    tb = s;
+  }
+  if (ta > slab[0]) slab[0] = ta;
+  if (tb < slab[1]) slab[1] = tb;
+  return slab[0] <= slab[1];
+}
+
+/** An infinite plane; in its local frame the plane is y = 0 with normal +y. */
+export class PlaneCollider extends Collider {
+  readonly type = 'plane';
+
+  /** `normal` orients the plane (overrides `rotation`); `position` is a point on it. */
+  constructor(opts: ColliderOptions & { normal?: Vec3Tuple } = {}, where = 'plane') {
+    super(opts, where);
+    if (opts.normal) {
+      const [nx, ny, nz] = opts.normal;
+      const len = Math.hypot(nx, ny, nz);
+      if (!(len > 0))
+        throw new PbdError('collider/invalid', `${where}.normal`, 'the plane normal must not be zero');
+      // shortest rotation taking +y to n
+      const ux = nx / len,
+        uy = ny / len,
+        uz = nz / len;
+      if (uy < -0.999999) {
+        this.initialRotation.set([1, 0, 0, 0]);
+      } else {
+        // q = (y × n, 1 + y·n) normalised
+        const qx = uz,
+          qy = 0,
+          qz = -ux,
+          qw = 1 + uy;
+        const ql = Math.hypot(qx, qy, qz, qw);
+        this.initialRotation.set([qx / ql, qy / ql, qz / ql, qw / ql]);
+      }
+      this.rotation.set(this.initialRotation);
+    }
+  }
+
+  protected localDistance(_x: number, y: number, _z: number, n: Float64Array): number {
+    n[0] = 0;
+    n[1] = 1;
+    n[2] = 0;
+    return y;
+  }
+
+  protected override localRaycast(
+    _ax: number,
+    ay: number,
+    _az: number,
+    _bx: number,
+    by: number,
+    _bz: number,
+    r: number,
+  ): number {
+    if (ay < r || by >= r) return -1;
+    return (ay - r) / (ay - by);
+  }
+
+  protected featureSize(): number {
+    return Number.POSITIVE_INFINITY;
+  }
+
+  boundingRadius(): number {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
+export class SphereCollider extends Collider {
+  readonly type = 'sphere';
+  radius: number;
+
+  constructor(opts: ColliderOptions & { radius: number }, where = 'sphere') {
+    super(opts, where);
+    if (!(opts.radius > 0))
+      throw new PbdError('collider/invalid', `${where}.radius`, `must be > 0, got ${opts.radius}`);
+    this.radius = opts.radius;
+  }
+
+  protected localDistance(x: number, y: number, z: number, n: Float64Array): number {
+    const len = Math.hypot(x, y, z);
+    if (len > 1e-12) {
+      n[0] = x / len;
+      n[1] = y / len;
+      n[2] = z / len;
+    } else {
+      n[0] = 0;
+      n[1] = 1;
+      n[2] = 0;
+    }
+    return len - this.radius;
+  }
+
+  protected override localRaycast(
+    ax: number,
+    ay: number,
+    az: number,
+    bx: number,
+    by: number,
+    bz: number,
+    r: number,
+  ): number {
+    const R = this.radius + r;
+    const dx = bx - ax,
+      dy = by - ay,
+      dz = bz - az;
+    const a = dx * dx + dy * dy + dz * dz;
+    if (a === 0) return -1;
+    const b = 2 * (ax * dx + ay * dy + az * dz);
+    const c = ax * ax + ay * ay + az * az - R * R;
+    if (c < 0) return -1; // starts inside
+    const disc = b * b - 4 * a * c;
+    if (disc < 0) return -1;
+    const t = (-b - Math.sqrt(disc)) / (2 * a);
+    return t >= 0 && t <= 1 ? t : -1;
+  }
+
+  protected featureSize(): number {
+    return this.radius;
+  }
+
+  boundingRadius(): number {
+    return this.radius;
+  }
+}
+
+export class BoxCollider extends Collider {
+  readonly type = 'box';
+  readonly halfExtents: Float64Array;
+
+  constructor(opts: ColliderOptions & { halfExtents: Vec3Tuple }, where = 'box') {
+    super(opts, where);
+    const h = opts.halfExtents;
+    if (!(h[0] > 0 && h[1] > 0 && h[2] > 0)) {
+      throw new PbdError(
+        'collider/invalid',
+        `${where}.halfExtents`,
+        `every half extent must be > 0, got [${h.join(', ')}]`,
+      );
+    }
+    this.halfExtents = new Float64Array(h);
+  }
+
+  protected localDistance(x: number, y: number, z: number, n: Float64Array): number {
+    const h = this.halfExtents;
+    const qx = Math.abs(x) - h[0],
+      qy = Math.abs(y) - h[1],
+      qz = Math.abs(z) - h[2];
+    if (qx > 0 || qy > 0 || qz > 0) {
+      const ox = Math.max(qx, 0),
+        oy = Math.max(qy, 0),
+        oz = Math.max(qz, 0);
+      const len = Math.hypot(ox, oy, oz);
+      n[0] = (Math.sign(x) * ox) / len;
+      n[1] = (Math.sign(y) * oy) / len;
+      n[2] = (Math.sign(z) * oz) / len;
+      return len;
+    }
+    // inside: the nearest face
+    n[0] = n[1] = n[2] = 0;
+    if (qx >= qy && qx >= qz) {
+      n[0] = x >= 0 ? 1 : -1;
+      return qx;
+    }
+    if (qy >= qz) {
+      n[1] = y >= 0 ? 1 : -1;
+      return qy;
+    }
+    n[2] = z >= 0 ? 1 : -1;
+    return qz;
+  }
+
+  protected override localRaycast(
+    ax: number,
+    ay: number,
+    az: number,
+    bx: number,
+    by: number,
+    bz: number,
+    r: number,
+  ): number {
+    // slab test against the box grown by r (corners treated as sharp)
+    const h = this.halfExtents;
+    slab[0] = 0;
+    slab[1] = 1;
+    if (
+      !clipSlab(ax, bx - ax, h[0] + r) ||
+      !clipSlab(ay, by - ay, h[1] + r) ||
+      !clipSlab(az, bz - az, h[2] + r)
+    ) {
+      return -1;
+    }
+    const t0 = slab[0];
+    return t0 > 0 ? t0 : -1;
+  }
+
+  protected featureSize(): number {
+    return Math.min(this.halfExtents[0], this.halfExtents[1], this.halfExtents[2]) * 2;
+  }
+
+  boundingRadius(): number {
+    return Math.hypot(this.halfExtents[0], this.halfExtents[1], this.halfExtents[2]);
+  }
+}
+
+/** A capsule along its local y axis: a segment from (0, −halfHeight, 0) to (0, halfHeight, 0) swept by `radius`. */
+export class CapsuleCollider extends Collider {
+  readonly type = 'capsule';
+  radius: number;
+  halfHeight: number;
+
+  constructor(opts: ColliderOptions & { radius: number; halfHeight: number }, where = 'capsule') {
+    super(opts, where);
+    if (!(opts.radius > 0))
+      throw new PbdError('collider/invalid', `${where}.radius`, `must be > 0, got ${opts.radius}`);
+    if (!(opts.halfHeight >= 0)) {
+      throw new PbdError('collider/invalid', `${where}.halfHeight`, `must be ≥ 0, got ${opts.halfHeight}`);
+    }
+    this.radius = opts.radius;
+    this.halfHeight = opts.halfHeight;
+  }
+
+  protected localDistance(x: number, y: number, z: number, n: Float64Array): number {
+    const cy = Math.min(Math.max(y, -this.halfHeight), this.halfHeight);
+    const dx = x,
+      dy = y - cy,
+      dz = z;
+    const len = Math.hypot(dx, dy, dz);
+    if (len > 1e-12) {
+      n[0] = dx / len;
+      n[1] = dy / len;
+      n[2] = dz / len;
+    } else {
+      n[0] = 1;
+      n[1] = 0;
+      n[2] = 0;
+    }
+    return len - this.radius;
+  }
+
+  protected featureSize(): number {
+    return this.radius * 2;
+  }
+
+  boundingRadius(): number {
+    return this.radius + this.halfHeight;
+  }
+}

@@ -1,0 +1,183 @@
+import { colorConstraints, permuteRecords } from '../core/coloring.js';
+import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
+import { PbdError } from '../core/errors.js';
+import type { ParticleStore } from '../core/particles.js';
+import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
+
+/**
+ * Distance constraints C(p1, p2) = |p1 − p2| − d (003 §3.3, eqs. 10–11):
+ * ∇_{p1} C = n, ∇_{p2} C = −n with n = (p1 − p2)/|p1 − p2|, so
+ * Δp1 = w1 n Δλ, Δp2 = −w2 n Δλ with Δλ from the unified rule.
+ *
+ * `mode` makes the constraint unilateral: 'stretch' projects only when
+ * |p1 − p2| > d (a tether or strain limit), 'compress' only when shorter.
+ */
+export type DistanceMode = 'both' | 'stretch' | 'compress';
+
+export class DistanceConstraints implements ConstraintSet {
+  readonly kind: string;
+  readonly order = 0;
+  enabled = true;
+  readonly rule: ProjectionRule;
+  mode: DistanceMode;
+  /** Two particle indices per constraint, sorted by colour. */
+  indices: Int32Array = new Int32Array(0);
+  /** Rest length per constraint. */
+  rest: Float64Array = new Float64Array(0);
+  /** XPBD multiplier per constraint (reset every substep). */
+  lambda: Float64Array = new Float64Array(0);
+  /** Colour batch boundaries. */
+  colorOffsets: Int32Array = new Int32Array(1);
+  count = 0;
+  colors = 0;
+
+  /**
+   * @param pairs particle index pairs
+   * @param rest  rest lengths; omitted → the current distances in `store.x`
+   */
+  constructor(
+    store: ParticleStore,
+    pairs: ArrayLike<number>,
+    rest?: ArrayLike<number>,
+    params: ConstraintParams = {},
+    options: { kind?: string; mode?: DistanceMode } = {},
+  ) {
+    this.kind = options.kind ?? 'distance';
+    this.mode = options.mode ?? 'both';
+    this.rule = new ProjectionRule(params, this.kind);
+    this.setConstraints(store, pairs, rest);
+  }
+
+  /** Replaces all constraints (used by tearing); re-colours them. */
+  setConstraints(store: ParticleStore, pairs: ArrayLike<number>, rest?: ArrayLike<number>): void {
+    const n = pairs.length / 2;
+    const idx = Int32Array.from(pairs);
+    const r = new Float64Array(n);
+    const x = store.x;
+    for (let c = 0; c < n; c++) {
+      const a = idx[2 * c],
+        b = idx[2 * c + 1];
+      if (!(a >= 0 && a < store.count && b >= 0 && b < store.count) || a === b) {
+        throw new PbdError(
+          'constraint/bad-index',
+          `${this.kind} constraint ${c}`,
+          `joins particles ${a} and ${b}`,
+          'use two distinct existing particles',
+        );
+      }
+      r[c] = rest
+        ? rest[c]
+        : Math.hypot(x[3 * a] - x[3 * b], x[3 * a + 1] - x[3 * b + 1], x[3 * a + 2] - x[3 * b + 2]);
+      if (!(r[c] >= 0) || !Number.isFinite(r[c])) {
+        throw new PbdError('constraint/bad-rest', `${this.kind} constraint ${c}`, `has rest length ${r[c]}`);
+      }
+    }
+    const col = colorConstraints(idx, 2, n, store.count);
+    this.indices = permuteRecords(idx, 2, col.order);
+    this.rest = permuteRecords(r, 1, col.order);
+    this.lambda = new Float64Array(n);
+    this.colorOffsets = col.offsets;
+    this.colors = col.colors;
+    this.count = n;
+  }
+
+  beginStep(ctx: StepContext): void {
+    this.rule.update(ctx.solver, ctx.h, ctx.iterations);
+    this.lambda.fill(0);
+  }
+
+  project(ctx: StepContext): void {
+    const store = ctx.store;
+    const p = store.p,
+      x = store.x,
+      w = store.invMass;
+    const idx = this.indices,
+      rest = this.rest,
+      lam = this.lambda;
+    const kp = this.rule.kPrime,
+      at = this.rule.alphaTilde,
+      gamma = this.rule.gamma;
+    const stretchOnly = this.mode === 'stretch',
+      compressOnly = this.mode === 'compress';
+    const n = this.count,
+      step = ctx.reverse ? -1 : 1;
+    // forward, or backward in the second half of a symmetric sweep
+    for (let c = ctx.reverse ? n - 1 : 0; c >= 0 && c < n; c += step) {
+      const a = idx[2 * c],
+        b = idx[2 * c + 1];
+      const wa = w[a],
+        wb = w[b];
+      const wsum = wa + wb;
+      if (wsum === 0) continue;
+      const a3 = 3 * a,
+        b3 = 3 * b;
+      const dx = p[a3] - p[b3],
+        dy = p[a3 + 1] - p[b3 + 1],
+        dz = p[a3 + 2] - p[b3 + 2];
+      const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
+      if (len < 1e-12) continue;
+      const C = len - rest[c];
+      if ((stretchOnly && C <= 0) || (compressOnly && C >= 0)) continue;
+      const inv = 1 / len;
+      const nx = dx * inv,
+        ny = dy * inv,
+        nz = dz * inv;
+      let damp = 0;
+      if (gamma !== 0) {
+        damp =
+          gamma *
+          (nx * (p[a3] - x[a3] - p[b3] + x[b3]) +
+            ny * (p[a3 + 1] - x[a3 + 1] - p[b3 + 1] + x[b3 + 1]) +
+            nz * (p[a3 + 2] - x[a3 + 2] - p[b3 + 2] + x[b3 + 2]));
+      }
+      const dl = (kp * (-C - at * lam[c] - damp)) / ((1 + gamma) * wsum + at);
+      lam[c] += dl;
+      const sa = wa * dl,
+        sb = wb * dl;
+      p[a3] += nx * sa;
+      p[a3 + 1] += ny * sa;
+      p[a3 + 2] += nz * sa;
+      p[b3] -= nx * sb;
+      p[b3 + 1] -= ny * sb;
+      p[b3 + 2] -= nz * sb;
+    }
+  }
+
+  maxViolation(store: ParticleStore): number {
+    const p = store.x,
+      idx = this.indices,
+      rest = this.rest;
+    let m = 0;
+    for (let c = 0; c < this.count; c++) {
+      const a = 3 * idx[2 * c],
+        b = 3 * idx[2 * c + 1];
+      const C = Math.hypot(p[a] - p[b], p[a + 1] - p[b + 1], p[a + 2] - p[b + 2]) - rest[c];
+      if (this.mode === 'stretch' && C <= 0) continue;
+      if (this.mode === 'compress' && C >= 0) continue;
+      m = Math.max(m, Math.abs(C));
+    }
+    return m;
+  }
+}
+
+/** Value and gradients of one distance constraint, for tests and tools. Writes ∇_{p1}C, ∇_{p2}C into grad[0..5]. */
+export function distanceConstraint(
+  p: ArrayLike<number>,
+  a: number,
+  b: number,
+  rest: number,
+  grad: Float64Array,
+): number {
+  const dx = p[3 * a] - p[3 * b],
+    dy = p[3 * a + 1] - p[3 * b + 1],
+    dz = p[3 * a + 2] - p[3 * b + 2];
+  const len = Math.hypot(dx, dy, dz);
+  const inv = len > 0 ? 1 / len : 0;
+  grad[0] = dx * inv;
+  grad[1] = dy * inv;
+  grad[2] = dz * inv;
+  grad[3] = -dx * inv;
+  grad[4] = -dy * inv;
+  grad[5] = -dz * inv;
+  return len - rest;
+}

@@ -1,0 +1,84 @@
+import type { ConstraintSet } from './constraint-set.js';
+import type { World } from './world.js';
+
+/**
+ * A body is a named, contiguous range [offset, offset + count) of the
+ * world's particle store together with the constraint sets that act on it.
+ * Method families subclass it (Cloth, SoftBody, …); the World knows only
+ * this interface.
+ */
+export abstract class Body {
+  readonly world: World;
+  readonly id: number;
+  readonly name: string;
+  /** Index of the first particle of the body in the store. */
+  readonly offset: number;
+  /** Particles reserved for the body (some may be inactive spares, e.g. for tearing). */
+  readonly count: number;
+  /** The body's constraint sets, in the order they were added. */
+  readonly sets: ConstraintSet[] = [];
+  /** What kind of body this is, e.g. 'cloth'. */
+  abstract readonly type: string;
+  /** Increases when the body's topology (render triangles) changes. */
+  topologyVersion = 0;
+
+  protected constructor(world: World, name: string, count: number) {
+    this.world = world;
+    this.id = world.bodies.length;
+    this.name = name || `body${this.id}`;
+    this.offset = world.store.allocate(count, this.id);
+    this.count = count;
+    world.registerBody(this);
+  }
+
+  /** Adds a constraint set of this body to the world's step loop. */
+  protected addSet<T extends ConstraintSet>(set: T): T {
+    this.sets.push(set);
+    this.world.addConstraintSet(set);
+    return set;
+  }
+
+  /** Number of particles in use (≤ count). */
+  get activeCount(): number {
+    return this.count;
+  }
+
+  /** A view of the body's current positions (xyz interleaved), valid until the store grows. */
+  positions(): Float64Array {
+    return this.world.store.x.subarray(3 * this.offset, 3 * (this.offset + this.activeCount));
+  }
+
+  /** A view of the body's velocities. */
+  velocities(): Float64Array {
+    return this.world.store.v.subarray(3 * this.offset, 3 * (this.offset + this.activeCount));
+  }
+
+  /** Triangles to render, in body-local vertex indices; empty for bodies without a surface. */
+  renderTriangles(): Uint32Array {
+    return new Uint32Array(0);
+  }
+
+  /** Dynamic state a checkpoint needs beyond the particle arrays (topology, rest state …). */
+  saveState(): unknown {
+    return null;
+  }
+
+  loadState(_state: unknown): void {}
+
+  /** Parameters that can be tuned while running (gallery panel), by name. */
+  tunables(): Tunable[] {
+    return [];
+  }
+}
+
+/** A live-tunable parameter of a body or of the world. */
+export interface Tunable {
+  /** Dotted name, e.g. 'stretch.compliance'. */
+  name: string;
+  min: number;
+  max: number;
+  /** Use a logarithmic slider. */
+  log?: boolean;
+  get(): number;
+  set(value: number): void;
+}

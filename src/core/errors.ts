@@ -1,0 +1,41 @@
+/**
+ * Every error pbdkit raises for bad input is a PbdError: it names where the
+ * problem is (a file, a JSON path, an element index), what is wrong, and how
+ * to fix it.
+ */
+export class PbdError extends Error {
+  /** A stable machine-readable code, e.g. `mesh/non-manifold-edge`. */
+  readonly code: string;
+  /** Where: a file name, a JSON path like `bodies[0].mesh.grid.rows`, or an element like `triangle 17`. */
+  readonly where: string;
+  /** What is wrong, without the location. */
+  readonly detail: string;
+  /** What to do about it. */
+  readonly hint: string;
+
+  constructor(code: string, where: string, detail: string, hint = '') {
+    super(`${where ? `${where}: ` : ''}${detail}${hint ? ` — ${hint}` : ''}`);
+    this.name = 'PbdError';
+    this.code = code;
+    this.where = where;
+    this.detail = detail;
+    this.hint = hint;
+  }
+
+  /** The same error located inside `prefix` (e.g. the file that held the bad mesh). */
+  within(prefix: string): PbdError {
+    return new PbdError(this.code, this.where ? `${prefix}: ${this.where}` : prefix, this.detail, this.hint);
+  }
+}
+
+/** Throws a PbdError when a number is not finite. */
+export function requireFinite(value: number, where: string): void {
+  if (!Number.isFinite(value)) {
+    throw new PbdError(
+      'input/not-finite',
+      where,
+      `expected a finite number, got ${value}`,
+      'replace it with a real number',
+    );
+  }
+}

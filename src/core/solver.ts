@@ -1,0 +1,128 @@
+import { PbdError } from './errors.js';
+
+/**
+ * The two projection rules every constraint supports.
+ *
+ * - `'pbd'`: Müller et al. 2007 (seed 003 §3.3): the correction is
+ *   Δp_i = −k′ s w_i ∇_i C with s = C / Σ_j w_j |∇_j C|², and the stiffness
+ *   k ∈ [0,1] is mapped to k′ = 1 − (1 − k)^(1/n_s) so that the error left after
+ *   n_s solver iterations is linear in k and independent of n_s.
+ * - `'xpbd'`: Macklin, Müller, Chentanez 2016 (the extension the 2017 survey,
+ *   seed 004, lists as the link to implicit Euler): a compliance α (SI units,
+ *   the inverse of stiffness) and a multiplier λ kept per constraint through a
+ *   (sub)step: Δλ = (−C − α̃λ − γ ∇C·(p − x)) / ((1 + γ) Σ w|∇C|² + α̃), with
+ *   α̃ = α/h² and γ = α̃ β̃ / h = α β / h for the constraint damping β.
+ *
+ * One kernel serves both: with α̃ = γ = 0 the XPBD rule reduces to the PBD
+ * rule, which is then scaled by k′ (k′ = 1 under XPBD).
+ */
+export type SolverKind = 'pbd' | 'xpbd';
+
+/** The material parameters of a constraint set, for both solver rules. */
+export interface ConstraintParams {
+  /** PBD stiffness k ∈ [0, 1] (used when the world runs the `'pbd'` rule). Default 1. */
+  stiffness?: number;
+  /** XPBD compliance α ≥ 0 in SI units (m/N for a distance constraint); 0 is infinitely stiff. Default 0. */
+  compliance?: number;
+  /** XPBD constraint damping β ≥ 0 (N·s/m for a distance constraint). Default 0. */
+  damping?: number;
+}
+
+/**
+ * Per-set solver coefficients, refreshed at the start of each substep by
+ * `update`. Hot loops read the three numbers into locals.
+ */
+export class ProjectionRule {
+  stiffness = 1;
+  compliance = 0;
+  damping = 0;
+  /** k′ (PBD) or 1 (XPBD). */
+  kPrime = 1;
+  /** α̃ = α / h² (XPBD) or 0 (PBD). */
+  alphaTilde = 0;
+  /** γ = α β / h (XPBD) or 0 (PBD). */
+  gamma = 0;
+
+  constructor(params: ConstraintParams = {}, where = 'constraint') {
+    this.set(params, where);
+  }
+
+  set(params: ConstraintParams, where = 'constraint'): void {
+    if (params.stiffness !== undefined) {
+      if (!(params.stiffness >= 0 && params.stiffness <= 1)) {
+        throw new PbdError(
+          'params/stiffness-range',
+          `${where}.stiffness`,
+          `stiffness must lie in [0, 1], got ${params.stiffness}`,
+          'PBD stiffness is a fraction; use compliance for physical units',
+        );
+      }
+      this.stiffness = params.stiffness;
+    }
+    if (params.compliance !== undefined) {
+      if (!(params.compliance >= 0) || !Number.isFinite(params.compliance)) {
+        throw new PbdError(
+          'params/compliance-range',
+          `${where}.compliance`,
+          `compliance must be a finite number ≥ 0, got ${params.compliance}`,
+          'compliance is 1/stiffness in SI units; 0 means rigid',
+        );
+      }
+      this.compliance = params.compliance;
+    }
+    if (params.damping !== undefined) {
+      if (!(params.damping >= 0) || !Number.isFinite(params.damping)) {
+        throw new PbdError(
+          'params/damping-range',
+          `${where}.damping`,
+          `damping must be a finite number ≥ 0, got ${params.damping}`,
+        );
+      }
+      this.damping = params.damping;
+    }
+  }
+
+  /** Recomputes the coefficients for substep length h and the number of solver iterations. */
+  update(solver: SolverKind, h: number, iterations: number): void {
+    if (solver === 'pbd') {
+      // 003 §3.3: k' = 1 - (1 - k)^(1/n_s)
+      this.kPrime = pbdStiffness(this.stiffness, iterations);
+      this.alphaTilde = 0;
+      this.gamma = 0;
+    } else {
+      this.kPrime = 1;
+      this.alphaTilde = this.compliance / (h * h);
+      this.gamma = (this.compliance * this.damping) / h;
+    }
+  }
+}
+
+/** 003 §3.3: the per-iteration stiffness k′ = 1 − (1 − k)^(1/n_s). */
+export function pbdStiffness(k: number, iterations: number): number {
+  if (k >= 1) return 1;
+  if (k <= 0) return 0;
+  return 1 - (1 - k) ** (1 / Math.max(1, iterations));
+}
+
+/**
+ * The unified multiplier update for one scalar constraint.
+ *
+ * @param C            constraint value
+ * @param wGradSq      Σ_j w_j |∇_j C|²
+ * @param lambda       multiplier accumulated so far this substep (XPBD)
+ * @param gradDotDelta Σ_j ∇_j C · (p_j − x_j), only needed when γ ≠ 0
+ * @returns Δλ; the caller moves each particle by Δp_j = w_j ∇_j C Δλ and adds Δλ to λ.
+ */
+export function deltaLambda(
+  C: number,
+  wGradSq: number,
+  lambda: number,
+  alphaTilde: number,
+  gamma: number,
+  gradDotDelta: number,
+  kPrime: number,
+): number {
+  const denom = (1 + gamma) * wGradSq + alphaTilde;
+  if (!(denom > 1e-30)) return 0;
+  return (kPrime * (-C - alphaTilde * lambda - gamma * gradDotDelta)) / denom;
+}

@@ -1,0 +1,553 @@
+import { ColliderContacts } from '../collision/collider-contacts.js';
+import type { Collider } from '../collision/colliders.js';
+import { Attachments } from './attachments.js';
+import type { Body } from './body.js';
+import type { ConstraintSet, StepContext } from './constraint-set.js';
+import { PbdError } from './errors.js';
+import type { Vec3Tuple } from './motion.js';
+import { ParticleStore } from './particles.js';
+import type { SolverKind } from './solver.js';
+
+/** Wind: a base velocity with optional deterministic gusts. */
+export interface WindOptions {
+  /** Wind velocity (m/s). */
+  velocity: Vec3Tuple;
+  /** Relative gust strength (0 = steady). Default 0. */
+  gust?: number;
+  /** Gust frequency (Hz). Default 0.5. */
+  gustFrequency?: number;
+}
+
+export interface WorldOptions {
+  /** Length of one step (s). Default 1/60. */
+  dt?: number;
+  /** Substeps per step. Default 10. */
+  substeps?: number;
+  /** Solver iterations per substep. Default 1. */
+  iterations?: number;
+  /**
+   * Order of the Gauss–Seidel sweep over the material constraints in each
+   * iteration: 'symmetric' (default) projects them forward then backward,
+   * which keeps few-iteration, many-substep simulation stable; 'forward' is
+   * the single sweep of the 2007 paper, half the cost. See docs/architecture.md.
+   */
+  sweep?: SweepKind;
+  /** Projection rule: 'xpbd' (default) or 'pbd'. */
+  solver?: SolverKind;
+  /** Gravity (m/s²). Default [0, −9.81, 0]. */
+  gravity?: Vec3Tuple;
+  /** Point damping rate c (1/s): velocities decay as e^{−c t}. Default 0. */
+  damping?: number;
+  /** Wind acting on cloth triangles. Default none. */
+  wind?: WindOptions;
+  /** Velocities are clamped to this speed (m/s) as a last line of defence. Default 1000. */
+  maxSpeed?: number;
+  /** Initial particle capacity (the store grows as needed). */
+  capacity?: number;
+  /** Allocate particle arrays on SharedArrayBuffer (for workers). */
+  sharedMemory?: boolean;
+}
+
+/** Per-step statistics. */
+export interface StepStats {
+  /** Wall time of the last step (ms). */
+  stepMs: number;
+  /** Particles whose state became non-finite and were reset (should stay 0). */
+  recoveries: number;
+}
+
+const validSolvers: readonly SolverKind[] = ['pbd', 'xpbd'];
+
+/** Gauss–Seidel sweep order, see WorldOptions.sweep. */
+export type SweepKind = 'symmetric' | 'forward';
+
+/**
+ * A simulation world: the particle store, the bodies, the constraint sets,
+ * the colliders and the step loop (Algorithm 1 of seed 003, with substeps).
+ */
+export class World {
+  readonly store: ParticleStore;
+  readonly bodies: Body[] = [];
+  /** All constraint sets, sorted by `order` then insertion. */
+  readonly sets: ConstraintSet[] = [];
+  readonly colliders: Collider[] = [];
+  /** Pins, kinematic targets and the mouse drag. */
+  readonly attachments: Attachments;
+  /** Particle–collider contacts of the current substep. */
+  readonly contacts: ColliderContacts;
+  readonly gravity = new Float64Array([0, -9.81, 0]);
+  dt = 1 / 60;
+  substeps = 10;
+  iterations = 1;
+  solver: SolverKind = 'xpbd';
+  sweep: SweepKind = 'symmetric';
+  damping = 0;
+  maxSpeed = 1000;
+  wind: WindOptions | null = null;
+  /** Simulated time (s). */
+  time = 0;
+  /** Steps taken. */
+  steps = 0;
+  readonly stats: StepStats = { stepMs: 0, recoveries: 0 };
+  private readonly ctx: StepContext;
+  private readonly setOrder = new Map<ConstraintSet, number>();
+  private insertCounter = 0;
+
+  constructor(options: WorldOptions = {}) {
+    this.store = new ParticleStore(options.capacity ?? 1024, { shared: options.sharedMemory });
+    this.configure(options);
+    this.attachments = new Attachments(this.store);
+    this.contacts = new ColliderContacts();
+    this.contacts.colliders = this.colliders;
+    this.addConstraintSet(this.attachments);
+    this.addConstraintSet(this.contacts);
+    this.ctx = {
+      world: this,
+      store: this.store,
+      solver: this.solver,
+      h: this.dt / this.substeps,
+      invH: this.substeps / this.dt,
+      time: 0,
+      substep: 0,
+      substeps: this.substeps,
+      iteration: 0,
+      iterations: this.iterations,
+      gravity: this.gravity,
+      reverse: false,
+    };
+  }
+
+  /**
+   * A fresh step context for substep length h (default dt/substeps), for
+   * projecting sets by hand in tools and tests.
+   */
+  makeContext(h = this.dt / this.substeps): StepContext {
+    return {
+      ...this.ctx,
+      solver: this.solver,
+      h,
+      invH: 1 / h,
+      iterations: this.iterations,
+      substeps: this.substeps,
+      reverse: false,
+    };
+  }
+
+  /** Changes world settings (validated). */
+  configure(o: WorldOptions): void {
+    const num = (
+      v: number | undefined,
+      name: string,
+      ok: (x: number) => boolean,
+      what: string,
+    ): number | undefined => {
+      if (v === undefined) return undefined;
+      if (!ok(v)) throw new PbdError('world/invalid', `world.${name}`, `${what}, got ${v}`);
+      return v;
+    };
+    this.dt =
+      num(o.dt, 'dt', (x) => x > 0 && Number.isFinite(x), 'must be a positive number of seconds') ?? this.dt;
+    this.substeps =
+      num(o.substeps, 'substeps', (x) => Number.isInteger(x) && x >= 1, 'must be an integer ≥ 1') ??
+      this.substeps;
+    this.iterations =
+      num(o.iterations, 'iterations', (x) => Number.isInteger(x) && x >= 1, 'must be an integer ≥ 1') ??
+      this.iterations;
+    this.damping =
+      num(o.damping, 'damping', (x) => x >= 0 && Number.isFinite(x), 'must be ≥ 0 (1/s)') ?? this.damping;
+    this.maxSpeed = num(o.maxSpeed, 'maxSpeed', (x) => x > 0, 'must be > 0 (m/s)') ?? this.maxSpeed;
+    if (o.solver !== undefined) {
+      if (!validSolvers.includes(o.solver)) {
+        throw new PbdError(
+          'world/invalid',
+          'world.solver',
+          `unknown solver '${o.solver}'`,
+          "use 'xpbd' or 'pbd'",
+        );
+      }
+      this.solver = o.solver;
+    }
+    if (o.sweep !== undefined) {
+      if (o.sweep !== 'symmetric' && o.sweep !== 'forward') {
+        throw new PbdError(
+          'world/invalid',
+          'world.sweep',
+          `unknown sweep '${o.sweep}'`,
+          "use 'symmetric' or 'forward'",
+        );
+      }
+      this.sweep = o.sweep;
+    }
+    if (o.gravity) {
+      for (let k = 0; k < 3; k++) {
+        if (!Number.isFinite(o.gravity[k]))
+          throw new PbdError('world/invalid', `world.gravity[${k}]`, `must be finite, got ${o.gravity[k]}`);
+      }
+      this.gravity.set(o.gravity);
+    }
+    if (o.wind !== undefined) this.wind = o.wind;
+  }
+
+  /** Called by Body's constructor. */
+  registerBody(body: Body): void {
+    this.bodies.push(body);
+  }
+
+  /** Adds a constraint set to the step loop (kept sorted by `order`, stable). */
+  addConstraintSet(set: ConstraintSet): void {
+    this.setOrder.set(set, this.insertCounter++);
+    this.sets.push(set);
+    this.sets.sort(
+      (a, b) => (a.order ?? 0) - (b.order ?? 0) || this.setOrder.get(a)! - this.setOrder.get(b)!,
+    );
+  }
+
+  removeConstraintSet(set: ConstraintSet): void {
+    const k = this.sets.indexOf(set);
+    if (k >= 0) this.sets.splice(k, 1);
+    this.setOrder.delete(set);
+  }
+
+  addCollider<T extends Collider>(collider: T): T {
+    this.colliders.push(collider);
+    return collider;
+  }
+
+  removeCollider(collider: Collider): void {
+    const k = this.colliders.indexOf(collider);
+    if (k >= 0) this.colliders.splice(k, 1);
+  }
+
+  /** Wind velocity at time t into out[0..2] (zero when there is no wind). */
+  windAt(t: number, out: Float64Array): void {
+    const w = this.wind;
+    if (!w) {
+      out[0] = out[1] = out[2] = 0;
+      return;
+    }
+    let f = 1;
+    if (w.gust) {
+      const fr = w.gustFrequency ?? 0.5;
+      // deterministic gusts: a sum of incommensurate sines
+      f +=
+        w.gust * (0.6 * Math.sin(2 * Math.PI * fr * t) + 0.4 * Math.sin(2 * Math.PI * fr * 2.618 * t + 1.3));
+    }
+    out[0] = w.velocity[0] * f;
+    out[1] = w.velocity[1] * f;
+    out[2] = w.velocity[2] * f;
+  }
+
+  /** Advances the simulation by one step of `dt` (default `this.dt`) in `substeps` substeps. */
+  step(dt = this.dt): void {
+    if (!(dt > 0) || !Number.isFinite(dt))
+      throw new PbdError('world/invalid', 'step(dt)', `dt must be a positive number, got ${dt}`);
+    const t0 = now();
+    const h = dt / this.substeps;
+    const ctx = this.ctx;
+    ctx.solver = this.solver;
+    ctx.h = h;
+    ctx.invH = 1 / h;
+    ctx.substeps = this.substeps;
+    ctx.iterations = this.iterations;
+    for (let s = 0; s < this.substeps; s++) {
+      ctx.substep = s;
+      this.substep(ctx);
+    }
+    this.steps++;
+    this.stats.stepMs = now() - t0;
+  }
+
+  private substep(ctx: StepContext): void {
+    const h = ctx.h;
+    const store = this.store;
+    const n = store.count;
+    const sets = this.sets;
+    ctx.time = this.time + h;
+    for (let c = 0; c < this.colliders.length; c++) this.colliders[c].update(ctx.time, h);
+
+    // Algorithm 1, line 5: external forces
+    {
+      const v = store.v,
+        w = store.invMass;
+      const gx = this.gravity[0] * h,
+        gy = this.gravity[1] * h,
+        gz = this.gravity[2] * h;
+      for (let i = 0; i < n; i++) {
+        if (w[i] === 0) continue;
+        v[3 * i] += gx;
+        v[3 * i + 1] += gy;
+        v[3 * i + 2] += gz;
+      }
+    }
+    for (let k = 0; k < sets.length; k++) {
+      const s = sets[k];
+      if (s.enabled && s.applyForces) s.applyForces(ctx);
+    }
+    // line 6: damping (point damping, then the sets' own schemes)
+    if (this.damping > 0) {
+      const f = Math.exp(-this.damping * h);
+      const v = store.v,
+        w = store.invMass;
+      for (let i = 0; i < n; i++) {
+        if (w[i] === 0) continue;
+        v[3 * i] *= f;
+        v[3 * i + 1] *= f;
+        v[3 * i + 2] *= f;
+      }
+    }
+    for (let k = 0; k < sets.length; k++) {
+      const s = sets[k];
+      if (s.enabled && s.dampVelocities) s.dampVelocities(ctx);
+    }
+    // line 7: prediction
+    {
+      const x = store.x,
+        p = store.p,
+        v = store.v;
+      const vmax = this.maxSpeed,
+        vmax2 = vmax * vmax;
+      for (let i = 0; i < n; i++) {
+        const i3 = 3 * i;
+        const s2 = v[i3] * v[i3] + v[i3 + 1] * v[i3 + 1] + v[i3 + 2] * v[i3 + 2];
+        if (s2 > vmax2) {
+          const f = vmax / Math.sqrt(s2);
+          v[i3] *= f;
+          v[i3 + 1] *= f;
+          v[i3 + 2] *= f;
+        }
+        p[i3] = x[i3] + h * v[i3];
+        p[i3 + 1] = x[i3 + 1] + h * v[i3 + 1];
+        p[i3 + 2] = x[i3 + 2] + h * v[i3 + 2];
+      }
+    }
+    // line 8: collision constraints, kinematic targets, multiplier reset
+    for (let k = 0; k < sets.length; k++) {
+      const s = sets[k];
+      if (s.enabled && s.beginStep) s.beginStep(ctx);
+    }
+    // lines 9–11: the non-linear Gauss–Seidel projection
+    const symmetric = this.sweep === 'symmetric';
+    for (let it = 0; it < this.iterations; it++) {
+      ctx.iteration = it;
+      ctx.reverse = false;
+      let k = 0;
+      for (; k < sets.length && (sets[k].order ?? 0) < 0; k++) if (sets[k].enabled) sets[k].project(ctx);
+      const first = k;
+      for (; k < sets.length && (sets[k].order ?? 0) < 100; k++) if (sets[k].enabled) sets[k].project(ctx);
+      const end = k;
+      if (symmetric) {
+        ctx.reverse = true;
+        for (let j = end - 1; j >= first; j--) if (sets[j].enabled) sets[j].project(ctx);
+        ctx.reverse = false;
+      }
+      for (; k < sets.length; k++) if (sets[k].enabled) sets[k].project(ctx);
+    }
+    // lines 12–15: velocity update, with a guard that resets non-finite particles
+    {
+      const x = store.x,
+        p = store.p,
+        v = store.v;
+      const invH = ctx.invH;
+      for (let i = 0; i < n; i++) {
+        const i3 = 3 * i;
+        const px = p[i3],
+          py = p[i3 + 1],
+          pz = p[i3 + 2];
+        if (px - px !== 0 || py - py !== 0 || pz - pz !== 0) {
+          // NaN or ±Infinity: keep the last good position, stop the particle
+          v[i3] = v[i3 + 1] = v[i3 + 2] = 0;
+          p[i3] = x[i3];
+          p[i3 + 1] = x[i3 + 1];
+          p[i3 + 2] = x[i3 + 2];
+          this.stats.recoveries++;
+          continue;
+        }
+        v[i3] = (px - x[i3]) * invH;
+        v[i3 + 1] = (py - x[i3 + 1]) * invH;
+        v[i3 + 2] = (pz - x[i3 + 2]) * invH;
+        x[i3] = px;
+        x[i3 + 1] = py;
+        x[i3 + 2] = pz;
+      }
+    }
+    // line 16: velocity pass (friction, restitution …) and end-of-step work
+    for (let k = 0; k < sets.length; k++) {
+      const s = sets[k];
+      if (s.enabled && s.endStep) s.endStep(ctx);
+    }
+    this.time = ctx.time;
+  }
+
+  /** Total kinetic energy ½ Σ m v² of the movable particles (J). */
+  kineticEnergy(): number {
+    const { v, mass, invMass, count } = this.store;
+    let e = 0;
+    for (let i = 0; i < count; i++) {
+      if (invMass[i] === 0) continue;
+      e += mass[i] * (v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]);
+    }
+    return 0.5 * e;
+  }
+
+  /** Linear momentum Σ m v of the movable particles into out. */
+  linearMomentum(out = new Float64Array(3)): Float64Array {
+    const { v, mass, invMass, count } = this.store;
+    out.fill(0);
+    for (let i = 0; i < count; i++) {
+      if (invMass[i] === 0) continue;
+      out[0] += mass[i] * v[3 * i];
+      out[1] += mass[i] * v[3 * i + 1];
+      out[2] += mass[i] * v[3 * i + 2];
+    }
+    return out;
+  }
+
+  /** Angular momentum Σ x × m v about the origin into out. */
+  angularMomentum(out = new Float64Array(3)): Float64Array {
+    const { x, v, mass, invMass, count } = this.store;
+    out.fill(0);
+    for (let i = 0; i < count; i++) {
+      if (invMass[i] === 0) continue;
+      const m = mass[i];
+      const rx = x[3 * i],
+        ry = x[3 * i + 1],
+        rz = x[3 * i + 2];
+      const vx = v[3 * i] * m,
+        vy = v[3 * i + 1] * m,
+        vz = v[3 * i + 2] * m;
+      out[0] += ry * vz - rz * vy;
+      out[1] += rz * vx - rx * vz;
+      out[2] += rx * vy - ry * vx;
+    }
+    return out;
+  }
+
+  /** Largest constraint violation over all sets that report one. */
+  maxViolation(): number {
+    let m = 0;
+    for (const s of this.sets) if (s.enabled && s.maxViolation) m = Math.max(m, s.maxViolation(this.store));
+    return m;
+  }
+
+  /** Constraint counts by kind, and colour counts. */
+  constraintSummary(): { kind: string; count: number; colors: number }[] {
+    const byKind = new Map<string, { kind: string; count: number; colors: number }>();
+    for (const s of this.sets) {
+      const e = byKind.get(s.kind) ?? { kind: s.kind, count: 0, colors: 0 };
+      e.count += s.count;
+      e.colors = Math.max(e.colors, s.colors ?? (s.count > 0 ? 1 : 0));
+      byKind.set(s.kind, e);
+    }
+    return [...byKind.values()];
+  }
+
+  /** Total number of constraints (excluding attachments and contacts of the current step). */
+  constraintCount(): number {
+    let c = 0;
+    for (const s of this.sets) if (s !== this.attachments && s !== this.contacts) c += s.count;
+    return c;
+  }
+
+  /**
+   * Starts dragging particle i toward `point` with a soft attachment of the
+   * given compliance (m/N). Returns a handle to move and release it; on
+   * release the particle keeps its velocity (so it can be thrown).
+   */
+  grab(i: number, point: Vec3Tuple, compliance = 1e-4): { move(point: Vec3Tuple): void; release(): void } {
+    const a = this.attachments;
+    if (a.isAttached(i)) {
+      throw new PbdError(
+        'attachment/busy',
+        `grab of particle ${i}`,
+        'the particle is already attached',
+        'grab another particle or unpin it first',
+      );
+    }
+    a.attach(i, { target: point, compliance });
+    return {
+      move: (q) => a.setTarget(i, q[0], q[1], q[2]),
+      release: () => a.detach(i),
+    };
+  }
+
+  /**
+   * Everything needed to continue the simulation exactly: time, particle
+   * arrays, and the dynamic state of bodies, sets and colliders.
+   */
+  saveState(): WorldState {
+    const s = this.store;
+    const n = s.count;
+    return {
+      format: 'pbdkit-state',
+      version: 1,
+      time: this.time,
+      steps: this.steps,
+      count: n,
+      x: s.x.slice(0, 3 * n),
+      v: s.v.slice(0, 3 * n),
+      mass: s.mass.slice(0, n),
+      invMass: s.invMass.slice(0, n),
+      bodies: this.bodies.map((b) => b.saveState()),
+      sets: this.sets.map((set) => (set.saveState ? set.saveState() : null)),
+      colliders: this.colliders.map((c) => [...c.position, ...c.rotation]),
+    };
+  }
+
+  /** Restores a state saved from a world built from the same scene. */
+  loadState(state: WorldState): void {
+    if (state.format !== 'pbdkit-state') throw new PbdError('state/format', 'state', 'is not a pbdkit state');
+    const s = this.store;
+    if (
+      state.count < s.count ||
+      state.bodies.length !== this.bodies.length ||
+      state.sets.length !== this.sets.length
+    ) {
+      throw new PbdError(
+        'state/mismatch',
+        'state',
+        'was saved from a different scene',
+        'resume with the scene that produced it',
+      );
+    }
+    if (state.count > s.count) s.allocate(state.count - s.count, -1);
+    s.x.set(state.x);
+    s.p.set(state.x);
+    s.v.set(state.v);
+    s.mass.set(state.mass);
+    s.invMass.set(state.invMass);
+    this.time = state.time;
+    this.steps = state.steps;
+    for (let k = 0; k < this.bodies.length; k++) this.bodies[k].loadState(state.bodies[k]);
+    this.sets.forEach((set, k) => {
+      if (set.loadState && state.sets[k] !== null) set.loadState(state.sets[k]);
+    });
+    // bodies rebuilding their topology recompute masses: the saved ones (with pins) win
+    s.mass.set(state.mass);
+    s.invMass.set(state.invMass);
+    state.colliders.forEach((c, k) => {
+      if (!this.colliders[k]) return;
+      this.colliders[k].position.set(c.slice(0, 3));
+      this.colliders[k].rotation.set(c.slice(3, 7));
+    });
+  }
+}
+
+/** A snapshot of a World (see World.saveState). */
+export interface WorldState {
+  format: 'pbdkit-state';
+  version: 1;
+  time: number;
+  steps: number;
+  count: number;
+  x: Float64Array;
+  v: Float64Array;
+  mass: Float64Array;
+  invMass: Float64Array;
+  bodies: unknown[];
+  sets: unknown[];
+  colliders: number[][];
+}
+
+function now(): number {
+  return typeof performance !== 'undefined' ? performance.now() : Date.now();
+}

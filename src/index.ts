@@ -1,0 +1,61 @@
+/**
+ * pbdkit — position-based simulation.
+ *
+ * The engine entry point: no DOM and no Node APIs. See `pbdkit/three` for the
+ * three.js adapter and `pbdkit/node` for file I/O helpers.
+ */
+
+export { Cloth, type ClothOptions } from './cloth/cloth.js';
+export { DihedralBending, dihedralAngleGradients } from './cloth/dihedral-bending.js';
+export { PressureConstraint } from './cloth/pressure.js';
+export { ColliderContacts } from './collision/collider-contacts.js';
+export {
+  BoxCollider,
+  CapsuleCollider,
+  Collider,
+  type ColliderOptions,
+  PlaneCollider,
+  SphereCollider,
+} from './collision/colliders.js';
+export { DistanceConstraints, type DistanceMode, distanceConstraint } from './constraints/distance.js';
+export { Attachments, type AttachOptions } from './core/attachments.js';
+export { Body, type Tunable } from './core/body.js';
+export {
+  type Coloring,
+  colorConstraints,
+  colorVariableConstraints,
+  permuteRecords,
+} from './core/coloring.js';
+export type { ConstraintSet, StepContext } from './core/constraint-set.js';
+export { RigidModeDamping } from './core/damping.js';
+export { PbdError } from './core/errors.js';
+export { Motion, type MotionSpec, type Vec3Tuple } from './core/motion.js';
+export { ParticleStore } from './core/particles.js';
+export {
+  type ConstraintParams,
+  deltaLambda,
+  ProjectionRule,
+  pbdStiffness,
+  type SolverKind,
+} from './core/solver.js';
+export { type StepStats, type WindOptions, World, type WorldOptions, type WorldState } from './core/world.js';
+export {
+  bunnyMesh,
+  type GridOptions,
+  gridMesh,
+  icosphere,
+  type Placement,
+  placePositions,
+} from './mesh/generators.js';
+export {
+  boundaryVertices,
+  buildBendingQuads,
+  buildEdgeTopology,
+  type EdgeTopology,
+  enclosedVolume,
+  isClosed,
+  orientConsistently,
+  type TriangleMesh,
+  triangleArea,
+  validateTriangleMesh,
+} from './mesh/triangle-mesh.js';

@@ -1,0 +1,287 @@
+import { PbdError } from '../core/errors.js';
+
+/** An indexed triangle mesh: xyz-interleaved positions and three vertex indices per triangle. */
+export interface TriangleMesh {
+  positions: Float64Array;
+  triangles: Uint32Array;
+  /** Optional texture coordinates, two per vertex. */
+  uvs?: Float64Array;
+}
+
+/** Number of vertices of a mesh. */
+export function vertexCount(mesh: TriangleMesh): number {
+  return mesh.positions.length / 3;
+}
+
+/** Area of triangle t. */
+export function triangleArea(positions: ArrayLike<number>, triangles: ArrayLike<number>, t: number): number {
+  const a = 3 * triangles[3 * t],
+    b = 3 * triangles[3 * t + 1],
+    c = 3 * triangles[3 * t + 2];
+  const ux = positions[b] - positions[a],
+    uy = positions[b + 1] - positions[a + 1],
+    uz = positions[b + 2] - positions[a + 2];
+  const vx = positions[c] - positions[a],
+    vy = positions[c + 1] - positions[a + 1],
+    vz = positions[c + 2] - positions[a + 2];
+  return 0.5 * Math.hypot(uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx);
+}
+
+/** Key of the undirected edge (a, b) for maps; exact for up to 2^26 vertices. */
+export function edgeKey(a: number, b: number): number {
+  return a < b ? a * 67108864 + b : b * 67108864 + a;
+}
+
+/** Edge topology of a triangle mesh. */
+export interface EdgeTopology {
+  /** Two vertex indices per edge (smaller first). */
+  edges: Uint32Array;
+  /** The (up to) two triangles of each edge; −1 for a boundary edge. */
+  edgeTriangles: Int32Array;
+  /** Edge index of each triangle's three edges (edge k joins corners k and k+1). */
+  triangleEdges: Int32Array;
+}
+
+/**
+ * Builds the edge list. Throws a PbdError naming the edge and its triangles
+ * when an edge is shared by more than two triangles (non-manifold, 003 §4.1).
+ */
+export function buildEdgeTopology(triangles: Uint32Array, where = 'mesh'): EdgeTopology {
+  const nt = triangles.length / 3;
+  const index = new Map<number, number>();
+  const edges: number[] = [];
+  const edgeTris: number[] = [];
+  const triangleEdges = new Int32Array(3 * nt);
+  for (let t = 0; t < nt; t++) {
+    for (let k = 0; k < 3; k++) {
+      const a = triangles[3 * t + k],
+        b = triangles[3 * t + ((k + 1) % 3)];
+      const key = edgeKey(a, b);
+      let e = index.get(key);
+      if (e === undefined) {
+        e = edges.length / 2;
+        index.set(key, e);
+        edges.push(Math.min(a, b), Math.max(a, b));
+        edgeTris.push(t, -1);
+      } else if (edgeTris[2 * e + 1] === -1) {
+        edgeTris[2 * e + 1] = t;
+      } else {
+        throw new PbdError(
+          'mesh/non-manifold-edge',
+          `${where}: edge (${Math.min(a, b)}, ${Math.max(a, b)})`,
+          `is shared by more than two triangles (${edgeTris[2 * e]}, ${edgeTris[2 * e + 1]}, ${t}); a cloth mesh must be manifold`,
+          'split the mesh along that edge or remove the extra triangle',
+        );
+      }
+      triangleEdges[3 * t + k] = e;
+    }
+  }
+  return { edges: Uint32Array.from(edges), edgeTriangles: Int32Array.from(edgeTris), triangleEdges };
+}
+
+/**
+ * Checks indices, degenerate triangles and non-finite coordinates; returns
+ * the edge topology (which also checks manifoldness).
+ */
+export function validateTriangleMesh(mesh: TriangleMesh, where = 'mesh'): EdgeTopology {
+  const { positions, triangles } = mesh;
+  if (positions.length % 3 !== 0) {
+    throw new PbdError(
+      'mesh/bad-positions',
+      `${where}.positions`,
+      `length ${positions.length} is not a multiple of 3`,
+    );
+  }
+  if (triangles.length % 3 !== 0 || triangles.length === 0) {
+    throw new PbdError(
+      'mesh/bad-triangles',
+      `${where}.triangles`,
+      `length ${triangles.length} is not a positive multiple of 3`,
+    );
+  }
+  const nv = positions.length / 3;
+  for (let i = 0; i < positions.length; i++) {
+    if (!Number.isFinite(positions[i])) {
+      throw new PbdError(
+        'mesh/not-finite',
+        `${where}: vertex ${Math.floor(i / 3)}`,
+        `has a non-finite coordinate (${positions[i]})`,
+      );
+    }
+  }
+  let scale = 0;
+  for (let i = 0; i < positions.length; i++) scale = Math.max(scale, Math.abs(positions[i]));
+  const nt = triangles.length / 3;
+  for (let t = 0; t < nt; t++) {
+    const a = triangles[3 * t],
+      b = triangles[3 * t + 1],
+      c = triangles[3 * t + 2];
+    for (const i of [a, b, c]) {
+      if (!(i < nv) || !Number.isInteger(i)) {
+        throw new PbdError(
+          'mesh/index-out-of-range',
+          `${where}: triangle ${t}`,
+          `refers to vertex ${i} but the mesh has ${nv} vertices (0…${nv - 1})`,
+          'fix the face indices',
+        );
+      }
+    }
+    if (a === b || b === c || a === c) {
+      throw new PbdError(
+        'mesh/degenerate-triangle',
+        `${where}: triangle ${t}`,
+        `repeats a vertex (${a}, ${b}, ${c})`,
+        'remove the triangle',
+      );
+    }
+    const area = triangleArea(positions, triangles, t);
+    if (!(area > 1e-14 * Math.max(1e-300, scale * scale))) {
+      throw new PbdError(
+        'mesh/degenerate-triangle',
+        `${where}: triangle ${t}`,
+        `has zero area (vertices ${a}, ${b}, ${c})`,
+        'remove the triangle or move its vertices apart',
+      );
+    }
+  }
+  return buildEdgeTopology(triangles, where);
+}
+
+/**
+ * For each interior edge, the four vertices (p1, p2, p3, p4) of its two
+ * triangles (p1, p3, p2) and (p1, p2, p4) as in 003 §4.1: p1–p2 is the shared
+ * edge, p3 and p4 the opposite vertices.
+ */
+export function buildBendingQuads(triangles: Uint32Array, topo: EdgeTopology): Uint32Array {
+  const out: number[] = [];
+  const ne = topo.edges.length / 2;
+  for (let e = 0; e < ne; e++) {
+    const t0 = topo.edgeTriangles[2 * e],
+      t1 = topo.edgeTriangles[2 * e + 1];
+    if (t1 < 0) continue;
+    const a = topo.edges[2 * e],
+      b = topo.edges[2 * e + 1];
+    out.push(a, b, oppositeVertex(triangles, t0, a, b), oppositeVertex(triangles, t1, a, b));
+  }
+  return Uint32Array.from(out);
+}
+
+function oppositeVertex(triangles: Uint32Array, t: number, a: number, b: number): number {
+  for (let k = 0; k < 3; k++) {
+    const v = triangles[3 * t + k];
+    if (v !== a && v !== b) return v;
+  }
+  return triangles[3 * t];
+}
+
+/** Vertices of a mesh that lie on a boundary edge (an edge with one triangle). */
+export function boundaryVertices(topo: EdgeTopology): Set<number> {
+  const out = new Set<number>();
+  const ne = topo.edges.length / 2;
+  for (let e = 0; e < ne; e++) {
+    if (topo.edgeTriangles[2 * e + 1] < 0) {
+      out.add(topo.edges[2 * e]);
+      out.add(topo.edges[2 * e + 1]);
+    }
+  }
+  return out;
+}
+
+/** True when every edge has exactly two triangles. */
+export function isClosed(topo: EdgeTopology): boolean {
+  const ne = topo.edges.length / 2;
+  for (let e = 0; e < ne; e++) if (topo.edgeTriangles[2 * e + 1] < 0) return false;
+  return true;
+}
+
+/** Signed volume enclosed by a closed, consistently oriented mesh (divergence theorem). */
+export function enclosedVolume(
+  positions: ArrayLike<number>,
+  triangles: ArrayLike<number>,
+  offset = 0,
+): number {
+  let v = 0;
+  const nt = triangles.length / 3;
+  for (let t = 0; t < nt; t++) {
+    const a = 3 * (offset + triangles[3 * t]),
+      b = 3 * (offset + triangles[3 * t + 1]),
+      c = 3 * (offset + triangles[3 * t + 2]);
+    const ax = positions[a],
+      ay = positions[a + 1],
+      az = positions[a + 2];
+    const bx = positions[b],
+      by = positions[b + 1],
+      bz = positions[b + 2];
+    const cx = positions[c],
+      cy = positions[c + 1],
+      cz = positions[c + 2];
+    v += (ay * bz - az * by) * cx + (az * bx - ax * bz) * cy + (ax * by - ay * bx) * cz;
+  }
+  return v / 6;
+}
+
+/**
+ * Reorients the triangles of each connected component consistently (by
+ * propagation across shared edges) and so that the enclosed volume is
+ * positive. Returns the number of flipped triangles.
+ */
+export function orientConsistently(mesh: TriangleMesh): number {
+  const tris = mesh.triangles;
+  const topo = buildEdgeTopology(tris);
+  const nt = tris.length / 3;
+  const visited = new Uint8Array(nt);
+  let flipped = 0;
+  const stack: number[] = [];
+  for (let seed = 0; seed < nt; seed++) {
+    if (visited[seed]) continue;
+    visited[seed] = 1;
+    stack.push(seed);
+    const component: number[] = [];
+    while (stack.length) {
+      const t = stack.pop()!;
+      component.push(t);
+      for (let k = 0; k < 3; k++) {
+        const e = topo.triangleEdges[3 * t + k];
+        const other =
+          topo.edgeTriangles[2 * e] === t ? topo.edgeTriangles[2 * e + 1] : topo.edgeTriangles[2 * e];
+        if (other < 0 || visited[other]) continue;
+        // consistent orientation: the shared edge is traversed in opposite directions
+        const a = tris[3 * t + k],
+          b = tris[3 * t + ((k + 1) % 3)];
+        let same = false;
+        for (let j = 0; j < 3; j++) {
+          if (tris[3 * other + j] === a && tris[3 * other + ((j + 1) % 3)] === b) same = true;
+        }
+        if (same) {
+          const s = tris[3 * other + 1];
+          tris[3 * other + 1] = tris[3 * other + 2];
+          tris[3 * other + 2] = s;
+          flipped++;
+        }
+        visited[other] = 1;
+        stack.push(other);
+      }
+    }
+    // make the component's volume positive
+    let vol = 0;
+    const p = mesh.positions;
+    for (const t of component) {
+      const a = 3 * tris[3 * t],
+        b = 3 * tris[3 * t + 1],
+        c = 3 * tris[3 * t + 2];
+      vol +=
+        (p[a + 1] * p[b + 2] - p[a + 2] * p[b + 1]) * p[c] +
+        (p[a + 2] * p[b] - p[a] * p[b + 2]) * p[c + 1] +
+        (p[a] * p[b + 1] - p[a + 1] * p[b]) * p[c + 2];
+    }
+    if (vol < 0) {
+      for (const t of component) {
+        const s = tris[3 * t + 1];
+        tris[3 * t + 1] = tris[3 * t + 2];
+        tris[3 * t + 2] = s;
+        flipped++;
+      }
+    }
+  }
+  return flipped;
+}

@@ -1,0 +1,4 @@
+declare module 'bunny' {
+  const bunny: { positions: number[][]; cells: number[][] };
+  export default bunny;
+}
