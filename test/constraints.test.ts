@@ -125,6 +125,61 @@ describe('dihedral bending (003 §4.1, Appendix A)', () => {
     expect(tested).toBe(50);
   });
 
+  it('equals eqs. 25–28 of Appendix A written out literally (up to the common scale κ s)', () => {
+    const r = rng(9);
+    for (let trial = 0; trial < 30; trial++) {
+      const p = Float64Array.from({ length: 12 }, () => r() * 2 - 1);
+      const g = new Float64Array(13);
+      if (dihedralAngleGradients(p, 0, 1, 2, 3, g) < 0) continue;
+      // literal Appendix A with p1 moved to the origin
+      const sub = (i: number) => [p[3 * i] - p[0], p[3 * i + 1] - p[1], p[3 * i + 2] - p[2]];
+      const cross = (a: number[], b: number[]) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+      const dot = (a: number[], b: number[]) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+      const len = (a: number[]) => Math.sqrt(dot(a, a));
+      const [p2, p3, p4] = [sub(1), sub(2), sub(3)];
+      const c23 = cross(p2, p3), c24 = cross(p2, p4);
+      const n1 = c23.map((v) => v / len(c23)), n2 = c24.map((v) => v / len(c24));
+      const d = dot(n1, n2);
+      const add = (a: number[], b: number[], k = 1) => a.map((v, i) => v + k * b[i]);
+      const q3 = add(cross(p2, n2), cross(n1, p2), d).map((v) => v / len(c23)); // eq. 25
+      const q4 = add(cross(p2, n1), cross(n2, p2), d).map((v) => v / len(c24)); // eq. 26
+      const q2 = add(
+        add(cross(p3, n2), cross(n1, p3), d).map((v) => -v / len(c23)),
+        add(cross(p4, n1), cross(n2, p4), d).map((v) => -v / len(c24)),
+      ); // eq. 27
+      const q1 = q2.map((v, i) => -v - q3[i] - q4[i]); // eq. 28
+      const q = [...q1, ...q2, ...q3, ...q4];
+      // ∇C = q/√(1 − d²) up to the sign convention of eqs. 21–23; G = κ s ∇φ
+      const grad = Array.from(g.slice(0, 12), (v) => v / g[12]);
+      const sq = Math.sqrt(1 - d * d);
+      const fromPaper = q.map((v) => v / sq);
+      const sign = Math.sign(dot(grad.slice(6, 9), fromPaper.slice(6, 9)));
+      expect(relativeError(grad, fromPaper.map((v) => sign * v))).toBeLessThan(1e-9);
+    }
+  });
+
+  it('the hot loop projects exactly what dihedralAngleGradients() prescribes', () => {
+    const world = worldWith([[0, 0, 0], [1, 0.1, 0], [0.4, 1, 0.3], [0.6, -1, 0.2]], [1, 2, 0.5, 1.5]);
+    const set = new DihedralBending(world.store, [0, 1, 2, 3], [2.5], { stiffness: 0.7 });
+    const ctx = { ...world.makeContext(0.01), solver: 'pbd' as const, iterations: 1 };
+    const p0 = world.store.x.slice(0, 12);
+    world.store.p.set(p0);
+    set.beginStep(ctx);
+    set.project(ctx);
+    const g = new Float64Array(13);
+    const phi = dihedralAngleGradients(p0, 0, 1, 2, 3, g);
+    const w = [1, 0.5, 2, 1 / 1.5];
+    // eq. 9 with ∇C = G/s: Δp_i = −k′ C w_i ∇_i C / Σ w_j |∇_j C|²
+    const grad = Array.from(g.slice(0, 12), (v) => v / g[12]);
+    let wG = 0;
+    for (let i = 0; i < 4; i++) wG += w[i] * (grad[3 * i] ** 2 + grad[3 * i + 1] ** 2 + grad[3 * i + 2] ** 2);
+    const C = phi - 2.5;
+    for (let i = 0; i < 12; i++) {
+      const expected = p0[i] - (0.7 * C * w[Math.floor(i / 3)] * grad[i]) / wG;
+      expect(world.store.p[i]).toBeCloseTo(expected, 12);
+    }
+  });
+
   it('stays finite and moves toward the rest angle at the flat and fully folded states', () => {
     for (const [label, z4, rest] of [
       ['flat, rest bent', 0, Math.PI / 3],

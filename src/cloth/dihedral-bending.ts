@@ -21,12 +21,27 @@ import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
  *   q1 = −q2 − q3 − q4                          (eq. 28)
  * ∇_{p_i} C = q_i / √(1 − d²). (Eqs. 25–27 written with n1×e = −e×n1.)
  *
- * Robustness: √(1 − d²) → 0 both at the flat and at the fully folded state,
- * where |q_i| → 0 as well. We therefore work with the scaled gradients
- * G_i = q_i = s ∇_i C (s = √(1 − d²) = |n1 × n2|, computed directly rather than
- * from d) and fold s into the multiplier (eq. 29 generalised to the unified
- * PBD/XPBD rule), so nothing divides by s: the correction stays finite and
- * no NaN can appear. φ is evaluated as atan2(s, d), accurate near 0 and π.
+ * Robustness: √(1 − d²) → 0 both at the flat and at the folded state, where
+ * |q_i| → 0 as well. We therefore work with scaled gradients G_i = κ q_i =
+ * κ s ∇_i φ (s = √(1 − d²) = |n1 × n2|) and fold κ s into the multiplier
+ * (eq. 29 generalised to the unified PBD/XPBD rule, which is invariant to a
+ * common scale of G and s), so nothing divides by s: the correction stays
+ * finite and no NaN can appear.
+ *
+ * Speed: eqs. 25–28 simplify. n1 and n2 are both perpendicular to e2, so
+ * n2 − d n1 lies in the first triangle's plane, perpendicular to e2, with
+ * length s; hence q3 = e2 × (n2 − d n1)/|e2 × e3| is parallel to n1, and
+ * likewise q4 ∥ n2. q1 and q2 then follow from Σ q_i = 0 and Σ p_i × q_i = 0:
+ * the edge vertices take −q3 and −q4 split by where p3 and p4 project onto
+ * the edge. With κ = |N1| |N2| (N1 = e2 × e3, N2 = e2 × e4 unnormalised) and
+ * det = N1 · e4 = e2 · (e3 × e4):
+ *   G3 = −det |e2|² N1 / |N1|²,   G4 = det |e2|² N2 / |N2|²
+ *   G2 = −α3 G3 − α4 G4,  G1 = −G2 − G3 − G4,  α_k = (e_k · e2) / |e2|²
+ *   κ s = |N1 × N2| = |e2| |det|,   φ = atan2(κ s, N1 · N2)
+ * One square root and three divisions per constraint, no normalisation, and
+ * G is smooth in det (the sign flip of the unsigned angle's gradient at
+ * φ = π cancels against |det|). Tests check G against finite differences
+ * and against eqs. 25–28 written out literally.
  */
 export class DihedralBending implements ConstraintSet {
   readonly kind = 'dihedral-bending';
@@ -91,83 +106,125 @@ export class DihedralBending implements ConstraintSet {
 
   project(ctx: StepContext): void {
     const store = ctx.store;
-    const p = store.p,
-      x = store.x,
-      w = store.invMass;
-    const idx = this.indices,
-      rest = this.rest,
-      lam = this.lambda,
-      g = this.g;
-    const kp = this.rule.kPrime,
-      at = this.rule.alphaTilde,
-      gamma = this.rule.gamma;
+    const p = store.p;
+    const x = store.x;
+    const w = store.invMass;
+    const idx = this.indices;
+    const rest = this.rest;
+    const lam = this.lambda;
+    const kp = this.rule.kPrime;
+    const at = this.rule.alphaTilde;
+    const gamma = this.rule.gamma;
+    const n = this.count;
     // forward, or backward in the second half of a symmetric sweep
-    const n = this.count,
-      step = ctx.reverse ? -1 : 1;
-    for (let c = ctx.reverse ? n - 1 : 0; c >= 0 && c < n; c += step) {
-      const i1 = idx[4 * c],
-        i2 = idx[4 * c + 1],
-        i3 = idx[4 * c + 2],
-        i4 = idx[4 * c + 3];
-      const w1 = w[i1],
-        w2 = w[i2],
-        w3 = w[i3],
-        w4 = w[i4];
+    const step = ctx.reverse ? -1 : 1;
+    const end = ctx.reverse ? -1 : n;
+    // The body below is dihedralAngleGradients() inlined (the hot loop must not call
+    // out or touch a scratch array); tests check both against finite differences.
+    for (let c = ctx.reverse ? n - 1 : 0; c !== end; c += step) {
+      const q4 = 4 * c;
+      const i1 = idx[q4];
+      const i2 = idx[q4 + 1];
+      const i3 = idx[q4 + 2];
+      const i4 = idx[q4 + 3];
+      const w1 = w[i1];
+      const w2 = w[i2];
+      const w3 = w[i3];
+      const w4 = w[i4];
       if (w1 + w2 + w3 + w4 === 0) continue;
-      const phi = dihedralAngleGradients(p, i1, i2, i3, i4, g);
-      if (phi < 0) continue; // degenerate triangle: no defined normal
-      const s = g[12];
-      const C = phi - rest[c];
+      const a = 3 * i1;
+      const b = 3 * i2;
+      const cc = 3 * i3;
+      const d = 3 * i4;
+      const ox = p[a];
+      const oy = p[a + 1];
+      const oz = p[a + 2];
+      const e2x = p[b] - ox;
+      const e2y = p[b + 1] - oy;
+      const e2z = p[b + 2] - oz;
+      const e3x = p[cc] - ox;
+      const e3y = p[cc + 1] - oy;
+      const e3z = p[cc + 2] - oz;
+      const e4x = p[d] - ox;
+      const e4y = p[d + 1] - oy;
+      const e4z = p[d + 2] - oz;
+      // unnormalised normals N1 = e2 × e3, N2 = e2 × e4
+      const n1x = e2y * e3z - e2z * e3y;
+      const n1y = e2z * e3x - e2x * e3z;
+      const n1z = e2x * e3y - e2y * e3x;
+      const n2x = e2y * e4z - e2z * e4y;
+      const n2y = e2z * e4x - e2x * e4z;
+      const n2z = e2x * e4y - e2y * e4x;
+      const l1sq = n1x * n1x + n1y * n1y + n1z * n1z;
+      const l2sq = n2x * n2x + n2y * n2y + n2z * n2z;
+      const e2l = e2x * e2x + e2y * e2y + e2z * e2z;
+      const tol = 1e-24 * e2l * e2l;
+      if (!(l1sq > tol) || !(l2sq > tol)) continue; // degenerate triangle: no normal
+      const D = n1x * n2x + n1y * n2y + n1z * n2z;
+      const det = n1x * e4x + n1y * e4y + n1z * e4z;
+      // κ s = |e2| |det|; G3 = −det |e2|² N1/|N1|², G4 = det |e2|² N2/|N2|²
+      const s = Math.sqrt(e2l) * Math.abs(det);
+      const c3 = (-det * e2l) / l1sq;
+      const c4 = (det * e2l) / l2sq;
+      const ie2 = 1 / e2l;
+      const a3 = (e3x * e2x + e3y * e2y + e3z * e2z) * ie2;
+      const a4 = (e4x * e2x + e4y * e2y + e4z * e2z) * ie2;
+      const g3x = c3 * n1x;
+      const g3y = c3 * n1y;
+      const g3z = c3 * n1z;
+      const g4x = c4 * n2x;
+      const g4y = c4 * n2y;
+      const g4z = c4 * n2z;
+      // G2 = −α3 G3 − α4 G4, G1 = −G2 − G3 − G4 (α: positions of p3, p4 along the edge)
+      const g2x = -a3 * g3x - a4 * g4x;
+      const g2y = -a3 * g3y - a4 * g4y;
+      const g2z = -a3 * g3z - a4 * g4z;
+      const g1x = -g2x - g3x - g4x;
+      const g1y = -g2y - g3y - g4y;
+      const g1z = -g2z - g3z - g4z;
+      const C = Math.atan2(s, D) - rest[c];
       const wG =
-        w1 * (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) +
-        w2 * (g[3] * g[3] + g[4] * g[4] + g[5] * g[5]) +
-        w3 * (g[6] * g[6] + g[7] * g[7] + g[8] * g[8]) +
-        w4 * (g[9] * g[9] + g[10] * g[10] + g[11] * g[11]);
+        w1 * (g1x * g1x + g1y * g1y + g1z * g1z) +
+        w2 * (g2x * g2x + g2y * g2y + g2z * g2z) +
+        w3 * c3 * c3 * l1sq +
+        w4 * c4 * c4 * l2sq;
       let gd = 0;
       if (gamma !== 0) {
-        const a = 3 * i1,
-          b = 3 * i2,
-          e = 3 * i3,
-          f = 3 * i4;
         gd =
-          g[0] * (p[a] - x[a]) +
-          g[1] * (p[a + 1] - x[a + 1]) +
-          g[2] * (p[a + 2] - x[a + 2]) +
-          g[3] * (p[b] - x[b]) +
-          g[4] * (p[b + 1] - x[b + 1]) +
-          g[5] * (p[b + 2] - x[b + 2]) +
-          g[6] * (p[e] - x[e]) +
-          g[7] * (p[e + 1] - x[e + 1]) +
-          g[8] * (p[e + 2] - x[e + 2]) +
-          g[9] * (p[f] - x[f]) +
-          g[10] * (p[f + 1] - x[f + 1]) +
-          g[11] * (p[f + 2] - x[f + 2]);
+          g1x * (p[a] - x[a]) +
+          g1y * (p[a + 1] - x[a + 1]) +
+          g1z * (p[a + 2] - x[a + 2]) +
+          g2x * (p[b] - x[b]) +
+          g2y * (p[b + 1] - x[b + 1]) +
+          g2z * (p[b + 2] - x[b + 2]) +
+          g3x * (p[cc] - x[cc]) +
+          g3y * (p[cc + 1] - x[cc + 1]) +
+          g3z * (p[cc + 2] - x[cc + 2]) +
+          g4x * (p[d] - x[d]) +
+          g4y * (p[d + 1] - x[d + 1]) +
+          g4z * (p[d + 2] - x[d + 2]);
       }
       // Unified rule with ∇C = G / s (see the class comment): Δλ = s μ, Δp_i = w_i G_i μ.
       const denom = (1 + gamma) * wG + at * s * s;
-      if (!(denom > 1e-30)) continue;
+      if (!(denom > 0)) continue; // exactly flat and at rest: nothing to do
       const mu = (kp * (-C * s - at * lam[c] * s - gamma * gd)) / denom;
       lam[c] += s * mu;
-      let k = 3 * i1,
-        m = w1 * mu;
-      p[k] += g[0] * m;
-      p[k + 1] += g[1] * m;
-      p[k + 2] += g[2] * m;
-      k = 3 * i2;
+      let m = w1 * mu;
+      p[a] += g1x * m;
+      p[a + 1] += g1y * m;
+      p[a + 2] += g1z * m;
       m = w2 * mu;
-      p[k] += g[3] * m;
-      p[k + 1] += g[4] * m;
-      p[k + 2] += g[5] * m;
-      k = 3 * i3;
+      p[b] += g2x * m;
+      p[b + 1] += g2y * m;
+      p[b + 2] += g2z * m;
       m = w3 * mu;
-      p[k] += g[6] * m;
-      p[k + 1] += g[7] * m;
-      p[k + 2] += g[8] * m;
-      k = 3 * i4;
+      p[cc] += g3x * m;
+      p[cc + 1] += g3y * m;
+      p[cc + 2] += g3z * m;
       m = w4 * mu;
-      p[k] += g[9] * m;
-      p[k + 1] += g[10] * m;
-      p[k + 2] += g[11] * m;
+      p[d] += g4x * m;
+      p[d + 1] += g4y * m;
+      p[d + 2] += g4z * m;
     }
   }
 
@@ -190,90 +247,68 @@ export class DihedralBending implements ConstraintSet {
 }
 
 /**
- * The angle φ between the normals of triangles (p1, p3, p2) and (p1, p2, p4)
- * and the scaled gradients G_i = sin φ · ∇_{p_i} φ (Appendix A's q_i) written
- * to g[0..11] (p1, p2, p3, p4), with s = sin φ in g[12]. Returns −1 when a
- * triangle is degenerate (zero area).
+ * The dihedral angle φ of triangles (p1, p3, p2) and (p1, p2, p4) (003
+ * Appendix A) and the scaled gradients G_i = κ q_i = κ sin φ · ∇_{p_i} φ
+ * written to g[0..11] (p1, p2, p3, p4), with κ sin φ in g[12] (κ > 0, see
+ * DihedralBending); ∇_{p_i} φ = G_i / g[12]. Returns −1 when a triangle is
+ * degenerate (zero area). The projection loop inlines exactly this code.
  */
-export function dihedralAngleGradients(
-  p: ArrayLike<number>,
-  i1: number,
-  i2: number,
-  i3: number,
-  i4: number,
-  g: Float64Array,
-): number {
-  const a = 3 * i1,
-    b = 3 * i2,
-    c = 3 * i3,
-    d = 3 * i4;
-  const ox = p[a],
-    oy = p[a + 1],
-    oz = p[a + 2];
-  const e2x = p[b] - ox,
-    e2y = p[b + 1] - oy,
-    e2z = p[b + 2] - oz;
-  const e3x = p[c] - ox,
-    e3y = p[c + 1] - oy,
-    e3z = p[c + 2] - oz;
-  const e4x = p[d] - ox,
-    e4y = p[d + 1] - oy,
-    e4z = p[d + 2] - oz;
-  // n1 = e2 × e3 / |·|, n2 = e2 × e4 / |·|
-  let n1x = e2y * e3z - e2z * e3y,
-    n1y = e2z * e3x - e2x * e3z,
-    n1z = e2x * e3y - e2y * e3x;
-  let n2x = e2y * e4z - e2z * e4y,
-    n2y = e2z * e4x - e2x * e4z,
-    n2z = e2x * e4y - e2y * e4x;
-  const l1 = Math.sqrt(n1x * n1x + n1y * n1y + n1z * n1z);
-  const l2 = Math.sqrt(n2x * n2x + n2y * n2y + n2z * n2z);
+export function dihedralAngleGradients(p: ArrayLike<number>, i1: number, i2: number, i3: number, i4: number, g: Float64Array): number {
+  const a = 3 * i1;
+  const b = 3 * i2;
+  const c = 3 * i3;
+  const d = 3 * i4;
+  const ox = p[a];
+  const oy = p[a + 1];
+  const oz = p[a + 2];
+  const e2x = p[b] - ox;
+  const e2y = p[b + 1] - oy;
+  const e2z = p[b + 2] - oz;
+  const e3x = p[c] - ox;
+  const e3y = p[c + 1] - oy;
+  const e3z = p[c + 2] - oz;
+  const e4x = p[d] - ox;
+  const e4y = p[d + 1] - oy;
+  const e4z = p[d + 2] - oz;
+  const n1x = e2y * e3z - e2z * e3y;
+  const n1y = e2z * e3x - e2x * e3z;
+  const n1z = e2x * e3y - e2y * e3x;
+  const n2x = e2y * e4z - e2z * e4y;
+  const n2y = e2z * e4x - e2x * e4z;
+  const n2z = e2x * e4y - e2y * e4x;
+  const l1sq = n1x * n1x + n1y * n1y + n1z * n1z;
+  const l2sq = n2x * n2x + n2y * n2y + n2z * n2z;
   const e2l = e2x * e2x + e2y * e2y + e2z * e2z;
-  // degenerate when the cross product is tiny relative to the edge lengths
-  if (!(l1 > 1e-12 * e2l) || !(l2 > 1e-12 * e2l)) return -1;
-  n1x /= l1;
-  n1y /= l1;
-  n1z /= l1;
-  n2x /= l2;
-  n2y /= l2;
-  n2z /= l2;
-  let dd = n1x * n2x + n1y * n2y + n1z * n2z;
-  if (dd > 1) dd = 1;
-  else if (dd < -1) dd = -1;
-  const cx = n1y * n2z - n1z * n2y,
-    cy = n1z * n2x - n1x * n2z,
-    cz = n1x * n2y - n1y * n2x;
-  const s = Math.sqrt(cx * cx + cy * cy + cz * cz);
-  // u = (n2 − d n1)/|e2×e3|, v = (n1 − d n2)/|e2×e4|
-  const ux = (n2x - dd * n1x) / l1,
-    uy = (n2y - dd * n1y) / l1,
-    uz = (n2z - dd * n1z) / l1;
-  const vx = (n1x - dd * n2x) / l2,
-    vy = (n1y - dd * n2y) / l2,
-    vz = (n1z - dd * n2z) / l2;
-  // q3 = e2 × u, q4 = e2 × v
-  const q3x = e2y * uz - e2z * uy,
-    q3y = e2z * ux - e2x * uz,
-    q3z = e2x * uy - e2y * ux;
-  const q4x = e2y * vz - e2z * vy,
-    q4y = e2z * vx - e2x * vz,
-    q4z = e2x * vy - e2y * vx;
-  // q2 = −(e3 × u) − (e4 × v)
-  const q2x = -(e3y * uz - e3z * uy) - (e4y * vz - e4z * vy);
-  const q2y = -(e3z * ux - e3x * uz) - (e4z * vx - e4x * vz);
-  const q2z = -(e3x * uy - e3y * ux) - (e4x * vy - e4y * vx);
-  g[0] = -q2x - q3x - q4x;
-  g[1] = -q2y - q3y - q4y;
-  g[2] = -q2z - q3z - q4z;
-  g[3] = q2x;
-  g[4] = q2y;
-  g[5] = q2z;
-  g[6] = q3x;
-  g[7] = q3y;
-  g[8] = q3z;
-  g[9] = q4x;
-  g[10] = q4y;
-  g[11] = q4z;
+  const tol = 1e-24 * e2l * e2l;
+  if (!(l1sq > tol) || !(l2sq > tol)) return -1;
+  const D = n1x * n2x + n1y * n2y + n1z * n2z;
+  const det = n1x * e4x + n1y * e4y + n1z * e4z;
+  const s = Math.sqrt(e2l) * Math.abs(det);
+  const c3 = (-det * e2l) / l1sq;
+  const c4 = (det * e2l) / l2sq;
+  const a3 = (e3x * e2x + e3y * e2y + e3z * e2z) / e2l;
+  const a4 = (e4x * e2x + e4y * e2y + e4z * e2z) / e2l;
+  const g3x = c3 * n1x;
+  const g3y = c3 * n1y;
+  const g3z = c3 * n1z;
+  const g4x = c4 * n2x;
+  const g4y = c4 * n2y;
+  const g4z = c4 * n2z;
+  const g2x = -a3 * g3x - a4 * g4x;
+  const g2y = -a3 * g3y - a4 * g4y;
+  const g2z = -a3 * g3z - a4 * g4z;
+  g[0] = -g2x - g3x - g4x;
+  g[1] = -g2y - g3y - g4y;
+  g[2] = -g2z - g3z - g4z;
+  g[3] = g2x;
+  g[4] = g2y;
+  g[5] = g2z;
+  g[6] = g3x;
+  g[7] = g3y;
+  g[8] = g3z;
+  g[9] = g4x;
+  g[10] = g4y;
+  g[11] = g4z;
   g[12] = s;
-  return Math.atan2(s, dd);
+  return Math.atan2(s, D);
 }

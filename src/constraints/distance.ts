@@ -99,10 +99,11 @@ export class DistanceConstraints implements ConstraintSet {
       gamma = this.rule.gamma;
     const stretchOnly = this.mode === 'stretch',
       compressOnly = this.mode === 'compress';
-    const n = this.count,
-      step = ctx.reverse ? -1 : 1;
+    const n = this.count;
     // forward, or backward in the second half of a symmetric sweep
-    for (let c = ctx.reverse ? n - 1 : 0; c >= 0 && c < n; c += step) {
+    const step = ctx.reverse ? -1 : 1;
+    const end = ctx.reverse ? -1 : n;
+    for (let c = ctx.reverse ? n - 1 : 0; c !== end; c += step) {
       const a = idx[2 * c],
         b = idx[2 * c + 1];
       const wa = w[a],

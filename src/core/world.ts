@@ -265,59 +265,52 @@ export class World {
     ctx.time = this.time + h;
     for (let c = 0; c < this.colliders.length; c++) this.colliders[c].update(ctx.time, h);
 
-    // Algorithm 1, line 5: external forces
-    {
-      const v = store.v,
-        w = store.invMass;
-      const gx = this.gravity[0] * h,
-        gy = this.gravity[1] * h,
-        gz = this.gravity[2] * h;
-      for (let i = 0; i < n; i++) {
-        if (w[i] === 0) continue;
-        v[3 * i] += gx;
-        v[3 * i + 1] += gy;
-        v[3 * i + 2] += gz;
-      }
-    }
+    // Algorithm 1, lines 5–6: the sets' own forces (wind …) and damping schemes (rigid-mode
+    // damping). They run before gravity, which they commute with: gravity adds the same
+    // velocity to every movable particle, a rigid translation that rigid-mode damping keeps.
     for (let k = 0; k < sets.length; k++) {
       const s = sets[k];
       if (s.enabled && s.applyForces) s.applyForces(ctx);
-    }
-    // line 6: damping (point damping, then the sets' own schemes)
-    if (this.damping > 0) {
-      const f = Math.exp(-this.damping * h);
-      const v = store.v,
-        w = store.invMass;
-      for (let i = 0; i < n; i++) {
-        if (w[i] === 0) continue;
-        v[3 * i] *= f;
-        v[3 * i + 1] *= f;
-        v[3 * i + 2] *= f;
-      }
     }
     for (let k = 0; k < sets.length; k++) {
       const s = sets[k];
       if (s.enabled && s.dampVelocities) s.dampVelocities(ctx);
     }
-    // line 7: prediction
+    // lines 5–7 fused in one pass: gravity, point damping, the speed limit, prediction
     {
-      const x = store.x,
-        p = store.p,
-        v = store.v;
-      const vmax = this.maxSpeed,
-        vmax2 = vmax * vmax;
+      const x = store.x;
+      const p = store.p;
+      const v = store.v;
+      const w = store.invMass;
+      const gx = this.gravity[0] * h;
+      const gy = this.gravity[1] * h;
+      const gz = this.gravity[2] * h;
+      const f = this.damping > 0 ? Math.exp(-this.damping * h) : 1;
+      const vmax = this.maxSpeed;
+      const vmax2 = vmax * vmax;
       for (let i = 0; i < n; i++) {
         const i3 = 3 * i;
-        const s2 = v[i3] * v[i3] + v[i3 + 1] * v[i3 + 1] + v[i3 + 2] * v[i3 + 2];
-        if (s2 > vmax2) {
-          const f = vmax / Math.sqrt(s2);
-          v[i3] *= f;
-          v[i3 + 1] *= f;
-          v[i3 + 2] *= f;
+        let vx = v[i3];
+        let vy = v[i3 + 1];
+        let vz = v[i3 + 2];
+        if (w[i] !== 0) {
+          vx = (vx + gx) * f;
+          vy = (vy + gy) * f;
+          vz = (vz + gz) * f;
+          const s2 = vx * vx + vy * vy + vz * vz;
+          if (s2 > vmax2) {
+            const k = vmax / Math.sqrt(s2);
+            vx *= k;
+            vy *= k;
+            vz *= k;
+          }
+          v[i3] = vx;
+          v[i3 + 1] = vy;
+          v[i3 + 2] = vz;
         }
-        p[i3] = x[i3] + h * v[i3];
-        p[i3 + 1] = x[i3 + 1] + h * v[i3 + 1];
-        p[i3 + 2] = x[i3 + 2] + h * v[i3 + 2];
+        p[i3] = x[i3] + h * vx;
+        p[i3 + 1] = x[i3 + 1] + h * vy;
+        p[i3 + 2] = x[i3 + 2] + h * vz;
       }
     }
     // line 8: collision constraints, kinematic targets, multiplier reset
