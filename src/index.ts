@@ -46,6 +46,7 @@ export {
   icosphere,
   type Placement,
   placePositions,
+  sackMesh,
 } from './mesh/generators.js';
 export {
   boundaryVertices,
@@ -59,3 +60,23 @@ export {
   triangleArea,
   validateTriangleMesh,
 } from './mesh/triangle-mesh.js';
+export { formatObj, parseObj } from './io/obj.js';
+export { type BuildContext, SceneError, type SceneIssue } from './io/scene/common.js';
+export {
+  type BodySpec,
+  type BuildOptions,
+  bodyBuilders,
+  bodySchemas,
+  buildScene,
+  type ColliderSpec,
+  colliderSchemas,
+  loadScene,
+  parseScene,
+  parseSceneText,
+  type SceneInstance,
+  type SceneSpec,
+  sceneFiles,
+  sceneJsonSchema,
+  sceneSchema,
+} from './io/scene/scene.js';
+export { type SweepKind } from './core/world.js';

@@ -56,6 +56,13 @@ export class DihedralBending implements ConstraintSet {
   colorOffsets: Int32Array = new Int32Array(1);
   count = 0;
   colors = 0;
+  /**
+   * Largest angle change (rad) one projection may ask for. A pair folded far
+   * from its rest angle (cloth passing through itself) would otherwise be
+   * snapped open by up to π in one linearised step, which overshoots and
+   * injects energy; larger violations are resolved over several projections.
+   */
+  maxStep = 0.5;
   private readonly g = new Float64Array(13);
 
   /**
@@ -116,6 +123,7 @@ export class DihedralBending implements ConstraintSet {
     const at = this.rule.alphaTilde;
     const gamma = this.rule.gamma;
     const n = this.count;
+    const maxStep = this.maxStep;
     // forward, or backward in the second half of a symmetric sweep
     const step = ctx.reverse ? -1 : 1;
     const end = ctx.reverse ? -1 : n;
@@ -182,7 +190,10 @@ export class DihedralBending implements ConstraintSet {
       const g1x = -g2x - g3x - g4x;
       const g1y = -g2y - g3y - g4y;
       const g1z = -g2z - g3z - g4z;
-      const C = Math.atan2(s, D) - rest[c];
+      let C = Math.atan2(s, D) - rest[c];
+      // trust region: the linearisation is only good for moderate angle changes
+      if (C > maxStep) C = maxStep;
+      else if (C < -maxStep) C = -maxStep;
       const wG =
         w1 * (g1x * g1x + g1y * g1y + g1z * g1z) +
         w2 * (g2x * g2x + g2y * g2y + g2z * g2z) +

@@ -40,7 +40,7 @@ export interface WorldOptions {
   damping?: number;
   /** Wind acting on cloth triangles. Default none. */
   wind?: WindOptions;
-  /** Velocities are clamped to this speed (m/s) as a last line of defence. Default 1000. */
+  /** No particle moves faster than this (m/s): a last line of defence against bad input. Default 200. */
   maxSpeed?: number;
   /** Initial particle capacity (the store grows as needed). */
   capacity?: number;
@@ -54,6 +54,8 @@ export interface StepStats {
   stepMs: number;
   /** Particles whose state became non-finite and were reset (should stay 0). */
   recoveries: number;
+  /** Particle moves held back to maxSpeed (should stay 0 in a well-posed scene). */
+  speedClamps: number;
 }
 
 const validSolvers: readonly SolverKind[] = ['pbd', 'xpbd'];
@@ -82,13 +84,13 @@ export class World {
   solver: SolverKind = 'xpbd';
   sweep: SweepKind = 'symmetric';
   damping = 0;
-  maxSpeed = 1000;
+  maxSpeed = 200;
   wind: WindOptions | null = null;
   /** Simulated time (s). */
   time = 0;
   /** Steps taken. */
   steps = 0;
-  readonly stats: StepStats = { stepMs: 0, recoveries: 0 };
+  readonly stats: StepStats = { stepMs: 0, recoveries: 0, speedClamps: 0 };
   private readonly ctx: StepContext;
   private readonly setOrder = new Map<ConstraintSet, number>();
   private insertCounter = 0;
@@ -335,19 +337,22 @@ export class World {
       }
       for (; k < sets.length; k++) if (sets[k].enabled) sets[k].project(ctx);
     }
-    // lines 12–15: velocity update, with a guard that resets non-finite particles
+    // lines 12–15: velocity update, with two guards: a particle whose state became
+    // non-finite keeps its last good position and stops; one that would move faster
+    // than maxSpeed is held back to it (bounded energy whatever the input)
     {
-      const x = store.x,
-        p = store.p,
-        v = store.v;
+      const x = store.x;
+      const p = store.p;
+      const v = store.v;
       const invH = ctx.invH;
+      const reach = this.maxSpeed * h;
+      const reach2 = reach * reach;
       for (let i = 0; i < n; i++) {
         const i3 = 3 * i;
-        const px = p[i3],
-          py = p[i3 + 1],
-          pz = p[i3 + 2];
+        let px = p[i3];
+        let py = p[i3 + 1];
+        let pz = p[i3 + 2];
         if (px - px !== 0 || py - py !== 0 || pz - pz !== 0) {
-          // NaN or ±Infinity: keep the last good position, stop the particle
           v[i3] = v[i3 + 1] = v[i3 + 2] = 0;
           p[i3] = x[i3];
           p[i3 + 1] = x[i3 + 1];
@@ -355,9 +360,23 @@ export class World {
           this.stats.recoveries++;
           continue;
         }
-        v[i3] = (px - x[i3]) * invH;
-        v[i3 + 1] = (py - x[i3 + 1]) * invH;
-        v[i3 + 2] = (pz - x[i3 + 2]) * invH;
+        let dx = px - x[i3];
+        let dy = py - x[i3 + 1];
+        let dz = pz - x[i3 + 2];
+        const d2 = dx * dx + dy * dy + dz * dz;
+        if (d2 > reach2) {
+          const k = reach / Math.sqrt(d2);
+          dx *= k;
+          dy *= k;
+          dz *= k;
+          px = x[i3] + dx;
+          py = x[i3 + 1] + dy;
+          pz = x[i3 + 2] + dz;
+          this.stats.speedClamps++;
+        }
+        v[i3] = dx * invH;
+        v[i3 + 1] = dy * invH;
+        v[i3 + 2] = dz * invH;
         x[i3] = px;
         x[i3 + 1] = py;
         x[i3 + 2] = pz;

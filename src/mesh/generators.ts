@@ -223,3 +223,49 @@ export function placePositions(positions: Float64Array, place: Placement | undef
   }
   return out;
 }
+
+/**
+ * A sack (the cloth bag of 003 Figure 3): an open cylinder along y with its
+ * rim at y = 0 reaching down to y = −height, closed by a hemispherical
+ * bottom (lowest point y = −height − radius). `segments` vertices around,
+ * `rings` rings along the cylinder. The rim is the only boundary.
+ */
+export function sackMesh(radius: number, height: number, segments = 24, rings = 12): TriangleMesh {
+  if (!(radius > 0) || !(height > 0)) throw new PbdError('mesh/sack', 'sack', 'radius and height must be > 0');
+  if (!(Number.isInteger(segments) && segments >= 3 && Number.isInteger(rings) && rings >= 1)) {
+    throw new PbdError('mesh/sack', 'sack', 'segments must be an integer ≥ 3 and rings an integer ≥ 1');
+  }
+  const capRings = Math.max(2, Math.round(rings / 2));
+  const pos: number[] = [];
+  // cylinder rings from the rim (y = 0) down to y = −height, then the hemisphere
+  const ringY: number[] = [];
+  const ringR: number[] = [];
+  for (let r = 0; r <= rings; r++) {
+    ringY.push(-(height * r) / rings);
+    ringR.push(radius);
+  }
+  for (let r = 1; r < capRings; r++) {
+    const a = ((Math.PI / 2) * r) / capRings;
+    ringY.push(-height - radius * Math.sin(a));
+    ringR.push(radius * Math.cos(a));
+  }
+  for (let r = 0; r < ringY.length; r++) {
+    for (let s = 0; s < segments; s++) {
+      const t = (2 * Math.PI * s) / segments;
+      pos.push(ringR[r] * Math.cos(t), ringY[r], ringR[r] * Math.sin(t));
+    }
+  }
+  const bottom = pos.length / 3;
+  pos.push(0, -height - radius, 0);
+  const tris: number[] = [];
+  for (let r = 0; r + 1 < ringY.length; r++) {
+    for (let s = 0; s < segments; s++) {
+      const a = r * segments + s, b = r * segments + ((s + 1) % segments);
+      const c = a + segments, d = b + segments;
+      tris.push(a, b, d, a, d, c);
+    }
+  }
+  const last = (ringY.length - 1) * segments;
+  for (let s = 0; s < segments; s++) tris.push(last + s, last + ((s + 1) % segments), bottom);
+  return { positions: Float64Array.from(pos), triangles: Uint32Array.from(tris) };
+}

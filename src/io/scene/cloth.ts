@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { Cloth } from '../../cloth/cloth.js';
+import { PbdError } from '../../core/errors.js';
+import { Motion } from '../../core/motion.js';
+import { type BuildContext, constraintParams, meshSource, pinSpec, placement } from './common.js';
+import { resolveMesh } from './meshes.js';
+
+export const clothBody = z
+  .strictObject({
+    type: z.literal('cloth'),
+    name: z.string().optional(),
+    mesh: meshSource,
+    transform: placement.optional(),
+    density: z.number().positive().optional().describe('area density ρ (kg/m²), default 0.1'),
+    stretch: constraintParams.optional().describe('distance constraints on the edges (003 §4.1)'),
+    bend: z.union([constraintParams, z.literal(false)]).optional().describe('dihedral bending (003 §4.1, Appendix A); false disables it'),
+    pressure: z
+      .strictObject({ pressure: z.number().min(0).describe('k_pressure: target volume / rest volume') })
+      .extend(constraintParams.shape)
+      .optional()
+      .describe('balloon overpressure (003 §4.4); needs a closed mesh'),
+    tear: z
+      .strictObject({
+        threshold: z.number().gt(1).describe('stretch ratio at which an edge tears, e.g. 1.6'),
+        maxNewVertices: z.int().min(0).optional(),
+        maxPerStep: z.int().min(1).optional(),
+      })
+      .optional()
+      .describe('tearing (003 §5)'),
+    aerodynamics: z
+      .strictObject({ drag: z.number().min(0).optional(), lift: z.number().min(0).optional(), airDensity: z.number().min(0).optional() })
+      .optional(),
+    globalDamping: z.number().min(0).max(1).optional().describe('damping of deviations from the rigid motion (003 §3.5)'),
+    radius: z.number().min(0).optional().describe('contact radius of each vertex (m)'),
+    group: z.int().optional(),
+    mask: z.int().optional(),
+    pins: z.array(pinSpec).optional(),
+  })
+  .describe('a cloth (003 §4)');
+
+export type ClothBodySpec = z.infer<typeof clothBody>;
+
+export function buildCloth(spec: ClothBodySpec, ctx: BuildContext): Cloth {
+  const mesh = resolveMesh(spec.mesh, spec.transform, ctx.readFile, `${ctx.where}.mesh`);
+  const cloth = new Cloth(ctx.world, {
+    mesh,
+    name: spec.name,
+    density: spec.density,
+    stretch: spec.stretch,
+    bend: spec.bend,
+    pressure: spec.pressure,
+    tear: spec.tear,
+    aerodynamics: spec.aerodynamics,
+    globalDamping: spec.globalDamping,
+    radius: spec.radius,
+    group: spec.group,
+    mask: spec.mask,
+  });
+  const cols = 'grid' in spec.mesh ? spec.mesh.grid.cols : 0;
+  const rows = 'grid' in spec.mesh ? spec.mesh.grid.rows : 0;
+  (spec.pins ?? []).forEach((pin, k) => {
+    const where = `${ctx.where}.pins[${k}]`;
+    const vertices = pinnedVertices(cloth, pin, cols, rows, where);
+    if (vertices.length === 0) {
+      throw new PbdError('scene/empty-pin', where, 'selects no vertex', 'check the indices or the box');
+    }
+    const motion = pin.motion ? new Motion(pin.motion, `${where}.motion`) : undefined;
+    for (const v of vertices) {
+      ctx.world.attachments.attach(cloth.offset + v, { motion, compliance: pin.compliance });
+    }
+  });
+  return cloth;
+}
+
+function pinnedVertices(cloth: Cloth, pin: ClothBodySpec['pins'] extends (infer P)[] | undefined ? P : never, cols: number, rows: number, where: string): number[] {
+  const out: number[] = [];
+  const n = cloth.activeCount;
+  for (const v of pin.vertices ?? []) {
+    if (v >= n) throw new PbdError('scene/bad-pin', `${where}.vertices`, `vertex ${v} does not exist (the mesh has ${n})`);
+    out.push(v);
+  }
+  for (const [r, c] of pin.grid ?? []) {
+    if (!cols) throw new PbdError('scene/bad-pin', `${where}.grid`, 'grid pins need a { grid } mesh', 'use vertices or box instead');
+    if (r >= rows || c >= cols) throw new PbdError('scene/bad-pin', `${where}.grid`, `[${r}, ${c}] is outside the ${rows} × ${cols} grid`);
+    out.push(r * cols + c);
+  }
+  for (const r of pin.rows ?? []) {
+    if (!cols) throw new PbdError('scene/bad-pin', `${where}.rows`, 'row pins need a { grid } mesh', 'use vertices or box instead');
+    if (r >= rows) throw new PbdError('scene/bad-pin', `${where}.rows`, `row ${r} is outside the ${rows}-row grid`);
+    for (let c = 0; c < cols; c++) out.push(r * cols + c);
+  }
+  for (const c of pin.cols ?? []) {
+    if (!cols) throw new PbdError('scene/bad-pin', `${where}.cols`, 'column pins need a { grid } mesh', 'use vertices or box instead');
+    if (c >= cols) throw new PbdError('scene/bad-pin', `${where}.cols`, `column ${c} is outside the ${cols}-column grid`);
+    for (let r = 0; r < rows; r++) out.push(r * cols + c);
+  }
+  if (pin.box) {
+    const x = cloth.positions();
+    const { min, max } = pin.box;
+    for (let i = 0; i < n; i++) {
+      const px = x[3 * i], py = x[3 * i + 1], pz = x[3 * i + 2];
+      if (px >= min[0] && px <= max[0] && py >= min[1] && py <= max[1] && pz >= min[2] && pz <= max[2]) out.push(i);
+    }
+  }
+  return out;
+}

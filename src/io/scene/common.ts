@@ -1,0 +1,126 @@
+/**
+ * Building blocks of the scene schema shared by every method family:
+ * vectors, material parameters, motions, placements, mesh sources and pins.
+ */
+import { z } from 'zod';
+import { PbdError } from '../../core/errors.js';
+import type { World } from '../../core/world.js';
+
+export const vec3 = z.tuple([z.number(), z.number(), z.number()]).describe('[x, y, z]');
+
+/** PBD stiffness / XPBD compliance / XPBD damping of a constraint family. */
+export const constraintParams = z
+  .strictObject({
+    stiffness: z.number().min(0).max(1).optional().describe('PBD stiffness k ∈ [0, 1] (used when world.solver is "pbd")'),
+    compliance: z.number().min(0).optional().describe('XPBD compliance α ≥ 0 in SI units; 0 is rigid (used when world.solver is "xpbd")'),
+    damping: z.number().min(0).optional().describe('XPBD constraint damping β ≥ 0'),
+  })
+  .describe('constraint material parameters');
+
+export const motion = z
+  .strictObject({
+    velocity: vec3.optional().describe('constant velocity (m/s)'),
+    spin: z
+      .strictObject({ axis: vec3, speed: z.number().describe('rad/s'), center: vec3.optional() })
+      .optional()
+      .describe('rotation about an axis through a centre'),
+    oscillate: z
+      .strictObject({ amplitude: vec3, frequency: z.number().min(0), phase: z.number().optional() })
+      .optional()
+      .describe('sinusoidal offset'),
+    keyframes: z
+      .strictObject({
+        times: z.array(z.number()).min(1),
+        translations: z.array(vec3).min(1),
+        rotations: z.array(vec3).optional().describe('Euler angles in degrees'),
+        center: vec3.optional(),
+      })
+      .optional(),
+    start: z.number().min(0).optional().describe('time the motion starts (s)'),
+    end: z.number().min(0).optional().describe('time the motion stops (s)'),
+  })
+  .describe('a scripted rigid motion');
+
+export const placement = z
+  .strictObject({
+    translate: vec3.optional(),
+    rotate: vec3.optional().describe('Euler angles in degrees, applied X then Y then Z'),
+    scale: z.union([z.number().positive(), vec3]).optional(),
+  })
+  .describe('scale, then rotate, then translate');
+
+export const gridSpec = z.strictObject({
+  width: z.number().positive().describe('size along x (m)'),
+  height: z.number().positive().describe('size along z (plane "xz") or y (plane "xy") (m)'),
+  cols: z.int().min(2).max(4096).describe('vertices along x'),
+  rows: z.int().min(2).max(4096).describe('vertices along the second axis'),
+  plane: z.enum(['xz', 'xy']).optional().describe('"xz" lies flat, "xy" hangs (row 0 on top)'),
+  diagonals: z.enum(['alternate', 'uniform']).optional(),
+});
+
+export const meshSource = z
+  .union([
+    z.strictObject({ grid: gridSpec }),
+    z.strictObject({ icosphere: z.strictObject({ radius: z.number().positive(), subdivisions: z.int().min(0).max(7) }) }),
+    z.strictObject({ bunny: z.strictObject({ height: z.number().positive().optional() }) }),
+    z.strictObject({
+      sack: z.strictObject({
+        radius: z.number().positive(),
+        height: z.number().positive(),
+        segments: z.int().min(3).max(512).optional(),
+        rings: z.int().min(1).max(512).optional(),
+      }),
+    }),
+    z.strictObject({ file: z.string().min(1).describe('path of an OBJ file, relative to the scene file') }),
+  ])
+  .describe('a triangle mesh: { grid }, { icosphere }, { bunny } (npm package "bunny"), { sack } (an open bag) or { file } (OBJ)');
+
+export const pinSpec = z
+  .strictObject({
+    vertices: z.array(z.int().min(0)).optional().describe('vertex indices'),
+    grid: z.array(z.tuple([z.int().min(0), z.int().min(0)])).optional().describe('[row, col] of a grid mesh'),
+    rows: z.array(z.int().min(0)).optional().describe('whole rows of a grid mesh (row 0 is the top of an "xy" grid)'),
+    cols: z.array(z.int().min(0)).optional().describe('whole columns of a grid mesh'),
+    box: z.strictObject({ min: vec3, max: vec3 }).optional().describe('every vertex inside this world-space box'),
+    motion: motion.optional().describe('move the pinned vertices along a scripted motion'),
+    compliance: z.number().min(0).optional().describe('0 (default) pins hard; > 0 attaches softly (m/N)'),
+  })
+  .describe('vertices to attach (003 §3.6)');
+
+export type Vec3 = z.infer<typeof vec3>;
+
+/** What a body builder gets besides its own spec. */
+export interface BuildContext {
+  world: World;
+  /** Reads a file named in the scene (relative to the scene file). */
+  readFile: (path: string) => string;
+  /** JSON path of the body, for messages, e.g. `bodies[2]`. */
+  where: string;
+}
+
+/** A validation problem: where in the JSON and what is wrong. */
+export interface SceneIssue {
+  path: string;
+  message: string;
+}
+
+/** A scene that failed validation; `issues` lists every problem found. */
+export class SceneError extends PbdError {
+  readonly issues: SceneIssue[];
+
+  constructor(file: string, issues: SceneIssue[]) {
+    const lines = issues.map((i) => `${i.path || '(root)'}: ${i.message}`);
+    super('scene/invalid', file, issues.length === 1 ? lines[0] : `${issues.length} problems:\n  ${lines.join('\n  ')}`);
+    this.issues = issues;
+  }
+}
+
+/** Formats a zod path like ['bodies', 0, 'mesh'] as `bodies[0].mesh`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const k of path) {
+    if (typeof k === 'number') out += `[${k}]`;
+    else out += out ? `.${String(k)}` : String(k);
+  }
+  return out;
+}
