@@ -10,7 +10,9 @@ import { type BenchCase, type BenchResult, runCase } from './harness.js';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const filters = process.argv.slice(2);
 const cases: BenchCase[] = [];
-for (const f of readdirSync(`${here}cases`).filter((f) => f.endsWith('.js')).sort()) {
+for (const f of readdirSync(`${here}cases`)
+  .filter((f) => f.endsWith('.js'))
+  .sort()) {
   const mod = (await import(pathToFileURL(`${here}cases/${f}`).href)) as { cases: BenchCase[] };
   cases.push(...mod.cases);
 }
@@ -22,13 +24,17 @@ if (selected.length === 0) {
 
 const results: BenchResult[] = [];
 const pad = (s: string, n: number) => s.padEnd(n);
-console.log(`${pad('benchmark', 24)}${pad('median ms', 11)}${pad('min', 9)}${pad('max', 9)}${pad('proj/s', 10)}target`);
+console.log(
+  `${pad('benchmark', 24)}${pad('median ms', 11)}${pad('min', 9)}${pad('max', 9)}${pad('proj/s', 10)}target`,
+);
 for (const c of selected) {
   const r = runCase(c);
   results.push(r);
   const pps = r.projectionsPerSecond ? `${(r.projectionsPerSecond / 1e6).toFixed(1)}M` : '—';
   const target = r.targetMs === null ? '' : `≤ ${r.targetMs} ms ${r.meetsTarget ? 'met' : 'MISSED'}`;
-  console.log(`${pad(r.name, 24)}${pad(r.medianMs.toFixed(3), 11)}${pad(r.minMs.toFixed(3), 9)}${pad(r.maxMs.toFixed(3), 9)}${pad(pps, 10)}${target}`);
+  console.log(
+    `${pad(r.name, 24)}${pad(r.medianMs.toFixed(3), 11)}${pad(r.minMs.toFixed(3), 9)}${pad(r.maxMs.toFixed(3), 9)}${pad(pps, 10)}${target}`,
+  );
   if (r.info) console.log(`${' '.repeat(24)}${r.info}`);
 }
 

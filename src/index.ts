@@ -38,7 +38,33 @@ export {
   pbdStiffness,
   type SolverKind,
 } from './core/solver.js';
-export { type StepStats, type WindOptions, World, type WorldOptions, type WorldState } from './core/world.js';
+export {
+  type StepStats,
+  type SweepKind,
+  type WindOptions,
+  World,
+  type WorldOptions,
+  type WorldState,
+} from './core/world.js';
+export { formatObj, parseObj } from './io/obj.js';
+export { type BuildContext, SceneError, type SceneIssue } from './io/scene/common.js';
+export {
+  type BodySpec,
+  type BuildOptions,
+  bodyBuilders,
+  bodySchemas,
+  buildScene,
+  type ColliderSpec,
+  colliderSchemas,
+  loadScene,
+  parseScene,
+  parseSceneText,
+  type SceneInstance,
+  type SceneSpec,
+  sceneFiles,
+  sceneJsonSchema,
+  sceneSchema,
+} from './io/scene/scene.js';
 export {
   bunnyMesh,
   type GridOptions,
@@ -60,23 +86,3 @@ export {
   triangleArea,
   validateTriangleMesh,
 } from './mesh/triangle-mesh.js';
-export { formatObj, parseObj } from './io/obj.js';
-export { type BuildContext, SceneError, type SceneIssue } from './io/scene/common.js';
-export {
-  type BodySpec,
-  type BuildOptions,
-  bodyBuilders,
-  bodySchemas,
-  buildScene,
-  type ColliderSpec,
-  colliderSchemas,
-  loadScene,
-  parseScene,
-  parseSceneText,
-  type SceneInstance,
-  type SceneSpec,
-  sceneFiles,
-  sceneJsonSchema,
-  sceneSchema,
-} from './io/scene/scene.js';
-export { type SweepKind } from './core/world.js';

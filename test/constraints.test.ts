@@ -133,12 +133,18 @@ describe('dihedral bending (003 §4.1, Appendix A)', () => {
       if (dihedralAngleGradients(p, 0, 1, 2, 3, g) < 0) continue;
       // literal Appendix A with p1 moved to the origin
       const sub = (i: number) => [p[3 * i] - p[0], p[3 * i + 1] - p[1], p[3 * i + 2] - p[2]];
-      const cross = (a: number[], b: number[]) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+      const cross = (a: number[], b: number[]) => [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+      ];
       const dot = (a: number[], b: number[]) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
       const len = (a: number[]) => Math.sqrt(dot(a, a));
       const [p2, p3, p4] = [sub(1), sub(2), sub(3)];
-      const c23 = cross(p2, p3), c24 = cross(p2, p4);
-      const n1 = c23.map((v) => v / len(c23)), n2 = c24.map((v) => v / len(c24));
+      const c23 = cross(p2, p3),
+        c24 = cross(p2, p4);
+      const n1 = c23.map((v) => v / len(c23)),
+        n2 = c24.map((v) => v / len(c24));
       const d = dot(n1, n2);
       const add = (a: number[], b: number[], k = 1) => a.map((v, i) => v + k * b[i]);
       const q3 = add(cross(p2, n2), cross(n1, p2), d).map((v) => v / len(c23)); // eq. 25
@@ -154,12 +160,25 @@ describe('dihedral bending (003 §4.1, Appendix A)', () => {
       const sq = Math.sqrt(1 - d * d);
       const fromPaper = q.map((v) => v / sq);
       const sign = Math.sign(dot(grad.slice(6, 9), fromPaper.slice(6, 9)));
-      expect(relativeError(grad, fromPaper.map((v) => sign * v))).toBeLessThan(1e-9);
+      expect(
+        relativeError(
+          grad,
+          fromPaper.map((v) => sign * v),
+        ),
+      ).toBeLessThan(1e-9);
     }
   });
 
   it('the hot loop projects exactly what dihedralAngleGradients() prescribes', () => {
-    const world = worldWith([[0, 0, 0], [1, 0.1, 0], [0.4, 1, 0.3], [0.6, -1, 0.2]], [1, 2, 0.5, 1.5]);
+    const world = worldWith(
+      [
+        [0, 0, 0],
+        [1, 0.1, 0],
+        [0.4, 1, 0.3],
+        [0.6, -1, 0.2],
+      ],
+      [1, 2, 0.5, 1.5],
+    );
     const set = new DihedralBending(world.store, [0, 1, 2, 3], [2.5], { stiffness: 0.7 });
     const ctx = { ...world.makeContext(0.01), solver: 'pbd' as const, iterations: 1 };
     const p0 = world.store.x.slice(0, 12);

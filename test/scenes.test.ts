@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadScene, PbdError, parseSceneText, SceneError, sceneJsonSchema } from '../src/index.js';
+import { loadScene, type PbdError, parseSceneText, SceneError, sceneJsonSchema } from '../src/index.js';
 
 const dir = new URL('../scenes/', import.meta.url);
 const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
@@ -13,7 +13,10 @@ describe('scene files', () => {
 
   for (const f of files) {
     it(`${f} builds and runs a second without NaN or clamping`, () => {
-      const inst = loadScene(readFileSync(new URL(f, dir), 'utf8'), { file: f, readFile: (p) => readFileSync(new URL(p, dir), 'utf8') });
+      const inst = loadScene(readFileSync(new URL(f, dir), 'utf8'), {
+        file: f,
+        readFile: (p) => readFileSync(new URL(p, dir), 'utf8'),
+      });
       const w = inst.world;
       for (let k = 0; k < Math.round(1 / w.dt); k++) w.step();
       const x = w.store.x;
@@ -46,7 +49,10 @@ describe('scene validation errors name the JSON path and the fix', () => {
   });
 
   it('a wrong type and a bad range, both reported', () => {
-    const i = issues({ ...base, bodies: [{ type: 'cloth', density: 0, mesh: { grid: { width: 1, height: 1, cols: 1.5, rows: 4 } } }] });
+    const i = issues({
+      ...base,
+      bodies: [{ type: 'cloth', density: 0, mesh: { grid: { width: 1, height: 1, cols: 1.5, rows: 4 } } }],
+    });
     expect(i.map((x) => x.path).sort()).toEqual(['bodies[0].density', 'bodies[0].mesh'].sort());
   });
 
@@ -63,7 +69,9 @@ describe('scene validation errors name the JSON path and the fix', () => {
   it('a zero-mass cloth and a non-manifold mesh are rejected when building', () => {
     const text = JSON.stringify({ ...base, bodies: [{ type: 'cloth', mesh: { file: 'm.obj' } }] });
     const obj = 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nv 1 1 1\nf 1 2 3\nf 1 2 4\nf 1 2 5\n';
-    expect(() => loadScene(text, { file: 'nm.json', readFile: () => obj })).toThrow(/nm\.json: bodies\[0\]\.mesh: edge \(0, 1\).*non-manifold|more than two triangles/);
+    expect(() => loadScene(text, { file: 'nm.json', readFile: () => obj })).toThrow(
+      /nm\.json: bodies\[0\]\.mesh: edge \(0, 1\).*non-manifold|more than two triangles/,
+    );
     try {
       loadScene(text, { file: 'nm.json', readFile: () => obj });
     } catch (e) {

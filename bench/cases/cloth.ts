@@ -8,7 +8,14 @@ import type { BenchCase } from '../harness.js';
  */
 function clothDemo(n: number, sweep: 'forward' | 'symmetric') {
   return () => {
-    const world = new World({ dt: 0.005, substeps: 5, iterations: 1, solver: 'pbd', sweep, gravity: [0, -9.81, 0] });
+    const world = new World({
+      dt: 0.005,
+      substeps: 5,
+      iterations: 1,
+      solver: 'pbd',
+      sweep,
+      gravity: [0, -9.81, 0],
+    });
     const cloth = new Cloth(world, {
       mesh: gridMesh({ width: 10, height: 10, cols: n, rows: n, plane: 'xy', diagonals: 'uniform' }),
       density: 1,
@@ -29,15 +36,20 @@ function clothDemo(n: number, sweep: 'forward' | 'symmetric') {
 export const cases: BenchCase[] = [
   {
     name: 'cloth-50',
-    description: '50×50 cloth, distance + dihedral bending, 5 substeps × 1 iteration, forward sweep (as the C++ library)',
+    description:
+      '50×50 cloth, distance + dihedral bending, 5 substeps × 1 iteration, forward sweep (as the C++ library)',
     setup: clothDemo(50, 'forward'),
     steps: 600,
     warmup: 200,
-    target: { msPerStep: 1.4, reference: 'C++ PositionBasedDynamics: 3.48 ms/step single-threaded on this machine kind' },
+    target: {
+      msPerStep: 1.4,
+      reference: 'C++ PositionBasedDynamics: 3.48 ms/step single-threaded on this machine kind',
+    },
   },
   {
     name: 'cloth-50-symmetric',
-    description: 'cloth-50 with the default symmetric sweep (twice the projections, stable with many substeps)',
+    description:
+      'cloth-50 with the default symmetric sweep (twice the projections, stable with many substeps)',
     setup: clothDemo(50, 'symmetric'),
     steps: 400,
     warmup: 100,
@@ -48,7 +60,10 @@ export const cases: BenchCase[] = [
     setup: clothDemo(201, 'forward'),
     steps: 40,
     warmup: 10,
-    target: { msPerStep: 36, reference: 'C++ PositionBasedDynamics: 91.9 ms/step single-threaded on this machine kind' },
+    target: {
+      msPerStep: 36,
+      reference: 'C++ PositionBasedDynamics: 91.9 ms/step single-threaded on this machine kind',
+    },
   },
   {
     name: 'cloth-201-symmetric',

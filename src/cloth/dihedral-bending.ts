@@ -264,7 +264,14 @@ export class DihedralBending implements ConstraintSet {
  * DihedralBending); ∇_{p_i} φ = G_i / g[12]. Returns −1 when a triangle is
  * degenerate (zero area). The projection loop inlines exactly this code.
  */
-export function dihedralAngleGradients(p: ArrayLike<number>, i1: number, i2: number, i3: number, i4: number, g: Float64Array): number {
+export function dihedralAngleGradients(
+  p: ArrayLike<number>,
+  i1: number,
+  i2: number,
+  i3: number,
+  i4: number,
+  g: Float64Array,
+): number {
   const a = 3 * i1;
   const b = 3 * i2;
   const c = 3 * i3;

@@ -18,40 +18,57 @@ export function parseObj(text: string, where = 'mesh.obj'): TriangleMesh {
     const parts = line.split(/\s+/);
     const tag = parts[0];
     if (tag === 'v') {
-      const x = Number(parts[1]), y = Number(parts[2]), z = Number(parts[3]);
+      const x = Number(parts[1]),
+        y = Number(parts[2]),
+        z = Number(parts[3]);
       if (!Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(z)) {
-        throw new PbdError('obj/bad-vertex', `${where}:${ln + 1}`, `vertex "${line}" has a non-numeric or non-finite coordinate`);
+        throw new PbdError(
+          'obj/bad-vertex',
+          `${where}:${ln + 1}`,
+          `vertex "${line}" has a non-numeric or non-finite coordinate`,
+        );
       }
       pos.push(x, y, z);
     } else if (tag === 'vt') {
       tex.push(Number(parts[1]) || 0, Number(parts[2]) || 0);
     } else if (tag === 'f') {
-      const nv = pos.length / 3, nt = tex.length / 2;
+      const nv = pos.length / 3,
+        nt = tex.length / 2;
       const corners: number[] = [];
       const cornerTex: number[] = [];
       for (let k = 1; k < parts.length; k++) {
         const [vs, ts] = parts[k].split('/');
         let vi = Number.parseInt(vs, 10);
         if (!Number.isFinite(vi) || vi === 0) {
-          throw new PbdError('obj/bad-face', `${where}:${ln + 1}`, `face corner "${parts[k]}" is not a vertex index`);
+          throw new PbdError(
+            'obj/bad-face',
+            `${where}:${ln + 1}`,
+            `face corner "${parts[k]}" is not a vertex index`,
+          );
         }
         vi = vi < 0 ? nv + vi : vi - 1;
         if (vi < 0 || vi >= nv) {
-          throw new PbdError('obj/index-out-of-range', `${where}:${ln + 1}`, `face refers to vertex ${vs} but only ${nv} vertices are defined before it`);
+          throw new PbdError(
+            'obj/index-out-of-range',
+            `${where}:${ln + 1}`,
+            `face refers to vertex ${vs} but only ${nv} vertices are defined before it`,
+          );
         }
         corners.push(vi);
         let ti = ts ? Number.parseInt(ts, 10) : 0;
         ti = ti < 0 ? nt + ti : ti - 1;
         cornerTex.push(ti >= 0 && ti < nt ? ti : -1);
       }
-      if (corners.length < 3) throw new PbdError('obj/bad-face', `${where}:${ln + 1}`, 'a face needs at least three corners');
+      if (corners.length < 3)
+        throw new PbdError('obj/bad-face', `${where}:${ln + 1}`, 'a face needs at least three corners');
       for (let k = 1; k + 1 < corners.length; k++) {
         faces.push(corners[0], corners[k], corners[k + 1]);
         faceTex.push(cornerTex[0], cornerTex[k], cornerTex[k + 1]);
       }
     }
   }
-  if (faces.length === 0) throw new PbdError('obj/empty', where, 'has no faces', 'a cloth or surface needs triangles (f lines)');
+  if (faces.length === 0)
+    throw new PbdError('obj/empty', where, 'has no faces', 'a cloth or surface needs triangles (f lines)');
   // compact: keep referenced vertices in their original order
   const remap = new Int32Array(pos.length / 3).fill(-1);
   let used = 0;
@@ -93,7 +110,9 @@ export function formatObj(
   const uv = options.uvs;
   if (uv) for (let i = 0; i < count; i++) out.push(`vt ${fmt(uv[2 * i])} ${fmt(uv[2 * i + 1])}`);
   for (let t = 0; t < triangles.length; t += 3) {
-    const a = triangles[t] + 1, b = triangles[t + 1] + 1, c = triangles[t + 2] + 1;
+    const a = triangles[t] + 1,
+      b = triangles[t + 1] + 1,
+      c = triangles[t + 2] + 1;
     out.push(uv ? `f ${a}/${a} ${b}/${b} ${c}/${c}` : `f ${a} ${b} ${c}`);
   }
   return `${out.join('\n')}\n`;

@@ -231,7 +231,8 @@ export function placePositions(positions: Float64Array, place: Placement | undef
  * `rings` rings along the cylinder. The rim is the only boundary.
  */
 export function sackMesh(radius: number, height: number, segments = 24, rings = 12): TriangleMesh {
-  if (!(radius > 0) || !(height > 0)) throw new PbdError('mesh/sack', 'sack', 'radius and height must be > 0');
+  if (!(radius > 0) || !(height > 0))
+    throw new PbdError('mesh/sack', 'sack', 'radius and height must be > 0');
   if (!(Number.isInteger(segments) && segments >= 3 && Number.isInteger(rings) && rings >= 1)) {
     throw new PbdError('mesh/sack', 'sack', 'segments must be an integer ≥ 3 and rings an integer ≥ 1');
   }
@@ -260,8 +261,10 @@ export function sackMesh(radius: number, height: number, segments = 24, rings = 
   const tris: number[] = [];
   for (let r = 0; r + 1 < ringY.length; r++) {
     for (let s = 0; s < segments; s++) {
-      const a = r * segments + s, b = r * segments + ((s + 1) % segments);
-      const c = a + segments, d = b + segments;
+      const a = r * segments + s,
+        b = r * segments + ((s + 1) % segments);
+      const c = a + segments,
+        d = b + segments;
       tris.push(a, b, d, a, d, c);
     }
   }

@@ -13,7 +13,10 @@ export const clothBody = z
     transform: placement.optional(),
     density: z.number().positive().optional().describe('area density ρ (kg/m²), default 0.1'),
     stretch: constraintParams.optional().describe('distance constraints on the edges (003 §4.1)'),
-    bend: z.union([constraintParams, z.literal(false)]).optional().describe('dihedral bending (003 §4.1, Appendix A); false disables it'),
+    bend: z
+      .union([constraintParams, z.literal(false)])
+      .optional()
+      .describe('dihedral bending (003 §4.1, Appendix A); false disables it'),
     pressure: z
       .strictObject({ pressure: z.number().min(0).describe('k_pressure: target volume / rest volume') })
       .extend(constraintParams.shape)
@@ -28,9 +31,18 @@ export const clothBody = z
       .optional()
       .describe('tearing (003 §5)'),
     aerodynamics: z
-      .strictObject({ drag: z.number().min(0).optional(), lift: z.number().min(0).optional(), airDensity: z.number().min(0).optional() })
+      .strictObject({
+        drag: z.number().min(0).optional(),
+        lift: z.number().min(0).optional(),
+        airDensity: z.number().min(0).optional(),
+      })
       .optional(),
-    globalDamping: z.number().min(0).max(1).optional().describe('damping of deviations from the rigid motion (003 §3.5)'),
+    globalDamping: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe('damping of deviations from the rigid motion (003 §3.5)'),
     radius: z.number().min(0).optional().describe('contact radius of each vertex (m)'),
     group: z.int().optional(),
     mask: z.int().optional(),
@@ -72,34 +84,73 @@ export function buildCloth(spec: ClothBodySpec, ctx: BuildContext): Cloth {
   return cloth;
 }
 
-function pinnedVertices(cloth: Cloth, pin: ClothBodySpec['pins'] extends (infer P)[] | undefined ? P : never, cols: number, rows: number, where: string): number[] {
+function pinnedVertices(
+  cloth: Cloth,
+  pin: ClothBodySpec['pins'] extends (infer P)[] | undefined ? P : never,
+  cols: number,
+  rows: number,
+  where: string,
+): number[] {
   const out: number[] = [];
   const n = cloth.activeCount;
   for (const v of pin.vertices ?? []) {
-    if (v >= n) throw new PbdError('scene/bad-pin', `${where}.vertices`, `vertex ${v} does not exist (the mesh has ${n})`);
+    if (v >= n)
+      throw new PbdError(
+        'scene/bad-pin',
+        `${where}.vertices`,
+        `vertex ${v} does not exist (the mesh has ${n})`,
+      );
     out.push(v);
   }
   for (const [r, c] of pin.grid ?? []) {
-    if (!cols) throw new PbdError('scene/bad-pin', `${where}.grid`, 'grid pins need a { grid } mesh', 'use vertices or box instead');
-    if (r >= rows || c >= cols) throw new PbdError('scene/bad-pin', `${where}.grid`, `[${r}, ${c}] is outside the ${rows} × ${cols} grid`);
+    if (!cols)
+      throw new PbdError(
+        'scene/bad-pin',
+        `${where}.grid`,
+        'grid pins need a { grid } mesh',
+        'use vertices or box instead',
+      );
+    if (r >= rows || c >= cols)
+      throw new PbdError(
+        'scene/bad-pin',
+        `${where}.grid`,
+        `[${r}, ${c}] is outside the ${rows} × ${cols} grid`,
+      );
     out.push(r * cols + c);
   }
   for (const r of pin.rows ?? []) {
-    if (!cols) throw new PbdError('scene/bad-pin', `${where}.rows`, 'row pins need a { grid } mesh', 'use vertices or box instead');
-    if (r >= rows) throw new PbdError('scene/bad-pin', `${where}.rows`, `row ${r} is outside the ${rows}-row grid`);
+    if (!cols)
+      throw new PbdError(
+        'scene/bad-pin',
+        `${where}.rows`,
+        'row pins need a { grid } mesh',
+        'use vertices or box instead',
+      );
+    if (r >= rows)
+      throw new PbdError('scene/bad-pin', `${where}.rows`, `row ${r} is outside the ${rows}-row grid`);
     for (let c = 0; c < cols; c++) out.push(r * cols + c);
   }
   for (const c of pin.cols ?? []) {
-    if (!cols) throw new PbdError('scene/bad-pin', `${where}.cols`, 'column pins need a { grid } mesh', 'use vertices or box instead');
-    if (c >= cols) throw new PbdError('scene/bad-pin', `${where}.cols`, `column ${c} is outside the ${cols}-column grid`);
+    if (!cols)
+      throw new PbdError(
+        'scene/bad-pin',
+        `${where}.cols`,
+        'column pins need a { grid } mesh',
+        'use vertices or box instead',
+      );
+    if (c >= cols)
+      throw new PbdError('scene/bad-pin', `${where}.cols`, `column ${c} is outside the ${cols}-column grid`);
     for (let r = 0; r < rows; r++) out.push(r * cols + c);
   }
   if (pin.box) {
     const x = cloth.positions();
     const { min, max } = pin.box;
     for (let i = 0; i < n; i++) {
-      const px = x[3 * i], py = x[3 * i + 1], pz = x[3 * i + 2];
-      if (px >= min[0] && px <= max[0] && py >= min[1] && py <= max[1] && pz >= min[2] && pz <= max[2]) out.push(i);
+      const px = x[3 * i],
+        py = x[3 * i + 1],
+        pz = x[3 * i + 2];
+      if (px >= min[0] && px <= max[0] && py >= min[1] && py <= max[1] && pz >= min[2] && pz <= max[2])
+        out.push(i);
     }
   }
   return out;

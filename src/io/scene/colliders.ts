@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { BoxCollider, CapsuleCollider, type Collider, PlaneCollider, SphereCollider } from '../../collision/colliders.js';
+import {
+  BoxCollider,
+  CapsuleCollider,
+  type Collider,
+  PlaneCollider,
+  SphereCollider,
+} from '../../collision/colliders.js';
 import type { World } from '../../core/world.js';
 import { motion, vec3 } from './common.js';
 
@@ -16,8 +22,16 @@ const common = {
   mask: z.int().optional(),
 };
 
-export const planeCollider = z.strictObject({ type: z.literal('plane'), normal: vec3.optional().describe('default [0, 1, 0]'), ...common });
-export const sphereCollider = z.strictObject({ type: z.literal('sphere'), radius: z.number().positive(), ...common });
+export const planeCollider = z.strictObject({
+  type: z.literal('plane'),
+  normal: vec3.optional().describe('default [0, 1, 0]'),
+  ...common,
+});
+export const sphereCollider = z.strictObject({
+  type: z.literal('sphere'),
+  radius: z.number().positive(),
+  ...common,
+});
 export const boxCollider = z.strictObject({ type: z.literal('box'), halfExtents: vec3, ...common });
 export const capsuleCollider = z.strictObject({
   type: z.literal('capsule'),
@@ -35,12 +49,18 @@ export function buildCoreCollider(spec: CoreColliderSpec, world: World, where: s
   const { type: _type, ...opts } = spec;
   switch (spec.type) {
     case 'plane':
-      return world.addCollider(new PlaneCollider(opts as ConstructorParameters<typeof PlaneCollider>[0], where));
+      return world.addCollider(
+        new PlaneCollider(opts as ConstructorParameters<typeof PlaneCollider>[0], where),
+      );
     case 'sphere':
-      return world.addCollider(new SphereCollider(opts as ConstructorParameters<typeof SphereCollider>[0], where));
+      return world.addCollider(
+        new SphereCollider(opts as ConstructorParameters<typeof SphereCollider>[0], where),
+      );
     case 'box':
       return world.addCollider(new BoxCollider(opts as ConstructorParameters<typeof BoxCollider>[0], where));
     case 'capsule':
-      return world.addCollider(new CapsuleCollider(opts as ConstructorParameters<typeof CapsuleCollider>[0], where));
+      return world.addCollider(
+        new CapsuleCollider(opts as ConstructorParameters<typeof CapsuleCollider>[0], where),
+      );
   }
 }

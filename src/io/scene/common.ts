@@ -11,8 +11,17 @@ export const vec3 = z.tuple([z.number(), z.number(), z.number()]).describe('[x, 
 /** PBD stiffness / XPBD compliance / XPBD damping of a constraint family. */
 export const constraintParams = z
   .strictObject({
-    stiffness: z.number().min(0).max(1).optional().describe('PBD stiffness k ∈ [0, 1] (used when world.solver is "pbd")'),
-    compliance: z.number().min(0).optional().describe('XPBD compliance α ≥ 0 in SI units; 0 is rigid (used when world.solver is "xpbd")'),
+    stiffness: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe('PBD stiffness k ∈ [0, 1] (used when world.solver is "pbd")'),
+    compliance: z
+      .number()
+      .min(0)
+      .optional()
+      .describe('XPBD compliance α ≥ 0 in SI units; 0 is rigid (used when world.solver is "xpbd")'),
     damping: z.number().min(0).optional().describe('XPBD constraint damping β ≥ 0'),
   })
   .describe('constraint material parameters');
@@ -61,7 +70,9 @@ export const gridSpec = z.strictObject({
 export const meshSource = z
   .union([
     z.strictObject({ grid: gridSpec }),
-    z.strictObject({ icosphere: z.strictObject({ radius: z.number().positive(), subdivisions: z.int().min(0).max(7) }) }),
+    z.strictObject({
+      icosphere: z.strictObject({ radius: z.number().positive(), subdivisions: z.int().min(0).max(7) }),
+    }),
     z.strictObject({ bunny: z.strictObject({ height: z.number().positive().optional() }) }),
     z.strictObject({
       sack: z.strictObject({
@@ -73,15 +84,26 @@ export const meshSource = z
     }),
     z.strictObject({ file: z.string().min(1).describe('path of an OBJ file, relative to the scene file') }),
   ])
-  .describe('a triangle mesh: { grid }, { icosphere }, { bunny } (npm package "bunny"), { sack } (an open bag) or { file } (OBJ)');
+  .describe(
+    'a triangle mesh: { grid }, { icosphere }, { bunny } (npm package "bunny"), { sack } (an open bag) or { file } (OBJ)',
+  );
 
 export const pinSpec = z
   .strictObject({
     vertices: z.array(z.int().min(0)).optional().describe('vertex indices'),
-    grid: z.array(z.tuple([z.int().min(0), z.int().min(0)])).optional().describe('[row, col] of a grid mesh'),
-    rows: z.array(z.int().min(0)).optional().describe('whole rows of a grid mesh (row 0 is the top of an "xy" grid)'),
+    grid: z
+      .array(z.tuple([z.int().min(0), z.int().min(0)]))
+      .optional()
+      .describe('[row, col] of a grid mesh'),
+    rows: z
+      .array(z.int().min(0))
+      .optional()
+      .describe('whole rows of a grid mesh (row 0 is the top of an "xy" grid)'),
     cols: z.array(z.int().min(0)).optional().describe('whole columns of a grid mesh'),
-    box: z.strictObject({ min: vec3, max: vec3 }).optional().describe('every vertex inside this world-space box'),
+    box: z
+      .strictObject({ min: vec3, max: vec3 })
+      .optional()
+      .describe('every vertex inside this world-space box'),
     motion: motion.optional().describe('move the pinned vertices along a scripted motion'),
     compliance: z.number().min(0).optional().describe('0 (default) pins hard; > 0 attaches softly (m/N)'),
   })
@@ -110,7 +132,11 @@ export class SceneError extends PbdError {
 
   constructor(file: string, issues: SceneIssue[]) {
     const lines = issues.map((i) => `${i.path || '(root)'}: ${i.message}`);
-    super('scene/invalid', file, issues.length === 1 ? lines[0] : `${issues.length} problems:\n  ${lines.join('\n  ')}`);
+    super(
+      'scene/invalid',
+      file,
+      issues.length === 1 ? lines[0] : `${issues.length} problems:\n  ${lines.join('\n  ')}`,
+    );
     this.issues = issues;
   }
 }

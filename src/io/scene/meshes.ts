@@ -16,13 +16,19 @@ export function resolveMesh(
   if ('grid' in source) mesh = gridMesh(source.grid, `${where}.grid`);
   else if ('icosphere' in source) mesh = icosphere(source.icosphere.radius, source.icosphere.subdivisions);
   else if ('bunny' in source) mesh = bunnyMesh(source.bunny.height ?? 0.5);
-  else if ('sack' in source) mesh = sackMesh(source.sack.radius, source.sack.height, source.sack.segments, source.sack.rings);
+  else if ('sack' in source)
+    mesh = sackMesh(source.sack.radius, source.sack.height, source.sack.segments, source.sack.rings);
   else {
     let text: string;
     try {
       text = readFile(source.file);
     } catch (e) {
-      throw new PbdError('scene/missing-file', `${where}.file`, `cannot read '${source.file}': ${(e as Error).message}`, 'paths are relative to the scene file');
+      throw new PbdError(
+        'scene/missing-file',
+        `${where}.file`,
+        `cannot read '${source.file}': ${(e as Error).message}`,
+        'paths are relative to the scene file',
+      );
     }
     mesh = parseObj(text, source.file);
   }

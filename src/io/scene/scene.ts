@@ -8,11 +8,11 @@
  * `colliderSchemas` / `colliderBuilders`).
  */
 import { z } from 'zod';
-import type { Body } from '../../core/body.js';
 import type { Collider } from '../../collision/colliders.js';
+import type { Body } from '../../core/body.js';
 import { PbdError } from '../../core/errors.js';
-import { jsonErrorOffset, lineColumn } from '../json-position.js';
 import { World } from '../../core/world.js';
+import { jsonErrorOffset, lineColumn } from '../json-position.js';
 import { buildCloth, clothBody } from './cloth.js';
 import { buildCoreCollider, coreColliderSchemas } from './colliders.js';
 import { type BuildContext, formatPath, SceneError, type SceneIssue, vec3 } from './common.js';
@@ -28,7 +28,9 @@ export const colliderSchemas = [...coreColliderSchemas] as const;
 export type BodySpec = z.infer<(typeof bodySchemas)[number]>;
 export type ColliderSpec = z.infer<(typeof colliderSchemas)[number]>;
 
-type BuilderMap = { [K in BodySpec['type']]: (spec: Extract<BodySpec, { type: K }>, ctx: BuildContext) => Body };
+type BuilderMap = {
+  [K in BodySpec['type']]: (spec: Extract<BodySpec, { type: K }>, ctx: BuildContext) => Body;
+};
 
 export const bodyBuilders: BuilderMap = {
   cloth: buildCloth,
@@ -46,7 +48,10 @@ export const worldSettings = z
     substeps: z.int().min(1).max(1000).optional().describe('substeps per step, default 10'),
     iterations: z.int().min(1).max(1000).optional().describe('solver iterations per substep, default 1'),
     solver: z.enum(['xpbd', 'pbd']).optional().describe('projection rule, default "xpbd"'),
-    sweep: z.enum(['symmetric', 'forward']).optional().describe('Gauss–Seidel sweep order, default "symmetric"'),
+    sweep: z
+      .enum(['symmetric', 'forward'])
+      .optional()
+      .describe('Gauss–Seidel sweep order, default "symmetric"'),
     gravity: vec3.optional().describe('m/s², default [0, -9.81, 0]'),
     damping: z.number().min(0).optional().describe('point damping rate (1/s), default 0'),
     maxSpeed: z.number().positive().optional().describe('speed limit (m/s), default 200'),
@@ -72,9 +77,15 @@ export const sceneSchema = z
     $schema: z.string().optional(),
     title: z.string().min(1).describe('a human title'),
     description: z.string().optional(),
-    family: z.string().min(1).describe('method family, e.g. "cloth", "softbody", "fluids" (groups the gallery)'),
+    family: z
+      .string()
+      .min(1)
+      .describe('method family, e.g. "cloth", "softbody", "fluids" (groups the gallery)'),
     figure: z.string().optional().describe('the paper figure the scene reproduces, e.g. "003 Figure 3"'),
-    camera: z.strictObject({ position: vec3, target: vec3 }).optional().describe('initial camera for the gallery and renders'),
+    camera: z
+      .strictObject({ position: vec3, target: vec3 })
+      .optional()
+      .describe('initial camera for the gallery and renders'),
     world: worldSettings.optional(),
     bodies: z.array(z.discriminatedUnion('type', bodySchemas)).min(1),
     colliders: z.array(z.discriminatedUnion('type', colliderSchemas)).optional(),
@@ -114,7 +125,10 @@ export function parseSceneText(text: string, file = 'scene.json'): SceneSpec {
 export function parseScene(json: unknown, file = 'scene.json'): SceneSpec {
   const r = sceneSchema.safeParse(json);
   if (r.success) return r.data;
-  const issues: SceneIssue[] = r.error.issues.map((i) => ({ path: formatPath(i.path), message: describeIssue(i, json) }));
+  const issues: SceneIssue[] = r.error.issues.map((i) => ({
+    path: formatPath(i.path),
+    message: describeIssue(i, json),
+  }));
   throw new SceneError(file, issues);
 }
 
