@@ -38,7 +38,7 @@ for (const c of selected) {
   if (r.info) console.log(`${' '.repeat(24)}${r.info}`);
 }
 
-const out = fileURLToPath(new URL('../../bench/results.json', import.meta.url));
+const out = fileURLToPath(new URL('../../bench/results.json', import.meta.url)); // lib/bench → bench
 const doc = {
   date: new Date().toISOString(),
   node: process.version,
