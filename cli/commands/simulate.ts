@@ -174,7 +174,7 @@ async function simulate(scene: string, flags: SimulateFlags, ctx: CliContext): P
     if (result.recoveries > 0 || result.speedClamps > 0) {
       ctx.err(
         `pbdkit: warning: ${result.recoveries} particle recoveries from non-finite values and ${result.speedClamps} speed clamps\n` +
-          '  fix: the scene is ill-posed (too stiff for its time step, or degenerate): add substeps or soften it\n',
+          '  fix: something moved faster than world.maxSpeed (a scripted pin or collider?) or the scene is too stiff or degenerate for its time step: raise maxSpeed, add substeps or soften the constraints\n',
       );
       if (flags.strict) return ExitCode.runtime;
     }

@@ -52,8 +52,28 @@ export function writeFileAtomic(path: string, data: string | Uint8Array): void {
   } catch (e) {
     if (fd >= 0) closeSync(fd);
     rmSync(tmp, { force: true });
-    throw e;
+    throw writeError(path, e as NodeJS.ErrnoException);
   }
+}
+
+const writeProblems: Record<string, string> = {
+  EISDIR: 'a folder has that name',
+  ENOTDIR: 'a parent of it is not a folder',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is exhausted',
+};
+
+/** A file system error about `path` itself (not the temporary file), keeping its code. */
+function writeError(path: string, e: NodeJS.ErrnoException): NodeJS.ErrnoException {
+  const why = (e.code && writeProblems[e.code]) || e.message;
+  const err: NodeJS.ErrnoException = new Error(`cannot write the file: ${why}${e.code ? ` (${e.code})` : ''}`);
+  err.code = e.code;
+  err.path = path;
+  err.syscall = e.syscall;
+  return err;
 }
 
 /** A scene loaded from a file, with what is needed to recognise it again. */
