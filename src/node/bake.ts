@@ -88,7 +88,7 @@ export interface BakeHooks {
   onCheckpoint?(frame: number, dir: string): void;
   /** Called before the outputs are assembled. */
   onWrite?(): void;
-  /** Polled after every step; when it returns true the bake stops at the end of the frame with a checkpoint. */
+  /** Polled after every frame; when it returns true the bake stops there with a checkpoint. */
   shouldStop?(): boolean;
 }
 
