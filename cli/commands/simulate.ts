@@ -2,7 +2,7 @@
  * `pbdkit simulate <scene>`: bakes a scene to a glTF animation or OBJ files,
  * a statistics CSV and the final state, with checkpoints to resume from.
  */
-import { SingleBar } from 'cli-progress';
+import { Presets, SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { PbdError } from '../../src/core/errors.js';
 import { type BakeOptions, type BakePlan, type BakeProgress, bake } from '../../src/node/bake.js';
@@ -208,14 +208,17 @@ class Progress {
         `${plan.frames} frames × ${steps} of ${formatSeconds(s.world.dt)}${resume}\n`,
     );
     if (this.ctx.isTTY) {
-      this.bar = new SingleBar({
-        format: '{bar} {percentage}% | frame {value}/{total} | {stepMs} ms/step | ETA {eta_formatted}',
-        barsize: 30,
-        hideCursor: true,
-        clearOnComplete: true,
-        stream: process.stderr,
-        etaBuffer: 20,
-      });
+      this.bar = new SingleBar(
+        {
+          format: '{bar} {percentage}% | frame {value}/{total} | {stepMs} ms/step | ETA {eta_formatted}',
+          barsize: 30,
+          hideCursor: true,
+          clearOnComplete: true,
+          stream: process.stderr,
+          etaBuffer: 20,
+        },
+        Presets.shades_classic,
+      );
       this.bar.start(plan.frames - 1, plan.startFrame > 0 ? plan.startFrame - 1 : 0, { stepMs: '-' });
     }
     this.nextLine = plan.startFrame;
