@@ -69,7 +69,9 @@ const writeProblems: Record<string, string> = {
 /** A file system error about `path` itself (not the temporary file), keeping its code. */
 function writeError(path: string, e: NodeJS.ErrnoException): NodeJS.ErrnoException {
   const why = (e.code && writeProblems[e.code]) || e.message;
-  const err: NodeJS.ErrnoException = new Error(`cannot write the file: ${why}${e.code ? ` (${e.code})` : ''}`);
+  const err: NodeJS.ErrnoException = new Error(
+    `cannot write the file: ${why}${e.code ? ` (${e.code})` : ''}`,
+  );
   err.code = e.code;
   err.path = path;
   err.syscall = e.syscall;
