@@ -31,6 +31,13 @@ export const ExitCode = {
 } as const;
 
 export function processContext(): CliContext {
+  // `pbdkit … | head` closes the pipe early: stop quietly instead of crashing on EPIPE
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw e;
+    });
+  }
   return {
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),

@@ -121,6 +121,7 @@ async function simulate(scene: string, flags: SimulateFlags, ctx: CliContext): P
 
   // the first signal stops the bake at the end of the frame with a checkpoint; a second one exits at once
   let stopSignal: StopSignal | null = null;
+  let checkpoints = false;
   const onSignal = (sig: StopSignal) => {
     if (stopSignal) {
       progress?.stop();
@@ -128,7 +129,8 @@ async function simulate(scene: string, flags: SimulateFlags, ctx: CliContext): P
       process.exit(128 + signals[sig]);
     }
     stopSignal = sig;
-    progress?.note(`${sig}: stopping after this frame and saving a checkpoint (again to quit at once)`);
+    const saving = checkpoints ? ' and saving a checkpoint' : '';
+    progress?.note(`${sig}: stopping after this frame${saving} (again to quit at once)`);
   };
   const handlers = (Object.keys(signals) as StopSignal[]).map((sig) => {
     const h = () => onSignal(sig);
@@ -141,6 +143,7 @@ async function simulate(scene: string, flags: SimulateFlags, ctx: CliContext): P
     const result = await bake(options, {
       onStart: (plan) => {
         phase = 'simulate';
+        checkpoints = plan.checkpointDir !== null;
         progress?.start(plan);
       },
       onFrame: (p) => progress?.frame(p),
@@ -158,8 +161,10 @@ async function simulate(scene: string, flags: SimulateFlags, ctx: CliContext): P
       const args = ctx.argv.slice(2).filter((a) => a !== '--restart');
       const again = args.includes('--resume') ? args : [...args, '--resume'];
       ctx.err(
-        `pbdkit: stopped at frame ${result.lastFrame} of ${plan.frames - 1}; checkpoint saved in ${plan.checkpointDir}\n` +
-          `  continue with: pbdkit ${again.join(' ')}\n`,
+        plan.checkpointDir
+          ? `pbdkit: stopped at frame ${result.lastFrame} of ${plan.frames - 1}; checkpoint saved in ${plan.checkpointDir}\n` +
+              `  continue with: pbdkit ${again.join(' ')}\n`
+          : `pbdkit: stopped at frame ${result.lastFrame} of ${plan.frames - 1} (no output was asked for, so no checkpoint)\n`,
       );
       return 128 + signals[stopSignal ?? 'SIGINT'];
     }
