@@ -18,14 +18,6 @@ import {
 
 const sceneText = (name: string) => readFileSync(new URL(`../scenes/${name}`, import.meta.url), 'utf8');
 
-/** Lowest y of a body. */
-function lowest(cloth: Cloth): number {
-  const x = cloth.positions();
-  let m = Infinity;
-  for (let i = 1; i < x.length; i += 3) m = Math.min(m, x[i]);
-  return m;
-}
-
 describe('cloth construction (003 §4.1)', () => {
   it('gives each vertex a third of the mass of its triangles: total mass = ρ · area', () => {
     const world = new World();
