@@ -86,3 +86,58 @@ export {
   triangleArea,
   validateTriangleMesh,
 } from './mesh/triangle-mesh.js';
+export { RenderEmbedding, type EmbeddingMode, tetBarycentric } from './continuum/embedding.js';
+export {
+  gershgorinLowerBound,
+  isometricBendingEnergy,
+  isometricBendingStencil,
+  isotropicEnergy,
+  type MembraneMaterial,
+  tetEnergy,
+  tetRestShape,
+  tetStress,
+  triangleEnergy,
+  triangleRestShape,
+  triangleStress,
+} from './continuum/energy.js';
+export { FemCloth, type FemClothOptions } from './continuum/fem-cloth.js';
+export { IsometricBending } from './continuum/isometric-bending.js';
+export {
+  defaultClamp,
+  isotropicMembraneTensor,
+  lameParameters,
+  type MaterialModel,
+  type MaterialOptions,
+  type OrthotropicOptions,
+  orthotropicTensor,
+  planeStressLame,
+  type ResolvedMaterial,
+  resolveMaterial,
+} from './continuum/material.js';
+export { type PlasticityOptions, TetFemConstraints, type TetFemOptions } from './continuum/tet-fem.js';
+export { membraneMaterial, TriangleFemConstraints, type TriangleFemOptions } from './continuum/triangle-fem.js';
+export { formatGmsh, parseGmsh } from './io/gmsh.js';
+export { femCloth, resolveTetMesh, softBody } from './io/scene/continuum.js';
+export { formatTetGen, parseTetGen } from './io/tetgen.js';
+export { svd3, svd32, symmetricEigen3 } from './math/svd3.js';
+export { type InitialState, SoftBody, type SoftBodyOptions } from './softbody/soft-body.js';
+export {
+  orientTets,
+  type TetBoxOptions,
+  type TetMesh,
+  type TetQuality,
+  tetBox,
+  tetDihedrals,
+  tetEdges,
+  tetQuality,
+  tetSurface,
+  validateTetMesh,
+} from './softbody/tet-mesh.js';
+export {
+  delaunay,
+  type TetrahedralizeOptions,
+  type TetrahedralizeResult,
+  tetMeshSurface,
+  tetrahedralize,
+} from './softbody/tetrahedralize.js';
+export { TetVolumeConstraints, TriangleAreaConstraints, tetVolume, triangleAreaOf } from './softbody/volume.js';

@@ -29,7 +29,9 @@ import type { MaterialModel } from './material.js';
  *   Ψ̃(σ) = Ψ(c) + Σ_i ∂Ψ/∂σ_i(c) (σ_i − c_i),   c_i = max(σ_i, clamp),
  * the first-order continuation of Ψ, so the principal stress of a
  * compressed, degenerate (σ = 0) or inverted (σ < 0) direction stays at its
- * value at the clamp and Ψ̃ is C¹. Without clamped values Ψ̃ = Ψ.
+ * value at the clamp and Ψ̃ is C¹. Only restoring slopes are continued
+ * (∂Ψ/∂σ_i(c) is replaced by min(∂Ψ/∂σ_i(c), 0)), which keeps Ψ̃ ≥ 0 and
+ * bounded below. Without clamped values Ψ̃ = Ψ.
  *
  * StVK: Ψ = μ Σ E_i² + λ/2 (Σ E_i)², E_i = (σ_i² − 1)/2.
  * Neo-Hookean: Ψ = μ/2 (Σ σ_i² − n) − μ log J + λ/2 log² J, J = Π σ_i
@@ -81,11 +83,20 @@ export function isotropicEnergy(
     h02 = lambda / (c0 * c2);
     h12 = lambda / (c1 * c2);
   }
-  // first-order continuation in the clamped directions (d_i ≠ 0 only there)
-  psi += g0 * d0 + g1 * d1 + g2 * d2;
-  dpsi[0] = g0 + (d0 === 0 ? h01 * d1 + h02 * d2 : 0);
-  dpsi[1] = g1 + (d1 === 0 ? h01 * d0 + h12 * d2 : 0);
-  if (n === 3) dpsi[2] = g2 + (d2 === 0 ? h02 * d0 + h12 * d1 : 0);
+  // first-order continuation in the clamped directions (d_i ≠ 0 only there), with a
+  // restoring slope only: s_i = min(∂Ψ/∂σ_i(c), 0), so Ψ̃ ≥ Ψ(c) ≥ 0 and pushing a clamped
+  // direction further into inversion can never release energy (a tensile slope there —
+  // when the other directions are stretched — would make Ψ̃ unbounded below)
+  const s0 = g0 < 0 ? g0 : 0,
+    s1 = g1 < 0 ? g1 : 0,
+    s2 = g2 < 0 ? g2 : 0;
+  const t0 = s0 !== 0 ? d0 : 0,
+    t1 = s1 !== 0 ? d1 : 0,
+    t2 = s2 !== 0 ? d2 : 0;
+  psi += s0 * d0 + s1 * d1 + s2 * d2;
+  dpsi[0] = d0 === 0 ? g0 + h01 * t1 + h02 * t2 : s0;
+  dpsi[1] = d1 === 0 ? g1 + h01 * t0 + h12 * t2 : s1;
+  if (n === 3) dpsi[2] = d2 === 0 ? g2 + h02 * t0 + h12 * t1 : s2;
   return psi;
 }
 

@@ -25,14 +25,14 @@ export interface MaterialOptions {
    * Figure 2 b, d): the energy continues linearly, so degenerate and
    * inverted elements get a finite restoring force. Default 1/√3 for StVK
    * (where its restoring force peaks, "a compression of approximately 58 %")
-   * and 0.2 for Neo-Hookean.
+   * and 0.3 for Neo-Hookean.
    */
   clampStretch?: number;
 }
 
 /** The default stress clamp of a model (see MaterialOptions.clampStretch). */
 export function defaultClamp(model: MaterialModel): number {
-  return model === 'stvk' ? 1 / Math.sqrt(3) : 0.2;
+  return model === 'stvk' ? 1 / Math.sqrt(3) : 0.3;
 }
 
 /** Lamé coefficients (3D) of 002 §4.1. */

@@ -6,6 +6,13 @@ import { ProjectionRule } from '../core/solver.js';
 import { gershgorinLowerBound, tetEnergy, tetGreenStrain, tetRestShape, tetStress } from './energy.js';
 import { type MaterialOptions, type ResolvedMaterial, resolveMaterial } from './material.js';
 
+/**
+ * Energy densities below PSI_TOLERANCE · μ (strains below about 1e-7) are
+ * treated as zero: at rest the energy is round-off, and projecting C = E on
+ * round-off would move particles in random directions.
+ */
+export const PSI_TOLERANCE = 1e-14;
+
 /** Plasticity of 002 §4.2 (after Müller and Gross / O'Brien et al.). */
 export interface PlasticityOptions {
   /** γ_yield: plastic flow starts when the Frobenius norm of the deviatoric elastic strain exceeds it. */
@@ -178,6 +185,7 @@ export class TetFemConstraints implements ConstraintSet {
     const { model, mu, lambda, clamp } = this.material;
     const stvk = model === 'stvk';
     const clamp2 = clamp * clamp;
+    const psiMin = PSI_TOLERANCE * mu;
     const plastic = this.plastic;
     const fs = this.fs,
       ps = this.ps;
@@ -318,9 +326,10 @@ export class TetFemConstraints implements ConstraintSet {
         P7 = ps[7];
         P8 = ps[8];
       }
+      // below ~1e-7 strain the energy is round-off (Neo-Hookean's logarithms): nothing to project
+      if (!(psi > psiMin)) continue;
       const V = vol[c];
       const E = V * psi;
-      if (!(E > 0)) continue;
       // ∇E = V P D_m⁻ᵀ: g_k = V (P row · B row k)
       const g0x = V * (P0 * B0 + P1 * B1 + P2 * B2),
         g0y = V * (P3 * B0 + P4 * B1 + P5 * B2),
@@ -432,6 +441,15 @@ export class TetFemConstraints implements ConstraintSet {
         for (let k = 0; k < 6; k++) pl[o + k] *= f;
       }
     }
+  }
+
+  /** Changes Young's modulus and the Poisson ratio (live tuning); validated like the constructor's. */
+  setMaterial(youngsModulus: number, poissonRatio: number): void {
+    const m = resolveMaterial(
+      { model: this.material.model, youngsModulus, poissonRatio, clampStretch: this.material.clamp },
+      'fem.material',
+    );
+    Object.assign(this.material, m);
   }
 
   /** Energy E_t and gradient (12 numbers) of the k-th tet (in colour order) at positions x. */

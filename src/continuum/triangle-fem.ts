@@ -11,6 +11,7 @@ import {
   orthotropicTensor,
   resolveMaterial,
 } from './material.js';
+import { PSI_TOLERANCE } from './tet-fem.js';
 
 export interface TriangleFemOptions {
   /** An isotropic material (plane stress: λ* = kν/(1 − ν²)). */
@@ -170,6 +171,7 @@ export class TriangleFemConstraints implements ConstraintSet {
     // closed-form StVK unless the element needs the clamp (isotropic only) or is Neo-Hookean
     const fastStvk = mat.model === 'stvk';
     const clamp2 = mat.isotropic ? mat.clamp * mat.clamp : Number.NEGATIVE_INFINITY;
+    const psiMin = PSI_TOLERANCE * (mat.isotropic ? mat.mu : Math.min(C11, C22, C33));
     const fs = this.fs,
       ps = this.ps;
     const n = this.count;
@@ -244,9 +246,9 @@ export class TriangleFemConstraints implements ConstraintSet {
         P4 = ps[4];
         P5 = ps[5];
       }
+      if (!(psi > psiMin)) continue; // round-off at rest, see PSI_TOLERANCE
       const A = area[c];
       const E = A * psi;
-      if (!(E > 0)) continue;
       const g0x = A * (P0 * B0 + P1 * B1),
         g0y = A * (P2 * B0 + P3 * B1),
         g0z = A * (P4 * B0 + P5 * B1);
