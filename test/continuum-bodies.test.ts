@@ -265,8 +265,8 @@ describe('membranes (002 §4.3)', () => {
   function lateralStrain(poissonRatio: number): number {
     // many substeps: with few, XPBD's unconverged steady state overestimates the contraction
     // (the Figure 7 experiment measures this against a converged static solve)
-    const w = new World({ dt: 1 / 60, substeps: 200, iterations: 2, gravity: [0, 0, 0], damping: 5 });
-    const mesh = gridMesh({ width: 1, height: 0.25, cols: 41, rows: 11, plane: 'xy' });
+    const w = new World({ dt: 1 / 60, substeps: 150, iterations: 1, gravity: [0, 0, 0], damping: 5 });
+    const mesh = gridMesh({ width: 1, height: 0.25, cols: 21, rows: 6, plane: 'xy' });
     const c = new FemCloth(w, { mesh, material: { youngsModulus: 1000, poissonRatio }, bend: false, density: 0.1 });
     const x = w.store.x;
     const ends: number[] = [];
@@ -278,7 +278,7 @@ describe('membranes (002 §4.3)', () => {
         w.attachments.setTarget(c.offset + i, px * 1.02, c.restPositions[3 * i + 1], c.restPositions[3 * i + 2]);
       }
     }
-    for (let s = 0; s < 200; s++) w.step();
+    for (let s = 0; s < 80; s++) w.step();
     // middle column: vertices with x ≈ 0
     let lo = Infinity,
       hi = -Infinity;
@@ -287,7 +287,7 @@ describe('membranes (002 §4.3)', () => {
       lo = Math.min(lo, x[3 * (c.offset + i) + 1]);
       hi = Math.max(hi, x[3 * (c.offset + i) + 1]);
     }
-    expect(ends.length).toBe(22);
+    expect(ends.length).toBe(12);
     return (hi - lo) / 0.25 - 1;
   }
 
@@ -297,8 +297,10 @@ describe('membranes (002 §4.3)', () => {
     expect(e[1]).toBeLessThan(e[0]);
     expect(e[2]).toBeLessThan(e[1]);
     // a 4 : 1 strip's middle is close to uniaxial stress: ε_lat ≈ −ν ε_axial (ε_axial = 2 %)
-    expect(e[1] / (-0.3 * 0.02)).toBeGreaterThan(0.9);
-    expect(e[1] / (-0.3 * 0.02)).toBeLessThan(1.12);
+    ;[0.1, 0.3, 0.499].forEach((nu, k) => {
+      expect(e[k] / (-nu * 0.02)).toBeGreaterThan(0.95);
+      expect(e[k] / (-nu * 0.02)).toBeLessThan(1.12);
+    });
   });
 
   it('orthotropic cloth (Figure 10): equal forces stretch the soft warp four times more than the stiff weft', () => {

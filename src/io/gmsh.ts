@@ -145,29 +145,32 @@ export function parseGmsh(text: string, file = 'mesh.msh'): TetMesh {
   if (tetTags.length === 0) {
     throw new PbdError('gmsh/no-tets', file, 'contains no tetrahedra', 'mesh the volume (gmsh -3) before exporting');
   }
-  // compact: keep only the nodes tets use, in first-use order
-  const remap = new Map<number, number>();
-  const positions: number[] = [];
-  const tets = new Uint32Array(tetTags.length);
+  // keep only the nodes tets use, in file order
+  const nn = coords.length / 3;
+  const local = new Int32Array(tetTags.length);
+  const used = new Uint8Array(nn);
   for (let k = 0; k < tetTags.length; k++) {
-    const tag = tetTags[k];
-    let v = remap.get(tag);
-    if (v === undefined) {
-      const src = nodeTag.get(tag);
-      if (src === undefined) {
-        throw new PbdError(
-          'gmsh/bad-index',
-          `${file}:${tetLine[k >> 2]}`,
-          `tetrahedron ${k >> 2} refers to node ${tag}, which is not in $Nodes`,
-          'the file is inconsistent; re-export it',
-        );
-      }
-      v = positions.length / 3;
-      remap.set(tag, v);
-      positions.push(coords[3 * src], coords[3 * src + 1], coords[3 * src + 2]);
+    const src = nodeTag.get(tetTags[k]);
+    if (src === undefined) {
+      throw new PbdError(
+        'gmsh/bad-index',
+        `${file}:${tetLine[k >> 2]}`,
+        `tetrahedron ${k >> 2} refers to node ${tetTags[k]}, which is not in $Nodes`,
+        'the file is inconsistent; re-export it',
+      );
     }
-    tets[k] = v;
+    local[k] = src;
+    used[src] = 1;
   }
+  const remap = new Int32Array(nn);
+  const positions: number[] = [];
+  for (let i = 0; i < nn; i++) {
+    if (!used[i]) continue;
+    remap[i] = positions.length / 3;
+    positions.push(coords[3 * i], coords[3 * i + 1], coords[3 * i + 2]);
+  }
+  const tets = new Uint32Array(tetTags.length);
+  for (let k = 0; k < tets.length; k++) tets[k] = remap[local[k]];
   return { positions: Float64Array.from(positions), tets };
 }
 
