@@ -257,22 +257,28 @@ export function tetBarycentric(
     b = 3 * tets[4 * t + 1],
     c = 3 * tets[4 * t + 2],
     d = 3 * tets[4 * t + 3];
-  const vol = (q: number, r: number, s: number, ux: number, uy: number, uz: number) => {
-    const ax = x[r] - x[q],
-      ay = x[r + 1] - x[q + 1],
-      az = x[r + 2] - x[q + 2];
-    const bx = x[s] - x[q],
-      by = x[s + 1] - x[q + 1],
-      bz = x[s + 2] - x[q + 2];
-    const cx = ux - x[q],
-      cy = uy - x[q + 1],
-      cz = uz - x[q + 2];
-    return (ay * bz - az * by) * cx + (az * bx - ax * bz) * cy + (ax * by - ay * bx) * cz;
-  };
-  const total = vol(a, b, c, x[d], x[d + 1], x[d + 2]);
-  out[0] = vol(b, d, c, px, py, pz) / total;
-  out[1] = vol(a, c, d, px, py, pz) / total;
-  out[2] = vol(a, d, b, px, py, pz) / total;
+  // w_a = V(p, b, c, d) / V(a, b, c, d) etc., with V(q, r, s, u) = (r − q) × (s − q) · (u − q)
+  const ax = x[a] - x[d],
+    ay = x[a + 1] - x[d + 1],
+    az = x[a + 2] - x[d + 2];
+  const bx = x[b] - x[d],
+    by = x[b + 1] - x[d + 1],
+    bz = x[b + 2] - x[d + 2];
+  const cx = x[c] - x[d],
+    cy = x[c + 1] - x[d + 1],
+    cz = x[c + 2] - x[d + 2];
+  const qx = px - x[d],
+    qy = py - x[d + 1],
+    qz = pz - x[d + 2];
+  // solve [a b c] w = q (columns relative to d) by Cramer's rule
+  const bcx = by * cz - bz * cy,
+    bcy = bz * cx - bx * cz,
+    bcz = bx * cy - by * cx;
+  const det = ax * bcx + ay * bcy + az * bcz;
+  const inv = det !== 0 ? 1 / det : 0;
+  out[0] = (qx * bcx + qy * bcy + qz * bcz) * inv;
+  out[1] = (ax * (qy * cz - qz * cy) + ay * (qz * cx - qx * cz) + az * (qx * cy - qy * cx)) * inv;
+  out[2] = (ax * (by * qz - bz * qy) + ay * (bz * qx - bx * qz) + az * (bx * qy - by * qx)) * inv;
   out[3] = 1 - out[0] - out[1] - out[2];
 }
 
@@ -371,6 +377,8 @@ class BoxGrid {
   private readonly cells = new Map<number, number[]>();
   private readonly size: number;
   private readonly lo: number[];
+  private readonly stamp: Int32Array;
+  private queries = 0;
 
   constructor(x: ArrayLike<number>, simplices: ArrayLike<number>, arity: number) {
     const n = simplices.length / arity;
@@ -385,7 +393,8 @@ class BoxGrid {
         b = 3 * simplices[arity * s + 1];
       ext += Math.hypot(x[b] - x[a], x[b + 1] - x[a + 1], x[b + 2] - x[a + 2]);
     }
-    this.size = Math.max(1e-9, (2 * ext) / Math.max(1, n));
+    this.size = Math.max(1e-9, ext / Math.max(1, n));
+    this.stamp = new Int32Array(n).fill(-1);
     this.lo = lo;
     for (let s = 0; s < n; s++) {
       const mn = [Infinity, Infinity, Infinity],
@@ -421,25 +430,28 @@ class BoxGrid {
     return ((i + 512) * 1024 + (j + 512)) * 1024 + (k + 512);
   }
 
-  /** Visits the simplices of the cells around p, widening the search until some are found (up to 8 rings). */
+  /** Visits the simplices of the cells around p, widening the search until some are found (one ring at least, up to 8). */
   query(px: number, py: number, pz: number, visit: (s: number) => void): void {
     const ci = this.cell(px, 0),
       cj = this.cell(py, 1),
       ck = this.cell(pz, 2);
-    const seen = new Set<number>();
-    for (let r = 1; r <= 8; r++) {
+    const q = this.queries++;
+    let found = 0;
+    for (let r = 0; r <= 8; r++) {
       for (let i = ci - r; i <= ci + r; i++)
         for (let j = cj - r; j <= cj + r; j++)
           for (let k = ck - r; k <= ck + r; k++) {
             const l = this.cells.get(this.key(i, j, k));
             if (!l) continue;
             for (const s of l) {
-              if (seen.has(s)) continue;
-              seen.add(s);
+              if (this.stamp[s] === q) continue;
+              this.stamp[s] = q;
+              found++;
               visit(s);
             }
           }
-      if (seen.size > 0) return;
+      // a containing simplex overlaps the query's own cell; one more ring covers near misses
+      if (found > 0 && r >= 1) return;
     }
   }
 }

@@ -13,6 +13,9 @@ import { type MaterialOptions, type ResolvedMaterial, resolveMaterial } from './
  */
 export const PSI_TOLERANCE = 1e-14;
 
+/** Largest Frobenius norm of the plastic strain, whatever γ_max (see TetFemConstraints.endStep). */
+export const PLASTIC_STRAIN_LIMIT = 0.5;
+
 /** Plasticity of 002 §4.2 (after Müller and Gross / O'Brien et al.). */
 export interface PlasticityOptions {
   /** γ_yield: plastic flow starts when the Frobenius norm of the deviatoric elastic strain exceeds it. */
@@ -399,7 +402,10 @@ export class TetFemConstraints implements ConstraintSet {
    * Plasticity (002 §4.2), once per substep after the velocity update:
    * ε_elastic = ε − ε_plastic, its deviatoric part ε′ = ε_elastic − tr(ε_elastic)/3 I;
    * if ‖ε′‖ > γ_yield then ε_plastic += h γ_creep ε′; if ‖ε_plastic‖ > γ_max it is
-   * scaled back to γ_max.
+   * scaled back to γ_max. The plastic strain is trace-free, and its norm is also
+   * kept below PLASTIC_STRAIN_LIMIT so that the plastic rest metric I + 2ε_plastic
+   * stays positive definite (its smallest eigenvalue is ≥ 1 − 2√(2/3)‖ε_plastic‖);
+   * beyond that no shape has zero elastic energy and the flow would never stop.
    */
   endStep(ctx: StepContext): void {
     const pl = this.plastic;
@@ -409,6 +415,7 @@ export class TetFemConstraints implements ConstraintSet {
     const idx = this.indices;
     const e = this.strain;
     const rate = ctx.h * prm.creep;
+    const cap = Math.min(prm.max, PLASTIC_STRAIN_LIMIT);
     for (let t = 0; t < this.count; t++) {
       tetGreenStrain(x, idx[4 * t], idx[4 * t + 1], idx[4 * t + 2], idx[4 * t + 3], this.restShape, 9 * t, e);
       const o = 6 * t;
@@ -436,8 +443,8 @@ export class TetFemConstraints implements ConstraintSet {
           pl[o + 2] * pl[o + 2] +
           2 * (pl[o + 3] * pl[o + 3] + pl[o + 4] * pl[o + 4] + pl[o + 5] * pl[o + 5]),
       );
-      if (norm > prm.max) {
-        const f = prm.max / norm;
+      if (norm > cap) {
+        const f = cap / norm;
         for (let k = 0; k < 6; k++) pl[o + k] *= f;
       }
     }

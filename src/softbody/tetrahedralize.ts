@@ -6,7 +6,7 @@ import { type TetMesh, type TetQuality, tetDihedrals, tetQuality, tetSurface } f
 export interface TetrahedralizeOptions {
   /** Lattice cells along the longest side of the bounding box (the mesh resolution). Default 8. */
   resolution?: number;
-  /** Boundary tets whose smallest dihedral angle is below this (degrees) are removed as slivers. Default 8. */
+  /** Boundary tets whose smallest dihedral angle is below this (degrees) are removed as slivers. Default 15. */
   sliverAngle?: number;
 }
 
@@ -54,7 +54,7 @@ export function tetrahedralize(
       `must be an integer in 1…200, got ${res}`,
     );
   }
-  const sliverAngle = options.sliverAngle ?? 8;
+  const sliverAngle = options.sliverAngle ?? 15;
   const { positions: sp, triangles } = surface;
   const topo = buildEdgeTopology(triangles, `${where}.surface`);
   for (let e = 0; e < topo.edges.length / 2; e++) {
