@@ -3,7 +3,7 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { ProjectionRule } from '../core/solver.js';
-import { gershgorinLowerBound, tetEnergy, tetGreenStrain, tetRestShape, tetStress } from './energy.js';
+import { tetEnergy, tetGreenStrain, tetRestShape, tetStress } from './energy.js';
 import { type MaterialOptions, type ResolvedMaterial, resolveMaterial } from './material.js';
 
 /**
@@ -262,17 +262,26 @@ export class TetFemConstraints implements ConstraintSet {
         P6: number,
         P7: number,
         P8: number;
-      if (plastic === null && det > 0 && gershgorinLowerBound(c00, c01, c02, c11, c12, c22) >= clamp2) {
+      // Gershgorin bound of the smallest eigenvalue of FᵀF (see gershgorinLowerBound)
+      const a01 = c01 < 0 ? -c01 : c01,
+        a02 = c02 < 0 ? -c02 : c02,
+        a12 = c12 < 0 ? -c12 : c12;
+      if (
+        plastic === null &&
+        det > 0 &&
+        c00 - a01 - a02 >= clamp2 &&
+        c11 - a01 - a12 >= clamp2 &&
+        c22 - a02 - a12 >= clamp2
+      ) {
         if (stvk) {
-          // StVK: P = F (2μ ε + λ tr(ε) I), Ψ = μ ε:ε + λ/2 tr(ε)²
+          // StVK: P = F (2μ ε + λ tr(ε) I), Ψ = μ ε:ε + λ/2 tr(ε)² = ½ S:ε
           const e00 = 0.5 * (c00 - 1),
             e11 = 0.5 * (c11 - 1),
             e22 = 0.5 * (c22 - 1),
             e01 = 0.5 * c01,
             e02 = 0.5 * c02,
             e12 = 0.5 * c12;
-          const tr = e00 + e11 + e22;
-          const lt = lambda * tr,
+          const lt = lambda * (e00 + e11 + e22),
             m2 = 2 * mu;
           const s00 = m2 * e00 + lt,
             s11 = m2 * e11 + lt,
@@ -289,9 +298,7 @@ export class TetFemConstraints implements ConstraintSet {
           P6 = f6 * s00 + f7 * s01 + f8 * s02;
           P7 = f6 * s01 + f7 * s11 + f8 * s12;
           P8 = f6 * s02 + f7 * s12 + f8 * s22;
-          psi =
-            mu * (e00 * e00 + e11 * e11 + e22 * e22 + 2 * (e01 * e01 + e02 * e02 + e12 * e12)) +
-            0.5 * lt * tr;
+          psi = 0.5 * (s00 * e00 + s11 * e11 + s22 * e22) + s01 * e01 + s02 * e02 + s12 * e12;
         } else {
           // Neo-Hookean (eq. 8): P = μF + (λ log J − μ) F⁻ᵀ
           const logJ = Math.log(det);
