@@ -18,75 +18,7 @@ export {
   SphereCollider,
 } from './collision/colliders.js';
 export { DistanceConstraints, type DistanceMode, distanceConstraint } from './constraints/distance.js';
-export { Attachments, type AttachOptions } from './core/attachments.js';
-export { Body, type Tunable } from './core/body.js';
-export {
-  type Coloring,
-  colorConstraints,
-  colorVariableConstraints,
-  permuteRecords,
-} from './core/coloring.js';
-export type { ConstraintSet, StepContext } from './core/constraint-set.js';
-export { RigidModeDamping } from './core/damping.js';
-export { PbdError } from './core/errors.js';
-export { Motion, type MotionSpec, type Vec3Tuple } from './core/motion.js';
-export { ParticleStore } from './core/particles.js';
-export {
-  type ConstraintParams,
-  deltaLambda,
-  ProjectionRule,
-  pbdStiffness,
-  type SolverKind,
-} from './core/solver.js';
-export {
-  type StepStats,
-  type SweepKind,
-  type WindOptions,
-  World,
-  type WorldOptions,
-  type WorldState,
-} from './core/world.js';
-export { formatObj, parseObj } from './io/obj.js';
-export { type BuildContext, SceneError, type SceneIssue } from './io/scene/common.js';
-export {
-  type BodySpec,
-  type BuildOptions,
-  bodyBuilders,
-  bodySchemas,
-  buildScene,
-  type ColliderSpec,
-  colliderSchemas,
-  loadScene,
-  parseScene,
-  parseSceneText,
-  type SceneInstance,
-  type SceneSpec,
-  sceneFiles,
-  sceneJsonSchema,
-  sceneSchema,
-} from './io/scene/scene.js';
-export {
-  bunnyMesh,
-  type GridOptions,
-  gridMesh,
-  icosphere,
-  type Placement,
-  placePositions,
-  sackMesh,
-} from './mesh/generators.js';
-export {
-  boundaryVertices,
-  buildBendingQuads,
-  buildEdgeTopology,
-  type EdgeTopology,
-  enclosedVolume,
-  isClosed,
-  orientConsistently,
-  type TriangleMesh,
-  triangleArea,
-  validateTriangleMesh,
-} from './mesh/triangle-mesh.js';
-export { RenderEmbedding, type EmbeddingMode, tetBarycentric } from './continuum/embedding.js';
+export { type EmbeddingMode, RenderEmbedding, tetBarycentric } from './continuum/embedding.js';
 export {
   gershgorinLowerBound,
   isometricBendingEnergy,
@@ -115,11 +47,83 @@ export {
   resolveMaterial,
 } from './continuum/material.js';
 export { type PlasticityOptions, TetFemConstraints, type TetFemOptions } from './continuum/tet-fem.js';
-export { membraneMaterial, TriangleFemConstraints, type TriangleFemOptions } from './continuum/triangle-fem.js';
+export {
+  membraneMaterial,
+  TriangleFemConstraints,
+  type TriangleFemOptions,
+} from './continuum/triangle-fem.js';
+export { Attachments, type AttachOptions } from './core/attachments.js';
+export { Body, type Tunable } from './core/body.js';
+export {
+  type Coloring,
+  colorConstraints,
+  colorVariableConstraints,
+  permuteRecords,
+} from './core/coloring.js';
+export type { ConstraintSet, StepContext } from './core/constraint-set.js';
+export { RigidModeDamping } from './core/damping.js';
+export { PbdError } from './core/errors.js';
+export { Motion, type MotionSpec, type Vec3Tuple } from './core/motion.js';
+export { ParticleStore } from './core/particles.js';
+export {
+  type ConstraintParams,
+  deltaLambda,
+  ProjectionRule,
+  pbdStiffness,
+  type SolverKind,
+} from './core/solver.js';
+export {
+  type StepStats,
+  type SweepKind,
+  type WindOptions,
+  World,
+  type WorldOptions,
+  type WorldState,
+} from './core/world.js';
 export { formatGmsh, parseGmsh } from './io/gmsh.js';
+export { formatObj, parseObj } from './io/obj.js';
+export { type BuildContext, SceneError, type SceneIssue } from './io/scene/common.js';
 export { femCloth, resolveTetMesh, softBody } from './io/scene/continuum.js';
+export {
+  type BodySpec,
+  type BuildOptions,
+  bodyBuilders,
+  bodySchemas,
+  buildScene,
+  type ColliderSpec,
+  colliderSchemas,
+  loadScene,
+  parseScene,
+  parseSceneText,
+  type SceneInstance,
+  type SceneSpec,
+  sceneFiles,
+  sceneJsonSchema,
+  sceneSchema,
+} from './io/scene/scene.js';
 export { formatTetGen, parseTetGen } from './io/tetgen.js';
 export { svd3, svd32, symmetricEigen3 } from './math/svd3.js';
+export {
+  bunnyMesh,
+  type GridOptions,
+  gridMesh,
+  icosphere,
+  type Placement,
+  placePositions,
+  sackMesh,
+} from './mesh/generators.js';
+export {
+  boundaryVertices,
+  buildBendingQuads,
+  buildEdgeTopology,
+  type EdgeTopology,
+  enclosedVolume,
+  isClosed,
+  orientConsistently,
+  type TriangleMesh,
+  triangleArea,
+  validateTriangleMesh,
+} from './mesh/triangle-mesh.js';
 export { type InitialState, SoftBody, type SoftBodyOptions } from './softbody/soft-body.js';
 export {
   orientTets,
@@ -140,4 +144,9 @@ export {
   tetMeshSurface,
   tetrahedralize,
 } from './softbody/tetrahedralize.js';
-export { TetVolumeConstraints, TriangleAreaConstraints, tetVolume, triangleAreaOf } from './softbody/volume.js';
+export {
+  TetVolumeConstraints,
+  TriangleAreaConstraints,
+  tetVolume,
+  triangleAreaOf,
+} from './softbody/volume.js';

@@ -15,7 +15,8 @@ import {
 } from '../src/index.js';
 import { rng } from './helpers.js';
 
-const cube = (): TetMesh => tetBox({ size: [0.3, 0.3, 0.3], resolution: [4, 4, 4], origin: [-0.15, 0, -0.15] });
+const cube = (): TetMesh =>
+  tetBox({ size: [0.3, 0.3, 0.3], resolution: [4, 4, 4], origin: [-0.15, 0, -0.15] });
 
 function perturb(x: Float64Array, amount: number, seed: number): void {
   const r = rng(seed);
@@ -26,7 +27,10 @@ describe('energy constraint projections', () => {
   for (const solver of ['pbd', 'xpbd'] as SolverKind[]) {
     it(`conserve linear and angular momentum of a free, deformed body (${solver})`, () => {
       const w = new World({ solver, gravity: [0, 0, 0], substeps: 4 });
-      const b = new SoftBody(w, { mesh: cube(), material: { model: 'neo-hookean', youngsModulus: 1e5, poissonRatio: 0.4 } });
+      const b = new SoftBody(w, {
+        mesh: cube(),
+        material: { model: 'neo-hookean', youngsModulus: 1e5, poissonRatio: 0.4 },
+      });
       perturb(b.positions(), 0.06, 1);
       const v = b.velocities();
       const r = rng(2);
@@ -92,9 +96,18 @@ describe('energy constraint projections', () => {
       });
       new FemCloth(w, {
         mesh: gridMesh({ width: 1, height: 1, cols: 8, rows: 8 }),
-        orthotropic: { weftModulus: 2000, warpModulus: 500, shearModulus: 300, weftPoisson: 0.3, warpPoisson: 0.075 },
+        orthotropic: {
+          weftModulus: 2000,
+          warpModulus: 500,
+          shearModulus: 300,
+          weftPoisson: 0.3,
+          warpPoisson: 0.075,
+        },
       });
-      new FemCloth(w, { mesh: gridMesh({ width: 1, height: 1, cols: 6, rows: 6 }), material: { model: 'neo-hookean', youngsModulus: 1e3, poissonRatio: 0.3 } });
+      new FemCloth(w, {
+        mesh: gridMesh({ width: 1, height: 1, cols: 6, rows: 6 }),
+        material: { model: 'neo-hookean', youngsModulus: 1e3, poissonRatio: 0.3 },
+      });
       const x0 = w.store.x.slice(0, 3 * w.store.count);
       for (let s = 0; s < 120; s++) w.step();
       let d = 0;
@@ -106,7 +119,10 @@ describe('energy constraint projections', () => {
 
   it('the hot loops project exactly what the reference kernels prescribe (plain and inverted elements)', () => {
     const w = new World({ solver: 'pbd', gravity: [0, 0, 0] });
-    const b = new SoftBody(w, { mesh: tetBox({ size: [1, 1, 1], resolution: [2, 2, 2] }), material: { youngsModulus: 1e4, poissonRatio: 0.3 } });
+    const b = new SoftBody(w, {
+      mesh: tetBox({ size: [1, 1, 1], resolution: [2, 2, 2] }),
+      material: { youngsModulus: 1e4, poissonRatio: 0.3 },
+    });
     const fem = b.fem;
     if (!fem) throw new Error('fem');
     const x = w.store.x;
@@ -191,8 +207,14 @@ describe('soft body physics', () => {
       it(`002 Figure 6: a ${init} bunny recovers its rest shape (${model}, ${solver})`, () => {
         const mesh = tetrahedralize(bunnyMesh(0.5), { resolution: 6 }).mesh;
         const w = new World({ dt: 1 / 60, substeps: 10, gravity: [0, 0, 0], damping: 1, solver });
-        const b = new SoftBody(w, { mesh, material: { model, youngsModulus: 1e5, poissonRatio: 0.3 }, initial: init });
-        expect(init === 'flattened' ? Math.abs(b.currentVolume()) : b.invertedTets()).toBe(init === 'flattened' ? 0 : b.tets.length / 4);
+        const b = new SoftBody(w, {
+          mesh,
+          material: { model, youngsModulus: 1e5, poissonRatio: 0.3 },
+          initial: init,
+        });
+        expect(init === 'flattened' ? Math.abs(b.currentVolume()) : b.invertedTets()).toBe(
+          init === 'flattened' ? 0 : b.tets.length / 4,
+        );
         let rest = 0;
         for (let k = 0; k < b.tets.length / 4; k++) rest += b.fem?.volume[k] ?? 0;
         for (let s = 0; s < 300; s++) w.step();
@@ -222,7 +244,13 @@ describe('soft body physics', () => {
       // shear: move the top layer sideways for 1 s, hold, release it
       const x = w.store.x;
       for (let s = 0; s < 60; s++) {
-        for (const i of top) w.attachments.setTarget(b.offset + i, b.restPositions[3 * i] + (0.15 * (s + 1)) / 60, b.restPositions[3 * i + 1], b.restPositions[3 * i + 2]);
+        for (const i of top)
+          w.attachments.setTarget(
+            b.offset + i,
+            b.restPositions[3 * i] + (0.15 * (s + 1)) / 60,
+            b.restPositions[3 * i + 1],
+            b.restPositions[3 * i + 2],
+          );
         w.step();
       }
       for (let s = 0; s < 60; s++) w.step();
@@ -249,7 +277,12 @@ describe('soft body physics', () => {
     w.addCollider(new PlaneCollider({}, 'ground'));
     const mesh = cube();
     for (let i = 1; i < mesh.positions.length; i += 3) mesh.positions[i] += 0.5;
-    const b = new SoftBody(w, { mesh, model: 'geometric', edges: { compliance: 1e-6 }, volume: { compliance: 0 } });
+    const b = new SoftBody(w, {
+      mesh,
+      model: 'geometric',
+      edges: { compliance: 1e-6 },
+      volume: { compliance: 0 },
+    });
     const V0 = b.currentVolume();
     for (let s = 0; s < 90; s++) w.step();
     expect(Math.abs(b.currentVolume() / V0 - 1)).toBeLessThan(0.01);
@@ -267,7 +300,12 @@ describe('membranes (002 §4.3)', () => {
     // (the Figure 7 experiment measures this against a converged static solve)
     const w = new World({ dt: 1 / 60, substeps: 150, iterations: 1, gravity: [0, 0, 0], damping: 5 });
     const mesh = gridMesh({ width: 1, height: 0.25, cols: 21, rows: 6, plane: 'xy' });
-    const c = new FemCloth(w, { mesh, material: { youngsModulus: 1000, poissonRatio }, bend: false, density: 0.1 });
+    const c = new FemCloth(w, {
+      mesh,
+      material: { youngsModulus: 1000, poissonRatio },
+      bend: false,
+      density: 0.1,
+    });
     const x = w.store.x;
     const ends: number[] = [];
     for (let i = 0; i < c.count; i++) {
@@ -275,7 +313,12 @@ describe('membranes (002 §4.3)', () => {
       if (Math.abs(Math.abs(px) - 0.5) < 1e-9) {
         ends.push(i);
         c.pin(i);
-        w.attachments.setTarget(c.offset + i, px * 1.02, c.restPositions[3 * i + 1], c.restPositions[3 * i + 2]);
+        w.attachments.setTarget(
+          c.offset + i,
+          px * 1.02,
+          c.restPositions[3 * i + 1],
+          c.restPositions[3 * i + 2],
+        );
       }
     }
     for (let s = 0; s < 80; s++) w.step();
@@ -297,7 +340,7 @@ describe('membranes (002 §4.3)', () => {
     expect(e[1]).toBeLessThan(e[0]);
     expect(e[2]).toBeLessThan(e[1]);
     // a 4 : 1 strip's middle is close to uniaxial stress: ε_lat ≈ −ν ε_axial (ε_axial = 2 %)
-    ;[0.1, 0.3, 0.499].forEach((nu, k) => {
+    [0.1, 0.3, 0.499].forEach((nu, k) => {
       expect(e[k] / (-nu * 0.02)).toBeGreaterThan(0.95);
       expect(e[k] / (-nu * 0.02)).toBeLessThan(1.12);
     });
@@ -307,7 +350,13 @@ describe('membranes (002 §4.3)', () => {
     const w = new World({ dt: 1 / 60, substeps: 20, iterations: 2, gravity: [0, 0, 0], damping: 5 });
     const c = new FemCloth(w, {
       mesh: gridMesh({ width: 0.5, height: 0.5, cols: 11, rows: 11, plane: 'xy' }),
-      orthotropic: { weftModulus: 4000, warpModulus: 1000, shearModulus: 500, weftPoisson: 0, warpPoisson: 0 },
+      orthotropic: {
+        weftModulus: 4000,
+        warpModulus: 1000,
+        shearModulus: 500,
+        weftPoisson: 0,
+        warpPoisson: 0,
+      },
       bend: false,
     });
     // pull the +x edge along x and the +y edge along y with soft attachments of the same compliance and offset
@@ -345,7 +394,11 @@ describe('membranes (002 §4.3)', () => {
 describe('reference kernels agree with the triangle hot loop', () => {
   it('one membrane projection equals eq. 3 on triangleEnergy', () => {
     const w = new World({ solver: 'pbd', gravity: [0, 0, 0] });
-    const c = new FemCloth(w, { mesh: gridMesh({ width: 1, height: 1, cols: 2, rows: 2 }), material: { youngsModulus: 1000, poissonRatio: 0.3 }, bend: false });
+    const c = new FemCloth(w, {
+      mesh: gridMesh({ width: 1, height: 1, cols: 2, rows: 2 }),
+      material: { youngsModulus: 1000, poissonRatio: 0.3 },
+      bend: false,
+    });
     perturb(w.store.x, 0.3, 9);
     w.store.p.set(w.store.x);
     const m = c.membrane;
@@ -353,15 +406,29 @@ describe('reference kernels agree with the triangle hot loop', () => {
     m.beginStep(ctx);
     const before = w.store.p.slice();
     const g = new Float64Array(9);
-    const E = triangleEnergy(m.material, before, m.indices[0], m.indices[1], m.indices[2], m.restShape, 0, m.area[0], g);
+    const E = triangleEnergy(
+      m.material,
+      before,
+      m.indices[0],
+      m.indices[1],
+      m.indices[2],
+      m.restShape,
+      0,
+      m.area[0],
+      g,
+    );
     let wG = 0;
-    for (let j = 0; j < 3; j++) wG += w.store.invMass[m.indices[j]] * (g[3 * j] ** 2 + g[3 * j + 1] ** 2 + g[3 * j + 2] ** 2);
+    for (let j = 0; j < 3; j++)
+      wG += w.store.invMass[m.indices[j]] * (g[3 * j] ** 2 + g[3 * j + 1] ** 2 + g[3 * j + 2] ** 2);
     Object.assign(m, { count: 1 });
     m.project(ctx);
     for (let j = 0; j < 3; j++)
       for (let d = 0; d < 3; d++) {
         const i = m.indices[j];
-        expect(w.store.p[3 * i + d]).toBeCloseTo(before[3 * i + d] - (w.store.invMass[i] * g[3 * j + d] * E) / wG, 12);
+        expect(w.store.p[3 * i + d]).toBeCloseTo(
+          before[3 * i + d] - (w.store.invMass[i] * g[3 * j + d] * E) / wG,
+          12,
+        );
       }
     expect(typeof tetEnergy).toBe('function');
   });

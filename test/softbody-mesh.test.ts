@@ -39,7 +39,10 @@ describe('tet mesh validation', () => {
   it('orients a consistently negative mesh and measures it', () => {
     const neg = { positions: one.positions, tets: new Uint32Array([1, 0, 2, 3, 2, 1, 3, 4]) };
     const m = validateTetMesh(neg);
-    for (let t = 0; t < 2; t++) expect(tetVolume(m.positions, m.tets[4 * t], m.tets[4 * t + 1], m.tets[4 * t + 2], m.tets[4 * t + 3])).toBeGreaterThan(0);
+    for (let t = 0; t < 2; t++)
+      expect(
+        tetVolume(m.positions, m.tets[4 * t], m.tets[4 * t + 1], m.tets[4 * t + 2], m.tets[4 * t + 3]),
+      ).toBeGreaterThan(0);
     const q = tetQuality(m);
     expect(q.totalVolume).toBeCloseTo(1 / 6 + 1 / 3, 12);
     expect(q.minDihedral).toBeGreaterThan(0);
@@ -50,7 +53,10 @@ describe('tet mesh validation', () => {
     const inv = codeOf(() => validateTetMesh(mixed, 'm'));
     expect(inv.code).toBe('tetmesh/inverted-tet');
     expect(inv.message).toMatch(/m: tet 1.*inverted/);
-    const flat = { positions: new Float64Array([0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0]), tets: new Uint32Array([0, 1, 2, 3]) };
+    const flat = {
+      positions: new Float64Array([0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0]),
+      tets: new Uint32Array([0, 1, 2, 3]),
+    };
     const z = codeOf(() => validateTetMesh(flat, 'm'));
     expect(z.code).toBe('tetmesh/zero-volume');
     expect(z.message).toMatch(/tet 0.*zero volume/);
@@ -74,7 +80,8 @@ describe('tet mesh validation', () => {
       }
     for (const c of edges.values()) expect(c).toBe(2);
     let v = 0;
-    for (let t = 0; t < s.length; t += 3) v += tetVolume([0, 0, 0, ...m.positions], 0, s[t] + 1, s[t + 1] + 1, s[t + 2] + 1);
+    for (let t = 0; t < s.length; t += 3)
+      v += tetVolume([0, 0, 0, ...m.positions], 0, s[t] + 1, s[t + 1] + 1, s[t + 2] + 1);
     expect(v).toBeCloseTo(1, 12);
     expect(tetQuality(m).totalVolume).toBeCloseTo(1, 12);
     // 5 tets per cell
@@ -97,7 +104,9 @@ describe('TetGen and Gmsh files', () => {
   });
 
   it('TetGen errors name the file and line', () => {
-    const e = codeOf(() => parseTetGen('2 3 0 0\n0 0 0 0\n1 1 0 0\n', '1 4 0\n0 0 1 2 7\n', 'a.node', 'a.ele'));
+    const e = codeOf(() =>
+      parseTetGen('2 3 0 0\n0 0 0 0\n1 1 0 0\n', '1 4 0\n0 0 1 2 7\n', 'a.node', 'a.ele'),
+    );
     expect(e.code).toBe('tetgen/bad-index');
     expect(e.message).toMatch(/a\.ele:2/);
     const t = codeOf(() => parseTetGen('3 3 0 0\n0 0 0 0\n', '', 'b.node'));
@@ -147,15 +156,20 @@ $EndElements
     const m = parseGmsh(v41);
     expect(m.tets.length).toBe(8);
     expect(validateTetMesh(m).tets.length).toBe(8);
-    const v22 = '$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n$Elements\n2\n1 2 2 0 1 1 2 3\n2 4 2 0 1 1 2 3 4\n$EndElements\n';
+    const v22 =
+      '$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n$Elements\n2\n1 2 2 0 1 1 2 3\n2 4 2 0 1 1 2 3 4\n$EndElements\n';
     expect(Array.from(parseGmsh(v22).tets)).toEqual([0, 1, 2, 3]);
-    const v40 = '$MeshFormat\n4 0 8\n$EndMeshFormat\n$Nodes\n1 4\n1 3 0 4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n$Elements\n1 1\n1 3 4 1\n1 1 2 3 4\n$EndElements\n';
+    const v40 =
+      '$MeshFormat\n4 0 8\n$EndMeshFormat\n$Nodes\n1 4\n1 3 0 4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n$Elements\n1 1\n1 3 4 1\n1 1 2 3 4\n$EndElements\n';
     expect(Array.from(parseGmsh(v40).tets)).toEqual([0, 1, 2, 3]);
   });
 
   it('Gmsh errors: binary files, unknown nodes, no tets', () => {
-    expect(codeOf(() => parseGmsh('$MeshFormat\n4.1 1 8\n$EndMeshFormat\n', 'b.msh')).code).toBe('gmsh/binary');
-    const missing = '$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n1\n1 0 0 0\n$EndNodes\n$Elements\n1\n1 4 0 1 2 3 4\n$EndElements\n';
+    expect(codeOf(() => parseGmsh('$MeshFormat\n4.1 1 8\n$EndMeshFormat\n', 'b.msh')).code).toBe(
+      'gmsh/binary',
+    );
+    const missing =
+      '$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n1\n1 0 0 0\n$EndNodes\n$Elements\n1\n1 4 0 1 2 3 4\n$EndElements\n';
     const e = codeOf(() => parseGmsh(missing, 'm.msh'));
     expect(e.code).toBe('gmsh/bad-index');
     expect(e.message).toMatch(/m\.msh:\d+.*node 2/);
@@ -206,7 +220,9 @@ describe("pbdkit's tetrahedraliser", () => {
   });
 
   it('rejects an open surface, naming a boundary edge', () => {
-    const e = codeOf(() => tetrahedralize(gridMesh({ width: 1, height: 1, cols: 3, rows: 3 }), {}, 'bodies[0].tetMesh'));
+    const e = codeOf(() =>
+      tetrahedralize(gridMesh({ width: 1, height: 1, cols: 3, rows: 3 }), {}, 'bodies[0].tetMesh'),
+    );
     expect(e.code).toBe('tetrahedralize/open-surface');
     expect(e.message).toMatch(/bodies\[0\]\.tetMesh\.surface: edge \(\d+, \d+\)/);
   });
@@ -223,11 +239,19 @@ describe('render embedding (002 §5)', () => {
     const def = new Float64Array(sim.positions.length);
     for (let i = 0; i < def.length; i += 3)
       for (let r = 0; r < 3; r++)
-        def[i + r] = A[3 * r] * sim.positions[i] + A[3 * r + 1] * sim.positions[i + 1] + A[3 * r + 2] * sim.positions[i + 2] + r;
+        def[i + r] =
+          A[3 * r] * sim.positions[i] +
+          A[3 * r + 1] * sim.positions[i + 1] +
+          A[3 * r + 2] * sim.positions[i + 2] +
+          r;
     emb.update(def, 0);
     for (let i = 0; i < out.length; i += 3)
       for (let r = 0; r < 3; r++) {
-        const e = A[3 * r] * render.positions[i] + A[3 * r + 1] * render.positions[i + 1] + A[3 * r + 2] * render.positions[i + 2] + r;
+        const e =
+          A[3 * r] * render.positions[i] +
+          A[3 * r + 1] * render.positions[i + 1] +
+          A[3 * r + 2] * render.positions[i + 2] +
+          r;
         expect(emb.positions[i + r]).toBeCloseTo(e, 9);
       }
   });
@@ -262,7 +286,14 @@ describe('render embedding (002 §5)', () => {
       title: 't',
       family: 'softbody',
       world: { gravity: [0, 0, 0] },
-      bodies: [{ type: 'softbody', tetMesh: { tetrahedralize: { mesh: { icosphere: { radius: 0.5, subdivisions: 2 } }, resolution: 4 } } }],
+      bodies: [
+        {
+          type: 'softbody',
+          tetMesh: {
+            tetrahedralize: { mesh: { icosphere: { radius: 0.5, subdivisions: 2 } }, resolution: 4 },
+          },
+        },
+      ],
     };
     const inst = loadScene(JSON.stringify(scene));
     const body = inst.bodies[0];
@@ -277,7 +308,9 @@ function circumsphere(P: Float64Array, a: number, b: number, c: number, d: numbe
   const v = [b, c, d].map((i) => [P[3 * i] - o[0], P[3 * i + 1] - o[1], P[3 * i + 2] - o[2]]);
   const rhs = v.map((q) => 0.5 * (q[0] * q[0] + q[1] * q[1] + q[2] * q[2]));
   const det = (m: number[][]) =>
-    m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+    m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+    m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
   const D = det(v);
   const x = [0, 1, 2].map((k) => det(v.map((row, r) => row.map((e, j) => (j === k ? rhs[r] : e)))) / D);
   return [o[0] + x[0], o[1] + x[1], o[2] + x[2], Math.hypot(x[0], x[1], x[2])];

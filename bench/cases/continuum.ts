@@ -49,18 +49,21 @@ function bar() {
 export const cases: BenchCase[] = [
   {
     name: 'cloth-fem-201',
-    description: '002 cloth: 201×201 vertices, StVK triangles + isometric bending, 5 iterations, dt = 5 ms, forward sweep',
+    description:
+      '002 cloth: 201×201 vertices, StVK triangles + isometric bending, 5 iterations, dt = 5 ms, forward sweep',
     setup: femCloth,
     steps: 40,
     warmup: 10,
     target: {
       msPerStep: 20,
-      reference: '002 Table 1: 6.73 ms/step on 12 cores; C++ PositionBasedDynamics: 38.2 ms/step with 2 threads on this machine kind',
+      reference:
+        '002 Table 1: 6.73 ms/step on 12 cores; C++ PositionBasedDynamics: 38.2 ms/step with 2 threads on this machine kind',
     },
   },
   {
     name: 'bar-30x5x5',
-    description: '30×5×5 tet bar fixed at one end, StVK energy constraints, 5 substeps × 1 iteration, dt = 5 ms, forward sweep',
+    description:
+      '30×5×5 tet bar fixed at one end, StVK energy constraints, 5 substeps × 1 iteration, dt = 5 ms, forward sweep',
     setup: bar,
     steps: 600,
     warmup: 200,

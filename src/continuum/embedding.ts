@@ -96,10 +96,19 @@ export class RenderEmbedding {
    * Attaches `render` to the triangle surface `surface` (body-local indices)
    * of a simulation mesh with rest positions `rest` (002 §5).
    */
-  static onSurface(render: TriangleMesh, rest: ArrayLike<number>, surface: ArrayLike<number>): RenderEmbedding {
+  static onSurface(
+    render: TriangleMesh,
+    rest: ArrayLike<number>,
+    surface: ArrayLike<number>,
+  ): RenderEmbedding {
     const nr = render.positions.length / 3;
     const ns = surface.length / 3;
-    if (ns === 0) throw new PbdError('embedding/no-surface', 'render embedding', 'the simulation mesh has no surface triangles');
+    if (ns === 0)
+      throw new PbdError(
+        'embedding/no-surface',
+        'render embedding',
+        'the simulation mesh has no surface triangles',
+      );
     const simCount = rest.length / 3;
     const normals = new Float64Array(3 * simCount);
     vertexNormals(rest, surface, normals);
@@ -159,7 +168,15 @@ export class RenderEmbedding {
       weights.set(b, 3 * i);
       offsets[i] = d;
     }
-    return new RenderEmbedding('surface', render, vertices, weights, offsets, Uint32Array.from(surface), simCount);
+    return new RenderEmbedding(
+      'surface',
+      render,
+      vertices,
+      weights,
+      offsets,
+      Uint32Array.from(surface),
+      simCount,
+    );
   }
 
   /** Recomputes `positions` from the simulation positions x (global store) of a body starting at `offset`. */

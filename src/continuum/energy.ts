@@ -87,9 +87,9 @@ export function isotropicEnergy(
   // restoring slope only: s_i = min(∂Ψ/∂σ_i(c), 0), so Ψ̃ ≥ Ψ(c) ≥ 0 and pushing a clamped
   // direction further into inversion can never release energy (a tensile slope there —
   // when the other directions are stretched — would make Ψ̃ unbounded below)
-  const s0 = g0 < 0 ? g0 : 0,
-    s1 = g1 < 0 ? g1 : 0,
-    s2 = g2 < 0 ? g2 : 0;
+  const s0 = Math.min(g0, 0),
+    s1 = Math.min(g1, 0),
+    s2 = Math.min(g2, 0);
   const t0 = s0 !== 0 ? d0 : 0,
     t1 = s1 !== 0 ? d1 : 0,
     t2 = s2 !== 0 ? d2 : 0;

@@ -4,7 +4,12 @@ import { PbdError } from '../core/errors.js';
 import type { Motion } from '../core/motion.js';
 import type { ConstraintParams } from '../core/solver.js';
 import type { World } from '../core/world.js';
-import { buildBendingQuads, type TriangleMesh, triangleArea, validateTriangleMesh } from '../mesh/triangle-mesh.js';
+import {
+  buildBendingQuads,
+  type TriangleMesh,
+  triangleArea,
+  validateTriangleMesh,
+} from '../mesh/triangle-mesh.js';
 import { RenderEmbedding } from './embedding.js';
 import { IsometricBending } from './isometric-bending.js';
 import type { MaterialOptions, OrthotropicOptions } from './material.js';
@@ -70,7 +75,12 @@ export class FemCloth extends Body {
     }
     for (let i = 0; i < nv; i++) {
       if (!(m[i] > 0)) {
-        throw new PbdError('fem-cloth/unused-vertex', `${where}.mesh: vertex ${i}`, 'belongs to no triangle, so it has no mass', 'remove unreferenced vertices');
+        throw new PbdError(
+          'fem-cloth/unused-vertex',
+          `${where}.mesh: vertex ${i}`,
+          'belongs to no triangle, so it has no mass',
+          'remove unreferenced vertices',
+        );
       }
       store.setMass(off + i, m[i]);
       store.radius[off + i] = o.radius ?? 0;
@@ -93,10 +103,14 @@ export class FemCloth extends Body {
       const quads = buildBendingQuads(this.triangles, topo);
       // buildBendingQuads gives (edge a, edge b, opposite c, opposite d): the stencil order of 002 Figure 3
       for (let k = 0; k < quads.length; k++) quads[k] += off;
-      this.bend = this.addSet(new IsometricBending(store, quads, o.bend ?? { stiffness: 0.5, compliance: 100 }));
+      this.bend = this.addSet(
+        new IsometricBending(store, quads, o.bend ?? { stiffness: 0.5, compliance: 100 }),
+      );
     }
     this.damping = o.globalDamping ? this.addSet(new RigidModeDamping(off, nv, o.globalDamping)) : null;
-    this.embedding = o.render ? RenderEmbedding.onSurface(o.render, this.restPositions, this.triangles) : null;
+    this.embedding = o.render
+      ? RenderEmbedding.onSurface(o.render, this.restPositions, this.triangles)
+      : null;
   }
 
   override renderTriangles(): Uint32Array {
@@ -110,20 +124,43 @@ export class FemCloth extends Body {
   /** Pins a vertex (body-local) where it is, to a scripted motion, or softly (compliance > 0). */
   pin(vertex: number, motion?: Motion, compliance?: number): void {
     if (!(Number.isInteger(vertex) && vertex >= 0 && vertex < this.count)) {
-      throw new PbdError('fem-cloth/bad-vertex', `fem-cloth '${this.name}'`, `has no vertex ${vertex} (it has ${this.count})`);
+      throw new PbdError(
+        'fem-cloth/bad-vertex',
+        `fem-cloth '${this.name}'`,
+        `has no vertex ${vertex} (it has ${this.count})`,
+      );
     }
     this.world.attachments.attach(this.offset + vertex, { motion, compliance });
   }
 
   override tunables(): Tunable[] {
     const out: Tunable[] = [
-      { name: 'membrane.stiffness', min: 0, max: 1, get: () => this.membrane.rule.stiffness, set: (v) => this.membrane.rule.set({ stiffness: v }) },
+      {
+        name: 'membrane.stiffness',
+        min: 0,
+        max: 1,
+        get: () => this.membrane.rule.stiffness,
+        set: (v) => this.membrane.rule.set({ stiffness: v }),
+      },
     ];
     const b = this.bend;
     if (b) {
       out.push(
-        { name: 'bend.stiffness', min: 0, max: 1, get: () => b.rule.stiffness, set: (v) => b.rule.set({ stiffness: v }) },
-        { name: 'bend.compliance', min: 1e-4, max: 1e3, log: true, get: () => b.rule.compliance, set: (v) => b.rule.set({ compliance: v }) },
+        {
+          name: 'bend.stiffness',
+          min: 0,
+          max: 1,
+          get: () => b.rule.stiffness,
+          set: (v) => b.rule.set({ stiffness: v }),
+        },
+        {
+          name: 'bend.compliance',
+          min: 1e-4,
+          max: 1e3,
+          log: true,
+          get: () => b.rule.compliance,
+          set: (v) => b.rule.set({ compliance: v }),
+        },
       );
     }
     return out;

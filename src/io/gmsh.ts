@@ -4,7 +4,20 @@ import type { TetMesh } from '../softbody/tet-mesh.js';
 /** Gmsh element types that are tetrahedra: 4 = 4-node, 11 = 10-node (corners first). */
 const TET_TYPES: Record<number, number> = { 4: 4, 11: 10 };
 /** Nodes per element type, for skipping the other elements in v2 files. */
-const NODES_PER_TYPE: Record<number, number> = { 1: 2, 2: 3, 3: 4, 4: 4, 5: 8, 6: 6, 7: 5, 8: 3, 9: 6, 10: 9, 11: 10, 15: 1 };
+const NODES_PER_TYPE: Record<number, number> = {
+  1: 2,
+  2: 3,
+  3: 4,
+  4: 4,
+  5: 8,
+  6: 6,
+  7: 5,
+  8: 3,
+  9: 6,
+  10: 9,
+  11: 10,
+  15: 1,
+};
 
 class Reader {
   private k = 0;
@@ -23,20 +36,26 @@ class Reader {
     return this.k >= this.lines.length;
   }
   next(): string {
-    if (this.done()) throw new PbdError('gmsh/truncated', this.file, 'ends unexpectedly', 'the file is incomplete');
+    if (this.done())
+      throw new PbdError('gmsh/truncated', this.file, 'ends unexpectedly', 'the file is incomplete');
     return this.lines[this.k++].trim();
   }
   numbers(count?: number): number[] {
     const s = this.next();
     const v = s.split(/\s+/).map(Number);
     if (v.some((x) => !Number.isFinite(x)) || (count !== undefined && v.length < count)) {
-      throw new PbdError('gmsh/syntax', `${this.file}:${this.k}`, `expected ${count ?? 'some'} numbers, got "${s.slice(0, 60)}"`);
+      throw new PbdError(
+        'gmsh/syntax',
+        `${this.file}:${this.k}`,
+        `expected ${count ?? 'some'} numbers, got "${s.slice(0, 60)}"`,
+      );
     }
     return v;
   }
   expect(tag: string): void {
     const s = this.next();
-    if (s !== tag) throw new PbdError('gmsh/syntax', `${this.file}:${this.k}`, `expected ${tag}, got "${s.slice(0, 40)}"`);
+    if (s !== tag)
+      throw new PbdError('gmsh/syntax', `${this.file}:${this.k}`, `expected ${tag}, got "${s.slice(0, 40)}"`);
   }
 }
 
@@ -58,9 +77,20 @@ export function parseGmsh(text: string, file = 'mesh.msh'): TetMesh {
     if (section === '$MeshFormat') {
       const [v, binary] = r.numbers(3);
       version = v;
-      if (binary !== 0) throw new PbdError('gmsh/binary', `${file}:${r.line}`, 'is a binary .msh file', 'export it as ASCII (gmsh -save_all -format msh2 or msh4 with Binary=0)');
+      if (binary !== 0)
+        throw new PbdError(
+          'gmsh/binary',
+          `${file}:${r.line}`,
+          'is a binary .msh file',
+          'export it as ASCII (gmsh -save_all -format msh2 or msh4 with Binary=0)',
+        );
       if (!(Math.floor(v) === 2 || Math.floor(v) === 4)) {
-        throw new PbdError('gmsh/version', `${file}:${r.line}`, `format ${v} is not supported`, 'use format 2.2 or 4.1');
+        throw new PbdError(
+          'gmsh/version',
+          `${file}:${r.line}`,
+          `format ${v} is not supported`,
+          'use format 2.2 or 4.1',
+        );
       }
       r.expect('$EndMeshFormat');
     } else if (section === '$Nodes') {
@@ -99,7 +129,8 @@ export function parseGmsh(text: string, file = 'mesh.msh'): TetMesh {
       }
       r.expect('$EndNodes');
     } else if (section === '$Elements') {
-      if (version === 0) throw new PbdError('gmsh/syntax', `${file}:${r.line}`, '$Elements before $MeshFormat');
+      if (version === 0)
+        throw new PbdError('gmsh/syntax', `${file}:${r.line}`, '$Elements before $MeshFormat');
       if (version < 3) {
         const [n] = r.numbers(1);
         for (let i = 0; i < n; i++) {
@@ -107,8 +138,10 @@ export function parseGmsh(text: string, file = 'mesh.msh'): TetMesh {
           const type = v[1];
           const ntags = v[2];
           const per = NODES_PER_TYPE[type];
-          if (per === undefined) throw new PbdError('gmsh/element-type', `${file}:${r.line}`, `unknown element type ${type}`);
-          if (v.length < 3 + ntags + per) throw new PbdError('gmsh/syntax', `${file}:${r.line}`, `element needs ${per} nodes`);
+          if (per === undefined)
+            throw new PbdError('gmsh/element-type', `${file}:${r.line}`, `unknown element type ${type}`);
+          if (v.length < 3 + ntags + per)
+            throw new PbdError('gmsh/syntax', `${file}:${r.line}`, `element needs ${per} nodes`);
           if (TET_TYPES[type]) {
             tetTags.push(v[3 + ntags], v[4 + ntags], v[5 + ntags], v[6 + ntags]);
             tetLine.push(r.line);
@@ -124,7 +157,8 @@ export function parseGmsh(text: string, file = 'mesh.msh'): TetMesh {
           for (let i = 0; i < n; i++) {
             const v = r.numbers(1);
             if (per) {
-              if (v.length < 1 + per) throw new PbdError('gmsh/syntax', `${file}:${r.line}`, `a tetrahedron needs ${per} nodes`);
+              if (v.length < 1 + per)
+                throw new PbdError('gmsh/syntax', `${file}:${r.line}`, `a tetrahedron needs ${per} nodes`);
               tetTags.push(v[1], v[2], v[3], v[4]);
               tetLine.push(r.line);
             }
@@ -139,11 +173,20 @@ export function parseGmsh(text: string, file = 'mesh.msh'): TetMesh {
         /* skip */
       }
     } else {
-      throw new PbdError('gmsh/syntax', `${file}:${r.line}`, `unexpected "${section.slice(0, 40)}" outside a section`);
+      throw new PbdError(
+        'gmsh/syntax',
+        `${file}:${r.line}`,
+        `unexpected "${section.slice(0, 40)}" outside a section`,
+      );
     }
   }
   if (tetTags.length === 0) {
-    throw new PbdError('gmsh/no-tets', file, 'contains no tetrahedra', 'mesh the volume (gmsh -3) before exporting');
+    throw new PbdError(
+      'gmsh/no-tets',
+      file,
+      'contains no tetrahedra',
+      'mesh the volume (gmsh -3) before exporting',
+    );
   }
   // keep only the nodes tets use, in file order
   const nn = coords.length / 3;
@@ -185,14 +228,18 @@ export function formatGmsh(mesh: TetMesh, version: '2.2' | '4.1' = '4.1'): strin
     out.push('$Nodes', `${nv}`);
     for (let i = 0; i < nv; i++) out.push(`${i + 1} ${x[3 * i]} ${x[3 * i + 1]} ${x[3 * i + 2]}`);
     out.push('$EndNodes', '$Elements', `${nt}`);
-    for (let e = 0; e < nt; e++) out.push(`${e + 1} 4 2 0 1 ${t[4 * e] + 1} ${t[4 * e + 1] + 1} ${t[4 * e + 2] + 1} ${t[4 * e + 3] + 1}`);
+    for (let e = 0; e < nt; e++)
+      out.push(
+        `${e + 1} 4 2 0 1 ${t[4 * e] + 1} ${t[4 * e + 1] + 1} ${t[4 * e + 2] + 1} ${t[4 * e + 3] + 1}`,
+      );
     out.push('$EndElements');
   } else {
     out.push('$Nodes', `1 ${nv} 1 ${nv}`, `3 1 0 ${nv}`);
     for (let i = 0; i < nv; i++) out.push(`${i + 1}`);
     for (let i = 0; i < nv; i++) out.push(`${x[3 * i]} ${x[3 * i + 1]} ${x[3 * i + 2]}`);
     out.push('$EndNodes', '$Elements', `1 ${nt} 1 ${nt}`, `3 1 4 ${nt}`);
-    for (let e = 0; e < nt; e++) out.push(`${e + 1} ${t[4 * e] + 1} ${t[4 * e + 1] + 1} ${t[4 * e + 2] + 1} ${t[4 * e + 3] + 1}`);
+    for (let e = 0; e < nt; e++)
+      out.push(`${e + 1} ${t[4 * e] + 1} ${t[4 * e + 1] + 1} ${t[4 * e + 2] + 1} ${t[4 * e + 3] + 1}`);
     out.push('$EndElements');
   }
   return `${out.join('\n')}\n`;

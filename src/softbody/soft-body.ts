@@ -76,7 +76,12 @@ export class SoftBody extends Body {
     super(world, o.name ?? '', nv);
     this.density = o.density ?? 1000;
     if (!(this.density > 0) || !Number.isFinite(this.density)) {
-      throw new PbdError('softbody/density', `${where}.density`, `must be > 0 kg/m³, got ${o.density}`, 'rubber is about 1100 kg/m³');
+      throw new PbdError(
+        'softbody/density',
+        `${where}.density`,
+        `must be > 0 kg/m³, got ${o.density}`,
+        'rubber is about 1100 kg/m³',
+      );
     }
     this.tets = mesh.tets;
     this.restPositions = mesh.positions;
@@ -117,7 +122,12 @@ export class SoftBody extends Body {
     for (let k = 0; k < t.length; k++) global[k] = t[k] + off;
     const model = o.model ?? 'fem';
     if (model !== 'fem' && model !== 'geometric') {
-      throw new PbdError('softbody/model', `${where}.model`, `unknown model '${model}'`, "use 'fem' or 'geometric'");
+      throw new PbdError(
+        'softbody/model',
+        `${where}.model`,
+        `unknown model '${model}'`,
+        "use 'fem' or 'geometric'",
+      );
     }
     if (model === 'fem') {
       this.fem = this.addSet(
@@ -134,7 +144,9 @@ export class SoftBody extends Body {
     } else {
       const e = tetEdges(t);
       for (let k = 0; k < e.length; k++) e[k] += off;
-      this.edges = this.addSet(new DistanceConstraints(store, e, undefined, o.edges ?? {}, { kind: 'softbody-edge' }));
+      this.edges = this.addSet(
+        new DistanceConstraints(store, e, undefined, o.edges ?? {}, { kind: 'softbody-edge' }),
+      );
       this.volume = this.addSet(new TetVolumeConstraints(store, global, o.volume ?? {}));
       this.fem = null;
     }
@@ -185,14 +197,23 @@ export class SoftBody extends Body {
   /** Pins a vertex (body-local) where it is, or to a scripted motion of it. */
   pin(vertex: number, motion?: Motion, compliance?: number): void {
     if (!(Number.isInteger(vertex) && vertex >= 0 && vertex < this.count)) {
-      throw new PbdError('softbody/bad-vertex', `softbody '${this.name}'`, `has no vertex ${vertex} (it has ${this.count})`);
+      throw new PbdError(
+        'softbody/bad-vertex',
+        `softbody '${this.name}'`,
+        `has no vertex ${vertex} (it has ${this.count})`,
+      );
     }
     this.world.attachments.attach(this.offset + vertex, { motion, compliance });
   }
 
   /** Releases the given pinned vertices (body-local) at simulated time `time`. */
   releaseAt(time: number, vertices: number[]): void {
-    this.addSet(new TimedRelease(time, vertices.map((v) => v + this.offset)));
+    this.addSet(
+      new TimedRelease(
+        time,
+        vertices.map((v) => v + this.offset),
+      ),
+    );
   }
 
   /** Total volume of the tets at the current positions (m³). */
@@ -282,10 +303,36 @@ export class SoftBody extends Body {
       vol = this.volume;
     if (e && vol) {
       out.push(
-        { name: 'edges.compliance', min: 0, max: 1e-2, log: true, get: () => e.rule.compliance, set: (v) => e.rule.set({ compliance: v }) },
-        { name: 'volume.compliance', min: 0, max: 1e-2, log: true, get: () => vol.rule.compliance, set: (v) => vol.rule.set({ compliance: v }) },
-        { name: 'edges.stiffness', min: 0, max: 1, get: () => e.rule.stiffness, set: (v) => e.rule.set({ stiffness: v }) },
-        { name: 'volume.stiffness', min: 0, max: 1, get: () => vol.rule.stiffness, set: (v) => vol.rule.set({ stiffness: v }) },
+        {
+          name: 'edges.compliance',
+          min: 0,
+          max: 1e-2,
+          log: true,
+          get: () => e.rule.compliance,
+          set: (v) => e.rule.set({ compliance: v }),
+        },
+        {
+          name: 'volume.compliance',
+          min: 0,
+          max: 1e-2,
+          log: true,
+          get: () => vol.rule.compliance,
+          set: (v) => vol.rule.set({ compliance: v }),
+        },
+        {
+          name: 'edges.stiffness',
+          min: 0,
+          max: 1,
+          get: () => e.rule.stiffness,
+          set: (v) => e.rule.set({ stiffness: v }),
+        },
+        {
+          name: 'volume.stiffness',
+          min: 0,
+          max: 1,
+          get: () => vol.rule.stiffness,
+          set: (v) => vol.rule.set({ stiffness: v }),
+        },
       );
     }
     const d = this.damping;

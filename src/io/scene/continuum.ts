@@ -20,7 +20,10 @@ import { resolveMesh } from './meshes.js';
 
 const material = z
   .strictObject({
-    model: z.enum(['stvk', 'neo-hookean']).optional().describe('constitutive model (002 §4.1), default "stvk"'),
+    model: z
+      .enum(['stvk', 'neo-hookean'])
+      .optional()
+      .describe('constitutive model (002 §4.1), default "stvk"'),
     youngsModulus: z.number().positive().describe("Young's modulus k (Pa)"),
     poissonRatio: z.number().gt(-1).lt(0.5).describe('Poisson ratio ν'),
     clampStretch: z
@@ -48,26 +51,43 @@ export const tetMeshSource = z
     z.strictObject({
       box: z.strictObject({
         size: vec3.describe('m'),
-        resolution: z.tuple([z.int().min(2), z.int().min(2), z.int().min(2)]).describe('vertices along x, y, z'),
+        resolution: z
+          .tuple([z.int().min(2), z.int().min(2), z.int().min(2)])
+          .describe('vertices along x, y, z'),
         origin: vec3.optional().describe('minimum corner, default: centred on x and z, standing on y = 0'),
       }),
     }),
     z.strictObject({
       tetrahedralize: z.strictObject({
         mesh: meshSource.describe('a closed surface'),
-        resolution: z.int().min(1).max(64).optional().describe('lattice cells along the longest side, default 8'),
-        sliverAngle: z.number().min(0).max(30).optional().describe('boundary tets below this dihedral angle (°) are removed'),
+        resolution: z
+          .int()
+          .min(1)
+          .max(64)
+          .optional()
+          .describe('lattice cells along the longest side, default 8'),
+        sliverAngle: z
+          .number()
+          .min(0)
+          .max(30)
+          .optional()
+          .describe('boundary tets below this dihedral angle (°) are removed'),
       }),
     }),
     z.strictObject({ tetgen: z.strictObject({ node: z.string().min(1), ele: z.string().min(1) }) }),
     z.strictObject({ gmsh: z.string().min(1).describe('an ASCII .msh file (format 2 or 4)') }),
   ])
-  .describe('a tetrahedral mesh: { box }, { tetrahedralize } (pbdkit\'s tetrahedraliser), { tetgen } (.node/.ele) or { gmsh } (.msh)');
+  .describe(
+    "a tetrahedral mesh: { box }, { tetrahedralize } (pbdkit's tetrahedraliser), { tetgen } (.node/.ele) or { gmsh } (.msh)",
+  );
 
 const softPin = z
   .strictObject({
     vertices: z.array(z.int().min(0)).optional(),
-    box: z.strictObject({ min: vec3, max: vec3 }).optional().describe('every vertex inside this world-space box'),
+    box: z
+      .strictObject({ min: vec3, max: vec3 })
+      .optional()
+      .describe('every vertex inside this world-space box'),
     motion: motion.optional(),
     compliance: z.number().min(0).optional().describe('0 (default) pins hard; > 0 attaches softly (m/N)'),
     releaseAt: z.number().min(0).optional().describe('time (s) at which the pins let go'),
@@ -81,7 +101,10 @@ export const softBody = z
     tetMesh: tetMeshSource,
     transform: placement.optional(),
     density: z.number().positive().optional().describe('kg/m³, default 1000'),
-    model: z.enum(['fem', 'geometric']).optional().describe('"fem" (002 energy constraints, default) or "geometric" (000 §3.4.4)'),
+    model: z
+      .enum(['fem', 'geometric'])
+      .optional()
+      .describe('"fem" (002 energy constraints, default) or "geometric" (000 §3.4.4)'),
     material: material.optional(),
     stiffness: z.number().min(0).max(1).optional().describe('PBD stiffness of the energy constraints'),
     damping: z.number().min(0).optional().describe('XPBD damping of the energy constraints (s)'),
@@ -100,7 +123,10 @@ export const softBody = z
         z.literal(false),
         z.strictObject({
           mesh: meshSource.optional().describe('default: the surface that was tetrahedralised'),
-          embed: z.enum(['tets', 'surface']).optional().describe('002 §5: barycentric in tets (default) or on the surface with a normal offset'),
+          embed: z
+            .enum(['tets', 'surface'])
+            .optional()
+            .describe('002 §5: barycentric in tets (default) or on the surface with a normal offset'),
         }),
       ])
       .optional()
@@ -122,7 +148,9 @@ export const femCloth = z
     mesh: meshSource,
     transform: placement.optional(),
     density: z.number().positive().optional().describe('kg/m², default 0.1'),
-    material: material.optional().describe('isotropic membrane (plane stress), default StVK k = 1000, ν = 0.3'),
+    material: material
+      .optional()
+      .describe('isotropic membrane (plane stress), default StVK k = 1000, ν = 0.3'),
     orthotropic: orthotropic.optional(),
     stiffness: z.number().min(0).max(1).optional(),
     damping: z.number().min(0).optional(),
@@ -165,14 +193,22 @@ export function resolveTetMesh(
     try {
       return ctx.readFile(file);
     } catch (e) {
-      throw new PbdError('scene/missing-file', `${where}.${key}`, `cannot read '${file}': ${(e as Error).message}`, 'paths are relative to the scene file');
+      throw new PbdError(
+        'scene/missing-file',
+        `${where}.${key}`,
+        `cannot read '${file}': ${(e as Error).message}`,
+        'paths are relative to the scene file',
+      );
     }
   };
   let mesh: TetMesh;
   let surface: TriangleMesh | null = null;
   if ('box' in src) {
     const [sx, , sz] = src.box.size;
-    mesh = tetBox({ size: src.box.size, resolution: src.box.resolution, origin: src.box.origin ?? [-sx / 2, 0, -sz / 2] }, `${where}.box`);
+    mesh = tetBox(
+      { size: src.box.size, resolution: src.box.resolution, origin: src.box.origin ?? [-sx / 2, 0, -sz / 2] },
+      `${where}.box`,
+    );
   } else if ('tetrahedralize' in src) {
     surface = resolveMesh(src.tetrahedralize.mesh, undefined, ctx.readFile, `${where}.tetrahedralize.mesh`);
     mesh = tetrahedralize(
@@ -181,7 +217,12 @@ export function resolveTetMesh(
       `${where}.tetrahedralize`,
     ).mesh;
   } else if ('tetgen' in src) {
-    mesh = parseTetGen(read(src.tetgen.node, 'tetgen.node'), read(src.tetgen.ele, 'tetgen.ele'), src.tetgen.node, src.tetgen.ele);
+    mesh = parseTetGen(
+      read(src.tetgen.node, 'tetgen.node'),
+      read(src.tetgen.ele, 'tetgen.ele'),
+      src.tetgen.node,
+      src.tetgen.ele,
+    );
   } else {
     mesh = parseGmsh(read(src.gmsh, 'gmsh'), src.gmsh);
   }
@@ -191,11 +232,20 @@ export function resolveTetMesh(
   return { mesh: placed, surface };
 }
 
-function selectVertices(body: Body, pin: { vertices?: number[]; box?: { min: number[]; max: number[] } }, where: string): number[] {
+function selectVertices(
+  body: Body,
+  pin: { vertices?: number[]; box?: { min: number[]; max: number[] } },
+  where: string,
+): number[] {
   const out: number[] = [];
   const n = body.count;
   for (const v of pin.vertices ?? []) {
-    if (v >= n) throw new PbdError('scene/bad-pin', `${where}.vertices`, `vertex ${v} does not exist (the mesh has ${n})`);
+    if (v >= n)
+      throw new PbdError(
+        'scene/bad-pin',
+        `${where}.vertices`,
+        `vertex ${v} does not exist (the mesh has ${n})`,
+      );
     out.push(v);
   }
   if (pin.box) {
@@ -205,10 +255,12 @@ function selectVertices(body: Body, pin: { vertices?: number[]; box?: { min: num
       const px = x[3 * i],
         py = x[3 * i + 1],
         pz = x[3 * i + 2];
-      if (px >= min[0] && px <= max[0] && py >= min[1] && py <= max[1] && pz >= min[2] && pz <= max[2]) out.push(i);
+      if (px >= min[0] && px <= max[0] && py >= min[1] && py <= max[1] && pz >= min[2] && pz <= max[2])
+        out.push(i);
     }
   }
-  if (out.length === 0) throw new PbdError('scene/empty-pin', where, 'selects no vertex', 'check the indices or the box');
+  if (out.length === 0)
+    throw new PbdError('scene/empty-pin', where, 'selects no vertex', 'check the indices or the box');
   return out;
 }
 
@@ -217,7 +269,11 @@ export function buildSoftBody(spec: SoftBodySpec, ctx: BuildContext): SoftBody {
   let render: { mesh: TriangleMesh; embed?: 'tets' | 'surface' } | undefined;
   if (spec.render !== false) {
     const r = spec.render;
-    if (r?.mesh) render = { mesh: resolveMesh(r.mesh, spec.transform, ctx.readFile, `${ctx.where}.render.mesh`), embed: r.embed };
+    if (r?.mesh)
+      render = {
+        mesh: resolveMesh(r.mesh, spec.transform, ctx.readFile, `${ctx.where}.render.mesh`),
+        embed: r.embed,
+      };
     else if (surface) render = { mesh: surface, embed: r?.embed };
   }
   const body = new SoftBody(ctx.world, {
@@ -255,7 +311,12 @@ export function buildSoftBody(spec: SoftBodySpec, ctx: BuildContext): SoftBody {
 export function buildFemCloth(spec: FemClothSpec, ctx: BuildContext): FemCloth {
   const mesh = resolveMesh(spec.mesh, spec.transform, ctx.readFile, `${ctx.where}.mesh`);
   const render = spec.render
-    ? resolveMesh(spec.render.mesh, spec.render.transform ?? spec.transform, ctx.readFile, `${ctx.where}.render.mesh`)
+    ? resolveMesh(
+        spec.render.mesh,
+        spec.render.transform ?? spec.transform,
+        ctx.readFile,
+        `${ctx.where}.render.mesh`,
+      )
     : undefined;
   const cloth = new FemCloth(ctx.world, {
     mesh,
