@@ -22,7 +22,11 @@ export function writeCsv(outDir: string, name: string, rows: Row[]): string {
 
 /** Renders a Vega-Lite spec (data inline) to an SVG file. */
 export async function writeSvg(outDir: string, name: string, spec: vl.TopLevelSpec): Promise<string> {
-  const compiled = vl.compile({ background: 'white', config: { legend: { labelLimit: 400 } }, ...spec } as vl.TopLevelSpec).spec;
+  const compiled = vl.compile({
+    background: 'white',
+    config: { legend: { labelLimit: 400 } },
+    ...spec,
+  } as vl.TopLevelSpec).spec;
   const view = new vega.View(vega.parse(compiled), { renderer: 'none' });
   const svg = await view.toSVG();
   view.finalize();
