@@ -193,7 +193,7 @@ export function tetVolume(x: ArrayLike<number>, i1: number, i2: number, i3: numb
 
 /**
  * Triangle area constraints (000 §3.4.4): C(p1, p2, p3) = ½ |p2,1 × p3,1| − A0,
- * with ∇p2 C = ½ p3,1 × n̂... written as ∇p2 C = ½ (p3,1 × n̂), ∇p3 C = ½ (n̂ × p2,1),
+ * with ∇p2 C = ½ (p3,1 × n̂), ∇p3 C = ½ (n̂ × p2,1),
  * n̂ the unit normal, and ∇p1 C = −(∇p2 C + ∇p3 C).
  */
 export class TriangleAreaConstraints implements ConstraintSet {
