@@ -391,6 +391,34 @@ describe('membranes (002 §4.3)', () => {
   });
 });
 
+describe('isometric bending in a simulation', () => {
+  it('a clamped strip droops less as its bending stiffness (1 / compliance) grows', () => {
+    const droop = (compliance: number | null) => {
+      const w = new World({ dt: 1 / 60, substeps: 20, damping: 3 });
+      const c = new FemCloth(w, {
+        mesh: gridMesh({ width: 0.4, height: 0.1, cols: 17, rows: 5 }),
+        material: { youngsModulus: 2000, poissonRatio: 0.3 },
+        bend: compliance === null ? false : { compliance },
+        density: 0.2,
+      });
+      for (let i = 0; i < c.count; i++) if (c.restPositions[3 * i] < -0.2 + 0.03) c.pin(i);
+      for (let s = 0; s < 180; s++) w.step();
+      let tip = 0;
+      for (let i = 0; i < c.count; i++)
+        if (c.restPositions[3 * i] > 0.2 - 1e-9) tip = Math.min(tip, w.store.x[3 * (c.offset + i) + 1]);
+      return -tip;
+    };
+    // (two clamped columns: one would be a hinge, across which no stencil acts)
+    const none = droop(null);
+    const soft = droop(1000);
+    const stiff = droop(10);
+    expect(none).toBeGreaterThan(0.3);
+    expect(soft).toBeLessThan(none - 0.01);
+    expect(stiff).toBeLessThan(0.8 * soft);
+    expect(stiff).toBeGreaterThan(0.05);
+  });
+});
+
 describe('reference kernels agree with the triangle hot loop', () => {
   it('one membrane projection equals eq. 3 on triangleEnergy', () => {
     const w = new World({ solver: 'pbd', gravity: [0, 0, 0] });
