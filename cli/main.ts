@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { packageRoot } from '../src/node/files.js';
+import { registerExperimentCommand } from './commands/experiment.js';
 import { registerInfo } from './commands/info.js';
 import { registerScenes } from './commands/scenes.js';
 import { registerSimulate } from './commands/simulate.js';
@@ -17,7 +18,13 @@ import { reportError } from './errors.js';
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
 /** Every command of pbdkit, in the order `pbdkit --help` lists them. */
-export const commands: RegisterCommand[] = [registerSimulate, registerInfo, registerValidate, registerScenes];
+export const commands: RegisterCommand[] = [
+  registerSimulate,
+  registerInfo,
+  registerValidate,
+  registerScenes,
+  (program) => registerExperimentCommand(program),
+];
 
 /** Builds the commander program, printing through ctx. */
 export function createProgram(ctx: CliContext): Command {

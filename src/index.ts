@@ -18,6 +18,40 @@ export {
   SphereCollider,
 } from './collision/colliders.js';
 export { DistanceConstraints, type DistanceMode, distanceConstraint } from './constraints/distance.js';
+export { type EmbeddingMode, RenderEmbedding, tetBarycentric } from './continuum/embedding.js';
+export {
+  gershgorinLowerBound,
+  isometricBendingEnergy,
+  isometricBendingStencil,
+  isotropicEnergy,
+  type MembraneMaterial,
+  tetEnergy,
+  tetRestShape,
+  tetStress,
+  triangleEnergy,
+  triangleRestShape,
+  triangleStress,
+} from './continuum/energy.js';
+export { FemCloth, type FemClothOptions } from './continuum/fem-cloth.js';
+export { IsometricBending } from './continuum/isometric-bending.js';
+export {
+  defaultClamp,
+  isotropicMembraneTensor,
+  lameParameters,
+  type MaterialModel,
+  type MaterialOptions,
+  type OrthotropicOptions,
+  orthotropicTensor,
+  planeStressLame,
+  type ResolvedMaterial,
+  resolveMaterial,
+} from './continuum/material.js';
+export { type PlasticityOptions, TetFemConstraints, type TetFemOptions } from './continuum/tet-fem.js';
+export {
+  membraneMaterial,
+  TriangleFemConstraints,
+  type TriangleFemOptions,
+} from './continuum/triangle-fem.js';
 export { Attachments, type AttachOptions } from './core/attachments.js';
 export { Body, type Tunable } from './core/body.js';
 export {
@@ -46,8 +80,10 @@ export {
   type WorldOptions,
   type WorldState,
 } from './core/world.js';
+export { formatGmsh, parseGmsh } from './io/gmsh.js';
 export { formatObj, parseObj } from './io/obj.js';
 export { type BuildContext, SceneError, type SceneIssue } from './io/scene/common.js';
+export { femCloth, resolveTetMesh, softBody } from './io/scene/continuum.js';
 export {
   type BodySpec,
   type BuildOptions,
@@ -65,6 +101,8 @@ export {
   sceneJsonSchema,
   sceneSchema,
 } from './io/scene/scene.js';
+export { formatTetGen, parseTetGen } from './io/tetgen.js';
+export { svd3, svd32, symmetricEigen3 } from './math/svd3.js';
 export {
   bunnyMesh,
   type GridOptions,
@@ -86,3 +124,29 @@ export {
   triangleArea,
   validateTriangleMesh,
 } from './mesh/triangle-mesh.js';
+export { type InitialState, SoftBody, type SoftBodyOptions } from './softbody/soft-body.js';
+export {
+  orientTets,
+  type TetBoxOptions,
+  type TetMesh,
+  type TetQuality,
+  tetBox,
+  tetDihedrals,
+  tetEdges,
+  tetQuality,
+  tetSurface,
+  validateTetMesh,
+} from './softbody/tet-mesh.js';
+export {
+  delaunay,
+  type TetrahedralizeOptions,
+  type TetrahedralizeResult,
+  tetMeshSurface,
+  tetrahedralize,
+} from './softbody/tetrahedralize.js';
+export {
+  TetVolumeConstraints,
+  TriangleAreaConstraints,
+  tetVolume,
+  triangleAreaOf,
+} from './softbody/volume.js';

@@ -163,7 +163,14 @@ export function statsColumns(world: World): string[] {
 
 function bodyUvs(body: Body): Float64Array | null {
   const uvs = (body as Partial<Cloth>).uvs;
+  // texture coordinates belong to the particle vertices; an embedded render mesh has none
+  if (body.hasRenderMesh) return null;
   return uvs instanceof Float64Array ? uvs.subarray(0, 2 * body.activeCount) : null;
+}
+
+/** Vertices of what a body renders (its particles, or an embedded render mesh). */
+function renderVertexCount(body: Body): number {
+  return body.hasRenderMesh ? body.renderPositions().length / 3 : body.activeCount;
 }
 
 /** A file-system-safe, unique name per body for OBJ files. */
@@ -271,7 +278,7 @@ export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise
   const bodies = world.bodies;
   const names = objNames(bodies);
   const topology = bodies.map((b) => b.topologyVersion);
-  const vertexCounts = bodies.map((b) => b.activeCount);
+  const vertexCounts = bodies.map((b) => renderVertexCount(b));
   let lastCheckpoint = startFrame - 1;
   const stats = new Float64Array(columns.length);
   const col = (name: string) => columns.indexOf(name);
@@ -309,14 +316,15 @@ export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise
     stats[col('recoveries')] = rec;
     stats[col('speed_clamps')] = clamp;
     const recs: BodyRecord[] = bodies.map((b, k) => {
-      const changed = frame === 0 || b.topologyVersion !== topology[k] || b.activeCount !== vertexCounts[k];
+      const vertices = renderVertexCount(b);
+      const changed = frame === 0 || b.topologyVersion !== topology[k] || vertices !== vertexCounts[k];
       topology[k] = b.topologyVersion;
-      vertexCounts[k] = b.activeCount;
+      vertexCounts[k] = vertices;
       return {
-        vertices: b.activeCount,
+        vertices,
         triangles: changed ? b.renderTriangles() : null,
         uvs: changed ? bodyUvs(b) : null,
-        positions: outKind === 'glb' ? b.positions() : null,
+        positions: outKind === 'glb' ? b.renderPositions() : null,
       };
     });
     log?.append(frame, stats, recs);
@@ -324,7 +332,7 @@ export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise
       bodies.forEach((b, k) => {
         writeFileAtomic(
           objFile(options.out!, names[k], frame, frames),
-          formatObj(b.positions(), b.renderTriangles(), {
+          formatObj(b.renderPositions(), b.renderTriangles(), {
             uvs: bodyUvs(b),
             comment: `pbdkit: ${scene.file}, body '${b.name}', frame ${frame}, t = ${world.time} s`,
           }),
@@ -516,6 +524,7 @@ export function exportStateJson(scene: LoadedScene, frame: number): string {
       vertices: b.activeCount,
       positions: Array.from(b.positions()),
       velocities: Array.from(b.velocities()),
+      renderPositions: b.hasRenderMesh ? Array.from(b.renderPositions()) : undefined,
       triangles: Array.from(b.renderTriangles()),
     })),
   })}\n`;

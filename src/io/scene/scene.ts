@@ -16,12 +16,13 @@ import { jsonErrorOffset, lineColumn } from '../json-position.js';
 import { buildCloth, clothBody } from './cloth.js';
 import { buildCoreCollider, coreColliderSchemas } from './colliders.js';
 import { type BuildContext, formatPath, SceneError, type SceneIssue, vec3 } from './common.js';
+import { buildFemCloth, buildSoftBody, continuumFiles, femCloth, softBody } from './continuum.js';
 import { meshFiles } from './meshes.js';
 
 // ---- the registry -------------------------------------------------------
 
 /** Every body type a scene can hold. */
-export const bodySchemas = [clothBody] as const;
+export const bodySchemas = [clothBody, softBody, femCloth] as const;
 /** Every collider type a scene can hold. */
 export const colliderSchemas = [...coreColliderSchemas] as const;
 
@@ -34,6 +35,8 @@ type BuilderMap = {
 
 export const bodyBuilders: BuilderMap = {
   cloth: buildCloth,
+  softbody: buildSoftBody,
+  'fem-cloth': buildFemCloth,
 };
 
 function buildCollider(spec: ColliderSpec, world: World, where: string): Collider {
@@ -217,7 +220,10 @@ export function loadScene(text: string, options: BuildOptions = {}): SceneInstan
 /** Files a scene reads besides itself (for loaders that must fetch them first). */
 export function sceneFiles(spec: SceneSpec): string[] {
   const out: string[] = [];
-  for (const b of spec.bodies) if ('mesh' in b && b.mesh) out.push(...meshFiles(b.mesh));
+  for (const b of spec.bodies) {
+    if (b.type === 'softbody' || b.type === 'fem-cloth') out.push(...continuumFiles(b));
+    else if ('mesh' in b && b.mesh) out.push(...meshFiles(b.mesh));
+  }
   return out;
 }
 
