@@ -9,10 +9,10 @@
  *   the span of the points and arbitrary but orthonormal across it) and for
  *   reflected A (det A < 0: the fit of a mirrored point set, R = U diag(1, 1,
  *   −1)-corrected, which is the Kabsch solution).
- * - `extractRotation` is the warm-started iteration of Müller, Bender,
+ * - `extractRotation` is a warm-started iteration on a quaternion: Newton
+ *   steps on tr(Rᵀ A) near the optimum, the robust step of Müller, Bender,
  *   Chentanez, Macklin, "A Robust Method to Extract the Rotational Part of
- *   Deformations" (2016): it rotates a quaternion towards the optimum by the
- *   torque Σ_k r_k × a_k of the columns. Cheap when started from last step's
+ *   Deformations" (2016) elsewhere. Cheap when started from last step's
  *   rotation, temporally coherent across rank-deficient directions.
  * - `polarAngle2` is the closed-form 2D polar decomposition [SD92] used by
  *   triangle regions of shape-matching cloth.
@@ -56,11 +56,21 @@ export function spectralNorm3(A: Num9, ao: number): number {
 }
 
 /**
- * Müller et al. 2016: rotates the unit quaternion q (x, y, z, w at qo)
- * towards the rotational part of A (row-major at ao), at most maxIter times.
- * Each iteration: R = R(q), ω = Σ_k r_k × a_k / (|Σ_k r_k · a_k| + ε) over the
- * columns r_k of R and a_k of A, q ← exp(ω) q. Stops when |ω| < 1e-9 rad.
- * Returns the iterations used.
+ * Rotates the unit quaternion q (x, y, z, w at qo) to the rotation R that
+ * maximises tr(Rᵀ A) (the rotational part of A, row-major at ao), starting
+ * from q — the warm start makes this cheap from one projection to the next
+ * and keeps the rotation coherent about directions A says nothing about
+ * (rank-deficient A: collinear or coplanar points).
+ *
+ * Each iteration turns q by ω, q ← exp(ω) q. With B = A Rᵀ, the gradient of
+ * tr(Rᵀ A) is g = Σ_k r_k × a_k (columns of R and A) and its Hessian is
+ * −H with H = tr(B) I − sym(B). Where H is positive definite (near the
+ * maximum) ω = (H + δI)⁻¹ g, a Newton step (quadratic convergence; δ =
+ * 1e-6 |tr B| keeps undetermined directions still); elsewhere ω = g /
+ * (|tr B| + ε), the step of Müller, Bender, Chentanez, Macklin, "A Robust
+ * Method to Extract the Rotational Part of Deformations" (2016), which
+ * approximates H by tr(B) I. Stops when |ω| < 1e-9 rad; returns the
+ * iterations used (maxIter when it did not converge).
  */
 export function extractRotation(A: Num9, ao: number, q: Num4, qo: number, maxIter = 20): number {
   const a00 = A[ao],
@@ -72,13 +82,27 @@ export function extractRotation(A: Num9, ao: number, q: Num4, qo: number, maxIte
   const a20 = A[ao + 6],
     a21 = A[ao + 7],
     a22 = A[ao + 8];
+  // a floor for |tr B| relative to ‖A‖ (A ≈ 0, or R a quarter turn away), so that ω stays finite
+  const floor =
+    1e-12 *
+      Math.sqrt(
+        a00 * a00 +
+          a01 * a01 +
+          a02 * a02 +
+          a10 * a10 +
+          a11 * a11 +
+          a12 * a12 +
+          a20 * a20 +
+          a21 * a21 +
+          a22 * a22,
+      ) +
+    1e-300;
   let qx = q[qo],
     qy = q[qo + 1],
     qz = q[qo + 2],
     qw = q[qo + 3];
   let it = 0;
   for (; it < maxIter; it++) {
-    // columns of R(q)
     const r00 = 1 - 2 * (qy * qy + qz * qz),
       r01 = 2 * (qx * qy - qz * qw),
       r02 = 2 * (qx * qz + qy * qw);
@@ -88,20 +112,49 @@ export function extractRotation(A: Num9, ao: number, q: Num4, qo: number, maxIte
     const r20 = 2 * (qx * qz - qy * qw),
       r21 = 2 * (qy * qz + qx * qw),
       r22 = 1 - 2 * (qx * qx + qy * qy);
-    // Σ_k r_k × a_k (column k of R crossed with column k of A)
-    const ox = r10 * a20 - r20 * a10 + (r11 * a21 - r21 * a11) + (r12 * a22 - r22 * a12);
-    const oy = r20 * a00 - r00 * a20 + (r21 * a01 - r01 * a21) + (r22 * a02 - r02 * a22);
-    const oz = r00 * a10 - r10 * a00 + (r01 * a11 - r11 * a01) + (r02 * a12 - r12 * a02);
-    const dot =
-      r00 * a00 +
-      r10 * a10 +
-      r20 * a20 +
-      (r01 * a01 + r11 * a11 + r21 * a21) +
-      (r02 * a02 + r12 * a12 + r22 * a22);
-    const s = 1 / (Math.abs(dot) + 1e-300) + 1e-9;
-    const wx = ox * s,
-      wy = oy * s,
-      wz = oz * s;
+    // B = A Rᵀ: B_ij = Σ_k a_ik r_jk
+    const b00 = a00 * r00 + a01 * r01 + a02 * r02,
+      b01 = a00 * r10 + a01 * r11 + a02 * r12,
+      b02 = a00 * r20 + a01 * r21 + a02 * r22;
+    const b10 = a10 * r00 + a11 * r01 + a12 * r02,
+      b11 = a10 * r10 + a11 * r11 + a12 * r12,
+      b12 = a10 * r20 + a11 * r21 + a12 * r22;
+    const b20 = a20 * r00 + a21 * r01 + a22 * r02,
+      b21 = a20 * r10 + a21 * r11 + a22 * r12,
+      b22 = a20 * r20 + a21 * r21 + a22 * r22;
+    // g = axial vector of B − Bᵀ = Σ_k r_k × a_k
+    const gx = b21 - b12,
+      gy = b02 - b20,
+      gz = b10 - b01;
+    const tr = b00 + b11 + b22;
+    // H = tr(B) I − sym(B) + δ I
+    const d = 1e-6 * Math.abs(tr);
+    const h00 = tr - b00 + d,
+      h11 = tr - b11 + d,
+      h22 = tr - b22 + d;
+    const h01 = -0.5 * (b01 + b10),
+      h02 = -0.5 * (b02 + b20),
+      h12 = -0.5 * (b12 + b21);
+    const m01 = h00 * h11 - h01 * h01;
+    const c00 = h11 * h22 - h12 * h12,
+      c01 = h02 * h12 - h01 * h22,
+      c02 = h01 * h12 - h02 * h11;
+    const det = h00 * c00 + h01 * c01 + h02 * c02;
+    let wx: number, wy: number, wz: number;
+    if (h00 > 0 && m01 > 0 && det > 0) {
+      // Newton step ω = H⁻¹ g (H symmetric positive definite)
+      const c11 = h00 * h22 - h02 * h02,
+        c12 = h01 * h02 - h00 * h12;
+      const inv = 1 / det;
+      wx = (c00 * gx + c01 * gy + c02 * gz) * inv;
+      wy = (c01 * gx + c11 * gy + c12 * gz) * inv;
+      wz = (c02 * gx + c12 * gy + m01 * gz) * inv;
+    } else {
+      const s = 1 / (Math.abs(tr) + floor) + 1e-9;
+      wx = gx * s;
+      wy = gy * s;
+      wz = gz * s;
+    }
     const w = Math.sqrt(wx * wx + wy * wy + wz * wz);
     if (!(w >= 1e-9)) break;
     // q ← quat(axis ω/|ω|, angle |ω|) · q

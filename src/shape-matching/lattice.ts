@@ -242,7 +242,6 @@ export class LatticeSummation implements RegionSummation {
   readonly regions: number;
   private a = new Float64Array(0);
   private b = new Float64Array(0);
-  private acc = new Float64Array(0);
 
   constructor(lattice: Lattice, halfWidth: number) {
     if (!(Number.isInteger(halfWidth) && halfWidth >= 0)) {
@@ -259,72 +258,35 @@ export class LatticeSummation implements RegionSummation {
     this.regions = lattice.count;
   }
 
-  private ensure(stride: number): void {
-    const need = this.lattice.nodeParticle.length * stride;
+  private ensure(): void {
+    const need = this.lattice.nodeParticle.length;
     if (this.a.length < need) {
       this.a = new Float64Array(need);
       this.b = new Float64Array(need);
     }
-    if (this.acc.length < stride) this.acc = new Float64Array(stride);
   }
 
-  /** out[p] = Σ over the cube around particle p of values at the particles in it. */
+  /**
+   * out[p] = Σ over the cube around particle p of the values at the particles
+   * in it, one component at a time (scalar sliding windows over whole
+   * lattice lines are what V8 runs fastest).
+   */
   private boxSum(values: Float64Array, out: Float64Array, stride: number): void {
-    this.ensure(stride);
+    this.ensure();
     const { nx, ny, nz, particleNode } = this.lattice;
     const a = this.a,
       b = this.b;
-    a.fill(0, 0, nx * ny * nz * stride);
-    for (let p = 0; p < this.particles; p++) {
-      const s = p * stride,
-        d = particleNode[p] * stride;
-      for (let k = 0; k < stride; k++) a[d + k] = values[s + k];
-    }
+    const N = nx * ny * nz;
     const w = this.halfWidth;
-    // bars (x), plates (y), cubes (z)
-    for (let k = 0; k < nz; k++)
-      for (let j = 0; j < ny; j++) this.slide(a, b, stride, nx * (j + ny * k), 1, nx, w);
-    for (let k = 0; k < nz; k++)
-      for (let i = 0; i < nx; i++) this.slide(b, a, stride, i + nx * ny * k, nx, ny, w);
-    for (let j = 0; j < ny; j++)
-      for (let i = 0; i < nx; i++) this.slide(a, b, stride, i + nx * j, nx * ny, nz, w);
-    for (let p = 0; p < this.particles; p++) {
-      const s = particleNode[p] * stride,
-        d = p * stride;
-      for (let k = 0; k < stride; k++) out[d + k] = b[s + k];
-    }
-  }
-
-  /** Sliding-window sums of half-width w along one lattice line (base node, step between nodes, length). */
-  private slide(
-    src: Float64Array,
-    dst: Float64Array,
-    stride: number,
-    base: number,
-    step: number,
-    len: number,
-    w: number,
-  ): void {
-    const acc = this.acc;
-    for (let k = 0; k < stride; k++) acc[k] = 0;
-    const first = Math.min(w, len - 1);
-    for (let i = 0; i <= first; i++) {
-      const s = (base + i * step) * stride;
-      for (let k = 0; k < stride; k++) acc[k] += src[s + k];
-    }
-    let d = base * stride;
-    for (let k = 0; k < stride; k++) dst[d + k] = acc[k];
-    for (let i = 1; i < len; i++) {
-      if (i + w < len) {
-        const s = (base + (i + w) * step) * stride;
-        for (let k = 0; k < stride; k++) acc[k] += src[s + k];
-      }
-      if (i - w - 1 >= 0) {
-        const s = (base + (i - w - 1) * step) * stride;
-        for (let k = 0; k < stride; k++) acc[k] -= src[s + k];
-      }
-      d = (base + i * step) * stride;
-      for (let k = 0; k < stride; k++) dst[d + k] = acc[k];
+    const np = this.particles;
+    for (let k = 0; k < stride; k++) {
+      a.fill(0, 0, N);
+      for (let p = 0; p < np; p++) a[particleNode[p]] = values[p * stride + k];
+      // bars along x, plates along y, cubes along z
+      for (let line = 0; line < ny * nz; line++) slide(a, b, line * nx, 1, nx, w);
+      for (let kk = 0; kk < nz; kk++) for (let i = 0; i < nx; i++) slide(b, a, i + nx * ny * kk, nx, ny, w);
+      for (let j = 0; j < nx * ny; j++) slide(a, b, j, nx * ny, nz, w);
+      for (let p = 0; p < np; p++) out[p * stride + k] = b[particleNode[p]];
     }
   }
 
@@ -351,5 +313,25 @@ export class LatticeSummation implements RegionSummation {
           if (p >= 0) out.push(p);
         }
     return Int32Array.from(out);
+  }
+}
+
+/** Sliding-window sums of half-width w along one lattice line (first node, step between nodes, length). */
+function slide(
+  src: Float64Array,
+  dst: Float64Array,
+  base: number,
+  step: number,
+  len: number,
+  w: number,
+): void {
+  let acc = 0;
+  const first = w < len - 1 ? w : len - 1;
+  for (let i = 0; i <= first; i++) acc += src[base + i * step];
+  dst[base] = acc;
+  for (let i = 1; i < len; i++) {
+    if (i + w < len) acc += src[base + (i + w) * step];
+    if (i - w - 1 >= 0) acc -= src[base + (i - w - 1) * step];
+    dst[base + i * step] = acc;
   }
 }

@@ -44,7 +44,7 @@ import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { ProjectionRule } from '../core/solver.js';
 import { invert3, mat3FromQuat } from '../math/mat3.js';
-import { extractRotation, polarDecomposition, spectralNorm3 } from '../math/polar.js';
+import { extractRotation, polarDecomposition, quatFromMat3, spectralNorm3 } from '../math/polar.js';
 import { membershipCounts, type RegionSummation } from './summation.js';
 
 /** Plastic flow of the regions (000 §4.5.2, after Müller et al. 2005 / O'Brien et al. 2002). */
@@ -64,11 +64,21 @@ export interface ShapeMatchingParams {
   compliance?: number;
   /** Plastic deformation of the regions; omitted: purely elastic. */
   plasticity?: PlasticityOptions;
-  /** Iterations of the rotation extraction per projection (warm-started). Default 8. */
+  /** Iterations of the rotation extraction per projection (warm-started; it stops early once converged). Default 20. */
   rotationIterations?: number;
 }
 
 const STRIDE = 12;
+
+/** Weight of a pinned particle (inverse mass 0) relative to its mass in the shape-matching fits. */
+export const PIN_WEIGHT = 1e6;
+
+/** A hash of which particles of [offset, offset + n) are pinned (0 when none). */
+export function pinKey(invMass: Float64Array, offset: number, n: number): number {
+  let key = 0;
+  for (let j = 0; j < n; j++) if (invMass[offset + j] === 0) key = (Math.imul(key, 31) + j + 1) | 0;
+  return key;
+}
 
 export class RegionShapeMatching implements ConstraintSet {
   readonly kind = 'shape-matching';
@@ -81,8 +91,14 @@ export class RegionShapeMatching implements ConstraintSet {
   readonly n: number;
   /** Rest positions x̄_j (body-local order, xyz). */
   readonly rest: Float64Array;
-  /** Modified masses m̃_j = m_j / |ℜ_j| and 1/|ℜ_j|. */
+  /**
+   * Modified masses m̃_j = m_j / |ℜ_j| (times PIN_WEIGHT for pinned particles,
+   * see beginStep) and 1/|ℜ_j|.
+   */
   readonly modifiedMass: Float64Array;
+  private readonly baseMass: Float64Array;
+  /** Which particles were pinned when the rest quantities were last computed. */
+  private pinKey = 0;
   readonly invCount: Float64Array;
   /** Per region: M̃_r, c̄_r − ō (3), Σ m̃ r̄ r̄ᵀ at rest (9). */
   readonly regionMass: Float64Array;
@@ -141,6 +157,7 @@ export class RegionShapeMatching implements ConstraintSet {
     this.restOrigin.set(rest.subarray(0, 3));
     const counts = membershipCounts(summation);
     this.modifiedMass = new Float64Array(n);
+    this.baseMass = new Float64Array(n);
     this.invCount = new Float64Array(n);
     for (let j = 0; j < n; j++) {
       const m = masses ? masses[j] : store.mass[offset + j];
@@ -160,6 +177,7 @@ export class RegionShapeMatching implements ConstraintSet {
           'make the regions cover every particle',
         );
       }
+      this.baseMass[j] = m / counts[j];
       this.modifiedMass[j] = m / counts[j];
       this.invCount[j] = 1 / counts[j];
     }
@@ -179,7 +197,7 @@ export class RegionShapeMatching implements ConstraintSet {
     this.h = new Float64Array(STRIDE * nr);
     this.lastDelta = new Float64Array(n);
     this.lambda = new Float64Array(3 * n);
-    this.rotationIterations = params.rotationIterations ?? 8;
+    this.rotationIterations = params.rotationIterations ?? 20;
     this.precomputeRest();
     this.plasticity = params.plasticity ?? null;
     if (this.plasticity) validatePlasticity(this.plasticity, where);
@@ -252,6 +270,18 @@ export class RegionShapeMatching implements ConstraintSet {
   beginStep(ctx: StepContext): void {
     this.rule.update(ctx.solver, ctx.h, ctx.iterations);
     this.lambda.fill(0);
+    // A pinned particle (w = 0) has infinite mass: it weighs PIN_WEIGHT times more in the fits,
+    // so that regions turn about their pins instead of sliding off them. The rest quantities
+    // depend on the weights, so they are recomputed when the set of pins changes.
+    const key = pinKey(ctx.store.invMass, this.offset, this.n);
+    if (key !== this.pinKey) {
+      this.pinKey = key;
+      const w = ctx.store.invMass;
+      for (let j = 0; j < this.n; j++) {
+        this.modifiedMass[j] = this.baseMass[j] * (w[this.offset + j] === 0 ? PIN_WEIGHT : 1);
+      }
+      this.precomputeRest();
+    }
   }
 
   /**
@@ -338,9 +368,9 @@ export class RegionShapeMatching implements ConstraintSet {
           A[9 + 3 * i + 1] = a0 * Sp[s + 3] + a1 * Sp[s + 4] + a2 * Sp[s + 5];
           A[9 + 3 * i + 2] = a0 * Sp[s + 6] + a1 * Sp[s + 7] + a2 * Sp[s + 8];
         }
-        extractRotation(A, 9, rot, 4 * r, iters);
+        optimalRotation(A, 9, rot, 4 * r, iters);
       } else {
-        extractRotation(A, 0, rot, 4 * r, iters);
+        optimalRotation(A, 0, rot, 4 * r, iters);
       }
       // T_r = R_r (S_p)
       const t = 9 * r;
@@ -464,10 +494,11 @@ export class RegionShapeMatching implements ConstraintSet {
       const b = STRIDE * r,
         s = 9 * r;
       const M = this.regionMass[r];
-      const c = [g[b] / M, g[b + 1] / M, g[b + 2] / M];
-      const cb = [this.restCenter[3 * r], this.restCenter[3 * r + 1], this.restCenter[3 * r + 2]];
-      for (let i = 0; i < 3; i++)
-        for (let d = 0; d < 3; d++) T[3 * i + d] = g[b + 3 + 3 * i + d] - M * c[i] * cb[d];
+      const rc = this.restCenter;
+      for (let i = 0; i < 3; i++) {
+        const ci = g[b + i] / M;
+        for (let d = 0; d < 3; d++) T[3 * i + d] = g[b + 3 + 3 * i + d] - M * ci * rc[3 * r + d];
+      }
       // A_pq = A_r0 S_pᵀ, A_qq = S_p Q0 S_pᵀ, A = A_pq A_qq⁻¹ (Müller et al. 2005: the linear fit, dimensionless)
       mulABt(T, 9, T, 0, Sp, s);
       mulAB(T, 27, Sp, s, this.restMoment, s);
@@ -530,6 +561,25 @@ export class RegionShapeMatching implements ConstraintSet {
 }
 
 const plasticScratch = new Float64Array(36);
+const polarR = new Float64Array(9);
+
+/**
+ * The rotational part of A (at ao) into the quaternion q (at qo): Müller et
+ * al.'s iteration warm-started from q, and — when it has not converged
+ * within `iterations` (a large rotation within one projection) — the exact
+ * polar decomposition through the SVD.
+ */
+export function optimalRotation(
+  A: Float64Array,
+  ao: number,
+  q: Float64Array,
+  qo: number,
+  iterations: number,
+): void {
+  if (extractRotation(A, ao, q, qo, iterations) < iterations) return;
+  polarDecomposition(A, ao, polarR, 0);
+  quatFromMat3(q, qo, polarR, 0);
+}
 
 /** out = a · b (3×3 at offsets; out must not alias the inputs' ranges). */
 function mulAB(

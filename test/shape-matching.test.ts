@@ -1,0 +1,217 @@
+import { describe, expect, it } from 'vitest';
+import { icosphere, PlaneCollider, World } from '../src/index.js';
+import { mat3FromQuat } from '../src/math/mat3.js';
+import { quatFromAxisAngle } from '../src/math/quat.js';
+import { latticeBody, rigidCluster, ShapeMatchingBody, surfaceBody } from '../src/shape-matching/bodies.js';
+import { Lattice, LatticeSummation } from '../src/shape-matching/lattice.js';
+import { NaiveSummation } from '../src/shape-matching/summation.js';
+import { rng } from './helpers.js';
+
+/** Largest relative change of any pairwise distance between a and b. */
+function maxPairwiseChange(a: Float64Array, b: Float64Array): number {
+  const n = a.length / 3;
+  let m = 0;
+  for (let i = 0; i < n; i++)
+    for (let j = i + 1; j < n; j++) {
+      const da = Math.hypot(a[3 * i] - a[3 * j], a[3 * i + 1] - a[3 * j + 1], a[3 * i + 2] - a[3 * j + 2]);
+      const db = Math.hypot(b[3 * i] - b[3 * j], b[3 * i + 1] - b[3 * j + 1], b[3 * i + 2] - b[3 * j + 2]);
+      if (da > 0) m = Math.max(m, Math.abs(db - da) / da);
+    }
+  return m;
+}
+
+/** Projects the body's shape matching once from p = rest deformed by `deform`; returns p before and after. */
+function projectOnce(world: World, body: ShapeMatchingBody, solver: 'pbd' | 'xpbd' = 'pbd') {
+  const ctx = { ...world.makeContext(1 / 60), solver };
+  body.matching.beginStep(ctx);
+  const before = world.store.p.slice(3 * body.offset, 3 * (body.offset + body.count));
+  body.matching.project(ctx);
+  const after = world.store.p.slice(3 * body.offset, 3 * (body.offset + body.count));
+  return { before, after };
+}
+
+function deform(world: World, body: ShapeMatchingBody, f: (x: number[], j: number) => number[]): void {
+  const { p, x } = world.store;
+  for (let j = 0; j < body.count; j++) {
+    const i3 = 3 * (body.offset + j);
+    const q = f([p[i3], p[i3 + 1], p[i3 + 2]], j);
+    p.set(q, i3);
+    x.set(q, i3);
+  }
+}
+
+describe('goal positions (000 §4.1)', () => {
+  it('α = 1 on one region makes the body rigid: every pairwise distance kept within 1e-9', () => {
+    const r = rng(31);
+    const shapes: [string, number[]][] = [
+      ['random cloud', Array.from({ length: 60 }, () => r() - 0.5)],
+      ['one particle', [0.3, 0.2, 0.1]],
+      ['two particles', [0, 0, 0, 1, 0.5, 0]],
+      ['collinear', [0, 0, 0, 0.1, 0.2, 0.3, 0.2, 0.4, 0.6, 0.5, 1, 1.5]],
+      ['coplanar', [0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0.4, 0.7, 0]],
+    ];
+    for (const [, pts] of shapes) {
+      const world = new World({ gravity: [0, 0, 0] });
+      const body = rigidCluster(world, { positions: Float64Array.from(pts), masses: 1 });
+      const rest = body.restPositions;
+      for (const mode of ['squash', 'mirror', 'collapse'] as const) {
+        deform(world, body, (q, j) => {
+          if (mode === 'mirror') return [-q[0] + 3, q[1], q[2]]; // reflected: A_r has det < 0
+          if (mode === 'collapse') return [0.5, 0.5, 0.5 + 1e-9 * j]; // A_r ≈ 0
+          return [q[0] * 1.7 + 0.3 * q[1], q[1] * 0.2 + (r() - 0.5) * 0.3, q[2] + 2];
+        });
+        const { after } = projectOnce(world, body);
+        for (const v of after) expect(Number.isFinite(v)).toBe(true);
+        expect(maxPairwiseChange(rest, after)).toBeLessThan(1e-9);
+      }
+    }
+  });
+
+  it('a rigidly moved body is its own goal: no correction', () => {
+    const world = new World({ gravity: [0, 0, 0] });
+    const r = rng(32);
+    const body = rigidCluster(world, { positions: Float64Array.from({ length: 30 }, () => r()), masses: 2 });
+    const q = new Float64Array(4),
+      R = new Float64Array(9);
+    quatFromAxisAngle(q, 0, 1, 2, 3, 2.5);
+    mat3FromQuat(R, 0, q, 0);
+    deform(world, body, (v) => [
+      R[0] * v[0] + R[1] * v[1] + R[2] * v[2] + 5,
+      R[3] * v[0] + R[4] * v[1] + R[5] * v[2] - 1,
+      R[6] * v[0] + R[7] * v[1] + R[8] * v[2],
+    ]);
+    const { before, after } = projectOnce(world, body);
+    for (let k = 0; k < before.length; k++) expect(after[k]).toBeCloseTo(before[k], 10);
+  });
+
+  it('conserves linear and angular momentum: one region, lattice regions, surface ω-rings; PBD and XPBD', () => {
+    const r = rng(33);
+    const builders: [string, (w: World) => ShapeMatchingBody][] = [
+      [
+        'one region, uneven masses',
+        (w) =>
+          rigidCluster(w, {
+            positions: Float64Array.from({ length: 45 }, () => r()),
+            masses: Array.from({ length: 15 }, () => 0.5 + r()),
+            stiffness: 0.6,
+            compliance: 1e-3,
+          }),
+      ],
+      [
+        'lattice w = 1',
+        (w) =>
+          latticeBody(w, {
+            mesh: icosphere(0.3, 2),
+            spacing: 0.1,
+            regionHalfWidth: 1,
+            stiffness: 0.7,
+            compliance: 1e-4,
+          }),
+      ],
+      [
+        'surface 2-rings',
+        (w) => surfaceBody(w, { mesh: icosphere(0.3, 2), rings: 2, stiffness: 0.5, compliance: 1e-4 }),
+      ],
+    ];
+    for (const [, build] of builders) {
+      for (const solver of ['pbd', 'xpbd'] as const) {
+        const world = new World({ gravity: [0, 0, 0] });
+        const body = build(world);
+        deform(world, body, (q) => [
+          q[0] + 0.1 * Math.sin(5 * q[1]) + (r() - 0.5) * 0.05,
+          q[1] * 1.3,
+          q[2] - 0.2 * q[0],
+        ]);
+        const { mass } = world.store;
+        // two projections: the second also exercises the XPBD multipliers
+        const ctx = { ...world.makeContext(1 / 60), solver };
+        body.matching.beginStep(ctx);
+        for (let pass = 0; pass < 2; pass++) {
+          const before = world.store.p.slice(0, 3 * world.store.count);
+          body.matching.project(ctx);
+          const p = world.store.p;
+          const lin = [0, 0, 0],
+            ang = [0, 0, 0];
+          let scale = 0;
+          for (let i = body.offset; i < body.offset + body.count; i++) {
+            const m = mass[i];
+            const b = [before[3 * i], before[3 * i + 1], before[3 * i + 2]];
+            const d = [p[3 * i] - b[0], p[3 * i + 1] - b[1], p[3 * i + 2] - b[2]];
+            for (let k = 0; k < 3; k++) lin[k] += m * d[k];
+            ang[0] += m * (b[1] * d[2] - b[2] * d[1]);
+            ang[1] += m * (b[2] * d[0] - b[0] * d[2]);
+            ang[2] += m * (b[0] * d[1] - b[1] * d[0]);
+            scale += m * Math.hypot(...d) * (1 + Math.hypot(...b));
+          }
+          // (one XPBD region reaches its compliant solution in one pass: nothing moves in the second)
+          if (pass === 0) expect(scale).toBeGreaterThan(0);
+          if (scale === 0) continue;
+          expect(Math.hypot(...lin) / scale).toBeLessThan(1e-12);
+          if (solver === 'pbd' || pass === 0) expect(Math.hypot(...ang) / scale).toBeLessThan(1e-9);
+        }
+      }
+    }
+  });
+
+  it('combines with other constraints: a shape-matched ball rests on a plane without sinking', () => {
+    const world = new World({ substeps: 4, iterations: 2 });
+    world.addCollider(new PlaneCollider({ margin: 0 }));
+    const mesh = icosphere(0.2, 2);
+    for (let k = 1; k < mesh.positions.length; k += 3) mesh.positions[k] += 0.5;
+    const body = latticeBody(world, { mesh, spacing: 0.08, stiffness: 0.5, compliance: 1e-5 });
+    for (let s = 0; s < 180; s++) world.step();
+    let lowest = Infinity;
+    const x = body.positions();
+    for (let j = 0; j < body.count; j++)
+      lowest = Math.min(lowest, x[3 * j + 1] - world.store.radius[body.offset + j]);
+    expect(lowest).toBeGreaterThan(-0.01);
+    expect(Math.hypot(...Array.from(body.velocities().subarray(0, 3)))).toBeLessThan(0.05);
+    expect(world.stats.recoveries + world.stats.speedClamps).toBe(0);
+  });
+});
+
+describe('region-based shape matching (000 §4.2, Figure 16)', () => {
+  /** A cantilevered lattice beam: tip sag under gravity after 2 s. */
+  function beamSag(w: number): number {
+    const world = new World({ substeps: 4, iterations: 2, solver: 'pbd', damping: 2 });
+    const lattice = Lattice.fromInside([0, 0, 0], [1.2, 0.2, 0.2], 0.1, () => true);
+    const body = new ShapeMatchingBody(world, {
+      positions: lattice.positions(),
+      masses: 0.1,
+      regions: new LatticeSummation(lattice, w),
+      stiffness: 0.3,
+    });
+    const x = body.positions();
+    for (let j = 0; j < body.count; j++) if (x[3 * j] < 0.15) body.pin(j);
+    for (let s = 0; s < 120; s++) world.step();
+    let sag = 0;
+    const y = body.positions();
+    for (let j = 0; j < body.count; j++)
+      if (body.restPositions[3 * j] > 1.15)
+        sag = Math.max(sag, -(y[3 * j + 1] - body.restPositions[3 * j + 1]));
+    return sag;
+  }
+
+  it('stiffness grows with the region size: a beam sags less with wider regions', () => {
+    const sags = [1, 2, 3].map(beamSag);
+    expect(sags[1]).toBeLessThan(0.8 * sags[0]);
+    expect(sags[2]).toBeLessThan(0.8 * sags[1]);
+  });
+
+  it('modified masses m̃ = m/|ℜ| and region masses M̃ = Σ m̃', () => {
+    const world = new World();
+    const lattice = Lattice.fromInside([0, 0, 0], [0.4, 0.3, 0.2], 0.1, () => true);
+    const regions = new LatticeSummation(lattice, 1);
+    const body = new ShapeMatchingBody(world, { positions: lattice.positions(), masses: 2, regions });
+    const naive = NaiveSummation.of(regions);
+    for (let j = 0; j < body.count; j++) {
+      const count = naive.particleStart[j + 1] - naive.particleStart[j];
+      expect(body.matching.modifiedMass[j]).toBeCloseTo(2 / count, 14);
+    }
+    for (let r = 0; r < regions.regions; r++) {
+      let M = 0;
+      for (const j of naive.members(r)) M += body.matching.modifiedMass[j];
+      expect(body.matching.regionMass[r]).toBeCloseTo(M, 13);
+    }
+  });
+});
