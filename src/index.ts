@@ -66,6 +66,14 @@ export {
   sceneSchema,
 } from './io/scene/scene.js';
 export {
+  extractRotation,
+  polarAngle2,
+  polarDecomposition,
+  quatFromMat3,
+  spectralNorm3,
+} from './math/polar.js';
+export { svd3 } from './math/svd3.js';
+export {
   bunnyMesh,
   type GridOptions,
   gridMesh,
@@ -86,3 +94,54 @@ export {
   triangleArea,
   validateTriangleMesh,
 } from './mesh/triangle-mesh.js';
+export {
+  type AdaptiveLatticeBodyOptions,
+  adaptiveLatticeBody,
+  type LatticeBodyOptions,
+  latticeBody,
+  octreeOfMesh,
+  rigidCluster,
+  ShapeMatchingBody,
+  type ShapeMatchingBodyOptions,
+  type SurfaceBodyOptions,
+  surfaceBody,
+} from './shape-matching/bodies.js';
+export { ClothLevel, ShapeMatchingCloth, type ShapeMatchingClothOptions } from './shape-matching/cloth.js';
+export { ParticleContacts } from './shape-matching/contacts.js';
+export { Lattice, LatticeSummation } from './shape-matching/lattice.js';
+export {
+  type Adjacency,
+  buildPaths,
+  meshAdjacency,
+  PathSummation,
+  ringRegions,
+} from './shape-matching/mesh-paths.js';
+export { AdaptiveLattice, type OctreeOptions, OctreeSummation } from './shape-matching/octree.js';
+export {
+  EllipsoidContacts,
+  OrientedParticles,
+  type OrientedParticlesOptions,
+  OrientedShapeMatching,
+} from './shape-matching/oriented.js';
+export {
+  optimalRotation,
+  type PlasticityOptions,
+  RegionShapeMatching,
+  type ShapeMatchingParams,
+} from './shape-matching/region-shape-matching.js';
+export {
+  boxMesh,
+  duckMesh,
+  fitParticles,
+  plantGraph,
+  sheetGraph,
+  torusMesh,
+} from './shape-matching/shapes.js';
+export { Skin } from './shape-matching/skinning.js';
+export {
+  membershipCounts,
+  NaiveSummation,
+  type RegionSummation,
+  regionSizes,
+} from './shape-matching/summation.js';
+export { SurfaceVolumeConservation, type VolumeOptions } from './shape-matching/volume.js';

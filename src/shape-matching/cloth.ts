@@ -51,7 +51,6 @@ import {
   type TriangleMesh,
   validateTriangleMesh,
 } from '../mesh/triangle-mesh.js';
-import { PIN_WEIGHT } from './region-shape-matching.js';
 
 /** One resolution level: its mesh, regions and the work arrays of a matching pass. */
 export class ClothLevel {
@@ -79,8 +78,7 @@ export class ClothLevel {
   /** Accumulated displacement and a copy of the positions (x̂). */
   readonly acc: Float64Array;
   readonly saved: Float64Array;
-  /** Fit weight of each vertex in the current pass. */
-  private readonly weight: Float64Array;
+
   private readonly fwd: Float64Array;
 
   constructor(
@@ -204,7 +202,7 @@ export class ClothLevel {
     }
     this.acc = new Float64Array(3 * n);
     this.saved = new Float64Array(3 * n);
-    this.weight = Float64Array.from(this.modifiedMass);
+
     this.fwd = new Float64Array(3 * Math.max(1, this.fiberMembers.length));
   }
 
@@ -223,11 +221,6 @@ export class ClothLevel {
   ): void {
     const acc = this.acc;
     acc.fill(0);
-    // fit weights: the modified masses, pinned vertices (infinite mass) PIN_WEIGHT times heavier
-    const wt = this.weight;
-    for (let j = 0; j < this.vertices; j++) {
-      wt[j] = this.modifiedMass[j] * (fixed && fixed[fixedOff + j] === 0 ? PIN_WEIGHT : 1);
-    }
     this.matchTriangles(pos, off, stretchOnly);
     this.matchEdges(pos, off, stretchOnly);
     this.matchFibers(pos, off);
@@ -245,7 +238,7 @@ export class ClothLevel {
     const tri = this.triangles,
       ts = this.triStart,
       tm = this.triMembers,
-      mt = this.weight,
+      mt = this.modifiedMass,
       tr = this.triRest,
       acc = this.acc;
     const nt = tri.length / 3;
@@ -277,13 +270,11 @@ export class ClothLevel {
       bx /= lb;
       by /= lb;
       bz /= lb;
-      // weighted centres c (current) and c̄′ (rest, 2D; zero unless a vertex is pinned)
+      // centre of the region c = Σ m̃ x / M̃ (eq. 7; r̄′ is relative to the rest centre c̄)
       let M = 0,
         cx = 0,
         cy = 0,
-        cz = 0,
-        bu = 0,
-        bw = 0;
+        cz = 0;
       for (let m = ts[t]; m < ts[t + 1]; m++) {
         const v = o3 + 3 * tm[m];
         const mm = mt[tm[m]];
@@ -291,14 +282,10 @@ export class ClothLevel {
         cx += mm * pos[v];
         cy += mm * pos[v + 1];
         cz += mm * pos[v + 2];
-        bu += mm * tr[2 * m];
-        bw += mm * tr[2 * m + 1];
       }
       cx /= M;
       cy /= M;
       cz /= M;
-      bu /= M;
-      bw /= M;
       // A′ = Σ m̃ r′ r̄′ᵀ
       let a00 = 0,
         a01 = 0,
@@ -312,8 +299,8 @@ export class ClothLevel {
           rz = pos[v + 2] - cz;
         const u = ax * rx + ay * ry + az * rz,
           w = bx * rx + by * ry + bz * rz;
-        const su = mm * (tr[2 * m] - bu),
-          sw = mm * (tr[2 * m + 1] - bw);
+        const su = mm * tr[2 * m],
+          sw = mm * tr[2 * m + 1];
         a00 += u * su;
         a01 += u * sw;
         a10 += w * su;
@@ -363,8 +350,8 @@ export class ClothLevel {
       for (let m = ts[t]; m < ts[t + 1]; m++) {
         const j = tm[m];
         const v = o3 + 3 * j;
-        const su = tr[2 * m] - bu,
-          sw = tr[2 * m + 1] - bw;
+        const su = tr[2 * m],
+          sw = tr[2 * m + 1];
         const gu = g00 * su + g01 * sw,
           gw = g10 * su + g11 * sw;
         acc[3 * j] += cx + ax * gu + bx * gw - pos[v];
@@ -376,7 +363,7 @@ export class ClothLevel {
 
   private matchEdges(pos: Float64Array, off: number, stretchOnly: boolean): void {
     const e = this.edges,
-      mt = this.weight,
+      mt = this.modifiedMass,
       acc = this.acc;
     const o3 = 3 * off;
     for (let k = 0; k < this.edgeRest.length; k++) {
@@ -407,7 +394,7 @@ export class ClothLevel {
     const fs = this.fiberStart,
       fm = this.fiberMembers,
       fr = this.fiberRest,
-      mt = this.weight,
+      mt = this.modifiedMass,
       acc = this.acc,
       g = this.fwd;
     const o3 = 3 * off;

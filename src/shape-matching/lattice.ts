@@ -326,7 +326,7 @@ function slide(
   w: number,
 ): void {
   let acc = 0;
-  const first = w < len - 1 ? w : len - 1;
+  const first = Math.min(w, len - 1);
   for (let i = 0; i <= first; i++) acc += src[base + i * step];
   dst[base] = acc;
   for (let i = 1; i < len; i++) {

@@ -26,7 +26,7 @@
  *   shorter of the two rotations), ω = 0 when angle(r) < ε; q ← q_p.
  */
 import { Body, type Tunable } from '../core/body.js';
-import { colorVariableConstraints, permuteRecords } from '../core/coloring.js';
+import { colorVariableConstraints } from '../core/coloring.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
@@ -34,7 +34,7 @@ import { ProjectionRule } from '../core/solver.js';
 import type { World } from '../core/world.js';
 import { mat3FromQuat } from '../math/mat3.js';
 import { quatMultiply, quatNormalize } from '../math/quat.js';
-import { optimalRotation, PIN_WEIGHT, pinKey } from './region-shape-matching.js';
+import { optimalRotation } from './region-shape-matching.js';
 import { Skin } from './skinning.js';
 
 /** Below this |ω| (rad/s) the prediction keeps q, and below this angle (rad) the update sets ω = 0. */
@@ -236,9 +236,8 @@ export class OrientedShapeMatching implements ConstraintSet {
   readonly colors: number;
   /** Per group: total fit weight and rest centre c̄. */
   private readonly groupMass: Float64Array;
-  /** Per particle: fit weight (its mass, × PIN_WEIGHT when pinned). */
+  /** Per particle: its mass, the weight in the fits. */
   private readonly fitMass: Float64Array;
-  private pinKey = 0;
   private readonly restCenter: Float64Array;
   /** Per particle: E_j = (m_j/5) diag(a², b², c²) R̄_jᵀ, so that A_j = R(q_j) E_j. */
   private readonly E: Float64Array;
@@ -297,7 +296,7 @@ export class OrientedShapeMatching implements ConstraintSet {
     this.restCenter = new Float64Array(3 * n);
     this.fitMass = new Float64Array(n);
     this.E = new Float64Array(9 * n);
-    this.precompute(store.invMass);
+    this.precompute();
     this.groupRotation = new Float64Array(4 * n);
     for (let g = 0; g < n; g++) this.groupRotation[4 * g + 3] = 1;
     this.lambda = new Float64Array(3 * this.groupMembers.length);
@@ -308,17 +307,14 @@ export class OrientedShapeMatching implements ConstraintSet {
   }
 
   /**
-   * Fit weights (the masses; pinned particles, of infinite mass, weigh
-   * PIN_WEIGHT times more, so that a chain turns about its pinned root and
-   * takes its orientation), the groups' rest centres and the particles'
-   * weighted moment matrices E_j = (m_j/5) diag(a², b², c²) R̄_jᵀ.
+   * Fit weights (the masses), the groups' rest centres and the particles'
+   * moment matrices E_j = (m_j/5) diag(a², b², c²) R̄_jᵀ.
    */
-  private precompute(invMass: Float64Array): void {
+  private precompute(): void {
     const b = this.body;
     const n = b.count;
     const mass = b.world.store.mass;
-    for (let j = 0; j < n; j++)
-      this.fitMass[j] = mass[b.offset + j] * (invMass[b.offset + j] === 0 ? PIN_WEIGHT : 1);
+    for (let j = 0; j < n; j++) this.fitMass[j] = mass[b.offset + j];
     const x = b.restPositions;
     const gs = this.groupStart;
     for (let g = 0; g < n; g++) {
@@ -371,11 +367,6 @@ export class OrientedShapeMatching implements ConstraintSet {
     this.rule.update(ctx.solver, ctx.h, ctx.iterations);
     this.lambda.fill(0);
     const b = this.body;
-    const key = pinKey(ctx.store.invMass, b.offset, b.count);
-    if (key !== this.pinKey) {
-      this.pinKey = key;
-      this.precompute(ctx.store.invMass);
-    }
     const q = b.q,
       qp = b.qp,
       om = b.omega;

@@ -70,16 +70,6 @@ export interface ShapeMatchingParams {
 
 const STRIDE = 12;
 
-/** Weight of a pinned particle (inverse mass 0) relative to its mass in the shape-matching fits. */
-export const PIN_WEIGHT = 1e6;
-
-/** A hash of which particles of [offset, offset + n) are pinned (0 when none). */
-export function pinKey(invMass: Float64Array, offset: number, n: number): number {
-  let key = 0;
-  for (let j = 0; j < n; j++) if (invMass[offset + j] === 0) key = (Math.imul(key, 31) + j + 1) | 0;
-  return key;
-}
-
 export class RegionShapeMatching implements ConstraintSet {
   readonly kind = 'shape-matching';
   readonly order = 0;
@@ -91,14 +81,8 @@ export class RegionShapeMatching implements ConstraintSet {
   readonly n: number;
   /** Rest positions x̄_j (body-local order, xyz). */
   readonly rest: Float64Array;
-  /**
-   * Modified masses m̃_j = m_j / |ℜ_j| (times PIN_WEIGHT for pinned particles,
-   * see beginStep) and 1/|ℜ_j|.
-   */
+  /** Modified masses m̃_j = m_j / |ℜ_j| and 1/|ℜ_j|. */
   readonly modifiedMass: Float64Array;
-  private readonly baseMass: Float64Array;
-  /** Which particles were pinned when the rest quantities were last computed. */
-  private pinKey = 0;
   readonly invCount: Float64Array;
   /** Per region: M̃_r, c̄_r − ō (3), Σ m̃ r̄ r̄ᵀ at rest (9). */
   readonly regionMass: Float64Array;
@@ -157,7 +141,6 @@ export class RegionShapeMatching implements ConstraintSet {
     this.restOrigin.set(rest.subarray(0, 3));
     const counts = membershipCounts(summation);
     this.modifiedMass = new Float64Array(n);
-    this.baseMass = new Float64Array(n);
     this.invCount = new Float64Array(n);
     for (let j = 0; j < n; j++) {
       const m = masses ? masses[j] : store.mass[offset + j];
@@ -177,7 +160,6 @@ export class RegionShapeMatching implements ConstraintSet {
           'make the regions cover every particle',
         );
       }
-      this.baseMass[j] = m / counts[j];
       this.modifiedMass[j] = m / counts[j];
       this.invCount[j] = 1 / counts[j];
     }
@@ -270,18 +252,6 @@ export class RegionShapeMatching implements ConstraintSet {
   beginStep(ctx: StepContext): void {
     this.rule.update(ctx.solver, ctx.h, ctx.iterations);
     this.lambda.fill(0);
-    // A pinned particle (w = 0) has infinite mass: it weighs PIN_WEIGHT times more in the fits,
-    // so that regions turn about their pins instead of sliding off them. The rest quantities
-    // depend on the weights, so they are recomputed when the set of pins changes.
-    const key = pinKey(ctx.store.invMass, this.offset, this.n);
-    if (key !== this.pinKey) {
-      this.pinKey = key;
-      const w = ctx.store.invMass;
-      for (let j = 0; j < this.n; j++) {
-        this.modifiedMass[j] = this.baseMass[j] * (w[this.offset + j] === 0 ? PIN_WEIGHT : 1);
-      }
-      this.precomputeRest();
-    }
   }
 
   /**
