@@ -62,7 +62,8 @@ export class SurfaceVolumeConservation implements ConstraintSet {
   private readonly triangles: Uint32Array;
   private readonly adj: Adjacency;
   private readonly matching: RegionShapeMatching;
-  private readonly grad: Float64Array;
+  /** ∇_i V of the last evaluation (xyz per particle). */
+  readonly grad: Float64Array;
   private readonly weight: Float64Array;
   private readonly tmp: Float64Array;
   private readonly colliding: Uint8Array;
@@ -116,8 +117,8 @@ export class SurfaceVolumeConservation implements ConstraintSet {
     this.volume = this.restVolume;
   }
 
-  /** V(pos) (eq. 12), leaving ∇_i V in `grad`. */
-  private gradient(pos: Float64Array): number {
+  /** V(pos) (eq. 12) of the body's surface in the store-sized array pos, leaving ∇_i V in `grad`. */
+  gradient(pos: Float64Array): number {
     const g = this.grad,
       t = this.triangles,
       off3 = 3 * this.offset;
