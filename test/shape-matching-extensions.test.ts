@@ -4,7 +4,7 @@ import { icosphere, loadScene, PlaneCollider, SphereCollider, World } from '../s
 import { det3 } from '../src/math/mat3.js';
 import { spectralNorm3 } from '../src/math/polar.js';
 import { latticeBody, type ShapeMatchingBody, surfaceBody } from '../src/shape-matching/bodies.js';
-import { ClothLevel, ShapeMatchingCloth } from '../src/shape-matching/cloth.js';
+import { type ClothLevel, ShapeMatchingCloth } from '../src/shape-matching/cloth.js';
 import { boxMesh } from '../src/shape-matching/shapes.js';
 import { finiteDifferenceGradient, relativeError, rng } from './helpers.js';
 
@@ -101,7 +101,15 @@ describe('plastic deformation (000 §4.5.2)', () => {
         position: [0, top + r + 0.01, 0],
         margin: 0,
         motion: {
-          keyframes: { times: [0, 0.6, 1.2, 1.8], translations: [[0, 0, 0], [0, -0.07, 0], [0, -0.07, 0], [0, 0.3, 0]] },
+          keyframes: {
+            times: [0, 0.6, 1.2, 1.8],
+            translations: [
+              [0, 0, 0],
+              [0, -0.07, 0],
+              [0, -0.07, 0],
+              [0, 0.3, 0],
+            ],
+          },
         },
       }),
     );

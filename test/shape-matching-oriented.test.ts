@@ -3,9 +3,9 @@ import { PlaneCollider, World } from '../src/index.js';
 import { mat3FromQuat } from '../src/math/mat3.js';
 import { quatFromAxisAngle, quatRotate } from '../src/math/quat.js';
 import { svd3 } from '../src/math/svd3.js';
+import { Lattice } from '../src/shape-matching/lattice.js';
 import { OrientedParticles } from '../src/shape-matching/oriented.js';
 import { duckMesh, fitParticles } from '../src/shape-matching/shapes.js';
-import { Lattice } from '../src/shape-matching/lattice.js';
 import { rng } from './helpers.js';
 
 /** A horizontal chain of n single particles along +x, the first pinned (position and orientation). */

@@ -4,7 +4,9 @@ import { icosphere, loadScene, PlaneCollider, World } from '../src/index.js';
 import { mat3FromQuat } from '../src/math/mat3.js';
 import { quatFromAxisAngle } from '../src/math/quat.js';
 import { latticeBody, rigidCluster, ShapeMatchingBody, surfaceBody } from '../src/shape-matching/bodies.js';
+import { ShapeMatchingCloth } from '../src/shape-matching/cloth.js';
 import { Lattice, LatticeSummation } from '../src/shape-matching/lattice.js';
+import { OrientedParticles } from '../src/shape-matching/oriented.js';
 import { NaiveSummation } from '../src/shape-matching/summation.js';
 import { rng } from './helpers.js';
 
@@ -211,6 +213,107 @@ describe('region-based shape matching (000 §4.2, Figure 16)', () => {
       let M = 0;
       for (const j of naive.members(r)) M += body.matching.modifiedMass[j];
       expect(body.matching.regionMass[r]).toBeCloseTo(M, 13);
+    }
+  });
+});
+
+describe('shape matching: checkpoints and bad input', () => {
+  it('a saved state resumes bit for bit (region rotations, plastic state, orientations)', () => {
+    for (const file of ['shape-matching-plastic.json', 'shape-matching-plants.json']) {
+      const inst = loadScene(readFileSync(new URL(`../scenes/${file}`, import.meta.url), 'utf8'), { file });
+      const w = inst.world;
+      for (let s = 0; s < 20; s++) w.step();
+      const saved = w.saveState();
+      for (let s = 0; s < 20; s++) w.step();
+      const a = w.store.x.slice(0, 3 * w.store.count);
+      w.loadState(saved);
+      for (let s = 0; s < 20; s++) w.step();
+      expect(Array.from(w.store.x.subarray(0, 3 * w.store.count))).toEqual(Array.from(a));
+    }
+  });
+
+  it('names the body and the fix for bad input', () => {
+    const world = new World();
+    const open = {
+      positions: Float64Array.from([0, 0, 0, 1, 0, 0, 0, 1, 0]),
+      triangles: Uint32Array.from([0, 1, 2]),
+    };
+    expect(() => latticeBody(world, { mesh: open, spacing: 0.1, name: 'lid' })).toThrow(
+      /lattice body 'lid'\.mesh.*not closed/,
+    );
+    expect(() =>
+      latticeBody(world, {
+        mesh: icosphere(0.2, 1),
+        spacing: 0.1,
+        plasticity: { yield: -1, creep: 1, max: 1 },
+      }),
+    ).toThrow(/plasticity\.yield.*≥ 0/);
+    expect(
+      () =>
+        new ShapeMatchingBody(world, {
+          positions: Float64Array.from([0, 0, 0]),
+          masses: 1,
+          regions: NaiveSummation.fromLists(1, [[3]]),
+        }),
+    ).toThrow(/particle 3/);
+    expect(
+      () =>
+        new ShapeMatchingBody(world, {
+          positions: Float64Array.from([0, 0, 0, 1, 1, 1]),
+          masses: 1,
+          regions: NaiveSummation.fromLists(2, [[0]]),
+        }),
+    ).toThrow(/belongs to no region/);
+    expect(() =>
+      rigidCluster(world, { positions: Float64Array.from([0, Number.NaN, 0]), masses: 1 }),
+    ).toThrow(/non-finite/);
+    expect(() =>
+      rigidCluster(world, { positions: Float64Array.from([0, 0, 0]), masses: 1, stiffness: 2 }),
+    ).toThrow(/stiffness must lie in \[0, 1\]/);
+  });
+});
+
+describe('shape matching: degenerate input never gives NaN', () => {
+  it('collapsed, mirrored and flattened bodies with huge time steps stay finite', () => {
+    const builders: ((w: World) => { offset: number; count: number })[] = [
+      (w) =>
+        latticeBody(w, {
+          mesh: icosphere(0.2, 2),
+          spacing: 0.08,
+          plasticity: { yield: 0.01, creep: 100, max: 1 },
+        }),
+      (w) => surfaceBody(w, { mesh: icosphere(0.2, 2), volume: { alpha: 0.3 } }),
+      (w) => rigidCluster(w, { positions: Float64Array.from([0, 0, 0, 1, 0, 0, 0, 1, 0]), masses: 1 }),
+      (w) =>
+        new ShapeMatchingCloth(w, {
+          grid: { width: 1, height: 1, cols: 9, rows: 9 },
+          levels: 2,
+          fibers: true,
+        }),
+      (w) =>
+        new OrientedParticles(w, {
+          positions: Float64Array.from([0, 0, 0, 0.1, 0, 0, 0.2, 0, 0]),
+          masses: 1,
+          radii: [0.05, 0.02, 0.01],
+          edges: [0, 1, 1, 2],
+        }),
+    ];
+    for (const build of builders) {
+      for (const mode of ['collapse', 'mirror', 'flatten'] as const) {
+        const world = new World({ substeps: 1, iterations: 3 });
+        world.addCollider(new PlaneCollider({ position: [0, -1, 0] }));
+        const b = build(world);
+        const { x, v } = world.store;
+        for (let j = b.offset; j < b.offset + b.count; j++) {
+          if (mode === 'collapse') x.set([0.01 * (j % 2), 0, 0], 3 * j);
+          else if (mode === 'mirror') x[3 * j] = -x[3 * j];
+          else x[3 * j + 1] = 0;
+          v[3 * j + 1] = 50 * ((j % 3) - 1);
+        }
+        for (let s = 0; s < 5; s++) world.step(0.5);
+        for (let k = 0; k < 3 * world.store.count; k++) expect(Number.isFinite(world.store.x[k])).toBe(true);
+        expect(world.stats.recoveries).toBe(0);
+      }
     }
   });
 });

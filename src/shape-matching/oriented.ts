@@ -46,7 +46,7 @@ export interface OrientedParticlesOptions {
   positions: Float64Array;
   /** Masses, or one mass for all. */
   masses: ArrayLike<number> | number;
-  /** Ellipsoid radii (a, b, c) per particle (3 numbers each), or one radius for spheres. */
+  /** Ellipsoid radii: (a, b, c) per particle (3 numbers each), one (a, b, c) for all, or one radius for spheres. */
   radii: ArrayLike<number> | number;
   /** Rest orientations (x, y, z, w per particle); default identity. */
   orientations?: ArrayLike<number>;
@@ -106,11 +106,27 @@ export class OrientedParticles extends Body {
     this.pinnedOrientation = new Float64Array(4 * n);
     this.rotations = new Float64Array(9 * n);
     this.drag = o.drag ?? 0;
+    const radii = o.radii;
+    if (typeof radii !== 'number' && radii.length !== 3 && radii.length !== 3 * n) {
+      throw new PbdError(
+        'oriented/radii',
+        `${where}.radii`,
+        `has ${radii.length} numbers for ${n} particles`,
+        'give one radius, one (a, b, c) for all, or (a, b, c) per particle',
+      );
+    }
+    if (typeof o.masses !== 'number' && o.masses.length !== n) {
+      throw new PbdError(
+        'oriented/masses',
+        `${where}.masses`,
+        `has ${o.masses.length} masses for ${n} particles`,
+      );
+    }
     for (let j = 0; j < n; j++) {
       const m = typeof o.masses === 'number' ? o.masses : o.masses[j];
       store.setMass(off + j, m);
       for (let k = 0; k < 3; k++) {
-        const r = typeof o.radii === 'number' ? o.radii : o.radii[3 * j + k];
+        const r = typeof radii === 'number' ? radii : radii.length === 3 ? radii[k] : radii[3 * j + k];
         if (!(r > 0) || !Number.isFinite(r)) {
           throw new PbdError(
             'oriented/radius',
@@ -525,6 +541,14 @@ export class OrientedShapeMatching implements ConstraintSet {
         quatNormalize(qp, 4 * c);
       }
     }
+  }
+
+  saveState(): unknown {
+    return { groupRotation: Array.from(this.groupRotation) };
+  }
+
+  loadState(state: unknown): void {
+    this.groupRotation.set((state as { groupRotation: number[] }).groupRotation);
   }
 
   /** Eqs. 30–31: angular velocities from the change of orientation, then q ← q_p. */
