@@ -45,6 +45,7 @@ import type { ParticleStore } from '../core/particles.js';
 import { ProjectionRule } from '../core/solver.js';
 import { invert3, mat3FromQuat } from '../math/mat3.js';
 import { extractRotation, polarDecomposition, quatFromMat3, spectralNorm3 } from '../math/polar.js';
+import { svd3 } from '../math/svd3.js';
 import { membershipCounts, type RegionSummation } from './summation.js';
 
 /** Plastic flow of the regions (000 §4.5.2, after Müller et al. 2005 / O'Brien et al. 2002). */
@@ -409,6 +410,8 @@ export class RegionShapeMatching implements ConstraintSet {
   }
 
   private goalStore: Float64Array | null = null;
+  private saved: Float64Array | null = null;
+  private violationGoals: Float64Array | null = null;
   private goalBuffer(): Float64Array {
     if (!this.goalStore) this.goalStore = new Float64Array(3 * this.n);
     return this.goalStore;
@@ -475,10 +478,17 @@ export class RegionShapeMatching implements ConstraintSet {
       mulABt(T, 18, T, 27, Sp, s);
       if (!invert3(Ainv, 0, T, 18, 1e-12)) continue;
       mulAB(T, 27, T, 9, Ainv, 0);
-      polarDecomposition(T, 27, Ainv, 9, Ainv, 18); // R at 9, S at 18
+      // A = U Σ Vᵀ = R S with R = U Vᵀ, S = V Σ Vᵀ, so ‖S − I‖₂ = max_k |σ_k − 1|
+      svd3(T, 27, svdU, 0, svdS, 0, svdV, 0);
+      const dev = Math.max(Math.abs(svdS[0] - 1), Math.abs(svdS[1] - 1), Math.abs(svdS[2] - 1));
       // ‖S − I‖₂ > c_yield ⇒ S_p ← [I + h c_creep (S − I)] S_p
-      for (let k = 0; k < 9; k++) Ainv[27 + k] = Ainv[18 + k] - (k % 4 === 0 ? 1 : 0);
-      if (!(spectralNorm3(Ainv, 27) > pl.yield)) continue;
+      if (!(dev > pl.yield)) continue;
+      for (let i = 0; i < 3; i++)
+        for (let j = 0; j < 3; j++) {
+          let v = 0;
+          for (let k = 0; k < 3; k++) v += svdV[3 * i + k] * (svdS[k] - 1) * svdV[3 * j + k];
+          Ainv[27 + 3 * i + j] = v;
+        }
       const hc = ctx.h * pl.creep;
       for (let k = 0; k < 9; k++) Ainv[k] = (k % 4 === 0 ? 1 : 0) + hc * Ainv[27 + k];
       mulAB(Ainv, 9, Ainv, 0, Sp, s);
@@ -503,8 +513,15 @@ export class RegionShapeMatching implements ConstraintSet {
 
   /** Largest distance |x_j − g_j| of a particle from its goal at the current positions (m). */
   maxViolation(store: ParticleStore): number {
-    const gl = this.goalBuffer();
+    if (!this.violationGoals) this.violationGoals = new Float64Array(3 * this.n);
+    const gl = this.violationGoals;
+    // statistics must not disturb the simulation: keep the warm starts and transforms
+    if (!this.saved) this.saved = new Float64Array(this.rotation.length + this.transform.length);
+    this.saved.set(this.rotation, 0);
+    this.saved.set(this.transform, this.rotation.length);
     this.computeGoals(store.x, gl);
+    this.rotation.set(this.saved.subarray(0, this.rotation.length));
+    this.transform.set(this.saved.subarray(this.rotation.length));
     let m = 0;
     const x = store.x,
       off3 = 3 * this.offset;
@@ -532,6 +549,9 @@ export class RegionShapeMatching implements ConstraintSet {
 
 const plasticScratch = new Float64Array(36);
 const polarR = new Float64Array(9);
+const svdU = new Float64Array(9);
+const svdV = new Float64Array(9);
+const svdS = new Float64Array(3);
 
 /**
  * The rotational part of A (at ao) into the quaternion q (at qo): Müller et
