@@ -56,7 +56,7 @@ import {
 export class ClothLevel {
   readonly vertices: number;
   readonly rest: Float64Array;
-  /** 2D rest coordinates (u, v) in the cloth's plane, for the transfer operators. */
+  /** 2D rest coordinates (u, v) in the cloth's plane, for the transfer operators and the fiber directions. */
   readonly uv: Float64Array;
   readonly triangles: Uint32Array;
   readonly mass: Float64Array;
@@ -92,7 +92,10 @@ export class ClothLevel {
     this.vertices = n;
     this.rest = Float64Array.from(mesh.positions);
     this.triangles = Uint32Array.from(mesh.triangles);
-    this.uv = planarCoordinates(this.rest);
+    // the texture coordinates when the mesh has them (grids do: every level then shares one
+    // parameter plane); otherwise the rest positions in their principal plane
+    this.uv =
+      mesh.uvs && mesh.uvs.length === 2 * n ? Float64Array.from(mesh.uvs) : planarCoordinates(this.rest);
     const nt = this.triangles.length / 3;
     this.mass = new Float64Array(n);
     for (let t = 0; t < nt; t++) {
@@ -724,6 +727,18 @@ export class Transfer {
     }
   }
 
+  /** out[v] = flags[off + i] of the source vertex i with the largest weight for target vertex v. */
+  dominant(flags: Float64Array, off: number, out: Float64Array): void {
+    const idx = this.index,
+      w = this.weight;
+    for (let v = 0; v < out.length; v++) {
+      let k = 0;
+      if (w[3 * v + 1] > w[3 * v + k]) k = 1;
+      if (w[3 * v + 2] > w[3 * v + k]) k = 2;
+      out[v] = flags[off + idx[3 * v + k]] === 0 ? 0 : 1;
+    }
+  }
+
   /** dst[3 (doff + v) …] (+)= Σ_k w_k src[3 (soff + i_k) …] for every target vertex v. */
   apply(
     src: Float64Array,
@@ -941,6 +956,13 @@ export class ClothShapeMatching implements ConstraintSet {
   private readonly goals: Float64Array;
   private readonly lambda: Float64Array;
   private readonly diff: Float64Array[];
+  /**
+   * Coarse levels: 0 for a vertex that stands on a pinned particle (its
+   * restriction is dominated by a pinned vertex of the finer level), else 1.
+   * Pinned vertices neither move in a level's matching nor take corrections,
+   * so coarse levels hold at the pins as the finest level does.
+   */
+  private readonly free: Float64Array[];
 
   constructor(cloth: ShapeMatchingCloth, o: ShapeMatchingClothOptions, where: string) {
     this.cloth = cloth;
@@ -954,6 +976,7 @@ export class ClothShapeMatching implements ConstraintSet {
       this.prolong.push(new Transfer(L[l], L[l + 1]));
     }
     this.diff = L.map((lv) => new Float64Array(3 * lv.vertices));
+    this.free = L.slice(0, -1).map((lv) => new Float64Array(lv.vertices).fill(1));
     this.goals = new Float64Array(3 * cloth.count);
     this.lambda = new Float64Array(3 * cloth.count);
   }
@@ -967,12 +990,14 @@ export class ClothShapeMatching implements ConstraintSet {
   beginStep(ctx: StepContext): void {
     this.rule.update(ctx.solver, ctx.h, ctx.iterations);
     this.lambda.fill(0);
-    // coarse positions from the finest by restriction
+    // coarse positions from the finest by restriction, and the pins of every level
     const L = this.cloth.levels.length;
     for (let l = L - 2; l >= 0; l--) {
       const src = l === L - 2 ? ctx.store.p : this.positions[l + 1];
       const soff = l === L - 2 ? this.cloth.offset : 0;
       this.restrict[l].apply(src, soff, this.positions[l], 0, false, null);
+      const flags = l === L - 2 ? ctx.store.invMass : this.free[l + 1];
+      this.restrict[l].dominant(flags, soff, this.free[l]);
     }
   }
 
@@ -988,23 +1013,24 @@ export class ClothShapeMatching implements ConstraintSet {
     for (let k = 0; k < 3 * n; k++) goal[k] = p[3 * off + k];
     const inv = store.invMass;
     // pinned particles (w = 0) stay where they are on the finest level
+    const free = this.free;
     for (let l = L; l >= 1; l--) {
       const x = l === L ? goal : this.positions[l];
       const d = this.diff[l];
       d.set(x);
-      levels[l].match(x, 0, l === L ? inv : null, off, l !== L);
+      levels[l].match(x, 0, l === L ? inv : free[l], l === L ? off : 0, l !== L);
       for (let k = 0; k < d.length; k++) d[k] = x[k] - d[k];
-      this.restrict[l - 1].apply(d, 0, this.positions[l - 1], 0, true, null);
+      this.restrict[l - 1].apply(d, 0, this.positions[l - 1], 0, true, free[l - 1]);
     }
     for (let l = 0; l <= L; l++) {
       const x = l === L ? goal : this.positions[l];
       const d = this.diff[l];
       d.set(x);
-      levels[l].match(x, 0, l === L ? inv : null, off, l !== L);
+      levels[l].match(x, 0, l === L ? inv : free[l], l === L ? off : 0, l !== L);
       if (l !== L) {
         for (let k = 0; k < d.length; k++) d[k] = x[k] - d[k];
         const next = l + 1 === L ? goal : this.positions[l + 1];
-        this.prolong[l].apply(d, 0, next, 0, true, l + 1 === L ? inv : null, off);
+        this.prolong[l].apply(d, 0, next, 0, true, l + 1 === L ? inv : free[l + 1], l + 1 === L ? off : 0);
       }
     }
     // apply the goals with the world's rule
