@@ -193,7 +193,7 @@ describe('region-based shape matching (000 §4.2, Figure 16)', () => {
     const inst = loadScene(readFileSync(new URL(`../scenes/${file}`, import.meta.url), 'utf8'), { file });
     for (let s = 0; s < 150; s++) inst.world.step();
     const dev = (inst.bodies as ShapeMatchingBody[]).map(deviationFromRigid);
-    // w = 1, 2, 3: the slabs deform less and less (measured: about 0.048, 0.015, 0.009 m)
+    // w = 1, 2, 3: the slabs deform less and less (measured: about 0.066, 0.027, 0.011 m)
     expect(dev[1]).toBeLessThan(0.6 * dev[0]);
     expect(dev[2]).toBeLessThan(0.8 * dev[1]);
     expect(inst.world.stats.recoveries + inst.world.stats.speedClamps).toBe(0);

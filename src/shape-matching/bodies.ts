@@ -6,8 +6,9 @@
  * - `rigidCluster` is one region over all particles with α = 1: a rigid
  *   body as a shape-matched particle cluster;
  * - `latticeBody` voxelises a closed mesh into a regular lattice with
- *   FastLSM regions (Rivers & James) and carries the mesh along by
- *   trilinear interpolation;
+ *   FastLSM regions (Rivers & James) and carries the mesh along by linear
+ *   blend skinning on its nearest particles, turned by their regions'
+ *   transforms;
  * - `adaptiveLatticeBody` samples the mesh with an octree and sums regions
  *   by summation nodes (Steinemann et al.);
  * - `surfaceBody` uses the vertices of a closed mesh only, with ω-ring
@@ -37,14 +38,23 @@ export interface ShapeMatchingBodyOptions extends ShapeMatchingParams {
   masses: ArrayLike<number> | number;
   /** The regions and how their sums are formed. */
   regions: RegionSummation;
-  /** Contact radius of every particle (m); > 0 lets the body collide with colliders and other shape-matched bodies. Default 0. */
-  radius?: number;
+  /**
+   * Contact radius of every particle (m), or one per particle; > 0 lets the
+   * body collide with colliders and other shape-matched bodies. A particle
+   * of radius 0 does not collide at all. Default 0.
+   */
+  radius?: number | ArrayLike<number>;
   /** Initial velocity (m/s). */
   velocity?: [number, number, number];
   /** Render triangles over the particles (surface bodies). */
   triangles?: Uint32Array;
   /** A render mesh carried along by the particles (lattice bodies). */
   skin?: Skin;
+  /**
+   * Region r belongs to particle r (lattices, octrees, mesh rings): the skin
+   * then turns with the regions' transforms T_r as bone rotations.
+   */
+  skinWithRegions?: boolean;
   /** Damping of deviations from the rigid motion (003 §3.5), k ∈ [0, 1]. Default 0. */
   globalDamping?: number;
   group?: number;
@@ -56,6 +66,7 @@ export class ShapeMatchingBody extends Body {
   readonly matching: RegionShapeMatching;
   readonly restPositions: Float64Array;
   readonly skin: Skin | null;
+  private readonly skinWithRegions: boolean;
   readonly damping: RigidModeDamping | null;
   volume: SurfaceVolumeConservation | null = null;
   edges: DistanceConstraints | null = null;
@@ -86,7 +97,10 @@ export class ShapeMatchingBody extends Body {
     for (let j = 0; j < n; j++) {
       masses[j] = typeof o.masses === 'number' ? o.masses : o.masses[j];
       store.setMass(off + j, masses[j]);
-      store.radius[off + j] = o.radius ?? 0;
+      const r = o.radius === undefined ? 0 : typeof o.radius === 'number' ? o.radius : o.radius[j];
+      store.radius[off + j] = r;
+      // a particle given no contact radius stays out of contacts
+      if (o.radius !== undefined && !(r > 0)) store.mask[off + j] = 0;
       if (o.group !== undefined) store.group[off + j] = o.group;
       if (o.mask !== undefined) store.mask[off + j] = o.mask;
       if (o.velocity) store.v.set(o.velocity, 3 * (off + j));
@@ -96,8 +110,9 @@ export class ShapeMatchingBody extends Body {
     );
     this.triangles = o.triangles ?? new Uint32Array(0);
     this.skin = o.skin ?? null;
+    this.skinWithRegions = !!o.skinWithRegions && o.regions.regions === n;
     this.damping = o.globalDamping ? this.addSet(new RigidModeDamping(off, n, o.globalDamping)) : null;
-    if ((o.radius ?? 0) > 0) ParticleContacts.of(world).addRange(off, n);
+    if (o.radius !== undefined) ParticleContacts.of(world).addRange(off, n);
   }
 
   override renderTriangles(): Uint32Array {
@@ -107,7 +122,7 @@ export class ShapeMatchingBody extends Body {
   /** The render mesh carried by the particles, brought up to date (null when the body renders its particles). */
   visualMesh(): { positions: Float64Array; triangles: Uint32Array } | null {
     if (!this.skin) return null;
-    this.skin.update(this.world.store.x, this.offset, null);
+    this.skin.update(this.world.store.x, this.offset, this.skinWithRegions ? this.matching.transform : null);
     return { positions: this.skin.positions, triangles: this.skin.triangles };
   }
 
@@ -224,27 +239,21 @@ export interface LatticeBodyOptions extends MeshShapeOptions {
 export function latticeBody(world: World, o: LatticeBodyOptions): ShapeMatchingBody {
   const where = o.name ? `lattice body '${o.name}'` : 'lattice body';
   checkClosed(o.mesh, where);
-  const lattice = Lattice.fromMesh(o.mesh, o.spacing, true, where);
+  const lattice = Lattice.fromMesh(o.mesh, o.spacing, false, where);
   const rest = lattice.positions();
   const fast = new LatticeSummation(lattice, o.regionHalfWidth ?? 1);
   const regions = o.summation === 'naive' ? NaiveSummation.of(fast) : fast;
-  const skin = Skin.trilinear(
-    o.mesh.positions,
-    o.mesh.triangles,
-    [lattice.nx, lattice.ny, lattice.nz],
-    lattice.origin,
-    lattice.spacing,
-    lattice.nodeParticle,
-    rest,
-  );
+  // the render mesh follows its nearest lattice particles, turned by their regions' transforms
+  const skin = Skin.nearest(o.mesh.positions, o.mesh.triangles, rest, 4);
   const density = o.density ?? 1000;
   return new ShapeMatchingBody(world, {
     ...o,
     positions: rest,
     masses: density * o.spacing ** 3,
     regions,
-    radius: o.radius ?? 0.5 * o.spacing,
+    radius: o.radius ?? surfaceRadii(o.mesh, rest, 1.5 * o.spacing),
     skin,
+    skinWithRegions: true,
   });
 }
 
@@ -277,16 +286,141 @@ export function adaptiveLatticeBody(world: World, o: AdaptiveLatticeBodyOptions)
   const density = o.density ?? 1000;
   const masses = sizes.map((s) => density * s ** 3);
   const skin = Skin.nearest(o.mesh.positions, o.mesh.triangles, rest, 4);
-  let rmin = Infinity;
-  for (const s of sizes) rmin = Math.min(rmin, s);
+  let rmax = 0;
+  for (const s of sizes) rmax = Math.max(rmax, s);
   return new ShapeMatchingBody(world, {
     ...o,
     positions: rest,
     masses,
     regions,
-    radius: o.radius ?? 0.5 * rmin,
+    radius: o.radius ?? surfaceRadii(o.mesh, rest, rmax),
     skin,
+    skinWithRegions: true,
   });
+}
+
+/**
+ * Contact radii that make the particles' spheres approximate the solid: a
+ * particle inside the closed mesh gets its distance to the surface (capped
+ * at `cap`), so its sphere just touches the surface; a particle outside
+ * (the lattice layer that carries the render mesh) gets 0 and stays out of
+ * contacts. The render mesh then rests on the ground instead of floating a
+ * lattice step above it.
+ */
+export function surfaceRadii(mesh: TriangleMesh, points: Float64Array, cap: number): Float64Array {
+  const n = points.length / 3;
+  const out = new Float64Array(n);
+  const pos = mesh.positions,
+    tri = mesh.triangles;
+  const probe = new Float64Array(3);
+  for (let j = 0; j < n; j++) {
+    probe[0] = points[3 * j];
+    probe[1] = points[3 * j + 1];
+    probe[2] = points[3 * j + 2];
+    if (!insideClosedMesh(mesh, probe)) continue;
+    let d2 = Infinity;
+    for (let t = 0; t < tri.length; t += 3) {
+      const e = pointTriangleDistance2(probe, pos, 3 * tri[t], 3 * tri[t + 1], 3 * tri[t + 2]);
+      if (e < d2) d2 = e;
+    }
+    out[j] = Math.min(cap, Math.sqrt(d2));
+  }
+  return out;
+}
+
+/** Crossing parity of a ray along +x (offset to miss edges) against the closed mesh. */
+function insideClosedMesh(mesh: TriangleMesh, p: Float64Array): boolean {
+  const pos = mesh.positions,
+    tri = mesh.triangles;
+  const py = p[1] + 1.37e-9,
+    pz = p[2] + 2.71e-9;
+  let crossings = 0;
+  for (let t = 0; t < tri.length; t += 3) {
+    const a = 3 * tri[t],
+      b = 3 * tri[t + 1],
+      c = 3 * tri[t + 2];
+    const ay = pos[a + 1] - py,
+      az = pos[a + 2] - pz;
+    const by = pos[b + 1] - py,
+      bz = pos[b + 2] - pz;
+    const cy = pos[c + 1] - py,
+      cz = pos[c + 2] - pz;
+    const u = by * cz - bz * cy,
+      v = cy * az - cz * ay,
+      w = ay * bz - az * by;
+    if ((u < 0 || v < 0 || w < 0) && (u > 0 || v > 0 || w > 0)) continue;
+    const sum = u + v + w;
+    if (sum === 0) continue;
+    if ((u * pos[a] + v * pos[b] + w * pos[c]) / sum > p[0]) crossings++;
+  }
+  return (crossings & 1) === 1;
+}
+
+/** Squared distance from p to the triangle (a, b, c) (offsets into pos), Ericson's closest-point method. */
+function pointTriangleDistance2(p: Float64Array, pos: Float64Array, a: number, b: number, c: number): number {
+  const abx = pos[b] - pos[a],
+    aby = pos[b + 1] - pos[a + 1],
+    abz = pos[b + 2] - pos[a + 2];
+  const acx = pos[c] - pos[a],
+    acy = pos[c + 1] - pos[a + 1],
+    acz = pos[c + 2] - pos[a + 2];
+  const apx = p[0] - pos[a],
+    apy = p[1] - pos[a + 1],
+    apz = p[2] - pos[a + 2];
+  const d1 = abx * apx + aby * apy + abz * apz,
+    d2 = acx * apx + acy * apy + acz * apz;
+  let qx: number, qy: number, qz: number;
+  if (d1 <= 0 && d2 <= 0) {
+    qx = pos[a];
+    qy = pos[a + 1];
+    qz = pos[a + 2];
+  } else {
+    const bpx = p[0] - pos[b],
+      bpy = p[1] - pos[b + 1],
+      bpz = p[2] - pos[b + 2];
+    const d3 = abx * bpx + aby * bpy + abz * bpz,
+      d4 = acx * bpx + acy * bpy + acz * bpz;
+    const cpx = p[0] - pos[c],
+      cpy = p[1] - pos[c + 1],
+      cpz = p[2] - pos[c + 2];
+    const d5 = abx * cpx + aby * cpy + abz * cpz,
+      d6 = acx * cpx + acy * cpy + acz * cpz;
+    const vc = d1 * d4 - d3 * d2,
+      vb = d5 * d2 - d1 * d6,
+      va = d3 * d6 - d5 * d4;
+    if (d3 >= 0 && d4 <= d3) {
+      qx = pos[b];
+      qy = pos[b + 1];
+      qz = pos[b + 2];
+    } else if (d6 >= 0 && d5 <= d6) {
+      qx = pos[c];
+      qy = pos[c + 1];
+      qz = pos[c + 2];
+    } else if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+      const v = d1 / (d1 - d3);
+      qx = pos[a] + v * abx;
+      qy = pos[a + 1] + v * aby;
+      qz = pos[a + 2] + v * abz;
+    } else if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+      const w = d2 / (d2 - d6);
+      qx = pos[a] + w * acx;
+      qy = pos[a + 1] + w * acy;
+      qz = pos[a + 2] + w * acz;
+    } else if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) {
+      const w = (d4 - d3) / (d4 - d3 + (d5 - d6));
+      qx = pos[b] + w * (pos[c] - pos[b]);
+      qy = pos[b + 1] + w * (pos[c + 1] - pos[b + 1]);
+      qz = pos[b + 2] + w * (pos[c + 2] - pos[b + 2]);
+    } else {
+      const den = 1 / (va + vb + vc);
+      const v = vb * den,
+        w = vc * den;
+      qx = pos[a] + abx * v + acx * w;
+      qy = pos[a + 1] + aby * v + acy * w;
+      qz = pos[a + 2] + abz * v + acz * w;
+    }
+  }
+  return (p[0] - qx) ** 2 + (p[1] - qy) ** 2 + (p[2] - qz) ** 2;
 }
 
 /** An octree over the mesh's bounding cube: cells crossing the surface refine to minCell, inside cells to maxCell. */

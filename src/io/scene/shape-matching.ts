@@ -15,6 +15,7 @@ import {
   rigidCluster,
   type ShapeMatchingBody,
   surfaceBody,
+  surfaceRadii,
 } from '../../shape-matching/bodies.js';
 import { ShapeMatchingCloth } from '../../shape-matching/cloth.js';
 import { Lattice } from '../../shape-matching/lattice.js';
@@ -346,7 +347,7 @@ export function buildRigidCluster(spec: RigidSpec, ctx: BuildContext): Body {
     ...spec,
     positions,
     masses: (spec.density ?? 1000) * spec.spacing ** 3,
-    radius: spec.radius ?? 0.5 * spec.spacing,
+    radius: spec.radius ?? surfaceRadii(mesh, positions, 1.5 * spec.spacing),
     velocity: spec.velocity as [number, number, number] | undefined,
   });
   if (spec.angularVelocity) {
