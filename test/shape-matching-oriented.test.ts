@@ -140,7 +140,7 @@ describe('oriented particles (000 §4.4)', () => {
 
   it('ellipsoids fitted to a duck cover it more accurately than as many spheres (Figure 19)', () => {
     const mesh = duckMesh(0.2, 3);
-    const probe = Lattice.fromMesh(mesh, 0.012, false);
+    const probe = Lattice.fromMesh(mesh, 0.012);
     const inside = new Set(Array.from(probe.particleNode));
     const { nx, ny, nz, origin, spacing } = probe;
     const error = (spheres: boolean) => {

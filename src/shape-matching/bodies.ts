@@ -239,7 +239,7 @@ export interface LatticeBodyOptions extends MeshShapeOptions {
 export function latticeBody(world: World, o: LatticeBodyOptions): ShapeMatchingBody {
   const where = o.name ? `lattice body '${o.name}'` : 'lattice body';
   checkClosed(o.mesh, where);
-  const lattice = Lattice.fromMesh(o.mesh, o.spacing, false, where);
+  const lattice = Lattice.fromMesh(o.mesh, o.spacing, where);
   const rest = lattice.positions();
   const fast = new LatticeSummation(lattice, o.regionHalfWidth ?? 1);
   const regions = o.summation === 'naive' ? NaiveSummation.of(fast) : fast;
@@ -450,7 +450,7 @@ export function octreeOfMesh(
   const size = minCell * 2 ** depth;
   const min = [0, 1, 2].map((k) => 0.5 * (lo[k] + hi[k]) - size / 2);
   // inside test by a fine lattice of the mesh (cell centres sampled at minCell / 2 resolution)
-  const probe = Lattice.fromMesh(mesh, minCell / 2, false, where);
+  const probe = Lattice.fromMesh(mesh, minCell / 2, where);
   const insideAt = (x: number, y: number, z: number): boolean => {
     const i = Math.round((x - probe.origin[0]) / probe.spacing),
       j = Math.round((y - probe.origin[1]) / probe.spacing),

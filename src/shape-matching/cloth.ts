@@ -75,9 +75,8 @@ export class ClothLevel {
   readonly fiberStart: Int32Array;
   readonly fiberMembers: Int32Array;
   private readonly fiberRest: Float64Array;
-  /** Accumulated displacement and a copy of the positions (x̂). */
+  /** Accumulated displacement of the current pass. */
   readonly acc: Float64Array;
-  readonly saved: Float64Array;
 
   private readonly fwd: Float64Array;
 
@@ -204,7 +203,6 @@ export class ClothLevel {
       this.triQinv[4 * t + 3] = q00 / det;
     }
     this.acc = new Float64Array(3 * n);
-    this.saved = new Float64Array(3 * n);
 
     this.fwd = new Float64Array(3 * Math.max(1, this.fiberMembers.length));
   }

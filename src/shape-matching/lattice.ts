@@ -93,13 +93,8 @@ export class Lattice {
     return out;
   }
 
-  /**
-   * The lattice of spacing h over the bounding box of `mesh` (grown by one
-   * node) whose nodes lie inside the closed mesh, plus — when `embed` is
-   * set — the eight corner nodes of every cell holding a mesh vertex, so
-   * that the mesh can be carried along by trilinear interpolation.
-   */
-  static fromMesh(mesh: TriangleMesh, spacing: number, embed = true, where = 'lattice'): Lattice {
+  /** The nodes of the lattice of spacing h over the bounding box of `mesh` that lie inside the closed mesh. */
+  static fromMesh(mesh: TriangleMesh, spacing: number, where = 'lattice'): Lattice {
     if (!(spacing > 0) || !Number.isFinite(spacing)) {
       throw new PbdError('lattice/spacing', `${where}.spacing`, `must be > 0, got ${spacing}`);
     }
@@ -127,15 +122,6 @@ export class Lattice {
       );
     }
     const inside = insideMask(mesh, dims, origin, spacing);
-    if (embed) {
-      const [nx, ny] = dims;
-      for (let v = 0; v < pos.length; v += 3) {
-        const i = Math.floor((pos[v] - origin[0]) / spacing),
-          j = Math.floor((pos[v + 1] - origin[1]) / spacing),
-          k = Math.floor((pos[v + 2] - origin[2]) / spacing);
-        for (let c = 0; c < 8; c++) inside[i + (c & 1) + nx * (j + ((c >> 1) & 1) + ny * (k + (c >> 2)))] = 1;
-      }
-    }
     return new Lattice(dims, origin, spacing, inside);
   }
 

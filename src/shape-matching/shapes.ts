@@ -308,7 +308,7 @@ export function fitParticles(
     ext = Math.max(ext, hi - lo);
   }
   const h = ext / resolution;
-  const lat = Lattice.fromMesh(mesh, h, false, 'fit');
+  const lat = Lattice.fromMesh(mesh, h, 'fit');
   const pts = lat.positions();
   const n = pts.length / 3;
   if (n < count)

@@ -5,9 +5,8 @@
  * v = Σ_k w_k (x_{b_k} + R_{b_k} (v̄ − x̄_{b_k})), a linear blend over up to
  * K "bones" per vertex. With oriented particles the bones are the particles
  * themselves, each a full rigid transform (position and orientation), which
- * is the linear blend skinning of survey 000 §4.4. Without rotations
- * (R = I) and with trilinear weights it is the embedding of a render mesh
- * in a lattice (Rivers & James 2007).
+ * is the linear blend skinning of survey 000 §4.4. Lattice bodies use their
+ * particles with their regions' transforms T_r as bones.
  */
 import { PbdError } from '../core/errors.js';
 
@@ -97,54 +96,6 @@ export class Skin {
       out[3 * v + 1] = py;
       out[3 * v + 2] = pz;
     }
-  }
-
-  /**
-   * Trilinear embedding of a render mesh in a lattice: each vertex follows
-   * the eight nodes of its cell (`nodeParticle` maps lattice nodes to
-   * particles; every needed node must be occupied).
-   */
-  static trilinear(
-    restPositions: Float64Array,
-    triangles: Uint32Array,
-    dims: [number, number, number],
-    origin: ArrayLike<number>,
-    spacing: number,
-    nodeParticle: Int32Array,
-    particleRest: Float64Array,
-  ): Skin {
-    const nv = restPositions.length / 3;
-    const [nx, ny] = dims;
-    const bones = new Int32Array(8 * nv),
-      weights = new Float64Array(8 * nv);
-    for (let v = 0; v < nv; v++) {
-      const fx = (restPositions[3 * v] - origin[0]) / spacing,
-        fy = (restPositions[3 * v + 1] - origin[1]) / spacing,
-        fz = (restPositions[3 * v + 2] - origin[2]) / spacing;
-      const i = Math.floor(fx),
-        j = Math.floor(fy),
-        k = Math.floor(fz);
-      const u = fx - i,
-        s = fy - j,
-        t = fz - k;
-      for (let c = 0; c < 8; c++) {
-        const di = c & 1,
-          dj = (c >> 1) & 1,
-          dk = c >> 2;
-        const node = i + di + nx * (j + dj + ny * (k + dk));
-        const p = nodeParticle[node];
-        if (p < 0) {
-          throw new PbdError(
-            'skin/unembedded',
-            `render vertex ${v}`,
-            'lies in a lattice cell with an empty corner',
-          );
-        }
-        bones[8 * v + c] = p;
-        weights[8 * v + c] = (di ? u : 1 - u) * (dj ? s : 1 - s) * (dk ? t : 1 - t);
-      }
-    }
-    return new Skin(restPositions, triangles, 8, bones, weights, particleRest);
   }
 
   /**

@@ -340,7 +340,7 @@ export function buildSurfaceShape(spec: SurfaceSpec, ctx: BuildContext): Body {
 
 export function buildRigidCluster(spec: RigidSpec, ctx: BuildContext): Body {
   const mesh = resolveShape(spec.mesh, spec.transform, ctx, `${ctx.where}.mesh`);
-  const lattice = Lattice.fromMesh(mesh, spec.spacing, false, ctx.where);
+  const lattice = Lattice.fromMesh(mesh, spec.spacing, ctx.where);
   const positions = lattice.positions();
   const n = positions.length / 3;
   const body = rigidCluster(ctx.world, {
