@@ -20,9 +20,15 @@ import { Body, type Tunable } from '../core/body.js';
 import { RigidModeDamping } from '../core/damping.js';
 import { PbdError } from '../core/errors.js';
 import type { World } from '../core/world.js';
-import { buildEdgeTopology, enclosedVolume, isClosed, type TriangleMesh } from '../mesh/triangle-mesh.js';
+import {
+  buildEdgeTopology,
+  enclosedVolume,
+  isClosed,
+  type TriangleMesh,
+  triangleArea,
+} from '../mesh/triangle-mesh.js';
 import { ParticleContacts } from './contacts.js';
-import { Lattice, LatticeSummation } from './lattice.js';
+import { crossingX, Lattice, LatticeSummation } from './lattice.js';
 import { type Adjacency, buildPaths, meshAdjacency, PathSummation, ringRegions } from './mesh-paths.js';
 import { AdaptiveLattice, OctreeSummation } from './octree.js';
 import { RegionShapeMatching, type ShapeMatchingParams } from './region-shape-matching.js';
@@ -336,22 +342,7 @@ function insideClosedMesh(mesh: TriangleMesh, p: Float64Array): boolean {
     pz = p[2] + 2.71e-9;
   let crossings = 0;
   for (let t = 0; t < tri.length; t += 3) {
-    const a = 3 * tri[t],
-      b = 3 * tri[t + 1],
-      c = 3 * tri[t + 2];
-    const ay = pos[a + 1] - py,
-      az = pos[a + 2] - pz;
-    const by = pos[b + 1] - py,
-      bz = pos[b + 2] - pz;
-    const cy = pos[c + 1] - py,
-      cz = pos[c + 2] - pz;
-    const u = by * cz - bz * cy,
-      v = cy * az - cz * ay,
-      w = ay * bz - az * by;
-    if ((u < 0 || v < 0 || w < 0) && (u > 0 || v > 0 || w > 0)) continue;
-    const sum = u + v + w;
-    if (sum === 0) continue;
-    if ((u * pos[a] + v * pos[b] + w * pos[c]) / sum > p[0]) crossings++;
+    if (crossingX(pos, 3 * tri[t], 3 * tri[t + 1], 3 * tri[t + 2], py, pz) > p[0]) crossings++;
   }
   return (crossings & 1) === 1;
 }
@@ -511,18 +502,9 @@ export function surfaceBody(world: World, o: SurfaceBodyOptions): ShapeMatchingB
   // vertex masses ∝ one third of the adjacent triangle areas
   const area = new Float64Array(n);
   let total = 0;
-  for (let t = 0; t < tri.length; t += 3) {
-    const a = 3 * tri[t],
-      b = 3 * tri[t + 1],
-      c = 3 * tri[t + 2];
-    const ux = pos[b] - pos[a],
-      uy = pos[b + 1] - pos[a + 1],
-      uz = pos[b + 2] - pos[a + 2];
-    const vx = pos[c] - pos[a],
-      vy = pos[c + 1] - pos[a + 1],
-      vz = pos[c + 2] - pos[a + 2];
-    const A = 0.5 * Math.hypot(uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx);
-    for (const v of [tri[t], tri[t + 1], tri[t + 2]]) area[v] += A / 3;
+  for (let t = 0; t < tri.length / 3; t++) {
+    const A = triangleArea(pos, tri, t);
+    for (let k = 0; k < 3; k++) area[tri[3 * t + k]] += A / 3;
     total += A;
   }
   const mass = o.mass ?? (o.density ?? 1000) * enclosedVolume(pos, tri);

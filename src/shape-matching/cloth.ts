@@ -49,8 +49,10 @@ import {
   buildBendingQuads,
   buildEdgeTopology,
   type TriangleMesh,
+  triangleArea,
   validateTriangleMesh,
 } from '../mesh/triangle-mesh.js';
+import { applyGoals } from './region-shape-matching.js';
 
 /** One resolution level: its mesh, regions and the work arrays of a matching pass. */
 export class ClothLevel {
@@ -98,7 +100,7 @@ export class ClothLevel {
     const nt = this.triangles.length / 3;
     this.mass = new Float64Array(n);
     for (let t = 0; t < nt; t++) {
-      const a = areaOf(this.rest, this.triangles, t) * density;
+      const a = triangleArea(this.rest, this.triangles, t) * density;
       for (let k = 0; k < 3; k++) this.mass[this.triangles[3 * t + k]] += a / 3;
     }
     // triangle regions, extended by the outer corners of the neighbouring triangles
@@ -490,19 +492,6 @@ function pull(
 
 function dist(p: Float64Array, a: number, b: number): number {
   return Math.hypot(p[3 * a] - p[3 * b], p[3 * a + 1] - p[3 * b + 1], p[3 * a + 2] - p[3 * b + 2]);
-}
-
-function areaOf(p: Float64Array, t: Uint32Array, k: number): number {
-  const a = 3 * t[3 * k],
-    b = 3 * t[3 * k + 1],
-    c = 3 * t[3 * k + 2];
-  const ux = p[b] - p[a],
-    uy = p[b + 1] - p[a + 1],
-    uz = p[b + 2] - p[a + 2];
-  const vx = p[c] - p[a],
-    vy = p[c + 1] - p[a + 1],
-    vz = p[c + 2] - p[a + 2];
-  return 0.5 * Math.hypot(uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx);
 }
 
 /** Unit a_x (0..2) and a_y (3..5) of triangle t's frame (Figure 22), normal at 6..8. */
@@ -1032,23 +1021,6 @@ export class ClothShapeMatching implements ConstraintSet {
       }
     }
     // apply the goals with the world's rule
-    const kp = this.rule.kPrime,
-      at = this.rule.alphaTilde;
-    const scale = kp / (1 + at);
-    const lam = this.lambda;
-    for (let j = 0; j < n; j++) {
-      if (inv[off + j] === 0) continue;
-      const i3 = 3 * (off + j),
-        j3 = 3 * j;
-      const dx = scale * (goal[j3] - p[i3] - at * lam[j3]);
-      const dy = scale * (goal[j3 + 1] - p[i3 + 1] - at * lam[j3 + 1]);
-      const dz = scale * (goal[j3 + 2] - p[i3 + 2] - at * lam[j3 + 2]);
-      p[i3] += dx;
-      p[i3 + 1] += dy;
-      p[i3 + 2] += dz;
-      lam[j3] += dx;
-      lam[j3 + 1] += dy;
-      lam[j3 + 2] += dz;
-    }
+    applyGoals(p, inv, off, n, goal, this.lambda, this.rule, null);
   }
 }

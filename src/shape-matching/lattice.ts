@@ -190,23 +190,8 @@ function insideMask(mesh: TriangleMesh, dims: number[], origin: number[], h: num
         pz = origin[2] + k * h + dz;
       xs.length = 0;
       for (const t of bins[j + ny * k]) {
-        const a = 3 * tri[3 * t],
-          b = 3 * tri[3 * t + 1],
-          c = 3 * tri[3 * t + 2];
-        // barycentric coordinates of (py, pz) in the yz projection
-        const ay = pos[a + 1] - py,
-          az = pos[a + 2] - pz;
-        const by = pos[b + 1] - py,
-          bz = pos[b + 2] - pz;
-        const cy = pos[c + 1] - py,
-          cz = pos[c + 2] - pz;
-        const u = by * cz - bz * cy,
-          v = cy * az - cz * ay,
-          w = ay * bz - az * by;
-        if ((u < 0 || v < 0 || w < 0) && (u > 0 || v > 0 || w > 0)) continue;
-        const s = u + v + w;
-        if (s === 0) continue;
-        xs.push((u * pos[a] + v * pos[b] + w * pos[c]) / s);
+        const x = crossingX(pos, 3 * tri[3 * t], 3 * tri[3 * t + 1], 3 * tri[3 * t + 2], py, pz);
+        if (!Number.isNaN(x)) xs.push(x);
       }
       xs.sort((p, q) => p - q);
       for (let m = 0; m + 1 < xs.length; m += 2) {
@@ -217,6 +202,34 @@ function insideMask(mesh: TriangleMesh, dims: number[], origin: number[], h: num
     }
   }
   return out;
+}
+
+/**
+ * Where the line {(x, py, pz)} crosses the triangle with corners at pos[a],
+ * pos[b], pos[c] (offsets of x): its x coordinate, or NaN when it misses
+ * (barycentric coordinates in the yz projection).
+ */
+export function crossingX(
+  pos: ArrayLike<number>,
+  a: number,
+  b: number,
+  c: number,
+  py: number,
+  pz: number,
+): number {
+  const ay = pos[a + 1] - py,
+    az = pos[a + 2] - pz;
+  const by = pos[b + 1] - py,
+    bz = pos[b + 2] - pz;
+  const cy = pos[c + 1] - py,
+    cz = pos[c + 2] - pz;
+  const u = by * cz - bz * cy,
+    v = cy * az - cz * ay,
+    w = ay * bz - az * by;
+  if ((u < 0 || v < 0 || w < 0) && (u > 0 || v > 0 || w > 0)) return Number.NaN;
+  const s = u + v + w;
+  if (s === 0) return Number.NaN;
+  return (u * pos[a] + v * pos[b] + w * pos[c]) / s;
 }
 
 /** FastLSM region sums over the cubes of half-width w (see the file comment). */

@@ -256,29 +256,23 @@ export class RegionShapeMatching implements ConstraintSet {
   }
 
   /**
-   * Goal positions g_j (absolute, xyz into `goals`) of every particle for the
-   * positions `pos` (the store's p or x). Leaves R_r and T_r in `rotation`
-   * and `transform`.
+   * f_j = [m̃_j p_j, m̃_j p_j x̄_jᵀ] (eqs. 7–8) for the positions `pos` (store
+   * sized), into `f`; both relative to reference points (the first particle,
+   * and ō for the rest positions) so that the sums stay small.
    */
-  computeGoals(pos: Float64Array, goals: Float64Array): void {
-    const n = this.n,
-      nr = this.summation.regions;
-    const off3 = 3 * this.offset;
+  private particleValues(pos: Float64Array): void {
     const f = this.f,
-      g = this.g,
-      hv = this.h,
-      kv = this.k;
-    const x = this.rest,
-      mt = this.modifiedMass;
-    const ro = this.restOrigin;
-    // the current reference point: the first particle
+      x = this.rest,
+      mt = this.modifiedMass,
+      ro = this.restOrigin;
+    const off3 = 3 * this.offset;
     const ox = pos[off3],
       oy = pos[off3 + 1],
       oz = pos[off3 + 2];
     const rox = ro[0],
       roy = ro[1],
       roz = ro[2];
-    for (let j = 0; j < n; j++) {
+    for (let j = 0; j < this.n; j++) {
       const m = mt[j];
       const j3 = off3 + 3 * j;
       const px = (pos[j3] - ox) * m,
@@ -301,7 +295,31 @@ export class RegionShapeMatching implements ConstraintSet {
       f[b + 10] = pz * ry;
       f[b + 11] = pz * rz;
     }
-    this.summation.gather(f, g, STRIDE);
+  }
+
+  /**
+   * Goal positions g_j (absolute, xyz into `goals`) of every particle for the
+   * positions `pos` (the store's p or x). Leaves R_r and T_r in `rotation`
+   * and `transform`.
+   */
+  computeGoals(pos: Float64Array, goals: Float64Array): void {
+    const n = this.n,
+      nr = this.summation.regions;
+    const off3 = 3 * this.offset;
+    const g = this.g,
+      hv = this.h,
+      kv = this.k;
+    const x = this.rest;
+    const ro = this.restOrigin;
+    // the current reference point: the first particle
+    const ox = pos[off3],
+      oy = pos[off3 + 1],
+      oz = pos[off3 + 2];
+    const rox = ro[0],
+      roy = ro[1],
+      roz = ro[2];
+    this.particleValues(pos);
+    this.summation.gather(this.f, g, STRIDE);
     const A = this.tmp;
     const rot = this.rotation,
       tr = this.transform,
@@ -382,31 +400,7 @@ export class RegionShapeMatching implements ConstraintSet {
       w = store.invMass;
     const gl = this.goalBuffer();
     this.computeGoals(p, gl);
-    const kp = this.rule.kPrime,
-      at = this.rule.alphaTilde;
-    const scale = kp / (1 + at);
-    const lam = this.lambda,
-      last = this.lastDelta;
-    const off = this.offset;
-    for (let j = 0; j < this.n; j++) {
-      const i = off + j;
-      if (w[i] === 0) {
-        last[j] = 0;
-        continue;
-      }
-      const i3 = 3 * i,
-        j3 = 3 * j;
-      const dx = scale * (gl[j3] - p[i3] - at * lam[j3]);
-      const dy = scale * (gl[j3 + 1] - p[i3 + 1] - at * lam[j3 + 1]);
-      const dz = scale * (gl[j3 + 2] - p[i3 + 2] - at * lam[j3 + 2]);
-      p[i3] += dx;
-      p[i3 + 1] += dy;
-      p[i3 + 2] += dz;
-      lam[j3] += dx;
-      lam[j3 + 1] += dy;
-      lam[j3 + 2] += dz;
-      last[j] = Math.sqrt(dx * dx + dy * dy + dz * dz);
-    }
+    applyGoals(p, w, this.offset, this.n, gl, this.lambda, this.rule, this.lastDelta);
   }
 
   private goalStore: Float64Array | null = null;
@@ -428,39 +422,11 @@ export class RegionShapeMatching implements ConstraintSet {
       Sp = this.plastic;
     if (!pl || !Sp) return;
     const x = ctx.store.x;
-    const off3 = 3 * this.offset;
     // A_r0 = Σ m̃ x (x̄ − c̄)ᵀ for every region, from the gathered sums
-    const n = this.n,
-      nr = this.summation.regions;
-    const f = this.f,
-      g = this.g;
-    const ro = this.restOrigin;
-    const ox = x[off3],
-      oy = x[off3 + 1],
-      oz = x[off3 + 2];
-    for (let j = 0; j < n; j++) {
-      const m = this.modifiedMass[j];
-      const px = (x[off3 + 3 * j] - ox) * m,
-        py = (x[off3 + 3 * j + 1] - oy) * m,
-        pz = (x[off3 + 3 * j + 2] - oz) * m;
-      const rx = this.rest[3 * j] - ro[0],
-        ry = this.rest[3 * j + 1] - ro[1],
-        rz = this.rest[3 * j + 2] - ro[2];
-      const b = STRIDE * j;
-      f[b] = px;
-      f[b + 1] = py;
-      f[b + 2] = pz;
-      f[b + 3] = px * rx;
-      f[b + 4] = px * ry;
-      f[b + 5] = px * rz;
-      f[b + 6] = py * rx;
-      f[b + 7] = py * ry;
-      f[b + 8] = py * rz;
-      f[b + 9] = pz * rx;
-      f[b + 10] = pz * ry;
-      f[b + 11] = pz * rz;
-    }
-    this.summation.gather(f, g, STRIDE);
+    const nr = this.summation.regions;
+    const g = this.g;
+    this.particleValues(x);
+    this.summation.gather(this.f, g, STRIDE);
     const T = this.tmp; // 0: A_r0, 9: A_pq, 18: A_qq, 27: scratch
     const Ainv = plasticScratch;
     for (let r = 0; r < nr; r++) {
@@ -548,6 +514,45 @@ export class RegionShapeMatching implements ConstraintSet {
 }
 
 const plasticScratch = new Float64Array(36);
+
+/**
+ * The pull of particles [offset, offset + n) towards their goals with the
+ * world's rule (one kernel for PBD and XPBD): Δ = k′ (g − p − α̃ λ̂)/(1 + α̃),
+ * λ̂ += Δ (per unit mass). Particles of inverse mass 0 stay. When `delta` is
+ * given it receives |Δ| per particle.
+ */
+export function applyGoals(
+  p: Float64Array,
+  invMass: Float64Array,
+  offset: number,
+  n: number,
+  goals: Float64Array,
+  lambda: Float64Array,
+  rule: ProjectionRule,
+  delta: Float64Array | null,
+): void {
+  const at = rule.alphaTilde;
+  const scale = rule.kPrime / (1 + at);
+  for (let j = 0; j < n; j++) {
+    const i = offset + j;
+    if (invMass[i] === 0) {
+      if (delta) delta[j] = 0;
+      continue;
+    }
+    const i3 = 3 * i,
+      j3 = 3 * j;
+    const dx = scale * (goals[j3] - p[i3] - at * lambda[j3]);
+    const dy = scale * (goals[j3 + 1] - p[i3 + 1] - at * lambda[j3 + 1]);
+    const dz = scale * (goals[j3 + 2] - p[i3 + 2] - at * lambda[j3 + 2]);
+    p[i3] += dx;
+    p[i3 + 1] += dy;
+    p[i3 + 2] += dz;
+    lambda[j3] += dx;
+    lambda[j3 + 1] += dy;
+    lambda[j3 + 2] += dz;
+    if (delta) delta[j] = Math.sqrt(dx * dx + dy * dy + dz * dz);
+  }
+}
 const polarR = new Float64Array(9);
 const svdU = new Float64Array(9);
 const svdV = new Float64Array(9);
