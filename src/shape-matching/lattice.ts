@@ -122,7 +122,27 @@ export class Lattice {
       );
     }
     const inside = insideMask(mesh, dims, origin, spacing);
-    return new Lattice(dims, origin, spacing, inside);
+    // crop to the occupied nodes: FastLSM's passes cost O(lattice nodes), empty ones included
+    const [nx, ny, nz] = dims;
+    const n0 = [nx, ny, nz],
+      n1 = [-1, -1, -1];
+    for (let c = 0; c < inside.length; c++) {
+      if (!inside[c]) continue;
+      const ijk = [c % nx, Math.floor(c / nx) % ny, Math.floor(c / (nx * ny))];
+      for (let k = 0; k < 3; k++) {
+        n0[k] = Math.min(n0[k], ijk[k]);
+        n1[k] = Math.max(n1[k], ijk[k]);
+      }
+    }
+    if (n1[0] < 0) return new Lattice(dims, origin, spacing, inside); // empty: the constructor names the problem
+    const cd: [number, number, number] = [n1[0] - n0[0] + 1, n1[1] - n0[1] + 1, n1[2] - n0[2] + 1];
+    const cropped = new Uint8Array(cd[0] * cd[1] * cd[2]);
+    for (let k = 0; k < cd[2]; k++)
+      for (let j = 0; j < cd[1]; j++)
+        for (let i = 0; i < cd[0]; i++)
+          cropped[i + cd[0] * (j + cd[1] * k)] = inside[i + n0[0] + nx * (j + n0[1] + ny * (k + n0[2]))];
+    const co = [0, 1, 2].map((k) => origin[k] + n0[k] * spacing);
+    return new Lattice(cd, co, spacing, cropped);
   }
 
   /** The lattice nodes inside an implicit shape (inside(x, y, z) true) over a box. */
