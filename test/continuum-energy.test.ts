@@ -53,7 +53,7 @@ describe('SVD with inversion handling (002 §4.2)', () => {
       const f = Float64Array.from({ length: 9 }, () => r() * 2 - 1);
       if (t % 3 === 0) for (let k = 0; k < 3; k++) f[k] = -f[k]; // some reflected
       if (t % 7 === 0) for (let k = 0; k < 3; k++) f[6 + k] = 1e-12 * f[k]; // rank deficient
-      svd3(f, U, S, W);
+      svd3(f, 0, U, 0, S, 0, W, 0);
       const det3 = (m: Float64Array) =>
         m[0] * (m[4] * m[8] - m[5] * m[7]) -
         m[1] * (m[3] * m[8] - m[5] * m[6]) +

@@ -226,7 +226,7 @@ export function tetStress(
     let g = f;
     if (!plain) {
       // stress evaluated at the clamped deformation F̃ = U diag(max(σ, clamp)) Vᵀ
-      svd3(f, U, SIG, Vm);
+      svd3(f, 0, U, 0, SIG, 0, Vm, 0);
       for (let k = 0; k < 3; k++) if (SIG[k] < clamp) SIG[k] = clamp;
       for (let r = 0; r < 3; r++)
         for (let cc = 0; cc < 3; cc++)
@@ -284,7 +284,7 @@ export function tetStress(
   }
   // 002 §4.2: F = U F̂ Vᵀ with the reflection on the smallest singular value,
   // P̂ from the clamped energy, P = U P̂ Vᵀ
-  svd3(f, U, SIG, Vm);
+  svd3(f, 0, U, 0, SIG, 0, Vm, 0);
   const psi = isotropicEnergy(model, mu, lambda, clamp, SIG, 3, DPSI);
   for (let r = 0; r < 3; r++) {
     const u0 = U[3 * r] * DPSI[0],

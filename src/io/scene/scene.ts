@@ -18,11 +18,12 @@ import { buildCoreCollider, coreColliderSchemas } from './colliders.js';
 import { type BuildContext, formatPath, SceneError, type SceneIssue, vec3 } from './common.js';
 import { buildFemCloth, buildSoftBody, continuumFiles, femCloth, softBody } from './continuum.js';
 import { meshFiles } from './meshes.js';
+import { shapeMatchingBodies, shapeMatchingBuilders } from './shape-matching.js';
 
 // ---- the registry -------------------------------------------------------
 
 /** Every body type a scene can hold. */
-export const bodySchemas = [clothBody, softBody, femCloth] as const;
+export const bodySchemas = [clothBody, softBody, femCloth, ...shapeMatchingBodies] as const;
 /** Every collider type a scene can hold. */
 export const colliderSchemas = [...coreColliderSchemas] as const;
 
@@ -37,6 +38,7 @@ export const bodyBuilders: BuilderMap = {
   cloth: buildCloth,
   softbody: buildSoftBody,
   'fem-cloth': buildFemCloth,
+  ...shapeMatchingBuilders,
 };
 
 function buildCollider(spec: ColliderSpec, world: World, where: string): Collider {
