@@ -123,6 +123,7 @@ const hooks = {
       nonFinite: f?.nonFinite ?? 0,
       particles: f?.particleCount ?? 0,
       grabbed: f?.grabbed ?? -1,
+      lastPick: p.lastPick,
       fps: p.fps,
       bodies: p.stage.bodies.map((b) => ({ offset: b.mirror.offset, activeCount: b.mirror.activeCount })),
     } as const;
@@ -156,6 +157,10 @@ const hooks = {
   setPixelRatio(ratio: number | null): void {
     current().setPixelRatio(ratio);
   },
+  /** Pixels covered by the simulated bodies in a fresh render (see Stage.measureBodyPixels). */
+  bodyPixels() {
+    return current().stage.measureBodyPixels();
+  },
   runUntil(time: number): Promise<void> {
     return current().runUntil(time);
   },
@@ -169,18 +174,3 @@ declare global {
 window.pbdGallery = hooks;
 
 route();
-(window as unknown as { pbdDebug: unknown }).pbdDebug = {
-  renderMs(n: number, opts: { aa?: boolean } = {}) {
-    const p = current();
-    const gl = p.stage.renderer.getContext();
-    const t0 = performance.now();
-    const px = new Uint8Array(4);
-    for (let k = 0; k < n; k++) {
-      p.stage.render();
-      gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px);
-    }
-    void opts;
-    return (performance.now() - t0) / n;
-  },
-  stage: () => current().stage,
-};

@@ -39,7 +39,7 @@ export class ScenePage {
   fps = 0;
   /** Set when the scene failed to load. */
   error: LoadError | null = null;
-  readonly run: RunState = { paused: false, timeScale: 1, dragHz: 4 };
+  readonly run: RunState = { paused: false, timeScale: 1, dragPull: 1 };
   private readonly controls: OrbitControls;
   private panel: Panel | null = null;
   private readonly plots: Plots;
@@ -50,6 +50,7 @@ export class ScenePage {
   private singleSteps = 0;
   private resetRequested = false;
   private dt = 1 / 60;
+  private substeps = 10;
   private raf = 0;
   private last = 0;
   private fpsFrames = 0;
@@ -64,6 +65,8 @@ export class ScenePage {
   private fastForward: { time: number; resolve: () => void } | null = null;
   private lastFrame = 0;
   private renderedAt = 0;
+  /** What the last press on the view picked (for diagnostics). */
+  lastPick = '';
   /** Smoothed interval between rendered frames (ms). */
   frameMs = 16;
   private resolutionChangedAt = 0;
@@ -160,6 +163,7 @@ export class ScenePage {
     this.info = info;
     this.frame = info.frame;
     this.dt = info.world.dt;
+    this.substeps = info.world.substeps;
     this.stage.setScene(info, frameCamera);
     if (frameCamera) {
       this.controls.target.copy(this.stage.cameraTarget(info));
@@ -171,6 +175,7 @@ export class ScenePage {
 
   private configureWorld(s: Partial<WorldSettings>): void {
     if (s.dt !== undefined) this.dt = s.dt;
+    if (s.substeps !== undefined) this.substeps = s.substeps;
     this.host.configureWorld(s);
   }
 
@@ -401,9 +406,52 @@ export class ScenePage {
     return -1;
   }
 
+  /**
+   * The movable particle drawn nearest to the cursor within `radius` pixels
+   * (the nearest to the camera among ties), for presses just off a surface's
+   * edge or on a thin body.
+   */
+  private pickNear(clientX: number, clientY: number, radius: number): number {
+    const store = this.stage.store;
+    if (!store) return -1;
+    const rect = this.stage.renderer.domElement.getBoundingClientRect();
+    const cam = this.stage.camera;
+    cam.updateMatrixWorld();
+    const m = cam.projectionMatrix.clone().multiply(cam.matrixWorldInverse).elements;
+    const { x, invMass } = store;
+    let best = -1;
+    let bestScore = Infinity;
+    for (const b of this.stage.bodies) {
+      const { offset, activeCount } = b.mirror;
+      for (let i = offset; i < offset + activeCount; i++) {
+        if (!(invMass[i] > 0)) continue;
+        const px = x[3 * i],
+          py = x[3 * i + 1],
+          pz = x[3 * i + 2];
+        const w = m[3] * px + m[7] * py + m[11] * pz + m[15];
+        if (!(w > 0)) continue;
+        const sx = rect.left + (((m[0] * px + m[4] * py + m[8] * pz + m[12]) / w + 1) / 2) * rect.width;
+        const sy = rect.top + ((1 - (m[1] * px + m[5] * py + m[9] * pz + m[13]) / w) / 2) * rect.height;
+        const d = Math.hypot(sx - clientX, sy - clientY);
+        if (d > radius) continue;
+        const score = d + 1e-3 * w; // nearest on screen, then nearest to the camera
+        if (score < bestScore) {
+          bestScore = score;
+          best = i;
+        }
+      }
+    }
+    return best;
+  }
+
   private onPointerDown = (e: PointerEvent): void => {
-    if (e.button !== 0 || !this.info || e.target !== this.stage.renderer.domElement) return;
-    const particle = this.pick(e.clientX, e.clientY);
+    if (e.button !== 0 || !this.info || e.target !== this.stage.renderer.domElement) {
+      this.lastPick = `ignored: button ${e.button}, target ${(e.target as HTMLElement).tagName}`;
+      return;
+    }
+    let particle = this.pick(e.clientX, e.clientY);
+    if (particle < 0) particle = this.pickNear(e.clientX, e.clientY, 10);
+    this.lastPick = `particle ${particle} at (${e.clientX}, ${e.clientY})`;
     if (particle < 0) return;
     e.stopPropagation(); // the camera stays put while dragging
     e.preventDefault();
@@ -417,19 +465,12 @@ export class ScenePage {
     this.viewport.classList.add('dragging');
   };
 
-  /** Compliance of the mouse spring: the particle's body (mass M) follows with natural frequency dragHz. */
+  /** Compliance of the mouse drag for a particle: α = h² (1 − k) / (k m), see RunState.dragPull. */
   private dragCompliance(particle: number): number {
-    const store = this.stage.store!;
-    const body = this.stage.bodies.find(
-      (b) => particle >= b.mirror.offset && particle < b.mirror.offset + b.mirror.count,
-    );
-    let m = 0;
-    if (body)
-      for (let i = body.mirror.offset; i < body.mirror.offset + body.mirror.activeCount; i++)
-        m += store.mass[i];
-    if (!(m > 0)) m = store.mass[particle] || 1;
-    const omega = 2 * Math.PI * this.run.dragHz;
-    return 1 / (m * omega * omega);
+    const m = this.stage.store!.mass[particle];
+    const k = this.run.dragPull;
+    const h = this.dt / this.substeps;
+    return m > 0 && k < 1 ? (h * h * (1 - k)) / (k * m) : 0;
   }
 
   private onPointerMove = (e: PointerEvent): void => {

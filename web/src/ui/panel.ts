@@ -19,8 +19,15 @@ export interface RunState {
   paused: boolean;
   /** Simulated seconds per real second. */
   timeScale: number;
-  /** Natural frequency of the mouse spring (Hz): the drag compliance is 1 / (M (2π f)²) for a body of mass M. */
-  dragHz: number;
+  /**
+   * Stiffness k ∈ (0, 1] of the mouse drag: the fraction of the gap to the
+   * cursor the grabbed particle would close in one substep on its own. The
+   * drag is an XPBD attachment with compliance α = h² (1 − k) / (k m), i.e.
+   * α̃ = w (1 − k) / k; k = 1 is a hard attachment (the particle follows the
+   * cursor exactly). With few iterations a soft drag lags behind stiff
+   * material, because XPBD's multipliers restart every substep.
+   */
+  dragPull: number;
 }
 
 export class Panel {
@@ -42,7 +49,7 @@ export class Panel {
     sim.add({ step: () => act.step() }, 'step').name('single step (s)');
     sim.add({ reset: () => act.reset() }, 'reset').name('reset (r)');
     sim.add(run, 'timeScale', 0.05, 2, 0.05).name('time scale');
-    sim.add(run, 'dragHz', 0.5, 20, 0.5).name('mouse spring (Hz)');
+    sim.add(run, 'dragPull', 0.05, 1, 0.05).name('mouse stiffness');
 
     const world = gui.addFolder('World');
     const w = { ...info.world, dtMs: info.world.dt * 1000, gx: 0, gy: 0, gz: 0 };

@@ -593,6 +593,44 @@ export class Stage {
     this.dragDot.position.copy(target);
   }
 
+  /**
+   * Renders the current state twice, with and without the bodies, and counts
+   * the pixels the bodies cover (and the distinct colours of the picture):
+   * evidence that the simulated bodies are really drawn.
+   */
+  measureBodyPixels(): { width: number; height: number; bodyPixels: number; colours: number } {
+    const gl = this.renderer.getContext();
+    const w = gl.drawingBufferWidth;
+    const h = gl.drawingBufferHeight;
+    const read = () => {
+      this.render();
+      const px = new Uint8Array(4 * w * h);
+      gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
+      return px;
+    };
+    const shown = read();
+    const objects = this.bodies.flatMap((b) => [b.surfaceMesh, b.particles, b.wire, b.vertexDots]);
+    const visible = objects.map((o) => o?.visible ?? false);
+    for (const o of objects) if (o) o.visible = false;
+    const hidden = read();
+    objects.forEach((o, k) => {
+      if (o) o.visible = visible[k];
+    });
+    this.render();
+    let bodyPixels = 0;
+    const colours = new Set<number>();
+    for (let k = 0; k < shown.length; k += 4) {
+      const d =
+        Math.abs(shown[k] - hidden[k]) +
+        Math.abs(shown[k + 1] - hidden[k + 1]) +
+        Math.abs(shown[k + 2] - hidden[k + 2]);
+      if (d > 24) bodyPixels++;
+      if (k % 64 === 0)
+        colours.add(((shown[k] >> 3) << 10) | ((shown[k + 1] >> 3) << 5) | (shown[k + 2] >> 3));
+    }
+    return { width: w, height: h, bodyPixels, colours: colours.size };
+  }
+
   /** Objects the mouse can pick particles on. */
   pickables(): Pickable[] {
     const out: Pickable[] = [];
