@@ -232,7 +232,7 @@ export class ScenePage {
     this.controls.update();
     this.stage.showDrag(this.drag ? this.drag.particle : -1, this.drag ? this.drag.target : null);
     // while fast-forwarding (tests), draw a few frames a second and leave the CPU to the simulation
-    if (!this.fastForward || now - this.renderedAt > 250) {
+    if (!this.fastForward || now - this.renderedAt > 1000) {
       this.renderedAt = now;
       this.stage.render();
     }

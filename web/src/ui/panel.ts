@@ -38,7 +38,7 @@ export class Panel {
 
   constructor(container: HTMLElement, info: SceneInfo, overlays: Overlays, run: RunState, act: PanelActions) {
     this.run = run;
-    const gui = new GUI({ container, title: 'Parameters', width: 300 });
+    const gui = new GUI({ container, title: 'Parameters', width: 280 });
     this.gui = gui;
 
     const sim = gui.addFolder('Simulation');
@@ -95,6 +95,7 @@ export class Panel {
     display.add(o, 'constraints').name('constraint strain').onChange(changed);
     display.add(o, 'colliders').onChange(changed);
     display.add(o, 'shadows').onChange(changed);
+    display.close();
     this.updateSolverDependent(info.world.solver);
   }
 

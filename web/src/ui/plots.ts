@@ -33,7 +33,7 @@ export class Plots {
   private dirty = false;
   private lastDraw = 0;
 
-  constructor(container: HTMLElement, width = 280, height = 64) {
+  constructor(container: HTMLElement, width = 250, height = 56) {
     for (const s of series) {
       const el = document.createElement('div');
       el.className = 'plot';

@@ -145,8 +145,8 @@ export class Stage {
   private colliderObjects: (Object3D | null)[] = [];
   private colliderInfos: ColliderInfo[] = [];
   private content: Object3D[] = [];
-  private readonly sun = new DirectionalLight(0xfff6ec, 2.6);
-  private readonly hemi = new HemisphereLight(0xe8efff, 0x7d7468, 0.75);
+  private readonly sun = new DirectionalLight(0xfff6ec, 3.0);
+  private readonly hemi = new HemisphereLight(0xe8efff, 0x7d7468, 0.55);
   private strain: LineSegments | null = null;
   private pairSets: PairSetInfo[] = [];
   private pins: InstancedMesh | null = null;
@@ -165,7 +165,7 @@ export class Stage {
     this.scene.fog = new Fog(new Color(0xe6eaef), 20, 60);
     const pmrem = new PMREMGenerator(renderer);
     this.scene.environment = pmrem.fromScene(new RoomEnvironment(), 0.04).texture;
-    this.scene.environmentIntensity = 0.35;
+    this.scene.environmentIntensity = 0.25;
     pmrem.dispose();
     this.sun.castShadow = true;
     const size = options.shadowMapSize ?? 2048;
@@ -662,7 +662,7 @@ export class Stage {
   }
 }
 
-/** Double-sided fabric: front faces in the body's colour, back faces a darker shade of it. */
+/** Double-sided fabric: front faces in the body's colour, back faces a paler shade of it (the reverse of the fabric). */
 function clothMaterial(color: Color): MeshPhysicalMaterial {
   const m = new MeshPhysicalMaterial({
     color,
@@ -675,7 +675,7 @@ function clothMaterial(color: Color): MeshPhysicalMaterial {
   m.onBeforeCompile = (shader) => {
     shader.fragmentShader = shader.fragmentShader.replace(
       '#include <color_fragment>',
-      '#include <color_fragment>\n  if (!gl_FrontFacing) diffuseColor.rgb *= vec3(0.62, 0.66, 0.72);',
+      '#include <color_fragment>\n  if (!gl_FrontFacing) diffuseColor.rgb = mix(diffuseColor.rgb, vec3(0.93, 0.91, 0.87), 0.5);',
     );
   };
   return m;
