@@ -82,7 +82,9 @@ describe.concurrent('every scene in Chromium', () => {
         await page.evaluate(() => window.pbdGallery.setPixelRatio(1)); // full resolution for the picture
         // the bodies are drawn: hiding them changes a visible part of the picture
         const px = await page.evaluate(() => window.pbdGallery.bodyPixels());
-        expect(px.bodyPixels / (px.width * px.height), `${name}: bodies cover no pixels`).toBeGreaterThan(0.002);
+        expect(px.bodyPixels / (px.width * px.height), `${name}: bodies cover no pixels`).toBeGreaterThan(
+          0.002,
+        );
         expect(px.colours).toBeGreaterThan(20);
         await page.screenshot({ path: new URL(`${name}.png`, shots).pathname });
         expect(browser.errors.slice(errorsBefore)).toEqual([]);
