@@ -66,7 +66,8 @@ export class Panel {
       .name('sweep')
       .onChange((v: 'symmetric' | 'forward') => act.world({ sweep: v }));
     world
-      .add(w, 'dtMs', 1, 40, 0.5)
+      .add(w, 'dtMs', 1, 40, 0.01)
+      .decimals(2)
       .name('dt (ms)')
       .onChange((v: number) => act.world({ dt: v / 1000 }));
     world.add(w, 'substeps', 1, 100, 1).onChange((v: number) => act.world({ substeps: v }));

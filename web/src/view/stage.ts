@@ -26,7 +26,6 @@ import {
   PCFShadowMap,
   PerspectiveCamera,
   PlaneGeometry,
-  PMREMGenerator,
   RepeatWrapping,
   Scene,
   ShadowMaterial,
@@ -34,7 +33,6 @@ import {
   Vector3,
   type WebGLRenderer,
 } from 'three';
-import { RoomEnvironment } from 'three/addons/environments/RoomEnvironment.js';
 import {
   BodyGeometry,
   BodyParticles,
@@ -145,8 +143,8 @@ export class Stage {
   private colliderObjects: (Object3D | null)[] = [];
   private colliderInfos: ColliderInfo[] = [];
   private content: Object3D[] = [];
-  private readonly sun = new DirectionalLight(0xfff6ec, 3.0);
-  private readonly hemi = new HemisphereLight(0xe8efff, 0x7d7468, 0.55);
+  private readonly sun = new DirectionalLight(0xfff6ec, 2.7);
+  private readonly hemi = new HemisphereLight(0xe8efff, 0x8a8275, 1.0);
   private strain: LineSegments | null = null;
   private pairSets: PairSetInfo[] = [];
   private pins: InstancedMesh | null = null;
@@ -163,10 +161,6 @@ export class Stage {
     renderer.outputColorSpace = SRGBColorSpace;
     this.scene.background = skyTexture();
     this.scene.fog = new Fog(new Color(0xe6eaef), 20, 60);
-    const pmrem = new PMREMGenerator(renderer);
-    this.scene.environment = pmrem.fromScene(new RoomEnvironment(), 0.04).texture;
-    this.scene.environmentIntensity = 0.25;
-    pmrem.dispose();
     this.sun.castShadow = true;
     const size = options.shadowMapSize ?? 2048;
     this.sun.shadow.mapSize.set(size, size);
@@ -658,7 +652,6 @@ export class Stage {
 
   dispose(): void {
     this.clear();
-    this.scene.environment?.dispose();
   }
 }
 
