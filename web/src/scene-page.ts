@@ -65,6 +65,8 @@ export class ScenePage {
   private fastForward: { time: number; resolve: () => void } | null = null;
   private lastFrame = 0;
   private renderedAt = 0;
+  private lastRenderedAt = -1;
+  private needsRender = true;
   /** What the last press on the view picked (for diagnostics). */
   lastPick = '';
   /** Smoothed interval between rendered frames (ms). */
@@ -139,7 +141,10 @@ export class ScenePage {
       this.panel = new Panel(panelHost, info, this.stage.overlays, this.run, {
         world: (s) => this.configureWorld(s),
         tunable: (b, name, v) => this.host.setTunable(b, name, v),
-        overlays: (o) => this.stage.setOverlays(o),
+        overlays: (o) => {
+          this.stage.setOverlays(o);
+          this.needsRender = true;
+        },
         pause: (p) => this.setPaused(p),
         step: () => this.singleStep(),
         reset: () => this.reset(),
@@ -165,6 +170,7 @@ export class ScenePage {
     this.dt = info.world.dt;
     this.substeps = info.world.substeps;
     this.stage.setScene(info, frameCamera);
+    this.needsRender = true;
     if (frameCamera) {
       this.controls.target.copy(this.stage.cameraTarget(info));
       this.controls.update();
@@ -220,21 +226,27 @@ export class ScenePage {
   private tick = (now: number): void => {
     if (this.disposed) return;
     this.raf = requestAnimationFrame(this.tick);
-    this.fpsFrames++;
+    this.maybeStep();
+    if (this.hoverDirty && !this.drag) this.updateHover();
+    if (this.controls.update()) this.needsRender = true;
+    if (this.drag) {
+      this.stage.showDrag(this.drag.particle, this.drag.target);
+      this.needsRender = true;
+    }
+    // draw only when something changed; while fast-forwarding (tests) draw once a second
+    // and leave the CPU to the simulation
+    const due = this.fastForward ? now - this.renderedAt > 1000 : this.needsRender;
+    if (due) {
+      this.adaptResolution(now);
+      this.renderedAt = now;
+      this.needsRender = false;
+      this.stage.render();
+      this.fpsFrames++;
+    }
     if (now - this.fpsStart >= 500) {
       this.fps = (1000 * this.fpsFrames) / (now - this.fpsStart);
       this.fpsFrames = 0;
       this.fpsStart = now;
-    }
-    this.adaptResolution(now);
-    this.maybeStep();
-    if (this.hoverDirty && !this.drag) this.updateHover();
-    this.controls.update();
-    this.stage.showDrag(this.drag ? this.drag.particle : -1, this.drag ? this.drag.target : null);
-    // while fast-forwarding (tests), draw a few frames a second and leave the CPU to the simulation
-    if (!this.fastForward || now - this.renderedAt > 1000) {
-      this.renderedAt = now;
-      this.stage.render();
     }
     this.plots.draw(now);
     this.updateReadout(now, false);
@@ -288,9 +300,13 @@ export class ScenePage {
    * once a second; `fixedPixelRatio` turns this off.
    */
   private adaptResolution(now: number): void {
-    const interval = this.lastFrame ? now - this.lastFrame : 16;
+    // only intervals between frames drawn back to back say how long drawing takes
+    const interval = now - this.lastFrame;
     this.lastFrame = now;
-    this.frameMs = 0.9 * this.frameMs + 0.1 * Math.min(interval, 500);
+    if (interval > 0 && interval < 500 && this.renderedAt === this.lastRenderedAt) {
+      this.frameMs = 0.9 * this.frameMs + 0.1 * interval;
+    }
+    this.lastRenderedAt = now;
     if (this.fixedPixelRatio !== null || now - this.resolutionChangedAt < 1000) return;
     const r = this.stage.renderer;
     const max = Math.min(window.devicePixelRatio, 2);
@@ -315,6 +331,7 @@ export class ScenePage {
     if (this.disposed) return;
     this.frame = f;
     this.stage.applyFrame(f);
+    this.needsRender = true;
     if (f.stepped > 0) {
       this.plots.push({
         time: f.time,
@@ -343,7 +360,10 @@ export class ScenePage {
     if (!f || !info) return;
     const rows: [string, string][] = [
       ['physics', `${f.stepMs.toFixed(2)} ms / step`],
-      ['frame rate', `${this.fps.toFixed(0)} fps${this.renderScale()}`],
+      [
+        'frame rate',
+        `${now - this.renderedAt > 1000 ? 'idle' : `${this.fps.toFixed(0)} fps`}${this.renderScale()}`,
+      ],
       ['particles', f.particleCount.toLocaleString('en')],
       ['constraints', f.constraintCount.toLocaleString('en')],
       ['time', `${f.time.toFixed(2)} s · step ${f.steps}${this.run.paused ? ' · paused' : ''}`],
@@ -496,6 +516,8 @@ export class ScenePage {
     this.drag = null;
     this.host.release();
     this.viewport.classList.remove('dragging');
+    this.stage.showDrag(-1, null);
+    this.needsRender = true;
   }
 
   /** Shows a grab cursor over a draggable surface. */
@@ -527,6 +549,7 @@ export class ScenePage {
     const w = this.viewport.clientWidth;
     const h = this.viewport.clientHeight;
     if (w > 0 && h > 0) this.stage.setSize(w, h);
+    this.needsRender = true;
   }
 
   /** Screen position (client pixels) of particle i. */
