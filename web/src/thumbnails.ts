@@ -13,7 +13,7 @@ const WIDTH = 480;
 const HEIGHT = 300;
 /** Simulated seconds before the picture is taken, and the wall-time budget for getting there. */
 const SECONDS = 1.5;
-const BUDGET_MS = 600;
+const BUDGET_MS = 1500;
 
 const cache = new Map<string, string>();
 let host: WorkerHost | null = null;
