@@ -65,6 +65,8 @@ export class ScenePage {
   private fastForward: { time: number; resolve: () => void } | null = null;
   private lastFrame = 0;
   private renderedAt = 0;
+  private rateSample = { wall: 0, sim: 0 };
+  private rate = 1;
   private lastRenderedAt = -1;
   private needsRender = true;
   /** What the last press on the view picked (for diagnostics). */
@@ -358,6 +360,16 @@ export class ScenePage {
     const f = this.frame;
     const info = this.info;
     if (!f || !info) return;
+    // simulated seconds per real second over the last second or so
+    const rs = this.rateSample;
+    if (now - rs.wall >= 1000 || f.time < rs.sim) {
+      this.rate = f.time >= rs.sim && now > rs.wall ? ((f.time - rs.sim) * 1000) / (now - rs.wall) : 1;
+      this.rateSample = { wall: now, sim: f.time };
+    }
+    const slow =
+      !this.run.paused && !this.fastForward && this.rate < 0.9 * this.run.timeScale
+        ? ` · ${this.rate.toFixed(2)}× real time`
+        : '';
     const rows: [string, string][] = [
       ['physics', `${f.stepMs.toFixed(2)} ms / step`],
       [
@@ -366,7 +378,7 @@ export class ScenePage {
       ],
       ['particles', f.particleCount.toLocaleString('en')],
       ['constraints', f.constraintCount.toLocaleString('en')],
-      ['time', `${f.time.toFixed(2)} s · step ${f.steps}${this.run.paused ? ' · paused' : ''}`],
+      ['time', `${f.time.toFixed(2)} s · step ${f.steps}${this.run.paused ? ' · paused' : slow}`],
     ];
     if (f.recoveries || f.speedClamps) {
       rows.push(['guards', `${f.recoveries} NaN recoveries, ${f.speedClamps} speed clamps`]);
