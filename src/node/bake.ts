@@ -17,7 +17,7 @@
  * The sidecar folder is removed when the bake completes.
  */
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { NodeIO } from '@gltf-transform/core';
 import type { Cloth } from '../cloth/cloth.js';
 import type { Body } from '../core/body.js';
@@ -25,7 +25,13 @@ import { PbdError } from '../core/errors.js';
 import type { World } from '../core/world.js';
 import { type AnimatedBody, buildGltfAnimation } from '../io/gltf-animation.js';
 import { formatObj } from '../io/obj.js';
-import { type LoadedScene, loadSceneFile, readTextFile, writeFileAtomic } from './files.js';
+import {
+  type LoadedScene,
+  loadSceneFile,
+  readTextFile,
+  removeStaleTemporaries,
+  writeFileAtomic,
+} from './files.js';
 import { type BodyRecord, FrameLogWriter, type FrameRecord, readFrameLog } from './frame-log.js';
 import { checkWorldState, decodeExactJson, encodeExactJson } from './state-codec.js';
 
@@ -254,6 +260,10 @@ export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise
         );
       }
       world.loadState(checkWorldState(ck.state, checkpointPath));
+      // a bake killed mid-write leaves its temporary files behind: clear them
+      if (options.out) removeStaleTemporaries(outKind === 'obj' ? options.out : dirname(options.out));
+      for (const extra of [options.stats, options.exportState])
+        if (extra) removeStaleTemporaries(dirname(extra));
       log = new FrameLogWriter(logPath, ck.logBytes);
       startFrame = ck.frame + 1;
     } else {

@@ -56,6 +56,34 @@ export function writeFileAtomic(path: string, data: string | Uint8Array): void {
   }
 }
 
+/**
+ * Removes the temporary files that `writeFileAtomic` left in `dir` when its
+ * process was killed mid-write (`.<name>.<pid>.<n>.tmp` of a process that is
+ * no longer running). Returns how many were removed.
+ */
+export function removeStaleTemporaries(dir: string): number {
+  if (!existsSync(dir)) return 0;
+  let removed = 0;
+  for (const f of readdirSync(dir)) {
+    const m = /^\..+\.(\d+)\.\d+\.tmp$/.exec(f);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    if (pid !== process.pid && processIsRunning(pid)) continue;
+    rmSync(join(dir, f), { force: true });
+    removed++;
+  }
+  return removed;
+}
+
+function processIsRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 const writeProblems: Record<string, string> = {
   EISDIR: 'a folder has that name',
   ENOTDIR: 'a parent of it is not a folder',

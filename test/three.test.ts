@@ -1,0 +1,192 @@
+import { Box3, type BufferAttribute, Matrix4, Mesh, MeshBasicMaterial, Raycaster, Vector3 } from 'three';
+import { describe, expect, it } from 'vitest';
+import { Cloth, gridMesh, icosphere, placePositions, World } from '../src/index.js';
+import {
+  BodyGeometry,
+  BodyParticles,
+  BodyPoints,
+  createColliderObject,
+  updateColliderObject,
+} from '../src/three/index.js';
+
+function hangingCloth(world: World, options: { tear?: number } = {}) {
+  const mesh = gridMesh({ width: 1, height: 1, cols: 12, rows: 12, plane: 'xy' });
+  mesh.positions = placePositions(mesh.positions, { translate: [0, 2, 0] });
+  const cloth = new Cloth(world, {
+    mesh,
+    name: 'c',
+    density: 0.2,
+    tear: options.tear ? { threshold: options.tear, maxNewVertices: 200, maxPerStep: 8 } : undefined,
+  });
+  for (let c = 0; c < 12; c++) cloth.pin(c);
+  return cloth;
+}
+
+function expectMatchesBody(g: BodyGeometry, body: Cloth): void {
+  const x = body.positions();
+  const pos = g.getAttribute('position').array as Float32Array;
+  expect(g.vertexCount).toBe(body.activeCount);
+  for (let k = 0; k < x.length; k++) expect(pos[k]).toBe(Math.fround(x[k]));
+}
+
+describe('BodyGeometry', () => {
+  it('follows the simulated positions, reusing its arrays and uploading only the active range', () => {
+    const world = new World();
+    const cloth = hangingCloth(world, { tear: 3 });
+    const g = new BodyGeometry(cloth);
+    expect(cloth.count).toBeGreaterThan(cloth.activeCount); // spare vertices for tearing
+    const position = g.getAttribute('position') as BufferAttribute;
+    const array = position.array;
+    const index = g.getIndex()!;
+    const indexVersion = index.version;
+    expectMatchesBody(g, cloth);
+    for (let s = 0; s < 20; s++) world.step();
+    g.update();
+    expectMatchesBody(g, cloth);
+    expect(g.getAttribute('position').array).toBe(array);
+    expect(position.updateRanges).toEqual([{ start: 0, count: 3 * cloth.activeCount }]);
+    expect(g.getIndex()).toBe(index);
+    expect(index.version).toBe(indexVersion); // no re-upload of an unchanged topology
+    expect(Array.from(index.array)).toEqual(Array.from(cloth.renderTriangles()));
+  });
+
+  it('computes unit outward normals every update (a closed sphere surface)', () => {
+    const world = new World({ gravity: [0, 0, 0] });
+    const mesh = icosphere(0.5, 2);
+    const cloth = new Cloth(world, { mesh, pressure: { pressure: 1 } });
+    const g = new BodyGeometry(cloth);
+    // move the body: normals must follow the new positions, not the initial ones
+    const x = world.store.x;
+    for (let i = 0; i < cloth.activeCount; i++) x[3 * (cloth.offset + i)] += 3;
+    g.update();
+    const pos = g.getAttribute('position').array;
+    const nrm = g.getAttribute('normal').array;
+    for (let i = 0; i < cloth.activeCount; i++) {
+      const rx = pos[3 * i] - 3,
+        ry = pos[3 * i + 1],
+        rz = pos[3 * i + 2];
+      const r = Math.hypot(rx, ry, rz);
+      const n = [nrm[3 * i], nrm[3 * i + 1], nrm[3 * i + 2]];
+      expect(Math.hypot(n[0], n[1], n[2])).toBeCloseTo(1, 5);
+      expect((n[0] * rx + n[1] * ry + n[2] * rz) / r).toBeGreaterThan(0.98);
+    }
+  });
+
+  it('rebuilds the index when a cloth tears, and keeps reading the store after it grows', () => {
+    const world = new World({ substeps: 10 });
+    const cloth = hangingCloth(world, { tear: 1.3 });
+    const g = new BodyGeometry(cloth);
+    const version0 = cloth.topologyVersion;
+    // pull a bottom corner hard and far: edges near it overstretch and tear
+    const corner = cloth.offset + 11 * 12;
+    const grab = world.grab(corner, [0, 2, 0], 0);
+    grab.move([-3, -3, 2]);
+    for (let s = 0; s < 60 && cloth.topologyVersion === version0; s++) world.step();
+    grab.release();
+    expect(cloth.topologyVersion).toBeGreaterThan(version0);
+    expect(cloth.activeCount).toBeGreaterThan(144);
+    g.update();
+    expectMatchesBody(g, cloth);
+    expect(Array.from(g.getIndex()!.array)).toEqual(Array.from(cloth.renderTriangles()));
+
+    // a second body reallocates the store's arrays; the geometry follows the new ones
+    const storeVersion = world.store.version;
+    const big = gridMesh({ width: 1, height: 1, cols: 40, rows: 40 });
+    new Cloth(world, { mesh: big });
+    expect(world.store.version).toBeGreaterThan(storeVersion);
+    world.step();
+    g.update();
+    expectMatchesBody(g, cloth);
+  });
+
+  it('is ray-castable: bounds are recomputed after the body moves', () => {
+    const world = new World({ gravity: [0, 0, 0] });
+    const cloth = new Cloth(world, { mesh: gridMesh({ width: 1, height: 1, cols: 5, rows: 5 }) });
+    const g = new BodyGeometry(cloth);
+    const mesh = new Mesh(g, new MeshBasicMaterial());
+    const down = new Raycaster(new Vector3(0, 5, 0), new Vector3(0, -1, 0));
+    expect(down.intersectObject(mesh)[0].point.y).toBeCloseTo(0, 6);
+    const x = world.store.x;
+    for (let i = 0; i < cloth.activeCount; i++) x[3 * (cloth.offset + i) + 1] = 2;
+    g.update();
+    expect(down.intersectObject(mesh)[0].point.y).toBeCloseTo(2, 6);
+  });
+});
+
+describe('particles', () => {
+  it('BodyParticles writes one scale-and-translate matrix per active particle', () => {
+    const world = new World();
+    const cloth = hangingCloth(world);
+    const store = world.store;
+    for (let i = 0; i < cloth.activeCount; i++) store.radius[cloth.offset + i] = i % 2 ? 0.02 : 0;
+    for (let s = 0; s < 5; s++) world.step();
+    const p = new BodyParticles(cloth, { defaultRadius: 0.005 });
+    expect(p.count).toBe(cloth.activeCount);
+    const m = new Matrix4();
+    const t = new Vector3();
+    const scale = new Vector3();
+    const q = p.quaternion.clone();
+    for (const i of [0, 1, 77, cloth.activeCount - 1]) {
+      p.getMatrixAt(i, m);
+      m.decompose(t, q, scale);
+      const g = cloth.offset + i;
+      expect(t.toArray()).toEqual([store.x[3 * g], store.x[3 * g + 1], store.x[3 * g + 2]].map(Math.fround));
+      expect(scale.x).toBeCloseTo(i % 2 ? 0.02 : 0.005, 7);
+    }
+  });
+
+  it('BodyPoints copies positions and radii of the active range', () => {
+    const world = new World();
+    const cloth = hangingCloth(world);
+    world.step();
+    const pts = new BodyPoints(cloth, { defaultRadius: 0.03 });
+    const pos = pts.geometry.getAttribute('position').array;
+    const x = cloth.positions();
+    for (let k = 0; k < x.length; k++) expect(pos[k]).toBe(Math.fround(x[k]));
+    expect(pts.geometry.drawRange.count).toBe(cloth.activeCount);
+    expect(pts.geometry.getAttribute('radius').array[3]).toBeCloseTo(0.03, 7);
+  });
+});
+
+describe('colliders', () => {
+  it('draws plane, sphere, box and capsule at their pose, and skips unknown types', () => {
+    const rot = [0, Math.sin(Math.PI / 8), 0, Math.cos(Math.PI / 8)];
+    const size = (o: ReturnType<typeof createColliderObject>) =>
+      new Box3()
+        .setFromBufferAttribute(o!.geometry.getAttribute('position') as BufferAttribute)
+        .getSize(new Vector3());
+    const sphere = createColliderObject({ type: 'sphere', radius: 0.4, position: [1, 2, 3], rotation: rot })!;
+    expect(sphere.position.toArray()).toEqual([1, 2, 3]);
+    expect(sphere.quaternion.toArray()).toEqual(rot);
+    expect(size(sphere).x).toBeCloseTo(0.8, 6);
+    const box = createColliderObject({
+      type: 'box',
+      halfExtents: [0.1, 0.2, 0.3],
+      position: [0, 0, 0],
+      rotation: [0, 0, 0, 1],
+    });
+    expect(
+      size(box)
+        .toArray()
+        .map((v) => +v.toFixed(6)),
+    ).toEqual([0.2, 0.4, 0.6]);
+    const capsule = createColliderObject({
+      type: 'capsule',
+      radius: 0.1,
+      halfHeight: 0.5,
+      position: [0, 0, 0],
+      rotation: [0, 0, 0, 1],
+    });
+    expect(size(capsule).y).toBeCloseTo(1.2, 6); // 2 halfHeight + 2 radius, along local y
+    const plane = createColliderObject({ type: 'plane', position: [0, 0, 0], rotation: [0, 0, 0, 1] })!;
+    expect(size(plane).y).toBeCloseTo(0, 9); // horizontal: the plane's local normal is +y
+    expect(
+      createColliderObject({ type: 'mesh-sdf', position: [0, 0, 0], rotation: [0, 0, 0, 1] }),
+    ).toBeNull();
+    const moving = { type: 'sphere', radius: 1, position: [0, 0, 0], rotation: [0, 0, 0, 1] };
+    const obj = createColliderObject(moving)!;
+    moving.position = [4, 5, 6];
+    updateColliderObject(obj, moving);
+    expect(obj.position.toArray()).toEqual([4, 5, 6]);
+  });
+});
