@@ -46,7 +46,9 @@ export {
   type WorldOptions,
   type WorldState,
 } from './core/world.js';
-export { FluidDensity, FluidSolidContacts } from './fluids/density.js';
+export { type BoxFace, boxSurfaceParticles } from './fluids/boundary.js';
+export { FluidSolidContacts } from './fluids/contacts.js';
+export { FluidDensity } from './fluids/density.js';
 export { type EmitterOptions, FluidEmitter } from './fluids/emitter.js';
 export {
   type ArtificialPressure,
@@ -65,6 +67,7 @@ export {
   spikyGradientCoefficient,
 } from './fluids/kernels.js';
 export { buildCrossPairs, buildForwardPairs, NeighbourGrid, PairList } from './fluids/neighbour-grid.js';
+export { bodyToPly, type PlyOptions } from './fluids/ply.js';
 export { formatObj, parseObj } from './io/obj.js';
 export { type BuildContext, SceneError, type SceneIssue } from './io/scene/common.js';
 export {

@@ -1,3 +1,4 @@
+import type { Body } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { quatRotate } from '../math/quat.js';
@@ -63,11 +64,17 @@ export class FluidDensity implements ConstraintSet {
   readonly solidPairs = new PairList();
   /** Solid particles near each solid particle (for Ψ). */
   private readonly solidSolid = new PairList();
+  /** Bodies coupled to the fluid this substep (those with particles near it). */
+  readonly coupled: Body[] = [];
+  /** Largest |p − x| of a fluid particle this substep (m). */
+  maxDisplacement = 0;
   /** Store indices of the coupled solid particles near the fluid this substep. */
   solids = new Int32Array(0);
   solidCount = 0;
   /** Boundary mass Ψ_b of each solid particle (kg). */
   psi = new Float64Array(0);
+  /** Row of each solid particle in `solids`, by store index (valid for this substep's solids). */
+  private solidSlot = new Int32Array(0);
   /**
    * Wall records: fluid particles within reach of a collider, with the
    * collider's tangent plane at the particle: s(p) = n·p − c is the distance
@@ -78,6 +85,9 @@ export class FluidDensity implements ConstraintSet {
   private wallN = new Float64Array(0);
   private wallC = new Float64Array(0);
   private wallG = new Float64Array(0);
+  private wallV = new Float64Array(0);
+  /** Per slot: Π (1 − V_k) over the walls near it (scratch of the wall pass). */
+  private wallP = new Float64Array(0);
   private readonly nrm = new Float64Array(3);
 
   // per fluid slot
@@ -115,6 +125,7 @@ export class FluidDensity implements ConstraintSet {
     this.rho = new Float64Array(n);
     this.lambda = new Float64Array(n);
     this.acc = new Float64Array(5 * n);
+    this.wallP = new Float64Array(n);
     this.dv = new Float64Array(3 * n);
     this.omega = new Float64Array(3 * n);
     this.eta = new Float64Array(3 * n);
@@ -123,11 +134,16 @@ export class FluidDensity implements ConstraintSet {
     this.scratchInt = new Int32Array(n);
   }
 
-  /** Bounds of the active fluid particles of `pos` into this.bounds; false when there are none. */
-  private fluidBounds(pos: Float64Array): boolean {
+  /**
+   * Bounds of the active fluid particles of `pos` into this.bounds and their
+   * largest displacement from `from` into maxDisplacement; false when there
+   * are none.
+   */
+  private fluidBounds(pos: Float64Array, from: Float64Array): boolean {
     const n = this.fluid.activeCount;
     if (n === 0) return false;
     const off = this.fluid.offset;
+    let d2 = 0;
     let x0 = Number.POSITIVE_INFINITY,
       y0 = x0,
       z0 = x0,
@@ -145,7 +161,13 @@ export class FluidDensity implements ConstraintSet {
       if (y > y1) y1 = y;
       if (z < z0) z0 = z;
       if (z > z1) z1 = z;
+      const ex = x - from[i3],
+        ey = y - from[i3 + 1],
+        ez = z - from[i3 + 2];
+      const e2 = ex * ex + ey * ey + ez * ez;
+      if (e2 > d2) d2 = e2;
     }
+    this.maxDisplacement = Math.sqrt(d2);
     const b = this.bounds;
     b[0] = x0;
     b[1] = y0;
@@ -176,8 +198,17 @@ export class FluidDensity implements ConstraintSet {
     return false;
   }
 
-  /** Neighbour search on the predicted positions (Algorithm 1, lines 6–8). */
+  /** Neighbour search on the predicted positions (Algorithm 1, lines 6–8), then the reordering. */
   beginStep(ctx: StepContext): void {
+    this.search(ctx, true);
+  }
+
+  /**
+   * The neighbour search on store.p: fluid pairs, wall records, solid
+   * particles with their pairs and boundary masses Ψ. With `reorder`, the
+   * fluid's range is first sorted by cell (unless a fluid particle is attached).
+   */
+  search(ctx: StepContext, reorder: boolean): void {
     const fluid = this.fluid;
     const store = ctx.store;
     const p = store.p;
@@ -186,14 +217,15 @@ export class FluidDensity implements ConstraintSet {
     this.solidPairs.reset(0);
     this.wallCount = 0;
     this.grid.count = 0;
-    if (!this.fluidBounds(p)) return;
+    this.coupled.length = 0;
+    if (!this.fluidBounds(p, store.x)) return;
     const h = fluid.kernelRadius;
     const n = fluid.activeCount;
     const b = this.bounds;
     this.grid.setGeometry(b[0], b[1], b[2], b[3], b[4], b[5], h, Math.max(4096, 8 * n));
     this.fillGrid(p);
     // reorder the range by cell (Fluid): the grid's cells stay valid, its order becomes the identity
-    if (n > 1 && !this.fluidAttached(ctx)) {
+    if (reorder && n > 1 && !this.fluidAttached(ctx)) {
       fluid.permute(this.grid.sorted, this.scratch, this.scratchInt);
       const sorted = this.grid.sorted;
       const off = fluid.offset;
@@ -206,28 +238,47 @@ export class FluidDensity implements ConstraintSet {
     if (ns === 0) return;
     // fluid partners of each solid particle
     buildCrossPairs(this.grid, p, this.solids, ns, h, this.solidPairs);
-    // Akinci et al. 2012, eq. 5: Ψ_b = ρ0 V_b with V_b = 1 / Σ_k W(p_b − p_k) over the solid particles k
+    // boundary masses from Σ_k W(p_b − p_k) over the solid particles k (including b itself), as in
+    // Akinci et al. 2012, eq. 5; each solid–solid pair is found once and adds to both sums
     this.solidGrid.copyGeometry(this.grid);
     this.solidGrid.insert(p, this.solids, ns);
-    buildCrossPairs(this.solidGrid, p, this.solids, ns, h, this.solidSolid);
-    const poly = poly6Coefficient(h);
+    buildForwardPairs(this.solidGrid, p, h, this.solidSolid);
     const h2 = h * h;
-    const rho0 = fluid.restDensity;
+    const psi = this.psi;
+    const slot = this.solidSlot;
+    const sorted = this.solidGrid.sorted;
+    // solid row q of the cross pairs is solids[q]; the solid grid's order differs: map store index → q
+    for (let q = 0; q < ns; q++) slot[this.solids[q]] = q;
+    psi.fill(h2 * h2 * h2, 0, ns);
     const st = this.solidSolid.start,
       nb = this.solidSolid.nbr;
-    for (let q = 0; q < ns; q++) {
-      const b3 = 3 * this.solids[q];
+    for (let a = 0; a < ns; a++) {
+      const b = sorted[a];
+      const b3 = 3 * b;
+      const qb = slot[b];
       let sum = 0;
-      for (let k = st[q]; k < st[q + 1]; k++) {
-        const j3 = 3 * nb[k];
+      for (let k = st[a]; k < st[a + 1]; k++) {
+        const j = nb[k];
+        const j3 = 3 * j;
         const dx = p[b3] - p[j3],
           dy = p[b3 + 1] - p[j3 + 1],
           dz = p[b3 + 2] - p[j3 + 2];
         const u = h2 - (dx * dx + dy * dy + dz * dz);
-        sum += u * u * u;
+        const w = u * u * u;
+        sum += w;
+        psi[slot[j]] += w;
       }
-      this.psi[q] = rho0 / (poly * sum);
+      psi[qb] += sum;
     }
+    // Ψ_b = ρ0 d A_b: the solid particles sample surfaces, one layer each, and a particle stands
+    // for a slab of rest-density matter one spacing d thick over its share A_b of the surface. A
+    // planar layer has Σ_k W_bk = (π K/4) h⁸ / A_b (the plane integral of poly6, see wallLayers),
+    // so Ψ_b = γ ρ0 / Σ_k W_bk with γ = d (π K/4) h⁸ = 315 d / (256 h): Akinci's boundary mass
+    // (2012, eq. 5) scaled by γ (0.615 for h = 2d). Unscaled, a layer weighs as the whole half
+    // space behind it would at h ≥ 4d, and with h = 2d pushes the fluid next to it to 1.12 ρ0.
+    const gamma = (315 * fluid.spacing) / (256 * h);
+    const scale = (gamma * fluid.restDensity) / poly6Coefficient(h);
+    for (let q = 0; q < ns; q++) psi[q] = scale / psi[q];
   }
 
   /**
@@ -316,6 +367,7 @@ export class FluidDensity implements ConstraintSet {
     this.wallN = g(this.wallN, 3);
     this.wallC = g(this.wallC, 1);
     this.wallG = g(this.wallG, 1);
+    this.wallV = g(this.wallV, 1);
   }
 
   /** Collects the particles of coupled bodies (and the boundary particles) near the fluid. */
@@ -332,7 +384,10 @@ export class FluidDensity implements ConstraintSet {
       x1 = b[3] + h,
       y1 = b[4] + h,
       z1 = b[5] + h;
-    if (this.seen.length < store.count) this.seen = new Uint8Array(store.capacity);
+    if (this.seen.length < store.count) {
+      this.seen = new Uint8Array(store.capacity);
+      this.solidSlot = new Int32Array(store.capacity);
+    }
     let ns = 0;
     const fg = store.group[fluid.offset],
       fm = store.mask[fluid.offset];
@@ -352,11 +407,14 @@ export class FluidDensity implements ConstraintSet {
     };
     add(fluid.boundaryOffset, fluid.boundaryCount);
     const couple = fluid.couple;
+    this.coupled.length = 0;
     if (couple !== 'none') {
       for (const body of world.bodies) {
         if (body === fluid || body.type === 'fluid') continue;
         if (couple !== 'all' && !couple.includes(body.name)) continue;
+        const before = ns;
         add(body.offset, body.activeCount);
+        if (ns > before) this.coupled.push(body);
       }
     }
     for (let q = 0; q < ns; q++) this.seen[this.solids[q]] = 0;
@@ -448,12 +506,15 @@ export class FluidDensity implements ConstraintSet {
         this.wallN,
         this.wallC,
         this.wallG,
+        this.wallV,
+        this.wallP,
         off,
         p,
         d,
         h,
         (m * Math.PI * poly) / (4 * d * d),
         ((m / (rho0 * d * d)) * 30) / (h2 * h2 * h2),
+        rho0,
         acc,
       );
     }
@@ -545,7 +606,7 @@ export class FluidDensity implements ConstraintSet {
       this.postProcess(ctx);
     }
     if (fluid.emitters.length > 0) {
-      const added = fluid.emit(ctx.time, ctx.h);
+      const added = fluid.emit(ctx.time);
       if (added > 0) this.ensureSlots(fluid.capacity);
     }
   }
@@ -634,72 +695,5 @@ export class FluidDensity implements ConstraintSet {
       if (C > m) m = C;
     }
     return m;
-  }
-}
-
-/**
- * Contacts between fluid particles and the particles of coupled bodies:
- * C = |p_i − p_b| − (r_i + r_b) ≥ 0, projected with the inverse masses of
- * both (003 §3.3), so a light cloth is pushed more than a heavy one. Runs
- * with the collision sets (order 100), after the density iteration, so the
- * fluid never passes through a coupled body's particles at the end of an
- * iteration. The pairs are the fluid–solid pairs of the density set.
- */
-export class FluidSolidContacts implements ConstraintSet {
-  readonly kind = 'fluid-solid-contact';
-  readonly order = 100;
-  enabled = true;
-  private readonly fluid: Fluid;
-
-  constructor(fluid: Fluid) {
-    this.fluid = fluid;
-  }
-
-  get count(): number {
-    return this.fluid.density.solidPairs.count;
-  }
-
-  project(ctx: StepContext): void {
-    const d = this.fluid.density;
-    const ns = d.solidCount;
-    if (ns === 0) return;
-    const { p, invMass, radius } = ctx.store;
-    const st = d.solidPairs.start,
-      sn = d.solidPairs.nbr,
-      solids = d.solids;
-    for (let q = 0; q < ns; q++) {
-      const b = solids[q];
-      const b3 = 3 * b;
-      const wb = invMass[b];
-      const rb = radius[b];
-      const e = st[q + 1];
-      for (let k = st[q]; k < e; k++) {
-        const i = sn[k];
-        const i3 = 3 * i;
-        const wi = invMass[i];
-        const w = wi + wb;
-        if (w === 0) continue;
-        const dmin = radius[i] + rb;
-        let dx = p[i3] - p[b3],
-          dy = p[i3 + 1] - p[b3 + 1],
-          dz = p[i3 + 2] - p[b3 + 2];
-        const r2 = dx * dx + dy * dy + dz * dz;
-        if (r2 >= dmin * dmin) continue;
-        let r = Math.sqrt(r2);
-        if (r < 1e-12) {
-          dx = 0;
-          dy = 1e-12;
-          dz = 0;
-          r = 1e-12;
-        }
-        const s = (dmin - r) / (w * r);
-        p[i3] += wi * s * dx;
-        p[i3 + 1] += wi * s * dy;
-        p[i3 + 2] += wi * s * dz;
-        p[b3] -= wb * s * dx;
-        p[b3 + 1] -= wb * s * dy;
-        p[b3 + 2] -= wb * s * dz;
-      }
-    }
   }
 }

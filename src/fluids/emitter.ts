@@ -23,8 +23,8 @@ export interface EmitterOptions {
  * A stream emitter: every time the stream has advanced one particle spacing
  * d, a layer of particles — the points of a square lattice of spacing d
  * inside the nozzle disc — appears at the nozzle with the stream velocity,
- * shifted along the stream by the distance it travelled past d so that
- * layers stay d apart. The volume flow is (points per layer)·d³·speed/d.
+ * shifted along the stream by the distance it travelled since, so that
+ * layers stay d apart. The volume flow is (points per layer)·d²·speed.
  */
 export class FluidEmitter {
   readonly position: Float64Array;
@@ -39,10 +39,10 @@ export class FluidEmitter {
   readonly layer: Float64Array;
   /** Particles emitted so far. */
   emitted = 0;
+  /** Layers emitted so far. */
+  layers = 0;
   /** True once the fluid ran out of spare particles for a whole layer. */
   exhausted = false;
-  /** Distance the stream has advanced since the last layer (m). */
-  travel = 0;
 
   constructor(o: EmitterOptions, spacing: number, where: string) {
     const bad = (field: string, what: string, hint = '') =>
@@ -124,9 +124,26 @@ export class FluidEmitter {
     return this.perLayer * spacing * spacing * this.speed;
   }
 
+  /**
+   * Layers due by time t: layer k leaves the nozzle when the stream has
+   * advanced (k + 1)·d since the start, i.e. ⌊(min(t, end) − start)·speed/d⌋
+   * of them (computed from the time, so no rounding accumulates).
+   */
+  layersDue(t: number, spacing: number): number {
+    const tc = Math.min(t, this.end) - this.start;
+    if (!(tc > 0)) return 0;
+    return Math.floor((tc * this.speed) / spacing + 1e-9);
+  }
+
+  /** How far layer k has travelled past the nozzle at time t (m). */
+  layerShift(k: number, t: number, spacing: number): number {
+    const tc = Math.min(t, this.end) - this.start;
+    return Math.max(0, tc * this.speed - (k + 1) * spacing);
+  }
+
   /** Particles the emitter adds over its whole life, or Infinity when it never stops. */
   totalParticles(spacing: number): number {
     if (!Number.isFinite(this.end)) return Number.POSITIVE_INFINITY;
-    return Math.ceil(((this.end - this.start) * this.speed) / spacing + 1) * this.perLayer;
+    return this.layersDue(this.end, spacing) * this.perLayer;
   }
 }

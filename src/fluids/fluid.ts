@@ -2,7 +2,8 @@ import { Body, type Tunable } from '../core/body.js';
 import { PbdError } from '../core/errors.js';
 import type { Vec3Tuple } from '../core/motion.js';
 import type { World } from '../core/world.js';
-import { FluidDensity, FluidSolidContacts } from './density.js';
+import { FluidSolidContacts } from './contacts.js';
+import { FluidDensity } from './density.js';
 import { type EmitterOptions, FluidEmitter } from './emitter.js';
 import { latticeSums } from './kernels.js';
 
@@ -51,7 +52,8 @@ export interface FluidOptions {
   capacity?: number;
   /**
    * Relaxation ε of the multiplier (PBF eq. 11, m⁻², the constraint-force-mixing term).
-   * Default 0.1 · S0, where S0 = Σ_j |∇_{p_j} C_i|² of a particle inside a rest lattice.
+   * Default 0.1 · S0 (unilateral) or 1 · S0 (equality constraint), where S0 = Σ_j |∇_{p_j} C_i|²
+   * of a particle inside a rest lattice.
    */
   relaxation?: number;
   /**
@@ -76,6 +78,8 @@ export interface FluidOptions {
   /** Collision group and mask bitmasks of the particles. */
   group?: number;
   mask?: number;
+  /** Where errors say the options came from (e.g. a scene's JSON path). Default `fluid '<name>'`. */
+  where?: string;
 }
 
 /**
@@ -139,7 +143,7 @@ export class Fluid extends Body {
   private readonly maskBits: number;
 
   constructor(world: World, o: FluidOptions) {
-    const where = `fluid '${o.name ?? `body${world.bodies.length}`}'`;
+    const where = o.where ?? `fluid '${o.name ?? `body${world.bodies.length}`}'`;
     const d = o.spacing;
     if (!(d > 0) || !Number.isFinite(d)) {
       throw new PbdError(
@@ -209,11 +213,12 @@ export class Fluid extends Body {
     // ∇_{p_j} C_i = −(m/ρ0) ∇W; inside a lattice Σ_j ∇W = 0, so S0 = (m/ρ0)² Σ_j |∇W|²
     this.restGradientSquared = (this.particleMass / rho0) ** 2 * sums.gradientSquared;
     this.particleRadius = 0.5 * d;
-    this.relaxation = o.relaxation ?? 0.1 * this.restGradientSquared;
+    this.unilateral = o.unilateral ?? true;
+    // the equality constraint pulls the sparse surface together as well, which takes more relaxation
+    this.relaxation = o.relaxation ?? (this.unilateral ? 0.1 : 1) * this.restGradientSquared;
     if (!(this.relaxation >= 0) || !Number.isFinite(this.relaxation)) {
       throw new PbdError('fluid/relaxation', `${where}.relaxation`, `must be ≥ 0 (m⁻²), got ${o.relaxation}`);
     }
-    this.unilateral = o.unilateral ?? true;
     const ap = o.artificialPressure === false ? { k: 0 } : (o.artificialPressure ?? {});
     this.artificialPressureK = ap.k ?? 0.1;
     this.artificialPressureN = ap.n ?? 4;
@@ -335,6 +340,45 @@ export class Fluid extends Body {
     return out;
   }
 
+  /**
+   * Densities ρ_i (kg/m³) of the active particles at their current positions
+   * x, by slot (store order, like positions()), counting fluid, coupled and
+   * boundary particles and colliders exactly as the solver does. Runs a
+   * neighbour search of its own (without reordering); call it between steps.
+   */
+  densities(out = new Float64Array(this.active)): Float64Array {
+    const store = this.world.store;
+    // p is scratch between steps (the next step predicts it afresh)
+    store.p.set(store.x.subarray(0, 3 * store.count));
+    const ctx = this.world.makeContext();
+    this.density.search(ctx, false);
+    this.density.computeLambda(store);
+    out.set(this.density.rho.subarray(0, this.active));
+    return out;
+  }
+
+  /**
+   * Density errors at the current positions: the mean and largest
+   * compression C_i⁺ = max(ρ_i/ρ0 − 1, 0) over the active particles (the
+   * "average density error" of the SPH literature: a free surface is short of
+   * ρ0 by nature and is not counted) and the mean |ρ_i/ρ0 − 1| over all.
+   */
+  densityError(): { meanCompression: number; maxCompression: number; meanAbsolute: number } {
+    const rho = this.densities();
+    const inv = 1 / this.restDensity;
+    let sum = 0,
+      max = 0,
+      abs = 0;
+    for (let s = 0; s < rho.length; s++) {
+      const C = rho[s] * inv - 1;
+      if (C > 0) sum += C;
+      if (C > max) max = C;
+      abs += Math.abs(C);
+    }
+    const n = Math.max(1, rho.length);
+    return { meanCompression: sum / n, maxCompression: max, meanAbsolute: abs / n };
+  }
+
   /** Store indices of the boundary particles: [offset + capacity, offset + capacity + boundaryCount). */
   get boundaryOffset(): number {
     return this.offset + this.capacity;
@@ -364,32 +408,29 @@ export class Fluid extends Body {
    * Activates spare particles from the emitters (called by the density set after
    * the velocity update). Returns the number added.
    */
-  emit(time: number, h: number): number {
+  emit(time: number): number {
     let added = 0;
     const store = this.world.store;
     const d = this.spacing;
     for (const e of this.emitters) {
-      if (e.exhausted || time <= e.start || time - h >= e.end) continue;
-      const dt = Math.min(time, e.end) - Math.max(time - h, e.start);
-      e.travel += e.speed * dt;
-      while (e.travel >= d) {
-        e.travel -= d;
+      if (e.exhausted) continue;
+      const due = e.layersDue(time, d);
+      while (e.layers < due) {
         const nl = e.perLayer;
         if (this.active + nl > this.capacity) {
           e.exhausted = true;
           break;
         }
-        const shift = e.travel;
+        const shift = e.layerShift(e.layers, time, d);
         const dx = e.direction[0],
           dy = e.direction[1],
           dz = e.direction[2];
         for (let k = 0; k < nl; k++) {
           const s = this.active++;
           this.initParticle(s, true);
-          // the particle that will get this id sits in slot s now
-          const id = s;
-          this.ids[s] = id;
-          this.slotOf[id] = s;
+          // slots 0 … s − 1 hold ids 0 … s − 1 in some order: the new particle gets id s
+          this.ids[s] = s;
+          this.slotOf[s] = s;
           const i3 = 3 * (this.offset + s);
           const x = e.position[0] + e.layer[3 * k] + dx * shift;
           const y = e.position[1] + e.layer[3 * k + 1] + dy * shift;
@@ -401,6 +442,7 @@ export class Fluid extends Body {
           store.v[i3 + 1] = dy * e.speed;
           store.v[i3 + 2] = dz * e.speed;
         }
+        e.layers++;
         e.emitted += nl;
         added += nl;
       }
@@ -452,7 +494,7 @@ export class Fluid extends Body {
     return {
       active: this.active,
       ids: Array.from(this.ids.subarray(0, this.active)),
-      emitters: this.emitters.map((e) => ({ emitted: e.emitted, travel: e.travel, exhausted: e.exhausted })),
+      emitters: this.emitters.map((e) => ({ emitted: e.emitted, layers: e.layers, exhausted: e.exhausted })),
     };
   }
 
@@ -461,7 +503,7 @@ export class Fluid extends Body {
     const s = state as {
       active: number;
       ids: number[];
-      emitters: { emitted: number; travel: number; exhausted: boolean }[];
+      emitters: { emitted: number; layers: number; exhausted: boolean }[];
     };
     this.active = s.active;
     for (let k = 0; k < this.capacity; k++) this.initParticle(k, k < s.active);
@@ -471,7 +513,7 @@ export class Fluid extends Body {
       const em = this.emitters[k];
       if (!em) return;
       em.emitted = e.emitted;
-      em.travel = e.travel;
+      em.layers = e.layers;
       em.exhausted = e.exhausted;
     });
   }

@@ -275,19 +275,20 @@ export function buildForwardPairs(
         ranges[nr++] = hi;
       }
     }
+    // room for the worst case of this cell (every candidate a pair)
+    let worst = ownEnd - first;
+    for (let q = 0; q < nr; q += 2) worst += ranges[q + 1] - ranges[q];
+    worst *= last - first;
+    if (nbr.length < k + worst) {
+      out.count = k;
+      out.reserve(k + worst);
+      nbr = out.nbr;
+    }
     for (let a = first; a < last; a++) {
       const i3 = 3 * sorted[a];
       const px = pos[i3],
         py = pos[i3 + 1],
         pz = pos[i3 + 2];
-      // room for the worst case of this row (every candidate a pair)
-      let worst = ownEnd - a;
-      for (let q = 0; q < nr; q += 2) worst += ranges[q + 1] - ranges[q];
-      if (nbr.length < k + worst) {
-        out.count = k;
-        out.reserve(k + worst);
-        nbr = out.nbr;
-      }
       for (let b = a + 1; b < ownEnd; b++) {
         const j = sorted[b];
         const j3 = 3 * j;

@@ -112,8 +112,8 @@ export function fluidDensityPass(
 /**
  * Fluid–solid part of the density (Akinci et al. 2012 boundary particles in
  * PBF's constraint): solid b adds Ψ_b W_ib to ρ_i, (Ψ_b/ρ0) ∇W_ib to ∇_{p_i}
- * C_i, and w̃_b |(Ψ_b/ρ0) ∇W_ib|² to the denominator of λ_i. Rows are over the
- * solid particles.
+ * C_i, and w̃_b |(Ψ_b/ρ0) ∇W_ib|² to the denominator of λ_i. Rows are over
+ * the solid particles.
  */
 export function solidDensityPass(
   ns: number,
@@ -139,8 +139,8 @@ export function solidDensityPass(
       by = p[b3 + 1],
       bz = p[b3 + 2];
     const psiB = psi[q];
-    const wb = invMass[b] * mF;
     const e = start[q + 1];
+    const wb = invMass[b] * mF;
     for (let k = start[q]; k < e; k++) {
       const i = nbr[k];
       const i3 = 3 * i;
@@ -171,10 +171,19 @@ export function solidDensityPass(
 }
 
 /**
- * Wall part of the density: the collider seen as planes of rest-lattice
+ * Wall part of the density: each collider seen as planes of rest-lattice
  * particles behind its surface (see wallLayers in kernels.ts), at the
- * tangent plane s(p) = n·p − c recorded for each (particle, collider).
- * Stores the gradient magnitude G per record; ∇_{p_i} C_i gains −G n.
+ * tangent plane s(p) = n·p − c recorded for each (particle, collider). A
+ * wall alone fills the fraction V_k of the particle's kernel, and its
+ * spiky-gradient term has magnitude G_k (pointing into the wall).
+ *
+ * Where walls meet (a floor and a wall, a corner), the matter behind them
+ * overlaps; counting each wall in full counts the overlap twice and
+ * overcompresses the fluid in edges and corners. The walls are combined as
+ * a union instead, V = 1 − Π_k (1 − V_k) (exact for perpendicular walls
+ * and a kernel that factorises along the axes, as a Gaussian does), with
+ * gradient Σ_k G_k Π_{l≠k} (1 − V_l); `wallP` (per slot) and `wallV` (per
+ * record) are scratch. Stores the effective G per record for the correction.
  */
 export function wallDensityPass(
   nw: number,
@@ -182,23 +191,25 @@ export function wallDensityPass(
   wn: Float64Array,
   wc: Float64Array,
   wg: Float64Array,
+  wallV: Float64Array,
+  wallP: Float64Array,
   off: number,
   p: Float64Array,
   d: number,
   h: number,
   wRho: number,
   wGrad: number,
+  rho0: number,
   acc: Float64Array,
 ): void {
   const h2 = h * h;
   const halfD = 0.5 * d;
+  const inv0 = 1 / rho0;
+  for (let r = 0; r < nw; r++) wallP[slot[r]] = 1;
   for (let r = 0; r < nw; r++) {
     const s = slot[r];
     const i3 = 3 * (off + s);
-    const nx = wn[3 * r],
-      ny = wn[3 * r + 1],
-      nz = wn[3 * r + 2];
-    const sd = nx * p[i3] + ny * p[i3 + 1] + nz * p[i3 + 2] - wc[r];
+    const sd = wn[3 * r] * p[i3] + wn[3 * r + 1] * p[i3 + 1] + wn[3 * r + 2] * p[i3 + 2] - wc[r];
     let dens = 0,
       grad = 0;
     for (let z = sd + halfD; z < h; z += d) {
@@ -209,13 +220,27 @@ export function wallDensityPass(
       const t = h - (z < 0 ? -z : z);
       grad += z * t * t * t;
     }
+    let v = wRho * dens * inv0;
+    if (v > 0.999999) v = 0.999999;
+    wallV[r] = v;
+    wg[r] = wGrad * grad;
+    wallP[s] *= 1 - v;
+  }
+  for (let r = 0; r < nw; r++) {
+    const s = slot[r];
     const o = 5 * s;
-    acc[o] += wRho * dens;
-    const G = wGrad * grad;
+    const mark = wallP[s];
+    // P ≥ 0 the first time the slot comes up; then stored as −1 − P to mark its density as added
+    const P = mark >= 0 ? mark : -1 - mark;
+    const G = (wg[r] * P) / (1 - wallV[r]);
     wg[r] = G;
-    acc[o + 1] -= G * nx;
-    acc[o + 2] -= G * ny;
-    acc[o + 3] -= G * nz;
+    acc[o + 1] -= G * wn[3 * r];
+    acc[o + 2] -= G * wn[3 * r + 1];
+    acc[o + 3] -= G * wn[3 * r + 2];
+    if (mark >= 0) {
+      acc[o] += rho0 * (1 - P);
+      wallP[s] = -1 - P;
+    }
   }
 }
 

@@ -16,12 +16,13 @@ import { jsonErrorOffset, lineColumn } from '../json-position.js';
 import { buildCloth, clothBody } from './cloth.js';
 import { buildCoreCollider, coreColliderSchemas } from './colliders.js';
 import { type BuildContext, formatPath, SceneError, type SceneIssue, vec3 } from './common.js';
+import { buildFluid, fluidBody } from './fluids.js';
 import { meshFiles } from './meshes.js';
 
 // ---- the registry -------------------------------------------------------
 
 /** Every body type a scene can hold. */
-export const bodySchemas = [clothBody] as const;
+export const bodySchemas = [clothBody, fluidBody] as const;
 /** Every collider type a scene can hold. */
 export const colliderSchemas = [...coreColliderSchemas] as const;
 
@@ -34,6 +35,7 @@ type BuilderMap = {
 
 export const bodyBuilders: BuilderMap = {
   cloth: buildCloth,
+  fluid: buildFluid,
 };
 
 function buildCollider(spec: ColliderSpec, world: World, where: string): Collider {
