@@ -275,8 +275,8 @@ export function buildForwardPairs(
         ranges[nr++] = hi;
       }
     }
-    // room for the worst case of this cell (every candidate a pair)
-    let worst = ownEnd - first;
+    // room for the worst case of this cell (every candidate a pair, plus the branch-free write)
+    let worst = ownEnd - first + 1;
     for (let q = 0; q < nr; q += 2) worst += ranges[q + 1] - ranges[q];
     worst *= last - first;
     if (nbr.length < k + worst) {
@@ -295,7 +295,9 @@ export function buildForwardPairs(
         const dx = px - pos[j3],
           dy = py - pos[j3 + 1],
           dz = pz - pos[j3 + 2];
-        if (dx * dx + dy * dy + dz * dz < r2) nbr[k++] = j;
+        // branch-free: write always, keep it when close (acceptance is unpredictable)
+        nbr[k] = j;
+        k += +(dx * dx + dy * dy + dz * dz < r2);
       }
       for (let q = 0; q < nr; q += 2) {
         const e = ranges[q + 1];
@@ -305,7 +307,9 @@ export function buildForwardPairs(
           const dx = px - pos[j3],
             dy = py - pos[j3 + 1],
             dz = pz - pos[j3 + 2];
-          if (dx * dx + dy * dy + dz * dz < r2) nbr[k++] = j;
+          // branch-free: write always, keep it when close (acceptance is unpredictable)
+          nbr[k] = j;
+          k += +(dx * dx + dy * dy + dz * dz < r2);
         }
       }
       start[a + 1] = k;
@@ -361,9 +365,9 @@ export function buildCrossPairs(
         const base = nx * (cy + ny * cz);
         const e = cellStart[base + x1 + 1];
         const lo = cellStart[base + x0];
-        if (nbr.length < k + (e - lo)) {
+        if (nbr.length < k + (e - lo) + 1) {
           out.count = k;
-          out.reserve(k + (e - lo));
+          out.reserve(k + (e - lo) + 1);
           nbr = out.nbr;
         }
         for (let b = lo; b < e; b++) {
@@ -372,7 +376,8 @@ export function buildCrossPairs(
           const ddx = px - pos[j3],
             ddy = py - pos[j3 + 1],
             ddz = pz - pos[j3 + 2];
-          if (ddx * ddx + ddy * ddy + ddz * ddz < r2) nbr[k++] = j;
+          nbr[k] = j;
+          k += +(ddx * ddx + ddy * ddy + ddz * ddz < r2);
         }
       }
     }
