@@ -23,9 +23,11 @@ import {
  *
  * - beginStep (after the prediction, Algorithm 1 lines 5–8): neighbour
  *   search on p with a counting sort, then the fluid's range is reordered
- *   by cell (cache locality; see Fluid); fluid pairs, fluid–solid pairs with the particles of coupled
- *   bodies and boundary particles, and the boundary weights Ψ of those
- *   solid particles (Akinci et al. 2012, eq. 5: Ψ_b = ρ0 / Σ_k W_bk).
+ *   by cell (cache locality; see Fluid); then the fluid pairs, the records
+ *   of particles near colliders (walls), the fluid–solid pairs with the
+ *   particles of coupled bodies and boundary particles, and the boundary
+ *   masses Ψ of those solid particles (after Akinci et al. 2012, eq. 5,
+ *   scaled for one-layer surfaces; see search()).
  * - project (once per solver iteration, lines 9–19): one Jacobi iteration:
  *   λ_i for every particle from the same positions, then the symmetric
  *   correction Δp_i of every particle, then all Δp applied at once.
@@ -42,7 +44,8 @@ import {
  *
  * A Jacobi iteration does not depend on the order of the particles, so the
  * set projects in the forward half of a symmetric sweep only (the backward
- * half would repeat the same update).
+ * half would repeat the same update). Colliders also count in the density
+ * (walls, see wallDensityPass in passes.ts).
  */
 export class FluidDensity implements ConstraintSet {
   readonly kind = 'fluid-density';
