@@ -80,6 +80,28 @@ export {
   type WorldOptions,
   type WorldState,
 } from './core/world.js';
+export { type BoxFace, boxSurfaceParticles } from './fluids/boundary.js';
+export { FluidSolidContacts } from './fluids/contacts.js';
+export { FluidDensity } from './fluids/density.js';
+export { type EmitterOptions, FluidEmitter } from './fluids/emitter.js';
+export {
+  type ArtificialPressure,
+  blockPositions,
+  Fluid,
+  type FluidBlock,
+  type FluidCoupling,
+  type FluidOptions,
+} from './fluids/fluid.js';
+export {
+  type LatticeSums,
+  latticeSums,
+  poly6,
+  poly6Coefficient,
+  spikyGradient,
+  spikyGradientCoefficient,
+} from './fluids/kernels.js';
+export { buildCrossPairs, buildForwardPairs, NeighbourGrid, PairList } from './fluids/neighbour-grid.js';
+export { bodyToPly, type PlyOptions } from './fluids/ply.js';
 export { formatGmsh, parseGmsh } from './io/gmsh.js';
 export { formatObj, parseObj } from './io/obj.js';
 export { type BuildContext, SceneError, type SceneIssue } from './io/scene/common.js';

@@ -17,13 +17,14 @@ import { buildCloth, clothBody } from './cloth.js';
 import { buildCoreCollider, coreColliderSchemas } from './colliders.js';
 import { type BuildContext, formatPath, SceneError, type SceneIssue, vec3 } from './common.js';
 import { buildFemCloth, buildSoftBody, continuumFiles, femCloth, softBody } from './continuum.js';
+import { buildFluid, fluidBody } from './fluids.js';
 import { meshFiles } from './meshes.js';
 import { shapeMatchingBodies, shapeMatchingBuilders } from './shape-matching.js';
 
 // ---- the registry -------------------------------------------------------
 
 /** Every body type a scene can hold. */
-export const bodySchemas = [clothBody, softBody, femCloth, ...shapeMatchingBodies] as const;
+export const bodySchemas = [clothBody, softBody, femCloth, ...shapeMatchingBodies, fluidBody] as const;
 /** Every collider type a scene can hold. */
 export const colliderSchemas = [...coreColliderSchemas] as const;
 
@@ -39,6 +40,7 @@ export const bodyBuilders: BuilderMap = {
   softbody: buildSoftBody,
   'fem-cloth': buildFemCloth,
   ...shapeMatchingBuilders,
+  fluid: buildFluid,
 };
 
 function buildCollider(spec: ColliderSpec, world: World, where: string): Collider {
