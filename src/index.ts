@@ -101,9 +101,9 @@ export {
   spikyGradientCoefficient,
 } from './fluids/kernels.js';
 export { buildCrossPairs, buildForwardPairs, NeighbourGrid, PairList } from './fluids/neighbour-grid.js';
-export { bodyToPly, type PlyOptions } from './fluids/ply.js';
 export { formatGmsh, parseGmsh } from './io/gmsh.js';
 export { formatObj, parseObj } from './io/obj.js';
+export { bodyToPly, type PlyOptions } from './io/ply.js';
 export { type BuildContext, SceneError, type SceneIssue } from './io/scene/common.js';
 export { femCloth, resolveTetMesh, softBody } from './io/scene/continuum.js';
 export {

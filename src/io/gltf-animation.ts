@@ -13,7 +13,7 @@
  * its frames and hide it (scale 0) otherwise. three.js (GLTFLoader) and
  * Blender's importer read all of this natively.
  */
-import { Document, type Node as GltfNode, type Material } from '@gltf-transform/core';
+import { Document, type Node as GltfNode, type Material, Primitive } from '@gltf-transform/core';
 import { quatFromAxisAngle, quatMultiply } from '../math/quat.js';
 
 /** One frame of one body. */
@@ -217,17 +217,20 @@ export function buildGltfAnimation(bodies: AnimatedBody[], options: GltfAnimatio
     const first = body.frames[start];
     const nv = first.positions.length / 3;
     const base = Float32Array.from(first.positions);
-    const baseNormals = normals ? Float32Array.from(vertexNormals(first.positions, first.triangles)) : null;
-    const prim = doc
-      .createPrimitive()
-      .setMaterial(material)
-      .setAttribute('POSITION', accessor(base, 'VEC3'))
-      .setIndices(
+    // a body without triangles (fluid, granular) is written as a point cloud
+    const points = first.triangles.length === 0;
+    const baseNormals =
+      normals && !points ? Float32Array.from(vertexNormals(first.positions, first.triangles)) : null;
+    const prim = doc.createPrimitive().setMaterial(material).setAttribute('POSITION', accessor(base, 'VEC3'));
+    if (points) prim.setMode(Primitive.Mode.POINTS);
+    else {
+      prim.setIndices(
         accessor(
           nv > 65535 ? Uint32Array.from(first.triangles) : Uint16Array.from(first.triangles),
           'SCALAR',
         ),
       );
+    }
     if (baseNormals) prim.setAttribute('NORMAL', accessor(baseNormals, 'VEC3'));
     if (first.uvs) prim.setAttribute('TEXCOORD_0', accessor(Float32Array.from(first.uvs), 'VEC2'));
     for (let f = start + 1; f < end; f++) {

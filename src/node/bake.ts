@@ -25,6 +25,7 @@ import { PbdError } from '../core/errors.js';
 import type { World } from '../core/world.js';
 import { type AnimatedBody, buildGltfAnimation } from '../io/gltf-animation.js';
 import { formatObj } from '../io/obj.js';
+import { bodyToPly } from '../io/ply.js';
 import {
   type LoadedScene,
   loadSceneFile,
@@ -340,13 +341,17 @@ export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise
     log?.append(frame, stats, recs);
     if (outKind === 'obj' && options.out) {
       bodies.forEach((b, k) => {
-        writeFileAtomic(
-          objFile(options.out!, names[k], frame, frames),
-          formatObj(b.renderPositions(), b.renderTriangles(), {
-            uvs: bodyUvs(b),
-            comment: `pbdkit: ${scene.file}, body '${b.name}', frame ${frame}, t = ${world.time} s`,
-          }),
-        );
+        const comment = `pbdkit: ${scene.file}, body '${b.name}', frame ${frame}, t = ${world.time} s`;
+        const file = objFile(options.out!, names[k], frame, frames);
+        if (b.renderTriangles().length === 0) {
+          // a particle body (fluid, granular): a PLY point cloud with velocities and stable ids
+          writeFileAtomic(file.replace(/\.obj$/, '.ply'), bodyToPly(b, { comment }));
+        } else {
+          writeFileAtomic(
+            file,
+            formatObj(b.renderPositions(), b.renderTriangles(), { uvs: bodyUvs(b), comment }),
+          );
+        }
       });
     }
   };
