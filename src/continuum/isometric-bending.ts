@@ -128,7 +128,7 @@ export class IsometricBending implements ConstraintSet {
       const q = qs[c];
       const E = 0.5 * q * v2;
       if (!(E > 1e-300)) continue;
-      const s = q / Math.sqrt(2 * E * m + m1); // ∇C_i = s K_i v
+      const s = m === 0 ? q : q / Math.sqrt(2 * E * m + m1); // ∇C_i = s K_i v
       const C = (1 + m) * E * (s / q);
       const wK = w0 * k0 * k0 + w1 * k1 * k1 + w2 * k2 * k2 + w3 * k3 * k3;
       const wG = s * s * v2 * wK;

@@ -340,22 +340,24 @@ export class TetFemConstraints implements ConstraintSet {
       if (!(psi > psiMin)) continue;
       const V = vol[c];
       const E = V * psi;
-      // ∇E = V P D_m⁻ᵀ: g_k = V (P row · B row k)
-      const g0x = V * (P0 * B0 + P1 * B1 + P2 * B2),
-        g0y = V * (P3 * B0 + P4 * B1 + P5 * B2),
-        g0z = V * (P6 * B0 + P7 * B1 + P8 * B2);
-      const g1x = V * (P0 * B3 + P1 * B4 + P2 * B5),
-        g1y = V * (P3 * B3 + P4 * B4 + P5 * B5),
-        g1z = V * (P6 * B3 + P7 * B4 + P8 * B5);
-      const g2x = V * (P0 * B6 + P1 * B7 + P2 * B8),
-        g2y = V * (P3 * B6 + P4 * B7 + P5 * B8),
-        g2z = V * (P6 * B6 + P7 * B7 + P8 * B8);
+      // ∇E = V P D_m⁻ᵀ: g_k = V (P row · B row k); V is folded into the scalar factor below
+      const g0x = P0 * B0 + P1 * B1 + P2 * B2,
+        g0y = P3 * B0 + P4 * B1 + P5 * B2,
+        g0z = P6 * B0 + P7 * B1 + P8 * B2;
+      const g1x = P0 * B3 + P1 * B4 + P2 * B5,
+        g1y = P3 * B3 + P4 * B4 + P5 * B5,
+        g1z = P6 * B3 + P7 * B4 + P8 * B5;
+      const g2x = P0 * B6 + P1 * B7 + P2 * B8,
+        g2y = P3 * B6 + P4 * B7 + P5 * B8,
+        g2z = P6 * B6 + P7 * B7 + P8 * B8;
       const g3x = -g0x - g1x - g2x,
         g3y = -g0y - g1y - g2y,
         g3z = -g0z - g1z - g2z;
-      // C = E (PBD) or √(2E) (XPBD), ∇C = s ∇E
-      const s = 1 / Math.sqrt(2 * E * m + m1);
-      const C = (1 + m) * E * s;
+      // C = E (PBD) or √(2E) (XPBD), ∇C = s ∇E = (s V) g; PBD (m = 0) has s = 1 with no
+      // square root on the critical path
+      const s0 = m === 0 ? 1 : 1 / Math.sqrt(2 * E * m + m1);
+      const C = (1 + m) * E * s0;
+      const s = s0 * V;
       const wG =
         s *
         s *

@@ -258,7 +258,8 @@ export class TriangleFemConstraints implements ConstraintSet {
       const g2x = -g0x - g1x,
         g2y = -g0y - g1y,
         g2z = -g0z - g1z;
-      const s = 1 / Math.sqrt(2 * E * m + m1);
+      // PBD (m = 0): C = E, s = 1 without a square root on the critical path
+      const s = m === 0 ? 1 : 1 / Math.sqrt(2 * E * m + m1);
       const C = (1 + m) * E * s;
       const wG =
         s *
