@@ -129,6 +129,69 @@ describe('the gallery simulation core (what runs in the worker)', () => {
     expect(info.store.x).toBe(core.world.store.x); // the page reads the simulated positions in place
   });
 
+  it('render meshes: read in place on shared memory, refreshed after each batch, equal to Body.renderPositions()', () => {
+    const scene = {
+      title: 'render meshes',
+      family: 'continuum',
+      world: { substeps: 5 },
+      bodies: [
+        {
+          type: 'softbody',
+          tetMesh: { box: { size: [0.4, 0.4, 0.4], resolution: [3, 3, 3] } },
+          transform: { translate: [0, 0.5, 0] },
+          material: { model: 'neo-hookean', youngsModulus: 20000, poissonRatio: 0.3 },
+          render: { mesh: { icosphere: { radius: 0.18, subdivisions: 2 } }, embed: 'tets' },
+        },
+        {
+          type: 'lattice-shape',
+          mesh: { duck: { size: 0.2 } },
+          spacing: 0.05,
+          transform: { translate: [1, 0.5, 0] },
+        },
+        { type: 'cloth', mesh: { grid: { width: 0.5, height: 0.5, cols: 4, rows: 4 } } },
+      ],
+    };
+    const text = JSON.stringify(scene);
+    const core = new SimCore();
+    const info = core.load(text, 'render.json', {}, true);
+    const ref = loadScene(text, { file: 'render.json' });
+    const [soft, duck, cloth] = info.bodies;
+    for (const [b, k] of [
+      [soft, 0],
+      [duck, 1],
+    ] as const) {
+      expect(b.renderPositions).not.toBeNull();
+      expect(b.renderPositions!.buffer).toBeInstanceOf(SharedArrayBuffer);
+      // the body's own array: the worker writes it, the page reads it, nothing is copied
+      expect(b.renderPositions).toBe(core.world.bodies[k].renderPositions());
+      expect(b.renderPositions!.length / 3).toBeGreaterThan(b.count);
+      expect(Array.from(b.triangles)).toEqual(Array.from(ref.world.bodies[k].renderTriangles()));
+    }
+    expect(cloth.renderPositions).toBeNull();
+    const y0 = soft.renderPositions![1];
+    const f = core.step(12);
+    for (let s = 0; s < 12; s++) ref.world.step();
+    expect(f.renderPositions).toEqual([]); // same arrays, nothing to resend
+    expect(Array.from(soft.renderPositions!)).toEqual(Array.from(ref.world.bodies[0].renderPositions()));
+    expect(Array.from(duck.renderPositions!)).toEqual(Array.from(ref.world.bodies[1].renderPositions()));
+    expect(soft.renderPositions![1]).toBeLessThan(y0 - 0.01); // it fell, and the page sees it
+
+    // a body whose render array is not on shared memory is mirrored into a shared copy,
+    // sent once, and refreshed after every batch
+    const body = core.world.bodies[0];
+    const own = new Float64Array(body.renderPositions());
+    body.renderPositions = () => own;
+    own[0] = 42;
+    const g = core.step(1);
+    expect(g.renderPositions.map((r) => r.body)).toEqual([0]);
+    const copy = g.renderPositions[0].positions;
+    expect(copy.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(copy[0]).toBe(42);
+    own[0] = 43;
+    expect(core.step(1).renderPositions).toEqual([]);
+    expect(copy[0]).toBe(43);
+  });
+
   it('load errors carry every issue with its JSON path', () => {
     const core = new SimCore();
     const bad = JSON.stringify({

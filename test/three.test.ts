@@ -1,6 +1,17 @@
 import { Box3, type BufferAttribute, Matrix4, Mesh, MeshBasicMaterial, Raycaster, Vector3 } from 'three';
 import { describe, expect, it } from 'vitest';
-import { Cloth, gridMesh, icosphere, placePositions, World } from '../src/index.js';
+import {
+  Cloth,
+  gridMesh,
+  icosphere,
+  latticeBody,
+  placePositions,
+  rigidCluster,
+  Skin,
+  SoftBody,
+  tetBox,
+  World,
+} from '../src/index.js';
 import {
   BodyGeometry,
   BodyParticles,
@@ -110,6 +121,132 @@ describe('BodyGeometry', () => {
     for (let i = 0; i < cloth.activeCount; i++) x[3 * (cloth.offset + i) + 1] = 2;
     g.update();
     expect(down.intersectObject(mesh)[0].point.y).toBeCloseTo(2, 6);
+  });
+});
+
+/** Checks a geometry against a body with a render mesh: its vertices, index and outward normals. */
+function expectMatchesRenderMesh(
+  g: BodyGeometry,
+  body: { renderPositions(): Float64Array; renderTriangles(): Uint32Array },
+) {
+  const r = body.renderPositions();
+  const pos = g.getAttribute('position').array as Float32Array;
+  expect(g.vertexCount).toBe(r.length / 3);
+  for (let k = 0; k < r.length; k++) expect(pos[k]).toBe(Math.fround(r[k]));
+  expect(Array.from(g.getIndex()!.array)).toEqual(Array.from(body.renderTriangles()));
+  // closed outward surfaces: the normals point away from the centroid
+  const c = [0, 0, 0];
+  for (let k = 0; k < r.length; k++) c[k % 3] += (3 * r[k]) / r.length;
+  const nrm = g.getAttribute('normal').array as Float32Array;
+  let outward = 0;
+  for (let i = 0; i < r.length / 3; i++) {
+    const d =
+      (pos[3 * i] - c[0]) * nrm[3 * i] +
+      (pos[3 * i + 1] - c[1]) * nrm[3 * i + 1] +
+      (pos[3 * i + 2] - c[2]) * nrm[3 * i + 2];
+    if (d > 0) outward++;
+  }
+  expect(outward).toBe(r.length / 3);
+}
+
+describe('BodyGeometry over a render mesh', () => {
+  it("draws a soft body's embedded mesh (002 §5), not its tet boundary, as it falls", () => {
+    const world = new World({ substeps: 10 });
+    const sphere = icosphere(0.18, 3);
+    sphere.positions = placePositions(sphere.positions, { translate: [0, 0.5, 0] });
+    const body = new SoftBody(world, {
+      mesh: tetBox({ size: [0.4, 0.4, 0.4], resolution: [4, 4, 4], origin: [-0.2, 0.3, -0.2] }),
+      material: { model: 'neo-hookean', youngsModulus: 2e4, poissonRatio: 0.4 },
+      render: { mesh: sphere },
+    });
+    expect(body.hasRenderMesh).toBe(true);
+    const g = new BodyGeometry(body);
+    expect(g.vertexCount).toBe(sphere.positions.length / 3);
+    expect(g.vertexCount).toBeGreaterThan(body.count);
+    expectMatchesRenderMesh(g, body);
+    const array = g.getAttribute('position').array;
+    const y0 = body.renderPositions()[1];
+    for (let s = 0; s < 30; s++) world.step();
+    g.update();
+    expectMatchesRenderMesh(g, body);
+    expect(g.getAttribute('position').array).toBe(array); // no reallocation
+    expect(body.renderPositions()[1]).toBeLessThan(y0 - 0.05); // the mesh fell with the body
+  });
+
+  it("draws a lattice body's skinned mesh and a rigid cluster's mesh turned with the cluster", () => {
+    const world = new World({ gravity: [0, 0, 0] });
+    const mesh = icosphere(0.2, 2);
+    const lattice = latticeBody(world, { mesh, spacing: 0.08 });
+    expect(lattice.hasRenderMesh).toBe(true);
+    const g = new BodyGeometry(lattice);
+    expectMatchesRenderMesh(g, lattice);
+    // the rest pose renders the mesh itself
+    for (let k = 0; k < mesh.positions.length; k++)
+      expect(lattice.renderPositions()[k]).toBeCloseTo(mesh.positions[k], 12);
+
+    // a rigid cluster spun about y: its mesh turns with it, exactly (one region, 000 §4.1)
+    const box = icosphere(0.2, 1);
+    box.positions = placePositions(box.positions, { translate: [1, 0, 0] });
+    const particles = placePositions(
+      Float64Array.from([0, 0, 0, 0.1, 0, 0, 0, 0.1, 0, 0, 0, 0.1, -0.1, -0.05, 0.03]),
+      { translate: [1, 0, 0] },
+    );
+    const skin = Skin.nearest(
+      box.positions,
+      box.triangles,
+      particles,
+      4,
+      world.store.float64(box.positions.length),
+    );
+    const rigid = rigidCluster(world, { positions: particles, masses: 1, skin });
+    const c = [0, 0, 0];
+    for (let j = 0; j < 5; j++) for (let d = 0; d < 3; d++) c[d] += particles[3 * j + d] / 5;
+    const v = rigid.velocities();
+    for (let j = 0; j < 5; j++) {
+      // ω = 2 rad/s about y through the centre: v = ω × r
+      v[3 * j] = 2 * (particles[3 * j + 2] - c[2]);
+      v[3 * j + 2] = -2 * (particles[3 * j] - c[0]);
+    }
+    for (let s = 0; s < 30; s++) world.step();
+    const x = rigid.positions();
+    // the cluster's rotation: particles 1, 2, 3 sat 0.1 m from particle 0 along x, y and z, so
+    // column k of R is (x_k − x_0) / 0.1
+    const R = (row: number, col: number) => (x[3 * (col + 1) + row] - x[row]) / 0.1;
+    expect(Math.abs(R(0, 0) - 1)).toBeGreaterThan(0.3); // it turned
+    const r = rigid.renderPositions();
+    for (let i = 0; i < box.positions.length / 3; i++) {
+      const u = [0, 1, 2].map((d) => box.positions[3 * i + d] - particles[d]);
+      for (let d = 0; d < 3; d++) {
+        const expected = x[d] + R(d, 0) * u[0] + R(d, 1) * u[1] + R(d, 2) * u[2];
+        expect(Math.abs(r[3 * i + d] - expected)).toBeLessThan(1e-9);
+      }
+    }
+    expectMatchesRenderMesh(new BodyGeometry(rigid), rigid);
+  });
+
+  it('a render mesh that gains vertices reallocates the attributes and re-reads the index', () => {
+    let positions = new Float64Array([0, 0, 0, 1, 0, 0, 0, 1, 0]);
+    let triangles = new Uint32Array([0, 1, 2]);
+    const body = {
+      offset: 0,
+      count: 1,
+      activeCount: 1,
+      topologyVersion: 0,
+      hasRenderMesh: true,
+      renderPositions: () => positions,
+      renderTriangles: () => triangles,
+    };
+    const store = { x: new Float64Array(3), radius: new Float64Array(1), version: 0 };
+    const g = new BodyGeometry(body, { store });
+    expect(g.vertexCount).toBe(3);
+    positions = new Float64Array([0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0]);
+    triangles = new Uint32Array([0, 1, 2, 1, 3, 2]);
+    body.topologyVersion = 1;
+    g.update();
+    expect(g.vertexCount).toBe(4);
+    expect(Array.from(g.getAttribute('position').array)).toEqual(Array.from(positions));
+    expect(Array.from(g.getIndex()!.array)).toEqual([0, 1, 2, 1, 3, 2]);
+    expect(Array.from(g.getAttribute('normal').array).slice(9)).toEqual([0, 0, 1]);
   });
 });
 

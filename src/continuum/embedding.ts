@@ -44,9 +44,10 @@ export class RenderEmbedding {
     offsets: Float64Array,
     surface: Uint32Array,
     simCount: number,
+    out: Float64Array | undefined,
   ) {
     this.mode = mode;
-    this.positions = new Float64Array(render.positions);
+    this.positions = renderBuffer(render, out);
     this.triangles = new Uint32Array(render.triangles);
     this.vertices = vertices;
     this.weights = weights;
@@ -57,9 +58,16 @@ export class RenderEmbedding {
 
   /**
    * Embeds `render` in the tets of a simulation mesh whose rest positions
-   * (body-local, xyz) are `rest`.
+   * (body-local, xyz) are `rest`. `out` (3 numbers per render vertex) is
+   * where the deformed positions go, e.g. `store.float64(n)` so that they
+   * live on shared memory with the particles; by default a new array.
    */
-  static inTets(render: TriangleMesh, rest: ArrayLike<number>, tets: ArrayLike<number>): RenderEmbedding {
+  static inTets(
+    render: TriangleMesh,
+    rest: ArrayLike<number>,
+    tets: ArrayLike<number>,
+    out?: Float64Array,
+  ): RenderEmbedding {
     const nr = render.positions.length / 3;
     const nt = tets.length / 4;
     const grid = new BoxGrid(rest, tets, 4);
@@ -89,17 +97,28 @@ export class RenderEmbedding {
         weights[4 * i + k] = best[k];
       }
     }
-    return new RenderEmbedding('tets', render, vertices, weights, new Float64Array(0), new Uint32Array(0), 0);
+    return new RenderEmbedding(
+      'tets',
+      render,
+      vertices,
+      weights,
+      new Float64Array(0),
+      new Uint32Array(0),
+      0,
+      out,
+    );
   }
 
   /**
    * Attaches `render` to the triangle surface `surface` (body-local indices)
-   * of a simulation mesh with rest positions `rest` (002 §5).
+   * of a simulation mesh with rest positions `rest` (002 §5); `out` as in
+   * `inTets`.
    */
   static onSurface(
     render: TriangleMesh,
     rest: ArrayLike<number>,
     surface: ArrayLike<number>,
+    out?: Float64Array,
   ): RenderEmbedding {
     const nr = render.positions.length / 3;
     const ns = surface.length / 3;
@@ -176,6 +195,7 @@ export class RenderEmbedding {
       offsets,
       Uint32Array.from(surface),
       simCount,
+      out,
     );
   }
 
@@ -231,6 +251,21 @@ export class RenderEmbedding {
     }
     return out;
   }
+}
+
+/** The array the deformed render vertices go to: `out` (checked, filled with the rest pose) or a copy of the rest pose. */
+export function renderBuffer(render: TriangleMesh, out: Float64Array | undefined): Float64Array {
+  if (!out) return new Float64Array(render.positions);
+  if (out.length !== render.positions.length) {
+    throw new PbdError(
+      'embedding/buffer',
+      'render embedding',
+      `has ${render.positions.length / 3} vertices but its output array holds ${out.length / 3}`,
+      'allocate 3 numbers per render vertex',
+    );
+  }
+  out.set(render.positions);
+  return out;
 }
 
 /** Area-weighted vertex normals of triangles (body-local indices) over positions x starting at `offset`. */

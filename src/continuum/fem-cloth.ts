@@ -109,7 +109,12 @@ export class FemCloth extends Body {
     }
     this.damping = o.globalDamping ? this.addSet(new RigidModeDamping(off, nv, o.globalDamping)) : null;
     this.embedding = o.render
-      ? RenderEmbedding.onSurface(o.render, this.restPositions, this.triangles)
+      ? RenderEmbedding.onSurface(
+          o.render,
+          this.restPositions,
+          this.triangles,
+          store.float64(o.render.positions.length),
+        )
       : null;
   }
 

@@ -8,7 +8,7 @@
  * - `latticeBody` voxelises a closed mesh into a regular lattice with
  *   FastLSM regions (Rivers & James) and carries the mesh along by linear
  *   blend skinning on its nearest particles, turned by their regions'
- *   transforms;
+ *   transforms (its render mesh: `renderPositions()`, `renderTriangles()`);
  * - `adaptiveLatticeBody` samples the mesh with an octree and sums regions
  *   by summation nodes (Steinemann et al.);
  * - `surfaceBody` uses the vertices of a closed mesh only, with ω-ring
@@ -54,11 +54,16 @@ export interface ShapeMatchingBodyOptions extends ShapeMatchingParams {
   velocity?: [number, number, number];
   /** Render triangles over the particles (surface bodies). */
   triangles?: Uint32Array;
-  /** A render mesh carried along by the particles (lattice bodies). */
+  /**
+   * A render mesh carried along by the particles (lattice bodies, rigid
+   * clusters): the body then renders it (`hasRenderMesh`). Allocate its
+   * positions with `world.store.float64` so a worker's page can read them.
+   */
   skin?: Skin;
   /**
    * Region r belongs to particle r (lattices, octrees, mesh rings): the skin
-   * then turns with the regions' transforms T_r as bone rotations.
+   * then turns with the regions' transforms T_r as bone rotations. A body
+   * matched as one region turns its skin with that region's transform.
    */
   skinWithRegions?: boolean;
   /** Damping of deviations from the rigid motion (003 §3.5), k ∈ [0, 1]. Default 0. */
@@ -72,7 +77,8 @@ export class ShapeMatchingBody extends Body {
   readonly matching: RegionShapeMatching;
   readonly restPositions: Float64Array;
   readonly skin: Skin | null;
-  private readonly skinWithRegions: boolean;
+  /** How the skin's bones turn: 9 (bone j by region j's T_j), 0 (all by region 0's T_0), or −1 (they only translate). */
+  private readonly skinRotationStride: number;
   readonly damping: RigidModeDamping | null;
   volume: SurfaceVolumeConservation | null = null;
   edges: DistanceConstraints | null = null;
@@ -116,20 +122,31 @@ export class ShapeMatchingBody extends Body {
     );
     this.triangles = o.triangles ?? new Uint32Array(0);
     this.skin = o.skin ?? null;
-    this.skinWithRegions = !!o.skinWithRegions && o.regions.regions === n;
+    this.skinRotationStride =
+      o.skinWithRegions && o.regions.regions === n ? 9 : o.regions.regions === 1 ? 0 : -1;
     this.damping = o.globalDamping ? this.addSet(new RigidModeDamping(off, n, o.globalDamping)) : null;
     if (o.radius !== undefined) ParticleContacts.of(world).addRange(off, n);
   }
 
+  /** The skin's triangles when the body carries a render mesh, else the surface triangles over the particles (surface bodies). */
   override renderTriangles(): Uint32Array {
-    return this.triangles;
+    return this.skin ? this.skin.triangles : this.triangles;
   }
 
-  /** The render mesh carried by the particles, brought up to date (null when the body renders its particles). */
-  visualMesh(): { positions: Float64Array; triangles: Uint32Array } | null {
-    if (!this.skin) return null;
-    this.skin.update(this.world.store.x, this.offset, this.skinWithRegions ? this.matching.transform : null);
-    return { positions: this.skin.positions, triangles: this.skin.triangles };
+  /**
+   * The skinned render mesh brought up to date (linear blend skinning with
+   * the regions' transforms, 000 §4.4), or the particle positions.
+   */
+  override renderPositions(): Float64Array {
+    const skin = this.skin;
+    if (!skin) return this.positions();
+    const stride = this.skinRotationStride;
+    skin.update(this.world.store.x, this.offset, stride >= 0 ? this.matching.transform : null, stride);
+    return skin.positions;
+  }
+
+  override get hasRenderMesh(): boolean {
+    return this.skin !== null;
   }
 
   /** Distance constraints on the edges of the body's triangles (body-local indices). */
@@ -250,7 +267,13 @@ export function latticeBody(world: World, o: LatticeBodyOptions): ShapeMatchingB
   const fast = new LatticeSummation(lattice, o.regionHalfWidth ?? 1);
   const regions = o.summation === 'naive' ? NaiveSummation.of(fast) : fast;
   // the render mesh follows its nearest lattice particles, turned by their regions' transforms
-  const skin = Skin.nearest(o.mesh.positions, o.mesh.triangles, rest, 4);
+  const skin = Skin.nearest(
+    o.mesh.positions,
+    o.mesh.triangles,
+    rest,
+    4,
+    world.store.float64(o.mesh.positions.length),
+  );
   const density = o.density ?? 1000;
   return new ShapeMatchingBody(world, {
     ...o,
@@ -291,7 +314,13 @@ export function adaptiveLatticeBody(world: World, o: AdaptiveLatticeBodyOptions)
   const regions = o.summation === 'naive' ? NaiveSummation.of(fast) : fast;
   const density = o.density ?? 1000;
   const masses = sizes.map((s) => density * s ** 3);
-  const skin = Skin.nearest(o.mesh.positions, o.mesh.triangles, rest, 4);
+  const skin = Skin.nearest(
+    o.mesh.positions,
+    o.mesh.triangles,
+    rest,
+    4,
+    world.store.float64(o.mesh.positions.length),
+  );
   let rmax = 0;
   for (const s of sizes) rmax = Math.max(rmax, s);
   return new ShapeMatchingBody(world, {

@@ -151,7 +151,13 @@ export class OrientedParticles extends Body {
     this.matching = this.addSet(new OrientedShapeMatching(this, o, where));
     this.contacts = o.collide === false ? null : this.addSet(new EllipsoidContacts(this, o.friction ?? 0.5));
     this.skin = o.skin
-      ? Skin.nearest(o.skin.positions, o.skin.triangles, this.restPositions, o.skin.influences ?? 4)
+      ? Skin.nearest(
+          o.skin.positions,
+          o.skin.triangles,
+          this.restPositions,
+          o.skin.influences ?? 4,
+          store.float64(o.skin.positions.length),
+        )
       : null;
   }
 
@@ -198,11 +204,24 @@ export class OrientedParticles extends Body {
     return R;
   }
 
-  /** The skinned render mesh (linear blend skinning with the particles as bones), brought up to date. */
-  visualMesh(): { positions: Float64Array; triangles: Uint32Array } | null {
-    if (!this.skin) return null;
-    this.skin.update(this.world.store.x, this.offset, this.particleRotations());
-    return { positions: this.skin.positions, triangles: this.skin.triangles };
+  /** The skin's triangles; none without a skin (the particles are drawn). */
+  override renderTriangles(): Uint32Array {
+    return this.skin ? this.skin.triangles : super.renderTriangles();
+  }
+
+  /**
+   * The skinned render mesh brought up to date (linear blend skinning with
+   * the particles as bones, 000 §4.4), or the particle positions.
+   */
+  override renderPositions(): Float64Array {
+    const skin = this.skin;
+    if (!skin) return this.positions();
+    skin.update(this.world.store.x, this.offset, this.particleRotations());
+    return skin.positions;
+  }
+
+  override get hasRenderMesh(): boolean {
+    return this.skin !== null;
   }
 
   override saveState(): unknown {

@@ -32,6 +32,7 @@ export class Skin {
     bones: Int32Array,
     weights: Float64Array,
     particleRest: Float64Array,
+    out?: Float64Array,
   ) {
     const nv = restPositions.length / 3;
     if (bones.length !== nv * influences || weights.length !== nv * influences) {
@@ -39,7 +40,15 @@ export class Skin {
     }
     this.triangles = triangles;
     this.restPositions = restPositions;
-    this.positions = Float64Array.from(restPositions);
+    if (out && out.length !== restPositions.length) {
+      throw new PbdError(
+        'skin/size',
+        'skin',
+        `has ${nv} vertices but its output array holds ${out.length / 3}`,
+      );
+    }
+    this.positions = out ?? new Float64Array(restPositions.length);
+    this.positions.set(restPositions);
     this.influences = influences;
     this.bones = bones;
     this.weights = weights;
@@ -57,9 +66,11 @@ export class Skin {
   /**
    * Recomputes `positions` from particle positions x (the store's x, body at
    * `offset`) and, when given, per-bone rotations (9 numbers per particle,
-   * row-major, from the rest pose to now).
+   * row-major, from the rest pose to now). `rotationStride` 0 turns every
+   * bone by the one rotation at the start of `rotations` (a body matched as
+   * a single region, e.g. a rigid cluster).
    */
-  update(x: Float64Array, offset: number, rotations: Float64Array | null): void {
+  update(x: Float64Array, offset: number, rotations: Float64Array | null, rotationStride = 9): void {
     const K = this.influences,
       bones = this.bones,
       wts = this.weights,
@@ -80,7 +91,7 @@ export class Skin {
           oy = off[3 * e + 1],
           oz = off[3 * e + 2];
         if (rotations) {
-          const r = 9 * b;
+          const r = rotationStride * b;
           const rx = rotations[r] * ox + rotations[r + 1] * oy + rotations[r + 2] * oz;
           const ry = rotations[r + 3] * ox + rotations[r + 4] * oy + rotations[r + 5] * oz;
           const rz = rotations[r + 6] * ox + rotations[r + 7] * oy + rotations[r + 8] * oz;
@@ -100,13 +111,16 @@ export class Skin {
 
   /**
    * Linear blend skinning weights from the K nearest particles (inverse
-   * squared distance, normalised), for oriented particles as bones.
+   * squared distance, normalised), for oriented particles as bones. `out`:
+   * where the skinned positions go (e.g. `store.float64(n)`, shared memory
+   * for a worker's page); by default a new array.
    */
   static nearest(
     restPositions: Float64Array,
     triangles: Uint32Array,
     particleRest: Float64Array,
     influences = 4,
+    out?: Float64Array,
   ): Skin {
     const nv = restPositions.length / 3,
       np = particleRest.length / 3;
@@ -140,6 +154,6 @@ export class Skin {
         weights[K * v + k] = 1 / (bestD[k] + 1e-12) / sum;
       }
     }
-    return new Skin(restPositions, triangles, K, bones, weights, particleRest);
+    return new Skin(restPositions, triangles, K, bones, weights, particleRest, out);
   }
 }

@@ -153,8 +153,18 @@ export class SoftBody extends Body {
     this.damping = o.globalDamping ? this.addSet(new RigidModeDamping(off, nv, o.globalDamping)) : null;
     this.embedding = o.render
       ? (o.render.embed ?? 'tets') === 'tets'
-        ? RenderEmbedding.inTets(o.render.mesh, mesh.positions, t)
-        : RenderEmbedding.onSurface(o.render.mesh, mesh.positions, this.surface)
+        ? RenderEmbedding.inTets(
+            o.render.mesh,
+            mesh.positions,
+            t,
+            store.float64(o.render.mesh.positions.length),
+          )
+        : RenderEmbedding.onSurface(
+            o.render.mesh,
+            mesh.positions,
+            this.surface,
+            store.float64(o.render.mesh.positions.length),
+          )
       : null;
     // start deformed (002 Figure 6): after the rest data is built
     const init = o.initial ?? 'rest';

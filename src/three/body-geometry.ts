@@ -12,28 +12,35 @@ export interface BodyGeometryOptions {
  * A three.js BufferGeometry over a body's render triangles, kept in step
  * with the simulation by `update()`.
  *
+ * Its vertices are the body's active particles, or, for a body with a
+ * render mesh of its own (`hasRenderMesh`: an embedded or skinned
+ * high-resolution surface), the vertices of `renderPositions()`.
+ *
  * What one update copies, and nothing more:
- * - the positions of the body's active particles, converted once from the
- *   store's Float64Array to a Float32Array (WebGL has no double attributes);
- *   only that range is marked for upload (`addUpdateRange`), so spare
- *   particles a tearing cloth reserves are never sent to the GPU;
+ * - the vertex positions, converted once from Float64 to a Float32Array
+ *   (WebGL has no double attributes); only the range in use is marked for
+ *   upload (`addUpdateRange`), so spare particles a tearing cloth reserves
+ *   are never sent to the GPU;
  * - area-weighted vertex normals, computed in place into a preallocated
  *   array (no per-vertex objects);
  * - the index, only when the body's `topologyVersion` changed (tearing).
  *
- * The attributes are allocated once for the body's whole particle range, so
- * the geometry never reallocates while the body tears. Bounds are reset on
- * every update and recomputed lazily by three when it needs them (ray casts).
+ * The attributes are allocated once for the body's whole particle range (or
+ * its render mesh), so the geometry never reallocates while the body tears;
+ * only a render mesh that grows past them makes it reallocate. Bounds are
+ * reset on every update and recomputed lazily by three when it needs them
+ * (ray casts).
  */
 export class BodyGeometry extends BufferGeometry {
   readonly body: BodySource;
-  /** Vertices currently in use (the body's active particles). */
+  /** Vertices currently in use (the body's active particles, or its render mesh's vertices). */
   vertexCount = 0;
   private readonly store: StoreSource;
   private readonly withNormals: boolean;
-  private readonly positionArray: Float32Array;
-  private readonly normalArray: Float32Array | null;
-  private readonly uvArray: Float32Array | null;
+  private readonly renderMesh: boolean;
+  private positionArray!: Float32Array;
+  private normalArray: Float32Array | null = null;
+  private uvArray: Float32Array | null = null;
   private topologyVersion = Number.NaN;
 
   constructor(body: BodySource | WorldBodySource, options: BodyGeometryOptions = {}) {
@@ -41,33 +48,51 @@ export class BodyGeometry extends BufferGeometry {
     this.body = body;
     this.store = storeOf(body, options.store);
     this.withNormals = options.normals ?? true;
-    const n = Math.max(1, body.count);
+    this.renderMesh = !!body.hasRenderMesh && typeof body.renderPositions === 'function';
+    const n = this.renderMesh ? body.renderPositions!().length / 3 : body.count;
+    this.allocate(Math.max(1, n));
+    this.update();
+  }
+
+  /** (Re)allocates the vertex attributes for `n` vertices. */
+  private allocate(n: number): void {
     this.positionArray = new Float32Array(3 * n);
     this.setAttribute('position', new BufferAttribute(this.positionArray, 3));
     if (this.withNormals) {
       this.normalArray = new Float32Array(3 * n);
       this.setAttribute('normal', new BufferAttribute(this.normalArray, 3));
-    } else {
-      this.normalArray = null;
     }
-    if (body.uvs) {
+    // texture coordinates belong to the particles: a render mesh has none
+    if (this.body.uvs && !this.renderMesh) {
       this.uvArray = new Float32Array(2 * n);
       this.setAttribute('uv', new BufferAttribute(this.uvArray, 2));
-    } else {
-      this.uvArray = null;
     }
-    this.update();
   }
 
   /** Copies the body's current state into the geometry; call once per rendered frame. */
   update(): void {
     const body = this.body;
-    const n = Math.min(body.activeCount, body.count);
-    const x = this.store.x;
+    let src: ArrayLike<number>;
+    let base: number;
+    let n: number;
+    if (this.renderMesh) {
+      src = body.renderPositions!();
+      base = 0;
+      n = Math.floor(src.length / 3);
+      if (3 * n > this.positionArray.length) {
+        // a render mesh that grew: new attributes, and the renderer drops the old buffers
+        this.dispose();
+        this.allocate(n);
+        this.topologyVersion = Number.NaN;
+      }
+    } else {
+      src = this.store.x;
+      base = 3 * body.offset;
+      n = Math.min(body.activeCount, body.count);
+    }
     const pos = this.positionArray;
-    const base = 3 * body.offset;
     const n3 = 3 * n;
-    for (let k = 0; k < n3; k++) pos[k] = x[base + k];
+    for (let k = 0; k < n3; k++) pos[k] = src[base + k];
     this.vertexCount = n;
     if (body.topologyVersion !== this.topologyVersion) this.updateTopology();
     const position = this.attributes.position as BufferAttribute;

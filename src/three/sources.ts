@@ -14,7 +14,11 @@ export interface StoreSource {
   readonly version: number;
 }
 
-/** A body: a contiguous particle range and, optionally, a triangle surface over it. */
+/**
+ * A body: a contiguous particle range and, optionally, a triangle surface —
+ * over the particles, or over a render mesh of its own (an embedded or
+ * skinned high-resolution surface, `hasRenderMesh`).
+ */
 export interface BodySource {
   /** First particle of the body in the store. */
   readonly offset: number;
@@ -24,8 +28,23 @@ export interface BodySource {
   readonly activeCount: number;
   /** Changes whenever `renderTriangles()` changes (tearing). */
   readonly topologyVersion: number;
-  /** Triangles in body-local vertex indices; empty when the body has no surface. */
+  /**
+   * Triangles in body-local vertex indices, or indices into
+   * `renderPositions()` when `hasRenderMesh`; empty when the body has no
+   * surface.
+   */
   renderTriangles(): Uint32Array;
+  /**
+   * True when the body draws a render mesh of its own rather than its
+   * particles; it must not change over the body's life.
+   */
+  readonly hasRenderMesh?: boolean;
+  /**
+   * The render mesh's vertices (xyz interleaved), read only when
+   * `hasRenderMesh`. A `Body` brings them up to date on each call; a mirror
+   * of a body simulated elsewhere returns the array it was sent.
+   */
+  renderPositions?(): ArrayLike<number>;
   /** Texture coordinates, two per vertex, when the body has them. */
   readonly uvs?: Float64Array | null;
 }

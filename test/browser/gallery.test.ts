@@ -1,7 +1,8 @@
 /**
  * The gallery in a real browser (Debian's Chromium): the index, dropping
  * scene files, dragging cloth with the mouse, the parameter panel, the
- * keyboard, and the main-thread fallback without cross-origin isolation.
+ * keyboard, render meshes, and the main-thread fallback without
+ * cross-origin isolation.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
@@ -199,6 +200,90 @@ describe('the gallery in Chromium', () => {
     expect(browser.errors).toEqual([]);
   });
 
+  it('bodies with a render mesh draw it, read in place from shared memory, and it follows the simulation', async () => {
+    type Meshes = Awaited<ReturnType<typeof meshes>>;
+    const meshes = () => page.evaluate(() => window.pbdGallery.renderMeshes());
+    /** The drawn surface covers the particles' box to within `tol` (m) on every side. */
+    const tracks = (m: Meshes[number], tol: number) =>
+      [0, 1, 2].every(
+        (d) =>
+          Math.abs(m.drawn!.lo[d] - m.particleBox.lo[d]) < tol &&
+          Math.abs(m.drawn!.hi[d] - m.particleBox.hi[d]) < tol,
+      );
+    // a soft body with its tetrahedralised surface embedded in the tets (002 §5), and lattice
+    // shape-matched bodies whose meshes are skinned to the lattice particles (000 §4.4)
+    /** Pauses, and waits until the page has drawn the last batch the worker computed. */
+    const settle = async () => {
+      if (!(await state(page)).paused) await page.keyboard.press(' ');
+      await expect.poll(async () => (await state(page)).paused).toBe(true);
+      await expect
+        .poll(async () => (await meshes()).every((m) => m.maxDiff < 1e-5), { timeout: 20_000 })
+        .toBe(true);
+    };
+    for (const [name, tol] of [
+      ['continuum-bunny-drop', 0.05],
+      ['shape-matching-ducks', 0.08],
+    ] as const) {
+      await openScene(page, base, name);
+      expect((await state(page)).mode).toBe('worker');
+      await settle();
+      await settle();
+      const m0 = await meshes();
+      for (const m of m0) {
+        expect(m.hasRenderMesh, name).toBe(true);
+        expect(m.shared, name).toBe(true);
+        expect(m.vertices).toBeGreaterThan(3);
+        expect(m.maxDiff).toBeLessThan(1e-5);
+        expect(tracks(m, tol), `${name}: the render mesh covers the particles`).toBe(true);
+      }
+      await page.evaluate(() => window.pbdGallery.runUntil(1.5));
+      await settle();
+      const m1 = await meshes();
+      m1.forEach((m, k) => {
+        // the bodies fell and the drawn surfaces went with them
+        expect(m.drawn!.lo[1], `${name}: body ${k} fell`).toBeLessThan(m0[k].drawn!.lo[1] - 0.01);
+        expect(m.maxDiff).toBeLessThan(1e-5);
+        expect(tracks(m, tol), `${name}: body ${k} follows its particles`).toBe(true);
+      });
+      await page.evaluate(() => window.pbdGallery.setPixelRatio(1));
+      const px = await page.evaluate(() => window.pbdGallery.bodyPixels());
+      expect(px.bodyPixels / (px.width * px.height)).toBeGreaterThan(0.002);
+      // a press on a render mesh grabs a particle of that body: a particle drawn on the canvas
+      // (not under a panel), with the scene running
+      const target = await page.evaluate(() => {
+        const g = window.pbdGallery;
+        const canvas = document.querySelector('.viewport canvas');
+        for (const b of g.state().bodies ?? []) {
+          for (let i = b.offset; i < b.offset + b.activeCount; i += 5) {
+            const at = g.project(i);
+            if (g.invMass(i) > 0 && document.elementFromPoint(at.x, at.y) === canvas)
+              return { ...at, offset: b.offset, count: b.activeCount };
+          }
+        }
+        return null;
+      });
+      expect(target, `${name}: a body in view`).not.toBeNull();
+      await page.keyboard.press(' ');
+      await page.mouse.move(target!.x, target!.y);
+      await page.mouse.down();
+      await expect
+        .poll(
+          async () => {
+            const t = await state(page);
+            const i = t.grabbed ?? -1;
+            return i >= target!.offset && i < target!.offset + target!.count
+              ? 'grabbed'
+              : `${i} (${t.lastPick})`;
+          },
+          { timeout: 20_000 },
+        )
+        .toBe('grabbed');
+      await page.mouse.up();
+      await expect.poll(async () => (await state(page)).grabbed, { timeout: 20_000 }).toBe(-1);
+    }
+    expect(browser.errors).toEqual([]);
+  });
+
   it('without cross-origin isolation the simulation runs on the main thread, and the page says so', async () => {
     const fallback = await browser.context.newPage();
     await openScene(fallback, inject('plainUrl'), 'cloth-flag');
@@ -207,6 +292,16 @@ describe('the gallery in Chromium', () => {
     expect(s.mode).toBe('main');
     expect(await fallback.locator('[data-testid=sim-mode]').textContent()).toMatch(/main thread/);
     await expect.poll(async () => (await state(fallback)).steps, { timeout: 60_000 }).toBeGreaterThan(5);
+    // render meshes are drawn from the main thread's own arrays
+    await openScene(fallback, inject('plainUrl'), 'continuum-bunny-drop');
+    expect((await state(fallback)).mode).toBe('main');
+    const [m0] = await fallback.evaluate(() => window.pbdGallery.renderMeshes());
+    expect(m0.hasRenderMesh).toBe(true);
+    expect(m0.shared).toBe(false);
+    await fallback.evaluate(() => window.pbdGallery.runUntil(1));
+    const [m1] = await fallback.evaluate(() => window.pbdGallery.renderMeshes());
+    expect(m1.drawn!.lo[1]).toBeLessThan(m0.drawn!.lo[1] - 0.01);
+    expect(m1.maxDiff).toBeLessThan(1e-5);
     await fallback.close();
     expect(browser.errors).toEqual([]);
   });

@@ -140,6 +140,48 @@ const hooks = {
     }
     return out;
   },
+  /**
+   * Per body: whether it draws a render mesh of its own, whether the page
+   * reads it on shared memory, the vertices drawn, the largest difference
+   * between the drawn vertices and the simulation's (render vertices, or
+   * particles), and the bounding boxes of the drawn surface and of the
+   * particles.
+   */
+  renderMeshes() {
+    const p = current();
+    const x = p.stage.store!.x;
+    const box = (a: ArrayLike<number>, from: number, to: number) => {
+      const lo = [Infinity, Infinity, Infinity];
+      const hi = [-Infinity, -Infinity, -Infinity];
+      for (let k = from; k < to; k++) {
+        lo[k % 3] = Math.min(lo[k % 3], a[k]);
+        hi[k % 3] = Math.max(hi[k % 3], a[k]);
+      }
+      return { lo, hi };
+    };
+    return p.stage.bodies.map((b) => {
+      const m = b.mirror;
+      const g = b.surface;
+      const source = m.hasRenderMesh ? m.renderPositions() : x.subarray(3 * m.offset);
+      const drawn = g ? (g.getAttribute('position').array as Float32Array) : null;
+      const n = g ? g.vertexCount : 0;
+      let maxDiff = 0;
+      for (let k = 0; k < 3 * n; k++) maxDiff = Math.max(maxDiff, Math.abs(drawn![k] - source[k]));
+      return {
+        hasRenderMesh: m.hasRenderMesh,
+        shared:
+          m.hasRenderMesh &&
+          typeof SharedArrayBuffer !== 'undefined' &&
+          m.renderPositions().buffer instanceof SharedArrayBuffer,
+        vertices: n,
+        particles: m.activeCount,
+        triangles: m.triangles.length / 3,
+        maxDiff,
+        drawn: drawn ? box(drawn, 0, 3 * n) : null,
+        particleBox: box(x, 3 * m.offset, 3 * (m.offset + m.activeCount)),
+      };
+    });
+  },
   particle(i: number): number[] {
     const x = current().stage.store!.x;
     return [x[3 * i], x[3 * i + 1], x[3 * i + 2]];

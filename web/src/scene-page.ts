@@ -422,7 +422,14 @@ export class ScenePage {
     for (const hit of hits) {
       const p = pickables.find((q) => q.object === hit.object);
       if (!p) continue;
-      const off = this.stage.bodies[p.body].mirror.offset;
+      const mirror = this.stage.bodies[p.body].mirror;
+      const off = mirror.offset;
+      if (mirror.hasRenderMesh) {
+        // a render mesh's vertices are not particles: take the body's movable particle nearest to the hit
+        const i = this.nearestParticle(off, mirror.activeCount, hit.point);
+        if (i >= 0) return i;
+        continue;
+      }
       let candidates: number[] = [];
       if (hit.face && hit.instanceId === undefined) candidates = [hit.face.a, hit.face.b, hit.face.c];
       else if (hit.instanceId !== undefined) candidates = [hit.instanceId];
@@ -436,6 +443,22 @@ export class ScenePage {
       for (const c of candidates) if (store.invMass[off + c] > 0) return off + c;
     }
     return -1;
+  }
+
+  /** The movable particle of [offset, offset + count) nearest to `p`, or −1. */
+  private nearestParticle(offset: number, count: number, p: Vector3): number {
+    const { x, invMass } = this.stage.store!;
+    let best = -1;
+    let bestD = Infinity;
+    for (let i = offset; i < offset + count; i++) {
+      if (!(invMass[i] > 0)) continue;
+      const d = (x[3 * i] - p.x) ** 2 + (x[3 * i + 1] - p.y) ** 2 + (x[3 * i + 2] - p.z) ** 2;
+      if (d < bestD) {
+        bestD = d;
+        best = i;
+      }
+    }
+    return best;
   }
 
   /**

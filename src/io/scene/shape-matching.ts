@@ -29,6 +29,7 @@ import {
   sheetGraph,
   torusMesh,
 } from '../../shape-matching/shapes.js';
+import { Skin } from '../../shape-matching/skinning.js';
 import {
   type BuildContext,
   constraintParams,
@@ -347,6 +348,14 @@ export function buildRigidCluster(spec: RigidSpec, ctx: BuildContext): Body {
     ...spec,
     positions,
     masses: (spec.density ?? 1000) * spec.spacing ** 3,
+    // the mesh rides on the cluster, turned by its one region's rotation
+    skin: Skin.nearest(
+      mesh.positions,
+      mesh.triangles,
+      positions,
+      4,
+      ctx.world.store.float64(mesh.positions.length),
+    ),
     radius: spec.radius ?? surfaceRadii(mesh, positions, 1.5 * spec.spacing),
     velocity: spec.velocity as [number, number, number] | undefined,
   });

@@ -47,6 +47,8 @@ export class SimCore {
   private sentStoreVersion = -1;
   private sentTopology: number[] = [];
   private sentPairArrays: unknown[] = [];
+  /** Per body with a render mesh: the array the page reads (the body's own, or a shared copy) and what it mirrors. */
+  private renderMeshes: ({ source: Float64Array; buffer: Float64Array } | null)[] = [];
 
   get world(): World {
     if (!this.inst) throw new Error('no scene is loaded');
@@ -90,6 +92,7 @@ export class SimCore {
     this.sentStoreVersion = -1;
     this.sentTopology = [];
     this.sentPairArrays = [];
+    this.renderMeshes = [];
     return this.describe(this.frame(0, 0, 0));
   }
 
@@ -115,7 +118,7 @@ export class SimCore {
       pairSets: frame.pairSets ?? this.pairSets(),
       constraintCount: inst.world.constraintCount(),
       constraintKinds: inst.world.constraintSummary().filter((s) => s.count > 0),
-      frame: { ...frame, store: null, pairSets: null, topology: [] },
+      frame: { ...frame, store: null, pairSets: null, topology: [], renderPositions: [] },
     };
   }
 
@@ -144,6 +147,7 @@ export class SimCore {
       topologyVersion: b.topologyVersion,
       triangles: b.renderTriangles().slice(),
       uvs: uvs instanceof Float64Array ? uvs.slice() : null,
+      renderPositions: this.refreshRenderMesh(b, k)?.buffer ?? null,
       tunables: this.tunables[k].map((t) => ({
         name: t.name,
         min: t.min,
@@ -152,6 +156,32 @@ export class SimCore {
         value: t.get(),
       })),
     };
+  }
+
+  /**
+   * Brings a body's render mesh up to date (`renderPositions()`) and returns
+   * the array the page reads, with `replaced` when it is not the one sent
+   * before. That is the body's own array when it lives on the store's kind
+   * of memory (embeddings and skins allocate with `store.float64`, so in the
+   * worker the page reads it in place); otherwise a SharedArrayBuffer copy,
+   * refreshed here.
+   */
+  private refreshRenderMesh(b: Body, k: number): { buffer: Float64Array; replaced: boolean } | null {
+    if (!b.hasRenderMesh) return null;
+    const source = b.renderPositions();
+    const prev = this.renderMeshes[k];
+    if (prev && prev.source === source) {
+      if (prev.buffer !== source) prev.buffer.set(source);
+      return { buffer: prev.buffer, replaced: false };
+    }
+    const shared = this.world.store.shared;
+    const buffer =
+      !shared || source.buffer instanceof SharedArrayBuffer
+        ? source
+        : new Float64Array(new SharedArrayBuffer(source.byteLength));
+    if (buffer !== source) buffer.set(source);
+    this.renderMeshes[k] = { source, buffer };
+    return { buffer, replaced: prev !== undefined };
   }
 
   private storeArrays(): StoreArrays {
@@ -195,8 +225,14 @@ export class SimCore {
     const activeCounts = new Int32Array(bodies.length);
     const topologyVersions = new Int32Array(bodies.length);
     const topology: FrameInfo['topology'] = [];
+    const renderPositions: FrameInfo['renderPositions'] = [];
     let particles = 0;
     bodies.forEach((b, k) => {
+      // render meshes are refreshed once per batch, after its last step
+      if (this.renderMeshes[k] !== undefined) {
+        const r = this.refreshRenderMesh(b, k);
+        if (r?.replaced) renderPositions.push({ body: k, positions: r.buffer });
+      }
       activeCounts[k] = b.activeCount;
       topologyVersions[k] = b.topologyVersion;
       particles += b.activeCount;
@@ -240,6 +276,7 @@ export class SimCore {
       activeCounts,
       topologyVersions,
       topology,
+      renderPositions,
       store: storeArrays,
       pairSets: this.pairSetsIfChanged(),
       grabbed: this.grab ? this.grab.particle : -1,

@@ -30,9 +30,19 @@ export interface BodyInfo {
   count: number;
   activeCount: number;
   topologyVersion: number;
-  /** Body-local triangle indices (empty for bodies drawn as particles). */
+  /**
+   * Triangle indices: body-local particle indices, or indices into
+   * `renderPositions` for a body with a render mesh (empty for bodies drawn
+   * as particles).
+   */
   triangles: Uint32Array;
   uvs: Float64Array | null;
+  /**
+   * The vertices (xyz) of the body's render mesh (an embedded or skinned
+   * surface, `Body.hasRenderMesh`), or null when it draws its particles. On
+   * shared memory in the worker, refreshed after every batch of steps.
+   */
+  renderPositions: Float64Array | null;
   tunables: TunableInfo[];
 }
 
@@ -109,6 +119,8 @@ export interface FrameInfo {
   topologyVersions: Int32Array;
   /** Bodies whose topology changed since the last frame: their new triangles. */
   topology: { body: number; triangles: Uint32Array; uvs: Float64Array | null }[];
+  /** Render mesh vertex arrays that were replaced (a render mesh that changed its vertex count). */
+  renderPositions: { body: number; positions: Float64Array }[];
   /** New store arrays when the store was reallocated. */
   store: StoreArrays | null;
   /** New pair sets when they changed (tearing). */

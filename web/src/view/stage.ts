@@ -55,7 +55,12 @@ const MAX_INSTANCED_PARTICLES = 8192;
 
 const palette = [0xd9774b, 0x4f8fcb, 0x6cae75, 0xc9a23f, 0x9b72c9, 0xd25f8c, 0x4fb3b0, 0x8c8c4f];
 
-/** A body as the view sees it: a mirror of the simulated body, updated from frames. */
+/**
+ * A body as the view sees it: a mirror of the simulated body, updated from
+ * frames. A body with a render mesh (an embedded or skinned surface) is
+ * drawn from the render positions the simulation refreshes after each batch
+ * (shared memory in the worker), not from its particles.
+ */
 class BodyMirror implements BodySource {
   offset: number;
   count: number;
@@ -63,6 +68,8 @@ class BodyMirror implements BodySource {
   topologyVersion: number;
   triangles: Uint32Array;
   uvs: Float64Array | null;
+  readonly hasRenderMesh: boolean;
+  renderVertices: Float64Array | null;
   constructor(b: BodyInfo) {
     this.offset = b.offset;
     this.count = b.count;
@@ -70,9 +77,14 @@ class BodyMirror implements BodySource {
     this.topologyVersion = b.topologyVersion;
     this.triangles = b.triangles;
     this.uvs = b.uvs;
+    this.hasRenderMesh = b.renderPositions !== null;
+    this.renderVertices = b.renderPositions;
   }
   renderTriangles(): Uint32Array {
     return this.triangles;
+  }
+  renderPositions(): Float64Array {
+    return this.renderVertices ?? new Float64Array(0);
   }
 }
 
@@ -333,13 +345,15 @@ export class Stage {
 
   /** Mean edge length of a body's surface (sizes the vertex dots). */
   private edgeLength(b: BodyInfo): number {
-    const x = this.store!.x;
+    // a render mesh's triangles index its own vertices
+    const x = b.renderPositions ?? this.store!.x;
+    const off = b.renderPositions ? 0 : b.offset;
     const t = b.triangles;
     let sum = 0;
     let n = 0;
     for (let k = 0; k < t.length && n < 600; k += 3) {
-      const a = 3 * (b.offset + t[k]),
-        c = 3 * (b.offset + t[k + 1]);
+      const a = 3 * (off + t[k]),
+        c = 3 * (off + t[k + 1]);
       const l = Math.hypot(x[a] - x[c], x[a + 1] - x[c + 1], x[a + 2] - x[c + 2]);
       if (Number.isFinite(l)) {
         sum += l;
@@ -425,6 +439,10 @@ export class Stage {
     const store = this.store;
     if (!store) return;
     if (f.store) store.set(f.store);
+    for (const r of f.renderPositions) {
+      const m = this.bodies[r.body]?.mirror;
+      if (m) m.renderVertices = r.positions;
+    }
     for (const t of f.topology) {
       const m = this.bodies[t.body]?.mirror;
       if (!m) continue;
