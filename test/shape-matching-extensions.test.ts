@@ -86,6 +86,39 @@ describe('volume conservation of surface-only shape matching (000 §4.5.1)', () 
   });
 });
 
+describe('volume conservation and momentum', () => {
+  it('with local weights and particles held in contact, the corrections conserve linear momentum', () => {
+    const r = rng(52);
+    const world = new World({ gravity: [0, 0, 0] });
+    const body = surfaceBody(world, { mesh: icosphere(0.3, 2), rings: 1, volume: { alpha: 0 } });
+    const { x, v, p, mass } = world.store;
+    for (let k = 0; k < 3 * body.count; k++) {
+      x[3 * body.offset + k] += 0.03 * (r() - 0.5);
+      v[3 * body.offset + k] = r() - 0.5;
+    }
+    p.set(x);
+    // a deformation from shape matching gives the local (non-uniform) weights
+    const ctx = world.makeContext(1 / 60);
+    body.matching.beginStep(ctx);
+    body.matching.project(ctx);
+    const momentum = (a: Float64Array) => {
+      const m = [0, 0, 0];
+      for (let j = 0; j < body.count; j++)
+        for (let d = 0; d < 3; d++) m[d] += mass[body.offset + j] * a[3 * (body.offset + j) + d];
+      return m;
+    };
+    const before = momentum(p);
+    body.volume!.project(ctx);
+    const after = momentum(p);
+    const scale = body.count * mass[body.offset] * 0.3;
+    for (let d = 0; d < 3; d++) expect(Math.abs(after[d] - before[d]) / scale).toBeLessThan(1e-12);
+    const vBefore = momentum(v);
+    body.volume!.endStep(ctx);
+    const vAfter = momentum(v);
+    for (let d = 0; d < 3; d++) expect(Math.abs(vAfter[d] - vBefore[d]) / scale).toBeLessThan(1e-12);
+  });
+});
+
 describe('plastic deformation (000 §4.5.2)', () => {
   /** Presses a sphere into a lattice block (9 cm below its top particles) and lifts it; returns the dent left in the top face (m). */
   function dent(plastic: boolean): { dent: number; body: ShapeMatchingBody } {

@@ -22,6 +22,12 @@
  * Velocity correction: after the velocity update, v_i −= w_i (dC/dt) /
  * (Σ_j w_j |∇_j C|²) ∇_i C with dC/dt = Σ_j ∇_j C · v_j, so the velocity field
  * does not change the volume (∂C/∂t = 0).
+ *
+ * Momentum: with non-uniform weights (local conservation, or particles in
+ * contact held at zero) Σ_i m_i Δx_i ≠ 0, and a squeezed body would propel
+ * itself. We remove that net translation from the particles that move
+ * (w_i > 0), so each correction conserves linear momentum exactly; the
+ * volume change this leaves is corrected by the next projection.
  */
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
@@ -218,16 +224,38 @@ export class SurfaceVolumeConservation implements ConstraintSet {
     const C = V - this.restVolume;
     const den = this.weights(ctx);
     if (!(den > 1e-300)) return;
-    const s = (this.stiffness * C) / den;
+    this.applyCorrection(p, (this.stiffness * C) / den, ctx.store.mass);
+  }
+
+  /** a_j −= s w_j ∇_j C for the particles with w_j > 0, minus the net (mass-weighted) translation. */
+  private applyCorrection(a: Float64Array, s: number, mass: Float64Array): void {
     const w = this.weight,
       g = this.grad,
-      off3 = 3 * this.offset;
+      off = this.offset,
+      off3 = 3 * off;
+    let M = 0,
+      px = 0,
+      py = 0,
+      pz = 0;
+    for (let j = 0; j < this.n; j++) {
+      if (w[j] === 0) continue;
+      const m = mass[off + j],
+        f = s * w[j];
+      M += m;
+      px += m * f * g[3 * j];
+      py += m * f * g[3 * j + 1];
+      pz += m * f * g[3 * j + 2];
+    }
+    if (M === 0) return;
+    px /= M;
+    py /= M;
+    pz /= M;
     for (let j = 0; j < this.n; j++) {
       const f = s * w[j];
       if (f === 0) continue;
-      p[off3 + 3 * j] -= f * g[3 * j];
-      p[off3 + 3 * j + 1] -= f * g[3 * j + 1];
-      p[off3 + 3 * j + 2] -= f * g[3 * j + 2];
+      a[off3 + 3 * j] -= f * g[3 * j] - px;
+      a[off3 + 3 * j + 1] -= f * g[3 * j + 1] - py;
+      a[off3 + 3 * j + 2] -= f * g[3 * j + 2] - pz;
     }
   }
 
@@ -245,13 +273,7 @@ export class SurfaceVolumeConservation implements ConstraintSet {
       dVdt +=
         g[3 * j] * v[off3 + 3 * j] + g[3 * j + 1] * v[off3 + 3 * j + 1] + g[3 * j + 2] * v[off3 + 3 * j + 2];
     }
-    const s = dVdt / den;
-    for (let j = 0; j < this.n; j++) {
-      const f = s * w[j];
-      v[off3 + 3 * j] -= f * g[3 * j];
-      v[off3 + 3 * j + 1] -= f * g[3 * j + 1];
-      v[off3 + 3 * j + 2] -= f * g[3 * j + 2];
-    }
+    this.applyCorrection(v, dVdt / den, ctx.store.mass);
   }
 
   /** |V − V0| / V0 at the current positions. */
