@@ -266,7 +266,6 @@ export class SurfaceVolumeConservation implements ConstraintSet {
     const den = this.weights(ctx);
     if (!(den > 1e-300)) return;
     const g = this.grad,
-      w = this.weight,
       off3 = 3 * this.offset;
     let dVdt = 0;
     for (let j = 0; j < this.n; j++) {
