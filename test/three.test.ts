@@ -1,4 +1,13 @@
-import { Box3, type BufferAttribute, Matrix4, Mesh, MeshBasicMaterial, Raycaster, Vector3 } from 'three';
+import {
+  Box3,
+  type BufferAttribute,
+  Color,
+  Matrix4,
+  Mesh,
+  MeshBasicMaterial,
+  Raycaster,
+  Vector3,
+} from 'three';
 import { describe, expect, it } from 'vitest';
 import {
   Cloth,
@@ -269,6 +278,22 @@ describe('particles', () => {
       const g = cloth.offset + i;
       expect(t.toArray()).toEqual([store.x[3 * g], store.x[3 * g + 1], store.x[3 * g + 2]].map(Math.fround));
       expect(scale.x).toBeCloseTo(i % 2 ? 0.02 : 0.005, 7);
+    }
+  });
+
+  it('BodyParticles colours each particle by its speed, from slow to fast', () => {
+    const world = new World();
+    const cloth = hangingCloth(world);
+    const v = world.store.v;
+    const speeds = [0, 1, 2, 5];
+    speeds.forEach((s, i) => {
+      v[3 * (cloth.offset + i)] = s;
+    });
+    const p = new BodyParticles(cloth, { speedColors: { slow: 0x000000, fast: 0xffffff, maxSpeed: 2 } });
+    const c = new Color();
+    for (const [i, s] of speeds.entries()) {
+      p.getColorAt(i, c);
+      expect(c.r).toBeCloseTo(Math.min(s / 2, 1), 6); // linear blend, saturated above maxSpeed
     }
   });
 

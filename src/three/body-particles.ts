@@ -18,6 +18,12 @@ export interface ParticleOptions {
   defaultRadius?: number;
   /** Colour of the particles. Default a light blue. */
   color?: number | string;
+  /**
+   * Colour each particle by its speed, from `slow` at rest to `fast` at
+   * `maxSpeed` (m/s) and above (as position based fluids are usually shown).
+   * Needs `store.v`. Instanced spheres only.
+   */
+  speedColors?: { slow: number | string; fast: number | string; maxSpeed: number };
 }
 
 /**
@@ -30,17 +36,22 @@ export class BodyParticles extends InstancedMesh {
   readonly body: BodySource;
   defaultRadius: number;
   private readonly store: StoreSource;
+  private readonly speed: { slow: Color; fast: Color; maxSpeed: number } | null;
 
   constructor(body: BodySource | WorldBodySource, options: ParticleOptions & { material?: Material } = {}) {
     const capacity = Math.max(1, body.count);
+    const sc = options.speedColors;
     super(
       new IcosahedronGeometry(1, 1),
-      options.material ?? new MeshStandardMaterial({ color: options.color ?? 0x6fa8dc, roughness: 0.45 }),
+      options.material ??
+        new MeshStandardMaterial({ color: sc ? 0xffffff : (options.color ?? 0x6fa8dc), roughness: 0.45 }),
       capacity,
     );
     this.body = body;
     this.store = storeOf(body, options.store);
     this.defaultRadius = options.defaultRadius ?? 0.01;
+    this.speed = sc ? { slow: new Color(sc.slow), fast: new Color(sc.fast), maxSpeed: sc.maxSpeed } : null;
+    if (this.speed) this.setColorAt(0, this.speed.slow); // allocates instanceColor for every instance
     this.frustumCulled = false;
     this.update();
   }
@@ -77,6 +88,24 @@ export class BodyParticles extends InstancedMesh {
     this.instanceMatrix.clearUpdateRanges();
     this.instanceMatrix.addUpdateRange(0, 16 * n);
     this.instanceMatrix.needsUpdate = true;
+    const sp = this.speed;
+    const v = this.store.v;
+    if (sp && v && this.instanceColor) {
+      const c = this.instanceColor.array as Float32Array;
+      const { slow, fast } = sp;
+      const inv = 1 / sp.maxSpeed;
+      for (let i = 0; i < n; i++) {
+        const g = 3 * (off + i);
+        let t = Math.sqrt(v[g] * v[g] + v[g + 1] * v[g + 1] + v[g + 2] * v[g + 2]) * inv;
+        if (t > 1) t = 1;
+        c[3 * i] = slow.r + (fast.r - slow.r) * t;
+        c[3 * i + 1] = slow.g + (fast.g - slow.g) * t;
+        c[3 * i + 2] = slow.b + (fast.b - slow.b) * t;
+      }
+      this.instanceColor.clearUpdateRanges();
+      this.instanceColor.addUpdateRange(0, 3 * n);
+      this.instanceColor.needsUpdate = true;
+    }
     this.boundingSphere = null;
     this.boundingBox = null;
   }

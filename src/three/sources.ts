@@ -10,6 +10,8 @@ export interface StoreSource {
   readonly x: Float64Array;
   /** Contact radius per particle (m). */
   readonly radius: Float64Array;
+  /** Velocities, xyz interleaved (read when particles are coloured by speed). */
+  readonly v?: Float64Array;
   /** Increases when the arrays are reallocated. */
   readonly version: number;
 }

@@ -52,6 +52,9 @@ import type {
 
 /** Bodies with more particles than this are drawn as point sprites rather than instanced spheres. */
 const MAX_INSTANCED_PARTICLES = 8192;
+/** Fluid colours by speed: at rest, and at 2.5 m/s and above. */
+const WATER_SLOW = 0x1f64b4;
+const WATER_FAST = 0xd8efff;
 
 const palette = [0xd9774b, 0x4f8fcb, 0x6cae75, 0xc9a23f, 0x9b72c9, 0xd25f8c, 0x4fb3b0, 0x8c8c4f];
 
@@ -322,12 +325,17 @@ export class Stage {
       this.shadowCasters.add(mesh);
     } else {
       const defaultRadius = 0.01 * this.radius;
+      // fluids are water: deep blue at rest, pale where fast (coloured by speed)
+      const fluid = b.type === 'fluid';
+      if (fluid) color.setHex(WATER_SLOW);
       const particles =
         b.count <= MAX_INSTANCED_PARTICLES
           ? new BodyParticles(mirror, {
               store,
               defaultRadius,
-              material: new MeshStandardMaterial({ color, roughness: 0.4, metalness: 0.0 }),
+              ...(fluid
+                ? { speedColors: { slow: WATER_SLOW, fast: WATER_FAST, maxSpeed: 2.5 } }
+                : { material: new MeshStandardMaterial({ color, roughness: 0.4, metalness: 0.0 }) }),
             })
           : new BodyPoints(mirror, { store, defaultRadius, color: color.getHex() });
       if (particles instanceof BodyParticles) {
