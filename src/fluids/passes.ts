@@ -7,16 +7,25 @@
  * Conventions: particle i lives at store index i and fluid slot i − off;
  * fluid pairs are compressed rows over `sorted` (row a is particle
  * sorted[a], partners nbr[start[a] … start[a + 1] − 1], each unordered pair
- * once); w̃ = invMass · m_fluid is the inverse mass relative to a fluid
- * particle (1 for fluid particles, 0 for pinned ones).
+ * once) and name their partners by slot (store index − off); w̃ = invMass ·
+ * m_fluid is the inverse mass relative to a fluid particle (1 for fluid
+ * particles, 0 for pinned ones).
  *
- * Per-slot accumulators live interleaved in one array `acc` of stride 5, so
- * that the scattered updates of a neighbour touch one cache line instead of
- * five (this made the density pass about twice as fast): during the density
- * passes acc[5s … 5s + 4] = (ρ, ∇C_x, ∇C_y, ∇C_z, Σ_k w̃_k |∇_{p_k} C|²); the
- * λ pass overwrites it with (λ, w̃, 0, 0, 0) and the correction passes
- * accumulate Δp in acc[5s + 2 … 5s + 4]. Nothing is stored per pair.
+ * Per-slot data live in one record of 8 doubles (64 bytes, one cache line
+ * when the buffer is aligned) in the array `acc`, so that a neighbour's
+ * position and the sums it receives are read and written together: during
+ * the density passes acc[8s … 8s + 7] = (ρ, ∇C_x, ∇C_y, ∇C_z,
+ * Σ_k w̃_k |∇_{p_k} C|², p_x, p_y, p_z); the λ pass overwrites the first five
+ * with (λ, w̃, 0, 0, 0) and the correction passes accumulate Δp in
+ * acc[8s + 2 … 8s + 4]. Indices are formed with shifts and ors (s << 3 | k),
+ * which V8 compiles without overflow checks. The fluid–fluid loops read
+ * positions from the records (copied from p by initRecords), never from the
+ * store. Nothing is stored per pair (storing the gradient for the correction
+ * pass measured slower: the loops are bound by memory access, not arithmetic).
  */
+
+/** Doubles per slot record in `acc`. */
+export const RECORD = 8;
 
 /**
  * Pairs closer than MIN_DISTANCE · h are treated as that far apart along a
@@ -26,13 +35,47 @@
 export const MIN_DISTANCE = 1e-6;
 
 /**
+ * Writes each active slot's record for the density passes: ρ = the particle's
+ * own m W(0) (`self`), zero gradient sums, and its position from p. Returns
+ * the inverse mass w̃ that all slots share, or NaN when they differ (a pinned
+ * fluid particle), for fluidDensityPass.
+ */
+export function initRecords(
+  n: number,
+  off: number,
+  p: Float64Array,
+  invMass: Float64Array,
+  mF: number,
+  self: number,
+  acc: Float64Array,
+): number {
+  const w0 = n > 0 ? invMass[off] * mF : 1;
+  let uniform = true;
+  for (let s = 0; s < n; s++) {
+    const o = s << 3;
+    const i3 = 3 * (off + s);
+    acc[o] = self;
+    acc[o | 1] = 0;
+    acc[o | 2] = 0;
+    acc[o | 3] = 0;
+    acc[o | 4] = 0;
+    acc[o | 5] = p[i3];
+    acc[o | 6] = p[i3 + 1];
+    acc[o | 7] = p[i3 + 2];
+    if (invMass[off + s] * mF !== w0) uniform = false;
+  }
+  return uniform ? w0 : Number.NaN;
+}
+
+/**
  * Fluid–fluid part of the density and its gradients (000 §3.4.6 eq. 4 and the
  * gradient after it; PBF eqs. 2, 8): for every pair, W_poly6 adds m W to ρ_i
  * and ρ_j; the spiky gradient (m/ρ0) ∇W(p_i − p_j) = g (p_i − p_j) adds to
- * ∇_{p_i} C_i and subtracts from ∇_{p_j} C_j, and |g (p_i − p_j)|² adds to the
- * other particle's Σ_k w̃_k |∇_{p_k} C|². Nothing is stored per pair: the
- * correction pass recomputes g, which measured faster than storing it
- * (the loops are bound by memory traffic, not arithmetic).
+ * ∇_{p_i} C_i and subtracts from ∇_{p_j} C_j, and w̃ |g (p_i − p_j)|² adds to
+ * the other particle's Σ_k w̃_k |∇_{p_k} C|². This version is for fluids whose
+ * particles share one inverse mass `wU` (initRecords; none pinned), which
+ * spares a load per pair; fluidDensityPassWeighted reads each w̃ from invMass.
+ * Nothing is stored per pair: the correction pass recomputes g.
  */
 export function fluidDensityPass(
   n: number,
@@ -40,9 +83,7 @@ export function fluidDensityPass(
   sorted: Int32Array,
   start: Int32Array,
   nbr: Int32Array,
-  p: Float64Array,
-  invMass: Float64Array,
-  mF: number,
+  wU: number,
   h: number,
   wCoef: number,
   gCoef: number,
@@ -51,13 +92,10 @@ export function fluidDensityPass(
   const h2 = h * h;
   const rMin = MIN_DISTANCE * h;
   for (let a = 0; a < n; a++) {
-    const i = sorted[a];
-    const si = i - off;
-    const i3 = 3 * i;
-    const px = p[i3],
-      py = p[i3 + 1],
-      pz = p[i3 + 2];
-    const wi = invMass[i] * mF;
+    const oi = (sorted[a] - off) << 3;
+    const px = acc[oi | 5],
+      py = acc[oi | 6],
+      pz = acc[oi | 7];
     let rhoI = 0,
       gxi = 0,
       gyi = 0,
@@ -65,11 +103,10 @@ export function fluidDensityPass(
       ssI = 0;
     const e = start[a + 1];
     for (let k = start[a]; k < e; k++) {
-      const j = nbr[k];
-      const j3 = 3 * j;
-      let dx = px - p[j3],
-        dy = py - p[j3 + 1],
-        dz = pz - p[j3 + 2];
+      const o = nbr[k] << 3;
+      let dx = px - acc[o | 5],
+        dy = py - acc[o | 6],
+        dz = pz - acc[o | 7];
       let r2 = dx * dx + dy * dy + dz * dz;
       if (r2 >= h2) continue;
       let r = Math.sqrt(r2);
@@ -80,7 +117,78 @@ export function fluidDensityPass(
         r = rMin;
         r2 = rMin * rMin;
       }
-      const o = 5 * (j - off);
+      const q = h2 - r2;
+      const w = wCoef * q * q * q;
+      const t = h - r;
+      const g = (-gCoef * t * t) / r;
+      const ax = g * dx,
+        ay = g * dy,
+        az = g * dz;
+      const gg = wU * (g * g * r2);
+      rhoI += w;
+      gxi += ax;
+      gyi += ay;
+      gzi += az;
+      ssI += gg;
+      acc[o] += w;
+      acc[o | 1] -= ax;
+      acc[o | 2] -= ay;
+      acc[o | 3] -= az;
+      acc[o | 4] += gg;
+    }
+    acc[oi] += rhoI;
+    acc[oi | 1] += gxi;
+    acc[oi | 2] += gyi;
+    acc[oi | 3] += gzi;
+    acc[oi | 4] += ssI;
+  }
+}
+
+/** fluidDensityPass for fluids with pinned particles: each w̃ = invMass · m_fluid is read per pair. */
+export function fluidDensityPassWeighted(
+  n: number,
+  off: number,
+  sorted: Int32Array,
+  start: Int32Array,
+  nbr: Int32Array,
+  invMass: Float64Array,
+  mF: number,
+  h: number,
+  wCoef: number,
+  gCoef: number,
+  acc: Float64Array,
+): void {
+  const h2 = h * h;
+  const rMin = MIN_DISTANCE * h;
+  for (let a = 0; a < n; a++) {
+    const si = sorted[a] - off;
+    const oi = si << 3;
+    const px = acc[oi | 5],
+      py = acc[oi | 6],
+      pz = acc[oi | 7];
+    const wi = invMass[off + si] * mF;
+    let rhoI = 0,
+      gxi = 0,
+      gyi = 0,
+      gzi = 0,
+      ssI = 0;
+    const e = start[a + 1];
+    for (let k = start[a]; k < e; k++) {
+      const sj = nbr[k];
+      const o = sj << 3;
+      let dx = px - acc[o | 5],
+        dy = py - acc[o | 6],
+        dz = pz - acc[o | 7];
+      let r2 = dx * dx + dy * dy + dz * dz;
+      if (r2 >= h2) continue;
+      let r = Math.sqrt(r2);
+      if (r < rMin) {
+        dx = rMin;
+        dy = 0;
+        dz = 0;
+        r = rMin;
+        r2 = rMin * rMin;
+      }
       const q = h2 - r2;
       const w = wCoef * q * q * q;
       const t = h - r;
@@ -93,19 +201,18 @@ export function fluidDensityPass(
       gxi += ax;
       gyi += ay;
       gzi += az;
-      ssI += invMass[j] * mF * gg;
+      ssI += invMass[off + sj] * mF * gg;
       acc[o] += w;
-      acc[o + 1] -= ax;
-      acc[o + 2] -= ay;
-      acc[o + 3] -= az;
-      acc[o + 4] += wi * gg;
+      acc[o | 1] -= ax;
+      acc[o | 2] -= ay;
+      acc[o | 3] -= az;
+      acc[o | 4] += wi * gg;
     }
-    const o = 5 * si;
-    acc[o] += rhoI;
-    acc[o + 1] += gxi;
-    acc[o + 2] += gyi;
-    acc[o + 3] += gzi;
-    acc[o + 4] += ssI;
+    acc[oi] += rhoI;
+    acc[oi | 1] += gxi;
+    acc[oi | 2] += gyi;
+    acc[oi | 3] += gzi;
+    acc[oi | 4] += ssI;
   }
 }
 
@@ -157,15 +264,15 @@ export function solidDensityPass(
         r = rMin;
         r2 = rMin * rMin;
       }
-      const o = 5 * (i - off);
+      const o = (i - off) << 3;
       const u = h2 - r2;
       acc[o] += psiB * poly * u * u * u;
       const t = h - r;
       const g = (-psiB * spikyOverRho0 * t * t) / r;
-      acc[o + 1] += g * dx;
-      acc[o + 2] += g * dy;
-      acc[o + 3] += g * dz;
-      acc[o + 4] += wb * g * g * r2;
+      acc[o | 1] += g * dx;
+      acc[o | 2] += g * dy;
+      acc[o | 3] += g * dz;
+      acc[o | 4] += wb * g * g * r2;
     }
   }
 }
@@ -228,15 +335,15 @@ export function wallDensityPass(
   }
   for (let r = 0; r < nw; r++) {
     const s = slot[r];
-    const o = 5 * s;
+    const o = s << 3;
     const mark = wallP[s];
     // P ≥ 0 the first time the slot comes up; then stored as −1 − P to mark its density as added
     const P = mark >= 0 ? mark : -1 - mark;
     const G = (wg[r] * P) / (1 - wallV[r]);
     wg[r] = G;
-    acc[o + 1] -= G * wn[3 * r];
-    acc[o + 2] -= G * wn[3 * r + 1];
-    acc[o + 3] -= G * wn[3 * r + 2];
+    acc[o | 1] -= G * wn[3 * r];
+    acc[o | 2] -= G * wn[3 * r + 1];
+    acc[o | 3] -= G * wn[3 * r + 2];
     if (mark >= 0) {
       acc[o] += rho0 * (1 - P);
       wallP[s] = -1 - P;
@@ -261,21 +368,21 @@ export function lambdaPass(
   rho: Float64Array,
 ): void {
   for (let s = 0; s < n; s++) {
-    const o = 5 * s;
+    const o = s << 3;
     const r = acc[o];
     rho[s] = r;
     let C = r * invRho0 - 1;
     if (unilateral && C < 0) C = 0;
     const wi = invMass[off + s] * mF;
-    const gx = acc[o + 1],
-      gy = acc[o + 2],
-      gz = acc[o + 3];
-    const denom = wi * (gx * gx + gy * gy + gz * gz) + acc[o + 4] + eps;
+    const gx = acc[o | 1],
+      gy = acc[o | 2],
+      gz = acc[o | 3];
+    const denom = wi * (gx * gx + gy * gy + gz * gz) + acc[o | 4] + eps;
     acc[o] = denom > 0 ? -C / denom : 0;
-    acc[o + 1] = wi;
-    acc[o + 2] = 0;
-    acc[o + 3] = 0;
-    acc[o + 4] = 0;
+    acc[o | 1] = wi;
+    acc[o | 2] = 0;
+    acc[o | 3] = 0;
+    acc[o | 4] = 0;
   }
 }
 
@@ -293,7 +400,6 @@ export function fluidCorrectionPass(
   sorted: Int32Array,
   start: Int32Array,
   nbr: Int32Array,
-  p: Float64Array,
   h: number,
   gCoef: number,
   nCorr: number,
@@ -305,23 +411,20 @@ export function fluidCorrectionPass(
   const rMin = MIN_DISTANCE * h;
   const corr = corrScale !== 0;
   for (let a = 0; a < n; a++) {
-    const i = sorted[a];
-    const oi = 5 * (i - off);
-    const i3 = 3 * i;
-    const px = p[i3],
-      py = p[i3 + 1],
-      pz = p[i3 + 2];
+    const oi = (sorted[a] - off) << 3;
+    const px = acc[oi | 5],
+      py = acc[oi | 6],
+      pz = acc[oi | 7];
     const li = acc[oi];
     let ax = 0,
       ay = 0,
       az = 0;
     const e = start[a + 1];
     for (let k = start[a]; k < e; k++) {
-      const j = nbr[k];
-      const j3 = 3 * j;
-      let dx = px - p[j3],
-        dy = py - p[j3 + 1],
-        dz = pz - p[j3 + 2];
+      const o = nbr[k] << 3;
+      let dx = px - acc[o | 5],
+        dy = py - acc[o | 6],
+        dz = pz - acc[o | 7];
       let r2 = dx * dx + dy * dy + dz * dz;
       if (r2 >= h2) continue;
       let r = Math.sqrt(r2);
@@ -334,7 +437,6 @@ export function fluidCorrectionPass(
       }
       const t = h - r;
       const g = (-gCoef * t * t) / r;
-      const o = 5 * (j - off);
       let lij = li + acc[o];
       if (corr) {
         const q = h2 - r2;
@@ -355,15 +457,15 @@ export function fluidCorrectionPass(
       ax += cx;
       ay += cy;
       az += cz;
-      const wj = acc[o + 1];
-      acc[o + 2] -= wj * cx;
-      acc[o + 3] -= wj * cy;
-      acc[o + 4] -= wj * cz;
+      const wj = acc[o | 1];
+      acc[o | 2] -= wj * cx;
+      acc[o | 3] -= wj * cy;
+      acc[o | 4] -= wj * cz;
     }
-    const wi = acc[oi + 1];
-    acc[oi + 2] += wi * ax;
-    acc[oi + 3] += wi * ay;
-    acc[oi + 4] += wi * az;
+    const wi = acc[oi | 1];
+    acc[oi | 2] += wi * ax;
+    acc[oi | 3] += wi * ay;
+    acc[oi | 4] += wi * az;
   }
 }
 
@@ -417,15 +519,15 @@ export function solidCorrectionPass(
       }
       const t = h - r;
       const g = (-psiB * spikyOverRho0 * t * t) / r;
-      const o = 5 * (i - off);
+      const o = (i - off) << 3;
       const c = acc[o] * g;
       const cx = c * dx,
         cy = c * dy,
         cz = c * dz;
-      const wi = acc[o + 1];
-      acc[o + 2] += wi * cx;
-      acc[o + 3] += wi * cy;
-      acc[o + 4] += wi * cz;
+      const wi = acc[o | 1];
+      acc[o | 2] += wi * cx;
+      acc[o | 3] += wi * cy;
+      acc[o | 4] += wi * cz;
       sx += cx;
       sy += cy;
       sz += cz;
@@ -446,11 +548,32 @@ export function wallCorrectionPass(
   acc: Float64Array,
 ): void {
   for (let r = 0; r < nw; r++) {
-    const o = 5 * slot[r];
-    const c = -acc[o + 1] * acc[o] * wg[r];
-    acc[o + 2] += c * wn[3 * r];
-    acc[o + 3] += c * wn[3 * r + 1];
-    acc[o + 4] += c * wn[3 * r + 2];
+    const o = slot[r] << 3;
+    const c = -acc[o | 1] * acc[o] * wg[r];
+    acc[o | 2] += c * wn[3 * r];
+    acc[o | 3] += c * wn[3 * r + 1];
+    acc[o | 4] += c * wn[3 * r + 2];
+  }
+}
+
+/**
+ * Ends a Jacobi iteration: p ← p + Δp for every active slot (acc[8s + 2 … 8s + 4]),
+ * keeping λ_s in `lambda`.
+ */
+export function applyDeltas(
+  n: number,
+  off: number,
+  p: Float64Array,
+  acc: Float64Array,
+  lambda: Float64Array,
+): void {
+  for (let s = 0; s < n; s++) {
+    const o = s << 3;
+    lambda[s] = acc[o];
+    const i3 = 3 * (off + s);
+    p[i3] += acc[o | 2];
+    p[i3 + 1] += acc[o | 3];
+    p[i3 + 2] += acc[o | 4];
   }
 }
 
@@ -496,14 +619,13 @@ export function xsphVorticityPass(
       oz = 0;
     const e = start[a + 1];
     for (let k = start[a]; k < e; k++) {
-      const j = nbr[k];
-      const j3 = 3 * j;
+      const sj = nbr[k];
+      const j3 = 3 * (off + sj);
       const dx = px - x[j3],
         dy = py - x[j3 + 1],
         dz = pz - x[j3 + 2];
       const r2 = dx * dx + dy * dy + dz * dz;
       if (r2 >= h2) continue;
-      const sj = j - off;
       const ux = v[j3] - vx,
         uy = v[j3 + 1] - vy,
         uz = v[j3 + 2] - vz;
@@ -573,8 +695,8 @@ export function vorticityGradientPass(
       ez = 0;
     const e = start[a + 1];
     for (let k = start[a]; k < e; k++) {
-      const j = nbr[k];
-      const j3 = 3 * j;
+      const sj = nbr[k];
+      const j3 = 3 * (off + sj);
       const dx = px - x[j3],
         dy = py - x[j3 + 1],
         dz = pz - x[j3 + 2];
@@ -582,7 +704,6 @@ export function vorticityGradientPass(
       if (r2 >= h2 || r2 === 0) continue;
       const r = Math.sqrt(r2);
       const t = h - r;
-      const sj = j - off;
       const f = ((mag[sj] - mi) * -gCoef * t * t) / r;
       ex += f * dx;
       ey += f * dy;
@@ -594,5 +715,59 @@ export function vorticityGradientPass(
     eta[3 * si] += ex;
     eta[3 * si + 1] += ey;
     eta[3 * si + 2] += ez;
+  }
+}
+
+/** mag[s] = |v_s| for the n xyz triples of v. */
+export function vectorNorms(n: number, v: Float64Array, mag: Float64Array): void {
+  for (let s = 0; s < n; s++) {
+    mag[s] = Math.sqrt(v[3 * s] * v[3 * s] + v[3 * s + 1] * v[3 * s + 1] + v[3 * s + 2] * v[3 * s + 2]);
+  }
+}
+
+/**
+ * Vorticity confinement (PBF eq. 16): N = η/|η| with η = ∇|ω|, and the
+ * velocity change k (N × ω) added to dv, where k = ε times the substep.
+ */
+export function vorticityForce(
+  n: number,
+  k: number,
+  eta: Float64Array,
+  om: Float64Array,
+  dv: Float64Array,
+): void {
+  for (let s = 0; s < n; s++) {
+    const ex = eta[3 * s],
+      ey = eta[3 * s + 1],
+      ez = eta[3 * s + 2];
+    const el = Math.sqrt(ex * ex + ey * ey + ez * ez);
+    if (!(el > 1e-12)) continue;
+    const nx = ex / el,
+      ny = ey / el,
+      nz = ez / el;
+    const ox = om[3 * s],
+      oy = om[3 * s + 1],
+      oz = om[3 * s + 2];
+    dv[3 * s] += k * (ny * oz - nz * oy);
+    dv[3 * s + 1] += k * (nz * ox - nx * oz);
+    dv[3 * s + 2] += k * (nx * oy - ny * ox);
+  }
+}
+
+/** v += dv for the active slots that can move. */
+export function addVelocities(
+  n: number,
+  off: number,
+  invMass: Float64Array,
+  v: Float64Array,
+  dv: Float64Array,
+): void {
+  for (let s = 0; s < n; s++) {
+    const i = off + s;
+    if (invMass[i] === 0) continue;
+    const i3 = 3 * i;
+    v[i3] += dv[3 * s];
+    v[i3 + 1] += dv[3 * s + 1];
+    v[i3 + 2] += dv[3 * s + 2];
   }
 }
