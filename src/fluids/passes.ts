@@ -21,7 +21,15 @@
  * which V8 compiles without overflow checks. The fluid–fluid loops read
  * positions from the records (copied from p by initRecords), never from the
  * store. Nothing is stored per pair (storing the gradient for the correction
- * pass measured slower: the loops are bound by memory access, not arithmetic).
+ * pass measured slower).
+ *
+ * Pairs are found once per substep, and after the first Jacobi iteration
+ * about a third of them have moved apart beyond h, at random: a branch that
+ * skips them is mispredicted often. The pair loops instead compute every
+ * pair closer than 2h (farther ones, rare, are skipped by a branch that is
+ * predicted) and multiply the kernel terms by inside = (r² < h²), which
+ * gives the same sums bit for bit (a term × 1 is unchanged, × 0 adds zero)
+ * and measured 15 % faster.
  */
 
 /** Doubles per slot record in `acc`. */
@@ -90,6 +98,7 @@ export function fluidDensityPass(
   acc: Float64Array,
 ): void {
   const h2 = h * h;
+  const far2 = 4 * h2;
   const rMin = MIN_DISTANCE * h;
   for (let a = 0; a < n; a++) {
     const oi = (sorted[a] - off) << 3;
@@ -108,7 +117,8 @@ export function fluidDensityPass(
         dy = py - acc[o | 6],
         dz = pz - acc[o | 7];
       let r2 = dx * dx + dy * dy + dz * dz;
-      if (r2 >= h2) continue;
+      if (!(r2 < far2)) continue;
+      const inside = +(r2 < h2);
       let r = Math.sqrt(r2);
       if (r < rMin) {
         dx = rMin;
@@ -118,9 +128,9 @@ export function fluidDensityPass(
         r2 = rMin * rMin;
       }
       const q = h2 - r2;
-      const w = wCoef * q * q * q;
+      const w = inside * (wCoef * q * q * q);
       const t = h - r;
-      const g = (-gCoef * t * t) / r;
+      const g = inside * ((-gCoef * t * t) / r);
       const ax = g * dx,
         ay = g * dy,
         az = g * dz;
@@ -159,6 +169,7 @@ export function fluidDensityPassWeighted(
   acc: Float64Array,
 ): void {
   const h2 = h * h;
+  const far2 = 4 * h2;
   const rMin = MIN_DISTANCE * h;
   for (let a = 0; a < n; a++) {
     const si = sorted[a] - off;
@@ -180,7 +191,8 @@ export function fluidDensityPassWeighted(
         dy = py - acc[o | 6],
         dz = pz - acc[o | 7];
       let r2 = dx * dx + dy * dy + dz * dz;
-      if (r2 >= h2) continue;
+      if (!(r2 < far2)) continue;
+      const inside = +(r2 < h2);
       let r = Math.sqrt(r2);
       if (r < rMin) {
         dx = rMin;
@@ -190,9 +202,9 @@ export function fluidDensityPassWeighted(
         r2 = rMin * rMin;
       }
       const q = h2 - r2;
-      const w = wCoef * q * q * q;
+      const w = inside * (wCoef * q * q * q);
       const t = h - r;
-      const g = (-gCoef * t * t) / r;
+      const g = inside * ((-gCoef * t * t) / r);
       const ax = g * dx,
         ay = g * dy,
         az = g * dz;
@@ -408,6 +420,7 @@ export function fluidCorrectionPass(
   acc: Float64Array,
 ): void {
   const h2 = h * h;
+  const far2 = 4 * h2;
   const rMin = MIN_DISTANCE * h;
   const corr = corrScale !== 0;
   for (let a = 0; a < n; a++) {
@@ -426,7 +439,8 @@ export function fluidCorrectionPass(
         dy = py - acc[o | 6],
         dz = pz - acc[o | 7];
       let r2 = dx * dx + dy * dy + dz * dz;
-      if (r2 >= h2) continue;
+      if (!(r2 < far2)) continue;
+      const inside = +(r2 < h2);
       let r = Math.sqrt(r2);
       if (r < rMin) {
         dx = rMin;
@@ -436,7 +450,7 @@ export function fluidCorrectionPass(
         r2 = rMin * rMin;
       }
       const t = h - r;
-      const g = (-gCoef * t * t) / r;
+      const g = inside * ((-gCoef * t * t) / r);
       let lij = li + acc[o];
       if (corr) {
         const q = h2 - r2;
@@ -601,6 +615,7 @@ export function xsphVorticityPass(
   om: Float64Array,
 ): void {
   const h2 = h * h;
+  const far2 = 4 * h2;
   for (let a = 0; a < n; a++) {
     const i = sorted[a];
     const si = i - off;
@@ -625,12 +640,13 @@ export function xsphVorticityPass(
         dy = py - x[j3 + 1],
         dz = pz - x[j3 + 2];
       const r2 = dx * dx + dy * dy + dz * dz;
-      if (r2 >= h2) continue;
+      if (!(r2 < far2)) continue;
+      const inside = +(r2 < h2);
       const ux = v[j3] - vx,
         uy = v[j3 + 1] - vy,
         uz = v[j3 + 2] - vz;
       const q = h2 - r2;
-      const wv = cW * q * q * q;
+      const wv = inside * (cW * q * q * q);
       ax += wv * ux;
       ay += wv * uy;
       az += wv * uz;
@@ -641,7 +657,7 @@ export function xsphVorticityPass(
         const r = Math.sqrt(r2);
         const t = h - r;
         // ∇_{p_j} W_ij = −∇W(p_i − p_j) = (45/(π h⁶)) (h − r)² (p_i − p_j)/r
-        const g = (gCoef * t * t) / r;
+        const g = inside * ((gCoef * t * t) / r);
         const gx = g * dx,
           gy = g * dy,
           gz = g * dz;
@@ -682,6 +698,7 @@ export function vorticityGradientPass(
   eta: Float64Array,
 ): void {
   const h2 = h * h;
+  const far2 = 4 * h2;
   for (let a = 0; a < n; a++) {
     const i = sorted[a];
     const si = i - off;
@@ -701,10 +718,11 @@ export function vorticityGradientPass(
         dy = py - x[j3 + 1],
         dz = pz - x[j3 + 2];
       const r2 = dx * dx + dy * dy + dz * dz;
-      if (r2 >= h2 || r2 === 0) continue;
+      if (!(r2 < far2) || r2 === 0) continue;
+      const inside = +(r2 < h2);
       const r = Math.sqrt(r2);
       const t = h - r;
-      const f = ((mag[sj] - mi) * -gCoef * t * t) / r;
+      const f = inside * (((mag[sj] - mi) * -gCoef * t * t) / r);
       ex += f * dx;
       ey += f * dy;
       ez += f * dz;
