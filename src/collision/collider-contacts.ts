@@ -233,8 +233,7 @@ export class ColliderContacts implements ConstraintSet {
         if (az > z1) z1 = az;
         if (bz < z0) z0 = bz;
         if (bz > z1) z1 = bz;
-        if (!(ax === ax && ay === ay && az === az && bx === bx && by === by && bz === bz))
-          m = Number.POSITIVE_INFINITY;
+        if (Number.isNaN(ax + ay + az + bx + by + bz)) m = Number.POSITIVE_INFINITY;
         if (invMass[i] === 0) continue;
         const mx = bx - ax,
           my = by - ay,

@@ -70,6 +70,13 @@ export class FluidDensity implements ConstraintSet {
   readonly solidGrid = new NeighbourGrid();
   /** Fluid–fluid pairs closer than h, each once, in rows over grid.sorted; partners by slot (store index − offset). */
   readonly pairs = new PairList();
+  /**
+   * The pairs of `pairs` closer than h at the positions of the last density
+   * (or XSPH) pass, in the same rows: the correction (vorticity) pass at the
+   * same positions walks only these.
+   */
+  private live = new Int32Array(0);
+  private liveStart = new Int32Array(1);
   /** Fluid particles near each solid particle (rows over `solids`). */
   readonly solidPairs = new PairList();
   /** Solid particles near each solid particle (for Ψ). */
@@ -241,6 +248,8 @@ export class FluidDensity implements ConstraintSet {
     }
     this.buildWalls(ctx);
     buildForwardPairs(this.grid, p, h, this.pairs, fluid.offset);
+    if (this.live.length < this.pairs.count) this.live = new Int32Array(this.pairs.nbr.length);
+    if (this.liveStart.length < n + 1) this.liveStart = new Int32Array(this.pairs.start.length);
     this.gatherSolids(ctx);
     const ns = this.solidCount;
     if (ns === 0) return;
@@ -466,8 +475,26 @@ export class FluidDensity implements ConstraintSet {
     const sorted = this.grid.sorted,
       start = this.pairs.start,
       nbr = this.pairs.nbr;
-    if (wU === wU) fluidDensityPass(n, off, sorted, start, nbr, wU, h, wCoef, (m / rho0) * spiky, acc);
-    else fluidDensityPassWeighted(n, off, sorted, start, nbr, invMass, m, h, wCoef, (m / rho0) * spiky, acc);
+    const live = this.live,
+      liveStart = this.liveStart;
+    if (!Number.isNaN(wU))
+      fluidDensityPass(n, off, sorted, start, nbr, wU, h, wCoef, (m / rho0) * spiky, acc, live, liveStart);
+    else
+      fluidDensityPassWeighted(
+        n,
+        off,
+        sorted,
+        start,
+        nbr,
+        invMass,
+        m,
+        h,
+        wCoef,
+        (m / rho0) * spiky,
+        acc,
+        live,
+        liveStart,
+      );
     if (this.solidCount > 0) {
       solidDensityPass(
         this.solidCount,
@@ -531,8 +558,8 @@ export class FluidDensity implements ConstraintSet {
       n,
       off,
       this.grid.sorted,
-      this.pairs.start,
-      this.pairs.nbr,
+      this.liveStart,
+      this.live,
       h,
       (mF / fluid.restDensity) * spiky,
       fluid.artificialPressureN,
@@ -622,6 +649,8 @@ export class FluidDensity implements ConstraintSet {
       vort,
       dv,
       om,
+      this.live,
+      this.liveStart,
     );
     if (vort) {
       // PBF eq. 16: N = η/|η| with η = ∇|ω|, acceleration ε (N × ω) over the substep
@@ -629,7 +658,7 @@ export class FluidDensity implements ConstraintSet {
       vectorNorms(n, om, mag);
       const eta = this.eta;
       eta.fill(0, 0, 3 * n);
-      vorticityGradientPass(n, off, sorted, start, nbr, x, h, gCoef, mag, eta);
+      vorticityGradientPass(n, off, sorted, this.liveStart, this.live, x, h, gCoef, mag, eta);
       vorticityForce(n, fluid.vorticity * ctx.h, eta, om, dv);
     }
     addVelocities(n, off, invMass, v, dv);

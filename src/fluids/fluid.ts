@@ -462,11 +462,12 @@ export class Fluid extends Body {
     gather3(store.x, order, n, off, scratch);
     gather3(store.p, order, n, off, scratch);
     gather3(store.v, order, n, off, scratch);
-    gather1(store.mass, order, n, off, scratch);
-    gather1(store.invMass, order, n, off, scratch);
-    gather1(store.radius, order, n, off, scratch);
-    gather1i(store.group, order, n, off, scratchInt);
-    gather1i(store.mask, order, n, off, scratchInt);
+    // per-particle constants are usually the same for every fluid particle: nothing to move then
+    if (!uniform(store.mass, n, off)) gather1(store.mass, order, n, off, scratch);
+    if (!uniform(store.invMass, n, off)) gather1(store.invMass, order, n, off, scratch);
+    if (!uniform(store.radius, n, off)) gather1(store.radius, order, n, off, scratch);
+    if (!uniformInt(store.group, n, off)) gather1i(store.group, order, n, off, scratchInt);
+    if (!uniformInt(store.mask, n, off)) gather1i(store.mask, order, n, off, scratchInt);
     for (let s = 0; s < n; s++) scratchInt[s] = this.ids[order[s] - off];
     this.ids.set(scratchInt.subarray(0, n));
     for (let s = 0; s < n; s++) this.slotOf[this.ids[s]] = s;
@@ -546,6 +547,20 @@ function gather3(a: Float64Array, order: Int32Array, n: number, off: number, scr
     scratch[3 * s + 2] = a[j3 + 2];
   }
   a.set(scratch.subarray(0, 3 * n), 3 * off);
+}
+
+/** True when a[off … off + n − 1] are all equal (a permutation of them changes nothing). */
+function uniform(a: Float64Array, n: number, off: number): boolean {
+  const v = a[off];
+  for (let s = 1; s < n; s++) if (a[off + s] !== v) return false;
+  return !Number.isNaN(v);
+}
+
+/** uniform for Int32Arrays. */
+function uniformInt(a: Int32Array, n: number, off: number): boolean {
+  const v = a[off];
+  for (let s = 1; s < n; s++) if (a[off + s] !== v) return false;
+  return true;
 }
 
 /** a[off + s] ← a[order[s]] for s < n, through `scratch`. */

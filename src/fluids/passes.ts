@@ -96,10 +96,14 @@ export function fluidDensityPass(
   wCoef: number,
   gCoef: number,
   acc: Float64Array,
+  live: Int32Array,
+  liveStart: Int32Array,
 ): void {
   const h2 = h * h;
   const far2 = 4 * h2;
   const rMin = MIN_DISTANCE * h;
+  let kl = 0;
+  liveStart[0] = 0;
   for (let a = 0; a < n; a++) {
     const oi = (sorted[a] - off) << 3;
     const px = acc[oi | 5],
@@ -112,13 +116,16 @@ export function fluidDensityPass(
       ssI = 0;
     const e = start[a + 1];
     for (let k = start[a]; k < e; k++) {
-      const o = nbr[k] << 3;
+      const sj = nbr[k];
+      const o = sj << 3;
       let dx = px - acc[o | 5],
         dy = py - acc[o | 6],
         dz = pz - acc[o | 7];
       let r2 = dx * dx + dy * dy + dz * dz;
       if (!(r2 < far2)) continue;
       const inside = +(r2 < h2);
+      live[kl] = sj;
+      kl += inside;
       let r = Math.sqrt(r2);
       if (r < rMin) {
         dx = rMin;
@@ -151,6 +158,7 @@ export function fluidDensityPass(
     acc[oi | 2] += gyi;
     acc[oi | 3] += gzi;
     acc[oi | 4] += ssI;
+    liveStart[a + 1] = kl;
   }
 }
 
@@ -167,10 +175,14 @@ export function fluidDensityPassWeighted(
   wCoef: number,
   gCoef: number,
   acc: Float64Array,
+  live: Int32Array,
+  liveStart: Int32Array,
 ): void {
   const h2 = h * h;
   const far2 = 4 * h2;
   const rMin = MIN_DISTANCE * h;
+  let kl = 0;
+  liveStart[0] = 0;
   for (let a = 0; a < n; a++) {
     const si = sorted[a] - off;
     const oi = si << 3;
@@ -193,6 +205,8 @@ export function fluidDensityPassWeighted(
       let r2 = dx * dx + dy * dy + dz * dz;
       if (!(r2 < far2)) continue;
       const inside = +(r2 < h2);
+      live[kl] = sj;
+      kl += inside;
       let r = Math.sqrt(r2);
       if (r < rMin) {
         dx = rMin;
@@ -225,6 +239,7 @@ export function fluidDensityPassWeighted(
     acc[oi | 2] += gyi;
     acc[oi | 3] += gzi;
     acc[oi | 4] += ssI;
+    liveStart[a + 1] = kl;
   }
 }
 
@@ -324,6 +339,8 @@ export function wallDensityPass(
   const h2 = h * h;
   const halfD = 0.5 * d;
   const inv0 = 1 / rho0;
+  // layers starting above −h that can lie below h (one spare against rounding)
+  const layers = Math.ceil((2 * h) / d) + 1;
   for (let r = 0; r < nw; r++) wallP[slot[r]] = 1;
   for (let r = 0; r < nw; r++) {
     const s = slot[r];
@@ -331,13 +348,28 @@ export function wallDensityPass(
     const sd = wn[3 * r] * p[i3] + wn[3 * r + 1] * p[i3 + 1] + wn[3 * r + 2] * p[i3 + 2] - wc[r];
     let dens = 0,
       grad = 0;
-    for (let z = sd + halfD; z < h; z += d) {
-      if (z <= -h) continue;
-      const u = h2 - z * z;
-      const u2 = u * u;
-      dens += u2 * u2;
-      const t = h - (z < 0 ? -z : z);
-      grad += z * t * t * t;
+    let z = sd + halfD;
+    if (z > -h) {
+      // a fixed number of layers, those outside (−h, h) weighed by 0: the same sums without
+      // the mispredicted exit of a loop whose length varies from record to record
+      for (let l = 0; l < layers; l++) {
+        const inside = +(z < h);
+        const u = h2 - z * z;
+        const u2 = u * u;
+        dens += inside * (u2 * u2);
+        const t = h - (z < 0 ? -z : z);
+        grad += inside * (z * t * t * t);
+        z += d;
+      }
+    } else {
+      for (; z < h; z += d) {
+        if (z <= -h) continue;
+        const u = h2 - z * z;
+        const u2 = u * u;
+        dens += u2 * u2;
+        const t = h - (z < 0 ? -z : z);
+        grad += z * t * t * t;
+      }
     }
     let v = wRho * dens * inv0;
     if (v > 0.999999) v = 0.999999;
@@ -420,7 +452,6 @@ export function fluidCorrectionPass(
   acc: Float64Array,
 ): void {
   const h2 = h * h;
-  const far2 = 4 * h2;
   const rMin = MIN_DISTANCE * h;
   const corr = corrScale !== 0;
   for (let a = 0; a < n; a++) {
@@ -439,8 +470,6 @@ export function fluidCorrectionPass(
         dy = py - acc[o | 6],
         dz = pz - acc[o | 7];
       let r2 = dx * dx + dy * dy + dz * dz;
-      if (!(r2 < far2)) continue;
-      const inside = +(r2 < h2);
       let r = Math.sqrt(r2);
       if (r < rMin) {
         dx = rMin;
@@ -450,7 +479,7 @@ export function fluidCorrectionPass(
         r2 = rMin * rMin;
       }
       const t = h - r;
-      const g = inside * ((-gCoef * t * t) / r);
+      const g = (-gCoef * t * t) / r;
       let lij = li + acc[o];
       if (corr) {
         const q = h2 - r2;
@@ -613,9 +642,13 @@ export function xsphVorticityPass(
   vort: boolean,
   dv: Float64Array,
   om: Float64Array,
+  live: Int32Array,
+  liveStart: Int32Array,
 ): void {
   const h2 = h * h;
   const far2 = 4 * h2;
+  let kl = 0;
+  liveStart[0] = 0;
   for (let a = 0; a < n; a++) {
     const i = sorted[a];
     const si = i - off;
@@ -642,6 +675,8 @@ export function xsphVorticityPass(
       const r2 = dx * dx + dy * dy + dz * dz;
       if (!(r2 < far2)) continue;
       const inside = +(r2 < h2);
+      live[kl] = sj;
+      kl += inside;
       const ux = v[j3] - vx,
         uy = v[j3 + 1] - vy,
         uz = v[j3 + 2] - vz;
@@ -678,6 +713,7 @@ export function xsphVorticityPass(
     om[3 * si] += ox;
     om[3 * si + 1] += oy;
     om[3 * si + 2] += oz;
+    liveStart[a + 1] = kl;
   }
 }
 
@@ -697,8 +733,6 @@ export function vorticityGradientPass(
   mag: Float64Array,
   eta: Float64Array,
 ): void {
-  const h2 = h * h;
-  const far2 = 4 * h2;
   for (let a = 0; a < n; a++) {
     const i = sorted[a];
     const si = i - off;
@@ -718,11 +752,10 @@ export function vorticityGradientPass(
         dy = py - x[j3 + 1],
         dz = pz - x[j3 + 2];
       const r2 = dx * dx + dy * dy + dz * dz;
-      if (!(r2 < far2) || r2 === 0) continue;
-      const inside = +(r2 < h2);
+      if (r2 === 0) continue;
       const r = Math.sqrt(r2);
       const t = h - r;
-      const f = inside * (((mag[sj] - mi) * -gCoef * t * t) / r);
+      const f = ((mag[sj] - mi) * -gCoef * t * t) / r;
       ex += f * dx;
       ey += f * dy;
       ez += f * dz;
