@@ -339,8 +339,6 @@ export function wallDensityPass(
   const h2 = h * h;
   const halfD = 0.5 * d;
   const inv0 = 1 / rho0;
-  // layers starting above −h that can lie below h (one spare against rounding)
-  const layers = Math.ceil((2 * h) / d) + 1;
   for (let r = 0; r < nw; r++) wallP[slot[r]] = 1;
   for (let r = 0; r < nw; r++) {
     const s = slot[r];
@@ -348,28 +346,13 @@ export function wallDensityPass(
     const sd = wn[3 * r] * p[i3] + wn[3 * r + 1] * p[i3 + 1] + wn[3 * r + 2] * p[i3 + 2] - wc[r];
     let dens = 0,
       grad = 0;
-    let z = sd + halfD;
-    if (z > -h) {
-      // a fixed number of layers, those outside (−h, h) weighed by 0: the same sums without
-      // the mispredicted exit of a loop whose length varies from record to record
-      for (let l = 0; l < layers; l++) {
-        const inside = +(z < h);
-        const u = h2 - z * z;
-        const u2 = u * u;
-        dens += inside * (u2 * u2);
-        const t = h - (z < 0 ? -z : z);
-        grad += inside * (z * t * t * t);
-        z += d;
-      }
-    } else {
-      for (; z < h; z += d) {
-        if (z <= -h) continue;
-        const u = h2 - z * z;
-        const u2 = u * u;
-        dens += u2 * u2;
-        const t = h - (z < 0 ? -z : z);
-        grad += z * t * t * t;
-      }
+    for (let z = sd + halfD; z < h; z += d) {
+      if (z <= -h) continue;
+      const u = h2 - z * z;
+      const u2 = u * u;
+      dens += u2 * u2;
+      const t = h - (z < 0 ? -z : z);
+      grad += z * t * t * t;
     }
     let v = wRho * dens * inv0;
     if (v > 0.999999) v = 0.999999;
