@@ -11,14 +11,15 @@ import {
   fluidCorrectionPass,
   fluidDensityPass,
   fluidDensityPassWeighted,
+  initPostRecords,
   initRecords,
   lambdaPass,
   RECORD,
   solidCorrectionPass,
   solidDensityPass,
-  vectorNorms,
   vorticityForce,
   vorticityGradientPass,
+  vorticityMagnitudes,
   wallCorrectionPass,
   wallDensityPass,
   xsphVorticityPass,
@@ -114,9 +115,8 @@ export class FluidDensity implements ConstraintSet {
   lambda = new Float64Array(0);
   /** Per-slot records of RECORD doubles: sums and positions (see passes.ts). */
   private acc = new Float64Array(0);
-  private dv = new Float64Array(0);
-  private omega = new Float64Array(0);
-  private eta = new Float64Array(0);
+  /** Per-slot records of the velocity post-process (Δv, ω; see passes.ts). */
+  private post = new Float64Array(0);
   /** Δp of each solid particle in the current iteration. */
   private dps = new Float64Array(0);
   // scratch
@@ -143,9 +143,7 @@ export class FluidDensity implements ConstraintSet {
     this.lambda = new Float64Array(n);
     this.acc = new Float64Array(RECORD * n);
     this.wallP = new Float64Array(n);
-    this.dv = new Float64Array(3 * n);
-    this.omega = new Float64Array(3 * n);
-    this.eta = new Float64Array(3 * n);
+    this.post = new Float64Array(RECORD * n);
     this.items = new Int32Array(n);
     this.scratch = new Float64Array(3 * n);
     this.scratchInt = new Int32Array(n);
@@ -621,47 +619,37 @@ export class FluidDensity implements ConstraintSet {
     const store = ctx.store;
     const n = fluid.activeCount;
     const off = fluid.offset;
-    const x = store.x,
-      v = store.v,
-      invMass = store.invMass;
     const h = fluid.kernelRadius;
     const vol = fluid.particleMass / fluid.restDensity;
     const gCoef = vol * spikyGradientCoefficient(h);
     const vort = fluid.vorticity > 0;
-    const dv = this.dv,
-      om = this.omega;
-    dv.fill(0, 0, 3 * n);
-    om.fill(0, 0, 3 * n);
+    // the density records are free after the iterations: they hold (x, v, |ω|) now
+    const R = this.acc,
+      Q = this.post;
+    initPostRecords(n, off, store.x, store.v, R, Q);
     const sorted = this.grid.sorted;
-    const start = this.pairs.start,
-      nbr = this.pairs.nbr;
     xsphVorticityPass(
       n,
       off,
       sorted,
-      start,
-      nbr,
-      x,
-      v,
+      this.pairs.start,
+      this.pairs.nbr,
+      R,
       h,
       fluid.viscosity * vol * poly6Coefficient(h),
       gCoef,
       vort,
-      dv,
-      om,
+      Q,
       this.live,
       this.liveStart,
     );
     if (vort) {
       // PBF eq. 16: N = η/|η| with η = ∇|ω|, acceleration ε (N × ω) over the substep
-      const mag = this.scratch;
-      vectorNorms(n, om, mag);
-      const eta = this.eta;
-      eta.fill(0, 0, 3 * n);
-      vorticityGradientPass(n, off, sorted, this.liveStart, this.live, x, h, gCoef, mag, eta);
-      vorticityForce(n, fluid.vorticity * ctx.h, eta, om, dv);
+      vorticityMagnitudes(n, R, Q);
+      vorticityGradientPass(n, off, sorted, this.liveStart, this.live, R, h, gCoef);
+      vorticityForce(n, fluid.vorticity * ctx.h, R, Q);
     }
-    addVelocities(n, off, invMass, v, dv);
+    addVelocities(n, off, store.invMass, store.v, Q);
   }
 
   /** Largest density constraint value C_i⁺ of the last iteration. */

@@ -604,12 +604,47 @@ export function applyDeltas(
 }
 
 /**
+ * Fills the records of the velocity post-process: R[8s … 8s + 7] = (x, v, 0, 0)
+ * of each active slot from the store, and Q[8s … 8s + 7] = 0 (Δv, ω, 0, 0).
+ * A neighbour's position and velocity then share a cache line, and so do the
+ * sums it receives.
+ */
+export function initPostRecords(
+  n: number,
+  off: number,
+  x: Float64Array,
+  v: Float64Array,
+  R: Float64Array,
+  Q: Float64Array,
+): void {
+  for (let s = 0; s < n; s++) {
+    const o = s << 3;
+    const i3 = 3 * (off + s);
+    R[o] = x[i3];
+    R[o | 1] = x[i3 + 1];
+    R[o | 2] = x[i3 + 2];
+    R[o | 3] = v[i3];
+    R[o | 4] = v[i3 + 1];
+    R[o | 5] = v[i3 + 2];
+    R[o | 6] = 0;
+    R[o | 7] = 0;
+    Q[o] = 0;
+    Q[o | 1] = 0;
+    Q[o | 2] = 0;
+    Q[o | 3] = 0;
+    Q[o | 4] = 0;
+    Q[o | 5] = 0;
+  }
+}
+
+/**
  * XSPH viscosity (PBF eq. 17) and the vorticity estimate (eq. 15) from the
- * same velocities, for the fluid pairs at positions x:
+ * same velocities, for the fluid pairs at the positions of R:
  *   Δv_i += c Σ_j (m/ρ0) v_ij W_ij (and −… on j), v_ij = v_j − v_i;
- *   ω_i = Σ_j (m/ρ0) v_ij × ∇_{p_j} W_ij, the same term adding to ω_j.
- * `cW` = c (m/ρ0) K_poly6 and `gCoef` = (m/ρ0) · 45/(π h⁶); vorticity is
- * skipped when `vort` is false.
+ *   ω_i = Σ_j (m/ρ0) v_ij × ∇_{p_j} W_ij, the same term adding to ω_j,
+ * into Q (Δv, ω). `cW` = c (m/ρ0) K_poly6 and `gCoef` = (m/ρ0) · 45/(π h⁶);
+ * vorticity is skipped when `vort` is false. Lists the pairs inside h in
+ * `live` for vorticityGradientPass.
  */
 export function xsphVorticityPass(
   n: number,
@@ -617,14 +652,12 @@ export function xsphVorticityPass(
   sorted: Int32Array,
   start: Int32Array,
   nbr: Int32Array,
-  x: Float64Array,
-  v: Float64Array,
+  R: Float64Array,
   h: number,
   cW: number,
   gCoef: number,
   vort: boolean,
-  dv: Float64Array,
-  om: Float64Array,
+  Q: Float64Array,
   live: Int32Array,
   liveStart: Int32Array,
 ): void {
@@ -633,15 +666,13 @@ export function xsphVorticityPass(
   let kl = 0;
   liveStart[0] = 0;
   for (let a = 0; a < n; a++) {
-    const i = sorted[a];
-    const si = i - off;
-    const i3 = 3 * i;
-    const px = x[i3],
-      py = x[i3 + 1],
-      pz = x[i3 + 2];
-    const vx = v[i3],
-      vy = v[i3 + 1],
-      vz = v[i3 + 2];
+    const oi = (sorted[a] - off) << 3;
+    const px = R[oi],
+      py = R[oi | 1],
+      pz = R[oi | 2];
+    const vx = R[oi | 3],
+      vy = R[oi | 4],
+      vz = R[oi | 5];
     let ax = 0,
       ay = 0,
       az = 0,
@@ -651,26 +682,26 @@ export function xsphVorticityPass(
     const e = start[a + 1];
     for (let k = start[a]; k < e; k++) {
       const sj = nbr[k];
-      const j3 = 3 * (off + sj);
-      const dx = px - x[j3],
-        dy = py - x[j3 + 1],
-        dz = pz - x[j3 + 2];
+      const o = sj << 3;
+      const dx = px - R[o],
+        dy = py - R[o | 1],
+        dz = pz - R[o | 2];
       const r2 = dx * dx + dy * dy + dz * dz;
       if (!(r2 < far2)) continue;
       const inside = +(r2 < h2);
       live[kl] = sj;
       kl += inside;
-      const ux = v[j3] - vx,
-        uy = v[j3 + 1] - vy,
-        uz = v[j3 + 2] - vz;
+      const ux = R[o | 3] - vx,
+        uy = R[o | 4] - vy,
+        uz = R[o | 5] - vz;
       const q = h2 - r2;
       const wv = inside * (cW * q * q * q);
       ax += wv * ux;
       ay += wv * uy;
       az += wv * uz;
-      dv[3 * sj] -= wv * ux;
-      dv[3 * sj + 1] -= wv * uy;
-      dv[3 * sj + 2] -= wv * uz;
+      Q[o] -= wv * ux;
+      Q[o | 1] -= wv * uy;
+      Q[o | 2] -= wv * uz;
       if (vort && r2 > 0) {
         const r = Math.sqrt(r2);
         const t = h - r;
@@ -685,24 +716,37 @@ export function xsphVorticityPass(
         ox += cx;
         oy += cy;
         oz += cz;
-        om[3 * sj] += cx;
-        om[3 * sj + 1] += cy;
-        om[3 * sj + 2] += cz;
+        Q[o | 3] += cx;
+        Q[o | 4] += cy;
+        Q[o | 5] += cz;
       }
     }
-    dv[3 * si] += ax;
-    dv[3 * si + 1] += ay;
-    dv[3 * si + 2] += az;
-    om[3 * si] += ox;
-    om[3 * si + 1] += oy;
-    om[3 * si + 2] += oz;
+    Q[oi] += ax;
+    Q[oi | 1] += ay;
+    Q[oi | 2] += az;
+    Q[oi | 3] += ox;
+    Q[oi | 4] += oy;
+    Q[oi | 5] += oz;
     liveStart[a + 1] = kl;
+  }
+}
+
+/** R[8s + 6] = |ω_s| (from Q) and R[8s + 3 … 8s + 5] = 0, for the η sums of vorticityGradientPass. */
+export function vorticityMagnitudes(n: number, R: Float64Array, Q: Float64Array): void {
+  for (let s = 0; s < n; s++) {
+    const o = s << 3;
+    R[o | 6] = Math.sqrt(Q[o | 3] * Q[o | 3] + Q[o | 4] * Q[o | 4] + Q[o | 5] * Q[o | 5]);
+    R[o | 3] = 0;
+    R[o | 4] = 0;
+    R[o | 5] = 0;
   }
 }
 
 /**
  * η_i = ∇|ω|_i (PBF eq. 16) as the SPH gradient of differences,
- * Σ_j (m/ρ0)(|ω_j| − |ω_i|) ∇W(p_i − p_j); the same term adds to η_j.
+ * Σ_j (m/ρ0)(|ω_j| − |ω_i|) ∇W(p_i − p_j); the same term adds to η_j. Reads
+ * positions and |ω| from R and sums η into R[8s + 3 … 8s + 5]; walks the
+ * pairs inside h that xsphVorticityPass listed.
  */
 export function vorticityGradientPass(
   n: number,
@@ -710,98 +754,83 @@ export function vorticityGradientPass(
   sorted: Int32Array,
   start: Int32Array,
   nbr: Int32Array,
-  x: Float64Array,
+  R: Float64Array,
   h: number,
   gCoef: number,
-  mag: Float64Array,
-  eta: Float64Array,
 ): void {
   for (let a = 0; a < n; a++) {
-    const i = sorted[a];
-    const si = i - off;
-    const i3 = 3 * i;
-    const px = x[i3],
-      py = x[i3 + 1],
-      pz = x[i3 + 2];
-    const mi = mag[si];
+    const oi = (sorted[a] - off) << 3;
+    const px = R[oi],
+      py = R[oi | 1],
+      pz = R[oi | 2];
+    const mi = R[oi | 6];
     let ex = 0,
       ey = 0,
       ez = 0;
     const e = start[a + 1];
     for (let k = start[a]; k < e; k++) {
-      const sj = nbr[k];
-      const j3 = 3 * (off + sj);
-      const dx = px - x[j3],
-        dy = py - x[j3 + 1],
-        dz = pz - x[j3 + 2];
+      const o = nbr[k] << 3;
+      const dx = px - R[o],
+        dy = py - R[o | 1],
+        dz = pz - R[o | 2];
       const r2 = dx * dx + dy * dy + dz * dz;
       if (r2 === 0) continue;
       const r = Math.sqrt(r2);
       const t = h - r;
-      const f = ((mag[sj] - mi) * -gCoef * t * t) / r;
+      const f = ((R[o | 6] - mi) * -gCoef * t * t) / r;
       ex += f * dx;
       ey += f * dy;
       ez += f * dz;
-      eta[3 * sj] += f * dx;
-      eta[3 * sj + 1] += f * dy;
-      eta[3 * sj + 2] += f * dz;
+      R[o | 3] += f * dx;
+      R[o | 4] += f * dy;
+      R[o | 5] += f * dz;
     }
-    eta[3 * si] += ex;
-    eta[3 * si + 1] += ey;
-    eta[3 * si + 2] += ez;
-  }
-}
-
-/** mag[s] = |v_s| for the n xyz triples of v. */
-export function vectorNorms(n: number, v: Float64Array, mag: Float64Array): void {
-  for (let s = 0; s < n; s++) {
-    mag[s] = Math.sqrt(v[3 * s] * v[3 * s] + v[3 * s + 1] * v[3 * s + 1] + v[3 * s + 2] * v[3 * s + 2]);
+    R[oi | 3] += ex;
+    R[oi | 4] += ey;
+    R[oi | 5] += ez;
   }
 }
 
 /**
- * Vorticity confinement (PBF eq. 16): N = η/|η| with η = ∇|ω|, and the
- * velocity change k (N × ω) added to dv, where k = ε times the substep.
+ * Vorticity confinement (PBF eq. 16): N = η/|η| with η = ∇|ω| (R[8s + 3 …]),
+ * and the velocity change k (N × ω) (ω = Q[8s + 3 …]) added to Δv (Q[8s …]),
+ * where k = ε times the substep.
  */
-export function vorticityForce(
-  n: number,
-  k: number,
-  eta: Float64Array,
-  om: Float64Array,
-  dv: Float64Array,
-): void {
+export function vorticityForce(n: number, k: number, R: Float64Array, Q: Float64Array): void {
   for (let s = 0; s < n; s++) {
-    const ex = eta[3 * s],
-      ey = eta[3 * s + 1],
-      ez = eta[3 * s + 2];
+    const o = s << 3;
+    const ex = R[o | 3],
+      ey = R[o | 4],
+      ez = R[o | 5];
     const el = Math.sqrt(ex * ex + ey * ey + ez * ez);
     if (!(el > 1e-12)) continue;
     const nx = ex / el,
       ny = ey / el,
       nz = ez / el;
-    const ox = om[3 * s],
-      oy = om[3 * s + 1],
-      oz = om[3 * s + 2];
-    dv[3 * s] += k * (ny * oz - nz * oy);
-    dv[3 * s + 1] += k * (nz * ox - nx * oz);
-    dv[3 * s + 2] += k * (nx * oy - ny * ox);
+    const ox = Q[o | 3],
+      oy = Q[o | 4],
+      oz = Q[o | 5];
+    Q[o] += k * (ny * oz - nz * oy);
+    Q[o | 1] += k * (nz * ox - nx * oz);
+    Q[o | 2] += k * (nx * oy - ny * ox);
   }
 }
 
-/** v += dv for the active slots that can move. */
+/** v += Δv (Q[8s …]) for the active slots that can move. */
 export function addVelocities(
   n: number,
   off: number,
   invMass: Float64Array,
   v: Float64Array,
-  dv: Float64Array,
+  Q: Float64Array,
 ): void {
   for (let s = 0; s < n; s++) {
     const i = off + s;
     if (invMass[i] === 0) continue;
     const i3 = 3 * i;
-    v[i3] += dv[3 * s];
-    v[i3 + 1] += dv[3 * s + 1];
-    v[i3 + 2] += dv[3 * s + 2];
+    const o = s << 3;
+    v[i3] += Q[o];
+    v[i3 + 1] += Q[o | 1];
+    v[i3 + 2] += Q[o | 2];
   }
 }
