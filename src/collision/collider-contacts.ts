@@ -2,6 +2,11 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { Collider } from './colliders.js';
 
+/** Particles per culling chunk in ColliderContacts.beginStep (a power of two). */
+const CHUNK = 16;
+/** Culling keeps chunks this close (m) beyond their reach, against rounding. */
+const CULL_SLACK = 1e-7;
+
 /**
  * Collision constraints between particles and static or kinematic colliders
  * (003 §3.4), rebuilt every substep from the rays x_i → p_i:
@@ -37,6 +42,9 @@ export class ColliderContacts implements ConstraintSet {
   vn0 = new Float64Array(0);
   colliders: Collider[] = [];
   private readonly nrm = new Float64Array(3);
+  /** Per chunk of CHUNK consecutive particles: the box of their x and p, and max(radius + |p − x|). */
+  private chunkBox = new Float64Array(0);
+  private chunkReach = new Float64Array(0);
 
   constructor() {
     this.grow(256);
@@ -89,6 +97,9 @@ export class ColliderContacts implements ConstraintSet {
     const { x, p, v, invMass, radius, group, mask } = s;
     const nrm = this.nrm;
     const np = s.count;
+    if (cols.length > 0) this.buildChunks(s);
+    const box = this.chunkBox,
+      chunkReach = this.chunkReach;
     for (let c = 0; c < cols.length; c++) {
       const col = cols[c];
       if (!col.enabled) continue;
@@ -99,6 +110,22 @@ export class ColliderContacts implements ConstraintSet {
       const lv = col.linearVelocity,
         av = col.angularVelocity;
       for (let i = 0; i < np; i++) {
+        if ((i & (CHUNK - 1)) === 0) {
+          // a chunk whose box is out of its particles' reach: the tests below would reject each one
+          const b6 = (6 * i) / CHUNK;
+          const bound = col.boxDistanceBound(
+            box[b6],
+            box[b6 + 1],
+            box[b6 + 2],
+            box[b6 + 3],
+            box[b6 + 4],
+            box[b6 + 5],
+          );
+          if (bound - col.margin > chunkReach[i / CHUNK] + CULL_SLACK) {
+            i += CHUNK - 1;
+            continue;
+          }
+        }
         if (invMass[i] === 0) continue;
         if ((mask[i] & col.group) === 0 || (col.mask & group[i]) === 0) continue;
         const i3 = 3 * i;
@@ -159,6 +186,69 @@ export class ColliderContacts implements ConstraintSet {
         const vn0 = (v[i3] - cvx) * nx + (v[i3 + 1] - cvy) * ny + (v[i3 + 2] - cvz) * nz;
         this.push(i, c, qx, qy, qz, nx, ny, nz, vn0);
       }
+    }
+  }
+
+  /**
+   * Fills the chunk boxes (over x and p of CHUNK consecutive particles) and
+   * reaches (largest radius + |p − x| of a movable particle) for culling.
+   */
+  private buildChunks(s: ParticleStore): void {
+    const { x, p, invMass, radius } = s;
+    const np = s.count;
+    const nc = Math.ceil(np / CHUNK);
+    if (this.chunkReach.length < nc) {
+      this.chunkBox = new Float64Array(6 * nc);
+      this.chunkReach = new Float64Array(nc);
+    }
+    const box = this.chunkBox,
+      reach = this.chunkReach;
+    for (let ch = 0; ch < nc; ch++) {
+      let x0 = Number.POSITIVE_INFINITY,
+        y0 = x0,
+        z0 = x0,
+        x1 = Number.NEGATIVE_INFINITY,
+        y1 = x1,
+        z1 = x1,
+        m = 0;
+      const end = Math.min(np, (ch + 1) * CHUNK);
+      for (let i = ch * CHUNK; i < end; i++) {
+        const i3 = 3 * i;
+        const ax = x[i3],
+          ay = x[i3 + 1],
+          az = x[i3 + 2],
+          bx = p[i3],
+          by = p[i3 + 1],
+          bz = p[i3 + 2];
+        // a NaN coordinate stays out of the box (comparisons fail) and makes the reach infinite: never culled
+        if (ax < x0) x0 = ax;
+        if (ax > x1) x1 = ax;
+        if (bx < x0) x0 = bx;
+        if (bx > x1) x1 = bx;
+        if (ay < y0) y0 = ay;
+        if (ay > y1) y1 = ay;
+        if (by < y0) y0 = by;
+        if (by > y1) y1 = by;
+        if (az < z0) z0 = az;
+        if (az > z1) z1 = az;
+        if (bz < z0) z0 = bz;
+        if (bz > z1) z1 = bz;
+        if (Number.isNaN(ax + ay + az + bx + by + bz)) m = Number.POSITIVE_INFINITY;
+        if (invMass[i] === 0) continue;
+        const mx = bx - ax,
+          my = by - ay,
+          mz = bz - az;
+        const r = radius[i] + Math.sqrt(mx * mx + my * my + mz * mz);
+        if (r > m) m = r;
+      }
+      const b6 = 6 * ch;
+      box[b6] = x0;
+      box[b6 + 1] = y0;
+      box[b6 + 2] = z0;
+      box[b6 + 3] = x1;
+      box[b6 + 4] = y1;
+      box[b6 + 5] = z1;
+      reach[ch] = m;
     }
   }
 

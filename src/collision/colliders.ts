@@ -158,6 +158,19 @@ export abstract class Collider {
     return this.localRaycast(tmpA[0], tmpA[1], tmpA[2], tmpB[0], tmpB[1], tmpB[2], r);
   }
 
+  /**
+   * A lower bound of the signed distance over the axis-aligned box
+   * [x0, x1] × [y0, y1] × [z0, z1] (world space), for culling. The default
+   * uses that a signed distance is 1-Lipschitz: distance(centre) − half
+   * diagonal; shapes override it where the exact minimum is cheap.
+   */
+  boxDistanceBound(x0: number, y0: number, z0: number, x1: number, y1: number, z1: number): number {
+    const hx = 0.5 * (x1 - x0),
+      hy = 0.5 * (y1 - y0),
+      hz = 0.5 * (z1 - z0);
+    return this.distance(x0 + hx, y0 + hy, z0 + hz, tmpN) - Math.sqrt(hx * hx + hy * hy + hz * hz);
+  }
+
   /** Local-frame signed distance; writes the local outward normal. */
   protected abstract localDistance(x: number, y: number, z: number, n: Float64Array): number;
 
@@ -267,6 +280,18 @@ export class PlaneCollider extends Collider {
     n[1] = 1;
     n[2] = 0;
     return y;
+  }
+
+  /** The exact minimum of n · (q − position) over the box's corners. */
+  override boxDistanceBound(x0: number, y0: number, z0: number, x1: number, y1: number, z1: number): number {
+    const n = tmpN;
+    quatRotate(n, 0, this.rotation, 0, 0, 1, 0);
+    const p = this.position;
+    return (
+      n[0] * ((n[0] > 0 ? x0 : x1) - p[0]) +
+      n[1] * ((n[1] > 0 ? y0 : y1) - p[1]) +
+      n[2] * ((n[2] > 0 ? z0 : z1) - p[2])
+    );
   }
 
   protected override localRaycast(

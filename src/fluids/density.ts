@@ -6,12 +6,20 @@ import type { Fluid } from './fluid.js';
 import { poly6Coefficient, spikyGradientCoefficient } from './kernels.js';
 import { buildCrossPairs, buildForwardPairs, NeighbourGrid, PairList } from './neighbour-grid.js';
 import {
+  addVelocities,
+  applyDeltas,
   fluidCorrectionPass,
   fluidDensityPass,
+  fluidDensityPassWeighted,
+  initPostRecords,
+  initRecords,
   lambdaPass,
+  RECORD,
   solidCorrectionPass,
   solidDensityPass,
+  vorticityForce,
   vorticityGradientPass,
+  vorticityMagnitudes,
   wallCorrectionPass,
   wallDensityPass,
   xsphVorticityPass,
@@ -61,8 +69,15 @@ export class FluidDensity implements ConstraintSet {
   readonly grid = new NeighbourGrid();
   /** The grid of the coupled solid particles (same cells). */
   readonly solidGrid = new NeighbourGrid();
-  /** Fluid–fluid pairs closer than h, each once, in rows over grid.sorted. */
+  /** Fluid–fluid pairs closer than h, each once, in rows over grid.sorted; partners by slot (store index − offset). */
   readonly pairs = new PairList();
+  /**
+   * The pairs of `pairs` closer than h at the positions of the last density
+   * (or XSPH) pass, in the same rows: the correction (vorticity) pass at the
+   * same positions walks only these.
+   */
+  private live = new Int32Array(0);
+  private liveStart = new Int32Array(1);
   /** Fluid particles near each solid particle (rows over `solids`). */
   readonly solidPairs = new PairList();
   /** Solid particles near each solid particle (for Ψ). */
@@ -98,11 +113,10 @@ export class FluidDensity implements ConstraintSet {
   rho = new Float64Array(0);
   /** Multiplier λ_i of each slot from the last iteration (m²). */
   lambda = new Float64Array(0);
-  /** Interleaved per-slot accumulators, stride 5 (see passes.ts). */
+  /** Per-slot records of RECORD doubles: sums and positions (see passes.ts). */
   private acc = new Float64Array(0);
-  private dv = new Float64Array(0);
-  private omega = new Float64Array(0);
-  private eta = new Float64Array(0);
+  /** Per-slot records of the velocity post-process (Δv, ω; see passes.ts). */
+  private post = new Float64Array(0);
   /** Δp of each solid particle in the current iteration. */
   private dps = new Float64Array(0);
   // scratch
@@ -127,11 +141,9 @@ export class FluidDensity implements ConstraintSet {
     if (this.rho.length >= n) return;
     this.rho = new Float64Array(n);
     this.lambda = new Float64Array(n);
-    this.acc = new Float64Array(5 * n);
+    this.acc = new Float64Array(RECORD * n);
     this.wallP = new Float64Array(n);
-    this.dv = new Float64Array(3 * n);
-    this.omega = new Float64Array(3 * n);
-    this.eta = new Float64Array(3 * n);
+    this.post = new Float64Array(RECORD * n);
     this.items = new Int32Array(n);
     this.scratch = new Float64Array(3 * n);
     this.scratchInt = new Int32Array(n);
@@ -186,7 +198,7 @@ export class FluidDensity implements ConstraintSet {
     const n = this.fluid.activeCount;
     const items = this.items;
     const off = this.fluid.offset;
-    for (let s = 0; s < n; s++) items[s] = off + s;
+    fillRange(items, n, off);
     this.grid.insert(pos, items, n);
   }
 
@@ -230,12 +242,12 @@ export class FluidDensity implements ConstraintSet {
     // reorder the range by cell (Fluid): the grid's cells stay valid, its order becomes the identity
     if (reorder && n > 1 && !this.fluidAttached(ctx)) {
       fluid.permute(this.grid.sorted, this.scratch, this.scratchInt);
-      const sorted = this.grid.sorted;
-      const off = fluid.offset;
-      for (let a = 0; a < n; a++) sorted[a] = off + a;
+      fillRange(this.grid.sorted, n, fluid.offset);
     }
     this.buildWalls(ctx);
-    buildForwardPairs(this.grid, p, h, this.pairs);
+    buildForwardPairs(this.grid, p, h, this.pairs, fluid.offset);
+    if (this.live.length < this.pairs.count) this.live = new Int32Array(this.pairs.nbr.length);
+    if (this.liveStart.length < n + 1) this.liveStart = new Int32Array(this.pairs.start.length);
     this.gatherSolids(ctx);
     const ns = this.solidCount;
     if (ns === 0) return;
@@ -319,18 +331,8 @@ export class FluidDensity implements ConstraintSet {
           (ny > 0 ? ny * b[1] : ny * b[4]) +
           (nz > 0 ? nz * b[2] : nz * b[5]);
         if (lo - cc >= reach) continue;
-        for (let s = 0; s < n; s++) {
-          const i3 = 3 * (off + s);
-          const sd = nx * p[i3] + ny * p[i3 + 1] + nz * p[i3 + 2] - cc;
-          if (sd >= reach) continue;
-          if (k === this.wallSlot.length) this.growWalls(2 * k + 256);
-          this.wallSlot[k] = s;
-          this.wallN[3 * k] = nx;
-          this.wallN[3 * k + 1] = ny;
-          this.wallN[3 * k + 2] = nz;
-          this.wallC[k] = cc;
-          k++;
-        }
+        if (k + n > this.wallSlot.length) this.growWalls(Math.max(2 * k, k + n) + 256);
+        k = planeWalls(n, off, p, nx, ny, nz, cc, reach, k, this.wallSlot, this.wallN, this.wallC);
       } else {
         const R = col.boundingRadius() + margin + reach;
         const cx = col.position[0],
@@ -467,23 +469,30 @@ export class FluidDensity implements ConstraintSet {
     const spiky = spikyGradientCoefficient(h);
     const wCoef = m * poly;
     const acc = this.acc;
-    const self = wCoef * h2 * h2 * h2;
-    acc.fill(0, 0, 5 * n);
-    for (let s = 0; s < n; s++) acc[5 * s] = self;
-    fluidDensityPass(
-      n,
-      off,
-      this.grid.sorted,
-      this.pairs.start,
-      this.pairs.nbr,
-      p,
-      invMass,
-      m,
-      h,
-      wCoef,
-      (m / rho0) * spiky,
-      acc,
-    );
+    const wU = initRecords(n, off, p, invMass, m, wCoef * h2 * h2 * h2, acc);
+    const sorted = this.grid.sorted,
+      start = this.pairs.start,
+      nbr = this.pairs.nbr;
+    const live = this.live,
+      liveStart = this.liveStart;
+    if (!Number.isNaN(wU))
+      fluidDensityPass(n, off, sorted, start, nbr, wU, h, wCoef, (m / rho0) * spiky, acc, live, liveStart);
+    else
+      fluidDensityPassWeighted(
+        n,
+        off,
+        sorted,
+        start,
+        nbr,
+        invMass,
+        m,
+        h,
+        wCoef,
+        (m / rho0) * spiky,
+        acc,
+        live,
+        liveStart,
+      );
     if (this.solidCount > 0) {
       solidDensityPass(
         this.solidCount,
@@ -547,9 +556,8 @@ export class FluidDensity implements ConstraintSet {
       n,
       off,
       this.grid.sorted,
-      this.pairs.start,
-      this.pairs.nbr,
-      p,
+      this.liveStart,
+      this.live,
       h,
       (mF / fluid.restDensity) * spiky,
       fluid.artificialPressureN,
@@ -586,15 +594,7 @@ export class FluidDensity implements ConstraintSet {
     if (this.wallCount > 0) {
       wallCorrectionPass(this.wallCount, this.wallSlot, this.wallN, this.wallG, acc);
     }
-    const lambda = this.lambda;
-    for (let s = 0; s < n; s++) {
-      const o = 5 * s;
-      lambda[s] = acc[o];
-      const i3 = 3 * (off + s);
-      p[i3] += acc[o + 2];
-      p[i3 + 1] += acc[o + 3];
-      p[i3 + 2] += acc[o + 4];
-    }
+    applyDeltas(n, off, p, acc, this.lambda);
   }
 
   /**
@@ -619,72 +619,37 @@ export class FluidDensity implements ConstraintSet {
     const store = ctx.store;
     const n = fluid.activeCount;
     const off = fluid.offset;
-    const x = store.x,
-      v = store.v,
-      invMass = store.invMass;
     const h = fluid.kernelRadius;
     const vol = fluid.particleMass / fluid.restDensity;
     const gCoef = vol * spikyGradientCoefficient(h);
     const vort = fluid.vorticity > 0;
-    const dv = this.dv,
-      om = this.omega;
-    dv.fill(0, 0, 3 * n);
-    om.fill(0, 0, 3 * n);
+    // the density records are free after the iterations: they hold (x, v, |ω|) now
+    const R = this.acc,
+      Q = this.post;
+    initPostRecords(n, off, store.x, store.v, R, Q);
     const sorted = this.grid.sorted;
-    const start = this.pairs.start,
-      nbr = this.pairs.nbr;
     xsphVorticityPass(
       n,
       off,
       sorted,
-      start,
-      nbr,
-      x,
-      v,
+      this.pairs.start,
+      this.pairs.nbr,
+      R,
       h,
       fluid.viscosity * vol * poly6Coefficient(h),
       gCoef,
       vort,
-      dv,
-      om,
+      Q,
+      this.live,
+      this.liveStart,
     );
     if (vort) {
       // PBF eq. 16: N = η/|η| with η = ∇|ω|, acceleration ε (N × ω) over the substep
-      const mag = this.scratch;
-      for (let s = 0; s < n; s++) {
-        mag[s] = Math.sqrt(
-          om[3 * s] * om[3 * s] + om[3 * s + 1] * om[3 * s + 1] + om[3 * s + 2] * om[3 * s + 2],
-        );
-      }
-      const eta = this.eta;
-      eta.fill(0, 0, 3 * n);
-      vorticityGradientPass(n, off, sorted, start, nbr, x, h, gCoef, mag, eta);
-      const k = fluid.vorticity * ctx.h;
-      for (let s = 0; s < n; s++) {
-        const ex = eta[3 * s],
-          ey = eta[3 * s + 1],
-          ez = eta[3 * s + 2];
-        const el = Math.sqrt(ex * ex + ey * ey + ez * ez);
-        if (!(el > 1e-12)) continue;
-        const nx = ex / el,
-          ny = ey / el,
-          nz = ez / el;
-        const ox = om[3 * s],
-          oy = om[3 * s + 1],
-          oz = om[3 * s + 2];
-        dv[3 * s] += k * (ny * oz - nz * oy);
-        dv[3 * s + 1] += k * (nz * ox - nx * oz);
-        dv[3 * s + 2] += k * (nx * oy - ny * ox);
-      }
+      vorticityMagnitudes(n, R, Q);
+      vorticityGradientPass(n, off, sorted, this.liveStart, this.live, R, h, gCoef);
+      vorticityForce(n, fluid.vorticity * ctx.h, R, Q);
     }
-    for (let s = 0; s < n; s++) {
-      const i = off + s;
-      if (invMass[i] === 0) continue;
-      const i3 = 3 * i;
-      v[i3] += dv[3 * s];
-      v[i3 + 1] += dv[3 * s + 1];
-      v[i3 + 2] += dv[3 * s + 2];
-    }
+    addVelocities(n, off, store.invMass, store.v, Q);
   }
 
   /** Largest density constraint value C_i⁺ of the last iteration. */
@@ -699,4 +664,41 @@ export class FluidDensity implements ConstraintSet {
     }
     return m;
   }
+}
+
+/** a[k] = base + k for k < n. */
+function fillRange(a: Int32Array, n: number, base: number): void {
+  for (let k = 0; k < n; k++) a[k] = base + k;
+}
+
+/**
+ * Wall records of one plane n·p = c (buildWalls): every active slot with
+ * n·p − c < reach, from record k on (room for n more is there). Returns the new count.
+ */
+function planeWalls(
+  n: number,
+  off: number,
+  p: Float64Array,
+  nx: number,
+  ny: number,
+  nz: number,
+  c: number,
+  reach: number,
+  k: number,
+  slot: Int32Array,
+  wn: Float64Array,
+  wc: Float64Array,
+): number {
+  for (let s = 0; s < n; s++) {
+    const i3 = 3 * (off + s);
+    const sd = nx * p[i3] + ny * p[i3 + 1] + nz * p[i3 + 2] - c;
+    if (sd >= reach) continue;
+    slot[k] = s;
+    wn[3 * k] = nx;
+    wn[3 * k + 1] = ny;
+    wn[3 * k + 2] = nz;
+    wc[k] = c;
+    k++;
+  }
+  return k;
 }

@@ -459,31 +459,15 @@ export class Fluid extends Body {
     const store = this.world.store;
     const off = this.offset;
     const n = this.active;
-    const move3 = (a: Float64Array) => {
-      for (let s = 0; s < n; s++) {
-        const j3 = 3 * order[s];
-        scratch[3 * s] = a[j3];
-        scratch[3 * s + 1] = a[j3 + 1];
-        scratch[3 * s + 2] = a[j3 + 2];
-      }
-      a.set(scratch.subarray(0, 3 * n), 3 * off);
-    };
-    const move1 = (a: Float64Array) => {
-      for (let s = 0; s < n; s++) scratch[s] = a[order[s]];
-      a.set(scratch.subarray(0, n), off);
-    };
-    const move1i = (a: Int32Array) => {
-      for (let s = 0; s < n; s++) scratchInt[s] = a[order[s]];
-      a.set(scratchInt.subarray(0, n), off);
-    };
-    move3(store.x);
-    move3(store.p);
-    move3(store.v);
-    move1(store.mass);
-    move1(store.invMass);
-    move1(store.radius);
-    move1i(store.group);
-    move1i(store.mask);
+    gather3(store.x, order, n, off, scratch);
+    gather3(store.p, order, n, off, scratch);
+    gather3(store.v, order, n, off, scratch);
+    // per-particle constants are usually the same for every fluid particle: nothing to move then
+    if (!uniform(store.mass, n, off)) gather1(store.mass, order, n, off, scratch);
+    if (!uniform(store.invMass, n, off)) gather1(store.invMass, order, n, off, scratch);
+    if (!uniform(store.radius, n, off)) gather1(store.radius, order, n, off, scratch);
+    if (!uniformInt(store.group, n, off)) gather1i(store.group, order, n, off, scratchInt);
+    if (!uniformInt(store.mask, n, off)) gather1i(store.mask, order, n, off, scratchInt);
     for (let s = 0; s < n; s++) scratchInt[s] = this.ids[order[s] - off];
     this.ids.set(scratchInt.subarray(0, n));
     for (let s = 0; s < n; s++) this.slotOf[this.ids[s]] = s;
@@ -552,6 +536,43 @@ export class Fluid extends Body {
       },
     ];
   }
+}
+
+/** a[3(off + s) …] ← a[3 order[s] …] for s < n (xyz triples), through `scratch`. */
+function gather3(a: Float64Array, order: Int32Array, n: number, off: number, scratch: Float64Array): void {
+  for (let s = 0; s < n; s++) {
+    const j3 = 3 * order[s];
+    scratch[3 * s] = a[j3];
+    scratch[3 * s + 1] = a[j3 + 1];
+    scratch[3 * s + 2] = a[j3 + 2];
+  }
+  a.set(scratch.subarray(0, 3 * n), 3 * off);
+}
+
+/** True when a[off … off + n − 1] are all equal (a permutation of them changes nothing). */
+function uniform(a: Float64Array, n: number, off: number): boolean {
+  const v = a[off];
+  for (let s = 1; s < n; s++) if (a[off + s] !== v) return false;
+  return !Number.isNaN(v);
+}
+
+/** uniform for Int32Arrays. */
+function uniformInt(a: Int32Array, n: number, off: number): boolean {
+  const v = a[off];
+  for (let s = 1; s < n; s++) if (a[off + s] !== v) return false;
+  return true;
+}
+
+/** a[off + s] ← a[order[s]] for s < n, through `scratch`. */
+function gather1(a: Float64Array, order: Int32Array, n: number, off: number, scratch: Float64Array): void {
+  for (let s = 0; s < n; s++) scratch[s] = a[order[s]];
+  a.set(scratch.subarray(0, n), off);
+}
+
+/** gather1 for Int32Arrays. */
+function gather1i(a: Int32Array, order: Int32Array, n: number, off: number, scratch: Int32Array): void {
+  for (let s = 0; s < n; s++) scratch[s] = a[order[s]];
+  a.set(scratch.subarray(0, n), off);
 }
 
 /** Lattice points of spacing d filling [min, max], centred in the box. */

@@ -223,13 +223,15 @@ let rangeScratch = new Int32Array(64);
  * over the sorted order: row a (the item grid.sorted[a]) lists the partners
  * that come after it in its own cell and the cells after it along x (up to
  * `reach`), and all partners in the rows of cells (dy, dz) that come after
- * its row. O(n + cells + pairs); deterministic.
+ * its row. Partners are written as store index − `base` (0: store indices;
+ * a body's offset: slots of its range). O(n + cells + pairs); deterministic.
  */
 export function buildForwardPairs(
   grid: NeighbourGrid,
   pos: Float64Array,
   radius: number,
   out: PairList,
+  base = 0,
 ): void {
   const n = grid.count;
   out.reset(n);
@@ -296,7 +298,7 @@ export function buildForwardPairs(
           dy = py - pos[j3 + 1],
           dz = pz - pos[j3 + 2];
         // branch-free: write always, keep it when close (acceptance is unpredictable)
-        nbr[k] = j;
+        nbr[k] = j - base;
         k += +(dx * dx + dy * dy + dz * dz < r2);
       }
       for (let q = 0; q < nr; q += 2) {
@@ -308,7 +310,7 @@ export function buildForwardPairs(
             dy = py - pos[j3 + 1],
             dz = pz - pos[j3 + 2];
           // branch-free: write always, keep it when close (acceptance is unpredictable)
-          nbr[k] = j;
+          nbr[k] = j - base;
           k += +(dx * dx + dy * dy + dz * dz < r2);
         }
       }
