@@ -1,0 +1,1519 @@
+import type { Body } from '../core/body.js';
+import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
+import { PbdError } from '../core/errors.js';
+import type { ParticleStore } from '../core/particles.js';
+import { closestPointTriangle, closestSegmentSegment, edgeEdgeCcd, vertexTriangleCcd } from './geometry.js';
+import { SpatialHash } from './spatial-hash.js';
+
+/** Contact settings of one registered surface (a cloth, a soft body's skin …). */
+export interface SurfaceOptions {
+  /** Cloth thickness h (m): vertices are kept this far from the triangles (003 §4.3, eqs. 12–13). Default 0.01. */
+  thickness?: number;
+  /** Self collision of this surface. Default true. */
+  self?: boolean;
+  /** Contact with the other registered surfaces. Default true. */
+  others?: boolean;
+  /** Kinetic friction coefficient μ. Default 0.3. */
+  friction?: number;
+  /** Static friction coefficient μs. Default: equal to `friction`. */
+  staticFriction?: number;
+  /** Coefficient of restitution e ∈ [0, 1] of contacts of this surface. Default 0. */
+  restitution?: number;
+}
+
+/** A registered surface. */
+export interface Surface {
+  readonly body: Body;
+  thickness: number;
+  self: boolean;
+  others: boolean;
+  friction: number;
+  staticFriction: number;
+  restitution: number;
+  /** Topology version the combined arrays were built from. */
+  version: number;
+}
+
+/** Counters of the last step, for tests, plots and the benchmark. */
+export interface SurfaceContactStats {
+  /** Vertex–triangle and edge–edge candidate pairs of the broad phase. */
+  vertexTriangleCandidates: number;
+  edgeEdgeCandidates: number;
+  /** Constraints generated in the last substep. */
+  contacts: number;
+  /** Broad phase rebuilds since the start. */
+  rebuilds: number;
+  /** Crossings found by the fail-safe check after the solver (since the start). */
+  failsafeCrossings: number;
+  /** Vertices the fail-safe stopped (reset to their start-of-substep position) since the start. */
+  frozen: number;
+}
+
+const TYPE_VT = 0;
+const TYPE_EE = 1;
+/** Contact flags: found by proximity, by the continuous test, or an untangling pair (flipped side). */
+const FLAG_PROXIMITY = 1;
+const FLAG_CCD = 2;
+const FLAG_FLIP = 4;
+
+/** Barycentric tolerance for proximity contacts: the projection may lie this far outside the triangle. */
+const FOOTPRINT = 0.05;
+
+const cp = new Float64Array(7);
+const ss = new Float64Array(3);
+
+/**
+ * Contacts between triangle surfaces of deformable bodies: cloth self
+ * collision (003 §4.3) and collision between two dynamic bodies (003 §3.4,
+ * last paragraph), with thickness, position-level friction, restitution and
+ * a fail-safe.
+ *
+ * Constraints (all unilateral, stiffness 1, generated every substep):
+ * - vertex–triangle, eqs. 12/13: C = s (q − p1) · n̂ − h with n̂ the unit
+ *   normal of (p1, p2, p3) and s = ±1 the side the vertex came from. Its
+ *   exact gradients are ∇q C = s n̂ and ∇pi C = −s bi n̂ with bi the
+ *   barycentric coordinates of q's projection on the plane, so the
+ *   projection moves the four points along n̂ and conserves linear and
+ *   angular momentum (003 §3.3: Σ ∇C = 0 and Σ p × ∇C = s (q − Σ bi pi) × n̂ = 0);
+ * - edge–edge: C = s (a − c) · n̂ − h with n̂ ∥ (b − a) × (d − c), gradients
+ *   s(1 − t) n̂, s t n̂, −s(1 − u) n̂, −s u n̂ at the closest points of the two
+ *   lines (same conservation argument).
+ *
+ * Detection: a spatial hash (dense table, prefix sums) over boxes that
+ * include a per-vertex motion allowance δ, filtered by exact distances, gives
+ * candidate pairs that stay valid while no vertex strays more than its δ
+ * from its snapshot (after removing the surfaces' mean drift) — a falling
+ * cloth is hashed once, a folding one every few substeps. Every substep each
+ * candidate is tested for proximity (distance < h + margin at the
+ * prediction) and, continuously, for a crossing during x → p (the cubic
+ * coplanarity test). The side s is the one before the first crossing, or the
+ * present one when nothing crossed.
+ *
+ * Fail-safe: after the last solver iteration every candidate is tested for a
+ * crossing during x → p once more; crossings get constraints and another
+ * pass, and vertices still crossing are stopped at their start-of-substep
+ * positions (which were intersection-free). So, from an untangled start, no
+ * crossing and hence no intersection is ever created — except by kinematic
+ * vertices, which nothing can stop.
+ */
+export class SurfaceContacts implements ConstraintSet {
+  readonly kind = 'surface-contact';
+  readonly order = 110;
+  enabled = true;
+  /** Contacts of the current substep. */
+  count = 0;
+  /** Extra distance (m) within which proximity contacts are generated, as a fraction of h. Default 0.5. */
+  marginFactor = 0.5;
+  /** Run the fail-safe crossing check after the solver. Default true. */
+  failsafe = true;
+  readonly surfaces: Surface[] = [];
+  readonly stats: SurfaceContactStats = {
+    vertexTriangleCandidates: 0,
+    edgeEdgeCandidates: 0,
+    contacts: 0,
+    rebuilds: 0,
+    failsafeCrossings: 0,
+    frozen: 0,
+  };
+
+  // ---- combined topology of all surfaces (surface-vertex ids and global particle ids)
+  /** Global particle index of each surface vertex. */
+  vertex = new Int32Array(0);
+  /** Surface of each surface vertex. */
+  vertexSurface = new Int32Array(0);
+  /** Triangles: three surface-vertex ids each. */
+  tri = new Int32Array(0);
+  triSurface = new Int32Array(0);
+  /** Edges: two surface-vertex ids each. */
+  edge = new Int32Array(0);
+  edgeSurface = new Int32Array(0);
+  vertexCount = 0;
+  triCount = 0;
+  edgeCount = 0;
+  /** Mean edge length at the last topology build (m). */
+  meanEdge = 0;
+  /** Pair switches: pairOn[a · S + b] for surfaces a, b. */
+  private pairOn = new Uint8Array(0);
+  private pairOverride = new Map<number, boolean>();
+  private topologyDirty = true;
+
+  // ---- broad phase state
+  private snap = new Float64Array(0);
+  private delta = new Float64Array(0);
+  private vBox = new Float64Array(0);
+  private tBox = new Float64Array(0);
+  private eBox = new Float64Array(0);
+  private readonly tHash = new SpatialHash(1);
+  private readonly eHash = new SpatialHash(1);
+  private edgeStamp = new Int32Array(0);
+  /** The three edges of each triangle. */
+  private triEdge = new Int32Array(0);
+  private valid = false;
+  /** Candidate vertex–triangle pairs: (surface vertex, triangle). */
+  vtCand: Int32Array = new Int32Array(0);
+  vtCount = 0;
+  /** Candidate edge–edge pairs: (edge, edge). */
+  eeCand: Int32Array = new Int32Array(0);
+  eeCount = 0;
+  /** Swept boxes of the current substep. */
+  private sv = new Float64Array(0);
+  private st = new Float64Array(0);
+
+  // ---- untangling (see Untangler): per surface vertex region label, 0 = untangled
+  /** Region labels from the untangling analysis; pairs touching labelled vertices follow its rules. */
+  label = new Int32Array(0);
+  /** Untangling pairs (surface vertex, triangle, side) to add every substep. */
+  flipPairs = new Int32Array(0);
+  flipCount = 0;
+  /** Largest correction (m) of one untangling projection. */
+  flipStep = 0;
+  /** True when some label is non-zero. */
+  tangled = false;
+
+  // ---- constraints of the substep
+  private type = new Uint8Array(0);
+  private flags = new Uint8Array(0);
+  /** Four global particle indices per contact: VT (q, a, b, c), EE (a, b, c, d). */
+  idx = new Int32Array(0);
+  side = new Float64Array(0);
+  thick = new Float64Array(0);
+  muS = new Float64Array(0);
+  muK = new Float64Array(0);
+  rest = new Float64Array(0);
+  lambda = new Float64Array(0);
+  vn0 = new Float64Array(0);
+  private capacity = 0;
+  private anyRestitution = false;
+
+  /** Registers a body's surface (its render triangles). */
+  addSurface(body: Body, o: SurfaceOptions = {}): Surface {
+    const where = `contacts of '${body.name}'`;
+    const h = o.thickness ?? 0.01;
+    if (!(h > 0) || !Number.isFinite(h)) {
+      throw new PbdError(
+        'contact/thickness',
+        `${where}.thickness`,
+        `must be a positive length (m), got ${o.thickness}`,
+        'cloth thickness is typically 0.5–2 % of the cloth size',
+      );
+    }
+    const mu = o.friction ?? 0.3;
+    const mus = o.staticFriction ?? mu;
+    const e = o.restitution ?? 0;
+    for (const [k, v] of [
+      ['friction', mu],
+      ['staticFriction', mus],
+    ] as const) {
+      if (!(v >= 0) || !Number.isFinite(v))
+        throw new PbdError('contact/friction', `${where}.${k}`, `must be a finite number ≥ 0, got ${v}`);
+    }
+    if (!(e >= 0 && e <= 1))
+      throw new PbdError('contact/restitution', `${where}.restitution`, `must lie in [0, 1], got ${e}`);
+    if (this.surfaces.some((s) => s.body === body)) {
+      throw new PbdError(
+        'contact/duplicate',
+        where,
+        'the body is already registered',
+        'change its settings with surfaceOf(body)',
+      );
+    }
+    const s: Surface = {
+      body,
+      thickness: h,
+      self: o.self ?? true,
+      others: o.others ?? true,
+      friction: mu,
+      staticFriction: mus,
+      restitution: e,
+      version: -1,
+    };
+    this.surfaces.push(s);
+    this.topologyDirty = true;
+    return s;
+  }
+
+  surfaceOf(body: Body): Surface | undefined {
+    return this.surfaces.find((s) => s.body === body);
+  }
+
+  /** Switches contact between two registered bodies (or a body's self collision when a === b). */
+  setPair(a: Body, b: Body, enabled: boolean): void {
+    const ia = this.surfaces.findIndex((s) => s.body === a),
+      ib = this.surfaces.findIndex((s) => s.body === b);
+    if (ia < 0 || ib < 0) {
+      throw new PbdError(
+        'contact/unknown-body',
+        `contact pair ('${a.name}', '${b.name}')`,
+        'both bodies must be registered for contacts first',
+      );
+    }
+    this.pairOverride.set(Math.min(ia, ib) * 65536 + Math.max(ia, ib), enabled);
+    this.topologyDirty = true;
+  }
+
+  /** Marks the topology for rebuilding (after a change of settings). */
+  invalidate(): void {
+    this.topologyDirty = true;
+  }
+
+  private pairEnabled(a: number, b: number): boolean {
+    const o = this.pairOverride.get(Math.min(a, b) * 65536 + Math.max(a, b));
+    if (o !== undefined) return o;
+    const sa = this.surfaces[a],
+      sb = this.surfaces[b];
+    return a === b ? sa.self : sa.others && sb.others;
+  }
+
+  // ---- topology ------------------------------------------------------------
+
+  private refreshTopology(store: ParticleStore): void {
+    let dirty = this.topologyDirty;
+    for (const s of this.surfaces) if (s.version !== s.body.topologyVersion) dirty = true;
+    if (!dirty) return;
+    this.topologyDirty = false;
+    const S = this.surfaces.length;
+    this.pairOn = new Uint8Array(S * S);
+    for (let a = 0; a < S; a++)
+      for (let b = 0; b < S; b++) this.pairOn[a * S + b] = this.pairEnabled(a, b) ? 1 : 0;
+    const verts: number[] = [],
+      vsurf: number[] = [],
+      tris: number[] = [],
+      tsurf: number[] = [],
+      edges: number[] = [],
+      esurf: number[] = [],
+      triEdges: number[] = [];
+    const local = new Map<number, number>();
+    for (let si = 0; si < S; si++) {
+      const s = this.surfaces[si];
+      s.version = s.body.topologyVersion;
+      const t = s.body.renderTriangles();
+      const off = s.body.offset;
+      const edgeSeen = new Map<number, number>();
+      for (let k = 0; k < t.length; k += 3) {
+        const ids = [0, 0, 0];
+        for (let j = 0; j < 3; j++) {
+          const g = t[k + j] + off;
+          let v = local.get(g);
+          if (v === undefined) {
+            v = verts.length;
+            local.set(g, v);
+            verts.push(g);
+            vsurf.push(si);
+          }
+          ids[j] = v;
+        }
+        tris.push(ids[0], ids[1], ids[2]);
+        tsurf.push(si);
+        for (let j = 0; j < 3; j++) {
+          const a = ids[j],
+            b = ids[(j + 1) % 3];
+          const key = Math.min(a, b) * 67108864 + Math.max(a, b);
+          let e = edgeSeen.get(key);
+          if (e === undefined) {
+            e = edges.length / 2;
+            edgeSeen.set(key, e);
+            edges.push(Math.min(a, b), Math.max(a, b));
+            esurf.push(si);
+          }
+          triEdges.push(e);
+        }
+      }
+    }
+    this.vertex = Int32Array.from(verts);
+    this.vertexSurface = Int32Array.from(vsurf);
+    this.tri = Int32Array.from(tris);
+    this.triSurface = Int32Array.from(tsurf);
+    this.edge = Int32Array.from(edges);
+    this.edgeSurface = Int32Array.from(esurf);
+    this.triEdge = Int32Array.from(triEdges);
+    this.vertexCount = verts.length;
+    this.triCount = tris.length / 3;
+    this.edgeCount = edges.length / 2;
+    const nv = this.vertexCount;
+    this.snap = new Float64Array(3 * nv);
+    this.delta = new Float64Array(nv);
+    this.vBox = new Float64Array(6 * nv);
+    this.sv = new Float64Array(6 * nv);
+    this.tBox = new Float64Array(6 * this.triCount);
+    this.st = new Float64Array(6 * this.triCount);
+    this.eBox = new Float64Array(6 * this.edgeCount);
+    this.label = new Int32Array(nv);
+    this.flipCount = 0;
+    this.tangled = false;
+    // mean edge length, for the hash cells
+    const x = store.x;
+    let sum = 0;
+    for (let e = 0; e < this.edgeCount; e++) {
+      const a = 3 * verts[edges[2 * e]],
+        b = 3 * verts[edges[2 * e + 1]];
+      sum += Math.hypot(x[a] - x[b], x[a + 1] - x[b + 1], x[a + 2] - x[b + 2]);
+    }
+    this.meanEdge = this.edgeCount > 0 ? sum / this.edgeCount : 1;
+    this.valid = false;
+    this.anyRestitution = this.surfaces.some((s) => s.restitution > 0);
+  }
+
+  /** Largest contact distance of any pair: thickness plus margin. */
+  private maxReach(): number {
+    let h = 0;
+    for (const s of this.surfaces) h = Math.max(h, s.thickness);
+    return h * (1 + this.marginFactor);
+  }
+
+  // ---- broad phase -----------------------------------------------------------
+
+  /**
+   * Is every vertex (at x and p) still within its allowance δ of its snapshot
+   * shifted by the mean drift? Then the candidate lists are still complete.
+   */
+  private stillValid(x: Float64Array, p: Float64Array): boolean {
+    if (!this.valid) return false;
+    const nv = this.vertexCount;
+    const vert = this.vertex,
+      snap = this.snap,
+      delta = this.delta;
+    let dx = 0,
+      dy = 0,
+      dz = 0,
+      ex = 0,
+      ey = 0,
+      ez = 0;
+    for (let v = 0; v < nv; v++) {
+      const g = 3 * vert[v],
+        s = 3 * v;
+      dx += x[g] - snap[s];
+      dy += x[g + 1] - snap[s + 1];
+      dz += x[g + 2] - snap[s + 2];
+      ex += p[g] - snap[s];
+      ey += p[g + 1] - snap[s + 1];
+      ez += p[g + 2] - snap[s + 2];
+    }
+    const inv = 1 / Math.max(1, nv);
+    dx *= inv;
+    dy *= inv;
+    dz *= inv;
+    ex *= inv;
+    ey *= inv;
+    ez *= inv;
+    for (let v = 0; v < nv; v++) {
+      const g = 3 * vert[v],
+        s = 3 * v;
+      const d2 = delta[v] * delta[v];
+      let ax = x[g] - snap[s] - dx,
+        ay = x[g + 1] - snap[s + 1] - dy,
+        az = x[g + 2] - snap[s + 2] - dz;
+      if (ax * ax + ay * ay + az * az > d2) return false;
+      ax = p[g] - snap[s] - ex;
+      ay = p[g + 1] - snap[s + 1] - ey;
+      az = p[g + 2] - snap[s + 2] - ez;
+      if (ax * ax + ay * ay + az * az > d2) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Rebuilds the candidate lists at x, with allowances δ_i from the motion
+   * x → p of this substep (so the lists stay valid for a few substeps).
+   */
+  private rebuild(store: ParticleStore): void {
+    this.stats.rebuilds++;
+    const x = store.x,
+      p = store.p;
+    const group = store.group,
+      mask = store.mask;
+    const nv = this.vertexCount,
+      nt = this.triCount,
+      ne = this.edgeCount;
+    const vert = this.vertex,
+      tri = this.tri,
+      edge = this.edge;
+    const snap = this.snap,
+      delta = this.delta,
+      vBox = this.vBox,
+      tBox = this.tBox,
+      eBox = this.eBox;
+    const reach = this.maxReach();
+    const L = this.meanEdge;
+    const dmin = Math.max(0.5 * reach, 0.15 * L);
+    // mean motion of this substep, removed from every vertex's allowance
+    let mx = 0,
+      my = 0,
+      mz = 0;
+    for (let v = 0; v < nv; v++) {
+      const g = 3 * vert[v];
+      mx += p[g] - x[g];
+      my += p[g + 1] - x[g + 1];
+      mz += p[g + 2] - x[g + 2];
+    }
+    const inv = 1 / Math.max(1, nv);
+    mx *= inv;
+    my *= inv;
+    mz *= inv;
+    for (let v = 0; v < nv; v++) {
+      const g = 3 * vert[v],
+        s = 3 * v;
+      snap[s] = x[g];
+      snap[s + 1] = x[g + 1];
+      snap[s + 2] = x[g + 2];
+      const ux = p[g] - x[g] - mx,
+        uy = p[g + 1] - x[g + 1] - my,
+        uz = p[g + 2] - x[g + 2] - mz;
+      const u = Math.sqrt(ux * ux + uy * uy + uz * uz);
+      // room for the motion of this substep plus about three more like it
+      const d = Math.max(dmin, 3 * u);
+      delta[v] = d;
+      const o = 6 * v;
+      vBox[o] = x[g] - d;
+      vBox[o + 1] = x[g + 1] - d;
+      vBox[o + 2] = x[g + 2] - d;
+      vBox[o + 3] = x[g] + d;
+      vBox[o + 4] = x[g + 1] + d;
+      vBox[o + 5] = x[g + 2] + d;
+    }
+    for (let t = 0; t < nt; t++) unionBox(tBox, t, vBox, tri[3 * t], tri[3 * t + 1], tri[3 * t + 2], reach);
+    for (let e = 0; e < ne; e++) unionBox2(eBox, e, vBox, edge[2 * e], edge[2 * e + 1], 0.5 * reach);
+
+    const S = this.surfaces.length;
+    const pairOn = this.pairOn;
+    const vs = this.vertexSurface,
+      ts = this.triSurface,
+      es = this.edgeSurface;
+    // one hash of the triangle boxes serves both searches
+    const hash = this.tHash;
+    hash.fitCellSize(tBox, nt);
+    hash.build(tBox, nt);
+    // vertex–triangle candidates: query with each vertex box
+    let nvt = 0;
+    for (let q = 0; q < nv; q++) {
+      const o = 6 * q;
+      const m = hash.query(vBox[o], vBox[o + 1], vBox[o + 2], vBox[o + 3], vBox[o + 4], vBox[o + 5]);
+      if (m === 0) continue;
+      const res = hash.result;
+      const sQ = vs[q];
+      const gq = vert[q];
+      const q3 = 3 * gq;
+      const hQ = this.surfaces[sQ].thickness;
+      const qx = x[q3],
+        qy = x[q3 + 1],
+        qz = x[q3 + 2];
+      for (let k = 0; k < m; k++) {
+        const t = res[k];
+        const a = tri[3 * t],
+          b = tri[3 * t + 1],
+          c = tri[3 * t + 2];
+        if (q === a || q === b || q === c) continue;
+        const sT = ts[t];
+        if (pairOn[sQ * S + sT] === 0) continue;
+        const ga = vert[a],
+          gb = vert[b],
+          gc = vert[c];
+        if ((mask[gq] & group[ga]) === 0 || (mask[ga] & group[gq]) === 0) continue;
+        const h = sQ === sT ? hQ : 0.5 * (hQ + this.surfaces[sT].thickness);
+        const lim = h * (1 + this.marginFactor) + delta[q] + Math.max(delta[a], delta[b], delta[c]);
+        const a3 = 3 * ga,
+          b3 = 3 * gb,
+          c3 = 3 * gc;
+        closestPointTriangle(
+          qx,
+          qy,
+          qz,
+          x[a3],
+          x[a3 + 1],
+          x[a3 + 2],
+          x[b3],
+          x[b3 + 1],
+          x[b3 + 2],
+          x[c3],
+          x[c3 + 1],
+          x[c3 + 2],
+          cp,
+        );
+        if (cp[6] > lim * lim) continue;
+        if (2 * nvt + 2 > this.vtCand.length) this.vtCand = grow32(this.vtCand, 2 * nvt + 2);
+        this.vtCand[2 * nvt] = q;
+        this.vtCand[2 * nvt + 1] = t;
+        nvt++;
+      }
+    }
+    this.vtCount = nvt;
+    // edge–edge candidates: a hash of the edge boxes, each pair once (f > e)
+    const eh = this.eHash;
+    eh.fitCellSize(eBox, ne);
+    eh.build(eBox, ne);
+    let nee = 0;
+    for (let e = 0; e < ne; e++) {
+      const o = 6 * e;
+      const m = eh.query(eBox[o], eBox[o + 1], eBox[o + 2], eBox[o + 3], eBox[o + 4], eBox[o + 5], e);
+      if (m === 0) continue;
+      const res = eh.result;
+      const a = edge[2 * e],
+        b = edge[2 * e + 1];
+      const sE = es[e];
+      const ga = vert[a],
+        gb = vert[b];
+      const a3 = 3 * ga,
+        b3 = 3 * gb;
+      const hE = this.surfaces[sE].thickness;
+      const dE = Math.max(delta[a], delta[b]);
+      const ax = x[a3],
+        ay = x[a3 + 1],
+        az = x[a3 + 2],
+        bx = x[b3],
+        by = x[b3 + 1],
+        bz = x[b3 + 2];
+      const mx = 0.5 * (ax + bx),
+        my = 0.5 * (ay + by),
+        mz = 0.5 * (az + bz);
+      const re = 0.5 * Math.sqrt((bx - ax) * (bx - ax) + (by - ay) * (by - ay) + (bz - az) * (bz - az));
+      for (let k = 0; k < m; k++) {
+        const f = res[k];
+        const c = edge[2 * f],
+          d = edge[2 * f + 1];
+        if (c === a || c === b || d === a || d === b) continue;
+        const sF = es[f];
+        if (pairOn[sE * S + sF] === 0) continue;
+        const gc = vert[c],
+          gd = vert[d];
+        if ((mask[ga] & group[gc]) === 0 || (mask[gc] & group[ga]) === 0) continue;
+        const h = sE === sF ? hE : 0.5 * (hE + this.surfaces[sF].thickness);
+        const lim = h * (1 + this.marginFactor) + dE + Math.max(delta[c], delta[d]);
+        const c3 = 3 * gc,
+          d3 = 3 * gd;
+        const cx = x[c3],
+          cy = x[c3 + 1],
+          cz = x[c3 + 2],
+          dx = x[d3],
+          dy = x[d3 + 1],
+          dz = x[d3 + 2];
+        // bounding spheres of the two edges first
+        const rf = 0.5 * Math.sqrt((dx - cx) * (dx - cx) + (dy - cy) * (dy - cy) + (dz - cz) * (dz - cz));
+        const ux = 0.5 * (cx + dx) - mx,
+          uy = 0.5 * (cy + dy) - my,
+          uz = 0.5 * (cz + dz) - mz;
+        const rr = re + rf + lim;
+        if (ux * ux + uy * uy + uz * uz > rr * rr) continue;
+        closestSegmentSegment(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, ss);
+        if (ss[2] > lim * lim) continue;
+        if (2 * nee + 2 > this.eeCand.length) this.eeCand = grow32(this.eeCand, 2 * nee + 2);
+        this.eeCand[2 * nee] = e;
+        this.eeCand[2 * nee + 1] = f;
+        nee++;
+      }
+    }
+    this.eeCount = nee;
+    this.stats.vertexTriangleCandidates = nvt;
+    this.stats.edgeEdgeCandidates = nee;
+    this.valid = true;
+  }
+
+  /** Swept boxes x → p of every surface vertex and triangle, triangles grown by `grow`. */
+  private sweptBoxes(x: Float64Array, p: Float64Array, grow: number): void {
+    const nv = this.vertexCount,
+      nt = this.triCount;
+    const vert = this.vertex,
+      tri = this.tri,
+      sv = this.sv,
+      st = this.st;
+    for (let v = 0; v < nv; v++) {
+      const g = 3 * vert[v],
+        o = 6 * v;
+      const x0 = x[g],
+        y0 = x[g + 1],
+        z0 = x[g + 2],
+        x1 = p[g],
+        y1 = p[g + 1],
+        z1 = p[g + 2];
+      sv[o] = x0 < x1 ? x0 : x1;
+      sv[o + 1] = y0 < y1 ? y0 : y1;
+      sv[o + 2] = z0 < z1 ? z0 : z1;
+      sv[o + 3] = x0 > x1 ? x0 : x1;
+      sv[o + 4] = y0 > y1 ? y0 : y1;
+      sv[o + 5] = z0 > z1 ? z0 : z1;
+    }
+    for (let t = 0; t < nt; t++) unionBox(st, t, sv, tri[3 * t], tri[3 * t + 1], tri[3 * t + 2], grow);
+  }
+
+  // ---- the step ----------------------------------------------------------------
+
+  beginStep(ctx: StepContext): void {
+    const store = ctx.store;
+    this.refreshTopology(store);
+    this.count = 0;
+    if (this.vertexCount === 0) return;
+    const x = store.x,
+      p = store.p,
+      v = store.v;
+    if (!this.stillValid(x, p)) this.rebuild(store);
+    const reach = this.maxReach();
+    this.sweptBoxes(x, p, reach);
+    const vert = this.vertex,
+      tri = this.tri,
+      edge = this.edge;
+    const sv = this.sv,
+      st = this.st;
+    const w = store.invMass;
+    const label = this.label;
+    const tangled = this.tangled;
+    // vertex–triangle
+    const vt = this.vtCand;
+    for (let k = 0; k < this.vtCount; k++) {
+      const q = vt[2 * k],
+        t = vt[2 * k + 1];
+      const oq = 6 * q,
+        ot = 6 * t;
+      if (
+        sv[oq] > st[ot + 3] ||
+        sv[oq + 3] < st[ot] ||
+        sv[oq + 1] > st[ot + 4] ||
+        sv[oq + 4] < st[ot + 1] ||
+        sv[oq + 2] > st[ot + 5] ||
+        sv[oq + 5] < st[ot + 2]
+      )
+        continue;
+      const a = tri[3 * t],
+        b = tri[3 * t + 1],
+        c = tri[3 * t + 2];
+      if (tangled && !(label[q] === label[a] && label[q] === label[b] && label[q] === label[c])) continue;
+      const gq = vert[q],
+        ga = vert[a],
+        gb = vert[b],
+        gc = vert[c];
+      if (w[gq] === 0 && w[ga] === 0 && w[gb] === 0 && w[gc] === 0) continue;
+      this.detectVertexTriangle(x, p, v, q, t, gq, ga, gb, gc, 0);
+    }
+    // edge–edge
+    const ee = this.eeCand;
+    for (let k = 0; k < this.eeCount; k++) {
+      const e = ee[2 * k],
+        f = ee[2 * k + 1];
+      const a = edge[2 * e],
+        b = edge[2 * e + 1],
+        c = edge[2 * f],
+        d = edge[2 * f + 1];
+      // edge boxes from the vertex boxes
+      const oa = 6 * a,
+        ob = 6 * b,
+        oc = 6 * c,
+        od = 6 * d;
+      const h = reach;
+      const e0x = (sv[oa] < sv[ob] ? sv[oa] : sv[ob]) - h,
+        e1x = (sv[oa + 3] > sv[ob + 3] ? sv[oa + 3] : sv[ob + 3]) + h;
+      const f0x = sv[oc] < sv[od] ? sv[oc] : sv[od],
+        f1x = sv[oc + 3] > sv[od + 3] ? sv[oc + 3] : sv[od + 3];
+      if (e0x > f1x || e1x < f0x) continue;
+      const e0y = (sv[oa + 1] < sv[ob + 1] ? sv[oa + 1] : sv[ob + 1]) - h,
+        e1y = (sv[oa + 4] > sv[ob + 4] ? sv[oa + 4] : sv[ob + 4]) + h;
+      const f0y = sv[oc + 1] < sv[od + 1] ? sv[oc + 1] : sv[od + 1],
+        f1y = sv[oc + 4] > sv[od + 4] ? sv[oc + 4] : sv[od + 4];
+      if (e0y > f1y || e1y < f0y) continue;
+      const e0z = (sv[oa + 2] < sv[ob + 2] ? sv[oa + 2] : sv[ob + 2]) - h,
+        e1z = (sv[oa + 5] > sv[ob + 5] ? sv[oa + 5] : sv[ob + 5]) + h;
+      const f0z = sv[oc + 2] < sv[od + 2] ? sv[oc + 2] : sv[od + 2],
+        f1z = sv[oc + 5] > sv[od + 5] ? sv[oc + 5] : sv[od + 5];
+      if (e0z > f1z || e1z < f0z) continue;
+      if (tangled && !(label[a] === label[b] && label[a] === label[c] && label[a] === label[d])) continue;
+      const ga = vert[a],
+        gb = vert[b],
+        gc = vert[c],
+        gd = vert[d];
+      if (w[ga] === 0 && w[gb] === 0 && w[gc] === 0 && w[gd] === 0) continue;
+      this.detectEdgeEdge(x, p, v, e, f, ga, gb, gc, gd, 0);
+    }
+    // untangling pairs (003 §4.3: "methods like [BWK03] have to be applied")
+    if (this.tangled) {
+      const fp = this.flipPairs;
+      for (let k = 0; k < this.flipCount; k++) {
+        const q = fp[3 * k],
+          t = fp[3 * k + 1];
+        const sT = this.triSurface[t],
+          sQ = this.vertexSurface[q];
+        const h =
+          sQ === sT
+            ? this.surfaces[sT].thickness
+            : 0.5 * (this.surfaces[sT].thickness + this.surfaces[sQ].thickness);
+        this.push(
+          TYPE_VT,
+          FLAG_FLIP,
+          vert[q],
+          vert[tri[3 * t]],
+          vert[tri[3 * t + 1]],
+          vert[tri[3 * t + 2]],
+          fp[3 * k + 2],
+          h,
+          0,
+          0,
+          0,
+          0,
+        );
+      }
+    }
+    this.stats.contacts = this.count;
+  }
+
+  /**
+   * Tests the pair (surface vertex q, triangle t) over x → p and adds a
+   * constraint when it is within reach at p or crosses during the substep.
+   * `mode` 1: fail-safe (only crossings, always added); returns true when a
+   * crossing was found.
+   */
+  private detectVertexTriangle(
+    x: Float64Array,
+    p: Float64Array,
+    v: Float64Array,
+    q: number,
+    t: number,
+    gq: number,
+    ga: number,
+    gb: number,
+    gc: number,
+    mode: number,
+  ): boolean {
+    const sQ = this.vertexSurface[q],
+      sT = this.triSurface[t];
+    const surfT = this.surfaces[sT];
+    const h = sQ === sT ? surfT.thickness : 0.5 * (surfT.thickness + this.surfaces[sQ].thickness);
+    const q3 = 3 * gq,
+      a3 = 3 * ga,
+      b3 = 3 * gb,
+      c3 = 3 * gc;
+    // signed distances to the triangle's plane at x and at p
+    const dX = planeDistance(x, q3, a3, b3, c3);
+    const dP = planeDistance(p, q3, a3, b3, c3);
+    let flags = 0;
+    let tHit = -1;
+    if (mode === 0) {
+      closestPointTriangle(
+        p[q3],
+        p[q3 + 1],
+        p[q3 + 2],
+        p[a3],
+        p[a3 + 1],
+        p[a3 + 2],
+        p[b3],
+        p[b3 + 1],
+        p[b3 + 2],
+        p[c3],
+        p[c3 + 1],
+        p[c3 + 2],
+        cp,
+      );
+      const reach = h * (1 + this.marginFactor);
+      if (cp[6] < reach * reach) flags |= FLAG_PROXIMITY;
+    }
+    tHit = vertexTriangleCcd(x, p, q3, a3, b3, c3, 1e-9 * this.meanEdge);
+    if (tHit >= 0) flags |= FLAG_CCD;
+    if (flags === 0) return false;
+    // the side the vertex came from: before the first crossing, or where it is now
+    let s: number;
+    if (tHit >= 0) s = dX > 0 ? 1 : dX < 0 ? -1 : dP > 0 ? -1 : 1;
+    else s = dP > 0 ? 1 : dP < 0 ? -1 : dX >= 0 ? 1 : -1;
+    const surfQ = this.surfaces[sQ];
+    // relative normal velocity at the start of the substep (for restitution)
+    let vn0 = 0;
+    if (this.anyRestitution) vn0 = s * relativeNormalVelocityVT(x, v, q3, a3, b3, c3);
+    this.push(
+      TYPE_VT,
+      flags,
+      gq,
+      ga,
+      gb,
+      gc,
+      s,
+      h,
+      0.5 * (surfQ.staticFriction + surfT.staticFriction),
+      0.5 * (surfQ.friction + surfT.friction),
+      Math.max(surfQ.restitution, surfT.restitution),
+      vn0,
+    );
+    return tHit >= 0;
+  }
+
+  private detectEdgeEdge(
+    x: Float64Array,
+    p: Float64Array,
+    v: Float64Array,
+    e: number,
+    f: number,
+    ga: number,
+    gb: number,
+    gc: number,
+    gd: number,
+    mode: number,
+  ): boolean {
+    const sE = this.edgeSurface[e],
+      sF = this.edgeSurface[f];
+    const surfE = this.surfaces[sE],
+      surfF = this.surfaces[sF];
+    const h = sE === sF ? surfE.thickness : 0.5 * (surfE.thickness + surfF.thickness);
+    const a3 = 3 * ga,
+      b3 = 3 * gb,
+      c3 = 3 * gc,
+      d3 = 3 * gd;
+    let flags = 0;
+    if (mode === 0) {
+      closestSegmentSegment(
+        p[a3],
+        p[a3 + 1],
+        p[a3 + 2],
+        p[b3],
+        p[b3 + 1],
+        p[b3 + 2],
+        p[c3],
+        p[c3 + 1],
+        p[c3 + 2],
+        p[d3],
+        p[d3 + 1],
+        p[d3 + 2],
+        ss,
+      );
+      const reach = h * (1 + this.marginFactor);
+      // closest points strictly inside both edges: end points are vertex–triangle business
+      if (ss[2] < reach * reach && ss[0] > 0 && ss[0] < 1 && ss[1] > 0 && ss[1] < 1) flags |= FLAG_PROXIMITY;
+    }
+    const tHit = edgeEdgeCcd(x, p, a3, b3, c3, d3, 1e-9 * this.meanEdge);
+    if (tHit >= 0) flags |= FLAG_CCD;
+    if (flags === 0) return false;
+    const dX = lineDistance(x, a3, b3, c3, d3);
+    const dP = lineDistance(p, a3, b3, c3, d3);
+    let s: number;
+    if (tHit >= 0) s = dX > 0 ? 1 : dX < 0 ? -1 : dP > 0 ? -1 : 1;
+    else s = dP > 0 ? 1 : dP < 0 ? -1 : dX >= 0 ? 1 : -1;
+    let vn0 = 0;
+    if (this.anyRestitution) vn0 = s * relativeNormalVelocityEE(x, v, a3, b3, c3, d3);
+    this.push(
+      TYPE_EE,
+      flags,
+      ga,
+      gb,
+      gc,
+      gd,
+      s,
+      h,
+      0.5 * (surfE.staticFriction + surfF.staticFriction),
+      0.5 * (surfE.friction + surfF.friction),
+      Math.max(surfE.restitution, surfF.restitution),
+      vn0,
+    );
+    return tHit >= 0;
+  }
+
+  private push(
+    type: number,
+    flags: number,
+    i0: number,
+    i1: number,
+    i2: number,
+    i3: number,
+    side: number,
+    h: number,
+    muS: number,
+    muK: number,
+    e: number,
+    vn0: number,
+  ): void {
+    if (this.count === this.capacity) this.grow(Math.max(256, 2 * this.capacity));
+    const k = this.count++;
+    this.type[k] = type;
+    this.flags[k] = flags;
+    this.idx[4 * k] = i0;
+    this.idx[4 * k + 1] = i1;
+    this.idx[4 * k + 2] = i2;
+    this.idx[4 * k + 3] = i3;
+    this.side[k] = side;
+    this.thick[k] = h;
+    this.muS[k] = muS;
+    this.muK[k] = muK;
+    this.rest[k] = e;
+    this.lambda[k] = 0;
+    this.vn0[k] = vn0;
+  }
+
+  private grow(cap: number): void {
+    const n = this.count;
+    const g8 = (a: Uint8Array, s: number) => {
+      const b = new Uint8Array(cap * s);
+      b.set(a.subarray(0, n * s));
+      return b;
+    };
+    const g64 = (a: Float64Array, s: number) => {
+      const b = new Float64Array(cap * s);
+      b.set(a.subarray(0, n * s));
+      return b;
+    };
+    this.type = g8(this.type, 1);
+    this.flags = g8(this.flags, 1);
+    const idx = new Int32Array(cap * 4);
+    idx.set(this.idx.subarray(0, 4 * n));
+    this.idx = idx;
+    this.side = g64(this.side, 1);
+    this.thick = g64(this.thick, 1);
+    this.muS = g64(this.muS, 1);
+    this.muK = g64(this.muK, 1);
+    this.rest = g64(this.rest, 1);
+    this.lambda = g64(this.lambda, 1);
+    this.vn0 = g64(this.vn0, 1);
+    this.capacity = cap;
+  }
+
+  project(ctx: StepContext): void {
+    if (this.count > 0) this.projectRange(ctx.store, 0, this.count);
+    if (this.failsafe && ctx.iteration === ctx.iterations - 1 && this.vertexCount > 0) this.verify(ctx.store);
+  }
+
+  /** One Gauss–Seidel pass over contacts [k0, k1). */
+  projectRange(store: ParticleStore, k0: number, k1: number): void {
+    const p = store.p,
+      x = store.x,
+      w = store.invMass;
+    const idx = this.idx,
+      type = this.type,
+      flags = this.flags,
+      side = this.side,
+      thick = this.thick;
+    const flipStep = this.flipStep;
+    for (let k = k0; k < k1; k++) {
+      const g0 = idx[4 * k],
+        g1 = idx[4 * k + 1],
+        g2 = idx[4 * k + 2],
+        g3 = idx[4 * k + 3];
+      const i0 = 3 * g0,
+        i1 = 3 * g1,
+        i2 = 3 * g2,
+        i3 = 3 * g3;
+      const s = side[k];
+      const fl = flags[k];
+      // the four weights of the gradient, c0 … c3 (∇_j C = s c_j n̂), and the normal
+      let c0: number, c1: number, c2: number, c3: number, nx: number, ny: number, nz: number, d: number;
+      if (type[k] === TYPE_VT) {
+        // q = i0, triangle (i1, i2, i3): eqs. 12/13
+        const ax = p[i1],
+          ay = p[i1 + 1],
+          az = p[i1 + 2];
+        const ux = p[i2] - ax,
+          uy = p[i2 + 1] - ay,
+          uz = p[i2 + 2] - az;
+        const vx = p[i3] - ax,
+          vy = p[i3 + 1] - ay,
+          vz = p[i3 + 2] - az;
+        nx = uy * vz - uz * vy;
+        ny = uz * vx - ux * vz;
+        nz = ux * vy - uy * vx;
+        const n2 = nx * nx + ny * ny + nz * nz;
+        if (!(n2 > 1e-30)) continue;
+        const inv = 1 / Math.sqrt(n2);
+        nx *= inv;
+        ny *= inv;
+        nz *= inv;
+        const rx = p[i0] - ax,
+          ry = p[i0 + 1] - ay,
+          rz = p[i0 + 2] - az;
+        d = rx * nx + ry * ny + rz * nz;
+        if (s * d >= thick[k]) continue;
+        // barycentric coordinates of q's projection: (r × v)·n̂ / |n|, (u × r)·n̂ / |n|
+        const bb = ((ry * vz - rz * vy) * nx + (rz * vx - rx * vz) * ny + (rx * vy - ry * vx) * nz) * inv;
+        const bc = ((uy * rz - uz * ry) * nx + (uz * rx - ux * rz) * ny + (ux * ry - uy * rx) * nz) * inv;
+        const ba = 1 - bb - bc;
+        if ((fl & FLAG_CCD) === 0 && (ba < -FOOTPRINT || bb < -FOOTPRINT || bc < -FOOTPRINT)) continue;
+        c0 = 1;
+        c1 = -ba;
+        c2 = -bb;
+        c3 = -bc;
+      } else {
+        // edges (i0, i1) and (i2, i3)
+        const ax = p[i0],
+          ay = p[i0 + 1],
+          az = p[i0 + 2];
+        const ux = p[i1] - ax,
+          uy = p[i1 + 1] - ay,
+          uz = p[i1 + 2] - az;
+        const cx = p[i2],
+          cy = p[i2 + 1],
+          cz = p[i2 + 2];
+        const vx = p[i3] - cx,
+          vy = p[i3 + 1] - cy,
+          vz = p[i3 + 2] - cz;
+        nx = uy * vz - uz * vy;
+        ny = uz * vx - ux * vz;
+        nz = ux * vy - uy * vx;
+        const n2 = nx * nx + ny * ny + nz * nz;
+        const A = ux * ux + uy * uy + uz * uz,
+          Cc = vx * vx + vy * vy + vz * vz;
+        if (!(n2 > 1e-12 * A * Cc) || !(n2 > 1e-30)) continue;
+        const inv = 1 / Math.sqrt(n2);
+        nx *= inv;
+        ny *= inv;
+        nz *= inv;
+        const rx = ax - cx,
+          ry = ay - cy,
+          rz = az - cz;
+        d = rx * nx + ry * ny + rz * nz;
+        if (s * d >= thick[k]) continue;
+        // closest points of the two lines: a + t (b − a), c + u (d − c)
+        const B = ux * vx + uy * vy + uz * vz;
+        const D = ux * rx + uy * ry + uz * rz,
+          E = vx * rx + vy * ry + vz * rz;
+        const den = A * Cc - B * B;
+        const t = (B * E - Cc * D) / den,
+          u = (A * E - B * D) / den;
+        if (
+          (fl & FLAG_CCD) === 0 &&
+          (t < -FOOTPRINT || t > 1 + FOOTPRINT || u < -FOOTPRINT || u > 1 + FOOTPRINT)
+        )
+          continue;
+        c0 = 1 - t;
+        c1 = t;
+        c2 = u - 1;
+        c3 = -u;
+      }
+      const w0 = w[g0],
+        w1 = w[g1],
+        w2 = w[g2],
+        w3 = w[g3];
+      const W = w0 * c0 * c0 + w1 * c1 * c1 + w2 * c2 * c2 + w3 * c3 * c3;
+      if (!(W > 1e-30)) continue;
+      // C = s d − h < 0; Δλ = −C / Σ w |∇C|² (stiffness 1), Δp_j = w_j ∇_j C Δλ
+      let C = s * d - thick[k];
+      if ((fl & FLAG_FLIP) !== 0 && C < -flipStep) C = -flipStep;
+      const dl = -C / W;
+      this.lambda[k] += dl;
+      let f = s * dl;
+      p[i0] += w0 * c0 * f * nx;
+      p[i0 + 1] += w0 * c0 * f * ny;
+      p[i0 + 2] += w0 * c0 * f * nz;
+      p[i1] += w1 * c1 * f * nx;
+      p[i1 + 1] += w1 * c1 * f * ny;
+      p[i1 + 2] += w1 * c1 * f * nz;
+      p[i2] += w2 * c2 * f * nx;
+      p[i2 + 1] += w2 * c2 * f * ny;
+      p[i2 + 2] += w2 * c2 * f * nz;
+      p[i3] += w3 * c3 * f * nx;
+      p[i3 + 1] += w3 * c3 * f * ny;
+      p[i3 + 2] += w3 * c3 * f * nz;
+      // position-level Coulomb friction on the relative tangential motion of the substep
+      const muK = this.muK[k];
+      if (muK === 0 && this.muS[k] === 0) continue;
+      // relative displacement Σ c_j (p_j − x_j) (the contact point of the second side moves with weights −c)
+      const rx = c0 * (p[i0] - x[i0]) + c1 * (p[i1] - x[i1]) + c2 * (p[i2] - x[i2]) + c3 * (p[i3] - x[i3]);
+      const ry =
+        c0 * (p[i0 + 1] - x[i0 + 1]) +
+        c1 * (p[i1 + 1] - x[i1 + 1]) +
+        c2 * (p[i2 + 1] - x[i2 + 1]) +
+        c3 * (p[i3 + 1] - x[i3 + 1]);
+      const rz =
+        c0 * (p[i0 + 2] - x[i0 + 2]) +
+        c1 * (p[i1 + 2] - x[i1 + 2]) +
+        c2 * (p[i2 + 2] - x[i2 + 2]) +
+        c3 * (p[i3 + 2] - x[i3 + 2]);
+      const rn = rx * nx + ry * ny + rz * nz;
+      const tx = rx - rn * nx,
+        ty = ry - rn * ny,
+        tz = rz - rn * nz;
+      const tl = Math.sqrt(tx * tx + ty * ty + tz * tz);
+      if (!(tl > 1e-15)) continue;
+      const dn = -C; // normal correction of this projection (relative)
+      const g = tl < this.muS[k] * dn ? 1 : Math.min((muK * dn) / tl, 1);
+      f = -g / W;
+      p[i0] += w0 * c0 * f * tx;
+      p[i0 + 1] += w0 * c0 * f * ty;
+      p[i0 + 2] += w0 * c0 * f * tz;
+      p[i1] += w1 * c1 * f * tx;
+      p[i1 + 1] += w1 * c1 * f * ty;
+      p[i1 + 2] += w1 * c1 * f * tz;
+      p[i2] += w2 * c2 * f * tx;
+      p[i2 + 1] += w2 * c2 * f * ty;
+      p[i2 + 2] += w2 * c2 * f * tz;
+      p[i3] += w3 * c3 * f * tx;
+      p[i3 + 1] += w3 * c3 * f * ty;
+      p[i3 + 2] += w3 * c3 * f * tz;
+    }
+  }
+
+  /**
+   * The fail-safe: finds the candidates that cross during x → p after the
+   * solver, gives them constraints and projects again (twice at most), then
+   * stops the vertices of the remaining crossings at x.
+   */
+  private verify(store: ParticleStore): void {
+    const x = store.x,
+      p = store.p,
+      w = store.invMass;
+    // the solver may have moved a vertex beyond its allowance: then rebuild around x and the final p
+    if (!this.stillValid(x, p)) this.rebuild(store);
+    for (let round = 0; round < 2; round++) {
+      const crossings = this.findCrossings(store);
+      if (crossings === 0) return;
+      this.stats.failsafeCrossings += crossings;
+      // one more pass over all contacts, the new ones included
+      this.projectRange(store, 0, this.count);
+    }
+    // still crossing: stop the vertices involved at x (intersection-free), until nothing crosses
+    for (let round = 0; round < 64; round++) {
+      const before = this.count;
+      if (this.findCrossings(store) === 0) return;
+      let stopped = 0;
+      for (let k = before; k < this.count; k++) {
+        for (let j = 0; j < 4; j++) {
+          const g = this.idx[4 * k + j];
+          if (w[g] === 0) continue;
+          const g3 = 3 * g;
+          if (p[g3] !== x[g3] || p[g3 + 1] !== x[g3 + 1] || p[g3 + 2] !== x[g3 + 2]) {
+            p[g3] = x[g3];
+            p[g3 + 1] = x[g3 + 1];
+            p[g3 + 2] = x[g3 + 2];
+            stopped++;
+          }
+        }
+      }
+      this.count = before;
+      this.stats.frozen += stopped;
+      if (stopped === 0) return; // only kinematic vertices cross: nothing can stop them
+    }
+  }
+
+  /**
+   * Crossing test x → p over all candidates; each crossing adds a constraint.
+   * Returns the number of crossings.
+   */
+  private findCrossings(store: ParticleStore): number {
+    const x = store.x,
+      p = store.p,
+      v = store.v;
+    this.sweptBoxes(x, p, 0);
+    const vert = this.vertex,
+      tri = this.tri,
+      edge = this.edge,
+      sv = this.sv,
+      st = this.st,
+      label = this.label;
+    const tangled = this.tangled;
+    let n = 0;
+    const vt = this.vtCand;
+    for (let k = 0; k < this.vtCount; k++) {
+      const q = vt[2 * k],
+        t = vt[2 * k + 1];
+      const oq = 6 * q,
+        ot = 6 * t;
+      if (
+        sv[oq] > st[ot + 3] ||
+        sv[oq + 3] < st[ot] ||
+        sv[oq + 1] > st[ot + 4] ||
+        sv[oq + 4] < st[ot + 1] ||
+        sv[oq + 2] > st[ot + 5] ||
+        sv[oq + 5] < st[ot + 2]
+      )
+        continue;
+      const a = tri[3 * t],
+        b = tri[3 * t + 1],
+        c = tri[3 * t + 2];
+      if (tangled && (label[q] !== 0 || label[a] !== 0 || label[b] !== 0 || label[c] !== 0)) continue;
+      if (this.detectVertexTriangle(x, p, v, q, t, vert[q], vert[a], vert[b], vert[c], 1)) n++;
+    }
+    const ee = this.eeCand;
+    for (let k = 0; k < this.eeCount; k++) {
+      const e = ee[2 * k],
+        f = ee[2 * k + 1];
+      const a = edge[2 * e],
+        b = edge[2 * e + 1],
+        c = edge[2 * f],
+        d = edge[2 * f + 1];
+      const oa = 6 * a,
+        ob = 6 * b,
+        oc = 6 * c,
+        od = 6 * d;
+      if (
+        Math.min(sv[oa], sv[ob]) > Math.max(sv[oc + 3], sv[od + 3]) ||
+        Math.max(sv[oa + 3], sv[ob + 3]) < Math.min(sv[oc], sv[od]) ||
+        Math.min(sv[oa + 1], sv[ob + 1]) > Math.max(sv[oc + 4], sv[od + 4]) ||
+        Math.max(sv[oa + 4], sv[ob + 4]) < Math.min(sv[oc + 1], sv[od + 1]) ||
+        Math.min(sv[oa + 2], sv[ob + 2]) > Math.max(sv[oc + 5], sv[od + 5]) ||
+        Math.max(sv[oa + 5], sv[ob + 5]) < Math.min(sv[oc + 2], sv[od + 2])
+      )
+        continue;
+      if (tangled && (label[a] !== 0 || label[b] !== 0 || label[c] !== 0 || label[d] !== 0)) continue;
+      if (this.detectEdgeEdge(x, p, v, e, f, vert[a], vert[b], vert[c], vert[d], 1)) n++;
+    }
+    return n;
+  }
+
+  endStep(ctx: StepContext): void {
+    if (!this.anyRestitution || this.count === 0) return;
+    // restitution (Algorithm 1, line 16): reflect the relative normal velocity of contacts that acted
+    const v = ctx.store.v,
+      w = ctx.store.invMass,
+      p = ctx.store.x;
+    const g = ctx.gravity;
+    const threshold = 2 * Math.sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * ctx.h;
+    for (let k = 0; k < this.count; k++) {
+      const e = this.rest[k];
+      if (e === 0 || this.lambda[k] <= 0 || -this.vn0[k] <= threshold) continue;
+      const i0 = 3 * this.idx[4 * k],
+        i1 = 3 * this.idx[4 * k + 1],
+        i2 = 3 * this.idx[4 * k + 2],
+        i3 = 3 * this.idx[4 * k + 3];
+      const s = this.side[k];
+      let c0: number, c1: number, c2: number, c3: number;
+      let nx: number, ny: number, nz: number;
+      if (this.type[k] === TYPE_VT) {
+        const r = contactFrameVT(p, i0, i1, i2, i3);
+        if (!r) continue;
+        nx = frame[0];
+        ny = frame[1];
+        nz = frame[2];
+        c0 = 1;
+        c1 = -frame[3];
+        c2 = -frame[4];
+        c3 = -frame[5];
+      } else {
+        const r = contactFrameEE(p, i0, i1, i2, i3);
+        if (!r) continue;
+        nx = frame[0];
+        ny = frame[1];
+        nz = frame[2];
+        c0 = 1 - frame[3];
+        c1 = frame[3];
+        c2 = frame[4] - 1;
+        c3 = -frame[4];
+      }
+      const vn =
+        s *
+        ((c0 * v[i0] + c1 * v[i1] + c2 * v[i2] + c3 * v[i3]) * nx +
+          (c0 * v[i0 + 1] + c1 * v[i1 + 1] + c2 * v[i2 + 1] + c3 * v[i3 + 1]) * ny +
+          (c0 * v[i0 + 2] + c1 * v[i1 + 2] + c2 * v[i2 + 2] + c3 * v[i3 + 2]) * nz);
+      const target = -e * this.vn0[k];
+      const dv = target - vn;
+      if (dv <= 0) continue;
+      const w0 = w[i0 / 3],
+        w1 = w[i1 / 3],
+        w2 = w[i2 / 3],
+        w3 = w[i3 / 3];
+      const W = w0 * c0 * c0 + w1 * c1 * c1 + w2 * c2 * c2 + w3 * c3 * c3;
+      if (!(W > 1e-30)) continue;
+      const f = (s * dv) / W;
+      for (let j = 0; j < 3; j++) {
+        const n = j === 0 ? nx : j === 1 ? ny : nz;
+        v[i0 + j] += w0 * c0 * f * n;
+        v[i1 + j] += w1 * c1 * f * n;
+        v[i2 + j] += w2 * c2 * f * n;
+        v[i3 + j] += w3 * c3 * f * n;
+      }
+    }
+  }
+
+  /** Largest penetration h − s·d (m) over the current contacts, at x. */
+  maxViolation(store: ParticleStore): number {
+    const x = store.x;
+    let m = 0;
+    for (let k = 0; k < this.count; k++) {
+      if ((this.flags[k] & FLAG_FLIP) !== 0) continue;
+      const i0 = 3 * this.idx[4 * k],
+        i1 = 3 * this.idx[4 * k + 1],
+        i2 = 3 * this.idx[4 * k + 2],
+        i3 = 3 * this.idx[4 * k + 3];
+      const ok =
+        this.type[k] === TYPE_VT ? contactFrameVT(x, i0, i1, i2, i3) : contactFrameEE(x, i0, i1, i2, i3);
+      if (!ok) continue;
+      const pen = this.thick[k] - this.side[k] * frame[6];
+      if (pen > m) m = pen;
+    }
+    return m;
+  }
+
+  /** Contact k for inspection and tests: type, particle indices, side, thickness. */
+  contact(k: number): {
+    type: 'vertex-triangle' | 'edge-edge';
+    particles: number[];
+    side: number;
+    thickness: number;
+  } {
+    return {
+      type: this.type[k] === TYPE_VT ? 'vertex-triangle' : 'edge-edge',
+      particles: Array.from(this.idx.subarray(4 * k, 4 * k + 4)),
+      side: this.side[k],
+      thickness: this.thick[k],
+    };
+  }
+}
+
+/** Output of contactFrame*: normal (3), two or three weights, signed distance at [6]. */
+const frame = new Float64Array(7);
+
+/** Normal, barycentric coordinates and signed plane distance of a vertex–triangle contact. */
+function contactFrameVT(p: Float64Array, i0: number, i1: number, i2: number, i3: number): boolean {
+  const ax = p[i1],
+    ay = p[i1 + 1],
+    az = p[i1 + 2];
+  const ux = p[i2] - ax,
+    uy = p[i2 + 1] - ay,
+    uz = p[i2 + 2] - az;
+  const vx = p[i3] - ax,
+    vy = p[i3 + 1] - ay,
+    vz = p[i3 + 2] - az;
+  let nx = uy * vz - uz * vy,
+    ny = uz * vx - ux * vz,
+    nz = ux * vy - uy * vx;
+  const n2 = nx * nx + ny * ny + nz * nz;
+  if (!(n2 > 1e-30)) return false;
+  const inv = 1 / Math.sqrt(n2);
+  nx *= inv;
+  ny *= inv;
+  nz *= inv;
+  const rx = p[i0] - ax,
+    ry = p[i0 + 1] - ay,
+    rz = p[i0 + 2] - az;
+  const bb = ((ry * vz - rz * vy) * nx + (rz * vx - rx * vz) * ny + (rx * vy - ry * vx) * nz) * inv;
+  const bc = ((uy * rz - uz * ry) * nx + (uz * rx - ux * rz) * ny + (ux * ry - uy * rx) * nz) * inv;
+  frame[0] = nx;
+  frame[1] = ny;
+  frame[2] = nz;
+  frame[3] = 1 - bb - bc;
+  frame[4] = bb;
+  frame[5] = bc;
+  frame[6] = rx * nx + ry * ny + rz * nz;
+  return true;
+}
+
+/** Normal, line parameters (t, u) and signed line distance of an edge–edge contact. */
+function contactFrameEE(p: Float64Array, i0: number, i1: number, i2: number, i3: number): boolean {
+  const ux = p[i1] - p[i0],
+    uy = p[i1 + 1] - p[i0 + 1],
+    uz = p[i1 + 2] - p[i0 + 2];
+  const vx = p[i3] - p[i2],
+    vy = p[i3 + 1] - p[i2 + 1],
+    vz = p[i3 + 2] - p[i2 + 2];
+  let nx = uy * vz - uz * vy,
+    ny = uz * vx - ux * vz,
+    nz = ux * vy - uy * vx;
+  const n2 = nx * nx + ny * ny + nz * nz;
+  const A = ux * ux + uy * uy + uz * uz,
+    Cc = vx * vx + vy * vy + vz * vz;
+  if (!(n2 > 1e-12 * A * Cc) || !(n2 > 1e-30)) return false;
+  const inv = 1 / Math.sqrt(n2);
+  nx *= inv;
+  ny *= inv;
+  nz *= inv;
+  const rx = p[i0] - p[i2],
+    ry = p[i0 + 1] - p[i2 + 1],
+    rz = p[i0 + 2] - p[i2 + 2];
+  const B = ux * vx + uy * vy + uz * vz;
+  const D = ux * rx + uy * ry + uz * rz,
+    E = vx * rx + vy * ry + vz * rz;
+  const den = A * Cc - B * B;
+  frame[0] = nx;
+  frame[1] = ny;
+  frame[2] = nz;
+  frame[3] = (B * E - Cc * D) / den;
+  frame[4] = (A * E - B * D) / den;
+  frame[6] = rx * nx + ry * ny + rz * nz;
+  return true;
+}
+
+/** Signed distance of q from the plane of (a, b, c) (0 for a degenerate triangle). */
+function planeDistance(p: Float64Array, q3: number, a3: number, b3: number, c3: number): number {
+  const ax = p[a3],
+    ay = p[a3 + 1],
+    az = p[a3 + 2];
+  const ux = p[b3] - ax,
+    uy = p[b3 + 1] - ay,
+    uz = p[b3 + 2] - az;
+  const vx = p[c3] - ax,
+    vy = p[c3 + 1] - ay,
+    vz = p[c3 + 2] - az;
+  const nx = uy * vz - uz * vy,
+    ny = uz * vx - ux * vz,
+    nz = ux * vy - uy * vx;
+  const n = Math.sqrt(nx * nx + ny * ny + nz * nz);
+  if (!(n > 1e-300)) return 0;
+  return ((p[q3] - ax) * nx + (p[q3 + 1] - ay) * ny + (p[q3 + 2] - az) * nz) / n;
+}
+
+/** Signed distance between the lines a–b and c–d along (b − a) × (d − c) (0 when parallel). */
+function lineDistance(p: Float64Array, a3: number, b3: number, c3: number, d3: number): number {
+  const ux = p[b3] - p[a3],
+    uy = p[b3 + 1] - p[a3 + 1],
+    uz = p[b3 + 2] - p[a3 + 2];
+  const vx = p[d3] - p[c3],
+    vy = p[d3 + 1] - p[c3 + 1],
+    vz = p[d3 + 2] - p[c3 + 2];
+  const nx = uy * vz - uz * vy,
+    ny = uz * vx - ux * vz,
+    nz = ux * vy - uy * vx;
+  const n = Math.sqrt(nx * nx + ny * ny + nz * nz);
+  if (!(n > 1e-300)) return 0;
+  return ((p[a3] - p[c3]) * nx + (p[a3 + 1] - p[c3 + 1]) * ny + (p[a3 + 2] - p[c3 + 2]) * nz) / n;
+}
+
+function relativeNormalVelocityVT(
+  x: Float64Array,
+  v: Float64Array,
+  q3: number,
+  a3: number,
+  b3: number,
+  c3: number,
+): number {
+  if (!contactFrameVT(x, q3, a3, b3, c3)) return 0;
+  const ba = frame[3],
+    bb = frame[4],
+    bc = frame[5];
+  let r = 0;
+  for (let j = 0; j < 3; j++) r += (v[q3 + j] - ba * v[a3 + j] - bb * v[b3 + j] - bc * v[c3 + j]) * frame[j];
+  return r;
+}
+
+function relativeNormalVelocityEE(
+  x: Float64Array,
+  v: Float64Array,
+  a3: number,
+  b3: number,
+  c3: number,
+  d3: number,
+): number {
+  if (!contactFrameEE(x, a3, b3, c3, d3)) return 0;
+  const t = frame[3],
+    u = frame[4];
+  let r = 0;
+  for (let j = 0; j < 3; j++)
+    r += ((1 - t) * v[a3 + j] + t * v[b3 + j] - (1 - u) * v[c3 + j] - u * v[d3 + j]) * frame[j];
+  return r;
+}
+
+/** out box t = union of the vertex boxes a, b, c grown by g. */
+function unionBox(
+  out: Float64Array,
+  t: number,
+  vb: Float64Array,
+  a: number,
+  b: number,
+  c: number,
+  g: number,
+): void {
+  const o = 6 * t,
+    oa = 6 * a,
+    ob = 6 * b,
+    oc = 6 * c;
+  for (let k = 0; k < 3; k++) {
+    let lo = vb[oa + k];
+    if (vb[ob + k] < lo) lo = vb[ob + k];
+    if (vb[oc + k] < lo) lo = vb[oc + k];
+    let hi = vb[oa + 3 + k];
+    if (vb[ob + 3 + k] > hi) hi = vb[ob + 3 + k];
+    if (vb[oc + 3 + k] > hi) hi = vb[oc + 3 + k];
+    out[o + k] = lo - g;
+    out[o + 3 + k] = hi + g;
+  }
+}
+
+function unionBox2(out: Float64Array, e: number, vb: Float64Array, a: number, b: number, g: number): void {
+  const o = 6 * e,
+    oa = 6 * a,
+    ob = 6 * b;
+  for (let k = 0; k < 3; k++) {
+    out[o + k] = (vb[oa + k] < vb[ob + k] ? vb[oa + k] : vb[ob + k]) - g;
+    out[o + 3 + k] = (vb[oa + 3 + k] > vb[ob + 3 + k] ? vb[oa + 3 + k] : vb[ob + 3 + k]) + g;
+  }
+}
+
+function grow32(a: Int32Array, need: number): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(Math.max(need, 2 * a.length, 64));
+  b.set(a);
+  return b;
+}
