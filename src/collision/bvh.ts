@@ -118,12 +118,12 @@ export class Bvh {
       } else if (this.itemCount > 0) {
         const l = 6 * (n + 1),
           r = 6 * this.right[n];
-        x0 = B[l] < B[r] ? B[l] : B[r];
-        y0 = B[l + 1] < B[r + 1] ? B[l + 1] : B[r + 1];
-        z0 = B[l + 2] < B[r + 2] ? B[l + 2] : B[r + 2];
-        x1 = B[l + 3] > B[r + 3] ? B[l + 3] : B[r + 3];
-        y1 = B[l + 4] > B[r + 4] ? B[l + 4] : B[r + 4];
-        z1 = B[l + 5] > B[r + 5] ? B[l + 5] : B[r + 5];
+        x0 = Math.min(B[l], B[r]);
+        y0 = Math.min(B[l + 1], B[r + 1]);
+        z0 = Math.min(B[l + 2], B[r + 2]);
+        x1 = Math.max(B[l + 3], B[r + 3]);
+        y1 = Math.max(B[l + 4], B[r + 4]);
+        z1 = Math.max(B[l + 5], B[r + 5]);
       }
       B[o] = x0;
       B[o + 1] = y0;
@@ -215,7 +215,7 @@ function selectNth(
     const a = centroid[3 * items[lo] + axis],
       b = centroid[3 * items[mid] + axis],
       c = centroid[3 * items[hi] + axis];
-    const pivot = a < b ? (b < c ? b : a < c ? c : a) : a < c ? a : b < c ? c : b;
+    const pivot = a < b ? (b < c ? b : Math.max(a, c)) : a < c ? a : Math.max(b, c);
     let i = lo,
       j = hi;
     while (i <= j) {

@@ -167,7 +167,7 @@ function closestOnDegenerate(
       dz = tz - sz;
     const len2 = dx * dx + dy * dy + dz * dz;
     let s = len2 > 0 ? ((px - sx) * dx + (py - sy) * dy + (pz - sz) * dz) / len2 : 0;
-    s = s < 0 ? 0 : s > 1 ? 1 : s;
+    s = s < 0 ? 0 : Math.min(s, 1);
     const qx = sx + s * dx - px,
       qy = sy + s * dy - py,
       qz = sz + s * dz - pz;
@@ -267,7 +267,7 @@ export function closestSegmentSegment(
 }
 
 function clamp01(x: number): number {
-  return x < 0 ? 0 : x > 1 ? 1 : x;
+  return x < 0 ? 0 : Math.min(x, 1);
 }
 
 // ---- the coplanarity cubic -------------------------------------------------

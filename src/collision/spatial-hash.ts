@@ -70,7 +70,7 @@ export class SpatialHash {
     for (let i = 0; i < count; i++) {
       const o = 6 * i;
       const e = Math.max(boxes[o + 3] - boxes[o], boxes[o + 4] - boxes[o + 1], boxes[o + 5] - boxes[o + 2]);
-      if (e === e) ext[m++] = e; // skip NaN
+      if (!Number.isNaN(e)) ext[m++] = e;
     }
     let c = min;
     if (m > 0) {

@@ -145,9 +145,6 @@ export class SurfaceContacts implements ConstraintSet {
   private eBox = new Float64Array(0);
   private readonly tHash = new SpatialHash(1);
   private readonly eHash = new SpatialHash(1);
-  private edgeStamp = new Int32Array(0);
-  /** The three edges of each triangle. */
-  private triEdge = new Int32Array(0);
   private valid = false;
   /** Candidate vertex–triangle pairs: (surface vertex, triangle). */
   vtCand: Int32Array = new Int32Array(0);
@@ -280,15 +277,14 @@ export class SurfaceContacts implements ConstraintSet {
       tris: number[] = [],
       tsurf: number[] = [],
       edges: number[] = [],
-      esurf: number[] = [],
-      triEdges: number[] = [];
+      esurf: number[] = [];
     const local = new Map<number, number>();
     for (let si = 0; si < S; si++) {
       const s = this.surfaces[si];
       s.version = s.body.topologyVersion;
       const t = s.body.renderTriangles();
       const off = s.body.offset;
-      const edgeSeen = new Map<number, number>();
+      const edgeSeen = new Set<number>();
       for (let k = 0; k < t.length; k += 3) {
         const ids = [0, 0, 0];
         for (let j = 0; j < 3; j++) {
@@ -308,14 +304,10 @@ export class SurfaceContacts implements ConstraintSet {
           const a = ids[j],
             b = ids[(j + 1) % 3];
           const key = Math.min(a, b) * 67108864 + Math.max(a, b);
-          let e = edgeSeen.get(key);
-          if (e === undefined) {
-            e = edges.length / 2;
-            edgeSeen.set(key, e);
-            edges.push(Math.min(a, b), Math.max(a, b));
-            esurf.push(si);
-          }
-          triEdges.push(e);
+          if (edgeSeen.has(key)) continue;
+          edgeSeen.add(key);
+          edges.push(Math.min(a, b), Math.max(a, b));
+          esurf.push(si);
         }
       }
     }
@@ -325,7 +317,6 @@ export class SurfaceContacts implements ConstraintSet {
     this.triSurface = Int32Array.from(tsurf);
     this.edge = Int32Array.from(edges);
     this.edgeSurface = Int32Array.from(esurf);
-    this.triEdge = Int32Array.from(triEdges);
     this.vertexCount = verts.length;
     this.triCount = tris.length / 3;
     this.edgeCount = edges.length / 2;
@@ -623,12 +614,12 @@ export class SurfaceContacts implements ConstraintSet {
         x1 = p[g],
         y1 = p[g + 1],
         z1 = p[g + 2];
-      sv[o] = x0 < x1 ? x0 : x1;
-      sv[o + 1] = y0 < y1 ? y0 : y1;
-      sv[o + 2] = z0 < z1 ? z0 : z1;
-      sv[o + 3] = x0 > x1 ? x0 : x1;
-      sv[o + 4] = y0 > y1 ? y0 : y1;
-      sv[o + 5] = z0 > z1 ? z0 : z1;
+      sv[o] = Math.min(x0, x1);
+      sv[o + 1] = Math.min(y0, y1);
+      sv[o + 2] = Math.min(z0, z1);
+      sv[o + 3] = Math.max(x0, x1);
+      sv[o + 4] = Math.max(y0, y1);
+      sv[o + 5] = Math.max(z0, z1);
     }
     for (let t = 0; t < nt; t++) unionBox(st, t, sv, tri[3 * t], tri[3 * t + 1], tri[3 * t + 2], grow);
   }
@@ -696,20 +687,20 @@ export class SurfaceContacts implements ConstraintSet {
         oc = 6 * c,
         od = 6 * d;
       const h = reach;
-      const e0x = (sv[oa] < sv[ob] ? sv[oa] : sv[ob]) - h,
-        e1x = (sv[oa + 3] > sv[ob + 3] ? sv[oa + 3] : sv[ob + 3]) + h;
-      const f0x = sv[oc] < sv[od] ? sv[oc] : sv[od],
-        f1x = sv[oc + 3] > sv[od + 3] ? sv[oc + 3] : sv[od + 3];
+      const e0x = Math.min(sv[oa], sv[ob]) - h,
+        e1x = Math.max(sv[oa + 3], sv[ob + 3]) + h;
+      const f0x = Math.min(sv[oc], sv[od]),
+        f1x = Math.max(sv[oc + 3], sv[od + 3]);
       if (e0x > f1x || e1x < f0x) continue;
-      const e0y = (sv[oa + 1] < sv[ob + 1] ? sv[oa + 1] : sv[ob + 1]) - h,
-        e1y = (sv[oa + 4] > sv[ob + 4] ? sv[oa + 4] : sv[ob + 4]) + h;
-      const f0y = sv[oc + 1] < sv[od + 1] ? sv[oc + 1] : sv[od + 1],
-        f1y = sv[oc + 4] > sv[od + 4] ? sv[oc + 4] : sv[od + 4];
+      const e0y = Math.min(sv[oa + 1], sv[ob + 1]) - h,
+        e1y = Math.max(sv[oa + 4], sv[ob + 4]) + h;
+      const f0y = Math.min(sv[oc + 1], sv[od + 1]),
+        f1y = Math.max(sv[oc + 4], sv[od + 4]);
       if (e0y > f1y || e1y < f0y) continue;
-      const e0z = (sv[oa + 2] < sv[ob + 2] ? sv[oa + 2] : sv[ob + 2]) - h,
-        e1z = (sv[oa + 5] > sv[ob + 5] ? sv[oa + 5] : sv[ob + 5]) + h;
-      const f0z = sv[oc + 2] < sv[od + 2] ? sv[oc + 2] : sv[od + 2],
-        f1z = sv[oc + 5] > sv[od + 5] ? sv[oc + 5] : sv[od + 5];
+      const e0z = Math.min(sv[oa + 2], sv[ob + 2]) - h,
+        e1z = Math.max(sv[oa + 5], sv[ob + 5]) + h;
+      const f0z = Math.min(sv[oc + 2], sv[od + 2]),
+        f1z = Math.max(sv[oc + 5], sv[od + 5]);
       if (e0z > f1z || e1z < f0z) continue;
       if (tangled && !(label[a] === label[b] && label[a] === label[c] && label[a] === label[d])) continue;
       const ga = vert[a],
@@ -1507,8 +1498,8 @@ function unionBox2(out: Float64Array, e: number, vb: Float64Array, a: number, b:
     oa = 6 * a,
     ob = 6 * b;
   for (let k = 0; k < 3; k++) {
-    out[o + k] = (vb[oa + k] < vb[ob + k] ? vb[oa + k] : vb[ob + k]) - g;
-    out[o + 3 + k] = (vb[oa + 3 + k] > vb[ob + 3 + k] ? vb[oa + 3 + k] : vb[ob + 3 + k]) + g;
+    out[o + k] = Math.min(vb[oa + k], vb[ob + k]) - g;
+    out[o + 3 + k] = Math.max(vb[oa + 3 + k], vb[ob + 3 + k]) + g;
   }
 }
 
