@@ -4,6 +4,7 @@ import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { closestPointTriangle, closestSegmentSegment, edgeEdgeCcd, vertexTriangleCcd } from './geometry.js';
 import { SpatialHash } from './spatial-hash.js';
+import { Untangler } from './untangle.js';
 
 /** Contact settings of one registered surface (a cloth, a soft body's skin …). */
 export interface SurfaceOptions {
@@ -47,6 +48,8 @@ export interface SurfaceContactStats {
   failsafeCrossings: number;
   /** Vertices the fail-safe stopped (reset to their start-of-substep position) since the start. */
   frozen: number;
+  /** Edge–triangle intersections found by the last untangling analysis. */
+  intersections: number;
 }
 
 const TYPE_VT = 0;
@@ -114,7 +117,15 @@ export class SurfaceContacts implements ConstraintSet {
     rebuilds: 0,
     failsafeCrossings: 0,
     frozen: 0,
+    intersections: 0,
   };
+  /** Detect and resolve existing intersections (see Untangler). Default true. */
+  untangle = true;
+  /** Run the untangling analysis every this many steps. Default 1. */
+  untangleEvery = 1;
+  private readonly untangler = new Untangler(this);
+  private stepIndex = 0;
+  private topologyVersion = 0;
 
   // ---- combined topology of all surfaces (surface-vertex ids and global particle ids)
   /** Global particle index of each surface vertex. */
@@ -253,6 +264,11 @@ export class SurfaceContacts implements ConstraintSet {
     this.topologyDirty = true;
   }
 
+  /** Are contacts between surfaces a and b (indices into `surfaces`) switched on? */
+  pairActive(a: number, b: number): boolean {
+    return this.pairOn[a * this.surfaces.length + b] === 1;
+  }
+
   private pairEnabled(a: number, b: number): boolean {
     const o = this.pairOverride.get(Math.min(a, b) * 65536 + Math.max(a, b));
     if (o !== undefined) return o;
@@ -268,6 +284,7 @@ export class SurfaceContacts implements ConstraintSet {
     for (const s of this.surfaces) if (s.version !== s.body.topologyVersion) dirty = true;
     if (!dirty) return;
     this.topologyDirty = false;
+    this.topologyVersion++;
     const S = this.surfaces.length;
     this.pairOn = new Uint8Array(S * S);
     for (let a = 0; a < S; a++)
@@ -284,6 +301,17 @@ export class SurfaceContacts implements ConstraintSet {
       s.version = s.body.topologyVersion;
       const t = s.body.renderTriangles();
       const off = s.body.offset;
+      if (t.length === 0) {
+        // a body without triangles takes part as points (vertex–triangle contacts only)
+        for (let i = 0; i < s.body.activeCount; i++) {
+          const g = off + i;
+          if (local.has(g)) continue;
+          local.set(g, verts.length);
+          verts.push(g);
+          vsurf.push(si);
+        }
+        continue;
+      }
       const edgeSeen = new Set<number>();
       for (let k = 0; k < t.length; k += 3) {
         const ids = [0, 0, 0];
@@ -634,6 +662,16 @@ export class SurfaceContacts implements ConstraintSet {
     const x = store.x,
       p = store.p,
       v = store.v;
+    if (ctx.substep === 0) {
+      if (this.untangle && this.stepIndex % this.untangleEvery === 0)
+        this.stats.intersections = this.untangler.analyse(store, this.topologyVersion);
+      else if (!this.untangle && this.tangled) {
+        this.label.fill(0);
+        this.tangled = false;
+        this.flipCount = 0;
+      }
+      this.stepIndex++;
+    }
     if (!this.stillValid(x, p)) this.rebuild(store);
     const reach = this.maxReach();
     this.sweptBoxes(x, p, reach);

@@ -15,15 +15,23 @@ import { World } from '../../core/world.js';
 import { jsonErrorOffset, lineColumn } from '../json-position.js';
 import { buildCloth, clothBody } from './cloth.js';
 import { buildCoreCollider, coreColliderSchemas } from './colliders.js';
+import {
+  buildCollision,
+  buildGranular,
+  buildMeshCollider,
+  collisionSettings,
+  granularBody,
+  meshCollider,
+} from './collision.js';
 import { type BuildContext, formatPath, SceneError, type SceneIssue, vec3 } from './common.js';
 import { meshFiles } from './meshes.js';
 
 // ---- the registry -------------------------------------------------------
 
 /** Every body type a scene can hold. */
-export const bodySchemas = [clothBody] as const;
+export const bodySchemas = [clothBody, granularBody] as const;
 /** Every collider type a scene can hold. */
-export const colliderSchemas = [...coreColliderSchemas] as const;
+export const colliderSchemas = [...coreColliderSchemas, meshCollider] as const;
 
 export type BodySpec = z.infer<(typeof bodySchemas)[number]>;
 export type ColliderSpec = z.infer<(typeof colliderSchemas)[number]>;
@@ -34,9 +42,16 @@ type BuilderMap = {
 
 export const bodyBuilders: BuilderMap = {
   cloth: buildCloth,
+  granular: buildGranular,
 };
 
-function buildCollider(spec: ColliderSpec, world: World, where: string): Collider {
+function buildCollider(
+  spec: ColliderSpec,
+  world: World,
+  where: string,
+  readFile: (path: string) => string,
+): Collider {
+  if (spec.type === 'mesh') return buildMeshCollider(spec, world, where, readFile);
   return buildCoreCollider(spec, world, where);
 }
 
@@ -89,6 +104,7 @@ export const sceneSchema = z
     world: worldSettings.optional(),
     bodies: z.array(z.discriminatedUnion('type', bodySchemas)).min(1),
     colliders: z.array(z.discriminatedUnion('type', colliderSchemas)).optional(),
+    collision: collisionSettings.optional(),
     output: outputSettings.optional(),
   })
   .describe('a pbdkit scene');
@@ -189,12 +205,15 @@ export function buildScene(spec: SceneSpec, options: BuildOptions = {}): SceneIn
     });
   try {
     const world = new World({ ...(spec.world ?? {}), sharedMemory: options.sharedMemory });
-    const colliders = (spec.colliders ?? []).map((c, k) => buildCollider(c, world, `colliders[${k}]`));
+    const colliders = (spec.colliders ?? []).map((c, k) =>
+      buildCollider(c, world, `colliders[${k}]`, readFile),
+    );
     const bodies = spec.bodies.map((b, k) => {
       const ctx: BuildContext = { world, readFile, where: `bodies[${k}]` };
       const build = bodyBuilders[b.type] as (spec: BodySpec, ctx: BuildContext) => Body;
       return build(b, ctx);
     });
+    if (spec.collision) buildCollision(spec.collision, world, bodies);
     return {
       spec,
       world,
@@ -218,6 +237,7 @@ export function loadScene(text: string, options: BuildOptions = {}): SceneInstan
 export function sceneFiles(spec: SceneSpec): string[] {
   const out: string[] = [];
   for (const b of spec.bodies) if ('mesh' in b && b.mesh) out.push(...meshFiles(b.mesh));
+  for (const c of spec.colliders ?? []) if (c.type === 'mesh') out.push(...meshFiles(c.mesh));
   return out;
 }
 
