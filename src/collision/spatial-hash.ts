@@ -44,6 +44,10 @@ export class SpatialHash {
   /** Results of the last query: result[0 .. resultCount). */
   result: Int32Array = new Int32Array(64);
   resultCount = 0;
+  /** Items whose boxes changed since the build: every query tests them directly. */
+  private overflow = new Int32Array(0);
+  private overflowCount = 0;
+  private inOverflow = new Uint8Array(0);
 
   constructor(cellSize: number, depth = 0) {
     this.cellSize = cellSize;
@@ -106,6 +110,13 @@ export class SpatialHash {
       this.stamp = new Int32Array(Math.max(count, 2 * this.stamp.length));
       this.stampId = 0;
     }
+    if (this.inOverflow.length < count) {
+      this.inOverflow = new Uint8Array(Math.max(count, 2 * this.inOverflow.length));
+      this.overflow = new Int32Array(this.inOverflow.length);
+    } else {
+      for (let k = 0; k < this.overflowCount; k++) this.inOverflow[this.overflow[k]] = 0;
+    }
+    this.overflowCount = 0;
     const start = this.cellStart,
       mask = this.mask,
       bucketOf = this.bucketOf;
@@ -149,6 +160,19 @@ export class SpatialHash {
       const b = bucketOf[i];
       if (b >= 0) entries[cursor[b]++] = i;
     }
+  }
+
+  /**
+   * Item i's box (in the array given to build) has changed: queries test it
+   * directly from now on, until the next build. Returns the number of such
+   * items, so that the caller can rebuild when they become many.
+   */
+  moved(i: number): number {
+    if (this.inOverflow[i] === 0) {
+      this.inOverflow[i] = 1;
+      this.overflow[this.overflowCount++] = i;
+    }
+    return this.overflowCount;
   }
 
   private nextStamp(): number {
@@ -235,6 +259,23 @@ export class SpatialHash {
         }
       }
     }
+    for (let k = 0; k < this.overflowCount; k++) {
+      const i = this.overflow[k];
+      if (i <= after || stamp[i] === id) continue;
+      stamp[i] = id;
+      const o = 6 * i;
+      if (
+        boxes[o] > maxx ||
+        boxes[o + 3] < minx ||
+        boxes[o + 1] > maxy ||
+        boxes[o + 4] < miny ||
+        boxes[o + 2] > maxz ||
+        boxes[o + 5] < minz
+      )
+        continue;
+      if (n === result.length) result = this.growResult();
+      result[n++] = i;
+    }
     if (this.childUsed) {
       const ch = this.child!;
       const m = ch.query(minx, miny, minz, maxx, maxy, maxz);
@@ -242,14 +283,15 @@ export class SpatialHash {
         big = this.big;
       for (let k = 0; k < m; k++) {
         const i = big[cr[k]];
-        if (i <= after) continue;
+        if (i <= after || stamp[i] === id) continue;
+        stamp[i] = id;
         if (n === result.length) result = this.growResult();
         result[n++] = i;
       }
     } else {
       for (let k = 0; k < this.bigCount; k++) {
         const i = this.big[k];
-        if (i <= after) continue;
+        if (i <= after || stamp[i] === id) continue;
         const o = 6 * i;
         if (
           boxes[o] > maxx ||

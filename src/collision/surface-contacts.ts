@@ -42,8 +42,10 @@ export interface SurfaceContactStats {
   edgeEdgeCandidates: number;
   /** Constraints generated in the last substep. */
   contacts: number;
-  /** Broad phase rebuilds since the start. */
+  /** Full broad phase rebuilds since the start. */
   rebuilds: number;
+  /** Incremental broad phase updates (only the vertices that moved too far) since the start. */
+  partialUpdates: number;
   /** Crossings found by the fail-safe check after the solver (since the start). */
   failsafeCrossings: number;
   /** Vertices the fail-safe stopped (reset to their start-of-substep position) since the start. */
@@ -115,6 +117,7 @@ export class SurfaceContacts implements ConstraintSet {
     edgeEdgeCandidates: 0,
     contacts: 0,
     rebuilds: 0,
+    partialUpdates: 0,
     failsafeCrossings: 0,
     frozen: 0,
     intersections: 0,
@@ -154,9 +157,24 @@ export class SurfaceContacts implements ConstraintSet {
   private vBox = new Float64Array(0);
   private tBox = new Float64Array(0);
   private eBox = new Float64Array(0);
+  private readonly vHash = new SpatialHash(1);
   private readonly tHash = new SpatialHash(1);
   private readonly eHash = new SpatialHash(1);
   private valid = false;
+  private readonly refCentroid = new Float64Array(3);
+  private readonly driftX = new Float64Array(3);
+  private readonly driftP = new Float64Array(3);
+  private violators = new Int32Array(0);
+  private vDirty = new Uint8Array(0);
+  private tDirty = new Uint8Array(0);
+  private eDirty = new Uint8Array(0);
+  private dirtyTris = new Int32Array(0);
+  private dirtyEdges = new Int32Array(0);
+  /** Vertex → triangles and vertex → edges (CSR). */
+  private vtStart = new Int32Array(1);
+  private vtList = new Int32Array(0);
+  private veStart = new Int32Array(1);
+  private veList = new Int32Array(0);
   /** Candidate vertex–triangle pairs: (surface vertex, triangle). */
   vtCand: Int32Array = new Int32Array(0);
   vtCount = 0;
@@ -166,6 +184,11 @@ export class SurfaceContacts implements ConstraintSet {
   /** Swept boxes of the current substep. */
   private sv = new Float64Array(0);
   private st = new Float64Array(0);
+  /** |p − x| of every surface vertex in the current substep. */
+  private motion = new Float64Array(0);
+  /** Distance at x of each candidate pair (−1: not computed this substep). */
+  private vtDist: Float64Array = new Float64Array(0);
+  private eeDist: Float64Array = new Float64Array(0);
 
   // ---- untangling (see Untangler): per surface vertex region label, 0 = untangled
   /** Region labels from the untangling analysis; pairs touching labelled vertices follow its rules. */
@@ -353,10 +376,32 @@ export class SurfaceContacts implements ConstraintSet {
     this.delta = new Float64Array(nv);
     this.vBox = new Float64Array(6 * nv);
     this.sv = new Float64Array(6 * nv);
+    this.motion = new Float64Array(nv);
     this.tBox = new Float64Array(6 * this.triCount);
     this.st = new Float64Array(6 * this.triCount);
     this.eBox = new Float64Array(6 * this.edgeCount);
     this.label = new Int32Array(nv);
+    this.violators = new Int32Array(nv);
+    this.vDirty = new Uint8Array(nv);
+    this.tDirty = new Uint8Array(this.triCount);
+    this.eDirty = new Uint8Array(this.edgeCount);
+    this.dirtyTris = new Int32Array(this.triCount);
+    this.dirtyEdges = new Int32Array(this.edgeCount);
+    const csr = (
+      items: Int32Array,
+      arity: number,
+      count: number,
+    ): [Int32Array<ArrayBuffer>, Int32Array<ArrayBuffer>] => {
+      const start = new Int32Array(nv + 1);
+      for (let k = 0; k < arity * count; k++) start[items[k] + 1]++;
+      for (let v = 0; v < nv; v++) start[v + 1] += start[v];
+      const list = new Int32Array(arity * count);
+      const cur = start.slice(0, nv);
+      for (let i = 0; i < count; i++) for (let j = 0; j < arity; j++) list[cur[items[arity * i + j]]++] = i;
+      return [start, list];
+    };
+    [this.vtStart, this.vtList] = csr(this.tri, 3, this.triCount);
+    [this.veStart, this.veList] = csr(this.edge, 2, this.edgeCount);
     this.flipCount = 0;
     this.tangled = false;
     // mean edge length, for the hash cells
@@ -382,38 +427,26 @@ export class SurfaceContacts implements ConstraintSet {
   // ---- broad phase -----------------------------------------------------------
 
   /**
-   * Is every vertex (at x and p) still within its allowance δ of its snapshot
-   * shifted by the mean drift? Then the candidate lists are still complete.
+   * Checks the candidate lists: collects the vertices whose position at x or
+   * p strays more than their allowance δ from their snapshot (in the frame
+   * that follows the mean drift of all surface vertices). Returns their
+   * number (into `violators`), or −1 when the lists must be built anew.
    */
-  private stillValid(x: Float64Array, p: Float64Array): boolean {
-    if (!this.valid) return false;
+  private checkValid(x: Float64Array, p: Float64Array): number {
+    if (!this.valid) return -1;
     const nv = this.vertexCount;
     const vert = this.vertex,
       snap = this.snap,
       delta = this.delta;
-    let dx = 0,
-      dy = 0,
-      dz = 0,
-      ex = 0,
-      ey = 0,
-      ez = 0;
-    for (let v = 0; v < nv; v++) {
-      const g = 3 * vert[v],
-        s = 3 * v;
-      dx += x[g] - snap[s];
-      dy += x[g + 1] - snap[s + 1];
-      dz += x[g + 2] - snap[s + 2];
-      ex += p[g] - snap[s];
-      ey += p[g + 1] - snap[s + 1];
-      ez += p[g + 2] - snap[s + 2];
-    }
-    const inv = 1 / Math.max(1, nv);
-    dx *= inv;
-    dy *= inv;
-    dz *= inv;
-    ex *= inv;
-    ey *= inv;
-    ez *= inv;
+    this.drifts(x, p);
+    const dx = this.driftX[0],
+      dy = this.driftX[1],
+      dz = this.driftX[2],
+      ex = this.driftP[0],
+      ey = this.driftP[1],
+      ez = this.driftP[2];
+    let n = 0;
+    const viol = this.violators;
     for (let v = 0; v < nv; v++) {
       const g = 3 * vert[v],
         s = 3 * v;
@@ -421,208 +454,415 @@ export class SurfaceContacts implements ConstraintSet {
       let ax = x[g] - snap[s] - dx,
         ay = x[g + 1] - snap[s + 1] - dy,
         az = x[g + 2] - snap[s + 2] - dz;
-      if (ax * ax + ay * ay + az * az > d2) return false;
+      if (ax * ax + ay * ay + az * az > d2) {
+        viol[n++] = v;
+        continue;
+      }
       ax = p[g] - snap[s] - ex;
       ay = p[g + 1] - snap[s + 1] - ey;
       az = p[g + 2] - snap[s + 2] - ez;
-      if (ax * ax + ay * ay + az * az > d2) return false;
+      if (ax * ax + ay * ay + az * az > d2) viol[n++] = v;
     }
-    return true;
+    return n;
+  }
+
+  /** Mean displacement of the surface vertices at x and at p since the last full rebuild. */
+  private drifts(x: Float64Array, p: Float64Array): void {
+    const nv = this.vertexCount,
+      vert = this.vertex;
+    let cx = 0,
+      cy = 0,
+      cz = 0,
+      qx = 0,
+      qy = 0,
+      qz = 0;
+    for (let v = 0; v < nv; v++) {
+      const g = 3 * vert[v];
+      cx += x[g];
+      cy += x[g + 1];
+      cz += x[g + 2];
+      qx += p[g];
+      qy += p[g + 1];
+      qz += p[g + 2];
+    }
+    const inv = 1 / Math.max(1, nv);
+    const r = this.refCentroid;
+    this.driftX[0] = cx * inv - r[0];
+    this.driftX[1] = cy * inv - r[1];
+    this.driftX[2] = cz * inv - r[2];
+    this.driftP[0] = qx * inv - r[0];
+    this.driftP[1] = qy * inv - r[1];
+    this.driftP[2] = qz * inv - r[2];
   }
 
   /**
-   * Rebuilds the candidate lists at x, with allowances δ_i from the motion
-   * x → p of this substep (so the lists stay valid for a few substeps).
+   * Takes a new snapshot of vertex v (drift-corrected) with an allowance from
+   * its motion of this substep relative to the drift: room for about four
+   * more substeps like it.
    */
-  private rebuild(store: ParticleStore): void {
+  private snapshot(v: number, x: Float64Array, p: Float64Array, dmin: number): void {
+    const g = 3 * this.vertex[v],
+      s = 3 * v;
+    const dX = this.driftX,
+      dP = this.driftP;
+    this.snap[s] = x[g] - dX[0];
+    this.snap[s + 1] = x[g + 1] - dX[1];
+    this.snap[s + 2] = x[g + 2] - dX[2];
+    const ux = p[g] - x[g] - (dP[0] - dX[0]),
+      uy = p[g + 1] - x[g + 1] - (dP[1] - dX[1]),
+      uz = p[g + 2] - x[g + 2] - (dP[2] - dX[2]);
+    const d = Math.max(dmin, 4 * Math.sqrt(ux * ux + uy * uy + uz * uz));
+    this.delta[v] = d;
+    const o = 6 * v;
+    const vb = this.vBox;
+    vb[o] = this.snap[s] - d;
+    vb[o + 1] = this.snap[s + 1] - d;
+    vb[o + 2] = this.snap[s + 2] - d;
+    vb[o + 3] = this.snap[s] + d;
+    vb[o + 4] = this.snap[s + 1] + d;
+    vb[o + 5] = this.snap[s + 2] + d;
+  }
+
+  /** Smallest allowance δ (m). */
+  private minAllowance(): number {
+    return Math.max(0.25 * this.maxReach(), 0.1 * this.meanEdge);
+  }
+
+  /** Builds the candidate lists anew from x (snapshots of every vertex). */
+  private fullRebuild(store: ParticleStore): void {
     this.stats.rebuilds++;
     const x = store.x,
       p = store.p;
-    const group = store.group,
-      mask = store.mask;
     const nv = this.vertexCount,
-      nt = this.triCount,
-      ne = this.edgeCount;
-    const vert = this.vertex,
-      tri = this.tri,
-      edge = this.edge;
-    const snap = this.snap,
-      delta = this.delta,
-      vBox = this.vBox,
-      tBox = this.tBox,
-      eBox = this.eBox;
-    const reach = this.maxReach();
-    const L = this.meanEdge;
-    const dmin = Math.max(0.5 * reach, 0.15 * L);
-    // mean motion of this substep, removed from every vertex's allowance
-    let mx = 0,
-      my = 0,
-      mz = 0;
+      vert = this.vertex;
+    // the drift is measured from here
+    let cx = 0,
+      cy = 0,
+      cz = 0;
     for (let v = 0; v < nv; v++) {
       const g = 3 * vert[v];
-      mx += p[g] - x[g];
-      my += p[g + 1] - x[g + 1];
-      mz += p[g + 2] - x[g + 2];
+      cx += x[g];
+      cy += x[g + 1];
+      cz += x[g + 2];
     }
     const inv = 1 / Math.max(1, nv);
-    mx *= inv;
-    my *= inv;
-    mz *= inv;
-    for (let v = 0; v < nv; v++) {
-      const g = 3 * vert[v],
-        s = 3 * v;
-      snap[s] = x[g];
-      snap[s + 1] = x[g + 1];
-      snap[s + 2] = x[g + 2];
-      const ux = p[g] - x[g] - mx,
-        uy = p[g + 1] - x[g + 1] - my,
-        uz = p[g + 2] - x[g + 2] - mz;
-      const u = Math.sqrt(ux * ux + uy * uy + uz * uz);
-      // room for the motion of this substep plus about three more like it
-      const d = Math.max(dmin, 3 * u);
-      delta[v] = d;
-      const o = 6 * v;
-      vBox[o] = x[g] - d;
-      vBox[o + 1] = x[g + 1] - d;
-      vBox[o + 2] = x[g + 2] - d;
-      vBox[o + 3] = x[g] + d;
-      vBox[o + 4] = x[g + 1] + d;
-      vBox[o + 5] = x[g + 2] + d;
-    }
-    for (let t = 0; t < nt; t++) unionBox(tBox, t, vBox, tri[3 * t], tri[3 * t + 1], tri[3 * t + 2], reach);
-    for (let e = 0; e < ne; e++) unionBox2(eBox, e, vBox, edge[2 * e], edge[2 * e + 1], 0.5 * reach);
+    this.refCentroid[0] = cx * inv;
+    this.refCentroid[1] = cy * inv;
+    this.refCentroid[2] = cz * inv;
+    this.drifts(x, p);
+    const dmin = this.minAllowance();
+    for (let v = 0; v < nv; v++) this.snapshot(v, x, p, dmin);
+    this.itemBoxes(null);
+    this.buildHashes();
+    this.vtCount = 0;
+    this.eeCount = 0;
+    const group = store.group,
+      mask = store.mask;
+    for (let q = 0; q < nv; q++) this.collectForVertex(q, group, mask);
+    for (let e = 0; e < this.edgeCount; e++) this.collectForEdge(e, group, mask, false);
+    this.listsChanged();
+  }
 
-    const S = this.surfaces.length;
-    const pairOn = this.pairOn;
-    const vs = this.vertexSurface,
-      ts = this.triSurface,
-      es = this.edgeSurface;
-    // one hash of the triangle boxes serves both searches
-    const hash = this.tHash;
-    hash.fitCellSize(tBox, nt);
-    hash.build(tBox, nt);
-    // vertex–triangle candidates: query with each vertex box
-    let nvt = 0;
-    for (let q = 0; q < nv; q++) {
-      const o = 6 * q;
-      const m = hash.query(vBox[o], vBox[o + 1], vBox[o + 2], vBox[o + 3], vBox[o + 4], vBox[o + 5]);
-      if (m === 0) continue;
-      const res = hash.result;
-      const sQ = vs[q];
-      const gq = vert[q];
-      const q3 = 3 * gq;
-      const hQ = this.surfaces[sQ].thickness;
-      const qx = x[q3],
-        qy = x[q3 + 1],
-        qz = x[q3 + 2];
-      for (let k = 0; k < m; k++) {
-        const t = res[k];
-        const a = tri[3 * t],
-          b = tri[3 * t + 1],
-          c = tri[3 * t + 2];
-        if (q === a || q === b || q === c) continue;
-        const sT = ts[t];
-        if (pairOn[sQ * S + sT] === 0) continue;
-        const ga = vert[a],
-          gb = vert[b],
-          gc = vert[c];
-        if ((mask[gq] & group[ga]) === 0 || (mask[ga] & group[gq]) === 0) continue;
-        const h = sQ === sT ? hQ : 0.5 * (hQ + this.surfaces[sT].thickness);
-        const lim = h * (1 + this.marginFactor) + delta[q] + Math.max(delta[a], delta[b], delta[c]);
-        const a3 = 3 * ga,
-          b3 = 3 * gb,
-          c3 = 3 * gc;
-        closestPointTriangle(
-          qx,
-          qy,
-          qz,
-          x[a3],
-          x[a3 + 1],
-          x[a3 + 2],
-          x[b3],
-          x[b3 + 1],
-          x[b3 + 2],
-          x[c3],
-          x[c3 + 1],
-          x[c3 + 2],
-          cp,
-        );
-        if (cp[6] > lim * lim) continue;
-        if (2 * nvt + 2 > this.vtCand.length) this.vtCand = grow32(this.vtCand, 2 * nvt + 2);
-        this.vtCand[2 * nvt] = q;
-        this.vtCand[2 * nvt + 1] = t;
-        nvt++;
+  /** Updates the candidate lists for the violating vertices only. */
+  private partialUpdate(store: ParticleStore, n: number): void {
+    this.stats.partialUpdates++;
+    const x = store.x,
+      p = store.p;
+    const viol = this.violators;
+    const dmin = this.minAllowance();
+    const vd = this.vDirty,
+      td = this.tDirty,
+      ed = this.eDirty;
+    // re-snapshot the violators; their triangles and edges change boxes
+    for (let k = 0; k < n; k++) {
+      const v = viol[k];
+      this.snapshot(v, x, p, dmin);
+      vd[v] = 1;
+    }
+    let nt = 0,
+      ne = 0;
+    const vts = this.vtStart,
+      vtl = this.vtList,
+      ves = this.veStart,
+      vel = this.veList;
+    for (let k = 0; k < n; k++) {
+      const v = viol[k];
+      for (let j = vts[v]; j < vts[v + 1]; j++) {
+        const t = vtl[j];
+        if (td[t] === 0) {
+          td[t] = 1;
+          this.dirtyTris[nt++] = t;
+        }
+      }
+      for (let j = ves[v]; j < ves[v + 1]; j++) {
+        const e = vel[j];
+        if (ed[e] === 0) {
+          ed[e] = 1;
+          this.dirtyEdges[ne++] = e;
+        }
       }
     }
-    this.vtCount = nvt;
-    // edge–edge candidates: a hash of the edge boxes, each pair once (f > e)
-    const eh = this.eHash;
-    eh.fitCellSize(eBox, ne);
-    eh.build(eBox, ne);
-    let nee = 0;
-    for (let e = 0; e < ne; e++) {
-      const o = 6 * e;
-      const m = eh.query(eBox[o], eBox[o + 1], eBox[o + 2], eBox[o + 3], eBox[o + 4], eBox[o + 5], e);
-      if (m === 0) continue;
-      const res = eh.result;
-      const a = edge[2 * e],
-        b = edge[2 * e + 1];
-      const sE = es[e];
-      const ga = vert[a],
-        gb = vert[b];
-      const a3 = 3 * ga,
-        b3 = 3 * gb;
-      const hE = this.surfaces[sE].thickness;
-      const dE = Math.max(delta[a], delta[b]);
-      const ax = x[a3],
-        ay = x[a3 + 1],
-        az = x[a3 + 2],
-        bx = x[b3],
-        by = x[b3 + 1],
-        bz = x[b3 + 2];
-      const mx = 0.5 * (ax + bx),
-        my = 0.5 * (ay + by),
-        mz = 0.5 * (az + bz);
-      const re = 0.5 * Math.sqrt((bx - ax) * (bx - ax) + (by - ay) * (by - ay) + (bz - az) * (bz - az));
-      for (let k = 0; k < m; k++) {
-        const f = res[k];
-        const c = edge[2 * f],
-          d = edge[2 * f + 1];
-        if (c === a || c === b || d === a || d === b) continue;
-        const sF = es[f];
-        if (pairOn[sE * S + sF] === 0) continue;
-        const gc = vert[c],
-          gd = vert[d];
-        if ((mask[ga] & group[gc]) === 0 || (mask[gc] & group[ga]) === 0) continue;
-        const h = sE === sF ? hE : 0.5 * (hE + this.surfaces[sF].thickness);
-        const lim = h * (1 + this.marginFactor) + dE + Math.max(delta[c], delta[d]);
-        const c3 = 3 * gc,
-          d3 = 3 * gd;
-        const cx = x[c3],
-          cy = x[c3 + 1],
-          cz = x[c3 + 2],
-          dx = x[d3],
-          dy = x[d3 + 1],
-          dz = x[d3 + 2];
-        // bounding spheres of the two edges first
-        const rf = 0.5 * Math.sqrt((dx - cx) * (dx - cx) + (dy - cy) * (dy - cy) + (dz - cz) * (dz - cz));
-        const ux = 0.5 * (cx + dx) - mx,
-          uy = 0.5 * (cy + dy) - my,
-          uz = 0.5 * (cz + dz) - mz;
-        const rr = re + rf + lim;
-        if (ux * ux + uy * uy + uz * uz > rr * rr) continue;
-        closestSegmentSegment(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, ss);
-        if (ss[2] > lim * lim) continue;
-        if (2 * nee + 2 > this.eeCand.length) this.eeCand = grow32(this.eeCand, 2 * nee + 2);
-        this.eeCand[2 * nee] = e;
-        this.eeCand[2 * nee + 1] = f;
-        nee++;
-      }
+    this.itemBoxes(n);
+    // the changed boxes go to the hashes' overflow lists; a hash is rebuilt once these grow long
+    let rebuildV = false,
+      rebuildT = false,
+      rebuildE = false;
+    for (let k = 0; k < n; k++)
+      rebuildV = this.vHash.moved(viol[k]) > overflowLimit(this.vertexCount) || rebuildV;
+    for (let k = 0; k < nt; k++)
+      rebuildT = this.tHash.moved(this.dirtyTris[k]) > overflowLimit(this.triCount) || rebuildT;
+    for (let k = 0; k < ne; k++)
+      rebuildE = this.eHash.moved(this.dirtyEdges[k]) > overflowLimit(this.edgeCount) || rebuildE;
+    if (rebuildT || rebuildV) {
+      this.tHash.fitCellSize(this.tBox, this.triCount);
+      this.tHash.build(this.tBox, this.triCount);
+      this.vHash.fitCellSize(this.vBox, this.vertexCount, this.tHash.cellSize);
+      this.vHash.build(this.vBox, this.vertexCount);
     }
-    this.eeCount = nee;
+    if (rebuildE) {
+      this.eHash.fitCellSize(this.eBox, this.edgeCount);
+      this.eHash.build(this.eBox, this.edgeCount);
+    }
+    // drop the pairs that involve a changed item (the distance bounds of the others stay)
+    const vt = this.vtCand,
+      vtDist = this.vtDist;
+    let m = 0;
+    for (let k = 0; k < this.vtCount; k++) {
+      const q = vt[2 * k],
+        t = vt[2 * k + 1];
+      if (vd[q] !== 0 || td[t] !== 0) continue;
+      vt[2 * m] = q;
+      vt[2 * m + 1] = t;
+      vtDist[m] = vtDist[k];
+      m++;
+    }
+    this.vtCount = m;
+    const ee = this.eeCand,
+      eeDist = this.eeDist;
+    m = 0;
+    for (let k = 0; k < this.eeCount; k++) {
+      const e = ee[2 * k],
+        f = ee[2 * k + 1];
+      if (ed[e] !== 0 || ed[f] !== 0) continue;
+      ee[2 * m] = e;
+      ee[2 * m + 1] = f;
+      eeDist[m] = eeDist[k];
+      m++;
+    }
+    this.eeCount = m;
+    // and find their pairs again
+    const group = store.group,
+      mask = store.mask;
+    for (let k = 0; k < n; k++) this.collectForVertex(viol[k], group, mask);
+    for (let k = 0; k < nt; k++) this.collectForTriangle(this.dirtyTris[k], group, mask);
+    for (let k = 0; k < ne; k++) this.collectForEdge(this.dirtyEdges[k], group, mask, true);
+    for (let k = 0; k < n; k++) vd[viol[k]] = 0;
+    for (let k = 0; k < nt; k++) td[this.dirtyTris[k]] = 0;
+    for (let k = 0; k < ne; k++) ed[this.dirtyEdges[k]] = 0;
+    this.listsChanged();
+  }
+
+  private listsChanged(): void {
+    const nvt = this.vtCount,
+      nee = this.eeCount;
     this.stats.vertexTriangleCandidates = nvt;
     this.stats.edgeEdgeCandidates = nee;
     this.valid = true;
+  }
+
+  /** Triangle and edge boxes from the vertex boxes: all of them (null), or those of the dirty items. */
+  private itemBoxes(dirty: number | null): void {
+    const reach = this.maxReach();
+    const tri = this.tri,
+      edge = this.edge,
+      vBox = this.vBox;
+    if (dirty === null) {
+      for (let t = 0; t < this.triCount; t++)
+        unionBox(this.tBox, t, vBox, tri[3 * t], tri[3 * t + 1], tri[3 * t + 2], reach);
+      for (let e = 0; e < this.edgeCount; e++)
+        unionBox2(this.eBox, e, vBox, edge[2 * e], edge[2 * e + 1], 0.5 * reach);
+      return;
+    }
+    for (let t = 0; t < this.triCount; t++) {
+      if (this.tDirty[t] !== 0)
+        unionBox(this.tBox, t, vBox, tri[3 * t], tri[3 * t + 1], tri[3 * t + 2], reach);
+    }
+    for (let e = 0; e < this.edgeCount; e++) {
+      if (this.eDirty[e] !== 0) unionBox2(this.eBox, e, vBox, edge[2 * e], edge[2 * e + 1], 0.5 * reach);
+    }
+  }
+
+  private buildHashes(): void {
+    this.tHash.fitCellSize(this.tBox, this.triCount);
+    this.tHash.build(this.tBox, this.triCount);
+    // the vertex hash is queried with triangle boxes: cells of their size
+    this.vHash.fitCellSize(this.vBox, this.vertexCount, this.tHash.cellSize);
+    this.vHash.build(this.vBox, this.vertexCount);
+    this.eHash.fitCellSize(this.eBox, this.edgeCount);
+    this.eHash.build(this.eBox, this.edgeCount);
+  }
+
+  /** Can vertex q and triangle t be in contact before their snapshots go stale? (surface-vertex ids) */
+  private vtCandidate(q: number, t: number, group: Int32Array, mask: Int32Array): boolean {
+    const tri = this.tri;
+    const a = tri[3 * t],
+      b = tri[3 * t + 1],
+      c = tri[3 * t + 2];
+    if (q === a || q === b || q === c) return false;
+    const sQ = this.vertexSurface[q],
+      sT = this.triSurface[t];
+    if (this.pairOn[sQ * this.surfaces.length + sT] === 0) return false;
+    const gq = this.vertex[q],
+      ga = this.vertex[a];
+    if ((mask[gq] & group[ga]) === 0 || (mask[ga] & group[gq]) === 0) return false;
+    const delta = this.delta,
+      S = this.snap;
+    const lim =
+      this.pairThickness(sQ, sT) * (1 + this.marginFactor) +
+      delta[q] +
+      Math.max(delta[a], delta[b], delta[c]);
+    const q3 = 3 * q,
+      a3 = 3 * a,
+      b3 = 3 * b,
+      c3 = 3 * c;
+    closestPointTriangle(
+      S[q3],
+      S[q3 + 1],
+      S[q3 + 2],
+      S[a3],
+      S[a3 + 1],
+      S[a3 + 2],
+      S[b3],
+      S[b3 + 1],
+      S[b3 + 2],
+      S[c3],
+      S[c3 + 1],
+      S[c3 + 2],
+      cp,
+    );
+    return cp[6] <= lim * lim;
+  }
+
+  private eeCandidate(e: number, f: number, group: Int32Array, mask: Int32Array): boolean {
+    const edge = this.edge;
+    const a = edge[2 * e],
+      b = edge[2 * e + 1],
+      c = edge[2 * f],
+      d = edge[2 * f + 1];
+    if (c === a || c === b || d === a || d === b) return false;
+    const sE = this.edgeSurface[e],
+      sF = this.edgeSurface[f];
+    if (this.pairOn[sE * this.surfaces.length + sF] === 0) return false;
+    const ga = this.vertex[a],
+      gc = this.vertex[c];
+    if ((mask[ga] & group[gc]) === 0 || (mask[gc] & group[ga]) === 0) return false;
+    const delta = this.delta,
+      S = this.snap;
+    const lim =
+      this.pairThickness(sE, sF) * (1 + this.marginFactor) +
+      Math.max(delta[a], delta[b]) +
+      Math.max(delta[c], delta[d]);
+    const a3 = 3 * a,
+      b3 = 3 * b,
+      c3 = 3 * c,
+      d3 = 3 * d;
+    // bounding spheres first
+    const ax = S[a3],
+      ay = S[a3 + 1],
+      az = S[a3 + 2],
+      bx = S[b3],
+      by = S[b3 + 1],
+      bz = S[b3 + 2],
+      cx = S[c3],
+      cy = S[c3 + 1],
+      cz = S[c3 + 2],
+      dx = S[d3],
+      dy = S[d3 + 1],
+      dz = S[d3 + 2];
+    const re = 0.5 * Math.sqrt((bx - ax) * (bx - ax) + (by - ay) * (by - ay) + (bz - az) * (bz - az));
+    const rf = 0.5 * Math.sqrt((dx - cx) * (dx - cx) + (dy - cy) * (dy - cy) + (dz - cz) * (dz - cz));
+    const ux = 0.5 * (cx + dx - ax - bx),
+      uy = 0.5 * (cy + dy - ay - by),
+      uz = 0.5 * (cz + dz - az - bz);
+    const rr = re + rf + lim;
+    if (ux * ux + uy * uy + uz * uz > rr * rr) return false;
+    closestSegmentSegment(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, ss);
+    return ss[2] <= lim * lim;
+  }
+
+  /** Adds the pairs (q, t) for all triangles t near vertex q. */
+  private collectForVertex(q: number, group: Int32Array, mask: Int32Array): void {
+    const o = 6 * q,
+      vb = this.vBox;
+    const m = this.tHash.query(vb[o], vb[o + 1], vb[o + 2], vb[o + 3], vb[o + 4], vb[o + 5]);
+    const res = this.tHash.result;
+    for (let k = 0; k < m; k++) {
+      const t = res[k];
+      if (this.vtCandidate(q, t, group, mask)) this.addVT(q, t);
+    }
+  }
+
+  /** Adds the pairs (q, t) for all vertices q near triangle t that did not change (those were done by vertex). */
+  private collectForTriangle(t: number, group: Int32Array, mask: Int32Array): void {
+    const o = 6 * t,
+      tb = this.tBox;
+    const m = this.vHash.query(tb[o], tb[o + 1], tb[o + 2], tb[o + 3], tb[o + 4], tb[o + 5]);
+    const res = this.vHash.result;
+    const vd = this.vDirty;
+    for (let k = 0; k < m; k++) {
+      const q = res[k];
+      if (vd[q] !== 0) continue;
+      if (this.vtCandidate(q, t, group, mask)) this.addVT(q, t);
+    }
+  }
+
+  /** Adds the pairs (e, f) for edges f near edge e; in a partial update, pairs of two changed edges once. */
+  private collectForEdge(e: number, group: Int32Array, mask: Int32Array, partial: boolean): void {
+    const o = 6 * e,
+      eb = this.eBox;
+    const m = this.eHash.query(
+      eb[o],
+      eb[o + 1],
+      eb[o + 2],
+      eb[o + 3],
+      eb[o + 4],
+      eb[o + 5],
+      partial ? -1 : e,
+    );
+    const res = this.eHash.result;
+    const ed = this.eDirty;
+    for (let k = 0; k < m; k++) {
+      const f = res[k];
+      if (f === e) continue;
+      if (partial && ed[f] !== 0 && f < e) continue;
+      if (!this.eeCandidate(e, f, group, mask)) continue;
+      if (2 * this.eeCount + 2 > this.eeCand.length) {
+        this.eeCand = grow32(this.eeCand, 2 * this.eeCount + 2);
+        this.eeDist = grow64(this.eeDist, this.eeCand.length / 2);
+      }
+      this.eeCand[2 * this.eeCount] = e;
+      this.eeCand[2 * this.eeCount + 1] = f;
+      this.eeDist[this.eeCount] = -1;
+      this.eeCount++;
+    }
+  }
+
+  private addVT(q: number, t: number): void {
+    if (2 * this.vtCount + 2 > this.vtCand.length) {
+      this.vtCand = grow32(this.vtCand, 2 * this.vtCount + 2);
+      this.vtDist = grow64(this.vtDist, this.vtCand.length / 2);
+    }
+    this.vtCand[2 * this.vtCount] = q;
+    this.vtCand[2 * this.vtCount + 1] = t;
+    this.vtDist[this.vtCount] = -1;
+    this.vtCount++;
+  }
+
+  /** Brings the candidate lists up to date for x → p (full rebuild or incremental update). */
+  private updateCandidates(store: ParticleStore): void {
+    const n = this.checkValid(store.x, store.p);
+    if (n < 0 || n > 0.25 * this.vertexCount) this.fullRebuild(store);
+    else if (n > 0) this.partialUpdate(store, n);
   }
 
   /** Swept boxes x → p of every surface vertex and triangle, triangles grown by `grow`. */
@@ -632,7 +872,8 @@ export class SurfaceContacts implements ConstraintSet {
     const vert = this.vertex,
       tri = this.tri,
       sv = this.sv,
-      st = this.st;
+      st = this.st,
+      motion = this.motion;
     for (let v = 0; v < nv; v++) {
       const g = 3 * vert[v],
         o = 6 * v;
@@ -648,6 +889,10 @@ export class SurfaceContacts implements ConstraintSet {
       sv[o + 3] = Math.max(x0, x1);
       sv[o + 4] = Math.max(y0, y1);
       sv[o + 5] = Math.max(z0, z1);
+      const mx = x1 - x0,
+        my = y1 - y0,
+        mz = z1 - z0;
+      motion[v] = Math.sqrt(mx * mx + my * my + mz * mz);
     }
     for (let t = 0; t < nt; t++) unionBox(st, t, sv, tri[3 * t], tri[3 * t + 1], tri[3 * t + 2], grow);
   }
@@ -672,7 +917,7 @@ export class SurfaceContacts implements ConstraintSet {
       }
       this.stepIndex++;
     }
-    if (!this.stillValid(x, p)) this.rebuild(store);
+    this.updateCandidates(store);
     const reach = this.maxReach();
     this.sweptBoxes(x, p, reach);
     const vert = this.vertex,
@@ -683,11 +928,26 @@ export class SurfaceContacts implements ConstraintSet {
     const w = store.invMass;
     const label = this.label;
     const tangled = this.tangled;
+    const motion = this.motion;
+    const vs = this.vertexSurface,
+      ts = this.triSurface,
+      es = this.edgeSurface;
+    const mf = this.marginFactor;
+    const tol = 1e-9 * this.meanEdge;
+    const vtDist = this.vtDist,
+      eeDist = this.eeDist;
     // vertex–triangle
     const vt = this.vtCand;
     for (let k = 0; k < this.vtCount; k++) {
       const q = vt[2 * k],
         t = vt[2 * k + 1];
+      const a = tri[3 * t],
+        b = tri[3 * t + 1],
+        c = tri[3 * t + 2];
+      // a lower bound of the distance at x, carried over from earlier substeps
+      const mv = motion[q] + Math.max(motion[a], motion[b], motion[c]);
+      const lb = vtDist[k];
+      if (lb >= 0 && lb - mv > reach) continue;
       const oq = 6 * q,
         ot = 6 * t;
       if (
@@ -699,16 +959,18 @@ export class SurfaceContacts implements ConstraintSet {
         sv[oq + 5] < st[ot + 2]
       )
         continue;
-      const a = tri[3 * t],
-        b = tri[3 * t + 1],
-        c = tri[3 * t + 2];
       if (tangled && !(label[q] === label[a] && label[q] === label[b] && label[q] === label[c])) continue;
       const gq = vert[q],
         ga = vert[a],
         gb = vert[b],
         gc = vert[c];
       if (w[gq] === 0 && w[ga] === 0 && w[gb] === 0 && w[gc] === 0) continue;
-      this.detectVertexTriangle(x, p, v, q, t, gq, ga, gb, gc, 0);
+      // the distance at x less the motion of the pair bounds the distance during the substep
+      const dX = this.vertexTriangleDistance(x, gq, ga, gb, gc);
+      vtDist[k] = dX;
+      const h = this.pairThickness(vs[q], ts[t]);
+      if (dX - mv > h * (1 + mf)) continue;
+      this.detectVertexTriangle(x, p, v, q, t, gq, ga, gb, gc, 0, dX <= mv + tol);
     }
     // edge–edge
     const ee = this.eeCand;
@@ -719,6 +981,9 @@ export class SurfaceContacts implements ConstraintSet {
         b = edge[2 * e + 1],
         c = edge[2 * f],
         d = edge[2 * f + 1];
+      const mv = Math.max(motion[a], motion[b]) + Math.max(motion[c], motion[d]);
+      const lb = eeDist[k];
+      if (lb >= 0 && lb - mv > reach) continue;
       // edge boxes from the vertex boxes
       const oa = 6 * a,
         ob = 6 * b,
@@ -746,7 +1011,11 @@ export class SurfaceContacts implements ConstraintSet {
         gc = vert[c],
         gd = vert[d];
       if (w[ga] === 0 && w[gb] === 0 && w[gc] === 0 && w[gd] === 0) continue;
-      this.detectEdgeEdge(x, p, v, e, f, ga, gb, gc, gd, 0);
+      const dX = edgeEdgeDistance(x, ga, gb, gc, gd);
+      eeDist[k] = dX;
+      const hp = this.pairThickness(es[e], es[f]);
+      if (dX - mv > hp * (1 + mf)) continue;
+      this.detectEdgeEdge(x, p, v, e, f, ga, gb, gc, gd, 0, dX <= mv + tol);
     }
     // untangling pairs (003 §4.3: "methods like [BWK03] have to be applied")
     if (this.tangled) {
@@ -785,6 +1054,42 @@ export class SurfaceContacts implements ConstraintSet {
    * `mode` 1: fail-safe (only crossings, always added); returns true when a
    * crossing was found.
    */
+  /** Thickness of a pair of surfaces: h of the surface for self contacts, the mean of the two otherwise. */
+  private pairThickness(a: number, b: number): number {
+    const ha = this.surfaces[a].thickness;
+    return a === b ? ha : 0.5 * (ha + this.surfaces[b].thickness);
+  }
+
+  /** Distance from vertex q to triangle (a, b, c) at x (global particle indices). */
+  private vertexTriangleDistance(x: Float64Array, q: number, a: number, b: number, c: number): number {
+    const q3 = 3 * q,
+      a3 = 3 * a,
+      b3 = 3 * b,
+      c3 = 3 * c;
+    closestPointTriangle(
+      x[q3],
+      x[q3 + 1],
+      x[q3 + 2],
+      x[a3],
+      x[a3 + 1],
+      x[a3 + 2],
+      x[b3],
+      x[b3 + 1],
+      x[b3 + 2],
+      x[c3],
+      x[c3 + 1],
+      x[c3 + 2],
+      cp,
+    );
+    return Math.sqrt(cp[6]);
+  }
+
+  /**
+   * Tests the pair (surface vertex q, triangle t) over x → p and adds a
+   * constraint when it is within reach at p (mode 0) or crosses during the
+   * substep (tested only when `mayCross`). Returns true when a crossing was
+   * found. Mode 1 (the fail-safe) tests crossings only.
+   */
   private detectVertexTriangle(
     x: Float64Array,
     p: Float64Array,
@@ -796,20 +1101,16 @@ export class SurfaceContacts implements ConstraintSet {
     gb: number,
     gc: number,
     mode: number,
+    mayCross: boolean,
   ): boolean {
     const sQ = this.vertexSurface[q],
       sT = this.triSurface[t];
-    const surfT = this.surfaces[sT];
-    const h = sQ === sT ? surfT.thickness : 0.5 * (surfT.thickness + this.surfaces[sQ].thickness);
+    const h = this.pairThickness(sQ, sT);
     const q3 = 3 * gq,
       a3 = 3 * ga,
       b3 = 3 * gb,
       c3 = 3 * gc;
-    // signed distances to the triangle's plane at x and at p
-    const dX = planeDistance(x, q3, a3, b3, c3);
-    const dP = planeDistance(p, q3, a3, b3, c3);
     let flags = 0;
-    let tHit = -1;
     if (mode === 0) {
       closestPointTriangle(
         p[q3],
@@ -829,14 +1130,17 @@ export class SurfaceContacts implements ConstraintSet {
       const reach = h * (1 + this.marginFactor);
       if (cp[6] < reach * reach) flags |= FLAG_PROXIMITY;
     }
-    tHit = vertexTriangleCcd(x, p, q3, a3, b3, c3, 1e-9 * this.meanEdge);
+    const tHit = mayCross ? vertexTriangleCcd(x, p, q3, a3, b3, c3, 1e-9 * this.meanEdge) : -1;
     if (tHit >= 0) flags |= FLAG_CCD;
     if (flags === 0) return false;
     // the side the vertex came from: before the first crossing, or where it is now
+    const dX = planeDistance(x, q3, a3, b3, c3);
+    const dP = planeDistance(p, q3, a3, b3, c3);
     let s: number;
     if (tHit >= 0) s = dX > 0 ? 1 : dX < 0 ? -1 : dP > 0 ? -1 : 1;
     else s = dP > 0 ? 1 : dP < 0 ? -1 : dX >= 0 ? 1 : -1;
-    const surfQ = this.surfaces[sQ];
+    const surfQ = this.surfaces[sQ],
+      surfT = this.surfaces[sT];
     // relative normal velocity at the start of the substep (for restitution)
     let vn0 = 0;
     if (this.anyRestitution) vn0 = s * relativeNormalVelocityVT(x, v, q3, a3, b3, c3);
@@ -868,12 +1172,11 @@ export class SurfaceContacts implements ConstraintSet {
     gc: number,
     gd: number,
     mode: number,
+    mayCross: boolean,
   ): boolean {
     const sE = this.edgeSurface[e],
       sF = this.edgeSurface[f];
-    const surfE = this.surfaces[sE],
-      surfF = this.surfaces[sF];
-    const h = sE === sF ? surfE.thickness : 0.5 * (surfE.thickness + surfF.thickness);
+    const h = this.pairThickness(sE, sF);
     const a3 = 3 * ga,
       b3 = 3 * gb,
       c3 = 3 * gc,
@@ -899,7 +1202,7 @@ export class SurfaceContacts implements ConstraintSet {
       // closest points strictly inside both edges: end points are vertex–triangle business
       if (ss[2] < reach * reach && ss[0] > 0 && ss[0] < 1 && ss[1] > 0 && ss[1] < 1) flags |= FLAG_PROXIMITY;
     }
-    const tHit = edgeEdgeCcd(x, p, a3, b3, c3, d3, 1e-9 * this.meanEdge);
+    const tHit = mayCross ? edgeEdgeCcd(x, p, a3, b3, c3, d3, 1e-9 * this.meanEdge) : -1;
     if (tHit >= 0) flags |= FLAG_CCD;
     if (flags === 0) return false;
     const dX = lineDistance(x, a3, b3, c3, d3);
@@ -907,6 +1210,8 @@ export class SurfaceContacts implements ConstraintSet {
     let s: number;
     if (tHit >= 0) s = dX > 0 ? 1 : dX < 0 ? -1 : dP > 0 ? -1 : 1;
     else s = dP > 0 ? 1 : dP < 0 ? -1 : dX >= 0 ? 1 : -1;
+    const surfE = this.surfaces[sE],
+      surfF = this.surfaces[sF];
     let vn0 = 0;
     if (this.anyRestitution) vn0 = s * relativeNormalVelocityEE(x, v, a3, b3, c3, d3);
     this.push(
@@ -986,7 +1291,53 @@ export class SurfaceContacts implements ConstraintSet {
 
   project(ctx: StepContext): void {
     if (this.count > 0) this.projectRange(ctx.store, 0, this.count);
-    if (this.failsafe && ctx.iteration === ctx.iterations - 1 && this.vertexCount > 0) this.verify(ctx.store);
+    if (ctx.iteration === ctx.iterations - 1 && this.vertexCount > 0) {
+      if (this.failsafe) this.verify(ctx.store);
+      this.decayBounds(ctx.store);
+    }
+  }
+
+  /**
+   * The distance bounds of the candidates hold at x; x moves to p at the end
+   * of the substep, so each bound drops by the motion of its pair.
+   */
+  private decayBounds(store: ParticleStore): void {
+    const x = store.x,
+      p = store.p,
+      vert = this.vertex,
+      motion = this.motion;
+    for (let v = 0; v < this.vertexCount; v++) {
+      const g = 3 * vert[v];
+      const mx = p[g] - x[g],
+        my = p[g + 1] - x[g + 1],
+        mz = p[g + 2] - x[g + 2];
+      motion[v] = Math.sqrt(mx * mx + my * my + mz * mz);
+    }
+    const tri = this.tri,
+      edge = this.edge,
+      vt = this.vtCand,
+      ee = this.eeCand,
+      vtDist = this.vtDist,
+      eeDist = this.eeDist;
+    for (let k = 0; k < this.vtCount; k++) {
+      const lb = vtDist[k];
+      if (lb < 0) continue;
+      const t = vt[2 * k + 1];
+      const d =
+        lb - motion[vt[2 * k]] - Math.max(motion[tri[3 * t]], motion[tri[3 * t + 1]], motion[tri[3 * t + 2]]);
+      vtDist[k] = d > 0 ? d : -1;
+    }
+    for (let k = 0; k < this.eeCount; k++) {
+      const lb = eeDist[k];
+      if (lb < 0) continue;
+      const e = ee[2 * k],
+        f = ee[2 * k + 1];
+      const d =
+        lb -
+        Math.max(motion[edge[2 * e]], motion[edge[2 * e + 1]]) -
+        Math.max(motion[edge[2 * f]], motion[edge[2 * f + 1]]);
+      eeDist[k] = d > 0 ? d : -1;
+    }
   }
 
   /** One Gauss–Seidel pass over contacts [k0, k1). */
@@ -1166,8 +1517,8 @@ export class SurfaceContacts implements ConstraintSet {
     const x = store.x,
       p = store.p,
       w = store.invMass;
-    // the solver may have moved a vertex beyond its allowance: then rebuild around x and the final p
-    if (!this.stillValid(x, p)) this.rebuild(store);
+    // the solver may have moved some vertices beyond their allowance
+    this.updateCandidates(store);
     for (let round = 0; round < 2; round++) {
       const crossings = this.findCrossings(store);
       if (crossings === 0) return;
@@ -1213,8 +1564,12 @@ export class SurfaceContacts implements ConstraintSet {
       edge = this.edge,
       sv = this.sv,
       st = this.st,
-      label = this.label;
+      label = this.label,
+      motion = this.motion;
     const tangled = this.tangled;
+    const tol = 1e-9 * this.meanEdge;
+    const vtDist = this.vtDist,
+      eeDist = this.eeDist;
     let n = 0;
     const vt = this.vtCand;
     for (let k = 0; k < this.vtCount; k++) {
@@ -1235,7 +1590,15 @@ export class SurfaceContacts implements ConstraintSet {
         b = tri[3 * t + 1],
         c = tri[3 * t + 2];
       if (tangled && (label[q] !== 0 || label[a] !== 0 || label[b] !== 0 || label[c] !== 0)) continue;
-      if (this.detectVertexTriangle(x, p, v, q, t, vert[q], vert[a], vert[b], vert[c], 1)) n++;
+      const gq = vert[q],
+        ga = vert[a],
+        gb = vert[b],
+        gc = vert[c];
+      // a pair farther apart at x than it moves cannot cross
+      let dX = vtDist[k];
+      if (dX < 0) dX = vtDist[k] = this.vertexTriangleDistance(x, gq, ga, gb, gc);
+      if (dX > motion[q] + Math.max(motion[a], motion[b], motion[c]) + tol) continue;
+      if (this.detectVertexTriangle(x, p, v, q, t, gq, ga, gb, gc, 1, true)) n++;
     }
     const ee = this.eeCand;
     for (let k = 0; k < this.eeCount; k++) {
@@ -1259,7 +1622,14 @@ export class SurfaceContacts implements ConstraintSet {
       )
         continue;
       if (tangled && (label[a] !== 0 || label[b] !== 0 || label[c] !== 0 || label[d] !== 0)) continue;
-      if (this.detectEdgeEdge(x, p, v, e, f, vert[a], vert[b], vert[c], vert[d], 1)) n++;
+      const ga = vert[a],
+        gb = vert[b],
+        gc = vert[c],
+        gd = vert[d];
+      let dX = eeDist[k];
+      if (dX < 0) dX = eeDist[k] = edgeEdgeDistance(x, ga, gb, gc, gd);
+      if (dX > Math.max(motion[a], motion[b]) + Math.max(motion[c], motion[d]) + tol) continue;
+      if (this.detectEdgeEdge(x, p, v, e, f, ga, gb, gc, gd, 1, true)) n++;
     }
     return n;
   }
@@ -1541,8 +1911,43 @@ function unionBox2(out: Float64Array, e: number, vb: Float64Array, a: number, b:
   }
 }
 
+function grow64(a: Float64Array, need: number): Float64Array<ArrayBuffer> {
+  const b = new Float64Array(Math.max(need, 2 * a.length, 64));
+  b.set(a);
+  return b;
+}
+
+/** Overflow entries beyond which a hash is rebuilt. */
+function overflowLimit(items: number): number {
+  return Math.max(64, items >> 5);
+}
+
 function grow32(a: Int32Array, need: number): Int32Array<ArrayBuffer> {
   const b = new Int32Array(Math.max(need, 2 * a.length, 64));
   b.set(a);
   return b;
+}
+
+/** Distance between edges a–b and c–d at x (global particle indices). */
+function edgeEdgeDistance(x: Float64Array, a: number, b: number, c: number, d: number): number {
+  const a3 = 3 * a,
+    b3 = 3 * b,
+    c3 = 3 * c,
+    d3 = 3 * d;
+  closestSegmentSegment(
+    x[a3],
+    x[a3 + 1],
+    x[a3 + 2],
+    x[b3],
+    x[b3 + 1],
+    x[b3 + 2],
+    x[c3],
+    x[c3 + 1],
+    x[c3 + 2],
+    x[d3],
+    x[d3 + 1],
+    x[d3 + 2],
+    ss,
+  );
+  return Math.sqrt(ss[2]);
 }
