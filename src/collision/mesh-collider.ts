@@ -23,7 +23,8 @@ const SQRT3 = Math.sqrt(3);
  * list per cell that provably holds the nearest triangle of every point of
  * the cell (all triangles within |d(centre)| + √3·cell of the cell's centre).
  * The sign comes from angle-weighted pseudonormals, so it is exact for a
- * closed mesh. The continuous test (the ray x → p entering the surface grown
+ * closed mesh. Outside the grid (padded by three cells) the distance to the
+ * mesh's bounding box stands in: a lower bound, enough to reject. The continuous test (the ray x → p entering the surface grown
  * by the margin) is sphere tracing on this distance, and particles already
  * inside get the static fallback of ColliderContacts: the closest surface
  * point of the prediction.
@@ -45,6 +46,10 @@ export class MeshCollider extends Collider {
   readonly cellStart: Int32Array;
   readonly cellTriangles: Int32Array;
   private readonly radius: number;
+  /** The mesh's bounding box (local frame). */
+  private readonly bounds: Float64Array;
+  /** The last query: point, distance, normal. */
+  private readonly memo = new Float64Array([Number.NaN, 0, 0, 0, 0, 0, 0]);
 
   constructor(opts: MeshColliderOptions, where = 'mesh collider') {
     super(opts, where);
@@ -70,6 +75,7 @@ export class MeshCollider extends Collider {
       r2 = Math.max(r2, P[i] * P[i] + P[i + 1] * P[i + 1] + P[i + 2] * P[i + 2]);
     }
     this.radius = Math.sqrt(r2);
+    this.bounds = new Float64Array([lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]]);
     const extent = Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
     const cs = extent / res;
     this.cell = cs;
@@ -100,14 +106,12 @@ export class MeshCollider extends Collider {
             if (v < m) m = v;
           }
           if (m > band) continue;
-          // |d(centre)| ≤ min corner |d| + half the diagonal; a point of the cell is within half a diagonal
-          const radius = m + 0.5 * SQRT3 * cs + SQRT3 * cs;
-          const k = md.trianglesWithin(
-            this.origin[0] + (ix + 0.5) * cs,
-            this.origin[1] + (iy + 0.5) * cs,
-            this.origin[2] + (iz + 0.5) * cs,
-            radius,
-          );
+          // the nearest triangle of a point of the cell lies within |d(centre)| + √3·cell of the centre
+          const cx = this.origin[0] + (ix + 0.5) * cs,
+            cy = this.origin[1] + (iy + 0.5) * cs,
+            cz = this.origin[2] + (iz + 0.5) * cs;
+          const dc = Math.abs(md.signedDistance(cx, cy, cz, nrmBuild, m + SQRT3 * cs));
+          const k = md.trianglesWithin(cx, cy, cz, dc + SQRT3 * cs);
           if (used + k > lists.length) {
             const g = new Int32Array(Math.max(2 * lists.length, used + k));
             g.set(lists);
@@ -122,12 +126,29 @@ export class MeshCollider extends Collider {
   }
 
   protected localDistance(x: number, y: number, z: number, n: Float64Array): number {
-    const d = this.fieldDistance(x, y, z, n);
-    if (!this.inside) return d;
-    n[0] = -n[0];
-    n[1] = -n[1];
-    n[2] = -n[2];
-    return -d;
+    // the contact generation asks about the same point several times: remember the last one
+    const m = this.memo;
+    if (x === m[0] && y === m[1] && z === m[2]) {
+      n[0] = m[4];
+      n[1] = m[5];
+      n[2] = m[6];
+      return m[3];
+    }
+    let d = this.fieldDistance(x, y, z, n);
+    if (this.inside) {
+      n[0] = -n[0];
+      n[1] = -n[1];
+      n[2] = -n[2];
+      d = -d;
+    }
+    m[0] = x;
+    m[1] = y;
+    m[2] = z;
+    m[3] = d;
+    m[4] = n[0];
+    m[5] = n[1];
+    m[6] = n[2];
+    return d;
   }
 
   /** Signed distance to the mesh surface (negative inside the mesh) and the outward normal. */
@@ -140,8 +161,9 @@ export class MeshCollider extends Collider {
       ny = this.nodes[1],
       nz = this.nodes[2];
     if (!(fx >= 0 && fy >= 0 && fz >= 0 && fx < nx - 1 && fy < ny - 1 && fz < nz - 1)) {
-      // outside the grid: exact (rare: the grid is padded, and far particles are rejected before)
-      return this.distanceToMesh.signedDistance(x, y, z, n);
+      // outside the grid (at least three cells from the mesh): the distance to the mesh's bounding
+      // box, a lower bound, which keeps rejection tests and sphere tracing conservative
+      return this.boxDistance(x, y, z, n);
     }
     const ix = Math.floor(fx),
       iy = Math.floor(fy),
@@ -192,6 +214,23 @@ export class MeshCollider extends Collider {
     return d;
   }
 
+  /** Distance from (x, y, z) to the mesh's bounding box (outside it) and the box's outward normal there. */
+  private boxDistance(x: number, y: number, z: number, n: Float64Array): number {
+    const b = this.bounds;
+    const dx = x < b[0] ? x - b[0] : x > b[3] ? x - b[3] : 0,
+      dy = y < b[1] ? y - b[1] : y > b[4] ? y - b[4] : 0,
+      dz = z < b[2] ? z - b[2] : z > b[5] ? z - b[5] : 0;
+    const d = Math.sqrt(dx * dx + dy * dy + dz * dz);
+    if (d > 0) {
+      n[0] = dx / d;
+      n[1] = dy / d;
+      n[2] = dz / d;
+      return d;
+    }
+    // NaN or inside the box yet outside the grid: cannot happen for finite points; be safe
+    return this.distanceToMesh.signedDistance(x, y, z, n);
+  }
+
   /**
    * Sphere tracing of the segment a → b against the surface grown by r: steps
    * of (d − r)/√3 (the interpolated field grows at most √3 times faster than
@@ -238,6 +277,7 @@ export class MeshCollider extends Collider {
 }
 
 const tmpRay = new Float64Array(3);
+const nrmBuild = new Float64Array(3);
 
 const cpf = new Float64Array(7);
 const nrm = new Float64Array(3);

@@ -6,6 +6,8 @@ import { closestPointTriangle, closestSegmentSegment, edgeEdgeCcd, vertexTriangl
 import { SpatialHash } from './spatial-hash.js';
 import { Untangler } from './untangle.js';
 
+const IDENTITY_QUAT = new Float64Array([0, 0, 0, 1]);
+
 /** Contact settings of one registered surface (a cloth, a soft body's skin …). */
 export interface SurfaceOptions {
   /** Cloth thickness h (m): vertices are kept this far from the triangles (003 §4.3, eqs. 12–13). Default 0.01. */
@@ -161,9 +163,12 @@ export class SurfaceContacts implements ConstraintSet {
   private readonly tHash = new SpatialHash(1);
   private readonly eHash = new SpatialHash(1);
   private valid = false;
-  private readonly refCentroid = new Float64Array(3);
-  private readonly driftX = new Float64Array(3);
-  private readonly driftP = new Float64Array(3);
+  /** Rigid frames of x and p relative to the snapshots: rotation (row-major), centroid, snapshot centroid. */
+  private readonly frameX = new Float64Array(15);
+  private readonly frameP = new Float64Array(15);
+  private readonly quatX = new Float64Array([0, 0, 0, 1]);
+  private readonly quatP = new Float64Array([0, 0, 0, 1]);
+  private readonly cov = new Float64Array(9);
   private violators = new Int32Array(0);
   private vDirty = new Uint8Array(0);
   private tDirty = new Uint8Array(0);
@@ -428,9 +433,10 @@ export class SurfaceContacts implements ConstraintSet {
 
   /**
    * Checks the candidate lists: collects the vertices whose position at x or
-   * p strays more than their allowance δ from their snapshot (in the frame
-   * that follows the mean drift of all surface vertices). Returns their
-   * number (into `violators`), or −1 when the lists must be built anew.
+   * p, carried back into the snapshot frame by the best rigid motion of all
+   * surface vertices, strays more than their allowance δ from their
+   * snapshot. Returns their number (into `violators`), or −1 when the lists
+   * must be built anew.
    */
   private checkValid(x: Float64Array, p: Float64Array): number {
     if (!this.valid) return -1;
@@ -438,46 +444,63 @@ export class SurfaceContacts implements ConstraintSet {
     const vert = this.vertex,
       snap = this.snap,
       delta = this.delta;
-    this.drifts(x, p);
-    const dx = this.driftX[0],
-      dy = this.driftX[1],
-      dz = this.driftX[2],
-      ex = this.driftP[0],
-      ey = this.driftP[1],
-      ez = this.driftP[2];
+    this.fitFrames(x, p);
+    const RX = this.frameX,
+      RP = this.frameP;
     let n = 0;
     const viol = this.violators;
     for (let v = 0; v < nv; v++) {
       const g = 3 * vert[v],
         s = 3 * v;
       const d2 = delta[v] * delta[v];
-      let ax = x[g] - snap[s] - dx,
-        ay = x[g + 1] - snap[s + 1] - dy,
-        az = x[g + 2] - snap[s + 2] - dz;
+      // y = Rᵀ (x − c) + c0, compared with the snapshot
+      let ux = x[g] - RX[9],
+        uy = x[g + 1] - RX[10],
+        uz = x[g + 2] - RX[11];
+      let ax = RX[0] * ux + RX[3] * uy + RX[6] * uz + RX[12] - snap[s],
+        ay = RX[1] * ux + RX[4] * uy + RX[7] * uz + RX[13] - snap[s + 1],
+        az = RX[2] * ux + RX[5] * uy + RX[8] * uz + RX[14] - snap[s + 2];
       if (ax * ax + ay * ay + az * az > d2) {
         viol[n++] = v;
         continue;
       }
-      ax = p[g] - snap[s] - ex;
-      ay = p[g + 1] - snap[s + 1] - ey;
-      az = p[g + 2] - snap[s + 2] - ez;
+      ux = p[g] - RP[9];
+      uy = p[g + 1] - RP[10];
+      uz = p[g + 2] - RP[11];
+      ax = RP[0] * ux + RP[3] * uy + RP[6] * uz + RP[12] - snap[s];
+      ay = RP[1] * ux + RP[4] * uy + RP[7] * uz + RP[13] - snap[s + 1];
+      az = RP[2] * ux + RP[5] * uy + RP[8] * uz + RP[14] - snap[s + 2];
       if (ax * ax + ay * ay + az * az > d2) viol[n++] = v;
     }
     return n;
   }
 
-  /** Mean displacement of the surface vertices at x and at p since the last full rebuild. */
-  private drifts(x: Float64Array, p: Float64Array): void {
+  /**
+   * The rigid motions (rotation R, centroid c) that best carry the snapshots
+   * onto x and onto p: R is the rotational part of Σ (x − c)(ŝ − c0)ᵀ
+   * (Müller et al. 2016, warm-started). Pair distances do not change under a
+   * rigid motion, so any choice is valid; a good fit just keeps tumbling and
+   * falling cloth from looking like motion. Frames: R (9, row-major), c (3), c0 (3).
+   */
+  private fitFrames(x: Float64Array, p: Float64Array): void {
     const nv = this.vertexCount,
-      vert = this.vertex;
-    let cx = 0,
+      vert = this.vertex,
+      snap = this.snap;
+    let sx = 0,
+      sy = 0,
+      sz = 0,
+      cx = 0,
       cy = 0,
       cz = 0,
       qx = 0,
       qy = 0,
       qz = 0;
     for (let v = 0; v < nv; v++) {
-      const g = 3 * vert[v];
+      const g = 3 * vert[v],
+        s = 3 * v;
+      sx += snap[s];
+      sy += snap[s + 1];
+      sz += snap[s + 2];
       cx += x[g];
       cy += x[g + 1];
       cz += x[g + 2];
@@ -486,41 +509,94 @@ export class SurfaceContacts implements ConstraintSet {
       qz += p[g + 2];
     }
     const inv = 1 / Math.max(1, nv);
-    const r = this.refCentroid;
-    this.driftX[0] = cx * inv - r[0];
-    this.driftX[1] = cy * inv - r[1];
-    this.driftX[2] = cz * inv - r[2];
-    this.driftP[0] = qx * inv - r[0];
-    this.driftP[1] = qy * inv - r[1];
-    this.driftP[2] = qz * inv - r[2];
+    sx *= inv;
+    sy *= inv;
+    sz *= inv;
+    this.fitOne(x, cx * inv, cy * inv, cz * inv, sx, sy, sz, this.quatX, this.frameX);
+    this.fitOne(p, qx * inv, qy * inv, qz * inv, sx, sy, sz, this.quatP, this.frameP);
+  }
+
+  private fitOne(
+    x: Float64Array,
+    cx: number,
+    cy: number,
+    cz: number,
+    sx: number,
+    sy: number,
+    sz: number,
+    q: Float64Array,
+    F: Float64Array,
+  ): void {
+    const nv = this.vertexCount,
+      vert = this.vertex,
+      snap = this.snap;
+    const A = this.cov;
+    A.fill(0);
+    for (let v = 0; v < nv; v++) {
+      const g = 3 * vert[v],
+        s = 3 * v;
+      const ux = x[g] - cx,
+        uy = x[g + 1] - cy,
+        uz = x[g + 2] - cz;
+      const rx = snap[s] - sx,
+        ry = snap[s + 1] - sy,
+        rz = snap[s + 2] - sz;
+      A[0] += ux * rx;
+      A[1] += ux * ry;
+      A[2] += ux * rz;
+      A[3] += uy * rx;
+      A[4] += uy * ry;
+      A[5] += uy * rz;
+      A[6] += uz * rx;
+      A[7] += uz * ry;
+      A[8] += uz * rz;
+    }
+    extractRotation(A, q, F);
+    F[9] = cx;
+    F[10] = cy;
+    F[11] = cz;
+    F[12] = sx;
+    F[13] = sy;
+    F[14] = sz;
   }
 
   /**
-   * Takes a new snapshot of vertex v (drift-corrected) with an allowance from
-   * its motion of this substep relative to the drift: room for about four
-   * more substeps like it.
+   * Takes a new snapshot of vertex v in the snapshot frame, with an allowance
+   * from its motion of this substep in that frame.
    */
   private snapshot(v: number, x: Float64Array, p: Float64Array, dmin: number): void {
     const g = 3 * this.vertex[v],
       s = 3 * v;
-    const dX = this.driftX,
-      dP = this.driftP;
-    this.snap[s] = x[g] - dX[0];
-    this.snap[s + 1] = x[g + 1] - dX[1];
-    this.snap[s + 2] = x[g + 2] - dX[2];
-    const ux = p[g] - x[g] - (dP[0] - dX[0]),
-      uy = p[g + 1] - x[g + 1] - (dP[1] - dX[1]),
-      uz = p[g + 2] - x[g + 2] - (dP[2] - dX[2]);
-    const d = Math.max(dmin, 4 * Math.sqrt(ux * ux + uy * uy + uz * uz));
+    const RX = this.frameX,
+      RP = this.frameP;
+    let ux = x[g] - RX[9],
+      uy = x[g + 1] - RX[10],
+      uz = x[g + 2] - RX[11];
+    const yx = RX[0] * ux + RX[3] * uy + RX[6] * uz + RX[12],
+      yy = RX[1] * ux + RX[4] * uy + RX[7] * uz + RX[13],
+      yz = RX[2] * ux + RX[5] * uy + RX[8] * uz + RX[14];
+    ux = p[g] - RP[9];
+    uy = p[g + 1] - RP[10];
+    uz = p[g + 2] - RP[11];
+    const mx = RP[0] * ux + RP[3] * uy + RP[6] * uz + RP[12] - yx,
+      my = RP[1] * ux + RP[4] * uy + RP[7] * uz + RP[13] - yy,
+      mz = RP[2] * ux + RP[5] * uy + RP[8] * uz + RP[14] - yz;
+    this.snap[s] = yx;
+    this.snap[s + 1] = yy;
+    this.snap[s + 2] = yz;
+    // room for about four more substeps like this one, but not beyond one mesh spacing more
+    // (fast vertices renew their snapshot instead of sweeping huge boxes)
+    const u = Math.sqrt(mx * mx + my * my + mz * mz);
+    const d = Math.max(dmin, Math.min(4 * u, u + this.meanEdge));
     this.delta[v] = d;
     const o = 6 * v;
     const vb = this.vBox;
-    vb[o] = this.snap[s] - d;
-    vb[o + 1] = this.snap[s + 1] - d;
-    vb[o + 2] = this.snap[s + 2] - d;
-    vb[o + 3] = this.snap[s] + d;
-    vb[o + 4] = this.snap[s + 1] + d;
-    vb[o + 5] = this.snap[s + 2] + d;
+    vb[o] = yx - d;
+    vb[o + 1] = yy - d;
+    vb[o + 2] = yz - d;
+    vb[o + 3] = yx + d;
+    vb[o + 4] = yy + d;
+    vb[o + 5] = yz + d;
   }
 
   /** Smallest allowance δ (m). */
@@ -535,21 +611,16 @@ export class SurfaceContacts implements ConstraintSet {
       p = store.p;
     const nv = this.vertexCount,
       vert = this.vertex;
-    // the drift is measured from here
-    let cx = 0,
-      cy = 0,
-      cz = 0;
+    // the snapshot frame is x itself: identity frames for x, the fitted one for p
     for (let v = 0; v < nv; v++) {
       const g = 3 * vert[v];
-      cx += x[g];
-      cy += x[g + 1];
-      cz += x[g + 2];
+      this.snap[3 * v] = x[g];
+      this.snap[3 * v + 1] = x[g + 1];
+      this.snap[3 * v + 2] = x[g + 2];
     }
-    const inv = 1 / Math.max(1, nv);
-    this.refCentroid[0] = cx * inv;
-    this.refCentroid[1] = cy * inv;
-    this.refCentroid[2] = cz * inv;
-    this.drifts(x, p);
+    this.quatX.set(IDENTITY_QUAT);
+    this.quatP.set(IDENTITY_QUAT);
+    this.fitFrames(x, p);
     const dmin = this.minAllowance();
     for (let v = 0; v < nv; v++) this.snapshot(v, x, p, dmin);
     this.itemBoxes(null);
@@ -1950,4 +2021,76 @@ function edgeEdgeDistance(x: Float64Array, a: number, b: number, c: number, d: n
     ss,
   );
   return Math.sqrt(ss[2]);
+}
+
+/**
+ * The rotational part of A (row-major 3×3) by the iteration of Müller,
+ * Bender, Chentanez and Macklin 2016 ("A robust method to extract the
+ * rotational part of deformations"), warm-started from q (x, y, z, w);
+ * writes q and the rotation matrix into R[0..8] (row-major).
+ */
+function extractRotation(A: Float64Array, q: Float64Array, R: Float64Array): void {
+  for (let it = 0; it < 20; it++) {
+    quatToMatrix(q, R);
+    // ω = Σ_k r_k × a_k / |Σ_k r_k · a_k| over the columns k
+    let ox = 0,
+      oy = 0,
+      oz = 0,
+      dot = 0;
+    for (let k = 0; k < 3; k++) {
+      const rx = R[k],
+        ry = R[3 + k],
+        rz = R[6 + k];
+      const ax = A[k],
+        ay = A[3 + k],
+        az = A[6 + k];
+      ox += ry * az - rz * ay;
+      oy += rz * ax - rx * az;
+      oz += rx * ay - ry * ax;
+      dot += rx * ax + ry * ay + rz * az;
+    }
+    const s = 1 / (Math.abs(dot) + 1e-30);
+    ox *= s;
+    oy *= s;
+    oz *= s;
+    const w = Math.sqrt(ox * ox + oy * oy + oz * oz);
+    if (!(w > 1e-12)) break;
+    const h = 0.5 * w,
+      sn = Math.sin(h) / w;
+    const dx = ox * sn,
+      dy = oy * sn,
+      dz = oz * sn,
+      dw = Math.cos(h);
+    // q ← dq · q
+    const x = q[0],
+      y = q[1],
+      z = q[2],
+      qw = q[3];
+    q[0] = dw * x + dx * qw + dy * z - dz * y;
+    q[1] = dw * y - dx * z + dy * qw + dz * x;
+    q[2] = dw * z + dx * y - dy * x + dz * qw;
+    q[3] = dw * qw - dx * x - dy * y - dz * z;
+    const l = Math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    q[0] /= l;
+    q[1] /= l;
+    q[2] /= l;
+    q[3] /= l;
+  }
+  quatToMatrix(q, R);
+}
+
+function quatToMatrix(q: Float64Array, R: Float64Array): void {
+  const x = q[0],
+    y = q[1],
+    z = q[2],
+    w = q[3];
+  R[0] = 1 - 2 * (y * y + z * z);
+  R[1] = 2 * (x * y - z * w);
+  R[2] = 2 * (x * z + y * w);
+  R[3] = 2 * (x * y + z * w);
+  R[4] = 1 - 2 * (x * x + z * z);
+  R[5] = 2 * (y * z - x * w);
+  R[6] = 2 * (x * z - y * w);
+  R[7] = 2 * (y * z + x * w);
+  R[8] = 1 - 2 * (x * x + y * y);
 }
