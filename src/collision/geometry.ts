@@ -600,10 +600,11 @@ export function orient3d(
 
 /**
  * Does segment e0–e1 cross triangle (a, b, c)? Read from a flat xyz array
- * with offsets (3 × index). Uses signed volumes: the end points must lie
- * strictly on opposite sides of the plane, and the segment's line must pass
- * inside the three edges (a zero volume counts as inside, so a segment
- * through an edge of two triangles is counted for both — conservative).
+ * with offsets (3 × index). Uses signed volumes: the end points must lie on
+ * opposite sides of the plane by more than rounding (touching and coplanar
+ * configurations are not crossings), and the segment's line must pass inside
+ * the three edges (a zero volume counts as inside, so a segment through an
+ * edge of two triangles is counted for both).
  */
 export function segmentCrossesTriangle(
   x: Float64Array,
@@ -630,7 +631,20 @@ export function segmentCrossesTriangle(
     qz = x[e1 + 2];
   const sp = orient3d(ax, ay, az, bx, by, bz, cx, cy, cz, px, py, pz);
   const sq = orient3d(ax, ay, az, bx, by, bz, cx, cy, cz, qx, qy, qz);
-  if ((sp > 0 && sq > 0) || (sp < 0 && sq < 0) || sp === sq) return false;
+  // the end points must lie on opposite sides by more than rounding: touching and coplanar
+  // configurations (whose volumes are noise) do not count as crossings
+  const ux = bx - ax,
+    uy = by - ay,
+    uz = bz - az,
+    vx = cx - ax,
+    vy = cy - ay,
+    vz = cz - az;
+  const nx = uy * vz - uz * vy,
+    ny = uz * vx - ux * vz,
+    nz = ux * vy - uy * vx;
+  const eps =
+    1e-10 * Math.sqrt((nx * nx + ny * ny + nz * nz) * ((qx - px) ** 2 + (qy - py) ** 2 + (qz - pz) ** 2));
+  if (!((sp > eps && sq < -eps) || (sp < -eps && sq > eps))) return false;
   const s1 = orient3d(px, py, pz, qx, qy, qz, ax, ay, az, bx, by, bz);
   const s2 = orient3d(px, py, pz, qx, qy, qz, bx, by, bz, cx, cy, cz);
   const s3 = orient3d(px, py, pz, qx, qy, qz, cx, cy, cz, ax, ay, az);

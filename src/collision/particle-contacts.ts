@@ -152,12 +152,12 @@ export class ParticleContacts implements ConstraintSet {
     const part = this.particle,
       boxes = this.boxes,
       gof = this.groupOf;
-    // boxes: the predicted position grown by the radius and half the margin
+    // boxes: the predicted position grown by the radius and the margin (two boxes overlap for every pair in reach)
     const mf = this.marginFactor;
     for (let k = 0; k < n; k++) {
       const i = part[k],
         i3 = 3 * i;
-      const g = r[i] * (1 + 0.5 * mf);
+      const g = r[i] * (1 + mf);
       boxes[6 * k] = p[i3] - g;
       boxes[6 * k + 1] = p[i3 + 1] - g;
       boxes[6 * k + 2] = p[i3 + 2] - g;
@@ -246,11 +246,15 @@ export class ParticleContacts implements ConstraintSet {
   }
 
   project(ctx: StepContext): void {
-    const { p, x, invMass: w, radius: r } = ctx.store;
+    this.projectRange(ctx.store, 0, this.count);
+  }
+
+  /** One Gauss–Seidel pass over contacts [c0, c1). */
+  projectRange(store: ParticleStore, c0: number, c1: number): void {
+    const { p, x, invMass: w, radius: r } = store;
     const pi = this.pi,
       pj = this.pj;
-    const count = this.count;
-    for (let c = 0; c < count; c++) {
+    for (let c = c0; c < c1; c++) {
       const i = pi[c],
         j = pj[c];
       const i3 = 3 * i,

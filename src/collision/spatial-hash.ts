@@ -215,12 +215,14 @@ export class SpatialHash {
       for (let i = after + 1; i < this.count; i++) {
         const o = 6 * i;
         if (
-          boxes[o] > maxx ||
-          boxes[o + 3] < minx ||
-          boxes[o + 1] > maxy ||
-          boxes[o + 4] < miny ||
-          boxes[o + 2] > maxz ||
-          boxes[o + 5] < minz
+          !(
+            boxes[o] <= maxx &&
+            boxes[o + 3] >= minx &&
+            boxes[o + 1] <= maxy &&
+            boxes[o + 4] >= miny &&
+            boxes[o + 2] <= maxz &&
+            boxes[o + 5] >= minz
+          )
         )
           continue;
         if (n === result.length) result = this.growResult();
@@ -245,12 +247,14 @@ export class SpatialHash {
             stamp[i] = id;
             const o = 6 * i;
             if (
-              boxes[o] > maxx ||
-              boxes[o + 3] < minx ||
-              boxes[o + 1] > maxy ||
-              boxes[o + 4] < miny ||
-              boxes[o + 2] > maxz ||
-              boxes[o + 5] < minz
+              !(
+                boxes[o] <= maxx &&
+                boxes[o + 3] >= minx &&
+                boxes[o + 1] <= maxy &&
+                boxes[o + 4] >= miny &&
+                boxes[o + 2] <= maxz &&
+                boxes[o + 5] >= minz
+              )
             )
               continue;
             if (n === result.length) result = this.growResult();
@@ -265,12 +269,14 @@ export class SpatialHash {
       stamp[i] = id;
       const o = 6 * i;
       if (
-        boxes[o] > maxx ||
-        boxes[o + 3] < minx ||
-        boxes[o + 1] > maxy ||
-        boxes[o + 4] < miny ||
-        boxes[o + 2] > maxz ||
-        boxes[o + 5] < minz
+        !(
+          boxes[o] <= maxx &&
+          boxes[o + 3] >= minx &&
+          boxes[o + 1] <= maxy &&
+          boxes[o + 4] >= miny &&
+          boxes[o + 2] <= maxz &&
+          boxes[o + 5] >= minz
+        )
       )
         continue;
       if (n === result.length) result = this.growResult();
@@ -294,12 +300,14 @@ export class SpatialHash {
         if (i <= after || stamp[i] === id) continue;
         const o = 6 * i;
         if (
-          boxes[o] > maxx ||
-          boxes[o + 3] < minx ||
-          boxes[o + 1] > maxy ||
-          boxes[o + 4] < miny ||
-          boxes[o + 2] > maxz ||
-          boxes[o + 5] < minz
+          !(
+            boxes[o] <= maxx &&
+            boxes[o + 3] >= minx &&
+            boxes[o + 1] <= maxy &&
+            boxes[o + 4] >= miny &&
+            boxes[o + 2] <= maxz &&
+            boxes[o + 5] >= minz
+          )
         )
           continue;
         if (n === result.length) result = this.growResult();

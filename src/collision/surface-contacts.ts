@@ -1779,9 +1779,19 @@ export class SurfaceContacts implements ConstraintSet {
         i1 = 3 * this.idx[4 * k + 1],
         i2 = 3 * this.idx[4 * k + 2],
         i3 = 3 * this.idx[4 * k + 3];
-      const ok =
-        this.type[k] === TYPE_VT ? contactFrameVT(x, i0, i1, i2, i3) : contactFrameEE(x, i0, i1, i2, i3);
+      const vt = this.type[k] === TYPE_VT;
+      const ok = vt ? contactFrameVT(x, i0, i1, i2, i3) : contactFrameEE(x, i0, i1, i2, i3);
       if (!ok) continue;
+      // proximity contacts act only over their footprint (as in the projection)
+      if ((this.flags[k] & FLAG_CCD) === 0) {
+        const out = vt
+          ? frame[3] < -FOOTPRINT || frame[4] < -FOOTPRINT || frame[5] < -FOOTPRINT
+          : frame[3] < -FOOTPRINT ||
+            frame[3] > 1 + FOOTPRINT ||
+            frame[4] < -FOOTPRINT ||
+            frame[4] > 1 + FOOTPRINT;
+        if (out) continue;
+      }
       const pen = this.thick[k] - this.side[k] * frame[6];
       if (pen > m) m = pen;
     }
