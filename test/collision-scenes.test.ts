@@ -132,8 +132,8 @@ describe('granular scenes', () => {
       if (best < 0.03 && x[3 * i + 1] < yc) below++;
     }
     expect(below).toBe(0);
-    // the cloth carries them: every grain is above the ground
+    // the cloth carries them: no grain reached the ground (where it would rest at y = r = 0.019)
     for (let i = grains.offset; i < grains.offset + grains.count; i++)
-      expect(x[3 * i + 1]).toBeGreaterThan(0.1);
+      expect(x[3 * i + 1]).toBeGreaterThan(0.04);
   });
 });
