@@ -433,16 +433,17 @@ describe('a fast projectile', () => {
     for (let i = ball.offset; i < ball.offset + ball.activeCount; i++) world.store.v[3 * i + 2] = -25;
     const sys = enableCollisions(world, { thickness: 0.005 }).add(curtain).add(ball);
     const tris = globalTriangles([curtain, ball]);
-    let maxX = 0;
+    let maxX = 0,
+      deepest = 0;
     for (let k = 0; k < 40; k++) {
       world.step();
       maxX = Math.max(maxX, countEdgeTriangleIntersections(world.store.x, tris));
+      for (let i = 2; i < 3 * ball.activeCount; i += 3) deepest = Math.min(deepest, ball.positions()[i]);
     }
     expect(maxX).toBe(0);
-    // it did hit: the ball is behind where the curtain hung, carrying the cloth with it
-    const z = Math.min(...Array.from(ball.positions().filter((_, i) => i % 3 === 2)));
-    expect(z).toBeLessThan(-0.05);
-    expect(sys.surfaces.stats.contacts).toBeGreaterThanOrEqual(0);
+    // it did hit and carried the cloth well behind where it hung (the curtain keeps its momentum)
+    expect(deepest).toBeLessThan(-0.3);
+    expect(sys.surfaces.stats.failsafeCrossings).toBeGreaterThan(0); // the impact needed the fail-safe
     expect(world.stats.recoveries).toBe(0);
   });
 });

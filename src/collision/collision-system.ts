@@ -22,10 +22,12 @@ export interface CollisionOptions {
   particles?: boolean;
   /** Detect and resolve intersections that already exist (see Untangler). Default true. */
   untangle?: boolean;
-  /** Run the untangling analysis every this many steps. Default 1. */
+  /** Run the untangling analysis every this many steps. Default 4. */
   untangleEvery?: number;
   /** Fail-safe crossing check after the solver (see SurfaceContacts). Default true. */
   failsafe?: boolean;
+  /** Generate surface contacts every this many substeps (see SurfaceContacts.detectEvery). Default 1. */
+  detectEvery?: number;
 }
 
 /** Per-body contact settings (each switches one contact type for this body). */
@@ -60,7 +62,7 @@ export class CollisionSystem {
   readonly world: World;
   readonly surfaces: SurfaceContacts;
   readonly particles: ParticleContacts;
-  readonly options: Required<Omit<CollisionOptions, 'untangleEvery'>> & { untangleEvery: number };
+  readonly options: Required<CollisionOptions>;
   private readonly registered = new Map<Body, BodyContactOptions>();
 
   constructor(world: World, o: CollisionOptions = {}) {
@@ -73,12 +75,19 @@ export class CollisionSystem {
       );
     }
     this.world = world;
-    const every = o.untangleEvery ?? 1;
+    const every = o.untangleEvery ?? 4;
     if (!(Number.isInteger(every) && every >= 1))
       throw new PbdError(
         'contact/invalid',
         'collision.untangleEvery',
         `must be an integer ≥ 1, got ${every}`,
+      );
+    const detectEvery = o.detectEvery ?? 1;
+    if (!(Number.isInteger(detectEvery) && detectEvery >= 1))
+      throw new PbdError(
+        'contact/invalid',
+        'collision.detectEvery',
+        `must be an integer ≥ 1, got ${detectEvery}`,
       );
     this.options = {
       thickness: o.thickness ?? 0.01,
@@ -91,11 +100,13 @@ export class CollisionSystem {
       untangle: o.untangle ?? true,
       untangleEvery: every,
       failsafe: o.failsafe ?? true,
+      detectEvery,
     };
     this.surfaces = new SurfaceContacts();
     this.surfaces.untangle = this.options.untangle;
     this.surfaces.untangleEvery = every;
     this.surfaces.failsafe = this.options.failsafe;
+    this.surfaces.detectEvery = detectEvery;
     this.particles = new ParticleContacts();
     world.addConstraintSet(this.particles);
     world.addConstraintSet(this.surfaces);

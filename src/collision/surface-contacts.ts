@@ -50,7 +50,7 @@ export interface SurfaceContactStats {
   partialUpdates: number;
   /** Crossings found by the fail-safe check after the solver (since the start). */
   failsafeCrossings: number;
-  /** Vertices the fail-safe stopped (reset to their start-of-substep position) since the start. */
+  /** Vertices the fail-safe moved with a rigid impact zone (or stopped) since the start. */
   frozen: number;
   /** Edge–triangle intersections found by the last untangling analysis. */
   intersections: number;
@@ -98,10 +98,10 @@ const ss = new Float64Array(3);
  *
  * Fail-safe: after the last solver iteration every candidate is tested for a
  * crossing during x → p once more; crossings get constraints and another
- * pass, and vertices still crossing are stopped at their start-of-substep
- * positions (which were intersection-free). So, from an untangled start, no
- * crossing and hence no intersection is ever created — except by kinematic
- * vertices, which nothing can stop.
+ * pass, and the vertices still crossing are gathered into rigid impact zones
+ * that move by their mean displacement (a zone holding a pinned vertex
+ * stops). So, from an untangled start, no crossing and hence no intersection
+ * is ever created — except by kinematic vertices, which nothing can stop.
  */
 export class SurfaceContacts implements ConstraintSet {
   readonly kind = 'surface-contact';
@@ -124,10 +124,24 @@ export class SurfaceContacts implements ConstraintSet {
     frozen: 0,
     intersections: 0,
   };
+  /**
+   * Contacts are generated every this many substeps, from the motion
+   * extrapolated over them, and projected in every substep; the fail-safe
+   * then checks the straight path from the positions at the start of those
+   * substeps to their end, so the state at the end of each period (and of
+   * each step, when the period divides the substeps) is intersection-free.
+   * 1 (default): every substep. Larger values trade response detail for speed.
+   */
+  detectEvery = 1;
+  /** Positions at the start of the detection period (surface vertices, global layout) and the extrapolated end. */
+  private start = new Float64Array(0);
+  private ahead = new Float64Array(0);
+  /** True in the last substep of a detection period. */
+  private macroEnd = true;
   /** Detect and resolve existing intersections (see Untangler). Default true. */
   untangle = true;
-  /** Run the untangling analysis every this many steps. Default 1. */
-  untangleEvery = 1;
+  /** Run the untangling analysis every this many steps. Default 4. */
+  untangleEvery = 4;
   private readonly untangler = new Untangler(this);
   private stepIndex = 0;
   private topologyVersion = 0;
@@ -180,6 +194,19 @@ export class SurfaceContacts implements ConstraintSet {
   private vtList = new Int32Array(0);
   private veStart = new Int32Array(1);
   private veList = new Int32Array(0);
+  /** The (up to) two triangles of each edge (−1: boundary), and which edges are sharp. */
+  private edgeTris = new Int32Array(0);
+  private sharp = new Uint8Array(0);
+  private sharpVersion = -1;
+  /** Vertices that must renew their snapshot at the next check (e.g. an edge of theirs turned sharp). */
+  private forced = new Int32Array(0);
+  /** Impact zones of the fail-safe (union-find over surface vertices, −1: none) and their sums. */
+  private zone = new Int32Array(0);
+  private zoneAcc = new Float64Array(0);
+  /** Surface-vertex id of each particle (−1: not on a surface). */
+  private localOf = new Int32Array(0);
+  private forcedFlag = new Uint8Array(0);
+  private forcedCount = 0;
   /** Candidate vertex–triangle pairs: (surface vertex, triangle). */
   vtCand: Int32Array = new Int32Array(0);
   vtCount = 0;
@@ -387,6 +414,13 @@ export class SurfaceContacts implements ConstraintSet {
     this.eBox = new Float64Array(6 * this.edgeCount);
     this.label = new Int32Array(nv);
     this.violators = new Int32Array(nv);
+    this.zone = new Int32Array(nv);
+    this.zoneAcc = new Float64Array(5 * nv);
+    this.localOf = new Int32Array(store.count).fill(-1);
+    for (let i = 0; i < nv; i++) this.localOf[this.vertex[i]] = i;
+    this.forced = new Int32Array(nv);
+    this.forcedFlag = new Uint8Array(nv);
+    this.forcedCount = 0;
     this.vDirty = new Uint8Array(nv);
     this.tDirty = new Uint8Array(this.triCount);
     this.eDirty = new Uint8Array(this.edgeCount);
@@ -407,6 +441,20 @@ export class SurfaceContacts implements ConstraintSet {
     };
     [this.vtStart, this.vtList] = csr(this.tri, 3, this.triCount);
     [this.veStart, this.veList] = csr(this.edge, 2, this.edgeCount);
+    // the triangles of each edge (through the vertex → triangle lists of its end points)
+    this.edgeTris = new Int32Array(2 * this.edgeCount).fill(-1);
+    for (let e = 0; e < this.edgeCount; e++) {
+      const a = this.edge[2 * e],
+        b = this.edge[2 * e + 1];
+      let n = 0;
+      for (let j = this.vtStart[a]; j < this.vtStart[a + 1] && n < 2; j++) {
+        const t = this.vtList[j];
+        const t0 = this.tri[3 * t],
+          t1 = this.tri[3 * t + 1],
+          t2 = this.tri[3 * t + 2];
+        if (t0 === b || t1 === b || t2 === b) this.edgeTris[2 * e + n++] = t;
+      }
+    }
     this.flipCount = 0;
     this.tangled = false;
     // mean edge length, for the hash cells
@@ -438,7 +486,7 @@ export class SurfaceContacts implements ConstraintSet {
    * snapshot. Returns their number (into `violators`), or −1 when the lists
    * must be built anew.
    */
-  private checkValid(x: Float64Array, p: Float64Array): number {
+  private checkValid(x: Float64Array, p: Float64Array, slack: number): number {
     if (!this.valid) return -1;
     const nv = this.vertexCount;
     const vert = this.vertex,
@@ -452,7 +500,8 @@ export class SurfaceContacts implements ConstraintSet {
     for (let v = 0; v < nv; v++) {
       const g = 3 * vert[v],
         s = 3 * v;
-      const d2 = delta[v] * delta[v];
+      const dv = delta[v] - slack;
+      const d2 = dv * dv;
       // y = Rᵀ (x − c) + c0, compared with the snapshot
       let ux = x[g] - RX[9],
         uy = x[g + 1] - RX[10],
@@ -470,8 +519,10 @@ export class SurfaceContacts implements ConstraintSet {
       ax = RP[0] * ux + RP[3] * uy + RP[6] * uz + RP[12] - snap[s];
       ay = RP[1] * ux + RP[4] * uy + RP[7] * uz + RP[13] - snap[s + 1];
       az = RP[2] * ux + RP[5] * uy + RP[8] * uz + RP[14] - snap[s + 2];
-      if (ax * ax + ay * ay + az * az > d2) viol[n++] = v;
+      if (ax * ax + ay * ay + az * az > d2 || this.forcedFlag[v] !== 0) viol[n++] = v;
     }
+    for (let k = 0; k < this.forcedCount; k++) this.forcedFlag[this.forced[k]] = 0;
+    this.forcedCount = 0;
     return n;
   }
 
@@ -605,10 +656,8 @@ export class SurfaceContacts implements ConstraintSet {
   }
 
   /** Builds the candidate lists anew from x (snapshots of every vertex). */
-  private fullRebuild(store: ParticleStore): void {
+  private fullRebuild(store: ParticleStore, x: Float64Array, p: Float64Array): void {
     this.stats.rebuilds++;
-    const x = store.x,
-      p = store.p;
     const nv = this.vertexCount,
       vert = this.vertex;
     // the snapshot frame is x itself: identity frames for x, the fitted one for p
@@ -635,10 +684,8 @@ export class SurfaceContacts implements ConstraintSet {
   }
 
   /** Updates the candidate lists for the violating vertices only. */
-  private partialUpdate(store: ParticleStore, n: number): void {
+  private partialUpdate(store: ParticleStore, x: Float64Array, p: Float64Array, n: number): void {
     this.stats.partialUpdates++;
-    const x = store.x,
-      p = store.p;
     const viol = this.violators;
     const dmin = this.minAllowance();
     const vd = this.vDirty,
@@ -751,7 +798,7 @@ export class SurfaceContacts implements ConstraintSet {
       for (let t = 0; t < this.triCount; t++)
         unionBox(this.tBox, t, vBox, tri[3 * t], tri[3 * t + 1], tri[3 * t + 2], reach);
       for (let e = 0; e < this.edgeCount; e++)
-        unionBox2(this.eBox, e, vBox, edge[2 * e], edge[2 * e + 1], 0.5 * reach);
+        unionBox2(this.eBox, e, vBox, edge[2 * e], edge[2 * e + 1], this.sharp[e] !== 0 ? 0.5 * reach : 0);
       return;
     }
     for (let t = 0; t < this.triCount; t++) {
@@ -759,7 +806,8 @@ export class SurfaceContacts implements ConstraintSet {
         unionBox(this.tBox, t, vBox, tri[3 * t], tri[3 * t + 1], tri[3 * t + 2], reach);
     }
     for (let e = 0; e < this.edgeCount; e++) {
-      if (this.eDirty[e] !== 0) unionBox2(this.eBox, e, vBox, edge[2 * e], edge[2 * e + 1], 0.5 * reach);
+      if (this.eDirty[e] !== 0)
+        unionBox2(this.eBox, e, vBox, edge[2 * e], edge[2 * e + 1], this.sharp[e] !== 0 ? 0.5 * reach : 0);
     }
   }
 
@@ -829,8 +877,10 @@ export class SurfaceContacts implements ConstraintSet {
     if ((mask[ga] & group[gc]) === 0 || (mask[gc] & group[ga]) === 0) return false;
     const delta = this.delta,
       S = this.snap;
+    // two sharp edges can be in contact (within reach); other pairs matter only if they can cross
+    const sharp = this.sharp[e] !== 0 && this.sharp[f] !== 0;
     const lim =
-      this.pairThickness(sE, sF) * (1 + this.marginFactor) +
+      (sharp ? this.pairThickness(sE, sF) * (1 + this.marginFactor) : 1e-9 * this.meanEdge) +
       Math.max(delta[a], delta[b]) +
       Math.max(delta[c], delta[d]);
     const a3 = 3 * a,
@@ -929,11 +979,16 @@ export class SurfaceContacts implements ConstraintSet {
     this.vtCount++;
   }
 
-  /** Brings the candidate lists up to date for x → p (full rebuild or incremental update). */
-  private updateCandidates(store: ParticleStore): void {
-    const n = this.checkValid(store.x, store.p);
-    if (n < 0 || n > 0.25 * this.vertexCount) this.fullRebuild(store);
-    else if (n > 0) this.partialUpdate(store, n);
+  /**
+   * Brings the candidate lists up to date for the motion x → p (full rebuild
+   * or incremental update). With `slack` > 0 vertices renew their snapshot
+   * that much before their allowance runs out, so that the solver's
+   * corrections rarely force another update after the solve.
+   */
+  private updateCandidates(store: ParticleStore, x: Float64Array, p: Float64Array, slack = 0): void {
+    const n = this.checkValid(x, p, slack);
+    if (n < 0 || n > 0.25 * this.vertexCount) this.fullRebuild(store, x, p);
+    else if (n > 0) this.partialUpdate(store, x, p, n);
   }
 
   /** Swept boxes x → p of every surface vertex and triangle, triangles grown by `grow`. */
@@ -973,11 +1028,33 @@ export class SurfaceContacts implements ConstraintSet {
   beginStep(ctx: StepContext): void {
     const store = ctx.store;
     this.refreshTopology(store);
+    if (this.vertexCount === 0) {
+      this.count = 0;
+      return;
+    }
+    const k = this.detectEvery;
+    if (k > 1 && ctx.substep % k !== 0) {
+      // inside a detection period: the contacts found at its start are projected again
+      this.macroEnd = (ctx.substep + 1) % k === 0 || ctx.substep === ctx.substeps - 1;
+      return;
+    }
     this.count = 0;
-    if (this.vertexCount === 0) return;
+    this.macroEnd = k === 1 || ctx.substep === ctx.substeps - 1;
     const x = store.x,
-      p = store.p,
       v = store.v;
+    // the end of the motion to test: this substep's prediction, or over k substeps extrapolated
+    const p = k === 1 ? store.p : this.predictPeriod(ctx, k);
+    if (k > 1) {
+      if (this.start.length !== store.x.length) this.start = new Float64Array(store.x.length);
+      const vert = this.vertex,
+        start = this.start;
+      for (let i = 0; i < this.vertexCount; i++) {
+        const g = 3 * vert[i];
+        start[g] = x[g];
+        start[g + 1] = x[g + 1];
+        start[g + 2] = x[g + 2];
+      }
+    }
     if (ctx.substep === 0) {
       if (this.untangle && this.stepIndex % this.untangleEvery === 0)
         this.stats.intersections = this.untangler.analyse(store, this.topologyVersion);
@@ -988,7 +1065,8 @@ export class SurfaceContacts implements ConstraintSet {
       }
       this.stepIndex++;
     }
-    this.updateCandidates(store);
+    if (ctx.substep === 0 || this.sharpVersion !== this.topologyVersion) this.classifyEdges(x);
+    this.updateCandidates(store, x, p, 0.25 * this.minAllowance());
     const reach = this.maxReach();
     this.sweptBoxes(x, p, reach);
     const vert = this.vertex,
@@ -1007,6 +1085,7 @@ export class SurfaceContacts implements ConstraintSet {
     const tol = 1e-9 * this.meanEdge;
     const vtDist = this.vtDist,
       eeDist = this.eeDist;
+    const sharpE = this.sharp;
     // vertex–triangle
     const vt = this.vtCand;
     for (let k = 0; k < this.vtCount; k++) {
@@ -1054,7 +1133,11 @@ export class SurfaceContacts implements ConstraintSet {
         d = edge[2 * f + 1];
       const mv = Math.max(motion[a], motion[b]) + Math.max(motion[c], motion[d]);
       const lb = eeDist[k];
-      if (lb >= 0 && lb - mv > reach) continue;
+      // proximity contacts only between two sharp (creased or boundary) edges: across a flat edge another
+      // edge cannot come within h unless a vertex comes within h of the edge's triangles first, which the
+      // vertex–triangle contacts handle; crossings are tested for every pair
+      const sharp = sharpE[e] !== 0 && sharpE[f] !== 0;
+      if (lb >= 0 && lb - mv > (sharp ? reach : tol)) continue;
       // edge boxes from the vertex boxes
       const oa = 6 * a,
         ob = 6 * b,
@@ -1084,6 +1167,10 @@ export class SurfaceContacts implements ConstraintSet {
       if (w[ga] === 0 && w[gb] === 0 && w[gc] === 0 && w[gd] === 0) continue;
       const dX = edgeEdgeDistance(x, ga, gb, gc, gd);
       eeDist[k] = dX;
+      if (!sharp) {
+        if (dX <= mv + tol) this.detectEdgeEdge(x, p, v, e, f, ga, gb, gc, gd, 1, true);
+        continue;
+      }
       const hp = this.pairThickness(es[e], es[f]);
       if (dX - mv > hp * (1 + mf)) continue;
       this.detectEdgeEdge(x, p, v, e, f, ga, gb, gc, gd, 0, dX <= mv + tol);
@@ -1125,6 +1212,47 @@ export class SurfaceContacts implements ConstraintSet {
    * `mode` 1: fail-safe (only crossings, always added); returns true when a
    * crossing was found.
    */
+  /**
+   * Marks the sharp edges: boundary edges, and edges whose two triangles turn
+   * by more than 30° against each other (at x, once per step).
+   */
+  private classifyEdges(x: Float64Array): void {
+    const ne = this.edgeCount;
+    const fresh = this.sharpVersion === this.topologyVersion && this.sharp.length === ne;
+    if (this.sharp.length !== ne) this.sharp = new Uint8Array(ne);
+    const sharp = this.sharp;
+    const et = this.edgeTris,
+      tri = this.tri,
+      vert = this.vertex;
+    const cos30 = Math.cos(Math.PI / 6);
+    for (let e = 0; e < ne; e++) {
+      const t0 = et[2 * e],
+        t1 = et[2 * e + 1];
+      if (t1 < 0) {
+        sharp[e] = 1;
+        continue;
+      }
+      triangleNormal(x, vert, tri, t0, nA);
+      triangleNormal(x, vert, tri, t1, nB);
+      // consistently wound neighbours have normals that agree on a flat edge
+      const now = nA[0] * nB[0] + nA[1] * nB[1] + nA[2] * nB[2] < cos30 ? 1 : 0;
+      // an edge turning sharp needs its contact candidates (within reach): renew its end points
+      if (now === 1 && sharp[e] === 0 && fresh) {
+        this.force(this.edge[2 * e]);
+        this.force(this.edge[2 * e + 1]);
+      }
+      sharp[e] = now;
+    }
+    this.sharpVersion = this.topologyVersion;
+  }
+
+  /** Makes vertex v renew its snapshot (and its candidates) at the next check. */
+  private force(v: number): void {
+    if (this.forcedFlag[v] !== 0) return;
+    this.forcedFlag[v] = 1;
+    this.forced[this.forcedCount++] = v;
+  }
+
   /** Thickness of a pair of surfaces: h of the surface for self contacts, the mean of the two otherwise. */
   private pairThickness(a: number, b: number): number {
     const ha = this.surfaces[a].thickness;
@@ -1362,20 +1490,46 @@ export class SurfaceContacts implements ConstraintSet {
 
   project(ctx: StepContext): void {
     if (this.count > 0) this.projectRange(ctx.store, 0, this.count);
-    if (ctx.iteration === ctx.iterations - 1 && this.vertexCount > 0) {
-      if (this.failsafe) this.verify(ctx.store);
-      this.decayBounds(ctx.store);
+    if (ctx.iteration === ctx.iterations - 1 && this.vertexCount > 0 && this.macroEnd) {
+      // from the start of the detection period (this substep, or k substeps ago) to p
+      const start = this.detectEvery === 1 ? ctx.store.x : this.start;
+      // the fail-safe scan also lowers the distance bounds by the motion of the period
+      if (this.failsafe) this.verify(ctx.store, start);
+      else this.decayBounds(start, ctx.store.p);
     }
+  }
+
+  /**
+   * The positions k substeps ahead, extrapolated from this substep's
+   * prediction with constant acceleration: x + k (p − x) + ½ g h² k (k − 1).
+   */
+  private predictPeriod(ctx: StepContext, k: number): Float64Array {
+    const store = ctx.store;
+    if (this.ahead.length !== store.p.length) this.ahead = new Float64Array(store.p.length);
+    const x = store.x,
+      p = store.p,
+      a = this.ahead,
+      vert = this.vertex,
+      w = store.invMass;
+    const g = ctx.gravity,
+      c = 0.5 * ctx.h * ctx.h * k * (k - 1);
+    for (let i = 0; i < this.vertexCount; i++) {
+      const gi = vert[i],
+        g3 = 3 * gi;
+      const free = w[gi] !== 0 ? c : 0;
+      a[g3] = x[g3] + k * (p[g3] - x[g3]) + free * g[0];
+      a[g3 + 1] = x[g3 + 1] + k * (p[g3 + 1] - x[g3 + 1]) + free * g[1];
+      a[g3 + 2] = x[g3 + 2] + k * (p[g3 + 2] - x[g3 + 2]) + free * g[2];
+    }
+    return a;
   }
 
   /**
    * The distance bounds of the candidates hold at x; x moves to p at the end
    * of the substep, so each bound drops by the motion of its pair.
    */
-  private decayBounds(store: ParticleStore): void {
-    const x = store.x,
-      p = store.p,
-      vert = this.vertex,
+  private decayBounds(x: Float64Array, p: Float64Array): void {
+    const vert = this.vertex,
       motion = this.motion;
     for (let v = 0; v < this.vertexCount; v++) {
       const g = 3 * vert[v];
@@ -1582,42 +1736,101 @@ export class SurfaceContacts implements ConstraintSet {
   /**
    * The fail-safe: finds the candidates that cross during x → p after the
    * solver, gives them constraints and projects again (twice at most), then
-   * stops the vertices of the remaining crossings at x.
+   * moves the vertices of the remaining crossings with rigid impact zones.
    */
-  private verify(store: ParticleStore): void {
-    const x = store.x,
-      p = store.p,
+  private verify(store: ParticleStore, x: Float64Array): void {
+    const p = store.p,
       w = store.invMass;
     // the solver may have moved some vertices beyond their allowance
-    this.updateCandidates(store);
+    this.updateCandidates(store, x, p);
     for (let round = 0; round < 2; round++) {
-      const crossings = this.findCrossings(store);
+      const crossings = this.findCrossings(store, x);
       if (crossings === 0) return;
       this.stats.failsafeCrossings += crossings;
       // one more pass over all contacts, the new ones included
       this.projectRange(store, 0, this.count);
     }
-    // still crossing: stop the vertices involved at x (intersection-free), until nothing crosses
+    // still crossing: rigid impact zones (Provot 1997, Bridson et al. 2002, translation only): the
+    // vertices of each crossing join a zone, and every zone moves by its mass-weighted mean
+    // displacement; a common translation creates no crossing inside a zone and keeps linear
+    // momentum. Zones that still cross others merge; a zone with a pinned vertex stops.
+    const zone = this.zone,
+      local = this.localOf,
+      mass = store.mass;
+    for (let i = 0; i < this.vertexCount; i++) zone[i] = -1;
     for (let round = 0; round < 64; round++) {
       const before = this.count;
-      if (this.findCrossings(store) === 0) return;
-      let stopped = 0;
+      if (this.findCrossings(store, x) === 0) break;
       for (let k = before; k < this.count; k++) {
+        let root = -1;
         for (let j = 0; j < 4; j++) {
-          const g = this.idx[4 * k + j];
-          if (w[g] === 0) continue;
-          const g3 = 3 * g;
-          if (p[g3] !== x[g3] || p[g3 + 1] !== x[g3 + 1] || p[g3 + 2] !== x[g3 + 2]) {
-            p[g3] = x[g3];
-            p[g3 + 1] = x[g3 + 1];
-            p[g3 + 2] = x[g3 + 2];
-            stopped++;
+          const v = local[this.idx[4 * k + j]];
+          if (zone[v] < 0) zone[v] = v;
+          const r = findRoot(zone, v);
+          if (root < 0) root = r;
+          else if (r !== root) {
+            if (r < root) {
+              zone[root] = r;
+              root = r;
+            } else zone[r] = root;
           }
         }
       }
       this.count = before;
-      this.stats.frozen += stopped;
-      if (stopped === 0) return; // only kinematic vertices cross: nothing can stop them
+      this.moveZones(store, x, mass, w);
+    }
+    let moved = 0;
+    for (let i = 0; i < this.vertexCount; i++) if (zone[i] >= 0) moved++;
+    this.stats.frozen += moved;
+  }
+
+  /** Moves every impact zone by its mass-weighted mean displacement x → p (a zone with a pinned vertex stops). */
+  private moveZones(store: ParticleStore, x: Float64Array, mass: Float64Array, w: Float64Array): void {
+    const zone = this.zone,
+      vert = this.vertex,
+      acc = this.zoneAcc,
+      p = store.p,
+      sx = store.x,
+      v = store.v;
+    const nv = this.vertexCount;
+    for (let i = 0; i < nv; i++) {
+      if (zone[i] < 0) continue;
+      const r = findRoot(zone, i);
+      acc[5 * r] = acc[5 * r + 1] = acc[5 * r + 2] = acc[5 * r + 3] = acc[5 * r + 4] = 0;
+    }
+    for (let i = 0; i < nv; i++) {
+      if (zone[i] < 0) continue;
+      const r = findRoot(zone, i),
+        g = vert[i],
+        g3 = 3 * g;
+      if (w[g] === 0) {
+        acc[5 * r + 4] = 1; // pinned: the zone stops
+        continue;
+      }
+      const m = mass[g];
+      acc[5 * r] += m * (p[g3] - x[g3]);
+      acc[5 * r + 1] += m * (p[g3 + 1] - x[g3 + 1]);
+      acc[5 * r + 2] += m * (p[g3 + 2] - x[g3 + 2]);
+      acc[5 * r + 3] += m;
+    }
+    for (let i = 0; i < nv; i++) {
+      if (zone[i] < 0) continue;
+      const r = findRoot(zone, i),
+        g = vert[i],
+        g3 = 3 * g;
+      if (w[g] === 0) continue;
+      const stop = acc[5 * r + 4] !== 0 || !(acc[5 * r + 3] > 0);
+      const inv = stop ? 0 : 1 / acc[5 * r + 3];
+      p[g3] = x[g3] + acc[5 * r] * inv;
+      p[g3 + 1] = x[g3 + 1] + acc[5 * r + 1] * inv;
+      p[g3 + 2] = x[g3 + 2] + acc[5 * r + 2] * inv;
+      if (x !== sx) {
+        // a period of several substeps: the zone restarts from where the period began
+        sx[g3] = x[g3];
+        sx[g3 + 1] = x[g3 + 1];
+        sx[g3 + 2] = x[g3 + 2];
+        v[g3] = v[g3 + 1] = v[g3 + 2] = 0;
+      }
     }
   }
 
@@ -1625,9 +1838,8 @@ export class SurfaceContacts implements ConstraintSet {
    * Crossing test x → p over all candidates; each crossing adds a constraint.
    * Returns the number of crossings.
    */
-  private findCrossings(store: ParticleStore): number {
-    const x = store.x,
-      p = store.p,
+  private findCrossings(store: ParticleStore, x: Float64Array): number {
+    const p = store.p,
       v = store.v;
     this.sweptBoxes(x, p, 0);
     const vert = this.vertex,
@@ -1646,6 +1858,17 @@ export class SurfaceContacts implements ConstraintSet {
     for (let k = 0; k < this.vtCount; k++) {
       const q = vt[2 * k],
         t = vt[2 * k + 1];
+      const ta = tri[3 * t],
+        tb = tri[3 * t + 1],
+        tc = tri[3 * t + 2];
+      const mv = motion[q] + Math.max(motion[ta], motion[tb], motion[tc]);
+      // x moves to p at the end of the substep: the bound drops by the motion of the pair
+      const lb = vtDist[k];
+      if (lb >= 0) {
+        const next = lb - mv;
+        vtDist[k] = next > 0 ? next : -1;
+        if (next > tol) continue;
+      }
       const oq = 6 * q,
         ot = 6 * t;
       if (
@@ -1665,10 +1888,14 @@ export class SurfaceContacts implements ConstraintSet {
         ga = vert[a],
         gb = vert[b],
         gc = vert[c];
-      // a pair farther apart at x than it moves cannot cross
-      let dX = vtDist[k];
-      if (dX < 0) dX = vtDist[k] = this.vertexTriangleDistance(x, gq, ga, gb, gc);
-      if (dX > motion[q] + Math.max(motion[a], motion[b], motion[c]) + tol) continue;
+      // a pair farther apart at x than it moves cannot cross (lb ≤ mv + tol here, or unknown)
+      let dX = lb;
+      if (dX < 0) {
+        dX = this.vertexTriangleDistance(x, gq, ga, gb, gc);
+        const next = dX - mv;
+        vtDist[k] = next > 0 ? next : -1;
+      }
+      if (dX > mv + tol) continue;
       if (this.detectVertexTriangle(x, p, v, q, t, gq, ga, gb, gc, 1, true)) n++;
     }
     const ee = this.eeCand;
@@ -1679,6 +1906,13 @@ export class SurfaceContacts implements ConstraintSet {
         b = edge[2 * e + 1],
         c = edge[2 * f],
         d = edge[2 * f + 1];
+      const mv = Math.max(motion[a], motion[b]) + Math.max(motion[c], motion[d]);
+      const lb = eeDist[k];
+      if (lb >= 0) {
+        const next = lb - mv;
+        eeDist[k] = next > 0 ? next : -1;
+        if (next > tol) continue;
+      }
       const oa = 6 * a,
         ob = 6 * b,
         oc = 6 * c,
@@ -1697,16 +1931,20 @@ export class SurfaceContacts implements ConstraintSet {
         gb = vert[b],
         gc = vert[c],
         gd = vert[d];
-      let dX = eeDist[k];
-      if (dX < 0) dX = eeDist[k] = edgeEdgeDistance(x, ga, gb, gc, gd);
-      if (dX > Math.max(motion[a], motion[b]) + Math.max(motion[c], motion[d]) + tol) continue;
+      let dX = lb;
+      if (dX < 0) {
+        dX = edgeEdgeDistance(x, ga, gb, gc, gd);
+        const next = dX - mv;
+        eeDist[k] = next > 0 ? next : -1;
+      }
+      if (dX > mv + tol) continue;
       if (this.detectEdgeEdge(x, p, v, e, f, ga, gb, gc, gd, 1, true)) n++;
     }
     return n;
   }
 
   endStep(ctx: StepContext): void {
-    if (!this.anyRestitution || this.count === 0) return;
+    if (!this.anyRestitution || this.count === 0 || !this.macroEnd) return;
     // restitution (Algorithm 1, line 16): reflect the relative normal velocity of contacts that acted
     const v = ctx.store.v,
       w = ctx.store.invMass,
@@ -2103,4 +2341,45 @@ function quatToMatrix(q: Float64Array, R: Float64Array): void {
   R[6] = 2 * (x * z - y * w);
   R[7] = 2 * (y * z + x * w);
   R[8] = 1 - 2 * (x * x + y * y);
+}
+
+const nA = new Float64Array(3);
+const nB = new Float64Array(3);
+
+/** Unit normal of triangle t (surface-vertex ids) at x into out (0 for a degenerate one). */
+function triangleNormal(
+  x: Float64Array,
+  vert: Int32Array,
+  tri: Int32Array,
+  t: number,
+  out: Float64Array,
+): void {
+  const a = 3 * vert[tri[3 * t]],
+    b = 3 * vert[tri[3 * t + 1]],
+    c = 3 * vert[tri[3 * t + 2]];
+  const ux = x[b] - x[a],
+    uy = x[b + 1] - x[a + 1],
+    uz = x[b + 2] - x[a + 2];
+  const vx = x[c] - x[a],
+    vy = x[c + 1] - x[a + 1],
+    vz = x[c + 2] - x[a + 2];
+  const nx = uy * vz - uz * vy,
+    ny = uz * vx - ux * vz,
+    nz = ux * vy - uy * vx;
+  const l = Math.sqrt(nx * nx + ny * ny + nz * nz);
+  const inv = l > 0 ? 1 / l : 0;
+  out[0] = nx * inv;
+  out[1] = ny * inv;
+  out[2] = nz * inv;
+}
+
+function findRoot(parent: Int32Array, v: number): number {
+  let r = v;
+  while (parent[r] !== r) r = parent[r];
+  while (parent[v] !== r) {
+    const next = parent[v];
+    parent[v] = r;
+    v = next;
+  }
+  return r;
 }

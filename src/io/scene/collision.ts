@@ -100,8 +100,15 @@ export const collisionSettings = z
     between: z.boolean().optional().describe('contact between different bodies, default true'),
     particles: z.boolean().optional().describe('contact between particles with radii, default true'),
     untangle: z.boolean().optional().describe('resolve existing intersections, default true'),
-    untangleEvery: z.int().min(1).optional().describe('untangling analysis every n steps, default 1'),
+    untangleEvery: z.int().min(1).optional().describe('untangling analysis every n steps, default 4'),
     failsafe: z.boolean().optional().describe('crossing check after the solver, default true'),
+    detectEvery: z
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        'generate body contacts every n substeps (faster; the state is checked at the end of each n), default 1',
+      ),
     bodies: z.record(z.string(), bodyContact).optional().describe('per-body settings, by body name'),
     pairs: z
       .array(
