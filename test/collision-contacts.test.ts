@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   Cloth,
-  type ConstraintSet,
   enableCollisions,
   Granular,
   gridMesh,
@@ -447,6 +446,3 @@ describe('a fast projectile', () => {
     expect(world.stats.recoveries).toBe(0);
   });
 });
-
-/** Keeps the imported type used (ConstraintSet describes what the contact sets implement). */
-export type Sets = ConstraintSet;
