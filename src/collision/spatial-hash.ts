@@ -5,17 +5,21 @@
  * Items are boxes (6 numbers each: min xyz, max xyz; a point is a box of zero
  * size). Space is cut into cubic cells of `cellSize` and every cell is hashed
  * (Teschner et al. 2003) into a table of 2^k buckets. Each item is stored
- * once, in the bucket of the cell that holds its box's minimum corner; an
- * item larger than a cell in some axis goes to a short list of "big" items
- * that every query tests directly. The table is dense: `build` counts the
- * items per bucket, turns the counts into offsets by a prefix sum and
- * scatters the item ids into one array — O(n), no linked lists, and no
- * allocation once the arrays are large enough.
+ * once, in the bucket of the cell that holds its box's minimum corner. The
+ * table is dense: `build` counts the items per bucket, turns the counts into
+ * offsets by a prefix sum and scatters the item ids into one array — O(n), no
+ * linked lists, and no allocation once the arrays are large enough.
  *
  * Since no stored item is larger than a cell, an item overlapping a query box
  * Q has its minimum corner in [Q.min − cellSize, Q.max], so a query visits
  * those cells only and returns every item whose box overlaps Q, each once (a
  * stamp per item skips the repeats that hash collisions produce).
+ *
+ * Items larger than a cell ("big": fast-moving vertices with long boxes) go
+ * to a second, coarser hash of the same kind, or, when few, to a list that
+ * every query tests. Items whose boxes change after a build can be
+ * registered with `moved`: queries test them directly until the next build,
+ * so that a few changed boxes do not force a rebuild.
  */
 export class SpatialHash {
   /** Edge length of a cell; items larger than this in any axis are "big". */

@@ -86,22 +86,32 @@ const ss = new Float64Array(3);
  *   s(1 − t) n̂, s t n̂, −s(1 − u) n̂, −s u n̂ at the closest points of the two
  *   lines (same conservation argument).
  *
- * Detection: a spatial hash (dense table, prefix sums) over boxes that
- * include a per-vertex motion allowance δ, filtered by exact distances, gives
+ * Detection: spatial hashes (dense tables, prefix sums) over boxes that
+ * include a per-vertex motion allowance δ, filtered by exact distances, give
  * candidate pairs that stay valid while no vertex strays more than its δ
- * from its snapshot (after removing the surfaces' mean drift) — a falling
- * cloth is hashed once, a folding one every few substeps. Every substep each
- * candidate is tested for proximity (distance < h + margin at the
- * prediction) and, continuously, for a crossing during x → p (the cubic
- * coplanarity test). The side s is the one before the first crossing, or the
- * present one when nothing crossed.
+ * from its snapshot. Snapshots live in a frame that follows the best rigid
+ * motion of all surface vertices, so falling or tumbling cloth is hashed
+ * once; a vertex that strays renews its snapshot and only its own pairs (and
+ * those of its triangles and edges) are searched again. Each candidate keeps
+ * a lower bound of its distance, lowered every substep by the motion of its
+ * pair, so far pairs cost a comparison. Every substep the near candidates
+ * are tested for proximity (distance < h + margin at the prediction) and,
+ * when they can touch at all, continuously for a crossing during x → p (the
+ * cubic coplanarity test). The side s is the one before the first crossing,
+ * or the present one when nothing crossed. Edge–edge proximity constraints
+ * are made only between two sharp edges (creased by more than 30° or on a
+ * boundary): across a flat edge another edge cannot come within h unless a
+ * vertex comes within h of that edge's triangles first. Edge–edge crossings
+ * are tested for every pair.
  *
  * Fail-safe: after the last solver iteration every candidate is tested for a
  * crossing during x → p once more; crossings get constraints and another
  * pass, and the vertices still crossing are gathered into rigid impact zones
- * that move by their mean displacement (a zone holding a pinned vertex
- * stops). So, from an untangled start, no crossing and hence no intersection
- * is ever created — except by kinematic vertices, which nothing can stop.
+ * (Provot 1997, Bridson et al. 2002) that move by their mean displacement (a
+ * zone holding a pinned vertex stops). So, from an untangled start, no
+ * crossing and hence no intersection is ever created — except by kinematic
+ * vertices, which nothing can stop. Tangled input is resolved by the
+ * Untangler.
  */
 export class SurfaceContacts implements ConstraintSet {
   readonly kind = 'surface-contact';
@@ -215,7 +225,6 @@ export class SurfaceContacts implements ConstraintSet {
   eeCount = 0;
   /** Swept boxes of the current substep. */
   private sv = new Float64Array(0);
-  private st = new Float64Array(0);
   /** |p − x| of every surface vertex in the current substep. */
   private motion = new Float64Array(0);
   /** Distance at x of each candidate pair (−1: not computed this substep). */
@@ -410,7 +419,6 @@ export class SurfaceContacts implements ConstraintSet {
     this.sv = new Float64Array(6 * nv);
     this.motion = new Float64Array(nv);
     this.tBox = new Float64Array(6 * this.triCount);
-    this.st = new Float64Array(6 * this.triCount);
     this.eBox = new Float64Array(6 * this.edgeCount);
     this.label = new Int32Array(nv);
     this.violators = new Int32Array(nv);
@@ -991,14 +999,11 @@ export class SurfaceContacts implements ConstraintSet {
     else if (n > 0) this.partialUpdate(store, x, p, n);
   }
 
-  /** Swept boxes x → p of every surface vertex and triangle, triangles grown by `grow`. */
-  private sweptBoxes(x: Float64Array, p: Float64Array, grow: number): void {
-    const nv = this.vertexCount,
-      nt = this.triCount;
+  /** Swept boxes x → p and the motion |p − x| of every surface vertex. */
+  private sweptBoxes(x: Float64Array, p: Float64Array): void {
+    const nv = this.vertexCount;
     const vert = this.vertex,
-      tri = this.tri,
       sv = this.sv,
-      st = this.st,
       motion = this.motion;
     for (let v = 0; v < nv; v++) {
       const g = 3 * vert[v],
@@ -1020,7 +1025,6 @@ export class SurfaceContacts implements ConstraintSet {
         mz = z1 - z0;
       motion[v] = Math.sqrt(mx * mx + my * my + mz * mz);
     }
-    for (let t = 0; t < nt; t++) unionBox(st, t, sv, tri[3 * t], tri[3 * t + 1], tri[3 * t + 2], grow);
   }
 
   // ---- the step ----------------------------------------------------------------
@@ -1068,12 +1072,11 @@ export class SurfaceContacts implements ConstraintSet {
     if (ctx.substep === 0 || this.sharpVersion !== this.topologyVersion) this.classifyEdges(x);
     this.updateCandidates(store, x, p, 0.25 * this.minAllowance());
     const reach = this.maxReach();
-    this.sweptBoxes(x, p, reach);
+    this.sweptBoxes(x, p);
     const vert = this.vertex,
       tri = this.tri,
       edge = this.edge;
-    const sv = this.sv,
-      st = this.st;
+    const sv = this.sv;
     const w = store.invMass;
     const label = this.label;
     const tangled = this.tangled;
@@ -1098,17 +1101,7 @@ export class SurfaceContacts implements ConstraintSet {
       const mv = motion[q] + Math.max(motion[a], motion[b], motion[c]);
       const lb = vtDist[k];
       if (lb >= 0 && lb - mv > reach) continue;
-      const oq = 6 * q,
-        ot = 6 * t;
-      if (
-        sv[oq] > st[ot + 3] ||
-        sv[oq + 3] < st[ot] ||
-        sv[oq + 1] > st[ot + 4] ||
-        sv[oq + 4] < st[ot + 1] ||
-        sv[oq + 2] > st[ot + 5] ||
-        sv[oq + 5] < st[ot + 2]
-      )
-        continue;
+      if (!boxNearTriangle(sv, 6 * q, 6 * a, 6 * b, 6 * c, reach)) continue;
       if (tangled && !(label[q] === label[a] && label[q] === label[b] && label[q] === label[c])) continue;
       const gq = vert[q],
         ga = vert[a],
@@ -1841,12 +1834,11 @@ export class SurfaceContacts implements ConstraintSet {
   private findCrossings(store: ParticleStore, x: Float64Array): number {
     const p = store.p,
       v = store.v;
-    this.sweptBoxes(x, p, 0);
+    this.sweptBoxes(x, p);
     const vert = this.vertex,
       tri = this.tri,
       edge = this.edge,
       sv = this.sv,
-      st = this.st,
       label = this.label,
       motion = this.motion;
     const tangled = this.tangled;
@@ -1869,17 +1861,7 @@ export class SurfaceContacts implements ConstraintSet {
         vtDist[k] = next > 0 ? next : -1;
         if (next > tol) continue;
       }
-      const oq = 6 * q,
-        ot = 6 * t;
-      if (
-        sv[oq] > st[ot + 3] ||
-        sv[oq + 3] < st[ot] ||
-        sv[oq + 1] > st[ot + 4] ||
-        sv[oq + 4] < st[ot + 1] ||
-        sv[oq + 2] > st[ot + 5] ||
-        sv[oq + 5] < st[ot + 2]
-      )
-        continue;
+      if (!boxNearTriangle(sv, 6 * q, 6 * ta, 6 * tb, 6 * tc, 0)) continue;
       const a = tri[3 * t],
         b = tri[3 * t + 1],
         c = tri[3 * t + 2];
@@ -2382,4 +2364,22 @@ function findRoot(parent: Int32Array, v: number): number {
     v = next;
   }
   return r;
+}
+
+/** Does the box of vertex q (at oq) come within g of the box of the triangle with vertex boxes at oa, ob, oc? */
+function boxNearTriangle(
+  b: Float64Array,
+  oq: number,
+  oa: number,
+  ob: number,
+  oc: number,
+  g: number,
+): boolean {
+  for (let k = 0; k < 3; k++) {
+    const hi = Math.max(b[oa + 3 + k], b[ob + 3 + k], b[oc + 3 + k]) + g;
+    if (b[oq + k] > hi) return false;
+    const lo = Math.min(b[oa + k], b[ob + k], b[oc + k]) - g;
+    if (b[oq + 3 + k] < lo) return false;
+  }
+  return true;
 }
