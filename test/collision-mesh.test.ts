@@ -3,6 +3,7 @@ import {
   bunnyMesh,
   Cloth,
   closestPointTriangle,
+  collisionSystemOf,
   gridMesh,
   icosphere,
   loadScene,
@@ -210,5 +211,55 @@ describe('mesh colliders: signed distance field, exact near the surface', () => 
     // the cloth lies on the box's top (y = 0.25 + margin)
     expect(Math.max(...Array.from(y))).toBeGreaterThan(0.25);
     expect(inst.world.stats.recoveries).toBe(0);
+  });
+});
+
+describe('collision settings in scene files', () => {
+  const base = {
+    title: 't',
+    family: 'collision',
+    bodies: [
+      { type: 'cloth', name: 'a', mesh: { grid: { width: 0.4, height: 0.4, cols: 5, rows: 5 } } },
+      { type: 'cloth', name: 'b', mesh: { grid: { width: 0.4, height: 0.4, cols: 5, rows: 5 } } },
+    ],
+  };
+  const error = (collision: unknown): PbdError => {
+    try {
+      loadScene(JSON.stringify({ ...base, collision }), { file: 'c.json' });
+    } catch (e) {
+      expect(e).toBeInstanceOf(PbdError);
+      return e as PbdError;
+    }
+    throw new Error('expected a PbdError');
+  };
+
+  it('an unknown body name names the JSON path and the known bodies', () => {
+    const e = error({ bodies: { c: { self: false } } });
+    expect(e.code).toBe('scene/unknown-body');
+    expect(e.message).toMatch(/c\.json: collision\.bodies\.c.*'a', 'b'/);
+    expect(error({ pairs: [{ bodies: ['a', 'x'], contact: false }] }).message).toMatch(
+      /collision\.pairs\[0\]\.bodies\[1\]/,
+    );
+  });
+
+  it('settings reach the bodies: self collision off for one body, a pair switched off', () => {
+    const inst = loadScene(
+      JSON.stringify({
+        ...base,
+        collision: {
+          thickness: 0.004,
+          bodies: { a: { self: false } },
+          pairs: [{ bodies: ['a', 'b'], contact: false }],
+        },
+      }),
+    );
+    const sc = collisionSystemOf(inst.world)!.surfaces;
+    expect(sc.surfaces.map((s) => [s.self, s.thickness])).toEqual([
+      [false, 0.004],
+      [true, 0.004],
+    ]);
+    inst.world.step();
+    expect(sc.pairActive(0, 1)).toBe(false);
+    expect(sc.pairActive(1, 1)).toBe(true);
   });
 });
