@@ -2,10 +2,33 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
     // physics tests are CPU-bound: one file per core
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/browser/**'],
+          // builds lib/ once for the CLI tests (they run bin/pbdkit.js)
+          globalSetup: ['test/cli.setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        // the gallery in Debian's Chromium (playwright-core); the set-up installs Chromium
+        // when it is missing, builds the site and serves it (see test/browser/setup.ts)
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          globalSetup: ['test/browser/setup.ts'],
+          testTimeout: 240_000,
+          hookTimeout: 240_000,
+        },
+      },
+    ],
   },
 });

@@ -35,7 +35,7 @@ export {
 export { Granular, type GranularOptions } from './collision/granular.js';
 export { MeshCollider, type MeshColliderOptions } from './collision/mesh-collider.js';
 export { MeshDistance } from './collision/mesh-distance.js';
-export { type ParticleContactOptions, ParticleContacts } from './collision/particle-contacts.js';
+export { type ParticleContactOptions, ParticlePairContacts } from './collision/particle-contacts.js';
 export { SpatialHash } from './collision/spatial-hash.js';
 export {
   type Surface,
@@ -45,6 +45,40 @@ export {
 } from './collision/surface-contacts.js';
 export { Untangler } from './collision/untangle.js';
 export { DistanceConstraints, type DistanceMode, distanceConstraint } from './constraints/distance.js';
+export { type EmbeddingMode, RenderEmbedding, tetBarycentric } from './continuum/embedding.js';
+export {
+  gershgorinLowerBound,
+  isometricBendingEnergy,
+  isometricBendingStencil,
+  isotropicEnergy,
+  type MembraneMaterial,
+  tetEnergy,
+  tetRestShape,
+  tetStress,
+  triangleEnergy,
+  triangleRestShape,
+  triangleStress,
+} from './continuum/energy.js';
+export { FemCloth, type FemClothOptions } from './continuum/fem-cloth.js';
+export { IsometricBending } from './continuum/isometric-bending.js';
+export {
+  defaultClamp,
+  isotropicMembraneTensor,
+  lameParameters,
+  type MaterialModel,
+  type MaterialOptions,
+  type OrthotropicOptions,
+  orthotropicTensor,
+  planeStressLame,
+  type ResolvedMaterial,
+  resolveMaterial,
+} from './continuum/material.js';
+export { type PlasticityOptions, TetFemConstraints, type TetFemOptions } from './continuum/tet-fem.js';
+export {
+  membraneMaterial,
+  TriangleFemConstraints,
+  type TriangleFemOptions,
+} from './continuum/triangle-fem.js';
 export { Attachments, type AttachOptions } from './core/attachments.js';
 export { Body, type Tunable } from './core/body.js';
 export {
@@ -73,8 +107,32 @@ export {
   type WorldOptions,
   type WorldState,
 } from './core/world.js';
+export { type BoxFace, boxSurfaceParticles } from './fluids/boundary.js';
+export { FluidSolidContacts } from './fluids/contacts.js';
+export { FluidDensity } from './fluids/density.js';
+export { type EmitterOptions, FluidEmitter } from './fluids/emitter.js';
+export {
+  type ArtificialPressure,
+  blockPositions,
+  Fluid,
+  type FluidBlock,
+  type FluidCoupling,
+  type FluidOptions,
+} from './fluids/fluid.js';
+export {
+  type LatticeSums,
+  latticeSums,
+  poly6,
+  poly6Coefficient,
+  spikyGradient,
+  spikyGradientCoefficient,
+} from './fluids/kernels.js';
+export { buildCrossPairs, buildForwardPairs, NeighbourGrid, PairList } from './fluids/neighbour-grid.js';
+export { formatGmsh, parseGmsh } from './io/gmsh.js';
 export { formatObj, parseObj } from './io/obj.js';
+export { bodyToPly, type PlyOptions } from './io/ply.js';
 export { type BuildContext, SceneError, type SceneIssue } from './io/scene/common.js';
+export { femCloth, resolveTetMesh, softBody } from './io/scene/continuum.js';
 export {
   type BodySpec,
   type BuildOptions,
@@ -92,6 +150,15 @@ export {
   sceneJsonSchema,
   sceneSchema,
 } from './io/scene/scene.js';
+export { formatTetGen, parseTetGen } from './io/tetgen.js';
+export {
+  extractRotation,
+  polarAngle2,
+  polarDecomposition,
+  quatFromMat3,
+  spectralNorm3,
+} from './math/polar.js';
+export { svd3, svd32, symmetricEigen3 } from './math/svd3.js';
 export {
   bunnyMesh,
   type GridOptions,
@@ -113,3 +180,80 @@ export {
   triangleArea,
   validateTriangleMesh,
 } from './mesh/triangle-mesh.js';
+export {
+  type AdaptiveLatticeBodyOptions,
+  adaptiveLatticeBody,
+  type LatticeBodyOptions,
+  latticeBody,
+  octreeOfMesh,
+  rigidCluster,
+  ShapeMatchingBody,
+  type ShapeMatchingBodyOptions,
+  type SurfaceBodyOptions,
+  surfaceBody,
+} from './shape-matching/bodies.js';
+export { ClothLevel, ShapeMatchingCloth, type ShapeMatchingClothOptions } from './shape-matching/cloth.js';
+export { ParticleContacts } from './shape-matching/contacts.js';
+export { Lattice, LatticeSummation } from './shape-matching/lattice.js';
+export {
+  type Adjacency,
+  buildPaths,
+  meshAdjacency,
+  PathSummation,
+  ringRegions,
+} from './shape-matching/mesh-paths.js';
+export { AdaptiveLattice, type OctreeOptions, OctreeSummation } from './shape-matching/octree.js';
+export {
+  EllipsoidContacts,
+  OrientedParticles,
+  type OrientedParticlesOptions,
+  OrientedShapeMatching,
+} from './shape-matching/oriented.js';
+export {
+  optimalRotation,
+  type PlasticityOptions as ShapeMatchingPlasticityOptions,
+  RegionShapeMatching,
+  type ShapeMatchingParams,
+} from './shape-matching/region-shape-matching.js';
+export {
+  boxMesh,
+  duckMesh,
+  fitParticles,
+  plantGraph,
+  sheetGraph,
+  torusMesh,
+} from './shape-matching/shapes.js';
+export { Skin } from './shape-matching/skinning.js';
+export {
+  membershipCounts,
+  NaiveSummation,
+  type RegionSummation,
+  regionSizes,
+} from './shape-matching/summation.js';
+export { SurfaceVolumeConservation, type VolumeOptions } from './shape-matching/volume.js';
+export { type InitialState, SoftBody, type SoftBodyOptions } from './softbody/soft-body.js';
+export {
+  orientTets,
+  type TetBoxOptions,
+  type TetMesh,
+  type TetQuality,
+  tetBox,
+  tetDihedrals,
+  tetEdges,
+  tetQuality,
+  tetSurface,
+  validateTetMesh,
+} from './softbody/tet-mesh.js';
+export {
+  delaunay,
+  type TetrahedralizeOptions,
+  type TetrahedralizeResult,
+  tetMeshSurface,
+  tetrahedralize,
+} from './softbody/tetrahedralize.js';
+export {
+  TetVolumeConstraints,
+  TriangleAreaConstraints,
+  tetVolume,
+  triangleAreaOf,
+} from './softbody/volume.js';

@@ -509,7 +509,9 @@ class ClothForces implements ConstraintSet {
 
   project(): void {}
 
-  endStep(): void {
-    this.cloth.tear();
+  endStep(ctx: StepContext): void {
+    // tearing is checked once per step, after its last substep: a rebuild per substep would cost
+    // more than it gains, and an edge overstretched for a fraction of a frame still tears
+    if (ctx.substep === ctx.substeps - 1) this.cloth.tear();
   }
 }

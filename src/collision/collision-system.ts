@@ -1,7 +1,7 @@
 import type { Body } from '../core/body.js';
 import { PbdError } from '../core/errors.js';
 import type { World } from '../core/world.js';
-import { ParticleContacts } from './particle-contacts.js';
+import { ParticlePairContacts } from './particle-contacts.js';
 import { SurfaceContacts } from './surface-contacts.js';
 
 /** World-wide contact settings; every body registered later starts from these. */
@@ -52,7 +52,7 @@ const systems = new WeakMap<World, CollisionSystem>();
 /**
  * Contact between bodies and within bodies, for one world: cloth self
  * collision and body–body contact through triangle surfaces
- * (SurfaceContacts), particle–particle contact (ParticleContacts), and the
+ * (SurfaceContacts), particle–particle contact (ParticlePairContacts), and the
  * per-body switch for collider contacts. Each contact type can be switched
  * per body (BodyContactOptions) and per pair of bodies (setPair); collision
  * groups and masks (ParticleStore.group / mask, Collider.group / mask)
@@ -61,7 +61,7 @@ const systems = new WeakMap<World, CollisionSystem>();
 export class CollisionSystem {
   readonly world: World;
   readonly surfaces: SurfaceContacts;
-  readonly particles: ParticleContacts;
+  readonly particles: ParticlePairContacts;
   readonly options: Required<CollisionOptions>;
   private readonly registered = new Map<Body, BodyContactOptions>();
 
@@ -107,7 +107,7 @@ export class CollisionSystem {
     this.surfaces.untangleEvery = every;
     this.surfaces.failsafe = this.options.failsafe;
     this.surfaces.detectEvery = detectEvery;
-    this.particles = new ParticleContacts();
+    this.particles = new ParticlePairContacts();
     world.addConstraintSet(this.particles);
     world.addConstraintSet(this.surfaces);
     systems.set(world, this);

@@ -39,7 +39,7 @@ interface ParticleGroup {
  * normal correction otherwise. Restitution reflects the relative normal
  * velocity in the velocity pass (Algorithm 1, line 16).
  */
-export class ParticleContacts implements ConstraintSet {
+export class ParticlePairContacts implements ConstraintSet {
   readonly kind = 'particle-contact';
   readonly order = 105;
   enabled = true;

@@ -53,9 +53,27 @@ export abstract class Body {
     return this.world.store.v.subarray(3 * this.offset, 3 * (this.offset + this.activeCount));
   }
 
-  /** Triangles to render, in body-local vertex indices; empty for bodies without a surface. */
+  /**
+   * Triangles to render, indexing the vertices of `renderPositions()`;
+   * empty for bodies without a surface.
+   */
   renderTriangles(): Uint32Array {
     return new Uint32Array(0);
+  }
+
+  /**
+   * Vertex positions (xyz interleaved) that `renderTriangles()` index. By
+   * default the body's particle positions (body-local indices); a body with
+   * an embedded high-resolution render mesh (002 §5) returns that mesh's
+   * deformed vertices instead. Renderers and exporters read these two.
+   */
+  renderPositions(): Float64Array {
+    return this.positions();
+  }
+
+  /** True when `renderPositions()` is an embedded render mesh rather than the particles. */
+  get hasRenderMesh(): boolean {
+    return false;
   }
 
   /** Dynamic state a checkpoint needs beyond the particle arrays (topology, rest state …). */

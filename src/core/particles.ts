@@ -48,6 +48,15 @@ export class ParticleStore {
     this.allocateArrays(this.capacity, 0);
   }
 
+  /**
+   * A Float64Array of n zeros on the store's kind of memory (shared when the
+   * store is), for per-body arrays a worker's page reads in place, such as
+   * embedded render meshes.
+   */
+  float64(n: number): Float64Array {
+    return this.f64(n);
+  }
+
   private f64(n: number): Float64Array {
     return this.shared ? new Float64Array(new SharedArrayBuffer(n * 8)) : new Float64Array(n);
   }

@@ -54,20 +54,25 @@ export type ClothBodySpec = z.infer<typeof clothBody>;
 
 export function buildCloth(spec: ClothBodySpec, ctx: BuildContext): Cloth {
   const mesh = resolveMesh(spec.mesh, spec.transform, ctx.readFile, `${ctx.where}.mesh`);
-  const cloth = new Cloth(ctx.world, {
-    mesh,
-    name: spec.name,
-    density: spec.density,
-    stretch: spec.stretch,
-    bend: spec.bend,
-    pressure: spec.pressure,
-    tear: spec.tear,
-    aerodynamics: spec.aerodynamics,
-    globalDamping: spec.globalDamping,
-    radius: spec.radius,
-    group: spec.group,
-    mask: spec.mask,
-  });
+  const cloth = locateClothErrors(
+    spec,
+    ctx,
+    () =>
+      new Cloth(ctx.world, {
+        mesh,
+        name: spec.name,
+        density: spec.density,
+        stretch: spec.stretch,
+        bend: spec.bend,
+        pressure: spec.pressure,
+        tear: spec.tear,
+        aerodynamics: spec.aerodynamics,
+        globalDamping: spec.globalDamping,
+        radius: spec.radius,
+        group: spec.group,
+        mask: spec.mask,
+      }),
+  );
   const cols = 'grid' in spec.mesh ? spec.mesh.grid.cols : 0;
   const rows = 'grid' in spec.mesh ? spec.mesh.grid.rows : 0;
   (spec.pins ?? []).forEach((pin, k) => {
@@ -82,6 +87,25 @@ export function buildCloth(spec: ClothBodySpec, ctx: BuildContext): Cloth {
     }
   });
   return cloth;
+}
+
+/**
+ * Cloth names its errors `cloth 'name'.mesh …` or `cloth.density`; in a
+ * scene they are located at the body's JSON path instead (with the OBJ file
+ * for problems inside a mesh file).
+ */
+function locateClothErrors(spec: ClothBodySpec, ctx: BuildContext, build: () => Cloth): Cloth {
+  try {
+    return build();
+  } catch (e) {
+    const prefix = spec.name ? `cloth '${spec.name}'` : 'cloth';
+    if (!(e instanceof PbdError) || !e.where.startsWith(prefix)) throw e;
+    let where = ctx.where + e.where.slice(prefix.length);
+    if ('file' in spec.mesh && where.startsWith(`${ctx.where}.mesh`)) {
+      where = `${ctx.where}.mesh (${spec.mesh.file})${where.slice(ctx.where.length + 5)}`;
+    }
+    throw new PbdError(e.code, where, e.detail, e.hint);
+  }
 }
 
 function pinnedVertices(

@@ -47,6 +47,6 @@ export function resolveMesh(
 }
 
 /** The files a mesh source reads (for loaders that must fetch assets first). */
-export function meshFiles(source: z.infer<typeof meshSource>): string[] {
-  return 'file' in source ? [source.file] : [];
+export function meshFiles(source: z.infer<typeof meshSource> | object): string[] {
+  return 'file' in source && typeof source.file === 'string' ? [source.file] : [];
 }

@@ -24,12 +24,22 @@ import {
   meshCollider,
 } from './collision.js';
 import { type BuildContext, formatPath, SceneError, type SceneIssue, vec3 } from './common.js';
+import { buildFemCloth, buildSoftBody, continuumFiles, femCloth, softBody } from './continuum.js';
+import { buildFluid, fluidBody } from './fluids.js';
 import { meshFiles } from './meshes.js';
+import { shapeMatchingBodies, shapeMatchingBuilders } from './shape-matching.js';
 
 // ---- the registry -------------------------------------------------------
 
 /** Every body type a scene can hold. */
-export const bodySchemas = [clothBody, granularBody] as const;
+export const bodySchemas = [
+  clothBody,
+  softBody,
+  femCloth,
+  ...shapeMatchingBodies,
+  fluidBody,
+  granularBody,
+] as const;
 /** Every collider type a scene can hold. */
 export const colliderSchemas = [...coreColliderSchemas, meshCollider] as const;
 
@@ -42,6 +52,10 @@ type BuilderMap = {
 
 export const bodyBuilders: BuilderMap = {
   cloth: buildCloth,
+  softbody: buildSoftBody,
+  'fem-cloth': buildFemCloth,
+  ...shapeMatchingBuilders,
+  fluid: buildFluid,
   granular: buildGranular,
 };
 
@@ -236,7 +250,10 @@ export function loadScene(text: string, options: BuildOptions = {}): SceneInstan
 /** Files a scene reads besides itself (for loaders that must fetch them first). */
 export function sceneFiles(spec: SceneSpec): string[] {
   const out: string[] = [];
-  for (const b of spec.bodies) if ('mesh' in b && b.mesh) out.push(...meshFiles(b.mesh));
+  for (const b of spec.bodies) {
+    if (b.type === 'softbody' || b.type === 'fem-cloth') out.push(...continuumFiles(b));
+    else if ('mesh' in b && b.mesh) out.push(...meshFiles(b.mesh));
+  }
   for (const c of spec.colliders ?? []) if (c.type === 'mesh') out.push(...meshFiles(c.mesh));
   return out;
 }

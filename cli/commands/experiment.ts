@@ -1,0 +1,25 @@
+/**
+ * `pbdkit experiment <name> [--out dir]`: reproduces a paper experiment
+ * (CSV + SVG plot). Wired into cli/main.ts with registerExperimentCommand(program).
+ */
+import type { Command } from 'commander';
+import { experiments, runExperiment } from '../../experiments/index.js';
+
+export function registerExperimentCommand(program: Command): void {
+  program
+    .command('experiment')
+    .description('reproduce a paper experiment and write its CSV data and SVG plot')
+    .argument('<name>', `${experiments.map((e) => e.name).join(', ')} or all`)
+    .option('-o, --out <dir>', 'output folder', 'experiment-results')
+    .addHelpText(
+      'after',
+      `\nExperiments:\n${experiments.map((e) => `  ${e.name.padEnd(6)} ${e.title}`).join('\n')}\n`,
+    )
+    .action(async (name: string, opts: { out: string }) => {
+      const t0 = performance.now();
+      const r = await runExperiment(name, opts.out);
+      process.stdout.write(
+        `${r.summary}\n\nwrote ${r.files.length} files to ${opts.out} in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+      );
+    });
+}

@@ -1,0 +1,177 @@
+import { Body, type Tunable } from '../core/body.js';
+import { RigidModeDamping } from '../core/damping.js';
+import { PbdError } from '../core/errors.js';
+import type { Motion } from '../core/motion.js';
+import type { ConstraintParams } from '../core/solver.js';
+import type { World } from '../core/world.js';
+import {
+  buildBendingQuads,
+  type TriangleMesh,
+  triangleArea,
+  validateTriangleMesh,
+} from '../mesh/triangle-mesh.js';
+import { RenderEmbedding } from './embedding.js';
+import { IsometricBending } from './isometric-bending.js';
+import type { MaterialOptions, OrthotropicOptions } from './material.js';
+import { TriangleFemConstraints } from './triangle-fem.js';
+
+export interface FemClothOptions {
+  /** The cloth's triangle mesh in world space (its rest shape). Must be manifold. */
+  mesh: TriangleMesh;
+  name?: string;
+  /** Area density ρ (kg/m²). Default 0.1. */
+  density?: number;
+  /** Isotropic membrane material (plane stress). Default StVK, k = 1000, ν = 0.3. */
+  material?: MaterialOptions;
+  /** Orthotropic StVK membrane (002 §4.3), instead of `material`. */
+  orthotropic?: OrthotropicOptions;
+  /** PBD stiffness k ∈ [0, 1] of the membrane (default 1) and XPBD damping β (s). */
+  stiffness?: number;
+  damping?: number;
+  /** Isometric bending (002 §4.3): PBD stiffness, or XPBD compliance = 1 / bending stiffness. `false` disables it. */
+  bend?: ConstraintParams | false;
+  /** A high-resolution render mesh at rest, attached to the cloth surface (002 §5). */
+  render?: TriangleMesh;
+  globalDamping?: number;
+  radius?: number;
+  group?: number;
+  mask?: number;
+}
+
+/**
+ * Cloth as a continuum (002 §4.3): membrane energy constraints on the
+ * triangles (StVK isotropic or orthotropic, or Neo-Hookean) and isometric
+ * bending on the interior edges.
+ */
+export class FemCloth extends Body {
+  readonly type = 'fem-cloth';
+  readonly triangles: Uint32Array;
+  readonly restPositions: Float64Array;
+  readonly membrane: TriangleFemConstraints;
+  readonly bend: IsometricBending | null;
+  readonly damping: RigidModeDamping | null;
+  readonly embedding: RenderEmbedding | null;
+
+  constructor(world: World, o: FemClothOptions) {
+    const where = o.name ? `fem-cloth '${o.name}'` : 'fem-cloth';
+    const topo = validateTriangleMesh(o.mesh, `${where}.mesh`);
+    const nv = o.mesh.positions.length / 3;
+    super(world, o.name ?? '', nv);
+    const density = o.density ?? 0.1;
+    if (!(density > 0) || !Number.isFinite(density)) {
+      throw new PbdError('fem-cloth/density', `${where}.density`, `must be > 0 kg/m², got ${o.density}`);
+    }
+    this.triangles = new Uint32Array(o.mesh.triangles);
+    this.restPositions = new Float64Array(o.mesh.positions);
+    const store = world.store;
+    const off = this.offset;
+    store.x.set(o.mesh.positions, 3 * off);
+    store.p.set(o.mesh.positions, 3 * off);
+    const m = new Float64Array(nv);
+    const nt = this.triangles.length / 3;
+    for (let t = 0; t < nt; t++) {
+      const a = (triangleArea(this.restPositions, this.triangles, t) * density) / 3;
+      for (let k = 0; k < 3; k++) m[this.triangles[3 * t + k]] += a;
+    }
+    for (let i = 0; i < nv; i++) {
+      if (!(m[i] > 0)) {
+        throw new PbdError(
+          'fem-cloth/unused-vertex',
+          `${where}.mesh: vertex ${i}`,
+          'belongs to no triangle, so it has no mass',
+          'remove unreferenced vertices',
+        );
+      }
+      store.setMass(off + i, m[i]);
+      store.radius[off + i] = o.radius ?? 0;
+      if (o.group !== undefined) store.group[off + i] = o.group;
+      if (o.mask !== undefined) store.mask[off + i] = o.mask;
+    }
+    const global = new Uint32Array(this.triangles.length);
+    for (let k = 0; k < global.length; k++) global[k] = this.triangles[k] + off;
+    this.membrane = this.addSet(
+      new TriangleFemConstraints(store, global, {
+        material: o.orthotropic ? undefined : (o.material ?? { youngsModulus: 1000, poissonRatio: 0.3 }),
+        orthotropic: o.orthotropic,
+        stiffness: o.stiffness,
+        damping: o.damping,
+        where: `${where}.membrane`,
+      }),
+    );
+    if (o.bend === false) this.bend = null;
+    else {
+      const quads = buildBendingQuads(this.triangles, topo);
+      // buildBendingQuads gives (edge a, edge b, opposite c, opposite d): the stencil order of 002 Figure 3
+      for (let k = 0; k < quads.length; k++) quads[k] += off;
+      this.bend = this.addSet(
+        new IsometricBending(store, quads, o.bend ?? { stiffness: 0.5, compliance: 100 }),
+      );
+    }
+    this.damping = o.globalDamping ? this.addSet(new RigidModeDamping(off, nv, o.globalDamping)) : null;
+    this.embedding = o.render
+      ? RenderEmbedding.onSurface(
+          o.render,
+          this.restPositions,
+          this.triangles,
+          store.float64(o.render.positions.length),
+        )
+      : null;
+  }
+
+  override renderTriangles(): Uint32Array {
+    return this.embedding ? this.embedding.triangles : this.triangles;
+  }
+
+  override renderPositions(): Float64Array {
+    return this.embedding ? this.embedding.update(this.world.store.x, this.offset) : this.positions();
+  }
+
+  override get hasRenderMesh(): boolean {
+    return this.embedding !== null;
+  }
+
+  /** Pins a vertex (body-local) where it is, to a scripted motion, or softly (compliance > 0). */
+  pin(vertex: number, motion?: Motion, compliance?: number): void {
+    if (!(Number.isInteger(vertex) && vertex >= 0 && vertex < this.count)) {
+      throw new PbdError(
+        'fem-cloth/bad-vertex',
+        `fem-cloth '${this.name}'`,
+        `has no vertex ${vertex} (it has ${this.count})`,
+      );
+    }
+    this.world.attachments.attach(this.offset + vertex, { motion, compliance });
+  }
+
+  override tunables(): Tunable[] {
+    const out: Tunable[] = [
+      {
+        name: 'membrane.stiffness',
+        min: 0,
+        max: 1,
+        get: () => this.membrane.rule.stiffness,
+        set: (v) => this.membrane.rule.set({ stiffness: v }),
+      },
+    ];
+    const b = this.bend;
+    if (b) {
+      out.push(
+        {
+          name: 'bend.stiffness',
+          min: 0,
+          max: 1,
+          get: () => b.rule.stiffness,
+          set: (v) => b.rule.set({ stiffness: v }),
+        },
+        {
+          name: 'bend.compliance',
+          min: 1e-4,
+          max: 1e3,
+          log: true,
+          get: () => b.rule.compliance,
+          set: (v) => b.rule.set({ compliance: v }),
+        },
+      );
+    }
+    return out;
+  }
+}

@@ -1,0 +1,387 @@
+/**
+ * Neighbour search on a uniform grid with a counting sort (the usual SPH
+ * set-up; PBF, Macklin & Müller 2013, finds neighbours on a grid each step).
+ *
+ * Cells are cubes of side ≥ r / R for the search radius r and R =
+ * `reach` (`cellsPerRadius`, 2 by default, or 1 once the cells had to grow
+ * to r), so every pair closer than r lies within R cells of each other along
+ * each axis. Building is O(n + cells): one pass
+ * computes each item's cell, a counting sort orders the items by cell
+ * (stable, so the result is deterministic), and pairs are read from the
+ * "forward" half of each cell's (2R + 1)³ neighbourhood, so each unordered
+ * pair is found once. Cells along x are consecutive in the linear order, so
+ * a row of 2R + 1 cells is one contiguous range of the sorted items: the
+ * search walks 2R² + 2R + 1 ranges per cell instead of 62 cells. Half-size
+ * cells (R = 2) test about 1.7 times fewer candidates than cells of side r.
+ *
+ * The grid covers a box given by the caller (the fluid's bounds). Items
+ * outside are clamped into the border cells: clamping never increases the
+ * distance between cell coordinates, so pairs closer than r still lie
+ * within R cells and the search stays exact, only slower for the clamped
+ * outliers. When the box would need more than `maxCells` cells, the cell
+ * side grows, which keeps memory O(n).
+ *
+ * Positions are read as pos[3·item], pos[3·item + 1], pos[3·item + 2] for
+ * the store indices given in `items`.
+ */
+export class NeighbourGrid {
+  /** Cell side (m), ≥ radius / cellsPerRadius. */
+  cellSize = 1;
+  /** How many cells the search radius spans (the stencil reaches this many cells each way). */
+  reach = 2;
+  /** The preferred reach (cells per search radius) when the grid is not limited by maxCells. */
+  readonly cellsPerRadius: number;
+  /** Grid origin (min corner). */
+  minX = 0;
+  minY = 0;
+  minZ = 0;
+  nx = 1;
+  ny = 1;
+  nz = 1;
+  /** Items (store indices) in cell order, `count` of them. */
+  sorted = new Int32Array(0);
+  /** cellStart[c] … cellStart[c + 1] − 1 are the positions in `sorted` of the items of cell c. */
+  cellStart = new Int32Array(2);
+  /** The cell of each item, by its position in `sorted`. */
+  sortedCell = new Int32Array(0);
+  /** Items inserted by the last `insert`. */
+  count = 0;
+  private invCell = 1;
+  private cellOfInput = new Int32Array(0);
+
+  constructor(cellsPerRadius = 2) {
+    if (!(Number.isInteger(cellsPerRadius) && cellsPerRadius >= 1 && cellsPerRadius <= 4)) {
+      throw new RangeError(`cellsPerRadius must be an integer in 1…4, got ${cellsPerRadius}`);
+    }
+    this.cellsPerRadius = cellsPerRadius;
+    this.reach = cellsPerRadius;
+  }
+
+  get cells(): number {
+    return this.nx * this.ny * this.nz;
+  }
+
+  /**
+   * Sets the grid box [min, max] and the cell side (radius / reach, larger
+   * when the box would need more than maxCells cells).
+   */
+  setGeometry(
+    minX: number,
+    minY: number,
+    minZ: number,
+    maxX: number,
+    maxY: number,
+    maxZ: number,
+    radius: number,
+    maxCells: number,
+  ): void {
+    if (!(maxX >= minX) || !(maxY >= minY) || !(maxZ >= minZ)) {
+      minX = minY = minZ = 0;
+      maxX = maxY = maxZ = 0;
+    }
+    const ex = maxX - minX,
+      ey = maxY - minY,
+      ez = maxZ - minZ;
+    let cs = radius / this.cellsPerRadius;
+    let nx = Math.floor(ex / cs) + 1,
+      ny = Math.floor(ey / cs) + 1,
+      nz = Math.floor(ez / cs) + 1;
+    // grow the cells until the grid fits (each pass at least doubles the side)
+    while (nx * ny * nz > maxCells || !(nx * ny * nz > 0)) {
+      cs *= Math.max(2, Math.cbrt((nx * ny * nz) / maxCells));
+      nx = Math.floor(ex / cs) + 1;
+      ny = Math.floor(ey / cs) + 1;
+      nz = Math.floor(ez / cs) + 1;
+      if (!Number.isFinite(cs)) {
+        nx = ny = nz = 1;
+        cs = Number.MAX_VALUE;
+        break;
+      }
+    }
+    this.cellSize = cs;
+    this.invCell = 1 / cs;
+    // the fewest cells that still span the radius (1 once the cells have grown to it)
+    this.reach = Math.max(1, Math.min(this.cellsPerRadius, Math.ceil(radius / cs - 1e-9)));
+    this.minX = minX;
+    this.minY = minY;
+    this.minZ = minZ;
+    this.nx = nx;
+    this.ny = ny;
+    this.nz = nz;
+    const cells = nx * ny * nz;
+    if (this.cellStart.length < cells + 1) this.cellStart = new Int32Array(Math.ceil((cells + 1) * 1.5));
+  }
+
+  /** Takes the box and cells of another grid (so that two item sets share cells). */
+  copyGeometry(g: NeighbourGrid): void {
+    this.reach = g.reach;
+    this.cellSize = g.cellSize;
+    this.invCell = 1 / g.cellSize;
+    this.minX = g.minX;
+    this.minY = g.minY;
+    this.minZ = g.minZ;
+    this.nx = g.nx;
+    this.ny = g.ny;
+    this.nz = g.nz;
+    const cells = g.nx * g.ny * g.nz;
+    if (this.cellStart.length < cells + 1) this.cellStart = new Int32Array(Math.ceil((cells + 1) * 1.5));
+  }
+
+  /** The clamped cell coordinates of a point into out[0..2]. */
+  cellCoords(x: number, y: number, z: number, out: Int32Array): void {
+    const inv = this.invCell;
+    let f = (x - this.minX) * inv;
+    out[0] = f >= 0 ? (f < this.nx ? f | 0 : this.nx - 1) : 0;
+    f = (y - this.minY) * inv;
+    out[1] = f >= 0 ? (f < this.ny ? f | 0 : this.ny - 1) : 0;
+    f = (z - this.minZ) * inv;
+    out[2] = f >= 0 ? (f < this.nz ? f | 0 : this.nz - 1) : 0;
+  }
+
+  /** Sorts `count` items (store indices) into the cells by a stable counting sort. */
+  insert(pos: Float64Array, items: Int32Array, count: number): void {
+    if (this.sorted.length < count) {
+      const cap = Math.ceil(count * 1.25) + 16;
+      this.sorted = new Int32Array(cap);
+      this.sortedCell = new Int32Array(cap);
+      this.cellOfInput = new Int32Array(cap);
+    }
+    this.count = count;
+    const cells = this.nx * this.ny * this.nz;
+    const start = this.cellStart;
+    start.fill(0, 0, cells + 1);
+    const nx = this.nx,
+      ny = this.ny,
+      nz = this.nz,
+      inv = this.invCell,
+      mx = this.minX,
+      my = this.minY,
+      mz = this.minZ;
+    const cellOf = this.cellOfInput;
+    for (let k = 0; k < count; k++) {
+      const i3 = 3 * items[k];
+      let f = (pos[i3] - mx) * inv;
+      const ix = f >= 0 ? (f < nx ? f | 0 : nx - 1) : 0;
+      f = (pos[i3 + 1] - my) * inv;
+      const iy = f >= 0 ? (f < ny ? f | 0 : ny - 1) : 0;
+      f = (pos[i3 + 2] - mz) * inv;
+      const iz = f >= 0 ? (f < nz ? f | 0 : nz - 1) : 0;
+      const c = ix + nx * (iy + ny * iz);
+      cellOf[k] = c;
+      start[c + 1]++;
+    }
+    for (let c = 0; c < cells; c++) start[c + 1] += start[c];
+    // stable scatter: walk the input in order, filling each cell from its start
+    const sorted = this.sorted,
+      sortedCell = this.sortedCell;
+    for (let k = 0; k < count; k++) {
+      const c = cellOf[k];
+      const at = start[c]++;
+      sorted[at] = items[k];
+      sortedCell[at] = c;
+    }
+    // the scatter advanced every start to the next cell's; shift back
+    for (let c = cells; c > 0; c--) start[c] = start[c - 1];
+    start[0] = 0;
+  }
+}
+
+/** A growable list of pairs in compressed rows: row a holds nbr[start[a] … start[a + 1] − 1]. */
+export class PairList {
+  /** Row starts (rows + 1 entries). */
+  start = new Int32Array(1);
+  /** The partner (store index) of each pair. */
+  nbr = new Int32Array(0);
+  /** Pairs in use. */
+  count = 0;
+  /** Rows in use. */
+  rows = 0;
+
+  /** Makes room for `rows` rows; keeps nothing. */
+  reset(rows: number): void {
+    if (this.start.length < rows + 1) this.start = new Int32Array(Math.ceil(rows * 1.25) + 2);
+    this.rows = rows;
+    this.count = 0;
+    this.start[0] = 0;
+  }
+
+  /** Ensures room for `n` pairs, keeping the first `count`. */
+  reserve(n: number): void {
+    if (this.nbr.length >= n) return;
+    const b = new Int32Array(Math.max(n, Math.ceil(this.nbr.length * 1.5) + 64));
+    b.set(this.nbr.subarray(0, this.count));
+    this.nbr = b;
+  }
+}
+
+/** Scratch for the row ranges of one cell: [lo, hi) of `sorted` per row. */
+let rangeScratch = new Int32Array(64);
+
+/**
+ * Every unordered pair of items of `grid` closer than `radius` (|p_a − p_b|
+ * < radius, with radius ≤ reach · cellSize), once each, in compressed rows
+ * over the sorted order: row a (the item grid.sorted[a]) lists the partners
+ * that come after it in its own cell and the cells after it along x (up to
+ * `reach`), and all partners in the rows of cells (dy, dz) that come after
+ * its row. O(n + cells + pairs); deterministic.
+ */
+export function buildForwardPairs(
+  grid: NeighbourGrid,
+  pos: Float64Array,
+  radius: number,
+  out: PairList,
+): void {
+  const n = grid.count;
+  out.reset(n);
+  const r2 = radius * radius;
+  const R = grid.reach;
+  const sorted = grid.sorted,
+    cellStart = grid.cellStart;
+  const nx = grid.nx,
+    ny = grid.ny,
+    nz = grid.nz;
+  const start = out.start;
+  if (rangeScratch.length < 2 * (2 * R + 1) * (2 * R + 1))
+    rangeScratch = new Int32Array(2 * (2 * R + 1) ** 2);
+  const ranges = rangeScratch;
+  let nbr = out.nbr;
+  let k = 0;
+  const cells = nx * ny * nz;
+  for (let c = 0; c < cells; c++) {
+    const first = cellStart[c],
+      last = cellStart[c + 1];
+    if (first === last) continue;
+    const iz = (c / (nx * ny)) | 0;
+    const rem = c - iz * nx * ny;
+    const iy = (rem / nx) | 0;
+    const ix = rem - iy * nx;
+    const x0 = Math.max(ix - R, 0);
+    const x1 = Math.min(ix + R, nx - 1);
+    // the rest of the own row: own cell (after a) and the next cells along x, contiguous
+    const ownEnd = cellStart[iy * nx + iz * nx * ny + x1 + 1];
+    // the forward rows: dz = 0 with dy > 0, and dz > 0 with any dy
+    let nr = 0;
+    for (let dz = 0; dz <= R; dz++) {
+      const cz = iz + dz;
+      if (cz >= nz) break;
+      for (let dy = dz === 0 ? 1 : -R; dy <= R; dy++) {
+        const cy = iy + dy;
+        if (cy < 0 || cy >= ny) continue;
+        const base = nx * (cy + ny * cz);
+        const lo = cellStart[base + x0],
+          hi = cellStart[base + x1 + 1];
+        if (lo === hi) continue;
+        ranges[nr++] = lo;
+        ranges[nr++] = hi;
+      }
+    }
+    // room for the worst case of this cell (every candidate a pair, plus the branch-free write)
+    let worst = ownEnd - first + 1;
+    for (let q = 0; q < nr; q += 2) worst += ranges[q + 1] - ranges[q];
+    worst *= last - first;
+    if (nbr.length < k + worst) {
+      out.count = k;
+      out.reserve(k + worst);
+      nbr = out.nbr;
+    }
+    for (let a = first; a < last; a++) {
+      const i3 = 3 * sorted[a];
+      const px = pos[i3],
+        py = pos[i3 + 1],
+        pz = pos[i3 + 2];
+      for (let b = a + 1; b < ownEnd; b++) {
+        const j = sorted[b];
+        const j3 = 3 * j;
+        const dx = px - pos[j3],
+          dy = py - pos[j3 + 1],
+          dz = pz - pos[j3 + 2];
+        // branch-free: write always, keep it when close (acceptance is unpredictable)
+        nbr[k] = j;
+        k += +(dx * dx + dy * dy + dz * dz < r2);
+      }
+      for (let q = 0; q < nr; q += 2) {
+        const e = ranges[q + 1];
+        for (let b = ranges[q]; b < e; b++) {
+          const j = sorted[b];
+          const j3 = 3 * j;
+          const dx = px - pos[j3],
+            dy = py - pos[j3 + 1],
+            dz = pz - pos[j3 + 2];
+          // branch-free: write always, keep it when close (acceptance is unpredictable)
+          nbr[k] = j;
+          k += +(dx * dx + dy * dy + dz * dz < r2);
+        }
+      }
+      start[a + 1] = k;
+    }
+  }
+  out.count = k;
+}
+
+const cellScratch = new Int32Array(3);
+
+/**
+ * Every pair (q, item of `grid`) closer than `radius` for the `count`
+ * query points `queries` (store indices): row q lists the grid items near
+ * queries[q], in sorted order. Used for fluid–solid pairs and the boundary
+ * volumes.
+ */
+export function buildCrossPairs(
+  grid: NeighbourGrid,
+  pos: Float64Array,
+  queries: Int32Array,
+  count: number,
+  radius: number,
+  out: PairList,
+): void {
+  out.reset(count);
+  const r2 = radius * radius;
+  const R = grid.reach;
+  const sorted = grid.sorted,
+    cellStart = grid.cellStart;
+  const nx = grid.nx,
+    ny = grid.ny,
+    nz = grid.nz;
+  const start = out.start;
+  let nbr = out.nbr;
+  let k = 0;
+  for (let q = 0; q < count; q++) {
+    const i3 = 3 * queries[q];
+    const px = pos[i3],
+      py = pos[i3 + 1],
+      pz = pos[i3 + 2];
+    grid.cellCoords(px, py, pz, cellScratch);
+    const ix = cellScratch[0],
+      iy = cellScratch[1],
+      iz = cellScratch[2];
+    const x0 = Math.max(ix - R, 0);
+    const x1 = Math.min(ix + R, nx - 1);
+    for (let dz = -R; dz <= R; dz++) {
+      const cz = iz + dz;
+      if (cz < 0 || cz >= nz) continue;
+      for (let dy = -R; dy <= R; dy++) {
+        const cy = iy + dy;
+        if (cy < 0 || cy >= ny) continue;
+        const base = nx * (cy + ny * cz);
+        const e = cellStart[base + x1 + 1];
+        const lo = cellStart[base + x0];
+        if (nbr.length < k + (e - lo) + 1) {
+          out.count = k;
+          out.reserve(k + (e - lo) + 1);
+          nbr = out.nbr;
+        }
+        for (let b = lo; b < e; b++) {
+          const j = sorted[b];
+          const j3 = 3 * j;
+          const ddx = px - pos[j3],
+            ddy = py - pos[j3 + 1],
+            ddz = pz - pos[j3 + 2];
+          nbr[k] = j;
+          k += +(ddx * ddx + ddy * ddy + ddz * ddz < r2);
+        }
+      }
+    }
+    start[q + 1] = k;
+  }
+  out.count = k;
+}

@@ -1,0 +1,155 @@
+import { PbdError } from '../core/errors.js';
+import type { TetMesh } from '../softbody/tet-mesh.js';
+
+/** Splits a TetGen file into lines of numbers, dropping comments (#) and blank lines; keeps line numbers. */
+function numberLines(text: string, file: string): { line: number; values: number[] }[] {
+  const out: { line: number; values: number[] }[] = [];
+  const lines = text.split(/\r?\n/);
+  for (let k = 0; k < lines.length; k++) {
+    const s = lines[k].replace(/#.*/, '').trim();
+    if (!s) continue;
+    const values = s.split(/\s+/).map(Number);
+    for (const v of values) {
+      if (!Number.isFinite(v)) {
+        throw new PbdError(
+          'tetgen/syntax',
+          `${file}:${k + 1}`,
+          `"${lines[k].trim()}" is not a line of numbers`,
+        );
+      }
+    }
+    out.push({ line: k + 1, values });
+  }
+  return out;
+}
+
+/**
+ * Reads a TetGen mesh: the .node file (`<#points> 3 <#attributes> <#markers>`,
+ * then `<index> x y z …`) and the .ele file (`<#tets> <4|10> <#attributes>`,
+ * then `<index> n0 n1 n2 n3 …`; of 10-node tets the four corners are used).
+ * Indices may start at 0 or 1, as the first point says. Errors name the file
+ * and line.
+ */
+export function parseTetGen(
+  nodeText: string,
+  eleText: string,
+  nodeFile = 'mesh.node',
+  eleFile = 'mesh.ele',
+): TetMesh {
+  const nodes = numberLines(nodeText, nodeFile);
+  if (nodes.length === 0)
+    throw new PbdError(
+      'tetgen/empty',
+      nodeFile,
+      'has no header line',
+      'a .node file starts with "<#points> 3 <#attributes> <#markers>"',
+    );
+  const [np, dim, nattr = 0, nmark = 0] = nodes[0].values;
+  if (dim !== 3)
+    throw new PbdError('tetgen/dimension', `${nodeFile}:${nodes[0].line}`, `dimension is ${dim}, expected 3`);
+  if (!(Number.isInteger(np) && np > 0))
+    throw new PbdError(
+      'tetgen/count',
+      `${nodeFile}:${nodes[0].line}`,
+      `point count ${np} is not a positive integer`,
+    );
+  if (nodes.length - 1 < np) {
+    throw new PbdError(
+      'tetgen/truncated',
+      nodeFile,
+      `declares ${np} points but lists ${nodes.length - 1}`,
+      'the file is incomplete',
+    );
+  }
+  const positions = new Float64Array(3 * np);
+  const base = nodes[1].values[0];
+  if (base !== 0 && base !== 1)
+    throw new PbdError(
+      'tetgen/index-base',
+      `${nodeFile}:${nodes[1].line}`,
+      `first point index is ${base}, expected 0 or 1`,
+    );
+  for (let i = 0; i < np; i++) {
+    const { line, values } = nodes[1 + i];
+    if (values.length < 4 + nattr + nmark) {
+      throw new PbdError(
+        'tetgen/syntax',
+        `${nodeFile}:${line}`,
+        `a point needs an index, three coordinates, ${nattr} attributes and ${nmark} markers`,
+      );
+    }
+    if (values[0] !== i + base) {
+      throw new PbdError(
+        'tetgen/order',
+        `${nodeFile}:${line}`,
+        `point index ${values[0]} out of order (expected ${i + base})`,
+        'points must be listed in index order',
+      );
+    }
+    positions[3 * i] = values[1];
+    positions[3 * i + 1] = values[2];
+    positions[3 * i + 2] = values[3];
+  }
+  const eles = numberLines(eleText, eleFile);
+  if (eles.length === 0)
+    throw new PbdError(
+      'tetgen/empty',
+      eleFile,
+      'has no header line',
+      'an .ele file starts with "<#tets> 4 <#attributes>"',
+    );
+  const [nt, per] = eles[0].values;
+  if (per !== 4 && per !== 10)
+    throw new PbdError(
+      'tetgen/nodes-per-tet',
+      `${eleFile}:${eles[0].line}`,
+      `${per} nodes per tet; expected 4 or 10`,
+    );
+  if (!(Number.isInteger(nt) && nt > 0))
+    throw new PbdError(
+      'tetgen/count',
+      `${eleFile}:${eles[0].line}`,
+      `tet count ${nt} is not a positive integer`,
+    );
+  if (eles.length - 1 < nt)
+    throw new PbdError(
+      'tetgen/truncated',
+      eleFile,
+      `declares ${nt} tets but lists ${eles.length - 1}`,
+      'the file is incomplete',
+    );
+  const tets = new Uint32Array(4 * nt);
+  for (let t = 0; t < nt; t++) {
+    const { line, values } = eles[1 + t];
+    if (values.length < 1 + per)
+      throw new PbdError('tetgen/syntax', `${eleFile}:${line}`, `a tet needs an index and ${per} nodes`);
+    for (let k = 0; k < 4; k++) {
+      const v = values[1 + k] - base;
+      if (!(Number.isInteger(v) && v >= 0 && v < np)) {
+        throw new PbdError(
+          'tetgen/bad-index',
+          `${eleFile}:${line}`,
+          `tet ${t} refers to point ${values[1 + k]}, but the points are ${base}…${np - 1 + base}`,
+          'the .ele file does not belong to this .node file, or its index base differs',
+        );
+      }
+      tets[4 * t + k] = v;
+    }
+  }
+  return { positions, tets };
+}
+
+/** Writes a tet mesh as TetGen .node and .ele text (0-based indices). */
+export function formatTetGen(mesh: TetMesh): { node: string; ele: string } {
+  const nv = mesh.positions.length / 3;
+  const nt = mesh.tets.length / 4;
+  const node: string[] = ['# written by pbdkit', `${nv} 3 0 0`];
+  for (let i = 0; i < nv; i++)
+    node.push(`${i} ${mesh.positions[3 * i]} ${mesh.positions[3 * i + 1]} ${mesh.positions[3 * i + 2]}`);
+  const ele: string[] = ['# written by pbdkit', `${nt} 4 0`];
+  for (let t = 0; t < nt; t++)
+    ele.push(
+      `${t} ${mesh.tets[4 * t]} ${mesh.tets[4 * t + 1]} ${mesh.tets[4 * t + 2]} ${mesh.tets[4 * t + 3]}`,
+    );
+  return { node: `${node.join('\n')}\n`, ele: `${ele.join('\n')}\n` };
+}

@@ -1,0 +1,546 @@
+/**
+ * Baking a scene to files — what `pbdkit simulate` does — with checkpoints
+ * that let an interrupted bake continue to exactly the output an
+ * uninterrupted one writes.
+ *
+ * Frames: frame 0 is the initial state; frame f is the state after
+ * f · stepsPerFrame world steps. A bake of N frames writes frames 0 … N − 1.
+ *
+ * Checkpoints: a bake works in a sidecar folder next to its first output
+ * (`<out>.checkpoint/`). Each frame is appended to `frames.log` there; every
+ * `checkpointEvery` frames (and when stopped) `checkpoint.json` records the
+ * world state (World.saveState, encoded exactly) and the log's length,
+ * written atomically. Resuming loads that state, truncates the log to that
+ * length and carries on. The simulation is deterministic and the outputs are
+ * assembled from the log at the end, so a resumed bake writes the same bytes
+ * as an uninterrupted one (except the measured step times in the statistics).
+ * The sidecar folder is removed when the bake completes.
+ */
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { NodeIO } from '@gltf-transform/core';
+import type { Cloth } from '../cloth/cloth.js';
+import type { Body } from '../core/body.js';
+import { PbdError } from '../core/errors.js';
+import type { World } from '../core/world.js';
+import { type AnimatedBody, buildGltfAnimation } from '../io/gltf-animation.js';
+import { formatObj } from '../io/obj.js';
+import { bodyToPly } from '../io/ply.js';
+import {
+  type LoadedScene,
+  loadSceneFile,
+  readTextFile,
+  removeStaleTemporaries,
+  writeFileAtomic,
+} from './files.js';
+import { type BodyRecord, FrameLogWriter, type FrameRecord, readFrameLog } from './frame-log.js';
+import { checkWorldState, decodeExactJson, encodeExactJson } from './state-codec.js';
+
+/** What to bake and where to write it. */
+export interface BakeOptions {
+  /** Scene file. */
+  scene: string;
+  /** Frames to write (frame 0 is the initial state). Default: the scene's output.frames, else 120. */
+  frames?: number;
+  /** World steps per frame. Default: the scene's output.stepsPerFrame, else 1. */
+  stepsPerFrame?: number;
+  /** Frame rate of the glTF animation. Default: real time, 1 / (stepsPerFrame · dt). */
+  fps?: number;
+  /** `*.glb`: a glTF animation; a folder (ends with `/` or exists): one OBJ per body per frame. */
+  out?: string;
+  /** CSV file of per-frame statistics. */
+  stats?: string;
+  /** JSON file of every body's final positions and velocities. */
+  exportState?: string;
+  /** Write a checkpoint every this many frames (0: only when stopped). Default 10. */
+  checkpointEvery?: number;
+  /** Sidecar folder for checkpoints. Default `<first output>.checkpoint`. */
+  checkpointDir?: string;
+  /** Continue from the checkpoint in the sidecar folder. */
+  resume?: boolean;
+  /** Discard an existing checkpoint and start over. */
+  restart?: boolean;
+  /** Write vertex normals into the glb. Default true. */
+  normals?: boolean;
+  /** Most frames one glTF mesh holds (morph targets + 1). Default 100. */
+  framesPerMesh?: number;
+}
+
+export interface BakePlan {
+  scene: LoadedScene;
+  frames: number;
+  stepsPerFrame: number;
+  fps: number;
+  /** First frame this run simulates (> 0 when resuming). */
+  startFrame: number;
+  checkpointDir: string | null;
+  outKind: 'glb' | 'obj' | null;
+}
+
+export interface BakeProgress {
+  /** Frame just finished. */
+  frame: number;
+  frames: number;
+  startFrame: number;
+  /** Mean wall time per step over this frame (ms). */
+  stepMs: number;
+  /** Wall time since this run started simulating (ms). */
+  elapsedMs: number;
+}
+
+export interface BakeHooks {
+  /** Called once the scene is loaded and the plan is known, before simulating. */
+  onStart?(plan: BakePlan): void;
+  onFrame?(p: BakeProgress): void;
+  onCheckpoint?(frame: number, dir: string): void;
+  /** Called before the outputs are assembled. */
+  onWrite?(): void;
+  /** Polled after every frame; when it returns true the bake stops there with a checkpoint. */
+  shouldStop?(): boolean;
+}
+
+export interface BakeResult {
+  status: 'complete' | 'interrupted';
+  plan: BakePlan;
+  /** Last frame written to the log (frames − 1 when complete). */
+  lastFrame: number;
+  /** Files written (complete bakes). */
+  outputs: string[];
+  /** Particles reset after becoming non-finite, and moves clamped to maxSpeed, in this run. */
+  recoveries: number;
+  speedClamps: number;
+  /** Wall time of the simulation in this run (ms). */
+  simulateMs: number;
+}
+
+interface Checkpoint {
+  format: 'pbdkit-checkpoint';
+  version: 1;
+  digest: string;
+  stepsPerFrame: number;
+  outKind: 'glb' | 'obj' | null;
+  columns: string[];
+  frame: number;
+  logBytes: number;
+  state: unknown;
+}
+
+const CHECKPOINT = 'checkpoint.json';
+const LOG = 'frames.log';
+
+/** Kind of output a `--out` value names. */
+export function outputKind(out: string): 'glb' | 'obj' {
+  if (/[\\/]$/.test(out) || (existsSync(out) && statSync(out).isDirectory())) return 'obj';
+  if (/\.glb$/i.test(out)) return 'glb';
+  throw new PbdError(
+    'usage/out',
+    `--out ${out}`,
+    'is neither a .glb file nor a folder',
+    'write a glTF animation with --out name.glb, or OBJ files with --out folder/ (note the trailing slash)',
+  );
+}
+
+/** The sidecar checkpoint folder of a bake (null when it writes no file). */
+export function checkpointDirFor(o: Pick<BakeOptions, 'out' | 'stats' | 'exportState' | 'checkpointDir'>) {
+  if (o.checkpointDir) return o.checkpointDir;
+  const first = o.out ?? o.stats ?? o.exportState;
+  return first ? `${first.replace(/[\\/]+$/, '')}.checkpoint` : null;
+}
+
+/** Statistics columns of the CSV (and of the frame log), for a world. */
+export function statsColumns(world: World): string[] {
+  const kinds: string[] = [];
+  for (const s of world.sets) if (s.maxViolation && !kinds.includes(s.kind)) kinds.push(s.kind);
+  return [
+    'frame',
+    'time',
+    'steps',
+    'step_ms',
+    'step_ms_max',
+    'kinetic_energy',
+    'max_violation',
+    ...kinds.map((k) => `violation_${k}`),
+    'particles',
+    'constraints',
+    'contacts',
+    'recoveries',
+    'speed_clamps',
+  ];
+}
+
+function bodyUvs(body: Body): Float64Array | null {
+  const uvs = (body as Partial<Cloth>).uvs;
+  // texture coordinates belong to the particle vertices; an embedded render mesh has none
+  if (body.hasRenderMesh) return null;
+  return uvs instanceof Float64Array ? uvs.subarray(0, 2 * body.activeCount) : null;
+}
+
+/** Vertices of what a body renders (its particles, or an embedded render mesh). */
+function renderVertexCount(body: Body): number {
+  return body.hasRenderMesh ? body.renderPositions().length / 3 : body.activeCount;
+}
+
+/** A file-system-safe, unique name per body for OBJ files. */
+function objNames(bodies: Body[]): string[] {
+  const names = bodies.map((b) => b.name.replace(/[^A-Za-z0-9._-]+/g, '_') || `body${b.id}`);
+  return names.map((n, k) => (names.indexOf(n) !== k || names.lastIndexOf(n) !== k ? `${n}-${k}` : n));
+}
+
+function objFile(dir: string, name: string, frame: number, frames: number): string {
+  return join(dir, `${name}_${String(frame).padStart(Math.max(4, String(frames - 1).length), '0')}.obj`);
+}
+
+/** Bakes a scene (see the module comment). Errors in the input are PbdErrors. */
+export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise<BakeResult> {
+  checkOptions(options);
+  const outKind = options.out ? outputKind(options.out) : null;
+  const checkpointDir = checkpointDirFor(options);
+  if (options.resume && options.restart) {
+    throw new PbdError('usage/resume', '--resume --restart', 'contradict each other', 'give one of them');
+  }
+  if (options.resume && !checkpointDir) {
+    throw new PbdError(
+      'usage/resume',
+      '--resume',
+      'needs an output (--out, --stats or --export-state) whose checkpoint to continue',
+      'repeat the options of the interrupted bake',
+    );
+  }
+  const scene = loadSceneFile(options.scene);
+  const world = scene.world;
+  const frames = options.frames ?? scene.frames;
+  const stepsPerFrame = options.stepsPerFrame ?? scene.stepsPerFrame;
+  const fps = options.fps ?? 1 / (stepsPerFrame * world.dt);
+  const every = options.checkpointEvery ?? 10;
+  const columns = statsColumns(world);
+  const checkpointPath = checkpointDir ? join(checkpointDir, CHECKPOINT) : null;
+  const logPath = checkpointDir ? join(checkpointDir, LOG) : null;
+
+  // ---- start fresh or resume ----
+  let startFrame = 0;
+  let log: FrameLogWriter | null = null;
+  if (checkpointDir && checkpointPath && logPath) {
+    const exists = existsSync(checkpointPath);
+    if (options.resume) {
+      if (!exists) {
+        throw new PbdError(
+          'bake/no-checkpoint',
+          checkpointDir,
+          'holds no checkpoint to resume from',
+          'run without --resume to start the bake (or give the same outputs as the interrupted bake)',
+        );
+      }
+      const ck = decodeExactJson(readTextFile(checkpointPath, 'checkpoint'), checkpointPath) as Checkpoint;
+      const mismatch = (what: string, hint: string) =>
+        new PbdError('bake/checkpoint-mismatch', checkpointPath, what, hint);
+      if (ck?.format !== 'pbdkit-checkpoint' || ck.version !== 1) {
+        throw mismatch('is not a pbdkit checkpoint', 'start over with --restart');
+      }
+      if (ck.digest !== scene.digest) {
+        throw mismatch(
+          `was made from a different version of ${scene.file} (or of a mesh it reads)`,
+          'restore the scene the bake started with, or start over with --restart',
+        );
+      }
+      if (ck.stepsPerFrame !== stepsPerFrame) {
+        throw mismatch(
+          `was made with ${ck.stepsPerFrame} steps per frame, not ${stepsPerFrame}`,
+          `resume with --steps-per-frame ${ck.stepsPerFrame}, or start over with --restart`,
+        );
+      }
+      if (ck.outKind !== outKind) {
+        throw mismatch(
+          `was made for ${ck.outKind ?? 'no'} output, not ${outKind ?? 'none'}`,
+          'resume with the --out of the interrupted bake, or start over with --restart',
+        );
+      }
+      if (ck.frame + 1 > frames) {
+        throw mismatch(
+          `already holds ${ck.frame + 1} frames, more than the ${frames} asked for`,
+          `resume with --frames ${ck.frame + 1} or more, or start over with --restart`,
+        );
+      }
+      world.loadState(checkWorldState(ck.state, checkpointPath));
+      // a bake killed mid-write leaves its temporary files behind: clear them
+      if (options.out) removeStaleTemporaries(outKind === 'obj' ? options.out : dirname(options.out));
+      for (const extra of [options.stats, options.exportState])
+        if (extra) removeStaleTemporaries(dirname(extra));
+      log = new FrameLogWriter(logPath, ck.logBytes);
+      startFrame = ck.frame + 1;
+    } else {
+      if (exists && !options.restart) {
+        throw new PbdError(
+          'bake/checkpoint-exists',
+          checkpointDir,
+          'holds the checkpoint of an interrupted bake',
+          'continue it with --resume, or discard it and start over with --restart',
+        );
+      }
+      rmSync(checkpointDir, { recursive: true, force: true });
+      mkdirSync(checkpointDir, { recursive: true });
+      log = new FrameLogWriter(logPath);
+    }
+  }
+  if (outKind === 'obj' && options.out) mkdirSync(options.out, { recursive: true });
+
+  const plan: BakePlan = { scene, frames, stepsPerFrame, fps, startFrame, checkpointDir, outKind };
+  hooks.onStart?.(plan);
+
+  const bodies = world.bodies;
+  const names = objNames(bodies);
+  const topology = bodies.map((b) => b.topologyVersion);
+  const vertexCounts = bodies.map((b) => renderVertexCount(b));
+  let lastCheckpoint = startFrame - 1;
+  const stats = new Float64Array(columns.length);
+  const col = (name: string) => columns.indexOf(name);
+  const violationColumns = columns.flatMap((c, k) =>
+    c.startsWith('violation_') ? [[k, c.slice('violation_'.length)] as const] : [],
+  );
+
+  const record = (
+    frame: number,
+    steps: number,
+    stepMsSum: number,
+    stepMsMax: number,
+    rec: number,
+    clamp: number,
+  ) => {
+    stats.fill(0);
+    stats[col('frame')] = frame;
+    stats[col('time')] = world.time;
+    stats[col('steps')] = steps;
+    stats[col('step_ms')] = steps > 0 ? stepMsSum / steps : 0;
+    stats[col('step_ms_max')] = stepMsMax;
+    stats[col('kinetic_energy')] = world.kineticEnergy();
+    stats[col('max_violation')] = world.maxViolation();
+    for (const [c, kind] of violationColumns) {
+      let m = 0;
+      for (const s of world.sets)
+        if (s.kind === kind && s.enabled && s.maxViolation) m = Math.max(m, s.maxViolation(world.store));
+      stats[c] = m;
+    }
+    let particles = 0;
+    for (const b of bodies) particles += b.activeCount;
+    stats[col('particles')] = particles;
+    stats[col('constraints')] = world.constraintCount();
+    stats[col('contacts')] = world.contacts.count;
+    stats[col('recoveries')] = rec;
+    stats[col('speed_clamps')] = clamp;
+    const recs: BodyRecord[] = bodies.map((b, k) => {
+      const vertices = renderVertexCount(b);
+      const changed = frame === 0 || b.topologyVersion !== topology[k] || vertices !== vertexCounts[k];
+      topology[k] = b.topologyVersion;
+      vertexCounts[k] = vertices;
+      return {
+        vertices,
+        triangles: changed ? b.renderTriangles() : null,
+        uvs: changed ? bodyUvs(b) : null,
+        positions: outKind === 'glb' ? b.renderPositions() : null,
+      };
+    });
+    log?.append(frame, stats, recs);
+    if (outKind === 'obj' && options.out) {
+      bodies.forEach((b, k) => {
+        const comment = `pbdkit: ${scene.file}, body '${b.name}', frame ${frame}, t = ${world.time} s`;
+        const file = objFile(options.out!, names[k], frame, frames);
+        if (b.renderTriangles().length === 0) {
+          // a particle body (fluid, granular): a PLY point cloud with velocities and stable ids
+          writeFileAtomic(file.replace(/\.obj$/, '.ply'), bodyToPly(b, { comment }));
+        } else {
+          writeFileAtomic(
+            file,
+            formatObj(b.renderPositions(), b.renderTriangles(), { uvs: bodyUvs(b), comment }),
+          );
+        }
+      });
+    }
+  };
+
+  const checkpoint = (frame: number) => {
+    if (!checkpointPath || !log || frame === lastCheckpoint) return;
+    const ck: Checkpoint = {
+      format: 'pbdkit-checkpoint',
+      version: 1,
+      digest: scene.digest,
+      stepsPerFrame,
+      outKind,
+      columns,
+      frame,
+      logBytes: log.bytes,
+      state: world.saveState(),
+    };
+    writeFileAtomic(checkpointPath, encodeExactJson(ck));
+    lastCheckpoint = frame;
+    hooks.onCheckpoint?.(frame, checkpointDir!);
+  };
+
+  // ---- simulate ----
+  const t0 = performance.now();
+  let recoveries = 0;
+  let speedClamps = 0;
+  let frame = startFrame;
+  let stopped = false;
+  try {
+    if (frame === 0) {
+      record(0, 0, 0, 0, 0, 0);
+      checkpoint(0);
+      hooks.onFrame?.({ frame: 0, frames, startFrame, stepMs: 0, elapsedMs: performance.now() - t0 });
+      frame = 1;
+    }
+    for (; frame < frames; frame++) {
+      let sum = 0;
+      let max = 0;
+      const r0 = world.stats.recoveries;
+      const c0 = world.stats.speedClamps;
+      for (let s = 0; s < stepsPerFrame; s++) {
+        world.step();
+        sum += world.stats.stepMs;
+        max = Math.max(max, world.stats.stepMs);
+        // let signal handlers run (Ctrl-C, kill) so the bake can stop with a checkpoint
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      const rec = world.stats.recoveries - r0;
+      const clamp = world.stats.speedClamps - c0;
+      recoveries += rec;
+      speedClamps += clamp;
+      record(frame, stepsPerFrame, sum, max, rec, clamp);
+      hooks.onFrame?.({
+        frame,
+        frames,
+        startFrame,
+        stepMs: sum / stepsPerFrame,
+        elapsedMs: performance.now() - t0,
+      });
+      if (frame === frames - 1 || (every > 0 && frame % every === 0)) checkpoint(frame);
+      if (hooks.shouldStop?.() && frame < frames - 1) {
+        checkpoint(frame);
+        stopped = true;
+        break;
+      }
+    }
+  } finally {
+    log?.close();
+  }
+  const simulateMs = performance.now() - t0;
+  const result: BakeResult = {
+    status: stopped ? 'interrupted' : 'complete',
+    plan,
+    lastFrame: stopped ? frame : frames - 1,
+    outputs: [],
+    recoveries,
+    speedClamps,
+    simulateMs,
+  };
+  if (stopped) return result;
+
+  // ---- assemble the outputs from the log ----
+  hooks.onWrite?.();
+  const records =
+    logPath && (outKind === 'glb' || options.stats)
+      ? readFrameLog(logPath, columns.length, bodies.length)
+      : [];
+  if (records.length > 0 && records.length !== frames) {
+    throw new PbdError(
+      'bake/log-corrupt',
+      logPath!,
+      `holds ${records.length} frames, expected ${frames}`,
+      'start over with --restart',
+    );
+  }
+  if (outKind === 'glb' && options.out) {
+    const glb = await glbFromRecords(records, scene, fps, options);
+    writeFileAtomic(options.out, glb);
+    result.outputs.push(options.out);
+  } else if (outKind === 'obj' && options.out) {
+    result.outputs.push(options.out);
+  }
+  if (options.stats) {
+    writeFileAtomic(options.stats, statsCsv(columns, records));
+    result.outputs.push(options.stats);
+  }
+  if (options.exportState) {
+    writeFileAtomic(options.exportState, exportStateJson(scene, frames - 1));
+    result.outputs.push(options.exportState);
+  }
+  if (checkpointDir) rmSync(checkpointDir, { recursive: true, force: true });
+  return result;
+}
+
+function checkOptions(o: BakeOptions): void {
+  const check = (value: number | undefined, option: string, ok: boolean, what: string) => {
+    if (value !== undefined && !ok) {
+      throw new PbdError('usage/option', option, `must be ${what}, got ${value}`, `e.g. ${option} 10`);
+    }
+  };
+  const whole = (v: number | undefined, min: number) => v === undefined || (Number.isInteger(v) && v >= min);
+  check(o.frames, '--frames', whole(o.frames, 1), 'a whole number ≥ 1');
+  check(o.stepsPerFrame, '--steps-per-frame', whole(o.stepsPerFrame, 1), 'a whole number ≥ 1');
+  check(o.framesPerMesh, '--frames-per-mesh', whole(o.framesPerMesh, 1), 'a whole number ≥ 1');
+  check(o.checkpointEvery, '--checkpoint-every', whole(o.checkpointEvery, 0), 'a whole number ≥ 0');
+  check(o.fps, '--fps', o.fps === undefined || (o.fps > 0 && Number.isFinite(o.fps)), 'a positive number');
+}
+
+/** The glb of a bake from its frame records. */
+async function glbFromRecords(
+  records: FrameRecord[],
+  scene: LoadedScene,
+  fps: number,
+  options: BakeOptions,
+): Promise<Uint8Array> {
+  const bodies: AnimatedBody[] = scene.world.bodies.map((b, k) => ({
+    name: b.name,
+    frames: records.map((r) => {
+      const rb = r.bodies[k];
+      return { positions: rb.positions!, triangles: rb.triangles, uvs: rb.uvs };
+    }),
+  }));
+  const spec = scene.spec;
+  const doc = buildGltfAnimation(bodies, {
+    times: records.map((r) => r.frame / fps),
+    normals: options.normals ?? true,
+    maxFramesPerClip: options.framesPerMesh ?? 100,
+    camera: spec.camera
+      ? {
+          position: spec.camera.position as [number, number, number],
+          target: spec.camera.target as [number, number, number],
+        }
+      : undefined,
+    extras: {
+      generator: 'pbdkit',
+      scene: basename(scene.file),
+      title: spec.title,
+      frames: records.length,
+      fps,
+      dt: scene.world.dt,
+    },
+  });
+  return new NodeIO().writeBinary(doc);
+}
+
+/** The statistics CSV: a header and one row per frame (numbers in shortest round-trip form). */
+export function statsCsv(columns: string[], records: FrameRecord[]): string {
+  const lines = [columns.join(',')];
+  for (const r of records) lines.push(Array.from(r.stats, (v) => String(v)).join(','));
+  return `${lines.join('\n')}\n`;
+}
+
+/** Every body's positions, velocities and triangles, as written by `--export-state`. */
+export function exportStateJson(scene: LoadedScene, frame: number): string {
+  const w = scene.world;
+  return `${JSON.stringify({
+    format: 'pbdkit-export',
+    version: 1,
+    scene: basename(scene.file),
+    frame,
+    time: w.time,
+    bodies: w.bodies.map((b) => ({
+      name: b.name,
+      type: b.type,
+      vertices: b.activeCount,
+      positions: Array.from(b.positions()),
+      velocities: Array.from(b.velocities()),
+      renderPositions: b.hasRenderMesh ? Array.from(b.renderPositions()) : undefined,
+      triangles: Array.from(b.renderTriangles()),
+    })),
+  })}\n`;
+}

@@ -1,0 +1,177 @@
+/**
+ * The frame log of a bake: an append-only binary file with one record per
+ * baked frame (statistics, and per body the vertex count, the triangles when
+ * they changed, and optionally the positions). A checkpoint remembers the
+ * log's length; resuming truncates the log there and appends again, so the
+ * final outputs are assembled from exactly the frames an uninterrupted bake
+ * would have recorded.
+ *
+ * Record layout (little-endian):
+ *   u32 magic 'PBFR', u32 frame, u32 payload bytes,
+ *   payload: f64 × columns (statistics), then per body:
+ *     u32 vertex count, u32 flags (1 topology, 2 uvs, 4 positions),
+ *     [topology] u32 index count, u32 × index count,
+ *     [uvs] f64 × 2 · vertex count,
+ *     [positions] f64 × 3 · vertex count
+ */
+import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { PbdError } from '../core/errors.js';
+
+const MAGIC = 0x52464250; // 'PBFR' read as a little-endian u32
+const TOPOLOGY = 1;
+const UVS = 2;
+const POSITIONS = 4;
+
+/** One body in one frame record. */
+export interface BodyRecord {
+  vertices: number;
+  /** Present when the topology changed since the previous record (always in the first). */
+  triangles: Uint32Array | null;
+  uvs: Float64Array | null;
+  positions: Float64Array | null;
+}
+
+/** One frame as read back: triangles are filled in from earlier records when unchanged. */
+export interface FrameRecord {
+  frame: number;
+  stats: Float64Array;
+  bodies: {
+    vertices: number;
+    triangles: Uint32Array;
+    uvs: Float64Array | null;
+    positions: Float64Array | null;
+  }[];
+}
+
+/** Appends frame records to a log file. */
+export class FrameLogWriter {
+  readonly path: string;
+  /** Bytes in the log (the length a checkpoint records). */
+  bytes: number;
+  private fd: number;
+
+  /** Opens a new log, or an existing one truncated to `keepBytes`. */
+  constructor(path: string, keepBytes?: number) {
+    this.path = path;
+    if (keepBytes === undefined) {
+      this.fd = openSync(path, 'w');
+      this.bytes = 0;
+    } else {
+      this.fd = openSync(path, 'r+');
+      const size = fstatSync(this.fd).size;
+      if (size < keepBytes) {
+        closeSync(this.fd);
+        throw new PbdError(
+          'bake/log-truncated',
+          path,
+          `holds ${size} bytes but the checkpoint needs ${keepBytes}`,
+          'the checkpoint folder is damaged: start over with --restart',
+        );
+      }
+      ftruncateSync(this.fd, keepBytes);
+      this.bytes = keepBytes;
+    }
+  }
+
+  append(frame: number, stats: ArrayLike<number>, bodies: BodyRecord[]): void {
+    let size = 8 * stats.length;
+    for (const b of bodies) {
+      size += 8;
+      if (b.triangles) size += 4 + 4 * b.triangles.length;
+      if (b.uvs) size += 16 * b.vertices;
+      if (b.positions) size += 24 * b.vertices;
+    }
+    const buf = Buffer.alloc(12 + size);
+    let o = 0;
+    o = buf.writeUInt32LE(MAGIC, o);
+    o = buf.writeUInt32LE(frame, o);
+    o = buf.writeUInt32LE(size, o);
+    for (let k = 0; k < stats.length; k++) o = buf.writeDoubleLE(stats[k], o);
+    for (const b of bodies) {
+      const flags = (b.triangles ? TOPOLOGY : 0) | (b.uvs ? UVS : 0) | (b.positions ? POSITIONS : 0);
+      o = buf.writeUInt32LE(b.vertices, o);
+      o = buf.writeUInt32LE(flags, o);
+      if (b.triangles) {
+        o = buf.writeUInt32LE(b.triangles.length, o);
+        for (let k = 0; k < b.triangles.length; k++) o = buf.writeUInt32LE(b.triangles[k], o);
+      }
+      if (b.uvs) for (let k = 0; k < 2 * b.vertices; k++) o = buf.writeDoubleLE(b.uvs[k], o);
+      if (b.positions) for (let k = 0; k < 3 * b.vertices; k++) o = buf.writeDoubleLE(b.positions[k], o);
+    }
+    let w = 0;
+    while (w < buf.length) w += writeSync(this.fd, buf, w, buf.length - w, this.bytes + w);
+    this.bytes += buf.length;
+  }
+
+  close(): void {
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+  }
+}
+
+/**
+ * Reads the first `bytes` bytes of a log (all of it by default): one record
+ * per frame, with each body's triangles carried over from the last record
+ * that changed them (the same Uint32Array object while they do not change).
+ */
+export function readFrameLog(path: string, columns: number, bodies: number, bytes?: number): FrameRecord[] {
+  const fd = openSync(path, 'r');
+  try {
+    const size = bytes ?? fstatSync(fd).size;
+    const data = Buffer.alloc(size);
+    let r = 0;
+    while (r < size) {
+      const n = readSync(fd, data, r, size - r, r);
+      if (n === 0) break;
+      r += n;
+    }
+    const corrupt = (at: number, what: string) =>
+      new PbdError('bake/log-corrupt', `${path} at byte ${at}`, what, 'start over with --restart');
+    if (r < size) throw corrupt(r, 'ends early');
+    const out: FrameRecord[] = [];
+    const tris: (Uint32Array | null)[] = new Array(bodies).fill(null);
+    const uvs: (Float64Array | null)[] = new Array(bodies).fill(null);
+    let o = 0;
+    while (o < size) {
+      if (o + 12 > size || data.readUInt32LE(o) !== MAGIC) throw corrupt(o, 'has no frame record here');
+      const frame = data.readUInt32LE(o + 4);
+      const end = o + 12 + data.readUInt32LE(o + 8);
+      if (end > size) throw corrupt(o, `frame ${frame} is cut short`);
+      o += 12;
+      const stats = new Float64Array(columns);
+      for (let k = 0; k < columns; k++, o += 8) stats[k] = data.readDoubleLE(o);
+      const rec: FrameRecord = { frame, stats, bodies: [] };
+      for (let b = 0; b < bodies; b++) {
+        const vertices = data.readUInt32LE(o);
+        const flags = data.readUInt32LE(o + 4);
+        o += 8;
+        if (flags & TOPOLOGY) {
+          const n = data.readUInt32LE(o);
+          o += 4;
+          const t = new Uint32Array(n);
+          for (let k = 0; k < n; k++, o += 4) t[k] = data.readUInt32LE(o);
+          tris[b] = t;
+          if (!(flags & UVS)) uvs[b] = null;
+        }
+        if (flags & UVS) {
+          const u = new Float64Array(2 * vertices);
+          for (let k = 0; k < u.length; k++, o += 8) u[k] = data.readDoubleLE(o);
+          uvs[b] = u;
+        }
+        let positions: Float64Array | null = null;
+        if (flags & POSITIONS) {
+          positions = new Float64Array(3 * vertices);
+          for (let k = 0; k < positions.length; k++, o += 8) positions[k] = data.readDoubleLE(o);
+        }
+        const t = tris[b];
+        if (!t) throw corrupt(o, `body ${b} has no triangles before frame ${frame}`);
+        rec.bodies.push({ vertices, triangles: t, uvs: uvs[b], positions });
+      }
+      if (o !== end) throw corrupt(o, `frame ${frame} has ${end - o} unexplained bytes`);
+      out.push(rec);
+    }
+    return out;
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,381 @@
+import { DistanceConstraints } from '../constraints/distance.js';
+import { type EmbeddingMode, RenderEmbedding } from '../continuum/embedding.js';
+import type { MaterialOptions } from '../continuum/material.js';
+import { type PlasticityOptions, TetFemConstraints } from '../continuum/tet-fem.js';
+import { Body, type Tunable } from '../core/body.js';
+import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
+import { RigidModeDamping } from '../core/damping.js';
+import { PbdError } from '../core/errors.js';
+import type { Motion } from '../core/motion.js';
+import type { ConstraintParams } from '../core/solver.js';
+import type { World } from '../core/world.js';
+import type { TriangleMesh } from '../mesh/triangle-mesh.js';
+import { type TetMesh, tetEdges, tetSurface, validateTetMesh } from './tet-mesh.js';
+import { TetVolumeConstraints } from './volume.js';
+
+/** Where a soft body starts: at rest, or deformed as in 002 Figure 6. */
+export type InitialState = 'rest' | 'flattened' | 'mirrored';
+
+export interface SoftBodyOptions {
+  /** The tetrahedral mesh in world space (its rest shape). Validated and oriented. */
+  mesh: TetMesh;
+  name?: string;
+  /** Density ρ (kg/m³); each vertex gets ρV/4 of each of its tets. Default 1000. */
+  density?: number;
+  /**
+   * 'fem' (default): energy constraints C = E per tet (002 §3–4).
+   * 'geometric': distance constraints on the edges and volume constraints on the tets (000 §3.4.4).
+   */
+  model?: 'fem' | 'geometric';
+  /** Material of the 'fem' model. Default StVK, k = 1e5 Pa, ν = 0.3. */
+  material?: MaterialOptions;
+  /** 'fem': PBD stiffness k ∈ [0, 1] (default 1) and XPBD damping β (s, default 0). */
+  stiffness?: number;
+  damping?: number;
+  /** 'fem' + StVK: plasticity (002 §4.2). */
+  plasticity?: PlasticityOptions;
+  /** 'geometric': edge distance and tet volume constraint parameters. */
+  edges?: ConstraintParams;
+  volume?: ConstraintParams;
+  /** A high-resolution render mesh in world space at rest, embedded in the tets or attached to the surface (002 §5). */
+  render?: { mesh: TriangleMesh; embed?: EmbeddingMode };
+  /** Start deformed: 'flattened' (every y set to the lowest y) or 'mirrored' (reflected in x), 002 Figure 6. */
+  initial?: InitialState;
+  /** Rigid-mode damping (003 §3.5), k ∈ [0, 1]. */
+  globalDamping?: number;
+  /** Contact radius of each vertex (m). Default 0. */
+  radius?: number;
+  group?: number;
+  mask?: number;
+}
+
+/**
+ * A volumetric soft body: a tet mesh whose vertices are particles, driven by
+ * FEM energy constraints (002) or by geometric edge + volume constraints
+ * (000 §3.4.4). Renders its tet boundary, or an embedded render mesh.
+ */
+export class SoftBody extends Body {
+  readonly type = 'softbody';
+  /** Tets in body-local vertex indices (positively oriented at rest). */
+  readonly tets: Uint32Array;
+  /** Boundary triangles of the tet mesh, body-local, outward. */
+  readonly surface: Uint32Array;
+  /** Rest positions, body-local. */
+  readonly restPositions: Float64Array;
+  readonly fem: TetFemConstraints | null;
+  readonly edges: DistanceConstraints | null;
+  readonly volume: TetVolumeConstraints | null;
+  readonly damping: RigidModeDamping | null;
+  readonly embedding: RenderEmbedding | null;
+  readonly density: number;
+
+  constructor(world: World, o: SoftBodyOptions) {
+    const where = o.name ? `softbody '${o.name}'` : 'softbody';
+    const mesh = validateTetMesh(o.mesh, `${where}.mesh`);
+    const nv = mesh.positions.length / 3;
+    super(world, o.name ?? '', nv);
+    this.density = o.density ?? 1000;
+    if (!(this.density > 0) || !Number.isFinite(this.density)) {
+      throw new PbdError(
+        'softbody/density',
+        `${where}.density`,
+        `must be > 0 kg/m³, got ${o.density}`,
+        'rubber is about 1100 kg/m³',
+      );
+    }
+    this.tets = mesh.tets;
+    this.restPositions = mesh.positions;
+    this.surface = tetSurface(mesh);
+    const store = world.store;
+    const off = this.offset;
+    store.x.set(mesh.positions, 3 * off);
+    store.p.set(mesh.positions, 3 * off);
+    for (let i = 0; i < nv; i++) {
+      store.radius[off + i] = o.radius ?? 0;
+      if (o.group !== undefined) store.group[off + i] = o.group;
+      if (o.mask !== undefined) store.mask[off + i] = o.mask;
+    }
+    // lumped masses: ρV/4 per tet corner
+    const m = new Float64Array(nv);
+    const t = this.tets;
+    for (let k = 0; k < t.length; k += 4) {
+      const x = mesh.positions;
+      const a = 3 * t[k],
+        b = 3 * t[k + 1],
+        c = 3 * t[k + 2],
+        d = 3 * t[k + 3];
+      const ux = x[b] - x[a],
+        uy = x[b + 1] - x[a + 1],
+        uz = x[b + 2] - x[a + 2];
+      const vx = x[c] - x[a],
+        vy = x[c + 1] - x[a + 1],
+        vz = x[c + 2] - x[a + 2];
+      const wx = x[d] - x[a],
+        wy = x[d + 1] - x[a + 1],
+        wz = x[d + 2] - x[a + 2];
+      const vol = ((uy * vz - uz * vy) * wx + (uz * vx - ux * vz) * wy + (ux * vy - uy * vx) * wz) / 6;
+      for (let j = 0; j < 4; j++) m[t[k + j]] += (this.density * vol) / 4;
+    }
+    for (let i = 0; i < nv; i++) store.setMass(off + i, m[i]);
+
+    const global = new Uint32Array(t.length);
+    for (let k = 0; k < t.length; k++) global[k] = t[k] + off;
+    const model = o.model ?? 'fem';
+    if (model !== 'fem' && model !== 'geometric') {
+      throw new PbdError(
+        'softbody/model',
+        `${where}.model`,
+        `unknown model '${model}'`,
+        "use 'fem' or 'geometric'",
+      );
+    }
+    if (model === 'fem') {
+      this.fem = this.addSet(
+        new TetFemConstraints(store, global, {
+          material: o.material ?? { youngsModulus: 1e5, poissonRatio: 0.3 },
+          stiffness: o.stiffness,
+          damping: o.damping,
+          plasticity: o.plasticity,
+          where: `${where}.fem`,
+        }),
+      );
+      this.edges = null;
+      this.volume = null;
+    } else {
+      const e = tetEdges(t);
+      for (let k = 0; k < e.length; k++) e[k] += off;
+      this.edges = this.addSet(
+        new DistanceConstraints(store, e, undefined, o.edges ?? {}, { kind: 'softbody-edge' }),
+      );
+      this.volume = this.addSet(new TetVolumeConstraints(store, global, o.volume ?? {}));
+      this.fem = null;
+    }
+    this.damping = o.globalDamping ? this.addSet(new RigidModeDamping(off, nv, o.globalDamping)) : null;
+    this.embedding = o.render
+      ? (o.render.embed ?? 'tets') === 'tets'
+        ? RenderEmbedding.inTets(
+            o.render.mesh,
+            mesh.positions,
+            t,
+            store.float64(o.render.mesh.positions.length),
+          )
+        : RenderEmbedding.onSurface(
+            o.render.mesh,
+            mesh.positions,
+            this.surface,
+            store.float64(o.render.mesh.positions.length),
+          )
+      : null;
+    // start deformed (002 Figure 6): after the rest data is built
+    const init = o.initial ?? 'rest';
+    if (init !== 'rest') this.deform(init);
+  }
+
+  /** Moves the body into the flattened or mirrored state of 002 Figure 6 (rest data unchanged). */
+  deform(state: InitialState): void {
+    const x = this.world.store.x,
+      p = this.world.store.p;
+    const off = this.offset,
+      n = this.count;
+    let ymin = Infinity,
+      cx = 0;
+    for (let i = 0; i < n; i++) {
+      ymin = Math.min(ymin, this.restPositions[3 * i + 1]);
+      cx += this.restPositions[3 * i] / n;
+    }
+    for (let i = 0; i < n; i++) {
+      const g = 3 * (off + i);
+      x[g] = this.restPositions[3 * i];
+      x[g + 1] = this.restPositions[3 * i + 1];
+      x[g + 2] = this.restPositions[3 * i + 2];
+      if (state === 'flattened') x[g + 1] = ymin;
+      else if (state === 'mirrored') x[g] = 2 * cx - x[g];
+      p[g] = x[g];
+      p[g + 1] = x[g + 1];
+      p[g + 2] = x[g + 2];
+    }
+  }
+
+  override renderTriangles(): Uint32Array {
+    return this.embedding ? this.embedding.triangles : this.surface;
+  }
+
+  override renderPositions(): Float64Array {
+    return this.embedding ? this.embedding.update(this.world.store.x, this.offset) : this.positions();
+  }
+
+  override get hasRenderMesh(): boolean {
+    return this.embedding !== null;
+  }
+
+  /** Pins a vertex (body-local) where it is, or to a scripted motion of it. */
+  pin(vertex: number, motion?: Motion, compliance?: number): void {
+    if (!(Number.isInteger(vertex) && vertex >= 0 && vertex < this.count)) {
+      throw new PbdError(
+        'softbody/bad-vertex',
+        `softbody '${this.name}'`,
+        `has no vertex ${vertex} (it has ${this.count})`,
+      );
+    }
+    this.world.attachments.attach(this.offset + vertex, { motion, compliance });
+  }
+
+  /** Releases the given pinned vertices (body-local) at simulated time `time`. */
+  releaseAt(time: number, vertices: number[]): void {
+    this.addSet(
+      new TimedRelease(
+        time,
+        vertices.map((v) => v + this.offset),
+      ),
+    );
+  }
+
+  /** Total volume of the tets at the current positions (m³). */
+  currentVolume(): number {
+    const x = this.world.store.x;
+    const t = this.tets,
+      off = this.offset;
+    let v = 0;
+    for (let k = 0; k < t.length; k += 4) {
+      const a = 3 * (off + t[k]),
+        b = 3 * (off + t[k + 1]),
+        c = 3 * (off + t[k + 2]),
+        d = 3 * (off + t[k + 3]);
+      const ux = x[b] - x[a],
+        uy = x[b + 1] - x[a + 1],
+        uz = x[b + 2] - x[a + 2];
+      const vx = x[c] - x[a],
+        vy = x[c + 1] - x[a + 1],
+        vz = x[c + 2] - x[a + 2];
+      const wx = x[d] - x[a],
+        wy = x[d + 1] - x[a + 1],
+        wz = x[d + 2] - x[a + 2];
+      v += ((uy * vz - uz * vy) * wx + (uz * vx - ux * vz) * wy + (ux * vy - uy * vx) * wz) / 6;
+    }
+    return v;
+  }
+
+  /** Number of tets with non-positive volume at the current positions. */
+  invertedTets(): number {
+    const x = this.world.store.x;
+    const t = this.tets,
+      off = this.offset;
+    let n = 0;
+    for (let k = 0; k < t.length; k += 4) {
+      const a = 3 * (off + t[k]),
+        b = 3 * (off + t[k + 1]),
+        c = 3 * (off + t[k + 2]),
+        d = 3 * (off + t[k + 3]);
+      const ux = x[b] - x[a],
+        uy = x[b + 1] - x[a + 1],
+        uz = x[b + 2] - x[a + 2];
+      const vx = x[c] - x[a],
+        vy = x[c + 1] - x[a + 1],
+        vz = x[c + 2] - x[a + 2];
+      const wx = x[d] - x[a],
+        wy = x[d + 1] - x[a + 1],
+        wz = x[d + 2] - x[a + 2];
+      if (!((uy * vz - uz * vy) * wx + (uz * vx - ux * vz) * wy + (ux * vy - uy * vx) * wz > 0)) n++;
+    }
+    return n;
+  }
+
+  override saveState(): unknown {
+    return null;
+  }
+
+  override tunables(): Tunable[] {
+    const out: Tunable[] = [];
+    const fem = this.fem;
+    if (fem) {
+      out.push(
+        {
+          name: 'youngsModulus',
+          min: 1e3,
+          max: 1e8,
+          log: true,
+          get: () => fem.material.youngsModulus,
+          set: (v) => fem.setMaterial(v, fem.material.poissonRatio),
+        },
+        {
+          name: 'poissonRatio',
+          min: 0,
+          max: 0.49,
+          get: () => fem.material.poissonRatio,
+          set: (v) => fem.setMaterial(fem.material.youngsModulus, v),
+        },
+        {
+          name: 'fem.stiffness',
+          min: 0,
+          max: 1,
+          get: () => fem.rule.stiffness,
+          set: (v) => fem.rule.set({ stiffness: v }),
+        },
+      );
+    }
+    const e = this.edges,
+      vol = this.volume;
+    if (e && vol) {
+      out.push(
+        {
+          name: 'edges.compliance',
+          min: 0,
+          max: 1e-2,
+          log: true,
+          get: () => e.rule.compliance,
+          set: (v) => e.rule.set({ compliance: v }),
+        },
+        {
+          name: 'volume.compliance',
+          min: 0,
+          max: 1e-2,
+          log: true,
+          get: () => vol.rule.compliance,
+          set: (v) => vol.rule.set({ compliance: v }),
+        },
+        {
+          name: 'edges.stiffness',
+          min: 0,
+          max: 1,
+          get: () => e.rule.stiffness,
+          set: (v) => e.rule.set({ stiffness: v }),
+        },
+        {
+          name: 'volume.stiffness',
+          min: 0,
+          max: 1,
+          get: () => vol.rule.stiffness,
+          set: (v) => vol.rule.set({ stiffness: v }),
+        },
+      );
+    }
+    const d = this.damping;
+    if (d) out.push({ name: 'globalDamping', min: 0, max: 1, get: () => d.k, set: (v) => (d.k = v) });
+    return out;
+  }
+}
+
+/** Detaches a list of particles once the simulated time reaches `time`. */
+class TimedRelease implements ConstraintSet {
+  readonly kind = 'timed-release';
+  readonly order = -20;
+  readonly count = 0;
+  enabled = true;
+  private done = false;
+  constructor(
+    private readonly time: number,
+    private readonly particles: number[],
+  ) {}
+  project(): void {}
+  endStep(ctx: StepContext): void {
+    if (this.done || ctx.time < this.time - 1e-12) return;
+    this.done = true;
+    for (const i of this.particles) if (ctx.world.attachments.isAttached(i)) ctx.world.attachments.detach(i);
+  }
+  saveState(): unknown {
+    return this.done;
+  }
+  loadState(state: unknown): void {
+    this.done = state === true;
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * pbdkit/three — the three.js adapter, and the only part of pbdkit that
+ * imports three.
+ *
+ * - `BodyGeometry`: a BufferGeometry over a body's render triangles, updated
+ *   each frame (positions and normals of the active particles; the index
+ *   only when the body tears).
+ * - `BodyParticles` / `BodyPoints`: a body's particles as instanced spheres
+ *   or as sphere-shaded point sprites.
+ * - `createColliderObject` / `updateColliderObject`: meshes for plane,
+ *   sphere, box and capsule colliders, posed each frame.
+ *
+ * ```ts
+ * const geometry = new BodyGeometry(cloth);
+ * scene.add(new Mesh(geometry, new MeshStandardMaterial({ side: DoubleSide })));
+ * function frame() { world.step(); geometry.update(); renderer.render(scene, camera); }
+ * ```
+ */
+
+export { BodyGeometry, type BodyGeometryOptions, computeVertexNormals } from './body-geometry.js';
+export { BodyParticles, BodyPoints, type ParticleOptions } from './body-particles.js';
+export {
+  type ColliderObjectOptions,
+  createColliderObject,
+  drawableColliderTypes,
+  updateColliderObject,
+} from './colliders.js';
+export type { BodySource, ColliderSource, StoreSource, WorldBodySource } from './sources.js';

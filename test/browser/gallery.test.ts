@@ -1,0 +1,308 @@
+/**
+ * The gallery in a real browser (Debian's Chromium): the index, dropping
+ * scene files, dragging cloth with the mouse, the parameter panel, the
+ * keyboard, render meshes, and the main-thread fallback without
+ * cross-origin isolation.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { artifacts, type Browser, launch, openScene, state } from './browser.js';
+
+const base = inject('galleryUrl');
+const sceneDir = new URL('../../scenes/', import.meta.url);
+const sceneFiles = readdirSync(sceneDir)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
+
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  browser = await launch();
+  page = await browser.newPage();
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** Drops files on the page as a visitor would (a DataTransfer on a drop event). */
+async function drop(files: { name: string; text: string }[]): Promise<void> {
+  await page.evaluate((list) => {
+    const dt = new DataTransfer();
+    for (const f of list) dt.items.add(new File([f.text], f.name, { type: 'application/json' }));
+    document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, files);
+}
+
+const meanY = (xs: number[]) => {
+  let s = 0;
+  for (let k = 1; k < xs.length; k += 3) s += xs[k];
+  return s / (xs.length / 3);
+};
+
+describe('the gallery in Chromium', () => {
+  it('the index lists every scene file, grouped by family, with thumbnails and no console errors', async () => {
+    await page.goto(base);
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('.scene-card').length === n,
+      sceneFiles.length,
+    );
+    const cards = await page.$$eval('.scene-card', (els) =>
+      els.map((e) => ({
+        scene: (e as HTMLElement).dataset.scene,
+        family: (e.closest('.family') as HTMLElement).dataset.family,
+        title: e.querySelector('h3')?.textContent,
+        figure: e.querySelector('.figure')?.textContent ?? '',
+        href: e.getAttribute('href'),
+      })),
+    );
+    const expected = sceneFiles.map((f) => {
+      const json = JSON.parse(readFileSync(new URL(f, sceneDir), 'utf8'));
+      const scene = f.replace(/\.json$/, '');
+      return {
+        scene,
+        family: json.family,
+        title: json.title,
+        figure: json.figure ?? '',
+        href: `#scene=${scene}`,
+      };
+    });
+    expect([...cards].sort((a, b) => a.scene!.localeCompare(b.scene!))).toEqual(expected);
+    // every card gets a rendered thumbnail (simulated in a worker, drawn offscreen)
+    await page.waitForFunction(
+      (n) =>
+        document.querySelectorAll('.thumb.ready img').length +
+          document.querySelectorAll('.thumb.failed').length ===
+        n,
+      sceneFiles.length,
+      { timeout: 200_000, polling: 500 },
+    );
+    expect(await page.locator('.thumb.failed').count()).toBe(0);
+    const widths = await page.$$eval('.thumb img', (imgs) =>
+      imgs.map((i) => (i as HTMLImageElement).naturalWidth),
+    );
+    expect(widths.every((w) => w > 0)).toBe(true);
+    await page.screenshot({ path: new URL('index.png', artifacts).pathname });
+    expect(browser.errors).toEqual([]);
+  });
+
+  it('a dropped invalid scene file shows its errors, with their JSON paths, in the page', async () => {
+    await page.goto(base);
+    await page.waitForFunction(() => window.pbdGallery?.state().page === 'index');
+    const bad = {
+      title: 'A broken scene',
+      family: 'cloth',
+      world: { substep: 4 },
+      bodies: [{ type: 'cloth', mesh: { grid: { width: 1, height: 1, cols: 1.5, rows: 4 } } }],
+    };
+    await drop([{ name: 'broken.json', text: JSON.stringify(bad, null, 2) }]);
+    const panel = page.locator('[data-testid=scene-error]');
+    await panel.waitFor();
+    const paths = await panel.locator('code.path').allTextContents();
+    expect(paths.sort()).toEqual(['bodies[0].mesh', 'world']);
+    const text = await panel.textContent();
+    expect(text).toContain('broken.json');
+    expect(text).toMatch(/unknown option "substep"/);
+    await page.screenshot({ path: new URL('dropped-invalid.png', artifacts).pathname });
+    // a JSON syntax error names the line and column
+    await drop([{ name: 'syntax.json', text: '{\n  "title": NaN\n}' }]);
+    await expect.poll(() => panel.textContent()).toMatch(/syntax\.json:2:12/);
+    expect(browser.errors).toEqual([]);
+  });
+
+  it('dragging a cloth vertex with the mouse moves it toward the cursor', async () => {
+    // a valid scene dropped on the page runs: a cloth hanging from its top edge
+    const cloth = {
+      title: 'Hanging cloth',
+      family: 'cloth',
+      camera: { position: [0, 1.1, 2.6], target: [0, 1.1, 0] },
+      world: { damping: 1 },
+      bodies: [
+        {
+          type: 'cloth',
+          name: 'sheet',
+          mesh: { grid: { width: 1, height: 1, cols: 20, rows: 20, plane: 'xy' } },
+          transform: { translate: [0, 1.6, 0] },
+          density: 0.2,
+          bend: { compliance: 0.1 },
+          pins: [{ rows: [0] }],
+        },
+      ],
+    };
+    await page.goto(base);
+    await page.waitForFunction(() => window.pbdGallery?.state().page === 'index');
+    await drop([{ name: 'hanging.json', text: JSON.stringify(cloth) }]);
+    await page.waitForFunction(
+      () => window.pbdGallery.state().page === 'scene' && window.pbdGallery.state().ready,
+    );
+    expect(page.url()).toContain('#scene=dropped%3Ahanging');
+    await page.evaluate(() => window.pbdGallery.runUntil(1));
+    const i = 17 * 20 + 10; // near the bottom, in the middle
+    expect(await page.evaluate((i) => window.pbdGallery.invMass(i), i)).toBeGreaterThan(0);
+    const p0 = await page.evaluate((i) => window.pbdGallery.project(i), i);
+    const cursor = { x: p0.x + 160, y: p0.y - 140 };
+    await page.mouse.move(p0.x, p0.y);
+    await page.mouse.down();
+    await expect
+      .poll(
+        async () => {
+          const s = await state(page);
+          return s.grabbed === i ? i : `${s.grabbed} (${s.lastPick})`;
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(i);
+    await page.mouse.move(cursor.x, cursor.y, { steps: 12 });
+    const screenDistance = async () => {
+      const p = await page.evaluate((i) => window.pbdGallery.project(i), i);
+      return Math.hypot(p.x - cursor.x, p.y - cursor.y);
+    };
+    const d0 = Math.hypot(p0.x - cursor.x, p0.y - cursor.y);
+    await expect.poll(screenDistance, { timeout: 60_000, interval: 250 }).toBeLessThan(0.15 * d0);
+    // in the world: the particle sits near the drag target under the cursor
+    const target = (await page.evaluate(() => window.pbdGallery.dragTarget()))!;
+    const x = await page.evaluate((i) => window.pbdGallery.particle(i), i);
+    expect(Math.hypot(x[0] - target[0], x[1] - target[1], x[2] - target[2])).toBeLessThan(0.05);
+    await page.screenshot({ path: new URL('drag.png', artifacts).pathname });
+    await page.mouse.up();
+    await expect.poll(async () => (await state(page)).grabbed, { timeout: 20_000 }).toBe(-1);
+    expect(browser.errors).toEqual([]);
+  });
+
+  it('changing gravity in the panel changes the simulation: the cloth falls 30/9.81 times as far', async () => {
+    await openScene(page, base, 'cloth-drape');
+    expect((await state(page)).mode).toBe('worker');
+    await page.keyboard.press(' ');
+    await expect.poll(async () => (await state(page)).paused).toBe(true);
+    const fallAfter = async (steps: number) => {
+      await page.keyboard.press('r');
+      await expect.poll(async () => (await state(page)).steps, { timeout: 30_000 }).toBe(0);
+      const y0 = meanY(await page.evaluate(() => window.pbdGallery.positions()));
+      for (let k = 0; k < steps; k++) await page.keyboard.press('s');
+      await expect.poll(async () => (await state(page)).steps, { timeout: 60_000 }).toBe(steps);
+      return y0 - meanY(await page.evaluate(() => window.pbdGallery.positions()));
+    };
+    // free fall before the cloth reaches the sphere: the drop is proportional to g
+    const normal = await fallAfter(6);
+    expect(normal).toBeGreaterThan(0.01);
+    const input = page.locator('.lil-controller:has(.lil-name:text-is("gravity y")) input');
+    await input.fill('-30');
+    await input.press('Enter');
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    const strong = await fallAfter(6);
+    expect(strong / normal).toBeCloseTo(30 / 9.81, 2);
+    // paused means paused
+    const t = (await state(page)).time;
+    await page.waitForTimeout(500);
+    expect((await state(page)).time).toBe(t);
+    expect(browser.errors).toEqual([]);
+  });
+
+  it('bodies with a render mesh draw it, read in place from shared memory, and it follows the simulation', async () => {
+    type Meshes = Awaited<ReturnType<typeof meshes>>;
+    const meshes = () => page.evaluate(() => window.pbdGallery.renderMeshes());
+    /** The drawn surface covers the particles' box to within `tol` (m) on every side. */
+    const tracks = (m: Meshes[number], tol: number) =>
+      [0, 1, 2].every(
+        (d) =>
+          Math.abs(m.drawn!.lo[d] - m.particleBox.lo[d]) < tol &&
+          Math.abs(m.drawn!.hi[d] - m.particleBox.hi[d]) < tol,
+      );
+    // a soft body with its tetrahedralised surface embedded in the tets (002 §5), and lattice
+    // shape-matched bodies whose meshes are skinned to the lattice particles (000 §4.4)
+    /** Pauses, and waits until the page has drawn the last batch the worker computed. */
+    const settle = async () => {
+      if (!(await state(page)).paused) await page.keyboard.press(' ');
+      await expect.poll(async () => (await state(page)).paused).toBe(true);
+      await expect
+        .poll(async () => (await meshes()).every((m) => m.maxDiff < 1e-5), { timeout: 20_000 })
+        .toBe(true);
+    };
+    for (const [name, tol] of [
+      ['continuum-bunny-drop', 0.05],
+      ['shape-matching-ducks', 0.08],
+    ] as const) {
+      await openScene(page, base, name);
+      expect((await state(page)).mode).toBe('worker');
+      await settle();
+      await settle();
+      const m0 = await meshes();
+      for (const m of m0) {
+        expect(m.hasRenderMesh, name).toBe(true);
+        expect(m.shared, name).toBe(true);
+        expect(m.vertices).toBeGreaterThan(3);
+        expect(m.maxDiff).toBeLessThan(1e-5);
+        expect(tracks(m, tol), `${name}: the render mesh covers the particles`).toBe(true);
+      }
+      await page.evaluate(() => window.pbdGallery.runUntil(1.5));
+      await settle();
+      const m1 = await meshes();
+      m1.forEach((m, k) => {
+        // the bodies fell and the drawn surfaces went with them
+        expect(m.drawn!.lo[1], `${name}: body ${k} fell`).toBeLessThan(m0[k].drawn!.lo[1] - 0.01);
+        expect(m.maxDiff).toBeLessThan(1e-5);
+        expect(tracks(m, tol), `${name}: body ${k} follows its particles`).toBe(true);
+      });
+      await page.evaluate(() => window.pbdGallery.setPixelRatio(1));
+      const px = await page.evaluate(() => window.pbdGallery.bodyPixels());
+      expect(px.bodyPixels / (px.width * px.height)).toBeGreaterThan(0.002);
+      // a press on a render mesh grabs a particle of that body: a particle drawn on the canvas
+      // (not under a panel), with the scene running
+      const target = await page.evaluate(() => {
+        const g = window.pbdGallery;
+        const canvas = document.querySelector('.viewport canvas');
+        for (const b of g.state().bodies ?? []) {
+          for (let i = b.offset; i < b.offset + b.activeCount; i += 5) {
+            const at = g.project(i);
+            if (g.invMass(i) > 0 && document.elementFromPoint(at.x, at.y) === canvas)
+              return { ...at, offset: b.offset, count: b.activeCount };
+          }
+        }
+        return null;
+      });
+      expect(target, `${name}: a body in view`).not.toBeNull();
+      await page.keyboard.press(' ');
+      await page.mouse.move(target!.x, target!.y);
+      await page.mouse.down();
+      await expect
+        .poll(
+          async () => {
+            const t = await state(page);
+            const i = t.grabbed ?? -1;
+            return i >= target!.offset && i < target!.offset + target!.count
+              ? 'grabbed'
+              : `${i} (${t.lastPick})`;
+          },
+          { timeout: 20_000 },
+        )
+        .toBe('grabbed');
+      await page.mouse.up();
+      await expect.poll(async () => (await state(page)).grabbed, { timeout: 20_000 }).toBe(-1);
+    }
+    expect(browser.errors).toEqual([]);
+  });
+
+  it('without cross-origin isolation the simulation runs on the main thread, and the page says so', async () => {
+    const fallback = await browser.context.newPage();
+    await openScene(fallback, inject('plainUrl'), 'cloth-flag');
+    const s = await state(fallback);
+    expect(s.ready).toBe(true);
+    expect(s.mode).toBe('main');
+    expect(await fallback.locator('[data-testid=sim-mode]').textContent()).toMatch(/main thread/);
+    await expect.poll(async () => (await state(fallback)).steps, { timeout: 60_000 }).toBeGreaterThan(5);
+    // render meshes are drawn from the main thread's own arrays
+    await openScene(fallback, inject('plainUrl'), 'continuum-bunny-drop');
+    expect((await state(fallback)).mode).toBe('main');
+    const [m0] = await fallback.evaluate(() => window.pbdGallery.renderMeshes());
+    expect(m0.hasRenderMesh).toBe(true);
+    expect(m0.shared).toBe(false);
+    await fallback.evaluate(() => window.pbdGallery.runUntil(1));
+    const [m1] = await fallback.evaluate(() => window.pbdGallery.renderMeshes());
+    expect(m1.drawn!.lo[1]).toBeLessThan(m0.drawn!.lo[1] - 0.01);
+    expect(m1.maxDiff).toBeLessThan(1e-5);
+    await fallback.close();
+    expect(browser.errors).toEqual([]);
+  });
+});

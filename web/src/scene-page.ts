@@ -1,0 +1,632 @@
+/**
+ * One scene, live: the simulation (worker or main thread), the three.js
+ * view with orbit camera and mouse drag, the panel, the readout and plots.
+ *
+ * The page asks for a batch of steps, and while the worker computes it the
+ * page keeps rendering the last state; when the batch is done the worker is
+ * idle, so the page copies a complete state into the geometry and only then
+ * asks for the next batch. Steps are of fixed length dt (deterministic); the
+ * number per frame follows real time (times the time scale), at most
+ * MAX_STEPS_PER_FRAME, so a slow scene runs in slow motion rather than
+ * falling behind.
+ */
+import { Plane, Raycaster, Vector2, Vector3, type WebGLRenderer } from 'three';
+import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+import { type CatalogEntry, sceneAssets } from './catalog.js';
+import { createSimHost, LoadFailure, type SimHost } from './sim/host.js';
+import type { FrameInfo, LoadError, SceneInfo, Vec3, WorldSettings } from './sim/protocol.js';
+import { showError } from './ui/errors.js';
+import { Panel, type RunState } from './ui/panel.js';
+import { Plots } from './ui/plots.js';
+import { Stage } from './view/stage.js';
+
+const MAX_STEPS_PER_FRAME = 4;
+
+interface Drag {
+  particle: number;
+  plane: Plane;
+  target: Vector3;
+  pointerId: number;
+}
+
+export class ScenePage {
+  readonly root: HTMLElement;
+  readonly entry: CatalogEntry;
+  readonly host: SimHost;
+  readonly stage: Stage;
+  info: SceneInfo | null = null;
+  frame: FrameInfo | null = null;
+  fps = 0;
+  /** Set when the scene failed to load. */
+  error: LoadError | null = null;
+  readonly run: RunState = { paused: false, timeScale: 1, dragPull: 1 };
+  private readonly controls: OrbitControls;
+  private panel: Panel | null = null;
+  private readonly plots: Plots;
+  private readonly viewport: HTMLElement;
+  private readonly readout: HTMLElement;
+  private busy = true;
+  private owed = 0;
+  private singleSteps = 0;
+  private resetRequested = false;
+  private dt = 1 / 60;
+  private substeps = 10;
+  private raf = 0;
+  private last = 0;
+  private fpsFrames = 0;
+  private fpsStart = 0;
+  private readoutAt = 0;
+  private disposed = false;
+  private drag: Drag | null = null;
+  private pointer: Vector2 | null = null;
+  private hoverDirty = false;
+  private readonly raycaster = new Raycaster();
+  private readonly resizeObserver: ResizeObserver;
+  private fastForward: { time: number; resolve: () => void } | null = null;
+  private lastFrame = 0;
+  private renderedAt = 0;
+  private rateSample = { wall: 0, sim: 0 };
+  private rate = 1;
+  private lastRenderedAt = -1;
+  private needsRender = true;
+  /** What the last press on the view picked (for diagnostics). */
+  lastPick = '';
+  /** Smoothed interval between rendered frames (ms). */
+  frameMs = 16;
+  private resolutionChangedAt = 0;
+  private fixedPixelRatio: number | null = null;
+
+  constructor(parent: HTMLElement, entry: CatalogEntry, renderer: WebGLRenderer) {
+    this.entry = entry;
+    this.root = el('div', 'scene-page');
+    this.viewport = el('div', 'viewport');
+    this.viewport.append(renderer.domElement);
+    const info = el('header', 'scene-info card');
+    const back = el('a', 'back');
+    back.href = '#';
+    back.textContent = '← All scenes';
+    const title = el('h1');
+    title.textContent = entry.title;
+    info.append(back, title);
+    if (entry.figure) info.append(text('p', 'figure', entry.figure));
+    if (entry.description) info.append(text('p', 'description', entry.description));
+    const mode = el('p', 'mode');
+    info.append(mode);
+    const panelHost = el('div', 'panel-host');
+    const stats = el('section', 'stats card');
+    this.readout = el('div', 'readout');
+    this.readout.dataset.testid = 'readout';
+    const plots = el('div', 'plots');
+    stats.append(this.readout, plots);
+    const keys = el('footer', 'keys');
+    keys.innerHTML =
+      '<kbd>space</kbd> pause &nbsp; <kbd>s</kbd> single step &nbsp; <kbd>r</kbd> reset &nbsp;·&nbsp; ' +
+      'drag the surface to pull it, release to throw &nbsp;·&nbsp; drag elsewhere to orbit, ' +
+      'right-drag to pan, wheel to zoom';
+    const loading = text('div', 'loading', 'Loading…');
+    this.root.append(this.viewport, info, panelHost, stats, keys, loading);
+    parent.append(this.root);
+
+    this.stage = new Stage(renderer);
+    this.host = createSimHost();
+    this.host.onError = (e) => showError(e, 'Setting rejected');
+    mode.textContent =
+      this.host.mode === 'worker'
+        ? 'Simulation in a Web Worker (SharedArrayBuffer)'
+        : 'Simulation on the main thread: this page is not cross-origin isolated, so SharedArrayBuffer is unavailable';
+    mode.classList.toggle('fallback', this.host.mode === 'main');
+    mode.dataset.testid = 'sim-mode';
+    this.plots = new Plots(plots);
+
+    // the drag handler runs in the capture phase, before OrbitControls sees the event
+    this.viewport.addEventListener('pointerdown', this.onPointerDown, { capture: true });
+    this.controls = new OrbitControls(this.stage.camera, renderer.domElement);
+    this.controls.enableDamping = true;
+    this.controls.dampingFactor = 0.12;
+    window.addEventListener('pointermove', this.onPointerMove);
+    window.addEventListener('pointerup', this.onPointerUp);
+    window.addEventListener('pointercancel', this.onPointerUp);
+    window.addEventListener('keydown', this.onKey);
+    this.resizeObserver = new ResizeObserver(() => this.resize());
+    this.resizeObserver.observe(this.viewport);
+    this.resize();
+    this.raf = requestAnimationFrame(this.tick);
+    this.load(panelHost, loading);
+  }
+
+  private async load(panelHost: HTMLElement, loading: HTMLElement): Promise<void> {
+    try {
+      const files = await sceneAssets(this.entry);
+      const info = await this.host.load(this.entry.text, this.entry.file, files);
+      if (this.disposed) return;
+      this.setInfo(info, true);
+      this.panel = new Panel(panelHost, info, this.stage.overlays, this.run, {
+        world: (s) => this.configureWorld(s),
+        tunable: (b, name, v) => this.host.setTunable(b, name, v),
+        overlays: (o) => {
+          this.stage.setOverlays(o);
+          this.needsRender = true;
+        },
+        pause: (p) => this.setPaused(p),
+        step: () => this.singleStep(),
+        reset: () => this.reset(),
+      });
+      loading.remove();
+      this.busy = false;
+    } catch (e) {
+      if (this.disposed) return;
+      const err: LoadError =
+        e instanceof LoadFailure
+          ? e.error
+          : { file: this.entry.file, code: 'error', message: String((e as Error)?.message ?? e), issues: [] };
+      this.error = err;
+      loading.textContent = `${this.entry.file} could not be loaded.`;
+      loading.classList.add('failed');
+      showError(err);
+    }
+  }
+
+  private setInfo(info: SceneInfo, frameCamera: boolean): void {
+    this.info = info;
+    this.frame = info.frame;
+    this.dt = info.world.dt;
+    this.substeps = info.world.substeps;
+    this.stage.setScene(info, frameCamera);
+    this.needsRender = true;
+    if (frameCamera) {
+      this.controls.target.copy(this.stage.cameraTarget(info));
+      this.controls.update();
+    }
+    this.plots.clear();
+    this.updateReadout(performance.now(), true);
+  }
+
+  private configureWorld(s: Partial<WorldSettings>): void {
+    if (s.dt !== undefined) this.dt = s.dt;
+    if (s.substeps !== undefined) this.substeps = s.substeps;
+    this.host.configureWorld(s);
+  }
+
+  setPaused(paused: boolean): void {
+    this.run.paused = paused;
+    this.owed = 0;
+    this.panel?.setPaused(paused);
+  }
+
+  singleStep(): void {
+    if (!this.run.paused) this.setPaused(true);
+    this.singleSteps++;
+  }
+
+  reset(): void {
+    this.resetRequested = true;
+    if (!this.busy) void this.doReset();
+  }
+
+  private async doReset(): Promise<void> {
+    this.resetRequested = false;
+    this.busy = true;
+    this.endDrag();
+    try {
+      const info = await this.host.reset();
+      if (this.disposed) return;
+      this.setInfo(info, false);
+    } catch (e) {
+      if (e instanceof LoadFailure) showError(e.error);
+    }
+    this.owed = 0;
+    this.busy = false;
+  }
+
+  /** Advances the simulation until its time reaches `time` as fast as it can (used by the browser tests). */
+  runUntil(time: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.fastForward = { time, resolve };
+    });
+  }
+
+  private tick = (now: number): void => {
+    if (this.disposed) return;
+    this.raf = requestAnimationFrame(this.tick);
+    this.maybeStep();
+    if (this.hoverDirty && !this.drag) this.updateHover();
+    if (this.controls.update()) this.needsRender = true;
+    if (this.drag) {
+      this.stage.showDrag(this.drag.particle, this.drag.target);
+      this.needsRender = true;
+    }
+    // draw only when something changed; while fast-forwarding (tests) draw once a second
+    // and leave the CPU to the simulation
+    const due = this.fastForward ? now - this.renderedAt > 1000 : this.needsRender;
+    if (due) {
+      this.adaptResolution(now);
+      this.renderedAt = now;
+      this.needsRender = false;
+      this.stage.render();
+      this.fpsFrames++;
+    }
+    if (now - this.fpsStart >= 500) {
+      this.fps = (1000 * this.fpsFrames) / (now - this.fpsStart);
+      this.fpsFrames = 0;
+      this.fpsStart = now;
+    }
+    this.plots.draw(now);
+    this.updateReadout(now, false);
+  };
+
+  /** Real time owed to the simulation (s), accumulated since the last call. */
+  private accrue(): void {
+    const now = performance.now();
+    const elapsed = this.last ? Math.min(0.1, (now - this.last) / 1000) : 0;
+    this.last = now;
+    if (this.info && !this.run.paused) this.owed += elapsed * this.run.timeScale;
+  }
+
+  /**
+   * Asks for the next batch of steps if the simulation is idle and owes any.
+   * Called every frame, and in worker mode also as soon as a batch is done,
+   * so the simulation does not wait for a slow renderer.
+   */
+  private maybeStep(): void {
+    this.accrue();
+    if (this.busy || !this.info) return;
+    const time = this.frame?.time ?? 0;
+    let n = 0;
+    let budget = 0;
+    const ff = this.fastForward;
+    if (ff && time + 1e-9 >= ff.time) {
+      this.fastForward = null;
+      ff.resolve();
+    }
+    if (this.fastForward) {
+      n = Math.ceil((this.fastForward.time - time) / this.dt - 1e-9);
+      budget = 50;
+    } else if (this.singleSteps > 0) {
+      n = 1;
+      this.singleSteps--;
+    } else if (!this.run.paused) {
+      n = Math.min(MAX_STEPS_PER_FRAME, Math.floor(this.owed / this.dt + 1e-9));
+      this.owed = Math.min(this.owed - n * this.dt, MAX_STEPS_PER_FRAME * this.dt);
+      budget = this.host.mode === 'worker' ? 100 : 30;
+    }
+    if (n <= 0) return;
+    this.busy = true;
+    const r = this.host.step(n, budget);
+    if (r instanceof Promise) r.then(this.onFrame, (e) => this.onStepError(e));
+    else this.onFrame(r);
+  }
+
+  /**
+   * Lowers the drawing resolution when frames take too long (a slow GPU, or
+   * software rendering) and raises it again when there is room, at most
+   * once a second; `fixedPixelRatio` turns this off.
+   */
+  private adaptResolution(now: number): void {
+    // only intervals between frames drawn back to back say how long drawing takes
+    const interval = now - this.lastFrame;
+    this.lastFrame = now;
+    if (interval > 0 && interval < 500 && this.renderedAt === this.lastRenderedAt) {
+      this.frameMs = 0.9 * this.frameMs + 0.1 * interval;
+    }
+    this.lastRenderedAt = now;
+    if (this.fixedPixelRatio !== null || now - this.resolutionChangedAt < 1000) return;
+    const r = this.stage.renderer;
+    const max = Math.min(window.devicePixelRatio, 2);
+    let ratio = r.getPixelRatio();
+    if (this.frameMs > 40 && ratio > 0.5) ratio = Math.max(0.5, ratio * 0.75);
+    else if (this.frameMs < 20 && ratio < max) ratio = Math.min(max, ratio / 0.75);
+    else return;
+    this.resolutionChangedAt = now;
+    r.setPixelRatio(ratio);
+    this.resize();
+  }
+
+  /** Fixes the drawing resolution (null: adapt to the frame rate). */
+  setPixelRatio(ratio: number | null): void {
+    this.fixedPixelRatio = ratio;
+    const r = this.stage.renderer;
+    r.setPixelRatio(ratio ?? Math.min(window.devicePixelRatio, 2));
+    this.resize();
+  }
+
+  private onFrame = (f: FrameInfo): void => {
+    if (this.disposed) return;
+    this.frame = f;
+    this.stage.applyFrame(f);
+    this.needsRender = true;
+    if (f.stepped > 0) {
+      this.plots.push({
+        time: f.time,
+        kineticEnergy: f.kineticEnergy,
+        maxViolation: f.maxViolation,
+        stepMs: f.stepMs,
+      });
+    }
+    this.busy = false;
+    if (this.resetRequested) void this.doReset();
+    else if (this.host.mode === 'worker') this.maybeStep();
+  };
+
+  private onStepError(e: unknown): void {
+    if (this.disposed) return;
+    if (e instanceof LoadFailure) showError(e.error, 'The simulation stopped');
+    this.setPaused(true);
+    this.busy = false;
+  }
+
+  private updateReadout(now: number, force: boolean): void {
+    if (!force && now - this.readoutAt < 250) return;
+    this.readoutAt = now;
+    const f = this.frame;
+    const info = this.info;
+    if (!f || !info) return;
+    // simulated seconds per real second over the last second or so
+    const rs = this.rateSample;
+    if (now - rs.wall >= 1000 || f.time < rs.sim) {
+      this.rate = f.time >= rs.sim && now > rs.wall ? ((f.time - rs.sim) * 1000) / (now - rs.wall) : 1;
+      this.rateSample = { wall: now, sim: f.time };
+    }
+    const slow =
+      !this.run.paused && !this.fastForward && this.rate < 0.9 * this.run.timeScale
+        ? ` · ${this.rate.toFixed(2)}× real time`
+        : '';
+    const rows: [string, string][] = [
+      ['physics', `${f.stepMs.toFixed(2)} ms / step`],
+      [
+        'frame rate',
+        `${now - this.renderedAt > 1000 ? 'idle' : `${this.fps.toFixed(0)} fps`}${this.renderScale()}`,
+      ],
+      ['particles', f.particleCount.toLocaleString('en')],
+      ['constraints', f.constraintCount.toLocaleString('en')],
+      ['time', `${f.time.toFixed(2)} s · step ${f.steps}${this.run.paused ? ' · paused' : slow}`],
+    ];
+    if (f.recoveries || f.speedClamps) {
+      rows.push(['guards', `${f.recoveries} NaN recoveries, ${f.speedClamps} speed clamps`]);
+    }
+    this.readout.replaceChildren(
+      ...rows.map(([k, v]) => {
+        const row = el('div', 'row');
+        row.append(text('span', 'k', k), text('span', 'v', v));
+        return row;
+      }),
+    );
+  }
+
+  private renderScale(): string {
+    const ratio = this.stage.renderer.getPixelRatio() / Math.min(window.devicePixelRatio, 2);
+    return ratio < 0.99 ? ` · ${Math.round(100 * ratio)} % resolution` : '';
+  }
+
+  // ---- mouse -------------------------------------------------------------
+
+  private setRay(clientX: number, clientY: number): void {
+    const rect = this.stage.renderer.domElement.getBoundingClientRect();
+    const ndc = new Vector2(
+      ((clientX - rect.left) / rect.width) * 2 - 1,
+      -((clientY - rect.top) / rect.height) * 2 + 1,
+    );
+    this.raycaster.setFromCamera(ndc, this.stage.camera);
+    this.raycaster.params.Points.threshold = 0.01 * this.stage.radius;
+  }
+
+  /** The movable particle under the cursor, or −1. */
+  private pick(clientX: number, clientY: number): number {
+    const store = this.stage.store;
+    if (!store) return -1;
+    this.setRay(clientX, clientY);
+    const pickables = this.stage.pickables();
+    const hits = this.raycaster.intersectObjects(
+      pickables.map((p) => p.object),
+      false,
+    );
+    for (const hit of hits) {
+      const p = pickables.find((q) => q.object === hit.object);
+      if (!p) continue;
+      const mirror = this.stage.bodies[p.body].mirror;
+      const off = mirror.offset;
+      if (mirror.hasRenderMesh) {
+        // a render mesh's vertices are not particles: take the body's movable particle nearest to the hit
+        const i = this.nearestParticle(off, mirror.activeCount, hit.point);
+        if (i >= 0) return i;
+        continue;
+      }
+      let candidates: number[] = [];
+      if (hit.face && hit.instanceId === undefined) candidates = [hit.face.a, hit.face.b, hit.face.c];
+      else if (hit.instanceId !== undefined) candidates = [hit.instanceId];
+      else if (hit.index !== undefined) candidates = [hit.index];
+      const x = store.x;
+      const d = (i: number) => {
+        const g = 3 * (off + i);
+        return Math.hypot(x[g] - hit.point.x, x[g + 1] - hit.point.y, x[g + 2] - hit.point.z);
+      };
+      candidates.sort((a, b) => d(a) - d(b));
+      for (const c of candidates) if (store.invMass[off + c] > 0) return off + c;
+    }
+    return -1;
+  }
+
+  /** The movable particle of [offset, offset + count) nearest to `p`, or −1. */
+  private nearestParticle(offset: number, count: number, p: Vector3): number {
+    const { x, invMass } = this.stage.store!;
+    let best = -1;
+    let bestD = Infinity;
+    for (let i = offset; i < offset + count; i++) {
+      if (!(invMass[i] > 0)) continue;
+      const d = (x[3 * i] - p.x) ** 2 + (x[3 * i + 1] - p.y) ** 2 + (x[3 * i + 2] - p.z) ** 2;
+      if (d < bestD) {
+        bestD = d;
+        best = i;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * The movable particle drawn nearest to the cursor within `radius` pixels
+   * (the nearest to the camera among ties), for presses just off a surface's
+   * edge or on a thin body.
+   */
+  private pickNear(clientX: number, clientY: number, radius: number): number {
+    const store = this.stage.store;
+    if (!store) return -1;
+    const rect = this.stage.renderer.domElement.getBoundingClientRect();
+    const cam = this.stage.camera;
+    cam.updateMatrixWorld();
+    const m = cam.projectionMatrix.clone().multiply(cam.matrixWorldInverse).elements;
+    const { x, invMass } = store;
+    let best = -1;
+    let bestScore = Infinity;
+    for (const b of this.stage.bodies) {
+      const { offset, activeCount } = b.mirror;
+      for (let i = offset; i < offset + activeCount; i++) {
+        if (!(invMass[i] > 0)) continue;
+        const px = x[3 * i],
+          py = x[3 * i + 1],
+          pz = x[3 * i + 2];
+        const w = m[3] * px + m[7] * py + m[11] * pz + m[15];
+        if (!(w > 0)) continue;
+        const sx = rect.left + (((m[0] * px + m[4] * py + m[8] * pz + m[12]) / w + 1) / 2) * rect.width;
+        const sy = rect.top + ((1 - (m[1] * px + m[5] * py + m[9] * pz + m[13]) / w) / 2) * rect.height;
+        const d = Math.hypot(sx - clientX, sy - clientY);
+        if (d > radius) continue;
+        const score = d + 1e-3 * w; // nearest on screen, then nearest to the camera
+        if (score < bestScore) {
+          bestScore = score;
+          best = i;
+        }
+      }
+    }
+    return best;
+  }
+
+  private onPointerDown = (e: PointerEvent): void => {
+    if (e.button !== 0 || !this.info || e.target !== this.stage.renderer.domElement) {
+      this.lastPick = `ignored: button ${e.button}, target ${(e.target as HTMLElement).tagName}`;
+      return;
+    }
+    let particle = this.pick(e.clientX, e.clientY);
+    if (particle < 0) particle = this.pickNear(e.clientX, e.clientY, 10);
+    this.lastPick = `particle ${particle} at (${e.clientX}, ${e.clientY})`;
+    if (particle < 0) return;
+    e.stopPropagation(); // the camera stays put while dragging
+    e.preventDefault();
+    const store = this.stage.store!;
+    const x = store.x;
+    const at = new Vector3(x[3 * particle], x[3 * particle + 1], x[3 * particle + 2]);
+    const normal = this.stage.camera.getWorldDirection(new Vector3());
+    const plane = new Plane().setFromNormalAndCoplanarPoint(normal, at);
+    this.drag = { particle, plane, target: at.clone(), pointerId: e.pointerId };
+    this.host.grab(particle, at.toArray() as Vec3, this.dragCompliance(particle));
+    this.viewport.classList.add('dragging');
+  };
+
+  /** Compliance of the mouse drag for a particle: α = h² (1 − k) / (k m), see RunState.dragPull. */
+  private dragCompliance(particle: number): number {
+    const m = this.stage.store!.mass[particle];
+    const k = this.run.dragPull;
+    const h = this.dt / this.substeps;
+    return m > 0 && k < 1 ? (h * h * (1 - k)) / (k * m) : 0;
+  }
+
+  private onPointerMove = (e: PointerEvent): void => {
+    if (e.target === this.stage.renderer.domElement || this.drag) {
+      this.pointer = new Vector2(e.clientX, e.clientY);
+      this.hoverDirty = true;
+    }
+    const d = this.drag;
+    if (!d || e.pointerId !== d.pointerId) return;
+    this.setRay(e.clientX, e.clientY);
+    const p = this.raycaster.ray.intersectPlane(d.plane, new Vector3());
+    if (!p) return;
+    d.target.copy(p);
+    this.host.drag(p.toArray() as Vec3);
+  };
+
+  private onPointerUp = (e: PointerEvent): void => {
+    if (this.drag && e.pointerId === this.drag.pointerId) this.endDrag();
+  };
+
+  private endDrag(): void {
+    if (!this.drag) return;
+    this.drag = null;
+    this.host.release();
+    this.viewport.classList.remove('dragging');
+    this.stage.showDrag(-1, null);
+    this.needsRender = true;
+  }
+
+  /** Shows a grab cursor over a draggable surface. */
+  private updateHover(): void {
+    this.hoverDirty = false;
+    if (!this.pointer) return;
+    const over = this.pick(this.pointer.x, this.pointer.y) >= 0;
+    this.viewport.classList.toggle('can-grab', over);
+  }
+
+  private onKey = (e: KeyboardEvent): void => {
+    const t = e.target as HTMLElement | null;
+    if (t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA')) return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (![' ', 's', 'S', 'r', 'R'].includes(e.key)) return;
+    // a focused panel button would also react to the key (space clicks it): take the focus away
+    if (t && t.tagName === 'BUTTON') t.blur();
+    if (e.key === ' ') {
+      e.preventDefault();
+      this.setPaused(!this.run.paused);
+    } else if (e.key === 's' || e.key === 'S') {
+      this.singleStep();
+    } else if (e.key === 'r' || e.key === 'R') {
+      this.reset();
+    }
+  };
+
+  private resize(): void {
+    const w = this.viewport.clientWidth;
+    const h = this.viewport.clientHeight;
+    if (w > 0 && h > 0) this.stage.setSize(w, h);
+    this.needsRender = true;
+  }
+
+  /** Screen position (client pixels) of particle i. */
+  project(i: number): { x: number; y: number } {
+    const x = this.stage.store!.x;
+    const v = new Vector3(x[3 * i], x[3 * i + 1], x[3 * i + 2]).project(this.stage.camera);
+    const rect = this.stage.renderer.domElement.getBoundingClientRect();
+    return { x: rect.left + ((v.x + 1) / 2) * rect.width, y: rect.top + ((1 - v.y) / 2) * rect.height };
+  }
+
+  get dragTarget(): Vector3 | null {
+    return this.drag ? this.drag.target.clone() : null;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    cancelAnimationFrame(this.raf);
+    this.endDrag();
+    this.fastForward?.resolve();
+    window.removeEventListener('pointermove', this.onPointerMove);
+    window.removeEventListener('pointerup', this.onPointerUp);
+    window.removeEventListener('pointercancel', this.onPointerUp);
+    window.removeEventListener('keydown', this.onKey);
+    this.viewport.removeEventListener('pointerdown', this.onPointerDown, { capture: true });
+    this.resizeObserver.disconnect();
+    this.controls.dispose();
+    this.panel?.dispose();
+    this.plots.dispose();
+    this.stage.dispose();
+    this.host.dispose();
+    this.root.remove();
+  }
+}
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, className = ''): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  return e;
+}
+
+function text(tag: keyof HTMLElementTagNameMap, className: string, content: string): HTMLElement {
+  const e = el(tag, className);
+  e.textContent = content;
+  return e;
+}

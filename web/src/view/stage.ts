@@ -1,0 +1,748 @@
+/**
+ * The three.js view of a simulated scene: bodies (surfaces from their render
+ * triangles, or particles), colliders, ground, lights and shadows, and the
+ * overlays (wireframe, particles, constraint strain, pins, the mouse drag).
+ * It reads the particle arrays described by the simulation (shared with the
+ * worker, or owned by the main thread) through pbdkit/three.
+ */
+import {
+  BufferAttribute,
+  BufferGeometry,
+  CanvasTexture,
+  Color,
+  DirectionalLight,
+  DoubleSide,
+  Fog,
+  HemisphereLight,
+  IcosahedronGeometry,
+  InstancedMesh,
+  LineBasicMaterial,
+  LineSegments,
+  Mesh,
+  MeshBasicMaterial,
+  MeshPhysicalMaterial,
+  MeshStandardMaterial,
+  type Object3D,
+  PCFShadowMap,
+  PerspectiveCamera,
+  PlaneGeometry,
+  RepeatWrapping,
+  Scene,
+  ShadowMaterial,
+  SRGBColorSpace,
+  Vector3,
+  type WebGLRenderer,
+} from 'three';
+import {
+  BodyGeometry,
+  BodyParticles,
+  BodyPoints,
+  type BodySource,
+  createColliderObject,
+  type StoreSource,
+} from '../../../src/three/index.js';
+import type {
+  BodyInfo,
+  ColliderInfo,
+  FrameInfo,
+  PairSetInfo,
+  SceneInfo,
+  StoreArrays,
+} from '../sim/protocol.js';
+
+/** Bodies with more particles than this are drawn as point sprites rather than instanced spheres. */
+const MAX_INSTANCED_PARTICLES = 8192;
+/** Fluid colours by speed: at rest, and at 2.5 m/s and above. */
+const WATER_SLOW = 0x1f64b4;
+const WATER_FAST = 0xd8efff;
+
+const palette = [0xd9774b, 0x4f8fcb, 0x6cae75, 0xc9a23f, 0x9b72c9, 0xd25f8c, 0x4fb3b0, 0x8c8c4f];
+
+/**
+ * A body as the view sees it: a mirror of the simulated body, updated from
+ * frames. A body with a render mesh (an embedded or skinned surface) is
+ * drawn from the render positions the simulation refreshes after each batch
+ * (shared memory in the worker), not from its particles.
+ */
+class BodyMirror implements BodySource {
+  offset: number;
+  count: number;
+  activeCount: number;
+  topologyVersion: number;
+  triangles: Uint32Array;
+  uvs: Float64Array | null;
+  readonly hasRenderMesh: boolean;
+  renderVertices: Float64Array | null;
+  constructor(b: BodyInfo) {
+    this.offset = b.offset;
+    this.count = b.count;
+    this.activeCount = b.activeCount;
+    this.topologyVersion = b.topologyVersion;
+    this.triangles = b.triangles;
+    this.uvs = b.uvs;
+    this.hasRenderMesh = b.renderPositions !== null;
+    this.renderVertices = b.renderPositions;
+  }
+  renderTriangles(): Uint32Array {
+    return this.triangles;
+  }
+  renderPositions(): Float64Array {
+    return this.renderVertices ?? new Float64Array(0);
+  }
+}
+
+class StoreMirror implements StoreSource {
+  x: Float64Array;
+  v: Float64Array;
+  mass: Float64Array;
+  invMass: Float64Array;
+  radius: Float64Array;
+  version: number;
+  count: number;
+  constructor(s: StoreArrays) {
+    this.x = s.x;
+    this.v = s.v;
+    this.mass = s.mass;
+    this.invMass = s.invMass;
+    this.radius = s.radius;
+    this.version = s.version;
+    this.count = s.count;
+  }
+  set(s: StoreArrays): void {
+    Object.assign(this, s);
+  }
+}
+
+interface BodyView {
+  index: number;
+  mirror: BodyMirror;
+  color: Color;
+  surface: BodyGeometry | null;
+  surfaceMesh: Mesh | null;
+  wire: Mesh | null;
+  particles: BodyParticles | BodyPoints | null;
+  /** Overlay points for a surface body's vertices. */
+  vertexDots: BodyPoints | null;
+}
+
+export interface Overlays {
+  wireframe: boolean;
+  particles: boolean;
+  constraints: boolean;
+  colliders: boolean;
+  shadows: boolean;
+}
+
+/** One pickable object and how to turn a hit on it into a particle. */
+export interface Pickable {
+  object: Object3D;
+  body: number;
+}
+
+export class Stage {
+  readonly scene = new Scene();
+  readonly camera = new PerspectiveCamera(40, 1, 0.01, 500);
+  readonly renderer: WebGLRenderer;
+  overlays: Overlays = {
+    wireframe: false,
+    particles: false,
+    constraints: false,
+    colliders: true,
+    shadows: true,
+  };
+  /** Centre and radius of the scene at load (for lights, camera, sizes). */
+  readonly center = new Vector3();
+  radius = 1;
+  store: StoreMirror | null = null;
+  bodies: BodyView[] = [];
+  private colliderObjects: (Object3D | null)[] = [];
+  private colliderInfos: ColliderInfo[] = [];
+  private content: Object3D[] = [];
+  private readonly sun = new DirectionalLight(0xfff6ec, 2.7);
+  private readonly hemi = new HemisphereLight(0xe8efff, 0x8a8275, 1.0);
+  private strain: LineSegments | null = null;
+  private pairSets: PairSetInfo[] = [];
+  private pins: InstancedMesh | null = null;
+  private readonly dragLine: LineSegments;
+  private readonly dragDot: Mesh;
+  private readonly shadowCasters = new Set<Object3D>();
+  /** Drawing-buffer height (pixels), for sizing point sprites. */
+  private viewportHeight = 600;
+
+  constructor(renderer: WebGLRenderer, options: { shadowMapSize?: number } = {}) {
+    this.renderer = renderer;
+    renderer.shadowMap.enabled = true;
+    renderer.shadowMap.type = PCFShadowMap;
+    renderer.outputColorSpace = SRGBColorSpace;
+    this.scene.background = skyTexture();
+    this.scene.fog = new Fog(new Color(0xe6eaef), 20, 60);
+    this.sun.castShadow = true;
+    const size = options.shadowMapSize ?? 2048;
+    this.sun.shadow.mapSize.set(size, size);
+    this.sun.shadow.bias = -0.0004;
+    this.scene.add(this.sun, this.sun.target, this.hemi);
+    const lineGeometry = new BufferGeometry();
+    lineGeometry.setAttribute('position', new BufferAttribute(new Float32Array(6), 3));
+    this.dragLine = new LineSegments(lineGeometry, new LineBasicMaterial({ color: 0x1d2733 }));
+    this.dragDot = new Mesh(new IcosahedronGeometry(1, 2), new MeshBasicMaterial({ color: 0x1d2733 }));
+    this.dragLine.visible = this.dragDot.visible = false;
+    this.dragLine.frustumCulled = false;
+    this.scene.add(this.dragLine, this.dragDot);
+  }
+
+  /** Builds the view of a freshly loaded (or reset) scene. Keeps the camera unless `frameCamera`. */
+  setScene(info: SceneInfo, frameCamera: boolean): void {
+    this.clear();
+    this.store = new StoreMirror(info.store);
+    this.measure(info);
+    const r = this.radius;
+    this.bodies = info.bodies.map((b, k) => this.addBody(b, k));
+    this.colliderInfos = info.colliders;
+    this.colliderObjects = info.colliders.map((c) => this.addCollider(c));
+    if (!info.colliders.some((c) => c.type === 'plane')) this.addShadowFloor();
+    this.pairSets = info.pairSets;
+    // the sun: above and to the side, its shadow camera fitted to the scene
+    const c = this.center;
+    this.sun.position.set(c.x - 1.2 * r * 3, c.y + 1.7 * r * 3, c.z + 0.7 * r * 3);
+    this.sun.target.position.copy(c);
+    const sc = this.sun.shadow.camera;
+    sc.left = sc.bottom = -1.6 * r;
+    sc.right = sc.top = 1.6 * r;
+    sc.near = 0.1 * r;
+    sc.far = 12 * r;
+    sc.updateProjectionMatrix();
+    // three shadow-map texels of normal offset: thin double-sided cloth shows no acne on either side
+    this.sun.shadow.normalBias = (3 * 3.2 * r) / this.sun.shadow.mapSize.x;
+    (this.scene.fog as Fog).near = 6 * r;
+    (this.scene.fog as Fog).far = 28 * r;
+    this.dragDot.scale.setScalar(0.012 * r);
+    if (frameCamera) this.frameCamera(info);
+    this.applyFrame(info.frame);
+    this.setOverlays(this.overlays);
+  }
+
+  /** Centre and size of the scene from the bodies' particles and the bounded colliders. */
+  private measure(info: SceneInfo): void {
+    const x = info.store.x;
+    const lo = new Vector3(Infinity, Infinity, Infinity);
+    const hi = new Vector3(-Infinity, -Infinity, -Infinity);
+    const p = new Vector3();
+    for (const b of info.bodies) {
+      for (let i = b.offset; i < b.offset + b.activeCount; i++) {
+        p.set(x[3 * i], x[3 * i + 1], x[3 * i + 2]);
+        if (Number.isFinite(p.x + p.y + p.z)) {
+          lo.min(p);
+          hi.max(p);
+        }
+      }
+    }
+    for (const c of info.colliders) {
+      const extent =
+        c.type === 'sphere'
+          ? (c.radius ?? 0)
+          : c.type === 'capsule'
+            ? (c.radius ?? 0) + (c.halfHeight ?? 0)
+            : c.type === 'box' && c.halfExtents
+              ? Math.hypot(c.halfExtents[0], c.halfExtents[1], c.halfExtents[2])
+              : -1;
+      if (extent < 0) continue;
+      p.set(c.pose[0], c.pose[1], c.pose[2]);
+      lo.min(p.clone().subScalar(extent));
+      hi.max(p.clone().addScalar(extent));
+    }
+    if (!Number.isFinite(lo.x)) {
+      lo.set(-1, 0, -1);
+      hi.set(1, 1, 1);
+    }
+    this.center.addVectors(lo, hi).multiplyScalar(0.5);
+    this.radius = Math.max(0.05, 0.5 * lo.distanceTo(hi));
+  }
+
+  private frameCamera(info: SceneInfo): void {
+    const cam = info.meta.camera;
+    if (cam) {
+      this.camera.position.set(...cam.position);
+      this.camera.lookAt(new Vector3(...cam.target));
+    } else {
+      const c = this.center;
+      const d = this.radius / Math.tan((this.camera.fov * Math.PI) / 360);
+      this.camera.position.set(c.x + 0.45 * d, c.y + 0.35 * d, c.z + 1.0 * d);
+      this.camera.lookAt(c);
+    }
+    this.camera.near = Math.max(0.001, this.radius / 200);
+    this.camera.far = this.radius * 200;
+    this.camera.updateProjectionMatrix();
+  }
+
+  /** The point the camera looks at, for orbit controls. */
+  cameraTarget(info: SceneInfo): Vector3 {
+    return info.meta.camera ? new Vector3(...info.meta.camera.target) : this.center.clone();
+  }
+
+  private addBody(b: BodyInfo, k: number): BodyView {
+    const mirror = new BodyMirror(b);
+    const store = this.store!;
+    const color = new Color(palette[k % palette.length]);
+    const view: BodyView = {
+      index: k,
+      mirror,
+      color,
+      surface: null,
+      surfaceMesh: null,
+      wire: null,
+      particles: null,
+      vertexDots: null,
+    };
+    if (b.triangles.length > 0) {
+      const geometry = new BodyGeometry(mirror, { store });
+      const mesh = new Mesh(geometry, clothMaterial(color));
+      mesh.castShadow = true;
+      mesh.receiveShadow = true;
+      mesh.frustumCulled = false;
+      mesh.name = `body:${b.name}`;
+      const wire = new Mesh(
+        geometry,
+        new MeshBasicMaterial({
+          color: 0x1d2733,
+          wireframe: true,
+          transparent: true,
+          opacity: 0.35,
+          depthWrite: false,
+        }),
+      );
+      wire.frustumCulled = false;
+      wire.renderOrder = 1;
+      view.surface = geometry;
+      view.surfaceMesh = mesh;
+      view.wire = wire;
+      view.vertexDots = new BodyPoints(mirror, {
+        store,
+        color: 0x1d2733,
+        defaultRadius: this.edgeLength(b) * 0.12,
+      });
+      view.vertexDots.setViewport(this.viewportHeight, this.camera.fov);
+      this.add(mesh, wire, view.vertexDots);
+      this.shadowCasters.add(mesh);
+    } else {
+      const defaultRadius = 0.01 * this.radius;
+      // fluids are water: deep blue at rest, pale where fast (coloured by speed)
+      const fluid = b.type === 'fluid';
+      if (fluid) color.setHex(WATER_SLOW);
+      const particles =
+        b.count <= MAX_INSTANCED_PARTICLES
+          ? new BodyParticles(mirror, {
+              store,
+              defaultRadius,
+              ...(fluid
+                ? { speedColors: { slow: WATER_SLOW, fast: WATER_FAST, maxSpeed: 2.5 } }
+                : { material: new MeshStandardMaterial({ color, roughness: 0.4, metalness: 0.0 }) }),
+            })
+          : new BodyPoints(mirror, { store, defaultRadius, color: color.getHex() });
+      if (particles instanceof BodyParticles) {
+        particles.castShadow = true;
+        particles.receiveShadow = true;
+        this.shadowCasters.add(particles);
+      }
+      if (particles instanceof BodyPoints) particles.setViewport(this.viewportHeight, this.camera.fov);
+      particles.name = `body:${b.name}`;
+      view.particles = particles;
+      this.add(particles);
+    }
+    return view;
+  }
+
+  /** Mean edge length of a body's surface (sizes the vertex dots). */
+  private edgeLength(b: BodyInfo): number {
+    // a render mesh's triangles index its own vertices
+    const x = b.renderPositions ?? this.store!.x;
+    const off = b.renderPositions ? 0 : b.offset;
+    const t = b.triangles;
+    let sum = 0;
+    let n = 0;
+    for (let k = 0; k < t.length && n < 600; k += 3) {
+      const a = 3 * (off + t[k]),
+        c = 3 * (off + t[k + 1]);
+      const l = Math.hypot(x[a] - x[c], x[a + 1] - x[c + 1], x[a + 2] - x[c + 2]);
+      if (Number.isFinite(l)) {
+        sum += l;
+        n++;
+      }
+    }
+    return n ? sum / n : 0.01 * this.radius;
+  }
+
+  private addCollider(c: ColliderInfo): Object3D | null {
+    const source = {
+      type: c.type,
+      radius: c.radius,
+      halfExtents: c.halfExtents,
+      halfHeight: c.halfHeight,
+      position: c.pose.slice(0, 3),
+      rotation: c.pose.slice(3, 7),
+    };
+    const ground = c.type === 'plane';
+    const object = createColliderObject(source, {
+      planeSize: 60 * this.radius,
+      material: ground ? groundMaterial(this.radius) : colliderMaterial(c.kinematic),
+    });
+    if (!object) return null; // a collider type this view does not draw
+    object.castShadow = !ground;
+    object.receiveShadow = true;
+    object.name = `collider:${c.name || c.type}`;
+    this.add(object);
+    return object;
+  }
+
+  /** A floor that only shows shadows, below everything, for scenes without a ground plane. */
+  private addShadowFloor(): void {
+    let ymin = Infinity;
+    const x = this.store!.x;
+    for (const b of this.bodies) {
+      for (let i = b.mirror.offset; i < b.mirror.offset + b.mirror.activeCount; i++) {
+        if (x[3 * i + 1] < ymin) ymin = x[3 * i + 1];
+      }
+    }
+    const y = Math.min(0, Number.isFinite(ymin) ? ymin - 0.3 * this.radius : 0);
+    const floor = new Mesh(
+      new PlaneGeometry(60 * this.radius, 60 * this.radius).rotateX(-Math.PI / 2),
+      new ShadowMaterial({ opacity: 0.18 }),
+    );
+    floor.position.set(this.center.x, y, this.center.z);
+    floor.receiveShadow = true;
+    this.add(floor);
+  }
+
+  private add(...objects: Object3D[]): void {
+    for (const o of objects) {
+      this.scene.add(o);
+      this.content.push(o);
+    }
+  }
+
+  private clear(): void {
+    for (const o of this.content) {
+      this.scene.remove(o);
+      o.traverse((n) => {
+        const m = n as Partial<Mesh>;
+        m.geometry?.dispose();
+        const mat = m.material;
+        if (Array.isArray(mat)) for (const x of mat) x.dispose();
+        else mat?.dispose();
+      });
+    }
+    this.content = [];
+    this.bodies = [];
+    this.colliderObjects = [];
+    this.shadowCasters.clear();
+    this.strain = null;
+    this.pins = null;
+  }
+
+  /**
+   * Takes in a frame from the simulation: new store arrays, topology and
+   * active counts, collider poses; then copies the particle state into the
+   * geometry. Call it only while the simulation is not stepping.
+   */
+  applyFrame(f: FrameInfo): void {
+    const store = this.store;
+    if (!store) return;
+    if (f.store) store.set(f.store);
+    for (const r of f.renderPositions) {
+      const m = this.bodies[r.body]?.mirror;
+      if (m) m.renderVertices = r.positions;
+    }
+    for (const t of f.topology) {
+      const m = this.bodies[t.body]?.mirror;
+      if (!m) continue;
+      m.triangles = t.triangles;
+      if (t.uvs) m.uvs = t.uvs;
+    }
+    this.bodies.forEach((b, k) => {
+      b.mirror.activeCount = f.activeCounts[k];
+      b.mirror.topologyVersion = f.topologyVersions[k];
+      b.surface?.update();
+      b.particles?.update();
+      if (this.overlays.particles && b.vertexDots) b.vertexDots.update();
+    });
+    this.colliderObjects.forEach((o, k) => {
+      if (!o || !this.colliderInfos[k].kinematic) return;
+      const p = f.colliderPoses;
+      o.position.set(p[7 * k], p[7 * k + 1], p[7 * k + 2]);
+      o.quaternion.set(p[7 * k + 3], p[7 * k + 4], p[7 * k + 5], p[7 * k + 6]);
+    });
+    if (f.pairSets) {
+      this.pairSets = f.pairSets;
+      if (this.strain) {
+        this.disposeObject(this.strain);
+        this.strain = null;
+      }
+    }
+    if (this.overlays.constraints) this.updateStrain();
+    if (this.overlays.particles) this.updatePins();
+  }
+
+  setOverlays(o: Overlays): void {
+    this.overlays = { ...o };
+    for (const b of this.bodies) {
+      if (b.wire) b.wire.visible = o.wireframe;
+      if (b.vertexDots) {
+        b.vertexDots.visible = o.particles;
+        if (o.particles) b.vertexDots.update();
+      }
+    }
+    for (const c of this.colliderObjects)
+      if (c && !c.name.startsWith('collider:plane')) c.visible = o.colliders;
+    this.renderer.shadowMap.enabled = o.shadows;
+    this.sun.castShadow = o.shadows;
+    if (o.constraints) this.updateStrain();
+    if (this.strain) this.strain.visible = o.constraints;
+    if (o.particles) this.updatePins();
+    if (this.pins) this.pins.visible = o.particles;
+  }
+
+  /** Constraint overlay: every pair constraint as a segment coloured by its strain (red stretched, blue compressed). */
+  private updateStrain(): void {
+    const store = this.store;
+    if (!store) return;
+    let total = 0;
+    for (const s of this.pairSets) total += s.rest.length;
+    if (!this.strain) {
+      const g = new BufferGeometry();
+      g.setAttribute('position', new BufferAttribute(new Float32Array(6 * total), 3));
+      g.setAttribute('color', new BufferAttribute(new Float32Array(6 * total), 3));
+      this.strain = new LineSegments(g, new LineBasicMaterial({ vertexColors: true }));
+      this.strain.frustumCulled = false;
+      this.strain.renderOrder = 2;
+      this.add(this.strain);
+    }
+    const g = this.strain.geometry;
+    const pos = g.attributes.position.array as Float32Array;
+    const col = g.attributes.color.array as Float32Array;
+    const x = store.x;
+    let k = 0;
+    for (const s of this.pairSets) {
+      const idx = s.indices;
+      const rest = s.rest;
+      for (let c = 0; c < rest.length; c++, k += 6) {
+        const a = 3 * idx[2 * c],
+          b = 3 * idx[2 * c + 1];
+        pos[k] = x[a];
+        pos[k + 1] = x[a + 1];
+        pos[k + 2] = x[a + 2];
+        pos[k + 3] = x[b];
+        pos[k + 4] = x[b + 1];
+        pos[k + 5] = x[b + 2];
+        const len = Math.hypot(x[a] - x[b], x[a + 1] - x[b + 1], x[a + 2] - x[b + 2]);
+        // strain e = (l − l0)/l0, saturating at ±5 %
+        const e = rest[c] > 0 ? Math.max(-1, Math.min(1, (len - rest[c]) / rest[c] / 0.05)) : 0;
+        const r = e > 0 ? 0.55 + 0.45 * e : 0.55 * (1 + e);
+        const gr = 0.55 * (1 - Math.abs(e));
+        const bl = e < 0 ? 0.55 - 0.45 * e : 0.55 * (1 - e);
+        col[k] = col[k + 3] = r;
+        col[k + 1] = col[k + 4] = gr;
+        col[k + 2] = col[k + 5] = bl;
+      }
+    }
+    g.attributes.position.needsUpdate = true;
+    g.attributes.color.needsUpdate = true;
+    this.strain.visible = this.overlays.constraints;
+  }
+
+  /** Pinned particles (inverse mass 0 with a mass) as dark beads, shown with the particle overlay. */
+  private updatePins(): void {
+    const store = this.store;
+    if (!store) return;
+    const { x, invMass, mass } = store;
+    let n = 0;
+    for (const b of this.bodies) {
+      const m = b.mirror;
+      for (let i = m.offset; i < m.offset + m.activeCount; i++) if (invMass[i] === 0 && mass[i] > 0) n++;
+    }
+    if (!this.pins || this.pins.instanceMatrix.count < n) {
+      if (this.pins) this.disposeObject(this.pins);
+      this.pins = new InstancedMesh(
+        new IcosahedronGeometry(1, 1),
+        new MeshStandardMaterial({ color: 0x222831 }),
+        Math.max(16, n),
+      );
+      this.pins.frustumCulled = false;
+      this.add(this.pins);
+    }
+    const arr = this.pins.instanceMatrix.array as Float32Array;
+    const r = 0.008 * this.radius;
+    let k = 0;
+    for (const b of this.bodies) {
+      const m = b.mirror;
+      for (let i = m.offset; i < m.offset + m.activeCount; i++) {
+        if (!(invMass[i] === 0 && mass[i] > 0)) continue;
+        arr.fill(0, 16 * k, 16 * k + 16);
+        arr[16 * k] = arr[16 * k + 5] = arr[16 * k + 10] = r;
+        arr[16 * k + 12] = x[3 * i];
+        arr[16 * k + 13] = x[3 * i + 1];
+        arr[16 * k + 14] = x[3 * i + 2];
+        arr[16 * k + 15] = 1;
+        k++;
+      }
+    }
+    this.pins.count = n;
+    this.pins.instanceMatrix.needsUpdate = true;
+    this.pins.visible = this.overlays.particles;
+  }
+
+  private disposeObject(o: Object3D): void {
+    this.scene.remove(o);
+    this.content = this.content.filter((c) => c !== o);
+    const m = o as Partial<Mesh>;
+    m.geometry?.dispose();
+    (m.material as { dispose(): void } | undefined)?.dispose();
+  }
+
+  /** Shows the mouse drag: a segment from the particle to the cursor's target. */
+  showDrag(particle: number, target: Vector3 | null): void {
+    const on = particle >= 0 && target !== null && this.store !== null;
+    this.dragLine.visible = this.dragDot.visible = on;
+    if (!on) return;
+    const x = this.store!.x;
+    const pos = this.dragLine.geometry.attributes.position.array as Float32Array;
+    pos[0] = x[3 * particle];
+    pos[1] = x[3 * particle + 1];
+    pos[2] = x[3 * particle + 2];
+    pos[3] = target.x;
+    pos[4] = target.y;
+    pos[5] = target.z;
+    this.dragLine.geometry.attributes.position.needsUpdate = true;
+    this.dragDot.position.copy(target);
+  }
+
+  /**
+   * Renders the current state twice, with and without the bodies, and counts
+   * the pixels the bodies cover (and the distinct colours of the picture):
+   * evidence that the simulated bodies are really drawn.
+   */
+  measureBodyPixels(): { width: number; height: number; bodyPixels: number; colours: number } {
+    const gl = this.renderer.getContext();
+    const w = gl.drawingBufferWidth;
+    const h = gl.drawingBufferHeight;
+    const read = () => {
+      this.render();
+      const px = new Uint8Array(4 * w * h);
+      gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
+      return px;
+    };
+    const shown = read();
+    const objects = this.bodies.flatMap((b) => [b.surfaceMesh, b.particles, b.wire, b.vertexDots]);
+    const visible = objects.map((o) => o?.visible ?? false);
+    for (const o of objects) if (o) o.visible = false;
+    const hidden = read();
+    objects.forEach((o, k) => {
+      if (o) o.visible = visible[k];
+    });
+    this.render();
+    let bodyPixels = 0;
+    const colours = new Set<number>();
+    for (let k = 0; k < shown.length; k += 4) {
+      const d =
+        Math.abs(shown[k] - hidden[k]) +
+        Math.abs(shown[k + 1] - hidden[k + 1]) +
+        Math.abs(shown[k + 2] - hidden[k + 2]);
+      if (d > 24) bodyPixels++;
+      if (k % 64 === 0)
+        colours.add(((shown[k] >> 3) << 10) | ((shown[k + 1] >> 3) << 5) | (shown[k + 2] >> 3));
+    }
+    return { width: w, height: h, bodyPixels, colours: colours.size };
+  }
+
+  /** Objects the mouse can pick particles on. */
+  pickables(): Pickable[] {
+    const out: Pickable[] = [];
+    for (const b of this.bodies) {
+      if (b.surfaceMesh) out.push({ object: b.surfaceMesh, body: b.index });
+      if (b.particles) out.push({ object: b.particles, body: b.index });
+    }
+    return out;
+  }
+
+  setSize(width: number, height: number): void {
+    this.renderer.setSize(width, height, false);
+    this.camera.aspect = width / Math.max(1, height);
+    this.camera.updateProjectionMatrix();
+    this.viewportHeight = height * this.renderer.getPixelRatio();
+    for (const b of this.bodies) {
+      const pts = [b.particles, b.vertexDots].filter((p): p is BodyPoints => p instanceof BodyPoints);
+      for (const p of pts) p.setViewport(this.viewportHeight, this.camera.fov);
+    }
+  }
+
+  render(): void {
+    this.renderer.render(this.scene, this.camera);
+  }
+
+  dispose(): void {
+    this.clear();
+  }
+}
+
+/** Double-sided fabric: front faces in the body's colour, back faces a paler shade of it (the reverse of the fabric). */
+function clothMaterial(color: Color): MeshPhysicalMaterial {
+  const m = new MeshPhysicalMaterial({
+    color,
+    roughness: 0.78,
+    sheen: 0.35,
+    sheenRoughness: 0.7,
+    sheenColor: color.clone().lerp(new Color(0xffffff), 0.4),
+    side: DoubleSide,
+  });
+  m.onBeforeCompile = (shader) => {
+    shader.fragmentShader = shader.fragmentShader.replace(
+      '#include <color_fragment>',
+      '#include <color_fragment>\n  if (!gl_FrontFacing) diffuseColor.rgb = mix(diffuseColor.rgb, vec3(0.93, 0.91, 0.87), 0.5);',
+    );
+  };
+  return m;
+}
+
+function colliderMaterial(kinematic: boolean): MeshStandardMaterial {
+  return new MeshStandardMaterial({
+    color: kinematic ? 0x7b8794 : 0xa9b1ba,
+    roughness: 0.55,
+    metalness: 0.05,
+  });
+}
+
+/** A vertical gradient behind the scene: a soft blue-grey sky down to the fog colour at the horizon. */
+function skyTexture(): CanvasTexture {
+  const canvas = document.createElement('canvas');
+  canvas.width = 2;
+  canvas.height = 256;
+  const g = canvas.getContext('2d')!;
+  const grad = g.createLinearGradient(0, 0, 0, 256);
+  grad.addColorStop(0, '#b9c6d6');
+  grad.addColorStop(0.6, '#dde3ea');
+  grad.addColorStop(1, '#e6eaef');
+  g.fillStyle = grad;
+  g.fillRect(0, 0, 2, 256);
+  const tex = new CanvasTexture(canvas);
+  tex.colorSpace = SRGBColorSpace;
+  return tex;
+}
+
+/** A light floor with a grid (one line a metre, or a tenth of one in small scenes). */
+function groundMaterial(sceneRadius: number): MeshStandardMaterial {
+  const size = 128;
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = size;
+  const g = canvas.getContext('2d')!;
+  g.fillStyle = '#f5f4f1';
+  g.fillRect(0, 0, size, size);
+  g.strokeStyle = '#d6d9de';
+  g.lineWidth = 2;
+  g.strokeRect(0, 0, size, size);
+  const tex = new CanvasTexture(canvas);
+  tex.colorSpace = SRGBColorSpace;
+  tex.wrapS = tex.wrapT = RepeatWrapping;
+  // one tile per metre-ish, scaled with the scene so small scenes still show a grid
+  const tile = 10 ** Math.round(Math.log10(Math.max(0.05, sceneRadius)) - 0.3);
+  tex.repeat.set((60 * sceneRadius) / tile, (60 * sceneRadius) / tile);
+  tex.anisotropy = 8;
+  return new MeshStandardMaterial({ map: tex, roughness: 0.95 });
+}
