@@ -8,6 +8,7 @@
 export { Cloth, type ClothOptions } from './cloth/cloth.js';
 export { DihedralBending, dihedralAngleGradients } from './cloth/dihedral-bending.js';
 export { PressureConstraint } from './cloth/pressure.js';
+export { Bvh } from './collision/bvh.js';
 export { ColliderContacts } from './collision/collider-contacts.js';
 export {
   BoxCollider,
@@ -17,6 +18,32 @@ export {
   PlaneCollider,
   SphereCollider,
 } from './collision/colliders.js';
+export {
+  type BodyContactOptions,
+  type CollisionOptions,
+  CollisionSystem,
+  collisionSystemOf,
+  enableCollisions,
+} from './collision/collision-system.js';
+export {
+  closestPointTriangle,
+  closestSegmentSegment,
+  edgeEdgeCcd,
+  segmentCrossesTriangle,
+  vertexTriangleCcd,
+} from './collision/geometry.js';
+export { Granular, type GranularOptions } from './collision/granular.js';
+export { MeshCollider, type MeshColliderOptions } from './collision/mesh-collider.js';
+export { MeshDistance } from './collision/mesh-distance.js';
+export { type ParticleContactOptions, ParticlePairContacts } from './collision/particle-contacts.js';
+export { SpatialHash } from './collision/spatial-hash.js';
+export {
+  type Surface,
+  type SurfaceContactStats,
+  SurfaceContacts,
+  type SurfaceOptions,
+} from './collision/surface-contacts.js';
+export { Untangler } from './collision/untangle.js';
 export { DistanceConstraints, type DistanceMode, distanceConstraint } from './constraints/distance.js';
 export { type EmbeddingMode, RenderEmbedding, tetBarycentric } from './continuum/embedding.js';
 export {

@@ -20,11 +20,15 @@ const CULL_SLACK = 1e-7;
  *   plane constraint from their closest point, so that the solver cannot push
  *   them in during the iterations.
  *
- * Projection (stiffness 1, unilateral) moves only the particle. In the
- * velocity pass (Algorithm 1 line 16) the tangential velocity relative to the
- * collider is reduced by Coulomb friction — static when it can be cancelled
- * within μ_s times the normal impulse, kinetic μ otherwise — and the normal
- * velocity is reflected by the restitution coefficient e.
+ * Projection (stiffness 1, unilateral) moves only the particle. Friction acts
+ * at position level in the same projection (as in Macklin et al. 2014,
+ * "Unified particle physics", §6.1): the particle's tangential displacement
+ * over the substep relative to the collider's surface is removed entirely
+ * while it is below μ_s times the normal correction (static friction: draped
+ * cloth and particles on a slope below the friction angle do not creep), and
+ * reduced by μ times the normal correction otherwise (kinetic friction). In
+ * the velocity pass (Algorithm 1 line 16) the normal velocity is reflected by
+ * the restitution coefficient e.
  */
 export class ColliderContacts implements ConstraintSet {
   readonly kind = 'collider-contact';
@@ -40,6 +44,10 @@ export class ColliderContacts implements ConstraintSet {
   lambdaN = new Float64Array(0);
   /** Normal velocity relative to the collider before the substep (m/s). */
   vn0 = new Float64Array(0);
+  /** Velocity of the collider's surface at the contact point (m/s), 3 per contact. */
+  cv = new Float64Array(0);
+  /** Bodies whose particles ignore colliders: disabledBody[body id] = 1 (null: none). */
+  disabledBody: Uint8Array | null = null;
   colliders: Collider[] = [];
   private readonly nrm = new Float64Array(3);
   /** Per chunk of CHUNK consecutive particles: the box of their x and p, and max(radius + |p − x|). */
@@ -62,6 +70,7 @@ export class ColliderContacts implements ConstraintSet {
     this.n = g(this.n, 3);
     this.lambdaN = g(this.lambdaN, 1);
     this.vn0 = g(this.vn0, 1);
+    this.cv = g(this.cv, 3);
     this.capacity = cap;
   }
 
@@ -75,6 +84,9 @@ export class ColliderContacts implements ConstraintSet {
     ny: number,
     nz: number,
     vn0: number,
+    cvx: number,
+    cvy: number,
+    cvz: number,
   ): void {
     if (this.count === this.capacity) this.grow(this.capacity * 2);
     const k = this.count++;
@@ -88,13 +100,17 @@ export class ColliderContacts implements ConstraintSet {
     this.n[3 * k + 2] = nz;
     this.lambdaN[k] = 0;
     this.vn0[k] = vn0;
+    this.cv[3 * k] = cvx;
+    this.cv[3 * k + 1] = cvy;
+    this.cv[3 * k + 2] = cvz;
   }
 
   beginStep(ctx: StepContext): void {
     this.count = 0;
     const cols = this.colliders;
     const s = ctx.store;
-    const { x, p, v, invMass, radius, group, mask } = s;
+    const { x, p, v, invMass, radius, group, mask, body } = s;
+    const off = this.disabledBody;
     const nrm = this.nrm;
     const np = s.count;
     if (cols.length > 0) this.buildChunks(s);
@@ -128,6 +144,7 @@ export class ColliderContacts implements ConstraintSet {
         }
         if (invMass[i] === 0) continue;
         if ((mask[i] & col.group) === 0 || (col.mask & group[i]) === 0) continue;
+        if (off !== null && body[i] >= 0 && off[body[i]] === 1) continue;
         const i3 = 3 * i;
         const px = p[i3],
           py = p[i3 + 1],
@@ -184,7 +201,7 @@ export class ColliderContacts implements ConstraintSet {
         const cvy = lv[1] + av[2] * rx - av[0] * rz;
         const cvz = lv[2] + av[0] * ry - av[1] * rx;
         const vn0 = (v[i3] - cvx) * nx + (v[i3 + 1] - cvy) * ny + (v[i3 + 2] - cvz) * nz;
-        this.push(i, c, qx, qy, qz, nx, ny, nz, vn0);
+        this.push(i, c, qx, qy, qz, nx, ny, nz, vn0, cvx, cvy, cvz);
       }
     }
   }
@@ -253,11 +270,15 @@ export class ColliderContacts implements ConstraintSet {
   }
 
   project(ctx: StepContext): void {
-    const p = ctx.store.p;
+    const p = ctx.store.p,
+      x = ctx.store.x;
+    const h = ctx.h;
     const part = this.particle,
       q = this.q,
       n = this.n,
-      lam = this.lambdaN;
+      lam = this.lambdaN,
+      cv = this.cv,
+      cols = this.colliders;
     for (let k = 0; k < this.count; k++) {
       const i3 = 3 * part[k];
       const nx = n[3 * k],
@@ -269,6 +290,24 @@ export class ColliderContacts implements ConstraintSet {
       p[i3 + 1] -= C * ny;
       p[i3 + 2] -= C * nz;
       lam[k] -= C;
+      // position-level Coulomb friction: the tangential displacement relative to the surface
+      const col = cols[this.collider[k]];
+      const mu = col.friction,
+        mus = col.staticFriction;
+      if (mu === 0 && mus === 0) continue;
+      const dx = p[i3] - x[i3] - cv[3 * k] * h,
+        dy = p[i3 + 1] - x[i3 + 1] - cv[3 * k + 1] * h,
+        dz = p[i3 + 2] - x[i3 + 2] - cv[3 * k + 2] * h;
+      const dn = dx * nx + dy * ny + dz * nz;
+      const tx = dx - dn * nx,
+        ty = dy - dn * ny,
+        tz = dz - dn * nz;
+      const tl = Math.sqrt(tx * tx + ty * ty + tz * tz);
+      if (!(tl > 1e-15)) continue;
+      const g = tl < mus * -C ? 1 : Math.min((mu * -C) / tl, 1);
+      p[i3] -= g * tx;
+      p[i3 + 1] -= g * ty;
+      p[i3 + 2] -= g * tz;
     }
   }
 
@@ -278,51 +317,24 @@ export class ColliderContacts implements ConstraintSet {
     const g = ctx.gravity;
     const restThreshold = 2 * Math.sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * h;
     for (let k = 0; k < this.count; k++) {
-      const ln = this.lambdaN[k];
-      if (ln <= 0) continue;
-      const col = this.colliders[this.collider[k]];
+      if (this.lambdaN[k] <= 0) continue;
+      // the normal velocity relative to the collider: the arrival speed reflected by the
+      // restitution coefficient (slow arrivals rest), whatever the push-out added
+      const vn0 = this.vn0[k];
+      if (!(vn0 < 0)) continue;
+      const e = -vn0 > restThreshold ? this.colliders[this.collider[k]].restitution : 0;
       const i3 = 3 * this.particle[k];
       const nx = this.n[3 * k],
         ny = this.n[3 * k + 1],
         nz = this.n[3 * k + 2];
-      const rx = this.q[3 * k] - col.position[0],
-        ry = this.q[3 * k + 1] - col.position[1],
-        rz = this.q[3 * k + 2] - col.position[2];
-      const lv = col.linearVelocity,
-        av = col.angularVelocity;
-      const cvx = lv[0] + av[1] * rz - av[2] * ry;
-      const cvy = lv[1] + av[2] * rx - av[0] * rz;
-      const cvz = lv[2] + av[0] * ry - av[1] * rx;
-      let vx = v[i3] - cvx,
-        vy = v[i3 + 1] - cvy,
-        vz = v[i3 + 2] - cvz;
-      const vn = vx * nx + vy * ny + vz * nz;
-      const tx = vx - vn * nx,
-        ty = vy - vn * ny,
-        tz = vz - vn * nz;
-      const vt = Math.sqrt(tx * tx + ty * ty + tz * tz);
-      // Coulomb friction with the normal impulse per unit mass ≈ λ_n / h
-      const jn = ln / h;
-      if (vt > 0) {
-        const dvt = vt <= col.staticFriction * jn ? vt : Math.min(vt, col.friction * jn);
-        const f = dvt / vt;
-        vx -= tx * f;
-        vy -= ty * f;
-        vz -= tz * f;
-      }
-      // restitution on the normal velocity the particle arrived with
-      const vn0 = this.vn0[k];
-      if (vn0 < 0) {
-        const e = -vn0 > restThreshold ? col.restitution : 0;
-        const target = -e * vn0;
-        const dv = target - vn;
-        vx += dv * nx;
-        vy += dv * ny;
-        vz += dv * nz;
-      }
-      v[i3] = vx + cvx;
-      v[i3 + 1] = vy + cvy;
-      v[i3 + 2] = vz + cvz;
+      const vn =
+        (v[i3] - this.cv[3 * k]) * nx +
+        (v[i3 + 1] - this.cv[3 * k + 1]) * ny +
+        (v[i3 + 2] - this.cv[3 * k + 2]) * nz;
+      const dv = -e * vn0 - vn;
+      v[i3] += dv * nx;
+      v[i3 + 1] += dv * ny;
+      v[i3 + 2] += dv * nz;
     }
   }
 

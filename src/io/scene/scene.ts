@@ -15,6 +15,14 @@ import { World } from '../../core/world.js';
 import { jsonErrorOffset, lineColumn } from '../json-position.js';
 import { buildCloth, clothBody } from './cloth.js';
 import { buildCoreCollider, coreColliderSchemas } from './colliders.js';
+import {
+  buildCollision,
+  buildGranular,
+  buildMeshCollider,
+  collisionSettings,
+  granularBody,
+  meshCollider,
+} from './collision.js';
 import { type BuildContext, formatPath, SceneError, type SceneIssue, vec3 } from './common.js';
 import { buildFemCloth, buildSoftBody, continuumFiles, femCloth, softBody } from './continuum.js';
 import { buildFluid, fluidBody } from './fluids.js';
@@ -24,9 +32,16 @@ import { shapeMatchingBodies, shapeMatchingBuilders } from './shape-matching.js'
 // ---- the registry -------------------------------------------------------
 
 /** Every body type a scene can hold. */
-export const bodySchemas = [clothBody, softBody, femCloth, ...shapeMatchingBodies, fluidBody] as const;
+export const bodySchemas = [
+  clothBody,
+  softBody,
+  femCloth,
+  ...shapeMatchingBodies,
+  fluidBody,
+  granularBody,
+] as const;
 /** Every collider type a scene can hold. */
-export const colliderSchemas = [...coreColliderSchemas] as const;
+export const colliderSchemas = [...coreColliderSchemas, meshCollider] as const;
 
 export type BodySpec = z.infer<(typeof bodySchemas)[number]>;
 export type ColliderSpec = z.infer<(typeof colliderSchemas)[number]>;
@@ -41,9 +56,16 @@ export const bodyBuilders: BuilderMap = {
   'fem-cloth': buildFemCloth,
   ...shapeMatchingBuilders,
   fluid: buildFluid,
+  granular: buildGranular,
 };
 
-function buildCollider(spec: ColliderSpec, world: World, where: string): Collider {
+function buildCollider(
+  spec: ColliderSpec,
+  world: World,
+  where: string,
+  readFile: (path: string) => string,
+): Collider {
+  if (spec.type === 'mesh') return buildMeshCollider(spec, world, where, readFile);
   return buildCoreCollider(spec, world, where);
 }
 
@@ -96,6 +118,7 @@ export const sceneSchema = z
     world: worldSettings.optional(),
     bodies: z.array(z.discriminatedUnion('type', bodySchemas)).min(1),
     colliders: z.array(z.discriminatedUnion('type', colliderSchemas)).optional(),
+    collision: collisionSettings.optional(),
     output: outputSettings.optional(),
   })
   .describe('a pbdkit scene');
@@ -196,12 +219,15 @@ export function buildScene(spec: SceneSpec, options: BuildOptions = {}): SceneIn
     });
   try {
     const world = new World({ ...(spec.world ?? {}), sharedMemory: options.sharedMemory });
-    const colliders = (spec.colliders ?? []).map((c, k) => buildCollider(c, world, `colliders[${k}]`));
+    const colliders = (spec.colliders ?? []).map((c, k) =>
+      buildCollider(c, world, `colliders[${k}]`, readFile),
+    );
     const bodies = spec.bodies.map((b, k) => {
       const ctx: BuildContext = { world, readFile, where: `bodies[${k}]` };
       const build = bodyBuilders[b.type] as (spec: BodySpec, ctx: BuildContext) => Body;
       return build(b, ctx);
     });
+    if (spec.collision) buildCollision(spec.collision, world, bodies);
     return {
       spec,
       world,
@@ -228,6 +254,7 @@ export function sceneFiles(spec: SceneSpec): string[] {
     if (b.type === 'softbody' || b.type === 'fem-cloth') out.push(...continuumFiles(b));
     else if ('mesh' in b && b.mesh) out.push(...meshFiles(b.mesh));
   }
+  for (const c of spec.colliders ?? []) if (c.type === 'mesh') out.push(...meshFiles(c.mesh));
   return out;
 }
 

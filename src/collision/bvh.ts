@@ -1,0 +1,236 @@
+/**
+ * A bounding volume hierarchy of axis-aligned boxes, built once (top-down,
+ * median split of the centroids along the widest axis) and refitted
+ * bottom-up whenever the items move (O(n), the tree's topology is kept).
+ * Used for triangle meshes: the mesh colliders' exact distance queries and
+ * signed distance field, and the edge–triangle intersection search of the
+ * untangling pass, refitted every step.
+ *
+ * Layout: node n has its box at box[6n .. 6n + 5]; an inner node's left
+ * child is n + 1 and its right child is `right[n]`; a leaf has
+ * `count[n] > 0` and holds items[start[n] .. start[n] + count[n]). Nodes are
+ * numbered in depth-first preorder, so every child has a larger index than
+ * its parent and a refit can run over the nodes backwards.
+ */
+export class Bvh {
+  box = new Float64Array(0);
+  right = new Int32Array(0);
+  start = new Int32Array(0);
+  count = new Int32Array(0);
+  /** Item ids, permuted so that every leaf holds a contiguous range. */
+  items = new Int32Array(0);
+  nodeCount = 0;
+  itemCount = 0;
+  /** Results of the last query: result[0 .. resultCount). */
+  result: Int32Array = new Int32Array(64);
+  resultCount = 0;
+  /** Traversal stack (the tree depth is O(log n) by the median split). */
+  stack = new Int32Array(256);
+  private readonly leafSize: number;
+
+  constructor(leafSize = 4) {
+    this.leafSize = Math.max(1, leafSize | 0);
+  }
+
+  /** Builds the tree over `n` item boxes (boxes[6i .. 6i + 5] = min xyz, max xyz). */
+  build(boxes: Float64Array, n: number): void {
+    this.itemCount = n;
+    this.items = new Int32Array(n);
+    for (let i = 0; i < n; i++) this.items[i] = i;
+    const maxNodes = 2 * n + 1;
+    this.box = new Float64Array(6 * maxNodes);
+    this.right = new Int32Array(maxNodes);
+    this.start = new Int32Array(maxNodes);
+    this.count = new Int32Array(maxNodes);
+    const centroid = new Float64Array(3 * n);
+    for (let i = 0; i < n; i++) {
+      for (let k = 0; k < 3; k++) centroid[3 * i + k] = 0.5 * (boxes[6 * i + k] + boxes[6 * i + 3 + k]);
+    }
+    this.nodeCount = 0;
+    if (n === 0) {
+      this.nodeCount = 1;
+      return;
+    }
+    this.buildNode(0, n, centroid);
+    this.refit(boxes);
+  }
+
+  /** Numbers the subtree over items[begin .. end) in preorder; returns its root. */
+  private buildNode(begin: number, end: number, centroid: Float64Array): number {
+    const node = this.nodeCount++;
+    const m = end - begin;
+    if (m <= this.leafSize) {
+      this.start[node] = begin;
+      this.count[node] = m;
+      return node;
+    }
+    let lo0 = Infinity,
+      lo1 = Infinity,
+      lo2 = Infinity,
+      hi0 = -Infinity,
+      hi1 = -Infinity,
+      hi2 = -Infinity;
+    for (let k = begin; k < end; k++) {
+      const c = 3 * this.items[k];
+      lo0 = Math.min(lo0, centroid[c]);
+      hi0 = Math.max(hi0, centroid[c]);
+      lo1 = Math.min(lo1, centroid[c + 1]);
+      hi1 = Math.max(hi1, centroid[c + 1]);
+      lo2 = Math.min(lo2, centroid[c + 2]);
+      hi2 = Math.max(hi2, centroid[c + 2]);
+    }
+    const ex = hi0 - lo0,
+      ey = hi1 - lo1,
+      ez = hi2 - lo2;
+    const axis = ex >= ey && ex >= ez ? 0 : ey >= ez ? 1 : 2;
+    const mid = begin + (m >> 1);
+    selectNth(this.items, centroid, axis, begin, end - 1, mid);
+    this.count[node] = 0;
+    this.buildNode(begin, mid, centroid);
+    this.right[node] = this.buildNode(mid, end, centroid);
+    return node;
+  }
+
+  /** Recomputes every node box from the item boxes (same layout as for build). */
+  refit(boxes: Float64Array): void {
+    const B = this.box,
+      items = this.items;
+    for (let n = this.nodeCount - 1; n >= 0; n--) {
+      const o = 6 * n;
+      let x0 = Infinity,
+        y0 = Infinity,
+        z0 = Infinity,
+        x1 = -Infinity,
+        y1 = -Infinity,
+        z1 = -Infinity;
+      const c = this.count[n];
+      if (c > 0) {
+        const s = this.start[n];
+        for (let k = s; k < s + c; k++) {
+          const b = 6 * items[k];
+          if (boxes[b] < x0) x0 = boxes[b];
+          if (boxes[b + 1] < y0) y0 = boxes[b + 1];
+          if (boxes[b + 2] < z0) z0 = boxes[b + 2];
+          if (boxes[b + 3] > x1) x1 = boxes[b + 3];
+          if (boxes[b + 4] > y1) y1 = boxes[b + 4];
+          if (boxes[b + 5] > z1) z1 = boxes[b + 5];
+        }
+      } else if (this.itemCount > 0) {
+        const l = 6 * (n + 1),
+          r = 6 * this.right[n];
+        x0 = Math.min(B[l], B[r]);
+        y0 = Math.min(B[l + 1], B[r + 1]);
+        z0 = Math.min(B[l + 2], B[r + 2]);
+        x1 = Math.max(B[l + 3], B[r + 3]);
+        y1 = Math.max(B[l + 4], B[r + 4]);
+        z1 = Math.max(B[l + 5], B[r + 5]);
+      }
+      B[o] = x0;
+      B[o + 1] = y0;
+      B[o + 2] = z0;
+      B[o + 3] = x1;
+      B[o + 4] = y1;
+      B[o + 5] = z1;
+    }
+  }
+
+  private push(i: number): void {
+    if (this.resultCount === this.result.length) {
+      const r = new Int32Array(2 * this.result.length);
+      r.set(this.result);
+      this.result = r;
+    }
+    this.result[this.resultCount++] = i;
+  }
+
+  /**
+   * Items whose box overlaps [min, max] into result[0 .. resultCount);
+   * `boxes` are the item boxes the tree was last refitted with.
+   */
+  query(
+    boxes: Float64Array,
+    minx: number,
+    miny: number,
+    minz: number,
+    maxx: number,
+    maxy: number,
+    maxz: number,
+  ): number {
+    this.resultCount = 0;
+    if (this.itemCount === 0) return 0;
+    const B = this.box,
+      stack = this.stack,
+      items = this.items;
+    let sp = 0;
+    stack[sp++] = 0;
+    while (sp > 0) {
+      const n = stack[--sp];
+      const o = 6 * n;
+      if (
+        B[o] > maxx ||
+        B[o + 3] < minx ||
+        B[o + 1] > maxy ||
+        B[o + 4] < miny ||
+        B[o + 2] > maxz ||
+        B[o + 5] < minz
+      )
+        continue;
+      const c = this.count[n];
+      if (c > 0) {
+        const s = this.start[n];
+        for (let k = s; k < s + c; k++) {
+          const i = items[k];
+          const b = 6 * i;
+          if (
+            boxes[b] <= maxx &&
+            boxes[b + 3] >= minx &&
+            boxes[b + 1] <= maxy &&
+            boxes[b + 4] >= miny &&
+            boxes[b + 2] <= maxz &&
+            boxes[b + 5] >= minz
+          )
+            this.push(i);
+        }
+      } else {
+        stack[sp++] = this.right[n];
+        stack[sp++] = n + 1;
+      }
+    }
+    return this.resultCount;
+  }
+}
+
+/** Quickselect: reorders items[lo..hi] so that items[k] has the k-th smallest centroid on `axis`. */
+function selectNth(
+  items: Int32Array,
+  centroid: Float64Array,
+  axis: number,
+  lo: number,
+  hi: number,
+  k: number,
+): void {
+  while (hi > lo) {
+    // median of three pivot
+    const mid = (lo + hi) >> 1;
+    const a = centroid[3 * items[lo] + axis],
+      b = centroid[3 * items[mid] + axis],
+      c = centroid[3 * items[hi] + axis];
+    const pivot = a < b ? (b < c ? b : Math.max(a, c)) : a < c ? a : Math.max(b, c);
+    let i = lo,
+      j = hi;
+    while (i <= j) {
+      while (centroid[3 * items[i] + axis] < pivot) i++;
+      while (centroid[3 * items[j] + axis] > pivot) j--;
+      if (i <= j) {
+        const t = items[i];
+        items[i] = items[j];
+        items[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return;
+  }
+}

@@ -1,0 +1,212 @@
+import type { Body } from '../core/body.js';
+import { PbdError } from '../core/errors.js';
+import type { World } from '../core/world.js';
+import { ParticlePairContacts } from './particle-contacts.js';
+import { SurfaceContacts } from './surface-contacts.js';
+
+/** World-wide contact settings; every body registered later starts from these. */
+export interface CollisionOptions {
+  /** Cloth thickness h (m) of surfaces (003 §4.3). Default 0.01. */
+  thickness?: number;
+  /** Kinetic friction μ of body–body and self contacts. Default 0.3. */
+  friction?: number;
+  /** Static friction μs. Default: equal to `friction`. */
+  staticFriction?: number;
+  /** Restitution e of body–body contacts. Default 0. */
+  restitution?: number;
+  /** Self collision of each surface (cloth). Default true. */
+  self?: boolean;
+  /** Contact between different bodies (a point of one through a triangle of another, 003 §3.4). Default true. */
+  between?: boolean;
+  /** Contact between particles with radii. Default true. */
+  particles?: boolean;
+  /** Detect and resolve intersections that already exist (see Untangler). Default true. */
+  untangle?: boolean;
+  /** Run the untangling analysis every this many steps. Default 4. */
+  untangleEvery?: number;
+  /** Fail-safe crossing check after the solver (see SurfaceContacts). Default true. */
+  failsafe?: boolean;
+  /** Generate surface contacts every this many substeps (see SurfaceContacts.detectEvery). Default 1. */
+  detectEvery?: number;
+}
+
+/** Per-body contact settings (each switches one contact type for this body). */
+export interface BodyContactOptions {
+  /** Self collision of this body's surface. */
+  self?: boolean;
+  /** Contact of this body with other bodies (surfaces and particles). */
+  between?: boolean;
+  /** Contact of this body's particles (those with a radius) with other particles. */
+  particles?: boolean;
+  /** Contact with the world's colliders. Default true. */
+  colliders?: boolean;
+  /** Thickness h (m) of this body's surface; for a body of free particles the particle radius is used. */
+  thickness?: number;
+  friction?: number;
+  staticFriction?: number;
+  restitution?: number;
+}
+
+const systems = new WeakMap<World, CollisionSystem>();
+
+/**
+ * Contact between bodies and within bodies, for one world: cloth self
+ * collision and body–body contact through triangle surfaces
+ * (SurfaceContacts), particle–particle contact (ParticlePairContacts), and the
+ * per-body switch for collider contacts. Each contact type can be switched
+ * per body (BodyContactOptions) and per pair of bodies (setPair); collision
+ * groups and masks (ParticleStore.group / mask, Collider.group / mask)
+ * filter every contact type as well.
+ */
+export class CollisionSystem {
+  readonly world: World;
+  readonly surfaces: SurfaceContacts;
+  readonly particles: ParticlePairContacts;
+  readonly options: Required<CollisionOptions>;
+  private readonly registered = new Map<Body, BodyContactOptions>();
+
+  constructor(world: World, o: CollisionOptions = {}) {
+    if (systems.has(world)) {
+      throw new PbdError(
+        'contact/duplicate-system',
+        'CollisionSystem',
+        'the world already has a collision system',
+        'use collisionSystemOf(world) to reach it',
+      );
+    }
+    this.world = world;
+    const every = o.untangleEvery ?? 4;
+    if (!(Number.isInteger(every) && every >= 1))
+      throw new PbdError(
+        'contact/invalid',
+        'collision.untangleEvery',
+        `must be an integer ≥ 1, got ${every}`,
+      );
+    const detectEvery = o.detectEvery ?? 1;
+    if (!(Number.isInteger(detectEvery) && detectEvery >= 1))
+      throw new PbdError(
+        'contact/invalid',
+        'collision.detectEvery',
+        `must be an integer ≥ 1, got ${detectEvery}`,
+      );
+    this.options = {
+      thickness: o.thickness ?? 0.01,
+      friction: o.friction ?? 0.3,
+      staticFriction: o.staticFriction ?? o.friction ?? 0.3,
+      restitution: o.restitution ?? 0,
+      self: o.self ?? true,
+      between: o.between ?? true,
+      particles: o.particles ?? true,
+      untangle: o.untangle ?? true,
+      untangleEvery: every,
+      failsafe: o.failsafe ?? true,
+      detectEvery,
+    };
+    this.surfaces = new SurfaceContacts();
+    this.surfaces.untangle = this.options.untangle;
+    this.surfaces.untangleEvery = every;
+    this.surfaces.failsafe = this.options.failsafe;
+    this.surfaces.detectEvery = detectEvery;
+    this.particles = new ParticlePairContacts();
+    world.addConstraintSet(this.particles);
+    world.addConstraintSet(this.surfaces);
+    systems.set(world, this);
+  }
+
+  /**
+   * Registers a body for contacts: its triangles (if it has any) join the
+   * surface contacts, its particles with a radius join the particle contacts.
+   */
+  add(body: Body, o: BodyContactOptions = {}): this {
+    if (body.world !== this.world)
+      throw new PbdError(
+        'contact/foreign-body',
+        `contacts of '${body.name}'`,
+        'the body belongs to another world',
+      );
+    if (this.registered.has(body))
+      throw new PbdError('contact/duplicate', `contacts of '${body.name}'`, 'already added');
+    this.registered.set(body, o);
+    const d = this.options;
+    const between = o.between ?? d.between;
+    const friction = o.friction ?? d.friction;
+    const staticFriction = o.staticFriction ?? o.friction ?? d.staticFriction;
+    const restitution = o.restitution ?? d.restitution;
+    const store = this.world.store;
+    const hasTriangles = body.renderTriangles().length > 0;
+    let maxRadius = 0;
+    for (let i = body.offset; i < body.offset + body.activeCount; i++)
+      maxRadius = Math.max(maxRadius, store.radius[i]);
+    if (hasTriangles || between) {
+      // a body of free particles takes part in surface contacts as points of thickness 2r (pair: r + h/2)
+      const thickness = o.thickness ?? (hasTriangles ? d.thickness : 2 * maxRadius);
+      if (hasTriangles || thickness > 0) {
+        this.surfaces.addSurface(body, {
+          thickness,
+          self: hasTriangles ? (o.self ?? d.self) : false,
+          others: between,
+          friction,
+          staticFriction,
+          restitution,
+        });
+      }
+    }
+    if ((o.particles ?? d.particles) && maxRadius > 0) {
+      this.particles.addBody(body, { self: !hasTriangles, friction, staticFriction, restitution });
+      for (const other of this.registered.keys()) {
+        if (other === body || !this.isParticleBody(other)) continue;
+        if (!between || !(this.registered.get(other)!.between ?? d.between))
+          this.particles.setPair(body, other, false);
+      }
+    }
+    if (o.colliders === false) this.setColliders(body, false);
+    return this;
+  }
+
+  private isParticleBody(b: Body): boolean {
+    const o = this.registered.get(b);
+    if (!o || !(o.particles ?? this.options.particles)) return false;
+    const s = this.world.store;
+    for (let i = b.offset; i < b.offset + b.activeCount; i++) if (s.radius[i] > 0) return true;
+    return false;
+  }
+
+  /** Switches every contact type between two registered bodies (a === b: the body's self contacts). */
+  setPair(a: Body, b: Body, enabled: boolean): this {
+    for (const body of [a, b]) {
+      if (!this.registered.has(body))
+        throw new PbdError(
+          'contact/unknown-body',
+          `contact pair ('${a.name}', '${b.name}')`,
+          `'${body.name}' is not registered for contacts`,
+          'add it with collisions.add(body) first',
+        );
+    }
+    if (this.surfaces.surfaceOf(a) && this.surfaces.surfaceOf(b)) this.surfaces.setPair(a, b, enabled);
+    if (this.isParticleBody(a) && this.isParticleBody(b)) this.particles.setPair(a, b, enabled);
+    return this;
+  }
+
+  /** Switches contact between a body's particles and the world's colliders. */
+  setColliders(body: Body, enabled: boolean): this {
+    const c = this.world.contacts;
+    const need = body.id + 1;
+    if (!c.disabledBody || c.disabledBody.length < need) {
+      const grown = new Uint8Array(Math.max(need, 2 * (c.disabledBody?.length ?? 0), 8));
+      if (c.disabledBody) grown.set(c.disabledBody);
+      c.disabledBody = grown;
+    }
+    c.disabledBody[body.id] = enabled ? 0 : 1;
+    return this;
+  }
+}
+
+/** The world's collision system, created on first use with the given options. */
+export function enableCollisions(world: World, options: CollisionOptions = {}): CollisionSystem {
+  return systems.get(world) ?? new CollisionSystem(world, options);
+}
+
+/** The world's collision system, or null when none was created. */
+export function collisionSystemOf(world: World): CollisionSystem | null {
+  return systems.get(world) ?? null;
+}

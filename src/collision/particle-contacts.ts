@@ -1,0 +1,362 @@
+import type { Body } from '../core/body.js';
+import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
+import { PbdError } from '../core/errors.js';
+import type { ParticleStore } from '../core/particles.js';
+import { SpatialHash } from './spatial-hash.js';
+
+/** Contact settings of the particles of one body. */
+export interface ParticleContactOptions {
+  /** Contacts between particles of this same body. Default true. */
+  self?: boolean;
+  /** Kinetic friction coefficient μ. Default 0.3. */
+  friction?: number;
+  /** Static friction coefficient μs. Default: equal to `friction`. */
+  staticFriction?: number;
+  /** Coefficient of restitution e ∈ [0, 1]. Default 0. */
+  restitution?: number;
+}
+
+interface ParticleGroup {
+  body: Body;
+  self: boolean;
+  friction: number;
+  staticFriction: number;
+  restitution: number;
+}
+
+/**
+ * Contact between particles with radii (granular material, particle
+ * scenes, particle-sampled bodies): C = |p_i − p_j| − (r_i + r_j) ≥ 0, a
+ * unilateral distance constraint (003 §3.3, eqs. 10–11) generated every
+ * substep for the pairs the spatial hash finds within reach. Its projection
+ * moves both particles along their line of centres in inverse proportion to
+ * their masses, so it conserves linear and angular momentum.
+ *
+ * Friction is applied at position level (as in Macklin et al. 2014, "Unified
+ * particle physics", §6.1): the relative tangential displacement of the
+ * substep is removed entirely while it is below μs times the normal
+ * correction (static friction: stacks stay put) and reduced by μ times the
+ * normal correction otherwise. Restitution reflects the relative normal
+ * velocity in the velocity pass (Algorithm 1, line 16).
+ */
+export class ParticlePairContacts implements ConstraintSet {
+  readonly kind = 'particle-contact';
+  readonly order = 105;
+  enabled = true;
+  /** Contacts of the current substep. */
+  count = 0;
+  /** Extra reach (fraction of r_i + r_j) within which pairs are collected. Default 0.5. */
+  marginFactor = 0.5;
+  private readonly groups: ParticleGroup[] = [];
+  private readonly hash = new SpatialHash(1);
+  private pairOff = new Map<number, boolean>();
+  // the particles taking part
+  private particle = new Int32Array(0);
+  private groupOf = new Int32Array(0);
+  private n = 0;
+  private boxes = new Float64Array(0);
+  private dirty = true;
+  private activeTotal = 0;
+  // contacts
+  private pi = new Int32Array(0);
+  private pj = new Int32Array(0);
+  private muS = new Float64Array(0);
+  private muK = new Float64Array(0);
+  private rest = new Float64Array(0);
+  private lambda = new Float64Array(0);
+  private vn0 = new Float64Array(0);
+  private capacity = 0;
+  private anyRestitution = false;
+
+  /** Registers the particles (radius > 0) of a body. */
+  addBody(body: Body, o: ParticleContactOptions = {}): void {
+    const where = `particle contacts of '${body.name}'`;
+    const mu = o.friction ?? 0.3,
+      mus = o.staticFriction ?? mu,
+      e = o.restitution ?? 0;
+    if (!(mu >= 0) || !(mus >= 0) || !Number.isFinite(mu) || !Number.isFinite(mus))
+      throw new PbdError(
+        'contact/friction',
+        where,
+        `friction coefficients must be finite and ≥ 0, got ${mu}, ${mus}`,
+      );
+    if (!(e >= 0 && e <= 1))
+      throw new PbdError('contact/restitution', `${where}.restitution`, `must lie in [0, 1], got ${e}`);
+    if (this.groups.some((g) => g.body === body))
+      throw new PbdError('contact/duplicate', where, 'the body is already registered');
+    this.groups.push({ body, self: o.self ?? true, friction: mu, staticFriction: mus, restitution: e });
+    this.dirty = true;
+  }
+
+  /** Switches particle contact between two registered bodies (a === b: within one body). */
+  setPair(a: Body, b: Body, enabled: boolean): void {
+    const ia = this.groups.findIndex((g) => g.body === a),
+      ib = this.groups.findIndex((g) => g.body === b);
+    if (ia < 0 || ib < 0)
+      throw new PbdError(
+        'contact/unknown-body',
+        `particle contact pair ('${a.name}', '${b.name}')`,
+        'both bodies must be registered for particle contacts first',
+      );
+    if (ia === ib) this.groups[ia].self = enabled;
+    else this.pairOff.set(Math.min(ia, ib) * 65536 + Math.max(ia, ib), !enabled);
+    this.dirty = true;
+  }
+
+  private refresh(store: ParticleStore): void {
+    const ids: number[] = [],
+      gs: number[] = [];
+    this.groups.forEach((g, gi) => {
+      const b = g.body;
+      for (let i = b.offset; i < b.offset + b.activeCount; i++) {
+        if (store.radius[i] > 0) {
+          ids.push(i);
+          gs.push(gi);
+        }
+      }
+    });
+    this.particle = Int32Array.from(ids);
+    this.groupOf = Int32Array.from(gs);
+    this.n = ids.length;
+    this.boxes = new Float64Array(6 * this.n);
+    this.anyRestitution = this.groups.some((g) => g.restitution > 0);
+    this.activeTotal = this.groups.reduce((a, g) => a + g.body.activeCount, 0);
+    this.dirty = false;
+  }
+
+  /** Re-reads the particles (after radii were changed by hand). */
+  invalidate(): void {
+    this.dirty = true;
+  }
+
+  private allowed(ga: number, gb: number): boolean {
+    if (ga === gb) return this.groups[ga].self;
+    return !this.pairOff.get(Math.min(ga, gb) * 65536 + Math.max(ga, gb));
+  }
+
+  beginStep(ctx: StepContext): void {
+    const store = ctx.store;
+    let active = 0;
+    for (let k = 0; k < this.groups.length; k++) active += this.groups[k].body.activeCount;
+    if (this.dirty || active !== this.activeTotal) this.refresh(store);
+    this.count = 0;
+    const n = this.n;
+    if (n === 0) return;
+    const p = store.p,
+      x = store.x,
+      v = store.v,
+      r = store.radius,
+      w = store.invMass,
+      group = store.group,
+      mask = store.mask;
+    const part = this.particle,
+      boxes = this.boxes,
+      gof = this.groupOf;
+    // boxes: the predicted position grown by the radius and the margin (two boxes overlap for every pair in reach)
+    const mf = this.marginFactor;
+    for (let k = 0; k < n; k++) {
+      const i = part[k],
+        i3 = 3 * i;
+      const g = r[i] * (1 + mf);
+      boxes[6 * k] = p[i3] - g;
+      boxes[6 * k + 1] = p[i3 + 1] - g;
+      boxes[6 * k + 2] = p[i3 + 2] - g;
+      boxes[6 * k + 3] = p[i3] + g;
+      boxes[6 * k + 4] = p[i3 + 1] + g;
+      boxes[6 * k + 5] = p[i3 + 2] + g;
+    }
+    const hash = this.hash;
+    hash.fitCellSize(boxes, n);
+    hash.build(boxes, n);
+    for (let a = 0; a < n; a++) {
+      const o = 6 * a;
+      const m = hash.query(boxes[o], boxes[o + 1], boxes[o + 2], boxes[o + 3], boxes[o + 4], boxes[o + 5], a);
+      if (m === 0) continue;
+      const res = hash.result;
+      const i = part[a],
+        i3 = 3 * i;
+      const ga = gof[a];
+      for (let k = 0; k < m; k++) {
+        const b = res[k];
+        const j = part[b];
+        if (w[i] === 0 && w[j] === 0) continue;
+        const gb = gof[b];
+        if (!this.allowed(ga, gb)) continue;
+        if ((mask[i] & group[j]) === 0 || (mask[j] & group[i]) === 0) continue;
+        const j3 = 3 * j;
+        const dx = p[i3] - p[j3],
+          dy = p[i3 + 1] - p[j3 + 1],
+          dz = p[i3 + 2] - p[j3 + 2];
+        const reach = (r[i] + r[j]) * (1 + mf);
+        if (dx * dx + dy * dy + dz * dz > reach * reach) continue;
+        const A = this.groups[ga],
+          B = this.groups[gb];
+        // relative normal velocity at the start (for restitution), along x_i − x_j
+        let vn0 = 0;
+        if (this.anyRestitution) {
+          const ex = x[i3] - x[j3],
+            ey = x[i3 + 1] - x[j3 + 1],
+            ez = x[i3 + 2] - x[j3 + 2];
+          const el = Math.sqrt(ex * ex + ey * ey + ez * ez);
+          if (el > 0)
+            vn0 = ((v[i3] - v[j3]) * ex + (v[i3 + 1] - v[j3 + 1]) * ey + (v[i3 + 2] - v[j3 + 2]) * ez) / el;
+        }
+        this.push(
+          i,
+          j,
+          0.5 * (A.staticFriction + B.staticFriction),
+          0.5 * (A.friction + B.friction),
+          Math.max(A.restitution, B.restitution),
+          vn0,
+        );
+      }
+    }
+  }
+
+  private push(i: number, j: number, muS: number, muK: number, e: number, vn0: number): void {
+    if (this.count === this.capacity) {
+      const cap = Math.max(256, 2 * this.capacity);
+      const g32 = (a: Int32Array) => {
+        const b = new Int32Array(cap);
+        b.set(a);
+        return b;
+      };
+      const g64 = (a: Float64Array) => {
+        const b = new Float64Array(cap);
+        b.set(a);
+        return b;
+      };
+      this.pi = g32(this.pi);
+      this.pj = g32(this.pj);
+      this.muS = g64(this.muS);
+      this.muK = g64(this.muK);
+      this.rest = g64(this.rest);
+      this.lambda = g64(this.lambda);
+      this.vn0 = g64(this.vn0);
+      this.capacity = cap;
+    }
+    const k = this.count++;
+    this.pi[k] = i;
+    this.pj[k] = j;
+    this.muS[k] = muS;
+    this.muK[k] = muK;
+    this.rest[k] = e;
+    this.lambda[k] = 0;
+    this.vn0[k] = vn0;
+  }
+
+  project(ctx: StepContext): void {
+    this.projectRange(ctx.store, 0, this.count);
+  }
+
+  /** One Gauss–Seidel pass over contacts [c0, c1). */
+  projectRange(store: ParticleStore, c0: number, c1: number): void {
+    const { p, x, invMass: w, radius: r } = store;
+    const pi = this.pi,
+      pj = this.pj;
+    for (let c = c0; c < c1; c++) {
+      const i = pi[c],
+        j = pj[c];
+      const i3 = 3 * i,
+        j3 = 3 * j;
+      const wi = w[i],
+        wj = w[j];
+      const W = wi + wj;
+      let nx = p[i3] - p[j3],
+        ny = p[i3 + 1] - p[j3 + 1],
+        nz = p[i3 + 2] - p[j3 + 2];
+      const d = Math.sqrt(nx * nx + ny * ny + nz * nz);
+      const C = d - (r[i] + r[j]);
+      if (C >= 0 || !(d > 1e-12)) continue;
+      nx /= d;
+      ny /= d;
+      nz /= d;
+      // 003 eqs. 10–11: Δp_i = −w_i/(w_i + w_j) C n, Δp_j = +w_j/(w_i + w_j) C n
+      const s = -C / W;
+      this.lambda[c] += s;
+      p[i3] += wi * s * nx;
+      p[i3 + 1] += wi * s * ny;
+      p[i3 + 2] += wi * s * nz;
+      p[j3] -= wj * s * nx;
+      p[j3 + 1] -= wj * s * ny;
+      p[j3 + 2] -= wj * s * nz;
+      // position-level friction on the relative tangential displacement of the substep
+      const muK = this.muK[c];
+      if (muK === 0 && this.muS[c] === 0) continue;
+      const rx = p[i3] - x[i3] - (p[j3] - x[j3]),
+        ry = p[i3 + 1] - x[i3 + 1] - (p[j3 + 1] - x[j3 + 1]),
+        rz = p[i3 + 2] - x[i3 + 2] - (p[j3 + 2] - x[j3 + 2]);
+      const rn = rx * nx + ry * ny + rz * nz;
+      const tx = rx - rn * nx,
+        ty = ry - rn * ny,
+        tz = rz - rn * nz;
+      const tl = Math.sqrt(tx * tx + ty * ty + tz * tz);
+      if (!(tl > 1e-15)) continue;
+      const dn = -C;
+      const g = tl < this.muS[c] * dn ? 1 : Math.min((muK * dn) / tl, 1);
+      const f = g / W;
+      p[i3] -= wi * f * tx;
+      p[i3 + 1] -= wi * f * ty;
+      p[i3 + 2] -= wi * f * tz;
+      p[j3] += wj * f * tx;
+      p[j3 + 1] += wj * f * ty;
+      p[j3 + 2] += wj * f * tz;
+    }
+  }
+
+  endStep(ctx: StepContext): void {
+    if (!this.anyRestitution) return;
+    const { x, v, invMass: w } = ctx.store;
+    const g = ctx.gravity;
+    const threshold = 2 * Math.sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * ctx.h;
+    for (let c = 0; c < this.count; c++) {
+      const e = this.rest[c];
+      if (e === 0 || this.lambda[c] <= 0 || -this.vn0[c] <= threshold) continue;
+      const i = this.pi[c],
+        j = this.pj[c];
+      const i3 = 3 * i,
+        j3 = 3 * j;
+      let nx = x[i3] - x[j3],
+        ny = x[i3 + 1] - x[j3 + 1],
+        nz = x[i3 + 2] - x[j3 + 2];
+      const d = Math.sqrt(nx * nx + ny * ny + nz * nz);
+      if (!(d > 0)) continue;
+      nx /= d;
+      ny /= d;
+      nz /= d;
+      const vn = (v[i3] - v[j3]) * nx + (v[i3 + 1] - v[j3 + 1]) * ny + (v[i3 + 2] - v[j3 + 2]) * nz;
+      const dv = -e * this.vn0[c] - vn;
+      if (dv <= 0) continue;
+      const W = w[i] + w[j];
+      if (!(W > 0)) continue;
+      const f = dv / W;
+      v[i3] += w[i] * f * nx;
+      v[i3 + 1] += w[i] * f * ny;
+      v[i3 + 2] += w[i] * f * nz;
+      v[j3] -= w[j] * f * nx;
+      v[j3 + 1] -= w[j] * f * ny;
+      v[j3 + 2] -= w[j] * f * nz;
+    }
+  }
+
+  /** Largest overlap r_i + r_j − |x_i − x_j| (m) over the contacts. */
+  maxViolation(store: ParticleStore): number {
+    const { x, radius: r } = store;
+    let m = 0;
+    for (let c = 0; c < this.count; c++) {
+      const i3 = 3 * this.pi[c],
+        j3 = 3 * this.pj[c];
+      const d = Math.hypot(x[i3] - x[j3], x[i3 + 1] - x[j3 + 1], x[i3 + 2] - x[j3 + 2]);
+      const o = r[this.pi[c]] + r[this.pj[c]] - d;
+      if (o > m) m = o;
+    }
+    return m;
+  }
+
+  /** Pairs (i, j) of the current contacts, for tests. */
+  pairs(): [number, number][] {
+    const out: [number, number][] = [];
+    for (let c = 0; c < this.count; c++) out.push([this.pi[c], this.pj[c]]);
+    return out;
+  }
+}

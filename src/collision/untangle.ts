@@ -1,0 +1,345 @@
+import type { ParticleStore } from '../core/particles.js';
+import { Bvh } from './bvh.js';
+import { closestPointTriangle, segmentCrossesTriangle } from './geometry.js';
+import type { SurfaceContacts } from './surface-contacts.js';
+
+const cp = new Float64Array(7);
+
+/**
+ * Untangling of cloth that is already intersecting (003 §4.3: "Testing
+ * continuous collisions is insufficient if cloth gets into a tangled state,
+ * so methods like the ones proposed by [BWK03] have to be applied").
+ *
+ * A global intersection analysis in the spirit of Baraff, Witkin and Kass
+ * (2003), run at the start of a step on the positions x:
+ *
+ * 1. every edge is tested against the triangles near it (a BVH of the
+ *    triangles, refitted each time) for a crossing; the crossing edges are
+ *    where the intersection curves cut the surface;
+ * 2. the surface is flood-filled without crossing the cut edges. In each
+ *    connected piece the largest region is taken to be right; every other
+ *    region is marked with a label (it is the part that went through);
+ * 3. each marked region gets its partners: the triangles its cut edges pierce
+ *    (and their neighbours), the vertices of the edges that pierce its
+ *    triangles, and whole marked regions it intersects;
+ * 4. untangling pairs: a marked vertex near a partner triangle gets a
+ *    vertex–triangle constraint whose side is the *other* side from where it
+ *    is now (eqs. 12/13 with s flipped), and likewise for partner vertices near
+ *    a marked region's triangles. Ordinary contacts between vertices and
+ *    triangles of different regions are switched off meanwhile, so they do
+ *    not hold the tangle in place.
+ *
+ * Projecting the untangling pairs pushes the marked regions back through the
+ * surfaces they crossed, a bounded step per projection, and the intersection
+ * curves shrink until they vanish; the labels then clear and ordinary
+ * contacts resume.
+ */
+export class Untangler {
+  private readonly contacts: SurfaceContacts;
+  private readonly bvh = new Bvh(4);
+  private boxes = new Float64Array(0);
+  private builtFor = -1;
+  /** Edge–triangle intersections found by the last analysis: (edge, triangle). */
+  intersections = new Int32Array(0);
+  intersectionCount = 0;
+  /** Search radius for untangling pairs, in mean edge lengths. Default 2. */
+  radiusFactor = 2;
+  // union-find and scratch
+  private parent = new Int32Array(0);
+  private piece = new Int32Array(0);
+  private size = new Int32Array(0);
+  private cut = new Uint8Array(0);
+  private partnerOfTri = new Int32Array(0);
+  private partnerOfVert = new Int32Array(0);
+  /** Vertex → triangles (CSR), for dilating partner sets. */
+  private vtStart = new Int32Array(0);
+  private vtList = new Int32Array(0);
+
+  constructor(contacts: SurfaceContacts) {
+    this.contacts = contacts;
+  }
+
+  private prepare(version: number): void {
+    const sc = this.contacts;
+    const nt = sc.triCount,
+      nv = sc.vertexCount,
+      ne = sc.edgeCount;
+    this.boxes = new Float64Array(6 * nt);
+    this.parent = new Int32Array(nv);
+    this.piece = new Int32Array(nv);
+    this.size = new Int32Array(nv);
+    this.cut = new Uint8Array(ne);
+    this.partnerOfTri = new Int32Array(nt);
+    this.partnerOfVert = new Int32Array(nv);
+    // vertex → triangle adjacency
+    const start = new Int32Array(nv + 1);
+    for (let k = 0; k < 3 * nt; k++) start[sc.tri[k] + 1]++;
+    for (let v = 0; v < nv; v++) start[v + 1] += start[v];
+    const list = new Int32Array(3 * nt);
+    const cur = start.slice(0, nv);
+    for (let t = 0; t < nt; t++) for (let j = 0; j < 3; j++) list[cur[sc.tri[3 * t + j]]++] = t;
+    this.vtStart = start;
+    this.vtList = list;
+    this.builtFor = version;
+  }
+
+  /**
+   * Analyses the positions x; updates the contacts' labels and untangling
+   * pairs. Returns the number of edge–triangle intersections found.
+   */
+  analyse(store: ParticleStore, version: number): number {
+    const sc = this.contacts;
+    const x = store.x;
+    const nt = sc.triCount,
+      nv = sc.vertexCount,
+      ne = sc.edgeCount;
+    const vert = sc.vertex,
+      tri = sc.tri,
+      edge = sc.edge;
+    if (this.builtFor !== version) this.prepare(version);
+    // 1. triangle boxes at x and the BVH
+    const boxes = this.boxes;
+    for (let t = 0; t < nt; t++) {
+      const a = 3 * vert[tri[3 * t]],
+        b = 3 * vert[tri[3 * t + 1]],
+        c = 3 * vert[tri[3 * t + 2]];
+      for (let k = 0; k < 3; k++) {
+        boxes[6 * t + k] = Math.min(x[a + k], x[b + k], x[c + k]);
+        boxes[6 * t + 3 + k] = Math.max(x[a + k], x[b + k], x[c + k]);
+      }
+    }
+    if (this.bvh.itemCount !== nt || this.bvh.nodeCount === 0) this.bvh.build(boxes, nt);
+    else this.bvh.refit(boxes);
+    // edge–triangle crossings
+    let n = 0;
+    const cut = this.cut;
+    cut.fill(0);
+    const group = store.group,
+      mask = store.mask;
+    for (let e = 0; e < ne; e++) {
+      const a = edge[2 * e],
+        b = edge[2 * e + 1];
+      const ga = vert[a],
+        gb = vert[b];
+      const a3 = 3 * ga,
+        b3 = 3 * gb;
+      const m = this.bvh.query(
+        boxes,
+        Math.min(x[a3], x[b3]),
+        Math.min(x[a3 + 1], x[b3 + 1]),
+        Math.min(x[a3 + 2], x[b3 + 2]),
+        Math.max(x[a3], x[b3]),
+        Math.max(x[a3 + 1], x[b3 + 1]),
+        Math.max(x[a3 + 2], x[b3 + 2]),
+      );
+      const res = this.bvh.result;
+      for (let k = 0; k < m; k++) {
+        const t = res[k];
+        const p = tri[3 * t],
+          q = tri[3 * t + 1],
+          r = tri[3 * t + 2];
+        if (p === a || p === b || q === a || q === b || r === a || r === b) continue;
+        if (!sc.pairActive(sc.edgeSurface[e], sc.triSurface[t])) continue;
+        const gp = vert[p];
+        if ((mask[ga] & group[gp]) === 0 || (mask[gp] & group[ga]) === 0) continue;
+        if (!segmentCrossesTriangle(x, a3, b3, 3 * gp, 3 * vert[q], 3 * vert[r])) continue;
+        if (2 * n + 2 > this.intersections.length) {
+          const g = new Int32Array(Math.max(64, 4 * n + 4));
+          g.set(this.intersections);
+          this.intersections = g;
+        }
+        this.intersections[2 * n] = e;
+        this.intersections[2 * n + 1] = t;
+        n++;
+        cut[e] = 1;
+      }
+    }
+    this.intersectionCount = n;
+    const label = sc.label;
+    if (n === 0) {
+      if (sc.tangled) {
+        label.fill(0);
+        sc.tangled = false;
+        sc.flipCount = 0;
+      }
+      return 0;
+    }
+    // 2. regions: union-find over uncut edges, pieces over all edges
+    const parent = this.parent,
+      piece = this.piece,
+      size = this.size;
+    for (let v = 0; v < nv; v++) {
+      parent[v] = v;
+      piece[v] = v;
+    }
+    for (let e = 0; e < ne; e++) {
+      const a = edge[2 * e],
+        b = edge[2 * e + 1];
+      union(piece, a, b);
+      if (!cut[e]) union(parent, a, b);
+    }
+    size.fill(0);
+    for (let v = 0; v < nv; v++) size[find(parent, v)]++;
+    // the largest region of each piece stays unlabelled
+    const best = this.partnerOfVert; // scratch: largest region root per piece root
+    best.fill(-1);
+    for (let v = 0; v < nv; v++) {
+      if (find(parent, v) !== v) continue;
+      const pc = find(piece, v);
+      const cur = best[pc];
+      if (cur < 0 || size[v] > size[cur] || (size[v] === size[cur] && v < cur)) best[pc] = v;
+    }
+    let labels = 0;
+    for (let v = 0; v < nv; v++) {
+      const r = find(parent, v);
+      label[v] = r === best[find(piece, v)] ? 0 : r + 1;
+      if (label[v] !== 0) labels++;
+    }
+    if (labels === 0) {
+      // crossings that cut off nothing (an open slit through a sheet): mark the smaller side of each cut edge
+      for (let k = 0; k < n; k++) {
+        const e = this.intersections[2 * k];
+        const a = edge[2 * e],
+          b = edge[2 * e + 1];
+        label[a] = a + 1;
+        label[b] = 0;
+      }
+    }
+    // 3. partners
+    const pTri = this.partnerOfTri,
+      pVert = this.partnerOfVert;
+    pTri.fill(0);
+    pVert.fill(0);
+    const full = new Set<number>();
+    const vtStart = this.vtStart,
+      vtList = this.vtList;
+    for (let k = 0; k < n; k++) {
+      const e = this.intersections[2 * k],
+        t = this.intersections[2 * k + 1];
+      const a = edge[2 * e],
+        b = edge[2 * e + 1];
+      const t0 = tri[3 * t],
+        t1 = tri[3 * t + 1],
+        t2 = tri[3 * t + 2];
+      const lt = label[t0] === label[t1] && label[t0] === label[t2] ? label[t0] : -1;
+      for (const l of [label[a], label[b]]) {
+        if (l === 0) continue;
+        if (lt > 0 && lt !== l) {
+          full.add(l * 4194304 + lt);
+          full.add(lt * 4194304 + l);
+        }
+        // the pierced triangle and the triangles around its corners
+        for (const c of [t0, t1, t2]) {
+          for (let j = vtStart[c]; j < vtStart[c + 1]; j++) {
+            const u = vtList[j];
+            if (label[tri[3 * u]] !== l && label[tri[3 * u + 1]] !== l && label[tri[3 * u + 2]] !== l)
+              pTri[u] = l;
+          }
+        }
+      }
+      for (const l of [label[t0], label[t1], label[t2]]) {
+        if (l === 0) continue;
+        // the piercing edge's end points and their neighbours
+        for (const c of [a, b]) {
+          if (label[c] !== l) pVert[c] = l;
+          for (let j = vtStart[c]; j < vtStart[c + 1]; j++) {
+            const u = vtList[j];
+            for (let i = 0; i < 3; i++) {
+              const w = tri[3 * u + i];
+              if (label[w] !== l) pVert[w] = l;
+            }
+          }
+        }
+      }
+    }
+    // 4. untangling pairs
+    const R = this.radiusFactor * sc.meanEdge;
+    let nf = 0;
+    for (let q = 0; q < nv; q++) {
+      const lq = label[q],
+        pq = pVert[q];
+      if (lq === 0 && pq === 0) continue;
+      const g3 = 3 * vert[q];
+      const qx = x[g3],
+        qy = x[g3 + 1],
+        qz = x[g3 + 2];
+      const m = this.bvh.query(boxes, qx - R, qy - R, qz - R, qx + R, qy + R, qz + R);
+      const res = this.bvh.result;
+      for (let k = 0; k < m; k++) {
+        const t = res[k];
+        const t0 = tri[3 * t],
+          t1 = tri[3 * t + 1],
+          t2 = tri[3 * t + 2];
+        if (t0 === q || t1 === q || t2 === q) continue;
+        const lt = label[t0] === label[t1] && label[t0] === label[t2] ? label[t0] : -1;
+        let flip = false;
+        if (lq !== 0) flip = pTri[t] === lq || (lt > 0 && lt !== lq && full.has(lq * 4194304 + lt));
+        else flip = lt > 0 && pq === lt;
+        if (!flip) continue;
+        const a3 = 3 * vert[t0],
+          b3 = 3 * vert[t1],
+          c3 = 3 * vert[t2];
+        closestPointTriangle(
+          qx,
+          qy,
+          qz,
+          x[a3],
+          x[a3 + 1],
+          x[a3 + 2],
+          x[b3],
+          x[b3 + 1],
+          x[b3 + 2],
+          x[c3],
+          x[c3 + 1],
+          x[c3 + 2],
+          cp,
+        );
+        if (cp[6] > R * R) continue;
+        // the side opposite to where the vertex is now
+        const ux = x[b3] - x[a3],
+          uy = x[b3 + 1] - x[a3 + 1],
+          uz = x[b3 + 2] - x[a3 + 2];
+        const vx = x[c3] - x[a3],
+          vy = x[c3 + 1] - x[a3 + 1],
+          vz = x[c3 + 2] - x[a3 + 2];
+        const d =
+          (qx - x[a3]) * (uy * vz - uz * vy) +
+          (qy - x[a3 + 1]) * (uz * vx - ux * vz) +
+          (qz - x[a3 + 2]) * (ux * vy - uy * vx);
+        if (3 * nf + 3 > sc.flipPairs.length) {
+          const g = new Int32Array(Math.max(96, 6 * nf + 6));
+          g.set(sc.flipPairs);
+          sc.flipPairs = g;
+        }
+        sc.flipPairs[3 * nf] = q;
+        sc.flipPairs[3 * nf + 1] = t;
+        sc.flipPairs[3 * nf + 2] = d > 0 ? -1 : 1;
+        nf++;
+      }
+    }
+    sc.flipCount = nf;
+    sc.flipStep = 0.25 * sc.meanEdge;
+    sc.tangled = true;
+    return n;
+  }
+}
+
+function find(parent: Int32Array, v: number): number {
+  let r = v;
+  while (parent[r] !== r) r = parent[r];
+  while (parent[v] !== r) {
+    const next = parent[v];
+    parent[v] = r;
+    v = next;
+  }
+  return r;
+}
+
+function union(parent: Int32Array, a: number, b: number): void {
+  const ra = find(parent, a),
+    rb = find(parent, b);
+  if (ra === rb) return;
+  // deterministic: the smaller index becomes the root
+  if (ra < rb) parent[rb] = ra;
+  else parent[ra] = rb;
+}
