@@ -35,6 +35,8 @@ const SQRT3 = Math.sqrt(3);
 export class MeshCollider extends Collider {
   readonly type = 'mesh';
   readonly distanceToMesh: MeshDistance;
+  /** The mesh in the collider's local frame (shared with `distanceToMesh`; for drawing). */
+  readonly mesh: { readonly positions: Float64Array; readonly triangles: Uint32Array };
   readonly inside: boolean;
   /** Grid origin (local frame), cell size and node counts. */
   readonly origin = new Float64Array(3);
@@ -63,6 +65,7 @@ export class MeshCollider extends Collider {
     }
     this.inside = opts.inside ?? false;
     this.distanceToMesh = new MeshDistance(opts.mesh, `${where}.mesh`);
+    this.mesh = { positions: this.distanceToMesh.positions, triangles: this.distanceToMesh.triangles };
     const P = this.distanceToMesh.positions;
     const lo = [Infinity, Infinity, Infinity],
       hi = [-Infinity, -Infinity, -Infinity];

@@ -1,5 +1,8 @@
 import {
+  BackSide,
   BoxGeometry,
+  BufferAttribute,
+  BufferGeometry,
   CapsuleGeometry,
   type Material,
   Mesh,
@@ -18,7 +21,7 @@ export interface ColliderObjectOptions {
 }
 
 /** The collider types this adapter can draw. */
-export const drawableColliderTypes: readonly string[] = ['plane', 'sphere', 'box', 'capsule'];
+export const drawableColliderTypes: readonly string[] = ['plane', 'sphere', 'box', 'capsule', 'mesh'];
 
 /**
  * A mesh showing a collider's shape at its current pose, or null for a
@@ -52,6 +55,22 @@ export function createColliderObject(c: ColliderSource, options: ColliderObjectO
       if (!(Number(c.radius) > 0) || !(Number(c.halfHeight) >= 0)) return null;
       mesh = new Mesh(new CapsuleGeometry(c.radius, 2 * (c.halfHeight ?? 0), 12, 32), material);
       break;
+    case 'mesh': {
+      const m = c.mesh;
+      if (!m || m.triangles.length < 3) return null;
+      const g = new BufferGeometry();
+      g.setAttribute('position', new BufferAttribute(Float32Array.from(m.positions), 3));
+      g.setIndex(new BufferAttribute(Uint32Array.from(m.triangles), 1));
+      g.computeVertexNormals();
+      let mat = material;
+      if (c.inside) {
+        // a container seen from outside: draw only its far, inner walls so what it holds stays visible
+        mat = material.clone();
+        mat.side = BackSide;
+      }
+      mesh = new Mesh(g, mat);
+      break;
+    }
     default:
       return null;
   }

@@ -58,7 +58,7 @@ export interface WorldBodySource extends BodySource {
 
 /** A collider's shape and pose; `Collider` and its subclasses satisfy it. */
 export interface ColliderSource {
-  /** 'plane', 'sphere', 'box', 'capsule'; other types are not drawn. */
+  /** 'plane', 'sphere', 'box', 'capsule', 'mesh'; other types are not drawn. */
   readonly type: string;
   /** Position (m). */
   readonly position: ArrayLike<number>;
@@ -70,6 +70,10 @@ export interface ColliderSource {
   readonly halfExtents?: ArrayLike<number>;
   /** Capsule half length along its local y axis (m). */
   readonly halfHeight?: number;
+  /** A mesh collider's triangles in its local frame. */
+  readonly mesh?: { readonly positions: ArrayLike<number>; readonly triangles: ArrayLike<number> };
+  /** A mesh collider whose free space is its inside (a container): drawn by its back faces. */
+  readonly inside?: boolean;
 }
 
 /** The store of `body`, or `store` when given. */

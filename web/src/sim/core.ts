@@ -382,13 +382,25 @@ function isPairSet(s: ConstraintSet): s is ConstraintSet & { indices: Int32Array
 }
 
 function colliderInfo(c: Collider): ColliderInfo {
-  const o = c as unknown as { radius?: unknown; halfExtents?: unknown; halfHeight?: unknown };
+  const o = c as unknown as {
+    radius?: unknown;
+    halfExtents?: unknown;
+    halfHeight?: unknown;
+    mesh?: { positions?: unknown; triangles?: unknown };
+    inside?: unknown;
+  };
+  const m = o.mesh;
   return {
     type: c.type,
     name: c.name,
     radius: typeof o.radius === 'number' ? o.radius : undefined,
     halfExtents: o.halfExtents instanceof Float64Array ? Array.from(o.halfExtents) : undefined,
     halfHeight: typeof o.halfHeight === 'number' ? o.halfHeight : undefined,
+    mesh:
+      m && m.positions instanceof Float64Array && m.triangles instanceof Uint32Array
+        ? { positions: Float32Array.from(m.positions), triangles: Uint32Array.from(m.triangles) }
+        : undefined,
+    inside: o.inside === true,
     pose: [...c.position, ...c.rotation],
     kinematic: c.kinematic,
   };

@@ -52,6 +52,10 @@ export interface ColliderInfo {
   radius?: number;
   halfExtents?: number[];
   halfHeight?: number;
+  /** A mesh collider's triangles in its local frame. */
+  mesh?: { positions: Float32Array; triangles: Uint32Array };
+  /** A mesh collider holding things inside it. */
+  inside?: boolean;
   /** position xyz and quaternion xyzw */
   pose: number[];
   kinematic: boolean;

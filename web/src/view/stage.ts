@@ -244,7 +244,9 @@ export class Stage {
             ? (c.radius ?? 0) + (c.halfHeight ?? 0)
             : c.type === 'box' && c.halfExtents
               ? Math.hypot(c.halfExtents[0], c.halfExtents[1], c.halfExtents[2])
-              : -1;
+              : c.type === 'mesh' && c.mesh
+                ? meshRadius(c.mesh.positions)
+                : -1;
       if (extent < 0) continue;
       p.set(c.pose[0], c.pose[1], c.pose[2]);
       lo.min(p.clone().subScalar(extent));
@@ -377,6 +379,8 @@ export class Stage {
       radius: c.radius,
       halfExtents: c.halfExtents,
       halfHeight: c.halfHeight,
+      mesh: c.mesh,
+      inside: c.inside,
       position: c.pose.slice(0, 3),
       rotation: c.pose.slice(3, 7),
     };
@@ -699,6 +703,15 @@ function clothMaterial(color: Color): MeshPhysicalMaterial {
     );
   };
   return m;
+}
+
+/** Largest distance of a mesh's vertices from its local origin. */
+function meshRadius(positions: Float32Array): number {
+  let r2 = 0;
+  for (let i = 0; i < positions.length; i += 3) {
+    r2 = Math.max(r2, positions[i] ** 2 + positions[i + 1] ** 2 + positions[i + 2] ** 2);
+  }
+  return Math.sqrt(r2);
 }
 
 function colliderMaterial(kinematic: boolean): MeshStandardMaterial {
