@@ -390,7 +390,8 @@ export class Stage {
       material: ground ? groundMaterial(this.radius) : colliderMaterial(c.kinematic),
     });
     if (!object) return null; // a collider type this view does not draw
-    object.castShadow = !ground;
+    // a container would shade everything inside it from the light
+    object.castShadow = !ground && !c.inside;
     object.receiveShadow = true;
     object.name = `collider:${c.name || c.type}`;
     this.add(object);
