@@ -133,7 +133,7 @@ export class CollisionSystem {
     const staticFriction = o.staticFriction ?? o.friction ?? d.staticFriction;
     const restitution = o.restitution ?? d.restitution;
     const store = this.world.store;
-    const hasTriangles = body.renderTriangles().length > 0;
+    const hasTriangles = body.contactTriangles().length > 0;
     let maxRadius = 0;
     for (let i = body.offset; i < body.offset + body.activeCount; i++)
       maxRadius = Math.max(maxRadius, store.radius[i]);

@@ -257,7 +257,7 @@ export class SurfaceContacts implements ConstraintSet {
   private capacity = 0;
   private anyRestitution = false;
 
-  /** Registers a body's surface (its render triangles). */
+  /** Registers a body's surface (its contact triangles, over its particles). */
   addSurface(body: Body, o: SurfaceOptions = {}): Surface {
     const where = `contacts of '${body.name}'`;
     const h = o.thickness ?? 0.01;
@@ -363,7 +363,7 @@ export class SurfaceContacts implements ConstraintSet {
     for (let si = 0; si < S; si++) {
       const s = this.surfaces[si];
       s.version = s.body.topologyVersion;
-      const t = s.body.renderTriangles();
+      const t = s.body.contactTriangles();
       const off = s.body.offset;
       if (t.length === 0) {
         // a body without triangles takes part as points (vertex–triangle contacts only)

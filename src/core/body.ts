@@ -62,6 +62,17 @@ export abstract class Body {
   }
 
   /**
+   * Triangles over the body's own particles (body-local indices) that
+   * contacts use: the surface of a cloth, of a soft body's tet mesh, of a
+   * surface shape-matched body. By default the render triangles when the
+   * body draws its particles; none when it draws a render mesh of its own
+   * (those triangles index the render mesh's vertices, not particles).
+   */
+  contactTriangles(): Uint32Array {
+    return this.hasRenderMesh ? new Uint32Array(0) : this.renderTriangles();
+  }
+
+  /**
    * Vertex positions (xyz interleaved) that `renderTriangles()` index. By
    * default the body's particle positions (body-local indices); a body with
    * an embedded high-resolution render mesh (002 §5) returns that mesh's

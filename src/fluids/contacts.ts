@@ -78,7 +78,7 @@ export class FluidSolidContacts implements ConstraintSet {
     const slack = d.maxDisplacement;
     let k = 0;
     for (const body of d.coupled) {
-      const tris = body.renderTriangles();
+      const tris = body.contactTriangles();
       const nt = tris.length / 3;
       const off = body.offset;
       for (let t = 0; t < nt; t++) {

@@ -133,6 +133,11 @@ export class ShapeMatchingBody extends Body {
     return this.skin ? this.skin.triangles : this.triangles;
   }
 
+  /** The surface triangles over the particles (surface bodies); none for lattices and clusters. */
+  override contactTriangles(): Uint32Array {
+    return this.triangles;
+  }
+
   /**
    * The skinned render mesh brought up to date (linear blend skinning with
    * the regions' transforms, 000 §4.4), or the particle positions.

@@ -200,6 +200,11 @@ export class SoftBody extends Body {
     return this.embedding ? this.embedding.triangles : this.surface;
   }
 
+  /** The tet mesh's boundary, whatever is drawn. */
+  override contactTriangles(): Uint32Array {
+    return this.surface;
+  }
+
   override renderPositions(): Float64Array {
     return this.embedding ? this.embedding.update(this.world.store.x, this.offset) : this.positions();
   }
