@@ -623,7 +623,7 @@ export class FluidDensity implements ConstraintSet {
     const vol = fluid.particleMass / fluid.restDensity;
     const gCoef = vol * spikyGradientCoefficient(h);
     const vort = fluid.vorticity > 0;
-    // the density records are free after the iterations: they hold (x, v, |ω|) now
+    // the density records are free after the iterations: they hold (v, |ω|, x) now
     const R = this.acc,
       Q = this.post;
     initPostRecords(n, off, store.x, store.v, R, Q);
