@@ -240,12 +240,14 @@ export class FluidDensity implements ConstraintSet {
     this.grid.setGeometry(b[0], b[1], b[2], b[3], b[4], b[5], h, Math.max(4096, 8 * n));
     this.fillGrid(p);
     // reorder the range by cell (Fluid): the grid's cells stay valid, its order becomes the identity
+    let contiguous = false;
     if (reorder && n > 1 && !this.fluidAttached(ctx)) {
       fluid.permute(this.grid.sorted, this.scratch, this.scratchInt);
       fillRange(this.grid.sorted, n, fluid.offset);
+      contiguous = true;
     }
     this.buildWalls(ctx);
-    buildForwardPairs(this.grid, p, h, this.pairs, fluid.offset);
+    buildForwardPairs(this.grid, p, h, this.pairs, fluid.offset, contiguous);
     if (this.live.length < this.pairs.count) this.live = new Int32Array(this.pairs.nbr.length);
     if (this.liveStart.length < n + 1) this.liveStart = new Int32Array(this.pairs.start.length);
     this.gatherSolids(ctx);
