@@ -86,6 +86,12 @@ export function initRecords(
  * particles share one inverse mass `wU` (initRecords; none pinned), which
  * spares a load per pair; fluidDensityPassWeighted reads each w̃ from invMass.
  * Nothing is stored per pair: the correction pass recomputes g.
+ *
+ * The partners still closer than h are listed in `live` (rows liveStart) for
+ * the correction pass, except with `allInside`: at the positions of the
+ * neighbour search (the first Jacobi iteration) every listed pair is closer
+ * than h by construction (same positions, same test), so the rows are
+ * walked as they are, and the correction pass walks them too.
  */
 export function fluidDensityPass(
   n: number,
@@ -100,6 +106,7 @@ export function fluidDensityPass(
   acc: Float64Array,
   live: Int32Array,
   liveStart: Int32Array,
+  allInside: boolean,
 ): void {
   const h2 = h * h;
   const rMin = MIN_DISTANCE * h;
@@ -110,14 +117,22 @@ export function fluidDensityPass(
     const px = acc[oi | 5],
       py = acc[oi | 6],
       pz = acc[oi | 7];
-    const k1 = (kl = listInside(px, py, pz, h2, start[a], start[a + 1], nbr, acc, live, kl));
+    // the partners inside h: all of the row at the positions of the search, else listed first
+    let idx = nbr,
+      k0 = start[a],
+      k1 = start[a + 1];
+    if (!allInside) {
+      idx = live;
+      k0 = kl;
+      k1 = kl = listInside(px, py, pz, h2, start[a], start[a + 1], nbr, acc, live, kl);
+    }
     let rhoI = 0,
       gxi = 0,
       gyi = 0,
       gzi = 0,
       ssI = 0;
-    for (let k = liveStart[a]; k < k1; k++) {
-      const o = live[k] << 3;
+    for (let k = k0; k < k1; k++) {
+      const o = idx[k] << 3;
       let dx = px - acc[o | 5],
         dy = py - acc[o | 6],
         dz = pz - acc[o | 7];
@@ -154,7 +169,7 @@ export function fluidDensityPass(
     acc[oi | 2] += gyi;
     acc[oi | 3] += gzi;
     acc[oi | 4] += ssI;
-    liveStart[a + 1] = kl;
+    if (!allInside) liveStart[a + 1] = kl;
   }
 }
 
@@ -204,6 +219,7 @@ export function fluidDensityPassWeighted(
   acc: Float64Array,
   live: Int32Array,
   liveStart: Int32Array,
+  allInside: boolean,
 ): void {
   const h2 = h * h;
   const rMin = MIN_DISTANCE * h;
@@ -216,14 +232,22 @@ export function fluidDensityPassWeighted(
       py = acc[oi | 6],
       pz = acc[oi | 7];
     const wi = invMass[off + si] * mF;
-    const k1 = (kl = listInside(px, py, pz, h2, start[a], start[a + 1], nbr, acc, live, kl));
+    // the partners inside h: all of the row at the positions of the search, else listed first
+    let idx = nbr,
+      k0 = start[a],
+      k1 = start[a + 1];
+    if (!allInside) {
+      idx = live;
+      k0 = kl;
+      k1 = kl = listInside(px, py, pz, h2, start[a], start[a + 1], nbr, acc, live, kl);
+    }
     let rhoI = 0,
       gxi = 0,
       gyi = 0,
       gzi = 0,
       ssI = 0;
-    for (let k = liveStart[a]; k < k1; k++) {
-      const sj = live[k];
+    for (let k = k0; k < k1; k++) {
+      const sj = idx[k];
       const o = sj << 3;
       let dx = px - acc[o | 5],
         dy = py - acc[o | 6],
@@ -261,7 +285,7 @@ export function fluidDensityPassWeighted(
     acc[oi | 2] += gyi;
     acc[oi | 3] += gzi;
     acc[oi | 4] += ssI;
-    liveStart[a + 1] = kl;
+    if (!allInside) liveStart[a + 1] = kl;
   }
 }
 
