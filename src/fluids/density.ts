@@ -78,6 +78,15 @@ export class FluidDensity implements ConstraintSet {
    */
   private live = new Int32Array(0);
   private liveStart = new Int32Array(1);
+  /**
+   * The fluid's positions at the neighbour search (slot order). A density
+   * pass at exactly these positions (the first Jacobi iteration, unless an
+   * attachment moved a fluid particle) finds every listed pair inside h.
+   */
+  private searchP = new Float64Array(0);
+  /** The rows the correction pass walks: `live` or, after a density pass at the search's positions, `pairs`. */
+  private corrStart = this.liveStart;
+  private corrNbr = this.live;
   /** Fluid particles near each solid particle (rows over `solids`). */
   readonly solidPairs = new PairList();
   /** Solid particles near each solid particle (for Ψ). */
@@ -240,12 +249,16 @@ export class FluidDensity implements ConstraintSet {
     this.grid.setGeometry(b[0], b[1], b[2], b[3], b[4], b[5], h, Math.max(4096, 8 * n));
     this.fillGrid(p);
     // reorder the range by cell (Fluid): the grid's cells stay valid, its order becomes the identity
+    let contiguous = false;
     if (reorder && n > 1 && !this.fluidAttached(ctx)) {
       fluid.permute(this.grid.sorted, this.scratch, this.scratchInt);
       fillRange(this.grid.sorted, n, fluid.offset);
+      contiguous = true;
     }
     this.buildWalls(ctx);
-    buildForwardPairs(this.grid, p, h, this.pairs, fluid.offset);
+    buildForwardPairs(this.grid, p, h, this.pairs, fluid.offset, contiguous);
+    if (this.searchP.length < 3 * n) this.searchP = new Float64Array(3 * fluid.capacity);
+    this.searchP.set(p.subarray(3 * fluid.offset, 3 * (fluid.offset + n)));
     if (this.live.length < this.pairs.count) this.live = new Int32Array(this.pairs.nbr.length);
     if (this.liveStart.length < n + 1) this.liveStart = new Int32Array(this.pairs.start.length);
     this.gatherSolids(ctx);
@@ -475,8 +488,25 @@ export class FluidDensity implements ConstraintSet {
       nbr = this.pairs.nbr;
     const live = this.live,
       liveStart = this.liveStart;
+    const allInside = samePositions(n, off, p, this.searchP);
+    this.corrStart = allInside ? start : liveStart;
+    this.corrNbr = allInside ? nbr : live;
     if (!Number.isNaN(wU))
-      fluidDensityPass(n, off, sorted, start, nbr, wU, h, wCoef, (m / rho0) * spiky, acc, live, liveStart);
+      fluidDensityPass(
+        n,
+        off,
+        sorted,
+        start,
+        nbr,
+        wU,
+        h,
+        wCoef,
+        (m / rho0) * spiky,
+        acc,
+        live,
+        liveStart,
+        allInside,
+      );
     else
       fluidDensityPassWeighted(
         n,
@@ -492,6 +522,7 @@ export class FluidDensity implements ConstraintSet {
         acc,
         live,
         liveStart,
+        allInside,
       );
     if (this.solidCount > 0) {
       solidDensityPass(
@@ -556,8 +587,8 @@ export class FluidDensity implements ConstraintSet {
       n,
       off,
       this.grid.sorted,
-      this.liveStart,
-      this.live,
+      this.corrStart,
+      this.corrNbr,
       h,
       (mF / fluid.restDensity) * spiky,
       fluid.artificialPressureN,
@@ -623,7 +654,7 @@ export class FluidDensity implements ConstraintSet {
     const vol = fluid.particleMass / fluid.restDensity;
     const gCoef = vol * spikyGradientCoefficient(h);
     const vort = fluid.vorticity > 0;
-    // the density records are free after the iterations: they hold (x, v, |ω|) now
+    // the density records are free after the iterations: they hold (v, |ω|, x) now
     const R = this.acc,
       Q = this.post;
     initPostRecords(n, off, store.x, store.v, R, Q);
@@ -664,6 +695,14 @@ export class FluidDensity implements ConstraintSet {
     }
     return m;
   }
+}
+
+/** True when the n active slots of p (from store index off) hold exactly the positions `q` (slot order). */
+function samePositions(n: number, off: number, p: Float64Array, q: Float64Array): boolean {
+  if (q.length < 3 * n) return false;
+  const o3 = 3 * off;
+  for (let k = 0; k < 3 * n; k++) if (p[o3 + k] !== q[k]) return false;
+  return true;
 }
 
 /** a[k] = base + k for k < n. */

@@ -25,11 +25,13 @@
  *
  * Pairs are found once per substep, and after the first Jacobi iteration
  * about a third of them have moved apart beyond h, at random: a branch that
- * skips them is mispredicted often. The pair loops instead compute every
- * pair closer than 2h (farther ones, rare, are skipped by a branch that is
- * predicted) and multiply the kernel terms by inside = (r² < h²), which
- * gives the same sums bit for bit (a term × 1 is unchanged, × 0 adds zero)
- * and measured 15 % faster.
+ * skips them is mispredicted often, and computing their kernel terms only to
+ * multiply them by 0 wastes a square root and a division each. The density
+ * and XSPH passes therefore walk each row twice: first a cheap, branch-free
+ * pass over positions only lists the partners still closer than h (`live`,
+ * which the correction passes at the same positions reuse), then the kernel
+ * terms are computed for the listed partners alone. The sums are those of a
+ * loop over the inside pairs in row order, bit for bit.
  */
 
 /** Doubles per slot record in `acc`. */
@@ -84,6 +86,12 @@ export function initRecords(
  * particles share one inverse mass `wU` (initRecords; none pinned), which
  * spares a load per pair; fluidDensityPassWeighted reads each w̃ from invMass.
  * Nothing is stored per pair: the correction pass recomputes g.
+ *
+ * The partners still closer than h are listed in `live` (rows liveStart) for
+ * the correction pass, except with `allInside`: at the positions of the
+ * neighbour search (the first Jacobi iteration) every listed pair is closer
+ * than h by construction (same positions, same test), so the rows are
+ * walked as they are, and the correction pass walks them too.
  */
 export function fluidDensityPass(
   n: number,
@@ -98,9 +106,9 @@ export function fluidDensityPass(
   acc: Float64Array,
   live: Int32Array,
   liveStart: Int32Array,
+  allInside: boolean,
 ): void {
   const h2 = h * h;
-  const far2 = 4 * h2;
   const rMin = MIN_DISTANCE * h;
   let kl = 0;
   liveStart[0] = 0;
@@ -109,23 +117,26 @@ export function fluidDensityPass(
     const px = acc[oi | 5],
       py = acc[oi | 6],
       pz = acc[oi | 7];
+    // the partners inside h: all of the row at the positions of the search, else listed first
+    let idx = nbr,
+      k0 = start[a],
+      k1 = start[a + 1];
+    if (!allInside) {
+      idx = live;
+      k0 = kl;
+      k1 = kl = listInside(px, py, pz, h2, start[a], start[a + 1], nbr, acc, live, kl);
+    }
     let rhoI = 0,
       gxi = 0,
       gyi = 0,
       gzi = 0,
       ssI = 0;
-    const e = start[a + 1];
-    for (let k = start[a]; k < e; k++) {
-      const sj = nbr[k];
-      const o = sj << 3;
+    for (let k = k0; k < k1; k++) {
+      const o = idx[k] << 3;
       let dx = px - acc[o | 5],
         dy = py - acc[o | 6],
         dz = pz - acc[o | 7];
       let r2 = dx * dx + dy * dy + dz * dz;
-      if (!(r2 < far2)) continue;
-      const inside = +(r2 < h2);
-      live[kl] = sj;
-      kl += inside;
       let r = Math.sqrt(r2);
       if (r < rMin) {
         dx = rMin;
@@ -135,9 +146,9 @@ export function fluidDensityPass(
         r2 = rMin * rMin;
       }
       const q = h2 - r2;
-      const w = inside * (wCoef * q * q * q);
+      const w = wCoef * q * q * q;
       const t = h - r;
-      const g = inside * ((-gCoef * t * t) / r);
+      const g = (-gCoef * t * t) / r;
       const ax = g * dx,
         ay = g * dy,
         az = g * dz;
@@ -158,8 +169,39 @@ export function fluidDensityPass(
     acc[oi | 2] += gyi;
     acc[oi | 3] += gzi;
     acc[oi | 4] += ssI;
-    liveStart[a + 1] = kl;
+    if (!allInside) liveStart[a + 1] = kl;
   }
+}
+
+/**
+ * The first walk over a row (see the top of this file): appends to `live`,
+ * from index kl on, the partners nbr[k0 … k1 − 1] (slots) whose records in
+ * `rec` (position at 8s + 5 … 8s + 7) lie closer than √h2 to (px, py, pz).
+ * Branch-free: every partner is written, and kept when inside. Returns the
+ * new end of `live`.
+ */
+function listInside(
+  px: number,
+  py: number,
+  pz: number,
+  h2: number,
+  k0: number,
+  k1: number,
+  nbr: Int32Array,
+  rec: Float64Array,
+  live: Int32Array,
+  kl: number,
+): number {
+  for (let k = k0; k < k1; k++) {
+    const sj = nbr[k];
+    const o = sj << 3;
+    const dx = px - rec[o | 5],
+      dy = py - rec[o | 6],
+      dz = pz - rec[o | 7];
+    live[kl] = sj;
+    kl += +(dx * dx + dy * dy + dz * dz < h2);
+  }
+  return kl;
 }
 
 /** fluidDensityPass for fluids with pinned particles: each w̃ = invMass · m_fluid is read per pair. */
@@ -177,9 +219,9 @@ export function fluidDensityPassWeighted(
   acc: Float64Array,
   live: Int32Array,
   liveStart: Int32Array,
+  allInside: boolean,
 ): void {
   const h2 = h * h;
-  const far2 = 4 * h2;
   const rMin = MIN_DISTANCE * h;
   let kl = 0;
   liveStart[0] = 0;
@@ -190,23 +232,27 @@ export function fluidDensityPassWeighted(
       py = acc[oi | 6],
       pz = acc[oi | 7];
     const wi = invMass[off + si] * mF;
+    // the partners inside h: all of the row at the positions of the search, else listed first
+    let idx = nbr,
+      k0 = start[a],
+      k1 = start[a + 1];
+    if (!allInside) {
+      idx = live;
+      k0 = kl;
+      k1 = kl = listInside(px, py, pz, h2, start[a], start[a + 1], nbr, acc, live, kl);
+    }
     let rhoI = 0,
       gxi = 0,
       gyi = 0,
       gzi = 0,
       ssI = 0;
-    const e = start[a + 1];
-    for (let k = start[a]; k < e; k++) {
-      const sj = nbr[k];
+    for (let k = k0; k < k1; k++) {
+      const sj = idx[k];
       const o = sj << 3;
       let dx = px - acc[o | 5],
         dy = py - acc[o | 6],
         dz = pz - acc[o | 7];
       let r2 = dx * dx + dy * dy + dz * dz;
-      if (!(r2 < far2)) continue;
-      const inside = +(r2 < h2);
-      live[kl] = sj;
-      kl += inside;
       let r = Math.sqrt(r2);
       if (r < rMin) {
         dx = rMin;
@@ -216,9 +262,9 @@ export function fluidDensityPassWeighted(
         r2 = rMin * rMin;
       }
       const q = h2 - r2;
-      const w = inside * (wCoef * q * q * q);
+      const w = wCoef * q * q * q;
       const t = h - r;
-      const g = inside * ((-gCoef * t * t) / r);
+      const g = (-gCoef * t * t) / r;
       const ax = g * dx,
         ay = g * dy,
         az = g * dz;
@@ -239,7 +285,7 @@ export function fluidDensityPassWeighted(
     acc[oi | 2] += gyi;
     acc[oi | 3] += gzi;
     acc[oi | 4] += ssI;
-    liveStart[a + 1] = kl;
+    if (!allInside) liveStart[a + 1] = kl;
   }
 }
 
@@ -604,10 +650,11 @@ export function applyDeltas(
 }
 
 /**
- * Fills the records of the velocity post-process: R[8s … 8s + 7] = (x, v, 0, 0)
- * of each active slot from the store, and Q[8s … 8s + 7] = 0 (Δv, ω, 0, 0).
- * A neighbour's position and velocity then share a cache line, and so do the
- * sums it receives.
+ * Fills the records of the velocity post-process: R[8s … 8s + 7] = (v, 0, 0, x)
+ * of each active slot from the store (positions at 8s + 5 … 8s + 7, as in
+ * the density records, so that listInside serves both), and
+ * Q[8s … 8s + 5] = 0 (Δv, ω). A neighbour's position and velocity then
+ * share a cache line, and so do the sums it receives.
  */
 export function initPostRecords(
   n: number,
@@ -620,14 +667,14 @@ export function initPostRecords(
   for (let s = 0; s < n; s++) {
     const o = s << 3;
     const i3 = 3 * (off + s);
-    R[o] = x[i3];
-    R[o | 1] = x[i3 + 1];
-    R[o | 2] = x[i3 + 2];
-    R[o | 3] = v[i3];
-    R[o | 4] = v[i3 + 1];
-    R[o | 5] = v[i3 + 2];
-    R[o | 6] = 0;
-    R[o | 7] = 0;
+    R[o] = v[i3];
+    R[o | 1] = v[i3 + 1];
+    R[o | 2] = v[i3 + 2];
+    R[o | 3] = 0;
+    R[o | 4] = 0;
+    R[o | 5] = x[i3];
+    R[o | 6] = x[i3 + 1];
+    R[o | 7] = x[i3 + 2];
     Q[o] = 0;
     Q[o | 1] = 0;
     Q[o | 2] = 0;
@@ -644,7 +691,8 @@ export function initPostRecords(
  *   ω_i = Σ_j (m/ρ0) v_ij × ∇_{p_j} W_ij, the same term adding to ω_j,
  * into Q (Δv, ω). `cW` = c (m/ρ0) K_poly6 and `gCoef` = (m/ρ0) · 45/(π h⁶);
  * vorticity is skipped when `vort` is false. Lists the pairs inside h in
- * `live` for vorticityGradientPass.
+ * `live` (first walk over each row, listInside), which the kernel terms and
+ * then vorticityGradientPass walk.
  */
 export function xsphVorticityPass(
   n: number,
@@ -662,40 +710,34 @@ export function xsphVorticityPass(
   liveStart: Int32Array,
 ): void {
   const h2 = h * h;
-  const far2 = 4 * h2;
   let kl = 0;
   liveStart[0] = 0;
   for (let a = 0; a < n; a++) {
     const oi = (sorted[a] - off) << 3;
-    const px = R[oi],
-      py = R[oi | 1],
-      pz = R[oi | 2];
-    const vx = R[oi | 3],
-      vy = R[oi | 4],
-      vz = R[oi | 5];
+    const px = R[oi | 5],
+      py = R[oi | 6],
+      pz = R[oi | 7];
+    const vx = R[oi],
+      vy = R[oi | 1],
+      vz = R[oi | 2];
+    const k1 = (kl = listInside(px, py, pz, h2, start[a], start[a + 1], nbr, R, live, kl));
     let ax = 0,
       ay = 0,
       az = 0,
       ox = 0,
       oy = 0,
       oz = 0;
-    const e = start[a + 1];
-    for (let k = start[a]; k < e; k++) {
-      const sj = nbr[k];
-      const o = sj << 3;
-      const dx = px - R[o],
-        dy = py - R[o | 1],
-        dz = pz - R[o | 2];
+    for (let k = liveStart[a]; k < k1; k++) {
+      const o = live[k] << 3;
+      const dx = px - R[o | 5],
+        dy = py - R[o | 6],
+        dz = pz - R[o | 7];
       const r2 = dx * dx + dy * dy + dz * dz;
-      if (!(r2 < far2)) continue;
-      const inside = +(r2 < h2);
-      live[kl] = sj;
-      kl += inside;
-      const ux = R[o | 3] - vx,
-        uy = R[o | 4] - vy,
-        uz = R[o | 5] - vz;
+      const ux = R[o] - vx,
+        uy = R[o | 1] - vy,
+        uz = R[o | 2] - vz;
       const q = h2 - r2;
-      const wv = inside * (cW * q * q * q);
+      const wv = cW * q * q * q;
       ax += wv * ux;
       ay += wv * uy;
       az += wv * uz;
@@ -706,7 +748,7 @@ export function xsphVorticityPass(
         const r = Math.sqrt(r2);
         const t = h - r;
         // ∇_{p_j} W_ij = −∇W(p_i − p_j) = (45/(π h⁶)) (h − r)² (p_i − p_j)/r
-        const g = inside * ((gCoef * t * t) / r);
+        const g = (gCoef * t * t) / r;
         const gx = g * dx,
           gy = g * dy,
           gz = g * dz;
@@ -731,21 +773,21 @@ export function xsphVorticityPass(
   }
 }
 
-/** R[8s + 6] = |ω_s| (from Q) and R[8s + 3 … 8s + 5] = 0, for the η sums of vorticityGradientPass. */
+/** R[8s + 3] = |ω_s| (from Q) and R[8s … 8s + 2] = 0, for the η sums of vorticityGradientPass. */
 export function vorticityMagnitudes(n: number, R: Float64Array, Q: Float64Array): void {
   for (let s = 0; s < n; s++) {
     const o = s << 3;
-    R[o | 6] = Math.sqrt(Q[o | 3] * Q[o | 3] + Q[o | 4] * Q[o | 4] + Q[o | 5] * Q[o | 5]);
-    R[o | 3] = 0;
-    R[o | 4] = 0;
-    R[o | 5] = 0;
+    R[o | 3] = Math.sqrt(Q[o | 3] * Q[o | 3] + Q[o | 4] * Q[o | 4] + Q[o | 5] * Q[o | 5]);
+    R[o] = 0;
+    R[o | 1] = 0;
+    R[o | 2] = 0;
   }
 }
 
 /**
  * η_i = ∇|ω|_i (PBF eq. 16) as the SPH gradient of differences,
  * Σ_j (m/ρ0)(|ω_j| − |ω_i|) ∇W(p_i − p_j); the same term adds to η_j. Reads
- * positions and |ω| from R and sums η into R[8s + 3 … 8s + 5]; walks the
+ * positions and |ω| from R and sums η into R[8s … 8s + 2]; walks the
  * pairs inside h that xsphVorticityPass listed.
  */
 export function vorticityGradientPass(
@@ -760,48 +802,48 @@ export function vorticityGradientPass(
 ): void {
   for (let a = 0; a < n; a++) {
     const oi = (sorted[a] - off) << 3;
-    const px = R[oi],
-      py = R[oi | 1],
-      pz = R[oi | 2];
-    const mi = R[oi | 6];
+    const px = R[oi | 5],
+      py = R[oi | 6],
+      pz = R[oi | 7];
+    const mi = R[oi | 3];
     let ex = 0,
       ey = 0,
       ez = 0;
     const e = start[a + 1];
     for (let k = start[a]; k < e; k++) {
       const o = nbr[k] << 3;
-      const dx = px - R[o],
-        dy = py - R[o | 1],
-        dz = pz - R[o | 2];
+      const dx = px - R[o | 5],
+        dy = py - R[o | 6],
+        dz = pz - R[o | 7];
       const r2 = dx * dx + dy * dy + dz * dz;
       if (r2 === 0) continue;
       const r = Math.sqrt(r2);
       const t = h - r;
-      const f = ((R[o | 6] - mi) * -gCoef * t * t) / r;
+      const f = ((R[o | 3] - mi) * -gCoef * t * t) / r;
       ex += f * dx;
       ey += f * dy;
       ez += f * dz;
-      R[o | 3] += f * dx;
-      R[o | 4] += f * dy;
-      R[o | 5] += f * dz;
+      R[o] += f * dx;
+      R[o | 1] += f * dy;
+      R[o | 2] += f * dz;
     }
-    R[oi | 3] += ex;
-    R[oi | 4] += ey;
-    R[oi | 5] += ez;
+    R[oi] += ex;
+    R[oi | 1] += ey;
+    R[oi | 2] += ez;
   }
 }
 
 /**
- * Vorticity confinement (PBF eq. 16): N = η/|η| with η = ∇|ω| (R[8s + 3 …]),
+ * Vorticity confinement (PBF eq. 16): N = η/|η| with η = ∇|ω| (R[8s …]),
  * and the velocity change k (N × ω) (ω = Q[8s + 3 …]) added to Δv (Q[8s …]),
  * where k = ε times the substep.
  */
 export function vorticityForce(n: number, k: number, R: Float64Array, Q: Float64Array): void {
   for (let s = 0; s < n; s++) {
     const o = s << 3;
-    const ex = R[o | 3],
-      ey = R[o | 4],
-      ez = R[o | 5];
+    const ex = R[o],
+      ey = R[o | 1],
+      ez = R[o | 2];
     const el = Math.sqrt(ex * ex + ey * ey + ez * ez);
     if (!(el > 1e-12)) continue;
     const nx = ex / el,
