@@ -266,7 +266,12 @@ export class Bvh {
           sb = this.start[b];
         for (let k = sa; k < sa + ca; k++)
           for (let l = sb; l < sb + cb; l++) this.testItems(boxes, this.items[k], this.items[l], marked);
-      } else if (cb > 0 || (ca === 0 && B[oa + 3] - B[oa] + B[oa + 4] - B[oa + 1] + B[oa + 5] - B[oa + 2] >= B[ob + 3] - B[ob] + B[ob + 4] - B[ob + 1] + B[ob + 5] - B[ob + 2])) {
+      } else if (
+        cb > 0 ||
+        (ca === 0 &&
+          B[oa + 3] - B[oa] + B[oa + 4] - B[oa + 1] + B[oa + 5] - B[oa + 2] >=
+            B[ob + 3] - B[ob] + B[ob + 4] - B[ob + 1] + B[ob + 5] - B[ob + 2])
+      ) {
         // descend the inner node (the larger one when both are inner)
         st[sp++] = a + 1;
         st[sp++] = b;
