@@ -138,6 +138,40 @@ describe('BVH (built once, refitted)', () => {
     bvh.refit(boxes);
     check();
   });
+
+  it('self-traversal returns exactly the overlapping pairs of a brute-force search, each once, before and after a refit', () => {
+    const n = 1500;
+    const boxes = randomBoxes(n, 11);
+    const bvh = new Bvh(4);
+    bvh.build(boxes, n);
+    const check = () => {
+      const m = bvh.selfPairs(boxes);
+      const got: number[] = [];
+      for (let k = 0; k < m; k++) {
+        const i = bvh.pairs[2 * k],
+          j = bvh.pairs[2 * k + 1];
+        got.push(Math.min(i, j) * n + Math.max(i, j));
+      }
+      got.sort((a, b) => a - b);
+      const want: number[] = [];
+      for (let i = 0; i < n; i++)
+        for (let j = i + 1; j < n; j++)
+          if (overlaps(boxes, i, boxes.subarray(6 * j, 6 * j + 6))) want.push(i * n + j);
+      expect(want.length).toBeGreaterThan(200);
+      expect(got).toEqual(want);
+    };
+    check();
+    const r = rng(12);
+    for (let i = 0; i < n; i++) {
+      const d = [0.3 * (r() - 0.5), 0.3 * (r() - 0.5), 0.3 * (r() - 0.5)];
+      for (let k = 0; k < 3; k++) {
+        boxes[6 * i + k] += d[k];
+        boxes[6 * i + 3 + k] += d[k];
+      }
+    }
+    bvh.refit(boxes);
+    check();
+  });
 });
 
 describe('geometric primitives', () => {

@@ -198,6 +198,142 @@ export class Bvh {
     }
     return this.resultCount;
   }
+
+  /** Overlapping item pairs of the last `selfPairs`: (i, j) at pairs[2k], pairs[2k + 1]. */
+  pairs: Int32Array = new Int32Array(256);
+  pairCount = 0;
+  private pairStack: Int32Array = new Int32Array(512);
+  private nodeMark = new Uint8Array(0);
+
+  /**
+   * All unordered pairs of different items whose boxes overlap, each once,
+   * into pairs[0 .. 2 pairCount), by a simultaneous descent of the tree
+   * against itself (a node against itself splits into its two children
+   * against themselves and against each other). `boxes`: the item boxes the
+   * tree was last refitted with. With `marked` (a flag per item), only the
+   * pairs with at least one marked item are returned (subtrees without a
+   * marked item are not descended against each other). Returns pairCount.
+   */
+  selfPairs(boxes: Float64Array, marked: Uint8Array | null = null): number {
+    this.pairCount = 0;
+    if (this.itemCount < 2) return 0;
+    const mk = this.markNodes(marked);
+    let st = this.pairStack;
+    let sp = 0;
+    st[sp++] = 0;
+    st[sp++] = 0;
+    const B = this.box,
+      count = this.count,
+      right = this.right;
+    while (sp > 0) {
+      const b = st[--sp],
+        a = st[--sp];
+      if (sp + 6 > st.length) st = this.growStack();
+      if (a === b) {
+        if (mk !== null && mk[a] === 0) continue;
+        const c = count[a];
+        if (c > 0) {
+          const s = this.start[a];
+          for (let k = s; k < s + c; k++)
+            for (let l = k + 1; l < s + c; l++) this.testItems(boxes, this.items[k], this.items[l], marked);
+        } else {
+          const r = right[a];
+          st[sp++] = a + 1;
+          st[sp++] = a + 1;
+          st[sp++] = r;
+          st[sp++] = r;
+          st[sp++] = a + 1;
+          st[sp++] = r;
+        }
+        continue;
+      }
+      if (mk !== null && mk[a] === 0 && mk[b] === 0) continue;
+      const oa = 6 * a,
+        ob = 6 * b;
+      if (
+        B[oa] > B[ob + 3] ||
+        B[oa + 3] < B[ob] ||
+        B[oa + 1] > B[ob + 4] ||
+        B[oa + 4] < B[ob + 1] ||
+        B[oa + 2] > B[ob + 5] ||
+        B[oa + 5] < B[ob + 2]
+      )
+        continue;
+      const ca = count[a],
+        cb = count[b];
+      if (ca > 0 && cb > 0) {
+        const sa = this.start[a],
+          sb = this.start[b];
+        for (let k = sa; k < sa + ca; k++)
+          for (let l = sb; l < sb + cb; l++) this.testItems(boxes, this.items[k], this.items[l], marked);
+      } else if (
+        cb > 0 ||
+        (ca === 0 &&
+          B[oa + 3] - B[oa] + B[oa + 4] - B[oa + 1] + B[oa + 5] - B[oa + 2] >=
+            B[ob + 3] - B[ob] + B[ob + 4] - B[ob + 1] + B[ob + 5] - B[ob + 2])
+      ) {
+        // descend the inner node (the larger one when both are inner)
+        st[sp++] = a + 1;
+        st[sp++] = b;
+        st[sp++] = right[a];
+        st[sp++] = b;
+      } else {
+        st[sp++] = a;
+        st[sp++] = b + 1;
+        st[sp++] = a;
+        st[sp++] = right[b];
+      }
+    }
+    return this.pairCount;
+  }
+
+  /** Per node: does its subtree hold a marked item? (null without marks) */
+  private markNodes(marked: Uint8Array | null): Uint8Array | null {
+    if (marked === null) return null;
+    if (this.nodeMark.length < this.nodeCount) this.nodeMark = new Uint8Array(this.nodeCount);
+    const mk = this.nodeMark,
+      items = this.items;
+    for (let n = this.nodeCount - 1; n >= 0; n--) {
+      const c = this.count[n];
+      let m = 0;
+      if (c > 0) {
+        const s = this.start[n];
+        for (let k = s; k < s + c; k++) m |= marked[items[k]];
+      } else m = mk[n + 1] | mk[this.right[n]];
+      mk[n] = m;
+    }
+    return mk;
+  }
+
+  private testItems(boxes: Float64Array, i: number, j: number, marked: Uint8Array | null): void {
+    if (marked !== null && marked[i] === 0 && marked[j] === 0) return;
+    const oi = 6 * i,
+      oj = 6 * j;
+    if (
+      boxes[oi] > boxes[oj + 3] ||
+      boxes[oi + 3] < boxes[oj] ||
+      boxes[oi + 1] > boxes[oj + 4] ||
+      boxes[oi + 4] < boxes[oj + 1] ||
+      boxes[oi + 2] > boxes[oj + 5] ||
+      boxes[oi + 5] < boxes[oj + 2]
+    )
+      return;
+    if (2 * this.pairCount + 2 > this.pairs.length) {
+      const r = new Int32Array(2 * this.pairs.length);
+      r.set(this.pairs);
+      this.pairs = r;
+    }
+    this.pairs[2 * this.pairCount] = i;
+    this.pairs[2 * this.pairCount + 1] = j;
+    this.pairCount++;
+  }
+
+  private growStack(): Int32Array {
+    const r = new Int32Array(2 * this.pairStack.length);
+    r.set(this.pairStack);
+    this.pairStack = r;
+    return r;
+  }
 }
 
 /** Quickselect: reorders items[lo..hi] so that items[k] has the k-th smallest centroid on `axis`. */

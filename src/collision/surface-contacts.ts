@@ -2,10 +2,18 @@ import type { Body } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
+import { Bvh } from './bvh.js';
 import { closestPointTriangle, closestSegmentSegment, edgeEdgeCcd, vertexTriangleCcd } from './geometry.js';
-import { SpatialHash } from './spatial-hash.js';
 import { Untangler } from './untangle.js';
 
+/**
+ * Allowance of a snapshot in units of the vertex's motion in its substep.
+ * Small allowances keep the candidate lists short (they are walked twice
+ * every substep) at the price of more frequent renewals, which the BVH
+ * self-traversal makes cheap: 1.5 measured best on self-collision-6000 and
+ * the projectile (4 made lists ~10× longer and frames no faster).
+ */
+const ALLOWANCE = 1.5;
 const IDENTITY_QUAT = new Float64Array([0, 0, 0, 1]);
 
 /** Contact settings of one registered surface (a cloth, a soft body's skin …). */
@@ -183,9 +191,20 @@ export class SurfaceContacts implements ConstraintSet {
   private vBox = new Float64Array(0);
   private tBox = new Float64Array(0);
   private eBox = new Float64Array(0);
-  private readonly vHash = new SpatialHash(1);
-  private readonly tHash = new SpatialHash(1);
-  private readonly eHash = new SpatialHash(1);
+  /**
+   * BVH over the triangle boxes (built once per topology, refitted at every
+   * update): its self-traversal gives the overlapping triangle pairs, and
+   * each vertex and edge is "owned" by one of its triangles, so that every
+   * (vertex, triangle) and (edge, edge) pair is examined once.
+   */
+  private readonly tree = new Bvh(4);
+  private treeVersion = -1;
+  /** Vertices and edges owned by each triangle (CSR), and the vertices of no triangle (free points). */
+  private ownVStart = new Int32Array(1);
+  private ownV = new Int32Array(0);
+  private ownEStart = new Int32Array(1);
+  private ownE = new Int32Array(0);
+  private freeV = new Int32Array(0);
   private valid = false;
   /** Rigid frames of x and p relative to the snapshots: rotation (row-major), centroid, snapshot centroid. */
   private readonly frameX = new Float64Array(15);
@@ -463,6 +482,31 @@ export class SurfaceContacts implements ConstraintSet {
         if (t0 === b || t1 === b || t2 === b) this.edgeTris[2 * e + n++] = t;
       }
     }
+    // ownership: each vertex and edge belongs to its first triangle (free points to none)
+    const nt = this.triCount;
+    this.ownVStart = new Int32Array(nt + 1);
+    this.ownEStart = new Int32Array(nt + 1);
+    let nFree = 0;
+    for (let v = 0; v < nv; v++) {
+      if (this.vtStart[v + 1] > this.vtStart[v]) this.ownVStart[this.vtList[this.vtStart[v]] + 1]++;
+      else nFree++;
+    }
+    for (let e = 0; e < this.edgeCount; e++) this.ownEStart[this.edgeTris[2 * e] + 1]++;
+    for (let t = 0; t < nt; t++) {
+      this.ownVStart[t + 1] += this.ownVStart[t];
+      this.ownEStart[t + 1] += this.ownEStart[t];
+    }
+    this.ownV = new Int32Array(nv - nFree);
+    this.ownE = new Int32Array(this.edgeCount);
+    this.freeV = new Int32Array(nFree);
+    const curV = this.ownVStart.slice(0, nt),
+      curE = this.ownEStart.slice(0, nt);
+    nFree = 0;
+    for (let v = 0; v < nv; v++) {
+      if (this.vtStart[v + 1] > this.vtStart[v]) this.ownV[curV[this.vtList[this.vtStart[v]]]++] = v;
+      else this.freeV[nFree++] = v;
+    }
+    for (let e = 0; e < this.edgeCount; e++) this.ownE[curE[this.edgeTris[2 * e]]++] = e;
     this.flipCount = 0;
     this.tangled = false;
     // mean edge length, for the hash cells
@@ -478,11 +522,20 @@ export class SurfaceContacts implements ConstraintSet {
     this.anyRestitution = this.surfaces.some((s) => s.restitution > 0);
   }
 
-  /** Largest contact distance of any pair: thickness plus margin. */
-  private maxReach(): number {
-    let h = 0;
-    for (const s of this.surfaces) h = Math.max(h, s.thickness);
-    return h * (1 + this.marginFactor);
+  /**
+   * Half the contact distance (thickness plus margin) of each surface: boxes
+   * are grown by their own surface's half, so that two of them meet within
+   * the reach of their pair (h of the surface for self contacts, the mean of
+   * the two h otherwise) and a thick body (grains) does not inflate the boxes
+   * of a thin one.
+   */
+  private halfReach = new Float64Array(0);
+
+  private refreshReach(): void {
+    const S = this.surfaces.length;
+    if (this.halfReach.length !== S) this.halfReach = new Float64Array(S);
+    for (let i = 0; i < S; i++)
+      this.halfReach[i] = 0.5 * this.surfaces[i].thickness * (1 + this.marginFactor);
   }
 
   // ---- broad phase -----------------------------------------------------------
@@ -643,10 +696,10 @@ export class SurfaceContacts implements ConstraintSet {
     this.snap[s] = yx;
     this.snap[s + 1] = yy;
     this.snap[s + 2] = yz;
-    // room for about four more substeps like this one, but not beyond one mesh spacing more
+    // room for a little more than one more substep like this one, but not beyond one mesh spacing more
     // (fast vertices renew their snapshot instead of sweeping huge boxes)
     const u = Math.sqrt(mx * mx + my * my + mz * mz);
-    const d = Math.max(dmin, Math.min(4 * u, u + this.meanEdge));
+    const d = Math.max(dmin, Math.min(ALLOWANCE * u, u + this.meanEdge));
     this.delta[v] = d;
     const o = 6 * v;
     const vb = this.vBox;
@@ -660,7 +713,14 @@ export class SurfaceContacts implements ConstraintSet {
 
   /** Smallest allowance δ (m). */
   private minAllowance(): number {
-    return Math.max(0.25 * this.maxReach(), 0.1 * this.meanEdge);
+    let r = Infinity;
+    for (let i = 0; i < this.halfReach.length; i++) r = Math.min(r, this.halfReach[i]);
+    return Math.max(0.5 * (Number.isFinite(r) ? r : 0), 0.1 * this.meanEdge);
+  }
+
+  /** Smallest allowance δ (m) of vertex v: a quarter of its surface's reach, at least a tenth of the mean edge. */
+  private vertexMinAllowance(v: number): number {
+    return Math.max(0.5 * this.halfReach[this.vertexSurface[v]], 0.1 * this.meanEdge);
   }
 
   /** Builds the candidate lists anew from x (snapshots of every vertex). */
@@ -678,16 +738,14 @@ export class SurfaceContacts implements ConstraintSet {
     this.quatX.set(IDENTITY_QUAT);
     this.quatP.set(IDENTITY_QUAT);
     this.fitFrames(x, p);
-    const dmin = this.minAllowance();
-    for (let v = 0; v < nv; v++) this.snapshot(v, x, p, dmin);
+    for (let v = 0; v < nv; v++) this.snapshot(v, x, p, this.vertexMinAllowance(v));
     this.itemBoxes(null);
-    this.buildHashes();
+    this.fitTree();
     this.vtCount = 0;
     this.eeCount = 0;
     const group = store.group,
       mask = store.mask;
-    for (let q = 0; q < nv; q++) this.collectForVertex(q, group, mask);
-    for (let e = 0; e < this.edgeCount; e++) this.collectForEdge(e, group, mask, false);
+    this.collectPairs(group, mask, false);
     this.listsChanged();
   }
 
@@ -695,14 +753,13 @@ export class SurfaceContacts implements ConstraintSet {
   private partialUpdate(store: ParticleStore, x: Float64Array, p: Float64Array, n: number): void {
     this.stats.partialUpdates++;
     const viol = this.violators;
-    const dmin = this.minAllowance();
     const vd = this.vDirty,
       td = this.tDirty,
       ed = this.eDirty;
     // re-snapshot the violators; their triangles and edges change boxes
     for (let k = 0; k < n; k++) {
       const v = viol[k];
-      this.snapshot(v, x, p, dmin);
+      this.snapshot(v, x, p, this.vertexMinAllowance(v));
       vd[v] = 1;
     }
     let nt = 0,
@@ -729,26 +786,7 @@ export class SurfaceContacts implements ConstraintSet {
       }
     }
     this.itemBoxes(n);
-    // the changed boxes go to the hashes' overflow lists; a hash is rebuilt once these grow long
-    let rebuildV = false,
-      rebuildT = false,
-      rebuildE = false;
-    for (let k = 0; k < n; k++)
-      rebuildV = this.vHash.moved(viol[k]) > overflowLimit(this.vertexCount) || rebuildV;
-    for (let k = 0; k < nt; k++)
-      rebuildT = this.tHash.moved(this.dirtyTris[k]) > overflowLimit(this.triCount) || rebuildT;
-    for (let k = 0; k < ne; k++)
-      rebuildE = this.eHash.moved(this.dirtyEdges[k]) > overflowLimit(this.edgeCount) || rebuildE;
-    if (rebuildT || rebuildV) {
-      this.tHash.fitCellSize(this.tBox, this.triCount);
-      this.tHash.build(this.tBox, this.triCount);
-      this.vHash.fitCellSize(this.vBox, this.vertexCount, this.tHash.cellSize);
-      this.vHash.build(this.vBox, this.vertexCount);
-    }
-    if (rebuildE) {
-      this.eHash.fitCellSize(this.eBox, this.edgeCount);
-      this.eHash.build(this.eBox, this.edgeCount);
-    }
+    this.tree.refit(this.tBox);
     // drop the pairs that involve a changed item (the distance bounds of the others stay)
     const vt = this.vtCand,
       vtDist = this.vtDist;
@@ -779,9 +817,7 @@ export class SurfaceContacts implements ConstraintSet {
     // and find their pairs again
     const group = store.group,
       mask = store.mask;
-    for (let k = 0; k < n; k++) this.collectForVertex(viol[k], group, mask);
-    for (let k = 0; k < nt; k++) this.collectForTriangle(this.dirtyTris[k], group, mask);
-    for (let k = 0; k < ne; k++) this.collectForEdge(this.dirtyEdges[k], group, mask, true);
+    this.collectPairs(group, mask, true);
     for (let k = 0; k < n; k++) vd[viol[k]] = 0;
     for (let k = 0; k < nt; k++) td[this.dirtyTris[k]] = 0;
     for (let k = 0; k < ne; k++) ed[this.dirtyEdges[k]] = 0;
@@ -798,35 +834,28 @@ export class SurfaceContacts implements ConstraintSet {
 
   /** Triangle and edge boxes from the vertex boxes: all of them (null), or those of the dirty items. */
   private itemBoxes(dirty: number | null): void {
-    const reach = this.maxReach();
+    const hr = this.halfReach,
+      ts = this.triSurface,
+      es = this.edgeSurface;
     const tri = this.tri,
       edge = this.edge,
       vBox = this.vBox;
-    if (dirty === null) {
-      for (let t = 0; t < this.triCount; t++)
-        unionBox(this.tBox, t, vBox, tri[3 * t], tri[3 * t + 1], tri[3 * t + 2], reach);
-      for (let e = 0; e < this.edgeCount; e++)
-        unionBox2(this.eBox, e, vBox, edge[2 * e], edge[2 * e + 1], this.sharp[e] !== 0 ? 0.5 * reach : 0);
-      return;
-    }
     for (let t = 0; t < this.triCount; t++) {
-      if (this.tDirty[t] !== 0)
-        unionBox(this.tBox, t, vBox, tri[3 * t], tri[3 * t + 1], tri[3 * t + 2], reach);
+      if (dirty === null || this.tDirty[t] !== 0)
+        unionBox(this.tBox, t, vBox, tri[3 * t], tri[3 * t + 1], tri[3 * t + 2], hr[ts[t]]);
     }
     for (let e = 0; e < this.edgeCount; e++) {
-      if (this.eDirty[e] !== 0)
-        unionBox2(this.eBox, e, vBox, edge[2 * e], edge[2 * e + 1], this.sharp[e] !== 0 ? 0.5 * reach : 0);
+      if (dirty === null || this.eDirty[e] !== 0)
+        unionBox2(this.eBox, e, vBox, edge[2 * e], edge[2 * e + 1], this.sharp[e] !== 0 ? hr[es[e]] : 0);
     }
   }
 
-  private buildHashes(): void {
-    this.tHash.fitCellSize(this.tBox, this.triCount);
-    this.tHash.build(this.tBox, this.triCount);
-    // the vertex hash is queried with triangle boxes: cells of their size
-    this.vHash.fitCellSize(this.vBox, this.vertexCount, this.tHash.cellSize);
-    this.vHash.build(this.vBox, this.vertexCount);
-    this.eHash.fitCellSize(this.eBox, this.edgeCount);
-    this.eHash.build(this.eBox, this.edgeCount);
+  /** Builds the triangle tree (once per topology) or refits it to the current triangle boxes. */
+  private fitTree(): void {
+    if (this.treeVersion !== this.topologyVersion || this.tree.itemCount !== this.triCount) {
+      this.tree.build(this.tBox, this.triCount);
+      this.treeVersion = this.topologyVersion;
+    } else this.tree.refit(this.tBox);
   }
 
   /** Can vertex q and triangle t be in contact before their snapshots go stale? (surface-vertex ids) */
@@ -919,61 +948,100 @@ export class SurfaceContacts implements ConstraintSet {
     return ss[2] <= lim * lim;
   }
 
+  /**
+   * Collects the candidate pairs from the overlapping triangle pairs of the
+   * tree: the vertices each triangle owns against the other triangle, and
+   * the edges each owns against the other's (every pair once, as every
+   * vertex and edge has one owner). Free points query the tree on their
+   * own. `partial`: only the pairs with a changed (dirty) vertex, triangle
+   * or edge, found by a traversal that skips subtrees without a dirty
+   * triangle (a dirty vertex or edge makes its triangles dirty).
+   */
+  private collectPairs(group: Int32Array, mask: Int32Array, partial: boolean): void {
+    const vd = this.vDirty,
+      td = this.tDirty,
+      ed = this.eDirty;
+    const np = this.tree.selfPairs(this.tBox, partial ? td : null);
+    const pairs = this.tree.pairs;
+    const ovs = this.ownVStart,
+      ov = this.ownV,
+      oes = this.ownEStart,
+      oe = this.ownE;
+    const vBox = this.vBox,
+      tBox = this.tBox,
+      eBox = this.eBox;
+    // triangle boxes carry half the reach of their surface: a vertex box must come within its own half
+    const hr = this.halfReach,
+      vs = this.vertexSurface;
+    for (let k = 0; k < np; k++) {
+      const t1 = pairs[2 * k],
+        t2 = pairs[2 * k + 1];
+      const d1 = partial && td[t1] === 0,
+        d2 = partial && td[t2] === 0;
+      for (let j = ovs[t1]; j < ovs[t1 + 1]; j++) {
+        const q = ov[j];
+        if (d2 && vd[q] === 0) continue;
+        if (boxesNear(vBox, q, tBox, t2, hr[vs[q]]) && this.vtCandidate(q, t2, group, mask))
+          this.addVT(q, t2);
+      }
+      for (let j = ovs[t2]; j < ovs[t2 + 1]; j++) {
+        const q = ov[j];
+        if (d1 && vd[q] === 0) continue;
+        if (boxesNear(vBox, q, tBox, t1, hr[vs[q]]) && this.vtCandidate(q, t1, group, mask))
+          this.addVT(q, t1);
+      }
+      const e1 = oes[t2],
+        e2 = oes[t2 + 1];
+      for (let i = oes[t1]; i < oes[t1 + 1]; i++) {
+        const e = oe[i];
+        const ce = partial && ed[e] === 0;
+        for (let j = e1; j < e2; j++) {
+          const f = oe[j];
+          if (ce && ed[f] === 0) continue;
+          if (boxesOverlap(eBox, e, eBox, f) && this.eeCandidate(e, f, group, mask)) this.addEE(e, f);
+        }
+      }
+    }
+    const free = this.freeV;
+    for (let k = 0; k < free.length; k++) {
+      const q = free[k];
+      if (!partial || vd[q] !== 0) this.collectForVertex(q, group, mask, false);
+      else this.collectForVertex(q, group, mask, true);
+    }
+  }
+
   /** Adds the pairs (q, t) for all triangles t near vertex q. */
-  private collectForVertex(q: number, group: Int32Array, mask: Int32Array): void {
+  private collectForVertex(q: number, group: Int32Array, mask: Int32Array, dirtyOnly: boolean): void {
     const o = 6 * q,
       vb = this.vBox;
-    const m = this.tHash.query(vb[o], vb[o + 1], vb[o + 2], vb[o + 3], vb[o + 4], vb[o + 5]);
-    const res = this.tHash.result;
+    const g = this.halfReach[this.vertexSurface[q]];
+    const m = this.tree.query(
+      this.tBox,
+      vb[o] - g,
+      vb[o + 1] - g,
+      vb[o + 2] - g,
+      vb[o + 3] + g,
+      vb[o + 4] + g,
+      vb[o + 5] + g,
+    );
+    const res = this.tree.result;
+    const td = this.tDirty;
     for (let k = 0; k < m; k++) {
       const t = res[k];
+      if (dirtyOnly && td[t] === 0) continue;
       if (this.vtCandidate(q, t, group, mask)) this.addVT(q, t);
     }
   }
 
-  /** Adds the pairs (q, t) for all vertices q near triangle t that did not change (those were done by vertex). */
-  private collectForTriangle(t: number, group: Int32Array, mask: Int32Array): void {
-    const o = 6 * t,
-      tb = this.tBox;
-    const m = this.vHash.query(tb[o], tb[o + 1], tb[o + 2], tb[o + 3], tb[o + 4], tb[o + 5]);
-    const res = this.vHash.result;
-    const vd = this.vDirty;
-    for (let k = 0; k < m; k++) {
-      const q = res[k];
-      if (vd[q] !== 0) continue;
-      if (this.vtCandidate(q, t, group, mask)) this.addVT(q, t);
+  private addEE(e: number, f: number): void {
+    if (2 * this.eeCount + 2 > this.eeCand.length) {
+      this.eeCand = grow32(this.eeCand, 2 * this.eeCount + 2);
+      this.eeDist = grow64(this.eeDist, this.eeCand.length / 2);
     }
-  }
-
-  /** Adds the pairs (e, f) for edges f near edge e; in a partial update, pairs of two changed edges once. */
-  private collectForEdge(e: number, group: Int32Array, mask: Int32Array, partial: boolean): void {
-    const o = 6 * e,
-      eb = this.eBox;
-    const m = this.eHash.query(
-      eb[o],
-      eb[o + 1],
-      eb[o + 2],
-      eb[o + 3],
-      eb[o + 4],
-      eb[o + 5],
-      partial ? -1 : e,
-    );
-    const res = this.eHash.result;
-    const ed = this.eDirty;
-    for (let k = 0; k < m; k++) {
-      const f = res[k];
-      if (f === e) continue;
-      if (partial && ed[f] !== 0 && f < e) continue;
-      if (!this.eeCandidate(e, f, group, mask)) continue;
-      if (2 * this.eeCount + 2 > this.eeCand.length) {
-        this.eeCand = grow32(this.eeCand, 2 * this.eeCount + 2);
-        this.eeDist = grow64(this.eeDist, this.eeCand.length / 2);
-      }
-      this.eeCand[2 * this.eeCount] = e;
-      this.eeCand[2 * this.eeCount + 1] = f;
-      this.eeDist[this.eeCount] = -1;
-      this.eeCount++;
-    }
+    this.eeCand[2 * this.eeCount] = e;
+    this.eeCand[2 * this.eeCount + 1] = f;
+    this.eeDist[this.eeCount] = -1;
+    this.eeCount++;
   }
 
   private addVT(q: number, t: number): void {
@@ -1032,6 +1100,7 @@ export class SurfaceContacts implements ConstraintSet {
   beginStep(ctx: StepContext): void {
     const store = ctx.store;
     this.refreshTopology(store);
+    this.refreshReach();
     if (this.vertexCount === 0) {
       this.count = 0;
       return;
@@ -1071,7 +1140,7 @@ export class SurfaceContacts implements ConstraintSet {
     }
     if (ctx.substep === 0 || this.sharpVersion !== this.topologyVersion) this.classifyEdges(x);
     this.updateCandidates(store, x, p, 0.25 * this.minAllowance());
-    const reach = this.maxReach();
+    const hr = this.halfReach;
     this.sweptBoxes(x, p);
     const vert = this.vertex,
       tri = this.tri,
@@ -1100,6 +1169,7 @@ export class SurfaceContacts implements ConstraintSet {
       // a lower bound of the distance at x, carried over from earlier substeps
       const mv = motion[q] + Math.max(motion[a], motion[b], motion[c]);
       const lb = vtDist[k];
+      const reach = hr[vs[q]] + hr[ts[t]];
       if (lb >= 0 && lb - mv > reach) continue;
       if (!boxNearTriangle(sv, 6 * q, 6 * a, 6 * b, 6 * c, reach)) continue;
       if (tangled && !(label[q] === label[a] && label[q] === label[b] && label[q] === label[c])) continue;
@@ -1130,6 +1200,7 @@ export class SurfaceContacts implements ConstraintSet {
       // edge cannot come within h unless a vertex comes within h of the edge's triangles first, which the
       // vertex–triangle contacts handle; crossings are tested for every pair
       const sharp = sharpE[e] !== 0 && sharpE[f] !== 0;
+      const reach = hr[es[e]] + hr[es[f]];
       if (lb >= 0 && lb - mv > (sharp ? reach : tol)) continue;
       // edge boxes from the vertex boxes
       const oa = 6 * a,
@@ -2218,11 +2289,6 @@ function grow64(a: Float64Array, need: number): Float64Array<ArrayBuffer> {
   return b;
 }
 
-/** Overflow entries beyond which a hash is rebuilt. */
-function overflowLimit(items: number): number {
-  return Math.max(64, items >> 5);
-}
-
 function grow32(a: Int32Array, need: number): Int32Array<ArrayBuffer> {
   const b = new Int32Array(Math.max(need, 2 * a.length, 64));
   b.set(a);
@@ -2382,4 +2448,32 @@ function boxNearTriangle(
     if (b[oq + 3 + k] < lo) return false;
   }
   return true;
+}
+
+/** Do box i of A and box j of B overlap (closed boxes)? */
+function boxesOverlap(A: Float64Array, i: number, B: Float64Array, j: number): boolean {
+  const a = 6 * i,
+    b = 6 * j;
+  return (
+    A[a] <= B[b + 3] &&
+    A[a + 3] >= B[b] &&
+    A[a + 1] <= B[b + 4] &&
+    A[a + 4] >= B[b + 1] &&
+    A[a + 2] <= B[b + 5] &&
+    A[a + 5] >= B[b + 2]
+  );
+}
+
+/** Does box i of A come within g of box j of B (per axis)? */
+function boxesNear(A: Float64Array, i: number, B: Float64Array, j: number, g: number): boolean {
+  const a = 6 * i,
+    b = 6 * j;
+  return (
+    A[a] <= B[b + 3] + g &&
+    A[a + 3] + g >= B[b] &&
+    A[a + 1] <= B[b + 4] + g &&
+    A[a + 4] + g >= B[b + 1] &&
+    A[a + 2] <= B[b + 5] + g &&
+    A[a + 5] + g >= B[b + 2]
+  );
 }
