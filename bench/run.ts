@@ -24,8 +24,10 @@ if (selected.length === 0) {
 
 const results: BenchResult[] = [];
 const pad = (s: string, n: number) => s.padEnd(n);
+// the name column fits the longest selected name
+const nameWidth = Math.max(24, ...selected.map((c) => c.name.length + 2));
 console.log(
-  `${pad('benchmark', 24)}${pad('median ms', 11)}${pad('min', 9)}${pad('max', 9)}${pad('proj/s', 10)}target`,
+  `${pad('benchmark', nameWidth)}${pad('median ms', 11)}${pad('min', 9)}${pad('max', 9)}${pad('proj/s', 10)}target`,
 );
 for (const c of selected) {
   const r = runCase(c);
@@ -33,9 +35,9 @@ for (const c of selected) {
   const pps = r.projectionsPerSecond ? `${(r.projectionsPerSecond / 1e6).toFixed(1)}M` : '—';
   const target = r.targetMs === null ? '' : `≤ ${r.targetMs} ms ${r.meetsTarget ? 'met' : 'MISSED'}`;
   console.log(
-    `${pad(r.name, 24)}${pad(r.medianMs.toFixed(3), 11)}${pad(r.minMs.toFixed(3), 9)}${pad(r.maxMs.toFixed(3), 9)}${pad(pps, 10)}${target}`,
+    `${pad(r.name, nameWidth)}${pad(r.medianMs.toFixed(3), 11)}${pad(r.minMs.toFixed(3), 9)}${pad(r.maxMs.toFixed(3), 9)}${pad(pps, 10)}${target}`,
   );
-  if (r.info) console.log(`${' '.repeat(24)}${r.info}`);
+  if (r.info) console.log(`${' '.repeat(nameWidth)}${r.info}`);
 }
 
 const out = fileURLToPath(new URL('../../bench/results.json', import.meta.url)); // lib/bench → bench
