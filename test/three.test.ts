@@ -1,7 +1,10 @@
 import {
+  BackSide,
   Box3,
   type BufferAttribute,
   Color,
+  FrontSide,
+  type Material,
   Matrix4,
   Mesh,
   MeshBasicMaterial,
@@ -14,6 +17,7 @@ import {
   gridMesh,
   icosphere,
   latticeBody,
+  MeshCollider,
   placePositions,
   rigidCluster,
   Skin,
@@ -345,6 +349,16 @@ describe('colliders', () => {
     expect(
       createColliderObject({ type: 'mesh-sdf', position: [0, 0, 0], rotation: [0, 0, 0, 1] }),
     ).toBeNull();
+    // a mesh collider: its own triangles, in its local frame; a container (inside) by its back faces
+    const bunny = new MeshCollider({ mesh: icosphere(0.5, 2), position: [0, 1, 0] });
+    const drawn = createColliderObject(bunny)!;
+    expect(drawn.geometry.getAttribute('position').count).toBe(bunny.mesh.positions.length / 3);
+    expect(drawn.geometry.getIndex()!.count).toBe(bunny.mesh.triangles.length);
+    expect(size(drawn).x).toBeCloseTo(1, 6);
+    expect(drawn.position.toArray()).toEqual([0, 1, 0]);
+    expect((drawn.material as Material).side).toBe(FrontSide);
+    const barrel = new MeshCollider({ mesh: icosphere(0.5, 2), inside: true });
+    expect((createColliderObject(barrel)!.material as Material).side).toBe(BackSide);
     const moving = { type: 'sphere', radius: 1, position: [0, 0, 0], rotation: [0, 0, 0, 1] };
     const obj = createColliderObject(moving)!;
     moving.position = [4, 5, 6];

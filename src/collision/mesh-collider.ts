@@ -47,7 +47,7 @@ export class MeshCollider extends Collider {
   /** Per cell, its candidate triangles: cellTriangles[cellStart[c] .. cellStart[c + 1]). */
   readonly cellStart: Int32Array;
   readonly cellTriangles: Int32Array;
-  private readonly radius: number;
+  private readonly meshRadius: number;
   /** The mesh's bounding box (local frame). */
   private readonly bounds: Float64Array;
   /** The last query: point, distance, normal. */
@@ -77,7 +77,7 @@ export class MeshCollider extends Collider {
       }
       r2 = Math.max(r2, P[i] * P[i] + P[i + 1] * P[i + 1] + P[i + 2] * P[i + 2]);
     }
-    this.radius = Math.sqrt(r2);
+    this.meshRadius = Math.sqrt(r2);
     this.bounds = new Float64Array([lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]]);
     const extent = Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
     const cs = extent / res;
@@ -275,7 +275,7 @@ export class MeshCollider extends Collider {
   }
 
   boundingRadius(): number {
-    return this.inside ? Number.POSITIVE_INFINITY : this.radius + this.cell;
+    return this.inside ? Number.POSITIVE_INFINITY : this.meshRadius + this.cell;
   }
 }
 
