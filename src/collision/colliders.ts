@@ -54,8 +54,9 @@ export abstract class Collider {
   /** Velocity of the pose over the last substep: v(q) = linearVelocity + angularVelocity × (q − position). */
   readonly linearVelocity = new Float64Array(3);
   readonly angularVelocity = new Float64Array(3);
-  private readonly prevPosition = new Float64Array(3);
-  private readonly prevRotation = new Float64Array([0, 0, 0, 1]);
+  /** The pose at the start of the current substep (kinematic colliders; equal to the pose otherwise). */
+  readonly prevPosition = new Float64Array(3);
+  readonly prevRotation = new Float64Array([0, 0, 0, 1]);
   private readonly dq = new Float64Array(4);
 
   constructor(opts: ColliderOptions, where: string) {

@@ -1,6 +1,7 @@
 import type { Body } from '../core/body.js';
 import { PbdError } from '../core/errors.js';
 import type { World } from '../core/world.js';
+import { MeshFeatureContacts } from './mesh-feature-contacts.js';
 import { ParticlePairContacts } from './particle-contacts.js';
 import { SurfaceContacts } from './surface-contacts.js';
 
@@ -28,6 +29,12 @@ export interface CollisionOptions {
   failsafe?: boolean;
   /** Generate surface contacts every this many substeps (see SurfaceContacts.detectEvery). Default 1. */
   detectEvery?: number;
+  /**
+   * Contacts of mesh colliders' own vertices with the bodies' triangles
+   * (MeshFeatureContacts), so that a thin feature cannot pass between a
+   * cloth's vertices. Default true.
+   */
+  colliderFeatures?: boolean;
 }
 
 /** Per-body contact settings (each switches one contact type for this body). */
@@ -62,6 +69,7 @@ export class CollisionSystem {
   readonly world: World;
   readonly surfaces: SurfaceContacts;
   readonly particles: ParticlePairContacts;
+  readonly colliderFeatures: MeshFeatureContacts;
   readonly options: Required<CollisionOptions>;
   private readonly registered = new Map<Body, BodyContactOptions>();
 
@@ -101,6 +109,7 @@ export class CollisionSystem {
       untangleEvery: every,
       failsafe: o.failsafe ?? true,
       detectEvery,
+      colliderFeatures: o.colliderFeatures ?? true,
     };
     this.surfaces = new SurfaceContacts();
     this.surfaces.untangle = this.options.untangle;
@@ -108,7 +117,10 @@ export class CollisionSystem {
     this.surfaces.failsafe = this.options.failsafe;
     this.surfaces.detectEvery = detectEvery;
     this.particles = new ParticlePairContacts();
+    this.colliderFeatures = new MeshFeatureContacts();
+    this.colliderFeatures.enabled = this.options.colliderFeatures;
     world.addConstraintSet(this.particles);
+    world.addConstraintSet(this.colliderFeatures);
     world.addConstraintSet(this.surfaces);
     systems.set(world, this);
   }
@@ -159,6 +171,7 @@ export class CollisionSystem {
           this.particles.setPair(body, other, false);
       }
     }
+    if (hasTriangles) this.colliderFeatures.addBody(body, o.thickness ?? d.thickness);
     if (o.colliders === false) this.setColliders(body, false);
     return this;
   }

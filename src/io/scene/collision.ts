@@ -102,6 +102,10 @@ export const collisionSettings = z
     untangle: z.boolean().optional().describe('resolve existing intersections, default true'),
     untangleEvery: z.int().min(1).optional().describe('untangling analysis every n steps, default 4'),
     failsafe: z.boolean().optional().describe('crossing check after the solver, default true'),
+    colliderFeatures: z
+      .boolean()
+      .optional()
+      .describe("mesh colliders' own vertices against the bodies' triangles (thin features), default true"),
     detectEvery: z
       .int()
       .min(1)
