@@ -35,6 +35,7 @@ export {
 export { Granular, type GranularOptions } from './collision/granular.js';
 export { MeshCollider, type MeshColliderOptions } from './collision/mesh-collider.js';
 export { MeshDistance } from './collision/mesh-distance.js';
+export { MeshFeatureContacts } from './collision/mesh-feature-contacts.js';
 export { type ParticleContactOptions, ParticlePairContacts } from './collision/particle-contacts.js';
 export { SpatialHash } from './collision/spatial-hash.js';
 export {
