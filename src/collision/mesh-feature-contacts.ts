@@ -164,39 +164,18 @@ export class MeshFeatureContacts implements ConstraintSet {
       const a = 3 * ia,
         b = 3 * ib,
         c = 3 * ic;
-      const ex = p[b] - p[a],
-        ey = p[b + 1] - p[a + 1],
-        ez = p[b + 2] - p[a + 2];
-      const fx = p[c] - p[a],
-        fy = p[c + 1] - p[a + 1],
-        fz = p[c + 2] - p[a + 2];
-      let nx = ey * fz - ez * fy,
-        ny = ez * fx - ex * fz,
-        nz = ex * fy - ey * fx;
-      const len = Math.sqrt(nx * nx + ny * ny + nz * nz);
-      if (!(len > 1e-30)) continue;
-      nx /= len;
-      ny /= len;
-      nz /= len;
+      if (!foot(p, a, b, c, this.q[3 * m], this.q[3 * m + 1], this.q[3 * m + 2])) continue;
       const s = this.side[m];
-      const qx = this.q[3 * m] - p[a],
-        qy = this.q[3 * m + 1] - p[a + 1],
-        qz = this.q[3 * m + 2] - p[a + 2];
       const h = this.triH[t];
       // 003 eq. 12 with the vertex fixed: C = s (q − p1) · n̂ − h
-      const C = s * (qx * nx + qy * ny + qz * nz) - h;
+      const C = s * F[0] - h;
       if (C >= 0) continue;
-      // barycentric coordinates of the foot of q on the plane
-      const d00 = ex * ex + ey * ey + ez * ez,
-        d01 = ex * fx + ey * fy + ez * fz,
-        d11 = fx * fx + fy * fy + fz * fz;
-      const d20 = qx * ex + qy * ey + qz * ez,
-        d21 = qx * fx + qy * fy + qz * fz;
-      const den = d00 * d11 - d01 * d01;
-      if (!(den > 1e-30)) continue;
-      const b1 = (d11 * d20 - d01 * d21) / den,
-        b2 = (d00 * d21 - d01 * d20) / den;
-      const b0 = 1 - b1 - b2;
+      const nx = F[1],
+        ny = F[2],
+        nz = F[3];
+      const b0 = F[4],
+        b1 = F[5],
+        b2 = F[6];
       const wa = w[ia],
         wb = w[ib],
         wc = w[ic];
@@ -227,8 +206,8 @@ export class MeshFeatureContacts implements ConstraintSet {
       const a = 3 * this.tri[3 * t],
         b = 3 * this.tri[3 * t + 1],
         c = 3 * this.tri[3 * t + 2];
-      const d = signedPlaneDistance(p, a, b, c, this.q[3 * m], this.q[3 * m + 1], this.q[3 * m + 2]);
-      worst = Math.max(worst, this.triH[t] - this.side[m] * d);
+      if (!foot(p, a, b, c, this.q[3 * m], this.q[3 * m + 1], this.q[3 * m + 2])) continue;
+      worst = Math.max(worst, this.triH[t] - this.side[m] * F[0]);
     }
     return worst;
   }
@@ -363,29 +342,15 @@ export class MeshFeatureContacts implements ConstraintSet {
   }
 }
 
-/** Which side of the plane of triangle (a, b, c) of x the point q lies on: ±1, or 0 when degenerate. */
-function planeSide(
-  x: Float64Array,
-  a: number,
-  b: number,
-  c: number,
-  qx: number,
-  qy: number,
-  qz: number,
-): number {
-  const d = signedPlaneDistance(x, a, b, c, qx, qy, qz);
-  return d > 0 ? 1 : d < 0 ? -1 : 0;
-}
+/** foot(): signed distance of q along the unit normal, the normal, and the barycentric coordinates of its foot. */
+const F = new Float64Array(7);
 
-function signedPlaneDistance(
-  x: Float64Array,
-  a: number,
-  b: number,
-  c: number,
-  qx: number,
-  qy: number,
-  qz: number,
-): number {
+/**
+ * The foot of q on the plane of triangle (a, b, c) of x: F[0] the signed
+ * distance along the unit normal n̂ ∥ (b − a) × (c − a), F[1..3] n̂, F[4..6]
+ * the barycentric coordinates of the foot. False for a degenerate triangle.
+ */
+function foot(x: Float64Array, a: number, b: number, c: number, qx: number, qy: number, qz: number): boolean {
   const ex = x[b] - x[a],
     ey = x[b + 1] - x[a + 1],
     ez = x[b + 2] - x[a + 2];
@@ -396,15 +361,48 @@ function signedPlaneDistance(
     ny = ez * fx - ex * fz,
     nz = ex * fy - ey * fx;
   const len = Math.sqrt(nx * nx + ny * ny + nz * nz);
-  if (!(len > 1e-30)) return 0;
-  return ((qx - x[a]) * nx + (qy - x[a + 1]) * ny + (qz - x[a + 2]) * nz) / len;
+  const d00 = ex * ex + ey * ey + ez * ez,
+    d01 = ex * fx + ey * fy + ez * fz,
+    d11 = fx * fx + fy * fy + fz * fz;
+  const den = d00 * d11 - d01 * d01;
+  if (!(len > 1e-30) || !(den > 1e-30)) return false;
+  const ux = qx - x[a],
+    uy = qy - x[a + 1],
+    uz = qz - x[a + 2];
+  F[0] = (ux * nx + uy * ny + uz * nz) / len;
+  F[1] = nx / len;
+  F[2] = ny / len;
+  F[3] = nz / len;
+  const d20 = ux * ex + uy * ey + uz * ez,
+    d21 = ux * fx + uy * fy + uz * fz;
+  const b1 = (d11 * d20 - d01 * d21) / den,
+    b2 = (d00 * d21 - d01 * d20) / den;
+  F[4] = 1 - b1 - b2;
+  F[5] = b1;
+  F[6] = b2;
+  return true;
+}
+
+/** Which side of the plane of triangle (a, b, c) of x the point q lies on: ±1, or 0 when degenerate. */
+function planeSide(
+  x: Float64Array,
+  a: number,
+  b: number,
+  c: number,
+  qx: number,
+  qy: number,
+  qz: number,
+): number {
+  if (!foot(x, a, b, c, qx, qy, qz)) return 0;
+  return F[0] > 0 ? 1 : F[0] < 0 ? -1 : 0;
 }
 
 /**
  * Whether q, seen from side s, is closer than `reach` to the plane of
  * triangle (a, b, c) of p (or behind it) with its foot on the triangle
  * (within FOOTPRINT in barycentric terms): 0 no, 1 in front of the plane,
- * 2 behind it.
+ * 2 behind it. A vertex farther behind than `reach` plus the edge (a, b) did
+ * not come from this triangle's side.
  */
 function nearTriangle(
   p: Float64Array,
@@ -417,34 +415,10 @@ function nearTriangle(
   s: number,
   reach: number,
 ): number {
-  const ex = p[b] - p[a],
-    ey = p[b + 1] - p[a + 1],
-    ez = p[b + 2] - p[a + 2];
-  const fx = p[c] - p[a],
-    fy = p[c + 1] - p[a + 1],
-    fz = p[c + 2] - p[a + 2];
-  const nx = ey * fz - ez * fy,
-    ny = ez * fx - ex * fz,
-    nz = ex * fy - ey * fx;
-  const len = Math.sqrt(nx * nx + ny * ny + nz * nz);
-  if (!(len > 1e-30)) return 0;
-  const ux = qx - p[a],
-    uy = qy - p[a + 1],
-    uz = qz - p[a + 2];
-  const d = (s * (ux * nx + uy * ny + uz * nz)) / len;
+  if (!foot(p, a, b, c, qx, qy, qz)) return 0;
+  const d = s * F[0];
   if (d > reach) return 0;
-  // a vertex far behind the plane did not come from this triangle's side: it is not its contact
-  if (d < -reach - Math.sqrt(ex * ex + ey * ey + ez * ez)) return 0;
-  const d00 = ex * ex + ey * ey + ez * ez,
-    d01 = ex * fx + ey * fy + ez * fz,
-    d11 = fx * fx + fy * fy + fz * fz;
-  const d20 = ux * ex + uy * ey + uz * ez,
-    d21 = ux * fx + uy * fy + uz * fz;
-  const den = d00 * d11 - d01 * d01;
-  if (!(den > 1e-30)) return 0;
-  const b1 = (d11 * d20 - d01 * d21) / den,
-    b2 = (d00 * d21 - d01 * d20) / den;
-  const b0 = 1 - b1 - b2;
-  if (!(b0 >= -FOOTPRINT && b1 >= -FOOTPRINT && b2 >= -FOOTPRINT)) return 0;
+  if (d < -reach - Math.hypot(p[b] - p[a], p[b + 1] - p[a + 1], p[b + 2] - p[a + 2])) return 0;
+  if (!(F[4] >= -FOOTPRINT && F[5] >= -FOOTPRINT && F[6] >= -FOOTPRINT)) return 0;
   return d >= 0 ? 1 : 2;
 }
