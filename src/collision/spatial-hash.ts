@@ -218,17 +218,7 @@ export class SpatialHash {
       // a query larger than the table (or NaN): test every item
       for (let i = after + 1; i < this.count; i++) {
         const o = 6 * i;
-        if (
-          !(
-            boxes[o] <= maxx &&
-            boxes[o + 3] >= minx &&
-            boxes[o + 1] <= maxy &&
-            boxes[o + 4] >= miny &&
-            boxes[o + 2] <= maxz &&
-            boxes[o + 5] >= minz
-          )
-        )
-          continue;
+        if (!overlaps(boxes, o, minx, miny, minz, maxx, maxy, maxz)) continue;
         if (n === result.length) result = this.growResult();
         result[n++] = i;
       }
@@ -250,17 +240,7 @@ export class SpatialHash {
             if (i <= after || stamp[i] === id) continue;
             stamp[i] = id;
             const o = 6 * i;
-            if (
-              !(
-                boxes[o] <= maxx &&
-                boxes[o + 3] >= minx &&
-                boxes[o + 1] <= maxy &&
-                boxes[o + 4] >= miny &&
-                boxes[o + 2] <= maxz &&
-                boxes[o + 5] >= minz
-              )
-            )
-              continue;
+            if (!overlaps(boxes, o, minx, miny, minz, maxx, maxy, maxz)) continue;
             if (n === result.length) result = this.growResult();
             result[n++] = i;
           }
@@ -272,17 +252,7 @@ export class SpatialHash {
       if (i <= after || stamp[i] === id) continue;
       stamp[i] = id;
       const o = 6 * i;
-      if (
-        !(
-          boxes[o] <= maxx &&
-          boxes[o + 3] >= minx &&
-          boxes[o + 1] <= maxy &&
-          boxes[o + 4] >= miny &&
-          boxes[o + 2] <= maxz &&
-          boxes[o + 5] >= minz
-        )
-      )
-        continue;
+      if (!overlaps(boxes, o, minx, miny, minz, maxx, maxy, maxz)) continue;
       if (n === result.length) result = this.growResult();
       result[n++] = i;
     }
@@ -303,17 +273,7 @@ export class SpatialHash {
         const i = this.big[k];
         if (i <= after || stamp[i] === id) continue;
         const o = 6 * i;
-        if (
-          !(
-            boxes[o] <= maxx &&
-            boxes[o + 3] >= minx &&
-            boxes[o + 1] <= maxy &&
-            boxes[o + 4] >= miny &&
-            boxes[o + 2] <= maxz &&
-            boxes[o + 5] >= minz
-          )
-        )
-          continue;
+        if (!overlaps(boxes, o, minx, miny, minz, maxx, maxy, maxz)) continue;
         if (n === result.length) result = this.growResult();
         result[n++] = i;
       }
@@ -367,4 +327,25 @@ function selectKth(a: Float64Array, lo: number, hi: number, k: number): number {
     else break;
   }
   return a[k];
+}
+
+/** Whether box o of `boxes` (min xyz, max xyz at 6o) overlaps [min, max] (closed boxes). */
+function overlaps(
+  boxes: Float64Array,
+  o: number,
+  minx: number,
+  miny: number,
+  minz: number,
+  maxx: number,
+  maxy: number,
+  maxz: number,
+): boolean {
+  return (
+    boxes[o] <= maxx &&
+    boxes[o + 3] >= minx &&
+    boxes[o + 1] <= maxy &&
+    boxes[o + 4] >= miny &&
+    boxes[o + 2] <= maxz &&
+    boxes[o + 5] >= minz
+  );
 }

@@ -1399,28 +1399,10 @@ export class SurfaceContacts implements ConstraintSet {
     // the side the vertex came from: before the first crossing, or where it is now
     const dX = planeDistance(x, q3, a3, b3, c3);
     const dP = planeDistance(p, q3, a3, b3, c3);
-    let s: number;
-    if (tHit >= 0) s = dX > 0 ? 1 : dX < 0 ? -1 : dP > 0 ? -1 : 1;
-    else s = dP > 0 ? 1 : dP < 0 ? -1 : dX >= 0 ? 1 : -1;
-    const surfQ = this.surfaces[sQ],
-      surfT = this.surfaces[sT];
+    const s = contactSide(tHit >= 0, dX, dP);
     // relative normal velocity at the start of the substep (for restitution)
-    let vn0 = 0;
-    if (this.anyRestitution) vn0 = s * relativeNormalVelocityVT(x, v, q3, a3, b3, c3);
-    this.push(
-      TYPE_VT,
-      flags,
-      gq,
-      ga,
-      gb,
-      gc,
-      s,
-      h,
-      0.5 * (surfQ.staticFriction + surfT.staticFriction),
-      0.5 * (surfQ.friction + surfT.friction),
-      Math.max(surfQ.restitution, surfT.restitution),
-      vn0,
-    );
+    const vn0 = this.anyRestitution ? s * relativeNormalVelocityVT(x, v, q3, a3, b3, c3) : 0;
+    this.pushBetween(TYPE_VT, flags, gq, ga, gb, gc, s, h, sQ, sT, vn0);
     return tHit >= 0;
   }
 
@@ -1470,28 +1452,42 @@ export class SurfaceContacts implements ConstraintSet {
     if (flags === 0) return false;
     const dX = lineDistance(x, a3, b3, c3, d3);
     const dP = lineDistance(p, a3, b3, c3, d3);
-    let s: number;
-    if (tHit >= 0) s = dX > 0 ? 1 : dX < 0 ? -1 : dP > 0 ? -1 : 1;
-    else s = dP > 0 ? 1 : dP < 0 ? -1 : dX >= 0 ? 1 : -1;
-    const surfE = this.surfaces[sE],
-      surfF = this.surfaces[sF];
-    let vn0 = 0;
-    if (this.anyRestitution) vn0 = s * relativeNormalVelocityEE(x, v, a3, b3, c3, d3);
+    const s = contactSide(tHit >= 0, dX, dP);
+    const vn0 = this.anyRestitution ? s * relativeNormalVelocityEE(x, v, a3, b3, c3, d3) : 0;
+    this.pushBetween(TYPE_EE, flags, ga, gb, gc, gd, s, h, sE, sF, vn0);
+    return tHit >= 0;
+  }
+
+  /** Adds a contact between surfaces sa and sb, with their mean friction and larger restitution. */
+  private pushBetween(
+    type: number,
+    flags: number,
+    i0: number,
+    i1: number,
+    i2: number,
+    i3: number,
+    s: number,
+    h: number,
+    sa: number,
+    sb: number,
+    vn0: number,
+  ): void {
+    const A = this.surfaces[sa],
+      B = this.surfaces[sb];
     this.push(
-      TYPE_EE,
+      type,
       flags,
-      ga,
-      gb,
-      gc,
-      gd,
+      i0,
+      i1,
+      i2,
+      i3,
       s,
       h,
-      0.5 * (surfE.staticFriction + surfF.staticFriction),
-      0.5 * (surfE.friction + surfF.friction),
-      Math.max(surfE.restitution, surfF.restitution),
+      0.5 * (A.staticFriction + B.staticFriction),
+      0.5 * (A.friction + B.friction),
+      Math.max(A.restitution, B.restitution),
       vn0,
     );
-    return tHit >= 0;
   }
 
   private push(
@@ -2476,4 +2472,14 @@ function boxesNear(A: Float64Array, i: number, B: Float64Array, j: number, g: nu
     A[a + 2] <= B[b + 5] + g &&
     A[a + 5] + g >= B[b + 2]
   );
+}
+
+/**
+ * The side a contact keeps: where the pair was before its first crossing
+ * (the start of the substep), or where it is at the prediction when nothing
+ * crossed; exact zeros fall back to the other end.
+ */
+function contactSide(crossed: boolean, dX: number, dP: number): number {
+  if (crossed) return dX > 0 ? 1 : dX < 0 ? -1 : dP > 0 ? -1 : 1;
+  return dP > 0 ? 1 : dP < 0 ? -1 : dX >= 0 ? 1 : -1;
 }
