@@ -258,3 +258,4 @@ export {
   tetVolume,
   triangleAreaOf,
 } from './softbody/volume.js';
+export { useWasmKernels, wasmKernelsEnabled, wasmKernelsReady } from './wasm/kernels.js';

@@ -3,8 +3,10 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { ProjectionRule } from '../core/solver.js';
+import { wasmKernel } from '../wasm/kernels.js';
 import { tetEnergy, tetGreenStrain, tetRestShape, tetStress } from './energy.js';
 import { type MaterialOptions, type ResolvedMaterial, resolveMaterial } from './material.js';
+import { TetFemWasm } from './tet-fem-wasm.js';
 
 /**
  * Energy densities below PSI_TOLERANCE · μ (strains below about 1e-7) are
@@ -75,6 +77,14 @@ export class TetFemConstraints implements ConstraintSet {
   /** Plastic Green strain per tet (xx, yy, zz, xy, xz, yz), when plastic. */
   readonly plastic: Float64Array | null;
   plasticity: PlasticityOptions | null;
+  /**
+   * 'auto' projects elements without plasticity or damping with the
+   * WebAssembly SIMD kernel when the engine has one (tet-fem-wasm.ts; the
+   * numbers are bit-identical to the JavaScript kernel's), 'js' always with
+   * the JavaScript kernel.
+   */
+  backend: 'auto' | 'js' = 'auto';
+  private wasm: TetFemWasm | null = null;
   private m = 0;
   private readonly g = new Float64Array(12);
   private readonly fs = new Float64Array(9);
@@ -173,9 +183,66 @@ export class TetFemConstraints implements ConstraintSet {
 
   project(ctx: StepContext): void {
     const store = ctx.store;
-    const p = store.p,
-      x = store.x,
-      w = store.invMass;
+    const wasm = this.wasmKernel();
+    if (wasm !== null) {
+      const { mu, lambda, clamp } = this.material;
+      const r = this.rule;
+      wasm.project(
+        this,
+        store,
+        ctx.reverse,
+        r.kPrime,
+        r.alphaTilde,
+        this.m,
+        mu,
+        lambda,
+        clamp * clamp,
+        PSI_TOLERANCE * mu,
+        this.material.model === 'neo-hookean',
+      );
+      return;
+    }
+    this.kernel(store.p, store.x, store.invMass, 0, null, this.count, ctx.reverse);
+  }
+
+  /** The SIMD kernel when it applies (see `backend`), built on first use. */
+  private wasmKernel(): TetFemWasm | null {
+    if (this.backend !== 'auto' || this.plastic !== null || this.rule.gamma !== 0 || this.count === 0) {
+      return null;
+    }
+    const mod = wasmKernel('tet-fem');
+    if (mod === null) return null;
+    if (this.wasm === null || !this.wasm.matches(this)) {
+      // arrays replaced without their colouring (a test projecting single elements): JavaScript
+      if (this.colorOffsets[this.colorOffsets.length - 1] !== this.count) return null;
+      this.wasm = new TetFemWasm(mod, this);
+    }
+    return this.wasm;
+  }
+
+  /** Tets the SIMD kernel has left to the JavaScript kernel so far (inverted or near-degenerate ones). */
+  get wasmDeferred(): number {
+    return this.wasm?.deferred ?? 0;
+  }
+
+  /** Which kernel projects this set now: 'wasm' (SIMD) or 'js'. */
+  get activeBackend(): 'wasm' | 'js' {
+    return this.wasmKernel() === null ? 'js' : 'wasm';
+  }
+
+  /**
+   * The JavaScript kernel over `count` tets — tets 0 … count − 1, or the tets
+   * listed in `list` — with particle i at p[3 (i − base)] and w[i − base].
+   */
+  kernel(
+    p: Float64Array,
+    x: Float64Array,
+    w: Float64Array,
+    base: number,
+    list: Int32Array | null,
+    count: number,
+    reverse: boolean,
+  ): void {
     const idx = this.indices,
       Bm = this.restShape,
       vol = this.volume,
@@ -192,15 +259,15 @@ export class TetFemConstraints implements ConstraintSet {
     const plastic = this.plastic;
     const fs = this.fs,
       ps = this.ps;
-    const n = this.count;
-    const step = ctx.reverse ? -1 : 1;
-    const end = ctx.reverse ? -1 : n;
-    for (let c = ctx.reverse ? n - 1 : 0; c !== end; c += step) {
+    const step = reverse ? -1 : 1;
+    const end = reverse ? -1 : count;
+    for (let it = reverse ? count - 1 : 0; it !== end; it += step) {
+      const c = list === null ? it : list[it];
       const q = 4 * c;
-      const i0 = idx[q],
-        i1 = idx[q + 1],
-        i2 = idx[q + 2],
-        i3 = idx[q + 3];
+      const i0 = idx[q] - base,
+        i1 = idx[q + 1] - base,
+        i2 = idx[q + 2] - base,
+        i3 = idx[q + 3] - base;
       const w0 = w[i0],
         w1 = w[i1],
         w2 = w[i2],

@@ -62,6 +62,8 @@ export interface ConstraintSet {
   readonly count: number;
   /** Number of colour batches, when the set is coloured. */
   readonly colors?: number;
+  /** 'wasm' when a WebAssembly SIMD kernel projects the set (bit-identical to its JavaScript kernel). */
+  readonly activeBackend?: 'wasm' | 'js';
 
   applyForces?(ctx: StepContext): void;
   dampVelocities?(ctx: StepContext): void;

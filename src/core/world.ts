@@ -442,11 +442,12 @@ export class World {
   }
 
   /** Constraint counts by kind, and colour counts. */
-  constraintSummary(): { kind: string; count: number; colors: number }[] {
-    const byKind = new Map<string, { kind: string; count: number; colors: number }>();
+  constraintSummary(): { kind: string; count: number; colors: number; wasm: number }[] {
+    const byKind = new Map<string, { kind: string; count: number; colors: number; wasm: number }>();
     for (const s of this.sets) {
-      const e = byKind.get(s.kind) ?? { kind: s.kind, count: 0, colors: 0 };
+      const e = byKind.get(s.kind) ?? { kind: s.kind, count: 0, colors: 0, wasm: 0 };
       e.count += s.count;
+      if (s.activeBackend === 'wasm') e.wasm += s.count;
       e.colors = Math.max(e.colors, s.colors ?? (s.count > 0 ? 1 : 0));
       byKind.set(s.kind, e);
     }

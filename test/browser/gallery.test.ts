@@ -284,6 +284,17 @@ describe('the gallery in Chromium', () => {
     expect(browser.errors).toEqual([]);
   });
 
+  it('soft bodies run on the WebAssembly SIMD tet kernel in the worker, and the readout says so', async () => {
+    await openScene(page, base, 'continuum-bunny-drop');
+    const s = await state(page);
+    expect(s.mode).toBe('worker');
+    expect(s.simd).toContain('fem-tet');
+    await expect
+      .poll(async () => page.locator('[data-testid=readout]').textContent(), { timeout: 20_000 })
+      .toMatch(/SIMD kernels\s*fem-tet/);
+    expect(browser.errors).toEqual([]);
+  });
+
   it('without cross-origin isolation the simulation runs on the main thread, and the page says so', async () => {
     const fallback = await browser.context.newPage();
     await openScene(fallback, inject('plainUrl'), 'cloth-flag');
@@ -295,6 +306,8 @@ describe('the gallery in Chromium', () => {
     // render meshes are drawn from the main thread's own arrays
     await openScene(fallback, inject('plainUrl'), 'continuum-bunny-drop');
     expect((await state(fallback)).mode).toBe('main');
+    // the SIMD tet kernel (3.5 kB) compiles on the main thread too
+    expect((await state(fallback)).simd).toContain('fem-tet');
     const [m0] = await fallback.evaluate(() => window.pbdGallery.renderMeshes());
     expect(m0.hasRenderMesh).toBe(true);
     expect(m0.shared).toBe(false);

@@ -378,6 +378,7 @@ export class ScenePage {
       ],
       ['particles', f.particleCount.toLocaleString('en')],
       ['constraints', f.constraintCount.toLocaleString('en')],
+      ...this.simdRow(),
       ['time', `${f.time.toFixed(2)} s · step ${f.steps}${this.run.paused ? ' · paused' : slow}`],
     ];
     if (f.recoveries || f.speedClamps) {
@@ -390,6 +391,12 @@ export class ScenePage {
         return row;
       }),
     );
+  }
+
+  /** Which constraint kinds WebAssembly SIMD kernels project, if any. */
+  private simdRow(): [string, string][] {
+    const kinds = this.info?.constraintKinds.filter((k) => k.wasm > 0).map((k) => k.kind) ?? [];
+    return kinds.length > 0 ? [['SIMD kernels', kinds.join(', ')]] : [];
   }
 
   private renderScale(): string {

@@ -3,6 +3,7 @@
  * SharedArrayBuffer (when the page is cross-origin isolated), or the main
  * thread. Both behave the same to the page.
  */
+import { wasmKernelsReady } from '../../../src/index.js';
 import { describeError, SimCore } from './core.js';
 import type { FrameInfo, LoadError, Reply, Request, SceneInfo, Vec3, WorldSettings } from './protocol.js';
 
@@ -136,7 +137,9 @@ export class MainThreadHost implements SimHost {
     }
   }
 
-  load(text: string, file: string, files: Record<string, string>): Promise<SceneInfo> {
+  async load(text: string, file: string, files: Record<string, string>): Promise<SceneInfo> {
+    // the main thread may compile WebAssembly only asynchronously (the worker compiles on first use)
+    await wasmKernelsReady();
     return this.wrap(file, () => this.core.load(text, file, files, false));
   }
   reset(): Promise<SceneInfo> {

@@ -95,7 +95,8 @@ export interface SceneInfo {
   colliders: ColliderInfo[];
   pairSets: PairSetInfo[];
   constraintCount: number;
-  constraintKinds: { kind: string; count: number; colors: number }[];
+  /** Constraints per kind; `wasm` of them projected by WebAssembly SIMD kernels. */
+  constraintKinds: { kind: string; count: number; colors: number; wasm: number }[];
   frame: FrameInfo;
 }
 

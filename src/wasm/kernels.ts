@@ -1,0 +1,99 @@
+/**
+ * WebAssembly SIMD kernels (see docs/architecture.md, "WebAssembly kernels").
+ *
+ * Hot element kernels have an AssemblyScript twin in wasm/ that projects two
+ * constraints of one colour per f64x2 instruction. Constraints of one colour
+ * share no particle, so projecting two at once is the same computation as
+ * projecting them one after the other, and every twin performs the
+ * JavaScript kernel's floating-point operations in the same order (WebAssembly
+ * has no fused multiply–add): the results are bit-identical to the JavaScript
+ * path. Switching between the two — a browser that compiles the module late,
+ * an engine without SIMD, `useWasmKernels(false)` — never changes a number.
+ *
+ * The modules are carried as base64 (src/wasm/*.generated.ts, from
+ * `npm run wasm`), so neither Node nor a bundler needs a loader.
+ */
+import { WASM_BASE64 as TET_FEM } from './tet-fem.generated.js';
+
+const SOURCES = { 'tet-fem': TET_FEM } as const;
+export type KernelName = keyof typeof SOURCES;
+
+let enabled = true;
+const modules = new Map<KernelName, WebAssembly.Module | 'pending' | 'unavailable'>();
+const compiling = new Map<KernelName, Promise<void>>();
+
+/**
+ * Turns the WebAssembly kernels on or off for constraint sets that project
+ * after the call (default on). The results are the same either way; off is
+ * for measuring and for debugging the JavaScript kernels.
+ */
+export function useWasmKernels(on: boolean): void {
+  enabled = on;
+}
+
+/** Whether WebAssembly kernels are enabled (see useWasmKernels). */
+export function wasmKernelsEnabled(): boolean {
+  return enabled;
+}
+
+function decode(b64: string): Uint8Array<ArrayBuffer> {
+  const s = atob(b64);
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
+}
+
+/**
+ * The compiled module of a kernel, or null while it is unavailable: no
+ * WebAssembly or no SIMD in this engine, or a browser main thread that
+ * compiles it asynchronously (then it is there on a later call).
+ */
+export function wasmKernel(name: KernelName): WebAssembly.Module | null {
+  if (!enabled) return null;
+  const m = modules.get(name);
+  if (m instanceof WebAssembly.Module) return m;
+  if (m !== undefined) return null;
+  if (typeof WebAssembly === 'undefined') {
+    modules.set(name, 'unavailable');
+    return null;
+  }
+  const bytes = decode(SOURCES[name]);
+  if (!WebAssembly.validate(bytes)) {
+    modules.set(name, 'unavailable');
+    return null;
+  }
+  try {
+    const mod = new WebAssembly.Module(bytes);
+    modules.set(name, mod);
+    return mod;
+  } catch {
+    // engines may refuse synchronous compilation (browser main thread): compile in the background
+    modules.set(name, 'pending');
+    compiling.set(
+      name,
+      WebAssembly.compile(bytes).then(
+        (mod) => void modules.set(name, mod),
+        () => void modules.set(name, 'unavailable'),
+      ),
+    );
+    return null;
+  }
+}
+
+/**
+ * Resolves when every kernel is compiled (or known to be unavailable). Only
+ * a browser's main thread needs it — elsewhere the kernels compile on first
+ * use — and even there it is optional: until then the JavaScript kernels
+ * run, with the same results.
+ */
+export async function wasmKernelsReady(): Promise<void> {
+  for (const name of Object.keys(SOURCES) as KernelName[]) {
+    wasmKernel(name);
+    await compiling.get(name);
+  }
+}
+
+/** Bytes of linear memory a kernel instance needs, rounded up to whole 64 KiB pages. */
+export function pagesFor(bytes: number): number {
+  return Math.max(1, Math.ceil(bytes / 65536));
+}
