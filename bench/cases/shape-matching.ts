@@ -33,12 +33,14 @@ function sums(make: () => RegionSummation): () => { step(): void; info: string }
       out2 = new Float64Array(S * s.particles);
     let members = 0;
     if (s instanceof NaiveSummation) members = s.memberIndex.length;
+    const terms =
+      s instanceof OctreeSummation ? `, ${s.nodesPerRegion.toFixed(1)} summation nodes per region` : '';
     return {
       step: () => {
         s.gather(pv, out1, S);
         s.scatter(rv, out2, S);
       },
-      info: `${s.kind}: ${s.particles} particles, ${s.regions} regions${members ? `, ${(members / s.regions).toFixed(1)} members per region` : ''}`,
+      info: `${s.kind}: ${s.particles} particles, ${s.regions} regions${members ? `, ${(members / s.regions).toFixed(1)} members per region` : ''}${terms}`,
     };
   };
 }
