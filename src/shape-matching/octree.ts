@@ -8,32 +8,37 @@
  *
  * Regions (the survey's "interval-based definition of the shape matching
  * regions"): particle i has a region width ω_i of its own (inhomogeneous
- * material), and a region level ℓ_i, the shallowest octree depth whose cell
- * size s_ℓ is at most ω_i (so ω_i / s_ℓ ∈ [1, 2)). Every leaf j is
- * represented at that level by q_ℓ(j), the centre of its ancestor at depth
- * ℓ_i (its own centre when the leaf is at depth ≤ ℓ_i), and
+ * material) and a region level ℓ_i, the shallowest octree depth whose cell
+ * size s_ℓ is at most ω_i (so ω_i / s_ℓ ∈ [1, 2), unless ω_i is below the
+ * finest cell size). Every leaf j is represented at that level by q_ℓ(j),
+ * the centre of its ancestor at depth ℓ (its own centre when the leaf is at
+ * depth ≤ ℓ), and
  *
- *     ℜ_i = { j : ‖q_ℓi(j) − x̄_i‖∞ ≤ ω_i },
+ *     ℜ_i = { j : ‖q_ℓi(j) − q_ℓi(i)‖∞ ≤ ω_i }.
  *
- * a cube of half-width ω_i around the particle's own leaf centre x̄_i,
- * resolved in cells of size s_ℓ ∈ (ω_i/2, ω_i] rather than in the finest
- * leaves. Each particle lies in its own region (‖q − x̄_i‖∞ < s_ℓ/2).
+ * Where the octree is at least as fine as ℓ_i around particle i, this is
+ * the index interval [a − 1, a + 1]³ of level-ℓ_i cells around the
+ * particle's cell a: a cube of half-width 1.5 s_ℓ ∈ (0.75 ω_i, 1.5 ω_i],
+ * equal to ω_i when ω_i = 1.5 × a cell size (the default), so the width
+ * acts in octaves of the cell size; coarser leaves join when their centre
+ * is within ω_i. Every particle lies in its own region, and two particles
+ * with the same level and width lie in each other's regions or in neither.
  *
  * Summation nodes, once (000 §4.3.2): a top-down traversal computes for
- * each node the interval of distances from x̄_i of its descendants'
- * representatives q_ℓi; a node whose interval lies within ω_i is taken
- * whole, a node whose interval lies beyond ω_i is skipped, and only a node
- * partly inside is refined. All the descendants of a node at depth ℓ_i
- * share one representative, so the interval has zero length there and the
- * traversal never goes deeper. The summation nodes of a region are then
- * disjoint cells of size ≥ s_ℓ whose centres lie in a box of side
- * 2ω_i < 4 s_ℓ; two such centres are ≥ s_ℓ apart in every direction, so a
- * region has at most 4³ = 64 summation nodes (typically 27) whatever ω_i
- * is — O(1) per region, O(n) in all. (Measuring the distances to the
+ * each node the interval of distances from q_ℓi(i) of its descendants'
+ * representatives; a node whose interval lies within ω_i is taken whole, a
+ * node whose interval lies beyond ω_i is skipped, and only a node partly
+ * inside is refined. The descendants of a node at depth ℓ_i share one
+ * representative, so the interval has zero length there and the traversal
+ * never goes deeper. The summation nodes of a region are disjoint cells of
+ * size ≥ s_ℓ whose centres lie in a box of side 2ω_i < 4 s_ℓ, two of them
+ * ≥ s_ℓ apart in some direction, so a region has at most 4³ = 64 summation
+ * nodes whatever ω_i is (20 for a full 3³ block: its aligned 2³ sub-block
+ * is one node) — O(1) per region, O(n) in all. (Measuring distances to the
  * finest leaves instead makes the faces of a region cube cut through
- * Θ((ω/s)²) leaves.) All distances are integers on the grid of the
- * finest level, so the traversal and the brute-force definition
- * (bruteForceMembers) decide ties identically.
+ * Θ((ω/s)²) leaves, so the cost grows with ω.) All distances are integers
+ * on the grid of the finest level, so the traversal and the brute-force
+ * definition (bruteForceMembers) decide ties identically.
  *
  * gather: leaf sums, then virtual-node sums bottom-up (O(n)), then each
  * region adds its summation nodes. scatter (blending goal positions): each
@@ -239,7 +244,7 @@ export class OctreeSummation implements RegionSummation {
   readonly level: Int32Array;
   private nodeValues = new Float64Array(0);
 
-  /** @param widths region width ω_r of each particle's region (L∞ half-width, in length units; see the file comment) */
+  /** @param widths region width ω_r of each particle's region (L∞ half-width in length units, see the file comment) */
   constructor(tree: AdaptiveLattice, widths: ArrayLike<number>) {
     this.tree = tree;
     this.particles = tree.count;
@@ -298,7 +303,7 @@ export class OctreeSummation implements RegionSummation {
         } else {
           // the representatives of the descendants lie in [Q(min), Q(max)] per axis, Q monotone (exactly
           // this box when every descendant leaf is at depth ≥ ℓ; a leaf above ℓ is its own centre,
-          // Q(c) − S/2, hence the margin); the interval of their distances from x_i decides
+          // Q(c) − S/2, hence the margin); the interval of their distances from q(i) decides
           const h = tree.minLeafDepth[n] < l ? S >> 1 : 0;
           const x0 = quantize(gb[6 * n], S) - h,
             x1 = quantize(gb[6 * n + 3], S),
