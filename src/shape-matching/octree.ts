@@ -258,7 +258,7 @@ export class OctreeSummation implements RegionSummation {
     }
     const D = tree.maxDepth;
     const start = new Int32Array(tree.count + 1);
-    let nodes = new Int32Array(64 * tree.count);
+    let nodes = new Int32Array(16 * tree.count + 64); // grows when needed (at most 64 per region)
     let count = 0;
     const stack = new Int32Array(8 * (D + 1) + 1);
     const g = tree.grid,
