@@ -3,7 +3,12 @@ import { icosphere } from '../src/index.js';
 import { Lattice, LatticeSummation } from '../src/shape-matching/lattice.js';
 import { buildPaths, meshAdjacency, PathSummation, ringRegions } from '../src/shape-matching/mesh-paths.js';
 import { AdaptiveLattice, OctreeSummation } from '../src/shape-matching/octree.js';
-import { membershipCounts, NaiveSummation, type RegionSummation } from '../src/shape-matching/summation.js';
+import {
+  membershipCounts,
+  NaiveSummation,
+  type RegionSummation,
+  regionSizes,
+} from '../src/shape-matching/summation.js';
 import { relativeError, rng } from './helpers.js';
 
 /** Fast and naive gather/scatter of random stride-12 values agree to `tol` (relative to the largest sum). */
@@ -67,25 +72,105 @@ describe('fast summation equals the naive sums (000 §4.3)', () => {
       const tree = new AdaptiveLattice({
         min: [0, 0, 0],
         size: 1,
-        maxDepth: 4,
+        maxDepth: 4 + (t % 2),
         refine: (x, y, z, _s, depth) => depth < 2 || noise(x, y, z) < 0.45,
         inside: (x, y, z) => noise(z, x, y) < 0.85,
       });
       const sizes = tree.cellSizes();
-      const widths = sizes.map((s) => s * (0.5 + 3 * r()));
+      // widths from half a cell to 12 cells, log-uniform, plus exact ties (1, 1.5, 2, 3 cells)
+      const widths = sizes.map((s, p) => (p % 5 === 0 ? [1, 1.5, 2, 3][p % 4] : 0.5 * 24 ** r()) * s);
       const fast = new OctreeSummation(tree, widths);
-      // the summation nodes reproduce the definition of the regions exactly
+      // the summation nodes reproduce the definition of the regions exactly; every particle is in its own
       for (let p = 0; p < tree.count; p++) {
-        expect(Array.from(fast.members(p))).toEqual(
-          Array.from(OctreeSummation.bruteForceMembers(tree, p, widths[p])),
-        );
+        const members = Array.from(fast.members(p));
+        expect(members).toEqual(Array.from(OctreeSummation.bruteForceMembers(tree, p, widths[p])));
+        expect(members).toContain(p);
       }
       const naive = NaiveSummation.of(fast);
       const e = agree(fast, naive, 200 + t);
       expect(e.gather).toBeLessThan(1e-12);
       expect(e.scatter).toBeLessThan(1e-12);
       expect(fast.nodesPerRegion).toBeLessThan(naive.memberIndex.length / naive.regions);
+      expect(fast.maxNodesPerRegion).toBeLessThanOrEqual(64);
     }
+  });
+
+  it('octree regions have O(1) summation nodes whatever their width (a count, not a timing)', () => {
+    // the benchmark's ball: fine at the surface, coarse inside
+    const tree = new AdaptiveLattice({
+      min: [-1, -1, -1],
+      size: 2,
+      maxDepth: 5,
+      refine: (x, y, z, s) => s > 0.26 || Math.abs(Math.hypot(x, y, z) - 0.9) < s,
+      inside: (x, y, z) => Math.hypot(x, y, z) < 0.9,
+    });
+    const sizes = tree.cellSizes();
+    const at = (k: number) => {
+      const fast = new OctreeSummation(
+        tree,
+        sizes.map((s) => k * s),
+      );
+      return { nodes: fast.nodesPerRegion, max: fast.maxNodesPerRegion, members: regionSizes(fast) };
+    };
+    const base = at(1.5);
+    const mean = (a: Float64Array) => a.reduce((x, y) => x + y, 0) / a.length;
+    for (const k of [3, 5, 8, 12]) {
+      const s = at(k);
+      // the regions hold many more particles (naive cost ∝ members) …
+      expect(mean(s.members)).toBeGreaterThan(4 * mean(base.members));
+      // … but the summation nodes per region do not grow: at most a full 3³ block (20 nodes) on this tree
+      expect(s.nodes).toBeLessThan(1.3 * base.nodes);
+      expect(s.max).toBeLessThanOrEqual(20);
+    }
+  });
+
+  it('octree regions: the 3³ block of cells at the level of the width, symmetric for equal widths', () => {
+    // a uniform 16³ octree over a box: interior regions have an analytic size
+    const tree = new AdaptiveLattice({
+      min: [0, 0, 0],
+      size: 1,
+      maxDepth: 4,
+      refine: () => true,
+      inside: () => true,
+    });
+    const s = 1 / 16;
+    const interior = (p: number) => {
+      const c = tree.center.subarray(3 * tree.particleNode[p], 3 * tree.particleNode[p] + 3);
+      return c.every((v) => v > 0.3 && v < 0.7);
+    };
+    // ω = 1.5 × 2^k cells: the level-(4 − k) cell of the particle and its 26 neighbours, (3 · 2^k)³ particles
+    for (const [omega, expected] of [
+      [1.5 * s, 27],
+      [3 * s, 216],
+      [2.9 * s, 216],
+      [6 * s, 1728],
+    ]) {
+      const fast = new OctreeSummation(tree, new Float64Array(tree.count).fill(omega));
+      const sizes = regionSizes(fast);
+      for (let p = 0; p < tree.count; p++) if (interior(p)) expect(sizes[p]).toBe(expected);
+      // equal widths and levels: j ∈ ℜ_i exactly when i ∈ ℜ_j
+      const naive = NaiveSummation.of(fast);
+      for (let p = 0; p < tree.count; p += 37) {
+        for (const q of naive.members(p)) expect(naive.members(q).includes(p)).toBe(true);
+      }
+      expect(fast.maxNodesPerRegion).toBeLessThanOrEqual(20);
+    }
+  });
+
+  it('octree region widths must be finite and ≥ 0', () => {
+    const tree = new AdaptiveLattice({
+      min: [0, 0, 0],
+      size: 1,
+      maxDepth: 1,
+      refine: () => true,
+      inside: () => true,
+    });
+    const widths = new Float64Array(tree.count).fill(0.5);
+    widths[3] = Number.NaN;
+    expect(() => new OctreeSummation(tree, widths)).toThrow(/regionWidths\[3\].*finite width ≥ 0/);
+    widths[3] = -1;
+    expect(() => new OctreeSummation(tree, widths)).toThrow(/regionWidths\[3\]/);
+    expect(() => new OctreeSummation(tree, [1])).toThrow(/1 entries for 8 particles/);
   });
 
   it('disjoint paths with prefix sums on random triangle meshes, ω = 1…4', () => {

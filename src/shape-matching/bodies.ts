@@ -297,7 +297,10 @@ export interface AdaptiveLatticeBodyOptions extends MeshShapeOptions {
   minCell: number;
   /** Coarsest cell size (m) inside. */
   maxCell: number;
-  /** Region width as a multiple of each particle's cell size. Default 1.5. */
+  /**
+   * Region width as a multiple of each particle's cell size. Default 1.5. A region is the 3³ block of the
+   * largest octree cells not wider than its width (see octree.ts), so the width acts in octaves.
+   */
   regionScale?: number;
   summation?: 'fast' | 'naive';
 }
