@@ -1,8 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compileKernel, generatedPath, generatedSource, KERNELS } from '../scripts/build-wasm.js';
 import {
   bunnyMesh,
+  Cloth,
+  DistanceConstraints,
+  gridMesh,
+  loadScene,
   PlaneCollider,
   SoftBody,
   type SolverKind,
@@ -93,4 +97,90 @@ describe('WebAssembly kernels', () => {
       expect(top).toBeGreaterThan(0.2);
     });
   }
+
+  it('cloth (PBD, forward sweep): SIMD distance and bending kernels give identical positions', () => {
+    const build = (w: World) => {
+      const n = 41;
+      const c = new Cloth(w, {
+        mesh: gridMesh({ width: 2, height: 2, cols: n, rows: n, plane: 'xy', diagonals: 'uniform' }),
+        density: 1,
+        stretch: { stiffness: 1 },
+        bend: { stiffness: 0.1 },
+      });
+      c.pin(0);
+      c.pin(n - 1);
+      return c;
+    };
+    const run = (wasm: boolean) => {
+      useWasmKernels(wasm);
+      const w = new World({ dt: 0.005, substeps: 5, iterations: 1, solver: 'pbd', sweep: 'forward' });
+      const c = build(w);
+      for (let s = 0; s < 100; s++) w.step();
+      return { x: w.store.x.slice(), stretch: c.stretch.activeBackend, bend: c.bend?.activeBackend };
+    };
+    const a = run(true);
+    const j = run(false);
+    expect([a.stretch, a.bend]).toEqual(['wasm', 'wasm']);
+    expect([j.stretch, j.bend]).toEqual(['js', 'js']);
+    expect(Array.from(a.x)).toEqual(Array.from(j.x));
+    let low = 0;
+    for (let i = 1; i < a.x.length; i += 3) low = Math.min(low, a.x[i]);
+    expect(low).toBeLessThan(-0.5); // it swung down: not a comparison of resting states
+  });
+
+  it('stretch-only and compress-only distance constraints (a chain): identical positions', () => {
+    for (const mode of ['stretch', 'compress'] as const) {
+      const run = (wasm: boolean) => {
+        useWasmKernels(wasm);
+        const w = new World({ dt: 1 / 60, substeps: 8 });
+        const n = 40;
+        const x: number[] = [];
+        for (let i = 0; i < n; i++) x.push(0.05 * i, 1 + 0.02 * Math.sin(i), 0);
+        const first = w.store.allocate(n, -1);
+        w.store.x.set(x, 3 * first);
+        w.store.p.set(x, 3 * first);
+        for (let i = 1; i < n; i++) w.store.setMass(first + i, 0.1); // particle 0 stays fixed (w = 0)
+        const pairs: number[] = [];
+        for (let i = 0; i + 1 < n; i++) pairs.push(first + i, first + i + 1);
+        // rest 0.045 (shorter than the 0.05+ spacing): stretch-only pulls together, compress-only pushes the sag apart
+        const rest = new Array(n - 1).fill(0.045);
+        const set = new DistanceConstraints(w.store, pairs, rest, { compliance: 1e-6 }, { mode });
+        w.addConstraintSet(set);
+        for (let s = 0; s < 60; s++) w.step();
+        return { x: w.store.x.slice(0, 3 * n), backend: set.activeBackend };
+      };
+      const a = run(true);
+      const j = run(false);
+      expect(a.backend).toBe('wasm');
+      expect(Array.from(a.x)).toEqual(Array.from(j.x));
+    }
+  });
+
+  // every scene file whose constraints run on SIMD kernels: the same numbers with and without them
+  const dir = new URL('../scenes/', import.meta.url);
+  const scenes = readdirSync(dir).filter((f) => f.endsWith('.json'));
+  it(`every scene with SIMD kernels runs to identical positions without them (${scenes.length} scene files)`, () => {
+    const load = (f: string) =>
+      loadScene(readFileSync(new URL(f, dir), 'utf8'), {
+        file: f,
+        readFile: (p) => readFileSync(new URL(p, dir), 'utf8'),
+      });
+    let compared = 0;
+    for (const f of scenes) {
+      useWasmKernels(true);
+      const a = load(f);
+      if (!a.world.constraintSummary().some((k) => k.wasm > 0)) continue;
+      useWasmKernels(false);
+      const j = load(f);
+      for (let s = 0; s < 30; s++) {
+        useWasmKernels(true);
+        a.world.step();
+        useWasmKernels(false);
+        j.world.step();
+      }
+      expect(Array.from(a.world.store.x), f).toEqual(Array.from(j.world.store.x));
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(10);
+  }, 300_000);
 });

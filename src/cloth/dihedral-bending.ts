@@ -2,6 +2,8 @@ import { colorConstraints, permuteRecords } from '../core/coloring.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
+import { RestSetKernel } from '../wasm/cloth-kernels.js';
+import { wasmKernel, worthPairing } from '../wasm/kernels.js';
 
 /**
  * Dihedral bending (003 §4.1, Appendix A).
@@ -63,6 +65,13 @@ export class DihedralBending implements ConstraintSet {
    * injects energy; larger violations are resolved over several projections.
    */
   maxStep = 0.5;
+  /**
+   * 'auto' projects with the WebAssembly SIMD kernel (wasm/cloth.ts,
+   * bit-identical to the JavaScript kernel) when the engine has one and the
+   * set has no XPBD damping; 'js' always with the JavaScript kernel.
+   */
+  backend: 'auto' | 'js' = 'auto';
+  private simd: RestSetKernel | null = null;
   private readonly g = new Float64Array(13);
 
   /**
@@ -111,8 +120,30 @@ export class DihedralBending implements ConstraintSet {
     this.lambda.fill(0);
   }
 
+  /** The SIMD kernel when it applies (see `backend`), built on first use and after setConstraints. */
+  private simdKernel(): RestSetKernel | null {
+    if (this.backend !== 'auto' || this.rule.gamma !== 0) return null;
+    const mod = wasmKernel('cloth');
+    if (mod === null) return null;
+    if (this.simd === null || !this.simd.matches(this)) {
+      if (!worthPairing(this, 4)) return null;
+      this.simd = new RestSetKernel(mod, this, 4);
+    }
+    return this.simd;
+  }
+
+  /** Which kernel projects this set now: 'wasm' (SIMD) or 'js'. */
+  get activeBackend(): 'wasm' | 'js' {
+    return this.simdKernel() === null ? 'js' : 'wasm';
+  }
+
   project(ctx: StepContext): void {
     const store = ctx.store;
+    const simd = this.simdKernel();
+    if (simd !== null) {
+      simd.bending(store, ctx.reverse, this.rule.kPrime, this.rule.alphaTilde, this.maxStep);
+      return;
+    }
     const p = store.p;
     const x = store.x;
     const w = store.invMass;

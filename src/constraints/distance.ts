@@ -3,6 +3,8 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
+import { RestSetKernel } from '../wasm/cloth-kernels.js';
+import { wasmKernel, worthPairing } from '../wasm/kernels.js';
 
 /**
  * Distance constraints C(p1, p2) = |p1 − p2| − d (003 §3.3, eqs. 10–11):
@@ -30,6 +32,14 @@ export class DistanceConstraints implements ConstraintSet {
   colorOffsets: Int32Array = new Int32Array(1);
   count = 0;
   colors = 0;
+  /**
+   * 'auto' projects with the WebAssembly SIMD kernel (wasm/cloth.ts, two
+   * constraints of a colour per f64x2, bit-identical to the JavaScript kernel)
+   * when the engine has one and the set has no XPBD damping; 'js' always with
+   * the JavaScript kernel.
+   */
+  backend: 'auto' | 'js' = 'auto';
+  private simd: RestSetKernel | null = null;
 
   /**
    * @param pairs particle index pairs
@@ -86,8 +96,31 @@ export class DistanceConstraints implements ConstraintSet {
     this.lambda.fill(0);
   }
 
+  /** The SIMD kernel when it applies (see `backend`), built on first use and after setConstraints. */
+  private simdKernel(): RestSetKernel | null {
+    if (this.backend !== 'auto' || this.rule.gamma !== 0) return null;
+    const mod = wasmKernel('cloth');
+    if (mod === null) return null;
+    if (this.simd === null || !this.simd.matches(this)) {
+      if (!worthPairing(this, 2)) return null;
+      this.simd = new RestSetKernel(mod, this, 2);
+    }
+    return this.simd;
+  }
+
+  /** Which kernel projects this set now: 'wasm' (SIMD) or 'js'. */
+  get activeBackend(): 'wasm' | 'js' {
+    return this.simdKernel() === null ? 'js' : 'wasm';
+  }
+
   project(ctx: StepContext): void {
     const store = ctx.store;
+    const simd = this.simdKernel();
+    if (simd !== null) {
+      const mode = this.mode === 'stretch' ? 1 : this.mode === 'compress' ? 2 : 0;
+      simd.distance(store, ctx.reverse, this.rule.kPrime, this.rule.alphaTilde, mode);
+      return;
+    }
     const p = store.p,
       x = store.x,
       w = store.invMass;

@@ -3,7 +3,7 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { ProjectionRule } from '../core/solver.js';
-import { wasmKernel } from '../wasm/kernels.js';
+import { wasmKernel, worthPairing } from '../wasm/kernels.js';
 import { tetEnergy, tetGreenStrain, tetRestShape, tetStress } from './energy.js';
 import { type MaterialOptions, type ResolvedMaterial, resolveMaterial } from './material.js';
 import { TetFemWasm } from './tet-fem-wasm.js';
@@ -213,8 +213,7 @@ export class TetFemConstraints implements ConstraintSet {
     const mod = wasmKernel('tet-fem');
     if (mod === null) return null;
     if (this.wasm === null || !this.wasm.matches(this)) {
-      // arrays replaced without their colouring (a test projecting single elements): JavaScript
-      if (this.colorOffsets[this.colorOffsets.length - 1] !== this.count) return null;
+      if (!worthPairing(this, 4)) return null;
       this.wasm = new TetFemWasm(mod, this);
     }
     return this.wasm;

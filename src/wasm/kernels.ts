@@ -13,9 +13,10 @@
  * The modules are carried as base64 (src/wasm/*.generated.ts, from
  * `npm run wasm`), so neither Node nor a bundler needs a loader.
  */
+import { WASM_BASE64 as CLOTH } from './cloth.generated.js';
 import { WASM_BASE64 as TET_FEM } from './tet-fem.generated.js';
 
-const SOURCES = { 'tet-fem': TET_FEM } as const;
+const SOURCES = { 'tet-fem': TET_FEM, cloth: CLOTH } as const;
 export type KernelName = keyof typeof SOURCES;
 
 let enabled = true;
@@ -93,7 +94,32 @@ export async function wasmKernelsReady(): Promise<void> {
   }
 }
 
-/** Bytes of linear memory a kernel instance needs, rounded up to whole 64 KiB pages. */
-export function pagesFor(bytes: number): number {
-  return Math.max(1, Math.ceil(bytes / 65536));
+/**
+ * Whether a coloured constraint set is worth a paired kernel: coloured
+ * consistently (a set whose arrays were swapped without their colouring —
+ * a test projecting single elements — is not), at least 16 constraints, and
+ * a particle window (paired.ts) not much larger than the particles the
+ * constraints touch, since the window is copied in and out every pass.
+ */
+export function worthPairing(
+  set: { indices: Int32Array; colorOffsets: Int32Array; readonly count: number },
+  arity: number,
+): boolean {
+  const n = set.count;
+  if (n < 16 || set.colorOffsets[set.colorOffsets.length - 1] !== n) return false;
+  const known = judged.get(set.indices);
+  if (known !== undefined && known.count === n) return known.ok;
+  let lo = Infinity,
+    hi = -1;
+  const idx = set.indices;
+  for (let k = 0; k < arity * n; k++) {
+    if (idx[k] < lo) lo = idx[k];
+    if (idx[k] > hi) hi = idx[k];
+  }
+  const ok = hi - lo + 1 <= 4 * arity * n;
+  judged.set(set.indices, { count: n, ok });
+  return ok;
 }
+
+/** worthPairing's verdicts by index array (a set rejected once is not scanned again every pass). */
+const judged = new WeakMap<Int32Array, { count: number; ok: boolean }>();

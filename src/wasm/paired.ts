@@ -1,0 +1,162 @@
+/**
+ * Memory layout shared by the WebAssembly SIMD kernels (see kernels.ts):
+ * the constraints of each colour in lane pairs, and a window on the
+ * particle store.
+ *
+ * Each kernel instance owns its linear memory. A pair holds two constraints
+ * of one colour (the two lanes of an f64x2); an odd colour's last pair gets
+ * a padding lane whose particles are a dummy with zero inverse mass at the
+ * end of the window and whose constraint id is `count` (a spare slot at the
+ * end of every per-constraint array), so it never moves anything.
+ */
+import type { ParticleStore } from '../core/particles.js';
+
+/** What a coloured constraint set offers to a paired kernel. */
+export interface ColouredSet {
+  indices: Int32Array;
+  colorOffsets: Int32Array;
+  readonly count: number;
+}
+
+/** Bump allocation of a kernel's linear memory (16-byte aligned; the first KiB stays free). */
+export class Arena {
+  top = 1024;
+  take(bytes: number): number {
+    const o = this.top;
+    this.top += (bytes + 15) & ~15;
+    return o;
+  }
+}
+
+/** The pairs of a coloured set and the particle window its constraints use. */
+export class PairPlan {
+  /** First particle of the window and its length (the dummy particle is `range`). */
+  readonly base: number;
+  readonly range: number;
+  /** Colour k is pairs colorPairs[k] … colorPairs[k + 1]. */
+  readonly colorPairs: Int32Array;
+  readonly pairs: number;
+  readonly count: number;
+  readonly arity: number;
+
+  constructor(set: ColouredSet, arity: number) {
+    const n = set.count,
+      idx = set.indices,
+      offs = set.colorOffsets;
+    let lo = Infinity,
+      hi = -1;
+    for (let k = 0; k < arity * n; k++) {
+      if (idx[k] < lo) lo = idx[k];
+      if (idx[k] > hi) hi = idx[k];
+    }
+    this.base = n > 0 ? lo : 0;
+    this.range = n > 0 ? hi - lo + 1 : 0;
+    const colors = offs.length - 1;
+    const cp = new Int32Array(colors + 1);
+    for (let k = 0; k < colors; k++) cp[k + 1] = cp[k] + Math.ceil((offs[k + 1] - offs[k]) / 2);
+    this.colorPairs = cp;
+    this.pairs = cp[colors];
+    this.count = n;
+    this.arity = arity;
+  }
+
+  /** Constraint id of lane `lane` of pair j of colour k (count for a padding lane). */
+  private element(offs: Int32Array, k: number, j: number, lane: number): number {
+    const t = offs[k] + 2 * (j - this.colorPairs[k]) + lane;
+    return t < offs[k + 1] ? t : this.count;
+  }
+
+  /**
+   * Writes the window-relative particle indices (vertex v of lanes A, B at
+   * I[2 arity j + 2 v], + 1) and the constraint ids (T[2 j], T[2 j + 1]).
+   */
+  writeIndices(set: ColouredSet, I: Int32Array, T: Int32Array): void {
+    const offs = set.colorOffsets,
+      idx = set.indices,
+      ar = this.arity;
+    for (let k = 0; k + 1 < offs.length; k++) {
+      for (let j = this.colorPairs[k]; j < this.colorPairs[k + 1]; j++) {
+        for (let lane = 0; lane < 2; lane++) {
+          const t = this.element(offs, k, j, lane);
+          T[2 * j + lane] = t;
+          for (let v = 0; v < ar; v++)
+            I[2 * ar * j + 2 * v + lane] = t < this.count ? idx[ar * t + v] - this.base : this.range;
+        }
+      }
+    }
+  }
+
+  /** Interleaves a per-constraint record of `stride` numbers: record entry r of lanes A, B at out[2 stride j + 2 r], + 1. */
+  interleave(set: ColouredSet, src: Float64Array, stride: number, out: Float64Array): void {
+    const offs = set.colorOffsets;
+    for (let k = 0; k + 1 < offs.length; k++) {
+      for (let j = this.colorPairs[k]; j < this.colorPairs[k + 1]; j++) {
+        for (let lane = 0; lane < 2; lane++) {
+          const t = this.element(offs, k, j, lane);
+          for (let r = 0; r < stride; r++)
+            out[2 * stride * j + 2 * r + lane] = t < this.count ? src[stride * t + r] : 0;
+        }
+      }
+    }
+  }
+}
+
+/** Instantiates a kernel module with a memory of at least `bytes` bytes. */
+export function instantiate(
+  mod: WebAssembly.Module,
+  bytes: number,
+  imports: Record<string, unknown>,
+  name: string,
+): { exports: WebAssembly.Exports; buffer: ArrayBuffer } {
+  const memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(bytes / 65536)) });
+  const instance = new WebAssembly.Instance(mod, {
+    env: {
+      memory,
+      ...imports,
+      abort() {
+        throw new Error(`WebAssembly kernel ${name} aborted`);
+      },
+    },
+  });
+  return { exports: instance.exports, buffer: memory.buffer };
+}
+
+/**
+ * A kernel's copy of the positions and inverse masses of a particle window
+ * (plus the dummy particle), copied in before and out after a projection.
+ */
+export class ParticleWindow {
+  readonly P: Float64Array;
+  readonly W: Float64Array;
+  readonly pAt: number;
+  readonly wAt: number;
+  readonly base: number;
+  readonly range: number;
+
+  constructor(plan: PairPlan, arena: Arena) {
+    this.base = plan.base;
+    this.range = plan.range;
+    this.pAt = arena.take(24 * (plan.range + 1));
+    this.wAt = arena.take(8 * (plan.range + 1));
+    this.P = new Float64Array(0);
+    this.W = new Float64Array(0);
+  }
+
+  /** Binds the views once the memory exists. */
+  bind(buffer: ArrayBuffer): this {
+    (this as { P: Float64Array }).P = new Float64Array(buffer, this.pAt, 3 * (this.range + 1));
+    (this as { W: Float64Array }).W = new Float64Array(buffer, this.wAt, this.range + 1);
+    return this;
+  }
+
+  load(store: ParticleStore): void {
+    const b = this.base,
+      r = this.range;
+    this.P.set(store.p.subarray(3 * b, 3 * (b + r)));
+    this.W.set(store.invMass.subarray(b, b + r));
+  }
+
+  save(store: ParticleStore): void {
+    store.p.set(this.P.subarray(0, 3 * this.range), 3 * this.base);
+  }
+}
