@@ -71,7 +71,14 @@ export class FluidDensity implements ConstraintSet {
   /** The grid of the coupled solid particles (same cells). */
   readonly solidGrid = new NeighbourGrid();
   /** Fluid–fluid pairs closer than h, each once, in rows over grid.sorted; partners by slot (store index − offset). */
-  readonly pairs = new PairList();
+  get pairs(): PairList {
+    return this.pairsInWasm ? this.wasmPairs : this.jsPairs;
+  }
+  /** The pairs built in JavaScript (neighbour-grid.ts). */
+  private readonly jsPairs = new PairList();
+  /** The pairs built in WebAssembly: views of the instance's start and nbr buffers. */
+  private readonly wasmPairs = new PairList();
+  private pairsInWasm = false;
   /**
    * The pairs of `pairs` closer than h at the positions of the last density
    * (or XSPH) pass, in the same rows: the correction (vorticity) pass at the
@@ -258,7 +265,8 @@ export class FluidDensity implements ConstraintSet {
     const p = store.p;
     this.solidCount = 0;
     this.wasmNow = null;
-    this.pairs.reset(0);
+    this.pairsInWasm = false;
+    this.jsPairs.reset(0);
     this.solidPairs.reset(0);
     this.wallCount = 0;
     this.grid.count = 0;
@@ -277,7 +285,19 @@ export class FluidDensity implements ConstraintSet {
       contiguous = true;
     }
     this.buildWalls(ctx);
-    buildForwardPairs(this.grid, p, h, this.pairs, fluid.offset, contiguous);
+    if (this.kernels === 'wasm' && this.wasm === undefined) this.wasm = FluidWasm.create();
+    const w = this.kernels === 'wasm' ? this.wasm : null;
+    const k = w && contiguous ? w.buildPairs(this.grid, p, fluid.offset, n, h, fluid.capacity) : -1;
+    if (w && k >= 0) {
+      const wp = this.wasmPairs;
+      wp.start = w.startView;
+      wp.nbr = w.nbrView;
+      wp.rows = n;
+      wp.count = k;
+      this.pairsInWasm = true;
+    } else {
+      buildForwardPairs(this.grid, p, h, this.jsPairs, fluid.offset, contiguous);
+    }
     if (this.searchP.length < 3 * n) this.searchP = new Float64Array(3 * fluid.capacity);
     this.searchP.set(p.subarray(3 * fluid.offset, 3 * (fluid.offset + n)));
     this.useBuffers(n);
@@ -335,13 +355,14 @@ export class FluidDensity implements ConstraintSet {
    * rows of the search into its memory.
    */
   private useBuffers(n: number): void {
-    if (this.kernels === 'wasm' && this.wasm === undefined) this.wasm = FluidWasm.create();
     const w = this.kernels === 'wasm' ? this.wasm : null;
     const pairs = this.pairs;
     if (w?.reserve(this.fluid.capacity, pairs.count)) {
       w.sortedView.set(this.grid.sorted.subarray(0, n));
-      w.startView.set(pairs.start.subarray(0, n + 1));
-      w.nbrView.set(pairs.nbr.subarray(0, pairs.count));
+      if (!this.pairsInWasm) {
+        w.startView.set(pairs.start.subarray(0, n + 1));
+        w.nbrView.set(pairs.nbr.subarray(0, pairs.count));
+      }
       this.acc = w.accView;
       this.post = w.postView;
       this.live = w.liveView;

@@ -1,3 +1,4 @@
+import type { NeighbourGrid } from './neighbour-grid.js';
 import { FLUID_WASM_BASE64 } from './wasm-binary.js';
 
 /**
@@ -65,6 +66,19 @@ interface FluidWasmExports {
     R: number,
     gBuf: number,
   ): void;
+  buildForwardPairs(
+    pos: number,
+    cellStart: number,
+    nx: number,
+    ny: number,
+    nz: number,
+    R: number,
+    r2: number,
+    start: number,
+    nbr: number,
+    cap: number,
+    ranges: number,
+  ): number;
 }
 
 let compiled: WebAssembly.Module | null | undefined;
@@ -107,6 +121,9 @@ export class FluidWasm {
   nbr = 0;
   live = 0;
   gBuf = 0;
+  pos = 0;
+  cellStart = 0;
+  ranges = 0;
   /** Slots and pairs the layout has room for. */
   private slots = -1;
   private pairCap = -1;
@@ -117,6 +134,8 @@ export class FluidWasm {
   liveStartView = new Int32Array(0);
   nbrView = new Int32Array(0);
   liveView = new Int32Array(0);
+  posView = new Float64Array(0);
+  cellStartView = new Int32Array(0);
 
   private constructor(module: WebAssembly.Module) {
     this.memory = new WebAssembly.Memory({ initial: 1 });
@@ -157,7 +176,11 @@ export class FluidWasm {
       liveStart = take(4 * (s + 1)),
       nbr = take(4 * p),
       live = take(4 * p),
-      gBuf = take(8 * p);
+      gBuf = take(8 * p),
+      pos = take(24 * s),
+      // NeighbourGrid.setGeometry keeps the cells at most max(4096, 8 n)
+      cellStart = take(4 * (Math.max(4096, 8 * s) + 1)),
+      ranges = take(4 * 2 * 81);
     const have = this.memory.buffer.byteLength;
     if (at > have) {
       try {
@@ -176,6 +199,9 @@ export class FluidWasm {
     this.nbr = nbr;
     this.live = live;
     this.gBuf = gBuf;
+    this.pos = pos;
+    this.cellStart = cellStart;
+    this.ranges = ranges;
     const buf = this.memory.buffer;
     this.accView = new Float64Array(buf, acc, 8 * s);
     this.postView = new Float64Array(buf, post, 8 * s);
@@ -184,7 +210,46 @@ export class FluidWasm {
     this.liveStartView = new Int32Array(buf, liveStart, s + 1);
     this.nbrView = new Int32Array(buf, nbr, p);
     this.liveView = new Int32Array(buf, live, p);
+    this.posView = new Float64Array(buf, pos, 3 * s);
+    this.cellStartView = new Int32Array(buf, cellStart, Math.max(4096, 8 * s) + 1);
     return true;
+  }
+
+  /**
+   * The fluid pairs of neighbour-grid.ts buildForwardPairs (contiguous: the
+   * range `off` … `off + n − 1` of `p` is in the grid's cell order), built in
+   * the instance's memory into `start` and `nbr` (room for `slots` slots).
+   * Returns the number of pairs, or −1 when the memory cannot grow.
+   */
+  buildPairs(
+    grid: NeighbourGrid,
+    p: Float64Array,
+    off: number,
+    n: number,
+    radius: number,
+    slots: number,
+  ): number {
+    let cap = this.pairCap > 0 ? this.pairCap : 16 * slots;
+    for (;;) {
+      if (!this.reserve(slots, cap)) return -1;
+      this.posView.set(p.subarray(3 * off, 3 * (off + n)));
+      this.cellStartView.set(grid.cellStart.subarray(0, grid.cells + 1));
+      const k = this.x.buildForwardPairs(
+        this.pos,
+        this.cellStart,
+        grid.nx,
+        grid.ny,
+        grid.nz,
+        grid.reach,
+        radius * radius,
+        this.start,
+        this.nbr,
+        this.pairCap,
+        this.ranges,
+      );
+      if (k >= 0) return k;
+      cap = 2 * this.pairCap;
+    }
   }
 }
 
