@@ -413,7 +413,9 @@ export class FluidDensity implements ConstraintSet {
           (ny > 0 ? ny * b[1] : ny * b[4]) +
           (nz > 0 ? nz * b[2] : nz * b[5]);
         if (lo - cc >= reach) continue;
-        if (k + n > this.wallSlot.length) this.growWalls(Math.max(2 * k, k + n) + 256);
+        // geometric growth: the planes' counts change a little every step, so room for exactly k + n
+        // was short again at the next plane or step (each growth copies the records)
+        if (k + n > this.wallSlot.length) this.growWalls(Math.max(2 * this.wallSlot.length, k + n + 256));
         k = planeWalls(n, off, p, nx, ny, nz, cc, reach, k, this.wallSlot, this.wallN, this.wallC);
       } else {
         const R = col.boundingRadius() + margin + reach;
