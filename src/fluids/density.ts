@@ -24,6 +24,7 @@ import {
   wallDensityPass,
   xsphVorticityPass,
 } from './passes.js';
+import { FluidWasm } from './wasm.js';
 
 /**
  * The density constraints of one Fluid and its velocity post-process: PBF
@@ -70,7 +71,14 @@ export class FluidDensity implements ConstraintSet {
   /** The grid of the coupled solid particles (same cells). */
   readonly solidGrid = new NeighbourGrid();
   /** Fluid–fluid pairs closer than h, each once, in rows over grid.sorted; partners by slot (store index − offset). */
-  readonly pairs = new PairList();
+  get pairs(): PairList {
+    return this.pairsInWasm ? this.wasmPairs : this.jsPairs;
+  }
+  /** The pairs built in JavaScript (neighbour-grid.ts). */
+  private readonly jsPairs = new PairList();
+  /** The pairs built in WebAssembly: views of the instance's start and nbr buffers. */
+  private readonly wasmPairs = new PairList();
+  private pairsInWasm = false;
   /**
    * The pairs of `pairs` closer than h at the positions of the last density
    * (or XSPH) pass, in the same rows: the correction (vorticity) pass at the
@@ -78,6 +86,25 @@ export class FluidDensity implements ConstraintSet {
    */
   private live = new Int32Array(0);
   private liveStart = new Int32Array(1);
+  /**
+   * Which implementation runs the fluid pair passes: 'wasm' (the default
+   * where WebAssembly is available; see wasm.ts) or 'js' (passes.ts). Both
+   * give the same numbers bit for bit. Takes effect at the next search.
+   */
+  kernels: 'wasm' | 'js' = 'wasm';
+  /** The WebAssembly instance (made on first use), or null where it is unavailable. */
+  private wasm: FluidWasm | null | undefined;
+  /** The instance serving this substep (kernels = 'wasm' and its buffers hold this search's pairs), else null. */
+  private wasmNow: FluidWasm | null = null;
+  /** The last density pass ran in WebAssembly and left each pair's gradient factor in its pair buffer. */
+  private gStored = false;
+  /** The last density pass walked the rows of the search as they are (see fluidDensityPass). */
+  private allInside = false;
+  // the JavaScript buffers (the WebAssembly instance has its own)
+  private jsAcc = new Float64Array(0);
+  private jsPost = new Float64Array(0);
+  private jsLive = new Int32Array(0);
+  private jsLiveStart = new Int32Array(1);
   /**
    * The fluid's positions at the neighbour search (slot order). A density
    * pass at exactly these positions (the first Jacobi iteration, unless an
@@ -150,9 +177,9 @@ export class FluidDensity implements ConstraintSet {
     if (this.rho.length >= n) return;
     this.rho = new Float64Array(n);
     this.lambda = new Float64Array(n);
-    this.acc = new Float64Array(RECORD * n);
+    this.jsAcc = this.acc = new Float64Array(RECORD * n);
     this.wallP = new Float64Array(n);
-    this.post = new Float64Array(RECORD * n);
+    this.jsPost = this.post = new Float64Array(RECORD * n);
     this.items = new Int32Array(n);
     this.scratch = new Float64Array(3 * n);
     this.scratchInt = new Int32Array(n);
@@ -237,7 +264,9 @@ export class FluidDensity implements ConstraintSet {
     const store = ctx.store;
     const p = store.p;
     this.solidCount = 0;
-    this.pairs.reset(0);
+    this.wasmNow = null;
+    this.pairsInWasm = false;
+    this.jsPairs.reset(0);
     this.solidPairs.reset(0);
     this.wallCount = 0;
     this.grid.count = 0;
@@ -256,11 +285,22 @@ export class FluidDensity implements ConstraintSet {
       contiguous = true;
     }
     this.buildWalls(ctx);
-    buildForwardPairs(this.grid, p, h, this.pairs, fluid.offset, contiguous);
+    if (this.kernels === 'wasm' && this.wasm === undefined) this.wasm = FluidWasm.create();
+    const w = this.kernels === 'wasm' ? this.wasm : null;
+    const k = w && contiguous ? w.buildPairs(this.grid, p, fluid.offset, n, h, fluid.capacity) : -1;
+    if (w && k >= 0) {
+      const wp = this.wasmPairs;
+      wp.start = w.startView;
+      wp.nbr = w.nbrView;
+      wp.rows = n;
+      wp.count = k;
+      this.pairsInWasm = true;
+    } else {
+      buildForwardPairs(this.grid, p, h, this.jsPairs, fluid.offset, contiguous);
+    }
     if (this.searchP.length < 3 * n) this.searchP = new Float64Array(3 * fluid.capacity);
     this.searchP.set(p.subarray(3 * fluid.offset, 3 * (fluid.offset + n)));
-    if (this.live.length < this.pairs.count) this.live = new Int32Array(this.pairs.nbr.length);
-    if (this.liveStart.length < n + 1) this.liveStart = new Int32Array(this.pairs.start.length);
+    this.useBuffers(n);
     this.gatherSolids(ctx);
     const ns = this.solidCount;
     if (ns === 0) return;
@@ -310,6 +350,35 @@ export class FluidDensity implements ConstraintSet {
   }
 
   /**
+   * Points acc, post, live and liveStart at the buffers of the implementation
+   * that runs this substep's pair passes; for WebAssembly, copies the pair
+   * rows of the search into its memory.
+   */
+  private useBuffers(n: number): void {
+    const w = this.kernels === 'wasm' ? this.wasm : null;
+    const pairs = this.pairs;
+    if (w?.reserve(this.fluid.capacity, pairs.count)) {
+      w.sortedView.set(this.grid.sorted.subarray(0, n));
+      if (!this.pairsInWasm) {
+        w.startView.set(pairs.start.subarray(0, n + 1));
+        w.nbrView.set(pairs.nbr.subarray(0, pairs.count));
+      }
+      this.acc = w.accView;
+      this.post = w.postView;
+      this.live = w.liveView;
+      this.liveStart = w.liveStartView;
+      this.wasmNow = w;
+      return;
+    }
+    if (this.jsLive.length < pairs.count) this.jsLive = new Int32Array(pairs.nbr.length);
+    if (this.jsLiveStart.length < n + 1) this.jsLiveStart = new Int32Array(pairs.start.length);
+    this.acc = this.jsAcc;
+    this.post = this.jsPost;
+    this.live = this.jsLive;
+    this.liveStart = this.jsLiveStart;
+  }
+
+  /**
    * Finds the fluid particles within 1.5 h of a collider (enabled, and whose
    * group and mask match the fluid's) and records the collider's tangent
    * plane there. Planes take a fast path (one dot product per particle).
@@ -344,7 +413,9 @@ export class FluidDensity implements ConstraintSet {
           (ny > 0 ? ny * b[1] : ny * b[4]) +
           (nz > 0 ? nz * b[2] : nz * b[5]);
         if (lo - cc >= reach) continue;
-        if (k + n > this.wallSlot.length) this.growWalls(Math.max(2 * k, k + n) + 256);
+        // geometric growth: the planes' counts change a little every step, so room for exactly k + n
+        // was short again at the next plane or step (each growth copies the records)
+        if (k + n > this.wallSlot.length) this.growWalls(Math.max(2 * this.wallSlot.length, k + n + 256));
         k = planeWalls(n, off, p, nx, ny, nz, cc, reach, k, this.wallSlot, this.wallN, this.wallC);
       } else {
         const R = col.boundingRadius() + margin + reach;
@@ -491,7 +562,27 @@ export class FluidDensity implements ConstraintSet {
     const allInside = samePositions(n, off, p, this.searchP);
     this.corrStart = allInside ? start : liveStart;
     this.corrNbr = allInside ? nbr : live;
-    if (!Number.isNaN(wU))
+    this.allInside = allInside;
+    const w = this.wasmNow;
+    this.gStored = w !== null && !Number.isNaN(wU);
+    if (w !== null && !Number.isNaN(wU))
+      w.x.fluidDensityPass(
+        n,
+        off,
+        w.sorted,
+        w.start,
+        w.nbr,
+        wU,
+        h,
+        wCoef,
+        (m / rho0) * spiky,
+        w.acc,
+        w.live,
+        w.liveStart,
+        allInside,
+        w.gBuf,
+      );
+    else if (!Number.isNaN(wU))
       fluidDensityPass(
         n,
         off,
@@ -583,19 +674,35 @@ export class FluidDensity implements ConstraintSet {
     // by S0, so k reads as the density error whose multiplier the artificial pressure equals
     const dq = fluid.artificialPressureDeltaQ * h;
     const qd = h * h - dq * dq;
-    fluidCorrectionPass(
-      n,
-      off,
-      this.grid.sorted,
-      this.corrStart,
-      this.corrNbr,
-      h,
-      (mF / fluid.restDensity) * spiky,
-      fluid.artificialPressureN,
-      1 / (qd * qd * qd),
-      -fluid.artificialPressureK / fluid.restGradientSquared,
-      acc,
-    );
+    const w = this.wasmNow;
+    if (w !== null && this.gStored)
+      w.x.fluidCorrectionPass(
+        n,
+        off,
+        w.sorted,
+        this.allInside ? w.start : w.liveStart,
+        this.allInside ? w.nbr : w.live,
+        h,
+        fluid.artificialPressureN,
+        1 / (qd * qd * qd),
+        -fluid.artificialPressureK / fluid.restGradientSquared,
+        w.acc,
+        w.gBuf,
+      );
+    else
+      fluidCorrectionPass(
+        n,
+        off,
+        this.grid.sorted,
+        this.corrStart,
+        this.corrNbr,
+        h,
+        (mF / fluid.restDensity) * spiky,
+        fluid.artificialPressureN,
+        1 / (qd * qd * qd),
+        -fluid.artificialPressureK / fluid.restGradientSquared,
+        acc,
+      );
     const ns = this.solidCount;
     if (ns > 0) {
       const dps = this.dps;
@@ -659,25 +766,46 @@ export class FluidDensity implements ConstraintSet {
       Q = this.post;
     initPostRecords(n, off, store.x, store.v, R, Q);
     const sorted = this.grid.sorted;
-    xsphVorticityPass(
-      n,
-      off,
-      sorted,
-      this.pairs.start,
-      this.pairs.nbr,
-      R,
-      h,
-      fluid.viscosity * vol * poly6Coefficient(h),
-      gCoef,
-      vort,
-      Q,
-      this.live,
-      this.liveStart,
-    );
+    const w = this.wasmNow;
+    const cW = fluid.viscosity * vol * poly6Coefficient(h);
+    if (w !== null)
+      w.x.xsphVorticityPass(
+        n,
+        off,
+        w.sorted,
+        w.start,
+        w.nbr,
+        w.acc,
+        h,
+        cW,
+        gCoef,
+        vort,
+        w.post,
+        w.live,
+        w.liveStart,
+        w.gBuf,
+      );
+    else
+      xsphVorticityPass(
+        n,
+        off,
+        sorted,
+        this.pairs.start,
+        this.pairs.nbr,
+        R,
+        h,
+        cW,
+        gCoef,
+        vort,
+        Q,
+        this.live,
+        this.liveStart,
+      );
     if (vort) {
       // PBF eq. 16: N = η/|η| with η = ∇|ω|, acceleration ε (N × ω) over the substep
       vorticityMagnitudes(n, R, Q);
-      vorticityGradientPass(n, off, sorted, this.liveStart, this.live, R, h, gCoef);
+      if (w !== null) w.x.vorticityGradientPass(n, off, w.sorted, w.liveStart, w.live, w.acc, w.gBuf);
+      else vorticityGradientPass(n, off, sorted, this.liveStart, this.live, R, h, gCoef);
       vorticityForce(n, fluid.vorticity * ctx.h, R, Q);
     }
     addVelocities(n, off, store.invMass, store.v, Q);

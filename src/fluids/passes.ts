@@ -20,8 +20,10 @@
  * acc[8s + 2 … 8s + 4]. Indices are formed with shifts and ors (s << 3 | k),
  * which V8 compiles without overflow checks. The fluid–fluid loops read
  * positions from the records (copied from p by initRecords), never from the
- * store. Nothing is stored per pair (storing the gradient for the correction
- * pass measured slower).
+ * store. Nothing is stored per pair here (storing the gradient for the
+ * correction pass measured slower in JavaScript); the WebAssembly port of the
+ * pair loops (wasm/fluids.ts, src/fluids/wasm.ts), which FluidDensity runs where it can,
+ * does store it and gives the same numbers bit for bit.
  *
  * Pairs are found once per substep, and after the first Jacobi iteration
  * about a third of them have moved apart beyond h, at random: a branch that
@@ -518,7 +520,7 @@ export function fluidCorrectionPass(
           const r2c = ratio * ratio;
           pw = r2c * r2c;
         } else {
-          pw = ratio ** nCorr;
+          pw = powInt(ratio, nCorr);
         }
         lij += corrScale * pw;
       }
@@ -539,6 +541,18 @@ export function fluidCorrectionPass(
     acc[oi | 3] += wi * ay;
     acc[oi | 4] += wi * az;
   }
+}
+
+/** x^n for an integer n ≥ 0 by repeated squaring (the same operations as the WebAssembly port). */
+export function powInt(x: number, n: number): number {
+  let r = 1;
+  let b = x;
+  while (n > 0) {
+    if (n & 1) r *= b;
+    b *= b;
+    n >>= 1;
+  }
+  return r;
 }
 
 /**
@@ -819,7 +833,8 @@ export function vorticityGradientPass(
       if (r2 === 0) continue;
       const r = Math.sqrt(r2);
       const t = h - r;
-      const f = ((R[o | 3] - mi) * -gCoef * t * t) / r;
+      // (|ω_i| − |ω_j|) times the factor g of ∇_{p_j} W_ij that xsphVorticityPass computed
+      const f = (mi - R[o | 3]) * ((gCoef * t * t) / r);
       ex += f * dx;
       ey += f * dy;
       ez += f * dz;
