@@ -2,8 +2,7 @@ import { colorConstraints, permuteRecords } from '../core/coloring.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
-import { RestSetKernel } from '../wasm/cloth-kernels.js';
-import { wasmKernel, worthPairing } from '../wasm/kernels.js';
+import { type RestSetKernel, restSetKernel } from '../wasm/cloth-kernels.js';
 
 /**
  * Dihedral bending (003 §4.1, Appendix A).
@@ -122,13 +121,7 @@ export class DihedralBending implements ConstraintSet {
 
   /** The SIMD kernel when it applies (see `backend`), built on first use and after setConstraints. */
   private simdKernel(): RestSetKernel | null {
-    if (this.backend !== 'auto' || this.rule.gamma !== 0) return null;
-    const mod = wasmKernel('cloth');
-    if (mod === null) return null;
-    if (this.simd === null || !this.simd.matches(this)) {
-      if (!worthPairing(this, 4)) return null;
-      this.simd = new RestSetKernel(mod, this, 4);
-    }
+    this.simd = restSetKernel(this, 4, this.simd);
     return this.simd;
   }
 

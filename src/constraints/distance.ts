@@ -3,8 +3,7 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
-import { RestSetKernel } from '../wasm/cloth-kernels.js';
-import { wasmKernel, worthPairing } from '../wasm/kernels.js';
+import { type RestSetKernel, restSetKernel } from '../wasm/cloth-kernels.js';
 
 /**
  * Distance constraints C(p1, p2) = |p1 − p2| − d (003 §3.3, eqs. 10–11):
@@ -98,13 +97,7 @@ export class DistanceConstraints implements ConstraintSet {
 
   /** The SIMD kernel when it applies (see `backend`), built on first use and after setConstraints. */
   private simdKernel(): RestSetKernel | null {
-    if (this.backend !== 'auto' || this.rule.gamma !== 0) return null;
-    const mod = wasmKernel('cloth');
-    if (mod === null) return null;
-    if (this.simd === null || !this.simd.matches(this)) {
-      if (!worthPairing(this, 2)) return null;
-      this.simd = new RestSetKernel(mod, this, 2);
-    }
+    this.simd = restSetKernel(this, 2, this.simd);
     return this.simd;
   }
 

@@ -5,6 +5,7 @@
  * src/cloth/dihedral-bending.ts, two constraints of one colour per f64x2.
  */
 import type { ParticleStore } from '../core/particles.js';
+import { wasmKernel, worthPairing } from './kernels.js';
 import { Arena, type ColouredSet, instantiate, PairPlan, ParticleWindow } from './paired.js';
 
 interface ClothExports {
@@ -40,6 +41,24 @@ interface ClothExports {
 export interface RestSet extends ColouredSet {
   rest: Float64Array;
   lambda: Float64Array;
+}
+
+/**
+ * The kernel a set should project with now: `current` while it still
+ * matches the set, a new one when the set changed (setConstraints, tearing),
+ * or null for the JavaScript kernel — backend 'js', XPBD damping (the SIMD
+ * kernels have none), no WebAssembly, or a set not worth pairing.
+ */
+export function restSetKernel(
+  set: RestSet & { backend: 'auto' | 'js'; rule: { gamma: number } },
+  arity: 2 | 4,
+  current: RestSetKernel | null,
+): RestSetKernel | null {
+  if (set.backend !== 'auto' || set.rule.gamma !== 0) return null;
+  const mod = wasmKernel('cloth');
+  if (mod === null) return null;
+  if (current?.matches(set)) return current;
+  return worthPairing(set, arity) ? new RestSetKernel(mod, set, arity) : null;
 }
 
 /**
