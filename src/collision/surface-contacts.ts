@@ -14,6 +14,22 @@ import { Untangler } from './untangle.js';
  * the projectile (4 made lists ~10× longer and frames no faster).
  */
 const ALLOWANCE = 1.5;
+/**
+ * A snapshot is centred this many substeps ahead along the vertex's motion
+ * (when that is at most one mesh spacing), so that a steadily moving vertex
+ * stays inside its allowance for about twice as many substeps, and one that
+ * stops stays inside too: full rebuilds of self-collision-6000 fell from
+ * 487 to ~180 per 120 frames with 1 (2 was faster on slow scenes but made
+ * the projectile's lists ~10× longer).
+ */
+const LEAD = 1;
+/**
+ * Fraction of the vertices that may renew their snapshots in an incremental
+ * update; beyond it the lists are built anew. An update costs about as much
+ * per renewed vertex as a rebuild does per vertex times ~10 (each renewal
+ * dirties ~6 triangles and ~6 edges), so 5 % measured best (25 %: ~10 % slower).
+ */
+const PARTIAL_LIMIT = 0.05;
 const IDENTITY_QUAT = new Float64Array([0, 0, 0, 1]);
 
 /** Contact settings of one registered surface (a cloth, a soft body's skin …). */
@@ -202,8 +218,8 @@ export class SurfaceContacts implements ConstraintSet {
   /** Vertices and edges owned by each triangle (CSR), and the vertices of no triangle (free points). */
   private ownVStart = new Int32Array(1);
   private ownV = new Int32Array(0);
-  private ownEStart = new Int32Array(1);
-  private ownE = new Int32Array(0);
+  ownEStart = new Int32Array(1);
+  ownE = new Int32Array(0);
   private freeV = new Int32Array(0);
   private valid = false;
   /** Rigid frames of x and p relative to the snapshots: rotation (row-major), centroid, snapshot centroid. */
@@ -693,22 +709,34 @@ export class SurfaceContacts implements ConstraintSet {
     const mx = RP[0] * ux + RP[3] * uy + RP[6] * uz + RP[12] - yx,
       my = RP[1] * ux + RP[4] * uy + RP[7] * uz + RP[13] - yy,
       mz = RP[2] * ux + RP[5] * uy + RP[8] * uz + RP[14] - yz;
-    this.snap[s] = yx;
-    this.snap[s + 1] = yy;
-    this.snap[s + 2] = yz;
     // room for a little more than one more substep like this one, but not beyond one mesh spacing more
-    // (fast vertices renew their snapshot instead of sweeping huge boxes)
+    // (fast vertices renew their snapshot instead of sweeping huge boxes) …
     const u = Math.sqrt(mx * mx + my * my + mz * mz);
-    const d = Math.max(dmin, Math.min(ALLOWANCE * u, u + this.meanEdge));
+    let d = Math.max(dmin, Math.min(ALLOWANCE * u, u + this.meanEdge));
+    let cx = yx,
+      cy = yy,
+      cz = yz;
+    if (u <= this.meanEdge) {
+      // … or, centred LEAD substeps ahead, room for LEAD + ALLOWANCE − 1 such substeps around the centre
+      // plus the minimum δ around x (the sphere holds x and p; any centre is valid, only the δ-sphere of
+      // each vertex matters to the candidate tests)
+      cx = yx + LEAD * mx;
+      cy = yy + LEAD * my;
+      cz = yz + LEAD * mz;
+      d = Math.max(dmin + LEAD * u, (LEAD + ALLOWANCE - 1) * u);
+    }
+    this.snap[s] = cx;
+    this.snap[s + 1] = cy;
+    this.snap[s + 2] = cz;
     this.delta[v] = d;
     const o = 6 * v;
     const vb = this.vBox;
-    vb[o] = yx - d;
-    vb[o + 1] = yy - d;
-    vb[o + 2] = yz - d;
-    vb[o + 3] = yx + d;
-    vb[o + 4] = yy + d;
-    vb[o + 5] = yz + d;
+    vb[o] = cx - d;
+    vb[o + 1] = cy - d;
+    vb[o + 2] = cz - d;
+    vb[o + 3] = cx + d;
+    vb[o + 4] = cy + d;
+    vb[o + 5] = cz + d;
   }
 
   /** Smallest allowance δ (m). */
@@ -817,7 +845,7 @@ export class SurfaceContacts implements ConstraintSet {
     // and find their pairs again
     const group = store.group,
       mask = store.mask;
-    this.collectPairs(group, mask, true);
+    this.collectPairs(group, mask, true, nt);
     for (let k = 0; k < n; k++) vd[viol[k]] = 0;
     for (let k = 0; k < nt; k++) td[this.dirtyTris[k]] = 0;
     for (let k = 0; k < ne; k++) ed[this.dirtyEdges[k]] = 0;
@@ -954,15 +982,60 @@ export class SurfaceContacts implements ConstraintSet {
    * the edges each owns against the other's (every pair once, as every
    * vertex and edge has one owner). Free points query the tree on their
    * own. `partial`: only the pairs with a changed (dirty) vertex, triangle
-   * or edge, found by a traversal that skips subtrees without a dirty
-   * triangle (a dirty vertex or edge makes its triangles dirty).
+   * or edge, found by querying the tree with the box of each of the
+   * `nDirty` dirty triangles (a dirty vertex or edge makes its triangles
+   * dirty), in time proportional to them rather than to the whole tree.
    */
-  private collectPairs(group: Int32Array, mask: Int32Array, partial: boolean): void {
+  private collectPairs(group: Int32Array, mask: Int32Array, partial: boolean, nDirty = 0): void {
+    const td = this.tDirty,
+      vd = this.vDirty;
+    if (!partial) {
+      const np = this.tree.selfPairs(this.tBox, null);
+      const pairs = this.tree.pairs;
+      for (let k = 0; k < np; k++)
+        this.collectTrianglePair(pairs[2 * k], pairs[2 * k + 1], group, mask, false);
+    } else {
+      // each dirty triangle against the triangles its box overlaps (the pairs a marked self-traversal
+      // gives, found in time proportional to the dirty triangles); a pair of two dirty triangles is
+      // taken from the smaller index
+      const tBox = this.tBox,
+        dirty = this.dirtyTris,
+        tree = this.tree;
+      for (let i = 0; i < nDirty; i++) {
+        const t1 = dirty[i],
+          o = 6 * t1;
+        const m = tree.query(tBox, tBox[o], tBox[o + 1], tBox[o + 2], tBox[o + 3], tBox[o + 4], tBox[o + 5]);
+        const res = tree.result;
+        for (let k = 0; k < m; k++) {
+          const t2 = res[k];
+          if (t2 === t1 || (td[t2] !== 0 && t2 < t1)) continue;
+          this.collectTrianglePair(t1, t2, group, mask, true);
+        }
+      }
+    }
+    const free = this.freeV;
+    for (let k = 0; k < free.length; k++) {
+      const q = free[k];
+      if (!partial || vd[q] !== 0) this.collectForVertex(q, group, mask, false);
+      else this.collectForVertex(q, group, mask, true);
+    }
+  }
+
+  /**
+   * The candidates of one overlapping triangle pair: the vertices each owns
+   * against the other triangle, and the edges each owns against the other's.
+   * `partial`: only the pairs with a dirty vertex, triangle or edge.
+   */
+  private collectTrianglePair(
+    t1: number,
+    t2: number,
+    group: Int32Array,
+    mask: Int32Array,
+    partial: boolean,
+  ): void {
     const vd = this.vDirty,
       td = this.tDirty,
       ed = this.eDirty;
-    const np = this.tree.selfPairs(this.tBox, partial ? td : null);
-    const pairs = this.tree.pairs;
     const ovs = this.ownVStart,
       ov = this.ownV,
       oes = this.ownEStart,
@@ -973,40 +1046,46 @@ export class SurfaceContacts implements ConstraintSet {
     // triangle boxes carry half the reach of their surface: a vertex box must come within its own half
     const hr = this.halfReach,
       vs = this.vertexSurface;
-    for (let k = 0; k < np; k++) {
-      const t1 = pairs[2 * k],
-        t2 = pairs[2 * k + 1];
-      const d1 = partial && td[t1] === 0,
-        d2 = partial && td[t2] === 0;
-      for (let j = ovs[t1]; j < ovs[t1 + 1]; j++) {
-        const q = ov[j];
-        if (d2 && vd[q] === 0) continue;
-        if (boxesNear(vBox, q, tBox, t2, hr[vs[q]]) && this.vtCandidate(q, t2, group, mask))
-          this.addVT(q, t2);
-      }
-      for (let j = ovs[t2]; j < ovs[t2 + 1]; j++) {
-        const q = ov[j];
-        if (d1 && vd[q] === 0) continue;
-        if (boxesNear(vBox, q, tBox, t1, hr[vs[q]]) && this.vtCandidate(q, t1, group, mask))
-          this.addVT(q, t1);
-      }
-      const e1 = oes[t2],
-        e2 = oes[t2 + 1];
-      for (let i = oes[t1]; i < oes[t1 + 1]; i++) {
-        const e = oe[i];
-        const ce = partial && ed[e] === 0;
-        for (let j = e1; j < e2; j++) {
-          const f = oe[j];
-          if (ce && ed[f] === 0) continue;
-          if (boxesOverlap(eBox, e, eBox, f) && this.eeCandidate(e, f, group, mask)) this.addEE(e, f);
-        }
-      }
+    const d1 = partial && td[t1] === 0,
+      d2 = partial && td[t2] === 0;
+    const tri = this.tri,
+      edge = this.edge;
+    const a1 = tri[3 * t1],
+      b1 = tri[3 * t1 + 1],
+      c1 = tri[3 * t1 + 2],
+      a2 = tri[3 * t2],
+      b2 = tri[3 * t2 + 1],
+      c2 = tri[3 * t2 + 2];
+    // (a vertex of the other triangle is never a candidate: tested here before the boxes)
+    for (let j = ovs[t1]; j < ovs[t1 + 1]; j++) {
+      const q = ov[j];
+      if ((d2 && vd[q] === 0) || q === a2 || q === b2 || q === c2) continue;
+      if (boxesNear(vBox, q, tBox, t2, hr[vs[q]]) && this.vtCandidate(q, t2, group, mask)) this.addVT(q, t2);
     }
-    const free = this.freeV;
-    for (let k = 0; k < free.length; k++) {
-      const q = free[k];
-      if (!partial || vd[q] !== 0) this.collectForVertex(q, group, mask, false);
-      else this.collectForVertex(q, group, mask, true);
+    for (let j = ovs[t2]; j < ovs[t2 + 1]; j++) {
+      const q = ov[j];
+      if ((d1 && vd[q] === 0) || q === a1 || q === b1 || q === c1) continue;
+      if (boxesNear(vBox, q, tBox, t1, hr[vs[q]]) && this.vtCandidate(q, t1, group, mask)) this.addVT(q, t1);
+    }
+    const e1 = oes[t2],
+      e2 = oes[t2 + 1];
+    if (e1 === e2) return;
+    for (let i = oes[t1]; i < oes[t1 + 1]; i++) {
+      const e = oe[i];
+      const ce = partial && ed[e] === 0;
+      // every edge box of t2 lies inside t2's box
+      if (!boxesOverlap(eBox, e, tBox, t2)) continue;
+      const ea = edge[2 * e],
+        eb = edge[2 * e + 1];
+      for (let j = e1; j < e2; j++) {
+        const f = oe[j];
+        if (ce && ed[f] === 0) continue;
+        // edges that share a vertex are never candidates
+        const fa = edge[2 * f],
+          fb = edge[2 * f + 1];
+        if (fa === ea || fa === eb || fb === ea || fb === eb) continue;
+        if (boxesOverlap(eBox, e, eBox, f) && this.eeCandidate(e, f, group, mask)) this.addEE(e, f);
+      }
     }
   }
 
@@ -1063,16 +1142,15 @@ export class SurfaceContacts implements ConstraintSet {
    */
   private updateCandidates(store: ParticleStore, x: Float64Array, p: Float64Array, slack = 0): void {
     const n = this.checkValid(x, p, slack);
-    if (n < 0 || n > 0.25 * this.vertexCount) this.fullRebuild(store, x, p);
+    if (n < 0 || n > PARTIAL_LIMIT * this.vertexCount) this.fullRebuild(store, x, p);
     else if (n > 0) this.partialUpdate(store, x, p, n);
   }
 
-  /** Swept boxes x → p and the motion |p − x| of every surface vertex. */
+  /** Swept boxes x → p and the motion of every surface vertex (see relativeMotion). */
   private sweptBoxes(x: Float64Array, p: Float64Array): void {
     const nv = this.vertexCount;
     const vert = this.vertex,
-      sv = this.sv,
-      motion = this.motion;
+      sv = this.sv;
     for (let v = 0; v < nv; v++) {
       const g = 3 * vert[v],
         o = 6 * v;
@@ -1088,9 +1166,41 @@ export class SurfaceContacts implements ConstraintSet {
       sv[o + 3] = Math.max(x0, x1);
       sv[o + 4] = Math.max(y0, y1);
       sv[o + 5] = Math.max(z0, z1);
-      const mx = x1 - x0,
-        my = y1 - y0,
-        mz = z1 - z0;
+    }
+    this.relativeMotion(x, p);
+  }
+
+  /**
+   * The motion |(p − x) − c| of every surface vertex relative to the mean
+   * displacement c of all of them. Along straight paths x → p the distance
+   * of a vertex–triangle (or edge–edge) pair changes by at most the sum of
+   * the relative motions of its vertex and of the fastest vertex of the
+   * other side: the common c cancels in q − Σ bᵢ pᵢ because Σ bᵢ = 1. So
+   * the distance bounds of falling or drifting cloth decay only by how fast
+   * its parts move against each other.
+   */
+  private relativeMotion(x: Float64Array, p: Float64Array): void {
+    const nv = this.vertexCount;
+    const vert = this.vertex,
+      motion = this.motion;
+    let cx = 0,
+      cy = 0,
+      cz = 0;
+    for (let v = 0; v < nv; v++) {
+      const g = 3 * vert[v];
+      cx += p[g] - x[g];
+      cy += p[g + 1] - x[g + 1];
+      cz += p[g + 2] - x[g + 2];
+    }
+    const inv = 1 / Math.max(1, nv);
+    cx *= inv;
+    cy *= inv;
+    cz *= inv;
+    for (let v = 0; v < nv; v++) {
+      const g = 3 * vert[v];
+      const mx = p[g] - x[g] - cx,
+        my = p[g + 1] - x[g + 1] - cy,
+        mz = p[g + 2] - x[g + 2] - cz;
       motion[v] = Math.sqrt(mx * mx + my * my + mz * mz);
     }
   }
@@ -1589,15 +1699,8 @@ export class SurfaceContacts implements ConstraintSet {
    * of the substep, so each bound drops by the motion of its pair.
    */
   private decayBounds(x: Float64Array, p: Float64Array): void {
-    const vert = this.vertex,
-      motion = this.motion;
-    for (let v = 0; v < this.vertexCount; v++) {
-      const g = 3 * vert[v];
-      const mx = p[g] - x[g],
-        my = p[g + 1] - x[g + 1],
-        mz = p[g + 2] - x[g + 2];
-      motion[v] = Math.sqrt(mx * mx + my * my + mz * mz);
-    }
+    const motion = this.motion;
+    this.relativeMotion(x, p);
     const tri = this.tri,
       edge = this.edge,
       vt = this.vtCand,

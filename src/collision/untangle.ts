@@ -13,9 +13,10 @@ const cp = new Float64Array(7);
  * A global intersection analysis in the spirit of Baraff, Witkin and Kass
  * (2003), run at the start of a step on the positions x:
  *
- * 1. every edge is tested against the triangles near it (a BVH of the
- *    triangles, refitted each time) for a crossing; the crossing edges are
- *    where the intersection curves cut the surface;
+ * 1. every edge is tested against the triangles near it (the overlapping
+ *    pairs of a self-traversal of a triangle BVH, refitted each time) for a
+ *    crossing; the crossing edges are where the intersection curves cut the
+ *    surface;
  * 2. the surface is flood-filled without crossing the cut edges. In each
  *    connected piece the largest region is taken to be right; every other
  *    region is marked with a label (it is the part that went through);
@@ -110,50 +111,60 @@ export class Untangler {
     }
     if (this.bvh.itemCount !== nt || this.bvh.nodeCount === 0) this.bvh.build(boxes, nt);
     else this.bvh.refit(boxes);
-    // edge–triangle crossings
+    // edge–triangle crossings: the overlapping triangle pairs of one self-traversal, each triangle's own
+    // edges (every edge has one owner) against the other triangle (an edge's box lies inside its owner's)
     let n = 0;
     const cut = this.cut;
     cut.fill(0);
     const group = store.group,
       mask = store.mask;
-    for (let e = 0; e < ne; e++) {
-      const a = edge[2 * e],
-        b = edge[2 * e + 1];
-      const ga = vert[a],
-        gb = vert[b];
-      const a3 = 3 * ga,
-        b3 = 3 * gb;
-      const m = this.bvh.query(
-        boxes,
-        Math.min(x[a3], x[b3]),
-        Math.min(x[a3 + 1], x[b3 + 1]),
-        Math.min(x[a3 + 2], x[b3 + 2]),
-        Math.max(x[a3], x[b3]),
-        Math.max(x[a3 + 1], x[b3 + 1]),
-        Math.max(x[a3 + 2], x[b3 + 2]),
-      );
-      const res = this.bvh.result;
-      for (let k = 0; k < m; k++) {
-        const t = res[k];
+    const oes = sc.ownEStart,
+      oe = sc.ownE;
+    const np = this.bvh.selfPairs(boxes, null);
+    const pairs = this.bvh.pairs;
+    for (let k = 0; k < np; k++) {
+      for (let side = 0; side < 2; side++) {
+        const owner = pairs[2 * k + side],
+          t = pairs[2 * k + 1 - side];
         const p = tri[3 * t],
           q = tri[3 * t + 1],
           r = tri[3 * t + 2];
-        if (p === a || p === b || q === a || q === b || r === a || r === b) continue;
-        if (!sc.pairActive(sc.edgeSurface[e], sc.triSurface[t])) continue;
-        const gp = vert[p];
-        if ((mask[ga] & group[gp]) === 0 || (mask[gp] & group[ga]) === 0) continue;
-        if (!segmentCrossesTriangle(x, a3, b3, 3 * gp, 3 * vert[q], 3 * vert[r])) continue;
-        if (2 * n + 2 > this.intersections.length) {
-          const g = new Int32Array(Math.max(64, 4 * n + 4));
-          g.set(this.intersections);
-          this.intersections = g;
+        const o = 6 * t;
+        for (let j = oes[owner]; j < oes[owner + 1]; j++) {
+          const e = oe[j];
+          const a = edge[2 * e],
+            b = edge[2 * e + 1];
+          if (p === a || p === b || q === a || q === b || r === a || r === b) continue;
+          const a3 = 3 * vert[a],
+            b3 = 3 * vert[b];
+          if (
+            Math.min(x[a3], x[b3]) > boxes[o + 3] ||
+            Math.max(x[a3], x[b3]) < boxes[o] ||
+            Math.min(x[a3 + 1], x[b3 + 1]) > boxes[o + 4] ||
+            Math.max(x[a3 + 1], x[b3 + 1]) < boxes[o + 1] ||
+            Math.min(x[a3 + 2], x[b3 + 2]) > boxes[o + 5] ||
+            Math.max(x[a3 + 2], x[b3 + 2]) < boxes[o + 2]
+          )
+            continue;
+          if (!sc.pairActive(sc.edgeSurface[e], sc.triSurface[t])) continue;
+          const ga = vert[a],
+            gp = vert[p];
+          if ((mask[ga] & group[gp]) === 0 || (mask[gp] & group[ga]) === 0) continue;
+          if (!segmentCrossesTriangle(x, a3, b3, 3 * gp, 3 * vert[q], 3 * vert[r])) continue;
+          if (2 * n + 2 > this.intersections.length) {
+            const g = new Int32Array(Math.max(64, 4 * n + 4));
+            g.set(this.intersections);
+            this.intersections = g;
+          }
+          this.intersections[2 * n] = e;
+          this.intersections[2 * n + 1] = t;
+          n++;
+          cut[e] = 1;
         }
-        this.intersections[2 * n] = e;
-        this.intersections[2 * n + 1] = t;
-        n++;
-        cut[e] = 1;
       }
     }
+    // in (edge, triangle) order, whatever order the traversal met them in
+    sortPairs(this.intersections, n);
     this.intersectionCount = n;
     const label = sc.label;
     if (n === 0) {
@@ -321,6 +332,22 @@ export class Untangler {
     sc.flipStep = 0.25 * sc.meanEdge;
     sc.tangled = true;
     return n;
+  }
+}
+
+/** Sorts the first n (edge, triangle) pairs of `pairs` by edge, then triangle (insertion sort: the lists are short). */
+function sortPairs(pairs: Int32Array, n: number): void {
+  for (let i = 1; i < n; i++) {
+    const e = pairs[2 * i],
+      t = pairs[2 * i + 1];
+    let j = i - 1;
+    while (j >= 0 && (pairs[2 * j] > e || (pairs[2 * j] === e && pairs[2 * j + 1] > t))) {
+      pairs[2 * j + 2] = pairs[2 * j];
+      pairs[2 * j + 3] = pairs[2 * j + 1];
+      j--;
+    }
+    pairs[2 * j + 2] = e;
+    pairs[2 * j + 3] = t;
   }
 }
 
