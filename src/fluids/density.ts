@@ -2,6 +2,7 @@ import type { Body } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { quatRotate } from '../math/quat.js';
+import { wasmKernelsEnabled } from '../wasm/kernels.js';
 import type { Fluid } from './fluid.js';
 import { poly6Coefficient, spikyGradientCoefficient } from './kernels.js';
 import { buildCrossPairs, buildForwardPairs, NeighbourGrid, PairList } from './neighbour-grid.js';
@@ -24,7 +25,7 @@ import {
   wallDensityPass,
   xsphVorticityPass,
 } from './passes.js';
-import { FluidWasm } from './wasm.js';
+import { FluidWasm, fluidWasmModule } from './wasm.js';
 
 /**
  * The density constraints of one Fluid and its velocity post-process: PBF
@@ -92,6 +93,10 @@ export class FluidDensity implements ConstraintSet {
    * give the same numbers bit for bit. Takes effect at the next search.
    */
   kernels: 'wasm' | 'js' = 'wasm';
+  /** Which implementation runs the pair passes now (for statistics and the gallery's readout). */
+  get activeBackend(): 'wasm' | 'js' {
+    return this.kernels === 'wasm' && wasmKernelsEnabled() && fluidWasmModule() !== null ? 'wasm' : 'js';
+  }
   /** The WebAssembly instance (made on first use), or null where it is unavailable. */
   private wasm: FluidWasm | null | undefined;
   /** The instance serving this substep (kernels = 'wasm' and its buffers hold this search's pairs), else null. */
@@ -285,8 +290,10 @@ export class FluidDensity implements ConstraintSet {
       contiguous = true;
     }
     this.buildWalls(ctx);
-    if (this.kernels === 'wasm' && this.wasm === undefined) this.wasm = FluidWasm.create();
-    const w = this.kernels === 'wasm' ? this.wasm : null;
+    const useWasm = this.kernels === 'wasm' && wasmKernelsEnabled();
+    // (made on first use; retried while the module is still compiling on a browser main thread)
+    if (useWasm && !this.wasm) this.wasm = FluidWasm.create();
+    const w = useWasm ? (this.wasm ?? null) : null;
     const k = w && contiguous ? w.buildPairs(this.grid, p, fluid.offset, n, h, fluid.capacity) : -1;
     if (w && k >= 0) {
       const wp = this.wasmPairs;
@@ -355,7 +362,7 @@ export class FluidDensity implements ConstraintSet {
    * rows of the search into its memory.
    */
   private useBuffers(n: number): void {
-    const w = this.kernels === 'wasm' ? this.wasm : null;
+    const w = this.kernels === 'wasm' && wasmKernelsEnabled() ? (this.wasm ?? null) : null;
     const pairs = this.pairs;
     if (w?.reserve(this.fluid.capacity, pairs.count)) {
       w.sortedView.set(this.grid.sorted.subarray(0, n));

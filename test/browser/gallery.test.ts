@@ -284,14 +284,21 @@ describe('the gallery in Chromium', () => {
     expect(browser.errors).toEqual([]);
   });
 
-  it('soft bodies run on the WebAssembly SIMD tet kernel in the worker, and the readout says so', async () => {
+  it('soft bodies, cloth and fluids run on WebAssembly kernels in the worker, and the readout says so', async () => {
     await openScene(page, base, 'continuum-bunny-drop');
     const s = await state(page);
     expect(s.mode).toBe('worker');
-    expect(s.simd).toContain('fem-tet');
+    expect(s.wasm).toContain('fem-tet');
     await expect
       .poll(async () => page.locator('[data-testid=readout]').textContent(), { timeout: 20_000 })
-      .toMatch(/SIMD kernels\s*fem-tet/);
+      .toMatch(/WebAssembly\s*fem-tet/);
+    // cloth constraints and the fluid's pair passes too
+    await openScene(page, base, 'cloth-flag');
+    const cloth = (await state(page)).wasm;
+    expect(cloth).toContain('stretch');
+    expect(cloth).toContain('dihedral-bending');
+    await openScene(page, base, 'fluids-dam-break');
+    expect((await state(page)).wasm).toContain('fluid-density');
     expect(browser.errors).toEqual([]);
   });
 
@@ -307,7 +314,7 @@ describe('the gallery in Chromium', () => {
     await openScene(fallback, inject('plainUrl'), 'continuum-bunny-drop');
     expect((await state(fallback)).mode).toBe('main');
     // the SIMD tet kernel (3.5 kB) compiles on the main thread too
-    expect((await state(fallback)).simd).toContain('fem-tet');
+    expect((await state(fallback)).wasm).toContain('fem-tet');
     const [m0] = await fallback.evaluate(() => window.pbdGallery.renderMeshes());
     expect(m0.hasRenderMesh).toBe(true);
     expect(m0.shared).toBe(false);

@@ -125,7 +125,7 @@ const hooks = {
       grabbed: f?.grabbed ?? -1,
       lastPick: p.lastPick,
       fps: p.fps,
-      simd: p.info?.constraintKinds.filter((k) => k.wasm > 0).map((k) => k.kind) ?? [],
+      wasm: p.info?.constraintKinds.filter((k) => k.wasm > 0).map((k) => k.kind) ?? [],
       bodies: p.stage.bodies.map((b) => ({ offset: b.mirror.offset, activeCount: b.mirror.activeCount })),
     } as const;
   },

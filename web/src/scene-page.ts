@@ -378,7 +378,7 @@ export class ScenePage {
       ],
       ['particles', f.particleCount.toLocaleString('en')],
       ['constraints', f.constraintCount.toLocaleString('en')],
-      ...this.simdRow(),
+      ...this.wasmRow(),
       ['time', `${f.time.toFixed(2)} s · step ${f.steps}${this.run.paused ? ' · paused' : slow}`],
     ];
     if (f.recoveries || f.speedClamps) {
@@ -393,10 +393,10 @@ export class ScenePage {
     );
   }
 
-  /** Which constraint kinds WebAssembly SIMD kernels project, if any. */
-  private simdRow(): [string, string][] {
+  /** Which constraint kinds WebAssembly kernels project, if any. */
+  private wasmRow(): [string, string][] {
     const kinds = this.info?.constraintKinds.filter((k) => k.wasm > 0).map((k) => k.kind) ?? [];
-    return kinds.length > 0 ? [['SIMD kernels', kinds.join(', ')]] : [];
+    return kinds.length > 0 ? [['WebAssembly', kinds.join(', ')]] : [];
   }
 
   private renderScale(): string {

@@ -95,7 +95,7 @@ export interface SceneInfo {
   colliders: ColliderInfo[];
   pairSets: PairSetInfo[];
   constraintCount: number;
-  /** Constraints per kind; `wasm` of them projected by WebAssembly SIMD kernels. */
+  /** Constraints per kind; `wasm` of them projected by WebAssembly kernels. */
   constraintKinds: { kind: string; count: number; colors: number; wasm: number }[];
   frame: FrameInfo;
 }
