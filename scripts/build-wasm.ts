@@ -14,7 +14,7 @@ import asc from 'assemblyscript/asc';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The kernels: AssemblyScript source in wasm/, generated module in src/wasm/. */
-export const KERNELS = ['tet-fem', 'cloth', 'fluids'] as const;
+export const KERNELS = ['tet-fem', 'cloth', 'fem-cloth', 'fluids'] as const;
 
 /** Compiles wasm/<name>.ts and returns the module's bytes. */
 export async function compileKernel(name: string): Promise<Uint8Array> {

@@ -2,6 +2,7 @@ import { colorConstraints, permuteRecords } from '../core/coloring.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
+import { type FemClothKernel, femClothKernel } from '../wasm/fem-cloth-kernels.js';
 import { isometricBendingEnergy, isometricBendingStencil } from './energy.js';
 
 /**
@@ -31,6 +32,13 @@ export class IsometricBending implements ConstraintSet {
   colorOffsets: Int32Array;
   readonly count: number;
   readonly colors: number;
+  /**
+   * 'auto' projects with the WebAssembly SIMD kernel (wasm/fem-cloth.ts,
+   * bit-identical to the JavaScript kernel) when the set has no XPBD
+   * damping; 'js' always with the JavaScript kernel.
+   */
+  backend: 'auto' | 'js' = 'auto';
+  private simd: FemClothKernel | null = null;
   private m = 0;
   private readonly g = new Float64Array(12);
 
@@ -84,8 +92,24 @@ export class IsometricBending implements ConstraintSet {
     this.lambda.fill(0);
   }
 
+  /** The SIMD kernel when it applies (see `backend`), built on first use. */
+  private simdKernel(): FemClothKernel | null {
+    this.simd = femClothKernel(this, 4, this.K, this.q, this.simd);
+    return this.simd;
+  }
+
+  /** Which kernel projects this set now: 'wasm' (SIMD) or 'js'. */
+  get activeBackend(): 'wasm' | 'js' {
+    return this.simdKernel() === null ? 'js' : 'wasm';
+  }
+
   project(ctx: StepContext): void {
     const store = ctx.store;
+    const simd = this.simdKernel();
+    if (simd !== null) {
+      simd.isometric(store, ctx.reverse, this.rule.kPrime, this.rule.alphaTilde, this.m);
+      return;
+    }
     const p = store.p,
       x = store.x,
       w = store.invMass;

@@ -3,6 +3,7 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { ProjectionRule } from '../core/solver.js';
+import { type FemClothKernel, femClothKernel } from '../wasm/fem-cloth-kernels.js';
 import { type MembraneMaterial, triangleEnergy, triangleRestShape, triangleStress } from './energy.js';
 import {
   isotropicMembraneTensor,
@@ -84,6 +85,14 @@ export class TriangleFemConstraints implements ConstraintSet {
   colorOffsets: Int32Array;
   readonly count: number;
   readonly colors: number;
+  /**
+   * 'auto' projects StVK elements without XPBD damping with the WebAssembly
+   * SIMD kernel (wasm/fem-cloth.ts, bit-identical to the JavaScript kernel;
+   * elements that need the clamped stress go to the JavaScript kernel), 'js'
+   * always with the JavaScript kernel.
+   */
+  backend: 'auto' | 'js' = 'auto';
+  private simd: FemClothKernel | null = null;
   private m = 0;
   private readonly fs = new Float64Array(6);
   private readonly ps = new Float64Array(6);
@@ -148,11 +157,57 @@ export class TriangleFemConstraints implements ConstraintSet {
     this.lambda.fill(0);
   }
 
+  /** The SIMD kernel when it applies (see `backend`), built on first use. */
+  private simdKernel(): FemClothKernel | null {
+    this.simd =
+      this.material.model === 'stvk' ? femClothKernel(this, 3, this.restShape, this.area, this.simd) : null;
+    return this.simd;
+  }
+
+  /** Which kernel projects this set now: 'wasm' (SIMD) or 'js'. */
+  get activeBackend(): 'wasm' | 'js' {
+    return this.simdKernel() === null ? 'js' : 'wasm';
+  }
+
+  /** Triangles the SIMD kernel has left to the JavaScript kernel so far. */
+  get wasmDeferred(): number {
+    return this.simd?.deferred ?? 0;
+  }
+
   project(ctx: StepContext): void {
     const store = ctx.store;
-    const p = store.p,
-      x = store.x,
-      w = store.invMass;
+    const simd = this.simdKernel();
+    if (simd !== null) {
+      const mat = this.material;
+      simd.membrane(
+        this,
+        store,
+        ctx.reverse,
+        this.rule.kPrime,
+        this.rule.alphaTilde,
+        this.m,
+        mat.tensor,
+        mat.isotropic ? mat.clamp * mat.clamp : Number.NEGATIVE_INFINITY,
+        PSI_TOLERANCE * (mat.isotropic ? mat.mu : Math.min(mat.tensor[0], mat.tensor[2], mat.tensor[3])),
+      );
+      return;
+    }
+    this.kernel(store.p, store.x, store.invMass, 0, null, this.count, ctx.reverse);
+  }
+
+  /**
+   * The JavaScript kernel over `count` triangles — 0 … count − 1, or those
+   * listed in `list` — with particle i at p[3 (i − base)] and w[i − base].
+   */
+  kernel(
+    p: Float64Array,
+    x: Float64Array,
+    w: Float64Array,
+    base: number,
+    list: Int32Array | null,
+    count: number,
+    reverse: boolean,
+  ): void {
     const idx = this.indices,
       Bm = this.restShape,
       area = this.area,
@@ -174,14 +229,14 @@ export class TriangleFemConstraints implements ConstraintSet {
     const psiMin = PSI_TOLERANCE * (mat.isotropic ? mat.mu : Math.min(C11, C22, C33));
     const fs = this.fs,
       ps = this.ps;
-    const n = this.count;
-    const step = ctx.reverse ? -1 : 1;
-    const end = ctx.reverse ? -1 : n;
-    for (let c = ctx.reverse ? n - 1 : 0; c !== end; c += step) {
+    const step = reverse ? -1 : 1;
+    const end = reverse ? -1 : count;
+    for (let it = reverse ? count - 1 : 0; it !== end; it += step) {
+      const c = list === null ? it : list[it];
       const q = 3 * c;
-      const i0 = idx[q],
-        i1 = idx[q + 1],
-        i2 = idx[q + 2];
+      const i0 = idx[q] - base,
+        i1 = idx[q + 1] - base,
+        i2 = idx[q + 2] - base;
       const w0 = w[i0],
         w1 = w[i1],
         w2 = w[i2];

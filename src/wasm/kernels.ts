@@ -14,10 +14,11 @@
  * `npm run wasm`), so neither Node nor a bundler needs a loader.
  */
 import { WASM_BASE64 as CLOTH } from './cloth.generated.js';
+import { WASM_BASE64 as FEM_CLOTH } from './fem-cloth.generated.js';
 import { WASM_BASE64 as FLUIDS } from './fluids.generated.js';
 import { WASM_BASE64 as TET_FEM } from './tet-fem.generated.js';
 
-const SOURCES = { 'tet-fem': TET_FEM, cloth: CLOTH, fluids: FLUIDS } as const;
+const SOURCES = { 'tet-fem': TET_FEM, cloth: CLOTH, 'fem-cloth': FEM_CLOTH, fluids: FLUIDS } as const;
 export type KernelName = keyof typeof SOURCES;
 
 let enabled = true;
