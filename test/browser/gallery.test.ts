@@ -178,10 +178,15 @@ describe('the gallery in Chromium', () => {
     await expect.poll(async () => (await state(page)).paused).toBe(true);
     const fallAfter = async (steps: number) => {
       await page.keyboard.press('r');
-      await expect.poll(async () => (await state(page)).steps, { timeout: 30_000 }).toBe(0);
+      // the reset is done (not merely requested while a step batch was still running)
+      const settled = (n: number) => async () => {
+        const s = await state(page);
+        return s.idle && s.steps === n;
+      };
+      await expect.poll(settled(0), { timeout: 30_000 }).toBe(true);
       const y0 = meanY(await page.evaluate(() => window.pbdGallery.positions()));
       for (let k = 0; k < steps; k++) await page.keyboard.press('s');
-      await expect.poll(async () => (await state(page)).steps, { timeout: 60_000 }).toBe(steps);
+      await expect.poll(settled(steps), { timeout: 60_000 }).toBe(true);
       return y0 - meanY(await page.evaluate(() => window.pbdGallery.positions()));
     };
     // free fall before the cloth reaches the sphere: the drop is proportional to g

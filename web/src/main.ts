@@ -116,6 +116,7 @@ const hooks = {
       error: p.error,
       mode: p.host.mode,
       paused: p.run.paused,
+      idle: p.idle,
       time: f?.time ?? 0,
       steps: f?.steps ?? 0,
       recoveries: f?.recoveries ?? 0,

@@ -46,6 +46,10 @@ export class ScenePage {
   private readonly viewport: HTMLElement;
   private readonly readout: HTMLElement;
   private busy = true;
+  /** No step batch or reset in flight (the shared positions are those of `frame`). */
+  get idle(): boolean {
+    return !this.busy && !this.resetRequested;
+  }
   private owed = 0;
   private singleSteps = 0;
   private resetRequested = false;
