@@ -212,7 +212,7 @@ export class TetFemConstraints implements ConstraintSet {
     }
     const mod = wasmKernel('tet-fem');
     if (mod === null) return null;
-    if (this.wasm === null || !this.wasm.matches(this)) {
+    if (this.wasm === null || !this.wasm.matches(this, this.restShape, this.volume)) {
       if (!worthPairing(this, 4)) return null;
       this.wasm = new TetFemWasm(mod, this);
     }

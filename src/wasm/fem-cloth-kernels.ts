@@ -6,7 +6,7 @@
  */
 import type { ParticleStore } from '../core/particles.js';
 import { wasmKernel, worthPairing } from './kernels.js';
-import { Arena, type ColouredSet, instantiate, PairPlan, ParticleWindow } from './paired.js';
+import { PairedCopy, type PairedSet } from './paired.js';
 
 interface FemClothExports {
   membrane(
@@ -51,8 +51,7 @@ interface FemClothExports {
  * (membrane: D_m⁻¹, 4; isometric bending: K, 4), one scalar (area; q) and a
  * multiplier each.
  */
-export interface FemClothSet extends ColouredSet {
-  lambda: Float64Array;
+export interface FemClothSet extends PairedSet {
   backend: 'auto' | 'js';
   rule: { gamma: number };
 }
@@ -77,17 +76,8 @@ export interface IsometricSet extends FemClothSet {
   q: Float64Array;
 }
 
-/** One set's copy in a kernel instance (pairs, records, scalars, multipliers, particle window). */
-export class FemClothKernel {
-  private readonly from: { indices: Int32Array; record: Float64Array; scalar: Float64Array; count: number };
-  private readonly ex: FemClothExports;
-  private readonly plan: PairPlan;
-  private readonly win: ParticleWindow;
-  private readonly at: { idx: number; rec: number; el: number; scalar: number; lam: number; slow: number };
-  private readonly slow: Int32Array;
-  /** Elements left to the JavaScript kernel so far (membrane triangles off the closed-form path). */
-  deferred = 0;
-
+/** Membrane triangles (record D_m⁻¹, scalar area) or isometric bending (record K, scalar q); layout: PairedCopy. */
+export class FemClothKernel extends PairedCopy<FemClothExports> {
   constructor(
     mod: WebAssembly.Module,
     set: FemClothSet,
@@ -95,39 +85,7 @@ export class FemClothKernel {
     record: Float64Array,
     scalar: Float64Array,
   ) {
-    const n = set.count;
-    const plan = new PairPlan(set, arity);
-    const arena = new Arena();
-    this.at = {
-      idx: arena.take(8 * arity * plan.pairs),
-      rec: arena.take(64 * plan.pairs),
-      el: arena.take(8 * plan.pairs),
-      scalar: arena.take(8 * (n + 1)),
-      lam: arena.take(8 * (n + 1)),
-      slow: arena.take(4 * n),
-    };
-    const win = new ParticleWindow(plan, arena);
-    const { exports, buffer } = instantiate(mod, arena.top, {}, 'fem-cloth');
-    this.ex = exports as unknown as FemClothExports;
-    plan.writeIndices(
-      set,
-      new Int32Array(buffer, this.at.idx, 2 * arity * plan.pairs),
-      new Int32Array(buffer, this.at.el, 2 * plan.pairs),
-    );
-    plan.interleave(set, record, 4, new Float64Array(buffer, this.at.rec, 8 * plan.pairs));
-    new Float64Array(buffer, this.at.scalar, n).set(scalar.subarray(0, n));
-    const lam = new Float64Array(buffer, this.at.lam, n + 1);
-    lam.set(set.lambda.subarray(0, n));
-    set.lambda = lam.subarray(0, n);
-    this.slow = new Int32Array(buffer, this.at.slow, n);
-    this.plan = plan;
-    this.win = win.bind(buffer);
-    this.from = { indices: set.indices, record, scalar, count: n };
-  }
-
-  matches(set: ColouredSet, record: Float64Array, scalar: Float64Array): boolean {
-    const f = this.from;
-    return f.indices === set.indices && f.record === record && f.scalar === scalar && f.count === set.count;
+    super(mod, 'fem-cloth', {}, set, arity, record, 4, scalar);
   }
 
   /** One pass of StVK membrane constraints over the colours (C = tensor entries; clamp2 −∞ when anisotropic). */
@@ -143,11 +101,10 @@ export class FemClothKernel {
     psiMin: number,
   ): void {
     const { win, at, ex } = this;
-    win.load(store);
     const cp = this.plan.colorPairs;
-    const colors = cp.length - 1;
-    for (let s = 0; s < colors; s++) {
-      const k = reverse ? colors - 1 - s : s;
+    win.load(store);
+    for (let s = 0; s < this.colours; s++) {
+      const k = this.colour(s, reverse);
       const slow = ex.membrane(
         cp[k],
         cp[k + 1],
@@ -180,11 +137,10 @@ export class FemClothKernel {
   /** One pass of isometric bending over the colours. */
   isometric(store: ParticleStore, reverse: boolean, kPrime: number, alphaTilde: number, m: number): void {
     const { win, at, ex } = this;
-    win.load(store);
     const cp = this.plan.colorPairs;
-    const colors = cp.length - 1;
-    for (let s = 0; s < colors; s++) {
-      const k = reverse ? colors - 1 - s : s;
+    win.load(store);
+    for (let s = 0; s < this.colours; s++) {
+      const k = this.colour(s, reverse);
       ex.isometric(
         cp[k],
         cp[k + 1],

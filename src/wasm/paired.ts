@@ -160,3 +160,97 @@ export class ParticleWindow {
     store.p.set(this.P.subarray(0, 3 * this.range), 3 * this.base);
   }
 }
+
+/** A set whose copy a paired kernel holds: its multipliers become views into the kernel's memory. */
+export interface PairedSet extends ColouredSet {
+  lambda: Float64Array;
+}
+
+/**
+ * One constraint set's copy in a kernel instance, the layout every paired
+ * kernel shares: per pair the particle indices (`at.idx`), the constraint
+ * ids (`at.el`) and optionally a per-constraint record interleaved by lane
+ * (`at.rec`: D_m⁻¹, K …); per constraint one scalar (`at.scalar`: volume,
+ * rest value, area …) and the multiplier (`at.lam`; the set's `lambda`
+ * becomes a view of it); a list of deferred constraints (`at.slow`); and
+ * the particle window. Subclasses call their kernel per colour between
+ * `win.load` and `win.save`.
+ */
+export class PairedCopy<E> {
+  protected readonly ex: E;
+  protected readonly plan: PairPlan;
+  protected readonly win: ParticleWindow;
+  protected readonly at: { idx: number; el: number; rec: number; scalar: number; lam: number; slow: number };
+  /** Constraints the kernel listed for the JavaScript kernel (`at.slow`). */
+  protected readonly slow: Int32Array;
+  private readonly from: {
+    indices: Int32Array;
+    record: Float64Array | null;
+    scalar: Float64Array;
+    count: number;
+  };
+  /** Constraints left to the JavaScript kernel so far (off the closed-form path). */
+  deferred = 0;
+
+  constructor(
+    mod: WebAssembly.Module,
+    name: string,
+    imports: Record<string, unknown>,
+    set: PairedSet,
+    arity: number,
+    record: Float64Array | null,
+    recordStride: number,
+    scalar: Float64Array,
+  ) {
+    const n = set.count;
+    const plan = new PairPlan(set, arity);
+    const arena = new Arena();
+    this.at = {
+      idx: arena.take(8 * arity * plan.pairs),
+      el: arena.take(8 * plan.pairs),
+      rec: arena.take(16 * recordStride * plan.pairs),
+      scalar: arena.take(8 * (n + 1)),
+      lam: arena.take(8 * (n + 1)),
+      slow: arena.take(4 * n),
+    };
+    const win = new ParticleWindow(plan, arena);
+    const { exports, buffer } = instantiate(mod, arena.top, imports, name);
+    this.ex = exports as unknown as E;
+    plan.writeIndices(
+      set,
+      new Int32Array(buffer, this.at.idx, 2 * arity * plan.pairs),
+      new Int32Array(buffer, this.at.el, 2 * plan.pairs),
+    );
+    if (record !== null) {
+      plan.interleave(
+        set,
+        record,
+        recordStride,
+        new Float64Array(buffer, this.at.rec, 2 * recordStride * plan.pairs),
+      );
+    }
+    new Float64Array(buffer, this.at.scalar, n).set(scalar.subarray(0, n));
+    const lam = new Float64Array(buffer, this.at.lam, n + 1);
+    lam.set(set.lambda.subarray(0, n));
+    set.lambda = lam.subarray(0, n);
+    this.slow = new Int32Array(buffer, this.at.slow, n);
+    this.plan = plan;
+    this.win = win.bind(buffer);
+    this.from = { indices: set.indices, record, scalar, count: n };
+  }
+
+  /** Whether the set still has the arrays this copy was made from (setConstraints and tearing replace them). */
+  matches(set: ColouredSet, record: Float64Array | null, scalar: Float64Array): boolean {
+    const f = this.from;
+    return f.indices === set.indices && f.record === record && f.scalar === scalar && f.count === set.count;
+  }
+
+  /** The colour projected s-th in a sweep (reverse: last colour first). */
+  protected colour(s: number, reverse: boolean): number {
+    return reverse ? this.plan.colorPairs.length - 2 - s : s;
+  }
+
+  protected get colours(): number {
+    return this.plan.colorPairs.length - 1;
+  }
+}
