@@ -3,22 +3,7 @@
 // et al.), two constraints of one colour per f64x2 (lanes A and B). Every operation is the
 // JavaScript kernel's, in the same order: the results are bit-identical.
 
-@inline function ldv(p: usize, iA: i32, iB: i32): v128 {
-  return f64x2.replace_lane(f64x2.splat(load<f64>(p + (<usize>iA << 3))), 1, load<f64>(p + (<usize>iB << 3)));
-}
-
-@inline function dot3(ax: v128, ay: v128, az: v128, bx: v128, by: v128, bz: v128): v128 {
-  return f64x2.add(f64x2.add(f64x2.mul(ax, bx), f64x2.mul(ay, by)), f64x2.mul(az, bz));
-}
-
-@inline function put(p: usize, i: i32, lane: i32, vx: v128, vy: v128, vz: v128): void {
-  const o = p + (<usize>i << 3);
-  if (lane == 0) {
-    store<f64>(o, f64x2.extract_lane(vx, 0)); store<f64>(o, f64x2.extract_lane(vy, 0), 8); store<f64>(o, f64x2.extract_lane(vz, 0), 16);
-  } else {
-    store<f64>(o, f64x2.extract_lane(vx, 1)); store<f64>(o, f64x2.extract_lane(vy, 1), 8); store<f64>(o, f64x2.extract_lane(vz, 1), 16);
-  }
-}
+import { dot3, ldv, put } from './common';
 
 /**
  * StVK membrane triangles, pairs [pairFrom, pairTo): pairIdx (0A, 0B, 1A, 1B, 2A, 2B) per pair,

@@ -4,9 +4,7 @@
 // bit-identical. Math.log is imported from JavaScript for the same reason.
 @external("env", "log") declare function jsLog(x: f64): f64;
 
-@inline function ldv(p: usize, iA: i32, iB: i32): v128 {
-  return f64x2.replace_lane(f64x2.splat(load<f64>(p + (<usize>iA << 3))), 1, load<f64>(p + (<usize>iB << 3)));
-}
+import { ldv } from './common';
 
 export function project(pairFrom: i32, pairTo: i32, pairIdx: usize, pairB: usize, pairTet: usize,
   vol: usize, lam: usize, p: usize, w: usize, slow: usize,
