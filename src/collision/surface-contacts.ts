@@ -251,6 +251,15 @@ export class SurfaceContacts implements ConstraintSet {
   /** Surface-vertex id of each particle (−1: not on a surface). */
   private localOf = new Int32Array(0);
   private forcedFlag = new Uint8Array(0);
+  /**
+   * Fail-safe rescans (verify): `crossed` flags the vertices of the pairs the
+   * last findCrossings found crossing, `recheck` the vertices a rescan looks
+   * at (crossed, or moved since the scan), `pKeep` the surface vertices' p
+   * before a fail-safe move.
+   */
+  private crossed = new Uint8Array(0);
+  private recheck = new Uint8Array(0);
+  private pKeep = new Float64Array(0);
   private forcedCount = 0;
   /** Candidate vertex–triangle pairs: (surface vertex, triangle). */
   vtCand: Int32Array = new Int32Array(0);
@@ -463,6 +472,9 @@ export class SurfaceContacts implements ConstraintSet {
     for (let i = 0; i < nv; i++) this.localOf[this.vertex[i]] = i;
     this.forced = new Int32Array(nv);
     this.forcedFlag = new Uint8Array(nv);
+    this.crossed = new Uint8Array(nv);
+    this.recheck = new Uint8Array(nv);
+    this.pKeep = new Float64Array(3 * nv);
     this.forcedCount = 0;
     this.vDirty = new Uint8Array(nv);
     this.tDirty = new Uint8Array(this.triCount);
@@ -1906,12 +1918,19 @@ export class SurfaceContacts implements ConstraintSet {
       w = store.invMass;
     // the solver may have moved some vertices beyond their allowance
     this.updateCandidates(store, x, p);
+    // the first scan tests every candidate, each rescan only those with a vertex in `recheck`: a
+    // pair none of whose vertices moved since a scan that found it not crossing still does not
+    // cross (same x, same p, same test), so the rescans find exactly what full scans would
+    let rescan = false;
     for (let round = 0; round < 2; round++) {
-      const crossings = this.findCrossings(store, x);
+      const crossings = this.findCrossings(store, x, rescan);
       if (crossings === 0) return;
       this.stats.failsafeCrossings += crossings;
       // one more pass over all contacts, the new ones included
+      this.keepPositions(p);
       this.projectRange(store, 0, this.count);
+      this.markRecheck(p);
+      rescan = true;
     }
     // still crossing: rigid impact zones (Provot 1997, Bridson et al. 2002, translation only): the
     // vertices of each crossing join a zone, and every zone moves by its mass-weighted mean
@@ -1923,7 +1942,7 @@ export class SurfaceContacts implements ConstraintSet {
     for (let i = 0; i < this.vertexCount; i++) zone[i] = -1;
     for (let round = 0; round < 64; round++) {
       const before = this.count;
-      if (this.findCrossings(store, x) === 0) break;
+      if (this.findCrossings(store, x, rescan) === 0) break;
       for (let k = before; k < this.count; k++) {
         let root = -1;
         for (let j = 0; j < 4; j++) {
@@ -1940,11 +1959,39 @@ export class SurfaceContacts implements ConstraintSet {
         }
       }
       this.count = before;
+      this.keepPositions(p);
       this.moveZones(store, x, mass, w);
+      this.markRecheck(p);
+      rescan = true;
     }
     let moved = 0;
     for (let i = 0; i < this.vertexCount; i++) if (zone[i] >= 0) moved++;
     this.stats.frozen += moved;
+  }
+
+  /** Keeps p of every surface vertex (before a fail-safe move, for markRecheck). */
+  private keepPositions(p: Float64Array): void {
+    const vert = this.vertex,
+      keep = this.pKeep;
+    for (let i = 0; i < this.vertexCount; i++) {
+      const g = 3 * vert[i];
+      keep[3 * i] = p[g];
+      keep[3 * i + 1] = p[g + 1];
+      keep[3 * i + 2] = p[g + 2];
+    }
+  }
+
+  /** recheck = the vertices of the last scan's crossings and those whose p changed since keepPositions. */
+  private markRecheck(p: Float64Array): void {
+    const vert = this.vertex,
+      keep = this.pKeep,
+      crossed = this.crossed,
+      recheck = this.recheck;
+    for (let i = 0; i < this.vertexCount; i++) {
+      const g = 3 * vert[i];
+      const moved = p[g] !== keep[3 * i] || p[g + 1] !== keep[3 * i + 1] || p[g + 2] !== keep[3 * i + 2];
+      recheck[i] = crossed[i] !== 0 || moved ? 1 : 0;
+    }
   }
 
   /** Moves every impact zone by its mass-weighted mean displacement x → p (a zone with a pinned vertex stops). */
@@ -1998,10 +2045,11 @@ export class SurfaceContacts implements ConstraintSet {
   }
 
   /**
-   * Crossing test x → p over all candidates; each crossing adds a constraint.
-   * Returns the number of crossings.
+   * Crossing test x → p over all candidates (with `rescan`, only those with a
+   * vertex flagged in `recheck`); each crossing adds a constraint and flags
+   * its vertices in `crossed`. Returns the number of crossings.
    */
-  private findCrossings(store: ParticleStore, x: Float64Array): number {
+  private findCrossings(store: ParticleStore, x: Float64Array, rescan: boolean): number {
     const p = store.p,
       v = store.v;
     this.sweptBoxes(x, p);
@@ -2015,6 +2063,9 @@ export class SurfaceContacts implements ConstraintSet {
     const tol = 1e-9 * this.meanEdge;
     const vtDist = this.vtDist,
       eeDist = this.eeDist;
+    const crossed = this.crossed,
+      recheck = this.recheck;
+    crossed.fill(0);
     let n = 0;
     const vt = this.vtCand;
     for (let k = 0; k < this.vtCount; k++) {
@@ -2023,6 +2074,7 @@ export class SurfaceContacts implements ConstraintSet {
       const ta = tri[3 * t],
         tb = tri[3 * t + 1],
         tc = tri[3 * t + 2];
+      if (rescan && (recheck[q] | recheck[ta] | recheck[tb] | recheck[tc]) === 0) continue;
       const mv = motion[q] + Math.max(motion[ta], motion[tb], motion[tc]);
       // x moves to p at the end of the substep: the bound drops by the motion of the pair
       const lb = vtDist[k];
@@ -2048,7 +2100,10 @@ export class SurfaceContacts implements ConstraintSet {
         vtDist[k] = next > 0 ? next : -1;
       }
       if (dX > mv + tol) continue;
-      if (this.detectVertexTriangle(x, p, v, q, t, gq, ga, gb, gc, 1, true)) n++;
+      if (this.detectVertexTriangle(x, p, v, q, t, gq, ga, gb, gc, 1, true)) {
+        n++;
+        crossed[q] = crossed[a] = crossed[b] = crossed[c] = 1;
+      }
     }
     const ee = this.eeCand;
     for (let k = 0; k < this.eeCount; k++) {
@@ -2058,6 +2113,7 @@ export class SurfaceContacts implements ConstraintSet {
         b = edge[2 * e + 1],
         c = edge[2 * f],
         d = edge[2 * f + 1];
+      if (rescan && (recheck[a] | recheck[b] | recheck[c] | recheck[d]) === 0) continue;
       const mv = Math.max(motion[a], motion[b]) + Math.max(motion[c], motion[d]);
       const lb = eeDist[k];
       if (lb >= 0) {
@@ -2090,7 +2146,10 @@ export class SurfaceContacts implements ConstraintSet {
         eeDist[k] = next > 0 ? next : -1;
       }
       if (dX > mv + tol) continue;
-      if (this.detectEdgeEdge(x, p, v, e, f, ga, gb, gc, gd, 1, true)) n++;
+      if (this.detectEdgeEdge(x, p, v, e, f, ga, gb, gc, gd, 1, true)) {
+        n++;
+        crossed[a] = crossed[b] = crossed[c] = crossed[d] = 1;
+      }
     }
     return n;
   }
