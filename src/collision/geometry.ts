@@ -6,6 +6,10 @@
  *
  * Every function reads coordinates as numbers or from flat arrays and writes
  * its results into a caller-provided Float64Array: nothing here allocates.
+ * Hot callers use the array forms (closestPointTriangleAt,
+ * closestSegmentSegmentAt): V8 boxes every double argument of a call it does
+ * not inline, which made the broad and narrow phases of self collision
+ * allocate about 20 MB per frame of collision-heap.
  */
 
 /** Region of a triangle holding the closest point: the face, a vertex or an edge. */
@@ -39,6 +43,54 @@ export function closestPointTriangle(
   cz: number,
   out: Float64Array,
 ): number {
+  const A = args12;
+  A[0] = px;
+  A[1] = py;
+  A[2] = pz;
+  A[3] = ax;
+  A[4] = ay;
+  A[5] = az;
+  A[6] = bx;
+  A[7] = by;
+  A[8] = bz;
+  A[9] = cx;
+  A[10] = cy;
+  A[11] = cz;
+  return closestPointTriangleAt(A, 0, A, 3, 6, 9, out);
+}
+
+/**
+ * Coordinates passed through this scratch to the array forms: a call of a
+ * function that is not inlined boxes each double argument (an allocation in
+ * V8), while array offsets are small integers.
+ */
+const args12 = new Float64Array(12);
+
+/**
+ * closestPointTriangle with the point at P[ip … ip + 2] and the corners at
+ * T[ia …], T[ib …], T[ic …]: the same operations, without allocating.
+ */
+export function closestPointTriangleAt(
+  P: Float64Array,
+  ip: number,
+  T: Float64Array,
+  ia: number,
+  ib: number,
+  ic: number,
+  out: Float64Array,
+): number {
+  const px = P[ip],
+    py = P[ip + 1],
+    pz = P[ip + 2];
+  const ax = T[ia],
+    ay = T[ia + 1],
+    az = T[ia + 2],
+    bx = T[ib],
+    by = T[ib + 1],
+    bz = T[ib + 2],
+    cx = T[ic],
+    cy = T[ic + 1],
+    cz = T[ic + 2];
   const abx = bx - ax,
     aby = by - ay,
     abz = bz - az;
@@ -219,6 +271,47 @@ export function closestSegmentSegment(
   q2z: number,
   out: Float64Array,
 ): void {
+  const A = args12;
+  A[0] = p1x;
+  A[1] = p1y;
+  A[2] = p1z;
+  A[3] = q1x;
+  A[4] = q1y;
+  A[5] = q1z;
+  A[6] = p2x;
+  A[7] = p2y;
+  A[8] = p2z;
+  A[9] = q2x;
+  A[10] = q2y;
+  A[11] = q2z;
+  closestSegmentSegmentAt(A, 0, 3, A, 6, 9, out);
+}
+
+/**
+ * closestSegmentSegment with the first segment at S[i1 …] – S[j1 …] and the
+ * second at R[i2 …] – R[j2 …]: the same operations, without allocating.
+ */
+export function closestSegmentSegmentAt(
+  S: Float64Array,
+  i1: number,
+  j1: number,
+  R: Float64Array,
+  i2: number,
+  j2: number,
+  out: Float64Array,
+): void {
+  const p1x = S[i1],
+    p1y = S[i1 + 1],
+    p1z = S[i1 + 2],
+    q1x = S[j1],
+    q1y = S[j1 + 1],
+    q1z = S[j1 + 2],
+    p2x = R[i2],
+    p2y = R[i2 + 1],
+    p2z = R[i2 + 2],
+    q2x = R[j2],
+    q2y = R[j2 + 1],
+    q2z = R[j2 + 2];
   const d1x = q1x - p1x,
     d1y = q1y - p1y,
     d1z = q1z - p1z;
@@ -278,31 +371,34 @@ const cubic = new Float64Array(4);
 const roots = new Float64Array(3);
 const scratch = new Float64Array(7);
 
+/** The inputs of coplanarityCubic (r0, r1, a0, a1, b0, b1), filled by its callers (no boxed arguments). */
+const cop = new Float64Array(18);
+
 /**
  * Coefficients of f(t) = r(t) · (e1(t) × e2(t)) where r, e1, e2 move
  * linearly: r(t) = r0 + t r1 etc. f = 0 when the four points that define r,
  * e1, e2 are coplanar. Writes `cubic`; returns a scale of |f| for tolerances.
  */
-function coplanarityCubic(
-  r0x: number,
-  r0y: number,
-  r0z: number,
-  r1x: number,
-  r1y: number,
-  r1z: number,
-  a0x: number,
-  a0y: number,
-  a0z: number,
-  a1x: number,
-  a1y: number,
-  a1z: number,
-  b0x: number,
-  b0y: number,
-  b0z: number,
-  b1x: number,
-  b1y: number,
-  b1z: number,
-): number {
+function coplanarityCubic(): number {
+  const C = cop;
+  const r0x = C[0];
+  const r0y = C[1];
+  const r0z = C[2];
+  const r1x = C[3];
+  const r1y = C[4];
+  const r1z = C[5];
+  const a0x = C[6];
+  const a0y = C[7];
+  const a0z = C[8];
+  const a1x = C[9];
+  const a1y = C[10];
+  const a1z = C[11];
+  const b0x = C[12];
+  const b0y = C[13];
+  const b0z = C[14];
+  const b1x = C[15];
+  const b1y = C[16];
+  const b1z = C[17];
   // n(t) = a(t) × b(t) = n0 + t n1 + t² n2
   const n0x = a0y * b0z - a0z * b0y,
     n0y = a0z * b0x - a0x * b0z,
@@ -454,26 +550,26 @@ export function vertexTriangleCcd(
   const f1x = p[c3] - x[c3] - dax,
     f1y = p[c3 + 1] - x[c3 + 1] - day,
     f1z = p[c3 + 2] - x[c3 + 2] - daz;
-  const scale = coplanarityCubic(
-    r0x,
-    r0y,
-    r0z,
-    r1x,
-    r1y,
-    r1z,
-    e0x,
-    e0y,
-    e0z,
-    e1x,
-    e1y,
-    e1z,
-    f0x,
-    f0y,
-    f0z,
-    f1x,
-    f1y,
-    f1z,
-  );
+  const C = cop;
+  C[0] = r0x;
+  C[1] = r0y;
+  C[2] = r0z;
+  C[3] = r1x;
+  C[4] = r1y;
+  C[5] = r1z;
+  C[6] = e0x;
+  C[7] = e0y;
+  C[8] = e0z;
+  C[9] = e1x;
+  C[10] = e1y;
+  C[11] = e1z;
+  C[12] = f0x;
+  C[13] = f0y;
+  C[14] = f0z;
+  C[15] = f1x;
+  C[16] = f1y;
+  C[17] = f1z;
+  const scale = coplanarityCubic();
   const n = solveCubic01(1e-12 * scale);
   const tol2 = tol * tol;
   for (let k = 0; k < n; k++) {
@@ -526,26 +622,26 @@ export function edgeEdgeCcd(
   const dcx = p[c3] - cx,
     dcy = p[c3 + 1] - cy,
     dcz = p[c3 + 2] - cz;
-  const scale = coplanarityCubic(
-    cx - ax,
-    cy - ay,
-    cz - az,
-    dcx - dax,
-    dcy - day,
-    dcz - daz,
-    x[b3] - ax,
-    x[b3 + 1] - ay,
-    x[b3 + 2] - az,
-    p[b3] - x[b3] - dax,
-    p[b3 + 1] - x[b3 + 1] - day,
-    p[b3 + 2] - x[b3 + 2] - daz,
-    x[d3] - cx,
-    x[d3 + 1] - cy,
-    x[d3 + 2] - cz,
-    p[d3] - x[d3] - dcx,
-    p[d3 + 1] - x[d3 + 1] - dcy,
-    p[d3 + 2] - x[d3 + 2] - dcz,
-  );
+  const C = cop;
+  C[0] = cx - ax;
+  C[1] = cy - ay;
+  C[2] = cz - az;
+  C[3] = dcx - dax;
+  C[4] = dcy - day;
+  C[5] = dcz - daz;
+  C[6] = x[b3] - ax;
+  C[7] = x[b3 + 1] - ay;
+  C[8] = x[b3 + 2] - az;
+  C[9] = p[b3] - x[b3] - dax;
+  C[10] = p[b3 + 1] - x[b3 + 1] - day;
+  C[11] = p[b3 + 2] - x[b3 + 2] - daz;
+  C[12] = x[d3] - cx;
+  C[13] = x[d3 + 1] - cy;
+  C[14] = x[d3 + 2] - cz;
+  C[15] = p[d3] - x[d3] - dcx;
+  C[16] = p[d3 + 1] - x[d3 + 1] - dcy;
+  C[17] = p[d3 + 2] - x[d3 + 2] - dcz;
+  const scale = coplanarityCubic();
   const n = solveCubic01(1e-12 * scale);
   const tol2 = tol * tol;
   for (let k = 0; k < n; k++) {

@@ -3,7 +3,12 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { Bvh } from './bvh.js';
-import { closestPointTriangle, closestSegmentSegment, edgeEdgeCcd, vertexTriangleCcd } from './geometry.js';
+import {
+  closestPointTriangleAt,
+  closestSegmentSegmentAt,
+  edgeEdgeCcd,
+  vertexTriangleCcd,
+} from './geometry.js';
 import { Untangler } from './untangle.js';
 
 /**
@@ -921,21 +926,7 @@ export class SurfaceContacts implements ConstraintSet {
       a3 = 3 * a,
       b3 = 3 * b,
       c3 = 3 * c;
-    closestPointTriangle(
-      S[q3],
-      S[q3 + 1],
-      S[q3 + 2],
-      S[a3],
-      S[a3 + 1],
-      S[a3 + 2],
-      S[b3],
-      S[b3 + 1],
-      S[b3 + 2],
-      S[c3],
-      S[c3 + 1],
-      S[c3 + 2],
-      cp,
-    );
+    closestPointTriangleAt(S, q3, S, a3, b3, c3, cp);
     return cp[6] <= lim * lim;
   }
 
@@ -984,7 +975,7 @@ export class SurfaceContacts implements ConstraintSet {
       uz = 0.5 * (cz + dz - az - bz);
     const rr = re + rf + lim;
     if (ux * ux + uy * uy + uz * uz > rr * rr) return false;
-    closestSegmentSegment(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, ss);
+    closestSegmentSegmentAt(S, a3, b3, S, c3, d3, ss);
     return ss[2] <= lim * lim;
   }
 
@@ -1451,21 +1442,7 @@ export class SurfaceContacts implements ConstraintSet {
       a3 = 3 * a,
       b3 = 3 * b,
       c3 = 3 * c;
-    closestPointTriangle(
-      x[q3],
-      x[q3 + 1],
-      x[q3 + 2],
-      x[a3],
-      x[a3 + 1],
-      x[a3 + 2],
-      x[b3],
-      x[b3 + 1],
-      x[b3 + 2],
-      x[c3],
-      x[c3 + 1],
-      x[c3 + 2],
-      cp,
-    );
+    closestPointTriangleAt(x, q3, x, a3, b3, c3, cp);
     return Math.sqrt(cp[6]);
   }
 
@@ -1497,21 +1474,7 @@ export class SurfaceContacts implements ConstraintSet {
       c3 = 3 * gc;
     let flags = 0;
     if (mode === 0) {
-      closestPointTriangle(
-        p[q3],
-        p[q3 + 1],
-        p[q3 + 2],
-        p[a3],
-        p[a3 + 1],
-        p[a3 + 2],
-        p[b3],
-        p[b3 + 1],
-        p[b3 + 2],
-        p[c3],
-        p[c3 + 1],
-        p[c3 + 2],
-        cp,
-      );
+      closestPointTriangleAt(p, q3, p, a3, b3, c3, cp);
       const reach = h * (1 + this.marginFactor);
       if (cp[6] < reach * reach) flags |= FLAG_PROXIMITY;
     }
@@ -1550,21 +1513,7 @@ export class SurfaceContacts implements ConstraintSet {
       d3 = 3 * gd;
     let flags = 0;
     if (mode === 0) {
-      closestSegmentSegment(
-        p[a3],
-        p[a3 + 1],
-        p[a3 + 2],
-        p[b3],
-        p[b3 + 1],
-        p[b3 + 2],
-        p[c3],
-        p[c3 + 1],
-        p[c3 + 2],
-        p[d3],
-        p[d3 + 1],
-        p[d3 + 2],
-        ss,
-      );
+      closestSegmentSegmentAt(p, a3, b3, p, c3, d3, ss);
       const reach = h * (1 + this.marginFactor);
       // closest points strictly inside both edges: end points are vertex–triangle business
       if (ss[2] < reach * reach && ss[0] > 0 && ss[0] < 1 && ss[1] > 0 && ss[1] < 1) flags |= FLAG_PROXIMITY;
@@ -2459,21 +2408,7 @@ function edgeEdgeDistance(x: Float64Array, a: number, b: number, c: number, d: n
     b3 = 3 * b,
     c3 = 3 * c,
     d3 = 3 * d;
-  closestSegmentSegment(
-    x[a3],
-    x[a3 + 1],
-    x[a3 + 2],
-    x[b3],
-    x[b3 + 1],
-    x[b3 + 2],
-    x[c3],
-    x[c3 + 1],
-    x[c3 + 2],
-    x[d3],
-    x[d3 + 1],
-    x[d3 + 2],
-    ss,
-  );
+  closestSegmentSegmentAt(x, a3, b3, x, c3, d3, ss);
   return Math.sqrt(ss[2]);
 }
 
