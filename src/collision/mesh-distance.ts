@@ -259,8 +259,17 @@ export class MeshDistance {
       bx = 0,
       by = 0,
       bz = 0;
+    const B = this.boxes;
     for (let k = from; k < to; k++) {
       const t = list[k];
+      // the squared distance to the triangle's box bounds the triangle's from below: a triangle
+      // whose box lies farther than the best so far cannot be closer (the margin keeps every
+      // triangle that could tie within rounding, so the one chosen is the one the full scan picks)
+      const b6 = 6 * t;
+      const ex = Math.max(B[b6] - x, 0, x - B[b6 + 3]),
+        ey = Math.max(B[b6 + 1] - y, 0, y - B[b6 + 4]),
+        ez = Math.max(B[b6 + 2] - z, 0, z - B[b6 + 5]);
+      if (ex * ex + ey * ey + ez * ez > best2 * (1 + 1e-9)) continue;
       const region = this.closestOn(x, y, z, t);
       if (cp[6] < best2) {
         best2 = cp[6];
