@@ -259,25 +259,60 @@ export class MeshDistance {
       bx = 0,
       by = 0,
       bz = 0;
+    // the previous query's triangle, when it is in this list, bounds the minimum from above before
+    // the scan starts (the contact generation asks about one particle several times in a row, and
+    // neighbouring particles share triangles), so that more triangles fall to the box test below;
+    // its closest point is kept for when the scan reaches it
+    const lt = this.lastTriangle;
+    let bound = Number.POSITIVE_INFINITY,
+      ltRegion = -1,
+      lx = 0,
+      ly = 0,
+      lz = 0;
+    if (lt >= 0) {
+      for (let k = from; k < to; k++) {
+        if (list[k] !== lt) continue;
+        ltRegion = this.closestOn(x, y, z, lt);
+        bound = cp[6];
+        lx = cp[0];
+        ly = cp[1];
+        lz = cp[2];
+        break;
+      }
+    }
     const B = this.boxes;
     for (let k = from; k < to; k++) {
       const t = list[k];
       // the squared distance to the triangle's box bounds the triangle's from below: a triangle
-      // whose box lies farther than the best so far cannot be closer (the margin keeps every
-      // triangle that could tie within rounding, so the one chosen is the one the full scan picks)
+      // whose box lies farther than the best so far (or than the bound) cannot be closer; the
+      // margin keeps every triangle that could tie within rounding, so that the one chosen is the
+      // one a scan of every triangle picks
       const b6 = 6 * t;
       const ex = Math.max(B[b6] - x, 0, x - B[b6 + 3]),
         ey = Math.max(B[b6 + 1] - y, 0, y - B[b6 + 4]),
         ez = Math.max(B[b6 + 2] - z, 0, z - B[b6 + 5]);
-      if (ex * ex + ey * ey + ez * ez > best2 * (1 + 1e-9)) continue;
-      const region = this.closestOn(x, y, z, t);
-      if (cp[6] < best2) {
-        best2 = cp[6];
+      if (ex * ex + ey * ey + ez * ez > Math.min(best2, bound) * (1 + 1e-9)) continue;
+      let region: number, d2: number, qx: number, qy: number, qz: number;
+      if (t === lt && ltRegion >= 0) {
+        region = ltRegion;
+        d2 = bound;
+        qx = lx;
+        qy = ly;
+        qz = lz;
+      } else {
+        region = this.closestOn(x, y, z, t);
+        d2 = cp[6];
+        qx = cp[0];
+        qy = cp[1];
+        qz = cp[2];
+      }
+      if (d2 < best2) {
+        best2 = d2;
         bestT = t;
         bestRegion = region;
-        bx = cp[0];
-        by = cp[1];
-        bz = cp[2];
+        bx = qx;
+        by = qy;
+        bz = qz;
       }
     }
     this.lastTriangle = bestT;
