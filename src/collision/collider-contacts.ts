@@ -49,7 +49,12 @@ export class ColliderContacts implements ConstraintSet {
   /** Bodies whose particles ignore colliders: disabledBody[body id] = 1 (null: none). */
   disabledBody: Uint8Array | null = null;
   colliders: Collider[] = [];
-  private readonly nrm = new Float64Array(3);
+  /** Normal (0 … 2) and distance or ray fraction (3) of the last collider query. */
+  private readonly nrm = new Float64Array(4);
+  /** The point where a ray entered a collider. */
+  private readonly hit = new Float64Array(3);
+  /** The contact push() adds: q (0 … 2), n (3 … 5), vn0 (6), collider velocity at q (7 … 9). */
+  private readonly pending = new Float64Array(10);
   /** Per chunk of CHUNK consecutive particles: the box of their x and p, and max(radius + |p − x|). */
   private chunkBox = new Float64Array(0);
   private chunkReach = new Float64Array(0);
@@ -74,35 +79,24 @@ export class ColliderContacts implements ConstraintSet {
     this.capacity = cap;
   }
 
-  private push(
-    i: number,
-    c: number,
-    qx: number,
-    qy: number,
-    qz: number,
-    nx: number,
-    ny: number,
-    nz: number,
-    vn0: number,
-    cvx: number,
-    cvy: number,
-    cvz: number,
-  ): void {
+  /** Adds the contact of particle i with collider c described by `pending` (q, n, vn0, collider velocity). */
+  private push(i: number, c: number): void {
     if (this.count === this.capacity) this.grow(this.capacity * 2);
     const k = this.count++;
+    const pc = this.pending;
     this.particle[k] = i;
     this.collider[k] = c;
-    this.q[3 * k] = qx;
-    this.q[3 * k + 1] = qy;
-    this.q[3 * k + 2] = qz;
-    this.n[3 * k] = nx;
-    this.n[3 * k + 1] = ny;
-    this.n[3 * k + 2] = nz;
+    this.q[3 * k] = pc[0];
+    this.q[3 * k + 1] = pc[1];
+    this.q[3 * k + 2] = pc[2];
+    this.n[3 * k] = pc[3];
+    this.n[3 * k + 1] = pc[4];
+    this.n[3 * k + 2] = pc[5];
     this.lambdaN[k] = 0;
-    this.vn0[k] = vn0;
-    this.cv[3 * k] = cvx;
-    this.cv[3 * k + 1] = cvy;
-    this.cv[3 * k + 2] = cvz;
+    this.vn0[k] = pc[6];
+    this.cv[3 * k] = pc[7];
+    this.cv[3 * k + 1] = pc[8];
+    this.cv[3 * k + 2] = pc[9];
   }
 
   beginStep(ctx: StepContext): void {
@@ -165,19 +159,26 @@ export class ColliderContacts implements ConstraintSet {
           const reach = R + r + 0.5 * seg + seg;
           if (dx * dx + dy * dy + dz * dz > reach * reach) continue;
         }
-        const dX = col.distance(xx, xy, xz, nrm);
+        // (the array forms distanceAt / raycastAt: no boxed arguments or results)
+        col.distanceAt(x, i3, nrm);
+        const dX = nrm[3];
         let qx: number, qy: number, qz: number;
         if (dX >= r) {
           // x outside: continuous test along x → p, only if the segment can reach the surface
           let t = -1;
-          if (seg > dX - r) t = col.raycast(xx, xy, xz, px, py, pz, r);
+          if (seg > dX - r) {
+            col.raycastAt(x, p, i3, r, nrm);
+            t = nrm[3];
+          }
           if (t >= 0) {
-            qx = xx + t * mx;
-            qy = xy + t * my;
-            qz = xz + t * mz;
-            col.distance(qx, qy, qz, nrm);
+            const hit = this.hit;
+            hit[0] = qx = xx + t * mx;
+            hit[1] = qy = xy + t * my;
+            hit[2] = qz = xz + t * mz;
+            col.distanceAt(hit, 0, nrm);
           } else {
-            const dP = col.distance(px, py, pz, nrm);
+            col.distanceAt(p, i3, nrm);
+            const dP = nrm[3];
             if (dP >= r + seg) continue; // cannot be reached this substep
             qx = px - (dP - r) * nrm[0];
             qy = py - (dP - r) * nrm[1];
@@ -185,7 +186,8 @@ export class ColliderContacts implements ConstraintSet {
           }
         } else {
           // static fallback: closest surface point of the prediction
-          const dP = col.distance(px, py, pz, nrm);
+          col.distanceAt(p, i3, nrm);
+          const dP = nrm[3];
           qx = px - (dP - r) * nrm[0];
           qy = py - (dP - r) * nrm[1];
           qz = pz - (dP - r) * nrm[2];
@@ -201,7 +203,18 @@ export class ColliderContacts implements ConstraintSet {
         const cvy = lv[1] + av[2] * rx - av[0] * rz;
         const cvz = lv[2] + av[0] * ry - av[1] * rx;
         const vn0 = (v[i3] - cvx) * nx + (v[i3 + 1] - cvy) * ny + (v[i3 + 2] - cvz) * nz;
-        this.push(i, c, qx, qy, qz, nx, ny, nz, vn0, cvx, cvy, cvz);
+        const pc = this.pending;
+        pc[0] = qx;
+        pc[1] = qy;
+        pc[2] = qz;
+        pc[3] = nx;
+        pc[4] = ny;
+        pc[5] = nz;
+        pc[6] = vn0;
+        pc[7] = cvx;
+        pc[8] = cvy;
+        pc[9] = cvz;
+        this.push(i, c);
       }
     }
   }

@@ -149,6 +149,27 @@ export abstract class Collider {
   }
 
   /**
+   * distance() of the point P[i … i + 2], written to n[3] (n holds four
+   * numbers): the form for hot loops. V8 boxes every double argument, and
+   * the double result, of a call it does not inline; array offsets are small
+   * integers. Same operations as distance(), same result.
+   */
+  distanceAt(P: Float64Array, i: number, n: Float64Array): void {
+    const p = this.position;
+    quatRotateInverse(tmp, 0, this.rotation, 0, P[i] - p[0], P[i + 1] - p[1], P[i + 2] - p[2]);
+    n[3] = this.localDistance(tmp[0], tmp[1], tmp[2], n);
+    quatRotate(n, 0, this.rotation, 0, n[0], n[1], n[2]);
+  }
+
+  /** raycast() of the segment A[i … i + 2] → B[i … i + 2], written to out[3] (see distanceAt). */
+  raycastAt(A: Float64Array, B: Float64Array, i: number, r: number, out: Float64Array): void {
+    const p = this.position;
+    quatRotateInverse(tmpA, 0, this.rotation, 0, A[i] - p[0], A[i + 1] - p[1], A[i + 2] - p[2]);
+    quatRotateInverse(tmpB, 0, this.rotation, 0, B[i] - p[0], B[i + 1] - p[1], B[i + 2] - p[2]);
+    out[3] = this.localRaycast(tmpA[0], tmpA[1], tmpA[2], tmpB[0], tmpB[1], tmpB[2], r);
+  }
+
+  /**
    * Fraction t ∈ [0, 1] at which the segment a → b enters the shape inflated
    * by r, or −1 when it does not enter. `a` must lie outside the inflated shape.
    */
