@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
+  BoxCollider,
   bunnyMesh,
+  CapsuleCollider,
   Cloth,
+  type Collider,
   closestPointTriangle,
   collisionSystemOf,
   gridMesh,
@@ -9,6 +12,8 @@ import {
   loadScene,
   MeshCollider,
   PbdError,
+  PlaneCollider,
+  SphereCollider,
   type TriangleMesh,
   World,
 } from '../src/index.js';
@@ -261,5 +266,47 @@ describe('collision settings in scene files', () => {
     inst.world.step();
     expect(sc.pairActive(0, 1)).toBe(false);
     expect(sc.pairActive(1, 1)).toBe(true);
+  });
+});
+
+describe('collider queries in array form', () => {
+  it('distanceAt and raycastAt give what distance and raycast give, for every collider type and pose', () => {
+    const rand = rng(11);
+    const pose = {
+      position: [0.1, -0.2, 0.05] as [number, number, number],
+      rotation: [20, -35, 50] as [number, number, number],
+    };
+    const colliders: Collider[] = [
+      new PlaneCollider({ normal: [0.2, 1, -0.3], position: [0, -0.1, 0] }),
+      new SphereCollider({ radius: 0.4, ...pose }),
+      new BoxCollider({ halfExtents: [0.3, 0.2, 0.4], ...pose }),
+      new CapsuleCollider({ radius: 0.15, halfHeight: 0.3, ...pose }),
+      new MeshCollider({ mesh: icosphere(0.4, 2), resolution: 24, ...pose }),
+    ];
+    const A = new Float64Array(30),
+      B = new Float64Array(30);
+    const n = new Float64Array(3),
+      m = new Float64Array(4);
+    let hits = 0;
+    for (const c of colliders) {
+      for (let trial = 0; trial < 200; trial++) {
+        for (let k = 0; k < 30; k++) {
+          A[k] = 1.6 * rand() - 0.8;
+          B[k] = A[k] + 1.2 * rand() - 0.6;
+        }
+        const i = 3 * Math.floor(10 * rand());
+        const d = c.distance(A[i], A[i + 1], A[i + 2], n);
+        c.distanceAt(A, i, m);
+        expect(m[3]).toBe(d);
+        expect(Array.from(m.subarray(0, 3))).toEqual(Array.from(n));
+        if (d < 0.02) continue; // raycast wants a start outside the grown shape
+        const t = c.raycast(A[i], A[i + 1], A[i + 2], B[i], B[i + 1], B[i + 2], 0.02);
+        c.raycastAt(A, B, i, 0.02, m);
+        expect(m[3]).toBe(t);
+        if (t >= 0) hits++;
+      }
+    }
+    // the segments reach the shapes often enough for the ray half to be tested
+    expect(hits).toBeGreaterThan(50);
   });
 });
