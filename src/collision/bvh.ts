@@ -234,8 +234,10 @@ export class Bvh {
         const c = count[a];
         if (c > 0) {
           const s = this.start[a];
-          for (let k = s; k < s + c; k++)
-            for (let l = k + 1; l < s + c; l++) this.testItems(boxes, this.items[k], this.items[l], marked);
+          if (marked === null) this.leafPairs(boxes, s, c, s, c, true);
+          else
+            for (let k = s; k < s + c; k++)
+              for (let l = k + 1; l < s + c; l++) this.testItems(boxes, this.items[k], this.items[l], marked);
         } else {
           const r = right[a];
           st[sp++] = a + 1;
@@ -264,8 +266,10 @@ export class Bvh {
       if (ca > 0 && cb > 0) {
         const sa = this.start[a],
           sb = this.start[b];
-        for (let k = sa; k < sa + ca; k++)
-          for (let l = sb; l < sb + cb; l++) this.testItems(boxes, this.items[k], this.items[l], marked);
+        if (marked === null) this.leafPairs(boxes, sa, ca, sb, cb, false);
+        else
+          for (let k = sa; k < sa + ca; k++)
+            for (let l = sb; l < sb + cb; l++) this.testItems(boxes, this.items[k], this.items[l], marked);
       } else if (
         cb > 0 ||
         (ca === 0 &&
@@ -303,6 +307,56 @@ export class Bvh {
       mk[n] = m;
     }
     return mk;
+  }
+
+  /**
+   * The overlapping item pairs of two leaves (items[sa ..< sa + ca] against
+   * items[sb ..< sb + cb]; `same`: a leaf against itself, each pair once), in
+   * the order testItems would give them, without marks.
+   */
+  private leafPairs(
+    boxes: Float64Array,
+    sa: number,
+    ca: number,
+    sb: number,
+    cb: number,
+    same: boolean,
+  ): void {
+    if (2 * (this.pairCount + ca * cb) > this.pairs.length) {
+      const r = new Int32Array(Math.max(2 * this.pairs.length, 2 * (this.pairCount + ca * cb)));
+      r.set(this.pairs);
+      this.pairs = r;
+    }
+    const items = this.items,
+      pairs = this.pairs;
+    let n = this.pairCount;
+    for (let k = sa; k < sa + ca; k++) {
+      const i = items[k],
+        oi = 6 * i;
+      const x0 = boxes[oi],
+        y0 = boxes[oi + 1],
+        z0 = boxes[oi + 2],
+        x1 = boxes[oi + 3],
+        y1 = boxes[oi + 4],
+        z1 = boxes[oi + 5];
+      for (let l = same ? k + 1 : sb; l < sb + cb; l++) {
+        const j = items[l],
+          oj = 6 * j;
+        if (
+          x0 > boxes[oj + 3] ||
+          x1 < boxes[oj] ||
+          y0 > boxes[oj + 4] ||
+          y1 < boxes[oj + 1] ||
+          z0 > boxes[oj + 5] ||
+          z1 < boxes[oj + 2]
+        )
+          continue;
+        pairs[2 * n] = i;
+        pairs[2 * n + 1] = j;
+        n++;
+      }
+    }
+    this.pairCount = n;
   }
 
   private testItems(boxes: Float64Array, i: number, j: number, marked: Uint8Array | null): void {
