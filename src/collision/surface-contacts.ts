@@ -826,7 +826,7 @@ export class SurfaceContacts implements ConstraintSet {
       }
     }
     this.itemBoxes(n);
-    this.tree.refit(this.tBox);
+    this.tree.refitItems(this.tBox, this.dirtyTris, nt);
     // drop the pairs that involve a changed item (the distance bounds of the others stay)
     const vt = this.vtCand,
       vtDist = this.vtDist;
