@@ -24,6 +24,17 @@ const ALLOWANCE = 1.5;
  */
 const LEAD = 1;
 /**
+ * A slow vertex is centred LEAD_SLOW substeps ahead instead, while that
+ * adds at most LEAD_REACH mesh spacings to its sphere (LEAD_SLOW · u ≤
+ * LEAD_REACH · mean edge): a vertex creeping or sliding steadily then stays
+ * inside for about twice as long, at a bounded cost in list length.
+ * self-collision-6000: full rebuilds 2.58 → 2.24 per frame, median frame
+ * ~10 % faster, mean unchanged; the collision scenes unchanged within noise
+ * (a lead of 2 for all vertices had made the projectile's lists ~10× longer).
+ */
+const LEAD_SLOW = 2;
+const LEAD_REACH = 0.15;
+/**
  * Fraction of the vertices that may renew their snapshots in an incremental
  * update; beyond it the lists are built anew. An update costs about as much
  * per renewed vertex as a rebuild does per vertex times ~10 (each renewal
@@ -726,13 +737,15 @@ export class SurfaceContacts implements ConstraintSet {
       cy = yy,
       cz = yz;
     if (u <= this.meanEdge) {
-      // … or, centred LEAD substeps ahead, room for LEAD + ALLOWANCE − 1 such substeps around the centre
-      // plus the minimum δ around x (the sphere holds x and p; any centre is valid, only the δ-sphere of
-      // each vertex matters to the candidate tests)
-      cx = yx + LEAD * mx;
-      cy = yy + LEAD * my;
-      cz = yz + LEAD * mz;
-      d = Math.max(dmin + LEAD * u, (LEAD + ALLOWANCE - 1) * u);
+      // … or, centred L (LEAD, or LEAD_SLOW for slow vertices) substeps ahead, room for L + ALLOWANCE − 1
+      // such substeps around the centre plus the minimum δ around x (the sphere holds x, at L·u from the
+      // centre, and p, at (L − 1)·u; any centre is valid, only the δ-sphere of each vertex matters to the
+      // candidate tests)
+      const L = LEAD_SLOW * u <= LEAD_REACH * this.meanEdge ? LEAD_SLOW : LEAD;
+      cx = yx + L * mx;
+      cy = yy + L * my;
+      cz = yz + L * mz;
+      d = Math.max(dmin + L * u, (L + ALLOWANCE - 1) * u);
     }
     this.snap[s] = cx;
     this.snap[s + 1] = cy;
