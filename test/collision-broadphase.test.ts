@@ -172,6 +172,50 @@ describe('BVH (built once, refitted)', () => {
     bvh.refit(boxes);
     check();
   });
+
+  it('refitting only the items that moved gives the boxes of a full refit, and brute-force pairs', () => {
+    const n = 1200;
+    const boxes = randomBoxes(n, 21);
+    const bvh = new Bvh(4);
+    bvh.build(boxes, n);
+    const full = new Bvh(4);
+    full.build(boxes, n);
+    const r = rng(22);
+    for (let round = 0; round < 20; round++) {
+      // a random subset moves (a few items up to a third of them, some listed twice)
+      const m = 1 + Math.floor(r() * (round < 10 ? 10 : n / 3));
+      const ids = new Int32Array(m);
+      for (let k = 0; k < m; k++) {
+        const i = Math.floor(r() * n);
+        ids[k] = i;
+        const d = [0.4 * (r() - 0.5), 0.4 * (r() - 0.5), 0.4 * (r() - 0.5)];
+        for (let c = 0; c < 3; c++) {
+          boxes[6 * i + c] += d[c];
+          boxes[6 * i + 3 + c] += d[c];
+        }
+      }
+      bvh.refitItems(boxes, ids, m);
+      full.refit(boxes);
+      // the same tree (same build) refitted both ways: every node box is identical
+      expect(Array.from(bvh.box.subarray(0, 6 * bvh.nodeCount))).toEqual(
+        Array.from(full.box.subarray(0, 6 * full.nodeCount)),
+      );
+    }
+    const np = bvh.selfPairs(boxes);
+    const got: number[] = [];
+    for (let k = 0; k < np; k++) {
+      const i = bvh.pairs[2 * k],
+        j = bvh.pairs[2 * k + 1];
+      got.push(Math.min(i, j) * n + Math.max(i, j));
+    }
+    got.sort((a, b) => a - b);
+    const want: number[] = [];
+    for (let i = 0; i < n; i++)
+      for (let j = i + 1; j < n; j++)
+        if (overlaps(boxes, i, boxes.subarray(6 * j, 6 * j + 6))) want.push(i * n + j);
+    expect(want.length).toBeGreaterThan(200);
+    expect(got).toEqual(want);
+  });
 });
 
 describe('geometric primitives', () => {

@@ -52,7 +52,57 @@ export class Bvh {
       return;
     }
     this.buildNode(0, n, centroid);
+    // parents and the leaf of each item, for refitting after a few items moved
+    this.parent = new Int32Array(this.nodeCount);
+    this.leafOf = new Int32Array(n);
+    this.parent[0] = -1;
+    for (let node = 0; node < this.nodeCount; node++) {
+      const c = this.count[node];
+      if (c > 0) {
+        for (let k = this.start[node]; k < this.start[node] + c; k++) this.leafOf[this.items[k]] = node;
+      } else {
+        this.parent[node + 1] = node;
+        this.parent[this.right[node]] = node;
+      }
+    }
+    this.nodeDirty = new Uint8Array(this.nodeCount);
+    this.dirtyNodes = new Int32Array(this.nodeCount);
     this.refit(boxes);
+  }
+
+  /** Parent of each node (−1 at the root), leaf of each item, and the scratch of refitItems. */
+  private parent = new Int32Array(0);
+  private leafOf = new Int32Array(0);
+  private nodeDirty = new Uint8Array(0);
+  private dirtyNodes = new Int32Array(0);
+
+  /**
+   * Refits after only the items ids[0 .. n) changed their boxes: the nodes
+   * on their paths to the root are recomputed, children before parents
+   * (larger preorder index first), each from the same formula as refit, so
+   * the boxes equal those of a full refit.
+   */
+  refitItems(boxes: Float64Array, ids: Int32Array, n: number): void {
+    if (this.itemCount === 0) return;
+    const parent = this.parent,
+      mark = this.nodeDirty,
+      list = this.dirtyNodes;
+    let m = 0;
+    for (let k = 0; k < n; k++) {
+      let node = this.leafOf[ids[k]];
+      while (node >= 0 && mark[node] === 0) {
+        mark[node] = 1;
+        list[m++] = node;
+        node = parent[node];
+      }
+    }
+    const nodes = list.subarray(0, m);
+    nodes.sort();
+    for (let k = m - 1; k >= 0; k--) {
+      const node = nodes[k];
+      mark[node] = 0;
+      this.refitNode(boxes, node);
+    }
   }
 
   /** Numbers the subtree over items[begin .. end) in preorder; returns its root. */
@@ -93,45 +143,48 @@ export class Bvh {
 
   /** Recomputes every node box from the item boxes (same layout as for build). */
   refit(boxes: Float64Array): void {
+    for (let n = this.nodeCount - 1; n >= 0; n--) this.refitNode(boxes, n);
+  }
+
+  /** Node n's box from its items (a leaf) or its children's boxes. */
+  private refitNode(boxes: Float64Array, n: number): void {
     const B = this.box,
       items = this.items;
-    for (let n = this.nodeCount - 1; n >= 0; n--) {
-      const o = 6 * n;
-      let x0 = Infinity,
-        y0 = Infinity,
-        z0 = Infinity,
-        x1 = -Infinity,
-        y1 = -Infinity,
-        z1 = -Infinity;
-      const c = this.count[n];
-      if (c > 0) {
-        const s = this.start[n];
-        for (let k = s; k < s + c; k++) {
-          const b = 6 * items[k];
-          if (boxes[b] < x0) x0 = boxes[b];
-          if (boxes[b + 1] < y0) y0 = boxes[b + 1];
-          if (boxes[b + 2] < z0) z0 = boxes[b + 2];
-          if (boxes[b + 3] > x1) x1 = boxes[b + 3];
-          if (boxes[b + 4] > y1) y1 = boxes[b + 4];
-          if (boxes[b + 5] > z1) z1 = boxes[b + 5];
-        }
-      } else if (this.itemCount > 0) {
-        const l = 6 * (n + 1),
-          r = 6 * this.right[n];
-        x0 = Math.min(B[l], B[r]);
-        y0 = Math.min(B[l + 1], B[r + 1]);
-        z0 = Math.min(B[l + 2], B[r + 2]);
-        x1 = Math.max(B[l + 3], B[r + 3]);
-        y1 = Math.max(B[l + 4], B[r + 4]);
-        z1 = Math.max(B[l + 5], B[r + 5]);
+    const o = 6 * n;
+    let x0 = Infinity,
+      y0 = Infinity,
+      z0 = Infinity,
+      x1 = -Infinity,
+      y1 = -Infinity,
+      z1 = -Infinity;
+    const c = this.count[n];
+    if (c > 0) {
+      const s = this.start[n];
+      for (let k = s; k < s + c; k++) {
+        const b = 6 * items[k];
+        if (boxes[b] < x0) x0 = boxes[b];
+        if (boxes[b + 1] < y0) y0 = boxes[b + 1];
+        if (boxes[b + 2] < z0) z0 = boxes[b + 2];
+        if (boxes[b + 3] > x1) x1 = boxes[b + 3];
+        if (boxes[b + 4] > y1) y1 = boxes[b + 4];
+        if (boxes[b + 5] > z1) z1 = boxes[b + 5];
       }
-      B[o] = x0;
-      B[o + 1] = y0;
-      B[o + 2] = z0;
-      B[o + 3] = x1;
-      B[o + 4] = y1;
-      B[o + 5] = z1;
+    } else if (this.itemCount > 0) {
+      const l = 6 * (n + 1),
+        r = 6 * this.right[n];
+      x0 = Math.min(B[l], B[r]);
+      y0 = Math.min(B[l + 1], B[r + 1]);
+      z0 = Math.min(B[l + 2], B[r + 2]);
+      x1 = Math.max(B[l + 3], B[r + 3]);
+      y1 = Math.max(B[l + 4], B[r + 4]);
+      z1 = Math.max(B[l + 5], B[r + 5]);
     }
+    B[o] = x0;
+    B[o + 1] = y0;
+    B[o + 2] = z0;
+    B[o + 3] = x1;
+    B[o + 4] = y1;
+    B[o + 5] = z1;
   }
 
   private push(i: number): void {
@@ -234,8 +287,10 @@ export class Bvh {
         const c = count[a];
         if (c > 0) {
           const s = this.start[a];
-          for (let k = s; k < s + c; k++)
-            for (let l = k + 1; l < s + c; l++) this.testItems(boxes, this.items[k], this.items[l], marked);
+          if (marked === null) this.leafPairs(boxes, s, c, s, c, true);
+          else
+            for (let k = s; k < s + c; k++)
+              for (let l = k + 1; l < s + c; l++) this.testItems(boxes, this.items[k], this.items[l], marked);
         } else {
           const r = right[a];
           st[sp++] = a + 1;
@@ -264,8 +319,10 @@ export class Bvh {
       if (ca > 0 && cb > 0) {
         const sa = this.start[a],
           sb = this.start[b];
-        for (let k = sa; k < sa + ca; k++)
-          for (let l = sb; l < sb + cb; l++) this.testItems(boxes, this.items[k], this.items[l], marked);
+        if (marked === null) this.leafPairs(boxes, sa, ca, sb, cb, false);
+        else
+          for (let k = sa; k < sa + ca; k++)
+            for (let l = sb; l < sb + cb; l++) this.testItems(boxes, this.items[k], this.items[l], marked);
       } else if (
         cb > 0 ||
         (ca === 0 &&
@@ -303,6 +360,56 @@ export class Bvh {
       mk[n] = m;
     }
     return mk;
+  }
+
+  /**
+   * The overlapping item pairs of two leaves (items[sa ..< sa + ca] against
+   * items[sb ..< sb + cb]; `same`: a leaf against itself, each pair once), in
+   * the order testItems would give them, without marks.
+   */
+  private leafPairs(
+    boxes: Float64Array,
+    sa: number,
+    ca: number,
+    sb: number,
+    cb: number,
+    same: boolean,
+  ): void {
+    if (2 * (this.pairCount + ca * cb) > this.pairs.length) {
+      const r = new Int32Array(Math.max(2 * this.pairs.length, 2 * (this.pairCount + ca * cb)));
+      r.set(this.pairs);
+      this.pairs = r;
+    }
+    const items = this.items,
+      pairs = this.pairs;
+    let n = this.pairCount;
+    for (let k = sa; k < sa + ca; k++) {
+      const i = items[k],
+        oi = 6 * i;
+      const x0 = boxes[oi],
+        y0 = boxes[oi + 1],
+        z0 = boxes[oi + 2],
+        x1 = boxes[oi + 3],
+        y1 = boxes[oi + 4],
+        z1 = boxes[oi + 5];
+      for (let l = same ? k + 1 : sb; l < sb + cb; l++) {
+        const j = items[l],
+          oj = 6 * j;
+        if (
+          x0 > boxes[oj + 3] ||
+          x1 < boxes[oj] ||
+          y0 > boxes[oj + 4] ||
+          y1 < boxes[oj + 1] ||
+          z0 > boxes[oj + 5] ||
+          z1 < boxes[oj + 2]
+        )
+          continue;
+        pairs[2 * n] = i;
+        pairs[2 * n + 1] = j;
+        n++;
+      }
+    }
+    this.pairCount = n;
   }
 
   private testItems(boxes: Float64Array, i: number, j: number, marked: Uint8Array | null): void {

@@ -29,6 +29,17 @@ const ALLOWANCE = 1.5;
  */
 const LEAD = 1;
 /**
+ * A slow vertex is centred LEAD_SLOW substeps ahead instead, while that
+ * adds at most LEAD_REACH mesh spacings to its sphere (LEAD_SLOW · u ≤
+ * LEAD_REACH · mean edge): a vertex creeping or sliding steadily then stays
+ * inside for about twice as long, at a bounded cost in list length.
+ * self-collision-6000: full rebuilds 2.58 → 2.24 per frame, median frame
+ * ~10 % faster, mean unchanged; the collision scenes unchanged within noise
+ * (a lead of 2 for all vertices had made the projectile's lists ~10× longer).
+ */
+const LEAD_SLOW = 2;
+const LEAD_REACH = 0.15;
+/**
  * Fraction of the vertices that may renew their snapshots in an incremental
  * update; beyond it the lists are built anew. An update costs about as much
  * per renewed vertex as a rebuild does per vertex times ~10 (each renewal
@@ -211,6 +222,10 @@ export class SurfaceContacts implements ConstraintSet {
   private delta = new Float64Array(0);
   private vBox = new Float64Array(0);
   private tBox = new Float64Array(0);
+  /** Bounding sphere of each triangle's snapshot (centroid xyz, radius), a cheap lower bound of vertex distances. */
+  private tSphere = new Float64Array(0);
+  /** Half the length of each edge's snapshot (the radius of its bounding sphere). */
+  private eHalf = new Float64Array(0);
   private eBox = new Float64Array(0);
   /**
    * BVH over the triangle boxes (built once per topology, refitted at every
@@ -238,6 +253,8 @@ export class SurfaceContacts implements ConstraintSet {
   private tDirty = new Uint8Array(0);
   private eDirty = new Uint8Array(0);
   private dirtyTris = new Int32Array(0);
+  /** Ends of the groups of dirtyTris (the triangles each violator made dirty), for the partial update's queries. */
+  private dirtyGroupEnd = new Int32Array(0);
   private dirtyEdges = new Int32Array(0);
   /** Vertex → triangles and vertex → edges (CSR). */
   private vtStart = new Int32Array(1);
@@ -468,6 +485,8 @@ export class SurfaceContacts implements ConstraintSet {
     this.sv = new Float64Array(6 * nv);
     this.motion = new Float64Array(nv);
     this.tBox = new Float64Array(6 * this.triCount);
+    this.tSphere = new Float64Array(4 * this.triCount);
+    this.eHalf = new Float64Array(this.edgeCount);
     this.eBox = new Float64Array(6 * this.edgeCount);
     this.label = new Int32Array(nv);
     this.violators = new Int32Array(nv);
@@ -485,6 +504,7 @@ export class SurfaceContacts implements ConstraintSet {
     this.tDirty = new Uint8Array(this.triCount);
     this.eDirty = new Uint8Array(this.edgeCount);
     this.dirtyTris = new Int32Array(this.triCount);
+    this.dirtyGroupEnd = new Int32Array(this.triCount);
     this.dirtyEdges = new Int32Array(this.edgeCount);
     const csr = (
       items: Int32Array,
@@ -734,13 +754,15 @@ export class SurfaceContacts implements ConstraintSet {
       cy = yy,
       cz = yz;
     if (u <= this.meanEdge) {
-      // … or, centred LEAD substeps ahead, room for LEAD + ALLOWANCE − 1 such substeps around the centre
-      // plus the minimum δ around x (the sphere holds x and p; any centre is valid, only the δ-sphere of
-      // each vertex matters to the candidate tests)
-      cx = yx + LEAD * mx;
-      cy = yy + LEAD * my;
-      cz = yz + LEAD * mz;
-      d = Math.max(dmin + LEAD * u, (LEAD + ALLOWANCE - 1) * u);
+      // … or, centred L (LEAD, or LEAD_SLOW for slow vertices) substeps ahead, room for L + ALLOWANCE − 1
+      // such substeps around the centre plus the minimum δ around x (the sphere holds x, at L·u from the
+      // centre, and p, at (L − 1)·u; any centre is valid, only the δ-sphere of each vertex matters to the
+      // candidate tests)
+      const L = LEAD_SLOW * u <= LEAD_REACH * this.meanEdge ? LEAD_SLOW : LEAD;
+      cx = yx + L * mx;
+      cy = yy + L * my;
+      cz = yz + L * mz;
+      d = Math.max(dmin + L * u, (L + ALLOWANCE - 1) * u);
     }
     this.snap[s] = cx;
     this.snap[s + 1] = cy;
@@ -813,6 +835,7 @@ export class SurfaceContacts implements ConstraintSet {
       vtl = this.vtList,
       ves = this.veStart,
       vel = this.veList;
+    let ng = 0;
     for (let k = 0; k < n; k++) {
       const v = viol[k];
       for (let j = vts[v]; j < vts[v + 1]; j++) {
@@ -822,6 +845,8 @@ export class SurfaceContacts implements ConstraintSet {
           this.dirtyTris[nt++] = t;
         }
       }
+      // the triangles this violator made dirty form one group (they are neighbours)
+      if (nt > (ng === 0 ? 0 : this.dirtyGroupEnd[ng - 1])) this.dirtyGroupEnd[ng++] = nt;
       for (let j = ves[v]; j < ves[v + 1]; j++) {
         const e = vel[j];
         if (ed[e] === 0) {
@@ -831,7 +856,7 @@ export class SurfaceContacts implements ConstraintSet {
       }
     }
     this.itemBoxes(n);
-    this.tree.refit(this.tBox);
+    this.tree.refitItems(this.tBox, this.dirtyTris, nt);
     // drop the pairs that involve a changed item (the distance bounds of the others stay)
     const vt = this.vtCand,
       vtDist = this.vtDist;
@@ -862,7 +887,7 @@ export class SurfaceContacts implements ConstraintSet {
     // and find their pairs again
     const group = store.group,
       mask = store.mask;
-    this.collectPairs(group, mask, true, nt);
+    this.collectPairs(group, mask, true, ng);
     for (let k = 0; k < n; k++) vd[viol[k]] = 0;
     for (let k = 0; k < nt; k++) td[this.dirtyTris[k]] = 0;
     for (let k = 0; k < ne; k++) ed[this.dirtyEdges[k]] = 0;
@@ -886,12 +911,25 @@ export class SurfaceContacts implements ConstraintSet {
       edge = this.edge,
       vBox = this.vBox;
     for (let t = 0; t < this.triCount; t++) {
-      if (dirty === null || this.tDirty[t] !== 0)
+      if (dirty === null || this.tDirty[t] !== 0) {
         unionBox(this.tBox, t, vBox, tri[3 * t], tri[3 * t + 1], tri[3 * t + 2], hr[ts[t]]);
+        boundingSphere(this.tSphere, t, this.snap, tri[3 * t], tri[3 * t + 1], tri[3 * t + 2]);
+      }
     }
+    const S = this.snap,
+      eHalf = this.eHalf;
     for (let e = 0; e < this.edgeCount; e++) {
-      if (dirty === null || this.eDirty[e] !== 0)
-        unionBox2(this.eBox, e, vBox, edge[2 * e], edge[2 * e + 1], this.sharp[e] !== 0 ? hr[es[e]] : 0);
+      if (dirty === null || this.eDirty[e] !== 0) {
+        const a = edge[2 * e],
+          b = edge[2 * e + 1];
+        unionBox2(this.eBox, e, vBox, a, b, this.sharp[e] !== 0 ? hr[es[e]] : 0);
+        const a3 = 3 * a,
+          b3 = 3 * b;
+        const dx = S[b3] - S[a3],
+          dy = S[b3 + 1] - S[a3 + 1],
+          dz = S[b3 + 2] - S[a3 + 2];
+        eHalf[e] = 0.5 * Math.sqrt(dx * dx + dy * dy + dz * dz);
+      }
     }
   }
 
@@ -926,6 +964,15 @@ export class SurfaceContacts implements ConstraintSet {
       a3 = 3 * a,
       b3 = 3 * b,
       c3 = 3 * c;
+    // the triangle lies within its bounding sphere: |q − centre| − radius bounds the distance from below
+    // (the relative 1e-9 keeps round-off from rejecting a pair the exact test would accept)
+    const TS = this.tSphere,
+      o4 = 4 * t;
+    const sx = S[q3] - TS[o4],
+      sy = S[q3 + 1] - TS[o4 + 1],
+      sz = S[q3 + 2] - TS[o4 + 2];
+    const far = (TS[o4 + 3] + lim) * (1 + 1e-9);
+    if (sx * sx + sy * sy + sz * sz > far * far) return false;
     closestPointTriangleAt(S, q3, S, a3, b3, c3, cp);
     return cp[6] <= lim * lim;
   }
@@ -968,8 +1015,8 @@ export class SurfaceContacts implements ConstraintSet {
       dx = S[d3],
       dy = S[d3 + 1],
       dz = S[d3 + 2];
-    const re = 0.5 * Math.sqrt((bx - ax) * (bx - ax) + (by - ay) * (by - ay) + (bz - az) * (bz - az));
-    const rf = 0.5 * Math.sqrt((dx - cx) * (dx - cx) + (dy - cy) * (dy - cy) + (dz - cz) * (dz - cz));
+    const re = this.eHalf[e],
+      rf = this.eHalf[f];
     const ux = 0.5 * (cx + dx - ax - bx),
       uy = 0.5 * (cy + dy - ay - by),
       uz = 0.5 * (cz + dz - az - bz);
@@ -985,9 +1032,10 @@ export class SurfaceContacts implements ConstraintSet {
    * the edges each owns against the other's (every pair once, as every
    * vertex and edge has one owner). Free points query the tree on their
    * own. `partial`: only the pairs with a changed (dirty) vertex, triangle
-   * or edge, found by querying the tree with the box of each of the
-   * `nDirty` dirty triangles (a dirty vertex or edge makes its triangles
-   * dirty), in time proportional to them rather than to the whole tree.
+   * or edge, found by querying the tree with the boxes of the dirty
+   * triangles (a dirty vertex or edge makes its triangles dirty), in
+   * `nDirty` groups (see dirtyGroupEnd), in time proportional to them rather
+   * than to the whole tree.
    */
   private collectPairs(group: Int32Array, mask: Int32Array, partial: boolean, nDirty = 0): void {
     const td = this.tDirty,
@@ -1000,20 +1048,60 @@ export class SurfaceContacts implements ConstraintSet {
     } else {
       // each dirty triangle against the triangles its box overlaps (the pairs a marked self-traversal
       // gives, found in time proportional to the dirty triangles); a pair of two dirty triangles is
-      // taken from the smaller index
+      // taken from the smaller index. One query per group (the triangles one violator made dirty, which
+      // are neighbours) with the union of their boxes: the tree reports items in the same depth-first
+      // order whatever the query box, so filtering its answer by each triangle's own box gives exactly
+      // the items, in the same order, that a query with that box alone would.
       const tBox = this.tBox,
         dirty = this.dirtyTris,
+        ends = this.dirtyGroupEnd,
         tree = this.tree;
-      for (let i = 0; i < nDirty; i++) {
-        const t1 = dirty[i],
-          o = 6 * t1;
-        const m = tree.query(tBox, tBox[o], tBox[o + 1], tBox[o + 2], tBox[o + 3], tBox[o + 4], tBox[o + 5]);
-        const res = tree.result;
-        for (let k = 0; k < m; k++) {
-          const t2 = res[k];
-          if (t2 === t1 || (td[t2] !== 0 && t2 < t1)) continue;
-          this.collectTrianglePair(t1, t2, group, mask, true);
+      let g0 = 0;
+      for (let gi = 0; gi < nDirty; gi++) {
+        const g1 = ends[gi];
+        let x0 = Infinity,
+          y0 = Infinity,
+          z0 = Infinity,
+          x1 = -Infinity,
+          y1 = -Infinity,
+          z1 = -Infinity;
+        for (let i = g0; i < g1; i++) {
+          const o = 6 * dirty[i];
+          if (tBox[o] < x0) x0 = tBox[o];
+          if (tBox[o + 1] < y0) y0 = tBox[o + 1];
+          if (tBox[o + 2] < z0) z0 = tBox[o + 2];
+          if (tBox[o + 3] > x1) x1 = tBox[o + 3];
+          if (tBox[o + 4] > y1) y1 = tBox[o + 4];
+          if (tBox[o + 5] > z1) z1 = tBox[o + 5];
         }
+        const m = tree.query(tBox, x0, y0, z0, x1, y1, z1);
+        const res = tree.result;
+        for (let i = g0; i < g1; i++) {
+          const t1 = dirty[i],
+            o = 6 * t1;
+          const ax0 = tBox[o],
+            ay0 = tBox[o + 1],
+            az0 = tBox[o + 2],
+            ax1 = tBox[o + 3],
+            ay1 = tBox[o + 4],
+            az1 = tBox[o + 5];
+          for (let k = 0; k < m; k++) {
+            const t2 = res[k];
+            if (t2 === t1 || (td[t2] !== 0 && t2 < t1)) continue;
+            // the test of Bvh.query with t1's box
+            const b = 6 * t2;
+            if (
+              tBox[b] <= ax1 &&
+              tBox[b + 3] >= ax0 &&
+              tBox[b + 1] <= ay1 &&
+              tBox[b + 4] >= ay0 &&
+              tBox[b + 2] <= az1 &&
+              tBox[b + 5] >= az0
+            )
+              this.collectTrianglePair(t1, t2, group, mask, true);
+          }
+        }
+        g0 = g1;
       }
     }
     const free = this.freeV;
@@ -2378,6 +2466,31 @@ function unionBox(
     out[o + k] = lo - g;
     out[o + 3 + k] = hi + g;
   }
+}
+
+/** Centroid and radius (largest vertex distance) of snapshot triangle (a, b, c) into out[4t .. 4t + 3]. */
+function boundingSphere(
+  out: Float64Array,
+  t: number,
+  S: Float64Array,
+  a: number,
+  b: number,
+  c: number,
+): void {
+  const a3 = 3 * a,
+    b3 = 3 * b,
+    c3 = 3 * c;
+  const cx = (S[a3] + S[b3] + S[c3]) / 3,
+    cy = (S[a3 + 1] + S[b3 + 1] + S[c3 + 1]) / 3,
+    cz = (S[a3 + 2] + S[b3 + 2] + S[c3 + 2]) / 3;
+  const ra = (S[a3] - cx) ** 2 + (S[a3 + 1] - cy) ** 2 + (S[a3 + 2] - cz) ** 2,
+    rb = (S[b3] - cx) ** 2 + (S[b3 + 1] - cy) ** 2 + (S[b3 + 2] - cz) ** 2,
+    rc = (S[c3] - cx) ** 2 + (S[c3 + 1] - cy) ** 2 + (S[c3 + 2] - cz) ** 2;
+  const o = 4 * t;
+  out[o] = cx;
+  out[o + 1] = cy;
+  out[o + 2] = cz;
+  out[o + 3] = Math.sqrt(Math.max(ra, rb, rc));
 }
 
 function unionBox2(out: Float64Array, e: number, vb: Float64Array, a: number, b: number, g: number): void {
