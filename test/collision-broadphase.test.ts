@@ -144,22 +144,7 @@ describe('BVH (built once, refitted)', () => {
     const boxes = randomBoxes(n, 11);
     const bvh = new Bvh(4);
     bvh.build(boxes, n);
-    const check = () => {
-      const m = bvh.selfPairs(boxes);
-      const got: number[] = [];
-      for (let k = 0; k < m; k++) {
-        const i = bvh.pairs[2 * k],
-          j = bvh.pairs[2 * k + 1];
-        got.push(Math.min(i, j) * n + Math.max(i, j));
-      }
-      got.sort((a, b) => a - b);
-      const want: number[] = [];
-      for (let i = 0; i < n; i++)
-        for (let j = i + 1; j < n; j++)
-          if (overlaps(boxes, i, boxes.subarray(6 * j, 6 * j + 6))) want.push(i * n + j);
-      expect(want.length).toBeGreaterThan(200);
-      expect(got).toEqual(want);
-    };
+    const check = () => expectBruteForcePairs(bvh, boxes, n);
     check();
     const r = rng(12);
     for (let i = 0; i < n; i++) {
@@ -201,20 +186,7 @@ describe('BVH (built once, refitted)', () => {
         Array.from(full.box.subarray(0, 6 * full.nodeCount)),
       );
     }
-    const np = bvh.selfPairs(boxes);
-    const got: number[] = [];
-    for (let k = 0; k < np; k++) {
-      const i = bvh.pairs[2 * k],
-        j = bvh.pairs[2 * k + 1];
-      got.push(Math.min(i, j) * n + Math.max(i, j));
-    }
-    got.sort((a, b) => a - b);
-    const want: number[] = [];
-    for (let i = 0; i < n; i++)
-      for (let j = i + 1; j < n; j++)
-        if (overlaps(boxes, i, boxes.subarray(6 * j, 6 * j + 6))) want.push(i * n + j);
-    expect(want.length).toBeGreaterThan(200);
-    expect(got).toEqual(want);
+    expectBruteForcePairs(bvh, boxes, n);
   });
 });
 
@@ -407,3 +379,21 @@ describe('candidate lists of the surface contacts', () => {
     expect(got).toEqual(want.sort());
   });
 });
+
+/** The tree's self-traversal returns exactly the overlapping pairs of a brute-force search, each once (and enough of them to mean something). */
+function expectBruteForcePairs(bvh: Bvh, boxes: Float64Array, n: number): void {
+  const m = bvh.selfPairs(boxes);
+  const got: number[] = [];
+  for (let k = 0; k < m; k++) {
+    const i = bvh.pairs[2 * k],
+      j = bvh.pairs[2 * k + 1];
+    got.push(Math.min(i, j) * n + Math.max(i, j));
+  }
+  got.sort((a, b) => a - b);
+  const want: number[] = [];
+  for (let i = 0; i < n; i++)
+    for (let j = i + 1; j < n; j++)
+      if (overlaps(boxes, i, boxes.subarray(6 * j, 6 * j + 6))) want.push(i * n + j);
+  expect(want.length).toBeGreaterThan(200);
+  expect(got).toEqual(want);
+}
