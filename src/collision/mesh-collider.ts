@@ -51,7 +51,9 @@ export class MeshCollider extends Collider {
   /** The mesh's bounding box (local frame). */
   private readonly bounds: Float64Array;
   /** The last query: point, distance, normal. */
-  private readonly memo = new Float64Array([Number.NaN, 0, 0, 0, 0, 0, 0]);
+  private readonly memo = new Float64Array([Number.NaN, 0, 0, 0, 0, 0, 0, 0]);
+  /** The last localDistance was exact (a cell near the surface), not interpolated. */
+  private exact = false;
 
   constructor(opts: MeshColliderOptions, where = 'mesh collider') {
     super(opts, where);
@@ -135,6 +137,7 @@ export class MeshCollider extends Collider {
       n[0] = m[4];
       n[1] = m[5];
       n[2] = m[6];
+      this.exact = m[7] !== 0;
       return m[3];
     }
     let d = this.fieldDistance(x, y, z, n);
@@ -151,6 +154,7 @@ export class MeshCollider extends Collider {
     m[4] = n[0];
     m[5] = n[1];
     m[6] = n[2];
+    m[7] = this.exact ? 1 : 0;
     return d;
   }
 
@@ -166,6 +170,7 @@ export class MeshCollider extends Collider {
     if (!(fx >= 0 && fy >= 0 && fz >= 0 && fx < nx - 1 && fy < ny - 1 && fz < nz - 1)) {
       // outside the grid (at least three cells from the mesh): the distance to the mesh's bounding
       // box, a lower bound, which keeps rejection tests and sphere tracing conservative
+      this.exact = false;
       return this.boxDistance(x, y, z, n);
     }
     const ix = Math.floor(fx),
@@ -174,6 +179,7 @@ export class MeshCollider extends Collider {
     const c = ix + (nx - 1) * (iy + (ny - 1) * iz);
     const s = this.cellStart[c],
       e = this.cellStart[c + 1];
+    this.exact = e > s;
     if (e > s) return this.distanceToMesh.signedDistanceAmong(x, y, z, this.cellTriangles, s, e, n);
     // far from the surface: trilinear interpolation and its gradient
     const tx = fx - ix,
@@ -259,7 +265,9 @@ export class MeshCollider extends Collider {
     for (let it = 0; it < 256; it++) {
       const d = this.localDistance(ax + dx * t, ay + dy * t, az + dz * t, n) - r;
       if (d <= eps) return t;
-      t += Math.max(d / SQRT3, 0.5 * eps) / len;
+      // an exact distance is 1-Lipschitz: no point within d of here is on the grown surface; the
+      // interpolated field may overestimate it, by at most √3
+      t += Math.max(this.exact ? d : d / SQRT3, 0.5 * eps) / len;
       if (t > 1) {
         // the end point itself: entered within the last step?
         const de = this.localDistance(bx, by, bz, n) - r;
