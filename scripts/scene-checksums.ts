@@ -1,0 +1,51 @@
+/**
+ * Checksums of every shipped scene after N frames: a refactoring that must
+ * not change a number is checked by comparing these before and after.
+ *
+ *   npx tsx scripts/scene-checksums.ts [--frames 60] [--only name,name] [--out file.json]
+ *
+ * Prints one line per scene (hash of positions and velocities of every
+ * particle, hash of the world's saved state) and, with --out, writes them as
+ * JSON. Compare two files with `diff`.
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadScene } from '../src/index.js';
+
+const args = process.argv.slice(2);
+const opt = (name: string): string | undefined => {
+  const k = args.indexOf(`--${name}`);
+  return k >= 0 ? args[k + 1] : undefined;
+};
+const frames = Number(opt('frames') ?? 60);
+const only = opt('only')?.split(',');
+const out = opt('out');
+
+const dir = new URL('../scenes/', import.meta.url);
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .filter((f) => !only || only.includes(f.replace(/\.json$/, '')))
+  .sort();
+
+const result: Record<string, string> = {};
+for (const f of files) {
+  const t0 = performance.now();
+  const inst = loadScene(readFileSync(new URL(f, dir), 'utf8'), {
+    file: f,
+    readFile: (p) => readFileSync(new URL(p, dir), 'utf8'),
+  });
+  const w = inst.world;
+  for (let k = 0; k < frames; k++) w.step();
+  const n = w.store.count;
+  const h = createHash('sha1');
+  h.update(new Uint8Array(w.store.x.buffer, w.store.x.byteOffset, 24 * n));
+  h.update(new Uint8Array(w.store.v.buffer, w.store.v.byteOffset, 24 * n));
+  for (const b of w.bodies) {
+    const r = b.renderPositions();
+    h.update(new Uint8Array(r.buffer, r.byteOffset, r.byteLength));
+  }
+  const name = f.replace(/\.json$/, '');
+  result[name] = h.digest('hex').slice(0, 16);
+  console.log(`${name.padEnd(36)} ${result[name]}  ${(performance.now() - t0).toFixed(0)} ms`);
+}
+if (out) writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
