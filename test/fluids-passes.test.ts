@@ -3,7 +3,7 @@ import { Fluid, poly6, spikyGradient, World } from '../src/index.js';
 import { rng } from './helpers.js';
 
 /**
- * The optimised pair loops (passes.ts: slot records, the list of pairs inside
+ * The optimised pair loops (src/fluids/*-passes.ts: slot records, the list of pairs inside
  * h that the correction walks, the rows walked as they are at the positions
  * of the search) against a plain evaluation of PBF's formulas with the
  * reference kernels of kernels.ts. Algorithm 1 finds neighbours once per

@@ -6,7 +6,7 @@ import { rng } from './helpers.js';
 
 /**
  * The WebAssembly port of the fluid pair passes (wasm/fluids.ts) performs the
- * operations of the JavaScript passes (passes.ts) in the same order, so the
+ * operations of the JavaScript passes (src/fluids/*-passes.ts) in the same order, so the
  * two give the same simulation bit for bit; the committed binary is the
  * compiled source.
  */

@@ -2,7 +2,8 @@
  * The pair loops of position based fluids in AssemblyScript, compiled to
  * WebAssembly by scripts/build-wasm.ts into src/wasm/fluids.generated.ts. Each
  * function is a line-for-line port of the JavaScript function of the same
- * name in src/fluids/passes.ts (which documents the formulas and cites the
+ * name in src/fluids/density-passes.ts, correction-passes.ts or
+ * velocity-passes.ts (which document the formulas and cites the
  * papers) and performs the same floating-point operations in the same order,
  * so both give identical numbers bit for bit (test/fluids-wasm.test.ts).
  *
@@ -16,10 +17,10 @@
  * computing the square root and division again.
  */
 
-/** passes.ts MIN_DISTANCE. */
+/** density-passes.ts MIN_DISTANCE. */
 const MIN_DISTANCE: f64 = 1e-6;
 
-/** passes.ts listInside: appends the partners closer than √h2 to `live`; branch-free. */
+/** density-passes.ts listInside: appends the partners closer than √h2 to `live`; branch-free. */
 function listInside(
   px: f64,
   py: f64,
@@ -44,7 +45,7 @@ function listInside(
   return kl;
 }
 
-/** passes.ts fluidDensityPass, storing g of pair k at gBuf[k]. */
+/** density-passes.ts fluidDensityPass, storing g of pair k at gBuf[k]. */
 export function fluidDensityPass(
   n: i32,
   off: i32,
@@ -127,7 +128,7 @@ export function fluidDensityPass(
   }
 }
 
-/** passes.ts powInt: x^n by squaring. */
+/** correction-passes.ts powInt: x^n by squaring. */
 function powInt(x: f64, n: i32): f64 {
   let r: f64 = 1;
   let b = x;
@@ -140,7 +141,7 @@ function powInt(x: f64, n: i32): f64 {
 }
 
 /**
- * passes.ts fluidCorrectionPass over the rows the density pass walked, with g
+ * correction-passes.ts fluidCorrectionPass over the rows the density pass walked, with g
  * read from gBuf. The distance is recomputed (for s_corr and the clamp of
  * near-coincident pairs); its square root only where r² < 4 r_min², the only
  * place where r < r_min can hold.
@@ -217,7 +218,7 @@ export function fluidCorrectionPass(
   }
 }
 
-/** passes.ts xsphVorticityPass (R and Q records), storing the vorticity g of live pair k at gBuf[k]. */
+/** velocity-passes.ts xsphVorticityPass (R and Q records), storing the vorticity g of live pair k at gBuf[k]. */
 export function xsphVorticityPass(
   n: i32,
   off: i32,
@@ -315,7 +316,7 @@ export function xsphVorticityPass(
   }
 }
 
-/** passes.ts vorticityGradientPass over the live rows of xsphVorticityPass, with g read from gBuf. */
+/** velocity-passes.ts vorticityGradientPass over the live rows of xsphVorticityPass, with g read from gBuf. */
 export function vorticityGradientPass(
   n: i32,
   off: i32,

@@ -1,5 +1,6 @@
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
-import type { Fluid } from './fluid.js';
+import type { FluidDensity } from './density.js';
+import type { FluidBody } from './fluid-body.js';
 
 const cell0 = new Int32Array(3);
 const cell1 = new Int32Array(3);
@@ -26,7 +27,9 @@ export class FluidSolidContacts implements ConstraintSet {
   readonly kind = 'fluid-solid-contact';
   readonly order = 100;
   enabled = true;
-  private readonly fluid: Fluid;
+  private readonly fluid: FluidBody;
+  /** The fluid's density set, whose search finds the coupled bodies and the fluid–solid pairs. */
+  private readonly density: FluidDensity;
   /** Point–triangle contacts of this substep: fluid particle, three vertices, side. */
   triCount = 0;
   private triParticle = new Int32Array(0);
@@ -34,13 +37,14 @@ export class FluidSolidContacts implements ConstraintSet {
   private triSide = new Float64Array(0);
   private triThick = new Float64Array(0);
 
-  constructor(fluid: Fluid) {
+  constructor(fluid: FluidBody, density: FluidDensity) {
     this.fluid = fluid;
+    this.density = density;
     this.growTriangles(64);
   }
 
   get count(): number {
-    return this.fluid.density.solidPairs.count + this.triCount;
+    return this.density.solidPairs.count + this.triCount;
   }
 
   private growTriangles(cap: number): void {
@@ -64,7 +68,7 @@ export class FluidSolidContacts implements ConstraintSet {
    */
   beginStep(ctx: StepContext): void {
     this.triCount = 0;
-    const d = this.fluid.density;
+    const d = this.density;
     const grid = d.grid;
     if (grid.count === 0 || d.coupled.length === 0) return;
     const store = ctx.store;
@@ -182,7 +186,7 @@ export class FluidSolidContacts implements ConstraintSet {
   }
 
   private projectParticles(ctx: StepContext): void {
-    const d = this.fluid.density;
+    const d = this.density;
     const ns = d.solidCount;
     if (ns === 0) return;
     const { p, invMass, radius } = ctx.store;

@@ -1,30 +1,35 @@
 import type { Body } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
-import { quatRotate } from '../math/quat.js';
 import { wasmKernelsEnabled } from '../wasm/kernels.js';
-import type { Fluid } from './fluid.js';
-import { poly6Coefficient, spikyGradientCoefficient } from './kernels.js';
-import { buildCrossPairs, buildForwardPairs, NeighbourGrid, PairList } from './neighbour-grid.js';
 import {
-  addVelocities,
   applyDeltas,
   fluidCorrectionPass,
+  solidCorrectionPass,
+  wallCorrectionPass,
+} from './correction-passes.js';
+import {
   fluidDensityPass,
   fluidDensityPassWeighted,
-  initPostRecords,
   initRecords,
   lambdaPass,
   RECORD,
-  solidCorrectionPass,
   solidDensityPass,
+  wallDensityPass,
+} from './density-passes.js';
+import type { FluidBody } from './fluid-body.js';
+import { poly6Coefficient, spikyGradientCoefficient } from './kernels.js';
+import { buildForwardPairs, NeighbourGrid, PairList } from './neighbour-grid.js';
+import { CoupledSolids } from './solids.js';
+import {
+  addVelocities,
+  initPostRecords,
   vorticityForce,
   vorticityGradientPass,
   vorticityMagnitudes,
-  wallCorrectionPass,
-  wallDensityPass,
   xsphVorticityPass,
-} from './passes.js';
+} from './velocity-passes.js';
+import { FluidWalls } from './walls.js';
 import { FluidWasm, fluidWasmModule } from './wasm.js';
 
 /**
@@ -55,7 +60,7 @@ import { FluidWasm, fluidWasmModule } from './wasm.js';
  * A Jacobi iteration does not depend on the order of the particles, so the
  * set projects in the forward half of a symmetric sweep only (the backward
  * half would repeat the same update). Colliders also count in the density
- * (walls, see wallDensityPass in passes.ts).
+ * (walls, see wallDensityPass in density-passes.ts).
  */
 export class FluidDensity implements ConstraintSet {
   readonly kind = 'fluid-density';
@@ -66,11 +71,13 @@ export class FluidDensity implements ConstraintSet {
    */
   readonly order = -1;
   enabled = true;
-  readonly fluid: Fluid;
+  readonly fluid: FluidBody;
   /** The neighbour grid of the fluid particles (on p, rebuilt every substep). */
   readonly grid = new NeighbourGrid();
-  /** The grid of the coupled solid particles (same cells). */
-  readonly solidGrid = new NeighbourGrid();
+  /** The solid particles coupled to the fluid this substep (solids.ts). */
+  readonly solid = new CoupledSolids();
+  /** The wall records of this substep (walls.ts). */
+  readonly walls = new FluidWalls();
   /** Fluid–fluid pairs closer than h, each once, in rows over grid.sorted; partners by slot (store index − offset). */
   get pairs(): PairList {
     return this.pairsInWasm ? this.wasmPairs : this.jsPairs;
@@ -89,7 +96,7 @@ export class FluidDensity implements ConstraintSet {
   private liveStart = new Int32Array(1);
   /**
    * Which implementation runs the fluid pair passes: 'wasm' (the default
-   * where WebAssembly is available; see wasm.ts) or 'js' (passes.ts). Both
+   * where WebAssembly is available; see wasm.ts) or 'js' (density-, correction- and velocity-passes.ts). Both
    * give the same numbers bit for bit. Takes effect at the next search.
    */
   kernels: 'wasm' | 'js' = 'wasm';
@@ -119,57 +126,26 @@ export class FluidDensity implements ConstraintSet {
   /** The rows the correction pass walks: `live` or, after a density pass at the search's positions, `pairs`. */
   private corrStart = this.liveStart;
   private corrNbr = this.live;
-  /** Fluid particles near each solid particle (rows over `solids`). */
-  readonly solidPairs = new PairList();
-  /** Solid particles near each solid particle (for Ψ). */
-  private readonly solidSolid = new PairList();
-  /** Bodies coupled to the fluid this substep (those with particles near it). */
-  readonly coupled: Body[] = [];
   /** Largest |p − x| of a fluid particle this substep (m). */
   maxDisplacement = 0;
-  /** Store indices of the coupled solid particles near the fluid this substep. */
-  solids = new Int32Array(0);
-  solidCount = 0;
-  /** Boundary mass Ψ_b of each solid particle (kg). */
-  psi = new Float64Array(0);
-  /** Row of each solid particle in `solids`, by store index (valid for this substep's solids). */
-  private solidSlot = new Int32Array(0);
-  /**
-   * Wall records: fluid particles within reach of a collider, with the
-   * collider's tangent plane at the particle: s(p) = n·p − c is the distance
-   * to the collider surface grown by its margin (see wallLayers in kernels.ts).
-   */
-  wallCount = 0;
-  private wallSlot = new Int32Array(0);
-  private wallN = new Float64Array(0);
-  private wallC = new Float64Array(0);
-  private wallG = new Float64Array(0);
-  private wallV = new Float64Array(0);
-  /** Per slot: Π (1 − V_k) over the walls near it (scratch of the wall pass). */
-  private wallP = new Float64Array(0);
-  private readonly nrm = new Float64Array(3);
 
   // per fluid slot
   /** Density ρ_i of each slot from the last iteration (kg/m³). */
   rho = new Float64Array(0);
   /** Multiplier λ_i of each slot from the last iteration (m²). */
   lambda = new Float64Array(0);
-  /** Per-slot records of RECORD doubles: sums and positions (see passes.ts). */
+  /** Per-slot records of RECORD doubles: sums and positions (see density-passes.ts). */
   private acc = new Float64Array(0);
-  /** Per-slot records of the velocity post-process (Δv, ω; see passes.ts). */
+  /** Per-slot records of the velocity post-process (Δv, ω; see velocity-passes.ts). */
   private post = new Float64Array(0);
-  /** Δp of each solid particle in the current iteration. */
-  private dps = new Float64Array(0);
   // scratch
   private items = new Int32Array(0);
   private scratch = new Float64Array(0);
   private scratchInt = new Int32Array(0);
   /** Bounds of the predicted positions of the fluid (min xyz, max xyz). */
   readonly bounds = new Float64Array(6);
-  /** Solid particle b is used this substep (a body range may be listed by two couplings). */
-  private seen = new Uint8Array(0);
 
-  constructor(fluid: Fluid) {
+  constructor(fluid: FluidBody) {
     this.fluid = fluid;
     this.ensureSlots(fluid.capacity);
   }
@@ -178,12 +154,41 @@ export class FluidDensity implements ConstraintSet {
     return this.fluid.activeCount;
   }
 
+  /** Fluid particles near each solid particle (rows over `solids`). */
+  get solidPairs(): PairList {
+    return this.solid.pairs;
+  }
+
+  /** Bodies coupled to the fluid this substep (those with particles near it). */
+  get coupled(): Body[] {
+    return this.solid.coupled;
+  }
+
+  /** Store indices of the coupled solid particles near the fluid this substep. */
+  get solids(): Int32Array {
+    return this.solid.solids;
+  }
+
+  get solidCount(): number {
+    return this.solid.count;
+  }
+
+  /** Boundary mass Ψ_b of each solid particle (kg). */
+  get psi(): Float64Array {
+    return this.solid.psi;
+  }
+
+  /** Wall records this substep. */
+  get wallCount(): number {
+    return this.walls.count;
+  }
+
   private ensureSlots(n: number): void {
     if (this.rho.length >= n) return;
     this.rho = new Float64Array(n);
     this.lambda = new Float64Array(n);
     this.jsAcc = this.acc = new Float64Array(RECORD * n);
-    this.wallP = new Float64Array(n);
+    this.walls.ensureSlots(n);
     this.jsPost = this.post = new Float64Array(RECORD * n);
     this.items = new Int32Array(n);
     this.scratch = new Float64Array(3 * n);
@@ -268,14 +273,12 @@ export class FluidDensity implements ConstraintSet {
     const fluid = this.fluid;
     const store = ctx.store;
     const p = store.p;
-    this.solidCount = 0;
+    this.solid.reset();
     this.wasmNow = null;
     this.pairsInWasm = false;
     this.jsPairs.reset(0);
-    this.solidPairs.reset(0);
-    this.wallCount = 0;
+    this.walls.count = 0;
     this.grid.count = 0;
-    this.coupled.length = 0;
     if (!this.fluidBounds(p, store.x)) return;
     const h = fluid.kernelRadius;
     const n = fluid.activeCount;
@@ -289,7 +292,7 @@ export class FluidDensity implements ConstraintSet {
       fillRange(this.grid.sorted, n, fluid.offset);
       contiguous = true;
     }
-    this.buildWalls(ctx);
+    this.walls.build(ctx, fluid, this.bounds);
     const useWasm = this.kernels === 'wasm' && wasmKernelsEnabled();
     // (made on first use; retried while the module is still compiling on a browser main thread)
     if (useWasm && !this.wasm) this.wasm = FluidWasm.create();
@@ -308,52 +311,7 @@ export class FluidDensity implements ConstraintSet {
     if (this.searchP.length < 3 * n) this.searchP = new Float64Array(3 * fluid.capacity);
     this.searchP.set(p.subarray(3 * fluid.offset, 3 * (fluid.offset + n)));
     this.useBuffers(n);
-    this.gatherSolids(ctx);
-    const ns = this.solidCount;
-    if (ns === 0) return;
-    // fluid partners of each solid particle
-    buildCrossPairs(this.grid, p, this.solids, ns, h, this.solidPairs);
-    // boundary masses from Σ_k W(p_b − p_k) over the solid particles k (including b itself), as in
-    // Akinci et al. 2012, eq. 5; each solid–solid pair is found once and adds to both sums
-    this.solidGrid.copyGeometry(this.grid);
-    this.solidGrid.insert(p, this.solids, ns);
-    buildForwardPairs(this.solidGrid, p, h, this.solidSolid);
-    const h2 = h * h;
-    const psi = this.psi;
-    const slot = this.solidSlot;
-    const sorted = this.solidGrid.sorted;
-    // solid row q of the cross pairs is solids[q]; the solid grid's order differs: map store index → q
-    for (let q = 0; q < ns; q++) slot[this.solids[q]] = q;
-    psi.fill(h2 * h2 * h2, 0, ns);
-    const st = this.solidSolid.start,
-      nb = this.solidSolid.nbr;
-    for (let a = 0; a < ns; a++) {
-      const b = sorted[a];
-      const b3 = 3 * b;
-      const qb = slot[b];
-      let sum = 0;
-      for (let k = st[a]; k < st[a + 1]; k++) {
-        const j = nb[k];
-        const j3 = 3 * j;
-        const dx = p[b3] - p[j3],
-          dy = p[b3 + 1] - p[j3 + 1],
-          dz = p[b3 + 2] - p[j3 + 2];
-        const u = h2 - (dx * dx + dy * dy + dz * dz);
-        const w = u * u * u;
-        sum += w;
-        psi[slot[j]] += w;
-      }
-      psi[qb] += sum;
-    }
-    // Ψ_b = ρ0 d A_b: the solid particles sample surfaces, one layer each, and a particle stands
-    // for a slab of rest-density matter one spacing d thick over its share A_b of the surface. A
-    // planar layer has Σ_k W_bk = (π K/4) h⁸ / A_b (the plane integral of poly6, see wallLayers),
-    // so Ψ_b = γ ρ0 / Σ_k W_bk with γ = d (π K/4) h⁸ = 315 d / (256 h): Akinci's boundary mass
-    // (2012, eq. 5) scaled by γ (0.615 for h = 2d). Unscaled, a layer weighs as the whole half
-    // space behind it would at h ≥ 4d, and with h = 2d pushes the fluid next to it to 1.12 ρ0.
-    const gamma = (315 * fluid.spacing) / (256 * h);
-    const scale = (gamma * fluid.restDensity) / poly6Coefficient(h);
-    for (let q = 0; q < ns; q++) psi[q] = scale / psi[q];
+    this.solid.search(ctx, fluid, this.grid, this.bounds);
   }
 
   /**
@@ -386,146 +344,6 @@ export class FluidDensity implements ConstraintSet {
   }
 
   /**
-   * Finds the fluid particles within 1.5 h of a collider (enabled, and whose
-   * group and mask match the fluid's) and records the collider's tangent
-   * plane there. Planes take a fast path (one dot product per particle).
-   */
-  private buildWalls(ctx: StepContext): void {
-    const fluid = this.fluid;
-    const cols = ctx.world.colliders;
-    if (cols.length === 0) return;
-    const store = ctx.store;
-    const p = store.p;
-    const n = fluid.activeCount;
-    const off = fluid.offset;
-    const reach = 1.5 * fluid.kernelRadius;
-    const fg = store.group[off],
-      fm = store.mask[off];
-    const nrm = this.nrm;
-    const b = this.bounds;
-    let k = 0;
-    for (let c = 0; c < cols.length; c++) {
-      const col = cols[c];
-      if (!col.enabled || (fm & col.group) === 0 || (col.mask & fg) === 0) continue;
-      const margin = col.margin;
-      if (col.type === 'plane') {
-        quatRotate(nrm, 0, col.rotation, 0, 0, 1, 0);
-        const nx = nrm[0],
-          ny = nrm[1],
-          nz = nrm[2];
-        const cc = nx * col.position[0] + ny * col.position[1] + nz * col.position[2] + margin;
-        // the whole fluid is out of reach when its bounding box is
-        const lo =
-          (nx > 0 ? nx * b[0] : nx * b[3]) +
-          (ny > 0 ? ny * b[1] : ny * b[4]) +
-          (nz > 0 ? nz * b[2] : nz * b[5]);
-        if (lo - cc >= reach) continue;
-        // geometric growth: the planes' counts change a little every step, so room for exactly k + n
-        // was short again at the next plane or step (each growth copies the records)
-        if (k + n > this.wallSlot.length) this.growWalls(Math.max(2 * this.wallSlot.length, k + n + 256));
-        k = planeWalls(n, off, p, nx, ny, nz, cc, reach, k, this.wallSlot, this.wallN, this.wallC);
-      } else {
-        const R = col.boundingRadius() + margin + reach;
-        const cx = col.position[0],
-          cy = col.position[1],
-          cz = col.position[2];
-        for (let s = 0; s < n; s++) {
-          const i3 = 3 * (off + s);
-          const px = p[i3],
-            py = p[i3 + 1],
-            pz = p[i3 + 2];
-          const ex = px - cx,
-            ey = py - cy,
-            ez = pz - cz;
-          if (ex * ex + ey * ey + ez * ez > R * R) continue;
-          const sd = col.distance(px, py, pz, nrm) - margin;
-          if (sd >= reach) continue;
-          if (k === this.wallSlot.length) this.growWalls(2 * k + 256);
-          this.wallSlot[k] = s;
-          this.wallN[3 * k] = nrm[0];
-          this.wallN[3 * k + 1] = nrm[1];
-          this.wallN[3 * k + 2] = nrm[2];
-          this.wallC[k] = nrm[0] * px + nrm[1] * py + nrm[2] * pz - sd;
-          k++;
-        }
-      }
-    }
-    this.wallCount = k;
-  }
-
-  private growWalls(cap: number): void {
-    const g = <T extends Float64Array | Int32Array>(a: T, stride: number): T => {
-      const out = new (a.constructor as new (n: number) => T)(cap * stride);
-      out.set(a);
-      return out;
-    };
-    this.wallSlot = g(this.wallSlot, 1);
-    this.wallN = g(this.wallN, 3);
-    this.wallC = g(this.wallC, 1);
-    this.wallG = g(this.wallG, 1);
-    this.wallV = g(this.wallV, 1);
-  }
-
-  /** Collects the particles of coupled bodies (and the boundary particles) near the fluid. */
-  private gatherSolids(ctx: StepContext): void {
-    const fluid = this.fluid;
-    const world = ctx.world;
-    const store = ctx.store;
-    const p = store.p;
-    const h = fluid.kernelRadius;
-    const b = this.bounds;
-    const x0 = b[0] - h,
-      y0 = b[1] - h,
-      z0 = b[2] - h,
-      x1 = b[3] + h,
-      y1 = b[4] + h,
-      z1 = b[5] + h;
-    if (this.seen.length < store.count) {
-      this.seen = new Uint8Array(store.capacity);
-      this.solidSlot = new Int32Array(store.capacity);
-    }
-    let ns = 0;
-    const fg = store.group[fluid.offset],
-      fm = store.mask[fluid.offset];
-    const add = (first: number, count: number) => {
-      for (let i = first; i < first + count; i++) {
-        if (this.seen[i]) continue;
-        if ((fm & store.group[i]) === 0 || (store.mask[i] & fg) === 0) continue;
-        const i3 = 3 * i;
-        const x = p[i3],
-          y = p[i3 + 1],
-          z = p[i3 + 2];
-        if (x < x0 || x > x1 || y < y0 || y > y1 || z < z0 || z > z1) continue;
-        if (ns === this.solids.length) this.growSolids(2 * ns + 256);
-        this.seen[i] = 1;
-        this.solids[ns++] = i;
-      }
-    };
-    add(fluid.boundaryOffset, fluid.boundaryCount);
-    const couple = fluid.couple;
-    this.coupled.length = 0;
-    if (couple !== 'none') {
-      for (const body of world.bodies) {
-        if (body === fluid || body.type === 'fluid') continue;
-        if (couple !== 'all' && !couple.includes(body.name)) continue;
-        const before = ns;
-        add(body.offset, body.activeCount);
-        if (ns > before) this.coupled.push(body);
-      }
-    }
-    for (let q = 0; q < ns; q++) this.seen[this.solids[q]] = 0;
-    this.solidCount = ns;
-    if (this.psi.length < ns) this.psi = new Float64Array(this.solids.length);
-    if (this.dps.length < 3 * ns) this.dps = new Float64Array(3 * this.solids.length);
-  }
-
-  private growSolids(n: number): void {
-    const s = new Int32Array(n);
-    s.set(this.solids);
-    this.solids = s;
-  }
-
-  /**
    * One Jacobi iteration of the density constraints (PBF Algorithm 1, lines
    * 10–19): λ_i (eq. 11) for all particles, then Δp_i (eq. 14) for all, then
    * p ← p + Δp.
@@ -543,7 +361,7 @@ export class FluidDensity implements ConstraintSet {
    * Densities ρ_i, the constraint values and the multipliers
    * λ_i = −C_i / (Σ_k w̃_k |∇_{p_k} C_i|² + ε)   (PBF eqs. 1, 8, 11)
    * from the current predicted positions, with the fluid, solid and wall
-   * parts of each sum (passes.ts). Also stores, per pair, the spiky gradient
+   * parts of each sum (density-passes.ts). Also stores, per pair, the spiky gradient
    * factor and s_corr for the correction pass.
    */
   computeLambda(store: ParticleStore): void {
@@ -639,16 +457,17 @@ export class FluidDensity implements ConstraintSet {
         acc,
       );
     }
-    if (this.wallCount > 0) {
+    const walls = this.walls;
+    if (walls.count > 0) {
       const d = fluid.spacing;
       wallDensityPass(
-        this.wallCount,
-        this.wallSlot,
-        this.wallN,
-        this.wallC,
-        this.wallG,
-        this.wallV,
-        this.wallP,
+        walls.count,
+        walls.slot,
+        walls.n,
+        walls.c,
+        walls.g,
+        walls.v,
+        walls.P,
         off,
         p,
         d,
@@ -712,7 +531,7 @@ export class FluidDensity implements ConstraintSet {
       );
     const ns = this.solidCount;
     if (ns > 0) {
-      const dps = this.dps;
+      const dps = this.solid.dps;
       solidCorrectionPass(
         ns,
         this.solids,
@@ -736,8 +555,9 @@ export class FluidDensity implements ConstraintSet {
         p[b3 + 2] += dps[3 * q + 2];
       }
     }
-    if (this.wallCount > 0) {
-      wallCorrectionPass(this.wallCount, this.wallSlot, this.wallN, this.wallG, acc);
+    const walls = this.walls;
+    if (walls.count > 0) {
+      wallCorrectionPass(walls.count, walls.slot, walls.n, walls.g, acc);
     }
     applyDeltas(n, off, p, acc, this.lambda);
   }
@@ -843,36 +663,4 @@ function samePositions(n: number, off: number, p: Float64Array, q: Float64Array)
 /** a[k] = base + k for k < n. */
 function fillRange(a: Int32Array, n: number, base: number): void {
   for (let k = 0; k < n; k++) a[k] = base + k;
-}
-
-/**
- * Wall records of one plane n·p = c (buildWalls): every active slot with
- * n·p − c < reach, from record k on (room for n more is there). Returns the new count.
- */
-function planeWalls(
-  n: number,
-  off: number,
-  p: Float64Array,
-  nx: number,
-  ny: number,
-  nz: number,
-  c: number,
-  reach: number,
-  k: number,
-  slot: Int32Array,
-  wn: Float64Array,
-  wc: Float64Array,
-): number {
-  for (let s = 0; s < n; s++) {
-    const i3 = 3 * (off + s);
-    const sd = nx * p[i3] + ny * p[i3 + 1] + nz * p[i3 + 2] - c;
-    if (sd >= reach) continue;
-    slot[k] = s;
-    wn[3 * k] = nx;
-    wn[3 * k + 1] = ny;
-    wn[3 * k + 2] = nz;
-    wc[k] = c;
-    k++;
-  }
-  return k;
 }

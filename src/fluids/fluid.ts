@@ -5,6 +5,7 @@ import type { World } from '../core/world.js';
 import { FluidSolidContacts } from './contacts.js';
 import { FluidDensity } from './density.js';
 import { type EmitterOptions, FluidEmitter } from './emitter.js';
+import type { FluidBody, FluidCoupling } from './fluid-body.js';
 import { latticeSums } from './kernels.js';
 
 /** A box filled with fluid particles on a cubic lattice. */
@@ -27,8 +28,7 @@ export interface ArtificialPressure {
   deltaQ?: number;
 }
 
-/** Which other bodies the fluid interacts with. */
-export type FluidCoupling = 'all' | 'none' | string[];
+export type { FluidCoupling } from './fluid-body.js';
 
 export interface FluidOptions {
   name?: string;
@@ -102,7 +102,7 @@ export interface FluidOptions {
  * fluid particle is attached (pinned or dragged), because attachments refer
  * to store indices.
  */
-export class Fluid extends Body {
+export class Fluid extends Body implements FluidBody {
   readonly type = 'fluid';
   readonly spacing: number;
   readonly restDensity: number;
@@ -279,7 +279,7 @@ export class Fluid extends Body {
     }
     this.active = n0;
     this.density = this.addSet(new FluidDensity(this));
-    this.contacts = this.addSet(new FluidSolidContacts(this));
+    this.contacts = this.addSet(new FluidSolidContacts(this, this.density));
   }
 
   /** Sets slot s to a fluid particle (active) or an inert spare. */
