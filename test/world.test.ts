@@ -215,6 +215,37 @@ describe('PBD stiffness k′ = 1 − (1 − k)^(1/ns) (003 §3.3)', () => {
   });
 });
 
+/** Stretch at rest of one PBD distance constraint (stiffness k) hanging a mass from a pinned particle. */
+function pbdHangingStretch(k: number, sweep: 'symmetric' | 'forward', iterations: number): number {
+  const L = 0.5;
+  const world = new World({ solver: 'pbd', sweep, iterations, substeps: 10, gravity: [0, -9.81, 0] });
+  const s = world.store.allocate(2, 0);
+  world.store.x[3 * (s + 1) + 1] = -L;
+  world.store.setMass(s, 1);
+  world.store.setMass(s + 1, 1);
+  world.addConstraintSet(new DistanceConstraints(world.store, [s, s + 1], undefined, { stiffness: k }));
+  world.attachments.attach(s);
+  for (let i = 0; i < 600; i++) world.step();
+  return -world.store.x[3 * (s + 1) + 1] - L;
+}
+
+describe('PBD stiffness k means the same in every sweep mode (003 §3.3)', () => {
+  it('one distance constraint hanging a mass settles at the stretch (1 − k) g h² / k', () => {
+    // each substep gravity adds C = g h² to the stretch s, the projections leave (1 − k) of it:
+    // s = (1 − k)(s + g h²) at rest
+    const h = 1 / 600;
+    for (const sweep of ['symmetric', 'forward'] as const)
+      for (const iterations of [1, 3, 10])
+        for (const k of [0.1, 0.5, 0.9]) {
+          const expected = ((1 - k) * 9.81 * h * h) / k;
+          const s = pbdHangingStretch(k, sweep, iterations);
+          expect(Math.abs(s - expected) / expected, `${sweep}, ${iterations} it., k = ${k}`).toBeLessThan(
+            1e-6,
+          );
+        }
+  });
+});
+
 describe('XPBD compliance', () => {
   it('a hanging chain stretches by the analytic α·m·g·N(N−1)/2, whatever the iteration count', () => {
     const N = 10,
