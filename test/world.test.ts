@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { chainEpsilon, chainStretchError } from '../experiments/xpbd-chain.js';
 import {
   BoxCollider,
   Cloth,
@@ -247,7 +248,7 @@ describe('PBD stiffness k means the same in every sweep mode (003 §3.3)', () =>
 });
 
 describe('XPBD compliance', () => {
-  it('a hanging chain stretches by the analytic α·m·g·N(N−1)/2, whatever the iteration count', () => {
+  it('a hanging chain stretches by the analytic α·m·g·N(N−1)/2 at 4 substeps, with 1, 4 or 20 iterations', () => {
     const N = 10,
       m = 0.1,
       alpha = 0.01,
@@ -269,6 +270,33 @@ describe('XPBD compliance', () => {
       const stretch = length - (N - 1) * L;
       const analytic = (alpha * m * g * N * (N - 1)) / 2;
       expect(Math.abs(stretch - analytic) / analytic, `iterations ${iterations}`).toBeLessThan(0.02);
+    }
+  });
+});
+
+describe('XPBD and the iteration count (docs/solver.md, experiment xpbd-chain)', () => {
+  it('at the defaults a hanging chain lands within 2 % of α·m·g·N(N−1)/2; at 1 substep × 1 iteration it does not', () => {
+    const w = new World();
+    expect([w.substeps, w.iterations, w.sweep]).toEqual([10, 1, 'symmetric']);
+    const atDefaults = chainStretchError(1e-3, 10, 1, 'symmetric');
+    expect(Math.abs(atDefaults)).toBeLessThan(0.02);
+    // the promise holds as the solve converges, not whatever the iteration count
+    expect(chainStretchError(1e-3, 1, 1, 'symmetric')).toBeGreaterThan(1.5);
+    expect(Math.abs(chainStretchError(1e-3, 1, 48, 'symmetric'))).toBeLessThan(1e-6);
+  });
+
+  it('at one iteration per substep the error is ε (N − 2)/(N − 1) forward and about 1.5 ε² symmetric, ε = h²/(m α)', () => {
+    for (const [alpha, substeps] of [
+      [1e-3, 10],
+      [1e-4, 50],
+      [1e-3, 4],
+    ]) {
+      const eps = chainEpsilon(alpha, substeps);
+      const forward = chainStretchError(alpha, substeps, 1, 'forward');
+      expect(Math.abs(forward / (eps * (8 / 9)) - 1), `forward, ε = ${eps}`).toBeLessThan(1e-3);
+      const symmetric = chainStretchError(alpha, substeps, 1, 'symmetric');
+      expect(symmetric / (eps * eps), `symmetric, ε = ${eps}`).toBeGreaterThan(1);
+      expect(symmetric / (eps * eps), `symmetric, ε = ${eps}`).toBeLessThan(1.6);
     }
   });
 });
