@@ -1,5 +1,6 @@
 /**
- * The experiments of seed 002 that pbdkit reproduces, each writing CSV
+ * The experiments of seed 002 that pbdkit reproduces, and measurements of
+ * the solver's own promises (xpbd-chain), each writing CSV
  * files and SVG plots: `runExperiment(name, outDir)`, `npm run experiment
  * -- <name> [outDir]`, and `pbdkit experiment <name>`.
  */
@@ -9,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fig4 } from './fig4.js';
 import { fig5 } from './fig5.js';
 import { fig7 } from './fig7.js';
+import { xpbdChain } from './xpbd-chain.js';
 
 export interface ExperimentInfo {
   name: string;
@@ -64,9 +66,25 @@ export const experiments: ExperimentInfo[] = [
       return { files: r.files, summary: lines.join('\n') };
     },
   },
+  {
+    name: 'xpbd-chain',
+    title: 'XPBD hanging chain: stretch error against the iteration count and the substeps (docs/solver.md)',
+    async run(outDir) {
+      const r = await xpbdChain(outDir);
+      const at = (n: number) =>
+        r.substeps
+          .filter((x) => x.substeps === n)
+          .map((x) => `${x.series}: ${(100 * (x.error as number)).toFixed(3)} %`)
+          .join(', ');
+      return {
+        files: r.files,
+        summary: `1 iteration, 10 substeps: ${at(10)}\n1 iteration, 1 substep: ${at(1)}`,
+      };
+    },
+  },
 ];
 
-/** Runs one experiment by name ('fig4', 'fig5', 'fig7' or 'all') and writes its files to outDir. */
+/** Runs one experiment by name ('fig4', 'fig5', 'fig7', 'xpbd-chain' or 'all') and writes its files to outDir. */
 export async function runExperiment(
   name: string,
   outDir: string,

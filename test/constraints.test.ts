@@ -87,7 +87,7 @@ describe('distance constraint (003 §3.3, eqs. 10–11)', () => {
     );
     const set = new DistanceConstraints(world.store, [0, 1], [1], { compliance: 0.01 });
     const h = 0.1;
-    const ctx = { ...world.makeContext(h), solver: 'xpbd' as const, iterations: 1 };
+    const ctx = { ...world.makeContext(h), solver: 'xpbd' as const, iterations: 1, passes: 1 };
     set.beginStep(ctx);
     set.project(ctx);
     const at = 0.01 / (h * h);
@@ -180,7 +180,7 @@ describe('dihedral bending (003 §4.1, Appendix A)', () => {
       [1, 2, 0.5, 1.5],
     );
     const set = new DihedralBending(world.store, [0, 1, 2, 3], [2.5], { stiffness: 0.7 });
-    const ctx = { ...world.makeContext(0.01), solver: 'pbd' as const, iterations: 1 };
+    const ctx = { ...world.makeContext(0.01), solver: 'pbd' as const, iterations: 1, passes: 1 };
     const p0 = world.store.x.slice(0, 12);
     world.store.p.set(p0);
     set.beginStep(ctx);

@@ -230,7 +230,8 @@ describe('region-based shape matching (000 §4.2, Figure 16)', () => {
         stiffness: 0.5,
       });
       deform(world, body, (q) => [q[0], q[1] + 0.4 * q[0] * q[0], q[2] + 0.2 * Math.sin(4 * q[1])]);
-      const ctx = { ...world.makeContext(1 / 60), solver: 'pbd' as const };
+      // one projection per substep as far as k′ is concerned: each of the five applies k = 0.5
+      const ctx = { ...world.makeContext(1 / 60), solver: 'pbd' as const, passes: 1 };
       body.matching.beginStep(ctx);
       for (let k = 0; k < 5; k++) body.matching.project(ctx);
       world.store.x.set(world.store.p.subarray(0, 3 * world.store.count));

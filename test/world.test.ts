@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { chainEpsilon, chainStretchError } from '../experiments/xpbd-chain.js';
 import {
   BoxCollider,
   Cloth,
@@ -215,8 +216,39 @@ describe('PBD stiffness k′ = 1 − (1 − k)^(1/ns) (003 §3.3)', () => {
   });
 });
 
+/** Stretch at rest of one PBD distance constraint (stiffness k) hanging a mass from a pinned particle. */
+function pbdHangingStretch(k: number, sweep: 'symmetric' | 'forward', iterations: number): number {
+  const L = 0.5;
+  const world = new World({ solver: 'pbd', sweep, iterations, substeps: 10, gravity: [0, -9.81, 0] });
+  const s = world.store.allocate(2, 0);
+  world.store.x[3 * (s + 1) + 1] = -L;
+  world.store.setMass(s, 1);
+  world.store.setMass(s + 1, 1);
+  world.addConstraintSet(new DistanceConstraints(world.store, [s, s + 1], undefined, { stiffness: k }));
+  world.attachments.attach(s);
+  for (let i = 0; i < 600; i++) world.step();
+  return -world.store.x[3 * (s + 1) + 1] - L;
+}
+
+describe('PBD stiffness k means the same in every sweep mode (003 §3.3)', () => {
+  it('one distance constraint hanging a mass settles at the stretch (1 − k) g h² / k', () => {
+    // each substep gravity adds C = g h² to the stretch s, the projections leave (1 − k) of it:
+    // s = (1 − k)(s + g h²) at rest
+    const h = 1 / 600;
+    for (const sweep of ['symmetric', 'forward'] as const)
+      for (const iterations of [1, 3, 10])
+        for (const k of [0.1, 0.5, 0.9]) {
+          const expected = ((1 - k) * 9.81 * h * h) / k;
+          const s = pbdHangingStretch(k, sweep, iterations);
+          expect(Math.abs(s - expected) / expected, `${sweep}, ${iterations} it., k = ${k}`).toBeLessThan(
+            1e-6,
+          );
+        }
+  });
+});
+
 describe('XPBD compliance', () => {
-  it('a hanging chain stretches by the analytic α·m·g·N(N−1)/2, whatever the iteration count', () => {
+  it('a hanging chain stretches by the analytic α·m·g·N(N−1)/2 at 4 substeps, with 1, 4 or 20 iterations', () => {
     const N = 10,
       m = 0.1,
       alpha = 0.01,
@@ -238,6 +270,33 @@ describe('XPBD compliance', () => {
       const stretch = length - (N - 1) * L;
       const analytic = (alpha * m * g * N * (N - 1)) / 2;
       expect(Math.abs(stretch - analytic) / analytic, `iterations ${iterations}`).toBeLessThan(0.02);
+    }
+  });
+});
+
+describe('XPBD and the iteration count (docs/solver.md, experiment xpbd-chain)', () => {
+  it('at the defaults a hanging chain lands within 2 % of α·m·g·N(N−1)/2; at 1 substep × 1 iteration it does not', () => {
+    const w = new World();
+    expect([w.substeps, w.iterations, w.sweep]).toEqual([10, 1, 'symmetric']);
+    const atDefaults = chainStretchError(1e-3, 10, 1, 'symmetric');
+    expect(Math.abs(atDefaults)).toBeLessThan(0.02);
+    // the promise holds as the solve converges, not whatever the iteration count
+    expect(chainStretchError(1e-3, 1, 1, 'symmetric')).toBeGreaterThan(1.5);
+    expect(Math.abs(chainStretchError(1e-3, 1, 48, 'symmetric'))).toBeLessThan(1e-6);
+  });
+
+  it('at one iteration per substep the error is ε (N − 2)/(N − 1) forward and about 1.5 ε² symmetric, ε = h²/(m α)', () => {
+    for (const [alpha, substeps] of [
+      [1e-3, 10],
+      [1e-4, 50],
+      [1e-3, 4],
+    ]) {
+      const eps = chainEpsilon(alpha, substeps);
+      const forward = chainStretchError(alpha, substeps, 1, 'forward');
+      expect(Math.abs(forward / (eps * (8 / 9)) - 1), `forward, ε = ${eps}`).toBeLessThan(1e-3);
+      const symmetric = chainStretchError(alpha, substeps, 1, 'symmetric');
+      expect(symmetric / (eps * eps), `symmetric, ε = ${eps}`).toBeGreaterThan(1);
+      expect(symmetric / (eps * eps), `symmetric, ε = ${eps}`).toBeLessThan(1.6);
     }
   });
 });

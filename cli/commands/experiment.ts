@@ -13,7 +13,7 @@ export function registerExperimentCommand(program: Command): void {
     .option('-o, --out <dir>', 'output folder', 'experiment-results')
     .addHelpText(
       'after',
-      `\nExperiments:\n${experiments.map((e) => `  ${e.name.padEnd(6)} ${e.title}`).join('\n')}\n`,
+      `\nExperiments:\n${experiments.map((e) => `  ${e.name.padEnd(10)} ${e.title}`).join('\n')}\n`,
     )
     .action(async (name: string, opts: { out: string }) => {
       const t0 = performance.now();

@@ -115,7 +115,7 @@ export class DihedralBending implements ConstraintSet {
   }
 
   beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.iterations);
+    this.rule.update(ctx.solver, ctx.h, ctx.passes);
     this.lambda.fill(0);
   }
 

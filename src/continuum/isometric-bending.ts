@@ -87,7 +87,7 @@ export class IsometricBending implements ConstraintSet {
   }
 
   beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.iterations);
+    this.rule.update(ctx.solver, ctx.h, ctx.passes);
     this.m = ctx.solver === 'xpbd' ? 1 : 0;
     this.lambda.fill(0);
   }

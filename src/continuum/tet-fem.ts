@@ -176,7 +176,7 @@ export class TetFemConstraints implements ConstraintSet {
   }
 
   beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.iterations);
+    this.rule.update(ctx.solver, ctx.h, ctx.passes);
     this.m = ctx.solver === 'xpbd' ? 1 : 0;
     this.lambda.fill(0);
   }

@@ -152,7 +152,7 @@ export class TriangleFemConstraints implements ConstraintSet {
   }
 
   beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.iterations);
+    this.rule.update(ctx.solver, ctx.h, ctx.passes);
     this.m = ctx.solver === 'xpbd' ? 1 : 0;
     this.lambda.fill(0);
   }

@@ -23,6 +23,13 @@ export interface StepContext {
   /** Index of the current solver iteration, and their number per substep. */
   iteration: number;
   iterations: number;
+  /**
+   * How many times each material set (0 ≤ order < 100) is projected in this
+   * substep: `iterations`, or twice that under the symmetric sweep (forward
+   * then backward). The PBD stiffness k′ of 003 §3.3 is computed from this
+   * count, so that k means the same in every sweep mode.
+   */
+  passes: number;
   /** Gravity (m/s²). */
   gravity: Float64Array;
   /**

@@ -6,7 +6,11 @@ import { PbdError } from './errors.js';
  * - `'pbd'`: Müller et al. 2007 (seed 003 §3.3): the correction is
  *   Δp_i = −k′ s w_i ∇_i C with s = C / Σ_j w_j |∇_j C|², and the stiffness
  *   k ∈ [0,1] is mapped to k′ = 1 − (1 − k)^(1/n_s) so that the error left after
- *   n_s solver iterations is linear in k and independent of n_s.
+ *   n_s solver iterations is linear in k and independent of n_s. The paper
+ *   projects each constraint once per iteration; under the symmetric sweep a
+ *   constraint is projected twice per iteration, so n_s counts projections
+ *   (`StepContext.passes`), and a lone constraint keeps exactly (1 − k) of
+ *   its error per substep in every sweep mode.
  * - `'xpbd'`: Macklin, Müller, Chentanez 2016 (the extension the 2017 survey,
  *   seed 004, lists as the link to implicit Euler): a compliance α (SI units,
  *   the inverse of stiffness) and a multiplier λ kept per constraint through a
@@ -82,11 +86,15 @@ export class ProjectionRule {
     }
   }
 
-  /** Recomputes the coefficients for substep length h and the number of solver iterations. */
-  update(solver: SolverKind, h: number, iterations: number): void {
+  /**
+   * Recomputes the coefficients for substep length h and the number of times
+   * the set is projected in a substep (`ctx.passes`: the iterations, twice
+   * that under the symmetric sweep).
+   */
+  update(solver: SolverKind, h: number, passes: number): void {
     if (solver === 'pbd') {
-      // 003 §3.3: k' = 1 - (1 - k)^(1/n_s)
-      this.kPrime = pbdStiffness(this.stiffness, iterations);
+      // 003 §3.3: k' = 1 - (1 - k)^(1/n_s), n_s = projections per substep
+      this.kPrime = pbdStiffness(this.stiffness, passes);
       this.alphaTilde = 0;
       this.gamma = 0;
     } else {
@@ -97,11 +105,11 @@ export class ProjectionRule {
   }
 }
 
-/** 003 §3.3: the per-iteration stiffness k′ = 1 − (1 − k)^(1/n_s). */
-export function pbdStiffness(k: number, iterations: number): number {
+/** 003 §3.3: the per-projection stiffness k′ = 1 − (1 − k)^(1/n_s) for n_s projections per substep. */
+export function pbdStiffness(k: number, passes: number): number {
   if (k >= 1) return 1;
   if (k <= 0) return 0;
-  return 1 - (1 - k) ** (1 / Math.max(1, iterations));
+  return 1 - (1 - k) ** (1 / Math.max(1, passes));
 }
 
 /**

@@ -114,6 +114,7 @@ export class World {
       substeps: this.substeps,
       iteration: 0,
       iterations: this.iterations,
+      passes: this.passes(),
       gravity: this.gravity,
       reverse: false,
     };
@@ -130,9 +131,15 @@ export class World {
       h,
       invH: 1 / h,
       iterations: this.iterations,
+      passes: this.passes(),
       substeps: this.substeps,
       reverse: false,
     };
+  }
+
+  /** Projections of each material set per substep: the iterations, twice over under the symmetric sweep. */
+  private passes(): number {
+    return this.sweep === 'symmetric' ? 2 * this.iterations : this.iterations;
   }
 
   /** Changes world settings (validated). */
@@ -251,6 +258,7 @@ export class World {
     ctx.invH = 1 / h;
     ctx.substeps = this.substeps;
     ctx.iterations = this.iterations;
+    ctx.passes = this.passes();
     for (let s = 0; s < this.substeps; s++) {
       ctx.substep = s;
       this.substep(ctx);

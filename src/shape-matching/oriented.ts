@@ -399,7 +399,7 @@ export class OrientedShapeMatching implements ConstraintSet {
 
   /** Eq. 27: predicts the orientations (after the World predicted the positions). */
   beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.iterations);
+    this.rule.update(ctx.solver, ctx.h, ctx.passes);
     this.lambda.fill(0);
     const b = this.body;
     const q = b.q,

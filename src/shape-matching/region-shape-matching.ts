@@ -251,7 +251,7 @@ export class RegionShapeMatching implements ConstraintSet {
   }
 
   beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.iterations);
+    this.rule.update(ctx.solver, ctx.h, ctx.passes);
     this.lambda.fill(0);
   }
 

@@ -57,7 +57,7 @@ export class TetVolumeConstraints implements ConstraintSet {
   }
 
   beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.iterations);
+    this.rule.update(ctx.solver, ctx.h, ctx.passes);
     this.lambda.fill(0);
   }
 
@@ -241,7 +241,7 @@ export class TriangleAreaConstraints implements ConstraintSet {
   }
 
   beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.iterations);
+    this.rule.update(ctx.solver, ctx.h, ctx.passes);
     this.lambda.fill(0);
   }
 
