@@ -23,7 +23,7 @@ export const commands: RegisterCommand[] = [
   registerInfo,
   registerValidate,
   registerScenes,
-  (program) => registerExperimentCommand(program),
+  registerExperimentCommand,
 ];
 
 /** Builds the commander program, printing through ctx. */

@@ -72,6 +72,7 @@ export async function fig4(outDir: string, sceneDir: URL, iterations = 20): Prom
           x: 'iteration',
           y: 'energy',
           series: 'solver',
+          xTitle: 'solver iteration within one step of 5 ms',
           yTitle: 'total elastic energy (J)',
           yLog: true,
         }),

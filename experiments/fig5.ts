@@ -110,6 +110,7 @@ export async function fig5(outDir: string): Promise<{ left: Row[]; right: Row[];
         x: 'iterations',
         y: 'strain',
         series: 'solver',
+        xTitle: 'solver iterations per time step',
         yTitle: 'total strain (%)',
         yLog: true,
       }),

@@ -11,7 +11,7 @@
  */
 import { FemCloth, gridMesh, type SolverKind, triangleEnergy, World } from '../src/index.js';
 import type { Row } from './plot.js';
-import { writeCsv, writeSvg } from './plot.js';
+import { dashPatterns, seriesColours, writeCsv, writeSvg } from './plot.js';
 
 const N = 21; // vertices per side
 const STRETCH = 0.2; // the right edge moves 20 cm
@@ -254,12 +254,12 @@ export async function fig7(outDir: string): Promise<{ rows: Row[]; files: string
       width: 460,
       height: 260,
       data: { values: profile },
-      mark: { type: 'line', point: true },
+      mark: { type: 'line', strokeWidth: 2 },
       encoding: {
         x: { field: 'x', type: 'quantitative', title: 'x (m)' },
         y: { field: 'y', type: 'quantitative', title: 'y of the top edge (m)', scale: { zero: false } },
-        color: { field: 'nu', type: 'nominal', title: null },
-        strokeDash: { field: 'method', type: 'nominal', title: null },
+        color: { field: 'nu', type: 'nominal', title: 'Poisson ratio', scale: { range: seriesColours } },
+        strokeDash: { field: 'method', type: 'nominal', title: 'method', scale: { range: dashPatterns } },
       },
     }),
   ];

@@ -7,9 +7,12 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { PbdError } from '../src/core/errors.js';
+import { didYouMean } from '../src/node/suggest.js';
 import { fig4 } from './fig4.js';
 import { fig5 } from './fig5.js';
 import { fig7 } from './fig7.js';
+import type { Row } from './plot.js';
 import { xpbdChain } from './xpbd-chain.js';
 
 export interface ExperimentInfo {
@@ -36,11 +39,7 @@ export const experiments: ExperimentInfo[] = [
       '002 Figure 4: elastic energy per iteration in one step, position-based solver vs global Newton–Raphson',
     async run(outDir) {
       const r = await fig4(outDir, scenesDir());
-      const last = r.rows.slice(-2);
-      return {
-        files: r.files,
-        summary: `initial energy ${r.initialEnergy.toExponential(3)} J; after ${last[0].iteration} iterations: ${last.map((x) => `${x.solver} ${(x.energy as number).toExponential(3)} J`).join(', ')}`,
-      };
+      return { files: r.files, summary: fig4Summary(r.rows) };
     },
   },
   {
@@ -84,6 +83,25 @@ export const experiments: ExperimentInfo[] = [
   },
 ];
 
+/**
+ * One line per case of Figure 4: its energy before the first iteration and
+ * each solver's energy after the last (the cases start from different
+ * states, so each is summarised on its own).
+ */
+export function fig4Summary(rows: Row[]): string {
+  const cases = [...new Set(rows.map((r) => String(r.case)))];
+  return cases
+    .map((c) => {
+      const mine = rows.filter((r) => r.case === c);
+      const first = mine.find((r) => r.iteration === 0)!;
+      const lastIt = Math.max(...mine.map((r) => r.iteration as number));
+      const last = mine.filter((r) => r.iteration === lastIt);
+      const e = (v: unknown) => `${(v as number).toExponential(3)} J`;
+      return `${c}: elastic energy ${e(first.energy)} before the first iteration; after ${lastIt}: ${last.map((x) => `${x.solver} ${e(x.energy)}`).join(', ')}`;
+    })
+    .join('\n');
+}
+
 /** Runs one experiment by name ('fig4', 'fig5', 'fig7', 'xpbd-chain' or 'all') and writes its files to outDir. */
 export async function runExperiment(
   name: string,
@@ -91,7 +109,14 @@ export async function runExperiment(
 ): Promise<{ files: string[]; summary: string }> {
   const chosen = name === 'all' ? experiments : experiments.filter((e) => e.name === name);
   if (chosen.length === 0) {
-    throw new Error(`unknown experiment '${name}'; known: ${experiments.map((e) => e.name).join(', ')}, all`);
+    const known = [...experiments.map((e) => e.name), 'all'];
+    const guess = didYouMean(name, known);
+    throw new PbdError(
+      'usage/experiment',
+      name,
+      `is not an experiment; known: ${known.join(', ')}`,
+      guess || 'give one of the names above (pbdkit experiment --help describes them)',
+    );
   }
   mkdirSync(outDir, { recursive: true });
   const files: string[] = [];

@@ -7,6 +7,7 @@
  *   npm start -- --host 0.0.0.0      listen beyond loopback (only when asked)
  *   npm start -- --dev               Vite's dev server with hot reload instead of a build
  */
+import { createServer as createNetServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build, createServer, preview } from 'vite';
@@ -30,7 +31,18 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 }
 const host = values.host ?? '127.0.0.1';
 
+/** Fails at once (before the build) when the port is taken, with EADDRINUSE. */
+function checkPortFree(): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}
+
 async function main(): Promise<void> {
+  await checkPortFree();
   let urls: string[];
   if (values.dev) {
     const server = await createServer({
@@ -55,6 +67,14 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  console.error(`pbdkit gallery: ${(e as Error).message}`);
+  const err = e as NodeJS.ErrnoException;
+  if (err.code === 'EADDRINUSE' || /port \d+ is already in use/i.test(err.message)) {
+    // another server (or another gallery) holds the port: say how to pick another
+    const other = port === 8080 ? 8081 : 8080;
+    console.error(`pbdkit gallery: port ${port} on ${host} is already in use`);
+    console.error(`  fix: npm start -- --port ${other}   (or PORT=${other} npm start)`);
+    process.exit(2);
+  }
+  console.error(`pbdkit gallery: ${err.message}`);
   process.exit(1);
 });

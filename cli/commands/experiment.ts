@@ -4,8 +4,9 @@
  */
 import type { Command } from 'commander';
 import { experiments, runExperiment } from '../../experiments/index.js';
+import type { CliContext } from '../context.js';
 
-export function registerExperimentCommand(program: Command): void {
+export function registerExperimentCommand(program: Command, ctx: CliContext): void {
   program
     .command('experiment')
     .description('reproduce a paper experiment and write its CSV data and SVG plot')
@@ -18,7 +19,7 @@ export function registerExperimentCommand(program: Command): void {
     .action(async (name: string, opts: { out: string }) => {
       const t0 = performance.now();
       const r = await runExperiment(name, opts.out);
-      process.stdout.write(
+      ctx.out(
         `${r.summary}\n\nwrote ${r.files.length} files to ${opts.out} in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
       );
     });

@@ -170,11 +170,22 @@ async function simulate(scene: string, flags: SimulateFlags, ctx: CliContext): P
     }
     if (!flags.quiet) {
       const resumed = plan.startFrame > 0 ? `, resumed at frame ${plan.startFrame}` : '';
+      const steps = (plan.frames - Math.max(1, plan.startFrame)) * plan.stepsPerFrame;
+      const pace =
+        steps > 0 && result.simulateMs > 0
+          ? `: ${(result.simulateMs / steps).toFixed(2)} ms per step, ${((steps * plan.scene.world.dt * 1000) / result.simulateMs).toFixed(2)}× real time`
+          : '';
       ctx.out(
-        `simulated ${plan.frames} frames of ${plan.scene.file} (${plan.stepsPerFrame} step${plan.stepsPerFrame > 1 ? 's' : ''} per frame${resumed}) in ${formatSeconds(result.simulateMs / 1000)}\n`,
+        `simulated ${plan.frames} frames of ${plan.scene.file} (${plan.stepsPerFrame} step${plan.stepsPerFrame > 1 ? 's' : ''} per frame${resumed}) in ${formatSeconds(result.simulateMs / 1000)}${pace}\n`,
       );
       for (const f of result.outputs)
         ctx.out(`wrote ${f}${fileSize(f) !== null ? ` (${formatBytes(fileSize(f)!)})` : ''}\n`);
+      if (result.outputs.length === 0) {
+        ctx.err(
+          'pbdkit: nothing was written: no output was asked for\n' +
+            '  fix: add --out NAME.glb (a glTF animation), --out FOLDER/ (OBJ files), --stats FILE.csv or --export-state FILE.json\n',
+        );
+      }
     }
     if (result.recoveries > 0 || result.speedClamps > 0) {
       ctx.err(

@@ -26,6 +26,7 @@ import {
   type SceneInstance,
   type SceneSpec,
 } from '../io/scene/scene.js';
+import { didYouMean } from './suggest.js';
 
 let tmpCounter = 0;
 
@@ -145,7 +146,7 @@ export function loadSceneFile(
   options: Omit<BuildOptions, 'file' | 'readFile'> = {},
 ): LoadedScene {
   const path = resolve(file);
-  const text = readTextFile(file, 'scene file');
+  const text = readSceneText(file);
   const hash = createHash('sha256').update(text);
   const spec = parseSceneText(text, file);
   const dir = dirname(path);
@@ -163,7 +164,28 @@ export function loadSceneFile(
 
 /** Reads and validates a scene file without building it. */
 export function readSceneFile(file: string): SceneSpec {
-  return parseSceneText(readTextFile(file, 'scene file'), file);
+  return parseSceneText(readSceneText(file), file);
+}
+
+/**
+ * Reads a scene file; a missing one that looks like a misspelt built-in
+ * scene name (`cloth-flg`) gets a "did you mean" hint.
+ */
+function readSceneText(file: string): string {
+  try {
+    return readTextFile(file, 'scene file');
+  } catch (e) {
+    if (!(e instanceof PbdError) || e.code !== 'file/missing') throw e;
+    const typed = basename(file).replace(/\.json$/i, '');
+    const names = builtinScenes().map((s) => s.name);
+    const guess = didYouMean(typed, names);
+    const hint = guess
+      ? `${guess} (\`pbdkit scenes\` lists the scenes that ship with pbdkit)`
+      : /[\\/]/.test(file)
+        ? e.hint
+        : 'give a path to a scene file, or the name of a built-in scene (`pbdkit scenes` lists them)';
+    throw new PbdError(e.code, e.where, e.detail, hint);
+  }
 }
 
 /** The root folder of the installed pbdkit package (holds package.json, scenes/, schema/). */
