@@ -1,6 +1,6 @@
-import type { Body } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
+import type { WorldBody } from '../core/world-body.js';
 import { quatRotate } from '../math/quat.js';
 import { wasmKernelsEnabled } from '../wasm/kernels.js';
 import type { Fluid } from './fluid.js';
@@ -124,7 +124,7 @@ export class FluidDensity implements ConstraintSet {
   /** Solid particles near each solid particle (for Ψ). */
   private readonly solidSolid = new PairList();
   /** Bodies coupled to the fluid this substep (those with particles near it). */
-  readonly coupled: Body[] = [];
+  readonly coupled: WorldBody[] = [];
   /** Largest |p − x| of a fluid particle this substep (m). */
   maxDisplacement = 0;
   /** Store indices of the coupled solid particles near the fluid this substep. */
@@ -243,8 +243,8 @@ export class FluidDensity implements ConstraintSet {
     this.grid.insert(pos, items, n);
   }
 
-  private fluidAttached(ctx: StepContext): boolean {
-    const a = ctx.world.attachments;
+  private fluidAttached(): boolean {
+    const a = this.fluid.world.attachments;
     const lo = this.fluid.offset,
       hi = lo + this.fluid.activeCount;
     for (let e = 0; e < a.count; e++) {
@@ -284,7 +284,7 @@ export class FluidDensity implements ConstraintSet {
     this.fillGrid(p);
     // reorder the range by cell (Fluid): the grid's cells stay valid, its order becomes the identity
     let contiguous = false;
-    if (reorder && n > 1 && !this.fluidAttached(ctx)) {
+    if (reorder && n > 1 && !this.fluidAttached()) {
       fluid.permute(this.grid.sorted, this.scratch, this.scratchInt);
       fillRange(this.grid.sorted, n, fluid.offset);
       contiguous = true;
@@ -469,7 +469,7 @@ export class FluidDensity implements ConstraintSet {
   /** Collects the particles of coupled bodies (and the boundary particles) near the fluid. */
   private gatherSolids(ctx: StepContext): void {
     const fluid = this.fluid;
-    const world = ctx.world;
+    const world = fluid.world;
     const store = ctx.store;
     const p = store.p;
     const h = fluid.kernelRadius;
