@@ -9,7 +9,12 @@ export { Cloth, type ClothOptions } from './cloth/cloth.js';
 export { DihedralBending, dihedralAngleGradients } from './cloth/dihedral-bending.js';
 export { PressureConstraint } from './cloth/pressure.js';
 export { Bvh } from './collision/bvh.js';
-export { ColliderContacts } from './collision/collider-contacts.js';
+export {
+  ColliderContacts,
+  colliderContactSystem,
+  colliderContactsOf,
+  findColliderContacts,
+} from './collision/collider-contacts.js';
 export {
   BoxCollider,
   CapsuleCollider,
@@ -22,6 +27,7 @@ export {
   type BodyContactOptions,
   type CollisionOptions,
   CollisionSystem,
+  collisionSystemKind,
   collisionSystemOf,
   enableCollisions,
 } from './collision/collision-system.js';
@@ -100,14 +106,15 @@ export {
   pbdStiffness,
   type SolverKind,
 } from './core/solver.js';
+export type { StepStats, SweepKind, WindOptions, WorldView } from './core/step-context.js';
 export {
-  type StepStats,
-  type SweepKind,
-  type WindOptions,
+  type SystemKind,
   World,
   type WorldOptions,
   type WorldState,
 } from './core/world.js';
+export type { WorldBody } from './core/world-body.js';
+export type { WorldCollider } from './core/world-collider.js';
 export { type BoxFace, boxSurfaceParticles } from './fluids/boundary.js';
 export { FluidSolidContacts } from './fluids/contacts.js';
 export { FluidDensity } from './fluids/density.js';

@@ -1,6 +1,7 @@
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
-import type { Collider } from './colliders.js';
+import type { SystemKind, World } from '../core/world.js';
+import type { WorldCollider } from '../core/world-collider.js';
 
 /** Particles per culling chunk in ColliderContacts.beginStep (a power of two). */
 const CHUNK = 16;
@@ -48,7 +49,7 @@ export class ColliderContacts implements ConstraintSet {
   cv = new Float64Array(0);
   /** Bodies whose particles ignore colliders: disabledBody[body id] = 1 (null: none). */
   disabledBody: Uint8Array | null = null;
-  colliders: Collider[] = [];
+  colliders: readonly WorldCollider[] = [];
   /** Normal (0 … 2) and distance or ray fraction (3) of the last collider query. */
   private readonly nrm = new Float64Array(4);
   /** The point where a ray entered a collider. */
@@ -364,4 +365,30 @@ export class ColliderContacts implements ConstraintSet {
     }
     return m;
   }
+}
+
+/**
+ * The world's collider contacts: a system of the world, installed when the
+ * first collider is added (WorldCollider.addedTo) or a body's collider contacts
+ * are switched (CollisionSystem.setColliders). Its set runs first among the
+ * contact sets (order 100).
+ */
+export const colliderContactSystem: SystemKind<ColliderContacts> = {
+  name: 'collider contacts',
+  install(world) {
+    const c = new ColliderContacts();
+    c.colliders = world.colliders;
+    world.addConstraintSet(c, { system: true });
+    return c;
+  },
+};
+
+/** The collider contacts of a world, installed on first use. */
+export function colliderContactsOf(world: World): ColliderContacts {
+  return world.system(colliderContactSystem);
+}
+
+/** The collider contacts of a world, or null while it has none (no collider was ever added). */
+export function findColliderContacts(world: World): ColliderContacts | null {
+  return world.findSystem(colliderContactSystem);
 }

@@ -1,6 +1,9 @@
 import { PbdError } from '../core/errors.js';
 import { Motion, type MotionSpec, type Vec3Tuple } from '../core/motion.js';
+import type { World } from '../core/world.js';
+import type { WorldCollider } from '../core/world-collider.js';
 import { quatFromEulerDegrees, quatMultiply, quatRotate, quatRotateInverse } from '../math/quat.js';
+import { colliderContactsOf } from './collider-contacts.js';
 
 /** Options common to every collider. */
 export interface ColliderOptions {
@@ -33,7 +36,7 @@ const tmp = new Float64Array(3);
  * local frame; `position`/`rotation` give the current pose. The collision
  * queries work in world space and allocate nothing.
  */
-export abstract class Collider {
+export abstract class Collider implements WorldCollider {
   abstract readonly type: string;
   name: string;
   friction: number;
@@ -91,6 +94,11 @@ export abstract class Collider {
     this.rotation.set(this.initialRotation);
     this.prevPosition.set(this.position);
     this.prevRotation.set(this.rotation);
+  }
+
+  /** Called by World.addCollider: particles collide with colliders through the world's ColliderContacts. */
+  addedTo(world: World): void {
+    colliderContactsOf(world);
   }
 
   /** True when the collider moves. */

@@ -1,6 +1,7 @@
 import type { Body } from '../core/body.js';
 import { PbdError } from '../core/errors.js';
-import type { World } from '../core/world.js';
+import type { SystemKind, World } from '../core/world.js';
+import { colliderContactsOf } from './collider-contacts.js';
 import { MeshFeatureContacts } from './mesh-feature-contacts.js';
 import { ParticlePairContacts } from './particle-contacts.js';
 import { SurfaceContacts } from './surface-contacts.js';
@@ -54,7 +55,11 @@ export interface BodyContactOptions {
   restitution?: number;
 }
 
-const systems = new WeakMap<World, CollisionSystem>();
+/** The registry key of a world's collision system (World.system). */
+export const collisionSystemKind: SystemKind<CollisionSystem> = {
+  name: 'collision system',
+  install: (world) => new CollisionSystem(world),
+};
 
 /**
  * Contact between bodies and within bodies, for one world: cloth self
@@ -74,7 +79,7 @@ export class CollisionSystem {
   private readonly registered = new Map<Body, BodyContactOptions>();
 
   constructor(world: World, o: CollisionOptions = {}) {
-    if (systems.has(world)) {
+    if (world.findSystem(collisionSystemKind)) {
       throw new PbdError(
         'contact/duplicate-system',
         'CollisionSystem',
@@ -117,12 +122,12 @@ export class CollisionSystem {
     this.surfaces.failsafe = this.options.failsafe;
     this.surfaces.detectEvery = detectEvery;
     this.particles = new ParticlePairContacts();
-    this.colliderFeatures = new MeshFeatureContacts();
+    this.colliderFeatures = new MeshFeatureContacts(world);
     this.colliderFeatures.enabled = this.options.colliderFeatures;
     world.addConstraintSet(this.particles);
     world.addConstraintSet(this.colliderFeatures);
     world.addConstraintSet(this.surfaces);
-    systems.set(world, this);
+    world.addSystem(collisionSystemKind, this);
   }
 
   /**
@@ -202,7 +207,7 @@ export class CollisionSystem {
 
   /** Switches contact between a body's particles and the world's colliders. */
   setColliders(body: Body, enabled: boolean): this {
-    const c = this.world.contacts;
+    const c = colliderContactsOf(this.world);
     const need = body.id + 1;
     if (!c.disabledBody || c.disabledBody.length < need) {
       const grown = new Uint8Array(Math.max(need, 2 * (c.disabledBody?.length ?? 0), 8));
@@ -216,10 +221,10 @@ export class CollisionSystem {
 
 /** The world's collision system, created on first use with the given options. */
 export function enableCollisions(world: World, options: CollisionOptions = {}): CollisionSystem {
-  return systems.get(world) ?? new CollisionSystem(world, options);
+  return world.findSystem(collisionSystemKind) ?? new CollisionSystem(world, options);
 }
 
 /** The world's collision system, or null when none was created. */
 export function collisionSystemOf(world: World): CollisionSystem | null {
-  return systems.get(world) ?? null;
+  return world.findSystem(collisionSystemKind);
 }

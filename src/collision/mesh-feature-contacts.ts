@@ -1,8 +1,10 @@
 import type { Body } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
+import type { World } from '../core/world.js';
 import { quatRotate } from '../math/quat.js';
 import { Bvh } from './bvh.js';
+import { findColliderContacts } from './collider-contacts.js';
 import { MeshCollider } from './mesh-collider.js';
 
 /** Barycentric tolerance: the vertex's foot may lie this far outside the triangle. */
@@ -62,6 +64,11 @@ export class MeshFeatureContacts implements ConstraintSet {
   private q = new Float64Array(0);
   private meshColliders: MeshCollider[] = [];
   private readonly root = new Float64Array(6);
+  private readonly world: World;
+
+  constructor(world: World) {
+    this.world = world;
+  }
 
   /** Registers a body's contact triangles, with its thickness h (m). */
   addBody(body: Body, thickness: number): void {
@@ -216,14 +223,14 @@ export class MeshFeatureContacts implements ConstraintSet {
   private detect(ctx: StepContext): void {
     this.candCount = 0;
     this.refresh();
-    const world = ctx.world;
+    const world = this.world;
     this.meshColliders = world.colliders.filter(
       (c): c is MeshCollider => c instanceof MeshCollider && c.enabled,
     );
     const nt = this.triH.length;
     if (this.meshColliders.length === 0 || nt === 0) return;
     const { x, p, group, mask } = ctx.store;
-    const disabled = world.contacts.disabledBody;
+    const disabled = findColliderContacts(world)?.disabledBody ?? null;
     const span = ctx.substeps; // the step is this many substeps of the prediction's motion
     const boxes = this.boxes,
       tri = this.tri;

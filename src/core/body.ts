@@ -1,5 +1,8 @@
 import type { ConstraintSet } from './constraint-set.js';
 import type { World } from './world.js';
+import type { Tunable, WorldBody } from './world-body.js';
+
+export type { Tunable } from './world-body.js';
 
 /**
  * A body is a named, contiguous range [offset, offset + count) of the
@@ -7,7 +10,7 @@ import type { World } from './world.js';
  * Method families subclass it (Cloth, SoftBody, …); the World knows only
  * this interface.
  */
-export abstract class Body {
+export abstract class Body implements WorldBody {
   readonly world: World;
   readonly id: number;
   readonly name: string;
@@ -98,16 +101,4 @@ export abstract class Body {
   tunables(): Tunable[] {
     return [];
   }
-}
-
-/** A live-tunable parameter of a body or of the world. */
-export interface Tunable {
-  /** Dotted name, e.g. 'stretch.compliance'. */
-  name: string;
-  min: number;
-  max: number;
-  /** Use a logarithmic slider. */
-  log?: boolean;
-  get(): number;
-  set(value: number): void;
 }

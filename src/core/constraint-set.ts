@@ -1,43 +1,7 @@
 import type { ParticleStore } from './particles.js';
-import type { SolverKind } from './solver.js';
-import type { World } from './world.js';
+import type { StepContext } from './step-context.js';
 
-/**
- * What a constraint set sees during a substep. One object per World, updated
- * in place (no allocation per step).
- */
-export interface StepContext {
-  readonly world: World;
-  readonly store: ParticleStore;
-  /** The projection rule of this step. */
-  solver: SolverKind;
-  /** Substep length h (s). */
-  h: number;
-  /** 1 / h. */
-  invH: number;
-  /** Simulated time at the end of the current substep (s). */
-  time: number;
-  /** Index of the current substep within the step, and their number. */
-  substep: number;
-  substeps: number;
-  /** Index of the current solver iteration, and their number per substep. */
-  iteration: number;
-  iterations: number;
-  /**
-   * How many times each material set (0 ≤ order < 100) is projected in this
-   * substep: `iterations`, or twice that under the symmetric sweep (forward
-   * then backward). The PBD stiffness k′ of 003 §3.3 is computed from this
-   * count, so that k means the same in every sweep mode.
-   */
-  passes: number;
-  /** Gravity (m/s²). */
-  gravity: Float64Array;
-  /**
-   * True during the backward half of a symmetric sweep: sets project their
-   * constraints (colour batches) in reverse order. See World.sweep.
-   */
-  reverse: boolean;
-}
+export type { StepContext } from './step-context.js';
 
 /**
  * How a method family plugs into the step loop (Algorithm 1 of seed 003).

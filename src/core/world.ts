@@ -1,22 +1,14 @@
-import { ColliderContacts } from '../collision/collider-contacts.js';
-import type { Collider } from '../collision/colliders.js';
 import { Attachments } from './attachments.js';
-import type { Body } from './body.js';
 import type { ConstraintSet, StepContext } from './constraint-set.js';
 import { PbdError } from './errors.js';
 import type { Vec3Tuple } from './motion.js';
 import { ParticleStore } from './particles.js';
 import type { SolverKind } from './solver.js';
+import type { StepStats, SweepKind, WindOptions, WorldView } from './step-context.js';
+import type { WorldBody } from './world-body.js';
+import type { WorldCollider } from './world-collider.js';
 
-/** Wind: a base velocity with optional deterministic gusts. */
-export interface WindOptions {
-  /** Wind velocity (m/s). */
-  velocity: Vec3Tuple;
-  /** Relative gust strength (0 = steady). Default 0. */
-  gust?: number;
-  /** Gust frequency (Hz). Default 0.5. */
-  gustFrequency?: number;
-}
+export type { StepStats, SweepKind, WindOptions } from './step-context.js';
 
 export interface WorldOptions {
   /** Length of one step (s). Default 1/60. */
@@ -48,35 +40,39 @@ export interface WorldOptions {
   sharedMemory?: boolean;
 }
 
-/** Per-step statistics. */
-export interface StepStats {
-  /** Wall time of the last step (ms). */
-  stepMs: number;
-  /** Particles whose state became non-finite and were reset (should stay 0). */
-  recoveries: number;
-  /** Particle moves held back to maxSpeed (should stay 0 in a well-posed scene). */
-  speedClamps: number;
-}
-
 const validSolvers: readonly SolverKind[] = ['pbd', 'xpbd'];
 
-/** Gauss–Seidel sweep order, see WorldOptions.sweep. */
-export type SweepKind = 'symmetric' | 'forward';
+/**
+ * A world-wide system of a method family: state and constraint sets shared
+ * by all its bodies (the collision system, particle contacts, collider
+ * contacts …), installed in a world once, on first use, by `World.system`.
+ */
+export interface SystemKind<S> {
+  /** A name for messages. */
+  readonly name: string;
+  /** Creates the system in `world` (adding its constraint sets); called once per world. */
+  install(world: World): S;
+}
 
 /**
  * A simulation world: the particle store, the bodies, the constraint sets,
- * the colliders and the step loop (Algorithm 1 of seed 003, with substeps).
+ * the colliders, the registry of systems and the step loop (Algorithm 1 of
+ * seed 003, with substeps). The World knows no method family: families
+ * subclass `Body`, add constraint sets, and install world-wide systems
+ * (`system`); colliders install their contacts when added.
  */
-export class World {
+export class World implements WorldView {
   readonly store: ParticleStore;
-  readonly bodies: Body[] = [];
-  /** All constraint sets, sorted by `order` then insertion. */
+  /** The bodies, in the order they were created (see `Body`). */
+  readonly bodies: WorldBody[] = [];
+  /**
+   * All constraint sets, sorted by `order`, then the world's own systems'
+   * sets (attachments, collider contacts) before the others, then insertion.
+   */
   readonly sets: ConstraintSet[] = [];
-  readonly colliders: Collider[] = [];
+  readonly colliders: WorldCollider[] = [];
   /** Pins, kinematic targets and the mouse drag. */
   readonly attachments: Attachments;
-  /** Particle–collider contacts of the current substep. */
-  readonly contacts: ColliderContacts;
   readonly gravity = new Float64Array([0, -9.81, 0]);
   dt = 1 / 60;
   substeps = 10;
@@ -92,17 +88,15 @@ export class World {
   steps = 0;
   readonly stats: StepStats = { stepMs: 0, recoveries: 0, speedClamps: 0 };
   private readonly ctx: StepContext;
-  private readonly setOrder = new Map<ConstraintSet, number>();
+  /** Per set: its insertion number, negative for the world's own systems' sets (see `sets`). */
+  private readonly setRank = new Map<ConstraintSet, number>();
   private insertCounter = 0;
+  private readonly systems = new Map<SystemKind<unknown>, unknown>();
 
   constructor(options: WorldOptions = {}) {
     this.store = new ParticleStore(options.capacity ?? 1024, { shared: options.sharedMemory });
     this.configure(options);
-    this.attachments = new Attachments(this.store);
-    this.contacts = new ColliderContacts();
-    this.contacts.colliders = this.colliders;
-    this.addConstraintSet(this.attachments);
-    this.addConstraintSet(this.contacts);
+    this.attachments = this.system(attachmentSystem);
     this.ctx = {
       world: this,
       store: this.store,
@@ -198,31 +192,68 @@ export class World {
   }
 
   /** Called by Body's constructor. */
-  registerBody(body: Body): void {
+  registerBody(body: WorldBody): void {
     this.bodies.push(body);
   }
 
-  /** Adds a constraint set to the step loop (kept sorted by `order`, stable). */
-  addConstraintSet(set: ConstraintSet): void {
-    this.setOrder.set(set, this.insertCounter++);
+  /**
+   * The world's system of this kind, installed on first use: how a method
+   * family adds its world-wide state and constraint sets (see SystemKind).
+   */
+  system<S>(kind: SystemKind<S>): S {
+    if (this.systems.has(kind)) return this.systems.get(kind) as S;
+    const s = kind.install(this);
+    this.addSystem(kind, s);
+    return s;
+  }
+
+  /** The world's system of this kind, or null when none was installed. */
+  findSystem<S>(kind: SystemKind<S>): S | null {
+    return this.systems.has(kind) ? (this.systems.get(kind) as S) : null;
+  }
+
+  /** Registers a system built by hand (its constructor calls this); one per kind. */
+  addSystem<S>(kind: SystemKind<S>, system: S): S {
+    const had = this.systems.get(kind);
+    if (had !== undefined && had !== system) {
+      throw new PbdError(
+        'world/duplicate-system',
+        kind.name,
+        'the world already has one',
+        `use world.findSystem() to reach the existing ${kind.name}`,
+      );
+    }
+    this.systems.set(kind, system);
+    return system;
+  }
+
+  /**
+   * Adds a constraint set to the step loop, kept sorted by `order` (stable).
+   * `system: true` marks a set of the world's own systems (attachments,
+   * collider contacts): it goes before the other sets of its order, and
+   * `constraintCount()` leaves it out.
+   */
+  addConstraintSet(set: ConstraintSet, options: { system?: boolean } = {}): void {
+    const n = this.insertCounter++;
+    this.setRank.set(set, options.system ? n - 2 ** 40 : n);
     this.sets.push(set);
-    this.sets.sort(
-      (a, b) => (a.order ?? 0) - (b.order ?? 0) || this.setOrder.get(a)! - this.setOrder.get(b)!,
-    );
+    this.sets.sort((a, b) => (a.order ?? 0) - (b.order ?? 0) || this.setRank.get(a)! - this.setRank.get(b)!);
   }
 
   removeConstraintSet(set: ConstraintSet): void {
     const k = this.sets.indexOf(set);
     if (k >= 0) this.sets.splice(k, 1);
-    this.setOrder.delete(set);
+    this.setRank.delete(set);
   }
 
-  addCollider<T extends Collider>(collider: T): T {
+  /** Adds a collider; it installs what makes particles collide with it (WorldCollider.addedTo). */
+  addCollider<T extends WorldCollider>(collider: T): T {
     this.colliders.push(collider);
+    collider.addedTo?.(this);
     return collider;
   }
 
-  removeCollider(collider: Collider): void {
+  removeCollider(collider: WorldCollider): void {
     const k = this.colliders.indexOf(collider);
     if (k >= 0) this.colliders.splice(k, 1);
   }
@@ -462,10 +493,10 @@ export class World {
     return [...byKind.values()];
   }
 
-  /** Total number of constraints (excluding attachments and contacts of the current step). */
+  /** Total number of constraints (excluding attachments and collider contacts of the current step). */
   constraintCount(): number {
     let c = 0;
-    for (const s of this.sets) if (s !== this.attachments && s !== this.contacts) c += s.count;
+    for (const s of this.sets) if (this.setRank.get(s)! >= 0) c += s.count;
     return c;
   }
 
@@ -568,6 +599,16 @@ export interface WorldState {
   sets: unknown[];
   colliders: number[][];
 }
+
+/** The attachments (pins, kinematic targets, the mouse drag): the first system of every world. */
+const attachmentSystem: SystemKind<Attachments> = {
+  name: 'attachments',
+  install(world) {
+    const a = new Attachments(world.store);
+    world.addConstraintSet(a, { system: true });
+    return a;
+  },
+};
 
 function now(): number {
   return typeof performance !== 'undefined' ? performance.now() : Date.now();

@@ -1,6 +1,6 @@
-import type { Body } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
+import type { WorldBody } from '../core/world-body.js';
 import { wasmKernelsEnabled } from '../wasm/kernels.js';
 import {
   applyDeltas,
@@ -160,7 +160,7 @@ export class FluidDensity implements ConstraintSet {
   }
 
   /** Bodies coupled to the fluid this substep (those with particles near it). */
-  get coupled(): Body[] {
+  get coupled(): WorldBody[] {
     return this.solid.coupled;
   }
 
@@ -248,8 +248,8 @@ export class FluidDensity implements ConstraintSet {
     this.grid.insert(pos, items, n);
   }
 
-  private fluidAttached(ctx: StepContext): boolean {
-    const a = ctx.world.attachments;
+  private fluidAttached(): boolean {
+    const a = this.fluid.world.attachments;
     const lo = this.fluid.offset,
       hi = lo + this.fluid.activeCount;
     for (let e = 0; e < a.count; e++) {
@@ -287,7 +287,7 @@ export class FluidDensity implements ConstraintSet {
     this.fillGrid(p);
     // reorder the range by cell (Fluid): the grid's cells stay valid, its order becomes the identity
     let contiguous = false;
-    if (reorder && n > 1 && !this.fluidAttached(ctx)) {
+    if (reorder && n > 1 && !this.fluidAttached()) {
       fluid.permute(this.grid.sorted, this.scratch, this.scratchInt);
       fillRange(this.grid.sorted, n, fluid.offset);
       contiguous = true;

@@ -1,3 +1,5 @@
+import type { World } from '../core/world.js';
+
 /** Which other bodies the fluid interacts with. */
 export type FluidCoupling = 'all' | 'none' | string[];
 
@@ -9,6 +11,8 @@ export type FluidCoupling = 'all' | 'none' | string[];
  */
 export interface FluidBody {
   readonly name: string;
+  /** The world the fluid lives in (its attachments and bodies). */
+  readonly world: World;
   /** First store index of the range (fluid slots, then boundary particles). */
   readonly offset: number;
   /** Active fluid particles (slots 0 … activeCount − 1). */

@@ -1,5 +1,5 @@
-import type { Body } from '../core/body.js';
 import type { StepContext } from '../core/constraint-set.js';
+import type { WorldBody } from '../core/world-body.js';
 import type { FluidBody } from './fluid-body.js';
 import { poly6Coefficient } from './kernels.js';
 import { buildCrossPairs, buildForwardPairs, NeighbourGrid, PairList } from './neighbour-grid.js';
@@ -21,7 +21,7 @@ export class CoupledSolids {
   /** Fluid particles near each solid particle (rows over `solids`). */
   readonly pairs = new PairList();
   /** Bodies coupled to the fluid this substep (those with particles near it). */
-  readonly coupled: Body[] = [];
+  readonly coupled: WorldBody[] = [];
   /** Δp of each solid particle in the current iteration (3 each). */
   dps = new Float64Array(0);
   /** The grid of the solid particles (same cells as the fluid's). */
@@ -98,7 +98,7 @@ export class CoupledSolids {
 
   /** Collects the particles of coupled bodies (and the boundary particles) near the fluid. */
   private gather(ctx: StepContext, fluid: FluidBody, bounds: Float64Array): void {
-    const world = ctx.world;
+    const world = fluid.world;
     const store = ctx.store;
     const p = store.p;
     const h = fluid.kernelRadius;

@@ -1,5 +1,5 @@
-import type { Body } from '../core/body.js';
 import { PbdError } from '../core/errors.js';
+import type { WorldBody } from '../core/world-body.js';
 
 /** What a PLY point file holds besides the positions. */
 export interface PlyOptions {
@@ -24,7 +24,7 @@ export interface PlyOptions {
  * Works for any body; for a Fluid only the active particles are written.
  * Returns the file's bytes (no file system access: the caller writes them).
  */
-export function bodyToPly(body: Body, options: PlyOptions = {}): Uint8Array {
+export function bodyToPly(body: WorldBody, options: PlyOptions = {}): Uint8Array {
   const format = options.format ?? 'binary';
   if (format !== 'binary' && format !== 'ascii') {
     throw new PbdError('ply/format', 'PLY format', `unknown format '${format}'`, "use 'binary' or 'ascii'");

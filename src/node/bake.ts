@@ -20,9 +20,10 @@ import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { NodeIO } from '@gltf-transform/core';
 import type { Cloth } from '../cloth/cloth.js';
-import type { Body } from '../core/body.js';
+import { findColliderContacts } from '../collision/collider-contacts.js';
 import { PbdError } from '../core/errors.js';
 import type { World } from '../core/world.js';
+import type { WorldBody } from '../core/world-body.js';
 import { type AnimatedBody, buildGltfAnimation } from '../io/gltf-animation.js';
 import { formatObj } from '../io/obj.js';
 import { bodyToPly } from '../io/ply.js';
@@ -168,7 +169,7 @@ export function statsColumns(world: World): string[] {
   ];
 }
 
-function bodyUvs(body: Body): Float64Array | null {
+function bodyUvs(body: WorldBody): Float64Array | null {
   const uvs = (body as Partial<Cloth>).uvs;
   // texture coordinates belong to the particle vertices; an embedded render mesh has none
   if (body.hasRenderMesh) return null;
@@ -176,12 +177,12 @@ function bodyUvs(body: Body): Float64Array | null {
 }
 
 /** Vertices of what a body renders (its particles, or an embedded render mesh). */
-function renderVertexCount(body: Body): number {
+function renderVertexCount(body: WorldBody): number {
   return body.hasRenderMesh ? body.renderPositions().length / 3 : body.activeCount;
 }
 
 /** A file-system-safe, unique name per body for OBJ files. */
-function objNames(bodies: Body[]): string[] {
+function objNames(bodies: readonly WorldBody[]): string[] {
   const names = bodies.map((b) => b.name.replace(/[^A-Za-z0-9._-]+/g, '_') || `body${b.id}`);
   return names.map((n, k) => (names.indexOf(n) !== k || names.lastIndexOf(n) !== k ? `${n}-${k}` : n));
 }
@@ -323,7 +324,7 @@ export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise
     for (const b of bodies) particles += b.activeCount;
     stats[col('particles')] = particles;
     stats[col('constraints')] = world.constraintCount();
-    stats[col('contacts')] = world.contacts.count;
+    stats[col('contacts')] = findColliderContacts(world)?.count ?? 0;
     stats[col('recoveries')] = rec;
     stats[col('speed_clamps')] = clamp;
     const recs: BodyRecord[] = bodies.map((b, k) => {

@@ -16,9 +16,17 @@
  */
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
-import type { World } from '../core/world.js';
+import type { SystemKind, World } from '../core/world.js';
 
-const registry = new WeakMap<World, ParticleContacts>();
+/** The registry key of a world's shape-matching particle contacts (World.system). */
+const particleContactsKind: SystemKind<ParticleContacts> = {
+  name: 'shape-matching particle contacts',
+  install(world) {
+    const c = new ParticleContacts();
+    world.addConstraintSet(c);
+    return c;
+  },
+};
 
 export class ParticleContacts implements ConstraintSet {
   readonly kind = 'shape-particle-contact';
@@ -39,18 +47,12 @@ export class ParticleContacts implements ConstraintSet {
 
   /** The contact set of a world, created and added on first use. */
   static of(world: World): ParticleContacts {
-    let c = registry.get(world);
-    if (!c) {
-      c = new ParticleContacts();
-      registry.set(world, c);
-      world.addConstraintSet(c);
-    }
-    return c;
+    return world.system(particleContactsKind);
   }
 
   /** The contact set of a world if one exists. */
   static find(world: World): ParticleContacts | null {
-    return registry.get(world) ?? null;
+    return world.findSystem(particleContactsKind);
   }
 
   /** Sets col[i − offset] = 1 for every particle of [offset, offset + n) in a touching pair. */

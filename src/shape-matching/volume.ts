@@ -29,6 +29,8 @@
  * (w_i > 0), so each correction conserves linear momentum exactly; the
  * volume change this leaves is corrected by the next projection.
  */
+
+import { findColliderContacts } from '../collision/collider-contacts.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
@@ -202,9 +204,9 @@ export class SurfaceVolumeConservation implements ConstraintSet {
     col.fill(0);
     const off = this.offset,
       n = this.n;
-    const c = this.world.contacts;
+    const c = findColliderContacts(this.world);
     const p = ctx.store.p;
-    for (let k = 0; k < c.count; k++) {
+    for (let k = 0; c !== null && k < c.count; k++) {
       const i = c.particle[k] - off;
       if (i < 0 || i >= n) continue;
       const i3 = 3 * c.particle[k];

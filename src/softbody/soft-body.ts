@@ -2,6 +2,7 @@ import { DistanceConstraints } from '../constraints/distance.js';
 import { type EmbeddingMode, RenderEmbedding } from '../continuum/embedding.js';
 import type { MaterialOptions } from '../continuum/material.js';
 import { type PlasticityOptions, TetFemConstraints } from '../continuum/tet-fem.js';
+import type { Attachments } from '../core/attachments.js';
 import { Body, type Tunable } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { RigidModeDamping } from '../core/damping.js';
@@ -231,6 +232,7 @@ export class SoftBody extends Body {
       new TimedRelease(
         time,
         vertices.map((v) => v + this.offset),
+        this.world.attachments,
       ),
     );
   }
@@ -370,12 +372,13 @@ class TimedRelease implements ConstraintSet {
   constructor(
     private readonly time: number,
     private readonly particles: number[],
+    private readonly attachments: Attachments,
   ) {}
   project(): void {}
   endStep(ctx: StepContext): void {
     if (this.done || ctx.time < this.time - 1e-12) return;
     this.done = true;
-    for (const i of this.particles) if (ctx.world.attachments.isAttached(i)) ctx.world.attachments.detach(i);
+    for (const i of this.particles) if (this.attachments.isAttached(i)) this.attachments.detach(i);
   }
   saveState(): unknown {
     return this.done;

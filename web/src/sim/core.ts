@@ -11,7 +11,6 @@
 import {
   type Body,
   buildScene,
-  type Collider,
   type ConstraintSet,
   PbdError,
   parseSceneText,
@@ -20,6 +19,7 @@ import {
   type SceneSpec,
   type Tunable,
   type World,
+  type WorldCollider,
   type WorldOptions,
 } from '../../../src/index.js';
 import type {
@@ -381,7 +381,7 @@ function isPairSet(s: ConstraintSet): s is ConstraintSet & { indices: Int32Array
   );
 }
 
-function colliderInfo(c: Collider): ColliderInfo {
+function colliderInfo(c: WorldCollider): ColliderInfo {
   const o = c as unknown as {
     radius?: unknown;
     halfExtents?: unknown;

@@ -1,0 +1,86 @@
+import type { Vec3Tuple } from './motion.js';
+import type { ParticleStore } from './particles.js';
+import type { SolverKind } from './solver.js';
+import type { WorldCollider } from './world-collider.js';
+
+/** Wind: a base velocity with optional deterministic gusts. */
+export interface WindOptions {
+  /** Wind velocity (m/s). */
+  velocity: Vec3Tuple;
+  /** Relative gust strength (0 = steady). Default 0. */
+  gust?: number;
+  /** Gust frequency (Hz). Default 0.5. */
+  gustFrequency?: number;
+}
+
+/** Gauss–Seidel sweep order, see WorldOptions.sweep. */
+export type SweepKind = 'symmetric' | 'forward';
+
+/** Per-step statistics. */
+export interface StepStats {
+  /** Wall time of the last step (ms). */
+  stepMs: number;
+  /** Particles whose state became non-finite and were reset (should stay 0). */
+  recoveries: number;
+  /** Particle moves held back to maxSpeed (should stay 0 in a well-posed scene). */
+  speedClamps: number;
+}
+
+/**
+ * What the stages of a step see of the World: its stores, colliders and
+ * settings. The World implements it; the core's stages and the constraint
+ * sets read the world through it, so that nothing below the World class
+ * depends on that class (docs/architecture.md, "The core and the families").
+ */
+export interface WorldView {
+  readonly store: ParticleStore;
+  readonly colliders: readonly WorldCollider[];
+  /** Gravity (m/s²). */
+  readonly gravity: Float64Array;
+  /** Point damping rate c (1/s). */
+  readonly damping: number;
+  /** No particle moves faster than this (m/s). */
+  readonly maxSpeed: number;
+  readonly sweep: SweepKind;
+  readonly wind: WindOptions | null;
+  /** Wind velocity at time t into out[0..2] (zero when there is no wind). */
+  windAt(t: number, out: Float64Array): void;
+  readonly stats: StepStats;
+}
+
+/**
+ * What a constraint set or a stage sees during a substep. One object per
+ * World, updated in place (no allocation per step).
+ */
+export interface StepContext {
+  readonly world: WorldView;
+  readonly store: ParticleStore;
+  /** The projection rule of this step. */
+  solver: SolverKind;
+  /** Substep length h (s). */
+  h: number;
+  /** 1 / h. */
+  invH: number;
+  /** Simulated time at the end of the current substep (s). */
+  time: number;
+  /** Index of the current substep within the step, and their number. */
+  substep: number;
+  substeps: number;
+  /** Index of the current solver iteration, and their number per substep. */
+  iteration: number;
+  iterations: number;
+  /**
+   * How many times each material set (0 ≤ order < 100) is projected in this
+   * substep: `iterations`, or twice that under the symmetric sweep (forward
+   * then backward). The PBD stiffness k′ of 003 §3.3 is computed from this
+   * count, so that k means the same in every sweep mode.
+   */
+  passes: number;
+  /** Gravity (m/s²). */
+  gravity: Float64Array;
+  /**
+   * True during the backward half of a symmetric sweep: sets project their
+   * constraints (colour batches) in reverse order. See World.sweep.
+   */
+  reverse: boolean;
+}
