@@ -297,6 +297,8 @@ describe('candidate lists of the surface contacts', () => {
     const cloth = new Cloth(world, { mesh, density: 0.2, bend: { compliance: 1 } });
     world.addCollider(new PlaneCollider({ friction: 0.5 }));
     const sc = enableCollisions(world, { thickness: 0.01 }).add(cloth).surfaces;
+    const topo = sc.topology,
+      broad = sc.broadPhase;
     const missing = { vt: 0, ee: 0 };
     const out = new Float64Array(7);
     const seg = new Float64Array(3);
@@ -305,19 +307,19 @@ describe('candidate lists of the surface contacts', () => {
       const x = world.store.x;
       const reach = sc.marginFactor * 0.01 + 0.01;
       const vt = new Set<number>();
-      for (let k = 0; k < sc.vtCount; k++) vt.add(sc.vtCand[2 * k] * 1e6 + sc.vtCand[2 * k + 1]);
+      for (let k = 0; k < broad.vtCount; k++) vt.add(broad.vtCand[2 * k] * 1e6 + broad.vtCand[2 * k + 1]);
       const ee = new Set<number>();
-      for (let k = 0; k < sc.eeCount; k++) {
-        const e = sc.eeCand[2 * k],
-          f = sc.eeCand[2 * k + 1];
+      for (let k = 0; k < broad.eeCount; k++) {
+        const e = broad.eeCand[2 * k],
+          f = broad.eeCand[2 * k + 1];
         ee.add(Math.min(e, f) * 1e6 + Math.max(e, f));
       }
-      const V = (v: number) => 3 * sc.vertex[v];
-      for (let q = 0; q < sc.vertexCount; q++) {
-        for (let t = 0; t < sc.triCount; t++) {
-          const a = sc.tri[3 * t],
-            b = sc.tri[3 * t + 1],
-            c = sc.tri[3 * t + 2];
+      const V = (v: number) => 3 * topo.vertex[v];
+      for (let q = 0; q < topo.vertexCount; q++) {
+        for (let t = 0; t < topo.triCount; t++) {
+          const a = topo.tri[3 * t],
+            b = topo.tri[3 * t + 1],
+            c = topo.tri[3 * t + 2];
           if (q === a || q === b || q === c) continue;
           closestPointTriangle(
             x[V(q)], x[V(q) + 1], x[V(q) + 2],
@@ -329,12 +331,12 @@ describe('candidate lists of the surface contacts', () => {
           if (out[6] < reach * reach && !vt.has(q * 1e6 + t)) missing.vt++;
         }
       }
-      for (let e = 0; e < sc.edgeCount; e++) {
-        for (let f = e + 1; f < sc.edgeCount; f++) {
-          const a = sc.edge[2 * e],
-            b = sc.edge[2 * e + 1],
-            c = sc.edge[2 * f],
-            d = sc.edge[2 * f + 1];
+      for (let e = 0; e < topo.edgeCount; e++) {
+        for (let f = e + 1; f < topo.edgeCount; f++) {
+          const a = topo.edge[2 * e],
+            b = topo.edge[2 * e + 1],
+            c = topo.edge[2 * f],
+            d = topo.edge[2 * f + 1];
           if (a === c || a === d || b === c || b === d) continue;
           closestSegmentSegment(
             x[V(a)], x[V(a) + 1], x[V(a) + 2],

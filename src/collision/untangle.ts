@@ -1,7 +1,8 @@
 import type { ParticleStore } from '../core/particles.js';
 import { Bvh } from './bvh.js';
 import { closestPointTriangle, segmentCrossesTriangle } from './geometry.js';
-import type { SurfaceContacts } from './surface-contacts.js';
+import type { SurfaceTopology } from './surface-topology.js';
+import { findRoot as find, unionRoots as union } from './union-find.js';
 
 const cp = new Float64Array(7);
 
@@ -36,15 +37,24 @@ const cp = new Float64Array(7);
  * contacts resume.
  */
 export class Untangler {
-  private readonly contacts: SurfaceContacts;
-  private readonly bvh = new Bvh(4);
-  private boxes = new Float64Array(0);
-  private builtFor = -1;
+  /** Region label of each surface vertex (0: untangled); pairs touching labelled vertices follow the rules above. */
+  label = new Int32Array(0);
+  /** True when some label is non-zero. */
+  tangled = false;
+  /** Untangling pairs (surface vertex, triangle, side) to add every substep. */
+  flipPairs = new Int32Array(0);
+  flipCount = 0;
+  /** Largest correction (m) of one untangling projection. */
+  flipStep = 0;
   /** Edge–triangle intersections found by the last analysis: (edge, triangle). */
   intersections = new Int32Array(0);
   intersectionCount = 0;
   /** Search radius for untangling pairs, in mean edge lengths. Default 2. */
   radiusFactor = 2;
+  private readonly topo: SurfaceTopology;
+  private readonly bvh = new Bvh(4);
+  private boxes = new Float64Array(0);
+  private builtFor = -1;
   // union-find and scratch
   private parent = new Int32Array(0);
   private piece = new Int32Array(0);
@@ -52,16 +62,28 @@ export class Untangler {
   private cut = new Uint8Array(0);
   private partnerOfTri = new Int32Array(0);
   private partnerOfVert = new Int32Array(0);
-  /** Vertex → triangles (CSR), for dilating partner sets. */
-  private vtStart = new Int32Array(0);
-  private vtList = new Int32Array(0);
 
-  constructor(contacts: SurfaceContacts) {
-    this.contacts = contacts;
+  constructor(topology: SurfaceTopology) {
+    this.topo = topology;
   }
 
-  private prepare(version: number): void {
-    const sc = this.contacts;
+  /** Forgets every label (after a topology change). */
+  reset(): void {
+    this.label = new Int32Array(this.topo.vertexCount);
+    this.flipCount = 0;
+    this.tangled = false;
+  }
+
+  /** Clears the labels and untangling pairs (when untangling is switched off). */
+  clear(): void {
+    if (!this.tangled) return;
+    this.label.fill(0);
+    this.tangled = false;
+    this.flipCount = 0;
+  }
+
+  private prepare(): void {
+    const sc = this.topo;
     const nt = sc.triCount,
       nv = sc.vertexCount,
       ne = sc.edgeCount;
@@ -72,24 +94,15 @@ export class Untangler {
     this.cut = new Uint8Array(ne);
     this.partnerOfTri = new Int32Array(nt);
     this.partnerOfVert = new Int32Array(nv);
-    // vertex → triangle adjacency
-    const start = new Int32Array(nv + 1);
-    for (let k = 0; k < 3 * nt; k++) start[sc.tri[k] + 1]++;
-    for (let v = 0; v < nv; v++) start[v + 1] += start[v];
-    const list = new Int32Array(3 * nt);
-    const cur = start.slice(0, nv);
-    for (let t = 0; t < nt; t++) for (let j = 0; j < 3; j++) list[cur[sc.tri[3 * t + j]]++] = t;
-    this.vtStart = start;
-    this.vtList = list;
-    this.builtFor = version;
+    this.builtFor = sc.version;
   }
 
   /**
    * Analyses the positions x; updates the contacts' labels and untangling
    * pairs. Returns the number of edge–triangle intersections found.
    */
-  analyse(store: ParticleStore, version: number): number {
-    const sc = this.contacts;
+  analyse(store: ParticleStore): number {
+    const sc = this.topo;
     const x = store.x;
     const nt = sc.triCount,
       nv = sc.vertexCount,
@@ -97,7 +110,7 @@ export class Untangler {
     const vert = sc.vertex,
       tri = sc.tri,
       edge = sc.edge;
-    if (this.builtFor !== version) this.prepare(version);
+    if (this.builtFor !== sc.version) this.prepare();
     // 1. triangle boxes at x and the BVH
     const boxes = this.boxes;
     for (let t = 0; t < nt; t++) {
@@ -166,13 +179,9 @@ export class Untangler {
     // in (edge, triangle) order, whatever order the traversal met them in
     sortPairs(this.intersections, n);
     this.intersectionCount = n;
-    const label = sc.label;
+    const label = this.label;
     if (n === 0) {
-      if (sc.tangled) {
-        label.fill(0);
-        sc.tangled = false;
-        sc.flipCount = 0;
-      }
+      this.clear();
       return 0;
     }
     // 2. regions: union-find over uncut edges, pieces over all edges
@@ -222,8 +231,8 @@ export class Untangler {
     pTri.fill(0);
     pVert.fill(0);
     const full = new Set<number>();
-    const vtStart = this.vtStart,
-      vtList = this.vtList;
+    const vtStart = sc.vtStart,
+      vtList = sc.vtList;
     for (let k = 0; k < n; k++) {
       const e = this.intersections[2 * k],
         t = this.intersections[2 * k + 1];
@@ -317,20 +326,20 @@ export class Untangler {
           (qx - x[a3]) * (uy * vz - uz * vy) +
           (qy - x[a3 + 1]) * (uz * vx - ux * vz) +
           (qz - x[a3 + 2]) * (ux * vy - uy * vx);
-        if (3 * nf + 3 > sc.flipPairs.length) {
+        if (3 * nf + 3 > this.flipPairs.length) {
           const g = new Int32Array(Math.max(96, 6 * nf + 6));
-          g.set(sc.flipPairs);
-          sc.flipPairs = g;
+          g.set(this.flipPairs);
+          this.flipPairs = g;
         }
-        sc.flipPairs[3 * nf] = q;
-        sc.flipPairs[3 * nf + 1] = t;
-        sc.flipPairs[3 * nf + 2] = d > 0 ? -1 : 1;
+        this.flipPairs[3 * nf] = q;
+        this.flipPairs[3 * nf + 1] = t;
+        this.flipPairs[3 * nf + 2] = d > 0 ? -1 : 1;
         nf++;
       }
     }
-    sc.flipCount = nf;
-    sc.flipStep = 0.25 * sc.meanEdge;
-    sc.tangled = true;
+    this.flipCount = nf;
+    this.flipStep = 0.25 * sc.meanEdge;
+    this.tangled = true;
     return n;
   }
 }
@@ -349,24 +358,4 @@ function sortPairs(pairs: Int32Array, n: number): void {
     pairs[2 * j + 2] = e;
     pairs[2 * j + 3] = t;
   }
-}
-
-function find(parent: Int32Array, v: number): number {
-  let r = v;
-  while (parent[r] !== r) r = parent[r];
-  while (parent[v] !== r) {
-    const next = parent[v];
-    parent[v] = r;
-    v = next;
-  }
-  return r;
-}
-
-function union(parent: Int32Array, a: number, b: number): void {
-  const ra = find(parent, a),
-    rb = find(parent, b);
-  if (ra === rb) return;
-  // deterministic: the smaller index becomes the root
-  if (ra < rb) parent[rb] = ra;
-  else parent[ra] = rb;
 }

@@ -17,7 +17,7 @@
  * - `polarAngle2` is the closed-form 2D polar decomposition [SD92] used by
  *   triangle regions of shape-matching cloth.
  */
-import type { Num9 } from './mat3.js';
+import { mat3FromQuat, type Num9 } from './mat3.js';
 import type { Num4 } from './quat.js';
 import { svd3 } from './svd3.js';
 
@@ -179,6 +179,62 @@ export function extractRotation(A: Num9, ao: number, q: Num4, qo: number, maxIte
   q[qo + 2] = qz;
   q[qo + 3] = qw;
   return it;
+}
+
+/**
+ * The rotational part of A (row-major 3×3 at 0) by the iteration of Müller,
+ * Bender, Chentanez and Macklin 2016 alone: ω = Σ_k r_k × a_k / |Σ_k r_k · a_k|
+ * (columns k), q ← exp(ω) q, at most 20 times, until |ω| ≤ 1e-12 rad.
+ * Warm-started from q (x, y, z, w at 0); writes q and its rotation matrix R
+ * (row-major, R[0..8]). See the file comment for why it is not `extractRotation`.
+ */
+export function extractRotationRobust(A: Float64Array, q: Float64Array, R: Float64Array): void {
+  for (let it = 0; it < 20; it++) {
+    mat3FromQuat(R, 0, q, 0);
+    let ox = 0,
+      oy = 0,
+      oz = 0,
+      dot = 0;
+    for (let k = 0; k < 3; k++) {
+      const rx = R[k],
+        ry = R[3 + k],
+        rz = R[6 + k];
+      const ax = A[k],
+        ay = A[3 + k],
+        az = A[6 + k];
+      ox += ry * az - rz * ay;
+      oy += rz * ax - rx * az;
+      oz += rx * ay - ry * ax;
+      dot += rx * ax + ry * ay + rz * az;
+    }
+    const s = 1 / (Math.abs(dot) + 1e-30);
+    ox *= s;
+    oy *= s;
+    oz *= s;
+    const w = Math.sqrt(ox * ox + oy * oy + oz * oz);
+    if (!(w > 1e-12)) break;
+    const h = 0.5 * w,
+      sn = Math.sin(h) / w;
+    const dx = ox * sn,
+      dy = oy * sn,
+      dz = oz * sn,
+      dw = Math.cos(h);
+    // q ← dq · q
+    const x = q[0],
+      y = q[1],
+      z = q[2],
+      qw = q[3];
+    q[0] = dw * x + dx * qw + dy * z - dz * y;
+    q[1] = dw * y - dx * z + dy * qw + dz * x;
+    q[2] = dw * z + dx * y - dy * x + dz * qw;
+    q[3] = dw * qw - dx * x - dy * y - dz * z;
+    const l = Math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    q[0] /= l;
+    q[1] /= l;
+    q[2] /= l;
+    q[3] /= l;
+  }
+  mat3FromQuat(R, 0, q, 0);
 }
 
 /**

@@ -1,0 +1,785 @@
+import type { ParticleStore } from '../core/particles.js';
+import { Bvh } from './bvh.js';
+import { closestPointTriangleAt, closestSegmentSegmentAt } from './geometry.js';
+import { SurfaceSnapshots } from './surface-snapshots.js';
+import type { SurfaceContactStats, SurfaceTopology } from './surface-topology.js';
+
+/**
+ * Fraction of the vertices that may renew their snapshots in an incremental
+ * update; beyond it the lists are built anew. An update costs about as much
+ * per renewed vertex as a rebuild does per vertex times ~10 (each renewal
+ * dirties ~6 triangles and ~6 edges), so 5 % measured best (25 %: ~10 % slower).
+ */
+const PARTIAL_LIMIT = 0.05;
+
+const cp = new Float64Array(7);
+const ss = new Float64Array(3);
+
+/**
+ * The broad phase of the surface contacts: lists of the vertex–triangle and
+ * edge–edge pairs that can come within contact reach (or cross) before any
+ * of their vertices leaves its allowance (SurfaceSnapshots).
+ *
+ * Boxes: each vertex's allowance sphere, each triangle's and edge's union
+ * of its vertices' (grown by half the reach of its surface; an edge only
+ * when it is sharp). A BVH over the triangle boxes (built once per
+ * topology, refitted at every update) gives the overlapping triangle pairs
+ * by a self-traversal, and each vertex and edge is owned by one of its
+ * triangles (SurfaceTopology), so every (vertex, triangle) and (edge, edge)
+ * pair is examined once; exact distances between the snapshots (with the
+ * allowances) decide. When a few vertices stray (`PARTIAL_LIMIT`), only
+ * their pairs, those of their triangles and of their edges are searched
+ * again, by querying the tree with the boxes of the changed triangles.
+ *
+ * Each candidate keeps a lower bound of its distance (`vtDist`, `eeDist`,
+ * −1: unknown), lowered every substep by the motion of its pair, so that far
+ * pairs cost a comparison.
+ */
+export class SurfaceBroadPhase {
+  /** Candidate vertex–triangle pairs: (surface vertex, triangle). */
+  vtCand: Int32Array = new Int32Array(0);
+  vtCount = 0;
+  /** Candidate edge–edge pairs: (edge, edge). */
+  eeCand: Int32Array = new Int32Array(0);
+  eeCount = 0;
+  /** Lower bound of the distance at x of each candidate pair (−1: unknown). */
+  vtDist: Float64Array = new Float64Array(0);
+  eeDist: Float64Array = new Float64Array(0);
+  /** Swept boxes x → p of the surface vertices in the current substep (sweptBoxes). */
+  sv = new Float64Array(0);
+  /** |p − x| of every surface vertex relative to their mean displacement, in the current substep. */
+  motion = new Float64Array(0);
+  /** Edges that are sharp (creased by more than 30°, or on a boundary): only they get edge–edge proximity contacts. */
+  sharp = new Uint8Array(0);
+  readonly snapshots: SurfaceSnapshots;
+
+  private readonly topo: SurfaceTopology;
+  private readonly stats: SurfaceContactStats;
+  private sharpVersion = -1;
+  private tBox = new Float64Array(0);
+  /** Bounding sphere of each triangle's snapshot (centroid xyz, radius), a cheap lower bound of vertex distances. */
+  private tSphere = new Float64Array(0);
+  /** Half the length of each edge's snapshot (the radius of its bounding sphere). */
+  private eHalf = new Float64Array(0);
+  private eBox = new Float64Array(0);
+  private readonly tree = new Bvh(4);
+  private treeVersion = -1;
+  private vDirty = new Uint8Array(0);
+  private tDirty = new Uint8Array(0);
+  private eDirty = new Uint8Array(0);
+  private dirtyTris = new Int32Array(0);
+  /** Ends of the groups of dirtyTris (the triangles each violator made dirty), for the partial update's queries. */
+  private dirtyGroupEnd = new Int32Array(0);
+  private dirtyEdges = new Int32Array(0);
+
+  constructor(topology: SurfaceTopology, stats: SurfaceContactStats) {
+    this.topo = topology;
+    this.stats = stats;
+    this.snapshots = new SurfaceSnapshots(topology);
+  }
+
+  /** Sizes the arrays for the current topology (the lists are built anew at the next update). */
+  resize(): void {
+    const t = this.topo;
+    const nv = t.vertexCount;
+    this.snapshots.resize();
+    this.sv = new Float64Array(6 * nv);
+    this.motion = new Float64Array(nv);
+    this.tBox = new Float64Array(6 * t.triCount);
+    this.tSphere = new Float64Array(4 * t.triCount);
+    this.eHalf = new Float64Array(t.edgeCount);
+    this.eBox = new Float64Array(6 * t.edgeCount);
+    this.vDirty = new Uint8Array(nv);
+    this.tDirty = new Uint8Array(t.triCount);
+    this.eDirty = new Uint8Array(t.edgeCount);
+    this.dirtyTris = new Int32Array(t.triCount);
+    this.dirtyGroupEnd = new Int32Array(t.triCount);
+    this.dirtyEdges = new Int32Array(t.edgeCount);
+  }
+
+  /**
+   * Brings the candidate lists up to date for the motion x → p (full rebuild
+   * or incremental update). With `slack` > 0 vertices renew their snapshot
+   * that much before their allowance runs out, so that the solver's
+   * corrections rarely force another update after the solve.
+   */
+  update(store: ParticleStore, x: Float64Array, p: Float64Array, slack = 0): void {
+    const n = this.snapshots.check(x, p, slack);
+    if (n < 0 || n > PARTIAL_LIMIT * this.topo.vertexCount) this.fullRebuild(store, x, p);
+    else if (n > 0) this.partialUpdate(store, x, p, n);
+  }
+
+  /** Builds the candidate lists anew from x (snapshots of every vertex). */
+  private fullRebuild(store: ParticleStore, x: Float64Array, p: Float64Array): void {
+    this.stats.rebuilds++;
+    this.snapshots.takeAll(x, p);
+    this.itemBoxes(null);
+    this.fitTree();
+    this.vtCount = 0;
+    this.eeCount = 0;
+    const group = store.group,
+      mask = store.mask;
+    this.collectPairs(group, mask, false);
+    this.listsChanged();
+  }
+
+  /** Updates the candidate lists for the violating vertices only. */
+  private partialUpdate(store: ParticleStore, x: Float64Array, p: Float64Array, n: number): void {
+    this.stats.partialUpdates++;
+    const snaps = this.snapshots;
+    const viol = snaps.violators;
+    const vd = this.vDirty,
+      td = this.tDirty,
+      ed = this.eDirty;
+    // re-snapshot the violators; their triangles and edges change boxes
+    for (let k = 0; k < n; k++) {
+      const v = viol[k];
+      snaps.take(v, x, p, snaps.vertexMinAllowance(v));
+      vd[v] = 1;
+    }
+    let nt = 0,
+      ne = 0;
+    const vts = this.topo.vtStart,
+      vtl = this.topo.vtList,
+      ves = this.topo.veStart,
+      vel = this.topo.veList;
+    let ng = 0;
+    for (let k = 0; k < n; k++) {
+      const v = viol[k];
+      for (let j = vts[v]; j < vts[v + 1]; j++) {
+        const t = vtl[j];
+        if (td[t] === 0) {
+          td[t] = 1;
+          this.dirtyTris[nt++] = t;
+        }
+      }
+      // the triangles this violator made dirty form one group (they are neighbours)
+      if (nt > (ng === 0 ? 0 : this.dirtyGroupEnd[ng - 1])) this.dirtyGroupEnd[ng++] = nt;
+      for (let j = ves[v]; j < ves[v + 1]; j++) {
+        const e = vel[j];
+        if (ed[e] === 0) {
+          ed[e] = 1;
+          this.dirtyEdges[ne++] = e;
+        }
+      }
+    }
+    this.itemBoxes(n);
+    this.tree.refitItems(this.tBox, this.dirtyTris, nt);
+    // drop the pairs that involve a changed item (the distance bounds of the others stay)
+    const vt = this.vtCand,
+      vtDist = this.vtDist;
+    let m = 0;
+    for (let k = 0; k < this.vtCount; k++) {
+      const q = vt[2 * k],
+        t = vt[2 * k + 1];
+      if (vd[q] !== 0 || td[t] !== 0) continue;
+      vt[2 * m] = q;
+      vt[2 * m + 1] = t;
+      vtDist[m] = vtDist[k];
+      m++;
+    }
+    this.vtCount = m;
+    const ee = this.eeCand,
+      eeDist = this.eeDist;
+    m = 0;
+    for (let k = 0; k < this.eeCount; k++) {
+      const e = ee[2 * k],
+        f = ee[2 * k + 1];
+      if (ed[e] !== 0 || ed[f] !== 0) continue;
+      ee[2 * m] = e;
+      ee[2 * m + 1] = f;
+      eeDist[m] = eeDist[k];
+      m++;
+    }
+    this.eeCount = m;
+    // and find their pairs again
+    const group = store.group,
+      mask = store.mask;
+    this.collectPairs(group, mask, true, ng);
+    for (let k = 0; k < n; k++) vd[viol[k]] = 0;
+    for (let k = 0; k < nt; k++) td[this.dirtyTris[k]] = 0;
+    for (let k = 0; k < ne; k++) ed[this.dirtyEdges[k]] = 0;
+    this.listsChanged();
+  }
+
+  private listsChanged(): void {
+    this.stats.vertexTriangleCandidates = this.vtCount;
+    this.stats.edgeEdgeCandidates = this.eeCount;
+  }
+
+  /** Triangle and edge boxes from the vertex boxes: all of them (null), or those of the dirty items. */
+  private itemBoxes(dirty: number | null): void {
+    const topo = this.topo;
+    const hr = topo.halfReach,
+      ts = topo.triSurface,
+      es = topo.edgeSurface;
+    const tri = topo.tri,
+      edge = topo.edge,
+      vBox = this.snapshots.vBox;
+    const S = this.snapshots.snap,
+      eHalf = this.eHalf;
+    for (let t = 0; t < topo.triCount; t++) {
+      if (dirty === null || this.tDirty[t] !== 0) {
+        unionBox(this.tBox, t, vBox, tri[3 * t], tri[3 * t + 1], tri[3 * t + 2], hr[ts[t]]);
+        boundingSphere(this.tSphere, t, S, tri[3 * t], tri[3 * t + 1], tri[3 * t + 2]);
+      }
+    }
+    for (let e = 0; e < topo.edgeCount; e++) {
+      if (dirty === null || this.eDirty[e] !== 0) {
+        const a = edge[2 * e],
+          b = edge[2 * e + 1];
+        unionBox2(this.eBox, e, vBox, a, b, this.sharp[e] !== 0 ? hr[es[e]] : 0);
+        const a3 = 3 * a,
+          b3 = 3 * b;
+        const dx = S[b3] - S[a3],
+          dy = S[b3 + 1] - S[a3 + 1],
+          dz = S[b3 + 2] - S[a3 + 2];
+        eHalf[e] = 0.5 * Math.sqrt(dx * dx + dy * dy + dz * dz);
+      }
+    }
+  }
+
+  /** Builds the triangle tree (once per topology) or refits it to the current triangle boxes. */
+  private fitTree(): void {
+    if (this.treeVersion !== this.topo.version || this.tree.itemCount !== this.topo.triCount) {
+      this.tree.build(this.tBox, this.topo.triCount);
+      this.treeVersion = this.topo.version;
+    } else this.tree.refit(this.tBox);
+  }
+
+  /** Can vertex q and triangle t be in contact before their snapshots go stale? (surface-vertex ids) */
+  private vtCandidate(q: number, t: number, group: Int32Array, mask: Int32Array): boolean {
+    const topo = this.topo;
+    const tri = topo.tri;
+    const a = tri[3 * t],
+      b = tri[3 * t + 1],
+      c = tri[3 * t + 2];
+    if (q === a || q === b || q === c) return false;
+    const sQ = topo.vertexSurface[q],
+      sT = topo.triSurface[t];
+    if (!topo.pairActive(sQ, sT)) return false;
+    const gq = topo.vertex[q],
+      ga = topo.vertex[a];
+    if ((mask[gq] & group[ga]) === 0 || (mask[ga] & group[gq]) === 0) return false;
+    const delta = this.snapshots.delta,
+      S = this.snapshots.snap;
+    const lim =
+      topo.pairThickness(sQ, sT) * (1 + topo.marginFactor) +
+      delta[q] +
+      Math.max(delta[a], delta[b], delta[c]);
+    const q3 = 3 * q,
+      a3 = 3 * a,
+      b3 = 3 * b,
+      c3 = 3 * c;
+    // the triangle lies within its bounding sphere: |q − centre| − radius bounds the distance from below
+    // (the relative 1e-9 keeps round-off from rejecting a pair the exact test would accept)
+    const TS = this.tSphere,
+      o4 = 4 * t;
+    const sx = S[q3] - TS[o4],
+      sy = S[q3 + 1] - TS[o4 + 1],
+      sz = S[q3 + 2] - TS[o4 + 2];
+    const far = (TS[o4 + 3] + lim) * (1 + 1e-9);
+    if (sx * sx + sy * sy + sz * sz > far * far) return false;
+    closestPointTriangleAt(S, q3, S, a3, b3, c3, cp);
+    return cp[6] <= lim * lim;
+  }
+
+  private eeCandidate(e: number, f: number, group: Int32Array, mask: Int32Array): boolean {
+    const topo = this.topo;
+    const edge = topo.edge;
+    const a = edge[2 * e],
+      b = edge[2 * e + 1],
+      c = edge[2 * f],
+      d = edge[2 * f + 1];
+    if (c === a || c === b || d === a || d === b) return false;
+    const sE = topo.edgeSurface[e],
+      sF = topo.edgeSurface[f];
+    if (!topo.pairActive(sE, sF)) return false;
+    const ga = topo.vertex[a],
+      gc = topo.vertex[c];
+    if ((mask[ga] & group[gc]) === 0 || (mask[gc] & group[ga]) === 0) return false;
+    const delta = this.snapshots.delta,
+      S = this.snapshots.snap;
+    // two sharp edges can be in contact (within reach); other pairs matter only if they can cross
+    const sharp = this.sharp[e] !== 0 && this.sharp[f] !== 0;
+    const lim =
+      (sharp ? topo.pairThickness(sE, sF) * (1 + topo.marginFactor) : 1e-9 * topo.meanEdge) +
+      Math.max(delta[a], delta[b]) +
+      Math.max(delta[c], delta[d]);
+    const a3 = 3 * a,
+      b3 = 3 * b,
+      c3 = 3 * c,
+      d3 = 3 * d;
+    // bounding spheres first: the centres' distance less both half-lengths bounds the edges' distance
+    const re = this.eHalf[e],
+      rf = this.eHalf[f];
+    const ux = 0.5 * (S[c3] + S[d3] - S[a3] - S[b3]),
+      uy = 0.5 * (S[c3 + 1] + S[d3 + 1] - S[a3 + 1] - S[b3 + 1]),
+      uz = 0.5 * (S[c3 + 2] + S[d3 + 2] - S[a3 + 2] - S[b3 + 2]);
+    const rr = re + rf + lim;
+    if (ux * ux + uy * uy + uz * uz > rr * rr) return false;
+    closestSegmentSegmentAt(S, a3, b3, S, c3, d3, ss);
+    return ss[2] <= lim * lim;
+  }
+
+  /**
+   * Collects the candidate pairs from the overlapping triangle pairs of the
+   * tree: the vertices each triangle owns against the other triangle, and
+   * the edges each owns against the other's (every pair once, as every
+   * vertex and edge has one owner). Free points query the tree on their
+   * own. `partial`: only the pairs with a changed (dirty) vertex, triangle
+   * or edge, found by querying the tree with the boxes of the dirty
+   * triangles (a dirty vertex or edge makes its triangles dirty), in
+   * `nDirty` groups (see dirtyGroupEnd), in time proportional to them rather
+   * than to the whole tree.
+   */
+  private collectPairs(group: Int32Array, mask: Int32Array, partial: boolean, nDirty = 0): void {
+    const td = this.tDirty,
+      vd = this.vDirty;
+    if (!partial) {
+      const np = this.tree.selfPairs(this.tBox, null);
+      const pairs = this.tree.pairs;
+      for (let k = 0; k < np; k++)
+        this.collectTrianglePair(pairs[2 * k], pairs[2 * k + 1], group, mask, false);
+    } else {
+      // each dirty triangle against the triangles its box overlaps (the pairs a marked self-traversal
+      // gives, found in time proportional to the dirty triangles); a pair of two dirty triangles is
+      // taken from the smaller index. One query per group (the triangles one violator made dirty, which
+      // are neighbours) with the union of their boxes: the tree reports items in the same depth-first
+      // order whatever the query box, so filtering its answer by each triangle's own box gives exactly
+      // the items, in the same order, that a query with that box alone would.
+      const tBox = this.tBox,
+        dirty = this.dirtyTris,
+        ends = this.dirtyGroupEnd,
+        tree = this.tree;
+      let g0 = 0;
+      for (let gi = 0; gi < nDirty; gi++) {
+        const g1 = ends[gi];
+        let x0 = Infinity,
+          y0 = Infinity,
+          z0 = Infinity,
+          x1 = -Infinity,
+          y1 = -Infinity,
+          z1 = -Infinity;
+        for (let i = g0; i < g1; i++) {
+          const o = 6 * dirty[i];
+          if (tBox[o] < x0) x0 = tBox[o];
+          if (tBox[o + 1] < y0) y0 = tBox[o + 1];
+          if (tBox[o + 2] < z0) z0 = tBox[o + 2];
+          if (tBox[o + 3] > x1) x1 = tBox[o + 3];
+          if (tBox[o + 4] > y1) y1 = tBox[o + 4];
+          if (tBox[o + 5] > z1) z1 = tBox[o + 5];
+        }
+        const m = tree.query(tBox, x0, y0, z0, x1, y1, z1);
+        const res = tree.result;
+        for (let i = g0; i < g1; i++) {
+          const t1 = dirty[i],
+            o = 6 * t1;
+          const ax0 = tBox[o],
+            ay0 = tBox[o + 1],
+            az0 = tBox[o + 2],
+            ax1 = tBox[o + 3],
+            ay1 = tBox[o + 4],
+            az1 = tBox[o + 5];
+          for (let k = 0; k < m; k++) {
+            const t2 = res[k];
+            if (t2 === t1 || (td[t2] !== 0 && t2 < t1)) continue;
+            // the test of Bvh.query with t1's box
+            const b = 6 * t2;
+            if (
+              tBox[b] <= ax1 &&
+              tBox[b + 3] >= ax0 &&
+              tBox[b + 1] <= ay1 &&
+              tBox[b + 4] >= ay0 &&
+              tBox[b + 2] <= az1 &&
+              tBox[b + 5] >= az0
+            )
+              this.collectTrianglePair(t1, t2, group, mask, true);
+          }
+        }
+        g0 = g1;
+      }
+    }
+    const free = this.topo.freeV;
+    for (let k = 0; k < free.length; k++) {
+      const q = free[k];
+      if (!partial || vd[q] !== 0) this.collectForVertex(q, group, mask, false);
+      else this.collectForVertex(q, group, mask, true);
+    }
+  }
+
+  /**
+   * The candidates of one overlapping triangle pair: the vertices each owns
+   * against the other triangle, and the edges each owns against the other's.
+   * `partial`: only the pairs with a dirty vertex, triangle or edge.
+   */
+  private collectTrianglePair(
+    t1: number,
+    t2: number,
+    group: Int32Array,
+    mask: Int32Array,
+    partial: boolean,
+  ): void {
+    const vd = this.vDirty,
+      td = this.tDirty,
+      ed = this.eDirty;
+    const topo = this.topo;
+    const ovs = topo.ownVStart,
+      ov = topo.ownV,
+      oes = topo.ownEStart,
+      oe = topo.ownE;
+    const vBox = this.snapshots.vBox,
+      tBox = this.tBox,
+      eBox = this.eBox;
+    // triangle boxes carry half the reach of their surface: a vertex box must come within its own half
+    const hr = topo.halfReach,
+      vs = topo.vertexSurface;
+    const d1 = partial && td[t1] === 0,
+      d2 = partial && td[t2] === 0;
+    const tri = topo.tri,
+      edge = topo.edge;
+    const a1 = tri[3 * t1],
+      b1 = tri[3 * t1 + 1],
+      c1 = tri[3 * t1 + 2],
+      a2 = tri[3 * t2],
+      b2 = tri[3 * t2 + 1],
+      c2 = tri[3 * t2 + 2];
+    // (a vertex of the other triangle is never a candidate: tested here before the boxes)
+    for (let j = ovs[t1]; j < ovs[t1 + 1]; j++) {
+      const q = ov[j];
+      if ((d2 && vd[q] === 0) || q === a2 || q === b2 || q === c2) continue;
+      if (boxesNear(vBox, q, tBox, t2, hr[vs[q]]) && this.vtCandidate(q, t2, group, mask)) this.addVT(q, t2);
+    }
+    for (let j = ovs[t2]; j < ovs[t2 + 1]; j++) {
+      const q = ov[j];
+      if ((d1 && vd[q] === 0) || q === a1 || q === b1 || q === c1) continue;
+      if (boxesNear(vBox, q, tBox, t1, hr[vs[q]]) && this.vtCandidate(q, t1, group, mask)) this.addVT(q, t1);
+    }
+    const e1 = oes[t2],
+      e2 = oes[t2 + 1];
+    if (e1 === e2) return;
+    for (let i = oes[t1]; i < oes[t1 + 1]; i++) {
+      const e = oe[i];
+      const ce = partial && ed[e] === 0;
+      // every edge box of t2 lies inside t2's box
+      if (!boxesOverlap(eBox, e, tBox, t2)) continue;
+      const ea = edge[2 * e],
+        eb = edge[2 * e + 1];
+      for (let j = e1; j < e2; j++) {
+        const f = oe[j];
+        if (ce && ed[f] === 0) continue;
+        // edges that share a vertex are never candidates
+        const fa = edge[2 * f],
+          fb = edge[2 * f + 1];
+        if (fa === ea || fa === eb || fb === ea || fb === eb) continue;
+        if (boxesOverlap(eBox, e, eBox, f) && this.eeCandidate(e, f, group, mask)) this.addEE(e, f);
+      }
+    }
+  }
+
+  /** Adds the pairs (q, t) for all triangles t near vertex q. */
+  private collectForVertex(q: number, group: Int32Array, mask: Int32Array, dirtyOnly: boolean): void {
+    const o = 6 * q,
+      vb = this.snapshots.vBox;
+    const g = this.topo.halfReach[this.topo.vertexSurface[q]];
+    const m = this.tree.query(
+      this.tBox,
+      vb[o] - g,
+      vb[o + 1] - g,
+      vb[o + 2] - g,
+      vb[o + 3] + g,
+      vb[o + 4] + g,
+      vb[o + 5] + g,
+    );
+    const res = this.tree.result;
+    const td = this.tDirty;
+    for (let k = 0; k < m; k++) {
+      const t = res[k];
+      if (dirtyOnly && td[t] === 0) continue;
+      if (this.vtCandidate(q, t, group, mask)) this.addVT(q, t);
+    }
+  }
+
+  private addEE(e: number, f: number): void {
+    if (2 * this.eeCount + 2 > this.eeCand.length) {
+      this.eeCand = grow32(this.eeCand, 2 * this.eeCount + 2);
+      this.eeDist = grow64(this.eeDist, this.eeCand.length / 2);
+    }
+    this.eeCand[2 * this.eeCount] = e;
+    this.eeCand[2 * this.eeCount + 1] = f;
+    this.eeDist[this.eeCount] = -1;
+    this.eeCount++;
+  }
+
+  private addVT(q: number, t: number): void {
+    if (2 * this.vtCount + 2 > this.vtCand.length) {
+      this.vtCand = grow32(this.vtCand, 2 * this.vtCount + 2);
+      this.vtDist = grow64(this.vtDist, this.vtCand.length / 2);
+    }
+    this.vtCand[2 * this.vtCount] = q;
+    this.vtCand[2 * this.vtCount + 1] = t;
+    this.vtDist[this.vtCount] = -1;
+    this.vtCount++;
+  }
+
+  /**
+   * Marks the sharp edges: boundary edges, and edges whose two triangles turn
+   * by more than 30° against each other (at x, once per step, and after a
+   * topology change). An edge turning sharp needs its contact candidates
+   * within reach: its end points renew their snapshots at the next update.
+   */
+  classifyEdges(x: Float64Array, always: boolean): void {
+    const topo = this.topo;
+    if (!always && this.sharpVersion === topo.version) return;
+    const ne = topo.edgeCount;
+    const fresh = this.sharpVersion === topo.version && this.sharp.length === ne;
+    if (this.sharp.length !== ne) this.sharp = new Uint8Array(ne);
+    const sharp = this.sharp;
+    const et = topo.edgeTris,
+      tri = topo.tri,
+      vert = topo.vertex;
+    const cos30 = Math.cos(Math.PI / 6);
+    for (let e = 0; e < ne; e++) {
+      const t0 = et[2 * e],
+        t1 = et[2 * e + 1];
+      if (t1 < 0) {
+        sharp[e] = 1;
+        continue;
+      }
+      triangleNormal(x, vert, tri, t0, nA);
+      triangleNormal(x, vert, tri, t1, nB);
+      // consistently wound neighbours have normals that agree on a flat edge
+      const now = nA[0] * nB[0] + nA[1] * nB[1] + nA[2] * nB[2] < cos30 ? 1 : 0;
+      if (now === 1 && sharp[e] === 0 && fresh) {
+        this.snapshots.force(topo.edge[2 * e]);
+        this.snapshots.force(topo.edge[2 * e + 1]);
+      }
+      sharp[e] = now;
+    }
+    this.sharpVersion = topo.version;
+  }
+
+  /** Swept boxes x → p and the motion of every surface vertex (see relativeMotion). */
+  sweptBoxes(x: Float64Array, p: Float64Array): void {
+    const nv = this.topo.vertexCount;
+    const vert = this.topo.vertex,
+      sv = this.sv;
+    for (let v = 0; v < nv; v++) {
+      const g = 3 * vert[v],
+        o = 6 * v;
+      const x0 = x[g],
+        y0 = x[g + 1],
+        z0 = x[g + 2],
+        x1 = p[g],
+        y1 = p[g + 1],
+        z1 = p[g + 2];
+      sv[o] = Math.min(x0, x1);
+      sv[o + 1] = Math.min(y0, y1);
+      sv[o + 2] = Math.min(z0, z1);
+      sv[o + 3] = Math.max(x0, x1);
+      sv[o + 4] = Math.max(y0, y1);
+      sv[o + 5] = Math.max(z0, z1);
+    }
+    this.relativeMotion(x, p);
+  }
+
+  /**
+   * The motion |(p − x) − c| of every surface vertex relative to the mean
+   * displacement c of all of them. Along straight paths x → p the distance
+   * of a vertex–triangle (or edge–edge) pair changes by at most the sum of
+   * the relative motions of its vertex and of the fastest vertex of the
+   * other side: the common c cancels in q − Σ bᵢ pᵢ because Σ bᵢ = 1. So
+   * the distance bounds of falling or drifting cloth decay only by how fast
+   * its parts move against each other.
+   */
+  private relativeMotion(x: Float64Array, p: Float64Array): void {
+    const nv = this.topo.vertexCount;
+    const vert = this.topo.vertex,
+      motion = this.motion;
+    let cx = 0,
+      cy = 0,
+      cz = 0;
+    for (let v = 0; v < nv; v++) {
+      const g = 3 * vert[v];
+      cx += p[g] - x[g];
+      cy += p[g + 1] - x[g + 1];
+      cz += p[g + 2] - x[g + 2];
+    }
+    const inv = 1 / Math.max(1, nv);
+    cx *= inv;
+    cy *= inv;
+    cz *= inv;
+    for (let v = 0; v < nv; v++) {
+      const g = 3 * vert[v];
+      const mx = p[g] - x[g] - cx,
+        my = p[g + 1] - x[g + 1] - cy,
+        mz = p[g + 2] - x[g + 2] - cz;
+      motion[v] = Math.sqrt(mx * mx + my * my + mz * mz);
+    }
+  }
+
+  /**
+   * The distance bounds of the candidates hold at x; x moves to p at the end
+   * of the substep, so each bound drops by the motion of its pair.
+   */
+  decayBounds(x: Float64Array, p: Float64Array): void {
+    const motion = this.motion;
+    this.relativeMotion(x, p);
+    const tri = this.topo.tri,
+      edge = this.topo.edge,
+      vt = this.vtCand,
+      ee = this.eeCand,
+      vtDist = this.vtDist,
+      eeDist = this.eeDist;
+    for (let k = 0; k < this.vtCount; k++) {
+      const lb = vtDist[k];
+      if (lb < 0) continue;
+      const t = vt[2 * k + 1];
+      const d =
+        lb - motion[vt[2 * k]] - Math.max(motion[tri[3 * t]], motion[tri[3 * t + 1]], motion[tri[3 * t + 2]]);
+      vtDist[k] = d > 0 ? d : -1;
+    }
+    for (let k = 0; k < this.eeCount; k++) {
+      const lb = eeDist[k];
+      if (lb < 0) continue;
+      const e = ee[2 * k],
+        f = ee[2 * k + 1];
+      const d =
+        lb -
+        Math.max(motion[edge[2 * e]], motion[edge[2 * e + 1]]) -
+        Math.max(motion[edge[2 * f]], motion[edge[2 * f + 1]]);
+      eeDist[k] = d > 0 ? d : -1;
+    }
+  }
+}
+
+/** out box t = union of the vertex boxes a, b, c grown by g. */
+function unionBox(
+  out: Float64Array,
+  t: number,
+  vb: Float64Array,
+  a: number,
+  b: number,
+  c: number,
+  g: number,
+): void {
+  const o = 6 * t,
+    oa = 6 * a,
+    ob = 6 * b,
+    oc = 6 * c;
+  for (let k = 0; k < 3; k++) {
+    let lo = vb[oa + k];
+    if (vb[ob + k] < lo) lo = vb[ob + k];
+    if (vb[oc + k] < lo) lo = vb[oc + k];
+    let hi = vb[oa + 3 + k];
+    if (vb[ob + 3 + k] > hi) hi = vb[ob + 3 + k];
+    if (vb[oc + 3 + k] > hi) hi = vb[oc + 3 + k];
+    out[o + k] = lo - g;
+    out[o + 3 + k] = hi + g;
+  }
+}
+
+function unionBox2(out: Float64Array, e: number, vb: Float64Array, a: number, b: number, g: number): void {
+  const o = 6 * e,
+    oa = 6 * a,
+    ob = 6 * b;
+  for (let k = 0; k < 3; k++) {
+    out[o + k] = Math.min(vb[oa + k], vb[ob + k]) - g;
+    out[o + 3 + k] = Math.max(vb[oa + 3 + k], vb[ob + 3 + k]) + g;
+  }
+}
+
+/** Centroid and radius (largest vertex distance) of snapshot triangle (a, b, c) into out[4t .. 4t + 3]. */
+function boundingSphere(
+  out: Float64Array,
+  t: number,
+  S: Float64Array,
+  a: number,
+  b: number,
+  c: number,
+): void {
+  const a3 = 3 * a,
+    b3 = 3 * b,
+    c3 = 3 * c;
+  const cx = (S[a3] + S[b3] + S[c3]) / 3,
+    cy = (S[a3 + 1] + S[b3 + 1] + S[c3 + 1]) / 3,
+    cz = (S[a3 + 2] + S[b3 + 2] + S[c3 + 2]) / 3;
+  const ra = (S[a3] - cx) ** 2 + (S[a3 + 1] - cy) ** 2 + (S[a3 + 2] - cz) ** 2,
+    rb = (S[b3] - cx) ** 2 + (S[b3 + 1] - cy) ** 2 + (S[b3 + 2] - cz) ** 2,
+    rc = (S[c3] - cx) ** 2 + (S[c3 + 1] - cy) ** 2 + (S[c3 + 2] - cz) ** 2;
+  const o = 4 * t;
+  out[o] = cx;
+  out[o + 1] = cy;
+  out[o + 2] = cz;
+  out[o + 3] = Math.sqrt(Math.max(ra, rb, rc));
+}
+
+/** Do box i of A and box j of B overlap (closed boxes)? */
+function boxesOverlap(A: Float64Array, i: number, B: Float64Array, j: number): boolean {
+  const a = 6 * i,
+    b = 6 * j;
+  return (
+    A[a] <= B[b + 3] &&
+    A[a + 3] >= B[b] &&
+    A[a + 1] <= B[b + 4] &&
+    A[a + 4] >= B[b + 1] &&
+    A[a + 2] <= B[b + 5] &&
+    A[a + 5] >= B[b + 2]
+  );
+}
+
+/** Does box i of A come within g of box j of B (per axis)? */
+function boxesNear(A: Float64Array, i: number, B: Float64Array, j: number, g: number): boolean {
+  const a = 6 * i,
+    b = 6 * j;
+  return (
+    A[a] <= B[b + 3] + g &&
+    A[a + 3] + g >= B[b] &&
+    A[a + 1] <= B[b + 4] + g &&
+    A[a + 4] + g >= B[b + 1] &&
+    A[a + 2] <= B[b + 5] + g &&
+    A[a + 5] + g >= B[b + 2]
+  );
+}
+
+function grow64(a: Float64Array, need: number): Float64Array<ArrayBuffer> {
+  const b = new Float64Array(Math.max(need, 2 * a.length, 64));
+  b.set(a);
+  return b;
+}
+
+function grow32(a: Int32Array, need: number): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(Math.max(need, 2 * a.length, 64));
+  b.set(a);
+  return b;
+}
+
+const nA = new Float64Array(3);
+const nB = new Float64Array(3);
+
+/** Unit normal of triangle t (surface-vertex ids) at x into out (0 for a degenerate one). */
+function triangleNormal(
+  x: Float64Array,
+  vert: Int32Array,
+  tri: Int32Array,
+  t: number,
+  out: Float64Array,
+): void {
+  const a = 3 * vert[tri[3 * t]],
+    b = 3 * vert[tri[3 * t + 1]],
+    c = 3 * vert[tri[3 * t + 2]];
+  const ux = x[b] - x[a],
+    uy = x[b + 1] - x[a + 1],
+    uz = x[b + 2] - x[a + 2];
+  const vx = x[c] - x[a],
+    vy = x[c + 1] - x[a + 1],
+    vz = x[c + 2] - x[a + 2];
+  const nx = uy * vz - uz * vy,
+    ny = uz * vx - ux * vz,
+    nz = ux * vy - uy * vx;
+  const l = Math.sqrt(nx * nx + ny * ny + nz * nz);
+  const inv = l > 0 ? 1 / l : 0;
+  out[0] = nx * inv;
+  out[1] = ny * inv;
+  out[2] = nz * inv;
+}

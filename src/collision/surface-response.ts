@@ -1,0 +1,163 @@
+import type { StepContext } from '../core/constraint-set.js';
+import { FLAG_FLIP, frame, type SurfaceContactList } from './surface-contact-list.js';
+
+/**
+ * What a surface contact does once its kernel (surface-vertex-triangle.ts,
+ * surface-edge-edge.ts) has found it violated: the normal projection,
+ * position-level friction, and restitution in the velocity pass.
+ */
+
+/**
+ * The projection of contact k whose frame the kernel wrote into `frame`
+ * (n̂, weights c_j, signed distance d), on the predicted positions p:
+ *
+ * - normal: C = s d − h < 0, Δλ = −C / Σ w_j c_j² (stiffness 1, 003 §3.3),
+ *   Δp_j = w_j ∇_j C Δλ = w_j s c_j n̂ Δλ; an untangling pair moves at most
+ *   `flipStep` per projection;
+ * - friction, at position level on the relative tangential displacement
+ *   r_t of the substep (Σ c_j (p_j − x_j) less its normal part): removed
+ *   entirely while |r_t| < μs · |C| (static friction), reduced by μk · |C|
+ *   otherwise (kinetic), distributed with the same weights, so that linear
+ *   momentum is kept.
+ */
+export function respond(
+  p: Float64Array,
+  x: Float64Array,
+  w: Float64Array,
+  list: SurfaceContactList,
+  k: number,
+): void {
+  const idx = list.idx;
+  const g0 = idx[4 * k],
+    g1 = idx[4 * k + 1],
+    g2 = idx[4 * k + 2],
+    g3 = idx[4 * k + 3];
+  const i0 = 3 * g0,
+    i1 = 3 * g1,
+    i2 = 3 * g2,
+    i3 = 3 * g3;
+  const nx = frame[0],
+    ny = frame[1],
+    nz = frame[2];
+  const c0 = frame[3],
+    c1 = frame[4],
+    c2 = frame[5],
+    c3 = frame[6];
+  const s = list.side[k];
+  const w0 = w[g0],
+    w1 = w[g1],
+    w2 = w[g2],
+    w3 = w[g3];
+  const W = w0 * c0 * c0 + w1 * c1 * c1 + w2 * c2 * c2 + w3 * c3 * c3;
+  if (!(W > 1e-30)) return;
+  // C = s d − h < 0; Δλ = −C / Σ w |∇C|² (stiffness 1), Δp_j = w_j ∇_j C Δλ
+  let C = s * frame[7] - list.thick[k];
+  const flipStep = list.flipStep;
+  if ((list.flags[k] & FLAG_FLIP) !== 0 && C < -flipStep) C = -flipStep;
+  const dl = -C / W;
+  list.lambda[k] += dl;
+  let f = s * dl;
+  p[i0] += w0 * c0 * f * nx;
+  p[i0 + 1] += w0 * c0 * f * ny;
+  p[i0 + 2] += w0 * c0 * f * nz;
+  p[i1] += w1 * c1 * f * nx;
+  p[i1 + 1] += w1 * c1 * f * ny;
+  p[i1 + 2] += w1 * c1 * f * nz;
+  p[i2] += w2 * c2 * f * nx;
+  p[i2 + 1] += w2 * c2 * f * ny;
+  p[i2 + 2] += w2 * c2 * f * nz;
+  p[i3] += w3 * c3 * f * nx;
+  p[i3 + 1] += w3 * c3 * f * ny;
+  p[i3 + 2] += w3 * c3 * f * nz;
+  // position-level Coulomb friction on the relative tangential motion of the substep
+  const muK = list.muK[k],
+    muS = list.muS[k];
+  if (muK === 0 && muS === 0) return;
+  // relative displacement Σ c_j (p_j − x_j) (the contact point of the second side moves with weights −c)
+  const rx = c0 * (p[i0] - x[i0]) + c1 * (p[i1] - x[i1]) + c2 * (p[i2] - x[i2]) + c3 * (p[i3] - x[i3]);
+  const ry =
+    c0 * (p[i0 + 1] - x[i0 + 1]) +
+    c1 * (p[i1 + 1] - x[i1 + 1]) +
+    c2 * (p[i2 + 1] - x[i2 + 1]) +
+    c3 * (p[i3 + 1] - x[i3 + 1]);
+  const rz =
+    c0 * (p[i0 + 2] - x[i0 + 2]) +
+    c1 * (p[i1 + 2] - x[i1 + 2]) +
+    c2 * (p[i2 + 2] - x[i2 + 2]) +
+    c3 * (p[i3 + 2] - x[i3 + 2]);
+  const rn = rx * nx + ry * ny + rz * nz;
+  const tx = rx - rn * nx,
+    ty = ry - rn * ny,
+    tz = rz - rn * nz;
+  const tl = Math.sqrt(tx * tx + ty * ty + tz * tz);
+  if (!(tl > 1e-15)) return;
+  const dn = -C; // normal correction of this projection (relative)
+  const g = tl < muS * dn ? 1 : Math.min((muK * dn) / tl, 1);
+  f = -g / W;
+  p[i0] += w0 * c0 * f * tx;
+  p[i0 + 1] += w0 * c0 * f * ty;
+  p[i0 + 2] += w0 * c0 * f * tz;
+  p[i1] += w1 * c1 * f * tx;
+  p[i1 + 1] += w1 * c1 * f * ty;
+  p[i1 + 2] += w1 * c1 * f * tz;
+  p[i2] += w2 * c2 * f * tx;
+  p[i2 + 1] += w2 * c2 * f * ty;
+  p[i2 + 2] += w2 * c2 * f * tz;
+  p[i3] += w3 * c3 * f * tx;
+  p[i3 + 1] += w3 * c3 * f * ty;
+  p[i3 + 2] += w3 * c3 * f * tz;
+}
+
+/**
+ * Restitution (Algorithm 1, line 16): the contacts of the substep that acted
+ * (λ > 0) and approached faster than twice what gravity adds in a substep
+ * get their relative normal velocity reflected to −e times its value at the
+ * start of the substep, by a velocity change with the constraint's weights.
+ */
+export function applyRestitution(ctx: StepContext, list: SurfaceContactList): void {
+  const v = ctx.store.v,
+    w = ctx.store.invMass,
+    x = ctx.store.x;
+  const g = ctx.gravity;
+  const threshold = 2 * Math.sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * ctx.h;
+  const idx = list.idx;
+  for (let k = 0; k < list.count; k++) {
+    const e = list.rest[k];
+    if (e === 0 || list.lambda[k] <= 0 || -list.vn0[k] <= threshold) continue;
+    if (!list.frameAt(x, k)) continue;
+    const i0 = 3 * idx[4 * k],
+      i1 = 3 * idx[4 * k + 1],
+      i2 = 3 * idx[4 * k + 2],
+      i3 = 3 * idx[4 * k + 3];
+    const s = list.side[k];
+    const nx = frame[0],
+      ny = frame[1],
+      nz = frame[2];
+    const c0 = frame[3],
+      c1 = frame[4],
+      c2 = frame[5],
+      c3 = frame[6];
+    const vn =
+      s *
+      ((c0 * v[i0] + c1 * v[i1] + c2 * v[i2] + c3 * v[i3]) * nx +
+        (c0 * v[i0 + 1] + c1 * v[i1 + 1] + c2 * v[i2 + 1] + c3 * v[i3 + 1]) * ny +
+        (c0 * v[i0 + 2] + c1 * v[i1 + 2] + c2 * v[i2 + 2] + c3 * v[i3 + 2]) * nz);
+    const target = -e * list.vn0[k];
+    const dv = target - vn;
+    if (dv <= 0) continue;
+    const w0 = w[i0 / 3],
+      w1 = w[i1 / 3],
+      w2 = w[i2 / 3],
+      w3 = w[i3 / 3];
+    const W = w0 * c0 * c0 + w1 * c1 * c1 + w2 * c2 * c2 + w3 * c3 * c3;
+    if (!(W > 1e-30)) continue;
+    const f = (s * dv) / W;
+    for (let j = 0; j < 3; j++) {
+      const n = j === 0 ? nx : j === 1 ? ny : nz;
+      v[i0 + j] += w0 * c0 * f * n;
+      v[i1 + j] += w1 * c1 * f * n;
+      v[i2 + j] += w2 * c2 * f * n;
+      v[i3 + j] += w3 * c3 * f * n;
+    }
+  }
+}

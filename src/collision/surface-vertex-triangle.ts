@@ -1,0 +1,353 @@
+import type { ParticleStore } from '../core/particles.js';
+import { closestPointTriangleAt, vertexTriangleCcd } from './geometry.js';
+import type { SurfaceBroadPhase } from './surface-broad-phase.js';
+import {
+  contactFrameVT,
+  contactSide,
+  FLAG_CCD,
+  FLAG_FLIP,
+  FLAG_PROXIMITY,
+  FOOTPRINT,
+  frame,
+  frameNormalVelocity,
+  type SurfaceContactList,
+  TYPE_VT,
+} from './surface-contact-list.js';
+import { respond } from './surface-response.js';
+import type { SurfaceTopology } from './surface-topology.js';
+import type { Untangler } from './untangle.js';
+
+const cp = new Float64Array(7);
+
+/**
+ * Vertex–triangle contacts (003 §4.3, eqs. 12–13): C = s (q − p1) · n̂ − h
+ * with n̂ the unit normal of (p1, p2, p3) and s = ±1 the side the vertex
+ * came from. Its exact gradients are ∇q C = s n̂ and ∇pi C = −s bi n̂ with
+ * bi the barycentric coordinates of q's projection on the plane, so the
+ * projection moves the four points along n̂ and conserves linear and
+ * angular momentum (003 §3.3: Σ ∇C = 0 and Σ p × ∇C = s (q − Σ bi pi) × n̂ = 0).
+ *
+ * Detection runs over the broad phase's candidates: a candidate whose
+ * distance bound (less the motion of its pair) exceeds the reach is
+ * skipped; the others are tested for proximity at p (distance < h + margin)
+ * and, when they can touch at all, continuously for a crossing during
+ * x → p (the cubic coplanarity test, geometry.ts). Pairs across regions of
+ * a tangled surface follow the untangling rules (untangle.ts) instead.
+ */
+export class VertexTriangleContacts {
+  private readonly topo: SurfaceTopology;
+  private readonly broad: SurfaceBroadPhase;
+  private readonly untangler: Untangler;
+  private readonly list: SurfaceContactList;
+
+  constructor(
+    topo: SurfaceTopology,
+    broad: SurfaceBroadPhase,
+    untangler: Untangler,
+    list: SurfaceContactList,
+  ) {
+    this.topo = topo;
+    this.broad = broad;
+    this.untangler = untangler;
+    this.list = list;
+  }
+
+  /** The contacts of the substep x → p from the candidates (swept boxes and motion already computed). */
+  detect(store: ParticleStore, x: Float64Array, p: Float64Array): void {
+    const topo = this.topo,
+      broad = this.broad;
+    const v = store.v,
+      w = store.invMass;
+    const hr = topo.halfReach;
+    const vert = topo.vertex,
+      tri = topo.tri;
+    const sv = broad.sv,
+      motion = broad.motion;
+    const label = this.untangler.label;
+    const tangled = this.untangler.tangled;
+    const vs = topo.vertexSurface,
+      ts = topo.triSurface;
+    const mf = topo.marginFactor;
+    const tol = 1e-9 * topo.meanEdge;
+    const vtDist = broad.vtDist;
+    const vt = broad.vtCand;
+    for (let k = 0; k < broad.vtCount; k++) {
+      const q = vt[2 * k],
+        t = vt[2 * k + 1];
+      const a = tri[3 * t],
+        b = tri[3 * t + 1],
+        c = tri[3 * t + 2];
+      // a lower bound of the distance at x, carried over from earlier substeps
+      const mv = motion[q] + Math.max(motion[a], motion[b], motion[c]);
+      const lb = vtDist[k];
+      const reach = hr[vs[q]] + hr[ts[t]];
+      if (lb >= 0 && lb - mv > reach) continue;
+      if (!boxNearTriangle(sv, 6 * q, 6 * a, 6 * b, 6 * c, reach)) continue;
+      if (tangled && !(label[q] === label[a] && label[q] === label[b] && label[q] === label[c])) continue;
+      const gq = vert[q],
+        ga = vert[a],
+        gb = vert[b],
+        gc = vert[c];
+      if (w[gq] === 0 && w[ga] === 0 && w[gb] === 0 && w[gc] === 0) continue;
+      // the distance at x less the motion of the pair bounds the distance during the substep
+      const dX = vertexTriangleDistance(x, gq, ga, gb, gc);
+      vtDist[k] = dX;
+      const h = topo.pairThickness(vs[q], ts[t]);
+      if (dX - mv > h * (1 + mf)) continue;
+      this.test(x, p, v, q, t, gq, ga, gb, gc, 0, dX <= mv + tol);
+    }
+  }
+
+  /**
+   * The fail-safe's crossing test x → p over the candidates (with `rescan`,
+   * only those with a vertex flagged in `recheck`): each crossing adds a
+   * constraint and flags its vertices in `crossed`. Returns the number of
+   * crossings. Labelled (tangled) vertices are left to the untangling.
+   */
+  scanCrossings(
+    store: ParticleStore,
+    x: Float64Array,
+    rescan: boolean,
+    crossed: Uint8Array,
+    recheck: Uint8Array,
+  ): number {
+    const topo = this.topo,
+      broad = this.broad;
+    const p = store.p,
+      v = store.v;
+    const vert = topo.vertex,
+      tri = topo.tri,
+      sv = broad.sv,
+      label = this.untangler.label,
+      motion = broad.motion;
+    const tangled = this.untangler.tangled;
+    const tol = 1e-9 * topo.meanEdge;
+    const vtDist = broad.vtDist;
+    let n = 0;
+    const vt = broad.vtCand;
+    for (let k = 0; k < broad.vtCount; k++) {
+      const q = vt[2 * k],
+        t = vt[2 * k + 1];
+      const a = tri[3 * t],
+        b = tri[3 * t + 1],
+        c = tri[3 * t + 2];
+      if (rescan && (recheck[q] | recheck[a] | recheck[b] | recheck[c]) === 0) continue;
+      const mv = motion[q] + Math.max(motion[a], motion[b], motion[c]);
+      // x moves to p at the end of the substep: the bound drops by the motion of the pair
+      const lb = vtDist[k];
+      if (lb >= 0) {
+        const next = lb - mv;
+        vtDist[k] = next > 0 ? next : -1;
+        if (next > tol) continue;
+      }
+      if (!boxNearTriangle(sv, 6 * q, 6 * a, 6 * b, 6 * c, 0)) continue;
+      if (tangled && (label[q] !== 0 || label[a] !== 0 || label[b] !== 0 || label[c] !== 0)) continue;
+      const gq = vert[q],
+        ga = vert[a],
+        gb = vert[b],
+        gc = vert[c];
+      // a pair farther apart at x than it moves cannot cross (lb ≤ mv + tol here, or unknown)
+      let dX = lb;
+      if (dX < 0) {
+        dX = vertexTriangleDistance(x, gq, ga, gb, gc);
+        const next = dX - mv;
+        vtDist[k] = next > 0 ? next : -1;
+      }
+      if (dX > mv + tol) continue;
+      if (this.test(x, p, v, q, t, gq, ga, gb, gc, 1, true)) {
+        n++;
+        crossed[q] = crossed[a] = crossed[b] = crossed[c] = 1;
+      }
+    }
+    return n;
+  }
+
+  /**
+   * The untangling pairs of the current analysis (003 §4.3: "methods like
+   * [BWK03] have to be applied"): vertex–triangle constraints whose side is
+   * the one the vertex must go back to (see Untangler).
+   */
+  addUntanglingPairs(): void {
+    const topo = this.topo,
+      un = this.untangler;
+    const vert = topo.vertex,
+      tri = topo.tri;
+    const fp = un.flipPairs;
+    this.list.flipStep = un.flipStep;
+    for (let k = 0; k < un.flipCount; k++) {
+      const q = fp[3 * k],
+        t = fp[3 * k + 1];
+      const h = topo.pairThickness(topo.vertexSurface[q], topo.triSurface[t]);
+      this.list.push(
+        TYPE_VT,
+        FLAG_FLIP,
+        vert[q],
+        vert[tri[3 * t]],
+        vert[tri[3 * t + 1]],
+        vert[tri[3 * t + 2]],
+        fp[3 * k + 2],
+        h,
+        0,
+        0,
+        0,
+        0,
+      );
+    }
+  }
+
+  /**
+   * Tests the pair (surface vertex q, triangle t) over x → p and adds a
+   * constraint when it is within reach at p (mode 0) or crosses during the
+   * substep (tested only when `mayCross`). Returns true when a crossing was
+   * found. Mode 1 (the fail-safe) tests crossings only.
+   */
+  private test(
+    x: Float64Array,
+    p: Float64Array,
+    v: Float64Array,
+    q: number,
+    t: number,
+    gq: number,
+    ga: number,
+    gb: number,
+    gc: number,
+    mode: number,
+    mayCross: boolean,
+  ): boolean {
+    const topo = this.topo;
+    const sQ = topo.vertexSurface[q],
+      sT = topo.triSurface[t];
+    const h = topo.pairThickness(sQ, sT);
+    const q3 = 3 * gq,
+      a3 = 3 * ga,
+      b3 = 3 * gb,
+      c3 = 3 * gc;
+    let flags = 0;
+    if (mode === 0) {
+      closestPointTriangleAt(p, q3, p, a3, b3, c3, cp);
+      const reach = h * (1 + topo.marginFactor);
+      if (cp[6] < reach * reach) flags |= FLAG_PROXIMITY;
+    }
+    const tHit = mayCross ? vertexTriangleCcd(x, p, q3, a3, b3, c3, 1e-9 * topo.meanEdge) : -1;
+    if (tHit >= 0) flags |= FLAG_CCD;
+    if (flags === 0) return false;
+    // the side the vertex came from: before the first crossing, or where it is now
+    const dX = planeDistance(x, q3, a3, b3, c3);
+    const dP = planeDistance(p, q3, a3, b3, c3);
+    const s = contactSide(tHit >= 0, dX, dP);
+    // relative normal velocity at the start of the substep (for restitution)
+    const vn0 =
+      topo.anyRestitution && contactFrameVT(x, q3, a3, b3, c3)
+        ? s * frameNormalVelocity(v, q3, a3, b3, c3)
+        : 0;
+    this.list.pushBetween(TYPE_VT, flags, gq, ga, gb, gc, s, h, sQ, sT, vn0);
+    return tHit >= 0;
+  }
+}
+
+/**
+ * One Gauss–Seidel pass over the vertex–triangle contacts [k0, k1) of the
+ * list (q, a, b, c): the frame of eqs. 12–13 at p, then the response
+ * (surface-response.ts). A proximity contact acts only while q's projection
+ * lies on the triangle (within FOOTPRINT); a continuous one always.
+ */
+export function projectVertexTriangles(
+  store: ParticleStore,
+  list: SurfaceContactList,
+  k0: number,
+  k1: number,
+): void {
+  const p = store.p,
+    x = store.x,
+    w = store.invMass;
+  const idx = list.idx,
+    flags = list.flags,
+    side = list.side,
+    thick = list.thick;
+  for (let k = k0; k < k1; k++) {
+    const i0 = 3 * idx[4 * k],
+      i1 = 3 * idx[4 * k + 1],
+      i2 = 3 * idx[4 * k + 2],
+      i3 = 3 * idx[4 * k + 3];
+    const ax = p[i1],
+      ay = p[i1 + 1],
+      az = p[i1 + 2];
+    const ux = p[i2] - ax,
+      uy = p[i2 + 1] - ay,
+      uz = p[i2 + 2] - az;
+    const vx = p[i3] - ax,
+      vy = p[i3 + 1] - ay,
+      vz = p[i3 + 2] - az;
+    let nx = uy * vz - uz * vy,
+      ny = uz * vx - ux * vz,
+      nz = ux * vy - uy * vx;
+    const n2 = nx * nx + ny * ny + nz * nz;
+    if (!(n2 > 1e-30)) continue;
+    const inv = 1 / Math.sqrt(n2);
+    nx *= inv;
+    ny *= inv;
+    nz *= inv;
+    const rx = p[i0] - ax,
+      ry = p[i0 + 1] - ay,
+      rz = p[i0 + 2] - az;
+    const d = rx * nx + ry * ny + rz * nz;
+    if (side[k] * d >= thick[k]) continue;
+    // barycentric coordinates of q's projection: (r × v)·n̂ / |n|, (u × r)·n̂ / |n|
+    const bb = ((ry * vz - rz * vy) * nx + (rz * vx - rx * vz) * ny + (rx * vy - ry * vx) * nz) * inv;
+    const bc = ((uy * rz - uz * ry) * nx + (uz * rx - ux * rz) * ny + (ux * ry - uy * rx) * nz) * inv;
+    const ba = 1 - bb - bc;
+    if ((flags[k] & FLAG_CCD) === 0 && (ba < -FOOTPRINT || bb < -FOOTPRINT || bc < -FOOTPRINT)) continue;
+    frame[0] = nx;
+    frame[1] = ny;
+    frame[2] = nz;
+    frame[3] = 1;
+    frame[4] = -ba;
+    frame[5] = -bb;
+    frame[6] = -bc;
+    frame[7] = d;
+    respond(p, x, w, list, k);
+  }
+}
+
+/** Distance from vertex q to triangle (a, b, c) at x (global particle indices). */
+function vertexTriangleDistance(x: Float64Array, q: number, a: number, b: number, c: number): number {
+  closestPointTriangleAt(x, 3 * q, x, 3 * a, 3 * b, 3 * c, cp);
+  return Math.sqrt(cp[6]);
+}
+
+/** Signed distance of q from the plane of (a, b, c) (0 for a degenerate triangle). */
+function planeDistance(p: Float64Array, q3: number, a3: number, b3: number, c3: number): number {
+  const ax = p[a3],
+    ay = p[a3 + 1],
+    az = p[a3 + 2];
+  const ux = p[b3] - ax,
+    uy = p[b3 + 1] - ay,
+    uz = p[b3 + 2] - az;
+  const vx = p[c3] - ax,
+    vy = p[c3 + 1] - ay,
+    vz = p[c3 + 2] - az;
+  const nx = uy * vz - uz * vy,
+    ny = uz * vx - ux * vz,
+    nz = ux * vy - uy * vx;
+  const n = Math.sqrt(nx * nx + ny * ny + nz * nz);
+  if (!(n > 1e-300)) return 0;
+  return ((p[q3] - ax) * nx + (p[q3 + 1] - ay) * ny + (p[q3 + 2] - az) * nz) / n;
+}
+
+/** Does the box of vertex q (at oq) come within g of the box of the triangle with vertex boxes at oa, ob, oc? */
+function boxNearTriangle(
+  b: Float64Array,
+  oq: number,
+  oa: number,
+  ob: number,
+  oc: number,
+  g: number,
+): boolean {
+  for (let k = 0; k < 3; k++) {
+    const hi = Math.max(b[oa + 3 + k], b[ob + 3 + k], b[oc + 3 + k]) + g;
+    if (b[oq + k] > hi) return false;
+    const lo = Math.min(b[oa + k], b[ob + k], b[oc + k]) - g;
+    if (b[oq + 3 + k] < lo) return false;
+  }
+  return true;
+}
