@@ -42,7 +42,7 @@ export { Granular, type GranularOptions } from './collision/granular.js';
 export { MeshCollider, type MeshColliderOptions } from './collision/mesh-collider.js';
 export { MeshDistance } from './collision/mesh-distance.js';
 export { MeshFeatureContacts } from './collision/mesh-feature-contacts.js';
-export { type ParticleContactOptions, ParticlePairContacts } from './collision/particle-contacts.js';
+export { type ParticleContactOptions, ParticleContacts } from './collision/particle-contacts.js';
 export { SpatialHash } from './collision/spatial-hash.js';
 export {
   type Surface,
@@ -201,7 +201,6 @@ export {
   surfaceBody,
 } from './shape-matching/bodies.js';
 export { ClothLevel, ShapeMatchingCloth, type ShapeMatchingClothOptions } from './shape-matching/cloth.js';
-export { ParticleContacts } from './shape-matching/contacts.js';
 export { Lattice, LatticeSummation } from './shape-matching/lattice.js';
 export {
   type Adjacency,

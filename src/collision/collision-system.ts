@@ -3,7 +3,7 @@ import { PbdError } from '../core/errors.js';
 import type { SystemKind, World } from '../core/world.js';
 import { colliderContactsOf } from './collider-contacts.js';
 import { MeshFeatureContacts } from './mesh-feature-contacts.js';
-import { ParticlePairContacts } from './particle-contacts.js';
+import { ParticleContacts } from './particle-contacts.js';
 import { SurfaceContacts } from './surface-contacts.js';
 
 /** World-wide contact settings; every body registered later starts from these. */
@@ -64,7 +64,7 @@ export const collisionSystemKind: SystemKind<CollisionSystem> = {
 /**
  * Contact between bodies and within bodies, for one world: cloth self
  * collision and body–body contact through triangle surfaces
- * (SurfaceContacts), particle–particle contact (ParticlePairContacts), and the
+ * (SurfaceContacts), particle–particle contact (the world's ParticleContacts), and the
  * per-body switch for collider contacts. Each contact type can be switched
  * per body (BodyContactOptions) and per pair of bodies (setPair); collision
  * groups and masks (ParticleStore.group / mask, Collider.group / mask)
@@ -73,7 +73,7 @@ export const collisionSystemKind: SystemKind<CollisionSystem> = {
 export class CollisionSystem {
   readonly world: World;
   readonly surfaces: SurfaceContacts;
-  readonly particles: ParticlePairContacts;
+  readonly particles: ParticleContacts;
   readonly colliderFeatures: MeshFeatureContacts;
   readonly options: Required<CollisionOptions>;
   private readonly registered = new Map<Body, BodyContactOptions>();
@@ -121,10 +121,9 @@ export class CollisionSystem {
     this.surfaces.untangleEvery = every;
     this.surfaces.failsafe = this.options.failsafe;
     this.surfaces.detectEvery = detectEvery;
-    this.particles = new ParticlePairContacts();
+    this.particles = ParticleContacts.of(world);
     this.colliderFeatures = new MeshFeatureContacts(world);
     this.colliderFeatures.enabled = this.options.colliderFeatures;
-    world.addConstraintSet(this.particles);
     world.addConstraintSet(this.colliderFeatures);
     world.addConstraintSet(this.surfaces);
     world.addSystem(collisionSystemKind, this);

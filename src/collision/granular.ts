@@ -27,7 +27,7 @@ const MAX_PARTICLES = 1_000_000;
 
 /**
  * A body of free particles with radii — sand, gravel, beads — held together
- * by nothing but particle–particle contact with friction (ParticlePairContacts)
+ * by nothing but particle–particle contact with friction (ParticleContacts)
  * and contact with colliders and surfaces.
  */
 export class Granular extends Body {

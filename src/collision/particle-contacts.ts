@@ -2,11 +2,12 @@ import type { Body } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
+import type { SystemKind, World } from '../core/world.js';
 import { SpatialHash } from './spatial-hash.js';
 
 /** Contact settings of the particles of one body. */
 export interface ParticleContactOptions {
-  /** Contacts between particles of this same body. Default true. */
+  /** Contacts between particles of this same body (false for a body that keeps its own shape). Default true. */
   self?: boolean;
   /** Kinetic friction coefficient μ. Default 0.3. */
   friction?: number;
@@ -24,13 +25,27 @@ interface ParticleGroup {
   restitution: number;
 }
 
+/** The registry key of a world's particle contacts (World.system). */
+const particleContactsKind: SystemKind<ParticleContacts> = {
+  name: 'particle contacts',
+  install(world) {
+    const c = new ParticleContacts();
+    world.addConstraintSet(c);
+    return c;
+  },
+};
+
 /**
- * Contact between particles with radii (granular material, particle
- * scenes, particle-sampled bodies): C = |p_i − p_j| − (r_i + r_j) ≥ 0, a
- * unilateral distance constraint (003 §3.3, eqs. 10–11) generated every
- * substep for the pairs the spatial hash finds within reach. Its projection
- * moves both particles along their line of centres in inverse proportion to
- * their masses, so it conserves linear and angular momentum.
+ * Contact between particles with radii, the one particle–particle contact
+ * system of a world: granular bodies and particle scenes (through the
+ * collision system), shape-matched bodies that collide with each other
+ * (ducks, tori, rigid clusters; they register with `self: false`, a body
+ * keeping its own shape), particle-sampled bodies.
+ * C = |p_i − p_j| − (r_i + r_j) ≥ 0, a unilateral distance constraint (003
+ * §3.3, eqs. 10–11) generated every substep for the pairs the spatial hash
+ * finds within reach. Its projection moves both particles along their line
+ * of centres in inverse proportion to their masses, so it conserves linear
+ * and angular momentum.
  *
  * Friction is applied at position level (as in Macklin et al. 2014, "Unified
  * particle physics", §6.1): the relative tangential displacement of the
@@ -39,7 +54,7 @@ interface ParticleGroup {
  * normal correction otherwise. Restitution reflects the relative normal
  * velocity in the velocity pass (Algorithm 1, line 16).
  */
-export class ParticlePairContacts implements ConstraintSet {
+export class ParticleContacts implements ConstraintSet {
   readonly kind = 'particle-contact';
   readonly order = 105;
   enabled = true;
@@ -57,6 +72,9 @@ export class ParticlePairContacts implements ConstraintSet {
   private boxes = new Float64Array(0);
   private dirty = true;
   private activeTotal = 0;
+  /** allowedPair[a · G + b]: may groups a and b be in contact? Box of each group's particle boxes (min, max). */
+  private allowedPair = new Uint8Array(0);
+  private groupBox = new Float64Array(0);
   // contacts
   private pi = new Int32Array(0);
   private pj = new Int32Array(0);
@@ -68,7 +86,17 @@ export class ParticlePairContacts implements ConstraintSet {
   private capacity = 0;
   private anyRestitution = false;
 
-  /** Registers the particles (radius > 0) of a body. */
+  /** The particle contacts of a world, created and added to it on first use (one per world). */
+  static of(world: World): ParticleContacts {
+    return world.system(particleContactsKind);
+  }
+
+  /** The particle contacts of a world, or null when it has none. */
+  static find(world: World): ParticleContacts | null {
+    return world.findSystem(particleContactsKind);
+  }
+
+  /** Registers the particles (radius > 0) of a body, or gives a registered body new settings. */
   addBody(body: Body, o: ParticleContactOptions = {}): void {
     const where = `particle contacts of '${body.name}'`;
     const mu = o.friction ?? 0.3,
@@ -82,9 +110,11 @@ export class ParticlePairContacts implements ConstraintSet {
       );
     if (!(e >= 0 && e <= 1))
       throw new PbdError('contact/restitution', `${where}.restitution`, `must lie in [0, 1], got ${e}`);
-    if (this.groups.some((g) => g.body === body))
-      throw new PbdError('contact/duplicate', where, 'the body is already registered');
-    this.groups.push({ body, self: o.self ?? true, friction: mu, staticFriction: mus, restitution: e });
+    const group = { body, self: o.self ?? true, friction: mu, staticFriction: mus, restitution: e };
+    // registered already (by its family, then by the collision system): the new settings replace the old
+    const k = this.groups.findIndex((g) => g.body === body);
+    if (k >= 0) this.groups[k] = group;
+    else this.groups.push(group);
     this.dirty = true;
   }
 
@@ -121,6 +151,11 @@ export class ParticlePairContacts implements ConstraintSet {
     this.boxes = new Float64Array(6 * this.n);
     this.anyRestitution = this.groups.some((g) => g.restitution > 0);
     this.activeTotal = this.groups.reduce((a, g) => a + g.body.activeCount, 0);
+    const G = this.groups.length;
+    this.allowedPair = new Uint8Array(G * G);
+    for (let a = 0; a < G; a++)
+      for (let b = 0; b < G; b++) this.allowedPair[a * G + b] = this.allowed(a, b) ? 1 : 0;
+    this.groupBox = new Float64Array(6 * G);
     this.dirty = false;
   }
 
@@ -165,23 +200,53 @@ export class ParticlePairContacts implements ConstraintSet {
       boxes[6 * k + 4] = p[i3 + 1] + g;
       boxes[6 * k + 5] = p[i3 + 2] + g;
     }
+    // the box of each group's boxes: a particle whose box meets no box of a group it may touch has no pair
+    // (the others' pairs, and their order, do not change when its query is skipped)
+    const G = this.groups.length,
+      gBox = this.groupBox,
+      allowedPair = this.allowedPair;
+    for (let g = 0; g < G; g++) {
+      gBox[6 * g] = gBox[6 * g + 1] = gBox[6 * g + 2] = Infinity;
+      gBox[6 * g + 3] = gBox[6 * g + 4] = gBox[6 * g + 5] = -Infinity;
+    }
+    for (let k = 0; k < n; k++) {
+      const o = 6 * k,
+        q = 6 * gof[k];
+      for (let c = 0; c < 3; c++) {
+        if (boxes[o + c] < gBox[q + c]) gBox[q + c] = boxes[o + c];
+        if (boxes[o + 3 + c] > gBox[q + 3 + c]) gBox[q + 3 + c] = boxes[o + 3 + c];
+      }
+    }
     const hash = this.hash;
     hash.fitCellSize(boxes, n);
     hash.build(boxes, n);
     for (let a = 0; a < n; a++) {
       const o = 6 * a;
+      const ga = gof[a];
+      let near = false;
+      for (let g = 0; g < G && !near; g++) {
+        const q = 6 * g;
+        near =
+          allowedPair[ga * G + g] !== 0 &&
+          gBox[q] <= boxes[o + 3] &&
+          gBox[q + 3] >= boxes[o] &&
+          gBox[q + 1] <= boxes[o + 4] &&
+          gBox[q + 4] >= boxes[o + 1] &&
+          gBox[q + 2] <= boxes[o + 5] &&
+          gBox[q + 5] >= boxes[o + 2];
+      }
+      if (!near) continue;
       const m = hash.query(boxes[o], boxes[o + 1], boxes[o + 2], boxes[o + 3], boxes[o + 4], boxes[o + 5], a);
       if (m === 0) continue;
       const res = hash.result;
       const i = part[a],
         i3 = 3 * i;
-      const ga = gof[a];
       for (let k = 0; k < m; k++) {
         const b = res[k];
         const j = part[b];
         if (w[i] === 0 && w[j] === 0) continue;
         const gb = gof[b];
-        if (!this.allowed(ga, gb)) continue;
+        if (allowedPair[ga * G + gb] === 0) continue;
         if ((mask[i] & group[j]) === 0 || (mask[j] & group[i]) === 0) continue;
         const j3 = 3 * j;
         const dx = p[i3] - p[j3],
@@ -351,6 +416,22 @@ export class ParticlePairContacts implements ConstraintSet {
       if (o > m) m = o;
     }
     return m;
+  }
+
+  /**
+   * Sets col[i − offset] = 1 for every particle of [offset, offset + n) in a
+   * contact whose spheres touch at p (within 1e-9 m).
+   */
+  markTouching(store: ParticleStore, offset: number, n: number, col: Uint8Array): void {
+    const { p, radius } = store;
+    for (let k = 0; k < this.count; k++) {
+      const i = this.pi[k],
+        j = this.pj[k];
+      const d = Math.hypot(p[3 * i] - p[3 * j], p[3 * i + 1] - p[3 * j + 1], p[3 * i + 2] - p[3 * j + 2]);
+      if (d > radius[i] + radius[j] + 1e-9) continue;
+      if (i >= offset && i < offset + n) col[i - offset] = 1;
+      if (j >= offset && j < offset + n) col[j - offset] = 1;
+    }
   }
 
   /** Pairs (i, j) of the current contacts, for tests. */

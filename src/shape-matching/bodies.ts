@@ -15,6 +15,8 @@
  *   regions summed along disjoint paths and optional volume conservation
  *   (Diziol et al.).
  */
+
+import { ParticleContacts } from '../collision/particle-contacts.js';
 import { DistanceConstraints } from '../constraints/distance.js';
 import { Body, type Tunable } from '../core/body.js';
 import { RigidModeDamping } from '../core/damping.js';
@@ -27,7 +29,6 @@ import {
   type TriangleMesh,
   triangleArea,
 } from '../mesh/triangle-mesh.js';
-import { ParticleContacts } from './contacts.js';
 import { crossingX, Lattice, LatticeSummation } from './lattice.js';
 import { type Adjacency, buildPaths, meshAdjacency, PathSummation, ringRegions } from './mesh-paths.js';
 import { AdaptiveLattice, OctreeSummation } from './octree.js';
@@ -125,7 +126,9 @@ export class ShapeMatchingBody extends Body {
     this.skinRotationStride =
       o.skinWithRegions && o.regions.regions === n ? 9 : o.regions.regions === 1 ? 0 : -1;
     this.damping = o.globalDamping ? this.addSet(new RigidModeDamping(off, n, o.globalDamping)) : null;
-    if (o.radius !== undefined) ParticleContacts.of(world).addRange(off, n);
+    // particles of different bodies collide as spheres; a body keeps its own shape (no self contacts)
+    if (o.radius !== undefined)
+      ParticleContacts.of(world).addBody(this, { self: false, friction: 0.3, staticFriction: 0.4 });
   }
 
   /** The skin's triangles when the body carries a render mesh, else the surface triangles over the particles (surface bodies). */

@@ -31,11 +31,11 @@
  */
 
 import { findColliderContacts } from '../collision/collider-contacts.js';
+import { ParticleContacts } from '../collision/particle-contacts.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { World } from '../core/world.js';
-import { ParticleContacts } from './contacts.js';
 import type { Adjacency } from './mesh-paths.js';
 import type { RegionShapeMatching } from './region-shape-matching.js';
 
