@@ -272,6 +272,281 @@ export function projectDistance(pairFrom: i32, pairTo: i32, pairIdx: usize, pair
   return nslow;
 }
 
+/** projectTetVolume (src/constraints/tet-volume.kernel.ts), two constraints per f64x2. Returns how many it listed in `slow`. */
+export function projectTetVolume(pairFrom: i32, pairTo: i32, pairIdx: usize, pairRec: usize, pairEl: usize, scalar: usize, lam: usize, p: usize, w: usize, slow: usize, kp: f64, at: f64): i32 {
+  let nslow: i32 = 0;
+  const _v0 = f64x2.splat(0.0);
+  const _v1 = f64x2.splat(0.16666666666666666);
+  const _v2 = f64x2.splat(0.027777777777777776);
+  const _v3 = f64x2.splat(at);
+  const _v4 = f64x2.splat(1e-300);
+  const _v5 = f64x2.splat(kp);
+  for (let j = pairFrom; j < pairTo; j++) {
+    const l_i_aA = load<i32>(pairIdx + <usize>j * 32, 0);
+    const l_i_aB = load<i32>(pairIdx + <usize>j * 32, 4);
+    const l_a_w = ldv(w, l_i_aA, l_i_aB);
+    const l_i_bA = load<i32>(pairIdx + <usize>j * 32, 8);
+    const l_i_bB = load<i32>(pairIdx + <usize>j * 32, 12);
+    const l_b_w = ldv(w, l_i_bA, l_i_bB);
+    const l_i_cA = load<i32>(pairIdx + <usize>j * 32, 16);
+    const l_i_cB = load<i32>(pairIdx + <usize>j * 32, 20);
+    const l_c_w = ldv(w, l_i_cA, l_i_cB);
+    const l_i_dA = load<i32>(pairIdx + <usize>j * 32, 24);
+    const l_i_dB = load<i32>(pairIdx + <usize>j * 32, 28);
+    const l_d_w = ldv(w, l_i_dA, l_i_dB);
+    const w1 = l_a_w;
+    const w2 = l_b_w;
+    const w3 = l_c_w;
+    const w4 = l_d_w;
+    let act = v128.not(f64x2.eq(f64x2.add(f64x2.add(f64x2.add(w1, w2), w3), w4), _v0));
+    if (!v128.any_true(act)) continue;
+    const l_i_aA3 = l_i_aA * 3;
+    const l_i_aB3 = l_i_aB * 3;
+    const l_a_x = ldv(p, l_i_aA3, l_i_aB3);
+    const l_a_y = ldv(p, l_i_aA3 + 1, l_i_aB3 + 1);
+    const l_a_z = ldv(p, l_i_aA3 + 2, l_i_aB3 + 2);
+    const ox = l_a_x;
+    const oy = l_a_y;
+    const oz = l_a_z;
+    const l_i_bA3 = l_i_bA * 3;
+    const l_i_bB3 = l_i_bB * 3;
+    const l_b_x = ldv(p, l_i_bA3, l_i_bB3);
+    const l_b_y = ldv(p, l_i_bA3 + 1, l_i_bB3 + 1);
+    const l_b_z = ldv(p, l_i_bA3 + 2, l_i_bB3 + 2);
+    const ux = f64x2.sub(l_b_x, ox);
+    const uy = f64x2.sub(l_b_y, oy);
+    const uz = f64x2.sub(l_b_z, oz);
+    const l_i_cA3 = l_i_cA * 3;
+    const l_i_cB3 = l_i_cB * 3;
+    const l_c_x = ldv(p, l_i_cA3, l_i_cB3);
+    const l_c_y = ldv(p, l_i_cA3 + 1, l_i_cB3 + 1);
+    const l_c_z = ldv(p, l_i_cA3 + 2, l_i_cB3 + 2);
+    const vx = f64x2.sub(l_c_x, ox);
+    const vy = f64x2.sub(l_c_y, oy);
+    const vz = f64x2.sub(l_c_z, oz);
+    const l_i_dA3 = l_i_dA * 3;
+    const l_i_dB3 = l_i_dB * 3;
+    const l_d_x = ldv(p, l_i_dA3, l_i_dB3);
+    const l_d_y = ldv(p, l_i_dA3 + 1, l_i_dB3 + 1);
+    const l_d_z = ldv(p, l_i_dA3 + 2, l_i_dB3 + 2);
+    const tx = f64x2.sub(l_d_x, ox);
+    const ty = f64x2.sub(l_d_y, oy);
+    const tz = f64x2.sub(l_d_z, oz);
+    const g2x = f64x2.sub(f64x2.mul(vy, tz), f64x2.mul(vz, ty));
+    const g2y = f64x2.sub(f64x2.mul(vz, tx), f64x2.mul(vx, tz));
+    const g2z = f64x2.sub(f64x2.mul(vx, ty), f64x2.mul(vy, tx));
+    const g3x = f64x2.sub(f64x2.mul(ty, uz), f64x2.mul(tz, uy));
+    const g3y = f64x2.sub(f64x2.mul(tz, ux), f64x2.mul(tx, uz));
+    const g3z = f64x2.sub(f64x2.mul(tx, uy), f64x2.mul(ty, ux));
+    const g4x = f64x2.sub(f64x2.mul(uy, vz), f64x2.mul(uz, vy));
+    const g4y = f64x2.sub(f64x2.mul(uz, vx), f64x2.mul(ux, vz));
+    const g4z = f64x2.sub(f64x2.mul(ux, vy), f64x2.mul(uy, vx));
+    const g1x = f64x2.sub(f64x2.sub(f64x2.neg(g2x), g3x), g4x);
+    const g1y = f64x2.sub(f64x2.sub(f64x2.neg(g2y), g3y), g4y);
+    const g1z = f64x2.sub(f64x2.sub(f64x2.neg(g2z), g3z), g4z);
+    const l_elA = load<i32>(pairEl + (<usize>j << 3));
+    const l_elB = load<i32>(pairEl + (<usize>j << 3), 4);
+    const l_scalarV = ldv(scalar, l_elA, l_elB);
+    const C = f64x2.sub(f64x2.mul(_v1, f64x2.add(f64x2.add(f64x2.mul(g4x, tx), f64x2.mul(g4y, ty)), f64x2.mul(g4z, tz))), l_scalarV);
+    const wG = f64x2.mul(_v2, f64x2.add(f64x2.add(f64x2.add(f64x2.mul(w1, f64x2.add(f64x2.add(f64x2.mul(g1x, g1x), f64x2.mul(g1y, g1y)), f64x2.mul(g1z, g1z))), f64x2.mul(w2, f64x2.add(f64x2.add(f64x2.mul(g2x, g2x), f64x2.mul(g2y, g2y)), f64x2.mul(g2z, g2z)))), f64x2.mul(w3, f64x2.add(f64x2.add(f64x2.mul(g3x, g3x), f64x2.mul(g3y, g3y)), f64x2.mul(g3z, g3z)))), f64x2.mul(w4, f64x2.add(f64x2.add(f64x2.mul(g4x, g4x), f64x2.mul(g4y, g4y)), f64x2.mul(g4z, g4z)))));
+    const denom = f64x2.add(wG, _v3);
+    act = v128.andnot(act, v128.not(f64x2.gt(denom, _v4)));
+    if (!v128.any_true(act)) continue;
+    const l_lamV = ldv(lam, l_elA, l_elB);
+    const dl = f64x2.div(f64x2.mul(_v5, f64x2.sub(f64x2.sub(f64x2.neg(C), f64x2.mul(_v3, l_lamV)), _v0)), denom);
+    const _lam_0 = f64x2.add(l_lamV, dl);
+    const s = f64x2.mul(_v1, dl);
+    let k = f64x2.mul(w1, s);
+    const _a_x1 = f64x2.add(ox, f64x2.mul(g1x, k));
+    const _a_y2 = f64x2.add(oy, f64x2.mul(g1y, k));
+    const _a_z3 = f64x2.add(oz, f64x2.mul(g1z, k));
+    k = f64x2.mul(w2, s);
+    const _b_x4 = f64x2.add(l_b_x, f64x2.mul(g2x, k));
+    const _b_y5 = f64x2.add(l_b_y, f64x2.mul(g2y, k));
+    const _b_z6 = f64x2.add(l_b_z, f64x2.mul(g2z, k));
+    k = f64x2.mul(w3, s);
+    const _c_x7 = f64x2.add(l_c_x, f64x2.mul(g3x, k));
+    const _c_y8 = f64x2.add(l_c_y, f64x2.mul(g3y, k));
+    const _c_z9 = f64x2.add(l_c_z, f64x2.mul(g3z, k));
+    k = f64x2.mul(w4, s);
+    const _d_x10 = f64x2.add(l_d_x, f64x2.mul(g4x, k));
+    const _d_y11 = f64x2.add(l_d_y, f64x2.mul(g4y, k));
+    const _d_z12 = f64x2.add(l_d_z, f64x2.mul(g4z, k));
+    if (i64x2.extract_lane(act, 0) != 0) {
+      store<f64>(lam + (<usize>l_elA << 3), f64x2.extract_lane(_lam_0, 0));
+      { const o = p + (<usize>l_i_aA3 << 3);
+        store<f64>(o, f64x2.extract_lane(_a_x1, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_a_y2, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_a_z3, 0), 16);
+      }
+      { const o = p + (<usize>l_i_bA3 << 3);
+        store<f64>(o, f64x2.extract_lane(_b_x4, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_b_y5, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_b_z6, 0), 16);
+      }
+      { const o = p + (<usize>l_i_cA3 << 3);
+        store<f64>(o, f64x2.extract_lane(_c_x7, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_c_y8, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_c_z9, 0), 16);
+      }
+      { const o = p + (<usize>l_i_dA3 << 3);
+        store<f64>(o, f64x2.extract_lane(_d_x10, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_d_y11, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_d_z12, 0), 16);
+      }
+    }
+    if (i64x2.extract_lane(act, 1) != 0) {
+      store<f64>(lam + (<usize>l_elB << 3), f64x2.extract_lane(_lam_0, 1));
+      { const o = p + (<usize>l_i_aB3 << 3);
+        store<f64>(o, f64x2.extract_lane(_a_x1, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_a_y2, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_a_z3, 1), 16);
+      }
+      { const o = p + (<usize>l_i_bB3 << 3);
+        store<f64>(o, f64x2.extract_lane(_b_x4, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_b_y5, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_b_z6, 1), 16);
+      }
+      { const o = p + (<usize>l_i_cB3 << 3);
+        store<f64>(o, f64x2.extract_lane(_c_x7, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_c_y8, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_c_z9, 1), 16);
+      }
+      { const o = p + (<usize>l_i_dB3 << 3);
+        store<f64>(o, f64x2.extract_lane(_d_x10, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_d_y11, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_d_z12, 1), 16);
+      }
+    }
+  }
+  return nslow;
+}
+
+/** projectTriangleArea (src/constraints/triangle-area.kernel.ts), two constraints per f64x2. Returns how many it listed in `slow`. */
+export function projectTriangleArea(pairFrom: i32, pairTo: i32, pairIdx: usize, pairRec: usize, pairEl: usize, scalar: usize, lam: usize, p: usize, w: usize, slow: usize, kp: f64, at: f64): i32 {
+  let nslow: i32 = 0;
+  const _v0 = f64x2.splat(0.0);
+  const _v1 = f64x2.splat(1e-300);
+  const _v2 = f64x2.splat(0.5);
+  const _v3 = f64x2.splat(at);
+  const _v4 = f64x2.splat(kp);
+  for (let j = pairFrom; j < pairTo; j++) {
+    const l_i_aA = load<i32>(pairIdx + <usize>j * 24, 0);
+    const l_i_aB = load<i32>(pairIdx + <usize>j * 24, 4);
+    const l_a_w = ldv(w, l_i_aA, l_i_aB);
+    const l_i_bA = load<i32>(pairIdx + <usize>j * 24, 8);
+    const l_i_bB = load<i32>(pairIdx + <usize>j * 24, 12);
+    const l_b_w = ldv(w, l_i_bA, l_i_bB);
+    const l_i_cA = load<i32>(pairIdx + <usize>j * 24, 16);
+    const l_i_cB = load<i32>(pairIdx + <usize>j * 24, 20);
+    const l_c_w = ldv(w, l_i_cA, l_i_cB);
+    const w1 = l_a_w;
+    const w2 = l_b_w;
+    const w3 = l_c_w;
+    let act = v128.not(f64x2.eq(f64x2.add(f64x2.add(w1, w2), w3), _v0));
+    if (!v128.any_true(act)) continue;
+    const l_i_bA3 = l_i_bA * 3;
+    const l_i_bB3 = l_i_bB * 3;
+    const l_b_x = ldv(p, l_i_bA3, l_i_bB3);
+    const l_i_aA3 = l_i_aA * 3;
+    const l_i_aB3 = l_i_aB * 3;
+    const l_a_x = ldv(p, l_i_aA3, l_i_aB3);
+    const l_b_y = ldv(p, l_i_bA3 + 1, l_i_bB3 + 1);
+    const l_a_y = ldv(p, l_i_aA3 + 1, l_i_aB3 + 1);
+    const l_b_z = ldv(p, l_i_bA3 + 2, l_i_bB3 + 2);
+    const l_a_z = ldv(p, l_i_aA3 + 2, l_i_aB3 + 2);
+    const ux = f64x2.sub(l_b_x, l_a_x);
+    const uy = f64x2.sub(l_b_y, l_a_y);
+    const uz = f64x2.sub(l_b_z, l_a_z);
+    const l_i_cA3 = l_i_cA * 3;
+    const l_i_cB3 = l_i_cB * 3;
+    const l_c_x = ldv(p, l_i_cA3, l_i_cB3);
+    const l_c_y = ldv(p, l_i_cA3 + 1, l_i_cB3 + 1);
+    const l_c_z = ldv(p, l_i_cA3 + 2, l_i_cB3 + 2);
+    const vx = f64x2.sub(l_c_x, l_a_x);
+    const vy = f64x2.sub(l_c_y, l_a_y);
+    const vz = f64x2.sub(l_c_z, l_a_z);
+    let nx = f64x2.sub(f64x2.mul(uy, vz), f64x2.mul(uz, vy));
+    let ny = f64x2.sub(f64x2.mul(uz, vx), f64x2.mul(ux, vz));
+    let nz = f64x2.sub(f64x2.mul(ux, vy), f64x2.mul(uy, vx));
+    const len = f64x2.sqrt(f64x2.add(f64x2.add(f64x2.mul(nx, nx), f64x2.mul(ny, ny)), f64x2.mul(nz, nz)));
+    act = v128.andnot(act, v128.not(f64x2.gt(len, _v1)));
+    if (!v128.any_true(act)) continue;
+    nx = f64x2.div(nx, len);
+    ny = f64x2.div(ny, len);
+    nz = f64x2.div(nz, len);
+    const l_elA = load<i32>(pairEl + (<usize>j << 3));
+    const l_elB = load<i32>(pairEl + (<usize>j << 3), 4);
+    const l_scalarV = ldv(scalar, l_elA, l_elB);
+    const C = f64x2.sub(f64x2.mul(_v2, len), l_scalarV);
+    const g2x = f64x2.mul(_v2, f64x2.sub(f64x2.mul(vy, nz), f64x2.mul(vz, ny)));
+    const g2y = f64x2.mul(_v2, f64x2.sub(f64x2.mul(vz, nx), f64x2.mul(vx, nz)));
+    const g2z = f64x2.mul(_v2, f64x2.sub(f64x2.mul(vx, ny), f64x2.mul(vy, nx)));
+    const g3x = f64x2.mul(_v2, f64x2.sub(f64x2.mul(ny, uz), f64x2.mul(nz, uy)));
+    const g3y = f64x2.mul(_v2, f64x2.sub(f64x2.mul(nz, ux), f64x2.mul(nx, uz)));
+    const g3z = f64x2.mul(_v2, f64x2.sub(f64x2.mul(nx, uy), f64x2.mul(ny, ux)));
+    const g1x = f64x2.sub(f64x2.neg(g2x), g3x);
+    const g1y = f64x2.sub(f64x2.neg(g2y), g3y);
+    const g1z = f64x2.sub(f64x2.neg(g2z), g3z);
+    const wG = f64x2.add(f64x2.add(f64x2.mul(w1, f64x2.add(f64x2.add(f64x2.mul(g1x, g1x), f64x2.mul(g1y, g1y)), f64x2.mul(g1z, g1z))), f64x2.mul(w2, f64x2.add(f64x2.add(f64x2.mul(g2x, g2x), f64x2.mul(g2y, g2y)), f64x2.mul(g2z, g2z)))), f64x2.mul(w3, f64x2.add(f64x2.add(f64x2.mul(g3x, g3x), f64x2.mul(g3y, g3y)), f64x2.mul(g3z, g3z))));
+    const denom = f64x2.add(wG, _v3);
+    act = v128.andnot(act, v128.not(f64x2.gt(denom, _v1)));
+    if (!v128.any_true(act)) continue;
+    const l_lamV = ldv(lam, l_elA, l_elB);
+    const dl = f64x2.div(f64x2.mul(_v4, f64x2.sub(f64x2.sub(f64x2.neg(C), f64x2.mul(_v3, l_lamV)), _v0)), denom);
+    const _lam_0 = f64x2.add(l_lamV, dl);
+    let k = f64x2.mul(w1, dl);
+    const _a_x1 = f64x2.add(l_a_x, f64x2.mul(g1x, k));
+    const _a_y2 = f64x2.add(l_a_y, f64x2.mul(g1y, k));
+    const _a_z3 = f64x2.add(l_a_z, f64x2.mul(g1z, k));
+    k = f64x2.mul(w2, dl);
+    const _b_x4 = f64x2.add(l_b_x, f64x2.mul(g2x, k));
+    const _b_y5 = f64x2.add(l_b_y, f64x2.mul(g2y, k));
+    const _b_z6 = f64x2.add(l_b_z, f64x2.mul(g2z, k));
+    k = f64x2.mul(w3, dl);
+    const _c_x7 = f64x2.add(l_c_x, f64x2.mul(g3x, k));
+    const _c_y8 = f64x2.add(l_c_y, f64x2.mul(g3y, k));
+    const _c_z9 = f64x2.add(l_c_z, f64x2.mul(g3z, k));
+    if (i64x2.extract_lane(act, 0) != 0) {
+      store<f64>(lam + (<usize>l_elA << 3), f64x2.extract_lane(_lam_0, 0));
+      { const o = p + (<usize>l_i_aA3 << 3);
+        store<f64>(o, f64x2.extract_lane(_a_x1, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_a_y2, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_a_z3, 0), 16);
+      }
+      { const o = p + (<usize>l_i_bA3 << 3);
+        store<f64>(o, f64x2.extract_lane(_b_x4, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_b_y5, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_b_z6, 0), 16);
+      }
+      { const o = p + (<usize>l_i_cA3 << 3);
+        store<f64>(o, f64x2.extract_lane(_c_x7, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_c_y8, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_c_z9, 0), 16);
+      }
+    }
+    if (i64x2.extract_lane(act, 1) != 0) {
+      store<f64>(lam + (<usize>l_elB << 3), f64x2.extract_lane(_lam_0, 1));
+      { const o = p + (<usize>l_i_aB3 << 3);
+        store<f64>(o, f64x2.extract_lane(_a_x1, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_a_y2, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_a_z3, 1), 16);
+      }
+      { const o = p + (<usize>l_i_bB3 << 3);
+        store<f64>(o, f64x2.extract_lane(_b_x4, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_b_y5, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_b_z6, 1), 16);
+      }
+      { const o = p + (<usize>l_i_cB3 << 3);
+        store<f64>(o, f64x2.extract_lane(_c_x7, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_c_y8, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_c_z9, 1), 16);
+      }
+    }
+  }
+  return nslow;
+}
+
 /** projectIsometricBending (src/continuum/isometric-bending.kernel.ts), two constraints per f64x2. Returns how many it listed in `slow`. */
 export function projectIsometricBending(pairFrom: i32, pairTo: i32, pairIdx: usize, pairRec: usize, pairEl: usize, scalar: usize, lam: usize, p: usize, w: usize, slow: usize, kp: f64, at: f64, m: f64): i32 {
   let nslow: i32 = 0;

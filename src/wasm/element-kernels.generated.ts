@@ -34,6 +34,34 @@ export interface ElementExports {
     at: number,
     mode: number,
   ): number;
+  projectTetVolume(
+    pairFrom: number,
+    pairTo: number,
+    pairIdx: number,
+    pairRec: number,
+    pairEl: number,
+    scalar: number,
+    lam: number,
+    p: number,
+    w: number,
+    slow: number,
+    kp: number,
+    at: number,
+  ): number;
+  projectTriangleArea(
+    pairFrom: number,
+    pairTo: number,
+    pairIdx: number,
+    pairRec: number,
+    pairEl: number,
+    scalar: number,
+    lam: number,
+    p: number,
+    w: number,
+    slow: number,
+    kp: number,
+    at: number,
+  ): number;
   projectIsometricBending(
     pairFrom: number,
     pairTo: number,
@@ -158,6 +186,70 @@ export function sweepDistance(
       kp,
       at,
       mode,
+    );
+  }
+  win.save(store);
+}
+
+/** One sweep of projectTetVolume (src/constraints/tet-volume.kernel.ts) over the colours of k's set, two constraints per f64x2. */
+export function sweepTetVolume(
+  k: PairedCopy<ElementExports>,
+  store: ParticleStore,
+  reverse: boolean,
+  kp: number,
+  at: number,
+): void {
+  const { win, addr: a, ex } = k;
+  const cp = k.plan.colorPairs;
+  const colours = cp.length - 1;
+  win.load(store);
+  for (let s = 0; s < colours; s++) {
+    const c = reverse ? colours - 1 - s : s;
+    ex.projectTetVolume(
+      cp[c],
+      cp[c + 1],
+      a.idx,
+      a.rec,
+      a.el,
+      a.scalar,
+      a.lam,
+      win.pAt,
+      win.wAt,
+      a.slow,
+      kp,
+      at,
+    );
+  }
+  win.save(store);
+}
+
+/** One sweep of projectTriangleArea (src/constraints/triangle-area.kernel.ts) over the colours of k's set, two constraints per f64x2. */
+export function sweepTriangleArea(
+  k: PairedCopy<ElementExports>,
+  store: ParticleStore,
+  reverse: boolean,
+  kp: number,
+  at: number,
+): void {
+  const { win, addr: a, ex } = k;
+  const cp = k.plan.colorPairs;
+  const colours = cp.length - 1;
+  win.load(store);
+  for (let s = 0; s < colours; s++) {
+    const c = reverse ? colours - 1 - s : s;
+    ex.projectTriangleArea(
+      cp[c],
+      cp[c + 1],
+      a.idx,
+      a.rec,
+      a.el,
+      a.scalar,
+      a.lam,
+      win.pAt,
+      win.wAt,
+      a.slow,
+      kp,
+      at,
     );
   }
   win.save(store);
