@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import asc from 'assemblyscript/asc';
 import { emitJs } from './kernels/emit-js.js';
 import { emitSimd } from './kernels/emit-simd.js';
-import { type KernelDef, parseKernel } from './kernels/parse.js';
+import { type KernelDef, parseHelpers, parseKernel } from './kernels/parse.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -34,12 +34,14 @@ const BANNER = (from: string) =>
 /** The kernel definitions, sorted by path. */
 export function kernelDefinitions(): KernelDef[] {
   const out: KernelDef[] = [];
+  const helperFile = 'src/kernels/helpers.ts';
+  const helpers = parseHelpers(helperFile, readFileSync(join(root, helperFile), 'utf8'));
   const visit = (dir: string): void => {
     for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const p = join(dir, e.name);
       if (e.isDirectory()) visit(p);
       else if (e.name.endsWith('.kernel.ts'))
-        out.push(parseKernel(relative(root, p), readFileSync(p, 'utf8')));
+        out.push(parseKernel(relative(root, p), readFileSync(p, 'utf8'), helpers));
     }
   };
   visit(join(root, 'src'));

@@ -79,7 +79,7 @@ export function projectDihedralBending(pairFrom: i32, pairTo: i32, pairIdx: usiz
     const l2sq = f64x2.add(f64x2.add(f64x2.mul(n2x, n2x), f64x2.mul(n2y, n2y)), f64x2.mul(n2z, n2z));
     const e2l = f64x2.add(f64x2.add(f64x2.mul(e2x, e2x), f64x2.mul(e2y, e2y)), f64x2.mul(e2z, e2z));
     const tol = f64x2.mul(f64x2.mul(_v1, e2l), e2l);
-    act = v128.andnot(act, v128.or(v128.not(f64x2.gt(l1sq, tol)), v128.not(f64x2.gt(l2sq, tol))));
+    act = v128.and(act, v128.and(f64x2.gt(l1sq, tol), f64x2.gt(l2sq, tol)));
     if (!v128.any_true(act)) continue;
     const D = f64x2.add(f64x2.add(f64x2.mul(n1x, n2x), f64x2.mul(n1y, n2y)), f64x2.mul(n1z, n2z));
     const det = f64x2.add(f64x2.add(f64x2.mul(n1x, e4x), f64x2.mul(n1y, e4y)), f64x2.mul(n1z, e4z));
@@ -114,71 +114,71 @@ export function projectDihedralBending(pairFrom: i32, pairTo: i32, pairIdx: usiz
     C = v128.bitselect(_v4, C, _m4);
     const wG = f64x2.add(f64x2.add(f64x2.add(f64x2.mul(w1, f64x2.add(f64x2.add(f64x2.mul(g1x, g1x), f64x2.mul(g1y, g1y)), f64x2.mul(g1z, g1z))), f64x2.mul(w2, f64x2.add(f64x2.add(f64x2.mul(g2x, g2x), f64x2.mul(g2y, g2y)), f64x2.mul(g2z, g2z)))), f64x2.mul(f64x2.mul(f64x2.mul(w3, c3), c3), l1sq)), f64x2.mul(f64x2.mul(f64x2.mul(w4, c4), c4), l2sq));
     const denom = f64x2.add(wG, f64x2.mul(f64x2.mul(_v5, s), s));
-    act = v128.andnot(act, v128.not(f64x2.gt(denom, _v0)));
+    act = v128.and(act, f64x2.gt(denom, _v0));
     if (!v128.any_true(act)) continue;
     const l_lamV = ldv(lam, l_elA, l_elB);
     const mu = f64x2.div(f64x2.mul(_v6, f64x2.sub(f64x2.sub(f64x2.mul(f64x2.neg(C), s), f64x2.mul(f64x2.mul(_v5, l_lamV), s)), _v0)), denom);
     const _lam_5 = f64x2.add(l_lamV, f64x2.mul(s, mu));
-    let m = f64x2.mul(w1, mu);
-    const _a_x6 = f64x2.add(l_a_x, f64x2.mul(g1x, m));
-    const _a_y7 = f64x2.add(l_a_y, f64x2.mul(g1y, m));
-    const _a_z8 = f64x2.add(l_a_z, f64x2.mul(g1z, m));
-    m = f64x2.mul(w2, mu);
-    const _b_x9 = f64x2.add(l_b_x, f64x2.mul(g2x, m));
-    const _b_y10 = f64x2.add(l_b_y, f64x2.mul(g2y, m));
-    const _b_z11 = f64x2.add(l_b_z, f64x2.mul(g2z, m));
-    m = f64x2.mul(w3, mu);
-    const _c_x12 = f64x2.add(l_c_x, f64x2.mul(g3x, m));
-    const _c_y13 = f64x2.add(l_c_y, f64x2.mul(g3y, m));
-    const _c_z14 = f64x2.add(l_c_z, f64x2.mul(g3z, m));
-    m = f64x2.mul(w4, mu);
-    const _d_x15 = f64x2.add(l_d_x, f64x2.mul(g4x, m));
-    const _d_y16 = f64x2.add(l_d_y, f64x2.mul(g4y, m));
-    const _d_z17 = f64x2.add(l_d_z, f64x2.mul(g4z, m));
+    const _k6 = f64x2.mul(w1, mu);
+    const _a_x7 = f64x2.add(l_a_x, f64x2.mul(g1x, _k6));
+    const _a_y8 = f64x2.add(l_a_y, f64x2.mul(g1y, _k6));
+    const _a_z9 = f64x2.add(l_a_z, f64x2.mul(g1z, _k6));
+    const _k10 = f64x2.mul(w2, mu);
+    const _b_x11 = f64x2.add(l_b_x, f64x2.mul(g2x, _k10));
+    const _b_y12 = f64x2.add(l_b_y, f64x2.mul(g2y, _k10));
+    const _b_z13 = f64x2.add(l_b_z, f64x2.mul(g2z, _k10));
+    const _k14 = f64x2.mul(w3, mu);
+    const _c_x15 = f64x2.add(l_c_x, f64x2.mul(g3x, _k14));
+    const _c_y16 = f64x2.add(l_c_y, f64x2.mul(g3y, _k14));
+    const _c_z17 = f64x2.add(l_c_z, f64x2.mul(g3z, _k14));
+    const _k18 = f64x2.mul(w4, mu);
+    const _d_x19 = f64x2.add(l_d_x, f64x2.mul(g4x, _k18));
+    const _d_y20 = f64x2.add(l_d_y, f64x2.mul(g4y, _k18));
+    const _d_z21 = f64x2.add(l_d_z, f64x2.mul(g4z, _k18));
     if (i64x2.extract_lane(act, 0) != 0) {
       store<f64>(lam + (<usize>l_elA << 3), f64x2.extract_lane(_lam_5, 0));
       { const o = p + (<usize>l_i_aA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_a_x6, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_a_y7, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_a_z8, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_a_x7, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_a_y8, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_a_z9, 0), 16);
       }
       { const o = p + (<usize>l_i_bA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_b_x9, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_b_y10, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_b_z11, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_b_x11, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_b_y12, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_b_z13, 0), 16);
       }
       { const o = p + (<usize>l_i_cA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_c_x12, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_c_y13, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_c_z14, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_c_x15, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_c_y16, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_c_z17, 0), 16);
       }
       { const o = p + (<usize>l_i_dA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_d_x15, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_d_y16, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_d_z17, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_d_x19, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_d_y20, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_d_z21, 0), 16);
       }
     }
     if (i64x2.extract_lane(act, 1) != 0) {
       store<f64>(lam + (<usize>l_elB << 3), f64x2.extract_lane(_lam_5, 1));
       { const o = p + (<usize>l_i_aB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_a_x6, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_a_y7, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_a_z8, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_a_x7, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_a_y8, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_a_z9, 1), 16);
       }
       { const o = p + (<usize>l_i_bB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_b_x9, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_b_y10, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_b_z11, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_b_x11, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_b_y12, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_b_z13, 1), 16);
       }
       { const o = p + (<usize>l_i_cB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_c_x12, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_c_y13, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_c_z14, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_c_x15, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_c_y16, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_c_z17, 1), 16);
       }
       { const o = p + (<usize>l_i_dB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_d_x15, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_d_y16, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_d_z17, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_d_x19, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_d_y20, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_d_z21, 1), 16);
       }
     }
   }
@@ -225,8 +225,19 @@ export function projectDistance(pairFrom: i32, pairTo: i32, pairIdx: usize, pair
     const l_elB = load<i32>(pairEl + (<usize>j << 3), 4);
     const l_scalarV = ldv(scalar, l_elA, l_elB);
     const C = f64x2.sub(len, l_scalarV);
-    act = v128.andnot(act, v128.or(v128.and(((mode == 1) ? i64x2.splat(-1) : i64x2.splat(0)), f64x2.le(C, _v0)), v128.and(((mode == 2) ? i64x2.splat(-1) : i64x2.splat(0)), f64x2.ge(C, _v0))));
-    if (!v128.any_true(act)) continue;
+    if ((mode == 1)) {
+      {
+        act = v128.andnot(act, f64x2.le(C, _v0));
+        if (!v128.any_true(act)) continue;
+      }
+    } else {
+      if ((mode == 2)) {
+        {
+          act = v128.andnot(act, f64x2.ge(C, _v0));
+          if (!v128.any_true(act)) continue;
+        }
+      }
+    }
     const inv = f64x2.div(_v2, len);
     const nx = f64x2.mul(dx, inv);
     const ny = f64x2.mul(dy, inv);
@@ -234,38 +245,38 @@ export function projectDistance(pairFrom: i32, pairTo: i32, pairIdx: usize, pair
     const l_lamV = ldv(lam, l_elA, l_elB);
     const dl = f64x2.div(f64x2.mul(_v4, f64x2.sub(f64x2.sub(f64x2.neg(C), f64x2.mul(_v3, l_lamV)), _v0)), f64x2.add(wsum, _v3));
     const _lam_0 = f64x2.add(l_lamV, dl);
-    const sa = f64x2.mul(wa, dl);
-    const sb = f64x2.mul(wb, dl);
-    const _a_x1 = f64x2.add(l_a_x, f64x2.mul(nx, sa));
-    const _a_y2 = f64x2.add(l_a_y, f64x2.mul(ny, sa));
-    const _a_z3 = f64x2.add(l_a_z, f64x2.mul(nz, sa));
-    const _b_x4 = f64x2.sub(l_b_x, f64x2.mul(nx, sb));
-    const _b_y5 = f64x2.sub(l_b_y, f64x2.mul(ny, sb));
-    const _b_z6 = f64x2.sub(l_b_z, f64x2.mul(nz, sb));
+    const _k1 = f64x2.mul(wa, dl);
+    const _a_x2 = f64x2.add(l_a_x, f64x2.mul(nx, _k1));
+    const _a_y3 = f64x2.add(l_a_y, f64x2.mul(ny, _k1));
+    const _a_z4 = f64x2.add(l_a_z, f64x2.mul(nz, _k1));
+    const _k5 = f64x2.mul(wb, dl);
+    const _b_x6 = f64x2.sub(l_b_x, f64x2.mul(nx, _k5));
+    const _b_y7 = f64x2.sub(l_b_y, f64x2.mul(ny, _k5));
+    const _b_z8 = f64x2.sub(l_b_z, f64x2.mul(nz, _k5));
     if (i64x2.extract_lane(act, 0) != 0) {
       store<f64>(lam + (<usize>l_elA << 3), f64x2.extract_lane(_lam_0, 0));
       { const o = p + (<usize>l_i_aA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_a_x1, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_a_y2, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_a_z3, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_a_x2, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_a_y3, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_a_z4, 0), 16);
       }
       { const o = p + (<usize>l_i_bA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_b_x4, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_b_y5, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_b_z6, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_b_x6, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_b_y7, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_b_z8, 0), 16);
       }
     }
     if (i64x2.extract_lane(act, 1) != 0) {
       store<f64>(lam + (<usize>l_elB << 3), f64x2.extract_lane(_lam_0, 1));
       { const o = p + (<usize>l_i_aB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_a_x1, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_a_y2, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_a_z3, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_a_x2, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_a_y3, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_a_z4, 1), 16);
       }
       { const o = p + (<usize>l_i_bB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_b_x4, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_b_y5, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_b_z6, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_b_x6, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_b_y7, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_b_z8, 1), 16);
       }
     }
   }
@@ -350,72 +361,72 @@ export function projectTetVolume(pairFrom: i32, pairTo: i32, pairIdx: usize, pai
     const C = f64x2.sub(f64x2.mul(_v1, f64x2.add(f64x2.add(f64x2.mul(g4x, tx), f64x2.mul(g4y, ty)), f64x2.mul(g4z, tz))), l_scalarV);
     const wG = f64x2.mul(_v2, f64x2.add(f64x2.add(f64x2.add(f64x2.mul(w1, f64x2.add(f64x2.add(f64x2.mul(g1x, g1x), f64x2.mul(g1y, g1y)), f64x2.mul(g1z, g1z))), f64x2.mul(w2, f64x2.add(f64x2.add(f64x2.mul(g2x, g2x), f64x2.mul(g2y, g2y)), f64x2.mul(g2z, g2z)))), f64x2.mul(w3, f64x2.add(f64x2.add(f64x2.mul(g3x, g3x), f64x2.mul(g3y, g3y)), f64x2.mul(g3z, g3z)))), f64x2.mul(w4, f64x2.add(f64x2.add(f64x2.mul(g4x, g4x), f64x2.mul(g4y, g4y)), f64x2.mul(g4z, g4z)))));
     const denom = f64x2.add(wG, _v3);
-    act = v128.andnot(act, v128.not(f64x2.gt(denom, _v4)));
+    act = v128.and(act, f64x2.gt(denom, _v4));
     if (!v128.any_true(act)) continue;
     const l_lamV = ldv(lam, l_elA, l_elB);
     const dl = f64x2.div(f64x2.mul(_v5, f64x2.sub(f64x2.sub(f64x2.neg(C), f64x2.mul(_v3, l_lamV)), _v0)), denom);
     const _lam_0 = f64x2.add(l_lamV, dl);
     const s = f64x2.mul(_v1, dl);
-    let k = f64x2.mul(w1, s);
-    const _a_x1 = f64x2.add(ox, f64x2.mul(g1x, k));
-    const _a_y2 = f64x2.add(oy, f64x2.mul(g1y, k));
-    const _a_z3 = f64x2.add(oz, f64x2.mul(g1z, k));
-    k = f64x2.mul(w2, s);
-    const _b_x4 = f64x2.add(l_b_x, f64x2.mul(g2x, k));
-    const _b_y5 = f64x2.add(l_b_y, f64x2.mul(g2y, k));
-    const _b_z6 = f64x2.add(l_b_z, f64x2.mul(g2z, k));
-    k = f64x2.mul(w3, s);
-    const _c_x7 = f64x2.add(l_c_x, f64x2.mul(g3x, k));
-    const _c_y8 = f64x2.add(l_c_y, f64x2.mul(g3y, k));
-    const _c_z9 = f64x2.add(l_c_z, f64x2.mul(g3z, k));
-    k = f64x2.mul(w4, s);
-    const _d_x10 = f64x2.add(l_d_x, f64x2.mul(g4x, k));
-    const _d_y11 = f64x2.add(l_d_y, f64x2.mul(g4y, k));
-    const _d_z12 = f64x2.add(l_d_z, f64x2.mul(g4z, k));
+    const _k1 = f64x2.mul(w1, s);
+    const _a_x2 = f64x2.add(l_a_x, f64x2.mul(g1x, _k1));
+    const _a_y3 = f64x2.add(l_a_y, f64x2.mul(g1y, _k1));
+    const _a_z4 = f64x2.add(l_a_z, f64x2.mul(g1z, _k1));
+    const _k5 = f64x2.mul(w2, s);
+    const _b_x6 = f64x2.add(l_b_x, f64x2.mul(g2x, _k5));
+    const _b_y7 = f64x2.add(l_b_y, f64x2.mul(g2y, _k5));
+    const _b_z8 = f64x2.add(l_b_z, f64x2.mul(g2z, _k5));
+    const _k9 = f64x2.mul(w3, s);
+    const _c_x10 = f64x2.add(l_c_x, f64x2.mul(g3x, _k9));
+    const _c_y11 = f64x2.add(l_c_y, f64x2.mul(g3y, _k9));
+    const _c_z12 = f64x2.add(l_c_z, f64x2.mul(g3z, _k9));
+    const _k13 = f64x2.mul(w4, s);
+    const _d_x14 = f64x2.add(l_d_x, f64x2.mul(g4x, _k13));
+    const _d_y15 = f64x2.add(l_d_y, f64x2.mul(g4y, _k13));
+    const _d_z16 = f64x2.add(l_d_z, f64x2.mul(g4z, _k13));
     if (i64x2.extract_lane(act, 0) != 0) {
       store<f64>(lam + (<usize>l_elA << 3), f64x2.extract_lane(_lam_0, 0));
       { const o = p + (<usize>l_i_aA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_a_x1, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_a_y2, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_a_z3, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_a_x2, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_a_y3, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_a_z4, 0), 16);
       }
       { const o = p + (<usize>l_i_bA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_b_x4, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_b_y5, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_b_z6, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_b_x6, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_b_y7, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_b_z8, 0), 16);
       }
       { const o = p + (<usize>l_i_cA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_c_x7, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_c_y8, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_c_z9, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_c_x10, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_c_y11, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_c_z12, 0), 16);
       }
       { const o = p + (<usize>l_i_dA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_d_x10, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_d_y11, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_d_z12, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_d_x14, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_d_y15, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_d_z16, 0), 16);
       }
     }
     if (i64x2.extract_lane(act, 1) != 0) {
       store<f64>(lam + (<usize>l_elB << 3), f64x2.extract_lane(_lam_0, 1));
       { const o = p + (<usize>l_i_aB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_a_x1, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_a_y2, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_a_z3, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_a_x2, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_a_y3, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_a_z4, 1), 16);
       }
       { const o = p + (<usize>l_i_bB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_b_x4, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_b_y5, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_b_z6, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_b_x6, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_b_y7, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_b_z8, 1), 16);
       }
       { const o = p + (<usize>l_i_cB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_c_x7, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_c_y8, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_c_z9, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_c_x10, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_c_y11, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_c_z12, 1), 16);
       }
       { const o = p + (<usize>l_i_dB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_d_x10, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_d_y11, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_d_z12, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_d_x14, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_d_y15, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_d_z16, 1), 16);
       }
     }
   }
@@ -470,7 +481,7 @@ export function projectTriangleArea(pairFrom: i32, pairTo: i32, pairIdx: usize, 
     let ny = f64x2.sub(f64x2.mul(uz, vx), f64x2.mul(ux, vz));
     let nz = f64x2.sub(f64x2.mul(ux, vy), f64x2.mul(uy, vx));
     const len = f64x2.sqrt(f64x2.add(f64x2.add(f64x2.mul(nx, nx), f64x2.mul(ny, ny)), f64x2.mul(nz, nz)));
-    act = v128.andnot(act, v128.not(f64x2.gt(len, _v1)));
+    act = v128.and(act, f64x2.gt(len, _v1));
     if (!v128.any_true(act)) continue;
     nx = f64x2.div(nx, len);
     ny = f64x2.div(ny, len);
@@ -490,57 +501,57 @@ export function projectTriangleArea(pairFrom: i32, pairTo: i32, pairIdx: usize, 
     const g1z = f64x2.sub(f64x2.neg(g2z), g3z);
     const wG = f64x2.add(f64x2.add(f64x2.mul(w1, f64x2.add(f64x2.add(f64x2.mul(g1x, g1x), f64x2.mul(g1y, g1y)), f64x2.mul(g1z, g1z))), f64x2.mul(w2, f64x2.add(f64x2.add(f64x2.mul(g2x, g2x), f64x2.mul(g2y, g2y)), f64x2.mul(g2z, g2z)))), f64x2.mul(w3, f64x2.add(f64x2.add(f64x2.mul(g3x, g3x), f64x2.mul(g3y, g3y)), f64x2.mul(g3z, g3z))));
     const denom = f64x2.add(wG, _v3);
-    act = v128.andnot(act, v128.not(f64x2.gt(denom, _v1)));
+    act = v128.and(act, f64x2.gt(denom, _v1));
     if (!v128.any_true(act)) continue;
     const l_lamV = ldv(lam, l_elA, l_elB);
     const dl = f64x2.div(f64x2.mul(_v4, f64x2.sub(f64x2.sub(f64x2.neg(C), f64x2.mul(_v3, l_lamV)), _v0)), denom);
     const _lam_0 = f64x2.add(l_lamV, dl);
-    let k = f64x2.mul(w1, dl);
-    const _a_x1 = f64x2.add(l_a_x, f64x2.mul(g1x, k));
-    const _a_y2 = f64x2.add(l_a_y, f64x2.mul(g1y, k));
-    const _a_z3 = f64x2.add(l_a_z, f64x2.mul(g1z, k));
-    k = f64x2.mul(w2, dl);
-    const _b_x4 = f64x2.add(l_b_x, f64x2.mul(g2x, k));
-    const _b_y5 = f64x2.add(l_b_y, f64x2.mul(g2y, k));
-    const _b_z6 = f64x2.add(l_b_z, f64x2.mul(g2z, k));
-    k = f64x2.mul(w3, dl);
-    const _c_x7 = f64x2.add(l_c_x, f64x2.mul(g3x, k));
-    const _c_y8 = f64x2.add(l_c_y, f64x2.mul(g3y, k));
-    const _c_z9 = f64x2.add(l_c_z, f64x2.mul(g3z, k));
+    const _k1 = f64x2.mul(w1, dl);
+    const _a_x2 = f64x2.add(l_a_x, f64x2.mul(g1x, _k1));
+    const _a_y3 = f64x2.add(l_a_y, f64x2.mul(g1y, _k1));
+    const _a_z4 = f64x2.add(l_a_z, f64x2.mul(g1z, _k1));
+    const _k5 = f64x2.mul(w2, dl);
+    const _b_x6 = f64x2.add(l_b_x, f64x2.mul(g2x, _k5));
+    const _b_y7 = f64x2.add(l_b_y, f64x2.mul(g2y, _k5));
+    const _b_z8 = f64x2.add(l_b_z, f64x2.mul(g2z, _k5));
+    const _k9 = f64x2.mul(w3, dl);
+    const _c_x10 = f64x2.add(l_c_x, f64x2.mul(g3x, _k9));
+    const _c_y11 = f64x2.add(l_c_y, f64x2.mul(g3y, _k9));
+    const _c_z12 = f64x2.add(l_c_z, f64x2.mul(g3z, _k9));
     if (i64x2.extract_lane(act, 0) != 0) {
       store<f64>(lam + (<usize>l_elA << 3), f64x2.extract_lane(_lam_0, 0));
       { const o = p + (<usize>l_i_aA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_a_x1, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_a_y2, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_a_z3, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_a_x2, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_a_y3, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_a_z4, 0), 16);
       }
       { const o = p + (<usize>l_i_bA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_b_x4, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_b_y5, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_b_z6, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_b_x6, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_b_y7, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_b_z8, 0), 16);
       }
       { const o = p + (<usize>l_i_cA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_c_x7, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_c_y8, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_c_z9, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_c_x10, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_c_y11, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_c_z12, 0), 16);
       }
     }
     if (i64x2.extract_lane(act, 1) != 0) {
       store<f64>(lam + (<usize>l_elB << 3), f64x2.extract_lane(_lam_0, 1));
       { const o = p + (<usize>l_i_aB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_a_x1, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_a_y2, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_a_z3, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_a_x2, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_a_y3, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_a_z4, 1), 16);
       }
       { const o = p + (<usize>l_i_bB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_b_x4, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_b_y5, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_b_z6, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_b_x6, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_b_y7, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_b_z8, 1), 16);
       }
       { const o = p + (<usize>l_i_cB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_c_x7, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_c_y8, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_c_z9, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_c_x10, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_c_y11, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_c_z12, 1), 16);
       }
     }
   }
@@ -616,79 +627,79 @@ export function projectIsometricBending(pairFrom: i32, pairTo: i32, pairIdx: usi
     const l_elB = load<i32>(pairEl + (<usize>j << 3), 4);
     const l_scalarV = ldv(scalar, l_elA, l_elB);
     const E = f64x2.mul(f64x2.mul(_v1, l_scalarV), v2);
-    act = v128.andnot(act, v128.not(f64x2.gt(E, _v2)));
+    act = v128.and(act, f64x2.gt(E, _v2));
     if (!v128.any_true(act)) continue;
     const s = ((m == 0.0) ? l_scalarV : f64x2.div(l_scalarV, f64x2.sqrt(f64x2.add(f64x2.mul(f64x2.mul(_v3, E), _v4), _v5))));
     const C = f64x2.mul(f64x2.mul(_v6, E), f64x2.div(s, l_scalarV));
     const wK = f64x2.add(f64x2.add(f64x2.add(f64x2.mul(f64x2.mul(w0, k0), k0), f64x2.mul(f64x2.mul(w1, k1), k1)), f64x2.mul(f64x2.mul(w2, k2), k2)), f64x2.mul(f64x2.mul(w3, k3), k3));
     const wG = f64x2.mul(f64x2.mul(f64x2.mul(s, s), v2), wK);
     const denom = f64x2.add(wG, _v7);
-    act = v128.andnot(act, v128.not(f64x2.gt(denom, _v2)));
+    act = v128.and(act, f64x2.gt(denom, _v2));
     if (!v128.any_true(act)) continue;
     const l_lamV = ldv(lam, l_elA, l_elB);
     const dl = f64x2.div(f64x2.mul(_v8, f64x2.sub(f64x2.sub(f64x2.neg(C), f64x2.mul(_v7, l_lamV)), _v0)), denom);
     const _lam_0 = f64x2.add(l_lamV, dl);
     const sd = f64x2.mul(s, dl);
-    let f = f64x2.mul(f64x2.mul(w0, k0), sd);
-    const _a_x1 = f64x2.add(l_a_x, f64x2.mul(vx, f));
-    const _a_y2 = f64x2.add(l_a_y, f64x2.mul(vy, f));
-    const _a_z3 = f64x2.add(l_a_z, f64x2.mul(vz, f));
-    f = f64x2.mul(f64x2.mul(w1, k1), sd);
-    const _b_x4 = f64x2.add(l_b_x, f64x2.mul(vx, f));
-    const _b_y5 = f64x2.add(l_b_y, f64x2.mul(vy, f));
-    const _b_z6 = f64x2.add(l_b_z, f64x2.mul(vz, f));
-    f = f64x2.mul(f64x2.mul(w2, k2), sd);
-    const _c_x7 = f64x2.add(l_c_x, f64x2.mul(vx, f));
-    const _c_y8 = f64x2.add(l_c_y, f64x2.mul(vy, f));
-    const _c_z9 = f64x2.add(l_c_z, f64x2.mul(vz, f));
-    f = f64x2.mul(f64x2.mul(w3, k3), sd);
-    const _d_x10 = f64x2.add(l_d_x, f64x2.mul(vx, f));
-    const _d_y11 = f64x2.add(l_d_y, f64x2.mul(vy, f));
-    const _d_z12 = f64x2.add(l_d_z, f64x2.mul(vz, f));
+    const _k1 = f64x2.mul(f64x2.mul(w0, k0), sd);
+    const _a_x2 = f64x2.add(l_a_x, f64x2.mul(vx, _k1));
+    const _a_y3 = f64x2.add(l_a_y, f64x2.mul(vy, _k1));
+    const _a_z4 = f64x2.add(l_a_z, f64x2.mul(vz, _k1));
+    const _k5 = f64x2.mul(f64x2.mul(w1, k1), sd);
+    const _b_x6 = f64x2.add(l_b_x, f64x2.mul(vx, _k5));
+    const _b_y7 = f64x2.add(l_b_y, f64x2.mul(vy, _k5));
+    const _b_z8 = f64x2.add(l_b_z, f64x2.mul(vz, _k5));
+    const _k9 = f64x2.mul(f64x2.mul(w2, k2), sd);
+    const _c_x10 = f64x2.add(l_c_x, f64x2.mul(vx, _k9));
+    const _c_y11 = f64x2.add(l_c_y, f64x2.mul(vy, _k9));
+    const _c_z12 = f64x2.add(l_c_z, f64x2.mul(vz, _k9));
+    const _k13 = f64x2.mul(f64x2.mul(w3, k3), sd);
+    const _d_x14 = f64x2.add(l_d_x, f64x2.mul(vx, _k13));
+    const _d_y15 = f64x2.add(l_d_y, f64x2.mul(vy, _k13));
+    const _d_z16 = f64x2.add(l_d_z, f64x2.mul(vz, _k13));
     if (i64x2.extract_lane(act, 0) != 0) {
       store<f64>(lam + (<usize>l_elA << 3), f64x2.extract_lane(_lam_0, 0));
       { const o = p + (<usize>l_i_aA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_a_x1, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_a_y2, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_a_z3, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_a_x2, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_a_y3, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_a_z4, 0), 16);
       }
       { const o = p + (<usize>l_i_bA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_b_x4, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_b_y5, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_b_z6, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_b_x6, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_b_y7, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_b_z8, 0), 16);
       }
       { const o = p + (<usize>l_i_cA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_c_x7, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_c_y8, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_c_z9, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_c_x10, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_c_y11, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_c_z12, 0), 16);
       }
       { const o = p + (<usize>l_i_dA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_d_x10, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_d_y11, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_d_z12, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_d_x14, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_d_y15, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_d_z16, 0), 16);
       }
     }
     if (i64x2.extract_lane(act, 1) != 0) {
       store<f64>(lam + (<usize>l_elB << 3), f64x2.extract_lane(_lam_0, 1));
       { const o = p + (<usize>l_i_aB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_a_x1, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_a_y2, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_a_z3, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_a_x2, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_a_y3, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_a_z4, 1), 16);
       }
       { const o = p + (<usize>l_i_bB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_b_x4, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_b_y5, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_b_z6, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_b_x6, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_b_y7, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_b_z8, 1), 16);
       }
       { const o = p + (<usize>l_i_cB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_c_x7, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_c_y8, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_c_z9, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_c_x10, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_c_y11, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_c_z12, 1), 16);
       }
       { const o = p + (<usize>l_i_dB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_d_x10, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_d_y11, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_d_z12, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_d_x14, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_d_y15, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_d_z16, 1), 16);
       }
     }
   }
@@ -872,7 +883,7 @@ export function projectTetFem(pairFrom: i32, pairTo: i32, pairIdx: usize, pairRe
         }
       }
     }
-    act = v128.andnot(act, v128.not(f64x2.gt(psi, _v10)));
+    act = v128.and(act, f64x2.gt(psi, _v10));
     if (!v128.any_true(act)) continue;
     const l_scalarV = ldv(scalar, l_elA, l_elB);
     const V = l_scalarV;
@@ -894,72 +905,72 @@ export function projectTetFem(pairFrom: i32, pairTo: i32, pairIdx: usize, pairRe
     const s = f64x2.mul(s0, V);
     const wG = f64x2.mul(f64x2.mul(s, s), f64x2.add(f64x2.add(f64x2.add(f64x2.mul(w0, f64x2.add(f64x2.add(f64x2.mul(g0x, g0x), f64x2.mul(g0y, g0y)), f64x2.mul(g0z, g0z))), f64x2.mul(w1, f64x2.add(f64x2.add(f64x2.mul(g1x, g1x), f64x2.mul(g1y, g1y)), f64x2.mul(g1z, g1z)))), f64x2.mul(w2, f64x2.add(f64x2.add(f64x2.mul(g2x, g2x), f64x2.mul(g2y, g2y)), f64x2.mul(g2z, g2z)))), f64x2.mul(w3, f64x2.add(f64x2.add(f64x2.mul(g3x, g3x), f64x2.mul(g3y, g3y)), f64x2.mul(g3z, g3z)))));
     const denom = f64x2.add(wG, _v15);
-    act = v128.andnot(act, v128.not(f64x2.gt(denom, _v16)));
+    act = v128.and(act, f64x2.gt(denom, _v16));
     if (!v128.any_true(act)) continue;
     const l_lamV = ldv(lam, l_elA, l_elB);
     const dl = f64x2.div(f64x2.mul(_v17, f64x2.sub(f64x2.sub(f64x2.neg(C), f64x2.mul(_v15, l_lamV)), _v0)), denom);
     const _lam_2 = f64x2.add(l_lamV, dl);
     const sd = f64x2.mul(s, dl);
-    let k = f64x2.mul(w0, sd);
-    const _a_x3 = f64x2.add(l_a_x, f64x2.mul(g0x, k));
-    const _a_y4 = f64x2.add(l_a_y, f64x2.mul(g0y, k));
-    const _a_z5 = f64x2.add(l_a_z, f64x2.mul(g0z, k));
-    k = f64x2.mul(w1, sd);
-    const _b_x6 = f64x2.add(l_b_x, f64x2.mul(g1x, k));
-    const _b_y7 = f64x2.add(l_b_y, f64x2.mul(g1y, k));
-    const _b_z8 = f64x2.add(l_b_z, f64x2.mul(g1z, k));
-    k = f64x2.mul(w2, sd);
-    const _c_x9 = f64x2.add(l_c_x, f64x2.mul(g2x, k));
-    const _c_y10 = f64x2.add(l_c_y, f64x2.mul(g2y, k));
-    const _c_z11 = f64x2.add(l_c_z, f64x2.mul(g2z, k));
-    k = f64x2.mul(w3, sd);
-    const _d_x12 = f64x2.add(px, f64x2.mul(g3x, k));
-    const _d_y13 = f64x2.add(py, f64x2.mul(g3y, k));
-    const _d_z14 = f64x2.add(pz, f64x2.mul(g3z, k));
+    const _k3 = f64x2.mul(w0, sd);
+    const _a_x4 = f64x2.add(l_a_x, f64x2.mul(g0x, _k3));
+    const _a_y5 = f64x2.add(l_a_y, f64x2.mul(g0y, _k3));
+    const _a_z6 = f64x2.add(l_a_z, f64x2.mul(g0z, _k3));
+    const _k7 = f64x2.mul(w1, sd);
+    const _b_x8 = f64x2.add(l_b_x, f64x2.mul(g1x, _k7));
+    const _b_y9 = f64x2.add(l_b_y, f64x2.mul(g1y, _k7));
+    const _b_z10 = f64x2.add(l_b_z, f64x2.mul(g1z, _k7));
+    const _k11 = f64x2.mul(w2, sd);
+    const _c_x12 = f64x2.add(l_c_x, f64x2.mul(g2x, _k11));
+    const _c_y13 = f64x2.add(l_c_y, f64x2.mul(g2y, _k11));
+    const _c_z14 = f64x2.add(l_c_z, f64x2.mul(g2z, _k11));
+    const _k15 = f64x2.mul(w3, sd);
+    const _d_x16 = f64x2.add(l_d_x, f64x2.mul(g3x, _k15));
+    const _d_y17 = f64x2.add(l_d_y, f64x2.mul(g3y, _k15));
+    const _d_z18 = f64x2.add(l_d_z, f64x2.mul(g3z, _k15));
     if (i64x2.extract_lane(act, 0) != 0) {
       store<f64>(lam + (<usize>l_elA << 3), f64x2.extract_lane(_lam_2, 0));
       { const o = p + (<usize>l_i_aA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_a_x3, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_a_y4, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_a_z5, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_a_x4, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_a_y5, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_a_z6, 0), 16);
       }
       { const o = p + (<usize>l_i_bA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_b_x6, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_b_y7, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_b_z8, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_b_x8, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_b_y9, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_b_z10, 0), 16);
       }
       { const o = p + (<usize>l_i_cA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_c_x9, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_c_y10, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_c_z11, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_c_x12, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_c_y13, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_c_z14, 0), 16);
       }
       { const o = p + (<usize>l_i_dA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_d_x12, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_d_y13, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_d_z14, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_d_x16, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_d_y17, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_d_z18, 0), 16);
       }
     }
     if (i64x2.extract_lane(act, 1) != 0) {
       store<f64>(lam + (<usize>l_elB << 3), f64x2.extract_lane(_lam_2, 1));
       { const o = p + (<usize>l_i_aB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_a_x3, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_a_y4, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_a_z5, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_a_x4, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_a_y5, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_a_z6, 1), 16);
       }
       { const o = p + (<usize>l_i_bB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_b_x6, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_b_y7, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_b_z8, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_b_x8, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_b_y9, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_b_z10, 1), 16);
       }
       { const o = p + (<usize>l_i_cB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_c_x9, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_c_y10, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_c_z11, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_c_x12, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_c_y13, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_c_z14, 1), 16);
       }
       { const o = p + (<usize>l_i_dB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_d_x12, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_d_y13, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_d_z14, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_d_x16, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_d_y17, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_d_z18, 1), 16);
       }
     }
   }
@@ -1074,7 +1085,7 @@ export function projectTriangleFem(pairFrom: i32, pairTo: i32, pairIdx: usize, p
       P5 = f64x2.add(f64x2.mul(f4, s01), f64x2.mul(f5, s11));
       psi = f64x2.add(f64x2.mul(_v1, f64x2.add(f64x2.mul(s00, e00), f64x2.mul(s11, e11))), f64x2.mul(s01, e01));
     }
-    act = v128.andnot(act, v128.not(f64x2.gt(psi, _v8)));
+    act = v128.and(act, f64x2.gt(psi, _v8));
     if (!v128.any_true(act)) continue;
     const l_scalarV = ldv(scalar, l_elA, l_elB);
     const A = l_scalarV;
@@ -1092,58 +1103,58 @@ export function projectTriangleFem(pairFrom: i32, pairTo: i32, pairIdx: usize, p
     const C = f64x2.mul(f64x2.mul(_v12, E), s);
     const wG = f64x2.mul(f64x2.mul(s, s), f64x2.add(f64x2.add(f64x2.mul(w0, f64x2.add(f64x2.add(f64x2.mul(g0x, g0x), f64x2.mul(g0y, g0y)), f64x2.mul(g0z, g0z))), f64x2.mul(w1, f64x2.add(f64x2.add(f64x2.mul(g1x, g1x), f64x2.mul(g1y, g1y)), f64x2.mul(g1z, g1z)))), f64x2.mul(w2, f64x2.add(f64x2.add(f64x2.mul(g2x, g2x), f64x2.mul(g2y, g2y)), f64x2.mul(g2z, g2z)))));
     const denom = f64x2.add(wG, _v13);
-    act = v128.andnot(act, v128.not(f64x2.gt(denom, _v14)));
+    act = v128.and(act, f64x2.gt(denom, _v14));
     if (!v128.any_true(act)) continue;
     const l_lamV = ldv(lam, l_elA, l_elB);
     const dl = f64x2.div(f64x2.mul(_v15, f64x2.sub(f64x2.sub(f64x2.neg(C), f64x2.mul(_v13, l_lamV)), _v0)), denom);
     const _lam_2 = f64x2.add(l_lamV, dl);
     const sd = f64x2.mul(s, dl);
-    let k = f64x2.mul(w0, sd);
-    const _a_x3 = f64x2.add(l_a_x, f64x2.mul(g0x, k));
-    const _a_y4 = f64x2.add(l_a_y, f64x2.mul(g0y, k));
-    const _a_z5 = f64x2.add(l_a_z, f64x2.mul(g0z, k));
-    k = f64x2.mul(w1, sd);
-    const _b_x6 = f64x2.add(l_b_x, f64x2.mul(g1x, k));
-    const _b_y7 = f64x2.add(l_b_y, f64x2.mul(g1y, k));
-    const _b_z8 = f64x2.add(l_b_z, f64x2.mul(g1z, k));
-    k = f64x2.mul(w2, sd);
-    const _c_x9 = f64x2.add(px, f64x2.mul(g2x, k));
-    const _c_y10 = f64x2.add(py, f64x2.mul(g2y, k));
-    const _c_z11 = f64x2.add(pz, f64x2.mul(g2z, k));
+    const _k3 = f64x2.mul(w0, sd);
+    const _a_x4 = f64x2.add(l_a_x, f64x2.mul(g0x, _k3));
+    const _a_y5 = f64x2.add(l_a_y, f64x2.mul(g0y, _k3));
+    const _a_z6 = f64x2.add(l_a_z, f64x2.mul(g0z, _k3));
+    const _k7 = f64x2.mul(w1, sd);
+    const _b_x8 = f64x2.add(l_b_x, f64x2.mul(g1x, _k7));
+    const _b_y9 = f64x2.add(l_b_y, f64x2.mul(g1y, _k7));
+    const _b_z10 = f64x2.add(l_b_z, f64x2.mul(g1z, _k7));
+    const _k11 = f64x2.mul(w2, sd);
+    const _c_x12 = f64x2.add(l_c_x, f64x2.mul(g2x, _k11));
+    const _c_y13 = f64x2.add(l_c_y, f64x2.mul(g2y, _k11));
+    const _c_z14 = f64x2.add(l_c_z, f64x2.mul(g2z, _k11));
     if (i64x2.extract_lane(act, 0) != 0) {
       store<f64>(lam + (<usize>l_elA << 3), f64x2.extract_lane(_lam_2, 0));
       { const o = p + (<usize>l_i_aA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_a_x3, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_a_y4, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_a_z5, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_a_x4, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_a_y5, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_a_z6, 0), 16);
       }
       { const o = p + (<usize>l_i_bA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_b_x6, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_b_y7, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_b_z8, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_b_x8, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_b_y9, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_b_z10, 0), 16);
       }
       { const o = p + (<usize>l_i_cA3 << 3);
-        store<f64>(o, f64x2.extract_lane(_c_x9, 0), 0);
-        store<f64>(o, f64x2.extract_lane(_c_y10, 0), 8);
-        store<f64>(o, f64x2.extract_lane(_c_z11, 0), 16);
+        store<f64>(o, f64x2.extract_lane(_c_x12, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_c_y13, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_c_z14, 0), 16);
       }
     }
     if (i64x2.extract_lane(act, 1) != 0) {
       store<f64>(lam + (<usize>l_elB << 3), f64x2.extract_lane(_lam_2, 1));
       { const o = p + (<usize>l_i_aB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_a_x3, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_a_y4, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_a_z5, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_a_x4, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_a_y5, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_a_z6, 1), 16);
       }
       { const o = p + (<usize>l_i_bB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_b_x6, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_b_y7, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_b_z8, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_b_x8, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_b_y9, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_b_z10, 1), 16);
       }
       { const o = p + (<usize>l_i_cB3 << 3);
-        store<f64>(o, f64x2.extract_lane(_c_x9, 1), 0);
-        store<f64>(o, f64x2.extract_lane(_c_y10, 1), 8);
-        store<f64>(o, f64x2.extract_lane(_c_z11, 1), 16);
+        store<f64>(o, f64x2.extract_lane(_c_x12, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_c_y13, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_c_z14, 1), 16);
       }
     }
   }

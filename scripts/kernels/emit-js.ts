@@ -9,7 +9,7 @@
  * `return` → `continue`. The code V8 gets is the hand-written kernel's.
  */
 import type * as T from '@babel/types';
-import { fail, isDeferDirective, type KernelDef } from './parse.js';
+import { fail, type Helper, isDeferDirective, type KernelDef } from './parse.js';
 import { FIELDS, hoistedPrefix, isReference, walk } from './walk.js';
 
 interface Edit {
@@ -81,7 +81,87 @@ export function emitJs(def: KernelDef, header: string): string {
   const edits: Edit[] = [];
   let usesX = false;
   const rec = def.params.find((p) => p.kind === 'record');
-  walk(def.body, (n, parent) => {
+  let bound = 0;
+  /** The JavaScript text of a helper's argument that is a name or a number. */
+  const argText = (arg: T.Node): string | null => {
+    if (arg.type === 'NumericLiteral') return src.slice(arg.start!, arg.end!);
+    if (arg.type !== 'Identifier') return null;
+    const p = kinds.get(arg.name);
+    if (p && (p.kind === 'scalar' || p.kind === 'multiplier')) return `${arg.name}[${names.c}]`;
+    return arg.name;
+  };
+  /** The helper's `node` with its parameters replaced (numbers by text, particles by the caller's). */
+  const inline = (h: Helper, node: T.Node, numbers: Map<string, string>, particles: Map<string, string>) => {
+    const inner: Edit[] = [];
+    walk(node, (m, parent) => {
+      if (m.type === 'MemberExpression' && m.object.type === 'Identifier' && particles.has(m.object.name)) {
+        const f = m.property.type === 'Identifier' ? FIELDS[m.property.name] : undefined;
+        if (!f || m.computed) fail(def, m, 'a particle has x, y, z, w, x0, y0, z0');
+        if (f.array === 'x') usesX = true;
+        const name = particles.get(m.object.name)!;
+        const off = names.off.get(name)!;
+        const text = f.array === 'w' ? `w[${name}]` : `${f.array}[${off}${f.k ? ` + ${f.k}` : ''}]`;
+        inner.push({ start: m.start!, end: m.end!, text });
+        return false;
+      }
+      if (m.type === 'Identifier' && isReference(m, parent) && numbers.has(m.name))
+        inner.push({ start: m.start!, end: m.end!, text: numbers.get(m.name)! });
+      return undefined;
+    });
+    return splice(h.source, node.start!, node.end!, inner);
+  };
+  const visit = (n: T.Node, parent: T.Node | null): boolean | undefined => {
+    if (n.type === 'CallExpression' && n.callee.type === 'Identifier') {
+      const h = def.helpers.get(n.callee.name);
+      // any other function belongs to a 'defer' block (JavaScript only; the SIMD emitter checks)
+      if (!h) return undefined;
+      const call = n.callee.name;
+      if (h.expr === null) fail(def, n, `${call} is a statement: call it on its own`);
+      const numbers = new Map<string, string>();
+      h.params.forEach((p, k) => {
+        const t = argText(n.arguments[k]);
+        if (p.particle || t === null) fail(def, n, `${call} takes names or numbers`);
+        numbers.set(p.name, t);
+      });
+      edits.push({ start: n.start!, end: n.end!, text: `(${inline(h, h.expr, numbers, new Map())})` });
+      return false;
+    }
+    if (
+      n.type === 'ExpressionStatement' &&
+      n.expression.type === 'CallExpression' &&
+      n.expression.callee.type === 'Identifier'
+    ) {
+      const e = n.expression;
+      const call = (e.callee as T.Identifier).name;
+      const h = def.helpers.get(call);
+      if (!h) return undefined;
+      if (h.expr !== null) fail(def, n, `${call} is an expression`);
+      const numbers = new Map<string, string>();
+      const particles = new Map<string, string>();
+      const lets: string[] = [];
+      h.params.forEach((p, k) => {
+        const arg = e.arguments[k];
+        if (p.particle) {
+          if (arg.type !== 'Identifier' || kinds.get(arg.name)?.kind !== 'particle')
+            fail(def, arg, `${call}: argument ${p.name} is a particle`);
+          particles.set(p.name, arg.name);
+          return;
+        }
+        const t = argText(arg);
+        if (t !== null) numbers.set(p.name, t);
+        else {
+          // computed once, as a statement of its own would be
+          const v = `${p.name}_${bound++}`;
+          walk(arg, visit);
+          lets.push(`const ${v} = ${splice(src, arg.start!, arg.end!, edits)};`);
+          numbers.set(p.name, v);
+        }
+      });
+      const b = h.body;
+      const body = inline(h, b, numbers, particles);
+      edits.push({ start: n.start!, end: n.end!, text: `{ ${lets.join(' ')} ${body.slice(1, -1)} }` });
+      return false;
+    }
     if (n.type === 'MemberExpression' && n.object.type === 'Identifier') {
       const p = kinds.get(n.object.name);
       if (p?.kind === 'particle') {
@@ -116,7 +196,8 @@ export function emitJs(def: KernelDef, header: string): string {
     if (n.type === 'ExpressionStatement' && isDeferDirective(n as T.Statement))
       edits.push({ start: n.start!, end: n.end!, text: '' });
     return undefined;
-  });
+  };
+  walk(def.body, visit);
   const body = def.body.body;
   const hoist = hoistedPrefix(def).count;
   const hoisted = hoist > 0 ? splice(src, body[0].start!, body[hoist - 1].end!, edits) : '';

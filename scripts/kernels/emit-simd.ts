@@ -25,7 +25,7 @@
  * multiplying by 1 is exact).
  */
 import type * as T from '@babel/types';
-import { fail, isDeferDirective, type KernelDef, type Literal } from './parse.js';
+import { fail, type Helper, isDeferDirective, type KernelDef, type Literal } from './parse.js';
 import { FIELDS } from './walk.js';
 
 type Kind = 'f' | 'i' | 'b' | 'v' | 'm';
@@ -105,6 +105,8 @@ class SimdEmitter {
   /** Where the top-level statement being emitted begins in `out` (loads go there). */
   private topMark = 0;
   private depth = 0;
+  /** Parameters of the helpers being inlined: a value, or the caller's particle. */
+  private readonly aliases: Map<string, Value | { particle: string }>[] = [];
 
   constructor(private readonly def: KernelDef) {
     for (const p of def.params) {
@@ -125,6 +127,43 @@ class SimdEmitter {
 
   private param(name: string) {
     return this.def.params.find((p) => p.name === name);
+  }
+
+  private alias(name: string): Value | { particle: string } | undefined {
+    for (let k = this.aliases.length - 1; k >= 0; k--) {
+      const a = this.aliases[k].get(name);
+      if (a) return a;
+    }
+    return undefined;
+  }
+
+  /** The caller's name of a particle (a helper's parameter is an alias). */
+  private particleName(name: string): string {
+    const a = this.alias(name);
+    return a && 'particle' in a ? a.particle : name;
+  }
+
+  /** Binds a helper's parameters to the call's arguments. */
+  private bind(h: Helper, args: T.Node[], node: T.Node, statement: boolean): Map<string, Value | { particle: string }> {
+    const map = new Map<string, Value | { particle: string }>();
+    h.params.forEach((p, k) => {
+      const arg = args[k] as T.Expression;
+      if (p.particle) {
+        if (arg?.type !== 'Identifier') this.err(node, `${h.name}: argument ${p.name} is a particle`);
+        map.set(p.name, { particle: this.particleName(arg.name) });
+        return;
+      }
+      if (!statement && arg?.type !== 'Identifier' && arg?.type !== 'NumericLiteral')
+        this.err(node, `${h.name} takes names or numbers`);
+      let v = this.expr(arg);
+      if (v.kind === 'v' && !/^[A-Za-z_$][\w$]*$/.test(v.code)) {
+        const t = this.fresh(p.name);
+        this.out.push(`const ${t} = ${v.code};`);
+        v = { code: t, kind: 'v' };
+      }
+      map.set(p.name, v);
+    });
+    return map;
   }
 
   /** A uniform f64 value as an f64x2 (splatted once before the loop). */
@@ -210,6 +249,11 @@ class SimdEmitter {
   }
 
   private ident(e: T.Identifier): Value {
+    const al = this.alias(e.name);
+    if (al) {
+      if ('particle' in al) this.err(e, `${e.name} is read through its fields`);
+      return al;
+    }
     if (this.literals.has(e.name)) return this.lit(this.literals.get(e.name)!, e);
     const p = this.param(e.name);
     if (p?.kind === 'scalar' || p?.kind === 'multiplier') {
@@ -231,7 +275,7 @@ class SimdEmitter {
 
   private member(e: T.MemberExpression): Value {
     if (e.object.type !== 'Identifier') this.err(e, 'member access is only p.x / R[k] / Math.X');
-    const obj = e.object.name;
+    const obj = this.particleName(e.object.name);
     if (obj === 'Math' && !e.computed && e.property.type === 'Identifier') {
       const c = e.property.name;
       if (c === 'PI' || c === 'E' || c === 'SQRT2') return this.lit(Math[c], e);
@@ -348,6 +392,15 @@ class SimdEmitter {
 
   private call(e: T.CallExpression): Value {
     const callee = e.callee;
+    if (callee.type === 'Identifier') {
+      const h = this.def.helpers.get(callee.name);
+      if (!h) this.err(e, `${callee.name} is not a helper of src/kernels/helpers.ts`);
+      if (h.expr === null) this.err(e, `${h.name} is a statement: call it on its own`);
+      this.aliases.push(this.bind(h, e.arguments, e, false));
+      const v = this.expr(h.expr);
+      this.aliases.pop();
+      return v;
+    }
     if (
       callee.type !== 'MemberExpression' ||
       callee.object.type !== 'Identifier' ||
@@ -493,6 +546,15 @@ class SimdEmitter {
         return;
       case 'ExpressionStatement':
         if (isDeferDirective(s)) this.err(s, "'defer' must open the else-block of a test on the element");
+        if (s.expression.type === 'CallExpression' && s.expression.callee.type === 'Identifier') {
+          const h = this.def.helpers.get(s.expression.callee.name);
+          if (!h) this.err(s, `${s.expression.callee.name} is not a helper of src/kernels/helpers.ts`);
+          if (h.expr !== null) this.err(s, `${h.name} is an expression`);
+          this.aliases.push(this.bind(h, s.expression.arguments, s, true));
+          this.statements(h.body.body, m);
+          this.aliases.pop();
+          return;
+        }
         if (s.expression.type !== 'AssignmentExpression') this.err(s, 'only assignments are statements');
         this.assign(s.expression, m);
         return;
@@ -536,8 +598,9 @@ class SimdEmitter {
     if (this.writing) this.err(s, 'no test after the writes');
     // a test on the element
     if (this.isReturn(s.consequent) && !s.alternate) {
-      const cond = m === null ? c.code : `v128.and(${m}, ${c.code})`;
-      this.clear(cond);
+      const kept = m === null ? this.negated(s.test) : null;
+      if (kept !== null) this.keep(kept);
+      else this.clear(m === null ? c.code : `v128.and(${m}, ${c.code})`);
       return;
     }
     const alt = s.alternate;
@@ -571,6 +634,34 @@ class SimdEmitter {
     this.out.push('if (!v128.any_true(act)) continue;');
   }
 
+  /** Keeps only the lanes where `keep` (a mask) holds; skips the pair when none is left. */
+  private keep(keep: string): void {
+    if (!this.hasMask) {
+      this.out.push(`let act = ${keep};`);
+      this.hasMask = true;
+    } else this.out.push(`act = v128.and(act, ${keep});`);
+    this.out.push('if (!v128.any_true(act)) continue;');
+  }
+
+  /**
+   * The mask of the lanes where `test` does NOT hold, with the negation pushed
+   * through `!` and `||` (De Morgan), so that `if (!(a > b) || !(c > d)) return;`
+   * keeps `a > b && c > d` without inverting twice; null when the test is not
+   * of that form on lane values alone.
+   */
+  private negated(test: T.Expression): string | null {
+    if (test.type === 'UnaryExpression' && test.operator === '!') {
+      const v = this.expr(test.argument);
+      return v.kind === 'm' ? v.code : null;
+    }
+    if (test.type === 'LogicalExpression' && test.operator === '||') {
+      const a = this.negated(test.left);
+      const b = this.negated(test.right);
+      return a !== null && b !== null ? `v128.and(${a}, ${b})` : null;
+    }
+    return null;
+  }
+
   /** Lists the active lanes where `fast` fails for the JavaScript kernel and clears them. */
   private defer(fast: string): void {
     if (!this.hasMask) this.err(null, "a 'defer' test needs a guard before it (the inverse masses)");
@@ -597,7 +688,7 @@ class SimdEmitter {
       return { code: `f64x2.${VBIN[op]}(${this.splat(old)}, ${this.splat(r)})`, kind: 'v' };
     };
     if (t.type === 'MemberExpression' && t.object.type === 'Identifier') {
-      const p = this.param(t.object.name);
+      const p = this.param(this.particleName(t.object.name));
       if (p?.kind !== 'particle' || t.computed || t.property.type !== 'Identifier')
         this.err(e, 'only particle positions, the multiplier and locals are written');
       const k = t.property.name;

@@ -31,6 +31,17 @@ export interface Param {
 
 export type Literal = number | boolean | string | null;
 
+/** A helper of the kernel language (src/kernels/helpers.ts), inlined where it is called. */
+export interface Helper {
+  file: string;
+  source: string;
+  name: string;
+  params: { name: string; particle: boolean }[];
+  /** The returned expression of an expression helper; null for a statement helper. */
+  expr: T.Expression | null;
+  body: T.BlockStatement;
+}
+
 export interface KernelDef {
   /** The definition's file (relative to the repository root). */
   file: string;
@@ -47,6 +58,40 @@ export interface KernelDef {
   defers: boolean;
   /** The file's imports other than the kernel language's, as written. */
   imports: string[];
+  /** The helpers the definition may call, by name. */
+  helpers: Map<string, Helper>;
+}
+
+/** The helpers of a helper file (src/kernels/helpers.ts): every exported function. */
+export function parseHelpers(file: string, source: string): Map<string, Helper> {
+  const ast = parse(source, { sourceType: 'module', plugins: ['typescript'] });
+  const where = { file };
+  const out = new Map<string, Helper>();
+  for (const st of ast.program.body) {
+    if (st.type !== 'ExportNamedDeclaration' || st.declaration?.type !== 'FunctionDeclaration') continue;
+    const fn = st.declaration;
+    if (!fn.id) continue;
+    const params = fn.params.map((p) => {
+      if (p.type !== 'Identifier') fail(where, p, 'helper parameters are names');
+      const t = p.typeAnnotation?.type === 'TSTypeAnnotation' ? p.typeAnnotation.typeAnnotation : null;
+      const particle = t?.type === 'TSTypeReference' && t.typeName.type === 'Identifier' && t.typeName.name === 'Particle';
+      return { name: p.name, particle };
+    });
+    const only = fn.body.body.length === 1 ? fn.body.body[0] : null;
+    const expr = only?.type === 'ReturnStatement' && only.argument ? only.argument : null;
+    walkHelper(where, fn.body, expr !== null);
+    out.set(fn.id.name, { file, source, name: fn.id.name, params, expr, body: fn.body });
+  }
+  return out;
+}
+
+/** A statement helper only assigns (no declarations, tests or returns: the caller's names stay its own). */
+function walkHelper(where: { file: string }, body: T.BlockStatement, isExpr: boolean): void {
+  if (isExpr) return;
+  for (const st of body.body) {
+    if (st.type !== 'ExpressionStatement' || st.expression.type !== 'AssignmentExpression')
+      fail(where, st, 'a statement helper is a list of assignments');
+  }
 }
 
 export class KernelError extends Error {}
@@ -88,7 +133,7 @@ function literalOf(def: { file: string }, e: T.Expression): Literal {
   return fail(def, e, 'simd specialisations must be literals');
 }
 
-export function parseKernel(file: string, source: string): KernelDef {
+export function parseKernel(file: string, source: string, helpers = new Map<string, Helper>()): KernelDef {
   const ast = parse(source, { sourceType: 'module', plugins: ['typescript'] });
   const where = { file };
   let fn: T.FunctionDeclaration | null = null;
@@ -97,7 +142,9 @@ export function parseKernel(file: string, source: string): KernelDef {
   const imports: string[] = [];
   for (const st of ast.program.body) {
     if (st.type === 'ImportDeclaration') {
-      if (!st.source.value.endsWith('kernels/dsl.js')) imports.push(source.slice(st.start!, st.end!));
+      const from = st.source.value;
+      if (!from.endsWith('kernels/dsl.js') && !from.endsWith('kernels/helpers.js'))
+        imports.push(source.slice(st.start!, st.end!));
       continue;
     }
     if (st.type !== 'ExportNamedDeclaration' || !st.declaration) continue;
@@ -168,5 +215,6 @@ export function parseKernel(file: string, source: string): KernelDef {
     simd,
     defers,
     imports,
+    helpers,
   };
 }

@@ -119,21 +119,29 @@ export function projectDihedralBending(
     if (!(denom > 0)) continue; // exactly flat and at rest: nothing to do
     const mu = (kp * (-C * s - at * lam[t] * s - gamma * gd)) / denom;
     lam[t] += s * mu;
-    let m = w1 * mu;
-    p[a3] += g1x * m;
-    p[a3 + 1] += g1y * m;
-    p[a3 + 2] += g1z * m;
-    m = w2 * mu;
-    p[b3] += g2x * m;
-    p[b3 + 1] += g2y * m;
-    p[b3 + 2] += g2z * m;
-    m = w3 * mu;
-    p[c_3] += g3x * m;
-    p[c_3 + 1] += g3y * m;
-    p[c_3 + 2] += g3z * m;
-    m = w4 * mu;
-    p[d3] += g4x * m;
-    p[d3 + 1] += g4y * m;
-    p[d3 + 2] += g4z * m;
+    {
+      const k_0 = w1 * mu;
+      p[a3] += g1x * k_0;
+      p[a3 + 1] += g1y * k_0;
+      p[a3 + 2] += g1z * k_0;
+    }
+    {
+      const k_1 = w2 * mu;
+      p[b3] += g2x * k_1;
+      p[b3 + 1] += g2y * k_1;
+      p[b3 + 2] += g2z * k_1;
+    }
+    {
+      const k_2 = w3 * mu;
+      p[c_3] += g3x * k_2;
+      p[c_3 + 1] += g3y * k_2;
+      p[c_3 + 2] += g3z * k_2;
+    }
+    {
+      const k_3 = w4 * mu;
+      p[d3] += g4x * k_3;
+      p[d3 + 1] += g4y * k_3;
+      p[d3 + 2] += g4z * k_3;
+    }
   }
 }

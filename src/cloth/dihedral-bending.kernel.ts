@@ -1,4 +1,5 @@
 import type { Multiplier, Particle, PerConstraint, Uniform } from '../kernels/dsl.js';
+import { move, norm2 } from '../kernels/helpers.js';
 
 /** The WebAssembly twin projects sets without XPBD damping (γ = 0; damping reads store.x). */
 export const simd = { gamma: 0 };
@@ -51,9 +52,9 @@ export function projectDihedralBending(
   const n2x = e2y * e4z - e2z * e4y;
   const n2y = e2z * e4x - e2x * e4z;
   const n2z = e2x * e4y - e2y * e4x;
-  const l1sq = n1x * n1x + n1y * n1y + n1z * n1z;
-  const l2sq = n2x * n2x + n2y * n2y + n2z * n2z;
-  const e2l = e2x * e2x + e2y * e2y + e2z * e2z;
+  const l1sq = norm2(n1x, n1y, n1z);
+  const l2sq = norm2(n2x, n2y, n2z);
+  const e2l = norm2(e2x, e2y, e2z);
   const tol = 1e-24 * e2l * e2l;
   if (!(l1sq > tol) || !(l2sq > tol)) return; // degenerate triangle: no normal
   const D = n1x * n2x + n1y * n2y + n1z * n2z;
@@ -83,10 +84,7 @@ export function projectDihedralBending(
   if (C > maxStep) C = maxStep;
   else if (C < -maxStep) C = -maxStep;
   const wG =
-    w1 * (g1x * g1x + g1y * g1y + g1z * g1z) +
-    w2 * (g2x * g2x + g2y * g2y + g2z * g2z) +
-    w3 * c3 * c3 * l1sq +
-    w4 * c4 * c4 * l2sq;
+    w1 * norm2(g1x, g1y, g1z) + w2 * norm2(g2x, g2y, g2z) + w3 * c3 * c3 * l1sq + w4 * c4 * c4 * l2sq;
   let gd = 0;
   if (gamma !== 0) {
     gd =
@@ -108,20 +106,8 @@ export function projectDihedralBending(
   if (!(denom > 0)) return; // exactly flat and at rest: nothing to do
   const mu = (kp * (-C * s - at * lam * s - gamma * gd)) / denom;
   lam += s * mu;
-  let m = w1 * mu;
-  a.x += g1x * m;
-  a.y += g1y * m;
-  a.z += g1z * m;
-  m = w2 * mu;
-  b.x += g2x * m;
-  b.y += g2y * m;
-  b.z += g2z * m;
-  m = w3 * mu;
-  c.x += g3x * m;
-  c.y += g3y * m;
-  c.z += g3z * m;
-  m = w4 * mu;
-  d.x += g4x * m;
-  d.y += g4y * m;
-  d.z += g4z * m;
+  move(a, g1x, g1y, g1z, w1 * mu);
+  move(b, g2x, g2y, g2z, w2 * mu);
+  move(c, g3x, g3y, g3z, w3 * mu);
+  move(d, g4x, g4y, g4z, w4 * mu);
 }

@@ -39,7 +39,12 @@ export function projectDistance(
     const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
     if (len < 1e-12) continue;
     const C = len - rest[c];
-    if ((mode === 1 && C <= 0) || (mode === 2 && C >= 0)) continue;
+    // unilateral modes: a stretch-only constraint lets go when short, a compress-only one when long
+    if (mode === 1) {
+      if (C <= 0) continue;
+    } else if (mode === 2) {
+      if (C >= 0) continue;
+    }
     const inv = 1 / len;
     const nx = dx * inv,
       ny = dy * inv,
@@ -54,13 +59,17 @@ export function projectDistance(
     }
     const dl = (kp * (-C - at * lam[c] - damp)) / ((1 + gamma) * wsum + at);
     lam[c] += dl;
-    const sa = wa * dl,
-      sb = wb * dl;
-    p[a3] += nx * sa;
-    p[a3 + 1] += ny * sa;
-    p[a3 + 2] += nz * sa;
-    p[b3] -= nx * sb;
-    p[b3 + 1] -= ny * sb;
-    p[b3 + 2] -= nz * sb;
+    {
+      const k_0 = wa * dl;
+      p[a3] += nx * k_0;
+      p[a3 + 1] += ny * k_0;
+      p[a3 + 2] += nz * k_0;
+    }
+    {
+      const k_1 = wb * dl;
+      p[b3] -= nx * k_1;
+      p[b3 + 1] -= ny * k_1;
+      p[b3 + 2] -= nz * k_1;
+    }
   }
 }

@@ -1,4 +1,5 @@
 import type { Int, Multiplier, Particle, PerConstraint, Uniform } from '../kernels/dsl.js';
+import { move, moveBack, norm2 } from '../kernels/helpers.js';
 
 /** The WebAssembly twin projects sets without XPBD damping (γ = 0; damping reads store.x). */
 export const simd = { gamma: 0 };
@@ -27,10 +28,15 @@ export function projectDistance(
   const dx = a.x - b.x,
     dy = a.y - b.y,
     dz = a.z - b.z;
-  const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
+  const len = Math.sqrt(norm2(dx, dy, dz));
   if (len < 1e-12) return;
   const C = len - rest;
-  if ((mode === 1 && C <= 0) || (mode === 2 && C >= 0)) return;
+  // unilateral modes: a stretch-only constraint lets go when short, a compress-only one when long
+  if (mode === 1) {
+    if (C <= 0) return;
+  } else if (mode === 2) {
+    if (C >= 0) return;
+  }
   const inv = 1 / len;
   const nx = dx * inv,
     ny = dy * inv,
@@ -43,12 +49,6 @@ export function projectDistance(
   }
   const dl = (kp * (-C - at * lam - damp)) / ((1 + gamma) * wsum + at);
   lam += dl;
-  const sa = wa * dl,
-    sb = wb * dl;
-  a.x += nx * sa;
-  a.y += ny * sa;
-  a.z += nz * sa;
-  b.x -= nx * sb;
-  b.y -= ny * sb;
-  b.z -= nz * sb;
+  move(a, nx, ny, nz, wa * dl);
+  moveBack(b, nx, ny, nz, wb * dl);
 }

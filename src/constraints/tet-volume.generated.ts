@@ -93,21 +93,29 @@ export function projectTetVolume(
     const dl = (kp * (-C - at * lam[t] - damp)) / denom;
     lam[t] += dl;
     const s = sixth * dl;
-    let k = w1 * s;
-    p[a3] = ox + g1x * k;
-    p[a3 + 1] = oy + g1y * k;
-    p[a3 + 2] = oz + g1z * k;
-    k = w2 * s;
-    p[b3] += g2x * k;
-    p[b3 + 1] += g2y * k;
-    p[b3 + 2] += g2z * k;
-    k = w3 * s;
-    p[c3] += g3x * k;
-    p[c3 + 1] += g3y * k;
-    p[c3 + 2] += g3z * k;
-    k = w4 * s;
-    p[d3] += g4x * k;
-    p[d3 + 1] += g4y * k;
-    p[d3 + 2] += g4z * k;
+    {
+      const k_0 = w1 * s;
+      p[a3] += g1x * k_0;
+      p[a3 + 1] += g1y * k_0;
+      p[a3 + 2] += g1z * k_0;
+    }
+    {
+      const k_1 = w2 * s;
+      p[b3] += g2x * k_1;
+      p[b3 + 1] += g2y * k_1;
+      p[b3 + 2] += g2z * k_1;
+    }
+    {
+      const k_2 = w3 * s;
+      p[c3] += g3x * k_2;
+      p[c3 + 1] += g3y * k_2;
+      p[c3 + 2] += g3z * k_2;
+    }
+    {
+      const k_3 = w4 * s;
+      p[d3] += g4x * k_3;
+      p[d3 + 1] += g4y * k_3;
+      p[d3 + 2] += g4z * k_3;
+    }
   }
 }

@@ -1,4 +1,5 @@
 import type { Multiplier, Particle, PerConstraint, Uniform } from '../kernels/dsl.js';
+import { move, norm2 } from '../kernels/helpers.js';
 
 /** The WebAssembly twin projects sets without XPBD damping. */
 export const simd = { gamma: 0 };
@@ -55,10 +56,10 @@ export function projectTetVolume(
   const wG =
     sixth *
     sixth *
-    (w1 * (g1x * g1x + g1y * g1y + g1z * g1z) +
-      w2 * (g2x * g2x + g2y * g2y + g2z * g2z) +
-      w3 * (g3x * g3x + g3y * g3y + g3z * g3z) +
-      w4 * (g4x * g4x + g4y * g4y + g4z * g4z));
+    (w1 * norm2(g1x, g1y, g1z) +
+      w2 * norm2(g2x, g2y, g2z) +
+      w3 * norm2(g3x, g3y, g3z) +
+      w4 * norm2(g4x, g4y, g4z));
   let damp = 0;
   if (gamma !== 0) {
     damp =
@@ -82,20 +83,8 @@ export function projectTetVolume(
   const dl = (kp * (-C - at * lam - damp)) / denom;
   lam += dl;
   const s = sixth * dl;
-  let k = w1 * s;
-  a.x = ox + g1x * k;
-  a.y = oy + g1y * k;
-  a.z = oz + g1z * k;
-  k = w2 * s;
-  b.x += g2x * k;
-  b.y += g2y * k;
-  b.z += g2z * k;
-  k = w3 * s;
-  c.x += g3x * k;
-  c.y += g3y * k;
-  c.z += g3z * k;
-  k = w4 * s;
-  d.x += g4x * k;
-  d.y += g4y * k;
-  d.z += g4z * k;
+  move(a, g1x, g1y, g1z, w1 * s);
+  move(b, g2x, g2y, g2z, w2 * s);
+  move(c, g3x, g3y, g3z, w3 * s);
+  move(d, g4x, g4y, g4z, w4 * s);
 }

@@ -78,17 +78,23 @@ export function projectTriangleArea(
     if (!(denom > 1e-300)) continue;
     const dl = (kp * (-C - at * lam[t] - damp)) / denom;
     lam[t] += dl;
-    let k = w1 * dl;
-    p[a3] += g1x * k;
-    p[a3 + 1] += g1y * k;
-    p[a3 + 2] += g1z * k;
-    k = w2 * dl;
-    p[b3] += g2x * k;
-    p[b3 + 1] += g2y * k;
-    p[b3 + 2] += g2z * k;
-    k = w3 * dl;
-    p[c3] += g3x * k;
-    p[c3 + 1] += g3y * k;
-    p[c3 + 2] += g3z * k;
+    {
+      const k_0 = w1 * dl;
+      p[a3] += g1x * k_0;
+      p[a3 + 1] += g1y * k_0;
+      p[a3 + 2] += g1z * k_0;
+    }
+    {
+      const k_1 = w2 * dl;
+      p[b3] += g2x * k_1;
+      p[b3 + 1] += g2y * k_1;
+      p[b3 + 2] += g2z * k_1;
+    }
+    {
+      const k_2 = w3 * dl;
+      p[c3] += g3x * k_2;
+      p[c3 + 1] += g3y * k_2;
+      p[c3 + 2] += g3z * k_2;
+    }
   }
 }

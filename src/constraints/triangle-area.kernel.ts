@@ -1,4 +1,5 @@
 import type { Multiplier, Particle, PerConstraint, Uniform } from '../kernels/dsl.js';
+import { move, norm2 } from '../kernels/helpers.js';
 
 /** The WebAssembly twin projects sets without XPBD damping. */
 export const simd = { gamma: 0 };
@@ -46,10 +47,7 @@ export function projectTriangleArea(
   const g1x = -g2x - g3x,
     g1y = -g2y - g3y,
     g1z = -g2z - g3z;
-  const wG =
-    w1 * (g1x * g1x + g1y * g1y + g1z * g1z) +
-    w2 * (g2x * g2x + g2y * g2y + g2z * g2z) +
-    w3 * (g3x * g3x + g3y * g3y + g3z * g3z);
+  const wG = w1 * norm2(g1x, g1y, g1z) + w2 * norm2(g2x, g2y, g2z) + w3 * norm2(g3x, g3y, g3z);
   let damp = 0;
   if (gamma !== 0) {
     damp =
@@ -68,16 +66,7 @@ export function projectTriangleArea(
   if (!(denom > 1e-300)) return;
   const dl = (kp * (-C - at * lam - damp)) / denom;
   lam += dl;
-  let k = w1 * dl;
-  a.x += g1x * k;
-  a.y += g1y * k;
-  a.z += g1z * k;
-  k = w2 * dl;
-  b.x += g2x * k;
-  b.y += g2y * k;
-  b.z += g2z * k;
-  k = w3 * dl;
-  c.x += g3x * k;
-  c.y += g3y * k;
-  c.z += g3z * k;
+  move(a, g1x, g1y, g1z, w1 * dl);
+  move(b, g2x, g2y, g2z, w2 * dl);
+  move(c, g3x, g3y, g3z, w3 * dl);
 }

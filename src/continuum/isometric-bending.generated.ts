@@ -76,21 +76,29 @@ export function projectIsometricBending(
     const dl = (kp * (-C - at * lam[t] - damp)) / denom;
     lam[t] += dl;
     const sd = s * dl;
-    let f = w0 * k0 * sd;
-    p[a3] += vx * f;
-    p[a3 + 1] += vy * f;
-    p[a3 + 2] += vz * f;
-    f = w1 * k1 * sd;
-    p[b3] += vx * f;
-    p[b3 + 1] += vy * f;
-    p[b3 + 2] += vz * f;
-    f = w2 * k2 * sd;
-    p[c3] += vx * f;
-    p[c3 + 1] += vy * f;
-    p[c3 + 2] += vz * f;
-    f = w3 * k3 * sd;
-    p[d3] += vx * f;
-    p[d3 + 1] += vy * f;
-    p[d3 + 2] += vz * f;
+    {
+      const k_0 = w0 * k0 * sd;
+      p[a3] += vx * k_0;
+      p[a3 + 1] += vy * k_0;
+      p[a3 + 2] += vz * k_0;
+    }
+    {
+      const k_1 = w1 * k1 * sd;
+      p[b3] += vx * k_1;
+      p[b3 + 1] += vy * k_1;
+      p[b3 + 2] += vz * k_1;
+    }
+    {
+      const k_2 = w2 * k2 * sd;
+      p[c3] += vx * k_2;
+      p[c3 + 1] += vy * k_2;
+      p[c3 + 2] += vz * k_2;
+    }
+    {
+      const k_3 = w3 * k3 * sd;
+      p[d3] += vx * k_3;
+      p[d3 + 1] += vy * k_3;
+      p[d3 + 2] += vz * k_3;
+    }
   }
 }

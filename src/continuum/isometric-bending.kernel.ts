@@ -1,4 +1,5 @@
 import type { Multiplier, Particle, PerConstraint, Rec, Uniform } from '../kernels/dsl.js';
+import { move, norm2 } from '../kernels/helpers.js';
 
 /** The WebAssembly twin projects sets without XPBD damping. */
 export const simd = { gamma: 0 };
@@ -37,7 +38,7 @@ export function projectIsometricBending(
   const vx = k0 * a.x + k1 * b.x + k2 * c.x + k3 * d.x;
   const vy = k0 * a.y + k1 * b.y + k2 * c.y + k3 * d.y;
   const vz = k0 * a.z + k1 * b.z + k2 * c.z + k3 * d.z;
-  const v2 = vx * vx + vy * vy + vz * vz;
+  const v2 = norm2(vx, vy, vz);
   const E = 0.5 * q * v2;
   if (!(E > 1e-300)) return;
   const s = m === 0 ? q : q / Math.sqrt(2 * E * m + m1); // ∇C_i = s K_i v
@@ -56,20 +57,8 @@ export function projectIsometricBending(
   const dl = (kp * (-C - at * lam - damp)) / denom;
   lam += dl;
   const sd = s * dl;
-  let f = w0 * k0 * sd;
-  a.x += vx * f;
-  a.y += vy * f;
-  a.z += vz * f;
-  f = w1 * k1 * sd;
-  b.x += vx * f;
-  b.y += vy * f;
-  b.z += vz * f;
-  f = w2 * k2 * sd;
-  c.x += vx * f;
-  c.y += vy * f;
-  c.z += vz * f;
-  f = w3 * k3 * sd;
-  d.x += vx * f;
-  d.y += vy * f;
-  d.z += vz * f;
+  move(a, vx, vy, vz, w0 * k0 * sd);
+  move(b, vx, vy, vz, w1 * k1 * sd);
+  move(c, vx, vy, vz, w2 * k2 * sd);
+  move(d, vx, vy, vz, w3 * k3 * sd);
 }

@@ -8,6 +8,7 @@ import type {
   Rec,
   Uniform,
 } from '../kernels/dsl.js';
+import { move, norm2 } from '../kernels/helpers.js';
 import { tetStress } from './energy.js';
 import type { MaterialModel } from './material.js';
 
@@ -205,10 +206,10 @@ export function projectTetFem(
   const wG =
     s *
     s *
-    (w0 * (g0x * g0x + g0y * g0y + g0z * g0z) +
-      w1 * (g1x * g1x + g1y * g1y + g1z * g1z) +
-      w2 * (g2x * g2x + g2y * g2y + g2z * g2z) +
-      w3 * (g3x * g3x + g3y * g3y + g3z * g3z));
+    (w0 * norm2(g0x, g0y, g0z) +
+      w1 * norm2(g1x, g1y, g1z) +
+      w2 * norm2(g2x, g2y, g2z) +
+      w3 * norm2(g3x, g3y, g3z));
   let damp = 0;
   if (gamma !== 0) {
     damp =
@@ -232,20 +233,8 @@ export function projectTetFem(
   const dl = (kp * (-C - at * lam - damp)) / denom;
   lam += dl;
   const sd = s * dl;
-  let k = w0 * sd;
-  a.x += g0x * k;
-  a.y += g0y * k;
-  a.z += g0z * k;
-  k = w1 * sd;
-  b.x += g1x * k;
-  b.y += g1y * k;
-  b.z += g1z * k;
-  k = w2 * sd;
-  c.x += g2x * k;
-  c.y += g2y * k;
-  c.z += g2z * k;
-  k = w3 * sd;
-  d.x = px + g3x * k;
-  d.y = py + g3y * k;
-  d.z = pz + g3z * k;
+  move(a, g0x, g0y, g0z, w0 * sd);
+  move(b, g1x, g1y, g1z, w1 * sd);
+  move(c, g2x, g2y, g2z, w2 * sd);
+  move(d, g3x, g3y, g3z, w3 * sd);
 }

@@ -153,17 +153,23 @@ export function projectTriangleFem(
     const dl = (kp * (-C - at * lam[t] - damp)) / denom;
     lam[t] += dl;
     const sd = s * dl;
-    let k = w0 * sd;
-    p[a3] += g0x * k;
-    p[a3 + 1] += g0y * k;
-    p[a3 + 2] += g0z * k;
-    k = w1 * sd;
-    p[b3] += g1x * k;
-    p[b3 + 1] += g1y * k;
-    p[b3 + 2] += g1z * k;
-    k = w2 * sd;
-    p[c3] = px + g2x * k;
-    p[c3 + 1] = py + g2y * k;
-    p[c3 + 2] = pz + g2z * k;
+    {
+      const k_0 = w0 * sd;
+      p[a3] += g0x * k_0;
+      p[a3 + 1] += g0y * k_0;
+      p[a3 + 2] += g0z * k_0;
+    }
+    {
+      const k_1 = w1 * sd;
+      p[b3] += g1x * k_1;
+      p[b3 + 1] += g1y * k_1;
+      p[b3 + 2] += g1z * k_1;
+    }
+    {
+      const k_2 = w2 * sd;
+      p[c3] += g2x * k_2;
+      p[c3 + 1] += g2y * k_2;
+      p[c3 + 2] += g2z * k_2;
+    }
   }
 }

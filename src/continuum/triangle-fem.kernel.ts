@@ -1,4 +1,5 @@
 import type { Flag, JsOnly, Multiplier, Particle, PerConstraint, Rec, Uniform } from '../kernels/dsl.js';
+import { move, norm2 } from '../kernels/helpers.js';
 import { type MembraneMaterial, triangleStress } from './energy.js';
 
 /** The WebAssembly twin projects StVK sets without XPBD damping. */
@@ -113,12 +114,7 @@ export function projectTriangleFem(
   // PBD (m = 0): C = E, s = 1 without a square root on the critical path
   const s = m === 0 ? 1 : 1 / Math.sqrt(2 * E * m + m1);
   const C = (1 + m) * E * s;
-  const wG =
-    s *
-    s *
-    (w0 * (g0x * g0x + g0y * g0y + g0z * g0z) +
-      w1 * (g1x * g1x + g1y * g1y + g1z * g1z) +
-      w2 * (g2x * g2x + g2y * g2y + g2z * g2z));
+  const wG = s * s * (w0 * norm2(g0x, g0y, g0z) + w1 * norm2(g1x, g1y, g1z) + w2 * norm2(g2x, g2y, g2z));
   let damp = 0;
   if (gamma !== 0) {
     damp =
@@ -139,16 +135,7 @@ export function projectTriangleFem(
   const dl = (kp * (-C - at * lam - damp)) / denom;
   lam += dl;
   const sd = s * dl;
-  let k = w0 * sd;
-  a.x += g0x * k;
-  a.y += g0y * k;
-  a.z += g0z * k;
-  k = w1 * sd;
-  b.x += g1x * k;
-  b.y += g1y * k;
-  b.z += g1z * k;
-  k = w2 * sd;
-  c.x = px + g2x * k;
-  c.y = py + g2y * k;
-  c.z = pz + g2z * k;
+  move(a, g0x, g0y, g0z, w0 * sd);
+  move(b, g1x, g1y, g1z, w1 * sd);
+  move(c, g2x, g2y, g2z, w2 * sd);
 }
