@@ -52,6 +52,12 @@ export {
 } from './collision/surface-contacts.js';
 export { Untangler } from './collision/untangle.js';
 export { DistanceConstraints, type DistanceMode, distanceConstraint } from './constraints/distance.js';
+export {
+  TetVolumeConstraints,
+  TriangleAreaConstraints,
+  tetVolume,
+  triangleAreaOf,
+} from './constraints/volume.js';
 export { type EmbeddingMode, RenderEmbedding, tetBarycentric } from './continuum/embedding.js';
 export {
   gershgorinLowerBound,
@@ -258,10 +264,4 @@ export {
   tetMeshSurface,
   tetrahedralize,
 } from './softbody/tetrahedralize.js';
-export {
-  TetVolumeConstraints,
-  TriangleAreaConstraints,
-  tetVolume,
-  triangleAreaOf,
-} from './softbody/volume.js';
 export { useWasmKernels, wasmKernelsEnabled, wasmKernelsReady } from './wasm/kernels.js';

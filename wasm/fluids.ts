@@ -1,6 +1,6 @@
 /**
  * The pair loops of position based fluids in AssemblyScript, compiled to
- * WebAssembly by scripts/build-wasm.ts into src/wasm/fluids.generated.ts. Each
+ * WebAssembly by scripts/build-kernels.ts into src/wasm/fluids.generated.ts. Each
  * function is a line-for-line port of the JavaScript function of the same
  * name in src/fluids/density-passes.ts, correction-passes.ts or
  * velocity-passes.ts (which document the formulas and cites the

@@ -2,7 +2,9 @@ import { colorConstraints, permuteRecords } from '../core/coloring.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
-import { type RestSetKernel, restSetKernel } from '../wasm/cloth-kernels.js';
+import { sweepDihedralBending } from '../wasm/element-kernels.generated.js';
+import { type ElementKernel, elementKernel } from '../wasm/element-kernels.js';
+import { projectDihedralBending } from './dihedral-bending.generated.js';
 
 /**
  * Dihedral bending (003 §4.1, Appendix A).
@@ -65,12 +67,13 @@ export class DihedralBending implements ConstraintSet {
    */
   maxStep = 0.5;
   /**
-   * 'auto' projects with the WebAssembly SIMD kernel (wasm/cloth.ts,
-   * bit-identical to the JavaScript kernel) when the engine has one and the
-   * set has no XPBD damping; 'js' always with the JavaScript kernel.
+   * 'auto' projects with the WebAssembly SIMD kernel (generated with the
+   * JavaScript kernel from dihedral-bending.kernel.ts, bit-identical) when the
+   * engine has one and the set has no XPBD damping; 'js' always with the
+   * JavaScript kernel.
    */
   backend: 'auto' | 'js' = 'auto';
-  private simd: RestSetKernel | null = null;
+  private simd: ElementKernel | null = null;
   private readonly g = new Float64Array(13);
 
   /**
@@ -120,8 +123,8 @@ export class DihedralBending implements ConstraintSet {
   }
 
   /** The SIMD kernel when it applies (see `backend`), built on first use and after setConstraints. */
-  private simdKernel(): RestSetKernel | null {
-    this.simd = restSetKernel(this, 4, this.simd);
+  private simdKernel(): ElementKernel | null {
+    this.simd = elementKernel(this, 4, null, 0, this.rest, this.simd);
     return this.simd;
   }
 
@@ -130,136 +133,27 @@ export class DihedralBending implements ConstraintSet {
     return this.simdKernel() === null ? 'js' : 'wasm';
   }
 
+  /** One sweep (dihedral-bending.kernel.ts: the loop inlines exactly dihedralAngleGradients()). */
   project(ctx: StepContext): void {
     const store = ctx.store;
+    const r = this.rule;
     const simd = this.simdKernel();
-    if (simd !== null) {
-      simd.bending(store, ctx.reverse, this.rule.kPrime, this.rule.alphaTilde, this.maxStep);
-      return;
-    }
-    const p = store.p;
-    const x = store.x;
-    const w = store.invMass;
-    const idx = this.indices;
-    const rest = this.rest;
-    const lam = this.lambda;
-    const kp = this.rule.kPrime;
-    const at = this.rule.alphaTilde;
-    const gamma = this.rule.gamma;
-    const n = this.count;
-    const maxStep = this.maxStep;
-    // forward, or backward in the second half of a symmetric sweep
-    const step = ctx.reverse ? -1 : 1;
-    const end = ctx.reverse ? -1 : n;
-    // The body below is dihedralAngleGradients() inlined (the hot loop must not call
-    // out or touch a scratch array); tests check both against finite differences.
-    for (let c = ctx.reverse ? n - 1 : 0; c !== end; c += step) {
-      const q4 = 4 * c;
-      const i1 = idx[q4];
-      const i2 = idx[q4 + 1];
-      const i3 = idx[q4 + 2];
-      const i4 = idx[q4 + 3];
-      const w1 = w[i1];
-      const w2 = w[i2];
-      const w3 = w[i3];
-      const w4 = w[i4];
-      if (w1 + w2 + w3 + w4 === 0) continue;
-      const a = 3 * i1;
-      const b = 3 * i2;
-      const cc = 3 * i3;
-      const d = 3 * i4;
-      const ox = p[a];
-      const oy = p[a + 1];
-      const oz = p[a + 2];
-      const e2x = p[b] - ox;
-      const e2y = p[b + 1] - oy;
-      const e2z = p[b + 2] - oz;
-      const e3x = p[cc] - ox;
-      const e3y = p[cc + 1] - oy;
-      const e3z = p[cc + 2] - oz;
-      const e4x = p[d] - ox;
-      const e4y = p[d + 1] - oy;
-      const e4z = p[d + 2] - oz;
-      // unnormalised normals N1 = e2 × e3, N2 = e2 × e4
-      const n1x = e2y * e3z - e2z * e3y;
-      const n1y = e2z * e3x - e2x * e3z;
-      const n1z = e2x * e3y - e2y * e3x;
-      const n2x = e2y * e4z - e2z * e4y;
-      const n2y = e2z * e4x - e2x * e4z;
-      const n2z = e2x * e4y - e2y * e4x;
-      const l1sq = n1x * n1x + n1y * n1y + n1z * n1z;
-      const l2sq = n2x * n2x + n2y * n2y + n2z * n2z;
-      const e2l = e2x * e2x + e2y * e2y + e2z * e2z;
-      const tol = 1e-24 * e2l * e2l;
-      if (!(l1sq > tol) || !(l2sq > tol)) continue; // degenerate triangle: no normal
-      const D = n1x * n2x + n1y * n2y + n1z * n2z;
-      const det = n1x * e4x + n1y * e4y + n1z * e4z;
-      // κ s = |e2| |det|; G3 = −det |e2|² N1/|N1|², G4 = det |e2|² N2/|N2|²
-      const s = Math.sqrt(e2l) * Math.abs(det);
-      const c3 = (-det * e2l) / l1sq;
-      const c4 = (det * e2l) / l2sq;
-      const ie2 = 1 / e2l;
-      const a3 = (e3x * e2x + e3y * e2y + e3z * e2z) * ie2;
-      const a4 = (e4x * e2x + e4y * e2y + e4z * e2z) * ie2;
-      const g3x = c3 * n1x;
-      const g3y = c3 * n1y;
-      const g3z = c3 * n1z;
-      const g4x = c4 * n2x;
-      const g4y = c4 * n2y;
-      const g4z = c4 * n2z;
-      // G2 = −α3 G3 − α4 G4, G1 = −G2 − G3 − G4 (α: positions of p3, p4 along the edge)
-      const g2x = -a3 * g3x - a4 * g4x;
-      const g2y = -a3 * g3y - a4 * g4y;
-      const g2z = -a3 * g3z - a4 * g4z;
-      const g1x = -g2x - g3x - g4x;
-      const g1y = -g2y - g3y - g4y;
-      const g1z = -g2z - g3z - g4z;
-      let C = Math.atan2(s, D) - rest[c];
-      // trust region: the linearisation is only good for moderate angle changes
-      if (C > maxStep) C = maxStep;
-      else if (C < -maxStep) C = -maxStep;
-      const wG =
-        w1 * (g1x * g1x + g1y * g1y + g1z * g1z) +
-        w2 * (g2x * g2x + g2y * g2y + g2z * g2z) +
-        w3 * c3 * c3 * l1sq +
-        w4 * c4 * c4 * l2sq;
-      let gd = 0;
-      if (gamma !== 0) {
-        gd =
-          g1x * (p[a] - x[a]) +
-          g1y * (p[a + 1] - x[a + 1]) +
-          g1z * (p[a + 2] - x[a + 2]) +
-          g2x * (p[b] - x[b]) +
-          g2y * (p[b + 1] - x[b + 1]) +
-          g2z * (p[b + 2] - x[b + 2]) +
-          g3x * (p[cc] - x[cc]) +
-          g3y * (p[cc + 1] - x[cc + 1]) +
-          g3z * (p[cc + 2] - x[cc + 2]) +
-          g4x * (p[d] - x[d]) +
-          g4y * (p[d + 1] - x[d + 1]) +
-          g4z * (p[d + 2] - x[d + 2]);
-      }
-      // Unified rule with ∇C = G / s (see the class comment): Δλ = s μ, Δp_i = w_i G_i μ.
-      const denom = (1 + gamma) * wG + at * s * s;
-      if (!(denom > 0)) continue; // exactly flat and at rest: nothing to do
-      const mu = (kp * (-C * s - at * lam[c] * s - gamma * gd)) / denom;
-      lam[c] += s * mu;
-      let m = w1 * mu;
-      p[a] += g1x * m;
-      p[a + 1] += g1y * m;
-      p[a + 2] += g1z * m;
-      m = w2 * mu;
-      p[b] += g2x * m;
-      p[b + 1] += g2y * m;
-      p[b + 2] += g2z * m;
-      m = w3 * mu;
-      p[cc] += g3x * m;
-      p[cc + 1] += g3y * m;
-      p[cc + 2] += g3z * m;
-      m = w4 * mu;
-      p[d] += g4x * m;
-      p[d + 1] += g4y * m;
-      p[d + 2] += g4z * m;
+    if (simd !== null) sweepDihedralBending(simd, store, ctx.reverse, r.kPrime, r.alphaTilde, this.maxStep);
+    else {
+      projectDihedralBending(
+        store.p,
+        store.x,
+        store.invMass,
+        this.indices,
+        this.rest,
+        this.lambda,
+        this.count,
+        ctx.reverse,
+        r.kPrime,
+        r.alphaTilde,
+        r.gamma,
+        this.maxStep,
+      );
     }
   }
 

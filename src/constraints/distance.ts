@@ -3,7 +3,9 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
-import { type RestSetKernel, restSetKernel } from '../wasm/cloth-kernels.js';
+import { sweepDistance } from '../wasm/element-kernels.generated.js';
+import { type ElementKernel, elementKernel } from '../wasm/element-kernels.js';
+import { projectDistance } from './distance.generated.js';
 
 /**
  * Distance constraints C(p1, p2) = |p1 − p2| − d (003 §3.3, eqs. 10–11):
@@ -32,13 +34,13 @@ export class DistanceConstraints implements ConstraintSet {
   count = 0;
   colors = 0;
   /**
-   * 'auto' projects with the WebAssembly SIMD kernel (wasm/cloth.ts, two
-   * constraints of a colour per f64x2, bit-identical to the JavaScript kernel)
-   * when the engine has one and the set has no XPBD damping; 'js' always with
-   * the JavaScript kernel.
+   * 'auto' projects with the WebAssembly SIMD kernel (generated with the
+   * JavaScript kernel from distance.kernel.ts: two constraints of a colour per
+   * f64x2, bit-identical) when the engine has one and the set has no XPBD
+   * damping; 'js' always with the JavaScript kernel.
    */
   backend: 'auto' | 'js' = 'auto';
-  private simd: RestSetKernel | null = null;
+  private simd: ElementKernel | null = null;
 
   /**
    * @param pairs particle index pairs
@@ -96,8 +98,8 @@ export class DistanceConstraints implements ConstraintSet {
   }
 
   /** The SIMD kernel when it applies (see `backend`), built on first use and after setConstraints. */
-  private simdKernel(): RestSetKernel | null {
-    this.simd = restSetKernel(this, 2, this.simd);
+  private simdKernel(): ElementKernel | null {
+    this.simd = elementKernel(this, 2, null, 0, this.rest, this.simd);
     return this.simd;
   }
 
@@ -108,65 +110,25 @@ export class DistanceConstraints implements ConstraintSet {
 
   project(ctx: StepContext): void {
     const store = ctx.store;
+    const mode = this.mode === 'stretch' ? 1 : this.mode === 'compress' ? 2 : 0;
+    const r = this.rule;
     const simd = this.simdKernel();
-    if (simd !== null) {
-      const mode = this.mode === 'stretch' ? 1 : this.mode === 'compress' ? 2 : 0;
-      simd.distance(store, ctx.reverse, this.rule.kPrime, this.rule.alphaTilde, mode);
-      return;
-    }
-    const p = store.p,
-      x = store.x,
-      w = store.invMass;
-    const idx = this.indices,
-      rest = this.rest,
-      lam = this.lambda;
-    const kp = this.rule.kPrime,
-      at = this.rule.alphaTilde,
-      gamma = this.rule.gamma;
-    const stretchOnly = this.mode === 'stretch',
-      compressOnly = this.mode === 'compress';
-    const n = this.count;
-    // forward, or backward in the second half of a symmetric sweep
-    const step = ctx.reverse ? -1 : 1;
-    const end = ctx.reverse ? -1 : n;
-    for (let c = ctx.reverse ? n - 1 : 0; c !== end; c += step) {
-      const a = idx[2 * c],
-        b = idx[2 * c + 1];
-      const wa = w[a],
-        wb = w[b];
-      const wsum = wa + wb;
-      if (wsum === 0) continue;
-      const a3 = 3 * a,
-        b3 = 3 * b;
-      const dx = p[a3] - p[b3],
-        dy = p[a3 + 1] - p[b3 + 1],
-        dz = p[a3 + 2] - p[b3 + 2];
-      const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
-      if (len < 1e-12) continue;
-      const C = len - rest[c];
-      if ((stretchOnly && C <= 0) || (compressOnly && C >= 0)) continue;
-      const inv = 1 / len;
-      const nx = dx * inv,
-        ny = dy * inv,
-        nz = dz * inv;
-      let damp = 0;
-      if (gamma !== 0) {
-        damp =
-          gamma *
-          (nx * (p[a3] - x[a3] - p[b3] + x[b3]) +
-            ny * (p[a3 + 1] - x[a3 + 1] - p[b3 + 1] + x[b3 + 1]) +
-            nz * (p[a3 + 2] - x[a3 + 2] - p[b3 + 2] + x[b3 + 2]));
-      }
-      const dl = (kp * (-C - at * lam[c] - damp)) / ((1 + gamma) * wsum + at);
-      lam[c] += dl;
-      const sa = wa * dl,
-        sb = wb * dl;
-      p[a3] += nx * sa;
-      p[a3 + 1] += ny * sa;
-      p[a3 + 2] += nz * sa;
-      p[b3] -= nx * sb;
-      p[b3 + 1] -= ny * sb;
-      p[b3 + 2] -= nz * sb;
+    if (simd !== null) sweepDistance(simd, store, ctx.reverse, r.kPrime, r.alphaTilde, mode);
+    else {
+      projectDistance(
+        store.p,
+        store.x,
+        store.invMass,
+        this.indices,
+        this.rest,
+        this.lambda,
+        this.count,
+        ctx.reverse,
+        r.kPrime,
+        r.alphaTilde,
+        r.gamma,
+        mode,
+      );
     }
   }
 

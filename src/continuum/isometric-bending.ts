@@ -2,8 +2,10 @@ import { colorConstraints, permuteRecords } from '../core/coloring.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
-import { type FemClothKernel, femClothKernel } from '../wasm/fem-cloth-kernels.js';
+import { sweepIsometricBending } from '../wasm/element-kernels.generated.js';
+import { type ElementKernel, elementKernel } from '../wasm/element-kernels.js';
 import { isometricBendingEnergy, isometricBendingStencil } from './energy.js';
+import { projectIsometricBending } from './isometric-bending.generated.js';
 
 /**
  * Isometric bending (002 §4.3, after Bergou et al. 2006): per interior edge
@@ -33,12 +35,12 @@ export class IsometricBending implements ConstraintSet {
   readonly count: number;
   readonly colors: number;
   /**
-   * 'auto' projects with the WebAssembly SIMD kernel (wasm/fem-cloth.ts,
-   * bit-identical to the JavaScript kernel) when the set has no XPBD
-   * damping; 'js' always with the JavaScript kernel.
+   * 'auto' projects with the WebAssembly SIMD kernel (generated with the
+   * JavaScript kernel from isometric-bending.kernel.ts, bit-identical) when
+   * the set has no XPBD damping; 'js' always with the JavaScript kernel.
    */
   backend: 'auto' | 'js' = 'auto';
-  private simd: FemClothKernel | null = null;
+  private simd: ElementKernel | null = null;
   private m = 0;
   private readonly g = new Float64Array(12);
 
@@ -93,8 +95,8 @@ export class IsometricBending implements ConstraintSet {
   }
 
   /** The SIMD kernel when it applies (see `backend`), built on first use. */
-  private simdKernel(): FemClothKernel | null {
-    this.simd = femClothKernel(this, 4, this.K, this.q, this.simd);
+  private simdKernel(): ElementKernel | null {
+    this.simd = elementKernel(this, 4, this.K, 4, this.q, this.simd);
     return this.simd;
   }
 
@@ -105,93 +107,25 @@ export class IsometricBending implements ConstraintSet {
 
   project(ctx: StepContext): void {
     const store = ctx.store;
+    const r = this.rule;
     const simd = this.simdKernel();
-    if (simd !== null) {
-      simd.isometric(store, ctx.reverse, this.rule.kPrime, this.rule.alphaTilde, this.m);
-      return;
-    }
-    const p = store.p,
-      x = store.x,
-      w = store.invMass;
-    const idx = this.indices,
-      Ks = this.K,
-      qs = this.q,
-      lam = this.lambda;
-    const kp = this.rule.kPrime,
-      at = this.rule.alphaTilde,
-      gamma = this.rule.gamma;
-    const m = this.m,
-      m1 = 1 - m;
-    const n = this.count;
-    const step = ctx.reverse ? -1 : 1;
-    const end = ctx.reverse ? -1 : n;
-    for (let c = ctx.reverse ? n - 1 : 0; c !== end; c += step) {
-      const o = 4 * c;
-      const i0 = idx[o],
-        i1 = idx[o + 1],
-        i2 = idx[o + 2],
-        i3 = idx[o + 3];
-      const w0 = w[i0],
-        w1 = w[i1],
-        w2 = w[i2],
-        w3 = w[i3];
-      if (w0 + w1 + w2 + w3 === 0) continue;
-      const k0 = Ks[o],
-        k1 = Ks[o + 1],
-        k2 = Ks[o + 2],
-        k3 = Ks[o + 3];
-      const a = 3 * i0,
-        b = 3 * i1,
-        cc = 3 * i2,
-        d = 3 * i3;
-      // v = Σ K_i x_i; E_b = ½ q |v|²; ∇_i E_b = q K_i v
-      const vx = k0 * p[a] + k1 * p[b] + k2 * p[cc] + k3 * p[d];
-      const vy = k0 * p[a + 1] + k1 * p[b + 1] + k2 * p[cc + 1] + k3 * p[d + 1];
-      const vz = k0 * p[a + 2] + k1 * p[b + 2] + k2 * p[cc + 2] + k3 * p[d + 2];
-      const v2 = vx * vx + vy * vy + vz * vz;
-      const q = qs[c];
-      const E = 0.5 * q * v2;
-      if (!(E > 1e-300)) continue;
-      const s = m === 0 ? q : q / Math.sqrt(2 * E * m + m1); // ∇C_i = s K_i v
-      const C = (1 + m) * E * (s / q);
-      const wK = w0 * k0 * k0 + w1 * k1 * k1 + w2 * k2 * k2 + w3 * k3 * k3;
-      const wG = s * s * v2 * wK;
-      let damp = 0;
-      if (gamma !== 0) {
-        const ux = k0 * (p[a] - x[a]) + k1 * (p[b] - x[b]) + k2 * (p[cc] - x[cc]) + k3 * (p[d] - x[d]);
-        const uy =
-          k0 * (p[a + 1] - x[a + 1]) +
-          k1 * (p[b + 1] - x[b + 1]) +
-          k2 * (p[cc + 1] - x[cc + 1]) +
-          k3 * (p[d + 1] - x[d + 1]);
-        const uz =
-          k0 * (p[a + 2] - x[a + 2]) +
-          k1 * (p[b + 2] - x[b + 2]) +
-          k2 * (p[cc + 2] - x[cc + 2]) +
-          k3 * (p[d + 2] - x[d + 2]);
-        damp = gamma * s * (vx * ux + vy * uy + vz * uz);
-      }
-      const denom = (1 + gamma) * wG + at;
-      if (!(denom > 1e-300)) continue;
-      const dl = (kp * (-C - at * lam[c] - damp)) / denom;
-      lam[c] += dl;
-      const sd = s * dl;
-      let f = w0 * k0 * sd;
-      p[a] += vx * f;
-      p[a + 1] += vy * f;
-      p[a + 2] += vz * f;
-      f = w1 * k1 * sd;
-      p[b] += vx * f;
-      p[b + 1] += vy * f;
-      p[b + 2] += vz * f;
-      f = w2 * k2 * sd;
-      p[cc] += vx * f;
-      p[cc + 1] += vy * f;
-      p[cc + 2] += vz * f;
-      f = w3 * k3 * sd;
-      p[d] += vx * f;
-      p[d + 1] += vy * f;
-      p[d + 2] += vz * f;
+    if (simd !== null) sweepIsometricBending(simd, store, ctx.reverse, r.kPrime, r.alphaTilde, this.m);
+    else {
+      projectIsometricBending(
+        store.p,
+        store.x,
+        store.invMass,
+        this.indices,
+        this.K,
+        this.q,
+        this.lambda,
+        this.count,
+        ctx.reverse,
+        r.kPrime,
+        r.alphaTilde,
+        r.gamma,
+        this.m,
+      );
     }
   }
 

@@ -3,7 +3,7 @@ import type { NeighbourGrid } from './neighbour-grid.js';
 
 /**
  * The WebAssembly port of the fluid pair passes (wasm/fluids.ts, compiled by
- * scripts/build-wasm.ts): the same operations in the same order as the
+ * scripts/build-kernels.ts): the same operations in the same order as the
  * JavaScript functions of density-passes.ts,
  * correction-passes.ts and velocity-passes.ts, so results are identical bit for bit
  * whichever runs; the port is about 1.5× faster on these loops (no bound or

@@ -1,4 +1,5 @@
 import { DistanceConstraints } from '../constraints/distance.js';
+import { TetVolumeConstraints } from '../constraints/volume.js';
 import { type EmbeddingMode, RenderEmbedding } from '../continuum/embedding.js';
 import type { MaterialOptions } from '../continuum/material.js';
 import { type PlasticityOptions, TetFemConstraints } from '../continuum/tet-fem.js';
@@ -12,7 +13,6 @@ import type { ConstraintParams } from '../core/solver.js';
 import type { World } from '../core/world.js';
 import type { TriangleMesh } from '../mesh/triangle-mesh.js';
 import { type TetMesh, tetEdges, tetSurface, validateTetMesh } from './tet-mesh.js';
-import { TetVolumeConstraints } from './volume.js';
 
 /** Where a soft body starts: at rest, or deformed as in 002 Figure 6. */
 export type InitialState = 'rest' | 'flattened' | 'mirrored';

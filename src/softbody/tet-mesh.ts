@@ -1,5 +1,5 @@
+import { tetVolume } from '../constraints/volume.js';
 import { PbdError } from '../core/errors.js';
-import { tetVolume } from './volume.js';
 
 /** An indexed tetrahedral mesh: xyz-interleaved positions and four vertex indices per tet. */
 export interface TetMesh {

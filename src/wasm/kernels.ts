@@ -1,24 +1,25 @@
 /**
  * WebAssembly SIMD kernels (see docs/architecture.md, "WebAssembly kernels").
  *
- * Hot element kernels have an AssemblyScript twin in wasm/ that projects two
+ * Hot element kernels are written once, as `*.kernel.ts` definitions, from
+ * which `npm run kernels` generates the JavaScript kernel and an
+ * AssemblyScript twin (wasm/elements.generated.ts) that projects two
  * constraints of one colour per f64x2 instruction. Constraints of one colour
  * share no particle, so projecting two at once is the same computation as
- * projecting them one after the other, and every twin performs the
- * JavaScript kernel's floating-point operations in the same order (WebAssembly
- * has no fused multiply–add): the results are bit-identical to the JavaScript
- * path. Switching between the two — a browser that compiles the module late,
+ * projecting them one after the other, and the twin performs the JavaScript
+ * kernel's floating-point operations in the same order (WebAssembly has no
+ * fused multiply–add): the results are bit-identical to the JavaScript path.
+ * The fluids' pair loops (wasm/fluids.ts) are a hand port, checked bit for
+ * bit by test/fluids-wasm.test.ts. Switching between the two — a browser that compiles the module late,
  * an engine without SIMD, `useWasmKernels(false)` — never changes a number.
  *
  * The modules are carried as base64 (src/wasm/*.generated.ts, from
- * `npm run wasm`), so neither Node nor a bundler needs a loader.
+ * `npm run kernels`), so neither Node nor a bundler needs a loader.
  */
-import { WASM_BASE64 as CLOTH } from './cloth.generated.js';
-import { WASM_BASE64 as FEM_CLOTH } from './fem-cloth.generated.js';
+import { WASM_BASE64 as ELEMENTS } from './elements.generated.js';
 import { WASM_BASE64 as FLUIDS } from './fluids.generated.js';
-import { WASM_BASE64 as TET_FEM } from './tet-fem.generated.js';
 
-const SOURCES = { 'tet-fem': TET_FEM, cloth: CLOTH, 'fem-cloth': FEM_CLOTH, fluids: FLUIDS } as const;
+const SOURCES = { elements: ELEMENTS, fluids: FLUIDS } as const;
 export type KernelName = keyof typeof SOURCES;
 
 let enabled = true;

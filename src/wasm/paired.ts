@@ -167,22 +167,42 @@ export interface PairedSet extends ColouredSet {
 }
 
 /**
+ * A set whose paired kernel lists constraints off its closed-form path (a
+ * `'defer'` block of its definition): its JavaScript kernel projects them
+ * right after their colour — constraints listed in `list`, with particle i
+ * at p[3 (i − base)] and w[i − base] — the same result as projecting them
+ * in place, since the constraints of a colour share no particle.
+ */
+export interface DeferringSet {
+  kernel(
+    p: Float64Array,
+    x: Float64Array,
+    w: Float64Array,
+    base: number,
+    list: Int32Array | null,
+    count: number,
+    reverse: boolean,
+  ): void;
+}
+
+/**
  * One constraint set's copy in a kernel instance, the layout every paired
- * kernel shares: per pair the particle indices (`at.idx`), the constraint
- * ids (`at.el`) and optionally a per-constraint record interleaved by lane
- * (`at.rec`: D_m⁻¹, K …); per constraint one scalar (`at.scalar`: volume,
- * rest value, area …) and the multiplier (`at.lam`; the set's `lambda`
- * becomes a view of it); a list of deferred constraints (`at.slow`); and
- * the particle window. Subclasses call their kernel per colour between
- * `win.load` and `win.save`.
+ * kernel shares: per pair the particle indices (`addr.idx`), the constraint
+ * ids (`addr.el`) and optionally a per-constraint record interleaved by lane
+ * (`addr.rec`: D_m⁻¹, K …); per constraint one scalar (`addr.scalar`: volume,
+ * rest value, area …) and the multiplier (`addr.lam`; the set's `lambda`
+ * becomes a view of it); a list of deferred constraints (`addr.slow`); and
+ * the particle window. The generated sweeps (element-kernels.generated.ts)
+ * call the kernel per colour between `win.load` and `win.save`.
  */
 export class PairedCopy<E> {
-  protected readonly ex: E;
-  protected readonly plan: PairPlan;
-  protected readonly win: ParticleWindow;
-  protected readonly at: { idx: number; el: number; rec: number; scalar: number; lam: number; slow: number };
-  /** Constraints the kernel listed for the JavaScript kernel (`at.slow`). */
-  protected readonly slow: Int32Array;
+  readonly ex: E;
+  readonly plan: PairPlan;
+  readonly win: ParticleWindow;
+  /** Byte addresses of the set's arrays in the kernel's memory. */
+  readonly addr: { idx: number; el: number; rec: number; scalar: number; lam: number; slow: number };
+  /** Constraints the kernel listed for the JavaScript kernel (`addr.slow`). */
+  readonly slow: Int32Array;
   private readonly from: {
     indices: Int32Array;
     record: Float64Array | null;
@@ -205,7 +225,7 @@ export class PairedCopy<E> {
     const n = set.count;
     const plan = new PairPlan(set, arity);
     const arena = new Arena();
-    this.at = {
+    this.addr = {
       idx: arena.take(8 * arity * plan.pairs),
       el: arena.take(8 * plan.pairs),
       rec: arena.take(16 * recordStride * plan.pairs),
@@ -218,22 +238,22 @@ export class PairedCopy<E> {
     this.ex = exports as unknown as E;
     plan.writeIndices(
       set,
-      new Int32Array(buffer, this.at.idx, 2 * arity * plan.pairs),
-      new Int32Array(buffer, this.at.el, 2 * plan.pairs),
+      new Int32Array(buffer, this.addr.idx, 2 * arity * plan.pairs),
+      new Int32Array(buffer, this.addr.el, 2 * plan.pairs),
     );
     if (record !== null) {
       plan.interleave(
         set,
         record,
         recordStride,
-        new Float64Array(buffer, this.at.rec, 2 * recordStride * plan.pairs),
+        new Float64Array(buffer, this.addr.rec, 2 * recordStride * plan.pairs),
       );
     }
-    new Float64Array(buffer, this.at.scalar, n).set(scalar.subarray(0, n));
-    const lam = new Float64Array(buffer, this.at.lam, n + 1);
+    new Float64Array(buffer, this.addr.scalar, n).set(scalar.subarray(0, n));
+    const lam = new Float64Array(buffer, this.addr.lam, n + 1);
     lam.set(set.lambda.subarray(0, n));
     set.lambda = lam.subarray(0, n);
-    this.slow = new Int32Array(buffer, this.at.slow, n);
+    this.slow = new Int32Array(buffer, this.addr.slow, n);
     this.plan = plan;
     this.win = win.bind(buffer);
     this.from = { indices: set.indices, record, scalar, count: n };
@@ -243,14 +263,5 @@ export class PairedCopy<E> {
   matches(set: ColouredSet, record: Float64Array | null, scalar: Float64Array): boolean {
     const f = this.from;
     return f.indices === set.indices && f.record === record && f.scalar === scalar && f.count === set.count;
-  }
-
-  /** The colour projected s-th in a sweep (reverse: last colour first). */
-  protected colour(s: number, reverse: boolean): number {
-    return reverse ? this.plan.colorPairs.length - 2 - s : s;
-  }
-
-  protected get colours(): number {
-    return this.plan.colorPairs.length - 1;
   }
 }

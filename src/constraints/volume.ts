@@ -3,6 +3,10 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
+import { sweepTetVolume, sweepTriangleArea } from '../wasm/element-kernels.generated.js';
+import { type ElementKernel, elementKernel } from '../wasm/element-kernels.js';
+import { projectTetVolume } from './tet-volume.generated.js';
+import { projectTriangleArea } from './triangle-area.generated.js';
 
 /**
  * Tetrahedron volume constraints (000 §3.4.4):
@@ -22,6 +26,13 @@ export class TetVolumeConstraints implements ConstraintSet {
   colorOffsets: Int32Array;
   readonly count: number;
   readonly colors: number;
+  /**
+   * 'auto' projects with the WebAssembly SIMD kernel (generated with the
+   * JavaScript kernel from tet-volume.kernel.ts, bit-identical) when the set
+   * has no XPBD damping; 'js' always with the JavaScript kernel.
+   */
+  backend: 'auto' | 'js' = 'auto';
+  private simd: ElementKernel | null = null;
 
   /** @param tets four particle indices per tet; rest volumes from `rest` positions (default store.x) */
   constructor(
@@ -61,104 +72,36 @@ export class TetVolumeConstraints implements ConstraintSet {
     this.lambda.fill(0);
   }
 
+  /** Which kernel projects this set now: 'wasm' (SIMD) or 'js'. */
+  get activeBackend(): 'wasm' | 'js' {
+    return this.simdKernel() === null ? 'js' : 'wasm';
+  }
+
+  private simdKernel(): ElementKernel | null {
+    this.simd = elementKernel(this, 4, null, 0, this.rest, this.simd);
+    return this.simd;
+  }
+
+  /** One sweep (tet-volume.kernel.ts). */
   project(ctx: StepContext): void {
-    const { p, x, invMass: w } = ctx.store;
-    const idx = this.indices,
-      rest = this.rest,
-      lam = this.lambda;
-    const kp = this.rule.kPrime,
-      at = this.rule.alphaTilde,
-      gamma = this.rule.gamma;
-    const n = this.count;
-    const step = ctx.reverse ? -1 : 1;
-    const end = ctx.reverse ? -1 : n;
-    const sixth = 1 / 6;
-    for (let c = ctx.reverse ? n - 1 : 0; c !== end; c += step) {
-      const i1 = idx[4 * c],
-        i2 = idx[4 * c + 1],
-        i3 = idx[4 * c + 2],
-        i4 = idx[4 * c + 3];
-      const w1 = w[i1],
-        w2 = w[i2],
-        w3 = w[i3],
-        w4 = w[i4];
-      if (w1 + w2 + w3 + w4 === 0) continue;
-      const a = 3 * i1,
-        b = 3 * i2,
-        cc = 3 * i3,
-        d = 3 * i4;
-      const ox = p[a],
-        oy = p[a + 1],
-        oz = p[a + 2];
-      const ux = p[b] - ox,
-        uy = p[b + 1] - oy,
-        uz = p[b + 2] - oz;
-      const vx = p[cc] - ox,
-        vy = p[cc + 1] - oy,
-        vz = p[cc + 2] - oz;
-      const tx = p[d] - ox,
-        ty = p[d + 1] - oy,
-        tz = p[d + 2] - oz;
-      // gradients (× 6)
-      const g2x = vy * tz - vz * ty,
-        g2y = vz * tx - vx * tz,
-        g2z = vx * ty - vy * tx;
-      const g3x = ty * uz - tz * uy,
-        g3y = tz * ux - tx * uz,
-        g3z = tx * uy - ty * ux;
-      const g4x = uy * vz - uz * vy,
-        g4y = uz * vx - ux * vz,
-        g4z = ux * vy - uy * vx;
-      const g1x = -g2x - g3x - g4x,
-        g1y = -g2y - g3y - g4y,
-        g1z = -g2z - g3z - g4z;
-      const C = sixth * (g4x * tx + g4y * ty + g4z * tz) - rest[c];
-      const wG =
-        sixth *
-        sixth *
-        (w1 * (g1x * g1x + g1y * g1y + g1z * g1z) +
-          w2 * (g2x * g2x + g2y * g2y + g2z * g2z) +
-          w3 * (g3x * g3x + g3y * g3y + g3z * g3z) +
-          w4 * (g4x * g4x + g4y * g4y + g4z * g4z));
-      let damp = 0;
-      if (gamma !== 0) {
-        damp =
-          gamma *
-          sixth *
-          (g1x * (ox - x[a]) +
-            g1y * (oy - x[a + 1]) +
-            g1z * (oz - x[a + 2]) +
-            g2x * (p[b] - x[b]) +
-            g2y * (p[b + 1] - x[b + 1]) +
-            g2z * (p[b + 2] - x[b + 2]) +
-            g3x * (p[cc] - x[cc]) +
-            g3y * (p[cc + 1] - x[cc + 1]) +
-            g3z * (p[cc + 2] - x[cc + 2]) +
-            g4x * (p[d] - x[d]) +
-            g4y * (p[d + 1] - x[d + 1]) +
-            g4z * (p[d + 2] - x[d + 2]));
-      }
-      const denom = (1 + gamma) * wG + at;
-      if (!(denom > 1e-300)) continue;
-      const dl = (kp * (-C - at * lam[c] - damp)) / denom;
-      lam[c] += dl;
-      const s = sixth * dl;
-      let k = w1 * s;
-      p[a] = ox + g1x * k;
-      p[a + 1] = oy + g1y * k;
-      p[a + 2] = oz + g1z * k;
-      k = w2 * s;
-      p[b] += g2x * k;
-      p[b + 1] += g2y * k;
-      p[b + 2] += g2z * k;
-      k = w3 * s;
-      p[cc] += g3x * k;
-      p[cc + 1] += g3y * k;
-      p[cc + 2] += g3z * k;
-      k = w4 * s;
-      p[d] += g4x * k;
-      p[d + 1] += g4y * k;
-      p[d + 2] += g4z * k;
+    const store = ctx.store;
+    const r = this.rule;
+    const simd = this.simdKernel();
+    if (simd !== null) sweepTetVolume(simd, store, ctx.reverse, r.kPrime, r.alphaTilde);
+    else {
+      projectTetVolume(
+        store.p,
+        store.x,
+        store.invMass,
+        this.indices,
+        this.rest,
+        this.lambda,
+        this.count,
+        ctx.reverse,
+        r.kPrime,
+        r.alphaTilde,
+        r.gamma,
+      );
     }
   }
 
@@ -207,6 +150,9 @@ export class TriangleAreaConstraints implements ConstraintSet {
   colorOffsets: Int32Array;
   readonly count: number;
   readonly colors: number;
+  /** 'auto': the WebAssembly SIMD kernel where it applies (triangle-area.kernel.ts); 'js': always JavaScript. */
+  backend: 'auto' | 'js' = 'auto';
+  private simd: ElementKernel | null = null;
 
   constructor(
     store: ParticleStore,
@@ -245,86 +191,36 @@ export class TriangleAreaConstraints implements ConstraintSet {
     this.lambda.fill(0);
   }
 
+  /** Which kernel projects this set now: 'wasm' (SIMD) or 'js'. */
+  get activeBackend(): 'wasm' | 'js' {
+    return this.simdKernel() === null ? 'js' : 'wasm';
+  }
+
+  private simdKernel(): ElementKernel | null {
+    this.simd = elementKernel(this, 3, null, 0, this.rest, this.simd);
+    return this.simd;
+  }
+
+  /** One sweep (triangle-area.kernel.ts). */
   project(ctx: StepContext): void {
-    const { p, x, invMass: w } = ctx.store;
-    const idx = this.indices,
-      rest = this.rest,
-      lam = this.lambda;
-    const kp = this.rule.kPrime,
-      at = this.rule.alphaTilde,
-      gamma = this.rule.gamma;
-    const n = this.count;
-    const step = ctx.reverse ? -1 : 1;
-    const end = ctx.reverse ? -1 : n;
-    for (let c = ctx.reverse ? n - 1 : 0; c !== end; c += step) {
-      const i1 = idx[3 * c],
-        i2 = idx[3 * c + 1],
-        i3 = idx[3 * c + 2];
-      const w1 = w[i1],
-        w2 = w[i2],
-        w3 = w[i3];
-      if (w1 + w2 + w3 === 0) continue;
-      const a = 3 * i1,
-        b = 3 * i2,
-        cc = 3 * i3;
-      const ux = p[b] - p[a],
-        uy = p[b + 1] - p[a + 1],
-        uz = p[b + 2] - p[a + 2];
-      const vx = p[cc] - p[a],
-        vy = p[cc + 1] - p[a + 1],
-        vz = p[cc + 2] - p[a + 2];
-      let nx = uy * vz - uz * vy,
-        ny = uz * vx - ux * vz,
-        nz = ux * vy - uy * vx;
-      const len = Math.sqrt(nx * nx + ny * ny + nz * nz);
-      if (!(len > 1e-300)) continue;
-      nx /= len;
-      ny /= len;
-      nz /= len;
-      const C = 0.5 * len - rest[c];
-      const g2x = 0.5 * (vy * nz - vz * ny),
-        g2y = 0.5 * (vz * nx - vx * nz),
-        g2z = 0.5 * (vx * ny - vy * nx);
-      const g3x = 0.5 * (ny * uz - nz * uy),
-        g3y = 0.5 * (nz * ux - nx * uz),
-        g3z = 0.5 * (nx * uy - ny * ux);
-      const g1x = -g2x - g3x,
-        g1y = -g2y - g3y,
-        g1z = -g2z - g3z;
-      const wG =
-        w1 * (g1x * g1x + g1y * g1y + g1z * g1z) +
-        w2 * (g2x * g2x + g2y * g2y + g2z * g2z) +
-        w3 * (g3x * g3x + g3y * g3y + g3z * g3z);
-      let damp = 0;
-      if (gamma !== 0) {
-        damp =
-          gamma *
-          (g1x * (p[a] - x[a]) +
-            g1y * (p[a + 1] - x[a + 1]) +
-            g1z * (p[a + 2] - x[a + 2]) +
-            g2x * (p[b] - x[b]) +
-            g2y * (p[b + 1] - x[b + 1]) +
-            g2z * (p[b + 2] - x[b + 2]) +
-            g3x * (p[cc] - x[cc]) +
-            g3y * (p[cc + 1] - x[cc + 1]) +
-            g3z * (p[cc + 2] - x[cc + 2]));
-      }
-      const denom = (1 + gamma) * wG + at;
-      if (!(denom > 1e-300)) continue;
-      const dl = (kp * (-C - at * lam[c] - damp)) / denom;
-      lam[c] += dl;
-      let k = w1 * dl;
-      p[a] += g1x * k;
-      p[a + 1] += g1y * k;
-      p[a + 2] += g1z * k;
-      k = w2 * dl;
-      p[b] += g2x * k;
-      p[b + 1] += g2y * k;
-      p[b + 2] += g2z * k;
-      k = w3 * dl;
-      p[cc] += g3x * k;
-      p[cc + 1] += g3y * k;
-      p[cc + 2] += g3z * k;
+    const store = ctx.store;
+    const r = this.rule;
+    const simd = this.simdKernel();
+    if (simd !== null) sweepTriangleArea(simd, store, ctx.reverse, r.kPrime, r.alphaTilde);
+    else {
+      projectTriangleArea(
+        store.p,
+        store.x,
+        store.invMass,
+        this.indices,
+        this.rest,
+        this.lambda,
+        this.count,
+        ctx.reverse,
+        r.kPrime,
+        r.alphaTilde,
+        r.gamma,
+      );
     }
   }
 

@@ -1,0 +1,822 @@
+/**
+ * The paired SIMD kernel of a definition, in AssemblyScript: two constraints
+ * of one colour per f64x2 (lanes A and B), over pairs [pairFrom, pairTo) of
+ * the layout of src/wasm/paired.ts. Every floating-point operation of the
+ * definition becomes the same operation on both lanes, in the same order,
+ * so each lane's result is the JavaScript kernel's to the bit:
+ *
+ * - values that are the same for every constraint (uniforms, literals and
+ *   what is computed from them alone) stay scalars, computed once before the
+ *   loop and splatted where they meet a lane value;
+ * - `return` under a condition on the element clears the lanes where it
+ *   holds from the active mask (and skips the pair when none is left);
+ *   `? :` on the element becomes a bitselect, `if` on the element assigns
+ *   under a mask; `if` on uniforms stays an `if`;
+ * - a `'defer'` block lists its lanes (constraint ids) for the JavaScript
+ *   kernel and clears them from the mask;
+ * - `Math.sqrt` and `Math.abs` are WebAssembly instructions (exact, as in
+ *   JavaScript); other Math functions are imported from JavaScript and
+ *   called per lane, so they return JavaScript's bits;
+ * - the writes (positions, multiplier) are stored, lane by lane, where the
+ *   final mask is set.
+ *
+ * Uniforms fixed by the definition's `simd` specialisations are substituted
+ * and folded first (`if (gamma !== 0)` disappears; `(1 + gamma) * x` is x:
+ * multiplying by 1 is exact).
+ */
+import type * as T from '@babel/types';
+import { fail, type Helper, isDeferDirective, type KernelDef, type Literal } from './parse.js';
+import { FIELDS } from './walk.js';
+
+type Kind = 'f' | 'i' | 'b' | 'v' | 'm';
+
+interface Value {
+  code: string;
+  kind: Kind;
+  /** A literal value, when known at generation time. */
+  lit?: Literal;
+}
+
+const NATIVE = new Set(['sqrt', 'abs']);
+
+const VBIN: Record<string, string> = { '+': 'add', '-': 'sub', '*': 'mul', '/': 'div' };
+const VCMP: Record<string, string> = {
+  '<': 'lt',
+  '<=': 'le',
+  '>': 'gt',
+  '>=': 'ge',
+  '===': 'eq',
+  '!==': 'ne',
+  '==': 'eq',
+  '!=': 'ne',
+};
+const SCMP: Record<string, string> = { '===': '==', '!==': '!=' };
+
+function fmtNumber(v: number, kind: 'f' | 'i'): string {
+  if (kind === 'i') return String(v);
+  if (!Number.isFinite(v)) return v > 0 ? 'Infinity' : v < 0 ? '-Infinity' : 'NaN';
+  const s = String(v);
+  return /[.e]/.test(s) ? s : `${s}.0`;
+}
+
+function evalBinary(op: string, a: Literal, b: Literal): Literal | undefined {
+  if (typeof a === 'number' && typeof b === 'number') {
+    switch (op) {
+      case '+':
+        return a + b;
+      case '-':
+        return a - b;
+      case '*':
+        return a * b;
+      case '/':
+        return a / b;
+      case '<':
+        return a < b;
+      case '<=':
+        return a <= b;
+      case '>':
+        return a > b;
+      case '>=':
+        return a >= b;
+    }
+  }
+  if (op === '===' || op === '==') return a === b;
+  if (op === '!==' || op === '!=') return a !== b;
+  return undefined;
+}
+
+class SimdEmitter {
+  private readonly kinds = new Map<string, Kind>();
+  /** Scalar values computed before the loop (uniform consts, splats). */
+  private readonly pre: string[] = [];
+  private readonly splats = new Map<string, string>();
+  /** Loads emitted in the loop body so far, by key. */
+  private readonly loaded = new Map<string, string>();
+  private out: string[] = [];
+  private tmp = 0;
+  private hasMask = false;
+  /** Final values of written particle coordinates and of the multiplier. */
+  private readonly writes = new Map<string, string>();
+  private writing = false;
+  private readonly imports = new Set<string>();
+  private readonly literals = new Map<string, Literal>();
+  /** Locals assigned after their declaration (in code that is not folded away). */
+  private readonly assigned = new Set<string>();
+  /** Where the top-level statement being emitted begins in `out` (loads go there). */
+  private topMark = 0;
+  private depth = 0;
+  /** Parameters of the helpers being inlined: a value, or the caller's particle. */
+  private readonly aliases: Map<string, Value | { particle: string }>[] = [];
+
+  constructor(private readonly def: KernelDef) {
+    for (const p of def.params) {
+      if (p.kind === 'uniform') this.kinds.set(p.name, 'f');
+      if (p.kind === 'int') this.kinds.set(p.name, 'i');
+      if (p.kind === 'flag') this.kinds.set(p.name, 'b');
+    }
+    for (const [k, v] of def.simd ?? []) this.literals.set(k, v);
+  }
+
+  private err(node: T.Node | null | undefined, msg: string): never {
+    return fail(this.def, node, msg);
+  }
+
+  private fresh(prefix: string): string {
+    return `_${prefix}${this.tmp++}`;
+  }
+
+  private param(name: string) {
+    return this.def.params.find((p) => p.name === name);
+  }
+
+  private alias(name: string): Value | { particle: string } | undefined {
+    for (let k = this.aliases.length - 1; k >= 0; k--) {
+      const a = this.aliases[k].get(name);
+      if (a) return a;
+    }
+    return undefined;
+  }
+
+  /** The caller's name of a particle (a helper's parameter is an alias). */
+  private particleName(name: string): string {
+    const a = this.alias(name);
+    return a && 'particle' in a ? a.particle : name;
+  }
+
+  /** Binds a helper's parameters to the call's arguments. */
+  private bind(h: Helper, args: T.Node[], node: T.Node, statement: boolean): Map<string, Value | { particle: string }> {
+    const map = new Map<string, Value | { particle: string }>();
+    h.params.forEach((p, k) => {
+      const arg = args[k] as T.Expression;
+      if (p.particle) {
+        if (arg?.type !== 'Identifier') this.err(node, `${h.name}: argument ${p.name} is a particle`);
+        map.set(p.name, { particle: this.particleName(arg.name) });
+        return;
+      }
+      if (!statement && arg?.type !== 'Identifier' && arg?.type !== 'NumericLiteral')
+        this.err(node, `${h.name} takes names or numbers`);
+      let v = this.expr(arg);
+      if (v.kind === 'v' && !/^[A-Za-z_$][\w$]*$/.test(v.code)) {
+        const t = this.fresh(p.name);
+        this.out.push(`const ${t} = ${v.code};`);
+        v = { code: t, kind: 'v' };
+      }
+      map.set(p.name, v);
+    });
+    return map;
+  }
+
+  /** A uniform f64 value as an f64x2 (splatted once before the loop). */
+  private splat(v: Value): string {
+    if (v.kind === 'v') return v.code;
+    if (v.kind !== 'f' && v.kind !== 'i') this.err(null, `cannot use a boolean as a number`);
+    const code = v.lit !== undefined && typeof v.lit === 'number' ? fmtNumber(v.lit, 'f') : v.code;
+    let name = this.splats.get(code);
+    if (!name) {
+      name = `_v${this.splats.size}`;
+      this.splats.set(code, name);
+      this.pre.push(`const ${name} = f64x2.splat(${code});`);
+    }
+    return name;
+  }
+
+  /** A boolean (uniform or mask) as a mask. */
+  private mask(v: Value): string {
+    if (v.kind === 'm') return v.code;
+    if (v.kind !== 'b') this.err(null, 'expected a condition');
+    if (v.lit === true) return 'i64x2.splat(-1)';
+    if (v.lit === false) return 'i64x2.splat(0)';
+    return `(${v.code} ? i64x2.splat(-1) : i64x2.splat(0))`;
+  }
+
+  private lit(value: Literal, node: T.Node): Value {
+    if (typeof value === 'number') return { code: fmtNumber(value, 'f'), kind: 'f', lit: value };
+    if (typeof value === 'boolean') return { code: String(value), kind: 'b', lit: value };
+    if (value === null) return { code: 'null', kind: 'b', lit: null };
+    return this.err(node, `a string is not a value in the SIMD kernel (${value})`);
+  }
+
+  /** A load in the loop body, emitted once (at first use, before the statement that needs it). */
+  private load(key: string, code: string): string {
+    let name = this.loaded.get(key);
+    if (!name) {
+      name = `l_${key}`;
+      this.loaded.set(key, name);
+      // at the top level of the loop body, before the statement that needs it, so that later
+      // statements see it too
+      this.out.splice(this.topMark++, 0, `const ${name} = ${code};`);
+    }
+    return name;
+  }
+
+  private pairIndex(): { a: string; b: string } {
+    return {
+      a: this.load('elA', 'load<i32>(pairEl + (<usize>j << 3))'),
+      b: this.load('elB', 'load<i32>(pairEl + (<usize>j << 3), 4)'),
+    };
+  }
+
+  expr(e: T.Expression | T.PrivateName): Value {
+    switch (e.type) {
+      case 'NumericLiteral':
+        return this.lit(e.value, e);
+      case 'BooleanLiteral':
+        return this.lit(e.value, e);
+      case 'NullLiteral':
+        return this.lit(null, e);
+      case 'StringLiteral':
+        return this.lit(e.value, e);
+      case 'TSAsExpression':
+      case 'TSNonNullExpression':
+        return this.expr(e.expression);
+      case 'Identifier':
+        return this.ident(e);
+      case 'MemberExpression':
+        return this.member(e);
+      case 'UnaryExpression':
+        return this.unary(e);
+      case 'BinaryExpression':
+        return this.binary(e);
+      case 'LogicalExpression':
+        return this.logical(e);
+      case 'ConditionalExpression':
+        return this.conditional(e);
+      case 'CallExpression':
+        return this.call(e);
+      default:
+        return this.err(e, `${e.type} is not in the kernel language`);
+    }
+  }
+
+  private ident(e: T.Identifier): Value {
+    const al = this.alias(e.name);
+    if (al) {
+      if ('particle' in al) this.err(e, `${e.name} is read through its fields`);
+      return al;
+    }
+    if (this.literals.has(e.name)) return this.lit(this.literals.get(e.name)!, e);
+    const p = this.param(e.name);
+    if (p?.kind === 'scalar' || p?.kind === 'multiplier') {
+      if (p.kind === 'multiplier' && this.writes.has('lam'))
+        this.err(e, 'the multiplier is read after it is written');
+      const { a, b } = this.pairIndex();
+      const ptr = p.kind === 'scalar' ? 'scalar' : 'lam';
+      return { code: this.load(`${ptr}V`, `ldv(${ptr}, ${a}, ${b})`), kind: 'v' };
+    }
+    if (p?.kind === 'jsonly' || p?.kind === 'index')
+      this.err(e, `${e.name} is JavaScript only (use it in a 'defer' block)`);
+    if (p) {
+      if (p.kind === 'particle' || p.kind === 'record') this.err(e, `${e.name} is read through its fields`);
+    }
+    const k = this.kinds.get(e.name);
+    if (!k) this.err(e, `unknown name ${e.name}`);
+    return { code: e.name, kind: k };
+  }
+
+  private member(e: T.MemberExpression): Value {
+    if (e.object.type !== 'Identifier') this.err(e, 'member access is only p.x / R[k] / Math.X');
+    const obj = this.particleName(e.object.name);
+    if (obj === 'Math' && !e.computed && e.property.type === 'Identifier') {
+      const c = e.property.name;
+      if (c === 'PI' || c === 'E' || c === 'SQRT2') return this.lit(Math[c], e);
+      this.err(e, `Math.${c} is not a constant`);
+    }
+    const p = this.param(obj);
+    if (p?.kind === 'particle') {
+      const f = !e.computed && e.property.type === 'Identifier' ? FIELDS[e.property.name] : undefined;
+      if (!f) this.err(e, 'a particle has x, y, z, w');
+      if (f.array === 'x')
+        this.err(e, `${obj}.x0 (store.x) is JavaScript only: fix the uniform that guards it in simd`);
+      const k = (e.property as T.Identifier).name;
+      if (this.writes.has(`${obj}.${k}`)) this.err(e, `${obj}.${k} is read after it is written`);
+      const A = this.load(
+        `i_${obj}A`,
+        `load<i32>(pairIdx + <usize>j * ${8 * this.def.particles.length}, ${8 * this.def.particles.indexOf(p)})`,
+      );
+      const B = this.load(
+        `i_${obj}B`,
+        `load<i32>(pairIdx + <usize>j * ${8 * this.def.particles.length}, ${8 * this.def.particles.indexOf(p) + 4})`,
+      );
+      if (f.array === 'w') return { code: this.load(`${obj}_w`, `ldv(w, ${A}, ${B})`), kind: 'v' };
+      const A3 = this.load(`i_${obj}A3`, `${A} * 3`);
+      const B3 = this.load(`i_${obj}B3`, `${B} * 3`);
+      const plus = f.k ? ` + ${f.k}` : '';
+      return { code: this.load(`${obj}_${k}`, `ldv(p, ${A3}${plus}, ${B3}${plus})`), kind: 'v' };
+    }
+    if (p?.kind === 'record') {
+      if (!e.computed || e.property.type !== 'NumericLiteral') this.err(e, 'a record is read as R[constant]');
+      const k = e.property.value;
+      const base = this.load('rec', `pairRec + <usize>j * ${16 * p.stride}`);
+      return { code: this.load(`${obj}${k}`, `v128.load(${base}, ${16 * k})`), kind: 'v' };
+    }
+    return this.err(e, `${obj} has no fields here`);
+  }
+
+  private unary(e: T.UnaryExpression): Value {
+    const a = this.expr(e.argument);
+    if (e.operator === '-') {
+      if (a.lit !== undefined && typeof a.lit === 'number') return this.lit(-a.lit, e);
+      if (a.kind === 'v') return { code: `f64x2.neg(${a.code})`, kind: 'v' };
+      return { code: `(-${a.code})`, kind: a.kind };
+    }
+    if (e.operator === '+') return a;
+    if (e.operator === '!') {
+      if (a.lit !== undefined) return this.lit(!a.lit, e);
+      if (a.kind === 'm') return { code: `v128.not(${a.code})`, kind: 'm' };
+      return { code: `(!${a.code})`, kind: 'b' };
+    }
+    return this.err(e, `operator ${e.operator}`);
+  }
+
+  private binary(e: T.BinaryExpression): Value {
+    const a = this.expr(e.left as T.Expression);
+    const b = this.expr(e.right);
+    const op = e.operator;
+    if (a.lit !== undefined && b.lit !== undefined) {
+      const v = evalBinary(op, a.lit, b.lit);
+      if (v !== undefined) return this.lit(v, e);
+    }
+    if (VBIN[op]) {
+      // multiplying by exactly 1 changes no bit (the SIMD kernels fold a specialised (1 + γ))
+      if (op === '*' && a.lit === 1) return b;
+      if (op === '*' && b.lit === 1) return a;
+      if (a.kind === 'v' || b.kind === 'v') {
+        return { code: `f64x2.${VBIN[op]}(${this.splat(a)}, ${this.splat(b)})`, kind: 'v' };
+      }
+      const kind = a.kind === 'i' && b.kind === 'i' ? 'i' : 'f';
+      return { code: `(${this.scalar(a, kind)} ${op} ${this.scalar(b, kind)})`, kind };
+    }
+    if (VCMP[op]) {
+      if (a.kind === 'v' || b.kind === 'v') {
+        return { code: `f64x2.${VCMP[op]}(${this.splat(a)}, ${this.splat(b)})`, kind: 'm' };
+      }
+      const kind = a.kind === 'i' || b.kind === 'i' ? 'i' : 'f';
+      return { code: `(${this.scalar(a, kind)} ${SCMP[op] ?? op} ${this.scalar(b, kind)})`, kind: 'b' };
+    }
+    return this.err(e, `operator ${op}`);
+  }
+
+  private scalar(v: Value, kind: 'f' | 'i'): string {
+    if (v.lit !== undefined && typeof v.lit === 'number') return fmtNumber(v.lit, kind);
+    return v.code;
+  }
+
+  private logical(e: T.LogicalExpression): Value {
+    const a = this.expr(e.left);
+    const b = this.expr(e.right);
+    const and = e.operator === '&&';
+    if (e.operator !== '&&' && e.operator !== '||') this.err(e, `operator ${e.operator}`);
+    if (a.lit !== undefined) return a.lit ? (and ? b : a) : and ? a : b;
+    if (b.lit !== undefined && a.kind === 'b') {
+      if (and) return b.lit ? a : b;
+      return b.lit ? b : a;
+    }
+    if (a.kind === 'm' || b.kind === 'm') {
+      return { code: `v128.${and ? 'and' : 'or'}(${this.mask(a)}, ${this.mask(b)})`, kind: 'm' };
+    }
+    return { code: `(${a.code} ${e.operator} ${b.code})`, kind: 'b' };
+  }
+
+  private conditional(e: T.ConditionalExpression): Value {
+    const c = this.expr(e.test);
+    if (c.lit !== undefined) return this.expr(c.lit ? e.consequent : e.alternate);
+    const a = this.expr(e.consequent);
+    const b = this.expr(e.alternate);
+    if (c.kind === 'b') {
+      if (a.kind === 'v' || b.kind === 'v')
+        return { code: `(${c.code} ? ${this.splat(a)} : ${this.splat(b)})`, kind: 'v' };
+      return { code: `(${c.code} ? ${a.code} : ${b.code})`, kind: a.kind };
+    }
+    return { code: `v128.bitselect(${this.splat(a)}, ${this.splat(b)}, ${c.code})`, kind: 'v' };
+  }
+
+  private call(e: T.CallExpression): Value {
+    const callee = e.callee;
+    if (callee.type === 'Identifier') {
+      const h = this.def.helpers.get(callee.name);
+      if (!h) this.err(e, `${callee.name} is not a helper of src/kernels/helpers.ts`);
+      if (h.expr === null) this.err(e, `${h.name} is a statement: call it on its own`);
+      this.aliases.push(this.bind(h, e.arguments, e, false));
+      const v = this.expr(h.expr);
+      this.aliases.pop();
+      return v;
+    }
+    if (
+      callee.type !== 'MemberExpression' ||
+      callee.object.type !== 'Identifier' ||
+      callee.object.name !== 'Math' ||
+      callee.property.type !== 'Identifier'
+    ) {
+      return this.err(e, 'only Math functions may be called (other calls belong in a defer block)');
+    }
+    const fn = callee.property.name;
+    const args = e.arguments.map((a) => this.expr(a as T.Expression));
+    if (args.every((a) => a.lit !== undefined && typeof a.lit === 'number')) {
+      const f = (Math as unknown as Record<string, (...x: number[]) => number>)[fn];
+      return this.lit(f(...args.map((a) => a.lit as number)), e);
+    }
+    const vector = args.some((a) => a.kind === 'v');
+    if (NATIVE.has(fn)) {
+      if (vector) return { code: `f64x2.${fn}(${this.splat(args[0])})`, kind: 'v' };
+      return { code: `Math.${fn}(${args[0].code})`, kind: 'f' };
+    }
+    this.imports.add(fn);
+    const js = `js_${fn}`;
+    if (!vector) return { code: `${js}(${args.map((a) => this.scalar(a, 'f')).join(', ')})`, kind: 'f' };
+    const lane = (k: number) =>
+      `${js}(${args.map((a) => (a.kind === 'v' ? `f64x2.extract_lane(${a.code}, ${k})` : this.scalar(a, 'f'))).join(', ')})`;
+    // per lane, through the JavaScript function: JavaScript's bits
+    return { code: `f64x2.replace_lane(f64x2.splat(${lane(0)}), 1, ${lane(1)})`, kind: 'v' };
+  }
+
+  /** Kind of every local (a `let` is a lane value when any assignment to it is). */
+  inferKinds(body: T.Statement[]): void {
+    const saveOut = this.out;
+    const saveLoaded = new Map(this.loaded);
+    const savePre = this.pre.length;
+    const saveSplats = new Map(this.splats);
+    const saveTmp = this.tmp;
+    const saveImports = new Set(this.imports);
+    for (let round = 0; round < 8; round++) {
+      const before = JSON.stringify([...this.kinds]);
+      this.out = [];
+      const visit = (s: T.Statement): void => {
+        if (s.type === 'VariableDeclaration') {
+          for (const d of s.declarations) {
+            const n = (d.id as T.Identifier).name;
+            const k = d.init ? this.expr(d.init).kind : 'f';
+            this.join(n, k);
+          }
+        } else if (s.type === 'ExpressionStatement' && s.expression.type === 'AssignmentExpression') {
+          const t = s.expression.left;
+          if (t.type === 'Identifier' && !this.param(t.name)) {
+            this.join(t.name, this.expr(s.expression.right).kind);
+            this.assigned.add(t.name);
+          }
+        } else if (s.type === 'IfStatement') {
+          const c = this.expr(s.test);
+          if (c.lit !== undefined) {
+            const taken = c.lit ? s.consequent : s.alternate;
+            if (taken) visit(taken);
+            return;
+          }
+          const mask = c.kind === 'm';
+          for (const b of [s.consequent, s.alternate]) {
+            if (!b) continue;
+            if (mask) for (const n of this.assignedIn(b)) this.join(n, 'v');
+            visit(b);
+          }
+        } else if (s.type === 'BlockStatement') {
+          if (s.body.length > 0 && isDeferDirective(s.body[0])) return;
+          s.body.forEach(visit);
+        }
+      };
+      body.forEach(visit);
+      if (JSON.stringify([...this.kinds]) === before) break;
+    }
+    this.out = saveOut;
+    this.loaded.clear();
+    for (const [k, v] of saveLoaded) this.loaded.set(k, v);
+    this.pre.length = savePre;
+    this.splats.clear();
+    for (const [k, v] of saveSplats) this.splats.set(k, v);
+    this.tmp = saveTmp;
+    this.imports.clear();
+    for (const v of saveImports) this.imports.add(v);
+  }
+
+  private join(name: string, k: Kind): void {
+    const old = this.kinds.get(name);
+    if (!old) this.kinds.set(name, k);
+    else if (old !== k && (k === 'v' || k === 'm')) this.kinds.set(name, k);
+  }
+
+  private assignedIn(s: T.Node): string[] {
+    const names: string[] = [];
+    const go = (n: T.Node) => {
+      if (n.type === 'AssignmentExpression' && n.left.type === 'Identifier') names.push(n.left.name);
+      for (const k of Object.keys(n)) {
+        if (k === 'loc' || k.endsWith('Comments')) continue;
+        const v = (n as unknown as Record<string, unknown>)[k];
+        if (Array.isArray(v)) {
+          for (const c of v) if (c && typeof c.type === 'string') go(c);
+        } else if (v && typeof v === 'object' && typeof (v as T.Node).type === 'string') go(v as T.Node);
+      }
+    };
+    go(s);
+    return names;
+  }
+
+  /** Emits `stmts` into the loop body; `m` is the mask under which assignments apply (null: all lanes). */
+  statements(stmts: T.Statement[], m: string | null): void {
+    for (const s of stmts) {
+      if (this.depth === 0) this.topMark = this.out.length;
+      this.statement(s, m);
+    }
+  }
+
+  private isReturn(s: T.Statement | null | undefined): boolean {
+    if (!s) return false;
+    if (s.type === 'ReturnStatement') return true;
+    return s.type === 'BlockStatement' && s.body.length === 1 && s.body[0].type === 'ReturnStatement';
+  }
+
+  private statement(s: T.Statement, m: string | null): void {
+    switch (s.type) {
+      case 'VariableDeclaration':
+        for (const d of s.declarations) {
+          const n = (d.id as T.Identifier).name;
+          const kind = this.kinds.get(n)!;
+          if (kind === 'v' || kind === 'm') {
+            const init = d.init ? this.expr(d.init) : null;
+            const code = init ? (kind === 'v' ? this.splat(init) : this.mask(init)) : null;
+            const decl = s.kind === 'const' ? 'const' : 'let';
+            this.out.push(code ? `${decl} ${n} = ${code};` : `let ${n}: v128;`);
+          } else {
+            if (!d.init) this.err(d, `${n} has no value`);
+            const v = this.expr(d.init);
+            const ty = kind === 'b' ? 'bool' : kind === 'i' ? 'i32' : 'f64';
+            const code = kind === 'b' ? v.code : this.scalar(v, kind === 'i' ? 'i' : 'f');
+            const constant = s.kind === 'const' || !this.assigned.has(n);
+            if (constant && v.lit !== undefined) this.literals.set(n, v.lit);
+            else if (constant) this.pre.push(`const ${n}: ${ty} = ${code};`);
+            else this.out.push(`let ${n}: ${ty} = ${code};`);
+          }
+        }
+        return;
+      case 'ExpressionStatement':
+        if (isDeferDirective(s)) this.err(s, "'defer' must open the else-block of a test on the element");
+        if (s.expression.type === 'CallExpression' && s.expression.callee.type === 'Identifier') {
+          const h = this.def.helpers.get(s.expression.callee.name);
+          if (!h) this.err(s, `${s.expression.callee.name} is not a helper of src/kernels/helpers.ts`);
+          if (h.expr !== null) this.err(s, `${h.name} is an expression`);
+          this.aliases.push(this.bind(h, s.expression.arguments, s, true));
+          this.statements(h.body.body, m);
+          this.aliases.pop();
+          return;
+        }
+        if (s.expression.type !== 'AssignmentExpression') this.err(s, 'only assignments are statements');
+        this.assign(s.expression, m);
+        return;
+      case 'ReturnStatement':
+        if (m !== null) this.err(s, 'return under a lane mask: write it as `if (cond) return;`');
+        this.out.push('continue;');
+        return;
+      case 'BlockStatement':
+        this.out.push('{');
+        this.depth++;
+        this.statements(s.body, m);
+        this.depth--;
+        this.out.push('}');
+        return;
+      case 'IfStatement':
+        this.ifStatement(s, m);
+        return;
+      default:
+        this.err(s, `${s.type} is not in the kernel language`);
+    }
+  }
+
+  private ifStatement(s: T.IfStatement, m: string | null): void {
+    const c = this.expr(s.test);
+    if (c.lit !== undefined) {
+      const taken = c.lit ? s.consequent : s.alternate;
+      if (taken) this.statement(taken, m);
+      return;
+    }
+    if (c.kind === 'b') {
+      if (this.writing) this.err(s, 'no test after the writes');
+      this.out.push(`if (${c.code}) {`);
+      this.statement(s.consequent, m);
+      if (s.alternate) {
+        this.out.push('} else {');
+        this.statement(s.alternate, m);
+      }
+      this.out.push('}');
+      return;
+    }
+    if (this.writing) this.err(s, 'no test after the writes');
+    // a test on the element
+    if (this.isReturn(s.consequent) && !s.alternate) {
+      const kept = m === null ? this.negated(s.test) : null;
+      if (kept !== null) this.keep(kept);
+      else this.clear(m === null ? c.code : `v128.and(${m}, ${c.code})`);
+      return;
+    }
+    const alt = s.alternate;
+    if (alt && alt.type === 'BlockStatement' && alt.body.length > 0 && isDeferDirective(alt.body[0])) {
+      if (m !== null) this.err(s, "a 'defer' block must not be under another test on the element");
+      this.defer(c.code);
+      this.statement(s.consequent, null);
+      return;
+    }
+    // the test is evaluated once, before either branch assigns
+    const mt = this.fresh('t');
+    this.out.push(`const ${mt} = ${c.code};`);
+    const mc = this.fresh('m');
+    this.out.push(`const ${mc} = ${m === null ? mt : `v128.and(${m}, ${mt})`};`);
+    if (this.isReturn(s.consequent)) this.clear(mc);
+    else this.statement(s.consequent, mc);
+    if (alt) {
+      const ma = this.fresh('m');
+      this.out.push(`const ${ma} = ${m === null ? `v128.not(${mt})` : `v128.andnot(${m}, ${mt})`};`);
+      if (this.isReturn(alt)) this.clear(ma);
+      else this.statement(alt, ma);
+    }
+  }
+
+  /** Clears the lanes of `cond` from the active mask; skips the pair when no lane is left. */
+  private clear(cond: string): void {
+    if (!this.hasMask) {
+      this.out.push(`let act = v128.not(${cond});`);
+      this.hasMask = true;
+    } else this.out.push(`act = v128.andnot(act, ${cond});`);
+    this.out.push('if (!v128.any_true(act)) continue;');
+  }
+
+  /** Keeps only the lanes where `keep` (a mask) holds; skips the pair when none is left. */
+  private keep(keep: string): void {
+    if (!this.hasMask) {
+      this.out.push(`let act = ${keep};`);
+      this.hasMask = true;
+    } else this.out.push(`act = v128.and(act, ${keep});`);
+    this.out.push('if (!v128.any_true(act)) continue;');
+  }
+
+  /**
+   * The mask of the lanes where `test` does NOT hold, with the negation pushed
+   * through `!` and `||` (De Morgan), so that `if (!(a > b) || !(c > d)) return;`
+   * keeps `a > b && c > d` without inverting twice; null when the test is not
+   * of that form on lane values alone.
+   */
+  private negated(test: T.Expression): string | null {
+    if (test.type === 'UnaryExpression' && test.operator === '!') {
+      const v = this.expr(test.argument);
+      return v.kind === 'm' ? v.code : null;
+    }
+    if (test.type === 'LogicalExpression' && test.operator === '||') {
+      const a = this.negated(test.left);
+      const b = this.negated(test.right);
+      return a !== null && b !== null ? `v128.and(${a}, ${b})` : null;
+    }
+    return null;
+  }
+
+  /** Lists the active lanes where `fast` fails for the JavaScript kernel and clears them. */
+  private defer(fast: string): void {
+    if (!this.hasMask) this.err(null, "a 'defer' test needs a guard before it (the inverse masses)");
+    const { a, b } = this.pairIndex();
+    const f = this.fresh('f');
+    const d = this.fresh('d');
+    this.out.push(`const ${f} = ${fast};`, `const ${d} = v128.andnot(act, ${f});`);
+    this.out.push(
+      `if (i64x2.extract_lane(${d}, 0) != 0) { store<i32>(slow + (<usize>nslow << 2), ${a}); nslow++; }`,
+    );
+    this.out.push(
+      `if (i64x2.extract_lane(${d}, 1) != 0) { store<i32>(slow + (<usize>nslow << 2), ${b}); nslow++; }`,
+    );
+    this.out.push(`act = v128.and(act, ${f});`, 'if (!v128.any_true(act)) continue;');
+  }
+
+  private assign(e: T.AssignmentExpression, m: string | null): void {
+    const op = e.operator === '=' ? null : e.operator.slice(0, -1);
+    if (op && !VBIN[op]) this.err(e, `operator ${e.operator}`);
+    const t = e.left;
+    const combine = (old: Value): Value => {
+      const r = this.expr(e.right);
+      if (!op) return r;
+      return { code: `f64x2.${VBIN[op]}(${this.splat(old)}, ${this.splat(r)})`, kind: 'v' };
+    };
+    if (t.type === 'MemberExpression' && t.object.type === 'Identifier') {
+      const p = this.param(this.particleName(t.object.name));
+      if (p?.kind !== 'particle' || t.computed || t.property.type !== 'Identifier')
+        this.err(e, 'only particle positions, the multiplier and locals are written');
+      const k = t.property.name;
+      if (!['x', 'y', 'z'].includes(k)) this.err(e, `${p.name}.${k} is not written`);
+      if (m !== null) this.err(e, 'positions are written at the end, not under a test');
+      const old = this.member(t);
+      const v = this.fresh(`${p.name}_${k}`);
+      this.out.push(`const ${v} = ${this.splat(combine(old))};`);
+      this.writes.set(`${p.name}.${k}`, v);
+      this.writing = true;
+      return;
+    }
+    if (t.type !== 'Identifier') this.err(e, 'assignment target');
+    const p = this.param(t.name);
+    if (p?.kind === 'multiplier') {
+      if (m !== null) this.err(e, 'the multiplier is written at the end, not under a test');
+      const old = this.ident(t);
+      const v = this.fresh('lam_');
+      this.out.push(`const ${v} = ${this.splat(combine(old))};`);
+      this.writes.set('lam', v);
+      this.writing = true;
+      return;
+    }
+    if (p) this.err(e, `parameter ${t.name} is not written`);
+    const kind = this.kinds.get(t.name);
+    if (!kind) this.err(e, `unknown name ${t.name}`);
+    if (kind === 'v') {
+      const value = this.splat(combine({ code: t.name, kind: 'v' }));
+      this.out.push(
+        m === null ? `${t.name} = ${value};` : `${t.name} = v128.bitselect(${value}, ${t.name}, ${m});`,
+      );
+    } else if (kind === 'm') {
+      const value = this.mask(this.expr(e.right));
+      this.out.push(
+        m === null ? `${t.name} = ${value};` : `${t.name} = v128.bitselect(${value}, ${t.name}, ${m});`,
+      );
+    } else {
+      if (m !== null) this.err(e, `${t.name} is a scalar assigned under a test on the element`);
+      const r = this.expr(e.right);
+      this.out.push(`${t.name} ${e.operator} ${this.scalar(r, kind === 'i' ? 'i' : 'f')};`);
+    }
+  }
+
+  /** The stores of the written values, lane by lane where the final mask is set. */
+  private stores(): void {
+    if (this.writes.size === 0) return;
+    for (const lane of [0, 1]) {
+      const L = lane === 0 ? 'A' : 'B';
+      this.out.push(`if (i64x2.extract_lane(act, ${lane}) != 0) {`);
+      const lam = this.writes.get('lam');
+      if (lam) {
+        const c = this.loaded.get(lane === 0 ? 'elA' : 'elB');
+        this.out.push(`store<f64>(lam + (<usize>${c} << 3), f64x2.extract_lane(${lam}, ${lane}));`);
+      }
+      for (const p of this.def.particles) {
+        const ks = ['x', 'y', 'z'].filter((k) => this.writes.has(`${p.name}.${k}`));
+        if (ks.length === 0) continue;
+        this.out.push(`{ const o = p + (<usize>${this.loaded.get(`i_${p.name}${L}3`)} << 3);`);
+        for (const k of ks) {
+          const off = { x: 0, y: 8, z: 16 }[k as 'x'];
+          this.out.push(
+            `store<f64>(o, f64x2.extract_lane(${this.writes.get(`${p.name}.${k}`)}, ${lane}), ${off});`,
+          );
+        }
+        this.out.push('}');
+      }
+      this.out.push('}');
+    }
+  }
+
+  emit(): { code: string; imports: Set<string> } {
+    const def = this.def;
+    this.inferKinds(def.body.body);
+    this.out = [];
+    this.statements(def.body.body, null);
+    if (!this.hasMask)
+      this.err(def.body, 'the kernel needs a guard (padding lanes have zero inverse masses)');
+    this.stores();
+    const uniforms = def.params
+      .filter((p) => ['uniform', 'int', 'flag'].includes(p.kind) && !this.literals.has(p.name))
+      .map((p) => `${p.name}: ${p.kind === 'uniform' ? 'f64' : p.kind === 'int' ? 'i32' : 'bool'}`);
+    const head = [
+      'pairFrom: i32',
+      'pairTo: i32',
+      'pairIdx: usize',
+      'pairRec: usize',
+      'pairEl: usize',
+      'scalar: usize',
+      'lam: usize',
+      'p: usize',
+      'w: usize',
+      'slow: usize',
+      ...uniforms,
+    ];
+    const lines = [
+      `/** ${def.name} (${def.file}), two constraints per f64x2. Returns how many it listed in \`slow\`. */`,
+      `export function ${def.name}(${head.join(', ')}): i32 {`,
+      'let nslow: i32 = 0;',
+      ...this.pre,
+      'for (let j = pairFrom; j < pairTo; j++) {',
+      ...this.out,
+      '}',
+      'return nslow;',
+      '}',
+    ];
+    return { code: indent(lines), imports: this.imports };
+  }
+}
+
+/** Indents lines by their braces (the generated AssemblyScript is read in reviews). */
+function indent(lines: string[]): string {
+  let depth = 0;
+  const out: string[] = [];
+  for (const l of lines) {
+    const opens = (l.match(/\{/g) ?? []).length;
+    const closes = (l.match(/\}/g) ?? []).length;
+    if (closes > opens || l.startsWith('}'))
+      depth = Math.max(0, depth - (l.startsWith('}') ? 1 : closes - opens));
+    out.push(`${'  '.repeat(depth)}${l}`);
+    if (l.startsWith('}')) depth += opens - closes + 1;
+    else depth += opens - closes;
+    if (depth < 0) depth = 0;
+  }
+  return out.join('\n');
+}
+
+/** The AssemblyScript function of a definition and the Math functions it imports from JavaScript. */
+export function emitSimd(def: KernelDef): { code: string; imports: Set<string> } {
+  if (!def.simd) fail(def, null, 'no simd specialisations: the kernel has no SIMD twin');
+  return new SimdEmitter(def).emit();
+}

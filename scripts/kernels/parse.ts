@@ -1,0 +1,220 @@
+/**
+ * Reads a kernel definition (`src/**\/*.kernel.ts`, the language of
+ * src/kernels/dsl.ts): the exported function, its parameters classified by
+ * their declared types, the SIMD specialisations (`export const simd`), the
+ * file's other imports (for the JavaScript output). Parsing is @babel/parser
+ * with its TypeScript plugin (TypeScript 7's own API is an unstable client
+ * of the native compiler, which this small language does not need).
+ */
+import { parse } from '@babel/parser';
+import type * as T from '@babel/types';
+
+export type ParamKind =
+  | 'particle'
+  | 'multiplier'
+  | 'scalar'
+  | 'record'
+  | 'uniform'
+  | 'flag'
+  | 'int'
+  | 'index'
+  | 'jsonly';
+
+export interface Param {
+  name: string;
+  kind: ParamKind;
+  /** Record length (record). */
+  stride: number;
+  /** TypeScript type of a JsOnly parameter, as written. */
+  tsType: string;
+}
+
+export type Literal = number | boolean | string | null;
+
+/** A helper of the kernel language (src/kernels/helpers.ts), inlined where it is called. */
+export interface Helper {
+  file: string;
+  source: string;
+  name: string;
+  params: { name: string; particle: boolean }[];
+  /** The returned expression of an expression helper; null for a statement helper. */
+  expr: T.Expression | null;
+  body: T.BlockStatement;
+}
+
+export interface KernelDef {
+  /** The definition's file (relative to the repository root). */
+  file: string;
+  source: string;
+  name: string;
+  /** The JSDoc comment of the function, as written. */
+  doc: string;
+  params: Param[];
+  particles: Param[];
+  body: T.BlockStatement;
+  /** Uniform parameters fixed in the SIMD kernel (export const simd = { … }); null: no SIMD kernel. */
+  simd: Map<string, Literal> | null;
+  /** Whether the body has a 'defer' block (the SIMD kernel lists elements for the JavaScript kernel). */
+  defers: boolean;
+  /** The file's imports other than the kernel language's, as written. */
+  imports: string[];
+  /** The helpers the definition may call, by name. */
+  helpers: Map<string, Helper>;
+}
+
+/** The helpers of a helper file (src/kernels/helpers.ts): every exported function. */
+export function parseHelpers(file: string, source: string): Map<string, Helper> {
+  const ast = parse(source, { sourceType: 'module', plugins: ['typescript'] });
+  const where = { file };
+  const out = new Map<string, Helper>();
+  for (const st of ast.program.body) {
+    if (st.type !== 'ExportNamedDeclaration' || st.declaration?.type !== 'FunctionDeclaration') continue;
+    const fn = st.declaration;
+    if (!fn.id) continue;
+    const params = fn.params.map((p) => {
+      if (p.type !== 'Identifier') fail(where, p, 'helper parameters are names');
+      const t = p.typeAnnotation?.type === 'TSTypeAnnotation' ? p.typeAnnotation.typeAnnotation : null;
+      const particle = t?.type === 'TSTypeReference' && t.typeName.type === 'Identifier' && t.typeName.name === 'Particle';
+      return { name: p.name, particle };
+    });
+    const only = fn.body.body.length === 1 ? fn.body.body[0] : null;
+    const expr = only?.type === 'ReturnStatement' && only.argument ? only.argument : null;
+    walkHelper(where, fn.body, expr !== null);
+    out.set(fn.id.name, { file, source, name: fn.id.name, params, expr, body: fn.body });
+  }
+  return out;
+}
+
+/** A statement helper only assigns (no declarations, tests or returns: the caller's names stay its own). */
+function walkHelper(where: { file: string }, body: T.BlockStatement, isExpr: boolean): void {
+  if (isExpr) return;
+  for (const st of body.body) {
+    if (st.type !== 'ExpressionStatement' || st.expression.type !== 'AssignmentExpression')
+      fail(where, st, 'a statement helper is a list of assignments');
+  }
+}
+
+export class KernelError extends Error {}
+
+/** Throws a KernelError that names the file and line of `node`. */
+export function fail(def: { file: string }, node: T.Node | null | undefined, message: string): never {
+  const line = node?.loc ? `:${node.loc.start.line}` : '';
+  throw new KernelError(`${def.file}${line}: ${message}`);
+}
+
+const KINDS: Record<string, ParamKind> = {
+  Particle: 'particle',
+  Multiplier: 'multiplier',
+  PerConstraint: 'scalar',
+  Rec: 'record',
+  Uniform: 'uniform',
+  Flag: 'flag',
+  Int: 'int',
+  Index: 'index',
+  JsOnly: 'jsonly',
+};
+
+/** Whether `s` is the statement `'defer';`. */
+export function isDeferDirective(s: T.Statement): boolean {
+  return (
+    s.type === 'ExpressionStatement' &&
+    s.expression.type === 'StringLiteral' &&
+    s.expression.value === 'defer'
+  );
+}
+
+function literalOf(def: { file: string }, e: T.Expression): Literal {
+  if (e.type === 'NumericLiteral') return e.value;
+  if (e.type === 'BooleanLiteral') return e.value;
+  if (e.type === 'StringLiteral') return e.value;
+  if (e.type === 'NullLiteral') return null;
+  if (e.type === 'UnaryExpression' && e.operator === '-' && e.argument.type === 'NumericLiteral')
+    return -e.argument.value;
+  return fail(def, e, 'simd specialisations must be literals');
+}
+
+export function parseKernel(file: string, source: string, helpers = new Map<string, Helper>()): KernelDef {
+  const ast = parse(source, { sourceType: 'module', plugins: ['typescript'] });
+  const where = { file };
+  let fn: T.FunctionDeclaration | null = null;
+  let doc = '';
+  let simd: Map<string, Literal> | null = null;
+  const imports: string[] = [];
+  for (const st of ast.program.body) {
+    if (st.type === 'ImportDeclaration') {
+      const from = st.source.value;
+      if (!from.endsWith('kernels/dsl.js') && !from.endsWith('kernels/helpers.js'))
+        imports.push(source.slice(st.start!, st.end!));
+      continue;
+    }
+    if (st.type !== 'ExportNamedDeclaration' || !st.declaration) continue;
+    const d = st.declaration;
+    if (d.type === 'FunctionDeclaration') {
+      if (fn) fail(where, d, 'one kernel function per file');
+      fn = d;
+      const c = st.leadingComments?.[st.leadingComments.length - 1];
+      if (c?.type === 'CommentBlock') doc = `/*${c.value}*/`;
+    } else if (d.type === 'VariableDeclaration' && d.declarations[0]?.id.type === 'Identifier') {
+      const v = d.declarations[0];
+      if ((v.id as T.Identifier).name !== 'simd') continue;
+      if (v.init?.type !== 'ObjectExpression') fail(where, v, 'simd must be an object literal');
+      simd = new Map();
+      for (const p of v.init.properties) {
+        if (p.type !== 'ObjectProperty' || p.key.type !== 'Identifier') fail(where, p, 'simd: name: literal');
+        simd.set(p.key.name, literalOf(where, p.value as T.Expression));
+      }
+    }
+  }
+  if (!fn?.id) return fail(where, null, 'no exported kernel function');
+  const params: Param[] = [];
+  for (const p of fn.params) {
+    if (p.type !== 'Identifier' || p.typeAnnotation?.type !== 'TSTypeAnnotation')
+      fail(where, p, 'parameters need a type of the kernel language');
+    const t = p.typeAnnotation.typeAnnotation;
+    if (t.type !== 'TSTypeReference' || t.typeName.type !== 'Identifier' || !KINDS[t.typeName.name])
+      fail(where, p, `parameter ${p.name}: its type must be one of ${Object.keys(KINDS).join(', ')}`);
+    const kind = KINDS[t.typeName.name];
+    let stride = 0;
+    let tsType = '';
+    const arg = t.typeParameters?.params[0];
+    if (kind === 'record') {
+      if (arg?.type !== 'TSLiteralType' || arg.literal.type !== 'NumericLiteral')
+        fail(where, p, 'Rec<N> needs a number N');
+      stride = arg.literal.value;
+    }
+    if (kind === 'jsonly') {
+      if (!arg) fail(where, p, 'JsOnly<T> needs a type');
+      tsType = source.slice(arg.start!, arg.end!);
+    }
+    params.push({ name: p.name, kind, stride, tsType });
+  }
+  const count = (k: ParamKind) => params.filter((p) => p.kind === k).length;
+  if (count('particle') < 1) fail(where, fn, 'a kernel needs at least one Particle');
+  if (count('multiplier') !== 1) fail(where, fn, 'a kernel has one Multiplier');
+  if (count('scalar') > 1 || count('record') > 1 || count('index') > 1)
+    fail(where, fn, 'at most one PerConstraint, one Rec and one Index (the paired layout holds one of each)');
+  let defers = false;
+  const scan = (n: T.Node): void => {
+    if (n.type === 'BlockStatement' && n.body.length > 0 && isDeferDirective(n.body[0])) defers = true;
+    for (const k of Object.keys(n) as (keyof T.Node)[]) {
+      const v = n[k] as unknown;
+      if (Array.isArray(v)) for (const c of v) if (c && typeof c.type === 'string') scan(c);
+      if (v && typeof v === 'object' && typeof (v as T.Node).type === 'string' && k !== 'loc')
+        scan(v as T.Node);
+    }
+  };
+  scan(fn.body);
+  return {
+    file,
+    source,
+    name: fn.id.name,
+    doc,
+    params,
+    particles: params.filter((p) => p.kind === 'particle'),
+    body: fn.body,
+    simd,
+    defers,
+    imports,
+    helpers,
+  };
+}

@@ -1,0 +1,113 @@
+import type { Multiplier, Particle, PerConstraint, Uniform } from '../kernels/dsl.js';
+import { move, norm2 } from '../kernels/helpers.js';
+
+/** The WebAssembly twin projects sets without XPBD damping (γ = 0; damping reads store.x). */
+export const simd = { gamma: 0 };
+
+/**
+ * One dihedral bending constraint C = φ − φ0 (003 §4.1, Appendix A) of the
+ * triangles (a, c, b) and (a, b, d) sharing the edge a–b, with the scaled
+ * gradients G_i = κ sin φ ∇_i φ of dihedral-bending.ts (which derives them
+ * from eqs. 25–28): e_k = p_k − p_a, N1 = e_b × e_c, N2 = e_b × e_d,
+ * det = N1 · e_d, G_c = −det |e_b|² N1/|N1|², G_d = det |e_b|² N2/|N2|²,
+ * G_b = −α_c G_c − α_d G_d, G_a = −G_b − G_c − G_d, κ s = |e_b| |det|,
+ * φ = atan2(κ s, N1 · N2). The unified rule with ∇C = G / s:
+ * Δλ = s μ, Δp_i = w_i G_i μ. Each projection changes the angle by at most
+ * `maxStep` (a trust region: the linearisation is only good for moderate
+ * angle changes).
+ */
+export function projectDihedralBending(
+  a: Particle,
+  b: Particle,
+  c: Particle,
+  d: Particle,
+  rest: PerConstraint,
+  lam: Multiplier,
+  kp: Uniform,
+  at: Uniform,
+  gamma: Uniform,
+  maxStep: Uniform,
+): void {
+  const w1 = a.w;
+  const w2 = b.w;
+  const w3 = c.w;
+  const w4 = d.w;
+  if (w1 + w2 + w3 + w4 === 0) return;
+  const ox = a.x;
+  const oy = a.y;
+  const oz = a.z;
+  const e2x = b.x - ox;
+  const e2y = b.y - oy;
+  const e2z = b.z - oz;
+  const e3x = c.x - ox;
+  const e3y = c.y - oy;
+  const e3z = c.z - oz;
+  const e4x = d.x - ox;
+  const e4y = d.y - oy;
+  const e4z = d.z - oz;
+  // unnormalised normals N1 = e2 × e3, N2 = e2 × e4
+  const n1x = e2y * e3z - e2z * e3y;
+  const n1y = e2z * e3x - e2x * e3z;
+  const n1z = e2x * e3y - e2y * e3x;
+  const n2x = e2y * e4z - e2z * e4y;
+  const n2y = e2z * e4x - e2x * e4z;
+  const n2z = e2x * e4y - e2y * e4x;
+  const l1sq = norm2(n1x, n1y, n1z);
+  const l2sq = norm2(n2x, n2y, n2z);
+  const e2l = norm2(e2x, e2y, e2z);
+  const tol = 1e-24 * e2l * e2l;
+  if (!(l1sq > tol) || !(l2sq > tol)) return; // degenerate triangle: no normal
+  const D = n1x * n2x + n1y * n2y + n1z * n2z;
+  const det = n1x * e4x + n1y * e4y + n1z * e4z;
+  // κ s = |e2| |det|; G3 = −det |e2|² N1/|N1|², G4 = det |e2|² N2/|N2|²
+  const s = Math.sqrt(e2l) * Math.abs(det);
+  const c3 = (-det * e2l) / l1sq;
+  const c4 = (det * e2l) / l2sq;
+  const ie2 = 1 / e2l;
+  const alpha3 = (e3x * e2x + e3y * e2y + e3z * e2z) * ie2;
+  const alpha4 = (e4x * e2x + e4y * e2y + e4z * e2z) * ie2;
+  const g3x = c3 * n1x;
+  const g3y = c3 * n1y;
+  const g3z = c3 * n1z;
+  const g4x = c4 * n2x;
+  const g4y = c4 * n2y;
+  const g4z = c4 * n2z;
+  // G2 = −α3 G3 − α4 G4, G1 = −G2 − G3 − G4 (α: positions of p3, p4 along the edge)
+  const g2x = -alpha3 * g3x - alpha4 * g4x;
+  const g2y = -alpha3 * g3y - alpha4 * g4y;
+  const g2z = -alpha3 * g3z - alpha4 * g4z;
+  const g1x = -g2x - g3x - g4x;
+  const g1y = -g2y - g3y - g4y;
+  const g1z = -g2z - g3z - g4z;
+  let C = Math.atan2(s, D) - rest;
+  // trust region: the linearisation is only good for moderate angle changes
+  if (C > maxStep) C = maxStep;
+  else if (C < -maxStep) C = -maxStep;
+  const wG =
+    w1 * norm2(g1x, g1y, g1z) + w2 * norm2(g2x, g2y, g2z) + w3 * c3 * c3 * l1sq + w4 * c4 * c4 * l2sq;
+  let gd = 0;
+  if (gamma !== 0) {
+    gd =
+      g1x * (a.x - a.x0) +
+      g1y * (a.y - a.y0) +
+      g1z * (a.z - a.z0) +
+      g2x * (b.x - b.x0) +
+      g2y * (b.y - b.y0) +
+      g2z * (b.z - b.z0) +
+      g3x * (c.x - c.x0) +
+      g3y * (c.y - c.y0) +
+      g3z * (c.z - c.z0) +
+      g4x * (d.x - d.x0) +
+      g4y * (d.y - d.y0) +
+      g4z * (d.z - d.z0);
+  }
+  // Unified rule with ∇C = G / s (see DihedralBending): Δλ = s μ, Δp_i = w_i G_i μ.
+  const denom = (1 + gamma) * wG + at * s * s;
+  if (!(denom > 0)) return; // exactly flat and at rest: nothing to do
+  const mu = (kp * (-C * s - at * lam * s - gamma * gd)) / denom;
+  lam += s * mu;
+  move(a, g1x, g1y, g1z, w1 * mu);
+  move(b, g2x, g2y, g2z, w2 * mu);
+  move(c, g3x, g3y, g3z, w3 * mu);
+  move(d, g4x, g4y, g4z, w4 * mu);
+}

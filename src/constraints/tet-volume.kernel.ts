@@ -1,0 +1,90 @@
+import type { Multiplier, Particle, PerConstraint, Uniform } from '../kernels/dsl.js';
+import { move, norm2 } from '../kernels/helpers.js';
+
+/** The WebAssembly twin projects sets without XPBD damping. */
+export const simd = { gamma: 0 };
+
+/**
+ * One tetrahedron volume constraint (000 §3.4.4):
+ *   C(p1, p2, p3, p4) = (1/6) (p2,1 × p3,1) · p4,1 − V0,
+ * ∇p2 C = (1/6) p3,1 × p4,1, ∇p3 C = (1/6) p4,1 × p2,1, ∇p4 C = (1/6) p2,1 × p3,1,
+ * ∇p1 C = −(∇p2 C + ∇p3 C + ∇p4 C); the gradients below are 6 ∇C.
+ */
+export function projectTetVolume(
+  a: Particle,
+  b: Particle,
+  c: Particle,
+  d: Particle,
+  rest: PerConstraint,
+  lam: Multiplier,
+  kp: Uniform,
+  at: Uniform,
+  gamma: Uniform,
+): void {
+  const sixth = 1 / 6;
+  const w1 = a.w,
+    w2 = b.w,
+    w3 = c.w,
+    w4 = d.w;
+  if (w1 + w2 + w3 + w4 === 0) return;
+  const ox = a.x,
+    oy = a.y,
+    oz = a.z;
+  const ux = b.x - ox,
+    uy = b.y - oy,
+    uz = b.z - oz;
+  const vx = c.x - ox,
+    vy = c.y - oy,
+    vz = c.z - oz;
+  const tx = d.x - ox,
+    ty = d.y - oy,
+    tz = d.z - oz;
+  // gradients (× 6)
+  const g2x = vy * tz - vz * ty,
+    g2y = vz * tx - vx * tz,
+    g2z = vx * ty - vy * tx;
+  const g3x = ty * uz - tz * uy,
+    g3y = tz * ux - tx * uz,
+    g3z = tx * uy - ty * ux;
+  const g4x = uy * vz - uz * vy,
+    g4y = uz * vx - ux * vz,
+    g4z = ux * vy - uy * vx;
+  const g1x = -g2x - g3x - g4x,
+    g1y = -g2y - g3y - g4y,
+    g1z = -g2z - g3z - g4z;
+  const C = sixth * (g4x * tx + g4y * ty + g4z * tz) - rest;
+  const wG =
+    sixth *
+    sixth *
+    (w1 * norm2(g1x, g1y, g1z) +
+      w2 * norm2(g2x, g2y, g2z) +
+      w3 * norm2(g3x, g3y, g3z) +
+      w4 * norm2(g4x, g4y, g4z));
+  let damp = 0;
+  if (gamma !== 0) {
+    damp =
+      gamma *
+      sixth *
+      (g1x * (ox - a.x0) +
+        g1y * (oy - a.y0) +
+        g1z * (oz - a.z0) +
+        g2x * (b.x - b.x0) +
+        g2y * (b.y - b.y0) +
+        g2z * (b.z - b.z0) +
+        g3x * (c.x - c.x0) +
+        g3y * (c.y - c.y0) +
+        g3z * (c.z - c.z0) +
+        g4x * (d.x - d.x0) +
+        g4y * (d.y - d.y0) +
+        g4z * (d.z - d.z0));
+  }
+  const denom = (1 + gamma) * wG + at;
+  if (!(denom > 1e-300)) return;
+  const dl = (kp * (-C - at * lam - damp)) / denom;
+  lam += dl;
+  const s = sixth * dl;
+  move(a, g1x, g1y, g1z, w1 * s);
+  move(b, g2x, g2y, g2z, w2 * s);
+  move(c, g3x, g3y, g3z, w3 * s);
+  move(d, g4x, g4y, g4z, w4 * s);
+}

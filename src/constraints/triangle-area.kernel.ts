@@ -1,0 +1,72 @@
+import type { Multiplier, Particle, PerConstraint, Uniform } from '../kernels/dsl.js';
+import { move, norm2 } from '../kernels/helpers.js';
+
+/** The WebAssembly twin projects sets without XPBD damping. */
+export const simd = { gamma: 0 };
+
+/**
+ * One triangle area constraint (000 §3.4.4): C(p1, p2, p3) = ½ |p2,1 × p3,1| − A0,
+ * with ∇p2 C = ½ (p3,1 × n̂), ∇p3 C = ½ (n̂ × p2,1), n̂ the unit normal, and
+ * ∇p1 C = −(∇p2 C + ∇p3 C).
+ */
+export function projectTriangleArea(
+  a: Particle,
+  b: Particle,
+  c: Particle,
+  rest: PerConstraint,
+  lam: Multiplier,
+  kp: Uniform,
+  at: Uniform,
+  gamma: Uniform,
+): void {
+  const w1 = a.w,
+    w2 = b.w,
+    w3 = c.w;
+  if (w1 + w2 + w3 === 0) return;
+  const ux = b.x - a.x,
+    uy = b.y - a.y,
+    uz = b.z - a.z;
+  const vx = c.x - a.x,
+    vy = c.y - a.y,
+    vz = c.z - a.z;
+  let nx = uy * vz - uz * vy,
+    ny = uz * vx - ux * vz,
+    nz = ux * vy - uy * vx;
+  const len = Math.sqrt(nx * nx + ny * ny + nz * nz);
+  if (!(len > 1e-300)) return;
+  nx /= len;
+  ny /= len;
+  nz /= len;
+  const C = 0.5 * len - rest;
+  const g2x = 0.5 * (vy * nz - vz * ny),
+    g2y = 0.5 * (vz * nx - vx * nz),
+    g2z = 0.5 * (vx * ny - vy * nx);
+  const g3x = 0.5 * (ny * uz - nz * uy),
+    g3y = 0.5 * (nz * ux - nx * uz),
+    g3z = 0.5 * (nx * uy - ny * ux);
+  const g1x = -g2x - g3x,
+    g1y = -g2y - g3y,
+    g1z = -g2z - g3z;
+  const wG = w1 * norm2(g1x, g1y, g1z) + w2 * norm2(g2x, g2y, g2z) + w3 * norm2(g3x, g3y, g3z);
+  let damp = 0;
+  if (gamma !== 0) {
+    damp =
+      gamma *
+      (g1x * (a.x - a.x0) +
+        g1y * (a.y - a.y0) +
+        g1z * (a.z - a.z0) +
+        g2x * (b.x - b.x0) +
+        g2y * (b.y - b.y0) +
+        g2z * (b.z - b.z0) +
+        g3x * (c.x - c.x0) +
+        g3y * (c.y - c.y0) +
+        g3z * (c.z - c.z0));
+  }
+  const denom = (1 + gamma) * wG + at;
+  if (!(denom > 1e-300)) return;
+  const dl = (kp * (-C - at * lam - damp)) / denom;
+  lam += dl;
+  move(a, g1x, g1y, g1z, w1 * dl);
+  move(b, g2x, g2y, g2z, w2 * dl);
+  move(c, g3x, g3y, g3z, w3 * dl);
+}

@@ -1,0 +1,240 @@
+import type {
+  Flag,
+  Index,
+  JsOnly,
+  Multiplier,
+  Particle,
+  PerConstraint,
+  Rec,
+  Uniform,
+} from '../kernels/dsl.js';
+import { move, norm2 } from '../kernels/helpers.js';
+import { tetStress } from './energy.js';
+import type { MaterialModel } from './material.js';
+
+/** The WebAssembly twin projects sets without plasticity or XPBD damping. */
+export const simd = { gamma: 0, plastic: null };
+
+/**
+ * One tet energy constraint (002 §3, eqs. 8–9): F = D_s D_m⁻¹ with
+ * D_s = [x_a − x_d, x_b − x_d, x_c − x_d] and B = D_m⁻¹ (row-major), the
+ * energy E = V Ψ(F) and ∇E = V P(F) D_m⁻ᵀ, projected as C = E (PBD, m = 0)
+ * or C = √(2E) with compliance 1 (XPBD, m = 1): s = 1/√(2E·m + 1 − m),
+ * C = (1 + m) E s, ∇C = s ∇E (tet-fem.ts). StVK and Neo-Hookean in closed
+ * form where every singular value of F exceeds the clamp (Gershgorin bound
+ * of FᵀF, det F > 0); elsewhere, and with a plastic strain, the SVD path of
+ * §4.2 (tetStress in energy.ts).
+ */
+export function projectTetFem(
+  a: Particle,
+  b: Particle,
+  c: Particle,
+  d: Particle,
+  B: Rec<9>,
+  vol: PerConstraint,
+  lam: Multiplier,
+  kp: Uniform,
+  at: Uniform,
+  gamma: Uniform,
+  m: Uniform,
+  mu: Uniform,
+  lambda: Uniform,
+  clamp2: Uniform,
+  psiMin: Uniform,
+  stvk: Flag,
+  t: Index,
+  model: JsOnly<MaterialModel>,
+  clamp: JsOnly<number>,
+  plastic: JsOnly<Float64Array | null>,
+  fs: JsOnly<Float64Array>,
+  ps: JsOnly<Float64Array>,
+): void {
+  const m1 = 1 - m;
+  const w0 = a.w,
+    w1 = b.w,
+    w2 = c.w,
+    w3 = d.w;
+  if (w0 + w1 + w2 + w3 === 0) return;
+  const px = d.x,
+    py = d.y,
+    pz = d.z;
+  const d0x = a.x - px,
+    d0y = a.y - py,
+    d0z = a.z - pz;
+  const d1x = b.x - px,
+    d1y = b.y - py,
+    d1z = b.z - pz;
+  const d2x = c.x - px,
+    d2y = c.y - py,
+    d2z = c.z - pz;
+  const B0 = B[0],
+    B1 = B[1],
+    B2 = B[2],
+    B3 = B[3],
+    B4 = B[4],
+    B5 = B[5],
+    B6 = B[6],
+    B7 = B[7],
+    B8 = B[8];
+  // F = D_s D_m⁻¹ (eq. 9)
+  const f0 = d0x * B0 + d1x * B3 + d2x * B6,
+    f1 = d0x * B1 + d1x * B4 + d2x * B7,
+    f2 = d0x * B2 + d1x * B5 + d2x * B8;
+  const f3 = d0y * B0 + d1y * B3 + d2y * B6,
+    f4 = d0y * B1 + d1y * B4 + d2y * B7,
+    f5 = d0y * B2 + d1y * B5 + d2y * B8;
+  const f6 = d0z * B0 + d1z * B3 + d2z * B6,
+    f7 = d0z * B1 + d1z * B4 + d2z * B7,
+    f8 = d0z * B2 + d1z * B5 + d2z * B8;
+  const c00 = f0 * f0 + f3 * f3 + f6 * f6,
+    c01 = f0 * f1 + f3 * f4 + f6 * f7,
+    c02 = f0 * f2 + f3 * f5 + f6 * f8;
+  const c11 = f1 * f1 + f4 * f4 + f7 * f7,
+    c12 = f1 * f2 + f4 * f5 + f7 * f8,
+    c22 = f2 * f2 + f5 * f5 + f8 * f8;
+  const cof0 = f4 * f8 - f5 * f7,
+    cof1 = f5 * f6 - f3 * f8,
+    cof2 = f3 * f7 - f4 * f6;
+  const det = f0 * cof0 + f1 * cof1 + f2 * cof2;
+  let psi: number;
+  let P0: number,
+    P1: number,
+    P2: number,
+    P3: number,
+    P4: number,
+    P5: number,
+    P6: number,
+    P7: number,
+    P8: number;
+  // Gershgorin bound of the smallest eigenvalue of FᵀF (see gershgorinLowerBound)
+  const a01 = Math.abs(c01),
+    a02 = Math.abs(c02),
+    a12 = Math.abs(c12);
+  if (
+    plastic === null &&
+    det > 0 &&
+    c00 - a01 - a02 >= clamp2 &&
+    c11 - a01 - a12 >= clamp2 &&
+    c22 - a02 - a12 >= clamp2
+  ) {
+    if (stvk) {
+      // StVK: P = F (2μ ε + λ tr(ε) I), Ψ = μ ε:ε + λ/2 tr(ε)² = ½ S:ε
+      const e00 = 0.5 * (c00 - 1),
+        e11 = 0.5 * (c11 - 1),
+        e22 = 0.5 * (c22 - 1),
+        e01 = 0.5 * c01,
+        e02 = 0.5 * c02,
+        e12 = 0.5 * c12;
+      const lt = lambda * (e00 + e11 + e22),
+        m2 = 2 * mu;
+      const s00 = m2 * e00 + lt,
+        s11 = m2 * e11 + lt,
+        s22 = m2 * e22 + lt,
+        s01 = m2 * e01,
+        s02 = m2 * e02,
+        s12 = m2 * e12;
+      P0 = f0 * s00 + f1 * s01 + f2 * s02;
+      P1 = f0 * s01 + f1 * s11 + f2 * s12;
+      P2 = f0 * s02 + f1 * s12 + f2 * s22;
+      P3 = f3 * s00 + f4 * s01 + f5 * s02;
+      P4 = f3 * s01 + f4 * s11 + f5 * s12;
+      P5 = f3 * s02 + f4 * s12 + f5 * s22;
+      P6 = f6 * s00 + f7 * s01 + f8 * s02;
+      P7 = f6 * s01 + f7 * s11 + f8 * s12;
+      P8 = f6 * s02 + f7 * s12 + f8 * s22;
+      psi = 0.5 * (s00 * e00 + s11 * e11 + s22 * e22) + s01 * e01 + s02 * e02 + s12 * e12;
+    } else {
+      // Neo-Hookean (eq. 8): P = μF + (λ log J − μ) F⁻ᵀ
+      const logJ = Math.log(det);
+      const kq = (lambda * logJ - mu) / det;
+      P0 = mu * f0 + kq * cof0;
+      P1 = mu * f1 + kq * cof1;
+      P2 = mu * f2 + kq * cof2;
+      P3 = mu * f3 + kq * (f2 * f7 - f1 * f8);
+      P4 = mu * f4 + kq * (f0 * f8 - f2 * f6);
+      P5 = mu * f5 + kq * (f1 * f6 - f0 * f7);
+      P6 = mu * f6 + kq * (f1 * f5 - f2 * f4);
+      P7 = mu * f7 + kq * (f2 * f3 - f0 * f5);
+      P8 = mu * f8 + kq * (f0 * f4 - f1 * f3);
+      psi = 0.5 * mu * (c00 + c11 + c22 - 3) - mu * logJ + 0.5 * lambda * logJ * logJ;
+    }
+  } else {
+    ('defer');
+    // inversion handling (SVD, clamped stress) or plastic strain: the reference kernel
+    fs[0] = f0;
+    fs[1] = f1;
+    fs[2] = f2;
+    fs[3] = f3;
+    fs[4] = f4;
+    fs[5] = f5;
+    fs[6] = f6;
+    fs[7] = f7;
+    fs[8] = f8;
+    psi = tetStress(model, mu, lambda, clamp, fs, ps, plastic, 6 * t);
+    P0 = ps[0];
+    P1 = ps[1];
+    P2 = ps[2];
+    P3 = ps[3];
+    P4 = ps[4];
+    P5 = ps[5];
+    P6 = ps[6];
+    P7 = ps[7];
+    P8 = ps[8];
+  }
+  // below ~1e-7 strain the energy is round-off (Neo-Hookean's logarithms): nothing to project
+  if (!(psi > psiMin)) return;
+  const V = vol;
+  const E = V * psi;
+  // ∇E = V P D_m⁻ᵀ: g_k = V (P row · B row k); V is folded into the scalar factor below
+  const g0x = P0 * B0 + P1 * B1 + P2 * B2,
+    g0y = P3 * B0 + P4 * B1 + P5 * B2,
+    g0z = P6 * B0 + P7 * B1 + P8 * B2;
+  const g1x = P0 * B3 + P1 * B4 + P2 * B5,
+    g1y = P3 * B3 + P4 * B4 + P5 * B5,
+    g1z = P6 * B3 + P7 * B4 + P8 * B5;
+  const g2x = P0 * B6 + P1 * B7 + P2 * B8,
+    g2y = P3 * B6 + P4 * B7 + P5 * B8,
+    g2z = P6 * B6 + P7 * B7 + P8 * B8;
+  const g3x = -g0x - g1x - g2x,
+    g3y = -g0y - g1y - g2y,
+    g3z = -g0z - g1z - g2z;
+  // C = E (PBD) or √(2E) (XPBD), ∇C = s ∇E = (s V) g; PBD (m = 0) has s = 1 with no
+  // square root on the critical path
+  const s0 = m === 0 ? 1 : 1 / Math.sqrt(2 * E * m + m1);
+  const C = (1 + m) * E * s0;
+  const s = s0 * V;
+  const wG =
+    s *
+    s *
+    (w0 * norm2(g0x, g0y, g0z) +
+      w1 * norm2(g1x, g1y, g1z) +
+      w2 * norm2(g2x, g2y, g2z) +
+      w3 * norm2(g3x, g3y, g3z));
+  let damp = 0;
+  if (gamma !== 0) {
+    damp =
+      gamma *
+      s *
+      (g0x * (a.x - a.x0) +
+        g0y * (a.y - a.y0) +
+        g0z * (a.z - a.z0) +
+        g1x * (b.x - b.x0) +
+        g1y * (b.y - b.y0) +
+        g1z * (b.z - b.z0) +
+        g2x * (c.x - c.x0) +
+        g2y * (c.y - c.y0) +
+        g2z * (c.z - c.z0) +
+        g3x * (px - d.x0) +
+        g3y * (py - d.y0) +
+        g3z * (pz - d.z0));
+  }
+  const denom = (1 + gamma) * wG + at;
+  if (!(denom > 1e-300)) return;
+  const dl = (kp * (-C - at * lam - damp)) / denom;
+  lam += dl;
+  const sd = s * dl;
+  move(a, g0x, g0y, g0z, w0 * sd);
+  move(b, g1x, g1y, g1z, w1 * sd);
+  move(c, g2x, g2y, g2z, w2 * sd);
+  move(d, g3x, g3y, g3z, w3 * sd);
+}

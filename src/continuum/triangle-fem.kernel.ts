@@ -1,0 +1,141 @@
+import type { Flag, JsOnly, Multiplier, Particle, PerConstraint, Rec, Uniform } from '../kernels/dsl.js';
+import { move, norm2 } from '../kernels/helpers.js';
+import { type MembraneMaterial, triangleStress } from './energy.js';
+
+/** The WebAssembly twin projects StVK sets without XPBD damping. */
+export const simd = { gamma: 0, stvk: true };
+
+/**
+ * One membrane energy constraint on a triangle (002 §3, §4.3): the 3 × 2
+ * deformation gradient F = [x_a − x_c, x_b − x_c] D_m⁻¹ (D_m in the rest
+ * triangle's plane), E = A Ψ(F), ∇E = A P D_m⁻ᵀ, with the PBD / XPBD
+ * unification of tet-fem.kernel.ts. StVK (S = C ε in Voigt form, P = F S,
+ * C = [C11, C12, C22, C33]: isotropic plane stress or the orthotropic tensor
+ * of §4.3) in closed form when the smallest eigenvalue of FᵀF is at least
+ * clamp² (−∞ for anisotropic materials, which have no clamp); elsewhere, and
+ * for Neo-Hookean, triangleStress (energy.ts: the clamped stress of §4.2).
+ */
+export function projectTriangleFem(
+  a: Particle,
+  b: Particle,
+  c: Particle,
+  B: Rec<4>,
+  area: PerConstraint,
+  lam: Multiplier,
+  kp: Uniform,
+  at: Uniform,
+  gamma: Uniform,
+  m: Uniform,
+  C11: Uniform,
+  C12: Uniform,
+  C22: Uniform,
+  C33: Uniform,
+  clamp2: Uniform,
+  psiMin: Uniform,
+  stvk: Flag,
+  mat: JsOnly<MembraneMaterial>,
+  fs: JsOnly<Float64Array>,
+  ps: JsOnly<Float64Array>,
+): void {
+  const m1 = 1 - m;
+  const w0 = a.w,
+    w1 = b.w,
+    w2 = c.w;
+  if (w0 + w1 + w2 === 0) return;
+  const px = c.x,
+    py = c.y,
+    pz = c.z;
+  const d0x = a.x - px,
+    d0y = a.y - py,
+    d0z = a.z - pz;
+  const d1x = b.x - px,
+    d1y = b.y - py,
+    d1z = b.z - pz;
+  const B0 = B[0],
+    B1 = B[1],
+    B2 = B[2],
+    B3 = B[3];
+  // F (3 × 2) = [x0 − x2, x1 − x2] D_m⁻¹
+  const f0 = d0x * B0 + d1x * B2,
+    f1 = d0x * B1 + d1x * B3;
+  const f2 = d0y * B0 + d1y * B2,
+    f3 = d0y * B1 + d1y * B3;
+  const f4 = d0z * B0 + d1z * B2,
+    f5 = d0z * B1 + d1z * B3;
+  const c00 = f0 * f0 + f2 * f2 + f4 * f4,
+    c01 = f0 * f1 + f2 * f3 + f4 * f5,
+    c11 = f1 * f1 + f3 * f3 + f5 * f5;
+  let psi: number;
+  let P0: number, P1: number, P2: number, P3: number, P4: number, P5: number;
+  const hd = 0.5 * (c00 - c11);
+  if (stvk && 0.5 * (c00 + c11) - Math.sqrt(hd * hd + c01 * c01) >= clamp2) {
+    // StVK membrane: S = C ε (Voigt), P = F S
+    const e00 = 0.5 * (c00 - 1),
+      e11 = 0.5 * (c11 - 1),
+      e01 = 0.5 * c01;
+    const s00 = C11 * e00 + C12 * e11,
+      s11 = C12 * e00 + C22 * e11,
+      s01 = 2 * C33 * e01;
+    P0 = f0 * s00 + f1 * s01;
+    P1 = f0 * s01 + f1 * s11;
+    P2 = f2 * s00 + f3 * s01;
+    P3 = f2 * s01 + f3 * s11;
+    P4 = f4 * s00 + f5 * s01;
+    P5 = f4 * s01 + f5 * s11;
+    psi = 0.5 * (s00 * e00 + s11 * e11) + s01 * e01;
+  } else {
+    ('defer');
+    fs[0] = f0;
+    fs[1] = f1;
+    fs[2] = f2;
+    fs[3] = f3;
+    fs[4] = f4;
+    fs[5] = f5;
+    psi = triangleStress(mat, fs, ps);
+    P0 = ps[0];
+    P1 = ps[1];
+    P2 = ps[2];
+    P3 = ps[3];
+    P4 = ps[4];
+    P5 = ps[5];
+  }
+  if (!(psi > psiMin)) return; // round-off at rest, see PSI_TOLERANCE
+  const A = area;
+  const E = A * psi;
+  const g0x = A * (P0 * B0 + P1 * B1),
+    g0y = A * (P2 * B0 + P3 * B1),
+    g0z = A * (P4 * B0 + P5 * B1);
+  const g1x = A * (P0 * B2 + P1 * B3),
+    g1y = A * (P2 * B2 + P3 * B3),
+    g1z = A * (P4 * B2 + P5 * B3);
+  const g2x = -g0x - g1x,
+    g2y = -g0y - g1y,
+    g2z = -g0z - g1z;
+  // PBD (m = 0): C = E, s = 1 without a square root on the critical path
+  const s = m === 0 ? 1 : 1 / Math.sqrt(2 * E * m + m1);
+  const C = (1 + m) * E * s;
+  const wG = s * s * (w0 * norm2(g0x, g0y, g0z) + w1 * norm2(g1x, g1y, g1z) + w2 * norm2(g2x, g2y, g2z));
+  let damp = 0;
+  if (gamma !== 0) {
+    damp =
+      gamma *
+      s *
+      (g0x * (a.x - a.x0) +
+        g0y * (a.y - a.y0) +
+        g0z * (a.z - a.z0) +
+        g1x * (b.x - b.x0) +
+        g1y * (b.y - b.y0) +
+        g1z * (b.z - b.z0) +
+        g2x * (px - c.x0) +
+        g2y * (py - c.y0) +
+        g2z * (pz - c.z0));
+  }
+  const denom = (1 + gamma) * wG + at;
+  if (!(denom > 1e-300)) return;
+  const dl = (kp * (-C - at * lam - damp)) / denom;
+  lam += dl;
+  const sd = s * dl;
+  move(a, g0x, g0y, g0z, w0 * sd);
+  move(b, g1x, g1y, g1z, w1 * sd);
+  move(c, g2x, g2y, g2z, w2 * sd);
+}

@@ -1,0 +1,66 @@
+/**
+ * The kernel language: the types with which a `*.kernel.ts` file declares
+ * the parameters of its kernel (see docs/architecture.md, "WebAssembly
+ * kernels", and scripts/kernels/). A kernel is one exported function that
+ * projects ONE constraint, written as straight-line scalar TypeScript;
+ * `npm run kernels` generates from it the JavaScript loop over a set's
+ * constraints (`*.generated.ts` beside the definition) and the WebAssembly
+ * twin that projects two constraints of a colour per f64x2 instruction
+ * (wasm/elements.generated.ts), with the same floating-point operations in
+ * the same order, so that both give the same numbers bit for bit.
+ *
+ * What the function body may contain:
+ * - `const` / `let` declarations, assignments (`=`, `+=`, `-=`, `*=`, `/=`)
+ *   and `if` / `else`;
+ * - arithmetic (+ − × ÷, unary −), comparisons, `&&`, `||`, `!`, `? :`,
+ *   number literals and `Math.sqrt`, `Math.abs` (native in WebAssembly) or
+ *   other `Math` functions (imported from JavaScript there, so that they
+ *   give JavaScript's bits);
+ * - `return;` to skip the constraint (a guard: a lane mask in SIMD code);
+ * - reads of a particle's `x`, `y`, `z` (predicted position), `w` (inverse
+ *   mass) and `x0`, `y0`, `z0` (position at the start of the substep, for
+ *   XPBD damping), of the per-constraint scalar, record and multiplier; at
+ *   the end of the body, writes of particle positions and the multiplier
+ *   (nothing is read after it is written, and no guard follows a write);
+ * - a block whose first statement is the string `'defer';`: the else-branch
+ *   of a test on the element (the closed-form fast path failed). JavaScript
+ *   runs the block as written (it may call anything and use `JsOnly`
+ *   parameters); the SIMD kernel lists the element instead, and the
+ *   JavaScript kernel projects the listed elements right after their colour.
+ */
+
+/** A particle of the constraint: its predicted position (x, y, z), written back; its inverse mass w. */
+export interface Particle {
+  x: number;
+  y: number;
+  z: number;
+  readonly w: number;
+  /** The position at the start of the substep (store.x): JavaScript only (XPBD damping). */
+  readonly x0: number;
+  readonly y0: number;
+  readonly z0: number;
+}
+
+/** The constraint's Lagrange multiplier λ (read, and written with `+=`). */
+export type Multiplier = number;
+
+/** One number per constraint (rest length, rest volume, area …). */
+export type PerConstraint = number;
+
+/** A record of N numbers per constraint (D_m⁻¹, K …), read with constant indices. */
+export type Rec<N extends number> = { readonly [k: number]: number; readonly length: N };
+
+/** A number that is the same for every constraint of the sweep (k′, α̃, μ …): f64. */
+export type Uniform = number;
+
+/** A boolean that is the same for every constraint of the sweep. */
+export type Flag = boolean;
+
+/** An integer that is the same for every constraint of the sweep (a mode): i32. */
+export type Int = number;
+
+/** The constraint's index in the set (JavaScript only: `'defer'` blocks). */
+export type Index = number;
+
+/** A parameter of the JavaScript kernel only (scratch arrays, the material for the slow path …). */
+export type JsOnly<T> = T;
