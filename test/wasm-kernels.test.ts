@@ -12,9 +12,9 @@ import {
   SoftBody,
   type SolverKind,
   type SweepKind,
+  TriangleAreaConstraints,
   tetBox,
   tetrahedralize,
-  TriangleAreaConstraints,
   useWasmKernels,
   World,
 } from '../src/index.js';
@@ -198,9 +198,13 @@ describe('WebAssembly kernels', () => {
       });
       for (let i = 0; i < cloth.count; i++) w.store.x[3 * (cloth.offset + i) + 1] = 1.2;
       const tris = cloth.contactTriangles();
-      const area = new TriangleAreaConstraints(w.store, Array.from(tris, (k) => cloth.offset + k), {
-        compliance: 1e-7,
-      });
+      const area = new TriangleAreaConstraints(
+        w.store,
+        Array.from(tris, (k) => cloth.offset + k),
+        {
+          compliance: 1e-7,
+        },
+      );
       w.addConstraintSet(area);
       for (let s = 0; s < 60; s++) w.step();
       return { x: w.store.x.slice(), backends: [b.volume?.activeBackend, area.activeBackend] };

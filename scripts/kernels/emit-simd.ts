@@ -144,7 +144,12 @@ class SimdEmitter {
   }
 
   /** Binds a helper's parameters to the call's arguments. */
-  private bind(h: Helper, args: T.Node[], node: T.Node, statement: boolean): Map<string, Value | { particle: string }> {
+  private bind(
+    h: Helper,
+    args: T.Node[],
+    node: T.Node,
+    statement: boolean,
+  ): Map<string, Value | { particle: string }> {
     const map = new Map<string, Value | { particle: string }>();
     h.params.forEach((p, k) => {
       const arg = args[k] as T.Expression;

@@ -74,7 +74,8 @@ export function parseHelpers(file: string, source: string): Map<string, Helper> 
     const params = fn.params.map((p) => {
       if (p.type !== 'Identifier') fail(where, p, 'helper parameters are names');
       const t = p.typeAnnotation?.type === 'TSTypeAnnotation' ? p.typeAnnotation.typeAnnotation : null;
-      const particle = t?.type === 'TSTypeReference' && t.typeName.type === 'Identifier' && t.typeName.name === 'Particle';
+      const particle =
+        t?.type === 'TSTypeReference' && t.typeName.type === 'Identifier' && t.typeName.name === 'Particle';
       return { name: p.name, particle };
     });
     const only = fn.body.body.length === 1 ? fn.body.body[0] : null;
