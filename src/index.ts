@@ -264,4 +264,27 @@ export {
   tetMeshSurface,
   tetrahedralize,
 } from './softbody/tetrahedralize.js';
+export {
+  meshEdges,
+  type StrainLimitOptions,
+  type StrainLimitSets,
+  strainLimitSets,
+} from './strain-limiting/cloth-limits.js';
+export {
+  checkStretchRange,
+  EdgeStrainLimits,
+  type StrainLimitParams,
+  type StretchRange,
+} from './strain-limiting/edge-limits.js';
+export { GeodesicDistance } from './strain-limiting/geodesic.js';
+export {
+  LongRangeAttachments,
+  type LongRangeOptions,
+  type TetheredBody,
+} from './strain-limiting/long-range-attachments.js';
+export {
+  principalStretches,
+  principalStretchGradient,
+  TriangleStrainLimits,
+} from './strain-limiting/triangle-limits.js';
 export { useWasmKernels, wasmKernelsEnabled, wasmKernelsReady } from './wasm/kernels.js';

@@ -15,6 +15,13 @@ import {
   triangleArea,
   validateTriangleMesh,
 } from '../mesh/triangle-mesh.js';
+import {
+  type StrainLimitOptions,
+  type StrainLimitSets,
+  strainLimiting,
+  updateStrainLimitSets,
+} from '../strain-limiting/cloth-limits.js';
+import type { LongRangeAttachments, LongRangeOptions } from '../strain-limiting/long-range-attachments.js';
 import { DihedralBending } from './dihedral-bending.js';
 import { PressureConstraint } from './pressure.js';
 
@@ -36,6 +43,10 @@ export interface ClothOptions {
   aerodynamics?: { drag?: number; lift?: number; airDensity?: number };
   /** Damping of deviations from the rigid motion (003 §3.5), k ∈ [0, 1]. Default 0. */
   globalDamping?: number;
+  /** Strain limits (000 §3.5) on the edges and / or the triangles' principal stretches. */
+  strainLimit?: StrainLimitOptions;
+  /** Long Range Attachments (000 §3.5): every free vertex tethered to the cloth's pins. */
+  longRangeAttachments?: LongRangeOptions;
   /** Contact radius of each vertex (m). Default 0. */
   radius?: number;
   /** Collision group and mask bitmasks. */
@@ -60,6 +71,10 @@ export class Cloth extends Body {
   readonly bend: DihedralBending | null;
   readonly pressure: PressureConstraint | null;
   readonly damping: RigidModeDamping | null;
+  /** Edge and triangle strain limits (each null when not asked for). */
+  readonly strainLimits: StrainLimitSets;
+  /** Long Range Attachments to the cloth's pins, or null. */
+  readonly longRange: LongRangeAttachments | null;
   readonly density: number;
   /** Vertices in use; tearing adds vertices from the spare range up to `count`. */
   private active: number;
@@ -141,6 +156,10 @@ export class Cloth extends Body {
     } else {
       this.pressure = null;
     }
+    const limiting = strainLimiting(world, this, o, where);
+    this.strainLimits = limiting.limits;
+    this.longRange = limiting.longRange;
+    for (const set of limiting.sets) this.addSet(set);
     this.damping = o.globalDamping
       ? this.addSet(new RigidModeDamping(off, nv + spare, o.globalDamping))
       : null;
@@ -418,6 +437,8 @@ export class Cloth extends Body {
     if (this.pressure) {
       this.pressure.setTriangles(store, this.globalTriangles(), this.pressure.restVolume);
     }
+    updateStrainLimitSets(this.strainLimits, store, off, this.triangles, rp);
+    this.longRange?.invalidate();
     this.topologyVersion++;
   }
 

@@ -10,6 +10,12 @@ import {
   triangleArea,
   validateTriangleMesh,
 } from '../mesh/triangle-mesh.js';
+import {
+  type StrainLimitOptions,
+  type StrainLimitSets,
+  strainLimiting,
+} from '../strain-limiting/cloth-limits.js';
+import type { LongRangeAttachments, LongRangeOptions } from '../strain-limiting/long-range-attachments.js';
 import { RenderEmbedding } from './embedding.js';
 import { IsometricBending } from './isometric-bending.js';
 import type { MaterialOptions, OrthotropicOptions } from './material.js';
@@ -32,6 +38,10 @@ export interface FemClothOptions {
   bend?: ConstraintParams | false;
   /** A high-resolution render mesh at rest, attached to the cloth surface (002 §5). */
   render?: TriangleMesh;
+  /** Strain limits (000 §3.5) on the edges and / or the triangles' principal stretches. */
+  strainLimit?: StrainLimitOptions;
+  /** Long Range Attachments (000 §3.5): every free vertex tethered to the cloth's pins. */
+  longRangeAttachments?: LongRangeOptions;
   globalDamping?: number;
   radius?: number;
   group?: number;
@@ -51,6 +61,10 @@ export class FemCloth extends Body {
   readonly bend: IsometricBending | null;
   readonly damping: RigidModeDamping | null;
   readonly embedding: RenderEmbedding | null;
+  /** Edge and triangle strain limits (each null when not asked for). */
+  readonly strainLimits: StrainLimitSets;
+  /** Long Range Attachments to the cloth's pins, or null. */
+  readonly longRange: LongRangeAttachments | null;
 
   constructor(world: World, o: FemClothOptions) {
     const where = o.name ? `fem-cloth '${o.name}'` : 'fem-cloth';
@@ -107,6 +121,10 @@ export class FemCloth extends Body {
         new IsometricBending(store, quads, o.bend ?? { stiffness: 0.5, compliance: 100 }),
       );
     }
+    const limiting = strainLimiting(world, this, o, where);
+    this.strainLimits = limiting.limits;
+    this.longRange = limiting.longRange;
+    for (const set of limiting.sets) this.addSet(set);
     this.damping = o.globalDamping ? this.addSet(new RigidModeDamping(off, nv, o.globalDamping)) : null;
     this.embedding = o.render
       ? RenderEmbedding.onSurface(
