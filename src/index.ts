@@ -287,4 +287,12 @@ export {
   principalStretchGradient,
   TriangleStrainLimits,
 } from './strain-limiting/triangle-limits.js';
+export { FollowTheLeader, type FollowTheLeaderOptions } from './strands/follow-the-leader.js';
+export { type HairOptions, type HairStyle, hairOnSphere } from './strands/hair.js';
+export {
+  chainRegions,
+  type StrandShapeMatchingOptions,
+  Strands,
+  type StrandsOptions,
+} from './strands/strands.js';
 export { useWasmKernels, wasmKernelsEnabled, wasmKernelsReady } from './wasm/kernels.js';

@@ -65,6 +65,14 @@ export abstract class Body implements WorldBody {
   }
 
   /**
+   * Line segments to render (two indices into `renderPositions()` each):
+   * the strands of a strand body; empty for bodies without lines.
+   */
+  renderLines(): Uint32Array {
+    return new Uint32Array(0);
+  }
+
+  /**
    * Triangles over the body's own particles (body-local indices) that
    * contacts use: the surface of a cloth, of a soft body's tet mesh, of a
    * surface shape-matched body. By default the render triangles when the

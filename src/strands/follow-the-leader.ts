@@ -1,0 +1,189 @@
+/**
+ * Follow-The-Leader and Dynamic FTL (survey 000 §3.5 and Figure 9, after
+ * Müller, Kim and Chentanez 2012).
+ *
+ * FTL satisfies every distance constraint of a strand in one pass: from the
+ * root down, particle i is moved straight toward its predecessor until their
+ * distance is the rest length l_i,
+ *
+ *   p_i ← p_{i−1} + l_i (p_i − p_{i−1}) / |p_i − p_{i−1}|,   d_i = (new p_i) − (old p_i),
+ *
+ * so strands are exactly inextensible after the pass. It is not a symmetric
+ * projection: each particle behaves as if it had infinitely more mass than
+ * its successor. DFTL hides that by replacing the velocity update of
+ * particle i with
+ *
+ *   v_i ← (p_i − x_i)/Δt + s_damping (−d_{i+1})/Δt,
+ *
+ * the reaction of the correction applied to its successor, scaled by
+ * s_damping ∈ [0, 1] (which damps: the paper's trade-off). We run the FTL
+ * pass at order 150, after the collider contacts (order 100), so that the
+ * lengths hold exactly at the end of every iteration (a contact pushed a
+ * particle out; FTL then restores its distance to its predecessor), and add
+ * the DFTL term in `endStep`, after the World's velocity update.
+ *
+ * With `maxStretch` > 1 the pass is unilateral — a particle is pulled toward
+ * its predecessor only when farther than maxStretch · l_i — which is the
+ * strain limiting toward the root of Rungjiratananon et al.'s hair (000 §6).
+ */
+import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
+import { PbdError } from '../core/errors.js';
+import type { ParticleStore } from '../core/particles.js';
+
+export interface FollowTheLeaderOptions {
+  /** DFTL's s_damping ∈ [0, 1]: how much of the successor's correction is fed back to each velocity; 0 is plain FTL. Default 0.9. */
+  damping?: number;
+  /** Largest stretch ratio (≥ 1): above 1 particles are pulled back only beyond it. Default 1 (exact lengths). */
+  maxStretch?: number;
+}
+
+export class FollowTheLeader implements ConstraintSet {
+  readonly kind = 'follow-the-leader';
+  /** After the collider contacts: the lengths have the last word. */
+  readonly order = 150;
+  enabled = true;
+  /** s_damping of DFTL. */
+  damping: number;
+  /** Largest stretch ratio; 1 is exact FTL. */
+  maxStretch: number;
+  /** Global index of the first particle of each strand, and one past the last (S + 1 entries). */
+  readonly start: Int32Array;
+  /** Rest length from each particle to its predecessor (body order from `offset`; 0 for roots). */
+  readonly rest: Float64Array;
+  readonly offset: number;
+  /** FTL corrections d_i accumulated over the current substep (xyz, body order). */
+  readonly correction: Float64Array;
+  readonly count: number;
+  /** One colour: strands are independent, each is a sequential chain. */
+  readonly colors = 1;
+
+  /**
+   * @param start  global particle index of each strand's root, plus one past the last particle
+   * @param rest   rest length to the predecessor of each particle from start[0] on
+   */
+  constructor(start: Int32Array, rest: Float64Array, o: FollowTheLeaderOptions = {}, where = 'ftl') {
+    this.start = start;
+    this.rest = rest;
+    this.offset = start[0];
+    const n = start[start.length - 1] - start[0];
+    this.correction = new Float64Array(3 * n);
+    this.count = n - (start.length - 1);
+    this.damping = checkDamping(o.damping ?? 0.9, `${where}.damping`);
+    this.maxStretch = o.maxStretch ?? 1;
+    if (!(this.maxStretch >= 1) || !Number.isFinite(this.maxStretch)) {
+      throw new PbdError(
+        'ftl/max-stretch',
+        `${where}.maxStretch`,
+        `must be a finite number ≥ 1, got ${o.maxStretch}`,
+        '1 keeps every segment at its rest length; 1.05 lets it stretch by 5 %',
+      );
+    }
+  }
+
+  beginStep(): void {
+    this.correction.fill(0);
+  }
+
+  project(ctx: StepContext): void {
+    const p = ctx.store.p,
+      x = ctx.store.x,
+      w = ctx.store.invMass;
+    const start = this.start,
+      rest = this.rest,
+      corr = this.correction,
+      off = this.offset;
+    const limit = this.maxStretch;
+    const exact = limit === 1;
+    const ns = start.length - 1;
+    for (let s = 0; s < ns; s++) {
+      const end = start[s + 1];
+      for (let i = start[s] + 1; i < end; i++) {
+        if (w[i] === 0) continue; // a pinned particle leads the rest of the strand
+        const i3 = 3 * i,
+          j3 = i3 - 3;
+        let dx = p[i3] - p[j3],
+          dy = p[i3 + 1] - p[j3 + 1],
+          dz = p[i3 + 2] - p[j3 + 2];
+        let len = Math.sqrt(dx * dx + dy * dy + dz * dz);
+        const l = rest[i - off];
+        if (!exact && len <= limit * l) continue;
+        if (!(len > 1e-12 * l)) {
+          // on top of its predecessor: keep the segment's direction at the start of the step
+          dx = x[i3] - x[j3];
+          dy = x[i3 + 1] - x[j3 + 1];
+          dz = x[i3 + 2] - x[j3 + 2];
+          len = Math.sqrt(dx * dx + dy * dy + dz * dz);
+          if (!(len > 1e-12 * l)) continue;
+        }
+        const s2 = (exact ? l : limit * l) / len;
+        const nx = p[j3] + dx * s2,
+          ny = p[j3 + 1] + dy * s2,
+          nz = p[j3 + 2] + dz * s2;
+        const c3 = 3 * (i - off);
+        corr[c3] += nx - p[i3];
+        corr[c3 + 1] += ny - p[i3 + 1];
+        corr[c3 + 2] += nz - p[i3 + 2];
+        p[i3] = nx;
+        p[i3 + 1] = ny;
+        p[i3 + 2] = nz;
+      }
+    }
+  }
+
+  /** DFTL's velocity correction v_i += −s_damping d_{i+1} / Δt (after the World's v = (p − x)/Δt). */
+  endStep(ctx: StepContext): void {
+    const sd = this.damping;
+    if (sd === 0) return;
+    const v = ctx.store.v,
+      w = ctx.store.invMass;
+    const k = sd * ctx.invH;
+    const start = this.start,
+      corr = this.correction,
+      off = this.offset;
+    const ns = start.length - 1;
+    for (let s = 0; s < ns; s++) {
+      const last = start[s + 1] - 1;
+      for (let i = start[s]; i < last; i++) {
+        if (w[i] === 0) continue;
+        const i3 = 3 * i,
+          c3 = 3 * (i + 1 - off);
+        v[i3] -= k * corr[c3];
+        v[i3 + 1] -= k * corr[c3 + 1];
+        v[i3 + 2] -= k * corr[c3 + 2];
+      }
+    }
+  }
+
+  /** Largest |segment length − rest length| (m) beyond the allowed stretch, at x. */
+  maxViolation(store: ParticleStore): number {
+    const x = store.x;
+    let m = 0;
+    const ns = this.start.length - 1;
+    for (let s = 0; s < ns; s++) {
+      for (let i = this.start[s] + 1; i < this.start[s + 1]; i++) {
+        const l = this.rest[i - this.offset];
+        const len = Math.hypot(
+          x[3 * i] - x[3 * i - 3],
+          x[3 * i + 1] - x[3 * i - 2],
+          x[3 * i + 2] - x[3 * i - 1],
+        );
+        const e = this.maxStretch === 1 ? Math.abs(len - l) : len - this.maxStretch * l;
+        if (e > m) m = e;
+      }
+    }
+    return m;
+  }
+}
+
+/** s_damping must lie in [0, 1]. */
+export function checkDamping(s: number, where: string): number {
+  if (!(s >= 0 && s <= 1)) {
+    throw new PbdError(
+      'ftl/damping',
+      where,
+      `must lie in [0, 1], got ${s}`,
+      "DFTL's s_damping: 0 is plain FTL, 0.9 the usual choice for hair",
+    );
+  }
+  return s;
+}
