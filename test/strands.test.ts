@@ -6,8 +6,10 @@ import { describe, expect, it } from 'vitest';
 import {
   chainRegions,
   hairOnSphere,
+  loadScene,
   NaiveSummation,
   PbdError,
+  SceneError,
   SphereCollider,
   Strands,
   type StrandsOptions,
@@ -331,5 +333,53 @@ describe('strand input', () => {
     for (let f = 0; f < 10; f++) world.step();
     expect(world.store.x.subarray(3 * s.offset, 3 * (s.offset + s.count)).every(Number.isFinite)).toBe(true);
     expect(world.stats.recoveries).toBe(0);
+  });
+});
+
+describe('strands in scene files', () => {
+  const scene = (body: object, colliders: object[] = []) =>
+    JSON.stringify({ title: 't', family: 'strands', bodies: [{ type: 'strands', ...body }], colliders });
+
+  it('explicit polylines build a body with one strand each, roots pinned', () => {
+    const inst = loadScene(
+      scene({
+        strands: [
+          [
+            [0, 1, 0],
+            [0.1, 1, 0],
+            [0.2, 1, 0],
+          ],
+          [
+            [0, 1, 0.1],
+            [0, 0.9, 0.1],
+          ],
+        ],
+      }),
+    );
+    const s = inst.bodies[0] as Strands;
+    expect(s.strands).toBe(2);
+    expect(Array.from(s.strandStart)).toEqual([0, 3, 5]);
+    expect(inst.world.store.invMass[s.offset]).toBe(0);
+    expect(inst.world.store.invMass[s.offset + 3]).toBe(0);
+    expect(inst.world.store.invMass[s.offset + 1]).toBeGreaterThan(0);
+  });
+
+  it('roots follow a collider by name; a missing or motionless one is an error at its JSON path', () => {
+    const hair = { center: [0, 1, 0], radius: 0.1, count: 10, segments: 4, length: 0.1 };
+    const head = { type: 'sphere', name: 'head', radius: 0.1, position: [0, 1, 0] };
+    expect(() => loadScene(scene({ hair, roots: { follow: 'hat' } }, [head]), { file: 'h.json' })).toThrow(
+      /h\.json: bodies\[0\]\.roots\.follow: names no collider 'hat' — the colliders are 'head'/,
+    );
+    expect(() => loadScene(scene({ hair, roots: { follow: 'head' } }, [head]))).toThrow(
+      /has no scripted motion/,
+    );
+    const moving = { ...head, motion: { velocity: [1, 0, 0] } };
+    const inst = loadScene(scene({ hair, roots: { follow: 'head' } }, [moving]));
+    for (let k = 0; k < 30; k++) inst.world.step();
+    const s = inst.bodies[0] as Strands;
+    const root = inst.world.store.x[3 * s.offset];
+    expect(root - s.restPositions[0]).toBeCloseTo(inst.world.colliders[0].position[0], 9);
+    expect(() => loadScene(scene({}))).toThrow(/has neither hair nor strands/);
+    expect(() => loadScene(scene({ hair: { ...hair, segments: 0 } }))).toThrow(SceneError);
   });
 });

@@ -4,6 +4,7 @@ import { PbdError } from '../../core/errors.js';
 import { Motion } from '../../core/motion.js';
 import { type BuildContext, constraintParams, meshSource, pinSpec, placement } from './common.js';
 import { resolveMesh } from './meshes.js';
+import { longRangeSpec, strainLimitSpec } from './strands.js';
 
 export const clothBody = z
   .strictObject({
@@ -43,6 +44,8 @@ export const clothBody = z
       .max(1)
       .optional()
       .describe('damping of deviations from the rigid motion (003 §3.5)'),
+    strainLimit: strainLimitSpec.optional(),
+    longRangeAttachments: longRangeSpec.optional(),
     radius: z.number().min(0).optional().describe('contact radius of each vertex (m)'),
     group: z.int().optional(),
     mask: z.int().optional(),
@@ -68,6 +71,8 @@ export function buildCloth(spec: ClothBodySpec, ctx: BuildContext): Cloth {
         tear: spec.tear,
         aerodynamics: spec.aerodynamics,
         globalDamping: spec.globalDamping,
+        strainLimit: spec.strainLimit,
+        longRangeAttachments: spec.longRangeAttachments,
         radius: spec.radius,
         group: spec.group,
         mask: spec.mask,

@@ -17,6 +17,7 @@ import { parseGmsh } from '../gmsh.js';
 import { parseTetGen } from '../tetgen.js';
 import { type BuildContext, constraintParams, meshSource, motion, placement, vec3 } from './common.js';
 import { resolveMesh } from './meshes.js';
+import { longRangeSpec, strainLimitSpec } from './strands.js';
 
 const material = z
   .strictObject({
@@ -162,6 +163,8 @@ export const femCloth = z
       .strictObject({ mesh: meshSource, transform: placement.optional() })
       .optional()
       .describe('a finer render mesh attached to the cloth surface (002 §5)'),
+    strainLimit: strainLimitSpec.optional(),
+    longRangeAttachments: longRangeSpec.optional(),
     globalDamping: z.number().min(0).max(1).optional(),
     radius: z.number().min(0).optional(),
     group: z.int().optional(),
@@ -328,6 +331,8 @@ export function buildFemCloth(spec: FemClothSpec, ctx: BuildContext): FemCloth {
     damping: spec.damping,
     bend: spec.bend,
     render,
+    strainLimit: spec.strainLimit,
+    longRangeAttachments: spec.longRangeAttachments,
     globalDamping: spec.globalDamping,
     radius: spec.radius,
     group: spec.group,

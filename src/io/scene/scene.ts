@@ -28,6 +28,7 @@ import { buildFemCloth, buildSoftBody, continuumFiles, femCloth, softBody } from
 import { buildFluid, fluidBody } from './fluids.js';
 import { meshFiles } from './meshes.js';
 import { shapeMatchingBodies, shapeMatchingBuilders } from './shape-matching.js';
+import { buildStrands, strandsBody } from './strands.js';
 
 // ---- the registry -------------------------------------------------------
 
@@ -39,6 +40,7 @@ export const bodySchemas = [
   ...shapeMatchingBodies,
   fluidBody,
   granularBody,
+  strandsBody,
 ] as const;
 /** Every collider type a scene can hold. */
 export const colliderSchemas = [...coreColliderSchemas, meshCollider] as const;
@@ -57,6 +59,7 @@ export const bodyBuilders: BuilderMap = {
   ...shapeMatchingBuilders,
   fluid: buildFluid,
   granular: buildGranular,
+  strands: buildStrands,
 };
 
 function buildCollider(
