@@ -15,6 +15,7 @@ import { describe, expect, it } from 'vitest';
 import {
   Cloth,
   gridMesh,
+  hairOnSphere,
   icosphere,
   latticeBody,
   MeshCollider,
@@ -22,11 +23,13 @@ import {
   rigidCluster,
   Skin,
   SoftBody,
+  Strands,
   tetBox,
   World,
 } from '../src/index.js';
 import {
   BodyGeometry,
+  BodyLines,
   BodyParticles,
   BodyPoints,
   createColliderObject,
@@ -364,5 +367,36 @@ describe('colliders', () => {
     moving.position = [4, 5, 6];
     updateColliderObject(obj, moving);
     expect(obj.position.toArray()).toEqual([4, 5, 6]);
+  });
+});
+
+describe('BodyLines', () => {
+  it("draws a strand body's segments over its particles, follows them, and can be picked", () => {
+    const world = new World({ substeps: 2 });
+    world.store.allocate(5, -1); // the strands do not start at particle 0
+    const hair = hairOnSphere({ center: [0, 1, 0], radius: 0.1, count: 12, segments: 5, length: 0.2 });
+    const strands = new Strands(world, hair);
+    const lines = new BodyLines(strands);
+    const index = lines.geometry.getIndex()!;
+    expect(Array.from(index.array)).toEqual(Array.from(strands.renderLines()));
+    expect(index.count).toBe(2 * 12 * 5);
+    for (let k = 0; k < 10; k++) world.step();
+    lines.update();
+    const pos = lines.geometry.getAttribute('position').array as Float32Array;
+    const x = strands.positions();
+    for (let k = 0; k < x.length; k++) expect(pos[k]).toBe(Math.fround(x[k]));
+    // a ray at a segment's midpoint hits that strand
+    const j = 3; // particle 3 of strand 0: segment (2, 3)
+    const mid = new Vector3((x[6] + x[9]) / 2, (x[7] + x[10]) / 2, (x[8] + x[11]) / 2);
+    const ray = new Raycaster(new Vector3(mid.x, mid.y, mid.z + 5), new Vector3(0, 0, -1));
+    ray.params.Line.threshold = 0.002;
+    const hits = ray.intersectObject(lines);
+    expect(hits.length).toBeGreaterThan(0);
+    const hit = hits.find((h) => {
+      const a = index.getX(h.index!),
+        b = index.getX(h.index! + 1);
+      return a === j - 1 && b === j;
+    });
+    expect(hit).toBeDefined();
   });
 });

@@ -31,6 +31,8 @@ export interface WorldBody {
   velocities(): Float64Array;
   /** Triangles to render, indexing the vertices of `renderPositions()`. */
   renderTriangles(): Uint32Array;
+  /** Line segments to render (pairs of indices into `renderPositions()`): a strand body's strands. */
+  renderLines(): Uint32Array;
   /** Triangles over the body's own particles (body-local indices) that contacts use. */
   contactTriangles(): Uint32Array;
   /** Vertex positions that `renderTriangles()` index (the particles, or an embedded render mesh). */

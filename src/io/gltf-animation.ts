@@ -22,6 +22,8 @@ export interface MeshFrame {
   positions: ArrayLike<number>;
   /** Triangles (vertex indices). Reuse the same array while the topology does not change. */
   triangles: Uint32Array;
+  /** Line segments (pairs of vertex indices), for a body without triangles (strands): a LINES primitive. */
+  lines?: Uint32Array;
   /** Texture coordinates, two per vertex, if any. */
   uvs?: ArrayLike<number> | null;
 }
@@ -74,9 +76,14 @@ export function clipRanges(frames: MeshFrame[], maxFramesPerClip = 100): [number
 
 function sameTopology(a: MeshFrame, b: MeshFrame): boolean {
   if (a.positions.length !== b.positions.length) return false;
-  if (a.triangles === b.triangles) return true;
-  const ta = a.triangles,
-    tb = b.triangles;
+  if (!sameIndices(a.lines ?? empty, b.lines ?? empty)) return false;
+  return sameIndices(a.triangles, b.triangles);
+}
+
+const empty = new Uint32Array(0);
+
+function sameIndices(ta: Uint32Array, tb: Uint32Array): boolean {
+  if (ta === tb) return true;
   if (ta.length !== tb.length) return false;
   for (let k = 0; k < ta.length; k++) if (ta[k] !== tb[k]) return false;
   return true;
@@ -217,19 +224,19 @@ export function buildGltfAnimation(bodies: AnimatedBody[], options: GltfAnimatio
     const first = body.frames[start];
     const nv = first.positions.length / 3;
     const base = Float32Array.from(first.positions);
-    // a body without triangles (fluid, granular) is written as a point cloud
-    const points = first.triangles.length === 0;
+    // a body without triangles is written as line segments (strands) or a point cloud (fluid, granular)
+    const lines = first.triangles.length === 0 && first.lines && first.lines.length > 0 ? first.lines : null;
+    const points = first.triangles.length === 0 && !lines;
     const baseNormals =
-      normals && !points ? Float32Array.from(vertexNormals(first.positions, first.triangles)) : null;
+      normals && !points && !lines
+        ? Float32Array.from(vertexNormals(first.positions, first.triangles))
+        : null;
     const prim = doc.createPrimitive().setMaterial(material).setAttribute('POSITION', accessor(base, 'VEC3'));
     if (points) prim.setMode(Primitive.Mode.POINTS);
     else {
-      prim.setIndices(
-        accessor(
-          nv > 65535 ? Uint32Array.from(first.triangles) : Uint16Array.from(first.triangles),
-          'SCALAR',
-        ),
-      );
+      const indices = lines ?? first.triangles;
+      if (lines) prim.setMode(Primitive.Mode.LINES);
+      prim.setIndices(accessor(nv > 65535 ? Uint32Array.from(indices) : Uint16Array.from(indices), 'SCALAR'));
     }
     if (baseNormals) prim.setAttribute('NORMAL', accessor(baseNormals, 'VEC3'));
     if (first.uvs) prim.setAttribute('TEXCOORD_0', accessor(Float32Array.from(first.uvs), 'VEC2'));

@@ -97,7 +97,14 @@ export function parseObj(text: string, where = 'mesh.obj'): TriangleMesh {
 export function formatObj(
   positions: ArrayLike<number>,
   triangles: ArrayLike<number>,
-  options: { offset?: number; count?: number; uvs?: ArrayLike<number> | null; comment?: string } = {},
+  options: {
+    offset?: number;
+    count?: number;
+    uvs?: ArrayLike<number> | null;
+    comment?: string;
+    /** Line segments (pairs of vertex indices), written as `l` polylines (consecutive segments joined). */
+    lines?: ArrayLike<number> | null;
+  } = {},
 ): string {
   const off = options.offset ?? 0;
   const count = options.count ?? positions.length / 3 - off;
@@ -114,6 +121,19 @@ export function formatObj(
       b = triangles[t + 1] + 1,
       c = triangles[t + 2] + 1;
     out.push(uv ? `f ${a}/${a} ${b}/${b} ${c}/${c}` : `f ${a} ${b} ${c}`);
+  }
+  const lines = options.lines;
+  if (lines && lines.length > 0) {
+    // a strand's segments (j − 1, j), (j, j + 1) … become one polyline
+    let poly = [lines[0] + 1, lines[1] + 1];
+    for (let k = 2; k < lines.length; k += 2) {
+      if (lines[k] + 1 === poly[poly.length - 1]) poly.push(lines[k + 1] + 1);
+      else {
+        out.push(`l ${poly.join(' ')}`);
+        poly = [lines[k] + 1, lines[k + 1] + 1];
+      }
+    }
+    out.push(`l ${poly.join(' ')}`);
   }
   return `${out.join('\n')}\n`;
 }

@@ -335,6 +335,7 @@ export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise
       return {
         vertices,
         triangles: changed ? b.renderTriangles() : null,
+        lines: changed ? b.renderLines() : null,
         uvs: changed ? bodyUvs(b) : null,
         positions: outKind === 'glb' ? b.renderPositions() : null,
       };
@@ -344,7 +345,11 @@ export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise
       bodies.forEach((b, k) => {
         const comment = `pbdkit: ${scene.file}, body '${b.name}', frame ${frame}, t = ${world.time} s`;
         const file = objFile(options.out!, names[k], frame, frames);
-        if (b.renderTriangles().length === 0) {
+        const lines = b.renderLines();
+        if (b.renderTriangles().length === 0 && lines.length > 0) {
+          // strands: OBJ polylines (`l`)
+          writeFileAtomic(file, formatObj(b.renderPositions(), [], { lines, comment }));
+        } else if (b.renderTriangles().length === 0) {
           // a particle body (fluid, granular): a PLY point cloud with velocities and stable ids
           writeFileAtomic(file.replace(/\.obj$/, '.ply'), bodyToPly(b, { comment }));
         } else {
@@ -492,7 +497,7 @@ async function glbFromRecords(
     name: b.name,
     frames: records.map((r) => {
       const rb = r.bodies[k];
-      return { positions: rb.positions!, triangles: rb.triangles, uvs: rb.uvs };
+      return { positions: rb.positions!, triangles: rb.triangles, lines: rb.lines, uvs: rb.uvs };
     }),
   }));
   const spec = scene.spec;
@@ -542,6 +547,7 @@ export function exportStateJson(scene: LoadedScene, frame: number): string {
       velocities: Array.from(b.velocities()),
       renderPositions: b.hasRenderMesh ? Array.from(b.renderPositions()) : undefined,
       triangles: Array.from(b.renderTriangles()),
+      lines: b.renderLines().length > 0 ? Array.from(b.renderLines()) : undefined,
     })),
   })}\n`;
 }

@@ -9,8 +9,9 @@
  * Record layout (little-endian):
  *   u32 magic 'PBFR', u32 frame, u32 payload bytes,
  *   payload: f64 × columns (statistics), then per body:
- *     u32 vertex count, u32 flags (1 topology, 2 uvs, 4 positions),
+ *     u32 vertex count, u32 flags (1 topology, 2 uvs, 4 positions, 8 lines),
  *     [topology] u32 index count, u32 × index count,
+ *     [lines] u32 index count, u32 × index count (line segments, with the topology),
  *     [uvs] f64 × 2 · vertex count,
  *     [positions] f64 × 3 · vertex count
  */
@@ -21,12 +22,15 @@ const MAGIC = 0x52464250; // 'PBFR' read as a little-endian u32
 const TOPOLOGY = 1;
 const UVS = 2;
 const POSITIONS = 4;
+const LINES = 8;
 
 /** One body in one frame record. */
 export interface BodyRecord {
   vertices: number;
   /** Present when the topology changed since the previous record (always in the first). */
   triangles: Uint32Array | null;
+  /** Line segments (strands), written with the triangles when the body has any. */
+  lines?: Uint32Array | null;
   uvs: Float64Array | null;
   positions: Float64Array | null;
 }
@@ -38,6 +42,8 @@ export interface FrameRecord {
   bodies: {
     vertices: number;
     triangles: Uint32Array;
+    /** Line segments (empty when the body has none). */
+    lines: Uint32Array;
     uvs: Float64Array | null;
     positions: Float64Array | null;
   }[];
@@ -78,6 +84,7 @@ export class FrameLogWriter {
     for (const b of bodies) {
       size += 8;
       if (b.triangles) size += 4 + 4 * b.triangles.length;
+      if (b.triangles && b.lines && b.lines.length > 0) size += 4 + 4 * b.lines.length;
       if (b.uvs) size += 16 * b.vertices;
       if (b.positions) size += 24 * b.vertices;
     }
@@ -88,12 +95,21 @@ export class FrameLogWriter {
     o = buf.writeUInt32LE(size, o);
     for (let k = 0; k < stats.length; k++) o = buf.writeDoubleLE(stats[k], o);
     for (const b of bodies) {
-      const flags = (b.triangles ? TOPOLOGY : 0) | (b.uvs ? UVS : 0) | (b.positions ? POSITIONS : 0);
+      const lines = b.triangles && b.lines && b.lines.length > 0 ? b.lines : null;
+      const flags =
+        (b.triangles ? TOPOLOGY : 0) |
+        (b.uvs ? UVS : 0) |
+        (b.positions ? POSITIONS : 0) |
+        (lines ? LINES : 0);
       o = buf.writeUInt32LE(b.vertices, o);
       o = buf.writeUInt32LE(flags, o);
       if (b.triangles) {
         o = buf.writeUInt32LE(b.triangles.length, o);
         for (let k = 0; k < b.triangles.length; k++) o = buf.writeUInt32LE(b.triangles[k], o);
+      }
+      if (lines) {
+        o = buf.writeUInt32LE(lines.length, o);
+        for (let k = 0; k < lines.length; k++) o = buf.writeUInt32LE(lines[k], o);
       }
       if (b.uvs) for (let k = 0; k < 2 * b.vertices; k++) o = buf.writeDoubleLE(b.uvs[k], o);
       if (b.positions) for (let k = 0; k < 3 * b.vertices; k++) o = buf.writeDoubleLE(b.positions[k], o);
@@ -130,6 +146,7 @@ export function readFrameLog(path: string, columns: number, bodies: number, byte
     if (r < size) throw corrupt(r, 'ends early');
     const out: FrameRecord[] = [];
     const tris: (Uint32Array | null)[] = new Array(bodies).fill(null);
+    const segs: Uint32Array[] = new Array(bodies).fill(new Uint32Array(0));
     const uvs: (Float64Array | null)[] = new Array(bodies).fill(null);
     let o = 0;
     while (o < size) {
@@ -152,6 +169,14 @@ export function readFrameLog(path: string, columns: number, bodies: number, byte
           for (let k = 0; k < n; k++, o += 4) t[k] = data.readUInt32LE(o);
           tris[b] = t;
           if (!(flags & UVS)) uvs[b] = null;
+          segs[b] = new Uint32Array(0);
+        }
+        if (flags & LINES) {
+          const n = data.readUInt32LE(o);
+          o += 4;
+          const l = new Uint32Array(n);
+          for (let k = 0; k < n; k++, o += 4) l[k] = data.readUInt32LE(o);
+          segs[b] = l;
         }
         if (flags & UVS) {
           const u = new Float64Array(2 * vertices);
@@ -165,7 +190,7 @@ export function readFrameLog(path: string, columns: number, bodies: number, byte
         }
         const t = tris[b];
         if (!t) throw corrupt(o, `body ${b} has no triangles before frame ${frame}`);
-        rec.bodies.push({ vertices, triangles: t, uvs: uvs[b], positions });
+        rec.bodies.push({ vertices, triangles: t, lines: segs[b], uvs: uvs[b], positions });
       }
       if (o !== end) throw corrupt(o, `frame ${frame} has ${end - o} unexplained bytes`);
       out.push(rec);

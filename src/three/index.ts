@@ -7,6 +7,7 @@
  *   only when the body tears).
  * - `BodyParticles` / `BodyPoints`: a body's particles as instanced spheres
  *   or as sphere-shaded point sprites.
+ * - `BodyLines`: a body's line segments (the strands of a strand body).
  * - `createColliderObject` / `updateColliderObject`: meshes for plane,
  *   sphere, box and capsule colliders, posed each frame.
  *
@@ -18,6 +19,7 @@
  */
 
 export { BodyGeometry, type BodyGeometryOptions, computeVertexNormals } from './body-geometry.js';
+export { BodyLines, type BodyLinesOptions } from './body-lines.js';
 export { BodyParticles, BodyPoints, type ParticleOptions } from './body-particles.js';
 export {
   type ColliderObjectOptions,

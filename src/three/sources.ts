@@ -36,6 +36,8 @@ export interface BodySource {
    * surface.
    */
   renderTriangles(): Uint32Array;
+  /** Line segments (pairs of body-local particle indices): a strand body's strands; absent or empty otherwise. */
+  renderLines?(): Uint32Array;
   /**
    * True when the body draws a render mesh of its own rather than its
    * particles; it must not change over the body's life.

@@ -171,6 +171,56 @@ describe('the gallery in Chromium', () => {
     expect(browser.errors).toEqual([]);
   });
 
+  it('strands are drawn as lines that the mouse picks and drags', async () => {
+    // a fringe of ten DFTL strands hanging from a bar
+    const strands = Array.from({ length: 10 }, (_, s) =>
+      Array.from({ length: 11 }, (_, j) => [-0.225 + 0.05 * s, 1.6 - 0.05 * j, 0]),
+    );
+    const fringe = {
+      title: 'Fringe',
+      family: 'strands',
+      camera: { position: [0, 1.35, 1.2], target: [0, 1.35, 0] },
+      world: { damping: 1 },
+      bodies: [{ type: 'strands', name: 'fringe', strands, ftl: { damping: 0.9 } }],
+    };
+    await page.goto(base);
+    await page.waitForFunction(() => window.pbdGallery?.state().page === 'index');
+    await drop([{ name: 'fringe.json', text: JSON.stringify(fringe) }]);
+    await page.waitForFunction(
+      () => window.pbdGallery.state().page === 'scene' && window.pbdGallery.state().ready,
+    );
+    await page.evaluate(() => window.pbdGallery.runUntil(0.5));
+    // press on the middle of a segment (strand 5, between particles 7 and 8): the line is hit, not a particle
+    const a = 5 * 11 + 7,
+      b = a + 1;
+    const pa = await page.evaluate((i) => window.pbdGallery.project(i), a);
+    const pb = await page.evaluate((i) => window.pbdGallery.project(i), b);
+    const press = { x: (pa.x + pb.x) / 2, y: (pa.y + pb.y) / 2 };
+    await page.mouse.move(press.x, press.y);
+    await page.mouse.down();
+    await expect
+      .poll(async () => {
+        const st = await state(page);
+        return st.grabbed === a || st.grabbed === b ? 'segment' : `${st.grabbed} (${st.lastPick})`;
+      })
+      .toBe('segment');
+    const grabbed = (await state(page)).grabbed ?? -1;
+    const p0 = await page.evaluate((i) => window.pbdGallery.project(i), grabbed);
+    const cursor = { x: press.x + 110, y: press.y };
+    await page.mouse.move(cursor.x, cursor.y, { steps: 10 });
+    const d0 = Math.hypot(p0.x - cursor.x, p0.y - cursor.y);
+    const screenDistance = async () => {
+      const p = await page.evaluate((i) => window.pbdGallery.project(i), grabbed);
+      return Math.hypot(p.x - cursor.x, p.y - cursor.y);
+    };
+    // the strand swings toward the cursor (it cannot stretch to reach it exactly)
+    await expect.poll(screenDistance, { timeout: 60_000, interval: 250 }).toBeLessThan(0.3 * d0);
+    await page.screenshot({ path: new URL('drag-strands.png', artifacts).pathname });
+    await page.mouse.up();
+    await expect.poll(async () => (await state(page)).grabbed, { timeout: 20_000 }).toBe(-1);
+    expect(browser.errors).toEqual([]);
+  });
+
   it('changing gravity in the panel changes the simulation: the cloth falls 30/9.81 times as far', async () => {
     await openScene(page, base, 'cloth-drape');
     expect((await state(page)).mode).toBe('worker');

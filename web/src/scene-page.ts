@@ -10,7 +10,7 @@
  * MAX_STEPS_PER_FRAME, so a slow scene runs in slow motion rather than
  * falling behind.
  */
-import { Plane, Raycaster, Vector2, Vector3, type WebGLRenderer } from 'three';
+import { LineSegments, Plane, Raycaster, Vector2, Vector3, type WebGLRenderer } from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { type CatalogEntry, sceneAssets } from './catalog.js';
 import { createSimHost, LoadFailure, type SimHost } from './sim/host.js';
@@ -418,6 +418,8 @@ export class ScenePage {
     );
     this.raycaster.setFromCamera(ndc, this.stage.camera);
     this.raycaster.params.Points.threshold = 0.01 * this.stage.radius;
+    // strands are drawn one pixel wide: pick within a few millimetres of a segment
+    this.raycaster.params.Line.threshold = 0.006 * this.stage.radius;
   }
 
   /** The movable particle under the cursor, or −1. */
@@ -444,7 +446,11 @@ export class ScenePage {
       let candidates: number[] = [];
       if (hit.face && hit.instanceId === undefined) candidates = [hit.face.a, hit.face.b, hit.face.c];
       else if (hit.instanceId !== undefined) candidates = [hit.instanceId];
-      else if (hit.index !== undefined) candidates = [hit.index];
+      else if (hit.index !== undefined && hit.object instanceof LineSegments) {
+        // a strand segment: hit.index is the slot of its first vertex in the index
+        const index = hit.object.geometry.getIndex();
+        if (index) candidates = [index.getX(hit.index), index.getX(hit.index + 1)];
+      } else if (hit.index !== undefined) candidates = [hit.index];
       const x = store.x;
       const d = (i: number) => {
         const g = 3 * (off + i);

@@ -146,6 +146,7 @@ export class SimCore {
       activeCount: b.activeCount,
       topologyVersion: b.topologyVersion,
       triangles: b.renderTriangles().slice(),
+      lines: b.renderLines().slice(),
       uvs: uvs instanceof Float64Array ? uvs.slice() : null,
       renderPositions: this.refreshRenderMesh(b, k)?.buffer ?? null,
       tunables: this.tunables[k].map((t) => ({

@@ -36,6 +36,8 @@ export interface BodyInfo {
    * as particles).
    */
   triangles: Uint32Array;
+  /** Line segments, pairs of body-local particle indices (a strand body's strands; empty otherwise). */
+  lines: Uint32Array;
   uvs: Float64Array | null;
   /**
    * The vertices (xyz) of the body's render mesh (an embedded or skinned

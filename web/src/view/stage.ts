@@ -35,6 +35,7 @@ import {
 } from 'three';
 import {
   BodyGeometry,
+  BodyLines,
   BodyParticles,
   BodyPoints,
   type BodySource,
@@ -70,6 +71,7 @@ class BodyMirror implements BodySource {
   activeCount: number;
   topologyVersion: number;
   triangles: Uint32Array;
+  lines: Uint32Array;
   uvs: Float64Array | null;
   readonly hasRenderMesh: boolean;
   renderVertices: Float64Array | null;
@@ -79,12 +81,16 @@ class BodyMirror implements BodySource {
     this.activeCount = b.activeCount;
     this.topologyVersion = b.topologyVersion;
     this.triangles = b.triangles;
+    this.lines = b.lines;
     this.uvs = b.uvs;
     this.hasRenderMesh = b.renderPositions !== null;
     this.renderVertices = b.renderPositions;
   }
   renderTriangles(): Uint32Array {
     return this.triangles;
+  }
+  renderLines(): Uint32Array {
+    return this.lines;
   }
   renderPositions(): Float64Array {
     return this.renderVertices ?? new Float64Array(0);
@@ -121,6 +127,8 @@ interface BodyView {
   surfaceMesh: Mesh | null;
   wire: Mesh | null;
   particles: BodyParticles | BodyPoints | null;
+  /** A strand body's strands. */
+  lines: BodyLines | null;
   /** Overlay points for a surface body's vertices. */
   vertexDots: BodyPoints | null;
 }
@@ -293,9 +301,22 @@ export class Stage {
       surfaceMesh: null,
       wire: null,
       particles: null,
+      lines: null,
       vertexDots: null,
     };
-    if (b.triangles.length > 0) {
+    if (b.triangles.length === 0 && b.lines.length > 0) {
+      // strands: their segments as lines (the picking threshold makes them grabbable), particles as an overlay
+      const lines = new BodyLines(mirror, { store, color: strandColor(k) });
+      lines.name = `body:${b.name}`;
+      view.lines = lines;
+      view.vertexDots = new BodyPoints(mirror, {
+        store,
+        color: 0x1d2733,
+        defaultRadius: 0.004 * this.radius,
+      });
+      view.vertexDots.setViewport(this.viewportHeight, this.camera.fov);
+      this.add(lines, view.vertexDots);
+    } else if (b.triangles.length > 0) {
       const geometry = new BodyGeometry(mirror, { store });
       const mesh = new Mesh(geometry, clothMaterial(color));
       mesh.castShadow = true;
@@ -467,6 +488,7 @@ export class Stage {
       b.mirror.topologyVersion = f.topologyVersions[k];
       b.surface?.update();
       b.particles?.update();
+      b.lines?.update();
       if (this.overlays.particles && b.vertexDots) b.vertexDots.update();
     });
     this.colliderObjects.forEach((o, k) => {
@@ -635,7 +657,7 @@ export class Stage {
       return px;
     };
     const shown = read();
-    const objects = this.bodies.flatMap((b) => [b.surfaceMesh, b.particles, b.wire, b.vertexDots]);
+    const objects = this.bodies.flatMap((b) => [b.surfaceMesh, b.particles, b.lines, b.wire, b.vertexDots]);
     const visible = objects.map((o) => o?.visible ?? false);
     for (const o of objects) if (o) o.visible = false;
     const hidden = read();
@@ -663,6 +685,7 @@ export class Stage {
     for (const b of this.bodies) {
       if (b.surfaceMesh) out.push({ object: b.surfaceMesh, body: b.index });
       if (b.particles) out.push({ object: b.particles, body: b.index });
+      if (b.lines) out.push({ object: b.lines, body: b.index });
     }
     return out;
   }
@@ -685,6 +708,11 @@ export class Stage {
   dispose(): void {
     this.clear();
   }
+}
+
+/** Hair colours: dark brown, auburn, blond, black, … by body. */
+function strandColor(k: number): number {
+  return [0x4a2f1d, 0x8a3b1f, 0xb8913f, 0x1e1a18, 0x6b4a2e][k % 5];
 }
 
 /** Double-sided fabric: front faces in the body's colour, back faces a paler shade of it (the reverse of the fabric). */
