@@ -37,6 +37,9 @@ export interface FollowTheLeaderOptions {
   maxStretch?: number;
 }
 
+/** Strands advanced together in the FTL pass (see `project`). */
+const GROUP = 8;
+
 export class FollowTheLeader implements ConstraintSet {
   readonly kind = 'follow-the-leader';
   /** After the collider contacts: the lengths have the last word. */
@@ -95,37 +98,45 @@ export class FollowTheLeader implements ConstraintSet {
     const limit = this.maxStretch;
     const exact = limit === 1;
     const ns = start.length - 1;
-    for (let s = 0; s < ns; s++) {
-      const end = start[s + 1];
-      for (let i = start[s] + 1; i < end; i++) {
-        if (w[i] === 0) continue; // a pinned particle leads the rest of the strand
-        const i3 = 3 * i,
-          j3 = i3 - 3;
-        let dx = p[i3] - p[j3],
-          dy = p[i3 + 1] - p[j3 + 1],
-          dz = p[i3 + 2] - p[j3 + 2];
-        let len = Math.sqrt(dx * dx + dy * dy + dz * dz);
-        const l = rest[i - off];
-        if (!exact && len <= limit * l) continue;
-        if (!(len > 1e-12 * l)) {
-          // on top of its predecessor: keep the segment's direction at the start of the step
-          dx = x[i3] - x[j3];
-          dy = x[i3 + 1] - x[j3 + 1];
-          dz = x[i3 + 2] - x[j3 + 2];
-          len = Math.sqrt(dx * dx + dy * dy + dz * dz);
-          if (!(len > 1e-12 * l)) continue;
+    // Each strand is a dependent chain (particle i needs i − 1 moved first), so one strand at
+    // a time leaves the CPU waiting on each square root and division. GROUP strands advance
+    // together, particle k of each in turn: independent work the CPU overlaps.
+    for (let s0 = 0; s0 < ns; s0 += GROUP) {
+      const s1 = Math.min(ns, s0 + GROUP);
+      let longest = 0;
+      for (let s = s0; s < s1; s++) longest = Math.max(longest, start[s + 1] - start[s]);
+      for (let k = 1; k < longest; k++) {
+        for (let s = s0; s < s1; s++) {
+          const i = start[s] + k;
+          if (i >= start[s + 1] || w[i] === 0) continue; // past its end, or pinned: it leads the rest
+          const i3 = 3 * i,
+            j3 = i3 - 3;
+          let dx = p[i3] - p[j3],
+            dy = p[i3 + 1] - p[j3 + 1],
+            dz = p[i3 + 2] - p[j3 + 2];
+          let len = Math.sqrt(dx * dx + dy * dy + dz * dz);
+          const l = rest[i - off];
+          if (!exact && len <= limit * l) continue;
+          if (!(len > 1e-12 * l)) {
+            // on top of its predecessor: keep the segment's direction at the start of the step
+            dx = x[i3] - x[j3];
+            dy = x[i3 + 1] - x[j3 + 1];
+            dz = x[i3 + 2] - x[j3 + 2];
+            len = Math.sqrt(dx * dx + dy * dy + dz * dz);
+            if (!(len > 1e-12 * l)) continue;
+          }
+          const s2 = (exact ? l : limit * l) / len;
+          const nx = p[j3] + dx * s2,
+            ny = p[j3 + 1] + dy * s2,
+            nz = p[j3 + 2] + dz * s2;
+          const c3 = 3 * (i - off);
+          corr[c3] += nx - p[i3];
+          corr[c3 + 1] += ny - p[i3 + 1];
+          corr[c3 + 2] += nz - p[i3 + 2];
+          p[i3] = nx;
+          p[i3 + 1] = ny;
+          p[i3 + 2] = nz;
         }
-        const s2 = (exact ? l : limit * l) / len;
-        const nx = p[j3] + dx * s2,
-          ny = p[j3 + 1] + dy * s2,
-          nz = p[j3 + 2] + dz * s2;
-        const c3 = 3 * (i - off);
-        corr[c3] += nx - p[i3];
-        corr[c3 + 1] += ny - p[i3 + 1];
-        corr[c3 + 2] += nz - p[i3 + 2];
-        p[i3] = nx;
-        p[i3 + 1] = ny;
-        p[i3 + 2] = nz;
       }
     }
   }
