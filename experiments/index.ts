@@ -1,6 +1,7 @@
 /**
  * The experiments of seed 002 that pbdkit reproduces, and measurements of
- * the solver's own promises (xpbd-chain), each writing CSV
+ * the solver's own promises (xpbd-chain) and of the strain-limiting and
+ * strand methods (lra, dftl), each writing CSV
  * files and SVG plots: `runExperiment(name, outDir)`, `npm run experiment
  * -- <name> [outDir]`, and `pbdkit experiment <name>`.
  */
@@ -9,9 +10,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PbdError } from '../src/core/errors.js';
 import { didYouMean } from '../src/node/suggest.js';
+import { dftlExperiment } from './dftl.js';
 import { fig4 } from './fig4.js';
 import { fig5 } from './fig5.js';
 import { fig7 } from './fig7.js';
+import { lraExperiment } from './lra.js';
 import type { Row } from './plot.js';
 import { xpbdChain } from './xpbd-chain.js';
 
@@ -81,6 +84,46 @@ export const experiments: ExperimentInfo[] = [
       };
     },
   },
+  {
+    name: 'lra',
+    title:
+      'Long Range Attachments (000 §3.5): stretch of a hanging cloth against the iterations, with and without; the 201 × 201 bungee over time',
+    async run(outDir) {
+      const r = await lraExperiment(outDir);
+      const at1 = r.rows
+        .filter((x) => x.iterations === 1)
+        .map((x) => `${x.series}, ${x.measure}: ${(x.value as number).toFixed(2)} %`);
+      const late = (series: string) => {
+        const s = r.bungee.filter((x) => x.series === series && (x.time as number) > 3);
+        const mean = s.reduce((a, x) => a + (x.meanStretch as number), 0) / s.length;
+        const lowest = Math.min(...s.map((x) => x.lowest as number));
+        return `${series}: mean edge stretch ${mean.toFixed(2)} % (3–5 s), lowest point ${lowest.toFixed(2)} m`;
+      };
+      return {
+        files: r.files,
+        summary: `100 × 100, 1 iteration: ${at1.join(', ')}\n201 × 201 bungee: ${late('without LRA')}; ${late('with LRA')}`,
+      };
+    },
+  },
+  {
+    name: 'dftl',
+    title: 'Follow-The-Leader and DFTL (000 §3.5): length error and energy of a swinging strand',
+    async run(outDir) {
+      const r = await dftlExperiment(outDir);
+      const end = r.rows.filter((x) => x.time === 3);
+      const peak = (rule: string) =>
+        Math.max(...r.rows.filter((x) => x.rule === rule).map((x) => x.energy as number));
+      return {
+        files: r.files,
+        summary: end
+          .map(
+            (x) =>
+              `${x.rule}: energy at 3 s ${(x.energy as number).toFixed(3)} m g L (peak ${peak(x.rule as string).toFixed(2)}), largest stretch ${(x.lengthError as number).toExponential(1)}`,
+          )
+          .join('\n'),
+      };
+    },
+  },
 ];
 
 /**
@@ -102,7 +145,7 @@ export function fig4Summary(rows: Row[]): string {
     .join('\n');
 }
 
-/** Runs one experiment by name ('fig4', 'fig5', 'fig7', 'xpbd-chain' or 'all') and writes its files to outDir. */
+/** Runs one experiment by name ('fig4', 'fig5', 'fig7', 'xpbd-chain', 'lra', 'dftl' or 'all') and writes its files to outDir. */
 export async function runExperiment(
   name: string,
   outDir: string,
