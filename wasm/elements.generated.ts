@@ -1160,3 +1160,157 @@ export function projectTriangleFem(pairFrom: i32, pairTo: i32, pairIdx: usize, p
   }
   return nslow;
 }
+
+/** projectTriangleStrainLimit (src/strain-limiting/triangle-limits.kernel.ts), two constraints per f64x2. Returns how many it listed in `slow`. */
+export function projectTriangleStrainLimit(pairFrom: i32, pairTo: i32, pairIdx: usize, pairRec: usize, pairEl: usize, scalar: usize, lam: usize, p: usize, w: usize, slow: usize, kp: f64, at: f64, smin: f64, smax: f64): i32 {
+  let nslow: i32 = 0;
+  const _v0 = f64x2.splat(0.0);
+  const _v1 = f64x2.splat(0.5);
+  const _v2 = f64x2.splat(1e-300);
+  const _v3 = f64x2.splat(1.0);
+  const _v4 = f64x2.splat(1e-12);
+  const _v5 = f64x2.splat(smax);
+  const _v6 = f64x2.splat(smin);
+  const _v7 = f64x2.splat(at);
+  const _v8 = f64x2.splat(1e-30);
+  const _v9 = f64x2.splat(kp);
+  for (let j = pairFrom; j < pairTo; j++) {
+    const l_i_aA = load<i32>(pairIdx + <usize>j * 24, 0);
+    const l_i_aB = load<i32>(pairIdx + <usize>j * 24, 4);
+    const l_a_w = ldv(w, l_i_aA, l_i_aB);
+    const l_i_bA = load<i32>(pairIdx + <usize>j * 24, 8);
+    const l_i_bB = load<i32>(pairIdx + <usize>j * 24, 12);
+    const l_b_w = ldv(w, l_i_bA, l_i_bB);
+    const l_i_cA = load<i32>(pairIdx + <usize>j * 24, 16);
+    const l_i_cB = load<i32>(pairIdx + <usize>j * 24, 20);
+    const l_c_w = ldv(w, l_i_cA, l_i_cB);
+    const wa = l_a_w;
+    const wb = l_b_w;
+    const wc = l_c_w;
+    let act = v128.not(f64x2.eq(f64x2.add(f64x2.add(wa, wb), wc), _v0));
+    if (!v128.any_true(act)) continue;
+    const l_rec = pairRec + <usize>j * 64;
+    const l_B0 = v128.load(l_rec, 0);
+    const l_B1 = v128.load(l_rec, 16);
+    const l_B2 = v128.load(l_rec, 32);
+    const l_B3 = v128.load(l_rec, 48);
+    const b00 = l_B0;
+    const b01 = l_B1;
+    const b10 = l_B2;
+    const b11 = l_B3;
+    const l_i_aA3 = l_i_aA * 3;
+    const l_i_aB3 = l_i_aB * 3;
+    const l_a_x = ldv(p, l_i_aA3, l_i_aB3);
+    const l_i_cA3 = l_i_cA * 3;
+    const l_i_cB3 = l_i_cB * 3;
+    const l_c_x = ldv(p, l_i_cA3, l_i_cB3);
+    const l_a_y = ldv(p, l_i_aA3 + 1, l_i_aB3 + 1);
+    const l_c_y = ldv(p, l_i_cA3 + 1, l_i_cB3 + 1);
+    const l_a_z = ldv(p, l_i_aA3 + 2, l_i_aB3 + 2);
+    const l_c_z = ldv(p, l_i_cA3 + 2, l_i_cB3 + 2);
+    const ux = f64x2.sub(l_a_x, l_c_x);
+    const uy = f64x2.sub(l_a_y, l_c_y);
+    const uz = f64x2.sub(l_a_z, l_c_z);
+    const l_i_bA3 = l_i_bA * 3;
+    const l_i_bB3 = l_i_bB * 3;
+    const l_b_x = ldv(p, l_i_bA3, l_i_bB3);
+    const l_b_y = ldv(p, l_i_bA3 + 1, l_i_bB3 + 1);
+    const l_b_z = ldv(p, l_i_bA3 + 2, l_i_bB3 + 2);
+    const vx = f64x2.sub(l_b_x, l_c_x);
+    const vy = f64x2.sub(l_b_y, l_c_y);
+    const vz = f64x2.sub(l_b_z, l_c_z);
+    const f0x = f64x2.add(f64x2.mul(ux, b00), f64x2.mul(vx, b10));
+    const f0y = f64x2.add(f64x2.mul(uy, b00), f64x2.mul(vy, b10));
+    const f0z = f64x2.add(f64x2.mul(uz, b00), f64x2.mul(vz, b10));
+    const f1x = f64x2.add(f64x2.mul(ux, b01), f64x2.mul(vx, b11));
+    const f1y = f64x2.add(f64x2.mul(uy, b01), f64x2.mul(vy, b11));
+    const f1z = f64x2.add(f64x2.mul(uz, b01), f64x2.mul(vz, b11));
+    const A = f64x2.add(f64x2.add(f64x2.mul(f0x, f0x), f64x2.mul(f0y, f0y)), f64x2.mul(f0z, f0z));
+    const D = f64x2.add(f64x2.add(f64x2.mul(f0x, f1x), f64x2.mul(f0y, f1y)), f64x2.mul(f0z, f1z));
+    const E = f64x2.add(f64x2.add(f64x2.mul(f1x, f1x), f64x2.mul(f1y, f1y)), f64x2.mul(f1z, f1z));
+    const half = f64x2.mul(_v1, f64x2.sub(A, E));
+    const r = f64x2.sqrt(f64x2.add(f64x2.mul(half, half), f64x2.mul(D, D)));
+    let e0 = v128.bitselect(f64x2.add(half, r), D, f64x2.ge(half, _v0));
+    let e1 = v128.bitselect(D, f64x2.sub(r, half), f64x2.ge(half, _v0));
+    const el = f64x2.sqrt(f64x2.add(f64x2.mul(e0, e0), f64x2.mul(e1, e1)));
+    e0 = v128.bitselect(f64x2.div(e0, el), _v3, f64x2.gt(el, _v2));
+    e1 = v128.bitselect(f64x2.div(e1, el), _v0, f64x2.gt(el, _v2));
+    const l_elA = load<i32>(pairEl + (<usize>j << 3));
+    const l_elB = load<i32>(pairEl + (<usize>j << 3), 4);
+    const l_scalarV = ldv(scalar, l_elA, l_elB);
+    const k0 = v128.bitselect(e0, f64x2.neg(e1), f64x2.eq(l_scalarV, _v0));
+    const k1 = v128.bitselect(e1, e0, f64x2.eq(l_scalarV, _v0));
+    const gx = f64x2.add(f64x2.mul(f0x, k0), f64x2.mul(f1x, k1));
+    const gy = f64x2.add(f64x2.mul(f0y, k0), f64x2.mul(f1y, k1));
+    const gz = f64x2.add(f64x2.mul(f0z, k0), f64x2.mul(f1z, k1));
+    const sigma = f64x2.sqrt(f64x2.add(f64x2.add(f64x2.mul(gx, gx), f64x2.mul(gy, gy)), f64x2.mul(gz, gz)));
+    act = v128.and(act, f64x2.gt(sigma, _v4));
+    if (!v128.any_true(act)) continue;
+    const C = v128.bitselect(f64x2.sub(sigma, _v5), v128.bitselect(f64x2.sub(sigma, _v6), _v0, f64x2.lt(sigma, _v6)), f64x2.gt(sigma, _v5));
+    act = v128.andnot(act, f64x2.eq(C, _v0));
+    if (!v128.any_true(act)) continue;
+    const inv = f64x2.div(_v3, sigma);
+    const nx = f64x2.mul(gx, inv);
+    const ny = f64x2.mul(gy, inv);
+    const nz = f64x2.mul(gz, inv);
+    const w0 = f64x2.add(f64x2.mul(b00, k0), f64x2.mul(b01, k1));
+    const w1 = f64x2.add(f64x2.mul(b10, k0), f64x2.mul(b11, k1));
+    const w2 = f64x2.neg(f64x2.add(w0, w1));
+    const wsum = f64x2.add(f64x2.add(f64x2.mul(f64x2.mul(wa, w0), w0), f64x2.mul(f64x2.mul(wb, w1), w1)), f64x2.mul(f64x2.mul(wc, w2), w2));
+    const denom = f64x2.add(wsum, _v7);
+    act = v128.and(act, f64x2.gt(denom, _v8));
+    if (!v128.any_true(act)) continue;
+    const l_lamV = ldv(lam, l_elA, l_elB);
+    const dl = f64x2.div(f64x2.mul(_v9, f64x2.sub(f64x2.sub(f64x2.neg(C), f64x2.mul(_v7, l_lamV)), _v0)), denom);
+    const _lam_0 = f64x2.add(l_lamV, dl);
+    const _k1 = f64x2.mul(f64x2.mul(wa, w0), dl);
+    const _a_x2 = f64x2.add(l_a_x, f64x2.mul(nx, _k1));
+    const _a_y3 = f64x2.add(l_a_y, f64x2.mul(ny, _k1));
+    const _a_z4 = f64x2.add(l_a_z, f64x2.mul(nz, _k1));
+    const _k5 = f64x2.mul(f64x2.mul(wb, w1), dl);
+    const _b_x6 = f64x2.add(l_b_x, f64x2.mul(nx, _k5));
+    const _b_y7 = f64x2.add(l_b_y, f64x2.mul(ny, _k5));
+    const _b_z8 = f64x2.add(l_b_z, f64x2.mul(nz, _k5));
+    const _k9 = f64x2.mul(f64x2.mul(wc, w2), dl);
+    const _c_x10 = f64x2.add(l_c_x, f64x2.mul(nx, _k9));
+    const _c_y11 = f64x2.add(l_c_y, f64x2.mul(ny, _k9));
+    const _c_z12 = f64x2.add(l_c_z, f64x2.mul(nz, _k9));
+    if (i64x2.extract_lane(act, 0) != 0) {
+      store<f64>(lam + (<usize>l_elA << 3), f64x2.extract_lane(_lam_0, 0));
+      { const o = p + (<usize>l_i_aA3 << 3);
+        store<f64>(o, f64x2.extract_lane(_a_x2, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_a_y3, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_a_z4, 0), 16);
+      }
+      { const o = p + (<usize>l_i_bA3 << 3);
+        store<f64>(o, f64x2.extract_lane(_b_x6, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_b_y7, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_b_z8, 0), 16);
+      }
+      { const o = p + (<usize>l_i_cA3 << 3);
+        store<f64>(o, f64x2.extract_lane(_c_x10, 0), 0);
+        store<f64>(o, f64x2.extract_lane(_c_y11, 0), 8);
+        store<f64>(o, f64x2.extract_lane(_c_z12, 0), 16);
+      }
+    }
+    if (i64x2.extract_lane(act, 1) != 0) {
+      store<f64>(lam + (<usize>l_elB << 3), f64x2.extract_lane(_lam_0, 1));
+      { const o = p + (<usize>l_i_aB3 << 3);
+        store<f64>(o, f64x2.extract_lane(_a_x2, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_a_y3, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_a_z4, 1), 16);
+      }
+      { const o = p + (<usize>l_i_bB3 << 3);
+        store<f64>(o, f64x2.extract_lane(_b_x6, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_b_y7, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_b_z8, 1), 16);
+      }
+      { const o = p + (<usize>l_i_cB3 << 3);
+        store<f64>(o, f64x2.extract_lane(_c_x10, 1), 0);
+        store<f64>(o, f64x2.extract_lane(_c_y11, 1), 8);
+        store<f64>(o, f64x2.extract_lane(_c_z12, 1), 16);
+      }
+    }
+  }
+  return nslow;
+}

@@ -14,23 +14,29 @@
  * with the gradient of a singular value ∂σ_k/∂F = û_k v̂_kᵀ (û_k = F v̂_k / σ_k,
  * v̂_k the eigenvector of FᵀF): with w = D_m⁻¹ v̂_k,
  *
- *   ∇_a C = w₀ û_k,   ∇_b C = w₁ û_k,   ∇_c C = −(w₀ + w₁) û_k.
+ *   ∇_a C = w₀ û_k,   ∇_b C = w₁ û_k,   ∇_c C = −(w₀ + w₁) û_k
  *
+ * (the projection of one of them: triangle-limits.kernel.ts, from which
+ * `npm run kernels` generates the JavaScript loop and the paired SIMD twin).
  * C depends only on F, so it is invariant under translations and rotations:
  * the gradients sum to zero and have no torque, and the projection
  * Δp_i = w_i ∇_i C Δλ conserves linear and angular momentum (003 §3.3).
- * Its fixed point is Wang et al.'s clamped F. The stronger violation is
- * projected first; then F is recomputed and the other principal stretch
- * projected (two Gauss–Seidel steps per triangle). The unified PBD / XPBD
- * rule applies (src/core/solver.ts); σ is dimensionless, so the compliance
- * is in J⁻¹ (the potential is C²/(2α)).
+ * Its fixed point is Wang et al.'s clamped F. Each triangle gives two
+ * constraints (k = 0 for σ₁, k = 1 for σ₂) with their own multipliers; they
+ * share the triangle's particles, so colouring puts them in different
+ * colour batches and a sweep projects σ₁'s, then σ₂'s from the updated F.
+ * The unified PBD / XPBD rule applies (src/core/solver.ts); σ is
+ * dimensionless, so the compliance is in J⁻¹ (the potential is C²/(2α)).
  */
 import { triangleRestShape } from '../continuum/energy.js';
 import { colorConstraints, permuteRecords } from '../core/coloring.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
+import { sweepTriangleStrainLimit } from '../wasm/element-kernels.generated.js';
+import { type ElementKernel, elementKernel } from '../wasm/element-kernels.js';
 import { checkStretchRange, type StretchRange } from './edge-limits.js';
+import { projectTriangleStrainLimit } from './triangle-limits.generated.js';
 
 const WEFT = [1, 0, 0];
 
@@ -42,15 +48,21 @@ export class TriangleStrainLimits implements ConstraintSet {
   /** Smallest and largest principal stretch allowed. */
   min: number;
   max: number;
-  /** Three particle indices per triangle (a, b, c), sorted by colour. */
+  /** Three particle indices per constraint (a, b, c): two constraints per triangle, sorted by colour. */
   indices: Int32Array = new Int32Array(0);
-  /** D_m⁻¹ per triangle (2 × 2 row-major). */
+  /** D_m⁻¹ of each constraint's triangle (2 × 2 row-major). */
   restInverse: Float64Array = new Float64Array(0);
-  /** XPBD multipliers, two per triangle (one per principal stretch). */
+  /** The principal stretch each constraint limits: 0 (σ₁, the larger) or 1 (σ₂). */
+  which: Float64Array = new Float64Array(0);
+  /** XPBD multiplier per constraint. */
   lambda: Float64Array = new Float64Array(0);
   colorOffsets: Int32Array = new Int32Array(1);
+  /** Constraints: twice the triangles. */
   count = 0;
   colors = 0;
+  /** 'auto': the WebAssembly SIMD kernel where it applies (triangle-limits.kernel.ts); 'js': always JavaScript. */
+  backend: 'auto' | 'js' = 'auto';
+  private simd: ElementKernel | null = null;
 
   /**
    * @param triangles global particle indices, three per triangle
@@ -78,22 +90,30 @@ export class TriangleStrainLimits implements ConstraintSet {
     rest?: { positions: ArrayLike<number>; offset: number },
   ): void {
     const nt = Math.floor(triangles.length / 3);
-    const idx = Int32Array.from(triangles);
-    const B = new Float64Array(4 * nt);
+    const idx = new Int32Array(6 * nt);
+    const B = new Float64Array(8 * nt);
+    const which = new Float64Array(2 * nt);
     const X = rest ? rest.positions : store.x;
     const o = rest ? rest.offset : 0;
     for (let t = 0; t < nt; t++) {
-      // a degenerate rest triangle gets D_m⁻¹ = 0: F = 0, and the triangle is skipped
-      triangleRestShape(X, idx[3 * t] - o, idx[3 * t + 1] - o, idx[3 * t + 2] - o, WEFT, B, 4 * t);
-      for (let k = 0; k < 4; k++) if (!Number.isFinite(B[4 * t + k])) B.fill(0, 4 * t, 4 * t + 4);
+      const a = triangles[3 * t],
+        b = triangles[3 * t + 1],
+        c = triangles[3 * t + 2];
+      // a degenerate rest triangle gets D_m⁻¹ = 0: F = 0, and its constraints are skipped
+      triangleRestShape(X, a - o, b - o, c - o, WEFT, B, 8 * t);
+      for (let k = 0; k < 4; k++) if (!Number.isFinite(B[8 * t + k])) B.fill(0, 8 * t, 8 * t + 4);
+      for (let k = 0; k < 4; k++) B[8 * t + 4 + k] = B[8 * t + k];
+      idx.set([a, b, c, a, b, c], 6 * t);
+      which[2 * t + 1] = 1;
     }
-    const col = colorConstraints(idx, 3, nt, store.count);
+    const col = colorConstraints(idx, 3, 2 * nt, store.count);
     this.indices = permuteRecords(idx, 3, col.order);
     this.restInverse = permuteRecords(B, 4, col.order);
+    this.which = permuteRecords(which, 1, col.order);
     this.lambda = new Float64Array(2 * nt);
     this.colorOffsets = col.offsets;
     this.colors = col.colors;
-    this.count = nt;
+    this.count = 2 * nt;
   }
 
   beginStep(ctx: StepContext): void {
@@ -101,127 +121,40 @@ export class TriangleStrainLimits implements ConstraintSet {
     this.lambda.fill(0);
   }
 
+  /** Which kernel projects this set now: 'wasm' (SIMD) or 'js'. */
+  get activeBackend(): 'wasm' | 'js' {
+    return this.simdKernel() === null ? 'js' : 'wasm';
+  }
+
+  private simdKernel(): ElementKernel | null {
+    this.simd = elementKernel(this, 3, this.restInverse, 4, this.which, this.simd);
+    return this.simd;
+  }
+
+  /** One sweep (triangle-limits.kernel.ts). */
   project(ctx: StepContext): void {
-    const p = ctx.store.p,
-      x = ctx.store.x,
-      w = ctx.store.invMass;
-    const idx = this.indices,
-      B = this.restInverse,
-      lam = this.lambda;
-    const kp = this.rule.kPrime,
-      at = this.rule.alphaTilde,
-      gamma = this.rule.gamma;
-    const smin = this.min,
-      smax = this.max;
-    const n = this.count;
-    const step = ctx.reverse ? -1 : 1;
-    const end = ctx.reverse ? -1 : n;
-    for (let t = ctx.reverse ? n - 1 : 0; t !== end; t += step) {
-      const a3 = 3 * idx[3 * t],
-        b3 = 3 * idx[3 * t + 1],
-        c3 = 3 * idx[3 * t + 2];
-      const wa = w[idx[3 * t]],
-        wb = w[idx[3 * t + 1]],
-        wc = w[idx[3 * t + 2]];
-      if (wa + wb + wc === 0) continue;
-      const b00 = B[4 * t],
-        b01 = B[4 * t + 1],
-        b10 = B[4 * t + 2],
-        b11 = B[4 * t + 3];
-      for (let pass = 0; pass < 2; pass++) {
-        const ux = p[a3] - p[c3],
-          uy = p[a3 + 1] - p[c3 + 1],
-          uz = p[a3 + 2] - p[c3 + 2];
-        const vx = p[b3] - p[c3],
-          vy = p[b3 + 1] - p[c3 + 1],
-          vz = p[b3 + 2] - p[c3 + 2];
-        // F = D_s D_m⁻¹: columns f0, f1
-        const f0x = ux * b00 + vx * b10,
-          f0y = uy * b00 + vy * b10,
-          f0z = uz * b00 + vz * b10;
-        const f1x = ux * b01 + vx * b11,
-          f1y = uy * b01 + vy * b11,
-          f1z = uz * b01 + vz * b11;
-        // FᵀF = [[A, Bc], [Bc, D]]: eigenvalues σ²
-        const A = f0x * f0x + f0y * f0y + f0z * f0z;
-        const Bc = f0x * f1x + f0y * f1y + f0z * f1z;
-        const D = f1x * f1x + f1y * f1y + f1z * f1z;
-        const half = 0.5 * (A - D);
-        const r = Math.sqrt(half * half + Bc * Bc);
-        const mean = 0.5 * (A + D);
-        const s1 = Math.sqrt(mean + r);
-        const l2 = mean - r;
-        const s2 = l2 > 0 ? Math.sqrt(l2) : 0;
-        const c1 = s1 > smax ? s1 - smax : s1 < smin ? s1 - smin : 0;
-        const c2 = s2 > smax ? s2 - smax : s2 < smin ? s2 - smin : 0;
-        if (c1 === 0 && c2 === 0) break;
-        const k = Math.abs(c1) >= Math.abs(c2) ? 0 : 1;
-        // unit eigenvector of the larger eigenvalue, computed from the better-conditioned row
-        let e0: number, e1: number;
-        if (half >= 0) {
-          e0 = half + r;
-          e1 = Bc;
-        } else {
-          e0 = Bc;
-          e1 = r - half;
-        }
-        let el = Math.sqrt(e0 * e0 + e1 * e1);
-        if (!(el > 1e-300)) {
-          e0 = 1;
-          e1 = 0;
-          el = 1;
-        }
-        e0 /= el;
-        e1 /= el;
-        if (k === 1) {
-          const tmp = e0;
-          e0 = -e1;
-          e1 = tmp;
-        }
-        // F v̂ = σ û
-        const gx = f0x * e0 + f1x * e1,
-          gy = f0y * e0 + f1y * e1,
-          gz = f0z * e0 + f1z * e1;
-        const sigma = Math.sqrt(gx * gx + gy * gy + gz * gz);
-        if (!(sigma > 1e-12)) break; // collapsed: no direction to stretch along
-        const target = Math.min(smax, Math.max(smin, sigma));
-        const C = sigma - target;
-        if (C === 0) break;
-        const inv = 1 / sigma;
-        const nx = gx * inv,
-          ny = gy * inv,
-          nz = gz * inv;
-        // w = D_m⁻¹ v̂: ∇_a C = w0 û, ∇_b C = w1 û, ∇_c C = −(w0 + w1) û
-        const w0 = b00 * e0 + b01 * e1,
-          w1 = b10 * e0 + b11 * e1;
-        const w2 = -(w0 + w1);
-        const wsum = wa * w0 * w0 + wb * w1 * w1 + wc * w2 * w2;
-        let damp = 0;
-        if (gamma !== 0) {
-          damp =
-            gamma *
-            (w0 * (nx * (p[a3] - x[a3]) + ny * (p[a3 + 1] - x[a3 + 1]) + nz * (p[a3 + 2] - x[a3 + 2])) +
-              w1 * (nx * (p[b3] - x[b3]) + ny * (p[b3 + 1] - x[b3 + 1]) + nz * (p[b3 + 2] - x[b3 + 2])) +
-              w2 * (nx * (p[c3] - x[c3]) + ny * (p[c3 + 1] - x[c3 + 1]) + nz * (p[c3 + 2] - x[c3 + 2])));
-        }
-        const denom = (1 + gamma) * wsum + at;
-        if (!(denom > 1e-30)) break;
-        const li = 2 * t + k;
-        const dl = (kp * (-C - at * lam[li] - damp)) / denom;
-        lam[li] += dl;
-        let s = wa * w0 * dl;
-        p[a3] += nx * s;
-        p[a3 + 1] += ny * s;
-        p[a3 + 2] += nz * s;
-        s = wb * w1 * dl;
-        p[b3] += nx * s;
-        p[b3 + 1] += ny * s;
-        p[b3 + 2] += nz * s;
-        s = wc * w2 * dl;
-        p[c3] += nx * s;
-        p[c3 + 1] += ny * s;
-        p[c3 + 2] += nz * s;
-      }
+    const store = ctx.store;
+    const r = this.rule;
+    const simd = this.simdKernel();
+    if (simd !== null)
+      sweepTriangleStrainLimit(simd, store, ctx.reverse, r.kPrime, r.alphaTilde, this.min, this.max);
+    else {
+      projectTriangleStrainLimit(
+        store.p,
+        store.x,
+        store.invMass,
+        this.indices,
+        this.restInverse,
+        this.which,
+        this.lambda,
+        this.count,
+        ctx.reverse,
+        r.kPrime,
+        r.alphaTilde,
+        r.gamma,
+        this.min,
+        this.max,
+      );
     }
   }
 

@@ -118,6 +118,22 @@ export interface ElementExports {
     clamp2: number,
     psiMin: number,
   ): number;
+  projectTriangleStrainLimit(
+    pairFrom: number,
+    pairTo: number,
+    pairIdx: number,
+    pairRec: number,
+    pairEl: number,
+    scalar: number,
+    lam: number,
+    p: number,
+    w: number,
+    slow: number,
+    kp: number,
+    at: number,
+    smin: number,
+    smax: number,
+  ): number;
 }
 
 /** The JavaScript functions the module imports (so that they give JavaScript’s bits). */
@@ -387,6 +403,42 @@ export function sweepTriangleFem(
       set.kernel(win.P, store.x, win.W, win.base, k.slow, listed, false);
       k.deferred += listed;
     }
+  }
+  win.save(store);
+}
+
+/** One sweep of projectTriangleStrainLimit (src/strain-limiting/triangle-limits.kernel.ts) over the colours of k's set, two constraints per f64x2. */
+export function sweepTriangleStrainLimit(
+  k: PairedCopy<ElementExports>,
+  store: ParticleStore,
+  reverse: boolean,
+  kp: number,
+  at: number,
+  smin: number,
+  smax: number,
+): void {
+  const { win, addr: a, ex } = k;
+  const cp = k.plan.colorPairs;
+  const colours = cp.length - 1;
+  win.load(store);
+  for (let s = 0; s < colours; s++) {
+    const c = reverse ? colours - 1 - s : s;
+    ex.projectTriangleStrainLimit(
+      cp[c],
+      cp[c + 1],
+      a.idx,
+      a.rec,
+      a.el,
+      a.scalar,
+      a.lam,
+      win.pAt,
+      win.wAt,
+      a.slow,
+      kp,
+      at,
+      smin,
+      smax,
+    );
   }
   win.save(store);
 }
