@@ -3,7 +3,15 @@ import type { ConstraintSet, StepContext } from './constraint-set.js';
 import { PbdError } from './errors.js';
 import type { Vec3Tuple } from './motion.js';
 import { ParticleStore } from './particles.js';
+import { Pipeline, type Scheduler, SerialScheduler, type Stage } from './pipeline.js';
 import type { SolverKind } from './solver.js';
+import {
+  ColliderMotionStage,
+  ParticlePredictionStage,
+  ParticleVelocityStage,
+  ProjectionStage,
+  SetHookStage,
+} from './stages.js';
 import type { StepStats, SweepKind, WindOptions, WorldView } from './step-context.js';
 import type { WorldBody } from './world-body.js';
 import type { WorldCollider } from './world-collider.js';
@@ -87,6 +95,10 @@ export class World implements WorldView {
   /** Steps taken. */
   steps = 0;
   readonly stats: StepStats = { stepMs: 0, recoveries: 0, speedClamps: 0 };
+  /** The stages of one substep, in order (see Pipeline and docs/architecture.md, "One step"). */
+  readonly pipeline = new Pipeline();
+  /** Runs the pipeline's stages; the serial scheduler defines every result. */
+  scheduler: Scheduler = new SerialScheduler();
   private readonly ctx: StepContext;
   /** Per set: its insertion number, negative for the world's own systems' sets (see `sets`). */
   private readonly setRank = new Map<ConstraintSet, number>();
@@ -97,6 +109,18 @@ export class World implements WorldView {
     this.store = new ParticleStore(options.capacity ?? 1024, { shared: options.sharedMemory });
     this.configure(options);
     this.attachments = this.system(attachmentSystem);
+    const sets = this.sets;
+    for (const stage of [
+      new ColliderMotionStage(),
+      new SetHookStage('applyForces', sets),
+      new SetHookStage('dampVelocities', sets),
+      new ParticlePredictionStage(),
+      new SetHookStage('beginStep', sets),
+      new ProjectionStage(sets),
+      new ParticleVelocityStage(),
+      new SetHookStage('endStep', sets),
+    ])
+      this.pipeline.add(stage);
     this.ctx = {
       world: this,
       store: this.store,
@@ -258,6 +282,16 @@ export class World implements WorldView {
     if (k >= 0) this.colliders.splice(k, 1);
   }
 
+  /** Adds a stage to the step (a family's own pass: see Stage and Phase). */
+  addStage<T extends Stage>(stage: T): T {
+    this.pipeline.add(stage);
+    return stage;
+  }
+
+  removeStage(stage: Stage): void {
+    this.pipeline.remove(stage);
+  }
+
   /** Wind velocity at time t into out[0..2] (zero when there is no wind). */
   windAt(t: number, out: Float64Array): void {
     const w = this.wind;
@@ -298,134 +332,10 @@ export class World implements WorldView {
     this.stats.stepMs = now() - t0;
   }
 
+  /** One substep: the pipeline's stages (Algorithm 1 of seed 003, lines 5–16), run by the scheduler. */
   private substep(ctx: StepContext): void {
-    const h = ctx.h;
-    const store = this.store;
-    const n = store.count;
-    const sets = this.sets;
-    ctx.time = this.time + h;
-    for (let c = 0; c < this.colliders.length; c++) this.colliders[c].update(ctx.time, h);
-
-    // Algorithm 1, lines 5–6: the sets' own forces (wind …) and damping schemes (rigid-mode
-    // damping). They run before gravity, which they commute with: gravity adds the same
-    // velocity to every movable particle, a rigid translation that rigid-mode damping keeps.
-    for (let k = 0; k < sets.length; k++) {
-      const s = sets[k];
-      if (s.enabled && s.applyForces) s.applyForces(ctx);
-    }
-    for (let k = 0; k < sets.length; k++) {
-      const s = sets[k];
-      if (s.enabled && s.dampVelocities) s.dampVelocities(ctx);
-    }
-    // lines 5–7 fused in one pass: gravity, point damping, the speed limit, prediction
-    {
-      const x = store.x;
-      const p = store.p;
-      const v = store.v;
-      const w = store.invMass;
-      const gx = this.gravity[0] * h;
-      const gy = this.gravity[1] * h;
-      const gz = this.gravity[2] * h;
-      const f = this.damping > 0 ? Math.exp(-this.damping * h) : 1;
-      const vmax = this.maxSpeed;
-      const vmax2 = vmax * vmax;
-      for (let i = 0; i < n; i++) {
-        const i3 = 3 * i;
-        let vx = v[i3];
-        let vy = v[i3 + 1];
-        let vz = v[i3 + 2];
-        if (w[i] !== 0) {
-          vx = (vx + gx) * f;
-          vy = (vy + gy) * f;
-          vz = (vz + gz) * f;
-          const s2 = vx * vx + vy * vy + vz * vz;
-          if (s2 > vmax2) {
-            const k = vmax / Math.sqrt(s2);
-            vx *= k;
-            vy *= k;
-            vz *= k;
-          }
-          v[i3] = vx;
-          v[i3 + 1] = vy;
-          v[i3 + 2] = vz;
-        }
-        p[i3] = x[i3] + h * vx;
-        p[i3 + 1] = x[i3 + 1] + h * vy;
-        p[i3 + 2] = x[i3 + 2] + h * vz;
-      }
-    }
-    // line 8: collision constraints, kinematic targets, multiplier reset
-    for (let k = 0; k < sets.length; k++) {
-      const s = sets[k];
-      if (s.enabled && s.beginStep) s.beginStep(ctx);
-    }
-    // lines 9–11: the non-linear Gauss–Seidel projection
-    const symmetric = this.sweep === 'symmetric';
-    for (let it = 0; it < this.iterations; it++) {
-      ctx.iteration = it;
-      ctx.reverse = false;
-      let k = 0;
-      for (; k < sets.length && (sets[k].order ?? 0) < 0; k++) if (sets[k].enabled) sets[k].project(ctx);
-      const first = k;
-      for (; k < sets.length && (sets[k].order ?? 0) < 100; k++) if (sets[k].enabled) sets[k].project(ctx);
-      const end = k;
-      if (symmetric) {
-        ctx.reverse = true;
-        for (let j = end - 1; j >= first; j--) if (sets[j].enabled) sets[j].project(ctx);
-        ctx.reverse = false;
-      }
-      for (; k < sets.length; k++) if (sets[k].enabled) sets[k].project(ctx);
-    }
-    // lines 12–15: velocity update, with two guards: a particle whose state became
-    // non-finite keeps its last good position and stops; one that would move faster
-    // than maxSpeed is held back to it (bounded energy whatever the input)
-    {
-      const x = store.x;
-      const p = store.p;
-      const v = store.v;
-      const invH = ctx.invH;
-      const reach = this.maxSpeed * h;
-      const reach2 = reach * reach;
-      for (let i = 0; i < n; i++) {
-        const i3 = 3 * i;
-        let px = p[i3];
-        let py = p[i3 + 1];
-        let pz = p[i3 + 2];
-        if (px - px !== 0 || py - py !== 0 || pz - pz !== 0) {
-          v[i3] = v[i3 + 1] = v[i3 + 2] = 0;
-          p[i3] = x[i3];
-          p[i3 + 1] = x[i3 + 1];
-          p[i3 + 2] = x[i3 + 2];
-          this.stats.recoveries++;
-          continue;
-        }
-        let dx = px - x[i3];
-        let dy = py - x[i3 + 1];
-        let dz = pz - x[i3 + 2];
-        const d2 = dx * dx + dy * dy + dz * dz;
-        if (d2 > reach2) {
-          const k = reach / Math.sqrt(d2);
-          dx *= k;
-          dy *= k;
-          dz *= k;
-          px = x[i3] + dx;
-          py = x[i3 + 1] + dy;
-          pz = x[i3 + 2] + dz;
-          this.stats.speedClamps++;
-        }
-        v[i3] = dx * invH;
-        v[i3 + 1] = dy * invH;
-        v[i3 + 2] = dz * invH;
-        x[i3] = px;
-        x[i3 + 1] = py;
-        x[i3 + 2] = pz;
-      }
-    }
-    // line 16: velocity pass (friction, restitution …) and end-of-step work
-    for (let k = 0; k < sets.length; k++) {
-      const s = sets[k];
-      if (s.enabled && s.endStep) s.endStep(ctx);
-    }
+    ctx.time = this.time + ctx.h;
+    this.pipeline.run(ctx, this.scheduler);
     this.time = ctx.time;
   }
 

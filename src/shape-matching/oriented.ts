@@ -450,13 +450,18 @@ export class OrientedShapeMatching implements ConstraintSet {
     const nc = this.colors;
     if (ctx.reverse) {
       for (let c = nc - 1; c >= 0; c--)
-        this.projectRange(ctx, this.colorOffsets[c + 1] - 1, this.colorOffsets[c] - 1, -1);
+        this.projectGroups(ctx, this.colorOffsets[c + 1] - 1, this.colorOffsets[c] - 1, -1);
     } else {
-      for (let c = 0; c < nc; c++) this.projectRange(ctx, this.colorOffsets[c], this.colorOffsets[c + 1], 1);
+      for (let c = 0; c < nc; c++) this.projectGroups(ctx, this.colorOffsets[c], this.colorOffsets[c + 1], 1);
     }
   }
 
-  private projectRange(ctx: StepContext, from: number, to: number, step: number): void {
+  projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
+    this.projectGroups(ctx, from, to, 1);
+  }
+
+  /** Projects groups from, from + step, … up to (not including) to. */
+  private projectGroups(ctx: StepContext, from: number, to: number, step: number): void {
     const b = this.body;
     const store = ctx.store;
     const p = store.p,
