@@ -2,8 +2,11 @@ import { Attachments } from './attachments.js';
 import type { ConstraintSet, StepContext } from './constraint-set.js';
 import { PbdError } from './errors.js';
 import type { Vec3Tuple } from './motion.js';
+import { OrientationPredictionStage, OrientationVelocityStage } from './orientation-stages.js';
 import { ParticleStore } from './particles.js';
 import { Pipeline, type Scheduler, SerialScheduler, type Stage } from './pipeline.js';
+import { RigidPredictionStage, RigidVelocityStage } from './rigid-stages.js';
+import { type RigidState, RigidStore } from './rigid-store.js';
 import type { SolverKind } from './solver.js';
 import {
   ColliderMotionStage,
@@ -70,7 +73,10 @@ export interface SystemKind<S> {
  * (`system`); colliders install their contacts when added.
  */
 export class World implements WorldView {
+  /** The particles: positions, velocities, masses …, and the orientation channels when a body asks for them. */
   readonly store: ParticleStore;
+  /** The rigid bodies: poses, velocities, masses and inertia (Müller et al. 2020). */
+  readonly rigids: RigidStore;
   /** The bodies, in the order they were created (see `Body`). */
   readonly bodies: WorldBody[] = [];
   /**
@@ -104,9 +110,11 @@ export class World implements WorldView {
   private readonly setRank = new Map<ConstraintSet, number>();
   private insertCounter = 0;
   private readonly systems = new Map<SystemKind<unknown>, unknown>();
+  private readonly spin = new Float64Array(3);
 
   constructor(options: WorldOptions = {}) {
     this.store = new ParticleStore(options.capacity ?? 1024, { shared: options.sharedMemory });
+    this.rigids = new RigidStore(16, { shared: options.sharedMemory });
     this.configure(options);
     this.attachments = this.system(attachmentSystem);
     const sets = this.sets;
@@ -115,15 +123,20 @@ export class World implements WorldView {
       new SetHookStage('applyForces', sets),
       new SetHookStage('dampVelocities', sets),
       new ParticlePredictionStage(),
+      new OrientationPredictionStage(),
+      new RigidPredictionStage(),
       new SetHookStage('beginStep', sets),
       new ProjectionStage(sets),
       new ParticleVelocityStage(),
+      new OrientationVelocityStage(),
+      new RigidVelocityStage(),
       new SetHookStage('endStep', sets),
     ])
       this.pipeline.add(stage);
     this.ctx = {
       world: this,
       store: this.store,
+      rigids: this.rigids,
       solver: this.solver,
       h: this.dt / this.substeps,
       invH: this.substeps / this.dt,
@@ -339,7 +352,7 @@ export class World implements WorldView {
     this.time = ctx.time;
   }
 
-  /** Total kinetic energy ½ Σ m v² of the movable particles (J). */
+  /** Total kinetic energy ½ Σ m v² of the movable particles, and ½ m v² + ½ ωᵀIω of the dynamic rigid bodies (J). */
   kineticEnergy(): number {
     const { v, mass, invMass, count } = this.store;
     let e = 0;
@@ -347,10 +360,12 @@ export class World implements WorldView {
       if (invMass[i] === 0) continue;
       e += mass[i] * (v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]);
     }
+    const r = this.rigids;
+    for (let i = 0; i < r.count; i++) if (r.invMass[i] !== 0) e += 2 * r.kineticEnergy(i);
     return 0.5 * e;
   }
 
-  /** Linear momentum Σ m v of the movable particles into out. */
+  /** Linear momentum Σ m v of the movable particles and dynamic rigid bodies into out. */
   linearMomentum(out = new Float64Array(3)): Float64Array {
     const { v, mass, invMass, count } = this.store;
     out.fill(0);
@@ -360,10 +375,15 @@ export class World implements WorldView {
       out[1] += mass[i] * v[3 * i + 1];
       out[2] += mass[i] * v[3 * i + 2];
     }
+    const r = this.rigids;
+    for (let i = 0; i < r.count; i++) {
+      if (r.invMass[i] === 0) continue;
+      for (let k = 0; k < 3; k++) out[k] += r.mass[i] * r.v[3 * i + k];
+    }
     return out;
   }
 
-  /** Angular momentum Σ x × m v about the origin into out. */
+  /** Angular momentum about the origin into out: Σ x × m v of the movable particles, and x × m v + R I Rᵀ ω of the dynamic rigid bodies. */
   angularMomentum(out = new Float64Array(3)): Float64Array {
     const { x, v, mass, invMass, count } = this.store;
     out.fill(0);
@@ -379,6 +399,22 @@ export class World implements WorldView {
       out[0] += ry * vz - rz * vy;
       out[1] += rz * vx - rx * vz;
       out[2] += rx * vy - ry * vx;
+    }
+    const r = this.rigids;
+    const spin = this.spin;
+    for (let i = 0; i < r.count; i++) {
+      if (r.invMass[i] === 0) continue;
+      const m = r.mass[i];
+      const rx = r.x[3 * i],
+        ry = r.x[3 * i + 1],
+        rz = r.x[3 * i + 2];
+      const vx = r.v[3 * i] * m,
+        vy = r.v[3 * i + 1] * m,
+        vz = r.v[3 * i + 2] * m;
+      r.angularMomentum(i, spin);
+      out[0] += ry * vz - rz * vy + spin[0];
+      out[1] += rz * vx - rx * vz + spin[1];
+      out[2] += rx * vy - ry * vx + spin[2];
     }
     return out;
   }
@@ -434,14 +470,15 @@ export class World implements WorldView {
 
   /**
    * Everything needed to continue the simulation exactly: time, particle
-   * arrays, and the dynamic state of bodies, sets and colliders.
+   * arrays and orientation channels, the rigid-body store, and the dynamic
+   * state of bodies, sets and colliders.
    */
   saveState(): WorldState {
     const s = this.store;
     const n = s.count;
     return {
       format: 'pbdkit-state',
-      version: 1,
+      version: 2,
       time: this.time,
       steps: this.steps,
       count: n,
@@ -449,6 +486,15 @@ export class World implements WorldView {
       v: s.v.slice(0, 3 * n),
       mass: s.mass.slice(0, n),
       invMass: s.invMass.slice(0, n),
+      orientations:
+        s.q.length === 0
+          ? null
+          : {
+              q: s.q.slice(0, 4 * n),
+              omega: s.omega.slice(0, 3 * n),
+              inertia: s.inertia.length === 0 ? null : s.inertia.slice(0, 3 * n),
+            },
+      rigids: this.rigids.saveState(),
       bodies: this.bodies.map((b) => b.saveState()),
       sets: this.sets.map((set) => (set.saveState ? set.saveState() : null)),
       colliders: this.colliders.map((c) => [...c.position, ...c.rotation]),
@@ -458,11 +504,20 @@ export class World implements WorldView {
   /** Restores a state saved from a world built from the same scene. */
   loadState(state: WorldState): void {
     if (state.format !== 'pbdkit-state') throw new PbdError('state/format', 'state', 'is not a pbdkit state');
+    if (state.version !== 2) {
+      throw new PbdError(
+        'state/version',
+        'state',
+        `has format version ${state.version}, this pbdkit reads version 2`,
+        'start again from the scene (pbdkit simulate --restart)',
+      );
+    }
     const s = this.store;
     if (
       state.count < s.count ||
       state.bodies.length !== this.bodies.length ||
-      state.sets.length !== this.sets.length
+      state.sets.length !== this.sets.length ||
+      (state.orientations === null) !== (s.q.length === 0)
     ) {
       throw new PbdError(
         'state/mismatch',
@@ -477,6 +532,17 @@ export class World implements WorldView {
     s.v.set(state.v);
     s.mass.set(state.mass);
     s.invMass.set(state.invMass);
+    const o = state.orientations;
+    if (o !== null) {
+      s.q.set(o.q);
+      s.qp.set(o.q);
+      s.omega.set(o.omega);
+      if (o.inertia !== null && s.inertia.length > 0) {
+        s.inertia.set(o.inertia);
+        for (let k = 0; k < o.inertia.length; k++) s.invInertia[k] = inverseMoment(o.inertia[k]);
+      }
+    }
+    this.rigids.loadState(state.rigids);
     this.time = state.time;
     this.steps = state.steps;
     for (let k = 0; k < this.bodies.length; k++) this.bodies[k].loadState(state.bodies[k]);
@@ -497,7 +563,7 @@ export class World implements WorldView {
 /** A snapshot of a World (see World.saveState). */
 export interface WorldState {
   format: 'pbdkit-state';
-  version: 1;
+  version: 2;
   time: number;
   steps: number;
   count: number;
@@ -505,6 +571,9 @@ export interface WorldState {
   v: Float64Array;
   mass: Float64Array;
   invMass: Float64Array;
+  /** The particles' orientation channels (4 and 3 numbers per particle), null when no body asked for them. */
+  orientations: { q: Float64Array; omega: Float64Array; inertia: Float64Array | null } | null;
+  rigids: RigidState;
   bodies: unknown[];
   sets: unknown[];
   colliders: number[][];
@@ -519,6 +588,11 @@ const attachmentSystem: SystemKind<Attachments> = {
     return a;
   },
 };
+
+/** 1/I, or 0 for an axis that never turns (I = 0 where a range's moments were never set, or Infinity). */
+function inverseMoment(I: number): number {
+  return I > 0 && Number.isFinite(I) ? 1 / I : 0;
+}
 
 function now(): number {
   return typeof performance !== 'undefined' ? performance.now() : Date.now();
