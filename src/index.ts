@@ -104,7 +104,31 @@ export type { ConstraintSet, StepContext } from './core/constraint-set.js';
 export { RigidModeDamping } from './core/damping.js';
 export { PbdError } from './core/errors.js';
 export { Motion, type MotionSpec, type Vec3Tuple } from './core/motion.js';
+export {
+  gyroscopicStep,
+  ORIENTATION_EPSILON,
+  OrientationPredictionStage,
+  OrientationVelocityStage,
+} from './core/orientation-stages.js';
 export { ParticleStore } from './core/particles.js';
+export {
+  Channels,
+  PHASES,
+  type Phase,
+  Pipeline,
+  RangeStage,
+  type Scheduler,
+  SerialScheduler,
+  type Stage,
+} from './core/pipeline.js';
+export { RigidPredictionStage, RigidVelocityStage } from './core/rigid-stages.js';
+export {
+  RIGID_DISABLED,
+  RIGID_NO_GRAVITY,
+  type RigidBodyOptions,
+  type RigidState,
+  RigidStore,
+} from './core/rigid-store.js';
 export {
   type ConstraintParams,
   deltaLambda,

@@ -101,23 +101,25 @@ describe('oriented particles (000 §4.4)', () => {
       edges: [],
       collide: false,
     });
-    const set = body.matching;
+    // the World's orientation stages (core/orientation-stages.ts) integrate the store's channels
+    const update = world.pipeline.find('orientations.update')!;
+    const predict = world.pipeline.find('orientations.predict')!;
     const ctx = world.makeContext(0.01);
     // q_p = −q is the same orientation: the update must give ω = 0, not a full turn of 2π/h
     body.q.set([0, 0, 0, 1]);
     body.qp.set([0, 0, 0, -1]);
-    set.endStep(ctx);
+    update.run(ctx, world.scheduler);
     expect(Array.from(body.omega)).toEqual([0, 0, 0]);
     // a small rotation the long way round (r_w < 0) gives the short ω
     quatFromAxisAngle(body.qp, 0, 0, 0, 1, 0.02);
     for (let k = 0; k < 4; k++) body.qp[k] = -body.qp[k];
     body.q.set([0, 0, 0, 1]);
-    set.endStep(ctx);
+    update.run(ctx, world.scheduler);
     expect(body.omega[2]).toBeCloseTo(0.02 / 0.01, 9);
     // below ε: ω = 0 and the prediction keeps q
     body.omega.set([1e-12, 0, 0]);
     body.q.set([0, 0, 0, 1]);
-    set.beginStep(ctx);
+    predict.run(ctx, world.scheduler);
     expect(Array.from(body.qp)).toEqual([0, 0, 0, 1]);
   });
 

@@ -1,7 +1,7 @@
 /**
- * The JavaScript kernel of a definition: a loop over the constraints of a
- * coloured set (forward, or backward for the second half of a symmetric
- * sweep; deferring kernels also over a list of constraints, with particle
+ * The JavaScript kernel of a definition: a loop over the constraints
+ * [from, to) of a coloured set (forward, or backward for the second half of
+ * a symmetric sweep; a colour batch's range for projectColorRange; deferring kernels also over a list of constraints, with particle
  * indices shifted by `base` for a kernel's particle window) around the
  * definition's body, kept as written — comments included — with the
  * accesses rewritten to typed arrays: `a.x` → `p[a3]`, `a.w` → `w[a]`, the
@@ -54,7 +54,9 @@ function loopNames(def: KernelDef): {
     'end',
     'base',
     'list',
-    'count',
+    'from',
+    'to',
+    'reverse',
   ]) {
     if (used.has(n))
       fail(def, def.body, `the name '${n}' is the generated loop's; rename it in the definition`);
@@ -212,7 +214,7 @@ export function emitJs(def: KernelDef, header: string): string {
       args.push(`${p.name}: Float64Array`);
   }
   if (def.defers) args.push('base: number', 'list: Int32Array | null');
-  args.push('count: number', 'reverse: boolean');
+  args.push('from: number', 'to: number', 'reverse: boolean');
   for (const p of def.params) {
     if (p.kind === 'uniform' || p.kind === 'int') args.push(`${p.name}: number`);
     if (p.kind === 'flag') args.push(`${p.name}: boolean`);
@@ -223,13 +225,13 @@ export function emitJs(def: KernelDef, header: string): string {
   lines.push(header, '', ...def.imports, '', def.doc);
   lines.push(`export function ${def.name}(${args.join(', ')}): void {`);
   if (hoisted) lines.push(hoisted);
-  lines.push('const step = reverse ? -1 : 1;', 'const end = reverse ? -1 : count;');
+  lines.push('const step = reverse ? -1 : 1;', 'const end = reverse ? from - 1 : to;');
   const shift = def.defers ? ' - base' : '';
   if (def.defers) {
-    lines.push(`for (let ${names.it} = reverse ? count - 1 : 0; ${names.it} !== end; ${names.it} += step) {`);
+    lines.push(`for (let ${names.it} = reverse ? to - 1 : from; ${names.it} !== end; ${names.it} += step) {`);
     lines.push(`const ${c} = list === null ? ${names.it} : list[${names.it}];`);
   } else {
-    lines.push(`for (let ${c} = reverse ? count - 1 : 0; ${c} !== end; ${c} += step) {`);
+    lines.push(`for (let ${c} = reverse ? to - 1 : from; ${c} !== end; ${c} += step) {`);
   }
   lines.push(`const ${names.q} = ${arity} * ${c};`);
   lines.push(

@@ -139,22 +139,32 @@ export class DihedralBending implements ConstraintSet {
     const r = this.rule;
     const simd = this.simdKernel();
     if (simd !== null) sweepDihedralBending(simd, store, ctx.reverse, r.kPrime, r.alphaTilde, this.maxStep);
-    else {
-      projectDihedralBending(
-        store.p,
-        store.x,
-        store.invMass,
-        this.indices,
-        this.rest,
-        this.lambda,
-        this.count,
-        ctx.reverse,
-        r.kPrime,
-        r.alphaTilde,
-        r.gamma,
-        this.maxStep,
-      );
-    }
+    else this.projectJs(ctx, 0, this.count, ctx.reverse);
+  }
+
+  projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
+    this.projectJs(ctx, from, to, false);
+  }
+
+  /** The JavaScript kernel (dihedral-bending.kernel.ts) over constraints [from, to), backward when `reverse`. */
+  private projectJs(ctx: StepContext, from: number, to: number, reverse: boolean): void {
+    const store = ctx.store;
+    const r = this.rule;
+    projectDihedralBending(
+      store.p,
+      store.x,
+      store.invMass,
+      this.indices,
+      this.rest,
+      this.lambda,
+      from,
+      to,
+      reverse,
+      r.kPrime,
+      r.alphaTilde,
+      r.gamma,
+      this.maxStep,
+    );
   }
 
   maxViolation(store: ParticleStore): number {

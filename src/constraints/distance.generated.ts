@@ -14,7 +14,8 @@ export function projectDistance(
   idx: Int32Array,
   rest: Float64Array,
   lam: Float64Array,
-  count: number,
+  from: number,
+  to: number,
   reverse: boolean,
   kp: number,
   at: number,
@@ -22,8 +23,8 @@ export function projectDistance(
   mode: number,
 ): void {
   const step = reverse ? -1 : 1;
-  const end = reverse ? -1 : count;
-  for (let c = reverse ? count - 1 : 0; c !== end; c += step) {
+  const end = reverse ? from - 1 : to;
+  for (let c = reverse ? to - 1 : from; c !== end; c += step) {
     const ix = 2 * c;
     const a = idx[ix],
       b = idx[ix + 1];

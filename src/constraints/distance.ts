@@ -114,22 +114,33 @@ export class DistanceConstraints implements ConstraintSet {
     const r = this.rule;
     const simd = this.simdKernel();
     if (simd !== null) sweepDistance(simd, store, ctx.reverse, r.kPrime, r.alphaTilde, mode);
-    else {
-      projectDistance(
-        store.p,
-        store.x,
-        store.invMass,
-        this.indices,
-        this.rest,
-        this.lambda,
-        this.count,
-        ctx.reverse,
-        r.kPrime,
-        r.alphaTilde,
-        r.gamma,
-        mode,
-      );
-    }
+    else this.projectJs(ctx, 0, this.count, ctx.reverse);
+  }
+
+  projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
+    this.projectJs(ctx, from, to, false);
+  }
+
+  /** The JavaScript kernel (distance.kernel.ts) over constraints [from, to), backward when `reverse`. */
+  private projectJs(ctx: StepContext, from: number, to: number, reverse: boolean): void {
+    const store = ctx.store;
+    const r = this.rule;
+    const mode = this.mode === 'stretch' ? 1 : this.mode === 'compress' ? 2 : 0;
+    projectDistance(
+      store.p,
+      store.x,
+      store.invMass,
+      this.indices,
+      this.rest,
+      this.lambda,
+      from,
+      to,
+      reverse,
+      r.kPrime,
+      r.alphaTilde,
+      r.gamma,
+      mode,
+    );
   }
 
   maxViolation(store: ParticleStore): number {

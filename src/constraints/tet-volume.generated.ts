@@ -13,7 +13,8 @@ export function projectTetVolume(
   idx: Int32Array,
   rest: Float64Array,
   lam: Float64Array,
-  count: number,
+  from: number,
+  to: number,
   reverse: boolean,
   kp: number,
   at: number,
@@ -21,8 +22,8 @@ export function projectTetVolume(
 ): void {
   const sixth = 1 / 6;
   const step = reverse ? -1 : 1;
-  const end = reverse ? -1 : count;
-  for (let t = reverse ? count - 1 : 0; t !== end; t += step) {
+  const end = reverse ? from - 1 : to;
+  for (let t = reverse ? to - 1 : from; t !== end; t += step) {
     const ix = 4 * t;
     const a = idx[ix],
       b = idx[ix + 1],

@@ -88,21 +88,31 @@ export class TetVolumeConstraints implements ConstraintSet {
     const r = this.rule;
     const simd = this.simdKernel();
     if (simd !== null) sweepTetVolume(simd, store, ctx.reverse, r.kPrime, r.alphaTilde);
-    else {
-      projectTetVolume(
-        store.p,
-        store.x,
-        store.invMass,
-        this.indices,
-        this.rest,
-        this.lambda,
-        this.count,
-        ctx.reverse,
-        r.kPrime,
-        r.alphaTilde,
-        r.gamma,
-      );
-    }
+    else this.projectJs(ctx, 0, this.count, ctx.reverse);
+  }
+
+  projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
+    this.projectJs(ctx, from, to, false);
+  }
+
+  /** The JavaScript kernel (tet-volume.kernel.ts) over constraints [from, to), backward when `reverse`. */
+  private projectJs(ctx: StepContext, from: number, to: number, reverse: boolean): void {
+    const store = ctx.store;
+    const r = this.rule;
+    projectTetVolume(
+      store.p,
+      store.x,
+      store.invMass,
+      this.indices,
+      this.rest,
+      this.lambda,
+      from,
+      to,
+      reverse,
+      r.kPrime,
+      r.alphaTilde,
+      r.gamma,
+    );
   }
 
   maxViolation(store: ParticleStore): number {
@@ -207,21 +217,31 @@ export class TriangleAreaConstraints implements ConstraintSet {
     const r = this.rule;
     const simd = this.simdKernel();
     if (simd !== null) sweepTriangleArea(simd, store, ctx.reverse, r.kPrime, r.alphaTilde);
-    else {
-      projectTriangleArea(
-        store.p,
-        store.x,
-        store.invMass,
-        this.indices,
-        this.rest,
-        this.lambda,
-        this.count,
-        ctx.reverse,
-        r.kPrime,
-        r.alphaTilde,
-        r.gamma,
-      );
-    }
+    else this.projectJs(ctx, 0, this.count, ctx.reverse);
+  }
+
+  projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
+    this.projectJs(ctx, from, to, false);
+  }
+
+  /** The JavaScript kernel (triangle-area.kernel.ts) over constraints [from, to), backward when `reverse`. */
+  private projectJs(ctx: StepContext, from: number, to: number, reverse: boolean): void {
+    const store = ctx.store;
+    const r = this.rule;
+    projectTriangleArea(
+      store.p,
+      store.x,
+      store.invMass,
+      this.indices,
+      this.rest,
+      this.lambda,
+      from,
+      to,
+      reverse,
+      r.kPrime,
+      r.alphaTilde,
+      r.gamma,
+    );
   }
 
   maxViolation(store: ParticleStore): number {

@@ -110,23 +110,33 @@ export class IsometricBending implements ConstraintSet {
     const r = this.rule;
     const simd = this.simdKernel();
     if (simd !== null) sweepIsometricBending(simd, store, ctx.reverse, r.kPrime, r.alphaTilde, this.m);
-    else {
-      projectIsometricBending(
-        store.p,
-        store.x,
-        store.invMass,
-        this.indices,
-        this.K,
-        this.q,
-        this.lambda,
-        this.count,
-        ctx.reverse,
-        r.kPrime,
-        r.alphaTilde,
-        r.gamma,
-        this.m,
-      );
-    }
+    else this.projectJs(ctx, 0, this.count, ctx.reverse);
+  }
+
+  projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
+    this.projectJs(ctx, from, to, false);
+  }
+
+  /** The JavaScript kernel (isometric-bending.kernel.ts) over constraints [from, to), backward when `reverse`. */
+  private projectJs(ctx: StepContext, from: number, to: number, reverse: boolean): void {
+    const store = ctx.store;
+    const r = this.rule;
+    projectIsometricBending(
+      store.p,
+      store.x,
+      store.invMass,
+      this.indices,
+      this.K,
+      this.q,
+      this.lambda,
+      from,
+      to,
+      reverse,
+      r.kPrime,
+      r.alphaTilde,
+      r.gamma,
+      this.m,
+    );
   }
 
   /** Total bending energy Σ E_b (without the stiffness k_b) at positions x. */

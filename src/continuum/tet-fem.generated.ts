@@ -23,7 +23,8 @@ export function projectTetFem(
   lam: Float64Array,
   base: number,
   list: Int32Array | null,
-  count: number,
+  from: number,
+  to: number,
   reverse: boolean,
   kp: number,
   at: number,
@@ -42,8 +43,8 @@ export function projectTetFem(
 ): void {
   const m1 = 1 - m;
   const step = reverse ? -1 : 1;
-  const end = reverse ? -1 : count;
-  for (let it = reverse ? count - 1 : 0; it !== end; it += step) {
+  const end = reverse ? from - 1 : to;
+  for (let it = reverse ? to - 1 : from; it !== end; it += step) {
     const t = list === null ? it : list[it];
     const ix = 4 * t;
     const a = idx[ix] - base,

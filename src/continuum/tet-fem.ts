@@ -207,6 +207,11 @@ export class TetFemConstraints implements ConstraintSet {
     this.kernel(store.p, store.x, store.invMass, 0, null, this.count, ctx.reverse);
   }
 
+  projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
+    const store = ctx.store;
+    this.kernel(store.p, store.x, store.invMass, 0, null, to - from, false, from);
+  }
+
   /** The SIMD kernel when it applies (see `backend`), built on first use. */
   private wasmKernel(): ElementKernel | null {
     if (this.plastic !== null) return null;
@@ -226,8 +231,8 @@ export class TetFemConstraints implements ConstraintSet {
 
   /**
    * The JavaScript kernel (tet-fem.kernel.ts) over `count` tets — tets
-   * 0 … count − 1, or the tets listed in `list` — with particle i at
-   * p[3 (i − base)] and w[i − base].
+   * first … first + count − 1, or the tets listed in list[first …] — with
+   * particle i at p[3 (i − base)] and w[i − base].
    */
   kernel(
     p: Float64Array,
@@ -237,6 +242,7 @@ export class TetFemConstraints implements ConstraintSet {
     list: Int32Array | null,
     count: number,
     reverse: boolean,
+    first = 0,
   ): void {
     const { model, mu, lambda, clamp } = this.material;
     const r = this.rule;
@@ -250,7 +256,8 @@ export class TetFemConstraints implements ConstraintSet {
       this.lambda,
       base,
       list,
-      count,
+      first,
+      first + count,
       reverse,
       r.kPrime,
       r.alphaTilde,

@@ -215,10 +215,15 @@ export class TriangleFemConstraints implements ConstraintSet {
     this.kernel(store.p, store.x, store.invMass, 0, null, this.count, ctx.reverse);
   }
 
+  projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
+    const store = ctx.store;
+    this.kernel(store.p, store.x, store.invMass, 0, null, to - from, false, from);
+  }
+
   /**
    * The JavaScript kernel (triangle-fem.kernel.ts) over `count` triangles —
-   * 0 … count − 1, or those listed in `list` — with particle i at
-   * p[3 (i − base)] and w[i − base].
+   * first … first + count − 1, or those listed in list[first …] — with
+   * particle i at p[3 (i − base)] and w[i − base].
    */
   kernel(
     p: Float64Array,
@@ -228,6 +233,7 @@ export class TriangleFemConstraints implements ConstraintSet {
     list: Int32Array | null,
     count: number,
     reverse: boolean,
+    first = 0,
   ): void {
     const mat = this.material;
     const t = mat.tensor;
@@ -242,7 +248,8 @@ export class TriangleFemConstraints implements ConstraintSet {
       this.lambda,
       base,
       list,
-      count,
+      first,
+      first + count,
       reverse,
       r.kPrime,
       r.alphaTilde,

@@ -4,23 +4,28 @@ import type { StepContext } from './step-context.js';
 export type { StepContext } from './step-context.js';
 
 /**
- * How a method family plugs into the step loop (Algorithm 1 of seed 003).
+ * How a method family plugs into the step (Algorithm 1 of seed 003).
  *
  * A set owns its constraints as typed arrays and projects all of them in
- * `project`. Every hook but `project` is optional. Within a stage, sets run
- * in ascending `order`, then in the order they were added.
+ * `project`. Every hook but `project` is optional. The World runs each hook
+ * of every set in one stage of its pipeline (core/stages.ts), the sets in
+ * ascending `order`, then the world's own systems' sets first, then in the
+ * order they were added:
  *
- * Stages of one substep (World.substep):
- *   1. applyForces      — line 5: external forces on v (wind, buoyancy …)
- *   2. dampVelocities   — line 6
- *   3. (prediction p = x + h v is done by the World)
- *   4. beginStep        — line 8: build collision constraints from x → p, move
- *                         kinematic targets, reset XPBD multipliers
- *   5. project × iterations — line 10: sets with order < 0 once, sets with
- *                         0 ≤ order < 100 forward then (symmetric sweep) backward
- *                         with ctx.reverse = true, sets with order ≥ 100 once
- *   6. (v = (p − x)/h, x = p is done by the World)
- *   7. endStep          — line 16: friction, restitution, XSPH, plasticity, tearing
+ *   forces   applyForces     line 5: external forces on v (wind, buoyancy …)
+ *            dampVelocities  line 6 (rigid-mode damping)
+ *   predict  (p = x + h v, orientations, rigid bodies: the core's stages)
+ *   prepare  beginStep       line 8: build collision constraints from x → p, move
+ *                            kinematic targets, reset XPBD multipliers
+ *   solve    project × iterations, line 10: sets with order < 0 once, sets with
+ *                            0 ≤ order < 100 forward then (symmetric sweep) backward
+ *                            with ctx.reverse = true, sets with order ≥ 100 once
+ *   update   (v = (p − x)/h, x = p, angular velocities: the core's stages)
+ *   finish   endStep         line 16: friction, restitution, XSPH, plasticity, tearing
+ *
+ * Coloured sets may also expose their colour batches (`colorOffsets`,
+ * `projectColorRange`), so that a parallel scheduler can split a colour over
+ * threads without knowing the set.
  */
 export interface ConstraintSet {
   /** A short name of the constraint type, e.g. `'distance'`, `'dihedral-bending'`. */
@@ -33,6 +38,8 @@ export interface ConstraintSet {
   readonly count: number;
   /** Number of colour batches, when the set is coloured. */
   readonly colors?: number;
+  /** Colour c holds the constraints [colorOffsets[c], colorOffsets[c + 1]) (length colors + 1). */
+  readonly colorOffsets?: Int32Array;
   /** 'wasm' when a WebAssembly SIMD kernel projects the set (bit-identical to its JavaScript kernel). */
   readonly activeBackend?: 'wasm' | 'js';
 
@@ -40,6 +47,15 @@ export interface ConstraintSet {
   dampVelocities?(ctx: StepContext): void;
   beginStep?(ctx: StepContext): void;
   project(ctx: StepContext): void;
+  /**
+   * Projects the constraints [from, to) — part of colour `color`'s batch —
+   * on the store's arrays, with the JavaScript kernel. Constraints of one
+   * colour share no movable particle, so calls for disjoint ranges of one
+   * colour may run concurrently (workers over shared memory) and in any
+   * order with the same result; `project(ctx)` gives what projecting every
+   * colour in turn gives, the last colour first when `ctx.reverse`.
+   */
+  projectColorRange?(ctx: StepContext, color: number, from: number, to: number): void;
   endStep?(ctx: StepContext): void;
 
   /** Largest absolute violation |C| over the set (in the set's units), for statistics. */

@@ -1,5 +1,8 @@
 import { PbdError } from './errors.js';
 
+/** The orientation channels before a body asks for them. */
+const EMPTY = new Float64Array(0);
+
 /**
  * The particle store: every simulated point of a World, in flat typed arrays.
  *
@@ -12,6 +15,12 @@ import { PbdError } from './errors.js';
  * particles), so code must read `store.x` etc. afresh at the start of each
  * pass and never keep them across steps. `version` increases on every
  * reallocation so adapters (three.js, workers) know to re-bind.
+ *
+ * Orientation channels (q, qp, omega, and inertia / invInertia) exist only
+ * once a body asks for them (`addOrientations`): they are empty arrays until
+ * then, and then as long as the other arrays, for every particle. The
+ * World's orientation stages predict and integrate the particles of the
+ * ranges that asked (`orientedRanges`); other particles' entries are unused.
  */
 export class ParticleStore {
   /** Number of particles in use. */
@@ -42,6 +51,23 @@ export class ParticleStore {
   /** Collision mask (which groups it collides with). */
   mask!: Int32Array;
 
+  /** Orientation q (unit quaternion x, y, z, w) at the start of the substep, 4 per particle. */
+  q: Float64Array = EMPTY;
+  /** Predicted orientation (what constraints project), 4 per particle. */
+  qp: Float64Array = EMPTY;
+  /** Angular velocity ω (rad/s, world frame), 3 per particle. */
+  omega: Float64Array = EMPTY;
+  /** Principal moments of inertia in the particle's frame (kg m²), 3 per particle; empty unless asked for. */
+  inertia: Float64Array = EMPTY;
+  /** Their inverses (0: that axis does not turn), 3 per particle. */
+  invInertia: Float64Array = EMPTY;
+  /**
+   * Particles with orientations: ranges [offset, offset + count) as
+   * (offset, count, inertia) triples, inertia 1 when the range has moments
+   * of inertia (then the prediction integrates the gyroscopic term).
+   */
+  readonly orientedRanges: number[] = [];
+
   constructor(capacity = 1024, options: { shared?: boolean } = {}) {
     this.shared = !!options.shared && typeof SharedArrayBuffer !== 'undefined';
     this.capacity = Math.max(16, capacity | 0);
@@ -63,6 +89,94 @@ export class ParticleStore {
 
   private i32(n: number): Int32Array {
     return this.shared ? new Int32Array(new SharedArrayBuffer(n * 4)) : new Int32Array(n);
+  }
+
+  /**
+   * Gives particles [offset, offset + count) orientation channels (identity
+   * orientation, zero angular velocity), allocating the channels for the
+   * whole store on first use; with `inertia`, moments of inertia too (set
+   * them with setInertia; until then the particles are treated as spheres
+   * of no rotational inertia: the gyroscopic term vanishes).
+   */
+  addOrientations(offset: number, count: number, options: { inertia?: boolean } = {}): void {
+    if (
+      !(Number.isInteger(offset) && Number.isInteger(count) && offset >= 0 && count >= 0) ||
+      offset + count > this.count
+    ) {
+      throw new PbdError(
+        'particles/bad-range',
+        `orientations of particles [${offset}, ${offset + count})`,
+        `the store holds ${this.count} particles`,
+        'allocate the particles first, then give them orientations',
+      );
+    }
+    const r = this.orientedRanges;
+    for (let k = 0; k < r.length; k += 3) {
+      if (offset < r[k] + r[k + 1] && r[k] < offset + count) {
+        throw new PbdError(
+          'particles/orientation-overlap',
+          `orientations of particles [${offset}, ${offset + count})`,
+          `overlap the oriented range [${r[k]}, ${r[k] + r[k + 1]})`,
+          'give each particle orientations once',
+        );
+      }
+    }
+    const cap = this.capacity;
+    if (this.q.length === 0) {
+      this.q = this.f64(4 * cap);
+      this.qp = this.f64(4 * cap);
+      this.omega = this.f64(3 * cap);
+      this.version++;
+    }
+    if (options.inertia && this.inertia.length === 0) {
+      this.inertia = this.f64(3 * cap);
+      this.invInertia = this.f64(3 * cap);
+      this.version++;
+    }
+    for (let i = offset; i < offset + count; i++) {
+      this.q[4 * i] = this.q[4 * i + 1] = this.q[4 * i + 2] = 0;
+      this.q[4 * i + 3] = 1;
+      this.qp[4 * i] = this.qp[4 * i + 1] = this.qp[4 * i + 2] = 0;
+      this.qp[4 * i + 3] = 1;
+      this.omega[3 * i] = this.omega[3 * i + 1] = this.omega[3 * i + 2] = 0;
+    }
+    r.push(offset, count, options.inertia ? 1 : 0);
+  }
+
+  /**
+   * Sets the principal moments of inertia (kg m², in the particle's frame)
+   * of particle i, which must lie in a range given orientations with
+   * `inertia`. Infinity makes an axis immovable (inverse 0).
+   */
+  setInertia(i: number, ix: number, iy: number, iz: number): void {
+    if (this.inertia.length === 0 || !this.hasInertia(i)) {
+      throw new PbdError(
+        'particles/no-inertia',
+        `particle ${i}`,
+        'has no inertia channel',
+        'give its range orientations with { inertia: true } (addOrientations)',
+      );
+    }
+    const m = [ix, iy, iz];
+    for (let k = 0; k < 3; k++) {
+      if (!(m[k] > 0)) {
+        throw new PbdError(
+          'particles/non-positive-inertia',
+          `particle ${i}: moment of inertia ${'xyz'[k]}`,
+          `must be > 0, got ${m[k]}`,
+          'give a positive moment (or Infinity for an axis that never turns)',
+        );
+      }
+      this.inertia[3 * i + k] = m[k];
+      this.invInertia[3 * i + k] = Number.isFinite(m[k]) ? 1 / m[k] : 0;
+    }
+  }
+
+  /** True when particle i lies in an oriented range with moments of inertia. */
+  private hasInertia(i: number): boolean {
+    const r = this.orientedRanges;
+    for (let k = 0; k < r.length; k += 3) if (i >= r[k] && i < r[k] + r[k + 1]) return r[k + 2] === 1;
+    return false;
   }
 
   private allocateArrays(capacity: number, keep: number): void {
@@ -99,8 +213,24 @@ export class ParticleStore {
       this.group.set(old.group.subarray(0, keep));
       this.mask.set(old.mask.subarray(0, keep));
     }
+    if (this.q.length > 0) {
+      this.q = this.grown(this.q, 4, capacity, keep);
+      this.qp = this.grown(this.qp, 4, capacity, keep);
+      this.omega = this.grown(this.omega, 3, capacity, keep);
+    }
+    if (this.inertia.length > 0) {
+      this.inertia = this.grown(this.inertia, 3, capacity, keep);
+      this.invInertia = this.grown(this.invInertia, 3, capacity, keep);
+    }
     this.capacity = capacity;
     this.version++;
+  }
+
+  /** A channel of `stride` numbers per particle for `capacity` particles, holding a's first `keep`. */
+  private grown(a: Float64Array, stride: number, capacity: number, keep: number): Float64Array {
+    const b = this.f64(stride * capacity);
+    b.set(a.subarray(0, stride * keep));
+    return b;
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { Vec3Tuple } from './motion.js';
 import type { ParticleStore } from './particles.js';
+import type { RigidStore } from './rigid-store.js';
 import type { SolverKind } from './solver.js';
 import type { WorldCollider } from './world-collider.js';
 
@@ -34,6 +35,7 @@ export interface StepStats {
  */
 export interface WorldView {
   readonly store: ParticleStore;
+  readonly rigids: RigidStore;
   readonly colliders: readonly WorldCollider[];
   /** Gravity (m/s²). */
   readonly gravity: Float64Array;
@@ -54,7 +56,10 @@ export interface WorldView {
  */
 export interface StepContext {
   readonly world: WorldView;
+  /** The particle store (x, p, v …, and the orientation channels). */
   readonly store: ParticleStore;
+  /** The rigid-body store. */
+  readonly rigids: RigidStore;
   /** The projection rule of this step. */
   solver: SolverKind;
   /** Substep length h (s). */

@@ -2,8 +2,19 @@ import { Attachments } from './attachments.js';
 import type { ConstraintSet, StepContext } from './constraint-set.js';
 import { PbdError } from './errors.js';
 import type { Vec3Tuple } from './motion.js';
+import { OrientationPredictionStage, OrientationVelocityStage } from './orientation-stages.js';
 import { ParticleStore } from './particles.js';
+import { Pipeline, type Scheduler, SerialScheduler, type Stage } from './pipeline.js';
+import { RigidPredictionStage, RigidVelocityStage } from './rigid-stages.js';
+import { type RigidState, RigidStore } from './rigid-store.js';
 import type { SolverKind } from './solver.js';
+import {
+  ColliderMotionStage,
+  ParticlePredictionStage,
+  ParticleVelocityStage,
+  ProjectionStage,
+  SetHookStage,
+} from './stages.js';
 import type { StepStats, SweepKind, WindOptions, WorldView } from './step-context.js';
 import type { WorldBody } from './world-body.js';
 import type { WorldCollider } from './world-collider.js';
@@ -62,7 +73,10 @@ export interface SystemKind<S> {
  * (`system`); colliders install their contacts when added.
  */
 export class World implements WorldView {
+  /** The particles: positions, velocities, masses …, and the orientation channels when a body asks for them. */
   readonly store: ParticleStore;
+  /** The rigid bodies: poses, velocities, masses and inertia (Müller et al. 2020). */
+  readonly rigids: RigidStore;
   /** The bodies, in the order they were created (see `Body`). */
   readonly bodies: WorldBody[] = [];
   /**
@@ -87,19 +101,42 @@ export class World implements WorldView {
   /** Steps taken. */
   steps = 0;
   readonly stats: StepStats = { stepMs: 0, recoveries: 0, speedClamps: 0 };
+  /** The stages of one substep, in order (see Pipeline and docs/architecture.md, "One step"). */
+  readonly pipeline = new Pipeline();
+  /** Runs the pipeline's stages; the serial scheduler defines every result. */
+  scheduler: Scheduler = new SerialScheduler();
   private readonly ctx: StepContext;
   /** Per set: its insertion number, negative for the world's own systems' sets (see `sets`). */
   private readonly setRank = new Map<ConstraintSet, number>();
   private insertCounter = 0;
   private readonly systems = new Map<SystemKind<unknown>, unknown>();
+  private readonly spin = new Float64Array(3);
 
   constructor(options: WorldOptions = {}) {
     this.store = new ParticleStore(options.capacity ?? 1024, { shared: options.sharedMemory });
+    this.rigids = new RigidStore(16, { shared: options.sharedMemory });
     this.configure(options);
     this.attachments = this.system(attachmentSystem);
+    const sets = this.sets;
+    for (const stage of [
+      new ColliderMotionStage(),
+      new SetHookStage('applyForces', sets),
+      new SetHookStage('dampVelocities', sets),
+      new ParticlePredictionStage(),
+      new OrientationPredictionStage(),
+      new RigidPredictionStage(),
+      new SetHookStage('beginStep', sets),
+      new ProjectionStage(sets),
+      new ParticleVelocityStage(),
+      new OrientationVelocityStage(),
+      new RigidVelocityStage(),
+      new SetHookStage('endStep', sets),
+    ])
+      this.pipeline.add(stage);
     this.ctx = {
       world: this,
       store: this.store,
+      rigids: this.rigids,
       solver: this.solver,
       h: this.dt / this.substeps,
       invH: this.substeps / this.dt,
@@ -258,6 +295,16 @@ export class World implements WorldView {
     if (k >= 0) this.colliders.splice(k, 1);
   }
 
+  /** Adds a stage to the step (a family's own pass: see Stage and Phase). */
+  addStage<T extends Stage>(stage: T): T {
+    this.pipeline.add(stage);
+    return stage;
+  }
+
+  removeStage(stage: Stage): void {
+    this.pipeline.remove(stage);
+  }
+
   /** Wind velocity at time t into out[0..2] (zero when there is no wind). */
   windAt(t: number, out: Float64Array): void {
     const w = this.wind;
@@ -298,138 +345,14 @@ export class World implements WorldView {
     this.stats.stepMs = now() - t0;
   }
 
+  /** One substep: the pipeline's stages (Algorithm 1 of seed 003, lines 5–16), run by the scheduler. */
   private substep(ctx: StepContext): void {
-    const h = ctx.h;
-    const store = this.store;
-    const n = store.count;
-    const sets = this.sets;
-    ctx.time = this.time + h;
-    for (let c = 0; c < this.colliders.length; c++) this.colliders[c].update(ctx.time, h);
-
-    // Algorithm 1, lines 5–6: the sets' own forces (wind …) and damping schemes (rigid-mode
-    // damping). They run before gravity, which they commute with: gravity adds the same
-    // velocity to every movable particle, a rigid translation that rigid-mode damping keeps.
-    for (let k = 0; k < sets.length; k++) {
-      const s = sets[k];
-      if (s.enabled && s.applyForces) s.applyForces(ctx);
-    }
-    for (let k = 0; k < sets.length; k++) {
-      const s = sets[k];
-      if (s.enabled && s.dampVelocities) s.dampVelocities(ctx);
-    }
-    // lines 5–7 fused in one pass: gravity, point damping, the speed limit, prediction
-    {
-      const x = store.x;
-      const p = store.p;
-      const v = store.v;
-      const w = store.invMass;
-      const gx = this.gravity[0] * h;
-      const gy = this.gravity[1] * h;
-      const gz = this.gravity[2] * h;
-      const f = this.damping > 0 ? Math.exp(-this.damping * h) : 1;
-      const vmax = this.maxSpeed;
-      const vmax2 = vmax * vmax;
-      for (let i = 0; i < n; i++) {
-        const i3 = 3 * i;
-        let vx = v[i3];
-        let vy = v[i3 + 1];
-        let vz = v[i3 + 2];
-        if (w[i] !== 0) {
-          vx = (vx + gx) * f;
-          vy = (vy + gy) * f;
-          vz = (vz + gz) * f;
-          const s2 = vx * vx + vy * vy + vz * vz;
-          if (s2 > vmax2) {
-            const k = vmax / Math.sqrt(s2);
-            vx *= k;
-            vy *= k;
-            vz *= k;
-          }
-          v[i3] = vx;
-          v[i3 + 1] = vy;
-          v[i3 + 2] = vz;
-        }
-        p[i3] = x[i3] + h * vx;
-        p[i3 + 1] = x[i3 + 1] + h * vy;
-        p[i3 + 2] = x[i3 + 2] + h * vz;
-      }
-    }
-    // line 8: collision constraints, kinematic targets, multiplier reset
-    for (let k = 0; k < sets.length; k++) {
-      const s = sets[k];
-      if (s.enabled && s.beginStep) s.beginStep(ctx);
-    }
-    // lines 9–11: the non-linear Gauss–Seidel projection
-    const symmetric = this.sweep === 'symmetric';
-    for (let it = 0; it < this.iterations; it++) {
-      ctx.iteration = it;
-      ctx.reverse = false;
-      let k = 0;
-      for (; k < sets.length && (sets[k].order ?? 0) < 0; k++) if (sets[k].enabled) sets[k].project(ctx);
-      const first = k;
-      for (; k < sets.length && (sets[k].order ?? 0) < 100; k++) if (sets[k].enabled) sets[k].project(ctx);
-      const end = k;
-      if (symmetric) {
-        ctx.reverse = true;
-        for (let j = end - 1; j >= first; j--) if (sets[j].enabled) sets[j].project(ctx);
-        ctx.reverse = false;
-      }
-      for (; k < sets.length; k++) if (sets[k].enabled) sets[k].project(ctx);
-    }
-    // lines 12–15: velocity update, with two guards: a particle whose state became
-    // non-finite keeps its last good position and stops; one that would move faster
-    // than maxSpeed is held back to it (bounded energy whatever the input)
-    {
-      const x = store.x;
-      const p = store.p;
-      const v = store.v;
-      const invH = ctx.invH;
-      const reach = this.maxSpeed * h;
-      const reach2 = reach * reach;
-      for (let i = 0; i < n; i++) {
-        const i3 = 3 * i;
-        let px = p[i3];
-        let py = p[i3 + 1];
-        let pz = p[i3 + 2];
-        if (px - px !== 0 || py - py !== 0 || pz - pz !== 0) {
-          v[i3] = v[i3 + 1] = v[i3 + 2] = 0;
-          p[i3] = x[i3];
-          p[i3 + 1] = x[i3 + 1];
-          p[i3 + 2] = x[i3 + 2];
-          this.stats.recoveries++;
-          continue;
-        }
-        let dx = px - x[i3];
-        let dy = py - x[i3 + 1];
-        let dz = pz - x[i3 + 2];
-        const d2 = dx * dx + dy * dy + dz * dz;
-        if (d2 > reach2) {
-          const k = reach / Math.sqrt(d2);
-          dx *= k;
-          dy *= k;
-          dz *= k;
-          px = x[i3] + dx;
-          py = x[i3 + 1] + dy;
-          pz = x[i3 + 2] + dz;
-          this.stats.speedClamps++;
-        }
-        v[i3] = dx * invH;
-        v[i3 + 1] = dy * invH;
-        v[i3 + 2] = dz * invH;
-        x[i3] = px;
-        x[i3 + 1] = py;
-        x[i3 + 2] = pz;
-      }
-    }
-    // line 16: velocity pass (friction, restitution …) and end-of-step work
-    for (let k = 0; k < sets.length; k++) {
-      const s = sets[k];
-      if (s.enabled && s.endStep) s.endStep(ctx);
-    }
+    ctx.time = this.time + ctx.h;
+    this.pipeline.run(ctx, this.scheduler);
     this.time = ctx.time;
   }
 
-  /** Total kinetic energy ½ Σ m v² of the movable particles (J). */
+  /** Total kinetic energy ½ Σ m v² of the movable particles, and ½ m v² + ½ ωᵀIω of the dynamic rigid bodies (J). */
   kineticEnergy(): number {
     const { v, mass, invMass, count } = this.store;
     let e = 0;
@@ -437,10 +360,12 @@ export class World implements WorldView {
       if (invMass[i] === 0) continue;
       e += mass[i] * (v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]);
     }
+    const r = this.rigids;
+    for (let i = 0; i < r.count; i++) if (r.invMass[i] !== 0) e += 2 * r.kineticEnergy(i);
     return 0.5 * e;
   }
 
-  /** Linear momentum Σ m v of the movable particles into out. */
+  /** Linear momentum Σ m v of the movable particles and dynamic rigid bodies into out. */
   linearMomentum(out = new Float64Array(3)): Float64Array {
     const { v, mass, invMass, count } = this.store;
     out.fill(0);
@@ -450,10 +375,15 @@ export class World implements WorldView {
       out[1] += mass[i] * v[3 * i + 1];
       out[2] += mass[i] * v[3 * i + 2];
     }
+    const r = this.rigids;
+    for (let i = 0; i < r.count; i++) {
+      if (r.invMass[i] === 0) continue;
+      for (let k = 0; k < 3; k++) out[k] += r.mass[i] * r.v[3 * i + k];
+    }
     return out;
   }
 
-  /** Angular momentum Σ x × m v about the origin into out. */
+  /** Angular momentum about the origin into out: Σ x × m v of the movable particles, and x × m v + R I Rᵀ ω of the dynamic rigid bodies. */
   angularMomentum(out = new Float64Array(3)): Float64Array {
     const { x, v, mass, invMass, count } = this.store;
     out.fill(0);
@@ -469,6 +399,22 @@ export class World implements WorldView {
       out[0] += ry * vz - rz * vy;
       out[1] += rz * vx - rx * vz;
       out[2] += rx * vy - ry * vx;
+    }
+    const r = this.rigids;
+    const spin = this.spin;
+    for (let i = 0; i < r.count; i++) {
+      if (r.invMass[i] === 0) continue;
+      const m = r.mass[i];
+      const rx = r.x[3 * i],
+        ry = r.x[3 * i + 1],
+        rz = r.x[3 * i + 2];
+      const vx = r.v[3 * i] * m,
+        vy = r.v[3 * i + 1] * m,
+        vz = r.v[3 * i + 2] * m;
+      r.angularMomentum(i, spin);
+      out[0] += ry * vz - rz * vy + spin[0];
+      out[1] += rz * vx - rx * vz + spin[1];
+      out[2] += rx * vy - ry * vx + spin[2];
     }
     return out;
   }
@@ -524,14 +470,15 @@ export class World implements WorldView {
 
   /**
    * Everything needed to continue the simulation exactly: time, particle
-   * arrays, and the dynamic state of bodies, sets and colliders.
+   * arrays and orientation channels, the rigid-body store, and the dynamic
+   * state of bodies, sets and colliders.
    */
   saveState(): WorldState {
     const s = this.store;
     const n = s.count;
     return {
       format: 'pbdkit-state',
-      version: 1,
+      version: 2,
       time: this.time,
       steps: this.steps,
       count: n,
@@ -539,6 +486,15 @@ export class World implements WorldView {
       v: s.v.slice(0, 3 * n),
       mass: s.mass.slice(0, n),
       invMass: s.invMass.slice(0, n),
+      orientations:
+        s.q.length === 0
+          ? null
+          : {
+              q: s.q.slice(0, 4 * n),
+              omega: s.omega.slice(0, 3 * n),
+              inertia: s.inertia.length === 0 ? null : s.inertia.slice(0, 3 * n),
+            },
+      rigids: this.rigids.saveState(),
       bodies: this.bodies.map((b) => b.saveState()),
       sets: this.sets.map((set) => (set.saveState ? set.saveState() : null)),
       colliders: this.colliders.map((c) => [...c.position, ...c.rotation]),
@@ -548,11 +504,20 @@ export class World implements WorldView {
   /** Restores a state saved from a world built from the same scene. */
   loadState(state: WorldState): void {
     if (state.format !== 'pbdkit-state') throw new PbdError('state/format', 'state', 'is not a pbdkit state');
+    if (state.version !== 2) {
+      throw new PbdError(
+        'state/version',
+        'state',
+        `has format version ${state.version}, this pbdkit reads version 2`,
+        'start again from the scene (pbdkit simulate --restart)',
+      );
+    }
     const s = this.store;
     if (
       state.count < s.count ||
       state.bodies.length !== this.bodies.length ||
-      state.sets.length !== this.sets.length
+      state.sets.length !== this.sets.length ||
+      (state.orientations === null) !== (s.q.length === 0)
     ) {
       throw new PbdError(
         'state/mismatch',
@@ -567,6 +532,17 @@ export class World implements WorldView {
     s.v.set(state.v);
     s.mass.set(state.mass);
     s.invMass.set(state.invMass);
+    const o = state.orientations;
+    if (o !== null) {
+      s.q.set(o.q);
+      s.qp.set(o.q);
+      s.omega.set(o.omega);
+      if (o.inertia !== null && s.inertia.length > 0) {
+        s.inertia.set(o.inertia);
+        for (let k = 0; k < o.inertia.length; k++) s.invInertia[k] = inverseMoment(o.inertia[k]);
+      }
+    }
+    this.rigids.loadState(state.rigids);
     this.time = state.time;
     this.steps = state.steps;
     for (let k = 0; k < this.bodies.length; k++) this.bodies[k].loadState(state.bodies[k]);
@@ -587,7 +563,7 @@ export class World implements WorldView {
 /** A snapshot of a World (see World.saveState). */
 export interface WorldState {
   format: 'pbdkit-state';
-  version: 1;
+  version: 2;
   time: number;
   steps: number;
   count: number;
@@ -595,6 +571,9 @@ export interface WorldState {
   v: Float64Array;
   mass: Float64Array;
   invMass: Float64Array;
+  /** The particles' orientation channels (4 and 3 numbers per particle), null when no body asked for them. */
+  orientations: { q: Float64Array; omega: Float64Array; inertia: Float64Array | null } | null;
+  rigids: RigidState;
   bodies: unknown[];
   sets: unknown[];
   colliders: number[][];
@@ -609,6 +588,11 @@ const attachmentSystem: SystemKind<Attachments> = {
     return a;
   },
 };
+
+/** 1/I, or 0 for an axis that never turns (I = 0 where a range's moments were never set, or Infinity). */
+function inverseMoment(I: number): number {
+  return I > 0 && Number.isFinite(I) ? 1 / I : 0;
+}
 
 function now(): number {
   return typeof performance !== 'undefined' ? performance.now() : Date.now();

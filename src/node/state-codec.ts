@@ -124,7 +124,9 @@ export function checkWorldState(value: unknown, where = 'state'): WorldState {
     !(s.invMass instanceof Float64Array) ||
     !Array.isArray(s.bodies) ||
     !Array.isArray(s.sets) ||
-    !Array.isArray(s.colliders)
+    !Array.isArray(s.colliders) ||
+    !validOrientations(s.orientations) ||
+    !validRigids(s.rigids)
   ) {
     throw new PbdError(
       'state/format',
@@ -134,4 +136,22 @@ export function checkWorldState(value: unknown, where = 'state'): WorldState {
     );
   }
   return s as WorldState;
+}
+
+/** The particles' orientation channels of a state: null, or q and ω as Float64Arrays (inertia optional). */
+function validOrientations(o: WorldState['orientations'] | undefined): boolean {
+  if (o === null) return true;
+  return (
+    o !== undefined &&
+    o.q instanceof Float64Array &&
+    o.omega instanceof Float64Array &&
+    (o.inertia === null || o.inertia instanceof Float64Array)
+  );
+}
+
+/** The rigid-body store of a state: a count and its typed arrays. */
+function validRigids(r: WorldState['rigids'] | undefined): boolean {
+  if (r === undefined || r === null || !Number.isInteger(r.count)) return false;
+  const f64 = [r.x, r.q, r.v, r.omega, r.mass, r.invMass, r.inertia, r.invInertia];
+  return f64.every((a) => a instanceof Float64Array) && r.flags instanceof Int32Array;
 }

@@ -20,10 +20,14 @@
  * each group pulls its particles to its goal positions and replaces the
  * orientation of its centre particle by the optimal rotation, q_c = R q̄_c.
  *
- * Integration (eqs. 26–31), in the set's beginStep and endStep hooks:
+ * Integration (eqs. 26–31) is the core's: q, q_p and ω live in the
+ * particle store's orientation channels (ParticleStore.q, qp, omega), which
+ * the World's orientation stages predict and update
+ * (core/orientation-stages.ts):
  *   q_p ← [ω/|ω| sin(|ω|h/2), cos(|ω|h/2)] q   (q_p = q when |ω| < ε),
  *   ω ← axis(r) angle(r)/h with r = q_p q⁻¹, taking −r when r_w < 0 (the
  *   shorter of the two rotations), ω = 0 when angle(r) < ε; q ← q_p.
+ * The body only places the orientations of pinned particles (beginStep).
  */
 import { Body, type Tunable } from '../core/body.js';
 import { colorVariableConstraints } from '../core/coloring.js';
@@ -37,8 +41,7 @@ import { quatMultiply, quatNormalize } from '../math/quat.js';
 import { optimalRotation } from './region-shape-matching.js';
 import { Skin } from './skinning.js';
 
-/** Below this |ω| (rad/s) the prediction keeps q, and below this angle (rad) the update sets ω = 0. */
-export const ORIENTATION_EPSILON = 1e-9;
+export { ORIENTATION_EPSILON } from '../core/orientation-stages.js';
 
 export interface OrientedParticlesOptions {
   name?: string;
@@ -71,12 +74,8 @@ export interface OrientedParticlesOptions {
 
 export class OrientedParticles extends Body {
   readonly type = 'oriented-particles';
-  /** Orientation q (start of step), predicted orientation q_p, rest orientation q̄ (4 per particle). */
-  readonly q: Float64Array;
-  readonly qp: Float64Array;
+  /** Rest orientation q̄ (4 per particle). */
   readonly qRest: Float64Array;
-  /** Angular velocity ω (3 per particle, rad/s). */
-  readonly omega: Float64Array;
   /** Ellipsoid radii a, b, c (3 per particle). */
   readonly radii: Float64Array;
   readonly restPositions: Float64Array;
@@ -99,10 +98,7 @@ export class OrientedParticles extends Body {
     store.x.set(o.positions, 3 * off);
     store.p.set(o.positions, 3 * off);
     this.radii = new Float64Array(3 * n);
-    this.q = new Float64Array(4 * n);
-    this.qp = new Float64Array(4 * n);
     this.qRest = new Float64Array(4 * n);
-    this.omega = new Float64Array(3 * n);
     this.pinnedOrientation = new Float64Array(4 * n);
     this.rotations = new Float64Array(9 * n);
     this.drag = o.drag ?? 0;
@@ -145,8 +141,9 @@ export class OrientedParticles extends Body {
       store.mask[off + j] = 0;
       if (o.velocity) store.v.set(o.velocity, 3 * (off + j));
     }
-    this.q.set(this.qRest);
-    this.qp.set(this.qRest);
+    store.addOrientations(off, n);
+    store.q.set(this.qRest, 4 * off);
+    store.qp.set(this.qRest, 4 * off);
     this.pinnedOrientation.set(this.qRest);
     this.matching = this.addSet(new OrientedShapeMatching(this, o, where));
     this.contacts = o.collide === false ? null : this.addSet(new EllipsoidContacts(this, o.friction ?? 0.5));
@@ -161,13 +158,29 @@ export class OrientedParticles extends Body {
       : null;
   }
 
+  /** Orientation q at the start of the substep (4 per particle): a view of the store's channel. */
+  get q(): Float64Array {
+    return this.world.store.q.subarray(4 * this.offset, 4 * (this.offset + this.count));
+  }
+
+  /** Predicted orientation q_p (4 per particle): a view of the store's channel. */
+  get qp(): Float64Array {
+    return this.world.store.qp.subarray(4 * this.offset, 4 * (this.offset + this.count));
+  }
+
+  /** Angular velocity ω (3 per particle, rad/s): a view of the store's channel. */
+  get omega(): Float64Array {
+    return this.world.store.omega.subarray(3 * this.offset, 3 * (this.offset + this.count));
+  }
+
   /** Pins particle j (position and orientation) where it is. */
   pin(j: number): void {
     if (!(Number.isInteger(j) && j >= 0 && j < this.count)) {
       throw new PbdError('oriented/bad-particle', `body '${this.name}'`, `has no particle ${j}`);
     }
     this.world.attachments.attach(this.offset + j);
-    for (let k = 0; k < 4; k++) this.pinnedOrientation[4 * j + k] = this.q[4 * j + k];
+    const q = this.world.store.q;
+    for (let k = 0; k < 4; k++) this.pinnedOrientation[4 * j + k] = q[4 * (this.offset + j) + k];
   }
 
   /**
@@ -193,8 +206,9 @@ export class OrientedParticles extends Body {
   particleRotations(): Float64Array {
     const R = this.rotations,
       t = tmpM;
+    const q = this.world.store.q;
     for (let j = 0; j < this.count; j++) {
-      mat3FromQuat(t, 0, this.q, 4 * j);
+      mat3FromQuat(t, 0, q, 4 * (this.offset + j));
       mat3FromQuat(t, 9, this.qRest, 4 * j);
       for (let a = 0; a < 3; a++)
         for (let b = 0; b < 3; b++)
@@ -222,17 +236,6 @@ export class OrientedParticles extends Body {
 
   override get hasRenderMesh(): boolean {
     return this.skin !== null;
-  }
-
-  override saveState(): unknown {
-    return { q: Array.from(this.q), omega: Array.from(this.omega) };
-  }
-
-  override loadState(state: unknown): void {
-    const s = state as { q: number[]; omega: number[] };
-    this.q.set(s.q);
-    this.qp.set(s.q);
-    this.omega.set(s.omega);
   }
 
   override tunables(): Tunable[] {
@@ -397,73 +400,43 @@ export class OrientedShapeMatching implements ConstraintSet {
     }
   }
 
-  /** Eq. 27: predicts the orientations (after the World predicted the positions). */
+  /**
+   * Resets the multipliers, and places the orientations of pinned particles
+   * (the World's orientation stage held them): their pinned orientation,
+   * turned by the attachment's scripted motion.
+   */
   beginStep(ctx: StepContext): void {
     this.rule.update(ctx.solver, ctx.h, ctx.passes);
     this.lambda.fill(0);
     const b = this.body;
-    const q = b.q,
-      qp = b.qp,
-      om = b.omega;
-    const h = ctx.h;
-    const damp = ctx.world.damping > 0 ? Math.exp(-ctx.world.damping * h) : 1;
-    const w = ctx.store.invMass;
-    for (let j = 0; j < b.count; j++) {
-      const j4 = 4 * j,
-        j3 = 3 * j;
-      if (w[b.offset + j] === 0) {
-        // pinned: the orientation is held (or driven by the attachment's motion)
-        b.pinnedTarget(j, qp, j4);
-        om[j3] = om[j3 + 1] = om[j3 + 2] = 0;
-        continue;
-      }
-      const wx = om[j3] * damp,
-        wy = om[j3 + 1] * damp,
-        wz = om[j3 + 2] * damp;
-      om[j3] = wx;
-      om[j3 + 1] = wy;
-      om[j3 + 2] = wz;
-      const wl = Math.sqrt(wx * wx + wy * wy + wz * wz);
-      if (wl < ORIENTATION_EPSILON) {
-        for (let k = 0; k < 4; k++) qp[j4 + k] = q[j4 + k];
-        continue;
-      }
-      const half = 0.5 * wl * h;
-      const s = Math.sin(half) / wl;
-      const dx = wx * s,
-        dy = wy * s,
-        dz = wz * s,
-        dw = Math.cos(half);
-      const qx = q[j4],
-        qy = q[j4 + 1],
-        qz = q[j4 + 2],
-        qw = q[j4 + 3];
-      qp[j4] = dw * qx + dx * qw + dy * qz - dz * qy;
-      qp[j4 + 1] = dw * qy - dx * qz + dy * qw + dz * qx;
-      qp[j4 + 2] = dw * qz + dx * qy - dy * qx + dz * qw;
-      qp[j4 + 3] = dw * qw - dx * qx - dy * qy - dz * qz;
-      quatNormalize(qp, j4);
-    }
+    const qp = ctx.store.qp,
+      w = ctx.store.invMass;
+    for (let j = 0; j < b.count; j++) if (w[b.offset + j] === 0) b.pinnedTarget(j, qp, 4 * (b.offset + j));
   }
 
   project(ctx: StepContext): void {
     const nc = this.colors;
     if (ctx.reverse) {
       for (let c = nc - 1; c >= 0; c--)
-        this.projectRange(ctx, this.colorOffsets[c + 1] - 1, this.colorOffsets[c] - 1, -1);
+        this.projectGroups(ctx, this.colorOffsets[c + 1] - 1, this.colorOffsets[c] - 1, -1);
     } else {
-      for (let c = 0; c < nc; c++) this.projectRange(ctx, this.colorOffsets[c], this.colorOffsets[c + 1], 1);
+      for (let c = 0; c < nc; c++) this.projectGroups(ctx, this.colorOffsets[c], this.colorOffsets[c + 1], 1);
     }
   }
 
-  private projectRange(ctx: StepContext, from: number, to: number, step: number): void {
+  projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
+    this.projectGroups(ctx, from, to, 1);
+  }
+
+  /** Projects groups from, from + step, … up to (not including) to. */
+  private projectGroups(ctx: StepContext, from: number, to: number, step: number): void {
     const b = this.body;
     const store = ctx.store;
     const p = store.p,
       w = store.invMass;
     const mass = this.fitMass;
     const off = b.offset;
-    const qp = b.qp,
+    const qp = store.qp,
       qRest = b.qRest;
     const x = b.restPositions;
     const gs = this.groupStart,
@@ -516,7 +489,7 @@ export class OrientedShapeMatching implements ConstraintSet {
         A[8] += rz * sz;
         if (moments) {
           // … + A_j = R(q_j) E_j
-          mat3FromQuat(A, 18, qp, 4 * j);
+          mat3FromQuat(A, 18, qp, 4 * (off + j));
           const e = 9 * j;
           for (let r = 0; r < 3; r++) {
             const r0 = A[18 + 3 * r],
@@ -556,8 +529,8 @@ export class OrientedShapeMatching implements ConstraintSet {
       // the centre particle takes the optimal rotation: q_c = R q̄_c
       const c = this.center[g];
       if (w[off + c] !== 0) {
-        quatMultiply(qp, 4 * c, this.groupRotation, 4 * g, qRest, 4 * c);
-        quatNormalize(qp, 4 * c);
+        quatMultiply(qp, 4 * (off + c), this.groupRotation, 4 * g, qRest, 4 * c);
+        quatNormalize(qp, 4 * (off + c));
       }
     }
   }
@@ -568,50 +541,6 @@ export class OrientedShapeMatching implements ConstraintSet {
 
   loadState(state: unknown): void {
     this.groupRotation.set((state as { groupRotation: number[] }).groupRotation);
-  }
-
-  /** Eqs. 30–31: angular velocities from the change of orientation, then q ← q_p. */
-  endStep(ctx: StepContext): void {
-    const b = this.body;
-    const q = b.q,
-      qp = b.qp,
-      om = b.omega;
-    const invH = ctx.invH;
-    for (let j = 0; j < b.count; j++) {
-      const j4 = 4 * j,
-        j3 = 3 * j;
-      // r = q_p q⁻¹
-      const ax = qp[j4],
-        ay = qp[j4 + 1],
-        az = qp[j4 + 2],
-        aw = qp[j4 + 3];
-      const bx = -q[j4],
-        by = -q[j4 + 1],
-        bz = -q[j4 + 2],
-        bw = q[j4 + 3];
-      let rx = aw * bx + ax * bw + ay * bz - az * by;
-      let ry = aw * by - ax * bz + ay * bw + az * bx;
-      let rz = aw * bz + ax * by - ay * bx + az * bw;
-      let rw = aw * bw - ax * bx - ay * by - az * bz;
-      if (rw < 0) {
-        // the shorter of r and −r
-        rx = -rx;
-        ry = -ry;
-        rz = -rz;
-        rw = -rw;
-      }
-      const sn = Math.sqrt(rx * rx + ry * ry + rz * rz);
-      const angle = 2 * Math.atan2(sn, rw);
-      if (!(angle >= ORIENTATION_EPSILON) || !(sn > 0)) {
-        om[j3] = om[j3 + 1] = om[j3 + 2] = 0;
-      } else {
-        const f = (angle * invH) / sn;
-        om[j3] = rx * f;
-        om[j3 + 1] = ry * f;
-        om[j3 + 2] = rz * f;
-      }
-      for (let k = 0; k < 4; k++) q[j4 + k] = qp[j4 + k];
-    }
   }
 }
 
@@ -646,7 +575,7 @@ export class EllipsoidContacts implements ConstraintSet {
   /** Support extent of ellipsoid j (orientation q_p) along the unit vector n. */
   extent(j: number, nx: number, ny: number, nz: number): number {
     const R = this.R;
-    mat3FromQuat(R, 0, this.body.qp, 4 * j);
+    mat3FromQuat(R, 0, this.body.world.store.qp, 4 * (this.body.offset + j));
     // n in the particle frame: Rᵀ n
     const lx = R[0] * nx + R[3] * ny + R[6] * nz,
       ly = R[1] * nx + R[4] * ny + R[7] * nz,

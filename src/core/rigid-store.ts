@@ -1,0 +1,281 @@
+import { PbdError } from './errors.js';
+import type { Vec3Tuple } from './motion.js';
+
+/** Gravity does not act on the body. */
+export const RIGID_NO_GRAVITY = 1;
+/** The body is not integrated (removed, or asleep): its pose and velocities stay as they are. */
+export const RIGID_DISABLED = 2;
+
+/** A rigid body's initial state (World.rigids.add). */
+export interface RigidBodyOptions {
+  /** Mass (kg), > 0; Infinity for a body that forces and constraints never move. */
+  mass: number;
+  /** Principal moments of inertia in the body frame (kg m²), each > 0 or Infinity. */
+  inertia: Vec3Tuple;
+  /** Position of the centre of mass (m). Default 0. */
+  position?: Vec3Tuple;
+  /** Orientation of the body frame, a quaternion (x, y, z, w), normalised. Default identity. */
+  orientation?: [number, number, number, number];
+  /** Linear velocity (m/s). Default 0. */
+  velocity?: Vec3Tuple;
+  /** Angular velocity (rad/s, world frame). Default 0. */
+  angularVelocity?: Vec3Tuple;
+  /** RIGID_NO_GRAVITY | RIGID_DISABLED. Default 0. */
+  flags?: number;
+}
+
+/** What a checkpoint holds of the rigid-body store (RigidStore.saveState). */
+export interface RigidState {
+  count: number;
+  x: Float64Array;
+  q: Float64Array;
+  v: Float64Array;
+  omega: Float64Array;
+  mass: Float64Array;
+  invMass: Float64Array;
+  inertia: Float64Array;
+  invInertia: Float64Array;
+  flags: Int32Array;
+}
+
+/**
+ * The rigid-body store, beside the particle store: every rigid body of a
+ * World in flat typed arrays (on SharedArrayBuffer when the world's memory
+ * is shared), in the layout of Müller et al. 2020, "Detailed Rigid Body
+ * Simulation with Extended Position Based Dynamics": a pose (position of
+ * the centre of mass and a unit quaternion), the pose at the start of the
+ * substep, linear and angular velocity (world frame), mass and principal
+ * moments of inertia in the body frame, with their inverses, and flags.
+ *
+ * The World's rigid stages predict the poses (phase `predict`) and derive
+ * the velocities from the change of pose (phase `update`); constraint sets
+ * of the rigid-body family move `x` and `q` in between, as particle sets
+ * move `p`. Like the particle store's, the arrays are replaced when the
+ * store grows (`version` increases): read them afresh in every pass.
+ */
+export class RigidStore {
+  /** Number of bodies. */
+  count = 0;
+  capacity = 0;
+  /** Increases whenever the arrays are reallocated. */
+  version = 0;
+  readonly shared: boolean;
+
+  /** Position of the centre of mass (3 per body) and orientation (x, y, z, w; 4 per body): the pose. */
+  x!: Float64Array;
+  q!: Float64Array;
+  /** The pose at the start of the substep. */
+  xPrev!: Float64Array;
+  qPrev!: Float64Array;
+  /** Linear velocity (m/s) and angular velocity (rad/s, world frame), 3 per body. */
+  v!: Float64Array;
+  omega!: Float64Array;
+  /** Mass (kg) and inverse mass (0: never moved by forces or constraints). */
+  mass!: Float64Array;
+  invMass!: Float64Array;
+  /** Principal moments of inertia in the body frame (kg m²) and their inverses, 3 per body. */
+  inertia!: Float64Array;
+  invInertia!: Float64Array;
+  /** RIGID_NO_GRAVITY | RIGID_DISABLED. */
+  flags!: Int32Array;
+
+  constructor(capacity = 16, options: { shared?: boolean } = {}) {
+    this.shared = !!options.shared && typeof SharedArrayBuffer !== 'undefined';
+    this.allocateArrays(Math.max(4, capacity | 0), 0);
+  }
+
+  private f64(n: number): Float64Array {
+    return this.shared ? new Float64Array(new SharedArrayBuffer(n * 8)) : new Float64Array(n);
+  }
+
+  private allocateArrays(capacity: number, keep: number): void {
+    const grow = (a: Float64Array | undefined, stride: number): Float64Array => {
+      const b = this.f64(stride * capacity);
+      if (a) b.set(a.subarray(0, stride * keep));
+      return b;
+    };
+    this.x = grow(this.x, 3);
+    this.q = grow(this.q, 4);
+    this.xPrev = grow(this.xPrev, 3);
+    this.qPrev = grow(this.qPrev, 4);
+    this.v = grow(this.v, 3);
+    this.omega = grow(this.omega, 3);
+    this.mass = grow(this.mass, 1);
+    this.invMass = grow(this.invMass, 1);
+    this.inertia = grow(this.inertia, 3);
+    this.invInertia = grow(this.invInertia, 3);
+    const flags = this.shared
+      ? new Int32Array(new SharedArrayBuffer(4 * capacity))
+      : new Int32Array(capacity);
+    if (this.flags) flags.set(this.flags.subarray(0, keep));
+    this.flags = flags;
+    this.capacity = capacity;
+    this.version++;
+  }
+
+  /** Adds a body and returns its index. Bad input is a PbdError naming the field. */
+  add(o: RigidBodyOptions): number {
+    const where = `rigid body ${this.count}`;
+    const vec = (v: readonly number[] | undefined, n: number, name: string, fallback: number[]): number[] => {
+      if (v === undefined) return fallback;
+      if (v.length !== n || !v.every((c) => Number.isFinite(c))) {
+        throw new PbdError('rigid/invalid', `${where}.${name}`, `must be ${n} finite numbers, got [${v}]`);
+      }
+      return [...v];
+    };
+    const x = vec(o.position, 3, 'position', [0, 0, 0]);
+    const q = vec(o.orientation, 4, 'orientation', [0, 0, 0, 1]);
+    const ql = Math.hypot(q[0], q[1], q[2], q[3]);
+    if (!(ql > 0)) {
+      throw new PbdError(
+        'rigid/invalid',
+        `${where}.orientation`,
+        'is the zero quaternion',
+        'give a unit quaternion (x, y, z, w); [0, 0, 0, 1] is no rotation',
+      );
+    }
+    const v = vec(o.velocity, 3, 'velocity', [0, 0, 0]);
+    const w = vec(o.angularVelocity, 3, 'angularVelocity', [0, 0, 0]);
+    const flags = o.flags ?? 0;
+    if (!Number.isInteger(flags) || (flags & ~(RIGID_NO_GRAVITY | RIGID_DISABLED)) !== 0) {
+      throw new PbdError(
+        'rigid/invalid',
+        `${where}.flags`,
+        `unknown flags ${flags}`,
+        'combine RIGID_NO_GRAVITY and RIGID_DISABLED',
+      );
+    }
+    if (this.count === this.capacity) this.allocateArrays(2 * this.capacity, this.count);
+    const i = this.count++;
+    for (let k = 0; k < 3; k++) {
+      this.x[3 * i + k] = this.xPrev[3 * i + k] = x[k];
+      this.v[3 * i + k] = v[k];
+      this.omega[3 * i + k] = w[k];
+    }
+    for (let k = 0; k < 4; k++) this.q[4 * i + k] = this.qPrev[4 * i + k] = q[k] / ql;
+    this.flags[i] = flags;
+    try {
+      this.setMass(i, o.mass);
+      this.setInertia(i, o.inertia);
+    } catch (e) {
+      this.count--;
+      throw e;
+    }
+    return i;
+  }
+
+  /** Sets the mass of body i (> 0, or Infinity for a body that is never moved). */
+  setMass(i: number, m: number): void {
+    if (!(m > 0)) {
+      throw new PbdError(
+        'rigid/non-positive-mass',
+        `rigid body ${i}.mass`,
+        `must be > 0, got ${m}`,
+        'give a positive mass, or Infinity for a body that never moves',
+      );
+    }
+    this.mass[i] = m;
+    this.invMass[i] = Number.isFinite(m) ? 1 / m : 0;
+  }
+
+  /** Sets the principal moments of inertia (body frame) of body i: each > 0, or Infinity for an axis that never turns. */
+  setInertia(i: number, inertia: readonly number[]): void {
+    if (inertia?.length !== 3) {
+      throw new PbdError(
+        'rigid/invalid',
+        `rigid body ${i}.inertia`,
+        'must be three principal moments (kg m²)',
+      );
+    }
+    for (let k = 0; k < 3; k++) {
+      const m = inertia[k];
+      if (!(m > 0)) {
+        throw new PbdError(
+          'rigid/non-positive-inertia',
+          `rigid body ${i}.inertia[${k}]`,
+          `must be > 0, got ${m}`,
+          'give positive moments of inertia (a solid box of mass m and sides a, b, c: m (b² + c²)/12 …)',
+        );
+      }
+      this.inertia[3 * i + k] = m;
+      this.invInertia[3 * i + k] = Number.isFinite(m) ? 1 / m : 0;
+    }
+  }
+
+  /** Angular momentum L = R I_b Rᵀ ω of body i (world frame) into out. */
+  angularMomentum(i: number, out = new Float64Array(3)): Float64Array {
+    const q = this.q,
+      w = this.omega,
+      I = this.inertia;
+    const qx = q[4 * i],
+      qy = q[4 * i + 1],
+      qz = q[4 * i + 2],
+      qw = q[4 * i + 3];
+    // R = R(q), ω_b = Rᵀ ω, L = R (I_b ω_b)
+    const r00 = 1 - 2 * (qy * qy + qz * qz),
+      r01 = 2 * (qx * qy - qz * qw),
+      r02 = 2 * (qx * qz + qy * qw),
+      r10 = 2 * (qx * qy + qz * qw),
+      r11 = 1 - 2 * (qx * qx + qz * qz),
+      r12 = 2 * (qy * qz - qx * qw),
+      r20 = 2 * (qx * qz - qy * qw),
+      r21 = 2 * (qy * qz + qx * qw),
+      r22 = 1 - 2 * (qx * qx + qy * qy);
+    const wx = w[3 * i],
+      wy = w[3 * i + 1],
+      wz = w[3 * i + 2];
+    const lx = I[3 * i] * (r00 * wx + r10 * wy + r20 * wz),
+      ly = I[3 * i + 1] * (r01 * wx + r11 * wy + r21 * wz),
+      lz = I[3 * i + 2] * (r02 * wx + r12 * wy + r22 * wz);
+    out[0] = r00 * lx + r01 * ly + r02 * lz;
+    out[1] = r10 * lx + r11 * ly + r12 * lz;
+    out[2] = r20 * lx + r21 * ly + r22 * lz;
+    return out;
+  }
+
+  /** Kinetic energy ½ m v² + ½ ωᵀ I ω of body i (J). */
+  kineticEnergy(i: number): number {
+    const v = this.v;
+    const L = this.angularMomentum(i, scratch);
+    const w = this.omega;
+    const lin =
+      this.invMass[i] === 0 ? 0 : this.mass[i] * (v[3 * i] ** 2 + v[3 * i + 1] ** 2 + v[3 * i + 2] ** 2);
+    return 0.5 * (lin + L[0] * w[3 * i] + L[1] * w[3 * i + 1] + L[2] * w[3 * i + 2]);
+  }
+
+  /** The bodies' dynamic state and properties, for checkpoints. */
+  saveState(): RigidState {
+    const n = this.count;
+    return {
+      count: n,
+      x: this.x.slice(0, 3 * n),
+      q: this.q.slice(0, 4 * n),
+      v: this.v.slice(0, 3 * n),
+      omega: this.omega.slice(0, 3 * n),
+      mass: this.mass.slice(0, n),
+      invMass: this.invMass.slice(0, n),
+      inertia: this.inertia.slice(0, 3 * n),
+      invInertia: this.invInertia.slice(0, 3 * n),
+      flags: this.flags.slice(0, n),
+    };
+  }
+
+  /** Restores a saved state exactly (bodies beyond the saved count are dropped, missing ones added). */
+  loadState(s: RigidState): void {
+    if (s.count > this.capacity) this.allocateArrays(Math.max(s.count, 2 * this.capacity), this.count);
+    this.count = s.count;
+    this.x.set(s.x);
+    this.xPrev.set(s.x);
+    this.q.set(s.q);
+    this.qPrev.set(s.q);
+    this.v.set(s.v);
+    this.omega.set(s.omega);
+    this.mass.set(s.mass);
+    this.invMass.set(s.invMass);
+    this.inertia.set(s.inertia);
+    this.invInertia.set(s.invInertia);
+    this.flags.set(s.flags);
+  }
+}
+
+const scratch = new Float64Array(3);

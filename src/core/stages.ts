@@ -1,0 +1,234 @@
+/**
+ * The core's stages of one substep (Algorithm 1 of seed 003): the moves of
+ * kinematic colliders, the constraint sets' hooks, the particle prediction
+ * and velocity update, and the projection loop. World puts them in its
+ * pipeline (see pipeline.ts for the phases, and docs/architecture.md).
+ */
+import type { ConstraintSet } from './constraint-set.js';
+import { Channels, type Phase, RangeStage, type Scheduler, type Stage } from './pipeline.js';
+import type { StepContext } from './step-context.js';
+
+const { x: X, p: P, v: V, mass: M, qp: QP, rigidPose: POSE, colliders: COLLIDERS, sets: SETS } = Channels;
+/** Everything a stage can name: what a set's hook may touch. */
+const ALL: readonly string[] = Object.values(Channels);
+
+/** Kinematic colliders move to their pose at the end of the substep and record their velocity. */
+export class ColliderMotionStage implements Stage {
+  readonly name = 'colliders.move';
+  readonly phase = 'begin';
+  readonly reads = [COLLIDERS];
+  readonly writes = [COLLIDERS];
+
+  run(ctx: StepContext): void {
+    const cols = ctx.world.colliders;
+    for (let c = 0; c < cols.length; c++) cols[c].update(ctx.time, ctx.h);
+  }
+}
+
+/** The hooks a constraint set may have besides `project`, and the phase each runs in. */
+export type SetHook = 'applyForces' | 'dampVelocities' | 'beginStep' | 'endStep';
+
+const hookPlace: Record<SetHook, { phase: Phase; order: number }> = {
+  // line 5 (forces) before line 6 (damping schemes); both before gravity, with which they commute
+  applyForces: { phase: 'forces', order: 0 },
+  dampVelocities: { phase: 'forces', order: 1 },
+  beginStep: { phase: 'prepare', order: 0 },
+  endStep: { phase: 'finish', order: 0 },
+};
+
+/**
+ * One hook of every enabled constraint set, in the sets' order. What a hook
+ * touches is the set's business, so the stage declares every channel as
+ * read and written, and runs whole.
+ */
+export class SetHookStage implements Stage {
+  readonly name: string;
+  readonly phase: Phase;
+  readonly order: number;
+  readonly reads = ALL;
+  readonly writes = ALL;
+  private readonly hook: SetHook;
+  private readonly sets: readonly ConstraintSet[];
+
+  /** `sets` is the World's sorted list, read afresh at every run. */
+  constructor(hook: SetHook, sets: readonly ConstraintSet[]) {
+    this.hook = hook;
+    this.sets = sets;
+    this.name = `sets.${hook}`;
+    this.phase = hookPlace[hook].phase;
+    this.order = hookPlace[hook].order;
+  }
+
+  run(ctx: StepContext): void {
+    const sets = this.sets;
+    const hook = this.hook;
+    for (let k = 0; k < sets.length; k++) {
+      const s = sets[k];
+      if (s.enabled) s[hook]?.(ctx);
+    }
+  }
+}
+
+/**
+ * Lines 5–7 fused in one pass over the particles: gravity, point damping,
+ * the speed limit, prediction p = x + h v. (Gravity after rigid-mode damping
+ * is exact: a uniform velocity change is a rigid translation, which that
+ * damping keeps.) Particles with w = 0 keep their velocity and move with it.
+ */
+export class ParticlePredictionStage extends RangeStage {
+  readonly name = 'particles.predict';
+  readonly phase = 'predict';
+  readonly reads = [X, V, M];
+  readonly writes = [V, P];
+
+  items(ctx: StepContext): number {
+    return ctx.store.count;
+  }
+
+  runRange(ctx: StepContext, from: number, to: number): void {
+    const h = ctx.h;
+    const store = ctx.store;
+    const world = ctx.world;
+    const x = store.x;
+    const p = store.p;
+    const v = store.v;
+    const w = store.invMass;
+    const gx = world.gravity[0] * h;
+    const gy = world.gravity[1] * h;
+    const gz = world.gravity[2] * h;
+    const f = world.damping > 0 ? Math.exp(-world.damping * h) : 1;
+    const vmax = world.maxSpeed;
+    const vmax2 = vmax * vmax;
+    for (let i = from; i < to; i++) {
+      const i3 = 3 * i;
+      let vx = v[i3];
+      let vy = v[i3 + 1];
+      let vz = v[i3 + 2];
+      if (w[i] !== 0) {
+        vx = (vx + gx) * f;
+        vy = (vy + gy) * f;
+        vz = (vz + gz) * f;
+        const s2 = vx * vx + vy * vy + vz * vz;
+        if (s2 > vmax2) {
+          const k = vmax / Math.sqrt(s2);
+          vx *= k;
+          vy *= k;
+          vz *= k;
+        }
+        v[i3] = vx;
+        v[i3 + 1] = vy;
+        v[i3 + 2] = vz;
+      }
+      p[i3] = x[i3] + h * vx;
+      p[i3 + 1] = x[i3 + 1] + h * vy;
+      p[i3 + 2] = x[i3 + 2] + h * vz;
+    }
+  }
+}
+
+/**
+ * Lines 9–11, the non-linear Gauss–Seidel projection, `iterations` times:
+ * sets with order < 0 (attachments), then the material sets (0 ≤ order <
+ * 100) forward and — with the symmetric sweep — backward (ctx.reverse),
+ * then the contact sets (order ≥ 100), so that collisions have the last
+ * word. Each projection goes through the scheduler.
+ */
+export class ProjectionStage implements Stage {
+  readonly name = 'sets.project';
+  readonly phase = 'solve';
+  readonly reads = ALL;
+  /** Sets move predicted positions and orientations, and (the rigid-body family's) rigid poses. */
+  readonly writes = [P, QP, POSE, SETS];
+  private readonly sets: readonly ConstraintSet[];
+
+  /** `sets` is the World's sorted list, read afresh at every run. */
+  constructor(sets: readonly ConstraintSet[]) {
+    this.sets = sets;
+  }
+
+  run(ctx: StepContext, scheduler: Scheduler): void {
+    const sets = this.sets;
+    const symmetric = ctx.world.sweep === 'symmetric';
+    for (let it = 0; it < ctx.iterations; it++) {
+      ctx.iteration = it;
+      ctx.reverse = false;
+      let k = 0;
+      for (; k < sets.length && (sets[k].order ?? 0) < 0; k++) {
+        if (sets[k].enabled) scheduler.project(sets[k], ctx);
+      }
+      const first = k;
+      for (; k < sets.length && (sets[k].order ?? 0) < 100; k++) {
+        if (sets[k].enabled) scheduler.project(sets[k], ctx);
+      }
+      const end = k;
+      if (symmetric) {
+        ctx.reverse = true;
+        for (let j = end - 1; j >= first; j--) if (sets[j].enabled) scheduler.project(sets[j], ctx);
+        ctx.reverse = false;
+      }
+      for (; k < sets.length; k++) if (sets[k].enabled) scheduler.project(sets[k], ctx);
+    }
+  }
+}
+
+/**
+ * Lines 12–15: v = (p − x)/h, x = p, with two guards: a particle whose state
+ * became non-finite keeps its last good position and stops
+ * (`stats.recoveries`), and one that would move faster than maxSpeed is held
+ * back to it (`stats.speedClamps`), so the energy stays bounded whatever the input.
+ */
+export class ParticleVelocityStage extends RangeStage {
+  readonly name = 'particles.update';
+  readonly phase = 'update';
+  readonly reads = [X, P];
+  readonly writes = [X, P, V];
+
+  items(ctx: StepContext): number {
+    return ctx.store.count;
+  }
+
+  runRange(ctx: StepContext, from: number, to: number): void {
+    const store = ctx.store;
+    const stats = ctx.world.stats;
+    const x = store.x;
+    const p = store.p;
+    const v = store.v;
+    const invH = ctx.invH;
+    const reach = ctx.world.maxSpeed * ctx.h;
+    const reach2 = reach * reach;
+    for (let i = from; i < to; i++) {
+      const i3 = 3 * i;
+      let px = p[i3];
+      let py = p[i3 + 1];
+      let pz = p[i3 + 2];
+      if (px - px !== 0 || py - py !== 0 || pz - pz !== 0) {
+        v[i3] = v[i3 + 1] = v[i3 + 2] = 0;
+        p[i3] = x[i3];
+        p[i3 + 1] = x[i3 + 1];
+        p[i3 + 2] = x[i3 + 2];
+        stats.recoveries++;
+        continue;
+      }
+      let dx = px - x[i3];
+      let dy = py - x[i3 + 1];
+      let dz = pz - x[i3 + 2];
+      const d2 = dx * dx + dy * dy + dz * dz;
+      if (d2 > reach2) {
+        const k = reach / Math.sqrt(d2);
+        dx *= k;
+        dy *= k;
+        dz *= k;
+        px = x[i3] + dx;
+        py = x[i3 + 1] + dy;
+        pz = x[i3 + 2] + dz;
+        stats.speedClamps++;
+      }
+      v[i3] = dx * invH;
+      v[i3 + 1] = dy * invH;
+      v[i3 + 2] = dz * invH;
+      x[i3] = px;
+      x[i3 + 1] = py;
+      x[i3 + 2] = pz;
+    }
+  }
+}
