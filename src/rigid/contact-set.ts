@@ -1,0 +1,616 @@
+/**
+ * Contacts of rigid bodies, among themselves and with the world's colliders,
+ * solved as in Müller et al. 2020, "Detailed Rigid Body Simulation with
+ * Extended Position Based Dynamics", "Handling contacts and friction" and the
+ * velocity pass that follows it:
+ *
+ * - position level (every substep, phase `solve`): with the contact points
+ *   p₁ = x₁ + R₁ r₁ and p₂ = x₂ + R₂ r₂ on the two surfaces and the normal n,
+ *   the penetration d = (p₂ − p₁)·n (n points from body 2 into body 1);
+ *   when d > 0 a positional correction Δλ = d/(w₁ + w₂) along n with the
+ *   generalized inverse masses w = 1/m + (r × n)ᵀ I⁻¹ (r × n) (eqs. 2–9,
+ *   compliance 0), accumulated in λ_n. Static friction: the relative motion
+ *   of the contact points over the substep, Δp = (p₁ − p̄₁) − (p₂ − p̄₂) with
+ *   p̄ the same body points at the pose of the substep's start, has the
+ *   tangential part Δp_t; it is undone by a positional correction along
+ *   −Δp_t when its multiplier λ_t stays below μ_s λ_n;
+ * - velocity level (phase `finish`, after the velocities are derived): the
+ *   relative velocity v at the contact, its normal part v_n and tangential
+ *   part v_t; dynamic friction Δv = −v_t/|v_t| min(h μ_d |f_n|, |v_t|) with
+ *   f_n = λ_n/h², and restitution Δv = n (−v_n + max(−e ṽ_n, 0)), ṽ_n the
+ *   normal velocity before the substep's projection and e = 0 when
+ *   |ṽ_n| ≤ 2|g|h (a resting contact must not bounce; the paper tests the
+ *   normal velocity — we test ṽ_n, since the projection has already brought
+ *   v_n to about 0 in every contact); applied as the impulse Δv/(w₁ + w₂) at
+ *   the contact points.
+ *
+ * The narrow phase runs once per step (RigidCollisionStage) and stores each
+ * contact point as an anchor on each body in the body's frame — for spheres
+ * and capsules a point of the core (centre, axis) with the radius — and the
+ * normal in the frame of the body whose face it is, so that within the step
+ * every substep measures the contact at the current poses (the paper's most
+ * recent constraint directions) without a new narrow phase. Contacts that
+ * are apart at the step's start (within the margin) act only once they touch.
+ *
+ * Body 2 may be a collider of the world (index −1 − k): static or kinematic,
+ * never moved. Bodies that sleep or do not move (inverse mass 0) get no
+ * correction. Everything is in typed arrays; the loops allocate nothing.
+ */
+import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
+import type { RigidStore } from '../core/rigid-store.js';
+import type { WorldCollider } from '../core/world-collider.js';
+
+/** The normal is kept in the frame of body 1 (NF_A), of body 2 (NF_B), or taken from the anchors (NF_CORES: p₁ − p₂). */
+export const NF_A = 0;
+export const NF_B = 1;
+export const NF_CORES = 2;
+
+/** Per-body and per-collider materials the contacts combine (RigidBodies implements it). */
+export interface ContactMaterials {
+  /** Kinetic and static friction, restitution per body (store index). */
+  readonly friction: Float64Array;
+  readonly staticFriction: Float64Array;
+  readonly restitution: Float64Array;
+  /** Per body: 1 when it can be moved this step (dynamic, awake). */
+  readonly movable: Uint8Array;
+}
+
+const S = new Float64Array(3);
+
+/** S ← R(q) v. */
+function rot(q: Float64Array, o: number, vx: number, vy: number, vz: number): void {
+  const qx = q[o],
+    qy = q[o + 1],
+    qz = q[o + 2],
+    qw = q[o + 3];
+  const tx = 2 * (qy * vz - qz * vy),
+    ty = 2 * (qz * vx - qx * vz),
+    tz = 2 * (qx * vy - qy * vx);
+  S[0] = vx + qw * tx + (qy * tz - qz * ty);
+  S[1] = vy + qw * ty + (qz * tx - qx * tz);
+  S[2] = vz + qw * tz + (qx * ty - qy * tx);
+}
+
+/** S ← R(q)ᵀ v. */
+function rotT(q: Float64Array, o: number, vx: number, vy: number, vz: number): void {
+  const qx = -q[o],
+    qy = -q[o + 1],
+    qz = -q[o + 2],
+    qw = q[o + 3];
+  const tx = 2 * (qy * vz - qz * vy),
+    ty = 2 * (qz * vx - qx * vz),
+    tz = 2 * (qx * vy - qy * vx);
+  S[0] = vx + qw * tx + (qy * tz - qz * ty);
+  S[1] = vy + qw * ty + (qz * tx - qx * tz);
+  S[2] = vz + qw * tz + (qx * ty - qy * tx);
+}
+
+export class RigidContacts implements ConstraintSet {
+  readonly kind = 'rigid-contact';
+  readonly order = 100;
+  enabled = true;
+  /** Contact points this step. */
+  count = 0;
+  private capacity = 0;
+  /** Body 1 (a store index) and body 2 (a store index, or −1 − k for collider k). */
+  a = new Int32Array(0);
+  b = new Int32Array(0);
+  /** Anchors in the frames of body 1 and 2 (3 each), the normal in its frame (3) and which frame (NF_*). */
+  rA = new Float64Array(0);
+  rB = new Float64Array(0);
+  nL = new Float64Array(0);
+  nf = new Int8Array(0);
+  /** Radii of the cores (sphere, capsule) on each side. */
+  radA = new Float64Array(0);
+  radB = new Float64Array(0);
+  /** Static and kinetic friction and restitution of the pair. */
+  muS = new Float64Array(0);
+  muD = new Float64Array(0);
+  rest = new Float64Array(0);
+  /** Normal and tangential multipliers of this substep, and the normal velocity before its projection. */
+  lamN = new Float64Array(0);
+  lamT = new Float64Array(0);
+  vn0 = new Float64Array(0);
+  /** The last world normal, for anchors that meet (NF_CORES). */
+  nW = new Float64Array(0);
+  /** Colliders' poses in this substep and at its start, and their velocities (3 or 4 numbers each). */
+  private cx = new Float64Array(0);
+  private cq = new Float64Array(0);
+  private cxp = new Float64Array(0);
+  private cqp = new Float64Array(0);
+  private cv = new Float64Array(0);
+  private cw = new Float64Array(0);
+  /** The contact's world data: s₁ (0–2), s₂ (3–5), n (6–8), r₁ (9–11), r₂ (12–14). */
+  private readonly W = new Float64Array(15);
+  private readonly rigids: RigidStore;
+  private readonly colliders: readonly WorldCollider[];
+  private readonly materials: ContactMaterials;
+  private gravity = 9.81;
+
+  constructor(rigids: RigidStore, colliders: readonly WorldCollider[], materials: ContactMaterials) {
+    this.rigids = rigids;
+    this.colliders = colliders;
+    this.materials = materials;
+    this.grow(64);
+  }
+
+  private grow(cap: number): void {
+    const g = <T extends Float64Array | Int32Array | Int8Array>(a: T, stride: number): T => {
+      const b = new (a.constructor as new (n: number) => T)(cap * stride);
+      b.set(a.subarray(0, this.count * stride));
+      return b;
+    };
+    this.a = g(this.a, 1);
+    this.b = g(this.b, 1);
+    this.rA = g(this.rA, 3);
+    this.rB = g(this.rB, 3);
+    this.nL = g(this.nL, 3);
+    this.nf = g(this.nf, 1);
+    this.radA = g(this.radA, 1);
+    this.radB = g(this.radB, 1);
+    this.muS = g(this.muS, 1);
+    this.muD = g(this.muD, 1);
+    this.rest = g(this.rest, 1);
+    this.lamN = g(this.lamN, 1);
+    this.lamT = g(this.lamT, 1);
+    this.vn0 = g(this.vn0, 1);
+    this.nW = g(this.nW, 3);
+    this.capacity = cap;
+  }
+
+  /** Forgets every contact (the narrow phase refills them each step). */
+  clear(): void {
+    this.count = 0;
+  }
+
+  /**
+   * Adds a contact point from world data at the current poses: the core
+   * points p₁ on body a and p₂ on body b (surface points when the radii are
+   * 0), the unit normal n pointing from b into a, the frame to keep n in
+   * (NF_*), and the core radii.
+   */
+  add(ia: number, ib: number, P: Float64Array, nf: number, radA: number, radB: number): void {
+    if (this.count === this.capacity) this.grow(2 * this.capacity);
+    const k = this.count++;
+    const k3 = 3 * k;
+    const r = this.rigids;
+    this.a[k] = ia;
+    this.b[k] = ib;
+    rotT(r.q, 4 * ia, P[0] - r.x[3 * ia], P[1] - r.x[3 * ia + 1], P[2] - r.x[3 * ia + 2]);
+    this.rA[k3] = S[0];
+    this.rA[k3 + 1] = S[1];
+    this.rA[k3 + 2] = S[2];
+    const mats = this.materials;
+    let fB: number, sB: number, eB: number;
+    let qB: Float64Array, qo: number;
+    if (ib >= 0) {
+      rotT(r.q, 4 * ib, P[3] - r.x[3 * ib], P[4] - r.x[3 * ib + 1], P[5] - r.x[3 * ib + 2]);
+      qB = r.q;
+      qo = 4 * ib;
+      fB = mats.friction[ib];
+      sB = mats.staticFriction[ib];
+      eB = mats.restitution[ib];
+    } else {
+      const c = this.colliders[-1 - ib];
+      rotT(c.rotation, 0, P[3] - c.position[0], P[4] - c.position[1], P[5] - c.position[2]);
+      qB = c.rotation;
+      qo = 0;
+      fB = c.friction;
+      sB = c.staticFriction;
+      eB = c.restitution;
+    }
+    this.rB[k3] = S[0];
+    this.rB[k3 + 1] = S[1];
+    this.rB[k3 + 2] = S[2];
+    if (nf === NF_A) rotT(r.q, 4 * ia, P[6], P[7], P[8]);
+    else if (nf === NF_B) rotT(qB, qo, P[6], P[7], P[8]);
+    else {
+      S[0] = P[6];
+      S[1] = P[7];
+      S[2] = P[8];
+    }
+    this.nL[k3] = S[0];
+    this.nL[k3 + 1] = S[1];
+    this.nL[k3 + 2] = S[2];
+    this.nW[k3] = P[6];
+    this.nW[k3 + 1] = P[7];
+    this.nW[k3 + 2] = P[8];
+    this.nf[k] = nf;
+    this.radA[k] = radA;
+    this.radB[k] = radB;
+    // friction: the mean of the two; restitution: the larger
+    this.muD[k] = 0.5 * (mats.friction[ia] + fB);
+    this.muS[k] = 0.5 * (mats.staticFriction[ia] + sB);
+    this.rest[k] = Math.max(mats.restitution[ia], eB);
+    this.lamN[k] = this.lamT[k] = 0;
+  }
+
+  /** The colliders' poses for this substep; multipliers to 0; the normal velocities before the projection. */
+  beginStep(ctx: StepContext): void {
+    const g = ctx.gravity;
+    this.gravity = Math.sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    const cols = this.colliders;
+    const nc = cols.length;
+    if (this.cx.length < 3 * nc) {
+      this.cx = new Float64Array(3 * nc);
+      this.cq = new Float64Array(4 * nc);
+      this.cxp = new Float64Array(3 * nc);
+      this.cqp = new Float64Array(4 * nc);
+      this.cv = new Float64Array(3 * nc);
+      this.cw = new Float64Array(3 * nc);
+    }
+    const h = ctx.h;
+    for (let c = 0; c < nc; c++) {
+      const col = cols[c];
+      for (let k = 0; k < 3; k++) {
+        this.cx[3 * c + k] = col.position[k];
+        this.cv[3 * c + k] = col.linearVelocity[k];
+        this.cw[3 * c + k] = col.angularVelocity[k];
+        this.cxp[3 * c + k] = col.position[k] - h * col.linearVelocity[k];
+      }
+      for (let k = 0; k < 4; k++) this.cq[4 * c + k] = col.rotation[k];
+      // the rotation at the substep's start: q turned back by h ω (small)
+      const o = 4 * c;
+      const ax = -0.5 * h * this.cw[3 * c],
+        ay = -0.5 * h * this.cw[3 * c + 1],
+        az = -0.5 * h * this.cw[3 * c + 2];
+      const q = this.cq;
+      const nx = q[o] + (ax * q[o + 3] + ay * q[o + 2] - az * q[o + 1]),
+        ny = q[o + 1] + (ay * q[o + 3] + az * q[o] - ax * q[o + 2]),
+        nz = q[o + 2] + (az * q[o + 3] + ax * q[o + 1] - ay * q[o]),
+        nw = q[o + 3] - (ax * q[o] + ay * q[o + 1] + az * q[o + 2]);
+      const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+      this.cqp[o] = nx * inv;
+      this.cqp[o + 1] = ny * inv;
+      this.cqp[o + 2] = nz * inv;
+      this.cqp[o + 3] = nw * inv;
+    }
+    const W = this.W;
+    for (let k = 0; k < this.count; k++) {
+      this.lamN[k] = this.lamT[k] = 0;
+      this.world(k);
+      this.relativeVelocity(k);
+      this.vn0[k] = S[0] * W[6] + S[1] * W[7] + S[2] * W[8];
+    }
+  }
+
+  /**
+   * W ← the contact's world data at the current poses: the surface points
+   * s₁ = p₁ − r₁ n and s₂ = p₂ + r₂ n, the normal, and the lever arms
+   * s − x of both bodies.
+   */
+  private world(k: number): void {
+    const r = this.rigids;
+    const W = this.W;
+    const ia = this.a[k],
+      ib = this.b[k];
+    const k3 = 3 * k;
+    const X = r.x,
+      Q = r.q;
+    const xa = 3 * ia;
+    rot(Q, 4 * ia, this.rA[k3], this.rA[k3 + 1], this.rA[k3 + 2]);
+    const pax = X[xa] + S[0],
+      pay = X[xa + 1] + S[1],
+      paz = X[xa + 2] + S[2];
+    let XB: Float64Array, QB: Float64Array, xb: number, qb: number;
+    if (ib >= 0) {
+      XB = X;
+      QB = Q;
+      xb = 3 * ib;
+      qb = 4 * ib;
+    } else {
+      XB = this.cx;
+      QB = this.cq;
+      xb = 3 * (-1 - ib);
+      qb = 4 * (-1 - ib);
+    }
+    rot(QB, qb, this.rB[k3], this.rB[k3 + 1], this.rB[k3 + 2]);
+    const pbx = XB[xb] + S[0],
+      pby = XB[xb + 1] + S[1],
+      pbz = XB[xb + 2] + S[2];
+    let nx: number, ny: number, nz: number;
+    const nf = this.nf[k];
+    if (nf === NF_CORES) {
+      nx = pax - pbx;
+      ny = pay - pby;
+      nz = paz - pbz;
+      const len = Math.sqrt(nx * nx + ny * ny + nz * nz);
+      if (len > 1e-12) {
+        nx /= len;
+        ny /= len;
+        nz /= len;
+      } else {
+        nx = this.nW[k3];
+        ny = this.nW[k3 + 1];
+        nz = this.nW[k3 + 2];
+      }
+    } else {
+      if (nf === NF_A) rot(Q, 4 * ia, this.nL[k3], this.nL[k3 + 1], this.nL[k3 + 2]);
+      else rot(QB, qb, this.nL[k3], this.nL[k3 + 1], this.nL[k3 + 2]);
+      nx = S[0];
+      ny = S[1];
+      nz = S[2];
+    }
+    this.nW[k3] = nx;
+    this.nW[k3 + 1] = ny;
+    this.nW[k3 + 2] = nz;
+    const ra = this.radA[k],
+      rb = this.radB[k];
+    W[0] = pax - ra * nx;
+    W[1] = pay - ra * ny;
+    W[2] = paz - ra * nz;
+    W[3] = pbx + rb * nx;
+    W[4] = pby + rb * ny;
+    W[5] = pbz + rb * nz;
+    W[6] = nx;
+    W[7] = ny;
+    W[8] = nz;
+    W[9] = W[0] - X[xa];
+    W[10] = W[1] - X[xa + 1];
+    W[11] = W[2] - X[xa + 2];
+    W[12] = W[3] - XB[xb];
+    W[13] = W[4] - XB[xb + 1];
+    W[14] = W[5] - XB[xb + 2];
+  }
+
+  /** S ← the velocity of s₁ relative to s₂ (W must be current). */
+  private relativeVelocity(k: number): void {
+    const r = this.rigids;
+    const W = this.W;
+    const ia = this.a[k],
+      ib = this.b[k];
+    const V = r.v,
+      O = r.omega;
+    const a3 = 3 * ia;
+    let vx = V[a3] + (O[a3 + 1] * W[11] - O[a3 + 2] * W[10]),
+      vy = V[a3 + 1] + (O[a3 + 2] * W[9] - O[a3] * W[11]),
+      vz = V[a3 + 2] + (O[a3] * W[10] - O[a3 + 1] * W[9]);
+    let VB: Float64Array, OB: Float64Array, b3: number;
+    if (ib >= 0) {
+      VB = V;
+      OB = O;
+      b3 = 3 * ib;
+    } else {
+      VB = this.cv;
+      OB = this.cw;
+      b3 = 3 * (-1 - ib);
+    }
+    vx -= VB[b3] + (OB[b3 + 1] * W[14] - OB[b3 + 2] * W[13]);
+    vy -= VB[b3 + 1] + (OB[b3 + 2] * W[12] - OB[b3] * W[14]);
+    vz -= VB[b3 + 2] + (OB[b3] * W[13] - OB[b3 + 1] * W[12]);
+    S[0] = vx;
+    S[1] = vy;
+    S[2] = vz;
+  }
+
+  /** Generalized inverse mass of side b (store index, or −1: immovable) for direction d at lever r (eq. 2). */
+  private inverseMass(
+    i: number,
+    rx: number,
+    ry: number,
+    rz: number,
+    dx: number,
+    dy: number,
+    dz: number,
+  ): number {
+    if (i < 0 || this.materials.movable[i] === 0) return 0;
+    const r = this.rigids;
+    rotT(r.q, 4 * i, ry * dz - rz * dy, rz * dx - rx * dz, rx * dy - ry * dx);
+    const J = r.invInertia,
+      i3 = 3 * i;
+    return r.invMass[i] + J[i3] * S[0] * S[0] + J[i3 + 1] * S[1] * S[1] + J[i3 + 2] * S[2] * S[2];
+  }
+
+  /** Moves body i by sign·p at lever r (eqs. 6–9): x += p/m, q += ½ [I⁻¹ (r × p), 0] q. */
+  private move(i: number, rx: number, ry: number, rz: number, px: number, py: number, pz: number): void {
+    if (i < 0 || this.materials.movable[i] === 0) return;
+    const r = this.rigids;
+    const i3 = 3 * i,
+      i4 = 4 * i;
+    const w = r.invMass[i];
+    r.x[i3] += w * px;
+    r.x[i3 + 1] += w * py;
+    r.x[i3 + 2] += w * pz;
+    const J = r.invInertia;
+    const Q = r.q;
+    rotT(Q, i4, ry * pz - rz * py, rz * px - rx * pz, rx * py - ry * px);
+    rot(Q, i4, J[i3] * S[0], J[i3 + 1] * S[1], J[i3 + 2] * S[2]);
+    const hx = 0.5 * S[0],
+      hy = 0.5 * S[1],
+      hz = 0.5 * S[2];
+    const qx = Q[i4],
+      qy = Q[i4 + 1],
+      qz = Q[i4 + 2],
+      qw = Q[i4 + 3];
+    const nx = qx + (hx * qw + hy * qz - hz * qy),
+      ny = qy + (hy * qw + hz * qx - hx * qz),
+      nz = qz + (hz * qw + hx * qy - hy * qx),
+      nw = qw - (hx * qx + hy * qy + hz * qz);
+    const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+    Q[i4] = nx * inv;
+    Q[i4 + 1] = ny * inv;
+    Q[i4 + 2] = nz * inv;
+    Q[i4 + 3] = nw * inv;
+  }
+
+  /** The contacts' position-level projection: non-penetration, then static friction (see the header). */
+  project(ctx: StepContext): void {
+    const W = this.W;
+    const n = this.count;
+    const rev = ctx.reverse;
+    for (let j = 0; j < n; j++) {
+      const k = rev ? n - 1 - j : j;
+      this.world(k);
+      const nx = W[6],
+        ny = W[7],
+        nz = W[8];
+      const d = (W[3] - W[0]) * nx + (W[4] - W[1]) * ny + (W[5] - W[2]) * nz;
+      if (d <= 0) continue;
+      const ia = this.a[k],
+        ib = this.b[k];
+      const wa = this.inverseMass(ia, W[9], W[10], W[11], nx, ny, nz);
+      const wb = this.inverseMass(ib, W[12], W[13], W[14], nx, ny, nz);
+      const w = wa + wb;
+      if (w <= 0) continue;
+      const dl = d / w;
+      this.lamN[k] += dl;
+      this.move(ia, W[9], W[10], W[11], dl * nx, dl * ny, dl * nz);
+      this.move(ib, W[12], W[13], W[14], -dl * nx, -dl * ny, -dl * nz);
+      this.staticFriction(k);
+    }
+  }
+
+  /** Static friction of contact k: undo the tangential slip of the substep while λ_t < μ_s λ_n. */
+  private staticFriction(k: number): void {
+    const muS = this.muS[k];
+    if (muS <= 0) return;
+    this.world(k);
+    const W = this.W;
+    const r = this.rigids;
+    const ia = this.a[k],
+      ib = this.b[k];
+    // p − p̄ for the body point at s₁: (s₁ − x) − R̄ Rᵀ (s₁ − x) + (x − x̄)
+    const a3 = 3 * ia,
+      a4 = 4 * ia;
+    rotT(r.q, a4, W[9], W[10], W[11]);
+    rot(r.qPrev, a4, S[0], S[1], S[2]);
+    let dx = W[9] - S[0] + r.x[a3] - r.xPrev[a3],
+      dy = W[10] - S[1] + r.x[a3 + 1] - r.xPrev[a3 + 1],
+      dz = W[11] - S[2] + r.x[a3 + 2] - r.xPrev[a3 + 2];
+    let Q: Float64Array, Qp: Float64Array, X: Float64Array, Xp: Float64Array, b3: number, b4: number;
+    if (ib >= 0) {
+      Q = r.q;
+      Qp = r.qPrev;
+      X = r.x;
+      Xp = r.xPrev;
+      b3 = 3 * ib;
+      b4 = 4 * ib;
+    } else {
+      Q = this.cq;
+      Qp = this.cqp;
+      X = this.cx;
+      Xp = this.cxp;
+      b3 = 3 * (-1 - ib);
+      b4 = 4 * (-1 - ib);
+    }
+    rotT(Q, b4, W[12], W[13], W[14]);
+    rot(Qp, b4, S[0], S[1], S[2]);
+    dx -= W[12] - S[0] + X[b3] - Xp[b3];
+    dy -= W[13] - S[1] + X[b3 + 1] - Xp[b3 + 1];
+    dz -= W[14] - S[2] + X[b3 + 2] - Xp[b3 + 2];
+    const nx = W[6],
+      ny = W[7],
+      nz = W[8];
+    const dn = dx * nx + dy * ny + dz * nz;
+    dx -= dn * nx;
+    dy -= dn * ny;
+    dz -= dn * nz;
+    const ct = Math.sqrt(dx * dx + dy * dy + dz * dz);
+    if (!(ct > 1e-15)) return;
+    const tx = dx / ct,
+      ty = dy / ct,
+      tz = dz / ct;
+    const w =
+      this.inverseMass(ia, W[9], W[10], W[11], tx, ty, tz) +
+      this.inverseMass(ib, W[12], W[13], W[14], tx, ty, tz);
+    if (w <= 0) return;
+    const dl = ct / w;
+    if (this.lamT[k] + dl >= muS * this.lamN[k]) return;
+    this.lamT[k] += dl;
+    this.move(ia, W[9], W[10], W[11], -dl * tx, -dl * ty, -dl * tz);
+    this.move(ib, W[12], W[13], W[14], dl * tx, dl * ty, dl * tz);
+  }
+
+  /** The velocity pass: dynamic friction and restitution of the contacts that acted in this substep. */
+  endStep(ctx: StepContext): void {
+    const W = this.W;
+    const h = ctx.h;
+    const rest = 2 * this.gravity * h;
+    const r = this.rigids;
+    for (let k = 0; k < this.count; k++) {
+      const lam = this.lamN[k];
+      if (lam <= 0) continue;
+      this.world(k);
+      this.relativeVelocity(k);
+      const nx = W[6],
+        ny = W[7],
+        nz = W[8];
+      const vx = S[0],
+        vy = S[1],
+        vz = S[2];
+      const vn = vx * nx + vy * ny + vz * nz;
+      const tx = vx - vn * nx,
+        ty = vy - vn * ny,
+        tz = vz - vn * nz;
+      const vt = Math.sqrt(tx * tx + ty * ty + tz * tz);
+      let dvx = 0,
+        dvy = 0,
+        dvz = 0;
+      if (vt > 0) {
+        // dynamic friction: |Δv| = min(h μ_d f_n, |v_t|), f_n = λ_n / h²
+        const f = Math.min((this.muD[k] * lam) / h, vt) / vt;
+        dvx = -f * tx;
+        dvy = -f * ty;
+        dvz = -f * tz;
+      }
+      const v0 = this.vn0[k];
+      const e = Math.abs(v0) <= rest ? 0 : this.rest[k];
+      const dn = -vn + Math.max(-e * v0, 0);
+      dvx += dn * nx;
+      dvy += dn * ny;
+      dvz += dn * nz;
+      const dv = Math.sqrt(dvx * dvx + dvy * dvy + dvz * dvz);
+      if (!(dv > 0)) continue;
+      const ux = dvx / dv,
+        uy = dvy / dv,
+        uz = dvz / dv;
+      const ia = this.a[k],
+        ib = this.b[k];
+      const w =
+        this.inverseMass(ia, W[9], W[10], W[11], ux, uy, uz) +
+        this.inverseMass(ib, W[12], W[13], W[14], ux, uy, uz);
+      if (w <= 0) continue;
+      const p = dv / w;
+      this.impulse(r, ia, W[9], W[10], W[11], p * ux, p * uy, p * uz);
+      this.impulse(r, ib, W[12], W[13], W[14], -p * ux, -p * uy, -p * uz);
+    }
+  }
+
+  /** v += p/m, ω += I⁻¹ (r × p) for a movable store body i. */
+  private impulse(
+    r: RigidStore,
+    i: number,
+    rx: number,
+    ry: number,
+    rz: number,
+    px: number,
+    py: number,
+    pz: number,
+  ): void {
+    if (i < 0 || this.materials.movable[i] === 0) return;
+    const i3 = 3 * i,
+      i4 = 4 * i;
+    const w = r.invMass[i];
+    r.v[i3] += w * px;
+    r.v[i3 + 1] += w * py;
+    r.v[i3 + 2] += w * pz;
+    const J = r.invInertia;
+    rotT(r.q, i4, ry * pz - rz * py, rz * px - rx * pz, rx * py - ry * px);
+    rot(r.q, i4, J[i3] * S[0], J[i3 + 1] * S[1], J[i3 + 2] * S[2]);
+    r.omega[i3] += S[0];
+    r.omega[i3 + 1] += S[1];
+    r.omega[i3 + 2] += S[2];
+  }
+
+  /** Largest penetration (m) over the contacts at the current poses. */
+  maxViolation(): number {
+    let m = 0;
+    const W = this.W;
+    for (let k = 0; k < this.count; k++) {
+      this.world(k);
+      const d = (W[3] - W[0]) * W[6] + (W[4] - W[1]) * W[7] + (W[5] - W[2]) * W[8];
+      if (d > m) m = d;
+    }
+    return m;
+  }
+}
