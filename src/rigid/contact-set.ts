@@ -57,6 +57,11 @@ export interface ContactMaterials {
 
 const S = new Float64Array(3);
 
+/** A hash of a body pair (b may be negative: a collider). */
+function pairHash(a: number, b: number): number {
+  return Math.imul(a, 0x9e3779b1) ^ Math.imul(b + 0x10000, 0x85ebca6b);
+}
+
 /** S ← R(q) v. */
 function rot(q: Float64Array, o: number, vx: number, vy: number, vz: number): void {
   const qx = q[o],
@@ -120,6 +125,15 @@ export class RigidContacts implements ConstraintSet {
   private cqp = new Float64Array(0);
   private cv = new Float64Array(0);
   private cw = new Float64Array(0);
+  /** The last step's contacts (pairs and anchors) and a hash of their pairs. */
+  private prevA = new Int32Array(0);
+  private prevB = new Int32Array(0);
+  private prevRA = new Float64Array(0);
+  private prevRB = new Float64Array(0);
+  private prevNext = new Int32Array(0);
+  private prevCount = 0;
+  private table = new Int32Array(0);
+  private tableMask = 0;
   /** The contact's world data: s₁ (0–2), s₂ (3–5), n (6–8), r₁ (9–11), r₂ (12–14). */
   private readonly W = new Float64Array(15);
   private readonly rigids: RigidStore;
@@ -158,9 +172,64 @@ export class RigidContacts implements ConstraintSet {
     this.capacity = cap;
   }
 
-  /** Forgets every contact (the narrow phase refills them each step). */
+  /**
+   * Starts a new step's contacts; the last step's are kept to match: a new
+   * contact between polyhedra whose anchor on body 1 lies within `reach` of
+   * an old one of the same pair takes the old anchors, so that static
+   * friction holds the bodies where they stuck, across steps too.
+   */
   clear(): void {
+    const n = this.count;
+    if (this.prevA.length < n) {
+      this.prevA = new Int32Array(2 * n);
+      this.prevB = new Int32Array(2 * n);
+      this.prevRA = new Float64Array(6 * n);
+      this.prevRB = new Float64Array(6 * n);
+      this.prevNext = new Int32Array(2 * n);
+    }
+    this.prevA.set(this.a.subarray(0, n));
+    this.prevB.set(this.b.subarray(0, n));
+    this.prevRA.set(this.rA.subarray(0, 3 * n));
+    this.prevRB.set(this.rB.subarray(0, 3 * n));
+    // hash of pairs → their old contacts (a chain through prevNext)
+    let size = 16;
+    while (size < 2 * n) size *= 2;
+    if (this.table.length < size) this.table = new Int32Array(size);
+    this.tableMask = size - 1;
+    this.table.fill(-1, 0, size);
+    for (let k = n - 1; k >= 0; k--) {
+      const h = pairHash(this.a[k], this.b[k]) & this.tableMask;
+      this.prevNext[k] = this.table[h];
+      this.table[h] = k;
+    }
+    this.prevCount = n;
     this.count = 0;
+  }
+
+  /** Contact k (just added) takes the anchors of an old contact of its pair within `reach` of its anchor on body 1. */
+  private match(k: number, reach: number): void {
+    if (this.prevCount === 0) return;
+    const ia = this.a[k],
+      ib = this.b[k];
+    const k3 = 3 * k;
+    let best = -1,
+      bestD = reach * reach;
+    for (let o = this.table[pairHash(ia, ib) & this.tableMask]; o >= 0; o = this.prevNext[o]) {
+      if (this.prevA[o] !== ia || this.prevB[o] !== ib) continue;
+      const d =
+        (this.prevRA[3 * o] - this.rA[k3]) ** 2 +
+        (this.prevRA[3 * o + 1] - this.rA[k3 + 1]) ** 2 +
+        (this.prevRA[3 * o + 2] - this.rA[k3 + 2]) ** 2;
+      if (d < bestD) {
+        bestD = d;
+        best = o;
+      }
+    }
+    if (best < 0) return;
+    for (let d = 0; d < 3; d++) {
+      this.rA[k3 + d] = this.prevRA[3 * best + d];
+      this.rB[k3 + d] = this.prevRB[3 * best + d];
+    }
   }
 
   /**
@@ -169,7 +238,7 @@ export class RigidContacts implements ConstraintSet {
    * 0), the unit normal n pointing from b into a, the frame to keep n in
    * (NF_*), and the core radii.
    */
-  add(ia: number, ib: number, P: Float64Array, nf: number, radA: number, radB: number): void {
+  add(ia: number, ib: number, P: Float64Array, nf: number, radA: number, radB: number, reach = 0): void {
     if (this.count === this.capacity) this.grow(2 * this.capacity);
     const k = this.count++;
     const k3 = 3 * k;
@@ -223,6 +292,7 @@ export class RigidContacts implements ConstraintSet {
     this.muS[k] = 0.5 * (mats.staticFriction[ia] + sB);
     this.rest[k] = Math.max(mats.restitution[ia], eB);
     this.lamN[k] = this.lamT[k] = 0;
+    if (radA === 0 && radB === 0) this.match(k, reach);
   }
 
   /** The colliders' poses for this substep; multipliers to 0; the normal velocities before the projection. */
@@ -460,7 +530,18 @@ export class RigidContacts implements ConstraintSet {
     }
   }
 
-  /** Static friction of contact k: undo the tangential slip of the substep while λ_t < μ_s λ_n. */
+  /**
+   * Static friction of contact k: undo the tangential slip while λ_t < μ_s λ_n.
+   * For contacts between polyhedra the anchors are material points of both
+   * bodies that coincided (tangentially) when the contact was made, so the
+   * slip is the tangential part of s₁ − s₂: the body points' motion since
+   * the step began, which the paper's (p₁ − p̄₁) − (p₂ − p̄₂) measures over
+   * one substep. Measured over the step, what one Gauss–Seidel pass leaves
+   * of it in a substep is taken up in the next, instead of adding up to a
+   * creep of the whole stack. When the contact slides, body 2's anchor moves
+   * under body 1's. A round core (sphere, capsule) has no material point at
+   * its surface, so its slip is the paper's, over the substep.
+   */
   private staticFriction(k: number): void {
     const muS = this.muS[k];
     if (muS <= 0) return;
@@ -469,35 +550,43 @@ export class RigidContacts implements ConstraintSet {
     const r = this.rigids;
     const ia = this.a[k],
       ib = this.b[k];
-    // p − p̄ for the body point at s₁: (s₁ − x) − R̄ Rᵀ (s₁ − x) + (x − x̄)
-    const a3 = 3 * ia,
-      a4 = 4 * ia;
-    rotT(r.q, a4, W[9], W[10], W[11]);
-    rot(r.qPrev, a4, S[0], S[1], S[2]);
-    let dx = W[9] - S[0] + r.x[a3] - r.xPrev[a3],
-      dy = W[10] - S[1] + r.x[a3 + 1] - r.xPrev[a3 + 1],
-      dz = W[11] - S[2] + r.x[a3 + 2] - r.xPrev[a3 + 2];
-    let Q: Float64Array, Qp: Float64Array, X: Float64Array, Xp: Float64Array, b3: number, b4: number;
-    if (ib >= 0) {
-      Q = r.q;
-      Qp = r.qPrev;
-      X = r.x;
-      Xp = r.xPrev;
-      b3 = 3 * ib;
-      b4 = 4 * ib;
+    let dx: number, dy: number, dz: number;
+    const round = this.radA[k] !== 0 || this.radB[k] !== 0;
+    if (!round) {
+      dx = W[0] - W[3];
+      dy = W[1] - W[4];
+      dz = W[2] - W[5];
     } else {
-      Q = this.cq;
-      Qp = this.cqp;
-      X = this.cx;
-      Xp = this.cxp;
-      b3 = 3 * (-1 - ib);
-      b4 = 4 * (-1 - ib);
+      // p − p̄ for the body point at s₁: (s₁ − x) − R̄ Rᵀ (s₁ − x) + (x − x̄)
+      const a3 = 3 * ia,
+        a4 = 4 * ia;
+      rotT(r.q, a4, W[9], W[10], W[11]);
+      rot(r.qPrev, a4, S[0], S[1], S[2]);
+      dx = W[9] - S[0] + r.x[a3] - r.xPrev[a3];
+      dy = W[10] - S[1] + r.x[a3 + 1] - r.xPrev[a3 + 1];
+      dz = W[11] - S[2] + r.x[a3 + 2] - r.xPrev[a3 + 2];
+      let Q: Float64Array, Qp: Float64Array, X: Float64Array, Xp: Float64Array, b3: number, b4: number;
+      if (ib >= 0) {
+        Q = r.q;
+        Qp = r.qPrev;
+        X = r.x;
+        Xp = r.xPrev;
+        b3 = 3 * ib;
+        b4 = 4 * ib;
+      } else {
+        Q = this.cq;
+        Qp = this.cqp;
+        X = this.cx;
+        Xp = this.cxp;
+        b3 = 3 * (-1 - ib);
+        b4 = 4 * (-1 - ib);
+      }
+      rotT(Q, b4, W[12], W[13], W[14]);
+      rot(Qp, b4, S[0], S[1], S[2]);
+      dx -= W[12] - S[0] + X[b3] - Xp[b3];
+      dy -= W[13] - S[1] + X[b3 + 1] - Xp[b3 + 1];
+      dz -= W[14] - S[2] + X[b3 + 2] - Xp[b3 + 2];
     }
-    rotT(Q, b4, W[12], W[13], W[14]);
-    rot(Qp, b4, S[0], S[1], S[2]);
-    dx -= W[12] - S[0] + X[b3] - Xp[b3];
-    dy -= W[13] - S[1] + X[b3 + 1] - Xp[b3 + 1];
-    dz -= W[14] - S[2] + X[b3 + 2] - Xp[b3 + 2];
     const nx = W[6],
       ny = W[7],
       nz = W[8];
@@ -515,10 +604,33 @@ export class RigidContacts implements ConstraintSet {
       this.inverseMass(ib, W[12], W[13], W[14], tx, ty, tz);
     if (w <= 0) return;
     const dl = ct / w;
-    if (this.lamT[k] + dl >= muS * this.lamN[k]) return;
+    if (this.lamT[k] + dl >= muS * this.lamN[k]) {
+      // sliding: body 2's anchor follows under body 1's
+      if (!round) this.reanchor(k, dx, dy, dz);
+      return;
+    }
     this.lamT[k] += dl;
     this.move(ia, W[9], W[10], W[11], -dl * tx, -dl * ty, -dl * tz);
     this.move(ib, W[12], W[13], W[14], dl * tx, dl * ty, dl * tz);
+  }
+
+  /** Moves body 2's anchor of contact k by the world vector d (W current). */
+  private reanchor(k: number, dx: number, dy: number, dz: number): void {
+    const ib = this.b[k];
+    const W = this.W;
+    let Q: Float64Array, qo: number;
+    if (ib >= 0) {
+      Q = this.rigids.q;
+      qo = 4 * ib;
+    } else {
+      Q = this.cq;
+      qo = 4 * (-1 - ib);
+    }
+    rotT(Q, qo, W[12] + dx, W[13] + dy, W[14] + dz);
+    const k3 = 3 * k;
+    this.rB[k3] = S[0];
+    this.rB[k3 + 1] = S[1];
+    this.rB[k3 + 2] = S[2];
   }
 
   /** The velocity pass: dynamic friction and restitution of the contacts that acted in this substep. */

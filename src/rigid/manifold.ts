@@ -23,6 +23,8 @@ export class Pair {
   readonly qB = new Float64Array(4);
   /** Points apart by less than this (m) become contacts (speculative: they act once they touch). */
   margin = 0;
+  /** Old contacts of the pair within this distance (m) of a new one lend it their anchors (RigidContacts.clear). */
+  reach = 0;
   /** Candidates: point on 1 (3), point on 2 (3), separation (> 0 apart). */
   count = 0;
   readonly pa = new Float64Array(3 * MAX);
@@ -76,7 +78,7 @@ export class Pair {
         P[d] = this.pa[3 * k + d];
         P[3 + d] = this.pb[3 * k + d];
       }
-      c.add(this.ia, this.ib, P, nf, radA, radB);
+      c.add(this.ia, this.ib, P, nf, radA, radB, this.reach);
     }
   }
 

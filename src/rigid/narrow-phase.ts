@@ -115,6 +115,7 @@ export class NarrowPhase {
     pair.ia = ia;
     pair.ib = ib;
     pair.margin = margin;
+    pair.reach = 0.05 * Math.min(sa.boundingRadius, sb.boundingRadius);
     this.load(r, ia, false);
     this.load(r, ib, true);
     this.shapes(sa, sb);
@@ -219,6 +220,7 @@ export class NarrowPhase {
     pair.ia = ia;
     pair.ib = -1 - k;
     pair.margin = margin;
+    pair.reach = 0.05 * s.boundingRadius;
     this.load(r, ia, false);
     for (let d = 0; d < 3; d++) pair.xB[d] = col.position[d];
     for (let d = 0; d < 4; d++) pair.qB[d] = col.rotation[d];
