@@ -201,12 +201,17 @@ export class RigidVelocityStage extends RangeStage {
   }
 }
 
+/** Scratch of the gyroscopic solve: the vector being turned (L), the body's orientation (Q) and ½hω (A). */
 const L = new Float64Array(3);
+const Q = new Float64Array(4);
+const A = new Float64Array(3);
 
 /**
  * The implicit, momentum-conserving gyroscopic step of a body with finite
  * moments (see the header): L = rot(−ψ(ω)) I(q) ω, then ω ← I(q)⁻¹ rot(−ψ(ω)) L
  * until it no longer changes (at most 12 iterations). Writes omega[i3 …].
+ * Vectors pass through the scratch arrays: a call V8 does not inline boxes
+ * its double arguments.
  */
 export function gyroscopicSolve(
   omega: Float64Array,
@@ -217,17 +222,24 @@ export function gyroscopicSolve(
   i4: number,
   h: number,
 ): void {
-  const qx = q[i4],
-    qy = q[i4 + 1],
-    qz = q[i4 + 2],
-    qw = q[i4 + 3];
+  Q[0] = q[i4];
+  Q[1] = q[i4 + 1];
+  Q[2] = q[i4 + 2];
+  Q[3] = q[i4 + 3];
   let wx = omega[i3],
     wy = omega[i3 + 1],
     wz = omega[i3 + 2];
   if (wx === 0 && wy === 0 && wz === 0) return;
+  const s = 0.5 * h;
   // I(q) ω = R (I_b ⊙ Rᵀ ω)
-  worldInertiaTimes(qx, qy, qz, qw, inertia, i3, wx, wy, wz);
-  halfTurn(0.5 * h * wx, 0.5 * h * wy, 0.5 * h * wz, -1);
+  L[0] = wx;
+  L[1] = wy;
+  L[2] = wz;
+  worldDiagonal(inertia, i3);
+  A[0] = s * wx;
+  A[1] = s * wy;
+  A[2] = s * wz;
+  halfTurnBack();
   const lx = L[0],
     ly = L[1],
     lz = L[2];
@@ -235,8 +247,11 @@ export function gyroscopicSolve(
     L[0] = lx;
     L[1] = ly;
     L[2] = lz;
-    halfTurn(0.5 * h * wx, 0.5 * h * wy, 0.5 * h * wz, -1);
-    worldInertiaTimes(qx, qy, qz, qw, invInertia, i3, L[0], L[1], L[2]);
+    A[0] = s * wx;
+    A[1] = s * wy;
+    A[2] = s * wz;
+    halfTurnBack();
+    worldDiagonal(invInertia, i3);
     const dx = L[0] - wx,
       dy = L[1] - wy,
       dz = L[2] - wz;
@@ -250,18 +265,15 @@ export function gyroscopicSolve(
   omega[i3 + 2] = wz;
 }
 
-/** L ← R (D ⊙ Rᵀ v) for the rotation of (qx, qy, qz, qw) and the diagonal D[o …]. */
-function worldInertiaTimes(
-  qx: number,
-  qy: number,
-  qz: number,
-  qw: number,
-  D: Float64Array,
-  o: number,
-  vx: number,
-  vy: number,
-  vz: number,
-): void {
+/** L ← R(Q) (D[o …] ⊙ R(Q)ᵀ L): a diagonal body-frame tensor applied in the world frame. */
+function worldDiagonal(D: Float64Array, o: number): void {
+  const qx = Q[0],
+    qy = Q[1],
+    qz = Q[2],
+    qw = Q[3];
+  const vx = L[0],
+    vy = L[1],
+    vz = L[2];
   // Rᵀ v: rotation by the conjugate
   let tx = 2 * (qz * vy - qy * vz),
     ty = 2 * (qx * vz - qz * vx),
@@ -277,16 +289,18 @@ function worldInertiaTimes(
   L[2] = bz + qw * tz + (qx * ty - qy * tx);
 }
 
-/** L ← rot(sign ψ) L: the turn by ψ = atan(|a|) about a (see the header). */
-function halfTurn(ax: number, ay: number, az: number, sign: number): void {
+/** L ← rot(−ψ) L: the turn back by ψ = atan(|a|) about a = A (see the header). */
+function halfTurnBack(): void {
+  const ax = A[0],
+    ay = A[1],
+    az = A[2];
   const s = ax * ax + ay * ay + az * az;
   const c = 1 / Math.sqrt(1 + s);
   const vx = L[0],
     vy = L[1],
     vz = L[2];
   const k = (c * c * (ax * vx + ay * vy + az * vz)) / (1 + c);
-  const sc = sign * c;
-  L[0] = c * vx + sc * (ay * vz - az * vy) + k * ax;
-  L[1] = c * vy + sc * (az * vx - ax * vz) + k * ay;
-  L[2] = c * vz + sc * (ax * vy - ay * vx) + k * az;
+  L[0] = c * vx - c * (ay * vz - az * vy) + k * ax;
+  L[1] = c * vy - c * (az * vx - ax * vz) + k * ay;
+  L[2] = c * vz - c * (ax * vy - ay * vx) + k * az;
 }

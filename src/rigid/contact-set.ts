@@ -56,6 +56,12 @@ export interface ContactMaterials {
 }
 
 const S = new Float64Array(3);
+/** Rᵀ (r × d) of the two sides from the last inverseMass calls (3 each). */
+const U = new Float64Array(6);
+/** The direction (0–2) and magnitude (3) of the correction being applied. */
+const D = new Float64Array(4);
+/** The generalized inverse masses of the two sides from the last inverseMass calls. */
+const WM = new Float64Array(2);
 
 /** A hash of a body pair (b may be negative: a collider). */
 function pairHash(a: number, b: number): number {
@@ -68,6 +74,23 @@ function rot(q: Float64Array, o: number, vx: number, vy: number, vz: number): vo
     qy = q[o + 1],
     qz = q[o + 2],
     qw = q[o + 3];
+  const tx = 2 * (qy * vz - qz * vy),
+    ty = 2 * (qz * vx - qx * vz),
+    tz = 2 * (qx * vy - qy * vx);
+  S[0] = vx + qw * tx + (qy * tz - qz * ty);
+  S[1] = vy + qw * ty + (qz * tx - qx * tz);
+  S[2] = vz + qw * tz + (qx * ty - qy * tx);
+}
+
+/** S ← R(q) V[vo …] (the vector from an array: no boxed arguments). */
+function rotFrom(q: Float64Array, o: number, V: Float64Array, vo: number): void {
+  const qx = q[o],
+    qy = q[o + 1],
+    qz = q[o + 2],
+    qw = q[o + 3];
+  const vx = V[vo],
+    vy = V[vo + 1],
+    vz = V[vo + 2];
   const tx = 2 * (qy * vz - qz * vy),
     ty = 2 * (qz * vx - qx * vz),
     tz = 2 * (qx * vy - qy * vx);
@@ -336,9 +359,26 @@ export class RigidContacts implements ConstraintSet {
       this.cqp[o + 3] = nw * inv;
     }
     const W = this.W;
+    const r = this.rigids;
     for (let k = 0; k < this.count; k++) {
       this.lamN[k] = this.lamT[k] = 0;
-      this.world(k);
+      // the normal of a face turns with its body: taken once per substep, at the predicted pose
+      const nf = this.nf[k],
+        k3 = 3 * k;
+      if (nf === NF_A) rotFrom(r.q, 4 * this.a[k], this.nL, k3);
+      else if (nf === NF_B) {
+        const ib = this.b[k];
+        if (ib >= 0) rotFrom(r.q, 4 * ib, this.nL, k3);
+        else rotFrom(this.cq, 4 * (-1 - ib), this.nL, k3);
+      }
+      if (nf !== NF_CORES) {
+        this.nW[k3] = S[0];
+        this.nW[k3 + 1] = S[1];
+        this.nW[k3 + 2] = S[2];
+      }
+      // ṽ_n matters only for restitution
+      if (this.rest[k] === 0) continue;
+      this.current(k);
       this.relativeVelocity(k);
       this.vn0[k] = S[0] * W[6] + S[1] * W[7] + S[2] * W[8];
     }
@@ -358,7 +398,7 @@ export class RigidContacts implements ConstraintSet {
     const X = r.x,
       Q = r.q;
     const xa = 3 * ia;
-    rot(Q, 4 * ia, this.rA[k3], this.rA[k3 + 1], this.rA[k3 + 2]);
+    rotFrom(Q, 4 * ia, this.rA, k3);
     const pax = X[xa] + S[0],
       pay = X[xa + 1] + S[1],
       paz = X[xa + 2] + S[2];
@@ -374,7 +414,7 @@ export class RigidContacts implements ConstraintSet {
       xb = 3 * (-1 - ib);
       qb = 4 * (-1 - ib);
     }
-    rot(QB, qb, this.rB[k3], this.rB[k3 + 1], this.rB[k3 + 2]);
+    rotFrom(QB, qb, this.rB, k3);
     const pbx = XB[xb] + S[0],
       pby = XB[xb + 1] + S[1],
       pbz = XB[xb + 2] + S[2];
@@ -395,8 +435,8 @@ export class RigidContacts implements ConstraintSet {
         nz = this.nW[k3 + 2];
       }
     } else {
-      if (nf === NF_A) rot(Q, 4 * ia, this.nL[k3], this.nL[k3 + 1], this.nL[k3 + 2]);
-      else rot(QB, qb, this.nL[k3], this.nL[k3 + 1], this.nL[k3 + 2]);
+      if (nf === NF_A) rotFrom(Q, 4 * ia, this.nL, k3);
+      else rotFrom(QB, qb, this.nL, k3);
       nx = S[0];
       ny = S[1];
       nz = S[2];
@@ -453,54 +493,126 @@ export class RigidContacts implements ConstraintSet {
     S[2] = vz;
   }
 
-  /** Generalized inverse mass of side b (store index, or −1: immovable) for direction d at lever r (eq. 2). */
-  private inverseMass(
-    i: number,
-    rx: number,
-    ry: number,
-    rz: number,
-    dx: number,
-    dy: number,
-    dz: number,
-  ): number {
-    if (i < 0 || this.materials.movable[i] === 0) return 0;
+  /**
+   * Generalized inverse mass of body i (−1 or not movable: 0) for the
+   * direction D[0 … 2] at its lever W[9 + 3 side …] (eq. 2); keeps
+   * u = Rᵀ (r × d) in U[3 side …] for move and impulse. (Vectors pass through
+   * arrays: a call V8 does not inline boxes its double arguments.)
+   */
+  private inverseMass(i: number, side: number): void {
+    if (i < 0 || this.materials.movable[i] === 0) {
+      WM[side] = 0;
+      return;
+    }
     const r = this.rigids;
+    const W = this.W;
+    const o = 9 + 3 * side;
+    const rx = W[o],
+      ry = W[o + 1],
+      rz = W[o + 2];
+    const dx = D[0],
+      dy = D[1],
+      dz = D[2];
     rotT(r.q, 4 * i, ry * dz - rz * dy, rz * dx - rx * dz, rx * dy - ry * dx);
+    const u = 3 * side;
+    U[u] = S[0];
+    U[u + 1] = S[1];
+    U[u + 2] = S[2];
     const J = r.invInertia,
       i3 = 3 * i;
-    return r.invMass[i] + J[i3] * S[0] * S[0] + J[i3 + 1] * S[1] * S[1] + J[i3 + 2] * S[2] * S[2];
+    WM[side] = r.invMass[i] + J[i3] * S[0] * S[0] + J[i3 + 1] * S[1] * S[1] + J[i3 + 2] * S[2] * S[2];
   }
 
-  /** Moves body i by sign·p at lever r (eqs. 6–9): x += p/m, q += ½ [I⁻¹ (r × p), 0] q. */
-  private move(i: number, rx: number, ry: number, rz: number, px: number, py: number, pz: number): void {
+  /**
+   * Moves body i by the positional impulse sign·D[3]·D[0 … 2] at the lever whose u the last
+   * inverseMass(i, side, …) kept (eqs. 6–9): x += dl d/m, and
+   * q += ½ [I⁻¹ (r × p), 0] q, computed in the body frame as ½ q [dl I_b⁻¹ u, 0].
+   */
+  private move(i: number, side: number, sign: number): void {
     if (i < 0 || this.materials.movable[i] === 0) return;
+    const dl = sign * D[3];
+    const dx = D[0],
+      dy = D[1],
+      dz = D[2];
     const r = this.rigids;
     const i3 = 3 * i,
       i4 = 4 * i;
-    const w = r.invMass[i];
-    r.x[i3] += w * px;
-    r.x[i3 + 1] += w * py;
-    r.x[i3 + 2] += w * pz;
+    const w = dl * r.invMass[i];
+    r.x[i3] += w * dx;
+    r.x[i3 + 1] += w * dy;
+    r.x[i3 + 2] += w * dz;
     const J = r.invInertia;
+    const o = 3 * side;
+    const h = 0.5 * dl;
+    const ax = h * J[i3] * U[o],
+      ay = h * J[i3 + 1] * U[o + 1],
+      az = h * J[i3 + 2] * U[o + 2];
     const Q = r.q;
-    rotT(Q, i4, ry * pz - rz * py, rz * px - rx * pz, rx * py - ry * px);
-    rot(Q, i4, J[i3] * S[0], J[i3 + 1] * S[1], J[i3 + 2] * S[2]);
-    const hx = 0.5 * S[0],
-      hy = 0.5 * S[1],
-      hz = 0.5 * S[2];
     const qx = Q[i4],
       qy = Q[i4 + 1],
       qz = Q[i4 + 2],
       qw = Q[i4 + 3];
-    const nx = qx + (hx * qw + hy * qz - hz * qy),
-      ny = qy + (hy * qw + hz * qx - hx * qz),
-      nz = qz + (hz * qw + hx * qy - hy * qx),
-      nw = qw - (hx * qx + hy * qy + hz * qz);
+    const nx = qx + (qw * ax + qy * az - qz * ay),
+      ny = qy + (qw * ay + qz * ax - qx * az),
+      nz = qz + (qw * az + qx * ay - qy * ax),
+      nw = qw - (qx * ax + qy * ay + qz * az);
     const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
     Q[i4] = nx * inv;
     Q[i4 + 1] = ny * inv;
     Q[i4 + 2] = nz * inv;
     Q[i4 + 3] = nw * inv;
+  }
+
+  /**
+   * W ← contact k at the current poses: the normal of a face contact as
+   * taken at the substep's start (nW), that of two cores from the anchors.
+   */
+  private current(k: number): void {
+    if (this.nf[k] === NF_CORES) {
+      this.world(k);
+      return;
+    }
+    const W = this.W,
+      k3 = 3 * k;
+    W[6] = this.nW[k3];
+    W[7] = this.nW[k3 + 1];
+    W[8] = this.nW[k3 + 2];
+    this.anchors(k);
+  }
+
+  /** W ← the surface points and levers of contact k at the current poses, keeping the normal W[6 … 8]. */
+  private anchors(k: number): void {
+    const r = this.rigids;
+    const W = this.W;
+    const ia = this.a[k],
+      ib = this.b[k];
+    const k3 = 3 * k;
+    rotFrom(r.q, 4 * ia, this.rA, k3);
+    const ra = this.radA[k],
+      rb = this.radB[k];
+    W[9] = S[0] - ra * W[6];
+    W[10] = S[1] - ra * W[7];
+    W[11] = S[2] - ra * W[8];
+    const xa = 3 * ia;
+    W[0] = r.x[xa] + W[9];
+    W[1] = r.x[xa + 1] + W[10];
+    W[2] = r.x[xa + 2] + W[11];
+    let XB: Float64Array, xb: number;
+    if (ib >= 0) {
+      rotFrom(r.q, 4 * ib, this.rB, k3);
+      XB = r.x;
+      xb = 3 * ib;
+    } else {
+      rotFrom(this.cq, 4 * (-1 - ib), this.rB, k3);
+      XB = this.cx;
+      xb = 3 * (-1 - ib);
+    }
+    W[12] = S[0] + rb * W[6];
+    W[13] = S[1] + rb * W[7];
+    W[14] = S[2] + rb * W[8];
+    W[3] = XB[xb] + W[12];
+    W[4] = XB[xb + 1] + W[13];
+    W[5] = XB[xb + 2] + W[14];
   }
 
   /** The contacts' position-level projection: non-penetration, then static friction (see the header). */
@@ -510,7 +622,7 @@ export class RigidContacts implements ConstraintSet {
     const rev = ctx.reverse;
     for (let j = 0; j < n; j++) {
       const k = rev ? n - 1 - j : j;
-      this.world(k);
+      this.current(k);
       const nx = W[6],
         ny = W[7],
         nz = W[8];
@@ -518,14 +630,18 @@ export class RigidContacts implements ConstraintSet {
       if (d <= 0) continue;
       const ia = this.a[k],
         ib = this.b[k];
-      const wa = this.inverseMass(ia, W[9], W[10], W[11], nx, ny, nz);
-      const wb = this.inverseMass(ib, W[12], W[13], W[14], nx, ny, nz);
-      const w = wa + wb;
+      D[0] = nx;
+      D[1] = ny;
+      D[2] = nz;
+      this.inverseMass(ia, 0);
+      this.inverseMass(ib, 1);
+      const w = WM[0] + WM[1];
       if (w <= 0) continue;
       const dl = d / w;
       this.lamN[k] += dl;
-      this.move(ia, W[9], W[10], W[11], dl * nx, dl * ny, dl * nz);
-      this.move(ib, W[12], W[13], W[14], -dl * nx, -dl * ny, -dl * nz);
+      D[3] = dl;
+      this.move(ia, 0, 1);
+      this.move(ib, 1, -1);
       this.staticFriction(k);
     }
   }
@@ -545,13 +661,15 @@ export class RigidContacts implements ConstraintSet {
   private staticFriction(k: number): void {
     const muS = this.muS[k];
     if (muS <= 0) return;
-    this.world(k);
     const W = this.W;
     const r = this.rigids;
     const ia = this.a[k],
       ib = this.b[k];
     let dx: number, dy: number, dz: number;
     const round = this.radA[k] !== 0 || this.radB[k] !== 0;
+    // polyhedra: the slip since the contact began, at the poses before the normal correction (what
+    // that correction adds is taken up in the next substep); round cores: after it, over the substep
+    if (round) this.anchors(k);
     if (!round) {
       dx = W[0] - W[3];
       dy = W[1] - W[4];
@@ -599,9 +717,12 @@ export class RigidContacts implements ConstraintSet {
     const tx = dx / ct,
       ty = dy / ct,
       tz = dz / ct;
-    const w =
-      this.inverseMass(ia, W[9], W[10], W[11], tx, ty, tz) +
-      this.inverseMass(ib, W[12], W[13], W[14], tx, ty, tz);
+    D[0] = tx;
+    D[1] = ty;
+    D[2] = tz;
+    this.inverseMass(ia, 0);
+    this.inverseMass(ib, 1);
+    const w = WM[0] + WM[1];
     if (w <= 0) return;
     const dl = ct / w;
     if (this.lamT[k] + dl >= muS * this.lamN[k]) {
@@ -610,8 +731,9 @@ export class RigidContacts implements ConstraintSet {
       return;
     }
     this.lamT[k] += dl;
-    this.move(ia, W[9], W[10], W[11], -dl * tx, -dl * ty, -dl * tz);
-    this.move(ib, W[12], W[13], W[14], dl * tx, dl * ty, dl * tz);
+    D[3] = dl;
+    this.move(ia, 0, -1);
+    this.move(ib, 1, 1);
   }
 
   /** Moves body 2's anchor of contact k by the world vector d (W current). */
@@ -642,7 +764,7 @@ export class RigidContacts implements ConstraintSet {
     for (let k = 0; k < this.count; k++) {
       const lam = this.lamN[k];
       if (lam <= 0) continue;
-      this.world(k);
+      this.current(k);
       this.relativeVelocity(k);
       const nx = W[6],
         ny = W[7],
@@ -678,37 +800,35 @@ export class RigidContacts implements ConstraintSet {
         uz = dvz / dv;
       const ia = this.a[k],
         ib = this.b[k];
-      const w =
-        this.inverseMass(ia, W[9], W[10], W[11], ux, uy, uz) +
-        this.inverseMass(ib, W[12], W[13], W[14], ux, uy, uz);
+      D[0] = ux;
+      D[1] = uy;
+      D[2] = uz;
+      this.inverseMass(ia, 0);
+      this.inverseMass(ib, 1);
+      const w = WM[0] + WM[1];
       if (w <= 0) continue;
       const p = dv / w;
-      this.impulse(r, ia, W[9], W[10], W[11], p * ux, p * uy, p * uz);
-      this.impulse(r, ib, W[12], W[13], W[14], -p * ux, -p * uy, -p * uz);
+      D[3] = p;
+      this.impulse(r, ia, 0, 1);
+      this.impulse(r, ib, 1, -1);
     }
   }
 
-  /** v += p/m, ω += I⁻¹ (r × p) for a movable store body i. */
-  private impulse(
-    r: RigidStore,
-    i: number,
-    rx: number,
-    ry: number,
-    rz: number,
-    px: number,
-    py: number,
-    pz: number,
-  ): void {
+  /** v += p d/m, ω += I⁻¹ (r × p d) for a movable store body i, with u = Rᵀ (r × d) from inverseMass(i, side, …). */
+  private impulse(r: RigidStore, i: number, side: number, sign: number): void {
     if (i < 0 || this.materials.movable[i] === 0) return;
-    const i3 = 3 * i,
-      i4 = 4 * i;
-    const w = r.invMass[i];
-    r.v[i3] += w * px;
-    r.v[i3 + 1] += w * py;
-    r.v[i3 + 2] += w * pz;
+    const p = sign * D[3];
+    const dx = D[0],
+      dy = D[1],
+      dz = D[2];
+    const i3 = 3 * i;
+    const w = p * r.invMass[i];
+    r.v[i3] += w * dx;
+    r.v[i3 + 1] += w * dy;
+    r.v[i3 + 2] += w * dz;
     const J = r.invInertia;
-    rotT(r.q, i4, ry * pz - rz * py, rz * px - rx * pz, rx * py - ry * px);
-    rot(r.q, i4, J[i3] * S[0], J[i3 + 1] * S[1], J[i3 + 2] * S[2]);
+    const o = 3 * side;
+    rot(r.q, 4 * i, p * J[i3] * U[o], p * J[i3 + 1] * U[o + 1], p * J[i3 + 2] * U[o + 2]);
     r.omega[i3] += S[0];
     r.omega[i3 + 1] += S[1];
     r.omega[i3 + 2] += S[2];
