@@ -834,6 +834,23 @@ export class RigidContacts implements ConstraintSet {
     r.omega[i3 + 2] += S[2];
   }
 
+  /** The contacts of the last step (pairs and anchors): the next step's contacts match them (see clear). */
+  saveState(): { a: Int32Array; b: Int32Array; rA: Float64Array; rB: Float64Array } {
+    const n = this.count;
+    return { a: this.a.slice(0, n), b: this.b.slice(0, n), rA: this.rA.slice(0, 3 * n), rB: this.rB.slice(0, 3 * n) };
+  }
+
+  loadState(state: unknown): void {
+    const s = state as { a: Int32Array; b: Int32Array; rA: Float64Array; rB: Float64Array };
+    const n = s.a.length;
+    while (this.capacity < n) this.grow(2 * this.capacity);
+    this.count = n;
+    this.a.set(s.a);
+    this.b.set(s.b);
+    this.rA.set(s.rA);
+    this.rB.set(s.rB);
+  }
+
   /** Largest penetration (m) over the contacts at the current poses. */
   maxViolation(): number {
     let m = 0;

@@ -221,7 +221,8 @@ export class RigidJoints implements ConstraintSet {
     this.compliance[j] = this.angularCompliance[j] = 0;
     this.hasLimit[j] = this.hasLimit2[j] = 0;
     this.motor[j] = MOTOR_OFF;
-    this.collide[j] = 0;
+    this.maxForce[j] = Infinity;
+    this.collide[j] = 1;
     this.setCollide(j, false);
     return j;
   }
@@ -697,12 +698,15 @@ export class RigidJoints implements ConstraintSet {
   /** Largest anchor separation (m) over the joints that hold their anchors together. */
   maxViolation(): number {
     let m = 0;
-    for (let j = 0; j < this.count; j++) {
-      if (!this.on[j] || this.type[j] === DISTANCE || this.type[j] === PRISMATIC) continue;
-      this.frames(j);
-      m = Math.max(m, Math.hypot(F[18] - F[21], F[19] - F[22], F[20] - F[23]));
-    }
+    for (let j = 0; j < this.count; j++) m = Math.max(m, this.separation(j));
     return m;
+  }
+
+  /** The anchor separation of joint j (m); 0 for joints that let the anchors apart (distance, prismatic) or are off. */
+  separation(j: number): number {
+    if (!this.on[j] || this.type[j] === DISTANCE || this.type[j] === PRISMATIC) return 0;
+    this.frames(j);
+    return Math.hypot(F[18] - F[21], F[19] - F[22], F[20] - F[23]);
   }
 
   /** Validates a joint's numbers (PbdError naming the field). */
