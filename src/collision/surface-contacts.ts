@@ -5,8 +5,7 @@ import { SurfaceBroadPhase } from './surface-broad-phase.js';
 import { SurfaceContactList } from './surface-contact-list.js';
 import { EdgeEdgeContacts } from './surface-edge-edge.js';
 import { SurfaceFailsafe } from './surface-failsafe.js';
-import { projectContacts } from './surface-projection.js';
-import { applyRestitution } from './surface-response.js';
+import { applyRestitution, maxPenetration, projectContacts } from './surface-response.js';
 import {
   type Surface,
   type SurfaceContactStats,
@@ -256,7 +255,7 @@ export class SurfaceContacts implements ConstraintSet {
 
   /** Largest penetration h − s·d (m) over the current contacts, at x. */
   maxViolation(store: ParticleStore): number {
-    return this.list.maxViolation(store);
+    return maxPenetration(store, this.list);
   }
 
   /** Contact k for inspection and tests: type, particle indices, side, thickness. */
