@@ -32,7 +32,7 @@ import {
 import { crossingX, Lattice, LatticeSummation } from './lattice.js';
 import { type Adjacency, buildPaths, meshAdjacency, PathSummation, ringRegions } from './mesh-paths.js';
 import { AdaptiveLattice, OctreeSummation } from './octree.js';
-import { RegionShapeMatching, type ShapeMatchingParams } from './region-shape-matching.js';
+import { RegionShapeMatching, ruleTunables, type ShapeMatchingParams } from './region-shape-matching.js';
 import { Skin } from './skinning.js';
 import { NaiveSummation, type RegionSummation } from './summation.js';
 import { SurfaceVolumeConservation, type VolumeOptions } from './volume.js';
@@ -206,18 +206,7 @@ export class ShapeMatchingBody extends Body {
   }
 
   override tunables(): Tunable[] {
-    const r = this.matching.rule;
-    const t: Tunable[] = [
-      { name: 'stiffness', min: 0, max: 1, get: () => r.stiffness, set: (v) => r.set({ stiffness: v }) },
-      {
-        name: 'compliance',
-        min: 0,
-        max: 1,
-        log: true,
-        get: () => r.compliance,
-        set: (v) => r.set({ compliance: v }),
-      },
-    ];
+    const t = ruleTunables(this.matching.rule, 1);
     const vol = this.volume;
     if (vol)
       t.push({ name: 'volume.alpha', min: 0, max: 1, get: () => vol.alpha, set: (v) => (vol.alpha = v) });
