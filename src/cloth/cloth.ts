@@ -185,6 +185,10 @@ export class Cloth extends Body {
     return this.active;
   }
 
+  override restShape(): Float64Array {
+    return this.restPositions;
+  }
+
   override renderTriangles(): Uint32Array {
     return this.triangles;
   }

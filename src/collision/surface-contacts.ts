@@ -2,6 +2,7 @@ import type { Body } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { SurfaceBroadPhase } from './surface-broad-phase.js';
+import { CollapseRecovery } from './surface-collapse.js';
 import { SurfaceContactList } from './surface-contact-list.js';
 import { EdgeEdgeContacts } from './surface-edge-edge.js';
 import { SurfaceFailsafe } from './surface-failsafe.js';
@@ -82,6 +83,7 @@ export class SurfaceContacts implements ConstraintSet {
     failsafeCrossings: 0,
     frozen: 0,
     intersections: 0,
+    restored: 0,
   };
   /** The registered surfaces and their combined mesh. */
   readonly topology = new SurfaceTopology();
@@ -109,6 +111,7 @@ export class SurfaceContacts implements ConstraintSet {
     this.list,
     this.stats,
   );
+  private readonly collapse = new CollapseRecovery(this.topology);
   /** Positions at the start of the detection period (surface vertices, global layout) and the extrapolated end. */
   private start = new Float64Array(0);
   private ahead = new Float64Array(0);
@@ -168,6 +171,8 @@ export class SurfaceContacts implements ConstraintSet {
       this.list.count = 0;
       return;
     }
+    // a collapsed patch (degenerate input) goes back to its rest shape before anything tests it
+    if (ctx.substep === 0) this.stats.restored += this.collapse.restore(store);
     const k = this.detectEvery;
     if (k > 1 && ctx.substep % k !== 0) {
       // inside a detection period: the contacts found at its start are projected again

@@ -197,7 +197,10 @@ export class EdgeEdgeContacts {
       // closest points strictly inside both edges: end points are vertex–triangle business
       if (ss[2] < reach * reach && ss[0] > 0 && ss[0] < 1 && ss[1] > 0 && ss[1] < 1) flags |= FLAG_PROXIMITY;
     }
-    const tHit = mayCross ? edgeEdgeCcd(x, p, a3, b3, c3, d3, 1e-9 * topo.meanEdge) : -1;
+    let tHit = mayCross ? edgeEdgeCcd(x, p, a3, b3, c3, d3, 1e-9 * topo.meanEdge) : -1;
+    // crossings only (mode 1): a pair that already touches at x (a seam of duplicated vertices, a collapsed
+    // patch) has no side to keep and is no crossing; counted as one it would fill every impact zone round
+    if (tHit === 0 && mode === 1) tHit = -1;
     if (tHit >= 0) flags |= FLAG_CCD;
     if (flags === 0) return false;
     const dX = lineDistance(x, a3, b3, c3, d3);

@@ -228,7 +228,10 @@ export class VertexTriangleContacts {
       const reach = h * (1 + topo.marginFactor);
       if (cp[6] < reach * reach) flags |= FLAG_PROXIMITY;
     }
-    const tHit = mayCross ? vertexTriangleCcd(x, p, q3, a3, b3, c3, 1e-9 * topo.meanEdge) : -1;
+    let tHit = mayCross ? vertexTriangleCcd(x, p, q3, a3, b3, c3, 1e-9 * topo.meanEdge) : -1;
+    // crossings only (mode 1): a pair that already touches at x (a seam of duplicated vertices, a collapsed
+    // patch) has no side to keep and is no crossing; counted as one it would fill every impact zone round
+    if (tHit === 0 && mode === 1) tHit = -1;
     if (tHit >= 0) flags |= FLAG_CCD;
     if (flags === 0) return false;
     // the side the vertex came from: before the first crossing, or where it is now

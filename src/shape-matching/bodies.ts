@@ -131,6 +131,10 @@ export class ShapeMatchingBody extends Body {
       ParticleContacts.of(world).addBody(this, { self: false, friction: 0.3, staticFriction: 0.4 });
   }
 
+  override restShape(): Float64Array {
+    return this.restPositions;
+  }
+
   /** The skin's triangles when the body carries a render mesh, else the surface triangles over the particles (surface bodies). */
   override renderTriangles(): Uint32Array {
     return this.skin ? this.skin.triangles : this.triangles;

@@ -155,6 +155,10 @@ export class ShapeMatchingCloth extends Body {
     }
   }
 
+  override restShape(): Float64Array {
+    return this.restPositions;
+  }
+
   override renderTriangles(): Uint32Array {
     return this.levels[this.levels.length - 1].triangles;
   }

@@ -197,6 +197,10 @@ export class SoftBody extends Body {
     }
   }
 
+  override restShape(): Float64Array {
+    return this.restPositions;
+  }
+
   override renderTriangles(): Uint32Array {
     return this.embedding ? this.embedding.triangles : this.surface;
   }
