@@ -19,7 +19,13 @@ const CULL_SLACK = 1e-7;
  *   q_s and its normal n_s give C(p) = (p − q_s) · n_s ≥ 0;
  * - particles whose prediction ends within reach of the surface get the same
  *   plane constraint from their closest point, so that the solver cannot push
- *   them in during the iterations.
+ *   them in during the iterations. The reach is twice what the particle's own
+ *   motion and contact distance cover, 2 (r + |p − x|): a particle resting
+ *   against a surface under load (pressed by its body's constraints, which
+ *   can move it further than its prediction) keeps its contact even when its
+ *   prediction moves it away, or the collider away from it by a rounding
+ *   error — without it, the constraints push it into the collider in that
+ *   substep and the velocity update launches it.
  *
  * Projection (stiffness 1, unilateral) moves only the particle. Friction acts
  * at position level in the same projection (as in Macklin et al. 2014,
@@ -132,7 +138,7 @@ export class ColliderContacts implements ConstraintSet {
             box[b6 + 4],
             box[b6 + 5],
           );
-          if (bound - col.margin > chunkReach[i / CHUNK] + CULL_SLACK) {
+          if (bound - 2 * col.margin > 2 * chunkReach[i / CHUNK] + CULL_SLACK) {
             i += CHUNK - 1;
             continue;
           }
@@ -157,7 +163,7 @@ export class ColliderContacts implements ConstraintSet {
           const dx = 0.5 * (px + xx) - cpx,
             dy = 0.5 * (py + xy) - cpy,
             dz = 0.5 * (pz + xz) - cpz;
-          const reach = R + r + 0.5 * seg + seg;
+          const reach = R + 2 * (r + seg) + 0.5 * seg;
           if (dx * dx + dy * dy + dz * dz > reach * reach) continue;
         }
         // (the array forms distanceAt / raycastAt: no boxed arguments or results)
@@ -180,7 +186,7 @@ export class ColliderContacts implements ConstraintSet {
           } else {
             col.distanceAt(p, i3, nrm);
             const dP = nrm[3];
-            if (dP >= r + seg) continue; // cannot be reached this substep
+            if (dP >= 2 * (r + seg)) continue; // out of reach this substep (see above)
             qx = px - (dP - r) * nrm[0];
             qy = py - (dP - r) * nrm[1];
             qz = pz - (dP - r) * nrm[2];
