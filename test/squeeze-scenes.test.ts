@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadScene, type World, type WorldBody } from '../src/index.js';
+import { EnergyWatch, loadScene, type World, type WorldBody } from '../src/index.js';
 
 const dir = new URL('../scenes/', import.meta.url);
 
@@ -33,11 +33,13 @@ function bodyState(w: World, b: WorldBody): { ke: number; ymin: number; ymax: nu
 describe('squeeze scenes end with every body back at rest (issue 15, item 8)', () => {
   it('continuum-jelly: the geometric and Neo-Hookean cubes are never launched and end at rest near their 0.3 m height', () => {
     const w = load('continuum-jelly');
+    const watch = new EnergyWatch(w);
     const cubes = w.bodies.filter((b) => b.name === 'geometric' || b.name === 'neo-hookean');
     expect(cubes.length).toBe(2);
     const maxKe = new Map<WorldBody, number>();
     for (let f = 1; f <= 600; f++) {
       w.step();
+      watch.observe();
       if (w.time < 2.5) continue; // the squeeze itself and the start of the release
       for (const b of cubes) {
         const s = bodyState(w, b);
@@ -57,11 +59,18 @@ describe('squeeze scenes end with every body back at rest (issue 15, item 8)', (
     }
     expect(w.stats.recoveries).toBe(0);
     expect(w.stats.speedClamps).toBe(0);
+    // before, the watch fired at 2.0 s: 317 J (11.8 J/kg) against the 6.7 J/kg the scene can supply
+    expect(watch.first && EnergyWatch.describe(watch.first)).toBeNull();
   }, 300_000);
 
   it('shape-matching-squeeze: every sphere ends on the ground below the lifted plate, at rest, as tall as it rests', () => {
     const w = load('shape-matching-squeeze');
-    for (let f = 1; f <= 600; f++) w.step();
+    const watch = new EnergyWatch(w);
+    for (let f = 1; f <= 600; f++) {
+      w.step();
+      watch.observe();
+    }
+    expect(watch.first && EnergyWatch.describe(watch.first)).toBeNull();
     const plate = w.colliders.find((c) => c.name === 'plate')!;
     for (const b of w.bodies) {
       const s = bodyState(w, b);
