@@ -53,6 +53,12 @@ export class ColliderContacts implements ConstraintSet {
   vn0 = new Float64Array(0);
   /** Velocity of the collider's surface at the contact point (m/s), 3 per contact. */
   cv = new Float64Array(0);
+  /**
+   * Per particle of the store: the index of its contact of this substep (its
+   * last one, when it touches several colliders), or −1. Sets that project
+   * after the contacts read it to keep their corrections out of the colliders.
+   */
+  contactOf = new Int32Array(0);
   /** Bodies whose particles ignore colliders: disabledBody[body id] = 1 (null: none). */
   disabledBody: Uint8Array | null = null;
   colliders: readonly WorldCollider[] = [];
@@ -104,9 +110,13 @@ export class ColliderContacts implements ConstraintSet {
     this.cv[3 * k] = pc[7];
     this.cv[3 * k + 1] = pc[8];
     this.cv[3 * k + 2] = pc[9];
+    this.contactOf[i] = k;
   }
 
   beginStep(ctx: StepContext): void {
+    const of = this.contactOf;
+    for (let k = 0; k < this.count; k++) of[this.particle[k]] = -1;
+    if (of.length < ctx.store.count) this.contactOf = new Int32Array(ctx.store.capacity).fill(-1);
     this.count = 0;
     const cols = this.colliders;
     const s = ctx.store;
