@@ -82,4 +82,25 @@ describe('squeeze scenes end with every body back at rest (issue 15, item 8)', (
       expect(s.ke, b.name).toBeLessThan(1e-3);
     }
   }, 300_000);
+  it('continuum-hard-volume: the cube keeps its volume under the plate and ends at rest at its height', () => {
+    const w = load('continuum-hard-volume');
+    const watch = new EnergyWatch(w);
+    const cube = w.bodies[0] as WorldBody & { currentVolume(): number };
+    const v0 = cube.currentVolume();
+    let worst = 0;
+    let lowest = Number.POSITIVE_INFINITY;
+    for (let f = 1; f <= 360; f++) {
+      w.step();
+      watch.observe();
+      const s = bodyState(w, cube);
+      lowest = Math.min(lowest, s.ymax - s.ymin);
+      worst = Math.max(worst, Math.abs(cube.currentVolume() / v0 - 1));
+    }
+    expect(lowest).toBeLessThan(0.58 * 0.3); // squeezed
+    expect(worst).toBeLessThan(0.01);
+    const s = bodyState(w, cube);
+    expect(s.ke).toBeLessThan(1e-3);
+    expect(s.ymax - s.ymin).toBeGreaterThan(0.97 * 0.3);
+    expect(watch.first && EnergyWatch.describe(watch.first)).toBeNull();
+  }, 300_000);
 });
