@@ -102,6 +102,7 @@ export {
 } from './core/coloring.js';
 export type { ConstraintSet, StepContext } from './core/constraint-set.js';
 export { RigidModeDamping } from './core/damping.js';
+export { type EnergyAlarm, EnergyWatch } from './core/energy-watch.js';
 export { PbdError } from './core/errors.js';
 export { Motion, type MotionSpec, type Vec3Tuple } from './core/motion.js';
 export {

@@ -27,7 +27,13 @@ const CULL_SLACK = 1e-7;
  *   at up to the speed limit;
  * - particles whose prediction ends within reach of the surface get the same
  *   plane constraint from their closest point, so that the solver cannot push
- *   them in during the iterations.
+ *   them in during the iterations. The reach is twice what the particle's own
+ *   motion and contact distance cover, 2 (r + |p − x|): a particle resting
+ *   against a surface under load (pressed by its body's constraints, which
+ *   can move it further than its prediction) keeps its contact even when its
+ *   prediction moves it away, or the collider away from it by a rounding
+ *   error — without it, the constraints push it into the collider in that
+ *   substep and the velocity update launches it.
  *
  * Projection (stiffness 1, unilateral) moves only the particle. Friction acts
  * at position level in the same projection (as in Macklin et al. 2014,
@@ -67,6 +73,12 @@ export class ColliderContacts implements ConstraintSet {
   /** Particles found deep inside (see depenetrateBodies): particle, collider, excess, normal (6 each). */
   private deepList = new Float64Array(0);
   private deepCount = 0;
+  /**
+   * Per particle of the store: the index of its contact of this substep (its
+   * last one, when it touches several colliders), or −1. Sets that project
+   * after the contacts read it to keep their corrections out of the colliders.
+   */
+  contactOf = new Int32Array(0);
   /** Bodies whose particles ignore colliders: disabledBody[body id] = 1 (null: none). */
   disabledBody: Uint8Array | null = null;
   colliders: readonly WorldCollider[] = [];
@@ -122,6 +134,7 @@ export class ColliderContacts implements ConstraintSet {
     this.cv[3 * k + 1] = pc[8];
     this.cv[3 * k + 2] = pc[9];
     this.deep[k] = pc[10];
+    this.contactOf[i] = k;
   }
 
   beginStep(ctx: StepContext): void {
@@ -140,6 +153,9 @@ export class ColliderContacts implements ConstraintSet {
    * without, each is moved out on its own (x and p together) to that depth.
    */
   private generate(ctx: StepContext, record: boolean): void {
+    const of = this.contactOf;
+    for (let k = 0; k < this.count; k++) of[this.particle[k]] = -1;
+    if (of.length < ctx.store.count) this.contactOf = new Int32Array(ctx.store.capacity).fill(-1);
     this.count = 0;
     const cols = this.colliders;
     const s = ctx.store;
@@ -171,7 +187,7 @@ export class ColliderContacts implements ConstraintSet {
             box[b6 + 4],
             box[b6 + 5],
           );
-          if (bound - col.margin > chunkReach[i / CHUNK] + CULL_SLACK) {
+          if (bound - 2 * col.margin > 2 * chunkReach[i / CHUNK] + CULL_SLACK) {
             i += CHUNK - 1;
             continue;
           }
@@ -197,7 +213,7 @@ export class ColliderContacts implements ConstraintSet {
           const dx = 0.5 * (px + xx) - cpx,
             dy = 0.5 * (py + xy) - cpy,
             dz = 0.5 * (pz + xz) - cpz;
-          const reach = R + r + 0.5 * seg + seg;
+          const reach = R + 2 * (r + seg) + 0.5 * seg;
           if (dx * dx + dy * dy + dz * dz > reach * reach) continue;
         }
         // (the array forms distanceAt / raycastAt: no boxed arguments or results)
@@ -220,7 +236,7 @@ export class ColliderContacts implements ConstraintSet {
           } else {
             col.distanceAt(p, i3, nrm);
             const dP = nrm[3];
-            if (dP >= r + seg) continue; // cannot be reached this substep
+            if (dP >= 2 * (r + seg)) continue; // out of reach this substep (see above)
             qx = px - (dP - r) * nrm[0];
             qy = py - (dP - r) * nrm[1];
             qz = pz - (dP - r) * nrm[2];

@@ -1,3 +1,4 @@
+import { PressureConstraint } from '../cloth/pressure.js';
 import { DistanceConstraints } from '../constraints/distance.js';
 import { TetVolumeConstraints } from '../constraints/volume.js';
 import { type EmbeddingMode, RenderEmbedding } from '../continuum/embedding.js';
@@ -38,6 +39,15 @@ export interface SoftBodyOptions {
   /** 'geometric': edge distance and tet volume constraint parameters. */
   edges?: ConstraintParams;
   volume?: ConstraintParams;
+  /**
+   * 'geometric' with hard tet volumes (compliance 0, stiffness 1): also hold the
+   * body's total volume as one constraint solved with the collider contacts, so
+   * that a body squeezed by a plate keeps its volume (docs/continuum.md, "Volume
+   * under load"). Default false: that constraint carries the tets' volume to the
+   * free surface at once, but it moves contact vertices after their friction, and a
+   * box resting on a slope with it creeps (measured in docs/continuum.md).
+   */
+  totalVolume?: boolean;
   /** A high-resolution render mesh in world space at rest, embedded in the tets or attached to the surface (002 §5). */
   render?: { mesh: TriangleMesh; embed?: EmbeddingMode };
   /** Start deformed: 'flattened' (every y set to the lowest y) or 'mirrored' (reflected in x), 002 Figure 6. */
@@ -66,6 +76,8 @@ export class SoftBody extends Body {
   readonly fem: TetFemConstraints | null;
   readonly edges: DistanceConstraints | null;
   readonly volume: TetVolumeConstraints | null;
+  /** 'geometric' with hard tet volumes: the total volume, solved with the contacts (see the constructor). */
+  readonly bodyVolume: PressureConstraint | null = null;
   readonly damping: RigidModeDamping | null;
   readonly embedding: RenderEmbedding | null;
   readonly density: number;
@@ -150,6 +162,26 @@ export class SoftBody extends Body {
       );
       this.volume = this.addSet(new TetVolumeConstraints(store, global, o.volume ?? {}));
       this.fem = null;
+      // hard tet volumes imply a constant total volume: that one constraint over the surface,
+      // projected after the contacts and holding contact vertices (PressureConstraint, k = 1),
+      // carries the volume a collider squeezes out to the free surface in the same iteration,
+      // which the tets alone pass on one layer per sweep (a coarse correction, 004's hierarchy)
+      const vol = o.volume ?? {};
+      if (o.totalVolume) {
+        if (!((vol.compliance ?? 0) === 0 && (vol.stiffness ?? 1) === 1)) {
+          throw new PbdError(
+            'softbody/total-volume',
+            `${where}.totalVolume`,
+            'holds the total volume of hard tet volumes, but volume.compliance is not 0 or volume.stiffness not 1',
+            'make the tet volumes hard (compliance 0, stiffness 1) or leave totalVolume out',
+          );
+        }
+        const surf = new Uint32Array(this.surface.length);
+        for (let k = 0; k < surf.length; k++) surf[k] = this.surface[k] + off;
+        this.bodyVolume = this.addSet(
+          new PressureConstraint(store, surf, 1, {}, undefined, world, 'body-volume', true),
+        );
+      }
     }
     this.damping = o.globalDamping ? this.addSet(new RigidModeDamping(off, nv, o.globalDamping)) : null;
     this.embedding = o.render

@@ -119,6 +119,12 @@ export const softBody = z
       .describe('plasticity (002 §4.2), StVK only'),
     edges: constraintParams.optional().describe('"geometric" model: edge distance constraints'),
     volume: constraintParams.optional().describe('"geometric" model: tet volume constraints'),
+    totalVolume: z
+      .boolean()
+      .optional()
+      .describe(
+        '"geometric" model with hard tet volumes: also hold the total volume, solved with the collider contacts (a squeezed body keeps its volume); default false',
+      ),
     render: z
       .union([
         z.literal(false),
@@ -290,6 +296,7 @@ export function buildSoftBody(spec: SoftBodySpec, ctx: BuildContext): SoftBody {
     plasticity: spec.plasticity,
     edges: spec.edges,
     volume: spec.volume,
+    totalVolume: spec.totalVolume,
     render,
     initial: spec.initial,
     globalDamping: spec.globalDamping,
