@@ -18,7 +18,8 @@ export function projectTriangleStrainLimit(
   B: Float64Array,
   which: Float64Array,
   lam: Float64Array,
-  count: number,
+  from: number,
+  to: number,
   reverse: boolean,
   kp: number,
   at: number,
@@ -27,8 +28,8 @@ export function projectTriangleStrainLimit(
   smax: number,
 ): void {
   const step = reverse ? -1 : 1;
-  const end = reverse ? -1 : count;
-  for (let t = reverse ? count - 1 : 0; t !== end; t += step) {
+  const end = reverse ? from - 1 : to;
+  for (let t = reverse ? to - 1 : from; t !== end; t += step) {
     const ix = 3 * t;
     const a = idx[ix],
       b = idx[ix + 1],

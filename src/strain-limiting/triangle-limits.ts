@@ -138,24 +138,34 @@ export class TriangleStrainLimits implements ConstraintSet {
     const simd = this.simdKernel();
     if (simd !== null)
       sweepTriangleStrainLimit(simd, store, ctx.reverse, r.kPrime, r.alphaTilde, this.min, this.max);
-    else {
-      projectTriangleStrainLimit(
-        store.p,
-        store.x,
-        store.invMass,
-        this.indices,
-        this.restInverse,
-        this.which,
-        this.lambda,
-        this.count,
-        ctx.reverse,
-        r.kPrime,
-        r.alphaTilde,
-        r.gamma,
-        this.min,
-        this.max,
-      );
-    }
+    else this.projectJs(ctx, 0, this.count, ctx.reverse);
+  }
+
+  projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
+    this.projectJs(ctx, from, to, false);
+  }
+
+  /** The JavaScript kernel (triangle-limits.kernel.ts) over constraints [from, to), backward when `reverse`. */
+  private projectJs(ctx: StepContext, from: number, to: number, reverse: boolean): void {
+    const store = ctx.store;
+    const r = this.rule;
+    projectTriangleStrainLimit(
+      store.p,
+      store.x,
+      store.invMass,
+      this.indices,
+      this.restInverse,
+      this.which,
+      this.lambda,
+      from,
+      to,
+      reverse,
+      r.kPrime,
+      r.alphaTilde,
+      r.gamma,
+      this.min,
+      this.max,
+    );
   }
 
   /** Largest violation of the stretch range over the triangles (dimensionless), at x. */
