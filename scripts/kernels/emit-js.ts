@@ -57,6 +57,8 @@ function loopNames(def: KernelDef): {
     'from',
     'to',
     'reverse',
+    'set',
+    'idx',
   ]) {
     if (used.has(n))
       fail(def, def.body, `the name '${n}' is the generated loop's; rename it in the definition`);
@@ -206,12 +208,12 @@ export function emitJs(def: KernelDef, header: string): string {
   const loopBody = hoist < body.length ? splice(src, body[hoist].start!, def.body.end! - 1, edits) : '';
 
   const arity = def.particles.length;
+  // the set gives indices (sorted by colour) and multipliers; the definition's records and scalars come by name
   const args: string[] = ['p: Float64Array'];
   if (usesX) args.push('x: Float64Array');
-  args.push('w: Float64Array', 'idx: Int32Array');
+  args.push('w: Float64Array', 'set: KernelSet');
   for (const p of def.params) {
-    if (p.kind === 'scalar' || p.kind === 'record' || p.kind === 'multiplier')
-      args.push(`${p.name}: Float64Array`);
+    if (p.kind === 'scalar' || p.kind === 'record') args.push(`${p.name}: Float64Array`);
   }
   if (def.defers) args.push('base: number', 'list: Int32Array | null');
   args.push('from: number', 'to: number', 'reverse: boolean');
@@ -222,8 +224,12 @@ export function emitJs(def: KernelDef, header: string): string {
   }
   const c = names.c;
   const lines: string[] = [];
-  lines.push(header, '', ...def.imports, '', def.doc);
+  const dsl = `${'../'.repeat(def.file.split('/').length - 2) || './'}kernels/dsl.js`; // src/<family>/NAME.kernel.ts
+  lines.push(header, '', `import type { KernelSet } from '${dsl}';`, ...def.imports, '', def.doc);
   lines.push(`export function ${def.name}(${args.join(', ')}): void {`);
+  const mult = def.params.find((p) => p.kind === 'multiplier');
+  if (!mult) fail(def, def.body, 'a kernel has one Multiplier parameter');
+  lines.push(`const idx = set.indices, ${mult.name} = set.lambda;`);
   if (hoisted) lines.push(hoisted);
   lines.push('const step = reverse ? -1 : 1;', 'const end = reverse ? from - 1 : to;');
   const shift = def.defers ? ' - base' : '';

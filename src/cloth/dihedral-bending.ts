@@ -1,9 +1,8 @@
-import { colorConstraints, permuteRecords } from '../core/coloring.js';
-import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
+import { ElementConstraints } from '../constraints/element-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
 import { sweepDihedralBending } from '../wasm/element-kernels.generated.js';
-import { type ElementKernel, elementKernel } from '../wasm/element-kernels.js';
+import type { ElementKernel } from '../wasm/element-kernels.js';
 import { projectDihedralBending } from './dihedral-bending.generated.js';
 
 /**
@@ -46,19 +45,10 @@ import { projectDihedralBending } from './dihedral-bending.generated.js';
  * φ = π cancels against |det|). Tests check G against finite differences
  * and against eqs. 25–28 written out literally.
  */
-export class DihedralBending implements ConstraintSet {
+export class DihedralBending extends ElementConstraints {
   readonly kind = 'dihedral-bending';
-  readonly order = 0;
-  enabled = true;
-  readonly rule: ProjectionRule;
-  /** Four particle indices (p1, p2, p3, p4) per constraint, sorted by colour. */
-  indices: Int32Array = new Int32Array(0);
-  /** Rest angle φ0 per constraint. */
+  /** Rest angle φ0 per constraint (indices: p1, p2, p3, p4 per constraint). */
   rest: Float64Array = new Float64Array(0);
-  lambda: Float64Array = new Float64Array(0);
-  colorOffsets: Int32Array = new Int32Array(1);
-  count = 0;
-  colors = 0;
   /**
    * Largest angle change (rad) one projection may ask for. A pair folded far
    * from its rest angle (cloth passing through itself) would otherwise be
@@ -66,14 +56,6 @@ export class DihedralBending implements ConstraintSet {
    * injects energy; larger violations are resolved over several projections.
    */
   maxStep = 0.5;
-  /**
-   * 'auto' projects with the WebAssembly SIMD kernel (generated with the
-   * JavaScript kernel from dihedral-bending.kernel.ts, bit-identical) when the
-   * engine has one and the set has no XPBD damping; 'js' always with the
-   * JavaScript kernel.
-   */
-  backend: 'auto' | 'js' = 'auto';
-  private simd: ElementKernel | null = null;
   private readonly g = new Float64Array(13);
 
   /**
@@ -86,7 +68,7 @@ export class DihedralBending implements ConstraintSet {
     rest?: ArrayLike<number>,
     params: ConstraintParams = {},
   ) {
-    this.rule = new ProjectionRule(params, 'bend');
+    super(4, new ProjectionRule(params, 'bend'));
     this.setConstraints(store, quads, rest);
   }
 
@@ -108,55 +90,35 @@ export class DihedralBending implements ConstraintSet {
         r[c] = phi < 0 ? Math.PI : phi; // a degenerate rest pair counts as flat
       }
     }
-    const col = colorConstraints(idx, 4, n, store.count);
-    this.indices = permuteRecords(idx, 4, col.order);
-    this.rest = permuteRecords(r, 1, col.order);
-    this.lambda = new Float64Array(n);
-    this.colorOffsets = col.offsets;
-    this.colors = col.colors;
-    this.count = n;
+    [this.rest] = this.setElements(store, idx, [[r, 1]]);
   }
 
-  beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.passes);
-    this.lambda.fill(0);
+  protected pairedScalar(): Float64Array {
+    return this.rest;
   }
 
-  /** The SIMD kernel when it applies (see `backend`), built on first use and after setConstraints. */
-  private simdKernel(): ElementKernel | null {
-    this.simd = elementKernel(this, 4, null, 0, this.rest, this.simd);
-    return this.simd;
+  protected sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
+    sweepDihedralBending(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde, this.maxStep);
   }
 
-  /** Which kernel projects this set now: 'wasm' (SIMD) or 'js'. */
-  get activeBackend(): 'wasm' | 'js' {
-    return this.simdKernel() === null ? 'js' : 'wasm';
-  }
-
-  /** One sweep (dihedral-bending.kernel.ts: the loop inlines exactly dihedralAngleGradients()). */
-  project(ctx: StepContext): void {
-    const store = ctx.store;
-    const r = this.rule;
-    const simd = this.simdKernel();
-    if (simd !== null) sweepDihedralBending(simd, store, ctx.reverse, r.kPrime, r.alphaTilde, this.maxStep);
-    else this.projectJs(ctx, 0, this.count, ctx.reverse);
-  }
-
-  projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
-    this.projectJs(ctx, from, to, false);
-  }
-
-  /** The JavaScript kernel (dihedral-bending.kernel.ts) over constraints [from, to), backward when `reverse`. */
-  private projectJs(ctx: StepContext, from: number, to: number, reverse: boolean): void {
-    const store = ctx.store;
+  /** The JavaScript kernel (dihedral-bending.kernel.ts; it inlines exactly dihedralAngleGradients()). */
+  kernel(
+    p: Float64Array,
+    x: Float64Array,
+    w: Float64Array,
+    _base: number,
+    _list: Int32Array | null,
+    from: number,
+    to: number,
+    reverse: boolean,
+  ): void {
     const r = this.rule;
     projectDihedralBending(
-      store.p,
-      store.x,
-      store.invMass,
-      this.indices,
+      p,
+      x,
+      w,
+      this,
       this.rest,
-      this.lambda,
       from,
       to,
       reverse,

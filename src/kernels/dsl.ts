@@ -64,3 +64,13 @@ export type Index = number;
 
 /** A parameter of the JavaScript kernel only (scratch arrays, the material for the slow path …). */
 export type JsOnly<T> = T;
+
+/**
+ * What a generated JavaScript kernel reads of its constraint set: the
+ * particle indices (sorted by colour) and the multipliers. The definition's
+ * records and scalars it takes by name.
+ */
+export interface KernelSet {
+  readonly indices: Int32Array;
+  readonly lambda: Float64Array;
+}

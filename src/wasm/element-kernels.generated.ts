@@ -348,7 +348,7 @@ export function sweepTetFem(
     );
     // the listed constraints (off the closed-form path) right after their colour, in JavaScript
     if (listed > 0) {
-      set.kernel(win.P, store.x, win.W, win.base, k.slow, listed, false);
+      set.kernel(win.P, store.x, win.W, win.base, k.slow, 0, listed, false);
       k.deferred += listed;
     }
   }
@@ -400,7 +400,7 @@ export function sweepTriangleFem(
     );
     // the listed constraints (off the closed-form path) right after their colour, in JavaScript
     if (listed > 0) {
-      set.kernel(win.P, store.x, win.W, win.base, k.slow, listed, false);
+      set.kernel(win.P, store.x, win.W, win.base, k.slow, 0, listed, false);
       k.deferred += listed;
     }
   }
