@@ -101,10 +101,11 @@ export function projectDihedralBending(pairFrom: i32, pairTo: i32, pairIdx: usiz
     const g1x = f64x2.sub(f64x2.sub(f64x2.neg(g2x), g3x), g4x);
     const g1y = f64x2.sub(f64x2.sub(f64x2.neg(g2y), g3y), g4y);
     const g1z = f64x2.sub(f64x2.sub(f64x2.neg(g2z), g3z), g4z);
+    const phi = f64x2.replace_lane(f64x2.splat(js_atan2(f64x2.extract_lane(s, 0), f64x2.extract_lane(D, 0))), 1, js_atan2(f64x2.extract_lane(s, 1), f64x2.extract_lane(D, 1)));
     const l_elA = load<i32>(pairEl + (<usize>j << 3));
     const l_elB = load<i32>(pairEl + (<usize>j << 3), 4);
     const l_scalarV = ldv(scalar, l_elA, l_elB);
-    let C = f64x2.sub(f64x2.replace_lane(f64x2.splat(js_atan2(f64x2.extract_lane(s, 0), f64x2.extract_lane(D, 0))), 1, js_atan2(f64x2.extract_lane(s, 1), f64x2.extract_lane(D, 1))), l_scalarV);
+    let C = f64x2.sub(phi, l_scalarV);
     const _t0 = f64x2.gt(C, _v3);
     const _m1 = _t0;
     C = v128.bitselect(_v3, C, _m1);

@@ -83,6 +83,8 @@ export function emitJs(def: KernelDef, header: string): string {
   const src = def.source;
   const kinds = new Map(def.params.map((p) => [p.name, p]));
   const edits: Edit[] = [];
+  /** The edits of `return` (skip the constraint): `continue` in the loop, `return invalid` in the geometry function. */
+  const skips: Edit[] = [];
   let usesX = false;
   const rec = def.params.find((p) => p.kind === 'record');
   let bound = 0;
@@ -195,7 +197,9 @@ export function emitJs(def: KernelDef, header: string): string {
     }
     if (n.type === 'ReturnStatement') {
       if (n.argument) fail(def, n, 'return takes no value (it skips the constraint)');
-      edits.push({ start: n.start!, end: n.end!, text: 'continue;' });
+      const skip = { start: n.start!, end: n.end!, text: 'continue;' };
+      edits.push(skip);
+      skips.push(skip);
     }
     if (n.type === 'ExpressionStatement' && isDeferDirective(n as T.Statement))
       edits.push({ start: n.start!, end: n.end!, text: '' });
@@ -246,5 +250,72 @@ export function emitJs(def: KernelDef, header: string): string {
   lines.push(`const ${def.particles.map((p) => `${names.off.get(p.name)} = 3 * ${p.name}`).join(', ')};`);
   if (rec) lines.push(`const ${names.rec} = ${rec.stride} * ${c};`);
   lines.push(loopBody, '}', '}', '');
+  if (def.geometry) {
+    for (const e of skips) e.text = `return ${def.geometry.invalid};`;
+    lines.push(emitGeometry(def, names.off, edits));
+  }
   return lines.join('\n');
+}
+
+/**
+ * The geometry function of a definition (see Geometry in parse.ts): the
+ * body's statements before and including the declaration of `value` that
+ * read positions only, with the loop's edits (particle i's coordinates at
+ * p[3i …], helpers inlined, `return` → `return invalid`).
+ */
+function emitGeometry(def: KernelDef, off: Map<string, string>, edits: Edit[]): string {
+  const geo = def.geometry!;
+  const src = def.source;
+  const kept = new Set<string>();
+  const body: string[] = [];
+  let found = false;
+  for (const st of def.body.body) {
+    let geometric = true;
+    walk(st, (n, parent) => {
+      if (n.type === 'MemberExpression' && n.object.type === 'Identifier') {
+        const p = def.params.find((q) => q.name === (n.object as T.Identifier).name);
+        if (p?.kind === 'particle') {
+          const f = n.property.type === 'Identifier' ? FIELDS[n.property.name] : undefined;
+          if (f?.array !== 'p') geometric = false;
+          return false;
+        }
+      }
+      if (n.type === 'CallExpression' && n.callee.type === 'Identifier' && def.helpers.has(n.callee.name)) {
+        for (const a of n.arguments) walk(a, (m, mp) => visitName(m, mp));
+        return false;
+      }
+      return visitName(n, parent);
+    });
+    function visitName(n: T.Node, parent: T.Node | null): boolean | undefined {
+      if (n.type === 'Identifier' && isReference(n, parent) && n.name !== 'Math' && !kept.has(n.name))
+        geometric = false;
+      return undefined;
+    }
+    if (!geometric) continue;
+    if (st.type === 'VariableDeclaration') {
+      if (st.kind !== 'const') fail(def, st, 'the geometry function takes const declarations');
+      for (const d of st.declarations) kept.add((d.id as T.Identifier).name);
+    } else if (!(st.type === 'IfStatement' && st.consequent.type === 'ReturnStatement' && !st.alternate)) {
+      fail(def, st, 'the geometry function takes const declarations and guards (if (…) return;)');
+    }
+    body.push(splice(src, st.start!, st.end!, edits));
+    if (st.type === 'VariableDeclaration' && kept.has(geo.value)) {
+      found = true;
+      break;
+    }
+  }
+  if (!found) fail(def, geo.node, `geometry: ${geo.value} is not computed from positions alone`);
+  for (const o of geo.out)
+    if (!kept.has(o)) fail(def, geo.node, `geometry: ${o} is not computed from positions alone`);
+  const ps = def.particles.map((p) => p.name);
+  return [
+    geo.doc,
+    `export function ${geo.name}(p: ArrayLike<number>, ${ps.map((p) => `${p}: number`).join(', ')}, g: Float64Array): number {`,
+    `const ${ps.map((p) => `${off.get(p)} = 3 * ${p}`).join(', ')};`,
+    ...body,
+    ...geo.out.map((o, k) => `g[${k}] = ${o};`),
+    `return ${geo.value};`,
+    '}',
+    '',
+  ].join('\n');
 }

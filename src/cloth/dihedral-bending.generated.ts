@@ -93,7 +93,8 @@ export function projectDihedralBending(
     const g1x = -g2x - g3x - g4x;
     const g1y = -g2y - g3y - g4y;
     const g1z = -g2z - g3z - g4z;
-    let C = Math.atan2(s, D) - rest[t];
+    const phi = Math.atan2(s, D);
+    let C = phi - rest[t];
     // trust region: the linearisation is only good for moderate angle changes
     if (C > maxStep) C = maxStep;
     else if (C < -maxStep) C = -maxStep;
@@ -148,4 +149,85 @@ export function projectDihedralBending(
       p[d3 + 2] += g4z * k_3;
     }
   }
+}
+
+/**
+ * The dihedral angle φ of triangles (p1, p3, p2) and (p1, p2, p4) (003
+ * Appendix A) and the scaled gradients G_i = κ q_i = κ sin φ · ∇_{p_i} φ
+ * written to g[0..11] (p1, p2, p3, p4), with κ sin φ in g[12] (κ > 0, see
+ * DihedralBending); ∇_{p_i} φ = G_i / g[12]. Returns −1 when a triangle is
+ * degenerate (zero area). Generated from the projection below (what it
+ * computes from the positions before the rest angle enters), so the
+ * projection loop computes exactly these numbers.
+ */
+export function dihedralAngleGradients(
+  p: ArrayLike<number>,
+  a: number,
+  b: number,
+  c: number,
+  d: number,
+  g: Float64Array,
+): number {
+  const a3 = 3 * a,
+    b3 = 3 * b,
+    c_3 = 3 * c,
+    d3 = 3 * d;
+  const ox = p[a3];
+  const oy = p[a3 + 1];
+  const oz = p[a3 + 2];
+  const e2x = p[b3] - ox;
+  const e2y = p[b3 + 1] - oy;
+  const e2z = p[b3 + 2] - oz;
+  const e3x = p[c_3] - ox;
+  const e3y = p[c_3 + 1] - oy;
+  const e3z = p[c_3 + 2] - oz;
+  const e4x = p[d3] - ox;
+  const e4y = p[d3 + 1] - oy;
+  const e4z = p[d3 + 2] - oz;
+  const n1x = e2y * e3z - e2z * e3y;
+  const n1y = e2z * e3x - e2x * e3z;
+  const n1z = e2x * e3y - e2y * e3x;
+  const n2x = e2y * e4z - e2z * e4y;
+  const n2y = e2z * e4x - e2x * e4z;
+  const n2z = e2x * e4y - e2y * e4x;
+  const l1sq = n1x * n1x + n1y * n1y + n1z * n1z;
+  const l2sq = n2x * n2x + n2y * n2y + n2z * n2z;
+  const e2l = e2x * e2x + e2y * e2y + e2z * e2z;
+  const tol = 1e-24 * e2l * e2l;
+  if (!(l1sq > tol) || !(l2sq > tol)) return -1;
+  const D = n1x * n2x + n1y * n2y + n1z * n2z;
+  const det = n1x * e4x + n1y * e4y + n1z * e4z;
+  const s = Math.sqrt(e2l) * Math.abs(det);
+  const c3 = (-det * e2l) / l1sq;
+  const c4 = (det * e2l) / l2sq;
+  const ie2 = 1 / e2l;
+  const alpha3 = (e3x * e2x + e3y * e2y + e3z * e2z) * ie2;
+  const alpha4 = (e4x * e2x + e4y * e2y + e4z * e2z) * ie2;
+  const g3x = c3 * n1x;
+  const g3y = c3 * n1y;
+  const g3z = c3 * n1z;
+  const g4x = c4 * n2x;
+  const g4y = c4 * n2y;
+  const g4z = c4 * n2z;
+  const g2x = -alpha3 * g3x - alpha4 * g4x;
+  const g2y = -alpha3 * g3y - alpha4 * g4y;
+  const g2z = -alpha3 * g3z - alpha4 * g4z;
+  const g1x = -g2x - g3x - g4x;
+  const g1y = -g2y - g3y - g4y;
+  const g1z = -g2z - g3z - g4z;
+  const phi = Math.atan2(s, D);
+  g[0] = g1x;
+  g[1] = g1y;
+  g[2] = g1z;
+  g[3] = g2x;
+  g[4] = g2y;
+  g[5] = g2z;
+  g[6] = g3x;
+  g[7] = g3y;
+  g[8] = g3z;
+  g[9] = g4x;
+  g[10] = g4y;
+  g[11] = g4z;
+  g[12] = s;
+  return phi;
 }
