@@ -16,6 +16,7 @@ import { fig5 } from './fig5.js';
 import { fig6 } from './fig6.js';
 import { fig7 } from './fig7.js';
 import { lraExperiment } from './lra.js';
+import { pbfDensity } from './pbf-density.js';
 import type { Row } from './plot.js';
 import { xpbdChain } from './xpbd-chain.js';
 
@@ -142,6 +143,23 @@ export const experiments: ExperimentInfo[] = [
       };
     },
   },
+  {
+    name: 'pbf-density',
+    title:
+      'Position based fluids at rest in a tank: interior density error against iterations and substeps (docs/fluids.md)',
+    async run(outDir) {
+      const r = await pbfDensity(outDir);
+      const at = (s: number, i: number) =>
+        r.rows
+          .filter((x) => x.substeps === s && x.iterations === i)
+          .map(
+            (x) =>
+              `${x.pool}: ${(x.meanError as number).toFixed(2)} % (largest ${(x.maxError as number).toFixed(2)} %)`,
+          )
+          .join(', ');
+      return { files: r.files, summary: `2 substeps × 4 iterations: ${at(2, 4)}\n1 × 4: ${at(1, 4)}` };
+    },
+  },
 ];
 
 /**
@@ -163,7 +181,7 @@ export function fig4Summary(rows: Row[]): string {
     .join('\n');
 }
 
-/** Runs one experiment by name ('fig4', 'fig5', 'fig6', 'fig7', 'xpbd-chain', 'lra', 'dftl' or 'all') and writes its files to outDir. */
+/** Runs one experiment by name ('fig4', 'fig5', 'fig6', 'fig7', 'xpbd-chain', 'lra', 'dftl', 'pbf-density' or 'all') and writes its files to outDir. */
 export async function runExperiment(
   name: string,
   outDir: string,
