@@ -39,6 +39,8 @@
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { RigidStore } from '../core/rigid-store.js';
 import type { WorldCollider } from '../core/world-collider.js';
+import { ContactHistory } from './contact-history.js';
+import { rotate, rotateBack, rotateFrom } from './rotate.js';
 
 /** The normal is kept in the frame of body 1 (NF_A), of body 2 (NF_B), or taken from the anchors (NF_CORES: p₁ − p₂). */
 export const NF_A = 0;
@@ -62,56 +64,6 @@ const U = new Float64Array(6);
 const D = new Float64Array(4);
 /** The generalized inverse masses of the two sides from the last inverseMass calls. */
 const WM = new Float64Array(2);
-
-/** A hash of a body pair (b may be negative: a collider). */
-function pairHash(a: number, b: number): number {
-  return Math.imul(a, 0x9e3779b1) ^ Math.imul(b + 0x10000, 0x85ebca6b);
-}
-
-/** S ← R(q) v. */
-function rot(q: Float64Array, o: number, vx: number, vy: number, vz: number): void {
-  const qx = q[o],
-    qy = q[o + 1],
-    qz = q[o + 2],
-    qw = q[o + 3];
-  const tx = 2 * (qy * vz - qz * vy),
-    ty = 2 * (qz * vx - qx * vz),
-    tz = 2 * (qx * vy - qy * vx);
-  S[0] = vx + qw * tx + (qy * tz - qz * ty);
-  S[1] = vy + qw * ty + (qz * tx - qx * tz);
-  S[2] = vz + qw * tz + (qx * ty - qy * tx);
-}
-
-/** S ← R(q) V[vo …] (the vector from an array: no boxed arguments). */
-function rotFrom(q: Float64Array, o: number, V: Float64Array, vo: number): void {
-  const qx = q[o],
-    qy = q[o + 1],
-    qz = q[o + 2],
-    qw = q[o + 3];
-  const vx = V[vo],
-    vy = V[vo + 1],
-    vz = V[vo + 2];
-  const tx = 2 * (qy * vz - qz * vy),
-    ty = 2 * (qz * vx - qx * vz),
-    tz = 2 * (qx * vy - qy * vx);
-  S[0] = vx + qw * tx + (qy * tz - qz * ty);
-  S[1] = vy + qw * ty + (qz * tx - qx * tz);
-  S[2] = vz + qw * tz + (qx * ty - qy * tx);
-}
-
-/** S ← R(q)ᵀ v. */
-function rotT(q: Float64Array, o: number, vx: number, vy: number, vz: number): void {
-  const qx = -q[o],
-    qy = -q[o + 1],
-    qz = -q[o + 2],
-    qw = q[o + 3];
-  const tx = 2 * (qy * vz - qz * vy),
-    ty = 2 * (qz * vx - qx * vz),
-    tz = 2 * (qx * vy - qy * vx);
-  S[0] = vx + qw * tx + (qy * tz - qz * ty);
-  S[1] = vy + qw * ty + (qz * tx - qx * tz);
-  S[2] = vz + qw * tz + (qx * ty - qy * tx);
-}
 
 export class RigidContacts implements ConstraintSet {
   readonly kind = 'rigid-contact';
@@ -149,14 +101,7 @@ export class RigidContacts implements ConstraintSet {
   private cv = new Float64Array(0);
   private cw = new Float64Array(0);
   /** The last step's contacts (pairs and anchors) and a hash of their pairs. */
-  private prevA = new Int32Array(0);
-  private prevB = new Int32Array(0);
-  private prevRA = new Float64Array(0);
-  private prevRB = new Float64Array(0);
-  private prevNext = new Int32Array(0);
-  private prevCount = 0;
-  private table = new Int32Array(0);
-  private tableMask = 0;
+  private readonly history = new ContactHistory();
   /** The contact's world data: s₁ (0–2), s₂ (3–5), n (6–8), r₁ (9–11), r₂ (12–14). */
   private readonly W = new Float64Array(15);
   private readonly rigids: RigidStore;
@@ -202,57 +147,8 @@ export class RigidContacts implements ConstraintSet {
    * friction holds the bodies where they stuck, across steps too.
    */
   clear(): void {
-    const n = this.count;
-    if (this.prevA.length < n) {
-      this.prevA = new Int32Array(2 * n);
-      this.prevB = new Int32Array(2 * n);
-      this.prevRA = new Float64Array(6 * n);
-      this.prevRB = new Float64Array(6 * n);
-      this.prevNext = new Int32Array(2 * n);
-    }
-    this.prevA.set(this.a.subarray(0, n));
-    this.prevB.set(this.b.subarray(0, n));
-    this.prevRA.set(this.rA.subarray(0, 3 * n));
-    this.prevRB.set(this.rB.subarray(0, 3 * n));
-    // hash of pairs → their old contacts (a chain through prevNext)
-    let size = 16;
-    while (size < 2 * n) size *= 2;
-    if (this.table.length < size) this.table = new Int32Array(size);
-    this.tableMask = size - 1;
-    this.table.fill(-1, 0, size);
-    for (let k = n - 1; k >= 0; k--) {
-      const h = pairHash(this.a[k], this.b[k]) & this.tableMask;
-      this.prevNext[k] = this.table[h];
-      this.table[h] = k;
-    }
-    this.prevCount = n;
+    this.history.save(this.a, this.b, this.rA, this.rB, this.count);
     this.count = 0;
-  }
-
-  /** Contact k (just added) takes the anchors of an old contact of its pair within `reach` of its anchor on body 1. */
-  private match(k: number, reach: number): void {
-    if (this.prevCount === 0) return;
-    const ia = this.a[k],
-      ib = this.b[k];
-    const k3 = 3 * k;
-    let best = -1,
-      bestD = reach * reach;
-    for (let o = this.table[pairHash(ia, ib) & this.tableMask]; o >= 0; o = this.prevNext[o]) {
-      if (this.prevA[o] !== ia || this.prevB[o] !== ib) continue;
-      const d =
-        (this.prevRA[3 * o] - this.rA[k3]) ** 2 +
-        (this.prevRA[3 * o + 1] - this.rA[k3 + 1]) ** 2 +
-        (this.prevRA[3 * o + 2] - this.rA[k3 + 2]) ** 2;
-      if (d < bestD) {
-        bestD = d;
-        best = o;
-      }
-    }
-    if (best < 0) return;
-    for (let d = 0; d < 3; d++) {
-      this.rA[k3 + d] = this.prevRA[3 * best + d];
-      this.rB[k3 + d] = this.prevRB[3 * best + d];
-    }
   }
 
   /**
@@ -268,7 +164,7 @@ export class RigidContacts implements ConstraintSet {
     const r = this.rigids;
     this.a[k] = ia;
     this.b[k] = ib;
-    rotT(r.q, 4 * ia, P[0] - r.x[3 * ia], P[1] - r.x[3 * ia + 1], P[2] - r.x[3 * ia + 2]);
+    rotateBack(S, r.q, 4 * ia, P[0] - r.x[3 * ia], P[1] - r.x[3 * ia + 1], P[2] - r.x[3 * ia + 2]);
     this.rA[k3] = S[0];
     this.rA[k3 + 1] = S[1];
     this.rA[k3 + 2] = S[2];
@@ -276,7 +172,7 @@ export class RigidContacts implements ConstraintSet {
     let fB: number, sB: number, eB: number;
     let qB: Float64Array, qo: number;
     if (ib >= 0) {
-      rotT(r.q, 4 * ib, P[3] - r.x[3 * ib], P[4] - r.x[3 * ib + 1], P[5] - r.x[3 * ib + 2]);
+      rotateBack(S, r.q, 4 * ib, P[3] - r.x[3 * ib], P[4] - r.x[3 * ib + 1], P[5] - r.x[3 * ib + 2]);
       qB = r.q;
       qo = 4 * ib;
       fB = mats.friction[ib];
@@ -284,7 +180,7 @@ export class RigidContacts implements ConstraintSet {
       eB = mats.restitution[ib];
     } else {
       const c = this.colliders[-1 - ib];
-      rotT(c.rotation, 0, P[3] - c.position[0], P[4] - c.position[1], P[5] - c.position[2]);
+      rotateBack(S, c.rotation, 0, P[3] - c.position[0], P[4] - c.position[1], P[5] - c.position[2]);
       qB = c.rotation;
       qo = 0;
       fB = c.friction;
@@ -294,8 +190,8 @@ export class RigidContacts implements ConstraintSet {
     this.rB[k3] = S[0];
     this.rB[k3 + 1] = S[1];
     this.rB[k3 + 2] = S[2];
-    if (nf === NF_A) rotT(r.q, 4 * ia, P[6], P[7], P[8]);
-    else if (nf === NF_B) rotT(qB, qo, P[6], P[7], P[8]);
+    if (nf === NF_A) rotateBack(S, r.q, 4 * ia, P[6], P[7], P[8]);
+    else if (nf === NF_B) rotateBack(S, qB, qo, P[6], P[7], P[8]);
     else {
       S[0] = P[6];
       S[1] = P[7];
@@ -315,7 +211,7 @@ export class RigidContacts implements ConstraintSet {
     this.muS[k] = 0.5 * (mats.staticFriction[ia] + sB);
     this.rest[k] = Math.max(mats.restitution[ia], eB);
     this.lamN[k] = this.lamT[k] = 0;
-    if (radA === 0 && radB === 0) this.match(k, reach);
+    if (radA === 0 && radB === 0) this.history.match(ia, ib, this.rA, this.rB, k3, reach);
   }
 
   /** The colliders' poses for this substep; multipliers to 0; the normal velocities before the projection. */
@@ -365,11 +261,11 @@ export class RigidContacts implements ConstraintSet {
       // the normal of a face turns with its body: taken once per substep, at the predicted pose
       const nf = this.nf[k],
         k3 = 3 * k;
-      if (nf === NF_A) rotFrom(r.q, 4 * this.a[k], this.nL, k3);
+      if (nf === NF_A) rotateFrom(S, r.q, 4 * this.a[k], this.nL, k3);
       else if (nf === NF_B) {
         const ib = this.b[k];
-        if (ib >= 0) rotFrom(r.q, 4 * ib, this.nL, k3);
-        else rotFrom(this.cq, 4 * (-1 - ib), this.nL, k3);
+        if (ib >= 0) rotateFrom(S, r.q, 4 * ib, this.nL, k3);
+        else rotateFrom(S, this.cq, 4 * (-1 - ib), this.nL, k3);
       }
       if (nf !== NF_CORES) {
         this.nW[k3] = S[0];
@@ -398,7 +294,7 @@ export class RigidContacts implements ConstraintSet {
     const X = r.x,
       Q = r.q;
     const xa = 3 * ia;
-    rotFrom(Q, 4 * ia, this.rA, k3);
+    rotateFrom(S, Q, 4 * ia, this.rA, k3);
     const pax = X[xa] + S[0],
       pay = X[xa + 1] + S[1],
       paz = X[xa + 2] + S[2];
@@ -414,7 +310,7 @@ export class RigidContacts implements ConstraintSet {
       xb = 3 * (-1 - ib);
       qb = 4 * (-1 - ib);
     }
-    rotFrom(QB, qb, this.rB, k3);
+    rotateFrom(S, QB, qb, this.rB, k3);
     const pbx = XB[xb] + S[0],
       pby = XB[xb + 1] + S[1],
       pbz = XB[xb + 2] + S[2];
@@ -435,8 +331,8 @@ export class RigidContacts implements ConstraintSet {
         nz = this.nW[k3 + 2];
       }
     } else {
-      if (nf === NF_A) rotFrom(Q, 4 * ia, this.nL, k3);
-      else rotFrom(QB, qb, this.nL, k3);
+      if (nf === NF_A) rotateFrom(S, Q, 4 * ia, this.nL, k3);
+      else rotateFrom(S, QB, qb, this.nL, k3);
       nx = S[0];
       ny = S[1];
       nz = S[2];
@@ -513,7 +409,7 @@ export class RigidContacts implements ConstraintSet {
     const dx = D[0],
       dy = D[1],
       dz = D[2];
-    rotT(r.q, 4 * i, ry * dz - rz * dy, rz * dx - rx * dz, rx * dy - ry * dx);
+    rotateBack(S, r.q, 4 * i, ry * dz - rz * dy, rz * dx - rx * dz, rx * dy - ry * dx);
     const u = 3 * side;
     U[u] = S[0];
     U[u + 1] = S[1];
@@ -587,7 +483,7 @@ export class RigidContacts implements ConstraintSet {
     const ia = this.a[k],
       ib = this.b[k];
     const k3 = 3 * k;
-    rotFrom(r.q, 4 * ia, this.rA, k3);
+    rotateFrom(S, r.q, 4 * ia, this.rA, k3);
     const ra = this.radA[k],
       rb = this.radB[k];
     W[9] = S[0] - ra * W[6];
@@ -599,11 +495,11 @@ export class RigidContacts implements ConstraintSet {
     W[2] = r.x[xa + 2] + W[11];
     let XB: Float64Array, xb: number;
     if (ib >= 0) {
-      rotFrom(r.q, 4 * ib, this.rB, k3);
+      rotateFrom(S, r.q, 4 * ib, this.rB, k3);
       XB = r.x;
       xb = 3 * ib;
     } else {
-      rotFrom(this.cq, 4 * (-1 - ib), this.rB, k3);
+      rotateFrom(S, this.cq, 4 * (-1 - ib), this.rB, k3);
       XB = this.cx;
       xb = 3 * (-1 - ib);
     }
@@ -678,8 +574,8 @@ export class RigidContacts implements ConstraintSet {
       // p − p̄ for the body point at s₁: (s₁ − x) − R̄ Rᵀ (s₁ − x) + (x − x̄)
       const a3 = 3 * ia,
         a4 = 4 * ia;
-      rotT(r.q, a4, W[9], W[10], W[11]);
-      rot(r.qPrev, a4, S[0], S[1], S[2]);
+      rotateBack(S, r.q, a4, W[9], W[10], W[11]);
+      rotate(S, r.qPrev, a4, S[0], S[1], S[2]);
       dx = W[9] - S[0] + r.x[a3] - r.xPrev[a3];
       dy = W[10] - S[1] + r.x[a3 + 1] - r.xPrev[a3 + 1];
       dz = W[11] - S[2] + r.x[a3 + 2] - r.xPrev[a3 + 2];
@@ -699,8 +595,8 @@ export class RigidContacts implements ConstraintSet {
         b3 = 3 * (-1 - ib);
         b4 = 4 * (-1 - ib);
       }
-      rotT(Q, b4, W[12], W[13], W[14]);
-      rot(Qp, b4, S[0], S[1], S[2]);
+      rotateBack(S, Q, b4, W[12], W[13], W[14]);
+      rotate(S, Qp, b4, S[0], S[1], S[2]);
       dx -= W[12] - S[0] + X[b3] - Xp[b3];
       dy -= W[13] - S[1] + X[b3 + 1] - Xp[b3 + 1];
       dz -= W[14] - S[2] + X[b3 + 2] - Xp[b3 + 2];
@@ -748,7 +644,7 @@ export class RigidContacts implements ConstraintSet {
       Q = this.cq;
       qo = 4 * (-1 - ib);
     }
-    rotT(Q, qo, W[12] + dx, W[13] + dy, W[14] + dz);
+    rotateBack(S, Q, qo, W[12] + dx, W[13] + dy, W[14] + dz);
     const k3 = 3 * k;
     this.rB[k3] = S[0];
     this.rB[k3 + 1] = S[1];
@@ -828,7 +724,7 @@ export class RigidContacts implements ConstraintSet {
     r.v[i3 + 2] += w * dz;
     const J = r.invInertia;
     const o = 3 * side;
-    rot(r.q, 4 * i, p * J[i3] * U[o], p * J[i3 + 1] * U[o + 1], p * J[i3 + 2] * U[o + 2]);
+    rotate(S, r.q, 4 * i, p * J[i3] * U[o], p * J[i3 + 1] * U[o + 1], p * J[i3 + 2] * U[o + 2]);
     r.omega[i3] += S[0];
     r.omega[i3 + 1] += S[1];
     r.omega[i3 + 2] += S[2];
@@ -837,7 +733,12 @@ export class RigidContacts implements ConstraintSet {
   /** The contacts of the last step (pairs and anchors): the next step's contacts match them (see clear). */
   saveState(): { a: Int32Array; b: Int32Array; rA: Float64Array; rB: Float64Array } {
     const n = this.count;
-    return { a: this.a.slice(0, n), b: this.b.slice(0, n), rA: this.rA.slice(0, 3 * n), rB: this.rB.slice(0, 3 * n) };
+    return {
+      a: this.a.slice(0, n),
+      b: this.b.slice(0, n),
+      rA: this.rA.slice(0, 3 * n),
+      rB: this.rB.slice(0, 3 * n),
+    };
   }
 
   loadState(state: unknown): void {
