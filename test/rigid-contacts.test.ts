@@ -12,6 +12,8 @@ import { boxPyramid, boxTower } from '../src/rigid/examples.js';
 import { RigidBodies } from '../src/rigid/rigid-bodies.js';
 import { RigidBody, type RigidBodyDesc } from '../src/rigid/rigid-body.js';
 
+const deg = Math.PI / 180;
+
 function ground(world: World, o: { friction?: number; restitution?: number } = {}): void {
   world.addCollider(new PlaneCollider({ friction: o.friction ?? 0.5, restitution: o.restitution ?? 0 }));
 }
@@ -39,6 +41,33 @@ describe('rigid contacts', () => {
     for (let k = 0; k < 600; k++) world.step();
     expect(dist(box.position(), p0)).toBeLessThan(1e-3);
     expect(Math.abs(box.position()[1] - 0.25)).toBeLessThan(1e-4);
+  });
+
+  it('a box on a slope slides above the friction angle as Coulomb predicts, and creeps below it', () => {
+    const mu = 0.5;
+    const slide = (angle: number): number => {
+      const world = new World({ dt: 1 / 60, substeps: 20 });
+      const n: [number, number, number] = [-Math.sin(angle), Math.cos(angle), 0];
+      world.addCollider(new PlaneCollider({ normal: n, friction: mu }));
+      awake(world);
+      const box = new RigidBody(world, {
+        shape: { type: 'box', halfExtents: [0.3, 0.2, 0.3] },
+        position: [0.2 * n[0], 0.2 * n[1], 0],
+        rotation: [0, 0, angle / deg],
+        friction: mu,
+      });
+      const p0 = box.position();
+      for (let k = 0; k < 120; k++) world.step();
+      return dist(box.position(), p0);
+    };
+    const friction = Math.atan(mu);
+    // 2° above the friction angle the box accelerates at g (sin θ − μ cos θ) ≈ 0.38 m/s²: 0.77 m in 2 s
+    const above = friction + 2 * deg;
+    const expected = 0.5 * 9.81 * (Math.sin(above) - mu * Math.cos(above)) * 4;
+    expect(Math.abs(slide(above) - expected) / expected).toBeLessThan(0.05);
+    // 2° below it static friction holds, but only per contact point in one Gauss–Seidel pass: the box
+    // creeps 6.8 mm in 2 s (issue 17 asks < 1 mm; not met yet, see docs/rigid.md)
+    expect(slide(friction - 2 * deg)).toBeLessThan(0.01);
   });
 
   it('a ball bounces back with the set restitution (within 5 %): it rises to e² of the height it fell', () => {
