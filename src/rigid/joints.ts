@@ -251,7 +251,10 @@ export class RigidJoints implements ConstraintSet {
     this.h = ctx.h;
     this.alphaScale = 1 / (ctx.h * ctx.h);
     for (let j = 0; j < this.count; j++) {
-      if (this.motor[j] === MOTOR_VELOCITY) this.target[j] += ctx.h * this.speed[j];
+      if (this.motor[j] !== MOTOR_VELOCITY) continue;
+      this.target[j] += ctx.h * this.speed[j];
+      // a motor driving into a limit waits there: the target stays within the limits
+      if (this.hasLimit[j]) this.target[j] = Math.max(this.lo[j], Math.min(this.hi[j], this.target[j]));
     }
   }
 
@@ -571,7 +574,9 @@ export class RigidJoints implements ConstraintSet {
         const m = this.maxForce[j] * h2;
         // the target angle, wrapped to the nearest turn of the current angle
         const phi = this.coordinate(j);
-        const goal = phi + (((((tg - phi) % (2 * Math.PI)) + 3 * Math.PI) % (2 * Math.PI)) - Math.PI);
+        let goal = phi + (((((tg - phi) % (2 * Math.PI)) + 3 * Math.PI) % (2 * Math.PI)) - Math.PI);
+        // the limits win over the motor (applied after them, it would drive through them)
+        if (this.hasLimit[j]) goal = Math.max(this.lo[j], Math.min(this.hi[j], goal));
         this.limitAngle(
           j,
           F[0],
@@ -662,7 +667,9 @@ export class RigidJoints implements ConstraintSet {
       if (this.motor[j] !== MOTOR_OFF) {
         this.frames(j);
         const now = -((F[18] - F[21]) * ux + (F[19] - F[22]) * uy + (F[20] - F[23]) * uz);
-        const e = this.target[j] - now;
+        let tg = this.target[j];
+        if (this.hasLimit[j]) tg = Math.max(this.lo[j], Math.min(this.hi[j], tg));
+        const e = tg - now;
         this.positional(j, e * ux, e * uy, e * uz, this.motorCompliance[j], 4, this.maxForce[j] * h2);
       }
       return;
