@@ -38,6 +38,17 @@ for (const c of selected) {
     `${pad(r.name, nameWidth)}${pad(r.medianMs.toFixed(3), 11)}${pad(r.minMs.toFixed(3), 9)}${pad(r.maxMs.toFixed(3), 9)}${pad(pps, 10)}${target}`,
   );
   if (r.info) console.log(`${' '.repeat(nameWidth)}${r.info}`);
+  if (r.referenceMedianMs !== undefined) {
+    const e = r.referenceEngine;
+    const ratio = r.medianMs / r.referenceMedianMs;
+    const cpuRatio = (r.cpuMedianMs ?? 0) / (r.referenceCpuMedianMs ?? 1);
+    console.log(
+      `${' '.repeat(nameWidth)}${e}, interleaved: ${r.referenceMedianMs.toFixed(3)} ms; pbdkit/${e} = ${ratio.toFixed(2)}`,
+    );
+    console.log(
+      `${' '.repeat(nameWidth)}CPU time per step: pbdkit ${r.cpuMedianMs?.toFixed(3)} ms, ${e} ${r.referenceCpuMedianMs?.toFixed(3)} ms; pbdkit/${e} = ${cpuRatio.toFixed(2)}`,
+    );
+  }
 }
 
 const out = fileURLToPath(new URL('../../bench/results.json', import.meta.url)); // lib/bench → bench

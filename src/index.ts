@@ -225,6 +225,7 @@ export {
 export { collideBoxBox } from './rigid/collide-box.js';
 export { collidePolyhedra, WorldPoly } from './rigid/collide-convex.js';
 export { type ContactMaterials, NF_A, NF_B, NF_CORES, RigidContacts } from './rigid/contact-set.js';
+export { boxPyramid, boxTower, type Ragdoll, ragdoll } from './rigid/examples.js';
 export { gjkDistance, gjkPoints } from './rigid/gjk.js';
 export { JOINT_TYPES, type JointType, RigidJoints } from './rigid/joints.js';
 export { Pair } from './rigid/manifold.js';
