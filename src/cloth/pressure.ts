@@ -16,6 +16,7 @@ import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
  */
 export class PressureConstraint implements ConstraintSet {
   readonly kind = 'pressure';
+  readonly violationUnit = 'm³';
   readonly order = 0;
   enabled = true;
   readonly rule: ProjectionRule;
