@@ -26,29 +26,40 @@ const sizes = [
   { width: 390, height: 844 },
 ];
 
-let browser: Browser;
-const idle: Page[] = [];
-const waiting: ((p: Page) => void)[] = [];
+/**
+ * Two browsers with one page each, so that each page is its browser's front tab: a background
+ * tab gets no animation frames or resize observations, and the framing follows those.
+ */
+const browsers: Browser[] = [];
+interface Slot {
+  page: Page;
+  browser: Browser;
+}
+const idle: Slot[] = [];
+const waiting: ((s: Slot) => void)[] = [];
 
-async function withPage<T>(f: (p: Page) => Promise<T>): Promise<T> {
-  const page = idle.pop() ?? (await new Promise<Page>((r) => waiting.push(r)));
+async function withPage<T>(f: (p: Page, b: Browser) => Promise<T>): Promise<T> {
+  const slot = idle.pop() ?? (await new Promise<Slot>((r) => waiting.push(r)));
   try {
-    return await f(page);
+    return await f(slot.page, slot.browser);
   } finally {
     const next = waiting.shift();
-    if (next) next(page);
-    else idle.push(page);
+    if (next) next(slot);
+    else idle.push(slot);
   }
 }
 
 beforeAll(async () => {
-  browser = await launch(sizes[0]);
-  idle.push(await browser.newPage(), await browser.context.newPage());
+  for (let k = 0; k < 2; k++) {
+    const browser = await launch(sizes[0]);
+    browsers.push(browser);
+    idle.push({ page: await browser.newPage(), browser });
+  }
   mkdirSync(shots, { recursive: true });
 });
 
 afterAll(async () => {
-  await browser?.close();
+  for (const b of browsers) await b.close();
 });
 
 /** Whether every coordinate of every active particle is finite, and how many there are. */
@@ -107,7 +118,7 @@ describe.concurrent('every scene in Chromium', () => {
     it(
       `${name}: framed at 0.5 s and 5 s on wide and narrow windows, drawn, advancing and finite`,
       ({ expect }) =>
-        withPage(async (page) => {
+        withPage(async (page, browser) => {
           const errorsBefore = browser.errors.length;
           await page.setViewportSize(sizes[0]);
           await openScene(page, base, name);
