@@ -48,6 +48,7 @@ import { projectDihedralBending } from './dihedral-bending.generated.js';
  */
 export class DihedralBending implements ConstraintSet {
   readonly kind = 'dihedral-bending';
+  readonly violationUnit = 'rad';
   readonly order = 0;
   enabled = true;
   readonly rule: ProjectionRule;

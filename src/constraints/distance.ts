@@ -19,6 +19,7 @@ export type DistanceMode = 'both' | 'stretch' | 'compress';
 
 export class DistanceConstraints implements ConstraintSet {
   readonly kind: string;
+  readonly violationUnit = 'm';
   readonly order = 0;
   enabled = true;
   readonly rule: ProjectionRule;

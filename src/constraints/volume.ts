@@ -17,6 +17,7 @@ import { projectTriangleArea } from './triangle-area.generated.js';
  */
 export class TetVolumeConstraints implements ConstraintSet {
   readonly kind = 'tet-volume';
+  readonly violationUnit = 'm³';
   readonly order = 0;
   enabled = true;
   readonly rule: ProjectionRule;
@@ -151,6 +152,7 @@ export function tetVolume(x: ArrayLike<number>, i1: number, i2: number, i3: numb
  */
 export class TriangleAreaConstraints implements ConstraintSet {
   readonly kind = 'triangle-area';
+  readonly violationUnit = 'm²';
   readonly order = 0;
   enabled = true;
   readonly rule: ProjectionRule;

@@ -42,6 +42,8 @@ const WEFT = [1, 0, 0];
 
 export class TriangleStrainLimits implements ConstraintSet {
   readonly kind = 'triangle-strain-limit';
+  /** A principal stretch beyond its limit, a fraction of the rest length. */
+  readonly violationUnit = 'relative';
   readonly order = 0;
   enabled = true;
   readonly rule: ProjectionRule;

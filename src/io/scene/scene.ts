@@ -117,7 +117,16 @@ export const sceneSchema = z
     camera: z
       .strictObject({ position: vec3, target: vec3 })
       .optional()
-      .describe('initial camera for the gallery and renders'),
+      .describe(
+        'view direction for the gallery and renders: the gallery looks from position toward target and moves the camera back until the action fits the view',
+      ),
+    offline: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'why this scene cannot run in real time on one core (its physics takes longer than dt per step); the gallery shows it in slow motion and says so',
+      ),
     world: worldSettings.optional(),
     bodies: z.array(z.discriminatedUnion('type', bodySchemas)).min(1),
     colliders: z.array(z.discriminatedUnion('type', colliderSchemas)).optional(),
