@@ -1,6 +1,7 @@
 /**
  * Where each shipped scene's action happens: the box its bodies fill over
- * their first seconds (and the box of its bounded colliders), which the
+ * their first seconds — those its camera follows (camera.follow), or all —
+ * and the box of its bounded colliders, which the
  * gallery's camera fits into the part of the window the panels leave free.
  * Written to web/src/scene-views.json, keyed by scene name, with a digest
  * of the scene text so that a test can tell when a scene changed and its
@@ -15,7 +16,11 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { Collider } from '../src/collision/colliders.js';
+import type { Body } from '../src/core/body.js';
 import { loadScene } from '../src/index.js';
+import { colliderMesh } from '../src/io/collider-meshes.js';
+import { quatRotate } from '../src/math/quat.js';
 import { drawnBox } from '../web/src/view/bounds.js';
 import { sceneDigest } from './scene-digest.js';
 
@@ -37,9 +42,12 @@ export interface SceneView {
   digest: string;
   /** Simulated seconds the boxes cover. */
   seconds: number;
-  /** The box the bodies filled as drawn (web/src/view/bounds.ts: drawnBox): [lo, hi]. */
+  /**
+   * The box the bodies filled as drawn (web/src/view/bounds.ts: drawnBox): [lo, hi]; all of
+   * them at the start, then the ones the scene's camera follows (camera.follow; default all).
+   */
   bodies: [number[], number[]];
-  /** The box of the bounded colliders (spheres, boxes, capsules, meshes) over the same time, or null. */
+  /** The box of the bounded colliders (spheres, boxes, capsules, meshes: their surfaces) over the same time, or null. */
   colliders: [number[], number[]] | null;
 }
 
@@ -61,8 +69,16 @@ for (const f of files) {
   const hi = [-Infinity, -Infinity, -Infinity];
   const clo = [Infinity, Infinity, Infinity];
   const chi = [-Infinity, -Infinity, -Infinity];
-  const sample = () => {
-    for (const b of w.bodies) {
+  // the bodies the camera follows (the scene's camera.follow; default all); every body counts at the start
+  const follow = inst.spec.camera?.follow;
+  const followed = inst.bodies.filter((b) => !follow || follow.includes(b.name));
+  // bounded colliders as their meshes in their local frames, placed at each sample's pose
+  const shapes = w.colliders
+    .filter((c) => Number.isFinite(c.boundingRadius()))
+    .map((c) => ({ c, mesh: colliderMesh(c as Collider, 1) }));
+  const p = new Float64Array(3);
+  const sample = (bodies: readonly Body[]) => {
+    for (const b of bodies) {
       const x = b.hasRenderMesh ? b.renderPositions() : w.store.x;
       const base = b.hasRenderMesh ? 0 : 3 * b.offset;
       const count = b.hasRenderMesh ? x.length / 3 : b.activeCount;
@@ -73,21 +89,32 @@ for (const f of files) {
         hi[d] = Math.max(hi[d], box[1][d]);
       }
     }
-    for (const c of w.colliders) {
-      const r = c.boundingRadius();
-      if (!Number.isFinite(r)) continue;
-      for (let d = 0; d < 3; d++) {
-        clo[d] = Math.min(clo[d], c.position[d] - r);
-        chi[d] = Math.max(chi[d], c.position[d] + r);
+    for (const { c, mesh } of shapes) {
+      if (!mesh) {
+        // a shape without a mesh: its bounding sphere
+        const r = c.boundingRadius();
+        for (let d = 0; d < 3; d++) {
+          clo[d] = Math.min(clo[d], c.position[d] - r);
+          chi[d] = Math.max(chi[d], c.position[d] + r);
+        }
+        continue;
+      }
+      const v = mesh.positions;
+      for (let i = 0; i < v.length; i += 3) {
+        quatRotate(p, 0, c.rotation, 0, v[i], v[i + 1], v[i + 2]);
+        for (let d = 0; d < 3; d++) {
+          clo[d] = Math.min(clo[d], c.position[d] + p[d]);
+          chi[d] = Math.max(chi[d], c.position[d] + p[d]);
+        }
       }
     }
   };
-  sample();
+  sample(inst.bodies);
   const steps = Math.ceil(seconds / w.dt - 1e-9);
   let k = 0;
   for (; k < steps && (performance.now() - t0) / 1000 < budget; k++) {
     w.step();
-    sample();
+    sample(followed);
   }
   views[name] = {
     digest: sceneDigest(text),

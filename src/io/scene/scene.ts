@@ -115,7 +115,17 @@ export const sceneSchema = z
       .describe('method family, e.g. "cloth", "softbody", "fluids" (groups the gallery)'),
     figure: z.string().optional().describe('the paper figure the scene reproduces, e.g. "003 Figure 3"'),
     camera: z
-      .strictObject({ position: vec3, target: vec3 })
+      .strictObject({
+        position: vec3,
+        target: vec3,
+        follow: z
+          .array(z.string().min(1))
+          .min(1)
+          .optional()
+          .describe(
+            "the bodies whose action the gallery frames (default: all); others may leave the view, as a projectile's grains that fly off after the impact",
+          ),
+      })
       .optional()
       .describe(
         'view direction for the gallery and renders: the gallery looks from position toward target and moves the camera back until the action fits the view',
@@ -240,6 +250,15 @@ export function buildScene(spec: SceneSpec, options: BuildOptions = {}): SceneIn
       return build(b, ctx);
     });
     if (spec.collision) buildCollision(spec.collision, world, bodies);
+    spec.camera?.follow?.forEach((name, k) => {
+      if (!bodies.some((b) => b.name === name))
+        throw new PbdError(
+          'scene/unknown-body',
+          `camera.follow[${k}]`,
+          `there is no body named '${name}'`,
+          `known: ${bodies.map((b) => `'${b.name}'`).join(', ')}`,
+        );
+    });
     return {
       spec,
       world,
