@@ -159,10 +159,13 @@ export {
   type FluidOptions,
 } from './fluids/fluid.js';
 export {
+  autoRelaxation,
   type LatticeSums,
   latticeSums,
   poly6,
   poly6Coefficient,
+  spiky,
+  spikyCoefficient,
   spikyGradient,
   spikyGradientCoefficient,
 } from './fluids/kernels.js';

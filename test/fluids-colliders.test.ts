@@ -85,6 +85,9 @@ describe('collider contact culling', () => {
       store.mask[i] = -1;
     }
     const contacts = world.sets.find((s) => s.kind === 'collider-contact') as ColliderContacts;
+    // the per-particle rules below, without moving particles out of deep penetrations (tested on its own,
+    // test/collision-degenerate.test.ts): many of these random particles lie deep inside
+    contacts.maxDepenetrationSpeed = Number.POSITIVE_INFINITY;
     const ctx = world.makeContext();
     contacts.beginStep(ctx);
     const got = new Set<string>();

@@ -66,7 +66,8 @@ export class ColliderContacts implements ConstraintSet {
    * The largest speed (m/s), relative to the collider's surface, at which the
    * static fallback pushes a particle out; a deeper penetration is moved out
    * without velocity (see the class comment). Shallow penetrations left by
-   * the solver stay below it (the shipped scenes: at most 7.3 m/s). Default 10.
+   * the solver stay below it (the shipped scenes: at most 7.3 m/s). Infinity
+   * switches the depenetration off (the plain static fallback). Default 10.
    */
   maxDepenetrationSpeed = 10;
   /** Per contact: 1 when its particle was moved out of a deep penetration on its own this substep. */

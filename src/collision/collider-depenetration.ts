@@ -2,6 +2,8 @@ import type { ParticleStore } from '../core/particles.js';
 import type { WorldCollider } from '../core/world-collider.js';
 
 const probe = new Float64Array(3);
+/** The direction of the current body's move (unit). */
+const dir = new Float64Array(3);
 const nrm = new Float64Array(4);
 
 /**
@@ -76,13 +78,13 @@ export function depenetrateBodies(
     for (let i = lo; i <= hi && !pinned; i++) if (invMass[i] === 0 && store.mass[i] > 0) pinned = true;
     // the translation that brings every recorded particle out to its depth along d
     let t = 0;
+    dir[0] = dx;
+    dir[1] = dy;
+    dir[2] = dz;
     for (let j = k; j < n; j++) {
       if (body[deep[6 * j]] !== b || deep[6 * j + 2] < 0) continue;
       if (!pinned)
-        t = Math.max(
-          t,
-          exitAlong(colliders[deep[6 * j + 1]], x, 3 * deep[6 * j], dx, dy, dz, deep[6 * j + 2]),
-        );
+        t = Math.max(t, exitAlong(colliders[deep[6 * j + 1]], x, 3 * deep[6 * j], deep[6 * j + 2]));
       deep[6 * j + 2] = -1;
     }
     if (pinned || !(t > 0) || !Number.isFinite(t)) continue;
@@ -101,48 +103,33 @@ export function depenetrateBodies(
 }
 
 /**
- * The distance along d (unit) that moves the point x[i3 …], now `excess`
- * too deep inside the collider, out of that excess: the smallest t found by
- * doubling and bisection with distance(x + t d) ≥ distance(x) + excess.
+ * The distance along `dir` that moves the point x[i3 …], now `excess` too
+ * deep inside the collider, out of that excess: the smallest t found by
+ * doubling and bisection with distance(x + t dir) ≥ distance(x) + excess.
  */
-function exitAlong(
-  col: WorldCollider,
-  x: Float64Array,
-  i3: number,
-  dx: number,
-  dy: number,
-  dz: number,
-  excess: number,
-): number {
+function exitAlong(col: WorldCollider, x: Float64Array, i3: number, excess: number): number {
   col.distanceAt(x, i3, nrm);
   const target = nrm[3] + excess;
   let lo = 0,
     hi = excess;
-  for (let it = 0; it < 60 && distanceAlong(col, x, i3, dx, dy, dz, hi) < target; it++) {
+  for (let it = 0; it < 60 && distanceAlong(col, x, i3, hi) < target; it++) {
     lo = hi;
     hi *= 2;
   }
-  if (distanceAlong(col, x, i3, dx, dy, dz, hi) < target) return Number.POSITIVE_INFINITY;
+  if (distanceAlong(col, x, i3, hi) < target) return Number.POSITIVE_INFINITY;
   for (let it = 0; it < 50 && hi - lo > 1e-9 * hi; it++) {
     const m = 0.5 * (lo + hi);
-    if (distanceAlong(col, x, i3, dx, dy, dz, m) < target) lo = m;
+    if (distanceAlong(col, x, i3, m) < target) lo = m;
     else hi = m;
   }
   return hi;
 }
 
-function distanceAlong(
-  col: WorldCollider,
-  x: Float64Array,
-  i3: number,
-  dx: number,
-  dy: number,
-  dz: number,
-  t: number,
-): number {
-  probe[0] = x[i3] + t * dx;
-  probe[1] = x[i3 + 1] + t * dy;
-  probe[2] = x[i3 + 2] + t * dz;
+/** Signed distance of x[i3 …] + t dir from the collider. */
+function distanceAlong(col: WorldCollider, x: Float64Array, i3: number, t: number): number {
+  probe[0] = x[i3] + t * dir[0];
+  probe[1] = x[i3 + 1] + t * dir[1];
+  probe[2] = x[i3 + 2] + t * dir[2];
   col.distanceAt(probe, 0, nrm);
   return nrm[3];
 }

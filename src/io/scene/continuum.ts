@@ -138,7 +138,12 @@ export const softBody = z
       ])
       .optional()
       .describe('an embedded render mesh; false renders the tet boundary'),
-    initial: z.enum(['rest', 'flattened', 'mirrored']).optional().describe('start deformed (002 Figure 6)'),
+    initial: z
+      .enum(['rest', 'flattened', 'mirrored', 'scrambled'])
+      .optional()
+      .describe(
+        'start deformed (002 Figure 6; scrambled: every vertex at a random point of the rest bounding box)',
+      ),
     velocity: vec3.optional().describe('initial velocity (m/s)'),
     globalDamping: z.number().min(0).max(1).optional(),
     radius: z.number().min(0).optional(),
