@@ -17,8 +17,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { build, preview } from 'vite';
+import { launchChromium } from './chromium.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string): string | undefined => {
@@ -47,20 +48,7 @@ const server = await preview({
 });
 const base = `http://127.0.0.1:${(server.httpServer.address() as AddressInfo).port}/`;
 const profile = mkdtempSync(join(tmpdir(), 'pbdkit-thumbs-chromium-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--enable-unsafe-swiftshader',
-  ],
-});
+const context = await launchChromium(profile);
 const page = context.pages()[0] ?? (await context.newPage());
 page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
 

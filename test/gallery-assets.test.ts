@@ -8,7 +8,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { sceneDigest } from '../scripts/scene-digest.js';
-import { drawnBox, select } from '../web/src/view/bounds.js';
+import { selectKth } from '../src/math/select.js';
+import { drawnBox } from '../web/src/view/bounds.js';
 
 const scenesDir = new URL('../scenes/', import.meta.url);
 const names = readdirSync(scenesDir)
@@ -73,8 +74,12 @@ describe('the drawn box', () => {
     ]);
   });
 
-  it('select finds the k-th smallest value', () => {
+  it('selectKth finds the k-th smallest value, ties and sub-ranges included', () => {
     const a = Float64Array.from([5, 3, 9, 1, 7, 2, 8]);
-    expect([0, 1, 2, 3, 6].map((k) => select(a.slice(), k))).toEqual([1, 2, 3, 5, 9]);
+    expect([0, 1, 2, 3, 6].map((k) => selectKth(a.slice(), 0, 6, k))).toEqual([1, 2, 3, 5, 9]);
+    const t = Float64Array.from([2, 2, 1, 2, 1, 2]);
+    expect([0, 1, 2, 5].map((k) => selectKth(t.slice(), 0, 5, k))).toEqual([1, 1, 2, 2]);
+    // only a[2..5] is searched: the 2nd of [9, 1, 7, 2] is 2 (k counts from the array's start)
+    expect(selectKth(a.slice(), 2, 5, 3)).toBe(2);
   });
 });

@@ -8,6 +8,8 @@
  * that it stays in view. No DOM, no three.js: scripts use it in Node.
  */
 
+import { selectKth } from '../../../src/math/select.js';
+
 /** Fraction of the vertices that may lie outside the box on each side of each axis. */
 export const TRIM = 0.01;
 
@@ -52,34 +54,8 @@ export function drawnBox(
     if (n === 0) return null;
     const a = vals.subarray(0, n);
     const cut = Math.floor(trim * n);
-    lo[d] = select(a, cut);
-    hi[d] = select(a, n - 1 - cut);
+    lo[d] = selectKth(a, 0, n - 1, cut);
+    hi[d] = selectKth(a, 0, n - 1, n - 1 - cut);
   }
   return [lo, hi];
-}
-
-/** The k-th smallest value of `a` (0-based); reorders `a` (Hoare's quickselect). */
-export function select(a: Float64Array, k: number): number {
-  let l = 0;
-  let r = a.length - 1;
-  while (l < r) {
-    const pivot = a[(l + r) >> 1];
-    let i = l;
-    let j = r;
-    while (i <= j) {
-      while (a[i] < pivot) i++;
-      while (a[j] > pivot) j--;
-      if (i <= j) {
-        const t = a[i];
-        a[i] = a[j];
-        a[j] = t;
-        i++;
-        j--;
-      }
-    }
-    if (k <= j) r = j;
-    else if (k >= i) l = i;
-    else return a[k];
-  }
-  return a[k];
 }
