@@ -578,13 +578,21 @@ export class RigidContacts implements ConstraintSet {
     const w = WM[0] + WM[1];
     if (w <= 0) return;
     const dl = ct / w;
+    let d = dl;
     if (this.lamT[k] + dl >= muS * this.lamN[k]) {
-      // sliding: body 2's anchor follows under body 1's
-      if (!round) this.reanchor(k, dx, dy, dz);
-      return;
+      // sliding: against a body that does not move, projected onto the cone (docs/rigid.md); between
+      // two moving bodies the paper's all-or-nothing, body 2's anchor following by all the slip
+      if (ib >= 0 && this.materials.movable[ib] !== 0) {
+        if (!round) this.reanchor(k, dx, dy, dz);
+        return;
+      }
+      d = Math.max(0, muS * this.lamN[k] - this.lamT[k]);
+      const f = 1 - d / dl;
+      if (!round) this.reanchor(k, f * dx, f * dy, f * dz);
+      if (!(d > 0)) return;
     }
-    this.lamT[k] += dl;
-    D[3] = dl;
+    this.lamT[k] += d;
+    D[3] = d;
     this.move(ia, 0, -1);
     this.move(ib, 1, 1);
   }
@@ -675,13 +683,11 @@ export class RigidContacts implements ConstraintSet {
 
   /**
    * Dynamic friction of the polyhedral manifold that starts at contact k,
-   * once, at the centroid of its contacts that acted in this substep: the
-   * tangential velocity v_t there is reduced by the impulse
-   * min(|v_t| / (w₁ + w₂), μ_d Σ(λ_n + h p_n)/h − Σλ_t/h) (see endStep: the
-   * paper's Δv = −v_t/|v_t| min(h μ_d |f_n|, |v_t|) with Coulomb's bound on
-   * the manifold's impulses). Taken per corner in one Gauss–Seidel pass,
-   * each corner would stop its own point by turning the body and leave much
-   * of a face's sliding velocity.
+   * once for the face (see endStep): the sliding velocity v_t of body 1's
+   * centre against body 2's point under the centroid of the contacts that
+   * acted is reduced by the impulse min(|v_t|/(1/m₁ + 1/m₂), μ_d Σ(λ_n +
+   * h p_n)/h − Σλ_t/h), through the centres of mass. Per corner, each corner
+   * would stop its own point by turning the body and leave much of the slide.
    */
   private faceFriction(k: number, h: number): void {
     const W = this.W;
@@ -704,8 +710,7 @@ export class RigidContacts implements ConstraintSet {
     if (n === 0 || !(budget > 0)) return;
     const ia = this.a[k],
       ib = this.b[k];
-    // the sliding velocity: body 1's centre against body 2's material point under the centroid (a
-    // body's rocking is no slide)
+    // body 1's centre, not its point under the centroid: a body's rocking is no slide
     W[9] = W[10] = W[11] = 0;
     const XB = ib >= 0 ? r.x : this.cp.x,
       xb = ib >= 0 ? 3 * ib : 3 * (-1 - ib);
