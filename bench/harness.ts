@@ -68,7 +68,7 @@ export interface PeerResult {
   what: string;
   medianMs: number;
   minMs: number;
-  /** pbdkit's median / the peer's, same run, frames interleaved. */
+  /** The median over frames of pbdkit's time / the peer's for the same frame (frames interleaved). */
   ratio: number;
   targetRatio: number | null;
   meetsTarget: boolean | null;
@@ -122,7 +122,9 @@ export async function runCase(c: BenchCase): Promise<BenchResult> {
   const quality = inst.quality ? inst.quality() : null;
   const peerResults: PeerResult[] = (c.peers ?? []).map((p, i) => {
     const m = median(times[i + 1]);
-    const ratio = med / m;
+    // the median of the per-frame ratios: both frames of a pair ran within a few ms of each
+    // other, so a slow spell of the shared machine slows both (the ratio of medians would not pair them)
+    const ratio = median(own.map((t, k) => t / times[i + 1][k]));
     const t = p.targetRatio ?? null;
     return {
       name: p.name,
