@@ -51,6 +51,10 @@ for (const c of selected) {
         `${k.kind} ${k.nsPerProjection.toFixed(1)}${k.targetNs === null ? '' : ` (≤ ${k.targetNs} ${met(k.nsPerProjection <= k.targetNs)})`}`,
     );
     console.log(`${indent}ns per projection: ${kinds.join(', ')}`);
+    const stages = r.stages
+      .filter((s) => s.msPerStep >= 0.01 * r.medianMs)
+      .map((s) => `${s.name} ${s.msPerStep.toFixed(3)}`);
+    console.log(`${indent}ms per step by stage (profiled steps): ${stages.join(', ')}`);
   }
   if (r.quality) console.log(`${indent}pbdkit: ${stretch(r.quality)}`);
   for (const p of r.peers) {
