@@ -92,7 +92,7 @@ export {
   TriangleFemConstraints,
   type TriangleFemOptions,
 } from './continuum/triangle-fem.js';
-export { Attachments, type AttachOptions } from './core/attachments.js';
+export { Attachments, type AttachOptions, type OrientationClampOptions } from './core/attachments.js';
 export { Body, type Tunable } from './core/body.js';
 export {
   type Coloring,
@@ -313,6 +313,25 @@ export {
 } from './strain-limiting/triangle-limits.js';
 export { FollowTheLeader, type FollowTheLeaderOptions } from './strands/follow-the-leader.js';
 export { type HairOptions, type HairStyle, hairOnSphere } from './strands/hair.js';
+export {
+  type CosseratRodSets,
+  type RodOptions,
+  type RodStiffness,
+  rodFrames,
+  rodStiffness,
+} from './strands/rod.js';
+export {
+  BendTwistConstraints,
+  bendTwistGradients,
+  bendTwistValue,
+  projectBendTwistJoint,
+} from './strands/rod-bend-twist.js';
+export type { AxisStiffness, RodDamping } from './strands/rod-common.js';
+export {
+  StretchShearConstraints,
+  stretchShearGradients,
+  stretchShearValue,
+} from './strands/rod-stretch-shear.js';
 export {
   chainRegions,
   type StrandShapeMatchingOptions,
