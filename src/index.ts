@@ -43,6 +43,7 @@ export { MeshCollider, type MeshColliderOptions } from './collision/mesh-collide
 export { MeshDistance } from './collision/mesh-distance.js';
 export { MeshFeatureContacts } from './collision/mesh-feature-contacts.js';
 export { type ParticleContactOptions, ParticleContacts } from './collision/particle-contacts.js';
+export { type SegmentContactOptions, SegmentContacts } from './collision/segment-contacts.js';
 export { SpatialHash } from './collision/spatial-hash.js';
 export {
   type Surface,
