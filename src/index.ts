@@ -343,4 +343,5 @@ export {
   Strands,
   type StrandsOptions,
 } from './strands/strands.js';
+export { type HelixOptions, helix, type OverhandKnotOptions, overhandKnot } from './strands/thread.js';
 export { useWasmKernels, wasmKernelsEnabled, wasmKernelsReady } from './wasm/kernels.js';

@@ -60,6 +60,14 @@ export interface RodOptions {
    * segment. Default true.
    */
   clampRoots?: boolean;
+  /**
+   * The rest shape of bending and twist: 'initial' (default) keeps the
+   * curvature and twist of the initial centreline (a helix, a curl);
+   * 'straight' gives every joint the identity rest Darboux vector, so the
+   * rod is straight and untwisted at rest whatever its initial shape (a
+   * thread tied into a knot).
+   */
+  restShape?: 'initial' | 'straight';
   /** The first segment's material axis d_1 (made orthogonal to the segment). Default: the world axis least aligned with it. */
   normal?: [number, number, number];
 }
@@ -306,6 +314,14 @@ export function buildCosseratRods(
   store.q.set(q, 4 * off);
   store.qp.set(q, 4 * off);
   const ns = start.length - 1;
+  if (o.restShape !== undefined && o.restShape !== 'initial' && o.restShape !== 'straight') {
+    throw new PbdError(
+      'strands/rod',
+      `${where}.restShape`,
+      `must be 'initial' or 'straight', got ${String(o.restShape)}`,
+    );
+  }
+  const straight = o.restShape === 'straight';
   const sa: number[] = [],
     sb: number[] = [],
     sq: number[] = [],
@@ -338,12 +354,14 @@ export function buildCosseratRods(
           uy = q[k + 1],
           uz = q[k + 2],
           uw = q[k + 3];
-        jd.push(
-          qw * ux + qx * uw + qy * uz - qz * uy,
-          qw * uy - qx * uz + qy * uw + qz * ux,
-          qw * uz + qx * uy - qy * ux + qz * uw,
-          qw * uw - qx * ux - qy * uy - qz * uz,
-        );
+        if (straight) jd.push(0, 0, 0, 1);
+        else
+          jd.push(
+            qw * ux + qx * uw + qy * uz - qz * uy,
+            qw * uy - qx * uz + qy * uw + qz * ux,
+            qw * uz + qx * uy - qy * ux + qz * uw,
+            qw * uw - qx * ux - qy * uy - qz * uz,
+          );
         ja.push(off + j);
         jb.push(off + j + 1);
         jl.push(0.5 * (l + restLength[j + 2]));
