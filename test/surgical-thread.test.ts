@@ -29,7 +29,7 @@ describe('surgical thread', () => {
       strandStart: [0, n],
       radius: r,
       pinRoots: false,
-      rod: { youngsModulus: 1e6, density: 1100, restShape: 'straight', extensible: false },
+      rod: { youngsModulus: 1e6, density: 1100, restShape: 'straight', extensible: false, damping: 0.05 },
     });
     // the grippers: each holds an end segment (position and orientation) and pulls at 4 cm/s for 1 s
     thread.clamp(0, new Motion({ velocity: [-0.04, 0, 0], end: 1 }));
@@ -77,7 +77,7 @@ describe('surgical thread', () => {
       strandStart: [0, n],
       radius: 0.001,
       pinRoots: false,
-      rod: { youngsModulus: 1e6, density: 1100, restShape: 'straight', extensible: false },
+      rod: { youngsModulus: 1e6, density: 1100, restShape: 'straight', extensible: false, damping: 0.05 },
     });
     thread.clamp(0, new Motion({ velocity: [-0.04, 0, 0], end: 1 }));
     thread.clamp(n - 2, new Motion({ velocity: [0.04, 0, 0], end: 1 }));
