@@ -47,6 +47,7 @@ const CULL_SLACK = 1e-7;
  */
 export class ColliderContacts implements ConstraintSet {
   readonly kind = 'collider-contact';
+  readonly violationUnit = 'm';
   readonly order = 100;
   enabled = true;
   count = 0;
