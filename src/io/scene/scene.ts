@@ -26,6 +26,7 @@ import {
 import { type BuildContext, formatPath, SceneError, type SceneIssue, vec3 } from './common.js';
 import { buildFemCloth, buildSoftBody, continuumFiles, femCloth, softBody } from './continuum.js';
 import { buildFluid, fluidBody } from './fluids.js';
+import { guardSceneJson } from './guard.js';
 import { meshFiles } from './meshes.js';
 import { shapeMatchingBodies, shapeMatchingBuilders } from './shape-matching.js';
 import { buildStrands, strandsBody } from './strands.js';
@@ -175,18 +176,32 @@ export function parseSceneText(text: string, file = 'scene.json'): SceneSpec {
 
 /** Validates a parsed JSON value against the scene schema. */
 export function parseScene(json: unknown, file = 'scene.json'): SceneSpec {
+  // depth and magnitudes first: the schema and the messages below recurse into the value
+  const guarded = guardSceneJson(json);
+  if (guarded.length > 0 && guarded[0].message.includes('nested')) throw new SceneError(file, guarded);
   const r = sceneSchema.safeParse(json);
-  if (r.success) return r.data;
-  const issues: SceneIssue[] = r.error.issues.map((i) => ({
-    path: formatPath(i.path),
-    message: describeIssue(i, json),
-  }));
+  if (r.success && guarded.length === 0) return r.data;
+  const issues: SceneIssue[] = [...guarded];
+  const reported = new Set(guarded.map((i) => i.path));
+  for (const i of r.error?.issues ?? []) {
+    const path = formatPath(i.path);
+    if (reported.has(path)) continue;
+    if (issues.length >= MAX_REPORTED_ISSUES) {
+      issues.push({ path: '', message: `and ${r.error!.issues.length - issues.length} more problems` });
+      break;
+    }
+    reported.add(path);
+    issues.push({ path, message: describeIssue(i, json) });
+  }
   throw new SceneError(file, issues);
 }
 
+/** Most schema problems listed for one scene. */
+const MAX_REPORTED_ISSUES = 50;
+
 function describeIssue(issue: z.core.$ZodIssue, json: unknown): string {
   const got = valueAt(json, issue.path);
-  const shown = got === undefined ? 'nothing' : JSON.stringify(got)?.slice(0, 60);
+  const shown = got === undefined ? 'nothing' : preview(got);
   switch (issue.code) {
     case 'unrecognized_keys':
       return `unknown option${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')} (check the spelling; see schema/scene.schema.json)`;
@@ -198,6 +213,21 @@ function describeIssue(issue: z.core.$ZodIssue, json: unknown): string {
     default:
       return `${issue.message} (got ${shown})`;
   }
+}
+
+/** A short JSON preview of a value (at most ~60 characters, without serialising all of a big one). */
+function preview(v: unknown): string {
+  if (Array.isArray(v)) {
+    if (v.length > 8) return `${preview(v.slice(0, 8)).slice(0, -1)}, … ${v.length} items]`.slice(0, 60);
+  } else if (v && typeof v === 'object') {
+    const keys = Object.keys(v);
+    if (keys.length > 8)
+      return `{${keys
+        .slice(0, 8)
+        .map((k) => JSON.stringify(k))
+        .join(', ')}, …}`.slice(0, 60);
+  }
+  return (JSON.stringify(v) ?? String(v)).slice(0, 60);
 }
 
 function valueAt(json: unknown, path: readonly PropertyKey[]): unknown {
