@@ -4,8 +4,8 @@
  *
  *   npx tsx scripts/fuzz-scenes.ts [--count 1200] [--seed 1] [--steps 2] [--timeout 5000] [--list]
  *
- * Each input runs in a child process, one after the other: loaded with the
- * default limits, then stepped --steps times. No answer within --timeout ms
+ * Each input runs in a child process, one after the other (the clock starts
+ * once the child has loaded pbdkit): loaded with the default limits, then stepped --steps times. No answer within --timeout ms
  * (loading) is a hang; a child above 3 GB of memory is stopped and counted
  * as a crash. --list prints every input that was not rejected with a path
  * or accepted cleanly.
@@ -49,6 +49,8 @@ if (args.includes('--child')) {
     if (!loaded) process.send!({ id, loaded: true });
     process.send!({ id, out });
   });
+  // the parent starts an input's clock only once the worker is ready (its imports can take seconds)
+  process.send!({ id: -1, ready: true });
 } else {
   await main();
 }
@@ -57,14 +59,24 @@ async function main(): Promise<void> {
   const inputs = fuzzInputs(seed, count);
   const results: { input: FuzzInput; out: Outcome }[] = [];
   let child: ChildProcess | null = null;
-  const start = () =>
-    fork(fileURLToPath(import.meta.url), [...args, '--child'], {
+  const start = async () => {
+    const c = fork(fileURLToPath(import.meta.url), [...args, '--child'], {
       execArgv: ['--import', 'tsx', '--max-old-space-size=2048'],
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
+    await new Promise<void>((resolve) => {
+      const ready = (m: { ready?: boolean }) => {
+        if (!m.ready) return;
+        c.off('message', ready);
+        resolve();
+      };
+      c.on('message', ready);
+    });
+    return c;
+  };
   const t0 = performance.now();
   for (const input of inputs) {
-    child ??= start();
+    child ??= await start();
     const c = child;
     const out = await new Promise<Outcome>((resolve) => {
       let timer = setTimeout(() => finish({ cls: 'hang', message: `no answer in ${timeout} ms` }), timeout);

@@ -38,41 +38,58 @@ export function formatKeys(path: readonly PropertyKey[]): string {
  * Problems of a parsed scene that the schema cannot report safely: nesting
  * deeper than MAX_SCENE_DEPTH (the first such place; nothing deeper is
  * looked at) and numbers outside [MIN_SCENE_NUMBER, MAX_SCENE_NUMBER] in
- * magnitude. Empty when there are none.
+ * magnitude. Empty when there are none. With `sceneKeys` (the scene's
+ * top-level keys), values under other top-level keys are not looked at.
  */
-export function guardSceneJson(json: unknown): SceneIssue[] {
+export function guardSceneJson(json: unknown, sceneKeys?: readonly string[]): SceneIssue[] {
   const issues: SceneIssue[] = [];
   let more = 0;
-  const stack: { v: unknown; path: Key[] }[] = [{ v: json, path: [] }];
+  // a node of the walk: its value, its key in its parent and its parent node (paths are built only for problems)
+  interface Node {
+    v: unknown;
+    key: Key;
+    parent: Node | null;
+    depth: number;
+  }
+  const pathOf = (n: Node): Key[] => {
+    const out: Key[] = [];
+    for (let m: Node | null = n; m?.parent; m = m.parent) out.push(m.key);
+    return out.reverse();
+  };
+  const stack: Node[] = [{ v: json, key: '', parent: null, depth: 0 }];
   while (stack.length) {
-    const { v, path } = stack.pop()!;
+    const node = stack.pop()!;
+    const v = node.v;
+    // an unknown top-level key is the schema's to report ("unknown option"), whatever it holds
+    if (sceneKeys && node.depth === 1 && !sceneKeys.includes(node.key as string)) continue;
     if (typeof v === 'number') {
       const a = Math.abs(v);
       if (a > MAX_SCENE_NUMBER || (a > 0 && a < MIN_SCENE_NUMBER)) {
         if (issues.length >= MAX_ISSUES) more++;
         else
           issues.push({
-            path: formatKeys(path),
+            path: formatKeys(pathOf(node)),
             message: `${v} is ${a > 1 ? 'too large' : 'too small'} to simulate (magnitudes from ${MIN_SCENE_NUMBER} to ${MAX_SCENE_NUMBER}, or 0)`,
           });
       }
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
-    if (path.length >= MAX_SCENE_DEPTH) {
+    if (node.depth >= MAX_SCENE_DEPTH) {
       return [
         {
-          path: formatKeys(path),
+          path: formatKeys(pathOf(node)),
           message: `is nested more than ${MAX_SCENE_DEPTH} levels deep (a scene needs fewer than 10)`,
         },
       ];
     }
+    const depth = node.depth + 1;
     if (Array.isArray(v)) {
-      for (let k = v.length - 1; k >= 0; k--) stack.push({ v: v[k], path: [...path, k] });
+      for (let k = v.length - 1; k >= 0; k--) stack.push({ v: v[k], key: k, parent: node, depth });
     } else {
-      const entries = Object.entries(v);
-      for (let k = entries.length - 1; k >= 0; k--)
-        stack.push({ v: entries[k][1], path: [...path, entries[k][0]] });
+      const keys = Object.keys(v);
+      for (let k = keys.length - 1; k >= 0; k--)
+        stack.push({ v: (v as Record<string, unknown>)[keys[k]], key: keys[k], parent: node, depth });
     }
   }
   if (more > 0) issues.push({ path: '', message: `and ${more} more numbers out of range` });
