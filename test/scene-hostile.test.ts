@@ -216,3 +216,29 @@ describe('mesh files named in a scene: errors name the scene field, the file, li
     expect(e.message).toMatch(/tet 0/);
   });
 });
+
+describe('bakes: a glb larger than the limit is refused before it starts', () => {
+  it('200,000 frames of the flag: the frames, the vertices, the size and the limit; nothing written', async () => {
+    const { bake } = await import('../src/node/bake.js');
+    const { existsSync, mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'pbdkit-hostile-'));
+    const out = join(dir, 'flag.glb');
+    let started = false;
+    const e = await bake(
+      { scene: 'scenes/cloth-flag.json', frames: 200_000, out },
+      { onStart: () => (started = true) },
+    ).catch((x: unknown) => x as PbdError);
+    expect(e).toBeInstanceOf(PbdError);
+    expect((e as PbdError).code).toBe('bake/too-large');
+    // 792 vertices × (position + normal) × 4-byte floats × 200,000 frames
+    expect((e as PbdError).detail).toMatch(
+      /200000 frames of 792 vertices .* about 3802 MB, more than the limit of 2147 MB/,
+    );
+    expect(started).toBe(false);
+    expect(existsSync(out)).toBe(false);
+    const small = await bake({ scene: 'scenes/cloth-flag.json', frames: 3, out, maxOutputBytes: 1e6 });
+    expect(small.status).toBe('complete');
+  });
+});
