@@ -176,14 +176,17 @@ export { formatObj, parseObj } from './io/obj.js';
 export { bodyToPly, type PlyOptions } from './io/ply.js';
 export { type BuildContext, SceneError, type SceneIssue } from './io/scene/common.js';
 export { femCloth, resolveTetMesh, softBody } from './io/scene/continuum.js';
+export { Budget, defaultSceneLimits, type SceneLimits } from './io/scene/limits.js';
 export {
   type BodySpec,
   type BuildOptions,
   bodyBuilders,
+  bodyEstimates,
   bodySchemas,
   buildScene,
   type ColliderSpec,
   colliderSchemas,
+  estimateScene,
   loadScene,
   parseScene,
   parseSceneText,
