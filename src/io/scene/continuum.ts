@@ -123,7 +123,7 @@ export const softBody = z
       .boolean()
       .optional()
       .describe(
-        '"geometric" model with hard tet volumes: also hold the total volume, solved with the collider contacts (a squeezed body keeps its volume); default false',
+        '"geometric" model with hard tet volumes: also hold the total volume, solved with the collider contacts (a squeezed body keeps its volume); default true when the tet volumes are hard, false leaves it out',
       ),
     render: z
       .union([
