@@ -13,8 +13,10 @@ import { didYouMean } from '../src/node/suggest.js';
 import { dftlExperiment } from './dftl.js';
 import { fig4 } from './fig4.js';
 import { fig5 } from './fig5.js';
+import { fig6 } from './fig6.js';
 import { fig7 } from './fig7.js';
 import { lraExperiment } from './lra.js';
+import { pbfDensity } from './pbf-density.js';
 import type { Row } from './plot.js';
 import { xpbdChain } from './xpbd-chain.js';
 
@@ -54,6 +56,23 @@ export const experiments: ExperimentInfo[] = [
         .filter((x) => x.iterations === 5)
         .map((x) => `${x.solver} ${(x.strain as number).toFixed(3)} %`);
       return { files: r.files, summary: `k = 1e5 Pa, 5 iterations: ${at5.join(', ')}` };
+    },
+  },
+  {
+    name: 'fig6',
+    title:
+      '002 Figure 6: tet meshes recover from flattened, mirrored and scrambled starts (shape error over time)',
+    async run(outDir) {
+      const r = await fig6(outDir);
+      const ok = r.finals.filter((x) => x.recovered === 1).length;
+      const worst = r.finals.reduce((m, x) => Math.max(m, x.rms as number), 0);
+      const seeds = r.seeds
+        .map((x) => `${x.body} ${x.model} σc = ${(x.clamp as number).toFixed(3)}: ${x.recovered}/${x.seeds}`)
+        .join(', ');
+      return {
+        files: r.files,
+        summary: `${ok}/${r.finals.length} starts recovered after 5 s (largest RMS shape error ${(100 * worst).toFixed(3)} %)\nscrambled, over seeds: ${seeds}`,
+      };
     },
   },
   {
@@ -124,6 +143,23 @@ export const experiments: ExperimentInfo[] = [
       };
     },
   },
+  {
+    name: 'pbf-density',
+    title:
+      'Position based fluids at rest in a tank: interior density error against iterations and substeps (docs/fluids.md)',
+    async run(outDir) {
+      const r = await pbfDensity(outDir);
+      const at = (s: number, i: number) =>
+        r.rows
+          .filter((x) => x.substeps === s && x.iterations === i)
+          .map(
+            (x) =>
+              `${x.pool}: ${(x.meanError as number).toFixed(2)} % (largest ${(x.maxError as number).toFixed(2)} %)`,
+          )
+          .join(', ');
+      return { files: r.files, summary: `2 substeps × 4 iterations: ${at(2, 4)}\n1 × 4: ${at(1, 4)}` };
+    },
+  },
 ];
 
 /**
@@ -145,7 +181,7 @@ export function fig4Summary(rows: Row[]): string {
     .join('\n');
 }
 
-/** Runs one experiment by name ('fig4', 'fig5', 'fig7', 'xpbd-chain', 'lra', 'dftl' or 'all') and writes its files to outDir. */
+/** Runs one experiment by name ('fig4', 'fig5', 'fig6', 'fig7', 'xpbd-chain', 'lra', 'dftl', 'pbf-density' or 'all') and writes its files to outDir. */
 export async function runExperiment(
   name: string,
   outDir: string,

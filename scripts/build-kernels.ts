@@ -11,8 +11,10 @@
  *   base64 to src/wasm/MODULE.generated.ts, so that the library needs no
  *   loader or bundler plugin in Node or in the browser.
  *
- * `npm run kernels` rewrites what changed; test/wasm-kernels.test.ts
- * generates everything again in memory and fails when a committed file is stale.
+ * `npm run kernels` (also run by `prepare`: npm install, npm ci) rewrites
+ * what changed; none of these files is committed (.gitignore). The test
+ * test/wasm-kernels.test.ts generates everything again in memory and fails
+ * when a file on disk is stale.
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -160,7 +162,7 @@ export function elementsGlue(defs: KernelDef[]): string {
       lines.push(
         '    // the listed constraints (off the closed-form path) right after their colour, in JavaScript',
         '    if (listed > 0) {',
-        '      set.kernel(win.P, store.x, win.W, win.base, k.slow, listed, false);',
+        '      set.kernel(win.P, store.x, win.W, win.base, k.slow, 0, listed, false);',
         '      k.deferred += listed;',
         '    }',
       );

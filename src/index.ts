@@ -102,6 +102,7 @@ export {
 } from './core/coloring.js';
 export type { ConstraintSet, StepContext } from './core/constraint-set.js';
 export { RigidModeDamping } from './core/damping.js';
+export { type EnergyAlarm, EnergyWatch } from './core/energy-watch.js';
 export { PbdError } from './core/errors.js';
 export { Motion, type MotionSpec, type Vec3Tuple } from './core/motion.js';
 export {
@@ -158,10 +159,13 @@ export {
   type FluidOptions,
 } from './fluids/fluid.js';
 export {
+  autoRelaxation,
   type LatticeSums,
   latticeSums,
   poly6,
   poly6Coefficient,
+  spiky,
+  spikyCoefficient,
   spikyGradient,
   spikyGradientCoefficient,
 } from './fluids/kernels.js';

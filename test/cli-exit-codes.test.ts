@@ -39,7 +39,7 @@ describe('exit codes, as the help states them', () => {
     const r = pbdkit(['experiment', 'fig55']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
-      /^pbdkit: fig55: is not an experiment; known: fig4, fig5, fig7, [^\n]*all\n {2}fix: did you mean fig5\?/,
+      /^pbdkit: fig55: is not an experiment; known: fig4, fig5, fig6, fig7, [^\n]*all\n {2}fix: did you mean fig5\?/,
     );
     expect(r.stderr).not.toMatch(/unexpected error/);
     expect(stackLines(r.stderr)).toEqual([]);

@@ -373,6 +373,24 @@ describe('pbdkit simulate → OBJ, CSV and state (a cloth in free fall)', () => 
   });
 });
 
+describe('--strict and energy from nowhere (issue 15, item 8)', () => {
+  it('a body that gains kinetic energy no driver could give is a warning, and with --strict exit 1', () => {
+    // no NaN recovery and no speed clamp here: only the energy watch sees the blow-up
+    const pump = join(fixtures, 'energy-pump.json');
+    const lax = pbdkit(['simulate', pump, '-q']);
+    expect(lax.code).toBe(0);
+    expect(lax.stderr).not.toMatch(/speed clamps/);
+    expect(lax.stderr).toMatch(/warning: body 'pumped' gained kinetic energy from nowhere at t = [\d.]+ s/);
+    expect(lax.stderr).toMatch(
+      /J\/kg that gravity, its start and the scene's drivers could give it\n {2}fix: /,
+    );
+    const strict = pbdkit(['simulate', pump, '-q', '--strict']);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toMatch(/gained kinetic energy from nowhere/);
+    expect(stackLines(strict.stderr)).toEqual([]);
+  });
+});
+
 function existsCheckpoint(dir: string): boolean {
   return readdirSync(dir).some((f) => f.endsWith('.checkpoint'));
 }

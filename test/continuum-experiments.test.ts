@@ -37,6 +37,6 @@ describe('experiment plumbing', () => {
   });
 
   it('an unknown experiment names the known ones', async () => {
-    await expect(runExperiment('fig99', tmpdir())).rejects.toThrow(/fig4, fig5, fig7/);
+    await expect(runExperiment('fig99', tmpdir())).rejects.toThrow(/fig4, fig5, fig6, fig7/);
   });
 });

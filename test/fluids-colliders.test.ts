@@ -85,6 +85,9 @@ describe('collider contact culling', () => {
       store.mask[i] = -1;
     }
     const contacts = world.sets.find((s) => s.kind === 'collider-contact') as ColliderContacts;
+    // the per-particle rules below, without moving particles out of deep penetrations (tested on its own,
+    // test/collision-degenerate.test.ts): many of these random particles lie deep inside
+    contacts.maxDepenetrationSpeed = Number.POSITIVE_INFINITY;
     const ctx = world.makeContext();
     contacts.beginStep(ctx);
     const got = new Set<string>();
@@ -104,13 +107,13 @@ describe('collider contact culling', () => {
         let hit = dX < r;
         if (!hit) {
           const t = seg > dX - r ? col.raycast(xx, xy, xz, px, py, pz, r) : -1;
-          hit = t >= 0 || col.distance(px, py, pz, n) < r + seg;
+          hit = t >= 0 || col.distance(px, py, pz, n) < 2 * (r + seg);
         }
         if (hit) expected.add(`${i}:${c}`);
       }
     });
     expect(expected.size).toBeGreaterThan(100);
-    expect(expected.size).toBeLessThan(0.5 * np);
+    expect(expected.size).toBeLessThan(0.7 * np);
     expect([...got].sort()).toEqual([...expected].sort());
   });
 });

@@ -9,6 +9,7 @@ import {
   PairList,
   PlaneCollider,
   poly6,
+  spiky,
   spikyGradient,
   World,
 } from '../src/index.js';
@@ -206,6 +207,7 @@ describe('SPH kernels (PBF §3; 000 §3.4.6)', () => {
 
   it('a wall completes the density of the fluid next to it (the half lattice behind a plane)', () => {
     // the first layer (s = d/2) and the second: lattice sum above + wallLayers ≈ the full lattice
+    // (the density kernel is spiky: kernels.ts)
     const d = 1,
       h = 2;
     const full = latticeSums(d, h).density;
@@ -214,7 +216,7 @@ describe('SPH kernels (PBF §3; 000 §3.4.6)', () => {
       let present = 0;
       for (let a = -4; a <= 4; a++)
         for (let b = -4; b <= 4; b++)
-          for (let c = -layer; c <= 4; c++) present += poly6(Math.hypot(a, b, c), h);
+          for (let c = -layer; c <= 4; c++) present += spiky(Math.hypot(a, b, c), h);
       wallLayers((layer + 0.5) * d, d, h, out);
       // the wall term is the continuous plane integral times the lattice's areal mass (1/d² per m)
       const wall = out[0] / (d * d);

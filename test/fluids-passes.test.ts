@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Fluid, poly6, spikyGradient, World } from '../src/index.js';
+import { Fluid, poly6, spiky, spikyGradient, World } from '../src/index.js';
 import { rng } from './helpers.js';
 
 /**
@@ -59,12 +59,13 @@ function compareWithBruteForce(move: boolean): void {
   }
 
   // brute force: ρ_i, ∇_{p_i} C_i, Σ_{j≠i} |∇_{p_j} C_i|², λ_i
-  const rho = new Float64Array(n).fill(m * poly6(0, h));
+  // one kernel for the density and its gradient (kernels.ts): W_spiky
+  const rho = new Float64Array(n).fill(m * spiky(0, h));
   const grad = new Float64Array(3 * n);
   const ss = new Float64Array(n);
   const g = new Float64Array(3);
   for (const [i, j] of pairs) {
-    const w = m * poly6(dist(p1, i, j), h);
+    const w = m * spiky(dist(p1, i, j), h);
     rho[i] += w;
     rho[j] += w;
     spikyGradient(p1[3 * i] - p1[3 * j], p1[3 * i + 1] - p1[3 * j + 1], p1[3 * i + 2] - p1[3 * j + 2], h, g);
@@ -83,12 +84,17 @@ function compareWithBruteForce(move: boolean): void {
     const gi = grad[3 * i] ** 2 + grad[3 * i + 1] ** 2 + grad[3 * i + 2] ** 2;
     lambda[i] = -C / (gi + ss[i] + fluid.relaxation);
   }
-  // Δp_i = Σ_j (λ_i + λ_j + s_corr) (m/ρ0) ∇W_ij, s_corr = −k (W_ij / W(Δq))ⁿ / S0
+  // Δp_i = Σ_j (λ_i + λ_j + s_corr) (m/ρ0) ∇W_ij,
+  // s_corr = −k ((W_ij − W(d)) / (W(Δq) − W(d)))ⁿ / S0 for r < d (poly6), else 0
   const dp = new Float64Array(3 * n);
   const wq = poly6(fluid.artificialPressureDeltaQ * h, h);
+  const wd = poly6(d, h);
+  let closer = 0;
   for (const [i, j] of pairs) {
     const r = dist(p1, i, j);
-    const corr = (-fluid.artificialPressureK * (poly6(r, h) / wq) ** 4) / fluid.restGradientSquared;
+    const ratio = Math.max(0, (poly6(r, h) - wd) / (wq - wd));
+    if (ratio > 0) closer++;
+    const corr = (-fluid.artificialPressureK * ratio ** 4) / fluid.restGradientSquared;
     spikyGradient(p1[3 * i] - p1[3 * j], p1[3 * i + 1] - p1[3 * j + 1], p1[3 * i + 2] - p1[3 * j + 2], h, g);
     const c = (lambda[i] + lambda[j] + corr) * (m / rho0);
     for (let a = 0; a < 3; a++) {
@@ -97,6 +103,8 @@ function compareWithBruteForce(move: boolean): void {
     }
   }
 
+  // the jumble presses some pairs closer than d, so s_corr is tested too
+  expect(closer).toBeGreaterThan(0.05 * pairs.length);
   fluid.density.computeLambda(store);
   let rhoErr = 0,
     lamErr = 0,

@@ -1,10 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { POOLS, type PoolCase, restDensity } from '../experiments/pbf-density.js';
 import {
   BoxCollider,
   bodyToPly,
   boxSurfaceParticles,
   Cloth,
   Fluid,
+  type FluidOptions,
   gridMesh,
   icosphere,
   loadScene,
@@ -91,9 +94,12 @@ describe('a column of fluid at rest (PBF density constraints)', () => {
     // over all particles, surface included, |ρ/ρ0 − 1| stays small too
     expect(final.meanAbsolute).toBeLessThan(0.05);
     // no drift: the column's centre of mass stays where it settled (within 0.1 % of its height),
-    // and where the rest lattice put it (the walls count as fluid, so no volume is lost at them)
+    // and near where the rest lattice put it (the walls count as fluid, so no volume is lost at
+    // them; without that the centre sank by 14 %): it settles 1.4 % lower, 0.4 % of it the top
+    // layer — which has no neighbours above it — sitting half a spacing into the layer below, the
+    // rest compression
     expect(Math.abs(meanY(fluid) - ySettled)).toBeLessThan(0.0008);
-    expect(Math.abs(meanY(fluid) - y0)).toBeLessThan(0.01 * y0);
+    expect(Math.abs(meanY(fluid) - y0)).toBeLessThan(0.02 * y0);
     // no drift of the density error either: it ends where it settled
     expect(Math.abs(final.meanCompression - settled.meanCompression)).toBeLessThan(0.002);
     // no explosion: no particle ever moves at a tenth of the 4 m/s of a fall from the top, and the
@@ -114,7 +120,8 @@ describe('the equality constraint of PBF eq. 1 (unilateral: false)', () => {
       blocks: [{ min: [0, 0, 0], max: [0.4, 0.8, 0.4] }],
       unilateral: false,
     });
-    expect(fluid.relaxation).toBeCloseTo(fluid.restGradientSquared, 12);
+    // ε from the iteration count (autoRelaxation: four iterations, μ̂ = 2.82 → 0.48 S0)
+    expect(fluid.relaxation / fluid.restGradientSquared).toBeCloseTo(2.8184 / 1.9 - 1, 3);
     for (let s = 0; s < 300; s++) world.step();
     const e = fluid.densityError();
     expect(e.meanAbsolute).toBeLessThan(0.01);
@@ -122,6 +129,115 @@ describe('the equality constraint of PBF eq. 1 (unilateral: false)', () => {
     // still settling, far from exploding: no particle at a tenth of a 4 m/s fall from the top
     expect(maxSpeed(world)).toBeLessThan(0.4);
     expect(world.stats.speedClamps).toBe(0);
+  });
+});
+
+describe('no energy from nothing (issue 15)', () => {
+  const modes: [string, Partial<FluidOptions>][] = [
+    ['unilateral, s_corr (the default)', {}],
+    ['unilateral, no s_corr', { artificialPressure: false }],
+    ['equality (PBF eq. 1), s_corr', { unilateral: false }],
+    ['equality, no s_corr', { unilateral: false, artificialPressure: false }],
+    ['unilateral, vorticity confinement', { vorticity: 0.05 }],
+    ['equality, vorticity confinement', { unilateral: false, vorticity: 0.05 }],
+  ];
+
+  it('a resting block in zero gravity without a container stays where it is, in every fluid mode', () => {
+    // before: the default fluid's fastest particle reached 0.6 m/s and the block 5× its size in 2 s
+    // (s_corr pushed the free surface apart), the equality constraint 4.7 m/s (it pulled the
+    // surface, short of ρ0 for want of neighbours, inwards)
+    for (const [, options] of modes) {
+      for (const jitter of [0, 0.02]) {
+        const world = new World({ dt: 1 / 60, substeps: 2, iterations: 4, gravity: [0, 0, 0] });
+        const d = 0.05;
+        const fluid = new Fluid(world, {
+          spacing: d,
+          blocks: [{ min: [0, 0, 0], max: [0.4, 0.4, 0.4] }],
+          ...options,
+        });
+        const r = rng(5);
+        const { x, p } = world.store;
+        for (let k = 3 * fluid.offset; k < 3 * (fluid.offset + fluid.activeCount); k++) {
+          x[k] += jitter * d * (r() - 0.5);
+          p[k] = x[k];
+        }
+        const mass = fluid.activeCount * fluid.particleMass;
+        let most = 0;
+        for (let s = 0; s < 120; s++) {
+          world.step();
+          most = Math.max(most, world.kineticEnergy() / mass);
+        }
+        // jittered by 2 % of d, the pressed pairs are pushed apart (a cohesionless surface then
+        // sheds a few slow particles), but the energy stays that of the jitter
+        expect(most).toBeLessThan(1e-3);
+        if (jitter > 0) continue;
+        expect(most).toBeLessThan(1e-20);
+        let lo = Infinity,
+          hi = -Infinity;
+        const q = fluid.positions();
+        for (let k = 0; k < fluid.activeCount; k++) {
+          lo = Math.min(lo, q[3 * k]);
+          hi = Math.max(hi, q[3 * k]);
+        }
+        expect(hi - lo).toBeCloseTo(0.35, 12);
+      }
+    }
+  });
+
+  it('a fluid filling a closed box in zero gravity, jittered by 0.1 mm, comes to rest in every mode', () => {
+    // before: the equality constraint fed one lattice mode (the correction ran along the spiky
+    // gradient, not along the gradient of the poly6 density it corrects) up to 12 J
+    for (const [, options] of modes) {
+      const world = new World({ dt: 1 / 60, substeps: 3, iterations: 4, gravity: [0, 0, 0] });
+      const L = 0.4;
+      tank(world, L, L);
+      world.addCollider(
+        new PlaneCollider({ normal: [0, -1, 0], position: [0, L, 0], friction: 0, margin: 0 }),
+      );
+      const fluid = new Fluid(world, {
+        spacing: 0.05,
+        blocks: [{ min: [0, 0, 0], max: [L, L, L] }],
+        ...options,
+      });
+      const r = rng(7);
+      const { x, p } = world.store;
+      for (let k = 3 * fluid.offset; k < 3 * (fluid.offset + fluid.activeCount); k++) {
+        x[k] += 1e-4 * (r() - 0.5);
+        p[k] = x[k];
+      }
+      let most = 0;
+      for (let s = 0; s < 300; s++) {
+        world.step();
+        most = Math.max(most, world.kineticEnergy());
+      }
+      expect(most).toBeLessThan(1e-2);
+      expect(world.kineticEnergy()).toBeLessThan(0.2 * most);
+      expect(world.stats.speedClamps).toBe(0);
+    }
+  });
+
+  it('a fluid at rest in a tank is incompressible to 1 % (interior mean) at the settings of the scenes', () => {
+    // each scene's water at rest, at the scene's substeps and iterations: the dam break's spread over
+    // its tank, the floating scene's pool, the wave pool's (it had 1.8 % at 1 × 4, and now runs
+    // 2 × 4), a small pool at the cloth pour's spacing
+    const settings = (name: string) => {
+      const w = JSON.parse(readFileSync(new URL(`../scenes/${name}.json`, import.meta.url), 'utf8')).world;
+      return [w.substeps, w.iterations] as [number, number];
+    };
+    const cases: [PoolCase, [number, number]][] = [
+      [POOLS[0], settings('fluids-dam-break')],
+      [{ name: 'floating', spacing: 0.04, size: [1.2, 0.32, 0.6] }, settings('fluids-floating')],
+      [{ name: 'wave pool', spacing: 0.0512, size: [2.56, 0.32, 1.28] }, settings('fluids-wave-pool')],
+      [{ name: 'cloth pour', spacing: 0.025, size: [0.4, 0.2, 0.4] }, settings('fluids-cloth-pour')],
+    ];
+    for (const [pool, [substeps, iterations]] of cases) {
+      const r = restDensity(pool, substeps, iterations, { seconds: 3 });
+      expect(r.interior).toBeGreaterThan(50);
+      expect(r.mean).toBeLessThan(0.01);
+      expect(r.max).toBeLessThan(0.03);
+      expect(r.kineticPerMass).toBeLessThan(1e-3);
+      expect(r.speedClamps).toBe(0);
+    }
   });
 });
 
@@ -208,18 +324,25 @@ function submergedFraction(yc: number, ys: number, r: number): number {
 }
 
 /**
- * The water level: the height where the fluid's SPH density field falls to ρ0/2 (bisection above
- * each sample point). For a rest lattice this is its top layer plus d/2, the edge of the volume
- * the particles fill; it also sees the top layers' lower density.
+ * The water level: the height where a poly6 density field of the particles (normalised to ρ0 on
+ * a rest lattice) falls to ρ0/2 (bisection above each sample point). For a rest lattice this is
+ * its top layer plus d/2, the edge of the volume the particles fill; it also sees the top layers'
+ * lower density. (A measuring tool: the solver's density kernel is spiky, whose ρ0/2 level lies
+ * 0.35 d above the top layer.)
  */
 function waterLevel(fluid: Fluid, points: [number, number][], lo: number, hi: number): number {
   const x = fluid.positions();
   const h = fluid.kernelRadius;
+  const d = fluid.spacing;
+  let lattice = 0;
+  for (let a = -3; a <= 3; a++)
+    for (let b = -3; b <= 3; b++) for (let c = -3; c <= 3; c++) lattice += poly6(d * Math.hypot(a, b, c), h);
+  const m = fluid.restDensity / lattice;
   const density = (px: number, py: number, pz: number) => {
     let r = 0;
     for (let k = 0; k < fluid.activeCount; k++) {
       const q = Math.hypot(x[3 * k] - px, x[3 * k + 1] - py, x[3 * k + 2] - pz);
-      if (q < h) r += fluid.particleMass * poly6(q, h);
+      if (q < h) r += m * poly6(q, h);
     }
     return r;
   };

@@ -1,6 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadScene, type PbdError, parseSceneText, SceneError, sceneJsonSchema } from '../src/index.js';
+import {
+  EnergyWatch,
+  loadScene,
+  type PbdError,
+  parseSceneText,
+  SceneError,
+  sceneJsonSchema,
+} from '../src/index.js';
 
 const dir = new URL('../scenes/', import.meta.url);
 const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
@@ -18,11 +25,17 @@ describe('scene files', () => {
         readFile: (p) => readFileSync(new URL(p, dir), 'utf8'),
       });
       const w = inst.world;
-      for (let k = 0; k < Math.round(1 / w.dt); k++) w.step();
+      const watch = new EnergyWatch(w);
+      for (let k = 0; k < Math.round(1 / w.dt); k++) {
+        w.step();
+        watch.observe();
+      }
       const x = w.store.x;
       for (let i = 0; i < 3 * w.store.count; i++) expect(Number.isFinite(x[i])).toBe(true);
       expect(w.stats.recoveries).toBe(0);
       expect(w.stats.speedClamps).toBe(0);
+      // and no body gains kinetic energy from nowhere
+      expect(watch.first && EnergyWatch.describe(watch.first)).toBeNull();
     });
   }
 });

@@ -99,9 +99,8 @@ export function fluidDensityPass(
         r = rMin;
         r2 = rMin * rMin;
       }
-      const q = h2 - r2;
-      const w = wCoef * q * q * q;
       const t = h - r;
+      const w = wCoef * t * t * t;
       const g = (-gCoef * t * t) / r;
       store<f64>(gBuf + ((<usize>k) << 3), g);
       const ax = g * dx,
@@ -154,6 +153,7 @@ export function fluidCorrectionPass(
   nbr: usize,
   h: f64,
   nCorr: i32,
+  qRest3: f64,
   invQd3: f64,
   corrScale: f64,
   acc: usize,
@@ -189,7 +189,8 @@ export function fluidCorrectionPass(
       let lij = li + load<f64>(o, 0);
       if (corr) {
         const q = h2 - r2;
-        const ratio = q * q * q * invQd3;
+        let ratio = (q * q * q - qRest3) * invQd3;
+        if (ratio < 0) ratio = 0;
         let pw: f64;
         if (nCorr === 4) {
           const r2c = ratio * ratio;

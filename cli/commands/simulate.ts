@@ -4,6 +4,7 @@
  */
 import { Presets, SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { EnergyWatch } from '../../src/core/energy-watch.js';
 import { PbdError } from '../../src/core/errors.js';
 import { type BakeOptions, type BakePlan, type BakeProgress, bake } from '../../src/node/bake.js';
 import { resolveScenePath } from '../../src/node/files.js';
@@ -85,7 +86,10 @@ export function registerSimulate(program: Command, ctx: CliContext): void {
     .option('--restart', 'discard the checkpoint of an interrupted bake and start over')
     .option('--no-normals', 'leave vertex normals out of the glb (viewers then shade flat)')
     .option('--frames-per-mesh <n>', 'most frames one glTF mesh holds as morph targets', wholeNumber(1), 100)
-    .option('--strict', 'exit with code 1 if any particle needed the NaN recovery or the speed limit')
+    .option(
+      '--strict',
+      'exit with code 1 if any particle needed the NaN recovery or the speed limit, or a body gained energy from nowhere',
+    )
     .option('-q, --quiet', 'print nothing but errors')
     .addHelpText(
       'after',
@@ -191,6 +195,13 @@ async function simulate(scene: string, flags: SimulateFlags, ctx: CliContext): P
       ctx.err(
         `pbdkit: warning: ${result.recoveries} particle recoveries from non-finite values and ${result.speedClamps} speed clamps\n` +
           '  fix: something moved faster than world.maxSpeed (a scripted pin or collider?) or the scene is too stiff or degenerate for its time step: raise maxSpeed, add substeps or soften the constraints\n',
+      );
+      if (flags.strict) return ExitCode.runtime;
+    }
+    if (result.energyAlarm) {
+      ctx.err(
+        `pbdkit: warning: ${EnergyWatch.describe(result.energyAlarm)}\n` +
+          '  fix: the solver blew up (a contact lost under load, or constraints too stiff for the time step): add substeps or iterations, soften the constraints, or check that no body starts inside a collider\n',
       );
       if (flags.strict) return ExitCode.runtime;
     }

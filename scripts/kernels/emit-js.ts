@@ -57,6 +57,8 @@ function loopNames(def: KernelDef): {
     'from',
     'to',
     'reverse',
+    'set',
+    'idx',
   ]) {
     if (used.has(n))
       fail(def, def.body, `the name '${n}' is the generated loop's; rename it in the definition`);
@@ -81,6 +83,8 @@ export function emitJs(def: KernelDef, header: string): string {
   const src = def.source;
   const kinds = new Map(def.params.map((p) => [p.name, p]));
   const edits: Edit[] = [];
+  /** The edits of `return` (skip the constraint): `continue` in the loop, `return invalid` in the geometry function. */
+  const skips: Edit[] = [];
   let usesX = false;
   const rec = def.params.find((p) => p.kind === 'record');
   let bound = 0;
@@ -193,7 +197,9 @@ export function emitJs(def: KernelDef, header: string): string {
     }
     if (n.type === 'ReturnStatement') {
       if (n.argument) fail(def, n, 'return takes no value (it skips the constraint)');
-      edits.push({ start: n.start!, end: n.end!, text: 'continue;' });
+      const skip = { start: n.start!, end: n.end!, text: 'continue;' };
+      edits.push(skip);
+      skips.push(skip);
     }
     if (n.type === 'ExpressionStatement' && isDeferDirective(n as T.Statement))
       edits.push({ start: n.start!, end: n.end!, text: '' });
@@ -206,12 +212,12 @@ export function emitJs(def: KernelDef, header: string): string {
   const loopBody = hoist < body.length ? splice(src, body[hoist].start!, def.body.end! - 1, edits) : '';
 
   const arity = def.particles.length;
+  // the set gives indices (sorted by colour) and multipliers; the definition's records and scalars come by name
   const args: string[] = ['p: Float64Array'];
   if (usesX) args.push('x: Float64Array');
-  args.push('w: Float64Array', 'idx: Int32Array');
+  args.push('w: Float64Array', 'set: KernelSet');
   for (const p of def.params) {
-    if (p.kind === 'scalar' || p.kind === 'record' || p.kind === 'multiplier')
-      args.push(`${p.name}: Float64Array`);
+    if (p.kind === 'scalar' || p.kind === 'record') args.push(`${p.name}: Float64Array`);
   }
   if (def.defers) args.push('base: number', 'list: Int32Array | null');
   args.push('from: number', 'to: number', 'reverse: boolean');
@@ -222,8 +228,12 @@ export function emitJs(def: KernelDef, header: string): string {
   }
   const c = names.c;
   const lines: string[] = [];
-  lines.push(header, '', ...def.imports, '', def.doc);
+  const dsl = `${'../'.repeat(def.file.split('/').length - 2) || './'}kernels/dsl.js`; // src/<family>/NAME.kernel.ts
+  lines.push(header, '', `import type { KernelSet } from '${dsl}';`, ...def.imports, '', def.doc);
   lines.push(`export function ${def.name}(${args.join(', ')}): void {`);
+  const mult = def.params.find((p) => p.kind === 'multiplier');
+  if (!mult) fail(def, def.body, 'a kernel has one Multiplier parameter');
+  lines.push(`const idx = set.indices, ${mult.name} = set.lambda;`);
   if (hoisted) lines.push(hoisted);
   lines.push('const step = reverse ? -1 : 1;', 'const end = reverse ? from - 1 : to;');
   const shift = def.defers ? ' - base' : '';
@@ -240,5 +250,72 @@ export function emitJs(def: KernelDef, header: string): string {
   lines.push(`const ${def.particles.map((p) => `${names.off.get(p.name)} = 3 * ${p.name}`).join(', ')};`);
   if (rec) lines.push(`const ${names.rec} = ${rec.stride} * ${c};`);
   lines.push(loopBody, '}', '}', '');
+  if (def.geometry) {
+    for (const e of skips) e.text = `return ${def.geometry.invalid};`;
+    lines.push(emitGeometry(def, names.off, edits));
+  }
   return lines.join('\n');
+}
+
+/**
+ * The geometry function of a definition (see Geometry in parse.ts): the
+ * body's statements before and including the declaration of `value` that
+ * read positions only, with the loop's edits (particle i's coordinates at
+ * p[3i …], helpers inlined, `return` → `return invalid`).
+ */
+function emitGeometry(def: KernelDef, off: Map<string, string>, edits: Edit[]): string {
+  const geo = def.geometry!;
+  const src = def.source;
+  const kept = new Set<string>();
+  const body: string[] = [];
+  let found = false;
+  for (const st of def.body.body) {
+    let geometric = true;
+    walk(st, (n, parent) => {
+      if (n.type === 'MemberExpression' && n.object.type === 'Identifier') {
+        const p = def.params.find((q) => q.name === (n.object as T.Identifier).name);
+        if (p?.kind === 'particle') {
+          const f = n.property.type === 'Identifier' ? FIELDS[n.property.name] : undefined;
+          if (f?.array !== 'p') geometric = false;
+          return false;
+        }
+      }
+      if (n.type === 'CallExpression' && n.callee.type === 'Identifier' && def.helpers.has(n.callee.name)) {
+        for (const a of n.arguments) walk(a, (m, mp) => visitName(m, mp));
+        return false;
+      }
+      return visitName(n, parent);
+    });
+    function visitName(n: T.Node, parent: T.Node | null): boolean | undefined {
+      if (n.type === 'Identifier' && isReference(n, parent) && n.name !== 'Math' && !kept.has(n.name))
+        geometric = false;
+      return undefined;
+    }
+    if (!geometric) continue;
+    if (st.type === 'VariableDeclaration') {
+      if (st.kind !== 'const') fail(def, st, 'the geometry function takes const declarations');
+      for (const d of st.declarations) kept.add((d.id as T.Identifier).name);
+    } else if (!(st.type === 'IfStatement' && st.consequent.type === 'ReturnStatement' && !st.alternate)) {
+      fail(def, st, 'the geometry function takes const declarations and guards (if (…) return;)');
+    }
+    body.push(splice(src, st.start!, st.end!, edits));
+    if (st.type === 'VariableDeclaration' && kept.has(geo.value)) {
+      found = true;
+      break;
+    }
+  }
+  if (!found) fail(def, geo.node, `geometry: ${geo.value} is not computed from positions alone`);
+  for (const o of geo.out)
+    if (!kept.has(o)) fail(def, geo.node, `geometry: ${o} is not computed from positions alone`);
+  const ps = def.particles.map((p) => p.name);
+  return [
+    geo.doc,
+    `export function ${geo.name}(p: ArrayLike<number>, ${ps.map((p) => `${p}: number`).join(', ')}, g: Float64Array): number {`,
+    `const ${ps.map((p) => `${off.get(p)} = 3 * ${p}`).join(', ')};`,
+    ...body,
+    ...geo.out.map((o, k) => `g[${k}] = ${o};`),
+    `return ${geo.value};`,
+    '}',
+    '',
+  ].join('\n');
 }

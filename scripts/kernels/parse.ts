@@ -60,6 +60,29 @@ export interface KernelDef {
   imports: string[];
   /** The helpers the definition may call, by name. */
   helpers: Map<string, Helper>;
+  /** The definition's geometry function (export const geometry = { … }), or null. */
+  geometry: Geometry | null;
+}
+
+/**
+ * A function generated from the geometric part of a definition (`export
+ * const geometry = { name, out, value, invalid }`): the statements of the
+ * body up to the declaration of `value` that read particle positions only
+ * (not inverse masses, per-constraint data, multipliers or uniforms), as
+ * `name(p, a, b, …, g)` over positions p and particle indices, which writes
+ * the names `out` to g[0 …] and returns `value`, or `invalid` where a guard
+ * of those statements skips the constraint. What the projection computes
+ * from the positions is thus also a function that tests and tools call
+ * (dihedral bending's angle and gradients), from the same source.
+ */
+export interface Geometry {
+  name: string;
+  out: string[];
+  value: string;
+  invalid: number;
+  /** The JSDoc comment of the declaration, as written. */
+  doc: string;
+  node: T.Node;
 }
 
 /** The helpers of a helper file (src/kernels/helpers.ts): every exported function. */
@@ -140,6 +163,7 @@ export function parseKernel(file: string, source: string, helpers = new Map<stri
   let fn: T.FunctionDeclaration | null = null;
   let doc = '';
   let simd: Map<string, Literal> | null = null;
+  let geometry: Geometry | null = null;
   const imports: string[] = [];
   for (const st of ast.program.body) {
     if (st.type === 'ImportDeclaration') {
@@ -157,6 +181,10 @@ export function parseKernel(file: string, source: string, helpers = new Map<stri
       if (c?.type === 'CommentBlock') doc = `/*${c.value}*/`;
     } else if (d.type === 'VariableDeclaration' && d.declarations[0]?.id.type === 'Identifier') {
       const v = d.declarations[0];
+      if ((v.id as T.Identifier).name === 'geometry') {
+        geometry = parseGeometry(where, v, st.leadingComments);
+        continue;
+      }
       if ((v.id as T.Identifier).name !== 'simd') continue;
       if (v.init?.type !== 'ObjectExpression') fail(where, v, 'simd must be an object literal');
       simd = new Map();
@@ -217,5 +245,35 @@ export function parseKernel(file: string, source: string, helpers = new Map<stri
     defers,
     imports,
     helpers,
+    geometry,
   };
+}
+
+function parseGeometry(
+  where: { file: string },
+  v: T.VariableDeclarator,
+  comments: T.Comment[] | null | undefined,
+): Geometry {
+  if (v.init?.type !== 'ObjectExpression') fail(where, v, 'geometry must be an object literal');
+  const g: Partial<Geometry> = { node: v };
+  for (const p of v.init.properties) {
+    if (p.type !== 'ObjectProperty' || p.key.type !== 'Identifier') fail(where, p, 'geometry: name: value');
+    const val = p.value;
+    if (p.key.name === 'out') {
+      if (val.type !== 'ArrayExpression') fail(where, val, 'geometry.out: a list of names');
+      g.out = val.elements.map((e) => (e?.type === 'StringLiteral' ? e.value : fail(where, e, 'a name')));
+    } else if (p.key.name === 'name' || p.key.name === 'value') {
+      if (val.type !== 'StringLiteral') fail(where, val, `geometry.${p.key.name}: a string`);
+      g[p.key.name] = val.value;
+    } else if (p.key.name === 'invalid') {
+      const n = literalOf(where, val as T.Expression);
+      if (typeof n !== 'number') fail(where, val, 'geometry.invalid: a number');
+      g.invalid = n;
+    } else fail(where, p, `geometry has name, out, value and invalid, not ${p.key.name}`);
+  }
+  if (!g.name || !g.out || !g.value || g.invalid === undefined)
+    fail(where, v, 'geometry needs name, out, value and invalid');
+  const c = comments?.[comments.length - 1];
+  g.doc = c?.type === 'CommentBlock' ? `/*${c.value}*/` : '';
+  return g as Geometry;
 }

@@ -151,7 +151,14 @@ export class Cloth extends Body {
         );
       }
       this.pressure = this.addSet(
-        new PressureConstraint(store, this.globalTriangles(), o.pressure.pressure, o.pressure),
+        new PressureConstraint(
+          store,
+          this.globalTriangles(),
+          o.pressure.pressure,
+          o.pressure,
+          undefined,
+          world,
+        ),
       );
     } else {
       this.pressure = null;
@@ -183,6 +190,10 @@ export class Cloth extends Body {
 
   override get activeCount(): number {
     return this.active;
+  }
+
+  override restShape(): Float64Array {
+    return this.restPositions;
   }
 
   override renderTriangles(): Uint32Array {

@@ -5,6 +5,22 @@ import { move, norm2 } from '../kernels/helpers.js';
 export const simd = { gamma: 0 };
 
 /**
+ * The dihedral angle φ of triangles (p1, p3, p2) and (p1, p2, p4) (003
+ * Appendix A) and the scaled gradients G_i = κ q_i = κ sin φ · ∇_{p_i} φ
+ * written to g[0..11] (p1, p2, p3, p4), with κ sin φ in g[12] (κ > 0, see
+ * DihedralBending); ∇_{p_i} φ = G_i / g[12]. Returns −1 when a triangle is
+ * degenerate (zero area). Generated from the projection below (what it
+ * computes from the positions before the rest angle enters), so the
+ * projection loop computes exactly these numbers.
+ */
+export const geometry = {
+  name: 'dihedralAngleGradients',
+  out: ['g1x', 'g1y', 'g1z', 'g2x', 'g2y', 'g2z', 'g3x', 'g3y', 'g3z', 'g4x', 'g4y', 'g4z', 's'],
+  value: 'phi',
+  invalid: -1,
+};
+
+/**
  * One dihedral bending constraint C = φ − φ0 (003 §4.1, Appendix A) of the
  * triangles (a, c, b) and (a, b, d) sharing the edge a–b, with the scaled
  * gradients G_i = κ sin φ ∇_i φ of dihedral-bending.ts (which derives them
@@ -79,7 +95,8 @@ export function projectDihedralBending(
   const g1x = -g2x - g3x - g4x;
   const g1y = -g2y - g3y - g4y;
   const g1z = -g2z - g3z - g4z;
-  let C = Math.atan2(s, D) - rest;
+  const phi = Math.atan2(s, D);
+  let C = phi - rest;
   // trust region: the linearisation is only good for moderate angle changes
   if (C > maxStep) C = maxStep;
   else if (C < -maxStep) C = -maxStep;

@@ -1,10 +1,11 @@
-import { colorConstraints, permuteRecords } from '../core/coloring.js';
-import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
+import { ElementConstraints } from '../constraints/element-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
 import { sweepDihedralBending } from '../wasm/element-kernels.generated.js';
-import { type ElementKernel, elementKernel } from '../wasm/element-kernels.js';
-import { projectDihedralBending } from './dihedral-bending.generated.js';
+import type { ElementKernel } from '../wasm/element-kernels.js';
+import { dihedralAngleGradients, projectDihedralBending } from './dihedral-bending.generated.js';
+
+export { dihedralAngleGradients };
 
 /**
  * Dihedral bending (003 §4.1, Appendix A).
@@ -46,19 +47,10 @@ import { projectDihedralBending } from './dihedral-bending.generated.js';
  * φ = π cancels against |det|). Tests check G against finite differences
  * and against eqs. 25–28 written out literally.
  */
-export class DihedralBending implements ConstraintSet {
+export class DihedralBending extends ElementConstraints {
   readonly kind = 'dihedral-bending';
-  readonly order = 0;
-  enabled = true;
-  readonly rule: ProjectionRule;
-  /** Four particle indices (p1, p2, p3, p4) per constraint, sorted by colour. */
-  indices: Int32Array = new Int32Array(0);
-  /** Rest angle φ0 per constraint. */
+  /** Rest angle φ0 per constraint (indices: p1, p2, p3, p4 per constraint). */
   rest: Float64Array = new Float64Array(0);
-  lambda: Float64Array = new Float64Array(0);
-  colorOffsets: Int32Array = new Int32Array(1);
-  count = 0;
-  colors = 0;
   /**
    * Largest angle change (rad) one projection may ask for. A pair folded far
    * from its rest angle (cloth passing through itself) would otherwise be
@@ -66,14 +58,6 @@ export class DihedralBending implements ConstraintSet {
    * injects energy; larger violations are resolved over several projections.
    */
   maxStep = 0.5;
-  /**
-   * 'auto' projects with the WebAssembly SIMD kernel (generated with the
-   * JavaScript kernel from dihedral-bending.kernel.ts, bit-identical) when the
-   * engine has one and the set has no XPBD damping; 'js' always with the
-   * JavaScript kernel.
-   */
-  backend: 'auto' | 'js' = 'auto';
-  private simd: ElementKernel | null = null;
   private readonly g = new Float64Array(13);
 
   /**
@@ -86,7 +70,7 @@ export class DihedralBending implements ConstraintSet {
     rest?: ArrayLike<number>,
     params: ConstraintParams = {},
   ) {
-    this.rule = new ProjectionRule(params, 'bend');
+    super(4, new ProjectionRule(params, 'bend'));
     this.setConstraints(store, quads, rest);
   }
 
@@ -108,55 +92,35 @@ export class DihedralBending implements ConstraintSet {
         r[c] = phi < 0 ? Math.PI : phi; // a degenerate rest pair counts as flat
       }
     }
-    const col = colorConstraints(idx, 4, n, store.count);
-    this.indices = permuteRecords(idx, 4, col.order);
-    this.rest = permuteRecords(r, 1, col.order);
-    this.lambda = new Float64Array(n);
-    this.colorOffsets = col.offsets;
-    this.colors = col.colors;
-    this.count = n;
+    [this.rest] = this.setElements(store, idx, [[r, 1]]);
   }
 
-  beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.passes);
-    this.lambda.fill(0);
+  protected pairedScalar(): Float64Array {
+    return this.rest;
   }
 
-  /** The SIMD kernel when it applies (see `backend`), built on first use and after setConstraints. */
-  private simdKernel(): ElementKernel | null {
-    this.simd = elementKernel(this, 4, null, 0, this.rest, this.simd);
-    return this.simd;
+  protected sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
+    sweepDihedralBending(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde, this.maxStep);
   }
 
-  /** Which kernel projects this set now: 'wasm' (SIMD) or 'js'. */
-  get activeBackend(): 'wasm' | 'js' {
-    return this.simdKernel() === null ? 'js' : 'wasm';
-  }
-
-  /** One sweep (dihedral-bending.kernel.ts: the loop inlines exactly dihedralAngleGradients()). */
-  project(ctx: StepContext): void {
-    const store = ctx.store;
-    const r = this.rule;
-    const simd = this.simdKernel();
-    if (simd !== null) sweepDihedralBending(simd, store, ctx.reverse, r.kPrime, r.alphaTilde, this.maxStep);
-    else this.projectJs(ctx, 0, this.count, ctx.reverse);
-  }
-
-  projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
-    this.projectJs(ctx, from, to, false);
-  }
-
-  /** The JavaScript kernel (dihedral-bending.kernel.ts) over constraints [from, to), backward when `reverse`. */
-  private projectJs(ctx: StepContext, from: number, to: number, reverse: boolean): void {
-    const store = ctx.store;
+  /** The JavaScript kernel (dihedral-bending.kernel.ts; it inlines exactly dihedralAngleGradients()). */
+  kernel(
+    p: Float64Array,
+    x: Float64Array,
+    w: Float64Array,
+    _base: number,
+    _list: Int32Array | null,
+    from: number,
+    to: number,
+    reverse: boolean,
+  ): void {
     const r = this.rule;
     projectDihedralBending(
-      store.p,
-      store.x,
-      store.invMass,
-      this.indices,
+      p,
+      x,
+      w,
+      this,
       this.rest,
-      this.lambda,
       from,
       to,
       reverse,
@@ -183,78 +147,4 @@ export class DihedralBending implements ConstraintSet {
     }
     return m;
   }
-}
-
-/**
- * The dihedral angle φ of triangles (p1, p3, p2) and (p1, p2, p4) (003
- * Appendix A) and the scaled gradients G_i = κ q_i = κ sin φ · ∇_{p_i} φ
- * written to g[0..11] (p1, p2, p3, p4), with κ sin φ in g[12] (κ > 0, see
- * DihedralBending); ∇_{p_i} φ = G_i / g[12]. Returns −1 when a triangle is
- * degenerate (zero area). The projection loop inlines exactly this code.
- */
-export function dihedralAngleGradients(
-  p: ArrayLike<number>,
-  i1: number,
-  i2: number,
-  i3: number,
-  i4: number,
-  g: Float64Array,
-): number {
-  const a = 3 * i1;
-  const b = 3 * i2;
-  const c = 3 * i3;
-  const d = 3 * i4;
-  const ox = p[a];
-  const oy = p[a + 1];
-  const oz = p[a + 2];
-  const e2x = p[b] - ox;
-  const e2y = p[b + 1] - oy;
-  const e2z = p[b + 2] - oz;
-  const e3x = p[c] - ox;
-  const e3y = p[c + 1] - oy;
-  const e3z = p[c + 2] - oz;
-  const e4x = p[d] - ox;
-  const e4y = p[d + 1] - oy;
-  const e4z = p[d + 2] - oz;
-  const n1x = e2y * e3z - e2z * e3y;
-  const n1y = e2z * e3x - e2x * e3z;
-  const n1z = e2x * e3y - e2y * e3x;
-  const n2x = e2y * e4z - e2z * e4y;
-  const n2y = e2z * e4x - e2x * e4z;
-  const n2z = e2x * e4y - e2y * e4x;
-  const l1sq = n1x * n1x + n1y * n1y + n1z * n1z;
-  const l2sq = n2x * n2x + n2y * n2y + n2z * n2z;
-  const e2l = e2x * e2x + e2y * e2y + e2z * e2z;
-  const tol = 1e-24 * e2l * e2l;
-  if (!(l1sq > tol) || !(l2sq > tol)) return -1;
-  const D = n1x * n2x + n1y * n2y + n1z * n2z;
-  const det = n1x * e4x + n1y * e4y + n1z * e4z;
-  const s = Math.sqrt(e2l) * Math.abs(det);
-  const c3 = (-det * e2l) / l1sq;
-  const c4 = (det * e2l) / l2sq;
-  const a3 = (e3x * e2x + e3y * e2y + e3z * e2z) / e2l;
-  const a4 = (e4x * e2x + e4y * e2y + e4z * e2z) / e2l;
-  const g3x = c3 * n1x;
-  const g3y = c3 * n1y;
-  const g3z = c3 * n1z;
-  const g4x = c4 * n2x;
-  const g4y = c4 * n2y;
-  const g4z = c4 * n2z;
-  const g2x = -a3 * g3x - a4 * g4x;
-  const g2y = -a3 * g3y - a4 * g4y;
-  const g2z = -a3 * g3z - a4 * g4z;
-  g[0] = -g2x - g3x - g4x;
-  g[1] = -g2y - g3y - g4y;
-  g[2] = -g2z - g3z - g4z;
-  g[3] = g2x;
-  g[4] = g2y;
-  g[5] = g2z;
-  g[6] = g3x;
-  g[7] = g3y;
-  g[8] = g3z;
-  g[9] = g4x;
-  g[10] = g4y;
-  g[11] = g4z;
-  g[12] = s;
-  return Math.atan2(s, D);
 }

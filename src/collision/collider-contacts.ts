@@ -2,6 +2,7 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { SystemKind, World } from '../core/world.js';
 import type { WorldCollider } from '../core/world-collider.js';
+import { depenetrateBodies } from './collider-depenetration.js';
 
 /** Particles per culling chunk in ColliderContacts.beginStep (a power of two). */
 const CHUNK = 16;
@@ -16,10 +17,23 @@ const CULL_SLACK = 1e-7;
  *   particle radius) the entry point q_c and the surface normal n_c there give
  *   the inequality C(p) = (p − q_c) · n_c ≥ 0;
  * - static fallback: when x_i already lies inside, the closest surface point
- *   q_s and its normal n_s give C(p) = (p − q_s) · n_s ≥ 0;
+ *   q_s and its normal n_s give C(p) = (p − q_s) · n_s ≥ 0. A particle found
+ *   deeper inside than it can leave at `maxDepenetrationSpeed` (beyond the
+ *   surface's own motion along n) in one substep — one that starts inside,
+ *   or that a teleported collider swallowed — is first moved out to that
+ *   depth, x and p together (a correction of position, not of velocity), and
+ *   in the velocity pass keeps no outward normal velocity from the push: it
+ *   is put on the surface once and rests there, instead of being thrown out
+ *   at up to the speed limit;
  * - particles whose prediction ends within reach of the surface get the same
  *   plane constraint from their closest point, so that the solver cannot push
- *   them in during the iterations.
+ *   them in during the iterations. The reach is twice what the particle's own
+ *   motion and contact distance cover, 2 (r + |p − x|): a particle resting
+ *   against a surface under load (pressed by its body's constraints, which
+ *   can move it further than its prediction) keeps its contact even when its
+ *   prediction moves it away, or the collider away from it by a rounding
+ *   error — without it, the constraints push it into the collider in that
+ *   substep and the velocity update launches it.
  *
  * Projection (stiffness 1, unilateral) moves only the particle. Friction acts
  * at position level in the same projection (as in Macklin et al. 2014,
@@ -47,6 +61,25 @@ export class ColliderContacts implements ConstraintSet {
   vn0 = new Float64Array(0);
   /** Velocity of the collider's surface at the contact point (m/s), 3 per contact. */
   cv = new Float64Array(0);
+  /**
+   * The largest speed (m/s), relative to the collider's surface, at which the
+   * static fallback pushes a particle out; a deeper penetration is moved out
+   * without velocity (see the class comment). Shallow penetrations left by
+   * the solver stay below it (the shipped scenes: at most 7.3 m/s). Infinity
+   * switches the depenetration off (the plain static fallback). Default 10.
+   */
+  maxDepenetrationSpeed = 10;
+  /** Per contact: 1 when its particle was moved out of a deep penetration on its own this substep. */
+  deep = new Uint8Array(0);
+  /** Particles found deep inside (see depenetrateBodies): particle, collider, excess, normal (6 each). */
+  private deepList = new Float64Array(0);
+  private deepCount = 0;
+  /**
+   * Per particle of the store: the index of its contact of this substep (its
+   * last one, when it touches several colliders), or −1. Sets that project
+   * after the contacts read it to keep their corrections out of the colliders.
+   */
+  contactOf = new Int32Array(0);
   /** Bodies whose particles ignore colliders: disabledBody[body id] = 1 (null: none). */
   disabledBody: Uint8Array | null = null;
   colliders: readonly WorldCollider[] = [];
@@ -54,8 +87,8 @@ export class ColliderContacts implements ConstraintSet {
   private readonly nrm = new Float64Array(4);
   /** The point where a ray entered a collider. */
   private readonly hit = new Float64Array(3);
-  /** The contact push() adds: q (0 … 2), n (3 … 5), vn0 (6), collider velocity at q (7 … 9). */
-  private readonly pending = new Float64Array(10);
+  /** The contact push() adds: q (0 … 2), n (3 … 5), vn0 (6), collider velocity at q (7 … 9), deep (10). */
+  private readonly pending = new Float64Array(11);
   /** Per chunk of CHUNK consecutive particles: the box of their x and p, and max(radius + |p − x|). */
   private chunkBox = new Float64Array(0);
   private chunkReach = new Float64Array(0);
@@ -77,6 +110,9 @@ export class ColliderContacts implements ConstraintSet {
     this.lambdaN = g(this.lambdaN, 1);
     this.vn0 = g(this.vn0, 1);
     this.cv = g(this.cv, 3);
+    const deep = new Uint8Array(cap);
+    deep.set(this.deep.subarray(0, this.count));
+    this.deep = deep;
     this.capacity = cap;
   }
 
@@ -98,9 +134,29 @@ export class ColliderContacts implements ConstraintSet {
     this.cv[3 * k] = pc[7];
     this.cv[3 * k + 1] = pc[8];
     this.cv[3 * k + 2] = pc[9];
+    this.deep[k] = pc[10];
+    this.contactOf[i] = k;
   }
 
   beginStep(ctx: StepContext): void {
+    this.deepCount = 0;
+    this.generate(ctx, true);
+    if (this.deepCount === 0) return;
+    // particles deep inside: their bodies move out rigidly, then the contacts are generated anew (the
+    // particles still too deep, of no body or of a pinned one, each move out on their own)
+    depenetrateBodies(ctx.store, this.colliders, this.deepList, this.deepCount, ctx.gravity);
+    this.generate(ctx, false);
+  }
+
+  /**
+   * The contacts of the substep. With `record`, particles deeper inside than
+   * they may leave in the substep are recorded in deepList (no contact);
+   * without, each is moved out on its own (x and p together) to that depth.
+   */
+  private generate(ctx: StepContext, record: boolean): void {
+    const of = this.contactOf;
+    for (let k = 0; k < this.count; k++) of[this.particle[k]] = -1;
+    if (of.length < ctx.store.count) this.contactOf = new Int32Array(ctx.store.capacity).fill(-1);
     this.count = 0;
     const cols = this.colliders;
     const s = ctx.store;
@@ -132,7 +188,7 @@ export class ColliderContacts implements ConstraintSet {
             box[b6 + 4],
             box[b6 + 5],
           );
-          if (bound - col.margin > chunkReach[i / CHUNK] + CULL_SLACK) {
+          if (bound - 2 * col.margin > 2 * chunkReach[i / CHUNK] + CULL_SLACK) {
             i += CHUNK - 1;
             continue;
           }
@@ -148,6 +204,7 @@ export class ColliderContacts implements ConstraintSet {
           xy = x[i3 + 1],
           xz = x[i3 + 2];
         const r = col.margin + radius[i];
+        let deep = 0;
         const mx = px - xx,
           my = py - xy,
           mz = pz - xz;
@@ -157,7 +214,7 @@ export class ColliderContacts implements ConstraintSet {
           const dx = 0.5 * (px + xx) - cpx,
             dy = 0.5 * (py + xy) - cpy,
             dz = 0.5 * (pz + xz) - cpz;
-          const reach = R + r + 0.5 * seg + seg;
+          const reach = R + 2 * (r + seg) + 0.5 * seg;
           if (dx * dx + dy * dy + dz * dz > reach * reach) continue;
         }
         // (the array forms distanceAt / raycastAt: no boxed arguments or results)
@@ -180,18 +237,45 @@ export class ColliderContacts implements ConstraintSet {
           } else {
             col.distanceAt(p, i3, nrm);
             const dP = nrm[3];
-            if (dP >= r + seg) continue; // cannot be reached this substep
+            if (dP >= 2 * (r + seg)) continue; // out of reach this substep (see above)
             qx = px - (dP - r) * nrm[0];
             qy = py - (dP - r) * nrm[1];
             qz = pz - (dP - r) * nrm[2];
           }
         } else {
-          // static fallback: closest surface point of the prediction
+          // static fallback: a penetration deeper than the particle may leave in a substep at the
+          // depenetration speed (plus the surface's own motion along n) is first moved out to that depth,
+          // x and p together
+          const rx = xx - cpx,
+            ry = xy - cpy,
+            rz = xz - cpz;
+          const sn =
+            (lv[0] + av[1] * rz - av[2] * ry) * nrm[0] +
+            (lv[1] + av[2] * rx - av[0] * rz) * nrm[1] +
+            (lv[2] + av[0] * ry - av[1] * rx) * nrm[2];
+          const excess = r - dX - (Math.max(sn, 0) + this.maxDepenetrationSpeed) * ctx.h;
+          if (excess > 0 && record) {
+            this.recordDeep(i, c, excess);
+            continue;
+          }
+          if (excess > 0) {
+            const ex = excess * nrm[0],
+              ey = excess * nrm[1],
+              ez = excess * nrm[2];
+            x[i3] = xx + ex;
+            x[i3 + 1] = xy + ey;
+            x[i3 + 2] = xz + ez;
+            p[i3] = px + ex;
+            p[i3 + 1] = py + ey;
+            p[i3 + 2] = pz + ez;
+            deep = 1;
+          }
+          // the closest surface point of the prediction
           col.distanceAt(p, i3, nrm);
           const dP = nrm[3];
-          qx = px - (dP - r) * nrm[0];
-          qy = py - (dP - r) * nrm[1];
-          qz = pz - (dP - r) * nrm[2];
+          qx = p[i3] - (dP - r) * nrm[0];
+          qy = p[i3 + 1] - (dP - r) * nrm[1];
+          qz = p[i3 + 2] - (dP - r) * nrm[2];
         }
         const nx = nrm[0],
           ny = nrm[1],
@@ -215,9 +299,27 @@ export class ColliderContacts implements ConstraintSet {
         pc[7] = cvx;
         pc[8] = cvy;
         pc[9] = cvz;
+        pc[10] = deep;
         this.push(i, c);
       }
     }
+  }
+
+  private recordDeep(i: number, c: number, excess: number): void {
+    if (6 * this.deepCount + 6 > this.deepList.length) {
+      const g = new Float64Array(Math.max(96, 2 * this.deepList.length));
+      g.set(this.deepList);
+      this.deepList = g;
+    }
+    const o = 6 * this.deepCount++,
+      d = this.deepList,
+      nrm = this.nrm;
+    d[o] = i;
+    d[o + 1] = c;
+    d[o + 2] = excess;
+    d[o + 3] = nrm[0];
+    d[o + 4] = nrm[1];
+    d[o + 5] = nrm[2];
   }
 
   /**
@@ -331,12 +433,14 @@ export class ColliderContacts implements ConstraintSet {
     const g = ctx.gravity;
     const restThreshold = 2 * Math.sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * h;
     for (let k = 0; k < this.count; k++) {
-      if (this.lambdaN[k] <= 0) continue;
+      const deep = this.deep[k] !== 0;
+      if (this.lambdaN[k] <= 0 && !deep) continue;
       // the normal velocity relative to the collider: the arrival speed reflected by the
-      // restitution coefficient (slow arrivals rest), whatever the push-out added
+      // restitution coefficient (slow arrivals rest), whatever the push-out added; a particle moved
+      // out of a deep penetration keeps only an outward normal velocity it already had
       const vn0 = this.vn0[k];
-      if (!(vn0 < 0)) continue;
-      const e = -vn0 > restThreshold ? this.colliders[this.collider[k]].restitution : 0;
+      if (!(vn0 < 0) && !deep) continue;
+      const e = -vn0 > restThreshold && !deep ? this.colliders[this.collider[k]].restitution : 0;
       const i3 = 3 * this.particle[k];
       const nx = this.n[3 * k],
         ny = this.n[3 * k + 1],
@@ -345,7 +449,7 @@ export class ColliderContacts implements ConstraintSet {
         (v[i3] - this.cv[3 * k]) * nx +
         (v[i3 + 1] - this.cv[3 * k + 1]) * ny +
         (v[i3 + 2] - this.cv[3 * k + 2]) * nz;
-      const dv = -e * vn0 - vn;
+      const dv = deep ? Math.min(Math.max(vn0, 0) - vn, 0) : -e * vn0 - vn;
       v[i3] += dv * nx;
       v[i3 + 1] += dv * ny;
       v[i3 + 2] += dv * nz;

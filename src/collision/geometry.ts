@@ -526,71 +526,16 @@ export function vertexTriangleCcd(
   c3: number,
   tol: number,
 ): number {
-  const ax = x[a3],
-    ay = x[a3 + 1],
-    az = x[a3 + 2];
-  const dax = p[a3] - ax,
-    day = p[a3 + 1] - ay,
-    daz = p[a3 + 2] - az;
-  const r0x = x[q3] - ax,
-    r0y = x[q3 + 1] - ay,
-    r0z = x[q3 + 2] - az;
-  const r1x = p[q3] - x[q3] - dax,
-    r1y = p[q3 + 1] - x[q3 + 1] - day,
-    r1z = p[q3 + 2] - x[q3 + 2] - daz;
-  const e0x = x[b3] - ax,
-    e0y = x[b3 + 1] - ay,
-    e0z = x[b3 + 2] - az;
-  const e1x = p[b3] - x[b3] - dax,
-    e1y = p[b3 + 1] - x[b3 + 1] - day,
-    e1z = p[b3 + 2] - x[b3 + 2] - daz;
-  const f0x = x[c3] - ax,
-    f0y = x[c3 + 1] - ay,
-    f0z = x[c3 + 2] - az;
-  const f1x = p[c3] - x[c3] - dax,
-    f1y = p[c3 + 1] - x[c3 + 1] - day,
-    f1z = p[c3 + 2] - x[c3 + 2] - daz;
-  const C = cop;
-  C[0] = r0x;
-  C[1] = r0y;
-  C[2] = r0z;
-  C[3] = r1x;
-  C[4] = r1y;
-  C[5] = r1z;
-  C[6] = e0x;
-  C[7] = e0y;
-  C[8] = e0z;
-  C[9] = e1x;
-  C[10] = e1y;
-  C[11] = e1z;
-  C[12] = f0x;
-  C[13] = f0y;
-  C[14] = f0z;
-  C[15] = f1x;
-  C[16] = f1y;
-  C[17] = f1z;
-  const scale = coplanarityCubic();
-  const n = solveCubic01(1e-12 * scale);
+  // r = q − a, e1 = b − a, e2 = c − a
+  relativeTo(x, p, a3, q3, 0);
+  relativeTo(x, p, a3, b3, 6);
+  relativeTo(x, p, a3, c3, 12);
+  const n = solveCubic01(1e-12 * coplanarityCubic());
   const tol2 = tol * tol;
   for (let k = 0; k < n; k++) {
-    const t = roots[k];
-    const s = 1 - t;
-    closestPointTriangle(
-      s * x[q3] + t * p[q3],
-      s * x[q3 + 1] + t * p[q3 + 1],
-      s * x[q3 + 2] + t * p[q3 + 2],
-      s * ax + t * p[a3],
-      s * ay + t * p[a3 + 1],
-      s * az + t * p[a3 + 2],
-      s * x[b3] + t * p[b3],
-      s * x[b3 + 1] + t * p[b3 + 1],
-      s * x[b3 + 2] + t * p[b3 + 2],
-      s * x[c3] + t * p[c3],
-      s * x[c3 + 1] + t * p[c3 + 1],
-      s * x[c3 + 2] + t * p[c3 + 2],
-      scratch,
-    );
-    if (scratch[6] <= tol2) return t;
+    pointsAt(x, p, k, q3, a3, b3, c3);
+    closestPointTriangleAt(at, 0, at, 3, 6, 9, scratch);
+    if (scratch[6] <= tol2) return roots[k];
   }
   return -1;
 }
@@ -609,63 +554,56 @@ export function edgeEdgeCcd(
   d3: number,
   tol: number,
 ): number {
-  const ax = x[a3],
-    ay = x[a3 + 1],
-    az = x[a3 + 2];
-  const dax = p[a3] - ax,
-    day = p[a3 + 1] - ay,
-    daz = p[a3 + 2] - az;
   // r = c − a, e1 = b − a, e2 = d − c
-  const cx = x[c3],
-    cy = x[c3 + 1],
-    cz = x[c3 + 2];
-  const dcx = p[c3] - cx,
-    dcy = p[c3 + 1] - cy,
-    dcz = p[c3 + 2] - cz;
-  const C = cop;
-  C[0] = cx - ax;
-  C[1] = cy - ay;
-  C[2] = cz - az;
-  C[3] = dcx - dax;
-  C[4] = dcy - day;
-  C[5] = dcz - daz;
-  C[6] = x[b3] - ax;
-  C[7] = x[b3 + 1] - ay;
-  C[8] = x[b3 + 2] - az;
-  C[9] = p[b3] - x[b3] - dax;
-  C[10] = p[b3 + 1] - x[b3 + 1] - day;
-  C[11] = p[b3 + 2] - x[b3 + 2] - daz;
-  C[12] = x[d3] - cx;
-  C[13] = x[d3 + 1] - cy;
-  C[14] = x[d3 + 2] - cz;
-  C[15] = p[d3] - x[d3] - dcx;
-  C[16] = p[d3 + 1] - x[d3 + 1] - dcy;
-  C[17] = p[d3 + 2] - x[d3 + 2] - dcz;
-  const scale = coplanarityCubic();
-  const n = solveCubic01(1e-12 * scale);
+  relativeTo(x, p, a3, c3, 0);
+  relativeTo(x, p, a3, b3, 6);
+  relativeTo(x, p, c3, d3, 12);
+  const n = solveCubic01(1e-12 * coplanarityCubic());
   const tol2 = tol * tol;
   for (let k = 0; k < n; k++) {
-    const t = roots[k];
-    const s = 1 - t;
-    closestSegmentSegment(
-      s * ax + t * p[a3],
-      s * ay + t * p[a3 + 1],
-      s * az + t * p[a3 + 2],
-      s * x[b3] + t * p[b3],
-      s * x[b3 + 1] + t * p[b3 + 1],
-      s * x[b3 + 2] + t * p[b3 + 2],
-      s * cx + t * p[c3],
-      s * cy + t * p[c3 + 1],
-      s * cz + t * p[c3 + 2],
-      s * x[d3] + t * p[d3],
-      s * x[d3 + 1] + t * p[d3 + 1],
-      s * x[d3 + 2] + t * p[d3 + 2],
-      scratch,
-    );
-    if (scratch[2] <= tol2) return t;
+    pointsAt(x, p, k, a3, b3, c3, d3);
+    closestSegmentSegmentAt(at, 0, 3, at, 6, 9, scratch);
+    if (scratch[2] <= tol2) return roots[k];
   }
   return -1;
 }
+
+/**
+ * cop[k … k + 2] = v − o at x and cop[k + 3 … k + 5] = the motion of v
+ * relative to o's, (p_v − x_v) − (p_o − x_o): one linearly moving vector of
+ * the coplanarity cubic.
+ */
+function relativeTo(x: Float64Array, p: Float64Array, o3: number, v3: number, k: number): void {
+  const C = cop;
+  for (let j = 0; j < 3; j++) {
+    const xo = x[o3 + j];
+    C[k + j] = x[v3 + j] - xo;
+    C[k + 3 + j] = p[v3 + j] - x[v3 + j] - (p[o3 + j] - xo);
+  }
+}
+
+/** The four moving points at the time of root k, (1 − t) x + t p, into `at` (12 numbers). */
+function pointsAt(
+  x: Float64Array,
+  p: Float64Array,
+  k: number,
+  i0: number,
+  i1: number,
+  i2: number,
+  i3: number,
+): void {
+  const t = roots[k];
+  const s = 1 - t;
+  for (let j = 0; j < 3; j++) {
+    at[j] = s * x[i0 + j] + t * p[i0 + j];
+    at[3 + j] = s * x[i1 + j] + t * p[i1 + j];
+    at[6 + j] = s * x[i2 + j] + t * p[i2 + j];
+    at[9 + j] = s * x[i3 + j] + t * p[i3 + j];
+  }
+}
+
+/** The points of a continuous test at a root of its cubic. */
+const at = new Float64Array(12);
 
 /** Six times the signed volume of tetrahedron (a, b, c, d): (b − a) · ((c − a) × (d − a)). */
 export function orient3d(

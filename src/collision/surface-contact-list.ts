@@ -1,4 +1,3 @@
-import type { ParticleStore } from '../core/particles.js';
 import type { Surface } from './surface-topology.js';
 
 /** Contact types: vertex–triangle (q, a, b, c) and edge–edge (a, b, c, d). */
@@ -20,8 +19,9 @@ export const FOOTPRINT = 0.05;
  *
  * Every constraint is C = s d − h ≥ 0 with d the signed distance of the
  * pair along its normal (vertex–triangle: surface-vertex-triangle.ts,
- * edge–edge: surface-edge-edge.ts); the gradients are ∇_j C = s c_j n̂ with
- * weights c_j (Σ c_j = 0, so projections conserve momentum).
+ * edge–edge: surface-edge-edge.ts, each with its frame function); the
+ * gradients are ∇_j C = s c_j n̂ with weights c_j (Σ c_j = 0, so
+ * projections conserve momentum).
  */
 export class SurfaceContactList {
   /** Contacts of the current substep. */
@@ -136,34 +136,6 @@ export class SurfaceContactList {
     this.capacity = cap;
   }
 
-  /**
-   * The contact frame of contact k at positions p into `frame` (normal
-   * 0–2, weights c0 … c3 at 3–6 with ∇_j C = s c_j n̂, signed distance d at
-   * 7); false when the pair is degenerate.
-   */
-  frameAt(p: Float64Array, k: number): boolean {
-    const i0 = 3 * this.idx[4 * k],
-      i1 = 3 * this.idx[4 * k + 1],
-      i2 = 3 * this.idx[4 * k + 2],
-      i3 = 3 * this.idx[4 * k + 3];
-    return this.type[k] === TYPE_VT ? contactFrameVT(p, i0, i1, i2, i3) : contactFrameEE(p, i0, i1, i2, i3);
-  }
-
-  /** Largest penetration h − s·d (m) over the current contacts, at x. */
-  maxViolation(store: ParticleStore): number {
-    const x = store.x;
-    let m = 0;
-    for (let k = 0; k < this.count; k++) {
-      if ((this.flags[k] & FLAG_FLIP) !== 0) continue;
-      if (!this.frameAt(x, k)) continue;
-      // proximity contacts act only over their footprint (as in the projection)
-      if ((this.flags[k] & FLAG_CCD) === 0 && outsideFootprint(this.type[k])) continue;
-      const pen = this.thick[k] - this.side[k] * frame[7];
-      if (pen > m) m = pen;
-    }
-    return m;
-  }
-
   /** Contact k for inspection and tests: type, particle indices, side, thickness. */
   contact(k: number): {
     type: 'vertex-triangle' | 'edge-edge';
@@ -180,110 +152,18 @@ export class SurfaceContactList {
   }
 }
 
-/** Does the point of contact in `frame` lie outside the footprint of its triangle (VT) or of its edges (EE)? */
-function outsideFootprint(type: number): boolean {
-  // VT: c1 … c3 = −b_a, −b_b, −b_c (barycentric coordinates)
-  if (type === TYPE_VT) return -frame[4] < -FOOTPRINT || -frame[5] < -FOOTPRINT || -frame[6] < -FOOTPRINT;
-  // c0 = 1 − t, c1 = t, c2 = u − 1, c3 = −u
-  const t = frame[4],
-    u = -frame[6];
-  return t < -FOOTPRINT || t > 1 + FOOTPRINT || u < -FOOTPRINT || u > 1 + FOOTPRINT;
-}
-
 /**
- * The frame of one contact, written by contactFrameVT / contactFrameEE (and
- * by the projection kernels for the response): unit normal n̂ at 0–2, the
- * gradient weights c0 … c3 at 3–6 (∇_j C = s c_j n̂), the signed distance d
- * along n̂ at 7.
+ * The frame of one contact, written by frameVT (surface-vertex-triangle.ts)
+ * and frameEE (surface-edge-edge.ts): unit normal n̂ at 0–2, the gradient
+ * weights c0 … c3 at 3–6 (∇_j C = s c_j n̂), the signed distance d along n̂
+ * at 7.
  */
 export const frame = new Float64Array(8);
 
-/**
- * Frame of a vertex–triangle contact (q at i0, triangle i1, i2, i3; offsets
- * into p): n̂ the unit normal of the triangle, c = (1, −b_a, −b_b, −b_c) with
- * b the barycentric coordinates of q's projection on its plane (003 eqs.
- * 12–13), d the signed distance of q from that plane. False for a
- * degenerate triangle.
- */
-export function contactFrameVT(p: Float64Array, i0: number, i1: number, i2: number, i3: number): boolean {
-  const ax = p[i1],
-    ay = p[i1 + 1],
-    az = p[i1 + 2];
-  const ux = p[i2] - ax,
-    uy = p[i2 + 1] - ay,
-    uz = p[i2 + 2] - az;
-  const vx = p[i3] - ax,
-    vy = p[i3 + 1] - ay,
-    vz = p[i3 + 2] - az;
-  let nx = uy * vz - uz * vy,
-    ny = uz * vx - ux * vz,
-    nz = ux * vy - uy * vx;
-  const n2 = nx * nx + ny * ny + nz * nz;
-  if (!(n2 > 1e-30)) return false;
-  const inv = 1 / Math.sqrt(n2);
-  nx *= inv;
-  ny *= inv;
-  nz *= inv;
-  const rx = p[i0] - ax,
-    ry = p[i0 + 1] - ay,
-    rz = p[i0 + 2] - az;
-  // barycentric coordinates of q's projection: (r × v)·n̂ / |n|, (u × r)·n̂ / |n|
-  const bb = ((ry * vz - rz * vy) * nx + (rz * vx - rx * vz) * ny + (rx * vy - ry * vx) * nz) * inv;
-  const bc = ((uy * rz - uz * ry) * nx + (uz * rx - ux * rz) * ny + (ux * ry - uy * rx) * nz) * inv;
-  frame[0] = nx;
-  frame[1] = ny;
-  frame[2] = nz;
-  frame[3] = 1;
-  frame[4] = -(1 - bb - bc);
-  frame[5] = -bb;
-  frame[6] = -bc;
-  frame[7] = rx * nx + ry * ny + rz * nz;
-  return true;
-}
-
-/**
- * Frame of an edge–edge contact (edges i0–i1 and i2–i3): n̂ ∥ (b − a) × (d − c),
- * c = (1 − t, t, u − 1, −u) with a + t (b − a), c + u (d − c) the closest
- * points of the two lines, d the signed distance of the lines along n̂.
- * False for (nearly) parallel edges.
- */
-export function contactFrameEE(p: Float64Array, i0: number, i1: number, i2: number, i3: number): boolean {
-  const ux = p[i1] - p[i0],
-    uy = p[i1 + 1] - p[i0 + 1],
-    uz = p[i1 + 2] - p[i0 + 2];
-  const vx = p[i3] - p[i2],
-    vy = p[i3 + 1] - p[i2 + 1],
-    vz = p[i3 + 2] - p[i2 + 2];
-  let nx = uy * vz - uz * vy,
-    ny = uz * vx - ux * vz,
-    nz = ux * vy - uy * vx;
-  const n2 = nx * nx + ny * ny + nz * nz;
-  const A = ux * ux + uy * uy + uz * uz,
-    Cc = vx * vx + vy * vy + vz * vz;
-  if (!(n2 > 1e-12 * A * Cc) || !(n2 > 1e-30)) return false;
-  const inv = 1 / Math.sqrt(n2);
-  nx *= inv;
-  ny *= inv;
-  nz *= inv;
-  const rx = p[i0] - p[i2],
-    ry = p[i0 + 1] - p[i2 + 1],
-    rz = p[i0 + 2] - p[i2 + 2];
-  const B = ux * vx + uy * vy + uz * vz;
-  const D = ux * rx + uy * ry + uz * rz,
-    E = vx * rx + vy * ry + vz * rz;
-  const den = A * Cc - B * B;
-  const t = (B * E - Cc * D) / den,
-    u = (A * E - B * D) / den;
-  frame[0] = nx;
-  frame[1] = ny;
-  frame[2] = nz;
-  frame[3] = 1 - t;
-  frame[4] = t;
-  frame[5] = u - 1;
-  frame[6] = -u;
-  frame[7] = rx * nx + ry * ny + rz * nz;
-  return true;
-}
+/** What a frame function checks besides degeneracy: nothing, the footprint, or footprint and thickness (acting). */
+export const FRAME_ONLY = 0;
+export const FRAME_FOOTPRINT = 1;
+export const FRAME_ACTING = 2;
 
 /**
  * Relative normal velocity Σ c_j v_j · n̂ of the pair whose frame is in

@@ -2,11 +2,11 @@ import type { Body } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { SurfaceBroadPhase } from './surface-broad-phase.js';
+import { CollapseRecovery } from './surface-collapse.js';
 import { SurfaceContactList } from './surface-contact-list.js';
 import { EdgeEdgeContacts } from './surface-edge-edge.js';
 import { SurfaceFailsafe } from './surface-failsafe.js';
-import { projectContacts } from './surface-projection.js';
-import { applyRestitution } from './surface-response.js';
+import { applyRestitution, maxPenetration, projectContacts } from './surface-response.js';
 import {
   type Surface,
   type SurfaceContactStats,
@@ -83,6 +83,7 @@ export class SurfaceContacts implements ConstraintSet {
     failsafeCrossings: 0,
     frozen: 0,
     intersections: 0,
+    restored: 0,
   };
   /** The registered surfaces and their combined mesh. */
   readonly topology = new SurfaceTopology();
@@ -110,6 +111,7 @@ export class SurfaceContacts implements ConstraintSet {
     this.list,
     this.stats,
   );
+  private readonly collapse = new CollapseRecovery(this.topology);
   /** Positions at the start of the detection period (surface vertices, global layout) and the extrapolated end. */
   private start = new Float64Array(0);
   private ahead = new Float64Array(0);
@@ -169,6 +171,8 @@ export class SurfaceContacts implements ConstraintSet {
       this.list.count = 0;
       return;
     }
+    // a collapsed patch (degenerate input) goes back to its rest shape before anything tests it
+    if (ctx.substep === 0) this.stats.restored += this.collapse.restore(store);
     const k = this.detectEvery;
     if (k > 1 && ctx.substep % k !== 0) {
       // inside a detection period: the contacts found at its start are projected again
@@ -256,7 +260,7 @@ export class SurfaceContacts implements ConstraintSet {
 
   /** Largest penetration h − s·d (m) over the current contacts, at x. */
   maxViolation(store: ParticleStore): number {
-    return this.list.maxViolation(store);
+    return maxPenetration(store, this.list);
   }
 
   /** Contact k for inspection and tests: type, particle indices, side, thickness. */

@@ -2,17 +2,17 @@ import type { ParticleStore } from '../core/particles.js';
 import { closestSegmentSegmentAt, edgeEdgeCcd } from './geometry.js';
 import type { SurfaceBroadPhase } from './surface-broad-phase.js';
 import {
-  contactFrameEE,
   contactSide,
   FLAG_CCD,
   FLAG_PROXIMITY,
   FOOTPRINT,
+  FRAME_ACTING,
+  FRAME_ONLY,
   frame,
   frameNormalVelocity,
   type SurfaceContactList,
   TYPE_EE,
 } from './surface-contact-list.js';
-import { respond } from './surface-response.js';
 import type { SurfaceTopology } from './surface-topology.js';
 import type { Untangler } from './untangle.js';
 
@@ -197,96 +197,90 @@ export class EdgeEdgeContacts {
       // closest points strictly inside both edges: end points are vertex–triangle business
       if (ss[2] < reach * reach && ss[0] > 0 && ss[0] < 1 && ss[1] > 0 && ss[1] < 1) flags |= FLAG_PROXIMITY;
     }
-    const tHit = mayCross ? edgeEdgeCcd(x, p, a3, b3, c3, d3, 1e-9 * topo.meanEdge) : -1;
+    let tHit = mayCross ? edgeEdgeCcd(x, p, a3, b3, c3, d3, 1e-9 * topo.meanEdge) : -1;
+    // crossings only (mode 1): a pair that already touches at x (a seam of duplicated vertices, a collapsed
+    // patch) has no side to keep and is no crossing; counted as one it would fill every impact zone round
+    if (tHit === 0 && mode === 1) tHit = -1;
     if (tHit >= 0) flags |= FLAG_CCD;
     if (flags === 0) return false;
     const dX = lineDistance(x, a3, b3, c3, d3);
     const dP = lineDistance(p, a3, b3, c3, d3);
     const s = contactSide(tHit >= 0, dX, dP);
-    const vn0 =
-      topo.anyRestitution && contactFrameEE(x, a3, b3, c3, d3)
-        ? s * frameNormalVelocity(v, a3, b3, c3, d3)
-        : 0;
-    this.list.pushBetween(TYPE_EE, flags, ga, gb, gc, gd, s, h, sE, sF, vn0);
+    const list = this.list;
+    list.pushBetween(TYPE_EE, flags, ga, gb, gc, gd, s, h, sE, sF, 0);
+    // relative normal velocity at the start of the substep (for restitution)
+    const k = list.count - 1;
+    if (topo.anyRestitution && frameEE(x, list, k, FRAME_ONLY))
+      list.vn0[k] = s * frameNormalVelocity(v, a3, b3, c3, d3);
     return tHit >= 0;
   }
 }
 
 /**
- * One Gauss–Seidel pass over the edge–edge contacts [k0, k1) of the list
- * (edges a–b, c–d): the frame at p, then the response (surface-response.ts).
- * (Nearly) parallel edges have no normal and are skipped; a proximity
- * contact acts only while both closest points lie on their edges (within
- * FOOTPRINT), a continuous one always.
+ * Frame of edge–edge contact k of the list (edges a–b, c–d) at positions p
+ * into `frame`: n̂ ∥ (b − a) × (d − c), c = (1 − t, t, u − 1, −u) with
+ * a + t (b − a), c + u (d − c) the closest points of the two lines, d the
+ * signed distance of the lines along n̂. False for (nearly) parallel edges;
+ * with FRAME_FOOTPRINT also for a proximity contact whose closest points lie
+ * off the edges (beyond FOOTPRINT), with FRAME_ACTING also when the
+ * constraint holds (s d ≥ h).
  */
-export function projectEdgeEdges(
-  store: ParticleStore,
-  list: SurfaceContactList,
-  k0: number,
-  k1: number,
-): void {
-  const p = store.p,
-    x = store.x,
-    w = store.invMass;
-  const idx = list.idx,
-    flags = list.flags,
-    side = list.side,
-    thick = list.thick;
-  for (let k = k0; k < k1; k++) {
-    const i0 = 3 * idx[4 * k],
-      i1 = 3 * idx[4 * k + 1],
-      i2 = 3 * idx[4 * k + 2],
-      i3 = 3 * idx[4 * k + 3];
-    const ax = p[i0],
-      ay = p[i0 + 1],
-      az = p[i0 + 2];
-    const ux = p[i1] - ax,
-      uy = p[i1 + 1] - ay,
-      uz = p[i1 + 2] - az;
-    const cx = p[i2],
-      cy = p[i2 + 1],
-      cz = p[i2 + 2];
-    const vx = p[i3] - cx,
-      vy = p[i3 + 1] - cy,
-      vz = p[i3 + 2] - cz;
-    let nx = uy * vz - uz * vy,
-      ny = uz * vx - ux * vz,
-      nz = ux * vy - uy * vx;
-    const n2 = nx * nx + ny * ny + nz * nz;
-    const A = ux * ux + uy * uy + uz * uz,
-      Cc = vx * vx + vy * vy + vz * vz;
-    if (!(n2 > 1e-12 * A * Cc) || !(n2 > 1e-30)) continue;
-    const inv = 1 / Math.sqrt(n2);
-    nx *= inv;
-    ny *= inv;
-    nz *= inv;
-    const rx = ax - cx,
-      ry = ay - cy,
-      rz = az - cz;
-    const d = rx * nx + ry * ny + rz * nz;
-    if (side[k] * d >= thick[k]) continue;
-    // closest points of the two lines: a + t (b − a), c + u (d − c)
-    const B = ux * vx + uy * vy + uz * vz;
-    const D = ux * rx + uy * ry + uz * rz,
-      E = vx * rx + vy * ry + vz * rz;
-    const den = A * Cc - B * B;
-    const t = (B * E - Cc * D) / den,
-      u = (A * E - B * D) / den;
-    if (
-      (flags[k] & FLAG_CCD) === 0 &&
-      (t < -FOOTPRINT || t > 1 + FOOTPRINT || u < -FOOTPRINT || u > 1 + FOOTPRINT)
-    )
-      continue;
-    frame[0] = nx;
-    frame[1] = ny;
-    frame[2] = nz;
-    frame[3] = 1 - t;
-    frame[4] = t;
-    frame[5] = u - 1;
-    frame[6] = -u;
-    frame[7] = d;
-    respond(p, x, w, list, k);
-  }
+export function frameEE(p: Float64Array, list: SurfaceContactList, k: number, mode: number): boolean {
+  const idx = list.idx;
+  const i0 = 3 * idx[4 * k],
+    i1 = 3 * idx[4 * k + 1],
+    i2 = 3 * idx[4 * k + 2],
+    i3 = 3 * idx[4 * k + 3];
+  const ax = p[i0],
+    ay = p[i0 + 1],
+    az = p[i0 + 2];
+  const ux = p[i1] - ax,
+    uy = p[i1 + 1] - ay,
+    uz = p[i1 + 2] - az;
+  const cx = p[i2],
+    cy = p[i2 + 1],
+    cz = p[i2 + 2];
+  const vx = p[i3] - cx,
+    vy = p[i3 + 1] - cy,
+    vz = p[i3 + 2] - cz;
+  let nx = uy * vz - uz * vy,
+    ny = uz * vx - ux * vz,
+    nz = ux * vy - uy * vx;
+  const n2 = nx * nx + ny * ny + nz * nz;
+  const A = ux * ux + uy * uy + uz * uz,
+    Cc = vx * vx + vy * vy + vz * vz;
+  if (!(n2 > 1e-12 * A * Cc) || !(n2 > 1e-30)) return false;
+  const inv = 1 / Math.sqrt(n2);
+  nx *= inv;
+  ny *= inv;
+  nz *= inv;
+  const rx = ax - cx,
+    ry = ay - cy,
+    rz = az - cz;
+  const d = rx * nx + ry * ny + rz * nz;
+  if (mode === FRAME_ACTING && list.side[k] * d >= list.thick[k]) return false;
+  // closest points of the two lines: a + t (b − a), c + u (d − c)
+  const B = ux * vx + uy * vy + uz * vz;
+  const D = ux * rx + uy * ry + uz * rz,
+    E = vx * rx + vy * ry + vz * rz;
+  const den = A * Cc - B * B;
+  const t = (B * E - Cc * D) / den,
+    u = (A * E - B * D) / den;
+  if (
+    mode !== FRAME_ONLY &&
+    (list.flags[k] & FLAG_CCD) === 0 &&
+    (t < -FOOTPRINT || t > 1 + FOOTPRINT || u < -FOOTPRINT || u > 1 + FOOTPRINT)
+  )
+    return false;
+  frame[0] = nx;
+  frame[1] = ny;
+  frame[2] = nz;
+  frame[3] = 1 - t;
+  frame[4] = t;
+  frame[5] = u - 1;
+  frame[6] = -u;
+  frame[7] = d;
+  return true;
 }
 
 /** Distance between edges a–b and c–d at x (global particle indices). */

@@ -2,7 +2,7 @@ import type { ParticleStore } from '../core/particles.js';
 import type { SurfaceBroadPhase } from './surface-broad-phase.js';
 import type { SurfaceContactList } from './surface-contact-list.js';
 import type { EdgeEdgeContacts } from './surface-edge-edge.js';
-import { projectContacts } from './surface-projection.js';
+import { projectContacts } from './surface-response.js';
 import type { SurfaceContactStats, SurfaceTopology } from './surface-topology.js';
 import type { VertexTriangleContacts } from './surface-vertex-triangle.js';
 import { findRoot } from './union-find.js';

@@ -1,14 +1,44 @@
 import type { StepContext } from '../core/constraint-set.js';
-import { FLAG_FLIP, frame, type SurfaceContactList } from './surface-contact-list.js';
+import type { ParticleStore } from '../core/particles.js';
+import {
+  FLAG_FLIP,
+  FRAME_ACTING,
+  FRAME_FOOTPRINT,
+  FRAME_ONLY,
+  frame,
+  type SurfaceContactList,
+  TYPE_VT,
+} from './surface-contact-list.js';
+import { frameEE } from './surface-edge-edge.js';
+import { frameVT } from './surface-vertex-triangle.js';
 
 /**
- * What a surface contact does once its kernel (surface-vertex-triangle.ts,
- * surface-edge-edge.ts) has found it violated: the normal projection,
- * position-level friction, and restitution in the velocity pass.
+ * What the surface contacts do once found: one Gauss–Seidel pass over them
+ * (each contact's frame from its type's frame function, then the normal
+ * projection and position-level friction), restitution in the velocity
+ * pass, and the largest penetration for statistics.
  */
 
+/** One Gauss–Seidel pass over the contacts [k0, k1) of the list, in their order. */
+export function projectContacts(
+  store: ParticleStore,
+  list: SurfaceContactList,
+  k0: number,
+  k1: number,
+): void {
+  const p = store.p,
+    x = store.x,
+    w = store.invMass,
+    type = list.type;
+  for (let k = k0; k < k1; k++) {
+    const acting =
+      type[k] === TYPE_VT ? frameVT(p, list, k, FRAME_ACTING) : frameEE(p, list, k, FRAME_ACTING);
+    if (acting) respond(p, x, w, list, k);
+  }
+}
+
 /**
- * The projection of contact k whose frame the kernel wrote into `frame`
+ * The projection of contact k whose frame is in `frame`
  * (n̂, weights c_j, signed distance d), on the predicted positions p:
  *
  * - normal: C = s d − h < 0, Δλ = −C / Σ w_j c_j² (stiffness 1, 003 §3.3),
@@ -124,7 +154,8 @@ export function applyRestitution(ctx: StepContext, list: SurfaceContactList): vo
   for (let k = 0; k < list.count; k++) {
     const e = list.rest[k];
     if (e === 0 || list.lambda[k] <= 0 || -list.vn0[k] <= threshold) continue;
-    if (!list.frameAt(x, k)) continue;
+    const ok = list.type[k] === TYPE_VT ? frameVT(x, list, k, FRAME_ONLY) : frameEE(x, list, k, FRAME_ONLY);
+    if (!ok) continue;
     const i0 = 3 * idx[4 * k],
       i1 = 3 * idx[4 * k + 1],
       i2 = 3 * idx[4 * k + 2],
@@ -160,4 +191,20 @@ export function applyRestitution(ctx: StepContext, list: SurfaceContactList): vo
       v[i3 + j] += w3 * c3 * f * n;
     }
   }
+}
+
+/** Largest penetration h − s·d (m) over the acting contacts of the list, at x (untangling pairs excepted). */
+export function maxPenetration(store: ParticleStore, list: SurfaceContactList): number {
+  const x = store.x;
+  let m = 0;
+  for (let k = 0; k < list.count; k++) {
+    if ((list.flags[k] & FLAG_FLIP) !== 0) continue;
+    // proximity contacts act only over their footprint (as in the projection)
+    const ok =
+      list.type[k] === TYPE_VT ? frameVT(x, list, k, FRAME_FOOTPRINT) : frameEE(x, list, k, FRAME_FOOTPRINT);
+    if (!ok) continue;
+    const pen = list.thick[k] - list.side[k] * frame[7];
+    if (pen > m) m = pen;
+  }
+  return m;
 }

@@ -63,6 +63,8 @@ export interface SurfaceContactStats {
   frozen: number;
   /** Edge–triangle intersections found by the last untangling analysis. */
   intersections: number;
+  /** Vertices of collapsed patches restored to their rest shape since the start (see surface-collapse.ts). */
+  restored: number;
 }
 
 export class SurfaceTopology {
@@ -87,8 +89,10 @@ export class SurfaceTopology {
   vertexCount = 0;
   triCount = 0;
   edgeCount = 0;
-  /** Mean edge length at the last topology build (m). */
+  /** Mean edge length at the last topology build (m): of the positions then, or of the rest shapes where those had collapsed. */
   meanEdge = 0;
+  /** Rest length of each edge (m): from its body's rest shape, else its length at the last topology build. */
+  restEdge = new Float64Array(0);
   /** Surface-vertex id of each particle (−1: not on a surface). */
   localOf = new Int32Array(0);
   /** Vertex → triangles and vertex → edges (CSR). */
@@ -338,15 +342,33 @@ export class SurfaceTopology {
       else this.freeV[nFree++] = v;
     }
     for (let e = 0; e < this.edgeCount; e++) this.ownE[curE[this.edgeTris[2 * e]]++] = e;
-    // mean edge length, for the allowances and tolerances
+    // mean edge length, for the allowances and tolerances, and the rest length of every edge
     const x = store.x;
-    let sum = 0;
+    this.restEdge = new Float64Array(this.edgeCount);
+    let sum = 0,
+      restSum = 0;
     for (let e = 0; e < this.edgeCount; e++) {
       const a = 3 * verts[edges[2 * e]],
         b = 3 * verts[edges[2 * e + 1]];
-      sum += Math.hypot(x[a] - x[b], x[a + 1] - x[b + 1], x[a + 2] - x[b + 2]);
+      const len = Math.hypot(x[a] - x[b], x[a + 1] - x[b + 1], x[a + 2] - x[b + 2]);
+      sum += len;
+      const body = this.surfaces[esurf[e]].body;
+      const rest = body.restShape();
+      const ra = edges[2 * e],
+        rb = edges[2 * e + 1];
+      const la = 3 * (verts[ra] - body.offset),
+        lb = 3 * (verts[rb] - body.offset);
+      this.restEdge[e] = rest
+        ? Math.hypot(rest[la] - rest[lb], rest[la + 1] - rest[lb + 1], rest[la + 2] - rest[lb + 2])
+        : len;
+      restSum += this.restEdge[e];
     }
     this.meanEdge = this.edgeCount > 0 ? sum / this.edgeCount : 1;
+    // a surface collapsed at the build (all its vertices at one point) still needs a length scale
+    if (!(this.meanEdge > 0)) {
+      this.meanEdge =
+        restSum > 0 ? restSum / this.edgeCount : Math.max(1e-3, ...this.surfaces.map((s) => s.thickness));
+    }
     this.anyRestitution = this.surfaces.some((s) => s.restitution > 0);
     return true;
   }

@@ -2,18 +2,18 @@ import type { ParticleStore } from '../core/particles.js';
 import { closestPointTriangleAt, vertexTriangleCcd } from './geometry.js';
 import type { SurfaceBroadPhase } from './surface-broad-phase.js';
 import {
-  contactFrameVT,
   contactSide,
   FLAG_CCD,
   FLAG_FLIP,
   FLAG_PROXIMITY,
   FOOTPRINT,
+  FRAME_ACTING,
+  FRAME_ONLY,
   frame,
   frameNormalVelocity,
   type SurfaceContactList,
   TYPE_VT,
 } from './surface-contact-list.js';
-import { respond } from './surface-response.js';
 import type { SurfaceTopology } from './surface-topology.js';
 import type { Untangler } from './untangle.js';
 
@@ -228,85 +228,83 @@ export class VertexTriangleContacts {
       const reach = h * (1 + topo.marginFactor);
       if (cp[6] < reach * reach) flags |= FLAG_PROXIMITY;
     }
-    const tHit = mayCross ? vertexTriangleCcd(x, p, q3, a3, b3, c3, 1e-9 * topo.meanEdge) : -1;
+    let tHit = mayCross ? vertexTriangleCcd(x, p, q3, a3, b3, c3, 1e-9 * topo.meanEdge) : -1;
+    // crossings only (mode 1): a pair that already touches at x (a seam of duplicated vertices, a collapsed
+    // patch) has no side to keep and is no crossing; counted as one it would fill every impact zone round
+    if (tHit === 0 && mode === 1) tHit = -1;
     if (tHit >= 0) flags |= FLAG_CCD;
     if (flags === 0) return false;
     // the side the vertex came from: before the first crossing, or where it is now
     const dX = planeDistance(x, q3, a3, b3, c3);
     const dP = planeDistance(p, q3, a3, b3, c3);
     const s = contactSide(tHit >= 0, dX, dP);
+    const list = this.list;
+    list.pushBetween(TYPE_VT, flags, gq, ga, gb, gc, s, h, sQ, sT, 0);
     // relative normal velocity at the start of the substep (for restitution)
-    const vn0 =
-      topo.anyRestitution && contactFrameVT(x, q3, a3, b3, c3)
-        ? s * frameNormalVelocity(v, q3, a3, b3, c3)
-        : 0;
-    this.list.pushBetween(TYPE_VT, flags, gq, ga, gb, gc, s, h, sQ, sT, vn0);
+    const k = list.count - 1;
+    if (topo.anyRestitution && frameVT(x, list, k, FRAME_ONLY))
+      list.vn0[k] = s * frameNormalVelocity(v, q3, a3, b3, c3);
     return tHit >= 0;
   }
 }
 
 /**
- * One Gauss–Seidel pass over the vertex–triangle contacts [k0, k1) of the
- * list (q, a, b, c): the frame of eqs. 12–13 at p, then the response
- * (surface-response.ts). A proximity contact acts only while q's projection
- * lies on the triangle (within FOOTPRINT); a continuous one always.
+ * Frame of vertex–triangle contact k of the list (q, a, b, c) at positions p
+ * into `frame`: n̂ the unit normal of the triangle, c = (1, −b_a, −b_b, −b_c)
+ * with b the barycentric coordinates of q's projection on its plane (eqs.
+ * 12–13), d the signed distance of q from that plane. False for a
+ * degenerate triangle; with FRAME_FOOTPRINT also for a proximity contact
+ * whose projection lies off the triangle (beyond FOOTPRINT: it does not
+ * act), with FRAME_ACTING also when the constraint holds (s d ≥ h).
  */
-export function projectVertexTriangles(
-  store: ParticleStore,
-  list: SurfaceContactList,
-  k0: number,
-  k1: number,
-): void {
-  const p = store.p,
-    x = store.x,
-    w = store.invMass;
-  const idx = list.idx,
-    flags = list.flags,
-    side = list.side,
-    thick = list.thick;
-  for (let k = k0; k < k1; k++) {
-    const i0 = 3 * idx[4 * k],
-      i1 = 3 * idx[4 * k + 1],
-      i2 = 3 * idx[4 * k + 2],
-      i3 = 3 * idx[4 * k + 3];
-    const ax = p[i1],
-      ay = p[i1 + 1],
-      az = p[i1 + 2];
-    const ux = p[i2] - ax,
-      uy = p[i2 + 1] - ay,
-      uz = p[i2 + 2] - az;
-    const vx = p[i3] - ax,
-      vy = p[i3 + 1] - ay,
-      vz = p[i3 + 2] - az;
-    let nx = uy * vz - uz * vy,
-      ny = uz * vx - ux * vz,
-      nz = ux * vy - uy * vx;
-    const n2 = nx * nx + ny * ny + nz * nz;
-    if (!(n2 > 1e-30)) continue;
-    const inv = 1 / Math.sqrt(n2);
-    nx *= inv;
-    ny *= inv;
-    nz *= inv;
-    const rx = p[i0] - ax,
-      ry = p[i0 + 1] - ay,
-      rz = p[i0 + 2] - az;
-    const d = rx * nx + ry * ny + rz * nz;
-    if (side[k] * d >= thick[k]) continue;
-    // barycentric coordinates of q's projection: (r × v)·n̂ / |n|, (u × r)·n̂ / |n|
-    const bb = ((ry * vz - rz * vy) * nx + (rz * vx - rx * vz) * ny + (rx * vy - ry * vx) * nz) * inv;
-    const bc = ((uy * rz - uz * ry) * nx + (uz * rx - ux * rz) * ny + (ux * ry - uy * rx) * nz) * inv;
-    const ba = 1 - bb - bc;
-    if ((flags[k] & FLAG_CCD) === 0 && (ba < -FOOTPRINT || bb < -FOOTPRINT || bc < -FOOTPRINT)) continue;
-    frame[0] = nx;
-    frame[1] = ny;
-    frame[2] = nz;
-    frame[3] = 1;
-    frame[4] = -ba;
-    frame[5] = -bb;
-    frame[6] = -bc;
-    frame[7] = d;
-    respond(p, x, w, list, k);
-  }
+export function frameVT(p: Float64Array, list: SurfaceContactList, k: number, mode: number): boolean {
+  const idx = list.idx;
+  const i0 = 3 * idx[4 * k],
+    i1 = 3 * idx[4 * k + 1],
+    i2 = 3 * idx[4 * k + 2],
+    i3 = 3 * idx[4 * k + 3];
+  const ax = p[i1],
+    ay = p[i1 + 1],
+    az = p[i1 + 2];
+  const ux = p[i2] - ax,
+    uy = p[i2 + 1] - ay,
+    uz = p[i2 + 2] - az;
+  const vx = p[i3] - ax,
+    vy = p[i3 + 1] - ay,
+    vz = p[i3 + 2] - az;
+  let nx = uy * vz - uz * vy,
+    ny = uz * vx - ux * vz,
+    nz = ux * vy - uy * vx;
+  const n2 = nx * nx + ny * ny + nz * nz;
+  if (!(n2 > 1e-30)) return false;
+  const inv = 1 / Math.sqrt(n2);
+  nx *= inv;
+  ny *= inv;
+  nz *= inv;
+  const rx = p[i0] - ax,
+    ry = p[i0 + 1] - ay,
+    rz = p[i0 + 2] - az;
+  const d = rx * nx + ry * ny + rz * nz;
+  if (mode === FRAME_ACTING && list.side[k] * d >= list.thick[k]) return false;
+  // barycentric coordinates of q's projection: (r × v)·n̂ / |n|, (u × r)·n̂ / |n|
+  const bb = ((ry * vz - rz * vy) * nx + (rz * vx - rx * vz) * ny + (rx * vy - ry * vx) * nz) * inv;
+  const bc = ((uy * rz - uz * ry) * nx + (uz * rx - ux * rz) * ny + (ux * ry - uy * rx) * nz) * inv;
+  const ba = 1 - bb - bc;
+  if (
+    mode !== FRAME_ONLY &&
+    (list.flags[k] & FLAG_CCD) === 0 &&
+    (ba < -FOOTPRINT || bb < -FOOTPRINT || bc < -FOOTPRINT)
+  )
+    return false;
+  frame[0] = nx;
+  frame[1] = ny;
+  frame[2] = nz;
+  frame[3] = 1;
+  frame[4] = -ba;
+  frame[5] = -bb;
+  frame[6] = -bc;
+  frame[7] = d;
+  return true;
 }
 
 /** Distance from vertex q to triangle (a, b, c) at x (global particle indices). */

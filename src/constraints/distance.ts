@@ -1,11 +1,10 @@
-import { colorConstraints, permuteRecords } from '../core/coloring.js';
-import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
 import { sweepDistance } from '../wasm/element-kernels.generated.js';
-import { type ElementKernel, elementKernel } from '../wasm/element-kernels.js';
+import type { ElementKernel } from '../wasm/element-kernels.js';
 import { projectDistance } from './distance.generated.js';
+import { ElementConstraints } from './element-set.js';
 
 /**
  * Distance constraints C(p1, p2) = |p1 − p2| − d (003 §3.3, eqs. 10–11):
@@ -17,30 +16,11 @@ import { projectDistance } from './distance.generated.js';
  */
 export type DistanceMode = 'both' | 'stretch' | 'compress';
 
-export class DistanceConstraints implements ConstraintSet {
+export class DistanceConstraints extends ElementConstraints {
   readonly kind: string;
-  readonly order = 0;
-  enabled = true;
-  readonly rule: ProjectionRule;
   mode: DistanceMode;
-  /** Two particle indices per constraint, sorted by colour. */
-  indices: Int32Array = new Int32Array(0);
-  /** Rest length per constraint. */
+  /** Rest length per constraint (indices: two per constraint). */
   rest: Float64Array = new Float64Array(0);
-  /** XPBD multiplier per constraint (reset every substep). */
-  lambda: Float64Array = new Float64Array(0);
-  /** Colour batch boundaries. */
-  colorOffsets: Int32Array = new Int32Array(1);
-  count = 0;
-  colors = 0;
-  /**
-   * 'auto' projects with the WebAssembly SIMD kernel (generated with the
-   * JavaScript kernel from distance.kernel.ts: two constraints of a colour per
-   * f64x2, bit-identical) when the engine has one and the set has no XPBD
-   * damping; 'js' always with the JavaScript kernel.
-   */
-  backend: 'auto' | 'js' = 'auto';
-  private simd: ElementKernel | null = null;
 
   /**
    * @param pairs particle index pairs
@@ -53,9 +33,9 @@ export class DistanceConstraints implements ConstraintSet {
     params: ConstraintParams = {},
     options: { kind?: string; mode?: DistanceMode } = {},
   ) {
+    super(2, new ProjectionRule(params, options.kind ?? 'distance'));
     this.kind = options.kind ?? 'distance';
     this.mode = options.mode ?? 'both';
-    this.rule = new ProjectionRule(params, this.kind);
     this.setConstraints(store, pairs, rest);
   }
 
@@ -83,63 +63,46 @@ export class DistanceConstraints implements ConstraintSet {
         throw new PbdError('constraint/bad-rest', `${this.kind} constraint ${c}`, `has rest length ${r[c]}`);
       }
     }
-    const col = colorConstraints(idx, 2, n, store.count);
-    this.indices = permuteRecords(idx, 2, col.order);
-    this.rest = permuteRecords(r, 1, col.order);
-    this.lambda = new Float64Array(n);
-    this.colorOffsets = col.offsets;
-    this.colors = col.colors;
-    this.count = n;
+    [this.rest] = this.setElements(store, idx, [[r, 1]]);
   }
 
-  beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.passes);
-    this.lambda.fill(0);
+  protected pairedScalar(): Float64Array {
+    return this.rest;
   }
 
-  /** The SIMD kernel when it applies (see `backend`), built on first use and after setConstraints. */
-  private simdKernel(): ElementKernel | null {
-    this.simd = elementKernel(this, 2, null, 0, this.rest, this.simd);
-    return this.simd;
+  /** 1: stretch only, 2: compress only, 0: both (distance.kernel.ts). */
+  private get modeCode(): number {
+    return this.mode === 'stretch' ? 1 : this.mode === 'compress' ? 2 : 0;
   }
 
-  /** Which kernel projects this set now: 'wasm' (SIMD) or 'js'. */
-  get activeBackend(): 'wasm' | 'js' {
-    return this.simdKernel() === null ? 'js' : 'wasm';
+  protected sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
+    sweepDistance(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde, this.modeCode);
   }
 
-  project(ctx: StepContext): void {
-    const store = ctx.store;
-    const mode = this.mode === 'stretch' ? 1 : this.mode === 'compress' ? 2 : 0;
+  kernel(
+    p: Float64Array,
+    x: Float64Array,
+    w: Float64Array,
+    _base: number,
+    _list: Int32Array | null,
+    from: number,
+    to: number,
+    reverse: boolean,
+  ): void {
     const r = this.rule;
-    const simd = this.simdKernel();
-    if (simd !== null) sweepDistance(simd, store, ctx.reverse, r.kPrime, r.alphaTilde, mode);
-    else this.projectJs(ctx, 0, this.count, ctx.reverse);
-  }
-
-  projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
-    this.projectJs(ctx, from, to, false);
-  }
-
-  /** The JavaScript kernel (distance.kernel.ts) over constraints [from, to), backward when `reverse`. */
-  private projectJs(ctx: StepContext, from: number, to: number, reverse: boolean): void {
-    const store = ctx.store;
-    const r = this.rule;
-    const mode = this.mode === 'stretch' ? 1 : this.mode === 'compress' ? 2 : 0;
     projectDistance(
-      store.p,
-      store.x,
-      store.invMass,
-      this.indices,
+      p,
+      x,
+      w,
+      this,
       this.rest,
-      this.lambda,
       from,
       to,
       reverse,
       r.kPrime,
       r.alphaTilde,
       r.gamma,
-      mode,
+      this.modeCode,
     );
   }
 

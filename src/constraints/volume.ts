@@ -1,10 +1,8 @@
-import { colorConstraints, permuteRecords } from '../core/coloring.js';
-import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
-import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
 import { sweepTetVolume, sweepTriangleArea } from '../wasm/element-kernels.generated.js';
-import { type ElementKernel, elementKernel } from '../wasm/element-kernels.js';
+import type { ElementKernel } from '../wasm/element-kernels.js';
+import { ElementConstraints } from './element-set.js';
 import { projectTetVolume } from './tet-volume.generated.js';
 import { projectTriangleArea } from './triangle-area.generated.js';
 
@@ -15,24 +13,10 @@ import { projectTriangleArea } from './triangle-area.generated.js';
  * ∇p1 C = −(∇p2 C + ∇p3 C + ∇p4 C). With distance constraints on the edges
  * this is the geometric soft body of the survey.
  */
-export class TetVolumeConstraints implements ConstraintSet {
+export class TetVolumeConstraints extends ElementConstraints {
   readonly kind = 'tet-volume';
-  readonly order = 0;
-  enabled = true;
-  readonly rule: ProjectionRule;
-  indices: Int32Array;
+  /** Rest volume per tet (indices: four per tet). */
   rest: Float64Array;
-  lambda: Float64Array;
-  colorOffsets: Int32Array;
-  readonly count: number;
-  readonly colors: number;
-  /**
-   * 'auto' projects with the WebAssembly SIMD kernel (generated with the
-   * JavaScript kernel from tet-volume.kernel.ts, bit-identical) when the set
-   * has no XPBD damping; 'js' always with the JavaScript kernel.
-   */
-  backend: 'auto' | 'js' = 'auto';
-  private simd: ElementKernel | null = null;
 
   /** @param tets four particle indices per tet; rest volumes from `rest` positions (default store.x) */
   constructor(
@@ -41,78 +25,38 @@ export class TetVolumeConstraints implements ConstraintSet {
     params: ConstraintParams = {},
     rest?: ArrayLike<number>,
   ) {
-    this.rule = new ProjectionRule(params, 'volume');
+    super(4, new ProjectionRule(params, 'volume'));
     const n = tets.length / 4;
     const idx = Int32Array.from(tets);
     const X = rest ?? store.x;
     const r = new Float64Array(n);
-    for (let t = 0; t < n; t++) {
-      for (let k = 0; k < 4; k++) {
-        const i = idx[4 * t + k];
-        if (!(i >= 0 && i < store.count))
-          throw new PbdError(
-            'volume/bad-index',
-            `volume constraint ${t}`,
-            `refers to particle ${i}, which does not exist`,
-          );
-      }
+    this.checkIndices(store, idx, 'volume/bad-index', 'volume constraint');
+    for (let t = 0; t < n; t++)
       r[t] = tetVolume(X, idx[4 * t], idx[4 * t + 1], idx[4 * t + 2], idx[4 * t + 3]);
-    }
-    const col = colorConstraints(idx, 4, n, store.count);
-    this.indices = permuteRecords(idx, 4, col.order);
-    this.rest = permuteRecords(r, 1, col.order);
-    this.lambda = new Float64Array(n);
-    this.colorOffsets = col.offsets;
-    this.colors = col.colors;
-    this.count = n;
+    [this.rest] = this.setElements(store, idx, [[r, 1]]);
   }
 
-  beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.passes);
-    this.lambda.fill(0);
+  protected pairedScalar(): Float64Array {
+    return this.rest;
   }
 
-  /** Which kernel projects this set now: 'wasm' (SIMD) or 'js'. */
-  get activeBackend(): 'wasm' | 'js' {
-    return this.simdKernel() === null ? 'js' : 'wasm';
+  protected sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
+    sweepTetVolume(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde);
   }
 
-  private simdKernel(): ElementKernel | null {
-    this.simd = elementKernel(this, 4, null, 0, this.rest, this.simd);
-    return this.simd;
-  }
-
-  /** One sweep (tet-volume.kernel.ts). */
-  project(ctx: StepContext): void {
-    const store = ctx.store;
+  /** The JavaScript kernel (tet-volume.kernel.ts). */
+  kernel(
+    p: Float64Array,
+    x: Float64Array,
+    w: Float64Array,
+    _base: number,
+    _list: Int32Array | null,
+    from: number,
+    to: number,
+    reverse: boolean,
+  ): void {
     const r = this.rule;
-    const simd = this.simdKernel();
-    if (simd !== null) sweepTetVolume(simd, store, ctx.reverse, r.kPrime, r.alphaTilde);
-    else this.projectJs(ctx, 0, this.count, ctx.reverse);
-  }
-
-  projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
-    this.projectJs(ctx, from, to, false);
-  }
-
-  /** The JavaScript kernel (tet-volume.kernel.ts) over constraints [from, to), backward when `reverse`. */
-  private projectJs(ctx: StepContext, from: number, to: number, reverse: boolean): void {
-    const store = ctx.store;
-    const r = this.rule;
-    projectTetVolume(
-      store.p,
-      store.x,
-      store.invMass,
-      this.indices,
-      this.rest,
-      this.lambda,
-      from,
-      to,
-      reverse,
-      r.kPrime,
-      r.alphaTilde,
-      r.gamma,
-    );
+    projectTetVolume(p, x, w, this, this.rest, from, to, reverse, r.kPrime, r.alphaTilde, r.gamma);
   }
 
   maxViolation(store: ParticleStore): number {
@@ -149,20 +93,10 @@ export function tetVolume(x: ArrayLike<number>, i1: number, i2: number, i3: numb
  * with ∇p2 C = ½ (p3,1 × n̂), ∇p3 C = ½ (n̂ × p2,1),
  * n̂ the unit normal, and ∇p1 C = −(∇p2 C + ∇p3 C).
  */
-export class TriangleAreaConstraints implements ConstraintSet {
+export class TriangleAreaConstraints extends ElementConstraints {
   readonly kind = 'triangle-area';
-  readonly order = 0;
-  enabled = true;
-  readonly rule: ProjectionRule;
-  indices: Int32Array;
+  /** Rest area per triangle (indices: three per triangle). */
   rest: Float64Array;
-  lambda: Float64Array;
-  colorOffsets: Int32Array;
-  readonly count: number;
-  readonly colors: number;
-  /** 'auto': the WebAssembly SIMD kernel where it applies (triangle-area.kernel.ts); 'js': always JavaScript. */
-  backend: 'auto' | 'js' = 'auto';
-  private simd: ElementKernel | null = null;
 
   constructor(
     store: ParticleStore,
@@ -170,78 +104,37 @@ export class TriangleAreaConstraints implements ConstraintSet {
     params: ConstraintParams = {},
     rest?: ArrayLike<number>,
   ) {
-    this.rule = new ProjectionRule(params, 'area');
+    super(3, new ProjectionRule(params, 'area'));
     const n = triangles.length / 3;
     const idx = Int32Array.from(triangles);
     const X = rest ?? store.x;
     const r = new Float64Array(n);
-    for (let t = 0; t < n; t++) {
-      for (let k = 0; k < 3; k++) {
-        const i = idx[3 * t + k];
-        if (!(i >= 0 && i < store.count))
-          throw new PbdError(
-            'area/bad-index',
-            `area constraint ${t}`,
-            `refers to particle ${i}, which does not exist`,
-          );
-      }
-      r[t] = triangleAreaOf(X, idx[3 * t], idx[3 * t + 1], idx[3 * t + 2]);
-    }
-    const col = colorConstraints(idx, 3, n, store.count);
-    this.indices = permuteRecords(idx, 3, col.order);
-    this.rest = permuteRecords(r, 1, col.order);
-    this.lambda = new Float64Array(n);
-    this.colorOffsets = col.offsets;
-    this.colors = col.colors;
-    this.count = n;
+    this.checkIndices(store, idx, 'area/bad-index', 'area constraint');
+    for (let t = 0; t < n; t++) r[t] = triangleAreaOf(X, idx[3 * t], idx[3 * t + 1], idx[3 * t + 2]);
+    [this.rest] = this.setElements(store, idx, [[r, 1]]);
   }
 
-  beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.passes);
-    this.lambda.fill(0);
+  protected pairedScalar(): Float64Array {
+    return this.rest;
   }
 
-  /** Which kernel projects this set now: 'wasm' (SIMD) or 'js'. */
-  get activeBackend(): 'wasm' | 'js' {
-    return this.simdKernel() === null ? 'js' : 'wasm';
+  protected sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
+    sweepTriangleArea(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde);
   }
 
-  private simdKernel(): ElementKernel | null {
-    this.simd = elementKernel(this, 3, null, 0, this.rest, this.simd);
-    return this.simd;
-  }
-
-  /** One sweep (triangle-area.kernel.ts). */
-  project(ctx: StepContext): void {
-    const store = ctx.store;
+  /** The JavaScript kernel (triangle-area.kernel.ts). */
+  kernel(
+    p: Float64Array,
+    x: Float64Array,
+    w: Float64Array,
+    _base: number,
+    _list: Int32Array | null,
+    from: number,
+    to: number,
+    reverse: boolean,
+  ): void {
     const r = this.rule;
-    const simd = this.simdKernel();
-    if (simd !== null) sweepTriangleArea(simd, store, ctx.reverse, r.kPrime, r.alphaTilde);
-    else this.projectJs(ctx, 0, this.count, ctx.reverse);
-  }
-
-  projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
-    this.projectJs(ctx, from, to, false);
-  }
-
-  /** The JavaScript kernel (triangle-area.kernel.ts) over constraints [from, to), backward when `reverse`. */
-  private projectJs(ctx: StepContext, from: number, to: number, reverse: boolean): void {
-    const store = ctx.store;
-    const r = this.rule;
-    projectTriangleArea(
-      store.p,
-      store.x,
-      store.invMass,
-      this.indices,
-      this.rest,
-      this.lambda,
-      from,
-      to,
-      reverse,
-      r.kPrime,
-      r.alphaTilde,
-      r.gamma,
-    );
+    projectTriangleArea(p, x, w, this, this.rest, from, to, reverse, r.kPrime, r.alphaTilde, r.gamma);
   }
 
   maxViolation(store: ParticleStore): number {

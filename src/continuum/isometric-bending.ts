@@ -1,9 +1,8 @@
-import { colorConstraints, permuteRecords } from '../core/coloring.js';
-import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
+import { ElementConstraints } from '../constraints/element-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
 import { sweepIsometricBending } from '../wasm/element-kernels.generated.js';
-import { type ElementKernel, elementKernel } from '../wasm/element-kernels.js';
+import type { ElementKernel } from '../wasm/element-kernels.js';
 import { isometricBendingEnergy, isometricBendingStencil } from './energy.js';
 import { projectIsometricBending } from './isometric-bending.generated.js';
 
@@ -19,29 +18,12 @@ import { projectIsometricBending } from './isometric-bending.generated.js';
  * α = 1 / k_b for a bending stiffness k_b (N·m), so the XPBD potential is
  * k_b E_b; under PBD it is C = E_b (002 §3) scaled by the stiffness k′.
  */
-export class IsometricBending implements ConstraintSet {
+export class IsometricBending extends ElementConstraints {
   readonly kind = 'isometric-bending';
-  readonly order = 0;
-  enabled = true;
-  readonly rule: ProjectionRule;
-  /** Stencil (x0, x1 on the edge; x2, x3 opposite) per constraint, sorted by colour. */
-  indices: Int32Array;
-  /** K per stencil (4 numbers). */
+  /** K per stencil (4 numbers; indices: x0, x1 on the edge, x2, x3 opposite). */
   K: Float64Array;
   /** q = 3 / (A0 + A1) per stencil. */
   q: Float64Array;
-  lambda: Float64Array;
-  colorOffsets: Int32Array;
-  readonly count: number;
-  readonly colors: number;
-  /**
-   * 'auto' projects with the WebAssembly SIMD kernel (generated with the
-   * JavaScript kernel from isometric-bending.kernel.ts, bit-identical) when
-   * the set has no XPBD damping; 'js' always with the JavaScript kernel.
-   */
-  backend: 'auto' | 'js' = 'auto';
-  private simd: ElementKernel | null = null;
-  private m = 0;
   private readonly g = new Float64Array(12);
 
   /**
@@ -54,7 +36,7 @@ export class IsometricBending implements ConstraintSet {
     params: ConstraintParams = {},
     rest?: ArrayLike<number>,
   ) {
-    this.rule = new ProjectionRule(params, 'isometric-bending');
+    super(4, new ProjectionRule(params, 'isometric-bending'), 4);
     const X = rest ?? store.x;
     const n0 = stencils.length / 4;
     const keep: number[] = [];
@@ -76,59 +58,43 @@ export class IsometricBending implements ConstraintSet {
       K.push(k4[0], k4[1], k4[2], k4[3]);
       q.push(s);
     }
-    const n = q.length;
-    const idx = Int32Array.from(keep);
-    const col = colorConstraints(idx, 4, n, store.count);
-    this.indices = permuteRecords(idx, 4, col.order);
-    this.K = permuteRecords(Float64Array.from(K), 4, col.order);
-    this.q = permuteRecords(Float64Array.from(q), 1, col.order);
-    this.lambda = new Float64Array(n);
-    this.colorOffsets = col.offsets;
-    this.colors = col.colors;
-    this.count = n;
+    [this.K, this.q] = this.setElements(store, Int32Array.from(keep), [
+      [Float64Array.from(K), 4],
+      [Float64Array.from(q), 1],
+    ]);
   }
 
-  beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.passes);
-    this.m = ctx.solver === 'xpbd' ? 1 : 0;
-    this.lambda.fill(0);
+  protected pairedScalar(): Float64Array {
+    return this.q;
   }
 
-  /** The SIMD kernel when it applies (see `backend`), built on first use. */
-  private simdKernel(): ElementKernel | null {
-    this.simd = elementKernel(this, 4, this.K, 4, this.q, this.simd);
-    return this.simd;
+  protected override pairedRecord(): Float64Array {
+    return this.K;
   }
 
-  /** Which kernel projects this set now: 'wasm' (SIMD) or 'js'. */
-  get activeBackend(): 'wasm' | 'js' {
-    return this.simdKernel() === null ? 'js' : 'wasm';
+  protected sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
+    sweepIsometricBending(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde, this.m);
   }
 
-  project(ctx: StepContext): void {
-    const store = ctx.store;
-    const r = this.rule;
-    const simd = this.simdKernel();
-    if (simd !== null) sweepIsometricBending(simd, store, ctx.reverse, r.kPrime, r.alphaTilde, this.m);
-    else this.projectJs(ctx, 0, this.count, ctx.reverse);
-  }
-
-  projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
-    this.projectJs(ctx, from, to, false);
-  }
-
-  /** The JavaScript kernel (isometric-bending.kernel.ts) over constraints [from, to), backward when `reverse`. */
-  private projectJs(ctx: StepContext, from: number, to: number, reverse: boolean): void {
-    const store = ctx.store;
+  /** The JavaScript kernel (isometric-bending.kernel.ts). */
+  kernel(
+    p: Float64Array,
+    x: Float64Array,
+    w: Float64Array,
+    _base: number,
+    _list: Int32Array | null,
+    from: number,
+    to: number,
+    reverse: boolean,
+  ): void {
     const r = this.rule;
     projectIsometricBending(
-      store.p,
-      store.x,
-      store.invMass,
-      this.indices,
+      p,
+      x,
+      w,
+      this,
       this.K,
       this.q,
-      this.lambda,
       from,
       to,
       reverse,

@@ -23,16 +23,19 @@ export interface MaterialOptions {
   /**
    * Singular value of F below which the stress is clamped (002 §4.2,
    * Figure 2 b, d): the energy continues linearly, so degenerate and
-   * inverted elements get a finite restoring force. Default 1/√3 for StVK
-   * (where its restoring force peaks, "a compression of approximately 58 %")
-   * and 0.3 for Neo-Hookean.
+   * inverted elements get a finite restoring force. Default 1/√3 for both
+   * models: where StVK's restoring force peaks ("a compression of
+   * approximately 58 %"), and, "analogously" (Figure 2 d), for Neo-Hookean,
+   * whose stress has no peak. A lower Neo-Hookean clamp (0.3) made its
+   * clamped stress 3.5 times stiffer and left tangled bodies behind in 002
+   * Figure 6's recovery (docs/continuum.md, experiment fig6).
    */
   clampStretch?: number;
 }
 
 /** The default stress clamp of a model (see MaterialOptions.clampStretch). */
-export function defaultClamp(model: MaterialModel): number {
-  return model === 'stvk' ? 1 / Math.sqrt(3) : 0.3;
+export function defaultClamp(_model: MaterialModel): number {
+  return 1 / Math.sqrt(3);
 }
 
 /** Lamé coefficients (3D) of 002 §4.1. */

@@ -1,10 +1,10 @@
-import { colorConstraints, permuteRecords } from '../core/coloring.js';
-import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
+import { ElementConstraints } from '../constraints/element-set.js';
+import type { StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { ProjectionRule } from '../core/solver.js';
 import { sweepTetFem } from '../wasm/element-kernels.generated.js';
-import { type ElementKernel, elementKernel } from '../wasm/element-kernels.js';
+import type { ElementKernel } from '../wasm/element-kernels.js';
 import { tetEnergy, tetGreenStrain, tetRestShape } from './energy.js';
 import { type MaterialOptions, type ResolvedMaterial, resolveMaterial } from './material.js';
 import { projectTetFem } from './tet-fem.generated.js';
@@ -59,34 +59,16 @@ export interface TetFemOptions {
  * through the SVD with the reflection on the smallest singular value and
  * the clamped stress of Figure 2 (energy.ts).
  */
-export class TetFemConstraints implements ConstraintSet {
+export class TetFemConstraints extends ElementConstraints {
   readonly kind = 'fem-tet';
-  readonly order = 0;
-  enabled = true;
-  readonly rule: ProjectionRule;
   readonly material: ResolvedMaterial;
-  /** Four particle indices per tet, sorted by colour. */
-  indices: Int32Array;
-  /** D_m⁻¹ per tet (9, row-major). */
+  /** D_m⁻¹ per tet (9, row-major; indices: four per tet, in the D_m convention of eq. 9). */
   restShape: Float64Array;
   /** Rest volume per tet. */
   volume: Float64Array;
-  lambda: Float64Array;
-  colorOffsets: Int32Array;
-  readonly count: number;
-  readonly colors: number;
   /** Plastic Green strain per tet (xx, yy, zz, xy, xz, yz), when plastic. */
   readonly plastic: Float64Array | null;
   plasticity: PlasticityOptions | null;
-  /**
-   * 'auto' projects elements without plasticity or damping with the
-   * WebAssembly SIMD kernel when the engine has one (generated with the
-   * JavaScript kernel from tet-fem.kernel.ts; the numbers are bit-identical),
-   * 'js' always with the JavaScript kernel.
-   */
-  backend: 'auto' | 'js' = 'auto';
-  private wasm: ElementKernel | null = null;
-  private m = 0;
   private readonly g = new Float64Array(12);
   private readonly fs = new Float64Array(9);
   private readonly ps = new Float64Array(9);
@@ -104,13 +86,11 @@ export class TetFemConstraints implements ConstraintSet {
     rest?: ArrayLike<number>,
   ) {
     const where = options.where ?? 'fem';
-    this.material = resolveMaterial(options.material, `${where}.material`);
-    this.rule = new ProjectionRule(
-      { stiffness: options.stiffness ?? 1, compliance: 1, damping: options.damping ?? 0 },
-      where,
-    );
+    const material = resolveMaterial(options.material, `${where}.material`);
+    const p = { stiffness: options.stiffness ?? 1, compliance: 1, damping: options.damping ?? 0 };
+    const rule = new ProjectionRule(p, where);
     if (options.plasticity) {
-      if (this.material.model !== 'stvk') {
+      if (material.model !== 'stvk') {
         throw new PbdError(
           'fem/plastic-model',
           `${where}.plasticity`,
@@ -129,6 +109,8 @@ export class TetFemConstraints implements ConstraintSet {
         }
       }
     }
+    super(4, rule, 9);
+    this.material = material;
     this.plasticity = options.plasticity ?? null;
     const n = tets.length / 4;
     const X = rest ?? store.x;
@@ -143,17 +125,8 @@ export class TetFemConstraints implements ConstraintSet {
     }
     const B = new Float64Array(9 * n);
     const vol = new Float64Array(n);
+    this.checkIndices(store, idx, 'fem/bad-index', `${where}: tet`);
     for (let t = 0; t < n; t++) {
-      for (let k = 0; k < 4; k++) {
-        const i = idx[4 * t + k];
-        if (!(i >= 0 && i < store.count)) {
-          throw new PbdError(
-            'fem/bad-index',
-            `${where}: tet ${t}`,
-            `refers to particle ${i}, which does not exist`,
-          );
-        }
-      }
       const v = tetRestShape(X, idx[4 * t], idx[4 * t + 1], idx[4 * t + 2], idx[4 * t + 3], B, 9 * t);
       if (!(v > 0)) {
         throw new PbdError(
@@ -165,84 +138,56 @@ export class TetFemConstraints implements ConstraintSet {
       }
       vol[t] = v;
     }
-    const col = colorConstraints(idx, 4, n, store.count);
-    this.indices = permuteRecords(idx, 4, col.order);
-    this.restShape = permuteRecords(B, 9, col.order);
-    this.volume = permuteRecords(vol, 1, col.order);
-    this.lambda = new Float64Array(n);
-    this.colorOffsets = col.offsets;
-    this.colors = col.colors;
-    this.count = n;
+    [this.restShape, this.volume] = this.setElements(store, idx, [
+      [B, 9],
+      [vol, 1],
+    ]);
     this.plastic = this.plasticity ? new Float64Array(6 * n) : null;
   }
 
-  beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.passes);
-    this.m = ctx.solver === 'xpbd' ? 1 : 0;
-    this.lambda.fill(0);
+  /** The paired kernel has no plasticity (inverted and near-degenerate tets it defers to JavaScript). */
+  protected override pairable(): boolean {
+    return this.plastic === null;
   }
 
-  project(ctx: StepContext): void {
-    const store = ctx.store;
-    const wasm = this.wasmKernel();
-    if (wasm !== null) {
-      const { model, mu, lambda, clamp } = this.material;
-      const r = this.rule;
-      sweepTetFem(
-        wasm,
-        this,
-        store,
-        ctx.reverse,
-        r.kPrime,
-        r.alphaTilde,
-        this.m,
-        mu,
-        lambda,
-        clamp * clamp,
-        PSI_TOLERANCE * mu,
-        model === 'stvk',
-      );
-      return;
-    }
-    this.kernel(store.p, store.x, store.invMass, 0, null, this.count, ctx.reverse);
+  protected pairedScalar(): Float64Array {
+    return this.volume;
   }
 
-  projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
-    const store = ctx.store;
-    this.kernel(store.p, store.x, store.invMass, 0, null, to - from, false, from);
+  protected override pairedRecord(): Float64Array {
+    return this.restShape;
   }
 
-  /** The SIMD kernel when it applies (see `backend`), built on first use. */
-  private wasmKernel(): ElementKernel | null {
-    if (this.plastic !== null) return null;
-    this.wasm = elementKernel(this, 4, this.restShape, 9, this.volume, this.wasm);
-    return this.wasm;
+  protected sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
+    const { model, mu, lambda, clamp } = this.material;
+    const r = this.rule;
+    const stvk = model === 'stvk';
+    sweepTetFem(
+      k,
+      this,
+      store,
+      reverse,
+      r.kPrime,
+      r.alphaTilde,
+      this.m,
+      mu,
+      lambda,
+      clamp * clamp,
+      PSI_TOLERANCE * mu,
+      stvk,
+    );
   }
 
-  /** Tets the SIMD kernel has left to the JavaScript kernel so far (inverted or near-degenerate ones). */
-  get wasmDeferred(): number {
-    return this.wasm?.deferred ?? 0;
-  }
-
-  /** Which kernel projects this set now: 'wasm' (SIMD) or 'js'. */
-  get activeBackend(): 'wasm' | 'js' {
-    return this.wasmKernel() === null ? 'js' : 'wasm';
-  }
-
-  /**
-   * The JavaScript kernel (tet-fem.kernel.ts) over `count` tets — tets
-   * first … first + count − 1, or the tets listed in list[first …] — with
-   * particle i at p[3 (i − base)] and w[i − base].
-   */
+  /** The JavaScript kernel (tet-fem.kernel.ts), with the SVD path and plasticity. */
   kernel(
     p: Float64Array,
     x: Float64Array,
     w: Float64Array,
     base: number,
     list: Int32Array | null,
-    count: number,
+    from: number,
+    to: number,
     reverse: boolean,
-    first = 0,
   ): void {
     const { model, mu, lambda, clamp } = this.material;
     const r = this.rule;
@@ -250,14 +195,13 @@ export class TetFemConstraints implements ConstraintSet {
       p,
       x,
       w,
-      this.indices,
+      this,
       this.restShape,
       this.volume,
-      this.lambda,
       base,
       list,
-      first,
-      first + count,
+      from,
+      to,
       reverse,
       r.kPrime,
       r.alphaTilde,

@@ -1,10 +1,9 @@
-import { colorConstraints, permuteRecords } from '../core/coloring.js';
-import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
+import { ElementConstraints } from '../constraints/element-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { ProjectionRule } from '../core/solver.js';
 import { sweepTriangleFem } from '../wasm/element-kernels.generated.js';
-import { type ElementKernel, elementKernel } from '../wasm/element-kernels.js';
+import type { ElementKernel } from '../wasm/element-kernels.js';
 import { type MembraneMaterial, triangleEnergy, triangleRestShape } from './energy.js';
 import {
   isotropicMembraneTensor,
@@ -73,29 +72,12 @@ export function membraneMaterial(o: TriangleFemOptions, where: string): Membrane
  * orthotropic) or Neo-Hookean, with the same PBD / XPBD unification as
  * TetFemConstraints (C = E under PBD, C = √(2E) with α = 1 under XPBD).
  */
-export class TriangleFemConstraints implements ConstraintSet {
+export class TriangleFemConstraints extends ElementConstraints {
   readonly kind = 'fem-triangle';
-  readonly order = 0;
-  enabled = true;
-  readonly rule: ProjectionRule;
   readonly material: MembraneMaterial;
-  indices: Int32Array;
-  /** D_m⁻¹ per triangle (4, row-major), in the weft-aligned frame of the rest triangle. */
+  /** D_m⁻¹ per triangle (4, row-major), in the weft-aligned frame of the rest triangle (indices: three per triangle). */
   restShape: Float64Array;
   area: Float64Array;
-  lambda: Float64Array;
-  colorOffsets: Int32Array;
-  readonly count: number;
-  readonly colors: number;
-  /**
-   * 'auto' projects StVK elements without XPBD damping with the WebAssembly
-   * SIMD kernel (generated with the JavaScript kernel from
-   * triangle-fem.kernel.ts, bit-identical; elements that need the clamped
-   * stress go to the JavaScript kernel), 'js' always with the JavaScript kernel.
-   */
-  backend: 'auto' | 'js' = 'auto';
-  private simd: ElementKernel | null = null;
-  private m = 0;
   private readonly fs = new Float64Array(6);
   private readonly ps = new Float64Array(6);
   private readonly g = new Float64Array(9);
@@ -111,28 +93,18 @@ export class TriangleFemConstraints implements ConstraintSet {
     rest?: ArrayLike<number>,
   ) {
     const where = options.where ?? 'fem';
-    this.material = membraneMaterial(options, where);
-    this.rule = new ProjectionRule(
-      { stiffness: options.stiffness ?? 1, compliance: 1, damping: options.damping ?? 0 },
-      where,
-    );
+    const material = membraneMaterial(options, where);
+    const p = { stiffness: options.stiffness ?? 1, compliance: 1, damping: options.damping ?? 0 };
+    super(3, new ProjectionRule(p, where), 4);
+    this.material = material;
     const weft = options.orthotropic?.weftDirection ?? [1, 0, 0];
     const n = triangles.length / 3;
     const X = rest ?? store.x;
     const idx = Int32Array.from(triangles);
     const B = new Float64Array(4 * n);
     const area = new Float64Array(n);
+    this.checkIndices(store, idx, 'fem/bad-index', `${where}: triangle`);
     for (let t = 0; t < n; t++) {
-      for (let k = 0; k < 3; k++) {
-        const i = idx[3 * t + k];
-        if (!(i >= 0 && i < store.count)) {
-          throw new PbdError(
-            'fem/bad-index',
-            `${where}: triangle ${t}`,
-            `refers to particle ${i}, which does not exist`,
-          );
-        }
-      }
       area[t] = triangleRestShape(X, idx[3 * t], idx[3 * t + 1], idx[3 * t + 2], weft, B, 4 * t);
       if (!(area[t] > 0)) {
         throw new PbdError(
@@ -143,37 +115,23 @@ export class TriangleFemConstraints implements ConstraintSet {
         );
       }
     }
-    const col = colorConstraints(idx, 3, n, store.count);
-    this.indices = permuteRecords(idx, 3, col.order);
-    this.restShape = permuteRecords(B, 4, col.order);
-    this.area = permuteRecords(area, 1, col.order);
-    this.lambda = new Float64Array(n);
-    this.colorOffsets = col.offsets;
-    this.colors = col.colors;
-    this.count = n;
+    [this.restShape, this.area] = this.setElements(store, idx, [
+      [B, 4],
+      [area, 1],
+    ]);
   }
 
-  beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.passes);
-    this.m = ctx.solver === 'xpbd' ? 1 : 0;
-    this.lambda.fill(0);
+  /** The paired kernel has the StVK closed form only (Neo-Hookean membranes stay in JavaScript). */
+  protected override pairable(): boolean {
+    return this.material.model === 'stvk';
   }
 
-  /** The SIMD kernel when it applies (see `backend`), built on first use. */
-  private simdKernel(): ElementKernel | null {
-    this.simd =
-      this.material.model === 'stvk' ? elementKernel(this, 3, this.restShape, 4, this.area, this.simd) : null;
-    return this.simd;
+  protected pairedScalar(): Float64Array {
+    return this.area;
   }
 
-  /** Which kernel projects this set now: 'wasm' (SIMD) or 'js'. */
-  get activeBackend(): 'wasm' | 'js' {
-    return this.simdKernel() === null ? 'js' : 'wasm';
-  }
-
-  /** Triangles the SIMD kernel has left to the JavaScript kernel so far. */
-  get wasmDeferred(): number {
-    return this.simd?.deferred ?? 0;
+  protected override pairedRecord(): Float64Array {
+    return this.restShape;
   }
 
   /** clamp² of the closed-form path (−∞ for anisotropic materials, which have no clamp). */
@@ -189,51 +147,36 @@ export class TriangleFemConstraints implements ConstraintSet {
     return PSI_TOLERANCE * (mat.isotropic ? mat.mu : Math.min(t[0], t[2], t[3]));
   }
 
-  project(ctx: StepContext): void {
-    const store = ctx.store;
-    const simd = this.simdKernel();
-    if (simd !== null) {
-      const t = this.material.tensor;
-      const r = this.rule;
-      sweepTriangleFem(
-        simd,
-        this,
-        store,
-        ctx.reverse,
-        r.kPrime,
-        r.alphaTilde,
-        this.m,
-        t[0],
-        t[1],
-        t[2],
-        t[3],
-        this.clamp2,
-        this.psiMin,
-      );
-      return;
-    }
-    this.kernel(store.p, store.x, store.invMass, 0, null, this.count, ctx.reverse);
+  protected sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
+    const t = this.material.tensor;
+    const r = this.rule;
+    sweepTriangleFem(
+      k,
+      this,
+      store,
+      reverse,
+      r.kPrime,
+      r.alphaTilde,
+      this.m,
+      t[0],
+      t[1],
+      t[2],
+      t[3],
+      this.clamp2,
+      this.psiMin,
+    );
   }
 
-  projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
-    const store = ctx.store;
-    this.kernel(store.p, store.x, store.invMass, 0, null, to - from, false, from);
-  }
-
-  /**
-   * The JavaScript kernel (triangle-fem.kernel.ts) over `count` triangles —
-   * first … first + count − 1, or those listed in list[first …] — with
-   * particle i at p[3 (i − base)] and w[i − base].
-   */
+  /** The JavaScript kernel (triangle-fem.kernel.ts), with the clamped-stress and Neo-Hookean paths. */
   kernel(
     p: Float64Array,
     x: Float64Array,
     w: Float64Array,
     base: number,
     list: Int32Array | null,
-    count: number,
+    from: number,
+    to: number,
     reverse: boolean,
-    first = 0,
   ): void {
     const mat = this.material;
     const t = mat.tensor;
@@ -242,14 +185,13 @@ export class TriangleFemConstraints implements ConstraintSet {
       p,
       x,
       w,
-      this.indices,
+      this,
       this.restShape,
       this.area,
-      this.lambda,
       base,
       list,
-      first,
-      first + count,
+      from,
+      to,
       reverse,
       r.kPrime,
       r.alphaTilde,

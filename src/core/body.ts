@@ -93,6 +93,15 @@ export abstract class Body implements WorldBody {
     return this.positions();
   }
 
+  /**
+   * The body's rest shape, body-local xyz per particle, when it has one (null
+   * by default). Contacts use it to tell a collapsed part of a body and to
+   * restore it (docs/collision.md, degenerate input).
+   */
+  restShape(): Float64Array | null {
+    return null;
+  }
+
   /** True when `renderPositions()` is an embedded render mesh rather than the particles. */
   get hasRenderMesh(): boolean {
     return false;

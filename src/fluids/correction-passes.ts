@@ -9,8 +9,15 @@ import { MIN_DISTANCE } from './density-passes.js';
 /**
  * The symmetric correction of PBF eq. 14 for the fluid pairs:
  * Δp_i += w̃_i (λ_i + λ_j + s_corr) (m/ρ0) ∇W(p_i − p_j), Δp_j −= w̃_j (…) (…),
- * accumulated in acc[5s + 2 … 5s + 4], with the artificial pressure
- * s_corr = corrScale · (W(p_i − p_j)/W(Δq))ⁿ (PBF eq. 13; invQd3 = 1/(h² − |Δq|²)³).
+ * accumulated in acc[5s + 2 … 5s + 4], with the artificial pressure of PBF
+ * eq. 13 measured from the rest spacing d:
+ *   s_corr = corrScale · ((W(p_i − p_j) − W(d)) / (W(Δq) − W(d)))ⁿ  for |p_i − p_j| < d, else 0
+ * (W = poly6; qRest3 = (h² − d²)³, invQd3 = 1/((h² − |Δq|²)³ − qRest3)). The
+ * paper's s_corr = corrScale (W/W(Δq))ⁿ pushes every pair inside h apart,
+ * also at the rest spacing, and a free surface — where nothing pushes back —
+ * flew apart with it (a resting blob 13× its size after 2 s, docs/fluids.md);
+ * measured from d, it is zero on the rest lattice and still pushes apart
+ * pairs pressed closer than d, which is its purpose (against clumping).
  * Positions are those of the density pass (Jacobi), so the same pairs and
  * gradients result.
  */
@@ -23,6 +30,7 @@ export function fluidCorrectionPass(
   h: number,
   gCoef: number,
   nCorr: number,
+  qRest3: number,
   invQd3: number,
   corrScale: number,
   acc: Float64Array,
@@ -59,7 +67,8 @@ export function fluidCorrectionPass(
       let lij = li + acc[o];
       if (corr) {
         const q = h2 - r2;
-        const ratio = q * q * q * invQd3;
+        let ratio = (q * q * q - qRest3) * invQd3;
+        if (ratio < 0) ratio = 0;
         let pw: number;
         if (nCorr === 4) {
           const r2c = ratio * ratio;

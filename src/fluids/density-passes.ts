@@ -84,8 +84,8 @@ export function initRecords(
 
 /**
  * Fluid–fluid part of the density and its gradients (000 §3.4.6 eq. 4 and the
- * gradient after it; PBF eqs. 2, 8): for every pair, W_poly6 adds m W to ρ_i
- * and ρ_j; the spiky gradient (m/ρ0) ∇W(p_i − p_j) = g (p_i − p_j) adds to
+ * gradient after it; PBF eqs. 2, 8): for every pair, W_spiky adds m W to ρ_i
+ * and ρ_j; its gradient (m/ρ0) ∇W(p_i − p_j) = g (p_i − p_j) adds to
  * ∇_{p_i} C_i and subtracts from ∇_{p_j} C_j, and w̃ |g (p_i − p_j)|² adds to
  * the other particle's Σ_k w̃_k |∇_{p_k} C|². This version is for fluids whose
  * particles share one inverse mass `wU` (initRecords; none pinned), which
@@ -150,9 +150,8 @@ export function fluidDensityPass(
         r = rMin;
         r2 = rMin * rMin;
       }
-      const q = h2 - r2;
-      const w = wCoef * q * q * q;
       const t = h - r;
+      const w = wCoef * t * t * t;
       const g = (-gCoef * t * t) / r;
       const ax = g * dx,
         ay = g * dy,
@@ -266,9 +265,8 @@ export function fluidDensityPassWeighted(
         r = rMin;
         r2 = rMin * rMin;
       }
-      const q = h2 - r2;
-      const w = wCoef * q * q * q;
       const t = h - r;
+      const w = wCoef * t * t * t;
       const g = (-gCoef * t * t) / r;
       const ax = g * dx,
         ay = g * dy,
@@ -311,7 +309,7 @@ export function solidDensityPass(
   invMass: Float64Array,
   mF: number,
   h: number,
-  poly: number,
+  wSpiky: number,
   spikyOverRho0: number,
   acc: Float64Array,
 ): void {
@@ -343,9 +341,8 @@ export function solidDensityPass(
         r2 = rMin * rMin;
       }
       const o = (i - off) << 3;
-      const u = h2 - r2;
-      acc[o] += psiB * poly * u * u * u;
       const t = h - r;
+      acc[o] += psiB * wSpiky * t * t * t;
       const g = (-psiB * spikyOverRho0 * t * t) / r;
       acc[o | 1] += g * dx;
       acc[o | 2] += g * dy;
@@ -387,7 +384,6 @@ export function wallDensityPass(
   rho0: number,
   acc: Float64Array,
 ): void {
-  const h2 = h * h;
   const halfD = 0.5 * d;
   const inv0 = 1 / rho0;
   for (let r = 0; r < nw; r++) wallP[slot[r]] = 1;
@@ -399,11 +395,10 @@ export function wallDensityPass(
       grad = 0;
     for (let z = sd + halfD; z < h; z += d) {
       if (z <= -h) continue;
-      const u = h2 - z * z;
-      const u2 = u * u;
-      dens += u2 * u2;
       const t = h - (z < 0 ? -z : z);
-      grad += z * t * t * t;
+      const t3 = t * t * t;
+      dens += t3 * t * (0.25 * h - 0.2 * t);
+      grad += z * t3;
     }
     let v = wRho * dens * inv0;
     if (v > 0.999999) v = 0.999999;
@@ -431,8 +426,13 @@ export function wallDensityPass(
 
 /**
  * λ_i = −C_i / (Σ_k w̃_k |∇_{p_k} C_i|² + ε) (PBF eq. 11), with
- * C_i = ρ_i/ρ0 − 1 (eq. 1), clamped at 0 when unilateral. Copies ρ_i to
- * `rho` and leaves (λ_i, w̃_i, 0, 0, 0) in acc for the correction passes.
+ * C_i = ρ_i/ρ0 − 1 (eq. 1), clamped at 0 when unilateral, and also, under the
+ * equality constraint, for particles at a free surface: those with fewer
+ * neighbours (`counts`, at the search) than `full`, a particle inside a rest
+ * lattice. Such a particle is short of ρ0 for want of neighbours, not because
+ * it is stretched; pulling it in is what made a resting free blob contract
+ * and fly apart (docs/fluids.md). Copies ρ_i to `rho` and leaves
+ * (λ_i, w̃_i, 0, 0, 0) in acc for the correction passes.
  */
 export function lambdaPass(
   n: number,
@@ -444,6 +444,8 @@ export function lambdaPass(
   eps: number,
   acc: Float64Array,
   rho: Float64Array,
+  counts: Int32Array | null = null,
+  full = 0,
 ): void {
   for (let s = 0; s < n; s++) {
     const o = s << 3;
@@ -451,6 +453,7 @@ export function lambdaPass(
     rho[s] = r;
     let C = r * invRho0 - 1;
     if (unilateral && C < 0) C = 0;
+    else if (counts !== null && C < 0 && counts[s] < full) C = 0;
     const wi = invMass[off + s] * mF;
     const gx = acc[o | 1],
       gy = acc[o | 2],

@@ -18,7 +18,7 @@ import {
   wallDensityPass,
 } from './density-passes.js';
 import type { FluidBody } from './fluid-body.js';
-import { poly6Coefficient, spikyGradientCoefficient } from './kernels.js';
+import { poly6Coefficient, spikyCoefficient, spikyGradientCoefficient } from './kernels.js';
 import { buildForwardPairs, NeighbourGrid, PairList } from './neighbour-grid.js';
 import { CoupledSolids } from './solids.js';
 import {
@@ -134,6 +134,8 @@ export class FluidDensity implements ConstraintSet {
   rho = new Float64Array(0);
   /** Multiplier λ_i of each slot from the last iteration (m²). */
   lambda = new Float64Array(0);
+  /** Neighbours of each slot at the search (equality constraint only; see countNeighbours). */
+  private counts = new Int32Array(0);
   /** Per-slot records of RECORD doubles: sums and positions (see density-passes.ts). */
   private acc = new Float64Array(0);
   /** Per-slot records of the velocity post-process (Δv, ω; see velocity-passes.ts). */
@@ -187,6 +189,7 @@ export class FluidDensity implements ConstraintSet {
     if (this.rho.length >= n) return;
     this.rho = new Float64Array(n);
     this.lambda = new Float64Array(n);
+    this.counts = new Int32Array(n);
     this.jsAcc = this.acc = new Float64Array(RECORD * n);
     this.walls.ensureSlots(n);
     this.jsPost = this.post = new Float64Array(RECORD * n);
@@ -262,6 +265,31 @@ export class FluidDensity implements ConstraintSet {
   /** Neighbour search on the predicted positions (Algorithm 1, lines 6–8), then the reordering. */
   beginStep(ctx: StepContext): void {
     this.search(ctx, true);
+    if (!this.fluid.unilateral) this.countNeighbours();
+  }
+
+  /**
+   * Neighbours of each fluid slot at the search (fluid and solid partners
+   * inside h), for the free-surface test of the equality constraint (lambdaPass).
+   */
+  private countNeighbours(): void {
+    const fluid = this.fluid;
+    const n = fluid.activeCount;
+    const off = fluid.offset;
+    const c = this.counts;
+    c.fill(0, 0, n);
+    if (this.grid.count !== n) return;
+    const { start, nbr } = this.pairs;
+    const sorted = this.grid.sorted;
+    for (let a = 0; a < n; a++) {
+      const k0 = start[a],
+        k1 = start[a + 1];
+      c[sorted[a] - off] += k1 - k0;
+      for (let k = k0; k < k1; k++) c[nbr[k]]++;
+    }
+    const sp = this.solidPairs;
+    const ns = this.solidCount;
+    for (let q = 0; q < ns; q++) for (let k = sp.start[q]; k < sp.start[q + 1]; k++) c[sp.nbr[k] - off]++;
   }
 
   /**
@@ -374,11 +402,12 @@ export class FluidDensity implements ConstraintSet {
     const h2 = h * h;
     const rho0 = fluid.restDensity;
     const m = fluid.particleMass;
-    const poly = poly6Coefficient(h);
+    // one kernel for the density and its gradient (kernels.ts): W_spiky and ∇W_spiky
+    const wSpiky = spikyCoefficient(h);
     const spiky = spikyGradientCoefficient(h);
-    const wCoef = m * poly;
+    const wCoef = m * wSpiky;
     const acc = this.acc;
-    const wU = initRecords(n, off, p, invMass, m, wCoef * h2 * h2 * h2, acc);
+    const wU = initRecords(n, off, p, invMass, m, wCoef * h * h * h, acc);
     const sorted = this.grid.sorted,
       start = this.pairs.start,
       nbr = this.pairs.nbr;
@@ -452,7 +481,7 @@ export class FluidDensity implements ConstraintSet {
         invMass,
         m,
         h,
-        poly,
+        wSpiky,
         spiky / rho0,
         acc,
       );
@@ -472,13 +501,25 @@ export class FluidDensity implements ConstraintSet {
         p,
         d,
         h,
-        (m * Math.PI * poly) / (4 * d * d),
+        ((m / (d * d)) * 30) / (h2 * h2 * h2),
         ((m / (rho0 * d * d)) * 30) / (h2 * h2 * h2),
         rho0,
         acc,
       );
     }
-    lambdaPass(n, off, invMass, m, 1 / rho0, fluid.unilateral, fluid.relaxation, acc, this.rho);
+    lambdaPass(
+      n,
+      off,
+      invMass,
+      m,
+      1 / rho0,
+      fluid.unilateral,
+      fluid.relaxation,
+      acc,
+      this.rho,
+      fluid.unilateral ? null : this.counts,
+      fluid.restNeighbours,
+    );
   }
 
   /**
@@ -497,9 +538,12 @@ export class FluidDensity implements ConstraintSet {
     const acc = this.acc;
     const spiky = spikyGradientCoefficient(h);
     // s_corr (PBF eq. 13) is added to λ (m²): the paper's dimensionless −k (W/W(Δq))ⁿ is divided
-    // by S0, so k reads as the density error whose multiplier the artificial pressure equals
+    // by S0, so k reads as the density error whose multiplier the artificial pressure equals;
+    // W is measured from its value at the rest spacing d (correction-passes.ts)
     const dq = fluid.artificialPressureDeltaQ * h;
     const qd = h * h - dq * dq;
+    const qr = h * h - fluid.spacing * fluid.spacing;
+    const qRest3 = qr > 0 ? qr * qr * qr : 0;
     const w = this.wasmNow;
     if (w !== null && this.gStored)
       w.x.fluidCorrectionPass(
@@ -510,7 +554,8 @@ export class FluidDensity implements ConstraintSet {
         this.allInside ? w.nbr : w.live,
         h,
         fluid.artificialPressureN,
-        1 / (qd * qd * qd),
+        qRest3,
+        1 / (qd * qd * qd - qRest3),
         -fluid.artificialPressureK / fluid.restGradientSquared,
         w.acc,
         w.gBuf,
@@ -525,7 +570,8 @@ export class FluidDensity implements ConstraintSet {
         h,
         (mF / fluid.restDensity) * spiky,
         fluid.artificialPressureN,
-        1 / (qd * qd * qd),
+        qRest3,
+        1 / (qd * qd * qd - qRest3),
         -fluid.artificialPressureK / fluid.restGradientSquared,
         acc,
       );

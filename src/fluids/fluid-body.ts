@@ -30,6 +30,8 @@ export interface FluidBody {
   readonly particleRadius: number;
   /** Σ_j |∇_{p_j} C_i|² inside a rest lattice (m⁻²). */
   readonly restGradientSquared: number;
+  /** Neighbours of a particle inside a rest lattice. */
+  readonly restNeighbours: number;
   readonly relaxation: number;
   readonly unilateral: boolean;
   readonly artificialPressureK: number;

@@ -6,7 +6,7 @@ import { FluidSolidContacts } from './contacts.js';
 import { FluidDensity } from './density.js';
 import { type EmitterOptions, FluidEmitter } from './emitter.js';
 import type { FluidBody, FluidCoupling } from './fluid-body.js';
-import { latticeSums } from './kernels.js';
+import { autoRelaxation, latticeSums } from './kernels.js';
 
 /** A box filled with fluid particles on a cubic lattice. */
 export interface FluidBlock {
@@ -52,8 +52,9 @@ export interface FluidOptions {
   capacity?: number;
   /**
    * Relaxation ε of the multiplier (PBF eq. 11, m⁻², the constraint-force-mixing term).
-   * Default 0.1 · S0 (unilateral) or 1 · S0 (equality constraint), where S0 = Σ_j |∇_{p_j} C_i|²
-   * of a particle inside a rest lattice.
+   * Default: the least ε with which the Jacobi solve cannot feed energy into the fluid at the
+   * world's iteration count (autoRelaxation: 0.48 S0 at an even count, 1.82 S0 at an odd
+   * one, h = 2d), where S0 = Σ_j |∇_{p_j} C_i|² of a particle inside a rest lattice.
    */
   relaxation?: number;
   /**
@@ -62,7 +63,10 @@ export interface FluidOptions {
    * Default true; false is the bilateral constraint of PBF eq. 1.
    */
   unilateral?: boolean;
-  /** Artificial pressure s_corr (PBF §4, eq. 13); false disables it. */
+  /**
+   * Artificial pressure s_corr (PBF §4, eq. 13), measured from the rest spacing: it acts on pairs
+   * closer than d, so a rest lattice feels none; false disables it.
+   */
   artificialPressure?: ArtificialPressure | false;
   /** XSPH viscosity c (PBF §5, eq. 17), dimensionless. Default 0.01 (the paper's value). */
   viscosity?: number;
@@ -114,7 +118,10 @@ export class Fluid extends Body implements FluidBody {
   readonly restGradientSquared: number;
   /** Neighbours of a particle inside a rest lattice. */
   readonly restNeighbours: number;
-  relaxation: number;
+  /** The relaxation option (m⁻²), or null for the automatic value (see `relaxation`). */
+  relaxationOption: number | null;
+  /** μ̂ of the rest lattice (latticeSums): how far one Jacobi step overshoots its most responsive mode. */
+  readonly restJacobiRadius: number;
   unilateral: boolean;
   /** s_corr k (0 disables), n and |Δq|/h. */
   artificialPressureK: number;
@@ -214,9 +221,11 @@ export class Fluid extends Body implements FluidBody {
     this.restGradientSquared = (this.particleMass / rho0) ** 2 * sums.gradientSquared;
     this.particleRadius = 0.5 * d;
     this.unilateral = o.unilateral ?? true;
-    // the equality constraint pulls the sparse surface together as well, which takes more relaxation
-    this.relaxation = o.relaxation ?? (this.unilateral ? 0.1 : 1) * this.restGradientSquared;
-    if (!(this.relaxation >= 0) || !Number.isFinite(this.relaxation)) {
+    this.restJacobiRadius = sums.jacobiRadius;
+    // ε defaults to what keeps the Jacobi solve from feeding energy into the fluid at the
+    // world's iteration count (autoRelaxation)
+    this.relaxationOption = o.relaxation ?? null;
+    if (o.relaxation !== undefined && (!(o.relaxation >= 0) || !Number.isFinite(o.relaxation))) {
       throw new PbdError('fluid/relaxation', `${where}.relaxation`, `must be ≥ 0 (m⁻²), got ${o.relaxation}`);
     }
     const ap = o.artificialPressure === false ? { k: 0 } : (o.artificialPressure ?? {});
@@ -233,11 +242,12 @@ export class Fluid extends Body implements FluidBody {
         'must be an integer ≥ 1',
       );
     }
-    if (!(this.artificialPressureDeltaQ >= 0 && this.artificialPressureDeltaQ < 1)) {
+    if (!(this.artificialPressureDeltaQ >= 0 && this.artificialPressureDeltaQ * h < d)) {
       throw new PbdError(
         'fluid/artificial-pressure',
         `${where}.artificialPressure.deltaQ`,
-        'must lie in [0, 1) (a fraction of the kernel radius)',
+        `must lie in [0, ${(d / h).toPrecision(3)}): a fraction of the kernel radius below the spacing (s_corr acts on pairs closer than d), got ${this.artificialPressureDeltaQ}`,
+        'the paper uses 0.1 … 0.3 with h = 2d',
       );
     }
     this.viscosity = o.viscosity ?? 0.01;
@@ -500,6 +510,23 @@ export class Fluid extends Body implements FluidBody {
       em.layers = e.layers;
       em.exhausted = e.exhausted;
     });
+  }
+
+  /**
+   * Relaxation ε of PBF eq. 11 (m⁻²): the option, or by default
+   * autoRelaxation(μ̂, world.iterations) · S0 — the least ε with which the
+   * Jacobi solve cannot feed energy into any mode of a rest lattice (0.48 S0
+   * at an even iteration count, 1.82 S0 at an odd one, h = 2d).
+   */
+  get relaxation(): number {
+    return (
+      this.relaxationOption ??
+      autoRelaxation(this.restJacobiRadius, this.world.iterations) * this.restGradientSquared
+    );
+  }
+
+  set relaxation(v: number) {
+    this.relaxationOption = v;
   }
 
   override tunables(): Tunable[] {

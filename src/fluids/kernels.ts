@@ -1,16 +1,39 @@
 /**
  * The SPH smoothing kernels of position based fluids (Macklin & Müller 2013,
- * §3, after Müller, Charypar & Gross 2003): poly6 for the density estimate
- * and the gradient of the spiky kernel for the constraint gradients
- * (000 §3.4.6, eq. 4 and the gradient after it).
+ * §3, after Müller, Charypar & Gross 2003). The density constraint uses one
+ * kernel for its value and its gradient, as 000 §3.4.6 writes it (ρ_i =
+ * Σ_j m_j W(p_i − p_j, h), ∇C from "the gradient of SPH kernels" of that W):
+ * the spiky kernel, whose gradient does not vanish as two particles close in.
  *
- *   W_poly6(r, h) = 315 / (64 π h⁹) · (h² − |r|²)³            (|r| < h)
+ *   W_spiky(r, h) = 15 / (π h⁶) · (h − |r|)³                   (|r| < h)
  *   ∇W_spiky(r, h) = −45 / (π h⁶) · (h − |r|)² · r / |r|      (|r| < h)
+ *   W_poly6(r, h) = 315 / (64 π h⁹) · (h² − |r|²)³            (|r| < h)
+ *
+ * PBF pairs the poly6 density with the spiky gradient. Then ∇C is not the
+ * gradient of C, and on a rest lattice one mode (wave vector π(1, 1, ½)/d)
+ * has Jᵀ·G < 0: each correction along G makes that mode's density error
+ * larger. We measured it as a fluid in a closed box that never came to rest
+ * (12 J from 1e-4 m of jitter, 512 particles) and a free surface that boiled
+ * without the artificial pressure (docs/fluids.md). With one kernel for both,
+ * the Jacobi step is a (linearised) projection and the mode is gone. Poly6
+ * stays for XSPH and for s_corr's kernel ratio (PBF eqs. 13, 17).
  *
  * The hot loops inline these formulas; the functions here are the readable
  * reference that the tests compare the loops with, plus the lattice sums
  * that turn a particle spacing into a particle mass and a rest gradient norm.
  */
+
+/** 15 / (π h⁶): the spiky normalisation. */
+export function spikyCoefficient(h: number): number {
+  return 15 / (Math.PI * h ** 6);
+}
+
+/** W_spiky at distance r (1/m³): the density kernel. */
+export function spiky(r: number, h: number): number {
+  if (!(r < h)) return 0;
+  const t = h - r;
+  return spikyCoefficient(h) * t * t * t;
+}
 
 /** 315 / (64 π h⁹): the poly6 normalisation. */
 export function poly6Coefficient(h: number): number {
@@ -48,15 +71,21 @@ export function spikyGradient(rx: number, ry: number, rz: number, h: number, out
 
 /** Sums over the points of a cubic lattice of spacing d around one of its points. */
 export interface LatticeSums {
-  /** Σ_j W_poly6(x_j) including the point itself (1/m³). */
+  /** Σ_j W_spiky(x_j) including the point itself (1/m³): the density kernel's sum. */
   density: number;
   /** Σ_{j≠i} |∇W_spiky(x_j)|² (1/m⁸). */
   gradientSquared: number;
   /** Number of neighbours strictly inside the kernel radius (excluding the point itself). */
   neighbours: number;
+  /**
+   * μ̂: the largest eigenvalue of D⁻¹ J Jᵀ for the density constraints of the
+   * lattice (D = diag J Jᵀ), over the lattice's Fourier modes — how far one
+   * Jacobi step overshoots its most responsive mode (see autoRelaxation).
+   */
+  jacobiRadius: number;
 }
 
-/** The poly6 and spiky sums over an infinite cubic lattice of spacing d for kernel radius h. */
+/** The spiky sums (density and gradient) over an infinite cubic lattice of spacing d for kernel radius h. */
 export function latticeSums(d: number, h: number): LatticeSums {
   const n = Math.ceil(h / d);
   const g = new Float64Array(3);
@@ -71,7 +100,7 @@ export function latticeSums(d: number, h: number): LatticeSums {
           z = c * d;
         const r = Math.sqrt(x * x + y * y + z * z);
         if (!(r < h)) continue;
-        density += poly6(r, h);
+        density += spiky(r, h);
         if (r > 0) {
           neighbours++;
           spikyGradient(x, y, z, h, g);
@@ -80,7 +109,63 @@ export function latticeSums(d: number, h: number): LatticeSums {
       }
     }
   }
-  return { density, gradientSquared, neighbours };
+  // μ(k) = |Σ_j ∇W_j sin(k·x_j)|² / Σ_j |∇W_j|² for a displacement wave of wave vector k (the
+  // density change of mode k is (J u)(k), the correction moves along Jᵀ); by the lattice's
+  // symmetry 0 ≤ k_z ≤ k_y ≤ k_x ≤ π/d covers every mode
+  const N = 24;
+  let jacobiRadius = 0;
+  for (let i = 0; i <= N; i++) {
+    for (let j = 0; j <= i; j++) {
+      for (let l = 0; l <= j; l++) {
+        const kx = (Math.PI * i) / (N * d),
+          ky = (Math.PI * j) / (N * d),
+          kz = (Math.PI * l) / (N * d);
+        let sx = 0,
+          sy = 0,
+          sz = 0;
+        for (let a = -n; a <= n; a++) {
+          for (let b = -n; b <= n; b++) {
+            for (let c = -n; c <= n; c++) {
+              const x = a * d,
+                y = b * d,
+                z = c * d;
+              const r = Math.sqrt(x * x + y * y + z * z);
+              if (!(r < h) || r === 0) continue;
+              spikyGradient(x, y, z, h, g);
+              const sn = Math.sin(kx * x + ky * y + kz * z);
+              sx += g[0] * sn;
+              sy += g[1] * sn;
+              sz += g[2] * sn;
+            }
+          }
+        }
+        const mu = (sx * sx + sy * sy + sz * sz) / gradientSquared;
+        if (mu > jacobiRadius) jacobiRadius = mu;
+      }
+    }
+  }
+  return { density, gradientSquared, neighbours, jacobiRadius };
+}
+
+/**
+ * The relaxation ε (in units of S0) that keeps the Jacobi solve of the
+ * density constraints from feeding energy into the fluid, for `iterations`
+ * Jacobi steps per substep and a lattice whose most responsive mode has
+ * D⁻¹ J Jᵀ eigenvalue μ̂ (`jacobiRadius`). With ε the mode's eigenvalue is
+ * μ = μ̂ / (1 + ε/S0) and a substep multiplies the mode by p = (1 − μ)ⁿ; the
+ * position update x' = P (2x − x_prev) lets it decay when 0 ≤ p < 1, but a
+ * negative p (an overshooting step, μ > 1, repeated an odd number of times)
+ * sets it ringing or growing: a column at rest at three substeps of one
+ * iteration exploded, at three of three it kept 0.05 J of motion. So: for an
+ * even n, μ ≤ 1.9 (every mode decays, the highest by 0.9ⁿ per substep); for
+ * an odd n, μ ≤ 1 (no step overshoots). With h = 2d (μ̂ = 2.82): 0.48 S0 at
+ * two or four iterations, 1.82 S0 at an odd count. Never below 0.1 S0, which
+ * also keeps λ finite for a particle without neighbours.
+ */
+export function autoRelaxation(jacobiRadius: number, iterations: number): number {
+  const n = Math.max(1, Math.round(iterations));
+  const muMax = n % 2 === 0 ? 1.9 : 1;
+  return Math.max(0.1, jacobiRadius / muMax - 1);
 }
 
 /**
@@ -88,32 +173,28 @@ export function latticeSums(d: number, h: number): LatticeSums {
  * surface. The wall is modelled as the continuation of the fluid's rest lattice into the solid —
  * planes of particles (mass m, d² of area each) at depths d/2, 3d/2, … below
  * the surface, smeared out within each plane. A plane at normal distance z
- * adds (m/d²) ∫_plane W_poly6 dA = (m/d²) · (π K / 4) (h² − z²)⁴ with
- * K = 315/(64 π h⁹) (integrate 2π ∫_z^h K (h² − r²)³ r dr). The same planes
- * give the constraint gradient through the spiky kernel:
- * ∫_plane ∇W_spiky dA = −2π z W_spiky(z) along the normal, with
- * W_spiky = 15/(π h⁶)(h − r)³. This is the planar, closed form of the
- * boundary particles of Akinci et al. (2012) sampled at the fluid's spacing;
- * for a particle of the first layer (s = d/2) it completes the missing half of
- * the lattice sum to within 0.2 % (h = 2d).
+ * adds (m/d²) ∫_plane W_spiky dA = (m/d²) · (30/h⁶) (h t⁴/4 − t⁵/5) with
+ * t = h − |z| (integrate 2π ∫_|z|^h W_spiky(r) r dr), and its derivative
+ * along the normal is the constraint gradient,
+ * ∫_plane ∇W_spiky dA = −2π z W_spiky(z) = −(30/h⁶) z t³ (the density and
+ * its gradient come from one kernel, as for particles). This is the planar,
+ * closed form of the boundary particles of Akinci et al. (2012) sampled at
+ * the fluid's spacing.
  *
  * Writes the density term (without the factor m/d²) to out[0] and the gradient
  * magnitude (without m/(ρ0 d²); the gradient points into the wall) to out[1].
  */
 export function wallLayers(s: number, d: number, h: number, out: Float64Array): void {
-  const K = (Math.PI * poly6Coefficient(h)) / 4;
   const G = 30 / h ** 6;
-  const h2 = h * h;
   let rho = 0,
     grad = 0;
   for (let z = s + 0.5 * d; z < h; z += d) {
     if (z <= -h) continue;
-    const u = h2 - z * z;
-    const u2 = u * u;
-    rho += u2 * u2;
     const t = h - (z < 0 ? -z : z);
-    grad += z * t * t * t;
+    const t3 = t * t * t;
+    rho += t3 * t * (0.25 * h - 0.2 * t);
+    grad += z * t3;
   }
-  out[0] = K * rho;
+  out[0] = G * rho;
   out[1] = G * grad;
 }

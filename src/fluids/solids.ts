@@ -1,7 +1,7 @@
 import type { StepContext } from '../core/constraint-set.js';
 import type { WorldBody } from '../core/world-body.js';
 import type { FluidBody } from './fluid-body.js';
-import { poly6Coefficient } from './kernels.js';
+import { spikyCoefficient } from './kernels.js';
 import { buildCrossPairs, buildForwardPairs, NeighbourGrid, PairList } from './neighbour-grid.js';
 
 /**
@@ -64,7 +64,7 @@ export class CoupledSolids {
     const sorted = this.grid.sorted;
     // solid row q of the cross pairs is solids[q]; the solid grid's order differs: map store index → q
     for (let q = 0; q < ns; q++) slot[this.solids[q]] = q;
-    psi.fill(h2 * h2 * h2, 0, ns);
+    psi.fill(h * h * h, 0, ns);
     const st = this.solidSolid.start,
       nb = this.solidSolid.nbr;
     for (let a = 0; a < ns; a++) {
@@ -78,21 +78,26 @@ export class CoupledSolids {
         const dx = p[b3] - p[j3],
           dy = p[b3 + 1] - p[j3 + 1],
           dz = p[b3 + 2] - p[j3 + 2];
-        const u = h2 - (dx * dx + dy * dy + dz * dz);
-        const w = u * u * u;
+        const r2 = dx * dx + dy * dy + dz * dz;
+        const t = r2 < h2 ? h - Math.sqrt(r2) : 0;
+        const w = t * t * t;
         sum += w;
         psi[slot[j]] += w;
       }
       psi[qb] += sum;
     }
-    // Ψ_b = ρ0 d A_b: the solid particles sample surfaces, one layer each, and a particle stands
+    // Ψ_b = 2 ρ0 d A_b: the solid particles sample surfaces, one layer each, and a particle stands
     // for a slab of rest-density matter one spacing d thick over its share A_b of the surface. A
-    // planar layer has Σ_k W_bk = (π K/4) h⁸ / A_b (the plane integral of poly6, see wallLayers),
-    // so Ψ_b = γ ρ0 / Σ_k W_bk with γ = d (π K/4) h⁸ = 315 d / (256 h): Akinci's boundary mass
-    // (2012, eq. 5) scaled by γ (0.615 for h = 2d). Unscaled, a layer weighs as the whole half
-    // space behind it would at h ≥ 4d, and with h = 2d pushes the fluid next to it to 1.12 ρ0.
-    const gamma = (315 * fluid.spacing) / (256 * h);
-    const scale = (gamma * fluid.restDensity) / poly6Coefficient(h);
+    // planar layer has Σ_k W_bk = (30/h⁶)(h⁵/20) / A_b = 1.5 / (h A_b) (the plane integral of the
+    // density kernel at z = 0, see wallLayers), so ρ0 d A_b = 1.5 ρ0 d / (h Σ_k W_bk) — Akinci's
+    // boundary mass (2012, eq. 5) scaled for a one-layer surface. It is doubled because only the
+    // fluid particle's constraint acts on a fluid–solid pair: a fluid–fluid pair is moved by
+    // λ_i + λ_j, a fluid–solid pair by λ_i alone, so a layer of the slab's mass passes on half the
+    // pressure of the fluid it stands for (the solid's own multiplier, mirrored, is missing; Band et
+    // al. 2018). With ρ0 d A_b a balloon of half the density of water floated 61 % submerged, with
+    // twice that 50 % (test/fluids.test.ts); the fluid next to a layer is then about 7 % denser.
+    const gamma = (3 * fluid.spacing) / h;
+    const scale = (gamma * fluid.restDensity) / spikyCoefficient(h);
     for (let q = 0; q < ns; q++) psi[q] = scale / psi[q];
   }
 

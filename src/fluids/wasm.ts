@@ -37,6 +37,7 @@ interface FluidWasmExports {
     nbr: number,
     h: number,
     nCorr: number,
+    qRest3: number,
     invQd3: number,
     corrScale: number,
     acc: number,

@@ -27,6 +27,14 @@
  *   runs the block as written (it may call anything and use `JsOnly`
  *   parameters); the SIMD kernel lists the element instead, and the
  *   JavaScript kernel projects the listed elements right after their colour.
+ *
+ * Beside the function, `export const simd = { name: literal, … }` fixes
+ * uniforms in the SIMD twin, and `export const geometry = { name, out,
+ * value, invalid }` asks for a plain function `name(p, a, b, …, g)` made of
+ * the body's statements up to the declaration of `value` that read
+ * positions only: it writes the names `out` to g[0 …] and returns `value`
+ * (`invalid` where a guard skips) — the angle and gradients of dihedral
+ * bending that tests and tools call, from the projection's own source.
  */
 
 /** A particle of the constraint: its predicted position (x, y, z), written back; its inverse mass w. */
@@ -64,3 +72,13 @@ export type Index = number;
 
 /** A parameter of the JavaScript kernel only (scratch arrays, the material for the slow path …). */
 export type JsOnly<T> = T;
+
+/**
+ * What a generated JavaScript kernel reads of its constraint set: the
+ * particle indices (sorted by colour) and the multipliers. The definition's
+ * records and scalars it takes by name.
+ */
+export interface KernelSet {
+  readonly indices: Int32Array;
+  readonly lambda: Float64Array;
+}

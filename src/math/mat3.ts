@@ -64,6 +64,16 @@ export function mul3(out: Num9, oo: number, a: Num9, ao: number, b: Num9, bo: nu
   }
 }
 
+/** out = a · bᵀ. `out` must not alias the ranges of a or b. */
+export function mul3Bt(out: Num9, oo: number, a: Num9, ao: number, b: Num9, bo: number): void {
+  for (let i = 0; i < 3; i++)
+    for (let j = 0; j < 3; j++)
+      out[oo + 3 * i + j] =
+        a[ao + 3 * i] * b[bo + 3 * j] +
+        a[ao + 3 * i + 1] * b[bo + 3 * j + 1] +
+        a[ao + 3 * i + 2] * b[bo + 3 * j + 2];
+}
+
 /** Rotation matrix of the unit quaternion (x, y, z, w) at qo. */
 export function mat3FromQuat(out: Num9, oo: number, q: Num4, qo: number): void {
   const x = q[qo],

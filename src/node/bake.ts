@@ -21,6 +21,7 @@ import { basename, dirname, join } from 'node:path';
 import { NodeIO } from '@gltf-transform/core';
 import type { Cloth } from '../cloth/cloth.js';
 import { findColliderContacts } from '../collision/collider-contacts.js';
+import { type EnergyAlarm, EnergyWatch } from '../core/energy-watch.js';
 import { PbdError } from '../core/errors.js';
 import type { World } from '../core/world.js';
 import type { WorldBody } from '../core/world-body.js';
@@ -110,6 +111,8 @@ export interface BakeResult {
   /** Particles reset after becoming non-finite, and moves clamped to maxSpeed, in this run. */
   recoveries: number;
   speedClamps: number;
+  /** The first body that gained kinetic energy from nowhere in this run (EnergyWatch), or null. */
+  energyAlarm: EnergyAlarm | null;
   /** Wall time of the simulation in this run (ms). */
   simulateMs: number;
 }
@@ -384,6 +387,7 @@ export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise
   const t0 = performance.now();
   let recoveries = 0;
   let speedClamps = 0;
+  const watch = new EnergyWatch(world);
   let frame = startFrame;
   let stopped = false;
   try {
@@ -400,6 +404,7 @@ export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise
       const c0 = world.stats.speedClamps;
       for (let s = 0; s < stepsPerFrame; s++) {
         world.step();
+        watch.observe();
         sum += world.stats.stepMs;
         max = Math.max(max, world.stats.stepMs);
         // let signal handlers run (Ctrl-C, kill) so the bake can stop with a checkpoint
@@ -435,6 +440,7 @@ export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise
     outputs: [],
     recoveries,
     speedClamps,
+    energyAlarm: watch.first,
     simulateMs,
   };
   if (stopped) return result;

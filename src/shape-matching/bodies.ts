@@ -32,7 +32,7 @@ import {
 import { crossingX, Lattice, LatticeSummation } from './lattice.js';
 import { type Adjacency, buildPaths, meshAdjacency, PathSummation, ringRegions } from './mesh-paths.js';
 import { AdaptiveLattice, OctreeSummation } from './octree.js';
-import { RegionShapeMatching, type ShapeMatchingParams } from './region-shape-matching.js';
+import { RegionShapeMatching, ruleTunables, type ShapeMatchingParams } from './region-shape-matching.js';
 import { Skin } from './skinning.js';
 import { NaiveSummation, type RegionSummation } from './summation.js';
 import { SurfaceVolumeConservation, type VolumeOptions } from './volume.js';
@@ -131,6 +131,10 @@ export class ShapeMatchingBody extends Body {
       ParticleContacts.of(world).addBody(this, { self: false, friction: 0.3, staticFriction: 0.4 });
   }
 
+  override restShape(): Float64Array {
+    return this.restPositions;
+  }
+
   /** The skin's triangles when the body carries a render mesh, else the surface triangles over the particles (surface bodies). */
   override renderTriangles(): Uint32Array {
     return this.skin ? this.skin.triangles : this.triangles;
@@ -206,18 +210,7 @@ export class ShapeMatchingBody extends Body {
   }
 
   override tunables(): Tunable[] {
-    const r = this.matching.rule;
-    const t: Tunable[] = [
-      { name: 'stiffness', min: 0, max: 1, get: () => r.stiffness, set: (v) => r.set({ stiffness: v }) },
-      {
-        name: 'compliance',
-        min: 0,
-        max: 1,
-        log: true,
-        get: () => r.compliance,
-        set: (v) => r.set({ compliance: v }),
-      },
-    ];
+    const t = ruleTunables(this.matching.rule, 1);
     const vol = this.volume;
     if (vol)
       t.push({ name: 'volume.alpha', min: 0, max: 1, get: () => vol.alpha, set: (v) => (vol.alpha = v) });

@@ -30,7 +30,7 @@ import { gridMesh } from '../mesh/generators.js';
 import { buildBendingQuads, buildEdgeTopology, type TriangleMesh } from '../mesh/triangle-mesh.js';
 import { ClothLevel, dist } from './cloth-level.js';
 import { Transfer } from './cloth-transfer.js';
-import { applyGoals } from './region-shape-matching.js';
+import { applyGoals, ruleTunables } from './region-shape-matching.js';
 
 export { ClothLevel } from './cloth-level.js';
 export { Transfer } from './cloth-transfer.js';
@@ -155,6 +155,10 @@ export class ShapeMatchingCloth extends Body {
     }
   }
 
+  override restShape(): Float64Array {
+    return this.restPositions;
+  }
+
   override renderTriangles(): Uint32Array {
     return this.levels[this.levels.length - 1].triangles;
   }
@@ -182,18 +186,7 @@ export class ShapeMatchingCloth extends Body {
   }
 
   override tunables(): Tunable[] {
-    const r = this.matching.rule;
-    return [
-      { name: 'stiffness', min: 0, max: 1, get: () => r.stiffness, set: (v) => r.set({ stiffness: v }) },
-      {
-        name: 'compliance',
-        min: 0,
-        max: 1e-2,
-        log: true,
-        get: () => r.compliance,
-        set: (v) => r.set({ compliance: v }),
-      },
-    ];
+    return ruleTunables(this.matching.rule, 1e-2);
   }
 }
 

@@ -38,7 +38,7 @@ import { ProjectionRule } from '../core/solver.js';
 import type { World } from '../core/world.js';
 import { mat3FromQuat } from '../math/mat3.js';
 import { quatMultiply, quatNormalize } from '../math/quat.js';
-import { optimalRotation } from './region-shape-matching.js';
+import { optimalRotation, ruleTunables } from './region-shape-matching.js';
 import { Skin } from './skinning.js';
 
 export { ORIENTATION_EPSILON } from '../core/orientation-stages.js';
@@ -241,15 +241,7 @@ export class OrientedParticles extends Body {
   override tunables(): Tunable[] {
     const r = this.matching.rule;
     return [
-      { name: 'stiffness', min: 0, max: 1, get: () => r.stiffness, set: (v) => r.set({ stiffness: v }) },
-      {
-        name: 'compliance',
-        min: 0,
-        max: 1,
-        log: true,
-        get: () => r.compliance,
-        set: (v) => r.set({ compliance: v }),
-      },
+      ...ruleTunables(r, 1),
       { name: 'drag', min: 0, max: 20, get: () => this.drag, set: (v) => (this.drag = v) },
     ];
   }

@@ -39,11 +39,12 @@
  * The projection is a Jacobi step over the regions (all goals from the
  * same positions), so ctx.reverse changes nothing.
  */
+import type { Tunable } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { ProjectionRule } from '../core/solver.js';
-import { invert3, mat3FromQuat } from '../math/mat3.js';
+import { invert3, mat3FromQuat, mul3, mul3Bt } from '../math/mat3.js';
 import { extractRotation, polarDecomposition, quatFromMat3, spectralNorm3 } from '../math/polar.js';
 import { svd3 } from '../math/svd3.js';
 import { membershipCounts, type RegionSummation } from './summation.js';
@@ -439,11 +440,11 @@ export class RegionShapeMatching implements ConstraintSet {
         for (let d = 0; d < 3; d++) T[3 * i + d] = g[b + 3 + 3 * i + d] - M * ci * rc[3 * r + d];
       }
       // A_pq = A_r0 S_pᵀ, A_qq = S_p Q0 S_pᵀ, A = A_pq A_qq⁻¹ (Müller et al. 2005: the linear fit, dimensionless)
-      mulABt(T, 9, T, 0, Sp, s);
-      mulAB(T, 27, Sp, s, this.restMoment, s);
-      mulABt(T, 18, T, 27, Sp, s);
+      mul3Bt(T, 9, T, 0, Sp, s);
+      mul3(T, 27, Sp, s, this.restMoment, s);
+      mul3Bt(T, 18, T, 27, Sp, s);
       if (!invert3(Ainv, 0, T, 18, 1e-12)) continue;
-      mulAB(T, 27, T, 9, Ainv, 0);
+      mul3(T, 27, T, 9, Ainv, 0);
       // A = U Σ Vᵀ = R S with R = U Vᵀ, S = V Σ Vᵀ, so ‖S − I‖₂ = max_k |σ_k − 1|
       svd3(T, 27, svdU, 0, svdS, 0, svdV, 0);
       const dev = Math.max(Math.abs(svdS[0] - 1), Math.abs(svdS[1] - 1), Math.abs(svdS[2] - 1));
@@ -457,7 +458,7 @@ export class RegionShapeMatching implements ConstraintSet {
         }
       const hc = ctx.h * pl.creep;
       for (let k = 0; k < 9; k++) Ainv[k] = (k % 4 === 0 ? 1 : 0) + hc * Ainv[27 + k];
-      mulAB(Ainv, 9, Ainv, 0, Sp, s);
+      mul3(Ainv, 9, Ainv, 0, Sp, s);
       // volume preservation: S_p / ∛det S_p
       const det =
         Ainv[9] * (Ainv[13] * Ainv[17] - Ainv[14] * Ainv[16]) -
@@ -514,6 +515,21 @@ export class RegionShapeMatching implements ConstraintSet {
 }
 
 const plasticScratch = new Float64Array(36);
+
+/** The gallery's controls of a shape-matching set's rule: PBD stiffness and XPBD compliance (0 … maxCompliance s²). */
+export function ruleTunables(r: ProjectionRule, maxCompliance: number): Tunable[] {
+  return [
+    { name: 'stiffness', min: 0, max: 1, get: () => r.stiffness, set: (v) => r.set({ stiffness: v }) },
+    {
+      name: 'compliance',
+      min: 0,
+      max: maxCompliance,
+      log: true,
+      get: () => r.compliance,
+      set: (v) => r.set({ compliance: v }),
+    },
+  ];
+}
 
 /**
  * The pull of particles [offset, offset + n) towards their goals with the
@@ -574,38 +590,6 @@ export function optimalRotation(
   if (extractRotation(A, ao, q, qo, iterations) < iterations) return;
   polarDecomposition(A, ao, polarR, 0);
   quatFromMat3(q, qo, polarR, 0);
-}
-
-/** out = a · b (3×3 at offsets; out must not alias the inputs' ranges). */
-function mulAB(
-  out: Float64Array,
-  oo: number,
-  a: Float64Array,
-  ao: number,
-  b: Float64Array,
-  bo: number,
-): void {
-  for (let i = 0; i < 3; i++)
-    for (let j = 0; j < 3; j++)
-      out[oo + 3 * i + j] =
-        a[ao + 3 * i] * b[bo + j] + a[ao + 3 * i + 1] * b[bo + 3 + j] + a[ao + 3 * i + 2] * b[bo + 6 + j];
-}
-
-/** out = a · bᵀ. */
-function mulABt(
-  out: Float64Array,
-  oo: number,
-  a: Float64Array,
-  ao: number,
-  b: Float64Array,
-  bo: number,
-): void {
-  for (let i = 0; i < 3; i++)
-    for (let j = 0; j < 3; j++)
-      out[oo + 3 * i + j] =
-        a[ao + 3 * i] * b[bo + 3 * j] +
-        a[ao + 3 * i + 1] * b[bo + 3 * j + 1] +
-        a[ao + 3 * i + 2] * b[bo + 3 * j + 2];
 }
 
 export function validatePlasticity(p: PlasticityOptions, where: string): void {

@@ -1,3 +1,4 @@
+import { PressureConstraint } from '../cloth/pressure.js';
 import { DistanceConstraints } from '../constraints/distance.js';
 import { TetVolumeConstraints } from '../constraints/volume.js';
 import { type EmbeddingMode, RenderEmbedding } from '../continuum/embedding.js';
@@ -11,11 +12,16 @@ import { PbdError } from '../core/errors.js';
 import type { Motion } from '../core/motion.js';
 import type { ConstraintParams } from '../core/solver.js';
 import type { World } from '../core/world.js';
+import { polarDecomposition } from '../math/polar.js';
 import type { TriangleMesh } from '../mesh/triangle-mesh.js';
 import { type TetMesh, tetEdges, tetSurface, validateTetMesh } from './tet-mesh.js';
 
-/** Where a soft body starts: at rest, or deformed as in 002 Figure 6. */
-export type InitialState = 'rest' | 'flattened' | 'mirrored';
+/**
+ * Where a soft body starts: at rest, or deformed as in 002 Figure 6
+ * (flattened, mirrored), or scrambled (every vertex at a random point of the
+ * rest bounding box, as in Irving et al.'s invertible elements).
+ */
+export type InitialState = 'rest' | 'flattened' | 'mirrored' | 'scrambled';
 
 export interface SoftBodyOptions {
   /** The tetrahedral mesh in world space (its rest shape). Validated and oriented. */
@@ -38,9 +44,21 @@ export interface SoftBodyOptions {
   /** 'geometric': edge distance and tet volume constraint parameters. */
   edges?: ConstraintParams;
   volume?: ConstraintParams;
+  /**
+   * 'geometric' with hard tet volumes (compliance 0, stiffness 1): also hold the
+   * body's total volume as one constraint solved with the collider contacts, so
+   * that a body squeezed by a plate keeps its volume (docs/continuum.md, "Volume
+   * under load"). Default false: that constraint carries the tets' volume to the
+   * free surface at once, but it moves contact vertices after their friction, and a
+   * box resting on a slope with it creeps (measured in docs/continuum.md).
+   */
+  totalVolume?: boolean;
   /** A high-resolution render mesh in world space at rest, embedded in the tets or attached to the surface (002 §5). */
   render?: { mesh: TriangleMesh; embed?: EmbeddingMode };
-  /** Start deformed: 'flattened' (every y set to the lowest y) or 'mirrored' (reflected in x), 002 Figure 6. */
+  /**
+   * Start deformed: 'flattened' (every y set to the lowest y) or 'mirrored' (reflected in x), 002 Figure 6;
+   * 'scrambled': every vertex at a random point of the rest bounding box (see `deform`).
+   */
   initial?: InitialState;
   /** Rigid-mode damping (003 §3.5), k ∈ [0, 1]. */
   globalDamping?: number;
@@ -66,6 +84,8 @@ export class SoftBody extends Body {
   readonly fem: TetFemConstraints | null;
   readonly edges: DistanceConstraints | null;
   readonly volume: TetVolumeConstraints | null;
+  /** 'geometric' with hard tet volumes: the total volume, solved with the contacts (see the constructor). */
+  readonly bodyVolume: PressureConstraint | null = null;
   readonly damping: RigidModeDamping | null;
   readonly embedding: RenderEmbedding | null;
   readonly density: number;
@@ -150,6 +170,26 @@ export class SoftBody extends Body {
       );
       this.volume = this.addSet(new TetVolumeConstraints(store, global, o.volume ?? {}));
       this.fem = null;
+      // hard tet volumes imply a constant total volume: that one constraint over the surface,
+      // projected after the contacts and holding contact vertices (PressureConstraint, k = 1),
+      // carries the volume a collider squeezes out to the free surface in the same iteration,
+      // which the tets alone pass on one layer per sweep (a coarse correction, 004's hierarchy)
+      const vol = o.volume ?? {};
+      if (o.totalVolume) {
+        if (!((vol.compliance ?? 0) === 0 && (vol.stiffness ?? 1) === 1)) {
+          throw new PbdError(
+            'softbody/total-volume',
+            `${where}.totalVolume`,
+            'holds the total volume of hard tet volumes, but volume.compliance is not 0 or volume.stiffness not 1',
+            'make the tet volumes hard (compliance 0, stiffness 1) or leave totalVolume out',
+          );
+        }
+        const surf = new Uint32Array(this.surface.length);
+        for (let k = 0; k < surf.length; k++) surf[k] = this.surface[k] + off;
+        this.bodyVolume = this.addSet(
+          new PressureConstraint(store, surf, 1, {}, undefined, world, 'body-volume', true),
+        );
+      }
     }
     this.damping = o.globalDamping ? this.addSet(new RigidModeDamping(off, nv, o.globalDamping)) : null;
     this.embedding = o.render
@@ -172,29 +212,52 @@ export class SoftBody extends Body {
     if (init !== 'rest') this.deform(init);
   }
 
-  /** Moves the body into the flattened or mirrored state of 002 Figure 6 (rest data unchanged). */
-  deform(state: InitialState): void {
+  /**
+   * Moves the body into a deformed start (rest data unchanged): the flattened
+   * or mirrored state of 002 Figure 6, or a scrambled one — every vertex at a
+   * uniformly random point of the rest bounding box, drawn by a xorshift32
+   * stream from `seed` (deterministic).
+   */
+  deform(state: InitialState, seed = 1): void {
     const x = this.world.store.x,
       p = this.world.store.p;
+    const r = this.restPositions;
     const off = this.offset,
       n = this.count;
-    let ymin = Infinity,
-      cx = 0;
+    const lo = [Infinity, Infinity, Infinity],
+      hi = [-Infinity, -Infinity, -Infinity];
+    let cx = 0;
     for (let i = 0; i < n; i++) {
-      ymin = Math.min(ymin, this.restPositions[3 * i + 1]);
-      cx += this.restPositions[3 * i] / n;
+      for (let k = 0; k < 3; k++) {
+        lo[k] = Math.min(lo[k], r[3 * i + k]);
+        hi[k] = Math.max(hi[k], r[3 * i + k]);
+      }
+      cx += r[3 * i] / n;
     }
+    let s = (Math.trunc(seed) ^ 0x9e3779b9) >>> 0 || 1;
     for (let i = 0; i < n; i++) {
       const g = 3 * (off + i);
-      x[g] = this.restPositions[3 * i];
-      x[g + 1] = this.restPositions[3 * i + 1];
-      x[g + 2] = this.restPositions[3 * i + 2];
-      if (state === 'flattened') x[g + 1] = ymin;
+      x[g] = r[3 * i];
+      x[g + 1] = r[3 * i + 1];
+      x[g + 2] = r[3 * i + 2];
+      if (state === 'flattened') x[g + 1] = lo[1];
       else if (state === 'mirrored') x[g] = 2 * cx - x[g];
+      else if (state === 'scrambled') {
+        for (let k = 0; k < 3; k++) {
+          s ^= s << 13;
+          s ^= s >>> 17;
+          s ^= s << 5;
+          x[g + k] = lo[k] + ((s >>> 0) / 4294967296) * (hi[k] - lo[k]);
+        }
+      }
       p[g] = x[g];
       p[g + 1] = x[g + 1];
       p[g + 2] = x[g + 2];
     }
+  }
+
+  override restShape(): Float64Array {
+    return this.restPositions;
   }
 
   override renderTriangles(): Uint32Array {
@@ -260,6 +323,60 @@ export class SoftBody extends Body {
       v += ((uy * vz - uz * vy) * wx + (uz * vx - ux * vz) * wy + (ux * vy - uy * vx) * wz) / 6;
     }
     return v;
+  }
+
+  /**
+   * How far the body is from its rest shape, whatever its position and
+   * orientation: the vertices' distances to the rest shape after the best
+   * rigid fit (a proper rotation and a translation, the Kabsch solution
+   * through the signed SVD — a mirrored body does not fit), as the root mean
+   * square and the largest over the vertices, relative to the rest bounding
+   * box's diagonal (the body's size).
+   */
+  shapeError(): { rms: number; max: number } {
+    const x = this.world.store.x,
+      r = this.restPositions;
+    const off = this.offset,
+      n = this.count;
+    const cx = [0, 0, 0],
+      cr = [0, 0, 0],
+      lo = [Infinity, Infinity, Infinity],
+      hi = [-Infinity, -Infinity, -Infinity];
+    for (let i = 0; i < n; i++) {
+      for (let k = 0; k < 3; k++) {
+        cx[k] += x[3 * (off + i) + k] / n;
+        cr[k] += r[3 * i + k] / n;
+        lo[k] = Math.min(lo[k], r[3 * i + k]);
+        hi[k] = Math.max(hi[k], r[3 * i + k]);
+      }
+    }
+    // A = Σ (x − c_x)(X − c_X)ᵀ; its rotational part maps the rest shape onto the current one
+    const A = new Float64Array(9),
+      R = new Float64Array(9);
+    for (let i = 0; i < n; i++) {
+      for (let a = 0; a < 3; a++) {
+        const d = x[3 * (off + i) + a] - cx[a];
+        for (let b = 0; b < 3; b++) A[3 * a + b] += d * (r[3 * i + b] - cr[b]);
+      }
+    }
+    polarDecomposition(A, 0, R, 0);
+    let sum = 0,
+      max = 0;
+    for (let i = 0; i < n; i++) {
+      const q0 = r[3 * i] - cr[0],
+        q1 = r[3 * i + 1] - cr[1],
+        q2 = r[3 * i + 2] - cr[2];
+      let d2 = 0;
+      for (let a = 0; a < 3; a++) {
+        const e = R[3 * a] * q0 + R[3 * a + 1] * q1 + R[3 * a + 2] * q2 + cx[a] - x[3 * (off + i) + a];
+        d2 += e * e;
+      }
+      sum += d2;
+      if (d2 > max) max = d2;
+    }
+    const size = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
+    if (!(size > 0) || n === 0) return { rms: 0, max: 0 };
+    return { rms: Math.sqrt(sum / n) / size, max: Math.sqrt(max) / size };
   }
 
   /** Number of tets with non-positive volume at the current positions. */

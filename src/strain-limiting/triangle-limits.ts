@@ -28,41 +28,27 @@
  * The unified PBD / XPBD rule applies (src/core/solver.ts); σ is
  * dimensionless, so the compliance is in J⁻¹ (the potential is C²/(2α)).
  */
+
+import { ElementConstraints } from '../constraints/element-set.js';
 import { triangleRestShape } from '../continuum/energy.js';
-import { colorConstraints, permuteRecords } from '../core/coloring.js';
-import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
 import { sweepTriangleStrainLimit } from '../wasm/element-kernels.generated.js';
-import { type ElementKernel, elementKernel } from '../wasm/element-kernels.js';
+import type { ElementKernel } from '../wasm/element-kernels.js';
 import { checkStretchRange, type StretchRange } from './edge-limits.js';
 import { projectTriangleStrainLimit } from './triangle-limits.generated.js';
 
 const WEFT = [1, 0, 0];
 
-export class TriangleStrainLimits implements ConstraintSet {
+export class TriangleStrainLimits extends ElementConstraints {
   readonly kind = 'triangle-strain-limit';
-  readonly order = 0;
-  enabled = true;
-  readonly rule: ProjectionRule;
   /** Smallest and largest principal stretch allowed. */
   min: number;
   max: number;
-  /** Three particle indices per constraint (a, b, c): two constraints per triangle, sorted by colour. */
-  indices: Int32Array = new Int32Array(0);
-  /** D_m⁻¹ of each constraint's triangle (2 × 2 row-major). */
+  /** D_m⁻¹ of each constraint's triangle (2 × 2 row-major; indices: a, b, c, two constraints per triangle). */
   restInverse: Float64Array = new Float64Array(0);
   /** The principal stretch each constraint limits: 0 (σ₁, the larger) or 1 (σ₂). */
   which: Float64Array = new Float64Array(0);
-  /** XPBD multiplier per constraint. */
-  lambda: Float64Array = new Float64Array(0);
-  colorOffsets: Int32Array = new Int32Array(1);
-  /** Constraints: twice the triangles. */
-  count = 0;
-  colors = 0;
-  /** 'auto': the WebAssembly SIMD kernel where it applies (triangle-limits.kernel.ts); 'js': always JavaScript. */
-  backend: 'auto' | 'js' = 'auto';
-  private simd: ElementKernel | null = null;
 
   /**
    * @param triangles global particle indices, three per triangle
@@ -77,9 +63,9 @@ export class TriangleStrainLimits implements ConstraintSet {
     where = 'triangle strain limit',
   ) {
     const { min, max } = checkStretchRange(range, where);
+    super(3, new ProjectionRule(range, where), 4);
     this.min = min;
     this.max = max;
-    this.rule = new ProjectionRule(range, where);
     this.setTriangles(store, triangles, rest);
   }
 
@@ -106,56 +92,53 @@ export class TriangleStrainLimits implements ConstraintSet {
       idx.set([a, b, c, a, b, c], 6 * t);
       which[2 * t + 1] = 1;
     }
-    const col = colorConstraints(idx, 3, 2 * nt, store.count);
-    this.indices = permuteRecords(idx, 3, col.order);
-    this.restInverse = permuteRecords(B, 4, col.order);
-    this.which = permuteRecords(which, 1, col.order);
-    this.lambda = new Float64Array(2 * nt);
-    this.colorOffsets = col.offsets;
-    this.colors = col.colors;
-    this.count = 2 * nt;
+    [this.restInverse, this.which] = this.setElements(store, idx, [
+      [B, 4],
+      [which, 1],
+    ]);
   }
 
-  beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.passes);
-    this.lambda.fill(0);
+  protected pairedScalar(): Float64Array {
+    return this.which;
   }
 
-  /** Which kernel projects this set now: 'wasm' (SIMD) or 'js'. */
-  get activeBackend(): 'wasm' | 'js' {
-    return this.simdKernel() === null ? 'js' : 'wasm';
+  protected override pairedRecord(): Float64Array {
+    return this.restInverse;
   }
 
-  private simdKernel(): ElementKernel | null {
-    this.simd = elementKernel(this, 3, this.restInverse, 4, this.which, this.simd);
-    return this.simd;
-  }
-
-  /** One sweep (triangle-limits.kernel.ts). */
-  project(ctx: StepContext): void {
-    const store = ctx.store;
+  protected sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
     const r = this.rule;
-    const simd = this.simdKernel();
-    if (simd !== null)
-      sweepTriangleStrainLimit(simd, store, ctx.reverse, r.kPrime, r.alphaTilde, this.min, this.max);
-    else {
-      projectTriangleStrainLimit(
-        store.p,
-        store.x,
-        store.invMass,
-        this.indices,
-        this.restInverse,
-        this.which,
-        this.lambda,
-        this.count,
-        ctx.reverse,
-        r.kPrime,
-        r.alphaTilde,
-        r.gamma,
-        this.min,
-        this.max,
-      );
-    }
+    sweepTriangleStrainLimit(k, store, reverse, r.kPrime, r.alphaTilde, this.min, this.max);
+  }
+
+  /** The JavaScript kernel (triangle-limits.kernel.ts). */
+  kernel(
+    p: Float64Array,
+    x: Float64Array,
+    w: Float64Array,
+    _base: number,
+    _list: Int32Array | null,
+    from: number,
+    to: number,
+    reverse: boolean,
+  ): void {
+    const r = this.rule;
+    projectTriangleStrainLimit(
+      p,
+      x,
+      w,
+      this,
+      this.restInverse,
+      this.which,
+      from,
+      to,
+      reverse,
+      r.kPrime,
+      r.alphaTilde,
+      r.gamma,
+      this.min,
+      this.max,
+    );
   }
 
   /** Largest violation of the stretch range over the triangles (dimensionless), at x. */

@@ -174,13 +174,15 @@ export interface PairedSet extends ColouredSet {
  * in place, since the constraints of a colour share no particle.
  */
 export interface DeferringSet {
+  /** Constraints from … to − 1 of the set (list null) or those listed in list[from … to − 1]. */
   kernel(
     p: Float64Array,
     x: Float64Array,
     w: Float64Array,
     base: number,
     list: Int32Array | null,
-    count: number,
+    from: number,
+    to: number,
     reverse: boolean,
   ): void;
 }

@@ -112,6 +112,28 @@ describe('the gallery in Chromium', () => {
     expect(browser.errors).toEqual([]);
   });
 
+  it('a body that gains kinetic energy from nowhere puts a visible warning in the readout', async () => {
+    // a forward sweep pumping energy into stiff bending (test/fixtures/cli/energy-pump.json)
+    const pump = readFileSync(new URL('../fixtures/cli/energy-pump.json', import.meta.url), 'utf8');
+    await page.goto(base);
+    await page.waitForFunction(() => window.pbdGallery?.state().page === 'index');
+    await drop([{ name: 'pump.json', text: pump }]);
+    await page.waitForFunction(
+      () => window.pbdGallery.state().page === 'scene' && window.pbdGallery.state().ready,
+    );
+    await page.evaluate(() => window.pbdGallery.runUntil(1));
+    await expect
+      .poll(async () => (await state(page)).energyWarning, { timeout: 30_000 })
+      .toMatch(/body 'pumped' gained kinetic energy from nowhere/);
+    const warning = page.locator('[data-testid=readout] .warn');
+    await expect.poll(async () => warning.isVisible(), { timeout: 20_000 }).toBe(true);
+    expect(await warning.textContent()).toMatch(
+      /⚠ energy: body 'pumped' gained kinetic energy from nowhere at t = /,
+    );
+    expect((await state(page)).speedClamps).toBe(0);
+    await page.screenshot({ path: new URL('energy-warning.png', artifacts).pathname });
+  });
+
   it('dragging a cloth vertex with the mouse moves it toward the cursor', async () => {
     // a valid scene dropped on the page runs: a cloth hanging from its top edge
     const cloth = {

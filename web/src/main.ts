@@ -121,6 +121,7 @@ const hooks = {
       steps: f?.steps ?? 0,
       recoveries: f?.recoveries ?? 0,
       speedClamps: f?.speedClamps ?? 0,
+      energyWarning: f?.energyWarning ?? null,
       nonFinite: f?.nonFinite ?? 0,
       particles: f?.particleCount ?? 0,
       grabbed: f?.grabbed ?? -1,

@@ -388,12 +388,16 @@ export class ScenePage {
     if (f.recoveries || f.speedClamps) {
       rows.push(['guards', `${f.recoveries} NaN recoveries, ${f.speedClamps} speed clamps`]);
     }
+    const warnings: HTMLElement[] = [];
+    // a solver blow-up (kinetic energy from nowhere, EnergyWatch) stays on screen until a reset
+    if (f.energyWarning) warnings.push(text('div', 'warn', `⚠ energy: ${f.energyWarning}`));
     this.readout.replaceChildren(
       ...rows.map(([k, v]) => {
         const row = el('div', 'row');
         row.append(text('span', 'k', k), text('span', 'v', v));
         return row;
       }),
+      ...warnings,
     );
   }
 

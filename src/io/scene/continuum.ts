@@ -119,6 +119,12 @@ export const softBody = z
       .describe('plasticity (002 §4.2), StVK only'),
     edges: constraintParams.optional().describe('"geometric" model: edge distance constraints'),
     volume: constraintParams.optional().describe('"geometric" model: tet volume constraints'),
+    totalVolume: z
+      .boolean()
+      .optional()
+      .describe(
+        '"geometric" model with hard tet volumes: also hold the total volume, solved with the collider contacts (a squeezed body keeps its volume); default false',
+      ),
     render: z
       .union([
         z.literal(false),
@@ -132,7 +138,12 @@ export const softBody = z
       ])
       .optional()
       .describe('an embedded render mesh; false renders the tet boundary'),
-    initial: z.enum(['rest', 'flattened', 'mirrored']).optional().describe('start deformed (002 Figure 6)'),
+    initial: z
+      .enum(['rest', 'flattened', 'mirrored', 'scrambled'])
+      .optional()
+      .describe(
+        'start deformed (002 Figure 6; scrambled: every vertex at a random point of the rest bounding box)',
+      ),
     velocity: vec3.optional().describe('initial velocity (m/s)'),
     globalDamping: z.number().min(0).max(1).optional(),
     radius: z.number().min(0).optional(),
@@ -290,6 +301,7 @@ export function buildSoftBody(spec: SoftBodySpec, ctx: BuildContext): SoftBody {
     plasticity: spec.plasticity,
     edges: spec.edges,
     volume: spec.volume,
+    totalVolume: spec.totalVolume,
     render,
     initial: spec.initial,
     globalDamping: spec.globalDamping,

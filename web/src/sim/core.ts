@@ -12,6 +12,7 @@ import {
   type Body,
   buildScene,
   type ConstraintSet,
+  EnergyWatch,
   PbdError,
   parseSceneText,
   SceneError,
@@ -44,6 +45,8 @@ export class SimCore {
   private worldOverrides: Partial<WorldSettings> = {};
   private readonly tunableOverrides = new Map<string, { body: number; name: string; value: number }>();
   private grab: { particle: number; handle: { move(p: Vec3): void; release(): void } } | null = null;
+  /** Kinetic energy from nowhere (a solver blow-up) shows as a warning in the readout. */
+  private watch: EnergyWatch | null = null;
   private sentStoreVersion = -1;
   private sentTopology: number[] = [];
   private sentPairArrays: unknown[] = [];
@@ -89,6 +92,7 @@ export class SimCore {
     this.tunables = this.inst.bodies.map((b) => b.tunables());
     if (Object.keys(this.worldOverrides).length) this.world.configure(this.worldOverrides as WorldOptions);
     for (const t of this.tunableOverrides.values()) this.findTunable(t.body, t.name)?.set(t.value);
+    this.watch = new EnergyWatch(this.world);
     this.sentStoreVersion = -1;
     this.sentTopology = [];
     this.sentPairArrays = [];
@@ -210,6 +214,7 @@ export class SimCore {
     let max = 0;
     while (taken < n) {
       w.step();
+      this.watch?.observe();
       taken++;
       sum += w.stats.stepMs;
       if (w.stats.stepMs > max) max = w.stats.stepMs;
@@ -270,6 +275,7 @@ export class SimCore {
       maxViolation: w.maxViolation(),
       recoveries: w.stats.recoveries,
       speedClamps: w.stats.speedClamps,
+      energyWarning: this.watch?.first ? EnergyWatch.describe(this.watch.first) : null,
       nonFinite,
       particleCount: particles,
       constraintCount: w.constraintCount(),
@@ -325,12 +331,14 @@ export class SimCore {
     if (!this.grab) return;
     this.grab.handle.release();
     this.grab = null;
+    this.watch?.rebase(); // a throw is a new start
   }
 
   /** Changes world settings (validated by World.configure); they survive a reset. */
   configureWorld(settings: Partial<WorldSettings>): void {
     this.world.configure(settings as WorldOptions);
     Object.assign(this.worldOverrides, settings);
+    this.watch?.rebase();
   }
 
   /** Sets a body's tunable parameter; it survives a reset. */

@@ -115,6 +115,8 @@ export interface FrameInfo {
   maxViolation: number;
   recoveries: number;
   speedClamps: number;
+  /** Set when a body gained kinetic energy from nowhere (EnergyWatch): what, when and how much. */
+  energyWarning: string | null;
   /** Particle coordinates that are not finite (must stay 0). */
   nonFinite: number;
   particleCount: number;

@@ -1,0 +1,165 @@
+import { colorConstraints, permuteRecords } from '../core/coloring.js';
+import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
+import { PbdError } from '../core/errors.js';
+import type { ParticleStore } from '../core/particles.js';
+import type { ProjectionRule } from '../core/solver.js';
+import { type ElementKernel, elementKernel } from '../wasm/element-kernels.js';
+
+/**
+ * What every set of element constraints projected by a generated kernel
+ * (a `*.kernel.ts` definition: distance, tet volume, triangle area, dihedral
+ * and isometric bending, FEM triangles and tets, triangle strain limits)
+ * shares: `arity` particle indices per constraint sorted into colour batches
+ * (greedy first fit, see docs/architecture.md), one multiplier each, the
+ * projection rule, and the choice between the JavaScript kernel and its
+ * paired WebAssembly twin. A subclass says how to call its two generated
+ * kernels (`kernel`, `sweep`); the sweep, the colour ranges of a parallel
+ * scheduler (`projectColorRange`) and the backend choice are written here once.
+ */
+export abstract class ElementConstraints implements ConstraintSet {
+  abstract readonly kind: string;
+  readonly order = 0;
+  enabled = true;
+  readonly rule: ProjectionRule;
+  /** Particles per constraint. */
+  readonly arity: number;
+  /** Numbers per constraint of the definition's record (0 without one). */
+  protected readonly recordStride: number;
+  /** `arity` particle indices per constraint, sorted by colour. */
+  indices: Int32Array = new Int32Array(0);
+  /** XPBD multiplier per constraint (reset every substep). */
+  lambda: Float64Array = new Float64Array(0);
+  /** Colour batch k is constraints colorOffsets[k] … colorOffsets[k + 1] − 1. */
+  colorOffsets: Int32Array = new Int32Array(1);
+  count = 0;
+  colors = 0;
+  /**
+   * 'auto' projects with the WebAssembly SIMD kernel generated with the
+   * JavaScript kernel from the set's definition (two constraints of a colour
+   * per f64x2, bit-identical) when the engine has one and the set has no XPBD
+   * damping; 'js' always with the JavaScript kernel.
+   */
+  backend: 'auto' | 'js' = 'auto';
+  /** 1 under XPBD, 0 under PBD (energy constraints project C = √(2E) or C = E, 002 §3). */
+  protected m = 0;
+  private simd: ElementKernel | null = null;
+
+  /**
+   * @param arity        particles per constraint
+   * @param recordStride numbers per constraint of the definition's record (Rec<N>), 0 without one
+   */
+  constructor(arity: number, rule: ProjectionRule, recordStride = 0) {
+    this.arity = arity;
+    this.rule = rule;
+    this.recordStride = recordStride;
+  }
+
+  /** Throws a PbdError `code` naming `label` and the constraint when an index is not a particle of the store. */
+  protected checkIndices(store: ParticleStore, idx: ArrayLike<number>, code: string, label: string): void {
+    const ar = this.arity;
+    for (let k = 0; k < idx.length; k++) {
+      const i = idx[k];
+      if (!(i >= 0 && i < store.count)) {
+        throw new PbdError(
+          code,
+          `${label} ${Math.floor(k / ar)}`,
+          `refers to particle ${i}, which does not exist`,
+        );
+      }
+    }
+  }
+
+  /**
+   * Colours the constraints `idx` (`arity` indices each) and keeps them in
+   * colour order; returns each per-constraint array of `records` ([values,
+   * numbers per constraint]) permuted the same way.
+   */
+  protected setElements(
+    store: ParticleStore,
+    idx: Int32Array,
+    records: [Float64Array, number][],
+  ): Float64Array[] {
+    const ar = this.arity;
+    const n = idx.length / ar;
+    const col = colorConstraints(idx, ar, n, store.count);
+    this.indices = permuteRecords(idx, ar, col.order);
+    const out = records.map(([r, stride]) => permuteRecords(r, stride, col.order));
+    this.lambda = new Float64Array(n);
+    this.colorOffsets = col.offsets;
+    this.colors = col.colors;
+    this.count = n;
+    return out;
+  }
+
+  beginStep(ctx: StepContext): void {
+    this.rule.update(ctx.solver, ctx.h, ctx.passes);
+    this.m = ctx.solver === 'xpbd' ? 1 : 0;
+    this.lambda.fill(0);
+  }
+
+  /** One sweep: the paired kernel where it applies, else the JavaScript kernel over all constraints. */
+  project(ctx: StepContext): void {
+    const simd = this.simdKernel();
+    const store = ctx.store;
+    if (simd !== null) this.sweep(simd, store, ctx.reverse);
+    else this.kernel(store.p, store.x, store.invMass, 0, null, 0, this.count, ctx.reverse);
+  }
+
+  /** Constraints [from, to) of one colour batch, with the JavaScript kernel (for parallel schedulers). */
+  projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
+    const store = ctx.store;
+    this.kernel(store.p, store.x, store.invMass, 0, null, from, to, false);
+  }
+
+  /**
+   * The set's JavaScript kernel (generated from its definition) over
+   * constraints from … to − 1 — or, for a deferring kernel, those listed in
+   * list[from … to − 1] — backward when `reverse`, with particle i at
+   * p[3 (i − base)] and w[i − base] (base 0 and list null but for the
+   * constraints a paired kernel defers).
+   */
+  abstract kernel(
+    p: Float64Array,
+    x: Float64Array,
+    w: Float64Array,
+    base: number,
+    list: Int32Array | null,
+    from: number,
+    to: number,
+    reverse: boolean,
+  ): void;
+
+  /** One sweep of the set's paired WebAssembly kernel (its generated `sweepNAME`). */
+  protected abstract sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void;
+
+  /** The definition's per-constraint scalar (PerConstraint) for the paired kernel. */
+  protected abstract pairedScalar(): Float64Array;
+
+  /** The definition's per-constraint record (Rec<N>, N = `recordStride`), if it has one. */
+  protected pairedRecord(): Float64Array | null {
+    return null;
+  }
+
+  /** Whether the paired kernel can project this set now (beyond backend and damping). */
+  protected pairable(): boolean {
+    return true;
+  }
+
+  /** The SIMD kernel when it applies (see `backend`), built on first use and after the arrays change. */
+  protected simdKernel(): ElementKernel | null {
+    if (!this.pairable()) return (this.simd = null);
+    const rec = this.pairedRecord();
+    this.simd = elementKernel(this, this.arity, rec, this.recordStride, this.pairedScalar(), this.simd);
+    return this.simd;
+  }
+
+  /** Which kernel projects this set now: 'wasm' (SIMD) or 'js'. */
+  get activeBackend(): 'wasm' | 'js' {
+    return this.simdKernel() === null ? 'js' : 'wasm';
+  }
+
+  /** Constraints the SIMD kernel has left to the JavaScript kernel so far (off its closed-form path). */
+  get wasmDeferred(): number {
+    return this.simd?.deferred ?? 0;
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * Static and kinetic friction of boxes on a slope (issue 15, item 6;
+ * docs/collision.md, "Friction and restitution"): a rigid cluster (000 §4.1),
+ * a geometric soft body (hard edges and tet volumes) and a stiff FEM box
+ * (E = 1 MPa), 20 cm across, resting on a plane collider tilted by θ with
+ * μ = μs = 0.5, at the default substeps.
+ */
+import { describe, expect, it } from 'vitest';
+import { PlaneCollider, rigidCluster, SoftBody, tetBox, World, type WorldBody } from '../src/index.js';
+
+type Kind = 'rigid' | 'geometric' | 'fem';
+const MU = 0.5;
+const CRITICAL = (Math.atan(MU) * 180) / Math.PI;
+
+/** A box resting on the slope (its lowest particles at the collider's margin), at rest. */
+function boxOnSlope(kind: Kind, deg: number): { world: World; body: WorldBody; th: number; base: number[] } {
+  const th = (deg * Math.PI) / 180;
+  const world = new World({ substeps: 10 });
+  world.addCollider(new PlaneCollider({ normal: [-Math.sin(th), Math.cos(th), 0], friction: MU }));
+  // slope frame: u along the slope (downhill is −u), v along the normal
+  const place = (P: Float64Array, lift: number) => {
+    for (let i = 0; i < P.length; i += 3) {
+      const u = P[i],
+        v = P[i + 1] + lift;
+      P[i] = u * Math.cos(th) - v * Math.sin(th);
+      P[i + 1] = u * Math.sin(th) + v * Math.cos(th);
+    }
+  };
+  let body: WorldBody;
+  if (kind === 'rigid') {
+    const N = 4,
+      s = 0.05,
+      R = 0.025;
+    const pos = new Float64Array(3 * N * N * N);
+    let k = 0;
+    for (let i = 0; i < N; i++)
+      for (let j = 0; j < N; j++)
+        for (let l = 0; l < N; l++) {
+          pos[k++] = (i - 1.5) * s;
+          pos[k++] = j * s;
+          pos[k++] = (l - 1.5) * s;
+        }
+    place(pos, R + 0.005);
+    body = rigidCluster(world, { positions: pos, masses: 0.1, radius: R });
+  } else {
+    const mesh = tetBox({ size: [0.2, 0.2, 0.2], resolution: [4, 4, 4], origin: [-0.1, 0, -0.1] });
+    place(mesh.positions, 0.005);
+    body = new SoftBody(world, {
+      mesh,
+      density: 500,
+      model: kind === 'geometric' ? 'geometric' : 'fem',
+      material: { youngsModulus: 1e6, poissonRatio: 0.3 },
+    });
+  }
+  // the particles of the lowest layer
+  const base: number[] = [];
+  let low = Number.POSITIVE_INFINITY;
+  const x = world.store.x;
+  const height = (i: number) => -Math.sin(th) * x[3 * i] + Math.cos(th) * x[3 * i + 1];
+  for (let i = body.offset; i < body.offset + body.count; i++) low = Math.min(low, height(i));
+  for (let i = body.offset; i < body.offset + body.count; i++) if (height(i) < low + 1e-6) base.push(i);
+  return { world, body, th, base };
+}
+
+/** Mean displacement down the slope (m) of the given particles since `from`. */
+function downhill(world: World, th: number, ids: number[], from: Float64Array): number {
+  const x = world.store.x;
+  let d = 0;
+  for (const i of ids)
+    d -= (x[3 * i] - from[3 * i]) * Math.cos(th) + (x[3 * i + 1] - from[3 * i + 1]) * Math.sin(th);
+  return d / ids.length;
+}
+
+/** Distance the base slides in 2 s from the start. */
+function slideIn2s(kind: Kind, deg: number): number {
+  const { world, th, base } = boxOnSlope(kind, deg);
+  const x0 = world.store.x.slice();
+  for (let k = 0; k < 120; k++) world.step();
+  return downhill(world, th, base, x0);
+}
+
+describe('friction on a slope (μ = 0.5, default substeps)', () => {
+  for (const kind of ['rigid', 'geometric', 'fem'] as const) {
+    it(`${kind} box: the critical angle is atan μ within 0.3°, and above it the acceleration is g (sin θ − μ cos θ) within 0.1 %`, () => {
+      // the smallest angle at which the base slides more than 2 cm in 2 s
+      let lo = CRITICAL - 3,
+        hi = CRITICAL + 3;
+      while (hi - lo > 0.05) {
+        const mid = 0.5 * (lo + hi);
+        if (slideIn2s(kind, mid) > 0.02) hi = mid;
+        else lo = mid;
+      }
+      expect(Math.abs(0.5 * (lo + hi) - CRITICAL)).toBeLessThan(0.3);
+      // 1.5° above: the velocity of the centre of mass gains g (sin θ − μ cos θ) per second
+      const { world, body, th } = boxOnSlope(kind, CRITICAL + 1.5);
+      const vDown = () => {
+        const { v, mass } = world.store;
+        let m = 0,
+          s = 0;
+        for (let i = body.offset; i < body.offset + body.count; i++) {
+          m += mass[i];
+          s -= mass[i] * (v[3 * i] * Math.cos(th) + v[3 * i + 1] * Math.sin(th));
+        }
+        return s / m;
+      };
+      for (let k = 0; k < 60; k++) world.step();
+      const v1 = vDown();
+      for (let k = 0; k < 60; k++) world.step();
+      const a = vDown() - v1;
+      const expected = 9.81 * (Math.sin(th) - MU * Math.cos(th));
+      expect(Math.abs(a / expected - 1)).toBeLessThan(1e-3);
+    });
+
+    it(`${kind} box: 1.5° below the friction angle its base does not move at all once it has settled`, () => {
+      const { world, th, base } = boxOnSlope(kind, CRITICAL - 1.5);
+      for (let k = 0; k < 60; k++) world.step(); // settling: 1 s
+      const settled = world.store.x.slice();
+      for (let k = 0; k < 120; k++) world.step();
+      expect(Math.abs(downhill(world, th, base, settled))).toBeLessThan(1e-6);
+    });
+  }
+});
