@@ -3,6 +3,7 @@ import type { ParticleStore } from '../core/particles.js';
 import type { SystemKind, World } from '../core/world.js';
 import type { WorldCollider } from '../core/world-collider.js';
 import { depenetrateBodies } from './collider-depenetration.js';
+import { anchorCoupledContact, projectCoupledContact, reflectCoupledContact } from './rigid-coupling.js';
 
 /** Particles per culling chunk in ColliderContacts.beginStep (a power of two). */
 const CHUNK = 16;
@@ -44,6 +45,12 @@ const CULL_SLACK = 1e-7;
  * reduced by μ times the normal correction otherwise (kinetic friction). In
  * the velocity pass (Algorithm 1 line 16) the normal velocity is reflected by
  * the restitution coefficient e.
+ *
+ * A collider that follows a rigid body (`WorldCollider.rigid`, see
+ * rigid/coupling.ts) is not a given boundary: its contacts keep their point
+ * and normal in the body's frame and push back on the body with its
+ * generalized inverse mass at the contact point (two-way coupling, 003 §4.2;
+ * rigid-coupling.ts).
  */
 export class ColliderContacts implements ConstraintSet {
   readonly kind = 'collider-contact';
@@ -61,6 +68,11 @@ export class ColliderContacts implements ConstraintSet {
   vn0 = new Float64Array(0);
   /** Velocity of the collider's surface at the contact point (m/s), 3 per contact. */
   cv = new Float64Array(0);
+  /** Per contact: the rigid body its collider follows (a RigidStore index), or −1. */
+  rigid = new Int32Array(0);
+  /** Per contact with a rigid body: the point q and the normal n in the body's frame (3 each). */
+  anchor = new Float64Array(0);
+  normalLocal = new Float64Array(0);
   /**
    * The largest speed (m/s), relative to the collider's surface, at which the
    * static fallback pushes a particle out; a deeper penetration is moved out
@@ -110,6 +122,9 @@ export class ColliderContacts implements ConstraintSet {
     this.lambdaN = g(this.lambdaN, 1);
     this.vn0 = g(this.vn0, 1);
     this.cv = g(this.cv, 3);
+    this.rigid = g(this.rigid, 1);
+    this.anchor = g(this.anchor, 3);
+    this.normalLocal = g(this.normalLocal, 3);
     const deep = new Uint8Array(cap);
     deep.set(this.deep.subarray(0, this.count));
     this.deep = deep;
@@ -117,7 +132,7 @@ export class ColliderContacts implements ConstraintSet {
   }
 
   /** Adds the contact of particle i with collider c described by `pending` (q, n, vn0, collider velocity). */
-  private push(i: number, c: number): void {
+  private push(i: number, c: number, ctx: StepContext): void {
     if (this.count === this.capacity) this.grow(this.capacity * 2);
     const k = this.count++;
     const pc = this.pending;
@@ -136,6 +151,9 @@ export class ColliderContacts implements ConstraintSet {
     this.cv[3 * k + 2] = pc[9];
     this.deep[k] = pc[10];
     this.contactOf[i] = k;
+    const rb = this.colliders[c].rigid ?? -1;
+    this.rigid[k] = rb;
+    if (rb >= 0) anchorCoupledContact(this, k, ctx.rigids);
   }
 
   beginStep(ctx: StepContext): void {
@@ -300,7 +318,7 @@ export class ColliderContacts implements ConstraintSet {
         pc[8] = cvy;
         pc[9] = cvz;
         pc[10] = deep;
-        this.push(i, c);
+        this.push(i, c, ctx);
       }
     }
   }
@@ -394,8 +412,13 @@ export class ColliderContacts implements ConstraintSet {
       n = this.n,
       lam = this.lambdaN,
       cv = this.cv,
-      cols = this.colliders;
+      cols = this.colliders,
+      rigid = this.rigid;
     for (let k = 0; k < this.count; k++) {
+      if (rigid[k] >= 0) {
+        projectCoupledContact(this, k, ctx);
+        continue;
+      }
       const i3 = 3 * part[k];
       const nx = n[3 * k],
         ny = n[3 * k + 1],
@@ -441,6 +464,10 @@ export class ColliderContacts implements ConstraintSet {
       const vn0 = this.vn0[k];
       if (!(vn0 < 0) && !deep) continue;
       const e = -vn0 > restThreshold && !deep ? this.colliders[this.collider[k]].restitution : 0;
+      if (this.rigid[k] >= 0) {
+        reflectCoupledContact(this, k, ctx, e);
+        continue;
+      }
       const i3 = 3 * this.particle[k];
       const nx = this.n[3 * k],
         ny = this.n[3 * k + 1],

@@ -47,6 +47,8 @@ export abstract class Collider implements WorldCollider {
   mask: number;
   enabled = true;
   readonly motion: Motion | null;
+  /** The rigid body this collider follows (see WorldCollider.rigid; set by coupleRigidBody), or −1. */
+  rigid = -1;
 
   /** Current pose. */
   readonly position = new Float64Array(3);
