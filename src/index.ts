@@ -231,6 +231,18 @@ export { Pair } from './rigid/manifold.js';
 export { NarrowPhase } from './rigid/narrow-phase.js';
 export { boxPolyhedron, ConvexPolyhedron, solidProperties } from './rigid/polyhedron.js';
 export { type HullData, quickhull } from './rigid/quickhull.js';
+export {
+  coupleRigidBody,
+  RigidCoupling,
+  type RigidCouplingOptions,
+  rigidCouplingKind,
+} from './rigid/coupling.js';
+export {
+  attachToRigidBody,
+  type RigidAttachOptions,
+  RigidAttachments,
+  rigidAttachmentsKind,
+} from './rigid/rigid-attachments.js';
 export { RigidBodies, type RigidSettings, rigidBodiesKind } from './rigid/rigid-bodies.js';
 export {
   createJoint,

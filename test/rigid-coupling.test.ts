@@ -1,14 +1,17 @@
 /**
  * Two-way coupling of rigid bodies and particles (src/rigid/coupling.ts,
  * src/collision/rigid-coupling.ts; 003 §4.2 with the generalized inverse
- * masses of Müller et al. 2020): momentum exchanged through contacts.
+ * masses of Müller et al. 2020): momentum exchanged through contacts and
+ * through attachments of particles to points of rigid bodies.
  */
 import { describe, expect, it } from 'vitest';
 import { Cloth } from '../src/cloth/cloth.js';
 import { World } from '../src/core/world.js';
 import { gridMesh } from '../src/mesh/generators.js';
 import { coupleRigidBody } from '../src/rigid/coupling.js';
+import { attachToRigidBody } from '../src/rigid/rigid-attachments.js';
 import { RigidBody } from '../src/rigid/rigid-body.js';
+import { bodyPointToWorld } from '../src/rigid/xpbd.js';
 
 /** Total linear momentum of the particles and the rigid bodies. */
 function momentum(world: World): number[] {
@@ -60,5 +63,93 @@ describe('rigid bodies coupled with particles through contacts', () => {
     expect(clothPy / P0[1]).toBeGreaterThan(0.2);
     expect(box.linearVelocity()[1]).toBeGreaterThan(-2.5);
     expect(world.stats.recoveries + world.stats.speedClamps).toBe(0);
+  });
+});
+
+describe('particles attached to points of rigid bodies', () => {
+  it('a cloth attached to a free box pulls it, and the total momentum is kept to 1e-9 (relative)', () => {
+    const world = new World({ gravity: [0, 0, 0], substeps: 10, solver: 'xpbd' });
+    const cloth = new Cloth(world, {
+      mesh: gridMesh({ width: 0.6, height: 0.8, cols: 7, rows: 9, plane: 'xy' }),
+      density: 0.5,
+    });
+    const box = new RigidBody(world, {
+      shape: { type: 'box', halfExtents: [0.4, 0.05, 0.05] },
+      mass: 0.3,
+      position: [0, 0.45, 0],
+      canSleep: false,
+    });
+    // the top row hangs from the box's lower face, hard
+    for (let c = 0; c < 7; c++) attachToRigidBody(cloth.offset + c, box);
+    // the cloth is thrown sideways and down, off centre
+    for (let i = 0; i < cloth.activeCount; i++) {
+      const o = 3 * (cloth.offset + i);
+      world.store.v[o] = 1.5;
+      world.store.v[o + 1] = -1;
+      world.store.v[o + 2] = 0.5 * world.store.x[o];
+    }
+    const P0 = momentum(world);
+    const n0 = Math.hypot(...P0);
+    let maxErr = 0;
+    for (let f = 0; f < 60; f++) {
+      world.step();
+      const P = momentum(world);
+      maxErr = Math.max(maxErr, Math.hypot(P[0] - P0[0], P[1] - P0[1], P[2] - P0[2]) / n0);
+    }
+    expect(maxErr).toBeLessThan(1e-9);
+    // the box was pulled along (it started at rest) and the cloth still hangs from it
+    const vb = box.linearVelocity();
+    expect(vb[0]).toBeGreaterThan(0.5);
+    expect(vb[1]).toBeLessThan(-0.3);
+    const at = new Float64Array(3);
+    bodyPointToWorld(world.rigids, box.index, -0.3, -0.05, 0, at);
+    const x = world.store.x,
+      i3 = 3 * cloth.offset;
+    expect(Math.hypot(x[i3] - at[0], x[i3 + 1] - at[1], x[i3 + 2] - at[2])).toBeLessThan(2e-3);
+  });
+
+  it('a soft attachment stretches by m g α under a hanging particle (its measured compliance)', () => {
+    const world = new World({ gravity: [0, -9.81, 0], substeps: 20, solver: 'xpbd', damping: 2 });
+    const holder = new RigidBody(world, { shape: { type: 'sphere', radius: 0.1 }, type: 'static' });
+    const cloth = new Cloth(world, {
+      mesh: {
+        positions: new Float64Array([0, -0.1, 0, 0.001, -0.1, 0, 0, -0.1, 0.001]),
+        triangles: new Uint32Array([0, 1, 2]),
+      },
+      density: 2000,
+    });
+    const alpha = 1e-3;
+    for (let v = 0; v < 3; v++) attachToRigidBody(cloth.offset + v, holder, { compliance: alpha });
+    for (let f = 0; f < 600; f++) world.step();
+    for (let v = 0; v < 3; v++) {
+      const i = cloth.offset + v;
+      const stretch = -0.1 - world.store.x[3 * i + 1];
+      // each vertex hangs on its own attachment (the triangle's edges are horizontal)
+      expect(Math.abs(stretch / (world.store.mass[i] * 9.81 * alpha) - 1)).toBeLessThan(0.01);
+    }
+  });
+
+  it('hard attachments to a turning kinematic body carry the particles along its points (003 Figure 8)', () => {
+    const world = new World({ gravity: [0, -9.81, 0], substeps: 10, solver: 'xpbd' });
+    const spinner = new RigidBody(world, {
+      shape: { type: 'box', halfExtents: [0.5, 0.05, 0.05] },
+      type: 'kinematic',
+      position: [0, 1, 0],
+      angularVelocity: [0, 2, 0],
+    });
+    const stripe = new Cloth(world, {
+      mesh: gridMesh({ width: 0.1, height: 0.6, cols: 2, rows: 7, plane: 'xy' }),
+      density: 0.2,
+    });
+    for (let i = 0; i < stripe.activeCount; i++) world.store.x[3 * (stripe.offset + i)] += 0.45;
+    for (let i = 0; i < stripe.activeCount; i++) world.store.x[3 * (stripe.offset + i) + 1] += 0.65;
+    world.store.p.set(world.store.x);
+    attachToRigidBody(stripe.offset, spinner);
+    attachToRigidBody(stripe.offset + 1, spinner);
+    for (let f = 0; f < 90; f++) world.step();
+    // after 1.5 s the body has turned 3 rad about y: its end at +x is at (0.45 cos 3, ·, −0.45 sin 3)
+    const a = 3;
+    const top = world.store.x.subarray(3 * stripe.offset, 3 * stripe.offset + 3);
+    expect(Math.hypot(top[0] - 0.4 * Math.cos(a), top[2] + 0.4 * Math.sin(a))).toBeLessThan(2e-3);
   });
 });
