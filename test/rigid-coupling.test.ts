@@ -6,12 +6,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Cloth } from '../src/cloth/cloth.js';
+import { PlaneCollider } from '../src/collision/colliders.js';
+import type { Vec3Tuple } from '../src/core/motion.js';
 import { World } from '../src/core/world.js';
+import { Fluid } from '../src/fluids/fluid.js';
+import { poly6 } from '../src/fluids/kernels.js';
 import { gridMesh } from '../src/mesh/generators.js';
 import { coupleRigidBody } from '../src/rigid/coupling.js';
+import { rigidSkin } from '../src/rigid/fluid-skin.js';
 import { attachToRigidBody } from '../src/rigid/rigid-attachments.js';
 import { RigidBody } from '../src/rigid/rigid-body.js';
-import { bodyPointToWorld } from '../src/rigid/xpbd.js';
+import { bodyPointToWorld, worldPointToBody } from '../src/rigid/xpbd.js';
 
 /** Total linear momentum of the particles and the rigid bodies. */
 function momentum(world: World): number[] {
@@ -153,3 +158,123 @@ describe('particles attached to points of rigid bodies', () => {
     expect(Math.hypot(top[0] - 0.4 * Math.cos(a), top[2] + 0.4 * Math.sin(a))).toBeLessThan(2e-3);
   });
 });
+
+describe('a rigid body in a position based fluid', () => {
+  it('a box of half the density of water floats at the depth Archimedes predicts (within 10 %), buoyed by the density constraints', () => {
+    const d = 0.025;
+    const world = new World({ dt: 1 / 60, substeps: 3, iterations: 4 });
+    const W = 0.5,
+      depth = 0.25;
+    for (const [normal, position] of [
+      [
+        [0, 1, 0],
+        [0, 0, 0],
+      ],
+      [
+        [1, 0, 0],
+        [0, 0, 0],
+      ],
+      [
+        [-1, 0, 0],
+        [W, 0, 0],
+      ],
+      [
+        [0, 0, 1],
+        [0, 0, 0],
+      ],
+      [
+        [0, 0, -1],
+        [0, 0, W],
+      ],
+    ] as [Vec3Tuple, Vec3Tuple][]) {
+      world.addCollider(new PlaneCollider({ normal, position, friction: 0, margin: 0 }));
+    }
+    // a flat box (upright is its stable floating pose; a cube of half the density floats edge up)
+    const a = 0.1,
+      b = 0.04;
+    const box = new RigidBody(world, {
+      shape: { type: 'box', halfExtents: [a, b, a] },
+      density: 500,
+      position: [W / 2, depth + b + 0.03, W / 2],
+      canSleep: false,
+    });
+    const skin = rigidSkin(box, { spacing: d });
+    const fluid = new Fluid(world, { spacing: d, blocks: [{ min: [0, 0, 0], max: [W, depth, W] }] });
+    // the skin's particles stand for a layer one spacing thick: the water's volume ends half a spacing
+    // outside the surface, so the floating body is the box grown by d/2 (as for the balloons of
+    // test/fluids.test.ts); its weight is the box's and the skin's
+    let skinMass = 0;
+    for (let k = 0; k < skin.activeCount; k++) skinMass += world.store.mass[skin.offset + k];
+    const e = a + d / 2;
+    const submerged = (box.mass + skinMass) / (fluid.restDensity * 4 * e * e);
+    for (let s = 0; s < 300; s++) world.step();
+    // no water inside the box
+    const xf = fluid.positions();
+    const c = box.position();
+    const local = new Float64Array(3);
+    let inside = 0;
+    for (let k = 0; k < fluid.activeCount; k++) {
+      worldPointToBody(world.rigids, box.index, xf[3 * k], xf[3 * k + 1], xf[3 * k + 2], local);
+      if (Math.abs(local[0]) < a && Math.abs(local[1]) < b && Math.abs(local[2]) < a) inside++;
+    }
+    expect(inside).toBe(0);
+    // it floats upright
+    expect(Math.abs(box.orientation()[3])).toBeGreaterThan(Math.cos(0.05));
+    void c;
+    // the water level far from the box: the highest fluid particles near the walls, plus half a spacing
+    let depthMeasured = 0;
+    const samples = 8;
+    for (let k = 0; k < samples; k++) {
+      for (let s = 0; s < 15; s++) world.step();
+      const level = waterLevel(fluid, depth - 0.1, depth + 0.1);
+      const bottom = box.position()[1] - b - d / 2;
+      depthMeasured += (level - bottom) / samples;
+    }
+    expect(Math.abs(depthMeasured / submerged - 1)).toBeLessThan(0.1);
+  });
+});
+
+/**
+ * The water level away from the box: the height where a poly6 density field of the particles
+ * (normalised to ρ0 on the rest lattice) falls to half the rest density, averaged over points near
+ * the walls (as test/fluids.test.ts measures it for the floating balloons).
+ */
+function waterLevel(fluid: Fluid, lo: number, hi: number): number {
+  const points: [number, number][] = [
+    [0.06, 0.06],
+    [0.44, 0.06],
+    [0.06, 0.44],
+    [0.44, 0.44],
+    [0.25, 0.04],
+    [0.04, 0.25],
+    [0.46, 0.25],
+    [0.25, 0.46],
+  ];
+  const x = fluid.positions();
+  const h = fluid.kernelRadius;
+  const d = fluid.spacing;
+  let lattice = 0;
+  for (let a = -3; a <= 3; a++)
+    for (let b = -3; b <= 3; b++) for (let c = -3; c <= 3; c++) lattice += poly6(d * Math.hypot(a, b, c), h);
+  const m = fluid.restDensity / lattice;
+  const density = (px: number, py: number, pz: number) => {
+    let r = 0;
+    for (let k = 0; k < fluid.activeCount; k++) {
+      const q = Math.hypot(x[3 * k] - px, x[3 * k + 1] - py, x[3 * k + 2] - pz);
+      if (q < h) r += m * poly6(q, h);
+    }
+    return r;
+  };
+  let sum = 0;
+  for (const [px, pz] of points) {
+    let a = lo,
+      b = hi;
+    for (let it = 0; it < 30; it++) {
+      const mid = 0.5 * (a + b);
+      if (density(px, mid, pz) > 0.5 * fluid.restDensity) a = mid;
+      else b = mid;
+    }
+    sum += a;
+  }
+  return sum / points.length;
+}

@@ -27,6 +27,7 @@ import type { StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import { Channels, type Stage } from '../core/pipeline.js';
 import type { SystemKind, World } from '../core/world.js';
+import { SKIN_GROUP } from './fluid-skin.js';
 import { RigidBodies } from './rigid-bodies.js';
 import type { RigidBody } from './rigid-body.js';
 import { BOX, CAPSULE, CONVEX, SPHERE } from './shapes.js';
@@ -37,7 +38,7 @@ export interface RigidCouplingOptions {
   margin?: number;
   /** Cells of a hull's or mesh's distance field along its longest side. Default 32. */
   resolution?: number;
-  /** Collision group of the body's collider and the particle groups it meets (bitmasks). Default: the body's. */
+  /** Collision group of the body's collider and the particle groups it meets (bitmasks). Default: the body's, less SKIN_GROUP. */
   group?: number;
   mask?: number;
 }
@@ -156,7 +157,8 @@ export function coupleRigidBody(body: RigidBody, o: RigidCouplingOptions = {}): 
     restitution: sys.restitution[i],
     margin,
     group: o.group ?? sys.group[i],
-    mask: o.mask ?? sys.mask[i],
+    // (skins lie on their own body's surface: see fluid-skin.ts)
+    mask: o.mask ?? sys.mask[i] & ~SKIN_GROUP,
     name: body.name,
   };
   let col: Collider;

@@ -3,13 +3,15 @@
  * `rigidBodies` list, each coupled two ways with the scene's particles
  * (contacts that push back on the body; src/rigid/coupling.ts) unless
  * `couple` is false, and particles of the scene's bodies attached to points
- * of it (`attach`, hard or soft; src/rigid/rigid-attachments.ts).
+ * of it (`attach`, hard or soft; src/rigid/rigid-attachments.ts), and a
+ * particle skin that fluids feel (`skin`; src/rigid/fluid-skin.ts).
  */
 import { z } from 'zod';
 import type { Body } from '../../core/body.js';
 import { PbdError } from '../../core/errors.js';
 import type { World } from '../../core/world.js';
 import { coupleRigidBody } from '../../rigid/coupling.js';
+import { rigidSkin } from '../../rigid/fluid-skin.js';
 import { attachToRigidBody } from '../../rigid/rigid-attachments.js';
 import { RigidBody } from '../../rigid/rigid-body.js';
 import type { RigidShape } from '../../rigid/shapes.js';
@@ -61,6 +63,18 @@ export const rigidBodySpec = z
       .describe('particles collide with it and push back on it (two-way), default true'),
     margin: z.number().min(0).optional().describe('particles keep this far from it (m), default 0.005'),
     attach: z.array(rigidAttachment).optional(),
+    skin: z
+      .strictObject({
+        spacing: z.number().positive().describe("m; the fluid's spacing is a good choice"),
+        share: z
+          .number()
+          .gt(0)
+          .lt(1)
+          .optional()
+          .describe("share of the body's mass in its skin, default 0.5"),
+      })
+      .optional()
+      .describe('a particle skin attached to a box or sphere body, so that fluids buoy and push it'),
   })
   .describe('a rigid body (Müller et al. 2020), coupled two ways with the particles');
 
@@ -77,9 +91,10 @@ export type RigidBodySpec = z.infer<typeof rigidBodySpec>;
 export function buildRigidBodies(specs: RigidBodySpec[], world: World, bodies: Body[]): RigidBody[] {
   return specs.map((s, k) => {
     const where = `rigidBodies[${k}]`;
-    const { attach, couple, margin, shape, ...desc } = s;
+    const { attach, couple, margin, shape, skin, ...desc } = s;
     const body = new RigidBody(world, { ...desc, shape: shape as RigidShape, name: s.name ?? `rigid${k}` });
     if (couple !== false) coupleRigidBody(body, { margin });
+    if (skin) rigidSkin(body, skin);
     (attach ?? []).forEach((a, j) => {
       const b = bodies[a.body];
       if (!b) {
