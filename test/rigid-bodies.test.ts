@@ -4,6 +4,7 @@
  * a point, checkpoints, determinism and bad input.
  */
 import { describe, expect, it } from 'vitest';
+import { PlaneCollider } from '../src/collision/colliders.js';
 import { PbdError } from '../src/core/errors.js';
 import { World, type WorldState } from '../src/core/world.js';
 import { icosphere } from '../src/mesh/generators.js';
@@ -14,7 +15,6 @@ import { RigidBodies } from '../src/rigid/rigid-bodies.js';
 import { RigidBody } from '../src/rigid/rigid-body.js';
 import { Shape } from '../src/rigid/shapes.js';
 import { positionalInverseMass, rigidPointCorrection } from '../src/rigid/xpbd.js';
-import { PlaneCollider } from '../src/collision/colliders.js';
 import { rng } from './helpers.js';
 
 const rel = (a: number, b: number) => Math.abs(a - b) / Math.abs(b);
@@ -32,7 +32,8 @@ describe('rigid shapes', () => {
     const cap = new Shape({ type: 'capsule', radius: 0.3, halfHeight: 0.5 });
     const pts: number[] = [];
     const ico = icosphere(0.3, 4).positions;
-    for (let i = 0; i < ico.length; i += 3) pts.push(ico[i], ico[i + 1] + (ico[i + 1] >= 0 ? 0.5 : -0.5), ico[i + 2]);
+    for (let i = 0; i < ico.length; i += 3)
+      pts.push(ico[i], ico[i + 1] + (ico[i + 1] >= 0 ? 0.5 : -0.5), ico[i + 2]);
     const hull = new Shape({ type: 'convex', points: pts });
     expect(rel(hull.volume, cap.volume)).toBeLessThan(0.01);
     const sorted = Array.from(hull.unitInertia).sort((a, b) => a - b);
@@ -54,7 +55,11 @@ describe('rigid shapes', () => {
     for (let f = 0; f < 6; f++) expect(hull.faceStart[f + 1] - hull.faceStart[f]).toBe(4);
     const shape = new Shape({ type: 'convex', points: pts });
     expect(shape.volume).toBeCloseTo(1, 10);
-    expect(Array.from(shape.offset)).toEqual([expect.closeTo(2, 10), expect.closeTo(-1, 10), expect.closeTo(0.5, 10)]);
+    expect(Array.from(shape.offset)).toEqual([
+      expect.closeTo(2, 10),
+      expect.closeTo(-1, 10),
+      expect.closeTo(0.5, 10),
+    ]);
     const box = new Shape({ type: 'box', halfExtents: [1, 0.5, 0.25] });
     const a = Array.from(shape.unitInertia).sort((x, y) => x - y);
     const b = Array.from(box.unitInertia).sort((x, y) => x - y);
@@ -68,7 +73,9 @@ describe('rigid shapes', () => {
     expect(() => quickhull([0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0])).toThrow(/in one plane/);
     const mesh = icosphere(1, 1);
     expect(() => new RigidBody(world, { shape: { type: 'mesh', mesh } })).toThrow(/cannot be dynamic/);
-    expect(() => new RigidBody(world, { shape: { type: 'box', halfExtents: [1, 1, 1] }, restitution: 2 })).toThrow(/restitution/);
+    expect(
+      () => new RigidBody(world, { shape: { type: 'box', halfExtents: [1, 1, 1] }, restitution: 2 }),
+    ).toThrow(/restitution/);
     expect(world.rigids.count).toBe(0);
   });
 });
@@ -76,8 +83,19 @@ describe('rigid shapes', () => {
 describe('free rigid bodies', () => {
   it('two boxes colliding without gravity keep the linear momentum to round-off and the angular momentum', () => {
     const world = new World({ dt: 1 / 60, substeps: 20, gravity: [0, 0, 0] });
-    const a = new RigidBody(world, { shape: { type: 'box', halfExtents: [0.5, 0.3, 0.4] }, position: [-2, 0, 0], velocity: [3, 0.2, 0], angularVelocity: [0, 1, 2], friction: 0.4 });
-    const b = new RigidBody(world, { shape: { type: 'convex', points: icosphere(0.5, 1).positions }, position: [1, 0.3, 0.1], density: 500, velocity: [-1, 0, 0] });
+    const a = new RigidBody(world, {
+      shape: { type: 'box', halfExtents: [0.5, 0.3, 0.4] },
+      position: [-2, 0, 0],
+      velocity: [3, 0.2, 0],
+      angularVelocity: [0, 1, 2],
+      friction: 0.4,
+    });
+    const b = new RigidBody(world, {
+      shape: { type: 'convex', points: icosphere(0.5, 1).positions },
+      position: [1, 0.3, 0.1],
+      density: 500,
+      velocity: [-1, 0, 0],
+    });
     const P0 = Float64Array.from(world.linearMomentum());
     let touched = false;
     for (let k = 0; k < 120; k++) {
@@ -95,7 +113,10 @@ describe('free rigid bodies', () => {
 
   it('a torque-free tumbling box keeps its angular momentum to 1e-6 over 10 s, its energy too', () => {
     const world = new World({ dt: 1 / 60, substeps: 20, gravity: [0, 0, 0] });
-    const box = new RigidBody(world, { shape: { type: 'box', halfExtents: [0.1, 0.25, 0.5] }, angularVelocity: [3, 0.5, 1] });
+    const box = new RigidBody(world, {
+      shape: { type: 'box', halfExtents: [0.1, 0.25, 0.5] },
+      angularVelocity: [3, 0.5, 1],
+    });
     world.step();
     const L0 = Float64Array.from(world.rigids.angularMomentum(box.index));
     const E0 = box.kineticEnergy();
@@ -116,7 +137,10 @@ describe('free rigid bodies', () => {
       const world = new World({ dt: 1 / 60, substeps: 20, gravity: [0, 0, 0] });
       const w: [number, number, number] = [0.01, 0.01, 0.01];
       w[axis] = 4;
-      const box = new RigidBody(world, { shape: { type: 'box', halfExtents: [0.1, 0.25, 0.5] }, angularVelocity: w });
+      const box = new RigidBody(world, {
+        shape: { type: 'box', halfExtents: [0.1, 0.25, 0.5] },
+        angularVelocity: w,
+      });
       // the body axis `axis` in the world: it flips when it turns against its start
       let lowest = 1;
       const q = new Float64Array(4);
@@ -142,7 +166,10 @@ describe('free rigid bodies', () => {
 describe('the positional correction at a point (two-way coupling)', () => {
   it('moves a body and a particle with momentum conserved: m Δx + m_p Δx_p = 0 and the angular momentum about the point', () => {
     const world = new World();
-    const body = new RigidBody(world, { shape: { type: 'box', halfExtents: [0.5, 0.2, 0.3] }, orientation: [0.1, 0.2, 0.3, 0.9] });
+    const body = new RigidBody(world, {
+      shape: { type: 'box', halfExtents: [0.5, 0.2, 0.3] },
+      orientation: [0.1, 0.2, 0.3, 0.9],
+    });
     const r = world.rigids;
     const i = body.index;
     const x0 = Float64Array.from(r.x.subarray(0, 3));
@@ -151,7 +178,16 @@ describe('the positional correction at a point (two-way coupling)', () => {
     const mp = 0.5;
     const dl = rigidPointCorrection(r, i, point, 0, n[0], n[1], n[2], 0.01, 1 / mp, 0, 0);
     // Δλ = c / (w_body + w_p), w_body from eq. 2
-    const w = positionalInverseMass(r, i, point[0] - x0[0], point[1] - x0[1], point[2] - x0[2], n[0], n[1], n[2]);
+    const w = positionalInverseMass(
+      r,
+      i,
+      point[0] - x0[0],
+      point[1] - x0[1],
+      point[2] - x0[2],
+      n[0],
+      n[1],
+      n[2],
+    );
     expect(dl).toBeCloseTo(0.01 / (w + 1 / mp), 12);
     // the particle would move by −Δλ n / m_p: total linear impulse 0
     for (let d = 0; d < 3; d++) expect(body.mass * (r.x[d] - x0[d]) - dl * n[d]).toBeCloseTo(0, 12);
@@ -164,7 +200,12 @@ describe('rigid worlds', () => {
     world.addCollider(new PlaneCollider({ friction: 0.6 }));
     boxPyramid(world, { layers: 4, origin: [0, 0, 0] });
     ragdoll(world, { origin: [3, 1, 0] });
-    new RigidBody(world, { shape: { type: 'capsule', radius: 0.2, halfHeight: 0.4 }, position: [-3, 2, 0], rotation: [30, 0, 60], angularVelocity: [1, 2, 0] });
+    new RigidBody(world, {
+      shape: { type: 'capsule', radius: 0.2, halfHeight: 0.4 },
+      position: [-3, 2, 0],
+      rotation: [30, 0, 60],
+      angularVelocity: [1, 2, 0],
+    });
     return world;
   };
 
@@ -175,8 +216,12 @@ describe('rigid worlds', () => {
       a.step();
       b.step();
     }
-    expect(Array.from(a.rigids.x.subarray(0, 3 * a.rigids.count))).toEqual(Array.from(b.rigids.x.subarray(0, 3 * b.rigids.count)));
-    expect(Array.from(a.rigids.q.subarray(0, 4 * a.rigids.count))).toEqual(Array.from(b.rigids.q.subarray(0, 4 * b.rigids.count)));
+    expect(Array.from(a.rigids.x.subarray(0, 3 * a.rigids.count))).toEqual(
+      Array.from(b.rigids.x.subarray(0, 3 * b.rigids.count)),
+    );
+    expect(Array.from(a.rigids.q.subarray(0, 4 * a.rigids.count))).toEqual(
+      Array.from(b.rigids.q.subarray(0, 4 * b.rigids.count)),
+    );
   });
 
   it('resume from a checkpoint (saveState → encode → decode → loadState into a fresh world) bit for bit', () => {
@@ -189,8 +234,12 @@ describe('rigid worlds', () => {
       a.step();
       b.step();
     }
-    expect(Array.from(b.rigids.x.subarray(0, 3 * b.rigids.count))).toEqual(Array.from(a.rigids.x.subarray(0, 3 * a.rigids.count)));
-    expect(Array.from(b.rigids.omega.subarray(0, 3 * b.rigids.count))).toEqual(Array.from(a.rigids.omega.subarray(0, 3 * a.rigids.count)));
+    expect(Array.from(b.rigids.x.subarray(0, 3 * b.rigids.count))).toEqual(
+      Array.from(a.rigids.x.subarray(0, 3 * a.rigids.count)),
+    );
+    expect(Array.from(b.rigids.omega.subarray(0, 3 * b.rigids.count))).toEqual(
+      Array.from(a.rigids.omega.subarray(0, 3 * a.rigids.count)),
+    );
   });
 
   it('a ragdoll falls, keeps its joints together, stays finite and comes to rest', () => {

@@ -24,6 +24,7 @@ interface SimulateFlags {
   resume?: boolean;
   restart?: boolean;
   normals: boolean;
+  compress: boolean;
   framesPerMesh: number;
   strict?: boolean;
   quiet?: boolean;
@@ -85,6 +86,10 @@ export function registerSimulate(program: Command, ctx: CliContext): void {
     )
     .option('--restart', 'discard the checkpoint of an interrupted bake and start over')
     .option('--no-normals', 'leave vertex normals out of the glb (viewers then shade flat)')
+    .option(
+      '--no-compress',
+      'write float positions, uncompressed (default: quantised and meshopt-compressed, KHR_mesh_quantization + EXT_meshopt_compression)',
+    )
     .option('--frames-per-mesh <n>', 'most frames one glTF mesh holds as morph targets', wholeNumber(1), 100)
     .option(
       '--strict',
@@ -119,6 +124,7 @@ async function simulate(scene: string, flags: SimulateFlags, ctx: CliContext): P
     resume: flags.resume,
     restart: flags.restart,
     normals: flags.normals,
+    compress: flags.compress,
     framesPerMesh: flags.framesPerMesh,
   };
   const progress = flags.quiet ? null : new Progress(ctx);

@@ -49,6 +49,7 @@ export { dihedralAngleGradients };
  */
 export class DihedralBending extends ElementConstraints {
   readonly kind = 'dihedral-bending';
+  readonly violationUnit = 'rad';
   /** Rest angle φ0 per constraint (indices: p1, p2, p3, p4 per constraint). */
   rest: Float64Array = new Float64Array(0);
   /**

@@ -29,6 +29,7 @@ import type { World } from '../core/world.js';
  */
 export class PressureConstraint implements ConstraintSet {
   readonly kind: string;
+  readonly violationUnit = 'm³';
   readonly order = 101;
   enabled = true;
   readonly rule: ProjectionRule;

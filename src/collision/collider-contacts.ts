@@ -54,6 +54,7 @@ const CULL_SLACK = 1e-7;
  */
 export class ColliderContacts implements ConstraintSet {
   readonly kind = 'collider-contact';
+  readonly violationUnit = 'm';
   readonly order = 100;
   enabled = true;
   count = 0;

@@ -34,6 +34,7 @@ const tmp = new Float64Array(3);
  */
 export class MeshFeatureContacts implements ConstraintSet {
   readonly kind = 'collider-feature-contact';
+  readonly violationUnit = 'm';
   readonly order = 105;
   enabled = true;
   /** Active contacts of the current substep. */

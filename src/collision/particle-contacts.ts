@@ -56,6 +56,7 @@ const particleContactsKind: SystemKind<ParticleContacts> = {
  */
 export class ParticleContacts implements ConstraintSet {
   readonly kind = 'particle-contact';
+  readonly violationUnit = 'm';
   readonly order = 105;
   enabled = true;
   /** Contacts of the current substep. */

@@ -21,6 +21,8 @@
  * registered with `moved`: queries test them directly until the next build,
  * so that a few changed boxes do not force a rebuild.
  */
+import { selectKth } from '../math/select.js';
+
 export class SpatialHash {
   /** Edge length of a cell; items larger than this in any axis are "big". */
   cellSize: number;
@@ -303,30 +305,6 @@ export class SpatialHash {
 /** Teschner et al. 2003: (x·p1 xor y·p2 xor z·p3) mod n, with n a power of two. */
 function hashCell(ix: number, iy: number, iz: number, mask: number): number {
   return (Math.imul(ix, 73856093) ^ Math.imul(iy, 19349663) ^ Math.imul(iz, 83492791)) & mask;
-}
-
-/** Quickselect on a[lo..hi]: returns the k-th smallest value (a is reordered). */
-function selectKth(a: Float64Array, lo: number, hi: number, k: number): number {
-  while (hi > lo) {
-    const pivot = a[(lo + hi) >> 1];
-    let i = lo,
-      j = hi;
-    while (i <= j) {
-      while (a[i] < pivot) i++;
-      while (a[j] > pivot) j--;
-      if (i <= j) {
-        const t = a[i];
-        a[i] = a[j];
-        a[j] = t;
-        i++;
-        j--;
-      }
-    }
-    if (k <= j) hi = j;
-    else if (k >= i) lo = i;
-    else break;
-  }
-  return a[k];
 }
 
 /** Whether box o of `boxes` (min xyz, max xyz at 6o) overlaps [min, max] (closed boxes). */

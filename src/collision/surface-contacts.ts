@@ -57,6 +57,7 @@ export type { Surface, SurfaceContactStats, SurfaceOptions } from './surface-top
  */
 export class SurfaceContacts implements ConstraintSet {
   readonly kind = 'surface-contact';
+  readonly violationUnit = 'm';
   readonly order = 110;
   enabled = true;
   /** Run the fail-safe crossing check after the solver. Default true. */

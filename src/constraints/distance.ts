@@ -18,6 +18,7 @@ export type DistanceMode = 'both' | 'stretch' | 'compress';
 
 export class DistanceConstraints extends ElementConstraints {
   readonly kind: string;
+  readonly violationUnit = 'm';
   mode: DistanceMode;
   /** Rest length per constraint (indices: two per constraint). */
   rest: Float64Array = new Float64Array(0);

@@ -15,6 +15,7 @@ import { projectTriangleArea } from './triangle-area.generated.js';
  */
 export class TetVolumeConstraints extends ElementConstraints {
   readonly kind = 'tet-volume';
+  readonly violationUnit = 'm³';
   /** Rest volume per tet (indices: four per tet). */
   rest: Float64Array;
 
@@ -95,6 +96,7 @@ export function tetVolume(x: ArrayLike<number>, i1: number, i2: number, i3: numb
  */
 export class TriangleAreaConstraints extends ElementConstraints {
   readonly kind = 'triangle-area';
+  readonly violationUnit = 'm²';
   /** Rest area per triangle (indices: three per triangle). */
   rest: Float64Array;
 

@@ -60,6 +60,12 @@ export interface ConstraintSet {
 
   /** Largest absolute violation |C| over the set (in the set's units), for statistics. */
   maxViolation?(store: ParticleStore): number;
+  /**
+   * The unit of `maxViolation`, for readouts and plots: 'm', 'rad', 'm²',
+   * 'm³', or 'relative' (a fraction of a rest value: volume, density).
+   * Every set with `maxViolation` should say.
+   */
+  readonly violationUnit?: string;
   /** Dynamic state that a checkpoint must carry (plastic strain, torn topology …). */
   saveState?(): unknown;
   loadState?(state: unknown): void;

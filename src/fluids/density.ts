@@ -64,6 +64,7 @@ import { FluidWasm, fluidWasmModule } from './wasm.js';
  */
 export class FluidDensity implements ConstraintSet {
   readonly kind = 'fluid-density';
+  readonly violationUnit = 'relative';
   /**
    * −1: after the attachments (−10) and before every other set, so that the
    * reordering in beginStep happens before any set builds index lists for

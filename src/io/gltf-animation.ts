@@ -36,6 +36,23 @@ export interface AnimatedBody {
   color?: [number, number, number];
 }
 
+/**
+ * A rigid object of the scene: a collider drawn as a mesh, or an empty node
+ * that marks a moving attachment target. Static with one pose; animated
+ * (translation and rotation channels, linear) with one pose per frame.
+ */
+export interface AnimatedObject {
+  name: string;
+  /** Triangles in the object's local frame (none: an empty node). */
+  mesh?: { positions: ArrayLike<number>; triangles: Uint32Array };
+  /** Base colour (linear RGB). */
+  color?: [number, number, number];
+  /** xyz: one position (static) or one per frame. */
+  translations: ArrayLike<number>;
+  /** Quaternions xyzw: one (static) or one per frame. */
+  rotations: ArrayLike<number>;
+}
+
 export interface GltfAnimationOptions {
   /** Time of each frame (s), increasing. */
   times: number[];
@@ -49,6 +66,8 @@ export interface GltfAnimationOptions {
   camera?: { position: [number, number, number]; target: [number, number, number]; yfov?: number };
   /** Stored as extras of the glTF root (e.g. scene title, dt). */
   extras?: Record<string, unknown>;
+  /** Colliders and attachment targets: rigid objects, static or animated. */
+  objects?: AnimatedObject[];
 }
 
 const palette: [number, number, number][] = [
@@ -145,8 +164,10 @@ export function buildGltfAnimation(bodies: AnimatedBody[], options: GltfAnimatio
   if (options.extras) doc.getRoot().setExtras(options.extras);
   const animation = times.length > 1 ? doc.createAnimation(options.name ?? 'simulation') : null;
 
-  const accessor = (array: Float32Array | Uint16Array | Uint32Array, type: 'SCALAR' | 'VEC2' | 'VEC3') =>
-    doc.createAccessor().setType(type).setArray(array).setBuffer(buffer);
+  const accessor = (
+    array: Float32Array | Uint16Array | Uint32Array,
+    type: 'SCALAR' | 'VEC2' | 'VEC3' | 'VEC4',
+  ) => doc.createAccessor().setType(type).setArray(array).setBuffer(buffer);
   const timeAccessor = (from: number, to: number) =>
     accessor(Float32Array.from(times.slice(from, to)), 'SCALAR');
 
@@ -211,8 +232,63 @@ export function buildGltfAnimation(bodies: AnimatedBody[], options: GltfAnimatio
     }
   });
 
+  for (const o of options.objects ?? []) scene.addChild(objectNode(o));
   if (options.camera) scene.addChild(cameraNode(doc, options.camera));
   return doc;
+
+  function objectNode(o: AnimatedObject): GltfNode {
+    const node = doc.createNode(o.name);
+    const T = o.translations;
+    const R = o.rotations;
+    node.setTranslation([T[0], T[1], T[2]]);
+    node.setRotation([R[0], R[1], R[2], R[3]]);
+    if (o.mesh && o.mesh.triangles.length > 0) {
+      const c = o.color ?? [0.4, 0.43, 0.47];
+      const material = doc
+        .createMaterial(o.name)
+        .setBaseColorFactor([c[0], c[1], c[2], 1])
+        .setRoughnessFactor(0.6)
+        .setMetallicFactor(0);
+      const nv = o.mesh.positions.length / 3;
+      const prim = doc
+        .createPrimitive()
+        .setMaterial(material)
+        .setAttribute('POSITION', accessor(Float32Array.from(o.mesh.positions), 'VEC3'))
+        .setAttribute(
+          'NORMAL',
+          accessor(Float32Array.from(vertexNormals(o.mesh.positions, o.mesh.triangles)), 'VEC3'),
+        )
+        .setIndices(
+          accessor(
+            nv > 65535 ? Uint32Array.from(o.mesh.triangles) : Uint16Array.from(o.mesh.triangles),
+            'SCALAR',
+          ),
+        );
+      node.setMesh(doc.createMesh(o.name).addPrimitive(prim));
+    }
+    if (animation && (T.length > 3 || R.length > 4)) {
+      for (const [path, values, type] of [
+        ['translation', T, 'VEC3'],
+        ['rotation', R, 'VEC4'],
+      ] as const) {
+        const n = type === 'VEC3' ? 3 : 4;
+        const out = new Float32Array(n * times.length);
+        for (let f = 0; f < times.length; f++) {
+          for (let k = 0; k < n; k++) out[n * f + k] = values.length > n ? values[n * f + k] : values[k];
+        }
+        const sampler = doc
+          .createAnimationSampler()
+          .setInput(timeAccessor(0, times.length))
+          .setOutput(accessor(out, type))
+          .setInterpolation('LINEAR');
+        animation.addSampler(sampler);
+        animation.addChannel(
+          doc.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler),
+        );
+      }
+    }
+    return node;
+  }
 
   function buildClip(
     body: AnimatedBody,

@@ -18,16 +18,22 @@
  */
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { NodeIO } from '@gltf-transform/core';
+import { Logger, NodeIO } from '@gltf-transform/core';
+import { EXTMeshoptCompression, KHRMeshQuantization } from '@gltf-transform/extensions';
+import { meshopt } from '@gltf-transform/functions';
+import { MeshoptEncoder } from 'meshoptimizer';
 import type { Cloth } from '../cloth/cloth.js';
 import { findColliderContacts } from '../collision/collider-contacts.js';
 import { type EnergyAlarm, EnergyWatch } from '../core/energy-watch.js';
 import { PbdError } from '../core/errors.js';
 import type { World } from '../core/world.js';
 import type { WorldBody } from '../core/world-body.js';
-import { type AnimatedBody, buildGltfAnimation } from '../io/gltf-animation.js';
+import { colliderMesh } from '../io/collider-meshes.js';
+import { type AnimatedBody, type AnimatedObject, buildGltfAnimation } from '../io/gltf-animation.js';
 import { formatObj } from '../io/obj.js';
+import { bodyColor, colliderColor, groundColor, kinematicColliderColor, linearRgb } from '../io/palette.js';
 import { bodyToPly } from '../io/ply.js';
+import { quatMultiply } from '../math/quat.js';
 import {
   type LoadedScene,
   loadSceneFile,
@@ -66,6 +72,8 @@ export interface BakeOptions {
   normals?: boolean;
   /** Most frames one glTF mesh holds (morph targets + 1). Default 100. */
   framesPerMesh?: number;
+  /** Quantise and meshopt-compress the glb (KHR_mesh_quantization, EXT_meshopt_compression). Default true. */
+  compress?: boolean;
 }
 
 export interface BakePlan {
@@ -499,18 +507,23 @@ async function glbFromRecords(
   fps: number,
   options: BakeOptions,
 ): Promise<Uint8Array> {
-  const bodies: AnimatedBody[] = scene.world.bodies.map((b, k) => ({
+  const world = scene.world;
+  const bodies: AnimatedBody[] = world.bodies.map((b, k) => ({
     name: b.name,
+    color: linearRgb(bodyColor(k, b.type)),
     frames: records.map((r) => {
       const rb = r.bodies[k];
       return { positions: rb.positions!, triangles: rb.triangles, lines: rb.lines, uvs: rb.uvs };
     }),
   }));
+  // the time of each frame: the poses of colliders and attachment targets are functions of it
+  const frameTimes = records.map((r) => r.frame * scene.stepsPerFrame * world.dt);
   const spec = scene.spec;
   const doc = buildGltfAnimation(bodies, {
     times: records.map((r) => r.frame / fps),
     normals: options.normals ?? true,
     maxFramesPerClip: options.framesPerMesh ?? 100,
+    objects: [...colliderObjects(scene, frameTimes, records), ...attachmentTargets(world, frameTimes)],
     camera: spec.camera
       ? {
           position: spec.camera.position as [number, number, number],
@@ -523,10 +536,85 @@ async function glbFromRecords(
       title: spec.title,
       frames: records.length,
       fps,
-      dt: scene.world.dt,
+      dt: world.dt,
     },
   });
-  return new NodeIO().writeBinary(doc);
+  if (options.compress === false) return new NodeIO().writeBinary(doc);
+  // compact: positions, normals and morph deltas quantised to integers (KHR_mesh_quantization),
+  // then meshopt's codec on every buffer (EXT_meshopt_compression); three.js, Blender and the
+  // Khronos validator read both
+  await MeshoptEncoder.ready;
+  doc.setLogger(new Logger(Logger.Verbosity.WARN));
+  await doc.transform(meshopt({ encoder: MeshoptEncoder, level: 'high' }));
+  return new NodeIO()
+    .registerExtensions([EXTMeshoptCompression, KHRMeshQuantization])
+    .registerDependencies({ 'meshopt.encoder': MeshoptEncoder })
+    .writeBinary(doc);
+}
+
+/**
+ * The scene's colliders as meshes: static ones in their pose, kinematic ones
+ * animated (their motion at each frame's time). A plane is a square about
+ * four times the size of what the bodies span.
+ */
+function colliderObjects(scene: LoadedScene, frameTimes: number[], records: FrameRecord[]): AnimatedObject[] {
+  const world = scene.world;
+  let span = 1;
+  const last = records[records.length - 1];
+  world.bodies.forEach((_, k) => {
+    const p = last.bodies[k].positions;
+    if (!p) return;
+    for (let d = 0; d < 3; d++) {
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (let i = d; i < p.length; i += 3) {
+        if (p[i] < lo) lo = p[i];
+        if (p[i] > hi) hi = p[i];
+      }
+      if (hi > lo) span = Math.max(span, hi - lo);
+    }
+  });
+  const out: AnimatedObject[] = [];
+  scene.colliders.forEach((c, k) => {
+    const mesh = colliderMesh(c, 4 * span);
+    if (!mesh) return;
+    const name = c.name || `${c.type} ${k}`;
+    const color = linearRgb(
+      c.type === 'plane' ? groundColor : c.kinematic ? kinematicColliderColor : colliderColor,
+    );
+    if (!c.motion) {
+      out.push({ name, mesh, color, translations: c.initialPosition, rotations: c.initialRotation });
+      return;
+    }
+    const T = new Float64Array(3 * frameTimes.length);
+    const R = new Float64Array(4 * frameTimes.length);
+    const q = new Float64Array(4);
+    frameTimes.forEach((t, f) => {
+      c.motion!.evaluate(t);
+      c.motion!.apply(T, 3 * f, c.initialPosition[0], c.initialPosition[1], c.initialPosition[2]);
+      quatMultiply(q, 0, c.motion!.rotation, 0, c.initialRotation, 0);
+      R.set(q, 4 * f);
+    });
+    out.push({ name, mesh, color, translations: T, rotations: R });
+  });
+  return out;
+}
+
+/** Attachments whose targets move (scripted pins): an animated empty node per target. */
+function attachmentTargets(world: World, frameTimes: number[]): AnimatedObject[] {
+  const a = world.attachments;
+  const out: AnimatedObject[] = [];
+  for (let e = 0; e < a.count; e++) {
+    const m = a.motions[e];
+    if (!m) continue;
+    const T = new Float64Array(3 * frameTimes.length);
+    frameTimes.forEach((t, f) => {
+      m.evaluate(t);
+      m.apply(T, 3 * f, a.anchor[3 * e], a.anchor[3 * e + 1], a.anchor[3 * e + 2]);
+    });
+    out.push({ name: `attachment target ${a.particle[e]}`, translations: T, rotations: [0, 0, 0, 1] });
+  }
+  return out;
 }
 
 /** The statistics CSV: a header and one row per frame (numbers in shortest round-trip form). */

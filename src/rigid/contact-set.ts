@@ -16,13 +16,19 @@
  *   −Δp_t when its multiplier λ_t stays below μ_s λ_n;
  * - velocity level (phase `finish`, after the velocities are derived): the
  *   relative velocity v at the contact, its normal part v_n and tangential
- *   part v_t; dynamic friction Δv = −v_t/|v_t| min(h μ_d |f_n|, |v_t|) with
- *   f_n = λ_n/h², and restitution Δv = n (−v_n + max(−e ṽ_n, 0)), ṽ_n the
- *   normal velocity before the substep's projection and e = 0 when
- *   |ṽ_n| ≤ 2|g|h (a resting contact must not bounce; the paper tests the
- *   normal velocity — we test ṽ_n, since the projection has already brought
- *   v_n to about 0 in every contact); applied as the impulse Δv/(w₁ + w₂) at
- *   the contact points.
+ *   part v_t; restitution Δv = n (−v_n + max(−e ṽ_n, 0)), ṽ_n the normal
+ *   velocity before the substep's projection and e = 0 when |ṽ_n| ≤ 2|g|h
+ *   (a resting contact must not bounce; the paper tests the normal velocity
+ *   — we test ṽ_n, since the projection has already brought v_n to about 0
+ *   in every contact), applied as the impulse Δv/(w₁ + w₂) at the contact
+ *   point; then dynamic friction Δv = −v_t/|v_t| min(h μ_d |f_n|, |v_t|).
+ *   The paper's h μ_d |f_n| with f_n = λ_n/h² is an impulse, μ_d λ_n/h, so
+ *   we read the formula as Coulomb's law for impulses: the friction impulse
+ *   is min(|v_t|/w, μ_d (λ_n/h + p_n) − λ_t/h), with p_n this pass's normal
+ *   impulse and λ_t/h what static friction already spent (taken as a
+ *   velocity, μ_d λ_n/h is m times too large: a box held on a slope 2° above
+ *   its friction angle). Round cores take it per contact point; a
+ *   polyhedral manifold takes it once for the whole face (faceFriction).
  *
  * The narrow phase runs once per step (RigidCollisionStage) and stores each
  * contact point as an anchor on each body in the body's frame — for spheres
@@ -39,6 +45,9 @@
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { RigidStore } from '../core/rigid-store.js';
 import type { WorldCollider } from '../core/world-collider.js';
+import { ColliderPoses, relativeVelocity } from './collider-poses.js';
+import { ContactHistory } from './contact-history.js';
+import { rotate, rotateBack, rotateFrom } from './rotate.js';
 
 /** The normal is kept in the frame of body 1 (NF_A), of body 2 (NF_B), or taken from the anchors (NF_CORES: p₁ − p₂). */
 export const NF_A = 0;
@@ -62,56 +71,6 @@ const U = new Float64Array(6);
 const D = new Float64Array(4);
 /** The generalized inverse masses of the two sides from the last inverseMass calls. */
 const WM = new Float64Array(2);
-
-/** A hash of a body pair (b may be negative: a collider). */
-function pairHash(a: number, b: number): number {
-  return Math.imul(a, 0x9e3779b1) ^ Math.imul(b + 0x10000, 0x85ebca6b);
-}
-
-/** S ← R(q) v. */
-function rot(q: Float64Array, o: number, vx: number, vy: number, vz: number): void {
-  const qx = q[o],
-    qy = q[o + 1],
-    qz = q[o + 2],
-    qw = q[o + 3];
-  const tx = 2 * (qy * vz - qz * vy),
-    ty = 2 * (qz * vx - qx * vz),
-    tz = 2 * (qx * vy - qy * vx);
-  S[0] = vx + qw * tx + (qy * tz - qz * ty);
-  S[1] = vy + qw * ty + (qz * tx - qx * tz);
-  S[2] = vz + qw * tz + (qx * ty - qy * tx);
-}
-
-/** S ← R(q) V[vo …] (the vector from an array: no boxed arguments). */
-function rotFrom(q: Float64Array, o: number, V: Float64Array, vo: number): void {
-  const qx = q[o],
-    qy = q[o + 1],
-    qz = q[o + 2],
-    qw = q[o + 3];
-  const vx = V[vo],
-    vy = V[vo + 1],
-    vz = V[vo + 2];
-  const tx = 2 * (qy * vz - qz * vy),
-    ty = 2 * (qz * vx - qx * vz),
-    tz = 2 * (qx * vy - qy * vx);
-  S[0] = vx + qw * tx + (qy * tz - qz * ty);
-  S[1] = vy + qw * ty + (qz * tx - qx * tz);
-  S[2] = vz + qw * tz + (qx * ty - qy * tx);
-}
-
-/** S ← R(q)ᵀ v. */
-function rotT(q: Float64Array, o: number, vx: number, vy: number, vz: number): void {
-  const qx = -q[o],
-    qy = -q[o + 1],
-    qz = -q[o + 2],
-    qw = q[o + 3];
-  const tx = 2 * (qy * vz - qz * vy),
-    ty = 2 * (qz * vx - qx * vz),
-    tz = 2 * (qx * vy - qy * vx);
-  S[0] = vx + qw * tx + (qy * tz - qz * ty);
-  S[1] = vy + qw * ty + (qz * tx - qx * tz);
-  S[2] = vz + qw * tz + (qx * ty - qy * tx);
-}
 
 export class RigidContacts implements ConstraintSet {
   readonly kind = 'rigid-contact';
@@ -141,22 +100,19 @@ export class RigidContacts implements ConstraintSet {
   vn0 = new Float64Array(0);
   /** The last world normal, for anchors that meet (NF_CORES). */
   nW = new Float64Array(0);
-  /** Colliders' poses in this substep and at its start, and their velocities (3 or 4 numbers each). */
-  private cx = new Float64Array(0);
-  private cq = new Float64Array(0);
-  private cxp = new Float64Array(0);
-  private cqp = new Float64Array(0);
-  private cv = new Float64Array(0);
-  private cw = new Float64Array(0);
+  /** Colliders' poses in this substep and at its start, and their velocities. */
+  private readonly cp = new ColliderPoses();
   /** The last step's contacts (pairs and anchors) and a hash of their pairs. */
-  private prevA = new Int32Array(0);
-  private prevB = new Int32Array(0);
-  private prevRA = new Float64Array(0);
-  private prevRB = new Float64Array(0);
-  private prevNext = new Int32Array(0);
-  private prevCount = 0;
-  private table = new Int32Array(0);
-  private tableMask = 0;
+  private readonly history = new ContactHistory();
+  /** Per contact, the first contact of its manifold (the contacts of one pair's patch are added together). */
+  first = new Int32Array(0);
+  /**
+   * At a manifold's first contact: the normal impulse of its contacts in
+   * this substep times h (the projection's λ_n and the velocity pass's
+   * normal impulses), dynamic friction's budget (faceFriction).
+   */
+  lamNM = new Float64Array(0);
+  private manifoldStart = 0;
   /** The contact's world data: s₁ (0–2), s₂ (3–5), n (6–8), r₁ (9–11), r₂ (12–14). */
   private readonly W = new Float64Array(15);
   private readonly rigids: RigidStore;
@@ -192,6 +148,8 @@ export class RigidContacts implements ConstraintSet {
     this.lamT = g(this.lamT, 1);
     this.vn0 = g(this.vn0, 1);
     this.nW = g(this.nW, 3);
+    this.first = g(this.first, 1);
+    this.lamNM = g(this.lamNM, 1);
     this.capacity = cap;
   }
 
@@ -202,57 +160,9 @@ export class RigidContacts implements ConstraintSet {
    * friction holds the bodies where they stuck, across steps too.
    */
   clear(): void {
-    const n = this.count;
-    if (this.prevA.length < n) {
-      this.prevA = new Int32Array(2 * n);
-      this.prevB = new Int32Array(2 * n);
-      this.prevRA = new Float64Array(6 * n);
-      this.prevRB = new Float64Array(6 * n);
-      this.prevNext = new Int32Array(2 * n);
-    }
-    this.prevA.set(this.a.subarray(0, n));
-    this.prevB.set(this.b.subarray(0, n));
-    this.prevRA.set(this.rA.subarray(0, 3 * n));
-    this.prevRB.set(this.rB.subarray(0, 3 * n));
-    // hash of pairs → their old contacts (a chain through prevNext)
-    let size = 16;
-    while (size < 2 * n) size *= 2;
-    if (this.table.length < size) this.table = new Int32Array(size);
-    this.tableMask = size - 1;
-    this.table.fill(-1, 0, size);
-    for (let k = n - 1; k >= 0; k--) {
-      const h = pairHash(this.a[k], this.b[k]) & this.tableMask;
-      this.prevNext[k] = this.table[h];
-      this.table[h] = k;
-    }
-    this.prevCount = n;
+    this.history.save(this.a, this.b, this.rA, this.rB, this.count);
     this.count = 0;
-  }
-
-  /** Contact k (just added) takes the anchors of an old contact of its pair within `reach` of its anchor on body 1. */
-  private match(k: number, reach: number): void {
-    if (this.prevCount === 0) return;
-    const ia = this.a[k],
-      ib = this.b[k];
-    const k3 = 3 * k;
-    let best = -1,
-      bestD = reach * reach;
-    for (let o = this.table[pairHash(ia, ib) & this.tableMask]; o >= 0; o = this.prevNext[o]) {
-      if (this.prevA[o] !== ia || this.prevB[o] !== ib) continue;
-      const d =
-        (this.prevRA[3 * o] - this.rA[k3]) ** 2 +
-        (this.prevRA[3 * o + 1] - this.rA[k3 + 1]) ** 2 +
-        (this.prevRA[3 * o + 2] - this.rA[k3 + 2]) ** 2;
-      if (d < bestD) {
-        bestD = d;
-        best = o;
-      }
-    }
-    if (best < 0) return;
-    for (let d = 0; d < 3; d++) {
-      this.rA[k3 + d] = this.prevRA[3 * best + d];
-      this.rB[k3 + d] = this.prevRB[3 * best + d];
-    }
+    this.manifoldStart = 0;
   }
 
   /**
@@ -268,7 +178,7 @@ export class RigidContacts implements ConstraintSet {
     const r = this.rigids;
     this.a[k] = ia;
     this.b[k] = ib;
-    rotT(r.q, 4 * ia, P[0] - r.x[3 * ia], P[1] - r.x[3 * ia + 1], P[2] - r.x[3 * ia + 2]);
+    rotateBack(S, r.q, 4 * ia, P[0] - r.x[3 * ia], P[1] - r.x[3 * ia + 1], P[2] - r.x[3 * ia + 2]);
     this.rA[k3] = S[0];
     this.rA[k3 + 1] = S[1];
     this.rA[k3 + 2] = S[2];
@@ -276,7 +186,7 @@ export class RigidContacts implements ConstraintSet {
     let fB: number, sB: number, eB: number;
     let qB: Float64Array, qo: number;
     if (ib >= 0) {
-      rotT(r.q, 4 * ib, P[3] - r.x[3 * ib], P[4] - r.x[3 * ib + 1], P[5] - r.x[3 * ib + 2]);
+      rotateBack(S, r.q, 4 * ib, P[3] - r.x[3 * ib], P[4] - r.x[3 * ib + 1], P[5] - r.x[3 * ib + 2]);
       qB = r.q;
       qo = 4 * ib;
       fB = mats.friction[ib];
@@ -284,7 +194,7 @@ export class RigidContacts implements ConstraintSet {
       eB = mats.restitution[ib];
     } else {
       const c = this.colliders[-1 - ib];
-      rotT(c.rotation, 0, P[3] - c.position[0], P[4] - c.position[1], P[5] - c.position[2]);
+      rotateBack(S, c.rotation, 0, P[3] - c.position[0], P[4] - c.position[1], P[5] - c.position[2]);
       qB = c.rotation;
       qo = 0;
       fB = c.friction;
@@ -294,8 +204,8 @@ export class RigidContacts implements ConstraintSet {
     this.rB[k3] = S[0];
     this.rB[k3 + 1] = S[1];
     this.rB[k3 + 2] = S[2];
-    if (nf === NF_A) rotT(r.q, 4 * ia, P[6], P[7], P[8]);
-    else if (nf === NF_B) rotT(qB, qo, P[6], P[7], P[8]);
+    if (nf === NF_A) rotateBack(S, r.q, 4 * ia, P[6], P[7], P[8]);
+    else if (nf === NF_B) rotateBack(S, qB, qo, P[6], P[7], P[8]);
     else {
       S[0] = P[6];
       S[1] = P[7];
@@ -315,61 +225,33 @@ export class RigidContacts implements ConstraintSet {
     this.muS[k] = 0.5 * (mats.staticFriction[ia] + sB);
     this.rest[k] = Math.max(mats.restitution[ia], eB);
     this.lamN[k] = this.lamT[k] = 0;
-    if (radA === 0 && radB === 0) this.match(k, reach);
+    this.first[k] = this.manifoldStart;
+    this.lamNM[k] = 0;
+    if (radA === 0 && radB === 0) this.history.match(ia, ib, this.rA, this.rB, k3, reach);
+  }
+
+  /** The contacts added from now on form one manifold (one patch of a pair: they share static friction's budget). */
+  beginManifold(): void {
+    this.manifoldStart = this.count;
   }
 
   /** The colliders' poses for this substep; multipliers to 0; the normal velocities before the projection. */
   beginStep(ctx: StepContext): void {
     const g = ctx.gravity;
     this.gravity = Math.sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
-    const cols = this.colliders;
-    const nc = cols.length;
-    if (this.cx.length < 3 * nc) {
-      this.cx = new Float64Array(3 * nc);
-      this.cq = new Float64Array(4 * nc);
-      this.cxp = new Float64Array(3 * nc);
-      this.cqp = new Float64Array(4 * nc);
-      this.cv = new Float64Array(3 * nc);
-      this.cw = new Float64Array(3 * nc);
-    }
-    const h = ctx.h;
-    for (let c = 0; c < nc; c++) {
-      const col = cols[c];
-      for (let k = 0; k < 3; k++) {
-        this.cx[3 * c + k] = col.position[k];
-        this.cv[3 * c + k] = col.linearVelocity[k];
-        this.cw[3 * c + k] = col.angularVelocity[k];
-        this.cxp[3 * c + k] = col.position[k] - h * col.linearVelocity[k];
-      }
-      for (let k = 0; k < 4; k++) this.cq[4 * c + k] = col.rotation[k];
-      // the rotation at the substep's start: q turned back by h ω (small)
-      const o = 4 * c;
-      const ax = -0.5 * h * this.cw[3 * c],
-        ay = -0.5 * h * this.cw[3 * c + 1],
-        az = -0.5 * h * this.cw[3 * c + 2];
-      const q = this.cq;
-      const nx = q[o] + (ax * q[o + 3] + ay * q[o + 2] - az * q[o + 1]),
-        ny = q[o + 1] + (ay * q[o + 3] + az * q[o] - ax * q[o + 2]),
-        nz = q[o + 2] + (az * q[o + 3] + ax * q[o + 1] - ay * q[o]),
-        nw = q[o + 3] - (ax * q[o] + ay * q[o + 1] + az * q[o + 2]);
-      const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-      this.cqp[o] = nx * inv;
-      this.cqp[o + 1] = ny * inv;
-      this.cqp[o + 2] = nz * inv;
-      this.cqp[o + 3] = nw * inv;
-    }
+    this.cp.update(this.colliders, ctx.h);
     const W = this.W;
     const r = this.rigids;
     for (let k = 0; k < this.count; k++) {
-      this.lamN[k] = this.lamT[k] = 0;
+      this.lamN[k] = this.lamT[k] = this.lamNM[k] = 0;
       // the normal of a face turns with its body: taken once per substep, at the predicted pose
       const nf = this.nf[k],
         k3 = 3 * k;
-      if (nf === NF_A) rotFrom(r.q, 4 * this.a[k], this.nL, k3);
+      if (nf === NF_A) rotateFrom(S, r.q, 4 * this.a[k], this.nL, k3);
       else if (nf === NF_B) {
         const ib = this.b[k];
-        if (ib >= 0) rotFrom(r.q, 4 * ib, this.nL, k3);
-        else rotFrom(this.cq, 4 * (-1 - ib), this.nL, k3);
+        if (ib >= 0) rotateFrom(S, r.q, 4 * ib, this.nL, k3);
+        else rotateFrom(S, this.cp.q, 4 * (-1 - ib), this.nL, k3);
       }
       if (nf !== NF_CORES) {
         this.nW[k3] = S[0];
@@ -379,7 +261,7 @@ export class RigidContacts implements ConstraintSet {
       // ṽ_n matters only for restitution
       if (this.rest[k] === 0) continue;
       this.current(k);
-      this.relativeVelocity(k);
+      relativeVelocity(this.rigids, this.cp, this.a[k], this.b[k], this.W, S);
       this.vn0[k] = S[0] * W[6] + S[1] * W[7] + S[2] * W[8];
     }
   }
@@ -398,7 +280,7 @@ export class RigidContacts implements ConstraintSet {
     const X = r.x,
       Q = r.q;
     const xa = 3 * ia;
-    rotFrom(Q, 4 * ia, this.rA, k3);
+    rotateFrom(S, Q, 4 * ia, this.rA, k3);
     const pax = X[xa] + S[0],
       pay = X[xa + 1] + S[1],
       paz = X[xa + 2] + S[2];
@@ -409,12 +291,12 @@ export class RigidContacts implements ConstraintSet {
       xb = 3 * ib;
       qb = 4 * ib;
     } else {
-      XB = this.cx;
-      QB = this.cq;
+      XB = this.cp.x;
+      QB = this.cp.q;
       xb = 3 * (-1 - ib);
       qb = 4 * (-1 - ib);
     }
-    rotFrom(QB, qb, this.rB, k3);
+    rotateFrom(S, QB, qb, this.rB, k3);
     const pbx = XB[xb] + S[0],
       pby = XB[xb + 1] + S[1],
       pbz = XB[xb + 2] + S[2];
@@ -435,8 +317,8 @@ export class RigidContacts implements ConstraintSet {
         nz = this.nW[k3 + 2];
       }
     } else {
-      if (nf === NF_A) rotFrom(Q, 4 * ia, this.nL, k3);
-      else rotFrom(QB, qb, this.nL, k3);
+      if (nf === NF_A) rotateFrom(S, Q, 4 * ia, this.nL, k3);
+      else rotateFrom(S, QB, qb, this.nL, k3);
       nx = S[0];
       ny = S[1];
       nz = S[2];
@@ -463,36 +345,6 @@ export class RigidContacts implements ConstraintSet {
     W[14] = W[5] - XB[xb + 2];
   }
 
-  /** S ← the velocity of s₁ relative to s₂ (W must be current). */
-  private relativeVelocity(k: number): void {
-    const r = this.rigids;
-    const W = this.W;
-    const ia = this.a[k],
-      ib = this.b[k];
-    const V = r.v,
-      O = r.omega;
-    const a3 = 3 * ia;
-    let vx = V[a3] + (O[a3 + 1] * W[11] - O[a3 + 2] * W[10]),
-      vy = V[a3 + 1] + (O[a3 + 2] * W[9] - O[a3] * W[11]),
-      vz = V[a3 + 2] + (O[a3] * W[10] - O[a3 + 1] * W[9]);
-    let VB: Float64Array, OB: Float64Array, b3: number;
-    if (ib >= 0) {
-      VB = V;
-      OB = O;
-      b3 = 3 * ib;
-    } else {
-      VB = this.cv;
-      OB = this.cw;
-      b3 = 3 * (-1 - ib);
-    }
-    vx -= VB[b3] + (OB[b3 + 1] * W[14] - OB[b3 + 2] * W[13]);
-    vy -= VB[b3 + 1] + (OB[b3 + 2] * W[12] - OB[b3] * W[14]);
-    vz -= VB[b3 + 2] + (OB[b3] * W[13] - OB[b3 + 1] * W[12]);
-    S[0] = vx;
-    S[1] = vy;
-    S[2] = vz;
-  }
-
   /**
    * Generalized inverse mass of body i (−1 or not movable: 0) for the
    * direction D[0 … 2] at its lever W[9 + 3 side …] (eq. 2); keeps
@@ -513,7 +365,7 @@ export class RigidContacts implements ConstraintSet {
     const dx = D[0],
       dy = D[1],
       dz = D[2];
-    rotT(r.q, 4 * i, ry * dz - rz * dy, rz * dx - rx * dz, rx * dy - ry * dx);
+    rotateBack(S, r.q, 4 * i, ry * dz - rz * dy, rz * dx - rx * dz, rx * dy - ry * dx);
     const u = 3 * side;
     U[u] = S[0];
     U[u + 1] = S[1];
@@ -587,7 +439,7 @@ export class RigidContacts implements ConstraintSet {
     const ia = this.a[k],
       ib = this.b[k];
     const k3 = 3 * k;
-    rotFrom(r.q, 4 * ia, this.rA, k3);
+    rotateFrom(S, r.q, 4 * ia, this.rA, k3);
     const ra = this.radA[k],
       rb = this.radB[k];
     W[9] = S[0] - ra * W[6];
@@ -599,12 +451,12 @@ export class RigidContacts implements ConstraintSet {
     W[2] = r.x[xa + 2] + W[11];
     let XB: Float64Array, xb: number;
     if (ib >= 0) {
-      rotFrom(r.q, 4 * ib, this.rB, k3);
+      rotateFrom(S, r.q, 4 * ib, this.rB, k3);
       XB = r.x;
       xb = 3 * ib;
     } else {
-      rotFrom(this.cq, 4 * (-1 - ib), this.rB, k3);
-      XB = this.cx;
+      rotateFrom(S, this.cp.q, 4 * (-1 - ib), this.rB, k3);
+      XB = this.cp.x;
       xb = 3 * (-1 - ib);
     }
     W[12] = S[0] + rb * W[6];
@@ -639,6 +491,7 @@ export class RigidContacts implements ConstraintSet {
       if (w <= 0) continue;
       const dl = d / w;
       this.lamN[k] += dl;
+      this.lamNM[this.first[k]] += dl;
       D[3] = dl;
       this.move(ia, 0, 1);
       this.move(ib, 1, -1);
@@ -678,8 +531,8 @@ export class RigidContacts implements ConstraintSet {
       // p − p̄ for the body point at s₁: (s₁ − x) − R̄ Rᵀ (s₁ − x) + (x − x̄)
       const a3 = 3 * ia,
         a4 = 4 * ia;
-      rotT(r.q, a4, W[9], W[10], W[11]);
-      rot(r.qPrev, a4, S[0], S[1], S[2]);
+      rotateBack(S, r.q, a4, W[9], W[10], W[11]);
+      rotate(S, r.qPrev, a4, S[0], S[1], S[2]);
       dx = W[9] - S[0] + r.x[a3] - r.xPrev[a3];
       dy = W[10] - S[1] + r.x[a3 + 1] - r.xPrev[a3 + 1];
       dz = W[11] - S[2] + r.x[a3 + 2] - r.xPrev[a3 + 2];
@@ -692,15 +545,15 @@ export class RigidContacts implements ConstraintSet {
         b3 = 3 * ib;
         b4 = 4 * ib;
       } else {
-        Q = this.cq;
-        Qp = this.cqp;
-        X = this.cx;
-        Xp = this.cxp;
+        Q = this.cp.q;
+        Qp = this.cp.qp;
+        X = this.cp.x;
+        Xp = this.cp.xp;
         b3 = 3 * (-1 - ib);
         b4 = 4 * (-1 - ib);
       }
-      rotT(Q, b4, W[12], W[13], W[14]);
-      rot(Qp, b4, S[0], S[1], S[2]);
+      rotateBack(S, Q, b4, W[12], W[13], W[14]);
+      rotate(S, Qp, b4, S[0], S[1], S[2]);
       dx -= W[12] - S[0] + X[b3] - Xp[b3];
       dy -= W[13] - S[1] + X[b3 + 1] - Xp[b3 + 1];
       dz -= W[14] - S[2] + X[b3 + 2] - Xp[b3 + 2];
@@ -745,10 +598,10 @@ export class RigidContacts implements ConstraintSet {
       Q = this.rigids.q;
       qo = 4 * ib;
     } else {
-      Q = this.cq;
+      Q = this.cp.q;
       qo = 4 * (-1 - ib);
     }
-    rotT(Q, qo, W[12] + dx, W[13] + dy, W[14] + dz);
+    rotateBack(S, Q, qo, W[12] + dx, W[13] + dy, W[14] + dz);
     const k3 = 3 * k;
     this.rB[k3] = S[0];
     this.rB[k3 + 1] = S[1];
@@ -765,53 +618,125 @@ export class RigidContacts implements ConstraintSet {
       const lam = this.lamN[k];
       if (lam <= 0) continue;
       this.current(k);
-      this.relativeVelocity(k);
+      relativeVelocity(this.rigids, this.cp, this.a[k], this.b[k], this.W, S);
       const nx = W[6],
         ny = W[7],
         nz = W[8];
-      const vx = S[0],
-        vy = S[1],
-        vz = S[2];
-      const vn = vx * nx + vy * ny + vz * nz;
-      const tx = vx - vn * nx,
-        ty = vy - vn * ny,
-        tz = vz - vn * nz;
-      const vt = Math.sqrt(tx * tx + ty * ty + tz * tz);
-      let dvx = 0,
-        dvy = 0,
-        dvz = 0;
-      if (vt > 0) {
-        // dynamic friction: |Δv| = min(h μ_d f_n, |v_t|), f_n = λ_n / h²
-        const f = Math.min((this.muD[k] * lam) / h, vt) / vt;
-        dvx = -f * tx;
-        dvy = -f * ty;
-        dvz = -f * tz;
-      }
+      const ia = this.a[k],
+        ib = this.b[k];
+      // restitution: Δv_n = −v_n + max(−e ṽ_n, 0), the impulse Δv_n / (w₁ + w₂) along n
+      const vn = S[0] * nx + S[1] * ny + S[2] * nz;
       const v0 = this.vn0[k];
       const e = Math.abs(v0) <= rest ? 0 : this.rest[k];
       const dn = -vn + Math.max(-e * v0, 0);
-      dvx += dn * nx;
-      dvy += dn * ny;
-      dvz += dn * nz;
-      const dv = Math.sqrt(dvx * dvx + dvy * dvy + dvz * dvz);
-      if (!(dv > 0)) continue;
-      const ux = dvx / dv,
-        uy = dvy / dv,
-        uz = dvz / dv;
-      const ia = this.a[k],
-        ib = this.b[k];
-      D[0] = ux;
-      D[1] = uy;
-      D[2] = uz;
+      D[0] = nx;
+      D[1] = ny;
+      D[2] = nz;
       this.inverseMass(ia, 0);
       this.inverseMass(ib, 1);
-      const w = WM[0] + WM[1];
-      if (w <= 0) continue;
-      const p = dv / w;
-      D[3] = p;
+      let w = WM[0] + WM[1];
+      if (!(w > 0)) continue;
+      const pn = dn / w;
+      if (pn > 0) this.lamNM[this.first[k]] += h * pn;
+      if (dn !== 0) {
+        D[3] = pn;
+        this.impulse(r, ia, 0, 1);
+        this.impulse(r, ib, 1, -1);
+        relativeVelocity(this.rigids, this.cp, this.a[k], this.b[k], this.W, S);
+      }
+      // dynamic friction: the tangential velocity v_t is reduced by Δv = min(h μ_d |f_n|, |v_t|), read
+      // as Coulomb's law for impulses: the friction impulse is at most μ_d times the normal impulse of
+      // the substep, λ_n/h from the projection plus this pass's, less what static friction already
+      // spent (λ_t/h) — the paper's h μ_d |f_n| with f_n = λ_n/h² is an impulse, not a velocity
+      if (this.radA[k] === 0 && this.radB[k] === 0) continue; // polyhedra: per manifold, below
+      const vn2 = S[0] * nx + S[1] * ny + S[2] * nz;
+      const tx = S[0] - vn2 * nx,
+        ty = S[1] - vn2 * ny,
+        tz = S[2] - vn2 * nz;
+      const vt = Math.sqrt(tx * tx + ty * ty + tz * tz);
+      if (!(vt > 0)) continue;
+      const budget = (this.muD[k] * (lam + h * Math.max(pn, 0)) - this.lamT[k]) / h;
+      if (!(budget > 0)) continue;
+      D[0] = -tx / vt;
+      D[1] = -ty / vt;
+      D[2] = -tz / vt;
+      this.inverseMass(ia, 0);
+      this.inverseMass(ib, 1);
+      w = WM[0] + WM[1];
+      if (!(w > 0)) continue;
+      D[3] = Math.min(budget, vt / w);
       this.impulse(r, ia, 0, 1);
       this.impulse(r, ib, 1, -1);
     }
+    for (let k = 0; k < this.count; k++) {
+      if (this.first[k] === k && this.radA[k] === 0 && this.radB[k] === 0) this.faceFriction(k, h);
+    }
+  }
+
+  /**
+   * Dynamic friction of the polyhedral manifold that starts at contact k,
+   * once, at the centroid of its contacts that acted in this substep: the
+   * tangential velocity v_t there is reduced by the impulse
+   * min(|v_t| / (w₁ + w₂), μ_d Σ(λ_n + h p_n)/h − Σλ_t/h) (see endStep: the
+   * paper's Δv = −v_t/|v_t| min(h μ_d |f_n|, |v_t|) with Coulomb's bound on
+   * the manifold's impulses). Taken per corner in one Gauss–Seidel pass,
+   * each corner would stop its own point by turning the body and leave much
+   * of a face's sliding velocity.
+   */
+  private faceFriction(k: number, h: number): void {
+    const W = this.W;
+    const r = this.rigids;
+    let cx = 0,
+      cy = 0,
+      cz = 0,
+      n = 0,
+      spent = 0;
+    for (let c = k; c < this.count && this.first[c] === k; c++) {
+      if (this.lamN[c] <= 0) continue;
+      this.current(c);
+      cx += 0.5 * (W[0] + W[3]);
+      cy += 0.5 * (W[1] + W[4]);
+      cz += 0.5 * (W[2] + W[5]);
+      spent += this.lamT[c];
+      n++;
+    }
+    const budget = (this.muD[k] * this.lamNM[k] - spent) / h;
+    if (n === 0 || !(budget > 0)) return;
+    const ia = this.a[k],
+      ib = this.b[k];
+    // the sliding velocity: body 1's centre against body 2's material point under the centroid (a
+    // body's rocking is no slide)
+    W[9] = W[10] = W[11] = 0;
+    const XB = ib >= 0 ? r.x : this.cp.x,
+      xb = ib >= 0 ? 3 * ib : 3 * (-1 - ib);
+    W[12] = cx / n - XB[xb];
+    W[13] = cy / n - XB[xb + 1];
+    W[14] = cz / n - XB[xb + 2];
+    relativeVelocity(this.rigids, this.cp, this.a[k], this.b[k], this.W, S);
+    const nx = W[6],
+      ny = W[7],
+      nz = W[8];
+    const vn = S[0] * nx + S[1] * ny + S[2] * nz;
+    const tx = S[0] - vn * nx,
+      ty = S[1] - vn * ny,
+      tz = S[2] - vn * nz;
+    const vt = Math.sqrt(tx * tx + ty * ty + tz * tz);
+    if (!(vt > 0)) return;
+    D[0] = -tx / vt;
+    D[1] = -ty / vt;
+    D[2] = -tz / vt;
+    // the impulse that stops the face's sliding as a translation (linear inverse masses), through the
+    // centres of mass: applied at the centroid, below a box's centre, it would rock the box, and the
+    // rocking would show up as slip at the corners
+    for (let d = 9; d < 15; d++) W[d] = 0;
+    this.inverseMass(ia, 0);
+    this.inverseMass(ib, 1);
+    const mov = this.materials.movable;
+    const w = (mov[ia] ? r.invMass[ia] : 0) + (ib >= 0 && mov[ib] ? r.invMass[ib] : 0);
+    if (!(w > 0)) return;
+    D[3] = Math.min(budget, vt / w);
+    this.impulse(r, ia, 0, 1);
+    this.impulse(r, ib, 1, -1);
   }
 
   /** v += p d/m, ω += I⁻¹ (r × p d) for a movable store body i, with u = Rᵀ (r × d) from inverseMass(i, side, …). */
@@ -828,7 +753,7 @@ export class RigidContacts implements ConstraintSet {
     r.v[i3 + 2] += w * dz;
     const J = r.invInertia;
     const o = 3 * side;
-    rot(r.q, 4 * i, p * J[i3] * U[o], p * J[i3 + 1] * U[o + 1], p * J[i3 + 2] * U[o + 2]);
+    rotate(S, r.q, 4 * i, p * J[i3] * U[o], p * J[i3 + 1] * U[o + 1], p * J[i3 + 2] * U[o + 2]);
     r.omega[i3] += S[0];
     r.omega[i3 + 1] += S[1];
     r.omega[i3 + 2] += S[2];
@@ -837,7 +762,12 @@ export class RigidContacts implements ConstraintSet {
   /** The contacts of the last step (pairs and anchors): the next step's contacts match them (see clear). */
   saveState(): { a: Int32Array; b: Int32Array; rA: Float64Array; rB: Float64Array } {
     const n = this.count;
-    return { a: this.a.slice(0, n), b: this.b.slice(0, n), rA: this.rA.slice(0, 3 * n), rB: this.rB.slice(0, 3 * n) };
+    return {
+      a: this.a.slice(0, n),
+      b: this.b.slice(0, n),
+      rA: this.rA.slice(0, 3 * n),
+      rB: this.rB.slice(0, 3 * n),
+    };
   }
 
   loadState(state: unknown): void {

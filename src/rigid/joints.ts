@@ -29,6 +29,7 @@ import { unionRoots } from '../collision/union-find.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { RigidStore } from '../core/rigid-store.js';
+import { rotate, rotateBack } from './rotate.js';
 
 export const FIXED = 0;
 export const BALL = 1;
@@ -54,32 +55,6 @@ export interface JointHost {
 
 const S = new Float64Array(3);
 const F = new Float64Array(24); // frames: A's axes (0–8), B's axes (9–17), anchors pa (18–20), pb (21–23)
-
-function rot(q: Float64Array, o: number, vx: number, vy: number, vz: number): void {
-  const qx = q[o],
-    qy = q[o + 1],
-    qz = q[o + 2],
-    qw = q[o + 3];
-  const tx = 2 * (qy * vz - qz * vy),
-    ty = 2 * (qz * vx - qx * vz),
-    tz = 2 * (qx * vy - qy * vx);
-  S[0] = vx + qw * tx + (qy * tz - qz * ty);
-  S[1] = vy + qw * ty + (qz * tx - qx * tz);
-  S[2] = vz + qw * tz + (qx * ty - qy * tx);
-}
-
-function rotT(q: Float64Array, o: number, vx: number, vy: number, vz: number): void {
-  const qx = -q[o],
-    qy = -q[o + 1],
-    qz = -q[o + 2],
-    qw = q[o + 3];
-  const tx = 2 * (qy * vz - qz * vy),
-    ty = 2 * (qz * vx - qx * vz),
-    tz = 2 * (qx * vy - qy * vx);
-  S[0] = vx + qw * tx + (qy * tz - qz * ty);
-  S[1] = vy + qw * ty + (qz * tx - qx * tz);
-  S[2] = vz + qw * tz + (qx * ty - qy * tx);
-}
 
 /** out[o …] ← a ⊗ b (quaternions x y z w). */
 function qmul(a: Float64Array, ao: number, b: Float64Array, bo: number, out: Float64Array, o: number): void {
@@ -205,12 +180,12 @@ export class RigidJoints implements ConstraintSet {
     const fr = Float64Array.from(frame);
     const cq = new Float64Array(4);
     // anchors and frames in the bodies' frames: Rᵀ (p − x), q_body⁻¹ ⊗ frame
-    rotT(r.q, 4 * a, anchor[0] - r.x[3 * a], anchor[1] - r.x[3 * a + 1], anchor[2] - r.x[3 * a + 2]);
+    rotateBack(S, r.q, 4 * a, anchor[0] - r.x[3 * a], anchor[1] - r.x[3 * a + 1], anchor[2] - r.x[3 * a + 2]);
     this.pA.set(S, 3 * j);
     cq.set([-r.q[4 * a], -r.q[4 * a + 1], -r.q[4 * a + 2], r.q[4 * a + 3]]);
     qmul(cq, 0, fr, 0, this.qA, 4 * j);
     if (b >= 0) {
-      rotT(r.q, 4 * b, pb[0] - r.x[3 * b], pb[1] - r.x[3 * b + 1], pb[2] - r.x[3 * b + 2]);
+      rotateBack(S, r.q, 4 * b, pb[0] - r.x[3 * b], pb[1] - r.x[3 * b + 1], pb[2] - r.x[3 * b + 2]);
       this.pB.set(S, 3 * j);
       cq.set([-r.q[4 * b], -r.q[4 * b + 1], -r.q[4 * b + 2], r.q[4 * b + 3]]);
       qmul(cq, 0, fr, 0, this.qB, 4 * j);
@@ -276,7 +251,10 @@ export class RigidJoints implements ConstraintSet {
     this.h = ctx.h;
     this.alphaScale = 1 / (ctx.h * ctx.h);
     for (let j = 0; j < this.count; j++) {
-      if (this.motor[j] === MOTOR_VELOCITY) this.target[j] += ctx.h * this.speed[j];
+      if (this.motor[j] !== MOTOR_VELOCITY) continue;
+      this.target[j] += ctx.h * this.speed[j];
+      // a motor driving into a limit waits there: the target stays within the limits
+      if (this.hasLimit[j]) this.target[j] = Math.max(this.lo[j], Math.min(this.hi[j], this.target[j]));
     }
   }
 
@@ -286,13 +264,13 @@ export class RigidJoints implements ConstraintSet {
     const a = this.a[j],
       b = this.b[j];
     qmul(r.q, 4 * a, this.qA, 4 * j, QW, 0);
-    rot(r.q, 4 * a, this.pA[3 * j], this.pA[3 * j + 1], this.pA[3 * j + 2]);
+    rotate(S, r.q, 4 * a, this.pA[3 * j], this.pA[3 * j + 1], this.pA[3 * j + 2]);
     F[18] = r.x[3 * a] + S[0];
     F[19] = r.x[3 * a + 1] + S[1];
     F[20] = r.x[3 * a + 2] + S[2];
     if (b >= 0) {
       qmul(r.q, 4 * b, this.qB, 4 * j, QW, 4);
-      rot(r.q, 4 * b, this.pB[3 * j], this.pB[3 * j + 1], this.pB[3 * j + 2]);
+      rotate(S, r.q, 4 * b, this.pB[3 * j], this.pB[3 * j + 1], this.pB[3 * j + 2]);
       F[21] = r.x[3 * b] + S[0];
       F[22] = r.x[3 * b + 1] + S[1];
       F[23] = r.x[3 * b + 2] + S[2];
@@ -304,7 +282,7 @@ export class RigidJoints implements ConstraintSet {
     }
     for (let s = 0; s < 2; s++) {
       for (let c = 0; c < 3; c++) {
-        rot(QW, 4 * s, c === 0 ? 1 : 0, c === 1 ? 1 : 0, c === 2 ? 1 : 0);
+        rotate(S, QW, 4 * s, c === 0 ? 1 : 0, c === 1 ? 1 : 0, c === 2 ? 1 : 0);
         F[9 * s + 3 * c] = S[0];
         F[9 * s + 3 * c + 1] = S[1];
         F[9 * s + 3 * c + 2] = S[2];
@@ -329,8 +307,8 @@ export class RigidJoints implements ConstraintSet {
   ): number {
     if (!this.movable(i)) return 0;
     const r = this.rigids;
-    if (positional) rotT(r.q, 4 * i, ry * nz - rz * ny, rz * nx - rx * nz, rx * ny - ry * nx);
-    else rotT(r.q, 4 * i, nx, ny, nz);
+    if (positional) rotateBack(S, r.q, 4 * i, ry * nz - rz * ny, rz * nx - rx * nz, rx * ny - ry * nx);
+    else rotateBack(S, r.q, 4 * i, nx, ny, nz);
     const J = r.invInertia,
       i3 = 3 * i;
     return (
@@ -364,8 +342,8 @@ export class RigidJoints implements ConstraintSet {
       r.x[i3 + 2] += m * pz;
     }
     const J = r.invInertia;
-    rotT(r.q, i4, tx, ty, tz);
-    rot(r.q, i4, sign * J[i3] * S[0], sign * J[i3 + 1] * S[1], sign * J[i3 + 2] * S[2]);
+    rotateBack(S, r.q, i4, tx, ty, tz);
+    rotate(S, r.q, i4, sign * J[i3] * S[0], sign * J[i3 + 1] * S[1], sign * J[i3 + 2] * S[2]);
     const Q = r.q;
     const hx = 0.5 * S[0],
       hy = 0.5 * S[1],
@@ -596,7 +574,9 @@ export class RigidJoints implements ConstraintSet {
         const m = this.maxForce[j] * h2;
         // the target angle, wrapped to the nearest turn of the current angle
         const phi = this.coordinate(j);
-        const goal = phi + (((((tg - phi) % (2 * Math.PI)) + 3 * Math.PI) % (2 * Math.PI)) - Math.PI);
+        let goal = phi + (((((tg - phi) % (2 * Math.PI)) + 3 * Math.PI) % (2 * Math.PI)) - Math.PI);
+        // the limits win over the motor (applied after them, it would drive through them)
+        if (this.hasLimit[j]) goal = Math.max(this.lo[j], Math.min(this.hi[j], goal));
         this.limitAngle(
           j,
           F[0],
@@ -687,7 +667,9 @@ export class RigidJoints implements ConstraintSet {
       if (this.motor[j] !== MOTOR_OFF) {
         this.frames(j);
         const now = -((F[18] - F[21]) * ux + (F[19] - F[22]) * uy + (F[20] - F[23]) * uz);
-        const e = this.target[j] - now;
+        let tg = this.target[j];
+        if (this.hasLimit[j]) tg = Math.max(this.lo[j], Math.min(this.hi[j], tg));
+        const e = tg - now;
         this.positional(j, e * ux, e * uy, e * uz, this.motorCompliance[j], 4, this.maxForce[j] * h2);
       }
       return;

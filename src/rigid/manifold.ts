@@ -69,6 +69,7 @@ export class Pair {
     else for (let k = 0; k < m; k++) keep[k] = k;
     const P = this.P;
     const n = this.n;
+    c.beginManifold();
     P[6] = n[0];
     P[7] = n[1];
     P[8] = n[2];

@@ -547,6 +547,7 @@ export class OrientedShapeMatching implements ConstraintSet {
  */
 export class EllipsoidContacts implements ConstraintSet {
   readonly kind = 'ellipsoid-contact';
+  readonly violationUnit = 'm';
   readonly order = 100;
   enabled = true;
   count = 0;

@@ -74,6 +74,7 @@ const STRIDE = 12;
 
 export class RegionShapeMatching implements ConstraintSet {
   readonly kind = 'shape-matching';
+  readonly violationUnit = 'm';
   readonly order = 0;
   enabled = true;
   readonly rule: ProjectionRule;

@@ -52,6 +52,7 @@ export interface VolumeOptions {
 
 export class SurfaceVolumeConservation implements ConstraintSet {
   readonly kind = 'surface-volume';
+  readonly violationUnit = 'relative';
   readonly order = 0;
   enabled = true;
   readonly count = 1;

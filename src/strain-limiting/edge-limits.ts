@@ -52,6 +52,7 @@ export function checkStretchRange(r: StretchRange, where: string): { min: number
 /** Edge strain limits: the unilateral pair of distance constraints on every edge. */
 export class EdgeStrainLimits implements ConstraintSet {
   readonly kind = 'edge-strain-limit';
+  readonly violationUnit = 'm';
   readonly order = 0;
   enabled = true;
   readonly min: number;

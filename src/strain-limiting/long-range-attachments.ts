@@ -52,6 +52,7 @@ export interface TetheredBody {
 
 export class LongRangeAttachments implements ConstraintSet {
   readonly kind = 'long-range-attachment';
+  readonly violationUnit = 'm';
   readonly order = 0;
   enabled = true;
   readonly rule: ProjectionRule;

@@ -42,6 +42,8 @@ const WEFT = [1, 0, 0];
 
 export class TriangleStrainLimits extends ElementConstraints {
   readonly kind = 'triangle-strain-limit';
+  /** A principal stretch beyond its limit, a fraction of the rest length. */
+  readonly violationUnit = 'relative';
   /** Smallest and largest principal stretch allowed. */
   min: number;
   max: number;

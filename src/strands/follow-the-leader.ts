@@ -42,6 +42,7 @@ const GROUP = 8;
 
 export class FollowTheLeader implements ConstraintSet {
   readonly kind = 'follow-the-leader';
+  readonly violationUnit = 'm';
   /** After the collider contacts: the lengths have the last word. */
   readonly order = 150;
   enabled = true;

@@ -1,8 +1,9 @@
-/** Launching Debian's Chromium through playwright-core (flags from the design notes) and watching the console. */
+/** Launching Debian's Chromium (scripts/chromium.ts) and watching the console. */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from '../../scripts/chromium.js';
 
 export const artifacts = new URL('../../test-artifacts/', import.meta.url);
 
@@ -16,21 +17,7 @@ export interface Browser {
 
 export async function launch(viewport = { width: 1100, height: 700 }): Promise<Browser> {
   const dir = mkdtempSync(join(tmpdir(), 'pbdkit-chromium-'));
-  const context = await chromium.launchPersistentContext(dir, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    viewport,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--enable-unsafe-swiftshader',
-    ],
-  });
+  const context = await launchChromium(dir, viewport);
   const errors: string[] = [];
   const watch = (page: Page) => {
     page.on('console', (m) => {

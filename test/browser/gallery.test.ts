@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { artifacts, type Browser, launch, openScene, state } from './browser.js';
 
 const base = inject('galleryUrl');
@@ -70,21 +70,119 @@ describe('the gallery in Chromium', () => {
       };
     });
     expect([...cards].sort((a, b) => a.scene!.localeCompare(b.scene!))).toEqual(expected);
-    // every card gets a rendered thumbnail (simulated in a worker, drawn offscreen)
+    // every card shows its thumbnail at once: committed images (npm run thumbnails), no simulation
+    expect(await page.locator('.thumb.missing').count()).toBe(0);
     await page.waitForFunction(
       (n) =>
-        document.querySelectorAll('.thumb.ready img').length +
-          document.querySelectorAll('.thumb.failed').length ===
-        n,
+        [...document.querySelectorAll<HTMLImageElement>('.thumb img')].filter(
+          (i) => i.complete && i.naturalWidth > 0,
+        ).length === n,
       sceneFiles.length,
-      { timeout: 200_000, polling: 500 },
+      { timeout: 20_000 },
     );
-    expect(await page.locator('.thumb.failed').count()).toBe(0);
-    const widths = await page.$$eval('.thumb img', (imgs) =>
-      imgs.map((i) => (i as HTMLImageElement).naturalWidth),
+    // WebP files (the smallest are inlined in the page by the build)
+    const sources = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLImageElement>('.thumb img')].map((i) => i.src),
     );
-    expect(widths.every((w) => w > 0)).toBe(true);
+    expect(sources.filter((src) => !/\.webp$|^data:image\/webp;/.test(src))).toEqual([]);
+    // nothing was simulated to draw them
+    const workers = await page.evaluate(
+      () => performance.getEntriesByType('resource').filter((e) => /worker/.test(e.name)).length,
+    );
+    expect(workers).toBe(0);
     await page.screenshot({ path: new URL('index.png', artifacts).pathname });
+    expect(browser.errors).toEqual([]);
+  });
+
+  it('the layout: the scene fills the window; panel and readout open in a column on a wide window, closed bars on a narrow one', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    onTestFinished(() => page.setViewportSize({ width: 1100, height: 700 }));
+    await openScene(page, base, 'cloth-drape');
+    const layout = () =>
+      page.evaluate(() => {
+        const rect = (sel: string) => {
+          const r = document.querySelector(sel)!.getBoundingClientRect();
+          return { left: r.left, top: r.top, right: r.right, bottom: r.bottom, area: r.width * r.height };
+        };
+        return {
+          canvas: rect('.viewport canvas'),
+          panel: rect('.panel-host'),
+          readout: rect('details.stats'),
+          bar: rect('.scene-bar'),
+          panelOpen: !document.querySelector('.panel-host .lil-gui')!.classList.contains('lil-closed'),
+          readoutOpen: (document.querySelector('details.stats') as HTMLDetailsElement).open,
+        };
+      });
+    const wide = await layout();
+    expect(wide.canvas).toMatchObject({ left: 0, top: 0, right: 1280, bottom: 800 });
+    expect(wide.panelOpen).toBe(true);
+    expect(wide.readoutOpen).toBe(true);
+    // one column on the right: both within its 290 px
+    for (const r of [wide.panel, wide.readout]) expect(r.left).toBeGreaterThan(1280 - 290);
+    await page.screenshot({ path: new URL('layout-wide.png', artifacts).pathname });
+    // a narrow window (a phone): both close, and the panels cover little of the scene
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(async () => (await layout()).panelOpen).toBe(false);
+    const narrow = await layout();
+    expect(narrow.readoutOpen).toBe(false);
+    expect(narrow.canvas).toMatchObject({ left: 0, top: 0, right: 390, bottom: 844 });
+    const covered = narrow.panel.area + narrow.readout.area + narrow.bar.area;
+    expect(covered / (390 * 844)).toBeLessThan(0.2);
+    await page.screenshot({ path: new URL('layout-narrow.png', artifacts).pathname });
+    // opening the readout shows the real-time figure and violations in their own units
+    await page.locator('details.stats > summary').click();
+    await expect
+      .poll(() => page.locator('[data-testid=readout]').textContent())
+      .toMatch(/physics alone: [\d.]+×/);
+    const readout = (await page.locator('[data-testid=readout]').textContent())!;
+    expect(readout).toMatch(/violation: stretch\s*[\d.e+-]+ (mm|m)/);
+    expect(readout).toMatch(/violation: dihedral-bending\s*[\d.e+-]+ rad/);
+    // plots: one per unit, every axis titled with its unit
+    const plots = await page.evaluate(() => window.pbdGallery.plots());
+    expect(plots.map((p) => p.unit)).toEqual(['J', 'm', 'rad', 'ms']);
+    expect(plots.find((p) => p.unit === 'm')!.series).toEqual(
+      expect.arrayContaining(['stretch', 'collider-contact']),
+    );
+    for (const p of plots) expect(p.axes, p.title).toEqual(['simulated time (s)', p.unit]);
+    expect(browser.errors).toEqual([]);
+  });
+
+  it('a figure reference links to the sources page, which names the paper, its authors and year', async () => {
+    await openScene(page, base, 'cloth-drape');
+    const link = page.locator('.scene-bar .figure a').first();
+    expect(await link.textContent()).toBe('003');
+    await link.click();
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe('#sources/003');
+    const entry = page.locator('#source-003');
+    await entry.waitFor();
+    const text = (await entry.textContent())!;
+    expect(text).toContain('Position Based Dynamics');
+    expect(text).toContain('Müller');
+    expect(text).toContain('2007');
+    expect(await entry.evaluate((e) => e.classList.contains('focus'))).toBe(true);
+    // every paper is there, and lists the scenes that cite it
+    expect(await page.locator('.source').count()).toBe(5);
+    expect(await entry.locator('.citing a', { hasText: 'Cloth draped over a sphere' }).count()).toBe(1);
+    await page.screenshot({ path: new URL('sources.png', artifacts).pathname });
+    expect(browser.errors).toEqual([]);
+  });
+
+  it('fluids are drawn as a continuous surface where the balls were (a smooth picture over the same pixels)', async () => {
+    // a small window: software rendering of five passes is slow on a busy machine
+    await page.setViewportSize({ width: 640, height: 400 });
+    onTestFinished(() => page.setViewportSize({ width: 1100, height: 700 }));
+    await openScene(page, base, 'fluids-dam-break');
+    await page.keyboard.press(' ');
+    await page.evaluate(() => window.pbdGallery.runUntil(1));
+    await page.evaluate(() => window.pbdGallery.setPixelRatio(1));
+    const balls = await page.evaluate(() => window.pbdGallery.surfacePixels(false));
+    const surface = await page.evaluate(() => window.pbdGallery.surfacePixels(true));
+    // the surface covers (about) the pixels the balls covered
+    expect(balls.bodyPixels).toBeGreaterThan(2000);
+    expect(surface.bodyPixels).toBeGreaterThan(0.7 * balls.bodyPixels);
+    // and is far smoother inside: no per-ball highlight and rim
+    expect(surface.roughness).toBeLessThan(0.5 * balls.roughness);
+    await page.screenshot({ path: new URL('fluid-surface.png', artifacts).pathname });
     expect(browser.errors).toEqual([]);
   });
 

@@ -14,6 +14,8 @@ export interface CatalogEntry {
   family: string;
   figure: string;
   description: string;
+  /** Why the scene cannot run in real time (its `offline` field), or ''. */
+  offline: string;
   /** Dropped on the page (not in scenes/). */
   dropped: boolean;
   /** Extra files dropped together with the scene. */
@@ -50,6 +52,7 @@ function summarize(name: string, file: string, text: string, isDropped: boolean)
     family: str(json.family, 'other'),
     figure: str(json.figure, ''),
     description: str(json.description, ''),
+    offline: str(json.offline, ''),
     dropped: isDropped,
     files: {},
   };

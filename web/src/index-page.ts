@@ -1,10 +1,25 @@
-/** The index: every scene in scenes/, grouped by method family, with title, figure and thumbnail. */
+/**
+ * The index: every scene in scenes/, grouped by method family, with title,
+ * figure and thumbnail. Thumbnails are images rendered once by
+ * `npm run thumbnails` (scripts/thumbnails.ts: the gallery's own renderer in
+ * headless Chromium) into web/thumbnails/, so the index is complete on first
+ * paint and simulates nothing.
+ */
 import { byFamily, type CatalogEntry } from './catalog.js';
-import { cachedThumbnail, thumbnail } from './thumbnails.js';
+
+const thumbnails = import.meta.glob<string>('../thumbnails/*.webp', {
+  eager: true,
+  query: '?url',
+  import: 'default',
+});
+
+/** The URL of a scene's thumbnail, if it has one. */
+export function thumbnailUrl(name: string): string | undefined {
+  return thumbnails[`../thumbnails/${name}.webp`];
+}
 
 export class IndexPage {
   readonly root: HTMLElement;
-  private disposed = false;
 
   constructor(parent: HTMLElement, isolated: boolean) {
     const root = document.createElement('div');
@@ -16,6 +31,7 @@ export class IndexPage {
       <h1>pbdkit <span>gallery</span></h1>
       <p>Position-based dynamics from the papers, live: every scene in <code>scenes/</code> runs here.
       Drag a surface to pull it, tune the solver and the materials, and watch the energy and the constraint error.</p>
+      <p class="sources-link">The papers behind the scenes, and what pbdkit takes from each: <a href="#sources">sources</a>.</p>
       <p class="drop-hint">Drop a scene <code>.json</code> file (and the mesh files it names) anywhere on the page to run it.</p>`;
     if (!isolated) {
       const note = document.createElement('p');
@@ -55,19 +71,14 @@ export class IndexPage {
     img.alt = e.title;
     img.width = 480;
     img.height = 300;
-    const cached = cachedThumbnail(e.name);
-    if (cached) {
-      img.src = cached;
+    const url = e.dropped ? undefined : thumbnailUrl(e.name);
+    if (url) {
+      img.src = url;
+      img.decoding = 'async';
       figure.classList.add('ready');
     } else {
-      void thumbnail(e, () => this.disposed).then((url) => {
-        if (url) {
-          img.src = url;
-          figure.classList.add('ready');
-        } else {
-          figure.classList.add('failed');
-        }
-      });
+      figure.classList.add('missing');
+      img.alt = `${e.title} (no thumbnail yet: npm run thumbnails)`;
     }
     figure.append(img);
     const body = document.createElement('div');
@@ -90,7 +101,6 @@ export class IndexPage {
   }
 
   dispose(): void {
-    this.disposed = true;
     this.root.remove();
   }
 }

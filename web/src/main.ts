@@ -9,11 +9,13 @@ import { IndexPage } from './index-page.js';
 import { ScenePage } from './scene-page.js';
 import { describeError } from './sim/core.js';
 import { canShareMemory } from './sim/host.js';
+import { SourcesPage } from './sources-page.js';
 import { hideError, showError } from './ui/errors.js';
+import { measureBodyPixels, measureSurface } from './view/measure.js';
 import './style.css';
 
 const app = document.getElementById('app')!;
-let page: IndexPage | ScenePage | null = null;
+let page: IndexPage | ScenePage | SourcesPage | null = null;
 let renderer: WebGLRenderer | null = null;
 
 function sceneRenderer(): WebGLRenderer {
@@ -28,6 +30,12 @@ function route(): void {
   page?.dispose();
   page = null;
   hideError();
+  const src = /^#sources(?:\/(\w+))?$/.exec(location.hash);
+  if (src) {
+    document.title = 'Sources · pbdkit gallery';
+    page = new SourcesPage(app, src[1] ?? null);
+    return;
+  }
   const m = /^#scene=(.+)$/.exec(location.hash);
   if (m) {
     const name = decodeURIComponent(m[1]);
@@ -49,6 +57,8 @@ function route(): void {
 }
 
 window.addEventListener('hashchange', route);
+// `?still`: the picture without panels (scripts/thumbnails.ts renders thumbnails this way)
+document.body.classList.toggle('still', new URLSearchParams(location.search).has('still'));
 
 // ---- dropping scene files -----------------------------------------------------
 
@@ -105,7 +115,10 @@ const hooks = {
   /** What the page shows: index or scene, and the simulation's state. */
   state() {
     if (!(page instanceof ScenePage)) {
-      return { page: 'index', scenes: [...document.querySelectorAll('.scene-card')].length } as const;
+      return {
+        page: page instanceof SourcesPage ? 'sources' : 'index',
+        scenes: [...document.querySelectorAll('.scene-card')].length,
+      } as const;
     }
     const p = page;
     const f = p.frame;
@@ -204,10 +217,48 @@ const hooks = {
   },
   /** Pixels covered by the simulated bodies in a fresh render (see Stage.measureBodyPixels). */
   bodyPixels() {
-    return current().stage.measureBodyPixels();
+    return measureBodyPixels(current().stage);
   },
   runUntil(time: number): Promise<void> {
     return current().runUntil(time);
+  },
+  /**
+   * Where things are on screen (client pixels): each body's drawn bounding
+   * box projected, the free part of the view the camera frames into, the
+   * canvas, and the panels over it (visible ones only).
+   */
+  framing() {
+    const p = current();
+    const c = p.stage.renderer.domElement.getBoundingClientRect();
+    const free = p.freeRect();
+    const rect = (r: DOMRect) => ({ left: r.left, top: r.top, right: r.right, bottom: r.bottom });
+    return {
+      canvas: rect(c),
+      free: {
+        left: free.left + c.left,
+        right: free.right + c.left,
+        top: free.top + c.top,
+        bottom: free.bottom + c.top,
+      },
+      bodies: p.bodyRects(),
+      panels: [...document.querySelectorAll('.scene-bar, .panel-host, details.stats')]
+        .map((e) => ({ name: e.className, ...rect(e.getBoundingClientRect()) }))
+        .filter((r) => r.right > r.left && r.bottom > r.top),
+    };
+  },
+  /** Body pixels and the roughness inside them, with fluids drawn as a surface or as balls. */
+  surfacePixels(surface: boolean) {
+    return measureSurface(current().stage, surface);
+  },
+  /** The plots' titles, axis units and series. */
+  plots() {
+    return current().plots.describe();
+  },
+  /** The picture as an image (a data URL), rendered now: what `npm run thumbnails` saves. */
+  still(type = 'image/webp', quality = 0.82): string {
+    const p = current();
+    p.stage.render();
+    return p.stage.renderer.domElement.toDataURL(type, quality);
   },
 };
 

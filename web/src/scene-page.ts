@@ -15,12 +15,17 @@ import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { type CatalogEntry, sceneAssets } from './catalog.js';
 import { createSimHost, LoadFailure, type SimHost } from './sim/host.js';
 import type { FrameInfo, LoadError, SceneInfo, Vec3, WorldSettings } from './sim/protocol.js';
+import { findSource } from './sources.js';
 import { showError } from './ui/errors.js';
 import { Panel, type RunState } from './ui/panel.js';
-import { Plots } from './ui/plots.js';
+import { formatValue, Plots } from './ui/plots.js';
+import { actionBox, centreOn, fitBox, freeRect, projectBox, type Rect } from './view/framing.js';
+import { nearestParticle, pickNear } from './view/picking.js';
 import { Stage } from './view/stage.js';
 
 const MAX_STEPS_PER_FRAME = 4;
+/** Below this width the panels start closed and the side column becomes a bar at the bottom (style.css). */
+const NARROW = '(max-width: 700px)';
 
 interface Drag {
   particle: number;
@@ -42,7 +47,7 @@ export class ScenePage {
   readonly run: RunState = { paused: false, timeScale: 1, dragPull: 1 };
   private readonly controls: OrbitControls;
   private panel: Panel | null = null;
-  private readonly plots: Plots;
+  readonly plots: Plots;
   private readonly viewport: HTMLElement;
   private readonly readout: HTMLElement;
   private busy = true;
@@ -79,37 +84,75 @@ export class ScenePage {
   frameMs = 16;
   private resolutionChangedAt = 0;
   private fixedPixelRatio: number | null = null;
+  /** The visitor moved the camera: layout changes no longer refit it. */
+  private cameraMoved = false;
+  private readonly narrowQuery: MediaQueryList;
+  /** The layout the panels were last set for (narrow: closed). */
+  private narrow: boolean;
+  /** Elements over the canvas (the free part of the view is what they leave). */
+  private readonly overlays: HTMLElement[];
+  private readonly pace: HTMLElement;
+  private readonly statsSummary: HTMLElement;
 
   constructor(parent: HTMLElement, entry: CatalogEntry, renderer: WebGLRenderer) {
     this.entry = entry;
     this.root = el('div', 'scene-page');
     this.viewport = el('div', 'viewport');
     this.viewport.append(renderer.domElement);
-    const info = el('header', 'scene-info card');
+    const narrow = window.matchMedia(NARROW).matches;
+    // the top bar: title, the pace, the paper it comes from, and (on demand) what it shows
+    const bar = el('header', 'scene-bar card');
+    const titleRow = el('div', 'title-row');
     const back = el('a', 'back');
     back.href = '#';
     back.textContent = '← All scenes';
     const title = el('h1');
     title.textContent = entry.title;
-    info.append(back, title);
-    if (entry.figure) info.append(text('p', 'figure', entry.figure));
-    if (entry.description) info.append(text('p', 'description', entry.description));
+    this.pace = text('span', 'pace', '');
+    this.pace.dataset.testid = 'pace';
+    titleRow.append(back, title, this.pace);
+    bar.append(titleRow);
+    if (entry.figure) {
+      const figure = el('p', 'figure');
+      figure.append(...figureLinks(entry.figure));
+      bar.append(figure);
+    }
+    if (entry.offline) {
+      const off = text(
+        'p',
+        'offline',
+        `Offline scene: too heavy for real time on one core, so it runs in slow motion here. ${entry.offline}`,
+      );
+      off.dataset.testid = 'offline';
+      bar.append(off);
+    }
+    const about = el('details');
+    about.append(text('summary', '', 'About this scene'));
+    if (entry.description) about.append(text('p', 'description', entry.description));
     const mode = el('p', 'mode');
-    info.append(mode);
+    const keys = el('p', 'keys');
+    keys.innerHTML =
+      '<kbd>space</kbd> pause · <kbd>s</kbd> single step · <kbd>r</kbd> reset<br>' +
+      'drag the surface to pull it, release to throw; drag elsewhere to orbit, right-drag to pan, wheel to zoom';
+    about.append(mode, keys);
+    bar.append(about);
+    // the side column: parameters and readout, each collapsible (closed on narrow screens)
+    const side = el('aside', 'side');
     const panelHost = el('div', 'panel-host');
-    const stats = el('section', 'stats card');
+    const stats = el('details', 'stats card');
+    stats.open = !narrow;
+    this.statsSummary = text('summary', '', 'Readout');
     this.readout = el('div', 'readout');
     this.readout.dataset.testid = 'readout';
     const plots = el('div', 'plots');
-    stats.append(this.readout, plots);
-    const keys = el('footer', 'keys');
-    keys.innerHTML =
-      '<kbd>space</kbd> pause &nbsp; <kbd>s</kbd> single step &nbsp; <kbd>r</kbd> reset &nbsp;·&nbsp; ' +
-      'drag the surface to pull it, release to throw &nbsp;·&nbsp; drag elsewhere to orbit, ' +
-      'right-drag to pan, wheel to zoom';
+    stats.append(this.statsSummary, this.readout, plots);
+    stats.addEventListener('toggle', () => this.layoutChanged());
+    side.append(panelHost, stats);
+    this.overlays = [bar, panelHost, stats];
     const loading = text('div', 'loading', 'Loading…');
-    this.root.append(this.viewport, info, panelHost, stats, keys, loading);
+    this.root.append(this.viewport, bar, side, loading);
     parent.append(this.root);
+    about.addEventListener('toggle', () => this.layoutChanged());
 
     this.stage = new Stage(renderer);
     this.host = createSimHost();
@@ -127,12 +170,18 @@ export class ScenePage {
     this.controls = new OrbitControls(this.stage.camera, renderer.domElement);
     this.controls.enableDamping = true;
     this.controls.dampingFactor = 0.12;
+    // the camera follows the layout until the visitor moves it
+    this.controls.addEventListener('start', () => {
+      this.cameraMoved = true;
+    });
     window.addEventListener('pointermove', this.onPointerMove);
     window.addEventListener('pointerup', this.onPointerUp);
     window.addEventListener('pointercancel', this.onPointerUp);
     window.addEventListener('keydown', this.onKey);
     this.resizeObserver = new ResizeObserver(() => this.resize());
     this.resizeObserver.observe(this.viewport);
+    this.narrowQuery = window.matchMedia(NARROW);
+    this.narrow = this.narrowQuery.matches;
     this.resize();
     this.raf = requestAnimationFrame(this.tick);
     this.load(panelHost, loading);
@@ -143,7 +192,7 @@ export class ScenePage {
       const files = await sceneAssets(this.entry);
       const info = await this.host.load(this.entry.text, this.entry.file, files);
       if (this.disposed) return;
-      this.setInfo(info, true);
+      this.setInfo(info, false);
       this.panel = new Panel(panelHost, info, this.stage.overlays, this.run, {
         world: (s) => this.configureWorld(s),
         tunable: (b, name, v) => this.host.setTunable(b, name, v),
@@ -155,7 +204,10 @@ export class ScenePage {
         step: () => this.singleStep(),
         reset: () => this.reset(),
       });
+      if (this.narrowQuery.matches) this.panel.gui.close();
+      this.panel.gui.onOpenClose(() => this.layoutChanged());
       loading.remove();
+      this.frameView(true);
       this.busy = false;
     } catch (e) {
       if (this.disposed) return;
@@ -175,12 +227,9 @@ export class ScenePage {
     this.frame = info.frame;
     this.dt = info.world.dt;
     this.substeps = info.world.substeps;
-    this.stage.setScene(info, frameCamera);
+    this.stage.setScene(info);
     this.needsRender = true;
-    if (frameCamera) {
-      this.controls.target.copy(this.stage.cameraTarget(info));
-      this.controls.update();
-    }
+    if (frameCamera) this.frameView(true);
     this.plots.clear();
     this.updateReadout(performance.now(), true);
   }
@@ -342,8 +391,9 @@ export class ScenePage {
       this.plots.push({
         time: f.time,
         kineticEnergy: f.kineticEnergy,
-        maxViolation: f.maxViolation,
+        violations: f.violations,
         stepMs: f.stepMs,
+        dtMs: 1000 * this.dt,
       });
     }
     this.busy = false;
@@ -370,12 +420,23 @@ export class ScenePage {
       this.rate = f.time >= rs.sim && now > rs.wall ? ((f.time - rs.sim) * 1000) / (now - rs.wall) : 1;
       this.rateSample = { wall: now, sim: f.time };
     }
-    const slow =
-      !this.run.paused && !this.fastForward && this.rate < 0.9 * this.run.timeScale
-        ? ` · ${this.rate.toFixed(2)}× real time`
-        : '';
+    // the pace: what the visitor sees (simulated per real second), and what the physics alone allows
+    const capacity = f.stepMs > 0 ? (1000 * this.dt) / f.stepMs : 0;
+    const pace = this.run.paused
+      ? 'paused'
+      : this.fastForward
+        ? 'fast-forward'
+        : `${this.rate.toFixed(2)}× real time`;
+    this.pace.textContent = pace;
+    this.pace.classList.toggle(
+      'slow',
+      !this.run.paused && !this.fastForward && this.rate < 0.9 * this.run.timeScale,
+    );
+    this.pace.title = `physics ${f.stepMs.toFixed(2)} ms per step of ${(1000 * this.dt).toFixed(1)} ms: it could run at ${capacity.toFixed(2)}× real time`;
+    this.statsSummary.textContent = `Readout · ${pace}`;
     const rows: [string, string][] = [
-      ['physics', `${f.stepMs.toFixed(2)} ms / step`],
+      ['real time', `${pace} (physics alone: ${capacity.toFixed(2)}×)`],
+      ['physics', `${f.stepMs.toFixed(2)} ms per step of ${(1000 * this.dt).toFixed(1)} ms`],
       [
         'frame rate',
         `${now - this.renderedAt > 1000 ? 'idle' : `${this.fps.toFixed(0)} fps`}${this.renderScale()}`,
@@ -383,7 +444,11 @@ export class ScenePage {
       ['particles', f.particleCount.toLocaleString('en')],
       ['constraints', f.constraintCount.toLocaleString('en')],
       ...this.wasmRow(),
-      ['time', `${f.time.toFixed(2)} s · step ${f.steps}${this.run.paused ? ' · paused' : slow}`],
+      ['time', `${f.time.toFixed(2)} s · step ${f.steps}`],
+      ...f.violations.map((v): [string, string] => [
+        `violation: ${v.kind}`,
+        formatViolation(v.value, v.unit),
+      ]),
     ];
     if (f.recoveries || f.speedClamps) {
       rows.push(['guards', `${f.recoveries} NaN recoveries, ${f.speedClamps} speed clamps`]);
@@ -443,7 +508,7 @@ export class ScenePage {
       const off = mirror.offset;
       if (mirror.hasRenderMesh) {
         // a render mesh's vertices are not particles: take the body's movable particle nearest to the hit
-        const i = this.nearestParticle(off, mirror.activeCount, hit.point);
+        const i = nearestParticle(this.stage, off, mirror.activeCount, hit.point);
         if (i >= 0) return i;
         continue;
       }
@@ -466,67 +531,13 @@ export class ScenePage {
     return -1;
   }
 
-  /** The movable particle of [offset, offset + count) nearest to `p`, or −1. */
-  private nearestParticle(offset: number, count: number, p: Vector3): number {
-    const { x, invMass } = this.stage.store!;
-    let best = -1;
-    let bestD = Infinity;
-    for (let i = offset; i < offset + count; i++) {
-      if (!(invMass[i] > 0)) continue;
-      const d = (x[3 * i] - p.x) ** 2 + (x[3 * i + 1] - p.y) ** 2 + (x[3 * i + 2] - p.z) ** 2;
-      if (d < bestD) {
-        bestD = d;
-        best = i;
-      }
-    }
-    return best;
-  }
-
-  /**
-   * The movable particle drawn nearest to the cursor within `radius` pixels
-   * (the nearest to the camera among ties), for presses just off a surface's
-   * edge or on a thin body.
-   */
-  private pickNear(clientX: number, clientY: number, radius: number): number {
-    const store = this.stage.store;
-    if (!store) return -1;
-    const rect = this.stage.renderer.domElement.getBoundingClientRect();
-    const cam = this.stage.camera;
-    cam.updateMatrixWorld();
-    const m = cam.projectionMatrix.clone().multiply(cam.matrixWorldInverse).elements;
-    const { x, invMass } = store;
-    let best = -1;
-    let bestScore = Infinity;
-    for (const b of this.stage.bodies) {
-      const { offset, activeCount } = b.mirror;
-      for (let i = offset; i < offset + activeCount; i++) {
-        if (!(invMass[i] > 0)) continue;
-        const px = x[3 * i],
-          py = x[3 * i + 1],
-          pz = x[3 * i + 2];
-        const w = m[3] * px + m[7] * py + m[11] * pz + m[15];
-        if (!(w > 0)) continue;
-        const sx = rect.left + (((m[0] * px + m[4] * py + m[8] * pz + m[12]) / w + 1) / 2) * rect.width;
-        const sy = rect.top + ((1 - (m[1] * px + m[5] * py + m[9] * pz + m[13]) / w) / 2) * rect.height;
-        const d = Math.hypot(sx - clientX, sy - clientY);
-        if (d > radius) continue;
-        const score = d + 1e-3 * w; // nearest on screen, then nearest to the camera
-        if (score < bestScore) {
-          bestScore = score;
-          best = i;
-        }
-      }
-    }
-    return best;
-  }
-
   private onPointerDown = (e: PointerEvent): void => {
     if (e.button !== 0 || !this.info || e.target !== this.stage.renderer.domElement) {
       this.lastPick = `ignored: button ${e.button}, target ${(e.target as HTMLElement).tagName}`;
       return;
     }
     let particle = this.pick(e.clientX, e.clientY);
-    if (particle < 0) particle = this.pickNear(e.clientX, e.clientY, 10);
+    if (particle < 0) particle = pickNear(this.stage, e.clientX, e.clientY, 10);
     this.lastPick = `particle ${particle} at (${e.clientX}, ${e.clientY})`;
     if (particle < 0) return;
     e.stopPropagation(); // the camera stays put while dragging
@@ -602,10 +613,84 @@ export class ScenePage {
   };
 
   private resize(): void {
+    if (this.narrowQuery.matches !== this.narrow) this.setNarrow(this.narrowQuery.matches);
     const w = this.viewport.clientWidth;
     const h = this.viewport.clientHeight;
     if (w > 0 && h > 0) this.stage.setSize(w, h);
+    this.frameView(!this.cameraMoved);
     this.needsRender = true;
+  }
+
+  /** A panel opened or closed: the free part of the view moved. */
+  private layoutChanged(): void {
+    this.frameView(!this.cameraMoved);
+    this.needsRender = true;
+  }
+
+  /** Crossing into or out of the narrow layout closes or opens the panels, as a fresh load would. */
+  private setNarrow(narrow: boolean): void {
+    this.narrow = narrow;
+    const stats = this.root.querySelector('details.stats') as HTMLDetailsElement | null;
+    if (stats) stats.open = !narrow;
+    if (narrow) this.panel?.gui.close();
+    else this.panel?.gui.open();
+  }
+
+  /** The part of the canvas no panel covers (canvas pixels). */
+  freeRect(): Rect {
+    const c = this.stage.renderer.domElement.getBoundingClientRect();
+    const overlays = this.overlays
+      .map((o) => o.getBoundingClientRect())
+      .filter((r) => r.width > 0 && r.height > 0)
+      .map((r) => ({
+        left: r.left - c.left,
+        right: r.right - c.left,
+        top: r.top - c.top,
+        bottom: r.bottom - c.top,
+      }));
+    return freeRect({ left: 0, top: 0, right: c.width, bottom: c.height }, overlays);
+  }
+
+  /**
+   * Centres the projection on the free part of the view and, with `refit`,
+   * moves the camera (along the scene's view direction) so that the scene's
+   * action box fills that part (web/src/view/framing.ts).
+   */
+  private frameView(refit: boolean): void {
+    const canvas = this.stage.renderer.domElement;
+    const w = canvas.clientWidth;
+    const h = canvas.clientHeight;
+    if (!(w > 0 && h > 0)) return;
+    const free = this.freeRect();
+    const cam = this.stage.camera;
+    centreOn(cam, w, h, free);
+    if (!refit || !this.info) return;
+    const box = actionBox(this.entry.name, this.stage.bodyBox(), this.stage.colliderBox());
+    const cfg = this.info.meta.camera;
+    const dir = cfg
+      ? new Vector3(...cfg.position).sub(new Vector3(...cfg.target))
+      : new Vector3(0.45, 0.35, 1);
+    const centre = fitBox(cam, box, dir, free, w, h);
+    this.controls.target.copy(centre);
+    this.controls.update();
+    this.needsRender = true;
+  }
+
+  /** Per body, the screen rectangle (client pixels) its particles' bounding box covers; for the tests. */
+  bodyRects(): { name: string; rect: Rect | null }[] {
+    const c = this.stage.renderer.domElement.getBoundingClientRect();
+    return this.stage.bodyBoxes().map(({ name, box }) => {
+      const r = projectBox(this.stage.camera, box, c.width, c.height);
+      return {
+        name,
+        rect: r && {
+          left: r.left + c.left,
+          right: r.right + c.left,
+          top: r.top + c.top,
+          bottom: r.bottom + c.top,
+        },
+      };
+    });
   }
 
   /** Screen position (client pixels) of particle i. */
@@ -638,6 +723,33 @@ export class ScenePage {
     this.host.dispose();
     this.root.remove();
   }
+}
+
+/** A violation in its unit: lengths in mm or m, angles in degrees and radians, relative values in %. */
+function formatViolation(value: number, unit: string): string {
+  if (unit === 'relative') return `${formatValue(100 * value)} % of rest`;
+  if (unit === 'rad') return `${formatValue(value)} rad (${formatValue((180 / Math.PI) * value)}°)`;
+  if (unit === 'm' && value < 0.1) return `${formatValue(1000 * value)} mm`;
+  return `${formatValue(value)}${unit ? ` ${unit}` : ''}`;
+}
+
+/** The figure reference with each paper number ("003") linked to its entry on the sources page. */
+function figureLinks(figure: string): (string | HTMLElement)[] {
+  const out: (string | HTMLElement)[] = [];
+  let last = 0;
+  for (const m of figure.matchAll(/\b(00\d)\b/g)) {
+    const paper = findSource(m[1]);
+    if (!paper) continue;
+    out.push(figure.slice(last, m.index));
+    const a = el('a');
+    a.href = `#sources/${paper.id}`;
+    a.textContent = m[1];
+    a.title = `${paper.authors}: ${paper.title} (${paper.year})`;
+    out.push(a);
+    last = m.index + m[0].length;
+  }
+  out.push(figure.slice(last));
+  return out;
 }
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, className = ''): HTMLElementTagNameMap[K] {

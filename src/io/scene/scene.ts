@@ -118,9 +118,28 @@ export const sceneSchema = z
       .describe('method family, e.g. "cloth", "softbody", "fluids" (groups the gallery)'),
     figure: z.string().optional().describe('the paper figure the scene reproduces, e.g. "003 Figure 3"'),
     camera: z
-      .strictObject({ position: vec3, target: vec3 })
+      .strictObject({
+        position: vec3,
+        target: vec3,
+        follow: z
+          .array(z.string().min(1))
+          .min(1)
+          .optional()
+          .describe(
+            "the bodies whose action the gallery frames (default: all); others may leave the view, as a projectile's grains that fly off after the impact",
+          ),
+      })
       .optional()
-      .describe('initial camera for the gallery and renders'),
+      .describe(
+        'view direction for the gallery and renders: the gallery looks from position toward target and moves the camera back until the action fits the view',
+      ),
+    offline: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'why this scene cannot run in real time on one core (its physics takes longer than dt per step); the gallery shows it in slow motion and says so',
+      ),
     world: worldSettings.optional(),
     bodies: z.array(z.discriminatedUnion('type', bodySchemas)).min(1),
     colliders: z.array(z.discriminatedUnion('type', colliderSchemas)).optional(),
@@ -241,6 +260,15 @@ export function buildScene(spec: SceneSpec, options: BuildOptions = {}): SceneIn
       return build(b, ctx);
     });
     if (spec.collision) buildCollision(spec.collision, world, bodies);
+    spec.camera?.follow?.forEach((name, k) => {
+      if (!bodies.some((b) => b.name === name))
+        throw new PbdError(
+          'scene/unknown-body',
+          `camera.follow[${k}]`,
+          `there is no body named '${name}'`,
+          `known: ${bodies.map((b) => `'${b.name}'`).join(', ')}`,
+        );
+    });
     const rigidBodies = buildRigidBodies(spec.rigidBodies ?? [], world, bodies);
     if (spec.rigid) RigidBodies.of(world).configure(spec.rigid);
     return {

@@ -273,6 +273,7 @@ export class SimCore {
       stepMsMax,
       kineticEnergy: w.kineticEnergy(),
       maxViolation: w.maxViolation(),
+      violations: violationsByKind(w),
       recoveries: w.stats.recoveries,
       speedClamps: w.stats.speedClamps,
       energyWarning: this.watch?.first ? EnergyWatch.describe(this.watch.first) : null,
@@ -359,24 +360,19 @@ export class SimCore {
   private findTunable(body: number, name: string): Tunable | undefined {
     return this.tunables[body]?.find((t) => t.name === name);
   }
+}
 
-  /**
-   * A still of the scene `seconds` into the simulation (or as far as
-   * `budgetMs` of stepping gets), for thumbnails. Never shared.
-   */
-  snapshot(
-    text: string,
-    file: string,
-    files: Record<string, string>,
-    seconds: number,
-    budgetMs: number,
-  ): SceneInfo {
-    this.load(text, file, files, false);
-    const t0 = performance.now();
-    const steps = Math.ceil(seconds / this.world.dt - 1e-9);
-    for (let k = 0; k < steps && performance.now() - t0 < budgetMs; k++) this.world.step();
-    return this.describe(this.frame(0, 0, 0));
+/** The largest violation of each constraint kind (sets of one kind pooled), with its unit. */
+export function violationsByKind(w: World): FrameInfo['violations'] {
+  const out: FrameInfo['violations'] = [];
+  for (const s of w.sets) {
+    if (!s.enabled || !s.maxViolation || s.count === 0) continue;
+    const value = s.maxViolation(w.store);
+    const row = out.find((r) => r.kind === s.kind);
+    if (row) row.value = Math.max(row.value, value);
+    else out.push({ kind: s.kind, unit: s.violationUnit ?? '', value });
   }
+  return out;
 }
 
 function isPairSet(s: ConstraintSet): s is ConstraintSet & { indices: Int32Array; rest: Float64Array } {

@@ -106,10 +106,6 @@ export class WorkerHost implements SimHost {
   setTunable(body: number, name: string, value: number): void {
     this.send({ type: 'tunable', body, name, value });
   }
-  /** A still of a scene some seconds in (thumbnails); uses its own world. */
-  snapshot(text: string, file: string, files: Record<string, string>, seconds: number, budgetMs: number) {
-    return this.request<SceneInfo>({ type: 'snapshot', text, file, files, seconds, budgetMs });
-  }
   dispose(): void {
     this.worker.terminate();
     for (const p of this.pending.values()) p.reject(new Error('the simulation was closed'));

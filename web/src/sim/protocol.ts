@@ -113,6 +113,12 @@ export interface FrameInfo {
   stepMsMax: number;
   kineticEnergy: number;
   maxViolation: number;
+  /**
+   * The largest violation per constraint kind, in that kind's unit ('m',
+   * 'rad', 'm²', 'm³', 'relative': ConstraintSet.violationUnit; '' when
+   * the set does not say).
+   */
+  violations: { kind: string; unit: string; value: number }[];
   recoveries: number;
   speedClamps: number;
   /** Set when a body gained kinetic energy from nowhere (EnergyWatch): what, when and how much. */
@@ -153,15 +159,6 @@ export type Request =
   | { type: 'load'; id: number; text: string; file: string; files: Record<string, string>; shared: boolean }
   | { type: 'reset'; id: number }
   | { type: 'step'; id: number; n: number; budgetMs: number }
-  | {
-      type: 'snapshot';
-      id: number;
-      text: string;
-      file: string;
-      files: Record<string, string>;
-      seconds: number;
-      budgetMs: number;
-    }
   | { type: 'grab'; particle: number; point: Vec3; compliance: number }
   | { type: 'drag'; point: Vec3 }
   | { type: 'release' }

@@ -27,13 +27,6 @@ scope.onmessage = (e) => {
       case 'step':
         scope.postMessage({ type: 'frame', id: m.id, frame: core.step(m.n, m.budgetMs) });
         break;
-      case 'snapshot':
-        scope.postMessage({
-          type: 'scene',
-          id: m.id,
-          scene: core.snapshot(m.text, m.file, m.files, m.seconds, m.budgetMs),
-        });
-        break;
       case 'grab':
         core.grabParticle(m.particle, m.point, m.compliance);
         break;

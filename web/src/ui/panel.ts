@@ -96,6 +96,9 @@ export class Panel {
     display.add(o, 'constraints').name('constraint strain').onChange(changed);
     display.add(o, 'colliders').onChange(changed);
     display.add(o, 'shadows').onChange(changed);
+    if (info.bodies.some((b) => b.type === 'fluid')) {
+      display.add(o, 'fluidSurface').name('fluids as surface').onChange(changed);
+    }
     display.close();
     this.updateSolverDependent(info.world.solver);
   }

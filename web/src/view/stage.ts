@@ -6,13 +6,14 @@
  * worker, or owned by the main thread) through pbdkit/three.
  */
 import {
+  BackSide,
+  Box3,
   BufferAttribute,
   BufferGeometry,
-  CanvasTexture,
   Color,
   DirectionalLight,
-  DoubleSide,
   Fog,
+  FrontSide,
   HemisphereLight,
   IcosahedronGeometry,
   InstancedMesh,
@@ -20,19 +21,22 @@ import {
   LineSegments,
   Mesh,
   MeshBasicMaterial,
-  MeshPhysicalMaterial,
   MeshStandardMaterial,
+  NeutralToneMapping,
   type Object3D,
   PCFShadowMap,
   PerspectiveCamera,
   PlaneGeometry,
-  RepeatWrapping,
+  PMREMGenerator,
   Scene,
   ShadowMaterial,
   SRGBColorSpace,
+  type Texture,
   Vector3,
   type WebGLRenderer,
 } from 'three';
+import { RoomEnvironment } from 'three/addons/environments/RoomEnvironment.js';
+import { bodyPalette, strandPalette, waterColor } from '../../../src/io/palette.js';
 import {
   BodyGeometry,
   BodyLines,
@@ -50,14 +54,17 @@ import type {
   SceneInfo,
   StoreArrays,
 } from '../sim/protocol.js';
+import { drawnBox } from './bounds.js';
+import { type FluidSource, FluidSurface } from './fluid-surface.js';
+import { colliderMaterial, groundMaterial, meshRadius, skyTexture, surfaceMaterial } from './materials.js';
 
 /** Bodies with more particles than this are drawn as point sprites rather than instanced spheres. */
 const MAX_INSTANCED_PARTICLES = 8192;
 /** Fluid colours by speed: at rest, and at 2.5 m/s and above. */
-const WATER_SLOW = 0x1f64b4;
+const WATER_SLOW = waterColor;
 const WATER_FAST = 0xd8efff;
 
-const palette = [0xd9774b, 0x4f8fcb, 0x6cae75, 0xc9a23f, 0x9b72c9, 0xd25f8c, 0x4fb3b0, 0x8c8c4f];
+const palette = bodyPalette;
 
 /**
  * A body as the view sees it: a mirror of the simulated body, updated from
@@ -121,9 +128,11 @@ class StoreMirror implements StoreSource {
 
 interface BodyView {
   index: number;
+  name: string;
   mirror: BodyMirror;
   color: Color;
   surface: BodyGeometry | null;
+  /** The front faces; its child draws the back faces. */
   surfaceMesh: Mesh | null;
   wire: Mesh | null;
   particles: BodyParticles | BodyPoints | null;
@@ -131,6 +140,8 @@ interface BodyView {
   lines: BodyLines | null;
   /** Overlay points for a surface body's vertices. */
   vertexDots: BodyPoints | null;
+  /** A fluid's sprites for the surface renderer (drawn as a surface unless Display → fluid says balls). */
+  fluid?: FluidSource & { sprites: BodyPoints };
 }
 
 export interface Overlays {
@@ -139,6 +150,8 @@ export interface Overlays {
   constraints: boolean;
   colliders: boolean;
   shadows: boolean;
+  /** Fluids as a liquid surface (screen-space fluid rendering) rather than as balls. */
+  fluidSurface: boolean;
 }
 
 /** One pickable object and how to turn a hit on it into a particle. */
@@ -157,7 +170,9 @@ export class Stage {
     constraints: false,
     colliders: true,
     shadows: true,
+    fluidSurface: true,
   };
+  private readonly fluidSurface: FluidSurface;
   /** Centre and radius of the scene at load (for lights, camera, sizes). */
   readonly center = new Vector3();
   radius = 1;
@@ -166,8 +181,9 @@ export class Stage {
   private colliderObjects: (Object3D | null)[] = [];
   private colliderInfos: ColliderInfo[] = [];
   private content: Object3D[] = [];
-  private readonly sun = new DirectionalLight(0xfff6ec, 2.7);
-  private readonly hemi = new HemisphereLight(0xe8efff, 0x8a8275, 1.0);
+  private readonly sun = new DirectionalLight(0xfff6ec, 2.4);
+  private readonly hemi = new HemisphereLight(0xe8efff, 0x8a8275, 0.35);
+  private readonly environment: Texture;
   private strain: LineSegments | null = null;
   private pairSets: PairSetInfo[] = [];
   private pins: InstancedMesh | null = null;
@@ -182,6 +198,16 @@ export class Stage {
     renderer.shadowMap.enabled = true;
     renderer.shadowMap.type = PCFShadowMap;
     renderer.outputColorSpace = SRGBColorSpace;
+    // image-based light from a studio-like room (soft reflections and ambient from every side),
+    // and a tone mapping that keeps base colours recognisable (Khronos PBR Neutral)
+    renderer.toneMapping = NeutralToneMapping;
+    renderer.toneMappingExposure = 1;
+    const pmrem = new PMREMGenerator(renderer);
+    this.environment = pmrem.fromScene(new RoomEnvironment(), 0.04).texture;
+    pmrem.dispose();
+    this.scene.environment = this.environment;
+    this.scene.environmentIntensity = 0.55;
+    this.fluidSurface = new FluidSurface(renderer);
     this.scene.background = skyTexture();
     this.scene.fog = new Fog(new Color(0xe6eaef), 20, 60);
     this.sun.castShadow = true;
@@ -198,8 +224,8 @@ export class Stage {
     this.scene.add(this.dragLine, this.dragDot);
   }
 
-  /** Builds the view of a freshly loaded (or reset) scene. Keeps the camera unless `frameCamera`. */
-  setScene(info: SceneInfo, frameCamera: boolean): void {
+  /** Builds the view of a freshly loaded (or reset) scene (the page places the camera: framing.ts). */
+  setScene(info: SceneInfo): void {
     this.clear();
     this.store = new StoreMirror(info.store);
     this.measure(info);
@@ -224,7 +250,6 @@ export class Stage {
     (this.scene.fog as Fog).near = 6 * r;
     (this.scene.fog as Fog).far = 28 * r;
     this.dragDot.scale.setScalar(0.012 * r);
-    if (frameCamera) this.frameCamera(info);
     this.applyFrame(info.frame);
     this.setOverlays(this.overlays);
   }
@@ -268,25 +293,38 @@ export class Stage {
     this.radius = Math.max(0.05, 0.5 * lo.distanceTo(hi));
   }
 
-  private frameCamera(info: SceneInfo): void {
-    const cam = info.meta.camera;
-    if (cam) {
-      this.camera.position.set(...cam.position);
-      this.camera.lookAt(new Vector3(...cam.target));
-    } else {
-      const c = this.center;
-      const d = this.radius / Math.tan((this.camera.fov * Math.PI) / 360);
-      this.camera.position.set(c.x + 0.45 * d, c.y + 0.35 * d, c.z + 1.0 * d);
-      this.camera.lookAt(c);
-    }
-    this.camera.near = Math.max(0.001, this.radius / 200);
-    this.camera.far = this.radius * 200;
-    this.camera.updateProjectionMatrix();
+  /** The box of the bodies' active particles now (and of their render meshes). */
+  bodyBox(): Box3 {
+    const box = new Box3();
+    for (const b of this.bodyBoxes()) box.union(b.box);
+    return box;
   }
 
-  /** The point the camera looks at, for orbit controls. */
-  cameraTarget(info: SceneInfo): Vector3 {
-    return info.meta.camera ? new Vector3(...info.meta.camera.target) : this.center.clone();
+  /** Per body, the box of what is drawn now (bounds.ts: drawnBox; scripts/scene-views.ts measures the same). */
+  bodyBoxes(): { name: string; box: Box3 }[] {
+    const store = this.store;
+    if (!store) return [];
+    return this.bodies.map((b) => {
+      const m = b.mirror;
+      const x = m.hasRenderMesh ? m.renderPositions() : store.x;
+      const r = drawnBox(
+        x,
+        m.hasRenderMesh ? 0 : 3 * m.offset,
+        m.triangles,
+        m.hasRenderMesh ? x.length / 3 : m.activeCount,
+      );
+      const box = r ? new Box3(new Vector3(...r[0]), new Vector3(...r[1])) : new Box3();
+      return { name: b.name, box };
+    });
+  }
+
+  /** The box of the bounded colliders (not planes) at their current poses, or null. */
+  colliderBox(): Box3 | null {
+    const box = new Box3();
+    for (const o of this.colliderObjects) {
+      if (o && !o.name.startsWith('collider:plane')) box.expandByObject(o);
+    }
+    return box.isEmpty() ? null : box;
   }
 
   private addBody(b: BodyInfo, k: number): BodyView {
@@ -295,6 +333,7 @@ export class Stage {
     const color = new Color(palette[k % palette.length]);
     const view: BodyView = {
       index: k,
+      name: b.name,
       mirror,
       color,
       surface: null,
@@ -306,7 +345,7 @@ export class Stage {
     };
     if (b.triangles.length === 0 && b.lines.length > 0) {
       // strands: their segments as lines (the picking threshold makes them grabbable), particles as an overlay
-      const lines = new BodyLines(mirror, { store, color: strandColor(k) });
+      const lines = new BodyLines(mirror, { store, color: strandPalette[k % strandPalette.length] });
       lines.name = `body:${b.name}`;
       view.lines = lines;
       view.vertexDots = new BodyPoints(mirror, {
@@ -318,11 +357,22 @@ export class Stage {
       this.add(lines, view.vertexDots);
     } else if (b.triangles.length > 0) {
       const geometry = new BodyGeometry(mirror, { store });
-      const mesh = new Mesh(geometry, clothMaterial(color));
-      mesh.castShadow = true;
-      mesh.receiveShadow = true;
-      mesh.frustumCulled = false;
-      mesh.name = `body:${b.name}`;
+      // two meshes over one geometry: the front faces, and the back faces (the reverse of the
+      // fabric, paler) whose material flips the normals in the vertex shader, so that lighting
+      // and the shadow lookup's normal offset both use the side's own normal (no acne on either
+      // side of a thin sheet); each casts the faces the other does not
+      const mesh = new Mesh(geometry, surfaceMaterial(color, FrontSide));
+      const back = new Mesh(
+        geometry,
+        surfaceMaterial(color.clone().lerp(new Color(0xf2efe9), 0.45), BackSide),
+      );
+      for (const m of [mesh, back]) {
+        m.castShadow = true;
+        m.receiveShadow = true;
+        m.frustumCulled = false;
+        m.name = `body:${b.name}`;
+      }
+      mesh.add(back);
       const wire = new Mesh(
         geometry,
         new MeshBasicMaterial({
@@ -370,6 +420,14 @@ export class Stage {
       particles.name = `body:${b.name}`;
       view.particles = particles;
       this.add(particles);
+      if (fluid) {
+        // the surface renderer's sprites: positions and radii of the same particles
+        const sprites = new BodyPoints(mirror, { store, defaultRadius });
+        view.fluid = { geometry: sprites.geometry, visible: true, sprites };
+        this.fluidSurface.add(view.fluid);
+        const r = store.radius[b.offset];
+        if (r > 0) this.fluidSurface.particleRadius = r;
+      }
     }
     return view;
   }
@@ -457,6 +515,8 @@ export class Stage {
       });
     }
     this.content = [];
+    for (const b of this.bodies) b.fluid?.sprites.geometry.dispose();
+    this.fluidSurface.clear();
     this.bodies = [];
     this.colliderObjects = [];
     this.shadowCasters.clear();
@@ -489,6 +549,7 @@ export class Stage {
       b.surface?.update();
       b.particles?.update();
       b.lines?.update();
+      b.fluid?.sprites.update();
       if (this.overlays.particles && b.vertexDots) b.vertexDots.update();
     });
     this.colliderObjects.forEach((o, k) => {
@@ -641,49 +702,21 @@ export class Stage {
     this.dragDot.position.copy(target);
   }
 
-  /**
-   * Renders the current state twice, with and without the bodies, and counts
-   * the pixels the bodies cover (and the distinct colours of the picture):
-   * evidence that the simulated bodies are really drawn.
-   */
-  measureBodyPixels(): { width: number; height: number; bodyPixels: number; colours: number } {
-    const gl = this.renderer.getContext();
-    const w = gl.drawingBufferWidth;
-    const h = gl.drawingBufferHeight;
-    const read = () => {
-      this.render();
-      const px = new Uint8Array(4 * w * h);
-      gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
-      return px;
-    };
-    const shown = read();
-    const objects = this.bodies.flatMap((b) => [b.surfaceMesh, b.particles, b.lines, b.wire, b.vertexDots]);
-    const visible = objects.map((o) => o?.visible ?? false);
-    for (const o of objects) if (o) o.visible = false;
-    const hidden = read();
-    objects.forEach((o, k) => {
-      if (o) o.visible = visible[k];
-    });
-    this.render();
-    let bodyPixels = 0;
-    const colours = new Set<number>();
-    for (let k = 0; k < shown.length; k += 4) {
-      const d =
-        Math.abs(shown[k] - hidden[k]) +
-        Math.abs(shown[k + 1] - hidden[k + 1]) +
-        Math.abs(shown[k + 2] - hidden[k + 2]);
-      if (d > 24) bodyPixels++;
-      if (k % 64 === 0)
-        colours.add(((shown[k] >> 3) << 10) | ((shown[k + 1] >> 3) << 5) | (shown[k + 2] >> 3));
-    }
-    return { width: w, height: h, bodyPixels, colours: colours.size };
+  /** Objects that draw the bodies (each with `visible`), for measurements that hide them (measure.ts). */
+  bodyObjects(): { visible: boolean }[] {
+    return this.bodies.flatMap((b) =>
+      [b.surfaceMesh, b.particles, b.lines, b.wire, b.vertexDots, b.fluid ?? null].filter((o) => o !== null),
+    );
   }
 
   /** Objects the mouse can pick particles on. */
   pickables(): Pickable[] {
     const out: Pickable[] = [];
     for (const b of this.bodies) {
-      if (b.surfaceMesh) out.push({ object: b.surfaceMesh, body: b.index });
+      if (b.surfaceMesh) {
+        out.push({ object: b.surfaceMesh, body: b.index });
+        for (const back of b.surfaceMesh.children) out.push({ object: back, body: b.index });
+      }
       if (b.particles) out.push({ object: b.particles, body: b.index });
       if (b.lines) out.push({ object: b.lines, body: b.index });
     }
@@ -701,90 +734,26 @@ export class Stage {
     }
   }
 
+  /** Whether fluids are drawn as a surface now (there are fluids, and the display asks for it). */
+  get surfaceFluids(): boolean {
+    return this.overlays.fluidSurface && this.fluidSurface.active;
+  }
+
   render(): void {
-    this.renderer.render(this.scene, this.camera);
+    if (!this.surfaceFluids) {
+      this.renderer.render(this.scene, this.camera);
+      return;
+    }
+    // the fluids' balls give way to the surface
+    const balls = this.bodies.filter((b) => b.fluid && b.particles?.visible);
+    for (const b of balls) b.particles!.visible = false;
+    this.fluidSurface.render(this.scene, this.camera);
+    for (const b of balls) b.particles!.visible = true;
   }
 
   dispose(): void {
     this.clear();
+    this.environment.dispose();
+    this.fluidSurface.dispose();
   }
-}
-
-/** Hair colours: dark brown, auburn, blond, black, … by body. */
-function strandColor(k: number): number {
-  return [0x4a2f1d, 0x8a3b1f, 0xb8913f, 0x1e1a18, 0x6b4a2e][k % 5];
-}
-
-/** Double-sided fabric: front faces in the body's colour, back faces a paler shade of it (the reverse of the fabric). */
-function clothMaterial(color: Color): MeshPhysicalMaterial {
-  const m = new MeshPhysicalMaterial({
-    color,
-    roughness: 0.78,
-    sheen: 0.35,
-    sheenRoughness: 0.7,
-    sheenColor: color.clone().lerp(new Color(0xffffff), 0.4),
-    side: DoubleSide,
-  });
-  m.onBeforeCompile = (shader) => {
-    shader.fragmentShader = shader.fragmentShader.replace(
-      '#include <color_fragment>',
-      '#include <color_fragment>\n  if (!gl_FrontFacing) diffuseColor.rgb = mix(diffuseColor.rgb, vec3(0.93, 0.91, 0.87), 0.5);',
-    );
-  };
-  return m;
-}
-
-/** Largest distance of a mesh's vertices from its local origin. */
-function meshRadius(positions: Float32Array): number {
-  let r2 = 0;
-  for (let i = 0; i < positions.length; i += 3) {
-    r2 = Math.max(r2, positions[i] ** 2 + positions[i + 1] ** 2 + positions[i + 2] ** 2);
-  }
-  return Math.sqrt(r2);
-}
-
-function colliderMaterial(kinematic: boolean): MeshStandardMaterial {
-  return new MeshStandardMaterial({
-    color: kinematic ? 0x7b8794 : 0xa9b1ba,
-    roughness: 0.55,
-    metalness: 0.05,
-  });
-}
-
-/** A vertical gradient behind the scene: a soft blue-grey sky down to the fog colour at the horizon. */
-function skyTexture(): CanvasTexture {
-  const canvas = document.createElement('canvas');
-  canvas.width = 2;
-  canvas.height = 256;
-  const g = canvas.getContext('2d')!;
-  const grad = g.createLinearGradient(0, 0, 0, 256);
-  grad.addColorStop(0, '#b9c6d6');
-  grad.addColorStop(0.6, '#dde3ea');
-  grad.addColorStop(1, '#e6eaef');
-  g.fillStyle = grad;
-  g.fillRect(0, 0, 2, 256);
-  const tex = new CanvasTexture(canvas);
-  tex.colorSpace = SRGBColorSpace;
-  return tex;
-}
-
-/** A light floor with a grid (one line a metre, or a tenth of one in small scenes). */
-function groundMaterial(sceneRadius: number): MeshStandardMaterial {
-  const size = 128;
-  const canvas = document.createElement('canvas');
-  canvas.width = canvas.height = size;
-  const g = canvas.getContext('2d')!;
-  g.fillStyle = '#f5f4f1';
-  g.fillRect(0, 0, size, size);
-  g.strokeStyle = '#d6d9de';
-  g.lineWidth = 2;
-  g.strokeRect(0, 0, size, size);
-  const tex = new CanvasTexture(canvas);
-  tex.colorSpace = SRGBColorSpace;
-  tex.wrapS = tex.wrapT = RepeatWrapping;
-  // one tile per metre-ish, scaled with the scene so small scenes still show a grid
-  const tile = 10 ** Math.round(Math.log10(Math.max(0.05, sceneRadius)) - 0.3);
-  tex.repeat.set((60 * sceneRadius) / tile, (60 * sceneRadius) / tile);
-  tex.anisotropy = 8;
-  return new MeshStandardMaterial({ map: tex, roughness: 0.95 });
 }
