@@ -27,10 +27,11 @@ import type { StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import { Channels, type Stage } from '../core/pipeline.js';
 import type { SystemKind, World } from '../core/world.js';
+import { shapeMesh } from '../io/collider-meshes.js';
 import { SKIN_GROUP } from './fluid-skin.js';
 import { RigidBodies } from './rigid-bodies.js';
 import type { RigidBody } from './rigid-body.js';
-import { BOX, CAPSULE, CONVEX, SPHERE } from './shapes.js';
+import { BOX, CAPSULE, SPHERE } from './shapes.js';
 
 /** Options of coupleRigidBody. */
 export interface RigidCouplingOptions {
@@ -169,23 +170,8 @@ export function coupleRigidBody(body: RigidBody, o: RigidCouplingOptions = {}): 
     const h = s.halfExtents;
     col = new BoxCollider({ ...base, halfExtents: [h[0], h[1], h[2]] }, where);
   } else {
-    let positions: Float64Array, triangles: Uint32Array;
-    if (s.kind === CONVEX) {
-      // the hull's faces (convex polygons, counter-clockwise from outside) as triangle fans
-      const poly = s.poly!;
-      const tris: number[] = [];
-      for (let f = 0; f < poly.faceCount; f++) {
-        const a = poly.faceStart[f],
-          e = poly.faceStart[f + 1];
-        for (let v = a + 1; v + 1 < e; v++)
-          tris.push(poly.faceVerts[a], poly.faceVerts[v], poly.faceVerts[v + 1]);
-      }
-      positions = Float64Array.from(poly.vertices);
-      triangles = Uint32Array.from(tris);
-    } else {
-      positions = s.meshPositions!;
-      triangles = s.meshTriangles!;
-    }
+    // a hull's faces as triangle fans, a mesh as given (body frame)
+    const { positions, triangles } = shapeMesh(s)!;
     col = new MeshCollider(
       { ...base, mesh: { positions, triangles }, resolution: o.resolution ?? 32 },
       where,
