@@ -100,7 +100,7 @@ export function sceneInfo(s: LoadedScene): SceneInfo {
         type: b.type,
         mass: b.mass,
         position: Array.from(b.position()),
-        coupled: w.colliders.some((c) => c.rigid === b.index),
+        coupled: w.colliders.some((c) => c.rigid === b.index && c.mask !== 0),
         attached,
       };
     }),

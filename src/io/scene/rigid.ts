@@ -93,7 +93,8 @@ export function buildRigidBodies(specs: RigidBodySpec[], world: World, bodies: B
     const where = `rigidBodies[${k}]`;
     const { attach, couple, margin, shape, skin, ...desc } = s;
     const body = new RigidBody(world, { ...desc, shape: shape as RigidShape, name: s.name ?? `rigid${k}` });
-    if (couple !== false) coupleRigidBody(body, { margin });
+    // not coupled: a collider that meets no particle (mask 0) still follows it, so viewers draw it
+    coupleRigidBody(body, couple === false ? { margin, mask: 0 } : { margin });
     if (skin) rigidSkin(body, skin);
     (attach ?? []).forEach((a, j) => {
       const b = bodies[a.body];
