@@ -103,9 +103,9 @@ export abstract class Collider implements WorldCollider {
     colliderContactsOf(world);
   }
 
-  /** True when the collider moves. */
+  /** True when the collider moves: a scripted motion, or a rigid body it follows. */
   get kinematic(): boolean {
-    return this.motion !== null;
+    return this.motion !== null || this.rigid >= 0;
   }
 
   /** Moves a kinematic collider to its pose at time t and records its velocity over the substep h. */

@@ -17,7 +17,7 @@ import { Cloth } from '../cloth/cloth.js';
 import { PbdError } from '../core/errors.js';
 import { quatRotate } from '../math/quat.js';
 import { boxMesh, icosphere } from '../mesh/generators.js';
-import { triangleArea } from '../mesh/triangle-mesh.js';
+import { type TriangleMesh, triangleArea } from '../mesh/triangle-mesh.js';
 import { attachToRigidBody } from './rigid-attachments.js';
 import type { RigidBody } from './rigid-body.js';
 import { BOX, SPHERE } from './shapes.js';
@@ -48,7 +48,7 @@ export function rigidSkin(body: RigidBody, o: RigidSkinOptions): Cloth {
   if (!(d > 0) || !Number.isFinite(d))
     throw new PbdError('rigid/invalid', `${where}.spacing`, `must be a finite number > 0 (m), got ${d}`);
   const s = body.shape;
-  let mesh;
+  let mesh: TriangleMesh;
   if (s.kind === BOX) {
     const h = s.halfExtents;
     mesh = boxMesh(h[0], h[1], h[2], Math.max(1, Math.ceil((2 * Math.max(h[0], h[1], h[2])) / d)));
