@@ -171,6 +171,8 @@ export class RigidAttachments implements ConstraintSet {
     }
   }
 
+  readonly violationUnit = 'm';
+
   maxViolation(): number {
     const p = this.world.store.x;
     let m = 0;
