@@ -229,6 +229,12 @@ export {
 export { collideBoxBox } from './rigid/collide-box.js';
 export { collidePolyhedra, WorldPoly } from './rigid/collide-convex.js';
 export { type ContactMaterials, NF_A, NF_B, NF_CORES, RigidContacts } from './rigid/contact-set.js';
+export {
+  coupleRigidBody,
+  RigidCoupling,
+  type RigidCouplingOptions,
+  rigidCouplingKind,
+} from './rigid/coupling.js';
 export { boxPyramid, boxTower, type Ragdoll, ragdoll } from './rigid/examples.js';
 export { gjkDistance, gjkPoints } from './rigid/gjk.js';
 export { JOINT_TYPES, type JointType, RigidJoints } from './rigid/joints.js';
@@ -236,6 +242,12 @@ export { Pair } from './rigid/manifold.js';
 export { NarrowPhase } from './rigid/narrow-phase.js';
 export { boxPolyhedron, ConvexPolyhedron, solidProperties } from './rigid/polyhedron.js';
 export { type HullData, quickhull } from './rigid/quickhull.js';
+export {
+  attachToRigidBody,
+  RigidAttachments,
+  type RigidAttachOptions,
+  rigidAttachmentsKind,
+} from './rigid/rigid-attachments.js';
 export { RigidBodies, type RigidSettings, rigidBodiesKind } from './rigid/rigid-bodies.js';
 export {
   createJoint,
@@ -245,6 +257,7 @@ export {
   type RigidBodyType,
   RigidJoint,
 } from './rigid/rigid-body.js';
+export { grabRigidBody, RigidGrabs, rigidGrabsKind } from './rigid/rigid-grab.js';
 export { type RigidShape, Shape, shapeBounds } from './rigid/shapes.js';
 export {
   angularInverseMass,

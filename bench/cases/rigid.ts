@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import RAPIER from '@dimforge/rapier3d-compat';
-import { boxPyramid, PlaneCollider, RigidBodies, World } from '../../src/index.js';
+import { boxPyramid, loadScene, PlaneCollider, RigidBodies, World } from '../../src/index.js';
 import type { BenchCase, BenchInstance } from '../harness.js';
 import type { PeerInstance } from '../peers/peer.js';
 
@@ -76,6 +77,18 @@ function pyramid(): BenchInstance {
   };
 }
 
+/** A scene file as a benchmark: its world stepped frame by frame. */
+function scene(file: string): () => { step(): void; info: string } {
+  return () => {
+    const url = new URL(`../../../scenes/${file}`, import.meta.url); // lib/bench/cases → scenes
+    const inst = loadScene(readFileSync(url, 'utf8'), { file });
+    return {
+      step: () => inst.world.step(),
+      info: `${inst.world.store.count} particles, ${inst.world.rigids.count} rigid bodies`,
+    };
+  };
+}
+
 export const cases: BenchCase[] = [
   {
     name: 'rigid-pyramid-55',
@@ -93,5 +106,14 @@ export const cases: BenchCase[] = [
         targetRatio: 2,
       },
     ],
+  },
+  {
+    name: 'cloth-rigid-tear',
+    description:
+      '003 Figure 10 (scenes/rigid-tear.json): a 32 × 32 sheet torn by an attached rigid cube and a thrown rigid ball, coupled two ways, 10 substeps, the first 2 s',
+    setup: scene('rigid-tear.json'),
+    steps: 120,
+    warmup: 0,
+    target: { msPerStep: 10, reference: 'issue 17' },
   },
 ];
