@@ -75,6 +75,7 @@ const WM = new Float64Array(2);
 export class RigidContacts implements ConstraintSet {
   readonly kind = 'rigid-contact';
   readonly order = 100;
+  readonly violationUnit = 'm';
   enabled = true;
   /** Contact points this step. */
   count = 0;
@@ -710,7 +711,6 @@ export class RigidContacts implements ConstraintSet {
     if (n === 0 || !(budget > 0)) return;
     const ia = this.a[k],
       ib = this.b[k];
-    // body 1's centre, not its point under the centroid: a body's rocking is no slide
     W[9] = W[10] = W[11] = 0;
     const XB = ib >= 0 ? r.x : this.cp.x,
       xb = ib >= 0 ? 3 * ib : 3 * (-1 - ib);
@@ -785,8 +785,6 @@ export class RigidContacts implements ConstraintSet {
     this.rA.set(s.rA);
     this.rB.set(s.rB);
   }
-
-  readonly violationUnit = 'm';
 
   /** Largest penetration (m) over the contacts at the current poses. */
   maxViolation(): number {
