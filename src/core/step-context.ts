@@ -2,6 +2,7 @@ import type { Vec3Tuple } from './motion.js';
 import type { ParticleStore } from './particles.js';
 import type { RigidStore } from './rigid-store.js';
 import type { SolverKind } from './solver.js';
+import type { StepTimings } from './timings.js';
 import type { WorldCollider } from './world-collider.js';
 
 /** Wind: a base velocity with optional deterministic gusts. */
@@ -88,4 +89,6 @@ export interface StepContext {
    * constraints (colour batches) in reverse order. See World.sweep.
    */
   reverse: boolean;
+  /** Where the time of the step goes: a family may add the parts it times itself (World.timings). */
+  readonly timings: StepTimings;
 }
