@@ -204,7 +204,8 @@ export class ProjectionStage implements Stage {
   private project(set: ConstraintSet, ctx: StepContext, scheduler: Scheduler): void {
     if (!set.enabled) return;
     const t0 = clock();
-    scheduler.project(set, ctx);
+    if (ctx.world.solve === 'jacobi' && set.projectJacobi) set.projectJacobi(ctx);
+    else scheduler.project(set, ctx);
     ctx.timings.add(this.labels.slotOf(set, ctx.timings), clock() - t0);
   }
 }

@@ -18,6 +18,9 @@ export interface WindOptions {
 /** Gauss–Seidel sweep order, see WorldOptions.sweep. */
 export type SweepKind = 'symmetric' | 'forward';
 
+/** How the constraint sets are iterated, see WorldOptions.solve. */
+export type SolveKind = 'gauss-seidel' | 'jacobi';
+
 /** Per-step statistics. */
 export interface StepStats {
   /** Wall time of the last step (ms). */
@@ -45,6 +48,10 @@ export interface WorldView {
   /** No particle moves faster than this (m/s). */
   readonly maxSpeed: number;
   readonly sweep: SweepKind;
+  /** 'gauss-seidel' (colour by colour) or 'jacobi' (averaged, for sets that offer it). */
+  readonly solve: SolveKind;
+  /** Relaxation ω of the Jacobi passes. */
+  readonly relaxation: number;
   readonly wind: WindOptions | null;
   /** Wind velocity at time t into out[0..2] (zero when there is no wind). */
   windAt(t: number, out: Float64Array): void;

@@ -21,12 +21,12 @@ import {
   ProjectionStage,
   SetHookStage,
 } from './stages.js';
-import type { StepStats, SweepKind, WindOptions, WorldView } from './step-context.js';
+import type { SolveKind, StepStats, SweepKind, WindOptions, WorldView } from './step-context.js';
 import { StepTimings } from './timings.js';
 import type { WorldBody } from './world-body.js';
 import type { WorldCollider } from './world-collider.js';
 
-export type { StepStats, SweepKind, WindOptions } from './step-context.js';
+export type { SolveKind, StepStats, SweepKind, WindOptions } from './step-context.js';
 
 export interface WorldOptions {
   /** Length of one step (s). Default 1/60. */
@@ -42,6 +42,17 @@ export interface WorldOptions {
    * the single sweep of the 2007 paper, half the cost. See docs/architecture.md.
    */
   sweep?: SweepKind;
+  /**
+   * How constraints are iterated: 'gauss-seidel' (default; colour by colour,
+   * each constraint sees the corrections before it) or 'jacobi' (every
+   * constraint of a set from the same positions, each particle moved by
+   * `relaxation` times the mean of its corrections: the order-free scheme of
+   * GPU solvers; element sets — distance, bending, FEM, volume, area, strain
+   * limits — offer it, other sets keep Gauss–Seidel). See docs/solver.md.
+   */
+  solve?: SolveKind;
+  /** Relaxation ω of the Jacobi passes (0 < ω < 2). Default 1. */
+  relaxation?: number;
   /** Projection rule: 'xpbd' (default) or 'pbd'. */
   solver?: SolverKind;
   /** Gravity (m/s²). Default [0, −9.81, 0]. */
@@ -113,6 +124,8 @@ export class World implements WorldView {
   iterations = 1;
   solver: SolverKind = 'xpbd';
   sweep: SweepKind = 'symmetric';
+  solve: SolveKind = 'gauss-seidel';
+  relaxation = 1;
   damping = 0;
   maxSpeed = 200;
   wind: WindOptions | null = null;
@@ -282,6 +295,20 @@ export class World implements WorldView {
       }
       this.sweep = o.sweep;
     }
+    if (o.solve !== undefined) {
+      if (o.solve !== 'gauss-seidel' && o.solve !== 'jacobi') {
+        throw new PbdError(
+          'world/invalid',
+          'world.solve',
+          `unknown solve '${o.solve}'`,
+          "use 'gauss-seidel' or 'jacobi'",
+        );
+      }
+      this.solve = o.solve;
+    }
+    this.relaxation =
+      num(o.relaxation, 'relaxation', (x) => x > 0 && x < 2, 'must lie between 0 and 2 (exclusive)') ??
+      this.relaxation;
     if (o.gravity) {
       for (let k = 0; k < 3; k++) {
         if (!Number.isFinite(o.gravity[k]))

@@ -142,6 +142,11 @@ export const worldSettings = z
       .enum(['symmetric', 'forward'])
       .optional()
       .describe('Gauss–Seidel sweep order, default "symmetric"'),
+    solve: z
+      .enum(['gauss-seidel', 'jacobi'])
+      .optional()
+      .describe('iteration: Gauss–Seidel by colour, or Jacobi with averaging; default "gauss-seidel"'),
+    relaxation: z.number().gt(0).lt(2).optional().describe('relaxation ω of the Jacobi passes, default 1'),
     gravity: vec3.optional().describe('m/s², default [0, -9.81, 0]'),
     damping: z.number().min(0).optional().describe('point damping rate (1/s), default 0'),
     maxSpeed: z.number().positive().optional().describe('speed limit (m/s), default 200'),
