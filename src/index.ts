@@ -226,6 +226,7 @@ export {
   triangleArea,
   validateTriangleMesh,
 } from './mesh/triangle-mesh.js';
+export { registerParallelSet, ThreadedScheduler } from './parallel/index.js';
 export { collideBoxBox } from './rigid/collide-box.js';
 export { collidePolyhedra, WorldPoly } from './rigid/collide-convex.js';
 export { type ContactMaterials, NF_A, NF_B, NF_CORES, RigidContacts } from './rigid/contact-set.js';

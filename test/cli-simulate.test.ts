@@ -290,6 +290,18 @@ describe('pbdkit simulate → OBJ, CSV and state (a cloth in free fall)', () => 
       'contacts',
       'recoveries',
       'speed_clamps',
+      'ms_forces',
+      'ms_predict',
+      'ms_prepare',
+      'ms_collision_broad',
+      'ms_collision_narrow',
+      'ms_solve',
+      'ms_project_attachment',
+      'ms_project_stretch',
+      'ms_project_dihedral-bending',
+      'ms_project_cloth-forces',
+      'ms_update',
+      'ms_finish',
     ]);
     expect(csv.length).toBe(11);
     expect(csv.every((r) => r.length === csv[0].length)).toBe(true);
@@ -305,6 +317,16 @@ describe('pbdkit simulate → OBJ, CSV and state (a cloth in free fall)', () => 
     expect(col('constraints').every((n) => n === 30 + 18)).toBe(true);
     expect(col('contacts').every((n) => n === 0)).toBe(true);
     expect(col('recoveries').every((n) => n === 0)).toBe(true);
+    // where the time goes: the solve is part of the step, each kind's projection part of the solve
+    for (let f = 1; f < 10; f++) {
+      const at = (name: string) => col(name)[f];
+      expect(at('ms_solve')).toBeGreaterThan(0);
+      expect(at('ms_solve')).toBeLessThanOrEqual(at('step_ms'));
+      expect(at('ms_project_stretch') + at('ms_project_dihedral-bending')).toBeLessThanOrEqual(
+        at('ms_solve'),
+      );
+      expect(at('ms_predict') + at('ms_solve') + at('ms_update')).toBeLessThanOrEqual(at('step_ms'));
+    }
   });
 
   it('kinetic energy is ½ M (g t)² and no constraint is violated: internal constraints leave a free fall alone', () => {

@@ -2,6 +2,7 @@
  * `pbdkit simulate <scene>`: bakes a scene to a glTF animation or OBJ files,
  * a statistics CSV and the final state, with checkpoints to resume from.
  */
+import { availableParallelism } from 'node:os';
 import { Presets, SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { EnergyWatch } from '../../src/core/energy-watch.js';
@@ -39,6 +40,7 @@ interface SimulateFlags {
   maxElements?: number;
   maxCells?: number;
   maxOutputMb?: number;
+  threads: number;
 }
 
 export function wholeNumber(min: number) {
@@ -126,6 +128,12 @@ export function registerSimulate(program: Command, ctx: CliContext): void {
       `largest glb to write, in MB (default ${Math.round(DEFAULT_MAX_GLB_BYTES / 1e6)})`,
       positiveNumber,
     )
+    .option(
+      '--threads <n>',
+      'threads to compute on; every count gives the same numbers bit for bit (default: all cores)',
+      wholeNumber(1),
+      availableParallelism(),
+    )
     .option('-q, --quiet', 'print nothing but errors')
     .addHelpText(
       'after',
@@ -163,6 +171,7 @@ async function simulate(scene: string, flags: SimulateFlags, ctx: CliContext): P
       maxCells: flags.maxCells,
     },
     maxOutputBytes: flags.maxOutputMb === undefined ? undefined : flags.maxOutputMb * 1e6,
+    threads: flags.threads,
   };
   const progress = flags.quiet ? null : new Progress(ctx);
 

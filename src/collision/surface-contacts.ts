@@ -1,6 +1,7 @@
 import type { Body } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
+import { clock } from '../core/timings.js';
 import { SurfaceBroadPhase } from './surface-broad-phase.js';
 import { CollapseRecovery } from './surface-collapse.js';
 import { SurfaceContactList } from './surface-contact-list.js';
@@ -203,12 +204,18 @@ export class SurfaceContacts implements ConstraintSet {
       this.stepIndex++;
     }
     const broad = this.broadPhase;
+    const timings = ctx.timings;
+    const t0 = clock();
     broad.classifyEdges(x, ctx.substep === 0);
     broad.update(store, x, p, 0.25 * broad.snapshots.minAllowance());
     broad.sweptBoxes(x, p);
+    const t1 = clock();
     this.vertexTriangles.detect(store, x, p);
     this.edgeEdges.detect(store, x, p);
     if (this.untangler.tangled) this.vertexTriangles.addUntanglingPairs();
+    // the step's timings: candidate lists (broad phase) and the proximity and continuous tests (narrow phase)
+    timings.add(timings.slot('collision.broad'), t1 - t0);
+    timings.add(timings.slot('collision.narrow'), clock() - t1);
     this.stats.contacts = this.list.count;
   }
 

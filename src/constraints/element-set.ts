@@ -112,6 +112,80 @@ export abstract class ElementConstraints implements ConstraintSet {
   }
 
   /**
+   * One Jacobi pass with averaging (000 §3.8 names Jacobi as the order-free
+   * alternative to colouring; the averaging by constraint count is that of
+   * position based fluids and of Macklin et al.'s unified solver): every
+   * constraint is projected from the same positions p, with the set's own
+   * kernel (a colour at a time on a copy q of p, since a colour's
+   * constraints share no particle), and its correction is scaled by
+   * s_c = ω / max_{i ∈ c} n_i, where n_i counts the set's constraints on
+   * particle i and ω is the world's `relaxation`; particles move by the sum
+   * of their scaled corrections. Scaling per constraint rather than dividing
+   * each particle's sum by n_i keeps XPBD's multipliers consistent with the
+   * positions (λ_c grows by s_c Δλ_c, exactly the impulse applied): averaging
+   * per particle left a hanging XPBD chain 78 % off its analytic stretch
+   * after 1,500 steps of 20 iterations, this lands within 2 % like
+   * Gauss–Seidel (test/jacobi.test.ts).
+   */
+  projectJacobi(ctx: StepContext): void {
+    const store = ctx.store;
+    const p = store.p;
+    const n3 = 3 * store.count;
+    const idx = this.indices,
+      ar = this.arity,
+      off = this.colorOffsets,
+      lam = this.lambda;
+    if (this.jq.length < n3 || this.jIndices !== idx) {
+      this.jq = new Float64Array(n3);
+      this.jsum = new Float64Array(n3);
+      this.jlam = new Float64Array(this.count);
+      // n_i: the set's constraints on particle i
+      const cnt = new Int32Array(store.count);
+      for (let k = 0; k < ar * this.count; k++) cnt[idx[k]]++;
+      this.jcount = cnt;
+      this.jIndices = idx;
+    }
+    const q = this.jq,
+      sum = this.jsum,
+      cnt = this.jcount,
+      old = this.jlam;
+    const omega = ctx.world.relaxation;
+    q.set(p.subarray(0, n3));
+    old.set(lam.subarray(0, this.count));
+    for (let c = 0; c < this.colors; c++) {
+      const a = off[c],
+        b = off[c + 1];
+      this.kernel(q, store.x, store.invMass, 0, null, a, b, false);
+      for (let t = a; t < b; t++) {
+        let most = 1;
+        for (let v = 0; v < ar; v++) most = Math.max(most, cnt[idx[ar * t + v]]);
+        const sc = omega / most;
+        lam[t] = old[t] + sc * (lam[t] - old[t]);
+        for (let v = 0; v < ar; v++) {
+          const i3 = 3 * idx[ar * t + v];
+          for (let d = 0; d < 3; d++) {
+            sum[i3 + d] += sc * (q[i3 + d] - p[i3 + d]);
+            q[i3 + d] = p[i3 + d];
+          }
+        }
+      }
+    }
+    for (let k = 0; k < ar * this.count; k++) {
+      const i3 = 3 * idx[k];
+      for (let d = 0; d < 3; d++) {
+        p[i3 + d] += sum[i3 + d];
+        sum[i3 + d] = 0;
+      }
+    }
+  }
+
+  private jq = new Float64Array(0);
+  private jsum = new Float64Array(0);
+  private jlam = new Float64Array(0);
+  private jcount = new Int32Array(0);
+  private jIndices: Int32Array | null = null;
+
+  /**
    * The set's JavaScript kernel (generated from its definition) over
    * constraints from … to − 1 — or, for a deferring kernel, those listed in
    * list[from … to − 1] — backward when `reverse`, with particle i at

@@ -56,6 +56,13 @@ export interface ConstraintSet {
    * colour in turn gives, the last colour first when `ctx.reverse`.
    */
   projectColorRange?(ctx: StepContext, color: number, from: number, to: number): void;
+  /**
+   * One Jacobi pass with averaging (used instead of `project` when the world's
+   * `solve` is 'jacobi'): every constraint from the same positions, each
+   * particle moved by ω times the mean of its corrections. Sets without it
+   * are projected by Gauss–Seidel in every mode.
+   */
+  projectJacobi?(ctx: StepContext): void;
   endStep?(ctx: StepContext): void;
 
   /** Largest absolute violation |C| over the set (in the set's units), for statistics. */

@@ -1,6 +1,8 @@
 import type { ConstraintSet } from './constraint-set.js';
 import { PbdError } from './errors.js';
+import type { ParticleStore } from './particles.js';
 import type { StepContext } from './step-context.js';
+import { clock } from './timings.js';
 
 /**
  * The phases of one substep, in order (Algorithm 1 of seed 003, lines 5–16):
@@ -96,6 +98,30 @@ export interface Scheduler {
   run(stage: Stage, ctx: StepContext): void;
   /** Projects one constraint set once (one sweep, in the direction ctx.reverse says). */
   project(set: ConstraintSet, ctx: StepContext): void;
+  /** Threads the scheduler computes on (1 for the serial one). */
+  readonly threads?: number;
+  /** Called by World.step before its substeps (a worker pool wakes its workers). */
+  beginStep?(): void;
+  /** Called by World.step after its substeps, also when a substep threw (the workers go idle). */
+  endStep?(): void;
+  /** Resolves when every worker is running (steps before that run on fewer threads, with the same results). */
+  ready?(): Promise<void>;
+  /** Releases the scheduler's workers (World.dispose). */
+  dispose?(): void;
+}
+
+/**
+ * Makes the scheduler of a world built with `threads: n` (n > 1). The core
+ * has no worker pool of its own: src/parallel/ installs one
+ * (`World.threadedScheduler`) when the package is imported, so that the core
+ * stays free of Node and DOM APIs.
+ */
+export type ThreadedSchedulerFactory = (world: ThreadedWorld, threads: number) => Scheduler;
+
+/** What a threaded scheduler needs of the World (the World implements it). */
+export interface ThreadedWorld {
+  readonly sets: readonly ConstraintSet[];
+  readonly store: ParticleStore;
 }
 
 /** Everything on the calling thread, in order: the definition of every result. */
@@ -156,9 +182,23 @@ export class Pipeline {
     return this.stages.find((s) => s.name === name);
   }
 
-  /** Runs one substep: every stage in order, by the scheduler. */
+  /** Runs one substep: every stage in order, by the scheduler, timing each (ctx.timings, the stage's name). */
   run(ctx: StepContext, scheduler: Scheduler): void {
     const stages = this.stages;
-    for (let k = 0; k < stages.length; k++) scheduler.run(stages[k], ctx);
+    const timings = ctx.timings;
+    const slots = this.slots;
+    for (let k = 0; k < stages.length; k++) {
+      const stage = stages[k];
+      let slot = slots.get(stage);
+      if (slot === undefined) {
+        slot = timings.slot(stage.name);
+        slots.set(stage, slot);
+      }
+      const t0 = clock();
+      scheduler.run(stage, ctx);
+      timings.add(slot, clock() - t0);
+    }
   }
+
+  private readonly slots = new Map<Stage, number>();
 }

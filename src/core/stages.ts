@@ -7,10 +7,35 @@
 import type { ConstraintSet } from './constraint-set.js';
 import { Channels, type Phase, RangeStage, type Scheduler, type Stage } from './pipeline.js';
 import type { StepContext } from './step-context.js';
+import { clock, type StepTimings } from './timings.js';
 
 const { x: X, p: P, v: V, mass: M, qp: QP, rigidPose: POSE, colliders: COLLIDERS, sets: SETS } = Channels;
 /** Everything a stage can name: what a set's hook may touch. */
 const ALL: readonly string[] = Object.values(Channels);
+
+/** The timing slot `what:kind` of each set (cached per set: no string is built per call). */
+class SetLabels {
+  private readonly what: string;
+  private slots = new WeakMap<ConstraintSet, number>();
+  private timings: StepTimings | null = null;
+
+  constructor(what: string) {
+    this.what = what;
+  }
+
+  slotOf(set: ConstraintSet, timings: StepTimings): number {
+    if (this.timings !== timings) {
+      this.timings = timings;
+      this.slots = new WeakMap();
+    }
+    let k = this.slots.get(set);
+    if (k === undefined) {
+      k = timings.slot(`${this.what}:${set.kind}`);
+      this.slots.set(set, k);
+    }
+    return k;
+  }
+}
 
 /** Kinematic colliders move to their pose at the end of the substep and record their velocity. */
 export class ColliderMotionStage implements Stage {
@@ -54,6 +79,7 @@ export class SetHookStage implements Stage {
   constructor(hook: SetHook, sets: readonly ConstraintSet[]) {
     this.hook = hook;
     this.sets = sets;
+    this.labels = new SetLabels(hook);
     this.name = `sets.${hook}`;
     this.phase = hookPlace[hook].phase;
     this.order = hookPlace[hook].order;
@@ -64,9 +90,15 @@ export class SetHookStage implements Stage {
     const hook = this.hook;
     for (let k = 0; k < sets.length; k++) {
       const s = sets[k];
-      if (s.enabled) s[hook]?.(ctx);
+      if (!s.enabled || !s[hook]) continue;
+      const t0 = clock();
+      s[hook](ctx);
+      ctx.timings.add(this.labels.slotOf(s, ctx.timings), clock() - t0);
     }
   }
+
+  /** `hook:kind` per set, for the step's timings. */
+  private readonly labels: SetLabels;
 }
 
 /**
@@ -153,21 +185,28 @@ export class ProjectionStage implements Stage {
       ctx.iteration = it;
       ctx.reverse = false;
       let k = 0;
-      for (; k < sets.length && (sets[k].order ?? 0) < 0; k++) {
-        if (sets[k].enabled) scheduler.project(sets[k], ctx);
-      }
+      for (; k < sets.length && (sets[k].order ?? 0) < 0; k++) this.project(sets[k], ctx, scheduler);
       const first = k;
-      for (; k < sets.length && (sets[k].order ?? 0) < 100; k++) {
-        if (sets[k].enabled) scheduler.project(sets[k], ctx);
-      }
+      for (; k < sets.length && (sets[k].order ?? 0) < 100; k++) this.project(sets[k], ctx, scheduler);
       const end = k;
       if (symmetric) {
         ctx.reverse = true;
-        for (let j = end - 1; j >= first; j--) if (sets[j].enabled) scheduler.project(sets[j], ctx);
+        for (let j = end - 1; j >= first; j--) this.project(sets[j], ctx, scheduler);
         ctx.reverse = false;
       }
-      for (; k < sets.length; k++) if (sets[k].enabled) scheduler.project(sets[k], ctx);
+      for (; k < sets.length; k++) this.project(sets[k], ctx, scheduler);
     }
+  }
+
+  /** `project:kind` per set, for the step's timings. */
+  private readonly labels = new SetLabels('project');
+
+  private project(set: ConstraintSet, ctx: StepContext, scheduler: Scheduler): void {
+    if (!set.enabled) return;
+    const t0 = clock();
+    if (ctx.world.solve === 'jacobi' && set.projectJacobi) set.projectJacobi(ctx);
+    else scheduler.project(set, ctx);
+    ctx.timings.add(this.labels.slotOf(set, ctx.timings), clock() - t0);
   }
 }
 

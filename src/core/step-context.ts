@@ -2,6 +2,7 @@ import type { Vec3Tuple } from './motion.js';
 import type { ParticleStore } from './particles.js';
 import type { RigidStore } from './rigid-store.js';
 import type { SolverKind } from './solver.js';
+import type { StepTimings } from './timings.js';
 import type { WorldCollider } from './world-collider.js';
 
 /** Wind: a base velocity with optional deterministic gusts. */
@@ -16,6 +17,9 @@ export interface WindOptions {
 
 /** Gauss–Seidel sweep order, see WorldOptions.sweep. */
 export type SweepKind = 'symmetric' | 'forward';
+
+/** How the constraint sets are iterated, see WorldOptions.solve. */
+export type SolveKind = 'gauss-seidel' | 'jacobi';
 
 /** Per-step statistics. */
 export interface StepStats {
@@ -44,6 +48,10 @@ export interface WorldView {
   /** No particle moves faster than this (m/s). */
   readonly maxSpeed: number;
   readonly sweep: SweepKind;
+  /** 'gauss-seidel' (colour by colour) or 'jacobi' (averaged, for sets that offer it). */
+  readonly solve: SolveKind;
+  /** Relaxation ω of the Jacobi passes. */
+  readonly relaxation: number;
   readonly wind: WindOptions | null;
   /** Wind velocity at time t into out[0..2] (zero when there is no wind). */
   windAt(t: number, out: Float64Array): void;
@@ -88,4 +96,6 @@ export interface StepContext {
    * constraints (colour batches) in reverse order. See World.sweep.
    */
   reverse: boolean;
+  /** Where the time of the step goes: a family may add the parts it times itself (World.timings). */
+  readonly timings: StepTimings;
 }

@@ -4,7 +4,13 @@ import { PbdError } from './errors.js';
 import type { Vec3Tuple } from './motion.js';
 import { OrientationPredictionStage, OrientationVelocityStage } from './orientation-stages.js';
 import { ParticleStore } from './particles.js';
-import { Pipeline, type Scheduler, SerialScheduler, type Stage } from './pipeline.js';
+import {
+  Pipeline,
+  type Scheduler,
+  SerialScheduler,
+  type Stage,
+  type ThreadedSchedulerFactory,
+} from './pipeline.js';
 import { RigidPredictionStage, RigidVelocityStage } from './rigid-stages.js';
 import { type RigidState, RigidStore } from './rigid-store.js';
 import type { SolverKind } from './solver.js';
@@ -15,11 +21,12 @@ import {
   ProjectionStage,
   SetHookStage,
 } from './stages.js';
-import type { StepStats, SweepKind, WindOptions, WorldView } from './step-context.js';
+import type { SolveKind, StepStats, SweepKind, WindOptions, WorldView } from './step-context.js';
+import { StepTimings } from './timings.js';
 import type { WorldBody } from './world-body.js';
 import type { WorldCollider } from './world-collider.js';
 
-export type { StepStats, SweepKind, WindOptions } from './step-context.js';
+export type { SolveKind, StepStats, SweepKind, WindOptions } from './step-context.js';
 
 export interface WorldOptions {
   /** Length of one step (s). Default 1/60. */
@@ -35,6 +42,17 @@ export interface WorldOptions {
    * the single sweep of the 2007 paper, half the cost. See docs/architecture.md.
    */
   sweep?: SweepKind;
+  /**
+   * How constraints are iterated: 'gauss-seidel' (default; colour by colour,
+   * each constraint sees the corrections before it) or 'jacobi' (every
+   * constraint of a set from the same positions, each particle moved by
+   * `relaxation` times the mean of its corrections: the order-free scheme of
+   * GPU solvers; element sets — distance, bending, FEM, volume, area, strain
+   * limits — offer it, other sets keep Gauss–Seidel). See docs/solver.md.
+   */
+  solve?: SolveKind;
+  /** Relaxation ω of the Jacobi passes (0 < ω < 2). Default 1. */
+  relaxation?: number;
   /** Projection rule: 'xpbd' (default) or 'pbd'. */
   solver?: SolverKind;
   /** Gravity (m/s²). Default [0, −9.81, 0]. */
@@ -49,6 +67,13 @@ export interface WorldOptions {
   capacity?: number;
   /** Allocate particle arrays on SharedArrayBuffer (for workers). */
   sharedMemory?: boolean;
+  /**
+   * Threads the step computes on: the calling one and threads − 1 workers
+   * over the shared stores (implies `sharedMemory`). Results are the same bit
+   * for bit for every count. Where workers or SharedArrayBuffer are missing
+   * the world runs on one thread, with a one-line notice. Default 1.
+   */
+  threads?: number;
 }
 
 const validSolvers: readonly SolverKind[] = ['pbd', 'xpbd'];
@@ -73,6 +98,12 @@ export interface SystemKind<S> {
  * (`system`); colliders install their contacts when added.
  */
 export class World implements WorldView {
+  /**
+   * Makes the scheduler of worlds built with `threads` > 1: src/parallel/
+   * installs its worker pool here when the package is imported. Null: every
+   * world runs on one thread.
+   */
+  static threadedScheduler: ThreadedSchedulerFactory | null = null;
   /** The particles: positions, velocities, masses …, and the orientation channels when a body asks for them. */
   readonly store: ParticleStore;
   /** The rigid bodies: poses, velocities, masses and inertia (Müller et al. 2020). */
@@ -93,6 +124,8 @@ export class World implements WorldView {
   iterations = 1;
   solver: SolverKind = 'xpbd';
   sweep: SweepKind = 'symmetric';
+  solve: SolveKind = 'gauss-seidel';
+  relaxation = 1;
   damping = 0;
   maxSpeed = 200;
   wind: WindOptions | null = null;
@@ -101,6 +134,14 @@ export class World implements WorldView {
   /** Steps taken. */
   steps = 0;
   readonly stats: StepStats = { stepMs: 0, recoveries: 0, speedClamps: 0 };
+  /**
+   * Where the time of the last step went (ms per part, summed over its
+   * substeps): every stage by name ('particles.predict', 'sets.project' …),
+   * every set's projection and hooks by kind ('project:stretch',
+   * 'beginStep:self-collision' …), and parts families time themselves
+   * ('collision.broad', 'collision.narrow'). See `timings.lastStep()`.
+   */
+  readonly timings = new StepTimings();
   /** The stages of one substep, in order (see Pipeline and docs/architecture.md, "One step"). */
   readonly pipeline = new Pipeline();
   /** Runs the pipeline's stages; the serial scheduler defines every result. */
@@ -113,8 +154,18 @@ export class World implements WorldView {
   private readonly spin = new Float64Array(3);
 
   constructor(options: WorldOptions = {}) {
-    this.store = new ParticleStore(options.capacity ?? 1024, { shared: options.sharedMemory });
-    this.rigids = new RigidStore(16, { shared: options.sharedMemory });
+    const threads = options.threads ?? 1;
+    if (!(Number.isInteger(threads) && threads >= 1 && threads <= 256)) {
+      throw new PbdError(
+        'world/invalid',
+        'world.threads',
+        `must be an integer from 1 to 256, got ${threads}`,
+        'use 1 for the calling thread only, or the number of cores',
+      );
+    }
+    const shared = options.sharedMemory || threads > 1;
+    this.store = new ParticleStore(options.capacity ?? 1024, { shared });
+    this.rigids = new RigidStore(16, { shared });
     this.configure(options);
     this.attachments = this.system(attachmentSystem);
     const sets = this.sets;
@@ -148,7 +199,33 @@ export class World implements WorldView {
       passes: this.passes(),
       gravity: this.gravity,
       reverse: false,
+      timings: this.timings,
     };
+    if (threads > 1) {
+      if (World.threadedScheduler) this.scheduler = World.threadedScheduler(this, threads);
+      else
+        notice(`pbdkit: threads: ${threads} needs the worker pool of src/parallel/; running on one thread`);
+    }
+  }
+
+  /** Threads the step computes on (see WorldOptions.threads). */
+  get threads(): number {
+    return this.scheduler.threads ?? 1;
+  }
+
+  /**
+   * Resolves when the world's worker threads are running. Steps taken
+   * before run on fewer threads, with the same results; await this where
+   * the speed of the first steps matters (benchmarks, bakes).
+   */
+  threadsReady(): Promise<void> {
+    return this.scheduler.ready?.() ?? Promise.resolve();
+  }
+
+  /** Releases the world's worker threads (no process is kept alive by a disposed world). */
+  dispose(): void {
+    this.scheduler.dispose?.();
+    this.scheduler = new SerialScheduler();
   }
 
   /**
@@ -218,6 +295,20 @@ export class World implements WorldView {
       }
       this.sweep = o.sweep;
     }
+    if (o.solve !== undefined) {
+      if (o.solve !== 'gauss-seidel' && o.solve !== 'jacobi') {
+        throw new PbdError(
+          'world/invalid',
+          'world.solve',
+          `unknown solve '${o.solve}'`,
+          "use 'gauss-seidel' or 'jacobi'",
+        );
+      }
+      this.solve = o.solve;
+    }
+    this.relaxation =
+      num(o.relaxation, 'relaxation', (x) => x > 0 && x < 2, 'must lie between 0 and 2 (exclusive)') ??
+      this.relaxation;
     if (o.gravity) {
       for (let k = 0; k < 3; k++) {
         if (!Number.isFinite(o.gravity[k]))
@@ -337,10 +428,17 @@ export class World implements WorldView {
     ctx.substeps = this.substeps;
     ctx.iterations = this.iterations;
     ctx.passes = this.passes();
-    for (let s = 0; s < this.substeps; s++) {
-      ctx.substep = s;
-      this.substep(ctx);
+    const scheduler = this.scheduler;
+    scheduler.beginStep?.();
+    try {
+      for (let s = 0; s < this.substeps; s++) {
+        ctx.substep = s;
+        this.substep(ctx);
+      }
+    } finally {
+      scheduler.endStep?.();
     }
+    this.timings.finishStep();
     this.steps++;
     this.stats.stepMs = now() - t0;
   }
@@ -592,6 +690,15 @@ const attachmentSystem: SystemKind<Attachments> = {
 /** 1/I, or 0 for an axis that never turns (I = 0 where a range's moments were never set, or Infinity). */
 function inverseMoment(I: number): number {
   return I > 0 && Number.isFinite(I) ? 1 / I : 0;
+}
+
+const noticed = new Set<string>();
+
+/** A one-line notice, once per text (console.warn where there is a console). */
+export function notice(text: string): void {
+  if (noticed.has(text)) return;
+  noticed.add(text);
+  if (typeof console !== 'undefined') console.warn(text);
 }
 
 function now(): number {

@@ -79,6 +79,8 @@ export interface BakeOptions {
   limits?: Partial<SceneLimits>;
   /** Largest glb to write (bytes): a longer bake is refused before it starts. Default 2 GiB. */
   maxOutputBytes?: number;
+  /** Threads of the world (the results are the same for every count). Default: the scene's world.threads, else 1. */
+  threads?: number;
 }
 
 /** Default largest glb: 2 GiB (a glb is assembled in memory, and its chunks are limited to 4 GiB). */
@@ -168,6 +170,28 @@ export function checkpointDirFor(o: Pick<BakeOptions, 'out' | 'stats' | 'exportS
 }
 
 /** Statistics columns of the CSV (and of the frame log), for a world. */
+/**
+ * The timing columns of the CSV (ms per step, the mean over the frame's
+ * steps) and the labels of World.timings each sums: the phases of the step,
+ * the collision system's broad and narrow phase (part of prepare), and each
+ * constraint kind's projection (part of solve).
+ */
+export function timingColumns(world: World): [string, string[]][] {
+  const kinds: string[] = [];
+  for (const s of world.sets) if (!kinds.includes(s.kind)) kinds.push(s.kind);
+  return [
+    ['ms_forces', ['colliders.move', 'sets.applyForces', 'sets.dampVelocities']],
+    ['ms_predict', ['particles.predict', 'orientations.predict', 'rigids.predict']],
+    ['ms_prepare', ['sets.beginStep']],
+    ['ms_collision_broad', ['collision.broad']],
+    ['ms_collision_narrow', ['collision.narrow']],
+    ['ms_solve', ['sets.project']],
+    ...kinds.map((k): [string, string[]] => [`ms_project_${k}`, [`project:${k}`]]),
+    ['ms_update', ['particles.update', 'orientations.update', 'rigids.update']],
+    ['ms_finish', ['sets.endStep']],
+  ];
+}
+
 export function statsColumns(world: World): string[] {
   const kinds: string[] = [];
   for (const s of world.sets) if (s.maxViolation && !kinds.includes(s.kind)) kinds.push(s.kind);
@@ -185,6 +209,7 @@ export function statsColumns(world: World): string[] {
     'contacts',
     'recoveries',
     'speed_clamps',
+    ...timingColumns(world).map(([c]) => c),
   ];
 }
 
@@ -248,14 +273,20 @@ export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise
       'repeat the options of the interrupted bake',
     );
   }
-  const scene = loadSceneFile(options.scene, { limits: options.limits });
+  const scene = loadSceneFile(options.scene, {
+    limits: options.limits,
+    ...(options.threads !== undefined ? { threads: options.threads } : {}),
+  });
   const world = scene.world;
+  await world.threadsReady();
   const frames = options.frames ?? scene.frames;
   const stepsPerFrame = options.stepsPerFrame ?? scene.stepsPerFrame;
   if (outKind === 'glb') checkGlbSize(world, frames, options);
   const fps = options.fps ?? 1 / (stepsPerFrame * world.dt);
   const every = options.checkpointEvery ?? 10;
   const columns = statsColumns(world);
+  const timing = timingColumns(world);
+  const timingSums = new Float64Array(timing.length);
   const checkpointPath = checkpointDir ? join(checkpointDir, CHECKPOINT) : null;
   const logPath = checkpointDir ? join(checkpointDir, LOG) : null;
 
@@ -370,6 +401,7 @@ export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise
     stats[col('contacts')] = findColliderContacts(world)?.count ?? 0;
     stats[col('recoveries')] = rec;
     stats[col('speed_clamps')] = clamp;
+    for (let t = 0; t < timing.length; t++) stats[col(timing[t][0])] = steps > 0 ? timingSums[t] / steps : 0;
     const recs: BodyRecord[] = bodies.map((b, k) => {
       const vertices = renderVertexCount(b);
       const changed = frame === 0 || b.topologyVersion !== topology[k] || vertices !== vertexCounts[k];
@@ -447,8 +479,11 @@ export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise
       let max = 0;
       const r0 = world.stats.recoveries;
       const c0 = world.stats.speedClamps;
+      timingSums.fill(0);
       for (let s = 0; s < stepsPerFrame; s++) {
         world.step();
+        for (let t = 0; t < timing.length; t++)
+          for (const label of timing[t][1]) timingSums[t] += world.timings.ms(label);
         watch.observe();
         sum += world.stats.stepMs;
         max = Math.max(max, world.stats.stepMs);
@@ -476,6 +511,7 @@ export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise
     }
   } finally {
     log?.close();
+    world.dispose();
   }
   const simulateMs = performance.now() - t0;
   const result: BakeResult = {

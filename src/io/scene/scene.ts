@@ -142,9 +142,20 @@ export const worldSettings = z
       .enum(['symmetric', 'forward'])
       .optional()
       .describe('Gauss–Seidel sweep order, default "symmetric"'),
+    solve: z
+      .enum(['gauss-seidel', 'jacobi'])
+      .optional()
+      .describe('iteration: Gauss–Seidel by colour, or Jacobi with averaging; default "gauss-seidel"'),
+    relaxation: z.number().gt(0).lt(2).optional().describe('relaxation ω of the Jacobi passes, default 1'),
     gravity: vec3.optional().describe('m/s², default [0, -9.81, 0]'),
     damping: z.number().min(0).optional().describe('point damping rate (1/s), default 0'),
     maxSpeed: z.number().positive().optional().describe('speed limit (m/s), default 200'),
+    threads: z
+      .int()
+      .min(1)
+      .max(256)
+      .optional()
+      .describe('threads the step computes on (same results for every count), default 1; the CLI: all cores'),
     wind: z
       .strictObject({
         velocity: vec3.describe('m/s'),
@@ -346,6 +357,8 @@ export interface BuildOptions {
   sharedMemory?: boolean;
   /** What the scene may allocate (limits.ts; defaults in defaultSceneLimits). */
   limits?: Partial<SceneLimits>;
+  /** Threads of the world (overrides the scene's world.threads; see WorldOptions.threads). */
+  threads?: number;
 }
 
 /** Builds a World from a validated scene. Errors name the scene file and the JSON path. */
@@ -359,7 +372,11 @@ export function buildScene(spec: SceneSpec, options: BuildOptions = {}): SceneIn
   try {
     const budget = new Budget(options.limits);
     estimateScene(spec, budget);
-    const world = new World({ ...(spec.world ?? {}), sharedMemory: options.sharedMemory });
+    const world = new World({
+      ...(spec.world ?? {}),
+      sharedMemory: options.sharedMemory,
+      ...(options.threads !== undefined ? { threads: options.threads } : {}),
+    });
     const colliders = (spec.colliders ?? []).map((c, k) =>
       buildCollider(c, world, `colliders[${k}]`, readFile),
     );

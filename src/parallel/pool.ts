@@ -1,0 +1,314 @@
+/**
+ * A pool of worker threads over shared memory (docs/solver.md, "Threads"):
+ * Node's worker_threads or a browser's Web Workers, each running worker.ts.
+ * The calling thread publishes one job at a time in the control block
+ * (protocol.ts) and takes part in it; blocks go to whichever thread claims
+ * them first, so a worker that is late (starting, or descheduled on a busy
+ * machine) only means the others do more. Pools are shared by the worlds of
+ * one thread count and end with the last of them (World.dispose); their
+ * workers never keep a Node process alive.
+ */
+import {
+  BLOCK,
+  CLOSED,
+  COLOR,
+  CONTROL_SLOTS,
+  CTX_SLOTS,
+  DONE,
+  ERR,
+  ERRLEN,
+  ERROR_BYTES,
+  FROM,
+  type FromWorker,
+  GEN,
+  NEXT,
+  SET,
+  STATE,
+  TO,
+  TOTAL,
+  type ToWorker,
+  WORKED,
+} from './protocol.js';
+
+/** What the pool needs of a worker, in Node or a browser. */
+interface WorkerHandle {
+  post(message: ToWorker): void;
+  terminate(): void;
+}
+
+/** Spins of the calling thread waiting for the workers' last blocks before it sleeps. */
+const SPIN = 4000;
+
+/** Whether this thread may block in Atomics.wait (not a browser's main thread). */
+const canWait = typeof window === 'undefined';
+
+/** Why threads cannot run here, or null when they can. */
+export function threadsUnavailable(): string | null {
+  if (typeof SharedArrayBuffer === 'undefined' || typeof Atomics === 'undefined')
+    return 'SharedArrayBuffer is missing (a page needs cross-origin isolation: COOP/COEP headers)';
+  const g = globalThis as { crossOriginIsolated?: boolean; process?: { versions?: { node?: string } } };
+  const node = !!g.process?.versions?.node;
+  if (!node && g.crossOriginIsolated === false)
+    return 'the page is not cross-origin isolated (COOP/COEP headers)';
+  if (!node && typeof Worker === 'undefined') return 'Web Workers are missing';
+  return null;
+}
+
+/** Starts one worker running worker.ts (Node: worker_threads; browsers: a module Worker). */
+async function spawn(
+  onMessage: (m: FromWorker) => void,
+  onError: (e: unknown) => void,
+): Promise<WorkerHandle> {
+  const g = globalThis as { process?: { versions?: { node?: string } } };
+  const source = import.meta.url.endsWith('.ts');
+  if (g.process?.versions?.node) {
+    const spec = 'node:worker_threads';
+    const wt = (await import(/* @vite-ignore */ spec)) as typeof import('node:worker_threads');
+    let w: import('node:worker_threads').Worker;
+    if (source) {
+      // from the TypeScript sources (tests, tsx) the worker loads its .ts entry through tsx's API
+      const mod = 'node:module';
+      const { createRequire } = (await import(/* @vite-ignore */ mod)) as typeof import('node:module');
+      const api = `file://${createRequire(import.meta.url)
+        .resolve('tsx/esm/api')
+        .replace(/\.cjs$/, '.mjs')}`;
+      const entry = new URL('./worker.ts', import.meta.url).href;
+      const code = `import(${JSON.stringify(api)}).then((m) => m.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(import.meta.url)}))`;
+      w = new wt.Worker(code, { eval: true });
+    } else {
+      w = new wt.Worker(new URL('./worker.js', import.meta.url));
+    }
+    w.unref();
+    w.on('message', onMessage);
+    w.on('error', onError);
+    return { post: (m) => w.postMessage(m), terminate: () => void w.terminate() };
+  }
+  const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  w.onmessage = (e: MessageEvent<FromWorker>) => onMessage(e.data);
+  w.onerror = (e) => onError(e);
+  return { post: (m) => w.postMessage(m), terminate: () => w.terminate() };
+}
+
+/** A job's constraints projected by the calling thread (the pool calls it for the blocks it claims). */
+export type RangeRunner = (from: number, to: number) => void;
+
+export class WorkerPool {
+  readonly threads: number;
+  readonly control = new Int32Array(new SharedArrayBuffer(4 * CONTROL_SLOTS));
+  readonly ctx = new Float64Array(new SharedArrayBuffer(8 * CTX_SLOTS));
+  private readonly error = new Uint8Array(new SharedArrayBuffer(ERROR_BYTES));
+  private workers: WorkerHandle[] = [];
+  private readyCount = 0;
+  private seq = 0;
+  private refs = 0;
+  private broken: string | null = null;
+  private readonly started: Promise<void>;
+  private resolveReady: () => void = () => {};
+  private readonly readyPromise: Promise<void>;
+  /** Messages to send before the next step (registrations), in order. */
+  private readonly outbox: ToWorker[] = [];
+  /** Registration generation: a job names the one its set needs, and a worker that has not seen it yet skips it. */
+  gen = 0;
+  disposed = false;
+
+  constructor(threads: number) {
+    this.threads = threads;
+    this.readyPromise = new Promise((r) => {
+      this.resolveReady = r;
+    });
+    this.started = this.start();
+  }
+
+  private async start(): Promise<void> {
+    try {
+      for (let k = 1; k < this.threads; k++) {
+        const w = await spawn(
+          (m) => this.onMessage(m),
+          (e) => this.fail(String((e as { message?: string })?.message ?? e)),
+        );
+        if (this.disposed) {
+          w.terminate();
+          return;
+        }
+        w.post({ type: 'hello', control: this.control, ctx: this.ctx, error: this.error });
+        for (const m of this.sent) w.post(m);
+        this.workers.push(w);
+      }
+    } catch (e) {
+      this.fail(String((e as { message?: string })?.message ?? e));
+    }
+  }
+
+  /** Every registration sent so far, for workers that start later. */
+  private readonly sent: ToWorker[] = [];
+
+  private onMessage(m: FromWorker): void {
+    if (m.type === 'ready') {
+      if (++this.readyCount === this.threads - 1) this.resolveReady();
+    } else this.fail(m.message);
+  }
+
+  private fail(message: string): void {
+    if (this.broken === null) {
+      this.broken = message;
+      if (typeof console !== 'undefined')
+        console.warn(`pbdkit: a worker thread failed (${message}); running on one thread`);
+    }
+    this.resolveReady();
+  }
+
+  /** Resolves when every worker has started (or the pool failed and runs on one thread). */
+  ready(): Promise<void> {
+    return this.started.then(() => this.readyPromise);
+  }
+
+  /** Whether jobs may go to workers now (started and not failed; the calling thread always takes part). */
+  get active(): boolean {
+    return this.broken === null && this.workers.length > 0 && !this.disposed;
+  }
+
+  /** Blocks run by workers so far (statistics, tests). */
+  get workerBlocks(): number {
+    return Atomics.load(this.control, WORKED);
+  }
+
+  acquire(): void {
+    this.refs++;
+  }
+
+  /** Ends the pool with its last world. */
+  release(): void {
+    if (--this.refs > 0) return;
+    this.disposed = true;
+    Atomics.store(this.control, STATE, 0);
+    this.bump();
+    for (const w of this.workers) w.terminate();
+    this.workers = [];
+    this.resolveReady();
+  }
+
+  /** Queues a registration; workers receive it before the next step's jobs. */
+  send(message: ToWorker): void {
+    this.outbox.push(message);
+  }
+
+  /** Sends the queued registrations and lets the workers into their job loop for one step. */
+  beginStep(): void {
+    if (!this.active) return;
+    const out = this.outbox;
+    for (const m of out) {
+      this.sent.push(m);
+      for (const w of this.workers) w.post(m);
+    }
+    out.length = 0;
+    this.compactSent();
+    Atomics.store(this.control, STATE, 1);
+    for (const w of this.workers) w.post({ type: 'enter' });
+  }
+
+  /** Sends the workers back to their event loops (where they receive the next registrations). */
+  endStep(): void {
+    if (this.workers.length === 0) return;
+    Atomics.store(this.control, STATE, 0);
+    this.bump();
+  }
+
+  /** A new, empty job: wakes workers waiting on NEXT so that they see STATE. */
+  private bump(): void {
+    const c = this.control;
+    this.seq = (this.seq + 1) & 0xffffff;
+    Atomics.store(c, NEXT, (this.seq << 8) | CLOSED);
+    Atomics.store(c, TOTAL, 0);
+    Atomics.notify(c, NEXT);
+  }
+
+  /** Keeps only the last registration of each set and store for workers that start later. */
+  private compactSent(): void {
+    if (this.sent.length < 256) return;
+    const last = new Map<string, ToWorker>();
+    for (const m of this.sent) {
+      if (m.type === 'set' || m.type === 'store') last.set(`${m.type}:${m.id}`, m);
+      else if (m.type === 'forget') {
+        for (const id of m.sets) last.delete(`set:${id}`);
+        for (const id of m.stores) last.delete(`store:${id}`);
+      }
+    }
+    this.sent.length = 0;
+    this.sent.push(...last.values());
+  }
+
+  /**
+   * Projects constraints [from, to) of one colour batch of set `id` in
+   * `blocks` fixed blocks, the calling thread claiming blocks like the
+   * workers (`own` runs them here), and returns when every block is done.
+   * A block that throws anywhere is rethrown here, after the others finished.
+   */
+  run(
+    id: number,
+    gen: number,
+    color: number,
+    from: number,
+    to: number,
+    blocks: number,
+    own: RangeRunner,
+  ): void {
+    const c = this.control;
+    const block = Math.ceil((to - from) / blocks);
+    const total = Math.ceil((to - from) / block);
+    // close the old job first: a thread that read the old NEXT and then the new TOTAL must fail its exchange
+    this.seq = (this.seq + 1) & 0xffffff;
+    const base = this.seq << 8;
+    Atomics.store(c, NEXT, base | CLOSED);
+    Atomics.store(c, SET, id);
+    Atomics.store(c, COLOR, color);
+    Atomics.store(c, FROM, from);
+    Atomics.store(c, TO, to);
+    Atomics.store(c, BLOCK, block);
+    Atomics.store(c, GEN, gen);
+    Atomics.store(c, DONE, 0);
+    Atomics.store(c, TOTAL, total);
+    Atomics.store(c, NEXT, base);
+    Atomics.notify(c, NEXT);
+    let thrown: unknown = null;
+    for (;;) {
+      const w = Atomics.load(c, NEXT);
+      const k = w & 255;
+      if (k >= total) break;
+      if (Atomics.compareExchange(c, NEXT, w, w + 1) !== w) continue;
+      const a = from + k * block;
+      try {
+        own(a, Math.min(to, a + block));
+      } catch (e) {
+        thrown ??= e;
+      }
+      Atomics.add(c, DONE, 1);
+    }
+    let spins = 0;
+    for (;;) {
+      const d = Atomics.load(c, DONE);
+      if (d >= total) break;
+      if (++spins < SPIN || !canWait) continue;
+      Atomics.wait(c, DONE, d, 50);
+    }
+    let failed: string | null = null;
+    if (Atomics.load(c, ERR) !== 0) {
+      failed = new TextDecoder().decode(this.error.slice(0, Atomics.load(c, ERRLEN)));
+      Atomics.store(c, ERR, 0);
+    }
+    if (thrown !== null) throw thrown;
+    if (failed !== null) throw new Error(failed);
+  }
+}
+
+const pools = new Map<number, WorkerPool>();
+
+/** The pool of this thread count, shared by the worlds that use it (acquired: release it). */
+export function acquirePool(threads: number): WorkerPool {
+  let p = pools.get(threads);
+  if (!p || p.disposed) {
+    p = new WorkerPool(threads);
+    pools.set(threads, p);
+  }
+  p.acquire();
+  return p;
+}

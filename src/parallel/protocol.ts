@@ -1,0 +1,101 @@
+/**
+ * The shared control block of a worker pool (src/parallel/): a few Int32
+ * slots on a SharedArrayBuffer through which the calling thread hands out
+ * the blocks of one job (a range of one colour batch) and the workers claim
+ * and finish them, and the messages that set the workers up.
+ *
+ * A job is cut into `TOTAL` fixed blocks of `BLOCK` constraints. `NEXT`
+ * packs the job's sequence number (high 24 bits) and the next unclaimed
+ * block (low 8 bits); a thread claims block c by a compare-exchange of NEXT
+ * from (seq, c) to (seq, c + 1), so a block is run exactly once, by
+ * whichever thread gets it, and a thread that lags behind can never claim a
+ * block of a job that has moved on (its exchange fails). A new job first
+ * closes NEXT (CLOSED), then writes its fields and TOTAL, then opens NEXT. Which thread runs a
+ * block changes nothing: the blocks of a colour share no movable particle.
+ */
+
+/** Int32 slots of the control block. */
+export const NEXT = 0;
+/** Blocks of the current job. */
+export const TOTAL = 1;
+/** Blocks of the current job finished (by any thread). */
+export const DONE = 2;
+/** 1 while a step runs (workers stay in their loop), 0 when they should return to their event loop. */
+export const STATE = 3;
+/** 1 when a block threw; the message is in the error bytes. */
+export const ERR = 4;
+/** The job: set id, colour, first and end constraint, block length, registration generation it needs. */
+export const SET = 5;
+export const COLOR = 6;
+export const FROM = 7;
+export const TO = 8;
+export const BLOCK = 9;
+export const GEN = 10;
+/** Blocks run by workers since the pool started (statistics, tests). */
+export const WORKED = 11;
+/** Length of the error message in the error bytes. */
+export const ERRLEN = 12;
+export const CONTROL_SLOTS = 16;
+
+/** Float64 slots of the step context block: what a set's projectColorRange may read of the context. */
+export const CTX_H = 0;
+export const CTX_INVH = 1;
+export const CTX_TIME = 2;
+export const CTX_ITERATION = 3;
+export const CTX_ITERATIONS = 4;
+export const CTX_PASSES = 5;
+export const CTX_SUBSTEP = 6;
+export const CTX_SUBSTEPS = 7;
+export const CTX_SOLVER = 8;
+export const CTX_SLOTS = 16;
+
+/** Bytes for the message of a block that threw. */
+export const ERROR_BYTES = 2048;
+
+/** The most blocks one job is cut into (the low 8 bits of NEXT). */
+export const MAX_BLOCKS = 255;
+/**
+ * The low bits of NEXT while a job is being written: no block number, so no
+ * thread can claim. Without it a thread that read NEXT of the finished job
+ * and then TOTAL of the next one could claim a block that is not there and
+ * run a block of the new job twice (seen in the tests).
+ */
+export const CLOSED = 255;
+
+/**
+ * A field the workers' copy of an object must follow: a number or boolean
+ * copied through the object's scalar block before each job (`slot`), at
+ * `path` (one key, or two for a field of a nested object such as rule.kPrime).
+ */
+export interface ScalarField {
+  path: string[];
+  slot: number;
+  bool: boolean;
+}
+
+/** What a worker receives to rebuild an object (a constraint set or a particle store). */
+export interface MirrorMessage {
+  /** Own fields: numbers, strings, typed arrays (shared ones stay shared), nested plain data. */
+  fields: Record<string, unknown>;
+  scalars: ScalarField[];
+  /** The scalar block (Float64, on a SharedArrayBuffer). */
+  values: Float64Array;
+}
+
+export type ToWorker =
+  | { type: 'hello'; control: Int32Array; ctx: Float64Array; error: Uint8Array }
+  | { type: 'store'; id: number; mirror: MirrorMessage }
+  | {
+      type: 'set';
+      id: number;
+      gen: number;
+      kind: number;
+      /** For a class registered with registerParallelSet: the module the worker imports it from. */
+      module: { module: string; name: string } | null;
+      store: number;
+      mirror: MirrorMessage;
+    }
+  | { type: 'forget'; sets: number[]; stores: number[] }
+  | { type: 'enter' };
+
+export type FromWorker = { type: 'ready' } | { type: 'failed'; message: string };

@@ -1,0 +1,58 @@
+/**
+ * The constraint set classes whose colour batches the worker pool projects
+ * (src/parallel/): the element sets, whose `projectColorRange` runs their
+ * generated JavaScript kernel on the store's arrays. Both sides import this
+ * list; a set is sent to the workers by its index in it, and only a set
+ * whose class is exactly one of these goes to the workers (others, and
+ * subclasses, are projected on the calling thread).
+ */
+import { DihedralBending } from '../cloth/dihedral-bending.js';
+import { DistanceConstraints } from '../constraints/distance.js';
+import { TetVolumeConstraints, TriangleAreaConstraints } from '../constraints/volume.js';
+import { IsometricBending } from '../continuum/isometric-bending.js';
+import { TetFemConstraints } from '../continuum/tet-fem.js';
+import { TriangleFemConstraints } from '../continuum/triangle-fem.js';
+import type { ConstraintSet } from '../core/constraint-set.js';
+import { TriangleStrainLimits } from '../strain-limiting/triangle-limits.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: classes with different constructors
+type SetClass = abstract new (...args: any[]) => ConstraintSet;
+
+export const parallelSetClasses: readonly SetClass[] = [
+  DistanceConstraints,
+  DihedralBending,
+  IsometricBending,
+  TriangleFemConstraints,
+  TetFemConstraints,
+  TetVolumeConstraints,
+  TriangleAreaConstraints,
+  TriangleStrainLimits,
+];
+
+/** Classes of other modules (registerParallelSet), after the built-in ones. */
+const extra: { cls: SetClass; module: string; name: string }[] = [];
+
+/**
+ * Lets the worker pool project the colour batches of sets of a class defined
+ * outside pbdkit: its `projectColorRange` must read only the set's own fields
+ * and `ctx.store` (see mirror.ts). `module` is the URL of a module that
+ * exports the class as `name` (usually `import.meta.url` of the class's own
+ * module); each worker imports it.
+ */
+export function registerParallelSet(cls: SetClass, module: string, name = cls.name): void {
+  if (!extra.some((e) => e.cls === cls)) extra.push({ cls, module, name });
+}
+
+/** The set's kind for the workers: its class's index (built-in first, then registered), or −1. */
+export function parallelKind(set: ConstraintSet): number {
+  const k = parallelSetClasses.indexOf(set.constructor as SetClass);
+  if (k >= 0) return k;
+  const e = extra.findIndex((x) => x.cls === set.constructor);
+  return e < 0 ? -1 : parallelSetClasses.length + e;
+}
+
+/** Where a worker finds the class of a registered kind (kinds ≥ parallelSetClasses.length). */
+export function kindModule(kind: number): { module: string; name: string } | null {
+  const e = extra[kind - parallelSetClasses.length];
+  return e ? { module: e.module, name: e.name } : null;
+}

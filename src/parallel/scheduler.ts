@@ -1,0 +1,182 @@
+/**
+ * The threaded scheduler of a world built with `threads` > 1 (docs/solver.md,
+ * "Threads"): the colour batches of the element constraint sets (distance,
+ * bending, FEM triangles and tets, volume and area, strain limits — see
+ * registry.ts) are cut into fixed blocks projected by the calling thread and
+ * the pool's workers at once, over the SharedArrayBuffer store; everything
+ * else runs on the calling thread as the serial scheduler runs it.
+ *
+ * Deterministic: constraints of one colour share no movable particle, so a
+ * colour's blocks give the same numbers in any order on any thread, and the
+ * colours run in the serial order (the last first when ctx.reverse). A set
+ * projected by colour ranges uses its JavaScript kernel, which gives the
+ * numbers of its WebAssembly twin bit for bit (docs/architecture.md), so
+ * the results of every thread count are the serial scheduler's, bit for bit.
+ */
+import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
+import { PbdError } from '../core/errors.js';
+import type { Scheduler, Stage, ThreadedWorld } from '../core/pipeline.js';
+import { Mirror } from './mirror.js';
+import { acquirePool, type WorkerPool } from './pool.js';
+import {
+  CTX_H,
+  CTX_INVH,
+  CTX_ITERATION,
+  CTX_ITERATIONS,
+  CTX_PASSES,
+  CTX_SOLVER,
+  CTX_SUBSTEP,
+  CTX_SUBSTEPS,
+  CTX_TIME,
+  MAX_BLOCKS,
+} from './protocol.js';
+import { kindModule, parallelKind } from './registry.js';
+
+/** Sets with fewer constraints stay on the calling thread. */
+export const PARALLEL_MIN_SET = 256;
+/** Colour batches with fewer constraints are projected by the calling thread alone. */
+export const PARALLEL_MIN_COLOR = 256;
+/** Constraints per block aimed at (blocks: at least two per thread). */
+const BLOCK_TARGET = 1024;
+
+interface Entry {
+  id: number;
+  gen: number;
+  mirror: Mirror;
+}
+
+let nextId = 1;
+
+export class ThreadedScheduler implements Scheduler {
+  readonly threads: number;
+  private readonly world: ThreadedWorld;
+  private readonly pool: WorkerPool;
+  private readonly entries = new Map<ConstraintSet, Entry>();
+  private readonly storeId = nextId++;
+  private storeMirror: Mirror | null = null;
+  private inStep = false;
+  // the projection the calling thread runs for the blocks it claims (one closure, no allocation per job)
+  private curSet: ConstraintSet | null = null;
+  private curCtx: StepContext | null = null;
+  private curColor = 0;
+  private readonly own = (from: number, to: number): void => {
+    this.curSet!.projectColorRange!(this.curCtx!, this.curColor, from, to);
+  };
+
+  constructor(world: ThreadedWorld, threads: number) {
+    this.world = world;
+    this.threads = threads;
+    this.pool = acquirePool(threads);
+  }
+
+  /** Blocks of colour batches the workers ran so far (all worlds of this thread count). */
+  get workerBlocks(): number {
+    return this.pool.workerBlocks;
+  }
+
+  run(stage: Stage, ctx: StepContext): void {
+    stage.run(ctx, this);
+  }
+
+  ready(): Promise<void> {
+    return this.pool.ready();
+  }
+
+  /** Sends new and changed sets (and the store) to the workers, then lets them into the step. */
+  beginStep(): void {
+    const pool = this.pool;
+    if (!pool.active) return;
+    const store = this.world.store;
+    if (this.storeMirror === null || !this.storeMirror.current()) {
+      this.storeMirror = new Mirror(store);
+      pool.send({ type: 'store', id: this.storeId, mirror: this.storeMirror.message });
+    }
+    const sets = this.world.sets;
+    for (let k = 0; k < sets.length; k++) {
+      const set = sets[k];
+      const kind = parallelKind(set);
+      if (kind < 0 || !set.enabled || !set.projectColorRange || !set.colorOffsets) continue;
+      if (set.count < PARALLEL_MIN_SET) continue;
+      const e = this.entries.get(set);
+      if (e?.mirror.current()) continue;
+      // colour ranges use the JavaScript kernel (bit-identical to the paired one), on the shared arrays
+      if ('backend' in set) (set as { backend: string }).backend = 'js';
+      const mirror = new Mirror(set);
+      const entry: Entry = { id: e?.id ?? nextId++, gen: ++pool.gen, mirror };
+      this.entries.set(set, entry);
+      pool.send({
+        type: 'set',
+        id: entry.id,
+        gen: entry.gen,
+        kind,
+        module: kindModule(kind),
+        store: this.storeId,
+        mirror: mirror.message,
+      });
+    }
+    pool.beginStep();
+    this.inStep = true;
+  }
+
+  endStep(): void {
+    this.inStep = false;
+    this.pool.endStep();
+  }
+
+  project(set: ConstraintSet, ctx: StepContext): void {
+    const e = this.inStep ? this.entries.get(set) : undefined;
+    if (e === undefined || !this.pool.active || !e.mirror.current() || !this.storeMirror!.current()) {
+      set.project(ctx);
+      return;
+    }
+    e.mirror.writeScalars();
+    this.storeMirror!.writeScalars();
+    const b = this.pool.ctx;
+    b[CTX_H] = ctx.h;
+    b[CTX_INVH] = ctx.invH;
+    b[CTX_TIME] = ctx.time;
+    b[CTX_ITERATION] = ctx.iteration;
+    b[CTX_ITERATIONS] = ctx.iterations;
+    b[CTX_PASSES] = ctx.passes;
+    b[CTX_SUBSTEP] = ctx.substep;
+    b[CTX_SUBSTEPS] = ctx.substeps;
+    b[CTX_SOLVER] = ctx.solver === 'pbd' ? 1 : 0;
+    const off = set.colorOffsets!;
+    const nc = set.colors ?? off.length - 1;
+    this.curSet = set;
+    this.curCtx = ctx;
+    for (let k = 0; k < nc; k++) {
+      const c = ctx.reverse ? nc - 1 - k : k;
+      const a = off[c],
+        z = off[c + 1];
+      const n = z - a;
+      if (n < PARALLEL_MIN_COLOR) {
+        set.projectColorRange!(ctx, c, a, z);
+        continue;
+      }
+      this.curColor = c;
+      const blocks = Math.min(MAX_BLOCKS, Math.max(2 * this.threads, Math.ceil(n / BLOCK_TARGET)));
+      try {
+        this.pool.run(e.id, e.gen, c, a, z, blocks, this.own);
+      } catch (err) {
+        if (err instanceof PbdError) throw err;
+        throw new PbdError(
+          'threads/kernel',
+          `${set.kind} constraints, colour ${c}`,
+          `a projection threw: ${(err as { message?: string })?.message ?? err}`,
+          'the world is still usable; fix the input that made the kernel throw',
+        );
+      }
+    }
+    this.curSet = null;
+    this.curCtx = null;
+  }
+
+  /** Forgets this world's sets in the workers and releases the pool (the last world ends it). */
+  dispose(): void {
+    const sets = [...this.entries.values()].map((e) => e.id);
+    this.entries.clear();
+    this.pool.send({ type: 'forget', sets, stores: [this.storeId] });
+    this.pool.release();
+  }
+}

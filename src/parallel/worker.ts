@@ -1,0 +1,187 @@
+/**
+ * The entry of a pool's worker thread (pool.ts; Node worker_threads or a
+ * browser module Worker). It keeps copies of the registered particle stores
+ * and constraint sets (mirror.ts) and, while a step runs, claims blocks of
+ * the published jobs (protocol.ts) and projects them with the set's own
+ * `projectColorRange`. Between steps it sits in its event loop, where the
+ * registrations of the next step arrive.
+ */
+import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
+import { type Holder, readScalars, rebuild } from './mirror.js';
+import {
+  BLOCK,
+  COLOR,
+  CTX_H,
+  CTX_INVH,
+  CTX_ITERATION,
+  CTX_ITERATIONS,
+  CTX_PASSES,
+  CTX_SOLVER,
+  CTX_SUBSTEP,
+  CTX_SUBSTEPS,
+  CTX_TIME,
+  DONE,
+  ERR,
+  ERRLEN,
+  FROM,
+  type FromWorker,
+  GEN,
+  type MirrorMessage,
+  NEXT,
+  SET,
+  STATE,
+  TO,
+  TOTAL,
+  type ToWorker,
+  WORKED,
+} from './protocol.js';
+import { parallelSetClasses } from './registry.js';
+
+/** Spins waiting for the next job before sleeping in Atomics.wait. */
+const SPIN = 20000;
+
+interface SetCopy {
+  set: ConstraintSet & Holder;
+  mirror: MirrorMessage;
+  ctx: StepContext;
+  store: number;
+}
+
+interface StoreCopy {
+  store: Holder;
+  mirror: MirrorMessage;
+}
+
+let control: Int32Array<ArrayBufferLike> = new Int32Array(0);
+let ctxBlock: Float64Array<ArrayBufferLike> = new Float64Array(0);
+let errorBytes: Uint8Array<ArrayBufferLike> = new Uint8Array(0);
+let gen = 0;
+const sets = new Map<number, SetCopy>();
+const stores = new Map<number, StoreCopy>();
+
+type Port = { post(m: FromWorker): void; listen(f: (m: ToWorker) => void): void };
+
+async function port(): Promise<Port> {
+  const g = globalThis as { process?: { versions?: { node?: string } } };
+  if (g.process?.versions?.node) {
+    const spec = 'node:worker_threads';
+    const wt = (await import(/* @vite-ignore */ spec)) as typeof import('node:worker_threads');
+    const pp = wt.parentPort!;
+    return { post: (m) => pp.postMessage(m), listen: (f) => pp.on('message', f) };
+  }
+  const self = globalThis as unknown as {
+    postMessage(m: unknown): void;
+    addEventListener(t: 'message', f: (e: MessageEvent<ToWorker>) => void): void;
+  };
+  return {
+    post: (m) => self.postMessage(m),
+    listen: (f) => self.addEventListener('message', (e) => f(e.data)),
+  };
+}
+
+async function handle(m: ToWorker, out: Port): Promise<void> {
+  switch (m.type) {
+    case 'hello':
+      control = m.control;
+      ctxBlock = m.ctx;
+      errorBytes = m.error;
+      out.post({ type: 'ready' });
+      return;
+    case 'store':
+      stores.set(m.id, { store: rebuild(Object.prototype, m.mirror), mirror: m.mirror });
+      return;
+    case 'set': {
+      let cls = parallelSetClasses[m.kind] as unknown as { prototype: object } | undefined;
+      if (m.module !== null) {
+        const mod = (await import(/* @vite-ignore */ m.module.module)) as Record<
+          string,
+          { prototype: object }
+        >;
+        cls = mod[m.module.name];
+      }
+      const st = stores.get(m.store);
+      if (!cls || !st) throw new Error(`worker: no class for set kind ${m.kind} or no store ${m.store}`);
+      const set = rebuild(cls.prototype, m.mirror) as ConstraintSet & Holder;
+      const ctx = { store: st.store, reverse: false, iteration: 0 } as unknown as StepContext;
+      sets.set(m.id, { set, mirror: m.mirror, ctx, store: m.store });
+      gen = Math.max(gen, m.gen);
+      return;
+    }
+    case 'forget':
+      for (const id of m.sets) sets.delete(id);
+      for (const id of m.stores) stores.delete(id);
+      return;
+    case 'enter':
+      loop();
+      return;
+  }
+}
+
+/** Claims and runs blocks until the step ends (STATE 0). */
+function loop(): void {
+  const c = control;
+  let spins = 0;
+  for (;;) {
+    const w = Atomics.load(c, NEXT);
+    const total = Atomics.load(c, TOTAL);
+    const k = w & 255;
+    if (k < total && Atomics.load(c, GEN) <= gen) {
+      if (Atomics.compareExchange(c, NEXT, w, w + 1) !== w) continue;
+      runBlock(k);
+      Atomics.add(c, WORKED, 1);
+      if (Atomics.add(c, DONE, 1) + 1 === total) Atomics.notify(c, DONE);
+      spins = 0;
+      continue;
+    }
+    if (Atomics.load(c, STATE) === 0) return;
+    if (++spins < SPIN) continue;
+    Atomics.wait(c, NEXT, w);
+    spins = 0;
+  }
+}
+
+/** Block k of the current job: its constraints of the colour, with the set's own projectColorRange. */
+function runBlock(k: number): void {
+  const c = control;
+  try {
+    // the job's fields by Atomics.load: plain loads of shared memory may be hoisted out of the loop by the JIT
+    const id = Atomics.load(c, SET);
+    const from = Atomics.load(c, FROM) + k * Atomics.load(c, BLOCK);
+    const to = Math.min(Atomics.load(c, TO), from + Atomics.load(c, BLOCK));
+    const color = Atomics.load(c, COLOR);
+    const copy = sets.get(id);
+    if (!copy) throw new Error(`worker: set ${id} was never registered`);
+    const st = stores.get(copy.store);
+    if (!st) throw new Error(`worker: store ${copy.store} was never registered`);
+    readScalars(st.store, st.mirror);
+    readScalars(copy.set, copy.mirror);
+    const ctx = copy.ctx as { -readonly [K in keyof StepContext]: StepContext[K] };
+    ctx.store = st.store as unknown as StepContext['store'];
+    const b = ctxBlock;
+    ctx.h = b[CTX_H];
+    ctx.invH = b[CTX_INVH];
+    ctx.time = b[CTX_TIME];
+    ctx.iteration = b[CTX_ITERATION];
+    ctx.iterations = b[CTX_ITERATIONS];
+    ctx.passes = b[CTX_PASSES];
+    ctx.substep = b[CTX_SUBSTEP];
+    ctx.substeps = b[CTX_SUBSTEPS];
+    ctx.solver = b[CTX_SOLVER] === 1 ? 'pbd' : 'xpbd';
+    copy.set.projectColorRange!(ctx, color, from, to);
+  } catch (e) {
+    if (Atomics.compareExchange(c, ERR, 0, 1) === 0) {
+      const text = String((e as { stack?: string })?.stack ?? e);
+      const bytes = new TextEncoder().encode(text).subarray(0, errorBytes.length);
+      errorBytes.set(bytes);
+      Atomics.store(c, ERRLEN, bytes.length);
+    }
+  }
+}
+
+const out = await port();
+let queue: Promise<void> = Promise.resolve();
+out.listen((m) => {
+  queue = queue
+    .then(() => handle(m, out))
+    .catch((e) => out.post({ type: 'failed', message: String((e as { message?: string })?.message ?? e) }));
+});
