@@ -2,7 +2,6 @@
  * `pbdkit simulate <scene>`: bakes a scene to a glTF animation or OBJ files,
  * a statistics CSV and the final state, with checkpoints to resume from.
  */
-import { availableParallelism } from 'node:os';
 import { Presets, SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { EnergyWatch } from '../../src/core/energy-watch.js';
@@ -40,7 +39,7 @@ interface SimulateFlags {
   maxElements?: number;
   maxCells?: number;
   maxOutputMb?: number;
-  threads: number;
+  threads?: number;
 }
 
 export function wholeNumber(min: number) {
@@ -130,9 +129,8 @@ export function registerSimulate(program: Command, ctx: CliContext): void {
     )
     .option(
       '--threads <n>',
-      'threads to compute on; every count gives the same numbers bit for bit (default: all cores)',
+      "threads to compute on; every count gives the same numbers bit for bit (default: the scene's world.threads, else 1; more threads are not yet faster, docs/solver.md)",
       wholeNumber(1),
-      availableParallelism(),
     )
     .option('-q, --quiet', 'print nothing but errors')
     .addHelpText(
