@@ -13,7 +13,8 @@ export default defineConfig({
           exclude: ['test/browser/**'],
           // builds lib/ once for the CLI tests (they run bin/pbdkit.js)
           globalSetup: ['test/cli.setup.ts'],
-          testTimeout: 60_000,
+          // a guard against hangs, not a speed test: CI machines differ 2× and may be shared
+          testTimeout: 180_000,
           hookTimeout: 120_000,
         },
       },

@@ -222,6 +222,35 @@ export {
   triangleArea,
   validateTriangleMesh,
 } from './mesh/triangle-mesh.js';
+export { collideBoxBox } from './rigid/collide-box.js';
+export { collidePolyhedra, WorldPoly } from './rigid/collide-convex.js';
+export { type ContactMaterials, NF_A, NF_B, NF_CORES, RigidContacts } from './rigid/contact-set.js';
+export { gjkDistance, gjkPoints } from './rigid/gjk.js';
+export { JOINT_TYPES, type JointType, RigidJoints } from './rigid/joints.js';
+export { Pair } from './rigid/manifold.js';
+export { NarrowPhase } from './rigid/narrow-phase.js';
+export { boxPolyhedron, ConvexPolyhedron, solidProperties } from './rigid/polyhedron.js';
+export { type HullData, quickhull } from './rigid/quickhull.js';
+export { RigidBodies, type RigidSettings, rigidBodiesKind } from './rigid/rigid-bodies.js';
+export {
+  createJoint,
+  type JointOptions,
+  RigidBody,
+  type RigidBodyDesc,
+  type RigidBodyType,
+  RigidJoint,
+} from './rigid/rigid-body.js';
+export { type RigidShape, Shape, shapeBounds } from './rigid/shapes.js';
+export {
+  angularInverseMass,
+  applyAngularImpulse,
+  applyPositionalImpulse,
+  applyVelocityImpulse,
+  bodyPointToWorld,
+  positionalInverseMass,
+  rigidPointCorrection,
+  worldPointToBody,
+} from './rigid/xpbd.js';
 export {
   type AdaptiveLatticeBodyOptions,
   adaptiveLatticeBody,

@@ -236,38 +236,10 @@ export function tetStress(
             U[3 * r + 2] * SIG[2] * Vm[3 * cc + 2];
       g = F2;
     }
-    return stvkPlasticStress(mu, lambda, g, p, plastic, po);
+    return stvkStress(mu, lambda, g, p, plastic, po);
   }
   if (plain) {
-    if (model === 'stvk') {
-      const e00 = 0.5 * (c00 - 1),
-        e11 = 0.5 * (c11 - 1),
-        e22 = 0.5 * (c22 - 1),
-        e01 = 0.5 * c01,
-        e02 = 0.5 * c02,
-        e12 = 0.5 * c12;
-      const tr = e00 + e11 + e22;
-      const lt = lambda * tr;
-      const m2 = 2 * mu;
-      const s00 = m2 * e00 + lt,
-        s11 = m2 * e11 + lt,
-        s22 = m2 * e22 + lt,
-        s01 = m2 * e01,
-        s02 = m2 * e02,
-        s12 = m2 * e12;
-      for (let r = 0; r < 3; r++) {
-        const f0 = f[3 * r],
-          f1 = f[3 * r + 1],
-          f2 = f[3 * r + 2];
-        p[3 * r] = f0 * s00 + f1 * s01 + f2 * s02;
-        p[3 * r + 1] = f0 * s01 + f1 * s11 + f2 * s12;
-        p[3 * r + 2] = f0 * s02 + f1 * s12 + f2 * s22;
-      }
-      return (
-        mu * (e00 * e00 + e11 * e11 + e22 * e22 + 2 * (e01 * e01 + e02 * e02 + e12 * e12)) +
-        0.5 * lambda * tr * tr
-      );
-    }
+    if (model === 'stvk') return stvkStress(mu, lambda, f, p, null, 0);
     // Neo-Hookean: P = μF + (λ log J − μ) F⁻ᵀ, F⁻ᵀ = cof(F) / J
     const logJ = Math.log(det);
     const q = (lambda * logJ - mu) / det;
@@ -298,21 +270,32 @@ export function tetStress(
 
 const F2 = new Float64Array(9);
 
-/** StVK with a plastic strain: Ψ = μ ε_e:ε_e + λ/2 tr(ε_e)², P = F (2μ ε_e + λ tr(ε_e) I). */
-function stvkPlasticStress(
+/**
+ * StVK, with a plastic strain where `pl` is given (002 §4.2): Ψ = μ ε_e:ε_e + λ/2 tr(ε_e)²,
+ * P = F (2μ ε_e + λ tr(ε_e) I), ε_e = ½(FᵀF − I) − ε_plastic.
+ */
+function stvkStress(
   mu: number,
   lambda: number,
   f: Float64Array,
   p: Float64Array,
-  pl: ArrayLike<number>,
+  pl: ArrayLike<number> | null,
   po: number,
 ): number {
-  const e00 = 0.5 * (f[0] * f[0] + f[3] * f[3] + f[6] * f[6] - 1) - pl[po];
-  const e11 = 0.5 * (f[1] * f[1] + f[4] * f[4] + f[7] * f[7] - 1) - pl[po + 1];
-  const e22 = 0.5 * (f[2] * f[2] + f[5] * f[5] + f[8] * f[8] - 1) - pl[po + 2];
-  const e01 = 0.5 * (f[0] * f[1] + f[3] * f[4] + f[6] * f[7]) - pl[po + 3];
-  const e02 = 0.5 * (f[0] * f[2] + f[3] * f[5] + f[6] * f[8]) - pl[po + 4];
-  const e12 = 0.5 * (f[1] * f[2] + f[4] * f[5] + f[7] * f[8]) - pl[po + 5];
+  let e00 = 0.5 * (f[0] * f[0] + f[3] * f[3] + f[6] * f[6] - 1);
+  let e11 = 0.5 * (f[1] * f[1] + f[4] * f[4] + f[7] * f[7] - 1);
+  let e22 = 0.5 * (f[2] * f[2] + f[5] * f[5] + f[8] * f[8] - 1);
+  let e01 = 0.5 * (f[0] * f[1] + f[3] * f[4] + f[6] * f[7]);
+  let e02 = 0.5 * (f[0] * f[2] + f[3] * f[5] + f[6] * f[8]);
+  let e12 = 0.5 * (f[1] * f[2] + f[4] * f[5] + f[7] * f[8]);
+  if (pl) {
+    e00 -= pl[po];
+    e11 -= pl[po + 1];
+    e22 -= pl[po + 2];
+    e01 -= pl[po + 3];
+    e02 -= pl[po + 4];
+    e12 -= pl[po + 5];
+  }
   const tr = e00 + e11 + e22;
   const lt = lambda * tr;
   const m2 = 2 * mu;

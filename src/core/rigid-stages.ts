@@ -12,13 +12,31 @@
  *
  * Velocity update (phase `update`), after the constraint sets moved x and q:
  *   v ← (x − x_prev) / h
- *   Δq ← q q_prev⁻¹,  ω ← 2 [Δq_x, Δq_y, Δq_z] / h,  ω ← Δq_w ≥ 0 ? ω : −ω
+ *   Δq ← q q_prev⁻¹,  Δq ← Δq_w ≥ 0 ? Δq : −Δq,  ω ← 2 [Δq_x, Δq_y, Δq_z] / (h Δq_w)
+ *
+ * Two departures from the paper, both so that a torque-free body keeps its
+ * angular momentum to round-off instead of to first order in h:
+ *
+ * - The velocity update divides by Δq_w. The normalised prediction turns q
+ *   by the angle 2 atan(h|ω|/2), for which 2 vec(Δq)/h = ω/√(1 + (h|ω|/2)²):
+ *   the paper's update loses that factor every substep. With Δq_w the update
+ *   inverts the prediction exactly (Δq = [½hω, 1]/√(1 + (h|ω|/2)²)).
+ * - The gyroscopic term is implicit and conserves L exactly (a discrete
+ *   Euler equation in the manner of Moser and Veselov): with ψ(ω) the half
+ *   of the substep's turn about ω, the momentum carried from the last
+ *   substep is L = rot(−ψ(ω₋)) I(q) ω₋, and the new ω solves
+ *   rot(ψ(ω)) I(q) ω = L, by fixed-point iteration ω ← I(q)⁻¹ rot(−ψ(ω)) L
+ *   (contracting by about h|ω| per iteration). rot(ψ) rotates by
+ *   ψ = atan(h|ω|/2) about ω: with a = ½hω and c = 1/√(1 + |a|²),
+ *   rot(±ψ) v = c v ± c a × v + a (a·v) c²/(1 + c). The momentum after the
+ *   substep, rot(−ψ(ω)) I(q_next) ω = rot(ψ(ω)) I(q) ω, is then L again.
+ *
  * A body whose pose became non-finite gets its previous pose back and stops
- * (`stats.recoveries`). Bodies flagged RIGID_DISABLED are skipped. A body
- * with inverse mass 0 is kinematic: its velocities are inputs, which the
- * prediction integrates and the update leaves as they are.
+ * (`stats.recoveries`). Bodies flagged RIGID_DISABLED are skipped (removed or
+ * asleep). A body with inverse mass 0 is kinematic: its velocities are
+ * inputs, which the prediction integrates exactly (q turns by h|ω| about ω)
+ * and the update leaves as they are.
  */
-import { gyroscopicStep } from './orientation-stages.js';
 import { Channels, RangeStage } from './pipeline.js';
 import { RIGID_DISABLED, RIGID_NO_GRAVITY } from './rigid-store.js';
 import type { StepContext } from './step-context.js';
@@ -75,9 +93,10 @@ export class RigidPredictionStage extends RangeStage {
         omega[i3] *= f;
         omega[i3 + 1] *= f;
         omega[i3 + 2] *= f;
-        // Euler's equations without external torque (a body with an immovable axis has no gyroscopic term)
+        // Euler's equations without external torque, implicit and momentum-conserving
+        // (a body with an immovable axis has no gyroscopic term)
         if (invInertia[i3] !== 0 && invInertia[i3 + 1] !== 0 && invInertia[i3 + 2] !== 0) {
-          gyroscopicStep(omega, i3, q, i4, inertia, invInertia, i3, h);
+          gyroscopicSolve(omega, q, inertia, invInertia, i3, i4, h);
         }
       }
       xPrev[i3] = x[i3];
@@ -94,14 +113,26 @@ export class RigidPredictionStage extends RangeStage {
       qPrev[i4 + 1] = qy;
       qPrev[i4 + 2] = qz;
       qPrev[i4 + 3] = qw;
-      // q ← q + ½ h [ω, 0] q, then normalised
-      const hx = 0.5 * h * omega[i3],
+      let hx = 0.5 * h * omega[i3],
         hy = 0.5 * h * omega[i3 + 1],
         hz = 0.5 * h * omega[i3 + 2];
-      const nx = qx + (hx * qw + hy * qz - hz * qy),
-        ny = qy + (hy * qw + hz * qx - hx * qz),
-        nz = qz + (hz * qw + hx * qy - hy * qx),
-        nw = qw - (hx * qx + hy * qy + hz * qz);
+      let hw = 1;
+      if (invMass[i] === 0) {
+        // kinematic: exactly the turn h|ω| about ω, [sin(h|ω|/2) ω/|ω|, cos(h|ω|/2)]
+        const a = Math.sqrt(hx * hx + hy * hy + hz * hz);
+        if (a > 0) {
+          const s = Math.sin(a) / a;
+          hx *= s;
+          hy *= s;
+          hz *= s;
+          hw = Math.cos(a);
+        }
+      }
+      // q ← [½ h ω, 1] q (dynamic), or the exact turn (kinematic), then normalised
+      const nx = hw * qx + (hx * qw + hy * qz - hz * qy),
+        ny = hw * qy + (hy * qw + hz * qx - hx * qz),
+        nz = hw * qz + (hz * qw + hx * qy - hy * qx),
+        nw = hw * qw - (hx * qx + hy * qy + hz * qz);
       const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
       q[i4] = nx * inv;
       q[i4 + 1] = ny * inv;
@@ -161,10 +192,115 @@ export class RigidVelocityStage extends RangeStage {
         dy = aw * by - ax * bz + ay * bw + az * bx,
         dz = aw * bz + ax * by - ay * bx + az * bw,
         dw = aw * bw - ax * bx - ay * by - az * bz;
-      const s = dw >= 0 ? 2 * invH : -2 * invH;
+      // ω = 2 vec(Δq) / (h Δq_w): the exact inverse of the prediction (see above)
+      const s = (dw >= 0 ? 2 * invH : -2 * invH) / Math.max(Math.abs(dw), 1e-3);
       omega[i3] = dx * s;
       omega[i3 + 1] = dy * s;
       omega[i3 + 2] = dz * s;
     }
   }
+}
+
+/** Scratch of the gyroscopic solve: the vector being turned (L), the body's orientation (Q) and ½hω (A). */
+const L = new Float64Array(3);
+const Q = new Float64Array(4);
+const A = new Float64Array(3);
+
+/**
+ * The implicit, momentum-conserving gyroscopic step of a body with finite
+ * moments (see the header): L = rot(−ψ(ω)) I(q) ω, then ω ← I(q)⁻¹ rot(−ψ(ω)) L
+ * until it no longer changes (at most 12 iterations). Writes omega[i3 …].
+ * Vectors pass through the scratch arrays: a call V8 does not inline boxes
+ * its double arguments.
+ */
+export function gyroscopicSolve(
+  omega: Float64Array,
+  q: Float64Array,
+  inertia: Float64Array,
+  invInertia: Float64Array,
+  i3: number,
+  i4: number,
+  h: number,
+): void {
+  Q[0] = q[i4];
+  Q[1] = q[i4 + 1];
+  Q[2] = q[i4 + 2];
+  Q[3] = q[i4 + 3];
+  let wx = omega[i3],
+    wy = omega[i3 + 1],
+    wz = omega[i3 + 2];
+  if (wx === 0 && wy === 0 && wz === 0) return;
+  const s = 0.5 * h;
+  // I(q) ω = R (I_b ⊙ Rᵀ ω)
+  L[0] = wx;
+  L[1] = wy;
+  L[2] = wz;
+  worldDiagonal(inertia, i3);
+  A[0] = s * wx;
+  A[1] = s * wy;
+  A[2] = s * wz;
+  halfTurnBack();
+  const lx = L[0],
+    ly = L[1],
+    lz = L[2];
+  for (let it = 0; it < 12; it++) {
+    L[0] = lx;
+    L[1] = ly;
+    L[2] = lz;
+    A[0] = s * wx;
+    A[1] = s * wy;
+    A[2] = s * wz;
+    halfTurnBack();
+    worldDiagonal(invInertia, i3);
+    const dx = L[0] - wx,
+      dy = L[1] - wy,
+      dz = L[2] - wz;
+    wx = L[0];
+    wy = L[1];
+    wz = L[2];
+    if (dx * dx + dy * dy + dz * dz <= 1e-32 * (wx * wx + wy * wy + wz * wz)) break;
+  }
+  omega[i3] = wx;
+  omega[i3 + 1] = wy;
+  omega[i3 + 2] = wz;
+}
+
+/** L ← R(Q) (D[o …] ⊙ R(Q)ᵀ L): a diagonal body-frame tensor applied in the world frame. */
+function worldDiagonal(D: Float64Array, o: number): void {
+  const qx = Q[0],
+    qy = Q[1],
+    qz = Q[2],
+    qw = Q[3];
+  const vx = L[0],
+    vy = L[1],
+    vz = L[2];
+  // Rᵀ v: rotation by the conjugate
+  let tx = 2 * (qz * vy - qy * vz),
+    ty = 2 * (qx * vz - qz * vx),
+    tz = 2 * (qy * vx - qx * vy);
+  const bx = D[o] * (vx + qw * tx + (qz * ty - qy * tz)),
+    by = D[o + 1] * (vy + qw * ty + (qx * tz - qz * tx)),
+    bz = D[o + 2] * (vz + qw * tz + (qy * tx - qx * ty));
+  tx = 2 * (qy * bz - qz * by);
+  ty = 2 * (qz * bx - qx * bz);
+  tz = 2 * (qx * by - qy * bx);
+  L[0] = bx + qw * tx + (qy * tz - qz * ty);
+  L[1] = by + qw * ty + (qz * tx - qx * tz);
+  L[2] = bz + qw * tz + (qx * ty - qy * tx);
+}
+
+/** L ← rot(−ψ) L: the turn back by ψ = atan(|a|) about a = A (see the header). */
+function halfTurnBack(): void {
+  const ax = A[0],
+    ay = A[1],
+    az = A[2];
+  const s = ax * ax + ay * ay + az * az;
+  const c = 1 / Math.sqrt(1 + s);
+  const vx = L[0],
+    vy = L[1],
+    vz = L[2];
+  const k = (c * c * (ax * vx + ay * vy + az * vz)) / (1 + c);
+  L[0] = c * vx - c * (ay * vz - az * vy) + k * ax;
+  L[1] = c * vy - c * (az * vx - ax * vz) + k * ay;
+  L[2] = c * vz - c * (ax * vy - ay * vx) + k * az;
 }

@@ -202,15 +202,32 @@ export class RigidStore {
     }
   }
 
-  /** Angular momentum L = R I_b Rᵀ ω of body i (world frame) into out. */
+  /**
+   * Angular momentum L = R I_b Rᵀ ω of body i (world frame) into out, with R
+   * the orientation half-way through the last substep, normalise(q_prev + q):
+   * ω is derived from the change of pose over the substep, so, like
+   * v = (x − x_prev)/h, it is the velocity at the middle of the substep, and
+   * the inertia is taken there too. This is the momentum the rigid stages
+   * conserve to round-off in torque-free motion (core/rigid-stages.ts);
+   * R(q) I_b R(q)ᵀ ω differs from it by a turn of O(h|ω|).
+   */
   angularMomentum(i: number, out = new Float64Array(3)): Float64Array {
     const q = this.q,
+      p = this.qPrev,
       w = this.omega,
       I = this.inertia;
-    const qx = q[4 * i],
-      qy = q[4 * i + 1],
-      qz = q[4 * i + 2],
-      qw = q[4 * i + 3];
+    const i4 = 4 * i;
+    const d = q[i4] * p[i4] + q[i4 + 1] * p[i4 + 1] + q[i4 + 2] * p[i4 + 2] + q[i4 + 3] * p[i4 + 3];
+    const sgn = d < 0 ? -1 : 1;
+    let qx = q[i4] + sgn * p[i4],
+      qy = q[i4 + 1] + sgn * p[i4 + 1],
+      qz = q[i4 + 2] + sgn * p[i4 + 2],
+      qw = q[i4 + 3] + sgn * p[i4 + 3];
+    const len = Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
+    qx /= len;
+    qy /= len;
+    qz /= len;
+    qw /= len;
     // R = R(q), ω_b = Rᵀ ω, L = R (I_b ω_b)
     const r00 = 1 - 2 * (qy * qy + qz * qz),
       r01 = 2 * (qx * qy - qz * qw),

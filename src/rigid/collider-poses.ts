@@ -1,0 +1,93 @@
+/**
+ * The world colliders' poses as the rigid contacts see them in one substep
+ * (position x and rotation q now, the pose at the substep's start (x − h v,
+ * and q turned back by h ω), and the velocities, three or four numbers per
+ * collider in flat arrays; RigidContacts reads a collider k of a contact as
+ * body −1 − k), and the relative velocity of a contact's two sides.
+ */
+import type { RigidStore } from '../core/rigid-store.js';
+import type { WorldCollider } from '../core/world-collider.js';
+
+export class ColliderPoses {
+  x = new Float64Array(0);
+  q = new Float64Array(0);
+  xp = new Float64Array(0);
+  qp = new Float64Array(0);
+  v = new Float64Array(0);
+  w = new Float64Array(0);
+
+  /** Takes the colliders' poses and velocities for a substep of length h. */
+  update(cols: readonly WorldCollider[], h: number): void {
+    const nc = cols.length;
+    if (this.x.length < 3 * nc) {
+      this.x = new Float64Array(3 * nc);
+      this.q = new Float64Array(4 * nc);
+      this.xp = new Float64Array(3 * nc);
+      this.qp = new Float64Array(4 * nc);
+      this.v = new Float64Array(3 * nc);
+      this.w = new Float64Array(3 * nc);
+    }
+    const q = this.q;
+    for (let c = 0; c < nc; c++) {
+      const col = cols[c];
+      for (let k = 0; k < 3; k++) {
+        this.x[3 * c + k] = col.position[k];
+        this.v[3 * c + k] = col.linearVelocity[k];
+        this.w[3 * c + k] = col.angularVelocity[k];
+        this.xp[3 * c + k] = col.position[k] - h * col.linearVelocity[k];
+      }
+      for (let k = 0; k < 4; k++) q[4 * c + k] = col.rotation[k];
+      // the rotation at the substep's start: q turned back by h ω (small)
+      const o = 4 * c;
+      const ax = -0.5 * h * this.w[3 * c],
+        ay = -0.5 * h * this.w[3 * c + 1],
+        az = -0.5 * h * this.w[3 * c + 2];
+      const nx = q[o] + (ax * q[o + 3] + ay * q[o + 2] - az * q[o + 1]),
+        ny = q[o + 1] + (ay * q[o + 3] + az * q[o] - ax * q[o + 2]),
+        nz = q[o + 2] + (az * q[o + 3] + ax * q[o + 1] - ay * q[o]),
+        nw = q[o + 3] - (ax * q[o] + ay * q[o + 1] + az * q[o + 2]);
+      const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+      this.qp[o] = nx * inv;
+      this.qp[o + 1] = ny * inv;
+      this.qp[o + 2] = nz * inv;
+      this.qp[o + 3] = nw * inv;
+    }
+  }
+}
+
+/**
+ * out ← the velocity of contact point s₁ on body ia relative to s₂ on body
+ * ib (a store index, or −1 − k for collider k), with the levers s − x of the
+ * two sides in W[9 … 11] and W[12 … 14].
+ */
+export function relativeVelocity(
+  r: RigidStore,
+  cp: ColliderPoses,
+  ia: number,
+  ib: number,
+  W: Float64Array,
+  out: Float64Array,
+): void {
+  const V = r.v,
+    O = r.omega;
+  const a3 = 3 * ia;
+  let vx = V[a3] + (O[a3 + 1] * W[11] - O[a3 + 2] * W[10]),
+    vy = V[a3 + 1] + (O[a3 + 2] * W[9] - O[a3] * W[11]),
+    vz = V[a3 + 2] + (O[a3] * W[10] - O[a3 + 1] * W[9]);
+  let VB: Float64Array, OB: Float64Array, b3: number;
+  if (ib >= 0) {
+    VB = V;
+    OB = O;
+    b3 = 3 * ib;
+  } else {
+    VB = cp.v;
+    OB = cp.w;
+    b3 = 3 * (-1 - ib);
+  }
+  vx -= VB[b3] + (OB[b3 + 1] * W[14] - OB[b3 + 2] * W[13]);
+  vy -= VB[b3 + 1] + (OB[b3 + 2] * W[12] - OB[b3] * W[14]);
+  vz -= VB[b3 + 2] + (OB[b3] * W[13] - OB[b3 + 1] * W[12]);
+  out[0] = vx;
+  out[1] = vy;
+  out[2] = vz;
+}

@@ -1,0 +1,77 @@
+/**
+ * The contacts of the last step, kept so that a new contact between
+ * polyhedra takes the material anchors of the old one it continues: static
+ * friction then holds two bodies where they stuck across steps, not only
+ * within one (RigidContacts). Old contacts are found by a hash of their body
+ * pair (a chain per bucket) and matched by the distance of their anchors on
+ * body 1.
+ */
+
+/** A hash of a body pair (b may be negative: a collider). */
+function pairHash(a: number, b: number): number {
+  return Math.imul(a, 0x9e3779b1) ^ Math.imul(b + 0x10000, 0x85ebca6b);
+}
+
+export class ContactHistory {
+  private a = new Int32Array(0);
+  private b = new Int32Array(0);
+  private rA = new Float64Array(0);
+  private rB = new Float64Array(0);
+  private next = new Int32Array(0);
+  private count = 0;
+  private table = new Int32Array(0);
+  private mask = 0;
+
+  /** Keeps the n contacts (pairs a, b; body-frame anchors rA, rB) as the old ones. */
+  save(a: Int32Array, b: Int32Array, rA: Float64Array, rB: Float64Array, n: number): void {
+    if (this.a.length < n) {
+      this.a = new Int32Array(2 * n);
+      this.b = new Int32Array(2 * n);
+      this.rA = new Float64Array(6 * n);
+      this.rB = new Float64Array(6 * n);
+      this.next = new Int32Array(2 * n);
+    }
+    this.a.set(a.subarray(0, n));
+    this.b.set(b.subarray(0, n));
+    this.rA.set(rA.subarray(0, 3 * n));
+    this.rB.set(rB.subarray(0, 3 * n));
+    let size = 16;
+    while (size < 2 * n) size *= 2;
+    if (this.table.length < size) this.table = new Int32Array(size);
+    this.mask = size - 1;
+    this.table.fill(-1, 0, size);
+    for (let k = n - 1; k >= 0; k--) {
+      const h = pairHash(this.a[k], this.b[k]) & this.mask;
+      this.next[k] = this.table[h];
+      this.table[h] = k;
+    }
+    this.count = n;
+  }
+
+  /**
+   * The new contact at rA[k3 …], rB[k3 …] of bodies ia, ib takes the anchors
+   * of the old contact of the same pair whose anchor on body 1 lies nearest,
+   * within `reach`.
+   */
+  match(ia: number, ib: number, rA: Float64Array, rB: Float64Array, k3: number, reach: number): void {
+    if (this.count === 0) return;
+    let best = -1,
+      bestD = reach * reach;
+    for (let o = this.table[pairHash(ia, ib) & this.mask]; o >= 0; o = this.next[o]) {
+      if (this.a[o] !== ia || this.b[o] !== ib) continue;
+      const d =
+        (this.rA[3 * o] - rA[k3]) ** 2 +
+        (this.rA[3 * o + 1] - rA[k3 + 1]) ** 2 +
+        (this.rA[3 * o + 2] - rA[k3 + 2]) ** 2;
+      if (d < bestD) {
+        bestD = d;
+        best = o;
+      }
+    }
+    if (best < 0) return;
+    for (let d = 0; d < 3; d++) {
+      rA[k3 + d] = this.rA[3 * best + d];
+      rB[k3 + d] = this.rB[3 * best + d];
+    }
+  }
+}
