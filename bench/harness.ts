@@ -1,10 +1,26 @@
 /**
  * The benchmark harness behind `npm run bench`. A case builds a world and
  * returns a step function; the harness warms it up, times each step, and
- * reports median / min / max milliseconds per step and constraint
- * projections per second. Cases live in bench/cases/*.ts (discovered
- * automatically) and export `cases: BenchCase[]`.
+ * reports median / min / max milliseconds per step, constraint projections
+ * per second, and — from separate profiled steps — the ns per projection of
+ * each constraint kind. A case may name peers (other engines building the
+ * same scene): their frames are timed interleaved with pbdkit's in the same
+ * process, and the harness reports pbdkit / peer and each engine's edge
+ * stretch and finiteness at the end of the timed frames. Cases live in
+ * bench/cases/*.ts (discovered automatically) and export `cases: BenchCase[]`.
  */
+import type { Scheduler } from '../src/index.js';
+import type { PeerInstance } from './peers/peer.js';
+import { type KindProfile, ProfilingScheduler } from './profile.js';
+
+export interface Quality {
+  /** Max and mean relative edge stretch |ℓ/ℓ0 − 1| after the case's frames. */
+  maxStretch: number;
+  meanStretch: number;
+  /** Whether every position stayed finite. */
+  finite: boolean;
+}
+
 export interface BenchInstance {
   /** Advances one step. */
   step(): void;
@@ -12,22 +28,57 @@ export interface BenchInstance {
   projectionsPerStep?: number;
   /** Free-form facts worth printing (counts, colours). */
   info?: string;
+  /** The world, for the ns per projection by constraint kind. */
+  world?: { scheduler: Scheduler; step(): void };
+  /** Edge stretch now (cases with peers). */
+  quality?(): Quality;
+}
+
+/** Another engine building the case's scene. */
+export interface PeerCase {
+  name: string;
+  /** What it runs, stated in the row: build, substeps × iterations, constraints. */
+  what: string;
+  setup(): PeerInstance | Promise<PeerInstance>;
+  /** pbdkit / peer must be at most this (issue 18: 0.4 = 2.5× faster). */
+  targetRatio?: number;
 }
 
 export interface BenchCase {
   name: string;
   description: string;
+  /** Set for the C++-demo set-ups kept as anchors: what makes them one. */
+  anchor?: string;
   setup(): BenchInstance;
   /** Timed steps (default 200) and warm-up steps (default 50). */
   steps?: number;
   warmup?: number;
   /** The target of the issue that asked for this benchmark, and what it is compared with. */
-  target?: { msPerStep: number; reference?: string };
+  target?: {
+    msPerStep?: number;
+    reference?: string;
+    /** Upper bounds of the ns per projection by constraint kind. */
+    nsPerProjection?: Record<string, number>;
+  };
+  peers?: PeerCase[];
+}
+
+export interface PeerResult {
+  name: string;
+  what: string;
+  medianMs: number;
+  minMs: number;
+  /** The median over frames of pbdkit's time / the peer's for the same frame (frames interleaved). */
+  ratio: number;
+  targetRatio: number | null;
+  meetsTarget: boolean | null;
+  quality: Quality;
 }
 
 export interface BenchResult {
   name: string;
   description: string;
+  anchor: string | null;
   steps: number;
   medianMs: number;
   minMs: number;
@@ -37,33 +88,95 @@ export interface BenchResult {
   reference: string | null;
   meetsTarget: boolean | null;
   info: string;
+  kinds: (KindProfile & { targetNs: number | null })[];
+  stages: { name: string; msPerStep: number }[];
+  quality: Quality | null;
+  peers: PeerResult[];
 }
 
-export function runCase(c: BenchCase): BenchResult {
+function median(a: number[]): number {
+  const s = [...a].sort((x, y) => x - y);
+  return s[Math.floor(s.length / 2)];
+}
+
+export async function runCase(c: BenchCase): Promise<BenchResult> {
   const inst = c.setup();
+  const peers: PeerInstance[] = [];
+  for (const p of c.peers ?? []) peers.push(await p.setup());
+  const engines: { step(): void }[] = [inst, ...peers];
+  const times: number[][] = engines.map(() => []);
   const warm = c.warmup ?? 50;
-  for (let k = 0; k < warm; k++) inst.step();
   const n = c.steps ?? 200;
-  const times = new Float64Array(n);
-  for (let k = 0; k < n; k++) {
-    const t0 = performance.now();
-    inst.step();
-    times[k] = performance.now() - t0;
+  // frames interleaved, the order rotating so that no engine always follows the same one
+  for (let k = 0; k < warm + n; k++) {
+    for (let j = 0; j < engines.length; j++) {
+      const e = (k + j) % engines.length;
+      const t0 = performance.now();
+      engines[e].step();
+      const dt = performance.now() - t0;
+      if (k >= warm) times[e].push(dt);
+    }
   }
-  const sorted = Array.from(times).sort((a, b) => a - b);
-  const median = sorted[Math.floor(n / 2)];
+  const own = times[0];
+  const med = median(own);
+  const quality = inst.quality ? inst.quality() : null;
+  const peerResults: PeerResult[] = (c.peers ?? []).map((p, i) => {
+    const m = median(times[i + 1]);
+    // the median of the per-frame ratios: both frames of a pair ran within a few ms of each
+    // other, so a slow spell of the shared machine slows both (the ratio of medians would not pair them)
+    const ratio = median(own.map((t, k) => t / times[i + 1][k]));
+    const t = p.targetRatio ?? null;
+    return {
+      name: p.name,
+      what: p.what,
+      medianMs: m,
+      minMs: Math.min(...times[i + 1]),
+      ratio,
+      targetRatio: t,
+      meetsTarget: t === null ? null : ratio <= t,
+      quality: peers[i].quality(),
+    };
+  });
+
+  // ns per projection by kind: further steps under the profiling scheduler
+  let kinds: BenchResult['kinds'] = [];
+  let stages: BenchResult['stages'] = [];
+  if (inst.world) {
+    const world = inst.world;
+    const saved = world.scheduler;
+    const prof = new ProfilingScheduler();
+    world.scheduler = prof;
+    const m = Math.max(5, Math.min(n, 50));
+    for (let k = 0; k < m; k++) {
+      world.step();
+      prof.endStep();
+    }
+    world.scheduler = saved;
+    kinds = prof.kinds().map((k) => ({ ...k, targetNs: c.target?.nsPerProjection?.[k.kind] ?? null }));
+    stages = prof.stages();
+  }
+
   const target = c.target?.msPerStep ?? null;
+  const checks: boolean[] = [];
+  if (target !== null) checks.push(med <= target);
+  for (const k of kinds) if (k.targetNs !== null) checks.push(k.nsPerProjection <= k.targetNs);
+  for (const p of peerResults) if (p.meetsTarget !== null) checks.push(p.meetsTarget);
   return {
     name: c.name,
     description: c.description,
+    anchor: c.anchor ?? null,
     steps: n,
-    medianMs: median,
-    minMs: sorted[0],
-    maxMs: sorted[n - 1],
-    projectionsPerSecond: inst.projectionsPerStep ? inst.projectionsPerStep / (median / 1000) : null,
+    medianMs: med,
+    minMs: Math.min(...own),
+    maxMs: Math.max(...own),
+    projectionsPerSecond: inst.projectionsPerStep ? inst.projectionsPerStep / (med / 1000) : null,
     targetMs: target,
     reference: c.target?.reference ?? null,
-    meetsTarget: target === null ? null : median <= target,
+    meetsTarget: checks.length === 0 ? null : checks.every(Boolean),
     info: inst.info ?? '',
+    kinds,
+    stages,
+    quality,
+    peers: peerResults,
   };
 }

@@ -5,7 +5,7 @@
 import { readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { type BenchCase, type BenchResult, runCase } from './harness.js';
+import { type BenchCase, type BenchResult, type Quality, runCase } from './harness.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const filters = process.argv.slice(2);
@@ -26,18 +26,43 @@ const results: BenchResult[] = [];
 const pad = (s: string, n: number) => s.padEnd(n);
 // the name column fits the longest selected name
 const nameWidth = Math.max(24, ...selected.map((c) => c.name.length + 2));
+const indent = ' '.repeat(nameWidth);
+const met = (ok: boolean) => (ok ? 'met' : 'MISSED');
+const stretch = (q: Quality) =>
+  q.finite
+    ? `edge stretch max ${(100 * q.maxStretch).toFixed(1)} %, mean ${(100 * q.meanStretch).toFixed(2)} %`
+    : 'NON-FINITE';
 console.log(
   `${pad('benchmark', nameWidth)}${pad('median ms', 11)}${pad('min', 9)}${pad('max', 9)}${pad('proj/s', 10)}target`,
 );
 for (const c of selected) {
-  const r = runCase(c);
+  const r = await runCase(c);
   results.push(r);
   const pps = r.projectionsPerSecond ? `${(r.projectionsPerSecond / 1e6).toFixed(1)}M` : '—';
-  const target = r.targetMs === null ? '' : `≤ ${r.targetMs} ms ${r.meetsTarget ? 'met' : 'MISSED'}`;
+  const target = r.targetMs === null ? '' : `≤ ${r.targetMs} ms ${met(r.medianMs <= r.targetMs)}`;
   console.log(
     `${pad(r.name, nameWidth)}${pad(r.medianMs.toFixed(3), 11)}${pad(r.minMs.toFixed(3), 9)}${pad(r.maxMs.toFixed(3), 9)}${pad(pps, 10)}${target}`,
   );
-  if (r.info) console.log(`${' '.repeat(nameWidth)}${r.info}`);
+  if (r.anchor) console.log(`${indent}anchor: ${r.anchor}`);
+  if (r.info) console.log(`${indent}${r.info}`);
+  if (r.kinds.length > 0) {
+    const kinds = r.kinds.map(
+      (k) =>
+        `${k.kind} ${k.nsPerProjection.toFixed(1)}${k.targetNs === null ? '' : ` (≤ ${k.targetNs} ${met(k.nsPerProjection <= k.targetNs)})`}`,
+    );
+    console.log(`${indent}ns per projection: ${kinds.join(', ')}`);
+    const stages = r.stages
+      .filter((s) => s.msPerStep >= 0.01 * r.medianMs)
+      .map((s) => `${s.name} ${s.msPerStep.toFixed(3)}`);
+    console.log(`${indent}ms per step by stage (profiled steps): ${stages.join(', ')}`);
+  }
+  if (r.quality) console.log(`${indent}pbdkit: ${stretch(r.quality)}`);
+  for (const p of r.peers) {
+    const t = p.targetRatio === null ? '' : ` (≤ ${p.targetRatio} ${met(p.meetsTarget === true)})`;
+    console.log(
+      `${indent}${p.name}: ${p.medianMs.toFixed(3)} ms, pbdkit/${p.name} ${p.ratio.toFixed(2)}${t}; ${stretch(p.quality)} — ${p.what}`,
+    );
+  }
 }
 
 const out = fileURLToPath(new URL('../../bench/results.json', import.meta.url)); // lib/bench → bench

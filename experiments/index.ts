@@ -1,7 +1,7 @@
 /**
  * The experiments of seed 002 that pbdkit reproduces, and measurements of
  * the solver's own promises (xpbd-chain) and of the strain-limiting and
- * strand methods (lra, dftl), each writing CSV
+ * strand methods (lra, dftl, rod-cantilever), each writing CSV
  * files and SVG plots: `runExperiment(name, outDir)`, `npm run experiment
  * -- <name> [outDir]`, and `pbdkit experiment <name>`.
  */
@@ -18,6 +18,7 @@ import { fig7 } from './fig7.js';
 import { lraExperiment } from './lra.js';
 import { pbfDensity } from './pbf-density.js';
 import type { Row } from './plot.js';
+import { rodCantileverExperiment } from './rod-cantilever.js';
 import { xpbdChain } from './xpbd-chain.js';
 
 export interface ExperimentInfo {
@@ -125,6 +126,22 @@ export const experiments: ExperimentInfo[] = [
     },
   },
   {
+    name: 'rod-cantilever',
+    title: "Cosserat rods: a cantilever's tip deflection against Euler–Bernoulli over Young's moduli",
+    async run(outDir) {
+      const r = await rodCantileverExperiment(outDir);
+      return {
+        files: r.files,
+        summary: r.rows
+          .map(
+            (x) =>
+              `E ${(x.E as number).toExponential(0)}, ${x.iterations}: ${(x.ratio as number).toFixed(4)} × EB`,
+          )
+          .join('; '),
+      };
+    },
+  },
+  {
     name: 'dftl',
     title: 'Follow-The-Leader and DFTL (000 §3.5): length error and energy of a swinging strand',
     async run(outDir) {
@@ -181,7 +198,7 @@ export function fig4Summary(rows: Row[]): string {
     .join('\n');
 }
 
-/** Runs one experiment by name ('fig4', 'fig5', 'fig6', 'fig7', 'xpbd-chain', 'lra', 'dftl', 'pbf-density' or 'all') and writes its files to outDir. */
+/** Runs one experiment by name ('fig4', 'fig5', 'fig6', 'fig7', 'xpbd-chain', 'lra', 'dftl', 'rod-cantilever', 'pbf-density' or 'all') and writes its files to outDir. */
 export async function runExperiment(
   name: string,
   outDir: string,

@@ -43,6 +43,7 @@ export { MeshCollider, type MeshColliderOptions } from './collision/mesh-collide
 export { MeshDistance } from './collision/mesh-distance.js';
 export { MeshFeatureContacts } from './collision/mesh-feature-contacts.js';
 export { type ParticleContactOptions, ParticleContacts } from './collision/particle-contacts.js';
+export { type SegmentContactOptions, SegmentContacts } from './collision/segment-contacts.js';
 export { SpatialHash } from './collision/spatial-hash.js';
 export {
   type Surface,
@@ -92,7 +93,7 @@ export {
   TriangleFemConstraints,
   type TriangleFemOptions,
 } from './continuum/triangle-fem.js';
-export { Attachments, type AttachOptions } from './core/attachments.js';
+export { Attachments, type AttachOptions, type OrientationClampOptions } from './core/attachments.js';
 export { Body, type Tunable } from './core/body.js';
 export {
   type Coloring,
@@ -175,14 +176,17 @@ export { formatObj, parseObj } from './io/obj.js';
 export { bodyToPly, type PlyOptions } from './io/ply.js';
 export { type BuildContext, SceneError, type SceneIssue } from './io/scene/common.js';
 export { femCloth, resolveTetMesh, softBody } from './io/scene/continuum.js';
+export { Budget, defaultSceneLimits, type SceneLimits } from './io/scene/limits.js';
 export {
   type BodySpec,
   type BuildOptions,
   bodyBuilders,
+  bodyEstimates,
   bodySchemas,
   buildScene,
   type ColliderSpec,
   colliderSchemas,
+  estimateScene,
   loadScene,
   parseScene,
   parseSceneText,
@@ -347,9 +351,29 @@ export {
 export { FollowTheLeader, type FollowTheLeaderOptions } from './strands/follow-the-leader.js';
 export { type HairOptions, type HairStyle, hairOnSphere } from './strands/hair.js';
 export {
+  type CosseratRodSets,
+  type RodOptions,
+  type RodStiffness,
+  rodFrames,
+  rodStiffness,
+} from './strands/rod.js';
+export {
+  BendTwistConstraints,
+  bendTwistGradients,
+  bendTwistValue,
+  projectBendTwistJoint,
+} from './strands/rod-bend-twist.js';
+export type { AxisStiffness, RodDamping } from './strands/rod-common.js';
+export {
+  StretchShearConstraints,
+  stretchShearGradients,
+  stretchShearValue,
+} from './strands/rod-stretch-shear.js';
+export {
   chainRegions,
   type StrandShapeMatchingOptions,
   Strands,
   type StrandsOptions,
 } from './strands/strands.js';
+export { type HelixOptions, helix, type OverhandKnotOptions, overhandKnot } from './strands/thread.js';
 export { useWasmKernels, wasmKernelsEnabled, wasmKernelsReady } from './wasm/kernels.js';

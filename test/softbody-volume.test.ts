@@ -117,8 +117,13 @@ function squeeze(
 }
 
 describe('volume under load: the volume constraints are solved with the contacts (issue 15, item 5)', () => {
-  for (const edges of [0, 1e-4]) {
-    it(`a geometric soft body with hard tet volumes and totalVolume (edges ${edges} m/N) keeps its volume within 1 % squeezed to 57 % and comes back`, () => {
+  // Not with hard edges too: hard edges and hard tet volumes make the mesh rigid, and a kinematic plate
+  // cannot squeeze it. It passed with edges 0 only at these frictions (ground 0.6, plate 0.3), through
+  // the top and bottom faces creeping outward under the per-substep friction test; frictionless, or at
+  // μ = 0.1, the plate pushed the cube out through its top (211 J). With friction anchors the faces
+  // stick, so at these frictions too.
+  for (const edges of [1e-4]) {
+    it(`a geometric soft body with hard tet volumes (edges ${edges} m/N) keeps its volume within 1 % squeezed to 57 % and comes back, by default`, () => {
       const world = new World({ substeps: 10, damping: 0.5 });
       world.addCollider(new PlaneCollider({ friction: 0.6 }));
       const H = 0.3;
@@ -127,8 +132,9 @@ describe('volume under load: the volume constraints are solved with the contacts
         model: 'geometric',
         edges: { compliance: edges },
         volume: { compliance: 0 },
-        totalVolume: true,
       });
+      // hard tet volumes get the body's total volume by default (totalVolume)
+      expect(body.bodyVolume).not.toBeNull();
       let squeezedTo = 1;
       const heightNow = () => {
         const x = world.store.x;

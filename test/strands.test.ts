@@ -379,7 +379,41 @@ describe('strands in scene files', () => {
     const s = inst.bodies[0] as Strands;
     const root = inst.world.store.x[3 * s.offset];
     expect(root - s.restPositions[0]).toBeCloseTo(inst.world.colliders[0].position[0], 9);
-    expect(() => loadScene(scene({}))).toThrow(/has neither hair nor strands/);
+    expect(() => loadScene(scene({}))).toThrow(/has neither hair, strands nor shape/);
     expect(() => loadScene(scene({ hair: { ...hair, segments: 0 } }))).toThrow(SceneError);
+  });
+
+  it('a generated centreline, a rod material and grippers: the last segment clamped and carried by its motion', () => {
+    const inst = loadScene(
+      scene({
+        shape: { type: 'line', from: [0, 1, 0], to: [0.5, 1, 0], segments: 10 },
+        roots: { pinned: false },
+        rod: { youngsModulus: 1e7, density: 1000, radius: 0.005, restShape: 'straight' },
+        grippers: [{ segment: 0 }, { segment: -2, motion: { velocity: [0, 0.1, 0] } }],
+      }),
+    );
+    const s = inst.bodies[0] as Strands;
+    const { x, invMass } = inst.world.store;
+    expect(s.count).toBe(11);
+    expect(s.stretchShear?.count).toBe(10);
+    for (const j of [0, 1, 9, 10]) expect(invMass[s.offset + j]).toBe(0);
+    expect(invMass[s.offset + 5]).toBeGreaterThan(0);
+    for (let k = 0; k < 30; k++) inst.world.step();
+    // the last gripper rose at 0.1 m/s for 0.5 s; the first stayed
+    expect(x[3 * (s.offset + 10) + 1]).toBeCloseTo(1.05, 9);
+    expect(x[3 * s.offset + 1]).toBe(1);
+    const bad = () =>
+      loadScene(
+        scene({
+          shape: { type: 'line', from: [0, 0, 0], to: [1, 0, 0], segments: 4 },
+          rod: { youngsModulus: 1e7, radius: 0.01 },
+          grippers: [{ segment: 4 }],
+        }),
+      );
+    expect(bad).toThrow(/bodies\[0\]\.grippers\[0\]\.segment: names no segment \(4\)/);
+    const knot = loadScene(
+      scene({ shape: { type: 'overhand-knot', size: 0.004, tail: 0.05, segment: 0.002 } }),
+    );
+    expect(knot.bodies[0].count).toBe(109);
   });
 });

@@ -28,6 +28,7 @@ function clothDemo(n: number, sweep: 'forward' | 'symmetric') {
     return {
       step: () => world.step(),
       projectionsPerStep: perSubstep * world.substeps * (sweep === 'symmetric' ? 2 : 1),
+      world,
       info: `${world.store.count} vertices, ${cloth.stretch.count} stretch (${cloth.stretch.colors} colours), ${cloth.bend?.count} bend (${cloth.bend?.colors} colours)`,
     };
   };
@@ -36,6 +37,8 @@ function clothDemo(n: number, sweep: 'forward' | 'symmetric') {
 export const cases: BenchCase[] = [
   {
     name: 'cloth-50',
+    anchor:
+      "the C++ library's demo: the cloth hangs in its vertical plane and stays flat, so its dihedral bending changes nothing (issue 18); compare with cloth-*-fall",
     description:
       '50×50 cloth, distance + dihedral bending, 5 substeps × 1 iteration, forward sweep (as the C++ library)',
     setup: clothDemo(50, 'forward'),
@@ -48,6 +51,8 @@ export const cases: BenchCase[] = [
   },
   {
     name: 'cloth-50-symmetric',
+    anchor:
+      "the C++ library's demo: the cloth hangs in its vertical plane and stays flat, so its dihedral bending changes nothing (issue 18); compare with cloth-*-fall",
     description:
       'cloth-50 with the default symmetric sweep (twice the projections, stable with many substeps)',
     setup: clothDemo(50, 'symmetric'),
@@ -56,6 +61,8 @@ export const cases: BenchCase[] = [
   },
   {
     name: 'cloth-201',
+    anchor:
+      "the C++ library's demo: the cloth hangs in its vertical plane and stays flat, so its dihedral bending changes nothing (issue 18); compare with cloth-*-fall",
     description: '201×201 cloth (40,401 vertices, 80,000 triangles), same set-up, forward sweep',
     setup: clothDemo(201, 'forward'),
     steps: 40,
@@ -67,6 +74,8 @@ export const cases: BenchCase[] = [
   },
   {
     name: 'cloth-201-symmetric',
+    anchor:
+      "the C++ library's demo: the cloth hangs in its vertical plane and stays flat, so its dihedral bending changes nothing (issue 18); compare with cloth-*-fall",
     description: 'cloth-201 with the default symmetric sweep',
     setup: clothDemo(201, 'symmetric'),
     steps: 30,

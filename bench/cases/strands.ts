@@ -34,7 +34,40 @@ function hair(strands: number, segments: number, substeps: number) {
   };
 }
 
+/**
+ * rod-1k (issue 16): one Cosserat rod of 1,000 segments (1 m, 2 mm thick,
+ * E = 1 GPa) clamped at one end and swinging under gravity, 10 substeps of
+ * one iteration per 1/60 s frame: stretch–shear and bend–twist projections.
+ */
+export function rod(segments: number, substeps: number) {
+  return () => {
+    const world = new World({ dt: 1 / 60, substeps, iterations: 1 });
+    const positions: number[] = [];
+    for (let j = 0; j <= segments; j++) positions.push(j / segments, 1, 0);
+    const body = new Strands(world, {
+      positions,
+      strandStart: [0, segments + 1],
+      radius: 0.001,
+      rod: { youngsModulus: 1e9, density: 1100 },
+    });
+    return {
+      step: () => world.step(),
+      projectionsPerStep: (body.stretchShear!.count + (body.bendTwist?.count ?? 0)) * substeps,
+      info: `${body.count} particles, ${body.stretchShear!.count} stretch–shear and ${body.bendTwist?.count ?? 0} bend–twist constraints`,
+    };
+  };
+}
+
 export const cases: BenchCase[] = [
+  {
+    name: 'rod-1k',
+    description:
+      'one Cosserat rod of 1,000 segments, clamped, swinging under gravity; 10 substeps × 1 iteration a frame',
+    setup: rod(1000, 10),
+    steps: 200,
+    warmup: 30,
+    target: { msPerStep: 1, reference: 'issue 16' },
+  },
   {
     name: 'hair-10k',
     description:

@@ -6,7 +6,14 @@ import { Presets, SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { EnergyWatch } from '../../src/core/energy-watch.js';
 import { PbdError } from '../../src/core/errors.js';
-import { type BakeOptions, type BakePlan, type BakeProgress, bake } from '../../src/node/bake.js';
+import { defaultSceneLimits } from '../../src/io/scene/limits.js';
+import {
+  type BakeOptions,
+  type BakePlan,
+  type BakeProgress,
+  bake,
+  DEFAULT_MAX_GLB_BYTES,
+} from '../../src/node/bake.js';
 import { resolveScenePath } from '../../src/node/files.js';
 import { type CliContext, ExitCode } from '../context.js';
 import { RuntimeFailure } from '../errors.js';
@@ -28,6 +35,10 @@ interface SimulateFlags {
   framesPerMesh: number;
   strict?: boolean;
   quiet?: boolean;
+  maxParticles?: number;
+  maxElements?: number;
+  maxCells?: number;
+  maxOutputMb?: number;
 }
 
 export function wholeNumber(min: number) {
@@ -95,6 +106,26 @@ export function registerSimulate(program: Command, ctx: CliContext): void {
       '--strict',
       'exit with code 1 if any particle needed the NaN recovery or the speed limit, or a body gained energy from nowhere',
     )
+    .option(
+      '--max-particles <n>',
+      `most particles the scene may allocate (default ${defaultSceneLimits.maxParticles})`,
+      wholeNumber(1),
+    )
+    .option(
+      '--max-elements <n>',
+      `most mesh elements (triangles, tets, segments) (default ${defaultSceneLimits.maxElements})`,
+      wholeNumber(1),
+    )
+    .option(
+      '--max-cells <n>',
+      `most grid cells (distance fields, lattices) (default ${defaultSceneLimits.maxCells})`,
+      wholeNumber(1),
+    )
+    .option(
+      '--max-output-mb <n>',
+      `largest glb to write, in MB (default ${Math.round(DEFAULT_MAX_GLB_BYTES / 1e6)})`,
+      positiveNumber,
+    )
     .option('-q, --quiet', 'print nothing but errors')
     .addHelpText(
       'after',
@@ -126,6 +157,12 @@ async function simulate(scene: string, flags: SimulateFlags, ctx: CliContext): P
     normals: flags.normals,
     compress: flags.compress,
     framesPerMesh: flags.framesPerMesh,
+    limits: {
+      maxParticles: flags.maxParticles,
+      maxElements: flags.maxElements,
+      maxCells: flags.maxCells,
+    },
+    maxOutputBytes: flags.maxOutputMb === undefined ? undefined : flags.maxOutputMb * 1e6,
   };
   const progress = flags.quiet ? null : new Progress(ctx);
 

@@ -4,6 +4,7 @@ import type { SystemKind, World } from '../core/world.js';
 import { colliderContactsOf } from './collider-contacts.js';
 import { MeshFeatureContacts } from './mesh-feature-contacts.js';
 import { ParticleContacts } from './particle-contacts.js';
+import { SegmentContacts } from './segment-contacts.js';
 import { SurfaceContacts } from './surface-contacts.js';
 
 /** World-wide contact settings; every body registered later starts from these. */
@@ -76,6 +77,7 @@ export class CollisionSystem {
   readonly particles: ParticleContacts;
   readonly colliderFeatures: MeshFeatureContacts;
   readonly options: Required<CollisionOptions>;
+  private segmentContacts: SegmentContacts | null = null;
   private readonly registered = new Map<Body, BodyContactOptions>();
 
   constructor(world: World, o: CollisionOptions = {}) {
@@ -130,8 +132,22 @@ export class CollisionSystem {
   }
 
   /**
+   * Segment–segment contacts of strand bodies (capsules around their
+   * segments), created and added to the world when the first body with
+   * contact lines is registered.
+   */
+  get segments(): SegmentContacts {
+    if (!this.segmentContacts) {
+      this.segmentContacts = new SegmentContacts();
+      this.world.addConstraintSet(this.segmentContacts);
+    }
+    return this.segmentContacts;
+  }
+
+  /**
    * Registers a body for contacts: its triangles (if it has any) join the
-   * surface contacts, its particles with a radius join the particle contacts.
+   * surface contacts, its particles with a radius join the particle contacts,
+   * its contact lines (strands) with a radius join the segment contacts.
    */
   add(body: Body, o: BodyContactOptions = {}): this {
     if (body.world !== this.world)
@@ -167,8 +183,30 @@ export class CollisionSystem {
         });
       }
     }
+    const hasLines = body.contactLines().length > 0 && maxRadius > 0;
+    if (hasLines) {
+      // strands: their segments collide as capsules (with themselves unless self is off), not their particles
+      this.segments.addBody(body, { self: o.self ?? d.self, friction, staticFriction });
+      for (const other of this.registered.keys()) {
+        if (other === body || !this.segments.has(other)) continue;
+        if (!between || !(this.registered.get(other)!.between ?? d.between))
+          this.segments.setPair(body, other, false);
+      }
+    }
     if ((o.particles ?? d.particles) && maxRadius > 0) {
-      this.particles.addBody(body, { self: !hasTriangles, friction, staticFriction, restitution });
+      this.particles.addBody(body, {
+        self: !hasTriangles && !hasLines,
+        friction,
+        staticFriction,
+        restitution,
+      });
+      if (hasLines) {
+        // two strand bodies meet through their segments only
+        for (const other of this.registered.keys()) {
+          if (other !== body && this.segments.has(other) && this.isParticleBody(other))
+            this.particles.setPair(body, other, false);
+        }
+      }
       for (const other of this.registered.keys()) {
         if (other === body || !this.isParticleBody(other)) continue;
         if (!between || !(this.registered.get(other)!.between ?? d.between))
@@ -201,6 +239,8 @@ export class CollisionSystem {
     }
     if (this.surfaces.surfaceOf(a) && this.surfaces.surfaceOf(b)) this.surfaces.setPair(a, b, enabled);
     if (this.isParticleBody(a) && this.isParticleBody(b)) this.particles.setPair(a, b, enabled);
+    if (this.segmentContacts?.has(a) && this.segmentContacts.has(b))
+      this.segmentContacts.setPair(a, b, enabled);
     return this;
   }
 

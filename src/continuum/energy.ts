@@ -90,10 +90,23 @@ export function isotropicEnergy(
   const s0 = Math.min(g0, 0),
     s1 = Math.min(g1, 0),
     s2 = Math.min(g2, 0);
+  psi += s0 * d0 + s1 * d1 + s2 * d2;
+  if (model === 'stvk') {
+    // StVK: P̂ is the stress at the clamped deformation F̃ = U diag(c) Vᵀ (002 §4.2, Figure 2 b: "we
+    // clamp the stress at its maximum value"), without the cross terms ∂s_i/∂c_j · d_i of ∇Ψ̃. Those
+    // terms push the unclamped directions outward in proportion to the inversion depth |d_i|; with
+    // ν = 0.4 (λ = 4μ) they balance the lateral tension exactly where the restoring slope s_i reaches
+    // 0, a spurious equilibrium: continuum-jelly's StVK cube stayed flattened there with 80 mirrored
+    // tets (σ ≈ (1.3, 1.15, −0.7)), jittering at 0.3 J, from 2 s to the end. So Ψ̃ is the constraint's
+    // value and P̂ its gradient only where nothing is clamped.
+    dpsi[0] = d0 === 0 ? g0 : s0;
+    dpsi[1] = d1 === 0 ? g1 : s1;
+    if (n === 3) dpsi[2] = d2 === 0 ? g2 : s2;
+    return psi;
+  }
   const t0 = s0 !== 0 ? d0 : 0,
     t1 = s1 !== 0 ? d1 : 0,
     t2 = s2 !== 0 ? d2 : 0;
-  psi += s0 * d0 + s1 * d1 + s2 * d2;
   dpsi[0] = d0 === 0 ? g0 + h01 * t1 + h02 * t2 : s0;
   dpsi[1] = d1 === 0 ? g1 + h01 * t0 + h12 * t2 : s1;
   if (n === 3) dpsi[2] = d2 === 0 ? g2 + h02 * t0 + h12 * t1 : s2;

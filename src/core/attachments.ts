@@ -1,3 +1,4 @@
+import { quatMultiply, quatNormalize } from '../math/quat.js';
 import type { ConstraintSet, StepContext } from './constraint-set.js';
 import { PbdError } from './errors.js';
 import type { Motion } from './motion.js';
@@ -17,6 +18,14 @@ export interface AttachOptions {
   compliance?: number;
 }
 
+/** How a particle's orientation is clamped (`Attachments.clampOrientation`). */
+export interface OrientationClampOptions {
+  /** Target orientation (unit quaternion x, y, z, w). Default: the particle's orientation now. */
+  orientation?: [number, number, number, number];
+  /** Scripted motion: the target is the motion's rotation R(t) applied to that orientation. */
+  motion?: Motion;
+}
+
 /**
  * Attachments of particles to fixed points, to scripted (kinematic) targets,
  * and the mouse drag (003 §3.6). Entries live in typed arrays; pins can be
@@ -24,6 +33,16 @@ export interface AttachOptions {
  *
  * Soft attachments always use the XPBD rule, whatever the world's solver,
  * so that a drag feels the same in both modes.
+ *
+ * Orientation clamps are the same for the orientation channels of the
+ * store (particles with orientations, e.g. the segments of a Cosserat rod):
+ * a clamped particle's inverse moments of inertia are set to 0, so the
+ * orientation stages and the constraints leave its orientation alone, and
+ * its predicted orientation qp is put on the target (fixed, or a scripted
+ * motion's rotation applied to the orientation it had when clamped) every
+ * substep, so the velocity update gives it the motion's angular velocity.
+ * Position and orientation clamps are independent: a rod's end can be
+ * pinned and free to turn (a hinge), or clamped (a cantilever's wall).
  */
 export class Attachments implements ConstraintSet {
   readonly kind = 'attachment';
@@ -38,6 +57,15 @@ export class Attachments implements ConstraintSet {
   savedInvMass = new Float64Array(0);
   lambda = new Float64Array(0);
   motions: (Motion | null)[] = [];
+  /** Orientation clamps: particle, target and anchor orientations (4 each), saved inverse moments (3 each). */
+  orientationCount = 0;
+  private orientationCapacity = 0;
+  orientationParticle = new Int32Array(0);
+  orientationTarget = new Float64Array(0);
+  orientationAnchor = new Float64Array(0);
+  savedInvInertia = new Float64Array(0);
+  orientationMotions: (Motion | null)[] = [];
+  private readonly orientationEntryOf = new Map<number, number>();
   private readonly entryOf = new Map<number, number>();
   private readonly store: ParticleStore;
   private alphaScale = 0;
@@ -150,6 +178,126 @@ export class Attachments implements ConstraintSet {
     if (e !== undefined) this.savedInvMass[e] = w;
   }
 
+  /**
+   * Clamps the orientation of particle i (which must have orientations,
+   * `ParticleStore.addOrientations`): to `orientation`, or to where it is
+   * now, optionally moved by a scripted motion's rotation. Replaces an
+   * existing clamp of i. Returns i.
+   */
+  clampOrientation(i: number, opts: OrientationClampOptions = {}): number {
+    const s = this.store;
+    if (!(i >= 0 && i < s.count) || !s.hasOrientation(i)) {
+      throw new PbdError(
+        'attachment/no-orientation',
+        `orientation clamp of particle ${i}`,
+        i >= 0 && i < s.count ? 'the particle has no orientation' : `there are ${s.count} particles`,
+        'clamp the orientation of a particle of a body with orientations (a Cosserat rod segment)',
+      );
+    }
+    const o = opts.orientation;
+    if (o && !(o.length === 4 && o.every(Number.isFinite) && Math.hypot(o[0], o[1], o[2], o[3]) > 0)) {
+      throw new PbdError(
+        'attachment/bad-orientation',
+        `orientation clamp of particle ${i}.orientation`,
+        `must be a non-zero quaternion [x, y, z, w], got [${o.join(', ')}]`,
+      );
+    }
+    if (this.orientationEntryOf.has(i)) this.releaseOrientation(i);
+    if (this.orientationCount === this.orientationCapacity)
+      this.growOrientations(Math.max(8, 2 * this.orientationCapacity));
+    const e = this.orientationCount++;
+    this.orientationEntryOf.set(i, e);
+    this.orientationParticle[e] = i;
+    for (let k = 0; k < 4; k++) this.orientationAnchor[4 * e + k] = o ? o[k] : s.q[4 * i + k];
+    quatNormalize(this.orientationAnchor, 4 * e);
+    for (let k = 0; k < 4; k++) this.orientationTarget[4 * e + k] = this.orientationAnchor[4 * e + k];
+    const inv = s.invInertia;
+    for (let k = 0; k < 3; k++) {
+      this.savedInvInertia[3 * e + k] = inv.length > 0 ? inv[3 * i + k] : 0;
+      if (inv.length > 0) inv[3 * i + k] = 0;
+    }
+    this.orientationMotions[e] = opts.motion ?? null;
+    if (o) {
+      // the clamp holds from now on: the orientation jumps to its target
+      for (let k = 0; k < 4; k++) s.q[4 * i + k] = s.qp[4 * i + k] = this.orientationTarget[4 * e + k];
+      s.omega[3 * i] = s.omega[3 * i + 1] = s.omega[3 * i + 2] = 0;
+    }
+    return i;
+  }
+
+  /** Releases the orientation clamp of particle i (restoring its moments of inertia). No-op when it has none. */
+  releaseOrientation(i: number): void {
+    const e = this.orientationEntryOf.get(i);
+    if (e === undefined) return;
+    const inv = this.store.invInertia;
+    if (inv.length > 0) for (let k = 0; k < 3; k++) inv[3 * i + k] = this.savedInvInertia[3 * e + k];
+    const last = --this.orientationCount;
+    this.orientationEntryOf.delete(i);
+    if (e !== last) {
+      this.orientationParticle[e] = this.orientationParticle[last];
+      for (let k = 0; k < 4; k++) {
+        this.orientationTarget[4 * e + k] = this.orientationTarget[4 * last + k];
+        this.orientationAnchor[4 * e + k] = this.orientationAnchor[4 * last + k];
+      }
+      for (let k = 0; k < 3; k++) this.savedInvInertia[3 * e + k] = this.savedInvInertia[3 * last + k];
+      this.orientationMotions[e] = this.orientationMotions[last];
+      this.orientationEntryOf.set(this.orientationParticle[e], e);
+    }
+    this.orientationMotions.length = this.orientationCount;
+  }
+
+  isOrientationClamped(i: number): boolean {
+    return this.orientationEntryOf.has(i);
+  }
+
+  /** Sets the fixed target orientation of a clamped particle (unit quaternion; normalised). */
+  setOrientationTarget(i: number, x: number, y: number, z: number, w: number): void {
+    const e = this.orientationEntryOf.get(i);
+    if (e === undefined) return;
+    const t = this.orientationTarget;
+    t[4 * e] = x;
+    t[4 * e + 1] = y;
+    t[4 * e + 2] = z;
+    t[4 * e + 3] = w;
+    quatNormalize(t, 4 * e);
+    for (let k = 0; k < 4; k++) this.orientationAnchor[4 * e + k] = t[4 * e + k];
+  }
+
+  private growOrientations(cap: number): void {
+    const n = this.orientationCount;
+    const g = <T extends Float64Array | Int32Array>(a: T, stride: number): T => {
+      const b = new (a.constructor as new (n: number) => T)(cap * stride);
+      b.set(a.subarray(0, n * stride));
+      return b;
+    };
+    this.orientationParticle = g(this.orientationParticle, 1);
+    this.orientationTarget = g(this.orientationTarget, 4);
+    this.orientationAnchor = g(this.orientationAnchor, 4);
+    this.savedInvInertia = g(this.savedInvInertia, 3);
+    this.orientationCapacity = cap;
+  }
+
+  /** qp of every clamped orientation on its target (after the motion's rotation at this substep's time). */
+  private placeOrientations(ctx: StepContext): void {
+    const qp = ctx.store.qp;
+    const t = this.orientationTarget;
+    for (let e = 0; e < this.orientationCount; e++) {
+      const m = this.orientationMotions[e];
+      if (m) {
+        m.evaluate(ctx.time);
+        quatMultiply(t, 4 * e, m.rotation, 0, this.orientationAnchor, 4 * e);
+      }
+      const i4 = 4 * this.orientationParticle[e];
+      // the same rotation as the current one, on its side of the double cover (ω from qp q⁻¹ stays short)
+      const q = ctx.store.q;
+      const sgn =
+        q[i4] * t[4 * e] + q[i4 + 1] * t[4 * e + 1] + q[i4 + 2] * t[4 * e + 2] + q[i4 + 3] * t[4 * e + 3] < 0
+          ? -1
+          : 1;
+      for (let k = 0; k < 4; k++) qp[i4 + k] = sgn * t[4 * e + k];
+    }
+  }
+
   beginStep(ctx: StepContext): void {
     const p = ctx.store.p;
     this.alphaScale = 1 / (ctx.h * ctx.h);
@@ -167,6 +315,7 @@ export class Attachments implements ConstraintSet {
         p[i + 2] = this.target[3 * e + 2];
       }
     }
+    if (this.orientationCount > 0) this.placeOrientations(ctx);
   }
 
   project(ctx: StepContext): void {
@@ -202,6 +351,12 @@ export class Attachments implements ConstraintSet {
       anchor: Array.from(this.anchor.subarray(0, 3 * n)),
       compliance: Array.from(this.compliance.subarray(0, n)),
       savedInvMass: Array.from(this.savedInvMass.subarray(0, n)),
+      orientations: {
+        particle: Array.from(this.orientationParticle.subarray(0, this.orientationCount)),
+        target: Array.from(this.orientationTarget.subarray(0, 4 * this.orientationCount)),
+        anchor: Array.from(this.orientationAnchor.subarray(0, 4 * this.orientationCount)),
+        savedInvInertia: Array.from(this.savedInvInertia.subarray(0, 3 * this.orientationCount)),
+      },
     };
   }
 
@@ -212,6 +367,7 @@ export class Attachments implements ConstraintSet {
       anchor: number[];
       compliance: number[];
       savedInvMass: number[];
+      orientations?: { particle: number[]; target: number[]; anchor: number[]; savedInvInertia: number[] };
     };
     // motions are not serialisable: entries keep the motion of the same particle when it is still attached
     const motionOf = new Map<number, Motion | null>();
@@ -232,5 +388,38 @@ export class Attachments implements ConstraintSet {
     }
     this.count = s.particle.length;
     this.motions.length = this.count;
+    this.loadOrientations(s.orientations ?? { particle: [], target: [], anchor: [], savedInvInertia: [] });
+  }
+
+  private loadOrientations(o: {
+    particle: number[];
+    target: number[];
+    anchor: number[];
+    savedInvInertia: number[];
+  }): void {
+    const motionOf = new Map<number, Motion | null>();
+    for (let e = 0; e < this.orientationCount; e++)
+      motionOf.set(this.orientationParticle[e], this.orientationMotions[e]);
+    this.orientationEntryOf.clear();
+    const n = o.particle.length;
+    if (this.orientationCapacity < n) this.growOrientations(Math.max(8, n));
+    const inv = this.store.invInertia;
+    for (let e = 0; e < n; e++) {
+      const i = o.particle[e];
+      this.orientationParticle[e] = i;
+      for (let k = 0; k < 4; k++) {
+        this.orientationTarget[4 * e + k] = o.target[4 * e + k];
+        this.orientationAnchor[4 * e + k] = o.anchor[4 * e + k];
+      }
+      for (let k = 0; k < 3; k++) {
+        this.savedInvInertia[3 * e + k] = o.savedInvInertia[3 * e + k];
+        // the world restored the moments from the state: a clamped particle's stay 0
+        if (inv.length > 0) inv[3 * i + k] = 0;
+      }
+      this.orientationMotions[e] = motionOf.get(i) ?? null;
+      this.orientationEntryOf.set(i, e);
+    }
+    this.orientationCount = n;
+    this.orientationMotions.length = n;
   }
 }

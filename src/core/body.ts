@@ -84,6 +84,16 @@ export abstract class Body implements WorldBody {
   }
 
   /**
+   * Line segments over the body's own particles (two body-local indices
+   * each) that contacts treat as capsules of the particles' radii: the
+   * segments of a strand body. By default the render lines when the body
+   * draws its particles, none otherwise.
+   */
+  contactLines(): Uint32Array {
+    return this.hasRenderMesh ? new Uint32Array(0) : this.renderLines();
+  }
+
+  /**
    * Vertex positions (xyz interleaved) that `renderTriangles()` index. By
    * default the body's particle positions (body-local indices); a body with
    * an embedded high-resolution render mesh (002 §5) returns that mesh's

@@ -9,8 +9,12 @@
  *     moments of inertia (Euler's equations without torque: the gyroscopic
  *     term of Müller et al. 2020, §3, which the oriented-particle paper leaves out),
  *   q_p ← [ω/|ω| sin(|ω|h/2), cos(|ω|h/2)] q, normalised (q_p = q when |ω| < ε).
- * A particle with inverse mass 0 keeps its orientation (q_p = q, ω = 0); a
- * body that drives pinned orientations sets q_p in its beginStep hook.
+ * A particle keeps its orientation (q_p = q, ω = 0) when it cannot turn: in
+ * ranges without moments of inertia when its inverse mass is 0, in ranges
+ * with them when its inverse moments are all 0 (an orientation clamp,
+ * Attachments.clampOrientation, or a moment given as Infinity) — so a rod's
+ * end pinned in place may still turn. A body or clamp that drives held
+ * orientations sets q_p in its beginStep hook.
  *
  * Velocity update (eqs. 30–31), after the positions' (phase `update`):
  *   r = q_p q⁻¹, taking −r when r_w < 0 (the shorter of the two rotations),
@@ -89,14 +93,16 @@ export class OrientationPredictionStage implements Stage {
     const q = store.q,
       qp = store.qp,
       om = store.omega,
-      w = store.invMass;
+      w = store.invMass,
+      iI = store.invInertia;
     const h = ctx.h;
     const c = ctx.world.damping;
     const damp = c > 0 ? Math.exp(-c * h) : 1;
     for (let i = from; i < to; i++) {
       const i4 = 4 * i,
         i3 = 3 * i;
-      if (w[i] === 0) {
+      // held: a particle of no mass, or (ranges with inertia) one whose orientation does not turn (clamped)
+      if (gyroscopic ? iI[i3] === 0 && iI[i3 + 1] === 0 && iI[i3 + 2] === 0 : w[i] === 0) {
         for (let k = 0; k < 4; k++) qp[i4 + k] = q[i4 + k];
         om[i3] = om[i3 + 1] = om[i3 + 2] = 0;
         continue;

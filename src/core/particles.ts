@@ -172,6 +172,13 @@ export class ParticleStore {
     }
   }
 
+  /** True when particle i lies in an oriented range (has orientation channels). */
+  hasOrientation(i: number): boolean {
+    const r = this.orientedRanges;
+    for (let k = 0; k < r.length; k += 3) if (i >= r[k] && i < r[k] + r[k + 1]) return true;
+    return false;
+  }
+
   /** True when particle i lies in an oriented range with moments of inertia. */
   private hasInertia(i: number): boolean {
     const r = this.orientedRanges;

@@ -35,6 +35,8 @@ export interface WorldBody {
   renderLines(): Uint32Array;
   /** Triangles over the body's own particles (body-local indices) that contacts use. */
   contactTriangles(): Uint32Array;
+  /** Line segments over the body's own particles (body-local pairs) that contacts use as capsules. */
+  contactLines(): Uint32Array;
   /** Vertex positions that `renderTriangles()` index (the particles, or an embedded render mesh). */
   renderPositions(): Float64Array;
   /** True when `renderPositions()` is an embedded render mesh rather than the particles. */

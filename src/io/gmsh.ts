@@ -31,22 +31,42 @@ class Reader {
   get line(): number {
     return this.k;
   }
+  /** `file:line:column` of the line read last (column 1: its start, unless given). */
+  at(column = 1): string {
+    return `${this.file}:${this.k}:${column}`;
+  }
   done(): boolean {
     while (this.k < this.lines.length && this.lines[this.k].trim() === '') this.k++;
     return this.k >= this.lines.length;
   }
   next(): string {
     if (this.done())
-      throw new PbdError('gmsh/truncated', this.file, 'ends unexpectedly', 'the file is incomplete');
+      throw new PbdError(
+        'gmsh/truncated',
+        `${this.file}:${this.lines.length}:1`,
+        'ends unexpectedly',
+        'the file is incomplete',
+      );
     return this.lines[this.k++].trim();
   }
   numbers(count?: number): number[] {
     const s = this.next();
     const v = s.split(/\s+/).map(Number);
-    if (v.some((x) => !Number.isFinite(x)) || (count !== undefined && v.length < count)) {
+    const bad = v.findIndex((x) => !Number.isFinite(x));
+    if (bad >= 0 || (count !== undefined && v.length < count)) {
+      // the column of the first bad number, or the end of a short line
+      const raw = this.lines[this.k - 1];
+      let col = raw.trimEnd().length + 1;
+      const token = /\S+/g;
+      for (let m = token.exec(raw), i = 0; m && bad >= 0; m = token.exec(raw), i++) {
+        if (i === bad) {
+          col = m.index + 1;
+          break;
+        }
+      }
       throw new PbdError(
         'gmsh/syntax',
-        `${this.file}:${this.k}`,
+        this.at(col),
         `expected ${count ?? 'some'} numbers, got "${s.slice(0, 60)}"`,
       );
     }
@@ -54,8 +74,7 @@ class Reader {
   }
   expect(tag: string): void {
     const s = this.next();
-    if (s !== tag)
-      throw new PbdError('gmsh/syntax', `${this.file}:${this.k}`, `expected ${tag}, got "${s.slice(0, 40)}"`);
+    if (s !== tag) throw new PbdError('gmsh/syntax', this.at(), `expected ${tag}, got "${s.slice(0, 40)}"`);
   }
 }
 
@@ -63,7 +82,7 @@ class Reader {
  * Reads the tetrahedra of a Gmsh mesh in ASCII format 2 (2.x) or 4 (4.0,
  * 4.1). Other elements (lines, triangles, points) are ignored; nodes that no
  * tet uses are dropped. Node tags may be any positive integers. Errors name
- * the file and line.
+ * the file, line and column.
  */
 export function parseGmsh(text: string, file = 'mesh.msh'): TetMesh {
   const r = new Reader(text, file);
@@ -80,21 +99,16 @@ export function parseGmsh(text: string, file = 'mesh.msh'): TetMesh {
       if (binary !== 0)
         throw new PbdError(
           'gmsh/binary',
-          `${file}:${r.line}`,
+          r.at(),
           'is a binary .msh file',
           'export it as ASCII (gmsh -save_all -format msh2 or msh4 with Binary=0)',
         );
       if (!(Math.floor(v) === 2 || Math.floor(v) === 4)) {
-        throw new PbdError(
-          'gmsh/version',
-          `${file}:${r.line}`,
-          `format ${v} is not supported`,
-          'use format 2.2 or 4.1',
-        );
+        throw new PbdError('gmsh/version', r.at(), `format ${v} is not supported`, 'use format 2.2 or 4.1');
       }
       r.expect('$EndMeshFormat');
     } else if (section === '$Nodes') {
-      if (version === 0) throw new PbdError('gmsh/syntax', `${file}:${r.line}`, '$Nodes before $MeshFormat');
+      if (version === 0) throw new PbdError('gmsh/syntax', r.at(), '$Nodes before $MeshFormat');
       if (version < 3) {
         const [n] = r.numbers(1);
         for (let i = 0; i < n; i++) {
@@ -129,8 +143,7 @@ export function parseGmsh(text: string, file = 'mesh.msh'): TetMesh {
       }
       r.expect('$EndNodes');
     } else if (section === '$Elements') {
-      if (version === 0)
-        throw new PbdError('gmsh/syntax', `${file}:${r.line}`, '$Elements before $MeshFormat');
+      if (version === 0) throw new PbdError('gmsh/syntax', r.at(), '$Elements before $MeshFormat');
       if (version < 3) {
         const [n] = r.numbers(1);
         for (let i = 0; i < n; i++) {
@@ -139,9 +152,9 @@ export function parseGmsh(text: string, file = 'mesh.msh'): TetMesh {
           const ntags = v[2];
           const per = NODES_PER_TYPE[type];
           if (per === undefined)
-            throw new PbdError('gmsh/element-type', `${file}:${r.line}`, `unknown element type ${type}`);
+            throw new PbdError('gmsh/element-type', r.at(), `unknown element type ${type}`);
           if (v.length < 3 + ntags + per)
-            throw new PbdError('gmsh/syntax', `${file}:${r.line}`, `element needs ${per} nodes`);
+            throw new PbdError('gmsh/syntax', r.at(), `element needs ${per} nodes`);
           if (TET_TYPES[type]) {
             tetTags.push(v[3 + ntags], v[4 + ntags], v[5 + ntags], v[6 + ntags]);
             tetLine.push(r.line);
@@ -158,7 +171,7 @@ export function parseGmsh(text: string, file = 'mesh.msh'): TetMesh {
             const v = r.numbers(1);
             if (per) {
               if (v.length < 1 + per)
-                throw new PbdError('gmsh/syntax', `${file}:${r.line}`, `a tetrahedron needs ${per} nodes`);
+                throw new PbdError('gmsh/syntax', r.at(), `a tetrahedron needs ${per} nodes`);
               tetTags.push(v[1], v[2], v[3], v[4]);
               tetLine.push(r.line);
             }
@@ -173,11 +186,7 @@ export function parseGmsh(text: string, file = 'mesh.msh'): TetMesh {
         /* skip */
       }
     } else {
-      throw new PbdError(
-        'gmsh/syntax',
-        `${file}:${r.line}`,
-        `unexpected "${section.slice(0, 40)}" outside a section`,
-      );
+      throw new PbdError('gmsh/syntax', r.at(), `unexpected "${section.slice(0, 40)}" outside a section`);
     }
   }
   if (tetTags.length === 0) {
@@ -197,7 +206,7 @@ export function parseGmsh(text: string, file = 'mesh.msh'): TetMesh {
     if (src === undefined) {
       throw new PbdError(
         'gmsh/bad-index',
-        `${file}:${tetLine[k >> 2]}`,
+        `${file}:${tetLine[k >> 2]}:1`,
         `tetrahedron ${k >> 2} refers to node ${tetTags[k]}, which is not in $Nodes`,
         'the file is inconsistent; re-export it',
       );

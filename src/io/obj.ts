@@ -4,7 +4,8 @@ import type { TriangleMesh } from '../mesh/triangle-mesh.js';
 /**
  * Reads a Wavefront OBJ: `v` positions, `vt` texture coordinates and `f`
  * faces (polygons are fan-triangulated; `v/vt/vn` and negative indices are
- * understood). Vertices no face uses are dropped. Errors name the line.
+ * understood). Vertices no face uses are dropped. Errors name the line and
+ * column.
  */
 export function parseObj(text: string, where = 'mesh.obj'): TriangleMesh {
   const pos: number[] = [];
@@ -22,9 +23,10 @@ export function parseObj(text: string, where = 'mesh.obj'): TriangleMesh {
         y = Number(parts[2]),
         z = Number(parts[3]);
       if (!Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(z)) {
+        const bad = !Number.isFinite(x) ? 1 : !Number.isFinite(y) ? 2 : 3;
         throw new PbdError(
           'obj/bad-vertex',
-          `${where}:${ln + 1}`,
+          `${where}:${ln + 1}:${column(lines[ln], bad)}`,
           `vertex "${line}" has a non-numeric or non-finite coordinate`,
         );
       }
@@ -42,7 +44,7 @@ export function parseObj(text: string, where = 'mesh.obj'): TriangleMesh {
         if (!Number.isFinite(vi) || vi === 0) {
           throw new PbdError(
             'obj/bad-face',
-            `${where}:${ln + 1}`,
+            `${where}:${ln + 1}:${column(lines[ln], k)}`,
             `face corner "${parts[k]}" is not a vertex index`,
           );
         }
@@ -50,7 +52,7 @@ export function parseObj(text: string, where = 'mesh.obj'): TriangleMesh {
         if (vi < 0 || vi >= nv) {
           throw new PbdError(
             'obj/index-out-of-range',
-            `${where}:${ln + 1}`,
+            `${where}:${ln + 1}:${column(lines[ln], k)}`,
             `face refers to vertex ${vs} but only ${nv} vertices are defined before it`,
           );
         }
@@ -60,7 +62,11 @@ export function parseObj(text: string, where = 'mesh.obj'): TriangleMesh {
         cornerTex.push(ti >= 0 && ti < nt ? ti : -1);
       }
       if (corners.length < 3)
-        throw new PbdError('obj/bad-face', `${where}:${ln + 1}`, 'a face needs at least three corners');
+        throw new PbdError(
+          'obj/bad-face',
+          `${where}:${ln + 1}:${column(lines[ln], parts.length)}`,
+          'a face needs at least three corners',
+        );
       for (let k = 1; k + 1 < corners.length; k++) {
         faces.push(corners[0], corners[k], corners[k + 1]);
         faceTex.push(cornerTex[0], cornerTex[k], cornerTex[k + 1]);
@@ -91,6 +97,14 @@ export function parseObj(text: string, where = 'mesh.obj'): TriangleMesh {
     mesh.uvs = uvs;
   }
   return mesh;
+}
+
+/** 1-based column of the k-th whitespace-separated token of a line (the line's end past its last token). */
+function column(line: string, k: number): number {
+  const token = /\S+/g;
+  let m = token.exec(line);
+  for (let i = 0; m && i < k; i++) m = token.exec(line);
+  return m ? m.index + 1 : line.trimEnd().length + 1;
 }
 
 /** Writes positions (xyz interleaved, `count` vertices from `offset`) and triangles as OBJ text. */

@@ -1,34 +1,55 @@
 import { PbdError } from '../core/errors.js';
 import type { TetMesh } from '../softbody/tet-mesh.js';
 
-/** Splits a TetGen file into lines of numbers, dropping comments (#) and blank lines; keeps line numbers. */
-function numberLines(text: string, file: string): { line: number; values: number[] }[] {
-  const out: { line: number; values: number[] }[] = [];
+interface NumberLine {
+  /** 1-based line number. */
+  line: number;
+  values: number[];
+  /** 1-based column of each value. */
+  cols: number[];
+}
+
+/** Splits a TetGen file into lines of numbers, dropping comments (#) and blank lines; keeps line and column numbers. */
+function numberLines(text: string, file: string): NumberLine[] {
+  const out: NumberLine[] = [];
   const lines = text.split(/\r?\n/);
+  const token = /[^\s#]+/g;
   for (let k = 0; k < lines.length; k++) {
-    const s = lines[k].replace(/#.*/, '').trim();
-    if (!s) continue;
-    const values = s.split(/\s+/).map(Number);
-    for (const v of values) {
+    const raw = lines[k];
+    const hash = raw.indexOf('#');
+    const s = hash >= 0 ? raw.slice(0, hash) : raw;
+    const values: number[] = [];
+    const cols: number[] = [];
+    token.lastIndex = 0;
+    for (let m = token.exec(s); m; m = token.exec(s)) {
+      const v = Number(m[0]);
       if (!Number.isFinite(v)) {
         throw new PbdError(
           'tetgen/syntax',
-          `${file}:${k + 1}`,
-          `"${lines[k].trim()}" is not a line of numbers`,
+          `${file}:${k + 1}:${m.index + 1}`,
+          `"${m[0].slice(0, 40)}" is not a number (line "${raw.trim().slice(0, 80)}")`,
         );
       }
+      values.push(v);
+      cols.push(m.index + 1);
     }
-    out.push({ line: k + 1, values });
+    if (values.length > 0) out.push({ line: k + 1, values, cols });
   }
   return out;
+}
+
+/** `file:line:column` of value k of a line (the line's end when it has fewer values). */
+function at(file: string, l: NumberLine, k: number): string {
+  const col = k < l.cols.length ? l.cols[k] : (l.cols[l.cols.length - 1] ?? 0) + 1;
+  return `${file}:${l.line}:${col}`;
 }
 
 /**
  * Reads a TetGen mesh: the .node file (`<#points> 3 <#attributes> <#markers>`,
  * then `<index> x y z …`) and the .ele file (`<#tets> <4|10> <#attributes>`,
  * then `<index> n0 n1 n2 n3 …`; of 10-node tets the four corners are used).
- * Indices may start at 0 or 1, as the first point says. Errors name the file
- * and line.
+ * Indices may start at 0 or 1, as the first point says. Errors name the file,
+ * line and column.
  */
 export function parseTetGen(
   nodeText: string,
@@ -46,17 +67,17 @@ export function parseTetGen(
     );
   const [np, dim, nattr = 0, nmark = 0] = nodes[0].values;
   if (dim !== 3)
-    throw new PbdError('tetgen/dimension', `${nodeFile}:${nodes[0].line}`, `dimension is ${dim}, expected 3`);
+    throw new PbdError('tetgen/dimension', at(nodeFile, nodes[0], 1), `dimension is ${dim}, expected 3`);
   if (!(Number.isInteger(np) && np > 0))
     throw new PbdError(
       'tetgen/count',
-      `${nodeFile}:${nodes[0].line}`,
+      at(nodeFile, nodes[0], 0),
       `point count ${np} is not a positive integer`,
     );
   if (nodes.length - 1 < np) {
     throw new PbdError(
       'tetgen/truncated',
-      nodeFile,
+      at(nodeFile, nodes[0], 0),
       `declares ${np} points but lists ${nodes.length - 1}`,
       'the file is incomplete',
     );
@@ -66,22 +87,23 @@ export function parseTetGen(
   if (base !== 0 && base !== 1)
     throw new PbdError(
       'tetgen/index-base',
-      `${nodeFile}:${nodes[1].line}`,
+      at(nodeFile, nodes[1], 0),
       `first point index is ${base}, expected 0 or 1`,
     );
   for (let i = 0; i < np; i++) {
-    const { line, values } = nodes[1 + i];
+    const l = nodes[1 + i];
+    const values = l.values;
     if (values.length < 4 + nattr + nmark) {
       throw new PbdError(
         'tetgen/syntax',
-        `${nodeFile}:${line}`,
+        at(nodeFile, l, values.length),
         `a point needs an index, three coordinates, ${nattr} attributes and ${nmark} markers`,
       );
     }
     if (values[0] !== i + base) {
       throw new PbdError(
         'tetgen/order',
-        `${nodeFile}:${line}`,
+        at(nodeFile, l, 0),
         `point index ${values[0]} out of order (expected ${i + base})`,
         'points must be listed in index order',
       );
@@ -102,33 +124,34 @@ export function parseTetGen(
   if (per !== 4 && per !== 10)
     throw new PbdError(
       'tetgen/nodes-per-tet',
-      `${eleFile}:${eles[0].line}`,
+      at(eleFile, eles[0], 1),
       `${per} nodes per tet; expected 4 or 10`,
     );
   if (!(Number.isInteger(nt) && nt > 0))
-    throw new PbdError(
-      'tetgen/count',
-      `${eleFile}:${eles[0].line}`,
-      `tet count ${nt} is not a positive integer`,
-    );
+    throw new PbdError('tetgen/count', at(eleFile, eles[0], 0), `tet count ${nt} is not a positive integer`);
   if (eles.length - 1 < nt)
     throw new PbdError(
       'tetgen/truncated',
-      eleFile,
+      at(eleFile, eles[0], 0),
       `declares ${nt} tets but lists ${eles.length - 1}`,
       'the file is incomplete',
     );
   const tets = new Uint32Array(4 * nt);
   for (let t = 0; t < nt; t++) {
-    const { line, values } = eles[1 + t];
+    const l = eles[1 + t];
+    const values = l.values;
     if (values.length < 1 + per)
-      throw new PbdError('tetgen/syntax', `${eleFile}:${line}`, `a tet needs an index and ${per} nodes`);
+      throw new PbdError(
+        'tetgen/syntax',
+        at(eleFile, l, values.length),
+        `a tet needs an index and ${per} nodes`,
+      );
     for (let k = 0; k < 4; k++) {
       const v = values[1 + k] - base;
       if (!(Number.isInteger(v) && v >= 0 && v < np)) {
         throw new PbdError(
           'tetgen/bad-index',
-          `${eleFile}:${line}`,
+          at(eleFile, l, 1 + k),
           `tet ${t} refers to point ${values[1 + k]}, but the points are ${base}…${np - 1 + base}`,
           'the .ele file does not belong to this .node file, or its index base differs',
         );

@@ -33,6 +33,7 @@ import { type AnimatedBody, type AnimatedObject, buildGltfAnimation } from '../i
 import { formatObj } from '../io/obj.js';
 import { bodyColor, colliderColor, groundColor, kinematicColliderColor, linearRgb } from '../io/palette.js';
 import { bodyToPly } from '../io/ply.js';
+import type { SceneLimits } from '../io/scene/limits.js';
 import { quatMultiply } from '../math/quat.js';
 import {
   type LoadedScene,
@@ -74,7 +75,14 @@ export interface BakeOptions {
   framesPerMesh?: number;
   /** Quantise and meshopt-compress the glb (KHR_mesh_quantization, EXT_meshopt_compression). Default true. */
   compress?: boolean;
+  /** What the scene may allocate (see SceneLimits); defaults keep a bake within a few GiB. */
+  limits?: Partial<SceneLimits>;
+  /** Largest glb to write (bytes): a longer bake is refused before it starts. Default 2 GiB. */
+  maxOutputBytes?: number;
 }
+
+/** Default largest glb: 2 GiB (a glb is assembled in memory, and its chunks are limited to 4 GiB). */
+export const DEFAULT_MAX_GLB_BYTES = 2 * 1024 ** 3;
 
 export interface BakePlan {
   scene: LoadedScene;
@@ -188,6 +196,28 @@ function bodyUvs(body: WorldBody): Float64Array | null {
 }
 
 /** Vertices of what a body renders (its particles, or an embedded render mesh). */
+/**
+ * Refuses a glb bake whose output would pass options.maxOutputBytes, before
+ * it starts: every frame stores each render vertex's position (and normal)
+ * as 32-bit floats.
+ */
+function checkGlbSize(world: World, frames: number, options: BakeOptions): void {
+  const max = options.maxOutputBytes ?? DEFAULT_MAX_GLB_BYTES;
+  let vertices = 0;
+  for (const b of world.bodies) vertices += renderVertexCount(b);
+  const perVertex = options.normals === false ? 12 : 24;
+  const bytes = frames * vertices * perVertex;
+  if (bytes > max) {
+    const mb = (n: number) => `${(n / 1e6).toFixed(0)} MB`;
+    throw new PbdError(
+      'bake/too-large',
+      options.out ?? 'out',
+      `${frames} frames of ${vertices} vertices would make a glb of about ${mb(bytes)}, more than the limit of ${mb(max)}`,
+      'bake fewer frames (--frames), write OBJ files to a folder (--out DIR/), or raise --max-output-mb',
+    );
+  }
+}
+
 function renderVertexCount(body: WorldBody): number {
   return body.hasRenderMesh ? body.renderPositions().length / 3 : body.activeCount;
 }
@@ -218,10 +248,11 @@ export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise
       'repeat the options of the interrupted bake',
     );
   }
-  const scene = loadSceneFile(options.scene);
+  const scene = loadSceneFile(options.scene, { limits: options.limits });
   const world = scene.world;
   const frames = options.frames ?? scene.frames;
   const stepsPerFrame = options.stepsPerFrame ?? scene.stepsPerFrame;
+  if (outKind === 'glb') checkGlbSize(world, frames, options);
   const fps = options.fps ?? 1 / (stepsPerFrame * world.dt);
   const every = options.checkpointEvery ?? 10;
   const columns = statsColumns(world);

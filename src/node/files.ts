@@ -148,7 +148,7 @@ export function loadSceneFile(
   const path = resolve(file);
   const text = readSceneText(file);
   const hash = createHash('sha256').update(text);
-  const spec = parseSceneText(text, file);
+  const spec = parseSceneText(text, file, options.limits);
   const dir = dirname(path);
   const inst = buildScene(spec, {
     ...options,

@@ -48,9 +48,8 @@ export interface SoftBodyOptions {
    * 'geometric' with hard tet volumes (compliance 0, stiffness 1): also hold the
    * body's total volume as one constraint solved with the collider contacts, so
    * that a body squeezed by a plate keeps its volume (docs/continuum.md, "Volume
-   * under load"). Default false: that constraint carries the tets' volume to the
-   * free surface at once, but it moves contact vertices after their friction, and a
-   * box resting on a slope with it creeps (measured in docs/continuum.md).
+   * under load"). Default: true exactly when the tet volumes are hard (the
+   * default); false leaves it out. With soft tet volumes it is an error.
    */
   totalVolume?: boolean;
   /** A high-resolution render mesh in world space at rest, embedded in the tets or attached to the surface (002 §5). */
@@ -175,8 +174,9 @@ export class SoftBody extends Body {
       // carries the volume a collider squeezes out to the free surface in the same iteration,
       // which the tets alone pass on one layer per sweep (a coarse correction, 004's hierarchy)
       const vol = o.volume ?? {};
-      if (o.totalVolume) {
-        if (!((vol.compliance ?? 0) === 0 && (vol.stiffness ?? 1) === 1)) {
+      const hardVolumes = (vol.compliance ?? 0) === 0 && (vol.stiffness ?? 1) === 1;
+      if (o.totalVolume ?? hardVolumes) {
+        if (!hardVolumes) {
           throw new PbdError(
             'softbody/total-volume',
             `${where}.totalVolume`,

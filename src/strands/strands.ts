@@ -31,6 +31,9 @@ import type { World } from '../core/world.js';
 import { PathSummation } from '../shape-matching/mesh-paths.js';
 import { RegionShapeMatching } from '../shape-matching/region-shape-matching.js';
 import { FollowTheLeader, type FollowTheLeaderOptions } from './follow-the-leader.js';
+import { buildCosseratRods, type RodOptions, type RodStiffness } from './rod.js';
+import type { BendTwistConstraints } from './rod-bend-twist.js';
+import type { StretchShearConstraints } from './rod-stretch-shear.js';
 
 /** Hair by region shape matching (000 §6): chain regions of 2·regionWidth + 1 particles around each particle. */
 export interface StrandShapeMatchingOptions {
@@ -63,6 +66,12 @@ export interface StrandsOptions {
   bend?: ConstraintParams;
   /** Hair by region shape matching (000 §6). */
   shapeMatching?: StrandShapeMatchingOptions;
+  /**
+   * Cosserat rods (Kugelstadt & Schömer 2016): per-segment orientations,
+   * stretch–shear and bend–twist from the material. FTL is then off unless
+   * asked for.
+   */
+  rod?: RodOptions;
   /** Initial velocity (m/s). */
   velocity?: [number, number, number];
   group?: number;
@@ -81,6 +90,11 @@ export class Strands extends Body {
   readonly stretch: DistanceConstraints | null;
   readonly bend: DistanceConstraints | null;
   readonly shapeMatching: RegionShapeMatching | null;
+  /** Cosserat rod constraints (with `rod`). */
+  readonly stretchShear: StretchShearConstraints | null;
+  readonly bendTwist: BendTwistConstraints | null;
+  /** The rods' material stiffnesses and cross-section radius (with `rod`). */
+  readonly rod: { stiffness: RodStiffness; radius: number; options: RodOptions } | null;
   private readonly lines: Uint32Array;
 
   constructor(world: World, o: StrandsOptions) {
@@ -115,7 +129,32 @@ export class Strands extends Body {
         this.restLength[j] = l;
       }
     }
-    const rho = o.linearDensity ?? 0.01;
+    const radius = o.radius ?? 0;
+    if (!(radius >= 0) || !Number.isFinite(radius)) {
+      throw new PbdError('strands/radius', `${where}.radius`, `must be ≥ 0 m, got ${o.radius}`);
+    }
+    const rodRadius = o.rod ? (o.rod.radius ?? radius) : 0;
+    if (o.rod?.density !== undefined) {
+      if (o.linearDensity !== undefined) {
+        throw new PbdError(
+          'strands/density',
+          `${where}.rod.density`,
+          'is given together with linearDensity',
+          'give the mass either per volume (rod.density) or per length (linearDensity)',
+        );
+      }
+      if (!(o.rod.density > 0) || !Number.isFinite(o.rod.density)) {
+        throw new PbdError(
+          'strands/density',
+          `${where}.rod.density`,
+          `must be > 0 kg/m³, got ${o.rod.density}`,
+        );
+      }
+    }
+    const rho =
+      o.rod?.density !== undefined
+        ? o.rod.density * Math.PI * rodRadius * rodRadius
+        : (o.linearDensity ?? 0.01);
     if (!(rho > 0) || !Number.isFinite(rho)) {
       throw new PbdError(
         'strands/density',
@@ -123,10 +162,6 @@ export class Strands extends Body {
         `must be > 0 kg/m, got ${o.linearDensity}`,
         'a strand needs mass; 0.01 kg/m is a thin rope, hair guides are lighter',
       );
-    }
-    const radius = o.radius ?? 0;
-    if (!(radius >= 0) || !Number.isFinite(radius)) {
-      throw new PbdError('strands/radius', `${where}.radius`, `must be ≥ 0 m, got ${o.radius}`);
     }
     for (let j = 0; j < n; j++) {
       const next = j + 1 < n && !isRoot(start, j + 1) ? this.restLength[j + 1] : 0;
@@ -190,7 +225,28 @@ export class Strands extends Body {
       o.bend && bends.length > 0
         ? this.addSet(new DistanceConstraints(store, bends, undefined, o.bend, { kind: 'strand-bend' }))
         : null;
-    if (o.ftl === false) this.ftl = null;
+    if (o.rod) {
+      const rod = buildCosseratRods(
+        store,
+        off,
+        start,
+        this.restPositions,
+        this.restLength,
+        rho,
+        o.rod,
+        rodRadius,
+        `${where}.rod`,
+        (o.pinRoots ?? true) && (o.rod.clampRoots ?? true) ? { motion: o.rootMotion ?? null } : null,
+      );
+      this.stretchShear = this.addSet(rod.stretchShear);
+      this.bendTwist = rod.bendTwist ? this.addSet(rod.bendTwist) : null;
+      this.rod = { stiffness: rod.stiffness, radius: rod.radius, options: o.rod };
+    } else {
+      this.stretchShear = null;
+      this.bendTwist = null;
+      this.rod = null;
+    }
+    if (o.ftl === false || (o.rod && o.ftl === undefined)) this.ftl = null;
     else {
       const globalStart = new Int32Array(ns + 1);
       for (let s = 0; s <= ns; s++) globalStart[s] = start[s] + off;
@@ -221,6 +277,46 @@ export class Strands extends Body {
   unpin(particle: number): void {
     this.check(particle);
     this.world.attachments.detach(this.offset + particle);
+  }
+
+  /**
+   * Clamps a rod's segment (body-local index of its first particle): both
+   * its particles pinned and its orientation held, where they are or
+   * carried by a scripted motion (a gripper).
+   */
+  clamp(particle: number, motion?: Motion): void {
+    this.check(particle);
+    this.check(particle + 1);
+    if (!this.rod || this.isStrandEnd(particle)) {
+      throw new PbdError(
+        'strands/clamp',
+        `strands '${this.name}': clamp(${particle})`,
+        this.rod
+          ? 'names the last particle of a strand, which starts no segment'
+          : 'the strands are not rods',
+        this.rod
+          ? 'clamp the segment by its first particle'
+          : 'give the strands a rod material, or pin particles',
+      );
+    }
+    const a = this.world.attachments;
+    const opts = motion ? { motion } : {};
+    a.attach(this.offset + particle, opts);
+    a.attach(this.offset + particle + 1, opts);
+    a.clampOrientation(this.offset + particle, opts);
+  }
+
+  /** Releases what `clamp` or `pin` held of a segment's particles and orientation. */
+  release(particle: number): void {
+    this.check(particle);
+    const a = this.world.attachments;
+    a.detach(this.offset + particle);
+    if (particle + 1 < this.count) a.detach(this.offset + particle + 1);
+    a.releaseOrientation(this.offset + particle);
+  }
+
+  private isStrandEnd(particle: number): boolean {
+    return isRoot(this.strandStart, particle + 1) || particle + 1 >= this.count;
   }
 
   private check(particle: number): void {

@@ -210,6 +210,30 @@ describe('the gallery in Chromium', () => {
     expect(browser.errors).toEqual([]);
   });
 
+  it('a dropped scene too large to simulate shows the field, the amount and the limit (issue 21)', async () => {
+    await page.goto(base);
+    await page.waitForFunction(() => window.pbdGallery?.state().page === 'index');
+    const big = {
+      title: 'Too large',
+      family: 'cloth',
+      bodies: [{ type: 'cloth', mesh: { grid: { width: 1, height: 1, cols: 4096, rows: 4096 } } }],
+    };
+    await drop([{ name: 'big.json', text: JSON.stringify(big) }]);
+    const panel = page.locator('[data-testid=scene-error]');
+    await panel.waitFor({ timeout: 60_000 });
+    await expect.poll(() => panel.textContent()).toMatch(/bodies\[0\]\.mesh\.grid/);
+    const text = await panel.textContent();
+    expect(text).toMatch(/16,777,216 particles, more than the limit of 2,000,000/);
+    // and 100,000 levels of nesting: a path, not a stack overflow
+    const deep = JSON.stringify({ ...big, description: '@' }).replace(
+      '"@"',
+      `${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+    );
+    await drop([{ name: 'deep.json', text: deep }]);
+    await expect.poll(() => panel.textContent()).toMatch(/nested more than 64 levels/);
+    expect(browser.errors).toEqual([]);
+  });
+
   it('a body that gains kinetic energy from nowhere puts a visible warning in the readout', async () => {
     // a forward sweep pumping energy into stiff bending (test/fixtures/cli/energy-pump.json)
     const pump = readFileSync(new URL('../fixtures/cli/energy-pump.json', import.meta.url), 'utf8');

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { PbdError } from '../../core/errors.js';
 import type { World } from '../../core/world.js';
+import type { Budget } from './limits.js';
 
 export const vec3 = z.tuple([z.number(), z.number(), z.number()]).describe('[x, y, z]');
 
@@ -118,6 +119,8 @@ export interface BuildContext {
   readFile: (path: string) => string;
   /** JSON path of the body, for messages, e.g. `bodies[2]`. */
   where: string;
+  /** What the scene may still allocate (limits.ts): builders declare what only they can count. */
+  budget: Budget;
 }
 
 /** A validation problem: where in the JSON and what is wrong. */

@@ -16,7 +16,7 @@ import { tetrahedralize } from '../../softbody/tetrahedralize.js';
 import { parseGmsh } from '../gmsh.js';
 import { parseTetGen } from '../tetgen.js';
 import { type BuildContext, constraintParams, meshSource, motion, placement, vec3 } from './common.js';
-import { resolveMesh } from './meshes.js';
+import { inFile, resolveMesh } from './meshes.js';
 import { longRangeSpec, strainLimitSpec } from './strands.js';
 
 const material = z
@@ -123,7 +123,7 @@ export const softBody = z
       .boolean()
       .optional()
       .describe(
-        '"geometric" model with hard tet volumes: also hold the total volume, solved with the collider contacts (a squeezed body keeps its volume); default false',
+        '"geometric" model with hard tet volumes: also hold the total volume, solved with the collider contacts (a squeezed body keeps its volume); default true when the tet volumes are hard, false leaves it out',
       ),
     render: z
       .union([
@@ -231,14 +231,12 @@ export function resolveTetMesh(
       `${where}.tetrahedralize`,
     ).mesh;
   } else if ('tetgen' in src) {
-    mesh = parseTetGen(
-      read(src.tetgen.node, 'tetgen.node'),
-      read(src.tetgen.ele, 'tetgen.ele'),
-      src.tetgen.node,
-      src.tetgen.ele,
-    );
+    const node = read(src.tetgen.node, 'tetgen.node');
+    const ele = read(src.tetgen.ele, 'tetgen.ele');
+    mesh = inFile(() => parseTetGen(node, ele, src.tetgen.node, src.tetgen.ele), `${where}.tetgen`);
   } else {
-    mesh = parseGmsh(read(src.gmsh, 'gmsh'), src.gmsh);
+    const text = read(src.gmsh, 'gmsh');
+    mesh = inFile(() => parseGmsh(text, src.gmsh), `${where}.gmsh`);
   }
   const t = spec.transform;
   const placed: TetMesh = { positions: placePositions(mesh.positions, t), tets: new Uint32Array(mesh.tets) };

@@ -30,7 +30,7 @@ export function resolveMesh(
         'paths are relative to the scene file',
       );
     }
-    mesh = parseObj(text, source.file);
+    mesh = inFile(() => parseObj(text, source.file), `${where}.file`);
   }
   const positions = placePositions(mesh.positions, place);
   const triangles = new Uint32Array(mesh.triangles);
@@ -44,6 +44,19 @@ export function resolveMesh(
     }
   }
   return { positions, triangles, uvs: mesh.uvs };
+}
+
+/**
+ * Runs a mesh file's reader; its errors (`file:line:column: …`) are located
+ * at the scene field that named the file: `bodies[0].mesh.file (sail.obj:12:7)`.
+ */
+export function inFile<T>(read: () => T, field: string): T {
+  try {
+    return read();
+  } catch (e) {
+    if (e instanceof PbdError) throw new PbdError(e.code, `${field} (${e.where})`, e.detail, e.hint);
+    throw e;
+  }
 }
 
 /** The files a mesh source reads (for loaders that must fetch assets first). */

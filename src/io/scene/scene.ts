@@ -25,7 +25,19 @@ import {
 } from './collision.js';
 import { type BuildContext, formatPath, SceneError, type SceneIssue, vec3 } from './common.js';
 import { buildFemCloth, buildSoftBody, continuumFiles, femCloth, softBody } from './continuum.js';
+import {
+  estimateCloth,
+  estimateFemCloth,
+  estimateFluid,
+  estimateGranular,
+  estimateMeshCollider,
+  estimateShapeMatching,
+  estimateSoftBody,
+  estimateStrands,
+} from './estimates.js';
 import { buildFluid, fluidBody } from './fluids.js';
+import { guardSceneJson } from './guard.js';
+import { Budget, type SceneLimits } from './limits.js';
 import { meshFiles } from './meshes.js';
 import { shapeMatchingBodies, shapeMatchingBuilders } from './shape-matching.js';
 import { buildStrands, strandsBody } from './strands.js';
@@ -61,6 +73,49 @@ export const bodyBuilders: BuilderMap = {
   granular: buildGranular,
   strands: buildStrands,
 };
+
+type EstimateMap = {
+  [K in BodySpec['type']]: (spec: Extract<BodySpec, { type: K }>, where: string, budget: Budget) => void;
+};
+
+/**
+ * What each body type will allocate, declared from its JSON before anything
+ * is built (limits.ts, estimates.ts): a new body type must add its estimate.
+ */
+export const bodyEstimates: EstimateMap = {
+  cloth: estimateCloth,
+  softbody: estimateSoftBody,
+  'fem-cloth': estimateFemCloth,
+  'lattice-shape': estimateShapeMatching,
+  'surface-shape': estimateShapeMatching,
+  'rigid-cluster': estimateShapeMatching,
+  'oriented-particles': estimateShapeMatching,
+  'shape-matching-cloth': estimateShapeMatching,
+  fluid: estimateFluid,
+  granular: estimateGranular,
+  strands: estimateStrands,
+};
+
+/** What a collider will allocate (the analytic colliders: nothing worth counting). */
+function estimateCollider(spec: ColliderSpec, where: string, budget: Budget): void {
+  if (spec.type === 'mesh') estimateMeshCollider(spec, where, budget);
+}
+
+/**
+ * Declares on a budget what a scene will allocate; throws a PbdError naming
+ * the JSON field, the amount and the limit when the scene is too large.
+ */
+export function estimateScene(spec: SceneSpec, budget: Budget): void {
+  budget.count('maxBodies', spec.bodies.length, 'bodies');
+  budget.count('maxColliders', spec.colliders?.length ?? 0, 'colliders');
+  (spec.colliders ?? []).forEach((c, k) => {
+    estimateCollider(c, `colliders[${k}]`, budget);
+  });
+  spec.bodies.forEach((b, k) => {
+    const estimate = bodyEstimates[b.type] as (spec: BodySpec, where: string, budget: Budget) => void;
+    estimate(b, `bodies[${k}]`, budget);
+  });
+}
 
 function buildCollider(
   spec: ColliderSpec,
@@ -150,7 +205,7 @@ export type SceneSpec = z.infer<typeof sceneSchema>;
 // ---- parsing -------------------------------------------------------------
 
 /** Parses JSON text; a syntax error names the file, line and column. */
-export function parseSceneText(text: string, file = 'scene.json'): SceneSpec {
+export function parseSceneText(text: string, file = 'scene.json', limits?: Partial<SceneLimits>): SceneSpec {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -170,23 +225,51 @@ export function parseSceneText(text: string, file = 'scene.json'): SceneSpec {
       'JSON has no NaN, Infinity, comments or trailing commas',
     );
   }
-  return parseScene(json, file);
+  return parseScene(json, file, limits);
 }
 
-/** Validates a parsed JSON value against the scene schema. */
-export function parseScene(json: unknown, file = 'scene.json'): SceneSpec {
+/**
+ * Validates a parsed JSON value against the scene schema. With `limits`,
+ * more bodies or colliders than they allow are refused before the schema
+ * spends time on each.
+ */
+export function parseScene(json: unknown, file = 'scene.json', limits?: Partial<SceneLimits>): SceneSpec {
+  if (json && typeof json === 'object') {
+    const { bodies, colliders } = json as { bodies?: unknown; colliders?: unknown };
+    try {
+      const budget = new Budget(limits);
+      if (Array.isArray(bodies)) budget.count('maxBodies', bodies.length, 'bodies');
+      if (Array.isArray(colliders)) budget.count('maxColliders', colliders.length, 'colliders');
+    } catch (e) {
+      throw e instanceof PbdError ? e.within(file) : e;
+    }
+  }
+  // depth and magnitudes first: the schema and the messages below recurse into the value
+  const guarded = guardSceneJson(json, Object.keys(sceneSchema.shape));
+  if (guarded.length > 0 && guarded[0].message.includes('nested')) throw new SceneError(file, guarded);
   const r = sceneSchema.safeParse(json);
-  if (r.success) return r.data;
-  const issues: SceneIssue[] = r.error.issues.map((i) => ({
-    path: formatPath(i.path),
-    message: describeIssue(i, json),
-  }));
+  if (r.success && guarded.length === 0) return r.data;
+  const issues: SceneIssue[] = [...guarded];
+  const reported = new Set(guarded.map((i) => i.path));
+  for (const i of r.error?.issues ?? []) {
+    const path = formatPath(i.path);
+    if (reported.has(path)) continue;
+    if (issues.length >= MAX_REPORTED_ISSUES) {
+      issues.push({ path: '', message: `and ${r.error!.issues.length - issues.length} more problems` });
+      break;
+    }
+    reported.add(path);
+    issues.push({ path, message: describeIssue(i, json) });
+  }
   throw new SceneError(file, issues);
 }
 
+/** Most schema problems listed for one scene. */
+const MAX_REPORTED_ISSUES = 50;
+
 function describeIssue(issue: z.core.$ZodIssue, json: unknown): string {
   const got = valueAt(json, issue.path);
-  const shown = got === undefined ? 'nothing' : JSON.stringify(got)?.slice(0, 60);
+  const shown = got === undefined ? 'nothing' : preview(got);
   switch (issue.code) {
     case 'unrecognized_keys':
       return `unknown option${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')} (check the spelling; see schema/scene.schema.json)`;
@@ -198,6 +281,28 @@ function describeIssue(issue: z.core.$ZodIssue, json: unknown): string {
     default:
       return `${issue.message} (got ${shown})`;
   }
+}
+
+/**
+ * A short JSON preview of a value (about 60 characters): at most 8 items or
+ * keys and 3 levels of it are looked at, so a huge or deeply nested value
+ * costs nothing.
+ */
+function preview(v: unknown, depth = 0): string {
+  if (Array.isArray(v)) {
+    if (depth >= 3) return v.length ? '[…]' : '[]';
+    const items = v.slice(0, 8).map((x) => preview(x, depth + 1));
+    return `[${items.join(',')}${v.length > 8 ? `, … ${v.length} items` : ''}]`.slice(0, 60);
+  }
+  if (v && typeof v === 'object') {
+    if (depth >= 3) return '{…}';
+    const keys = Object.keys(v);
+    const items = keys
+      .slice(0, 8)
+      .map((k) => `${JSON.stringify(k)}:${preview((v as Record<string, unknown>)[k], depth + 1)}`);
+    return `{${items.join(',')}${keys.length > 8 ? ', …' : ''}}`.slice(0, 60);
+  }
+  return (JSON.stringify(v) ?? String(v)).slice(0, 60);
 }
 
 function valueAt(json: unknown, path: readonly PropertyKey[]): unknown {
@@ -229,6 +334,8 @@ export interface BuildOptions {
   file?: string;
   /** Allocate particles on SharedArrayBuffer. */
   sharedMemory?: boolean;
+  /** What the scene may allocate (limits.ts; defaults in defaultSceneLimits). */
+  limits?: Partial<SceneLimits>;
 }
 
 /** Builds a World from a validated scene. Errors name the scene file and the JSON path. */
@@ -240,14 +347,18 @@ export function buildScene(spec: SceneSpec, options: BuildOptions = {}): SceneIn
       throw new Error(`no file reader was given to load '${path}'`);
     });
   try {
+    const budget = new Budget(options.limits);
+    estimateScene(spec, budget);
     const world = new World({ ...(spec.world ?? {}), sharedMemory: options.sharedMemory });
     const colliders = (spec.colliders ?? []).map((c, k) =>
       buildCollider(c, world, `colliders[${k}]`, readFile),
     );
     const bodies = spec.bodies.map((b, k) => {
-      const ctx: BuildContext = { world, readFile, where: `bodies[${k}]` };
+      const ctx: BuildContext = { world, readFile, where: `bodies[${k}]`, budget };
       const build = bodyBuilders[b.type] as (spec: BodySpec, ctx: BuildContext) => Body;
-      return build(b, ctx);
+      const body = locate(() => build(b, ctx), ctx.where);
+      budget.settleParticles(world.store.count, ctx.where);
+      return body;
     });
     if (spec.collision) buildCollision(spec.collision, world, bodies);
     spec.camera?.follow?.forEach((name, k) => {
@@ -273,9 +384,23 @@ export function buildScene(spec: SceneSpec, options: BuildOptions = {}): SceneIn
   }
 }
 
+/**
+ * Runs a body's builder; an error that a library class located by its own
+ * name (`softbody.mesh: tet 2 …`) is located at the body's JSON path too:
+ * `bodies[1] (softbody.mesh: tet 2)`.
+ */
+function locate<T>(build: () => T, where: string): T {
+  try {
+    return build();
+  } catch (e) {
+    if (!(e instanceof PbdError) || e instanceof SceneError || e.where.startsWith(where)) throw e;
+    throw new PbdError(e.code, e.where ? `${where} (${e.where})` : where, e.detail, e.hint);
+  }
+}
+
 /** Parses and builds a scene from JSON text. */
 export function loadScene(text: string, options: BuildOptions = {}): SceneInstance {
-  return buildScene(parseSceneText(text, options.file), options);
+  return buildScene(parseSceneText(text, options.file, options.limits), options);
 }
 
 /** Files a scene reads besides itself (for loaders that must fetch them first). */

@@ -285,6 +285,8 @@ export const shapeMatchingBodies = [
   shapeMatchingClothBody,
 ] as const;
 
+export type ShapeMeshSpec = z.infer<typeof shapeMesh>;
+export type ShapeMatchingSpec = z.infer<(typeof shapeMatchingBodies)[number]>;
 type LatticeSpec = z.infer<typeof latticeShapeBody>;
 type SurfaceSpec = z.infer<typeof surfaceShapeBody>;
 type RigidSpec = z.infer<typeof rigidClusterBody>;
@@ -320,6 +322,10 @@ function applyPins(body: ShapeMatchingBody, pins: LatticeSpec['pins'], ctx: Buil
 
 export function buildLatticeShape(spec: LatticeSpec, ctx: BuildContext): Body {
   const mesh = resolveShape(spec.mesh, spec.transform, ctx, `${ctx.where}.mesh`);
+  // the adaptive octree's finest cells are at most minCell: its leaves are bounded by the lattice of minCell
+  if (spec.adaptive)
+    ctx.budget.reserveLattice(mesh.positions, spec.adaptive.minCell, `${ctx.where}.adaptive.minCell`);
+  else ctx.budget.reserveLattice(mesh.positions, spec.spacing, `${ctx.where}.spacing`);
   const o = { ...spec, mesh, velocity: spec.velocity as [number, number, number] | undefined };
   const body = spec.adaptive
     ? adaptiveLatticeBody(ctx.world, { ...o, ...spec.adaptive })
@@ -341,6 +347,7 @@ export function buildSurfaceShape(spec: SurfaceSpec, ctx: BuildContext): Body {
 
 export function buildRigidCluster(spec: RigidSpec, ctx: BuildContext): Body {
   const mesh = resolveShape(spec.mesh, spec.transform, ctx, `${ctx.where}.mesh`);
+  ctx.budget.reserveLattice(mesh.positions, spec.spacing, `${ctx.where}.spacing`);
   const lattice = Lattice.fromMesh(mesh, spec.spacing, ctx.where);
   const positions = lattice.positions();
   const n = positions.length / 3;

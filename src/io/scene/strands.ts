@@ -8,6 +8,7 @@ import { PbdError } from '../../core/errors.js';
 import { Motion } from '../../core/motion.js';
 import { hairOnSphere } from '../../strands/hair.js';
 import { Strands } from '../../strands/strands.js';
+import { helix, overhandKnot } from '../../strands/thread.js';
 import { type BuildContext, constraintParams, motion, vec3 } from './common.js';
 
 const stretchRange = {
@@ -44,6 +45,78 @@ export const longRangeSpec = z
   .extend(constraintParams.shape)
   .describe('Long Range Attachments (000 §3.5): every free vertex tethered to each pin');
 
+/** Generated centrelines of one strand: a straight line, a helix, a loosely tied overhand knot. */
+const shapeSpec = z
+  .discriminatedUnion('type', [
+    z.strictObject({
+      type: z.literal('line'),
+      from: vec3.describe('first end (m)'),
+      to: vec3.describe('last end (m)'),
+      segments: z.int().min(1).max(100_000),
+    }),
+    z.strictObject({
+      type: z.literal('helix'),
+      radius: z.number().positive().describe('coil radius (m)'),
+      pitch: z.number().positive().describe('rise per turn (m)'),
+      turns: z.number().positive(),
+      segment: z.number().positive().describe('segment length (m)'),
+      top: vec3.optional().describe('top end, default the origin; the helix goes down from it'),
+      lead: z
+        .number()
+        .min(0)
+        .optional()
+        .describe('straight lead from the top into the first coil (m), default 0'),
+    }),
+    z.strictObject({
+      type: z.literal('overhand-knot'),
+      size: z.number().positive().describe('knot scale a (m): the loop spans about 6 a'),
+      tail: z.number().positive().describe('length of each straight tail (m)'),
+      segment: z.number().positive().describe('segment length (m)'),
+      clearance: z
+        .number()
+        .min(0)
+        .optional()
+        .describe('how far the loop ends pass each other (m), default 1.5 a'),
+      center: vec3.optional(),
+    }),
+  ])
+  .describe('one strand from a generated centreline (root first)');
+
+/** The `rod` option: Cosserat rods (Kugelstadt & Schömer 2016) with their material. */
+const rodSpec = z
+  .strictObject({
+    youngsModulus: z.number().positive().describe("Young's modulus E (Pa)"),
+    shearModulus: z.number().positive().optional().describe('shear modulus G (Pa), default E / (2 (1 + ν))'),
+    poissonRatio: z.number().min(0).max(0.5).optional().describe("Poisson's ratio, default 0.5"),
+    radius: z.number().positive().optional().describe('cross-section radius (m), default the contact radius'),
+    density: z.number().positive().optional().describe('density (kg/m³), instead of linearDensity'),
+    extensible: z.boolean().optional().describe('stretch and shear from the material (default) or rigid'),
+    damping: z.number().min(0).optional().describe('Kelvin–Voigt retardation time (s), default 0'),
+    stiffness: z.number().min(0).max(1).optional().describe("PBD stiffness under the 'pbd' rule, default 1"),
+    gyrationRadius: z
+      .number()
+      .positive()
+      .optional()
+      .describe("segments' radius of gyration (m), default their length"),
+    clampRoots: z.boolean().optional().describe('clamp the rod at each pinned root, default true'),
+    restShape: z
+      .enum(['initial', 'straight'])
+      .optional()
+      .describe("rest curvature and twist: the initial centreline's (default) or none"),
+    normal: vec3.optional().describe("first segment's material axis d1"),
+  })
+  .describe('Cosserat rods: per-segment orientations, stretch–shear and bend–twist from E and G');
+
+/** A gripper: a rod's segment clamped (both particles and its orientation), where it is or moved by a motion. */
+const gripperSpec = z.strictObject({
+  segment: z
+    .int()
+    .describe(
+      "the segment's first particle (body-local); negative counts from the end: −2 is the last segment",
+    ),
+  motion: motion.optional().describe('scripted motion of the gripper'),
+});
+
 export const strandsBody = z
   .strictObject({
     type: z.literal('strands'),
@@ -74,6 +147,9 @@ export const strandsBody = z
       .optional()
       .describe('a hairstyle on a head-like sphere'),
     strands: z.array(z.array(vec3).min(2)).min(1).optional().describe('explicit polylines, root first'),
+    shape: shapeSpec.optional(),
+    rod: rodSpec.optional(),
+    grippers: z.array(gripperSpec).optional().describe('clamped rod segments (kinematic grippers)'),
     linearDensity: z.number().positive().optional().describe('kg/m, default 0.01'),
     radius: z.number().min(0).optional().describe('contact radius of every particle (m), default 0'),
     roots: z
@@ -121,12 +197,13 @@ export type StrandsSpec = z.infer<typeof strandsBody>;
 
 export function buildStrands(spec: StrandsSpec, ctx: BuildContext): Strands {
   const where = ctx.where;
-  if ((spec.hair ? 1 : 0) + (spec.strands ? 1 : 0) !== 1) {
+  const given = (spec.hair ? 1 : 0) + (spec.strands ? 1 : 0) + (spec.shape ? 1 : 0);
+  if (given !== 1) {
     throw new PbdError(
       'scene/strands',
       where,
-      spec.hair ? 'has both hair and strands' : 'has neither hair nor strands',
-      'give a hairstyle ({ hair }) or explicit polylines ({ strands })',
+      given > 1 ? 'has more than one of hair, strands and shape' : 'has neither hair, strands nor shape',
+      'give a hairstyle ({ hair }), explicit polylines ({ strands }) or a generated centreline ({ shape })',
     );
   }
   let geometry: { positions: Float64Array; strandStart: Int32Array };
@@ -146,6 +223,16 @@ export function buildStrands(spec: StrandsSpec, ctx: BuildContext): Strands {
       },
       `${where}.hair`,
     );
+  } else if (spec.shape) {
+    const sh = spec.shape;
+    let pts: number[];
+    if (sh.type === 'line') {
+      pts = [];
+      for (let j = 0; j <= sh.segments; j++)
+        for (let k = 0; k < 3; k++) pts.push(sh.from[k] + ((sh.to[k] - sh.from[k]) * j) / sh.segments);
+    } else if (sh.type === 'helix') pts = helix(sh, `${where}.shape`);
+    else pts = overhandKnot(sh, `${where}.shape`);
+    geometry = { positions: Float64Array.from(pts), strandStart: Int32Array.from([0, pts.length / 3]) };
   } else {
     const lines = spec.strands!;
     const start = new Int32Array(lines.length + 1);
@@ -181,7 +268,7 @@ export function buildStrands(spec: StrandsSpec, ctx: BuildContext): Strands {
   } else if (roots.motion) {
     rootMotion = new Motion(roots.motion, `${where}.roots.motion`);
   }
-  return locate(
+  const body = locate(
     where,
     spec.name,
     () =>
@@ -196,11 +283,29 @@ export function buildStrands(spec: StrandsSpec, ctx: BuildContext): Strands {
         stretch: spec.stretch,
         bend: spec.bend,
         shapeMatching: spec.shapeMatching,
+        rod: spec.rod,
         velocity: spec.velocity,
         group: spec.group,
         mask: spec.mask,
       }),
   );
+  (spec.grippers ?? []).forEach((g, k) => {
+    const n = body.count;
+    const first = g.segment < 0 ? n + g.segment : g.segment;
+    const m = g.motion ? new Motion(g.motion, `${where}.grippers[${k}].motion`) : undefined;
+    locate(`${where}.grippers[${k}]`, spec.name, () => {
+      if (!(first >= 0 && first + 1 < n))
+        throw new PbdError(
+          'scene/strands-gripper',
+          `${where}.grippers[${k}].segment`,
+          `names no segment (${g.segment}) of a body of ${n} particles`,
+          'give a first particle in [0, count − 2], or −2 for the last segment',
+        );
+      body.clamp(first, m);
+      return body;
+    });
+  });
+  return body;
 }
 
 /** Strands name their errors `strands 'name'…`; in a scene they are located at the body's JSON path. */

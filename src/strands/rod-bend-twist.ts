@@ -1,0 +1,498 @@
+/** Bend and twist of Cosserat rods; the model is described in rod-common.ts. */
+import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
+import type { Motion } from '../core/motion.js';
+import type { ParticleStore } from '../core/particles.js';
+import { ProjectionRule } from '../core/solver.js';
+import { quatMultiply } from '../math/quat.js';
+import {
+  type AxisStiffness,
+  checkDampingTime,
+  checkStiffness,
+  quatProduct,
+  type RodDamping,
+} from './rod-common.js';
+
+/**
+ * Bend and twist constraints of Cosserat rods (eq. 40): one per pair of
+ * adjacent segments, orientations qa and qb (particle indices), with the
+ * rest Darboux vector Ω⁰ = q̄_a⁰ q_b⁰ of the rest shape (4 per constraint).
+ */
+export class BendTwistConstraints implements ConstraintSet {
+  readonly kind = 'rod-bend-twist';
+  readonly order = 0;
+  enabled = true;
+  readonly count: number;
+  readonly colors = 1;
+  readonly qa: Int32Array;
+  readonly qb: Int32Array;
+  /** Rest Darboux vectors Ω⁰ (unit quaternions x, y, z, w), 4 per constraint. */
+  readonly restDarboux: Float64Array;
+  /** Length L of each joint, half the sum of its two segments' (m). */
+  readonly jointLength: Float64Array;
+  readonly lambda: Float64Array;
+  readonly rule: ProjectionRule;
+  /** 1/(E I), 1/(E I), 1/(G J) (1/(N m²)) per material axis; 0 is rigid. */
+  readonly invStiffness: Float64Array;
+  /** Kelvin–Voigt retardation time τ (s); see RodDamping. */
+  dampingTime: number;
+  /**
+   * Anchored joints: a segment joined to a clamped frame (a rod's clamped
+   * root). The clamp holds the frame of the rod's end, half a segment
+   * before the segment's orientation (which sits at the segment's middle),
+   * so the joint has length l/2 and the first segment bends against the
+   * wall like every other: the cantilever's deflection then converges as
+   * 1 + O(1/n²) instead of (1 − 1/n)² with the segment itself clamped.
+   */
+  anchorCount = 0;
+  anchorsEnabled = true;
+  private anchorQ = new Int32Array(0);
+  /** The clamped frame now, at the start of the substep, and at time 0 (4 each per anchor). */
+  private anchorFrame = new Float64Array(0);
+  private anchorPrev = new Float64Array(0);
+  private anchorBase = new Float64Array(0);
+  /** Rest Darboux vector between the frame and the segment (4 per anchor), joint length, multipliers. */
+  private anchorRest = new Float64Array(0);
+  private anchorLength = new Float64Array(0);
+  private anchorLambda = new Float64Array(0);
+  private anchorMotion: (Motion | null)[] = [];
+  private readonly atScale = new Float64Array(3);
+  private gamma = 0;
+
+  constructor(
+    joints: {
+      qa: ArrayLike<number>;
+      qb: ArrayLike<number>;
+      restDarboux: ArrayLike<number>;
+      jointLength: ArrayLike<number>;
+    },
+    stiffness: AxisStiffness,
+    params: RodDamping = {},
+    where = 'rod.bendTwist',
+  ) {
+    this.qa = Int32Array.from(joints.qa);
+    this.qb = Int32Array.from(joints.qb);
+    this.restDarboux = Float64Array.from(joints.restDarboux);
+    this.jointLength = Float64Array.from(joints.jointLength);
+    this.count = this.qa.length;
+    this.lambda = new Float64Array(3 * this.count);
+    this.rule = new ProjectionRule({ stiffness: params.stiffness }, where);
+    this.invStiffness = checkStiffness(stiffness, `${where}.stiffness`);
+    this.dampingTime = checkDampingTime(params.damping ?? 0, `${where}.damping`);
+  }
+
+  /** Sets the material stiffness per axis (N m²): E I, E I, G J. */
+  setStiffness(k: AxisStiffness): void {
+    this.invStiffness.set(checkStiffness(k, 'rod.bendTwist.stiffness'));
+  }
+
+  /**
+   * Joins the orientation of particle `q` to a clamped frame (unit
+   * quaternion `frame`, carried by `motion`'s rotation when given) with a
+   * joint of length `length` and rest Darboux vector `rest` (frame⁰‾ q⁰).
+   */
+  addAnchor(
+    q: number,
+    frame: ArrayLike<number>,
+    rest: ArrayLike<number>,
+    length: number,
+    motion: Motion | null = null,
+  ): void {
+    const n = this.anchorCount + 1;
+    const grow = (a: Float64Array, k: number) => {
+      const b = new Float64Array(k * n);
+      b.set(a);
+      return b;
+    };
+    const qs = new Int32Array(n);
+    qs.set(this.anchorQ);
+    qs[n - 1] = q;
+    this.anchorQ = qs;
+    this.anchorFrame = grow(this.anchorFrame, 4);
+    this.anchorPrev = grow(this.anchorPrev, 4);
+    this.anchorBase = grow(this.anchorBase, 4);
+    this.anchorRest = grow(this.anchorRest, 4);
+    this.anchorLength = grow(this.anchorLength, 1);
+    this.anchorLambda = grow(this.anchorLambda, 3);
+    for (let k = 0; k < 4; k++) {
+      this.anchorFrame[4 * (n - 1) + k] =
+        this.anchorPrev[4 * (n - 1) + k] =
+        this.anchorBase[4 * (n - 1) + k] =
+          frame[k];
+      this.anchorRest[4 * (n - 1) + k] = rest[k];
+    }
+    this.anchorLength[n - 1] = length;
+    this.anchorMotion.push(motion);
+    this.anchorCount = n;
+  }
+
+  beginStep(ctx: StepContext): void {
+    this.rule.update(ctx.solver, ctx.h, ctx.passes);
+    const xpbd = ctx.solver === 'xpbd';
+    // α = L/(4 K): the scale per unit joint length
+    for (let k = 0; k < 3; k++)
+      this.atScale[k] = xpbd ? 0.25 * this.invStiffness[k] * ctx.invH * ctx.invH : 0;
+    this.gamma = xpbd ? this.dampingTime * ctx.invH : 0;
+    this.lambda.fill(0);
+    this.anchorLambda.fill(0);
+    for (let a = 0; a < this.anchorCount; a++) {
+      for (let k = 0; k < 4; k++) this.anchorPrev[4 * a + k] = this.anchorFrame[4 * a + k];
+      const m = this.anchorMotion[a];
+      if (m) {
+        m.evaluate(ctx.time);
+        quatMultiply(this.anchorFrame, 4 * a, m.rotation, 0, this.anchorBase, 4 * a);
+      }
+    }
+  }
+
+  /** The anchored joints (root first, so forward; last when reverse, mirroring the chain order). */
+  private projectAnchors(ctx: StepContext): void {
+    const store = ctx.store;
+    for (let a = 0; a < this.anchorCount; a++) {
+      const i = this.anchorQ[a];
+      projectBendTwistJoint(
+        this.anchorFrame,
+        4 * a,
+        this.anchorPrev,
+        0,
+        store.qp,
+        4 * i,
+        store.q,
+        0.25 * store.invInertia[3 * i],
+        this.anchorRest,
+        4 * a,
+        this.anchorLength[a],
+        this.anchorLambda,
+        3 * a,
+        this.atScale,
+        this.gamma,
+        this.rule.kPrime,
+      );
+    }
+  }
+
+  project(ctx: StepContext): void {
+    const store = ctx.store;
+    const qp = store.qp,
+      q0 = store.q,
+      iI = store.invInertia;
+    const QA = this.qa,
+      QB = this.qb,
+      R0 = this.restDarboux,
+      JL = this.jointLength,
+      lam = this.lambda;
+    const kp = this.rule.kPrime;
+    const as0 = this.atScale[0],
+      as1 = this.atScale[1],
+      as2 = this.atScale[2];
+    const gamma = this.gamma;
+    const n = this.count;
+    const rev = ctx.reverse;
+    const anchors = this.anchorsEnabled && this.anchorCount > 0;
+    if (anchors && !rev) this.projectAnchors(ctx);
+    for (let k = 0; k < n; k++) {
+      const c = rev ? n - 1 - k : k;
+      const ia = 4 * QA[c],
+        ib = 4 * QB[c];
+      const wq = 0.25 * iI[3 * QA[c]],
+        wu = 0.25 * iI[3 * QB[c]];
+      const W = wq + wu;
+      if (W === 0) continue;
+      const qx = qp[ia],
+        qy = qp[ia + 1],
+        qz = qp[ia + 2],
+        qw = qp[ia + 3];
+      let ux = qp[ib],
+        uy = qp[ib + 1],
+        uz = qp[ib + 2],
+        uw = qp[ib + 3];
+      // Ω = q̄ u
+      let ox = qw * ux - qx * uw - qy * uz + qz * uy,
+        oy = qw * uy + qx * uz - qy * uw - qz * ux,
+        oz = qw * uz - qx * uy + qy * ux - qz * uw;
+      const ow = qw * uw + qx * ux + qy * uy + qz * uz;
+      const r = 4 * c;
+      // u′ = ±u: the one whose Ω is nearer Ω⁰
+      let sgn = 1;
+      if (ox * R0[r] + oy * R0[r + 1] + oz * R0[r + 2] + ow * R0[r + 3] < 0) {
+        sgn = -1;
+        ox = -ox;
+        oy = -oy;
+        oz = -oz;
+        ux = -ux;
+        uy = -uy;
+        uz = -uz;
+        uw = -uw;
+      }
+      const C1 = ox - R0[r],
+        C2 = oy - R0[r + 1],
+        C3 = oz - R0[r + 2];
+      const L = JL[c];
+      const at0 = as0 * L,
+        at1 = as1 * L,
+        at2 = as2 * L;
+      let r1 = -C1 - at0 * lam[3 * c],
+        r2 = -C2 - at1 * lam[3 * c + 1],
+        r3 = -C3 - at2 * lam[3 * c + 2];
+      let e0 = W,
+        e1 = W,
+        e2 = W;
+      if (gamma !== 0) {
+        // γ (∇_q C_k·(q_p − q) + ∇_{u′} C_k·(u′_p − u′)) with ∇_{u′} C_k = q e_k, ∇_q C_k = −u′ e_k
+        const dqx = qx - q0[ia],
+          dqy = qy - q0[ia + 1],
+          dqz = qz - q0[ia + 2],
+          dqw = qw - q0[ia + 3];
+        const dux = ux - sgn * q0[ib],
+          duy = uy - sgn * q0[ib + 1],
+          duz = uz - sgn * q0[ib + 2],
+          duw = uw - sgn * q0[ib + 3];
+        // (a e_k)·d = Im(ā d)_k ; so ∇C·Δ = Im(q̄ Δu′)_k − Im(ū′ Δq)_k
+        const hx = qw * dux - qx * duw - qy * duz + qz * duy - (uw * dqx - ux * dqw - uy * dqz + uz * dqy),
+          hy = qw * duy + qx * duz - qy * duw - qz * dux - (uw * dqy + ux * dqz - uy * dqw - uz * dqx),
+          hz = qw * duz - qx * duy + qy * dux - qz * duw - (uw * dqz - ux * dqy + uy * dqx - uz * dqw);
+        r1 -= gamma * hx;
+        r2 -= gamma * hy;
+        r3 -= gamma * hz;
+        e0 = e1 = e2 = (1 + gamma) * W;
+      }
+      const l1 = (kp * r1) / (e0 + at0),
+        l2 = (kp * r2) / (e1 + at1),
+        l3 = (kp * r3) / (e2 + at2);
+      lam[3 * c] += l1;
+      lam[3 * c + 1] += l2;
+      lam[3 * c + 2] += l3;
+      // Δq = −w_q u′ Λ, Δu′ = w_u q Λ (Λ = (l1, l2, l3, 0)); u = sgn u′
+      if (wq !== 0) {
+        // Δq = −w_q u′ Λ without its part along q (which only rescales q, and would shorten the rotation)
+        let ax = -wq * (uw * l1 + uy * l3 - uz * l2),
+          ay = -wq * (uw * l2 + uz * l1 - ux * l3),
+          az = -wq * (uw * l3 + ux * l2 - uy * l1),
+          aw = wq * (ux * l1 + uy * l2 + uz * l3);
+        const rq = ax * qx + ay * qy + az * qz + aw * qw;
+        ax -= rq * qx;
+        ay -= rq * qy;
+        az -= rq * qz;
+        aw -= rq * qw;
+        const nx = qx + ax,
+          ny = qy + ay,
+          nz = qz + az,
+          nw = qw + aw;
+        const len = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+        if (len > 1e-12) {
+          const il = 1 / len;
+          qp[ia] = nx * il;
+          qp[ia + 1] = ny * il;
+          qp[ia + 2] = nz * il;
+          qp[ia + 3] = nw * il;
+        }
+      }
+      if (wu !== 0) {
+        let ax = wu * (qw * l1 + qy * l3 - qz * l2),
+          ay = wu * (qw * l2 + qz * l1 - qx * l3),
+          az = wu * (qw * l3 + qx * l2 - qy * l1),
+          aw = -wu * (qx * l1 + qy * l2 + qz * l3);
+        const ru = ax * ux + ay * uy + az * uz + aw * uw;
+        ax -= ru * ux;
+        ay -= ru * uy;
+        az -= ru * uz;
+        aw -= ru * uw;
+        const nx = ux + ax,
+          ny = uy + ay,
+          nz = uz + az,
+          nw = uw + aw;
+        const len = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+        if (len > 1e-12) {
+          const il = sgn / len;
+          qp[ib] = nx * il;
+          qp[ib + 1] = ny * il;
+          qp[ib + 2] = nz * il;
+          qp[ib + 3] = nw * il;
+        }
+      }
+    }
+    if (anchors && rev) this.projectAnchors(ctx);
+  }
+
+  /** Largest |C_b| = |Im(q̄ u′) − Im Ω⁰| over the joints, at q (dimensionless: about half the bend angle). */
+  maxViolation(store: ParticleStore): number {
+    let m = 0;
+    const q = store.q;
+    const out = new Float64Array(3);
+    for (let c = 0; c < this.count; c++) {
+      bendTwistValue(q, 4 * this.qa[c], q, 4 * this.qb[c], this.restDarboux, 4 * c, out);
+      m = Math.max(m, Math.hypot(out[0], out[1], out[2]));
+    }
+    return m;
+  }
+}
+
+/**
+ * Projects one bend–twist joint: orientation q = Q[qo..qo+3] (start of the
+ * substep Q0[qo..]; inverse mass w_q, 0 for a clamped frame) and u =
+ * U[uo..uo+3] (U0, w_u), rest Darboux vector R0[ro..], joint length L,
+ * multipliers lam[lo..lo+2], α̃ per unit length atScale[0..2], damping γ and
+ * PBD k′ — exactly what the set's loop does for each of its joints.
+ */
+export function projectBendTwistJoint(
+  Q: Float64Array,
+  qo: number,
+  Q0: Float64Array,
+  wq: number,
+  U: Float64Array,
+  uo: number,
+  U0: Float64Array,
+  wu: number,
+  R0: Float64Array,
+  ro: number,
+  L: number,
+  lam: Float64Array,
+  lo: number,
+  atScale: Float64Array,
+  gamma: number,
+  kp: number,
+): void {
+  const W = wq + wu;
+  if (W === 0) return;
+  const qx = Q[qo],
+    qy = Q[qo + 1],
+    qz = Q[qo + 2],
+    qw = Q[qo + 3];
+  let ux = U[uo],
+    uy = U[uo + 1],
+    uz = U[uo + 2],
+    uw = U[uo + 3];
+  let ox = qw * ux - qx * uw - qy * uz + qz * uy,
+    oy = qw * uy + qx * uz - qy * uw - qz * ux,
+    oz = qw * uz - qx * uy + qy * ux - qz * uw;
+  const ow = qw * uw + qx * ux + qy * uy + qz * uz;
+  let sgn = 1;
+  if (ox * R0[ro] + oy * R0[ro + 1] + oz * R0[ro + 2] + ow * R0[ro + 3] < 0) {
+    sgn = -1;
+    ox = -ox;
+    oy = -oy;
+    oz = -oz;
+    ux = -ux;
+    uy = -uy;
+    uz = -uz;
+    uw = -uw;
+  }
+  const at0 = atScale[0] * L,
+    at1 = atScale[1] * L,
+    at2 = atScale[2] * L;
+  let r1 = -(ox - R0[ro]) - at0 * lam[lo],
+    r2 = -(oy - R0[ro + 1]) - at1 * lam[lo + 1],
+    r3 = -(oz - R0[ro + 2]) - at2 * lam[lo + 2];
+  let e = W;
+  if (gamma !== 0) {
+    const dqx = qx - Q0[qo],
+      dqy = qy - Q0[qo + 1],
+      dqz = qz - Q0[qo + 2],
+      dqw = qw - Q0[qo + 3];
+    const dux = ux - sgn * U0[uo],
+      duy = uy - sgn * U0[uo + 1],
+      duz = uz - sgn * U0[uo + 2],
+      duw = uw - sgn * U0[uo + 3];
+    r1 -= gamma * (qw * dux - qx * duw - qy * duz + qz * duy - (uw * dqx - ux * dqw - uy * dqz + uz * dqy));
+    r2 -= gamma * (qw * duy + qx * duz - qy * duw - qz * dux - (uw * dqy + ux * dqz - uy * dqw - uz * dqx));
+    r3 -= gamma * (qw * duz - qx * duy + qy * dux - qz * duw - (uw * dqz - ux * dqy + uy * dqx - uz * dqw));
+    e = (1 + gamma) * W;
+  }
+  const l1 = (kp * r1) / (e + at0),
+    l2 = (kp * r2) / (e + at1),
+    l3 = (kp * r3) / (e + at2);
+  lam[lo] += l1;
+  lam[lo + 1] += l2;
+  lam[lo + 2] += l3;
+  if (wq !== 0) {
+    // Δq = −w_q u′ Λ without its part along q (which only rescales q, and would shorten the rotation)
+    let ax = -wq * (uw * l1 + uy * l3 - uz * l2),
+      ay = -wq * (uw * l2 + uz * l1 - ux * l3),
+      az = -wq * (uw * l3 + ux * l2 - uy * l1),
+      aw = wq * (ux * l1 + uy * l2 + uz * l3);
+    const rq = ax * qx + ay * qy + az * qz + aw * qw;
+    ax -= rq * qx;
+    ay -= rq * qy;
+    az -= rq * qz;
+    aw -= rq * qw;
+    const nx = qx + ax,
+      ny = qy + ay,
+      nz = qz + az,
+      nw = qw + aw;
+    const len = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+    if (len > 1e-12) {
+      const il = 1 / len;
+      Q[qo] = nx * il;
+      Q[qo + 1] = ny * il;
+      Q[qo + 2] = nz * il;
+      Q[qo + 3] = nw * il;
+    }
+  }
+  if (wu !== 0) {
+    let ax = wu * (qw * l1 + qy * l3 - qz * l2),
+      ay = wu * (qw * l2 + qz * l1 - qx * l3),
+      az = wu * (qw * l3 + qx * l2 - qy * l1),
+      aw = -wu * (qx * l1 + qy * l2 + qz * l3);
+    const ru = ax * ux + ay * uy + az * uz + aw * uw;
+    ax -= ru * ux;
+    ay -= ru * uy;
+    az -= ru * uz;
+    aw -= ru * uw;
+    const nx = ux + ax,
+      ny = uy + ay,
+      nz = uz + az,
+      nw = uw + aw;
+    const len = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+    if (len > 1e-12) {
+      const il = sgn / len;
+      U[uo] = nx * il;
+      U[uo + 1] = ny * il;
+      U[uo + 2] = nz * il;
+      U[uo + 3] = nw * il;
+    }
+  }
+}
+
+/** C_b = Im(q̄ u′) − Im Ω⁰ of one bend–twist constraint (u′ = ±u, nearer Ω⁰), into out[0..2]; returns the sign of u′. */
+export function bendTwistValue(
+  q: ArrayLike<number>,
+  qo: number,
+  u: ArrayLike<number>,
+  uo: number,
+  rest: ArrayLike<number>,
+  ro: number,
+  out: Float64Array,
+): number {
+  const o = quatProduct(
+    [-q[qo], -q[qo + 1], -q[qo + 2], q[qo + 3]],
+    [u[uo], u[uo + 1], u[uo + 2], u[uo + 3]],
+  );
+  const sgn = o[0] * rest[ro] + o[1] * rest[ro + 1] + o[2] * rest[ro + 2] + o[3] * rest[ro + 3] < 0 ? -1 : 1;
+  for (let k = 0; k < 3; k++) out[k] = sgn * o[k] - rest[ro + k];
+  return sgn;
+}
+
+/**
+ * The gradients of the bend–twist components C_k (material axes of q) as
+ * the kernel uses them: ∇_q C_k = −u′ e_k, ∇_u C_k = sgn · q e_k
+ * (quaternions x y z w), with u′ = sgn u.
+ */
+export function bendTwistGradients(
+  q: ArrayLike<number>,
+  u: ArrayLike<number>,
+  sgn: number,
+): { q: Float64Array; u: Float64Array } {
+  const gq = new Float64Array(12),
+    gu = new Float64Array(12);
+  const up = [sgn * u[0], sgn * u[1], sgn * u[2], sgn * u[3]];
+  for (let k = 0; k < 3; k++) {
+    const e = [0, 0, 0, 0];
+    e[k] = 1;
+    const a = quatProduct(up, e),
+      b = quatProduct([q[0], q[1], q[2], q[3]], e);
+    for (let i = 0; i < 4; i++) {
+      gq[4 * k + i] = -a[i];
+      gu[4 * k + i] = sgn * b[i];
+    }
+  }
+  return { q: gq, u: gu };
+}

@@ -1,0 +1,114 @@
+/**
+ * The constraints of position and orientation based Cosserat rods
+ * (Kugelstadt & Schömer 2016, "Position and Orientation Based Cosserat
+ * Rods", SCA 2016).
+ *
+ * A rod is a chain of particles p_0 … p_n (positions) and one orientation
+ * per segment, a unit quaternion q_j for the segment p_j → p_{j+1}, whose
+ * rotation carries the world axes onto the segment's material frame
+ * d_k = q e_k q̄ (d_3 along the centreline). The orientation of segment j
+ * lives in the orientation channel of particle j of the store
+ * (ParticleStore.qp), its "mass" in the inverse moments of inertia: the
+ * paper projects quaternions as 4-vectors with an inverse mass w_q, which is
+ * the rotation of a body of isotropic moment I = 1/(4 w_q) (a rotation δθ
+ * moves q by ½ δθ q, so ½ w_q⁻¹ |q̇|² = ½ I |ω|²); we take w_q = ¼ I⁻¹ with
+ * I⁻¹ the particle's (isotropic) inverse moment, so the World's orientation
+ * stages integrate the same inertia the constraints project with.
+ *
+ * Stretch and shear, per segment (the paper's strain constraint; its
+ * corrections are eq. 37): the strain of the centreline against the
+ * segment's d_3, (p_b − p_a)/l − d_3. We write it in the material frame,
+ * C_s = Rᵀ(q)(p_b − p_a)/l − e_3, and correct the orientation by a rotation
+ * with the segment's inverse moment of inertia rather than as a 4-vector:
+ * rod-stretch-shear.ts says why (momentum, and the stretch correction the
+ * 4-vector form starves) and gives the projection.
+ *
+ * Bend and twist, per pair of adjacent segments (the Darboux vector
+ * constraint; its corrections are eq. 40): the discrete Darboux vector is
+ * Ω = q̄ u (u the next segment's orientation), Im Ω ≈ (l/2) κ in the material
+ * frame of q, and with its rest value Ω⁰ (a unit quaternion),
+ *
+ *   C_b(q, u) = Im(q̄ u′) − Im Ω⁰,  u′ = ±u (the sign whose q̄u′ is nearer Ω⁰:
+ *               q and −q are one rotation; the paper's choice between Ω − Ω⁰ and Ω + Ω⁰),
+ *   ∇_{u′} (v·C_b) = q v,  ∇_q (v·C_b) = −u′ v,
+ *
+ * so ∇C M⁻¹ ∇Cᵀ = (w_q + w_u) I; Δq = −w_q u′ Λ, Δu′ = w_u q Λ, each without
+ * its part along the quaternion itself (which only rescales it, and whose
+ * removal by the normalisation would shorten the rotation: with it removed
+ * the two rotations cancel in the angular momentum), then normalised — the
+ * unit-length constraint, whose projection for one quaternion is the
+ * normalisation.
+ *
+ * XPBD (Macklin et al. 2016) with compliance from the material: the rod's
+ * energy is ½ ∫ Γᵀ K_s Γ ds + ½ ∫ (κ − κ⁰)ᵀ K_b (κ − κ⁰) ds in the material
+ * frame, with K_s = diag(κ_s G A, κ_s G A, E A) (shear, shear, stretch) and
+ * K_b = diag(E I, E I, G J) (bend, bend, twist). Per segment of length l the
+ * stretch–shear energy is ½ l Γᵀ K_s Γ, so α = 1/(K_s l) per material axis;
+ * per joint of length L = (l_j + l_{j+1})/2 the Darboux constraint is C_b ≈
+ * (L/2)(κ − κ⁰), so ½ L K_b κ² = ½ (4 K_b / L) C_b² and α = L/(4 K_b). The
+ * components of both constraints are material-frame components, so the
+ * compliance is diagonal; the 3 × 3 XPBD system is diagonal for bend–twist
+ * (∇C M⁻¹ ∇Cᵀ a multiple of the identity) and solved in closed form for
+ * stretch–shear.
+ *
+ * Both sets (rod-stretch-shear.ts, rod-bend-twist.ts) project their
+ * constraints in chain order, root to tip (tip to
+ * root when ctx.reverse), which carries a correction along the rod in one
+ * pass: like FTL they are sequential chains, one colour, run whole on one
+ * thread. The kernels are written out inline in the loops and again as the
+ * exported single-constraint functions the tests check.
+ */
+import { PbdError } from '../core/errors.js';
+
+/** Material stiffnesses of a rod set along its three material axes. */
+export type AxisStiffness = [number, number, number];
+
+export function checkStiffness(k: AxisStiffness, where: string): Float64Array {
+  const inv = new Float64Array(3);
+  for (let a = 0; a < 3; a++) {
+    if (!(k[a] > 0)) {
+      throw new PbdError(
+        'rod/stiffness',
+        `${where}[${a}]`,
+        `must be > 0 (or Infinity for a rigid axis), got ${k[a]}`,
+        "give the rod positive moduli (Young's modulus, shear modulus) and radius",
+      );
+    }
+    inv[a] = Number.isFinite(k[a]) ? 1 / k[a] : 0;
+  }
+  return inv;
+}
+
+export function checkDampingTime(tau: number, where: string): number {
+  if (!(tau >= 0) || !Number.isFinite(tau)) {
+    throw new PbdError(
+      'rod/damping',
+      where,
+      `must be a retardation time ≥ 0 s, got ${tau}`,
+      'the material damps strain rates over this time; 0 is undamped, a few substeps is strongly damped',
+    );
+  }
+  return tau;
+}
+
+/**
+ * The parameters of a rod constraint set: the PBD stiffness k ∈ [0, 1]
+ * (used when the world runs the 'pbd' rule), and the material's damping
+ * as a Kelvin–Voigt retardation time τ (s): the stress gains τ E ε̇ on top
+ * of E ε, i.e. XPBD damping β = τ/α for every constraint, γ = α β / h = τ/h.
+ */
+export interface RodDamping {
+  stiffness?: number;
+  /** Retardation time τ (s). Default 0. */
+  damping?: number;
+}
+
+/** a · b of quaternions (x, y, z, w) as plain arrays (for the reference functions, not the loops). */
+export function quatProduct(a: ArrayLike<number>, b: ArrayLike<number>): number[] {
+  return [
+    a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+    a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+    a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+    a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
+  ];
+}

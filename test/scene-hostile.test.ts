@@ -1,0 +1,244 @@
+import { describe, expect, it } from 'vitest';
+import { PbdError } from '../src/core/errors.js';
+import { jsonErrorOffset, lineColumn } from '../src/io/json-position.js';
+import type { SceneError } from '../src/io/scene/common.js';
+import { MAX_SCENE_DEPTH } from '../src/io/scene/guard.js';
+import { defaultSceneLimits } from '../src/io/scene/limits.js';
+import { loadScene, parseScene, parseSceneText } from '../src/io/scene/scene.js';
+
+const base = {
+  title: 't',
+  family: 'cloth',
+  bodies: [{ type: 'cloth', mesh: { grid: { width: 1, height: 1, cols: 4, rows: 4 } } }],
+};
+
+/** The error a call throws (fails the test when it throws nothing or something other than a PbdError). */
+function thrown(f: () => unknown): PbdError {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(PbdError);
+    return e as PbdError;
+  }
+  throw new Error('expected a PbdError');
+}
+
+describe('hostile JSON: deep nesting and enormous numbers', () => {
+  for (const levels of [5_000, 100_000]) {
+    it(`${levels} levels of nesting inside a scene: a path, no stack overflow`, () => {
+      const deep = `${'['.repeat(levels)}1${']'.repeat(levels)}`;
+      const text = JSON.stringify({ ...base, description: '__deep__' }).replace('"__deep__"', deep);
+      const e = thrown(() => parseSceneText(text, 'deep.json')) as SceneError;
+      expect(e.code).toBe('scene/invalid');
+      expect(e.issues[0].path.startsWith('description[0][0]')).toBe(true);
+      expect(e.issues[0].message).toMatch(new RegExp(`nested more than ${MAX_SCENE_DEPTH} levels`));
+    });
+
+    it(`${levels} unclosed levels: a syntax error with line and column`, () => {
+      const text = `{"title": ${'{"a":'.repeat(levels)}`;
+      expect(jsonErrorOffset(text)).toBe(text.length);
+      const e = thrown(() => parseSceneText(text, 'open.json'));
+      expect(e.where).toBe(`open.json:1:${text.length + 1}`);
+    });
+  }
+
+  it('the syntax scanner agrees with JSON.parse on valid and broken text', () => {
+    const good = JSON.stringify({ a: [1, -2.5e3, 'x\\"y', true, false, null, {}, []], b: { c: '' } });
+    expect(jsonErrorOffset(good)).toBe(-1);
+    expect(jsonErrorOffset('{"a": [1, 2,]}')).toBe(12);
+    expect(jsonErrorOffset('{"a" 1}')).toBe(5);
+    expect(jsonErrorOffset('[1] x')).toBe(4);
+    expect(lineColumn('ab\ncd\nef', 7)).toEqual({ line: 3, column: 2 });
+  });
+
+  it('enormous and tiny magnitudes are refused with their path before the schema', () => {
+    const scene = structuredClone(base) as Record<string, unknown>;
+    (scene.bodies as Record<string, unknown>[])[0].density = 1e300;
+    scene.world = { gravity: [0, -9.81, 1e-310] };
+    const e = thrown(() => parseScene(scene, 'big.json')) as SceneError;
+    expect(e.issues.map((i) => i.path).sort()).toEqual(['bodies[0].density', 'world.gravity[2]']);
+    expect(e.issues.find((i) => i.path === 'bodies[0].density')!.message).toMatch(/too large/);
+  });
+
+  it('more bodies than the limit are refused before the schema looks at each', () => {
+    const scene = { ...base, bodies: Array.from({ length: 20_000 }, () => ({ type: 'jelly' })) };
+    const e = thrown(() => parseScene(scene, 'many.json'));
+    expect(e.where).toBe('many.json: bodies');
+    expect(e.detail).toMatch(/20,000 bodies, more than the limit of 1,000/);
+  });
+
+  it('a huge array of bad values lists a bounded number of problems', () => {
+    const scene = { ...base, bodies: Array.from({ length: 20_000 }, () => ({ type: 'jelly' })) };
+    const e = thrown(() => parseScene(scene, 'many.json', { maxBodies: 100_000 })) as SceneError;
+    expect(e.issues.length).toBeLessThanOrEqual(51);
+    expect(e.issues[0].path).toBe('bodies[0].type');
+  });
+});
+
+/** A scene of one body (and colliders), as text. */
+const scene = (bodies: unknown[], colliders: unknown[] = []) =>
+  JSON.stringify({ title: 't', family: 'f', bodies, colliders });
+
+describe('limits: what a scene would allocate is refused before it is allocated', () => {
+  const grid = (cols: number, rows: number) => ({
+    type: 'cloth',
+    mesh: { grid: { width: 1, height: 1, cols, rows } },
+  });
+
+  it('a 4096 × 4096 cloth: the field, the amount and the limit', () => {
+    const e = thrown(() => loadScene(scene([grid(4096, 4096)]), { file: 'big.json' }));
+    expect(e.code).toBe('scene/too-large');
+    expect(e.where).toBe('big.json: bodies[0].mesh.grid');
+    expect(e.detail).toMatch(/16,777,216 particles, more than the limit of 2,000,000/);
+    expect(e.hint).toMatch(/--max-particles/);
+  });
+
+  it('the limits option raises or lowers the limit', () => {
+    const e = thrown(() => loadScene(scene([grid(40, 40)]), { limits: { maxParticles: 1000 } }));
+    expect(e.detail).toMatch(/1,600 particles, more than the limit of 1,000/);
+    const inst = loadScene(scene([grid(40, 40)]), { limits: { maxParticles: 1600 } });
+    expect(inst.world.store.count).toBe(1600);
+  });
+
+  it('the running total over bodies is limited, not only each body', () => {
+    const e = thrown(() =>
+      loadScene(scene([grid(30, 30), grid(30, 30)]), { limits: { maxParticles: 1500 } }),
+    );
+    expect(e.where).toMatch(/bodies\[1\]\.mesh\.grid$/);
+    expect(e.detail).toMatch(/brings the scene to 1,800 particles/);
+  });
+
+  it('every body type counts: fluid blocks, granular boxes, tet boxes, hair, lattices', () => {
+    const cases: [unknown, RegExp][] = [
+      [
+        { type: 'fluid', spacing: 1e-4, blocks: [{ min: [0, 0, 0], max: [1, 1, 1] }] },
+        /bodies\[0\]\.blocks\[0\]/,
+      ],
+      [{ type: 'granular', spacing: 1e-3, box: { min: [0, 0, 0], max: [1, 1, 1] } }, /bodies\[0\]\.spacing/],
+      [
+        { type: 'softbody', tetMesh: { box: { size: [1, 1, 1], resolution: [1000, 1000, 1000] } } },
+        /bodies\[0\]\.tetMesh\.box\.resolution/,
+      ],
+      [
+        {
+          type: 'strands',
+          hair: { center: [0, 0, 0], radius: 0.1, count: 200000, segments: 1000, length: 0.3 },
+        },
+        /bodies\[0\]\.hair/,
+      ],
+      [
+        { type: 'lattice-shape', mesh: { icosphere: { radius: 1, subdivisions: 2 } }, spacing: 1e-3 },
+        /bodies\[0\]\.spacing/,
+      ],
+      [{ type: 'fluid', spacing: 0.01, capacity: 3e9, blocks: [] }, /bodies\[0\]\.capacity/],
+    ];
+    for (const [body, where] of cases) {
+      const e = thrown(() => loadScene(scene([body]), { file: 's.json' }));
+      expect(e.code).toBe('scene/too-large');
+      expect(e.where).toMatch(where);
+    }
+  });
+
+  it('distance-field cells of a mesh collider, and the count of bodies', () => {
+    const ball = { type: 'mesh', mesh: { icosphere: { radius: 0.3, subdivisions: 1 } }, resolution: 512 };
+    const e = thrown(() => loadScene(scene([grid(4, 4)], [ball]), { file: 'c.json' }));
+    expect(e.where).toBe('c.json: colliders[0].resolution');
+    expect(e.detail).toMatch(/cells, more than the limit of 33,554,432/);
+    const many = Array.from({ length: defaultSceneLimits.maxBodies + 1 }, () => grid(2, 2));
+    expect(thrown(() => loadScene(scene(many), { file: 'm.json' })).where).toBe('m.json: bodies');
+  });
+
+  it('a mesh file larger than the limit is refused once read, at the body', () => {
+    let obj = '';
+    for (let i = 0; i < 40; i++) obj += `v ${i} 0 0\nv ${i} 1 0\nv ${i} 0 1\n`;
+    for (let i = 0; i < 40; i++) obj += `f ${3 * i + 1} ${3 * i + 2} ${3 * i + 3}\n`;
+    const text = scene([{ type: 'cloth', mesh: { file: 'm.obj' } }]);
+    const e = thrown(() => loadScene(text, { readFile: () => obj, limits: { maxParticles: 100 } }));
+    expect(e.where).toBe('scene.json: bodies[0]');
+    expect(e.detail).toMatch(/120 particles, more than the limit of 100/);
+  });
+
+  it('bad limits are refused with the field', () => {
+    const e = thrown(() => loadScene(scene([grid(4, 4)]), { limits: { maxParticles: -1 } }));
+    expect(e.where).toBe('scene.json: limits.maxParticles');
+  });
+});
+
+describe('mesh files named in a scene: errors name the scene field, the file, line and column', () => {
+  it('OBJ: an index out of range', () => {
+    const obj = 'v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2  9\n';
+    const text = scene([{ type: 'cloth', mesh: { file: 'm.obj' } }]);
+    const e = thrown(() => loadScene(text, { file: 's.json', readFile: () => obj }));
+    expect(e.where).toBe('s.json: bodies[0].mesh.file (m.obj:4:8)');
+    expect(e.code).toBe('obj/index-out-of-range');
+  });
+
+  it('OBJ: a NaN coordinate', () => {
+    const obj = 'v 0 0 0\nv 1 NaN 0\nv 0 1 0\nf 1 2 3\n';
+    const text = scene([{ type: 'cloth', mesh: { file: 'm.obj' } }]);
+    const e = thrown(() => loadScene(text, { file: 's.json', readFile: () => obj }));
+    expect(e.where).toBe('s.json: bodies[0].mesh.file (m.obj:2:5)');
+  });
+
+  it('TetGen: a bad node index and a non-number, with their columns', () => {
+    const node = '4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n';
+    const body = { type: 'softbody', tetMesh: { tetgen: { node: 'a.node', ele: 'a.ele' } } };
+    const files: Record<string, string> = { 'a.node': node, 'a.ele': '1 4 0\n0 0 1 2 7\n' };
+    const e = thrown(() => loadScene(scene([body]), { file: 's.json', readFile: (p) => files[p] }));
+    expect(e.where).toBe('s.json: bodies[0].tetMesh.tetgen (a.ele:2:9)');
+    files['a.node'] = node.replace('2 0 1 0', '2 0 x 0');
+    const f = thrown(() => loadScene(scene([body]), { file: 's.json', readFile: (p) => files[p] }));
+    expect(f.where).toBe('s.json: bodies[0].tetMesh.tetgen (a.node:4:5)');
+  });
+
+  it('Gmsh: a non-number, with its column', () => {
+    const msh = [
+      '$MeshFormat',
+      '2.2 0 8',
+      '$EndMeshFormat',
+      '$Nodes',
+      '1',
+      '1 0 oops 0',
+      '$EndNodes',
+      '',
+    ].join('\n');
+    const body = { type: 'softbody', tetMesh: { gmsh: 'a.msh' } };
+    const e = thrown(() => loadScene(scene([body]), { file: 's.json', readFile: () => msh }));
+    expect(e.where).toBe('s.json: bodies[0].tetMesh.gmsh (a.msh:6:5)');
+  });
+
+  it('a degenerate tet from a file is located at the body', () => {
+    const node = '4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 1 1 0\n';
+    const files: Record<string, string> = { 'a.node': node, 'a.ele': '1 4 0\n0 0 1 2 3\n' };
+    const body = { type: 'softbody', tetMesh: { tetgen: { node: 'a.node', ele: 'a.ele' } } };
+    const e = thrown(() => loadScene(scene([body]), { file: 's.json', readFile: (p) => files[p] }));
+    expect(e.where).toMatch(/^s\.json: bodies\[0\]/);
+    expect(e.message).toMatch(/tet 0/);
+  });
+});
+
+describe('bakes: a glb larger than the limit is refused before it starts', () => {
+  it('200,000 frames of the flag: the frames, the vertices, the size and the limit; nothing written', async () => {
+    const { bake } = await import('../src/node/bake.js');
+    const { existsSync, mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'pbdkit-hostile-'));
+    const out = join(dir, 'flag.glb');
+    let started = false;
+    const e = await bake(
+      { scene: 'scenes/cloth-flag.json', frames: 200_000, out },
+      { onStart: () => (started = true) },
+    ).catch((x: unknown) => x as PbdError);
+    expect(e).toBeInstanceOf(PbdError);
+    expect((e as PbdError).code).toBe('bake/too-large');
+    // 792 vertices × (position + normal) × 4-byte floats × 200,000 frames
+    expect((e as PbdError).detail).toMatch(
+      /200000 frames of 792 vertices .* about 3802 MB, more than the limit of 2147 MB/,
+    );
+    expect(started).toBe(false);
+    expect(existsSync(out)).toBe(false);
+    const small = await bake({ scene: 'scenes/cloth-flag.json', frames: 3, out, maxOutputBytes: 1e6 });
+    expect(small.status).toBe('complete');
+  });
+});
