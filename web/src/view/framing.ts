@@ -43,8 +43,10 @@ export function actionBox(name: string, fallback: Box3, colliders: Box3 | null):
   if (c && !c.isEmpty()) {
     const union = box.clone().union(c);
     const size = (b: Box3) => b.getSize(new Vector3()).length();
-    // a container that holds the bodies (the barrel) is part of the picture whatever its size
-    if (c.containsBox(box) || size(union) <= 1.6 * size(box)) box.copy(union);
+    // a recorded container that holds the bodies (the barrel) is part of the picture whatever its
+    // size (not the page's own collider box: it holds named planes' drawn squares, 60 scene radii wide)
+    const container = v?.colliders != null && c.containsBox(box);
+    if (container || size(union) <= 1.6 * size(box)) box.copy(union);
   }
   return box;
 }
