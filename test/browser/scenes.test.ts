@@ -172,7 +172,8 @@ describe.concurrent('every scene in Chromium', () => {
           for (let k = 0; k < Math.min(before.length, after.length); k++) {
             moved = Math.max(moved, Math.abs(after[k] - before[k]));
           }
-          expect(moved, `${name}: nothing moved`).toBeGreaterThan(1e-4);
+          // 10 µm in the first half second: continuum-hard-volume moves only 65 µm by then
+          expect(moved, `${name}: nothing moved`).toBeGreaterThan(1e-5);
           await page.evaluate(() => window.pbdGallery.setPixelRatio(1)); // full resolution for the picture
           // the bodies are drawn: hiding them changes a visible part of the picture
           const px = await page.evaluate(() => window.pbdGallery.bodyPixels());
