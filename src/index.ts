@@ -229,12 +229,24 @@ export {
 export { collideBoxBox } from './rigid/collide-box.js';
 export { collidePolyhedra, WorldPoly } from './rigid/collide-convex.js';
 export { type ContactMaterials, NF_A, NF_B, NF_CORES, RigidContacts } from './rigid/contact-set.js';
+export {
+  coupleRigidBody,
+  RigidCoupling,
+  type RigidCouplingOptions,
+  rigidCouplingKind,
+} from './rigid/coupling.js';
 export { gjkDistance, gjkPoints } from './rigid/gjk.js';
 export { JOINT_TYPES, type JointType, RigidJoints } from './rigid/joints.js';
 export { Pair } from './rigid/manifold.js';
 export { NarrowPhase } from './rigid/narrow-phase.js';
 export { boxPolyhedron, ConvexPolyhedron, solidProperties } from './rigid/polyhedron.js';
 export { type HullData, quickhull } from './rigid/quickhull.js';
+export {
+  attachToRigidBody,
+  RigidAttachments,
+  type RigidAttachOptions,
+  rigidAttachmentsKind,
+} from './rigid/rigid-attachments.js';
 export { RigidBodies, type RigidSettings, rigidBodiesKind } from './rigid/rigid-bodies.js';
 export {
   createJoint,
@@ -244,6 +256,7 @@ export {
   type RigidBodyType,
   RigidJoint,
 } from './rigid/rigid-body.js';
+export { grabRigidBody, RigidGrabs, rigidGrabsKind } from './rigid/rigid-grab.js';
 export { type RigidShape, Shape, shapeBounds } from './rigid/shapes.js';
 export {
   angularInverseMass,

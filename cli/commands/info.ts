@@ -1,6 +1,7 @@
 /** `pbdkit info <scene>`: what a scene holds — particles, constraints by kind and colour, colliders, bodies. */
 import type { Command } from 'commander';
 import { type LoadedScene, loadSceneFile, resolveScenePath } from '../../src/node/files.js';
+import { rigidAttachmentsKind } from '../../src/rigid/rigid-attachments.js';
 import type { CliContext } from '../context.js';
 import { formatSeconds, table } from '../format.js';
 
@@ -31,7 +32,17 @@ export interface SceneInfo {
     pinned: number;
   }[];
   constraints: { kind: string; count: number; colors: number }[];
-  colliders: { name: string; type: string; kinematic: boolean; position: number[] }[];
+  colliders: { name: string; type: string; kinematic: boolean; position: number[]; rigid: number }[];
+  /** Rigid bodies: shape, motion type, mass, pose, coupled with the particles, particles attached to it. */
+  rigidBodies: {
+    name: string;
+    shape: string;
+    type: string;
+    mass: number;
+    position: number[];
+    coupled: boolean;
+    attached: number;
+  }[];
   bake: { frames: number; stepsPerFrame: number; seconds: number };
 }
 
@@ -77,7 +88,22 @@ export function sceneInfo(s: LoadedScene): SceneInfo {
       type: c.type,
       kinematic: c.kinematic,
       position: Array.from(c.position),
+      rigid: c.rigid ?? -1,
     })),
+    rigidBodies: s.rigidBodies.map((b) => {
+      const att = w.findSystem(rigidAttachmentsKind);
+      let attached = 0;
+      for (let k = 0; att && k < att.count; k++) if (att.body[k] === b.index) attached++;
+      return {
+        name: b.name,
+        shape: b.shape.type,
+        type: b.type,
+        mass: b.mass,
+        position: Array.from(b.position()),
+        coupled: w.colliders.some((c) => c.rigid === b.index && c.mask !== 0),
+        attached,
+      };
+    }),
     bake: {
       frames: s.frames,
       stepsPerFrame: s.stepsPerFrame,
@@ -126,10 +152,29 @@ export function formatInfo(i: SceneInfo): string {
             `  ${k}`,
             c.name,
             c.type,
-            c.kinematic ? 'kinematic' : 'static',
+            c.rigid >= 0 ? 'rigid body' : c.kinematic ? 'kinematic' : 'static',
             vec(c.position),
           ]),
         ]);
+  if (i.rigidBodies.length > 0) {
+    out += '\nrigid bodies\n';
+    out += table(
+      [
+        ['  #', 'name', 'shape', 'type', 'mass (kg)', 'position', 'coupled', 'attached'],
+        ...i.rigidBodies.map((r, k) => [
+          `  ${k}`,
+          r.name,
+          r.shape,
+          r.type,
+          Number.isFinite(r.mass) ? num(r.mass) : '∞',
+          vec(r.position),
+          r.coupled ? 'yes' : 'no',
+          r.attached,
+        ]),
+      ],
+      ['l', 'l', 'l', 'l', 'r', 'l', 'l', 'r'],
+    );
+  }
   const b = i.bake;
   out += `\nbake: ${b.frames} frames × ${b.stepsPerFrame} step${b.stepsPerFrame > 1 ? 's' : ''} = ${num(b.seconds)} s simulated\n`;
   return out;

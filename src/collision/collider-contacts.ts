@@ -4,6 +4,7 @@ import type { SystemKind, World } from '../core/world.js';
 import type { WorldCollider } from '../core/world-collider.js';
 import { quatRotate, quatRotateInverse } from '../math/quat.js';
 import { depenetrateBodies } from './collider-depenetration.js';
+import { anchorCoupledContact, projectCoupledContact, reflectCoupledContact } from './rigid-coupling.js';
 
 /** Particles per culling chunk in ColliderContacts.beginStep (a power of two). */
 const CHUNK = 16;
@@ -57,6 +58,13 @@ const CULL_SLACK = 1e-7;
  * where the particle ends, with the sums restarted. In the velocity pass
  * (Algorithm 1 line 16) the normal velocity is reflected by the
  * restitution coefficient e.
+ *
+ * A collider that follows a rigid body (`WorldCollider.rigid`, see
+ * rigid/coupling.ts) is not a given boundary: its contacts keep their point
+ * and normal in the body's frame and push back on the body with its
+ * generalized inverse mass at the contact point (two-way coupling, 003 §4.2;
+ * rigid-coupling.ts, whose friction works on the relative displacement over
+ * the substep, without an anchor).
  */
 export class ColliderContacts implements ConstraintSet {
   readonly kind = 'collider-contact';
@@ -75,6 +83,11 @@ export class ColliderContacts implements ConstraintSet {
   vn0 = new Float64Array(0);
   /** Velocity of the collider's surface at the contact point (m/s), 3 per contact. */
   cv = new Float64Array(0);
+  /** Per contact: the rigid body its collider follows (a RigidStore index), or −1. */
+  rigid = new Int32Array(0);
+  /** Per contact with a rigid body: the point q and the normal n in the body's frame (3 each). */
+  anchor = new Float64Array(0);
+  normalLocal = new Float64Array(0);
   /**
    * The largest speed (m/s), relative to the collider's surface, at which the
    * static fallback pushes a particle out; a deeper penetration is moved out
@@ -147,6 +160,9 @@ export class ColliderContacts implements ConstraintSet {
     this.lambdaN = g(this.lambdaN, 1);
     this.vn0 = g(this.vn0, 1);
     this.cv = g(this.cv, 3);
+    this.rigid = g(this.rigid, 1);
+    this.anchor = g(this.anchor, 3);
+    this.normalLocal = g(this.normalLocal, 3);
     this.anchorAt = g(this.anchorAt, 3);
     const deep = new Uint8Array(cap);
     deep.set(this.deep.subarray(0, this.count));
@@ -155,7 +171,7 @@ export class ColliderContacts implements ConstraintSet {
   }
 
   /** Adds the contact of particle i with collider c described by `pending` (q, n, vn0, collider velocity). */
-  private push(i: number, c: number): void {
+  private push(i: number, c: number, ctx: StepContext): void {
     if (this.count === this.capacity) this.grow(this.capacity * 2);
     const k = this.count++;
     const pc = this.pending;
@@ -211,6 +227,9 @@ export class ColliderContacts implements ConstraintSet {
     this.anchorAt[3 * k] = r[0] + cp[0];
     this.anchorAt[3 * k + 1] = r[1] + cp[1];
     this.anchorAt[3 * k + 2] = r[2] + cp[2];
+    const rb = col.rigid ?? -1;
+    this.rigid[k] = rb;
+    if (rb >= 0) anchorCoupledContact(this, k, ctx.rigids);
   }
 
   /** The positions and substep length push() reads (set in beginStep). */
@@ -385,7 +404,7 @@ export class ColliderContacts implements ConstraintSet {
         pc[8] = cvy;
         pc[9] = cvz;
         pc[10] = deep;
-        this.push(i, c);
+        this.push(i, c, ctx);
       }
     }
   }
@@ -499,8 +518,13 @@ export class ColliderContacts implements ConstraintSet {
       at = this.anchorAt,
       stickN = this.stickN,
       stickT = this.stickT,
-      cols = this.colliders;
+      cols = this.colliders,
+      rigid = this.rigid;
     for (let k = 0; k < this.count; k++) {
+      if (rigid[k] >= 0) {
+        projectCoupledContact(this, k, ctx);
+        continue;
+      }
       const i3 = 3 * part[k];
       const nx = n[3 * k],
         ny = n[3 * k + 1],
@@ -584,6 +608,10 @@ export class ColliderContacts implements ConstraintSet {
       const vn0 = this.vn0[k];
       if (!(vn0 < 0) && !deep) continue;
       const e = -vn0 > restThreshold && !deep ? this.colliders[this.collider[k]].restitution : 0;
+      if (this.rigid[k] >= 0) {
+        reflectCoupledContact(this, k, ctx, e);
+        continue;
+      }
       const i3 = 3 * this.particle[k];
       const nx = this.n[3 * k],
         ny = this.n[3 * k + 1],

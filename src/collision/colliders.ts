@@ -47,6 +47,8 @@ export abstract class Collider implements WorldCollider {
   mask: number;
   enabled = true;
   readonly motion: Motion | null;
+  /** The rigid body this collider follows (see WorldCollider.rigid; set by coupleRigidBody), or −1. */
+  rigid = -1;
 
   /** Current pose. */
   readonly position = new Float64Array(3);
@@ -101,9 +103,9 @@ export abstract class Collider implements WorldCollider {
     colliderContactsOf(world);
   }
 
-  /** True when the collider moves. */
+  /** True when the collider moves: a scripted motion, or a rigid body it follows. */
   get kinematic(): boolean {
-    return this.motion !== null;
+    return this.motion !== null || this.rigid >= 0;
   }
 
   /** Moves a kinematic collider to its pose at time t and records its velocity over the substep h. */

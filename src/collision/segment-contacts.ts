@@ -480,6 +480,8 @@ export class SegmentContacts implements ConstraintSet {
     return true;
   }
 
+  readonly violationUnit = 'm';
+
   /** Largest overlap r_1 + r_2 − |c_2 − c_1| (m) over the contacts, at x. */
   maxViolation(store: ParticleStore): number {
     const x = store.x;

@@ -30,6 +30,12 @@ export interface WorldCollider {
 
   /** True when the collider moves (a scripted, kinematic collider). */
   readonly kinematic: boolean;
+  /**
+   * The rigid body (its index in the world's RigidStore) whose pose this
+   * collider follows, or −1: particles' contacts with it push back on the
+   * body (two-way coupling, 003 §4.2). Absent: −1.
+   */
+  readonly rigid?: number;
 
   /** Moves a kinematic collider to its pose at time t, recording its velocity over the substep h. */
   update(t: number, h: number): void;

@@ -8,6 +8,7 @@
  */
 import type { Collider } from '../collision/colliders.js';
 import { icosphere } from '../mesh/generators.js';
+import { CONVEX, MESH, type Shape } from '../rigid/shapes.js';
 
 export interface ShapeMesh {
   positions: Float64Array;
@@ -73,4 +74,26 @@ export function colliderMesh(c: Collider, planeSize: number): ShapeMesh | null {
     default:
       return null;
   }
+}
+
+/**
+ * The mesh of a rigid body's shape in its body (principal) frame, the frame
+ * of the rigid store's pose: spheres, capsules and boxes as their colliders
+ * are drawn, convex hulls as their faces (fans), triangle meshes as given.
+ */
+export function shapeMesh(s: Shape): ShapeMesh | null {
+  if (s.kind === CONVEX) {
+    const poly = s.poly!;
+    const tris: number[] = [];
+    for (let f = 0; f < poly.faceCount; f++) {
+      const a = poly.faceStart[f],
+        e = poly.faceStart[f + 1];
+      for (let v = a + 1; v + 1 < e; v++)
+        tris.push(poly.faceVerts[a], poly.faceVerts[v], poly.faceVerts[v + 1]);
+    }
+    return { positions: Float64Array.from(poly.vertices), triangles: Uint32Array.from(tris) };
+  }
+  if (s.kind === MESH) return { positions: s.meshPositions!, triangles: s.meshTriangles! };
+  const like = { type: s.type, radius: s.radius, halfHeight: s.halfHeight, halfExtents: s.halfExtents };
+  return colliderMesh(like as unknown as Collider, 1);
 }

@@ -272,3 +272,59 @@ export function sackMesh(radius: number, height: number, segments = 24, rings = 
   for (let s = 0; s < segments; s++) tris.push(last + s, last + ((s + 1) % segments), bottom);
   return { positions: Float64Array.from(pos), triangles: Uint32Array.from(tris) };
 }
+
+/**
+ * The surface of a box of half extents (hx, hy, hz) centred at the origin,
+ * each face a grid of `cells` cells along its longest side (at least one
+ * per side): closed, welded, outward-oriented.
+ */
+export function boxMesh(hx: number, hy: number, hz: number, cells = 4): TriangleMesh {
+  const h = [hx, hy, hz];
+  for (let a = 0; a < 3; a++) {
+    if (!(h[a] > 0) || !Number.isFinite(h[a]))
+      throw new PbdError('mesh/box', `box.halfExtents[${a}]`, `must be a finite number > 0, got ${h[a]}`);
+  }
+  if (!(Number.isInteger(cells) && cells >= 1 && cells <= 1024))
+    throw new PbdError('mesh/box', 'box.cells', `must be an integer in 1…1024, got ${cells}`);
+  const longest = Math.max(hx, hy, hz);
+  const n = h.map((e) => Math.max(1, Math.round((cells * e) / longest)));
+  const index = new Map<number, number>();
+  const positions: number[] = [];
+  const key = (i: number, j: number, k: number) => (i * (n[1] + 1) + j) * (n[2] + 1) + k;
+  const vertex = (c: number[]): number => {
+    const kk = key(c[0], c[1], c[2]);
+    let v = index.get(kk);
+    if (v === undefined) {
+      v = positions.length / 3;
+      index.set(kk, v);
+      for (let a = 0; a < 3; a++) positions.push(-h[a] + (2 * h[a] * c[a]) / n[a]);
+    }
+    return v;
+  };
+  const triangles: number[] = [];
+  for (let ax = 0; ax < 3; ax++) {
+    // u × v points along +ax: the quad (a, b, c, d) is counter-clockwise seen from +ax
+    const u = (ax + 1) % 3,
+      w = (ax + 2) % 3;
+    for (let side = 0; side < 2; side++) {
+      for (let i = 0; i < n[u]; i++) {
+        for (let j = 0; j < n[w]; j++) {
+          const c = [0, 0, 0];
+          c[ax] = side * n[ax];
+          const at = (di: number, dj: number) => {
+            c[u] = i + di;
+            c[w] = j + dj;
+            return vertex(c);
+          };
+          const a = at(0, 0),
+            b = at(1, 0),
+            cc = at(1, 1),
+            d = at(0, 1);
+          if (side === 1) triangles.push(a, b, cc, a, cc, d);
+          else triangles.push(a, cc, b, a, d, cc);
+        }
+      }
+    }
+  }
+  return { positions: Float64Array.from(positions), triangles: Uint32Array.from(triangles) };
+}

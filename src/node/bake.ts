@@ -28,7 +28,7 @@ import { type EnergyAlarm, EnergyWatch } from '../core/energy-watch.js';
 import { PbdError } from '../core/errors.js';
 import type { World } from '../core/world.js';
 import type { WorldBody } from '../core/world-body.js';
-import { colliderMesh } from '../io/collider-meshes.js';
+import { colliderMesh, shapeMesh } from '../io/collider-meshes.js';
 import { type AnimatedBody, type AnimatedObject, buildGltfAnimation } from '../io/gltf-animation.js';
 import { formatObj } from '../io/obj.js';
 import { bodyColor, colliderColor, groundColor, kinematicColliderColor, linearRgb } from '../io/palette.js';
@@ -335,6 +335,7 @@ export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise
   const vertexCounts = bodies.map((b) => renderVertexCount(b));
   let lastCheckpoint = startFrame - 1;
   const stats = new Float64Array(columns.length);
+  const rigidPoses = new Float64Array(7 * world.rigids.count);
   const col = (name: string) => columns.indexOf(name);
   const violationColumns = columns.flatMap((c, k) =>
     c.startsWith('violation_') ? [[k, c.slice('violation_'.length)] as const] : [],
@@ -382,7 +383,12 @@ export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise
         positions: outKind === 'glb' ? b.renderPositions() : null,
       };
     });
-    log?.append(frame, stats, recs);
+    const rg = world.rigids;
+    for (let i = 0; i < rg.count; i++) {
+      for (let d = 0; d < 3; d++) rigidPoses[7 * i + d] = rg.x[3 * i + d];
+      for (let d = 0; d < 4; d++) rigidPoses[7 * i + 3 + d] = rg.q[4 * i + d];
+    }
+    log?.append(frame, stats, recs, rigidPoses);
     if (outKind === 'obj' && options.out) {
       bodies.forEach((b, k) => {
         const comment = `pbdkit: ${scene.file}, body '${b.name}', frame ${frame}, t = ${world.time} s`;
@@ -488,7 +494,7 @@ export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise
   hooks.onWrite?.();
   const records =
     logPath && (outKind === 'glb' || options.stats)
-      ? readFrameLog(logPath, columns.length, bodies.length)
+      ? readFrameLog(logPath, columns.length, bodies.length, undefined, world.rigids.count)
       : [];
   if (records.length > 0 && records.length !== frames) {
     throw new PbdError(
@@ -554,7 +560,11 @@ async function glbFromRecords(
     times: records.map((r) => r.frame / fps),
     normals: options.normals ?? true,
     maxFramesPerClip: options.framesPerMesh ?? 100,
-    objects: [...colliderObjects(scene, frameTimes, records), ...attachmentTargets(world, frameTimes)],
+    objects: [
+      ...colliderObjects(scene, frameTimes, records),
+      ...rigidObjects(scene, records),
+      ...attachmentTargets(world, frameTimes),
+    ],
     camera: spec.camera
       ? {
           position: spec.camera.position as [number, number, number],
@@ -627,6 +637,34 @@ function colliderObjects(scene: LoadedScene, frameTimes: number[], records: Fram
       R.set(q, 4 * f);
     });
     out.push({ name, mesh, color, translations: T, rotations: R });
+  });
+  return out;
+}
+
+/**
+ * The scene's rigid bodies as meshes in their body (principal) frames,
+ * animated by translation and rotation channels from the recorded poses
+ * (node animation, not vertex positions); bodies that never moved are static.
+ */
+function rigidObjects(scene: LoadedScene, records: FrameRecord[]): AnimatedObject[] {
+  const rg = scene.world.rigids;
+  const out: AnimatedObject[] = [];
+  scene.rigidBodies.forEach((b) => {
+    const mesh = shapeMesh(b.shape);
+    if (!mesh) return;
+    const i = b.index;
+    const T = new Float64Array(3 * records.length);
+    const R = new Float64Array(4 * records.length);
+    let moved = false;
+    records.forEach((r, f) => {
+      for (let d = 0; d < 3; d++) T[3 * f + d] = r.rigid[7 * i + d];
+      for (let d = 0; d < 4; d++) R[4 * f + d] = r.rigid[7 * i + 3 + d];
+      for (let d = 0; d < 7; d++) if (r.rigid[7 * i + d] !== records[0].rigid[7 * i + d]) moved = true;
+    });
+    const color = linearRgb(b.type === 'dynamic' ? colliderColor : kinematicColliderColor);
+    if (!moved || rg.count === 0) {
+      out.push({ name: b.name, mesh, color, translations: T.subarray(0, 3), rotations: R.subarray(0, 4) });
+    } else out.push({ name: b.name, mesh, color, translations: T, rotations: R });
   });
   return out;
 }

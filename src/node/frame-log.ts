@@ -13,7 +13,9 @@
  *     [topology] u32 index count, u32 × index count,
  *     [lines] u32 index count, u32 × index count (line segments, with the topology),
  *     [uvs] f64 × 2 · vertex count,
- *     [positions] f64 × 3 · vertex count
+ *     [positions] f64 × 3 · vertex count,
+ *   then per rigid body of the world: f64 × 7, its pose (centre of mass xyz, orientation xyzw of
+ *   the principal frame; the store's x and q)
  */
 import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { PbdError } from '../core/errors.js';
@@ -47,6 +49,8 @@ export interface FrameRecord {
     uvs: Float64Array | null;
     positions: Float64Array | null;
   }[];
+  /** Rigid bodies' poses: 7 per body (x y z, qx qy qz qw). */
+  rigid: Float64Array;
 }
 
 /** Appends frame records to a log file. */
@@ -79,8 +83,8 @@ export class FrameLogWriter {
     }
   }
 
-  append(frame: number, stats: ArrayLike<number>, bodies: BodyRecord[]): void {
-    let size = 8 * stats.length;
+  append(frame: number, stats: ArrayLike<number>, bodies: BodyRecord[], rigid?: ArrayLike<number>): void {
+    let size = 8 * stats.length + 8 * (rigid?.length ?? 0);
     for (const b of bodies) {
       size += 8;
       if (b.triangles) size += 4 + 4 * b.triangles.length;
@@ -114,6 +118,7 @@ export class FrameLogWriter {
       if (b.uvs) for (let k = 0; k < 2 * b.vertices; k++) o = buf.writeDoubleLE(b.uvs[k], o);
       if (b.positions) for (let k = 0; k < 3 * b.vertices; k++) o = buf.writeDoubleLE(b.positions[k], o);
     }
+    if (rigid) for (let k = 0; k < rigid.length; k++) o = buf.writeDoubleLE(rigid[k], o);
     let w = 0;
     while (w < buf.length) w += writeSync(this.fd, buf, w, buf.length - w, this.bytes + w);
     this.bytes += buf.length;
@@ -130,7 +135,13 @@ export class FrameLogWriter {
  * per frame, with each body's triangles carried over from the last record
  * that changed them (the same Uint32Array object while they do not change).
  */
-export function readFrameLog(path: string, columns: number, bodies: number, bytes?: number): FrameRecord[] {
+export function readFrameLog(
+  path: string,
+  columns: number,
+  bodies: number,
+  bytes?: number,
+  rigids = 0,
+): FrameRecord[] {
   const fd = openSync(path, 'r');
   try {
     const size = bytes ?? fstatSync(fd).size;
@@ -157,7 +168,7 @@ export function readFrameLog(path: string, columns: number, bodies: number, byte
       o += 12;
       const stats = new Float64Array(columns);
       for (let k = 0; k < columns; k++, o += 8) stats[k] = data.readDoubleLE(o);
-      const rec: FrameRecord = { frame, stats, bodies: [] };
+      const rec: FrameRecord = { frame, stats, bodies: [], rigid: new Float64Array(7 * rigids) };
       for (let b = 0; b < bodies; b++) {
         const vertices = data.readUInt32LE(o);
         const flags = data.readUInt32LE(o + 4);
@@ -192,6 +203,7 @@ export function readFrameLog(path: string, columns: number, bodies: number, byte
         if (!t) throw corrupt(o, `body ${b} has no triangles before frame ${frame}`);
         rec.bodies.push({ vertices, triangles: t, lines: segs[b], uvs: uvs[b], positions });
       }
+      for (let k = 0; k < 7 * rigids && o < end; k++, o += 8) rec.rigid[k] = data.readDoubleLE(o);
       if (o !== end) throw corrupt(o, `frame ${frame} has ${end - o} unexplained bytes`);
       out.push(rec);
     }

@@ -781,6 +781,8 @@ export class RigidContacts implements ConstraintSet {
     this.rB.set(s.rB);
   }
 
+  readonly violationUnit = 'm';
+
   /** Largest penetration (m) over the contacts at the current poses. */
   maxViolation(): number {
     let m = 0;

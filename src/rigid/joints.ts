@@ -677,6 +677,8 @@ export class RigidJoints implements ConstraintSet {
     this.positional(j, dx, dy, dz, alpha, 0, Infinity);
   }
 
+  readonly violationUnit = 'm';
+
   /** Largest anchor separation (m) over the joints that hold their anchors together. */
   maxViolation(): number {
     let m = 0;

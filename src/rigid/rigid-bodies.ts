@@ -240,6 +240,8 @@ export class RigidBodies implements ContactMaterials {
       const s = this.shapes[i]!;
       for (let k = 0; k < cols.length; k++) {
         const c = cols[k];
+        // a collider that follows a rigid body (coupling.ts) is for particles: bodies meet bodies here
+        if ((c.rigid ?? -1) >= 0) continue;
         if (!c.enabled || (c.group & this.mask[i]) === 0 || (this.group[i] & c.mask) === 0) continue;
         const o = 6 * i;
         if (c.boxDistanceBound(B[o], B[o + 1], B[o + 2], B[o + 3], B[o + 4], B[o + 5]) > 0) continue;

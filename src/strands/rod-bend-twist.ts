@@ -313,7 +313,14 @@ export class BendTwistConstraints implements ConstraintSet {
     if (anchors && rev) this.projectAnchors(ctx);
   }
 
-  /** Largest |C_b| = |Im(q̄ u′) − Im Ω⁰| over the joints, at q (dimensionless: about half the bend angle). */
+  /** Readouts: the violation below is an angle. */
+  readonly violationUnit = 'rad';
+
+  /**
+   * Largest 2|C_b| = 2|Im(q̄ u′) − Im Ω⁰| over the joints, at q: |C_b| is
+   * about half the bend and twist angle away from rest, so this is that
+   * angle (rad) for small deviations.
+   */
   maxViolation(store: ParticleStore): number {
     let m = 0;
     const q = store.q;
@@ -322,7 +329,7 @@ export class BendTwistConstraints implements ConstraintSet {
       bendTwistValue(q, 4 * this.qa[c], q, 4 * this.qb[c], this.restDarboux, 4 * c, out);
       m = Math.max(m, Math.hypot(out[0], out[1], out[2]));
     }
-    return m;
+    return 2 * m;
   }
 }
 

@@ -238,6 +238,9 @@ export class StretchShearConstraints implements ConstraintSet {
     }
   }
 
+  /** Readouts: the violation below is a strain. */
+  readonly violationUnit = 'relative';
+
   /** Largest |C| = |Rᵀ(q)(x_b − x_a)/l − e_3| over the segments, at x and q (dimensionless strain). */
   maxViolation(store: ParticleStore): number {
     let m = 0;

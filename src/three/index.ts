@@ -27,4 +27,5 @@ export {
   drawableColliderTypes,
   updateColliderObject,
 } from './colliders.js';
+export { createRigidBodyObject, type RigidBodySource, updateRigidBodyObject } from './rigid-bodies.js';
 export type { BodySource, ColliderSource, StoreSource, WorldBodySource } from './sources.js';

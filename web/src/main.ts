@@ -208,6 +208,29 @@ const hooks = {
   project(i: number) {
     return current().project(i);
   },
+  /** The drawn rigid bodies: collider index, rigid store index and pose (xyz, quaternion) in the last frame. */
+  rigidBodies(): { collider: number; rigid: number; pose: number[] }[] {
+    const p = current();
+    const poses = p.frame?.colliderPoses;
+    return (p.info?.colliders ?? []).flatMap((c, k) =>
+      c.rigid >= 0
+        ? [
+            {
+              collider: k,
+              rigid: c.rigid,
+              pose: poses ? Array.from(poses.subarray(7 * k, 7 * k + 7)) : c.pose,
+            },
+          ]
+        : [],
+    );
+  },
+  /** The camera's position (world). */
+  cameraPosition(): number[] {
+    return current().stage.camera.position.toArray();
+  },
+  projectPoint(p: number[]) {
+    return current().projectPoint(p);
+  },
   dragTarget(): number[] | null {
     return current().dragTarget?.toArray() ?? null;
   },

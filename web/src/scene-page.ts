@@ -10,7 +10,16 @@
  * MAX_STEPS_PER_FRAME, so a slow scene runs in slow motion rather than
  * falling behind.
  */
-import { type Box3, LineSegments, Plane, Raycaster, Vector2, Vector3, type WebGLRenderer } from 'three';
+import {
+  type Box3,
+  LineSegments,
+  type Object3D,
+  Plane,
+  Raycaster,
+  Vector2,
+  Vector3,
+  type WebGLRenderer,
+} from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { type CatalogEntry, sceneAssets } from './catalog.js';
 import { createSimHost, LoadFailure, type SimHost } from './sim/host.js';
@@ -28,7 +37,10 @@ const MAX_STEPS_PER_FRAME = 4;
 const NARROW = '(max-width: 700px)';
 
 interface Drag {
+  /** The particle dragged, or −1 for a rigid body. */
   particle: number;
+  /** The collider of the rigid body dragged, or −1. */
+  rigid: number;
   plane: Plane;
   target: Vector3;
   pointerId: number;
@@ -80,6 +92,8 @@ export class ScenePage {
   private needsRender = true;
   /** What the last press on the view picked (for diagnostics). */
   lastPick = '';
+  /** The collider of the rigid body last dragged or thrown (the key t throws it), or −1. */
+  private lastRigid = -1;
   /** Smoothed interval between rendered frames (ms). */
   frameMs = 16;
   private resolutionChangedAt = 0;
@@ -135,7 +149,8 @@ export class ScenePage {
     const keys = el('p', 'keys');
     keys.innerHTML =
       '<kbd>space</kbd> pause · <kbd>s</kbd> single step · <kbd>r</kbd> reset<br>' +
-      'drag the surface to pull it, release to throw; drag elsewhere to orbit, right-drag to pan, wheel to zoom';
+      'drag the surface to pull it, release to throw; drag elsewhere to orbit, right-drag to pan, wheel to zoom<br>' +
+      '<kbd>t</kbd> throws the rigid body under the cursor (or the last one dragged) away from the camera';
     about.append(mode, keys);
     bar.append(about);
     // the side column: parameters and readout, each collapsible (closed on narrow screens)
@@ -533,9 +548,39 @@ export class ScenePage {
     return -1;
   }
 
+  /** The rigid body under the cursor: its collider's index and the point hit, or null. */
+  private pickRigid(clientX: number, clientY: number): { collider: number; point: Vector3 } | null {
+    const rigid = this.stage.rigidPickables();
+    if (rigid.length === 0) return null;
+    this.setRay(clientX, clientY);
+    const hit = this.raycaster.intersectObjects(
+      rigid.map((r) => r.object),
+      true,
+    )[0];
+    if (!hit) return null;
+    let o: Object3D | null = hit.object;
+    while (o && !rigid.some((r) => r.object === o)) o = o.parent;
+    const r = rigid.find((q) => q.object === o);
+    return r ? { collider: r.collider, point: hit.point.clone() } : null;
+  }
+
   private onPointerDown = (e: PointerEvent): void => {
     if (e.button !== 0 || !this.info || e.target !== this.stage.renderer.domElement) {
       this.lastPick = `ignored: button ${e.button}, target ${(e.target as HTMLElement).tagName}`;
+      return;
+    }
+    const rigid = this.pickRigid(e.clientX, e.clientY);
+    if (rigid) {
+      // a rigid body: its point under the cursor follows the pointer in the plane facing the camera
+      e.stopPropagation();
+      e.preventDefault();
+      this.lastPick = `rigid ${rigid.collider} at (${e.clientX}, ${e.clientY})`;
+      this.lastRigid = rigid.collider;
+      const normal = this.stage.camera.getWorldDirection(new Vector3());
+      const plane = new Plane().setFromNormalAndCoplanarPoint(normal, rigid.point);
+      this.drag = { particle: -1, rigid: rigid.collider, plane, target: rigid.point, pointerId: e.pointerId };
+      this.host.grabRigid(rigid.collider, rigid.point.toArray() as Vec3, this.run.dragPull);
+      this.viewport.classList.add('dragging');
       return;
     }
     let particle = this.pick(e.clientX, e.clientY);
@@ -549,7 +594,7 @@ export class ScenePage {
     const at = new Vector3(x[3 * particle], x[3 * particle + 1], x[3 * particle + 2]);
     const normal = this.stage.camera.getWorldDirection(new Vector3());
     const plane = new Plane().setFromNormalAndCoplanarPoint(normal, at);
-    this.drag = { particle, plane, target: at.clone(), pointerId: e.pointerId };
+    this.drag = { particle, rigid: -1, plane, target: at.clone(), pointerId: e.pointerId };
     this.host.grab(particle, at.toArray() as Vec3, this.dragCompliance(particle));
     this.viewport.classList.add('dragging');
   };
@@ -593,7 +638,9 @@ export class ScenePage {
   private updateHover(): void {
     this.hoverDirty = false;
     if (!this.pointer) return;
-    const over = this.pick(this.pointer.x, this.pointer.y) >= 0;
+    const over =
+      this.pickRigid(this.pointer.x, this.pointer.y) !== null ||
+      this.pick(this.pointer.x, this.pointer.y) >= 0;
     this.viewport.classList.toggle('can-grab', over);
   }
 
@@ -601,7 +648,7 @@ export class ScenePage {
     const t = e.target as HTMLElement | null;
     if (t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA')) return;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
-    if (![' ', 's', 'S', 'r', 'R'].includes(e.key)) return;
+    if (![' ', 's', 'S', 'r', 'R', 't', 'T'].includes(e.key)) return;
     // a focused panel button would also react to the key (space clicks it): take the focus away
     if (t && t.tagName === 'BUTTON') t.blur();
     if (e.key === ' ') {
@@ -611,8 +658,24 @@ export class ScenePage {
       this.singleStep();
     } else if (e.key === 'r' || e.key === 'R') {
       this.reset();
+    } else {
+      this.throwRigid();
     }
   };
+
+  /**
+   * Throws the rigid body under the cursor, or the last one dragged: 6 m/s
+   * along the camera's view direction, tilted up by 1 m/s.
+   */
+  private throwRigid(): void {
+    const under = this.pointer ? this.pickRigid(this.pointer.x, this.pointer.y) : null;
+    const k = under ? under.collider : this.lastRigid;
+    if (k < 0) return;
+    const d = this.stage.camera.getWorldDirection(new Vector3()).multiplyScalar(6);
+    this.host.throwRigid(k, [d.x, d.y + 1, d.z]);
+    this.lastRigid = k;
+    this.lastPick = `threw rigid ${k}`;
+  }
 
   private resize(): void {
     if (this.narrowQuery.matches !== this.narrow) this.setNarrow(this.narrowQuery.matches);
@@ -705,6 +768,13 @@ export class ScenePage {
   project(i: number): { x: number; y: number } {
     const x = this.stage.store!.x;
     const v = new Vector3(x[3 * i], x[3 * i + 1], x[3 * i + 2]).project(this.stage.camera);
+    const rect = this.stage.renderer.domElement.getBoundingClientRect();
+    return { x: rect.left + ((v.x + 1) / 2) * rect.width, y: rect.top + ((1 - v.y) / 2) * rect.height };
+  }
+
+  /** Client pixels of the world point p. */
+  projectPoint(p: ArrayLike<number>): { x: number; y: number } {
+    const v = new Vector3(p[0], p[1], p[2]).project(this.stage.camera);
     const rect = this.stage.renderer.domElement.getBoundingClientRect();
     return { x: rect.left + ((v.x + 1) / 2) * rect.width, y: rect.top + ((1 - v.y) / 2) * rect.height };
   }

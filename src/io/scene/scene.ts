@@ -12,6 +12,8 @@ import type { Collider } from '../../collision/colliders.js';
 import type { Body } from '../../core/body.js';
 import { PbdError } from '../../core/errors.js';
 import { World } from '../../core/world.js';
+import { RigidBodies } from '../../rigid/rigid-bodies.js';
+import type { RigidBody } from '../../rigid/rigid-body.js';
 import { jsonErrorOffset, lineColumn } from '../json-position.js';
 import { buildCloth, clothBody } from './cloth.js';
 import { buildCoreCollider, coreColliderSchemas } from './colliders.js';
@@ -39,6 +41,7 @@ import { buildFluid, fluidBody } from './fluids.js';
 import { guardSceneJson } from './guard.js';
 import { Budget, type SceneLimits } from './limits.js';
 import { meshFiles } from './meshes.js';
+import { buildRigidBodies, rigidBodySpec, rigidSettingsSpec } from './rigid.js';
 import { shapeMatchingBodies, shapeMatchingBuilders } from './shape-matching.js';
 import { buildStrands, strandsBody } from './strands.js';
 
@@ -196,6 +199,11 @@ export const sceneSchema = z
     bodies: z.array(z.discriminatedUnion('type', bodySchemas)).min(1),
     colliders: z.array(z.discriminatedUnion('type', colliderSchemas)).optional(),
     collision: collisionSettings.optional(),
+    rigidBodies: z
+      .array(rigidBodySpec)
+      .optional()
+      .describe('rigid bodies, coupled two ways with the particles (docs/rigid.md)'),
+    rigid: rigidSettingsSpec.optional(),
     output: outputSettings.optional(),
   })
   .describe('a pbdkit scene');
@@ -322,6 +330,8 @@ export interface SceneInstance {
   /** Bodies in scene order. */
   bodies: Body[];
   colliders: Collider[];
+  /** Rigid bodies in scene order. */
+  rigidBodies: RigidBody[];
   /** Frames to bake and world steps per frame. */
   frames: number;
   stepsPerFrame: number;
@@ -370,11 +380,14 @@ export function buildScene(spec: SceneSpec, options: BuildOptions = {}): SceneIn
           `known: ${bodies.map((b) => `'${b.name}'`).join(', ')}`,
         );
     });
+    const rigidBodies = buildRigidBodies(spec.rigidBodies ?? [], world, bodies);
+    if (spec.rigid) RigidBodies.of(world).configure(spec.rigid);
     return {
       spec,
       world,
       bodies,
       colliders,
+      rigidBodies,
       frames: spec.output?.frames ?? 120,
       stepsPerFrame: spec.output?.stepsPerFrame ?? 1,
     };

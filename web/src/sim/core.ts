@@ -13,8 +13,10 @@ import {
   buildScene,
   type ConstraintSet,
   EnergyWatch,
+  grabRigidBody,
   PbdError,
   parseSceneText,
+  RigidBodies,
   SceneError,
   type SceneInstance,
   type SceneSpec,
@@ -327,6 +329,35 @@ export class SimCore {
     this.grab?.handle.move(point);
   }
 
+  /**
+   * Starts dragging the rigid body that collider k draws, at `point`, with
+   * the mouse's pull k ∈ (0, 1] of RunState.dragPull: compliance
+   * α = h² (1 − k)/(k m) with the body's mass m. False when it is no
+   * dynamic rigid body.
+   */
+  grabRigid(collider: number, point: Vec3, pull: number): boolean {
+    this.releaseParticle();
+    const w = this.world;
+    const b = w.colliders[collider]?.rigid ?? -1;
+    if (b < 0 || w.rigids.invMass[b] === 0) return false;
+    const h = w.dt / w.substeps;
+    const m = w.rigids.mass[b];
+    const compliance = pull > 0 && pull < 1 ? (h * h * (1 - pull)) / (pull * m) : 0;
+    this.grab = { particle: -1, handle: grabRigidBody(w, b, point, compliance) };
+    return true;
+  }
+
+  /** Throws the rigid body that collider k draws: its velocity becomes `velocity` (m/s). */
+  throwRigid(collider: number, velocity: Vec3): boolean {
+    const w = this.world;
+    const b = w.colliders[collider]?.rigid ?? -1;
+    if (b < 0 || w.rigids.invMass[b] === 0) return false;
+    RigidBodies.of(w).wake(b);
+    w.rigids.v.set(velocity, 3 * b);
+    this.watch?.rebase(); // a throw is a new start
+    return true;
+  }
+
   /** Lets go: the particle keeps its velocity and can be thrown. */
   releaseParticle(): void {
     if (!this.grab) return;
@@ -408,6 +439,7 @@ function colliderInfo(c: WorldCollider): ColliderInfo {
     inside: o.inside === true,
     pose: [...c.position, ...c.rotation],
     kinematic: c.kinematic,
+    rigid: c.rigid ?? -1,
   };
 }
 

@@ -18,6 +18,10 @@ export interface SimHost {
   grab(particle: number, point: Vec3, compliance: number): void;
   drag(point: Vec3): void;
   release(): void;
+  /** Drags the rigid body collider k draws (see SimCore.grabRigid); drag() and release() as for a particle. */
+  grabRigid(collider: number, point: Vec3, pull: number): void;
+  /** Gives the rigid body collider k draws the velocity v (m/s). */
+  throwRigid(collider: number, velocity: Vec3): void;
   configureWorld(settings: Partial<WorldSettings>): void;
   setTunable(body: number, name: string, value: number): void;
   /** Called with errors of fire-and-forget requests (bad settings). */
@@ -100,6 +104,12 @@ export class WorkerHost implements SimHost {
   release(): void {
     this.send({ type: 'release' });
   }
+  grabRigid(collider: number, point: Vec3, pull: number): void {
+    this.send({ type: 'grabRigid', collider, point, pull });
+  }
+  throwRigid(collider: number, velocity: Vec3): void {
+    this.send({ type: 'throwRigid', collider, velocity });
+  }
   configureWorld(settings: Partial<WorldSettings>): void {
     this.send({ type: 'world', settings });
   }
@@ -152,6 +162,12 @@ export class MainThreadHost implements SimHost {
   }
   release(): void {
     this.core.releaseParticle();
+  }
+  grabRigid(collider: number, point: Vec3, pull: number): void {
+    this.core.grabRigid(collider, point, pull);
+  }
+  throwRigid(collider: number, velocity: Vec3): void {
+    this.core.throwRigid(collider, velocity);
   }
   configureWorld(settings: Partial<WorldSettings>): void {
     this.guard(() => this.core.configureWorld(settings));

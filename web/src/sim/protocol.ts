@@ -61,6 +61,8 @@ export interface ColliderInfo {
   /** position xyz and quaternion xyzw */
   pose: number[];
   kinematic: boolean;
+  /** The rigid body (a rigid store index) this collider follows and draws, or −1. */
+  rigid: number;
 }
 
 /** A constraint set over particle pairs with rest lengths (drawn as the strain overlay). */
@@ -162,6 +164,8 @@ export type Request =
   | { type: 'grab'; particle: number; point: Vec3; compliance: number }
   | { type: 'drag'; point: Vec3 }
   | { type: 'release' }
+  | { type: 'grabRigid'; collider: number; point: Vec3; pull: number }
+  | { type: 'throwRigid'; collider: number; velocity: Vec3 }
   | { type: 'world'; settings: Partial<WorldSettings> }
   | { type: 'tunable'; body: number; name: string; value: number };
 

@@ -36,6 +36,12 @@ scope.onmessage = (e) => {
       case 'release':
         core.releaseParticle();
         break;
+      case 'grabRigid':
+        core.grabRigid(m.collider, m.point, m.pull);
+        break;
+      case 'throwRigid':
+        core.throwRigid(m.collider, m.velocity);
+        break;
       case 'world':
         core.configureWorld(m.settings);
         break;

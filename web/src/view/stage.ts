@@ -710,6 +710,15 @@ export class Stage {
   }
 
   /** Objects the mouse can pick particles on. */
+  /** The drawn rigid bodies (colliders that follow one) for picking: the collider's index and its object. */
+  rigidPickables(): { collider: number; object: Object3D }[] {
+    const out: { collider: number; object: Object3D }[] = [];
+    this.colliderObjects.forEach((o, k) => {
+      if (o && this.colliderInfos[k].rigid >= 0) out.push({ collider: k, object: o });
+    });
+    return out;
+  }
+
   pickables(): Pickable[] {
     const out: Pickable[] = [];
     for (const b of this.bodies) {
