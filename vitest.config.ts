@@ -26,6 +26,8 @@ export default defineConfig({
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
           globalSetup: ['test/browser/setup.ts'],
+          // expect.poll waits up to 30 s by default (vitest's 1 s is too short for a loaded machine)
+          expect: { poll: { timeout: 30_000 } },
           testTimeout: 240_000,
           hookTimeout: 240_000,
         },

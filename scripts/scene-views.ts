@@ -47,7 +47,7 @@ export interface SceneView {
    * them at the start, then the ones the scene's camera follows (camera.follow; default all).
    */
   bodies: [number[], number[]];
-  /** The box of the bounded colliders (spheres, boxes, capsules, meshes: their surfaces) over the same time, or null. */
+  /** The box of the bounded colliders (spheres, boxes, capsules, meshes, containers: their surfaces) over the same time, or null. */
   colliders: [number[], number[]] | null;
 }
 
@@ -72,10 +72,12 @@ for (const f of files) {
   // the bodies the camera follows (the scene's camera.follow; default all); every body counts at the start
   const follow = inst.spec.camera?.follow;
   const followed = inst.bodies.filter((b) => !follow || follow.includes(b.name));
-  // bounded colliders as their meshes in their local frames, placed at each sample's pose
+  // bounded colliders as their meshes in their local frames, placed at each sample's pose; a
+  // container (a mesh whose inside is the free space: its bounding radius is infinite) by its surface
   const shapes = w.colliders
-    .filter((c) => Number.isFinite(c.boundingRadius()))
-    .map((c) => ({ c, mesh: colliderMesh(c as Collider, 1) }));
+    .filter((c) => c.type !== 'plane')
+    .map((c) => ({ c, mesh: colliderMesh(c as Collider, 1) }))
+    .filter(({ c, mesh }) => mesh !== null || Number.isFinite(c.boundingRadius()));
   const p = new Float64Array(3);
   const sample = (bodies: readonly Body[]) => {
     for (const b of bodies) {

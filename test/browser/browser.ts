@@ -18,6 +18,9 @@ export interface Browser {
 export async function launch(viewport = { width: 1100, height: 700 }): Promise<Browser> {
   const dir = mkdtempSync(join(tmpdir(), 'pbdkit-chromium-'));
   const context = await launchChromium(dir, viewport);
+  // a loaded 2-core machine (several engineers' tests at once) takes far longer than Playwright's
+  // 30 s to build a heavy scene in the worker; the test's own timeout still bounds every wait
+  context.setDefaultTimeout(180_000);
   const errors: string[] = [];
   const watch = (page: Page) => {
     page.on('console', (m) => {

@@ -247,7 +247,7 @@ const hooks = {
   },
   /**
    * Where things are on screen (client pixels): each body's drawn bounding
-   * box projected, the free part of the view the camera frames into, the
+   * box projected, the recorded action box the camera frames (projected), the free part of the view the camera frames into, the
    * canvas, and the panels over it (visible ones only).
    */
   framing() {
@@ -264,6 +264,7 @@ const hooks = {
         bottom: free.bottom + c.top,
       },
       bodies: p.bodyRects(),
+      action: p.actionRect(),
       panels: [...document.querySelectorAll('.scene-bar, .panel-host, details.stats')]
         .map((e) => ({ name: e.className, ...rect(e.getBoundingClientRect()) }))
         .filter((r) => r.right > r.left && r.bottom > r.top),

@@ -10,7 +10,16 @@
  * MAX_STEPS_PER_FRAME, so a slow scene runs in slow motion rather than
  * falling behind.
  */
-import { LineSegments, type Object3D, Plane, Raycaster, Vector2, Vector3, type WebGLRenderer } from 'three';
+import {
+  type Box3,
+  LineSegments,
+  type Object3D,
+  Plane,
+  Raycaster,
+  Vector2,
+  Vector3,
+  type WebGLRenderer,
+} from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { type CatalogEntry, sceneAssets } from './catalog.js';
 import { createSimHost, LoadFailure, type SimHost } from './sim/host.js';
@@ -91,6 +100,8 @@ export class ScenePage {
   private fixedPixelRatio: number | null = null;
   /** The visitor moved the camera: layout changes no longer refit it. */
   private cameraMoved = false;
+  /** The box the camera was last fitted to (framing.ts: actionBox), for the tests. */
+  private action: Box3 | null = null;
   private readonly narrowQuery: MediaQueryList;
   /** The layout the panels were last set for (narrow: closed). */
   private narrow: boolean;
@@ -720,6 +731,7 @@ export class ScenePage {
     centreOn(cam, w, h, free);
     if (!refit || !this.info) return;
     const box = actionBox(this.entry.name, this.stage.bodyBox(), this.stage.colliderBox());
+    this.action = box;
     const cfg = this.info.meta.camera;
     const dir = cfg
       ? new Vector3(...cfg.position).sub(new Vector3(...cfg.target))
@@ -732,19 +744,24 @@ export class ScenePage {
 
   /** Per body, the screen rectangle (client pixels) its particles' bounding box covers; for the tests. */
   bodyRects(): { name: string; rect: Rect | null }[] {
+    return this.stage.bodyBoxes().map(({ name, box }) => ({ name, rect: this.screenRect(box) }));
+  }
+
+  /**
+   * The screen rectangle (client pixels) of the action box the camera was fitted to: where the
+   * scene's bodies go over their first seconds (web/src/scene-views.json); null before a fit.
+   */
+  actionRect(): Rect | null {
+    return this.action && this.screenRect(this.action);
+  }
+
+  /** A world box projected with the current camera, in client pixels (null when behind the camera). */
+  private screenRect(box: Box3): Rect | null {
     const c = this.stage.renderer.domElement.getBoundingClientRect();
-    return this.stage.bodyBoxes().map(({ name, box }) => {
-      const r = projectBox(this.stage.camera, box, c.width, c.height);
-      return {
-        name,
-        rect: r && {
-          left: r.left + c.left,
-          right: r.right + c.left,
-          top: r.top + c.top,
-          bottom: r.bottom + c.top,
-        },
-      };
-    });
+    const r = projectBox(this.stage.camera, box, c.width, c.height);
+    return (
+      r && { left: r.left + c.left, right: r.right + c.left, top: r.top + c.top, bottom: r.bottom + c.top }
+    );
   }
 
   /** Screen position (client pixels) of particle i. */

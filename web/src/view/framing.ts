@@ -31,7 +31,7 @@ export const sceneViews = views as unknown as Record<string, SceneView>;
 /**
  * The box a scene's camera frames: where its bodies go over their first
  * seconds, with its bounded colliders when they do not make it much larger
- * (a drape's sphere, not a room-sized container). `fallback` (the bodies at
+ * (a drape's sphere, not a room-sized box) or hold the bodies (a barrel). `fallback` (the bodies at
  * load) stands in for scenes without an entry (dropped ones).
  */
 export function actionBox(name: string, fallback: Box3, colliders: Box3 | null): Box3 {
@@ -43,7 +43,10 @@ export function actionBox(name: string, fallback: Box3, colliders: Box3 | null):
   if (c && !c.isEmpty()) {
     const union = box.clone().union(c);
     const size = (b: Box3) => b.getSize(new Vector3()).length();
-    if (size(union) <= 1.6 * size(box)) box.copy(union);
+    // a recorded container that holds the bodies (the barrel) is part of the picture whatever its
+    // size (not the page's own collider box: it holds named planes' drawn squares, 60 scene radii wide)
+    const container = v?.colliders != null && c.containsBox(box);
+    if (container || size(union) <= 1.6 * size(box)) box.copy(union);
   }
   return box;
 }
