@@ -8,6 +8,8 @@
  * - `BodyParticles` / `BodyPoints`: a body's particles as instanced spheres
  *   or as sphere-shaded point sprites.
  * - `BodyLines`: a body's line segments (the strands of a strand body).
+ * - `BodyTubes`: the same segments as instanced tubes of the particles'
+ *   radius (rods and threads, whose thickness matters in the picture).
  * - `createColliderObject` / `updateColliderObject`: meshes for plane,
  *   sphere, box and capsule colliders, posed each frame.
  *
@@ -21,6 +23,7 @@
 export { BodyGeometry, type BodyGeometryOptions, computeVertexNormals } from './body-geometry.js';
 export { BodyLines, type BodyLinesOptions } from './body-lines.js';
 export { BodyParticles, BodyPoints, type ParticleOptions } from './body-particles.js';
+export { BodyTubes, type BodyTubesOptions } from './body-tubes.js';
 export {
   type ColliderObjectOptions,
   createColliderObject,

@@ -43,6 +43,7 @@ import {
   BodyParticles,
   BodyPoints,
   type BodySource,
+  BodyTubes,
   createColliderObject,
   type StoreSource,
 } from '../../../src/three/index.js';
@@ -104,6 +105,13 @@ class BodyMirror implements BodySource {
   }
 }
 
+/** Tubes for a strand body of at most 5,000 segments whose particles have a radius (rods, threads). */
+function drawAsTubes(b: BodyInfo, radius: Float64Array): boolean {
+  if (b.lines.length > 2 * 5000) return false;
+  for (let i = b.offset; i < b.offset + b.count; i++) if (radius[i] > 0) return true;
+  return false;
+}
+
 class StoreMirror implements StoreSource {
   x: Float64Array;
   v: Float64Array;
@@ -137,7 +145,7 @@ interface BodyView {
   wire: Mesh | null;
   particles: BodyParticles | BodyPoints | null;
   /** A strand body's strands. */
-  lines: BodyLines | null;
+  lines: BodyLines | BodyTubes | null;
   /** Overlay points for a surface body's vertices. */
   vertexDots: BodyPoints | null;
   /** A fluid's sprites for the surface renderer (drawn as a surface unless Display → fluid says balls). */
@@ -344,8 +352,13 @@ export class Stage {
       vertexDots: null,
     };
     if (b.triangles.length === 0 && b.lines.length > 0) {
-      // strands: their segments as lines (the picking threshold makes them grabbable), particles as an overlay
-      const lines = new BodyLines(mirror, { store, color: strandPalette[k % strandPalette.length] });
+      // strands: their segments as lines (the picking threshold makes them grabbable), particles as an
+      // overlay; a rod or thread (few segments, with a radius) as tubes of its radius, since its
+      // thickness is the picture (a knot, a buckled loop)
+      const color = strandPalette[k % strandPalette.length];
+      const lines = drawAsTubes(b, store.radius)
+        ? new BodyTubes(mirror, { store, color })
+        : new BodyLines(mirror, { store, color });
       lines.name = `body:${b.name}`;
       view.lines = lines;
       view.vertexDots = new BodyPoints(mirror, {
