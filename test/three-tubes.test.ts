@@ -20,6 +20,8 @@ describe('strands drawn as tubes', () => {
     } as unknown as BodySource;
     const tubes = new BodyTubes(body, { store });
     expect(tubes.count).toBe(2);
+    // the picking map: instance s is the segment between these particles of the body
+    expect(tubes.segment(1)).toEqual([1, 2]);
     const m = new Matrix4();
     const p = new Vector3();
     const q = new Quaternion();

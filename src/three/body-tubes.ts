@@ -60,6 +60,11 @@ export class BodyTubes extends InstancedMesh<BufferGeometry, Material> {
     this.update();
   }
 
+  /** The two particles (indices within the body) of segment s, the tube instance s. */
+  segment(s: number): number[] {
+    return [this.lines[2 * s], this.lines[2 * s + 1]];
+  }
+
   /** Places every segment's tube at the body's current positions; call once per rendered frame. */
   update(): void {
     const body = this.body;

@@ -21,6 +21,7 @@ import {
   type WebGLRenderer,
 } from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+import { BodyTubes } from '../../src/three/body-tubes.js';
 import { type CatalogEntry, sceneAssets } from './catalog.js';
 import { createSimHost, LoadFailure, type SimHost } from './sim/host.js';
 import type { FrameInfo, LoadError, SceneInfo, Vec3, WorldSettings } from './sim/protocol.js';
@@ -530,7 +531,10 @@ export class ScenePage {
         continue;
       }
       let candidates: number[] = [];
-      if (hit.face && hit.instanceId === undefined) candidates = [hit.face.a, hit.face.b, hit.face.c];
+      if (hit.object instanceof BodyTubes && hit.instanceId !== undefined) {
+        // a rod segment drawn as a tube: its two particles
+        candidates = hit.object.segment(hit.instanceId);
+      } else if (hit.face && hit.instanceId === undefined) candidates = [hit.face.a, hit.face.b, hit.face.c];
       else if (hit.instanceId !== undefined) candidates = [hit.instanceId];
       else if (hit.index !== undefined && hit.object instanceof LineSegments) {
         // a strand segment: hit.index is the slot of its first vertex in the index
