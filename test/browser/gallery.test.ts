@@ -315,7 +315,11 @@ describe('the gallery in Chromium', () => {
     expect(browser.errors).toEqual([]);
   });
 
-  it('strands are drawn as lines that the mouse picks and drags', async () => {
+  // hair without a radius as lines; strands with one (rods, threads) as tubes (BodyTubes)
+  it.each([
+    ['lines', 0],
+    ['tubes of their radius', 0.008],
+  ])('strands are drawn as %s that the mouse picks and drags', async (_drawn, radius) => {
     // a fringe of ten DFTL strands hanging from a bar
     const strands = Array.from({ length: 10 }, (_, s) =>
       Array.from({ length: 11 }, (_, j) => [-0.225 + 0.05 * s, 1.6 - 0.05 * j, 0]),
@@ -325,7 +329,7 @@ describe('the gallery in Chromium', () => {
       family: 'strands',
       camera: { position: [0, 1.35, 1.2], target: [0, 1.35, 0] },
       world: { damping: 1 },
-      bodies: [{ type: 'strands', name: 'fringe', strands, ftl: { damping: 0.9 } }],
+      bodies: [{ type: 'strands', name: 'fringe', strands, radius, ftl: { damping: 0.9 } }],
     };
     await page.goto(base);
     await page.waitForFunction(() => window.pbdGallery?.state().page === 'index');
@@ -359,7 +363,9 @@ describe('the gallery in Chromium', () => {
     };
     // the strand swings toward the cursor (it cannot stretch to reach it exactly)
     await expect.poll(screenDistance, { timeout: 60_000, interval: 250 }).toBeLessThan(0.3 * d0);
-    await page.screenshot({ path: new URL('drag-strands.png', artifacts).pathname });
+    await page.screenshot({
+      path: new URL(`drag-strands-${radius > 0 ? 'tubes' : 'lines'}.png`, artifacts).pathname,
+    });
     await page.mouse.up();
     await expect.poll(async () => (await state(page)).grabbed, { timeout: 20_000 }).toBe(-1);
     expect(browser.errors).toEqual([]);
