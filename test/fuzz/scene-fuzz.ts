@@ -358,20 +358,14 @@ export function fuzzInputs(seed: number, count: number, bases = baseScenes()): F
 
 // ---- outcomes ----------------------------------------------------------------
 
-/** The top-level keys of a scene: a located error's place starts with one of them. */
-const sceneKeys = [
-  'title',
-  'description',
-  'family',
-  'figure',
-  'camera',
-  'world',
-  'bodies',
-  'colliders',
-  'collision',
-  'output',
-  '$schema',
-];
+/** The top-level keys of a scene (from its JSON schema, so new sections count): a located error's place starts with one of them. */
+const sceneKeys: string[] = Object.keys(
+  (
+    JSON.parse(readFileSync(new URL('../../schema/scene.schema.json', import.meta.url), 'utf8')) as {
+      properties: Record<string, unknown>;
+    }
+  ).properties,
+);
 
 /**
  * Whether an error's place (PbdError.where, with the scene file first) is a
