@@ -15,36 +15,19 @@
  * The functions allocate nothing and write their vector results to `out`.
  */
 import type { RigidStore } from '../core/rigid-store.js';
+import { rotate, rotateBack } from './rotate.js';
 
 /** Scratch of the rotations (module level: these run on one thread). */
 const T = new Float64Array(3);
 
 /** T ← Rᵀ v for the unit quaternion q[o …]. */
 function toBody(q: Float64Array, o: number, vx: number, vy: number, vz: number): void {
-  const qx = -q[o],
-    qy = -q[o + 1],
-    qz = -q[o + 2],
-    qw = q[o + 3];
-  const tx = 2 * (qy * vz - qz * vy),
-    ty = 2 * (qz * vx - qx * vz),
-    tz = 2 * (qx * vy - qy * vx);
-  T[0] = vx + qw * tx + (qy * tz - qz * ty);
-  T[1] = vy + qw * ty + (qz * tx - qx * tz);
-  T[2] = vz + qw * tz + (qx * ty - qy * tx);
+  rotateBack(T, q, o, vx, vy, vz);
 }
 
 /** T ← R v for the unit quaternion q[o …]. */
 function toWorld(q: Float64Array, o: number, vx: number, vy: number, vz: number): void {
-  const qx = q[o],
-    qy = q[o + 1],
-    qz = q[o + 2],
-    qw = q[o + 3];
-  const tx = 2 * (qy * vz - qz * vy),
-    ty = 2 * (qz * vx - qx * vz),
-    tz = 2 * (qx * vy - qy * vx);
-  T[0] = vx + qw * tx + (qy * tz - qz * ty);
-  T[1] = vy + qw * ty + (qz * tx - qx * tz);
-  T[2] = vz + qw * tz + (qx * ty - qy * tx);
+  rotate(T, q, o, vx, vy, vz);
 }
 
 /**
