@@ -1,4 +1,5 @@
 import { DistanceConstraints } from '../constraints/distance.js';
+import { HierarchicalSolver, type HierarchyOptions } from '../constraints/hierarchy.js';
 import { Body, type Tunable } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { RigidModeDamping } from '../core/damping.js';
@@ -47,6 +48,13 @@ export interface ClothOptions {
   strainLimit?: StrainLimitOptions;
   /** Long Range Attachments (000 §3.5): every free vertex tethered to the cloth's pins. */
   longRangeAttachments?: LongRangeOptions;
+  /**
+   * The hierarchical solver (Müller 2008, HPBD): coarser levels of the
+   * cloth's vertices whose unilateral distance constraints carry stretch
+   * corrections across the cloth in one V-cycle per iteration (docs/solver.md).
+   * For stiff stretch; not with `tear`. Default off.
+   */
+  hierarchy?: boolean | HierarchyOptions;
   /** Contact radius of each vertex (m). Default 0. */
   radius?: number;
   /** Collision group and mask bitmasks. */
@@ -68,6 +76,8 @@ export class Cloth extends Body {
   /** Texture coordinates (two per vertex), when the mesh had them. */
   readonly uvs: Float64Array | null;
   readonly stretch: DistanceConstraints;
+  /** The hierarchical solver's coarse levels, or null (ClothOptions.hierarchy). */
+  readonly hierarchy: HierarchicalSolver | null;
   readonly bend: DihedralBending | null;
   readonly pressure: PressureConstraint | null;
   readonly damping: RigidModeDamping | null;
@@ -126,6 +136,27 @@ export class Cloth extends Body {
     this.stretch = this.addSet(
       new DistanceConstraints(store, edges, undefined, o.stretch ?? {}, { kind: 'stretch' }),
     );
+    if (o.hierarchy && o.tear) {
+      throw new PbdError(
+        'cloth/hierarchy-tear',
+        `${where}.hierarchy`,
+        'cannot be used with tearing: the coarse levels would hold torn pieces together',
+        'remove hierarchy or tear',
+      );
+    }
+    this.hierarchy = o.hierarchy
+      ? this.addSet(
+          new HierarchicalSolver(
+            store,
+            off,
+            nv,
+            edges,
+            this.restPositions,
+            o.hierarchy === true ? {} : o.hierarchy,
+            `${where}.hierarchy`,
+          ),
+        )
+      : null;
     this.bend =
       o.bend === false
         ? null

@@ -46,6 +46,24 @@ export const clothBody = z
       .describe('damping of deviations from the rigid motion (003 §3.5)'),
     strainLimit: strainLimitSpec.optional(),
     longRangeAttachments: longRangeSpec.optional(),
+    hierarchy: z
+      .union([
+        z.boolean(),
+        z.strictObject({
+          parents: z
+            .int()
+            .min(1)
+            .max(6)
+            .optional()
+            .describe('coarse parents of every fine vertex, default 2'),
+          maxLevels: z.int().min(1).max(16).optional().describe('most coarse levels, default 8'),
+          minParticles: z.int().min(2).optional().describe('no coarser level below this size, default 32'),
+        }),
+      ])
+      .optional()
+      .describe(
+        'hierarchical solver (Müller 2008): coarse levels, one V-cycle per iteration; for stiff stretch',
+      ),
     radius: z.number().min(0).optional().describe('contact radius of each vertex (m)'),
     group: z.int().optional(),
     mask: z.int().optional(),
@@ -73,6 +91,7 @@ export function buildCloth(spec: ClothBodySpec, ctx: BuildContext): Cloth {
         globalDamping: spec.globalDamping,
         strainLimit: spec.strainLimit,
         longRangeAttachments: spec.longRangeAttachments,
+        hierarchy: spec.hierarchy,
         radius: spec.radius,
         group: spec.group,
         mask: spec.mask,
