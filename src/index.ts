@@ -53,6 +53,7 @@ export {
 } from './collision/surface-contacts.js';
 export { Untangler } from './collision/untangle.js';
 export { DistanceConstraints, type DistanceMode, distanceConstraint } from './constraints/distance.js';
+export { HierarchicalSolver, type HierarchyOptions } from './constraints/hierarchy.js';
 export {
   TetVolumeConstraints,
   TriangleAreaConstraints,
@@ -94,6 +95,7 @@ export {
   type TriangleFemOptions,
 } from './continuum/triangle-fem.js';
 export { Attachments, type AttachOptions, type OrientationClampOptions } from './core/attachments.js';
+export { Bdf2History } from './core/bdf2.js';
 export { Body, type Tunable } from './core/body.js';
 export {
   type Coloring,
@@ -138,7 +140,14 @@ export {
   pbdStiffness,
   type SolverKind,
 } from './core/solver.js';
-export type { StepStats, SweepKind, WindOptions, WorldView } from './core/step-context.js';
+export type {
+  IntegratorKind,
+  SolveKind,
+  StepStats,
+  SweepKind,
+  WindOptions,
+  WorldView,
+} from './core/step-context.js';
 export {
   type SystemKind,
   World,

@@ -128,7 +128,7 @@ export class PressureConstraint implements ConstraintSet {
 
   beginStep(ctx: StepContext): void {
     // projected once per iteration, after the collider contacts
-    this.rule.update(ctx.solver, ctx.h, ctx.iterations);
+    this.rule.update(ctx.solver, ctx.hSolve, ctx.iterations);
     this.lambda = 0;
     this.contacts = this.world ? findColliderContacts(this.world) : null;
   }

@@ -92,7 +92,7 @@ export abstract class ElementConstraints implements ConstraintSet {
   }
 
   beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.passes);
+    this.rule.update(ctx.solver, ctx.hSolve, ctx.passes);
     this.m = ctx.solver === 'xpbd' ? 1 : 0;
     this.lambda.fill(0);
   }

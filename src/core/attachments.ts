@@ -300,7 +300,7 @@ export class Attachments implements ConstraintSet {
 
   beginStep(ctx: StepContext): void {
     const p = ctx.store.p;
-    this.alphaScale = 1 / (ctx.h * ctx.h);
+    this.alphaScale = 1 / (ctx.hSolve * ctx.hSolve);
     for (let e = 0; e < this.count; e++) {
       const m = this.motions[e];
       if (m) {

@@ -4,6 +4,7 @@
  * and velocity update, and the projection loop. World puts them in its
  * pipeline (see pipeline.ts for the phases, and docs/architecture.md).
  */
+import { predictBdf2, updateBdf2 } from './bdf2.js';
 import type { ConstraintSet } from './constraint-set.js';
 import { Channels, type Phase, RangeStage, type Scheduler, type Stage } from './pipeline.js';
 import type { StepContext } from './step-context.js';
@@ -118,6 +119,11 @@ export class ParticlePredictionStage extends RangeStage {
   }
 
   runRange(ctx: StepContext, from: number, to: number): void {
+    const history = ctx.world.history;
+    if (history !== null) {
+      predictBdf2(ctx, history, from, to);
+      return;
+    }
     const h = ctx.h;
     const store = ctx.store;
     const world = ctx.world;
@@ -155,6 +161,29 @@ export class ParticlePredictionStage extends RangeStage {
       p[i3 + 1] = x[i3 + 1] + h * vy;
       p[i3 + 2] = x[i3 + 2] + h * vz;
     }
+  }
+}
+
+/**
+ * BDF2 only (WorldOptions.integrator): keeps v_n, the velocities at the start
+ * of the substep, before the forces hooks change them (core/bdf2.ts).
+ */
+export class VelocityHistoryStage extends RangeStage {
+  readonly name = 'particles.history';
+  readonly phase = 'forces';
+  readonly order = -100;
+  readonly reads = [V];
+  readonly writes = [V];
+
+  items(ctx: StepContext): number {
+    return ctx.store.count;
+  }
+
+  runRange(ctx: StepContext, from: number, to: number): void {
+    const history = ctx.world.history;
+    if (history === null) return;
+    history.ensure(ctx.store.count);
+    history.vLast.set(ctx.store.v.subarray(3 * from, 3 * to), 3 * from);
   }
 }
 
@@ -227,6 +256,11 @@ export class ParticleVelocityStage extends RangeStage {
   }
 
   runRange(ctx: StepContext, from: number, to: number): void {
+    const history = ctx.world.history;
+    if (history !== null) {
+      updateBdf2(ctx, history, from, to);
+      return;
+    }
     const store = ctx.store;
     const stats = ctx.world.stats;
     const x = store.x;

@@ -18,6 +18,29 @@ export interface WindOptions {
 /** Gauss–Seidel sweep order, see WorldOptions.sweep. */
 export type SweepKind = 'symmetric' | 'forward';
 
+/**
+ * The per-particle history of the BDF2 integrator (core/bdf2.ts's
+ * Bdf2History): 3 numbers per particle in the Float64Arrays, 1 in the flags.
+ */
+export interface ParticleHistory {
+  /** x_{n−1}, v_{n−1}. */
+  xPrev: Float64Array;
+  vPrev: Float64Array;
+  /** x_n as the last update left it; v_n at the start of the substep. */
+  xLast: Float64Array;
+  vLast: Float64Array;
+  /** 1 where the particle has a history; 1 where this substep's prediction was second order. */
+  has: Uint8Array;
+  second: Uint8Array;
+  /** False until an update was recorded. */
+  started: boolean;
+  /** Grows the arrays to n particles. */
+  ensure(n: number): void;
+}
+
+/** The time integrator, see WorldOptions.integrator. */
+export type IntegratorKind = 'implicit-euler' | 'bdf2';
+
 /** How the constraint sets are iterated, see WorldOptions.solve. */
 export type SolveKind = 'gauss-seidel' | 'jacobi';
 
@@ -53,6 +76,10 @@ export interface WorldView {
   /** Relaxation ω of the Jacobi passes. */
   readonly relaxation: number;
   readonly wind: WindOptions | null;
+  /** 'implicit-euler' (Algorithm 1 of 003) or 'bdf2' (seed 004, core/bdf2.ts). */
+  readonly integrator: IntegratorKind;
+  /** The BDF2 integrator's per-particle history; null under implicit Euler. */
+  readonly history: ParticleHistory | null;
   /** Wind velocity at time t into out[0..2] (zero when there is no wind). */
   windAt(t: number, out: Float64Array): void;
   readonly stats: StepStats;
@@ -74,6 +101,12 @@ export interface StepContext {
   h: number;
   /** 1 / h. */
   invH: number;
+  /**
+   * The step of the implicit problem the constraint solve answers, for
+   * XPBD's α̃ = α / hSolve² and γ: h under implicit Euler, 2h/3 under BDF2
+   * (core/bdf2.ts).
+   */
+  hSolve: number;
   /** Simulated time at the end of the current substep (s). */
   time: number;
   /** Index of the current substep within the step, and their number. */

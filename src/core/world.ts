@@ -1,4 +1,5 @@
 import { Attachments } from './attachments.js';
+import { Bdf2History } from './bdf2.js';
 import type { ConstraintSet, StepContext } from './constraint-set.js';
 import { PbdError } from './errors.js';
 import type { Vec3Tuple } from './motion.js';
@@ -20,13 +21,21 @@ import {
   ParticleVelocityStage,
   ProjectionStage,
   SetHookStage,
+  VelocityHistoryStage,
 } from './stages.js';
-import type { SolveKind, StepStats, SweepKind, WindOptions, WorldView } from './step-context.js';
+import type {
+  IntegratorKind,
+  SolveKind,
+  StepStats,
+  SweepKind,
+  WindOptions,
+  WorldView,
+} from './step-context.js';
 import { StepTimings } from './timings.js';
 import type { WorldBody } from './world-body.js';
 import type { WorldCollider } from './world-collider.js';
 
-export type { SolveKind, StepStats, SweepKind, WindOptions } from './step-context.js';
+export type { IntegratorKind, SolveKind, StepStats, SweepKind, WindOptions } from './step-context.js';
 
 export interface WorldOptions {
   /** Length of one step (s). Default 1/60. */
@@ -55,6 +64,14 @@ export interface WorldOptions {
   relaxation?: number;
   /** Projection rule: 'xpbd' (default) or 'pbd'. */
   solver?: SolverKind;
+  /**
+   * Time integrator of the particles: 'implicit-euler' (default; Algorithm 1
+   * of 003) or 'bdf2', the second-order BDF2 prediction and velocity update
+   * of seed 004, which loses far less energy per period at the same step
+   * (core/bdf2.ts, docs/solver.md). Rigid bodies and particle orientations
+   * keep their first-order update.
+   */
+  integrator?: IntegratorKind;
   /** Gravity (m/s²). Default [0, −9.81, 0]. */
   gravity?: Vec3Tuple;
   /** Point damping rate c (1/s): velocities decay as e^{−c t}. Default 0. */
@@ -126,6 +143,9 @@ export class World implements WorldView {
   sweep: SweepKind = 'symmetric';
   solve: SolveKind = 'gauss-seidel';
   relaxation = 1;
+  integrator: IntegratorKind = 'implicit-euler';
+  /** The BDF2 integrator's history (null under implicit Euler). */
+  history: Bdf2History | null = null;
   damping = 0;
   maxSpeed = 200;
   wind: WindOptions | null = null;
@@ -152,6 +172,7 @@ export class World implements WorldView {
   private insertCounter = 0;
   private readonly systems = new Map<SystemKind<unknown>, unknown>();
   private readonly spin = new Float64Array(3);
+  private readonly historyStage = new VelocityHistoryStage();
 
   constructor(options: WorldOptions = {}) {
     const threads = options.threads ?? 1;
@@ -166,7 +187,6 @@ export class World implements WorldView {
     const shared = options.sharedMemory || threads > 1;
     this.store = new ParticleStore(options.capacity ?? 1024, { shared });
     this.rigids = new RigidStore(16, { shared });
-    this.configure(options);
     this.attachments = this.system(attachmentSystem);
     const sets = this.sets;
     for (const stage of [
@@ -184,6 +204,7 @@ export class World implements WorldView {
       new SetHookStage('endStep', sets),
     ])
       this.pipeline.add(stage);
+    this.configure(options);
     this.ctx = {
       world: this,
       store: this.store,
@@ -191,6 +212,7 @@ export class World implements WorldView {
       solver: this.solver,
       h: this.dt / this.substeps,
       invH: this.substeps / this.dt,
+      hSolve: this.dt / this.substeps,
       time: 0,
       substep: 0,
       substeps: this.substeps,
@@ -238,6 +260,7 @@ export class World implements WorldView {
       solver: this.solver,
       h,
       invH: 1 / h,
+      hSolve: h,
       iterations: this.iterations,
       passes: this.passes(),
       substeps: this.substeps,
@@ -305,6 +328,22 @@ export class World implements WorldView {
         );
       }
       this.solve = o.solve;
+    }
+    if (o.integrator !== undefined) {
+      if (o.integrator !== 'implicit-euler' && o.integrator !== 'bdf2') {
+        throw new PbdError(
+          'world/invalid',
+          'world.integrator',
+          `unknown integrator '${o.integrator}'`,
+          "use 'implicit-euler' or 'bdf2'",
+        );
+      }
+      if (o.integrator !== this.integrator) {
+        this.integrator = o.integrator;
+        this.history = o.integrator === 'bdf2' ? new Bdf2History() : null;
+        if (this.history) this.pipeline.add(this.historyStage);
+        else this.pipeline.remove(this.historyStage);
+      }
     }
     this.relaxation =
       num(o.relaxation, 'relaxation', (x) => x > 0 && x < 2, 'must lie between 0 and 2 (exclusive)') ??
@@ -446,6 +485,8 @@ export class World implements WorldView {
   /** One substep: the pipeline's stages (Algorithm 1 of seed 003, lines 5–16), run by the scheduler. */
   private substep(ctx: StepContext): void {
     ctx.time = this.time + ctx.h;
+    // BDF2 solves the implicit problem of step 2h/3 once a history exists (core/bdf2.ts)
+    ctx.hSolve = this.history?.started ? (2 / 3) * ctx.h : ctx.h;
     this.pipeline.run(ctx, this.scheduler);
     this.time = ctx.time;
   }
@@ -593,6 +634,7 @@ export class World implements WorldView {
               inertia: s.inertia.length === 0 ? null : s.inertia.slice(0, 3 * n),
             },
       rigids: this.rigids.saveState(),
+      ...(this.history ? { history: this.history.save(n) } : {}),
       bodies: this.bodies.map((b) => b.saveState()),
       sets: this.sets.map((set) => (set.saveState ? set.saveState() : null)),
       colliders: this.colliders.map((c) => [...c.position, ...c.rotation]),
@@ -641,6 +683,8 @@ export class World implements WorldView {
       }
     }
     this.rigids.loadState(state.rigids);
+    // BDF2: x_{n−1}, v_{n−1} from the checkpoint; without them the next substep is implicit Euler
+    this.history?.load(state.history, s.x, s.v, state.count);
     this.time = state.time;
     this.steps = state.steps;
     for (let k = 0; k < this.bodies.length; k++) this.bodies[k].loadState(state.bodies[k]);
@@ -672,6 +716,8 @@ export interface WorldState {
   /** The particles' orientation channels (4 and 3 numbers per particle), null when no body asked for them. */
   orientations: { q: Float64Array; omega: Float64Array; inertia: Float64Array | null } | null;
   rigids: RigidState;
+  /** BDF2's x_{n−1}, v_{n−1} and which particles have them (WorldOptions.integrator); null or absent otherwise. */
+  history?: { xPrev: Float64Array; vPrev: Float64Array; has: Uint8Array } | null;
   bodies: unknown[];
   sets: unknown[];
   colliders: number[][];

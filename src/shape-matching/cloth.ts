@@ -238,7 +238,7 @@ export class ClothShapeMatching implements ConstraintSet {
   }
 
   beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.passes);
+    this.rule.update(ctx.solver, ctx.hSolve, ctx.passes);
     this.lambda.fill(0);
     // coarse positions from the finest by restriction, and the pins of every level
     const L = this.cloth.levels.length;

@@ -398,7 +398,7 @@ export class OrientedShapeMatching implements ConstraintSet {
    * turned by the attachment's scripted motion.
    */
   beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.passes);
+    this.rule.update(ctx.solver, ctx.hSolve, ctx.passes);
     this.lambda.fill(0);
     const b = this.body;
     const qp = ctx.store.qp,

@@ -253,7 +253,7 @@ export class RegionShapeMatching implements ConstraintSet {
   }
 
   beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.passes);
+    this.rule.update(ctx.solver, ctx.hSolve, ctx.passes);
     this.lambda.fill(0);
   }
 

@@ -123,7 +123,7 @@ export class LongRangeAttachments implements ConstraintSet {
 
   beginStep(ctx: StepContext): void {
     if (this.dirty || this.pinsChanged()) this.rebuild(ctx.store);
-    this.rule.update(ctx.solver, ctx.h, ctx.passes);
+    this.rule.update(ctx.solver, ctx.hSolve, ctx.passes);
     this.lambda.fill(0);
   }
 

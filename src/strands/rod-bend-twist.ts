@@ -126,7 +126,7 @@ export class BendTwistConstraints implements ConstraintSet {
   }
 
   beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.passes);
+    this.rule.update(ctx.solver, ctx.hSolve, ctx.passes);
     const xpbd = ctx.solver === 'xpbd';
     // α = L/(4 K): the scale per unit joint length
     for (let k = 0; k < 3; k++)

@@ -92,7 +92,7 @@ export class StretchShearConstraints implements ConstraintSet {
   }
 
   beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.h, ctx.passes);
+    this.rule.update(ctx.solver, ctx.hSolve, ctx.passes);
     const xpbd = ctx.solver === 'xpbd';
     for (let k = 0; k < 3; k++) this.atScale[k] = xpbd ? this.invStiffness[k] * ctx.invH * ctx.invH : 0;
     this.gamma = xpbd ? this.dampingTime * ctx.invH : 0;

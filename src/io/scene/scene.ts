@@ -147,6 +147,12 @@ export const worldSettings = z
       .optional()
       .describe('iteration: Gauss–Seidel by colour, or Jacobi with averaging; default "gauss-seidel"'),
     relaxation: z.number().gt(0).lt(2).optional().describe('relaxation ω of the Jacobi passes, default 1'),
+    integrator: z
+      .enum(['implicit-euler', 'bdf2'])
+      .optional()
+      .describe(
+        'time integrator of the particles: implicit Euler, or second-order BDF2 (seed 004); default "implicit-euler"',
+      ),
     gravity: vec3.optional().describe('m/s², default [0, -9.81, 0]'),
     damping: z.number().min(0).optional().describe('point damping rate (1/s), default 0'),
     maxSpeed: z.number().positive().optional().describe('speed limit (m/s), default 200'),
