@@ -28,8 +28,14 @@ export interface BenchInstance {
   projectionsPerStep?: number;
   /** Free-form facts worth printing (counts, colours). */
   info?: string;
-  /** The world, for the ns per projection by constraint kind. */
-  world?: { scheduler: Scheduler; step(): void };
+  /** The world, for the ns per projection by constraint kind (and the thread columns). */
+  world?: {
+    scheduler: Scheduler;
+    step(): void;
+    store?: { x: Float64Array; count: number };
+    threadsReady?(): Promise<void>;
+    dispose?(): void;
+  };
   /** Edge stretch now (cases with peers). */
   quality?(): Quality;
 }
@@ -61,6 +67,12 @@ export interface BenchCase {
     nsPerProjection?: Record<string, number>;
   };
   peers?: PeerCase[];
+  /**
+   * The same case on `threads` threads (issue 20: the 1- and 2-thread
+   * columns of the large cases). Timed interleaved with the 1-thread
+   * instance, frame for frame, and checked bit-identical with it.
+   */
+  setupThreads?(threads: number): BenchInstance;
 }
 
 export interface PeerResult {
@@ -73,6 +85,16 @@ export interface PeerResult {
   targetRatio: number | null;
   meetsTarget: boolean | null;
   quality: Quality;
+}
+
+/** The case on 2 threads beside its 1-thread run (BenchCase.setupThreads). */
+export interface ThreadsResult {
+  threads: number;
+  medianMs: number;
+  /** The median over frames of the 1-thread time / the n-thread time (the parallel efficiency × n). */
+  ratio: number;
+  /** The positions of both runs equal bit for bit after the timed steps. */
+  bitIdentical: boolean;
 }
 
 export interface BenchResult {
@@ -92,6 +114,8 @@ export interface BenchResult {
   stages: { name: string; msPerStep: number }[];
   quality: Quality | null;
   peers: PeerResult[];
+  /** The 2-thread column, for cases with `setupThreads`; null otherwise. */
+  threads: ThreadsResult | null;
 }
 
 function median(a: number[]): number {
@@ -103,7 +127,9 @@ export async function runCase(c: BenchCase): Promise<BenchResult> {
   const inst = c.setup();
   const peers: PeerInstance[] = [];
   for (const p of c.peers ?? []) peers.push(await p.setup());
-  const engines: { step(): void }[] = [inst, ...peers];
+  const threaded = c.setupThreads ? c.setupThreads(2) : null;
+  await threaded?.world?.threadsReady?.();
+  const engines: { step(): void }[] = [inst, ...peers, ...(threaded ? [threaded] : [])];
   const times: number[][] = engines.map(() => []);
   const warm = c.warmup ?? 50;
   const n = c.steps ?? 200;
@@ -119,6 +145,23 @@ export async function runCase(c: BenchCase): Promise<BenchResult> {
   }
   const own = times[0];
   const med = median(own);
+  let threadsResult: ThreadsResult | null = null;
+  if (threaded) {
+    const tt = times[engines.length - 1];
+    const xa = inst.world?.store;
+    const xb = threaded.world?.store;
+    threadsResult = {
+      threads: 2,
+      medianMs: median(tt),
+      ratio: median(own.map((t, k) => t / tt[k])),
+      bitIdentical:
+        xa !== undefined &&
+        xb !== undefined &&
+        xa.count === xb.count &&
+        xa.x.subarray(0, 3 * xa.count).every((v, i) => Object.is(v, xb.x[i])),
+    };
+    threaded.world?.dispose?.();
+  }
   const quality = inst.quality ? inst.quality() : null;
   const peerResults: PeerResult[] = (c.peers ?? []).map((p, i) => {
     const m = median(times[i + 1]);
@@ -178,5 +221,6 @@ export async function runCase(c: BenchCase): Promise<BenchResult> {
     stages,
     quality,
     peers: peerResults,
+    threads: threadsResult,
   };
 }

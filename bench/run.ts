@@ -57,6 +57,12 @@ for (const c of selected) {
     console.log(`${indent}ms per step by stage (profiled steps): ${stages.join(', ')}`);
   }
   if (r.quality) console.log(`${indent}pbdkit: ${stretch(r.quality)}`);
+  if (r.threads) {
+    const t = r.threads;
+    console.log(
+      `${indent}threads: 1 → ${r.medianMs.toFixed(3)} ms, ${t.threads} → ${t.medianMs.toFixed(3)} ms, 1/${t.threads} time ratio ${t.ratio.toFixed(2)} (frames interleaved)${t.bitIdentical ? ', bit-identical' : ', NOT BIT-IDENTICAL'}`,
+    );
+  }
   for (const p of r.peers) {
     const t = p.targetRatio === null ? '' : ` (≤ ${p.targetRatio} ${met(p.meetsTarget === true)})`;
     console.log(

@@ -6,9 +6,10 @@ import type { BenchCase } from '../harness.js';
  * over 10 m × 10 m, the two corners of one edge pinned, distance + dihedral
  * bending, dt = 5 ms, 5 substeps × 1 iteration, no collision.
  */
-function clothDemo(n: number, sweep: 'forward' | 'symmetric') {
+function clothDemo(n: number, sweep: 'forward' | 'symmetric', threads = 1) {
   return () => {
     const world = new World({
+      threads,
       dt: 0.005,
       substeps: 5,
       iterations: 1,
@@ -65,6 +66,7 @@ export const cases: BenchCase[] = [
       "the C++ library's demo: the cloth hangs in its vertical plane and stays flat, so its dihedral bending changes nothing (issue 18); compare with cloth-*-fall",
     description: '201×201 cloth (40,401 vertices, 80,000 triangles), same set-up, forward sweep',
     setup: clothDemo(201, 'forward'),
+    setupThreads: (t) => clothDemo(201, 'forward', t)(),
     steps: 40,
     warmup: 10,
     target: {

@@ -16,9 +16,9 @@ import type { BenchCase } from '../harness.js';
  * substeps, self collision on (vertex–triangle and edge–edge, thickness
  * 6 mm, continuous tests, fail-safe, untangling analysis every step).
  */
-function selfCollision6000(sweep: 'symmetric' | 'forward') {
+function selfCollision6000(sweep: 'symmetric' | 'forward', threads = 1) {
   return () => {
-    const world = new World({ dt: 1 / 60, substeps: 10, sweep, damping: 0.2 });
+    const world = new World({ dt: 1 / 60, substeps: 10, sweep, damping: 0.2, threads });
     const mesh = gridMesh({ width: 1.2, height: 2, cols: 60, rows: 100, plane: 'xy' });
     for (let i = 0; i < mesh.positions.length; i += 3) {
       mesh.positions[i + 1] += 1.05;
@@ -31,6 +31,7 @@ function selfCollision6000(sweep: 'symmetric' | 'forward') {
     return {
       step: () => world.step(),
       info: `${world.store.count} vertices, ${cloth.triangles.length / 3} triangles, thickness 6 mm, ${sweep} sweep`,
+      ...(threads > 1 ? { world } : {}),
     };
   };
 }
@@ -41,6 +42,7 @@ export const cases: BenchCase[] = [
     description:
       '6,000-vertex cloth collapsing onto itself, 1/60 s frames, 10 substeps, self collision on (symmetric sweep)',
     setup: selfCollision6000('symmetric'),
+    setupThreads: (t) => selfCollision6000('symmetric', t)(),
     steps: 120,
     warmup: 30,
     target: {

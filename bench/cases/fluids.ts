@@ -38,9 +38,10 @@ function tank(world: World, lx: number, lz: number, waveMaker = false): void {
   });
 }
 
-function instance(world: World, fluid: Fluid): BenchInstance {
+function instance(world: World, fluid: Fluid, withWorld = false): BenchInstance {
   return {
     step: () => world.step(),
+    ...(withWorld ? { world } : {}),
     get info() {
       return `${fluid.activeCount} particles, h = 2d, ${world.substeps} substep × ${world.iterations} iterations, dt = ${(1 / world.dt).toFixed(0)} Hz; ${fluid.density.pairs.count} neighbour pairs at the last step`;
     },
@@ -69,15 +70,15 @@ function damBreak(): BenchInstance {
  * 2.56 × 1.28 m pool 0.32 m deep with a swinging wall, one PBF step of 4 iterations per 60 Hz frame
  * (as the gallery scene).
  */
-function wavePool(): BenchInstance {
-  const world = new World({ dt: 1 / 60, substeps: 1, iterations: 4 });
+function wavePool(threads = 1): BenchInstance {
+  const world = new World({ dt: 1 / 60, substeps: 1, iterations: 4, threads });
   tank(world, 2.56, 1.28, true);
   const fluid = new Fluid(world, {
     spacing: 0.02,
     blocks: [{ min: [0, 0, 0], max: [2.56, 0.32, 1.28] }],
     vorticity: 0.05,
   });
-  return instance(world, fluid);
+  return instance(world, fluid, threads > 1);
 }
 
 export const cases: BenchCase[] = [
@@ -93,7 +94,8 @@ export const cases: BenchCase[] = [
     name: 'wave-pool-128k',
     description:
       'PBF wave pool (000 Figure 6), 131,072 particles, 4 iterations per step (scenes/fluids-wave-pool.json at d = 2 cm)',
-    setup: wavePool,
+    setup: () => wavePool(),
+    setupThreads: wavePool,
     steps: 30,
     warmup: 10,
     target: {
