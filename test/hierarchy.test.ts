@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { hangingCloth, iterationsToReach } from '../experiments/hpbd.js';
 import { PbdError } from '../src/core/errors.js';
-import { Cloth, gridMesh, World } from '../src/index.js';
+import { Cloth, gridMesh, SoftBody, tetBox, World } from '../src/index.js';
 
 describe('hierarchical solver', () => {
   it('builds coarser levels in which every fine vertex has ≥ k parents and every level has the body mass', () => {
@@ -78,6 +78,42 @@ describe('hierarchical solver', () => {
     expect(world.stats.speedClamps).toBe(0);
     expect(cloth.positions().every(Number.isFinite)).toBe(true);
     expect(cloth.stretch.maxViolation!(world.store)).toBeLessThan(0.01);
+  });
+
+  it('works on a tet mesh: a hanging bar of hard edges started at 110 % length reaches 1 % in far fewer iterations', () => {
+    const error = (hierarchy: boolean, iterations: number) => {
+      const world = new World({ dt: 1 / 60, substeps: 1, iterations });
+      const body = new SoftBody(world, {
+        model: 'geometric',
+        mesh: tetBox({ size: [0.2, 2, 0.2], resolution: [2, 20, 2] }),
+        edges: { compliance: 0 },
+        volume: { compliance: 1e-6 },
+        hierarchy,
+      });
+      const r = body.restPositions;
+      let top = -Infinity;
+      for (let i = 0; i < body.count; i++) top = Math.max(top, r[3 * i + 1]);
+      for (let i = 0; i < body.count; i++) if (r[3 * i + 1] > top - 1e-9) body.pin(i);
+      const x = world.store.x;
+      for (let i = body.offset; i < body.offset + body.count; i++)
+        x[3 * i + 1] = top + (x[3 * i + 1] - top) * 1.1;
+      world.step();
+      const e = body.edges!;
+      let sum = 0;
+      for (let c = 0; c < e.rest.length; c++) {
+        const a = 3 * e.indices[2 * c];
+        const b = 3 * e.indices[2 * c + 1];
+        sum += Math.abs(Math.hypot(x[a] - x[b], x[a + 1] - x[b + 1], x[a + 2] - x[b + 2]) / e.rest[c] - 1);
+      }
+      expect(world.stats.recoveries).toBe(0);
+      return { mean: sum / e.rest.length, levels: body.hierarchy?.levels ?? 0 };
+    };
+    const gs = error(false, 32);
+    const hier = error(true, 32);
+    expect(hier.levels).toBeGreaterThanOrEqual(2);
+    expect(hier.mean).toBeLessThan(0.01);
+    expect(gs.mean).toBeGreaterThan(0.01);
+    expect(hier.mean * 5).toBeLessThan(gs.mean);
   });
 
   it('rejects tearing and bad options, naming the field', () => {

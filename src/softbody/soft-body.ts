@@ -1,5 +1,6 @@
 import { PressureConstraint } from '../cloth/pressure.js';
 import { DistanceConstraints } from '../constraints/distance.js';
+import { HierarchicalSolver, type HierarchyOptions } from '../constraints/hierarchy.js';
 import { TetVolumeConstraints } from '../constraints/volume.js';
 import { type EmbeddingMode, RenderEmbedding } from '../continuum/embedding.js';
 import type { MaterialOptions } from '../continuum/material.js';
@@ -61,6 +62,14 @@ export interface SoftBodyOptions {
   initial?: InitialState;
   /** Rigid-mode damping (003 §3.5), k ∈ [0, 1]. */
   globalDamping?: number;
+  /**
+   * The hierarchical solver (Müller 2008, HPBD) on the tet mesh's edges:
+   * coarse levels whose unilateral distance constraints carry corrections
+   * across the body, one V-cycle per iteration (docs/solver.md). For stiff
+   * bodies (hard edges, stiff FEM): the coarse levels stop stretch beyond the
+   * rest distances. Default off.
+   */
+  hierarchy?: boolean | HierarchyOptions;
   /** Contact radius of each vertex (m). Default 0. */
   radius?: number;
   group?: number;
@@ -82,6 +91,8 @@ export class SoftBody extends Body {
   readonly restPositions: Float64Array;
   readonly fem: TetFemConstraints | null;
   readonly edges: DistanceConstraints | null;
+  /** The hierarchical solver's coarse levels, or null (SoftBodyOptions.hierarchy). */
+  readonly hierarchy: HierarchicalSolver | null;
   readonly volume: TetVolumeConstraints | null;
   /** 'geometric' with hard tet volumes: the total volume, solved with the contacts (see the constructor). */
   readonly bodyVolume: PressureConstraint | null = null;
@@ -191,6 +202,14 @@ export class SoftBody extends Body {
         );
       }
     }
+    if (o.hierarchy) {
+      const e = tetEdges(t);
+      for (let k = 0; k < e.length; k++) e[k] += off;
+      const options = o.hierarchy === true ? {} : o.hierarchy;
+      this.hierarchy = this.addSet(
+        new HierarchicalSolver(store, off, nv, e, this.restPositions, options, `${where}.hierarchy`),
+      );
+    } else this.hierarchy = null;
     this.damping = o.globalDamping ? this.addSet(new RigidModeDamping(off, nv, o.globalDamping)) : null;
     this.embedding = o.render
       ? (o.render.embed ?? 'tets') === 'tets'

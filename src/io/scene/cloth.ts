@@ -6,6 +6,18 @@ import { type BuildContext, constraintParams, meshSource, pinSpec, placement } f
 import { resolveMesh } from './meshes.js';
 import { longRangeSpec, strainLimitSpec } from './strands.js';
 
+/** The `hierarchy` option of cloth and soft bodies (Müller 2008, HPBD). */
+export const hierarchySpec = z
+  .union([
+    z.boolean(),
+    z.strictObject({
+      parents: z.int().min(1).max(6).optional().describe('coarse parents of every fine vertex, default 2'),
+      maxLevels: z.int().min(1).max(16).optional().describe('most coarse levels, default 8'),
+      minParticles: z.int().min(2).optional().describe('no coarser level below this size, default 32'),
+    }),
+  ])
+  .describe('hierarchical solver (Müller 2008): coarse levels, one V-cycle per iteration; for stiff stretch');
+
 export const clothBody = z
   .strictObject({
     type: z.literal('cloth'),
@@ -46,24 +58,7 @@ export const clothBody = z
       .describe('damping of deviations from the rigid motion (003 §3.5)'),
     strainLimit: strainLimitSpec.optional(),
     longRangeAttachments: longRangeSpec.optional(),
-    hierarchy: z
-      .union([
-        z.boolean(),
-        z.strictObject({
-          parents: z
-            .int()
-            .min(1)
-            .max(6)
-            .optional()
-            .describe('coarse parents of every fine vertex, default 2'),
-          maxLevels: z.int().min(1).max(16).optional().describe('most coarse levels, default 8'),
-          minParticles: z.int().min(2).optional().describe('no coarser level below this size, default 32'),
-        }),
-      ])
-      .optional()
-      .describe(
-        'hierarchical solver (Müller 2008): coarse levels, one V-cycle per iteration; for stiff stretch',
-      ),
+    hierarchy: hierarchySpec.optional(),
     radius: z.number().min(0).optional().describe('contact radius of each vertex (m)'),
     group: z.int().optional(),
     mask: z.int().optional(),

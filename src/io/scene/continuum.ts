@@ -15,6 +15,7 @@ import { type TetMesh, tetBox } from '../../softbody/tet-mesh.js';
 import { tetrahedralize } from '../../softbody/tetrahedralize.js';
 import { parseGmsh } from '../gmsh.js';
 import { parseTetGen } from '../tetgen.js';
+import { hierarchySpec } from './cloth.js';
 import { type BuildContext, constraintParams, meshSource, motion, placement, vec3 } from './common.js';
 import { inFile, resolveMesh } from './meshes.js';
 import { longRangeSpec, strainLimitSpec } from './strands.js';
@@ -146,6 +147,7 @@ export const softBody = z
       ),
     velocity: vec3.optional().describe('initial velocity (m/s)'),
     globalDamping: z.number().min(0).max(1).optional(),
+    hierarchy: hierarchySpec.optional(),
     radius: z.number().min(0).optional(),
     group: z.int().optional(),
     mask: z.int().optional(),
@@ -303,6 +305,7 @@ export function buildSoftBody(spec: SoftBodySpec, ctx: BuildContext): SoftBody {
     render,
     initial: spec.initial,
     globalDamping: spec.globalDamping,
+    hierarchy: spec.hierarchy,
     radius: spec.radius,
     group: spec.group,
     mask: spec.mask,
