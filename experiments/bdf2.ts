@@ -82,7 +82,7 @@ export function energyTrace(sys: EnergySystem, seconds: number, every = 6): { t:
   const steps = Math.round(seconds * 60);
   for (let k = 1; k <= steps; k++) {
     sys.world.step();
-    if (k % every === 0) out.push({ t: sys.world.time, dE: sys.energy() - e0 });
+    if (k % every === 0 || k === steps) out.push({ t: sys.world.time, dE: sys.energy() - e0 });
   }
   return out;
 }
@@ -104,7 +104,7 @@ export async function bdf2Experiment(
     const part: Row[] = [];
     for (const integrator of ['implicit-euler', 'bdf2'] as IntegratorKind[]) {
       const s = sys.make(integrator);
-      const trace = energyTrace(s, sys.seconds, sys.seconds > 100 ? 30 : 6);
+      const trace = energyTrace(s, sys.seconds, Math.max(1, Math.round((sys.seconds * 60) / 200)));
       for (const p of trace)
         part.push({ system: sys.name, series: integrator, time: p.t, energyPercent: (100 * p.dE) / s.scale });
       const last = trace[trace.length - 1];
@@ -128,6 +128,7 @@ export async function bdf2Experiment(
           series: 'series',
           xTitle: 'time (s)',
           yTitle: 'E − E₀ (% of the swing energy)',
+          points: false,
         }),
       ),
     );
