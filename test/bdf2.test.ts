@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type EnergySystem, pendulumChain, vibratingBar } from '../experiments/bdf2.js';
-import { type IntegratorKind, World } from '../src/index.js';
+import { Cloth, gridMesh, type IntegratorKind, World } from '../src/index.js';
 
 /** Energy lost after `seconds`, as a fraction of the swing's energy scale. */
 function loss(sys: EnergySystem, seconds: number): number {
@@ -90,6 +90,22 @@ describe('BDF2 integrator', () => {
     w.step();
     expect(w.store.v[3 * i]).toBeCloseTo(2, 9);
     expect(w.stats.speedClamps).toBe(0);
+  });
+
+  it('gives the same bits on 1 and 2 threads (a 40 × 40 cloth)', async () => {
+    const make = (threads: number) => {
+      const world = new World({ integrator: 'bdf2', threads });
+      const cloth = new Cloth(world, { mesh: gridMesh({ width: 1, height: 1, cols: 40, rows: 40 }) });
+      cloth.pin(0);
+      cloth.pin(39);
+      return world;
+    };
+    const worlds = [make(1), make(2)];
+    await Promise.all(worlds.map((w) => w.threadsReady()));
+    for (let k = 0; k < 30; k++) for (const w of worlds) w.step();
+    const [a, b] = worlds.map((w) => Buffer.from(w.store.x.buffer, w.store.x.byteOffset, 24 * w.store.count));
+    expect(a.equals(b)).toBe(true);
+    for (const w of worlds) w.dispose();
   });
 
   it('is off by default and rejects an unknown integrator, naming the field', () => {
