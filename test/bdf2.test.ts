@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type EnergySystem, pendulumChain, vibratingBar } from '../experiments/bdf2.js';
-import { Cloth, gridMesh, type IntegratorKind, World } from '../src/index.js';
+import { Cloth, DistanceConstraints, gridMesh, type IntegratorKind, World } from '../src/index.js';
 
 /** Energy lost after `seconds`, as a fraction of the swing's energy scale. */
 function loss(sys: EnergySystem, seconds: number): number {
@@ -90,6 +90,27 @@ describe('BDF2 integrator', () => {
     w.step();
     expect(w.store.v[3 * i]).toBeCloseTo(2, 9);
     expect(w.stats.speedClamps).toBe(0);
+  });
+
+  it("keeps XPBD's static answer: a hanging chain of compliance α stretches α m g N(N − 1)/2 (the solve runs at 2h/3)", () => {
+    const N = 10;
+    const m = 0.1;
+    const alpha = 0.01;
+    const world = new World({ substeps: 4, iterations: 20, damping: 2, integrator: 'bdf2' });
+    const s = world.store.allocate(N, 0);
+    for (let i = 0; i < N; i++) {
+      world.store.x[3 * (s + i) + 1] = -0.1 * i;
+      world.store.setMass(s + i, m);
+    }
+    const pairs: number[] = [];
+    for (let i = 0; i < N - 1; i++) pairs.push(s + i, s + i + 1);
+    world.addConstraintSet(new DistanceConstraints(world.store, pairs, undefined, { compliance: alpha }));
+    world.attachments.attach(s);
+    for (let k = 0; k < 1500; k++) world.step();
+    const stretch = -world.store.x[3 * (s + N - 1) + 1] - 0.1 * (N - 1);
+    const analytic = (alpha * m * 9.81 * N * (N - 1)) / 2;
+    // with α̃ = α/h² instead of α/(2h/3)² the chain would stretch 4/9 of it
+    expect(Math.abs(stretch / analytic - 1)).toBeLessThan(0.02);
   });
 
   it('gives the same bits on 1 and 2 threads (a 40 × 40 cloth)', async () => {
