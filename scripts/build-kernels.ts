@@ -22,6 +22,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import asc from 'assemblyscript/asc';
 import { emitJs } from './kernels/emit-js.js';
+import { emitRowsAs, emitRowsJs, parseRows, type RowsDef } from './kernels/emit-rows.js';
 import { emitSimd } from './kernels/emit-simd.js';
 import { type KernelDef, parseHelpers, parseKernel } from './kernels/parse.js';
 
@@ -61,6 +62,20 @@ function format(path: string, code: string): string {
   const r = spawnSync(bin, ['format', `--stdin-file-path=${neutral}`], { input: code, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`biome could not format ${path}:\n${r.stderr}\n${code}`);
   return r.stdout;
+}
+
+/** The row-kernel definitions (`src/**\/NAME.rows.ts`, the language of src/kernels/rows.ts), sorted by path. */
+export function rowDefinitions(): RowsDef[] {
+  const out: RowsDef[] = [];
+  const visit = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) visit(p);
+      else if (e.name.endsWith('.rows.ts')) out.push(parseRows(relative(root, p), readFileSync(p, 'utf8')));
+    }
+  };
+  visit(join(root, 'src'));
+  return out;
 }
 
 /** Path (from the root) of the JavaScript kernel generated from a definition. */
@@ -178,7 +193,11 @@ export function elementsGlue(defs: KernelDef[]): string {
 }
 
 /** Compiles an AssemblyScript source (path from the root) and returns the module's bytes. */
-export async function compileModule(path: string, source?: string): Promise<Uint8Array> {
+export async function compileModule(
+  path: string,
+  source?: string,
+  generated: Map<string, string> = new Map(),
+): Promise<Uint8Array> {
   let bytes: Uint8Array | null = null;
   const file = join(root, path);
   const { error, stderr } = await asc.main(
@@ -198,6 +217,9 @@ export async function compileModule(path: string, source?: string): Promise<Uint
       readFile(filename, baseDir) {
         const p = resolve(baseDir, filename);
         if (source !== undefined && p === file) return source;
+        // the generated AssemblyScript this run made (imported by a hand-written module)
+        const made = generated.get(relative(root, p));
+        if (made !== undefined) return made;
         try {
           return readFileSync(p, 'utf8');
         } catch {
@@ -232,6 +254,13 @@ export async function generateAll(): Promise<Map<string, string>> {
     const path = jsKernelPath(d);
     files.set(path, format(path, emitJs(d, BANNER(d.file))));
   }
+  for (const r of rowDefinitions()) {
+    // the JavaScript functions beside the definition, the AssemblyScript twins in wasm/
+    const js = r.file.replace(/\.rows\.ts$/, '.generated.ts');
+    files.set(js, format(js, emitRowsJs(r, BANNER(r.file))));
+    const as = `wasm/${r.file.replace(/^.*\//, '').replace(/\.rows\.ts$/, '.generated.ts')}`;
+    files.set(as, format(as, emitRowsAs(r, BANNER(r.file))));
+  }
   const elements = elementsSource(defs);
   files.set('wasm/elements.generated.ts', elements);
   const glue = 'src/wasm/element-kernels.generated.ts';
@@ -242,7 +271,7 @@ export async function generateAll(): Promise<Map<string, string>> {
   );
   files.set(
     'src/wasm/fluids.generated.ts',
-    base64Source('wasm/fluids.ts', await compileModule('wasm/fluids.ts')),
+    base64Source('wasm/fluids.ts', await compileModule('wasm/fluids.ts', undefined, files)),
   );
   return files;
 }

@@ -5,7 +5,10 @@
  * Müller 2013 (PBF) and 000 §3.4.6, cited at each function. This file holds
  * the density passes (ρ_i, ∇C and λ_i, PBF eqs. 1–11); correction-passes.ts
  * the position corrections (eqs. 13–14) and velocity-passes.ts the velocity
- * post-process (eqs. 15–17).
+ * post-process (eqs. 15–17). The fluid–fluid pair loops that also run in
+ * WebAssembly (fluidDensityPass, fluidCorrectionPass, xsphVorticityPass,
+ * vorticityGradientPass, listInside) are defined once in pair-passes.rows.ts,
+ * from which `npm run kernels` generates both ports.
  *
  * Conventions: particle i lives at store index i and fluid slot i − off;
  * fluid pairs are compressed rows over `sorted` (row a is particle
@@ -23,10 +26,10 @@
  * acc[8s + 2 … 8s + 4]. Indices are formed with shifts and ors (s << 3 | k),
  * which V8 compiles without overflow checks. The fluid–fluid loops read
  * positions from the records (copied from p by initRecords), never from the
- * store. Nothing is stored per pair here (storing the gradient for the
- * correction pass measured slower in JavaScript); the WebAssembly port of the
- * pair loops (wasm/fluids.ts, src/fluids/wasm.ts), which FluidDensity runs where it can,
- * does store it and gives the same numbers bit for bit.
+ * store. Nothing is stored per pair in JavaScript (storing the gradient for
+ * the correction pass measured slower there); the WebAssembly twins of the
+ * pair loops (src/fluids/wasm.ts), which FluidDensity runs where it can, do
+ * store it and give the same numbers bit for bit.
  *
  * Pairs are found once per substep, and after the first Jacobi iteration
  * about a third of them have moved apart beyond h, at random: a branch that
@@ -38,16 +41,10 @@
  * terms are computed for the listed partners alone. The sums are those of a
  * loop over the inside pairs in row order, bit for bit.
  */
+import { listInside, MIN_DISTANCE } from './pair-passes.generated.js';
 
 /** Doubles per slot record in `acc`. */
 export const RECORD = 8;
-
-/**
- * Pairs closer than MIN_DISTANCE · h are treated as that far apart along a
- * fixed axis (+x for fluid pairs, +y for fluid–solid pairs), so coincident
- * particles separate instead of having no gradient.
- */
-export const MIN_DISTANCE = 1e-6;
 
 /**
  * Writes each active slot's record for the density passes: ρ = the particle's
@@ -80,132 +77,6 @@ export function initRecords(
     if (invMass[off + s] * mF !== w0) uniform = false;
   }
   return uniform ? w0 : Number.NaN;
-}
-
-/**
- * Fluid–fluid part of the density and its gradients (000 §3.4.6 eq. 4 and the
- * gradient after it; PBF eqs. 2, 8): for every pair, W_spiky adds m W to ρ_i
- * and ρ_j; its gradient (m/ρ0) ∇W(p_i − p_j) = g (p_i − p_j) adds to
- * ∇_{p_i} C_i and subtracts from ∇_{p_j} C_j, and w̃ |g (p_i − p_j)|² adds to
- * the other particle's Σ_k w̃_k |∇_{p_k} C|². This version is for fluids whose
- * particles share one inverse mass `wU` (initRecords; none pinned), which
- * spares a load per pair; fluidDensityPassWeighted reads each w̃ from invMass.
- * Nothing is stored per pair: the correction pass recomputes g.
- *
- * The partners still closer than h are listed in `live` (rows liveStart) for
- * the correction pass, except with `allInside`: at the positions of the
- * neighbour search (the first Jacobi iteration) every listed pair is closer
- * than h by construction (same positions, same test), so the rows are
- * walked as they are, and the correction pass walks them too.
- */
-export function fluidDensityPass(
-  n: number,
-  off: number,
-  sorted: Int32Array,
-  start: Int32Array,
-  nbr: Int32Array,
-  wU: number,
-  h: number,
-  wCoef: number,
-  gCoef: number,
-  acc: Float64Array,
-  live: Int32Array,
-  liveStart: Int32Array,
-  allInside: boolean,
-): void {
-  const h2 = h * h;
-  const rMin = MIN_DISTANCE * h;
-  let kl = 0;
-  liveStart[0] = 0;
-  for (let a = 0; a < n; a++) {
-    const oi = (sorted[a] - off) << 3;
-    const px = acc[oi | 5],
-      py = acc[oi | 6],
-      pz = acc[oi | 7];
-    // the partners inside h: all of the row at the positions of the search, else listed first
-    let idx = nbr,
-      k0 = start[a],
-      k1 = start[a + 1];
-    if (!allInside) {
-      idx = live;
-      k0 = kl;
-      k1 = kl = listInside(px, py, pz, h2, start[a], start[a + 1], nbr, acc, live, kl);
-    }
-    let rhoI = 0,
-      gxi = 0,
-      gyi = 0,
-      gzi = 0,
-      ssI = 0;
-    for (let k = k0; k < k1; k++) {
-      const o = idx[k] << 3;
-      let dx = px - acc[o | 5],
-        dy = py - acc[o | 6],
-        dz = pz - acc[o | 7];
-      let r2 = dx * dx + dy * dy + dz * dz;
-      let r = Math.sqrt(r2);
-      if (r < rMin) {
-        dx = rMin;
-        dy = 0;
-        dz = 0;
-        r = rMin;
-        r2 = rMin * rMin;
-      }
-      const t = h - r;
-      const w = wCoef * t * t * t;
-      const g = (-gCoef * t * t) / r;
-      const ax = g * dx,
-        ay = g * dy,
-        az = g * dz;
-      const gg = wU * (g * g * r2);
-      rhoI += w;
-      gxi += ax;
-      gyi += ay;
-      gzi += az;
-      ssI += gg;
-      acc[o] += w;
-      acc[o | 1] -= ax;
-      acc[o | 2] -= ay;
-      acc[o | 3] -= az;
-      acc[o | 4] += gg;
-    }
-    acc[oi] += rhoI;
-    acc[oi | 1] += gxi;
-    acc[oi | 2] += gyi;
-    acc[oi | 3] += gzi;
-    acc[oi | 4] += ssI;
-    if (!allInside) liveStart[a + 1] = kl;
-  }
-}
-
-/**
- * The first walk over a row (see the top of this file): appends to `live`,
- * from index kl on, the partners nbr[k0 … k1 − 1] (slots) whose records in
- * `rec` (position at 8s + 5 … 8s + 7) lie closer than √h2 to (px, py, pz).
- * Branch-free: every partner is written, and kept when inside. Returns the
- * new end of `live`.
- */
-export function listInside(
-  px: number,
-  py: number,
-  pz: number,
-  h2: number,
-  k0: number,
-  k1: number,
-  nbr: Int32Array,
-  rec: Float64Array,
-  live: Int32Array,
-  kl: number,
-): number {
-  for (let k = k0; k < k1; k++) {
-    const sj = nbr[k];
-    const o = sj << 3;
-    const dx = px - rec[o | 5],
-      dy = py - rec[o | 6],
-      dz = pz - rec[o | 7];
-    live[kl] = sj;
-    kl += +(dx * dx + dy * dy + dz * dz < h2);
-  }
-  return kl;
 }
 
 /** fluidDensityPass for fluids with pinned particles: each w̃ = invMass · m_fluid is read per pair. */

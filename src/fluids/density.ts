@@ -2,14 +2,8 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { WorldBody } from '../core/world-body.js';
 import { wasmKernelsEnabled } from '../wasm/kernels.js';
+import { applyDeltas, solidCorrectionPass, wallCorrectionPass } from './correction-passes.js';
 import {
-  applyDeltas,
-  fluidCorrectionPass,
-  solidCorrectionPass,
-  wallCorrectionPass,
-} from './correction-passes.js';
-import {
-  fluidDensityPass,
   fluidDensityPassWeighted,
   initRecords,
   lambdaPass,
@@ -20,15 +14,14 @@ import {
 import type { FluidBody } from './fluid-body.js';
 import { poly6Coefficient, spikyCoefficient, spikyGradientCoefficient } from './kernels.js';
 import { buildForwardPairs, NeighbourGrid, PairList } from './neighbour-grid.js';
-import { CoupledSolids } from './solids.js';
 import {
-  addVelocities,
-  initPostRecords,
-  vorticityForce,
+  fluidCorrectionPass,
+  fluidDensityPass,
   vorticityGradientPass,
-  vorticityMagnitudes,
   xsphVorticityPass,
-} from './velocity-passes.js';
+} from './pair-passes.generated.js';
+import { CoupledSolids } from './solids.js';
+import { addVelocities, initPostRecords, vorticityForce, vorticityMagnitudes } from './velocity-passes.js';
 import { FluidWalls } from './walls.js';
 import { FluidWasm, fluidWasmModule } from './wasm.js';
 
@@ -97,7 +90,8 @@ export class FluidDensity implements ConstraintSet {
   private liveStart = new Int32Array(1);
   /**
    * Which implementation runs the fluid pair passes: 'wasm' (the default
-   * where WebAssembly is available; see wasm.ts) or 'js' (density-, correction- and velocity-passes.ts). Both
+   * where WebAssembly is available; see wasm.ts) or 'js' (the JavaScript functions generated from the same
+   * definitions, pair-passes.rows.ts, and the other *-passes.ts). Both
    * give the same numbers bit for bit. Takes effect at the next search.
    */
   kernels: 'wasm' | 'js' = 'wasm';

@@ -2,11 +2,10 @@ import { wasmKernel } from '../wasm/kernels.js';
 import type { NeighbourGrid } from './neighbour-grid.js';
 
 /**
- * The WebAssembly port of the fluid pair passes (wasm/fluids.ts, compiled by
- * scripts/build-kernels.ts): the same operations in the same order as the
- * JavaScript functions of density-passes.ts,
- * correction-passes.ts and velocity-passes.ts, so results are identical bit for bit
- * whichever runs; the port is about 1.5× faster on these loops (no bound or
+ * The WebAssembly twins of the fluid pair passes (wasm/fluids.ts, compiled by
+ * scripts/build-kernels.ts; generated with the JavaScript functions from
+ * pair-passes.rows.ts): the same operations in the same order, so results
+ * are identical bit for bit whichever runs; the twins are about 1.5× faster on these loops (no bound or
  * type checks per access) and keeps the spiky gradient factor of each pair
  * from the density pass for the correction pass of the same Jacobi
  * iteration (which the JavaScript loops recompute: storing it measured

@@ -9,8 +9,9 @@
  * projecting them one after the other, and the twin performs the JavaScript
  * kernel's floating-point operations in the same order (WebAssembly has no
  * fused multiply–add): the results are bit-identical to the JavaScript path.
- * The fluids' pair loops (wasm/fluids.ts) are a hand port, checked bit for
- * bit by test/fluids-wasm.test.ts. Switching between the two — a browser that compiles the module late,
+ * The fluids' pair passes are generated the same way from their row
+ * kernels (src/fluids/pair-passes.rows.ts) into wasm/fluids.ts's module,
+ * checked bit for bit by test/fluids-wasm.test.ts. Switching between the two — a browser that compiles the module late,
  * an engine without SIMD, `useWasmKernels(false)` — never changes a number.
  *
  * The modules are carried as base64 (src/wasm/*.generated.ts, from

@@ -1,0 +1,402 @@
+/**
+ * Row kernels (the language of src/kernels/rows.ts): from one `*.rows.ts`
+ * definition, the JavaScript module (`*.generated.ts` beside it) and the
+ * AssemblyScript source of its WebAssembly twin.
+ *
+ * - JavaScript: the definition as written (comments included), less what is
+ *   the twin's: `WasmOnly` parameters, `if (WASM)` blocks (an `else` block is
+ *   spliced into its place), the row language's imports and `wasmExports`.
+ *   The code V8 gets is the hand-written pass's.
+ * - AssemblyScript: the same statements printed from the syntax tree with
+ *   every operation parenthesised as parsed (so the operations and their
+ *   order are the definition's), `JsOnly` parameters left out, `if (WASM)`
+ *   blocks spliced in, numbers typed (f64; I32 and loop counters i32), and
+ *   array elements turned into loads and stores at byte addresses:
+ *   `a[i]` → `load<T>(a + (i << s))`, a record field `a[o | k]` →
+ *   `load<f64>(a + (o << 3), 8k)` (a constant offset), `a[i] op= v` →
+ *   `store<T>(addr, load<T>(addr) op (v))`.
+ */
+import { parse } from '@babel/parser';
+import type * as T from '@babel/types';
+
+export interface RowsDef {
+  /** The definition's file (relative to the repository root). */
+  file: string;
+  source: string;
+  ast: T.File;
+  /** The functions the WebAssembly module exports (`export const wasmExports`). */
+  exports: string[];
+}
+
+const LANGUAGE = '../kernels/rows.js';
+
+function fail(def: RowsDef, node: T.Node | null | undefined, message: string): never {
+  const line = node?.loc?.start.line ?? 0;
+  throw new Error(`${def.file}:${line}: ${message}`);
+}
+
+/** Parses a row-kernel definition. */
+export function parseRows(file: string, source: string): RowsDef {
+  const ast = parse(source, { sourceType: 'module', plugins: ['typescript'] });
+  const def: RowsDef = { file, source, ast, exports: [] };
+  for (const st of ast.program.body) {
+    const d = st.type === 'ExportNamedDeclaration' ? st.declaration : null;
+    if (d?.type !== 'VariableDeclaration') continue;
+    for (const v of d.declarations) {
+      if (v.id.type !== 'Identifier' || v.id.name !== 'wasmExports') continue;
+      let init = v.init;
+      if (init?.type === 'TSAsExpression') init = init.expression;
+      if (init?.type !== 'ArrayExpression') fail(def, v, 'wasmExports must be an array of function names');
+      for (const e of init.elements) {
+        if (e?.type !== 'StringLiteral') fail(def, v, 'wasmExports must be an array of function names');
+        def.exports.push(e.value);
+      }
+    }
+  }
+  return def;
+}
+
+/** The type name of a parameter's annotation (`JsOnly<number>` → JsOnly, number → number). */
+function typeOf(node: T.Node | null | undefined): { name: string; arg: T.TSType | null } {
+  let t: T.Node | null | undefined = node;
+  if (t?.type === 'TSTypeAnnotation') t = t.typeAnnotation;
+  if (!t) return { name: '', arg: null };
+  if (t.type === 'TSNumberKeyword') return { name: 'number', arg: null };
+  if (t.type === 'TSBooleanKeyword') return { name: 'boolean', arg: null };
+  if (t.type === 'TSVoidKeyword') return { name: 'void', arg: null };
+  if (t.type === 'TSTypeReference' && t.typeName.type === 'Identifier')
+    return { name: t.typeName.name, arg: t.typeParameters?.params[0] ?? null };
+  return { name: '?', arg: null };
+}
+
+/** Whether a statement is `if (WASM) …`. */
+function wasmIf(st: T.Statement): boolean {
+  return st.type === 'IfStatement' && st.test.type === 'Identifier' && st.test.name === 'WASM';
+}
+
+/** The statements of a block (or the statement itself). */
+function inner(st: T.Statement | null | undefined): T.Statement[] {
+  if (!st) return [];
+  return st.type === 'BlockStatement' ? st.body : [st];
+}
+
+// ── JavaScript ──────────────────────────────────────────────────────────────
+
+/** The JavaScript module of a definition (before formatting). */
+export function emitRowsJs(def: RowsDef, banner: string): string {
+  const src = def.source;
+  const edits: { start: number; end: number; text: string }[] = [];
+  const cut = (n: T.Node, text = '') => edits.push({ start: n.start!, end: n.end!, text });
+  const visit = (node: T.Node): void => {
+    if (node.type === 'ImportDeclaration' && node.source.value === LANGUAGE) {
+      cut(node);
+      return;
+    }
+    if (node.type === 'ExportNamedDeclaration' && node.declaration?.type === 'VariableDeclaration') {
+      if (
+        node.declaration.declarations.some((d) => d.id.type === 'Identifier' && d.id.name === 'wasmExports')
+      ) {
+        // with its doc comment
+        const doc = node.leadingComments?.at(-1);
+        edits.push({ start: doc ? doc.start! : node.start!, end: node.end!, text: '' });
+        return;
+      }
+    }
+    if (node.type === 'FunctionDeclaration') {
+      for (const p of node.params) {
+        const t = typeOf((p as T.Identifier).typeAnnotation);
+        if (t.name === 'WasmOnly') {
+          // the parameter and its comma
+          const end = src[p.end!] === ',' ? p.end! + 1 : p.end!;
+          edits.push({ start: p.start!, end, text: '' });
+        } else if (t.name === 'JsOnly' || t.name === 'I32') {
+          const ann = (p as T.Identifier).typeAnnotation as T.TSTypeAnnotation;
+          const text = t.name === 'I32' ? ': number' : `: ${src.slice(t.arg!.start!, t.arg!.end!)}`;
+          edits.push({ start: ann.start!, end: ann.end!, text });
+        }
+      }
+      if (typeOf(node.returnType).name === 'I32') cut(node.returnType!, ': number');
+    }
+    if (node.type === 'VariableDeclarator' && node.id.type === 'Identifier' && node.id.typeAnnotation) {
+      if (typeOf(node.id.typeAnnotation).name === 'I32') cut(node.id.typeAnnotation, '');
+    }
+    if (node.type === 'IfStatement' && wasmIf(node)) {
+      // the JavaScript block, spliced in place (its braces dropped)
+      const body = inner(node.alternate);
+      cut(node, body.length ? src.slice(body[0].start!, body.at(-1)!.end!) : '');
+      return;
+    }
+    for (const key of Object.keys(node)) {
+      if (key === 'loc' || key.endsWith('Comments') || key === 'extra') continue;
+      const v = (node as unknown as Record<string, unknown>)[key];
+      if (Array.isArray(v)) {
+        for (const c of v) if (c && typeof (c as T.Node).type === 'string') visit(c as T.Node);
+      } else if (v && typeof v === 'object' && typeof (v as T.Node).type === 'string') visit(v as T.Node);
+    }
+  };
+  visit(def.ast.program);
+  let out = '';
+  let at = 0;
+  for (const e of edits.sort((a, b) => a.start - b.start)) {
+    if (e.start < at) continue;
+    out += src.slice(at, e.start) + e.text;
+    at = e.end;
+  }
+  out += src.slice(at);
+  return `${banner}\n${out}`;
+}
+
+// ── AssemblyScript ─────────────────────────────────────────────────────────
+
+type Kind = 'f64' | 'i32' | 'bool' | 'i32[]' | 'f64[]';
+
+const AS_TYPE: Record<string, Kind> = {
+  number: 'f64',
+  I32: 'i32',
+  boolean: 'bool',
+  Int32Array: 'i32[]',
+  Float64Array: 'f64[]',
+};
+
+function asType(k: Kind): string {
+  return k === 'i32[]' || k === 'f64[]' ? 'usize' : k;
+}
+
+/** The AssemblyScript source of a definition's functions and constants. */
+export function emitRowsAs(def: RowsDef, banner: string): string {
+  const out: string[] = [banner, ''];
+  const constants = new Map<string, Kind>();
+  for (const st of def.ast.program.body) {
+    const exported = st.type === 'ExportNamedDeclaration';
+    const d = exported ? st.declaration : st;
+    if (!d) continue;
+    if (d.type === 'VariableDeclaration') {
+      for (const v of d.declarations) {
+        const name = (v.id as T.Identifier).name;
+        if (name === 'wasmExports') continue;
+        if (v.init?.type !== 'NumericLiteral')
+          fail(def, v, 'a constant of a row definition must be a number');
+        constants.set(name, 'f64');
+        out.push(`const ${name}: f64 = ${v.init.extra?.raw ?? v.init.value};`, '');
+      }
+    } else if (d.type === 'FunctionDeclaration') {
+      out.push(emitFunction(def, d, constants), '');
+    } else if (d.type !== 'ImportDeclaration') fail(def, d, `unexpected ${d.type} in a row definition`);
+  }
+  return out.join('\n');
+}
+
+function emitFunction(def: RowsDef, fn: T.FunctionDeclaration, constants: Map<string, Kind>): string {
+  const scope = new Map<string, Kind>(constants);
+  const params: string[] = [];
+  for (const p of fn.params) {
+    if (p.type !== 'Identifier') fail(def, p, 'parameters are plain names');
+    let t = typeOf(p.typeAnnotation);
+    if (t.name === 'JsOnly') continue;
+    if (t.name === 'WasmOnly') t = typeOf(t.arg);
+    const k = AS_TYPE[t.name];
+    if (!k) fail(def, p, `parameter type ${t.name} is not of the row language`);
+    scope.set(p.name, k);
+    params.push(`${p.name}: ${asType(k)}`);
+  }
+  const rt = typeOf(fn.returnType).name;
+  const ret = rt === 'void' ? 'void' : asType(AS_TYPE[rt] ?? fail(def, fn, `return type ${rt}`));
+  const name = fn.id!.name;
+  const head = `${def.exports.includes(name) ? 'export ' : ''}function ${name}(${params.join(', ')}): ${ret}`;
+  const e = new AsEmitter(def, scope);
+  return `${head} {\n${e.block(fn.body.body, 1)}}`;
+}
+
+class AsEmitter {
+  constructor(
+    private readonly def: RowsDef,
+    private readonly scope: Map<string, Kind>,
+  ) {}
+
+  block(body: T.Statement[], depth: number): string {
+    let s = '';
+    for (const st of body) s += this.statement(st, depth);
+    return s;
+  }
+
+  statement(st: T.Statement, depth: number): string {
+    const pad = '  '.repeat(depth);
+    switch (st.type) {
+      case 'VariableDeclaration':
+        return `${pad}${this.declaration(st, false)};\n`;
+      case 'ExpressionStatement':
+        return `${pad}${this.expr(st.expression, true)};\n`;
+      case 'IfStatement': {
+        if (wasmIf(st)) return this.block(inner(st.consequent), depth);
+        let s = `${pad}if (${this.expr(st.test, true)}) {\n${this.block(inner(st.consequent), depth + 1)}${pad}}`;
+        if (st.alternate) s += ` else {\n${this.block(inner(st.alternate), depth + 1)}${pad}}`;
+        return `${s}\n`;
+      }
+      case 'ForStatement': {
+        const init =
+          st.init?.type === 'VariableDeclaration'
+            ? this.declaration(st.init, true)
+            : st.init
+              ? this.expr(st.init)
+              : '';
+        const test = st.test ? this.expr(st.test, true) : '';
+        const update = st.update ? this.expr(st.update, true) : '';
+        return `${pad}for (${init}; ${test}; ${update}) {\n${this.block(inner(st.body), depth + 1)}${pad}}\n`;
+      }
+      case 'WhileStatement':
+        return `${pad}while (${this.expr(st.test, true)}) {\n${this.block(inner(st.body), depth + 1)}${pad}}\n`;
+      case 'BlockStatement':
+        return `${pad}{\n${this.block(st.body, depth + 1)}${pad}}\n`;
+      case 'ContinueStatement':
+        return `${pad}continue;\n`;
+      case 'BreakStatement':
+        return `${pad}break;\n`;
+      case 'ReturnStatement':
+        return `${pad}return${st.argument ? ` ${this.expr(st.argument, true)}` : ''};\n`;
+      default:
+        return fail(this.def, st, `statement ${st.type} is not of the row language`);
+    }
+  }
+
+  declaration(d: T.VariableDeclaration, loop: boolean): string {
+    const parts = d.declarations.map((v) => {
+      const id = v.id as T.Identifier;
+      let k: Kind | null = null;
+      if (id.typeAnnotation) {
+        const t = typeOf(id.typeAnnotation).name;
+        k = AS_TYPE[t] ?? fail(this.def, v, `type ${t} is not of the row language`);
+      } else if (v.init) {
+        k = this.kind(v.init);
+        if (this.isLiteral(v.init)) k = loop ? 'i32' : 'f64';
+      } else fail(this.def, v, 'a declaration without a type or a value');
+      this.scope.set(id.name, k);
+      const typed = id.typeAnnotation || (v.init && this.isLiteral(v.init));
+      return `${id.name}${typed ? `: ${asType(k)}` : ''}${v.init ? ` = ${this.expr(v.init, true)}` : ''}`;
+    });
+    return `${d.kind} ${parts.join(', ')}`;
+  }
+
+  isLiteral(e: T.Expression): boolean {
+    return (
+      e.type === 'NumericLiteral' ||
+      (e.type === 'UnaryExpression' && e.operator === '-' && e.argument.type === 'NumericLiteral')
+    );
+  }
+
+  /** The kind of an expression's value, as far as the declarations need it. */
+  kind(e: T.Expression): Kind {
+    switch (e.type) {
+      case 'Identifier':
+        return this.scope.get(e.name) ?? fail(this.def, e, `unknown name ${e.name}`);
+      case 'NumericLiteral':
+        return Number.isInteger(e.value) && !e.extra?.raw?.toString().includes('.') ? 'i32' : 'f64';
+      case 'MemberExpression': {
+        const a = this.kind(e.object as T.Expression);
+        return a === 'i32[]' ? 'i32' : 'f64';
+      }
+      case 'BinaryExpression':
+        if (['<', '>', '<=', '>=', '===', '!==', '==', '!='].includes(e.operator)) return 'bool';
+        if (['<<', '>>', '>>>', '|', '&', '^'].includes(e.operator)) return 'i32';
+        return this.kind(e.left as T.Expression) === 'i32' && this.kind(e.right) === 'i32' ? 'i32' : 'f64';
+      case 'LogicalExpression':
+        return 'bool';
+      case 'UnaryExpression':
+        return e.operator === '!' ? 'bool' : e.operator === '+' ? 'i32' : this.kind(e.argument);
+      case 'AssignmentExpression':
+        return this.kind(e.right);
+      case 'CallExpression':
+        if (e.callee.type === 'MemberExpression') return 'f64';
+        return this.calleeKind(e);
+      default:
+        return 'f64';
+    }
+  }
+
+  calleeKind(e: T.CallExpression): Kind {
+    const name = (e.callee as T.Identifier).name;
+    for (const st of this.def.ast.program.body) {
+      const d = st.type === 'ExportNamedDeclaration' ? st.declaration : st;
+      if (d?.type === 'FunctionDeclaration' && d.id?.name === name) {
+        const rt = typeOf(d.returnType).name;
+        return AS_TYPE[rt] ?? fail(this.def, e, `call of ${name}`);
+      }
+    }
+    return fail(this.def, e, `call of an unknown function ${name}`);
+  }
+
+  /** The byte address and constant offset of an array element `a[i]` / `a[o | k]`. */
+  element(m: T.MemberExpression): { type: string; addr: string; offset: number } {
+    if (!m.computed || m.object.type !== 'Identifier') fail(this.def, m, 'only array elements a[i]');
+    const arr = m.object.name;
+    const k = this.scope.get(arr);
+    if (k !== 'i32[]' && k !== 'f64[]') fail(this.def, m, `${arr} is not an array`);
+    const shift = k === 'i32[]' ? 2 : 3;
+    const type = k === 'i32[]' ? 'i32' : 'f64';
+    const i = m.property as T.Expression;
+    if (
+      type === 'f64' &&
+      i.type === 'BinaryExpression' &&
+      i.operator === '|' &&
+      i.right.type === 'NumericLiteral' &&
+      i.left.type === 'Identifier'
+    ) {
+      // a record field: the record's address and the field's offset
+      return { type, addr: `${arr} + ((<usize>${i.left.name}) << ${shift})`, offset: i.right.value << shift };
+    }
+    return { type, addr: `${arr} + ((<usize>${this.expr(i)}) << ${shift})`, offset: 0 };
+  }
+
+  load(m: T.MemberExpression): string {
+    const { type, addr, offset } = this.element(m);
+    return `load<${type}>(${addr}${offset ? `, ${offset}` : ''})`;
+  }
+
+  /** An expression; `top` leaves its outer parentheses off. */
+  expr(e: T.Expression | T.Node, top = false): string {
+    const wrap = (s: string) => (top ? s : `(${s})`);
+    switch (e.type) {
+      case 'Identifier':
+        return e.name;
+      case 'NumericLiteral':
+        return String(e.extra?.raw ?? e.value);
+      case 'BooleanLiteral':
+        return String(e.value);
+      case 'MemberExpression':
+        if (e.object.type === 'Identifier' && e.object.name === 'Math')
+          return `Math.${(e.property as T.Identifier).name}`;
+        return this.load(e);
+      case 'BinaryExpression':
+      case 'LogicalExpression':
+        return wrap(`${this.expr(e.left)} ${e.operator} ${this.expr(e.right)}`);
+      case 'UnaryExpression':
+        if (e.operator === '+') return `i32(${this.expr(e.argument, true)})`;
+        if (e.operator === '-' || e.operator === '!') return wrap(`${e.operator}${this.expr(e.argument)}`);
+        return fail(this.def, e, `operator ${e.operator}`);
+      case 'UpdateExpression':
+        return wrap(
+          e.prefix ? `${e.operator}${this.expr(e.argument)}` : `${this.expr(e.argument)}${e.operator}`,
+        );
+      case 'ConditionalExpression':
+        return wrap(`${this.expr(e.test)} ? ${this.expr(e.consequent)} : ${this.expr(e.alternate)}`);
+      case 'CallExpression':
+        return `${this.expr(e.callee, true)}(${e.arguments.map((a) => this.expr(a, true)).join(', ')})`;
+      case 'AssignmentExpression': {
+        if (e.left.type === 'MemberExpression') {
+          const { type, addr, offset } = this.element(e.left);
+          const o = offset ? `, ${offset}` : '';
+          const value =
+            e.operator === '='
+              ? this.expr(e.right, true)
+              : `load<${type}>(${addr}${o}) ${e.operator.slice(0, -1)} ${this.expr(e.right)}`;
+          if (!top) fail(this.def, e, 'an element store is a statement of its own');
+          return `store<${type}>(${addr}, ${value}${o})`;
+        }
+        return wrap(
+          `${this.expr(e.left)} ${e.operator} ${this.expr(e.right, e.right.type !== 'AssignmentExpression')}`,
+        );
+      }
+      default:
+        return fail(this.def, e, `expression ${e.type} is not of the row language`);
+    }
+  }
+}

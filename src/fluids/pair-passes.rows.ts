@@ -1,0 +1,436 @@
+/**
+ * The pair loops of position based fluids, defined once in the row-kernel
+ * language (src/kernels/rows.ts): `npm run kernels` generates from this file
+ * the JavaScript functions (pair-passes.generated.ts, which FluidDensity
+ * calls) and their WebAssembly twins (wasm/pair-passes.generated.ts, in the
+ * module of wasm/fluids.ts), with the same floating-point operations in the
+ * same order, so that both give the same numbers bit for bit
+ * (test/fluids-wasm.test.ts). The formulas are those of Macklin & Müller
+ * 2013 (PBF) and 000 §3.4.6, cited at each function; density-passes.ts
+ * documents the slot records (8 doubles per slot) and the pair rows.
+ *
+ * Where the ports differ on purpose (`if (WASM)`): the twin keeps a pair
+ * store `gBuf` (one double per listed pair, index k of the rows walked): the
+ * density and XSPH passes store the spiky gradient factor g of each pair
+ * there, and the correction and vorticity-gradient passes at the same
+ * positions (Jacobi: nothing moves in between) read it back instead of
+ * computing the square root and division again. In JavaScript, storing it
+ * measured slower, so those passes recompute g.
+ */
+import type { I32, JsOnly, WasmOnly } from '../kernels/rows.js';
+import { WASM } from '../kernels/rows.js';
+
+/** The functions the WebAssembly module exports. */
+export const wasmExports = [
+  'fluidDensityPass',
+  'fluidCorrectionPass',
+  'xsphVorticityPass',
+  'vorticityGradientPass',
+] as const;
+
+/**
+ * Pairs closer than MIN_DISTANCE · h are treated as that far apart along a
+ * fixed axis (+x for fluid pairs, +y for fluid–solid pairs), so coincident
+ * particles separate instead of having no gradient.
+ */
+export const MIN_DISTANCE = 1e-6;
+
+/**
+ * The first walk over a row (see density-passes.ts): appends to `live`,
+ * from index kl on, the partners nbr[k0 … k1 − 1] (slots) whose records in
+ * `rec` (position at 8s + 5 … 8s + 7) lie closer than √h2 to (px, py, pz).
+ * Branch-free: every partner is written, and kept when inside. Returns the
+ * new end of `live`.
+ */
+export function listInside(
+  px: number,
+  py: number,
+  pz: number,
+  h2: number,
+  k0: I32,
+  k1: I32,
+  nbr: Int32Array,
+  rec: Float64Array,
+  live: Int32Array,
+  kl: I32,
+): I32 {
+  for (let k = k0; k < k1; k++) {
+    const sj = nbr[k];
+    const o = sj << 3;
+    const dx = px - rec[o | 5],
+      dy = py - rec[o | 6],
+      dz = pz - rec[o | 7];
+    live[kl] = sj;
+    kl += +(dx * dx + dy * dy + dz * dz < h2);
+  }
+  return kl;
+}
+
+/**
+ * Fluid–fluid part of the density and its gradients (000 §3.4.6 eq. 4 and the
+ * gradient after it; PBF eqs. 2, 8): for every pair, W_spiky adds m W to ρ_i
+ * and ρ_j; its gradient (m/ρ0) ∇W(p_i − p_j) = g (p_i − p_j) adds to
+ * ∇_{p_i} C_i and subtracts from ∇_{p_j} C_j, and w̃ |g (p_i − p_j)|² adds to
+ * the other particle's Σ_k w̃_k |∇_{p_k} C|². This version is for fluids whose
+ * particles share one inverse mass `wU` (initRecords; none pinned), which
+ * spares a load per pair; fluidDensityPassWeighted reads each w̃ from invMass.
+ * The JavaScript function stores nothing per pair (the correction pass
+ * recomputes g); the twin stores g of pair k at gBuf[k].
+ *
+ * The partners still closer than h are listed in `live` (rows liveStart) for
+ * the correction pass, except with `allInside`: at the positions of the
+ * neighbour search (the first Jacobi iteration) every listed pair is closer
+ * than h by construction (same positions, same test), so the rows are
+ * walked as they are, and the correction pass walks them too.
+ */
+export function fluidDensityPass(
+  n: I32,
+  off: I32,
+  sorted: Int32Array,
+  start: Int32Array,
+  nbr: Int32Array,
+  wU: number,
+  h: number,
+  wCoef: number,
+  gCoef: number,
+  acc: Float64Array,
+  live: Int32Array,
+  liveStart: Int32Array,
+  allInside: boolean,
+  gBuf: WasmOnly<Float64Array>,
+): void {
+  const h2 = h * h;
+  const rMin = MIN_DISTANCE * h;
+  let kl: I32 = 0;
+  liveStart[0] = 0;
+  for (let a = 0; a < n; a++) {
+    const oi = (sorted[a] - off) << 3;
+    const px = acc[oi | 5],
+      py = acc[oi | 6],
+      pz = acc[oi | 7];
+    // the partners inside h: all of the row at the positions of the search, else listed first
+    let idx = nbr,
+      k0 = start[a],
+      k1 = start[a + 1];
+    if (!allInside) {
+      idx = live;
+      k0 = kl;
+      k1 = kl = listInside(px, py, pz, h2, start[a], start[a + 1], nbr, acc, live, kl);
+    }
+    let rhoI = 0,
+      gxi = 0,
+      gyi = 0,
+      gzi = 0,
+      ssI = 0;
+    for (let k = k0; k < k1; k++) {
+      const o = idx[k] << 3;
+      let dx = px - acc[o | 5],
+        dy = py - acc[o | 6],
+        dz = pz - acc[o | 7];
+      let r2 = dx * dx + dy * dy + dz * dz;
+      let r = Math.sqrt(r2);
+      if (r < rMin) {
+        dx = rMin;
+        dy = 0;
+        dz = 0;
+        r = rMin;
+        r2 = rMin * rMin;
+      }
+      const t = h - r;
+      const w = wCoef * t * t * t;
+      const g = (-gCoef * t * t) / r;
+      if (WASM) {
+        gBuf[k] = g;
+      }
+      const ax = g * dx,
+        ay = g * dy,
+        az = g * dz;
+      const gg = wU * (g * g * r2);
+      rhoI += w;
+      gxi += ax;
+      gyi += ay;
+      gzi += az;
+      ssI += gg;
+      acc[o] += w;
+      acc[o | 1] -= ax;
+      acc[o | 2] -= ay;
+      acc[o | 3] -= az;
+      acc[o | 4] += gg;
+    }
+    acc[oi] += rhoI;
+    acc[oi | 1] += gxi;
+    acc[oi | 2] += gyi;
+    acc[oi | 3] += gzi;
+    acc[oi | 4] += ssI;
+    if (!allInside) liveStart[a + 1] = kl;
+  }
+}
+
+/** x^n for an integer n ≥ 0 by repeated squaring. */
+export function powInt(x: number, n: I32): number {
+  let r = 1;
+  let b = x;
+  while (n > 0) {
+    if (n & 1) r *= b;
+    b *= b;
+    n >>= 1;
+  }
+  return r;
+}
+
+/**
+ * The symmetric correction of PBF eq. 14 for the fluid pairs:
+ * Δp_i += w̃_i (λ_i + λ_j + s_corr) (m/ρ0) ∇W(p_i − p_j), Δp_j −= w̃_j (…) (…),
+ * accumulated in acc[8s + 2 … 8s + 4], with the artificial pressure of PBF
+ * eq. 13 measured from the rest spacing d:
+ *   s_corr = corrScale · ((W(p_i − p_j) − W(d)) / (W(Δq) − W(d)))ⁿ  for |p_i − p_j| < d, else 0
+ * (W = poly6; qRest3 = (h² − d²)³, invQd3 = 1/((h² − |Δq|²)³ − qRest3)). The
+ * paper's s_corr = corrScale (W/W(Δq))ⁿ pushes every pair inside h apart,
+ * also at the rest spacing, and a free surface — where nothing pushes back —
+ * flew apart with it (a resting blob 13× its size after 2 s, docs/fluids.md);
+ * measured from d, it is zero on the rest lattice and still pushes apart
+ * pairs pressed closer than d, which is its purpose (against clumping).
+ * Positions are those of the density pass (Jacobi), so the same pairs and
+ * gradients result; the twin reads g from gBuf and takes the square root of
+ * r² only where r² < 4 r_min², the only place where r < r_min can hold.
+ */
+export function fluidCorrectionPass(
+  n: I32,
+  off: I32,
+  sorted: Int32Array,
+  start: Int32Array,
+  nbr: Int32Array,
+  h: number,
+  gCoef: JsOnly<number>,
+  nCorr: I32,
+  qRest3: number,
+  invQd3: number,
+  corrScale: number,
+  acc: Float64Array,
+  gBuf: WasmOnly<Float64Array>,
+): void {
+  const h2 = h * h;
+  const rMin = MIN_DISTANCE * h;
+  const near = 4 * rMin * rMin;
+  const corr = corrScale !== 0;
+  for (let a = 0; a < n; a++) {
+    const oi = (sorted[a] - off) << 3;
+    const px = acc[oi | 5],
+      py = acc[oi | 6],
+      pz = acc[oi | 7];
+    const li = acc[oi];
+    let ax = 0,
+      ay = 0,
+      az = 0;
+    const e = start[a + 1];
+    for (let k = start[a]; k < e; k++) {
+      const o = nbr[k] << 3;
+      let dx = px - acc[o | 5],
+        dy = py - acc[o | 6],
+        dz = pz - acc[o | 7];
+      let r2 = dx * dx + dy * dy + dz * dz;
+      let g: number;
+      if (WASM) {
+        if (r2 < near && Math.sqrt(r2) < rMin) {
+          dx = rMin;
+          dy = 0;
+          dz = 0;
+          r2 = rMin * rMin;
+        }
+        g = gBuf[k];
+      } else {
+        let r = Math.sqrt(r2);
+        if (r < rMin) {
+          dx = rMin;
+          dy = 0;
+          dz = 0;
+          r = rMin;
+          r2 = rMin * rMin;
+        }
+        const t = h - r;
+        g = (-gCoef * t * t) / r;
+      }
+      let lij = li + acc[o];
+      if (corr) {
+        const q = h2 - r2;
+        let ratio = (q * q * q - qRest3) * invQd3;
+        if (ratio < 0) ratio = 0;
+        let pw: number;
+        if (nCorr === 4) {
+          const r2c = ratio * ratio;
+          pw = r2c * r2c;
+        } else {
+          pw = powInt(ratio, nCorr);
+        }
+        lij += corrScale * pw;
+      }
+      const c = lij * g;
+      const cx = c * dx,
+        cy = c * dy,
+        cz = c * dz;
+      ax += cx;
+      ay += cy;
+      az += cz;
+      const wj = acc[o | 1];
+      acc[o | 2] -= wj * cx;
+      acc[o | 3] -= wj * cy;
+      acc[o | 4] -= wj * cz;
+    }
+    const wi = acc[oi | 1];
+    acc[oi | 2] += wi * ax;
+    acc[oi | 3] += wi * ay;
+    acc[oi | 4] += wi * az;
+  }
+}
+
+/**
+ * XSPH viscosity (PBF eq. 17) and the vorticity estimate (eq. 15) from the
+ * same velocities, for the fluid pairs at the positions of R:
+ *   Δv_i += c Σ_j (m/ρ0) v_ij W_ij (and −… on j), v_ij = v_j − v_i;
+ *   ω_i = Σ_j (m/ρ0) v_ij × ∇_{p_j} W_ij, the same term adding to ω_j,
+ * into Q (Δv, ω). `cW` = c (m/ρ0) K_poly6 and `gCoef` = (m/ρ0) · 45/(π h⁶);
+ * vorticity is skipped when `vort` is false. Lists the pairs inside h in
+ * `live` (first walk over each row, listInside), which the kernel terms and
+ * then vorticityGradientPass walk; the twin stores the vorticity g of live
+ * pair k at gBuf[k] (read only where vorticity is on and r² > 0).
+ */
+export function xsphVorticityPass(
+  n: I32,
+  off: I32,
+  sorted: Int32Array,
+  start: Int32Array,
+  nbr: Int32Array,
+  R: Float64Array,
+  h: number,
+  cW: number,
+  gCoef: number,
+  vort: boolean,
+  Q: Float64Array,
+  live: Int32Array,
+  liveStart: Int32Array,
+  gBuf: WasmOnly<Float64Array>,
+): void {
+  const h2 = h * h;
+  let kl: I32 = 0;
+  liveStart[0] = 0;
+  for (let a = 0; a < n; a++) {
+    const oi = (sorted[a] - off) << 3;
+    const px = R[oi | 5],
+      py = R[oi | 6],
+      pz = R[oi | 7];
+    const vx = R[oi],
+      vy = R[oi | 1],
+      vz = R[oi | 2];
+    const k1 = (kl = listInside(px, py, pz, h2, start[a], start[a + 1], nbr, R, live, kl));
+    let ax = 0,
+      ay = 0,
+      az = 0,
+      ox = 0,
+      oy = 0,
+      oz = 0;
+    for (let k = liveStart[a]; k < k1; k++) {
+      const o = live[k] << 3;
+      const dx = px - R[o | 5],
+        dy = py - R[o | 6],
+        dz = pz - R[o | 7];
+      const r2 = dx * dx + dy * dy + dz * dz;
+      const ux = R[o] - vx,
+        uy = R[o | 1] - vy,
+        uz = R[o | 2] - vz;
+      const q = h2 - r2;
+      const wv = cW * q * q * q;
+      ax += wv * ux;
+      ay += wv * uy;
+      az += wv * uz;
+      Q[o] -= wv * ux;
+      Q[o | 1] -= wv * uy;
+      Q[o | 2] -= wv * uz;
+      if (vort && r2 > 0) {
+        const r = Math.sqrt(r2);
+        const t = h - r;
+        // ∇_{p_j} W_ij = −∇W(p_i − p_j) = (45/(π h⁶)) (h − r)² (p_i − p_j)/r
+        const g = (gCoef * t * t) / r;
+        if (WASM) {
+          gBuf[k] = g;
+        }
+        const gx = g * dx,
+          gy = g * dy,
+          gz = g * dz;
+        const cx = uy * gz - uz * gy,
+          cy = uz * gx - ux * gz,
+          cz = ux * gy - uy * gx;
+        ox += cx;
+        oy += cy;
+        oz += cz;
+        Q[o | 3] += cx;
+        Q[o | 4] += cy;
+        Q[o | 5] += cz;
+      }
+    }
+    Q[oi] += ax;
+    Q[oi | 1] += ay;
+    Q[oi | 2] += az;
+    Q[oi | 3] += ox;
+    Q[oi | 4] += oy;
+    Q[oi | 5] += oz;
+    liveStart[a + 1] = kl;
+  }
+}
+
+/**
+ * η_i = ∇|ω|_i (PBF eq. 16) as the SPH gradient of differences,
+ * Σ_j (m/ρ0)(|ω_j| − |ω_i|) ∇W(p_i − p_j); the same term adds to η_j. Reads
+ * positions and |ω| from R and sums η into R[8s … 8s + 2]; walks the
+ * pairs inside h that xsphVorticityPass listed (the twin reads their g from gBuf).
+ */
+export function vorticityGradientPass(
+  n: I32,
+  off: I32,
+  sorted: Int32Array,
+  start: Int32Array,
+  nbr: Int32Array,
+  R: Float64Array,
+  h: JsOnly<number>,
+  gCoef: JsOnly<number>,
+  gBuf: WasmOnly<Float64Array>,
+): void {
+  for (let a = 0; a < n; a++) {
+    const oi = (sorted[a] - off) << 3;
+    const px = R[oi | 5],
+      py = R[oi | 6],
+      pz = R[oi | 7];
+    const mi = R[oi | 3];
+    let ex = 0,
+      ey = 0,
+      ez = 0;
+    const e = start[a + 1];
+    for (let k = start[a]; k < e; k++) {
+      const o = nbr[k] << 3;
+      const dx = px - R[o | 5],
+        dy = py - R[o | 6],
+        dz = pz - R[o | 7];
+      const r2 = dx * dx + dy * dy + dz * dz;
+      if (r2 === 0) continue;
+      // the factor g of ∇_{p_j} W_ij that xsphVorticityPass computed
+      let g: number;
+      if (WASM) {
+        g = gBuf[k];
+      } else {
+        const r = Math.sqrt(r2);
+        const t = h - r;
+        g = (gCoef * t * t) / r;
+      }
+      // (|ω_i| − |ω_j|) g
+      const f = (mi - R[o | 3]) * g;
+      ex += f * dx;
+      ey += f * dy;
+      ez += f * dz;
+      R[o] += f * dx;
+      R[o | 1] += f * dy;
+      R[o | 2] += f * dz;
+    }
+    R[oi] += ex;
+    R[oi | 1] += ey;
+    R[oi | 2] += ez;
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * The row-kernel language: the types with which a `*.rows.ts` file declares
+ * passes over rows of neighbour pairs (the fluids' pair loops,
+ * src/fluids/pair-passes.rows.ts). `npm run kernels` generates from one
+ * definition the JavaScript functions (`*.generated.ts` beside it) and their
+ * AssemblyScript twins (wasm/NAME.generated.ts, compiled into a WebAssembly
+ * module), with the same floating-point operations in the same order, so
+ * that both give the same numbers bit for bit (scripts/kernels/emit-rows.ts;
+ * docs/architecture.md, "WebAssembly kernels").
+ *
+ * Unlike an element kernel (src/kernels/dsl.ts), which projects one
+ * constraint and leaves the loop to the generator, a row kernel is written
+ * with its loops: a row walks the partners of one particle, accumulates in
+ * locals (the row prologue and epilogue) and writes to many partners' records.
+ * What a definition may contain:
+ * - exported functions whose parameters are `number` (f64), `I32`,
+ *   `boolean`, `Int32Array` or `Float64Array` (byte addresses in the
+ *   module's memory in the WebAssembly twin), `JsOnly<T>` (left out of the
+ *   twin) or `WasmOnly<T>` (left out of the JavaScript function: a per-pair
+ *   store the twin keeps, such as a gradient factor computed once per pair);
+ * - `const` / `let` declarations (an unannotated one initialised with a
+ *   number literal is f64, except a `for` loop's counter; annotate `I32`
+ *   otherwise), assignments, `if` / `else`, `for`, `while`, `continue`,
+ *   `return`; arithmetic, comparisons, shifts and ors on integers,
+ *   `Math.sqrt`, `+(comparison)` (0 or 1), calls of the file's functions;
+ * - reads and writes of array elements, `a[i]`, `a[o | k]` (record o, field k);
+ * - `if (WASM) { … }` and `if (WASM) { … } else { … }`: where the two ports
+ *   differ on purpose (the twin stores or reads its per-pair store), the
+ *   first block is the twin's, the second the JavaScript function's; each is
+ *   spliced into the enclosing block as written;
+ * - `export const wasmExports = [ … ]`: the functions the module exports.
+ */
+
+/** An integer (i32 in the WebAssembly twin). */
+export type I32 = number;
+
+/** A parameter of the JavaScript function only. */
+export type JsOnly<T> = T;
+
+/** A parameter of the WebAssembly twin only (a per-pair store). */
+export type WasmOnly<T> = T;
+
+/** True in the WebAssembly twin: `if (WASM) { twin } else { JavaScript }` (resolved by the generator). */
+export const WASM: boolean = false;
