@@ -15,7 +15,7 @@
  * prediction, so the error falls with the iterations (about as 1/n) and with
  * the substeps (as h², the distance gravity moves a particle in a substep).
  */
-import { Fluid, PlaneCollider, type Vec3Tuple, World } from '../src/index.js';
+import { addOpenTank, Fluid, type Vec3Tuple, World } from '../src/index.js';
 import { lineChart, type Row, writeCsv, writeSvg } from './plot.js';
 
 export interface PoolCase {
@@ -48,31 +48,7 @@ export function restDensity(
 ): RestDensity {
   const world = new World({ dt: 1 / 60, substeps, iterations });
   const [lx, ly, lz] = pool.size;
-  const planes: [Vec3Tuple, Vec3Tuple][] = [
-    [
-      [0, 1, 0],
-      [0, 0, 0],
-    ],
-    [
-      [1, 0, 0],
-      [0, 0, 0],
-    ],
-    [
-      [-1, 0, 0],
-      [lx, 0, 0],
-    ],
-    [
-      [0, 0, 1],
-      [0, 0, 0],
-    ],
-    [
-      [0, 0, -1],
-      [0, 0, lz],
-    ],
-  ];
-  for (const [normal, position] of planes) {
-    world.addCollider(new PlaneCollider({ normal, position, friction: 0, margin: 0 }));
-  }
+  addOpenTank(world, lx, lz, { friction: 0, margin: 0 });
   const fluid = new Fluid(world, {
     spacing: pool.spacing,
     blocks: [{ min: [0, 0, 0], max: [lx, ly, lz] }],

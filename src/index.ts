@@ -42,6 +42,7 @@ export { Granular, type GranularOptions } from './collision/granular.js';
 export { MeshCollider, type MeshColliderOptions } from './collision/mesh-collider.js';
 export { MeshDistance } from './collision/mesh-distance.js';
 export { MeshFeatureContacts } from './collision/mesh-feature-contacts.js';
+export { addOpenTank, type OpenTankOptions } from './collision/open-tank.js';
 export { type ParticleContactOptions, ParticleContacts } from './collision/particle-contacts.js';
 export { type SegmentContactOptions, SegmentContacts } from './collision/segment-contacts.js';
 export { SpatialHash } from './collision/spatial-hash.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  addOpenTank,
   BoxCollider,
   CapsuleCollider,
   type Collider,
@@ -115,5 +116,49 @@ describe('collider contact culling', () => {
     expect(expected.size).toBeGreaterThan(100);
     expect(expected.size).toBeLessThan(0.7 * np);
     expect([...got].sort()).toEqual([...expected].sort());
+  });
+});
+
+describe('addOpenTank', () => {
+  it('five inward planes keep particles thrown in every direction inside the tank, and a wave-maker wall moves', () => {
+    const world = new World({ dt: 1 / 60, substeps: 4 });
+    const lx = 0.6,
+      lz = 0.4;
+    const planes = addOpenTank(world, lx, lz, {
+      friction: 0,
+      margin: 0,
+      wallMotion: { oscillate: { amplitude: [0.05, 0, 0], frequency: 1 } },
+    });
+    expect(planes.map((p) => p.kinematic)).toEqual([false, true, false, false, false]);
+    const random = rng(5);
+    const n = 64;
+    const off = world.store.allocate(n, 0);
+    const start = [0.1, 0, 0.1],
+      extent = [0.4, 0.3, 0.2];
+    for (let k = 0; k < n; k++) {
+      const i = off + k;
+      world.store.setMass(i, 1);
+      for (let d = 0; d < 3; d++) {
+        world.store.x[3 * i + d] = start[d] + extent[d] * random();
+        world.store.v[3 * i + d] = 4 * (random() - 0.5);
+      }
+    }
+    for (let s = 0; s < 120; s++) world.step();
+    const x = world.store.x;
+    const slack = 0.05 + 1e-6; // the wave maker's amplitude (the wall at x = 0 swings out and back)
+    for (let k = 0; k < n; k++) {
+      const i = 3 * (off + k);
+      expect(x[i]).toBeGreaterThan(-slack);
+      expect(x[i]).toBeLessThan(lx + 1e-6);
+      expect(x[i + 1]).toBeGreaterThan(-1e-6);
+      expect(x[i + 2]).toBeGreaterThan(-1e-6);
+      expect(x[i + 2]).toBeLessThan(lz + 1e-6);
+    }
+  });
+
+  it('a size that is not a positive length is a PbdError naming it', () => {
+    const world = new World();
+    expect(() => addOpenTank(world, 0.5, 0)).toThrow(/tank\.lz/);
+    expect(() => addOpenTank(world, Number.NaN, 1)).toThrow(/tank\.lx/);
   });
 });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { POOLS, type PoolCase, restDensity } from '../experiments/pbf-density.js';
 import {
+  addOpenTank,
   BoxCollider,
   bodyToPly,
   boxSurfaceParticles,
@@ -13,40 +14,15 @@ import {
   loadScene,
   type PbdError,
   PlaneCollider,
-  poly6,
   triangleArea,
   type Vec3Tuple,
   World,
 } from '../src/index.js';
-import { rng } from './helpers.js';
+import { rng, waterLevel } from './helpers.js';
 
 /** An open box of plane colliders: floor y = 0, walls at x = 0, x = lx, z = 0, z = lz. */
 function tank(world: World, lx: number, lz: number): void {
-  const planes: [Vec3Tuple, Vec3Tuple][] = [
-    [
-      [0, 1, 0],
-      [0, 0, 0],
-    ],
-    [
-      [1, 0, 0],
-      [0, 0, 0],
-    ],
-    [
-      [-1, 0, 0],
-      [lx, 0, 0],
-    ],
-    [
-      [0, 0, 1],
-      [0, 0, 0],
-    ],
-    [
-      [0, 0, -1],
-      [0, 0, lz],
-    ],
-  ];
-  for (const [normal, position] of planes) {
-    world.addCollider(new PlaneCollider({ normal, position, friction: 0, margin: 0 }));
-  }
+  addOpenTank(world, lx, lz, { friction: 0, margin: 0 });
 }
 
 function maxSpeed(world: World): number {
@@ -321,43 +297,6 @@ describe('conservation', () => {
 function submergedFraction(yc: number, ys: number, r: number): number {
   const depth = Math.min(Math.max(ys - (yc - r), 0), 2 * r);
   return (Math.PI * depth * depth * (3 * r - depth)) / 3 / ((4 / 3) * Math.PI * r ** 3);
-}
-
-/**
- * The water level: the height where a poly6 density field of the particles (normalised to ρ0 on
- * a rest lattice) falls to ρ0/2 (bisection above each sample point). For a rest lattice this is
- * its top layer plus d/2, the edge of the volume the particles fill; it also sees the top layers'
- * lower density. (A measuring tool: the solver's density kernel is spiky, whose ρ0/2 level lies
- * 0.35 d above the top layer.)
- */
-function waterLevel(fluid: Fluid, points: [number, number][], lo: number, hi: number): number {
-  const x = fluid.positions();
-  const h = fluid.kernelRadius;
-  const d = fluid.spacing;
-  let lattice = 0;
-  for (let a = -3; a <= 3; a++)
-    for (let b = -3; b <= 3; b++) for (let c = -3; c <= 3; c++) lattice += poly6(d * Math.hypot(a, b, c), h);
-  const m = fluid.restDensity / lattice;
-  const density = (px: number, py: number, pz: number) => {
-    let r = 0;
-    for (let k = 0; k < fluid.activeCount; k++) {
-      const q = Math.hypot(x[3 * k] - px, x[3 * k + 1] - py, x[3 * k + 2] - pz);
-      if (q < h) r += m * poly6(q, h);
-    }
-    return r;
-  };
-  let sum = 0;
-  for (const [px, pz] of points) {
-    let a = lo,
-      b = hi;
-    for (let it = 0; it < 30; it++) {
-      const mid = 0.5 * (a + b);
-      if (density(px, mid, pz) > 0.5 * fluid.restDensity) a = mid;
-      else b = mid;
-    }
-    sum += a;
-  }
-  return sum / points.length;
 }
 
 describe('two-way coupling: a floating body', () => {

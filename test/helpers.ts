@@ -1,4 +1,5 @@
 /** Shared helpers for the physics tests. */
+import { type Fluid, poly6 } from '../src/index.js';
 
 /** A small deterministic PRNG (mulberry32) so tests never depend on Math.random. */
 export function rng(seed: number): () => number {
@@ -46,4 +47,41 @@ export function relativeError(a: ArrayLike<number>, b: ArrayLike<number>): numbe
     s = Math.max(s, Math.abs(b[i]));
   }
   return m / Math.max(1e-300, s);
+}
+
+/**
+ * The water level: the height where a poly6 density field of the particles (normalised to ρ0 on
+ * a rest lattice) falls to ρ0/2 (bisection above each sample point). For a rest lattice this is
+ * its top layer plus d/2, the edge of the volume the particles fill; it also sees the top layers'
+ * lower density. (A measuring tool: the solver's density kernel is spiky, whose ρ0/2 level lies
+ * 0.35 d above the top layer.) `points` are (x, z) places to measure at; the result is their mean.
+ */
+export function waterLevel(fluid: Fluid, points: [number, number][], lo: number, hi: number): number {
+  const x = fluid.positions();
+  const h = fluid.kernelRadius;
+  const d = fluid.spacing;
+  let lattice = 0;
+  for (let a = -3; a <= 3; a++)
+    for (let b = -3; b <= 3; b++) for (let c = -3; c <= 3; c++) lattice += poly6(d * Math.hypot(a, b, c), h);
+  const m = fluid.restDensity / lattice;
+  const density = (px: number, py: number, pz: number) => {
+    let r = 0;
+    for (let k = 0; k < fluid.activeCount; k++) {
+      const q = Math.hypot(x[3 * k] - px, x[3 * k + 1] - py, x[3 * k + 2] - pz);
+      if (q < h) r += m * poly6(q, h);
+    }
+    return r;
+  };
+  let sum = 0;
+  for (const [px, pz] of points) {
+    let a = lo,
+      b = hi;
+    for (let it = 0; it < 30; it++) {
+      const mid = 0.5 * (a + b);
+      if (density(px, mid, pz) > 0.5 * fluid.restDensity) a = mid;
+      else b = mid;
+    }
+    sum += a;
+  }
+  return sum / points.length;
 }

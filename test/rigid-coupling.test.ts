@@ -6,17 +6,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Cloth } from '../src/cloth/cloth.js';
-import { PlaneCollider } from '../src/collision/colliders.js';
-import type { Vec3Tuple } from '../src/core/motion.js';
+import { addOpenTank } from '../src/collision/open-tank.js';
 import { World } from '../src/core/world.js';
 import { Fluid } from '../src/fluids/fluid.js';
-import { poly6 } from '../src/fluids/kernels.js';
 import { gridMesh } from '../src/mesh/generators.js';
 import { coupleRigidBody } from '../src/rigid/coupling.js';
 import { rigidSkin } from '../src/rigid/fluid-skin.js';
 import { attachToRigidBody } from '../src/rigid/rigid-attachments.js';
 import { RigidBody } from '../src/rigid/rigid-body.js';
 import { bodyPointToWorld, worldPointToBody } from '../src/rigid/xpbd.js';
+import { waterLevel } from './helpers.js';
 
 /** Total linear momentum of the particles and the rigid bodies. */
 function momentum(world: World): number[] {
@@ -165,30 +164,7 @@ describe('a rigid body in a position based fluid', () => {
     const world = new World({ dt: 1 / 60, substeps: 3, iterations: 4 });
     const W = 0.5,
       depth = 0.25;
-    for (const [normal, position] of [
-      [
-        [0, 1, 0],
-        [0, 0, 0],
-      ],
-      [
-        [1, 0, 0],
-        [0, 0, 0],
-      ],
-      [
-        [-1, 0, 0],
-        [W, 0, 0],
-      ],
-      [
-        [0, 0, 1],
-        [0, 0, 0],
-      ],
-      [
-        [0, 0, -1],
-        [0, 0, W],
-      ],
-    ] as [Vec3Tuple, Vec3Tuple][]) {
-      world.addCollider(new PlaneCollider({ normal, position, friction: 0, margin: 0 }));
-    }
+    addOpenTank(world, W, W, { friction: 0, margin: 0 });
     // a flat box (upright is its stable floating pose; a cube of half the density floats edge up)
     const a = 0.1,
       b = 0.04;
@@ -226,7 +202,7 @@ describe('a rigid body in a position based fluid', () => {
     const samples = 8;
     for (let k = 0; k < samples; k++) {
       for (let s = 0; s < 15; s++) world.step();
-      const level = waterLevel(fluid, depth - 0.1, depth + 0.1);
+      const level = waterLevelNearWalls(fluid, depth - 0.1, depth + 0.1);
       const bottom = box.position()[1] - b - d / 2;
       depthMeasured += (level - bottom) / samples;
     }
@@ -237,9 +213,9 @@ describe('a rigid body in a position based fluid', () => {
 /**
  * The water level away from the box: the height where a poly6 density field of the particles
  * (normalised to ρ0 on the rest lattice) falls to half the rest density, averaged over points near
- * the walls (as test/fluids.test.ts measures it for the floating balloons).
+ * the walls (test/helpers.ts waterLevel, as test/fluids.test.ts measures it for the floating balloons).
  */
-function waterLevel(fluid: Fluid, lo: number, hi: number): number {
+function waterLevelNearWalls(fluid: Fluid, lo: number, hi: number): number {
   const points: [number, number][] = [
     [0.06, 0.06],
     [0.44, 0.06],
@@ -250,31 +226,5 @@ function waterLevel(fluid: Fluid, lo: number, hi: number): number {
     [0.46, 0.25],
     [0.25, 0.46],
   ];
-  const x = fluid.positions();
-  const h = fluid.kernelRadius;
-  const d = fluid.spacing;
-  let lattice = 0;
-  for (let a = -3; a <= 3; a++)
-    for (let b = -3; b <= 3; b++) for (let c = -3; c <= 3; c++) lattice += poly6(d * Math.hypot(a, b, c), h);
-  const m = fluid.restDensity / lattice;
-  const density = (px: number, py: number, pz: number) => {
-    let r = 0;
-    for (let k = 0; k < fluid.activeCount; k++) {
-      const q = Math.hypot(x[3 * k] - px, x[3 * k + 1] - py, x[3 * k + 2] - pz);
-      if (q < h) r += m * poly6(q, h);
-    }
-    return r;
-  };
-  let sum = 0;
-  for (const [px, pz] of points) {
-    let a = lo,
-      b = hi;
-    for (let it = 0; it < 30; it++) {
-      const mid = 0.5 * (a + b);
-      if (density(px, mid, pz) > 0.5 * fluid.restDensity) a = mid;
-      else b = mid;
-    }
-    sum += a;
-  }
-  return sum / points.length;
+  return waterLevel(fluid, points, lo, hi);
 }

@@ -1,41 +1,12 @@
-import { Fluid, PlaneCollider, type Vec3Tuple, World } from '../../src/index.js';
+import { addOpenTank, Fluid, type Vec3Tuple, World } from '../../src/index.js';
 import type { BenchCase, BenchInstance } from '../harness.js';
 
 /** A tank of plane colliders (floor and four walls); the left wall may move. */
 function tank(world: World, lx: number, lz: number, waveMaker = false): void {
-  const planes: [Vec3Tuple, Vec3Tuple][] = [
-    [
-      [0, 1, 0],
-      [0, 0, 0],
-    ],
-    [
-      [1, 0, 0],
-      [0, 0, 0],
-    ],
-    [
-      [-1, 0, 0],
-      [lx, 0, 0],
-    ],
-    [
-      [0, 0, 1],
-      [0, 0, 0],
-    ],
-    [
-      [0, 0, -1],
-      [0, 0, lz],
-    ],
-  ];
-  planes.forEach(([normal, position], k) => {
-    world.addCollider(
-      new PlaneCollider({
-        normal,
-        position,
-        friction: 0,
-        margin: 0,
-        motion: waveMaker && k === 1 ? { oscillate: { amplitude: [0.2, 0, 0], frequency: 0.5 } } : undefined,
-      }),
-    );
-  });
+  const wallMotion = waveMaker
+    ? { oscillate: { amplitude: [0.2, 0, 0] as Vec3Tuple, frequency: 0.5 } }
+    : undefined;
+  addOpenTank(world, lx, lz, { friction: 0, margin: 0, wallMotion });
 }
 
 function instance(world: World, fluid: Fluid, withWorld = false): BenchInstance {
