@@ -280,23 +280,12 @@ export class Cloth extends Body {
 
   /** Pins a vertex (body-local index) to where it is, or to a scripted motion of it. */
   pin(vertex: number, motion?: Motion): void {
-    this.checkVertex(vertex);
-    this.world.attachments.attach(this.offset + vertex, motion ? { motion } : {});
+    this.attachVertex(vertex, 'cloth', motion ? { motion } : {});
   }
 
   unpin(vertex: number): void {
-    this.checkVertex(vertex);
+    this.checkVertex(vertex, 'cloth');
     this.world.attachments.detach(this.offset + vertex);
-  }
-
-  private checkVertex(vertex: number): void {
-    if (!(Number.isInteger(vertex) && vertex >= 0 && vertex < this.active)) {
-      throw new PbdError(
-        'cloth/bad-vertex',
-        `cloth '${this.name}'`,
-        `has no vertex ${vertex} (it has ${this.active})`,
-      );
-    }
   }
 
   /** Applies drag and lift of the world's wind to each triangle (line 5 of Algorithm 1). */

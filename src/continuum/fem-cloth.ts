@@ -150,14 +150,7 @@ export class FemCloth extends Body {
 
   /** Pins a vertex (body-local) where it is, to a scripted motion, or softly (compliance > 0). */
   pin(vertex: number, motion?: Motion, compliance?: number): void {
-    if (!(Number.isInteger(vertex) && vertex >= 0 && vertex < this.count)) {
-      throw new PbdError(
-        'fem-cloth/bad-vertex',
-        `fem-cloth '${this.name}'`,
-        `has no vertex ${vertex} (it has ${this.count})`,
-      );
-    }
-    this.world.attachments.attach(this.offset + vertex, { motion, compliance });
+    this.attachVertex(vertex, 'fem-cloth', { motion, compliance });
   }
 
   override tunables(): Tunable[] {

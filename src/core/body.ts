@@ -1,4 +1,6 @@
+import type { AttachOptions } from './attachments.js';
 import type { ConstraintSet } from './constraint-set.js';
+import { PbdError } from './errors.js';
 import type { World } from './world.js';
 import type { Tunable, WorldBody } from './world-body.js';
 
@@ -39,6 +41,26 @@ export abstract class Body implements WorldBody {
     this.sets.push(set);
     this.world.addConstraintSet(set);
     return set;
+  }
+
+  /**
+   * Throws unless `vertex` is a vertex of the body (body-local, below `limit`, the particles in
+   * use by default); `kind` names the body in the error ('cloth', 'softbody' …).
+   */
+  protected checkVertex(vertex: number, kind: string, limit = this.activeCount): void {
+    if (!(Number.isInteger(vertex) && vertex >= 0 && vertex < limit)) {
+      throw new PbdError(
+        `${kind}/bad-vertex`,
+        `${kind} '${this.name}'`,
+        `has no vertex ${vertex} (it has ${limit})`,
+      );
+    }
+  }
+
+  /** Attaches a vertex (body-local, checked as by checkVertex) where it is, to a motion, or softly. */
+  protected attachVertex(vertex: number, kind: string, opts: AttachOptions = {}): void {
+    this.checkVertex(vertex, kind);
+    this.world.attachments.attach(this.offset + vertex, opts);
   }
 
   /** Number of particles in use (≤ count). */

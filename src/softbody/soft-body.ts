@@ -1,7 +1,7 @@
 import { PressureConstraint } from '../cloth/pressure.js';
 import { DistanceConstraints } from '../constraints/distance.js';
 import { HierarchicalSolver, type HierarchyOptions } from '../constraints/hierarchy.js';
-import { TetVolumeConstraints } from '../constraints/volume.js';
+import { TetVolumeConstraints, tetVolume } from '../constraints/volume.js';
 import { type EmbeddingMode, RenderEmbedding } from '../continuum/embedding.js';
 import type { MaterialOptions } from '../continuum/material.js';
 import { type PlasticityOptions, TetFemConstraints } from '../continuum/tet-fem.js';
@@ -130,21 +130,7 @@ export class SoftBody extends Body {
     const m = new Float64Array(nv);
     const t = this.tets;
     for (let k = 0; k < t.length; k += 4) {
-      const x = mesh.positions;
-      const a = 3 * t[k],
-        b = 3 * t[k + 1],
-        c = 3 * t[k + 2],
-        d = 3 * t[k + 3];
-      const ux = x[b] - x[a],
-        uy = x[b + 1] - x[a + 1],
-        uz = x[b + 2] - x[a + 2];
-      const vx = x[c] - x[a],
-        vy = x[c + 1] - x[a + 1],
-        vz = x[c + 2] - x[a + 2];
-      const wx = x[d] - x[a],
-        wy = x[d + 1] - x[a + 1],
-        wz = x[d + 2] - x[a + 2];
-      const vol = ((uy * vz - uz * vy) * wx + (uz * vx - ux * vz) * wy + (ux * vy - uy * vx) * wz) / 6;
+      const vol = tetVolume(mesh.positions, t[k], t[k + 1], t[k + 2], t[k + 3]);
       for (let j = 0; j < 4; j++) m[t[k + j]] += (this.density * vol) / 4;
     }
     for (let i = 0; i < nv; i++) store.setMass(off + i, m[i]);
@@ -298,14 +284,7 @@ export class SoftBody extends Body {
 
   /** Pins a vertex (body-local) where it is, or to a scripted motion of it. */
   pin(vertex: number, motion?: Motion, compliance?: number): void {
-    if (!(Number.isInteger(vertex) && vertex >= 0 && vertex < this.count)) {
-      throw new PbdError(
-        'softbody/bad-vertex',
-        `softbody '${this.name}'`,
-        `has no vertex ${vertex} (it has ${this.count})`,
-      );
-    }
-    this.world.attachments.attach(this.offset + vertex, { motion, compliance });
+    this.attachVertex(vertex, 'softbody', { motion, compliance });
   }
 
   /** Releases the given pinned vertices (body-local) at simulated time `time`. */
@@ -325,22 +304,8 @@ export class SoftBody extends Body {
     const t = this.tets,
       off = this.offset;
     let v = 0;
-    for (let k = 0; k < t.length; k += 4) {
-      const a = 3 * (off + t[k]),
-        b = 3 * (off + t[k + 1]),
-        c = 3 * (off + t[k + 2]),
-        d = 3 * (off + t[k + 3]);
-      const ux = x[b] - x[a],
-        uy = x[b + 1] - x[a + 1],
-        uz = x[b + 2] - x[a + 2];
-      const vx = x[c] - x[a],
-        vy = x[c + 1] - x[a + 1],
-        vz = x[c + 2] - x[a + 2];
-      const wx = x[d] - x[a],
-        wy = x[d + 1] - x[a + 1],
-        wz = x[d + 2] - x[a + 2];
-      v += ((uy * vz - uz * vy) * wx + (uz * vx - ux * vz) * wy + (ux * vy - uy * vx) * wz) / 6;
-    }
+    for (let k = 0; k < t.length; k += 4)
+      v += tetVolume(x, off + t[k], off + t[k + 1], off + t[k + 2], off + t[k + 3]);
     return v;
   }
 
@@ -404,22 +369,8 @@ export class SoftBody extends Body {
     const t = this.tets,
       off = this.offset;
     let n = 0;
-    for (let k = 0; k < t.length; k += 4) {
-      const a = 3 * (off + t[k]),
-        b = 3 * (off + t[k + 1]),
-        c = 3 * (off + t[k + 2]),
-        d = 3 * (off + t[k + 3]);
-      const ux = x[b] - x[a],
-        uy = x[b + 1] - x[a + 1],
-        uz = x[b + 2] - x[a + 2];
-      const vx = x[c] - x[a],
-        vy = x[c + 1] - x[a + 1],
-        vz = x[c + 2] - x[a + 2];
-      const wx = x[d] - x[a],
-        wy = x[d + 1] - x[a + 1],
-        wz = x[d + 2] - x[a + 2];
-      if (!((uy * vz - uz * vy) * wx + (uz * vx - ux * vz) * wy + (ux * vy - uy * vx) * wz > 0)) n++;
-    }
+    for (let k = 0; k < t.length; k += 4)
+      if (!(tetVolume(x, off + t[k], off + t[k + 1], off + t[k + 2], off + t[k + 3]) > 0)) n++;
     return n;
   }
 
