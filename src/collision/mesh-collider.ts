@@ -1,7 +1,6 @@
 import { PbdError } from '../core/errors.js';
 import type { TriangleMesh } from '../mesh/triangle-mesh.js';
 import { Collider, type ColliderOptions } from './colliders.js';
-import { closestPointTriangle } from './geometry.js';
 import { MeshDistance } from './mesh-distance.js';
 
 export interface MeshColliderOptions extends ColliderOptions {
@@ -309,9 +308,7 @@ function buildField(
   ny: number,
   nz: number,
 ): Float64Array {
-  const P = md.positions,
-    T = md.triangles;
-  const nt = T.length / 3;
+  const nt = md.triangles.length / 3;
   const N = nx * ny * nz;
   const dist = new Float64Array(N).fill(Number.POSITIVE_INFINITY);
   const closest = new Int32Array(N).fill(-1);
@@ -325,24 +322,7 @@ function buildField(
     const ix = i % nx,
       iy = Math.floor(i / nx) % ny,
       iz = Math.floor(i / sz);
-    const a = 3 * T[3 * t],
-      b = 3 * T[3 * t + 1],
-      c = 3 * T[3 * t + 2];
-    closestPointTriangle(
-      ox + ix * cs,
-      oy + iy * cs,
-      oz + iz * cs,
-      P[a],
-      P[a + 1],
-      P[a + 2],
-      P[b],
-      P[b + 1],
-      P[b + 2],
-      P[c],
-      P[c + 1],
-      P[c + 2],
-      cpf,
-    );
+    md.closestPointOn(ox + ix * cs, oy + iy * cs, oz + iz * cs, t, cpf);
     return Math.sqrt(cpf[6]);
   };
   // 1. exact distances near each triangle
@@ -401,24 +381,7 @@ function buildField(
     const x = ox + ix * cs,
       y = oy + iy * cs,
       z = oz + iz * cs;
-    const a = 3 * T[3 * t],
-      b = 3 * T[3 * t + 1],
-      c = 3 * T[3 * t + 2];
-    const region = closestPointTriangle(
-      x,
-      y,
-      z,
-      P[a],
-      P[a + 1],
-      P[a + 2],
-      P[b],
-      P[b + 1],
-      P[b + 2],
-      P[c],
-      P[c + 1],
-      P[c + 2],
-      cpf,
-    );
+    const region = md.closestPointOn(x, y, z, t, cpf);
     md.pseudonormal(t, region, nrm);
     sign[i] = (x - cpf[0]) * nrm[0] + (y - cpf[1]) * nrm[1] + (z - cpf[2]) * nrm[2] >= 0 ? 1 : -1;
   }

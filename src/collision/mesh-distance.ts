@@ -132,12 +132,20 @@ export class MeshDistance {
 
   /** Closest point of triangle t to (x, y, z) into cp (squared distance in cp[6]); returns its region. */
   private closestOn(x: number, y: number, z: number, t: number): number {
+    return this.closestPointOn(x, y, z, t, cp);
+  }
+
+  /**
+   * Closest point of triangle t to (x, y, z) into out[0 … 2] (closestPointTriangle: squared
+   * distance in out[6]); returns its region (for pseudonormal).
+   */
+  closestPointOn(x: number, y: number, z: number, t: number, out: Float64Array): number {
     const P = this.positions,
       T = this.triangles;
     const a = 3 * T[3 * t],
       b = 3 * T[3 * t + 1],
       c = 3 * T[3 * t + 2];
-    const region = closestPointTriangle(
+    return closestPointTriangle(
       x,
       y,
       z,
@@ -150,9 +158,8 @@ export class MeshDistance {
       P[c],
       P[c + 1],
       P[c + 2],
-      cp,
+      out,
     );
-    return region;
   }
 
   /** The pseudonormal of the feature `region` of triangle t into n (not normalised). */

@@ -13,6 +13,7 @@ import { formatObj } from '../../src/io/obj.js';
 import { formatTetGen } from '../../src/io/tetgen.js';
 import { gridMesh, icosphere } from '../../src/mesh/generators.js';
 import { tetBox } from '../../src/softbody/tet-mesh.js';
+import { rng } from '../helpers.js';
 
 /** One input: a scene's text and the files it may read. */
 export interface FuzzInput {
@@ -26,18 +27,6 @@ export interface FuzzInput {
   file: string;
   text: string;
   files: Record<string, string>;
-}
-
-/** A seeded generator (mulberry32): the same seed gives the same inputs. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface Base {
