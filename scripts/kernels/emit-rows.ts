@@ -5,8 +5,11 @@
  *
  * - JavaScript: the definition as written (comments included), less what is
  *   the twin's: `WasmOnly` parameters, `if (WASM)` blocks (an `else` block is
- *   spliced into its place), the row language's imports and `wasmExports`.
- *   The code V8 gets is the hand-written pass's.
+ *   spliced into its place), the row language's imports, `wasmExports` and
+ *   `variants`; each variant (a function with a `VARIANT.FLAG` on) follows
+ *   the function it is made from, its flag tests and `If`/`Unless`
+ *   parameters resolved the same way. The code V8 gets is the hand-written
+ *   pass's.
  * - AssemblyScript: the same statements printed from the syntax tree with
  *   every operation parenthesised as parsed (so the operations and their
  *   order are the definition's), `JsOnly` parameters left out, `if (WASM)`
@@ -26,6 +29,8 @@ export interface RowsDef {
   ast: T.File;
   /** The functions the WebAssembly module exports (`export const wasmExports`). */
   exports: string[];
+  /** JavaScript functions made from another with a flag on (`export const variants`), with their doc comments. */
+  variants: { name: string; of: string; flag: string; doc: string }[];
 }
 
 const LANGUAGE = '../kernels/rows.js';
@@ -38,11 +43,12 @@ function fail(def: RowsDef, node: T.Node | null | undefined, message: string): n
 /** Parses a row-kernel definition. */
 export function parseRows(file: string, source: string): RowsDef {
   const ast = parse(source, { sourceType: 'module', plugins: ['typescript'] });
-  const def: RowsDef = { file, source, ast, exports: [] };
+  const def: RowsDef = { file, source, ast, exports: [], variants: [] };
   for (const st of ast.program.body) {
     const d = st.type === 'ExportNamedDeclaration' ? st.declaration : null;
     if (d?.type !== 'VariableDeclaration') continue;
     for (const v of d.declarations) {
+      if (v.id.type === 'Identifier' && v.id.name === 'variants') parseVariants(def, v);
       if (v.id.type !== 'Identifier' || v.id.name !== 'wasmExports') continue;
       let init = v.init;
       if (init?.type === 'TSAsExpression') init = init.expression;
@@ -54,6 +60,35 @@ export function parseRows(file: string, source: string): RowsDef {
     }
   }
   return def;
+}
+
+/** `export const variants = { NAME: { of: 'function', flag: 'FLAG' }, … }`, each with its doc comment. */
+function parseVariants(def: RowsDef, v: T.VariableDeclarator): void {
+  let init = v.init;
+  if (init?.type === 'TSAsExpression') init = init.expression;
+  if (init?.type !== 'ObjectExpression') fail(def, v, 'variants must be an object');
+  for (const p of init.properties) {
+    if (p.type !== 'ObjectProperty' || p.key.type !== 'Identifier' || p.value.type !== 'ObjectExpression')
+      fail(def, p, 'a variant is NAME: { of: function, flag: FLAG }');
+    const field = (k: string): string => {
+      for (const q of (p.value as T.ObjectExpression).properties)
+        if (
+          q.type === 'ObjectProperty' &&
+          q.key.type === 'Identifier' &&
+          q.key.name === k &&
+          q.value.type === 'StringLiteral'
+        )
+          return q.value.value;
+      return fail(def, p, `the variant has no ${k}`);
+    };
+    const doc = p.leadingComments?.at(-1);
+    def.variants.push({
+      name: p.key.name,
+      of: field('of'),
+      flag: field('flag'),
+      doc: doc ? def.source.slice(doc.start!, doc.end!).replace(/\n\s+\*/g, '\n *') : '',
+    });
+  }
 }
 
 /** The type name of a parameter's annotation (`JsOnly<number>` → JsOnly, number → number). */
@@ -69,11 +104,6 @@ function typeOf(node: T.Node | null | undefined): { name: string; arg: T.TSType 
   return { name: '?', arg: null };
 }
 
-/** Whether a statement is `if (WASM) …`. */
-function wasmIf(st: T.Statement): boolean {
-  return st.type === 'IfStatement' && st.test.type === 'Identifier' && st.test.name === 'WASM';
-}
-
 /** The statements of a block (or the statement itself). */
 function inner(st: T.Statement | null | undefined): T.Statement[] {
   if (!st) return [];
@@ -85,33 +115,123 @@ function inner(st: T.Statement | null | undefined): T.Statement[] {
 /** The JavaScript module of a definition (before formatting). */
 export function emitRowsJs(def: RowsDef, banner: string): string {
   const src = def.source;
+  const none = new Set<string>();
+  const out: string[] = [];
+  let at = 0;
+  for (const st of def.ast.program.body) {
+    const d = st.type === 'ExportNamedDeclaration' ? st.declaration : st;
+    const lang = st.type === 'ImportDeclaration' && st.source.value === LANGUAGE;
+    const own =
+      d?.type === 'VariableDeclaration' &&
+      d.declarations.some(
+        (v) => v.id.type === 'Identifier' && ['wasmExports', 'variants'].includes(v.id.name),
+      );
+    if (!lang && !own) continue;
+    // the row language's imports and declarations go, with their doc comments
+    const doc = st.leadingComments?.at(-1);
+    out.push(src.slice(at, doc ? doc.start! : st.start!));
+    at = st.end!;
+  }
+  out.push(src.slice(at));
+  let text = out.join('');
+  // every function with the flags off
+  for (const st of def.ast.program.body) {
+    const d = st.type === 'ExportNamedDeclaration' ? st.declaration : st;
+    if (d?.type !== 'FunctionDeclaration') continue;
+    text = text.replace(src.slice(d.start!, d.end!), renderJs(def, d, none));
+  }
+  // the variants, each after the function it specialises
+  for (const v of def.variants) {
+    const fn = functionNamed(def, v.of);
+    const body = renderJs(def, fn, new Set([v.flag])).replace(`function ${v.of}(`, `function ${v.name}(`);
+    const base = renderJs(def, fn, none);
+    const here = text.indexOf(base);
+    if (here < 0) fail(def, fn, `cannot place the variant ${v.name}`);
+    text = `${text.slice(0, here + base.length)}\n\n${v.doc}\nexport ${body}${text.slice(here + base.length)}`;
+  }
+  return `${banner}\n${text}`;
+}
+
+/** The function with name `name`. */
+function functionNamed(def: RowsDef, name: string): T.FunctionDeclaration {
+  for (const st of def.ast.program.body) {
+    const d = st.type === 'ExportNamedDeclaration' ? st.declaration : st;
+    if (d?.type === 'FunctionDeclaration' && d.id?.name === name) return d;
+  }
+  return fail(def, null, `no function ${name}`);
+}
+
+/**
+ * The flag a test names — `WASM`, or `VARIANT.NAME` — or null; its value for JavaScript with the
+ * variant flags `flags` (WASM is false there) or for the twin (`wasm`: WASM true, no variant).
+ */
+function flagOf(e: T.Node): string | null {
+  if (e.type === 'Identifier' && e.name === 'WASM') return 'WASM';
+  if (
+    e.type === 'MemberExpression' &&
+    e.object.type === 'Identifier' &&
+    e.object.name === 'VARIANT' &&
+    e.property.type === 'Identifier'
+  )
+    return e.property.name;
+  return null;
+}
+
+/** Whether a parameter is left out under `on` (the flags that hold). */
+function paramDropped(t: { name: string; arg: T.TSType | null }, on: (flag: string) => boolean): boolean {
+  if (t.name === 'WasmOnly') return !on('WASM');
+  if (t.name === 'JsOnly') return on('WASM');
+  if (t.name === 'If' || t.name === 'Unless') {
+    const a = t.arg;
+    const f = a?.type === 'TSLiteralType' && a.literal.type === 'StringLiteral' ? a.literal.value : '';
+    return t.name === 'If' ? !on(f) : on(f);
+  }
+  return false;
+}
+
+const WRAPPERS = ['If', 'Unless', 'JsOnly', 'WasmOnly'];
+
+/** The type a parameter's annotation carries inside its wrapper (`If<'F', number>` → number). */
+function carried(node: T.Node | null | undefined): T.TSType | null {
+  let t: T.Node | null | undefined = node;
+  if (t?.type === 'TSTypeAnnotation') t = t.typeAnnotation;
+  if (t?.type === 'TSTypeReference' && t.typeName.type === 'Identifier' && WRAPPERS.includes(t.typeName.name))
+    return t.typeParameters?.params.at(-1) ?? null;
+  return (t as T.TSType) ?? null;
+}
+
+/** A function of the definition as JavaScript with the variant flags `flags`. */
+function renderJs(def: RowsDef, fn: T.FunctionDeclaration, flags: Set<string>): string {
+  const src = def.source;
+  const on = (f: string) => f !== 'WASM' && flags.has(f);
   const edits: { start: number; end: number; text: string }[] = [];
   const cut = (n: T.Node, text = '') => edits.push({ start: n.start!, end: n.end!, text });
-  const visit = (node: T.Node): void => {
-    if (node.type === 'ImportDeclaration' && node.source.value === LANGUAGE) {
-      cut(node);
-      return;
+  const render = (from: number, to: number, nodes: T.Node[]): string => {
+    const before = edits.length;
+    for (const n of nodes) visit(n, null);
+    const mine = edits.splice(before).sort((a, b) => a.start - b.start);
+    let out = '';
+    let at = from;
+    for (const e of mine) {
+      if (e.start < at) continue;
+      out += src.slice(at, e.start) + e.text;
+      at = e.end;
     }
-    if (node.type === 'ExportNamedDeclaration' && node.declaration?.type === 'VariableDeclaration') {
-      if (
-        node.declaration.declarations.some((d) => d.id.type === 'Identifier' && d.id.name === 'wasmExports')
-      ) {
-        // with its doc comment
-        const doc = node.leadingComments?.at(-1);
-        edits.push({ start: doc ? doc.start! : node.start!, end: node.end!, text: '' });
-        return;
-      }
-    }
+    return out + src.slice(at, to);
+  };
+  const visit = (node: T.Node, parent: T.Node | null): void => {
     if (node.type === 'FunctionDeclaration') {
       for (const p of node.params) {
         const t = typeOf((p as T.Identifier).typeAnnotation);
-        if (t.name === 'WasmOnly') {
+        if (paramDropped(t, on)) {
           // the parameter and its comma
           const end = src[p.end!] === ',' ? p.end! + 1 : p.end!;
           edits.push({ start: p.start!, end, text: '' });
-        } else if (t.name === 'JsOnly' || t.name === 'I32') {
+        } else if (WRAPPERS.includes(t.name) || t.name === 'I32') {
+          // the carried type, as JavaScript sees it
           const ann = (p as T.Identifier).typeAnnotation as T.TSTypeAnnotation;
-          const text = t.name === 'I32' ? ': number' : `: ${src.slice(t.arg!.start!, t.arg!.end!)}`;
+          const c = carried(ann)!;
+          const text = typeOf(c).name === 'I32' ? ': number' : `: ${src.slice(c.start!, c.end!)}`;
           edits.push({ start: ann.start!, end: ann.end!, text });
         }
       }
@@ -120,30 +240,37 @@ export function emitRowsJs(def: RowsDef, banner: string): string {
     if (node.type === 'VariableDeclarator' && node.id.type === 'Identifier' && node.id.typeAnnotation) {
       if (typeOf(node.id.typeAnnotation).name === 'I32') cut(node.id.typeAnnotation, '');
     }
-    if (node.type === 'IfStatement' && wasmIf(node)) {
-      // the JavaScript block, spliced in place (its braces dropped)
-      const body = inner(node.alternate);
-      cut(node, body.length ? src.slice(body[0].start!, body.at(-1)!.end!) : '');
-      return;
+    if (node.type === 'IfStatement') {
+      const f = flagOf(node.test);
+      if (f !== null) {
+        // the chosen block, spliced in place (its braces dropped)
+        const body = inner(on(f) ? node.consequent : node.alternate);
+        cut(node, body.length ? render(body[0].start!, body.at(-1)!.end!, body) : '');
+        return;
+      }
+    }
+    if (node.type === 'ConditionalExpression') {
+      const f = flagOf(node.test);
+      if (f !== null) {
+        const ok =
+          parent?.type === 'VariableDeclarator' ||
+          (parent?.type === 'AssignmentExpression' && parent.right === node);
+        if (!ok) fail(def, node, 'a flag test ? : stands as a value or the right side of an assignment');
+        const e = on(f) ? node.consequent : node.alternate;
+        cut(node, render(e.start!, e.end!, [e]));
+        return;
+      }
     }
     for (const key of Object.keys(node)) {
       if (key === 'loc' || key.endsWith('Comments') || key === 'extra') continue;
       const v = (node as unknown as Record<string, unknown>)[key];
       if (Array.isArray(v)) {
-        for (const c of v) if (c && typeof (c as T.Node).type === 'string') visit(c as T.Node);
-      } else if (v && typeof v === 'object' && typeof (v as T.Node).type === 'string') visit(v as T.Node);
+        for (const c of v) if (c && typeof (c as T.Node).type === 'string') visit(c as T.Node, node);
+      } else if (v && typeof v === 'object' && typeof (v as T.Node).type === 'string')
+        visit(v as T.Node, node);
     }
   };
-  visit(def.ast.program);
-  let out = '';
-  let at = 0;
-  for (const e of edits.sort((a, b) => a.start - b.start)) {
-    if (e.start < at) continue;
-    out += src.slice(at, e.start) + e.text;
-    at = e.end;
-  }
-  out += src.slice(at);
-  return `${banner}\n${out}`;
+  return render(fn.start!, fn.end!, [fn]);
 }
 
 // ── AssemblyScript ─────────────────────────────────────────────────────────
@@ -173,7 +300,7 @@ export function emitRowsAs(def: RowsDef, banner: string): string {
     if (d.type === 'VariableDeclaration') {
       for (const v of d.declarations) {
         const name = (v.id as T.Identifier).name;
-        if (name === 'wasmExports') continue;
+        if (name === 'wasmExports' || name === 'variants') continue;
         if (v.init?.type !== 'NumericLiteral')
           fail(def, v, 'a constant of a row definition must be a number');
         constants.set(name, 'f64');
@@ -192,8 +319,8 @@ function emitFunction(def: RowsDef, fn: T.FunctionDeclaration, constants: Map<st
   for (const p of fn.params) {
     if (p.type !== 'Identifier') fail(def, p, 'parameters are plain names');
     let t = typeOf(p.typeAnnotation);
-    if (t.name === 'JsOnly') continue;
-    if (t.name === 'WasmOnly') t = typeOf(t.arg);
+    if (paramDropped(t, (f) => f === 'WASM')) continue;
+    t = typeOf(carried(p.typeAnnotation));
     const k = AS_TYPE[t.name];
     if (!k) fail(def, p, `parameter type ${t.name} is not of the row language`);
     scope.set(p.name, k);
@@ -227,7 +354,8 @@ class AsEmitter {
       case 'ExpressionStatement':
         return `${pad}${this.expr(st.expression, true)};\n`;
       case 'IfStatement': {
-        if (wasmIf(st)) return this.block(inner(st.consequent), depth);
+        const f = flagOf(st.test);
+        if (f !== null) return this.block(inner(f === 'WASM' ? st.consequent : st.alternate), depth);
         let s = `${pad}if (${this.expr(st.test, true)}) {\n${this.block(inner(st.consequent), depth + 1)}${pad}}`;
         if (st.alternate) s += ` else {\n${this.block(inner(st.alternate), depth + 1)}${pad}}`;
         return `${s}\n`;
@@ -304,6 +432,9 @@ class AsEmitter {
         return e.operator === '!' ? 'bool' : e.operator === '+' ? 'i32' : this.kind(e.argument);
       case 'AssignmentExpression':
         return this.kind(e.right);
+      case 'ConditionalExpression':
+        if (flagOf(e.test) !== null) return this.kind(flagOf(e.test) === 'WASM' ? e.consequent : e.alternate);
+        return this.kind(e.consequent);
       case 'CallExpression':
         if (e.callee.type === 'MemberExpression') return 'f64';
         return this.calleeKind(e);
@@ -377,6 +508,8 @@ class AsEmitter {
           e.prefix ? `${e.operator}${this.expr(e.argument)}` : `${this.expr(e.argument)}${e.operator}`,
         );
       case 'ConditionalExpression':
+        if (flagOf(e.test) !== null)
+          return this.expr(flagOf(e.test) === 'WASM' ? e.consequent : e.alternate, top);
         return wrap(`${this.expr(e.test)} ? ${this.expr(e.consequent)} : ${this.expr(e.alternate)}`);
       case 'CallExpression':
         return `${this.expr(e.callee, true)}(${e.arguments.map((a) => this.expr(a, true)).join(', ')})`;

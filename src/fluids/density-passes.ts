@@ -5,10 +5,11 @@
  * Müller 2013 (PBF) and 000 §3.4.6, cited at each function. This file holds
  * the density passes (ρ_i, ∇C and λ_i, PBF eqs. 1–11); correction-passes.ts
  * the position corrections (eqs. 13–14) and velocity-passes.ts the velocity
- * post-process (eqs. 15–17). The fluid–fluid pair loops that also run in
- * WebAssembly (fluidDensityPass, fluidCorrectionPass, xsphVorticityPass,
- * vorticityGradientPass, listInside) are defined once in pair-passes.rows.ts,
- * from which `npm run kernels` generates both ports.
+ * post-process (eqs. 15–17). The fluid–fluid pair loops (fluidDensityPass
+ * and its variant fluidDensityPassWeighted, fluidCorrectionPass,
+ * xsphVorticityPass, vorticityGradientPass, listInside) are defined once in
+ * pair-passes.rows.ts, from which `npm run kernels` generates the JavaScript
+ * functions and their WebAssembly twins.
  *
  * Conventions: particle i lives at store index i and fluid slot i − off;
  * fluid pairs are compressed rows over `sorted` (row a is particle
@@ -41,7 +42,7 @@
  * terms are computed for the listed partners alone. The sums are those of a
  * loop over the inside pairs in row order, bit for bit.
  */
-import { listInside, MIN_DISTANCE } from './pair-passes.generated.js';
+import { MIN_DISTANCE } from './pair-passes.generated.js';
 
 /** Doubles per slot record in `acc`. */
 export const RECORD = 8;
@@ -77,90 +78,6 @@ export function initRecords(
     if (invMass[off + s] * mF !== w0) uniform = false;
   }
   return uniform ? w0 : Number.NaN;
-}
-
-/** fluidDensityPass for fluids with pinned particles: each w̃ = invMass · m_fluid is read per pair. */
-export function fluidDensityPassWeighted(
-  n: number,
-  off: number,
-  sorted: Int32Array,
-  start: Int32Array,
-  nbr: Int32Array,
-  invMass: Float64Array,
-  mF: number,
-  h: number,
-  wCoef: number,
-  gCoef: number,
-  acc: Float64Array,
-  live: Int32Array,
-  liveStart: Int32Array,
-  allInside: boolean,
-): void {
-  const h2 = h * h;
-  const rMin = MIN_DISTANCE * h;
-  let kl = 0;
-  liveStart[0] = 0;
-  for (let a = 0; a < n; a++) {
-    const si = sorted[a] - off;
-    const oi = si << 3;
-    const px = acc[oi | 5],
-      py = acc[oi | 6],
-      pz = acc[oi | 7];
-    const wi = invMass[off + si] * mF;
-    // the partners inside h: all of the row at the positions of the search, else listed first
-    let idx = nbr,
-      k0 = start[a],
-      k1 = start[a + 1];
-    if (!allInside) {
-      idx = live;
-      k0 = kl;
-      k1 = kl = listInside(px, py, pz, h2, start[a], start[a + 1], nbr, acc, live, kl);
-    }
-    let rhoI = 0,
-      gxi = 0,
-      gyi = 0,
-      gzi = 0,
-      ssI = 0;
-    for (let k = k0; k < k1; k++) {
-      const sj = idx[k];
-      const o = sj << 3;
-      let dx = px - acc[o | 5],
-        dy = py - acc[o | 6],
-        dz = pz - acc[o | 7];
-      let r2 = dx * dx + dy * dy + dz * dz;
-      let r = Math.sqrt(r2);
-      if (r < rMin) {
-        dx = rMin;
-        dy = 0;
-        dz = 0;
-        r = rMin;
-        r2 = rMin * rMin;
-      }
-      const t = h - r;
-      const w = wCoef * t * t * t;
-      const g = (-gCoef * t * t) / r;
-      const ax = g * dx,
-        ay = g * dy,
-        az = g * dz;
-      const gg = g * g * r2;
-      rhoI += w;
-      gxi += ax;
-      gyi += ay;
-      gzi += az;
-      ssI += invMass[off + sj] * mF * gg;
-      acc[o] += w;
-      acc[o | 1] -= ax;
-      acc[o | 2] -= ay;
-      acc[o | 3] -= az;
-      acc[o | 4] += wi * gg;
-    }
-    acc[oi] += rhoI;
-    acc[oi | 1] += gxi;
-    acc[oi | 2] += gyi;
-    acc[oi | 3] += gzi;
-    acc[oi | 4] += ssI;
-    if (!allInside) liveStart[a + 1] = kl;
-  }
 }
 
 /**

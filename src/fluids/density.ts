@@ -3,20 +3,14 @@ import type { ParticleStore } from '../core/particles.js';
 import type { WorldBody } from '../core/world-body.js';
 import { wasmKernelsEnabled } from '../wasm/kernels.js';
 import { applyDeltas, solidCorrectionPass, wallCorrectionPass } from './correction-passes.js';
-import {
-  fluidDensityPassWeighted,
-  initRecords,
-  lambdaPass,
-  RECORD,
-  solidDensityPass,
-  wallDensityPass,
-} from './density-passes.js';
+import { initRecords, lambdaPass, RECORD, solidDensityPass, wallDensityPass } from './density-passes.js';
 import type { FluidBody } from './fluid-body.js';
 import { poly6Coefficient, spikyCoefficient, spikyGradientCoefficient } from './kernels.js';
 import { buildForwardPairs, NeighbourGrid, PairList } from './neighbour-grid.js';
 import {
   fluidCorrectionPass,
   fluidDensityPass,
+  fluidDensityPassWeighted,
   vorticityGradientPass,
   xsphVorticityPass,
 } from './pair-passes.generated.js';

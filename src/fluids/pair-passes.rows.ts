@@ -17,8 +17,8 @@
  * computing the square root and division again. In JavaScript, storing it
  * measured slower, so those passes recompute g.
  */
-import type { I32, JsOnly, WasmOnly } from '../kernels/rows.js';
-import { WASM } from '../kernels/rows.js';
+import type { I32, If, JsOnly, Unless, WasmOnly } from '../kernels/rows.js';
+import { VARIANT, WASM } from '../kernels/rows.js';
 
 /** The functions the WebAssembly module exports. */
 export const wasmExports = [
@@ -27,6 +27,12 @@ export const wasmExports = [
   'xsphVorticityPass',
   'vorticityGradientPass',
 ] as const;
+
+/** JavaScript functions made from another with a flag on. */
+export const variants = {
+  /** fluidDensityPass for fluids with pinned particles: each w̃ = invMass · m_fluid is read per pair. */
+  fluidDensityPassWeighted: { of: 'fluidDensityPass', flag: 'WEIGHTED' },
+} as const;
 
 /**
  * Pairs closer than MIN_DISTANCE · h are treated as that far apart along a
@@ -73,7 +79,8 @@ export function listInside(
  * ∇_{p_i} C_i and subtracts from ∇_{p_j} C_j, and w̃ |g (p_i − p_j)|² adds to
  * the other particle's Σ_k w̃_k |∇_{p_k} C|². This version is for fluids whose
  * particles share one inverse mass `wU` (initRecords; none pinned), which
- * spares a load per pair; fluidDensityPassWeighted reads each w̃ from invMass.
+ * spares a load per pair; its variant fluidDensityPassWeighted (JavaScript
+ * only) reads each w̃ = invMass · m_fluid from `invMass`.
  * The JavaScript function stores nothing per pair (the correction pass
  * recomputes g); the twin stores g of pair k at gBuf[k].
  *
@@ -89,7 +96,9 @@ export function fluidDensityPass(
   sorted: Int32Array,
   start: Int32Array,
   nbr: Int32Array,
-  wU: number,
+  wU: Unless<'WEIGHTED', number>,
+  invMass: If<'WEIGHTED', Float64Array>,
+  mF: If<'WEIGHTED', number>,
   h: number,
   wCoef: number,
   gCoef: number,
@@ -104,10 +113,12 @@ export function fluidDensityPass(
   let kl: I32 = 0;
   liveStart[0] = 0;
   for (let a = 0; a < n; a++) {
-    const oi = (sorted[a] - off) << 3;
+    const si = sorted[a] - off;
+    const oi = si << 3;
     const px = acc[oi | 5],
       py = acc[oi | 6],
       pz = acc[oi | 7];
+    const wi = VARIANT.WEIGHTED ? invMass[off + si] * mF : wU;
     // the partners inside h: all of the row at the positions of the search, else listed first
     let idx = nbr,
       k0 = start[a],
@@ -123,7 +134,8 @@ export function fluidDensityPass(
       gzi = 0,
       ssI = 0;
     for (let k = k0; k < k1; k++) {
-      const o = idx[k] << 3;
+      const sj = idx[k];
+      const o = sj << 3;
       let dx = px - acc[o | 5],
         dy = py - acc[o | 6],
         dz = pz - acc[o | 7];
@@ -145,17 +157,17 @@ export function fluidDensityPass(
       const ax = g * dx,
         ay = g * dy,
         az = g * dz;
-      const gg = wU * (g * g * r2);
+      const gg = VARIANT.WEIGHTED ? g * g * r2 : wU * (g * g * r2);
       rhoI += w;
       gxi += ax;
       gyi += ay;
       gzi += az;
-      ssI += gg;
+      ssI += VARIANT.WEIGHTED ? invMass[off + sj] * mF * gg : gg;
       acc[o] += w;
       acc[o | 1] -= ax;
       acc[o | 2] -= ay;
       acc[o | 3] -= az;
-      acc[o | 4] += gg;
+      acc[o | 4] += VARIANT.WEIGHTED ? wi * gg : gg;
     }
     acc[oi] += rhoI;
     acc[oi | 1] += gxi;

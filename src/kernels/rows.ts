@@ -28,7 +28,13 @@
  *   differ on purpose (the twin stores or reads its per-pair store), the
  *   first block is the twin's, the second the JavaScript function's; each is
  *   spliced into the enclosing block as written;
- * - `export const wasmExports = [ … ]`: the functions the module exports.
+ * - `export const wasmExports = [ … ]`: the functions the module exports;
+ * - `export const variants = { NAME: { of: 'function', flag: 'FLAG' } }`:
+ *   JavaScript functions made from another with `VARIANT.FLAG` true (each
+ *   with its doc comment): `if (VARIANT.FLAG)` blocks and
+ *   `VARIANT.FLAG ? a : b` values (as a declaration's value or an
+ *   assignment's right side) are resolved like `WASM`, and parameters typed
+ *   `If<'FLAG', T>` / `Unless<'FLAG', T>` are kept only with / without it.
  */
 
 /** An integer (i32 in the WebAssembly twin). */
@@ -40,5 +46,14 @@ export type JsOnly<T> = T;
 /** A parameter of the WebAssembly twin only (a per-pair store). */
 export type WasmOnly<T> = T;
 
+/** A parameter of the variants with the flag F only. */
+export type If<_F extends string, T> = T;
+
+/** A parameter of the functions without the flag F only. */
+export type Unless<_F extends string, T> = T;
+
 /** True in the WebAssembly twin: `if (WASM) { twin } else { JavaScript }` (resolved by the generator). */
 export const WASM: boolean = false;
+
+/** The variant flags: `VARIANT.FLAG` is true in the variants made with FLAG (resolved by the generator). */
+export const VARIANT: Readonly<Record<string, boolean>> = {};
