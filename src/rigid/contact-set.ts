@@ -91,6 +91,7 @@ export class RigidContacts extends ContactStore implements ConstraintSet {
     const W = this.W;
     const n = this.count;
     const rev = ctx.reverse;
+    this.worldInverseInertia();
     for (let j = 0; j < n; j++) {
       const k = rev ? n - 1 - j : j;
       this.current(k);
@@ -104,16 +105,16 @@ export class RigidContacts extends ContactStore implements ConstraintSet {
       D[0] = nx;
       D[1] = ny;
       D[2] = nz;
-      this.inverseMass(ia, 0);
-      this.inverseMass(ib, 1);
+      this.inverseMassW(ia, 0);
+      this.inverseMassW(ib, 1);
       const w = WM[0] + WM[1];
       if (w <= 0) continue;
       const dl = d / w;
       this.lamN[k] += dl;
       this.lamNM[this.first[k]] += dl;
       D[3] = dl;
-      this.move(ia, 0, 1);
-      this.move(ib, 1, -1);
+      this.moveW(ia, 0, 1);
+      this.moveW(ib, 1, -1);
       this.staticFriction(k);
     }
   }
@@ -192,8 +193,8 @@ export class RigidContacts extends ContactStore implements ConstraintSet {
     D[0] = tx;
     D[1] = ty;
     D[2] = tz;
-    this.inverseMass(ia, 0);
-    this.inverseMass(ib, 1);
+    this.inverseMassW(ia, 0);
+    this.inverseMassW(ib, 1);
     const w = WM[0] + WM[1];
     if (w <= 0) return;
     const dl = ct / w;
@@ -212,8 +213,8 @@ export class RigidContacts extends ContactStore implements ConstraintSet {
     }
     this.lamT[k] += d;
     D[3] = d;
-    this.move(ia, 0, -1);
-    this.move(ib, 1, 1);
+    this.moveW(ia, 0, -1);
+    this.moveW(ib, 1, 1);
   }
 
   /** Moves body 2's anchor of contact k by the world vector d (W current). */

@@ -496,6 +496,41 @@ export class ContactStore {
     r.omega[i3 + 2] += p * U[o + 2];
   }
 
+  /**
+   * Moves body i by the positional impulse p = sign·D[3]·D[0 … 2] at the lever whose I⁻¹ (r × d)
+   * the last inverseMassW(i, side) kept (eqs. 6–9): x += p/m, q += ½ [I⁻¹ (r × p), 0] q, normalised.
+   */
+  protected moveW(i: number, side: number, sign: number): void {
+    if (i < 0 || this.materials.movable[i] === 0) return;
+    const dl = sign * D[3];
+    const r = this.rigids;
+    const i3 = 3 * i,
+      i4 = 4 * i;
+    const w = dl * r.invMass[i];
+    r.x[i3] += w * D[0];
+    r.x[i3 + 1] += w * D[1];
+    r.x[i3 + 2] += w * D[2];
+    const o = 3 * side;
+    const h = 0.5 * dl;
+    const ax = h * U[o],
+      ay = h * U[o + 1],
+      az = h * U[o + 2];
+    const Q = r.q;
+    const qx = Q[i4],
+      qy = Q[i4 + 1],
+      qz = Q[i4 + 2],
+      qw = Q[i4 + 3];
+    const nx = qx + (qw * ax + ay * qz - az * qy),
+      ny = qy + (qw * ay + az * qx - ax * qz),
+      nz = qz + (qw * az + ax * qy - ay * qx),
+      nw = qw - (ax * qx + ay * qy + az * qz);
+    const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+    Q[i4] = nx * inv;
+    Q[i4 + 1] = ny * inv;
+    Q[i4 + 2] = nz * inv;
+    Q[i4 + 3] = nw * inv;
+  }
+
   /** The contacts of the last step (pairs and anchors): the next step's contacts match them (see clear). */
   saveState(): { a: Int32Array; b: Int32Array; rA: Float64Array; rB: Float64Array } {
     const n = this.count;
