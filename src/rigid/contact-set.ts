@@ -200,12 +200,8 @@ export class RigidContacts extends ContactStore implements ConstraintSet {
     const dl = ct / w;
     let d = dl;
     if (this.lamT[k] + dl >= muS * this.lamN[k]) {
-      // sliding: against a body that does not move, projected onto the cone (docs/rigid.md); between
-      // two moving bodies the paper's all-or-nothing, body 2's anchor following by all the slip
-      if (ib >= 0 && this.materials.movable[ib] !== 0) {
-        if (!round) this.reanchor(k, dx, dy, dz);
-        return;
-      }
+      // sliding: the correction is projected onto Coulomb's cone (it goes as far as μ_s λ_n allows)
+      // and body 2's anchor follows body 1's by the rest of the slip (docs/rigid.md)
       d = Math.max(0, muS * this.lamN[k] - this.lamT[k]);
       const f = 1 - d / dl;
       if (!round) this.reanchor(k, f * dx, f * dy, f * dz);
@@ -220,7 +216,6 @@ export class RigidContacts extends ContactStore implements ConstraintSet {
   /** Moves body 2's anchor of contact k by the world vector d (W current). */
   private reanchor(k: number, dx: number, dy: number, dz: number): void {
     const ib = this.b[k];
-    const W = this.W;
     let Q: Float64Array, qo: number;
     if (ib >= 0) {
       Q = this.rigids.q;
@@ -229,11 +224,14 @@ export class RigidContacts extends ContactStore implements ConstraintSet {
       Q = this.cp.q;
       qo = 4 * (-1 - ib);
     }
-    rotateBack(S, Q, qo, W[12] + dx, W[13] + dy, W[14] + dz);
+    // rB += R₂ᵀ d: the material point of body 2 at d from the old one. (Not R₂ᵀ (r₂ + d) with W's
+    // lever r₂: W was taken before the normal correction, and a body 2 that this correction moved would
+    // carry that motion into its anchor as a slip: a box on a static or moving box rose and spun.)
+    rotateBack(S, Q, qo, dx, dy, dz);
     const k3 = 3 * k;
-    this.rB[k3] = S[0];
-    this.rB[k3 + 1] = S[1];
-    this.rB[k3 + 2] = S[2];
+    this.rB[k3] += S[0];
+    this.rB[k3 + 1] += S[1];
+    this.rB[k3 + 2] += S[2];
   }
 
   /** The velocity pass: dynamic friction and restitution of the contacts that acted in this substep. */
