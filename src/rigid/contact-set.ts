@@ -44,7 +44,7 @@
  */
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { relativeVelocity } from './collider-poses.js';
-import { ContactStore, D, NF_A, NF_B, NF_CORES, S, WM } from './contact-store.js';
+import { ContactStore, D, DN, NF_A, NF_B, NF_CORES, S, U, UN, WM } from './contact-store.js';
 import { rotate, rotateBack, rotateFrom } from './rotate.js';
 
 export { type ContactMaterials, NF_A, NF_B, NF_CORES } from './contact-store.js';
@@ -113,9 +113,20 @@ export class RigidContacts extends ContactStore implements ConstraintSet {
       this.lamN[k] += dl;
       this.lamNM[this.first[k]] += dl;
       D[3] = dl;
-      this.moveW(ia, 0, 1);
-      this.moveW(ib, 1, -1);
-      this.staticFriction(k);
+      if (this.radA[k] !== 0 || this.radB[k] !== 0) {
+        // round cores: static friction measures the slip after the normal correction
+        this.moveW(ia, 0, 1);
+        this.moveW(ib, 1, -1);
+        this.staticFriction(k, false);
+        continue;
+      }
+      // polyhedra: static friction works on the poses before the normal correction, so the two
+      // corrections are applied together
+      for (let c = 0; c < 4; c++) DN[c] = D[c];
+      for (let c = 0; c < 6; c++) UN[c] = U[c];
+      const dt = this.staticFriction(k, true);
+      this.moveBoth(ia, 0, 1, dt);
+      this.moveBoth(ib, 1, -1, dt);
     }
   }
 
@@ -131,9 +142,9 @@ export class RigidContacts extends ContactStore implements ConstraintSet {
    * under body 1's. A round core (sphere, capsule) has no material point at
    * its surface, so its slip is the paper's, over the substep.
    */
-  private staticFriction(k: number): void {
+  private staticFriction(k: number, deferred: boolean): number {
     const muS = this.muS[k];
-    if (muS <= 0) return;
+    if (muS <= 0) return 0;
     const W = this.W;
     const r = this.rigids;
     const ia = this.a[k],
@@ -186,7 +197,7 @@ export class RigidContacts extends ContactStore implements ConstraintSet {
     dy -= dn * ny;
     dz -= dn * nz;
     const ct = Math.sqrt(dx * dx + dy * dy + dz * dz);
-    if (!(ct > 1e-15)) return;
+    if (!(ct > 1e-15)) return 0;
     const tx = dx / ct,
       ty = dy / ct,
       tz = dz / ct;
@@ -196,7 +207,7 @@ export class RigidContacts extends ContactStore implements ConstraintSet {
     this.inverseMassW(ia, 0);
     this.inverseMassW(ib, 1);
     const w = WM[0] + WM[1];
-    if (w <= 0) return;
+    if (w <= 0) return 0;
     const dl = ct / w;
     let d = dl;
     if (this.lamT[k] + dl >= muS * this.lamN[k]) {
@@ -205,12 +216,14 @@ export class RigidContacts extends ContactStore implements ConstraintSet {
       d = Math.max(0, muS * this.lamN[k] - this.lamT[k]);
       const f = 1 - d / dl;
       if (!round) this.reanchor(k, f * dx, f * dy, f * dz);
-      if (!(d > 0)) return;
+      if (!(d > 0)) return 0;
     }
     this.lamT[k] += d;
+    if (deferred) return d; // the caller moves the bodies (D: the direction, U: I⁻¹ (r × t))
     D[3] = d;
     this.moveW(ia, 0, -1);
     this.moveW(ib, 1, 1);
+    return d;
   }
 
   /** Moves body 2's anchor of contact k by the world vector d (W current). */

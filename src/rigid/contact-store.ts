@@ -36,6 +36,9 @@ export const U = new Float64Array(6);
 export const D = new Float64Array(4);
 /** The generalized inverse masses of the two sides from the last inverseMass calls. */
 export const WM = new Float64Array(2);
+/** The normal correction kept while static friction is computed: its direction and Δλ (DN), and I⁻¹ (r × n) of both sides (UN). */
+export const DN = new Float64Array(4);
+export const UN = new Float64Array(6);
 
 export class ContactStore {
   /** Contact points this step. */
@@ -515,6 +518,43 @@ export class ContactStore {
     const ax = h * U[o],
       ay = h * U[o + 1],
       az = h * U[o + 2];
+    const Q = r.q;
+    const qx = Q[i4],
+      qy = Q[i4 + 1],
+      qz = Q[i4 + 2],
+      qw = Q[i4 + 3];
+    const nx = qx + (qw * ax + ay * qz - az * qy),
+      ny = qy + (qw * ay + az * qx - ax * qz),
+      nz = qz + (qw * az + ax * qy - ay * qx),
+      nw = qw - (ax * qx + ay * qy + az * qz);
+    const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+    Q[i4] = nx * inv;
+    Q[i4 + 1] = ny * inv;
+    Q[i4 + 2] = nz * inv;
+    Q[i4 + 3] = nw * inv;
+  }
+
+  /**
+   * moveW for the normal correction (DN, UN) and the static friction one (direction D[0 … 2], Δλ_t = dt,
+   * U) of one contact together, sign +1 for body 1 and −1 for body 2: body 1 moves by Δλ_n n − Δλ_t t at
+   * its lever, body 2 by the opposite, with one turn and normalisation (eqs. 6–9 for the sum of the two
+   * positional impulses, which differs from applying them in turn at second order in the turns).
+   */
+  protected moveBoth(i: number, side: number, sign: number, dt: number): void {
+    if (i < 0 || this.materials.movable[i] === 0) return;
+    const r = this.rigids;
+    const dn = sign * DN[3],
+      ts = -sign * dt;
+    const i3 = 3 * i,
+      i4 = 4 * i;
+    const m = r.invMass[i];
+    r.x[i3] += m * (dn * DN[0] + ts * D[0]);
+    r.x[i3 + 1] += m * (dn * DN[1] + ts * D[1]);
+    r.x[i3 + 2] += m * (dn * DN[2] + ts * D[2]);
+    const o = 3 * side;
+    const ax = 0.5 * (dn * UN[o] + ts * U[o]),
+      ay = 0.5 * (dn * UN[o + 1] + ts * U[o + 1]),
+      az = 0.5 * (dn * UN[o + 2] + ts * U[o + 2]);
     const Q = r.q;
     const qx = Q[i4],
       qy = Q[i4 + 1],
