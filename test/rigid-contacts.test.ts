@@ -69,6 +69,51 @@ describe('rigid contacts', () => {
     expect(slide(friction - 2 * deg)).toBeLessThan(1e-3);
   });
 
+  it('a box on a tilted moving platform (kinematic, or a heavy free body) sticks 2° below the friction angle and slides 2° above it as Coulomb predicts', () => {
+    const mu = 0.5;
+    // the box's motion relative to the platform in 2 s; the platform (4 × 2 m, 0.2 m thick) tilted by
+    // `angle` about z moves at (0.5, 0, 0.3) m/s, kinematic or free (1e6 kg, no gravity: two moving bodies)
+    const slide = (angle: number, platform: 'kinematic' | 'dynamic'): number => {
+      const world = new World({ dt: 1 / 60, substeps: 20 });
+      awake(world);
+      const n = [-Math.sin(angle), Math.cos(angle), 0];
+      const velocity: [number, number, number] = [0.5, 0, 0.3];
+      // the platform first: a body that does not move must still work as body 1 of the pair's order
+      const plate = new RigidBody(world, {
+        shape: { type: 'box', halfExtents: [4, 0.1, 2] },
+        type: platform,
+        ...(platform === 'dynamic' ? { mass: 1e6, gravity: false } : {}),
+        rotation: [0, 0, angle / deg],
+        velocity,
+        friction: mu,
+      });
+      const box = new RigidBody(world, {
+        shape: { type: 'box', halfExtents: [0.3, 0.2, 0.3] },
+        position: [0.3 * n[0], 0.3 * n[1], 0],
+        rotation: [0, 0, angle / deg],
+        velocity,
+        friction: mu,
+      });
+      const rel = () => {
+        const a = box.position(),
+          b = plate.position();
+        return Float64Array.of(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+      };
+      const r0 = rel();
+      for (let k = 0; k < 120; k++) world.step();
+      return dist(rel(), r0);
+    };
+    const friction = Math.atan(mu);
+    const above = friction + 2 * deg;
+    const expected = 0.5 * 9.81 * (Math.sin(above) - mu * Math.cos(above)) * 4;
+    for (const platform of ['kinematic', 'dynamic'] as const) {
+      // 2° above: a = g (sin θ − μ cos θ) relative to the platform, 0.77 m in 2 s (measured 0.769 and 0.768)
+      expect(Math.abs(slide(above, platform) - expected) / expected).toBeLessThan(0.05);
+      // 2° below: static friction holds the box on the platform (measured 10 and 30 µm)
+      expect(slide(friction - 2 * deg, platform)).toBeLessThan(1e-3);
+    }
+  });
+
   it('a ball bounces back with the set restitution (within 5 %): it rises to e² of the height it fell', () => {
     for (const e of [0.3, 0.5, 0.8]) {
       const world = new World({ dt: 1 / 60, substeps: 20 });

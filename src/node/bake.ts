@@ -43,6 +43,7 @@ import {
   writeFileAtomic,
 } from './files.js';
 import { type BodyRecord, FrameLogWriter, type FrameRecord, readFrameLog } from './frame-log.js';
+import { objFile, objNames, poseMesh, rigidObjMeshes } from './obj-frames.js';
 import { checkWorldState, decodeExactJson, encodeExactJson } from './state-codec.js';
 
 /** What to bake and where to write it. */
@@ -247,16 +248,6 @@ function renderVertexCount(body: WorldBody): number {
   return body.hasRenderMesh ? body.renderPositions().length / 3 : body.activeCount;
 }
 
-/** A file-system-safe, unique name per body for OBJ files. */
-function objNames(bodies: readonly WorldBody[]): string[] {
-  const names = bodies.map((b) => b.name.replace(/[^A-Za-z0-9._-]+/g, '_') || `body${b.id}`);
-  return names.map((n, k) => (names.indexOf(n) !== k || names.lastIndexOf(n) !== k ? `${n}-${k}` : n));
-}
-
-function objFile(dir: string, name: string, frame: number, frames: number): string {
-  return join(dir, `${name}_${String(frame).padStart(Math.max(4, String(frames - 1).length), '0')}.obj`);
-}
-
 /** Bakes a scene (see the module comment). Errors in the input are PbdErrors. */
 export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise<BakeResult> {
   checkOptions(options);
@@ -362,6 +353,7 @@ export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise
 
   const bodies = world.bodies;
   const names = objNames(bodies);
+  const rigidObjs = outKind === 'obj' ? rigidObjMeshes(scene, names) : [];
   const topology = bodies.map((b) => b.topologyVersion);
   const vertexCounts = bodies.map((b) => renderVertexCount(b));
   let lastCheckpoint = startFrame - 1;
@@ -439,6 +431,15 @@ export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise
           );
         }
       });
+      // rigid bodies: their shape's mesh at the frame's pose
+      for (const o of rigidObjs) {
+        poseMesh(o.posed, o.positions, rg, o.index);
+        const comment = `pbdkit: ${scene.file}, rigid body '${o.body}', frame ${frame}, t = ${world.time} s`;
+        writeFileAtomic(
+          objFile(options.out!, o.name, frame, frames),
+          formatObj(o.posed, o.triangles, { comment }),
+        );
+      }
     }
   };
 

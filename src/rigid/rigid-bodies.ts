@@ -303,7 +303,8 @@ export class RigidBodies implements ContactMaterials {
       b = j;
     let sa = this.shapes[i]!,
       sb = this.shapes[j]!;
-    if (sa.kind > sb.kind) {
+    // body 2 is the one that does not move when only one does (as a collider is): equal kinds may swap
+    if (sa.kind > sb.kind || (sa.kind === sb.kind && !dynI && dynJ)) {
       a = j;
       b = i;
       const t = sa;

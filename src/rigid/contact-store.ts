@@ -1,0 +1,607 @@
+/**
+ * The storage and kinematics of the rigid contacts (RigidContacts,
+ * contact-set.ts, solves them): per contact point the two bodies, the
+ * anchors in each body's frame, the normal in the frame of the body whose
+ * face it is, the radii of round cores, the materials and the multipliers,
+ * all in typed arrays; and the operations every pass needs at the current
+ * poses — the contact's world data, the generalized inverse mass of a side
+ * (Müller et al. 2020, eq. 2), the positional correction of a side (eqs.
+ * 6–9) and the velocity impulse of a side.
+ */
+import type { RigidStore } from '../core/rigid-store.js';
+import type { WorldCollider } from '../core/world-collider.js';
+import { ColliderPoses } from './collider-poses.js';
+import { ContactHistory } from './contact-history.js';
+import { rotateBack, rotateFrom } from './rotate.js';
+
+/** The normal is kept in the frame of body 1 (NF_A), of body 2 (NF_B), or taken from the anchors (NF_CORES: p₁ − p₂). */
+export const NF_A = 0;
+export const NF_B = 1;
+export const NF_CORES = 2;
+
+/** Per-body and per-collider materials the contacts combine (RigidBodies implements it). */
+export interface ContactMaterials {
+  /** Kinetic and static friction, restitution per body (store index). */
+  readonly friction: Float64Array;
+  readonly staticFriction: Float64Array;
+  readonly restitution: Float64Array;
+  /** Per body: 1 when it can be moved this step (dynamic, awake). */
+  readonly movable: Uint8Array;
+}
+
+export const S = new Float64Array(3);
+/** Rᵀ (r × d) of the two sides from the last inverseMass calls (3 each). */
+export const U = new Float64Array(6);
+/** The direction (0–2) and magnitude (3) of the correction being applied. */
+export const D = new Float64Array(4);
+/** The generalized inverse masses of the two sides from the last inverseMass calls. */
+export const WM = new Float64Array(2);
+/** The normal correction kept while static friction is computed: its direction and Δλ (DN), and I⁻¹ (r × n) of both sides (UN). */
+export const DN = new Float64Array(4);
+export const UN = new Float64Array(6);
+
+export class ContactStore {
+  /** Contact points this step. */
+  count = 0;
+  protected capacity = 0;
+  /** Body 1 (a store index) and body 2 (a store index, or −1 − k for collider k). */
+  a = new Int32Array(0);
+  b = new Int32Array(0);
+  /** Anchors in the frames of body 1 and 2 (3 each), the normal in its frame (3) and which frame (NF_*). */
+  rA = new Float64Array(0);
+  rB = new Float64Array(0);
+  nL = new Float64Array(0);
+  nf = new Int8Array(0);
+  /** Radii of the cores (sphere, capsule) on each side. */
+  radA = new Float64Array(0);
+  radB = new Float64Array(0);
+  /** Static and kinetic friction and restitution of the pair. */
+  muS = new Float64Array(0);
+  muD = new Float64Array(0);
+  rest = new Float64Array(0);
+  /** Normal and tangential multipliers of this substep, and the normal velocity before its projection. */
+  lamN = new Float64Array(0);
+  lamT = new Float64Array(0);
+  vn0 = new Float64Array(0);
+  /** The last world normal, for anchors that meet (NF_CORES). */
+  nW = new Float64Array(0);
+  /** Colliders' poses in this substep and at its start, and their velocities. */
+  protected readonly cp = new ColliderPoses();
+  /** The last step's contacts (pairs and anchors) and a hash of their pairs. */
+  protected readonly history = new ContactHistory();
+  /** Per contact, the first contact of its manifold (the contacts of one pair's patch are added together). */
+  first = new Int32Array(0);
+  /**
+   * At a manifold's first contact: the normal impulse of its contacts in
+   * this substep times h (the projection's λ_n and the velocity pass's
+   * normal impulses), dynamic friction's budget (faceFriction).
+   */
+  lamNM = new Float64Array(0);
+  /** At a manifold's first contact, during the velocity pass: the sum of its acting contacts' midpoints (0–2), their count (3) and the last one (4). */
+  protected face = new Float64Array(0);
+  protected manifoldStart = 0;
+  /** The contact's world data: s₁ (0–2), s₂ (3–5), n (6–8), r₁ (9–11), r₂ (12–14). */
+  protected readonly W = new Float64Array(15);
+  /** Per body, the world-frame inverse inertia R I_b⁻¹ Rᵀ (xx, yy, zz, xy, xz, yz) at the poses of the velocity pass. */
+  protected iw = new Float64Array(0);
+  protected readonly rigids: RigidStore;
+  protected readonly colliders: readonly WorldCollider[];
+  protected readonly materials: ContactMaterials;
+
+  constructor(rigids: RigidStore, colliders: readonly WorldCollider[], materials: ContactMaterials) {
+    this.rigids = rigids;
+    this.colliders = colliders;
+    this.materials = materials;
+    this.grow(64);
+  }
+
+  protected grow(cap: number): void {
+    const g = <T extends Float64Array | Int32Array | Int8Array>(a: T, stride: number): T => {
+      const b = new (a.constructor as new (n: number) => T)(cap * stride);
+      b.set(a.subarray(0, this.count * stride));
+      return b;
+    };
+    this.a = g(this.a, 1);
+    this.b = g(this.b, 1);
+    this.rA = g(this.rA, 3);
+    this.rB = g(this.rB, 3);
+    this.nL = g(this.nL, 3);
+    this.nf = g(this.nf, 1);
+    this.radA = g(this.radA, 1);
+    this.radB = g(this.radB, 1);
+    this.muS = g(this.muS, 1);
+    this.muD = g(this.muD, 1);
+    this.rest = g(this.rest, 1);
+    this.lamN = g(this.lamN, 1);
+    this.lamT = g(this.lamT, 1);
+    this.vn0 = g(this.vn0, 1);
+    this.nW = g(this.nW, 3);
+    this.first = g(this.first, 1);
+    this.lamNM = g(this.lamNM, 1);
+    this.face = new Float64Array(5 * cap);
+    this.capacity = cap;
+  }
+
+  /**
+   * Starts a new step's contacts; the last step's are kept to match: a new
+   * contact between polyhedra whose anchor on body 1 lies within `reach` of
+   * an old one of the same pair takes the old anchors, so that static
+   * friction holds the bodies where they stuck, across steps too.
+   */
+  clear(): void {
+    this.history.save(this.a, this.b, this.rA, this.rB, this.count);
+    this.count = 0;
+    this.manifoldStart = 0;
+  }
+
+  /**
+   * Adds a contact point from world data at the current poses: the core
+   * points p₁ on body a and p₂ on body b (surface points when the radii are
+   * 0), the unit normal n pointing from b into a, the frame to keep n in
+   * (NF_*), and the core radii.
+   */
+  add(ia: number, ib: number, P: Float64Array, nf: number, radA: number, radB: number, reach = 0): void {
+    if (this.count === this.capacity) this.grow(2 * this.capacity);
+    const k = this.count++;
+    const k3 = 3 * k;
+    const r = this.rigids;
+    this.a[k] = ia;
+    this.b[k] = ib;
+    rotateBack(S, r.q, 4 * ia, P[0] - r.x[3 * ia], P[1] - r.x[3 * ia + 1], P[2] - r.x[3 * ia + 2]);
+    this.rA[k3] = S[0];
+    this.rA[k3 + 1] = S[1];
+    this.rA[k3 + 2] = S[2];
+    const mats = this.materials;
+    let fB: number, sB: number, eB: number;
+    let qB: Float64Array, qo: number;
+    if (ib >= 0) {
+      rotateBack(S, r.q, 4 * ib, P[3] - r.x[3 * ib], P[4] - r.x[3 * ib + 1], P[5] - r.x[3 * ib + 2]);
+      qB = r.q;
+      qo = 4 * ib;
+      fB = mats.friction[ib];
+      sB = mats.staticFriction[ib];
+      eB = mats.restitution[ib];
+    } else {
+      const c = this.colliders[-1 - ib];
+      rotateBack(S, c.rotation, 0, P[3] - c.position[0], P[4] - c.position[1], P[5] - c.position[2]);
+      qB = c.rotation;
+      qo = 0;
+      fB = c.friction;
+      sB = c.staticFriction;
+      eB = c.restitution;
+    }
+    this.rB[k3] = S[0];
+    this.rB[k3 + 1] = S[1];
+    this.rB[k3 + 2] = S[2];
+    if (nf === NF_A) rotateBack(S, r.q, 4 * ia, P[6], P[7], P[8]);
+    else if (nf === NF_B) rotateBack(S, qB, qo, P[6], P[7], P[8]);
+    else {
+      S[0] = P[6];
+      S[1] = P[7];
+      S[2] = P[8];
+    }
+    this.nL[k3] = S[0];
+    this.nL[k3 + 1] = S[1];
+    this.nL[k3 + 2] = S[2];
+    this.nW[k3] = P[6];
+    this.nW[k3 + 1] = P[7];
+    this.nW[k3 + 2] = P[8];
+    this.nf[k] = nf;
+    this.radA[k] = radA;
+    this.radB[k] = radB;
+    // friction: the mean of the two; restitution: the larger
+    this.muD[k] = 0.5 * (mats.friction[ia] + fB);
+    this.muS[k] = 0.5 * (mats.staticFriction[ia] + sB);
+    this.rest[k] = Math.max(mats.restitution[ia], eB);
+    this.lamN[k] = this.lamT[k] = 0;
+    this.first[k] = this.manifoldStart;
+    this.lamNM[k] = 0;
+    if (radA === 0 && radB === 0) this.history.match(ia, ib, this.rA, this.rB, k3, reach);
+  }
+
+  /** The contacts added from now on form one manifold (one patch of a pair: they share static friction's budget). */
+  beginManifold(): void {
+    this.manifoldStart = this.count;
+  }
+
+  /**
+   * W ← the contact's world data at the current poses: the surface points
+   * s₁ = p₁ − r₁ n and s₂ = p₂ + r₂ n, the normal, and the lever arms
+   * s − x of both bodies.
+   */
+  protected world(k: number): void {
+    const r = this.rigids;
+    const W = this.W;
+    const ia = this.a[k],
+      ib = this.b[k];
+    const k3 = 3 * k;
+    const X = r.x,
+      Q = r.q;
+    const xa = 3 * ia;
+    rotateFrom(S, Q, 4 * ia, this.rA, k3);
+    const pax = X[xa] + S[0],
+      pay = X[xa + 1] + S[1],
+      paz = X[xa + 2] + S[2];
+    let XB: Float64Array, QB: Float64Array, xb: number, qb: number;
+    if (ib >= 0) {
+      XB = X;
+      QB = Q;
+      xb = 3 * ib;
+      qb = 4 * ib;
+    } else {
+      XB = this.cp.x;
+      QB = this.cp.q;
+      xb = 3 * (-1 - ib);
+      qb = 4 * (-1 - ib);
+    }
+    rotateFrom(S, QB, qb, this.rB, k3);
+    const pbx = XB[xb] + S[0],
+      pby = XB[xb + 1] + S[1],
+      pbz = XB[xb + 2] + S[2];
+    let nx: number, ny: number, nz: number;
+    const nf = this.nf[k];
+    if (nf === NF_CORES) {
+      nx = pax - pbx;
+      ny = pay - pby;
+      nz = paz - pbz;
+      const len = Math.sqrt(nx * nx + ny * ny + nz * nz);
+      if (len > 1e-12) {
+        nx /= len;
+        ny /= len;
+        nz /= len;
+      } else {
+        nx = this.nW[k3];
+        ny = this.nW[k3 + 1];
+        nz = this.nW[k3 + 2];
+      }
+    } else {
+      if (nf === NF_A) rotateFrom(S, Q, 4 * ia, this.nL, k3);
+      else rotateFrom(S, QB, qb, this.nL, k3);
+      nx = S[0];
+      ny = S[1];
+      nz = S[2];
+    }
+    this.nW[k3] = nx;
+    this.nW[k3 + 1] = ny;
+    this.nW[k3 + 2] = nz;
+    const ra = this.radA[k],
+      rb = this.radB[k];
+    W[0] = pax - ra * nx;
+    W[1] = pay - ra * ny;
+    W[2] = paz - ra * nz;
+    W[3] = pbx + rb * nx;
+    W[4] = pby + rb * ny;
+    W[5] = pbz + rb * nz;
+    W[6] = nx;
+    W[7] = ny;
+    W[8] = nz;
+    W[9] = W[0] - X[xa];
+    W[10] = W[1] - X[xa + 1];
+    W[11] = W[2] - X[xa + 2];
+    W[12] = W[3] - XB[xb];
+    W[13] = W[4] - XB[xb + 1];
+    W[14] = W[5] - XB[xb + 2];
+  }
+
+  /**
+   * Generalized inverse mass of body i (−1 or not movable: 0) for the
+   * direction D[0 … 2] at its lever W[9 + 3 side …] (eq. 2); keeps
+   * u = Rᵀ (r × d) in U[3 side …] for move and impulse. (Vectors pass through
+   * arrays: a call V8 does not inline boxes its double arguments.)
+   */
+  protected inverseMass(i: number, side: number): void {
+    if (i < 0 || this.materials.movable[i] === 0) {
+      WM[side] = 0;
+      return;
+    }
+    const r = this.rigids;
+    const W = this.W;
+    const o = 9 + 3 * side;
+    const rx = W[o],
+      ry = W[o + 1],
+      rz = W[o + 2];
+    const dx = D[0],
+      dy = D[1],
+      dz = D[2];
+    rotateBack(S, r.q, 4 * i, ry * dz - rz * dy, rz * dx - rx * dz, rx * dy - ry * dx);
+    const u = 3 * side;
+    U[u] = S[0];
+    U[u + 1] = S[1];
+    U[u + 2] = S[2];
+    const J = r.invInertia,
+      i3 = 3 * i;
+    WM[side] = r.invMass[i] + J[i3] * S[0] * S[0] + J[i3 + 1] * S[1] * S[1] + J[i3 + 2] * S[2] * S[2];
+  }
+
+  /**
+   * Moves body i by the positional impulse sign·D[3]·D[0 … 2] at the lever whose u the last
+   * inverseMass(i, side, …) kept (eqs. 6–9): x += dl d/m, and
+   * q += ½ [I⁻¹ (r × p), 0] q, computed in the body frame as ½ q [dl I_b⁻¹ u, 0].
+   */
+  protected move(i: number, side: number, sign: number): void {
+    if (i < 0 || this.materials.movable[i] === 0) return;
+    const dl = sign * D[3];
+    const dx = D[0],
+      dy = D[1],
+      dz = D[2];
+    const r = this.rigids;
+    const i3 = 3 * i,
+      i4 = 4 * i;
+    const w = dl * r.invMass[i];
+    r.x[i3] += w * dx;
+    r.x[i3 + 1] += w * dy;
+    r.x[i3 + 2] += w * dz;
+    const J = r.invInertia;
+    const o = 3 * side;
+    const h = 0.5 * dl;
+    const ax = h * J[i3] * U[o],
+      ay = h * J[i3 + 1] * U[o + 1],
+      az = h * J[i3 + 2] * U[o + 2];
+    const Q = r.q;
+    const qx = Q[i4],
+      qy = Q[i4 + 1],
+      qz = Q[i4 + 2],
+      qw = Q[i4 + 3];
+    const nx = qx + (qw * ax + qy * az - qz * ay),
+      ny = qy + (qw * ay + qz * ax - qx * az),
+      nz = qz + (qw * az + qx * ay - qy * ax),
+      nw = qw - (qx * ax + qy * ay + qz * az);
+    const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+    Q[i4] = nx * inv;
+    Q[i4 + 1] = ny * inv;
+    Q[i4 + 2] = nz * inv;
+    Q[i4 + 3] = nw * inv;
+  }
+
+  /**
+   * W ← contact k at the current poses: the normal of a face contact as
+   * taken at the substep's start (nW), that of two cores from the anchors.
+   */
+  protected current(k: number): void {
+    if (this.nf[k] === NF_CORES) {
+      this.world(k);
+      return;
+    }
+    const W = this.W,
+      k3 = 3 * k;
+    W[6] = this.nW[k3];
+    W[7] = this.nW[k3 + 1];
+    W[8] = this.nW[k3 + 2];
+    this.anchors(k);
+  }
+
+  /** W ← the surface points and levers of contact k at the current poses, keeping the normal W[6 … 8]. */
+  protected anchors(k: number): void {
+    const r = this.rigids;
+    const W = this.W;
+    const ia = this.a[k],
+      ib = this.b[k];
+    const k3 = 3 * k;
+    rotateFrom(S, r.q, 4 * ia, this.rA, k3);
+    const ra = this.radA[k],
+      rb = this.radB[k];
+    W[9] = S[0] - ra * W[6];
+    W[10] = S[1] - ra * W[7];
+    W[11] = S[2] - ra * W[8];
+    const xa = 3 * ia;
+    W[0] = r.x[xa] + W[9];
+    W[1] = r.x[xa + 1] + W[10];
+    W[2] = r.x[xa + 2] + W[11];
+    let XB: Float64Array, xb: number;
+    if (ib >= 0) {
+      rotateFrom(S, r.q, 4 * ib, this.rB, k3);
+      XB = r.x;
+      xb = 3 * ib;
+    } else {
+      rotateFrom(S, this.cp.q, 4 * (-1 - ib), this.rB, k3);
+      XB = this.cp.x;
+      xb = 3 * (-1 - ib);
+    }
+    W[12] = S[0] + rb * W[6];
+    W[13] = S[1] + rb * W[7];
+    W[14] = S[2] + rb * W[8];
+    W[3] = XB[xb] + W[12];
+    W[4] = XB[xb + 1] + W[13];
+    W[5] = XB[xb + 2] + W[14];
+  }
+
+  /**
+   * iw ← every movable body's world inverse inertia R I_b⁻¹ Rᵀ at the current
+   * poses: the velocity pass changes no pose, so its generalized inverse
+   * masses and impulses (eq. 2 and the impulse p: Δω = I⁻¹ (r × p)) take the
+   * tensor once per body instead of turning each lever into the body frame.
+   */
+  protected worldInverseInertia(): void {
+    const r = this.rigids;
+    const n = r.count;
+    if (this.iw.length < 6 * n) this.iw = new Float64Array(6 * Math.max(n, 2 * (this.iw.length / 6)));
+    const iw = this.iw,
+      q = r.q,
+      J = r.invInertia,
+      mov = this.materials.movable;
+    for (let i = 0; i < n; i++) {
+      if (mov[i] === 0) continue;
+      const i4 = 4 * i,
+        i3 = 3 * i;
+      const x = q[i4],
+        y = q[i4 + 1],
+        z = q[i4 + 2],
+        w = q[i4 + 3];
+      // the rotation matrix's rows
+      const r00 = 1 - 2 * (y * y + z * z),
+        r01 = 2 * (x * y - z * w),
+        r02 = 2 * (x * z + y * w);
+      const r10 = 2 * (x * y + z * w),
+        r11 = 1 - 2 * (x * x + z * z),
+        r12 = 2 * (y * z - x * w);
+      const r20 = 2 * (x * z - y * w),
+        r21 = 2 * (y * z + x * w),
+        r22 = 1 - 2 * (x * x + y * y);
+      const a = J[i3],
+        b = J[i3 + 1],
+        c = J[i3 + 2];
+      const o = 6 * i;
+      iw[o] = a * r00 * r00 + b * r01 * r01 + c * r02 * r02;
+      iw[o + 1] = a * r10 * r10 + b * r11 * r11 + c * r12 * r12;
+      iw[o + 2] = a * r20 * r20 + b * r21 * r21 + c * r22 * r22;
+      iw[o + 3] = a * r00 * r10 + b * r01 * r11 + c * r02 * r12;
+      iw[o + 4] = a * r00 * r20 + b * r01 * r21 + c * r02 * r22;
+      iw[o + 5] = a * r10 * r20 + b * r11 * r21 + c * r12 * r22;
+    }
+  }
+
+  /**
+   * inverseMass for the velocity pass, with the world tensors of
+   * worldInverseInertia: WM[side] = 1/m + cᵀ I⁻¹ c with c = r × d, and
+   * U[3 side …] ← I⁻¹ c (world) for impulseW.
+   */
+  protected inverseMassW(i: number, side: number): void {
+    if (i < 0 || this.materials.movable[i] === 0) {
+      WM[side] = 0;
+      return;
+    }
+    const W = this.W;
+    const o = 9 + 3 * side;
+    const rx = W[o],
+      ry = W[o + 1],
+      rz = W[o + 2];
+    const dx = D[0],
+      dy = D[1],
+      dz = D[2];
+    const cx = ry * dz - rz * dy,
+      cy = rz * dx - rx * dz,
+      cz = rx * dy - ry * dx;
+    const iw = this.iw,
+      m = 6 * i;
+    const ux = iw[m] * cx + iw[m + 3] * cy + iw[m + 4] * cz,
+      uy = iw[m + 3] * cx + iw[m + 1] * cy + iw[m + 5] * cz,
+      uz = iw[m + 4] * cx + iw[m + 5] * cy + iw[m + 2] * cz;
+    const u = 3 * side;
+    U[u] = ux;
+    U[u + 1] = uy;
+    U[u + 2] = uz;
+    WM[side] = this.rigids.invMass[i] + cx * ux + cy * uy + cz * uz;
+  }
+
+  /** v += p d/m, ω += p I⁻¹ (r × d) for a movable store body i (p = sign D[3], d = D[0 … 2]), with I⁻¹ (r × d) from inverseMassW(i, side). */
+  protected impulseW(i: number, side: number, sign: number): void {
+    if (i < 0 || this.materials.movable[i] === 0) return;
+    const r = this.rigids;
+    const p = sign * D[3];
+    const i3 = 3 * i;
+    const w = p * r.invMass[i];
+    r.v[i3] += w * D[0];
+    r.v[i3 + 1] += w * D[1];
+    r.v[i3 + 2] += w * D[2];
+    const o = 3 * side;
+    r.omega[i3] += p * U[o];
+    r.omega[i3 + 1] += p * U[o + 1];
+    r.omega[i3 + 2] += p * U[o + 2];
+  }
+
+  /**
+   * Moves body i by the positional impulse p = sign·D[3]·D[0 … 2] at the lever whose I⁻¹ (r × d)
+   * the last inverseMassW(i, side) kept (eqs. 6–9): x += p/m, q += ½ [I⁻¹ (r × p), 0] q, normalised.
+   */
+  protected moveW(i: number, side: number, sign: number): void {
+    if (i < 0 || this.materials.movable[i] === 0) return;
+    const dl = sign * D[3];
+    const r = this.rigids;
+    const i3 = 3 * i,
+      i4 = 4 * i;
+    const w = dl * r.invMass[i];
+    r.x[i3] += w * D[0];
+    r.x[i3 + 1] += w * D[1];
+    r.x[i3 + 2] += w * D[2];
+    const o = 3 * side;
+    const h = 0.5 * dl;
+    const ax = h * U[o],
+      ay = h * U[o + 1],
+      az = h * U[o + 2];
+    const Q = r.q;
+    const qx = Q[i4],
+      qy = Q[i4 + 1],
+      qz = Q[i4 + 2],
+      qw = Q[i4 + 3];
+    const nx = qx + (qw * ax + ay * qz - az * qy),
+      ny = qy + (qw * ay + az * qx - ax * qz),
+      nz = qz + (qw * az + ax * qy - ay * qx),
+      nw = qw - (ax * qx + ay * qy + az * qz);
+    const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+    Q[i4] = nx * inv;
+    Q[i4 + 1] = ny * inv;
+    Q[i4 + 2] = nz * inv;
+    Q[i4 + 3] = nw * inv;
+  }
+
+  /**
+   * moveW for the normal correction (DN, UN) and the static friction one (direction D[0 … 2], Δλ_t = dt,
+   * U) of one contact together, sign +1 for body 1 and −1 for body 2: body 1 moves by Δλ_n n − Δλ_t t at
+   * its lever, body 2 by the opposite, with one turn and normalisation (eqs. 6–9 for the sum of the two
+   * positional impulses, which differs from applying them in turn at second order in the turns).
+   */
+  protected moveBoth(i: number, side: number, sign: number, dt: number): void {
+    if (i < 0 || this.materials.movable[i] === 0) return;
+    const r = this.rigids;
+    const dn = sign * DN[3],
+      ts = -sign * dt;
+    const i3 = 3 * i,
+      i4 = 4 * i;
+    const m = r.invMass[i];
+    r.x[i3] += m * (dn * DN[0] + ts * D[0]);
+    r.x[i3 + 1] += m * (dn * DN[1] + ts * D[1]);
+    r.x[i3 + 2] += m * (dn * DN[2] + ts * D[2]);
+    const o = 3 * side;
+    const ax = 0.5 * (dn * UN[o] + ts * U[o]),
+      ay = 0.5 * (dn * UN[o + 1] + ts * U[o + 1]),
+      az = 0.5 * (dn * UN[o + 2] + ts * U[o + 2]);
+    const Q = r.q;
+    const qx = Q[i4],
+      qy = Q[i4 + 1],
+      qz = Q[i4 + 2],
+      qw = Q[i4 + 3];
+    const nx = qx + (qw * ax + ay * qz - az * qy),
+      ny = qy + (qw * ay + az * qx - ax * qz),
+      nz = qz + (qw * az + ax * qy - ay * qx),
+      nw = qw - (ax * qx + ay * qy + az * qz);
+    const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+    Q[i4] = nx * inv;
+    Q[i4 + 1] = ny * inv;
+    Q[i4 + 2] = nz * inv;
+    Q[i4 + 3] = nw * inv;
+  }
+
+  /** The contacts of the last step (pairs and anchors): the next step's contacts match them (see clear). */
+  saveState(): { a: Int32Array; b: Int32Array; rA: Float64Array; rB: Float64Array } {
+    const n = this.count;
+    return {
+      a: this.a.slice(0, n),
+      b: this.b.slice(0, n),
+      rA: this.rA.slice(0, 3 * n),
+      rB: this.rB.slice(0, 3 * n),
+    };
+  }
+
+  loadState(state: unknown): void {
+    const s = state as { a: Int32Array; b: Int32Array; rA: Float64Array; rB: Float64Array };
+    const n = s.a.length;
+    while (this.capacity < n) this.grow(2 * this.capacity);
+    this.count = n;
+    this.a.set(s.a);
+    this.b.set(s.b);
+    this.rA.set(s.rA);
+    this.rB.set(s.rB);
+  }
+
+  /** Largest penetration (m) over the contacts at the current poses. */
+  maxViolation(): number {
+    let m = 0;
+    const W = this.W;
+    for (let k = 0; k < this.count; k++) {
+      this.world(k);
+      const d = (W[3] - W[0]) * W[6] + (W[4] - W[1]) * W[7] + (W[5] - W[2]) * W[8];
+      if (d > m) m = d;
+    }
+    return m;
+  }
+}
