@@ -151,7 +151,9 @@ export abstract class Collider implements WorldCollider {
    * n[0..2].
    */
   distance(x: number, y: number, z: number, n: Float64Array): number {
-    const p = this.position;
+    const p = this.position,
+      r = this.rotation;
+    if (r[0] === 0 && r[1] === 0 && r[2] === 0) return this.localDistance(x - p[0], y - p[1], z - p[2], n);
     quatRotateInverse(tmp, 0, this.rotation, 0, x - p[0], y - p[1], z - p[2]);
     const d = this.localDistance(tmp[0], tmp[1], tmp[2], n);
     quatRotate(n, 0, this.rotation, 0, n[0], n[1], n[2]);
@@ -165,10 +167,17 @@ export abstract class Collider implements WorldCollider {
    * integers. Same operations as distance(), same result.
    */
   distanceAt(P: Float64Array, i: number, n: Float64Array): void {
-    const p = this.position;
-    quatRotateInverse(tmp, 0, this.rotation, 0, P[i] - p[0], P[i + 1] - p[1], P[i + 2] - p[2]);
+    const p = this.position,
+      r = this.rotation;
+    if (r[0] === 0 && r[1] === 0 && r[2] === 0) {
+      // unturned (a plane's ground, an upright capsule): turning by (0, 0, 0, w) gives the vector
+      // itself bit for bit, so the two quaternion products are skipped
+      n[3] = this.localDistance(P[i] - p[0], P[i + 1] - p[1], P[i + 2] - p[2], n);
+      return;
+    }
+    quatRotateInverse(tmp, 0, r, 0, P[i] - p[0], P[i + 1] - p[1], P[i + 2] - p[2]);
     n[3] = this.localDistance(tmp[0], tmp[1], tmp[2], n);
-    quatRotate(n, 0, this.rotation, 0, n[0], n[1], n[2]);
+    quatRotate(n, 0, r, 0, n[0], n[1], n[2]);
   }
 
   /** raycast() of the segment A[i … i + 2] → B[i … i + 2], written to out[3] (see distanceAt). */
@@ -568,7 +577,7 @@ export class CapsuleCollider extends Collider {
     const dx = x,
       dy = y - cy,
       dz = z;
-    const len = Math.hypot(dx, dy, dz);
+    const len = Math.sqrt(dx * dx + dy * dy + dz * dz); // (not Math.hypot: see SphereCollider.distanceAt)
     if (len > 1e-12) {
       n[0] = dx / len;
       n[1] = dy / len;
