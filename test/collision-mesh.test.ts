@@ -17,6 +17,7 @@ import {
   type TriangleMesh,
   World,
 } from '../src/index.js';
+import { quatRotate } from '../src/math/quat.js';
 import { rng } from './helpers.js';
 
 /** Brute-force distance to the triangles, and inside/outside by ray parity (independent of the collider code). */
@@ -308,5 +309,35 @@ describe('collider queries in array form', () => {
     }
     // the segments reach the shapes often enough for the ray half to be tested
     expect(hits).toBeGreaterThan(50);
+  });
+
+  it("a turned sphere's fast path: |x − c| − R along (x − c)/|x − c|, and the turned +y at its centre", () => {
+    const rand = rng(5);
+    const s = new SphereCollider({ radius: 0.4, position: [0.1, -0.2, 0.05], rotation: [20, -35, 50] });
+    const P = new Float64Array(3),
+      m = new Float64Array(4);
+    for (let trial = 0; trial < 100; trial++) {
+      for (let k = 0; k < 3; k++) P[k] = 1.6 * rand() - 0.8;
+      s.distanceAt(P, 0, m);
+      const dx = P[0] - 0.1,
+        dy = P[1] + 0.2,
+        dz = P[2] - 0.05;
+      const len = Math.hypot(dx, dy, dz);
+      expect(m[3]).toBeCloseTo(len - 0.4, 14);
+      expect(m[0] * len).toBeCloseTo(dx, 14);
+      expect(m[1] * len).toBeCloseTo(dy, 14);
+      expect(m[2] * len).toBeCloseTo(dz, 14);
+      // a ray from outside toward the centre enters the grown sphere where |a + t (c − a) − c| = R + r
+      if (len > 0.45) {
+        const t = s.raycast(P[0], P[1], P[2], 0.1, -0.2, 0.05, 0.02);
+        expect(t).toBeCloseTo((len - 0.42) / len, 12);
+      }
+    }
+    P.set([0.1, -0.2, 0.05]);
+    s.distanceAt(P, 0, m);
+    expect(m[3]).toBe(-0.4);
+    const up = new Float64Array(3);
+    quatRotate(up, 0, s.rotation, 0, 0, 1, 0);
+    expect(Array.from(m.subarray(0, 3))).toEqual(Array.from(up));
   });
 });

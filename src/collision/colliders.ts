@@ -151,7 +151,9 @@ export abstract class Collider implements WorldCollider {
    * n[0..2].
    */
   distance(x: number, y: number, z: number, n: Float64Array): number {
-    const p = this.position;
+    const p = this.position,
+      r = this.rotation;
+    if (r[0] === 0 && r[1] === 0 && r[2] === 0) return this.localDistance(x - p[0], y - p[1], z - p[2], n);
     quatRotateInverse(tmp, 0, this.rotation, 0, x - p[0], y - p[1], z - p[2]);
     const d = this.localDistance(tmp[0], tmp[1], tmp[2], n);
     quatRotate(n, 0, this.rotation, 0, n[0], n[1], n[2]);
@@ -165,10 +167,17 @@ export abstract class Collider implements WorldCollider {
    * integers. Same operations as distance(), same result.
    */
   distanceAt(P: Float64Array, i: number, n: Float64Array): void {
-    const p = this.position;
-    quatRotateInverse(tmp, 0, this.rotation, 0, P[i] - p[0], P[i + 1] - p[1], P[i + 2] - p[2]);
+    const p = this.position,
+      r = this.rotation;
+    if (r[0] === 0 && r[1] === 0 && r[2] === 0) {
+      // unturned (a plane's ground, an upright capsule): turning by (0, 0, 0, w) gives the vector
+      // itself bit for bit, so the two quaternion products are skipped
+      n[3] = this.localDistance(P[i] - p[0], P[i + 1] - p[1], P[i + 2] - p[2], n);
+      return;
+    }
+    quatRotateInverse(tmp, 0, r, 0, P[i] - p[0], P[i + 1] - p[1], P[i + 2] - p[2]);
     n[3] = this.localDistance(tmp[0], tmp[1], tmp[2], n);
-    quatRotate(n, 0, this.rotation, 0, n[0], n[1], n[2]);
+    quatRotate(n, 0, r, 0, n[0], n[1], n[2]);
   }
 
   /** raycast() of the segment A[i … i + 2] → B[i … i + 2], written to out[3] (see distanceAt). */
@@ -258,6 +267,7 @@ const tmpA = new Float64Array(3);
 const tmpB = new Float64Array(3);
 const tmpN = new Float64Array(3);
 const tmpQ = new Float64Array(4);
+const tmpP = new Float64Array(4);
 /** [t0, t1] of the segment clipped so far by clipSlab. */
 const slab = new Float64Array(2);
 
@@ -360,7 +370,7 @@ export class SphereCollider extends Collider {
   }
 
   protected localDistance(x: number, y: number, z: number, n: Float64Array): number {
-    const len = Math.hypot(x, y, z);
+    const len = Math.sqrt(x * x + y * y + z * z);
     if (len > 1e-12) {
       n[0] = x / len;
       n[1] = y / len;
@@ -371,6 +381,66 @@ export class SphereCollider extends Collider {
       n[2] = 0;
     }
     return len - this.radius;
+  }
+
+  /**
+   * The sphere's fast path (the hot loop of the collider contacts, hair on a
+   * head): a sphere's distance and normal do not depend on its rotation, so
+   * the point is not turned into the local frame and back — one square root,
+   * no quaternion products. At the centre (no direction) the generic query
+   * gives the turned local +y.
+   */
+  override distanceAt(P: Float64Array, i: number, n: Float64Array): void {
+    const c = this.position;
+    const x = P[i] - c[0],
+      y = P[i + 1] - c[1],
+      z = P[i + 2] - c[2];
+    const len = Math.sqrt(x * x + y * y + z * z);
+    if (len > 1e-12) {
+      n[0] = x / len;
+      n[1] = y / len;
+      n[2] = z / len;
+      n[3] = len - this.radius;
+    } else super.distanceAt(P, i, n);
+  }
+
+  /** The entry of A[i …] → B[i …] into the sphere grown by r, without turning the segment (see distanceAt). */
+  override raycastAt(A: Float64Array, B: Float64Array, i: number, r: number, out: Float64Array): void {
+    const c = this.position;
+    out[3] = this.localRaycast(
+      A[i] - c[0],
+      A[i + 1] - c[1],
+      A[i + 2] - c[2],
+      B[i] - c[0],
+      B[i + 1] - c[1],
+      B[i + 2] - c[2],
+      r,
+    );
+  }
+
+  override raycast(
+    ax: number,
+    ay: number,
+    az: number,
+    bx: number,
+    by: number,
+    bz: number,
+    r: number,
+  ): number {
+    const c = this.position;
+    return this.localRaycast(ax - c[0], ay - c[1], az - c[2], bx - c[0], by - c[1], bz - c[2], r);
+  }
+
+  override distance(x: number, y: number, z: number, n: Float64Array): number {
+    const t = tmpP;
+    t[0] = x;
+    t[1] = y;
+    t[2] = z;
+    this.distanceAt(t, 0, t);
+    n[0] = t[0];
+    n[1] = t[1];
+    n[2] = t[2];
+    return t[3];
   }
 
   protected override localRaycast(
@@ -507,7 +577,7 @@ export class CapsuleCollider extends Collider {
     const dx = x,
       dy = y - cy,
       dz = z;
-    const len = Math.hypot(dx, dy, dz);
+    const len = Math.sqrt(dx * dx + dy * dy + dz * dz); // (not Math.hypot: see SphereCollider.distanceAt)
     if (len > 1e-12) {
       n[0] = dx / len;
       n[1] = dy / len;

@@ -20,7 +20,6 @@
  *   r = q_p q⁻¹, taking −r when r_w < 0 (the shorter of the two rotations),
  *   ω ← axis(r) angle(r) / h (ω = 0 when angle(r) < ε), q ← q_p.
  */
-import { quatNormalize } from '../math/quat.js';
 import { Channels, type Stage } from './pipeline.js';
 import type { StepContext } from './step-context.js';
 
@@ -94,7 +93,8 @@ export class OrientationPredictionStage implements Stage {
       qp = store.qp,
       om = store.omega,
       w = store.invMass,
-      iI = store.invInertia;
+      iI = store.invInertia,
+      inertia = store.inertia;
     const h = ctx.h;
     const c = ctx.world.damping;
     const damp = c > 0 ? Math.exp(-c * h) : 1;
@@ -110,7 +110,7 @@ export class OrientationPredictionStage implements Stage {
       om[i3] *= damp;
       om[i3 + 1] *= damp;
       om[i3 + 2] *= damp;
-      if (gyroscopic) gyroscopicStep(om, i3, q, i4, store.inertia, store.invInertia, i3, h);
+      if (gyroscopic) gyroscopicStep(om, i3, q, i4, inertia, iI, i3, h);
       const wx = om[i3],
         wy = om[i3 + 1],
         wz = om[i3 + 2];
@@ -129,11 +129,17 @@ export class OrientationPredictionStage implements Stage {
         qy = q[i4 + 1],
         qz = q[i4 + 2],
         qw = q[i4 + 3];
-      qp[i4] = dw * qx + dx * qw + dy * qz - dz * qy;
-      qp[i4 + 1] = dw * qy - dx * qz + dy * qw + dz * qx;
-      qp[i4 + 2] = dw * qz + dx * qy - dy * qx + dz * qw;
-      qp[i4 + 3] = dw * qw - dx * qx - dy * qy - dz * qz;
-      quatNormalize(qp, i4);
+      const nx = dw * qx + dx * qw + dy * qz - dz * qy,
+        ny = dw * qy - dx * qz + dy * qw + dz * qx,
+        nz = dw * qz + dx * qy - dy * qx + dz * qw,
+        nw = dw * qw - dx * qx - dy * qy - dz * qz;
+      // normalised with a square root (Math.hypot is a call V8 does not inline: it boxed the four
+      // doubles of every particle); the product of unit quaternions is never near zero
+      const len = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+      qp[i4] = nx / len;
+      qp[i4 + 1] = ny / len;
+      qp[i4 + 2] = nz / len;
+      qp[i4 + 3] = nw / len;
     }
   }
 }
