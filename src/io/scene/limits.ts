@@ -123,7 +123,7 @@ export class Budget {
         'scene/too-large',
         field,
         `${fmt(n)} ${key === 'maxBodies' ? 'bodies' : 'colliders'}, more than the limit of ${fmt(this.limits[key])}`,
-        `split the scene, or raise the limits option's ${key} if it really needs them`,
+        `split the scene, or raise limits.${key} (pbdkit ${limitFlag(key)}) if it really needs them`,
       );
     }
   }
