@@ -158,6 +158,35 @@ describe('limits: what a scene would allocate is refused before it is allocated'
     expect(e.detail).toMatch(/120 particles, more than the limit of 100/);
   });
 
+  it('pins count: rows of a grid expand to their vertices; more than 1,024 pin groups are refused by the schema', () => {
+    const cloth = { ...grid(60, 60), pins: [{ rows: Array.from({ length: 200_000 }, () => 0) }] };
+    const e = thrown(() => loadScene(scene([cloth])));
+    expect(e.where).toBe('scene.json: bodies[0].pins');
+    expect(e.detail).toMatch(
+      /pins that select 12,000,000 vertices: 12,000,000 elements, more than the limit of 8,000,000/,
+    );
+    const groups = { ...grid(4, 4), pins: Array.from({ length: 2000 }, () => ({ vertices: [0] })) };
+    const g = thrown(() => loadScene(scene([groups])));
+    expect(g.code).toBe('scene/invalid');
+    expect(g.message).toMatch(/bodies\[0\]\.pins: at most 1024 pin groups/);
+    // a scene's own pins are within both
+    const ok = loadScene(scene([{ ...grid(60, 60), pins: [{ rows: [0, 1] }, { vertices: [3599] }] }]));
+    expect(ok.world.attachments.count).toBe(121);
+  });
+
+  it('rigid bodies count against maxBodies on their own', () => {
+    const box = { shape: { type: 'sphere', radius: 0.1 } };
+    const text = JSON.stringify({
+      title: 't',
+      family: 'f',
+      bodies: [grid(4, 4)],
+      rigidBodies: Array.from({ length: 3 }, () => box),
+    });
+    const e = thrown(() => loadScene(text, { limits: { maxBodies: 2 } }));
+    expect(e.where).toBe('scene.json: rigidBodies');
+    expect(e.detail).toMatch(/3 bodies, more than the limit of 2/);
+  });
+
   it('bad limits are refused with the field', () => {
     const e = thrown(() => loadScene(scene([grid(4, 4)]), { limits: { maxParticles: -1 } }));
     expect(e.where).toBe('scene.json: limits.maxParticles');

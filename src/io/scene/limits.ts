@@ -22,7 +22,7 @@ export interface SceneLimits {
   maxElements: number;
   /** Grid cells of all bodies and colliders together: distance fields, lattices. Default 2^25 (256³ × 2). */
   maxCells: number;
-  /** Bodies in a scene. Default 1,000. */
+  /** Bodies in a scene; rigid bodies (`rigidBodies`) are counted against it on their own. Default 1,000. */
   maxBodies: number;
   /** Colliders in a scene. Default 1,000. */
   maxColliders: number;
