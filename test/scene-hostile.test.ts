@@ -67,6 +67,80 @@ describe('hostile JSON: deep nesting and enormous numbers', () => {
     expect(e.detail).toMatch(/20,000 bodies, more than the limit of 1,000/);
   });
 
+  it('physical quantities past their range (ranges.ts) are refused up front with the path, the value and the range', () => {
+    const jelly = () => ({
+      title: 't',
+      family: 'f',
+      world: { dt: 1 / 60 },
+      bodies: [
+        {
+          type: 'softbody',
+          tetMesh: { box: { size: [0.3, 0.3, 0.3], resolution: [3, 3, 3] } },
+          transform: { translate: [0, 0.5, 0], scale: 1 },
+          material: { model: 'neo-hookean', youngsModulus: 30000, poissonRatio: 0.4 },
+          density: 1000,
+        },
+      ],
+      collision: { thickness: 0.01 },
+    });
+    expect(parseScene(jelly()).bodies).toHaveLength(1);
+    const cases: [(s: ReturnType<typeof jelly>) => void, string, RegExp][] = [
+      [
+        (s) => {
+          s.bodies[0].material.youngsModulus = 1e-5;
+        },
+        'bodies[0].material.youngsModulus',
+        /0\.00001 is out of range for an elastic modulus: magnitudes from 0\.001 to 1000000000000 Pa/,
+      ],
+      [
+        (s) => {
+          s.bodies[0].transform.scale = 1e6;
+        },
+        'bodies[0].transform.scale',
+        /1000000 is out of range for a scale factor: magnitudes from 0\.0001 to 10000/,
+      ],
+      [
+        (s) => {
+          s.bodies[0].density = 1e-9;
+        },
+        'bodies[0].density',
+        /1e-9 is out of range for a density/,
+      ],
+      // a body moved 10⁵ times away: grids and bounds sized by the scene's extent
+      [
+        (s) => {
+          s.bodies[0].transform.translate[0] = 5e4;
+        },
+        'bodies[0].transform.translate[0]',
+        /50000 is out of range for a position: magnitudes up to 10000 m/,
+      ],
+      [
+        (s) => {
+          s.collision.thickness = 5e5;
+        },
+        'collision.thickness',
+        /out of range for a length: magnitudes from 0\.000001 to 1000 m/,
+      ],
+      [
+        (s) => {
+          s.world.dt = 1e-9;
+        },
+        'world.dt',
+        /1e-9 is out of range for a time step/,
+      ],
+    ];
+    for (const [mutate, path, message] of cases) {
+      const s = jelly();
+      mutate(s);
+      const e = thrown(() => parseScene(s, 'jelly.json')) as SceneError;
+      expect(
+        e.issues.map((i) => i.path),
+        path,
+      ).toEqual([path]);
+      expect(e.issues[0].message).toMatch(message);
+    }
+  });
+
   it('a huge array of bad values lists a bounded number of problems', () => {
     const scene = { ...base, bodies: Array.from({ length: 20_000 }, () => ({ type: 'jelly' })) };
     const e = thrown(() => parseScene(scene, 'many.json', { maxBodies: 100_000 })) as SceneError;
