@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { InvalidArgumentError } from 'commander';
 
 /** 1.2 s, 340 ms, 2 min 5 s. */
 export function formatSeconds(s: number): string {
@@ -42,4 +43,15 @@ export function table(rows: (string | number)[][], align: ('l' | 'r')[] = []): s
     )
     .map((l) => `${l}\n`)
     .join('');
+}
+
+/** A commander argument parser for a whole number ≥ min. */
+export function wholeNumber(min: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < min) {
+      throw new InvalidArgumentError(`expected a whole number ≥ ${min}, got "${value}".`);
+    }
+    return n;
+  };
 }

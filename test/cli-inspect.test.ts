@@ -114,6 +114,33 @@ describe('pbdkit validate', () => {
   });
 });
 
+describe('scene limits on every command that loads a scene', () => {
+  // a 4 × 4 grid cloth: 16 particles, 18 triangles
+  it('validate, info and simulate refuse a scene past --max-particles, naming the field and the flag; a raised limit accepts it', async () => {
+    const file = scene('limits.json', base());
+    for (const command of [['validate'], ['info'], ['simulate', '--frames', '2']]) {
+      const r = await cli([...command, file, '--max-particles', '15']);
+      expect(r.code, command[0]).toBe(2);
+      expect(r.stdout + r.stderr).toMatch(
+        /bodies\[0\]\.mesh\.grid: a 4 × 4 grid has 16 vertices: 16 particles, more than the limit of 15/,
+      );
+      expect(r.stdout + r.stderr).toMatch(/pbdkit --max-particles/);
+      expect((await cli([...command, file, '--max-particles', '16'])).code, command[0]).toBe(0);
+    }
+  });
+
+  it('--max-elements, --max-bodies and --max-colliders are there too', async () => {
+    const file = scene('limits2.json', { ...base(), colliders: [{ type: 'plane' }, { type: 'plane' }] });
+    const elements = await cli(['validate', file, '--max-elements', '17']);
+    expect(elements.stdout).toMatch(/bodies\[0\]\.mesh\.grid: .*18 elements, more than the limit of 17/);
+    const colliders = await cli(['info', file, '--max-colliders', '1']);
+    expect(colliders.code).toBe(2);
+    expect(colliders.stderr).toMatch(/colliders: 2 colliders, more than the limit of 1.*\n.*--max-colliders/);
+    const bodies = await cli(['validate', file, '--max-bodies', '1']);
+    expect(bodies.code).toBe(0);
+  });
+});
+
 describe('bad scenes: documented errors, exit code 2, no stack trace', () => {
   const cases: { name: string; file: () => string; message: RegExp }[] = [
     {

@@ -67,6 +67,80 @@ describe('hostile JSON: deep nesting and enormous numbers', () => {
     expect(e.detail).toMatch(/20,000 bodies, more than the limit of 1,000/);
   });
 
+  it('physical quantities past their range (ranges.ts) are refused up front with the path, the value and the range', () => {
+    const jelly = () => ({
+      title: 't',
+      family: 'f',
+      world: { dt: 1 / 60 },
+      bodies: [
+        {
+          type: 'softbody',
+          tetMesh: { box: { size: [0.3, 0.3, 0.3], resolution: [3, 3, 3] } },
+          transform: { translate: [0, 0.5, 0], scale: 1 },
+          material: { model: 'neo-hookean', youngsModulus: 30000, poissonRatio: 0.4 },
+          density: 1000,
+        },
+      ],
+      collision: { thickness: 0.01 },
+    });
+    expect(parseScene(jelly()).bodies).toHaveLength(1);
+    const cases: [(s: ReturnType<typeof jelly>) => void, string, RegExp][] = [
+      [
+        (s) => {
+          s.bodies[0].material.youngsModulus = 1e-5;
+        },
+        'bodies[0].material.youngsModulus',
+        /0\.00001 is out of range for an elastic modulus: magnitudes from 0\.001 to 1000000000000 Pa/,
+      ],
+      [
+        (s) => {
+          s.bodies[0].transform.scale = 1e6;
+        },
+        'bodies[0].transform.scale',
+        /1000000 is out of range for a scale factor: magnitudes from 0\.0001 to 10000/,
+      ],
+      [
+        (s) => {
+          s.bodies[0].density = 1e-9;
+        },
+        'bodies[0].density',
+        /1e-9 is out of range for a density/,
+      ],
+      // a body moved 10⁵ times away: grids and bounds sized by the scene's extent
+      [
+        (s) => {
+          s.bodies[0].transform.translate[0] = 5e4;
+        },
+        'bodies[0].transform.translate[0]',
+        /50000 is out of range for a position: magnitudes up to 10000 m/,
+      ],
+      [
+        (s) => {
+          s.collision.thickness = 5e5;
+        },
+        'collision.thickness',
+        /out of range for a length: magnitudes from 0\.000001 to 1000 m/,
+      ],
+      [
+        (s) => {
+          s.world.dt = 1e-9;
+        },
+        'world.dt',
+        /1e-9 is out of range for a time step/,
+      ],
+    ];
+    for (const [mutate, path, message] of cases) {
+      const s = jelly();
+      mutate(s);
+      const e = thrown(() => parseScene(s, 'jelly.json')) as SceneError;
+      expect(
+        e.issues.map((i) => i.path),
+        path,
+      ).toEqual([path]);
+      expect(e.issues[0].message).toMatch(message);
+    }
+  });
+
   it('a huge array of bad values lists a bounded number of problems', () => {
     const scene = { ...base, bodies: Array.from({ length: 20_000 }, () => ({ type: 'jelly' })) };
     const e = thrown(() => parseScene(scene, 'many.json', { maxBodies: 100_000 })) as SceneError;
@@ -156,6 +230,35 @@ describe('limits: what a scene would allocate is refused before it is allocated'
     const e = thrown(() => loadScene(text, { readFile: () => obj, limits: { maxParticles: 100 } }));
     expect(e.where).toBe('scene.json: bodies[0]');
     expect(e.detail).toMatch(/120 particles, more than the limit of 100/);
+  });
+
+  it('pins count: rows of a grid expand to their vertices; more than 1,024 pin groups are refused by the schema', () => {
+    const cloth = { ...grid(60, 60), pins: [{ rows: Array.from({ length: 200_000 }, () => 0) }] };
+    const e = thrown(() => loadScene(scene([cloth])));
+    expect(e.where).toBe('scene.json: bodies[0].pins');
+    expect(e.detail).toMatch(
+      /pins that select 12,000,000 vertices: 12,000,000 elements, more than the limit of 8,000,000/,
+    );
+    const groups = { ...grid(4, 4), pins: Array.from({ length: 2000 }, () => ({ vertices: [0] })) };
+    const g = thrown(() => loadScene(scene([groups])));
+    expect(g.code).toBe('scene/invalid');
+    expect(g.message).toMatch(/bodies\[0\]\.pins: at most 1024 pin groups/);
+    // a scene's own pins are within both
+    const ok = loadScene(scene([{ ...grid(60, 60), pins: [{ rows: [0, 1] }, { vertices: [3599] }] }]));
+    expect(ok.world.attachments.count).toBe(121);
+  });
+
+  it('rigid bodies count against maxBodies on their own', () => {
+    const box = { shape: { type: 'sphere', radius: 0.1 } };
+    const text = JSON.stringify({
+      title: 't',
+      family: 'f',
+      bodies: [grid(4, 4)],
+      rigidBodies: Array.from({ length: 3 }, () => box),
+    });
+    const e = thrown(() => loadScene(text, { limits: { maxBodies: 2 } }));
+    expect(e.where).toBe('scene.json: rigidBodies');
+    expect(e.detail).toMatch(/3 bodies, more than the limit of 2/);
   });
 
   it('bad limits are refused with the field', () => {

@@ -1,9 +1,11 @@
 /** `pbdkit info <scene>`: what a scene holds — particles, constraints by kind and colour, colliders, bodies. */
 import type { Command } from 'commander';
+import type { SceneLimits } from '../../src/io/scene/limits.js';
 import { type LoadedScene, loadSceneFile, resolveScenePath } from '../../src/node/files.js';
 import { rigidAttachmentsKind } from '../../src/rigid/rigid-attachments.js';
 import type { CliContext } from '../context.js';
 import { formatSeconds, table } from '../format.js';
+import { addLimitOptions, limitsFromFlags } from '../limits.js';
 
 /** The facts `pbdkit info` prints (also its --json output). */
 export interface SceneInfo {
@@ -181,16 +183,17 @@ export function formatInfo(i: SceneInfo): string {
 }
 
 export function registerInfo(program: Command, ctx: CliContext): void {
-  program
+  const command = program
     .command('info')
     .description(
       'show what a scene holds: particles, constraints by kind with colour counts, colliders, bodies',
     )
     .argument('<scene>', 'scene file, or the name of a built-in scene')
-    .option('--json', 'print the facts as JSON')
+    .option('--json', 'print the facts as JSON');
+  addLimitOptions(command)
     .addHelpText('after', '\nExamples:\n  pbdkit info scenes/cloth-bag.json\n  pbdkit info cloth-flag --json')
-    .action((scene: string, flags: { json?: boolean }) => {
-      const info = sceneInfo(loadSceneFile(resolveScenePath(scene)));
+    .action((scene: string, flags: { json?: boolean } & Partial<SceneLimits>) => {
+      const info = sceneInfo(loadSceneFile(resolveScenePath(scene), { limits: limitsFromFlags(flags) }));
       ctx.out(flags.json ? `${JSON.stringify(info, null, 2)}\n` : formatInfo(info));
     });
 }

@@ -6,7 +6,7 @@ import { Presets, SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { EnergyWatch } from '../../src/core/energy-watch.js';
 import { PbdError } from '../../src/core/errors.js';
-import { defaultSceneLimits } from '../../src/io/scene/limits.js';
+import type { SceneLimits } from '../../src/io/scene/limits.js';
 import {
   type BakeOptions,
   type BakePlan,
@@ -17,9 +17,10 @@ import {
 import { resolveScenePath } from '../../src/node/files.js';
 import { type CliContext, ExitCode } from '../context.js';
 import { RuntimeFailure } from '../errors.js';
-import { fileSize, formatBytes, formatSeconds } from '../format.js';
+import { fileSize, formatBytes, formatSeconds, wholeNumber } from '../format.js';
+import { addLimitOptions, limitsFromFlags } from '../limits.js';
 
-interface SimulateFlags {
+interface SimulateFlags extends Partial<SceneLimits> {
   frames?: number;
   out?: string;
   stats?: string;
@@ -35,21 +36,8 @@ interface SimulateFlags {
   framesPerMesh: number;
   strict?: boolean;
   quiet?: boolean;
-  maxParticles?: number;
-  maxElements?: number;
-  maxCells?: number;
   maxOutputMb?: number;
   threads?: number;
-}
-
-export function wholeNumber(min: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < min) {
-      throw new InvalidArgumentError(`expected a whole number ≥ ${min}, got "${value}".`);
-    }
-    return n;
-  };
 }
 
 function positiveNumber(value: string): number {
@@ -64,7 +52,7 @@ const signals = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 } as const;
 type StopSignal = keyof typeof signals;
 
 export function registerSimulate(program: Command, ctx: CliContext): void {
-  program
+  const command = program
     .command('simulate')
     .description('bake a scene to a glTF animation (.glb) or OBJ files, with statistics and checkpoints')
     .argument('<scene>', 'scene file, or the name of a built-in scene (see `pbdkit scenes`)')
@@ -106,22 +94,8 @@ export function registerSimulate(program: Command, ctx: CliContext): void {
     .option(
       '--strict',
       'exit with code 1 if any particle needed the NaN recovery or the speed limit, or a body gained energy from nowhere',
-    )
-    .option(
-      '--max-particles <n>',
-      `most particles the scene may allocate (default ${defaultSceneLimits.maxParticles})`,
-      wholeNumber(1),
-    )
-    .option(
-      '--max-elements <n>',
-      `most mesh elements (triangles, tets, segments) (default ${defaultSceneLimits.maxElements})`,
-      wholeNumber(1),
-    )
-    .option(
-      '--max-cells <n>',
-      `most grid cells (distance fields, lattices) (default ${defaultSceneLimits.maxCells})`,
-      wholeNumber(1),
-    )
+    );
+  addLimitOptions(command)
     .option(
       '--max-output-mb <n>',
       `largest glb to write, in MB (default ${Math.round(DEFAULT_MAX_GLB_BYTES / 1e6)})`,
@@ -163,11 +137,7 @@ async function simulate(scene: string, flags: SimulateFlags, ctx: CliContext): P
     normals: flags.normals,
     compress: flags.compress,
     framesPerMesh: flags.framesPerMesh,
-    limits: {
-      maxParticles: flags.maxParticles,
-      maxElements: flags.maxElements,
-      maxCells: flags.maxCells,
-    },
+    limits: limitsFromFlags(flags),
     maxOutputBytes: flags.maxOutputMb === undefined ? undefined : flags.maxOutputMb * 1e6,
     threads: flags.threads,
   };

@@ -2,8 +2,10 @@
 import type { Command } from 'commander';
 import { PbdError } from '../../src/core/errors.js';
 import { SceneError } from '../../src/io/scene/common.js';
+import type { SceneLimits } from '../../src/io/scene/limits.js';
 import { loadSceneFile, resolveScenePath } from '../../src/node/files.js';
 import { type CliContext, ExitCode } from '../context.js';
+import { addLimitOptions, limitsFromFlags } from '../limits.js';
 
 export interface ValidationReport {
   file: string;
@@ -16,9 +18,9 @@ export interface ValidationReport {
 }
 
 /** Validates one scene: the schema (every problem at once), then building it (meshes, masses, pins). */
-export function validateScene(file: string): ValidationReport {
+export function validateScene(file: string, limits: Partial<SceneLimits> = {}): ValidationReport {
   try {
-    const s = loadSceneFile(file);
+    const s = loadSceneFile(file, { limits });
     return {
       file,
       valid: true,
@@ -49,17 +51,18 @@ export function validateScene(file: string): ValidationReport {
 }
 
 export function registerValidate(program: Command, ctx: CliContext): void {
-  program
+  const command = program
     .command('validate')
     .description('check scene files: schema, meshes, masses, pins; print every problem with its JSON path')
     .argument('<scenes...>', 'scene files (or names of built-in scenes)')
-    .option('--json', 'print the reports as JSON')
+    .option('--json', 'print the reports as JSON');
+  addLimitOptions(command)
     .addHelpText(
       'after',
       '\nExit code 0 when every scene is valid, 2 otherwise.\n\nExamples:\n  pbdkit validate my-scene.json\n  pbdkit validate scenes/*.json --json',
     )
-    .action((scenes: string[], flags: { json?: boolean }) => {
-      const reports = scenes.map((s) => validateScene(resolveScenePath(s)));
+    .action((scenes: string[], flags: { json?: boolean } & Partial<SceneLimits>) => {
+      const reports = scenes.map((s) => validateScene(resolveScenePath(s), limitsFromFlags(flags)));
       if (flags.json) {
         ctx.out(`${JSON.stringify(reports, null, 2)}\n`);
       } else {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Cloth } from '../../cloth/cloth.js';
 import { PbdError } from '../../core/errors.js';
 import { Motion } from '../../core/motion.js';
-import { type BuildContext, constraintParams, meshSource, pinSpec, placement } from './common.js';
+import { type BuildContext, constraintParams, meshSource, pinGroups, pinSpec, placement } from './common.js';
 import { resolveMesh } from './meshes.js';
 import { longRangeSpec, strainLimitSpec } from './strands.js';
 
@@ -62,7 +62,7 @@ export const clothBody = z
     radius: z.number().min(0).optional().describe('contact radius of each vertex (m)'),
     group: z.int().optional(),
     mask: z.int().optional(),
-    pins: z.array(pinSpec).optional(),
+    pins: pinGroups(pinSpec).optional(),
   })
   .describe('a cloth (003 §4)');
 

@@ -89,6 +89,20 @@ export const meshSource = z
     'a triangle mesh: { grid }, { icosphere }, { bunny } (npm package "bunny"), { sack } (an open bag) or { file } (OBJ)',
   );
 
+/**
+ * Most pin groups of one body. A group selects any number of vertices
+ * (indices, rows, a box) and may move them along one motion: a scene needs
+ * a few, and each costs a pass over its selection (a box: over the body).
+ */
+export const MAX_PIN_GROUPS = 1024;
+
+/** A body's list of pin groups (at most MAX_PIN_GROUPS). */
+export function pinGroups<T extends z.ZodType>(group: T) {
+  return z
+    .array(group)
+    .max(MAX_PIN_GROUPS, `at most ${MAX_PIN_GROUPS} pin groups: put the vertices of one motion in one group`);
+}
+
 export const pinSpec = z
   .strictObject({
     vertices: z.array(z.int().min(0)).optional().describe('vertex indices'),

@@ -16,7 +16,15 @@ import { tetrahedralize } from '../../softbody/tetrahedralize.js';
 import { parseGmsh } from '../gmsh.js';
 import { parseTetGen } from '../tetgen.js';
 import { hierarchySpec } from './cloth.js';
-import { type BuildContext, constraintParams, meshSource, motion, placement, vec3 } from './common.js';
+import {
+  type BuildContext,
+  constraintParams,
+  meshSource,
+  motion,
+  pinGroups,
+  placement,
+  vec3,
+} from './common.js';
 import { inFile, resolveMesh } from './meshes.js';
 import { longRangeSpec, strainLimitSpec } from './strands.js';
 
@@ -151,7 +159,7 @@ export const softBody = z
     radius: z.number().min(0).optional(),
     group: z.int().optional(),
     mask: z.int().optional(),
-    pins: z.array(softPin).optional(),
+    pins: pinGroups(softPin).optional(),
   })
   .describe('a volumetric soft body (002, 000 §3.4.4)');
 
@@ -182,16 +190,14 @@ export const femCloth = z
     radius: z.number().min(0).optional(),
     group: z.int().optional(),
     mask: z.int().optional(),
-    pins: z
-      .array(
-        z.strictObject({
-          vertices: z.array(z.int().min(0)).optional(),
-          box: z.strictObject({ min: vec3, max: vec3 }).optional(),
-          motion: motion.optional(),
-          compliance: z.number().min(0).optional(),
-        }),
-      )
-      .optional(),
+    pins: pinGroups(
+      z.strictObject({
+        vertices: z.array(z.int().min(0)).optional(),
+        box: z.strictObject({ min: vec3, max: vec3 }).optional(),
+        motion: motion.optional(),
+        compliance: z.number().min(0).optional(),
+      }),
+    ).optional(),
   })
   .describe('cloth as a continuum: membrane energy constraints and isometric bending (002 §4.3)');
 

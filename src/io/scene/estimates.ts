@@ -91,8 +91,47 @@ export function estimateMesh(
   budget.reserve('elements', t, field, `${what} has ${t} triangles`);
 }
 
+/** What a pin group may list (the fields differ between body types). */
+interface PinGroup {
+  vertices?: readonly number[];
+  particles?: readonly number[];
+  grid?: readonly unknown[];
+  rows?: readonly number[];
+  cols?: readonly number[];
+}
+
+/**
+ * The attachments a body's pins ask for: every listed index, and a whole
+ * row or column of a grid per listed row or column (`cols` × `rows`, 0 for
+ * a mesh without a grid), counted as mesh elements (an attachment is a
+ * constraint). 200,000 listed rows of a 60-column cloth are refused here
+ * instead of attaching 12 million times.
+ */
+export function estimatePins(
+  pins: readonly PinGroup[] | undefined,
+  where: string,
+  budget: Budget,
+  cols = 0,
+  rows = 0,
+): void {
+  let n = 0;
+  for (const p of pins ?? [])
+    n +=
+      (p.vertices?.length ?? 0) +
+      (p.particles?.length ?? 0) +
+      (p.grid?.length ?? 0) +
+      (p.rows?.length ?? 0) * Math.max(1, cols) +
+      (p.cols?.length ?? 0) * Math.max(1, rows);
+  if (n > 0)
+    budget.reserve('elements', n, `${where}.pins`, `pins that select ${n.toLocaleString('en-US')} vertices`);
+}
+
+const gridOf = (mesh: object): [number, number] =>
+  'grid' in mesh ? [(mesh.grid as { cols: number }).cols, (mesh.grid as { rows: number }).rows] : [0, 0];
+
 export const estimateCloth: Estimate<ClothBodySpec> = (spec, where, budget) => {
   estimateMesh(spec.mesh, `${where}.mesh`, budget);
+  estimatePins(spec.pins, where, budget, ...gridOf(spec.mesh));
   const spare = spec.tear?.maxNewVertices;
   if (spare !== undefined)
     budget.reserve('particles', spare, `${where}.tear.maxNewVertices`, 'tearing reserves');
@@ -100,10 +139,12 @@ export const estimateCloth: Estimate<ClothBodySpec> = (spec, where, budget) => {
 
 export const estimateFemCloth: Estimate<FemClothSpec> = (spec, where, budget) => {
   estimateMesh(spec.mesh, `${where}.mesh`, budget);
+  estimatePins(spec.pins, where, budget);
   if (spec.render) estimateMesh(spec.render.mesh, `${where}.render.mesh`, budget, false);
 };
 
 export const estimateSoftBody: Estimate<SoftBodySpec> = (spec, where, budget) => {
+  estimatePins(spec.pins, where, budget);
   const src = spec.tetMesh;
   const at = `${where}.tetMesh`;
   if ('box' in src) {
@@ -166,6 +207,8 @@ export const estimateStrands: Estimate<StrandsSpec> = (spec, where, budget) => {
 
 /** Shape matching: a mesh, a lattice (counted by the builder from the mesh's size), a sheet or a plant. */
 export const estimateShapeMatching: Estimate<ShapeMatchingSpec> = (spec, where, budget) => {
+  if ('pins' in spec)
+    estimatePins(spec.pins, where, budget, ...(spec.type === 'shape-matching-cloth' ? gridOf(spec) : [0, 0]));
   if (spec.type === 'shape-matching-cloth') {
     const { cols, rows } = spec.grid;
     budget.reserve('particles', cols * rows, `${where}.grid`, `a ${cols} × ${rows} grid`);

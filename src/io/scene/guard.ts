@@ -1,10 +1,12 @@
 /**
- * Checks of a parsed scene that come before the schema: nesting depth and
- * the magnitude of every number. Both walk the JSON value iteratively (an
+ * Checks of a parsed scene that come before the schema: nesting depth, the
+ * magnitude of every number, and the range of each physical quantity
+ * (ranges.ts). Both walk the JSON value iteratively (an
  * explicit stack), so no input — 100,000 levels of nesting included — can
  * overflow the call stack, and every problem names its JSON path.
  */
 import type { SceneIssue } from './common.js';
+import { describeOutOfRange, inRange, rangeOf } from './ranges.js';
 
 /** Deepest nesting of arrays and objects a scene may have (the schema needs 8). */
 export const MAX_SCENE_DEPTH = 64;
@@ -64,13 +66,19 @@ export function guardSceneJson(json: unknown, sceneKeys?: readonly string[]): Sc
     if (sceneKeys && node.depth === 1 && !sceneKeys.includes(node.key as string)) continue;
     if (typeof v === 'number') {
       const a = Math.abs(v);
-      if (a > MAX_SCENE_NUMBER || (a > 0 && a < MIN_SCENE_NUMBER)) {
+      let message = '';
+      if (a > MAX_SCENE_NUMBER || (a > 0 && a < MIN_SCENE_NUMBER))
+        message = `${v} is ${a > 1 ? 'too large' : 'too small'} to simulate (magnitudes from ${MIN_SCENE_NUMBER} to ${MAX_SCENE_NUMBER}, or 0)`;
+      else {
+        // the quantity: the number's key, or the key of the array (of arrays) that holds it
+        let named: Node | null = node;
+        while (named && typeof named.key === 'number') named = named.parent;
+        const range = named && named.depth > 1 ? rangeOf(named.key as string) : undefined;
+        if (range && !inRange(v, range)) message = describeOutOfRange(v, range);
+      }
+      if (message) {
         if (issues.length >= MAX_ISSUES) more++;
-        else
-          issues.push({
-            path: formatKeys(pathOf(node)),
-            message: `${v} is ${a > 1 ? 'too large' : 'too small'} to simulate (magnitudes from ${MIN_SCENE_NUMBER} to ${MAX_SCENE_NUMBER}, or 0)`,
-          });
+        else issues.push({ path: formatKeys(pathOf(node)), message });
       }
       continue;
     }

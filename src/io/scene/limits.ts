@@ -22,7 +22,7 @@ export interface SceneLimits {
   maxElements: number;
   /** Grid cells of all bodies and colliders together: distance fields, lattices. Default 2^25 (256³ × 2). */
   maxCells: number;
-  /** Bodies in a scene. Default 1,000. */
+  /** Bodies in a scene; rigid bodies (`rigidBodies`) are counted against it on their own. Default 1,000. */
   maxBodies: number;
   /** Colliders in a scene. Default 1,000. */
   maxColliders: number;
@@ -123,7 +123,7 @@ export class Budget {
         'scene/too-large',
         field,
         `${fmt(n)} ${key === 'maxBodies' ? 'bodies' : 'colliders'}, more than the limit of ${fmt(this.limits[key])}`,
-        `split the scene, or raise the limits option's ${key} if it really needs them`,
+        `split the scene, or raise limits.${key} (pbdkit ${limitFlag(key)}) if it really needs them`,
       );
     }
   }

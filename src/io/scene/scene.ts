@@ -110,6 +110,7 @@ function estimateCollider(spec: ColliderSpec, where: string, budget: Budget): vo
  */
 export function estimateScene(spec: SceneSpec, budget: Budget): void {
   budget.count('maxBodies', spec.bodies.length, 'bodies');
+  budget.count('maxBodies', spec.rigidBodies?.length ?? 0, 'rigidBodies');
   budget.count('maxColliders', spec.colliders?.length ?? 0, 'colliders');
   (spec.colliders ?? []).forEach((c, k) => {
     estimateCollider(c, `colliders[${k}]`, budget);
@@ -260,10 +261,15 @@ export function parseSceneText(text: string, file = 'scene.json', limits?: Parti
  */
 export function parseScene(json: unknown, file = 'scene.json', limits?: Partial<SceneLimits>): SceneSpec {
   if (json && typeof json === 'object') {
-    const { bodies, colliders } = json as { bodies?: unknown; colliders?: unknown };
+    const { bodies, colliders, rigidBodies } = json as {
+      bodies?: unknown;
+      colliders?: unknown;
+      rigidBodies?: unknown;
+    };
     try {
       const budget = new Budget(limits);
       if (Array.isArray(bodies)) budget.count('maxBodies', bodies.length, 'bodies');
+      if (Array.isArray(rigidBodies)) budget.count('maxBodies', rigidBodies.length, 'rigidBodies');
       if (Array.isArray(colliders)) budget.count('maxColliders', colliders.length, 'colliders');
     } catch (e) {
       throw e instanceof PbdError ? e.within(file) : e;

@@ -36,6 +36,7 @@ import {
   gridSpec,
   meshSource,
   motion,
+  pinGroups,
   placement,
   vec3,
 } from './common.js';
@@ -123,15 +124,13 @@ const common = {
     .describe('damping of deviations from the rigid motion (003 §3.5)'),
   group: z.int().optional(),
   mask: z.int().optional(),
-  pins: z
-    .array(
-      z.strictObject({
-        particles: z.array(z.int().min(0)).optional().describe('body-local particle indices'),
-        box: z.strictObject({ min: vec3, max: vec3 }).optional().describe('every particle inside this box'),
-        motion: motion.optional(),
-      }),
-    )
-    .optional(),
+  pins: pinGroups(
+    z.strictObject({
+      particles: z.array(z.int().min(0)).optional().describe('body-local particle indices'),
+      box: z.strictObject({ min: vec3, max: vec3 }).optional().describe('every particle inside this box'),
+      motion: motion.optional(),
+    }),
+  ).optional(),
 };
 
 export const latticeShapeBody = z
@@ -265,15 +264,13 @@ export const shapeMatchingClothBody = z
     name: z.string().optional(),
     group: z.int().optional(),
     mask: z.int().optional(),
-    pins: z
-      .array(
-        z.strictObject({
-          rows: z.array(z.int().min(0)).optional(),
-          grid: z.array(z.tuple([z.int().min(0), z.int().min(0)])).optional(),
-          motion: motion.optional(),
-        }),
-      )
-      .optional(),
+    pins: pinGroups(
+      z.strictObject({
+        rows: z.array(z.int().min(0)).optional(),
+        grid: z.array(z.tuple([z.int().min(0), z.int().min(0)])).optional(),
+        motion: motion.optional(),
+      }),
+    ).optional(),
   })
   .describe('shape-matching cloth (000 §4.6)');
 
