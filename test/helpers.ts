@@ -85,3 +85,15 @@ export function waterLevel(fluid: Fluid, points: [number, number][], lo: number,
   }
   return sum / points.length;
 }
+
+/** (x, z) places near the walls of a 0.5 m × 0.5 m tank, away from a body floating in its middle: corners and wall middles. */
+export const NEAR_WALLS: [number, number][] = [
+  [0.06, 0.06],
+  [0.44, 0.06],
+  [0.06, 0.44],
+  [0.44, 0.44],
+  [0.25, 0.04],
+  [0.04, 0.25],
+  [0.46, 0.25],
+  [0.25, 0.46],
+];

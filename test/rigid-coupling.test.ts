@@ -15,7 +15,7 @@ import { rigidSkin } from '../src/rigid/fluid-skin.js';
 import { attachToRigidBody } from '../src/rigid/rigid-attachments.js';
 import { RigidBody } from '../src/rigid/rigid-body.js';
 import { bodyPointToWorld, worldPointToBody } from '../src/rigid/xpbd.js';
-import { waterLevel } from './helpers.js';
+import { NEAR_WALLS, waterLevel } from './helpers.js';
 
 /** Total linear momentum of the particles and the rigid bodies. */
 function momentum(world: World): number[] {
@@ -299,29 +299,11 @@ describe('a rigid body in a position based fluid', () => {
     const samples = 8;
     for (let k = 0; k < samples; k++) {
       for (let s = 0; s < 15; s++) world.step();
-      const level = waterLevelNearWalls(fluid, depth - 0.1, depth + 0.1);
+      // the water level away from the box (test/helpers.ts, as test/fluids.test.ts measures it for the floating balloons)
+      const level = waterLevel(fluid, NEAR_WALLS, depth - 0.1, depth + 0.1);
       const bottom = box.position()[1] - b - d / 2;
       depthMeasured += (level - bottom) / samples;
     }
     expect(Math.abs(depthMeasured / submerged - 1)).toBeLessThan(0.1);
   });
 });
-
-/**
- * The water level away from the box: the height where a poly6 density field of the particles
- * (normalised to ρ0 on the rest lattice) falls to half the rest density, averaged over points near
- * the walls (test/helpers.ts waterLevel, as test/fluids.test.ts measures it for the floating balloons).
- */
-function waterLevelNearWalls(fluid: Fluid, lo: number, hi: number): number {
-  const points: [number, number][] = [
-    [0.06, 0.06],
-    [0.44, 0.06],
-    [0.06, 0.44],
-    [0.44, 0.44],
-    [0.25, 0.04],
-    [0.04, 0.25],
-    [0.46, 0.25],
-    [0.25, 0.46],
-  ];
-  return waterLevel(fluid, points, lo, hi);
-}
