@@ -388,7 +388,7 @@ export {
   bendTwistValue,
   projectBendTwistJoint,
 } from './strands/rod-bend-twist.js';
-export type { AxisStiffness, RodDamping } from './strands/rod-common.js';
+export type { AxisStiffness, RodDamping, RodSweep } from './strands/rod-common.js';
 export {
   StretchShearConstraints,
   stretchShearGradients,
