@@ -105,7 +105,8 @@ export function depenetrateBodies(
 /**
  * The distance along `dir` that moves the point x[i3 …], now `excess` too
  * deep inside the collider, out of that excess: the smallest t found by
- * doubling and bisection with distance(x + t dir) ≥ distance(x) + excess.
+ * doubling (or, where doubling steps over the free space, by marching) and
+ * bisection with distance(x + t dir) ≥ distance(x) + excess.
  */
 function exitAlong(col: WorldCollider, x: Float64Array, i3: number, excess: number): number {
   col.distanceAt(x, i3, nrm);
@@ -116,7 +117,24 @@ function exitAlong(col: WorldCollider, x: Float64Array, i3: number, excess: numb
     lo = hi;
     hi *= 2;
   }
-  if (distanceAlong(col, x, i3, hi) < target) return Number.POSITIVE_INFINITY;
+  if (distanceAlong(col, x, i3, hi) < target) {
+    // doubling stepped over the free space (a hollow collider's small inside, far from a start in its
+    // solid): march instead by the distance still missing, which a 1-Lipschitz distance field cannot
+    // overshoot (sphere tracing), in steps of at least excess / 1024
+    const minStep = excess / 1024;
+    lo = 0;
+    hi = -1;
+    for (let it = 0, t = 0; it < 4096; it++) {
+      const d = distanceAlong(col, x, i3, t);
+      if (d >= target) {
+        hi = t;
+        break;
+      }
+      lo = t;
+      t += Math.max(target - d, minStep);
+    }
+    if (hi < 0) return Number.POSITIVE_INFINITY;
+  }
   for (let it = 0; it < 50 && hi - lo > 1e-9 * hi; it++) {
     const m = 0.5 * (lo + hi);
     if (distanceAlong(col, x, i3, m) < target) lo = m;
