@@ -25,6 +25,18 @@ interface SegmentGroup {
 const cs = new Float64Array(3);
 
 /**
+ * Contacts one segment may collect per substep. The shipped scenes collect at
+ * most 9 (strands-rod-twist; strands-knot 6, over their whole bakes); bodies
+ * copied on top of each other (1,000 overlapping knots: every segment against
+ * its 999 copies) would otherwise collect contacts without bound and run out
+ * of memory. Past the cap a segment's remaining candidates are skipped
+ * (counted in `capped`, with a one-time notice), so the contact memory is at
+ * most MAX_CONTACTS_PER_SEGMENT × segments.
+ */
+export const MAX_CONTACTS_PER_SEGMENT = 64;
+let capNoticed = false;
+
+/**
  * Contact between line segments with radii — capsules around the segments
  * of strand bodies (ropes, hair, Cosserat rods, surgical thread), within a
  * body and between bodies: the segment–segment contacts of strands.
@@ -62,6 +74,8 @@ export class SegmentContacts implements ConstraintSet {
   count = 0;
   /** Extra reach (fraction of r_1 + r_2) within which pairs are collected. Default 0.5. */
   marginFactor = 0.5;
+  /** Segments whose contacts reached MAX_CONTACTS_PER_SEGMENT in a substep, since the start. */
+  capped = 0;
   private readonly groups: SegmentGroup[] = [];
   private readonly hash = new SpatialHash(1);
   private pairOff = new Map<number, boolean>();
@@ -229,6 +243,7 @@ export class SegmentContacts implements ConstraintSet {
       const ia = A[u],
         ib = B[u],
         gu = this.sGroup[u];
+      const first = this.count;
       for (let k = 0; k < m; k++) {
         const v = res[k];
         const ic = A[v],
@@ -315,8 +330,23 @@ export class SegmentContacts implements ConstraintSet {
           0.5 * (A1.staticFriction + B1.staticFriction),
           0.5 * (A1.friction + B1.friction),
         );
+        if (this.count - first >= MAX_CONTACTS_PER_SEGMENT) {
+          this.capContacts(m - k - 1);
+          break;
+        }
       }
     }
+  }
+
+  /** Counts a segment that reached its contact cap (`skipped` candidates left), with a one-time notice. */
+  private capContacts(skipped: number): void {
+    if (skipped === 0) return;
+    this.capped++;
+    if (capNoticed || typeof console === 'undefined') return;
+    capNoticed = true;
+    console.warn(
+      `pbdkit: segment contacts: a strand segment met more than ${MAX_CONTACTS_PER_SEGMENT} others in one substep (bodies started on top of each other?); its remaining ${skipped} candidates were skipped`,
+    );
   }
 
   private push(
