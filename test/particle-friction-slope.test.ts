@@ -131,4 +131,15 @@ describe('anchored static friction between particles (μ = 0.5, default substeps
     // friction acted: the tangential velocities met (b was 5 cm/s faster than a)
     expect(Math.abs(meanVx(b) - meanVx(a))).toBeLessThan(0.05 * 0.5);
   });
+
+  it('a checkpoint carries the pair anchors: a resumed run continues bit for bit', () => {
+    const a = boxOnBody(CRITICAL - 0.5);
+    for (let k = 0; k < 10; k++) a.world.step();
+    const state = a.world.saveState();
+    for (let k = 0; k < 20; k++) a.world.step();
+    const b = boxOnBody(CRITICAL - 0.5);
+    b.world.loadState(structuredClone(state));
+    for (let k = 0; k < 20; k++) b.world.step();
+    expect(Array.from(b.world.store.x)).toEqual(Array.from(a.world.store.x));
+  });
 });

@@ -555,6 +555,36 @@ export class ParticleContacts implements ConstraintSet {
     }
   }
 
+  /** The friction anchors of the last substep's pairs (a checkpoint carries them: a resumed run continues exactly). */
+  saveState(): ParticleAnchorState {
+    const n = this.count;
+    return {
+      pi: Array.from(this.pi.subarray(0, n)),
+      pj: Array.from(this.pj.subarray(0, n)),
+      anchor: Array.from(this.anc.subarray(0, 3 * n)),
+      stickN: Array.from(this.sN.subarray(0, n)),
+      stickT: Array.from(this.sT.subarray(0, 3 * n)),
+    };
+  }
+
+  loadState(state: unknown): void {
+    const s = state as ParticleAnchorState;
+    const n = s.pi.length;
+    this.count = 0;
+    while (this.pi.length < n || this.muS.length < n || this.sT.length < 3 * n) {
+      this.count = Math.max(this.count, this.pi.length, 128);
+      this.grow();
+    }
+    this.count = n;
+    this.pi.set(s.pi);
+    this.pj.set(s.pj);
+    this.anc.set(s.anchor);
+    this.sN.set(s.stickN);
+    this.sT.set(s.stickT);
+    // the other per-contact values are generated anew in the next substep; none is read before it
+    this.lambda.fill(0, 0, n);
+  }
+
   /** Largest overlap r_i + r_j − |x_i − x_j| (m) over the contacts. */
   maxViolation(store: ParticleStore): number {
     const { x, radius: r } = store;
@@ -591,4 +621,13 @@ export class ParticleContacts implements ConstraintSet {
     for (let c = 0; c < this.count; c++) out.push([this.pi[c], this.pj[c]]);
     return out;
   }
+}
+
+/** What a checkpoint holds of the particle contacts: the pairs of the last substep and their friction anchors. */
+export interface ParticleAnchorState {
+  pi: number[];
+  pj: number[];
+  anchor: number[];
+  stickN: number[];
+  stickT: number[];
 }
