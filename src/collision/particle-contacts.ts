@@ -48,11 +48,21 @@ const particleContactsKind: SystemKind<ParticleContacts> = {
  * and angular momentum.
  *
  * Friction is applied at position level (as in Macklin et al. 2014, "Unified
- * particle physics", §6.1): the relative tangential displacement of the
- * substep is removed entirely while it is below μs times the normal
- * correction (static friction: stacks stay put) and reduced by μ times the
- * normal correction otherwise. Restitution reflects the relative normal
- * velocity in the velocity pass (Algorithm 1, line 16).
+ * particle physics", §6.1), against an anchor per contact pair, as the
+ * collider contacts do (collider-contacts.ts): the relative position
+ * p_i − p_j of the pair when the contact was made. The anchor is kept from
+ * substep to substep (and step to step) while the pair stays within reach,
+ * also through substeps in which it is unloaded. Static friction removes the
+ * tangential part of (p_i − p_j) − anchor entirely while the tangential
+ * correction that sticking has needed since the anchor was set (this one
+ * included) stays within μs times the normal correction over the same
+ * substeps (Coulomb's cone on the impulses since the contact was made; the
+ * sums decay with `stickMemory`). Otherwise the pair slides: the tangential
+ * correction is μ times the normal one and the anchor moves to where the
+ * pair ends, with the sums restarted. Both corrections move the particles
+ * in inverse proportion to their masses (equal and opposite impulses).
+ * Restitution reflects the relative normal velocity in the velocity pass
+ * (Algorithm 1, line 16).
  */
 export class ParticleContacts implements ConstraintSet {
   readonly kind = 'particle-contact';
@@ -84,7 +94,25 @@ export class ParticleContacts implements ConstraintSet {
   private rest = new Float64Array(0);
   private lambda = new Float64Array(0);
   private vn0 = new Float64Array(0);
-  private capacity = 0;
+  /** Per contact: the friction anchor p_i − p_j (3), and the normal (1) and tangential (3) corrections of sticking since it was set. */
+  private anc = new Float64Array(0);
+  private sN = new Float64Array(0);
+  private sT = new Float64Array(0);
+  /** The contacts of the previous substep (their anchors carry over to the same pairs), and a list per particle i of its pairs (i, j). */
+  private prevPi = new Int32Array(0);
+  private prevPj = new Int32Array(0);
+  private prevAnc = new Float64Array(0);
+  private prevSN = new Float64Array(0);
+  private prevST = new Float64Array(0);
+  private prevCount = 0;
+  private head = new Int32Array(0);
+  private next = new Int32Array(0);
+  private stickDecay = 1;
+  /**
+   * Memory (s) of the sums of sticking: they decay by exp(−h / stickMemory) per substep (as in
+   * ColliderContacts.stickMemory). Default 0.2.
+   */
+  stickMemory = 0.2;
   private anyRestitution = false;
 
   /** The particle contacts of a world, created and added to it on first use (one per world). */
@@ -175,9 +203,14 @@ export class ParticleContacts implements ConstraintSet {
     let active = 0;
     for (let k = 0; k < this.groups.length; k++) active += this.groups[k].body.activeCount;
     if (this.dirty || active !== this.activeTotal) this.refresh(store);
-    this.count = 0;
+    this.carryAnchors(store.capacity);
+    const memory = this.stickMemory;
+    this.stickDecay = memory > 0 ? Math.exp(-ctx.h / memory) : 0;
     const n = this.n;
-    if (n === 0) return;
+    if (n === 0) {
+      this.clearHeads();
+      return;
+    }
     const p = store.p,
       x = store.x,
       v = store.v,
@@ -274,33 +307,88 @@ export class ParticleContacts implements ConstraintSet {
           0.5 * (A.friction + B.friction),
           Math.max(A.restitution, B.restitution),
           vn0,
+          x,
         );
       }
     }
+    this.clearHeads();
   }
 
-  private push(i: number, j: number, muS: number, muK: number, e: number, vn0: number): void {
-    if (this.count === this.capacity) {
-      const cap = Math.max(256, 2 * this.capacity);
-      const g32 = (a: Int32Array) => {
-        const b = new Int32Array(cap);
-        b.set(a);
-        return b;
-      };
-      const g64 = (a: Float64Array) => {
-        const b = new Float64Array(cap);
-        b.set(a);
-        return b;
-      };
-      this.pi = g32(this.pi);
-      this.pj = g32(this.pj);
-      this.muS = g64(this.muS);
-      this.muK = g64(this.muK);
-      this.rest = g64(this.rest);
-      this.lambda = g64(this.lambda);
-      this.vn0 = g64(this.vn0);
-      this.capacity = cap;
+  /** Makes the contacts of the last substep the previous ones, with a list per particle of its pairs. */
+  private carryAnchors(capacity: number): void {
+    let t32 = this.prevPi;
+    this.prevPi = this.pi;
+    this.pi = t32;
+    t32 = this.prevPj;
+    this.prevPj = this.pj;
+    this.pj = t32;
+    let t64 = this.prevAnc;
+    this.prevAnc = this.anc;
+    this.anc = t64;
+    t64 = this.prevSN;
+    this.prevSN = this.sN;
+    this.sN = t64;
+    t64 = this.prevST;
+    this.prevST = this.sT;
+    this.sT = t64;
+    this.prevCount = this.count;
+    this.count = 0;
+    if (this.head.length < capacity) {
+      this.head = new Int32Array(capacity);
+      this.head.fill(-1);
     }
+    if (this.next.length < this.prevCount) this.next = new Int32Array(this.prevPi.length);
+    const head = this.head,
+      next = this.next,
+      pi = this.prevPi;
+    for (let k = this.prevCount - 1; k >= 0; k--) {
+      next[k] = head[pi[k]];
+      head[pi[k]] = k;
+    }
+  }
+
+  private clearHeads(): void {
+    for (let k = 0; k < this.prevCount; k++) this.head[this.prevPi[k]] = -1;
+  }
+
+  /** Grows the arrays of the current contacts to hold one more (kept contents). */
+  private grow(): void {
+    const cap = Math.max(256, 2 * this.count);
+    const g32 = (a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> => {
+      if (a.length >= cap) return a;
+      const b = new Int32Array(cap);
+      b.set(a.subarray(0, Math.min(a.length, this.count)));
+      return b;
+    };
+    const g64 = (a: Float64Array<ArrayBuffer>, k: number): Float64Array<ArrayBuffer> => {
+      if (a.length >= k * cap) return a;
+      const b = new Float64Array(k * cap);
+      b.set(a.subarray(0, Math.min(a.length, k * this.count)));
+      return b;
+    };
+    this.pi = g32(this.pi);
+    this.pj = g32(this.pj);
+    this.muS = g64(this.muS, 1);
+    this.muK = g64(this.muK, 1);
+    this.rest = g64(this.rest, 1);
+    this.lambda = g64(this.lambda, 1);
+    this.vn0 = g64(this.vn0, 1);
+    this.anc = g64(this.anc, 3);
+    this.sN = g64(this.sN, 1);
+    this.sT = g64(this.sT, 3);
+  }
+
+  private push(
+    i: number,
+    j: number,
+    muS: number,
+    muK: number,
+    e: number,
+    vn0: number,
+    x: Float64Array,
+  ): void {
+    if (this.count >= this.pi.length || this.count >= this.muS.length || 3 * this.count >= this.sT.length)
+      this.grow();
     const k = this.count++;
     this.pi[k] = i;
     this.pj[k] = j;
@@ -309,6 +397,40 @@ export class ParticleContacts implements ConstraintSet {
     this.rest[k] = e;
     this.lambda[k] = 0;
     this.vn0[k] = vn0;
+    // the friction anchor: the pair's, kept from the previous substep (decayed sums) once the pair has been
+    // loaded since it was set (a pair within reach that has not touched yet is anchored where it is)
+    const k3 = 3 * k,
+      anc = this.anc,
+      sT = this.sT;
+    let o = this.head[i];
+    while (o >= 0 && this.prevPj[o] !== j) o = this.next[o];
+    let sign = 1;
+    if (o < 0) {
+      o = this.head[j];
+      while (o >= 0 && this.prevPj[o] !== i) o = this.next[o];
+      sign = -1;
+    }
+    if (o >= 0 && this.prevSN[o] > 0) {
+      const f = this.stickDecay,
+        pa = this.prevAnc,
+        pt = this.prevST,
+        o3 = 3 * o;
+      anc[k3] = sign * pa[o3];
+      anc[k3 + 1] = sign * pa[o3 + 1];
+      anc[k3 + 2] = sign * pa[o3 + 2];
+      this.sN[k] = f * this.prevSN[o];
+      sT[k3] = sign * f * pt[o3];
+      sT[k3 + 1] = sign * f * pt[o3 + 1];
+      sT[k3 + 2] = sign * f * pt[o3 + 2];
+    } else {
+      const i3 = 3 * i,
+        j3 = 3 * j;
+      anc[k3] = x[i3] - x[j3];
+      anc[k3 + 1] = x[i3 + 1] - x[j3 + 1];
+      anc[k3 + 2] = x[i3 + 2] - x[j3 + 2];
+      this.sN[k] = 0;
+      sT[k3] = sT[k3 + 1] = sT[k3 + 2] = 0;
+    }
   }
 
   project(ctx: StepContext): void {
@@ -317,9 +439,12 @@ export class ParticleContacts implements ConstraintSet {
 
   /** One Gauss–Seidel pass over contacts [c0, c1). */
   projectRange(store: ParticleStore, c0: number, c1: number): void {
-    const { p, x, invMass: w, radius: r } = store;
+    const { p, invMass: w, radius: r } = store;
     const pi = this.pi,
-      pj = this.pj;
+      pj = this.pj,
+      anc = this.anc,
+      sN = this.sN,
+      sT = this.sT;
     for (let c = c0; c < c1; c++) {
       const i = pi[c],
         j = pj[c];
@@ -346,20 +471,38 @@ export class ParticleContacts implements ConstraintSet {
       p[j3] -= wj * s * nx;
       p[j3 + 1] -= wj * s * ny;
       p[j3 + 2] -= wj * s * nz;
-      // position-level friction on the relative tangential displacement of the substep
-      const muK = this.muK[c];
-      if (muK === 0 && this.muS[c] === 0) continue;
-      const rx = p[i3] - x[i3] - (p[j3] - x[j3]),
-        ry = p[i3 + 1] - x[i3 + 1] - (p[j3 + 1] - x[j3 + 1]),
-        rz = p[i3 + 2] - x[i3 + 2] - (p[j3 + 2] - x[j3 + 2]);
+      // position-level Coulomb friction against the pair's anchor (see the class comment)
+      const muK = this.muK[c],
+        muS = this.muS[c];
+      if (muK === 0 && muS === 0) continue;
+      const c3 = 3 * c;
+      const rx = p[i3] - p[j3] - anc[c3],
+        ry = p[i3 + 1] - p[j3 + 1] - anc[c3 + 1],
+        rz = p[i3 + 2] - p[j3 + 2] - anc[c3 + 2];
       const rn = rx * nx + ry * ny + rz * nz;
       const tx = rx - rn * nx,
         ty = ry - rn * ny,
         tz = rz - rn * nz;
-      const tl = Math.sqrt(tx * tx + ty * ty + tz * tz);
-      if (!(tl > 1e-15)) continue;
       const dn = -C;
-      const g = tl < this.muS[c] * dn ? 1 : Math.min((muK * dn) / tl, 1);
+      // the tangential correction of sticking since the anchor was set, this one included (the earlier
+      // ones in the tangent plane of this contact), against μs times the normal correction since then
+      const sn = sT[c3] * nx + sT[c3 + 1] * ny + sT[c3 + 2] * nz;
+      const sx = sT[c3] - sn * nx + tx,
+        sy = sT[c3 + 1] - sn * ny + ty,
+        sz = sT[c3 + 2] - sn * nz + tz;
+      const budget = muS * (sN[c] + dn);
+      let g = 1;
+      const stick = sx * sx + sy * sy + sz * sz <= budget * budget;
+      if (stick) {
+        sN[c] += dn;
+        sT[c3] = sx;
+        sT[c3 + 1] = sy;
+        sT[c3 + 2] = sz;
+      } else {
+        const tl = Math.sqrt(tx * tx + ty * ty + tz * tz);
+        g = tl > 1e-15 ? Math.min((muK * dn) / tl, 1) : 0;
+      }
+      // equal and opposite: m_i Δp_i = −m_j Δp_j = −g t / (w_i + w_j)
       const f = g / W;
       p[i3] -= wi * f * tx;
       p[i3 + 1] -= wi * f * ty;
@@ -367,6 +510,13 @@ export class ParticleContacts implements ConstraintSet {
       p[j3] += wj * f * tx;
       p[j3 + 1] += wj * f * ty;
       p[j3 + 2] += wj * f * tz;
+      if (stick) continue;
+      // kinetic: the anchor moves to where the pair ends, and the sums restart
+      anc[c3] = p[i3] - p[j3];
+      anc[c3 + 1] = p[i3 + 1] - p[j3 + 1];
+      anc[c3 + 2] = p[i3 + 2] - p[j3 + 2];
+      sN[c] = 0;
+      sT[c3] = sT[c3 + 1] = sT[c3 + 2] = 0;
     }
   }
 
@@ -405,6 +555,36 @@ export class ParticleContacts implements ConstraintSet {
     }
   }
 
+  /** The friction anchors of the last substep's pairs (a checkpoint carries them: a resumed run continues exactly). */
+  saveState(): ParticleAnchorState {
+    const n = this.count;
+    return {
+      pi: Array.from(this.pi.subarray(0, n)),
+      pj: Array.from(this.pj.subarray(0, n)),
+      anchor: Array.from(this.anc.subarray(0, 3 * n)),
+      stickN: Array.from(this.sN.subarray(0, n)),
+      stickT: Array.from(this.sT.subarray(0, 3 * n)),
+    };
+  }
+
+  loadState(state: unknown): void {
+    const s = state as ParticleAnchorState;
+    const n = s.pi.length;
+    this.count = 0;
+    while (this.pi.length < n || this.muS.length < n || this.sT.length < 3 * n) {
+      this.count = Math.max(this.count, this.pi.length, 128);
+      this.grow();
+    }
+    this.count = n;
+    this.pi.set(s.pi);
+    this.pj.set(s.pj);
+    this.anc.set(s.anchor);
+    this.sN.set(s.stickN);
+    this.sT.set(s.stickT);
+    // the other per-contact values are generated anew in the next substep; none is read before it
+    this.lambda.fill(0, 0, n);
+  }
+
   /** Largest overlap r_i + r_j − |x_i − x_j| (m) over the contacts. */
   maxViolation(store: ParticleStore): number {
     const { x, radius: r } = store;
@@ -441,4 +621,13 @@ export class ParticleContacts implements ConstraintSet {
     for (let c = 0; c < this.count; c++) out.push([this.pi[c], this.pj[c]]);
     return out;
   }
+}
+
+/** What a checkpoint holds of the particle contacts: the pairs of the last substep and their friction anchors. */
+export interface ParticleAnchorState {
+  pi: number[];
+  pj: number[];
+  anchor: number[];
+  stickN: number[];
+  stickT: number[];
 }
