@@ -9,10 +9,10 @@ function tank(world: World, lx: number, lz: number, waveMaker = false): void {
   addOpenTank(world, lx, lz, { friction: 0, margin: 0, wallMotion });
 }
 
-function instance(world: World, fluid: Fluid, withWorld = false): BenchInstance {
+function instance(world: World, fluid: Fluid): BenchInstance {
   return {
     step: () => world.step(),
-    ...(withWorld ? { world } : {}),
+    world,
     get info() {
       return `${fluid.activeCount} particles, h = 2d, ${world.substeps} substep × ${world.iterations} iterations, dt = ${(1 / world.dt).toFixed(0)} Hz; ${fluid.density.pairs.count} neighbour pairs at the last step`;
     },
@@ -49,7 +49,7 @@ function wavePool(threads = 1): BenchInstance {
     blocks: [{ min: [0, 0, 0], max: [2.56, 0.32, 1.28] }],
     vorticity: 0.05,
   });
-  return instance(world, fluid, threads > 1);
+  return instance(world, fluid);
 }
 
 export const cases: BenchCase[] = [
