@@ -13,6 +13,7 @@ import type { WorldCollider } from '../core/world-collider.js';
 import { ColliderPoses } from './collider-poses.js';
 import { ContactHistory } from './contact-history.js';
 import { rotateBack, rotateFrom } from './rotate.js';
+import { turn } from './xpbd.js';
 
 /** The normal is kept in the frame of body 1 (NF_A), of body 2 (NF_B), or taken from the anchors (NF_CORES: p₁ − p₂). */
 export const NF_A = 0;
@@ -514,24 +515,7 @@ export class ContactStore {
     r.x[i3 + 1] += w * D[1];
     r.x[i3 + 2] += w * D[2];
     const o = 3 * side;
-    const h = 0.5 * dl;
-    const ax = h * U[o],
-      ay = h * U[o + 1],
-      az = h * U[o + 2];
-    const Q = r.q;
-    const qx = Q[i4],
-      qy = Q[i4 + 1],
-      qz = Q[i4 + 2],
-      qw = Q[i4 + 3];
-    const nx = qx + (qw * ax + ay * qz - az * qy),
-      ny = qy + (qw * ay + az * qx - ax * qz),
-      nz = qz + (qw * az + ax * qy - ay * qx),
-      nw = qw - (ax * qx + ay * qy + az * qz);
-    const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-    Q[i4] = nx * inv;
-    Q[i4 + 1] = ny * inv;
-    Q[i4 + 2] = nz * inv;
-    Q[i4 + 3] = nw * inv;
+    turn(r.q, i4, dl * U[o], dl * U[o + 1], dl * U[o + 2]);
   }
 
   /**
@@ -552,23 +536,7 @@ export class ContactStore {
     r.x[i3 + 1] += m * (dn * DN[1] + ts * D[1]);
     r.x[i3 + 2] += m * (dn * DN[2] + ts * D[2]);
     const o = 3 * side;
-    const ax = 0.5 * (dn * UN[o] + ts * U[o]),
-      ay = 0.5 * (dn * UN[o + 1] + ts * U[o + 1]),
-      az = 0.5 * (dn * UN[o + 2] + ts * U[o + 2]);
-    const Q = r.q;
-    const qx = Q[i4],
-      qy = Q[i4 + 1],
-      qz = Q[i4 + 2],
-      qw = Q[i4 + 3];
-    const nx = qx + (qw * ax + ay * qz - az * qy),
-      ny = qy + (qw * ay + az * qx - ax * qz),
-      nz = qz + (qw * az + ax * qy - ay * qx),
-      nw = qw - (ax * qx + ay * qy + az * qz);
-    const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-    Q[i4] = nx * inv;
-    Q[i4 + 1] = ny * inv;
-    Q[i4 + 2] = nz * inv;
-    Q[i4 + 3] = nw * inv;
+    turn(r.q, i4, dn * UN[o] + ts * U[o], dn * UN[o + 1] + ts * U[o + 1], dn * UN[o + 2] + ts * U[o + 2]);
   }
 
   /** The contacts of the last step (pairs and anchors): the next step's contacts match them (see clear). */

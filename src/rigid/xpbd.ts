@@ -59,7 +59,7 @@ export function angularInverseMass(r: RigidStore, i: number, nx: number, ny: num
 }
 
 /** q ← normalise(q + ½ [θ, 0] q) for the small world-frame rotation vector θ (eqs. 8–9, and the angular corrections). */
-function turn(q: Float64Array, o: number, ax: number, ay: number, az: number): void {
+export function turn(q: Float64Array, o: number, ax: number, ay: number, az: number): void {
   const qx = q[o],
     qy = q[o + 1],
     qz = q[o + 2],
