@@ -507,6 +507,43 @@ describe('the gallery in Chromium', () => {
     expect(browser.errors).toEqual([]);
   });
 
+  it('the readout says where the time of a step goes, and worker threads give the same cloth bit for bit', async () => {
+    await openScene(page, base, 'cloth-flag');
+    await expect
+      .poll(async () => page.locator('[data-testid=readout]').textContent(), { timeout: 20_000 })
+      .toMatch(/time: project:dihedral-bending\s*[\d.]+ ms \(\d+ %\)/);
+    await page.keyboard.press('Space');
+    await expect.poll(async () => (await state(page)).paused).toBe(true);
+    // the same scene from its start on 1 and on 2 threads, to the same step
+    const run = async (threads: number) => {
+      await page.evaluate((n) => window.pbdGallery.setThreads(n), threads);
+      await page.waitForFunction((n) => {
+        const s = window.pbdGallery.state();
+        return s.page === 'scene' && s.ready && s.threads === n && s.steps === 0;
+      }, threads);
+      const x0 = await page.evaluate(() => window.pbdGallery.positions());
+      await page.evaluate(() => window.pbdGallery.runUntil(0.5));
+      return { x0, state: await state(page), x: await page.evaluate(() => window.pbdGallery.positions()) };
+    };
+    const one = await run(1);
+    const two = await run(2);
+    expect(two.state.threads).toBe(2);
+    // the pool's worker (a Web Worker inside the simulation worker) took part
+    expect(two.state.workerBlocks).toBeGreaterThan(0);
+    expect(one.state.workerBlocks).toBe(0);
+    expect(two.state.steps).toBe(one.state.steps);
+    expect(one.state.steps).toBeGreaterThan(10);
+    expect(two.state.nonFinite).toBe(0);
+    let differ = 0;
+    for (let k = 0; k < one.x.length; k++) if (one.x[k] !== two.x[k]) differ++;
+    expect(differ).toBe(0);
+    // the flag moved in those steps
+    let moved = 0;
+    for (let k = 0; k < one.x.length; k++) moved = Math.max(moved, Math.abs(one.x[k] - one.x0[k]));
+    expect(moved).toBeGreaterThan(0.01);
+    expect(browser.errors).toEqual([]);
+  });
+
   it('without cross-origin isolation the simulation runs on the main thread, and the page says so', async () => {
     const fallback = await browser.context.newPage();
     await openScene(fallback, inject('plainUrl'), 'cloth-flag');

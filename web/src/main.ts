@@ -141,6 +141,9 @@ const hooks = {
       lastPick: p.lastPick,
       fps: p.fps,
       wasm: p.info?.constraintKinds.filter((k) => k.wasm > 0).map((k) => k.kind) ?? [],
+      threads: p.info?.world.threads ?? 1,
+      workerBlocks: f?.workerBlocks ?? 0,
+      threadsAvailable: p.info?.threadsAvailable ?? 1,
       bodies: p.stage.bodies.map((b) => ({ offset: b.mirror.offset, activeCount: b.mirror.activeCount })),
     } as const;
   },
@@ -244,6 +247,10 @@ const hooks = {
   },
   runUntil(time: number): Promise<void> {
     return current().runUntil(time);
+  },
+  /** Rebuilds the scene on n threads, as the panel's threads control does. */
+  setThreads(n: number): void {
+    current().configureWorld({ threads: n });
   },
   /**
    * Where things are on screen (client pixels): each body's drawn bounding

@@ -252,10 +252,13 @@ export class ScenePage {
     this.updateReadout(performance.now(), true);
   }
 
-  private configureWorld(s: Partial<WorldSettings>): void {
+  /** Changes world settings as the panel does (threads restart the scene). */
+  configureWorld(s: Partial<WorldSettings>): void {
     if (s.dt !== undefined) this.dt = s.dt;
     if (s.substeps !== undefined) this.substeps = s.substeps;
     this.host.configureWorld(s);
+    // a world's threads are chosen when it is built: the scene starts again on them
+    if (s.threads !== undefined) this.reset();
   }
 
   setPaused(paused: boolean): void {
@@ -463,6 +466,8 @@ export class ScenePage {
       ['constraints', f.constraintCount.toLocaleString('en')],
       ...this.wasmRow(),
       ['time', `${f.time.toFixed(2)} s · step ${f.steps}`],
+      ...this.threadsRow(),
+      ...timeRows(f),
       ...f.violations.map((v): [string, string] => [
         `violation: ${v.kind}`,
         formatViolation(v.value, v.unit),
@@ -482,6 +487,15 @@ export class ScenePage {
       }),
       ...warnings,
     );
+  }
+
+  /** The threads the world computes on, where more than one could be chosen. */
+  private threadsRow(): [string, string][] {
+    const info = this.info;
+    if (!info || info.threadsAvailable <= 1) return [];
+    const blocks = this.frame?.workerBlocks ?? 0;
+    const workers = info.world.threads > 1 ? ` · ${blocks.toLocaleString('en')} blocks done by workers` : '';
+    return [['threads', `${info.world.threads} of ${info.threadsAvailable}${workers}`]];
   }
 
   /** Which constraint kinds WebAssembly kernels project, if any. */
@@ -844,4 +858,23 @@ function text(tag: keyof HTMLElementTagNameMap, className: string, content: stri
   const e = el(tag, className);
   e.textContent = content;
   return e;
+}
+
+/**
+ * The largest parts of a step (World.timings): each family's hooks
+ * ('project:stretch') and the stages outside the constraint sets
+ * ('particles.predict'), the sets' stage totals left out as they sum the
+ * hooks; parts under 2 % of the step are not listed.
+ */
+export function timeRows(f: FrameInfo): [string, string][] {
+  const total = f.stepMs;
+  if (!(total > 0)) return [];
+  return f.timings
+    .filter((t) => !t.label.startsWith('sets.') && t.ms >= 0.02 * total)
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 6)
+    .map((t): [string, string] => [
+      `time: ${t.label}`,
+      `${t.ms < 10 ? t.ms.toFixed(2) : t.ms.toFixed(1)} ms (${Math.round((100 * t.ms) / total)} %)`,
+    ]);
 }

@@ -82,9 +82,13 @@ export class SimCore {
     const spec = this.spec!;
     this.grab = null;
     const files = this.files;
+    // a rebuilt scene lets go of the old world's worker threads
+    this.inst?.world.dispose();
+    const threads = this.worldOverrides.threads;
     this.inst = buildScene(spec, {
       file: this.file,
       sharedMemory: this.shared,
+      ...(threads !== undefined ? { threads } : {}),
       readFile: (path) => {
         const text = files[path] ?? files[path.replace(/^\.\//, '')];
         if (text === undefined) throw new Error(`'${path}' was not provided with the scene`);
@@ -92,7 +96,8 @@ export class SimCore {
       },
     });
     this.tunables = this.inst.bodies.map((b) => b.tunables());
-    if (Object.keys(this.worldOverrides).length) this.world.configure(this.worldOverrides as WorldOptions);
+    const { threads: _threads, ...live } = this.worldOverrides;
+    if (Object.keys(live).length) this.world.configure(live as WorldOptions);
     for (const t of this.tunableOverrides.values()) this.findTunable(t.body, t.name)?.set(t.value);
     this.watch = new EnergyWatch(this.world);
     this.sentStoreVersion = -1;
@@ -123,6 +128,7 @@ export class SimCore {
       colliders: inst.world.colliders.map(colliderInfo),
       pairSets: frame.pairSets ?? this.pairSets(),
       constraintCount: inst.world.constraintCount(),
+      threadsAvailable: this.shared ? Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1) : 1,
       constraintKinds: inst.world.constraintSummary().filter((s) => s.count > 0),
       frame: { ...frame, store: null, pairSets: null, topology: [], renderPositions: [] },
     };
@@ -138,6 +144,7 @@ export class SimCore {
       sweep: w.sweep,
       gravity: [w.gravity[0], w.gravity[1], w.gravity[2]],
       damping: w.damping,
+      threads: w.threads,
     };
   }
 
@@ -214,18 +221,35 @@ export class SimCore {
     let taken = 0;
     let sum = 0;
     let max = 0;
+    const labels = w.timings.labels();
+    let times = new Float64Array(labels.length);
     while (taken < n) {
       w.step();
       this.watch?.observe();
       taken++;
       sum += w.stats.stepMs;
       if (w.stats.stepMs > max) max = w.stats.stepMs;
+      if (times.length < labels.length) {
+        const grown = new Float64Array(labels.length);
+        grown.set(times);
+        times = grown;
+      }
+      for (let k = 0; k < labels.length; k++) times[k] += w.timings.ms(labels[k]);
       if (budgetMs > 0 && performance.now() - t0 >= budgetMs) break;
     }
-    return this.frame(taken, taken ? sum / taken : 0, max);
+    const timings: FrameInfo['timings'] = [];
+    for (let k = 0; k < times.length; k++) {
+      if (times[k] > 0) timings.push({ label: labels[k], ms: times[k] / taken });
+    }
+    return this.frame(taken, taken ? sum / taken : 0, max, timings);
   }
 
-  private frame(stepped: number, stepMs: number, stepMsMax: number): FrameInfo {
+  private frame(
+    stepped: number,
+    stepMs: number,
+    stepMsMax: number,
+    timings: FrameInfo['timings'] = [],
+  ): FrameInfo {
     const inst = this.inst!;
     const w = inst.world;
     const store = w.store;
@@ -273,6 +297,8 @@ export class SimCore {
       stepped,
       stepMs,
       stepMsMax,
+      timings,
+      workerBlocks: (w.scheduler as { workerBlocks?: number }).workerBlocks ?? 0,
       kineticEnergy: w.kineticEnergy(),
       maxViolation: w.maxViolation(),
       violations: violationsByKind(w),
@@ -368,7 +394,16 @@ export class SimCore {
 
   /** Changes world settings (validated by World.configure); they survive a reset. */
   configureWorld(settings: Partial<WorldSettings>): void {
-    this.world.configure(settings as WorldOptions);
+    const { threads, ...live } = settings;
+    if (threads !== undefined && !(Number.isInteger(threads) && threads >= 1 && threads <= 256)) {
+      throw new PbdError(
+        'world/invalid',
+        'world.threads',
+        `must be an integer from 1 to 256, got ${threads}`,
+      );
+    }
+    // threads take effect when the scene is rebuilt (the page resets it)
+    this.world.configure(live as WorldOptions);
     Object.assign(this.worldOverrides, settings);
     this.watch?.rebase();
   }

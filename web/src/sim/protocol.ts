@@ -80,6 +80,12 @@ export interface WorldSettings {
   sweep: 'symmetric' | 'forward';
   gravity: [number, number, number];
   damping: number;
+  /**
+   * Threads the step computes on (World threads: the same numbers on any
+   * count). Changing it rebuilds the scene; where the page is not
+   * cross-origin isolated the world runs on one thread.
+   */
+  threads: number;
 }
 
 export interface SceneMeta {
@@ -99,6 +105,8 @@ export interface SceneInfo {
   colliders: ColliderInfo[];
   pairSets: PairSetInfo[];
   constraintCount: number;
+  /** Threads a world may use here: the cores when memory can be shared with workers, else 1. */
+  threadsAvailable: number;
   /** Constraints per kind; `wasm` of them projected by WebAssembly kernels. */
   constraintKinds: { kind: string; count: number; colors: number; wasm: number }[];
   frame: FrameInfo;
@@ -121,6 +129,14 @@ export interface FrameInfo {
    * the set does not say).
    */
   violations: { kind: string; unit: string; value: number }[];
+  /**
+   * Where the time of a step goes (World.timings, docs/solver.md): ms per
+   * step, mean over the batch, for each labelled part of the step with
+   * time in it, in the order the step runs them.
+   */
+  timings: { label: string; ms: number }[];
+  /** Blocks of constraints the world's worker threads have projected so far (0 on one thread). */
+  workerBlocks: number;
   recoveries: number;
   speedClamps: number;
   /** Set when a body gained kinetic energy from nowhere (EnergyWatch): what, when and how much. */

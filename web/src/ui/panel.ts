@@ -80,6 +80,14 @@ export class Panel {
       .add(w, 'damping', 0, 10, 0.01)
       .name('damping (1/s)')
       .onChange((v: number) => act.world({ damping: v }));
+    // worker threads (same numbers on any count); a page without cross-origin isolation has one
+    if (info.threadsAvailable > 1) {
+      const counts = Array.from({ length: info.threadsAvailable }, (_, k) => k + 1);
+      world
+        .add(w, 'threads', counts)
+        .name('threads (restarts)')
+        .onChange((v: number) => act.world({ threads: Number(v) }));
+    }
 
     info.bodies.forEach((b, k) => {
       if (b.tunables.length === 0) return;
