@@ -44,12 +44,13 @@
  */
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { relativeVelocity } from './collider-poses.js';
-import { ContactStore, D, DN, NF_A, NF_B, NF_CORES, S, U, UN, WM } from './contact-store.js';
+import { ContactBlocks } from './contact-blocks.js';
+import { D, DN, NF_A, NF_B, NF_CORES, S, U, UN, WM } from './contact-store.js';
 import { rotate, rotateBack, rotateFrom } from './rotate.js';
 
 export { type ContactMaterials, NF_A, NF_B, NF_CORES } from './contact-store.js';
 
-export class RigidContacts extends ContactStore implements ConstraintSet {
+export class RigidContacts extends ContactBlocks implements ConstraintSet {
   readonly kind = 'rigid-contact';
   readonly order = 100;
   readonly violationUnit = 'm';
@@ -63,18 +64,25 @@ export class RigidContacts extends ContactStore implements ConstraintSet {
     this.cp.update(this.colliders, ctx.h);
     const W = this.W;
     const r = this.rigids;
+    this.manifolds();
     for (let k = 0; k < this.count; k++) {
       this.lamN[k] = this.lamT[k] = this.lamNM[k] = 0;
       // the normal of a face turns with its body: taken once per substep, at the predicted pose
       const nf = this.nf[k],
         k3 = 3 * k;
-      if (nf === NF_A) rotateFrom(S, r.q, 4 * this.a[k], this.nL, k3);
+      const s = this.first[k];
+      if (s !== k && this.block[s] !== 0) {
+        // a block's points share the normal (the same body-frame vector in the same frame)
+        this.nW[k3] = this.nW[k3 - 3];
+        this.nW[k3 + 1] = this.nW[k3 - 2];
+        this.nW[k3 + 2] = this.nW[k3 - 1];
+      } else if (nf === NF_A) rotateFrom(S, r.q, 4 * this.a[k], this.nL, k3);
       else if (nf === NF_B) {
         const ib = this.b[k];
         if (ib >= 0) rotateFrom(S, r.q, 4 * ib, this.nL, k3);
         else rotateFrom(S, this.cp.q, 4 * (-1 - ib), this.nL, k3);
       }
-      if (nf !== NF_CORES) {
+      if (nf !== NF_CORES && (s === k || this.block[s] === 0)) {
         this.nW[k3] = S[0];
         this.nW[k3 + 1] = S[1];
         this.nW[k3 + 2] = S[2];
@@ -94,6 +102,14 @@ export class RigidContacts extends ContactStore implements ConstraintSet {
     this.worldInverseInertia();
     for (let j = 0; j < n; j++) {
       const k = rev ? n - 1 - j : j;
+      const s = this.first[k];
+      if (this.block[s] !== 0) {
+        // a polyhedral manifold, whole (contact-blocks.ts): k is its first point, or its last in reverse
+        const e = this.mEnd[s];
+        this.projectBlock(s, e, rev);
+        j += e - s - 1;
+        continue;
+      }
       this.current(k);
       const nx = W[6],
         ny = W[7],
@@ -256,6 +272,13 @@ export class RigidContacts extends ContactStore implements ConstraintSet {
     this.worldInverseInertia();
     face.fill(0, 0, 5 * this.count);
     for (let k = 0; k < this.count; k++) {
+      if (this.first[k] === k && this.block[k] !== 0) {
+        // a polyhedral manifold, whole (contact-blocks.ts); its friction is faceFriction's, below
+        const e = this.mEnd[k];
+        this.restitutionBlock(k, e, h, rest);
+        k = e - 1;
+        continue;
+      }
       const lam = this.lamN[k];
       if (lam <= 0) continue;
       this.current(k);
