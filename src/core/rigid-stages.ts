@@ -93,9 +93,11 @@ export class RigidPredictionStage extends RangeStage {
         omega[i3] *= f;
         omega[i3 + 1] *= f;
         omega[i3 + 2] *= f;
-        // Euler's equations without external torque, implicit and momentum-conserving
-        // (a body with an immovable axis has no gyroscopic term)
-        if (invInertia[i3] !== 0 && invInertia[i3 + 1] !== 0 && invInertia[i3 + 2] !== 0) {
+        // Euler's equations without external torque, implicit and momentum-conserving (a body with an
+        // immovable axis has no gyroscopic term, nor has one with equal principal moments, a cube or a
+        // sphere: with I = cE, ω × Iω = 0 and the solve's answer is ω itself, rot(ψ(ω)) ω = ω)
+        const iso = inertia[i3] === inertia[i3 + 1] && inertia[i3] === inertia[i3 + 2];
+        if (!iso && invInertia[i3] !== 0 && invInertia[i3 + 1] !== 0 && invInertia[i3 + 2] !== 0) {
           gyroscopicSolve(omega, q, inertia, invInertia, i3, i4, h);
         }
       }
