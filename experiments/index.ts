@@ -136,7 +136,7 @@ export const experiments: ExperimentInfo[] = [
   {
     name: 'lra',
     title:
-      'Long Range Attachments (000 §3.5): stretch of a hanging cloth against the iterations, with and without; the 201 × 201 bungee over time',
+      'Long Range Attachments (000 §3.5): stretch of a hanging cloth against the iterations, with and without; the 201 × 201 bungee over time, also with the hierarchical solver',
     async run(outDir) {
       const r = await lraExperiment(outDir);
       const at1 = r.rows
@@ -150,7 +150,7 @@ export const experiments: ExperimentInfo[] = [
       };
       return {
         files: r.files,
-        summary: `100 × 100, 1 iteration: ${at1.join(', ')}\n201 × 201 bungee: ${late('without LRA')}; ${late('with LRA')}`,
+        summary: `100 × 100, 1 iteration: ${at1.join(', ')}\n201 × 201 bungee: ${late('without LRA')}; ${late('with LRA')}; ${late('with LRA and the hierarchical solver')}`,
       };
     },
   },

@@ -10,6 +10,12 @@ import { anchorCoupledContact, projectCoupledContact, reflectCoupledContact } fr
 const CHUNK = 16;
 /** Culling keeps chunks this close (m) beyond their reach, against rounding. */
 const CULL_SLACK = 1e-7;
+/**
+ * When a substep's culling rejected fewer than 1/CULL_WORTH of the chunk tests, the next CULL_PAUSE
+ * substeps generate without chunk boxes (culling never changes the contacts, only their cost).
+ */
+const CULL_WORTH = 8;
+const CULL_PAUSE = 15;
 
 /**
  * Collision constraints between particles and static or kinematic colliders
@@ -142,6 +148,12 @@ export class ColliderContacts implements ConstraintSet {
   /** Per chunk of CHUNK consecutive particles: the box of their x and p, and max(radius + |p − x|). */
   private chunkBox = new Float64Array(0);
   private chunkReach = new Float64Array(0);
+  /**
+   * Substeps left to generate without chunk boxes: building them reads every particle's x and p,
+   * which pays only where whole chunks lie far from the colliders (hair on a head: nearly every chunk
+   * holds a strand's root, so nearly none is culled, and the boxes were 8 % of hair-10k's step).
+   */
+  private cullPause = 0;
 
   constructor() {
     this.grow(256);
@@ -268,9 +280,13 @@ export class ColliderContacts implements ConstraintSet {
     const off = this.disabledBody;
     const nrm = this.nrm;
     const np = s.count;
-    if (cols.length > 0) this.buildChunks(s);
+    const chunked = cols.length > 0 && this.cullPause === 0;
+    if (chunked) this.buildChunks(s);
+    else if (this.cullPause > 0) this.cullPause--;
     const box = this.chunkBox,
       chunkReach = this.chunkReach;
+    let tested = 0,
+      culled = 0;
     for (let c = 0; c < cols.length; c++) {
       const col = cols[c];
       if (!col.enabled) continue;
@@ -281,7 +297,7 @@ export class ColliderContacts implements ConstraintSet {
       const lv = col.linearVelocity,
         av = col.angularVelocity;
       for (let i = 0; i < np; i++) {
-        if ((i & (CHUNK - 1)) === 0) {
+        if (chunked && (i & (CHUNK - 1)) === 0) {
           // a chunk whose box is out of its particles' reach: the tests below would reject each one
           const b6 = (6 * i) / CHUNK;
           const bound = col.boxDistanceBound(
@@ -292,7 +308,9 @@ export class ColliderContacts implements ConstraintSet {
             box[b6 + 4],
             box[b6 + 5],
           );
+          tested++;
           if (bound - 2 * col.margin > 2 * chunkReach[i / CHUNK] + CULL_SLACK) {
+            culled++;
             i += CHUNK - 1;
             continue;
           }
@@ -407,6 +425,7 @@ export class ColliderContacts implements ConstraintSet {
         this.push(i, c, ctx);
       }
     }
+    if (chunked && CULL_WORTH * culled < tested) this.cullPause = CULL_PAUSE;
   }
 
   /** Per-particle anchor arrays for n particles (kept contents). */
