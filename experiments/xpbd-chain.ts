@@ -28,6 +28,23 @@ export function analyticChainStretch(compliance: number): number {
   return (compliance * m * g * N * (N - 1)) / 2;
 }
 
+/**
+ * A vertical chain of n particles of mass m, `spacing` apart below the origin, with XPBD distance
+ * constraints of the given compliance between neighbours, added to the world; returns the index
+ * of its top particle (not pinned: the caller attaches it).
+ */
+export function hangChain(world: World, n: number, m: number, spacing: number, compliance: number): number {
+  const start = world.store.allocate(n, 0);
+  for (let i = 0; i < n; i++) {
+    world.store.x[3 * (start + i) + 1] = -i * spacing;
+    world.store.setMass(start + i, m);
+  }
+  const pairs: number[] = [];
+  for (let i = 0; i < n - 1; i++) pairs.push(start + i, start + i + 1);
+  world.addConstraintSet(new DistanceConstraints(world.store, pairs, undefined, { compliance }));
+  return start;
+}
+
 /** Relative error of the chain's stretch at rest, (s − s_analytic)/s_analytic. */
 export function chainStretchError(
   compliance: number,
@@ -37,14 +54,7 @@ export function chainStretchError(
 ): number {
   const { particles: N, mass: m, spacing: L, gravity: g, dt } = CHAIN;
   const world = new World({ dt, substeps, iterations, sweep, gravity: [0, -g, 0] });
-  const start = world.store.allocate(N, 0);
-  for (let i = 0; i < N; i++) {
-    world.store.x[3 * (start + i) + 1] = -i * L;
-    world.store.setMass(start + i, m);
-  }
-  const pairs: number[] = [];
-  for (let i = 0; i < N - 1; i++) pairs.push(start + i, start + i + 1);
-  world.addConstraintSet(new DistanceConstraints(world.store, pairs, undefined, { compliance }));
+  const start = hangChain(world, N, m, L, compliance);
   world.addConstraintSet(new RigidModeDamping(start, N, 0.05));
   world.attachments.attach(start);
   const bottom = 3 * (start + N - 1) + 1;

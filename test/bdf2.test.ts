@@ -7,7 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type EnergySystem, pendulumChain, vibratingBar } from '../experiments/bdf2.js';
-import { Cloth, DistanceConstraints, gridMesh, type IntegratorKind, World } from '../src/index.js';
+import { hangChain } from '../experiments/xpbd-chain.js';
+import { Cloth, gridMesh, type IntegratorKind, World } from '../src/index.js';
 
 /** Energy lost after `seconds`, as a fraction of the swing's energy scale. */
 function loss(sys: EnergySystem, seconds: number): number {
@@ -97,14 +98,7 @@ describe('BDF2 integrator', () => {
     const m = 0.1;
     const alpha = 0.01;
     const world = new World({ substeps: 4, iterations: 20, damping: 2, integrator: 'bdf2' });
-    const s = world.store.allocate(N, 0);
-    for (let i = 0; i < N; i++) {
-      world.store.x[3 * (s + i) + 1] = -0.1 * i;
-      world.store.setMass(s + i, m);
-    }
-    const pairs: number[] = [];
-    for (let i = 0; i < N - 1; i++) pairs.push(s + i, s + i + 1);
-    world.addConstraintSet(new DistanceConstraints(world.store, pairs, undefined, { compliance: alpha }));
+    const s = hangChain(world, N, m, 0.1, alpha);
     world.attachments.attach(s);
     for (let k = 0; k < 1500; k++) world.step();
     const stretch = -world.store.x[3 * (s + N - 1) + 1] - 0.1 * (N - 1);

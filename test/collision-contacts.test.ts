@@ -10,34 +10,14 @@ import {
   World,
 } from '../src/index.js';
 import { countEdgeTriangleIntersections, globalTriangles } from './collision-check.js';
-import { rng } from './helpers.js';
+import { impulseSums, rng } from './helpers.js';
 
 /** Σ m Δp and Σ m p × Δp of one pass of `project` from the current p (003 §3.3: both vanish). */
 function passImpulses(world: World, project: () => void): { linear: number; angular: number; scale: number } {
   const { p, mass, invMass, count } = world.store;
   const before = p.slice(0, 3 * count);
   project();
-  const lin = [0, 0, 0],
-    ang = [0, 0, 0];
-  let scale = 0;
-  for (let i = 0; i < count; i++) {
-    if (invMass[i] === 0) continue;
-    const m = mass[i];
-    const bx = before[3 * i],
-      by = before[3 * i + 1],
-      bz = before[3 * i + 2];
-    const dx = p[3 * i] - bx,
-      dy = p[3 * i + 1] - by,
-      dz = p[3 * i + 2] - bz;
-    lin[0] += m * dx;
-    lin[1] += m * dy;
-    lin[2] += m * dz;
-    ang[0] += m * (by * dz - bz * dy);
-    ang[1] += m * (bz * dx - bx * dz);
-    ang[2] += m * (bx * dy - by * dx);
-    scale += m * Math.hypot(dx, dy, dz) * (1 + Math.hypot(bx, by, bz));
-  }
-  return { linear: Math.hypot(...lin), angular: Math.hypot(...ang), scale };
+  return impulseSums(before, p, mass, invMass, count);
 }
 
 /** A grid lying in the plane y = height, its positions perturbed (uneven masses). */

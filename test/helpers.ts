@@ -97,3 +97,38 @@ export const NEAR_WALLS: [number, number][] = [
   [0.46, 0.25],
   [0.25, 0.46],
 ];
+
+/**
+ * Σ m Δp and Σ m p × Δp (p the positions before, about the origin) of the change from `before` to
+ * `after` over the particles that can move (inverse mass > 0), with the scale Σ m |Δp| (1 + |p|) to
+ * measure them against: a projection leaves both sums zero (003 §3.3).
+ */
+export function impulseSums(
+  before: ArrayLike<number>,
+  after: ArrayLike<number>,
+  mass: ArrayLike<number>,
+  invMass: ArrayLike<number>,
+  count: number,
+): { linear: number; angular: number; scale: number } {
+  const lin = [0, 0, 0],
+    ang = [0, 0, 0];
+  let scale = 0;
+  for (let i = 0; i < count; i++) {
+    if (invMass[i] === 0) continue;
+    const m = mass[i];
+    const bx = before[3 * i],
+      by = before[3 * i + 1],
+      bz = before[3 * i + 2];
+    const dx = after[3 * i] - bx,
+      dy = after[3 * i + 1] - by,
+      dz = after[3 * i + 2] - bz;
+    lin[0] += m * dx;
+    lin[1] += m * dy;
+    lin[2] += m * dz;
+    ang[0] += m * (by * dz - bz * dy);
+    ang[1] += m * (bz * dx - bx * dz);
+    ang[2] += m * (bx * dy - by * dx);
+    scale += m * Math.hypot(dx, dy, dz) * (1 + Math.hypot(bx, by, bz));
+  }
+  return { linear: Math.hypot(...lin), angular: Math.hypot(...ang), scale };
+}

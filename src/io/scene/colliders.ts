@@ -9,7 +9,8 @@ import {
 import type { World } from '../../core/world.js';
 import { motion, vec3 } from './common.js';
 
-const common = {
+/** The fields every collider of a scene has (the mesh collider of collision.ts too). */
+export const colliderCommon = {
   name: z.string().optional(),
   position: vec3.optional().describe('position of the collider (m)'),
   rotation: vec3.optional().describe('Euler angles in degrees'),
@@ -25,19 +26,19 @@ const common = {
 export const planeCollider = z.strictObject({
   type: z.literal('plane'),
   normal: vec3.optional().describe('default [0, 1, 0]'),
-  ...common,
+  ...colliderCommon,
 });
 export const sphereCollider = z.strictObject({
   type: z.literal('sphere'),
   radius: z.number().positive(),
-  ...common,
+  ...colliderCommon,
 });
-export const boxCollider = z.strictObject({ type: z.literal('box'), halfExtents: vec3, ...common });
+export const boxCollider = z.strictObject({ type: z.literal('box'), halfExtents: vec3, ...colliderCommon });
 export const capsuleCollider = z.strictObject({
   type: z.literal('capsule'),
   radius: z.number().positive(),
   halfHeight: z.number().min(0).describe('half the length of the axis segment (along local y)'),
-  ...common,
+  ...colliderCommon,
 });
 
 /** Collider types of the core; families add theirs (e.g. mesh colliders) to `colliderSchemas` in scene.ts. */

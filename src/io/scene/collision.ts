@@ -10,21 +10,9 @@ import { MeshCollider } from '../../collision/mesh-collider.js';
 import type { Body } from '../../core/body.js';
 import { PbdError } from '../../core/errors.js';
 import type { World } from '../../core/world.js';
-import { type BuildContext, meshSource, motion, placement, vec3 } from './common.js';
+import { colliderCommon } from './colliders.js';
+import { type BuildContext, meshSource, placement, vec3 } from './common.js';
 import { resolveMesh } from './meshes.js';
-
-const colliderCommon = {
-  name: z.string().optional(),
-  position: vec3.optional().describe('position of the collider (m)'),
-  rotation: vec3.optional().describe('Euler angles in degrees'),
-  friction: z.number().min(0).optional().describe('kinetic friction μ, default 0.4'),
-  staticFriction: z.number().min(0).optional().describe('static friction μs, default = friction'),
-  restitution: z.number().min(0).max(1).optional().describe('coefficient of restitution, default 0'),
-  margin: z.number().min(0).optional().describe('collision margin (m), default 0.005'),
-  motion: motion.optional().describe('scripted motion: the collider is kinematic'),
-  group: z.int().optional(),
-  mask: z.int().optional(),
-};
 
 export const meshCollider = z
   .strictObject({
