@@ -20,6 +20,13 @@
  * - the writes (positions, multiplier) are stored, lane by lane, where the
  *   final mask is set.
  *
+ * The same tree also gives four constraints per f32x4 (`F32X4`: f32
+ * positions and inverse masses, f64 multipliers and per-constraint scalars
+ * rounded to f32 as they are read, f32 uniforms; imported functions called
+ * in f64 on the f32 value and rounded back), and either width on blocked
+ * lanes (`Lanes.blocked`): the layouts measured in docs/performance.md
+ * (scripts/kernels/lane-variants.ts). The library ships the f64x2 kernels.
+ *
  * Uniforms fixed by the definition's `simd` specialisations are substituted
  * and folded first (`if (gamma !== 0)` disappears; `(1 + gamma) * x` is x:
  * multiplying by 1 is exact).
@@ -85,6 +92,32 @@ function evalBinary(op: string, a: Literal, b: Literal): Literal | undefined {
   return undefined;
 }
 
+/** The lane type: two f64 per f64x2 (the default), or four f32 per f32x4 (the f32 mode). */
+export interface Lanes {
+  /** Vector type of the values, of the masks, and the number of lanes. */
+  v: 'f64x2' | 'f32x4';
+  m: 'i64x2' | 'i32x4';
+  n: 2 | 4;
+  /** Scalar type of a lane, and its size in bytes (positions and inverse masses are stored in it). */
+  f: 'f64' | 'f32';
+  bytes: 8 | 4;
+  /**
+   * Blocked: the particles of each group come gathered in a block (vertex v,
+   * field x y z w at v128 (4 v + field), a block of 4 arity v128 per group),
+   * read and written with whole v128 loads and stores (inactive lanes keep
+   * their value); the gather and scatter are separate loops
+   * (emitBlockMoves). The kernel's `p` is then the colour's block and `w`
+   * is unused.
+   */
+  blocked?: boolean;
+}
+
+export const F64X2: Lanes = { v: 'f64x2', m: 'i64x2', n: 2, f: 'f64', bytes: 8 };
+export const F32X4: Lanes = { v: 'f32x4', m: 'i32x4', n: 4, f: 'f32', bytes: 4 };
+
+/** Lane names (A, B, C, D). */
+const LANE = ['A', 'B', 'C', 'D'];
+
 class SimdEmitter {
   private readonly kinds = new Map<string, Kind>();
   /** Scalar values computed before the loop (uniform consts, splats). */
@@ -108,7 +141,17 @@ class SimdEmitter {
   /** Parameters of the helpers being inlined: a value, or the caller's particle. */
   private readonly aliases: Map<string, Value | { particle: string }>[] = [];
 
-  constructor(private readonly def: KernelDef) {
+  private readonly V: string;
+  private readonly M: string;
+  private readonly lanes: number[];
+
+  constructor(
+    private readonly def: KernelDef,
+    private readonly L: Lanes = F64X2,
+  ) {
+    this.V = L.v;
+    this.M = L.m;
+    this.lanes = L.n === 2 ? [0, 1] : [0, 1, 2, 3];
     for (const p of def.params) {
       if (p.kind === 'uniform') this.kinds.set(p.name, 'f');
       if (p.kind === 'int') this.kinds.set(p.name, 'i');
@@ -180,7 +223,7 @@ class SimdEmitter {
     if (!name) {
       name = `_v${this.splats.size}`;
       this.splats.set(code, name);
-      this.pre.push(`const ${name} = f64x2.splat(${code});`);
+      this.pre.push(`const ${name} = ${this.V}.splat(${this.L.f === 'f32' ? `<f32>(${code})` : code});`);
     }
     return name;
   }
@@ -189,9 +232,9 @@ class SimdEmitter {
   private mask(v: Value): string {
     if (v.kind === 'm') return v.code;
     if (v.kind !== 'b') this.err(null, 'expected a condition');
-    if (v.lit === true) return 'i64x2.splat(-1)';
-    if (v.lit === false) return 'i64x2.splat(0)';
-    return `(${v.code} ? i64x2.splat(-1) : i64x2.splat(0))`;
+    if (v.lit === true) return `${this.M}.splat(-1)`;
+    if (v.lit === false) return `${this.M}.splat(0)`;
+    return `(${v.code} ? ${this.M}.splat(-1) : ${this.M}.splat(0))`;
   }
 
   private lit(value: Literal, node: T.Node): Value {
@@ -214,11 +257,18 @@ class SimdEmitter {
     return name;
   }
 
-  private pairIndex(): { a: string; b: string } {
-    return {
-      a: this.load('elA', 'load<i32>(pairEl + (<usize>j << 3))'),
-      b: this.load('elB', 'load<i32>(pairEl + (<usize>j << 3), 4)'),
-    };
+  /** The constraint ids of the lanes. */
+  private pairIndex(): string[] {
+    const sh = this.L.n === 2 ? 3 : 4;
+    return this.lanes.map((k) =>
+      this.load(`el${LANE[k]}`, `load<i32>(pairEl + (<usize>j << ${sh})${k ? `, ${4 * k}` : ''})`),
+    );
+  }
+
+  /** A per-constraint value of every lane (`scalar`, `lam`: f64 arrays, rounded to f32 in the f32 mode). */
+  private perConstraint(ptr: string): string {
+    const ids = this.pairIndex();
+    return this.load(`${ptr}V`, `${this.L.f === 'f32' ? 'ldd4' : 'ldv'}(${ptr}, ${ids.join(', ')})`);
   }
 
   expr(e: T.Expression | T.PrivateName): Value {
@@ -264,9 +314,7 @@ class SimdEmitter {
     if (p?.kind === 'scalar' || p?.kind === 'multiplier') {
       if (p.kind === 'multiplier' && this.writes.has('lam'))
         this.err(e, 'the multiplier is read after it is written');
-      const { a, b } = this.pairIndex();
-      const ptr = p.kind === 'scalar' ? 'scalar' : 'lam';
-      return { code: this.load(`${ptr}V`, `ldv(${ptr}, ${a}, ${b})`), kind: 'v' };
+      return { code: this.perConstraint(p.kind === 'scalar' ? 'scalar' : 'lam'), kind: 'v' };
     }
     if (p?.kind === 'jsonly' || p?.kind === 'index')
       this.err(e, `${e.name} is JavaScript only (use it in a 'defer' block)`);
@@ -294,19 +342,27 @@ class SimdEmitter {
         this.err(e, `${obj}.x0 (store.x) is JavaScript only: fix the uniform that guards it in simd`);
       const k = (e.property as T.Identifier).name;
       if (this.writes.has(`${obj}.${k}`)) this.err(e, `${obj}.${k} is read after it is written`);
-      const A = this.load(
-        `i_${obj}A`,
-        `load<i32>(pairIdx + <usize>j * ${8 * this.def.particles.length}, ${8 * this.def.particles.indexOf(p)})`,
+      const n = this.L.n;
+      const v = this.def.particles.indexOf(p);
+      if (this.L.blocked) {
+        const blk = this.load('blk', `p + <usize>(j - pairFrom) * ${64 * this.def.particles.length}`);
+        const field = f.array === 'w' ? 3 : f.k;
+        return { code: this.load(`${obj}_${k}`, `v128.load(${blk}, ${16 * (4 * v + field)})`), kind: 'v' };
+      }
+      const I = this.lanes.map((l) =>
+        this.load(
+          `i_${obj}${LANE[l]}`,
+          `load<i32>(pairIdx + <usize>j * ${4 * n * this.def.particles.length}, ${4 * n * v + 4 * l})`,
+        ),
       );
-      const B = this.load(
-        `i_${obj}B`,
-        `load<i32>(pairIdx + <usize>j * ${8 * this.def.particles.length}, ${8 * this.def.particles.indexOf(p) + 4})`,
-      );
-      if (f.array === 'w') return { code: this.load(`${obj}_w`, `ldv(w, ${A}, ${B})`), kind: 'v' };
-      const A3 = this.load(`i_${obj}A3`, `${A} * 3`);
-      const B3 = this.load(`i_${obj}B3`, `${B} * 3`);
+      const ldv = n === 4 ? 'ldv4' : 'ldv';
+      if (f.array === 'w') return { code: this.load(`${obj}_w`, `${ldv}(w, ${I.join(', ')})`), kind: 'v' };
+      const I3 = this.lanes.map((l) => this.load(`i_${obj}${LANE[l]}3`, `${I[l]} * 3`));
       const plus = f.k ? ` + ${f.k}` : '';
-      return { code: this.load(`${obj}_${k}`, `ldv(p, ${A3}${plus}, ${B3}${plus})`), kind: 'v' };
+      return {
+        code: this.load(`${obj}_${k}`, `${ldv}(p, ${I3.map((i) => `${i}${plus}`).join(', ')})`),
+        kind: 'v',
+      };
     }
     if (p?.kind === 'record') {
       if (!e.computed || e.property.type !== 'NumericLiteral') this.err(e, 'a record is read as R[constant]');
@@ -321,7 +377,7 @@ class SimdEmitter {
     const a = this.expr(e.argument);
     if (e.operator === '-') {
       if (a.lit !== undefined && typeof a.lit === 'number') return this.lit(-a.lit, e);
-      if (a.kind === 'v') return { code: `f64x2.neg(${a.code})`, kind: 'v' };
+      if (a.kind === 'v') return { code: `${this.V}.neg(${a.code})`, kind: 'v' };
       return { code: `(-${a.code})`, kind: a.kind };
     }
     if (e.operator === '+') return a;
@@ -346,14 +402,14 @@ class SimdEmitter {
       if (op === '*' && a.lit === 1) return b;
       if (op === '*' && b.lit === 1) return a;
       if (a.kind === 'v' || b.kind === 'v') {
-        return { code: `f64x2.${VBIN[op]}(${this.splat(a)}, ${this.splat(b)})`, kind: 'v' };
+        return { code: `${this.V}.${VBIN[op]}(${this.splat(a)}, ${this.splat(b)})`, kind: 'v' };
       }
       const kind = a.kind === 'i' && b.kind === 'i' ? 'i' : 'f';
       return { code: `(${this.scalar(a, kind)} ${op} ${this.scalar(b, kind)})`, kind };
     }
     if (VCMP[op]) {
       if (a.kind === 'v' || b.kind === 'v') {
-        return { code: `f64x2.${VCMP[op]}(${this.splat(a)}, ${this.splat(b)})`, kind: 'm' };
+        return { code: `${this.V}.${VCMP[op]}(${this.splat(a)}, ${this.splat(b)})`, kind: 'm' };
       }
       const kind = a.kind === 'i' || b.kind === 'i' ? 'i' : 'f';
       return { code: `(${this.scalar(a, kind)} ${SCMP[op] ?? op} ${this.scalar(b, kind)})`, kind: 'b' };
@@ -362,7 +418,8 @@ class SimdEmitter {
   }
 
   private scalar(v: Value, kind: 'f' | 'i'): string {
-    if (v.lit !== undefined && typeof v.lit === 'number') return fmtNumber(v.lit, kind);
+    if (v.lit !== undefined && typeof v.lit === 'number')
+      return kind === 'f' && this.L.f === 'f32' ? `<f32>(${fmtNumber(v.lit, kind)})` : fmtNumber(v.lit, kind);
     return v.code;
   }
 
@@ -421,17 +478,25 @@ class SimdEmitter {
       return this.lit(f(...args.map((a) => a.lit as number)), e);
     }
     const vector = args.some((a) => a.kind === 'v');
+    const f32 = this.L.f === 'f32';
     if (NATIVE.has(fn)) {
-      if (vector) return { code: `f64x2.${fn}(${this.splat(args[0])})`, kind: 'v' };
+      if (vector) return { code: `${this.V}.${fn}(${this.splat(args[0])})`, kind: 'v' };
+      // sqrt in f64 rounded to f32 is the f32 square root (53 ≥ 2·24 + 2 bits)
+      if (f32) return { code: `<f32>Math.${fn}(<f64>${this.scalar(args[0], 'f')})`, kind: 'f' };
       return { code: `Math.${fn}(${args[0].code})`, kind: 'f' };
     }
     this.imports.add(fn);
     const js = `js_${fn}`;
-    if (!vector) return { code: `${js}(${args.map((a) => this.scalar(a, 'f')).join(', ')})`, kind: 'f' };
-    const lane = (k: number) =>
-      `${js}(${args.map((a) => (a.kind === 'v' ? `f64x2.extract_lane(${a.code}, ${k})` : this.scalar(a, 'f'))).join(', ')})`;
-    // per lane, through the JavaScript function: JavaScript's bits
-    return { code: `f64x2.replace_lane(f64x2.splat(${lane(0)}), 1, ${lane(1)})`, kind: 'v' };
+    const arg = (a: Value, k: number) => {
+      if (a.kind !== 'v') return f32 ? `<f64>${this.scalar(a, 'f')}` : this.scalar(a, 'f');
+      return f32 ? `<f64>${this.V}.extract_lane(${a.code}, ${k})` : `${this.V}.extract_lane(${a.code}, ${k})`;
+    };
+    const lane = (k: number) => `${f32 ? '<f32>' : ''}${js}(${args.map((a) => arg(a, k)).join(', ')})`;
+    if (!vector) return { code: lane(0), kind: 'f' };
+    // per lane, through the JavaScript function: JavaScript's bits (rounded to f32 in the f32 mode)
+    let code = `${this.V}.splat(${lane(0)})`;
+    for (const k of this.lanes.slice(1)) code = `${this.V}.replace_lane(${code}, ${k}, ${lane(k)})`;
+    return { code, kind: 'v' };
   }
 
   /** Kind of every local (a `let` is a lane value when any assignment to it is). */
@@ -540,7 +605,7 @@ class SimdEmitter {
           } else {
             if (!d.init) this.err(d, `${n} has no value`);
             const v = this.expr(d.init);
-            const ty = kind === 'b' ? 'bool' : kind === 'i' ? 'i32' : 'f64';
+            const ty = kind === 'b' ? 'bool' : kind === 'i' ? 'i32' : this.L.f;
             const code = kind === 'b' ? v.code : this.scalar(v, kind === 'i' ? 'i' : 'f');
             const constant = s.kind === 'const' || !this.assigned.has(n);
             if (constant && v.lit !== undefined) this.literals.set(n, v.lit);
@@ -670,16 +735,14 @@ class SimdEmitter {
   /** Lists the active lanes where `fast` fails for the JavaScript kernel and clears them. */
   private defer(fast: string): void {
     if (!this.hasMask) this.err(null, "a 'defer' test needs a guard before it (the inverse masses)");
-    const { a, b } = this.pairIndex();
+    const ids = this.pairIndex();
     const f = this.fresh('f');
     const d = this.fresh('d');
     this.out.push(`const ${f} = ${fast};`, `const ${d} = v128.andnot(act, ${f});`);
-    this.out.push(
-      `if (i64x2.extract_lane(${d}, 0) != 0) { store<i32>(slow + (<usize>nslow << 2), ${a}); nslow++; }`,
-    );
-    this.out.push(
-      `if (i64x2.extract_lane(${d}, 1) != 0) { store<i32>(slow + (<usize>nslow << 2), ${b}); nslow++; }`,
-    );
+    for (const k of this.lanes)
+      this.out.push(
+        `if (${this.M}.extract_lane(${d}, ${k}) != 0) { store<i32>(slow + (<usize>nslow << 2), ${ids[k]}); nslow++; }`,
+      );
     this.out.push(`act = v128.and(act, ${f});`, 'if (!v128.any_true(act)) continue;');
   }
 
@@ -690,7 +753,7 @@ class SimdEmitter {
     const combine = (old: Value): Value => {
       const r = this.expr(e.right);
       if (!op) return r;
-      return { code: `f64x2.${VBIN[op]}(${this.splat(old)}, ${this.splat(r)})`, kind: 'v' };
+      return { code: `${this.V}.${VBIN[op]}(${this.splat(old)}, ${this.splat(r)})`, kind: 'v' };
     };
     if (t.type === 'MemberExpression' && t.object.type === 'Identifier') {
       const p = this.param(this.particleName(t.object.name));
@@ -740,22 +803,52 @@ class SimdEmitter {
   /** The stores of the written values, lane by lane where the final mask is set. */
   private stores(): void {
     if (this.writes.size === 0) return;
-    for (const lane of [0, 1]) {
-      const L = lane === 0 ? 'A' : 'B';
-      this.out.push(`if (i64x2.extract_lane(act, ${lane}) != 0) {`);
+    const V = this.V;
+    const f32 = this.L.f === 'f32';
+    const sh = f32 ? 2 : 3;
+    if (this.L.blocked) {
+      // whole v128 stores into the block; inactive lanes keep their loaded value
+      for (const p of this.def.particles) {
+        const v = this.def.particles.indexOf(p);
+        for (const k of ['x', 'y', 'z']) {
+          const val = this.writes.get(`${p.name}.${k}`);
+          if (!val) continue;
+          const old = this.loaded.get(`${p.name}_${k}`)!;
+          const off = 16 * (4 * v + { x: 0, y: 1, z: 2 }[k as 'x']);
+          this.out.push(
+            `v128.store(${this.loaded.get('blk')}, v128.bitselect(${val}, ${old}, act), ${off});`,
+          );
+        }
+      }
+      const lam = this.writes.get('lam');
+      if (!lam) return;
+      for (const lane of this.lanes) {
+        const c = this.loaded.get(`el${LANE[lane]}`);
+        this.out.push(
+          `if (${this.M}.extract_lane(act, ${lane}) != 0) store<f64>(lam + (<usize>${c} << 3), ${f32 ? '<f64>' : ''}${V}.extract_lane(${lam}, ${lane}));`,
+        );
+      }
+      return;
+    }
+    for (const lane of this.lanes) {
+      const L = LANE[lane];
+      this.out.push(`if (${this.M}.extract_lane(act, ${lane}) != 0) {`);
       const lam = this.writes.get('lam');
       if (lam) {
-        const c = this.loaded.get(lane === 0 ? 'elA' : 'elB');
-        this.out.push(`store<f64>(lam + (<usize>${c} << 3), f64x2.extract_lane(${lam}, ${lane}));`);
+        // the multipliers stay f64 (the set's lambda is a view of them); an f32 lane widens exactly
+        const c = this.loaded.get(`el${L}`);
+        this.out.push(
+          `store<f64>(lam + (<usize>${c} << 3), ${f32 ? '<f64>' : ''}${V}.extract_lane(${lam}, ${lane}));`,
+        );
       }
       for (const p of this.def.particles) {
         const ks = ['x', 'y', 'z'].filter((k) => this.writes.has(`${p.name}.${k}`));
         if (ks.length === 0) continue;
-        this.out.push(`{ const o = p + (<usize>${this.loaded.get(`i_${p.name}${L}3`)} << 3);`);
+        this.out.push(`{ const o = p + (<usize>${this.loaded.get(`i_${p.name}${L}3`)} << ${sh});`);
         for (const k of ks) {
-          const off = { x: 0, y: 8, z: 16 }[k as 'x'];
+          const off = { x: 0, y: 1, z: 2 }[k as 'x'] * this.L.bytes;
           this.out.push(
-            `store<f64>(o, f64x2.extract_lane(${this.writes.get(`${p.name}.${k}`)}, ${lane}), ${off});`,
+            `store<${this.L.f}>(o, ${V}.extract_lane(${this.writes.get(`${p.name}.${k}`)}, ${lane}), ${off});`,
           );
         }
         this.out.push('}');
@@ -774,7 +867,7 @@ class SimdEmitter {
     this.stores();
     const uniforms = def.params
       .filter((p) => ['uniform', 'int', 'flag'].includes(p.kind) && !this.literals.has(p.name))
-      .map((p) => `${p.name}: ${p.kind === 'uniform' ? 'f64' : p.kind === 'int' ? 'i32' : 'bool'}`);
+      .map((p) => `${p.name}: ${p.kind === 'uniform' ? this.L.f : p.kind === 'int' ? 'i32' : 'bool'}`);
     const head = [
       'pairFrom: i32',
       'pairTo: i32',
@@ -789,8 +882,8 @@ class SimdEmitter {
       ...uniforms,
     ];
     const lines = [
-      `/** ${def.name} (${def.file}), two constraints per f64x2. Returns how many it listed in \`slow\`. */`,
-      `export function ${def.name}(${head.join(', ')}): i32 {`,
+      `/** ${def.name} (${def.file}), ${this.L.n === 2 ? 'two' : 'four'} constraints per ${this.V}. Returns how many it listed in \`slow\`. */`,
+      `export function ${def.name}${this.L.n === 4 ? 'F32' : ''}${this.L.blocked ? 'Blocked' : ''}(${head.join(', ')}): i32 {`,
       'let nslow: i32 = 0;',
       ...this.pre,
       'for (let j = pairFrom; j < pairTo; j++) {',
@@ -801,6 +894,46 @@ class SimdEmitter {
     ];
     return { code: indent(lines), imports: this.imports };
   }
+}
+
+/**
+ * The gather and scatter loops of the blocked kernels (Lanes.blocked): for
+ * groups [pairFrom, pairTo) of one colour, copy x, y, z, w of each lane's
+ * particles from the window (p, w) into the colour's block (blk, group
+ * j − pairFrom at 64 arity bytes), and x, y, z back.
+ */
+export function emitBlockMoves(L: Lanes, arity: number): string {
+  const F = L.f;
+  const B = L.bytes;
+  const sh = B === 8 ? 3 : 2;
+  const suffix = `${L.n === 4 ? 'F32' : ''}${arity}`;
+  const lines: string[] = [];
+  for (const dir of ['gather', 'scatter']) {
+    lines.push(
+      `export function ${dir}${suffix}(pairFrom: i32, pairTo: i32, pairIdx: usize, p: usize, w: usize, blk: usize): void {`,
+      'for (let j = pairFrom; j < pairTo; j++) {',
+      `const ib = pairIdx + <usize>j * ${4 * L.n * arity};`,
+      `const bb = blk + <usize>(j - pairFrom) * ${64 * arity};`,
+    );
+    for (let v = 0; v < arity; v++) {
+      for (let l = 0; l < L.n; l++) {
+        const i = `i${v}${l}`;
+        lines.push(`const ${i} = load<i32>(ib, ${4 * (L.n * v + l)});`);
+        lines.push(`{ const s = p + <usize>${i} * ${3 * B}; const d = bb + ${64 * v + B * l};`);
+        for (let f = 0; f < 3; f++) {
+          lines.push(
+            dir === 'gather'
+              ? `store<${F}>(d, load<${F}>(s, ${f * B}), ${16 * f});`
+              : `store<${F}>(s, load<${F}>(d, ${16 * f}), ${f * B});`,
+          );
+        }
+        if (dir === 'gather') lines.push(`store<${F}>(d, load<${F}>(w + (<usize>${i} << ${sh})), 48);`);
+        lines.push('}');
+      }
+    }
+    lines.push('}', '}', '');
+  }
+  return indent(lines);
 }
 
 /** Indents lines by their braces (the generated AssemblyScript is read in reviews). */
@@ -821,7 +954,7 @@ function indent(lines: string[]): string {
 }
 
 /** The AssemblyScript function of a definition and the Math functions it imports from JavaScript. */
-export function emitSimd(def: KernelDef): { code: string; imports: Set<string> } {
+export function emitSimd(def: KernelDef, lanes: Lanes = F64X2): { code: string; imports: Set<string> } {
   if (!def.simd) fail(def, null, 'no simd specialisations: the kernel has no SIMD twin');
-  return new SimdEmitter(def).emit();
+  return new SimdEmitter(def, lanes).emit();
 }

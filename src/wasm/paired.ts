@@ -38,8 +38,10 @@ export class PairPlan {
   readonly pairs: number;
   readonly count: number;
   readonly arity: number;
+  /** Constraints per group: 2 (f64x2 pairs) or 4 (f32x4 quads of the f32 mode); "pair" below is a group. */
+  readonly lanes: number;
 
-  constructor(set: ColouredSet, arity: number) {
+  constructor(set: ColouredSet, arity: number, lanes: 2 | 4 = 2) {
     const n = set.count,
       idx = set.indices,
       offs = set.colorOffsets;
@@ -53,48 +55,51 @@ export class PairPlan {
     this.range = n > 0 ? hi - lo + 1 : 0;
     const colors = offs.length - 1;
     const cp = new Int32Array(colors + 1);
-    for (let k = 0; k < colors; k++) cp[k + 1] = cp[k] + Math.ceil((offs[k + 1] - offs[k]) / 2);
+    for (let k = 0; k < colors; k++) cp[k + 1] = cp[k] + Math.ceil((offs[k + 1] - offs[k]) / lanes);
     this.colorPairs = cp;
     this.pairs = cp[colors];
     this.count = n;
     this.arity = arity;
+    this.lanes = lanes;
   }
 
   /** Constraint id of lane `lane` of pair j of colour k (count for a padding lane). */
   private element(offs: Int32Array, k: number, j: number, lane: number): number {
-    const t = offs[k] + 2 * (j - this.colorPairs[k]) + lane;
+    const t = offs[k] + this.lanes * (j - this.colorPairs[k]) + lane;
     return t < offs[k + 1] ? t : this.count;
   }
 
   /**
-   * Writes the window-relative particle indices (vertex v of lanes A, B at
-   * I[2 arity j + 2 v], + 1) and the constraint ids (T[2 j], T[2 j + 1]).
+   * Writes the window-relative particle indices (vertex v of lane l of group
+   * j at I[L arity j + L v + l], L lanes) and the constraint ids (T[L j + l]).
    */
   writeIndices(set: ColouredSet, I: Int32Array, T: Int32Array): void {
     const offs = set.colorOffsets,
       idx = set.indices,
-      ar = this.arity;
+      ar = this.arity,
+      L = this.lanes;
     for (let k = 0; k + 1 < offs.length; k++) {
       for (let j = this.colorPairs[k]; j < this.colorPairs[k + 1]; j++) {
-        for (let lane = 0; lane < 2; lane++) {
+        for (let lane = 0; lane < L; lane++) {
           const t = this.element(offs, k, j, lane);
-          T[2 * j + lane] = t;
+          T[L * j + lane] = t;
           for (let v = 0; v < ar; v++)
-            I[2 * ar * j + 2 * v + lane] = t < this.count ? idx[ar * t + v] - this.base : this.range;
+            I[L * ar * j + L * v + lane] = t < this.count ? idx[ar * t + v] - this.base : this.range;
         }
       }
     }
   }
 
-  /** Interleaves a per-constraint record of `stride` numbers: record entry r of lanes A, B at out[2 stride j + 2 r], + 1. */
-  interleave(set: ColouredSet, src: Float64Array, stride: number, out: Float64Array): void {
-    const offs = set.colorOffsets;
+  /** Interleaves a per-constraint record of `stride` numbers: entry r of lane l of group j at out[L stride j + L r + l]. */
+  interleave(set: ColouredSet, src: Float64Array, stride: number, out: Float64Array | Float32Array): void {
+    const offs = set.colorOffsets,
+      L = this.lanes;
     for (let k = 0; k + 1 < offs.length; k++) {
       for (let j = this.colorPairs[k]; j < this.colorPairs[k + 1]; j++) {
-        for (let lane = 0; lane < 2; lane++) {
+        for (let lane = 0; lane < L; lane++) {
           const t = this.element(offs, k, j, lane);
           for (let r = 0; r < stride; r++)
-            out[2 * stride * j + 2 * r + lane] = t < this.count ? src[stride * t + r] : 0;
+            out[L * stride * j + L * r + lane] = t < this.count ? src[stride * t + r] : 0;
         }
       }
     }
@@ -124,40 +129,62 @@ export function instantiate(
 /**
  * A kernel's copy of the positions and inverse masses of a particle window
  * (plus the dummy particle), copied in before and out after a projection.
+ * In the f32 mode the copy is f32: copying in rounds each value to the
+ * nearest f32 (as Math.fround), copying out widens it exactly.
  */
 export class ParticleWindow {
   readonly P: Float64Array;
   readonly W: Float64Array;
+  /** The f32 copy (f32 mode; P and W are then empty). */
+  readonly P32: Float32Array;
+  readonly W32: Float32Array;
   readonly pAt: number;
   readonly wAt: number;
   readonly base: number;
   readonly range: number;
+  readonly f32: boolean;
 
-  constructor(plan: PairPlan, arena: Arena) {
+  constructor(plan: PairPlan, arena: Arena, f32 = false) {
     this.base = plan.base;
     this.range = plan.range;
-    this.pAt = arena.take(24 * (plan.range + 1));
-    this.wAt = arena.take(8 * (plan.range + 1));
+    this.f32 = f32;
+    const b = f32 ? 4 : 8;
+    this.pAt = arena.take(3 * b * (plan.range + 1));
+    this.wAt = arena.take(b * (plan.range + 1));
     this.P = new Float64Array(0);
     this.W = new Float64Array(0);
+    this.P32 = new Float32Array(0);
+    this.W32 = new Float32Array(0);
   }
 
   /** Binds the views once the memory exists. */
   bind(buffer: ArrayBuffer): this {
-    (this as { P: Float64Array }).P = new Float64Array(buffer, this.pAt, 3 * (this.range + 1));
-    (this as { W: Float64Array }).W = new Float64Array(buffer, this.wAt, this.range + 1);
+    const n = this.range + 1;
+    if (this.f32) {
+      (this as { P32: Float32Array }).P32 = new Float32Array(buffer, this.pAt, 3 * n);
+      (this as { W32: Float32Array }).W32 = new Float32Array(buffer, this.wAt, n);
+    } else {
+      (this as { P: Float64Array }).P = new Float64Array(buffer, this.pAt, 3 * n);
+      (this as { W: Float64Array }).W = new Float64Array(buffer, this.wAt, n);
+    }
     return this;
   }
 
   load(store: ParticleStore): void {
     const b = this.base,
       r = this.range;
+    if (this.f32) {
+      this.P32.set(store.p.subarray(3 * b, 3 * (b + r)));
+      this.W32.set(store.invMass.subarray(b, b + r));
+      return;
+    }
     this.P.set(store.p.subarray(3 * b, 3 * (b + r)));
     this.W.set(store.invMass.subarray(b, b + r));
   }
 
   save(store: ParticleStore): void {
-    store.p.set(this.P.subarray(0, 3 * this.range), 3 * this.base);
+    if (this.f32) store.p.set(this.P32.subarray(0, 3 * this.range), 3 * this.base);
+    else store.p.set(this.P.subarray(0, 3 * this.range), 3 * this.base);
   }
 }
 
@@ -202,7 +229,16 @@ export class PairedCopy<E> {
   readonly plan: PairPlan;
   readonly win: ParticleWindow;
   /** Byte addresses of the set's arrays in the kernel's memory. */
-  readonly addr: { idx: number; el: number; rec: number; scalar: number; lam: number; slow: number };
+  readonly addr: {
+    idx: number;
+    el: number;
+    rec: number;
+    scalar: number;
+    lam: number;
+    slow: number;
+    /** A colour's block of gathered particles (blocked kernels; `scratch` bytes). */
+    blk: number;
+  };
   /** Constraints the kernel listed for the JavaScript kernel (`addr.slow`). */
   readonly slow: Int32Array;
   private readonly from: {
@@ -223,32 +259,37 @@ export class PairedCopy<E> {
     record: Float64Array | null,
     recordStride: number,
     scalar: Float64Array,
+    f32 = false,
+    scratch = 0,
   ) {
     const n = set.count;
-    const plan = new PairPlan(set, arity);
+    const L = f32 ? 4 : 2;
+    const plan = new PairPlan(set, arity, L);
     const arena = new Arena();
     this.addr = {
-      idx: arena.take(8 * arity * plan.pairs),
-      el: arena.take(8 * plan.pairs),
+      idx: arena.take(4 * L * arity * plan.pairs),
+      el: arena.take(4 * L * plan.pairs),
       rec: arena.take(16 * recordStride * plan.pairs),
       scalar: arena.take(8 * (n + 1)),
       lam: arena.take(8 * (n + 1)),
       slow: arena.take(4 * n),
+      blk: arena.take(scratch),
     };
-    const win = new ParticleWindow(plan, arena);
+    const win = new ParticleWindow(plan, arena, f32);
     const { exports, buffer } = instantiate(mod, arena.top, imports, name);
     this.ex = exports as unknown as E;
     plan.writeIndices(
       set,
-      new Int32Array(buffer, this.addr.idx, 2 * arity * plan.pairs),
-      new Int32Array(buffer, this.addr.el, 2 * plan.pairs),
+      new Int32Array(buffer, this.addr.idx, L * arity * plan.pairs),
+      new Int32Array(buffer, this.addr.el, L * plan.pairs),
     );
     if (record !== null) {
+      const m = L * recordStride * plan.pairs;
       plan.interleave(
         set,
         record,
         recordStride,
-        new Float64Array(buffer, this.addr.rec, 2 * recordStride * plan.pairs),
+        f32 ? new Float32Array(buffer, this.addr.rec, m) : new Float64Array(buffer, this.addr.rec, m),
       );
     }
     new Float64Array(buffer, this.addr.scalar, n).set(scalar.subarray(0, n));
