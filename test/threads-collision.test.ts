@@ -6,7 +6,17 @@
  * 1, 2 and 4 threads.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Cloth, collisionSystemOf, enableCollisions, gridMesh, PlaneCollider, World } from '../src/index.js';
+import { PbdError } from '../src/core/errors.js';
+import type { SharedTask } from '../src/core/step-context.js';
+import {
+  Cloth,
+  collisionSystemOf,
+  enableCollisions,
+  gridMesh,
+  PlaneCollider,
+  type ThreadedScheduler,
+  World,
+} from '../src/index.js';
 
 /** Worlds that keep the 2- and 4-thread pools alive through the file (pools end with their last world). */
 const keepers: World[] = [];
@@ -69,4 +79,29 @@ describe('self collision on worker threads', () => {
     expect(broad[2].pooledRebuilds).toBeGreaterThan(0);
     for (const w of worlds) w.dispose();
   }, 300_000);
+
+  it('a task block that throws reaches the caller as a PbdError; the world then steps on', async () => {
+    const world = foldingCloth(2);
+    await world.threadsReady();
+    const sched = world.scheduler as ThreadedScheduler;
+    // arguments without the arrays the kernel reads: every block throws (on the workers and here)
+    const task: SharedTask = { kind: 'surface-broad-pairs', args: { A: null, pairs: null }, version: 1 };
+    sched.beginStep();
+    expect(sched.runTask(task, 1000, 8)).toBe(false); // new arguments: queued for the workers
+    sched.endStep();
+    sched.beginStep();
+    let caught: unknown = null;
+    try {
+      sched.runTask(task, 1000, 8);
+    } catch (e) {
+      caught = e;
+    }
+    sched.endStep();
+    expect(caught).toBeInstanceOf(PbdError);
+    expect((caught as PbdError).message).toContain('surface-broad-pairs');
+    const y0 = world.store.x[1];
+    for (let s = 0; s < 3; s++) world.step();
+    expect(world.store.x[1]).toBeLessThan(y0);
+    world.dispose();
+  }, 120_000);
 });
