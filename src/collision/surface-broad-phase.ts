@@ -1,6 +1,20 @@
 import type { ParticleStore } from '../core/particles.js';
+import type { TaskRunner } from '../core/step-context.js';
 import { Bvh } from './bvh.js';
-import { closestPointTriangleAt, closestSegmentSegmentAt } from './geometry.js';
+import {
+  addVT,
+  B_MARGIN,
+  B_MEAN_EDGE,
+  B_SURFACES,
+  type BroadArrays,
+  collectPairRange,
+  collectTrianglePair,
+  emptyBroadArrays,
+  grow64,
+  type PairSink,
+  vtCandidate,
+} from './surface-broad-pairs.js';
+import { PARALLEL_MIN_PAIRS, ParallelBroadPairs } from './surface-broad-tasks.js';
 import { SurfaceSnapshots } from './surface-snapshots.js';
 import type { SurfaceContactStats, SurfaceTopology } from './surface-topology.js';
 
@@ -11,9 +25,6 @@ import type { SurfaceContactStats, SurfaceTopology } from './surface-topology.js
  * dirties ~6 triangles and ~6 edges), so 5 % measured best (25 %: ~10 % slower).
  */
 const PARTIAL_LIMIT = 0.05;
-
-const cp = new Float64Array(7);
-const ss = new Float64Array(3);
 
 /**
  * The broad phase of the surface contacts: lists of the vertex–triangle and
@@ -71,6 +82,16 @@ export class SurfaceBroadPhase {
   /** Ends of the groups of dirtyTris (the triangles each violator made dirty), for the partial update's queries. */
   private dirtyGroupEnd = new Int32Array(0);
   private dirtyEdges = new Int32Array(0);
+  /** What the candidate tests read (bind) and where they write. */
+  private readonly arrays: BroadArrays = emptyBroadArrays();
+  private readonly sink: PairSink = {
+    vt: new Int32Array(0),
+    vtCount: 0,
+    ee: new Int32Array(0),
+    eeCount: 0,
+    grow: true,
+    full: false,
+  };
 
   constructor(topology: SurfaceTopology, stats: SurfaceContactStats) {
     this.topo = topology;
@@ -103,23 +124,32 @@ export class SurfaceBroadPhase {
    * that much before their allowance runs out, so that the solver's
    * corrections rarely force another update after the solve.
    */
-  update(store: ParticleStore, x: Float64Array, p: Float64Array, slack = 0): void {
+  update(
+    store: ParticleStore,
+    x: Float64Array,
+    p: Float64Array,
+    slack = 0,
+    tasks: TaskRunner | null = null,
+  ): void {
     const n = this.snapshots.check(x, p, slack);
-    if (n < 0 || n > PARTIAL_LIMIT * this.topo.vertexCount) this.fullRebuild(store, x, p);
+    if (n < 0 || n > PARTIAL_LIMIT * this.topo.vertexCount) this.fullRebuild(store, x, p, tasks);
     else if (n > 0) this.partialUpdate(store, x, p, n);
   }
 
   /** Builds the candidate lists anew from x (snapshots of every vertex). */
-  private fullRebuild(store: ParticleStore, x: Float64Array, p: Float64Array): void {
+  private fullRebuild(
+    store: ParticleStore,
+    x: Float64Array,
+    p: Float64Array,
+    tasks: TaskRunner | null,
+  ): void {
     this.stats.rebuilds++;
     this.snapshots.takeAll(x, p);
     this.itemBoxes(null);
     this.fitTree();
     this.vtCount = 0;
     this.eeCount = 0;
-    const group = store.group,
-      mask = store.mask;
-    this.collectPairs(group, mask, false);
+    this.collectPairs(store, false, 0, tasks);
     this.listsChanged();
   }
 
@@ -193,9 +223,7 @@ export class SurfaceBroadPhase {
     }
     this.eeCount = m;
     // and find their pairs again
-    const group = store.group,
-      mask = store.mask;
-    this.collectPairs(group, mask, true, ng);
+    this.collectPairs(store, true, ng);
     for (let k = 0; k < n; k++) vd[viol[k]] = 0;
     for (let k = 0; k < nt; k++) td[this.dirtyTris[k]] = 0;
     for (let k = 0; k < ne; k++) ed[this.dirtyEdges[k]] = 0;
@@ -247,81 +275,6 @@ export class SurfaceBroadPhase {
     } else this.tree.refit(this.tBox);
   }
 
-  /** Can vertex q and triangle t be in contact before their snapshots go stale? (surface-vertex ids) */
-  private vtCandidate(q: number, t: number, group: Int32Array, mask: Int32Array): boolean {
-    const topo = this.topo;
-    const tri = topo.tri;
-    const a = tri[3 * t],
-      b = tri[3 * t + 1],
-      c = tri[3 * t + 2];
-    if (q === a || q === b || q === c) return false;
-    const sQ = topo.vertexSurface[q],
-      sT = topo.triSurface[t];
-    if (!topo.pairActive(sQ, sT)) return false;
-    const gq = topo.vertex[q],
-      ga = topo.vertex[a];
-    if ((mask[gq] & group[ga]) === 0 || (mask[ga] & group[gq]) === 0) return false;
-    const delta = this.snapshots.delta,
-      S = this.snapshots.snap;
-    const lim =
-      topo.pairThickness(sQ, sT) * (1 + topo.marginFactor) +
-      delta[q] +
-      Math.max(delta[a], delta[b], delta[c]);
-    const q3 = 3 * q,
-      a3 = 3 * a,
-      b3 = 3 * b,
-      c3 = 3 * c;
-    // the triangle lies within its bounding sphere: |q − centre| − radius bounds the distance from below
-    // (the relative 1e-9 keeps round-off from rejecting a pair the exact test would accept)
-    const TS = this.tSphere,
-      o4 = 4 * t;
-    const sx = S[q3] - TS[o4],
-      sy = S[q3 + 1] - TS[o4 + 1],
-      sz = S[q3 + 2] - TS[o4 + 2];
-    const far = (TS[o4 + 3] + lim) * (1 + 1e-9);
-    if (sx * sx + sy * sy + sz * sz > far * far) return false;
-    closestPointTriangleAt(S, q3, S, a3, b3, c3, cp);
-    return cp[6] <= lim * lim;
-  }
-
-  private eeCandidate(e: number, f: number, group: Int32Array, mask: Int32Array): boolean {
-    const topo = this.topo;
-    const edge = topo.edge;
-    const a = edge[2 * e],
-      b = edge[2 * e + 1],
-      c = edge[2 * f],
-      d = edge[2 * f + 1];
-    if (c === a || c === b || d === a || d === b) return false;
-    const sE = topo.edgeSurface[e],
-      sF = topo.edgeSurface[f];
-    if (!topo.pairActive(sE, sF)) return false;
-    const ga = topo.vertex[a],
-      gc = topo.vertex[c];
-    if ((mask[ga] & group[gc]) === 0 || (mask[gc] & group[ga]) === 0) return false;
-    const delta = this.snapshots.delta,
-      S = this.snapshots.snap;
-    // two sharp edges can be in contact (within reach); other pairs matter only if they can cross
-    const sharp = this.sharp[e] !== 0 && this.sharp[f] !== 0;
-    const lim =
-      (sharp ? topo.pairThickness(sE, sF) * (1 + topo.marginFactor) : 1e-9 * topo.meanEdge) +
-      Math.max(delta[a], delta[b]) +
-      Math.max(delta[c], delta[d]);
-    const a3 = 3 * a,
-      b3 = 3 * b,
-      c3 = 3 * c,
-      d3 = 3 * d;
-    // bounding spheres first: the centres' distance less both half-lengths bounds the edges' distance
-    const re = this.eHalf[e],
-      rf = this.eHalf[f];
-    const ux = 0.5 * (S[c3] + S[d3] - S[a3] - S[b3]),
-      uy = 0.5 * (S[c3 + 1] + S[d3 + 1] - S[a3 + 1] - S[b3 + 1]),
-      uz = 0.5 * (S[c3 + 2] + S[d3 + 2] - S[a3 + 2] - S[b3 + 2]);
-    const rr = re + rf + lim;
-    if (ux * ux + uy * uy + uz * uz > rr * rr) return false;
-    closestSegmentSegmentAt(S, a3, b3, S, c3, d3, ss);
-    return ss[2] <= lim * lim;
-  }
-
   /**
    * Collects the candidate pairs from the overlapping triangle pairs of the
    * tree: the vertices each triangle owns against the other triangle, and
@@ -333,14 +286,28 @@ export class SurfaceBroadPhase {
    * `nDirty` groups (see dirtyGroupEnd), in time proportional to them rather
    * than to the whole tree.
    */
-  private collectPairs(group: Int32Array, mask: Int32Array, partial: boolean, nDirty = 0): void {
+  private collectPairs(
+    store: ParticleStore,
+    partial: boolean,
+    nDirty: number,
+    tasks: TaskRunner | null = null,
+  ): void {
     const td = this.tDirty,
       vd = this.vDirty;
+    const A = this.bind(store);
+    const out = this.sink;
+    const kept = this.vtCount,
+      keptEE = this.eeCount;
+    out.vt = this.vtCand;
+    out.vtCount = kept;
+    out.ee = this.eeCand;
+    out.eeCount = keptEE;
     if (!partial) {
       const np = this.tree.selfPairs(this.tBox, null);
       const pairs = this.tree.pairs;
-      for (let k = 0; k < np; k++)
-        this.collectTrianglePair(pairs[2 * k], pairs[2 * k + 1], group, mask, false);
+      // on the worker pool in a threaded world (the same lists in the same order), else here
+      if (tasks === null || np < PARALLEL_MIN_PAIRS || !this.pool(tasks).run(tasks, A, pairs, np, out))
+        collectPairRange(A, pairs, 0, np, out);
     } else {
       // each dirty triangle against the triangles its box overlaps (the pairs a marked self-traversal
       // gives, found in time proportional to the dirty triangles); a pair of two dirty triangles is
@@ -394,7 +361,7 @@ export class SurfaceBroadPhase {
               tBox[b + 2] <= az1 &&
               tBox[b + 5] >= az0
             )
-              this.collectTrianglePair(t1, t2, group, mask, true);
+              collectTrianglePair(A, t1, t2, true, out);
           }
         }
         g0 = g1;
@@ -403,82 +370,74 @@ export class SurfaceBroadPhase {
     const free = this.topo.freeV;
     for (let k = 0; k < free.length; k++) {
       const q = free[k];
-      if (!partial || vd[q] !== 0) this.collectForVertex(q, group, mask, false);
-      else this.collectForVertex(q, group, mask, true);
+      this.collectForVertex(A, q, partial && vd[q] === 0);
     }
+    this.vtCand = out.vt;
+    this.vtCount = out.vtCount;
+    this.eeCand = out.ee;
+    this.eeCount = out.eeCount;
+    // new candidates start without a distance bound
+    if (this.vtDist.length < this.vtCand.length / 2)
+      this.vtDist = grow64(this.vtDist, this.vtCand.length / 2);
+    if (this.eeDist.length < this.eeCand.length / 2)
+      this.eeDist = grow64(this.eeDist, this.eeCand.length / 2);
+    this.vtDist.fill(-1, kept, this.vtCount);
+    this.eeDist.fill(-1, keptEE, this.eeCount);
   }
 
-  /**
-   * The candidates of one overlapping triangle pair: the vertices each owns
-   * against the other triangle, and the edges each owns against the other's.
-   * `partial`: only the pairs with a dirty vertex, triangle or edge.
-   */
-  private collectTrianglePair(
-    t1: number,
-    t2: number,
-    group: Int32Array,
-    mask: Int32Array,
-    partial: boolean,
-  ): void {
-    const vd = this.vDirty,
-      td = this.tDirty,
-      ed = this.eDirty;
-    const topo = this.topo;
-    const ovs = topo.ownVStart,
-      ov = topo.ownV,
-      oes = topo.ownEStart,
-      oe = topo.ownE;
-    const vBox = this.snapshots.vBox,
-      tBox = this.tBox,
-      eBox = this.eBox;
-    // triangle boxes carry half the reach of their surface: a vertex box must come within its own half
-    const hr = topo.halfReach,
-      vs = topo.vertexSurface;
-    const d1 = partial && td[t1] === 0,
-      d2 = partial && td[t2] === 0;
-    const tri = topo.tri,
-      edge = topo.edge;
-    const a1 = tri[3 * t1],
-      b1 = tri[3 * t1 + 1],
-      c1 = tri[3 * t1 + 2],
-      a2 = tri[3 * t2],
-      b2 = tri[3 * t2 + 1],
-      c2 = tri[3 * t2 + 2];
-    // (a vertex of the other triangle is never a candidate: tested here before the boxes)
-    for (let j = ovs[t1]; j < ovs[t1 + 1]; j++) {
-      const q = ov[j];
-      if ((d2 && vd[q] === 0) || q === a2 || q === b2 || q === c2) continue;
-      if (boxesNear(vBox, q, tBox, t2, hr[vs[q]]) && this.vtCandidate(q, t2, group, mask)) this.addVT(q, t2);
-    }
-    for (let j = ovs[t2]; j < ovs[t2 + 1]; j++) {
-      const q = ov[j];
-      if ((d1 && vd[q] === 0) || q === a1 || q === b1 || q === c1) continue;
-      if (boxesNear(vBox, q, tBox, t1, hr[vs[q]]) && this.vtCandidate(q, t1, group, mask)) this.addVT(q, t1);
-    }
-    const e1 = oes[t2],
-      e2 = oes[t2 + 1];
-    if (e1 === e2) return;
-    for (let i = oes[t1]; i < oes[t1 + 1]; i++) {
-      const e = oe[i];
-      const ce = partial && ed[e] === 0;
-      // every edge box of t2 lies inside t2's box
-      if (!boxesOverlap(eBox, e, tBox, t2)) continue;
-      const ea = edge[2 * e],
-        eb = edge[2 * e + 1];
-      for (let j = e1; j < e2; j++) {
-        const f = oe[j];
-        if (ce && ed[f] === 0) continue;
-        // edges that share a vertex are never candidates
-        const fa = edge[2 * f],
-          fb = edge[2 * f + 1];
-        if (fa === ea || fa === eb || fb === ea || fb === eb) continue;
-        if (boxesOverlap(eBox, e, eBox, f) && this.eeCandidate(e, f, group, mask)) this.addEE(e, f);
-      }
-    }
+  private parallel: ParallelBroadPairs | null = null;
+
+  /** Full rebuilds whose candidate tests ran on the worker pool (threaded worlds). */
+  get pooledRebuilds(): number {
+    return this.parallel?.runs ?? 0;
+  }
+
+  private pool(_tasks: TaskRunner): ParallelBroadPairs {
+    this.parallel ??= new ParallelBroadPairs();
+    return this.parallel;
+  }
+
+  /** The arrays the candidate tests read (surface-broad-pairs.ts), pointed at the current ones. */
+  private bind(store: ParticleStore): BroadArrays {
+    const A = this.arrays,
+      topo = this.topo,
+      snaps = this.snapshots;
+    A.tri = topo.tri;
+    A.edge = topo.edge;
+    A.vertex = topo.vertex;
+    A.vertexSurface = topo.vertexSurface;
+    A.triSurface = topo.triSurface;
+    A.edgeSurface = topo.edgeSurface;
+    A.ownVStart = topo.ownVStart;
+    A.ownV = topo.ownV;
+    A.ownEStart = topo.ownEStart;
+    A.ownE = topo.ownE;
+    A.halfReach = topo.halfReach;
+    const S = topo.surfaces.length;
+    if (A.thickness.length !== S) A.thickness = new Float64Array(S);
+    for (let i = 0; i < S; i++) A.thickness[i] = topo.surfaces[i].thickness;
+    A.pairOn = topo.pairTable;
+    A.scalars[B_SURFACES] = S;
+    A.scalars[B_MARGIN] = topo.marginFactor;
+    A.scalars[B_MEAN_EDGE] = topo.meanEdge;
+    A.snap = snaps.snap;
+    A.delta = snaps.delta;
+    A.vBox = snaps.vBox;
+    A.tBox = this.tBox;
+    A.tSphere = this.tSphere;
+    A.eBox = this.eBox;
+    A.eHalf = this.eHalf;
+    A.sharp = this.sharp;
+    A.group = store.group;
+    A.mask = store.mask;
+    A.vDirty = this.vDirty;
+    A.tDirty = this.tDirty;
+    A.eDirty = this.eDirty;
+    return A;
   }
 
   /** Adds the pairs (q, t) for all triangles t near vertex q. */
-  private collectForVertex(q: number, group: Int32Array, mask: Int32Array, dirtyOnly: boolean): void {
+  private collectForVertex(A: BroadArrays, q: number, dirtyOnly: boolean): void {
     const o = 6 * q,
       vb = this.snapshots.vBox;
     const g = this.topo.halfReach[this.topo.vertexSurface[q]];
@@ -496,30 +455,8 @@ export class SurfaceBroadPhase {
     for (let k = 0; k < m; k++) {
       const t = res[k];
       if (dirtyOnly && td[t] === 0) continue;
-      if (this.vtCandidate(q, t, group, mask)) this.addVT(q, t);
+      if (vtCandidate(A, q, t)) addVT(this.sink, q, t);
     }
-  }
-
-  private addEE(e: number, f: number): void {
-    if (2 * this.eeCount + 2 > this.eeCand.length) {
-      this.eeCand = grow32(this.eeCand, 2 * this.eeCount + 2);
-      this.eeDist = grow64(this.eeDist, this.eeCand.length / 2);
-    }
-    this.eeCand[2 * this.eeCount] = e;
-    this.eeCand[2 * this.eeCount + 1] = f;
-    this.eeDist[this.eeCount] = -1;
-    this.eeCount++;
-  }
-
-  private addVT(q: number, t: number): void {
-    if (2 * this.vtCount + 2 > this.vtCand.length) {
-      this.vtCand = grow32(this.vtCand, 2 * this.vtCount + 2);
-      this.vtDist = grow64(this.vtDist, this.vtCand.length / 2);
-    }
-    this.vtCand[2 * this.vtCount] = q;
-    this.vtCand[2 * this.vtCount + 1] = t;
-    this.vtDist[this.vtCount] = -1;
-    this.vtCount++;
   }
 
   /**
@@ -712,46 +649,6 @@ function boundingSphere(
   out[o + 1] = cy;
   out[o + 2] = cz;
   out[o + 3] = Math.sqrt(Math.max(ra, rb, rc));
-}
-
-/** Do box i of A and box j of B overlap (closed boxes)? */
-function boxesOverlap(A: Float64Array, i: number, B: Float64Array, j: number): boolean {
-  const a = 6 * i,
-    b = 6 * j;
-  return (
-    A[a] <= B[b + 3] &&
-    A[a + 3] >= B[b] &&
-    A[a + 1] <= B[b + 4] &&
-    A[a + 4] >= B[b + 1] &&
-    A[a + 2] <= B[b + 5] &&
-    A[a + 5] >= B[b + 2]
-  );
-}
-
-/** Does box i of A come within g of box j of B (per axis)? */
-function boxesNear(A: Float64Array, i: number, B: Float64Array, j: number, g: number): boolean {
-  const a = 6 * i,
-    b = 6 * j;
-  return (
-    A[a] <= B[b + 3] + g &&
-    A[a + 3] + g >= B[b] &&
-    A[a + 1] <= B[b + 4] + g &&
-    A[a + 4] + g >= B[b + 1] &&
-    A[a + 2] <= B[b + 5] + g &&
-    A[a + 5] + g >= B[b + 2]
-  );
-}
-
-function grow64(a: Float64Array, need: number): Float64Array<ArrayBuffer> {
-  const b = new Float64Array(Math.max(need, 2 * a.length, 64));
-  b.set(a);
-  return b;
-}
-
-function grow32(a: Int32Array, need: number): Int32Array<ArrayBuffer> {
-  const b = new Int32Array(Math.max(need, 2 * a.length, 64));
-  b.set(a);
-  return b;
 }
 
 const nA = new Float64Array(3);

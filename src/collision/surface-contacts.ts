@@ -207,7 +207,7 @@ export class SurfaceContacts implements ConstraintSet {
     const timings = ctx.timings;
     const t0 = clock();
     broad.classifyEdges(x, ctx.substep === 0);
-    broad.update(store, x, p, 0.25 * broad.snapshots.minAllowance());
+    broad.update(store, x, p, 0.25 * broad.snapshots.minAllowance(), ctx.tasks ?? null);
     broad.sweptBoxes(x, p);
     const t1 = clock();
     this.vertexTriangles.detect(store, x, p);

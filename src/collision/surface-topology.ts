@@ -124,6 +124,10 @@ export class SurfaceTopology {
 
   /** Pair switches: pairOn[a · S + b] for surfaces a, b. */
   private pairOn = new Uint8Array(0);
+  /** The pair switches as a table: pairTable[a · S + b] = 1 where surfaces a and b collide (S surfaces). */
+  get pairTable(): Uint8Array {
+    return this.pairOn;
+  }
   private pairOverride = new Map<number, boolean>();
   private dirty = true;
 

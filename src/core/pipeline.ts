@@ -1,7 +1,7 @@
 import type { ConstraintSet } from './constraint-set.js';
 import { PbdError } from './errors.js';
 import type { ParticleStore } from './particles.js';
-import type { StepContext } from './step-context.js';
+import type { StepContext, TaskRunner } from './step-context.js';
 import { clock } from './timings.js';
 
 /**
@@ -100,6 +100,8 @@ export interface Scheduler {
   project(set: ConstraintSet, ctx: StepContext): void;
   /** Threads the scheduler computes on (1 for the serial one). */
   readonly threads?: number;
+  /** Data-parallel tasks of the sets' hooks on its workers (StepContext.tasks). */
+  readonly tasks?: TaskRunner;
   /** Called by World.step before its substeps (a worker pool wakes its workers). */
   beginStep?(): void;
   /** Called by World.step after its substeps, also when a substep threw (the workers go idle). */

@@ -86,6 +86,35 @@ export interface WorldView {
 }
 
 /**
+ * Data-parallel work of a constraint set's hooks on the worker pool of a
+ * threaded world (src/parallel/, docs/solver.md "Threads"): a task kind
+ * registered in src/parallel/registry.ts, run over items [0, n) cut into
+ * blocks; block b covers [b·B, min(n, (b + 1)·B)) with B = ⌈n / blocks⌉,
+ * and the kernel gets (args, from, to, b). Its arguments are numbers and
+ * typed arrays on SharedArrayBuffer, sent to the workers between steps
+ * whenever `version` changed; each block must write only its own outputs,
+ * so that joining them in block order gives the serial result.
+ */
+export interface SharedTask {
+  /** The kernel's name in the registry. */
+  readonly kind: string;
+  args: Record<string, unknown>;
+  /** Bumped by the owner whenever `args` holds other arrays. */
+  version: number;
+}
+
+export interface TaskRunner {
+  readonly threads: number;
+  /**
+   * Runs the task's blocks on the calling thread and the workers and returns
+   * true when all are done; false (nothing ran) when it cannot use the pool
+   * now (not in a step, workers not started, or the workers have not
+   * received this version of the arguments yet): the caller does the work.
+   */
+  runTask(task: SharedTask, n: number, blocks: number): boolean;
+}
+
+/**
  * What a constraint set or a stage sees during a substep. One object per
  * World, updated in place (no allocation per step).
  */
@@ -131,4 +160,6 @@ export interface StepContext {
   reverse: boolean;
   /** Where the time of the step goes: a family may add the parts it times itself (World.timings). */
   readonly timings: StepTimings;
+  /** The worker pool's data-parallel tasks in a threaded world, else absent or null. */
+  tasks?: TaskRunner | null;
 }

@@ -224,8 +224,10 @@ export class World implements WorldView {
       timings: this.timings,
     };
     if (threads > 1) {
-      if (World.threadedScheduler) this.scheduler = World.threadedScheduler(this, threads);
-      else
+      if (World.threadedScheduler) {
+        this.scheduler = World.threadedScheduler(this, threads);
+        this.ctx.tasks = this.scheduler.tasks ?? null;
+      } else
         notice(`pbdkit: threads: ${threads} needs the worker pool of src/parallel/; running on one thread`);
     }
   }

@@ -89,8 +89,8 @@ async function spawn(
   return { post: (m) => w.postMessage(m), terminate: () => w.terminate() };
 }
 
-/** A job's constraints projected by the calling thread (the pool calls it for the blocks it claims). */
-export type RangeRunner = (from: number, to: number) => void;
+/** A job's constraints projected by the calling thread (the pool calls it for the blocks it claims: range and block number). */
+export type RangeRunner = (from: number, to: number, block: number) => void;
 
 export class WorkerPool {
   readonly threads: number;
@@ -227,10 +227,11 @@ export class WorkerPool {
     if (this.sent.length < 256) return;
     const last = new Map<string, ToWorker>();
     for (const m of this.sent) {
-      if (m.type === 'set' || m.type === 'store') last.set(`${m.type}:${m.id}`, m);
+      if (m.type === 'set' || m.type === 'store' || m.type === 'task') last.set(`${m.type}:${m.id}`, m);
       else if (m.type === 'forget') {
         for (const id of m.sets) last.delete(`set:${id}`);
         for (const id of m.stores) last.delete(`store:${id}`);
+        for (const id of m.tasks ?? []) last.delete(`task:${id}`);
       }
     }
     this.sent.length = 0;
@@ -277,7 +278,7 @@ export class WorkerPool {
       if (Atomics.compareExchange(c, NEXT, w, w + 1) !== w) continue;
       const a = from + k * block;
       try {
-        own(a, Math.min(to, a + block));
+        own(a, Math.min(to, a + block), k);
       } catch (e) {
         thrown ??= e;
       }

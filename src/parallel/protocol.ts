@@ -24,7 +24,10 @@ export const DONE = 2;
 export const STATE = 3;
 /** 1 when a block threw; the message is in the error bytes. */
 export const ERR = 4;
-/** The job: set id, colour, first and end constraint, block length, registration generation it needs. */
+/**
+ * The job: set id, colour, first and end constraint, block length, registration generation it needs.
+ * A data-parallel task (StepContext.tasks) is a job with COLOR = TASK_JOB and its task's id in SET.
+ */
 export const SET = 5;
 export const COLOR = 6;
 export const FROM = 7;
@@ -36,6 +39,8 @@ export const WORKED = 11;
 /** Length of the error message in the error bytes. */
 export const ERRLEN = 12;
 export const CONTROL_SLOTS = 16;
+/** COLOR of a job that runs a registered task's blocks instead of a colour batch. */
+export const TASK_JOB = -1;
 
 /** Float64 slots of the step context block: what a set's projectColorRange may read of the context. */
 export const CTX_H = 0;
@@ -95,7 +100,16 @@ export type ToWorker =
       store: number;
       mirror: MirrorMessage;
     }
-  | { type: 'forget'; sets: number[]; stores: number[] }
+  | {
+      type: 'task';
+      id: number;
+      gen: number;
+      /** The kernel's name in registry.ts's parallelTasks. */
+      kind: string;
+      /** Numbers and typed arrays on SharedArrayBuffer (shared, not copied). */
+      args: Record<string, unknown>;
+    }
+  | { type: 'forget'; sets: number[]; stores: number[]; tasks?: number[] }
   | { type: 'enter' };
 
 export type FromWorker = { type: 'ready' } | { type: 'failed'; message: string };

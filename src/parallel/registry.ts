@@ -7,6 +7,7 @@
  * subclasses, are projected on the calling thread).
  */
 import { DihedralBending } from '../cloth/dihedral-bending.js';
+import { broadPairsTask } from '../collision/surface-broad-tasks.js';
 import { DistanceConstraints } from '../constraints/distance.js';
 import { TetVolumeConstraints, TriangleAreaConstraints } from '../constraints/volume.js';
 import { IsometricBending } from '../continuum/isometric-bending.js';
@@ -28,6 +29,16 @@ export const parallelSetClasses: readonly SetClass[] = [
   TriangleAreaConstraints,
   TriangleStrainLimits,
 ];
+
+/**
+ * The kernels of data-parallel tasks (StepContext.tasks) by name: each runs
+ * block `block` = items [from, to) of a task with its shared arguments.
+ */
+export type TaskKernel = (args: Record<string, unknown>, from: number, to: number, block: number) => void;
+
+export const parallelTasks: Readonly<Record<string, TaskKernel>> = {
+  'surface-broad-pairs': broadPairsTask as unknown as TaskKernel,
+};
 
 /** Classes of other modules (registerParallelSet), after the built-in ones. */
 const extra: { cls: SetClass; module: string; name: string }[] = [];

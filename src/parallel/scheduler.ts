@@ -16,6 +16,7 @@
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { Scheduler, Stage, ThreadedWorld } from '../core/pipeline.js';
+import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import { Mirror } from './mirror.js';
 import { acquirePool, type WorkerPool } from './pool.js';
 import {
@@ -29,8 +30,9 @@ import {
   CTX_SUBSTEPS,
   CTX_TIME,
   MAX_BLOCKS,
+  TASK_JOB,
 } from './protocol.js';
-import { kindModule, parallelKind } from './registry.js';
+import { kindModule, parallelKind, parallelTasks, type TaskKernel } from './registry.js';
 
 /** Sets with fewer constraints stay on the calling thread. */
 export const PARALLEL_MIN_SET = 256;
@@ -47,7 +49,7 @@ interface Entry {
 
 let nextId = 1;
 
-export class ThreadedScheduler implements Scheduler {
+export class ThreadedScheduler implements Scheduler, TaskRunner {
   readonly threads: number;
   private readonly world: ThreadedWorld;
   private readonly pool: WorkerPool;
@@ -62,6 +64,19 @@ export class ThreadedScheduler implements Scheduler {
   private readonly own = (from: number, to: number): void => {
     this.curSet!.projectColorRange!(this.curCtx!, this.curColor, from, to);
   };
+
+  /** The data-parallel tasks sent to the workers: their ids and the argument version they hold. */
+  private readonly taskEntries = new Map<SharedTask, { id: number; gen: number; version: number }>();
+  private curTask: SharedTask | null = null;
+  private curKernel: TaskKernel | null = null;
+  private readonly ownTask = (from: number, to: number, block: number): void => {
+    this.curKernel!(this.curTask!.args, from, to, block);
+  };
+
+  /** This scheduler runs the sets' data-parallel tasks (StepContext.tasks). */
+  get tasks(): TaskRunner {
+    return this;
+  }
 
   constructor(world: ThreadedWorld, threads: number) {
     this.world = world;
@@ -172,11 +187,49 @@ export class ThreadedScheduler implements Scheduler {
     this.curCtx = null;
   }
 
-  /** Forgets this world's sets in the workers and releases the pool (the last world ends it). */
+  /**
+   * Runs items [0, n) of a task in `blocks` blocks on this thread and the
+   * workers (StepContext.tasks, TaskRunner). The first call with a new
+   * version of the task's arguments only queues them for the workers (they
+   * receive them before the next step) and returns false.
+   */
+  runTask(task: SharedTask, n: number, blocks: number): boolean {
+    if (!this.inStep || !this.pool.active || n <= 0) return false;
+    const kernel = parallelTasks[task.kind];
+    if (kernel === undefined) return false;
+    const e = this.taskEntries.get(task);
+    if (e === undefined || e.version !== task.version) {
+      const entry = { id: e?.id ?? nextId++, gen: ++this.pool.gen, version: task.version };
+      this.taskEntries.set(task, entry);
+      this.pool.send({ type: 'task', id: entry.id, gen: entry.gen, kind: task.kind, args: task.args });
+      return false;
+    }
+    this.curTask = task;
+    this.curKernel = kernel;
+    try {
+      this.pool.run(e.id, e.gen, TASK_JOB, 0, n, Math.min(MAX_BLOCKS, Math.max(1, blocks)), this.ownTask);
+    } catch (err) {
+      if (err instanceof PbdError) throw err;
+      throw new PbdError(
+        'threads/kernel',
+        `task ${task.kind}`,
+        `a block threw: ${(err as { message?: string })?.message ?? err}`,
+        'the world is still usable; fix the input that made the kernel throw',
+      );
+    } finally {
+      this.curTask = null;
+      this.curKernel = null;
+    }
+    return true;
+  }
+
+  /** Forgets this world's sets and tasks in the workers and releases the pool (the last world ends it). */
   dispose(): void {
     const sets = [...this.entries.values()].map((e) => e.id);
+    const tasks = [...this.taskEntries.values()].map((e) => e.id);
     this.entries.clear();
-    this.pool.send({ type: 'forget', sets, stores: [this.storeId] });
+    this.taskEntries.clear();
+    this.pool.send({ type: 'forget', sets, stores: [this.storeId], tasks });
     this.pool.release();
   }
 }

@@ -30,12 +30,13 @@ import {
   NEXT,
   SET,
   STATE,
+  TASK_JOB,
   TO,
   TOTAL,
   type ToWorker,
   WORKED,
 } from './protocol.js';
-import { parallelSetClasses } from './registry.js';
+import { parallelSetClasses, parallelTasks, type TaskKernel } from './registry.js';
 
 /** Spins waiting for the next job before sleeping in Atomics.wait. */
 const SPIN = 20000;
@@ -58,6 +59,7 @@ let errorBytes: Uint8Array<ArrayBufferLike> = new Uint8Array(0);
 let gen = 0;
 const sets = new Map<number, SetCopy>();
 const stores = new Map<number, StoreCopy>();
+const tasks = new Map<number, { kernel: TaskKernel; args: Record<string, unknown> }>();
 
 type Port = { post(m: FromWorker): void; listen(f: (m: ToWorker) => void): void };
 
@@ -107,9 +109,17 @@ async function handle(m: ToWorker, out: Port): Promise<void> {
       gen = Math.max(gen, m.gen);
       return;
     }
+    case 'task': {
+      const kernel = parallelTasks[m.kind];
+      if (!kernel) throw new Error(`worker: no task kernel ${m.kind}`);
+      tasks.set(m.id, { kernel, args: m.args });
+      gen = Math.max(gen, m.gen);
+      return;
+    }
     case 'forget':
       for (const id of m.sets) sets.delete(id);
       for (const id of m.stores) stores.delete(id);
+      for (const id of m.tasks ?? []) tasks.delete(id);
       return;
     case 'enter':
       loop();
@@ -140,7 +150,7 @@ function loop(): void {
   }
 }
 
-/** Block k of the current job: its constraints of the colour, with the set's own projectColorRange. */
+/** Block k of the current job: its constraints of the colour, with the set's own projectColorRange, or a task's block. */
 function runBlock(k: number): void {
   const c = control;
   try {
@@ -149,6 +159,12 @@ function runBlock(k: number): void {
     const from = Atomics.load(c, FROM) + k * Atomics.load(c, BLOCK);
     const to = Math.min(Atomics.load(c, TO), from + Atomics.load(c, BLOCK));
     const color = Atomics.load(c, COLOR);
+    if (color === TASK_JOB) {
+      const task = tasks.get(id);
+      if (!task) throw new Error(`worker: task ${id} was never registered`);
+      task.kernel(task.args, from, to, k);
+      return;
+    }
     const copy = sets.get(id);
     if (!copy) throw new Error(`worker: set ${id} was never registered`);
     const st = stores.get(copy.store);

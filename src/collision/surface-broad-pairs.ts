@@ -1,0 +1,348 @@
+import { closestPointTriangleAt, closestSegmentSegmentAt } from './geometry.js';
+
+/**
+ * The candidate tests of the surface broad phase (surface-broad-phase.ts)
+ * as functions of plain arrays, so that the same code runs on the calling
+ * thread and, for the pairs of a full rebuild, in blocks on the worker pool
+ * (src/parallel/, docs/solver.md "Threads"): what a test reads is in a
+ * `BroadArrays` record, what it finds goes to a `PairSink`. Each block of
+ * overlapping triangle pairs writes its own sink and the sinks are joined
+ * in block order, so the lists are those of one pass over all pairs, in the
+ * same order, for every thread count.
+ */
+export interface BroadArrays {
+  /** Topology (SurfaceTopology): triangles and edges as surface-vertex ids, global index of each vertex. */
+  tri: Int32Array;
+  edge: Int32Array;
+  vertex: Int32Array;
+  vertexSurface: Int32Array;
+  triSurface: Int32Array;
+  edgeSurface: Int32Array;
+  /** Vertices and edges owned by each triangle (CSR). */
+  ownVStart: Int32Array;
+  ownV: Int32Array;
+  ownEStart: Int32Array;
+  ownE: Int32Array;
+  /** Per surface: half its contact reach, its thickness; pairOn[a · surfaces + b] = 1 where a and b collide. */
+  halfReach: Float64Array;
+  thickness: Float64Array;
+  pairOn: Uint8Array;
+  /** surfaces, marginFactor, meanEdge. */
+  scalars: Float64Array;
+  /** Snapshots (SurfaceSnapshots): positions, allowances, vertex boxes. */
+  snap: Float64Array;
+  delta: Float64Array;
+  vBox: Float64Array;
+  /** Triangle boxes and bounding spheres, edge boxes and half-lengths, sharp edges. */
+  tBox: Float64Array;
+  tSphere: Float64Array;
+  eBox: Float64Array;
+  eHalf: Float64Array;
+  sharp: Uint8Array;
+  /** The store's collision group and mask of each particle. */
+  group: Int32Array;
+  mask: Int32Array;
+  /** Changed vertices, triangles and edges of a partial update (flags). */
+  vDirty: Uint8Array;
+  tDirty: Uint8Array;
+  eDirty: Uint8Array;
+}
+
+/** A record of empty arrays (filled by SurfaceBroadPhase before each use). */
+export function emptyBroadArrays(): BroadArrays {
+  const i = new Int32Array(0),
+    f = new Float64Array(0),
+    u = new Uint8Array(0);
+  return {
+    tri: i,
+    edge: i,
+    vertex: i,
+    vertexSurface: i,
+    triSurface: i,
+    edgeSurface: i,
+    ownVStart: i,
+    ownV: i,
+    ownEStart: i,
+    ownE: i,
+    halfReach: f,
+    thickness: f,
+    pairOn: u,
+    scalars: new Float64Array(3),
+    snap: f,
+    delta: f,
+    vBox: f,
+    tBox: f,
+    tSphere: f,
+    eBox: f,
+    eHalf: f,
+    sharp: u,
+    group: i,
+    mask: i,
+    vDirty: u,
+    tDirty: u,
+    eDirty: u,
+  };
+}
+
+/** Slots of BroadArrays.scalars. */
+export const B_SURFACES = 0;
+export const B_MARGIN = 1;
+export const B_MEAN_EDGE = 2;
+
+/**
+ * Where found candidates go: (vertex, triangle) pairs at vt[2k], vt[2k + 1]
+ * and (edge, edge) pairs at ee[2k], ee[2k + 1]. A sink that may `grow` gets
+ * larger arrays when full; one that may not (a block on a worker, whose
+ * arrays are shared memory the calling thread reads) sets `full` and takes
+ * nothing more, and the calling thread runs that block again in its own sink.
+ */
+export interface PairSink {
+  vt: Int32Array;
+  vtCount: number;
+  ee: Int32Array;
+  eeCount: number;
+  grow: boolean;
+  full: boolean;
+}
+
+const cp = new Float64Array(7);
+const ss = new Float64Array(3);
+
+/** Thickness of a pair of surfaces (SurfaceTopology.pairThickness). */
+function pairThickness(A: BroadArrays, a: number, b: number): number {
+  const th = A.thickness;
+  return a === b ? th[a] : 0.5 * (th[a] + th[b]);
+}
+
+/** Can vertex q and triangle t be in contact before their snapshots go stale? (surface-vertex ids) */
+export function vtCandidate(A: BroadArrays, q: number, t: number): boolean {
+  const tri = A.tri;
+  const a = tri[3 * t],
+    b = tri[3 * t + 1],
+    c = tri[3 * t + 2];
+  if (q === a || q === b || q === c) return false;
+  const sQ = A.vertexSurface[q],
+    sT = A.triSurface[t];
+  if (A.pairOn[sQ * (A.scalars[B_SURFACES] | 0) + sT] !== 1) return false;
+  const gq = A.vertex[q],
+    ga = A.vertex[a];
+  const mask = A.mask,
+    group = A.group;
+  if ((mask[gq] & group[ga]) === 0 || (mask[ga] & group[gq]) === 0) return false;
+  const delta = A.delta,
+    S = A.snap;
+  const lim =
+    pairThickness(A, sQ, sT) * (1 + A.scalars[B_MARGIN]) + delta[q] + Math.max(delta[a], delta[b], delta[c]);
+  const q3 = 3 * q,
+    a3 = 3 * a,
+    b3 = 3 * b,
+    c3 = 3 * c;
+  // the triangle lies within its bounding sphere: |q − centre| − radius bounds the distance from below
+  // (the relative 1e-9 keeps round-off from rejecting a pair the exact test would accept)
+  const TS = A.tSphere,
+    o4 = 4 * t;
+  const sx = S[q3] - TS[o4],
+    sy = S[q3 + 1] - TS[o4 + 1],
+    sz = S[q3 + 2] - TS[o4 + 2];
+  const far = (TS[o4 + 3] + lim) * (1 + 1e-9);
+  if (sx * sx + sy * sy + sz * sz > far * far) return false;
+  closestPointTriangleAt(S, q3, S, a3, b3, c3, cp);
+  return cp[6] <= lim * lim;
+}
+
+function eeCandidate(A: BroadArrays, e: number, f: number): boolean {
+  const edge = A.edge;
+  const a = edge[2 * e],
+    b = edge[2 * e + 1],
+    c = edge[2 * f],
+    d = edge[2 * f + 1];
+  if (c === a || c === b || d === a || d === b) return false;
+  const sE = A.edgeSurface[e],
+    sF = A.edgeSurface[f];
+  if (A.pairOn[sE * (A.scalars[B_SURFACES] | 0) + sF] !== 1) return false;
+  const ga = A.vertex[a],
+    gc = A.vertex[c];
+  const mask = A.mask,
+    group = A.group;
+  if ((mask[ga] & group[gc]) === 0 || (mask[gc] & group[ga]) === 0) return false;
+  const delta = A.delta,
+    S = A.snap;
+  // two sharp edges can be in contact (within reach); other pairs matter only if they can cross
+  const sharp = A.sharp[e] !== 0 && A.sharp[f] !== 0;
+  const lim =
+    (sharp ? pairThickness(A, sE, sF) * (1 + A.scalars[B_MARGIN]) : 1e-9 * A.scalars[B_MEAN_EDGE]) +
+    Math.max(delta[a], delta[b]) +
+    Math.max(delta[c], delta[d]);
+  const a3 = 3 * a,
+    b3 = 3 * b,
+    c3 = 3 * c,
+    d3 = 3 * d;
+  // bounding spheres first: the centres' distance less both half-lengths bounds the edges' distance
+  const re = A.eHalf[e],
+    rf = A.eHalf[f];
+  const ux = 0.5 * (S[c3] + S[d3] - S[a3] - S[b3]),
+    uy = 0.5 * (S[c3 + 1] + S[d3 + 1] - S[a3 + 1] - S[b3 + 1]),
+    uz = 0.5 * (S[c3 + 2] + S[d3 + 2] - S[a3 + 2] - S[b3 + 2]);
+  const rr = re + rf + lim;
+  if (ux * ux + uy * uy + uz * uz > rr * rr) return false;
+  closestSegmentSegmentAt(S, a3, b3, S, c3, d3, ss);
+  return ss[2] <= lim * lim;
+}
+
+/** Appends (q, t); false when the sink is full and may not grow. */
+export function addVT(out: PairSink, q: number, t: number): boolean {
+  const n = out.vtCount;
+  if (2 * n + 2 > out.vt.length) {
+    if (!out.grow) {
+      out.full = true;
+      return false;
+    }
+    out.vt = grow32(out.vt, 2 * n + 2);
+  }
+  out.vt[2 * n] = q;
+  out.vt[2 * n + 1] = t;
+  out.vtCount = n + 1;
+  return true;
+}
+
+function addEE(out: PairSink, e: number, f: number): boolean {
+  const n = out.eeCount;
+  if (2 * n + 2 > out.ee.length) {
+    if (!out.grow) {
+      out.full = true;
+      return false;
+    }
+    out.ee = grow32(out.ee, 2 * n + 2);
+  }
+  out.ee[2 * n] = e;
+  out.ee[2 * n + 1] = f;
+  out.eeCount = n + 1;
+  return true;
+}
+
+/**
+ * The candidates of one overlapping triangle pair: the vertices each owns
+ * against the other triangle, and the edges each owns against the other's.
+ * `partial`: only the pairs with a dirty vertex, triangle or edge. False
+ * when the sink filled up (and may not grow).
+ */
+export function collectTrianglePair(
+  A: BroadArrays,
+  t1: number,
+  t2: number,
+  partial: boolean,
+  out: PairSink,
+): boolean {
+  const vd = A.vDirty,
+    td = A.tDirty,
+    ed = A.eDirty;
+  const ovs = A.ownVStart,
+    ov = A.ownV,
+    oes = A.ownEStart,
+    oe = A.ownE;
+  const vBox = A.vBox,
+    tBox = A.tBox,
+    eBox = A.eBox;
+  // triangle boxes carry half the reach of their surface: a vertex box must come within its own half
+  const hr = A.halfReach,
+    vs = A.vertexSurface;
+  const d1 = partial && td[t1] === 0,
+    d2 = partial && td[t2] === 0;
+  const tri = A.tri,
+    edge = A.edge;
+  const a1 = tri[3 * t1],
+    b1 = tri[3 * t1 + 1],
+    c1 = tri[3 * t1 + 2],
+    a2 = tri[3 * t2],
+    b2 = tri[3 * t2 + 1],
+    c2 = tri[3 * t2 + 2];
+  // (a vertex of the other triangle is never a candidate: tested here before the boxes)
+  for (let j = ovs[t1]; j < ovs[t1 + 1]; j++) {
+    const q = ov[j];
+    if ((d2 && vd[q] === 0) || q === a2 || q === b2 || q === c2) continue;
+    if (boxesNear(vBox, q, tBox, t2, hr[vs[q]]) && vtCandidate(A, q, t2) && !addVT(out, q, t2)) return false;
+  }
+  for (let j = ovs[t2]; j < ovs[t2 + 1]; j++) {
+    const q = ov[j];
+    if ((d1 && vd[q] === 0) || q === a1 || q === b1 || q === c1) continue;
+    if (boxesNear(vBox, q, tBox, t1, hr[vs[q]]) && vtCandidate(A, q, t1) && !addVT(out, q, t1)) return false;
+  }
+  const e1 = oes[t2],
+    e2 = oes[t2 + 1];
+  if (e1 === e2) return true;
+  for (let i = oes[t1]; i < oes[t1 + 1]; i++) {
+    const e = oe[i];
+    const ce = partial && ed[e] === 0;
+    // every edge box of t2 lies inside t2's box
+    if (!boxesOverlap(eBox, e, tBox, t2)) continue;
+    const ea = edge[2 * e],
+      eb = edge[2 * e + 1];
+    for (let j = e1; j < e2; j++) {
+      const f = oe[j];
+      if (ce && ed[f] === 0) continue;
+      // edges that share a vertex are never candidates
+      const fa = edge[2 * f],
+        fb = edge[2 * f + 1];
+      if (fa === ea || fa === eb || fb === ea || fb === eb) continue;
+      if (boxesOverlap(eBox, e, eBox, f) && eeCandidate(A, e, f) && !addEE(out, e, f)) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * The candidates of the overlapping triangle pairs k0 … k1 − 1 of a full
+ * rebuild (pairs[2k], pairs[2k + 1]), appended to `out` in that order.
+ * False when the sink filled up.
+ */
+export function collectPairRange(
+  A: BroadArrays,
+  pairs: Int32Array,
+  k0: number,
+  k1: number,
+  out: PairSink,
+): boolean {
+  for (let k = k0; k < k1; k++)
+    if (!collectTrianglePair(A, pairs[2 * k], pairs[2 * k + 1], false, out)) return false;
+  return true;
+}
+
+/** Do box i of A and box j of B overlap (closed boxes)? */
+export function boxesOverlap(A: Float64Array, i: number, B: Float64Array, j: number): boolean {
+  const a = 6 * i,
+    b = 6 * j;
+  return (
+    A[a] <= B[b + 3] &&
+    A[a + 3] >= B[b] &&
+    A[a + 1] <= B[b + 4] &&
+    A[a + 4] >= B[b + 1] &&
+    A[a + 2] <= B[b + 5] &&
+    A[a + 5] >= B[b + 2]
+  );
+}
+
+/** Does box i of A come within g of box j of B (per axis)? */
+function boxesNear(A: Float64Array, i: number, B: Float64Array, j: number, g: number): boolean {
+  const a = 6 * i,
+    b = 6 * j;
+  return (
+    A[a] <= B[b + 3] + g &&
+    A[a + 3] + g >= B[b] &&
+    A[a + 1] <= B[b + 4] + g &&
+    A[a + 4] + g >= B[b + 1] &&
+    A[a + 2] <= B[b + 5] + g &&
+    A[a + 5] + g >= B[b + 2]
+  );
+}
+
+export function grow64(a: Float64Array, need: number): Float64Array<ArrayBuffer> {
+  const b = new Float64Array(Math.max(need, 2 * a.length, 64));
+  b.set(a);
+  return b;
+}
+
+export function grow32(a: Int32Array, need: number): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(Math.max(need, 2 * a.length, 64));
+  b.set(a);
+  return b;
+}

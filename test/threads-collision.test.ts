@@ -1,0 +1,107 @@
+/**
+ * The surface broad phase on the worker pool (src/collision/surface-broad-tasks.ts,
+ * docs/solver.md "Threads"): a full rebuild's candidate tests run in blocks
+ * on the workers and the blocks' lists are joined in block order, so a cloth
+ * folding onto itself gives the same candidate lists, contacts and bits on
+ * 1, 2 and 4 threads.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PbdError } from '../src/core/errors.js';
+import type { SharedTask } from '../src/core/step-context.js';
+import {
+  Cloth,
+  collisionSystemOf,
+  enableCollisions,
+  gridMesh,
+  PlaneCollider,
+  type ThreadedScheduler,
+  World,
+} from '../src/index.js';
+
+/** Worlds that keep the 2- and 4-thread pools alive through the file (pools end with their last world). */
+const keepers: World[] = [];
+beforeAll(async () => {
+  for (const threads of [2, 4]) {
+    const w = new World({ threads });
+    await w.threadsReady();
+    keepers.push(w);
+  }
+});
+afterAll(() => {
+  for (const w of keepers) w.dispose();
+});
+
+/** A 40 × 60 cloth let go just above the ground: it folds onto itself (self collision on). */
+function foldingCloth(threads: number): World {
+  const world = new World({ dt: 1 / 60, substeps: 5, damping: 0.2, threads });
+  const mesh = gridMesh({ width: 0.8, height: 1.2, cols: 40, rows: 60, plane: 'xy' });
+  for (let i = 0; i < mesh.positions.length; i += 3) {
+    mesh.positions[i + 1] += 0.65;
+    mesh.positions[i + 2] += 0.03 * Math.sin(5 * mesh.positions[i + 1]);
+  }
+  const cloth = new Cloth(world, { mesh, density: 0.2, bend: { compliance: 0.5 } });
+  world.addCollider(new PlaneCollider({ friction: 0.6 }));
+  enableCollisions(world, { thickness: 0.006, friction: 0.4 }).add(cloth);
+  return world;
+}
+
+function bits(w: World): Buffer {
+  const n = w.store.count;
+  return Buffer.concat([
+    Buffer.from(w.store.x.buffer, w.store.x.byteOffset, 24 * n),
+    Buffer.from(w.store.v.buffer, w.store.v.byteOffset, 24 * n),
+  ]);
+}
+
+describe('self collision on worker threads', () => {
+  it('a cloth folding onto itself: broad-phase rebuilds on the pool, the same bits on 1, 2 and 4 threads', async () => {
+    const worlds = [foldingCloth(1), foldingCloth(2), foldingCloth(4)];
+    await Promise.all(worlds.map((w) => w.threadsReady()));
+    const broad = worlds.map((w) => collisionSystemOf(w)!.surfaces.broadPhase);
+    let contacts = 0;
+    for (let s = 0; s < 60; s++) {
+      for (const w of worlds) w.step();
+      // the candidate lists themselves, not only the positions they lead to
+      expect(broad[1].vtCount).toBe(broad[0].vtCount);
+      expect(broad[2].eeCount).toBe(broad[0].eeCount);
+      contacts += collisionSystemOf(worlds[0])!.surfaces.stats.contacts;
+    }
+    const n = broad[0].vtCount;
+    expect(
+      Buffer.from(broad[1].vtCand.buffer, 0, 8 * n).equals(Buffer.from(broad[0].vtCand.buffer, 0, 8 * n)),
+    ).toBe(true);
+    expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
+    expect(bits(worlds[2]).equals(bits(worlds[0]))).toBe(true);
+    // the cloth did touch itself, and the threaded worlds' rebuilds ran on the pool
+    expect(contacts).toBeGreaterThan(0);
+    expect(broad[0].pooledRebuilds).toBe(0);
+    expect(broad[1].pooledRebuilds).toBeGreaterThan(0);
+    expect(broad[2].pooledRebuilds).toBeGreaterThan(0);
+    for (const w of worlds) w.dispose();
+  }, 300_000);
+
+  it('a task block that throws reaches the caller as a PbdError; the world then steps on', async () => {
+    const world = foldingCloth(2);
+    await world.threadsReady();
+    const sched = world.scheduler as ThreadedScheduler;
+    // arguments without the arrays the kernel reads: every block throws (on the workers and here)
+    const task: SharedTask = { kind: 'surface-broad-pairs', args: { A: null, pairs: null }, version: 1 };
+    sched.beginStep();
+    expect(sched.runTask(task, 1000, 8)).toBe(false); // new arguments: queued for the workers
+    sched.endStep();
+    sched.beginStep();
+    let caught: unknown = null;
+    try {
+      sched.runTask(task, 1000, 8);
+    } catch (e) {
+      caught = e;
+    }
+    sched.endStep();
+    expect(caught).toBeInstanceOf(PbdError);
+    expect((caught as PbdError).message).toContain('surface-broad-pairs');
+    const y0 = world.store.x[1];
+    for (let s = 0; s < 3; s++) world.step();
+    expect(world.store.x[1]).toBeLessThan(y0);
+    world.dispose();
+  }, 120_000);
+});
