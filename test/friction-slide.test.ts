@@ -45,10 +45,13 @@ describe('kinetic friction after rest', () => {
     [1, 1],
     [60, 1],
     [240, 3],
-  ])('after %i frames at rest (%i iterations) a push at 2 m/s slides v0²/(2μg) within 2 %', (rest, iterations) => {
-    const v0 = 2;
-    const coulomb = (v0 * v0) / (2 * MU * G);
-    const d = slide(rest, v0, iterations);
-    expect(Math.abs(d / coulomb - 1)).toBeLessThan(0.02);
-  });
+  ])(
+    'after %i frames at rest (%i iterations) a push at 2 m/s slides v0²/(2μg) within 2 %',
+    (rest, iterations) => {
+      const v0 = 2;
+      const coulomb = (v0 * v0) / (2 * MU * G);
+      const d = slide(rest, v0, iterations);
+      expect(Math.abs(d / coulomb - 1)).toBeLessThan(0.02);
+    },
+  );
 });
