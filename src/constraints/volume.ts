@@ -1,5 +1,6 @@
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
+import { edgeCross, edgeCrossOut } from '../mesh/triangle-mesh.js';
 import { sweepTetVolume, sweepTriangleArea } from '../wasm/element-kernels.generated.js';
 import type { ElementKernel } from '../wasm/element-kernels.js';
 import { ElementConstraints } from './element-set.js';
@@ -148,32 +149,21 @@ export class TriangleAreaConstraints extends MeasureConstraints {
   }
 }
 
-/** (p2 − p1) × (p3 − p1), written by edgeCross: the normal a tet's volume and a triangle's area share. */
-const cross = new Float64Array(3);
-
-/** (p_b − p_a) × (p_c − p_a) into `cross`, for particles at offsets a, b, c of x. */
-function edgeCross(x: ArrayLike<number>, a: number, b: number, c: number): void {
-  const ux = x[b] - x[a],
-    uy = x[b + 1] - x[a + 1],
-    uz = x[b + 2] - x[a + 2];
-  const vx = x[c] - x[a],
-    vy = x[c + 1] - x[a + 1],
-    vz = x[c + 2] - x[a + 2];
-  cross[0] = uy * vz - uz * vy;
-  cross[1] = uz * vx - ux * vz;
-  cross[2] = ux * vy - uy * vx;
-}
-
 /** Signed volume (1/6)(p2 − p1) × (p3 − p1) · (p4 − p1) of a tet. */
 export function tetVolume(x: ArrayLike<number>, i1: number, i2: number, i3: number, i4: number): number {
   const a = 3 * i1,
     d = 3 * i4;
   edgeCross(x, a, 3 * i2, 3 * i3);
-  return (cross[0] * (x[d] - x[a]) + cross[1] * (x[d + 1] - x[a + 1]) + cross[2] * (x[d + 2] - x[a + 2])) / 6;
+  return (
+    (edgeCrossOut[0] * (x[d] - x[a]) +
+      edgeCrossOut[1] * (x[d + 1] - x[a + 1]) +
+      edgeCrossOut[2] * (x[d + 2] - x[a + 2])) /
+    6
+  );
 }
 
 /** Area ½ |(p2 − p1) × (p3 − p1)| of a triangle. */
 export function triangleAreaOf(x: ArrayLike<number>, i1: number, i2: number, i3: number): number {
   edgeCross(x, 3 * i1, 3 * i2, 3 * i3);
-  return 0.5 * Math.hypot(cross[0], cross[1], cross[2]);
+  return 0.5 * Math.hypot(edgeCrossOut[0], edgeCrossOut[1], edgeCrossOut[2]);
 }
