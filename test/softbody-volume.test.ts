@@ -71,6 +71,17 @@ describe('geometric constraints of 000 §3.4.4', () => {
   }
 });
 
+/** The lowest and highest y of particles offset … offset + count − 1. */
+function yRange(x: Float64Array, offset: number, count: number): [number, number] {
+  let lo = Number.POSITIVE_INFINITY,
+    hi = Number.NEGATIVE_INFINITY;
+  for (let i = offset; i < offset + count; i++) {
+    lo = Math.min(lo, x[3 * i + 1]);
+    hi = Math.max(hi, x[3 * i + 1]);
+  }
+  return [lo, hi];
+}
+
 /**
  * A plate comes down on a body resting on the ground, squeezes it to 57 % of
  * its height (0.2 s to 1.2 s), holds it for 1 s and lifts again (by 3.2 s).
@@ -137,13 +148,7 @@ describe('volume under load: the volume constraints are solved with the contacts
       expect(body.bodyVolume).not.toBeNull();
       let squeezedTo = 1;
       const heightNow = () => {
-        const x = world.store.x;
-        let lo = Number.POSITIVE_INFINITY,
-          hi = Number.NEGATIVE_INFINITY;
-        for (let i = body.offset; i < body.offset + body.count; i++) {
-          lo = Math.min(lo, x[3 * i + 1]);
-          hi = Math.max(hi, x[3 * i + 1]);
-        }
+        const [lo, hi] = yRange(world.store.x, body.offset, body.count);
         return hi - lo;
       };
       const r = squeeze(
@@ -202,12 +207,7 @@ describe('volume under load: the volume constraints are solved with the contacts
     });
     for (let k = 0; k < 120; k++) world.step(); // inflates and settles
     const x = world.store.x;
-    let lo = Number.POSITIVE_INFINITY,
-      hi = Number.NEGATIVE_INFINITY;
-    for (let i = ball.offset; i < ball.offset + ball.count; i++) {
-      lo = Math.min(lo, x[3 * i + 1]);
-      hi = Math.max(hi, x[3 * i + 1]);
-    }
+    const [lo, hi] = yRange(x, ball.offset, ball.count);
     const target = 1.3 * ball.pressure!.restVolume;
     expect(Math.abs(ball.pressure!.computeVolume(x) / target - 1)).toBeLessThan(0.01);
     const r = squeeze(world, hi - lo, hi, () => ball.pressure!.computeVolume(world.store.x));
