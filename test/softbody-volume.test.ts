@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   BoxCollider,
   Cloth,
+  gridMesh,
   icosphere,
   PlaneCollider,
   SoftBody,
@@ -69,6 +70,37 @@ describe('geometric constraints of 000 §3.4.4', () => {
       expect(set.maxViolation(w.store)).toBeLessThan(1e-9);
     });
   }
+});
+
+describe('volume and area sets on worker threads (src/parallel/)', () => {
+  it('a geometric soft body and a cloth with area constraints give the same bits on 1 and 2 threads', async () => {
+    // big enough that every colour batch (≥ 256 constraints) goes to the workers, whose copy of a
+    // set has its class but no function-valued fields
+    const run = async (threads: number) => {
+      const world = new World({ threads, substeps: 5 });
+      new SoftBody(world, {
+        mesh: tetBox({ size: [0.5, 0.5, 0.5], resolution: [16, 16, 16], origin: [0, 1, 0] }),
+        model: 'geometric',
+      });
+      const cloth = new Cloth(world, {
+        mesh: gridMesh({ width: 1, height: 1, cols: 80, rows: 80 }),
+        density: 0.1,
+      });
+      cloth.pin(0);
+      const tris = Array.from(cloth.triangles, (v) => v + cloth.offset);
+      world.addConstraintSet(new TriangleAreaConstraints(world.store, tris, { compliance: 0 }));
+      await world.threadsReady();
+      for (let k = 0; k < 3; k++) world.step();
+      const x = world.store.x.slice(0, 3 * world.store.count);
+      world.dispose();
+      return x;
+    };
+    const one = await run(1);
+    const two = await run(2);
+    expect(two.length).toBe(one.length);
+    expect(two.every((v, i) => v === one[i])).toBe(true);
+    expect(one.every(Number.isFinite)).toBe(true);
+  }, 120_000);
 });
 
 /** The lowest and highest y of particles offset … offset + count − 1. */

@@ -20,9 +20,6 @@ type MeasureSweep = typeof sweepTetVolume;
 abstract class MeasureConstraints extends ElementConstraints {
   /** Rest measure per element. */
   rest: Float64Array;
-  private readonly projectFn: MeasureKernel;
-  private readonly sweepFn: MeasureSweep;
-  private readonly measureOf: (x: ArrayLike<number>, idx: Int32Array, e: number) => number;
 
   constructor(
     store: ParticleStore,
@@ -31,30 +28,33 @@ abstract class MeasureConstraints extends ElementConstraints {
     rule: ProjectionRule,
     code: string,
     label: string,
-    measure: (x: ArrayLike<number>, idx: Int32Array, e: number) => number,
-    project: MeasureKernel,
-    sweep: MeasureSweep,
     rest?: ArrayLike<number>,
   ) {
     super(arity, rule);
-    this.projectFn = project;
-    this.sweepFn = sweep;
-    this.measureOf = measure;
     const n = elements.length / arity;
     const idx = Int32Array.from(elements);
     const X = rest ?? store.x;
     const r = new Float64Array(n);
     this.checkIndices(store, idx, code, label);
-    for (let t = 0; t < n; t++) r[t] = measure(X, idx, t);
+    for (let t = 0; t < n; t++) r[t] = this.measure(X, idx, t);
     [this.rest] = this.setElements(store, idx, [[r, 1]]);
   }
+
+  // The kind's measure and kernels are methods and getters of its class, not fields: a worker's
+  // copy of the set (src/parallel/mirror.ts) has the class's prototype but no function fields.
+  /** The measure of element e (its particles idx[arity e …]) at positions x. */
+  protected abstract measure(x: ArrayLike<number>, idx: Int32Array, e: number): number;
+  /** The kind's generated JavaScript kernel. */
+  protected abstract get projectKernel(): MeasureKernel;
+  /** The kind's paired WebAssembly sweep. */
+  protected abstract get pairedSweep(): MeasureSweep;
 
   protected pairedScalar(): Float64Array {
     return this.rest;
   }
 
   protected sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
-    this.sweepFn(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde);
+    this.pairedSweep(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde);
   }
 
   /** The JavaScript kernel (the kind's generated one). */
@@ -69,21 +69,16 @@ abstract class MeasureConstraints extends ElementConstraints {
     reverse: boolean,
   ): void {
     const r = this.rule;
-    this.projectFn(p, x, w, this, this.rest, from, to, reverse, r.kPrime, r.alphaTilde, r.gamma);
+    this.projectKernel(p, x, w, this, this.rest, from, to, reverse, r.kPrime, r.alphaTilde, r.gamma);
   }
 
   maxViolation(store: ParticleStore): number {
     let m = 0;
     for (let c = 0; c < this.count; c++)
-      m = Math.max(m, Math.abs(this.measureOf(store.x, this.indices, c) - this.rest[c]));
+      m = Math.max(m, Math.abs(this.measure(store.x, this.indices, c) - this.rest[c]));
     return m;
   }
 }
-
-const tetVolumeOf = (x: ArrayLike<number>, i: Int32Array, t: number): number =>
-  tetVolume(x, i[4 * t], i[4 * t + 1], i[4 * t + 2], i[4 * t + 3]);
-const triangleAreaAt = (x: ArrayLike<number>, i: Int32Array, t: number): number =>
-  triangleAreaOf(x, i[3 * t], i[3 * t + 1], i[3 * t + 2]);
 
 /**
  * Tetrahedron volume constraints (000 §3.4.4):
@@ -110,11 +105,20 @@ export class TetVolumeConstraints extends MeasureConstraints {
       new ProjectionRule(params, 'volume'),
       'volume/bad-index',
       'volume constraint',
-      tetVolumeOf,
-      projectTetVolume,
-      sweepTetVolume,
       rest,
     );
+  }
+
+  protected measure(x: ArrayLike<number>, i: Int32Array, t: number): number {
+    return tetVolume(x, i[4 * t], i[4 * t + 1], i[4 * t + 2], i[4 * t + 3]);
+  }
+
+  protected get projectKernel(): MeasureKernel {
+    return projectTetVolume;
+  }
+
+  protected get pairedSweep(): MeasureSweep {
+    return sweepTetVolume;
   }
 }
 
@@ -134,18 +138,19 @@ export class TriangleAreaConstraints extends MeasureConstraints {
     params: ConstraintParams = {},
     rest?: ArrayLike<number>,
   ) {
-    super(
-      store,
-      triangles,
-      3,
-      new ProjectionRule(params, 'area'),
-      'area/bad-index',
-      'area constraint',
-      triangleAreaAt,
-      projectTriangleArea,
-      sweepTriangleArea,
-      rest,
-    );
+    super(store, triangles, 3, new ProjectionRule(params, 'area'), 'area/bad-index', 'area constraint', rest);
+  }
+
+  protected measure(x: ArrayLike<number>, i: Int32Array, t: number): number {
+    return triangleAreaOf(x, i[3 * t], i[3 * t + 1], i[3 * t + 2]);
+  }
+
+  protected get projectKernel(): MeasureKernel {
+    return projectTriangleArea;
+  }
+
+  protected get pairedSweep(): MeasureSweep {
+    return sweepTriangleArea;
   }
 }
 
