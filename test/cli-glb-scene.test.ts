@@ -24,7 +24,7 @@ import {
   kinematicColliderColor,
   linearRgb,
 } from '../src/io/palette.js';
-import { fixtures, pbdkit, tempDir } from './cli-helpers.js';
+import { fixtures, simulate, tempDir } from './cli-helpers.js';
 
 // a tearing sheet, a ribbon on a pin that oscillates, a ball flying through, the ground
 const scene = join(fixtures, 'resume.json');
@@ -39,16 +39,7 @@ describe('the default glb: the whole scene, compact', () => {
       ['compact.glb', []],
       ['raw.glb', ['--no-compress']],
     ] as const) {
-      const r = pbdkit([
-        'simulate',
-        scene,
-        '--frames',
-        String(frames),
-        '--out',
-        join(tmp.dir, name),
-        '-q',
-        ...extra,
-      ]);
+      const r = simulate(scene, frames, join(tmp.dir, name), '-q', ...extra);
       expect(r.code).toBe(0);
     }
     compact = new Uint8Array(readFileSync(join(tmp.dir, 'compact.glb')));

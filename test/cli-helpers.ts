@@ -25,6 +25,11 @@ export function pbdkit(args: string[], cwd = root): Run {
   return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** Runs `pbdkit simulate <scene> --frames <frames> --out <out> <extra…>` to completion. */
+export function simulate(scene: string, frames: number, out: string, ...extra: string[]): Run {
+  return pbdkit(['simulate', scene, '--frames', String(frames), '--out', out, ...extra]);
+}
+
 /** Starts `pbdkit <args>` in the background. */
 export function startPbdkit(args: string[], cwd = root): { child: ChildProcess; done: Promise<Run> } {
   const child = spawn(process.execPath, [bin, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -12,7 +12,7 @@ import { type Document, NodeIO } from '@gltf-transform/core';
 import validator from 'gltf-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bake } from '../src/node/index.js';
-import { pbdkit, scenes, tempDir } from './cli-helpers.js';
+import { scenes, simulate, tempDir } from './cli-helpers.js';
 
 interface ExportedBody {
   name: string;
@@ -116,29 +116,18 @@ describe('pbdkit simulate exports render meshes (soft body, lattice, rigid clust
   beforeAll(async () => {
     const file = join(tmp.dir, 'render.json');
     writeFileSync(file, JSON.stringify(scene));
-    const glbRun = pbdkit([
-      'simulate',
+    const glbRun = simulate(
       file,
-      '--frames',
-      String(frames),
-      '--out',
+      frames,
       join(tmp.dir, 'render.glb'),
       '--no-compress',
       '--export-state',
       join(tmp.dir, 'state.json'),
       '-q',
-    ]);
+    );
     expect(glbRun.stderr).toBe('');
     expect(glbRun.code).toBe(0);
-    const objRun = pbdkit([
-      'simulate',
-      file,
-      '--frames',
-      String(frames),
-      '--out',
-      join(tmp.dir, 'obj/'),
-      '-q',
-    ]);
+    const objRun = simulate(file, frames, join(tmp.dir, 'obj/'), '-q');
     expect(objRun.code).toBe(0);
     glb = new Uint8Array(readFileSync(join(tmp.dir, 'render.glb')));
     doc = await new NodeIO().readBinary(glb);

@@ -10,7 +10,7 @@ import { NodeIO } from '@gltf-transform/core';
 import validator from 'gltf-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadScene } from '../src/io/scene/scene.js';
-import { pbdkit, scenes, tempDir } from './cli-helpers.js';
+import { scenes, simulate, tempDir } from './cli-helpers.js';
 
 const frames = 20;
 
@@ -21,16 +21,7 @@ describe('a bake with rigid bodies', () => {
       ['compact.glb', []],
       ['raw.glb', ['--no-compress']],
     ] as const) {
-      const r = pbdkit([
-        'simulate',
-        join(scenes, 'rigid-drum.json'),
-        '--frames',
-        String(frames),
-        '--out',
-        join(tmp.dir, name),
-        '-q',
-        ...extra,
-      ]);
+      const r = simulate(join(scenes, 'rigid-drum.json'), frames, join(tmp.dir, name), '-q', ...extra);
       expect(r.code, r.stderr).toBe(0);
     }
   });
@@ -83,15 +74,7 @@ describe('an OBJ bake with rigid bodies', () => {
   it("writes each rigid body's mesh at its pose every frame: the hammock box's corners", () => {
     const n = 12;
     const out = join(tmp.dir, 'frames/');
-    const r = pbdkit([
-      'simulate',
-      join(scenes, 'rigid-hammock.json'),
-      '--frames',
-      String(n),
-      '--out',
-      out,
-      '-q',
-    ]);
+    const r = simulate(join(scenes, 'rigid-hammock.json'), n, out, '-q');
     expect(r.code, r.stderr).toBe(0);
     const inst = loadScene(readFileSync(join(scenes, 'rigid-hammock.json'), 'utf8'), {
       file: 'rigid-hammock.json',

@@ -11,7 +11,7 @@ import validator from 'gltf-validator';
 import { AnimationMixer, LoopOnce, type Mesh, type Object3D } from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtures, pbdkit, stackLines, tempDir } from './cli-helpers.js';
+import { fixtures, pbdkit, simulate, stackLines, tempDir } from './cli-helpers.js';
 
 const tear = join(fixtures, 'tear.json');
 const freefall = join(fixtures, 'freefall.json');
@@ -75,24 +75,8 @@ describe('pbdkit simulate → glb (a tearing cloth hit by a kinematic ball)', ()
 
   beforeAll(async () => {
     // uncompressed: the tests read the float positions back exactly (the compact default is tested below)
-    run = pbdkit([
-      'simulate',
-      tear,
-      '--frames',
-      String(frames),
-      '--out',
-      join(tmp.dir, 'tear.glb'),
-      '--no-compress',
-    ]);
-    const objRun = pbdkit([
-      'simulate',
-      tear,
-      '--frames',
-      String(frames),
-      '--out',
-      join(tmp.dir, 'obj/'),
-      '-q',
-    ]);
+    run = simulate(tear, frames, join(tmp.dir, 'tear.glb'), '--no-compress');
+    const objRun = simulate(tear, frames, join(tmp.dir, 'obj/'), '-q');
     expect(objRun.code).toBe(0);
     glb = new Uint8Array(readFileSync(join(tmp.dir, 'tear.glb')));
     doc = await new NodeIO().readBinary(glb);

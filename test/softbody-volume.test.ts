@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   BoxCollider,
   Cloth,
+  gridMesh,
   icosphere,
   PlaneCollider,
   SoftBody,
@@ -71,6 +72,48 @@ describe('geometric constraints of 000 §3.4.4', () => {
   }
 });
 
+describe('volume and area sets on worker threads (src/parallel/)', () => {
+  it('a geometric soft body and a cloth with area constraints give the same bits on 1 and 2 threads', async () => {
+    // big enough that every colour batch (≥ 256 constraints) goes to the workers, whose copy of a
+    // set has its class but no function-valued fields
+    const run = async (threads: number) => {
+      const world = new World({ threads, substeps: 5 });
+      new SoftBody(world, {
+        mesh: tetBox({ size: [0.5, 0.5, 0.5], resolution: [16, 16, 16], origin: [0, 1, 0] }),
+        model: 'geometric',
+      });
+      const cloth = new Cloth(world, {
+        mesh: gridMesh({ width: 1, height: 1, cols: 80, rows: 80 }),
+        density: 0.1,
+      });
+      cloth.pin(0);
+      const tris = Array.from(cloth.triangles, (v) => v + cloth.offset);
+      world.addConstraintSet(new TriangleAreaConstraints(world.store, tris, { compliance: 0 }));
+      await world.threadsReady();
+      for (let k = 0; k < 3; k++) world.step();
+      const x = world.store.x.slice(0, 3 * world.store.count);
+      world.dispose();
+      return x;
+    };
+    const one = await run(1);
+    const two = await run(2);
+    expect(two.length).toBe(one.length);
+    expect(two.every((v, i) => v === one[i])).toBe(true);
+    expect(one.every(Number.isFinite)).toBe(true);
+  }, 120_000);
+});
+
+/** The lowest and highest y of particles offset … offset + count − 1. */
+function yRange(x: Float64Array, offset: number, count: number): [number, number] {
+  let lo = Number.POSITIVE_INFINITY,
+    hi = Number.NEGATIVE_INFINITY;
+  for (let i = offset; i < offset + count; i++) {
+    lo = Math.min(lo, x[3 * i + 1]);
+    hi = Math.max(hi, x[3 * i + 1]);
+  }
+  return [lo, hi];
+}
+
 /**
  * A plate comes down on a body resting on the ground, squeezes it to 57 % of
  * its height (0.2 s to 1.2 s), holds it for 1 s and lifts again (by 3.2 s).
@@ -137,13 +180,7 @@ describe('volume under load: the volume constraints are solved with the contacts
       expect(body.bodyVolume).not.toBeNull();
       let squeezedTo = 1;
       const heightNow = () => {
-        const x = world.store.x;
-        let lo = Number.POSITIVE_INFINITY,
-          hi = Number.NEGATIVE_INFINITY;
-        for (let i = body.offset; i < body.offset + body.count; i++) {
-          lo = Math.min(lo, x[3 * i + 1]);
-          hi = Math.max(hi, x[3 * i + 1]);
-        }
+        const [lo, hi] = yRange(world.store.x, body.offset, body.count);
         return hi - lo;
       };
       const r = squeeze(
@@ -202,12 +239,7 @@ describe('volume under load: the volume constraints are solved with the contacts
     });
     for (let k = 0; k < 120; k++) world.step(); // inflates and settles
     const x = world.store.x;
-    let lo = Number.POSITIVE_INFINITY,
-      hi = Number.NEGATIVE_INFINITY;
-    for (let i = ball.offset; i < ball.offset + ball.count; i++) {
-      lo = Math.min(lo, x[3 * i + 1]);
-      hi = Math.max(hi, x[3 * i + 1]);
-    }
+    const [lo, hi] = yRange(x, ball.offset, ball.count);
     const target = 1.3 * ball.pressure!.restVolume;
     expect(Math.abs(ball.pressure!.computeVolume(x) / target - 1)).toBeLessThan(0.01);
     const r = squeeze(world, hi - lo, hi, () => ball.pressure!.computeVolume(world.store.x));

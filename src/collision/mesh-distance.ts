@@ -1,6 +1,8 @@
 import { PbdError } from '../core/errors.js';
 import {
   buildEdgeTopology,
+  edgeCross,
+  edgeCrossOut,
   isClosed,
   orientConsistently,
   type TriangleMesh,
@@ -77,15 +79,10 @@ export class MeshDistance {
         this.boxes[6 * t + k] = Math.min(P[a + k], P[b + k], P[c + k]);
         this.boxes[6 * t + 3 + k] = Math.max(P[a + k], P[b + k], P[c + k]);
       }
-      const ux = P[b] - P[a],
-        uy = P[b + 1] - P[a + 1],
-        uz = P[b + 2] - P[a + 2];
-      const vx = P[c] - P[a],
-        vy = P[c + 1] - P[a + 1],
-        vz = P[c + 2] - P[a + 2];
-      let nx = uy * vz - uz * vy,
-        ny = uz * vx - ux * vz,
-        nz = ux * vy - uy * vx;
+      edgeCross(P, a, b, c);
+      let nx = edgeCrossOut[0],
+        ny = edgeCrossOut[1],
+        nz = edgeCrossOut[2];
       const l = Math.hypot(nx, ny, nz);
       nx /= l;
       ny /= l;

@@ -1,5 +1,6 @@
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
+import { edgeCross, edgeCrossOut } from '../mesh/triangle-mesh.js';
 import { sweepTetVolume, sweepTriangleArea } from '../wasm/element-kernels.generated.js';
 import type { ElementKernel } from '../wasm/element-kernels.js';
 import { ElementConstraints } from './element-set.js';
@@ -19,9 +20,6 @@ type MeasureSweep = typeof sweepTetVolume;
 abstract class MeasureConstraints extends ElementConstraints {
   /** Rest measure per element. */
   rest: Float64Array;
-  private readonly projectFn: MeasureKernel;
-  private readonly sweepFn: MeasureSweep;
-  private readonly measureOf: (x: ArrayLike<number>, idx: Int32Array, e: number) => number;
 
   constructor(
     store: ParticleStore,
@@ -30,30 +28,33 @@ abstract class MeasureConstraints extends ElementConstraints {
     rule: ProjectionRule,
     code: string,
     label: string,
-    measure: (x: ArrayLike<number>, idx: Int32Array, e: number) => number,
-    project: MeasureKernel,
-    sweep: MeasureSweep,
     rest?: ArrayLike<number>,
   ) {
     super(arity, rule);
-    this.projectFn = project;
-    this.sweepFn = sweep;
-    this.measureOf = measure;
     const n = elements.length / arity;
     const idx = Int32Array.from(elements);
     const X = rest ?? store.x;
     const r = new Float64Array(n);
     this.checkIndices(store, idx, code, label);
-    for (let t = 0; t < n; t++) r[t] = measure(X, idx, t);
+    for (let t = 0; t < n; t++) r[t] = this.measure(X, idx, t);
     [this.rest] = this.setElements(store, idx, [[r, 1]]);
   }
+
+  // The kind's measure and kernels are methods and getters of its class, not fields: a worker's
+  // copy of the set (src/parallel/mirror.ts) has the class's prototype but no function fields.
+  /** The measure of element e (its particles idx[arity e …]) at positions x. */
+  protected abstract measure(x: ArrayLike<number>, idx: Int32Array, e: number): number;
+  /** The kind's generated JavaScript kernel. */
+  protected abstract get projectKernel(): MeasureKernel;
+  /** The kind's paired WebAssembly sweep. */
+  protected abstract get pairedSweep(): MeasureSweep;
 
   protected pairedScalar(): Float64Array {
     return this.rest;
   }
 
   protected sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
-    this.sweepFn(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde);
+    this.pairedSweep(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde);
   }
 
   /** The JavaScript kernel (the kind's generated one). */
@@ -68,21 +69,16 @@ abstract class MeasureConstraints extends ElementConstraints {
     reverse: boolean,
   ): void {
     const r = this.rule;
-    this.projectFn(p, x, w, this, this.rest, from, to, reverse, r.kPrime, r.alphaTilde, r.gamma);
+    this.projectKernel(p, x, w, this, this.rest, from, to, reverse, r.kPrime, r.alphaTilde, r.gamma);
   }
 
   maxViolation(store: ParticleStore): number {
     let m = 0;
     for (let c = 0; c < this.count; c++)
-      m = Math.max(m, Math.abs(this.measureOf(store.x, this.indices, c) - this.rest[c]));
+      m = Math.max(m, Math.abs(this.measure(store.x, this.indices, c) - this.rest[c]));
     return m;
   }
 }
-
-const tetVolumeOf = (x: ArrayLike<number>, i: Int32Array, t: number): number =>
-  tetVolume(x, i[4 * t], i[4 * t + 1], i[4 * t + 2], i[4 * t + 3]);
-const triangleAreaAt = (x: ArrayLike<number>, i: Int32Array, t: number): number =>
-  triangleAreaOf(x, i[3 * t], i[3 * t + 1], i[3 * t + 2]);
 
 /**
  * Tetrahedron volume constraints (000 §3.4.4):
@@ -109,11 +105,20 @@ export class TetVolumeConstraints extends MeasureConstraints {
       new ProjectionRule(params, 'volume'),
       'volume/bad-index',
       'volume constraint',
-      tetVolumeOf,
-      projectTetVolume,
-      sweepTetVolume,
       rest,
     );
+  }
+
+  protected measure(x: ArrayLike<number>, i: Int32Array, t: number): number {
+    return tetVolume(x, i[4 * t], i[4 * t + 1], i[4 * t + 2], i[4 * t + 3]);
+  }
+
+  protected get projectKernel(): MeasureKernel {
+    return projectTetVolume;
+  }
+
+  protected get pairedSweep(): MeasureSweep {
+    return sweepTetVolume;
   }
 }
 
@@ -133,35 +138,20 @@ export class TriangleAreaConstraints extends MeasureConstraints {
     params: ConstraintParams = {},
     rest?: ArrayLike<number>,
   ) {
-    super(
-      store,
-      triangles,
-      3,
-      new ProjectionRule(params, 'area'),
-      'area/bad-index',
-      'area constraint',
-      triangleAreaAt,
-      projectTriangleArea,
-      sweepTriangleArea,
-      rest,
-    );
+    super(store, triangles, 3, new ProjectionRule(params, 'area'), 'area/bad-index', 'area constraint', rest);
   }
-}
 
-/** (p2 − p1) × (p3 − p1), written by edgeCross: the normal a tet's volume and a triangle's area share. */
-const cross = new Float64Array(3);
+  protected measure(x: ArrayLike<number>, i: Int32Array, t: number): number {
+    return triangleAreaOf(x, i[3 * t], i[3 * t + 1], i[3 * t + 2]);
+  }
 
-/** (p_b − p_a) × (p_c − p_a) into `cross`, for particles at offsets a, b, c of x. */
-function edgeCross(x: ArrayLike<number>, a: number, b: number, c: number): void {
-  const ux = x[b] - x[a],
-    uy = x[b + 1] - x[a + 1],
-    uz = x[b + 2] - x[a + 2];
-  const vx = x[c] - x[a],
-    vy = x[c + 1] - x[a + 1],
-    vz = x[c + 2] - x[a + 2];
-  cross[0] = uy * vz - uz * vy;
-  cross[1] = uz * vx - ux * vz;
-  cross[2] = ux * vy - uy * vx;
+  protected get projectKernel(): MeasureKernel {
+    return projectTriangleArea;
+  }
+
+  protected get pairedSweep(): MeasureSweep {
+    return sweepTriangleArea;
+  }
 }
 
 /** Signed volume (1/6)(p2 − p1) × (p3 − p1) · (p4 − p1) of a tet. */
@@ -169,11 +159,16 @@ export function tetVolume(x: ArrayLike<number>, i1: number, i2: number, i3: numb
   const a = 3 * i1,
     d = 3 * i4;
   edgeCross(x, a, 3 * i2, 3 * i3);
-  return (cross[0] * (x[d] - x[a]) + cross[1] * (x[d + 1] - x[a + 1]) + cross[2] * (x[d + 2] - x[a + 2])) / 6;
+  return (
+    (edgeCrossOut[0] * (x[d] - x[a]) +
+      edgeCrossOut[1] * (x[d + 1] - x[a + 1]) +
+      edgeCrossOut[2] * (x[d + 2] - x[a + 2])) /
+    6
+  );
 }
 
 /** Area ½ |(p2 − p1) × (p3 − p1)| of a triangle. */
 export function triangleAreaOf(x: ArrayLike<number>, i1: number, i2: number, i3: number): number {
   edgeCross(x, 3 * i1, 3 * i2, 3 * i3);
-  return 0.5 * Math.hypot(cross[0], cross[1], cross[2]);
+  return 0.5 * Math.hypot(edgeCrossOut[0], edgeCrossOut[1], edgeCrossOut[2]);
 }

@@ -79,8 +79,7 @@ export class FemCloth extends Body {
     this.restPositions = new Float64Array(o.mesh.positions);
     const store = world.store;
     const off = this.offset;
-    store.x.set(o.mesh.positions, 3 * off);
-    store.p.set(o.mesh.positions, 3 * off);
+    this.place(o.mesh.positions);
     const m = new Float64Array(nv);
     const nt = this.triangles.length / 3;
     for (let t = 0; t < nt; t++) {

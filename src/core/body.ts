@@ -36,6 +36,13 @@ export abstract class Body implements WorldBody {
     world.registerBody(this);
   }
 
+  /** Puts the body's particles at `positions` (xyz per particle, from its first): x = p = positions. */
+  protected place(positions: ArrayLike<number>): void {
+    const store = this.world.store;
+    store.x.set(positions, 3 * this.offset);
+    store.p.set(positions, 3 * this.offset);
+  }
+
   /** Adds a constraint set of this body to the world's step loop. */
   protected addSet<T extends ConstraintSet>(set: T): T {
     this.sets.push(set);

@@ -13,18 +13,26 @@ export function vertexCount(mesh: TriangleMesh): number {
   return mesh.positions.length / 3;
 }
 
+/** (p_b − p_a) × (p_c − p_a), as edgeCross leaves it: the normal that areas and volumes share. */
+export const edgeCrossOut = new Float64Array(3);
+
+/** (p_b − p_a) × (p_c − p_a) into `edgeCrossOut`, for the points at offsets a, b, c of x. */
+export function edgeCross(x: ArrayLike<number>, a: number, b: number, c: number): void {
+  const ux = x[b] - x[a],
+    uy = x[b + 1] - x[a + 1],
+    uz = x[b + 2] - x[a + 2];
+  const vx = x[c] - x[a],
+    vy = x[c + 1] - x[a + 1],
+    vz = x[c + 2] - x[a + 2];
+  edgeCrossOut[0] = uy * vz - uz * vy;
+  edgeCrossOut[1] = uz * vx - ux * vz;
+  edgeCrossOut[2] = ux * vy - uy * vx;
+}
+
 /** Area of triangle t. */
 export function triangleArea(positions: ArrayLike<number>, triangles: ArrayLike<number>, t: number): number {
-  const a = 3 * triangles[3 * t],
-    b = 3 * triangles[3 * t + 1],
-    c = 3 * triangles[3 * t + 2];
-  const ux = positions[b] - positions[a],
-    uy = positions[b + 1] - positions[a + 1],
-    uz = positions[b + 2] - positions[a + 2];
-  const vx = positions[c] - positions[a],
-    vy = positions[c + 1] - positions[a + 1],
-    vz = positions[c + 2] - positions[a + 2];
-  return 0.5 * Math.hypot(uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx);
+  edgeCross(positions, 3 * triangles[3 * t], 3 * triangles[3 * t + 1], 3 * triangles[3 * t + 2]);
+  return 0.5 * Math.hypot(edgeCrossOut[0], edgeCrossOut[1], edgeCrossOut[2]);
 }
 
 /** Key of the undirected edge (a, b) for maps; exact for up to 2^26 vertices. */

@@ -104,8 +104,7 @@ export class ShapeMatchingBody extends Body {
     const store = world.store;
     const off = this.offset;
     this.restPositions = Float64Array.from(o.positions);
-    store.x.set(o.positions, 3 * off);
-    store.p.set(o.positions, 3 * off);
+    this.place(o.positions);
     const masses = new Float64Array(n);
     for (let j = 0; j < n; j++) {
       masses[j] = typeof o.masses === 'number' ? o.masses : o.masses[j];

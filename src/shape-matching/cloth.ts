@@ -135,8 +135,7 @@ export class ShapeMatchingCloth extends Body {
     const store = world.store;
     const off = this.offset;
     this.restPositions = Float64Array.from(finest.positions);
-    store.x.set(finest.positions, 3 * off);
-    store.p.set(finest.positions, 3 * off);
+    this.place(finest.positions);
     const fine = this.levels[this.levels.length - 1];
     for (let j = 0; j < n; j++) {
       store.setMass(off + j, fine.mass[j]);

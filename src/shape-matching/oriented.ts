@@ -95,8 +95,7 @@ export class OrientedParticles extends Body {
     const store = world.store;
     const off = this.offset;
     this.restPositions = Float64Array.from(o.positions);
-    store.x.set(o.positions, 3 * off);
-    store.p.set(o.positions, 3 * off);
+    this.place(o.positions);
     this.radii = new Float64Array(3 * n);
     this.qRest = new Float64Array(4 * n);
     this.pinnedOrientation = new Float64Array(4 * n);
@@ -640,11 +639,7 @@ export class EllipsoidContacts implements ConstraintSet {
         nz = this.normal[3 * k + 2];
       const col = cols[this.collider[k]];
       const e = this.extent(j, nx, ny, nz) + col.margin;
-      const C =
-        (p[i3] - this.point[3 * k]) * nx +
-        (p[i3 + 1] - this.point[3 * k + 1]) * ny +
-        (p[i3 + 2] - this.point[3 * k + 2]) * nz -
-        e;
+      const C = this.separation(p, i3, k) - e;
       if (C >= 0) continue;
       p[i3] -= C * nx;
       p[i3 + 1] -= C * ny;
@@ -667,6 +662,15 @@ export class EllipsoidContacts implements ConstraintSet {
     }
   }
 
+  /** (pos_i − c_k) · n_k: how far the particle at i3 of `pos` stands off contact k's plane. */
+  private separation(pos: Float64Array, i3: number, k: number): number {
+    return (
+      (pos[i3] - this.point[3 * k]) * this.normal[3 * k] +
+      (pos[i3 + 1] - this.point[3 * k + 1]) * this.normal[3 * k + 1] +
+      (pos[i3 + 2] - this.point[3 * k + 2]) * this.normal[3 * k + 2]
+    );
+  }
+
   maxViolation(store: ParticleStore): number {
     const b = this.body;
     const x = store.x;
@@ -674,14 +678,9 @@ export class EllipsoidContacts implements ConstraintSet {
     for (let k = 0; k < this.count; k++) {
       const j = this.particle[k];
       const i3 = 3 * (b.offset + j);
-      const nx = this.normal[3 * k],
-        ny = this.normal[3 * k + 1],
-        nz = this.normal[3 * k + 2];
       const C =
-        (x[i3] - this.point[3 * k]) * nx +
-        (x[i3 + 1] - this.point[3 * k + 1]) * ny +
-        (x[i3 + 2] - this.point[3 * k + 2]) * nz -
-        this.extent(j, nx, ny, nz);
+        this.separation(x, i3, k) -
+        this.extent(j, this.normal[3 * k], this.normal[3 * k + 1], this.normal[3 * k + 2]);
       if (-C > m) m = -C;
     }
     return m;

@@ -119,8 +119,7 @@ export class SoftBody extends Body {
     this.surface = tetSurface(mesh);
     const store = world.store;
     const off = this.offset;
-    store.x.set(mesh.positions, 3 * off);
-    store.p.set(mesh.positions, 3 * off);
+    this.place(mesh.positions);
     for (let i = 0; i < nv; i++) {
       store.radius[off + i] = o.radius ?? 0;
       if (o.group !== undefined) store.group[off + i] = o.group;

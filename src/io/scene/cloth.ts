@@ -127,24 +127,18 @@ function locateClothErrors(spec: ClothBodySpec, ctx: BuildContext, build: () => 
   }
 }
 
-function pinnedVertices(
-  cloth: Cloth,
-  pin: ClothBodySpec['pins'] extends (infer P)[] | undefined ? P : never,
+/**
+ * The vertices a pin group names on a grid mesh of cols × rows vertices (cols 0: the mesh is no
+ * grid): its `grid` [row, column] pairs, then its whole `rows`, then its whole `columns`, pushed
+ * to `out` (the cloth's and the shape-matching cloth's pins).
+ */
+export function gridPins(
+  pin: { grid?: [number, number][]; rows?: number[]; cols?: number[] },
   cols: number,
   rows: number,
   where: string,
-): number[] {
-  const out: number[] = [];
-  const n = cloth.activeCount;
-  for (const v of pin.vertices ?? []) {
-    if (v >= n)
-      throw new PbdError(
-        'scene/bad-pin',
-        `${where}.vertices`,
-        `vertex ${v} does not exist (the mesh has ${n})`,
-      );
-    out.push(v);
-  }
+  out: number[],
+): void {
   for (const [r, c] of pin.grid ?? []) {
     if (!cols)
       throw new PbdError(
@@ -185,6 +179,27 @@ function pinnedVertices(
       throw new PbdError('scene/bad-pin', `${where}.cols`, `column ${c} is outside the ${cols}-column grid`);
     for (let r = 0; r < rows; r++) out.push(r * cols + c);
   }
+}
+
+function pinnedVertices(
+  cloth: Cloth,
+  pin: ClothBodySpec['pins'] extends (infer P)[] | undefined ? P : never,
+  cols: number,
+  rows: number,
+  where: string,
+): number[] {
+  const out: number[] = [];
+  const n = cloth.activeCount;
+  for (const v of pin.vertices ?? []) {
+    if (v >= n)
+      throw new PbdError(
+        'scene/bad-pin',
+        `${where}.vertices`,
+        `vertex ${v} does not exist (the mesh has ${n})`,
+      );
+    out.push(v);
+  }
+  gridPins(pin, cols, rows, where, out);
   if (pin.box) {
     const x = cloth.positions();
     const { min, max } = pin.box;

@@ -30,6 +30,7 @@ import {
   torusMesh,
 } from '../../shape-matching/shapes.js';
 import { Skin } from '../../shape-matching/skinning.js';
+import { gridPins } from './cloth.js';
 import {
   type BuildContext,
   constraintParams,
@@ -447,20 +448,7 @@ export function buildShapeMatchingCloth(spec: ClothSpec, ctx: BuildContext): Bod
   (spec.pins ?? []).forEach((pin, k) => {
     const where = `${ctx.where}.pins[${k}]`;
     const sel: number[] = [];
-    for (const r of pin.rows ?? []) {
-      if (r >= rows)
-        throw new PbdError('scene/bad-pin', `${where}.rows`, `row ${r} is outside the ${rows}-row grid`);
-      for (let c = 0; c < cols; c++) sel.push(r * cols + c);
-    }
-    for (const [r, c] of pin.grid ?? []) {
-      if (r >= rows || c >= cols)
-        throw new PbdError(
-          'scene/bad-pin',
-          `${where}.grid`,
-          `[${r}, ${c}] is outside the ${rows} × ${cols} grid`,
-        );
-      sel.push(r * cols + c);
-    }
+    gridPins(pin, cols, rows, where, sel);
     if (sel.length === 0) throw new PbdError('scene/empty-pin', where, 'selects no vertex');
     const m = pin.motion ? new Motion(pin.motion, `${where}.motion`) : undefined;
     for (const v of sel) ctx.world.attachments.attach(cloth.offset + v, { motion: m });
