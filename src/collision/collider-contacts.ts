@@ -573,6 +573,7 @@ export class ColliderContacts implements ConstraintSet {
       const tx = dx - dn * nx,
         ty = dy - dn * ny,
         tz = dz - dn * nz;
+      const tl = Math.sqrt(tx * tx + ty * ty + tz * tz);
       const i = part[k];
       // the tangential correction of sticking since the anchor was set, this one included (the earlier
       // ones in the tangent plane of this contact)
