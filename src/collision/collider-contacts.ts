@@ -59,16 +59,9 @@ const CULL_PAUSE = 15;
  * compliance), and in the substeps where the rocking unloads a contact a
  * per-substep test lets it slip (0.7–2.9 mm at 1.5° below the friction
  * angle) although over the settling the contact never needs more than μ_s
- * of its load. Otherwise the particle slides: Macklin et al.'s kinetic
- * rule (§6.1: Δx_t min(μ d / |Δx_t|, 1)) on the same sums — the
- * tangential correction since the anchor was set is put on the boundary of
- * the kinetic cone, μ times the normal correction since then — and the
- * anchor slides by the excess only, so that the particle ends on it and
- * the contact keeps what it held. (Re-placing the anchor where the particle
- * ended and restarting the sums, as before, let a contact forget at every
- * slip what it had held: the base of an FEM box spreading under its load
- * on a slope 1.5° below the friction angle crept 1.14 mm in 2 s, now
- * 0.92 mm.) In the velocity pass
+ * of its load. Otherwise the particle slides: the tangential correction is
+ * μ times the normal one (kinetic friction) and the anchor is moved to
+ * where the particle ends, with the sums restarted. In the velocity pass
  * (Algorithm 1 line 16) the normal velocity is reflected by the
  * restitution coefficient e.
  *
@@ -594,25 +587,12 @@ export class ColliderContacts implements ConstraintSet {
         stickT[s3 + 2] = sz;
         continue;
       }
-      // kinetic: the sum of sticking is put on the boundary of the kinetic cone, μ times the normal
-      // correction since the anchor was set (Coulomb on the impulses, as the static test above), and the
-      // anchor slides by the excess only: the particle ends on it, and the contact keeps what it held
-      const sumN = stickN[i] - C;
-      const held = mu * sumN;
-      const sl = Math.sqrt(sx * sx + sy * sy + sz * sz);
-      const keep = sl > 1e-300 ? Math.min(held / sl, 1) : 0;
-      // this projection's correction: what brings the sum to keep × (sx, sy, sz)
-      const cx = tx - (1 - keep) * sx,
-        cy = ty - (1 - keep) * sy,
-        cz = tz - (1 - keep) * sz;
-      p[i3] -= cx;
-      p[i3 + 1] -= cy;
-      p[i3 + 2] -= cz;
-      this.reanchor(k, i, at[3 * k] + tx - cx, at[3 * k + 1] + ty - cy, at[3 * k + 2] + tz - cz);
-      stickN[i] = sumN;
-      stickT[s3] = keep * sx;
-      stickT[s3 + 1] = keep * sy;
-      stickT[s3 + 2] = keep * sz;
+      // kinetic: μ times the normal correction, and the anchor moves to where the particle ends
+      const g = tl > 1e-15 ? Math.min((mu * -C) / tl, 1) : 0;
+      p[i3] -= g * tx;
+      p[i3 + 1] -= g * ty;
+      p[i3 + 2] -= g * tz;
+      this.reanchor(k, i, p[i3], p[i3 + 1], p[i3 + 2]);
     }
   }
 
