@@ -106,6 +106,39 @@ describe('spatial hash (dense table built with prefix sums)', () => {
     expect(got).not.toContain(7);
     expect(got.length).toBe(99);
   });
+
+  it('a query with a limit does bounded work on coincident boxes, and the full answer when it is below the limit', () => {
+    // 10,000 copies of one box (bodies started on top of each other): every query meets them all
+    const n = 10_000;
+    const boxes = new Float64Array(6 * n);
+    for (let i = 0; i < n; i++) boxes.set([0, 0, 0, 0.1, 0.1, 0.1], 6 * i);
+    const hash = new SpatialHash(1);
+    hash.fitCellSize(boxes, n);
+    hash.build(boxes, n);
+    expect(hash.query(0, 0, 0, 0.1, 0.1, 0.1)).toBe(n);
+    expect(hash.truncated).toBe(false);
+    const v0 = hash.visits;
+    for (let i = 0; i < n; i++) {
+      const m = hash.query(0, 0, 0, 0.1, 0.1, 0.1, i, 32);
+      expect(m).toBe(Math.min(32, n - 1 - i));
+      // the first items of the full answer (i, j > i)
+      if (m > 0) expect(hash.result[0]).toBe(i + 1);
+    }
+    // uncapped: n²/2 = 5e7 entries; capped: at most 8 × 32 per query
+    expect(hash.visits - v0).toBeLessThanOrEqual(8 * 32 * n);
+    // random boxes: below the limit the answer is the full one, and not truncated
+    const rb = randomBoxes(3000, 5);
+    hash.fitCellSize(rb, 3000);
+    hash.build(rb, 3000);
+    const queries = randomBoxes(200, 6);
+    for (let k = 0; k < 200; k++) {
+      const q = queries.subarray(6 * k, 6 * k + 6);
+      const all = Array.from(hash.result.subarray(0, hash.query(q[0], q[1], q[2], q[3], q[4], q[5])));
+      const m = hash.query(q[0], q[1], q[2], q[3], q[4], q[5], -1, 1000);
+      expect(hash.truncated).toBe(false);
+      expect(Array.from(hash.result.subarray(0, m))).toEqual(all);
+    }
+  });
 });
 
 describe('BVH (built once, refitted)', () => {

@@ -1,5 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import {
+  MAX_CANDIDATES_PER_PARTICLE,
+  MAX_CONTACTS_PER_PARTICLE,
+} from '../src/collision/particle-contacts.js';
+import { MAX_CANDIDATES_PER_SEGMENT } from '../src/collision/segment-contacts.js';
 import { PbdError } from '../src/core/errors.js';
+import { collisionSystemOf, ParticleContacts } from '../src/index.js';
 import { jsonErrorOffset, lineColumn } from '../src/io/json-position.js';
 import type { SceneError } from '../src/io/scene/common.js';
 import { MAX_SCENE_DEPTH } from '../src/io/scene/guard.js';
@@ -343,5 +350,41 @@ describe('bakes: a glb larger than the limit is refused before it starts', () =>
     expect(existsSync(out)).toBe(false);
     const small = await bake({ scene: 'scenes/cloth-flag.json', frames: 3, out, maxOutputBytes: 1e6 });
     expect(small.status).toBe('complete');
+  });
+});
+
+describe('bodies copied on top of each other: the first step does bounded work (issue 21)', () => {
+  /** A shipped scene with its bodies repeated to `copies` (the fuzz's huge-array mutation of `bodies`), at `substeps`. */
+  function copied(name: string, copies: number, substeps: number) {
+    const json = JSON.parse(readFileSync(new URL(`../scenes/${name}.json`, import.meta.url), 'utf8'));
+    json.bodies = Array.from({ length: copies }, (_, k) => json.bodies[k % json.bodies.length]);
+    json.world.substeps = substeps;
+    return loadScene(JSON.stringify(json), { file: `${name}.json` }).world;
+  }
+  const finite = (x: Float64Array, n: number) => x.subarray(0, 3 * n).every(Number.isFinite);
+
+  it('100 coincident granular piles: at most MAX_CANDIDATES_PER_PARTICLE candidate pairs and MAX_CONTACTS_PER_PARTICLE contacts per particle', () => {
+    // uncapped, every grain meets its 99 copies and theirs of its lattice neighbours: 16,000 particles ×
+    // ~700 candidates per substep, nearly all of them contacts (1,000 piles: ~7,000)
+    const world = copied('collision-granular-pile', 100, 1);
+    const pc = ParticleContacts.find(world)!;
+    const n = world.store.count;
+    expect(n).toBe(16_000);
+    world.step();
+    expect(pc.candidates).toBeLessThanOrEqual(MAX_CANDIDATES_PER_PARTICLE * n);
+    expect(pc.count).toBeLessThanOrEqual(MAX_CONTACTS_PER_PARTICLE * n);
+    expect(pc.capped).toBeGreaterThan(0.9 * n);
+    expect(finite(world.store.x, n)).toBe(true);
+  });
+
+  it('150 coincident knots: at most MAX_CANDIDATES_PER_SEGMENT candidate pairs per segment and substep', () => {
+    // 1,000 knots' first step took more than 5 minutes (each of 138,000 segments against its 999 copies)
+    const world = copied('strands-knot', 150, 1);
+    const sc = collisionSystemOf(world)!.segments;
+    world.step();
+    const segments = 150 * 138;
+    expect(sc.candidates).toBeLessThanOrEqual(MAX_CANDIDATES_PER_SEGMENT * segments);
+    expect(sc.capped).toBeGreaterThan(0);
+    expect(finite(world.store.x, world.store.count)).toBe(true);
   });
 });

@@ -4,7 +4,7 @@
  * on colliders; checked by an independent crossing test (collision-check.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_CONTACTS_PER_SEGMENT } from '../src/collision/segment-contacts.js';
+import { MAX_CANDIDATES_PER_SEGMENT, MAX_CONTACTS_PER_SEGMENT } from '../src/collision/segment-contacts.js';
 import {
   Cloth,
   enableCollisions,
@@ -250,6 +250,9 @@ describe('segment contacts', () => {
     expect(most).toBeLessThanOrEqual(MAX_CONTACTS_PER_SEGMENT * copies * segs);
     // the cap was what bounded it (every segment of a coincident stack meets all its copies)
     expect(sc.capped).toBeGreaterThan(0);
+    // and the narrow phase's work: at most MAX_CANDIDATES_PER_SEGMENT pairs per segment and substep
+    // (uncapped: each of the 3,000 segments against its ~900 overlapping copies' segments)
+    expect(sc.candidates).toBeLessThanOrEqual(MAX_CANDIDATES_PER_SEGMENT * copies * segs * 4 * 3);
     const x = world.store.x;
     for (let i = 0; i < world.store.count * 3; i++) expect(Number.isFinite(x[i])).toBe(true);
   });

@@ -25,6 +25,29 @@ interface ParticleGroup {
   restitution: number;
 }
 
+/**
+ * Candidates (particles whose boxes meet its own) one particle may test per
+ * substep; the broad phase examines at most 8 × as many stored entries for
+ * it (SpatialHash.query's limit), so the work and the contacts of a substep
+ * are at most linear in the particles whatever the positions. Bodies copied
+ * on top of each other (1,000 overlapping copies) put every particle's
+ * copies in its box: all pairs. The shipped scenes have at most 269 per
+ * query over 120 frames (shape-matching-ducks, whose own particles, which
+ * never touch each other, are candidates too; the granular scenes 20). A
+ * particle past the cap counts in
+ * `ParticleContacts.capped`, with a one-time notice.
+ */
+export const MAX_CANDIDATES_PER_PARTICLE = 512;
+/**
+ * Contacts one particle's query may add per substep (its pairs (i, j > i)):
+ * without it the contact arrays of coincident copies would hold every
+ * candidate (300 coincident piles: 24 M contacts, gigabytes). The shipped
+ * scenes add at most 30 (shape-matching-plastic; ducks 29, granular 9–13),
+ * over 120 frames. Past it the particle counts in `capped`.
+ */
+export const MAX_CONTACTS_PER_PARTICLE = 64;
+let capNoticed = false;
+
 /** The registry key of a world's particle contacts (World.system). */
 const particleContactsKind: SystemKind<ParticleContacts> = {
   name: 'particle contacts',
@@ -73,6 +96,10 @@ export class ParticleContacts implements ConstraintSet {
   count = 0;
   /** Extra reach (fraction of r_i + r_j) within which pairs are collected. Default 0.5. */
   marginFactor = 0.5;
+  /** Particles whose candidates reached MAX_CANDIDATES_PER_PARTICLE, or contacts MAX_CONTACTS_PER_PARTICLE, in a substep, since the start. */
+  capped = 0;
+  /** Candidate pairs tested since the start (the broad phase's answers: the work of the narrow phase). */
+  candidates = 0;
   private readonly groups: ParticleGroup[] = [];
   private readonly hash = new SpatialHash(1);
   private pairOff = new Map<number, boolean>();
@@ -270,12 +297,28 @@ export class ParticleContacts implements ConstraintSet {
           gBox[q + 5] >= boxes[o + 2];
       }
       if (!near) continue;
-      const m = hash.query(boxes[o], boxes[o + 1], boxes[o + 2], boxes[o + 3], boxes[o + 4], boxes[o + 5], a);
+      const m = hash.query(
+        boxes[o],
+        boxes[o + 1],
+        boxes[o + 2],
+        boxes[o + 3],
+        boxes[o + 4],
+        boxes[o + 5],
+        a,
+        MAX_CANDIDATES_PER_PARTICLE,
+      );
+      if (hash.truncated) this.cap();
       if (m === 0) continue;
+      this.candidates += m;
       const res = hash.result;
       const i = part[a],
         i3 = 3 * i;
+      const first = this.count;
       for (let k = 0; k < m; k++) {
+        if (this.count - first === MAX_CONTACTS_PER_PARTICLE) {
+          this.cap();
+          break;
+        }
         const b = res[k];
         const j = part[b];
         if (w[i] === 0 && w[j] === 0) continue;
@@ -312,6 +355,16 @@ export class ParticleContacts implements ConstraintSet {
       }
     }
     this.clearHeads();
+  }
+
+  /** Counts a particle that reached its candidate or contact cap, with a one-time notice. */
+  private cap(): void {
+    this.capped++;
+    if (capNoticed || typeof console === 'undefined') return;
+    capNoticed = true;
+    console.warn(
+      `pbdkit: particle contacts: a particle met more than ${MAX_CANDIDATES_PER_PARTICLE} candidates or ${MAX_CONTACTS_PER_PARTICLE} contacts in one substep (bodies started on top of each other?); the ones beyond were skipped`,
+    );
   }
 
   /** Makes the contacts of the last substep the previous ones, with a list per particle of its pairs. */

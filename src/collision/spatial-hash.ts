@@ -23,6 +23,9 @@
  */
 import { selectKth } from '../math/select.js';
 
+/** No limit on the items of a query. */
+const NO_LIMIT = 0x7fffffff;
+
 export class SpatialHash {
   /** Edge length of a cell; items larger than this in any axis are "big". */
   cellSize: number;
@@ -50,6 +53,10 @@ export class SpatialHash {
   /** Results of the last query: result[0 .. resultCount). */
   result: Int32Array = new Int32Array(64);
   resultCount = 0;
+  /** Whether the last query stopped at its limit (more items may overlap its box). */
+  truncated = false;
+  /** Stored entries examined by queries since the hash was made (the work of the broad phase). */
+  visits = 0;
   /** Items whose boxes changed since the build: every query tests them directly. */
   private overflow = new Int32Array(0);
   private overflowCount = 0;
@@ -193,6 +200,12 @@ export class SpatialHash {
    * All items whose box overlaps [min, max] (closed boxes), each once, into
    * `result[0 .. resultCount)`; returns resultCount. Items with index ≤
    * `after` are skipped (pass −1 for all; pass i to get only pairs (i, j > i)).
+   *
+   * `limit` bounds the work of one query whatever the positions (bodies
+   * started on top of each other put every item in the same cells, and a
+   * query would return them all): the query stops once it holds `limit`
+   * items or has examined 8 × `limit` stored entries, and sets `truncated`.
+   * The items it returns are then the first ones of the full answer's order.
    */
   query(
     minx: number,
@@ -202,6 +215,7 @@ export class SpatialHash {
     maxy: number,
     maxz: number,
     after = -1,
+    limit = NO_LIMIT,
   ): number {
     const boxes = this.boxes;
     const stamp = this.stamp;
@@ -209,6 +223,10 @@ export class SpatialHash {
     const inv = this.inv;
     let result = this.result;
     let n = 0;
+    // entries examined: the budget is 8 × limit (no limit: never reached)
+    let seen = 0;
+    const budget = limit === NO_LIMIT ? NO_LIMIT : 8 * limit;
+    this.truncated = false;
     const x0 = Math.floor(minx * inv) - 1,
       y0 = Math.floor(miny * inv) - 1,
       z0 = Math.floor(minz * inv) - 1;
@@ -219,25 +237,43 @@ export class SpatialHash {
     if (!(cells <= this.tableSize)) {
       // a query larger than the table (or NaN): test every item
       for (let i = after + 1; i < this.count; i++) {
+        if (n === limit || seen === budget) {
+          this.truncated = true;
+          break;
+        }
+        seen++;
         const o = 6 * i;
         if (!overlaps(boxes, o, minx, miny, minz, maxx, maxy, maxz)) continue;
         if (n === result.length) result = this.growResult();
         result[n++] = i;
       }
+      this.visits += seen;
       this.resultCount = n;
       return n;
     }
     const start = this.cellStart,
       entries = this.entries,
       mask = this.mask;
-    for (let ix = x0; ix <= x1; ix++) {
+    scan: for (let ix = x0; ix <= x1; ix++) {
       const hx = Math.imul(ix, 73856093);
       for (let iy = y0; iy <= y1; iy++) {
         const hxy = hx ^ Math.imul(iy, 19349663);
         for (let iz = z0; iz <= z1; iz++) {
           const b = (hxy ^ Math.imul(iz, 83492791)) & mask;
           const end = start[b + 1];
-          for (let k = start[b]; k < end; k++) {
+          let k = start[b];
+          if (end - k > 8 && after >= 0) {
+            // a crowded bucket: its entries ascend, so those ≤ after (skipped) are found by bisection, unvisited
+            let hi = end;
+            while (k < hi) {
+              const mid = (k + hi) >> 1;
+              if (entries[mid] <= after) k = mid + 1;
+              else hi = mid;
+            }
+          }
+          for (; k < end; k++) {
+            if (n === limit || seen === budget) break scan;
+            seen++;
             const i = entries[k];
             if (i <= after || stamp[i] === id) continue;
             stamp[i] = id;
@@ -249,7 +285,14 @@ export class SpatialHash {
         }
       }
     }
+    if (n === limit || seen === budget) {
+      this.visits += seen;
+      this.truncated = true;
+      this.resultCount = n;
+      return n;
+    }
     for (let k = 0; k < this.overflowCount; k++) {
+      if (n === limit) break;
       const i = this.overflow[k];
       if (i <= after || stamp[i] === id) continue;
       stamp[i] = id;
@@ -260,10 +303,12 @@ export class SpatialHash {
     }
     if (this.childUsed) {
       const ch = this.child!;
-      const m = ch.query(minx, miny, minz, maxx, maxy, maxz);
+      const m = ch.query(minx, miny, minz, maxx, maxy, maxz, -1, limit);
+      if (ch.truncated) this.truncated = true;
       const cr = ch.result,
         big = this.big;
       for (let k = 0; k < m; k++) {
+        if (n === limit) break;
         const i = big[cr[k]];
         if (i <= after || stamp[i] === id) continue;
         stamp[i] = id;
@@ -272,6 +317,7 @@ export class SpatialHash {
       }
     } else {
       for (let k = 0; k < this.bigCount; k++) {
+        if (n === limit) break;
         const i = this.big[k];
         if (i <= after || stamp[i] === id) continue;
         const o = 6 * i;
@@ -280,6 +326,8 @@ export class SpatialHash {
         result[n++] = i;
       }
     }
+    if (n === limit) this.truncated = true;
+    this.visits += seen;
     this.resultCount = n;
     return n;
   }
