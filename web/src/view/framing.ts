@@ -54,9 +54,36 @@ export function actionBox(name: string, fallback: Box3, colliders: Box3 | null):
 /**
  * The largest part of `canvas` that no overlay covers, found by cutting
  * each overlay away along the edge that loses the least area (panels hug
- * the window's edges).
+ * the window's edges). The greedy cut depends on the order of the
+ * overlays (a short panel above a tall one in the side column would cut
+ * the top of the view instead of its side), so every order is tried (the
+ * first 6 overlays; more are cut in order of size) and the largest result
+ * kept: the free part then stays the same when the side column's panels
+ * share their height differently.
  */
 export function freeRect(canvas: Rect, overlays: Rect[]): Rect {
+  const area = (o: Rect) => (o.right - o.left) * (o.bottom - o.top);
+  const sorted = [...overlays].sort((a, b) => area(b) - area(a));
+  const head = sorted.slice(0, 6);
+  const tail = sorted.slice(6);
+  let best: Rect | null = null;
+  for (const order of permutations(head)) {
+    const r = cutAway(canvas, [...order, ...tail]);
+    if (!best || area(r) > area(best)) best = r;
+  }
+  const r = best ?? { ...canvas };
+  // never less than a third of the canvas either way (a very small window keeps a usable view)
+  if (
+    r.right - r.left < (canvas.right - canvas.left) / 3 ||
+    r.bottom - r.top < (canvas.bottom - canvas.top) / 3
+  ) {
+    return { ...canvas };
+  }
+  return r;
+}
+
+/** The canvas with each overlay, in turn, cut away along the edge that loses the least area. */
+function cutAway(canvas: Rect, overlays: Rect[]): Rect {
   const r = { ...canvas };
   for (const o of overlays) {
     const ix = Math.min(r.right, o.right) - Math.max(r.left, o.left);
@@ -73,14 +100,17 @@ export function freeRect(canvas: Rect, overlays: Rect[]): Rect {
     cuts.sort((a, b) => a[0] - b[0]);
     cuts[0][1]();
   }
-  // never less than a third of the canvas either way (a very small window keeps a usable view)
-  if (
-    r.right - r.left < (canvas.right - canvas.left) / 3 ||
-    r.bottom - r.top < (canvas.bottom - canvas.top) / 3
-  ) {
-    return { ...canvas };
-  }
   return r;
+}
+
+/** Every order of a few items (the first is the given order). */
+function permutations<T>(items: T[]): T[][] {
+  if (items.length <= 1) return [items];
+  const out: T[][] = [];
+  items.forEach((item, k) => {
+    for (const rest of permutations([...items.slice(0, k), ...items.slice(k + 1)])) out.push([item, ...rest]);
+  });
+  return out;
 }
 
 /**
