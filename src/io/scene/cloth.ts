@@ -2,7 +2,15 @@ import { z } from 'zod';
 import { Cloth } from '../../cloth/cloth.js';
 import { PbdError } from '../../core/errors.js';
 import { Motion } from '../../core/motion.js';
-import { type BuildContext, constraintParams, meshSource, pinGroups, pinSpec, placement } from './common.js';
+import {
+  type BuildContext,
+  constraintParams,
+  listedPins,
+  meshSource,
+  pinGroups,
+  pinSpec,
+  placement,
+} from './common.js';
 import { resolveMesh } from './meshes.js';
 import { longRangeSpec, strainLimitSpec } from './strands.js';
 
@@ -190,15 +198,7 @@ function pinnedVertices(
 ): number[] {
   const out: number[] = [];
   const n = cloth.activeCount;
-  for (const v of pin.vertices ?? []) {
-    if (v >= n)
-      throw new PbdError(
-        'scene/bad-pin',
-        `${where}.vertices`,
-        `vertex ${v} does not exist (the mesh has ${n})`,
-      );
-    out.push(v);
-  }
+  listedPins(pin.vertices, n, where, out);
   gridPins(pin, cols, rows, where, out);
   if (pin.box) {
     const x = cloth.positions();

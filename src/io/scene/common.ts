@@ -167,3 +167,21 @@ export function formatPath(path: readonly PropertyKey[]): string {
   }
   return out;
 }
+
+/** Appends a pin group's listed vertex indices to `out`, refusing one past the body's n vertices (scene/bad-pin at `where`.vertices). */
+export function listedPins(
+  vertices: readonly number[] | undefined,
+  n: number,
+  where: string,
+  out: number[],
+): void {
+  for (const v of vertices ?? []) {
+    if (v >= n)
+      throw new PbdError(
+        'scene/bad-pin',
+        `${where}.vertices`,
+        `vertex ${v} does not exist (the mesh has ${n})`,
+      );
+    out.push(v);
+  }
+}

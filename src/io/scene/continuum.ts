@@ -19,6 +19,7 @@ import { hierarchySpec } from './cloth.js';
 import {
   type BuildContext,
   constraintParams,
+  listedPins,
   meshSource,
   motion,
   pinGroups,
@@ -259,15 +260,7 @@ function selectVertices(
 ): number[] {
   const out: number[] = [];
   const n = body.count;
-  for (const v of pin.vertices ?? []) {
-    if (v >= n)
-      throw new PbdError(
-        'scene/bad-pin',
-        `${where}.vertices`,
-        `vertex ${v} does not exist (the mesh has ${n})`,
-      );
-    out.push(v);
-  }
+  listedPins(pin.vertices, n, where, out);
   if (pin.box) {
     const x = body.positions();
     const { min, max } = pin.box;
