@@ -19,6 +19,13 @@ export interface Quality {
   meanStretch: number;
   /** Whether every position stayed finite. */
   finite: boolean;
+  /**
+   * Rigid stacks (no edges): the largest distance any body moved, and the
+   * largest penetration between bodies or into the ground, over the timed
+   * frames (m). Set instead of the edge stretch, which is then 0.
+   */
+  drift?: number;
+  penetration?: number;
 }
 
 export interface BenchInstance {
@@ -38,6 +45,8 @@ export interface BenchInstance {
   };
   /** Edge stretch now (cases with peers). */
   quality?(): Quality;
+  /** Called after each timed step, outside the timing: a case that measures its quality over the frames. */
+  observe?(): void;
 }
 
 /** Another engine building the case's scene. */
@@ -129,7 +138,7 @@ export async function runCase(c: BenchCase): Promise<BenchResult> {
   for (const p of c.peers ?? []) peers.push(await p.setup());
   const threaded = c.setupThreads ? c.setupThreads(2) : null;
   await threaded?.world?.threadsReady?.();
-  const engines: { step(): void }[] = [inst, ...peers, ...(threaded ? [threaded] : [])];
+  const engines: { step(): void; observe?(): void }[] = [inst, ...peers, ...(threaded ? [threaded] : [])];
   const times: number[][] = engines.map(() => []);
   const warm = c.warmup ?? 50;
   const n = c.steps ?? 200;
@@ -140,7 +149,10 @@ export async function runCase(c: BenchCase): Promise<BenchResult> {
       const t0 = performance.now();
       engines[e].step();
       const dt = performance.now() - t0;
-      if (k >= warm) times[e].push(dt);
+      if (k >= warm) {
+        times[e].push(dt);
+        engines[e].observe?.();
+      }
     }
   }
   const own = times[0];

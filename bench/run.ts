@@ -29,9 +29,11 @@ const nameWidth = Math.max(24, ...selected.map((c) => c.name.length + 2));
 const indent = ' '.repeat(nameWidth);
 const met = (ok: boolean) => (ok ? 'met' : 'MISSED');
 const stretch = (q: Quality) =>
-  q.finite
-    ? `edge stretch max ${(100 * q.maxStretch).toFixed(1)} %, mean ${(100 * q.meanStretch).toFixed(2)} %`
-    : 'NON-FINITE';
+  !q.finite
+    ? 'NON-FINITE'
+    : q.drift !== undefined && q.penetration !== undefined
+      ? `over the timed frames: max drift ${(1000 * q.drift).toFixed(2)} mm, max penetration ${(1000 * q.penetration).toFixed(2)} mm`
+      : `edge stretch max ${(100 * q.maxStretch).toFixed(1)} %, mean ${(100 * q.meanStretch).toFixed(2)} %`;
 console.log(
   `${pad('benchmark', nameWidth)}${pad('median ms', 11)}${pad('min', 9)}${pad('max', 9)}${pad('proj/s', 10)}target`,
 );

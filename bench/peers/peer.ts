@@ -1,9 +1,13 @@
+import type { Quality } from '../harness.js';
+
 /** What the bench needs of an engine it compares pbdkit with. */
 export interface PeerInstance {
   /** Advances one frame. */
   step(): void;
   /** Current vertex positions, xyz interleaved, in the scene's vertex order. */
   positions(): ArrayLike<number>;
-  /** Edge stretch and finiteness now (see edgeStretch). */
-  quality(): { maxStretch: number; meanStretch: number; finite: boolean };
+  /** Edge stretch and finiteness now (see edgeStretch); a rigid stack's drift and penetration. */
+  quality(): Quality;
+  /** Called after each timed frame, outside the timing (BenchInstance.observe). */
+  observe?(): void;
 }
