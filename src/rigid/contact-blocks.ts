@@ -10,7 +10,7 @@
  * eqs. 2–9 for the normal and the static friction corrections), so the
  * results are the same to the bit.
  */
-import { ContactStore, NF_CORES } from './contact-store.js';
+import { ContactStore, FACE, NF_CORES } from './contact-store.js';
 
 export class ContactBlocks extends ContactStore {
   /**
@@ -355,7 +355,7 @@ export class ContactBlocks extends ContactStore {
    * acted in the projection (λ_n > 0), with the relative velocity v at the
    * contact, Δv_n = −v_n + max(−e ṽ_n, 0) (e = 0 when |ṽ_n| ≤ `restLimit`),
    * applied as the impulse Δv_n/(w₁ + w₂) along n; the points' midpoints
-   * gather in `face` for faceFriction. The poses do not change in this pass;
+   * and λ_t gather in `face` for faceFriction. The poses do not change in this pass;
    * the velocities of both bodies stay in locals for the manifold.
    */
   protected restitutionBlock(s: number, e: number, h: number, restLimit: number): void {
@@ -368,6 +368,7 @@ export class ContactBlocks extends ContactStore {
       radA = this.radA,
       radB = this.radB,
       lamN = this.lamN,
+      lamT = this.lamT,
       face = this.face;
     const ia = this.a[s],
       ib = this.b[s];
@@ -435,7 +436,7 @@ export class ContactBlocks extends ContactStore {
       B3 = iw[bo + 3],
       B4 = iw[bo + 4],
       B5 = iw[bo + 5];
-    const f = 5 * s;
+    const f = FACE * s;
     for (let k = s; k < e; k++) {
       if (lamN[k] <= 0) continue;
       const k3 = 3 * k;
@@ -468,6 +469,7 @@ export class ContactBlocks extends ContactStore {
       face[f + 2] += 0.5 * (xaz + laz + (xbz + lbz));
       face[f + 3]++;
       face[f + 4] = k;
+      face[f + 5] += lamT[k];
       // relative velocity at the contact (collider-poses.ts's relativeVelocity)
       let rvx = vax + (oay * laz - oaz * lay),
         rvy = vay + (oaz * lax - oax * laz),

@@ -45,7 +45,7 @@
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { relativeVelocity } from './collider-poses.js';
 import { ContactBlocks } from './contact-blocks.js';
-import { D, DN, NF_A, NF_B, NF_CORES, S, U, UN, WM } from './contact-store.js';
+import { D, DN, FACE, NF_A, NF_B, NF_CORES, S, U, UN, WM } from './contact-store.js';
 import { rotate, rotateBack, rotateFrom } from './rotate.js';
 
 export { type ContactMaterials, NF_A, NF_B, NF_CORES } from './contact-store.js';
@@ -270,7 +270,7 @@ export class RigidContacts extends ContactBlocks implements ConstraintSet {
     const rest = 2 * this.gravity * h;
     const face = this.face;
     this.worldInverseInertia();
-    face.fill(0, 0, 5 * this.count);
+    face.fill(0, 0, FACE * this.count);
     for (let k = 0; k < this.count; k++) {
       if (this.first[k] === k && this.block[k] !== 0) {
         // a polyhedral manifold, whole (contact-blocks.ts); its friction is faceFriction's, below
@@ -285,12 +285,13 @@ export class RigidContacts extends ContactBlocks implements ConstraintSet {
       const polyhedra = this.radA[k] === 0 && this.radB[k] === 0;
       if (polyhedra) {
         // the face's centroid for faceFriction (the poses do not change in this pass)
-        const f = 5 * this.first[k];
+        const f = FACE * this.first[k];
         face[f] += 0.5 * (W[0] + W[3]);
         face[f + 1] += 0.5 * (W[1] + W[4]);
         face[f + 2] += 0.5 * (W[2] + W[5]);
         face[f + 3]++;
         face[f + 4] = k;
+        face[f + 5] += this.lamT[k];
       }
       relativeVelocity(this.rigids, this.cp, this.a[k], this.b[k], this.W, S);
       const nx = W[6],
@@ -356,33 +357,51 @@ export class RigidContacts extends ContactBlocks implements ConstraintSet {
    * would stop its own point by turning the body and leave much of the slide.
    */
   private faceFriction(k: number, h: number): void {
-    const W = this.W;
     const r = this.rigids;
-    const f = 5 * k;
-    const n = this.face[f + 3];
+    const face = this.face;
+    const f = FACE * k;
+    const n = face[f + 3];
     if (n === 0) return;
-    let spent = 0;
-    for (let c = k; c < this.count && this.first[c] === k; c++) if (this.lamN[c] > 0) spent += this.lamT[c];
-    const budget = (this.muD[k] * this.lamNM[k] - spent) / h;
+    // face[f + 5]: Σλ_t of the acting contacts, gathered in their order by the velocity pass
+    const budget = (this.muD[k] * this.lamNM[k] - face[f + 5]) / h;
     if (!(budget > 0)) return;
     const ia = this.a[k],
       ib = this.b[k];
-    W[9] = W[10] = W[11] = 0;
-    const XB = ib >= 0 ? r.x : this.cp.x,
-      xb = ib >= 0 ? 3 * ib : 3 * (-1 - ib);
-    W[12] = this.face[f] / n - XB[xb];
-    W[13] = this.face[f + 1] / n - XB[xb + 1];
-    W[14] = this.face[f + 2] / n - XB[xb + 2];
-    relativeVelocity(this.rigids, this.cp, ia, ib, this.W, S);
+    // the relative velocity of body 1's centre (lever 0) and body 2's point under the centroid
+    // (collider-poses.ts's relativeVelocity, operation for operation)
+    const V = r.v,
+      O = r.omega;
+    const a3 = 3 * ia;
+    let XB: Float64Array, VB: Float64Array, OB: Float64Array, b3: number;
+    if (ib >= 0) {
+      XB = r.x;
+      VB = V;
+      OB = O;
+      b3 = 3 * ib;
+    } else {
+      XB = this.cp.x;
+      VB = this.cp.v;
+      OB = this.cp.w;
+      b3 = 3 * (-1 - ib);
+    }
+    const rx = face[f] / n - XB[b3],
+      ry = face[f + 1] / n - XB[b3 + 1],
+      rz = face[f + 2] / n - XB[b3 + 2];
+    let sx = V[a3] + (O[a3 + 1] * 0 - O[a3 + 2] * 0),
+      sy = V[a3 + 1] + (O[a3 + 2] * 0 - O[a3] * 0),
+      sz = V[a3 + 2] + (O[a3] * 0 - O[a3 + 1] * 0);
+    sx -= VB[b3] + (OB[b3 + 1] * rz - OB[b3 + 2] * ry);
+    sy -= VB[b3 + 1] + (OB[b3 + 2] * rx - OB[b3] * rz);
+    sz -= VB[b3 + 2] + (OB[b3] * ry - OB[b3 + 1] * rx);
     // the normal of the face's last acting contact
-    const l3 = 3 * this.face[f + 4];
+    const l3 = 3 * face[f + 4];
     const nx = this.nW[l3],
       ny = this.nW[l3 + 1],
       nz = this.nW[l3 + 2];
-    const vn = S[0] * nx + S[1] * ny + S[2] * nz;
-    const tx = S[0] - vn * nx,
-      ty = S[1] - vn * ny,
-      tz = S[2] - vn * nz;
+    const vn = sx * nx + sy * ny + sz * nz;
+    const tx = sx - vn * nx,
+      ty = sy - vn * ny,
+      tz = sz - vn * nz;
     const vt = Math.sqrt(tx * tx + ty * ty + tz * tz);
     if (!(vt > 0)) return;
     // the impulse that stops the face's sliding as a translation (linear inverse masses), through the
@@ -397,7 +416,6 @@ export class RigidContacts extends ContactBlocks implements ConstraintSet {
     const dx = -tx / vt,
       dy = -ty / vt,
       dz = -tz / vt;
-    const V = r.v;
     if (ma !== 0) {
       const s = p * ma;
       V[3 * ia] += s * dx;

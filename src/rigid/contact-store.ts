@@ -30,6 +30,9 @@ export interface ContactMaterials {
   readonly movable: Uint8Array;
 }
 
+/** Values per manifold in ContactStore.face. */
+export const FACE = 6;
+
 export const S = new Float64Array(3);
 /** Rᵀ (r × d) of the two sides from the last inverseMass calls (3 each). */
 export const U = new Float64Array(6);
@@ -78,7 +81,11 @@ export class ContactStore {
    * normal impulses), dynamic friction's budget (faceFriction).
    */
   lamNM = new Float64Array(0);
-  /** At a manifold's first contact, during the velocity pass: the sum of its acting contacts' midpoints (0–2), their count (3) and the last one (4). */
+  /**
+   * At a manifold's first contact, during the velocity pass: the sum of its
+   * acting contacts' midpoints (0–2), their count (3), the last one (4) and
+   * the sum of their λ_t (5), in the contacts' order.
+   */
   protected face = new Float64Array(0);
   protected manifoldStart = 0;
   /** The contact's world data: s₁ (0–2), s₂ (3–5), n (6–8), r₁ (9–11), r₂ (12–14). */
@@ -119,7 +126,7 @@ export class ContactStore {
     this.nW = g(this.nW, 3);
     this.first = g(this.first, 1);
     this.lamNM = g(this.lamNM, 1);
-    this.face = new Float64Array(5 * cap);
+    this.face = new Float64Array(FACE * cap);
     this.capacity = cap;
   }
 
