@@ -389,6 +389,7 @@ export {
   projectBendTwistJoint,
 } from './strands/rod-bend-twist.js';
 export type { AxisStiffness, RodDamping, RodSweep } from './strands/rod-common.js';
+export { DirectRodSolver } from './strands/rod-direct.js';
 export {
   StretchShearConstraints,
   stretchShearGradients,

@@ -43,6 +43,8 @@ export class BendTwistConstraints implements ConstraintSet {
    * half the cost and with less convergence per iteration. See rod-common.ts.
    */
   sweep: RodSweep = 'world';
+  /** Projected by a DirectRodSolver (rod-direct.ts), which reads this set's joints: `project` does nothing. */
+  direct = false;
   /**
    * Anchored joints: a segment joined to a clamped frame (a rod's clamped
    * root). The clamp holds the frame of the rod's end, half a segment
@@ -53,15 +55,21 @@ export class BendTwistConstraints implements ConstraintSet {
    */
   anchorCount = 0;
   anchorsEnabled = true;
-  private anchorQ = new Int32Array(0);
+  /** @internal read by the direct rod solver (rod-direct.ts) */
+  anchorQ = new Int32Array(0);
   /** The clamped frame now, at the start of the substep, and at time 0 (4 each per anchor). */
-  private anchorFrame = new Float64Array(0);
-  private anchorPrev = new Float64Array(0);
+  /** @internal read by the direct rod solver (rod-direct.ts) */
+  anchorFrame = new Float64Array(0);
+  /** @internal read by the direct rod solver (rod-direct.ts) */
+  anchorPrev = new Float64Array(0);
   private anchorBase = new Float64Array(0);
   /** Rest Darboux vector between the frame and the segment (4 per anchor), joint length, multipliers. */
-  private anchorRest = new Float64Array(0);
-  private anchorLength = new Float64Array(0);
-  private anchorLambda = new Float64Array(0);
+  /** @internal read by the direct rod solver (rod-direct.ts) */
+  anchorRest = new Float64Array(0);
+  /** @internal read by the direct rod solver (rod-direct.ts) */
+  anchorLength = new Float64Array(0);
+  /** @internal read by the direct rod solver (rod-direct.ts) */
+  anchorLambda = new Float64Array(0);
   private anchorMotion: (Motion | null)[] = [];
   private readonly atScale = new Float64Array(3);
   private gamma = 0;
@@ -179,7 +187,7 @@ export class BendTwistConstraints implements ConstraintSet {
   }
 
   project(ctx: StepContext): void {
-    if (ctx.reverse && this.sweep === 'forward') return;
+    if (this.direct || (ctx.reverse && this.sweep === 'forward')) return;
     const store = ctx.store;
     const qp = store.qp,
       q0 = store.q,

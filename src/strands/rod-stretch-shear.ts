@@ -69,6 +69,8 @@ export class StretchShearConstraints implements ConstraintSet {
    * half the cost and with less convergence per iteration. See rod-common.ts.
    */
   sweep: RodSweep = 'world';
+  /** Projected by a DirectRodSolver (rod-direct.ts), which reads this set's segments: `project` does nothing. */
+  direct = false;
   private readonly atScale = new Float64Array(3);
   private gamma = 0;
 
@@ -108,7 +110,7 @@ export class StretchShearConstraints implements ConstraintSet {
   }
 
   project(ctx: StepContext): void {
-    if (ctx.reverse && this.sweep === 'forward') return;
+    if (this.direct || (ctx.reverse && this.sweep === 'forward')) return;
     const store = ctx.store;
     const p = store.p,
       x = store.x,

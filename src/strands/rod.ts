@@ -23,6 +23,7 @@ import type { ParticleStore } from '../core/particles.js';
 import { quatNormalize } from '../math/quat.js';
 import { BendTwistConstraints } from './rod-bend-twist.js';
 import type { AxisStiffness } from './rod-common.js';
+import { DirectRodSolver } from './rod-direct.js';
 import { StretchShearConstraints } from './rod-stretch-shear.js';
 
 /** The material and cross-section of a Cosserat rod (SI units). */
@@ -68,6 +69,14 @@ export interface RodOptions {
    * thread tied into a knot).
    */
   restShape?: 'initial' | 'straight';
+  /**
+   * How the rod's constraints are solved in each iteration: 'gauss-seidel'
+   * (default) projects them one after another along the rod; 'direct'
+   * solves the linearised system of all of them at once, exactly, in O(n)
+   * (Deul et al. 2018; rod-direct.ts), so a load crosses the whole rod in
+   * one iteration.
+   */
+  solver?: 'gauss-seidel' | 'direct';
   /** The first segment's material axis d_1 (made orthogonal to the segment). Default: the world axis least aligned with it. */
   normal?: [number, number, number];
 }
@@ -272,6 +281,8 @@ function matrixToQuat(d1: number[], d2: number[], d3: number[], q: Float64Array,
 export interface CosseratRodSets {
   stretchShear: StretchShearConstraints;
   bendTwist: BendTwistConstraints | null;
+  /** With `solver: 'direct'`: the set that projects the two sets above (added after them). */
+  direct: DirectRodSolver | null;
   stiffness: RodStiffness;
   radius: number;
 }
@@ -392,14 +403,24 @@ export function buildCosseratRods(
       );
     }
   }
+  if (o.solver !== undefined && o.solver !== 'gauss-seidel' && o.solver !== 'direct') {
+    throw new PbdError(
+      'strands/rod',
+      `${where}.solver`,
+      `must be 'gauss-seidel' or 'direct', got ${String(o.solver)}`,
+      "'direct' solves each rod's constraints together (stiffer per iteration); leave it out for Gauss–Seidel",
+    );
+  }
+  const stretchShear = new StretchShearConstraints(
+    { a: sa, b: sb, q: sq, rest: sl },
+    stiffness.stretchShear,
+    params,
+    `${where}.stretchShear`,
+  );
   return {
-    stretchShear: new StretchShearConstraints(
-      { a: sa, b: sb, q: sq, rest: sl },
-      stiffness.stretchShear,
-      params,
-      `${where}.stretchShear`,
-    ),
+    stretchShear,
     bendTwist,
+    direct: o.solver === 'direct' ? new DirectRodSolver(stretchShear, bendTwist, o.stiffness) : null,
     stiffness,
     radius,
   };

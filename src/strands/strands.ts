@@ -33,6 +33,7 @@ import { RegionShapeMatching } from '../shape-matching/region-shape-matching.js'
 import { FollowTheLeader, type FollowTheLeaderOptions } from './follow-the-leader.js';
 import { buildCosseratRods, type RodOptions, type RodStiffness } from './rod.js';
 import type { BendTwistConstraints } from './rod-bend-twist.js';
+import type { DirectRodSolver } from './rod-direct.js';
 import type { StretchShearConstraints } from './rod-stretch-shear.js';
 
 /** Hair by region shape matching (000 §6): chain regions of 2·regionWidth + 1 particles around each particle. */
@@ -93,6 +94,8 @@ export class Strands extends Body {
   /** Cosserat rod constraints (with `rod`). */
   readonly stretchShear: StretchShearConstraints | null;
   readonly bendTwist: BendTwistConstraints | null;
+  /** With `rod.solver: 'direct'`: the direct solver that projects the two rod sets. */
+  readonly rodDirect: DirectRodSolver | null;
   /** The rods' material stiffnesses and cross-section radius (with `rod`). */
   readonly rod: { stiffness: RodStiffness; radius: number; options: RodOptions } | null;
   private readonly lines: Uint32Array;
@@ -240,10 +243,12 @@ export class Strands extends Body {
       );
       this.stretchShear = this.addSet(rod.stretchShear);
       this.bendTwist = rod.bendTwist ? this.addSet(rod.bendTwist) : null;
+      this.rodDirect = rod.direct ? this.addSet(rod.direct) : null;
       this.rod = { stiffness: rod.stiffness, radius: rod.radius, options: o.rod };
     } else {
       this.stretchShear = null;
       this.bendTwist = null;
+      this.rodDirect = null;
       this.rod = null;
     }
     if (o.ftl === false || (o.rod && o.ftl === undefined)) this.ftl = null;

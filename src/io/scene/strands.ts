@@ -104,6 +104,12 @@ const rodSpec = z
       .optional()
       .describe("rest curvature and twist: the initial centreline's (default) or none"),
     normal: vec3.optional().describe("first segment's material axis d1"),
+    solver: z
+      .enum(['gauss-seidel', 'direct'])
+      .optional()
+      .describe(
+        "'gauss-seidel' (default) or 'direct': each rod's linearised system solved exactly per iteration",
+      ),
   })
   .describe('Cosserat rods: per-segment orientations, stretch–shear and bend–twist from E and G');
 
