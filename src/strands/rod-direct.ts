@@ -65,6 +65,15 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { ProjectionRule } from '../core/solver.js';
 import { type BendTwistConstraints, projectBendTwistJoint } from './rod-bend-twist.js';
+import {
+  chol6,
+  lowerSolve6,
+  lowerSolveVec6,
+  subtractGram6,
+  subtractProduct6,
+  subtractTransposedProduct6,
+  upperSolveVec6,
+} from './rod-direct-blocks.js';
 import type { StretchShearConstraints } from './rod-stretch-shear.js';
 
 /** Per block: R_kᵀ rows (9), e_k (3), T_k (9), B of its joint (9). */
@@ -97,15 +106,12 @@ export class DirectRodSolver implements ConstraintSet {
   private looseAnchors: Int32Array = new Int32Array(0);
   private mappedAnchors = -1;
   private readonly geo: Float64Array;
-  private readonly X: Float64Array;
-  private readonly z: Float64Array;
+  /** Per block: the Cholesky factor L_k (21), W_k = L_k⁻¹ A_{k,k+1} (36), the right side, then y_k, then Δλ_k (6). */
+  private readonly Lf: Float64Array;
+  private readonly W: Float64Array;
   private readonly rhs: Float64Array;
   private readonly D = new Float64Array(36);
-  private readonly Dprev = new Float64Array(36);
-  private readonly invd = new Float64Array(6);
-  private readonly invdPrev = new Float64Array(6);
   private readonly U = new Float64Array(36);
-  private readonly g = new Float64Array(6);
   private readonly ssScale = new Float64Array(3);
   private readonly btScale = new Float64Array(3);
   private gamma = 0;
@@ -152,8 +158,8 @@ export class DirectRodSolver implements ConstraintSet {
       }
     }
     this.geo = new Float64Array(GEO * longest);
-    this.X = new Float64Array(36 * longest);
-    this.z = new Float64Array(6 * longest);
+    this.Lf = new Float64Array(21 * longest);
+    this.W = new Float64Array(36 * longest);
     this.rhs = new Float64Array(6 * longest);
   }
 
@@ -243,15 +249,11 @@ export class DirectRodSolver implements ConstraintSet {
       rest = ss.rest,
       slam = ss.lambda;
     const geo = this.geo,
-      X = this.X,
-      z = this.z,
+      Lf = this.Lf,
+      W = this.W,
       rhs = this.rhs,
       D = this.D,
-      Dp = this.Dprev,
-      invd = this.invd,
-      invdp = this.invdPrev,
-      U = this.U,
-      g = this.g;
+      U = this.U;
     const gamma = this.gamma,
       g1 = 1 + gamma;
     const as0 = this.ssScale[0],
@@ -270,7 +272,7 @@ export class DirectRodSolver implements ConstraintSet {
         wb = w[SB[c]],
         wr = iI[3 * SQ[c]];
       const invL = 1 / rest[c];
-      // ---- geometry of segment k: R_kᵀ rows d_1, d_2, d_3, e_k, T_k = R_kᵀ [e]×/l (row i: d_i × e/l)
+      // ---- segment k: the rows d_1, d_2, d_3 of R_kᵀ, e_k, and T_k = R_kᵀ [e]×/l (row i: d_i × e/l)
       const qx = qp[iq],
         qy = qp[iq + 1],
         qz = qp[iq + 2],
@@ -278,30 +280,28 @@ export class DirectRodSolver implements ConstraintSet {
       const ex = p[ib] - p[ia],
         ey = p[ib + 1] - p[ia + 1],
         ez = p[ib + 2] - p[ia + 2];
-      geo[o] = 1 - 2 * (qy * qy + qz * qz);
-      geo[o + 1] = 2 * (qx * qy + qw * qz);
-      geo[o + 2] = 2 * (qx * qz - qw * qy);
-      geo[o + 3] = 2 * (qx * qy - qw * qz);
-      geo[o + 4] = 1 - 2 * (qx * qx + qz * qz);
-      geo[o + 5] = 2 * (qy * qz + qw * qx);
-      geo[o + 6] = 2 * (qx * qz + qw * qy);
-      geo[o + 7] = 2 * (qy * qz - qw * qx);
-      geo[o + 8] = 1 - 2 * (qx * qx + qy * qy);
-      geo[o + 9] = ex;
-      geo[o + 10] = ey;
-      geo[o + 11] = ez;
-      for (let i = 0; i < 3; i++) {
-        const dx = geo[o + 3 * i],
-          dy = geo[o + 3 * i + 1],
-          dz = geo[o + 3 * i + 2];
-        geo[o + 12 + 3 * i] = (dy * ez - dz * ey) * invL;
-        geo[o + 13 + 3 * i] = (dz * ex - dx * ez) * invL;
-        geo[o + 14 + 3 * i] = (dx * ey - dy * ex) * invL;
-      }
+      const d1x = 1 - 2 * (qy * qy + qz * qz),
+        d1y = 2 * (qx * qy + qw * qz),
+        d1z = 2 * (qx * qz - qw * qy);
+      const d2x = 2 * (qx * qy - qw * qz),
+        d2y = 1 - 2 * (qx * qx + qz * qz),
+        d2z = 2 * (qy * qz + qw * qx);
+      const d3x = 2 * (qx * qz + qw * qy),
+        d3y = 2 * (qy * qz - qw * qx),
+        d3z = 1 - 2 * (qx * qx + qy * qy);
+      const t1x = (d1y * ez - d1z * ey) * invL,
+        t1y = (d1z * ex - d1x * ez) * invL,
+        t1z = (d1x * ey - d1y * ex) * invL;
+      const t2x = (d2y * ez - d2z * ey) * invL,
+        t2y = (d2z * ex - d2x * ez) * invL,
+        t2z = (d2x * ey - d2y * ex) * invL;
+      const t3x = (d3y * ez - d3z * ey) * invL,
+        t3y = (d3z * ex - d3x * ez) * invL,
+        t3z = (d3x * ey - d3y * ex) * invL;
       // ---- stretch–shear rows: C = R_kᵀ e/l − e_3, rhs −C − α̃ λ − γ J Δx
-      const e1 = ex * geo[o] + ey * geo[o + 1] + ez * geo[o + 2],
-        e2 = ex * geo[o + 3] + ey * geo[o + 4] + ez * geo[o + 5],
-        e3 = ex * geo[o + 6] + ey * geo[o + 7] + ez * geo[o + 8];
+      const e1 = ex * d1x + ey * d1y + ez * d1z,
+        e2 = ex * d2x + ey * d2y + ez * d2z,
+        e3 = ex * d3x + ey * d3y + ez * d3z;
       const at0 = as0 * invL,
         at1 = as1 * invL,
         at2 = as2 * invL;
@@ -317,17 +317,28 @@ export class DirectRodSolver implements ConstraintSet {
         const vx = p[ib] - x[ib] - p[ia] + x[ia] + 2 * (ey * az - ez * ay),
           vy = p[ib + 1] - x[ib + 1] - p[ia + 1] + x[ia + 1] + 2 * (ez * ax - ex * az),
           vz = p[ib + 2] - x[ib + 2] - p[ia + 2] + x[ia + 2] + 2 * (ex * ay - ey * ax);
-        for (let i = 0; i < 3; i++)
-          rhs[r + i] -=
-            gamma * invL * (vx * geo[o + 3 * i] + vy * geo[o + 3 * i + 1] + vz * geo[o + 3 * i + 2]);
+        const gl = gamma * invL;
+        rhs[r] -= gl * (vx * d1x + vy * d1y + vz * d1z);
+        rhs[r + 1] -= gl * (vx * d2x + vy * d2y + vz * d2z);
+        rhs[r + 2] -= gl * (vx * d3x + vy * d3y + vz * d3z);
       }
-      // ---- the joint of block k: joint k − 1 (q = segment k − 1) or the clamp (q = its frame)
+      // ---- the joint of block k: joint k − 1 (q = segment k − 1) or the clamp (q = its frame), or none
       const j = this.jointBefore[c];
       const an = anchors && k === 0 ? this.anchorOf[c] : -1;
-      let wPrev = 0;
-      let hasJoint = false;
+      let wPrev = 0,
+        Lb0 = 1,
+        Lb1 = 1,
+        Lb2 = 1;
+      let b1x = 0,
+        b1y = 0,
+        b1z = 0,
+        b2x = 0,
+        b2y = 0,
+        b2z = 0,
+        b3x = 0,
+        b3y = 0,
+        b3z = 0;
       if (j >= 0 || an >= 0) {
-        hasJoint = true;
         const F = j >= 0 ? qp : bt!.anchorFrame;
         const F0 = j >= 0 ? q0 : bt!.anchorPrev;
         const fo = j >= 0 ? 4 * SQ[c - 1] : 4 * an;
@@ -361,9 +372,9 @@ export class DirectRodSolver implements ConstraintSet {
           uz = -uz;
           uw = -uw;
         }
-        const Lb0 = ab0 * L,
-          Lb1 = ab1 * L,
-          Lb2 = ab2 * L;
+        Lb0 = ab0 * L;
+        Lb1 = ab1 * L;
+        Lb2 = ab2 * L;
         rhs[r + 3] = -(ox - R0[ro]) - Lb0 * blam[lo];
         rhs[r + 4] = -(oy - R0[ro + 1]) - Lb1 * blam[lo + 1];
         rhs[r + 5] = -(oz - R0[ro + 2]) - Lb2 * blam[lo + 2];
@@ -384,139 +395,158 @@ export class DirectRodSolver implements ConstraintSet {
           rhs[r + 5] -=
             gamma * (fw * duz - fx * duy + fy * dux - fz * duw - (uw * dqz - ux * dqy + uy * dqx - uz * dqw));
         }
-        // B = ½ (ω_w I − [ω_v]×) R_Fᵀ; R_Fᵀ rows from F
-        const r00 = 1 - 2 * (fy * fy + fz * fz),
-          r01 = 2 * (fx * fy + fw * fz),
-          r02 = 2 * (fx * fz - fw * fy);
-        const r10 = 2 * (fx * fy - fw * fz),
-          r11 = 1 - 2 * (fx * fx + fz * fz),
-          r12 = 2 * (fy * fz + fw * fx);
-        const r20 = 2 * (fx * fz + fw * fy),
-          r21 = 2 * (fy * fz - fw * fx),
-          r22 = 1 - 2 * (fx * fx + fy * fy);
-        // M = [[ω_w, ω_z, −ω_y], [−ω_z, ω_w, ω_x], [ω_y, −ω_x, ω_w]] (ω_w I − [ω_v]×)
-        geo[o + 21] = 0.5 * (ow * r00 + oz * r10 - oy * r20);
-        geo[o + 22] = 0.5 * (ow * r01 + oz * r11 - oy * r21);
-        geo[o + 23] = 0.5 * (ow * r02 + oz * r12 - oy * r22);
-        geo[o + 24] = 0.5 * (-oz * r00 + ow * r10 + ox * r20);
-        geo[o + 25] = 0.5 * (-oz * r01 + ow * r11 + ox * r21);
-        geo[o + 26] = 0.5 * (-oz * r02 + ow * r12 + ox * r22);
-        geo[o + 27] = 0.5 * (oy * r00 - ox * r10 + ow * r20);
-        geo[o + 28] = 0.5 * (oy * r01 - ox * r11 + ow * r21);
-        geo[o + 29] = 0.5 * (oy * r02 - ox * r12 + ow * r22);
-        // diagonal joint block: (w_prev + w_θ) B Bᵀ + α̃
-        const wj = g1 * (wPrev + wr);
-        for (let a = 0; a < 3; a++)
-          for (let b = 0; b <= a; b++) {
-            const v =
-              wj *
-              (geo[o + 21 + 3 * a] * geo[o + 21 + 3 * b] +
-                geo[o + 22 + 3 * a] * geo[o + 22 + 3 * b] +
-                geo[o + 23 + 3 * a] * geo[o + 23 + 3 * b]);
-            D[6 * (3 + a) + 3 + b] = v;
-            D[6 * (3 + b) + 3 + a] = v;
-          }
-        D[21] += Lb0;
-        D[28] += Lb1;
-        D[35] += Lb2;
+        // B = ½ (ω_w I − [ω_v]×) R_Fᵀ, with ω_w I − [ω_v]× = [[ω_w, ω_z, −ω_y], [−ω_z, ω_w, ω_x], [ω_y, −ω_x, ω_w]]
+        const f1x = 1 - 2 * (fy * fy + fz * fz),
+          f1y = 2 * (fx * fy + fw * fz),
+          f1z = 2 * (fx * fz - fw * fy);
+        const f2x = 2 * (fx * fy - fw * fz),
+          f2y = 1 - 2 * (fx * fx + fz * fz),
+          f2z = 2 * (fy * fz + fw * fx);
+        const f3x = 2 * (fx * fz + fw * fy),
+          f3y = 2 * (fy * fz - fw * fx),
+          f3z = 1 - 2 * (fx * fx + fy * fy);
+        const hw = 0.5 * ow,
+          hx = 0.5 * ox,
+          hy = 0.5 * oy,
+          hz = 0.5 * oz;
+        b1x = hw * f1x + hz * f2x - hy * f3x;
+        b1y = hw * f1y + hz * f2y - hy * f3y;
+        b1z = hw * f1z + hz * f2z - hy * f3z;
+        b2x = -hz * f1x + hw * f2x + hx * f3x;
+        b2y = -hz * f1y + hw * f2y + hx * f3y;
+        b2z = -hz * f1z + hw * f2z + hx * f3z;
+        b3x = hy * f1x - hx * f2x + hw * f3x;
+        b3y = hy * f1y - hx * f2y + hw * f3y;
+        b3z = hy * f1z - hx * f2z + hw * f3z;
       } else {
-        for (let i = 21; i < 30; i++) geo[o + i] = 0;
+        // no joint: an identity row with a zero right side (its Δλ is 0)
         rhs[r + 3] = rhs[r + 4] = rhs[r + 5] = 0;
-        for (let a = 3; a < 6; a++) for (let b = 3; b < 6; b++) D[6 * a + b] = a === b ? 1 : 0;
       }
-      // ---- diagonal stretch–shear block and the coupling to the joint
-      const s0 = g1 * (wa + wb) * invL * invL;
-      const gr = g1 * wr;
-      for (let a = 0; a < 3; a++) {
-        const ta = o + 12 + 3 * a;
-        for (let b = 0; b <= a; b++) {
-          const tb = o + 12 + 3 * b;
-          const v =
-            gr * (geo[ta] * geo[tb] + geo[ta + 1] * geo[tb + 1] + geo[ta + 2] * geo[tb + 2]) +
-            (a === b ? s0 : 0);
-          D[6 * a + b] = v;
-          D[6 * b + a] = v;
-        }
-        for (let b = 0; b < 3; b++) {
-          const v = hasJoint
-            ? gr *
-              (geo[ta] * geo[o + 21 + 3 * b] +
-                geo[ta + 1] * geo[o + 22 + 3 * b] +
-                geo[ta + 2] * geo[o + 23 + 3 * b])
-            : 0;
-          D[6 * a + 3 + b] = v;
-          D[6 * (3 + b) + a] = v;
-        }
-      }
-      D[0] += at0;
-      D[7] += at1;
-      D[14] += at2;
-      for (let i = 0; i < 6; i++) g[i] = rhs[r + i];
+      const s0 = g1 * (wa + wb) * invL * invL,
+        gr = g1 * wr,
+        wj = g1 * (wPrev + wr);
+      D[0] = gr * (t1x * t1x + t1y * t1y + t1z * t1z) + s0 + at0;
+      D[6] = gr * (t2x * t1x + t2y * t1y + t2z * t1z);
+      D[7] = gr * (t2x * t2x + t2y * t2y + t2z * t2z) + s0 + at1;
+      D[12] = gr * (t3x * t1x + t3y * t1y + t3z * t1z);
+      D[13] = gr * (t3x * t2x + t3y * t2y + t3z * t2z);
+      D[14] = gr * (t3x * t3x + t3y * t3y + t3z * t3z) + s0 + at2;
+      D[18] = gr * (b1x * t1x + b1y * t1y + b1z * t1z);
+      D[19] = gr * (b1x * t2x + b1y * t2y + b1z * t2z);
+      D[20] = gr * (b1x * t3x + b1y * t3y + b1z * t3z);
+      D[21] = wj * (b1x * b1x + b1y * b1y + b1z * b1z) + Lb0;
+      D[24] = gr * (b2x * t1x + b2y * t1y + b2z * t1z);
+      D[25] = gr * (b2x * t2x + b2y * t2y + b2z * t2z);
+      D[26] = gr * (b2x * t3x + b2y * t3y + b2z * t3z);
+      D[27] = wj * (b2x * b1x + b2y * b1y + b2z * b1z);
+      D[28] = wj * (b2x * b2x + b2y * b2y + b2z * b2z) + Lb1;
+      D[30] = gr * (b3x * t1x + b3y * t1y + b3z * t1z);
+      D[31] = gr * (b3x * t2x + b3y * t2y + b3z * t2z);
+      D[32] = gr * (b3x * t3x + b3y * t3y + b3z * t3z);
+      D[33] = wj * (b3x * b1x + b3y * b1y + b3z * b1z);
+      D[34] = wj * (b3x * b2x + b3y * b2y + b3z * b2z);
+      D[35] = wj * (b3x * b3x + b3y * b3y + b3z * b3z) + Lb2;
+      geo[o + 0] = d1x;
+      geo[o + 1] = d1y;
+      geo[o + 2] = d1z;
+      geo[o + 3] = d2x;
+      geo[o + 4] = d2y;
+      geo[o + 5] = d2z;
+      geo[o + 6] = d3x;
+      geo[o + 7] = d3y;
+      geo[o + 8] = d3z;
+      geo[o + 12] = t1x;
+      geo[o + 13] = t1y;
+      geo[o + 14] = t1z;
+      geo[o + 15] = t2x;
+      geo[o + 16] = t2y;
+      geo[o + 17] = t2z;
+      geo[o + 18] = t3x;
+      geo[o + 19] = t3y;
+      geo[o + 20] = t3z;
+      geo[o + 21] = b1x;
+      geo[o + 22] = b1y;
+      geo[o + 23] = b1z;
+      geo[o + 24] = b2x;
+      geo[o + 25] = b2y;
+      geo[o + 26] = b2z;
+      geo[o + 27] = b3x;
+      geo[o + 28] = b3y;
+      geo[o + 29] = b3z;
       if (k > 0) {
-        // ---- U = A_{k−1,k}: rows block k − 1 (s, b), columns block k (s′, b′)
+        // ---- U = A_{k−1,k}: rows block k − 1 (s, b), columns block k (s′, b′); (b, s′) = 0 (set once)
+        //   (s, s′) = −w_k R_{k−1}ᵀ R_k/(l l′), (s, b′) = −w_θ T_{k−1} B′ᵀ, (b, b′) = −w_θ B B′ᵀ
         const po = o - GEO;
         const wpk = g1 * w[SA[c]] * (1 / rest[c - 1]) * invL;
         const wrp = g1 * iI[3 * SQ[c - 1]];
-        for (let a = 0; a < 3; a++) {
-          for (let b = 0; b < 3; b++) {
-            // (s, s′) = −w_k R_{k−1}ᵀ R_k/(l l′): rows of R_{k−1}ᵀ dotted with rows of R_kᵀ
-            U[6 * a + b] =
-              -wpk *
-              (geo[po + 3 * a] * geo[o + 3 * b] +
-                geo[po + 3 * a + 1] * geo[o + 3 * b + 1] +
-                geo[po + 3 * a + 2] * geo[o + 3 * b + 2]);
-            // (s, b′) = −w_θ T_{k−1} B′ᵀ
-            U[6 * a + 3 + b] =
-              -wrp *
-              (geo[po + 12 + 3 * a] * geo[o + 21 + 3 * b] +
-                geo[po + 13 + 3 * a] * geo[o + 22 + 3 * b] +
-                geo[po + 14 + 3 * a] * geo[o + 23 + 3 * b]);
-            // (b, s′) = 0
-            U[6 * (3 + a) + b] = 0;
-            // (b, b′) = −w_θ B B′ᵀ
-            U[6 * (3 + a) + 3 + b] =
-              -wrp *
-              (geo[po + 21 + 3 * a] * geo[o + 21 + 3 * b] +
-                geo[po + 22 + 3 * a] * geo[o + 22 + 3 * b] +
-                geo[po + 23 + 3 * a] * geo[o + 23 + 3 * b]);
-          }
-        }
-        // X_{k−1} = D_{k−1}⁻¹ U (column by column)
-        const xo = 36 * (k - 1);
-        for (let col = 0; col < 6; col++) {
-          for (let i = 0; i < 6; i++) X[xo + 6 * i + col] = U[6 * i + col];
-          ldltSolveColumn(Dp, invdp, X, xo, col);
-        }
-        // D_k = A_kk − Uᵀ X_{k−1}, g_k = r_k − Uᵀ z_{k−1}
-        const zo = 6 * (k - 1);
-        for (let a = 0; a < 6; a++) {
-          let ga = 0;
-          for (let i = 0; i < 6; i++) ga += U[6 * i + a] * z[zo + i];
-          g[a] -= ga;
-          for (let b = 0; b <= a; b++) {
-            let v = 0;
-            for (let i = 0; i < 6; i++) v += U[6 * i + a] * X[xo + 6 * i + b];
-            D[6 * a + b] -= v;
-            if (a !== b) D[6 * b + a] = D[6 * a + b];
-          }
-        }
+        const pd1x = geo[po + 0],
+          pd1y = geo[po + 1],
+          pd1z = geo[po + 2];
+        const pd2x = geo[po + 3],
+          pd2y = geo[po + 4],
+          pd2z = geo[po + 5];
+        const pd3x = geo[po + 6],
+          pd3y = geo[po + 7],
+          pd3z = geo[po + 8];
+        const pt1x = geo[po + 12],
+          pt1y = geo[po + 13],
+          pt1z = geo[po + 14];
+        const pt2x = geo[po + 15],
+          pt2y = geo[po + 16],
+          pt2z = geo[po + 17];
+        const pt3x = geo[po + 18],
+          pt3y = geo[po + 19],
+          pt3z = geo[po + 20];
+        const pb1x = geo[po + 21],
+          pb1y = geo[po + 22],
+          pb1z = geo[po + 23];
+        const pb2x = geo[po + 24],
+          pb2y = geo[po + 25],
+          pb2z = geo[po + 26];
+        const pb3x = geo[po + 27],
+          pb3y = geo[po + 28],
+          pb3z = geo[po + 29];
+        U[0] = -wpk * (pd1x * d1x + pd1y * d1y + pd1z * d1z);
+        U[3] = -wrp * (pt1x * b1x + pt1y * b1y + pt1z * b1z);
+        U[21] = -wrp * (pb1x * b1x + pb1y * b1y + pb1z * b1z);
+        U[1] = -wpk * (pd1x * d2x + pd1y * d2y + pd1z * d2z);
+        U[4] = -wrp * (pt1x * b2x + pt1y * b2y + pt1z * b2z);
+        U[22] = -wrp * (pb1x * b2x + pb1y * b2y + pb1z * b2z);
+        U[2] = -wpk * (pd1x * d3x + pd1y * d3y + pd1z * d3z);
+        U[5] = -wrp * (pt1x * b3x + pt1y * b3y + pt1z * b3z);
+        U[23] = -wrp * (pb1x * b3x + pb1y * b3y + pb1z * b3z);
+        U[6] = -wpk * (pd2x * d1x + pd2y * d1y + pd2z * d1z);
+        U[9] = -wrp * (pt2x * b1x + pt2y * b1y + pt2z * b1z);
+        U[27] = -wrp * (pb2x * b1x + pb2y * b1y + pb2z * b1z);
+        U[7] = -wpk * (pd2x * d2x + pd2y * d2y + pd2z * d2z);
+        U[10] = -wrp * (pt2x * b2x + pt2y * b2y + pt2z * b2z);
+        U[28] = -wrp * (pb2x * b2x + pb2y * b2y + pb2z * b2z);
+        U[8] = -wpk * (pd2x * d3x + pd2y * d3y + pd2z * d3z);
+        U[11] = -wrp * (pt2x * b3x + pt2y * b3y + pt2z * b3z);
+        U[29] = -wrp * (pb2x * b3x + pb2y * b3y + pb2z * b3z);
+        U[12] = -wpk * (pd3x * d1x + pd3y * d1y + pd3z * d1z);
+        U[15] = -wrp * (pt3x * b1x + pt3y * b1y + pt3z * b1z);
+        U[33] = -wrp * (pb3x * b1x + pb3y * b1y + pb3z * b1z);
+        U[13] = -wpk * (pd3x * d2x + pd3y * d2y + pd3z * d2z);
+        U[16] = -wrp * (pt3x * b2x + pt3y * b2y + pt3z * b2z);
+        U[34] = -wrp * (pb3x * b2x + pb3y * b2y + pb3z * b2z);
+        U[14] = -wpk * (pd3x * d3x + pd3y * d3y + pd3z * d3z);
+        U[17] = -wrp * (pt3x * b3x + pt3y * b3y + pt3z * b3z);
+        U[35] = -wrp * (pb3x * b3x + pb3y * b3y + pb3z * b3z);
+        // W_{k−1} = L_{k−1}⁻¹ U; D_k = A_kk − W_{k−1}ᵀ W_{k−1}; g_k = r_k − W_{k−1}ᵀ y_{k−1}
+        lowerSolve6(Lf, 21 * (k - 1), U, W, 36 * (k - 1));
+        subtractGram6(D, W, 36 * (k - 1));
+        subtractTransposedProduct6(rhs, r, W, 36 * (k - 1), rhs, r - 6);
       }
-      ldltFactor(D, invd);
-      for (let i = 0; i < 6; i++) z[6 * k + i] = g[i];
-      ldltSolveColumn(D, invd, z, 6 * k, 0, 1);
-      Dp.set(D);
-      invdp.set(invd);
+      // D_k = L_k L_kᵀ; y_k = L_k⁻¹ g_k (in place in rhs)
+      chol6(D, Lf, 21 * k);
+      lowerSolveVec6(Lf, 21 * k, rhs, r);
     }
-    // ---- back substitution: Δλ_k = z_k − X_k Δλ_{k+1} (into z)
+    // ---- back substitution: Δλ_k = L_k⁻ᵀ (y_k − W_k Δλ_{k+1}) (into rhs)
+    upperSolveVec6(Lf, 21 * (m - 1), rhs, 6 * (m - 1));
     for (let k = m - 2; k >= 0; k--) {
-      const xo = 36 * k,
-        zo = 6 * k,
-        zn = 6 * (k + 1);
-      for (let i = 0; i < 6; i++) {
-        let v = 0;
-        for (let b = 0; b < 6; b++) v += X[xo + 6 * i + b] * z[zn + b];
-        z[zo + i] -= v;
-      }
+      subtractProduct6(rhs, 6 * k, W, 36 * k, 6 * (k + 1));
+      upperSolveVec6(Lf, 21 * k, rhs, 6 * k);
     }
     // ---- apply: λ += Δλ, Δp = w J_pᵀ Δλ, Δθ = w_θ J_θᵀ Δλ
     const kp = this.rule.kPrime;
@@ -524,17 +554,17 @@ export class DirectRodSolver implements ConstraintSet {
       const c = c0 + k,
         o = GEO * k,
         zo = 6 * k;
-      const l1 = kp * z[zo],
-        l2 = kp * z[zo + 1],
-        l3 = kp * z[zo + 2];
+      const l1 = kp * rhs[zo],
+        l2 = kp * rhs[zo + 1],
+        l3 = kp * rhs[zo + 2];
       slam[3 * c] += l1;
       slam[3 * c + 1] += l2;
       slam[3 * c + 2] += l3;
       const j = this.jointBefore[c];
       const an = anchors && k === 0 ? this.anchorOf[c] : -1;
-      const b1 = kp * z[zo + 3],
-        b2 = kp * z[zo + 4],
-        b3 = kp * z[zo + 5];
+      const b1 = kp * rhs[zo + 3],
+        b2 = kp * rhs[zo + 4],
+        b3 = kp * rhs[zo + 5];
       if (j >= 0) {
         bt!.lambda[3 * j] += b1;
         bt!.lambda[3 * j + 1] += b2;
@@ -587,9 +617,9 @@ export class DirectRodSolver implements ConstraintSet {
       if (k + 1 < m) {
         const on = o + GEO,
           zn = zo + 6;
-        const n1 = kp * z[zn + 3],
-          n2 = kp * z[zn + 4],
-          n3 = kp * z[zn + 5];
+        const n1 = kp * rhs[zn + 3],
+          n2 = kp * rhs[zn + 4],
+          n3 = kp * rhs[zn + 5];
         tx -= n1 * geo[on + 21] + n2 * geo[on + 24] + n3 * geo[on + 27];
         ty -= n1 * geo[on + 22] + n2 * geo[on + 25] + n3 * geo[on + 28];
         tz -= n1 * geo[on + 23] + n2 * geo[on + 26] + n3 * geo[on + 29];
@@ -616,52 +646,5 @@ export class DirectRodSolver implements ConstraintSet {
         qp[iq + 3] = nw * il;
       }
     }
-  }
-}
-
-/**
- * In-place LDLᵀ of a symmetric positive semi-definite 6 × 6 matrix (row
- * major, lower triangle used): L below the diagonal (unit diagonal), and
- * 1/d in invd, 0 for a pivot that vanishes against its row's scale (that
- * row is then left out: its unknown is 0).
- */
-export function ldltFactor(M: Float64Array, invd: Float64Array): void {
-  for (let j = 0; j < 6; j++) {
-    const scale = M[7 * j];
-    let d = scale;
-    for (let k = 0; k < j; k++) d -= M[6 * j + k] * M[6 * j + k] * M[7 * k];
-    const ok = d > 1e-12 * scale && d > 0;
-    M[7 * j] = ok ? d : 0;
-    invd[j] = ok ? 1 / d : 0;
-    for (let i = j + 1; i < 6; i++) {
-      let v = M[6 * i + j];
-      for (let k = 0; k < j; k++) v -= M[6 * i + k] * M[6 * j + k] * M[7 * k];
-      M[6 * i + j] = ok ? v * invd[j] : 0;
-    }
-  }
-}
-
-/**
- * Solves L D Lᵀ y = b in place for column `col` of the 6-row array V at
- * offset vo with row stride `stride` (6 for a 6 × 6 block, 1 for a vector).
- */
-export function ldltSolveColumn(
-  M: Float64Array,
-  invd: Float64Array,
-  V: Float64Array,
-  vo: number,
-  col: number,
-  stride = 6,
-): void {
-  for (let i = 1; i < 6; i++) {
-    let v = V[vo + stride * i + col];
-    for (let k = 0; k < i; k++) v -= M[6 * i + k] * V[vo + stride * k + col];
-    V[vo + stride * i + col] = v;
-  }
-  for (let i = 0; i < 6; i++) V[vo + stride * i + col] *= invd[i];
-  for (let i = 4; i >= 0; i--) {
-    let v = V[vo + stride * i + col];
-    for (let k = i + 1; k < 6; k++) v -= M[6 * k + i] * V[vo + stride * k + col];
-    V[vo + stride * i + col] = v;
   }
 }
