@@ -1,10 +1,11 @@
 /**
  * The 6 × 6 block kernels of the direct rod solver (rod-direct.ts): a
  * Cholesky factor, triangular solves and the Schur complement update, for
- * symmetric positive semi-definite blocks. Written out entry by entry (the
- * loops over six rows and columns, unrolled once by a script and kept here
- * as source): V8 runs the straight-line code about twice as fast as the
- * loops over the same Float64Arrays.
+ * symmetric positive semi-definite blocks, written out entry by entry
+ * (unrolled once by a script, kept here as source). With loops over the
+ * six rows and columns instead (and LDLᵀ with one solve per column),
+ * rod-1k's direct solve took 2.3 times as long per frame (docs/strands.md,
+ * Speed).
  *
  * L is a packed lower triangle (21 entries, row by row) whose diagonal holds
  * 1/L_ii, so every solve multiplies instead of dividing.
