@@ -258,6 +258,32 @@ describe('the direct rod solver', () => {
     }
   });
 
+  it('solves each strand of a body as its own chain: two strands in one body move exactly as two bodies of one', () => {
+    const line = (y: number): number[] => {
+      const p: number[] = [];
+      for (let j = 0; j <= 20; j++) p.push(j / 20, y, 0.1 * Math.sin(j));
+      return p;
+    };
+    const rod = { youngsModulus: 1e8, density: 1100, solver: 'direct' as const, damping: 0.01 };
+    const start = [...line(1), ...line(2)];
+    const one = new World({ dt: 1 / 60, substeps: 4 });
+    const both = new Strands(one, { positions: start, strandStart: [0, 21, 42], radius: 0.002, rod });
+    const two = new World({ dt: 1 / 60, substeps: 4 });
+    const first = new Strands(two, { positions: line(1), strandStart: [0, 21], radius: 0.002, rod });
+    new Strands(two, { positions: line(2), strandStart: [0, 21], radius: 0.002, rod });
+    expect(Array.from(both.rodDirect!.chainStart)).toEqual([0, 20, 40]);
+    for (let i = 0; i < 60; i++) {
+      one.step();
+      two.step();
+    }
+    let moved = 0;
+    for (let i = 0; i < 3 * 42; i++) {
+      expect(one.store.x[3 * both.offset + i]).toBe(two.store.x[3 * first.offset + i]);
+      moved = Math.max(moved, Math.abs(one.store.x[3 * both.offset + i] - start[i]));
+    }
+    expect(moved).toBeGreaterThan(0.01);
+  });
+
   it('bad solver names its field', () => {
     const world = new World();
     expect(() =>
