@@ -4,7 +4,7 @@
  * iteration solves the linearised XPBD system of all the rod's constraints
  * at once, exactly, instead of projecting them one after another.
  *
- * XPBD (the paper's §3, after Macklin et al. 2016) linearises the
+ * XPBD (Macklin et al. 2016, on which the paper builds) linearises the
  * constraints C(x) at the current positions and orientations x and asks for
  * the multipliers' increments
  *
