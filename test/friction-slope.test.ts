@@ -7,44 +7,39 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PlaneCollider, rigidCluster, SoftBody, tetBox, World, type WorldBody } from '../src/index.js';
+import { cubeLattice, slideAcceleration } from './helpers.js';
 
 type Kind = 'rigid' | 'geometric' | 'fem';
 const MU = 0.5;
 const CRITICAL = (Math.atan(MU) * 180) / Math.PI;
+
+/**
+ * Puts positions given in the slope's frame (u along the slope, downhill −u; v along its normal,
+ * lifted by `lift`) onto the plane tilted by th.
+ */
+function toSlope(P: Float64Array, th: number, lift: number): void {
+  for (let i = 0; i < P.length; i += 3) {
+    const u = P[i],
+      v = P[i + 1] + lift;
+    P[i] = u * Math.cos(th) - v * Math.sin(th);
+    P[i + 1] = u * Math.sin(th) + v * Math.cos(th);
+  }
+}
 
 /** A box resting on the slope (its lowest particles at the collider's margin), at rest. */
 function boxOnSlope(kind: Kind, deg: number): { world: World; body: WorldBody; th: number; base: number[] } {
   const th = (deg * Math.PI) / 180;
   const world = new World({ substeps: 10 });
   world.addCollider(new PlaneCollider({ normal: [-Math.sin(th), Math.cos(th), 0], friction: MU }));
-  // slope frame: u along the slope (downhill is −u), v along the normal
-  const place = (P: Float64Array, lift: number) => {
-    for (let i = 0; i < P.length; i += 3) {
-      const u = P[i],
-        v = P[i + 1] + lift;
-      P[i] = u * Math.cos(th) - v * Math.sin(th);
-      P[i + 1] = u * Math.sin(th) + v * Math.cos(th);
-    }
-  };
   let body: WorldBody;
   if (kind === 'rigid') {
-    const N = 4,
-      s = 0.05,
-      R = 0.025;
-    const pos = new Float64Array(3 * N * N * N);
-    let k = 0;
-    for (let i = 0; i < N; i++)
-      for (let j = 0; j < N; j++)
-        for (let l = 0; l < N; l++) {
-          pos[k++] = (i - 1.5) * s;
-          pos[k++] = j * s;
-          pos[k++] = (l - 1.5) * s;
-        }
-    place(pos, R + 0.005);
+    const R = 0.025;
+    const pos = cubeLattice(4, 0.05);
+    toSlope(pos, th, R + 0.005);
     body = rigidCluster(world, { positions: pos, masses: 0.1, radius: R });
   } else {
     const mesh = tetBox({ size: [0.2, 0.2, 0.2], resolution: [4, 4, 4], origin: [-0.1, 0, -0.1] });
-    place(mesh.positions, 0.005);
+    toSlope(mesh.positions, th, 0.005);
     body = new SoftBody(world, {
       mesh,
       density: 500,
@@ -93,20 +88,7 @@ describe('friction on a slope (μ = 0.5, default substeps)', () => {
       expect(Math.abs(0.5 * (lo + hi) - CRITICAL)).toBeLessThan(0.3);
       // 1.5° above: the velocity of the centre of mass gains g (sin θ − μ cos θ) per second
       const { world, body, th } = boxOnSlope(kind, CRITICAL + 1.5);
-      const vDown = () => {
-        const { v, mass } = world.store;
-        let m = 0,
-          s = 0;
-        for (let i = body.offset; i < body.offset + body.count; i++) {
-          m += mass[i];
-          s -= mass[i] * (v[3 * i] * Math.cos(th) + v[3 * i + 1] * Math.sin(th));
-        }
-        return s / m;
-      };
-      for (let k = 0; k < 60; k++) world.step();
-      const v1 = vDown();
-      for (let k = 0; k < 60; k++) world.step();
-      const a = vDown() - v1;
+      const a = slideAcceleration(world, body, [-Math.cos(th), -Math.sin(th), 0]);
       const expected = 9.81 * (Math.sin(th) - MU * Math.cos(th));
       expect(Math.abs(a / expected - 1)).toBeLessThan(1e-3);
     });
@@ -163,13 +145,7 @@ describe('friction anchors (docs/collision.md, "Friction and restitution")', () 
     });
     world.addCollider(plane);
     const mesh = tetBox({ size: [0.2, 0.2, 0.2], resolution: [4, 4, 4], origin: [-0.1, 0, -0.1] });
-    const P = mesh.positions;
-    for (let i = 0; i < P.length; i += 3) {
-      const u = P[i],
-        v = P[i + 1] + 0.005;
-      P[i] = u * Math.cos(t0) - v * Math.sin(t0);
-      P[i + 1] = u * Math.sin(t0) + v * Math.cos(t0);
-    }
+    toSlope(mesh.positions, t0, 0.005);
     const body = new SoftBody(world, { mesh, density: 500, model: 'geometric' });
     const n = new Float64Array(3);
     const x = world.store.x;

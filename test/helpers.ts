@@ -1,5 +1,5 @@
 /** Shared helpers for the physics tests. */
-import { type Fluid, poly6 } from '../src/index.js';
+import { type Fluid, poly6, type World, type WorldBody } from '../src/index.js';
 
 /** A small deterministic PRNG (mulberry32) so tests never depend on Math.random. */
 export function rng(seed: number): () => number {
@@ -131,4 +131,48 @@ export function impulseSums(
     scale += m * Math.hypot(dx, dy, dz) * (1 + Math.hypot(bx, by, bz));
   }
   return { linear: Math.hypot(...lin), angular: Math.hypot(...ang), scale };
+}
+
+/**
+ * Positions of an n × n × n cubic lattice of spacing s: centred on the y axis in x and z
+ * ((i − (n − 1)/2) s), its lowest layer at height y0 (y0 + j s).
+ */
+export function cubeLattice(n: number, s: number, y0 = 0): Float64Array {
+  const pos = new Float64Array(3 * n * n * n);
+  const c = (n - 1) / 2;
+  let k = 0;
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++)
+      for (let l = 0; l < n; l++) {
+        pos[k++] = (i - c) * s;
+        pos[k++] = y0 + j * s;
+        pos[k++] = (l - c) * s;
+      }
+  return pos;
+}
+
+/**
+ * The acceleration of a body's centre of mass along the unit direction d (a block sliding on an
+ * incline: g (sin θ − μ cos θ) downhill): its velocity along d gained over the second of two
+ * seconds of 60 frames (the first lets it settle into sliding).
+ */
+export function slideAcceleration(
+  world: World,
+  body: WorldBody,
+  d: readonly [number, number, number],
+): number {
+  const along = () => {
+    const { v, mass } = world.store;
+    let m = 0,
+      s = 0;
+    for (let i = body.offset; i < body.offset + body.count; i++) {
+      m += mass[i];
+      s += mass[i] * (v[3 * i] * d[0] + v[3 * i + 1] * d[1] + v[3 * i + 2] * d[2]);
+    }
+    return s / m;
+  };
+  for (let k = 0; k < 60; k++) world.step();
+  const v1 = along();
+  for (let k = 0; k < 60; k++) world.step();
+  return along() - v1;
 }

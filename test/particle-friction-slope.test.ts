@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ParticleContacts, rigidCluster, World, type WorldBody } from '../src/index.js';
+import { cubeLattice, slideAcceleration } from './helpers.js';
 
 const MU = 0.5;
 const CRITICAL = (Math.atan(MU) * 180) / Math.PI;
@@ -25,18 +26,8 @@ function boxOnBody(deg: number): { world: World; box: WorldBody; th: number; bas
     radius: BIG,
   });
   ground.pin(0);
-  const N = 4,
-    s = 0.05,
-    R = 0.025;
-  const pos = new Float64Array(3 * N * N * N);
-  let k = 0;
-  for (let i = 0; i < N; i++)
-    for (let j = 0; j < N; j++)
-      for (let l = 0; l < N; l++) {
-        pos[k++] = (i - 1.5) * s;
-        pos[k++] = R + j * s;
-        pos[k++] = (l - 1.5) * s;
-      }
+  const R = 0.025;
+  const pos = cubeLattice(4, 0.05, R);
   const box = rigidCluster(world, { name: 'box', positions: pos, masses: 0.1, radius: R });
   const contacts = ParticleContacts.of(world);
   contacts.addBody(ground, { self: false, friction: MU });
@@ -72,20 +63,7 @@ describe('anchored static friction between particles (μ = 0.5, default substeps
 
   it('2° above the friction angle it slides with acceleration g (sin θ − μ cos θ) within 3 %', () => {
     const { world, box, th } = boxOnBody(CRITICAL + 2);
-    const vDown = () => {
-      const { v, mass } = world.store;
-      let m = 0,
-        s = 0;
-      for (let i = box.offset; i < box.offset + box.count; i++) {
-        m += mass[i];
-        s += mass[i] * v[3 * i];
-      }
-      return s / m;
-    };
-    for (let k = 0; k < 60; k++) world.step();
-    const v1 = vDown();
-    for (let k = 0; k < 60; k++) world.step();
-    const a = vDown() - v1;
+    const a = slideAcceleration(world, box, [1, 0, 0]);
     const expected = 9.81 * (Math.sin(th) - MU * Math.cos(th));
     expect(Math.abs(a / expected - 1)).toBeLessThan(0.03);
   });
@@ -93,15 +71,7 @@ describe('anchored static friction between particles (μ = 0.5, default substeps
   it("the pair's friction impulses are equal and opposite: two free boxes sliding into each other keep their momentum and stick", () => {
     const world = new World({ substeps: 10, gravity: [0, 0, 0] });
     const cube = (y: number, masses: number, velocity: [number, number, number], name: string) => {
-      const pos = new Float64Array(3 * 27);
-      let k = 0;
-      for (let i = 0; i < 3; i++)
-        for (let j = 0; j < 3; j++)
-          for (let l = 0; l < 3; l++) {
-            pos[k++] = (i - 1) * 0.05;
-            pos[k++] = y + j * 0.05;
-            pos[k++] = (l - 1) * 0.05;
-          }
+      const pos = cubeLattice(3, 0.05, y);
       return rigidCluster(world, { name, positions: pos, masses, radius: 0.025, velocity });
     };
     const a = cube(0, 0.1, [0, 0, 0], 'a');
