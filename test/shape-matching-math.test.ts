@@ -40,6 +40,23 @@ function randomRotation(r: () => number): Float64Array {
   return R;
 }
 
+/**
+ * A random deformation A = R0 Q diag(s) Qᵀ (a rotation R0 times a symmetric positive definite
+ * stretch along random axes Q, stretches s = lo + r()), written into A; returns R0, the rotation
+ * part of A.
+ */
+function randomDeformation(
+  r: () => number,
+  A: Float64Array,
+  lo: readonly [number, number, number],
+): Float64Array {
+  const R0 = randomRotation(r);
+  const Q = randomRotation(r);
+  const P = reconstruct(Q, Float64Array.from([lo[0] + r(), lo[1] + r(), lo[2] + r()]), Q);
+  mul3(A, 0, R0, 0, P, 0);
+  return R0;
+}
+
 /** Checks every promise of svd3 on A; returns the reconstruction error relative to max |A|. */
 function checkSvd(A: Float64Array): number {
   const U = new Float64Array(9),
@@ -163,10 +180,7 @@ describe('polar decomposition (src/math/polar.ts)', () => {
     const R = new Float64Array(9),
       A = new Float64Array(9);
     for (let t = 0; t < 200; t++) {
-      const R0 = randomRotation(r);
-      const Q = randomRotation(r);
-      const P = reconstruct(Q, Float64Array.from([1 + r(), 0.5 + r(), 0.1 + r()]), Q);
-      mul3(A, 0, R0, 0, P, 0);
+      const R0 = randomDeformation(r, A, [1, 0.5, 0.1]);
       polarDecomposition(A, 0, R, 0);
       for (let k = 0; k < 9; k++) expect(R[k]).toBeCloseTo(R0[k], 12);
     }
@@ -178,16 +192,11 @@ describe('polar decomposition (src/math/polar.ts)', () => {
 
   it('Müller 2016 iteration reaches the SVD rotation from identity and keeps the warm start where A says nothing', () => {
     const r = rng(12);
-    const q = new Float64Array(4),
-      Rq = new Float64Array(9),
-      R = new Float64Array(9);
+    const [A, Rq, R] = [new Float64Array(9), new Float64Array(9), new Float64Array(9)];
+    const q = new Float64Array(4);
     for (let t = 0; t < 300; t++) {
-      const R0 = randomRotation(r);
       // moderate rotations and stretches: the iteration is warm-started in practice
-      const Q = randomRotation(r);
-      const P = reconstruct(Q, Float64Array.from([0.5 + r(), 0.5 + r(), 0.5 + r()]), Q);
-      const A = new Float64Array(9);
-      mul3(A, 0, R0, 0, P, 0);
+      randomDeformation(r, A, [0.5, 0.5, 0.5]);
       q.set([0, 0, 0, 1]);
       extractRotation(A, 0, q, 0, 100);
       mat3FromQuat(Rq, 0, q, 0);
@@ -209,11 +218,8 @@ describe('polar decomposition (src/math/polar.ts)', () => {
       Rsvd = new Float64Array(9);
     let worst = 0;
     for (let t = 0; t < 300; t++) {
-      const R0 = randomRotation(r);
-      const Q = randomRotation(r);
-      const P = reconstruct(Q, Float64Array.from([0.5 + r(), 0.5 + r(), 0.5 + r()]), Q);
       const A = new Float64Array(9);
-      mul3(A, 0, R0, 0, P, 0);
+      const R0 = randomDeformation(r, A, [0.5, 0.5, 0.5]);
       // warm start: the answer turned by up to 0.3 rad about a random axis
       quatFromMat3(q, 0, R0, 0);
       const dq = new Float64Array(4);
@@ -254,14 +260,12 @@ describe('polar decomposition (src/math/polar.ts)', () => {
   it('quaternion ↔ matrix round trip', () => {
     const r = rng(14);
     const q = new Float64Array(4),
-      R = new Float64Array(9),
       R2 = new Float64Array(9);
     for (let t = 0; t < 200; t++) {
       const R0 = randomRotation(r);
       quatFromMat3(q, 0, R0, 0);
       mat3FromQuat(R2, 0, q, 0);
-      R.set(R0);
-      for (let k = 0; k < 9; k++) expect(R2[k]).toBeCloseTo(R[k], 13);
+      for (let k = 0; k < 9; k++) expect(R2[k]).toBeCloseTo(R0[k], 13);
     }
   });
 });
