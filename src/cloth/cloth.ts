@@ -1,6 +1,6 @@
 import { DistanceConstraints } from '../constraints/distance.js';
 import { HierarchicalSolver, type HierarchyOptions } from '../constraints/hierarchy.js';
-import { Body, type Tunable } from '../core/body.js';
+import { Body, complianceTunable, stiffnessTunable, type Tunable } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { RigidModeDamping } from '../core/damping.js';
 import { PbdError } from '../core/errors.js';
@@ -494,43 +494,16 @@ export class Cloth extends Body {
   }
 
   override tunables(): Tunable[] {
-    const t: Tunable[] = [
-      {
-        name: 'stretch.stiffness',
-        min: 0,
-        max: 1,
-        get: () => this.stretch.rule.stiffness,
-        set: (v) => this.stretch.rule.set({ stiffness: v }),
-      },
-      {
-        name: 'stretch.compliance',
-        min: 0,
-        max: 1e-2,
-        log: true,
-        get: () => this.stretch.rule.compliance,
-        set: (v) => this.stretch.rule.set({ compliance: v }),
-      },
+    const t = [
+      stiffnessTunable('stretch.stiffness', this.stretch.rule),
+      complianceTunable('stretch.compliance', this.stretch.rule, 0, 1e-2),
     ];
     const bend = this.bend;
-    if (bend) {
+    if (bend)
       t.push(
-        {
-          name: 'bend.stiffness',
-          min: 0,
-          max: 1,
-          get: () => bend.rule.stiffness,
-          set: (v) => bend.rule.set({ stiffness: v }),
-        },
-        {
-          name: 'bend.compliance',
-          min: 0,
-          max: 10,
-          log: true,
-          get: () => bend.rule.compliance,
-          set: (v) => bend.rule.set({ compliance: v }),
-        },
+        stiffnessTunable('bend.stiffness', bend.rule),
+        complianceTunable('bend.compliance', bend.rule, 0, 10),
       );
-    }
     const pr = this.pressure;
     if (pr)
       t.push({ name: 'pressure', min: 0, max: 4, get: () => pr.pressure, set: (v) => (pr.pressure = v) });

@@ -1,4 +1,4 @@
-import { Body, type Tunable } from '../core/body.js';
+import { Body, complianceTunable, stiffnessTunable, type Tunable } from '../core/body.js';
 import { RigidModeDamping } from '../core/damping.js';
 import { PbdError } from '../core/errors.js';
 import type { Motion } from '../core/motion.js';
@@ -153,35 +153,13 @@ export class FemCloth extends Body {
   }
 
   override tunables(): Tunable[] {
-    const out: Tunable[] = [
-      {
-        name: 'membrane.stiffness',
-        min: 0,
-        max: 1,
-        get: () => this.membrane.rule.stiffness,
-        set: (v) => this.membrane.rule.set({ stiffness: v }),
-      },
-    ];
+    const out = [stiffnessTunable('membrane.stiffness', this.membrane.rule)];
     const b = this.bend;
-    if (b) {
+    if (b)
       out.push(
-        {
-          name: 'bend.stiffness',
-          min: 0,
-          max: 1,
-          get: () => b.rule.stiffness,
-          set: (v) => b.rule.set({ stiffness: v }),
-        },
-        {
-          name: 'bend.compliance',
-          min: 1e-4,
-          max: 1e3,
-          log: true,
-          get: () => b.rule.compliance,
-          set: (v) => b.rule.set({ compliance: v }),
-        },
+        stiffnessTunable('bend.stiffness', b.rule),
+        complianceTunable('bend.compliance', b.rule, 1e-4, 1e3),
       );
-    }
     return out;
   }
 }

@@ -1,10 +1,34 @@
 import type { AttachOptions } from './attachments.js';
 import type { ConstraintSet } from './constraint-set.js';
 import { PbdError } from './errors.js';
+import type { ProjectionRule } from './solver.js';
 import type { World } from './world.js';
 import type { Tunable, WorldBody } from './world-body.js';
 
 export type { Tunable } from './world-body.js';
+
+/** The live-tunable stiffness k ∈ [0, 1] of a set's projection rule (name: e.g. 'stretch.stiffness'). */
+export function stiffnessTunable(name: string, rule: ProjectionRule): Tunable {
+  return {
+    name,
+    min: 0,
+    max: 1,
+    get: () => rule.stiffness,
+    set: (v) => rule.set({ stiffness: v }),
+  };
+}
+
+/** The live-tunable compliance α of a set's projection rule, a log slider over [min, max] (name: e.g. 'stretch.compliance'). */
+export function complianceTunable(name: string, rule: ProjectionRule, min: number, max: number): Tunable {
+  return {
+    name,
+    min,
+    max,
+    log: true,
+    get: () => rule.compliance,
+    set: (v) => rule.set({ compliance: v }),
+  };
+}
 
 /**
  * A body is a named, contiguous range [offset, offset + count) of the

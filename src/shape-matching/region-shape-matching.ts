@@ -39,7 +39,7 @@
  * The projection is a Jacobi step over the regions (all goals from the
  * same positions), so ctx.reverse changes nothing.
  */
-import type { Tunable } from '../core/body.js';
+import { complianceTunable, stiffnessTunable, type Tunable } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
@@ -519,17 +519,7 @@ const plasticScratch = new Float64Array(36);
 
 /** The gallery's controls of a shape-matching set's rule: PBD stiffness and XPBD compliance (0 … maxCompliance s²). */
 export function ruleTunables(r: ProjectionRule, maxCompliance: number): Tunable[] {
-  return [
-    { name: 'stiffness', min: 0, max: 1, get: () => r.stiffness, set: (v) => r.set({ stiffness: v }) },
-    {
-      name: 'compliance',
-      min: 0,
-      max: maxCompliance,
-      log: true,
-      get: () => r.compliance,
-      set: (v) => r.set({ compliance: v }),
-    },
-  ];
+  return [stiffnessTunable('stiffness', r), complianceTunable('compliance', r, 0, maxCompliance)];
 }
 
 /**

@@ -6,7 +6,7 @@ import { type EmbeddingMode, RenderEmbedding } from '../continuum/embedding.js';
 import type { MaterialOptions } from '../continuum/material.js';
 import { type PlasticityOptions, TetFemConstraints } from '../continuum/tet-fem.js';
 import type { Attachments } from '../core/attachments.js';
-import { Body, type Tunable } from '../core/body.js';
+import { Body, complianceTunable, stiffnessTunable, type Tunable } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { RigidModeDamping } from '../core/damping.js';
 import { PbdError } from '../core/errors.js';
@@ -397,49 +397,17 @@ export class SoftBody extends Body {
           get: () => fem.material.poissonRatio,
           set: (v) => fem.setMaterial(fem.material.youngsModulus, v),
         },
-        {
-          name: 'fem.stiffness',
-          min: 0,
-          max: 1,
-          get: () => fem.rule.stiffness,
-          set: (v) => fem.rule.set({ stiffness: v }),
-        },
+        stiffnessTunable('fem.stiffness', fem.rule),
       );
     }
     const e = this.edges,
       vol = this.volume;
     if (e && vol) {
       out.push(
-        {
-          name: 'edges.compliance',
-          min: 0,
-          max: 1e-2,
-          log: true,
-          get: () => e.rule.compliance,
-          set: (v) => e.rule.set({ compliance: v }),
-        },
-        {
-          name: 'volume.compliance',
-          min: 0,
-          max: 1e-2,
-          log: true,
-          get: () => vol.rule.compliance,
-          set: (v) => vol.rule.set({ compliance: v }),
-        },
-        {
-          name: 'edges.stiffness',
-          min: 0,
-          max: 1,
-          get: () => e.rule.stiffness,
-          set: (v) => e.rule.set({ stiffness: v }),
-        },
-        {
-          name: 'volume.stiffness',
-          min: 0,
-          max: 1,
-          get: () => vol.rule.stiffness,
-          set: (v) => vol.rule.set({ stiffness: v }),
-        },
+        complianceTunable('edges.compliance', e.rule, 0, 1e-2),
+        complianceTunable('volume.compliance', vol.rule, 0, 1e-2),
+        stiffnessTunable('edges.stiffness', e.rule),
+        stiffnessTunable('volume.stiffness', vol.rule),
       );
     }
     const d = this.damping;
