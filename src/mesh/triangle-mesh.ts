@@ -87,6 +87,31 @@ export function buildEdgeTopology(triangles: Uint32Array, where = 'mesh'): EdgeT
   return { edges: Uint32Array.from(edges), edgeTriangles: Int32Array.from(edgeTris), triangleEdges };
 }
 
+/** Throws `${kind}/not-finite` at the first vertex of xyz-interleaved positions with a non-finite coordinate. */
+export function checkFiniteVertices(positions: ArrayLike<number>, kind: string, where: string): void {
+  for (let i = 0; i < positions.length; i++) {
+    if (!Number.isFinite(positions[i])) {
+      throw new PbdError(
+        `${kind}/not-finite`,
+        `${where}: vertex ${Math.floor(i / 3)}`,
+        `has a non-finite coordinate (${positions[i]})`,
+      );
+    }
+  }
+}
+
+/** Throws `code` at `where` (the element) when vertex index i is not an integer in [0, nv). */
+export function checkVertexIndex(i: number, nv: number, code: string, where: string, fix: string): void {
+  if (!(i < nv) || !Number.isInteger(i)) {
+    throw new PbdError(
+      code,
+      where,
+      `refers to vertex ${i} but the mesh has ${nv} vertices (0…${nv - 1})`,
+      fix,
+    );
+  }
+}
+
 /**
  * Checks indices, degenerate triangles and non-finite coordinates; returns
  * the edge topology (which also checks manifoldness).
@@ -108,15 +133,7 @@ export function validateTriangleMesh(mesh: TriangleMesh, where = 'mesh'): EdgeTo
     );
   }
   const nv = positions.length / 3;
-  for (let i = 0; i < positions.length; i++) {
-    if (!Number.isFinite(positions[i])) {
-      throw new PbdError(
-        'mesh/not-finite',
-        `${where}: vertex ${Math.floor(i / 3)}`,
-        `has a non-finite coordinate (${positions[i]})`,
-      );
-    }
-  }
+  checkFiniteVertices(positions, 'mesh', where);
   let scale = 0;
   for (let i = 0; i < positions.length; i++) scale = Math.max(scale, Math.abs(positions[i]));
   const nt = triangles.length / 3;
@@ -124,16 +141,8 @@ export function validateTriangleMesh(mesh: TriangleMesh, where = 'mesh'): EdgeTo
     const a = triangles[3 * t],
       b = triangles[3 * t + 1],
       c = triangles[3 * t + 2];
-    for (const i of [a, b, c]) {
-      if (!(i < nv) || !Number.isInteger(i)) {
-        throw new PbdError(
-          'mesh/index-out-of-range',
-          `${where}: triangle ${t}`,
-          `refers to vertex ${i} but the mesh has ${nv} vertices (0…${nv - 1})`,
-          'fix the face indices',
-        );
-      }
-    }
+    for (const i of [a, b, c])
+      checkVertexIndex(i, nv, 'mesh/index-out-of-range', `${where}: triangle ${t}`, 'fix the face indices');
     if (a === b || b === c || a === c) {
       throw new PbdError(
         'mesh/degenerate-triangle',

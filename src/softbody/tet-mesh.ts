@@ -1,5 +1,6 @@
 import { tetVolume } from '../constraints/volume.js';
 import { PbdError } from '../core/errors.js';
+import { checkFiniteVertices, checkVertexIndex, edgeCross, edgeCrossOut } from '../mesh/triangle-mesh.js';
 
 /** An indexed tetrahedral mesh: xyz-interleaved positions and four vertex indices per tet. */
 export interface TetMesh {
@@ -34,28 +35,19 @@ export function validateTetMesh(mesh: TetMesh, where = 'tet mesh'): TetMesh {
     );
   }
   const nv = positions.length / 3;
-  for (let i = 0; i < positions.length; i++) {
-    if (!Number.isFinite(positions[i])) {
-      throw new PbdError(
-        'tetmesh/not-finite',
-        `${where}: vertex ${Math.floor(i / 3)}`,
-        `has a non-finite coordinate (${positions[i]})`,
-      );
-    }
-  }
+  checkFiniteVertices(positions, 'tetmesh', where);
   const nt = tets.length / 4;
   const used = new Uint8Array(nv);
   for (let t = 0; t < nt; t++) {
     for (let k = 0; k < 4; k++) {
       const i = tets[4 * t + k];
-      if (!(i < nv) || !Number.isInteger(i)) {
-        throw new PbdError(
-          'tetmesh/bad-index',
-          `${where}: tet ${t}`,
-          `refers to vertex ${i} but the mesh has ${nv} vertices (0…${nv - 1})`,
-          'check the index base of the file (0- or 1-based) and that the node list is complete',
-        );
-      }
+      checkVertexIndex(
+        i,
+        nv,
+        'tetmesh/bad-index',
+        `${where}: tet ${t}`,
+        'check the index base of the file (0- or 1-based) and that the node list is complete',
+      );
       for (let j = 0; j < k; j++) {
         if (tets[4 * t + j] === i) {
           throw new PbdError(
@@ -269,15 +261,10 @@ export function tetDihedrals(
   let area = 0;
   for (let o = 0; o < 4; o++) {
     const [a, b, c] = [0, 1, 2, 3].filter((k) => k !== o).map((k) => p[k]);
-    const ux = x[b] - x[a],
-      uy = x[b + 1] - x[a + 1],
-      uz = x[b + 2] - x[a + 2];
-    const vx = x[c] - x[a],
-      vy = x[c + 1] - x[a + 1],
-      vz = x[c + 2] - x[a + 2];
-    let nx = uy * vz - uz * vy,
-      ny = uz * vx - ux * vz,
-      nz = ux * vy - uy * vx;
+    edgeCross(x, a, b, c);
+    let nx = edgeCrossOut[0],
+      ny = edgeCrossOut[1],
+      nz = edgeCrossOut[2];
     const dx = x[p[o]] - x[a],
       dy = x[p[o] + 1] - x[a + 1],
       dz = x[p[o] + 2] - x[a + 2];
