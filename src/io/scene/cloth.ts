@@ -5,6 +5,7 @@ import { Motion } from '../../core/motion.js';
 import {
   type BuildContext,
   constraintParams,
+  globalDamping,
   listedPins,
   meshSource,
   pinGroups,
@@ -58,12 +59,7 @@ export const clothBody = z
         airDensity: z.number().min(0).optional(),
       })
       .optional(),
-    globalDamping: z
-      .number()
-      .min(0)
-      .max(1)
-      .optional()
-      .describe('damping of deviations from the rigid motion (003 §3.5)'),
+    globalDamping,
     strainLimit: strainLimitSpec.optional(),
     longRangeAttachments: longRangeSpec.optional(),
     hierarchy: hierarchySpec.optional(),

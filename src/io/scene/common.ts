@@ -27,6 +27,14 @@ export const constraintParams = z
   })
   .describe('constraint material parameters');
 
+/** A body's global damping k ∈ [0, 1] (003 §3.5). */
+export const globalDamping = z
+  .number()
+  .min(0)
+  .max(1)
+  .optional()
+  .describe('damping of deviations from the rigid motion (003 §3.5)');
+
 export const motion = z
   .strictObject({
     velocity: vec3.optional().describe('constant velocity (m/s)'),

@@ -34,6 +34,7 @@ import { gridPins } from './cloth.js';
 import {
   type BuildContext,
   constraintParams,
+  globalDamping,
   gridSpec,
   meshSource,
   motion,
@@ -117,12 +118,7 @@ const common = {
   density: z.number().positive().optional().describe('kg/m³, default 1000'),
   radius: z.number().min(0).optional().describe('contact radius of the particles (m)'),
   velocity: vec3.optional().describe('initial velocity (m/s)'),
-  globalDamping: z
-    .number()
-    .min(0)
-    .max(1)
-    .optional()
-    .describe('damping of deviations from the rigid motion (003 §3.5)'),
+  globalDamping,
   group: z.int().optional(),
   mask: z.int().optional(),
   pins: pinGroups(
