@@ -121,6 +121,40 @@ const U = new Float64Array(9);
 const Vm = new Float64Array(9);
 const SIG = new Float64Array(3);
 const DPSI = new Float64Array(3);
+/** The tet's edge matrix [x0 − x3, x1 − x3, x2 − x3] (row-major 3 × 3): D_s, or D_m at rest (002 eq. 9). */
+const D = new Float64Array(9);
+
+/** Writes the edge matrix of the tet (i0, i1, i2, i3) of positions x into D. */
+function tetEdgeMatrix(x: ArrayLike<number>, i0: number, i1: number, i2: number, i3: number): void {
+  const a = 3 * i0,
+    b = 3 * i1,
+    c = 3 * i2,
+    d = 3 * i3;
+  for (let r = 0; r < 3; r++) {
+    D[3 * r] = x[a + r] - x[d + r];
+    D[3 * r + 1] = x[b + r] - x[d + r];
+    D[3 * r + 2] = x[c + r] - x[d + r];
+  }
+}
+
+/** The deformation gradient F = D_s D_m⁻¹ (002 eq. 9) of the tet into F; B holds D_m⁻¹ at offset bo. */
+function tetDeformation(
+  x: ArrayLike<number>,
+  i0: number,
+  i1: number,
+  i2: number,
+  i3: number,
+  B: ArrayLike<number>,
+  bo: number,
+): void {
+  tetEdgeMatrix(x, i0, i1, i2, i3);
+  for (let col = 0; col < 3; col++) {
+    const b0 = B[bo + col],
+      b1 = B[bo + 3 + col],
+      b2 = B[bo + 6 + col];
+    for (let r = 0; r < 9; r += 3) F[r + col] = D[r] * b0 + D[r + 1] * b1 + D[r + 2] * b2;
+  }
+}
 
 /**
  * Gershgorin lower bound of the smallest eigenvalue of the symmetric
@@ -171,27 +205,7 @@ export function tetEnergy(
   plastic: ArrayLike<number> | null = null,
   po = 0,
 ): number {
-  const a = 3 * i0,
-    b = 3 * i1,
-    c = 3 * i2,
-    d = 3 * i3;
-  const d0x = x[a] - x[d],
-    d0y = x[a + 1] - x[d + 1],
-    d0z = x[a + 2] - x[d + 2];
-  const d1x = x[b] - x[d],
-    d1y = x[b + 1] - x[d + 1],
-    d1z = x[b + 2] - x[d + 2];
-  const d2x = x[c] - x[d],
-    d2y = x[c + 1] - x[d + 1],
-    d2z = x[c + 2] - x[d + 2];
-  for (let col = 0; col < 3; col++) {
-    const b0 = B[bo + col],
-      b1 = B[bo + 3 + col],
-      b2 = B[bo + 6 + col];
-    F[col] = d0x * b0 + d1x * b1 + d2x * b2;
-    F[3 + col] = d0y * b0 + d1y * b1 + d2y * b2;
-    F[6 + col] = d0z * b0 + d1z * b1 + d2z * b2;
-  }
+  tetDeformation(x, i0, i1, i2, i3, B, bo);
   const psi = tetStress(model, mu, lambda, clamp, F, P, plastic, po);
   // [g0 g1 g2] = V P Bᵀ: g_k,r = V Σ_c P_rc B_kc
   for (let k = 0; k < 3; k++) {
@@ -347,18 +361,7 @@ export function tetGreenStrain(
   out: Float64Array,
   oo = 0,
 ): void {
-  const a = 3 * i0,
-    b = 3 * i1,
-    c = 3 * i2,
-    d = 3 * i3;
-  for (let col = 0; col < 3; col++) {
-    const b0 = B[bo + col],
-      b1 = B[bo + 3 + col],
-      b2 = B[bo + 6 + col];
-    for (let r = 0; r < 3; r++) {
-      F[3 * r + col] = (x[a + r] - x[d + r]) * b0 + (x[b + r] - x[d + r]) * b1 + (x[c + r] - x[d + r]) * b2;
-    }
-  }
+  tetDeformation(x, i0, i1, i2, i3, B, bo);
   out[oo] = 0.5 * (F[0] * F[0] + F[3] * F[3] + F[6] * F[6] - 1);
   out[oo + 1] = 0.5 * (F[1] * F[1] + F[4] * F[4] + F[7] * F[7] - 1);
   out[oo + 2] = 0.5 * (F[2] * F[2] + F[5] * F[5] + F[8] * F[8] - 1);
@@ -380,20 +383,9 @@ export function tetRestShape(
   B: Float64Array,
   bo: number,
 ): number {
-  const a = 3 * i0,
-    b = 3 * i1,
-    c = 3 * i2,
-    d = 3 * i3;
   // D_m columns: X0 − X3, X1 − X3, X2 − X3
-  const m00 = X[a] - X[d],
-    m10 = X[a + 1] - X[d + 1],
-    m20 = X[a + 2] - X[d + 2];
-  const m01 = X[b] - X[d],
-    m11 = X[b + 1] - X[d + 1],
-    m21 = X[b + 2] - X[d + 2];
-  const m02 = X[c] - X[d],
-    m12 = X[c + 1] - X[d + 1],
-    m22 = X[c + 2] - X[d + 2];
+  tetEdgeMatrix(X, i0, i1, i2, i3);
+  const [m00, m01, m02, m10, m11, m12, m20, m21, m22] = D;
   const det = m00 * (m11 * m22 - m12 * m21) - m01 * (m10 * m22 - m12 * m20) + m02 * (m10 * m21 - m11 * m20);
   if (det === 0 || !Number.isFinite(det)) {
     for (let k = 0; k < 9; k++) B[bo + k] = 0;
