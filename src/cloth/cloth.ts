@@ -10,6 +10,8 @@ import type { World } from '../core/world.js';
 import {
   buildBendingQuads,
   buildEdgeTopology,
+  edgeCross,
+  edgeCrossOut,
   enclosedVolume,
   isClosed,
   type TriangleMesh,
@@ -303,15 +305,10 @@ export class Cloth extends Body {
       const a3 = 3 * a,
         b3 = 3 * b,
         c3 = 3 * c;
-      const ux = x[b3] - x[a3],
-        uy = x[b3 + 1] - x[a3 + 1],
-        uz = x[b3 + 2] - x[a3 + 2];
-      const wx = x[c3] - x[a3],
-        wy = x[c3 + 1] - x[a3 + 1],
-        wz = x[c3 + 2] - x[a3 + 2];
-      let nx = uy * wz - uz * wy,
-        ny = uz * wx - ux * wz,
-        nz = ux * wy - uy * wx;
+      edgeCross(x, a3, b3, c3);
+      let nx = edgeCrossOut[0],
+        ny = edgeCrossOut[1],
+        nz = edgeCrossOut[2];
       const n2 = Math.sqrt(nx * nx + ny * ny + nz * nz);
       if (n2 < 1e-20) continue;
       const area = 0.5 * n2;
