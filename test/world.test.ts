@@ -63,32 +63,36 @@ describe('momentum (003 §3.3)', () => {
       });
       const r = rng(4);
       for (let i = 0; i < 3 * balloonWorld.store.count; i++) balloonWorld.store.x[i] += (r() - 0.5) * 0.03;
-      const cases: [World, ConstraintSet, DistanceConstraints | DihedralBending | null][] = [
-        [world, cloth.stretch, cloth.stretch],
-        [world, cloth.bend!, cloth.bend],
-        [balloonWorld, balloon.pressure!, null],
+      // a coloured set's batch c as a set of its own: arity indices and one rest value per constraint
+      type Coloured = DistanceConstraints | DihedralBending;
+      type Make = (indices: ArrayLike<number>, rest: Float64Array) => ConstraintSet;
+      const cases: [World, ConstraintSet, Coloured | null, number, Make | null][] = [
+        [
+          world,
+          cloth.stretch,
+          cloth.stretch,
+          2,
+          (i, r) =>
+            new DistanceConstraints(world.store, i, r, { stiffness: 0.9, compliance: 1e-4, damping: 0.5 }),
+        ],
+        [
+          world,
+          cloth.bend!,
+          cloth.bend,
+          4,
+          (i, r) =>
+            new DihedralBending(world.store, i, r, { stiffness: 0.5, compliance: 1e-2, damping: 0.1 }),
+        ],
+        [balloonWorld, balloon.pressure!, null, 0, null],
       ];
-      for (const [w, set, coloured] of cases) {
+      for (const [w, set, coloured, arity, make] of cases) {
         // a colour batch shares no particle, so each of its projections sees the same p: test batch by batch
         const batches = coloured ? coloured.colors : 1;
         for (let c = 0; c < batches; c++) {
           let sub: ConstraintSet = set;
-          if (coloured instanceof DistanceConstraints) {
+          if (coloured && make) {
             const [s0, s1] = [coloured.colorOffsets[c], coloured.colorOffsets[c + 1]];
-            sub = new DistanceConstraints(
-              w.store,
-              coloured.indices.slice(2 * s0, 2 * s1),
-              coloured.rest.slice(s0, s1),
-              { stiffness: 0.9, compliance: 1e-4, damping: 0.5 },
-            );
-          } else if (coloured instanceof DihedralBending) {
-            const [s0, s1] = [coloured.colorOffsets[c], coloured.colorOffsets[c + 1]];
-            sub = new DihedralBending(
-              w.store,
-              coloured.indices.slice(4 * s0, 4 * s1),
-              coloured.rest.slice(s0, s1),
-              { stiffness: 0.5, compliance: 1e-2, damping: 0.1 },
-            );
+            sub = make(coloured.indices.slice(arity * s0, arity * s1), coloured.rest.slice(s0, s1));
           }
           w.store.p.set(w.store.x.subarray(0, 3 * w.store.count));
           // predicted positions away from x so that the XPBD damping term is exercised
