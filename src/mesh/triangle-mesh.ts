@@ -87,6 +87,28 @@ export function buildEdgeTopology(triangles: Uint32Array, where = 'mesh'): EdgeT
   return { edges: Uint32Array.from(edges), edgeTriangles: Int32Array.from(edgeTris), triangleEdges };
 }
 
+/** The yz bounding box of a triangle as triangleYZBounds leaves it: [y min, y max, z min, z max]. */
+export const yzBoundsOut = new Float64Array(4);
+
+/** The yz bounding box of triangle t (three indices a triangle into xyz-interleaved pos) into `yzBoundsOut`. */
+export function triangleYZBounds(pos: ArrayLike<number>, tri: ArrayLike<number>, t: number): void {
+  let y0 = Number.POSITIVE_INFINITY,
+    y1 = Number.NEGATIVE_INFINITY,
+    z0 = Number.POSITIVE_INFINITY,
+    z1 = Number.NEGATIVE_INFINITY;
+  for (let c = 0; c < 3; c++) {
+    const v = 3 * tri[3 * t + c];
+    y0 = Math.min(y0, pos[v + 1]);
+    y1 = Math.max(y1, pos[v + 1]);
+    z0 = Math.min(z0, pos[v + 2]);
+    z1 = Math.max(z1, pos[v + 2]);
+  }
+  yzBoundsOut[0] = y0;
+  yzBoundsOut[1] = y1;
+  yzBoundsOut[2] = z0;
+  yzBoundsOut[3] = z1;
+}
+
 /** Throws `${kind}/not-finite` at the first vertex of xyz-interleaved positions with a non-finite coordinate. */
 export function checkFiniteVertices(positions: ArrayLike<number>, kind: string, where: string): void {
   for (let i = 0; i < positions.length; i++) {

@@ -16,7 +16,7 @@
  * (scatter) is the same box sum applied to per-region values.
  */
 import { PbdError } from '../core/errors.js';
-import type { TriangleMesh } from '../mesh/triangle-mesh.js';
+import { type TriangleMesh, triangleYZBounds, yzBoundsOut } from '../mesh/triangle-mesh.js';
 import type { RegionSummation } from './summation.js';
 
 export class Lattice {
@@ -186,17 +186,8 @@ function insideMask(mesh: TriangleMesh, dims: number[], origin: number[], h: num
   const dy = 1.37e-7 * h,
     dz = 2.71e-7 * h;
   for (let t = 0; t < nt; t++) {
-    let y0 = Infinity,
-      y1 = -Infinity,
-      z0 = Infinity,
-      z1 = -Infinity;
-    for (let c = 0; c < 3; c++) {
-      const v = 3 * tri[3 * t + c];
-      y0 = Math.min(y0, pos[v + 1]);
-      y1 = Math.max(y1, pos[v + 1]);
-      z0 = Math.min(z0, pos[v + 2]);
-      z1 = Math.max(z1, pos[v + 2]);
-    }
+    triangleYZBounds(pos, tri, t);
+    const [y0, y1, z0, z1] = yzBoundsOut;
     const j0 = Math.max(0, Math.ceil((y0 - origin[1] - dy) / h)),
       j1 = Math.min(ny - 1, Math.floor((y1 - origin[1] - dy) / h));
     const k0 = Math.max(0, Math.ceil((z0 - origin[2] - dz) / h)),

@@ -1,6 +1,12 @@
 import { insphere, orient3d } from 'robust-predicates';
 import { PbdError } from '../core/errors.js';
-import { buildEdgeTopology, enclosedVolume, type TriangleMesh } from '../mesh/triangle-mesh.js';
+import {
+  buildEdgeTopology,
+  enclosedVolume,
+  type TriangleMesh,
+  triangleYZBounds,
+  yzBoundsOut,
+} from '../mesh/triangle-mesh.js';
 import { type TetMesh, type TetQuality, tetDihedrals, tetQuality, tetSurface } from './tet-mesh.js';
 
 export interface TetrahedralizeOptions {
@@ -261,17 +267,8 @@ class InsideTest {
     this.nudge = 1.3e-9 * Math.max(yhi - ylo, zhi - zlo, 1e-9);
     const lists: number[][] = Array.from({ length: this.n * this.n }, () => []);
     for (let t = 0; t < nt; t++) {
-      let a = Infinity,
-        b = -Infinity,
-        c = Infinity,
-        d = -Infinity;
-      for (let k = 0; k < 3; k++) {
-        const v = 3 * tris[3 * t + k];
-        a = Math.min(a, x[v + 1]);
-        b = Math.max(b, x[v + 1]);
-        c = Math.min(c, x[v + 2]);
-        d = Math.max(d, x[v + 2]);
-      }
+      triangleYZBounds(x, tris, t);
+      const [a, b, c, d] = yzBoundsOut;
       for (let i = this.cell(a, this.y0, this.cy); i <= this.cell(b, this.y0, this.cy); i++)
         for (let j = this.cell(c, this.z0, this.cz); j <= this.cell(d, this.z0, this.cz); j++)
           lists[i * this.n + j].push(t);
