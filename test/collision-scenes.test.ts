@@ -7,6 +7,7 @@ import {
   type MeshCollider,
   type SceneInstance,
 } from '../src/index.js';
+import { edgeCross, edgeCrossOut } from '../src/mesh/triangle-mesh.js';
 import { countEdgeTriangleIntersections, globalTriangles } from './collision-check.js';
 
 const dir = new URL('../scenes/', import.meta.url);
@@ -159,16 +160,11 @@ describe('granular scenes', () => {
           if (out[6] >= best) continue;
           best = out[6];
           face = region === 0;
-          const ux = x[b] - x[a],
-            uy = x[b + 1] - x[a + 1],
-            uz = x[b + 2] - x[a + 2];
-          const vx = x[c] - x[a],
-            vy = x[c + 1] - x[a + 1],
-            vz = x[c + 2] - x[a + 2];
+          edgeCross(x, a, b, c);
           side =
-            (gx - x[a]) * (uy * vz - uz * vy) +
-            (gy - x[a + 1]) * (uz * vx - ux * vz) +
-            (gz - x[a + 2]) * (ux * vy - uy * vx);
+            (gx - x[a]) * edgeCrossOut[0] +
+            (gy - x[a + 1]) * edgeCrossOut[1] +
+            (gz - x[a + 2]) * edgeCrossOut[2];
         }
         // over the face of the closest triangle (not beside the cloth's border)
         if (Math.sqrt(best) > 0.03 || !face) continue;
