@@ -1,5 +1,5 @@
 import { PbdError } from '../core/errors.js';
-import type { TriangleMesh } from '../mesh/triangle-mesh.js';
+import { accumulateFaceNormals, type TriangleMesh } from '../mesh/triangle-mesh.js';
 
 /** How a render mesh follows a simulation mesh (002 §5). */
 export type EmbeddingMode = 'tets' | 'surface';
@@ -271,28 +271,7 @@ export function renderBuffer(render: TriangleMesh, out: Float64Array | undefined
 /** Area-weighted vertex normals of triangles (body-local indices) over positions x starting at `offset`. */
 function vertexNormals(x: ArrayLike<number>, tris: ArrayLike<number>, out: Float64Array, offset = 0): void {
   out.fill(0);
-  for (let t = 0; t < tris.length; t += 3) {
-    const a = tris[t],
-      b = tris[t + 1],
-      c = tris[t + 2];
-    const pa = 3 * (offset + a),
-      pb = 3 * (offset + b),
-      pc = 3 * (offset + c);
-    const ux = x[pb] - x[pa],
-      uy = x[pb + 1] - x[pa + 1],
-      uz = x[pb + 2] - x[pa + 2];
-    const vx = x[pc] - x[pa],
-      vy = x[pc + 1] - x[pa + 1],
-      vz = x[pc + 2] - x[pa + 2];
-    const nx = uy * vz - uz * vy,
-      ny = uz * vx - ux * vz,
-      nz = ux * vy - uy * vx;
-    for (const v of [a, b, c]) {
-      out[3 * v] += nx;
-      out[3 * v + 1] += ny;
-      out[3 * v + 2] += nz;
-    }
-  }
+  accumulateFaceNormals(x, tris, out, offset);
 }
 
 /** Barycentric coordinates of p in tet t (4 numbers; all ≥ 0 inside). */

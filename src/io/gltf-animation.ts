@@ -15,6 +15,7 @@
  */
 import { Document, type Node as GltfNode, type Material, Primitive } from '@gltf-transform/core';
 import { quatFromAxisAngle, quatMultiply } from '../math/quat.js';
+import { accumulateFaceNormals } from '../mesh/triangle-mesh.js';
 
 /** One frame of one body. */
 export interface MeshFrame {
@@ -111,25 +112,7 @@ function sameIndices(ta: Uint32Array, tb: Uint32Array): boolean {
 /** Area-weighted vertex normals (unit length; [0, 1, 0] where undefined). */
 export function vertexNormals(positions: ArrayLike<number>, triangles: Uint32Array): Float64Array {
   const n = new Float64Array(positions.length);
-  for (let t = 0; t < triangles.length; t += 3) {
-    const a = 3 * triangles[t],
-      b = 3 * triangles[t + 1],
-      c = 3 * triangles[t + 2];
-    const ux = positions[b] - positions[a],
-      uy = positions[b + 1] - positions[a + 1],
-      uz = positions[b + 2] - positions[a + 2];
-    const vx = positions[c] - positions[a],
-      vy = positions[c + 1] - positions[a + 1],
-      vz = positions[c + 2] - positions[a + 2];
-    const nx = uy * vz - uz * vy,
-      ny = uz * vx - ux * vz,
-      nz = ux * vy - uy * vx;
-    for (const i of [a, b, c]) {
-      n[i] += nx;
-      n[i + 1] += ny;
-      n[i + 2] += nz;
-    }
-  }
+  accumulateFaceNormals(positions, triangles, n);
   for (let i = 0; i < n.length; i += 3) {
     const len = Math.hypot(n[i], n[i + 1], n[i + 2]);
     if (len > 1e-30) {

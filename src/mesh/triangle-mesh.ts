@@ -87,6 +87,38 @@ export function buildEdgeTopology(triangles: Uint32Array, where = 'mesh'): EdgeT
   return { edges: Uint32Array.from(edges), edgeTriangles: Int32Array.from(edgeTris), triangleEdges };
 }
 
+/**
+ * Adds each triangle's (p_b − p_a) × (p_c − p_a) (its normal times twice its area) to the entries
+ * of its three vertices in `out`: the area-weighted vertex normals, not yet normalised. The
+ * triangles index vertices from particle `offset` of x.
+ */
+export function accumulateFaceNormals(
+  x: ArrayLike<number>,
+  tris: ArrayLike<number>,
+  out: Float64Array | Float32Array,
+  offset = 0,
+): void {
+  for (let t = 0; t < tris.length; t += 3) {
+    const a = 3 * tris[t],
+      b = 3 * tris[t + 1],
+      c = 3 * tris[t + 2];
+    const o = 3 * offset;
+    edgeCross(x, o + a, o + b, o + c);
+    const nx = edgeCrossOut[0],
+      ny = edgeCrossOut[1],
+      nz = edgeCrossOut[2];
+    out[a] += nx;
+    out[a + 1] += ny;
+    out[a + 2] += nz;
+    out[b] += nx;
+    out[b + 1] += ny;
+    out[b + 2] += nz;
+    out[c] += nx;
+    out[c + 1] += ny;
+    out[c + 2] += nz;
+  }
+}
+
 /** The yz bounding box of a triangle as triangleYZBounds leaves it: [y min, y max, z min, z max]. */
 export const yzBoundsOut = new Float64Array(4);
 

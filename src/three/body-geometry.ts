@@ -1,4 +1,5 @@
 import { BufferAttribute, BufferGeometry } from 'three';
+import { accumulateFaceNormals } from '../mesh/triangle-mesh.js';
 import { type BodySource, type StoreSource, storeOf, type WorldBodySource } from './sources.js';
 
 export interface BodyGeometryOptions {
@@ -144,30 +145,7 @@ export function computeVertexNormals(
   const n3 = 3 * n;
   for (let k = 0; k < n3; k++) out[k] = 0;
   if (!triangles) return;
-  const m = triangles.length;
-  for (let t = 0; t < m; t += 3) {
-    const a = 3 * triangles[t],
-      b = 3 * triangles[t + 1],
-      c = 3 * triangles[t + 2];
-    const ux = pos[b] - pos[a],
-      uy = pos[b + 1] - pos[a + 1],
-      uz = pos[b + 2] - pos[a + 2];
-    const vx = pos[c] - pos[a],
-      vy = pos[c + 1] - pos[a + 1],
-      vz = pos[c + 2] - pos[a + 2];
-    const nx = uy * vz - uz * vy,
-      ny = uz * vx - ux * vz,
-      nz = ux * vy - uy * vx;
-    out[a] += nx;
-    out[a + 1] += ny;
-    out[a + 2] += nz;
-    out[b] += nx;
-    out[b + 1] += ny;
-    out[b + 2] += nz;
-    out[c] += nx;
-    out[c + 1] += ny;
-    out[c + 2] += nz;
-  }
+  accumulateFaceNormals(pos, triangles, out);
   for (let k = 0; k < n3; k += 3) {
     const l2 = out[k] * out[k] + out[k + 1] * out[k + 1] + out[k + 2] * out[k + 2];
     if (l2 > 0) {
