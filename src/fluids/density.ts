@@ -1,5 +1,6 @@
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
+import type { TaskRunner } from '../core/step-context.js';
 import type { WorldBody } from '../core/world-body.js';
 import { wasmKernelsEnabled } from '../wasm/kernels.js';
 import { applyDeltas, solidCorrectionPass, wallCorrectionPass } from './correction-passes.js';
@@ -8,12 +9,15 @@ import type { FluidBody } from './fluid-body.js';
 import { poly6Coefficient, spikyCoefficient, spikyGradientCoefficient } from './kernels.js';
 import { buildForwardPairs, NeighbourGrid, PairList } from './neighbour-grid.js';
 import {
-  fluidCorrectionPass,
-  fluidDensityPass,
-  fluidDensityPassWeighted,
-  vorticityGradientPass,
-  xsphVorticityPass,
-} from './pair-passes.generated.js';
+  CORRECTION,
+  DENSITY,
+  FluidRowBlocks,
+  MAX_ROW_BLOCKS,
+  type RowArrays,
+  records,
+  VORTICITY_GRADIENT,
+  XSPH,
+} from './row-blocks.js';
 import { CoupledSolids } from './solids.js';
 import { addVelocities, initPostRecords, vorticityForce, vorticityMagnitudes } from './velocity-passes.js';
 import { FluidWalls } from './walls.js';
@@ -91,7 +95,9 @@ export class FluidDensity implements ConstraintSet {
   kernels: 'wasm' | 'js' = 'wasm';
   /** Which implementation runs the pair passes now (for statistics and the gallery's readout). */
   get activeBackend(): 'wasm' | 'js' {
-    return this.kernels === 'wasm' && wasmKernelsEnabled() && fluidWasmModule() !== null ? 'wasm' : 'js';
+    // a threaded world runs them on the pool in JavaScript (row-blocks.ts)
+    const wasm = this.kernels === 'wasm' && this.tasks === null && wasmKernelsEnabled();
+    return wasm && fluidWasmModule() !== null ? 'wasm' : 'js';
   }
   /** The WebAssembly instance (made on first use), or null where it is unavailable. */
   private wasm: FluidWasm | null | undefined;
@@ -102,8 +108,8 @@ export class FluidDensity implements ConstraintSet {
   /** The last density pass walked the rows of the search as they are (see fluidDensityPass). */
   private allInside = false;
   // the JavaScript buffers (the WebAssembly instance has its own)
-  private jsAcc = new Float64Array(0);
-  private jsPost = new Float64Array(0);
+  private jsAcc: Float64Array = new Float64Array(0);
+  private jsPost: Float64Array = new Float64Array(0);
   private jsLive = new Int32Array(0);
   private jsLiveStart = new Int32Array(1);
   /**
@@ -112,9 +118,12 @@ export class FluidDensity implements ConstraintSet {
    * attachment moved a fluid particle) finds every listed pair inside h.
    */
   private searchP = new Float64Array(0);
-  /** The rows the correction pass walks: `live` or, after a density pass at the search's positions, `pairs`. */
-  private corrStart = this.liveStart;
-  private corrNbr = this.live;
+  /** The pair passes in fixed row blocks, on the pool in a threaded world (row-blocks.ts). */
+  readonly rows = new FluidRowBlocks();
+  /** The rows and records the pair passes walk on this thread (JavaScript buffers or the instance's views). */
+  private local: RowArrays = this.rows.shared;
+  /** The world's data-parallel tasks (threads > 1), else null: the passes then run on this thread. */
+  private tasks: TaskRunner | null = null;
   /** Largest |p − x| of a fluid particle this substep (m). */
   maxDisplacement = 0;
 
@@ -126,9 +135,9 @@ export class FluidDensity implements ConstraintSet {
   /** Neighbours of each slot at the search (equality constraint only; see countNeighbours). */
   private counts = new Int32Array(0);
   /** Per-slot records of RECORD doubles: sums and positions (see density-passes.ts). */
-  private acc = new Float64Array(0);
+  private acc: Float64Array = new Float64Array(0);
   /** Per-slot records of the velocity post-process (Δv, ω; see velocity-passes.ts). */
-  private post = new Float64Array(0);
+  private post: Float64Array = new Float64Array(0);
   // scratch
   private items = new Int32Array(0);
   private scratch = new Float64Array(0);
@@ -179,9 +188,9 @@ export class FluidDensity implements ConstraintSet {
     this.rho = new Float64Array(n);
     this.lambda = new Float64Array(n);
     this.counts = new Int32Array(n);
-    this.jsAcc = this.acc = new Float64Array(RECORD * n);
+    this.jsAcc = this.acc = records(RECORD * n, this.tasks !== null);
     this.walls.ensureSlots(n);
-    this.jsPost = this.post = new Float64Array(RECORD * n);
+    this.jsPost = this.post = records(RECORD * n, this.tasks !== null);
     this.items = new Int32Array(n);
     this.scratch = new Float64Array(3 * n);
     this.scratchInt = new Int32Array(n);
@@ -290,6 +299,12 @@ export class FluidDensity implements ConstraintSet {
     const fluid = this.fluid;
     const store = ctx.store;
     const p = store.p;
+    // a threaded world runs the pair passes on the pool, in JavaScript over shared records
+    this.tasks = ctx.tasks ?? null;
+    if (this.tasks !== null && !(this.jsAcc.buffer instanceof SharedArrayBuffer)) {
+      this.jsAcc = records(this.jsAcc.length, true);
+      this.jsPost = records(this.jsPost.length, true);
+    }
     this.solid.reset();
     this.wasmNow = null;
     this.pairsInWasm = false;
@@ -310,7 +325,7 @@ export class FluidDensity implements ConstraintSet {
       contiguous = true;
     }
     this.walls.build(ctx, fluid, this.bounds);
-    const useWasm = this.kernels === 'wasm' && wasmKernelsEnabled();
+    const useWasm = this.kernels === 'wasm' && wasmKernelsEnabled() && this.tasks === null;
     // (made on first use; retried while the module is still compiling on a browser main thread)
     if (useWasm && !this.wasm) this.wasm = FluidWasm.create();
     const w = useWasm ? (this.wasm ?? null) : null;
@@ -327,7 +342,8 @@ export class FluidDensity implements ConstraintSet {
     }
     if (this.searchP.length < 3 * n) this.searchP = new Float64Array(3 * fluid.capacity);
     this.searchP.set(p.subarray(3 * fluid.offset, 3 * (fluid.offset + n)));
-    this.useBuffers(n);
+    this.useBuffers(n, store.invMass);
+    this.rows.plan(n, this.grid, contiguous);
     this.solid.search(ctx, fluid, this.grid, this.bounds);
   }
 
@@ -336,9 +352,26 @@ export class FluidDensity implements ConstraintSet {
    * that runs this substep's pair passes; for WebAssembly, copies the pair
    * rows of the search into its memory.
    */
-  private useBuffers(n: number): void {
-    const w = this.kernels === 'wasm' && wasmKernelsEnabled() ? (this.wasm ?? null) : null;
+  private useBuffers(n: number, invMass: Float64Array): void {
+    const w =
+      this.kernels === 'wasm' && wasmKernelsEnabled() && this.tasks === null ? (this.wasm ?? null) : null;
     const pairs = this.pairs;
+    if (this.tasks !== null) {
+      this.rows.share(
+        n,
+        this.grid.sorted,
+        pairs.start,
+        pairs.nbr,
+        pairs.count,
+        this.jsAcc,
+        this.jsPost,
+        invMass,
+      );
+      this.acc = this.jsAcc;
+      this.post = this.jsPost;
+      this.local = this.rows.shared;
+      return;
+    }
     if (w?.reserve(this.fluid.capacity, pairs.count)) {
       w.sortedView.set(this.grid.sorted.subarray(0, n));
       if (!this.pairsInWasm) {
@@ -350,14 +383,31 @@ export class FluidDensity implements ConstraintSet {
       this.live = w.liveView;
       this.liveStart = w.liveStartView;
       this.wasmNow = w;
-      return;
+    } else {
+      if (this.jsLive.length < pairs.count) this.jsLive = new Int32Array(pairs.nbr.length);
+      if (this.jsLiveStart.length < n + 1 + MAX_ROW_BLOCKS)
+        this.jsLiveStart = new Int32Array(pairs.start.length + MAX_ROW_BLOCKS);
+      this.acc = this.jsAcc;
+      this.post = this.jsPost;
+      this.live = this.jsLive;
+      this.liveStart = this.jsLiveStart;
     }
-    if (this.jsLive.length < pairs.count) this.jsLive = new Int32Array(pairs.nbr.length);
-    if (this.jsLiveStart.length < n + 1) this.jsLiveStart = new Int32Array(pairs.start.length);
-    this.acc = this.jsAcc;
-    this.post = this.jsPost;
-    this.live = this.jsLive;
-    this.liveStart = this.jsLiveStart;
+    const start = this.pairs.start,
+      nbr = this.pairs.nbr,
+      sorted = this.grid.sorted,
+      acc = this.acc,
+      post = this.post;
+    this.local = {
+      par: this.rows.par,
+      sorted,
+      start,
+      nbr,
+      live: this.live,
+      liveStart: this.liveStart,
+      acc,
+      post,
+      invMass,
+    };
   }
 
   /**
@@ -397,67 +447,13 @@ export class FluidDensity implements ConstraintSet {
     const wCoef = m * wSpiky;
     const acc = this.acc;
     const wU = initRecords(n, off, p, invMass, m, wCoef * h * h * h, acc);
-    const sorted = this.grid.sorted,
-      start = this.pairs.start,
-      nbr = this.pairs.nbr;
-    const live = this.live,
-      liveStart = this.liveStart;
     const allInside = samePositions(n, off, p, this.searchP);
-    this.corrStart = allInside ? start : liveStart;
-    this.corrNbr = allInside ? nbr : live;
     this.allInside = allInside;
     const w = this.wasmNow;
+    // the twin has no weighted variant: pinned fluid particles run the JavaScript one
     this.gStored = w !== null && !Number.isNaN(wU);
-    if (w !== null && !Number.isNaN(wU))
-      w.x.fluidDensityPass(
-        n,
-        off,
-        w.sorted,
-        w.start,
-        w.nbr,
-        wU,
-        h,
-        wCoef,
-        (m / rho0) * spiky,
-        w.acc,
-        w.live,
-        w.liveStart,
-        allInside,
-        w.gBuf,
-      );
-    else if (!Number.isNaN(wU))
-      fluidDensityPass(
-        n,
-        off,
-        sorted,
-        start,
-        nbr,
-        wU,
-        h,
-        wCoef,
-        (m / rho0) * spiky,
-        acc,
-        live,
-        liveStart,
-        allInside,
-      );
-    else
-      fluidDensityPassWeighted(
-        n,
-        off,
-        sorted,
-        start,
-        nbr,
-        invMass,
-        m,
-        h,
-        wCoef,
-        (m / rho0) * spiky,
-        acc,
-        live,
-        liveStart,
-        allInside,
-      );
+    this.rows.params(DENSITY, off, allInside, h, wU, m, wCoef, (m / rho0) * spiky);
+    this.rows.run(this.tasks, this.gStored ? w : null, this.local);
     if (this.solidCount > 0) {
       solidDensityPass(
         this.solidCount,
@@ -533,37 +529,15 @@ export class FluidDensity implements ConstraintSet {
     const qd = h * h - dq * dq;
     const qr = h * h - fluid.spacing * fluid.spacing;
     const qRest3 = qr > 0 ? qr * qr * qr : 0;
-    const w = this.wasmNow;
-    if (w !== null && this.gStored)
-      w.x.fluidCorrectionPass(
-        n,
-        off,
-        w.sorted,
-        this.allInside ? w.start : w.liveStart,
-        this.allInside ? w.nbr : w.live,
-        h,
-        fluid.artificialPressureN,
-        qRest3,
-        1 / (qd * qd * qd - qRest3),
-        -fluid.artificialPressureK / fluid.restGradientSquared,
-        w.acc,
-        w.gBuf,
-      );
-    else
-      fluidCorrectionPass(
-        n,
-        off,
-        this.grid.sorted,
-        this.corrStart,
-        this.corrNbr,
-        h,
-        (mF / fluid.restDensity) * spiky,
-        fluid.artificialPressureN,
-        qRest3,
-        1 / (qd * qd * qd - qRest3),
-        -fluid.artificialPressureK / fluid.restGradientSquared,
-        acc,
-      );
+    const rows = this.rows;
+    rows.params(CORRECTION, off, this.allInside, h, Number.NaN, mF, 0, (mF / fluid.restDensity) * spiky);
+    rows.correction(
+      fluid.artificialPressureN,
+      qRest3,
+      1 / (qd * qd * qd - qRest3),
+      -fluid.artificialPressureK / fluid.restGradientSquared,
+    );
+    rows.run(this.tasks, this.gStored ? this.wasmNow : null, this.local);
     const ns = this.solidCount;
     if (ns > 0) {
       const dps = this.solid.dps;
@@ -627,47 +601,16 @@ export class FluidDensity implements ConstraintSet {
     const R = this.acc,
       Q = this.post;
     initPostRecords(n, off, store.x, store.v, R, Q);
-    const sorted = this.grid.sorted;
     const w = this.wasmNow;
-    const cW = fluid.viscosity * vol * poly6Coefficient(h);
-    if (w !== null)
-      w.x.xsphVorticityPass(
-        n,
-        off,
-        w.sorted,
-        w.start,
-        w.nbr,
-        w.acc,
-        h,
-        cW,
-        gCoef,
-        vort,
-        w.post,
-        w.live,
-        w.liveStart,
-        w.gBuf,
-      );
-    else
-      xsphVorticityPass(
-        n,
-        off,
-        sorted,
-        this.pairs.start,
-        this.pairs.nbr,
-        R,
-        h,
-        cW,
-        gCoef,
-        vort,
-        Q,
-        this.live,
-        this.liveStart,
-      );
+    const rows = this.rows;
+    rows.params(XSPH, off, false, h, Number.NaN, 0, 0, gCoef);
+    rows.xsph(fluid.viscosity * vol * poly6Coefficient(h), vort);
+    rows.run(this.tasks, w, this.local);
     if (vort) {
       // PBF eq. 16: N = η/|η| with η = ∇|ω|, acceleration ε (N × ω) over the substep
       vorticityMagnitudes(n, R, Q);
-      if (w !== null) w.x.vorticityGradientPass(n, off, w.sorted, w.liveStart, w.live, w.acc, w.gBuf);
-      else vorticityGradientPass(n, off, sorted, this.liveStart, this.live, R, h, gCoef);
+      rows.params(VORTICITY_GRADIENT, off, false, h, Number.NaN, 0, 0, gCoef);
+      rows.run(this.tasks, w, this.local);
       vorticityForce(n, fluid.vorticity * ctx.h, R, Q);
     }
     addVelocities(n, off, store.invMass, store.v, Q);

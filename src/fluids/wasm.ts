@@ -1,5 +1,6 @@
 import { wasmKernel } from '../wasm/kernels.js';
 import type { NeighbourGrid } from './neighbour-grid.js';
+import { MAX_ROW_BLOCKS } from './row-blocks.js';
 
 /**
  * The WebAssembly twins of the fluid pair passes (wasm/fluids.ts, compiled by
@@ -164,7 +165,7 @@ export class FluidWasm {
       post = take(64 * s),
       sorted = take(4 * s),
       start = take(4 * (s + 1)),
-      liveStart = take(4 * (s + 1)),
+      liveStart = take(4 * (s + 1 + MAX_ROW_BLOCKS)),
       nbr = take(4 * p),
       live = take(4 * p),
       gBuf = take(8 * p),
@@ -198,7 +199,7 @@ export class FluidWasm {
     this.postView = new Float64Array(buf, post, 8 * s);
     this.sortedView = new Int32Array(buf, sorted, s);
     this.startView = new Int32Array(buf, start, s + 1);
-    this.liveStartView = new Int32Array(buf, liveStart, s + 1);
+    this.liveStartView = new Int32Array(buf, liveStart, s + 1 + MAX_ROW_BLOCKS);
     this.nbrView = new Int32Array(buf, nbr, p);
     this.liveView = new Int32Array(buf, live, p);
     this.posView = new Float64Array(buf, pos, 3 * s);

@@ -14,6 +14,7 @@ import { IsometricBending } from '../continuum/isometric-bending.js';
 import { TetFemConstraints } from '../continuum/tet-fem.js';
 import { TriangleFemConstraints } from '../continuum/triangle-fem.js';
 import type { ConstraintSet } from '../core/constraint-set.js';
+import { fluidRowsTask } from '../fluids/row-blocks.js';
 import { TriangleStrainLimits } from '../strain-limiting/triangle-limits.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: classes with different constructors
@@ -38,6 +39,7 @@ export type TaskKernel = (args: Record<string, unknown>, from: number, to: numbe
 
 export const parallelTasks: Readonly<Record<string, TaskKernel>> = {
   'surface-broad-pairs': broadPairsTask as unknown as TaskKernel,
+  'fluid-rows': fluidRowsTask as unknown as TaskKernel,
 };
 
 /** Classes of other modules (registerParallelSet), after the built-in ones. */

@@ -1,0 +1,441 @@
+/**
+ * The fluid pair passes in fixed row blocks (docs/solver.md, "Threads"), so
+ * that they can run on the worker pool and give the same numbers, bit for
+ * bit, on every thread count.
+ *
+ * The pair rows are "forward" (neighbour-grid.ts buildForwardPairs): row a
+ * lists partners after a only, and a pass adds each pair's terms to both of
+ * its particles. With the fluid's range in cell order (FluidDensity.search
+ * reorders it), slot = row, and the partners of a row lie within the reach
+ * of the grid's forward stencil: at most R (1 + nx + nx ny) cells further.
+ * The rows are cut into blocks of `size` rows — a function of the particle
+ * count only, never of the thread count — and block b writes only the rows
+ * [b·size, reach_b), its own and those of its partners. Blocks whose indices
+ * differ by `colours` = 1 + ⌈max_b (reach_b − end_b) / size⌉ or more write
+ * disjoint rows, so the blocks of one colour (b mod colours) may run at
+ * once, in any order and on any thread, and the colours run in turn: each
+ * record receives the same additions in the same order for every thread
+ * count. (The order differs from one walk over all rows: a row of an early
+ * colour adds its own row's sums before the partners of a block of a later
+ * colour add theirs.) A fluid whose range is not in cell order (an attached
+ * particle) is one block, the single walk.
+ *
+ * Each block walks its rows with the kernels of pair-passes.rows.ts on
+ * offset arrays: its rows of `sorted` and `start`, its own part of `live`
+ * (from start[a0], where its listed pairs fit) and of `liveStart` (from
+ * a0 + b: one entry more per block, so that no two blocks write the same
+ * entry). On one thread they run as WebAssembly where available (FluidWasm:
+ * the same offsets as byte addresses), on the pool as the generated
+ * JavaScript twins, which give the same numbers bit for bit.
+ */
+import type { SharedTask, TaskRunner } from '../core/step-context.js';
+import type { NeighbourGrid } from './neighbour-grid.js';
+import {
+  fluidCorrectionPass,
+  fluidDensityPass,
+  fluidDensityPassWeighted,
+  vorticityGradientPass,
+  xsphVorticityPass,
+} from './pair-passes.generated.js';
+import type { FluidWasm } from './wasm.js';
+
+/** Passes (slot PASS of the parameters). */
+export const DENSITY = 0;
+export const CORRECTION = 1;
+export const XSPH = 2;
+export const VORTICITY_GRADIENT = 3;
+
+/** Float64 slots of the parameter block `par`. */
+const PASS = 0,
+  PHASE = 1,
+  COLOURS = 2,
+  SIZE = 3,
+  N = 4,
+  OFF = 5,
+  ALL_INSIDE = 6,
+  H = 7,
+  WU = 8,
+  MF = 9,
+  WCOEF = 10,
+  GCOEF = 11,
+  NCORR = 12,
+  QREST3 = 13,
+  INVQD3 = 14,
+  CORRSCALE = 15,
+  CW = 16,
+  VORT = 17;
+const PAR_SLOTS = 24;
+
+/** The most row blocks (liveStart holds n + 1 + MAX_ROW_BLOCKS entries). */
+export const MAX_ROW_BLOCKS = 128;
+/** The fewest rows per block. */
+const MIN_ROWS = 512;
+
+/** What a block reads and writes: shared arrays on the pool (the arguments of the 'fluid-rows' task). */
+export interface RowArrays {
+  par: Float64Array;
+  sorted: Int32Array;
+  start: Int32Array;
+  nbr: Int32Array;
+  live: Int32Array;
+  liveStart: Int32Array;
+  /** Slot records: the density records (R of the velocity passes) and the velocity ones (Q). */
+  acc: Float64Array;
+  post: Float64Array;
+  invMass: Float64Array;
+}
+
+/** Block b of the pass in `par`, with the generated JavaScript kernels. */
+export function runRowBlockJs(A: RowArrays, b: number): void {
+  const P = A.par;
+  const size = P[SIZE],
+    n = P[N];
+  const a0 = b * size,
+    a1 = Math.min(n, a0 + size);
+  if (a0 >= a1) return;
+  const rows = a1 - a0,
+    off = P[OFF],
+    h = P[H],
+    allInside = P[ALL_INSIDE] !== 0;
+  const sorted = A.sorted.subarray(a0),
+    start = A.start.subarray(a0);
+  const live = A.live.subarray(A.start[a0]),
+    liveStart = A.liveStart.subarray(a0 + b);
+  switch (P[PASS]) {
+    case DENSITY:
+      if (Number.isNaN(P[WU]))
+        fluidDensityPassWeighted(
+          rows,
+          off,
+          sorted,
+          start,
+          A.nbr,
+          A.invMass,
+          P[MF],
+          h,
+          P[WCOEF],
+          P[GCOEF],
+          A.acc,
+          live,
+          liveStart,
+          allInside,
+        );
+      else
+        fluidDensityPass(
+          rows,
+          off,
+          sorted,
+          start,
+          A.nbr,
+          P[WU],
+          h,
+          P[WCOEF],
+          P[GCOEF],
+          A.acc,
+          live,
+          liveStart,
+          allInside,
+        );
+      return;
+    case CORRECTION:
+      fluidCorrectionPass(
+        rows,
+        off,
+        sorted,
+        allInside ? start : liveStart,
+        allInside ? A.nbr : live,
+        h,
+        P[GCOEF],
+        P[NCORR],
+        P[QREST3],
+        P[INVQD3],
+        P[CORRSCALE],
+        A.acc,
+      );
+      return;
+    case XSPH:
+      xsphVorticityPass(
+        rows,
+        off,
+        sorted,
+        start,
+        A.nbr,
+        A.acc,
+        h,
+        P[CW],
+        P[GCOEF],
+        P[VORT] !== 0,
+        A.post,
+        live,
+        liveStart,
+      );
+      return;
+    case VORTICITY_GRADIENT:
+      vorticityGradientPass(rows, off, sorted, liveStart, live, A.acc, h, P[GCOEF]);
+      return;
+  }
+}
+
+/** The 'fluid-rows' task (registry.ts): items [from, to) are the blocks phase + colours · item. */
+export function fluidRowsTask(A: RowArrays, from: number, to: number): void {
+  const P = A.par;
+  const phase = P[PHASE],
+    colours = P[COLOURS];
+  for (let item = from; item < to; item++) runRowBlockJs(A, phase + colours * item);
+}
+
+/** Block b of the pass in `par` in WebAssembly (same offsets, as byte addresses of the instance's buffers). */
+function runRowBlockWasm(w: FluidWasm, P: Float64Array, start0: Int32Array, b: number): void {
+  const size = P[SIZE],
+    n = P[N];
+  const a0 = b * size,
+    a1 = Math.min(n, a0 + size);
+  if (a0 >= a1) return;
+  const rows = a1 - a0,
+    off = P[OFF],
+    h = P[H],
+    allInside = P[ALL_INSIDE] !== 0;
+  const sorted = w.sorted + 4 * a0,
+    start = w.start + 4 * a0;
+  const k0 = start0[a0];
+  const live = w.live + 4 * k0,
+    liveStart = w.liveStart + 4 * (a0 + b);
+  // the pair buffer follows the rows walked: all of nbr (absolute) or this block's part of live
+  const gLive = w.gBuf + 8 * k0;
+  const x = w.x;
+  switch (P[PASS]) {
+    case DENSITY:
+      x.fluidDensityPass(
+        rows,
+        off,
+        sorted,
+        start,
+        w.nbr,
+        P[WU],
+        h,
+        P[WCOEF],
+        P[GCOEF],
+        w.acc,
+        live,
+        liveStart,
+        allInside,
+        allInside ? w.gBuf : gLive,
+      );
+      return;
+    case CORRECTION:
+      x.fluidCorrectionPass(
+        rows,
+        off,
+        sorted,
+        allInside ? start : liveStart,
+        allInside ? w.nbr : live,
+        h,
+        P[NCORR],
+        P[QREST3],
+        P[INVQD3],
+        P[CORRSCALE],
+        w.acc,
+        allInside ? w.gBuf : gLive,
+      );
+      return;
+    case XSPH:
+      x.xsphVorticityPass(
+        rows,
+        off,
+        sorted,
+        start,
+        w.nbr,
+        w.acc,
+        h,
+        P[CW],
+        P[GCOEF],
+        P[VORT] !== 0,
+        w.post,
+        live,
+        liveStart,
+        gLive,
+      );
+      return;
+    case VORTICITY_GRADIENT:
+      x.vorticityGradientPass(rows, off, sorted, liveStart, live, w.acc, gLive);
+      return;
+  }
+}
+
+/** A SharedArrayBuffer typed array of `n` elements where shared memory exists, else a plain one. */
+function sharedOf<T extends Int32Array | Float64Array>(kind: 'i32' | 'f64', n: number): T {
+  const bytes = kind === 'i32' ? 4 : 8;
+  const buf =
+    typeof SharedArrayBuffer === 'undefined' ? new ArrayBuffer(bytes * n) : new SharedArrayBuffer(bytes * n);
+  return (kind === 'i32' ? new Int32Array(buf) : new Float64Array(buf)) as T;
+}
+
+/** Slot records of n doubles: on a SharedArrayBuffer for a threaded world (`shared`), else plain. */
+export function records(n: number, shared: boolean): Float64Array {
+  return shared ? sharedOf<Float64Array>('f64', n) : new Float64Array(n);
+}
+
+/**
+ * The block plan of one fluid's substep and the runner of its passes: on
+ * the pool (a TaskRunner) over shared copies of the rows, or on this thread
+ * (WebAssembly or JavaScript), always block by block in the same order.
+ */
+export class FluidRowBlocks {
+  /** The parameters of the pass that runs (shared with the workers). */
+  readonly par: Float64Array = sharedOf<Float64Array>('f64', PAR_SLOTS);
+  /** Rows per block, blocks, colours of the current substep. */
+  size = 1;
+  blocks = 0;
+  colours = 1;
+  /** The shared arrays of the pool (threaded worlds); their acc, post, live and liveStart are the fluid's own then. */
+  readonly shared: RowArrays = {
+    par: this.par,
+    sorted: new Int32Array(0),
+    start: new Int32Array(0),
+    nbr: new Int32Array(0),
+    live: new Int32Array(0),
+    liveStart: new Int32Array(0),
+    acc: new Float64Array(0),
+    post: new Float64Array(0),
+    invMass: new Float64Array(0),
+  };
+  readonly task: SharedTask = { kind: 'fluid-rows', args: {}, version: 0 };
+  /** Blocks run on the pool so far (statistics, tests). */
+  pooled = 0;
+
+  /**
+   * The blocks of n rows: `contiguous` when slot = row (the range is in
+   * the cell order of `grid`); else one block.
+   */
+  plan(n: number, grid: NeighbourGrid, contiguous: boolean): void {
+    const P = this.par;
+    if (!contiguous || n <= MIN_ROWS) {
+      this.size = Math.max(1, n);
+      this.blocks = n > 0 ? 1 : 0;
+      this.colours = 1;
+    } else {
+      const size = Math.max(MIN_ROWS, Math.ceil(n / 64));
+      const blocks = Math.ceil(n / size);
+      // a row's partners lie in cells up to R (1 + nx + nx·ny) further on in the linear order
+      const cells = grid.nx * grid.ny * grid.nz;
+      const ahead = grid.reach * (1 + grid.nx + grid.nx * grid.ny);
+      let over = 0;
+      for (let b = 0; b < blocks; b++) {
+        const end = Math.min(n, (b + 1) * size);
+        const last = Math.min(cells - 1, grid.sortedCell[end - 1] + ahead);
+        const reach = grid.cellStart[last + 1];
+        if (reach - end > over) over = reach - end;
+      }
+      this.size = size;
+      this.blocks = blocks;
+      this.colours = Math.min(blocks, 1 + Math.ceil(over / size));
+    }
+    P[SIZE] = this.size;
+    P[N] = n;
+    P[COLOURS] = this.colours;
+  }
+
+  /**
+   * Makes the shared arrays hold (copies of) the rows of this substep and
+   * room for n slots and `pairs` pairs; `acc`, `post` are the fluid's own
+   * (already shared). Bumps the task's version when an array was replaced.
+   */
+  share(
+    n: number,
+    sorted: Int32Array,
+    start: Int32Array,
+    nbr: Int32Array,
+    pairs: number,
+    acc: Float64Array,
+    post: Float64Array,
+    invMass: Float64Array,
+  ): void {
+    const S = this.shared;
+    let stale = S.acc !== acc || S.post !== post || S.invMass !== invMass;
+    if (S.sorted.length < n) {
+      S.sorted = sharedOf('i32', Math.ceil(1.25 * n) + 16);
+      S.start = sharedOf('i32', S.sorted.length + 1);
+      S.liveStart = sharedOf('i32', S.sorted.length + 1 + MAX_ROW_BLOCKS);
+      stale = true;
+    }
+    if (S.nbr.length < pairs) {
+      S.nbr = sharedOf('i32', Math.ceil(1.25 * pairs) + 1024);
+      S.live = sharedOf('i32', S.nbr.length);
+      stale = true;
+    }
+    S.sorted.set(sorted.subarray(0, n));
+    S.start.set(start.subarray(0, n + 1));
+    if (S.nbr !== nbr) S.nbr.set(nbr.subarray(0, pairs));
+    S.acc = acc;
+    S.post = post;
+    S.invMass = invMass;
+    if (stale) {
+      this.task.version++;
+      this.task.args = { ...S } as unknown as Record<string, unknown>;
+    }
+  }
+
+  /** Sets the scalar parameters of the next pass (see the slots above). */
+  params(
+    pass: number,
+    off: number,
+    allInside: boolean,
+    h: number,
+    wU: number,
+    mF: number,
+    wCoef: number,
+    gCoef: number,
+  ): Float64Array {
+    const P = this.par;
+    P[PASS] = pass;
+    P[OFF] = off;
+    P[ALL_INSIDE] = allInside ? 1 : 0;
+    P[H] = h;
+    P[WU] = wU;
+    P[MF] = mF;
+    P[WCOEF] = wCoef;
+    P[GCOEF] = gCoef;
+    return P;
+  }
+
+  /** The parameters of the correction pass (after params). */
+  correction(nCorr: number, qRest3: number, invQd3: number, corrScale: number): void {
+    const P = this.par;
+    P[NCORR] = nCorr;
+    P[QREST3] = qRest3;
+    P[INVQD3] = invQd3;
+    P[CORRSCALE] = corrScale;
+  }
+
+  /** The parameters of the XSPH and vorticity pass (after params). */
+  xsph(cW: number, vort: boolean): void {
+    this.par[CW] = cW;
+    this.par[VORT] = vort ? 1 : 0;
+  }
+
+  /**
+   * Runs the pass in `par` over every block, colour after colour: on the
+   * pool with `tasks` (blocks of the shared arrays), else here — in
+   * WebAssembly with `w` (the instance's buffers hold the rows), else in
+   * JavaScript on `local`.
+   */
+  run(tasks: TaskRunner | null | undefined, w: FluidWasm | null, local: RowArrays): void {
+    const C = this.colours,
+      B = this.blocks;
+    const P = this.par;
+    for (let c = 0; c < C; c++) {
+      P[PHASE] = c;
+      const items = Math.ceil((B - c) / C);
+      if (items <= 0) continue;
+      if (tasks && items > 1 && tasks.runTask(this.task, items, items)) {
+        this.pooled += items;
+        continue;
+      }
+      const A = tasks ? this.shared : local;
+      for (let b = c; b < B; b += C) {
+        if (w !== null && !tasks) runRowBlockWasm(w, P, local.start, b);
+        else runRowBlockJs(A, b);
+      }
+    }
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The fluid pair passes on the worker pool (src/fluids/row-blocks.ts,
+ * docs/solver.md "Threads"): the rows are cut into fixed blocks (a function
+ * of the particle count) run colour by colour, so a dam break and a fluid
+ * poured onto a cloth give the same bits on 1, 2 and 4 threads, with the
+ * workers taking part; and the blocks of one colour never write the same
+ * record.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FluidDensity } from '../src/fluids/density.js';
+import { loadScene, World } from '../src/index.js';
+
+/** Worlds that keep the 2- and 4-thread pools alive through the file (pools end with their last world). */
+const keepers: World[] = [];
+beforeAll(async () => {
+  for (const threads of [2, 4]) {
+    const w = new World({ threads });
+    await w.threadsReady();
+    keepers.push(w);
+  }
+});
+afterAll(() => {
+  for (const w of keepers) w.dispose();
+});
+
+function scene(name: string, threads: number): World {
+  const dir = new URL('../scenes/', import.meta.url);
+  return loadScene(readFileSync(new URL(`${name}.json`, dir), 'utf8'), {
+    file: `${name}.json`,
+    readFile: (p) => readFileSync(new URL(p, dir), 'utf8'),
+    threads,
+  }).world;
+}
+
+function bits(w: World): Buffer {
+  const n = w.store.count;
+  return Buffer.concat([
+    Buffer.from(w.store.x.buffer, w.store.x.byteOffset, 24 * n),
+    Buffer.from(w.store.v.buffer, w.store.v.byteOffset, 24 * n),
+  ]);
+}
+
+const densityOf = (w: World) => w.sets.find((s) => s.kind === 'fluid-density') as FluidDensity;
+
+describe('fluids on worker threads', () => {
+  it.each([
+    ['fluids-dam-break', 300, true],
+    ['fluids-cloth-pour', 200, false],
+  ])(
+    '%s: the same bits on 1, 2 and 4 threads over %i steps (pair passes on the pool: %s)',
+    async (name, steps, pooled) => {
+      const worlds = [scene(name, 1), scene(name, 2), scene(name, 4)];
+      await Promise.all(worlds.map((w) => w.threadsReady()));
+      for (let s = 0; s < steps; s++) {
+        for (const w of worlds) w.step();
+        if (s % 50 === 49 || s === steps - 1) {
+          const ref = bits(worlds[0]);
+          expect(bits(worlds[1]).equals(ref), `2 threads, step ${s + 1}`).toBe(true);
+          expect(bits(worlds[2]).equals(ref), `4 threads, step ${s + 1}`).toBe(true);
+        }
+      }
+      const rows = worlds.map((w) => densityOf(w).rows);
+      // several blocks and colours, the same plan on every thread count
+      expect(rows[0].blocks).toBeGreaterThan(2);
+      expect(rows[0].colours).toBeGreaterThan(1);
+      for (const r of rows)
+        expect([r.blocks, r.colours, r.size]).toEqual([rows[0].blocks, rows[0].colours, rows[0].size]);
+      // one thread runs them itself; on 2 and 4 the pool ran blocks where a colour has two or more
+      expect(rows[0].pooled).toBe(0);
+      if (pooled) {
+        expect(rows[0].colours).toBeLessThan(rows[0].blocks);
+        expect(rows[1].pooled).toBeGreaterThan(0);
+        expect(rows[2].pooled).toBeGreaterThan(0);
+      }
+      for (const w of worlds) expect(w.stats.recoveries).toBe(0);
+      for (const w of worlds) w.dispose();
+    },
+    240_000,
+  );
+
+  it('the blocks of one colour write disjoint rows: every pair of a block ends before the next block of its colour', () => {
+    const world = scene('fluids-dam-break', 1);
+    for (let s = 0; s < 60; s++) world.step();
+    const d = densityOf(world);
+    const { blocks, colours, size } = d.rows;
+    const { start, nbr } = d.pairs;
+    const n = d.count;
+    let worst = 0;
+    for (let b = 0; b < blocks; b++) {
+      const a0 = b * size,
+        a1 = Math.min(n, a0 + size);
+      let reach = a1;
+      for (let k = start[a0]; k < start[a1]; k++) reach = Math.max(reach, nbr[k] + 1);
+      // block b + colours starts at (b + colours)·size: what b writes must end there
+      worst = Math.max(worst, reach - (b + colours) * size);
+    }
+    expect(worst).toBeLessThanOrEqual(0);
+    world.dispose();
+  });
+});
