@@ -3,8 +3,8 @@ import type { ParticleStore } from '../core/particles.js';
 import type { TaskRunner } from '../core/step-context.js';
 import type { WorldBody } from '../core/world-body.js';
 import { wasmKernelsEnabled } from '../wasm/kernels.js';
-import { applyDeltas, solidCorrectionPass, wallCorrectionPass } from './correction-passes.js';
-import { initRecords, lambdaPass, RECORD, solidDensityPass, wallDensityPass } from './density-passes.js';
+import { solidCorrectionPass, wallCorrectionPass } from './correction-passes.js';
+import { RECORD, solidDensityPass, wallDensityPass } from './density-passes.js';
 import type { FluidBody } from './fluid-body.js';
 import { poly6Coefficient, spikyCoefficient, spikyGradientCoefficient } from './kernels.js';
 import { buildForwardPairs, NeighbourGrid, PairList } from './neighbour-grid.js';
@@ -15,6 +15,7 @@ import {
   MAX_ROW_BLOCKS,
   type RowArrays,
   records,
+  shared32,
   VORTICITY_GRADIENT,
   XSPH,
 } from './row-blocks.js';
@@ -129,11 +130,11 @@ export class FluidDensity implements ConstraintSet {
 
   // per fluid slot
   /** Density ρ_i of each slot from the last iteration (kg/m³). */
-  rho = new Float64Array(0);
+  rho: Float64Array = new Float64Array(0);
   /** Multiplier λ_i of each slot from the last iteration (m²). */
-  lambda = new Float64Array(0);
+  lambda: Float64Array = new Float64Array(0);
   /** Neighbours of each slot at the search (equality constraint only; see countNeighbours). */
-  private counts = new Int32Array(0);
+  private counts: Int32Array = new Int32Array(0);
   /** Per-slot records of RECORD doubles: sums and positions (see density-passes.ts). */
   private acc: Float64Array = new Float64Array(0);
   /** Per-slot records of the velocity post-process (Δv, ω; see velocity-passes.ts). */
@@ -185,9 +186,9 @@ export class FluidDensity implements ConstraintSet {
 
   private ensureSlots(n: number): void {
     if (this.rho.length >= n) return;
-    this.rho = new Float64Array(n);
-    this.lambda = new Float64Array(n);
-    this.counts = new Int32Array(n);
+    this.rho = records(n, this.tasks !== null);
+    this.lambda = records(n, this.tasks !== null);
+    this.counts = shared32(n, this.tasks !== null);
     this.jsAcc = this.acc = records(RECORD * n, this.tasks !== null);
     this.walls.ensureSlots(n);
     this.jsPost = this.post = records(RECORD * n, this.tasks !== null);
@@ -304,6 +305,9 @@ export class FluidDensity implements ConstraintSet {
     if (this.tasks !== null && !(this.jsAcc.buffer instanceof SharedArrayBuffer)) {
       this.jsAcc = records(this.jsAcc.length, true);
       this.jsPost = records(this.jsPost.length, true);
+      this.rho = records(this.rho.length, true);
+      this.lambda = records(this.lambda.length, true);
+      this.counts = shared32(this.counts.length, true);
     }
     this.solid.reset();
     this.wasmNow = null;
@@ -342,7 +346,7 @@ export class FluidDensity implements ConstraintSet {
     }
     if (this.searchP.length < 3 * n) this.searchP = new Float64Array(3 * fluid.capacity);
     this.searchP.set(p.subarray(3 * fluid.offset, 3 * (fluid.offset + n)));
-    this.useBuffers(n, store.invMass);
+    this.useBuffers(n, store.invMass, p);
     this.rows.plan(n, this.grid, contiguous);
     this.solid.search(ctx, fluid, this.grid, this.bounds);
   }
@@ -352,7 +356,7 @@ export class FluidDensity implements ConstraintSet {
    * that runs this substep's pair passes; for WebAssembly, copies the pair
    * rows of the search into its memory.
    */
-  private useBuffers(n: number, invMass: Float64Array): void {
+  private useBuffers(n: number, invMass: Float64Array, p: Float64Array): void {
     const w =
       this.kernels === 'wasm' && wasmKernelsEnabled() && this.tasks === null ? (this.wasm ?? null) : null;
     const pairs = this.pairs;
@@ -366,6 +370,10 @@ export class FluidDensity implements ConstraintSet {
         this.jsAcc,
         this.jsPost,
         invMass,
+        p,
+        this.rho,
+        this.lambda,
+        this.counts,
       );
       this.acc = this.jsAcc;
       this.post = this.jsPost;
@@ -407,6 +415,11 @@ export class FluidDensity implements ConstraintSet {
       acc,
       post,
       invMass,
+      p,
+      rho: this.rho,
+      lambda: this.lambda,
+      counts: this.counts,
+      flags: this.rows.shared.flags,
     };
   }
 
@@ -446,7 +459,7 @@ export class FluidDensity implements ConstraintSet {
     const spiky = spikyGradientCoefficient(h);
     const wCoef = m * wSpiky;
     const acc = this.acc;
-    const wU = initRecords(n, off, p, invMass, m, wCoef * h * h * h, acc);
+    const wU = this.rows.initRecords(this.tasks, this.local, off, m, wCoef * h * h * h);
     const allInside = samePositions(n, off, p, this.searchP);
     this.allInside = allInside;
     const w = this.wasmNow;
@@ -492,17 +505,15 @@ export class FluidDensity implements ConstraintSet {
         acc,
       );
     }
-    lambdaPass(
-      n,
+    this.rows.lambda(
+      this.tasks,
+      this.local,
       off,
-      invMass,
       m,
       1 / rho0,
       fluid.unilateral,
       fluid.relaxation,
-      acc,
-      this.rho,
-      fluid.unilateral ? null : this.counts,
+      !fluid.unilateral,
       fluid.restNeighbours,
     );
   }
@@ -514,7 +525,6 @@ export class FluidDensity implements ConstraintSet {
    */
   applyCorrections(store: ParticleStore): void {
     const fluid = this.fluid;
-    const n = fluid.activeCount;
     const off = fluid.offset;
     const p = store.p;
     const invMass = store.invMass;
@@ -568,7 +578,7 @@ export class FluidDensity implements ConstraintSet {
     if (walls.count > 0) {
       wallCorrectionPass(walls.count, walls.slot, walls.n, walls.g, acc);
     }
-    applyDeltas(n, off, p, acc, this.lambda);
+    this.rows.applyDeltas(this.tasks, this.local, off);
   }
 
   /**

@@ -29,6 +29,8 @@
  * JavaScript twins, which give the same numbers bit for bit.
  */
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
+import { applyDeltas } from './correction-passes.js';
+import { initRecords, lambdaPass } from './density-passes.js';
 import type { NeighbourGrid } from './neighbour-grid.js';
 import {
   fluidCorrectionPass,
@@ -44,6 +46,10 @@ export const DENSITY = 0;
 export const CORRECTION = 1;
 export const XSPH = 2;
 export const VORTICITY_GRADIENT = 3;
+/** Passes over slots (each slot on its own: any partition gives the same numbers; on the pool, one block per row block). */
+const INIT_RECORDS = 10;
+const LAMBDA = 11;
+const APPLY_DELTAS = 12;
 
 /** Float64 slots of the parameter block `par`. */
 const PASS = 0,
@@ -63,8 +69,14 @@ const PASS = 0,
   INVQD3 = 14,
   CORRSCALE = 15,
   CW = 16,
-  VORT = 17;
-const PAR_SLOTS = 24;
+  VORT = 17,
+  SELF = 18,
+  INVRHO0 = 19,
+  UNILATERAL = 20,
+  EPS = 21,
+  FULL = 22,
+  HAS_COUNTS = 23;
+const PAR_SLOTS = 32;
 
 /** The most row blocks (liveStart holds n + 1 + MAX_ROW_BLOCKS entries). */
 export const MAX_ROW_BLOCKS = 128;
@@ -83,6 +95,13 @@ export interface RowArrays {
   acc: Float64Array;
   post: Float64Array;
   invMass: Float64Array;
+  /** The store's predicted positions; the fluid's ρ, λ and neighbour counts by slot. */
+  p: Float64Array;
+  rho: Float64Array;
+  lambda: Float64Array;
+  counts: Int32Array;
+  /** Per block: 1 when its slots share the inverse mass of slot 0 (initRecords). */
+  flags: Int32Array;
 }
 
 /** Block b of the pass in `par`, with the generated JavaScript kernels. */
@@ -176,9 +195,54 @@ export function runRowBlockJs(A: RowArrays, b: number): void {
   }
 }
 
-/** The 'fluid-rows' task (registry.ts): items [from, to) are the blocks phase + colours · item. */
+/** Slots of block b of the slot pass in `par` (on the pool). */
+function runSlotBlock(A: RowArrays, b: number): void {
+  const P = A.par;
+  const size = P[SIZE],
+    n = P[N];
+  const s0 = b * size,
+    s1 = Math.min(n, s0 + size);
+  if (s0 >= s1) return;
+  const m = s1 - s0,
+    off = P[OFF] + s0,
+    acc = A.acc.subarray(8 * s0);
+  switch (P[PASS]) {
+    case INIT_RECORDS: {
+      const w0 = initRecords(m, off, A.p, A.invMass, P[MF], P[SELF], acc);
+      A.flags[b] = w0 === A.invMass[P[OFF]] * P[MF] ? 1 : 0;
+      return;
+    }
+    case LAMBDA:
+      lambdaPass(
+        m,
+        off,
+        A.invMass,
+        P[MF],
+        P[INVRHO0],
+        P[UNILATERAL] !== 0,
+        P[EPS],
+        acc,
+        A.rho.subarray(s0),
+        P[HAS_COUNTS] !== 0 ? A.counts.subarray(s0) : null,
+        P[FULL],
+      );
+      return;
+    case APPLY_DELTAS:
+      applyDeltas(m, off, A.p, acc, A.lambda.subarray(s0));
+      return;
+  }
+}
+
+/**
+ * The 'fluid-rows' task (registry.ts): items [from, to) are the blocks
+ * phase + colours · item of a pair pass, or blocks from … to − 1 of a slot pass.
+ */
 export function fluidRowsTask(A: RowArrays, from: number, to: number): void {
   const P = A.par;
+  if (P[PASS] >= INIT_RECORDS) {
+    for (let b = from; b < to; b++) runSlotBlock(A, b);
+    return;
+  }
   const phase = P[PHASE],
     colours = P[COLOURS];
   for (let item = from; item < to; item++) runRowBlockJs(A, phase + colours * item);
@@ -275,6 +339,11 @@ export function records(n: number, shared: boolean): Float64Array {
   return shared ? sharedOf<Float64Array>('f64', n) : new Float64Array(n);
 }
 
+/** n Int32 values: on a SharedArrayBuffer for a threaded world (`shared`), else plain. */
+export function shared32(n: number, shared: boolean): Int32Array {
+  return shared ? sharedOf<Int32Array>('i32', n) : new Int32Array(n);
+}
+
 /**
  * The block plan of one fluid's substep and the runner of its passes: on
  * the pool (a TaskRunner) over shared copies of the rows, or on this thread
@@ -298,6 +367,11 @@ export class FluidRowBlocks {
     acc: new Float64Array(0),
     post: new Float64Array(0),
     invMass: new Float64Array(0),
+    p: new Float64Array(0),
+    rho: new Float64Array(0),
+    lambda: new Float64Array(0),
+    counts: new Int32Array(0),
+    flags: sharedOf<Int32Array>('i32', MAX_ROW_BLOCKS),
   };
   readonly task: SharedTask = { kind: 'fluid-rows', args: {}, version: 0 };
   /** Blocks run on the pool so far (statistics, tests). */
@@ -349,9 +423,18 @@ export class FluidRowBlocks {
     acc: Float64Array,
     post: Float64Array,
     invMass: Float64Array,
+    p: Float64Array,
+    rho: Float64Array,
+    lambda: Float64Array,
+    counts: Int32Array,
   ): void {
     const S = this.shared;
-    let stale = S.acc !== acc || S.post !== post || S.invMass !== invMass;
+    let stale = S.acc !== acc || S.post !== post || S.invMass !== invMass || S.p !== p;
+    stale ||= S.rho !== rho || S.lambda !== lambda || S.counts !== counts;
+    S.p = p;
+    S.rho = rho;
+    S.lambda = lambda;
+    S.counts = counts;
     if (S.sorted.length < n) {
       S.sorted = sharedOf('i32', Math.ceil(1.25 * n) + 16);
       S.start = sharedOf('i32', S.sorted.length + 1);
@@ -411,6 +494,69 @@ export class FluidRowBlocks {
   xsph(cW: number, vort: boolean): void {
     this.par[CW] = cW;
     this.par[VORT] = vort ? 1 : 0;
+  }
+
+  /** Runs slot pass `pass` on the pool, one block per row block; false when it cannot (the caller runs it whole). */
+  private slots(tasks: TaskRunner | null, pass: number, off: number): boolean {
+    if (tasks === null || this.blocks < 2) return false;
+    this.par[PASS] = pass;
+    this.par[OFF] = off;
+    if (!tasks.runTask(this.task, this.blocks, this.blocks)) return false;
+    this.pooled += this.blocks;
+    return true;
+  }
+
+  /**
+   * initRecords (density-passes.ts) for the n slots from store index off:
+   * on the pool where it can, else whole. Returns the shared w̃ or NaN.
+   */
+  initRecords(tasks: TaskRunner | null, A: RowArrays, off: number, mF: number, self: number): number {
+    const n = this.par[N];
+    this.par[MF] = mF;
+    this.par[SELF] = self;
+    if (!this.slots(tasks, INIT_RECORDS, off)) return initRecords(n, off, A.p, A.invMass, mF, self, A.acc);
+    for (let b = 0; b < this.blocks; b++) if (this.shared.flags[b] === 0) return Number.NaN;
+    return n > 0 ? A.invMass[off] * mF : 1;
+  }
+
+  /** lambdaPass (density-passes.ts) for the n slots: on the pool where it can, else whole. */
+  lambda(
+    tasks: TaskRunner | null,
+    A: RowArrays,
+    off: number,
+    mF: number,
+    invRho0: number,
+    unilateral: boolean,
+    eps: number,
+    counts: boolean,
+    full: number,
+  ): void {
+    const P = this.par;
+    P[MF] = mF;
+    P[INVRHO0] = invRho0;
+    P[UNILATERAL] = unilateral ? 1 : 0;
+    P[EPS] = eps;
+    P[HAS_COUNTS] = counts ? 1 : 0;
+    P[FULL] = full;
+    if (this.slots(tasks, LAMBDA, off)) return;
+    lambdaPass(
+      P[N],
+      off,
+      A.invMass,
+      mF,
+      invRho0,
+      unilateral,
+      eps,
+      A.acc,
+      A.rho,
+      counts ? A.counts : null,
+      full,
+    );
+  }
+
+  /** applyDeltas (correction-passes.ts) for the n slots: on the pool where it can, else whole. */
+  applyDeltas(tasks: TaskRunner | null, A: RowArrays, off: number): void {
+    if (!this.slots(tasks, APPLY_DELTAS, off)) applyDeltas(this.par[N], off, A.p, A.acc, A.lambda);
   }
 
   /**
