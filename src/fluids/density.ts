@@ -329,7 +329,8 @@ export class FluidDensity implements ConstraintSet {
       contiguous = true;
     }
     this.walls.build(ctx, fluid, this.bounds);
-    const useWasm = this.kernels === 'wasm' && wasmKernelsEnabled() && this.tasks === null;
+    // (a threaded world too builds the pairs in WebAssembly, then copies them to shared memory)
+    const useWasm = this.kernels === 'wasm' && wasmKernelsEnabled();
     // (made on first use; retried while the module is still compiling on a browser main thread)
     if (useWasm && !this.wasm) this.wasm = FluidWasm.create();
     const w = useWasm ? (this.wasm ?? null) : null;
