@@ -20,7 +20,6 @@ import {
   XSPH,
 } from './row-blocks.js';
 import { CoupledSolids } from './solids.js';
-import { addVelocities, initPostRecords, vorticityForce, vorticityMagnitudes } from './velocity-passes.js';
 import { FluidWalls } from './walls.js';
 import { FluidWasm, fluidWasmModule } from './wasm.js';
 
@@ -347,7 +346,7 @@ export class FluidDensity implements ConstraintSet {
     }
     if (this.searchP.length < 3 * n) this.searchP = new Float64Array(3 * fluid.capacity);
     this.searchP.set(p.subarray(3 * fluid.offset, 3 * (fluid.offset + n)));
-    this.useBuffers(n, store.invMass, p);
+    this.useBuffers(n, store);
     this.rows.plan(n, this.grid, contiguous);
     this.solid.search(ctx, fluid, this.grid, this.bounds);
   }
@@ -357,7 +356,8 @@ export class FluidDensity implements ConstraintSet {
    * that runs this substep's pair passes; for WebAssembly, copies the pair
    * rows of the search into its memory.
    */
-  private useBuffers(n: number, invMass: Float64Array, p: Float64Array): void {
+  private useBuffers(n: number, store: ParticleStore): void {
+    const { invMass, x, v, p } = store;
     const w =
       this.kernels === 'wasm' && wasmKernelsEnabled() && this.tasks === null ? (this.wasm ?? null) : null;
     const pairs = this.pairs;
@@ -371,6 +371,8 @@ export class FluidDensity implements ConstraintSet {
         this.jsAcc,
         this.jsPost,
         invMass,
+        x,
+        v,
         p,
         this.rho,
         this.lambda,
@@ -416,6 +418,8 @@ export class FluidDensity implements ConstraintSet {
       acc,
       post,
       invMass,
+      x,
+      v,
       p,
       rho: this.rho,
       lambda: this.lambda,
@@ -601,30 +605,26 @@ export class FluidDensity implements ConstraintSet {
 
   private postProcess(ctx: StepContext): void {
     const fluid = this.fluid;
-    const store = ctx.store;
-    const n = fluid.activeCount;
     const off = fluid.offset;
     const h = fluid.kernelRadius;
     const vol = fluid.particleMass / fluid.restDensity;
     const gCoef = vol * spikyGradientCoefficient(h);
     const vort = fluid.vorticity > 0;
     // the density records are free after the iterations: they hold (v, |ω|, x) now
-    const R = this.acc,
-      Q = this.post;
-    initPostRecords(n, off, store.x, store.v, R, Q);
-    const w = this.wasmNow;
     const rows = this.rows;
+    rows.initPost(this.tasks, this.local, off);
+    const w = this.wasmNow;
     rows.params(XSPH, off, false, h, Number.NaN, 0, 0, gCoef);
     rows.xsph(fluid.viscosity * vol * poly6Coefficient(h), vort);
     rows.run(this.tasks, w, this.local);
     if (vort) {
       // PBF eq. 16: N = η/|η| with η = ∇|ω|, acceleration ε (N × ω) over the substep
-      vorticityMagnitudes(n, R, Q);
+      rows.vorticityMagnitudes(this.tasks, this.local, off);
       rows.params(VORTICITY_GRADIENT, off, false, h, Number.NaN, 0, 0, gCoef);
       rows.run(this.tasks, w, this.local);
-      vorticityForce(n, fluid.vorticity * ctx.h, R, Q);
+      rows.vorticityForce(this.tasks, this.local, off, fluid.vorticity * ctx.h);
     }
-    addVelocities(n, off, store.invMass, store.v, Q);
+    rows.addVelocities(this.tasks, this.local, off);
   }
 
   /** Largest density constraint value C_i⁺ of the last iteration. */

@@ -39,6 +39,7 @@ import {
   vorticityGradientPass,
   xsphVorticityPass,
 } from './pair-passes.generated.js';
+import { addVelocities, initPostRecords, vorticityForce, vorticityMagnitudes } from './velocity-passes.js';
 import type { FluidWasm } from './wasm.js';
 
 /** Passes (slot PASS of the parameters). */
@@ -50,6 +51,10 @@ export const VORTICITY_GRADIENT = 3;
 const INIT_RECORDS = 10;
 const LAMBDA = 11;
 const APPLY_DELTAS = 12;
+const INIT_POST = 13;
+const VORTICITY_MAGNITUDES = 14;
+const VORTICITY_FORCE = 15;
+const ADD_VELOCITIES = 16;
 
 /** Float64 slots of the parameter block `par`. */
 const PASS = 0,
@@ -75,7 +80,8 @@ const PASS = 0,
   UNILATERAL = 20,
   EPS = 21,
   FULL = 22,
-  HAS_COUNTS = 23;
+  HAS_COUNTS = 23,
+  K_VORT = 24;
 const PAR_SLOTS = 32;
 
 /** The most row blocks (liveStart holds n + 1 + MAX_ROW_BLOCKS entries). */
@@ -95,7 +101,9 @@ export interface RowArrays {
   acc: Float64Array;
   post: Float64Array;
   invMass: Float64Array;
-  /** The store's predicted positions; the fluid's ρ, λ and neighbour counts by slot. */
+  /** The store's positions, velocities and predicted positions; the fluid's ρ, λ and neighbour counts by slot. */
+  x: Float64Array;
+  v: Float64Array;
   p: Float64Array;
   rho: Float64Array;
   lambda: Float64Array;
@@ -229,6 +237,18 @@ function runSlotBlock(A: RowArrays, b: number): void {
       return;
     case APPLY_DELTAS:
       applyDeltas(m, off, A.p, acc, A.lambda.subarray(s0));
+      return;
+    case INIT_POST:
+      initPostRecords(m, off, A.x, A.v, acc, A.post.subarray(8 * s0));
+      return;
+    case VORTICITY_MAGNITUDES:
+      vorticityMagnitudes(m, acc, A.post.subarray(8 * s0));
+      return;
+    case VORTICITY_FORCE:
+      vorticityForce(m, P[K_VORT], acc, A.post.subarray(8 * s0));
+      return;
+    case ADD_VELOCITIES:
+      addVelocities(m, off, A.invMass, A.v, A.post.subarray(8 * s0));
       return;
   }
 }
@@ -367,6 +387,8 @@ export class FluidRowBlocks {
     acc: new Float64Array(0),
     post: new Float64Array(0),
     invMass: new Float64Array(0),
+    x: new Float64Array(0),
+    v: new Float64Array(0),
     p: new Float64Array(0),
     rho: new Float64Array(0),
     lambda: new Float64Array(0),
@@ -423,6 +445,8 @@ export class FluidRowBlocks {
     acc: Float64Array,
     post: Float64Array,
     invMass: Float64Array,
+    x: Float64Array,
+    v: Float64Array,
     p: Float64Array,
     rho: Float64Array,
     lambda: Float64Array,
@@ -430,6 +454,9 @@ export class FluidRowBlocks {
   ): void {
     const S = this.shared;
     let stale = S.acc !== acc || S.post !== post || S.invMass !== invMass || S.p !== p;
+    stale ||= S.x !== x || S.v !== v;
+    S.x = x;
+    S.v = v;
     stale ||= S.rho !== rho || S.lambda !== lambda || S.counts !== counts;
     S.p = p;
     S.rho = rho;
@@ -557,6 +584,27 @@ export class FluidRowBlocks {
   /** applyDeltas (correction-passes.ts) for the n slots: on the pool where it can, else whole. */
   applyDeltas(tasks: TaskRunner | null, A: RowArrays, off: number): void {
     if (!this.slots(tasks, APPLY_DELTAS, off)) applyDeltas(this.par[N], off, A.p, A.acc, A.lambda);
+  }
+
+  /** initPostRecords (velocity-passes.ts) into acc (R) and post (Q): on the pool where it can, else whole. */
+  initPost(tasks: TaskRunner | null, A: RowArrays, off: number): void {
+    if (!this.slots(tasks, INIT_POST, off)) initPostRecords(this.par[N], off, A.x, A.v, A.acc, A.post);
+  }
+
+  /** vorticityMagnitudes (velocity-passes.ts): on the pool where it can, else whole. */
+  vorticityMagnitudes(tasks: TaskRunner | null, A: RowArrays, off: number): void {
+    if (!this.slots(tasks, VORTICITY_MAGNITUDES, off)) vorticityMagnitudes(this.par[N], A.acc, A.post);
+  }
+
+  /** vorticityForce (velocity-passes.ts) with k = ε h: on the pool where it can, else whole. */
+  vorticityForce(tasks: TaskRunner | null, A: RowArrays, off: number, k: number): void {
+    this.par[K_VORT] = k;
+    if (!this.slots(tasks, VORTICITY_FORCE, off)) vorticityForce(this.par[N], k, A.acc, A.post);
+  }
+
+  /** addVelocities (velocity-passes.ts): on the pool where it can, else whole. */
+  addVelocities(tasks: TaskRunner | null, A: RowArrays, off: number): void {
+    if (!this.slots(tasks, ADD_VELOCITIES, off)) addVelocities(this.par[N], off, A.invMass, A.v, A.post);
   }
 
   /**
