@@ -104,6 +104,14 @@ export interface ThreadsResult {
   ratio: number;
   /** The positions of both runs equal bit for bit after the timed steps. */
   bitIdentical: boolean;
+  /**
+   * Median CPU time per step (ms, all threads of the process: the workers
+   * sleep between steps, so a frame's CPU time is its own) on 1 and on n
+   * threads: on a shared machine the wall times say little, these say how
+   * much work a step costs; null where the process's CPU time is unknown.
+   */
+  cpuMs: number | null;
+  threadsCpuMs: number | null;
 }
 
 export interface BenchResult {
@@ -140,17 +148,25 @@ export async function runCase(c: BenchCase): Promise<BenchResult> {
   await threaded?.world?.threadsReady?.();
   const engines: { step(): void; observe?(): void }[] = [inst, ...peers, ...(threaded ? [threaded] : [])];
   const times: number[][] = engines.map(() => []);
+  const cpu: number[][] = engines.map(() => []);
+  const proc = (globalThis as { process?: { cpuUsage?(): { user: number; system: number } } }).process;
+  const cpuMs = () => {
+    const u = proc?.cpuUsage?.();
+    return u ? (u.user + u.system) / 1000 : Number.NaN;
+  };
   const warm = c.warmup ?? 50;
   const n = c.steps ?? 200;
   // frames interleaved, the order rotating so that no engine always follows the same one
   for (let k = 0; k < warm + n; k++) {
     for (let j = 0; j < engines.length; j++) {
       const e = (k + j) % engines.length;
+      const c0 = cpuMs();
       const t0 = performance.now();
       engines[e].step();
       const dt = performance.now() - t0;
       if (k >= warm) {
         times[e].push(dt);
+        cpu[e].push(cpuMs() - c0);
         engines[e].observe?.();
       }
     }
@@ -171,6 +187,8 @@ export async function runCase(c: BenchCase): Promise<BenchResult> {
         xb !== undefined &&
         xa.count === xb.count &&
         xa.x.subarray(0, 3 * xa.count).every((v, i) => Object.is(v, xb.x[i])),
+      cpuMs: Number.isNaN(cpu[0][0]) ? null : median(cpu[0]),
+      threadsCpuMs: Number.isNaN(cpu[0][0]) ? null : median(cpu[engines.length - 1]),
     };
     threaded.world?.dispose?.();
   }

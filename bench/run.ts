@@ -62,7 +62,7 @@ for (const c of selected) {
   if (r.threads) {
     const t = r.threads;
     console.log(
-      `${indent}threads: 1 → ${r.medianMs.toFixed(3)} ms, ${t.threads} → ${t.medianMs.toFixed(3)} ms, 1/${t.threads} time ratio ${t.ratio.toFixed(2)} (frames interleaved)${t.bitIdentical ? ', bit-identical' : ', NOT BIT-IDENTICAL'}`,
+      `${indent}threads: 1 → ${r.medianMs.toFixed(3)} ms, ${t.threads} → ${t.medianMs.toFixed(3)} ms, 1/${t.threads} time ratio ${t.ratio.toFixed(2)} (frames interleaved)${t.bitIdentical ? ', bit-identical' : ', NOT BIT-IDENTICAL'}${t.cpuMs === null || t.threadsCpuMs === null ? '' : `; CPU per step ${t.cpuMs.toFixed(1)} / ${t.threadsCpuMs.toFixed(1)} ms`}`,
     );
   }
   for (const p of r.peers) {
