@@ -21,7 +21,7 @@ import {
 } from './row-blocks.js';
 import { CoupledSolids } from './solids.js';
 import { FluidWalls } from './walls.js';
-import { FluidWasm, fluidWasmModule } from './wasm.js';
+import { FluidWasm, fluidWasmModule, sharedFluidModule } from './wasm.js';
 
 /**
  * The density constraints of one Fluid and its velocity post-process: PBF
@@ -95,8 +95,9 @@ export class FluidDensity implements ConstraintSet {
   kernels: 'wasm' | 'js' = 'wasm';
   /** Which implementation runs the pair passes now (for statistics and the gallery's readout). */
   get activeBackend(): 'wasm' | 'js' {
-    // a threaded world runs them on the pool in JavaScript (row-blocks.ts)
-    const wasm = this.kernels === 'wasm' && this.tasks === null && wasmKernelsEnabled();
+    // a threaded world runs them on the pool, in WebAssembly where its memory can be shared (row-blocks.ts)
+    const wasm = this.kernels === 'wasm' && wasmKernelsEnabled();
+    if (this.tasks !== null) return wasm && sharedFluidModule() !== null ? 'wasm' : 'js';
     return wasm && fluidWasmModule() !== null ? 'wasm' : 'js';
   }
   /** The WebAssembly instance (made on first use), or null where it is unavailable. */
@@ -331,7 +332,8 @@ export class FluidDensity implements ConstraintSet {
     // (a threaded world too builds the pairs in WebAssembly, then copies them to shared memory)
     const useWasm = this.kernels === 'wasm' && wasmKernelsEnabled();
     // (made on first use; retried while the module is still compiling on a browser main thread)
-    if (useWasm && !this.wasm) this.wasm = FluidWasm.create();
+    // (a threaded world's instance is on a shared memory: the workers run it too, row-blocks.ts)
+    if (useWasm && !this.wasm) this.wasm = FluidWasm.create(this.tasks !== null);
     const w = useWasm ? (this.wasm ?? null) : null;
     const k = w && contiguous ? w.buildPairs(this.grid, p, fluid.offset, n, h, fluid.capacity) : -1;
     if (w && k >= 0) {
@@ -347,7 +349,7 @@ export class FluidDensity implements ConstraintSet {
     if (this.searchP.length < 3 * n) this.searchP = new Float64Array(3 * fluid.capacity);
     this.searchP.set(p.subarray(3 * fluid.offset, 3 * (fluid.offset + n)));
     this.useBuffers(n, store);
-    this.rows.plan(n, this.grid, contiguous);
+    this.rows.plan(n, this.grid, contiguous, this.pairs.start);
     this.solid.search(ctx, fluid, this.grid, this.bounds);
   }
 
@@ -358,10 +360,11 @@ export class FluidDensity implements ConstraintSet {
    */
   private useBuffers(n: number, store: ParticleStore): void {
     const { invMass, x, v, p } = store;
-    const w =
-      this.kernels === 'wasm' && wasmKernelsEnabled() && this.tasks === null ? (this.wasm ?? null) : null;
+    const wasm = this.kernels === 'wasm' && wasmKernelsEnabled() ? (this.wasm ?? null) : null;
+    // a threaded world runs the instance only on a shared memory (else the JavaScript twins on shared copies)
+    const w = this.tasks === null || wasm?.shared ? wasm : null;
     const pairs = this.pairs;
-    if (this.tasks !== null) {
+    if (this.tasks !== null && !w?.reserve(this.fluid.capacity, pairs.count)) {
       this.rows.share(
         n,
         this.grid.sorted,
@@ -425,7 +428,9 @@ export class FluidDensity implements ConstraintSet {
       lambda: this.lambda,
       counts: this.counts,
       flags: this.rows.shared.flags,
+      k0: this.rows.shared.k0,
     };
+    if (this.tasks !== null && w !== null) this.rows.shareLocal(this.local, w);
   }
 
   /**

@@ -40,7 +40,7 @@ import {
   xsphVorticityPass,
 } from './pair-passes.generated.js';
 import { addVelocities, initPostRecords, vorticityForce, vorticityMagnitudes } from './velocity-passes.js';
-import type { FluidWasm } from './wasm.js';
+import type { FluidWasm, FluidWasmExports } from './wasm.js';
 
 /** Passes (slot PASS of the parameters). */
 export const DENSITY = 0;
@@ -81,8 +81,18 @@ const PASS = 0,
   EPS = 21,
   FULL = 22,
   HAS_COUNTS = 23,
-  K_VORT = 24;
-const PAR_SLOTS = 32;
+  K_VORT = 24,
+  /** 1: the pair pass runs in WebAssembly, at the byte addresses below. */
+  WASM_ON = 25,
+  AT_SORTED = 26,
+  AT_START = 27,
+  AT_NBR = 28,
+  AT_LIVE = 29,
+  AT_LIVESTART = 30,
+  AT_ACC = 31,
+  AT_POST = 32,
+  AT_GBUF = 33;
+const PAR_SLOTS = 40;
 
 /** The most row blocks (liveStart holds n + 1 + MAX_ROW_BLOCKS entries). */
 export const MAX_ROW_BLOCKS = 128;
@@ -110,6 +120,26 @@ export interface RowArrays {
   counts: Int32Array;
   /** Per block: 1 when its slots share the inverse mass of slot 0 (initRecords). */
   flags: Int32Array;
+  /** Per block: start[first row] (where its part of live and of the pair buffer begins). */
+  k0: Int32Array;
+  /** The fluid module and its shared memory, where the arrays above live in it (threads run it too). */
+  module?: WebAssembly.Module;
+  memory?: WebAssembly.Memory;
+}
+
+/** Each thread's instance of the shared fluid module, by task arguments. */
+const instances = new WeakMap<object, FluidWasmExports>();
+
+function instanceOf(A: RowArrays): FluidWasmExports {
+  let x = instances.get(A);
+  if (x === undefined) {
+    const inst = new WebAssembly.Instance(A.module as WebAssembly.Module, {
+      env: { memory: A.memory as WebAssembly.Memory },
+    });
+    x = inst.exports as unknown as FluidWasmExports;
+    instances.set(A, x);
+  }
+  return x;
 }
 
 /** Block b of the pass in `par`, with the generated JavaScript kernels. */
@@ -265,11 +295,16 @@ export function fluidRowsTask(A: RowArrays, from: number, to: number): void {
   }
   const phase = P[PHASE],
     colours = P[COLOURS];
+  if (P[WASM_ON] !== 0 && A.memory !== undefined) {
+    const x = instanceOf(A);
+    for (let item = from; item < to; item++) runRowBlockWasm(x, P, A.k0, phase + colours * item);
+    return;
+  }
   for (let item = from; item < to; item++) runRowBlockJs(A, phase + colours * item);
 }
 
 /** Block b of the pass in `par` in WebAssembly (same offsets, as byte addresses of the instance's buffers). */
-function runRowBlockWasm(w: FluidWasm, P: Float64Array, start0: Int32Array, b: number): void {
+function runRowBlockWasm(x: FluidWasmExports, P: Float64Array, k0s: Int32Array, b: number): void {
   const size = P[SIZE],
     n = P[N];
   const a0 = b * size,
@@ -279,14 +314,16 @@ function runRowBlockWasm(w: FluidWasm, P: Float64Array, start0: Int32Array, b: n
     off = P[OFF],
     h = P[H],
     allInside = P[ALL_INSIDE] !== 0;
-  const sorted = w.sorted + 4 * a0,
-    start = w.start + 4 * a0;
-  const k0 = start0[a0];
-  const live = w.live + 4 * k0,
-    liveStart = w.liveStart + 4 * (a0 + b);
+  const sorted = P[AT_SORTED] + 4 * a0,
+    start = P[AT_START] + 4 * a0;
+  const k0 = k0s[b];
+  const live = P[AT_LIVE] + 4 * k0,
+    liveStart = P[AT_LIVESTART] + 4 * (a0 + b);
   // the pair buffer follows the rows walked: all of nbr (absolute) or this block's part of live
-  const gLive = w.gBuf + 8 * k0;
-  const x = w.x;
+  const gBuf = P[AT_GBUF],
+    gLive = gBuf + 8 * k0;
+  const nbr = P[AT_NBR],
+    acc = P[AT_ACC];
   switch (P[PASS]) {
     case DENSITY:
       x.fluidDensityPass(
@@ -294,16 +331,16 @@ function runRowBlockWasm(w: FluidWasm, P: Float64Array, start0: Int32Array, b: n
         off,
         sorted,
         start,
-        w.nbr,
+        nbr,
         P[WU],
         h,
         P[WCOEF],
         P[GCOEF],
-        w.acc,
+        acc,
         live,
         liveStart,
         allInside,
-        allInside ? w.gBuf : gLive,
+        allInside ? gBuf : gLive,
       );
       return;
     case CORRECTION:
@@ -312,14 +349,14 @@ function runRowBlockWasm(w: FluidWasm, P: Float64Array, start0: Int32Array, b: n
         off,
         sorted,
         allInside ? start : liveStart,
-        allInside ? w.nbr : live,
+        allInside ? nbr : live,
         h,
         P[NCORR],
         P[QREST3],
         P[INVQD3],
         P[CORRSCALE],
-        w.acc,
-        allInside ? w.gBuf : gLive,
+        acc,
+        allInside ? gBuf : gLive,
       );
       return;
     case XSPH:
@@ -328,20 +365,20 @@ function runRowBlockWasm(w: FluidWasm, P: Float64Array, start0: Int32Array, b: n
         off,
         sorted,
         start,
-        w.nbr,
-        w.acc,
+        nbr,
+        acc,
         h,
         P[CW],
         P[GCOEF],
         P[VORT] !== 0,
-        w.post,
+        P[AT_POST],
         live,
         liveStart,
         gLive,
       );
       return;
     case VORTICITY_GRADIENT:
-      x.vorticityGradientPass(rows, off, sorted, liveStart, live, w.acc, gLive);
+      x.vorticityGradientPass(rows, off, sorted, liveStart, live, acc, gLive);
       return;
   }
 }
@@ -394,6 +431,7 @@ export class FluidRowBlocks {
     lambda: new Float64Array(0),
     counts: new Int32Array(0),
     flags: sharedOf<Int32Array>('i32', MAX_ROW_BLOCKS),
+    k0: sharedOf<Int32Array>('i32', MAX_ROW_BLOCKS),
   };
   readonly task: SharedTask = { kind: 'fluid-rows', args: {}, version: 0 };
   /** Blocks run on the pool so far (statistics, tests). */
@@ -403,7 +441,7 @@ export class FluidRowBlocks {
    * The blocks of n rows: `contiguous` when slot = row (the range is in
    * the cell order of `grid`); else one block.
    */
-  plan(n: number, grid: NeighbourGrid, contiguous: boolean): void {
+  plan(n: number, grid: NeighbourGrid, contiguous: boolean, start: Int32Array): void {
     const P = this.par;
     if (!contiguous || n <= MIN_ROWS) {
       this.size = Math.max(1, n);
@@ -429,6 +467,8 @@ export class FluidRowBlocks {
     P[SIZE] = this.size;
     P[N] = n;
     P[COLOURS] = this.colours;
+    const k0 = this.shared.k0;
+    for (let b = 0; b < this.blocks; b++) k0[b] = start[b * this.size];
   }
 
   /**
@@ -454,7 +494,9 @@ export class FluidRowBlocks {
   ): void {
     const S = this.shared;
     let stale = S.acc !== acc || S.post !== post || S.invMass !== invMass || S.p !== p;
-    stale ||= S.x !== x || S.v !== v;
+    stale ||= S.x !== x || S.v !== v || S.memory !== undefined;
+    S.memory = undefined;
+    S.module = undefined;
     S.x = x;
     S.v = v;
     stale ||= S.rho !== rho || S.lambda !== lambda || S.counts !== counts;
@@ -482,6 +524,31 @@ export class FluidRowBlocks {
     if (stale) {
       this.task.version++;
       this.task.args = { ...S } as unknown as Record<string, unknown>;
+    }
+  }
+
+  /**
+   * Makes the task's arguments the instance's own arrays (`local`: views of
+   * its shared memory, and the store's and the fluid's shared arrays), for
+   * a threaded world whose fluid instance is on a shared memory; bumps the
+   * task's version when an array was replaced.
+   */
+  shareLocal(local: RowArrays, w: FluidWasm): void {
+    const S = this.shared as unknown as Record<string, unknown>;
+    const L = local as unknown as Record<string, unknown>;
+    let stale = S.memory !== w.memory;
+    for (const key in L) {
+      if (key === 'par' || key === 'flags' || key === 'k0') continue;
+      if (S[key] !== L[key]) stale = true;
+      S[key] = L[key];
+    }
+    S.memory = w.memory;
+    S.module = w.module;
+    if (stale) {
+      this.task.version++;
+      this.task.args = { ...S };
+      // this thread runs its blocks with the fluid's own instance
+      instances.set(this.task.args, w.x);
     }
   }
 
@@ -617,17 +684,30 @@ export class FluidRowBlocks {
     const C = this.colours,
       B = this.blocks;
     const P = this.par;
+    P[WASM_ON] = w !== null ? 1 : 0;
+    if (w !== null) {
+      P[AT_SORTED] = w.sorted;
+      P[AT_START] = w.start;
+      P[AT_NBR] = w.nbr;
+      P[AT_LIVE] = w.live;
+      P[AT_LIVESTART] = w.liveStart;
+      P[AT_ACC] = w.acc;
+      P[AT_POST] = w.post;
+      P[AT_GBUF] = w.gBuf;
+    }
+    // the pool: its arrays are the shared copies, or the instance's (local) on a shared memory
+    const pool = tasks && (w === null || w.shared) ? tasks : null;
     for (let c = 0; c < C; c++) {
       P[PHASE] = c;
       const items = Math.ceil((B - c) / C);
       if (items <= 0) continue;
-      if (tasks && items > 1 && tasks.runTask(this.task, items, items)) {
+      if (pool && items > 1 && pool.runTask(this.task, items, items)) {
         this.pooled += items;
         continue;
       }
-      const A = tasks ? this.shared : local;
+      const A = tasks && w === null ? this.shared : local;
       for (let b = c; b < B; b += C) {
-        if (w !== null && !tasks) runRowBlockWasm(w, P, local.start, b);
+        if (w !== null) runRowBlockWasm(w.x, P, this.shared.k0, b);
         else runRowBlockJs(A, b);
       }
     }
