@@ -24,9 +24,10 @@
  * offset arrays: its rows of `sorted` and `start`, its own part of `live`
  * (from start[a0], where its listed pairs fit) and of `liveStart` (from
  * a0 + b: one entry more per block, so that no two blocks write the same
- * entry). On one thread they run as WebAssembly where available (FluidWasm:
- * the same offsets as byte addresses), on the pool as the generated
- * JavaScript twins, which give the same numbers bit for bit.
+ * entry). They run as WebAssembly where available (FluidWasm: the same
+ * offsets as byte addresses) — on the pool, every thread's instance of the
+ * module on the fluid's shared memory (wasm.ts sharedFluidModule) — else as
+ * the generated JavaScript twins, which give the same numbers bit for bit.
  */
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import { applyDeltas } from './correction-passes.js';

@@ -165,13 +165,13 @@ export function sharedFluidModule(): WebAssembly.Module | null {
           p = r;
         } else if (kind === 2) {
           const flag = b[q];
-          let [min, r] = leb(b, q + 1);
+          const [min, r0] = leb(b, q + 1);
+          let r = r0;
           if (flag & 1) [, r] = leb(b, r);
           sec.push(3);
           putLeb(sec, min);
           putLeb(sec, Math.max(min, SHARED_MAX_PAGES));
           p = r;
-          min = 0;
         } else throw new Error(`import kind ${kind}`);
       }
       out.push(2);
