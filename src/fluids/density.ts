@@ -12,7 +12,6 @@ import {
   CORRECTION,
   DENSITY,
   FluidRowBlocks,
-  MAX_ROW_BLOCKS,
   type RowArrays,
   records,
   shared32,
@@ -21,7 +20,7 @@ import {
 } from './row-blocks.js';
 import { CoupledSolids } from './solids.js';
 import { FluidWalls } from './walls.js';
-import { FluidWasm, fluidWasmModule, sharedFluidModule } from './wasm.js';
+import { FluidWasm, fluidWasmModule, MAX_ROW_BLOCKS, sharedFluidModule } from './wasm.js';
 
 /**
  * The density constraints of one Fluid and its velocity post-process: PBF

@@ -41,7 +41,7 @@ import {
   xsphVorticityPass,
 } from './pair-passes.generated.js';
 import { addVelocities, initPostRecords, vorticityForce, vorticityMagnitudes } from './velocity-passes.js';
-import type { FluidWasm, FluidWasmExports } from './wasm.js';
+import { type FluidWasm, type FluidWasmExports, MAX_ROW_BLOCKS } from './wasm.js';
 
 /** Passes (slot PASS of the parameters). */
 export const DENSITY = 0;
@@ -95,8 +95,6 @@ const PASS = 0,
   AT_GBUF = 33;
 const PAR_SLOTS = 40;
 
-/** The most row blocks (liveStart holds n + 1 + MAX_ROW_BLOCKS entries). */
-export const MAX_ROW_BLOCKS = 128;
 /** The fewest rows per block. */
 const MIN_ROWS = 512;
 

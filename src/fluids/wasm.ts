@@ -1,7 +1,6 @@
 import { WASM_BASE64 } from '../wasm/fluids.generated.js';
 import { wasmKernel, wasmKernelsEnabled } from '../wasm/kernels.js';
 import type { NeighbourGrid } from './neighbour-grid.js';
-import { MAX_ROW_BLOCKS } from './row-blocks.js';
 
 /**
  * The WebAssembly twins of the fluid pair passes (wasm/fluids.ts, compiled by
@@ -93,6 +92,9 @@ export interface FluidWasmExports {
 export function fluidWasmModule(): WebAssembly.Module | null {
   return wasmKernel('fluids');
 }
+
+/** The most row blocks of the pair passes (row-blocks.ts): liveStart holds n + 1 + MAX_ROW_BLOCKS entries. */
+export const MAX_ROW_BLOCKS = 128;
 
 /** Pages (64 KiB) a shared instance's memory may grow to: 1 GiB. */
 const SHARED_MAX_PAGES = 16384;
