@@ -67,8 +67,8 @@ describe('fluids on worker threads', () => {
       for (const r of rows)
         expect([r.blocks, r.colours, r.size]).toEqual([rows[0].blocks, rows[0].colours, rows[0].size]);
       // the workers run the WebAssembly passes where one thread does (on a shared memory)
-    for (const w of worlds) expect(densityOf(w).activeBackend).toBe(densityOf(worlds[0]).activeBackend);
-    // one thread runs them itself; on 2 and 4 the pool ran blocks where a colour has two or more
+      for (const w of worlds) expect(densityOf(w).activeBackend).toBe(densityOf(worlds[0]).activeBackend);
+      // one thread runs them itself; on 2 and 4 the pool ran blocks where a colour has two or more
       expect(rows[0].pooled).toBe(0);
       if (pooled) {
         expect(rows[0].colours).toBeLessThan(rows[0].blocks);
