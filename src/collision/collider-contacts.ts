@@ -3,6 +3,7 @@ import type { ParticleStore } from '../core/particles.js';
 import type { SystemKind, World } from '../core/world.js';
 import type { WorldCollider } from '../core/world-collider.js';
 import { quatRotate, quatRotateInverse } from '../math/quat.js';
+import { generateSphereContacts, type SphereLike } from './collider-contacts-sphere.js';
 import { depenetrateBodies } from './collider-depenetration.js';
 import { anchorCoupledContact, projectCoupledContact, reflectCoupledContact } from './rigid-coupling.js';
 
@@ -78,7 +79,8 @@ export class ColliderContacts implements ConstraintSet {
   readonly order = 100;
   enabled = true;
   count = 0;
-  private capacity = 0;
+  /** Contacts the arrays hold (internal: the generators' fast paths, collider-contacts-sphere.ts). */
+  capacity = 0;
   particle = new Int32Array(0);
   collider = new Int32Array(0);
   q = new Float64Array(0);
@@ -121,33 +123,36 @@ export class ColliderContacts implements ConstraintSet {
    * frame, and the normal (m) and tangential (m, world, 3 per particle) corrections of sticking since
    * it was set.
    */
-  private anchorOf = new Int32Array(0);
-  private anchorSeen = new Int32Array(0);
-  private anchorLocal = new Float64Array(0);
-  private stickN = new Float64Array(0);
-  private stickT = new Float64Array(0);
+  anchorOf = new Int32Array(0);
+  anchorSeen = new Int32Array(0);
+  anchorLocal = new Float64Array(0);
+  stickN = new Float64Array(0);
+  stickT = new Float64Array(0);
   /** Substeps begun (anchors of particles not in contact in the previous one are dropped). */
-  private substep = 0;
+  substep = 0;
   /**
    * Memory (s) of the sums of sticking: they decay by exp(−h / stickMemory) per substep, so that
    * what a contact held long ago does not keep it stuck when its load changes (a box on a slope
    * that tilts at 2°/s starts to slide at the same angle as with the per-substep test). Default 0.2.
    */
   stickMemory = 0.2;
-  private stickDecay = 1;
-  private readonly rot = new Float64Array(3);
+  stickDecay = 1;
+  readonly rot = new Float64Array(3);
   /** Bodies whose particles ignore colliders: disabledBody[body id] = 1 (null: none). */
   disabledBody: Uint8Array | null = null;
   colliders: readonly WorldCollider[] = [];
   /** Normal (0 … 2) and distance or ray fraction (3) of the last collider query. */
-  private readonly nrm = new Float64Array(4);
+  readonly nrm = new Float64Array(4);
   /** The point where a ray entered a collider. */
-  private readonly hit = new Float64Array(3);
+  readonly hit = new Float64Array(3);
   /** The contact push() adds: q (0 … 2), n (3 … 5), vn0 (6), collider velocity at q (7 … 9), deep (10). */
   private readonly pending = new Float64Array(11);
   /** Per chunk of CHUNK consecutive particles: the box of their x and p, and max(radius + |p − x|). */
-  private chunkBox = new Float64Array(0);
-  private chunkReach = new Float64Array(0);
+  chunkBox = new Float64Array(0);
+  chunkReach = new Float64Array(0);
+  /** Chunk tests made and chunks culled in this substep's generation. */
+  cullTested = 0;
+  cullCulled = 0;
   /**
    * Substeps left to generate without chunk boxes: building them reads every particle's x and p,
    * which pays only where whole chunks lie far from the colliders (hair on a head: nearly every chunk
@@ -159,7 +164,7 @@ export class ColliderContacts implements ConstraintSet {
     this.grow(256);
   }
 
-  private grow(cap: number): void {
+  grow(cap: number): void {
     const g = <T extends Float64Array | Int32Array>(a: T, stride: number): T => {
       const b = new (a.constructor as new (n: number) => T)(cap * stride);
       b.set(a.subarray(0, this.count * stride));
@@ -285,11 +290,18 @@ export class ColliderContacts implements ConstraintSet {
     else if (this.cullPause > 0) this.cullPause--;
     const box = this.chunkBox,
       chunkReach = this.chunkReach;
+    this.cullTested = 0;
+    this.cullCulled = 0;
     let tested = 0,
       culled = 0;
     for (let c = 0; c < cols.length; c++) {
       const col = cols[c];
       if (!col.enabled) continue;
+      if (col.type === 'sphere' && (col.rigid ?? -1) < 0) {
+        // the common case in one flat pass, the same numbers (collider-contacts-sphere.ts)
+        generateSphereContacts(this, ctx, col as SphereLike, c, record, chunked, CHUNK, CULL_SLACK);
+        continue;
+      }
       const R = col.boundingRadius();
       const cpx = col.position[0],
         cpy = col.position[1],
@@ -425,6 +437,8 @@ export class ColliderContacts implements ConstraintSet {
         this.push(i, c, ctx);
       }
     }
+    tested += this.cullTested;
+    culled += this.cullCulled;
     if (chunked && CULL_WORTH * culled < tested) this.cullPause = CULL_PAUSE;
   }
 
@@ -448,7 +462,7 @@ export class ColliderContacts implements ConstraintSet {
     this.stickT = gf(this.stickT, 3);
   }
 
-  private recordDeep(i: number, c: number, excess: number): void {
+  recordDeep(i: number, c: number, excess: number): void {
     if (6 * this.deepCount + 6 > this.deepList.length) {
       const g = new Float64Array(Math.max(96, 2 * this.deepList.length));
       g.set(this.deepList);
