@@ -137,6 +137,9 @@ export class ColliderContacts implements ConstraintSet {
    */
   stickMemory = 0.2;
   stickDecay = 1;
+  /** Per collider: its kinetic and static friction, copied at the start of each projection. */
+  private muOf = new Float64Array(0);
+  private musOf = new Float64Array(0);
   readonly rot = new Float64Array(3);
   /** Bodies whose particles ignore colliders: disabledBody[body id] = 1 (null: none). */
   disabledBody: Uint8Array | null = null;
@@ -552,7 +555,19 @@ export class ColliderContacts implements ConstraintSet {
       stickN = this.stickN,
       stickT = this.stickT,
       cols = this.colliders,
-      rigid = this.rigid;
+      rigid = this.rigid,
+      cid = this.collider;
+    // the colliders' friction coefficients, read once per projection instead of through each contact's collider
+    if (this.muOf.length < cols.length) {
+      this.muOf = new Float64Array(cols.length);
+      this.musOf = new Float64Array(cols.length);
+    }
+    const muOf = this.muOf,
+      musOf = this.musOf;
+    for (let c = 0; c < cols.length; c++) {
+      muOf[c] = cols[c].friction;
+      musOf[c] = cols[c].staticFriction;
+    }
     for (let k = 0; k < this.count; k++) {
       if (rigid[k] >= 0) {
         projectCoupledContact(this, k, ctx);
@@ -569,9 +584,8 @@ export class ColliderContacts implements ConstraintSet {
       p[i3 + 2] -= C * nz;
       lam[k] -= C;
       // position-level Coulomb friction against the anchor (see the class comment)
-      const col = cols[this.collider[k]];
-      const mu = col.friction,
-        mus = col.staticFriction;
+      const mu = muOf[cid[k]],
+        mus = musOf[cid[k]];
       if (mu === 0 && mus === 0) continue;
       const dx = p[i3] - at[3 * k],
         dy = p[i3 + 1] - at[3 * k + 1],
