@@ -149,28 +149,42 @@ describe('rigid contacts', () => {
     }
   });
 
-  it('the pyramid of 55 holds at 7 substeps (the benchmark row): after 50 frames no contact sinks 1.5 mm in 10 s, no box moves 2.5 mm', () => {
-    // the rigid-pyramid-55 row runs 7 substeps: its penetration stays under Rapier's (1.53–1.76 mm,
-    // measured as the bench does, with initial positions moved by 1 µm or not); its drift, the end of
-    // the settling, depends on round-off (0.04–1.9 mm as the order of a manifold's points or the
-    // initial positions change; Rapier 0.13–0.36 mm), so it is bounded only loosely here (docs/rigid.md); at 5 substeps the test fails
-    const world = new World({ dt: 1 / 60, substeps: 7 });
-    ground(world, { friction: 0.6 });
-    const system = awake(world);
-    const boxes = boxPyramid(world, { layers: 10, size: 1, friction: 0.6 });
-    for (let k = 0; k < 50; k++) world.step();
-    const p0 = boxes.map((b) => b.position());
-    let drift = 0;
-    let sink = 0;
-    for (let k = 0; k < 600; k++) {
-      world.step();
-      sink = Math.max(sink, system.contacts.maxViolation());
-      if (k % 10 === 9)
+  it('the pyramid of 55 at 7 substeps (the benchmark row) stays steadier than Rapier, whatever 1 µm of round-off', () => {
+    // the rigid-pyramid-55 row runs 7 substeps. Rapier on the same pyramid, measured as the bench does
+    // over these 600 frames after 50, with the initial positions as built or moved by 1 µm in the
+    // patterns below: max drift 0.33–0.36 mm, max penetration 1.55–1.59 mm (docs/rigid.md, Speed).
+    // With a manifold's points solved one after the other, 1 µm decided between 0.27 and 0.89 mm of
+    // drift (the sweep's order and the static friction of each point taking up a slip the others share);
+    // solved as a block (contact-blocks.ts) it is 0–0.17 mm and the contacts 0.8 mm deep
+    const moves: ((i: number) => [number, number, number])[] = [
+      () => [0, 0, 0],
+      (i) => [i % 2 ? 1e-6 : -1e-6, 0, 0],
+      (i) => [0, i % 2 ? 1e-6 : 0, 0],
+      (i) => [0, 0, (((i * 7) % 3) - 1) * 1e-6],
+    ];
+    for (const move of moves) {
+      const world = new World({ dt: 1 / 60, substeps: 7 });
+      ground(world, { friction: 0.6 });
+      const system = awake(world);
+      const boxes = boxPyramid(world, { layers: 10, size: 1, friction: 0.6 });
+      boxes.forEach((b, i) => {
+        const p = b.position(),
+          d = move(i);
+        b.setPosition([p[0] + d[0], p[1] + d[1], p[2] + d[2]]);
+      });
+      for (let k = 0; k < 50; k++) world.step();
+      const p0 = boxes.map((b) => b.position());
+      let drift = 0;
+      let sink = 0;
+      for (let k = 0; k < 600; k++) {
+        world.step();
+        sink = Math.max(sink, system.contacts.maxViolation());
         for (let i = 0; i < boxes.length; i++) drift = Math.max(drift, dist(boxes[i].position(), p0[i]));
+      }
+      expect(sink).toBeLessThan(1.0e-3);
+      expect(drift).toBeLessThan(0.3e-3);
+      expect(world.stats.recoveries).toBe(0);
     }
-    expect(sink).toBeLessThan(1.5e-3);
-    expect(drift).toBeLessThan(2.5e-3);
-    expect(world.stats.recoveries).toBe(0);
   });
 
   it('bodies at rest fall asleep together, and a falling box wakes them', () => {

@@ -1,15 +1,17 @@
 /**
  * The contacts of a polyhedral manifold solved as a block (RigidContacts,
  * contact-set.ts): the up to four points of one pair's patch share the two
- * bodies, so their Gauss–Seidel projection keeps both bodies' poses, inverse
- * masses and world inverse inertias in locals for the whole manifold and
- * writes them back once, instead of loading and storing them through the
- * store's arrays and the contact's scratch vectors at every point. The
- * arithmetic is RigidContacts.project's for a polyhedral contact, operation
- * for operation (Müller et al. 2020, "Handling contacts and friction":
- * eqs. 2–9 for the normal and the static friction corrections), so the
- * results are the same to the bit.
+ * bodies, so the projection and the restitution solve the points of a
+ * manifold together (block-solve.ts: one linearisation at the manifold's
+ * poses, K Δλ = c with the points coupled through the shared bodies) and
+ * move both bodies once per manifold, with their poses, inverse masses and
+ * world inverse inertias in locals. Müller et al. 2020, §3.5 ("Handling
+ * contacts and friction": eqs. 2–9 for the normal and the static friction
+ * corrections) and §3.6 (eqs. 33–34, restitution) with the points of a
+ * patch solved jointly instead of one after the other: the result does not
+ * depend on the order in which the clipping lists the points.
  */
+import { BC, BK, BX, solveJoint } from './block-solve.js';
 import { ContactStore, FACE, NF_CORES } from './contact-store.js';
 
 export class ContactBlocks extends ContactStore {
@@ -51,7 +53,8 @@ export class ContactBlocks extends ContactStore {
     for (let s = 0; s < n; ) {
       let e = s + 1;
       while (e < n && this.first[e] === s) e++;
-      let ok = this.first[s] === s ? 1 : 0;
+      // a block has at most the four points of a reduced manifold (block-solve.ts solves 4 × 4)
+      let ok = this.first[s] === s && e - s <= 4 ? 1 : 0;
       for (let k = s; k < e && ok; k++) {
         if (
           this.a[k] !== this.a[s] ||
@@ -73,24 +76,26 @@ export class ContactBlocks extends ContactStore {
   }
 
   /**
-   * The position-level projection of the polyhedral manifold [s, e) (in
-   * reverse when `rev`): per point, the penetration d along the face normal,
-   * Δλ_n = d/(w₁ + w₂), then static friction on the poses before that
-   * correction (the slip's tangential part, Δλ_t = |slip|/(w₁ + w₂) up to
-   * μ_s λ_n, body 2's anchor following when it slides), and both
-   * corrections applied together: x ± (Δλ_n n − Δλ_t t)/m,
-   * q ← normalise(q ± ½ [I⁻¹ (r × (Δλ_n n − Δλ_t t)), 0] q). The world
-   * inverse inertias are those taken at the sweep's start.
+   * The position-level projection of the polyhedral manifold [s, e), its
+   * points solved jointly (block-solve.ts) at the poses the manifold starts
+   * with: per point the penetration c along the face normal and the
+   * tangential slip; the normal multipliers from K Δλ_n = c with Δλ_n ≥ 0
+   * (Müller et al. 2020, §3.5, eq. 2 for K's diagonal, the points coupled
+   * through the shared bodies); then static friction (§3.5: Δλ_t from the
+   * slip, up to μ_s λ_n, body 2's anchor following when it slides) from the
+   * same joint solve along each point's slip direction; and both corrections
+   * applied together (eqs. 6–9): x ± Σ(Δλ_n n − Δλ_t t)/m,
+   * q ← normalise(q ± ½ [Σ I⁻¹ (r × (Δλ_n n − Δλ_t t)), 0] q). Nothing depends
+   * on the order in which the manifold lists its points. The world inverse
+   * inertias are those taken at the sweep's start.
    */
-  protected projectBlock(s: number, e: number, rev: boolean): void {
+  protected projectBlock(s: number, e: number): void {
     const r = this.rigids;
     const mov = this.materials.movable;
     const iw = this.iw;
     const rA = this.rA,
       rB = this.rB,
       nW = this.nW,
-      radA = this.radA,
-      radB = this.radB,
       lamN = this.lamN,
       lamT = this.lamT,
       muSs = this.muS;
@@ -102,18 +107,13 @@ export class ContactBlocks extends ContactStore {
     let xax = r.x[a3],
       xay = r.x[a3 + 1],
       xaz = r.x[a3 + 2];
-    let qax = r.q[a4],
+    const qax = r.q[a4],
       qay = r.q[a4 + 1],
       qaz = r.q[a4 + 2],
       qaw = r.q[a4 + 3];
-    const ma = r.invMass[ia];
+    const ma = movA ? r.invMass[ia] : 0;
     const ao = 6 * ia;
-    const A0 = iw[ao],
-      A1 = iw[ao + 1],
-      A2 = iw[ao + 2],
-      A3 = iw[ao + 3],
-      A4 = iw[ao + 4],
-      A5 = iw[ao + 5];
+    for (let c = 0; c < 6; c++) IWA[c] = iw[ao + c];
     let XB: Float64Array, QB: Float64Array, b3: number, b4: number, movB: boolean;
     if (ib >= 0) {
       XB = r.x;
@@ -131,221 +131,235 @@ export class ContactBlocks extends ContactStore {
     let xbx = XB[b3],
       xby = XB[b3 + 1],
       xbz = XB[b3 + 2];
-    let qbx = QB[b4],
+    const qbx = QB[b4],
       qby = QB[b4 + 1],
       qbz = QB[b4 + 2],
       qbw = QB[b4 + 3];
     const mb = movB ? r.invMass[ib] : 0;
     const bo = movB ? 6 * ib : 0;
-    const B0 = iw[bo],
-      B1 = iw[bo + 1],
-      B2 = iw[bo + 2],
-      B3 = iw[bo + 3],
-      B4 = iw[bo + 4],
-      B5 = iw[bo + 5];
-    // I⁻¹ (r × d) of each side from the last generalized inverse mass (as U in contact-store.ts)
-    let uax = 0,
-      uay = 0,
-      uaz = 0,
-      ubx = 0,
-      uby = 0,
-      ubz = 0;
+    for (let c = 0; c < 6; c++) IWB[c] = iw[bo + c];
+    const nx = nW[3 * s],
+      ny = nW[3 * s + 1],
+      nz = nW[3 * s + 2];
     const m = e - s;
+    let use = 0,
+      active = 0,
+      last = 0;
     for (let j = 0; j < m; j++) {
-      const k = rev ? e - 1 - j : s + j;
-      const k3 = 3 * k;
-      const nx = nW[k3],
-        ny = nW[k3 + 1],
-        nz = nW[k3 + 2];
-      // the anchors at the current poses (ContactStore.anchors): s = x + R r − rad n
+      const k3 = 3 * (s + j),
+        j3 = 3 * j;
+      // the anchors at the current poses (ContactStore.anchors): s = x + R r (no round cores in a block)
       let vx = rA[k3],
         vy = rA[k3 + 1],
         vz = rA[k3 + 2];
       let tx = 2 * (qay * vz - qaz * vy),
         ty = 2 * (qaz * vx - qax * vz),
         tz = 2 * (qax * vy - qay * vx);
-      const ra = radA[k],
-        rb = radB[k];
-      const lax = vx + qaw * tx + (qay * tz - qaz * ty) - ra * nx,
-        lay = vy + qaw * ty + (qaz * tx - qax * tz) - ra * ny,
-        laz = vz + qaw * tz + (qax * ty - qay * tx) - ra * nz;
-      const pax = xax + lax,
-        pay = xay + lay,
-        paz = xaz + laz;
+      const lax = vx + qaw * tx + (qay * tz - qaz * ty),
+        lay = vy + qaw * ty + (qaz * tx - qax * tz),
+        laz = vz + qaw * tz + (qax * ty - qay * tx);
       vx = rB[k3];
       vy = rB[k3 + 1];
       vz = rB[k3 + 2];
       tx = 2 * (qby * vz - qbz * vy);
       ty = 2 * (qbz * vx - qbx * vz);
       tz = 2 * (qbx * vy - qby * vx);
-      const lbx = vx + qbw * tx + (qby * tz - qbz * ty) + rb * nx,
-        lby = vy + qbw * ty + (qbz * tx - qbx * tz) + rb * ny,
-        lbz = vz + qbw * tz + (qbx * ty - qby * tx) + rb * nz;
-      const pbx = xbx + lbx,
-        pby = xby + lby,
-        pbz = xbz + lbz;
-      const d = (pbx - pax) * nx + (pby - pay) * ny + (pbz - paz) * nz;
-      if (d <= 0) continue;
-      // generalized inverse masses along n (eq. 2)
-      let wa = 0,
-        wb = 0;
-      if (movA) {
-        const cx = lay * nz - laz * ny,
-          cy = laz * nx - lax * nz,
-          cz = lax * ny - lay * nx;
-        uax = A0 * cx + A3 * cy + A4 * cz;
-        uay = A3 * cx + A1 * cy + A5 * cz;
-        uaz = A4 * cx + A5 * cy + A2 * cz;
-        wa = ma + cx * uax + cy * uay + cz * uaz;
+      const lbx = vx + qbw * tx + (qby * tz - qbz * ty),
+        lby = vy + qbw * ty + (qbz * tx - qbx * tz),
+        lbz = vz + qbw * tz + (qbx * ty - qby * tx);
+      LA[j3] = lax;
+      LA[j3 + 1] = lay;
+      LA[j3 + 2] = laz;
+      LB[j3] = lbx;
+      LB[j3 + 1] = lby;
+      LB[j3 + 2] = lbz;
+      // s₁ − s₂: its normal part is −c, its tangential part the slip
+      const sx = xax + lax - (xbx + lbx),
+        sy = xay + lay - (xby + lby),
+        sz = xaz + laz - (xbz + lbz);
+      const c = -(sx * nx + sy * ny + sz * nz);
+      SL[j3] = sx + c * nx;
+      SL[j3 + 1] = sy + c * ny;
+      SL[j3 + 2] = sz + c * nz;
+      BC[j] = c;
+      if (c > 0) {
+        use |= 1 << j;
+        levers(j, nx, ny, nz, movA, movB);
+        last = j;
+        active++;
       }
-      if (movB) {
-        const cx = lby * nz - lbz * ny,
-          cy = lbz * nx - lbx * nz,
-          cz = lbx * ny - lby * nx;
-        ubx = B0 * cx + B3 * cy + B4 * cz;
-        uby = B3 * cx + B1 * cy + B5 * cz;
-        ubz = B4 * cx + B5 * cy + B2 * cz;
-        wb = mb + cx * ubx + cy * uby + cz * ubz;
+    }
+    if (use === 0) return;
+    if (active === 1) {
+      // one point: eq. 2's Δλ_n = c/(w₁ + w₂)
+      BX[0] = BX[1] = BX[2] = BX[3] = 0;
+      const w = ma + mb + dot3(CA, UA, 3 * last) + dot3(CB, UB, 3 * last);
+      if (w > 0) BX[last] = BC[last] / w;
+    } else {
+      // the normal multipliers, jointly (eq. 2's w₁ + w₂ on K's diagonal), Δλ_n ≥ 0
+      fillK(m, ma + mb, use);
+      solveJoint(m, use);
+    }
+    let fric = 0;
+    for (let j = 0; j < m; j++) {
+      const dl = BX[j];
+      DLN[j] = dl;
+      DLT[j] = 0;
+      for (let c = 0; c < 3; c++) {
+        UNA[3 * j + c] = UA[3 * j + c];
+        UNB[3 * j + c] = UB[3 * j + c];
       }
-      const w = wa + wb;
-      if (w <= 0) continue;
-      const dl = d / w;
+      if (!(dl > 0)) continue;
+      const k = s + j;
       lamN[k] += dl;
       this.lamNM[s] += dl;
-      const una_x = uax,
-        una_y = uay,
-        una_z = uaz,
-        unb_x = ubx,
-        unb_y = uby,
-        unb_z = ubz;
-      // static friction (RigidContacts.staticFriction for polyhedra): the direction and I⁻¹ (r × t)
-      // stay n's and the normal's unless the slip sets them
-      let dx = nx,
-        dy = ny,
-        dz = nz;
-      let dt = 0;
-      const muS = muSs[k];
-      if (muS > 0) {
-        let sx = pax - pbx,
-          sy = pay - pby,
-          sz = paz - pbz;
-        const dn = sx * nx + sy * ny + sz * nz;
-        sx -= dn * nx;
-        sy -= dn * ny;
-        sz -= dn * nz;
-        const ct = Math.sqrt(sx * sx + sy * sy + sz * sz);
-        if (ct > 1e-15) {
-          dx = sx / ct;
-          dy = sy / ct;
-          dz = sz / ct;
-          wa = 0;
-          wb = 0;
-          if (movA) {
-            const cx = lay * dz - laz * dy,
-              cy = laz * dx - lax * dz,
-              cz = lax * dy - lay * dx;
-            uax = A0 * cx + A3 * cy + A4 * cz;
-            uay = A3 * cx + A1 * cy + A5 * cz;
-            uaz = A4 * cx + A5 * cy + A2 * cz;
-            wa = ma + cx * uax + cy * uay + cz * uaz;
-          }
-          if (movB) {
-            const cx = lby * dz - lbz * dy,
-              cy = lbz * dx - lbx * dz,
-              cz = lbx * dy - lby * dx;
-            ubx = B0 * cx + B3 * cy + B4 * cz;
-            uby = B3 * cx + B1 * cy + B5 * cz;
-            ubz = B4 * cx + B5 * cy + B2 * cz;
-            wb = mb + cx * ubx + cy * uby + cz * ubz;
-          }
-          const wt = wa + wb;
-          if (wt > 0) {
-            const dl2 = ct / wt;
-            let d2 = dl2;
-            let ok = true;
-            if (lamT[k] + dl2 >= muS * lamN[k]) {
-              // sliding: as far as μ_s λ_n allows; body 2's anchor follows by the rest of the slip
-              d2 = Math.max(0, muS * lamN[k] - lamT[k]);
-              const f = 1 - d2 / dl2;
-              const fx = f * sx,
-                fy = f * sy,
-                fz = f * sz;
-              // rB += R₂ᵀ (f slip) (ContactStore's reanchor)
-              const cx = -qbx,
-                cy = -qby,
-                cz = -qbz;
-              const gx = 2 * (cy * fz - cz * fy),
-                gy = 2 * (cz * fx - cx * fz),
-                gz = 2 * (cx * fy - cy * fx);
-              rB[k3] += fx + qbw * gx + (cy * gz - cz * gy);
-              rB[k3 + 1] += fy + qbw * gy + (cz * gx - cx * gz);
-              rB[k3 + 2] += fz + qbw * gz + (cx * gy - cy * gx);
-              if (!(d2 > 0)) ok = false;
-            }
-            if (ok) {
-              lamT[k] += d2;
-              dt = d2;
-            }
-          }
+      if (muSs[k] <= 0) continue;
+      // static friction along the slip's direction t (the slip measured since the contact began)
+      const j3 = 3 * j;
+      const sx = SL[j3],
+        sy = SL[j3 + 1],
+        sz = SL[j3 + 2];
+      const ct = Math.sqrt(sx * sx + sy * sy + sz * sz);
+      if (!(ct > 1e-15)) continue;
+      TD[j3] = sx / ct;
+      TD[j3 + 1] = sy / ct;
+      TD[j3 + 2] = sz / ct;
+      CT[j] = ct;
+      fric |= 1 << j;
+    }
+    if (fric !== 0) {
+      for (let j = 0; j < m; j++) {
+        if (!(fric & (1 << j))) continue;
+        const j3 = 3 * j;
+        levers(j, TD[j3], TD[j3 + 1], TD[j3 + 2], movA, movB);
+      }
+      // the points' corrections averaged over the patch (a Jacobi step: each point's Δλ_t = |slip|/(w₁ + w₂)
+      // along its own slip, divided by the number of slipping points, so that a slip the points share is
+      // taken up once, not once per point); a joint solve along the points' differing slip directions is
+      // ill-conditioned where a slip is tiny and its direction round-off, and the stack crept
+      let nf = 0;
+      for (let j = 0; j < m; j++) if (fric & (1 << j)) nf++;
+      for (let j = 0; j < m; j++) {
+        if (!(fric & (1 << j))) continue;
+        const j3 = 3 * j;
+        const w =
+          ma +
+          mb +
+          CA[j3] * UA[j3] +
+          CA[j3 + 1] * UA[j3 + 1] +
+          CA[j3 + 2] * UA[j3 + 2] +
+          CB[j3] * UB[j3] +
+          CB[j3 + 1] * UB[j3 + 1] +
+          CB[j3 + 2] * UB[j3 + 2];
+        BX[j] = w > 0 ? CT[j] / (nf * w) : 0;
+      }
+      for (let j = 0; j < m; j++) {
+        if (!(fric & (1 << j))) continue;
+        const k = s + j,
+          k3 = 3 * k,
+          j3 = 3 * j;
+        const dl2 = BX[j];
+        if (!(dl2 > 0)) continue;
+        const muS = muSs[k];
+        let d2 = dl2;
+        if (lamT[k] + dl2 >= muS * lamN[k]) {
+          // sliding: as far as μ_s λ_n allows; body 2's anchor follows by the rest of the slip
+          d2 = Math.max(0, muS * lamN[k] - lamT[k]);
+          const f = 1 - d2 / dl2;
+          const fx = f * SL[j3],
+            fy = f * SL[j3 + 1],
+            fz = f * SL[j3 + 2];
+          // rB += R₂ᵀ (f slip) (ContactStore's reanchor)
+          const cx = -qbx,
+            cy = -qby,
+            cz = -qbz;
+          const gx = 2 * (cy * fz - cz * fy),
+            gy = 2 * (cz * fx - cx * fz),
+            gz = 2 * (cx * fy - cy * fx);
+          rB[k3] += fx + qbw * gx + (cy * gz - cz * gy);
+          rB[k3 + 1] += fy + qbw * gy + (cz * gx - cx * gz);
+          rB[k3 + 2] += fz + qbw * gz + (cx * gy - cy * gx);
+          if (!(d2 > 0)) continue;
         }
+        lamT[k] += d2;
+        DLT[j] = d2;
       }
-      // both corrections at once (ContactStore.moveBoth), body 1 by +, body 2 by −
-      if (movA) {
-        const dn = 1 * dl,
-          ts = -1 * dt;
-        xax += ma * (dn * nx + ts * dx);
-        xay += ma * (dn * ny + ts * dy);
-        xaz += ma * (dn * nz + ts * dz);
-        const hx = 0.5 * (dn * una_x + ts * uax),
-          hy = 0.5 * (dn * una_y + ts * uay),
-          hz = 0.5 * (dn * una_z + ts * uaz);
-        const ox = qax + (hx * qaw + hy * qaz - hz * qay),
-          oy = qay + (hy * qaw + hz * qax - hx * qaz),
-          oz = qaz + (hz * qaw + hx * qay - hy * qax),
-          ow = qaw - (hx * qax + hy * qay + hz * qaz);
-        const inv = 1 / Math.sqrt(ox * ox + oy * oy + oz * oz + ow * ow);
-        qax = ox * inv;
-        qay = oy * inv;
-        qaz = oz * inv;
-        qaw = ow * inv;
-      }
-      if (movB) {
-        const dn = -1 * dl,
-          ts = 1 * dt;
-        xbx += mb * (dn * nx + ts * dx);
-        xby += mb * (dn * ny + ts * dy);
-        xbz += mb * (dn * nz + ts * dz);
-        const hx = 0.5 * (dn * unb_x + ts * ubx),
-          hy = 0.5 * (dn * unb_y + ts * uby),
-          hz = 0.5 * (dn * unb_z + ts * ubz);
-        const ox = qbx + (hx * qbw + hy * qbz - hz * qby),
-          oy = qby + (hy * qbw + hz * qbx - hx * qbz),
-          oz = qbz + (hz * qbw + hx * qby - hy * qbx),
-          ow = qbw - (hx * qbx + hy * qby + hz * qbz);
-        const inv = 1 / Math.sqrt(ox * ox + oy * oy + oz * oz + ow * ow);
-        qbx = ox * inv;
-        qby = oy * inv;
-        qbz = oz * inv;
-        qbw = ow * inv;
+    }
+    // both corrections at once (ContactStore.moveBoth), body 1 by +, body 2 by −: the sums over the points
+    let px = 0,
+      py = 0,
+      pz = 0,
+      hax = 0,
+      hay = 0,
+      haz = 0,
+      hbx = 0,
+      hby = 0,
+      hbz = 0;
+    for (let j = 0; j < m; j++) {
+      const dn = DLN[j],
+        dt = DLT[j];
+      if (!(dn > 0)) continue;
+      const j3 = 3 * j;
+      px += dn * nx;
+      py += dn * ny;
+      pz += dn * nz;
+      hax += dn * UNA[j3];
+      hay += dn * UNA[j3 + 1];
+      haz += dn * UNA[j3 + 2];
+      hbx += dn * UNB[j3];
+      hby += dn * UNB[j3 + 1];
+      hbz += dn * UNB[j3 + 2];
+      if (dt > 0) {
+        px -= dt * TD[j3];
+        py -= dt * TD[j3 + 1];
+        pz -= dt * TD[j3 + 2];
+        hax -= dt * UA[j3];
+        hay -= dt * UA[j3 + 1];
+        haz -= dt * UA[j3 + 2];
+        hbx -= dt * UB[j3];
+        hby -= dt * UB[j3 + 1];
+        hbz -= dt * UB[j3 + 2];
       }
     }
     if (movA) {
+      xax += ma * px;
+      xay += ma * py;
+      xaz += ma * pz;
+      const hx = 0.5 * hax,
+        hy = 0.5 * hay,
+        hz = 0.5 * haz;
+      const ox = qax + (hx * qaw + hy * qaz - hz * qay),
+        oy = qay + (hy * qaw + hz * qax - hx * qaz),
+        oz = qaz + (hz * qaw + hx * qay - hy * qax),
+        ow = qaw - (hx * qax + hy * qay + hz * qaz);
+      const inv = 1 / Math.sqrt(ox * ox + oy * oy + oz * oz + ow * ow);
       r.x[a3] = xax;
       r.x[a3 + 1] = xay;
       r.x[a3 + 2] = xaz;
-      r.q[a4] = qax;
-      r.q[a4 + 1] = qay;
-      r.q[a4 + 2] = qaz;
-      r.q[a4 + 3] = qaw;
+      r.q[a4] = ox * inv;
+      r.q[a4 + 1] = oy * inv;
+      r.q[a4 + 2] = oz * inv;
+      r.q[a4 + 3] = ow * inv;
     }
     if (movB) {
+      xbx -= mb * px;
+      xby -= mb * py;
+      xbz -= mb * pz;
+      const hx = -0.5 * hbx,
+        hy = -0.5 * hby,
+        hz = -0.5 * hbz;
+      const ox = qbx + (hx * qbw + hy * qbz - hz * qby),
+        oy = qby + (hy * qbw + hz * qbx - hx * qbz),
+        oz = qbz + (hz * qbw + hx * qby - hy * qbx),
+        ow = qbw - (hx * qbx + hy * qby + hz * qbz);
+      const inv = 1 / Math.sqrt(ox * ox + oy * oy + oz * oz + ow * ow);
       XB[b3] = xbx;
       XB[b3 + 1] = xby;
       XB[b3 + 2] = xbz;
-      QB[b4] = qbx;
-      QB[b4 + 1] = qby;
-      QB[b4 + 2] = qbz;
-      QB[b4 + 3] = qbw;
+      QB[b4] = ox * inv;
+      QB[b4 + 1] = oy * inv;
+      QB[b4 + 2] = oz * inv;
+      QB[b4 + 3] = ow * inv;
     }
   }
 
@@ -550,6 +564,93 @@ export class ContactBlocks extends ContactStore {
       OB[b3] = obx;
       OB[b3 + 1] = oby;
       OB[b3 + 2] = obz;
+    }
+  }
+}
+
+/** a[o..o+2]·b[o..o+2] */
+function dot3(a: Float64Array, b: Float64Array, o: number): number {
+  return a[o] * b[o] + a[o + 1] * b[o + 1] + a[o + 2] * b[o + 2];
+}
+
+/** Per point of a block (≤ 4): the levers of both sides (world), the slip, the friction direction and amount. */
+const LA = new Float64Array(12);
+const LB = new Float64Array(12);
+const SL = new Float64Array(12);
+const TD = new Float64Array(12);
+const CT = new Float64Array(4);
+/** r × d and I⁻¹ (r × d) of both sides for the direction of the last `levers` call; the normal's kept in UNA, UNB. */
+const CA = new Float64Array(12);
+const CB = new Float64Array(12);
+const UA = new Float64Array(12);
+const UB = new Float64Array(12);
+const UNA = new Float64Array(12);
+const UNB = new Float64Array(12);
+/** The normal and tangential multipliers of a block's points in this projection. */
+const DLN = new Float64Array(4);
+const DLT = new Float64Array(4);
+/** Both sides' world inverse inertias (xx, yy, zz, xy, xz, yz). */
+const IWA = new Float64Array(6);
+const IWB = new Float64Array(6);
+
+/** CA, UA (and CB, UB) of point j for the direction d: r × d and I⁻¹ (r × d), zero for a side that does not move. */
+function levers(j: number, dx: number, dy: number, dz: number, movA: boolean, movB: boolean): void {
+  const j3 = 3 * j;
+  let cx = 0,
+    cy = 0,
+    cz = 0;
+  if (movA) {
+    const lx = LA[j3],
+      ly = LA[j3 + 1],
+      lz = LA[j3 + 2];
+    cx = ly * dz - lz * dy;
+    cy = lz * dx - lx * dz;
+    cz = lx * dy - ly * dx;
+  }
+  CA[j3] = cx;
+  CA[j3 + 1] = cy;
+  CA[j3 + 2] = cz;
+  UA[j3] = IWA[0] * cx + IWA[3] * cy + IWA[4] * cz;
+  UA[j3 + 1] = IWA[3] * cx + IWA[1] * cy + IWA[5] * cz;
+  UA[j3 + 2] = IWA[4] * cx + IWA[5] * cy + IWA[2] * cz;
+  cx = cy = cz = 0;
+  if (movB) {
+    const lx = LB[j3],
+      ly = LB[j3 + 1],
+      lz = LB[j3 + 2];
+    cx = ly * dz - lz * dy;
+    cy = lz * dx - lx * dz;
+    cz = lx * dy - ly * dx;
+  }
+  CB[j3] = cx;
+  CB[j3 + 1] = cy;
+  CB[j3 + 2] = cz;
+  UB[j3] = IWB[0] * cx + IWB[3] * cy + IWB[4] * cz;
+  UB[j3 + 1] = IWB[3] * cx + IWB[1] * cy + IWB[5] * cz;
+  UB[j3 + 2] = IWB[4] * cx + IWB[5] * cy + IWB[2] * cz;
+}
+
+/**
+ * BK of the points in `use` (bit j for point j < m) along the normal:
+ * K_ij = m₁⁻¹ + m₂⁻¹ + (r₁ᵢ × n)·I₁⁻¹ (r₁ⱼ × n) + (r₂ᵢ × n)·I₂⁻¹ (r₂ⱼ × n).
+ */
+function fillK(m: number, w: number, use: number): void {
+  for (let i = 0; i < m; i++) {
+    if (!(use & (1 << i))) continue;
+    const i3 = 3 * i;
+    const ax = CA[i3],
+      ay = CA[i3 + 1],
+      az = CA[i3 + 2],
+      bx = CB[i3],
+      by = CB[i3 + 1],
+      bz = CB[i3 + 2];
+    for (let j = i; j < m; j++) {
+      if (!(use & (1 << j))) continue;
+      const j3 = 3 * j;
+      const v =
+        w + ax * UA[j3] + ay * UA[j3 + 1] + az * UA[j3 + 2] + bx * UB[j3] + by * UB[j3 + 1] + bz * UB[j3 + 2];
+      BK[4 * i + j] = v;
+      BK[4 * j + i] = v;
     }
   }
 }

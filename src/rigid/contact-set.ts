@@ -106,7 +106,7 @@ export class RigidContacts extends ContactBlocks implements ConstraintSet {
       if (this.block[s] !== 0) {
         // a polyhedral manifold, whole (contact-blocks.ts): k is its first point, or its last in reverse
         const e = this.mEnd[s];
-        this.projectBlock(s, e, rev);
+        this.projectBlock(s, e);
         j += e - s - 1;
         continue;
       }
