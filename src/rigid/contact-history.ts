@@ -3,8 +3,10 @@
  * polyhedra takes the material anchors of the old one it continues: static
  * friction then holds two bodies where they stuck across steps, not only
  * within one (RigidContacts). Old contacts are found by a hash of their body
- * pair (a chain per bucket) and matched by the distance of their anchors on
- * body 1.
+ * pair (a chain per bucket, in the contacts' order) and matched by the
+ * distance of their anchors on body 1. With them are kept their normals and
+ * the relative pose of the pair when their manifold was built, so that a
+ * pair that has hardly moved keeps its whole manifold (ContactStore.keep).
  */
 
 /** A hash of a body pair (b may be negative: a collider). */
@@ -17,24 +19,53 @@ export class ContactHistory {
   private b = new Int32Array(0);
   private rA = new Float64Array(0);
   private rB = new Float64Array(0);
+  /** The normal in its frame and which frame (NF_*), the manifold's first contact, the pair's relative pose at the build. */
+  nL = new Float64Array(0);
+  nf = new Int8Array(0);
+  first = new Int32Array(0);
+  rel = new Float64Array(0);
   private next = new Int32Array(0);
   private count = 0;
   private table = new Int32Array(0);
   private mask = 0;
 
-  /** Keeps the n contacts (pairs a, b; body-frame anchors rA, rB) as the old ones. */
-  save(a: Int32Array, b: Int32Array, rA: Float64Array, rB: Float64Array, n: number): void {
+  /**
+   * Keeps the n contacts (pairs a, b; body-frame anchors rA, rB; normals nL
+   * in the frames nf; first contacts of their manifolds; relative poses rel,
+   * 7 each) as the old ones.
+   */
+  save(
+    c: {
+      a: Int32Array;
+      b: Int32Array;
+      rA: Float64Array;
+      rB: Float64Array;
+      nL: Float64Array;
+      nf: Int8Array;
+      first: Int32Array;
+      rel: Float64Array;
+    },
+    n: number,
+  ): void {
     if (this.a.length < n) {
       this.a = new Int32Array(2 * n);
       this.b = new Int32Array(2 * n);
       this.rA = new Float64Array(6 * n);
       this.rB = new Float64Array(6 * n);
+      this.nL = new Float64Array(6 * n);
+      this.nf = new Int8Array(2 * n);
+      this.first = new Int32Array(2 * n);
+      this.rel = new Float64Array(14 * n);
       this.next = new Int32Array(2 * n);
     }
-    this.a.set(a.subarray(0, n));
-    this.b.set(b.subarray(0, n));
-    this.rA.set(rA.subarray(0, 3 * n));
-    this.rB.set(rB.subarray(0, 3 * n));
+    this.a.set(c.a.subarray(0, n));
+    this.b.set(c.b.subarray(0, n));
+    this.rA.set(c.rA.subarray(0, 3 * n));
+    this.rB.set(c.rB.subarray(0, 3 * n));
+    this.nL.set(c.nL.subarray(0, 3 * n));
+    this.nf.set(c.nf.subarray(0, n));
+    this.first.set(c.first.subarray(0, n));
+    this.rel.set(c.rel.subarray(0, 7 * n));
     let size = 16;
     while (size < 2 * n) size *= 2;
     if (this.table.length < size) this.table = new Int32Array(size);
@@ -46,6 +77,35 @@ export class ContactHistory {
       this.table[h] = k;
     }
     this.count = n;
+  }
+
+  /**
+   * The old contacts of pair (ia, ib) when they are one manifold: its first
+   * contact (its others follow it), −1 if there is none; `end` ← one past
+   * its last.
+   */
+  manifold(ia: number, ib: number): number {
+    this.end = -1;
+    if (this.count === 0) return -1;
+    let s = -1;
+    for (let o = this.table[pairHash(ia, ib) & this.mask]; o >= 0; o = this.next[o]) {
+      if (this.a[o] !== ia || this.b[o] !== ib) continue;
+      if (s < 0) s = o;
+      else if (o !== this.end || this.first[o] !== s) return -1;
+      this.end = o + 1;
+    }
+    return s < 0 || this.first[s] !== s ? -1 : s;
+  }
+
+  /** One past the last contact of the manifold the last `manifold` call found. */
+  end = -1;
+
+  /** The old contact o's anchors into rA[k3 …], rB[k3 …]. */
+  anchors(o: number, rA: Float64Array, rB: Float64Array, k3: number): void {
+    for (let d = 0; d < 3; d++) {
+      rA[k3 + d] = this.rA[3 * o + d];
+      rB[k3 + d] = this.rB[3 * o + d];
+    }
   }
 
   /**

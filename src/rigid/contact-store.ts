@@ -44,6 +44,18 @@ export const WM = new Float64Array(2);
 export const DN = new Float64Array(4);
 export const UN = new Float64Array(6);
 
+/** What a checkpoint holds of the contacts (ContactStore.saveState); the last four are absent from older checkpoints. */
+interface ContactState {
+  a: Int32Array;
+  b: Int32Array;
+  rA: Float64Array;
+  rB: Float64Array;
+  nL?: Float64Array;
+  nf?: Int8Array;
+  first?: Int32Array;
+  rel?: Float64Array;
+}
+
 export class ContactStore {
   /** Contact points this step. */
   count = 0;
@@ -75,6 +87,13 @@ export class ContactStore {
   protected readonly history = new ContactHistory();
   /** Per contact, the first contact of its manifold (the contacts of one pair's patch are added together). */
   first = new Int32Array(0);
+  /**
+   * Per contact between two bodies, the pair's relative pose when its
+   * manifold was built: body 2's centre in body 1's frame, R₁ᵀ (x₂ − x₁),
+   * and its orientation relative to body 1's, q₁⁻¹ q₂ (7 each; NaN against
+   * a collider). A manifold is kept while the pose stays near it (keep).
+   */
+  rel = new Float64Array(0);
   /**
    * At a manifold's first contact: the normal impulse of its contacts in
    * this substep times h (the projection's λ_n and the velocity pass's
@@ -126,6 +145,7 @@ export class ContactStore {
     this.nW = g(this.nW, 3);
     this.first = g(this.first, 1);
     this.lamNM = g(this.lamNM, 1);
+    this.rel = g(this.rel, 7);
     this.face = new Float64Array(FACE * cap);
     this.capacity = cap;
   }
@@ -137,7 +157,7 @@ export class ContactStore {
    * friction holds the bodies where they stuck, across steps too.
    */
   clear(): void {
-    this.history.save(this.a, this.b, this.rA, this.rB, this.count);
+    this.history.save(this, this.count);
     this.count = 0;
     this.manifoldStart = 0;
   }
@@ -205,6 +225,111 @@ export class ContactStore {
     this.first[k] = this.manifoldStart;
     this.lamNM[k] = 0;
     if (radA === 0 && radB === 0) this.history.match(ia, ib, this.rA, this.rB, k3, reach);
+    this.relativePose(ia, ib, 7 * k);
+  }
+
+  /** rel[o …] ← the relative pose of bodies ia and ib now (NaN when ib is a collider). */
+  private relativePose(ia: number, ib: number, o: number): void {
+    const rel = this.rel;
+    if (ib < 0) {
+      rel.fill(Number.NaN, o, o + 7);
+      return;
+    }
+    const r = this.rigids;
+    const a3 = 3 * ia,
+      b3 = 3 * ib;
+    rotateBack(S, r.q, 4 * ia, r.x[b3] - r.x[a3], r.x[b3 + 1] - r.x[a3 + 1], r.x[b3 + 2] - r.x[a3 + 2]);
+    rel[o] = S[0];
+    rel[o + 1] = S[1];
+    rel[o + 2] = S[2];
+    // q₁⁻¹ q₂
+    const a4 = 4 * ia,
+      b4 = 4 * ib;
+    const ax = -r.q[a4],
+      ay = -r.q[a4 + 1],
+      az = -r.q[a4 + 2],
+      aw = r.q[a4 + 3];
+    const bx = r.q[b4],
+      by = r.q[b4 + 1],
+      bz = r.q[b4 + 2],
+      bw = r.q[b4 + 3];
+    rel[o + 3] = aw * bx + ax * bw + ay * bz - az * by;
+    rel[o + 4] = aw * by - ax * bz + ay * bw + az * bx;
+    rel[o + 5] = aw * bz + ax * by - ay * bx + az * bw;
+    rel[o + 6] = aw * bw - ax * bx - ay * by - az * bz;
+  }
+
+  /**
+   * Keeps the last step's manifold of bodies ia and ib (its polyhedral
+   * contacts, with their anchors, normals and the relative pose they were
+   * built at) instead of a new narrow phase, when the pair's relative pose
+   * has moved less than `dist` (m, body 2's centre in body 1's frame) and
+   * turned less than `angle` (rad) since then: the narrow phase would find
+   * the same patch and, within the history's reach, the same anchors
+   * (Müller et al. 2020, §3.5, detect collisions once per step; here a
+   * pair's manifold also lasts across steps while the pair keeps its
+   * relative pose). Returns whether it kept one.
+   */
+  keep(ia: number, ib: number, dist: number, angle: number): boolean {
+    const h = this.history;
+    const s = h.manifold(ia, ib);
+    if (s < 0) return false;
+    const e = h.end;
+    const old = h.rel,
+      o = 7 * s;
+    for (let c = s; c < e; c++) if (h.nf[c] === NF_CORES) return false;
+    // the relative pose now, in the slot of the next contact
+    if (this.count + (e - s) > this.capacity) this.grow(2 * (this.count + (e - s)));
+    const k0 = this.count;
+    const p = 7 * k0;
+    this.relativePose(ia, ib, p);
+    const rel = this.rel;
+    const dx = rel[p] - old[o],
+      dy = rel[p + 1] - old[o + 1],
+      dz = rel[p + 2] - old[o + 2];
+    if (!(dx * dx + dy * dy + dz * dz < dist * dist)) return false;
+    // the turn between the two relative orientations: |vec(q_old⁻¹ q_now)| = sin(θ/2)
+    const ax = -old[o + 3],
+      ay = -old[o + 4],
+      az = -old[o + 5],
+      aw = old[o + 6];
+    const bx = rel[p + 3],
+      by = rel[p + 4],
+      bz = rel[p + 5],
+      bw = rel[p + 6];
+    const tx = aw * bx + ax * bw + ay * bz - az * by,
+      ty = aw * by - ax * bz + ay * bw + az * bx,
+      tz = aw * bz + ax * by - ay * bx + az * bw;
+    const sh = Math.sin(0.5 * angle);
+    if (!(tx * tx + ty * ty + tz * tz < sh * sh)) return false;
+    const r = this.rigids;
+    const mats = this.materials;
+    this.beginManifold();
+    for (let c = s; c < e; c++) {
+      const k = this.count++;
+      const k3 = 3 * k;
+      this.a[k] = ia;
+      this.b[k] = ib;
+      h.anchors(c, this.rA, this.rB, k3);
+      const nf = h.nf[c];
+      this.nf[k] = nf;
+      for (let d = 0; d < 3; d++) this.nL[k3 + d] = h.nL[3 * c + d];
+      rotateFrom(S, r.q, 4 * (nf === NF_A ? ia : ib), this.nL, k3);
+      this.nW[k3] = S[0];
+      this.nW[k3 + 1] = S[1];
+      this.nW[k3 + 2] = S[2];
+      this.radA[k] = 0;
+      this.radB[k] = 0;
+      this.muD[k] = 0.5 * (mats.friction[ia] + mats.friction[ib]);
+      this.muS[k] = 0.5 * (mats.staticFriction[ia] + mats.staticFriction[ib]);
+      this.rest[k] = Math.max(mats.restitution[ia], mats.restitution[ib]);
+      this.lamN[k] = this.lamT[k] = 0;
+      this.first[k] = this.manifoldStart;
+      this.lamNM[k] = 0;
+      // the pose the manifold was built at stays its reference
+      for (let d = 0; d < 7; d++) rel[7 * k + d] = old[7 * c + d];
+    }
+    return true;
   }
 
   /** The contacts added from now on form one manifold (one patch of a pair: they share static friction's budget). */
@@ -546,19 +671,27 @@ export class ContactStore {
     turn(r.q, i4, dn * UN[o] + ts * U[o], dn * UN[o + 1] + ts * U[o + 1], dn * UN[o + 2] + ts * U[o + 2]);
   }
 
-  /** The contacts of the last step (pairs and anchors): the next step's contacts match them (see clear). */
-  saveState(): { a: Int32Array; b: Int32Array; rA: Float64Array; rB: Float64Array } {
+  /**
+   * The contacts of the last step (pairs, anchors, normals, manifolds and
+   * the poses they were built at): the next step's contacts match them, or
+   * keep them (see clear and keep).
+   */
+  saveState(): ContactState {
     const n = this.count;
     return {
       a: this.a.slice(0, n),
       b: this.b.slice(0, n),
       rA: this.rA.slice(0, 3 * n),
       rB: this.rB.slice(0, 3 * n),
+      nL: this.nL.slice(0, 3 * n),
+      nf: this.nf.slice(0, n),
+      first: this.first.slice(0, n),
+      rel: this.rel.slice(0, 7 * n),
     };
   }
 
   loadState(state: unknown): void {
-    const s = state as { a: Int32Array; b: Int32Array; rA: Float64Array; rB: Float64Array };
+    const s = state as ContactState;
     const n = s.a.length;
     while (this.capacity < n) this.grow(2 * this.capacity);
     this.count = n;
@@ -566,6 +699,17 @@ export class ContactStore {
     this.b.set(s.b);
     this.rA.set(s.rA);
     this.rB.set(s.rB);
+    if (s.nL && s.nf && s.first && s.rel) {
+      this.nL.set(s.nL);
+      this.nf.set(s.nf);
+      this.first.set(s.first);
+      this.rel.set(s.rel);
+    } else {
+      // a checkpoint from before manifolds were kept: every pair gets a new narrow phase
+      this.nf.fill(NF_CORES, 0, n);
+      this.first.fill(0, 0, n);
+      this.rel.fill(Number.NaN, 0, 7 * n);
+    }
   }
 
   /** Largest penetration (m) over the contacts at the current poses. */

@@ -23,6 +23,13 @@ import { RigidJoints } from './joints.js';
 import { NarrowPhase } from './narrow-phase.js';
 import { type Shape, shapeBounds } from './shapes.js';
 
+/**
+ * A pair of bodies keeps last step's manifold while its relative pose stays
+ * within this fraction of the smaller shape's bounding radius and this many
+ * radians of the pose the manifold was built at (ContactStore.keep).
+ */
+const KEEP_TOLERANCE = 1e-3;
+
 /** Settings of the rigid-body system (RigidBodies.configure). */
 export interface RigidSettings {
   /** Contacts are made for shapes closer than this (m), besides the motion allowance. Default 0.01. */
@@ -312,7 +319,11 @@ export class RigidBodies implements ContactMaterials {
       sb = t;
     }
     const before = this.contacts.count;
-    this.narrow.bodies(r, a, sa, b, sb, this.marginOf(i, j, dt));
+    // a pair that kept its relative pose keeps its manifold (ContactStore.keep): within a thousandth of
+    // the smaller shape's bounding radius and a milliradian of where its patch was found
+    const tol = KEEP_TOLERANCE * Math.min(sa.boundingRadius, sb.boundingRadius);
+    if (!this.contacts.keep(a, b, tol, KEEP_TOLERANCE))
+      this.narrow.bodies(r, a, sa, b, sb, this.marginOf(i, j, dt));
     if (this.contacts.count > before) this.pairs.push(i, j);
   }
 
