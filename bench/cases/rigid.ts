@@ -190,16 +190,14 @@ function scene(file: string): () => { step(): void; info: string } {
 }
 
 /**
- * The substeps of the rigid-pyramid-55 row: the fewest at which the pyramid's
- * drift and penetration over the timed frames (both measured as PyramidWatch
- * does) stay at or under Rapier's on the same frames. Measured over 600
- * frames after 50 (docs/rigid.md, Speed): Rapier 0.35 mm drift, 1.56 mm
- * penetration; pbdkit at 20 substeps 0.15 / 0.16 mm, 10: 0.36 / 0.54, 8:
- * 0.21 / 0.82, 7: 0.27 / 1.11, 6: 1.75 / 1.59 (over 200 frames: worse).
- * The penetration is robust; the drift (the end of the settling) is not:
- * with the initial positions moved by 1 µm, or a manifold's points in
- * another order, it is 0.04–1.9 mm at 7 substeps and 0.13–0.36 mm for
- * Rapier (docs/rigid.md).
+ * The substeps of the rigid-pyramid-55 row: at 7 the pyramid's drift and
+ * penetration over the timed frames (both measured as PyramidWatch does)
+ * stay below Rapier's on the same frames with the initial positions as
+ * built or moved by 1 µm in three patterns. Over 600 frames after 50
+ * (docs/rigid.md, Speed): Rapier 0.33–0.36 mm drift, 1.55–1.59 mm
+ * penetration; pbdkit at 7 substeps 0.000–0.003 / 0.69–0.71 mm, at 8
+ * 0.00–0.12 / 0.48–0.59, at 6 0.21–0.30 / 1.09–1.13 (under Rapier's, by
+ * less).
  */
 const PYRAMID_SUBSTEPS = 7;
 
@@ -212,7 +210,7 @@ const rapierPeer = {
 export const cases: BenchCase[] = [
   {
     name: 'rigid-pyramid-55',
-    description: `a pyramid of 55 boxes settling on the ground, ${PYRAMID_SUBSTEPS} substeps per 1/60 s frame (the fewest at which its drift and penetration over these timed frames are no worse than Rapier's; the penetration robustly, the drift not: docs/rigid.md), single-threaded, sleeping off; Rapier on the same pyramid, interleaved`,
+    description: `a pyramid of 55 boxes settling on the ground, ${PYRAMID_SUBSTEPS} substeps per 1/60 s frame (its drift and penetration over these timed frames below Rapier's, with the initial positions as built or moved by 1 µm: docs/rigid.md), single-threaded, sleeping off; Rapier on the same pyramid, interleaved`,
     setup: pyramid(PYRAMID_SUBSTEPS),
     steps: 200,
     warmup: 50,
