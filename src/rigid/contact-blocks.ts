@@ -595,39 +595,39 @@ const IWB = new Float64Array(6);
 
 /** CA, UA (and CB, UB) of point j for the direction d: r × d and I⁻¹ (r × d), zero for a side that does not move. */
 function levers(j: number, dx: number, dy: number, dz: number, movA: boolean, movB: boolean): void {
-  const j3 = 3 * j;
+  lever(LA, IWA, CA, UA, 3 * j, dx, dy, dz, movA);
+  lever(LB, IWB, CB, UB, 3 * j, dx, dy, dz, movB);
+}
+
+/** One side of levers: C[o …] ← L[o …] × d and U[o …] ← I⁻¹ C[o …] (IW: xx, yy, zz, xy, xz, yz), or 0. */
+function lever(
+  L: Float64Array,
+  IW: Float64Array,
+  C: Float64Array,
+  U: Float64Array,
+  o: number,
+  dx: number,
+  dy: number,
+  dz: number,
+  mov: boolean,
+): void {
   let cx = 0,
     cy = 0,
     cz = 0;
-  if (movA) {
-    const lx = LA[j3],
-      ly = LA[j3 + 1],
-      lz = LA[j3 + 2];
+  if (mov) {
+    const lx = L[o],
+      ly = L[o + 1],
+      lz = L[o + 2];
     cx = ly * dz - lz * dy;
     cy = lz * dx - lx * dz;
     cz = lx * dy - ly * dx;
   }
-  CA[j3] = cx;
-  CA[j3 + 1] = cy;
-  CA[j3 + 2] = cz;
-  UA[j3] = IWA[0] * cx + IWA[3] * cy + IWA[4] * cz;
-  UA[j3 + 1] = IWA[3] * cx + IWA[1] * cy + IWA[5] * cz;
-  UA[j3 + 2] = IWA[4] * cx + IWA[5] * cy + IWA[2] * cz;
-  cx = cy = cz = 0;
-  if (movB) {
-    const lx = LB[j3],
-      ly = LB[j3 + 1],
-      lz = LB[j3 + 2];
-    cx = ly * dz - lz * dy;
-    cy = lz * dx - lx * dz;
-    cz = lx * dy - ly * dx;
-  }
-  CB[j3] = cx;
-  CB[j3 + 1] = cy;
-  CB[j3 + 2] = cz;
-  UB[j3] = IWB[0] * cx + IWB[3] * cy + IWB[4] * cz;
-  UB[j3 + 1] = IWB[3] * cx + IWB[1] * cy + IWB[5] * cz;
-  UB[j3 + 2] = IWB[4] * cx + IWB[5] * cy + IWB[2] * cz;
+  C[o] = cx;
+  C[o + 1] = cy;
+  C[o + 2] = cz;
+  U[o] = IW[0] * cx + IW[3] * cy + IW[4] * cz;
+  U[o + 1] = IW[3] * cx + IW[1] * cy + IW[5] * cz;
+  U[o + 2] = IW[4] * cx + IW[5] * cy + IW[2] * cz;
 }
 
 /**
