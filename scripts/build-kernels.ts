@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import asc from 'assemblyscript/asc';
 import { emitJs } from './kernels/emit-js.js';
 import { emitRowsAs, emitRowsJs, parseRows, type RowsDef } from './kernels/emit-rows.js';
-import { emitSimd } from './kernels/emit-simd.js';
+import { emitBlockMoves, emitSimd, F32X4_MODE, JS_F32 } from './kernels/emit-simd.js';
 import { type KernelDef, parseHelpers, parseKernel } from './kernels/parse.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -87,12 +87,20 @@ export function jsKernelPath(def: KernelDef): string {
 export function elementsSource(defs: KernelDef[]): string {
   const parts: string[] = [];
   const imports = new Set<string>();
+  const arities = new Set<number>();
   for (const def of defs) {
     if (!def.simd) continue;
     const r = emitSimd(def);
     parts.push(r.code);
     for (const f of r.imports) imports.add(f);
+    if (!def.f32) continue;
+    // the f32 mode: four constraints per f32x4 on blocked lanes (gathered per colour by gatherF32N)
+    const r32 = emitSimd(def, F32X4_MODE);
+    parts.push(r32.code);
+    for (const f of r32.imports) imports.add(f);
+    arities.add(def.particles.length);
   }
+  for (const a of [...arities].sort()) parts.push(emitBlockMoves(F32X4_MODE, a));
   const externs = [...imports].sort().map((f) => {
     const arity = f === 'atan2' || f === 'pow' || f === 'hypot' ? 2 : 1;
     const args = ['a', 'b'].slice(0, arity).map((a) => `${a}: f64`);
@@ -106,6 +114,13 @@ export function elementsSource(defs: KernelDef[]): string {
     '/** Lanes A, B of an f64x2 from p[iA] and p[iB] (byte address p, f64 indices). */',
     '@inline function ldv(p: usize, iA: i32, iB: i32): v128 {',
     '  return f64x2.replace_lane(f64x2.splat(load<f64>(p + (<usize>iA << 3))), 1, load<f64>(p + (<usize>iB << 3)));',
+    '}',
+    '/** Lanes A–D of an f32x4 from the f64 values p[iA] … p[iD], each rounded to f32 (as Math.fround). */',
+    '@inline function ldd4(p: usize, iA: i32, iB: i32, iC: i32, iD: i32): v128 {',
+    '  let v = f32x4.splat(<f32>load<f64>(p + (<usize>iA << 3)));',
+    '  v = f32x4.replace_lane(v, 1, <f32>load<f64>(p + (<usize>iB << 3)));',
+    '  v = f32x4.replace_lane(v, 2, <f32>load<f64>(p + (<usize>iC << 3)));',
+    '  return f32x4.replace_lane(v, 3, <f32>load<f64>(p + (<usize>iD << 3)));',
     '}',
     '',
     parts.join('\n\n'),
@@ -127,10 +142,20 @@ export function elementsGlue(defs: KernelDef[]): string {
   const uniforms = (d: KernelDef) =>
     d.params.filter((p) => ['uniform', 'int', 'flag'].includes(p.kind) && !d.simd!.has(p.name));
   const addr = 'pairFrom, pairTo, pairIdx, pairRec, pairEl, scalar, lam, p, w, slow'.split(', ');
+  const arities = new Set<number>();
   for (const d of simd) {
     const args = [...addr, ...uniforms(d).map((p) => p.name)].map((a) => `${a}: number`);
     lines.push(`  ${d.name}(${args.join(', ')}): number;`);
+    if (d.f32) {
+      lines.push(`  ${d.name}F32Blocked(${args.join(', ')}): number;`);
+      arities.add(d.particles.length);
+    }
   }
+  for (const a of [...arities].sort())
+    for (const dir of ['gather', 'scatter'])
+      lines.push(
+        `  ${dir}F32${a}(pairFrom: number, pairTo: number, pairIdx: number, p: number, w: number, blk: number): void;`,
+      );
   lines.push('}', '');
   const imports = new Set<string>();
   for (const d of simd) for (const f of emitSimd(d).imports) imports.add(f);
@@ -188,6 +213,27 @@ export function elementsGlue(defs: KernelDef[]): string {
       );
     }
     lines.push('  }', '  win.save(store);', '}', '');
+    if (!d.f32) continue;
+    const ar = d.particles.length;
+    const block = 'cp[c], cp[c + 1], a.idx, win.pAt, win.wAt, a.blk';
+    const call32 = [...call.slice(0, 7), 'a.blk', '0', ...call.slice(9)];
+    lines.push(
+      `/** One f32 sweep of ${d.name} (${d.file}): per colour, gather its particles into blocks, project four constraints per f32x4, scatter. */`,
+      `export function ${sweep}F32(${args.filter((x) => !x.startsWith('set:')).join(', ')}): void {`,
+      '  const { win, addr: a, ex } = k;',
+      '  const cp = k.plan.colorPairs;',
+      '  const colours = cp.length - 1;',
+      '  win.load(store);',
+      '  for (let s = 0; s < colours; s++) {',
+      '    const c = reverse ? colours - 1 - s : s;',
+      `    ex.gatherF32${ar}(${block});`,
+      `    ex.${d.name}F32Blocked(${call32.join(', ')});`,
+      `    ex.scatterF32${ar}(${block});`,
+      '  }',
+      '  win.save(store);',
+      '}',
+      '',
+    );
   }
   return lines.join('\n');
 }
@@ -252,7 +298,9 @@ export async function generateAll(): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   for (const d of defs) {
     const path = jsKernelPath(d);
-    files.set(path, format(path, emitJs(d, BANNER(d.file))));
+    // the f32 mode's JavaScript twin (JS_F32) beside the f64 kernel
+    const twin = d.f32 ? `\n${emitSimd(d, JS_F32).code}\n` : '';
+    files.set(path, format(path, emitJs(d, BANNER(d.file)) + twin));
   }
   for (const r of rowDefinitions()) {
     // the JavaScript functions beside the definition, the AssemblyScript twins in wasm/

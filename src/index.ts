@@ -143,6 +143,7 @@ export {
 } from './core/solver.js';
 export type {
   IntegratorKind,
+  PrecisionKind,
   SolveKind,
   StepStats,
   SweepKind,

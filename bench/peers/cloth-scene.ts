@@ -16,6 +16,8 @@ export interface FallingClothOptions {
   substeps: number;
   /** XPBD compliance of the dihedral bending (rad²/(N·m)); false: no bending. */
   bendCompliance: number | false;
+  /** Precision of pbdkit's distance and bending kernels (WorldOptions.precision), default 'f64'. */
+  precision?: 'f64' | 'f32';
 }
 
 /** Side of the square cloth (m), its density (kg/m²), the frame (s). */
@@ -48,6 +50,7 @@ export function fallingCloth(o: FallingClothOptions): FallingCloth {
     solver: 'xpbd',
     sweep: 'forward',
     gravity: [0, GRAVITY, 0],
+    precision: o.precision ?? 'f64',
   });
   const cloth = new Cloth(world, {
     mesh: gridMesh({ width: CLOTH_SIZE, height: CLOTH_SIZE, cols: o.n, rows: o.n, plane: 'xz' }),

@@ -92,12 +92,16 @@ function evalBinary(op: string, a: Literal, b: Literal): Literal | undefined {
   return undefined;
 }
 
-/** The lane type: two f64 per f64x2 (the default), or four f32 per f32x4 (the f32 mode). */
+/**
+ * The lane type: two f64 per f64x2 (the default), four f32 per f32x4 (the
+ * f32 mode), or one f32 lane in JavaScript (`JS_F32`: the f32 mode's
+ * JavaScript twin, every operation rounded with Math.fround).
+ */
 export interface Lanes {
   /** Vector type of the values, of the masks, and the number of lanes. */
-  v: 'f64x2' | 'f32x4';
-  m: 'i64x2' | 'i32x4';
-  n: 2 | 4;
+  v: 'f64x2' | 'f32x4' | 'js';
+  m: 'i64x2' | 'i32x4' | 'js';
+  n: 1 | 2 | 4;
   /** Scalar type of a lane, and its size in bytes (positions and inverse masses are stored in it). */
   f: 'f64' | 'f32';
   bytes: 8 | 4;
@@ -110,10 +114,33 @@ export interface Lanes {
    * is unused.
    */
   blocked?: boolean;
+  /**
+   * How `Math.atan2` is computed: 'call' imports JavaScript's (f64; the f32
+   * kernels round its value), 'poly' evaluates the f32 polynomial of
+   * `atan2Poly` with the kernel's own operations (the f32 mode: the same
+   * operations in the f32x4 kernel and its JavaScript twin).
+   */
+  atan?: 'call' | 'poly';
 }
 
 export const F64X2: Lanes = { v: 'f64x2', m: 'i64x2', n: 2, f: 'f64', bytes: 8 };
 export const F32X4: Lanes = { v: 'f32x4', m: 'i32x4', n: 4, f: 'f32', bytes: 4 };
+/** The f32 mode as shipped: blocked f32x4 lanes, atan2 by the in-kernel polynomial. */
+export const F32X4_MODE: Lanes = { ...F32X4, blocked: true, atan: 'poly' };
+/** The f32 mode's JavaScript twin: one lane, every f32 operation rounded with Math.fround. */
+export const JS_F32: Lanes = { v: 'js', m: 'js', n: 1, f: 'f32', bytes: 4, atan: 'poly' };
+
+/**
+ * atan(z) ≈ z P(z²) on [0, 1]: the coefficients of P (degree 7 in z²), f32
+ * values, fitted here by iteratively reweighted least squares (Lawson's
+ * algorithm towards the minimax relative error) on 4,000 Chebyshev nodes.
+ * Evaluated in f32 by Horner's rule its error is ≤ 1.5e-7 rad on [0, 1]
+ * (about one f32 ulp of π/4); test/kernel-f32 checks it against Math.atan2.
+ */
+export const ATAN_COEFFS = [
+  0.9999998807907104, -0.33331990242004395, 0.19969728589057922, -0.14019502699375153, 0.09914348274469376,
+  -0.05948711559176445, 0.024252885952591896, -0.004693404771387577,
+];
 
 /** Lane names (A, B, C, D). */
 const LANE = ['A', 'B', 'C', 'D'];
@@ -144,6 +171,8 @@ class SimdEmitter {
   private readonly V: string;
   private readonly M: string;
   private readonly lanes: number[];
+  /** The JavaScript twin of the f32 mode (JS_F32): one lane, booleans for masks, Math.fround after every operation. */
+  private readonly js: boolean;
 
   constructor(
     private readonly def: KernelDef,
@@ -151,7 +180,8 @@ class SimdEmitter {
   ) {
     this.V = L.v;
     this.M = L.m;
-    this.lanes = L.n === 2 ? [0, 1] : [0, 1, 2, 3];
+    this.lanes = L.n === 1 ? [0] : L.n === 2 ? [0, 1] : [0, 1, 2, 3];
+    this.js = L.v === 'js';
     for (const p of def.params) {
       if (p.kind === 'uniform') this.kinds.set(p.name, 'f');
       if (p.kind === 'int') this.kinds.set(p.name, 'i');
@@ -223,7 +253,11 @@ class SimdEmitter {
     if (!name) {
       name = `_v${this.splats.size}`;
       this.splats.set(code, name);
-      this.pre.push(`const ${name} = ${this.V}.splat(${this.L.f === 'f32' ? `<f32>(${code})` : code});`);
+      if (this.js) {
+        const lit = v.lit !== undefined && typeof v.lit === 'number';
+        this.pre.push(`const ${name} = ${lit ? f32Literal(v.lit as number) : `Math.fround(${code})`};`);
+      } else
+        this.pre.push(`const ${name} = ${this.V}.splat(${this.L.f === 'f32' ? `<f32>(${code})` : code});`);
     }
     return name;
   }
@@ -232,6 +266,7 @@ class SimdEmitter {
   private mask(v: Value): string {
     if (v.kind === 'm') return v.code;
     if (v.kind !== 'b') this.err(null, 'expected a condition');
+    if (this.js) return v.lit === true ? 'true' : v.lit === false ? 'false' : v.code;
     if (v.lit === true) return `${this.M}.splat(-1)`;
     if (v.lit === false) return `${this.M}.splat(0)`;
     return `(${v.code} ? ${this.M}.splat(-1) : ${this.M}.splat(0))`;
@@ -259,6 +294,7 @@ class SimdEmitter {
 
   /** The constraint ids of the lanes. */
   private pairIndex(): string[] {
+    if (this.js) return ['_c'];
     const sh = this.L.n === 2 ? 3 : 4;
     return this.lanes.map((k) =>
       this.load(`el${LANE[k]}`, `load<i32>(pairEl + (<usize>j << ${sh})${k ? `, ${4 * k}` : ''})`),
@@ -267,6 +303,7 @@ class SimdEmitter {
 
   /** A per-constraint value of every lane (`scalar`, `lam`: f64 arrays, rounded to f32 in the f32 mode). */
   private perConstraint(ptr: string): string {
+    if (this.js) return this.load(`${ptr}V`, `Math.fround(_${ptr}[_c])`);
     const ids = this.pairIndex();
     return this.load(`${ptr}V`, `${this.L.f === 'f32' ? 'ldd4' : 'ldv'}(${ptr}, ${ids.join(', ')})`);
   }
@@ -344,6 +381,15 @@ class SimdEmitter {
       if (this.writes.has(`${obj}.${k}`)) this.err(e, `${obj}.${k} is read after it is written`);
       const n = this.L.n;
       const v = this.def.particles.indexOf(p);
+      if (this.js) {
+        // the f32 twin reads the f64 store and rounds, as the f32x4 kernel's window copy does
+        const ar = this.def.particles.length;
+        const i = this.load(`i_${obj}`, `_idx[${ar} * _c${v ? ` + ${v}` : ''}]`);
+        if (f.array === 'w') return { code: this.load(`${obj}_w`, `Math.fround(_w[${i}])`), kind: 'v' };
+        const i3 = this.load(`i_${obj}3`, `3 * ${i}`);
+        const at = f.k ? ` + ${f.k}` : '';
+        return { code: this.load(`${obj}_${k}`, `Math.fround(_p[${i3}${at}])`), kind: 'v' };
+      }
       if (this.L.blocked) {
         const blk = this.load('blk', `p + <usize>(j - pairFrom) * ${64 * this.def.particles.length}`);
         const field = f.array === 'w' ? 3 : f.k;
@@ -367,6 +413,10 @@ class SimdEmitter {
     if (p?.kind === 'record') {
       if (!e.computed || e.property.type !== 'NumericLiteral') this.err(e, 'a record is read as R[constant]');
       const k = e.property.value;
+      if (this.js) {
+        const o = this.load('rec', `${p.stride} * _c`);
+        return { code: this.load(`${obj}${k}`, `Math.fround(_rec[${o}${k ? ` + ${k}` : ''}])`), kind: 'v' };
+      }
       const base = this.load('rec', `pairRec + <usize>j * ${16 * p.stride}`);
       return { code: this.load(`${obj}${k}`, `v128.load(${base}, ${16 * k})`), kind: 'v' };
     }
@@ -377,13 +427,13 @@ class SimdEmitter {
     const a = this.expr(e.argument);
     if (e.operator === '-') {
       if (a.lit !== undefined && typeof a.lit === 'number') return this.lit(-a.lit, e);
-      if (a.kind === 'v') return { code: `${this.V}.neg(${a.code})`, kind: 'v' };
+      if (a.kind === 'v') return { code: this.js ? `(-${a.code})` : `${this.V}.neg(${a.code})`, kind: 'v' };
       return { code: `(-${a.code})`, kind: a.kind };
     }
     if (e.operator === '+') return a;
     if (e.operator === '!') {
       if (a.lit !== undefined) return this.lit(!a.lit, e);
-      if (a.kind === 'm') return { code: `v128.not(${a.code})`, kind: 'm' };
+      if (a.kind === 'm') return { code: this.notM(a.code), kind: 'm' };
       return { code: `(!${a.code})`, kind: 'b' };
     }
     return this.err(e, `operator ${e.operator}`);
@@ -401,26 +451,59 @@ class SimdEmitter {
       // multiplying by exactly 1 changes no bit (the SIMD kernels fold a specialised (1 + γ))
       if (op === '*' && a.lit === 1) return b;
       if (op === '*' && b.lit === 1) return a;
-      if (a.kind === 'v' || b.kind === 'v') {
-        return { code: `${this.V}.${VBIN[op]}(${this.splat(a)}, ${this.splat(b)})`, kind: 'v' };
-      }
+      if (a.kind === 'v' || b.kind === 'v')
+        return { code: this.vbin(op, this.splat(a), this.splat(b)), kind: 'v' };
       const kind = a.kind === 'i' && b.kind === 'i' ? 'i' : 'f';
-      return { code: `(${this.scalar(a, kind)} ${op} ${this.scalar(b, kind)})`, kind };
+      const code = `(${this.scalar(a, kind)} ${op} ${this.scalar(b, kind)})`;
+      // an f32 scalar operation of the wasm kernel, rounded as it rounds
+      return { code: this.js && kind === 'f' ? `Math.fround${code}` : code, kind };
     }
     if (VCMP[op]) {
+      const strict = op === '==' ? '===' : op === '!=' ? '!==' : op;
       if (a.kind === 'v' || b.kind === 'v') {
+        if (this.js) return { code: `(${this.splat(a)} ${strict} ${this.splat(b)})`, kind: 'm' };
         return { code: `${this.V}.${VCMP[op]}(${this.splat(a)}, ${this.splat(b)})`, kind: 'm' };
       }
       const kind = a.kind === 'i' || b.kind === 'i' ? 'i' : 'f';
-      return { code: `(${this.scalar(a, kind)} ${SCMP[op] ?? op} ${this.scalar(b, kind)})`, kind: 'b' };
+      const sop = this.js ? strict : (SCMP[op] ?? op);
+      return { code: `(${this.scalar(a, kind)} ${sop} ${this.scalar(b, kind)})`, kind: 'b' };
     }
     return this.err(e, `operator ${op}`);
   }
 
   private scalar(v: Value, kind: 'f' | 'i'): string {
-    if (v.lit !== undefined && typeof v.lit === 'number')
+    if (v.lit !== undefined && typeof v.lit === 'number') {
+      if (kind === 'f' && this.js) return f32Literal(v.lit);
       return kind === 'f' && this.L.f === 'f32' ? `<f32>(${fmtNumber(v.lit, kind)})` : fmtNumber(v.lit, kind);
+    }
     return v.code;
+  }
+
+  /** A lane operation + − × ÷ (Math.fround of the double result in the JavaScript twin: the f32 result). */
+  private vbin(op: string, a: string, b: string): string {
+    return this.js ? `Math.fround(${a} ${op} ${b})` : `${this.V}.${VBIN[op]}(${a}, ${b})`;
+  }
+
+  private andM(a: string, b: string): string {
+    return this.js ? `(${a} && ${b})` : `v128.and(${a}, ${b})`;
+  }
+
+  private orM(a: string, b: string): string {
+    return this.js ? `(${a} || ${b})` : `v128.or(${a}, ${b})`;
+  }
+
+  private notM(a: string): string {
+    return this.js ? `(!${a})` : `v128.not(${a})`;
+  }
+
+  /** a and not b. */
+  private andnotM(a: string, b: string): string {
+    return this.js ? `(${a} && !${b})` : `v128.andnot(${a}, ${b})`;
+  }
+
+  /** m ? a : b, lane by lane. */
+  private select(a: string, b: string, m: string): string {
+    return this.js ? `(${m} ? ${a} : ${b})` : `v128.bitselect(${a}, ${b}, ${m})`;
   }
 
   private logical(e: T.LogicalExpression): Value {
@@ -434,7 +517,10 @@ class SimdEmitter {
       return b.lit ? b : a;
     }
     if (a.kind === 'm' || b.kind === 'm') {
-      return { code: `v128.${and ? 'and' : 'or'}(${this.mask(a)}, ${this.mask(b)})`, kind: 'm' };
+      return {
+        code: and ? this.andM(this.mask(a), this.mask(b)) : this.orM(this.mask(a), this.mask(b)),
+        kind: 'm',
+      };
     }
     return { code: `(${a.code} ${e.operator} ${b.code})`, kind: 'b' };
   }
@@ -449,7 +535,7 @@ class SimdEmitter {
         return { code: `(${c.code} ? ${this.splat(a)} : ${this.splat(b)})`, kind: 'v' };
       return { code: `(${c.code} ? ${a.code} : ${b.code})`, kind: a.kind };
     }
-    return { code: `v128.bitselect(${this.splat(a)}, ${this.splat(b)}, ${c.code})`, kind: 'v' };
+    return { code: this.select(this.splat(a), this.splat(b), c.code), kind: 'v' };
   }
 
   private call(e: T.CallExpression): Value {
@@ -479,6 +565,15 @@ class SimdEmitter {
     }
     const vector = args.some((a) => a.kind === 'v');
     const f32 = this.L.f === 'f32';
+    if (fn === 'atan2' && this.L.atan === 'poly') return this.atan2Poly(args[0], args[1]);
+    if (this.js) {
+      // Math.sqrt rounded to f32 is the f32 square root (53 ≥ 2·24 + 2 bits); |x| is exact
+      const xs = args.map((a) => (a.kind === 'v' ? a.code : this.scalar(a, 'f'))).join(', ');
+      return {
+        code: fn === 'abs' ? `Math.abs(${xs})` : `Math.fround(Math.${fn}(${xs}))`,
+        kind: vector ? 'v' : 'f',
+      };
+    }
     if (NATIVE.has(fn)) {
       if (vector) return { code: `${this.V}.${fn}(${this.splat(args[0])})`, kind: 'v' };
       // sqrt in f64 rounded to f32 is the f32 square root (53 ≥ 2·24 + 2 bits)
@@ -497,6 +592,47 @@ class SimdEmitter {
     let code = `${this.V}.splat(${lane(0)})`;
     for (const k of this.lanes.slice(1)) code = `${this.V}.replace_lane(${code}, ${k}, ${lane(k)})`;
     return { code, kind: 'v' };
+  }
+
+  /**
+   * atan2(y, x) in the kernel's own operations (Lanes.atan 'poly'), the same
+   * sequence in the f32x4 kernel and its JavaScript twin: range reduction to
+   * z = min(|x|, |y|) / max(|x|, |y|) ∈ [0, 1] (0 when both are 0), atan z by
+   * the odd polynomial z P(z²) of ATAN_COEFFS (Horner), then π/2 − r where
+   * |y| > |x|, π − r where x < 0, and −r where y < 0 — the quadrants of
+   * atan2, as in any range-reduced arctangent (e.g. Cephes' atanf).
+   */
+  private atan2Poly(y: Value, x: Value): Value {
+    const v = (a: Value) => (a.kind === 'v' ? a.code : this.splat(a));
+    const t = (code: string, kind: Kind = 'v'): Value => {
+      const n = this.fresh('at');
+      this.out.push(`const ${n} = ${code};`);
+      return { code: n, kind };
+    };
+    const num = (c: number): string => this.splat({ code: fmtNumber(c, 'f'), kind: 'f', lit: c });
+    const cmp = (op: '>' | '<', a: string, b: string) =>
+      this.js ? `(${a} ${op} ${b})` : `${this.V}.${VCMP[op]}(${a}, ${b})`;
+    const abs = (a: string) => (this.js ? `Math.abs(${a})` : `${this.V}.abs(${a})`);
+    const Y = v(y);
+    const X = v(x);
+    const ax = t(abs(X)).code;
+    const ay = t(abs(Y)).code;
+    const big = t(cmp('>', ay, ax), 'm').code;
+    const lo = t(this.select(ax, ay, big)).code;
+    const hi = t(this.select(ay, ax, big)).code;
+    const q = t(this.vbin('/', lo, hi)).code;
+    const z = t(this.select(q, num(0), cmp('>', hi, num(0)))).code;
+    const z2 = t(this.vbin('*', z, z)).code;
+    const c = ATAN_COEFFS;
+    let h = num(c[c.length - 1]);
+    for (let k = c.length - 2; k >= 0; k--) h = t(this.vbin('+', this.vbin('*', h, z2), num(c[k]))).code;
+    let r = t(this.vbin('*', h, z)).code;
+    r = t(this.select(this.vbin('-', num(Math.PI / 2), r), r, big)).code;
+    r = t(this.select(this.vbin('-', num(Math.PI), r), r, cmp('<', X, num(0)))).code;
+    return {
+      code: this.select(this.js ? `(-${r})` : `${this.V}.neg(${r})`, r, cmp('<', Y, num(0))),
+      kind: 'v',
+    };
   }
 
   /** Kind of every local (a `let` is a lane value when any assignment to it is). */
@@ -601,16 +737,17 @@ class SimdEmitter {
             const init = d.init ? this.expr(d.init) : null;
             const code = init ? (kind === 'v' ? this.splat(init) : this.mask(init)) : null;
             const decl = s.kind === 'const' ? 'const' : 'let';
-            this.out.push(code ? `${decl} ${n} = ${code};` : `let ${n}: v128;`);
+            this.out.push(code ? `${decl} ${n} = ${code};` : this.js ? `let ${n} = 0;` : `let ${n}: v128;`);
           } else {
             if (!d.init) this.err(d, `${n} has no value`);
             const v = this.expr(d.init);
             const ty = kind === 'b' ? 'bool' : kind === 'i' ? 'i32' : this.L.f;
             const code = kind === 'b' ? v.code : this.scalar(v, kind === 'i' ? 'i' : 'f');
             const constant = s.kind === 'const' || !this.assigned.has(n);
+            const typed = this.js ? n : `${n}: ${ty}`;
             if (constant && v.lit !== undefined) this.literals.set(n, v.lit);
-            else if (constant) this.pre.push(`const ${n}: ${ty} = ${code};`);
-            else this.out.push(`let ${n}: ${ty} = ${code};`);
+            else if (constant) this.pre.push(`const ${typed} = ${code};`);
+            else this.out.push(`let ${typed} = ${code};`);
           }
         }
         return;
@@ -670,7 +807,7 @@ class SimdEmitter {
     if (this.isReturn(s.consequent) && !s.alternate) {
       const kept = m === null ? this.negated(s.test) : null;
       if (kept !== null) this.keep(kept);
-      else this.clear(m === null ? c.code : `v128.and(${m}, ${c.code})`);
+      else this.clear(m === null ? c.code : this.andM(m, c.code));
       return;
     }
     const alt = s.alternate;
@@ -684,12 +821,12 @@ class SimdEmitter {
     const mt = this.fresh('t');
     this.out.push(`const ${mt} = ${c.code};`);
     const mc = this.fresh('m');
-    this.out.push(`const ${mc} = ${m === null ? mt : `v128.and(${m}, ${mt})`};`);
+    this.out.push(`const ${mc} = ${m === null ? mt : this.andM(m, mt)};`);
     if (this.isReturn(s.consequent)) this.clear(mc);
     else this.statement(s.consequent, mc);
     if (alt) {
       const ma = this.fresh('m');
-      this.out.push(`const ${ma} = ${m === null ? `v128.not(${mt})` : `v128.andnot(${m}, ${mt})`};`);
+      this.out.push(`const ${ma} = ${m === null ? this.notM(mt) : this.andnotM(m, mt)};`);
       if (this.isReturn(alt)) this.clear(ma);
       else this.statement(alt, ma);
     }
@@ -697,6 +834,12 @@ class SimdEmitter {
 
   /** Clears the lanes of `cond` from the active mask; skips the pair when no lane is left. */
   private clear(cond: string): void {
+    if (this.js) {
+      // one lane: a cleared lane is a skipped constraint
+      this.hasMask = true;
+      this.out.push(`if (${cond}) continue;`);
+      return;
+    }
     if (!this.hasMask) {
       this.out.push(`let act = v128.not(${cond});`);
       this.hasMask = true;
@@ -706,6 +849,11 @@ class SimdEmitter {
 
   /** Keeps only the lanes where `keep` (a mask) holds; skips the pair when none is left. */
   private keep(keep: string): void {
+    if (this.js) {
+      this.hasMask = true;
+      this.out.push(`if (!${keep}) continue;`);
+      return;
+    }
     if (!this.hasMask) {
       this.out.push(`let act = ${keep};`);
       this.hasMask = true;
@@ -727,13 +875,14 @@ class SimdEmitter {
     if (test.type === 'LogicalExpression' && test.operator === '||') {
       const a = this.negated(test.left);
       const b = this.negated(test.right);
-      return a !== null && b !== null ? `v128.and(${a}, ${b})` : null;
+      return a !== null && b !== null ? this.andM(a, b) : null;
     }
     return null;
   }
 
   /** Lists the active lanes where `fast` fails for the JavaScript kernel and clears them. */
   private defer(fast: string): void {
+    if (this.js) this.err(null, "'defer' blocks have no f32 twin");
     if (!this.hasMask) this.err(null, "a 'defer' test needs a guard before it (the inverse masses)");
     const ids = this.pairIndex();
     const f = this.fresh('f');
@@ -753,7 +902,7 @@ class SimdEmitter {
     const combine = (old: Value): Value => {
       const r = this.expr(e.right);
       if (!op) return r;
-      return { code: `${this.V}.${VBIN[op]}(${this.splat(old)}, ${this.splat(r)})`, kind: 'v' };
+      return { code: this.vbin(op, this.splat(old), this.splat(r)), kind: 'v' };
     };
     if (t.type === 'MemberExpression' && t.object.type === 'Identifier') {
       const p = this.param(this.particleName(t.object.name));
@@ -785,18 +934,16 @@ class SimdEmitter {
     if (!kind) this.err(e, `unknown name ${t.name}`);
     if (kind === 'v') {
       const value = this.splat(combine({ code: t.name, kind: 'v' }));
-      this.out.push(
-        m === null ? `${t.name} = ${value};` : `${t.name} = v128.bitselect(${value}, ${t.name}, ${m});`,
-      );
+      this.out.push(m === null ? `${t.name} = ${value};` : `${t.name} = ${this.select(value, t.name, m)};`);
     } else if (kind === 'm') {
       const value = this.mask(this.expr(e.right));
-      this.out.push(
-        m === null ? `${t.name} = ${value};` : `${t.name} = v128.bitselect(${value}, ${t.name}, ${m});`,
-      );
+      this.out.push(m === null ? `${t.name} = ${value};` : `${t.name} = ${this.select(value, t.name, m)};`);
     } else {
       if (m !== null) this.err(e, `${t.name} is a scalar assigned under a test on the element`);
       const r = this.expr(e.right);
-      this.out.push(`${t.name} ${e.operator} ${this.scalar(r, kind === 'i' ? 'i' : 'f')};`);
+      const rs = this.scalar(r, kind === 'i' ? 'i' : 'f');
+      if (this.js && kind === 'f' && op) this.out.push(`${t.name} = Math.fround(${t.name} ${op} ${rs});`);
+      else this.out.push(`${t.name} ${e.operator} ${rs};`);
     }
   }
 
@@ -806,6 +953,22 @@ class SimdEmitter {
     const V = this.V;
     const f32 = this.L.f === 'f32';
     const sh = f32 ? 2 : 3;
+    if (this.js) {
+      // one lane, reached only when active: f32 values into the f64 arrays (exact)
+      const lam = this.writes.get('lam');
+      if (lam) this.out.push(`_lam[_c] = ${lam};`);
+      for (const p of this.def.particles) {
+        for (const [k, d] of [
+          ['x', 0],
+          ['y', 1],
+          ['z', 2],
+        ] as const) {
+          const val = this.writes.get(`${p.name}.${k}`);
+          if (val) this.out.push(`_p[${this.loaded.get(`i_${p.name}3`)}${d ? ` + ${d}` : ''}] = ${val};`);
+        }
+      }
+      return;
+    }
     if (this.L.blocked) {
       // whole v128 stores into the block; inactive lanes keep their loaded value
       for (const p of this.def.particles) {
@@ -857,6 +1020,51 @@ class SimdEmitter {
     }
   }
 
+  /**
+   * The f32 mode's JavaScript twin (JS_F32): a loop over constraints
+   * [from, to) of a coloured set, forward or backward, with the f32x4
+   * kernel's operations on one lane. Positions, inverse masses, the scalar
+   * and the multiplier are read from the f64 arrays and rounded (as the
+   * f32x4 kernel's window and loads round them), uniforms are rounded on
+   * entry (as an f32 parameter of WebAssembly is), every + − × ÷ and square
+   * root is rounded to f32 with Math.fround (exact for one operation on f32
+   * values: 53 ≥ 2·24 + 2 bits), and the f32 results are written back
+   * (exactly) into the f64 arrays.
+   */
+  private emitJsTwin(): string {
+    const def = this.def;
+    const us = def.params.filter(
+      (p) => ['uniform', 'int', 'flag'].includes(p.kind) && !this.literals.has(p.name),
+    );
+    const rec = def.params.some((p) => p.kind === 'record');
+    const scalar = def.params.some((p) => p.kind === 'scalar');
+    const args = [
+      '_p: Float64Array',
+      '_w: Float64Array',
+      '_set: KernelSet',
+      ...(scalar ? ['_scalar: Float64Array'] : []),
+      ...(rec ? ['_rec: Float64Array'] : []),
+      '_from: number',
+      '_to: number',
+      '_reverse: boolean',
+      ...us.map((p) => `${p.name}: ${p.kind === 'flag' ? 'boolean' : 'number'}`),
+    ];
+    const lines = [
+      `/** ${def.name} (${def.file}) in f32: the JavaScript twin of its f32x4 kernel, the same bits. */`,
+      `export function ${def.name}F32(${args.join(', ')}): void {`,
+      'const _idx = _set.indices, _lam = _set.lambda;',
+      ...us.filter((p) => p.kind === 'uniform').map((p) => `${p.name} = Math.fround(${p.name});`),
+      ...this.pre,
+      'const _step = _reverse ? -1 : 1;',
+      'const _end = _reverse ? _from - 1 : _to;',
+      'for (let _c = _reverse ? _to - 1 : _from; _c !== _end; _c += _step) {',
+      ...this.out,
+      '}',
+      '}',
+    ];
+    return indent(lines);
+  }
+
   emit(): { code: string; imports: Set<string> } {
     const def = this.def;
     this.inferKinds(def.body.body);
@@ -865,6 +1073,7 @@ class SimdEmitter {
     if (!this.hasMask)
       this.err(def.body, 'the kernel needs a guard (padding lanes have zero inverse masses)');
     this.stores();
+    if (this.js) return { code: this.emitJsTwin(), imports: this.imports };
     const uniforms = def.params
       .filter((p) => ['uniform', 'int', 'flag'].includes(p.kind) && !this.literals.has(p.name))
       .map((p) => `${p.name}: ${p.kind === 'uniform' ? this.L.f : p.kind === 'int' ? 'i32' : 'bool'}`);
@@ -894,6 +1103,11 @@ class SimdEmitter {
     ];
     return { code: indent(lines), imports: this.imports };
   }
+}
+
+/** An f32 constant of the JavaScript twin: the double that is the f32 nearest to `v`. */
+function f32Literal(v: number): string {
+  return fmtNumber(Math.fround(v), 'f');
 }
 
 /**

@@ -62,6 +62,12 @@ export interface KernelDef {
   helpers: Map<string, Helper>;
   /** The definition's geometry function (export const geometry = { … }), or null. */
   geometry: Geometry | null;
+  /**
+   * Whether the definition has an f32 mode (`export const f32 = true`): an
+   * f32x4 kernel on blocked lanes and its JavaScript twin (JS_F32), with
+   * the `simd` specialisations of the f64x2 kernel.
+   */
+  f32: boolean;
 }
 
 /**
@@ -164,6 +170,7 @@ export function parseKernel(file: string, source: string, helpers = new Map<stri
   let doc = '';
   let simd: Map<string, Literal> | null = null;
   let geometry: Geometry | null = null;
+  let f32 = false;
   const imports: string[] = [];
   for (const st of ast.program.body) {
     if (st.type === 'ImportDeclaration') {
@@ -183,6 +190,11 @@ export function parseKernel(file: string, source: string, helpers = new Map<stri
       const v = d.declarations[0];
       if ((v.id as T.Identifier).name === 'geometry') {
         geometry = parseGeometry(where, v, st.leadingComments);
+        continue;
+      }
+      if ((v.id as T.Identifier).name === 'f32') {
+        if (v.init?.type !== 'BooleanLiteral') fail(where, v, 'f32 must be true or false');
+        f32 = v.init.value;
         continue;
       }
       if ((v.id as T.Identifier).name !== 'simd') continue;
@@ -246,6 +258,7 @@ export function parseKernel(file: string, source: string, helpers = new Map<stri
     imports,
     helpers,
     geometry,
+    f32,
   };
 }
 

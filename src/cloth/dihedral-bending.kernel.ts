@@ -5,6 +5,14 @@ import { move, norm2 } from '../kernels/helpers.js';
 export const simd = { gamma: 0 };
 
 /**
+ * The f32 mode (World option `precision: 'f32'`): an f32x4 kernel, four
+ * constraints per instruction on blocked lanes, and its JavaScript twin
+ * (Math.fround after every operation), the same bits; without damping, like
+ * the SIMD twin.
+ */
+export const f32 = true;
+
+/**
  * The dihedral angle φ of triangles (p1, p3, p2) and (p1, p2, p4) (003
  * Appendix A) and the scaled gradients G_i = κ q_i = κ sin φ · ∇_{p_i} φ
  * written to g[0..11] (p1, p2, p3, p4), with κ sin φ in g[12] (κ > 0, see

@@ -1,9 +1,13 @@
 import { ElementConstraints } from '../constraints/element-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
-import { sweepDihedralBending } from '../wasm/element-kernels.generated.js';
+import { sweepDihedralBending, sweepDihedralBendingF32 } from '../wasm/element-kernels.generated.js';
 import type { ElementKernel } from '../wasm/element-kernels.js';
-import { dihedralAngleGradients, projectDihedralBending } from './dihedral-bending.generated.js';
+import {
+  dihedralAngleGradients,
+  projectDihedralBending,
+  projectDihedralBendingF32,
+} from './dihedral-bending.generated.js';
 
 export { dihedralAngleGradients };
 
@@ -102,6 +106,24 @@ export class DihedralBending extends ElementConstraints {
 
   protected sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
     sweepDihedralBending(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde, this.maxStep);
+  }
+
+  protected override readonly hasF32 = true;
+
+  protected override sweepF32(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
+    sweepDihedralBendingF32(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde, this.maxStep);
+  }
+
+  /** The f32 twin: φ by the f32 polynomial of scripts/kernels/emit-simd.ts (atan2Poly), not Math.atan2. */
+  protected override kernelF32(
+    p: Float64Array,
+    w: Float64Array,
+    from: number,
+    to: number,
+    reverse: boolean,
+  ): void {
+    const r = this.rule;
+    projectDihedralBendingF32(p, w, this, this.rest, from, to, reverse, r.kPrime, r.alphaTilde, this.maxStep);
   }
 
   /** The JavaScript kernel (dihedral-bending.kernel.ts; it inlines exactly dihedralAngleGradients()). */

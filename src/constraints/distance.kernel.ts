@@ -5,6 +5,14 @@ import { move, moveBack, norm2 } from '../kernels/helpers.js';
 export const simd = { gamma: 0 };
 
 /**
+ * The f32 mode (World option `precision: 'f32'`): an f32x4 kernel, four
+ * constraints per instruction on blocked lanes, and its JavaScript twin
+ * (Math.fround after every operation), the same bits; without damping, like
+ * the SIMD twin.
+ */
+export const f32 = true;
+
+/**
  * One distance constraint C(p1, p2) = |p1 − p2| − d (003 §3.3, eqs. 10–11):
  * ∇_{p1} C = n, ∇_{p2} C = −n with n = (p1 − p2)/|p1 − p2|, so
  * Δp1 = w1 n Δλ, Δp2 = −w2 n Δλ with Δλ from the unified PBD/XPBD rule

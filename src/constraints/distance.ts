@@ -1,9 +1,9 @@
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
-import { sweepDistance } from '../wasm/element-kernels.generated.js';
+import { sweepDistance, sweepDistanceF32 } from '../wasm/element-kernels.generated.js';
 import type { ElementKernel } from '../wasm/element-kernels.js';
-import { projectDistance } from './distance.generated.js';
+import { projectDistance, projectDistanceF32 } from './distance.generated.js';
 import { ElementConstraints } from './element-set.js';
 
 /**
@@ -78,6 +78,23 @@ export class DistanceConstraints extends ElementConstraints {
 
   protected sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
     sweepDistance(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde, this.modeCode);
+  }
+
+  protected override readonly hasF32 = true;
+
+  protected override sweepF32(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
+    sweepDistanceF32(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde, this.modeCode);
+  }
+
+  protected override kernelF32(
+    p: Float64Array,
+    w: Float64Array,
+    from: number,
+    to: number,
+    reverse: boolean,
+  ): void {
+    const r = this.rule;
+    projectDistanceF32(p, w, this, this.rest, from, to, reverse, r.kPrime, r.alphaTilde, this.modeCode);
   }
 
   kernel(

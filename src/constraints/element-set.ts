@@ -43,6 +43,8 @@ export abstract class ElementConstraints implements ConstraintSet {
   /** 1 under XPBD, 0 under PBD (energy constraints project C = √(2E) or C = E, 002 §3). */
   protected m = 0;
   private simd: ElementKernel | null = null;
+  /** Whether the last projection was in f32 (see usesF32). */
+  private f32 = false;
 
   /**
    * @param arity        particles per constraint
@@ -99,16 +101,89 @@ export abstract class ElementConstraints implements ConstraintSet {
 
   /** One sweep: the paired kernel where it applies, else the JavaScript kernel over all constraints. */
   project(ctx: StepContext): void {
-    const simd = this.simdKernel();
     const store = ctx.store;
+    this.f32 = this.usesF32(ctx);
+    if (this.f32) {
+      const k = this.simdKernel(true);
+      if (k !== null) this.sweepF32(k, store, ctx.reverse);
+      else {
+        this.roundWindow(store.p);
+        this.kernelF32(store.p, store.invMass, 0, this.count, ctx.reverse);
+      }
+      return;
+    }
+    const simd = this.simdKernel();
     if (simd !== null) this.sweep(simd, store, ctx.reverse);
     else this.kernel(store.p, store.x, store.invMass, 0, null, 0, this.count, ctx.reverse);
   }
 
-  /** Constraints [from, to) of one colour batch, with the JavaScript kernel (for parallel schedulers). */
+  /**
+   * Constraints [from, to) of one colour batch, with the JavaScript kernel
+   * (for parallel schedulers, which an f32 world does not use: see World).
+   */
   projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
     const store = ctx.store;
     this.kernel(store.p, store.x, store.invMass, 0, null, from, to, false);
+  }
+
+  /**
+   * An f32 sweep rounds the positions of the set's particle window — from
+   * its lowest to its highest particle index, the f32x4 kernel's window
+   * (src/wasm/paired.ts), copied in as f32 and out widened — to f32; the
+   * JavaScript twin does the same before its loop, so that both paths give
+   * the same bits for every particle of the window, moved or not.
+   */
+  private roundWindow(p: Float64Array): void {
+    if (this.winOf !== this.indices) {
+      let lo = Number.POSITIVE_INFINITY,
+        hi = -1;
+      const idx = this.indices;
+      for (let k = 0; k < this.arity * this.count; k++) {
+        if (idx[k] < lo) lo = idx[k];
+        if (idx[k] > hi) hi = idx[k];
+      }
+      this.winLo = lo;
+      this.winHi = hi;
+      this.winOf = idx;
+    }
+    for (let i = 3 * this.winLo; i < 3 * this.winHi + 3; i++) p[i] = Math.fround(p[i]);
+  }
+
+  private winOf: Int32Array | null = null;
+  private winLo = 0;
+  private winHi = -1;
+
+  /**
+   * Whether this set projects in f32 now: the world asks for it
+   * (`precision: 'f32'`), the set's definition has an f32 mode
+   * (`hasF32`), and the set has no XPBD damping (the f32 kernels, like
+   * the SIMD ones, have none; a damped set stays f64).
+   */
+  protected usesF32(ctx: StepContext): boolean {
+    return ctx.world.precision === 'f32' && this.hasF32 && this.rule.gamma === 0;
+  }
+
+  /** Whether the set's definition has an f32 mode (kernelF32 and sweepF32). */
+  protected readonly hasF32: boolean = false;
+
+  /**
+   * The f32 JavaScript twin (generated from the definition with its f32x4
+   * kernel, the same bits) over constraints from … to − 1, backward when
+   * `reverse`; reads the f64 arrays rounded to f32 and writes f32 values.
+   */
+  protected kernelF32(
+    _p: Float64Array,
+    _w: Float64Array,
+    _from: number,
+    _to: number,
+    _reverse: boolean,
+  ): void {
+    throw new Error(`${this.kind} has no f32 kernel`);
+  }
+
+  /** One f32 sweep of the set's blocked f32x4 WebAssembly kernel (its generated `sweepNAMEF32`). */
+  protected sweepF32(_k: ElementKernel, _store: ParticleStore, _reverse: boolean): void {
+    throw new Error(`${this.kind} has no f32 kernel`);
   }
 
   /**
@@ -219,11 +294,11 @@ export abstract class ElementConstraints implements ConstraintSet {
     return true;
   }
 
-  /** The SIMD kernel when it applies (see `backend`), built on first use and after the arrays change. */
-  protected simdKernel(): ElementKernel | null {
+  /** The SIMD kernel when it applies (see `backend`), built on first use and after the arrays change or the precision. */
+  protected simdKernel(f32 = this.f32): ElementKernel | null {
     if (!this.pairable()) return (this.simd = null);
     const rec = this.pairedRecord();
-    this.simd = elementKernel(this, this.arity, rec, this.recordStride, this.pairedScalar(), this.simd);
+    this.simd = elementKernel(this, this.arity, rec, this.recordStride, this.pairedScalar(), this.simd, f32);
     return this.simd;
   }
 

@@ -44,6 +44,9 @@ export type IntegratorKind = 'implicit-euler' | 'bdf2';
 /** How the constraint sets are iterated, see WorldOptions.solve. */
 export type SolveKind = 'gauss-seidel' | 'jacobi';
 
+/** The floating-point precision of the cloth kernels, see WorldOptions.precision. */
+export type PrecisionKind = 'f64' | 'f32';
+
 /** Per-step statistics. */
 export interface StepStats {
   /** Wall time of the last step (ms). */
@@ -75,6 +78,8 @@ export interface WorldView {
   readonly solve: SolveKind;
   /** Relaxation ω of the Jacobi passes. */
   readonly relaxation: number;
+  /** 'f64', or 'f32' for the sets whose kernels have an f32 mode (distance, dihedral bending). */
+  readonly precision: PrecisionKind;
   readonly wind: WindOptions | null;
   /** 'implicit-euler' (Algorithm 1 of 003) or 'bdf2' (seed 004, core/bdf2.ts). */
   readonly integrator: IntegratorKind;

@@ -25,6 +25,7 @@ import {
 } from './stages.js';
 import type {
   IntegratorKind,
+  PrecisionKind,
   SolveKind,
   StepStats,
   SweepKind,
@@ -35,7 +36,14 @@ import { StepTimings } from './timings.js';
 import type { WorldBody } from './world-body.js';
 import type { WorldCollider } from './world-collider.js';
 
-export type { IntegratorKind, SolveKind, StepStats, SweepKind, WindOptions } from './step-context.js';
+export type {
+  IntegratorKind,
+  PrecisionKind,
+  SolveKind,
+  StepStats,
+  SweepKind,
+  WindOptions,
+} from './step-context.js';
 
 export interface WorldOptions {
   /** Length of one step (s). Default 1/60. */
@@ -62,6 +70,16 @@ export interface WorldOptions {
   solve?: SolveKind;
   /** Relaxation ω of the Jacobi passes (0 < ω < 2). Default 1. */
   relaxation?: number;
+  /**
+   * Floating-point precision of the kernels that have an f32 mode — the
+   * distance and dihedral bending constraints (cloth's stretch and bending,
+   * and distance constraints wherever they are used): 'f64' (default) or
+   * 'f32', four constraints per f32x4 instruction in WebAssembly and a
+   * JavaScript twin with the same bits. Every other set stays f64, as do
+   * the particle store and the sets with XPBD damping or Jacobi iteration.
+   * See docs/cloth.md, "Precision".
+   */
+  precision?: PrecisionKind;
   /** Projection rule: 'xpbd' (default) or 'pbd'. */
   solver?: SolverKind;
   /**
@@ -143,6 +161,7 @@ export class World implements WorldView {
   sweep: SweepKind = 'symmetric';
   solve: SolveKind = 'gauss-seidel';
   relaxation = 1;
+  precision: PrecisionKind = 'f64';
   integrator: IntegratorKind = 'implicit-euler';
   /** The BDF2 integrator's history (null under implicit Euler). */
   history: Bdf2History | null = null;
@@ -223,7 +242,9 @@ export class World implements WorldView {
       reverse: false,
       timings: this.timings,
     };
-    if (threads > 1) {
+    if (threads > 1 && this.precision === 'f32')
+      notice(`pbdkit: precision 'f32' runs on one thread for now; threads: ${threads} ignored`);
+    else if (threads > 1) {
       if (World.threadedScheduler) {
         this.scheduler = World.threadedScheduler(this, threads);
         this.ctx.tasks = this.scheduler.tasks ?? null;
@@ -346,6 +367,25 @@ export class World implements WorldView {
         if (this.history) this.pipeline.add(this.historyStage);
         else this.pipeline.remove(this.historyStage);
       }
+    }
+    if (o.precision !== undefined) {
+      if (o.precision !== 'f64' && o.precision !== 'f32') {
+        throw new PbdError(
+          'world/invalid',
+          'world.precision',
+          `unknown precision '${o.precision}'`,
+          "use 'f64' or 'f32'",
+        );
+      }
+      if (o.precision === 'f32' && (this.scheduler?.threads ?? 1) > 1) {
+        throw new PbdError(
+          'world/invalid',
+          'world.precision',
+          "'f32' runs on one thread for now",
+          "build the world with precision 'f32' and without threads",
+        );
+      }
+      this.precision = o.precision;
     }
     this.relaxation =
       num(o.relaxation, 'relaxation', (x) => x > 0 && x < 2, 'must lie between 0 and 2 (exclusive)') ??

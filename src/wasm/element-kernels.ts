@@ -31,11 +31,35 @@ export function elementKernel(
   stride: number,
   scalar: Float64Array,
   current: ElementKernel | null,
+  f32 = false,
 ): ElementKernel | null {
   if (set.backend !== 'auto' || set.rule.gamma !== 0 || set.count === 0) return null;
   const mod = wasmKernel('elements');
   if (mod === null) return null;
-  if (current?.matches(set, record, scalar)) return current;
+  if (current?.matches(set, record, scalar) && current.plan.lanes === (f32 ? 4 : 2)) return current;
   if (!worthPairing(set, arity)) return null;
-  return new PairedCopy<ElementExports>(mod, 'elements', ELEMENT_IMPORTS, set, arity, record, stride, scalar);
+  // the f32 mode's blocked kernels gather a colour's particles from the f32 window into a scratch of
+  // 64 arity bytes per group of four
+  const scratch = f32 ? 64 * arity * largestColour(set, 4) : 0;
+  return new PairedCopy<ElementExports>(
+    mod,
+    'elements',
+    ELEMENT_IMPORTS,
+    set,
+    arity,
+    record,
+    stride,
+    scalar,
+    f32,
+    scratch,
+    f32,
+  );
+}
+
+/** The largest colour's number of groups of `lanes` constraints. */
+function largestColour(set: ElementSet, lanes: number): number {
+  let m = 0;
+  const o = set.colorOffsets;
+  for (let k = 0; k + 1 < o.length; k++) m = Math.max(m, Math.ceil((o[k + 1] - o[k]) / lanes));
+  return m;
 }

@@ -261,6 +261,7 @@ export class PairedCopy<E> {
     scalar: Float64Array,
     f32 = false,
     scratch = 0,
+    windowF32 = f32,
   ) {
     const n = set.count;
     const L = f32 ? 4 : 2;
@@ -275,7 +276,7 @@ export class PairedCopy<E> {
       slow: arena.take(4 * n),
       blk: arena.take(scratch),
     };
-    const win = new ParticleWindow(plan, arena, f32);
+    const win = new ParticleWindow(plan, arena, windowF32);
     const { exports, buffer } = instantiate(mod, arena.top, imports, name);
     this.ex = exports as unknown as E;
     plan.writeIndices(

@@ -148,6 +148,12 @@ export const worldSettings = z
       .optional()
       .describe('iteration: Gauss–Seidel by colour, or Jacobi with averaging; default "gauss-seidel"'),
     relaxation: z.number().gt(0).lt(2).optional().describe('relaxation ω of the Jacobi passes, default 1'),
+    precision: z
+      .enum(['f64', 'f32'])
+      .optional()
+      .describe(
+        'precision of the distance and dihedral bending kernels: "f32" runs them four per f32x4 instruction (the same bits in JavaScript); default "f64"',
+      ),
     integrator: z
       .enum(['implicit-euler', 'bdf2'])
       .optional()
