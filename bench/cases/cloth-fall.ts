@@ -24,21 +24,28 @@ const SUBSTEPS = 5;
 /** Issue 18's targets: pbdkit / peer ≤ 0.4 (2.5× faster) against Jolt and ammo.js, < 1 against the plain script. */
 const ENGINE_RATIO = 0.4;
 
+type Precision = 'f64' | 'f32';
+
 const scenes = new Map<string, FallingCloth>();
-/** One scene per configuration, shared by pbdkit's instance and its peers (built on the first setup call). */
-function scene(n: number, bend: boolean): FallingCloth {
-  const key = `${n}/${bend}`;
+/**
+ * One scene per configuration, shared by pbdkit's instance and its peers
+ * (built on the first setup call); an f32 scene starts from the same
+ * vertices, masses, edges and quads as the f64 one, only pbdkit's world has
+ * `precision: 'f32'`.
+ */
+function scene(n: number, bend: boolean, precision: Precision = 'f64'): FallingCloth {
+  const key = `${n}/${bend}/${precision}`;
   let s = scenes.get(key);
   if (!s) {
-    s = fallingCloth({ n, substeps: SUBSTEPS, bendCompliance: bend ? BEND_COMPLIANCE : false });
+    s = fallingCloth({ n, substeps: SUBSTEPS, bendCompliance: bend ? BEND_COMPLIANCE : false, precision });
     scenes.set(key, s);
   }
   return s;
 }
 
-function pbdkit(n: number, bend: boolean): () => BenchInstance {
+function pbdkit(n: number, bend: boolean, precision: Precision = 'f64'): () => BenchInstance {
   return () => {
-    const s = scene(n, bend);
+    const s = scene(n, bend, precision);
     const { world, cloth } = s;
     const perSubstep = cloth.stretch.count + (cloth.bend?.count ?? 0);
     const x = world.store.x;
@@ -48,12 +55,13 @@ function pbdkit(n: number, bend: boolean): () => BenchInstance {
       projectionsPerStep: perSubstep * world.substeps,
       world,
       quality: () => edgeStretch(x.subarray(3 * off, 3 * (off + cloth.count)), s.edges, s.rest),
-      info: `${cloth.count} vertices, ${cloth.stretch.count} stretch (${cloth.stretch.colors} colours), ${cloth.bend ? `${cloth.bend.count} dihedral bending (${cloth.bend.colors} colours)` : 'no bending'}; XPBD, ${SUBSTEPS} substeps × 1 iteration, forward sweep, f64`,
+      info: `${cloth.count} vertices, ${cloth.stretch.count} stretch (${cloth.stretch.colors} colours), ${cloth.bend ? `${cloth.bend.count} dihedral bending (${cloth.bend.colors} colours)` : 'no bending'}; XPBD, ${SUBSTEPS} substeps × 1 iteration, forward sweep, ${precision}${precision === 'f32' ? ' (distance and bending kernels: blocked f32x4)' : ''}`,
     };
   };
 }
 
-function peers(n: number, bend: boolean, ammo: boolean): PeerCase[] {
+function peers(n: number, bend: boolean, ammo: boolean, precision: Precision = 'f64'): PeerCase[] {
+  const scene = (m: number, b: boolean) => sceneOf(m, b, precision);
   const out: PeerCase[] = [
     {
       name: 'jolt',
@@ -77,6 +85,8 @@ function peers(n: number, bend: boolean, ammo: boolean): PeerCase[] {
   });
   return out;
 }
+
+const sceneOf = scene;
 
 const nsTargets = { stretch: 4, 'dihedral-bending': 10 };
 
@@ -106,6 +116,24 @@ export const cases: BenchCase[] = [
       '201×201 cloth falling from horizontal, stretch + dihedral bending, XPBD, 5 substeps (frames 5–24: Jolt goes non-finite later)',
     setup: pbdkit(201, true),
     peers: peers(201, true, true),
+    steps: 20,
+    warmup: 5,
+    target: { nsPerProjection: nsTargets, reference: 'same-run peers (issue 18)' },
+  },
+  {
+    name: 'cloth-50-fall-f32',
+    description: "cloth-50-fall with precision: 'f32' (stretch and bending kernels in f32x4, docs/cloth.md)",
+    setup: pbdkit(50, true, 'f32'),
+    peers: peers(50, true, true, 'f32'),
+    steps: 300,
+    warmup: 60,
+    target: { nsPerProjection: nsTargets, reference: 'same-run peers (issue 18)' },
+  },
+  {
+    name: 'cloth-201-fall-f32',
+    description: "cloth-201-fall with precision: 'f32' (frames 5–24)",
+    setup: pbdkit(201, true, 'f32'),
+    peers: peers(201, true, true, 'f32'),
     steps: 20,
     warmup: 5,
     target: { nsPerProjection: nsTargets, reference: 'same-run peers (issue 18)' },
