@@ -6,13 +6,15 @@
  * stays within a stated distance of the f64 one, is deterministic and stays
  * bounded at 201 × 201.
  */
+
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { edgeStretch, fallingCloth } from '../bench/peers/cloth-scene.js';
 import { DihedralBending, dihedralAngleGradients } from '../src/cloth/dihedral-bending.js';
 import { DistanceConstraints } from '../src/constraints/distance.js';
 import type { ElementConstraints } from '../src/constraints/element-set.js';
 import type { StepContext } from '../src/core/step-context.js';
-import { ParticleStore, useWasmKernels, World } from '../src/index.js';
+import { loadScene, ParticleStore, useWasmKernels, World } from '../src/index.js';
 
 /** A deterministic generator (mulberry32). */
 function rng(seed: number): () => number {
@@ -168,6 +170,16 @@ function cloth(n: number, precision: 'f64' | 'f32', frames: number) {
 describe('an f32 world', () => {
   it('rejects an unknown precision, naming the field and the allowed values', () => {
     expect(() => new World({ precision: 'f16' as 'f32' })).toThrow(/world\.precision.*'f64' or 'f32'/s);
+  });
+
+  it('is a scene field: world.precision "f32" builds an f32 world, another value names the field', () => {
+    const spec = JSON.parse(readFileSync(new URL('../scenes/cloth-flag.json', import.meta.url), 'utf8'));
+    spec.world = { ...spec.world, precision: 'f32' };
+    const inst = loadScene(JSON.stringify(spec));
+    expect(inst.world.precision).toBe('f32');
+    inst.world.step();
+    spec.world.precision = 'f16';
+    expect(() => loadScene(JSON.stringify(spec))).toThrow(/world\.precision/);
   });
 
   it('gives the same bits with and without WebAssembly, and the same bits run to run', () => {
