@@ -172,6 +172,20 @@ describe('an f32 world', () => {
     expect(() => new World({ precision: 'f16' as 'f32' })).toThrow(/world\.precision.*'f64' or 'f32'/s);
   });
 
+  it('runs on one thread: threads > 1 is ignored at construction, refused afterwards', () => {
+    const w = new World({ precision: 'f32', threads: 2 });
+    expect(w.threads).toBe(1);
+    w.dispose();
+    const t = new World({ threads: 2 });
+    try {
+      expect(t.threads).toBe(2);
+      expect(() => t.configure({ precision: 'f32' })).toThrow(/world\.precision.*one thread/s);
+      expect(t.precision).toBe('f64');
+    } finally {
+      t.dispose();
+    }
+  });
+
   it('is a scene field: world.precision "f32" builds an f32 world, another value names the field', () => {
     const spec = JSON.parse(readFileSync(new URL('../scenes/cloth-flag.json', import.meta.url), 'utf8'));
     spec.world = { ...spec.world, precision: 'f32' };
