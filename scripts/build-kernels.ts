@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import asc from 'assemblyscript/asc';
 import { emitJs } from './kernels/emit-js.js';
 import { emitRowsAs, emitRowsJs, parseRows, type RowsDef } from './kernels/emit-rows.js';
-import { emitBlockMoves, emitSimd, F32X4_MODE, JS_F32 } from './kernels/emit-simd.js';
+import { emitBlockMoves, emitSimd, F32X4_MODE, JS_F32, LDD4 } from './kernels/emit-simd.js';
 import { type KernelDef, parseHelpers, parseKernel } from './kernels/parse.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -115,13 +115,7 @@ export function elementsSource(defs: KernelDef[]): string {
     '@inline function ldv(p: usize, iA: i32, iB: i32): v128 {',
     '  return f64x2.replace_lane(f64x2.splat(load<f64>(p + (<usize>iA << 3))), 1, load<f64>(p + (<usize>iB << 3)));',
     '}',
-    '/** Lanes A–D of an f32x4 from the f64 values p[iA] … p[iD], each rounded to f32 (as Math.fround). */',
-    '@inline function ldd4(p: usize, iA: i32, iB: i32, iC: i32, iD: i32): v128 {',
-    '  let v = f32x4.splat(<f32>load<f64>(p + (<usize>iA << 3)));',
-    '  v = f32x4.replace_lane(v, 1, <f32>load<f64>(p + (<usize>iB << 3)));',
-    '  v = f32x4.replace_lane(v, 2, <f32>load<f64>(p + (<usize>iC << 3)));',
-    '  return f32x4.replace_lane(v, 3, <f32>load<f64>(p + (<usize>iD << 3)));',
-    '}',
+    ...LDD4,
     '',
     parts.join('\n\n'),
     '',

@@ -15,18 +15,7 @@ import { DistanceConstraints } from '../src/constraints/distance.js';
 import type { ElementConstraints } from '../src/constraints/element-set.js';
 import type { StepContext } from '../src/core/step-context.js';
 import { loadScene, ParticleStore, useWasmKernels, World } from '../src/index.js';
-
-/** A deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from './helpers.js';
 
 /** The context a set's beginStep and project read (XPBD, h = 1/300, one pass). */
 function context(store: ParticleStore, precision: 'f64' | 'f32', reverse: boolean): StepContext {

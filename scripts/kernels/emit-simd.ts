@@ -1105,6 +1105,17 @@ class SimdEmitter {
   }
 }
 
+/** The AssemblyScript helper the f32x4 kernels read per-constraint f64 values with (scalar, multiplier). */
+export const LDD4 = [
+  '/** Lanes A–D of an f32x4 from the f64 values p[iA] … p[iD], each rounded to f32 (as Math.fround). */',
+  '@inline function ldd4(p: usize, iA: i32, iB: i32, iC: i32, iD: i32): v128 {',
+  '  let v = f32x4.splat(<f32>load<f64>(p + (<usize>iA << 3)));',
+  '  v = f32x4.replace_lane(v, 1, <f32>load<f64>(p + (<usize>iB << 3)));',
+  '  v = f32x4.replace_lane(v, 2, <f32>load<f64>(p + (<usize>iC << 3)));',
+  '  return f32x4.replace_lane(v, 3, <f32>load<f64>(p + (<usize>iD << 3)));',
+  '}',
+];
+
 /** An f32 constant of the JavaScript twin: the double that is the f32 nearest to `v`. */
 function f32Literal(v: number): string {
   return fmtNumber(Math.fround(v), 'f');

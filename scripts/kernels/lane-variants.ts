@@ -9,7 +9,7 @@
  * give the same bits. The f32x4 kernels are the f32 mode's candidates: not
  * used by the library yet.
  */
-import { emitBlockMoves, emitSimd, F32X4, F64X2, type Lanes } from './emit-simd.js';
+import { emitBlockMoves, emitSimd, F32X4, F64X2, type Lanes, LDD4 } from './emit-simd.js';
 import type { KernelDef } from './parse.js';
 
 export const LAYOUTS: Record<string, Lanes> = {
@@ -44,13 +44,7 @@ export function laneVariantsSource(defs: KernelDef[], phi: 'atan2' | 'div' | 'po
     '  v = v128.load32_lane(p + (<usize>iC << 2), v, 2);',
     '  return v128.load32_lane(p + (<usize>iD << 2), v, 3);',
     '}',
-    '/** Lanes A–D of an f32x4 from the f64 values p[iA] … p[iD], each rounded to f32 (as Math.fround). */',
-    '@inline function ldd4(p: usize, iA: i32, iB: i32, iC: i32, iD: i32): v128 {',
-    '  let v = f32x4.splat(<f32>load<f64>(p + (<usize>iA << 3)));',
-    '  v = f32x4.replace_lane(v, 1, <f32>load<f64>(p + (<usize>iB << 3)));',
-    '  v = f32x4.replace_lane(v, 2, <f32>load<f64>(p + (<usize>iC << 3)));',
-    '  return f32x4.replace_lane(v, 3, <f32>load<f64>(p + (<usize>iD << 3)));',
-    '}',
+    ...LDD4,
   ];
   for (const L of Object.values(LAYOUTS)) {
     for (const d of defs) {
