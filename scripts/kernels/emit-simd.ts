@@ -25,7 +25,9 @@
  * rounded to f32 as they are read, f32 uniforms; imported functions called
  * in f64 on the f32 value and rounded back), and either width on blocked
  * lanes (`Lanes.blocked`): the layouts measured in docs/performance.md
- * (scripts/kernels/lane-variants.ts). The library ships the f64x2 kernels.
+ * (scripts/kernels/lane-variants.ts). The library ships the f64x2 kernels,
+ * and for definitions with `export const f32 = true` the f32 mode's blocked
+ * f32x4 kernels (F32X4_MODE) and their one-lane JavaScript twin (JS_F32).
  *
  * Uniforms fixed by the definition's `simd` specialisations are substituted
  * and folded first (`if (gamma !== 0)` disappears; `(1 + gamma) * x` is x:
