@@ -71,13 +71,8 @@ export interface WorldOptions {
   /** Relaxation ω of the Jacobi passes (0 < ω < 2). Default 1. */
   relaxation?: number;
   /**
-   * Floating-point precision of the kernels that have an f32 mode — the
-   * distance and dihedral bending constraints (cloth's stretch and bending,
-   * and distance constraints wherever they are used): 'f64' (default) or
-   * 'f32', four constraints per f32x4 instruction in WebAssembly and a
-   * JavaScript twin with the same bits. Every other set stays f64, as do
-   * the particle store and the sets with XPBD damping or Jacobi iteration.
-   * See docs/cloth.md, "Precision".
+   * 'f64' (default) or 'f32': the distance and dihedral bending kernels in f32 (f32x4 in WebAssembly,
+   * a JavaScript twin with the same bits); everything else stays f64. docs/cloth.md, "Precision".
    */
   precision?: PrecisionKind;
   /** Projection rule: 'xpbd' (default) or 'pbd'. */
@@ -369,23 +364,15 @@ export class World implements WorldView {
       }
     }
     if (o.precision !== undefined) {
-      if (o.precision !== 'f64' && o.precision !== 'f32') {
-        throw new PbdError(
-          'world/invalid',
-          'world.precision',
-          `unknown precision '${o.precision}'`,
-          "use 'f64' or 'f32'",
-        );
-      }
-      if (o.precision === 'f32' && (this.scheduler?.threads ?? 1) > 1) {
-        throw new PbdError(
-          'world/invalid',
-          'world.precision',
-          "'f32' runs on one thread for now",
-          "build the world with precision 'f32' and without threads",
-        );
-      }
-      this.precision = o.precision;
+      const p = o.precision;
+      const bad =
+        p !== 'f64' && p !== 'f32'
+          ? [`unknown precision '${p}'`, "use 'f64' or 'f32'"]
+          : p === 'f32' && (this.scheduler?.threads ?? 1) > 1
+            ? ["'f32' runs on one thread for now", "build the world with precision 'f32' and without threads"]
+            : null;
+      if (bad) throw new PbdError('world/invalid', 'world.precision', bad[0], bad[1]);
+      this.precision = p;
     }
     this.relaxation =
       num(o.relaxation, 'relaxation', (x) => x > 0 && x < 2, 'must lie between 0 and 2 (exclusive)') ??
