@@ -123,12 +123,19 @@ export interface Lanes {
    * operations in the f32x4 kernel and its JavaScript twin).
    */
   atan?: 'call' | 'poly';
+  /**
+   * The f32 gather loads each lane's x, y, z with one v128 load (x y z and
+   * the next particle's x) and transposes the four lanes with shuffles,
+   * instead of twelve scalar loads and stores (the window has a spare
+   * particle at its end, so the load stays inside it).
+   */
+  transpose?: boolean;
 }
 
 export const F64X2: Lanes = { v: 'f64x2', m: 'i64x2', n: 2, f: 'f64', bytes: 8 };
 export const F32X4: Lanes = { v: 'f32x4', m: 'i32x4', n: 4, f: 'f32', bytes: 4 };
 /** The f32 mode as shipped: blocked f32x4 lanes, atan2 by the in-kernel polynomial. */
-export const F32X4_MODE: Lanes = { ...F32X4, blocked: true, atan: 'poly' };
+export const F32X4_MODE: Lanes = { ...F32X4, blocked: true, atan: 'poly', transpose: true };
 /** The f32 mode's JavaScript twin: one lane, every f32 operation rounded with Math.fround. */
 export const JS_F32: Lanes = { v: 'js', m: 'js', n: 1, f: 'f32', bytes: 4, atan: 'poly' };
 
@@ -1143,6 +1150,27 @@ export function emitBlockMoves(L: Lanes, arity: number): string {
       `const bb = blk + <usize>(j - pairFrom) * ${64 * arity};`,
     );
     for (let v = 0; v < arity; v++) {
+      if (dir === 'gather' && L.transpose && L.n === 4 && F === 'f32') {
+        // (x y z ·) of lanes a b c d → (xa xb xc xd), (ya …), (za …): a 4 × 3 transpose
+        const ids = [0, 1, 2, 3].map((l) => `i${v}${l}`);
+        ids.forEach((i, l) => lines.push(`const ${i} = load<i32>(ib, ${4 * (4 * v + l)});`));
+        lines.push('{');
+        ids.forEach((i, l) => lines.push(`const q${l} = v128.load(p + <usize>${i} * 12);`));
+        lines.push(
+          'const t0 = v128.shuffle<i32>(q0, q1, 0, 4, 1, 5);',
+          'const t1 = v128.shuffle<i32>(q2, q3, 0, 4, 1, 5);',
+          'const t2 = v128.shuffle<i32>(q0, q1, 2, 6, 3, 7);',
+          'const t3 = v128.shuffle<i32>(q2, q3, 2, 6, 3, 7);',
+          `v128.store(bb, v128.shuffle<i32>(t0, t1, 0, 1, 4, 5), ${64 * v});`,
+          `v128.store(bb, v128.shuffle<i32>(t0, t1, 2, 3, 6, 7), ${64 * v + 16});`,
+          `v128.store(bb, v128.shuffle<i32>(t2, t3, 0, 1, 4, 5), ${64 * v + 32});`,
+          `let m = v128.load32_zero(w + (<usize>${ids[0]} << 2));`,
+          ...[1, 2, 3].map((l) => `m = v128.load32_lane(w + (<usize>${ids[l]} << 2), m, ${l});`),
+          `v128.store(bb, m, ${64 * v + 48});`,
+          '}',
+        );
+        continue;
+      }
       for (let l = 0; l < L.n; l++) {
         const i = `i${v}${l}`;
         lines.push(`const ${i} = load<i32>(ib, ${4 * (L.n * v + l)});`);
