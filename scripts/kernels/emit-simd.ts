@@ -127,7 +127,9 @@ export interface Lanes {
    * The f32 gather loads each lane's x, y, z with one v128 load (x y z and
    * the next particle's x) and transposes the four lanes with shuffles,
    * instead of twelve scalar loads and stores (the window has a spare
-   * particle at its end, so the load stays inside it).
+   * particle at its end, so the load stays inside it); the scatter
+   * transposes back and stores x y with one 8-byte and z with one 4-byte
+   * store per lane.
    */
   transpose?: boolean;
 }
@@ -1169,6 +1171,27 @@ export function emitBlockMoves(L: Lanes, arity: number): string {
           `v128.store(bb, m, ${64 * v + 48});`,
           '}',
         );
+        continue;
+      }
+      if (dir === 'scatter' && L.transpose && L.n === 4 && F === 'f32') {
+        // (xa xb xc xd), (ya …), (za …) → x y of each lane by one 8-byte store, z by one 4-byte store
+        const ids = [0, 1, 2, 3].map((l) => `i${v}${l}`);
+        ids.forEach((i, l) => lines.push(`const ${i} = load<i32>(ib, ${4 * (4 * v + l)});`));
+        lines.push(
+          '{',
+          `const X = v128.load(bb, ${64 * v});`,
+          `const Y = v128.load(bb, ${64 * v + 16});`,
+          `const Z = v128.load(bb, ${64 * v + 32});`,
+          'const u0 = v128.shuffle<i32>(X, Y, 0, 4, 1, 5);',
+          'const u1 = v128.shuffle<i32>(X, Y, 2, 6, 3, 7);',
+        );
+        ids.forEach((i, l) =>
+          lines.push(
+            `v128.store64_lane(p + <usize>${i} * 12, ${l < 2 ? 'u0' : 'u1'}, ${l % 2});`,
+            `v128.store32_lane(p + <usize>${i} * 12, Z, ${l}, 8);`,
+          ),
+        );
+        lines.push('}');
         continue;
       }
       for (let l = 0; l < L.n; l++) {
