@@ -1155,9 +1155,13 @@ export function emitBlockMoves(L: Lanes, arity: number): string {
       if (dir === 'gather' && L.transpose && L.n === 4 && F === 'f32') {
         // (x y z ·) of lanes a b c d → (xa xb xc xd), (ya …), (za …): a 4 × 3 transpose
         const ids = [0, 1, 2, 3].map((l) => `i${v}${l}`);
-        ids.forEach((i, l) => lines.push(`const ${i} = load<i32>(ib, ${4 * (4 * v + l)});`));
+        ids.forEach((i, l) => {
+          lines.push(`const ${i} = load<i32>(ib, ${4 * (4 * v + l)});`);
+        });
         lines.push('{');
-        ids.forEach((i, l) => lines.push(`const q${l} = v128.load(p + <usize>${i} * 12);`));
+        ids.forEach((i, l) => {
+          lines.push(`const q${l} = v128.load(p + <usize>${i} * 12);`);
+        });
         lines.push(
           'const t0 = v128.shuffle<i32>(q0, q1, 0, 4, 1, 5);',
           'const t1 = v128.shuffle<i32>(q2, q3, 0, 4, 1, 5);',
@@ -1176,7 +1180,9 @@ export function emitBlockMoves(L: Lanes, arity: number): string {
       if (dir === 'scatter' && L.transpose && L.n === 4 && F === 'f32') {
         // (xa xb xc xd), (ya …), (za …) → x y of each lane by one 8-byte store, z by one 4-byte store
         const ids = [0, 1, 2, 3].map((l) => `i${v}${l}`);
-        ids.forEach((i, l) => lines.push(`const ${i} = load<i32>(ib, ${4 * (4 * v + l)});`));
+        ids.forEach((i, l) => {
+          lines.push(`const ${i} = load<i32>(ib, ${4 * (4 * v + l)});`);
+        });
         lines.push(
           '{',
           `const X = v128.load(bb, ${64 * v});`,
@@ -1185,12 +1191,12 @@ export function emitBlockMoves(L: Lanes, arity: number): string {
           'const u0 = v128.shuffle<i32>(X, Y, 0, 4, 1, 5);',
           'const u1 = v128.shuffle<i32>(X, Y, 2, 6, 3, 7);',
         );
-        ids.forEach((i, l) =>
+        ids.forEach((i, l) => {
           lines.push(
             `v128.store64_lane(p + <usize>${i} * 12, ${l < 2 ? 'u0' : 'u1'}, ${l % 2});`,
             `v128.store32_lane(p + <usize>${i} * 12, Z, ${l}, 8);`,
-          ),
-        );
+          );
+        });
         lines.push('}');
         continue;
       }
