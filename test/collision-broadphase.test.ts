@@ -432,3 +432,61 @@ function expectBruteForcePairs(bvh: Bvh, boxes: Float64Array, n: number): void {
   expect(want.length).toBeGreaterThan(200);
   expect(got).toEqual(want);
 }
+
+describe('Bvh.selfPairsBounded (budgets for coincident geometry, issue 21)', () => {
+  /** n random boxes, and `copies` coincident copies of each. */
+  function boxes(n: number, copies: number, seed: number): Float64Array {
+    const r = rng(seed);
+    const b = new Float64Array(6 * n * copies);
+    for (let i = 0; i < n; i++) {
+      const x = r(),
+        y = r(),
+        z = r(),
+        s = 0.05 * r();
+      for (let c = 0; c < copies; c++) b.set([x, y, z, x + s, y + s, z + s], 6 * (c * n + i));
+    }
+    return b;
+  }
+  const pairsOf = (t: Bvh, np: number) => Array.from(t.pairs.subarray(0, 2 * np));
+
+  it('below its budgets gives the pairs of selfPairs, in the same order', () => {
+    const b = boxes(500, 3, 3);
+    const t = new Bvh(4);
+    t.build(b, 1500);
+    const all = pairsOf(t, t.selfPairs(b));
+    expect(all.length).toBeGreaterThan(100);
+    const bounded = pairsOf(t, t.selfPairsBounded(b, 1000, 0));
+    expect(bounded).toEqual(all);
+    expect(t.saturated).toBe(0);
+    expect(t.truncated).toBe(false);
+  });
+
+  it('on 50 coincident copies: at most perItem pairs per item, at most maxPairs in all, and only overlapping pairs', () => {
+    const n = 100,
+      copies = 50,
+      m = n * copies;
+    const b = boxes(n, copies, 5);
+    const t = new Bvh(4);
+    t.build(b, m);
+    const uncapped = t.selfPairs(b);
+    expect(uncapped).toBeGreaterThan(10 * m);
+    const np = t.selfPairsBounded(b, 8, 0);
+    expect(t.truncated).toBe(false);
+    const per = new Int32Array(m);
+    for (let k = 0; k < np; k++) {
+      const i = t.pairs[2 * k],
+        j = t.pairs[2 * k + 1];
+      per[i]++;
+      per[j]++;
+      for (let a = 0; a < 3; a++) {
+        expect(b[6 * i + a]).toBeLessThanOrEqual(b[6 * j + 3 + a]);
+        expect(b[6 * j + a]).toBeLessThanOrEqual(b[6 * i + 3 + a]);
+      }
+    }
+    expect(Math.max(...per)).toBeLessThanOrEqual(8);
+    // every item meets its own copies, so nearly all of them use their whole budget
+    expect(t.saturated).toBeGreaterThan(0.9 * m);
+    expect(t.selfPairsBounded(b, 1000, 2 * m)).toBe(2 * m);
+    expect(t.truncated).toBe(true);
+  });
+});

@@ -6,6 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  DEGENERATE_PAIRS_PER_TRIANGLE,
+  MAX_PAIRS_PER_TRIANGLE,
+  PAIR_BUDGET,
+} from '../src/collision/surface-broad-phase.js';
+import {
   Cloth,
   enableCollisions,
   gridMesh,
@@ -178,6 +183,100 @@ describe('self collision of degenerate cloth: bounded work', () => {
     expect(sc.stats.restored).toBe(n * n);
     expect(world.stats.speedClamps).toBe(0);
     expect(world.stats.recoveries).toBe(0);
+  });
+
+  it('100 coincident copies of a cloth: the surface broad phase stays within its budgets and the cloths stay sane', () => {
+    // uncapped, each of the 9,800 triangles overlaps its 99 copies and theirs of its neighbours
+    // (~1,000 triangle pairs each)
+    const world = new World({ dt: 1 / 60, substeps: 1 });
+    const copies = 100;
+    const cloths: Cloth[] = [];
+    for (let c = 0; c < copies; c++)
+      cloths.push(
+        new Cloth(world, { mesh: gridMesh({ width: 0.3, height: 0.3, cols: 8, rows: 8 }), density: 0.2 }),
+      );
+    world.addCollider(new PlaneCollider({ position: [0, -0.05, 0] }));
+    const col = enableCollisions(world, { thickness: 0.01 });
+    for (const c of cloths) col.add(c);
+    const sc = col.surfaces;
+    world.step();
+    const nv = sc.topology.vertexCount,
+      ne = sc.topology.edgeCount,
+      nt = sc.topology.triCount;
+    expect(nv).toBe(copies * 64);
+    expect(nt).toBe(copies * 98);
+    // over the step's budget (PAIR_BUDGET pairs per triangle), every triangle gets at most
+    // DEGENERATE_PAIRS_PER_TRIANGLE pairs; a vertex meets the triangles of its owner's pairs, an edge
+    // the three edges of each
+    expect(sc.stats.overBudget).toBeGreaterThan(0);
+    expect(sc.stats.capped).toBeGreaterThan(0.5 * nt);
+    expect(sc.stats.vertexTriangleCandidates).toBeLessThanOrEqual(DEGENERATE_PAIRS_PER_TRIANGLE * nv);
+    expect(sc.stats.edgeEdgeCandidates).toBeLessThanOrEqual(3 * DEGENERATE_PAIRS_PER_TRIANGLE * ne);
+    expect(PAIR_BUDGET).toBeLessThan(MAX_PAIRS_PER_TRIANGLE);
+    for (let s = 0; s < 10; s++) world.step();
+    // the stack lies on the ground: finite, nothing thrown
+    const { x } = world.store;
+    let ymin = Infinity,
+      ymax = -Infinity;
+    for (let i = 0; i < world.store.count; i++) {
+      expect(
+        Number.isFinite(x[3 * i]) && Number.isFinite(x[3 * i + 1]) && Number.isFinite(x[3 * i + 2]),
+      ).toBe(true);
+      ymin = Math.min(ymin, x[3 * i + 1]);
+      ymax = Math.max(ymax, x[3 * i + 1]);
+    }
+    // (100 layers of thickness 1 cm pushed apart at one substep: some are pushed through the ground by
+    // the layers above, by centimetres, as one substep allows)
+    expect(ymin).toBeGreaterThan(-0.2);
+    expect(ymax).toBeLessThan(1);
+    expect(maxSpeed(world, 0, world.store.count)).toBeLessThan(3);
+    expect(world.stats.speedClamps).toBe(0);
+  });
+
+  it('a cloth crushed into a ball of 2 % of its size (not collapsed) stays within the budgets and spreads out again', () => {
+    // every edge at 2 % of its rest length (the collapse recovery takes 1 %): every triangle overlaps every
+    // other (800 triangles, 320,000 triangle pairs uncapped)
+    const world = new World({ dt: 1 / 60, substeps: 5 });
+    const n = 21;
+    const cloth = new Cloth(world, {
+      mesh: gridMesh({ width: 0.6, height: 0.6, cols: n, rows: n }),
+      density: 0.2,
+    });
+    const { x, p } = world.store;
+    for (let i = cloth.offset; i < cloth.offset + cloth.count; i++)
+      for (let k = 0; k < 3; k++) {
+        x[3 * i + k] = (k === 1 ? 0.5 : 0) + 0.02 * x[3 * i + k];
+        p[3 * i + k] = x[3 * i + k];
+      }
+    world.addCollider(new PlaneCollider({}));
+    const sc = enableCollisions(world, { thickness: 0.01 }).add(cloth).surfaces;
+    world.step();
+    const nv = sc.topology.vertexCount,
+      ne = sc.topology.edgeCount;
+    expect(sc.stats.restored).toBe(0);
+    expect(sc.stats.overBudget).toBeGreaterThan(0);
+    expect(sc.stats.vertexTriangleCandidates).toBeLessThanOrEqual(DEGENERATE_PAIRS_PER_TRIANGLE * nv);
+    expect(sc.stats.edgeEdgeCandidates).toBeLessThanOrEqual(3 * DEGENERATE_PAIRS_PER_TRIANGLE * ne);
+    for (let s = 0; s < 20; s++) world.step();
+    const capped = sc.stats.capped;
+    for (let s = 0; s < 20; s++) world.step();
+    // out again: spread to over two thirds of its width, on the ground, finite; the budgets no longer bite
+    // (it stays tangled, as crushed cloth is, and jitters at a few m/s: nothing is thrown)
+    let xmin = Infinity,
+      xmax = -Infinity,
+      ymin = Infinity;
+    for (let i = cloth.offset; i < cloth.offset + cloth.count; i++) {
+      expect(
+        Number.isFinite(x[3 * i]) && Number.isFinite(x[3 * i + 1]) && Number.isFinite(x[3 * i + 2]),
+      ).toBe(true);
+      xmin = Math.min(xmin, x[3 * i]);
+      xmax = Math.max(xmax, x[3 * i]);
+      ymin = Math.min(ymin, x[3 * i + 1]);
+    }
+    expect(xmax - xmin).toBeGreaterThan(0.4);
+    expect(ymin).toBeGreaterThan(-0.01);
+    expect(sc.stats.capped).toBe(capped);
+    expect(maxSpeed(world, cloth.offset, cloth.count)).toBeLessThan(10);
   });
 
   it('a seam of duplicated, unwelded vertices costs no impact zones', () => {

@@ -5,6 +5,7 @@ import {
   MAX_CONTACTS_PER_PARTICLE,
 } from '../src/collision/particle-contacts.js';
 import { MAX_CANDIDATES_PER_SEGMENT } from '../src/collision/segment-contacts.js';
+import { DEGENERATE_PAIRS_PER_TRIANGLE } from '../src/collision/surface-broad-phase.js';
 import { PbdError } from '../src/core/errors.js';
 import { collisionSystemOf, ParticleContacts } from '../src/index.js';
 import { jsonErrorOffset, lineColumn } from '../src/io/json-position.js';
@@ -375,6 +376,33 @@ describe('bodies copied on top of each other: the first step does bounded work (
     expect(pc.count).toBeLessThanOrEqual(MAX_CONTACTS_PER_PARTICLE * n);
     expect(pc.capped).toBeGreaterThan(0.9 * n);
     expect(finite(world.store.x, n)).toBe(true);
+  });
+
+  it('10 coincident barrel cloths: the surface contacts within the broad phase budgets, and the cloths stay whole', () => {
+    // uncapped, the first substep found 10.8 M overlapping triangle pairs, 6.5 M vertex–triangle and 12.5 M
+    // edge–edge candidates (~480 per vertex; 1 copy: 536 / 742) and took ~18 s
+    const world = copied('collision-barrel', 10, 1);
+    const sc = collisionSystemOf(world)!.surfaces;
+    world.step();
+    const nv = sc.topology.vertexCount,
+      ne = sc.topology.edgeCount;
+    expect(nv).toBe(10 * 1364);
+    // past the step's pair budget every triangle gets DEGENERATE_PAIRS_PER_TRIANGLE pairs at most: a vertex
+    // meets the triangles of its owner's pairs, an edge the three edges of each
+    expect(sc.stats.overBudget).toBeGreaterThan(0);
+    expect(sc.stats.capped).toBeGreaterThan(0);
+    expect(sc.stats.vertexTriangleCandidates).toBeLessThanOrEqual(DEGENERATE_PAIRS_PER_TRIANGLE * nv);
+    expect(sc.stats.edgeEdgeCandidates).toBeLessThanOrEqual(3 * DEGENERATE_PAIRS_PER_TRIANGLE * ne);
+    expect(sc.stats.contacts).toBeGreaterThan(0);
+    world.step();
+    const n = world.store.count;
+    expect(finite(world.store.x, n)).toBe(true);
+    // no cloth torn apart or thrown: every particle within the barrel (radius 0.5) and slower than 5 m/s
+    const { x, v } = world.store;
+    for (let i = 0; i < n; i++) {
+      expect(Math.hypot(x[3 * i], x[3 * i + 1], x[3 * i + 2])).toBeLessThan(0.55);
+      expect(Math.hypot(v[3 * i], v[3 * i + 1], v[3 * i + 2])).toBeLessThan(5);
+    }
   });
 
   it('150 coincident knots: at most MAX_CANDIDATES_PER_SEGMENT candidate pairs per segment and substep', () => {

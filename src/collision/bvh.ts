@@ -198,7 +198,8 @@ export class Bvh {
 
   /**
    * Items whose box overlaps [min, max] into result[0 .. resultCount);
-   * `boxes` are the item boxes the tree was last refitted with.
+   * `boxes` are the item boxes the tree was last refitted with. With a
+   * `limit` > 0 the search stops at that many items (`truncated`).
    */
   query(
     boxes: Float64Array,
@@ -208,8 +209,10 @@ export class Bvh {
     maxx: number,
     maxy: number,
     maxz: number,
+    limit = 0,
   ): number {
     this.resultCount = 0;
+    this.truncated = false;
     if (this.itemCount === 0) return 0;
     const B = this.box,
       stack = this.stack,
@@ -241,8 +244,13 @@ export class Bvh {
             boxes[b + 4] >= miny &&
             boxes[b + 2] <= maxz &&
             boxes[b + 5] >= minz
-          )
+          ) {
             this.push(i);
+            if (this.resultCount === limit) {
+              this.truncated = true;
+              return limit;
+            }
+          }
         }
       } else {
         stack[sp++] = this.right[n];
@@ -342,6 +350,140 @@ export class Bvh {
       }
     }
     return this.pairCount;
+  }
+
+  /** Items that reached `perItem` pairs in the last selfPairsBounded. */
+  saturated = 0;
+  /** Did the last selfPairsBounded stop at `maxPairs`? */
+  truncated = false;
+  /** Pairs of each item so far (selfPairsBounded), and per node its items still below the limit. */
+  private itemPairs = new Int32Array(0);
+  private open = new Int32Array(0);
+
+  /**
+   * selfPairs with budgets, for degenerate input (copies of a mesh on top of
+   * each other, a mesh collapsed to a point), where every box overlaps every
+   * other and the pairs grow with the square of the items: an item takes
+   * part in at most `perItem` pairs (the pairs past it are skipped, and a
+   * subtree whose items have all reached it is not descended: `open`
+   * counts them), and the search stops at `maxPairs` pairs (`truncated`;
+   * 0: no limit). Below both limits the pairs are those of selfPairs, in the
+   * same order. The work is then bounded by the budgets, not by the
+   * overlaps. Returns pairCount.
+   */
+  selfPairsBounded(boxes: Float64Array, perItem: number, maxPairs: number): number {
+    this.pairCount = 0;
+    this.saturated = 0;
+    this.truncated = false;
+    if (this.itemCount < 2) return 0;
+    const n = this.itemCount,
+      nodes = this.nodeCount;
+    if (this.itemPairs.length < n) this.itemPairs = new Int32Array(n);
+    if (this.open.length < nodes) this.open = new Int32Array(nodes);
+    const ip = this.itemPairs,
+      open = this.open,
+      count = this.count,
+      right = this.right;
+    ip.fill(0, 0, n);
+    for (let k = nodes - 1; k >= 0; k--) open[k] = count[k] > 0 ? count[k] : open[k + 1] + open[right[k]];
+    let st = this.pairStack;
+    let sp = 0;
+    st[sp++] = 0;
+    st[sp++] = 0;
+    const B = this.box,
+      items = this.items,
+      start = this.start;
+    while (sp > 0) {
+      const b = st[--sp],
+        a = st[--sp];
+      if (sp + 6 > st.length) st = this.growStack();
+      if (open[a] === 0 || open[b] === 0) continue;
+      const ca = count[a],
+        cb = count[b];
+      if (a !== b) {
+        const oa = 6 * a,
+          ob = 6 * b;
+        if (
+          B[oa] > B[ob + 3] ||
+          B[oa + 3] < B[ob] ||
+          B[oa + 1] > B[ob + 4] ||
+          B[oa + 4] < B[ob + 1] ||
+          B[oa + 2] > B[ob + 5] ||
+          B[oa + 5] < B[ob + 2]
+        )
+          continue;
+      }
+      if (ca > 0 && cb > 0) {
+        // the two leaves (or a leaf against itself, each pair once), in the order of leafPairs
+        const sa = start[a],
+          sb = start[b];
+        for (let k = sa; k < sa + ca; k++) {
+          const i = items[k];
+          for (let l = a === b ? k + 1 : sb; l < sb + cb; l++) {
+            if (ip[i] >= perItem) break;
+            const j = items[l];
+            if (ip[j] >= perItem) continue;
+            const oi = 6 * i,
+              oj = 6 * j;
+            if (
+              boxes[oi] > boxes[oj + 3] ||
+              boxes[oi + 3] < boxes[oj] ||
+              boxes[oi + 1] > boxes[oj + 4] ||
+              boxes[oi + 4] < boxes[oj + 1] ||
+              boxes[oi + 2] > boxes[oj + 5] ||
+              boxes[oi + 5] < boxes[oj + 2]
+            )
+              continue;
+            if (2 * this.pairCount + 2 > this.pairs.length) {
+              const r = new Int32Array(2 * this.pairs.length);
+              r.set(this.pairs);
+              this.pairs = r;
+            }
+            this.pairs[2 * this.pairCount] = i;
+            this.pairs[2 * this.pairCount + 1] = j;
+            this.pairCount++;
+            if (++ip[i] === perItem) this.saturate(i);
+            if (++ip[j] === perItem) this.saturate(j);
+            if (maxPairs > 0 && this.pairCount >= maxPairs) {
+              this.truncated = true;
+              return this.pairCount;
+            }
+          }
+        }
+        continue;
+      }
+      if (a === b) {
+        const r = right[a];
+        st[sp++] = a + 1;
+        st[sp++] = a + 1;
+        st[sp++] = r;
+        st[sp++] = r;
+        st[sp++] = a + 1;
+        st[sp++] = r;
+      } else if (
+        cb > 0 ||
+        (ca === 0 &&
+          B[6 * a + 3] - B[6 * a] + B[6 * a + 4] - B[6 * a + 1] + B[6 * a + 5] - B[6 * a + 2] >=
+            B[6 * b + 3] - B[6 * b] + B[6 * b + 4] - B[6 * b + 1] + B[6 * b + 5] - B[6 * b + 2])
+      ) {
+        st[sp++] = a + 1;
+        st[sp++] = b;
+        st[sp++] = right[a];
+        st[sp++] = b;
+      } else {
+        st[sp++] = a;
+        st[sp++] = b + 1;
+        st[sp++] = a;
+        st[sp++] = right[b];
+      }
+    }
+    return this.pairCount;
+  }
+
+  /** Item i reached its budget: one open item fewer on its path to the root. */
+  private saturate(i: number): void {
+    this.saturated++;
+    for (let node = this.leafOf[i]; node >= 0; node = this.parent[node]) this.open[node]--;
   }
 
   /** Per node: does its subtree hold a marked item? (null without marks) */

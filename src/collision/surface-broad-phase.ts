@@ -27,6 +27,33 @@ import type { SurfaceContactStats, SurfaceTopology } from './surface-topology.js
 const PARTIAL_LIMIT = 0.05;
 
 /**
+ * Budgets of the broad phase, so that degenerate input (copies of a cloth on
+ * top of each other, a patch collapsed to a point), where every triangle
+ * overlaps every other, costs work proportional to the triangles rather
+ * than to their square. A triangle takes part in at most
+ * MAX_PAIRS_PER_TRIANGLE overlapping triangle pairs, a free point in at
+ * most MAX_TRIANGLES_PER_POINT, and a full rebuild finds at most
+ * PAIR_BUDGET pairs per triangle in all; past that budget the rebuild is
+ * run again with DEGENERATE_PAIRS_PER_TRIANGLE per triangle. A vertex's
+ * candidates come from its owner triangle's pairs and an edge's from its
+ * owner's pairs (three edges each), so the vertex–triangle and edge–edge
+ * candidates, the contacts and the fail-safe's scans are bounded by the
+ * same budgets. What is over budget is skipped for that update (counted in
+ * `stats.capped` and `stats.overBudget`, with a one-time notice); the
+ * collapse recovery, the continuous tests of the pairs kept and the
+ * impact zones keep the cloth in one piece. The shipped scenes stay below
+ * every budget (most per triangle: 584, collision-projectile; most per
+ * triangle in all: 47; 10 coincident copies of collision-barrel's cloth:
+ * 397, up to 2,141 for one triangle).
+ */
+export const MAX_PAIRS_PER_TRIANGLE = 1024;
+export const PAIR_BUDGET = 128;
+export const DEGENERATE_PAIRS_PER_TRIANGLE = 32;
+export const MAX_TRIANGLES_PER_POINT = 1024;
+
+let budgetNoticed = false;
+
+/**
  * The broad phase of the surface contacts: lists of the vertex–triangle and
  * edge–edge pairs that can come within contact reach (or cross) before any
  * of their vertices leaves its allowance (SurfaceSnapshots).
@@ -92,6 +119,9 @@ export class SurfaceBroadPhase {
     grow: true,
     full: false,
   };
+
+  /** The pair budget per triangle of the last full rebuild (MAX_PAIRS_PER_TRIANGLE, or DEGENERATE_PAIRS_PER_TRIANGLE). */
+  private perTriangle = MAX_PAIRS_PER_TRIANGLE;
 
   constructor(topology: SurfaceTopology, stats: SurfaceContactStats) {
     this.topo = topology;
@@ -303,8 +333,18 @@ export class SurfaceBroadPhase {
     out.ee = this.eeCand;
     out.eeCount = keptEE;
     if (!partial) {
-      const np = this.tree.selfPairs(this.tBox, null);
-      const pairs = this.tree.pairs;
+      const tree = this.tree;
+      const budget = PAIR_BUDGET * this.topo.triCount;
+      this.perTriangle = MAX_PAIRS_PER_TRIANGLE;
+      let np = tree.selfPairsBounded(this.tBox, MAX_PAIRS_PER_TRIANGLE, budget);
+      if (tree.truncated) {
+        // coincident or collapsed geometry: every triangle gets a smaller share
+        this.stats.overBudget++;
+        this.perTriangle = DEGENERATE_PAIRS_PER_TRIANGLE;
+        np = tree.selfPairsBounded(this.tBox, DEGENERATE_PAIRS_PER_TRIANGLE, 0);
+      }
+      if (tree.saturated > 0) this.overBudget(tree.saturated);
+      const pairs = tree.pairs;
       // on the worker pool in a threaded world (the same lists in the same order), else here
       if (tasks === null || np < PARALLEL_MIN_PAIRS || !this.pool(tasks).run(tasks, A, pairs, np, out))
         collectPairRange(A, pairs, 0, np, out);
@@ -337,11 +377,14 @@ export class SurfaceBroadPhase {
           if (tBox[o + 4] > y1) y1 = tBox[o + 4];
           if (tBox[o + 5] > z1) z1 = tBox[o + 5];
         }
-        const m = tree.query(tBox, x0, y0, z0, x1, y1, z1);
+        const per = this.perTriangle;
+        const m = tree.query(tBox, x0, y0, z0, x1, y1, z1, per * (g1 - g0));
+        if (tree.truncated) this.overBudget(1);
         const res = tree.result;
         for (let i = g0; i < g1; i++) {
           const t1 = dirty[i],
             o = 6 * t1;
+          let found = 0;
           const ax0 = tBox[o],
             ay0 = tBox[o + 1],
             az0 = tBox[o + 2],
@@ -360,8 +403,14 @@ export class SurfaceBroadPhase {
               tBox[b + 4] >= ay0 &&
               tBox[b + 2] <= az1 &&
               tBox[b + 5] >= az0
-            )
+            ) {
+              if (found === per) {
+                this.overBudget(1);
+                break;
+              }
               collectTrianglePair(A, t1, t2, true, out);
+              found++;
+            }
           }
         }
         g0 = g1;
@@ -383,6 +432,16 @@ export class SurfaceBroadPhase {
       this.eeDist = grow64(this.eeDist, this.eeCand.length / 2);
     this.vtDist.fill(-1, kept, this.vtCount);
     this.eeDist.fill(-1, keptEE, this.eeCount);
+  }
+
+  /** Counts `n` triangles or points that reached their pair budget, with a one-time notice. */
+  private overBudget(n: number): void {
+    this.stats.capped += n;
+    if (budgetNoticed || typeof console === 'undefined') return;
+    budgetNoticed = true;
+    console.warn(
+      `pbdkit: surface contacts: triangles met more than ${MAX_PAIRS_PER_TRIANGLE} others (or ${PAIR_BUDGET} each in all) in the broad phase: coincident or collapsed geometry (bodies started on top of each other?); the pairs beyond were skipped (stats.capped)`,
+    );
   }
 
   private parallel: ParallelBroadPairs | null = null;
@@ -449,7 +508,9 @@ export class SurfaceBroadPhase {
       vb[o + 3] + g,
       vb[o + 4] + g,
       vb[o + 5] + g,
+      MAX_TRIANGLES_PER_POINT,
     );
+    if (this.tree.truncated) this.overBudget(1);
     const res = this.tree.result;
     const td = this.tDirty;
     for (let k = 0; k < m; k++) {

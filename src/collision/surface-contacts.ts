@@ -86,6 +86,8 @@ export class SurfaceContacts implements ConstraintSet {
     frozen: 0,
     intersections: 0,
     restored: 0,
+    capped: 0,
+    overBudget: 0,
   };
   /** The registered surfaces and their combined mesh. */
   readonly topology = new SurfaceTopology();
@@ -198,9 +200,11 @@ export class SurfaceContacts implements ConstraintSet {
       }
     }
     if (ctx.substep === 0) {
-      if (this.untangle && this.stepIndex % this.untangleEvery === 0)
+      if (this.untangle && this.stepIndex % this.untangleEvery === 0) {
+        const capped = this.untangler.capped;
         this.stats.intersections = this.untangler.analyse(store);
-      else if (!this.untangle) this.untangler.clear();
+        this.stats.capped += this.untangler.capped - capped;
+      } else if (!this.untangle) this.untangler.clear();
       this.stepIndex++;
     }
     const broad = this.broadPhase;

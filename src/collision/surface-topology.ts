@@ -65,6 +65,14 @@ export interface SurfaceContactStats {
   intersections: number;
   /** Vertices of collapsed patches restored to their rest shape since the start (see surface-collapse.ts). */
   restored: number;
+  /**
+   * Triangles and free points that reached their pair budget in the broad
+   * phase (MAX_PAIRS_PER_TRIANGLE, or DEGENERATE_PAIRS_PER_TRIANGLE in a
+   * rebuild past the step's budget; MAX_TRIANGLES_PER_POINT), since the start.
+   */
+  capped: number;
+  /** Full rebuilds whose triangle pairs exceeded PAIR_BUDGET per triangle (coincident or collapsed geometry), since the start. */
+  overBudget: number;
 }
 
 export class SurfaceTopology {

@@ -1,6 +1,12 @@
 import type { ParticleStore } from '../core/particles.js';
 import { Bvh } from './bvh.js';
 import { closestPointTriangle, segmentCrossesTriangle } from './geometry.js';
+import {
+  DEGENERATE_PAIRS_PER_TRIANGLE,
+  MAX_PAIRS_PER_TRIANGLE,
+  MAX_TRIANGLES_PER_POINT,
+  PAIR_BUDGET,
+} from './surface-broad-phase.js';
 import type { SurfaceTopology } from './surface-topology.js';
 import { findRoot as find, unionRoots as union } from './union-find.js';
 
@@ -51,6 +57,8 @@ export class Untangler {
   intersectionCount = 0;
   /** Search radius for untangling pairs, in mean edge lengths. Default 2. */
   radiusFactor = 2;
+  /** Triangles that reached the broad phase's pair budget in the intersection search, since the start. */
+  capped = 0;
   private readonly topo: SurfaceTopology;
   private readonly bvh = new Bvh(4);
   private boxes = new Float64Array(0);
@@ -133,7 +141,10 @@ export class Untangler {
       mask = store.mask;
     const oes = sc.ownEStart,
       oe = sc.ownE;
-    const np = this.bvh.selfPairs(boxes, null);
+    // within the broad phase's budgets (coincident or collapsed geometry: see surface-broad-phase.ts)
+    let np = this.bvh.selfPairsBounded(boxes, MAX_PAIRS_PER_TRIANGLE, PAIR_BUDGET * nt);
+    if (this.bvh.truncated) np = this.bvh.selfPairsBounded(boxes, DEGENERATE_PAIRS_PER_TRIANGLE, 0);
+    this.capped += this.bvh.saturated;
     const pairs = this.bvh.pairs;
     for (let k = 0; k < np; k++) {
       for (let side = 0; side < 2; side++) {
@@ -283,7 +294,17 @@ export class Untangler {
       const qx = x[g3],
         qy = x[g3 + 1],
         qz = x[g3 + 2];
-      const m = this.bvh.query(boxes, qx - R, qy - R, qz - R, qx + R, qy + R, qz + R);
+      const m = this.bvh.query(
+        boxes,
+        qx - R,
+        qy - R,
+        qz - R,
+        qx + R,
+        qy + R,
+        qz + R,
+        MAX_TRIANGLES_PER_POINT,
+      );
+      if (this.bvh.truncated) this.capped++;
       const res = this.bvh.result;
       for (let k = 0; k < m; k++) {
         const t = res[k];
