@@ -72,6 +72,58 @@ describe('geometric constraints of 000 §3.4.4', () => {
   }
 });
 
+describe('a geometric soft body started mirrored (issue 15, item 7)', () => {
+  it('recovers the handedness of its rest shape: no inverted tet, volume and every edge within 1 %, at rest, no NaN', () => {
+    // every tet starts inverted (x → −x about the centre): the edges have their rest lengths, only the
+    // volume constraints (000 §3.4.4, C = V − V₀ with the signed volume) can turn the body back
+    const w = new World({ dt: 1 / 60, substeps: 10, gravity: [0, 0, 0], damping: 1 });
+    const b = new SoftBody(w, {
+      mesh: tetBox({ size: [0.3, 0.2, 0.1], resolution: [6, 4, 2] }),
+      model: 'geometric',
+      initial: 'mirrored',
+    });
+    const nt = b.tets.length / 4;
+    const rest = b.restPositions;
+    const restVolume = 0.3 * 0.2 * 0.1;
+    expect(b.invertedTets()).toBe(nt);
+    expect(b.currentVolume()).toBeCloseTo(-restVolume, 12);
+    for (let s = 0; s < 600; s++) w.step();
+    const x = w.store.x,
+      o = b.offset;
+    for (let i = 3 * o; i < 3 * (o + b.count); i++) expect(Number.isFinite(x[i])).toBe(true);
+    expect(b.invertedTets()).toBe(0);
+    expect(Math.abs(b.currentVolume() / restVolume - 1)).toBeLessThan(0.01);
+    // every tet edge within 1 % of its rest length (a mirror image would keep them too: the volumes above
+    // are what tell the handedness)
+    const tets = b.tets;
+    let worst = 0;
+    for (let t = 0; t < tets.length; t += 4)
+      for (let a = 0; a < 4; a++)
+        for (let c = a + 1; c < 4; c++) {
+          const i = tets[t + a],
+            j = tets[t + c];
+          const l = Math.hypot(
+            x[3 * (o + i)] - x[3 * (o + j)],
+            x[3 * (o + i) + 1] - x[3 * (o + j) + 1],
+            x[3 * (o + i) + 2] - x[3 * (o + j) + 2],
+          );
+          const l0 = Math.hypot(
+            rest[3 * i] - rest[3 * j],
+            rest[3 * i + 1] - rest[3 * j + 1],
+            rest[3 * i + 2] - rest[3 * j + 2],
+          );
+          worst = Math.max(worst, Math.abs(l / l0 - 1));
+        }
+    expect(worst).toBeLessThan(0.01);
+    const v = w.store.v;
+    let vmax = 0;
+    for (let i = o; i < o + b.count; i++)
+      vmax = Math.max(vmax, Math.hypot(v[3 * i], v[3 * i + 1], v[3 * i + 2]));
+    expect(vmax).toBeLessThan(1e-3);
+    expect(w.stats.recoveries).toBe(0);
+  });
+});
+
 describe('volume and area sets on worker threads (src/parallel/)', () => {
   it('a geometric soft body and a cloth with area constraints give the same bits on 1 and 2 threads', async () => {
     // big enough that every colour batch (≥ 256 constraints) goes to the workers, whose copy of a
