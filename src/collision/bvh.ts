@@ -276,9 +276,10 @@ export class Bvh {
    * marked item are not descended against each other). Returns pairCount.
    */
   selfPairs(boxes: Float64Array, marked: Uint8Array | null = null): number {
+    if (marked === null) return this.selfPairsBounded(boxes, 0x7fffffff, 0);
     this.pairCount = 0;
     if (this.itemCount < 2) return 0;
-    const mk = this.markNodes(marked);
+    const mk = this.markNodes(marked) as Uint8Array;
     let st = this.pairStack;
     let sp = 0;
     st[sp++] = 0;
@@ -291,14 +292,12 @@ export class Bvh {
         a = st[--sp];
       if (sp + 6 > st.length) st = this.growStack();
       if (a === b) {
-        if (mk !== null && mk[a] === 0) continue;
+        if (mk[a] === 0) continue;
         const c = count[a];
         if (c > 0) {
           const s = this.start[a];
-          if (marked === null) this.leafPairs(boxes, s, c, s, c, true);
-          else
-            for (let k = s; k < s + c; k++)
-              for (let l = k + 1; l < s + c; l++) this.testItems(boxes, this.items[k], this.items[l], marked);
+          for (let k = s; k < s + c; k++)
+            for (let l = k + 1; l < s + c; l++) this.testItems(boxes, this.items[k], this.items[l], marked);
         } else {
           const r = right[a];
           st[sp++] = a + 1;
@@ -310,7 +309,7 @@ export class Bvh {
         }
         continue;
       }
-      if (mk !== null && mk[a] === 0 && mk[b] === 0) continue;
+      if (mk[a] === 0 && mk[b] === 0) continue;
       const oa = 6 * a,
         ob = 6 * b;
       if (
@@ -327,10 +326,8 @@ export class Bvh {
       if (ca > 0 && cb > 0) {
         const sa = this.start[a],
           sb = this.start[b];
-        if (marked === null) this.leafPairs(boxes, sa, ca, sb, cb, false);
-        else
-          for (let k = sa; k < sa + ca; k++)
-            for (let l = sb; l < sb + cb; l++) this.testItems(boxes, this.items[k], this.items[l], marked);
+        for (let k = sa; k < sa + ca; k++)
+          for (let l = sb; l < sb + cb; l++) this.testItems(boxes, this.items[k], this.items[l], marked);
       } else if (
         cb > 0 ||
         (ca === 0 &&
@@ -423,25 +420,9 @@ export class Bvh {
             if (ip[i] >= perItem) break;
             const j = items[l];
             if (ip[j] >= perItem) continue;
-            const oi = 6 * i,
-              oj = 6 * j;
-            if (
-              boxes[oi] > boxes[oj + 3] ||
-              boxes[oi + 3] < boxes[oj] ||
-              boxes[oi + 1] > boxes[oj + 4] ||
-              boxes[oi + 4] < boxes[oj + 1] ||
-              boxes[oi + 2] > boxes[oj + 5] ||
-              boxes[oi + 5] < boxes[oj + 2]
-            )
-              continue;
-            if (2 * this.pairCount + 2 > this.pairs.length) {
-              const r = new Int32Array(2 * this.pairs.length);
-              r.set(this.pairs);
-              this.pairs = r;
-            }
-            this.pairs[2 * this.pairCount] = i;
-            this.pairs[2 * this.pairCount + 1] = j;
-            this.pairCount++;
+            const before = this.pairCount;
+            this.testItems(boxes, i, j, null);
+            if (this.pairCount === before) continue;
             if (++ip[i] === perItem) this.saturate(i);
             if (++ip[j] === perItem) this.saturate(j);
             if (maxPairs > 0 && this.pairCount >= maxPairs) {
@@ -502,56 +483,6 @@ export class Bvh {
       mk[n] = m;
     }
     return mk;
-  }
-
-  /**
-   * The overlapping item pairs of two leaves (items[sa ..< sa + ca] against
-   * items[sb ..< sb + cb]; `same`: a leaf against itself, each pair once), in
-   * the order testItems would give them, without marks.
-   */
-  private leafPairs(
-    boxes: Float64Array,
-    sa: number,
-    ca: number,
-    sb: number,
-    cb: number,
-    same: boolean,
-  ): void {
-    if (2 * (this.pairCount + ca * cb) > this.pairs.length) {
-      const r = new Int32Array(Math.max(2 * this.pairs.length, 2 * (this.pairCount + ca * cb)));
-      r.set(this.pairs);
-      this.pairs = r;
-    }
-    const items = this.items,
-      pairs = this.pairs;
-    let n = this.pairCount;
-    for (let k = sa; k < sa + ca; k++) {
-      const i = items[k],
-        oi = 6 * i;
-      const x0 = boxes[oi],
-        y0 = boxes[oi + 1],
-        z0 = boxes[oi + 2],
-        x1 = boxes[oi + 3],
-        y1 = boxes[oi + 4],
-        z1 = boxes[oi + 5];
-      for (let l = same ? k + 1 : sb; l < sb + cb; l++) {
-        const j = items[l],
-          oj = 6 * j;
-        if (
-          x0 > boxes[oj + 3] ||
-          x1 < boxes[oj] ||
-          y0 > boxes[oj + 4] ||
-          y1 < boxes[oj + 1] ||
-          z0 > boxes[oj + 5] ||
-          z1 < boxes[oj + 2]
-        )
-          continue;
-        pairs[2 * n] = i;
-        pairs[2 * n + 1] = j;
-        n++;
-      }
-    }
-    this.pairCount = n;
   }
 
   private testItems(boxes: Float64Array, i: number, j: number, marked: Uint8Array | null): void {
