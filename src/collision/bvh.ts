@@ -420,9 +420,27 @@ export class Bvh {
             if (ip[i] >= perItem) break;
             const j = items[l];
             if (ip[j] >= perItem) continue;
-            const before = this.pairCount;
-            this.testItems(boxes, i, j, null);
-            if (this.pairCount === before) continue;
+            // the test of testItems, inline: a tight loop over the two leaves (docs/collision.md, issue 4)
+            const oi = 6 * i,
+              oj = 6 * j;
+            if (
+              boxes[oi] > boxes[oj + 3] ||
+              boxes[oi + 3] < boxes[oj] ||
+              boxes[oi + 1] > boxes[oj + 4] ||
+              boxes[oi + 4] < boxes[oj + 1] ||
+              boxes[oi + 2] > boxes[oj + 5] ||
+              boxes[oi + 5] < boxes[oj + 2]
+            )
+              continue;
+            let np = this.pairCount;
+            if (2 * np + 2 > this.pairs.length) {
+              const r = new Int32Array(2 * this.pairs.length);
+              r.set(this.pairs);
+              this.pairs = r;
+            }
+            this.pairs[2 * np] = i;
+            this.pairs[2 * np + 1] = j;
+            this.pairCount = ++np;
             if (++ip[i] === perItem) this.saturate(i);
             if (++ip[j] === perItem) this.saturate(j);
             if (maxPairs > 0 && this.pairCount >= maxPairs) {
