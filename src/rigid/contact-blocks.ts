@@ -184,7 +184,10 @@ export class ContactBlocks extends ContactStore {
       BC[j] = c;
       if (c > 0) {
         use |= 1 << j;
-        levers(j, nx, ny, nz, movA, movB);
+        DIR[0] = nx;
+        DIR[1] = ny;
+        DIR[2] = nz;
+        levers(j, movA, movB);
         last = j;
         active++;
       }
@@ -193,11 +196,17 @@ export class ContactBlocks extends ContactStore {
     if (active === 1) {
       // one point: eq. 2's Δλ_n = c/(w₁ + w₂)
       BX[0] = BX[1] = BX[2] = BX[3] = 0;
-      const w = ma + mb + dot3(CA, UA, 3 * last) + dot3(CB, UB, 3 * last);
+      const l3 = 3 * last;
+      const w =
+        ma +
+        mb +
+        (CA[l3] * UA[l3] + CA[l3 + 1] * UA[l3 + 1] + CA[l3 + 2] * UA[l3 + 2]) +
+        (CB[l3] * UB[l3] + CB[l3 + 1] * UB[l3 + 1] + CB[l3 + 2] * UB[l3 + 2]);
       if (w > 0) BX[last] = BC[last] / w;
     } else {
       // the normal multipliers, jointly (eq. 2's w₁ + w₂ on K's diagonal), Δλ_n ≥ 0
-      fillK(m, ma + mb, use);
+      DIR[3] = ma + mb;
+      fillK(m, use);
       solveJoint(m, use);
     }
     let fric = 0;
@@ -231,7 +240,10 @@ export class ContactBlocks extends ContactStore {
       for (let j = 0; j < m; j++) {
         if (!(fric & (1 << j))) continue;
         const j3 = 3 * j;
-        levers(j, TD[j3], TD[j3 + 1], TD[j3 + 2], movA, movB);
+        DIR[0] = TD[j3];
+        DIR[1] = TD[j3 + 1];
+        DIR[2] = TD[j3 + 2];
+        levers(j, movA, movB);
       }
       // the points' corrections averaged over the patch (a Jacobi step: each point's Δλ_t = |slip|/(w₁ + w₂)
       // along its own slip, divided by the number of slipping points, so that a slip the points share is
@@ -568,11 +580,6 @@ export class ContactBlocks extends ContactStore {
   }
 }
 
-/** a[o..o+2]·b[o..o+2] */
-function dot3(a: Float64Array, b: Float64Array, o: number): number {
-  return a[o] * b[o] + a[o + 1] * b[o + 1] + a[o + 2] * b[o + 2];
-}
-
 /** Per point of a block (≤ 4): the levers of both sides (world), the slip, the friction direction and amount. */
 const LA = new Float64Array(12);
 const LB = new Float64Array(12);
@@ -593,28 +600,36 @@ const DLT = new Float64Array(4);
 const IWA = new Float64Array(6);
 const IWB = new Float64Array(6);
 
-/** CA, UA (and CB, UB) of point j for the direction d: r × d and I⁻¹ (r × d), zero for a side that does not move. */
-function levers(j: number, dx: number, dy: number, dz: number, movA: boolean, movB: boolean): void {
-  lever(LA, IWA, CA, UA, 3 * j, dx, dy, dz, movA);
-  lever(LB, IWB, CB, UB, 3 * j, dx, dy, dz, movB);
+/**
+ * The arguments of levers and fillK that are numbers with a fraction: the direction d (0–2) and
+ * m₁⁻¹ + m₂⁻¹ (3). Passed through this array, not as arguments: projectBlock is too large for
+ * them to be inlined, and a call's double argument is a heap number allocated per call (120 kB
+ * per frame of the 55-box pyramid at 7 substeps, all of projectBlock's garbage).
+ */
+const DIR = new Float64Array(4);
+
+/** CA, UA (and CB, UB) of point j for the direction DIR[0..2]: r × d and I⁻¹ (r × d), zero for a side that does not move. */
+function levers(j: number, movA: boolean, movB: boolean): void {
+  lever(LA, IWA, CA, UA, 3 * j, movA);
+  lever(LB, IWB, CB, UB, 3 * j, movB);
 }
 
-/** One side of levers: C[o …] ← L[o …] × d and U[o …] ← I⁻¹ C[o …] (IW: xx, yy, zz, xy, xz, yz), or 0. */
+/** One side of levers: C[o …] ← L[o …] × d and U[o …] ← I⁻¹ C[o …] (IW: xx, yy, zz, xy, xz, yz; d = DIR), or 0. */
 function lever(
   L: Float64Array,
   IW: Float64Array,
   C: Float64Array,
   U: Float64Array,
   o: number,
-  dx: number,
-  dy: number,
-  dz: number,
   mov: boolean,
 ): void {
   let cx = 0,
     cy = 0,
     cz = 0;
   if (mov) {
+    const dx = DIR[0],
+      dy = DIR[1],
+      dz = DIR[2];
     const lx = L[o],
       ly = L[o + 1],
       lz = L[o + 2];
@@ -631,10 +646,11 @@ function lever(
 }
 
 /**
- * BK of the points in `use` (bit j for point j < m) along the normal:
+ * BK of the points in `use` (bit j for point j < m) along the normal (w = DIR[3] = m₁⁻¹ + m₂⁻¹):
  * K_ij = m₁⁻¹ + m₂⁻¹ + (r₁ᵢ × n)·I₁⁻¹ (r₁ⱼ × n) + (r₂ᵢ × n)·I₂⁻¹ (r₂ⱼ × n).
  */
-function fillK(m: number, w: number, use: number): void {
+function fillK(m: number, use: number): void {
+  const w = DIR[3];
   for (let i = 0; i < m; i++) {
     if (!(use & (1 << i))) continue;
     const i3 = 3 * i;
