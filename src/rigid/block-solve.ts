@@ -42,6 +42,7 @@ const act = new Int32Array(4);
  */
 export function solveJoint(m: number, use: number): void {
   BX[0] = BX[1] = BX[2] = BX[3] = 0;
+  let worst = -1;
   for (let pass = 0; pass < m; pass++) {
     let n = 0;
     let diag = 0;
@@ -53,6 +54,13 @@ export function solveJoint(m: number, use: number): void {
     }
     if (n === 0 || !(diag > 0)) return;
     const eps = (REG * diag) / n;
+    if (n === 4) {
+      // all four points (act = 0, 1, 2, 3): the loops below, unrolled, operation for operation
+      worst = solve4(eps);
+      if (worst < 0) return;
+      use &= ~(1 << worst);
+      continue;
+    }
     for (let i = 0; i < n; i++) {
       const ai = 4 * act[i];
       R[i] = BC[act[i]];
@@ -68,7 +76,7 @@ export function solveJoint(m: number, use: number): void {
         R[i] -= f * R[p];
       }
     }
-    let worst = -1;
+    worst = -1;
     let low = 0;
     for (let i = n - 1; i >= 0; i--) {
       let s = R[i];
@@ -86,4 +94,95 @@ export function solveJoint(m: number, use: number): void {
     }
     use &= ~(1 << worst);
   }
+}
+
+/**
+ * solveJoint's pass for all four points, unrolled: the same Gaussian
+ * elimination of K + ε I (every entry it updates, the lower triangle too,
+ * in the same order, so the same bits) and back substitution, in locals.
+ * Writes BX when no multiplier is negative and returns −1; else returns the
+ * point with the most negative one (the loop's choice: the last in its
+ * descending sweep among equals) and writes nothing.
+ */
+function solve4(eps: number): number {
+  const K = BK;
+  const m00 = K[0] + eps,
+    m01 = K[1],
+    m02 = K[2],
+    m03 = K[3],
+    m10 = K[4],
+    m20 = K[8],
+    m30 = K[12];
+  let m11 = K[5] + eps,
+    m12 = K[6],
+    m13 = K[7];
+  let m21 = K[9],
+    m22 = K[10] + eps,
+    m23 = K[11];
+  let m31 = K[13],
+    m32 = K[14],
+    m33 = K[15] + eps;
+  const r0 = BC[0];
+  let r1 = BC[1],
+    r2 = BC[2],
+    r3 = BC[3];
+  // p = 0
+  let inv = 1 / m00;
+  let f = m10 * inv;
+  m11 -= f * m01;
+  m12 -= f * m02;
+  m13 -= f * m03;
+  r1 -= f * r0;
+  f = m20 * inv;
+  m21 -= f * m01;
+  m22 -= f * m02;
+  m23 -= f * m03;
+  r2 -= f * r0;
+  f = m30 * inv;
+  m31 -= f * m01;
+  m32 -= f * m02;
+  m33 -= f * m03;
+  r3 -= f * r0;
+  // p = 1
+  inv = 1 / m11;
+  f = m21 * inv;
+  m22 -= f * m12;
+  m23 -= f * m13;
+  r2 -= f * r1;
+  f = m31 * inv;
+  m32 -= f * m12;
+  m33 -= f * m13;
+  r3 -= f * r1;
+  // p = 2
+  inv = 1 / m22;
+  f = m32 * inv;
+  m33 -= f * m23;
+  r3 -= f * r2;
+  // back substitution, the most negative multiplier from the last point down
+  const y3 = r3 / m33;
+  const y2 = (r2 - m23 * y3) / m22;
+  const y1 = (r1 - m12 * y2 - m13 * y3) / m11;
+  const y0 = (r0 - m01 * y1 - m02 * y2 - m03 * y3) / m00;
+  let worst = -1;
+  let low = 0;
+  if (y3 < low) {
+    low = y3;
+    worst = 3;
+  }
+  if (y2 < low) {
+    low = y2;
+    worst = 2;
+  }
+  if (y1 < low) {
+    low = y1;
+    worst = 1;
+  }
+  if (y0 < low) worst = 0;
+  if (worst < 0) {
+    BX[0] = y0;
+    BX[1] = y1;
+    BX[2] = y2;
+    BX[3] = y3;
+  }
+  return worst;
 }
