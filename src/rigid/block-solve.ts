@@ -56,7 +56,7 @@ export function solveJoint(m: number, use: number): void {
     const eps = (REG * diag) / n;
     if (n === 4) {
       // all four points (act = 0, 1, 2, 3): the loops below, unrolled, operation for operation
-      worst = solve4(eps);
+      worst = solve4();
       if (worst < 0) return;
       use &= ~(1 << worst);
       continue;
@@ -104,8 +104,13 @@ export function solveJoint(m: number, use: number): void {
  * point with the most negative one (the loop's choice: the last in its
  * descending sweep among equals) and writes nothing.
  */
-function solve4(eps: number): number {
+function solve4(): number {
   const K = BK;
+  // ε as solveJoint takes it (the diagonal summed in the same order); not an argument, which would be
+  // a heap number per call (solve4 is not inlined)
+  let diag = 0;
+  for (let j = 0; j < 4; j++) diag += K[5 * j];
+  const eps = (REG * diag) / 4;
   const m00 = K[0] + eps,
     m01 = K[1],
     m02 = K[2],

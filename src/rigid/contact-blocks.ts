@@ -384,7 +384,9 @@ export class ContactBlocks extends ContactStore {
    * and λ_t gather in `face` for faceFriction. The poses do not change in this pass;
    * the velocities of both bodies stay in locals for the manifold.
    */
-  protected restitutionBlock(s: number, e: number, h: number, restLimit: number): void {
+  protected restitutionBlock(s: number, e: number): void {
+    const h = PASS[0],
+      restLimit = PASS[1];
     const r = this.rigids;
     const mov = this.materials.movable;
     const iw = this.iw;
@@ -579,6 +581,13 @@ export class ContactBlocks extends ContactStore {
     }
   }
 }
+
+/**
+ * The velocity pass's substep h (0) and resting limit 2|g|h (1), for restitutionBlock and
+ * faceFriction: set once per pass, not passed per manifold (a call's floating-point argument,
+ * where the call is not inlined, is a heap number allocated per call).
+ */
+export const PASS = new Float64Array(2);
 
 /** Per point of a block (≤ 4): the levers of both sides (world), the slip, the friction direction and amount. */
 const LA = new Float64Array(12);

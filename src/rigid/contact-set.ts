@@ -44,7 +44,7 @@
  */
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { relativeVelocity } from './collider-poses.js';
-import { ContactBlocks } from './contact-blocks.js';
+import { ContactBlocks, PASS } from './contact-blocks.js';
 import { D, DN, FACE, NF_A, NF_B, NF_CORES, S, U, UN, WM } from './contact-store.js';
 import { rotate, rotateBack, rotateFrom } from './rotate.js';
 
@@ -271,11 +271,13 @@ export class RigidContacts extends ContactBlocks implements ConstraintSet {
     const face = this.face;
     this.worldInverseInertia();
     face.fill(0, 0, FACE * this.count);
+    PASS[0] = h;
+    PASS[1] = rest;
     for (let k = 0; k < this.count; k++) {
       if (this.first[k] === k && this.block[k] !== 0) {
         // a polyhedral manifold, whole (contact-blocks.ts); its friction is faceFriction's, below
         const e = this.mEnd[k];
-        this.restitutionBlock(k, e, h, rest);
+        this.restitutionBlock(k, e);
         k = e - 1;
         continue;
       }
@@ -344,7 +346,7 @@ export class RigidContacts extends ContactBlocks implements ConstraintSet {
       this.impulseW(ib, 1, -1);
     }
     for (let k = 0; k < this.count; k++) {
-      if (this.first[k] === k && this.radA[k] === 0 && this.radB[k] === 0) this.faceFriction(k, h);
+      if (this.first[k] === k && this.radA[k] === 0 && this.radB[k] === 0) this.faceFriction(k);
     }
   }
 
@@ -356,7 +358,8 @@ export class RigidContacts extends ContactBlocks implements ConstraintSet {
    * h p_n)/h − Σλ_t/h), through the centres of mass. Per corner, each corner
    * would stop its own point by turning the body and leave much of the slide.
    */
-  private faceFriction(k: number, h: number): void {
+  private faceFriction(k: number): void {
+    const h = PASS[0];
     const r = this.rigids;
     const face = this.face;
     const f = FACE * k;
