@@ -27,9 +27,13 @@ function toSlope(P: Float64Array, th: number, lift: number): void {
 }
 
 /** A box resting on the slope (its lowest particles at the collider's margin), at rest. */
-function boxOnSlope(kind: Kind, deg: number): { world: World; body: WorldBody; th: number; base: number[] } {
+function boxOnSlope(
+  kind: Kind,
+  deg: number,
+  iterations = 1,
+): { world: World; body: WorldBody; th: number; base: number[] } {
   const th = (deg * Math.PI) / 180;
-  const world = new World({ substeps: 10 });
+  const world = new World({ substeps: 10, iterations });
   world.addCollider(new PlaneCollider({ normal: [-Math.sin(th), Math.cos(th), 0], friction: MU }));
   let body: WorldBody;
   if (kind === 'rigid') {
@@ -67,8 +71,8 @@ function downhill(world: World, th: number, ids: number[], from: Float64Array): 
 }
 
 /** Distance the base slides in 2 s from the start. */
-function slideIn2s(kind: Kind, deg: number): number {
-  const { world, th, base } = boxOnSlope(kind, deg);
+function slideIn2s(kind: Kind, deg: number, iterations = 1): number {
+  const { world, th, base } = boxOnSlope(kind, deg, iterations);
   const x0 = world.store.x.slice();
   for (let k = 0; k < 120; k++) world.step();
   return downhill(world, th, base, x0);
@@ -116,6 +120,32 @@ describe('friction on a slope (μ = 0.5, default substeps)', () => {
       expect(Math.abs(creep)).toBeLessThan(limit);
     });
   }
+});
+
+describe('friction on a slope with several iterations per substep (issue 15, item 6)', () => {
+  // At 1 iteration the FEM box holds (1.14 mm). At 2 and 4 iterations it slides 265 and 949 mm in 2 s,
+  // accelerating (effective μ 0.45 and 0.41): a contact that slides in one iteration is re-anchored at
+  // once and re-tested against that new anchor in the next, so over a substep a sliding base gets less
+  // than μ of its load (docs/collision.md, "Several iterations per substep"). A fix (kinetic corrections of
+  // the substep measured from its first anchor, together ≤ μ λn) gives 0.56 / 0.35 mm but leaves the
+  // local-conservation sphere of shape-matching-squeeze ringing (0.04 J at 10 s): not merged yet, so the
+  // 2- and 4-iteration cases are expected to fail until it is.
+  for (const iterations of [1, 2, 4]) {
+    const name = `FEM box at ${iterations} iteration(s): 1.5° below atan μ it creeps < 2 mm in 2 s; 1.5° above it slides with g (sin θ − μ cos θ)`;
+    const check = () => {
+      expect(Math.abs(slideIn2s('fem', CRITICAL - 1.5, iterations))).toBeLessThan(2e-3);
+      const { world, body, th } = boxOnSlope('fem', CRITICAL + 1.5, iterations);
+      const a = slideAcceleration(world, body, [-Math.cos(th), -Math.sin(th), 0]);
+      const expected = 9.81 * (Math.sin(th) - MU * Math.cos(th));
+      expect(Math.abs(a / expected - 1)).toBeLessThan(3e-3); // measured 0.02 % at 1 iteration
+    };
+    if (iterations === 1) it(name, check);
+    else it.fails(name, check);
+  }
+  for (const kind of ['rigid', 'geometric'] as const)
+    it(`${kind} box at 4 iterations: 1.5° below atan μ it creeps < 1 mm in 2 s`, () => {
+      expect(Math.abs(slideIn2s(kind, CRITICAL - 1.5, 4))).toBeLessThan(1e-3);
+    });
 });
 
 describe('friction anchors (docs/collision.md, "Friction and restitution")', () => {
