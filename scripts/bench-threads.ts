@@ -7,7 +7,8 @@
  *   npx tsx scripts/bench-threads.ts [--case cloth-201] [--threads 2] [--steps 40] [--warmup 10]
  */
 import { availableParallelism, loadavg } from 'node:os';
-import { Cloth, gridMesh, World } from '../src/index.js';
+import { clothDemoWorld } from '../bench/cases/cloth.js';
+import type { World } from '../src/index.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, d: string): string => {
@@ -20,18 +21,7 @@ const steps = Number(opt('steps', '40'));
 const warmup = Number(opt('warmup', '10'));
 
 /** bench/cases/cloth.ts's clothDemo: n × n over 10 m, two corners pinned, distance + dihedral, 5 substeps, PBD. */
-function clothDemo(n: number, sweep: 'forward' | 'symmetric', t: number): World {
-  const world = new World({ dt: 0.005, substeps: 5, iterations: 1, solver: 'pbd', sweep, threads: t });
-  const cloth = new Cloth(world, {
-    mesh: gridMesh({ width: 10, height: 10, cols: n, rows: n, plane: 'xy', diagonals: 'uniform' }),
-    density: 1,
-    stretch: { stiffness: 1 },
-    bend: { stiffness: 0.1 },
-  });
-  cloth.pin(0);
-  cloth.pin(n - 1);
-  return world;
-}
+const clothDemo = (n: number, sweep: 'forward' | 'symmetric', t: number): World => clothDemoWorld(n, sweep, t).world;
 
 const make: Record<string, (t: number) => World> = {
   'cloth-201': (t) => clothDemo(201, 'forward', t),

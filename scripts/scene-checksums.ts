@@ -9,31 +9,19 @@
  * JSON. Compare two files with `diff`.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { loadScene } from '../src/index.js';
+import { writeFileSync } from 'node:fs';
+import { loadShippedScene, scriptOption as opt, sceneFiles } from './shipped-scenes.js';
 
-const args = process.argv.slice(2);
-const opt = (name: string): string | undefined => {
-  const k = args.indexOf(`--${name}`);
-  return k >= 0 ? args[k + 1] : undefined;
-};
 const frames = Number(opt('frames') ?? 60);
 const only = opt('only')?.split(',');
 const out = opt('out');
 
-const dir = new URL('../scenes/', import.meta.url);
-const files = readdirSync(dir)
-  .filter((f) => f.endsWith('.json'))
-  .filter((f) => !only || only.includes(f.replace(/\.json$/, '')))
-  .sort();
+const files = sceneFiles(only);
 
 const result: Record<string, string> = {};
 for (const f of files) {
   const t0 = performance.now();
-  const inst = loadScene(readFileSync(new URL(f, dir), 'utf8'), {
-    file: f,
-    readFile: (p) => readFileSync(new URL(p, dir), 'utf8'),
-  });
+  const inst = loadShippedScene(f);
   const w = inst.world;
   for (let k = 0; k < frames; k++) w.step();
   const n = w.store.count;

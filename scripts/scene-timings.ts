@@ -22,25 +22,17 @@
  *   first frames). A scene that has spent `--budget` seconds of CPU time
  *   stops early and says so.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cases } from '../bench/cases/cloth.js';
 import { loadScene } from '../src/index.js';
+import { scriptOption as opt, sceneFiles, sceneText } from './shipped-scenes.js';
 
-const args = process.argv.slice(2);
-const opt = (name: string): string | undefined => {
-  const k = args.indexOf(`--${name}`);
-  return k >= 0 ? args[k + 1] : undefined;
-};
 const seconds = Number(opt('seconds') ?? 5);
 const budget = Number(opt('budget') ?? 120);
 const only = opt('only')?.split(',');
 const jsonOut = opt('json');
 
-const dir = new URL('../scenes/', import.meta.url);
-const files = readdirSync(dir)
-  .filter((f) => f.endsWith('.json'))
-  .filter((f) => !only || only.includes(f.replace(/\.json$/, '')))
-  .sort();
+const files = sceneFiles(only);
 
 // the reference: cloth-50, and its median ms per step on a quiet machine (the committed bench results)
 const reference = cases.find((c) => c.name === 'cloth-50')!;
@@ -93,8 +85,8 @@ console.log(
   `${pad('scene', 34)} ${pad('dt ms', 6)} ${pad('cpu ms', 8)} ${pad('wall ms', 8)} ${pad('ref ×', 6)} ${pad('quiet ms', 9)} ${pad('worst 1 s', 9)} ${pad('× real time', 11)} note`,
 );
 for (const f of files) {
-  const text = readFileSync(new URL(f, dir), 'utf8');
-  const inst = loadScene(text, { file: f, readFile: (p) => readFileSync(new URL(p, dir), 'utf8') });
+  const text = sceneText(f);
+  const inst = loadScene(text, { file: f, readFile: sceneText });
   const w = inst.world;
   for (let k = 0; k < 20; k++) w.step();
   const n = Math.ceil(seconds / w.dt - 1e-9);

@@ -14,7 +14,7 @@
  * a stale one.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Collider } from '../src/collision/colliders.js';
 import type { Body } from '../src/core/body.js';
@@ -23,18 +23,13 @@ import { colliderMesh } from '../src/io/collider-meshes.js';
 import { quatRotate } from '../src/math/quat.js';
 import { drawnBox } from '../web/src/view/bounds.js';
 import { sceneDigest } from './scene-digest.js';
+import { scriptOption as opt, sceneFiles, sceneText } from './shipped-scenes.js';
 
-const args = process.argv.slice(2);
-const opt = (name: string): string | undefined => {
-  const k = args.indexOf(`--${name}`);
-  return k >= 0 ? args[k + 1] : undefined;
-};
 const seconds = Number(opt('seconds') ?? 6);
 const only = opt('only')?.split(',');
 /** Wall-time budget per scene (s): slower scenes are measured as far as it gets. */
 const budget = Number(opt('budget') ?? 120);
 
-const dir = new URL('../scenes/', import.meta.url);
 const outFile = new URL('../web/src/scene-views.json', import.meta.url);
 
 export interface SceneView {
@@ -52,18 +47,15 @@ export interface SceneView {
 }
 
 const views: Record<string, SceneView> = existsSync(outFile) ? JSON.parse(readFileSync(outFile, 'utf8')) : {};
-const files = readdirSync(dir)
-  .filter((f) => f.endsWith('.json'))
-  .filter((f) => !only || only.includes(f.replace(/\.json$/, '')))
-  .sort();
+const files = sceneFiles(only);
 
 const round = (v: number) => Math.round(v * 1000) / 1000;
 
 for (const f of files) {
   const name = f.replace(/\.json$/, '');
-  const text = readFileSync(new URL(f, dir), 'utf8');
+  const text = sceneText(f);
   const t0 = performance.now();
-  const inst = loadScene(text, { file: f, readFile: (p) => readFileSync(new URL(p, dir), 'utf8') });
+  const inst = loadScene(text, { file: f, readFile: sceneText });
   const w = inst.world;
   const lo = [Infinity, Infinity, Infinity];
   const hi = [-Infinity, -Infinity, -Infinity];

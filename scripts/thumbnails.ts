@@ -12,7 +12,7 @@
  * places the camera); test/gallery-assets.test.ts fails while a scene has no
  * thumbnail.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,22 +20,14 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { build, preview } from 'vite';
 import { launchChromium } from './chromium.js';
+import { scriptOption as opt, sceneFiles } from './shipped-scenes.js';
 
-const args = process.argv.slice(2);
-const opt = (name: string): string | undefined => {
-  const k = args.indexOf(`--${name}`);
-  return k >= 0 ? args[k + 1] : undefined;
-};
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const only = opt('only')?.split(',');
 const time = Number(opt('time') ?? 2);
 const shots = opt('shots');
 const outDir = join(repo, 'web', 'thumbnails');
-const names = readdirSync(join(repo, 'scenes'))
-  .filter((f) => f.endsWith('.json'))
-  .map((f) => f.slice(0, -5))
-  .filter((n) => !only || only.includes(n))
-  .sort();
+const names = sceneFiles(only).map((f) => f.slice(0, -5));
 
 const configFile = join(repo, 'web', 'vite.config.ts');
 const dist = mkdtempSync(join(tmpdir(), 'pbdkit-thumbs-'));

@@ -1,23 +1,15 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { loadShippedScene } from '../scripts/shipped-scenes.js';
 import {
   closestPointTriangle,
   collisionSystemOf,
-  loadScene,
   type MeshCollider,
   type SceneInstance,
 } from '../src/index.js';
 import { edgeCross, edgeCrossOut } from '../src/mesh/triangle-mesh.js';
 import { countEdgeTriangleIntersections, globalTriangles } from './collision-check.js';
 
-const dir = new URL('../scenes/', import.meta.url);
-
-function load(file: string): SceneInstance {
-  return loadScene(readFileSync(new URL(file, dir), 'utf8'), {
-    file,
-    readFile: (p) => readFileSync(new URL(p, dir), 'utf8'),
-  });
-}
+const load = (file: string): SceneInstance => loadShippedScene(file);
 
 /**
  * Runs a scene and checks, with the independent counter, that its cloth

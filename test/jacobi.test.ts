@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { hangChain } from '../experiments/xpbd-chain.js';
 import { PbdError } from '../src/core/errors.js';
 import { World } from '../src/core/world.js';
-import { Cloth, gridMesh } from '../src/index.js';
+import { hangingCloth } from './helpers/cloth.js';
 
 const N = 10,
   m = 0.1,
@@ -46,14 +46,7 @@ describe('Jacobi with averaging', () => {
 
   it('a cloth under Jacobi stays finite and keeps its edges near their rest lengths', () => {
     const world = new World({ substeps: 10, iterations: 4, solve: 'jacobi', relaxation: 1.2 });
-    const cloth = new Cloth(world, {
-      mesh: gridMesh({ width: 1, height: 1, cols: 20, rows: 20 }),
-      density: 0.1,
-      stretch: { compliance: 0 },
-      bend: { compliance: 0.1 },
-    });
-    cloth.pin(0);
-    cloth.pin(20);
+    const cloth = hangingCloth(world, 20, { size: 1, density: 0.1, bend: 0.1 });
     for (let k = 0; k < 120; k++) world.step();
     expect(world.stats.recoveries).toBe(0);
     expect(world.stats.speedClamps).toBe(0);

@@ -4,13 +4,13 @@
  * relies on — data-parallel stages split into ranges, and colour batches
  * split into ranges projected in any order, give the serial results bit for bit.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { loadShippedScene } from '../scripts/shipped-scenes.js';
 import type { ConstraintSet, StepContext } from '../src/core/constraint-set.js';
 import { PbdError } from '../src/core/errors.js';
 import { PHASES, type Scheduler, SerialScheduler, type Stage } from '../src/core/pipeline.js';
 import { World } from '../src/core/world.js';
-import { Cloth, gridMesh, loadScene } from '../src/index.js';
+import { Cloth, gridMesh } from '../src/index.js';
 import { rng } from './helpers.js';
 
 /**
@@ -68,13 +68,7 @@ class ChunkedScheduler implements Scheduler {
   }
 }
 
-function scene(name: string): World {
-  const dir = new URL('../scenes/', import.meta.url);
-  return loadScene(readFileSync(new URL(`${name}.json`, dir), 'utf8'), {
-    file: `${name}.json`,
-    readFile: (p) => readFileSync(new URL(p, dir), 'utf8'),
-  }).world;
-}
+const scene = (name: string): World => loadShippedScene(name).world;
 
 function sameBits(a: Float64Array, b: Float64Array): boolean {
   return (

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { loadShippedScene, sceneFiles } from '../scripts/shipped-scenes.js';
 import {
   EnergyWatch,
   loadScene,
@@ -9,8 +10,7 @@ import {
   sceneJsonSchema,
 } from '../src/index.js';
 
-const dir = new URL('../scenes/', import.meta.url);
-const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+const files = sceneFiles();
 
 describe('scene files', () => {
   it('the published JSON Schema is up to date (npm run schema)', () => {
@@ -20,10 +20,7 @@ describe('scene files', () => {
 
   for (const f of files) {
     it(`${f} builds and runs a second without NaN or clamping`, () => {
-      const inst = loadScene(readFileSync(new URL(f, dir), 'utf8'), {
-        file: f,
-        readFile: (p) => readFileSync(new URL(p, dir), 'utf8'),
-      });
+      const inst = loadShippedScene(f);
       const w = inst.world;
       const watch = new EnergyWatch(w);
       for (let k = 0; k < Math.round(1 / w.dt); k++) {

@@ -3,18 +3,11 @@
  * soft bodies and lifts; each body must end back on the ground, at rest, near
  * its resting shape, and never be launched.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { EnergyWatch, loadScene, type SoftBody, type World, type WorldBody } from '../src/index.js';
+import { loadShippedScene } from '../scripts/shipped-scenes.js';
+import { EnergyWatch, type SoftBody, type World, type WorldBody } from '../src/index.js';
 
-const dir = new URL('../scenes/', import.meta.url);
-
-function load(name: string): World {
-  return loadScene(readFileSync(new URL(`${name}.json`, dir), 'utf8'), {
-    file: `${name}.json`,
-    readFile: (p) => readFileSync(new URL(p, dir), 'utf8'),
-  }).world;
-}
+const load = (name: string): World => loadShippedScene(name).world;
 
 /** Kinetic energy (J), lowest and highest y (m) of one body. */
 function bodyState(w: World, b: WorldBody): { ke: number; ymin: number; ymax: number } {

@@ -5,7 +5,7 @@
  * folding onto itself gives the same candidate lists, contacts and bits on
  * 1, 2 and 4 threads.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PbdError } from '../src/core/errors.js';
 import type { SharedTask } from '../src/core/step-context.js';
 import {
@@ -17,19 +17,9 @@ import {
   type ThreadedScheduler,
   World,
 } from '../src/index.js';
+import { keepThreadPools, stateBits } from './helpers/worlds.js';
 
-/** Worlds that keep the 2- and 4-thread pools alive through the file (pools end with their last world). */
-const keepers: World[] = [];
-beforeAll(async () => {
-  for (const threads of [2, 4]) {
-    const w = new World({ threads });
-    await w.threadsReady();
-    keepers.push(w);
-  }
-});
-afterAll(() => {
-  for (const w of keepers) w.dispose();
-});
+keepThreadPools();
 
 /** A 40 × 60 cloth let go just above the ground: it folds onto itself (self collision on). */
 function foldingCloth(threads: number): World {
@@ -45,13 +35,7 @@ function foldingCloth(threads: number): World {
   return world;
 }
 
-function bits(w: World): Buffer {
-  const n = w.store.count;
-  return Buffer.concat([
-    Buffer.from(w.store.x.buffer, w.store.x.byteOffset, 24 * n),
-    Buffer.from(w.store.v.buffer, w.store.v.byteOffset, 24 * n),
-  ]);
-}
+const bits = (w: World) => stateBits(w);
 
 describe('self collision on worker threads', () => {
   it('a cloth folding onto itself: broad-phase rebuilds on the pool, the same bits on 1, 2 and 4 threads', async () => {

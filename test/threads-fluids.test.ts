@@ -6,40 +6,17 @@
  * workers taking part; and the blocks of one colour never write the same
  * record.
  */
-import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { loadShippedScene } from '../scripts/shipped-scenes.js';
 import type { FluidDensity } from '../src/fluids/density.js';
-import { loadScene, World } from '../src/index.js';
+import type { World } from '../src/index.js';
+import { keepThreadPools, stateBits } from './helpers/worlds.js';
 
-/** Worlds that keep the 2- and 4-thread pools alive through the file (pools end with their last world). */
-const keepers: World[] = [];
-beforeAll(async () => {
-  for (const threads of [2, 4]) {
-    const w = new World({ threads });
-    await w.threadsReady();
-    keepers.push(w);
-  }
-});
-afterAll(() => {
-  for (const w of keepers) w.dispose();
-});
+keepThreadPools();
 
-function scene(name: string, threads: number): World {
-  const dir = new URL('../scenes/', import.meta.url);
-  return loadScene(readFileSync(new URL(`${name}.json`, dir), 'utf8'), {
-    file: `${name}.json`,
-    readFile: (p) => readFileSync(new URL(p, dir), 'utf8'),
-    threads,
-  }).world;
-}
+const scene = (name: string, threads: number): World => loadShippedScene(name, { threads }).world;
 
-function bits(w: World): Buffer {
-  const n = w.store.count;
-  return Buffer.concat([
-    Buffer.from(w.store.x.buffer, w.store.x.byteOffset, 24 * n),
-    Buffer.from(w.store.v.buffer, w.store.v.byteOffset, 24 * n),
-  ]);
-}
+const bits = (w: World) => stateBits(w);
 
 const densityOf = (w: World) => w.sets.find((s) => s.kind === 'fluid-density') as FluidDensity;
 

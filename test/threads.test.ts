@@ -7,35 +7,19 @@
  * numbers bit for bit on 1, 2 and 4 threads.
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { loadShippedScene, sceneFiles } from '../scripts/shipped-scenes.js';
 import { PbdError } from '../src/core/errors.js';
-import {
-  Cloth,
-  gridMesh,
-  loadScene,
-  registerParallelSet,
-  type ThreadedScheduler,
-  World,
-} from '../src/index.js';
+import { Cloth, gridMesh, registerParallelSet, type ThreadedScheduler, World } from '../src/index.js';
 import { ProbeSet } from './fixtures/probe-set.js';
+import { hangingCloth } from './helpers/cloth.js';
+import { keepThreadPools, stateBits } from './helpers/worlds.js';
 
 registerParallelSet(ProbeSet, new URL('./fixtures/probe-set.ts', import.meta.url).href);
 
 const blocksOf = (w: World) => (w.scheduler as ThreadedScheduler).workerBlocks;
 
-/** Worlds that keep the 2- and 4-thread pools alive through the file (pools end with their last world). */
-const keepers: World[] = [];
-beforeAll(async () => {
-  for (const threads of [2, 4]) {
-    const w = new World({ threads });
-    await w.threadsReady();
-    keepers.push(w);
-  }
-});
-afterAll(() => {
-  for (const w of keepers) w.dispose();
-});
+keepThreadPools();
 
 /** Colours of a probe: sizes around the block length and the 256-constraint threshold of the scheduler. */
 const SIZES = [3000, 2500, 4000, 300, 1000, 2000, 5000, 260];
@@ -149,32 +133,11 @@ describe('the worker pool', () => {
   });
 });
 
-function scene(name: string, threads: number): World {
-  const dir = new URL('../scenes/', import.meta.url);
-  return loadScene(readFileSync(new URL(`${name}.json`, dir), 'utf8'), {
-    file: `${name}.json`,
-    readFile: (p) => readFileSync(new URL(p, dir), 'utf8'),
-    threads,
-  }).world;
-}
+const scene = (name: string, threads: number): World => loadShippedScene(name, { threads }).world;
 
-function bits(w: World): Buffer {
-  const n = w.store.count;
-  const parts = [
-    Buffer.from(w.store.x.buffer, w.store.x.byteOffset, 24 * n),
-    Buffer.from(w.store.v.buffer, w.store.v.byteOffset, 24 * n),
-  ];
-  for (const b of w.bodies) {
-    const r = b.renderPositions();
-    parts.push(Buffer.from(r.buffer, r.byteOffset, r.byteLength));
-  }
-  return Buffer.concat(parts);
-}
+const bits = (w: World) => stateBits(w, true);
 
-const sceneNames = readdirSync(new URL('../scenes/', import.meta.url))
-  .filter((f) => f.endsWith('.json'))
-  .map((f) => f.replace(/\.json$/, ''))
-  .sort();
+const sceneNames = sceneFiles().map((f) => f.replace(/\.json$/, ''));
 
 /** Steps per scene: a few hundred, fewer for the scenes whose step is slow here (test time on 2 cores). */
 const STEPS = Number(process.env.PBDKIT_THREAD_STEPS ?? 200);
@@ -183,14 +146,7 @@ describe('bitwise identity across thread counts', () => {
   it('an 80 × 80 cloth: workers project its colour batches, with the numbers of one thread', async () => {
     const make = (threads: number) => {
       const world = new World({ threads, substeps: 5 });
-      const cloth = new Cloth(world, {
-        mesh: gridMesh({ width: 2, height: 2, cols: 80, rows: 80 }),
-        density: 0.2,
-        stretch: { compliance: 0 },
-        bend: { compliance: 0.05 },
-      });
-      cloth.pin(0);
-      cloth.pin(80);
+      hangingCloth(world, 80);
       return world;
     };
     const worlds = [make(1), make(2), make(4)];
@@ -207,14 +163,7 @@ describe('bitwise identity across thread counts', () => {
   it('Jacobi with averaging: the same bits on 1 and 2 threads', async () => {
     const make = (threads: number) => {
       const world = new World({ threads, substeps: 5, solve: 'jacobi', relaxation: 1.3 });
-      const cloth = new Cloth(world, {
-        mesh: gridMesh({ width: 2, height: 2, cols: 60, rows: 60 }),
-        density: 0.2,
-        stretch: { compliance: 0 },
-        bend: { compliance: 0.05 },
-      });
-      cloth.pin(0);
-      cloth.pin(60);
+      hangingCloth(world, 60);
       return world;
     };
     const worlds = [make(1), make(2)];

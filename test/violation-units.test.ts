@@ -3,12 +3,10 @@
  * readouts and plots never mix metres with radians: checked on the sets of
  * every shipped scene (a new family's scene is checked as soon as it ships).
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadScene } from '../src/index.js';
+import { loadShippedScene, sceneFiles } from '../scripts/shipped-scenes.js';
 
-const dir = new URL('../scenes/', import.meta.url);
-const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+const files = sceneFiles();
 const units = ['m', 'rad', 'm²', 'm³', 'relative'];
 
 describe('violation units', () => {
@@ -16,10 +14,7 @@ describe('violation units', () => {
     const missing: string[] = [];
     const seen = new Map<string, string>();
     for (const f of files) {
-      const inst = loadScene(readFileSync(new URL(f, dir), 'utf8'), {
-        file: f,
-        readFile: (p) => readFileSync(new URL(p, dir), 'utf8'),
-      });
+      const inst = loadShippedScene(f);
       for (const s of inst.world.sets) {
         if (!s.maxViolation) continue;
         if (!s.violationUnit || !units.includes(s.violationUnit)) missing.push(`${f}: ${s.kind}`);

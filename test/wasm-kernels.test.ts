@@ -1,13 +1,14 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { clothDemoWorld } from '../bench/cases/cloth.js';
 import { generateAll } from '../scripts/build-kernels.js';
+import { loadShippedScene, sceneFiles } from '../scripts/shipped-scenes.js';
 import {
   bunnyMesh,
   Cloth,
   DistanceConstraints,
   FemCloth,
   gridMesh,
-  loadScene,
   PlaneCollider,
   SoftBody,
   type SolverKind,
@@ -103,22 +104,10 @@ describe('WebAssembly kernels', () => {
   }
 
   it('cloth (PBD, forward sweep): SIMD distance and bending kernels give identical positions', () => {
-    const build = (w: World) => {
-      const n = 41;
-      const c = new Cloth(w, {
-        mesh: gridMesh({ width: 2, height: 2, cols: n, rows: n, plane: 'xy', diagonals: 'uniform' }),
-        density: 1,
-        stretch: { stiffness: 1 },
-        bend: { stiffness: 0.1 },
-      });
-      c.pin(0);
-      c.pin(n - 1);
-      return c;
-    };
     const run = (wasm: boolean) => {
       useWasmKernels(wasm);
-      const w = new World({ dt: 0.005, substeps: 5, iterations: 1, solver: 'pbd', sweep: 'forward' });
-      const c = build(w);
+      // bench/cases/cloth.ts's demo, 41 × 41 over 2 m
+      const { world: w, cloth: c } = clothDemoWorld(41, 'forward', 1, 2);
       for (let s = 0; s < 100; s++) w.step();
       return { x: w.store.x.slice(), stretch: c.stretch.activeBackend, bend: c.bend?.activeBackend };
     };
@@ -248,14 +237,9 @@ describe('WebAssembly kernels', () => {
   });
 
   // every scene file whose constraints run on SIMD kernels: the same numbers with and without them
-  const dir = new URL('../scenes/', import.meta.url);
-  const scenes = readdirSync(dir).filter((f) => f.endsWith('.json'));
+  const scenes = sceneFiles();
   it(`every scene with SIMD kernels runs to identical positions without them (${scenes.length} scene files)`, () => {
-    const load = (f: string) =>
-      loadScene(readFileSync(new URL(f, dir), 'utf8'), {
-        file: f,
-        readFile: (p) => readFileSync(new URL(p, dir), 'utf8'),
-      });
+    const load = (f: string) => loadShippedScene(f);
     let compared = 0;
     for (const f of scenes) {
       useWasmKernels(true);

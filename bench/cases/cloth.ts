@@ -3,28 +3,40 @@ import type { BenchCase } from '../harness.js';
 
 /**
  * The C++ PositionBasedDynamics library's cloth demo set-up: an n × n grid
- * over 10 m × 10 m, the two corners of one edge pinned, distance + dihedral
- * bending, dt = 5 ms, 5 substeps × 1 iteration, no collision.
+ * over `size` × `size` (10 m in the benchmark), the two corners of one edge
+ * pinned, distance + dihedral bending, dt = 5 ms, 5 substeps × 1 iteration,
+ * no collision. Also the world of scripts/bench-threads.ts and of the SIMD
+ * kernels' bit-identity test.
  */
+export function clothDemoWorld(
+  n: number,
+  sweep: 'forward' | 'symmetric',
+  threads = 1,
+  size = 10,
+): { world: World; cloth: Cloth } {
+  const world = new World({
+    threads,
+    dt: 0.005,
+    substeps: 5,
+    iterations: 1,
+    solver: 'pbd',
+    sweep,
+    gravity: [0, -9.81, 0],
+  });
+  const cloth = new Cloth(world, {
+    mesh: gridMesh({ width: size, height: size, cols: n, rows: n, plane: 'xy', diagonals: 'uniform' }),
+    density: 1,
+    stretch: { stiffness: 1 },
+    bend: { stiffness: 0.1 },
+  });
+  cloth.pin(0);
+  cloth.pin(n - 1);
+  return { world, cloth };
+}
+
 function clothDemo(n: number, sweep: 'forward' | 'symmetric', threads = 1) {
   return () => {
-    const world = new World({
-      threads,
-      dt: 0.005,
-      substeps: 5,
-      iterations: 1,
-      solver: 'pbd',
-      sweep,
-      gravity: [0, -9.81, 0],
-    });
-    const cloth = new Cloth(world, {
-      mesh: gridMesh({ width: 10, height: 10, cols: n, rows: n, plane: 'xy', diagonals: 'uniform' }),
-      density: 1,
-      stretch: { stiffness: 1 },
-      bend: { stiffness: 0.1 },
-    });
-    cloth.pin(0);
-    cloth.pin(n - 1);
+    const { world, cloth } = clothDemoWorld(n, sweep, threads);
     const perSubstep = cloth.stretch.count + (cloth.bend?.count ?? 0);
     return {
       step: () => world.step(),

@@ -1,0 +1,50 @@
+/**
+ * What the tests that compare worlds share: the thread pools that live
+ * through a test file, worlds stepped side by side, and the state that must
+ * agree between them (bit for bit).
+ */
+import { afterAll, beforeAll } from 'vitest';
+import { World } from '../../src/index.js';
+
+/**
+ * Keeps the 2- and 4-thread pools alive through the calling test file (a pool
+ * ends with its last world), so that each test does not start its own.
+ */
+export function keepThreadPools(): void {
+  const keepers: World[] = [];
+  beforeAll(async () => {
+    for (const threads of [2, 4]) {
+      const w = new World({ threads });
+      await w.threadsReady();
+      keepers.push(w);
+    }
+  });
+  afterAll(() => {
+    for (const w of keepers) w.dispose();
+  });
+}
+
+/** The positions and velocities of every particle, as bytes; with `render`, every body's render positions too. */
+export function stateBits(w: World, render = false): Buffer {
+  const n = w.store.count;
+  const parts = [
+    Buffer.from(w.store.x.buffer, w.store.x.byteOffset, 24 * n),
+    Buffer.from(w.store.v.buffer, w.store.v.byteOffset, 24 * n),
+  ];
+  if (render)
+    for (const b of w.bodies) {
+      const r = b.renderPositions();
+      parts.push(Buffer.from(r.buffer, r.byteOffset, r.byteLength));
+    }
+  return Buffer.concat(parts);
+}
+
+/** Steps the worlds `steps` times, one step of each in turn. */
+export function stepTogether(worlds: readonly { step(): void }[], steps: number): void {
+  for (let k = 0; k < steps; k++) for (const w of worlds) w.step();
+}
+
+/** The first n values of a typed array, as a plain array (what toEqual compares value by value). */
+export function head(a: Float64Array, n: number): number[] {
+  return Array.from(a.subarray(0, n));
+}
