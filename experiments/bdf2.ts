@@ -10,7 +10,7 @@
  * and keeps it.
  */
 import { DistanceConstraints, type IntegratorKind, SoftBody, tetBox, World } from '../src/index.js';
-import { lineChart, type Row, writeCsv, writeSvg } from './plot.js';
+import { type Row, writeCsv, writeLineChart } from './plot.js';
 
 const g = 9.81;
 
@@ -118,19 +118,15 @@ export async function bdf2Experiment(
     }
     rows.push(...part);
     files.push(
-      await writeSvg(
-        outDir,
-        `bdf2-${sys.name.split(' ')[0].toLowerCase()}`,
-        lineChart(part, {
-          title: `${sys.name}: energy change, 1/60 s in 10 substeps`,
-          x: 'time',
-          y: 'energyPercent',
-          series: 'series',
-          xTitle: 'time (s)',
-          yTitle: 'E − E₀ (% of the swing energy)',
-          points: false,
-        }),
-      ),
+      await writeLineChart(outDir, `bdf2-${sys.name.split(' ')[0].toLowerCase()}`, part, {
+        title: `${sys.name}: energy change, 1/60 s in 10 substeps`,
+        x: 'time',
+        y: 'energyPercent',
+        series: 'series',
+        xTitle: 'time (s)',
+        yTitle: 'E − E₀ (% of the swing energy)',
+        points: false,
+      }),
     );
   }
   files.unshift(writeCsv(outDir, 'bdf2-energy', rows), writeCsv(outDir, 'bdf2-final', finals));

@@ -13,7 +13,7 @@
  * reference is XPBD distance constraints with 400 substeps.
  */
 import { Strands, type StrandsOptions, World } from '../src/index.js';
-import { lineChart, type Row, writeCsv, writeSvg } from './plot.js';
+import { type Row, writeCsv, writeLineChart } from './plot.js';
 
 interface Rule {
   name: string;
@@ -69,36 +69,30 @@ export async function dftlExperiment(outDir: string): Promise<{ rows: Row[]; fil
   const rows = rules.flatMap((r) => swingingStrand(r));
   const files = [
     writeCsv(outDir, 'dftl-swinging-strand', rows),
-    await writeSvg(
+    await writeLineChart(
       outDir,
       'dftl-energy',
-      lineChart(
-        rows.map((r) => ({ ...r, value: Math.max(-1, Math.min(3, r.energy as number)) })),
-        {
-          title: 'A strand released horizontally: energy change over m g L (clipped to [−1, 3])',
-          x: 'time',
-          y: 'value',
-          series: 'rule',
-          points: false,
-          xTitle: 'time (s)',
-          yTitle: '(E − E0) / (m g L)',
-        },
-      ),
-    ),
-    await writeSvg(
-      outDir,
-      'dftl-length-error',
-      lineChart(rows, {
-        title: 'Largest segment stretch |l / l0 − 1| (floor 1e-16)',
+      rows.map((r) => ({ ...r, value: Math.max(-1, Math.min(3, r.energy as number)) })),
+      {
+        title: 'A strand released horizontally: energy change over m g L (clipped to [−1, 3])',
         x: 'time',
-        y: 'lengthError',
+        y: 'value',
         series: 'rule',
         points: false,
-        yLog: true,
         xTitle: 'time (s)',
-        yTitle: 'largest segment stretch',
-      }),
+        yTitle: '(E − E0) / (m g L)',
+      },
     ),
+    await writeLineChart(outDir, 'dftl-length-error', rows, {
+      title: 'Largest segment stretch |l / l0 − 1| (floor 1e-16)',
+      x: 'time',
+      y: 'lengthError',
+      series: 'rule',
+      points: false,
+      yLog: true,
+      xTitle: 'time (s)',
+      yTitle: 'largest segment stretch',
+    }),
   ];
   return { rows, files };
 }

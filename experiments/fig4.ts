@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { loadScene, tetBox, World } from '../src/index.js';
 import { SoftBody } from '../src/softbody/soft-body.js';
-import { lineChart, type Row, writeCsv, writeSvg } from './plot.js';
+import { type Row, writeCsv, writeLineChart } from './plot.js';
 
 export interface Fig4Result {
   rows: Row[];
@@ -64,19 +64,15 @@ export async function fig4(outDir: string, sceneDir: URL, iterations = 20): Prom
     ['fig4-energy-per-iteration-plate', b],
   ] as const) {
     files.push(
-      await writeSvg(
-        outDir,
-        name,
-        lineChart(r.rows, {
-          title: `002 Figure 4: elastic energy within one step — ${r.rows[0].case}`,
-          x: 'iteration',
-          y: 'energy',
-          series: 'solver',
-          xTitle: 'solver iteration within one step of 5 ms',
-          yTitle: 'total elastic energy (J)',
-          yLog: true,
-        }),
-      ),
+      await writeLineChart(outDir, name, r.rows, {
+        title: `002 Figure 4: elastic energy within one step — ${r.rows[0].case}`,
+        x: 'iteration',
+        y: 'energy',
+        series: 'solver',
+        xTitle: 'solver iteration within one step of 5 ms',
+        yTitle: 'total elastic energy (J)',
+        yLog: true,
+      }),
     );
   }
   return { rows, initialEnergy: a.rows[0].energy as number, files };

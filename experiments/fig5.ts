@@ -9,7 +9,7 @@
  */
 import type { ConstraintSet, StepContext } from '../src/core/constraint-set.js';
 import { SoftBody, type SolverKind, tetBox, World } from '../src/index.js';
-import { lineChart, type Row, writeCsv, writeSvg } from './plot.js';
+import { type Row, writeCsv, writeLineChart } from './plot.js';
 
 /** A constant external force on some particles (Algorithm 1, line 1: f_ext). */
 class PointForces implements ConstraintSet {
@@ -102,33 +102,25 @@ export async function fig5(outDir: string): Promise<{ left: Row[]; right: Row[];
   const files = [
     writeCsv(outDir, 'fig5-strain-vs-iterations', left),
     writeCsv(outDir, 'fig5-strain-vs-youngs-modulus', right),
-    await writeSvg(
-      outDir,
-      'fig5-strain-vs-iterations',
-      lineChart(left, {
-        title: `002 Figure 5 (left): beam under ${LOAD} N, k = ${k0} Pa`,
-        x: 'iterations',
-        y: 'strain',
-        series: 'solver',
-        xTitle: 'solver iterations per time step',
-        yTitle: 'total strain (%)',
-        yLog: true,
-      }),
-    ),
-    await writeSvg(
-      outDir,
-      'fig5-strain-vs-youngs-modulus',
-      lineChart(right, {
-        title: `002 Figure 5 (right): beam under ${LOAD} N, 5 iterations`,
-        x: 'youngsModulus',
-        y: 'strain',
-        series: 'solver',
-        xTitle: "Young's modulus (Pa)",
-        yTitle: 'total strain (%)',
-        xLog: true,
-        yLog: true,
-      }),
-    ),
+    await writeLineChart(outDir, 'fig5-strain-vs-iterations', left, {
+      title: `002 Figure 5 (left): beam under ${LOAD} N, k = ${k0} Pa`,
+      x: 'iterations',
+      y: 'strain',
+      series: 'solver',
+      xTitle: 'solver iterations per time step',
+      yTitle: 'total strain (%)',
+      yLog: true,
+    }),
+    await writeLineChart(outDir, 'fig5-strain-vs-youngs-modulus', right, {
+      title: `002 Figure 5 (right): beam under ${LOAD} N, 5 iterations`,
+      x: 'youngsModulus',
+      y: 'strain',
+      series: 'solver',
+      xTitle: "Young's modulus (Pa)",
+      yTitle: 'total strain (%)',
+      xLog: true,
+      yLog: true,
+    }),
   ];
   return { left, right, files };
 }

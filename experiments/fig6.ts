@@ -27,7 +27,7 @@ import {
   torusMesh,
   World,
 } from '../src/index.js';
-import { lineChart, type Row, writeCsv, writeSvg } from './plot.js';
+import { type Row, writeCsv, writeLineChart } from './plot.js';
 
 /** The setting of every run: no gravity, light point damping, 10 substeps of a 60 Hz frame. */
 export const FIG6 = {
@@ -218,24 +218,22 @@ export async function fig6(
   ];
   for (const body of FIG6_BODIES) {
     files.push(
-      await writeSvg(
+      await writeLineChart(
         outDir,
         `fig6-shape-error-${body}`,
-        lineChart(
-          rows
-            .filter((r) => r.body === body)
-            .map((r) => ({ ...r, shapeError: Math.max(r.shapeError as number, 1e-7) })),
-          {
-            title: `002 Figure 6: recovery of the ${body} (no gravity, damping 1/s)`,
-            x: 'time',
-            y: 'shapeError',
-            series: 'series',
-            xTitle: 'time (s)',
-            yTitle: 'shape error (RMS distance / body size)',
-            yLog: true,
-            points: false,
-          },
-        ),
+        rows
+          .filter((r) => r.body === body)
+          .map((r) => ({ ...r, shapeError: Math.max(r.shapeError as number, 1e-7) })),
+        {
+          title: `002 Figure 6: recovery of the ${body} (no gravity, damping 1/s)`,
+          x: 'time',
+          y: 'shapeError',
+          series: 'series',
+          xTitle: 'time (s)',
+          yTitle: 'shape error (RMS distance / body size)',
+          yLog: true,
+          points: false,
+        },
       ),
     );
   }

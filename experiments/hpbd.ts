@@ -23,7 +23,7 @@
  * falls more slowly than the mean stretch.
  */
 import { Cloth, gridMesh, World } from '../src/index.js';
-import { lineChart, type Row, writeCsv, writeSvg } from './plot.js';
+import { type Row, writeCsv, writeLineChart } from './plot.js';
 
 export type HangingSolver = 'gauss-seidel' | 'gs-substeps' | 'jacobi' | 'hierarchical';
 export const HANGING_SOLVERS: HangingSolver[] = ['gauss-seidel', 'gs-substeps', 'jacobi', 'hierarchical'];
@@ -187,48 +187,36 @@ export async function hpbdExperiment(
   const files = [
     writeCsv(outDir, 'hpbd-convergence', curves),
     writeCsv(outDir, 'hpbd-table', table),
-    await writeSvg(
-      outDir,
-      'hpbd-vs-iterations',
-      lineChart(curves, {
-        title: `${what}: mean edge stretch after one step of 1/60 s`,
-        x: 'iterations',
-        y: 'stretchPercent',
-        series: 'series',
-        xTitle: 'iterations (substeps for gs-substeps)',
-        yTitle: 'mean max(0, d − d₀) / d₀ (%)',
-        xLog: true,
-        yLog: true,
-      }),
-    ),
-    await writeSvg(
-      outDir,
-      'hpbd-error-vs-iterations',
-      lineChart(curves, {
-        title: `${what}: mean edge error (stretch and compression) after one step`,
-        x: 'iterations',
-        y: 'errorPercent',
-        series: 'series',
-        xTitle: 'iterations (substeps for gs-substeps)',
-        yTitle: 'mean |d − d₀| / d₀ (%)',
-        xLog: true,
-        yLog: true,
-      }),
-    ),
-    await writeSvg(
-      outDir,
-      'hpbd-vs-time',
-      lineChart(curves, {
-        title: `${what}: mean edge stretch against the step's wall time`,
-        x: 'ms',
-        y: 'stretchPercent',
-        series: 'series',
-        xTitle: 'wall time of the step (ms)',
-        yTitle: 'mean max(0, d − d₀) / d₀ (%)',
-        xLog: true,
-        yLog: true,
-      }),
-    ),
+    await writeLineChart(outDir, 'hpbd-vs-iterations', curves, {
+      title: `${what}: mean edge stretch after one step of 1/60 s`,
+      x: 'iterations',
+      y: 'stretchPercent',
+      series: 'series',
+      xTitle: 'iterations (substeps for gs-substeps)',
+      yTitle: 'mean max(0, d − d₀) / d₀ (%)',
+      xLog: true,
+      yLog: true,
+    }),
+    await writeLineChart(outDir, 'hpbd-error-vs-iterations', curves, {
+      title: `${what}: mean edge error (stretch and compression) after one step`,
+      x: 'iterations',
+      y: 'errorPercent',
+      series: 'series',
+      xTitle: 'iterations (substeps for gs-substeps)',
+      yTitle: 'mean |d − d₀| / d₀ (%)',
+      xLog: true,
+      yLog: true,
+    }),
+    await writeLineChart(outDir, 'hpbd-vs-time', curves, {
+      title: `${what}: mean edge stretch against the step's wall time`,
+      x: 'ms',
+      y: 'stretchPercent',
+      series: 'series',
+      xTitle: 'wall time of the step (ms)',
+      yTitle: 'mean max(0, d − d₀) / d₀ (%)',
+      xLog: true,
+      yLog: true,
+    }),
   ];
   return { curves, table, files };
 }

@@ -20,7 +20,7 @@
  * Gauss–Seidel iteration.
  */
 import { Cloth, gridMesh, World } from '../src/index.js';
-import { lineChart, type Row, writeCsv, writeSvg } from './plot.js';
+import { type Row, writeCsv, writeLineChart } from './plot.js';
 
 /**
  * Edge stretch (ratio − 1) of a cloth at x: the mean, the mean of its absolute
@@ -59,6 +59,11 @@ export function hangingStretch(iterations: number, lra: boolean, n = 100): { max
   });
   for (let c = 0; c < n; c++) cloth.pin(c);
   for (let f = 0; f < 90; f++) world.step();
+  return { max: 100 * edgeStretch(cloth).max, sag: 100 * clothSag(cloth) };
+}
+
+/** Vertical extent of a cloth 1 m high at rest, over its rest height, minus 1 (m). */
+export function clothSag(cloth: Cloth): number {
   const x = cloth.positions();
   let lo = Infinity,
     hi = -Infinity;
@@ -66,7 +71,7 @@ export function hangingStretch(iterations: number, lra: boolean, n = 100): { max
     lo = Math.min(lo, x[i]);
     hi = Math.max(hi, x[i]);
   }
-  return { max: 100 * edgeStretch(cloth).max, sag: 100 * (hi - lo - 1) };
+  return hi - lo - 1;
 }
 
 /** What holds the cloth together: nothing but its stretch constraints, LRA, or LRA and the hierarchical solver. */
@@ -137,21 +142,19 @@ export async function bungeeFiles(outDir: string): Promise<{ rows: Row[]; files:
   const time = [...bungee('none'), ...bungee('lra'), ...bungee('lra+hierarchy')];
   const files = [
     writeCsv(outDir, 'lra-bungee-201', time),
-    await writeSvg(
+    await writeLineChart(
       outDir,
       'lra-bungee-201',
-      lineChart(
-        time.map((r) => ({ ...r, value: r.meanStretch })),
-        {
-          title: '201 × 201 cloth, two corners pinned, 5 substeps × 1 iteration, forward sweep',
-          x: 'time',
-          y: 'value',
-          series: 'series',
-          points: false,
-          xTitle: 'time (s)',
-          yTitle: 'mean edge stretch (%)',
-        },
-      ),
+      time.map((r) => ({ ...r, value: r.meanStretch })),
+      {
+        title: '201 × 201 cloth, two corners pinned, 5 substeps × 1 iteration, forward sweep',
+        x: 'time',
+        y: 'value',
+        series: 'series',
+        points: false,
+        xTitle: 'time (s)',
+        yTitle: 'mean edge stretch (%)',
+      },
     ),
   ];
   return { rows: time, files };
@@ -178,20 +181,16 @@ export async function lraExperiment(
   const time = bungeePart.rows;
   const files = [
     writeCsv(outDir, 'lra-stretch-vs-iterations', rows),
-    await writeSvg(
-      outDir,
-      'lra-stretch-vs-iterations',
-      lineChart(plotRows, {
-        title: '100 × 100 cloth hung from its top row, 5 substeps, at rest',
-        x: 'iterations',
-        y: 'value',
-        series: 'curve',
-        xLog: true,
-        yLog: true,
-        xTitle: 'solver iterations per substep',
-        yTitle: 'stretch (%), floor 0.001',
-      }),
-    ),
+    await writeLineChart(outDir, 'lra-stretch-vs-iterations', plotRows, {
+      title: '100 × 100 cloth hung from its top row, 5 substeps, at rest',
+      x: 'iterations',
+      y: 'value',
+      series: 'curve',
+      xLog: true,
+      yLog: true,
+      xTitle: 'solver iterations per substep',
+      yTitle: 'stretch (%), floor 0.001',
+    }),
     ...bungeePart.files,
   ];
   return { rows, bungee: time, files };

@@ -146,3 +146,13 @@ export function lineChart(
     },
   };
 }
+
+/** Renders `lineChart(rows, o)` to `name`.svg in outDir: the plot of most experiments. */
+export async function writeLineChart(
+  outDir: string,
+  name: string,
+  rows: Row[],
+  o: Parameters<typeof lineChart>[1],
+): Promise<string> {
+  return writeSvg(outDir, name, lineChart(rows, o));
+}

@@ -14,7 +14,7 @@
  * while L stays.
  */
 import { RigidBody, World } from '../src/index.js';
-import { lineChart, type Row, writeCsv, writeSvg } from './plot.js';
+import { type Row, writeCsv, writeLineChart } from './plot.js';
 
 /** The box (half extents 0.1, 0.25, 0.5 m; moments I_x > I_y > I_z) spinning at ω₀, without gravity. */
 function tumbler(substeps: number, omega: [number, number, number]) {
@@ -73,33 +73,25 @@ export async function rigidTumbling(outDir: string): Promise<{ files: string[]; 
   const files = [
     writeCsv(outDir, 'rigid-tumbling-drift', drift),
     writeCsv(outDir, 'rigid-dzhanibekov', flip),
-    await writeSvg(
-      outDir,
-      'rigid-tumbling-drift',
-      lineChart(drift, {
-        title: 'A torque-free tumbling box: drift of L and E over 10 s (floor 1e-17)',
-        x: 'time',
-        y: 'value',
-        series: 'quantity',
-        xTitle: 'time (s)',
-        yTitle: 'relative drift',
-        yLog: true,
-        points: false,
-      }),
-    ),
-    await writeSvg(
-      outDir,
-      'rigid-dzhanibekov',
-      lineChart(flip, {
-        title: 'Spin about the intermediate axis: ω in the body frame (rad/s) over 25 s, 20 substeps',
-        x: 'time',
-        y: 'value',
-        series: 'axis',
-        xTitle: 'time (s)',
-        yTitle: 'ω (body frame)',
-        points: false,
-      }),
-    ),
+    await writeLineChart(outDir, 'rigid-tumbling-drift', drift, {
+      title: 'A torque-free tumbling box: drift of L and E over 10 s (floor 1e-17)',
+      x: 'time',
+      y: 'value',
+      series: 'quantity',
+      xTitle: 'time (s)',
+      yTitle: 'relative drift',
+      yLog: true,
+      points: false,
+    }),
+    await writeLineChart(outDir, 'rigid-dzhanibekov', flip, {
+      title: 'Spin about the intermediate axis: ω in the body frame (rad/s) over 25 s, 20 substeps',
+      x: 'time',
+      y: 'value',
+      series: 'axis',
+      xTitle: 'time (s)',
+      yTitle: 'ω (body frame)',
+      points: false,
+    }),
   ];
   return { files, drift, flip };
 }

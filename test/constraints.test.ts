@@ -9,19 +9,8 @@ import {
   PressureConstraint,
   World,
 } from '../src/index.js';
+import { freeParticles } from './helpers/particles.js';
 import { finiteDifferenceGradient, relativeError, rng } from './helpers.js';
-
-function worldWith(points: number[][], masses: number[]): World {
-  const world = new World({ gravity: [0, 0, 0], substeps: 1, iterations: 1 });
-  const start = world.store.allocate(points.length, 0);
-  points.forEach((q, k) => {
-    world.store.x.set(q, 3 * (start + k));
-    world.store.p.set(q, 3 * (start + k));
-    if (masses[k] === Infinity) world.store.mass[start + k] = Infinity;
-    else world.store.setMass(start + k, masses[k]);
-  });
-  return world;
-}
 
 describe('distance constraint (003 §3.3, eqs. 10–11)', () => {
   it('has the gradient of |p1 − p2| − d', () => {
@@ -40,7 +29,7 @@ describe('distance constraint (003 §3.3, eqs. 10–11)', () => {
   });
 
   it('one projection of a lone constraint satisfies it exactly, weighted by inverse mass', () => {
-    const world = worldWith(
+    const world = freeParticles(
       [
         [0, 0, 0],
         [2, 0, 0],
@@ -62,7 +51,7 @@ describe('distance constraint (003 §3.3, eqs. 10–11)', () => {
   });
 
   it('never moves a particle of inverse mass 0', () => {
-    const world = worldWith(
+    const world = freeParticles(
       [
         [0, 0, 0],
         [2, 0, 0],
@@ -78,7 +67,7 @@ describe('distance constraint (003 §3.3, eqs. 10–11)', () => {
   });
 
   it('XPBD with compliance leaves the constraint partly violated by α̃/(w + α̃)', () => {
-    const world = worldWith(
+    const world = freeParticles(
       [
         [0, 0, 0],
         [2, 0, 0],
@@ -170,7 +159,7 @@ describe('dihedral bending (003 §4.1, Appendix A)', () => {
   });
 
   it('the hot loop projects exactly what dihedralAngleGradients() prescribes', () => {
-    const world = worldWith(
+    const world = freeParticles(
       [
         [0, 0, 0],
         [1, 0.1, 0],
@@ -219,7 +208,7 @@ describe('dihedral bending (003 §4.1, Appendix A)', () => {
               [0.5, 1, 0],
               [0.5, -1, z4],
             ];
-      const world = worldWith(pts, [1, 1, 1, 1]);
+      const world = freeParticles(pts, [1, 1, 1, 1]);
       const set = new DihedralBending(world.store, [0, 1, 2, 3], [rest], { stiffness: 1 });
       world.addConstraintSet(set);
       for (let k = 0; k < 50; k++) world.step();

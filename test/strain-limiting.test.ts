@@ -3,7 +3,7 @@
  * stretches (Wang et al.), Long Range Attachments and geodesic rest lengths.
  */
 import { describe, expect, it } from 'vitest';
-import { bungee, bungeeSummary } from '../experiments/lra.js';
+import { bungee, bungeeSummary, clothSag as sag } from '../experiments/lra.js';
 import type { ConstraintSet } from '../src/core/constraint-set.js';
 import {
   Cloth,
@@ -19,19 +19,8 @@ import {
   TriangleStrainLimits,
   World,
 } from '../src/index.js';
+import { freeParticles } from './helpers/particles.js';
 import { finiteDifferenceGradient, impulseSums, relativeError, rng } from './helpers.js';
-
-/** A world holding free particles at the given points with the given masses (no gravity). */
-function particles(points: number[][], masses: number[]): World {
-  const world = new World({ gravity: [0, 0, 0], substeps: 1, iterations: 1 });
-  const start = world.store.allocate(points.length, 0);
-  points.forEach((q, k) => {
-    world.store.x.set(q, 3 * (start + k));
-    world.store.p.set(q, 3 * (start + k));
-    world.store.setMass(start + k, masses[k]);
-  });
-  return world;
-}
 
 /** Projects one set once (forward) under the given rule and returns the displacements p − x. */
 function projectOnce(world: World, set: ConstraintSet, solver: 'pbd' | 'xpbd' = 'xpbd'): Float64Array {
@@ -57,7 +46,7 @@ describe('triangle strain limits (000 §3.5, Wang et al. 2010)', () => {
     let checked = 0;
     for (let trial = 0; trial < 40; trial++) {
       const { rest, now } = randomTriangle(r, 1.5);
-      const world = particles(rest, [1, 1, 1]);
+      const world = freeParticles(rest, [1, 1, 1]);
       const set = new TriangleStrainLimits(world.store, [0, 1, 2], { min: 0.9, max: 1.1 });
       const B = set.restInverse;
       const idx = set.indices;
@@ -84,7 +73,7 @@ describe('triangle strain limits (000 §3.5, Wang et al. 2010)', () => {
     const r = rng(3);
     for (let trial = 0; trial < 30; trial++) {
       const { rest, now } = randomTriangle(r, 0.5 + 1.5 * r());
-      const world = particles(rest, [1, 1, 1]);
+      const world = freeParticles(rest, [1, 1, 1]);
       const set = new TriangleStrainLimits(world.store, [0, 1, 2], { max: 1.1 });
       const x = Float64Array.from(now.flat());
       for (const k of [0, 1] as const) {
@@ -111,7 +100,7 @@ describe('triangle strain limits (000 §3.5, Wang et al. 2010)', () => {
     for (let trial = 0; trial < 40; trial++) {
       const { rest, now } = randomTriangle(r, trial % 2 === 0 ? 1.6 : 0.5);
       const masses = [0.5 + r(), 0.5 + r(), 0.5 + r()];
-      const world = particles(rest, masses);
+      const world = freeParticles(rest, masses);
       // a tiny step (PBD stiffness 1e-6, XPBD compliance 1e3): the move is w_i ∇_i C Δλ at the start point
       const set = new TriangleStrainLimits(world.store, [0, 1, 2], {
         min: 0.9,
@@ -163,7 +152,7 @@ describe('triangle strain limits (000 §3.5, Wang et al. 2010)', () => {
     const r = rng(5);
     for (let trial = 0; trial < 20; trial++) {
       const { rest, now } = randomTriangle(r, trial % 2 ? 2 : 0.4);
-      const world = particles(rest, [1, 2, 3]);
+      const world = freeParticles(rest, [1, 2, 3]);
       const set = new TriangleStrainLimits(world.store, [0, 1, 2], { min: 0.95, max: 1.05 });
       world.store.x.set(now.flat());
       world.store.p.set(now.flat());
@@ -179,7 +168,7 @@ describe('triangle strain limits (000 §3.5, Wang et al. 2010)', () => {
   });
 
   it('stays finite on a collapsed triangle and on a degenerate rest triangle', () => {
-    const world = particles(
+    const world = freeParticles(
       [
         [0, 0, 0],
         [1, 0, 0],
@@ -206,7 +195,7 @@ describe('edge strain limits (000 §3.5)', () => {
       [0.5, 0.9],
       [1.05, 1.05],
     ]) {
-      const world = particles(
+      const world = freeParticles(
         [
           [0, 0, 0],
           [1, 0, 0],
@@ -227,7 +216,7 @@ describe('edge strain limits (000 §3.5)', () => {
   });
 
   it('rejects a range that is not a range, naming the field', () => {
-    const world = particles(
+    const world = freeParticles(
       [
         [0, 0, 0],
         [1, 0, 0],
@@ -331,18 +320,6 @@ function hangingCloth(n: number, lra: boolean, maxPerParticle?: number) {
   });
   for (let c = 0; c < n; c++) cloth.pin(c);
   return { world, cloth };
-}
-
-/** Vertical extent of a cloth over its rest height, minus 1. */
-function sag(cloth: Cloth): number {
-  const x = cloth.positions();
-  let lo = Infinity,
-    hi = -Infinity;
-  for (let i = 1; i < x.length; i += 3) {
-    lo = Math.min(lo, x[i]);
-    hi = Math.max(hi, x[i]);
-  }
-  return hi - lo - 1;
 }
 
 describe('Long Range Attachments (000 §3.5, Figure 7)', () => {
