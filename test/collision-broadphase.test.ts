@@ -32,6 +32,21 @@ function randomBoxes(n: number, seed: number): Float64Array {
   return b;
 }
 
+/** Moves box i by a random offset of up to ±amplitude/2 per axis. */
+function moveBox(boxes: Float64Array, i: number, r: () => number, amplitude: number): void {
+  const d = [amplitude * (r() - 0.5), amplitude * (r() - 0.5), amplitude * (r() - 0.5)];
+  for (let k = 0; k < 3; k++) {
+    boxes[6 * i + k] += d[k];
+    boxes[6 * i + 3 + k] += d[k];
+  }
+}
+
+/** Moves each of the n boxes by a random offset of up to ±amplitude/2 per axis, from a seed. */
+function moveBoxes(boxes: Float64Array, n: number, seed: number, amplitude: number): void {
+  const r = rng(seed);
+  for (let i = 0; i < n; i++) moveBox(boxes, i, r, amplitude);
+}
+
 function overlaps(b: Float64Array, i: number, q: ArrayLike<number>): boolean {
   const o = 6 * i;
   return (
@@ -160,14 +175,7 @@ describe('BVH (built once, refitted)', () => {
     };
     check();
     // every box moves: the topology is kept, the bounds follow
-    const r = rng(7);
-    for (let i = 0; i < n; i++) {
-      const d = [r() - 0.5, r() - 0.5, r() - 0.5];
-      for (let k = 0; k < 3; k++) {
-        boxes[6 * i + k] += d[k];
-        boxes[6 * i + 3 + k] += d[k];
-      }
-    }
+    moveBoxes(boxes, n, 7, 1);
     bvh.refit(boxes);
     check();
   });
@@ -179,14 +187,7 @@ describe('BVH (built once, refitted)', () => {
     bvh.build(boxes, n);
     const check = () => expectBruteForcePairs(bvh, boxes, n);
     check();
-    const r = rng(12);
-    for (let i = 0; i < n; i++) {
-      const d = [0.3 * (r() - 0.5), 0.3 * (r() - 0.5), 0.3 * (r() - 0.5)];
-      for (let k = 0; k < 3; k++) {
-        boxes[6 * i + k] += d[k];
-        boxes[6 * i + 3 + k] += d[k];
-      }
-    }
+    moveBoxes(boxes, n, 12, 0.3);
     bvh.refit(boxes);
     check();
   });
@@ -206,11 +207,7 @@ describe('BVH (built once, refitted)', () => {
       for (let k = 0; k < m; k++) {
         const i = Math.floor(r() * n);
         ids[k] = i;
-        const d = [0.4 * (r() - 0.5), 0.4 * (r() - 0.5), 0.4 * (r() - 0.5)];
-        for (let c = 0; c < 3; c++) {
-          boxes[6 * i + c] += d[c];
-          boxes[6 * i + 3 + c] += d[c];
-        }
+        moveBox(boxes, i, r, 0.4);
       }
       bvh.refitItems(boxes, ids, m);
       full.refit(boxes);

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PlaneCollider, rigidCluster, SoftBody, tetBox, World, type WorldBody } from '../src/index.js';
+import { head, stepTogether } from './helpers/worlds.js';
 import { cubeLattice, slideAcceleration } from './helpers.js';
 
 type Kind = 'rigid' | 'geometric' | 'fem';
@@ -207,12 +208,7 @@ describe('friction anchors (docs/collision.md, "Friction and restitution")', () 
     const b = boxOnSlope('geometric', CRITICAL - 1.5).world;
     b.step(); // installs the same sets, then is overwritten
     b.loadState(state);
-    for (let k = 0; k < 20; k++) {
-      a.step();
-      b.step();
-    }
-    expect(Array.from(b.store.x.subarray(0, 3 * b.store.count))).toEqual(
-      Array.from(a.store.x.subarray(0, 3 * a.store.count)),
-    );
+    stepTogether([a, b], 20);
+    expect(head(b.store.x, 3 * b.store.count)).toEqual(head(a.store.x, 3 * a.store.count));
   });
 });

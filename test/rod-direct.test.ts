@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { bendTwistValue, Strands, type StrandsOptions, stretchShearValue, World } from '../src/index.js';
+import { rodMomenta, spinParticles } from './helpers/rods.js';
 import { rng } from './helpers.js';
 
 /** exp(θ/2) q: q turned by the rotation vector θ. */
@@ -216,21 +217,8 @@ describe('the direct rod solver', () => {
       pinRoots: false,
       rod: { youngsModulus: 1e6, radius: 0.005, density: 1000, damping: 0.002, solver: 'direct' },
     });
-    const s = world.store;
-    const r = rng(3);
-    for (let j = 0; j < rod.count; j++) {
-      const i = rod.offset + j;
-      for (let k = 0; k < 3; k++) {
-        s.v[3 * i + k] = r() - 0.5;
-        s.omega[3 * i + k] = 20 * (r() - 0.5);
-      }
-    }
-    const momentum = (): number[] => {
-      const P = [0, 0, 0];
-      for (let j = 0; j < rod.count; j++)
-        for (let k = 0; k < 3; k++) P[k] += s.mass[rod.offset + j] * s.v[3 * (rod.offset + j) + k];
-      return P;
-    };
+    spinParticles(world, rod.offset, rod.count, 3);
+    const momentum = (): number[] => rodMomenta(world, rod.offset, rod.count).P;
     const P0 = momentum();
     for (let step = 0; step < 60; step++) {
       world.step();

@@ -19,6 +19,7 @@ import {
   stretchShearValue,
   World,
 } from '../src/index.js';
+import { orientedParticles, rodMomenta, spinParticles } from './helpers/rods.js';
 import { rng } from './helpers.js';
 
 function randomQuat(r: () => number): number[] {
@@ -102,6 +103,15 @@ function twistAngle(q0: ArrayLike<number>, q: ArrayLike<number>): number {
   return 2 * Math.atan2(rz, rw);
 }
 
+/** Central difference of f along coordinate i of v (v itself is left as it was). */
+function partial(f: (v: number[]) => number, v: number[], i: number, eps: number): number {
+  const vp = v.slice(),
+    vm = v.slice();
+  vp[i] += eps;
+  vm[i] -= eps;
+  return (f(vp) - f(vm)) / (2 * eps);
+}
+
 describe('the constraint functions', () => {
   const r = rng(7);
 
@@ -120,20 +130,12 @@ describe('the constraint functions', () => {
       const eps = 1e-6;
       for (let k = 0; k < 3; k++) {
         for (let i = 0; i < 3; i++) {
-          const ap = pa.slice(),
-            am = pa.slice();
-          ap[i] += eps;
-          am[i] -= eps;
-          expect(
-            Math.abs((value(ap, pb, q, k) - value(am, pb, q, k)) / (2 * eps) - g.pa[3 * k + i]),
-          ).toBeLessThan(1e-8);
-          const bp = pb.slice(),
-            bm = pb.slice();
-          bp[i] += eps;
-          bm[i] -= eps;
-          expect(
-            Math.abs((value(pa, bp, q, k) - value(pa, bm, q, k)) / (2 * eps) - g.pb[3 * k + i]),
-          ).toBeLessThan(1e-8);
+          expect(Math.abs(partial((a) => value(a, pb, q, k), pa, i, eps) - g.pa[3 * k + i])).toBeLessThan(
+            1e-8,
+          );
+          expect(Math.abs(partial((b) => value(pa, b, q, k), pb, i, eps) - g.pb[3 * k + i])).toBeLessThan(
+            1e-8,
+          );
         }
         // a rotation δθ of the segment: q ← exp(δθ/2) q
         for (let i = 0; i < 3; i++) {
@@ -171,20 +173,8 @@ describe('the constraint functions', () => {
       const eps = 1e-6;
       for (let k = 0; k < 3; k++) {
         for (let i = 0; i < 4; i++) {
-          const qp = q.slice(),
-            qm = q.slice();
-          qp[i] += eps;
-          qm[i] -= eps;
-          expect(Math.abs((value(qp, u, k) - value(qm, u, k)) / (2 * eps) - g.q[4 * k + i])).toBeLessThan(
-            1e-8,
-          );
-          const up = u.slice(),
-            um = u.slice();
-          up[i] += eps;
-          um[i] -= eps;
-          expect(Math.abs((value(q, up, k) - value(q, um, k)) / (2 * eps) - g.u[4 * k + i])).toBeLessThan(
-            1e-8,
-          );
+          expect(Math.abs(partial((qq) => value(qq, u, k), q, i, eps) - g.q[4 * k + i])).toBeLessThan(1e-8);
+          expect(Math.abs(partial((uu) => value(q, uu, k), u, i, eps) - g.u[4 * k + i])).toBeLessThan(1e-8);
         }
       }
       const [wq, wu] = [3, 7];
@@ -206,12 +196,7 @@ describe('the projection loops', () => {
   it('stretch–shear projects Δλ = −K⁻¹C, Δp = w ∇_pCᵀ Δλ, Δθ = I⁻¹ ∇_θCᵀ Δλ, then normalises q (PBD)', () => {
     const world = new World({ solver: 'pbd', substeps: 1, gravity: [0, 0, 0] });
     const s = world.store;
-    const off = s.allocate(2, -1);
-    s.setMass(off, 2);
-    s.setMass(off + 1, 0.5);
-    s.addOrientations(off, 2, { inertia: true });
-    s.setInertia(off, 0.01, 0.01, 0.01);
-    s.setInertia(off + 1, Infinity, Infinity, Infinity);
+    const off = orientedParticles(world, [2, 0.5], [0.01, Infinity]);
     const pa = [0.1, 0.2, -0.1],
       pb = [0.5, 0.3, 0.2],
       q = randomQuat(r),
@@ -262,12 +247,7 @@ describe('the projection loops', () => {
   it('bend–twist projects exactly what projectBendTwistJoint prescribes (damped XPBD)', () => {
     const world = new World({ substeps: 4, gravity: [0, 0, 0] });
     const s = world.store;
-    const off = s.allocate(2, -1);
-    s.setMass(off, 1);
-    s.setMass(off + 1, 1);
-    s.addOrientations(off, 2, { inertia: true });
-    s.setInertia(off, 0.02, 0.02, 0.02);
-    s.setInertia(off + 1, 0.05, 0.05, 0.05);
+    const off = orientedParticles(world, [1, 1], [0.02, 0.05]);
     const q = randomQuat(r),
       u = randomQuat(r),
       rest = randomQuat(r);
@@ -320,34 +300,8 @@ describe('rods in a world', () => {
       pinRoots: false,
       rod: { youngsModulus: 1e6, radius: 0.005, density: 1000, damping: 0.002 },
     });
-    const s = world.store;
-    const r = rng(3);
-    for (let j = 0; j < rod.count; j++) {
-      const i = rod.offset + j;
-      for (let k = 0; k < 3; k++) {
-        s.v[3 * i + k] = r() - 0.5;
-        s.omega[3 * i + k] = 20 * (r() - 0.5);
-      }
-    }
-    const momenta = (): { P: number[]; L: number[] } => {
-      const P = [0, 0, 0],
-        L = [0, 0, 0];
-      for (let j = 0; j < rod.count; j++) {
-        const i = rod.offset + j;
-        const m = s.mass[i];
-        const [x, y, z] = [s.x[3 * i], s.x[3 * i + 1], s.x[3 * i + 2]];
-        const [vx, vy, vz] = [s.v[3 * i], s.v[3 * i + 1], s.v[3 * i + 2]];
-        P[0] += m * vx;
-        P[1] += m * vy;
-        P[2] += m * vz;
-        L[0] += m * (y * vz - z * vy);
-        L[1] += m * (z * vx - x * vz);
-        L[2] += m * (x * vy - y * vx);
-        const I = s.inertia[3 * i];
-        if (Number.isFinite(I)) for (let k = 0; k < 3; k++) L[k] += I * s.omega[3 * i + k];
-      }
-      return { P, L };
-    };
+    spinParticles(world, rod.offset, rod.count, 3);
+    const momenta = () => rodMomenta(world, rod.offset, rod.count);
     const m0 = momenta();
     let P = 0,
       L = 0;
@@ -378,13 +332,7 @@ describe('rods in a world', () => {
     for (let trial = 0; trial < 10; trial++) {
       const world = new World({ gravity: [0, 0, 0], substeps: 1 });
       const s = world.store;
-      const off = s.allocate(3, -1);
-      const masses = [1.3, 0.7, 0.9];
-      for (let k = 0; k < 3; k++) s.setMass(off + k, masses[k]);
-      s.addOrientations(off, 3, { inertia: true });
-      s.setInertia(off, 0.02, 0.02, 0.02);
-      s.setInertia(off + 1, 0.05, 0.05, 0.05);
-      s.setInertia(off + 2, Infinity, Infinity, Infinity);
+      const off = orientedParticles(world, [1.3, 0.7, 0.9], [0.02, 0.05, Infinity]);
       const q = rotate([0, 0, 0, 1], [6 * r(), 6 * r(), 6 * r()]);
       const u = rotate(q, [0.3 * r(), 0.3 * r(), 0.3 * r()]);
       const d3 = [

@@ -32,6 +32,24 @@ const rope = (pts: number[], o: Partial<StrandsOptions> = {}): StrandsOptions =>
   ...o,
 });
 
+/**
+ * A pinned vertical rod (the wall, 1 m, at depth z) and a free horizontal rod (the dart,
+ * 0.6 m, 0.2 m in front of it) in a world without gravity, 10 substeps.
+ */
+function dartAtWall(
+  z: number,
+  dart: Partial<StrandsOptions>,
+): { world: World; wall: Strands; dart: Strands } {
+  const world = new World({ dt: 1 / 60, substeps: 10, gravity: [0, 0, 0] });
+  const wall = new Strands(world, rope(line([0, -0.5, z], [0, 0.5, z], 20), { ftl: false, pinRoots: false }));
+  for (let j = 0; j < wall.count; j++) wall.pin(j);
+  const thrown = new Strands(
+    world,
+    rope(line([-0.2, 0, -0.3], [-0.2, 0, 0.3], 12), { pinRoots: false, ftl: false, ...dart }),
+  );
+  return { world, wall, dart: thrown };
+}
+
 describe('segment contacts', () => {
   it('a falling rope comes to rest across a pinned rod, one radius pair apart, never through it', () => {
     const world = new World({ dt: 1 / 60, substeps: 10, damping: 0.5 });
@@ -65,21 +83,10 @@ describe('segment contacts', () => {
 
   it('a rod thrown at 30 m/s through another does not pass (the start-of-substep side holds)', () => {
     // 5 cm per substep, 5 radii: one projection per substep undoes it (at 4 substeps, 12 radii, it needs 4 iterations)
-    const world = new World({ dt: 1 / 60, substeps: 10, gravity: [0, 0, 0] });
-    const wall = new Strands(
-      world,
-      rope(line([0, -0.5, 0], [0, 0.5, 0], 20), { ftl: false, pinRoots: false }),
-    );
-    for (let j = 0; j < wall.count; j++) wall.pin(j);
-    const dart = new Strands(
-      world,
-      rope(line([-0.2, 0, -0.3], [-0.2, 0, 0.3], 12), {
-        pinRoots: false,
-        ftl: false,
-        velocity: [30, 0, 0],
-        rod: { youngsModulus: 1e8, density: 1000, extensible: false },
-      }),
-    );
+    const { world, wall, dart } = dartAtWall(0, {
+      velocity: [30, 0, 0],
+      rod: { youngsModulus: 1e8, density: 1000, extensible: false },
+    });
     enableCollisions(world, { friction: 0 }).add(wall).add(dart);
     const check = watchStrands(world, [wall, dart]);
     for (let step = 0; step < 30; step++) world.step();
@@ -90,16 +97,7 @@ describe('segment contacts', () => {
   });
 
   it('the crossing check sees a rod pass through another without contacts (it can fail)', () => {
-    const world = new World({ dt: 1 / 60, substeps: 10, gravity: [0, 0, 0] });
-    const wall = new Strands(
-      world,
-      rope(line([0, -0.5, 0.013], [0, 0.5, 0.013], 20), { ftl: false, pinRoots: false }),
-    );
-    for (let j = 0; j < wall.count; j++) wall.pin(j);
-    const dart = new Strands(
-      world,
-      rope(line([-0.2, 0, -0.3], [-0.2, 0, 0.3], 12), { pinRoots: false, ftl: false, velocity: [3, 0, 0] }),
-    );
+    const { world, wall, dart } = dartAtWall(0.013, { velocity: [3, 0, 0] });
     const check = watchStrands(world, [wall, dart]);
     for (let step = 0; step < 20; step++) world.step();
     expect(check.crossings).toBeGreaterThan(0);

@@ -35,6 +35,24 @@ function enclosed(p: Float64Array, off: number, tri: Uint32Array): number {
   return v / 6;
 }
 
+/**
+ * Moves each particle of the body by up to ±amplitude/2 per axis and gives it a random
+ * velocity (±0.5 m/s per axis), from r; the predicted positions start at the moved ones.
+ */
+function jostle(
+  world: World,
+  body: { offset: number; count: number },
+  r: () => number,
+  amplitude: number,
+): void {
+  const { x, v, p } = world.store;
+  for (let k = 0; k < 3 * body.count; k++) {
+    x[3 * body.offset + k] += amplitude * (r() - 0.5);
+    v[3 * body.offset + k] = r() - 0.5;
+  }
+  p.set(x);
+}
+
 describe('volume conservation of surface-only shape matching (000 §4.5.1)', () => {
   it('Figure 20: squeezed spheres lose under 2 % with global or local conservation, much more without', () => {
     const file = 'shape-matching-squeeze.json';
@@ -65,11 +83,7 @@ describe('volume conservation of surface-only shape matching (000 §4.5.1)', () 
     const body = surfaceBody(world, { mesh, rings: 1, volume: { alpha: 0.5 } });
     const tri = mesh.triangles;
     const { x, v, p } = world.store;
-    for (let k = 0; k < 3 * body.count; k++) {
-      x[3 * body.offset + k] += 0.02 * (r() - 0.5);
-      v[3 * body.offset + k] = r() - 0.5;
-    }
-    p.set(x);
+    jostle(world, body, r, 0.02);
     const ctx = world.makeContext(1 / 60);
     // one projection from the deformed state: C = V − V0 is removed entirely (stiffness 1)
     body.matching.beginStep(ctx);
@@ -99,12 +113,8 @@ describe('volume conservation and momentum', () => {
     const r = rng(52);
     const world = new World({ gravity: [0, 0, 0] });
     const body = surfaceBody(world, { mesh: icosphere(0.3, 2), rings: 1, volume: { alpha: 0 } });
-    const { x, v, p, mass } = world.store;
-    for (let k = 0; k < 3 * body.count; k++) {
-      x[3 * body.offset + k] += 0.03 * (r() - 0.5);
-      v[3 * body.offset + k] = r() - 0.5;
-    }
-    p.set(x);
+    const { v, p, mass } = world.store;
+    jostle(world, body, r, 0.03);
     // a deformation from shape matching gives the local (non-uniform) weights
     const ctx = world.makeContext(1 / 60);
     body.matching.beginStep(ctx);

@@ -11,6 +11,11 @@ import {
 } from '../src/shape-matching/summation.js';
 import { relativeError, rng } from './helpers.js';
 
+/** A uniform octree over the unit box, every cell refined down to depth `maxDepth` ((2^maxDepth)³ particles). */
+function uniformOctree(maxDepth: number): AdaptiveLattice {
+  return new AdaptiveLattice({ min: [0, 0, 0], size: 1, maxDepth, refine: () => true, inside: () => true });
+}
+
 /** Fast and naive gather/scatter of random stride-12 values agree to `tol` (relative to the largest sum). */
 function agree(
   fast: RegionSummation,
@@ -126,13 +131,7 @@ describe('fast summation equals the naive sums (000 §4.3)', () => {
 
   it('octree regions: the 3³ block of cells at the level of the width, symmetric for equal widths', () => {
     // a uniform 16³ octree over a box: interior regions have an analytic size
-    const tree = new AdaptiveLattice({
-      min: [0, 0, 0],
-      size: 1,
-      maxDepth: 4,
-      refine: () => true,
-      inside: () => true,
-    });
+    const tree = uniformOctree(4);
     const s = 1 / 16;
     const interior = (p: number) => {
       const c = tree.center.subarray(3 * tree.particleNode[p], 3 * tree.particleNode[p] + 3);
@@ -158,13 +157,7 @@ describe('fast summation equals the naive sums (000 §4.3)', () => {
   });
 
   it('octree region widths must be finite and ≥ 0', () => {
-    const tree = new AdaptiveLattice({
-      min: [0, 0, 0],
-      size: 1,
-      maxDepth: 1,
-      refine: () => true,
-      inside: () => true,
-    });
+    const tree = uniformOctree(1);
     const widths = new Float64Array(tree.count).fill(0.5);
     widths[3] = Number.NaN;
     expect(() => new OctreeSummation(tree, widths)).toThrow(/regionWidths\[3\].*finite width ≥ 0/);

@@ -18,23 +18,31 @@ const lengthOf = (x: Float64Array, from: number, n: number): number => {
   return len;
 };
 
+/**
+ * An overhand knot in a 1 mm thread, in the air (the knot, not the thread's
+ * sag under gravity between the grippers), held by two grippers: each holds
+ * an end segment (position and orientation) and pulls at 4 cm/s for 1 s.
+ */
+function pulledKnot(r: number): { world: World; thread: Strands; n: number; pts: number[] } {
+  const pts = overhandKnot({ size: 0.004, tail: 0.05, segment: 0.002 });
+  const n = pts.length / 3;
+  const world = new World({ dt: 1 / 60, substeps: 20, iterations: 2, damping: 0.5, gravity: [0, 0, 0] });
+  const thread = new Strands(world, {
+    positions: pts,
+    strandStart: [0, n],
+    radius: r,
+    pinRoots: false,
+    rod: { youngsModulus: 1e6, density: 1100, restShape: 'straight', extensible: false, damping: 0.05 },
+  });
+  thread.clamp(0, new Motion({ velocity: [-0.04, 0, 0], end: 1 }));
+  thread.clamp(n - 2, new Motion({ velocity: [0.04, 0, 0], end: 1 }));
+  return { world, thread, n, pts };
+}
+
 describe('surgical thread', () => {
   it('an overhand knot pulled tight by grippers: no pass-through, and it stays tied', () => {
     const r = 0.001;
-    const pts = overhandKnot({ size: 0.004, tail: 0.05, segment: 0.002 });
-    const n = pts.length / 3;
-    // in the air: the knot, not the thread's sag under gravity between the grippers
-    const world = new World({ dt: 1 / 60, substeps: 20, iterations: 2, damping: 0.5, gravity: [0, 0, 0] });
-    const thread = new Strands(world, {
-      positions: pts,
-      strandStart: [0, n],
-      radius: r,
-      pinRoots: false,
-      rod: { youngsModulus: 1e6, density: 1100, restShape: 'straight', extensible: false, damping: 0.05 },
-    });
-    // the grippers: each holds an end segment (position and orientation) and pulls at 4 cm/s for 1 s
-    thread.clamp(0, new Motion({ velocity: [-0.04, 0, 0], end: 1 }));
-    thread.clamp(n - 2, new Motion({ velocity: [0.04, 0, 0], end: 1 }));
+    const { world, thread, n, pts } = pulledKnot(r);
     const contacts = enableCollisions(world, { friction: 0.2 }).add(thread);
     const check = watchStrands(world, [thread]);
     const x = world.store.x;
@@ -111,18 +119,7 @@ describe('surgical thread', () => {
   });
 
   it('the same pull without contacts lets the thread pass through itself (the check can fail)', () => {
-    const pts = overhandKnot({ size: 0.004, tail: 0.05, segment: 0.002 });
-    const n = pts.length / 3;
-    const world = new World({ dt: 1 / 60, substeps: 20, iterations: 2, damping: 0.5, gravity: [0, 0, 0] });
-    const thread = new Strands(world, {
-      positions: pts,
-      strandStart: [0, n],
-      radius: 0.001,
-      pinRoots: false,
-      rod: { youngsModulus: 1e6, density: 1100, restShape: 'straight', extensible: false, damping: 0.05 },
-    });
-    thread.clamp(0, new Motion({ velocity: [-0.04, 0, 0], end: 1 }));
-    thread.clamp(n - 2, new Motion({ velocity: [0.04, 0, 0], end: 1 }));
+    const { world, thread } = pulledKnot(0.001);
     const check = watchStrands(world, [thread]);
     for (let f = 0; f < 30; f++) world.step();
     expect(check.crossings).toBeGreaterThan(0);
