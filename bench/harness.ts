@@ -9,7 +9,8 @@
  * stretch and finiteness at the end of the timed frames. Cases live in
  * bench/cases/*.ts (discovered automatically) and export `cases: BenchCase[]`.
  */
-import type { Scheduler } from '../src/index.js';
+import { readFileSync } from 'node:fs';
+import { loadScene, type SceneInstance, type Scheduler } from '../src/index.js';
 import type { PeerInstance } from './peers/peer.js';
 import { type KindProfile, ProfilingScheduler } from './profile.js';
 
@@ -47,6 +48,18 @@ export interface BenchInstance {
   quality?(): Quality;
   /** Called after each timed step, outside the timing: a case that measures its quality over the frames. */
   observe?(): void;
+}
+
+/**
+ * A shipped scene file as a case's set-up: its world stepped frame by frame,
+ * `info` saying what it holds. (Cases run from lib/bench/cases/, built by tsc.)
+ */
+export function sceneSetup(file: string, info: (inst: SceneInstance) => string): () => BenchInstance {
+  return () => {
+    const url = new URL(`../../scenes/${file}`, import.meta.url); // lib/bench → scenes
+    const inst = loadScene(readFileSync(url, 'utf8'), { file });
+    return { step: () => inst.world.step(), info: info(inst) };
+  };
 }
 
 /** Another engine building the case's scene. */

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import RAPIER from '@dimforge/rapier3d-compat';
-import { boxPyramid, loadScene, PlaneCollider, RigidBodies, World } from '../../src/index.js';
-import type { BenchCase, BenchInstance, Quality } from '../harness.js';
+import { boxPyramid, PlaneCollider, RigidBodies, World } from '../../src/index.js';
+import { type BenchCase, type BenchInstance, type Quality, sceneSetup } from '../harness.js';
 import type { PeerInstance } from '../peers/peer.js';
 
 await RAPIER.init();
@@ -178,16 +177,8 @@ function pyramid(substeps: number): () => BenchInstance {
 }
 
 /** A scene file as a benchmark: its world stepped frame by frame. */
-function scene(file: string): () => { step(): void; info: string } {
-  return () => {
-    const url = new URL(`../../../scenes/${file}`, import.meta.url); // lib/bench/cases → scenes
-    const inst = loadScene(readFileSync(url, 'utf8'), { file });
-    return {
-      step: () => inst.world.step(),
-      info: `${inst.world.store.count} particles, ${inst.world.rigids.count} rigid bodies`,
-    };
-  };
-}
+const scene = (file: string) =>
+  sceneSetup(file, (inst) => `${inst.world.store.count} particles, ${inst.world.rigids.count} rigid bodies`);
 
 /**
  * The substeps of the rigid-pyramid-55 row: at 7 the pyramid's drift and

@@ -1,11 +1,9 @@
-import { readFileSync } from 'node:fs';
 import {
   AdaptiveLattice,
   buildPaths,
   icosphere,
   Lattice,
   LatticeSummation,
-  loadScene,
   meshAdjacency,
   NaiveSummation,
   OctreeSummation,
@@ -13,7 +11,7 @@ import {
   type RegionSummation,
   ringRegions,
 } from '../../src/index.js';
-import type { BenchCase } from '../harness.js';
+import { type BenchCase, sceneSetup } from '../harness.js';
 
 /**
  * Fast summation against naive region sums (survey 000 §4.3): one "step" is
@@ -126,16 +124,8 @@ const meshCases: BenchCase[] = [1, 2, 4, 6].flatMap((w) => {
   ];
 });
 
-function scene(file: string): () => { step(): void; info: string } {
-  return () => {
-    const url = new URL(`../../../scenes/${file}`, import.meta.url); // lib/bench/cases → scenes
-    const inst = loadScene(readFileSync(url, 'utf8'), { file });
-    return {
-      step: () => inst.world.step(),
-      info: `${inst.world.store.count} particles, ${inst.bodies.length} bodies`,
-    };
-  };
-}
+const scene = (file: string) =>
+  sceneSetup(file, (inst) => `${inst.world.store.count} particles, ${inst.bodies.length} bodies`);
 
 const sceneCases: BenchCase[] = [
   ['sm-scene-ducks', 'shape-matching-ducks.json', 'Figure 14: six lattice bodies (FastLSM) in a pile'],
