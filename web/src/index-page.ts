@@ -6,6 +6,7 @@
  * paint and simulates nothing.
  */
 import { byFamily, type CatalogEntry } from './catalog.js';
+import { listingPage } from './ui/page.js';
 
 const thumbnails = import.meta.glob<string>('../thumbnails/*.webp', {
   eager: true,
@@ -22,17 +23,16 @@ export class IndexPage {
   readonly root: HTMLElement;
 
   constructor(parent: HTMLElement, isolated: boolean) {
-    const root = document.createElement('div');
-    root.className = 'index-page';
-    this.root = root;
-    const header = document.createElement('header');
-    header.className = 'index-header';
-    header.innerHTML = `
+    const { root, header } = listingPage(
+      '',
+      `
       <h1>pbdkit <span>gallery</span></h1>
       <p>Position-based dynamics from the papers, live: every scene in <code>scenes/</code> runs here.
       Drag a surface to pull it, tune the solver and the materials, and watch the energy and the constraint error.</p>
       <p class="sources-link">The papers behind the scenes, and what pbdkit takes from each: <a href="#sources">sources</a>.</p>
-      <p class="drop-hint">Drop a scene <code>.json</code> file (and the mesh files it names) anywhere on the page to run it.</p>`;
+      <p class="drop-hint">Drop a scene <code>.json</code> file (and the mesh files it names) anywhere on the page to run it.</p>`,
+    );
+    this.root = root;
     if (!isolated) {
       const note = document.createElement('p');
       note.className = 'mode fallback';

@@ -6,21 +6,21 @@
  */
 import { scenes } from './catalog.js';
 import { sources } from './sources.js';
+import { listingPage } from './ui/page.js';
 
 export class SourcesPage {
   readonly root: HTMLElement;
 
   constructor(parent: HTMLElement, focus: string | null) {
-    const root = document.createElement('div');
-    root.className = 'index-page sources-page';
-    this.root = root;
-    const header = document.createElement('header');
-    header.className = 'index-header';
-    header.innerHTML = `
+    const { root, header } = listingPage(
+      'sources-page',
+      `
       <p><a class="back" href="#">← All scenes</a></p>
       <h1>Sources</h1>
       <p>The papers pbdkit implements. A scene's figure reference such as <em>003 Figure 3</em> names the paper
-      by the number below; the code cites the equations where they land.</p>`;
+      by the number below; the code cites the equations where they land.</p>`,
+    );
+    this.root = root;
     root.append(header);
     const list = document.createElement('ol');
     list.className = 'sources';
