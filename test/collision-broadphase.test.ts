@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { foldingSheet } from '../bench/scenes.js';
 import {
   Bvh,
   Cloth,
@@ -7,7 +8,6 @@ import {
   edgeEdgeCcd,
   enableCollisions,
   Granular,
-  gridMesh,
   PlaneCollider,
   SpatialHash,
   segmentCrossesTriangle,
@@ -319,11 +319,7 @@ describe('geometric primitives', () => {
 describe('candidate lists of the surface contacts', () => {
   it('always hold every vertex–triangle and edge–edge pair within contact reach (incremental updates included)', () => {
     const world = new World({ substeps: 4 });
-    const mesh = gridMesh({ width: 0.6, height: 0.6, cols: 16, rows: 16, plane: 'xy' });
-    for (let i = 0; i < mesh.positions.length; i += 3) {
-      mesh.positions[i + 1] += 0.35;
-      mesh.positions[i + 2] += 0.05 * Math.sin(9 * mesh.positions[i + 1]);
-    }
+    const mesh = foldingSheet([0.6, 0.6], [16, 16], 0.35, [0.05, 9]);
     const cloth = new Cloth(world, { mesh, density: 0.2, bend: { compliance: 1 } });
     world.addCollider(new PlaneCollider({ friction: 0.5 }));
     const sc = enableCollisions(world, { thickness: 0.01 }).add(cloth).surfaces;

@@ -6,13 +6,13 @@
  * 1, 2 and 4 threads.
  */
 import { describe, expect, it } from 'vitest';
+import { foldingSheet } from '../bench/scenes.js';
 import { PbdError } from '../src/core/errors.js';
 import type { SharedTask } from '../src/core/step-context.js';
 import {
   Cloth,
   collisionSystemOf,
   enableCollisions,
-  gridMesh,
   PlaneCollider,
   type ThreadedScheduler,
   World,
@@ -24,11 +24,7 @@ keepThreadPools();
 /** A 40 × 60 cloth let go just above the ground: it folds onto itself (self collision on). */
 function foldingCloth(threads: number): World {
   const world = new World({ dt: 1 / 60, substeps: 5, damping: 0.2, threads });
-  const mesh = gridMesh({ width: 0.8, height: 1.2, cols: 40, rows: 60, plane: 'xy' });
-  for (let i = 0; i < mesh.positions.length; i += 3) {
-    mesh.positions[i + 1] += 0.65;
-    mesh.positions[i + 2] += 0.03 * Math.sin(5 * mesh.positions[i + 1]);
-  }
+  const mesh = foldingSheet([0.8, 1.2], [40, 60], 0.65, [0.03, 5]);
   const cloth = new Cloth(world, { mesh, density: 0.2, bend: { compliance: 0.5 } });
   world.addCollider(new PlaneCollider({ friction: 0.6 }));
   enableCollisions(world, { thickness: 0.006, friction: 0.4 }).add(cloth);

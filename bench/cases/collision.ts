@@ -3,12 +3,12 @@ import {
   Cloth,
   collisionSystemOf,
   enableCollisions,
-  gridMesh,
   loadScene,
   PlaneCollider,
   World,
 } from '../../src/index.js';
 import type { BenchCase } from '../harness.js';
+import { foldingSheet } from '../scenes.js';
 
 /**
  * A 6,000-vertex cloth (60 × 100, 1.2 m × 2 m) hanging just above the
@@ -19,12 +19,7 @@ import type { BenchCase } from '../harness.js';
 function selfCollision6000(sweep: 'symmetric' | 'forward', threads = 1) {
   return () => {
     const world = new World({ dt: 1 / 60, substeps: 10, sweep, damping: 0.2, threads });
-    const mesh = gridMesh({ width: 1.2, height: 2, cols: 60, rows: 100, plane: 'xy' });
-    for (let i = 0; i < mesh.positions.length; i += 3) {
-      mesh.positions[i + 1] += 1.05;
-      // a slight wave so that it folds instead of piling straight down
-      mesh.positions[i + 2] += 0.04 * Math.sin(4 * mesh.positions[i + 1]);
-    }
+    const mesh = foldingSheet([1.2, 2], [60, 100], 1.05, [0.04, 4]);
     const cloth = new Cloth(world, { mesh, density: 0.2, bend: { compliance: 0.5 } });
     world.addCollider(new PlaneCollider({ friction: 0.6 }));
     enableCollisions(world, { thickness: 0.006, friction: 0.4 }).add(cloth);
