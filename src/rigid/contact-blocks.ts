@@ -228,11 +228,12 @@ export class ContactBlocks extends ContactStore {
       const dl = BX[j];
       DLN[j] = dl;
       DLT[j] = 0;
+      if (!(dl > 0)) continue;
+      // the normal's I⁻¹ (r × n), for the correction below (the friction's levers take UA, UB next)
       for (let c = 0; c < 3; c++) {
         UNA[3 * j + c] = UA[3 * j + c];
         UNB[3 * j + c] = UB[3 * j + c];
       }
-      if (!(dl > 0)) continue;
       const k = s + j;
       lamN[k] += dl;
       this.lamNM[s] += dl;
