@@ -491,7 +491,13 @@ export class ContactBlocks extends ContactStore {
       B3 = iw[bo + 3],
       B4 = iw[bo + 4],
       B5 = iw[bo + 5];
-    const f = FACE * s;
+    // the face's sums for faceFriction, in locals (face[] is 0 for this manifold when the pass starts)
+    let fcx = 0,
+      fcy = 0,
+      fcz = 0,
+      acted = 0,
+      lastK = 0,
+      sumT = 0;
     for (let k = s; k < e; k++) {
       if (lamN[k] <= 0) continue;
       const k3 = 3 * k;
@@ -512,12 +518,12 @@ export class ContactBlocks extends ContactStore {
         lby = RB10 * vx + RB11 * vy + RB12 * vz,
         lbz = RB20 * vx + RB21 * vy + RB22 * vz;
       // the face's centroid for faceFriction
-      face[f] += 0.5 * (xax + lax + (xbx + lbx));
-      face[f + 1] += 0.5 * (xay + lay + (xby + lby));
-      face[f + 2] += 0.5 * (xaz + laz + (xbz + lbz));
-      face[f + 3]++;
-      face[f + 4] = k;
-      face[f + 5] += lamT[k];
+      fcx += 0.5 * (xax + lax + (xbx + lbx));
+      fcy += 0.5 * (xay + lay + (xby + lby));
+      fcz += 0.5 * (xaz + laz + (xbz + lbz));
+      acted++;
+      lastK = k;
+      sumT += lamT[k];
       // relative velocity at the contact (collider-poses.ts's relativeVelocity)
       let rvx = vax + (oay * laz - oaz * lay),
         rvy = vay + (oaz * lax - oax * laz),
@@ -583,6 +589,13 @@ export class ContactBlocks extends ContactStore {
         }
       }
     }
+    const f = FACE * s;
+    face[f] = fcx;
+    face[f + 1] = fcy;
+    face[f + 2] = fcz;
+    face[f + 3] = acted;
+    face[f + 4] = lastK;
+    face[f + 5] = sumT;
     if (movA) {
       r.v[a3] = vax;
       r.v[a3 + 1] = vay;
