@@ -62,37 +62,59 @@ export class RigidContacts extends ContactBlocks implements ConstraintSet {
     const g = ctx.gravity;
     this.gravity = Math.sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
     this.cp.update(this.colliders, ctx.h);
-    const W = this.W;
     const r = this.rigids;
     this.manifolds();
-    for (let k = 0; k < this.count; k++) {
-      this.lamN[k] = this.lamT[k] = this.lamNM[k] = 0;
-      // the normal of a face turns with its body: taken once per substep, at the predicted pose
-      const nf = this.nf[k],
-        k3 = 3 * k;
-      const s = this.first[k];
-      if (s !== k && this.block[s] !== 0) {
-        // a block's points share the normal (the same body-frame vector in the same frame)
-        this.nW[k3] = this.nW[k3 - 3];
-        this.nW[k3 + 1] = this.nW[k3 - 2];
-        this.nW[k3 + 2] = this.nW[k3 - 1];
-      } else if (nf === NF_A) rotateFrom(S, r.q, 4 * this.a[k], this.nL, k3);
-      else if (nf === NF_B) {
-        const ib = this.b[k];
-        if (ib >= 0) rotateFrom(S, r.q, 4 * ib, this.nL, k3);
-        else rotateFrom(S, this.cp.q, 4 * (-1 - ib), this.nL, k3);
+    const n = this.count;
+    for (let s = 0; s < n; ) {
+      const e = this.mEnd[s];
+      if (this.block[s] !== 0) {
+        // a block's points share the normal (the same body-frame vector in the same frame): turned once
+        const ib = this.b[s];
+        if (this.nf[s] === NF_A) rotateFrom(S, r.q, 4 * this.a[s], this.nL, 3 * s);
+        else if (ib >= 0) rotateFrom(S, r.q, 4 * ib, this.nL, 3 * s);
+        else rotateFrom(S, this.cp.q, 4 * (-1 - ib), this.nL, 3 * s);
+        const nx = S[0],
+          ny = S[1],
+          nz = S[2];
+        for (let k = s; k < e; k++) {
+          this.lamN[k] = this.lamT[k] = this.lamNM[k] = 0;
+          const k3 = 3 * k;
+          this.nW[k3] = nx;
+          this.nW[k3 + 1] = ny;
+          this.nW[k3 + 2] = nz;
+          if (this.rest[k] !== 0) this.normalVelocity(k);
+        }
+        s = e;
+        continue;
       }
-      if (nf !== NF_CORES && (s === k || this.block[s] === 0)) {
-        this.nW[k3] = S[0];
-        this.nW[k3 + 1] = S[1];
-        this.nW[k3 + 2] = S[2];
+      for (let k = s; k < e; k++) {
+        this.lamN[k] = this.lamT[k] = this.lamNM[k] = 0;
+        // the normal of a face turns with its body: taken once per substep, at the predicted pose
+        const nf = this.nf[k],
+          k3 = 3 * k;
+        if (nf === NF_A) rotateFrom(S, r.q, 4 * this.a[k], this.nL, k3);
+        else if (nf === NF_B) {
+          const ib = this.b[k];
+          if (ib >= 0) rotateFrom(S, r.q, 4 * ib, this.nL, k3);
+          else rotateFrom(S, this.cp.q, 4 * (-1 - ib), this.nL, k3);
+        }
+        if (nf !== NF_CORES) {
+          this.nW[k3] = S[0];
+          this.nW[k3 + 1] = S[1];
+          this.nW[k3 + 2] = S[2];
+        }
+        if (this.rest[k] !== 0) this.normalVelocity(k);
       }
-      // ṽ_n matters only for restitution
-      if (this.rest[k] === 0) continue;
-      this.current(k);
-      relativeVelocity(this.rigids, this.cp, this.a[k], this.b[k], this.W, S);
-      this.vn0[k] = S[0] * W[6] + S[1] * W[7] + S[2] * W[8];
+      s = e;
     }
+  }
+
+  /** ṽ_n of contact k (vn0), the normal velocity before the projection; it matters only for restitution. */
+  private normalVelocity(k: number): void {
+    const W = this.W;
+    this.current(k);
+    relativeVelocity(this.rigids, this.cp, this.a[k], this.b[k], W, S);
+    this.vn0[k] = S[0] * W[6] + S[1] * W[7] + S[2] * W[8];
   }
   /** The contacts' position-level projection: non-penetration, then static friction (see the header). */
   project(ctx: StepContext): void {
