@@ -21,7 +21,8 @@ const steps = Number(opt('steps', '40'));
 const warmup = Number(opt('warmup', '10'));
 
 /** bench/cases/cloth.ts's clothDemo: n × n over 10 m, two corners pinned, distance + dihedral, 5 substeps, PBD. */
-const clothDemo = (n: number, sweep: 'forward' | 'symmetric', t: number): World => clothDemoWorld(n, sweep, t).world;
+const clothDemo = (n: number, sweep: 'forward' | 'symmetric', t: number): World =>
+  clothDemoWorld(n, sweep, t).world;
 
 const make: Record<string, (t: number) => World> = {
   'cloth-201': (t) => clothDemo(201, 'forward', t),
