@@ -96,7 +96,7 @@ export class Cloth extends Body {
 
   constructor(world: World, o: ClothOptions) {
     const where = o.name ? `cloth '${o.name}'` : 'cloth';
-    validateTriangleMesh(o.mesh, `${where}.mesh`);
+    const meshTopology = validateTriangleMesh(o.mesh, `${where}.mesh`);
     const nv = o.mesh.positions.length / 3;
     const spare = o.tear ? (o.tear.maxNewVertices ?? Math.ceil(nv / 2)) : 0;
     super(world, o.name ?? '', nv + spare);
@@ -134,7 +134,7 @@ export class Cloth extends Body {
     }
     this.assignMasses(where);
 
-    const { edges, quads } = this.topology();
+    const { edges, quads } = this.topology(meshTopology);
     this.stretch = this.addSet(
       new DistanceConstraints(store, edges, undefined, o.stretch ?? {}, { kind: 'stretch' }),
     );
@@ -166,8 +166,7 @@ export class Cloth extends Body {
             new DihedralBending(store, quads, undefined, o.bend ?? { stiffness: 0.1, compliance: 1e-3 }),
           );
     if (o.pressure) {
-      const topo = buildEdgeTopology(this.triangles);
-      if (!isClosed(topo)) {
+      if (!isClosed(meshTopology)) {
         throw new PbdError(
           'cloth/open-balloon',
           `${where}.pressure`,
@@ -240,8 +239,8 @@ export class Cloth extends Body {
     return out;
   }
 
-  private topology(): { edges: Uint32Array; quads: Uint32Array } {
-    const topo = buildEdgeTopology(this.triangles);
+  /** The stretch edges and bending quads, in store indices (`topo`: the triangles' edge topology). */
+  private topology(topo = buildEdgeTopology(this.triangles)): { edges: Uint32Array; quads: Uint32Array } {
     const edges = new Uint32Array(topo.edges.length);
     for (let k = 0; k < edges.length; k++) edges[k] = topo.edges[k] + this.offset;
     const q = buildBendingQuads(this.triangles, topo);

@@ -11,6 +11,8 @@
  * they are ignored when `invMass` is given, which keeps pinned hubs from
  * inflating the colour count.
  */
+import { PbdError } from './errors.js';
+
 export interface Coloring {
   /** order[k] is the original index of the k-th constraint after sorting by colour. */
   order: Int32Array;
@@ -31,8 +33,13 @@ export function colorConstraints(
   particleCount: number,
   invMass?: ArrayLike<number>,
 ): Coloring {
+  // The masks cover only the particles the constraints use, [lo, hi]: a body's
+  // sets colour in time and memory of the body's size, not of the whole store
+  // (a scene of a thousand cloths would otherwise clear a store-sized mask per
+  // set, quadratic in the number of bodies). The colours are the same.
+  const [lo, span] = indexWindow(indices, 0, arity * count, particleCount);
   let words = 2;
-  let used = new Uint32Array(particleCount * words);
+  let used = new Uint32Array(span * words);
   const color = new Int32Array(count);
   let colors = 0;
   for (let c = 0; c < count; c++) {
@@ -44,7 +51,7 @@ export function colorConstraints(
         for (let a = 0; a < arity; a++) {
           const i = indices[base + a];
           if (invMass && invMass[i] === 0) continue;
-          taken |= used[i * words + wd];
+          taken |= used[(i - lo) * words + wd];
         }
         const free = ~taken >>> 0;
         if (free !== 0) chosen = wd * 32 + (31 - Math.clz32(free & -free));
@@ -52,8 +59,8 @@ export function colorConstraints(
       if (chosen < 0) {
         // more than 32·words colours: widen the masks
         const nw = words * 2;
-        const grown = new Uint32Array(particleCount * nw);
-        for (let i = 0; i < particleCount; i++) {
+        const grown = new Uint32Array(span * nw);
+        for (let i = 0; i < span; i++) {
           for (let wd = 0; wd < words; wd++) grown[i * nw + wd] = used[i * words + wd];
         }
         used = grown;
@@ -67,7 +74,7 @@ export function colorConstraints(
     for (let a = 0; a < arity; a++) {
       const i = indices[base + a];
       if (invMass && invMass[i] === 0) continue;
-      used[i * words + wd] |= bit;
+      used[(i - lo) * words + wd] |= bit;
     }
   }
   return sortByColor(color, colors);
@@ -86,19 +93,25 @@ export function colorVariableConstraints(
 ): Coloring {
   // last colour mark per particle: a particle may carry many colours, so keep a
   // per-colour stamp array and test the candidate colour against it.
+  const [lo, span] = indexWindow(
+    indices,
+    count > 0 ? starts[0] : 0,
+    count > 0 ? starts[count] : 0,
+    particleCount,
+  );
   const color = new Int32Array(count);
   const stampsByColor: Int32Array[] = [];
   let colors = 0;
   for (let c = 0; c < count; c++) {
     let chosen = 0;
     for (; ; chosen++) {
-      if (chosen === stampsByColor.length) stampsByColor.push(new Int32Array(particleCount).fill(-1));
+      if (chosen === stampsByColor.length) stampsByColor.push(new Int32Array(span).fill(-1));
       const stamps = stampsByColor[chosen];
       let clash = false;
       for (let k = starts[c]; k < starts[c + 1]; k++) {
         const i = indices[k];
         if (invMass && invMass[i] === 0) continue;
-        if (stamps[i] >= 0) {
+        if (stamps[i - lo] >= 0) {
           clash = true;
           break;
         }
@@ -106,11 +119,40 @@ export function colorVariableConstraints(
       if (!clash) break;
     }
     const stamps = stampsByColor[chosen];
-    for (let k = starts[c]; k < starts[c + 1]; k++) stamps[indices[k]] = c;
+    for (let k = starts[c]; k < starts[c + 1]; k++) stamps[indices[k] - lo] = c;
     color[c] = chosen;
     if (chosen + 1 > colors) colors = chosen + 1;
   }
   return sortByColor(color, colors);
+}
+
+/**
+ * The lowest particle index of indices[from, to) and the span up to the
+ * highest (0, 0 when there are none); a PbdError when one is not a particle
+ * index below particleCount.
+ */
+function indexWindow(
+  indices: ArrayLike<number>,
+  from: number,
+  to: number,
+  particleCount: number,
+): [number, number] {
+  let lo = Number.POSITIVE_INFINITY,
+    hi = Number.NEGATIVE_INFINITY;
+  for (let k = from; k < to; k++) {
+    const i = indices[k];
+    if (!(i >= 0 && i < particleCount && Number.isInteger(i))) {
+      throw new PbdError(
+        'coloring/bad-index',
+        `indices[${k}]`,
+        `is ${i}, not a particle index below ${particleCount}`,
+        'give each constraint the indices of existing particles',
+      );
+    }
+    if (i < lo) lo = i;
+    if (i > hi) hi = i;
+  }
+  return hi < lo ? [0, 0] : [lo, hi - lo + 1];
 }
 
 function sortByColor(color: Int32Array, colors: number): Coloring {

@@ -432,8 +432,14 @@ export class World implements WorldView {
   addConstraintSet(set: ConstraintSet, options: { system?: boolean } = {}): void {
     const n = this.insertCounter++;
     this.setRank.set(set, options.system ? n - 2 ** 40 : n);
-    this.sets.push(set);
-    this.sets.sort((a, b) => (a.order ?? 0) - (b.order ?? 0) || this.setRank.get(a)! - this.setRank.get(b)!);
+    // after the last set before it (order, then rank): a sort's place without re-sorting per set
+    const sets = this.sets;
+    const order = set.order ?? 0;
+    const rank = this.setRank.get(set)!;
+    let k = sets.length;
+    for (; k > 0; k--)
+      if (((sets[k - 1].order ?? 0) - order || this.setRank.get(sets[k - 1])! - rank) <= 0) break;
+    sets.splice(k, 0, set);
   }
 
   removeConstraintSet(set: ConstraintSet): void {

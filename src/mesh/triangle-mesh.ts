@@ -56,27 +56,44 @@ export interface EdgeTopology {
  */
 export function buildEdgeTopology(triangles: Uint32Array, where = 'mesh'): EdgeTopology {
   const nt = triangles.length / 3;
-  const index = new Map<number, number>();
-  const edges: number[] = [];
-  const edgeTris: number[] = [];
+  // Edges are numbered in the order they are first met, as before; an
+  // open-addressing hash table of edge numbers (keyed by the edge's two
+  // vertices, which the edge list holds) finds an edge met before, with no
+  // per-edge objects: a million-triangle mesh is a few typed arrays.
+  const cap = 3 * nt;
+  let size = 16;
+  while (size < 2 * cap) size *= 2;
+  const mask = size - 1;
+  const table = new Int32Array(size).fill(-1);
+  const edges = new Uint32Array(2 * cap);
+  const edgeTris = new Int32Array(2 * cap);
   const triangleEdges = new Int32Array(3 * nt);
+  let ne = 0;
   for (let t = 0; t < nt; t++) {
     for (let k = 0; k < 3; k++) {
       const a = triangles[3 * t + k],
-        b = triangles[3 * t + ((k + 1) % 3)];
-      const key = edgeKey(a, b);
-      let e = index.get(key);
-      if (e === undefined) {
-        e = edges.length / 2;
-        index.set(key, e);
-        edges.push(Math.min(a, b), Math.max(a, b));
-        edgeTris.push(t, -1);
+        b = triangles[3 * t + (k === 2 ? 0 : k + 1)];
+      const lo = Math.min(a, b),
+        hi = Math.max(a, b);
+      let slot = (Math.imul(lo, 0x9e3779b1) ^ Math.imul(hi + 0x7f4a7c15, 0x85ebca77)) & mask;
+      let e = table[slot];
+      while (e >= 0 && (edges[2 * e] !== lo || edges[2 * e + 1] !== hi)) {
+        slot = (slot + 1) & mask;
+        e = table[slot];
+      }
+      if (e < 0) {
+        e = ne++;
+        table[slot] = e;
+        edges[2 * e] = lo;
+        edges[2 * e + 1] = hi;
+        edgeTris[2 * e] = t;
+        edgeTris[2 * e + 1] = -1;
       } else if (edgeTris[2 * e + 1] === -1) {
         edgeTris[2 * e + 1] = t;
       } else {
         throw new PbdError(
           'mesh/non-manifold-edge',
-          `${where}: edge (${Math.min(a, b)}, ${Math.max(a, b)})`,
+          `${where}: edge (${lo}, ${hi})`,
           `is shared by more than two triangles (${edgeTris[2 * e]}, ${edgeTris[2 * e + 1]}, ${t}); a cloth mesh must be manifold`,
           'split the mesh along that edge or remove the extra triangle',
         );
@@ -84,7 +101,11 @@ export function buildEdgeTopology(triangles: Uint32Array, where = 'mesh'): EdgeT
       triangleEdges[3 * t + k] = e;
     }
   }
-  return { edges: Uint32Array.from(edges), edgeTriangles: Int32Array.from(edgeTris), triangleEdges };
+  return {
+    edges: edges.slice(0, 2 * ne),
+    edgeTriangles: edgeTris.slice(0, 2 * ne),
+    triangleEdges,
+  };
 }
 
 /**
@@ -195,8 +216,9 @@ export function validateTriangleMesh(mesh: TriangleMesh, where = 'mesh'): EdgeTo
     const a = triangles[3 * t],
       b = triangles[3 * t + 1],
       c = triangles[3 * t + 2];
-    for (const i of [a, b, c])
-      checkVertexIndex(i, nv, 'mesh/index-out-of-range', `${where}: triangle ${t}`, 'fix the face indices');
+    checkVertexIndex(a, nv, 'mesh/index-out-of-range', `${where}: triangle ${t}`, 'fix the face indices');
+    checkVertexIndex(b, nv, 'mesh/index-out-of-range', `${where}: triangle ${t}`, 'fix the face indices');
+    checkVertexIndex(c, nv, 'mesh/index-out-of-range', `${where}: triangle ${t}`, 'fix the face indices');
     if (a === b || b === c || a === c) {
       throw new PbdError(
         'mesh/degenerate-triangle',
@@ -224,17 +246,23 @@ export function validateTriangleMesh(mesh: TriangleMesh, where = 'mesh'): EdgeTo
  * edge, p3 and p4 the opposite vertices.
  */
 export function buildBendingQuads(triangles: Uint32Array, topo: EdgeTopology): Uint32Array {
-  const out: number[] = [];
   const ne = topo.edges.length / 2;
+  let interior = 0;
+  for (let e = 0; e < ne; e++) if (topo.edgeTriangles[2 * e + 1] >= 0) interior++;
+  const out = new Uint32Array(4 * interior);
+  let q = 0;
   for (let e = 0; e < ne; e++) {
     const t0 = topo.edgeTriangles[2 * e],
       t1 = topo.edgeTriangles[2 * e + 1];
     if (t1 < 0) continue;
     const a = topo.edges[2 * e],
       b = topo.edges[2 * e + 1];
-    out.push(a, b, oppositeVertex(triangles, t0, a, b), oppositeVertex(triangles, t1, a, b));
+    out[q++] = a;
+    out[q++] = b;
+    out[q++] = oppositeVertex(triangles, t0, a, b);
+    out[q++] = oppositeVertex(triangles, t1, a, b);
   }
-  return Uint32Array.from(out);
+  return out;
 }
 
 function oppositeVertex(triangles: Uint32Array, t: number, a: number, b: number): number {
