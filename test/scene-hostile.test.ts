@@ -328,6 +328,79 @@ describe('mesh files named in a scene: errors name the scene field, the file, li
   });
 });
 
+describe('malformed meshes in files: the element, the scene field and the file (issue 21)', () => {
+  const quad = 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\n';
+  const cases: [string, string, RegExp, string][] = [
+    [
+      'non-manifold',
+      `${quad}v 0 0 1\nf 1 2 3\nf 2 4 3\nf 2 3 5\n`,
+      /edge \(1, 2\)$/,
+      'mesh/non-manifold-edge',
+    ],
+    [
+      'degenerate (zero area)',
+      'v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n',
+      /triangle 0$/,
+      'mesh/degenerate-triangle',
+    ],
+    ['a repeated vertex', `${quad}f 1 2 3\nf 2 4 4\n`, /triangle 1$/, 'mesh/degenerate-triangle'],
+    ['an index out of range', `${quad}f 1 2 3\nf 2 4 7\n`, /\(m\.obj:6:7\)$/, 'obj/index-out-of-range'],
+    ['a NaN coordinate', 'v 0 0 0\nv 1 nan 0\nv 0 1 0\nf 1 2 3\n', /\(m\.obj:2:5\)$/, 'obj/bad-vertex'],
+  ];
+  const cloth = { type: 'cloth', mesh: { grid: { width: 1, height: 1, cols: 3, rows: 3 } } };
+  for (const [what, obj, element, code] of cases) {
+    it(`${what}: named in a cloth and in a mesh collider`, () => {
+      const asBody = thrown(() =>
+        loadScene(scene([{ type: 'cloth', mesh: { file: 'm.obj' } }]), {
+          file: 's.json',
+          readFile: () => obj,
+        }),
+      );
+      expect(asBody.code).toBe(code);
+      expect(asBody.where).toMatch(/^s\.json: bodies\[0\]\.mesh[ .]/);
+      expect(asBody.where).toMatch(/m\.obj/);
+      expect(asBody.where).toMatch(element);
+      const asCollider = thrown(() =>
+        loadScene(scene([cloth], [{ type: 'mesh', mesh: { file: 'm.obj' } }]), {
+          file: 's.json',
+          readFile: () => obj,
+        }),
+      );
+      expect(asCollider.code).toBe(code);
+      expect(asCollider.where).toMatch(/^s\.json: colliders\[0\]\.mesh[ .]/);
+      expect(asCollider.where).toMatch(/m\.obj/);
+      expect(asCollider.where).toMatch(element);
+    });
+  }
+
+  it('a million-triangle OBJ becomes a cloth with every vertex and triangle, and the mass the density gives', () => {
+    // 708 × 708 vertices 1/707 m apart: 999,698 triangles over 1 m²
+    const n = 708;
+    const lines: string[] = [];
+    for (let j = 0; j < n; j++) for (let i = 0; i < n; i++) lines.push(`v ${i / (n - 1)} 0 ${j / (n - 1)}`);
+    for (let j = 0; j + 1 < n; j++)
+      for (let i = 0; i + 1 < n; i++) {
+        const a = j * n + i + 1;
+        lines.push(`f ${a} ${a + n} ${a + 1}`, `f ${a + 1} ${a + n} ${a + n + 1}`);
+      }
+    const obj = lines.join('\n');
+    const inst = loadScene(scene([{ type: 'cloth', mesh: { file: 'big.obj' }, density: 0.2 }]), {
+      file: 's.json',
+      readFile: () => obj,
+    });
+    const { store } = inst.world;
+    expect(store.count).toBe(n * n);
+    let mass = 0;
+    for (let i = 0; i < store.count; i++) mass += store.mass[i];
+    expect(mass).toBeCloseTo(0.2, 9); // 0.2 kg/m² × 1 m²
+    // edges: rows, columns and one diagonal per cell; one bending quad per interior edge
+    const edges = 2 * n * (n - 1) + (n - 1) ** 2;
+    const counts = Object.fromEntries(inst.world.sets.map((s) => [s.kind, (s as { count?: number }).count]));
+    expect(counts.stretch).toBe(edges);
+    expect(counts['dihedral-bending']).toBe(edges - 4 * (n - 1));
+  });
+});
+
 describe('bakes: a glb larger than the limit is refused before it starts', () => {
   it('200,000 frames of the flag: the frames, the vertices, the size and the limit; nothing written', async () => {
     const { bake } = await import('../src/node/bake.js');

@@ -56,56 +56,99 @@ export interface EdgeTopology {
  */
 export function buildEdgeTopology(triangles: Uint32Array, where = 'mesh'): EdgeTopology {
   const nt = triangles.length / 3;
-  // Edges are numbered in the order they are first met, as before; an
-  // open-addressing hash table of edge numbers (keyed by the edge's two
-  // vertices, which the edge list holds) finds an edge met before, with no
-  // per-edge objects: a million-triangle mesh is a few typed arrays.
-  const cap = 3 * nt;
-  let size = 16;
-  while (size < 2 * cap) size *= 2;
-  const mask = size - 1;
-  const table = new Int32Array(size).fill(-1);
-  const edges = new Uint32Array(2 * cap);
-  const edgeTris = new Int32Array(2 * cap);
-  const triangleEdges = new Int32Array(3 * nt);
-  let ne = 0;
-  for (let t = 0; t < nt; t++) {
-    for (let k = 0; k < 3; k++) {
-      const a = triangles[3 * t + k],
-        b = triangles[3 * t + (k === 2 ? 0 : k + 1)];
-      const lo = Math.min(a, b),
-        hi = Math.max(a, b);
-      let slot = (Math.imul(lo, 0x9e3779b1) ^ Math.imul(hi + 0x7f4a7c15, 0x85ebca77)) & mask;
-      let e = table[slot];
-      while (e >= 0 && (edges[2 * e] !== lo || edges[2 * e + 1] !== hi)) {
-        slot = (slot + 1) & mask;
-        e = table[slot];
-      }
-      if (e < 0) {
-        e = ne++;
-        table[slot] = e;
-        edges[2 * e] = lo;
-        edges[2 * e + 1] = hi;
-        edgeTris[2 * e] = t;
-        edgeTris[2 * e + 1] = -1;
-      } else if (edgeTris[2 * e + 1] === -1) {
-        edgeTris[2 * e + 1] = t;
-      } else {
-        throw new PbdError(
-          'mesh/non-manifold-edge',
-          `${where}: edge (${lo}, ${hi})`,
-          `is shared by more than two triangles (${edgeTris[2 * e]}, ${edgeTris[2 * e + 1]}, ${t}); a cloth mesh must be manifold`,
-          'split the mesh along that edge or remove the extra triangle',
-        );
-      }
-      triangleEdges[3 * t + k] = e;
+  const nh = 3 * nt;
+  // Half-edge h = 3t + k joins corners k and k + 1 of triangle t. They are
+  // bucketed by their smaller vertex (a CSR of the vertices the mesh uses) and
+  // sorted by the larger one within a bucket, so the half-edges of one edge
+  // lie together: no map, no per-edge objects, and a vertex shared by a
+  // million triangles costs one sort, not a scan per triangle.
+  let vMin = Number.POSITIVE_INFINITY,
+    vMax = -1;
+  for (let k = 0; k < nh; k++) {
+    const v = triangles[k];
+    if (v < vMin) vMin = v;
+    if (v > vMax) vMax = v;
+  }
+  const start = new Int32Array(Math.max(0, vMax - vMin) + 2);
+  for (let h = 0; h < nh; h++) start[halfLo(triangles, h) - vMin + 1]++;
+  for (let v = 1; v < start.length; v++) start[v] += start[v - 1];
+  const bucket = new Int32Array(nh);
+  const fill = start.slice(0, start.length - 1);
+  for (let h = 0; h < nh; h++) bucket[fill[halfLo(triangles, h) - vMin]++] = h;
+  // first[h]: the first half-edge of h's edge; second[f]: the second one of the edge first met at f (−1: none)
+  const first = new Int32Array(nh);
+  const second = new Int32Array(nh).fill(-1);
+  let bad = -1; // the earliest half-edge that is the third of its edge
+  for (let v = 0; v + 1 < start.length; v++) {
+    const s = start[v],
+      e = start[v + 1];
+    sortByHigh(triangles, bucket, s, e);
+    for (let i = s; i < e; ) {
+      const f = bucket[i];
+      const hi = halfHi(triangles, f);
+      let j = i + 1;
+      first[f] = f;
+      for (; j < e && halfHi(triangles, bucket[j]) === hi; j++) first[bucket[j]] = f;
+      if (j - i >= 2) second[f] = bucket[i + 1];
+      if (j - i >= 3 && (bad < 0 || bucket[i + 2] < bad)) bad = bucket[i + 2];
+      i = j;
     }
   }
-  return {
-    edges: edges.slice(0, 2 * ne),
-    edgeTriangles: edgeTris.slice(0, 2 * ne),
-    triangleEdges,
-  };
+  if (bad >= 0) {
+    const f = first[bad];
+    throw new PbdError(
+      'mesh/non-manifold-edge',
+      `${where}: edge (${halfLo(triangles, f)}, ${halfHi(triangles, f)})`,
+      `is shared by more than two triangles (${Math.floor(f / 3)}, ${Math.floor(second[f] / 3)}, ${Math.floor(bad / 3)}); the mesh must be manifold`,
+      'split the mesh along that edge or remove the extra triangle',
+    );
+  }
+  // edges numbered in the order they are first met (triangle by triangle)
+  const edgeOf = new Int32Array(nh);
+  let ne = 0;
+  for (let h = 0; h < nh; h++) if (first[h] === h) edgeOf[h] = ne++;
+  const edges = new Uint32Array(2 * ne);
+  const edgeTriangles = new Int32Array(2 * ne);
+  const triangleEdges = new Int32Array(nh);
+  for (let h = 0; h < nh; h++) {
+    const f = first[h];
+    const e = edgeOf[f];
+    triangleEdges[h] = e;
+    if (f !== h) continue;
+    edges[2 * e] = halfLo(triangles, h);
+    edges[2 * e + 1] = halfHi(triangles, h);
+    edgeTriangles[2 * e] = Math.floor(h / 3);
+    edgeTriangles[2 * e + 1] = second[h] < 0 ? -1 : Math.floor(second[h] / 3);
+  }
+  return { edges, edgeTriangles, triangleEdges };
+}
+
+/** The smaller vertex of half-edge h (corner h mod 3 to the next corner of triangle ⌊h/3⌋). */
+function halfLo(triangles: Uint32Array, h: number): number {
+  return Math.min(triangles[h], triangles[h % 3 === 2 ? h - 2 : h + 1]);
+}
+
+/** The larger vertex of half-edge h. */
+function halfHi(triangles: Uint32Array, h: number): number {
+  return Math.max(triangles[h], triangles[h % 3 === 2 ? h - 2 : h + 1]);
+}
+
+/** Sorts bucket[s, e) (half-edges, ascending) by their larger vertex, keeping the half-edge order among equals. */
+function sortByHigh(triangles: Uint32Array, bucket: Int32Array, s: number, e: number): void {
+  if (e - s > 32) {
+    bucket.subarray(s, e).sort((x, y) => halfHi(triangles, x) - halfHi(triangles, y) || x - y);
+    return;
+  }
+  for (let i = s + 1; i < e; i++) {
+    const h = bucket[i];
+    const key = halfHi(triangles, h);
+    let j = i - 1;
+    while (j >= s && halfHi(triangles, bucket[j]) > key) {
+      bucket[j + 1] = bucket[j];
+      j--;
+    }
+    bucket[j + 1] = h;
+  }
 }
 
 /**

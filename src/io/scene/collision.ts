@@ -40,7 +40,14 @@ export function buildMeshCollider(
 ): MeshCollider {
   const { type: _t, mesh: source, transform, ...opts } = spec;
   const mesh = resolveMesh(source, transform, readFile, `${where}.mesh`);
-  return world.addCollider(new MeshCollider({ ...opts, mesh }, where));
+  try {
+    return world.addCollider(new MeshCollider({ ...opts, mesh }, where));
+  } catch (e) {
+    // a problem inside a mesh file (a degenerate or non-manifold triangle) names the file too
+    const at = `${where}.mesh`;
+    if (!('file' in source) || !(e instanceof PbdError) || !e.where.startsWith(at)) throw e;
+    throw new PbdError(e.code, `${at} (${source.file})${e.where.slice(at.length)}`, e.detail, e.hint);
+  }
 }
 
 export const granularBody = z
