@@ -84,8 +84,14 @@ export class FollowTheLeader implements ConstraintSet {
     }
   }
 
+  /**
+   * True from beginStep until the substep's first projection, which writes every correction d_i
+   * afresh (0 + d_i, as adding it to a zeroed array would), so that no pass clears the array.
+   */
+  private fresh = false;
+
   beginStep(): void {
-    this.correction.fill(0);
+    this.fresh = true;
   }
 
   project(ctx: StepContext): void {
@@ -99,6 +105,8 @@ export class FollowTheLeader implements ConstraintSet {
     const limit = this.maxStretch;
     const exact = limit === 1;
     const ns = start.length - 1;
+    const first = this.fresh;
+    this.fresh = false;
     // Each strand is a dependent chain (particle i needs i − 1 moved first), so one strand at
     // a time leaves the CPU waiting on each square root and division. GROUP strands advance
     // together, particle k of each in turn: independent work the CPU overlaps.
@@ -109,7 +117,13 @@ export class FollowTheLeader implements ConstraintSet {
       for (let k = 1; k < longest; k++) {
         for (let s = s0; s < s1; s++) {
           const i = start[s] + k;
-          if (i >= start[s + 1] || w[i] === 0) continue; // past its end, or pinned: it leads the rest
+          if (i >= start[s + 1]) continue; // past its end
+          const c3 = 3 * (i - off);
+          if (w[i] === 0) {
+            // pinned: it leads the rest
+            if (first) corr[c3] = corr[c3 + 1] = corr[c3 + 2] = 0;
+            continue;
+          }
           const i3 = 3 * i,
             j3 = i3 - 3;
           let dx = p[i3] - p[j3],
@@ -117,23 +131,29 @@ export class FollowTheLeader implements ConstraintSet {
             dz = p[i3 + 2] - p[j3 + 2];
           let len = Math.sqrt(dx * dx + dy * dy + dz * dz);
           const l = rest[i - off];
-          if (!exact && len <= limit * l) continue;
+          if (!exact && len <= limit * l) {
+            if (first) corr[c3] = corr[c3 + 1] = corr[c3 + 2] = 0;
+            continue;
+          }
           if (!(len > 1e-12 * l)) {
             // on top of its predecessor: keep the segment's direction at the start of the step
             dx = x[i3] - x[j3];
             dy = x[i3 + 1] - x[j3 + 1];
             dz = x[i3 + 2] - x[j3 + 2];
             len = Math.sqrt(dx * dx + dy * dy + dz * dz);
-            if (!(len > 1e-12 * l)) continue;
+            if (!(len > 1e-12 * l)) {
+              if (first) corr[c3] = corr[c3 + 1] = corr[c3 + 2] = 0;
+              continue;
+            }
           }
           const s2 = (exact ? l : limit * l) / len;
           const nx = p[j3] + dx * s2,
             ny = p[j3 + 1] + dy * s2,
             nz = p[j3 + 2] + dz * s2;
-          const c3 = 3 * (i - off);
-          corr[c3] += nx - p[i3];
-          corr[c3 + 1] += ny - p[i3 + 1];
-          corr[c3 + 2] += nz - p[i3 + 2];
+          // d_i over the substep: the first pass adds to 0, later iterations to what it holds
+          corr[c3] = (first ? 0 : corr[c3]) + (nx - p[i3]);
+          corr[c3 + 1] = (first ? 0 : corr[c3 + 1]) + (ny - p[i3 + 1]);
+          corr[c3 + 2] = (first ? 0 : corr[c3 + 2]) + (nz - p[i3 + 2]);
           p[i3] = nx;
           p[i3 + 1] = ny;
           p[i3 + 2] = nz;
@@ -145,7 +165,8 @@ export class FollowTheLeader implements ConstraintSet {
   /** DFTL's velocity correction v_i += −s_damping d_{i+1} / Δt (after the World's v = (p − x)/Δt). */
   endStep(ctx: StepContext): void {
     const sd = this.damping;
-    if (sd === 0) return;
+    // (not projected this substep: every d_i is 0, and v − 0 is v)
+    if (sd === 0 || this.fresh) return;
     const v = ctx.store.v,
       w = ctx.store.invMass;
     const k = sd * ctx.invH;
