@@ -4,10 +4,11 @@ import type { BenchCase } from '../harness.js';
 /**
  * hair-10k (issue 16): 10,000 strands × 16 segments of DFTL hair on a
  * swaying head sphere, colliding with it, 1/60 s frames in one step each (the DFTL paper takes one).
+ * On `threads` threads the FTL pass and DFTL's correction run in blocks of strands on the pool.
  */
-function hair(strands: number, segments: number, substeps: number) {
+function hair(strands: number, segments: number, substeps: number, threads = 1) {
   return () => {
-    const world = new World({ dt: 1 / 60, substeps, iterations: 1 });
+    const world = new World({ dt: 1 / 60, substeps, iterations: 1, threads });
     const motion = { oscillate: { amplitude: [0.15, 0, 0] as [number, number, number], frequency: 0.5 } };
     const head = world.addCollider(
       new SphereCollider({ radius: 0.1, position: [0, 1.6, 0], friction: 0.3, motion }),
@@ -28,6 +29,7 @@ function hair(strands: number, segments: number, substeps: number) {
     });
     return {
       step: () => world.step(),
+      world,
       projectionsPerStep: body.ftl!.count * substeps,
       info: `${body.count} particles, ${body.strands} strands × ${segments} segments`,
     };
@@ -101,6 +103,7 @@ export const cases: BenchCase[] = [
     description:
       '10,000 DFTL strands × 16 segments (170,000 particles) on a swaying head sphere with contacts, one step per frame (as the DFTL paper)',
     setup: hair(10_000, 16, 1),
+    setupThreads: (t) => hair(10_000, 16, 1, t)(),
     steps: 60,
     warmup: 30,
     target: { msPerStep: 8, reference: 'the DFTL paper: 47k strands at 25 fps on a GPU' },

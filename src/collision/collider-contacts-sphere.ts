@@ -18,7 +18,6 @@ export interface SphereContactsTarget {
   n: Float64Array;
   lambdaN: Float64Array;
   vn0: Float64Array;
-  cv: Float64Array;
   deep: Uint8Array;
   rigid: Int32Array;
   anchorAt: Float64Array;
@@ -312,8 +311,7 @@ export function generateSphereContacts(
     cc.particle[k] = i;
     cc.collider[k] = c;
     const q = cc.q,
-      n = cc.n,
-      cv = cc.cv;
+      n = cc.n;
     q[k3] = qx;
     q[k3 + 1] = qy;
     q[k3 + 2] = qz;
@@ -322,9 +320,6 @@ export function generateSphereContacts(
     n[k3 + 2] = nz;
     cc.lambdaN[k] = 0;
     cc.vn0[k] = vn0;
-    cv[k3] = cvx;
-    cv[k3 + 1] = cvy;
-    cv[k3 + 2] = cvz;
     cc.deep[k] = deep;
     cc.rigid[k] = -1;
     of[i] = k;

@@ -89,8 +89,6 @@ export class ColliderContacts implements ConstraintSet {
   lambdaN = new Float64Array(0);
   /** Normal velocity relative to the collider before the substep (m/s). */
   vn0 = new Float64Array(0);
-  /** Velocity of the collider's surface at the contact point (m/s), 3 per contact. */
-  cv = new Float64Array(0);
   /** Per contact: the rigid body its collider follows (a RigidStore index), or −1. */
   rigid = new Int32Array(0);
   /** Per contact with a rigid body: the point q and the normal n in the body's frame (3 each). */
@@ -179,7 +177,6 @@ export class ColliderContacts implements ConstraintSet {
     this.n = g(this.n, 3);
     this.lambdaN = g(this.lambdaN, 1);
     this.vn0 = g(this.vn0, 1);
-    this.cv = g(this.cv, 3);
     this.rigid = g(this.rigid, 1);
     this.anchor = g(this.anchor, 3);
     this.normalLocal = g(this.normalLocal, 3);
@@ -205,9 +202,6 @@ export class ColliderContacts implements ConstraintSet {
     this.n[3 * k + 2] = pc[5];
     this.lambdaN[k] = 0;
     this.vn0[k] = pc[6];
-    this.cv[3 * k] = pc[7];
-    this.cv[3 * k + 1] = pc[8];
-    this.cv[3 * k + 2] = pc[9];
     this.deep[k] = pc[10];
     this.contactOf[i] = k;
     // the friction anchor: kept while the particle stays in contact with this collider, else set
@@ -654,7 +648,8 @@ export class ColliderContacts implements ConstraintSet {
       // out of a deep penetration keeps only an outward normal velocity it already had
       const vn0 = this.vn0[k];
       if (!(vn0 < 0) && !deep) continue;
-      const e = -vn0 > restThreshold && !deep ? this.colliders[this.collider[k]].restitution : 0;
+      const col = this.colliders[this.collider[k]];
+      const e = -vn0 > restThreshold && !deep ? col.restitution : 0;
       if (this.rigid[k] >= 0) {
         reflectCoupledContact(this, k, ctx, e);
         continue;
@@ -663,10 +658,18 @@ export class ColliderContacts implements ConstraintSet {
       const nx = this.n[3 * k],
         ny = this.n[3 * k + 1],
         nz = this.n[3 * k + 2];
-      const vn =
-        (v[i3] - this.cv[3 * k]) * nx +
-        (v[i3 + 1] - this.cv[3 * k + 1]) * ny +
-        (v[i3 + 2] - this.cv[3 * k + 2]) * nz;
+      // the velocity of the collider's surface at q, as generate computed it for vn0 (the collider
+      // keeps its pose and velocity through the substep): recomputed here rather than kept per contact
+      const cp = col.position,
+        lv = col.linearVelocity,
+        av = col.angularVelocity;
+      const rx = this.q[3 * k] - cp[0],
+        ry = this.q[3 * k + 1] - cp[1],
+        rz = this.q[3 * k + 2] - cp[2];
+      const cvx = lv[0] + av[1] * rz - av[2] * ry;
+      const cvy = lv[1] + av[2] * rx - av[0] * rz;
+      const cvz = lv[2] + av[0] * ry - av[1] * rx;
+      const vn = (v[i3] - cvx) * nx + (v[i3 + 1] - cvy) * ny + (v[i3 + 2] - cvz) * nz;
       const dv = deep ? Math.min(Math.max(vn0, 0) - vn, 0) : -e * vn0 - vn;
       v[i3] += dv * nx;
       v[i3 + 1] += dv * ny;

@@ -16,6 +16,7 @@ import { TriangleFemConstraints } from '../continuum/triangle-fem.js';
 import type { ConstraintSet } from '../core/constraint-set.js';
 import { fluidRowsTask } from '../fluids/row-blocks.js';
 import { TriangleStrainLimits } from '../strain-limiting/triangle-limits.js';
+import { ftlTask } from '../strands/follow-the-leader.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: classes with different constructors
 type SetClass = abstract new (...args: any[]) => ConstraintSet;
@@ -40,6 +41,7 @@ export type TaskKernel = (args: Record<string, unknown>, from: number, to: numbe
 export const parallelTasks: Readonly<Record<string, TaskKernel>> = {
   'surface-broad-pairs': broadPairsTask as unknown as TaskKernel,
   'fluid-rows': fluidRowsTask as unknown as TaskKernel,
+  'follow-the-leader': ftlTask as unknown as TaskKernel,
 };
 
 /** Classes of other modules (registerParallelSet), after the built-in ones. */
