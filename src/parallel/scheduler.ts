@@ -12,6 +12,9 @@
  * projected by colour ranges uses its JavaScript kernel, which gives the
  * numbers of its WebAssembly twin bit for bit (docs/architecture.md), so
  * the results of every thread count are the serial scheduler's, bit for bit.
+ * An element set whose WebAssembly kernel can run on the pool (a shared
+ * memory: ElementConstraints.threadMode 'wasm') is not sent here: its own
+ * project runs its colours' blocks through the tasks (src/wasm/element-threads.ts).
  */
 
 import { ElementConstraints } from '../constraints/element-set.js';
