@@ -150,6 +150,8 @@ export abstract class ElementConstraints implements ConstraintSet {
 
   /** The worker pool's tasks in a threaded world (set by project), else null. */
   private pool: TaskRunner | null = null;
+  /** What runs the paired kernel's sweeps on the pool (threaded worlds). */
+  private threads: ElementThreads | null = null;
 
   /**
    * Constraints [from, to) of one colour batch, with the JavaScript kernel
@@ -344,11 +346,12 @@ export abstract class ElementConstraints implements ConstraintSet {
       f32,
       shared,
     );
-    if (k !== null) {
-      if (!shared) k.threads = null;
-      else if (k.threads === null) k.threads = new ElementThreads(k, pool!);
-      else (k.threads as ElementThreads).runner = pool!;
-    }
+    if (k !== null && shared) {
+      // one task per set, its arguments replaced when the copy is (tearing, precision)
+      this.threads ??= new ElementThreads(pool!);
+      this.threads.runner = pool!;
+      if (k.threads !== this.threads) this.threads.bind(k);
+    } else if (k !== null) k.threads = null;
     this.simd = k;
     return k;
   }

@@ -157,17 +157,29 @@ function isShared(a: Float64Array): boolean {
   return typeof SharedArrayBuffer !== 'undefined' && a.buffer instanceof SharedArrayBuffer;
 }
 
-/** Runs a paired copy's sweeps on a pool (see the module's comment); the copy must be on a shared memory. */
+/**
+ * Runs a set's sweeps on a pool (see the module's comment): those of the
+ * paired copy last bound (`bind`), which must be on a shared memory.
+ */
 export class ElementThreads implements ThreadedSweeps {
   readonly uniforms = sharedF64(32);
-  private readonly task: SharedTask;
-  private readonly k: PairedCopy<ElementExports>;
-  private readonly own: ThreadInstance;
+  private readonly task: SharedTask = { kind: 'element-wasm', args: {}, version: 0 };
+  private k: PairedCopy<ElementExports> | null = null;
+  private own: ThreadInstance | null = null;
   runner: TaskRunner;
 
-  constructor(k: PairedCopy<ElementExports>, runner: TaskRunner) {
-    this.k = k;
+  constructor(runner: TaskRunner) {
     this.runner = runner;
+  }
+
+  /**
+   * Runs the sweeps of `k` from now on (a set's new copy after its arrays
+   * changed, or its precision): new arguments for the same task, so the
+   * workers replace the old copy's (and let its memory go) at the next step.
+   */
+  bind(k: PairedCopy<ElementExports>): void {
+    this.k = k;
+    k.threads = this;
     const a = k.addr,
       win = k.win;
     const args: ElementArgs = {
@@ -193,7 +205,8 @@ export class ElementThreads implements ThreadedSweeps {
       arity: k.plan.arity,
       f32: win.f32 ? 1 : 0,
     };
-    this.task = { kind: 'element-wasm', args: args as unknown as Record<string, unknown>, version: 0 };
+    this.task.args = args as unknown as Record<string, unknown>;
+    this.task.version++;
     this.own = instanceOf(args, k.ex);
   }
 
@@ -205,7 +218,7 @@ export class ElementThreads implements ThreadedSweeps {
   private job(n: number, per: number, min: number): number {
     const blocks = Math.min(MAX_BLOCKS, Math.ceil(n / per));
     if (n >= min && blocks > 1 && this.runner.runTask(this.task, n, blocks)) return Math.ceil(n / blocks);
-    runElementBlock(this.task.args as unknown as ElementArgs, this.own, 0, n, 0);
+    runElementBlock(this.task.args as unknown as ElementArgs, this.own!, 0, n, 0);
     return n;
   }
 
@@ -217,7 +230,7 @@ export class ElementThreads implements ThreadedSweeps {
       A.w = store.invMass;
       this.task.version++;
     }
-    const k = this.k;
+    const k = this.k!;
     const par = A.par;
     const range = k.win.range;
     // a job the pool cannot take (the first of a new version only queues the arguments) runs here
