@@ -161,6 +161,8 @@ export function elementsGlue(defs: KernelDef[]): string {
       .join(', ')} };`,
     '',
   );
+  const blocks: string[] = [];
+  const blocks32: string[] = [];
   for (const d of simd) {
     const us = uniforms(d);
     const sweep = `sweep${d.name.replace(/^project/, '')}`;
@@ -184,9 +186,34 @@ export function elementsGlue(defs: KernelDef[]): string {
       'a.slow',
       ...us.map((p) => (p.kind === 'flag' ? `${p.name} ? 1 : 0` : p.name)),
     ];
+    const id = simd.indexOf(d);
+    // on a threaded world's pool (src/wasm/element-threads.ts): the uniforms into the shared block, the colours by blocks
+    const threaded = (f32: boolean): string[] => [
+      '  const t = k.threads;',
+      '  if (t !== null) {',
+      ...(us.length > 0 ? ['    const u = t.uniforms;'] : []),
+      ...us.map((p, i) => `    u[${i}] = ${p.kind === 'flag' ? `${p.name} ? 1 : 0` : p.name};`),
+      `    if (t.sweep(${id}, store, reverse, ${f32}, ${d.defers && !f32 ? 'set' : 'null'})) return;`,
+      '  }',
+    ];
+    blocks.push(
+      `    case ${id}:`,
+      `      return ex.${d.name}(${['j0', 'j1', ...call.slice(2, 7), 'pAt', 'wAt', 'slow', ...us.map((_, i) => `u[${i}]`)].join(', ')});`,
+    );
+    if (d.f32) {
+      const ar = d.particles.length;
+      blocks32.push(
+        `    case ${id}:`,
+        `      ex.gatherF32${ar}(j0, j1, a.idx, pAt, wAt, blk);`,
+        `      ex.${d.name}F32Blocked(${['j0', 'j1', ...call.slice(2, 7), 'blk', '0', 'a.slow', ...us.map((_, i) => `u[${i}]`)].join(', ')});`,
+        `      ex.scatterF32${ar}(j0, j1, a.idx, pAt, wAt, blk);`,
+        '      return;',
+      );
+    }
     lines.push(
       `/** One sweep of ${d.name} (${d.file}) over the colours of k's set, two constraints per f64x2. */`,
       `export function ${sweep}(${args.join(', ')}): void {`,
+      ...threaded(false),
       '  const { win, addr: a, ex } = k;',
       '  const cp = k.plan.colorPairs;',
       '  const colours = cp.length - 1;',
@@ -214,6 +241,7 @@ export function elementsGlue(defs: KernelDef[]): string {
     lines.push(
       `/** One f32 sweep of ${d.name} (${d.file}): per colour, gather its particles into blocks, project four constraints per f32x4, scatter. */`,
       `export function ${sweep}F32(${args.filter((x) => !x.startsWith('set:')).join(', ')}): void {`,
+      ...threaded(true),
       '  const { win, addr: a, ex } = k;',
       '  const cp = k.plan.colorPairs;',
       '  const colours = cp.length - 1;',
@@ -229,6 +257,29 @@ export function elementsGlue(defs: KernelDef[]): string {
       '',
     );
   }
+  const addrT = '{ idx: number; rec: number; el: number; scalar: number; lam: number; slow: number }';
+  lines.push(
+    '/**',
+    ' * Pairs j0 … j1 − 1 of kernel `id` (its index among the definitions), one block of a colour on a',
+    " * threaded world's pool (src/wasm/element-threads.ts), uniforms from `u`, listing deferred",
+    ' * constraints at `slow`; returns how many it listed.',
+    ' */',
+    `export function elementBlock(ex: ElementExports, id: number, j0: number, j1: number, a: ${addrT}, pAt: number, wAt: number, slow: number, u: Float64Array): number {`,
+    '  switch (id) {',
+    ...blocks,
+    '  }',
+    "  throw new Error('no element kernel ' + id);",
+    '}',
+    '',
+    '/** The f32 mode of elementBlock: gather pairs j0 … j1 − 1 into `blk`, project them four per f32x4, scatter. */',
+    `export function elementBlockF32(ex: ElementExports, id: number, j0: number, j1: number, a: ${addrT}, pAt: number, wAt: number, blk: number, u: Float64Array): void {`,
+    '  switch (id) {',
+    ...blocks32,
+    '  }',
+    "  throw new Error('no f32 element kernel ' + id);",
+    '}',
+    '',
+  );
   return lines.join('\n');
 }
 

@@ -161,19 +161,31 @@ describe('an f32 world', () => {
     expect(() => new World({ precision: 'f16' as 'f32' })).toThrow(/world\.precision.*'f64' or 'f32'/s);
   });
 
-  it('runs on one thread: threads > 1 is ignored at construction, refused afterwards', () => {
-    const w = new World({ precision: 'f32', threads: 2 });
-    expect(w.threads).toBe(1);
-    w.dispose();
-    const t = new World({ threads: 2 });
-    try {
-      expect(t.threads).toBe(2);
-      expect(() => t.configure({ precision: 'f32' })).toThrow(/world\.precision.*one thread/s);
-      expect(t.precision).toBe('f64');
-    } finally {
-      t.dispose();
-    }
-  });
+  it('runs on threads: the pool projects its blocked f32x4 kernels, with the bits of one thread', async () => {
+    const make = (threads: number, precision: 'f64' | 'f32' = 'f32') => {
+      const fc = fallingCloth({ n: 60, substeps: 5, bendCompliance: 0.01, precision, threads });
+      return fc.world;
+    };
+    const one = make(1);
+    const two = make(2);
+    const four = make(4);
+    // f32 chosen after construction, on a threaded world
+    const late = make(2, 'f64');
+    late.configure({ precision: 'f32' });
+    await Promise.all([two, four, late].map((w) => w.threadsReady()));
+    expect(two.threads).toBe(2);
+    expect(late.precision).toBe('f32');
+    const blocks = (w: World) => (w.scheduler as unknown as { workerBlocks: number }).workerBlocks;
+    const before = blocks(two);
+    for (let f = 0; f < 30; f++) for (const w of [one, two, four, late]) w.step();
+    const x = (w: World) => Buffer.from(w.store.x.slice(0, 3 * w.store.count).buffer);
+    expect(x(two).equals(x(one))).toBe(true);
+    expect(x(four).equals(x(one))).toBe(true);
+    expect(x(late).equals(x(one))).toBe(true);
+    // the workers took part (2-thread pool: two, late)
+    expect(blocks(two) - before).toBeGreaterThan(100);
+    for (const w of [one, two, four, late]) w.dispose();
+  }, 120_000);
 
   it('is a scene field: world.precision "f32" builds an f32 world, another value names the field', () => {
     const spec = JSON.parse(readFileSync(new URL('../scenes/cloth-flag.json', import.meta.url), 'utf8'));

@@ -10,7 +10,14 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it, vi } from 'vitest';
 import { loadShippedScene, sceneFiles } from '../scripts/shipped-scenes.js';
 import { PbdError } from '../src/core/errors.js';
-import { Cloth, gridMesh, registerParallelSet, type ThreadedScheduler, World } from '../src/index.js';
+import {
+  Cloth,
+  gridMesh,
+  registerParallelSet,
+  type ThreadedScheduler,
+  useWasmKernels,
+  World,
+} from '../src/index.js';
 import { ProbeSet } from './fixtures/probe-set.js';
 import { hangingCloth } from './helpers/cloth.js';
 import { keepThreadPools, stateBits } from './helpers/worlds.js';
@@ -159,6 +166,48 @@ describe('bitwise identity across thread counts', () => {
     expect(blocksOf(worlds[2]) - before[2]).toBeGreaterThan(100);
     for (const w of worlds) w.dispose();
   }, 180_000);
+
+  it("a 201 × 201 cloth (the cloth-201 benchmark's size): the WebAssembly kernels on the pool, the bits of one thread", async () => {
+    const make = (threads: number) => {
+      const world = new World({ threads, substeps: 5, sweep: 'forward' });
+      return { world, cloth: hangingCloth(world, 201) };
+    };
+    const worlds = [make(1), make(2), make(4)];
+    await Promise.all(worlds.map((w) => w.world.threadsReady()));
+    const before = worlds.map((w) => (w.world.threads > 1 ? blocksOf(w.world) : 0));
+    for (let s = 0; s < 8; s++) for (const w of worlds) w.world.step();
+    // every thread count projects with the paired WebAssembly kernels (not the JavaScript twins)
+    for (const w of worlds) expect(w.cloth.bend!.activeBackend).toBe('wasm');
+    expect(bits(worlds[1].world).equals(bits(worlds[0].world))).toBe(true);
+    expect(bits(worlds[2].world).equals(bits(worlds[0].world))).toBe(true);
+    expect(blocksOf(worlds[1].world) - before[1]).toBeGreaterThan(100);
+    expect(blocksOf(worlds[2].world) - before[2]).toBeGreaterThan(100);
+    for (const w of worlds) w.world.dispose();
+  }, 180_000);
+
+  it('without WebAssembly the pool projects colour ranges with the JavaScript twins: the same bits as the WebAssembly kernels on one thread', async () => {
+    const make = (threads: number) => {
+      const world = new World({ threads, substeps: 5 });
+      hangingCloth(world, 60);
+      return world;
+    };
+    const wasm = make(1);
+    const js = make(2);
+    await js.threadsReady();
+    const before = blocksOf(js);
+    for (let s = 0; s < 30; s++) {
+      wasm.step();
+      useWasmKernels(false);
+      try {
+        js.step();
+      } finally {
+        useWasmKernels(true);
+      }
+    }
+    expect(bits(js).equals(bits(wasm))).toBe(true);
+    expect(blocksOf(js) - before).toBeGreaterThan(100);
+    for (const w of [wasm, js]) w.dispose();
+  });
 
   it('Jacobi with averaging: the same bits on 1 and 2 threads', async () => {
     const make = (threads: number) => {

@@ -43,9 +43,19 @@ function scene(n: number, bend: boolean, precision: Precision = 'f64'): FallingC
   return s;
 }
 
-function pbdkit(n: number, bend: boolean, precision: Precision = 'f64'): () => BenchInstance {
+function pbdkit(n: number, bend: boolean, precision: Precision = 'f64', threads = 1): () => BenchInstance {
   return () => {
-    const s = scene(n, bend, precision);
+    // the threaded instance (BenchCase.setupThreads) gets its own world; the peers use the 1-thread scene
+    const s =
+      threads > 1
+        ? fallingCloth({
+            n,
+            substeps: SUBSTEPS,
+            bendCompliance: bend ? BEND_COMPLIANCE : false,
+            precision,
+            threads,
+          })
+        : scene(n, bend, precision);
     const { world, cloth } = s;
     const perSubstep = cloth.stretch.count + (cloth.bend?.count ?? 0);
     const x = world.store.x;
@@ -127,6 +137,7 @@ export const cases: BenchCase[] = [
     description:
       '201×201 cloth falling from horizontal, stretch + dihedral bending, XPBD, 5 substeps (frames 5–24: Jolt goes non-finite later)',
     setup: pbdkit(201, true),
+    setupThreads: (t) => pbdkit(201, true, 'f64', t)(),
     peers: peers(201, true, true),
     steps: 20,
     warmup: 5,
@@ -136,6 +147,7 @@ export const cases: BenchCase[] = [
     name: 'cloth-50-fall-f32',
     description: "cloth-50-fall with precision: 'f32' (stretch and bending kernels in f32x4, docs/cloth.md)",
     setup: pbdkit(50, true, 'f32'),
+    setupThreads: (t) => pbdkit(50, true, 'f32', t)(),
     peers: peers(50, true, true, 'f32'),
     steps: 300,
     warmup: 60,
@@ -145,6 +157,7 @@ export const cases: BenchCase[] = [
     name: 'cloth-201-fall-f32',
     description: "cloth-201-fall with precision: 'f32' (frames 5–24)",
     setup: pbdkit(201, true, 'f32'),
+    setupThreads: (t) => pbdkit(201, true, 'f32', t)(),
     peers: peers(201, true, true, 'f32', false),
     steps: 20,
     warmup: 5,

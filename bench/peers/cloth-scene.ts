@@ -18,6 +18,8 @@ export interface FallingClothOptions {
   bendCompliance: number | false;
   /** Precision of pbdkit's distance and bending kernels (WorldOptions.precision), default 'f64'. */
   precision?: 'f64' | 'f32';
+  /** pbdkit's threads (WorldOptions.threads), default 1. */
+  threads?: number;
 }
 
 /** Side of the square cloth (m), its density (kg/m²), the frame (s). */
@@ -51,6 +53,7 @@ export function fallingCloth(o: FallingClothOptions): FallingCloth {
     sweep: 'forward',
     gravity: [0, GRAVITY, 0],
     precision: o.precision ?? 'f64',
+    threads: o.threads ?? 1,
   });
   const cloth = new Cloth(world, {
     mesh: gridMesh({ width: CLOTH_SIZE, height: CLOTH_SIZE, cols: o.n, rows: o.n, plane: 'xz' }),

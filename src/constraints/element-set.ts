@@ -3,7 +3,10 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { ProjectionRule } from '../core/solver.js';
+import type { TaskRunner } from '../core/step-context.js';
 import { type ElementKernel, elementKernel } from '../wasm/element-kernels.js';
+import { ElementThreads } from '../wasm/element-threads.js';
+import { sharedKernel, worthPairing } from '../wasm/kernels.js';
 
 /**
  * What every set of element constraints projected by a generated kernel
@@ -99,9 +102,16 @@ export abstract class ElementConstraints implements ConstraintSet {
     this.lambda.fill(0);
   }
 
-  /** One sweep: the paired kernel where it applies, else the JavaScript kernel over all constraints. */
+  /**
+   * One sweep: the paired kernel where it applies, else the JavaScript
+   * kernel over all constraints. In a threaded world the paired kernel's
+   * copy is on a shared memory and its colours run by blocks on the worker
+   * pool (src/wasm/element-threads.ts), with the bits of one thread.
+   */
   project(ctx: StepContext): void {
     const store = ctx.store;
+    const tasks = ctx.tasks ?? null;
+    this.pool = tasks !== null && tasks.threads > 1 ? tasks : null;
     this.f32 = this.usesF32(ctx);
     if (this.f32) {
       const k = this.simdKernel(true);
@@ -118,8 +128,34 @@ export abstract class ElementConstraints implements ConstraintSet {
   }
 
   /**
+   * How a threaded scheduler (src/parallel/) runs this set: 'wasm' when
+   * its paired kernel can run on the pool (project, on a shared memory:
+   * src/wasm/element-threads.ts), 'ranges' when its colour batches go to
+   * the workers with the JavaScript kernel (projectColorRange: where shared
+   * WebAssembly memory is missing, with the same bits), 'serial' for an f32
+   * set without the shared kernel (its JavaScript twin rounds the whole
+   * window first) — all on the bits of one thread.
+   */
+  threadMode(precision: 'f64' | 'f32' | undefined): 'wasm' | 'ranges' | 'serial' {
+    const f32 = precision === 'f32' && this.hasF32 && this.rule.gamma === 0;
+    const wasm =
+      this.backend === 'auto' &&
+      this.rule.gamma === 0 &&
+      this.count > 0 &&
+      this.pairable() &&
+      sharedKernel('elements') !== null &&
+      worthPairing(this, this.arity);
+    return wasm ? 'wasm' : f32 ? 'serial' : 'ranges';
+  }
+
+  /** The worker pool's tasks in a threaded world (set by project), else null. */
+  private pool: TaskRunner | null = null;
+  /** What runs the paired kernel's sweeps on the pool (threaded worlds). */
+  private threads: ElementThreads | null = null;
+
+  /**
    * Constraints [from, to) of one colour batch, with the JavaScript kernel
-   * (for parallel schedulers, which an f32 world does not use: see World).
+   * (for parallel schedulers: an f64 set that threadMode sends by ranges).
    */
   projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
     const store = ctx.store;
@@ -298,8 +334,26 @@ export abstract class ElementConstraints implements ConstraintSet {
   protected simdKernel(f32 = this.f32): ElementKernel | null {
     if (!this.pairable()) return (this.simd = null);
     const rec = this.pairedRecord();
-    this.simd = elementKernel(this, this.arity, rec, this.recordStride, this.pairedScalar(), this.simd, f32);
-    return this.simd;
+    const pool = this.pool;
+    const shared = pool !== null && sharedKernel('elements') !== null;
+    const k = elementKernel(
+      this,
+      this.arity,
+      rec,
+      this.recordStride,
+      this.pairedScalar(),
+      this.simd,
+      f32,
+      shared,
+    );
+    if (k !== null && shared) {
+      // one task per set, its arguments replaced when the copy is (tearing, precision)
+      this.threads ??= new ElementThreads(pool!);
+      this.threads.runner = pool!;
+      if (k.threads !== this.threads) this.threads.bind(k);
+    } else if (k !== null) k.threads = null;
+    this.simd = k;
+    return k;
   }
 
   /** Which kernel projects this set now: 'wasm' (SIMD) or 'js'. */

@@ -124,6 +124,8 @@ export type ThreadedSchedulerFactory = (world: ThreadedWorld, threads: number) =
 export interface ThreadedWorld {
   readonly sets: readonly ConstraintSet[];
   readonly store: ParticleStore;
+  /** The kernels' precision (World.precision): an f32 set's colour batches need its f32 kernels. */
+  readonly precision?: 'f64' | 'f32';
 }
 
 /** Everything on the calling thread, in order: the definition of every result. */

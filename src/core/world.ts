@@ -237,9 +237,7 @@ export class World implements WorldView {
       reverse: false,
       timings: this.timings,
     };
-    if (threads > 1 && this.precision === 'f32')
-      notice(`pbdkit: precision 'f32' runs on one thread for now; threads: ${threads} ignored`);
-    else if (threads > 1) {
+    if (threads > 1) {
       if (World.threadedScheduler) {
         this.scheduler = World.threadedScheduler(this, threads);
         this.ctx.tasks = this.scheduler.tasks ?? null;
@@ -365,12 +363,7 @@ export class World implements WorldView {
     }
     if (o.precision !== undefined) {
       const p = o.precision;
-      const bad =
-        p !== 'f64' && p !== 'f32'
-          ? [`unknown precision '${p}'`, "use 'f64' or 'f32'"]
-          : p === 'f32' && (this.scheduler?.threads ?? 1) > 1
-            ? ["'f32' runs on one thread for now", "build the world with precision 'f32' and without threads"]
-            : null;
+      const bad = p !== 'f64' && p !== 'f32' ? [`unknown precision '${p}'`, "use 'f64' or 'f32'"] : null;
       if (bad) throw new PbdError('world/invalid', 'world.precision', bad[0], bad[1]);
       this.precision = p;
     }

@@ -1,5 +1,4 @@
-import { WASM_BASE64 } from '../wasm/fluids.generated.js';
-import { wasmKernel, wasmKernelsEnabled } from '../wasm/kernels.js';
+import { SHARED_MAX_PAGES, sharedKernel, wasmKernel } from '../wasm/kernels.js';
 import type { NeighbourGrid } from './neighbour-grid.js';
 
 /**
@@ -96,96 +95,14 @@ export function fluidWasmModule(): WebAssembly.Module | null {
 /** The most row blocks of the pair passes (row-blocks.ts): liveStart holds n + 1 + MAX_ROW_BLOCKS entries. */
 export const MAX_ROW_BLOCKS = 128;
 
-/** Pages (64 KiB) a shared instance's memory may grow to: 1 GiB. */
-const SHARED_MAX_PAGES = 16384;
-
-let sharedModule: WebAssembly.Module | null | undefined;
-
-/** Reads an unsigned LEB128 at `at`: [value, next offset]. */
-function leb(b: Uint8Array, at: number): [number, number] {
-  let v = 0,
-    shift = 0;
-  for (;;) {
-    const x = b[at++];
-    v += (x & 0x7f) * 2 ** shift;
-    shift += 7;
-    if (x < 0x80) return [v, at];
-  }
-}
-
-function putLeb(out: number[], v: number): void {
-  do {
-    let x = v % 128;
-    v = Math.floor(v / 128);
-    if (v > 0) x |= 0x80;
-    out.push(x);
-  } while (v > 0);
-}
-
 /**
- * The fluid module with its imported memory declared shared (limits flag 3,
- * maximum SHARED_MAX_PAGES), so that the instances of the worker pool's
- * threads can share one memory (row-blocks.ts); the code is the module's
- * own, byte for byte. Rewrites the import section of the bytes of
- * fluids.generated.ts; null where that or the compilation fails.
+ * The fluid module with its imported memory declared shared, so that the
+ * instances of the worker pool's threads can share one memory
+ * (row-blocks.ts); null where that is unavailable (src/wasm/kernels.ts
+ * sharedKernel).
  */
 export function sharedFluidModule(): WebAssembly.Module | null {
-  if (sharedModule !== undefined) return sharedModule;
-  sharedModule = null;
-  if (typeof WebAssembly === 'undefined' || typeof SharedArrayBuffer === 'undefined') return null;
-  if (!wasmKernelsEnabled() || fluidWasmModule() === null) return null;
-  try {
-    const s = atob(WASM_BASE64);
-    const b = new Uint8Array(s.length);
-    for (let i = 0; i < s.length; i++) b[i] = s.charCodeAt(i);
-    const out: number[] = Array.from(b.subarray(0, 8));
-    let at = 8;
-    while (at < b.length) {
-      const id = b[at];
-      const [size, body] = leb(b, at + 1);
-      const end = body + size;
-      if (id !== 2) {
-        for (let k = at; k < end; k++) out.push(b[k]);
-        at = end;
-        continue;
-      }
-      // the import section: copy every entry, the memory's limits made shared
-      const sec: number[] = [];
-      let [count, p] = leb(b, body);
-      putLeb(sec, count);
-      for (; count > 0; count--) {
-        const start = p;
-        let [len, q] = leb(b, p);
-        q += len;
-        [len, q] = leb(b, q);
-        q += len;
-        const kind = b[q++];
-        for (let k = start; k < q; k++) sec.push(b[k]);
-        if (kind === 0) {
-          const [, r] = leb(b, q);
-          for (let k = q; k < r; k++) sec.push(b[k]);
-          p = r;
-        } else if (kind === 2) {
-          const flag = b[q];
-          const [min, r0] = leb(b, q + 1);
-          let r = r0;
-          if (flag & 1) [, r] = leb(b, r);
-          sec.push(3);
-          putLeb(sec, min);
-          putLeb(sec, Math.max(min, SHARED_MAX_PAGES));
-          p = r;
-        } else throw new Error(`import kind ${kind}`);
-      }
-      out.push(2);
-      putLeb(out, sec.length);
-      for (const x of sec) out.push(x);
-      at = end;
-    }
-    sharedModule = new WebAssembly.Module(new Uint8Array(out));
-  } catch {
-    sharedModule = null;
-  }
-  return sharedModule;
+  return sharedKernel('fluids');
 }
 
 /**

@@ -17,6 +17,7 @@ import type { ConstraintSet } from '../core/constraint-set.js';
 import { fluidRowsTask } from '../fluids/row-blocks.js';
 import { TriangleStrainLimits } from '../strain-limiting/triangle-limits.js';
 import { ftlTask } from '../strands/follow-the-leader.js';
+import { elementWasmTask } from '../wasm/element-threads.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: classes with different constructors
 type SetClass = abstract new (...args: any[]) => ConstraintSet;
@@ -42,6 +43,7 @@ export const parallelTasks: Readonly<Record<string, TaskKernel>> = {
   'surface-broad-pairs': broadPairsTask as unknown as TaskKernel,
   'fluid-rows': fluidRowsTask as unknown as TaskKernel,
   'follow-the-leader': ftlTask as unknown as TaskKernel,
+  'element-wasm': elementWasmTask as unknown as TaskKernel,
 };
 
 /** Classes of other modules (registerParallelSet), after the built-in ones. */

@@ -12,7 +12,12 @@
  * projected by colour ranges uses its JavaScript kernel, which gives the
  * numbers of its WebAssembly twin bit for bit (docs/architecture.md), so
  * the results of every thread count are the serial scheduler's, bit for bit.
+ * An element set whose WebAssembly kernel can run on the pool (a shared
+ * memory: ElementConstraints.threadMode 'wasm') is not sent here: its own
+ * project runs its colours' blocks through the tasks (src/wasm/element-threads.ts).
  */
+
+import { ElementConstraints } from '../constraints/element-set.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { Scheduler, Stage, ThreadedWorld } from '../core/pipeline.js';
@@ -112,6 +117,11 @@ export class ThreadedScheduler implements Scheduler, TaskRunner {
       const kind = parallelKind(set);
       if (kind < 0 || !set.enabled || !set.projectColorRange || !set.colorOffsets) continue;
       if (set.count < PARALLEL_MIN_SET) continue;
+      // an element set whose WebAssembly kernel runs on the pool itself (project, element-threads.ts)
+      if (set instanceof ElementConstraints && set.threadMode(this.world.precision) !== 'ranges') {
+        this.entries.delete(set);
+        continue;
+      }
       const e = this.entries.get(set);
       if (e?.mirror.current()) continue;
       // colour ranges use the JavaScript kernel (bit-identical to the paired one), on the shared arrays

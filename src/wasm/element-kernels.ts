@@ -4,7 +4,7 @@
  * which kernel instance a constraint set projects with.
  */
 import { ELEMENT_IMPORTS, type ElementExports } from './element-kernels.generated.js';
-import { wasmKernel, worthPairing } from './kernels.js';
+import { sharedKernel, wasmKernel, worthPairing } from './kernels.js';
 import { PairedCopy, type PairedSet } from './paired.js';
 
 /** One set's copy in an instance of the elements module. */
@@ -20,7 +20,8 @@ export interface ElementSet extends PairedSet {
  * The kernel a set should project with now: `current` while it still
  * matches the set's arrays, a new one when they changed (setConstraints,
  * tearing), or null for the JavaScript kernel — backend 'js', XPBD damping,
- * no WebAssembly, or a set not worth pairing (see worthPairing). `record`
+ * no WebAssembly, or a set not worth pairing (see worthPairing); with
+ * `shared`, on a shared memory for a worker pool (element-threads.ts). `record`
  * (stride numbers per constraint) and `scalar` (one per constraint) are the
  * definition's Rec and PerConstraint arrays.
  */
@@ -32,11 +33,13 @@ export function elementKernel(
   scalar: Float64Array,
   current: ElementKernel | null,
   f32 = false,
+  shared = false,
 ): ElementKernel | null {
   if (set.backend !== 'auto' || set.rule.gamma !== 0 || set.count === 0) return null;
-  const mod = wasmKernel('elements');
+  const mod = shared ? sharedKernel('elements') : wasmKernel('elements');
   if (mod === null) return null;
-  if (current?.matches(set, record, scalar) && current.plan.lanes === (f32 ? 4 : 2)) return current;
+  if (current?.matches(set, record, scalar) && current.plan.lanes === (f32 ? 4 : 2) && current.module === mod)
+    return current;
   if (!worthPairing(set, arity)) return null;
   // the f32 mode's blocked kernels gather a colour's particles from the f32 window into a scratch of
   // 64 arity bytes per group of four
@@ -53,6 +56,7 @@ export function elementKernel(
     f32,
     scratch,
     f32,
+    shared,
   );
 }
 

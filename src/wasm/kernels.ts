@@ -98,6 +98,100 @@ export async function wasmKernelsReady(): Promise<void> {
   }
 }
 
+/** Pages (64 KiB) a shared instance's memory may grow to: 1 GiB. */
+export const SHARED_MAX_PAGES = 16384;
+
+const sharedModules = new Map<KernelName, WebAssembly.Module | null>();
+
+/** Reads an unsigned LEB128 at `at`: [value, next offset]. */
+function leb(b: Uint8Array, at: number): [number, number] {
+  let v = 0,
+    shift = 0;
+  for (;;) {
+    const x = b[at++];
+    v += (x & 0x7f) * 2 ** shift;
+    shift += 7;
+    if (x < 0x80) return [v, at];
+  }
+}
+
+function putLeb(out: number[], v: number): void {
+  do {
+    let x = v % 128;
+    v = Math.floor(v / 128);
+    if (v > 0) x |= 0x80;
+    out.push(x);
+  } while (v > 0);
+}
+
+/**
+ * A kernel module with its imported memory declared shared (limits flag 3,
+ * maximum SHARED_MAX_PAGES), so that the instances of a worker pool's
+ * threads can share one memory (the fluids' row blocks, the element sets'
+ * colour blocks: src/wasm/element-threads.ts); the code is the module's
+ * own, byte for byte. Rewrites the import section of the module's bytes;
+ * null where that or the compilation fails, where shared memory is missing,
+ * or where the plain module is unavailable (see wasmKernel).
+ */
+export function sharedKernel(name: KernelName): WebAssembly.Module | null {
+  if (typeof WebAssembly === 'undefined' || typeof SharedArrayBuffer === 'undefined') return null;
+  if (wasmKernel(name) === null) return null;
+  const known = sharedModules.get(name);
+  if (known !== undefined) return known;
+  let mod: WebAssembly.Module | null = null;
+  try {
+    const b = decode(SOURCES[name]);
+    const out: number[] = Array.from(b.subarray(0, 8));
+    let at = 8;
+    while (at < b.length) {
+      const id = b[at];
+      const [size, body] = leb(b, at + 1);
+      const end = body + size;
+      if (id !== 2) {
+        for (let k = at; k < end; k++) out.push(b[k]);
+        at = end;
+        continue;
+      }
+      // the import section: copy every entry, the memory's limits made shared
+      const sec: number[] = [];
+      let [count, p] = leb(b, body);
+      putLeb(sec, count);
+      for (; count > 0; count--) {
+        const start = p;
+        let [len, q] = leb(b, p);
+        q += len;
+        [len, q] = leb(b, q);
+        q += len;
+        const kind = b[q++];
+        for (let k = start; k < q; k++) sec.push(b[k]);
+        if (kind === 0) {
+          const [, r] = leb(b, q);
+          for (let k = q; k < r; k++) sec.push(b[k]);
+          p = r;
+        } else if (kind === 2) {
+          const flag = b[q];
+          const [min, r0] = leb(b, q + 1);
+          let r = r0;
+          if (flag & 1) [, r] = leb(b, r);
+          sec.push(3);
+          putLeb(sec, min);
+          putLeb(sec, Math.max(min, SHARED_MAX_PAGES));
+          p = r;
+        } else throw new Error(`import kind ${kind}`);
+      }
+      out.push(2);
+      putLeb(out, sec.length);
+      for (const x of sec) out.push(x);
+      at = end;
+    }
+    mod = new WebAssembly.Module(new Uint8Array(out));
+  } catch {
+    mod = null;
+  }
+  sharedModules.set(name, mod);
+  return mod;
+}
+
 /**
  * Whether a coloured constraint set is worth a paired kernel: coloured
  * consistently (a set whose arrays were swapped without their colouring —

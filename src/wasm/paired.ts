@@ -106,14 +106,21 @@ export class PairPlan {
   }
 }
 
-/** Instantiates a kernel module with a memory of at least `bytes` bytes. */
+/**
+ * Instantiates a kernel module with a memory of at least `bytes` bytes; `shared`: a shared memory
+ * of exactly that many pages, for a module whose memory import is shared (kernels.ts sharedKernel).
+ */
 export function instantiate(
   mod: WebAssembly.Module,
   bytes: number,
   imports: Record<string, unknown>,
   name: string,
-): { exports: WebAssembly.Exports; buffer: ArrayBuffer } {
-  const memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(bytes / 65536)) });
+  shared = false,
+): { exports: WebAssembly.Exports; buffer: ArrayBuffer; memory: WebAssembly.Memory } {
+  const pages = Math.max(1, Math.ceil(bytes / 65536));
+  const memory = shared
+    ? new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true })
+    : new WebAssembly.Memory({ initial: pages });
   const instance = new WebAssembly.Instance(mod, {
     env: {
       memory,
@@ -123,7 +130,17 @@ export function instantiate(
       },
     },
   });
-  return { exports: instance.exports, buffer: memory.buffer };
+  return { exports: instance.exports, buffer: memory.buffer as ArrayBuffer, memory };
+}
+
+/**
+ * What runs a paired copy's sweeps on a worker pool (src/wasm/element-threads.ts): the generated
+ * sweeps write their uniforms into `uniforms` and hand the sweep over; false when it cannot run
+ * on the pool now (the sweep then runs here, with the same bits).
+ */
+export interface ThreadedSweeps {
+  readonly uniforms: Float64Array;
+  sweep(id: number, store: ParticleStore, reverse: boolean, f32: boolean, set: DeferringSet | null): boolean;
 }
 
 /**
@@ -249,6 +266,13 @@ export class PairedCopy<E> {
   };
   /** Constraints left to the JavaScript kernel so far (off the closed-form path). */
   deferred = 0;
+  /** Where the sweeps run on a worker pool (a copy on a shared memory), else null. */
+  threads: ThreadedSweeps | null = null;
+  /** The memory (shared for a copy made with `shared`) and, for threads, the module it was instantiated from. */
+  readonly memory: WebAssembly.Memory;
+  readonly module: WebAssembly.Module;
+  /** The list of deferred constraints, `lanes` entries per group (the blocks of a threaded sweep list at their first group's). */
+  readonly slowAll: Int32Array;
 
   constructor(
     mod: WebAssembly.Module,
@@ -262,6 +286,7 @@ export class PairedCopy<E> {
     f32 = false,
     scratch = 0,
     windowF32 = f32,
+    shared = false,
   ) {
     const n = set.count;
     const L = f32 ? 4 : 2;
@@ -273,11 +298,14 @@ export class PairedCopy<E> {
       rec: arena.take(16 * recordStride * plan.pairs),
       scalar: arena.take(8 * (n + 1)),
       lam: arena.take(8 * (n + 1)),
-      slow: arena.take(4 * n),
+      slow: arena.take(4 * Math.max(n, L * plan.pairs)),
       blk: arena.take(scratch),
     };
     const win = new ParticleWindow(plan, arena, windowF32);
-    const { exports, buffer } = instantiate(mod, arena.top, imports, name);
+    const { exports, buffer, memory } = instantiate(mod, arena.top, imports, name, shared);
+    this.memory = memory;
+    this.module = mod;
+    this.slowAll = new Int32Array(buffer, this.addr.slow, Math.max(n, L * plan.pairs));
     this.ex = exports as unknown as E;
     plan.writeIndices(
       set,

@@ -1,0 +1,264 @@
+/**
+ * The element sets' WebAssembly kernels on a threaded world's worker pool
+ * (docs/solver.md, "Threads"): a set's paired copy (paired.ts) lives on a
+ * shared memory, every thread instantiates the elements module on that
+ * memory (its import rewritten as shared: kernels.ts sharedKernel), and a
+ * sweep runs as data-parallel tasks (StepContext.tasks): the particle
+ * window copied in by blocks of particles, each colour's groups (pairs of
+ * f64x2, quads of the f32 mode's f32x4) by blocks claimed by whichever
+ * thread is free, the window copied out by blocks. The constraints of a
+ * colour share no particle, so a block's result does not depend on which
+ * thread runs it or when (000 §3.8, parallelisation by graph colouring),
+ * and each block runs the very code of the one-thread sweep on its groups:
+ * the bits are those of one thread. The f32 mode gathers a block's
+ * particles into its own part of the colour's scratch (64 · arity bytes per
+ * quad, at the block's first quad). Constraints a kernel defers (off its
+ * closed-form path) are listed by each block at its first group's slot of
+ * the list and projected on the calling thread after the colour, with the
+ * set's JavaScript kernel, as the one-thread sweep does.
+ */
+import type { ParticleStore } from '../core/particles.js';
+import type { SharedTask, TaskRunner } from '../core/step-context.js';
+import {
+  ELEMENT_IMPORTS,
+  type ElementExports,
+  elementBlock,
+  elementBlockF32,
+} from './element-kernels.generated.js';
+import type { DeferringSet, PairedCopy, ThreadedSweeps } from './paired.js';
+
+/** Slots of the shared parameter block. */
+const OP = 0;
+const KERNEL = 1;
+const FIRST = 2;
+/** OP: copy the window in, project a colour's groups, copy the window out. */
+const LOAD = 0;
+const COLOUR = 1;
+const SAVE = 2;
+
+/** Groups per block aimed at, particles per block of the window copies. */
+const GROUPS_PER_BLOCK = 256;
+const PARTICLES_PER_BLOCK = 4096;
+/** Colours with fewer groups run on the calling thread alone. */
+const MIN_POOL_GROUPS = 64;
+/** Blocks of a job at most (protocol.ts MAX_BLOCKS). */
+const MAX_BLOCKS = 255;
+
+/** The arguments of the 'element-wasm' task: numbers and shared arrays, the module and its shared memory. */
+export interface ElementArgs {
+  module: WebAssembly.Module;
+  memory: WebAssembly.Memory;
+  /** OP, KERNEL, FIRST (the colour's first group). */
+  par: Float64Array;
+  uniforms: Float64Array;
+  /** Per block of a colour: how many constraints it deferred. */
+  listed: Int32Array;
+  /** The store's positions and inverse masses (shared). */
+  p: Float64Array;
+  w: Float64Array;
+  idx: number;
+  rec: number;
+  el: number;
+  scalar: number;
+  lam: number;
+  slow: number;
+  blk: number;
+  pAt: number;
+  wAt: number;
+  base: number;
+  range: number;
+  lanes: number;
+  arity: number;
+  f32: number;
+}
+
+interface ThreadInstance {
+  ex: ElementExports;
+  P: Float64Array | Float32Array;
+  W: Float64Array | Float32Array;
+}
+
+/** Each thread's instance of the module on a set's memory, by task arguments. */
+const instances = new WeakMap<object, ThreadInstance>();
+
+function instanceOf(A: ElementArgs, ex: ElementExports | null): ThreadInstance {
+  let t = instances.get(A);
+  if (t === undefined) {
+    if (ex === null) {
+      const inst = new WebAssembly.Instance(A.module, {
+        env: {
+          memory: A.memory,
+          ...ELEMENT_IMPORTS,
+          abort() {
+            throw new Error('WebAssembly kernel elements aborted');
+          },
+        },
+      });
+      ex = inst.exports as unknown as ElementExports;
+    }
+    const buf = A.memory.buffer;
+    const n = A.range + 1;
+    t =
+      A.f32 !== 0
+        ? { ex, P: new Float32Array(buf, A.pAt, 3 * n), W: new Float32Array(buf, A.wAt, n) }
+        : { ex, P: new Float64Array(buf, A.pAt, 3 * n), W: new Float64Array(buf, A.wAt, n) };
+    instances.set(A, t);
+  }
+  return t;
+}
+
+/**
+ * Block `block` = items [from, to) of the job in `par` (the 'element-wasm'
+ * task, src/parallel/registry.ts): particles of the window for LOAD and
+ * SAVE, groups of the colour that starts at group FIRST for COLOUR.
+ */
+export function elementWasmTask(A: ElementArgs, from: number, to: number, block: number): void {
+  const t = instanceOf(A, null);
+  runElementBlock(A, t, from, to, block);
+}
+
+function runElementBlock(A: ElementArgs, t: ThreadInstance, from: number, to: number, block: number): void {
+  const par = A.par;
+  const op = par[OP];
+  if (op === LOAD) {
+    const b = A.base;
+    t.P.set(A.p.subarray(3 * (b + from), 3 * (b + to)), 3 * from);
+    t.W.set(A.w.subarray(b + from, b + to), from);
+  } else if (op === SAVE) {
+    A.p.set(t.P.subarray(3 * from, 3 * to), 3 * (A.base + from));
+  } else {
+    const j0 = par[FIRST] + from,
+      j1 = par[FIRST] + to;
+    if (A.f32 !== 0) {
+      elementBlockF32(t.ex, par[KERNEL], j0, j1, A, A.pAt, A.wAt, A.blk + 64 * A.arity * from, A.uniforms);
+      A.listed[block] = 0;
+    } else {
+      A.listed[block] = elementBlock(
+        t.ex,
+        par[KERNEL],
+        j0,
+        j1,
+        A,
+        A.pAt,
+        A.wAt,
+        A.slow + 4 * A.lanes * j0,
+        A.uniforms,
+      );
+    }
+  }
+}
+
+function sharedF64(n: number): Float64Array {
+  return new Float64Array(new SharedArrayBuffer(8 * n));
+}
+
+/** Whether an array lives on shared memory (the workers see the same bytes). */
+function isShared(a: Float64Array): boolean {
+  return typeof SharedArrayBuffer !== 'undefined' && a.buffer instanceof SharedArrayBuffer;
+}
+
+/**
+ * Runs a set's sweeps on a pool (see the module's comment): those of the
+ * paired copy last bound (`bind`), which must be on a shared memory.
+ */
+export class ElementThreads implements ThreadedSweeps {
+  readonly uniforms = sharedF64(32);
+  private readonly task: SharedTask = { kind: 'element-wasm', args: {}, version: 0 };
+  private k: PairedCopy<ElementExports> | null = null;
+  private own: ThreadInstance | null = null;
+  runner: TaskRunner;
+
+  constructor(runner: TaskRunner) {
+    this.runner = runner;
+  }
+
+  /**
+   * Runs the sweeps of `k` from now on (a set's new copy after its arrays
+   * changed, or its precision): new arguments for the same task, so the
+   * workers replace the old copy's (and let its memory go) at the next step.
+   */
+  bind(k: PairedCopy<ElementExports>): void {
+    this.k = k;
+    k.threads = this;
+    const a = k.addr,
+      win = k.win;
+    const args: ElementArgs = {
+      module: k.module,
+      memory: k.memory,
+      par: sharedF64(4),
+      uniforms: this.uniforms,
+      listed: new Int32Array(new SharedArrayBuffer(4 * MAX_BLOCKS)),
+      p: new Float64Array(0),
+      w: new Float64Array(0),
+      idx: a.idx,
+      rec: a.rec,
+      el: a.el,
+      scalar: a.scalar,
+      lam: a.lam,
+      slow: a.slow,
+      blk: a.blk,
+      pAt: win.pAt,
+      wAt: win.wAt,
+      base: win.base,
+      range: win.range,
+      lanes: k.plan.lanes,
+      arity: k.plan.arity,
+      f32: win.f32 ? 1 : 0,
+    };
+    this.task.args = args as unknown as Record<string, unknown>;
+    this.task.version++;
+    this.own = instanceOf(args, k.ex);
+  }
+
+  /**
+   * Runs items [0, n) of the job in par on the pool, or here when the pool
+   * cannot (or n is small); returns the block length (StepContext.tasks'
+   * blocks: block b is items [b·size, min(n, (b + 1)·size))).
+   */
+  private job(n: number, per: number, min: number): number {
+    const blocks = Math.min(MAX_BLOCKS, Math.ceil(n / per));
+    if (n >= min && blocks > 1 && this.runner.runTask(this.task, n, blocks)) return Math.ceil(n / blocks);
+    runElementBlock(this.task.args as unknown as ElementArgs, this.own!, 0, n, 0);
+    return n;
+  }
+
+  sweep(id: number, store: ParticleStore, reverse: boolean, f32: boolean, set: DeferringSet | null): boolean {
+    const A = this.task.args as unknown as ElementArgs;
+    if (A.p !== store.p || A.w !== store.invMass) {
+      if (!isShared(store.p) || !isShared(store.invMass)) return false;
+      A.p = store.p;
+      A.w = store.invMass;
+      this.task.version++;
+    }
+    const k = this.k!;
+    const par = A.par;
+    const range = k.win.range;
+    // a job the pool cannot take (the first of a new version only queues the arguments) runs here
+    par[OP] = LOAD;
+    this.job(range, PARTICLES_PER_BLOCK, 0);
+    par[KERNEL] = id;
+    const cp = k.plan.colorPairs;
+    const colours = cp.length - 1;
+    const L = k.plan.lanes;
+    for (let s = 0; s < colours; s++) {
+      const c = reverse ? colours - 1 - s : s;
+      const n = cp[c + 1] - cp[c];
+      if (n === 0) continue;
+      par[OP] = COLOUR;
+      par[FIRST] = cp[c];
+      const size = this.job(n, GROUPS_PER_BLOCK, f32 ? MIN_POOL_GROUPS / 2 : MIN_POOL_GROUPS);
+      if (set === null) continue;
+      // the listed constraints (off the closed-form path) right after their colour, in JavaScript
+      for (let b = 0; b * size < n; b++) {
+        const listed = A.listed[b];
+        if (listed === 0) continue;
+        const at = L * (cp[c] + b * size);
+        set.kernel(k.win.P, store.x, k.win.W, k.win.base, k.slowAll, at, at + listed, false);
+        k.deferred += listed;
+      }
+    }
+    par[OP] = SAVE;
+    this.job(range, PARTICLES_PER_BLOCK, 0);
+    return true;
+  }
+}
