@@ -1,6 +1,7 @@
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { TaskRunner } from '../core/step-context.js';
+import { clock } from '../core/timings.js';
 import type { WorldBody } from '../core/world-body.js';
 import { wasmKernelsEnabled } from '../wasm/kernels.js';
 import { solidCorrectionPass, wallCorrectionPass } from './correction-passes.js';
@@ -314,12 +315,15 @@ export class FluidDensity implements ConstraintSet {
     this.jsPairs.reset(0);
     this.walls.count = 0;
     this.grid.count = 0;
+    const timings = ctx.timings;
+    const t0 = clock();
     if (!this.fluidBounds(p, store.x)) return;
     const h = fluid.kernelRadius;
     const n = fluid.activeCount;
     const b = this.bounds;
     this.grid.setGeometry(b[0], b[1], b[2], b[3], b[4], b[5], h, Math.max(4096, 8 * n));
     this.fillGrid(p);
+    const t1 = clock();
     // reorder the range by cell (Fluid): the grid's cells stay valid, its order becomes the identity
     let contiguous = false;
     if (reorder && n > 1 && !this.fluidAttached()) {
@@ -327,7 +331,9 @@ export class FluidDensity implements ConstraintSet {
       fillRange(this.grid.sorted, n, fluid.offset);
       contiguous = true;
     }
+    const t2 = clock();
     this.walls.build(ctx, fluid, this.bounds);
+    const t3 = clock();
     // (a threaded world too builds the pairs in WebAssembly, then copies them to shared memory)
     const useWasm = this.kernels === 'wasm' && wasmKernelsEnabled();
     // (made on first use; retried while the module is still compiling on a browser main thread)
@@ -349,7 +355,14 @@ export class FluidDensity implements ConstraintSet {
     this.searchP.set(p.subarray(3 * fluid.offset, 3 * (fluid.offset + n)));
     this.useBuffers(n, store);
     this.rows.plan(n, this.grid, contiguous, this.pairs.start);
+    const t4 = clock();
     this.solid.search(ctx, fluid, this.grid, this.bounds);
+    // the step's timings (docs/solver.md, "Where the time goes"): the neighbour search's parts
+    timings.add(timings.slot('fluid.grid'), t1 - t0);
+    timings.add(timings.slot('fluid.reorder'), t2 - t1);
+    timings.add(timings.slot('fluid.walls'), t3 - t2);
+    timings.add(timings.slot('fluid.pairs'), t4 - t3);
+    timings.add(timings.slot('fluid.solids'), clock() - t4);
   }
 
   /**
@@ -442,9 +455,19 @@ export class FluidDensity implements ConstraintSet {
     const fluid = this.fluid;
     const n = fluid.activeCount;
     if (n === 0 || this.grid.count !== n) return;
+    const T = this.clocks;
+    T.fill(0);
     this.computeLambda(ctx.store);
     this.applyCorrections(ctx.store);
+    // the step's timings: the pair passes, the wall and solid passes, the slot passes (λ, records, Δp)
+    const timings = ctx.timings;
+    timings.add(timings.slot('fluid.pairPasses'), T[0]);
+    timings.add(timings.slot('fluid.wallPasses'), T[1]);
+    timings.add(timings.slot('fluid.slotPasses'), T[2]);
   }
+
+  /** ms of the last projection in the pair passes, the wall and solid passes and the slot passes. */
+  private readonly clocks = new Float64Array(3);
 
   /**
    * Densities ρ_i, the constraint values and the multipliers
@@ -468,6 +491,8 @@ export class FluidDensity implements ConstraintSet {
     const spiky = spikyGradientCoefficient(h);
     const wCoef = m * wSpiky;
     const acc = this.acc;
+    const T = this.clocks;
+    let t = clock();
     const wU = this.rows.initRecords(this.tasks, this.local, off, m, wCoef * h * h * h);
     const allInside = samePositions(n, off, p, this.searchP);
     this.allInside = allInside;
@@ -475,7 +500,11 @@ export class FluidDensity implements ConstraintSet {
     // the twin has no weighted variant: pinned fluid particles run the JavaScript one
     this.gStored = w !== null && !Number.isNaN(wU);
     this.rows.params(DENSITY, off, allInside, h, wU, m, wCoef, (m / rho0) * spiky);
+    let t1 = clock();
+    T[2] += t1 - t;
     this.rows.run(this.tasks, this.gStored ? w : null, this.local);
+    t = clock();
+    T[0] += t - t1;
     if (this.solidCount > 0) {
       solidDensityPass(
         this.solidCount,
@@ -514,6 +543,8 @@ export class FluidDensity implements ConstraintSet {
         acc,
       );
     }
+    t1 = clock();
+    T[1] += t1 - t;
     this.rows.lambda(
       this.tasks,
       this.local,
@@ -525,6 +556,7 @@ export class FluidDensity implements ConstraintSet {
       !fluid.unilateral,
       fluid.restNeighbours,
     );
+    T[2] += clock() - t1;
   }
 
   /**
@@ -556,7 +588,11 @@ export class FluidDensity implements ConstraintSet {
       1 / (qd * qd * qd - qRest3),
       -fluid.artificialPressureK / fluid.restGradientSquared,
     );
+    const T = this.clocks;
+    const t0 = clock();
     rows.run(this.tasks, this.gStored ? this.wasmNow : null, this.local);
+    const t1 = clock();
+    T[0] += t1 - t0;
     const ns = this.solidCount;
     if (ns > 0) {
       const dps = this.solid.dps;
@@ -587,7 +623,10 @@ export class FluidDensity implements ConstraintSet {
     if (walls.count > 0) {
       wallCorrectionPass(walls.count, walls.slot, walls.n, walls.g, acc);
     }
+    const t2 = clock();
+    T[1] += t2 - t1;
     this.rows.applyDeltas(this.tasks, this.local, off);
+    T[2] += clock() - t2;
   }
 
   /**
