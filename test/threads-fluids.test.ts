@@ -3,8 +3,9 @@
  * docs/solver.md "Threads"): the rows are cut into fixed blocks (a function
  * of the particle count) run colour by colour, so a dam break and a fluid
  * poured onto a cloth give the same bits on 1, 2 and 4 threads, with the
- * workers taking part; and the blocks of one colour never write the same
- * record.
+ * workers taking part, with the pair lists built in row blocks on the pool
+ * (pair-blocks.ts) equal to one walk's entry for entry; and the blocks of
+ * one colour never write the same record.
  */
 import { describe, expect, it } from 'vitest';
 import { loadShippedScene } from '../scripts/shipped-scenes.js';
@@ -52,6 +53,20 @@ describe('fluids on worker threads', () => {
         expect(rows[1].pooled).toBeGreaterThan(0);
         expect(rows[2].pooled).toBeGreaterThan(0);
       }
+      // the pair lists of the last search: entry for entry those of one walk over all rows, built in
+      // row blocks on the pool on 2 and 4 threads (pair-blocks.ts)
+      const lists = worlds.map((w) => {
+        const d = densityOf(w);
+        const { start, nbr, count } = d.pairs;
+        return Buffer.concat([
+          Buffer.from(start.buffer, start.byteOffset, 4 * (d.count + 1)),
+          Buffer.from(nbr.buffer, nbr.byteOffset, 4 * count),
+        ]);
+      });
+      expect(lists[1].equals(lists[0]), '2 threads: pair lists').toBe(true);
+      expect(lists[2].equals(lists[0]), '4 threads: pair lists').toBe(true);
+      expect(rows[0].pairBlocks.pooled).toBe(0);
+      if (pooled) for (const r of rows.slice(1)) expect(r.pairBlocks.pooled).toBeGreaterThan(0);
       for (const w of worlds) expect(w.stats.recoveries).toBe(0);
       for (const w of worlds) w.dispose();
     },
