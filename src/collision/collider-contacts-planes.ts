@@ -43,7 +43,6 @@ export interface PlaneArrays {
   n: Float64Array;
   lambdaN: Float64Array;
   vn0: Float64Array;
-  cv: Float64Array;
   deep: Uint8Array;
   rigid: Int32Array;
   anchorAt: Float64Array;
@@ -89,7 +88,6 @@ const SHARED_FIELDS = [
   'n',
   'lambdaN',
   'vn0',
-  'cv',
   'deep',
   'rigid',
   'anchorAt',
@@ -281,9 +279,6 @@ function planeBlock(A: PlaneArrays, b: number): void {
     A.n[k3 + 2] = tnz;
     A.lambdaN[k] = 0;
     A.vn0[k] = vn0;
-    A.cv[k3] = cvx;
-    A.cv[k3 + 1] = cvy;
-    A.cv[k3 + 2] = cvz;
     A.deep[k] = 0;
     A.contactOf[i] = k;
     const al = A.anchorLocal,
