@@ -3,11 +3,14 @@
  * docs/solver.md "Threads"): the rows are cut into fixed blocks (a function
  * of the particle count) run colour by colour, so a dam break and a fluid
  * poured onto a cloth give the same bits on 1, 2 and 4 threads, with the
- * workers taking part; and the blocks of one colour never write the same
- * record.
+ * workers taking part, with the pair lists built in row blocks on the pool
+ * (pair-blocks.ts) equal to one walk's entry for entry, the wall records
+ * and the tank's plane contacts searched on the pool equal to one thread's;
+ * and the blocks of one colour never write the same record.
  */
 import { describe, expect, it } from 'vitest';
 import { loadShippedScene } from '../scripts/shipped-scenes.js';
+import type { ColliderContacts } from '../src/collision/collider-contacts.js';
 import type { FluidDensity } from '../src/fluids/density.js';
 import type { World } from '../src/index.js';
 import { keepThreadPools, stateBits } from './helpers/worlds.js';
@@ -51,6 +54,44 @@ describe('fluids on worker threads', () => {
         expect(rows[0].colours).toBeLessThan(rows[0].blocks);
         expect(rows[1].pooled).toBeGreaterThan(0);
         expect(rows[2].pooled).toBeGreaterThan(0);
+      }
+      // the pair lists of the last search: entry for entry those of one walk over all rows, built in
+      // row blocks on the pool on 2 and 4 threads (pair-blocks.ts)
+      const lists = worlds.map((w) => {
+        const d = densityOf(w);
+        const { start, nbr, count } = d.pairs;
+        return Buffer.concat([
+          Buffer.from(start.buffer, start.byteOffset, 4 * (d.count + 1)),
+          Buffer.from(nbr.buffer, nbr.byteOffset, 4 * count),
+        ]);
+      });
+      expect(lists[1].equals(lists[0]), '2 threads: pair lists').toBe(true);
+      expect(lists[2].equals(lists[0]), '4 threads: pair lists').toBe(true);
+      expect(rows[0].pairBlocks.pooled).toBe(0);
+      if (pooled) for (const r of rows.slice(1)) expect(r.pairBlocks.pooled).toBeGreaterThan(0);
+      // the wall records (in slot order, each row block's together) and the tank's plane contacts: the
+      // same on every thread count, searched on the pool on 2 and 4 threads
+      const walls = worlds.map((w) => densityOf(w).walls);
+      for (const wl of walls.slice(1)) {
+        expect(wl.count).toBe(walls[0].count);
+        expect(Array.from(wl.slot.subarray(0, wl.count))).toEqual(
+          Array.from(walls[0].slot.subarray(0, wl.count)),
+        );
+      }
+      const contacts = worlds.map(
+        (w) => w.sets.find((s) => s.kind === 'collider-contact') as ColliderContacts,
+      );
+      for (const c of contacts.slice(1)) {
+        expect(c.count).toBe(contacts[0].count);
+        expect(Array.from(c.particle.subarray(0, c.count))).toEqual(
+          Array.from(contacts[0].particle.subarray(0, c.count)),
+        );
+      }
+      expect(walls[0].pooled).toBe(0);
+      expect(contacts[0].planePool?.pooled ?? 0).toBe(0);
+      if (pooled) {
+        for (const wl of walls.slice(1)) expect(wl.pooled).toBeGreaterThan(0);
+        for (const c of contacts.slice(1)) expect(c.planePool?.pooled).toBeGreaterThan(0);
       }
       for (const w of worlds) expect(w.stats.recoveries).toBe(0);
       for (const w of worlds) w.dispose();

@@ -41,14 +41,54 @@ export function buildForwardPairs(
   cap: i32,
   ranges: usize,
 ): i32 {
-  let k: i32 = 0;
   store<i32>(start, 0);
+  const n = load<i32>(cellStart + ((<usize>(nx * ny * nz)) << 2));
+  return buildForwardPairRows(pos, cellStart, nx, ny, nz, R, r2, 0, n, start, nbr, cap, ranges);
+}
+
+/**
+ * Rows a0 … a1 − 1 of buildForwardPairs (a row block, docs/solver.md
+ * "Threads"): the same candidates in the same order, since a row's pairs
+ * depend on its cell alone. The partners go to nbr from its first entry and
+ * start[a + 1] (a0 ≤ a < a1) is the count so far in this call; start[a0] is
+ * not written (it is the end of the block before). Returns the block's
+ * count, or −1 when a cell's worst case would pass `cap`. Blocks of
+ * disjoint rows with their own nbr and ranges may run at once.
+ */
+export function buildForwardPairRows(
+  pos: usize,
+  cellStart: usize,
+  nx: i32,
+  ny: i32,
+  nz: i32,
+  R: i32,
+  r2: f64,
+  a0: i32,
+  a1: i32,
+  start: usize,
+  nbr: usize,
+  cap: i32,
+  ranges: usize,
+): i32 {
+  let k: i32 = 0;
+  if (a0 >= a1) return 0;
   const nxy = nx * ny;
   const cells = nxy * nz;
-  for (let c: i32 = 0; c < cells; c++) {
-    const first = load<i32>(cellStart + ((<usize>c) << 2)),
+  // the cell of row a0: the first whose end lies after it
+  let lo: i32 = 0,
+    hi: i32 = cells - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (load<i32>(cellStart + ((<usize>(mid + 1)) << 2)) > a0) hi = mid;
+    else lo = mid + 1;
+  }
+  for (let c: i32 = lo; c < cells; c++) {
+    let first = load<i32>(cellStart + ((<usize>c) << 2)),
       last = load<i32>(cellStart + ((<usize>c) << 2), 4);
-    if (first === last) continue;
+    if (first >= a1) break;
+    if (first < a0) first = a0;
+    if (last > a1) last = a1;
+    if (first >= last) continue;
     const iz = c / nxy;
     const rem = c - iz * nxy;
     const iy = rem / nx;
@@ -66,13 +106,13 @@ export function buildForwardPairs(
         const cy = iy + dy;
         if (cy < 0 || cy >= ny) continue;
         const base = nx * (cy + ny * cz);
-        const lo = load<i32>(cellStart + ((<usize>(base + x0)) << 2)),
-          hi = load<i32>(cellStart + ((<usize>(base + x1 + 1)) << 2));
-        if (lo === hi) continue;
-        store<i32>(ranges + ((<usize>nr) << 2), lo);
-        store<i32>(ranges + ((<usize>nr) << 2), hi, 4);
+        const rlo = load<i32>(cellStart + ((<usize>(base + x0)) << 2)),
+          rhi = load<i32>(cellStart + ((<usize>(base + x1 + 1)) << 2));
+        if (rlo === rhi) continue;
+        store<i32>(ranges + ((<usize>nr) << 2), rlo);
+        store<i32>(ranges + ((<usize>nr) << 2), rhi, 4);
         nr += 2;
-        worst += hi - lo;
+        worst += rhi - rlo;
       }
     }
     if (<i64>k + <i64>worst * <i64>(last - first) > <i64>cap) return -1;
@@ -105,4 +145,17 @@ export function buildForwardPairs(
     }
   }
   return k;
+}
+
+/**
+ * Joins a row block built by buildForwardPairRows into the pair list: its
+ * `count` partners move from `src` to nbr[prefix …] and start[a0 + 1 … a1]
+ * gain `prefix` (the pairs of the blocks before it). Blocks may run at once.
+ */
+export function joinPairRows(start: usize, a0: i32, a1: i32, nbr: usize, src: usize, count: i32, prefix: i32): void {
+  memory.copy(nbr + ((<usize>prefix) << 2), src, (<usize>count) << 2);
+  for (let a = a0 + 1; a <= a1; a++) {
+    const at = start + ((<usize>a) << 2);
+    store<i32>(at, load<i32>(at) + prefix);
+  }
 }

@@ -3,6 +3,7 @@ import type { ParticleStore } from '../core/particles.js';
 import type { SystemKind, World } from '../core/world.js';
 import type { WorldCollider } from '../core/world-collider.js';
 import { quatRotate, quatRotateInverse } from '../math/quat.js';
+import { PlaneContactsPool } from './collider-contacts-planes.js';
 import { generateSphereContacts, type SphereLike } from './collider-contacts-sphere.js';
 import { depenetrateBodies } from './collider-depenetration.js';
 import { anchorCoupledContact, projectCoupledContact, reflectCoupledContact } from './rigid-coupling.js';
@@ -160,6 +161,8 @@ export class ColliderContacts implements ConstraintSet {
    * holds a strand's root, so nearly none is culled, and the boxes were 8 % of hair-10k's step).
    */
   private cullPause = 0;
+  /** The plane colliders' contacts on the worker pool (a threaded world), made on first use. */
+  planePool: PlaneContactsPool | null = null;
 
   constructor() {
     this.grow(256);
@@ -298,6 +301,11 @@ export class ColliderContacts implements ConstraintSet {
         // the common case in one flat pass, the same numbers (collider-contacts-sphere.ts)
         generateSphereContacts(this, ctx, col as SphereLike, c, record, chunked, CHUNK, CULL_SLACK);
         continue;
+      }
+      // a plane on the worker pool in a threaded world (collider-contacts-planes.ts): the same contacts
+      if (col.type === 'plane' && (col.rigid ?? -1) < 0 && record && ctx.tasks) {
+        this.planePool ??= new PlaneContactsPool();
+        if (this.planePool.generate(this, ctx, col, c, chunked, CHUNK, CULL_SLACK)) continue;
       }
       const R = col.boundingRadius();
       const cpx = col.position[0],

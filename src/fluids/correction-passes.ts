@@ -76,15 +76,16 @@ export function solidCorrectionPass(
   }
 }
 
-/** The wall correction: Δp_i += w̃_i λ_i (−G n). */
+/** The wall correction: Δp_i += w̃_i λ_i (−G n), over records [r0, r1). */
 export function wallCorrectionPass(
-  nw: number,
+  r0: number,
+  r1: number,
   slot: Int32Array,
   wn: Float64Array,
   wg: Float64Array,
   acc: Float64Array,
 ): void {
-  for (let r = 0; r < nw; r++) {
+  for (let r = r0; r < r1; r++) {
     const o = slot[r] << 3;
     const c = -acc[o | 1] * acc[o] * wg[r];
     acc[o | 2] += c * wn[3 * r];

@@ -154,9 +154,11 @@ export function solidDensityPass(
  * and a kernel that factorises along the axes, as a Gaussian does), with
  * gradient Σ_k G_k Π_{l≠k} (1 − V_l); `wallP` (per slot) and `wallV` (per
  * record) are scratch. Stores the effective G per record for the correction.
+ * Walks records [r0, r1) (all of a slot's records, or none).
  */
 export function wallDensityPass(
-  nw: number,
+  r0: number,
+  r1: number,
   slot: Int32Array,
   wn: Float64Array,
   wc: Float64Array,
@@ -174,8 +176,8 @@ export function wallDensityPass(
 ): void {
   const halfD = 0.5 * d;
   const inv0 = 1 / rho0;
-  for (let r = 0; r < nw; r++) wallP[slot[r]] = 1;
-  for (let r = 0; r < nw; r++) {
+  for (let r = r0; r < r1; r++) wallP[slot[r]] = 1;
+  for (let r = r0; r < r1; r++) {
     const s = slot[r];
     const i3 = 3 * (off + s);
     const sd = wn[3 * r] * p[i3] + wn[3 * r + 1] * p[i3 + 1] + wn[3 * r + 2] * p[i3 + 2] - wc[r];
@@ -194,7 +196,7 @@ export function wallDensityPass(
     wg[r] = wGrad * grad;
     wallP[s] *= 1 - v;
   }
-  for (let r = 0; r < nw; r++) {
+  for (let r = r0; r < r1; r++) {
     const s = slot[r];
     const o = s << 3;
     const mark = wallP[s];

@@ -1,10 +1,11 @@
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { TaskRunner } from '../core/step-context.js';
+import { clock } from '../core/timings.js';
 import type { WorldBody } from '../core/world-body.js';
 import { wasmKernelsEnabled } from '../wasm/kernels.js';
-import { solidCorrectionPass, wallCorrectionPass } from './correction-passes.js';
-import { RECORD, solidDensityPass, wallDensityPass } from './density-passes.js';
+import { solidCorrectionPass } from './correction-passes.js';
+import { RECORD, solidDensityPass } from './density-passes.js';
 import type { FluidBody } from './fluid-body.js';
 import { poly6Coefficient, spikyCoefficient, spikyGradientCoefficient } from './kernels.js';
 import { buildForwardPairs, NeighbourGrid, PairList } from './neighbour-grid.js';
@@ -14,6 +15,7 @@ import {
   FluidRowBlocks,
   type RowArrays,
   records,
+  rowBlockSize,
   shared32,
   VORTICITY_GRADIENT,
   XSPH,
@@ -147,6 +149,8 @@ export class FluidDensity implements ConstraintSet {
 
   constructor(fluid: FluidBody) {
     this.fluid = fluid;
+    this.rows.walls = this.walls;
+    this.rows.shared.walls = this.walls.arrays;
     this.ensureSlots(fluid.capacity);
   }
 
@@ -314,27 +318,42 @@ export class FluidDensity implements ConstraintSet {
     this.jsPairs.reset(0);
     this.walls.count = 0;
     this.grid.count = 0;
+    const timings = ctx.timings;
+    const t0 = clock();
     if (!this.fluidBounds(p, store.x)) return;
     const h = fluid.kernelRadius;
     const n = fluid.activeCount;
     const b = this.bounds;
     this.grid.setGeometry(b[0], b[1], b[2], b[3], b[4], b[5], h, Math.max(4096, 8 * n));
     this.fillGrid(p);
+    const t1 = clock();
     // reorder the range by cell (Fluid): the grid's cells stay valid, its order becomes the identity
     let contiguous = false;
     if (reorder && n > 1 && !this.fluidAttached()) {
-      fluid.permute(this.grid.sorted, this.scratch, this.scratchInt);
+      // x, p and v on the pool where it can (row-blocks.ts reorder), the rest here
+      const sorted = this.grid.sorted;
+      const moved = this.rows.reorder(this.tasks, sorted, n, fluid.offset, store.x, p, store.v);
+      fluid.permute(sorted, this.scratch, this.scratchInt, moved);
       fillRange(this.grid.sorted, n, fluid.offset);
       contiguous = true;
     }
-    this.walls.build(ctx, fluid, this.bounds);
+    const t2 = clock();
     // (a threaded world too builds the pairs in WebAssembly, then copies them to shared memory)
     const useWasm = this.kernels === 'wasm' && wasmKernelsEnabled();
     // (made on first use; retried while the module is still compiling on a browser main thread)
     // (a threaded world's instance is on a shared memory: the workers run it too, row-blocks.ts)
     if (useWasm && !this.wasm) this.wasm = FluidWasm.create(this.tasks !== null);
     const w = useWasm ? (this.wasm ?? null) : null;
-    const k = w && contiguous ? w.buildPairs(this.grid, p, fluid.offset, n, h, fluid.capacity) : -1;
+    let k = -1;
+    if (w && contiguous) {
+      // on the pool in row blocks where it can (pair-blocks.ts), else in one walk: the same lists
+      const size = rowBlockSize(n);
+      const pb = this.rows.pairBlocks;
+      if (this.tasks !== null && w.shared)
+        k = pb.build(this.tasks, this.rows.task, w, this.grid, p, fluid.offset, n, h, fluid.capacity, size);
+      if (k < 0) k = w.buildPairs(this.grid, p, fluid.offset, n, h, fluid.capacity);
+      if (k >= 0 && this.tasks !== null) pb.record(w.startView, n, size);
+    }
     if (w && k >= 0) {
       const wp = this.wasmPairs;
       wp.start = w.startView;
@@ -349,7 +368,18 @@ export class FluidDensity implements ConstraintSet {
     this.searchP.set(p.subarray(3 * fluid.offset, 3 * (fluid.offset + n)));
     this.useBuffers(n, store);
     this.rows.plan(n, this.grid, contiguous, this.pairs.start);
+    const t3 = clock();
+    // the wall records of each row block together (walls.ts): on the pool where every collider near is a plane
+    if (this.tasks !== null && this.walls.share()) this.rows.refresh();
+    this.walls.build(ctx, fluid, this.bounds, this.rows, this.tasks);
+    const t4 = clock();
     this.solid.search(ctx, fluid, this.grid, this.bounds);
+    // the step's timings (docs/solver.md, "Where the time goes"): the neighbour search's parts
+    timings.add(timings.slot('fluid.grid'), t1 - t0);
+    timings.add(timings.slot('fluid.reorder'), t2 - t1);
+    timings.add(timings.slot('fluid.walls'), t4 - t3);
+    timings.add(timings.slot('fluid.pairs'), t3 - t2);
+    timings.add(timings.slot('fluid.solids'), clock() - t4);
   }
 
   /**
@@ -428,6 +458,7 @@ export class FluidDensity implements ConstraintSet {
       counts: this.counts,
       flags: this.rows.shared.flags,
       k0: this.rows.shared.k0,
+      pb: this.rows.shared.pb,
     };
     if (this.tasks !== null && w !== null) this.rows.shareLocal(this.local, w);
   }
@@ -442,9 +473,19 @@ export class FluidDensity implements ConstraintSet {
     const fluid = this.fluid;
     const n = fluid.activeCount;
     if (n === 0 || this.grid.count !== n) return;
+    const T = this.clocks;
+    T.fill(0);
     this.computeLambda(ctx.store);
     this.applyCorrections(ctx.store);
+    // the step's timings: the pair passes, the solid passes, the slot passes (records, walls and λ, walls and Δp)
+    const timings = ctx.timings;
+    timings.add(timings.slot('fluid.pairPasses'), T[0]);
+    timings.add(timings.slot('fluid.solidPasses'), T[1]);
+    timings.add(timings.slot('fluid.slotPasses'), T[2]);
   }
+
+  /** ms of the last projection in the pair passes, the solid passes and the slot passes (with the walls'). */
+  private readonly clocks = new Float64Array(3);
 
   /**
    * Densities ρ_i, the constraint values and the multipliers
@@ -468,6 +509,8 @@ export class FluidDensity implements ConstraintSet {
     const spiky = spikyGradientCoefficient(h);
     const wCoef = m * wSpiky;
     const acc = this.acc;
+    const T = this.clocks;
+    let t = clock();
     const wU = this.rows.initRecords(this.tasks, this.local, off, m, wCoef * h * h * h);
     const allInside = samePositions(n, off, p, this.searchP);
     this.allInside = allInside;
@@ -475,7 +518,11 @@ export class FluidDensity implements ConstraintSet {
     // the twin has no weighted variant: pinned fluid particles run the JavaScript one
     this.gStored = w !== null && !Number.isNaN(wU);
     this.rows.params(DENSITY, off, allInside, h, wU, m, wCoef, (m / rho0) * spiky);
+    let t1 = clock();
+    T[2] += t1 - t;
     this.rows.run(this.tasks, this.gStored ? w : null, this.local);
+    t = clock();
+    T[0] += t - t1;
     if (this.solidCount > 0) {
       solidDensityPass(
         this.solidCount,
@@ -493,27 +540,17 @@ export class FluidDensity implements ConstraintSet {
         acc,
       );
     }
-    const walls = this.walls;
-    if (walls.count > 0) {
-      const d = fluid.spacing;
-      wallDensityPass(
-        walls.count,
-        walls.slot,
-        walls.n,
-        walls.c,
-        walls.g,
-        walls.v,
-        walls.P,
-        off,
-        p,
-        d,
-        h,
-        ((m / (d * d)) * 30) / (h2 * h2 * h2),
-        ((m / (rho0 * d * d)) * 30) / (h2 * h2 * h2),
-        rho0,
-        acc,
-      );
-    }
+    // the wall part of the density (wallDensityPass) runs with λ, block by block (walls.ts)
+    const d = fluid.spacing;
+    this.rows.wallParams(
+      this.walls.count > 0,
+      d,
+      ((m / (d * d)) * 30) / (h2 * h2 * h2),
+      ((m / (rho0 * d * d)) * 30) / (h2 * h2 * h2),
+      rho0,
+    );
+    t1 = clock();
+    T[1] += t1 - t;
     this.rows.lambda(
       this.tasks,
       this.local,
@@ -525,6 +562,7 @@ export class FluidDensity implements ConstraintSet {
       !fluid.unilateral,
       fluid.restNeighbours,
     );
+    T[2] += clock() - t1;
   }
 
   /**
@@ -556,7 +594,11 @@ export class FluidDensity implements ConstraintSet {
       1 / (qd * qd * qd - qRest3),
       -fluid.artificialPressureK / fluid.restGradientSquared,
     );
+    const T = this.clocks;
+    const t0 = clock();
     rows.run(this.tasks, this.gStored ? this.wasmNow : null, this.local);
+    const t1 = clock();
+    T[0] += t1 - t0;
     const ns = this.solidCount;
     if (ns > 0) {
       const dps = this.solid.dps;
@@ -583,11 +625,11 @@ export class FluidDensity implements ConstraintSet {
         p[b3 + 2] += dps[3 * q + 2];
       }
     }
-    const walls = this.walls;
-    if (walls.count > 0) {
-      wallCorrectionPass(walls.count, walls.slot, walls.n, walls.g, acc);
-    }
+    // (the wall correction, wallCorrectionPass, runs with applyDeltas, block by block)
+    const t2 = clock();
+    T[1] += t2 - t1;
     this.rows.applyDeltas(this.tasks, this.local, off);
+    T[2] += clock() - t2;
   }
 
   /**

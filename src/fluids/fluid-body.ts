@@ -43,6 +43,6 @@ export interface FluidBody {
   readonly emitters: readonly unknown[];
   /** Runs the emitters at `time`; returns how many particles they added. */
   emit(time: number): number;
-  /** Reorders the active range by `order` (store indices), see Fluid.permute. */
-  permute(order: Int32Array, scratch: Float64Array, scratchInt: Int32Array): void;
+  /** Reorders the active range by `order` (store indices), see Fluid.permute (`moved`: x, p, v were moved already). */
+  permute(order: Int32Array, scratch: Float64Array, scratchInt: Int32Array, moved?: boolean): void;
 }

@@ -464,14 +464,17 @@ export class Fluid extends Body implements FluidBody {
    * Permutes the active slots so that slot s holds the particle now in slot
    * order[s] − offset (order lists store indices). Moves every per-particle
    * array of the store and the id maps; other bodies' ranges are untouched.
+   * `moved`: x, p and v were moved already (on the worker pool, row-blocks.ts).
    */
-  permute(order: Int32Array, scratch: Float64Array, scratchInt: Int32Array): void {
+  permute(order: Int32Array, scratch: Float64Array, scratchInt: Int32Array, moved = false): void {
     const store = this.world.store;
     const off = this.offset;
     const n = this.active;
-    gather3(store.x, order, n, off, scratch);
-    gather3(store.p, order, n, off, scratch);
-    gather3(store.v, order, n, off, scratch);
+    if (!moved) {
+      gather3(store.x, order, n, off, scratch);
+      gather3(store.p, order, n, off, scratch);
+      gather3(store.v, order, n, off, scratch);
+    }
     // per-particle constants are usually the same for every fluid particle: nothing to move then
     if (!uniform(store.mass, n, off)) gather1(store.mass, order, n, off, scratch);
     if (!uniform(store.invMass, n, off)) gather1(store.invMass, order, n, off, scratch);

@@ -30,356 +30,89 @@
  * the generated JavaScript twins, which give the same numbers bit for bit.
  */
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
-import { applyDeltas } from './correction-passes.js';
-import { initRecords, lambdaPass } from './density-passes.js';
+import { applyDeltas, wallCorrectionPass } from './correction-passes.js';
+import { initRecords, lambdaPass, wallDensityPass } from './density-passes.js';
 import type { NeighbourGrid } from './neighbour-grid.js';
+import { PairBlocks, PB_STRIDE } from './pair-blocks.js';
 import {
-  fluidCorrectionPass,
-  fluidDensityPass,
-  fluidDensityPassWeighted,
-  vorticityGradientPass,
-  xsphVorticityPass,
-} from './pair-passes.generated.js';
+  ADD_VELOCITIES,
+  ALL_INSIDE,
+  APPLY_DELTAS,
+  AT_ACC,
+  AT_GBUF,
+  AT_LIVE,
+  AT_LIVESTART,
+  AT_NBR,
+  AT_POST,
+  AT_SORTED,
+  AT_START,
+  COLOURS,
+  CORRSCALE,
+  CW,
+  EPS,
+  FULL,
+  GATHER,
+  GCOEF,
+  H,
+  HAS_COUNTS,
+  INIT_POST,
+  INIT_RECORDS,
+  INVQD3,
+  INVRHO0,
+  instances,
+  K_VORT,
+  LAMBDA,
+  MF,
+  N,
+  NCORR,
+  OFF,
+  PAR_SLOTS,
+  PASS,
+  PHASE,
+  PUT,
+  QREST3,
+  R_N,
+  R_OFF,
+  R_SIZE,
+  type RowArrays,
+  reorderBlock,
+  runRowBlockJs,
+  runRowBlockWasm,
+  SELF,
+  SIZE,
+  UNILATERAL,
+  VORT,
+  VORTICITY_FORCE,
+  VORTICITY_MAGNITUDES,
+  W_D,
+  W_GRAD,
+  W_RHO,
+  W_RHO0,
+  WALLS,
+  WASM_ON,
+  WCOEF,
+  WU,
+} from './row-tasks.js';
 import { addVelocities, initPostRecords, vorticityForce, vorticityMagnitudes } from './velocity-passes.js';
+import type { FluidWalls } from './walls.js';
 import { type FluidWasm, type FluidWasmExports, MAX_ROW_BLOCKS } from './wasm.js';
 
-/** Passes (slot PASS of the parameters). */
-export const DENSITY = 0;
-export const CORRECTION = 1;
-export const XSPH = 2;
-export const VORTICITY_GRADIENT = 3;
-/** Passes over slots (each slot on its own: any partition gives the same numbers; on the pool, one block per row block). */
-const INIT_RECORDS = 10;
-const LAMBDA = 11;
-const APPLY_DELTAS = 12;
-const INIT_POST = 13;
-const VORTICITY_MAGNITUDES = 14;
-const VORTICITY_FORCE = 15;
-const ADD_VELOCITIES = 16;
-
-/** Float64 slots of the parameter block `par`. */
-const PASS = 0,
-  PHASE = 1,
-  COLOURS = 2,
-  SIZE = 3,
-  N = 4,
-  OFF = 5,
-  ALL_INSIDE = 6,
-  H = 7,
-  WU = 8,
-  MF = 9,
-  WCOEF = 10,
-  GCOEF = 11,
-  NCORR = 12,
-  QREST3 = 13,
-  INVQD3 = 14,
-  CORRSCALE = 15,
-  CW = 16,
-  VORT = 17,
-  SELF = 18,
-  INVRHO0 = 19,
-  UNILATERAL = 20,
-  EPS = 21,
-  FULL = 22,
-  HAS_COUNTS = 23,
-  K_VORT = 24,
-  /** 1: the pair pass runs in WebAssembly, at the byte addresses below. */
-  WASM_ON = 25,
-  AT_SORTED = 26,
-  AT_START = 27,
-  AT_NBR = 28,
-  AT_LIVE = 29,
-  AT_LIVESTART = 30,
-  AT_ACC = 31,
-  AT_POST = 32,
-  AT_GBUF = 33;
-const PAR_SLOTS = 40;
+export {
+  CORRECTION,
+  DENSITY,
+  fluidRowsTask,
+  type RowArrays,
+  runRowBlockJs,
+  VORTICITY_GRADIENT,
+  XSPH,
+} from './row-tasks.js';
 
 /** The fewest rows per block. */
 const MIN_ROWS = 512;
 
-/** What a block reads and writes: shared arrays on the pool (the arguments of the 'fluid-rows' task). */
-export interface RowArrays {
-  par: Float64Array;
-  sorted: Int32Array;
-  start: Int32Array;
-  nbr: Int32Array;
-  live: Int32Array;
-  liveStart: Int32Array;
-  /** Slot records: the density records (R of the velocity passes) and the velocity ones (Q). */
-  acc: Float64Array;
-  post: Float64Array;
-  invMass: Float64Array;
-  /** The store's positions, velocities and predicted positions; the fluid's ρ, λ and neighbour counts by slot. */
-  x: Float64Array;
-  v: Float64Array;
-  p: Float64Array;
-  rho: Float64Array;
-  lambda: Float64Array;
-  counts: Int32Array;
-  /** Per block: 1 when its slots share the inverse mass of slot 0 (initRecords). */
-  flags: Int32Array;
-  /** Per block: start[first row] (where its part of live and of the pair buffer begins). */
-  k0: Int32Array;
-  /** The fluid module and its shared memory, where the arrays above live in it (threads run it too). */
-  module?: WebAssembly.Module;
-  memory?: WebAssembly.Memory;
-}
-
-/** Each thread's instance of the shared fluid module, by task arguments. */
-const instances = new WeakMap<object, FluidWasmExports>();
-
-function instanceOf(A: RowArrays): FluidWasmExports {
-  let x = instances.get(A);
-  if (x === undefined) {
-    const inst = new WebAssembly.Instance(A.module as WebAssembly.Module, {
-      env: { memory: A.memory as WebAssembly.Memory },
-    });
-    x = inst.exports as unknown as FluidWasmExports;
-    instances.set(A, x);
-  }
-  return x;
-}
-
-/** Block b of the pass in `par`, with the generated JavaScript kernels. */
-export function runRowBlockJs(A: RowArrays, b: number): void {
-  const P = A.par;
-  const size = P[SIZE],
-    n = P[N];
-  const a0 = b * size,
-    a1 = Math.min(n, a0 + size);
-  if (a0 >= a1) return;
-  const rows = a1 - a0,
-    off = P[OFF],
-    h = P[H],
-    allInside = P[ALL_INSIDE] !== 0;
-  const sorted = A.sorted.subarray(a0),
-    start = A.start.subarray(a0);
-  const live = A.live.subarray(A.start[a0]),
-    liveStart = A.liveStart.subarray(a0 + b);
-  switch (P[PASS]) {
-    case DENSITY:
-      if (Number.isNaN(P[WU]))
-        fluidDensityPassWeighted(
-          rows,
-          off,
-          sorted,
-          start,
-          A.nbr,
-          A.invMass,
-          P[MF],
-          h,
-          P[WCOEF],
-          P[GCOEF],
-          A.acc,
-          live,
-          liveStart,
-          allInside,
-        );
-      else
-        fluidDensityPass(
-          rows,
-          off,
-          sorted,
-          start,
-          A.nbr,
-          P[WU],
-          h,
-          P[WCOEF],
-          P[GCOEF],
-          A.acc,
-          live,
-          liveStart,
-          allInside,
-        );
-      return;
-    case CORRECTION:
-      fluidCorrectionPass(
-        rows,
-        off,
-        sorted,
-        allInside ? start : liveStart,
-        allInside ? A.nbr : live,
-        h,
-        P[GCOEF],
-        P[NCORR],
-        P[QREST3],
-        P[INVQD3],
-        P[CORRSCALE],
-        A.acc,
-      );
-      return;
-    case XSPH:
-      xsphVorticityPass(
-        rows,
-        off,
-        sorted,
-        start,
-        A.nbr,
-        A.acc,
-        h,
-        P[CW],
-        P[GCOEF],
-        P[VORT] !== 0,
-        A.post,
-        live,
-        liveStart,
-      );
-      return;
-    case VORTICITY_GRADIENT:
-      vorticityGradientPass(rows, off, sorted, liveStart, live, A.acc, h, P[GCOEF]);
-      return;
-  }
-}
-
-/** Slots of block b of the slot pass in `par` (on the pool). */
-function runSlotBlock(A: RowArrays, b: number): void {
-  const P = A.par;
-  const size = P[SIZE],
-    n = P[N];
-  const s0 = b * size,
-    s1 = Math.min(n, s0 + size);
-  if (s0 >= s1) return;
-  const m = s1 - s0,
-    off = P[OFF] + s0,
-    acc = A.acc.subarray(8 * s0);
-  switch (P[PASS]) {
-    case INIT_RECORDS: {
-      const w0 = initRecords(m, off, A.p, A.invMass, P[MF], P[SELF], acc);
-      A.flags[b] = w0 === A.invMass[P[OFF]] * P[MF] ? 1 : 0;
-      return;
-    }
-    case LAMBDA:
-      lambdaPass(
-        m,
-        off,
-        A.invMass,
-        P[MF],
-        P[INVRHO0],
-        P[UNILATERAL] !== 0,
-        P[EPS],
-        acc,
-        A.rho.subarray(s0),
-        P[HAS_COUNTS] !== 0 ? A.counts.subarray(s0) : null,
-        P[FULL],
-      );
-      return;
-    case APPLY_DELTAS:
-      applyDeltas(m, off, A.p, acc, A.lambda.subarray(s0));
-      return;
-    case INIT_POST:
-      initPostRecords(m, off, A.x, A.v, acc, A.post.subarray(8 * s0));
-      return;
-    case VORTICITY_MAGNITUDES:
-      vorticityMagnitudes(m, acc, A.post.subarray(8 * s0));
-      return;
-    case VORTICITY_FORCE:
-      vorticityForce(m, P[K_VORT], acc, A.post.subarray(8 * s0));
-      return;
-    case ADD_VELOCITIES:
-      addVelocities(m, off, A.invMass, A.v, A.post.subarray(8 * s0));
-      return;
-  }
-}
-
-/**
- * The 'fluid-rows' task (registry.ts): items [from, to) are the blocks
- * phase + colours · item of a pair pass, or blocks from … to − 1 of a slot pass.
- */
-export function fluidRowsTask(A: RowArrays, from: number, to: number): void {
-  const P = A.par;
-  if (P[PASS] >= INIT_RECORDS) {
-    for (let b = from; b < to; b++) runSlotBlock(A, b);
-    return;
-  }
-  const phase = P[PHASE],
-    colours = P[COLOURS];
-  if (P[WASM_ON] !== 0 && A.memory !== undefined) {
-    const x = instanceOf(A);
-    for (let item = from; item < to; item++) runRowBlockWasm(x, P, A.k0, phase + colours * item);
-    return;
-  }
-  for (let item = from; item < to; item++) runRowBlockJs(A, phase + colours * item);
-}
-
-/** Block b of the pass in `par` in WebAssembly (same offsets, as byte addresses of the instance's buffers). */
-function runRowBlockWasm(x: FluidWasmExports, P: Float64Array, k0s: Int32Array, b: number): void {
-  const size = P[SIZE],
-    n = P[N];
-  const a0 = b * size,
-    a1 = Math.min(n, a0 + size);
-  if (a0 >= a1) return;
-  const rows = a1 - a0,
-    off = P[OFF],
-    h = P[H],
-    allInside = P[ALL_INSIDE] !== 0;
-  const sorted = P[AT_SORTED] + 4 * a0,
-    start = P[AT_START] + 4 * a0;
-  const k0 = k0s[b];
-  const live = P[AT_LIVE] + 4 * k0,
-    liveStart = P[AT_LIVESTART] + 4 * (a0 + b);
-  // the pair buffer follows the rows walked: all of nbr (absolute) or this block's part of live
-  const gBuf = P[AT_GBUF],
-    gLive = gBuf + 8 * k0;
-  const nbr = P[AT_NBR],
-    acc = P[AT_ACC];
-  switch (P[PASS]) {
-    case DENSITY:
-      x.fluidDensityPass(
-        rows,
-        off,
-        sorted,
-        start,
-        nbr,
-        P[WU],
-        h,
-        P[WCOEF],
-        P[GCOEF],
-        acc,
-        live,
-        liveStart,
-        allInside,
-        allInside ? gBuf : gLive,
-      );
-      return;
-    case CORRECTION:
-      x.fluidCorrectionPass(
-        rows,
-        off,
-        sorted,
-        allInside ? start : liveStart,
-        allInside ? nbr : live,
-        h,
-        P[NCORR],
-        P[QREST3],
-        P[INVQD3],
-        P[CORRSCALE],
-        acc,
-        allInside ? gBuf : gLive,
-      );
-      return;
-    case XSPH:
-      x.xsphVorticityPass(
-        rows,
-        off,
-        sorted,
-        start,
-        nbr,
-        acc,
-        h,
-        P[CW],
-        P[GCOEF],
-        P[VORT] !== 0,
-        P[AT_POST],
-        live,
-        liveStart,
-        gLive,
-      );
-      return;
-    case VORTICITY_GRADIENT:
-      x.vorticityGradientPass(rows, off, sorted, liveStart, live, acc, gLive);
-      return;
-  }
+/** Rows per block of a fluid of n particles in cell order: a function of n only (at most 64 blocks). */
+export function rowBlockSize(n: number): number {
+  return Math.max(MIN_ROWS, Math.ceil(n / 64));
 }
 
 /** A SharedArrayBuffer typed array of `n` elements where shared memory exists, else a plain one. */
@@ -431,7 +164,73 @@ export class FluidRowBlocks {
     counts: new Int32Array(0),
     flags: sharedOf<Int32Array>('i32', MAX_ROW_BLOCKS),
     k0: sharedOf<Int32Array>('i32', MAX_ROW_BLOCKS),
+    pb: sharedOf<Int32Array>('i32', PB_STRIDE * MAX_ROW_BLOCKS),
   };
+  /** The pair search in row blocks on the pool (pair-blocks.ts). */
+  readonly pairBlocks = new PairBlocks();
+  /** The fluid's wall records, whose passes run with λ and with Δp (set by the owner). */
+  walls: FluidWalls | null = null;
+  /** This thread's instance of the shared fluid module (shareLocal). */
+  private localX: FluidWasmExports | null = null;
+
+  /**
+   * Fluid.permute's gathers of x, p and v (the range of n slots from store
+   * index off takes the particles in `order`) on the pool, in row blocks;
+   * false when it cannot run them there now (the caller permutes them: the
+   * same numbers).
+   */
+  reorder(
+    tasks: TaskRunner | null,
+    order: Int32Array,
+    n: number,
+    off: number,
+    x: Float64Array,
+    p: Float64Array,
+    v: Float64Array,
+  ): boolean {
+    const S = this.shared;
+    const size = rowBlockSize(n),
+      blocks = Math.ceil(n / size);
+    // the workers' x, p and v must be the store's (the task's arguments are refreshed with the buffers)
+    if (tasks === null || blocks < 2 || S.x !== x || S.p !== p || S.v !== v) return false;
+    if (S.order === undefined || S.order.length < n) {
+      S.order = sharedOf('i32', Math.ceil(1.25 * n) + 16);
+      S.scratch = sharedOf('f64', 9 * S.order.length);
+      this.refresh();
+      return false;
+    }
+    S.order.set(order.subarray(0, n));
+    const P = this.par;
+    P[R_SIZE] = size;
+    P[R_N] = n;
+    P[R_OFF] = off;
+    P[PASS] = GATHER;
+    if (!tasks.runTask(this.task, blocks, blocks)) return false;
+    P[PASS] = PUT;
+    if (!tasks.runTask(this.task, blocks, blocks)) for (let b = 0; b < blocks; b++) reorderBlock(S, PUT, b);
+    this.pooled += 2 * blocks;
+    return true;
+  }
+
+  /** Sends the task's arguments again (an array of theirs was replaced). */
+  refresh(): void {
+    this.task.version++;
+    this.task.args = { ...this.shared } as unknown as Record<string, unknown>;
+    if (this.shared.memory !== undefined && this.localX !== null) instances.set(this.task.args, this.localX);
+  }
+
+  /**
+   * The numbers of the wall passes that run with λ and Δp (density-passes.ts
+   * wallDensityPass): `on` when there are wall records this substep.
+   */
+  wallParams(on: boolean, d: number, wRho: number, wGrad: number, rho0: number): void {
+    const P = this.par;
+    P[WALLS] = on ? 1 : 0;
+    P[W_D] = d;
+    P[W_RHO] = wRho;
+    P[W_GRAD] = wGrad;
+    P[W_RHO0] = rho0;
+  }
   readonly task: SharedTask = { kind: 'fluid-rows', args: {}, version: 0 };
   /** Blocks run on the pool so far (statistics, tests). */
   pooled = 0;
@@ -447,7 +246,7 @@ export class FluidRowBlocks {
       this.blocks = n > 0 ? 1 : 0;
       this.colours = 1;
     } else {
-      const size = Math.max(MIN_ROWS, Math.ceil(n / 64));
+      const size = rowBlockSize(n);
       const blocks = Math.ceil(n / size);
       // a row's partners lie in cells up to R (1 + nx + nx·ny) further on in the linear order
       const cells = grid.nx * grid.ny * grid.nz;
@@ -537,7 +336,7 @@ export class FluidRowBlocks {
     const L = local as unknown as Record<string, unknown>;
     let stale = S.memory !== w.memory;
     for (const key in L) {
-      if (key === 'par' || key === 'flags' || key === 'k0') continue;
+      if (key === 'par' || key === 'flags' || key === 'k0' || key === 'pb') continue;
       if (S[key] !== L[key]) stale = true;
       S[key] = L[key];
     }
@@ -548,6 +347,7 @@ export class FluidRowBlocks {
       this.task.args = { ...S };
       // this thread runs its blocks with the fluid's own instance
       instances.set(this.task.args, w.x);
+      this.localX = w.x;
     }
   }
 
@@ -612,7 +412,10 @@ export class FluidRowBlocks {
     return n > 0 ? A.invMass[off] * mF : 1;
   }
 
-  /** lambdaPass (density-passes.ts) for the n slots: on the pool where it can, else whole. */
+  /**
+   * The wall density (density-passes.ts wallDensityPass, with the wall
+   * records) and lambdaPass for the n slots: on the pool where it can, else whole.
+   */
   lambda(
     tasks: TaskRunner | null,
     A: RowArrays,
@@ -632,6 +435,28 @@ export class FluidRowBlocks {
     P[HAS_COUNTS] = counts ? 1 : 0;
     P[FULL] = full;
     if (this.slots(tasks, LAMBDA, off)) return;
+    const W = this.walls;
+    if (P[WALLS] !== 0 && W !== null) {
+      const h = P[H];
+      wallDensityPass(
+        0,
+        W.count,
+        W.slot,
+        W.n,
+        W.c,
+        W.g,
+        W.v,
+        W.P,
+        off,
+        A.p,
+        P[W_D],
+        h,
+        P[W_RHO],
+        P[W_GRAD],
+        P[W_RHO0],
+        A.acc,
+      );
+    }
     lambdaPass(
       P[N],
       off,
@@ -647,9 +472,15 @@ export class FluidRowBlocks {
     );
   }
 
-  /** applyDeltas (correction-passes.ts) for the n slots: on the pool where it can, else whole. */
+  /**
+   * The wall correction (correction-passes.ts, with the wall records) and
+   * applyDeltas for the n slots: on the pool where it can, else whole.
+   */
   applyDeltas(tasks: TaskRunner | null, A: RowArrays, off: number): void {
-    if (!this.slots(tasks, APPLY_DELTAS, off)) applyDeltas(this.par[N], off, A.p, A.acc, A.lambda);
+    if (this.slots(tasks, APPLY_DELTAS, off)) return;
+    const W = this.walls;
+    if (this.par[WALLS] !== 0 && W !== null) wallCorrectionPass(0, W.count, W.slot, W.n, W.g, A.acc);
+    applyDeltas(this.par[N], off, A.p, A.acc, A.lambda);
   }
 
   /** initPostRecords (velocity-passes.ts) into acc (R) and post (Q): on the pool where it can, else whole. */

@@ -80,7 +80,34 @@ export interface FluidWasmExports {
     cap: number,
     ranges: number,
   ): number;
+  buildForwardPairRows(
+    pos: number,
+    cellStart: number,
+    nx: number,
+    ny: number,
+    nz: number,
+    R: number,
+    r2: number,
+    a0: number,
+    a1: number,
+    start: number,
+    nbr: number,
+    cap: number,
+    ranges: number,
+  ): number;
+  joinPairRows(
+    start: number,
+    a0: number,
+    a1: number,
+    nbr: number,
+    src: number,
+    count: number,
+    prefix: number,
+  ): void;
 }
+
+/** Bytes of one row block's scratch for the pair search's ranges (2 (2R + 1)² i32 for R ≤ 4). */
+export const RANGE_BYTES = 4 * 2 * 81;
 
 /**
  * The compiled module (wasm/fluids.ts through src/wasm/kernels.ts), or null
@@ -195,7 +222,8 @@ export class FluidWasm {
       pos = take(24 * s),
       // NeighbourGrid.setGeometry keeps the cells at most max(4096, 8 n)
       cellStart = take(4 * (Math.max(4096, 8 * s) + 1)),
-      ranges = take(4 * 2 * 81);
+      // one scratch per row block (the pool's threads build blocks at once, pair-blocks.ts), one for the whole
+      ranges = take(RANGE_BYTES * (MAX_ROW_BLOCKS + 1));
     const have = this.memory.buffer.byteLength;
     if (at > have) {
       try {
@@ -247,8 +275,7 @@ export class FluidWasm {
     let cap = this.pairCap > 0 ? this.pairCap : 16 * slots;
     for (;;) {
       if (!this.reserve(slots, cap)) return -1;
-      this.posView.set(p.subarray(3 * off, 3 * (off + n)));
-      this.cellStartView.set(grid.cellStart.subarray(0, grid.cells + 1));
+      this.stage(grid, p, off, n);
       const k = this.x.buildForwardPairs(
         this.pos,
         this.cellStart,
@@ -260,10 +287,21 @@ export class FluidWasm {
         this.start,
         this.nbr,
         this.pairCap,
-        this.ranges,
+        this.ranges + RANGE_BYTES * MAX_ROW_BLOCKS,
       );
       if (k >= 0) return k;
       cap = 2 * this.pairCap;
     }
+  }
+
+  /** Copies the positions of the range (in cell order) and the grid's cell starts into the instance's memory. */
+  stage(grid: NeighbourGrid, p: Float64Array, off: number, n: number): void {
+    this.posView.set(p.subarray(3 * off, 3 * (off + n)));
+    this.cellStartView.set(grid.cellStart.subarray(0, grid.cells + 1));
+  }
+
+  /** Pairs the layout has room for (0 before the first reserve). */
+  get pairCapacity(): number {
+    return Math.max(0, this.pairCap);
   }
 }

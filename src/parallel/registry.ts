@@ -7,6 +7,7 @@
  * subclasses, are projected on the calling thread).
  */
 import { DihedralBending } from '../cloth/dihedral-bending.js';
+import { planeContactsTask } from '../collision/collider-contacts-planes.js';
 import { broadPairsTask } from '../collision/surface-broad-tasks.js';
 import { DistanceConstraints } from '../constraints/distance.js';
 import { TetVolumeConstraints, TriangleAreaConstraints } from '../constraints/volume.js';
@@ -44,6 +45,7 @@ export const parallelTasks: Readonly<Record<string, TaskKernel>> = {
   'fluid-rows': fluidRowsTask as unknown as TaskKernel,
   'follow-the-leader': ftlTask as unknown as TaskKernel,
   'element-wasm': elementWasmTask as unknown as TaskKernel,
+  'collider-plane-contacts': planeContactsTask as unknown as TaskKernel,
 };
 
 /** Classes of other modules (registerParallelSet), after the built-in ones. */

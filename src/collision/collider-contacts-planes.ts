@@ -1,0 +1,438 @@
+import type { StepContext } from '../core/constraint-set.js';
+import type { SharedTask } from '../core/step-context.js';
+import type { WorldCollider } from '../core/world-collider.js';
+import { quatRotate, quatRotateInverse } from '../math/quat.js';
+import type { SphereContactsTarget } from './collider-contacts-sphere.js';
+
+/**
+ * The collider contacts of one plane that follows no rigid body, generated on
+ * the worker pool in fixed blocks of particles (docs/solver.md, "Threads"):
+ * the floor and walls of a fluid tank, whose contacts are most of
+ * wave-pool-128k's (77,000 a step). The same contacts, in the same order,
+ * with the same numbers as ColliderContacts.generate's generic loop (003
+ * §3.4: the continuous test along x → p, the static fallback, the closest
+ * point within reach, and push()'s friction anchor), computed with the same
+ * operations in the same order: PlaneCollider's distanceAt (the unturned
+ * fast path included), raycastAt and boxDistanceBound are written out here.
+ *
+ * Each block first counts its contacts (and the chunk tests of the culling);
+ * the calling thread adds the counts up in block order, and each block then
+ * writes its contacts from its start, each particle's anchor (blocks hold
+ * disjoint particles) and contactOf. A particle found deep inside (whose
+ * depenetration moves whole bodies) sends the collider back to the calling
+ * thread, which then generates its contacts as one thread does; so does a
+ * substep whose arrays the workers do not hold yet.
+ */
+
+/** What the workers read and write (the arguments of the 'collider-plane-contacts' task). */
+export interface PlaneArrays {
+  /** The plane and the substep's numbers (T_*), on a SharedArrayBuffer. */
+  T: Float64Array;
+  /** Per block (B_STRIDE each): contacts, chunk tests, chunks culled, deep particles, first contact. */
+  B: Int32Array;
+  x: Float64Array;
+  p: Float64Array;
+  v: Float64Array;
+  invMass: Float64Array;
+  radius: Float64Array;
+  group: Int32Array;
+  mask: Int32Array;
+  particle: Int32Array;
+  collider: Int32Array;
+  q: Float64Array;
+  n: Float64Array;
+  lambdaN: Float64Array;
+  vn0: Float64Array;
+  deep: Uint8Array;
+  rigid: Int32Array;
+  anchorAt: Float64Array;
+  contactOf: Int32Array;
+  anchorOf: Int32Array;
+  anchorSeen: Int32Array;
+  anchorLocal: Float64Array;
+  stickN: Float64Array;
+  stickT: Float64Array;
+  chunkBox: Float64Array;
+  chunkReach: Float64Array;
+}
+
+const PASS = 0,
+  CP = 1,
+  CR = 4,
+  LV = 8,
+  AV = 11,
+  MARGIN = 14,
+  H = 15,
+  MAXDEP = 16,
+  SUBSTEP = 17,
+  DECAY = 18,
+  COL = 19,
+  CHUNKED = 20,
+  CHUNK = 21,
+  SLACK = 22,
+  NP = 23,
+  SIZE = 24,
+  CGROUP = 25,
+  CMASK = 26,
+  T_SLOTS = 32;
+const COUNT = 1,
+  FILL = 2;
+const B_STRIDE = 5;
+const MAX_BLOCKS = 64;
+
+/** The fields of ColliderContacts (collider-contacts.ts) that the workers share. */
+const SHARED_FIELDS = [
+  'particle',
+  'collider',
+  'q',
+  'n',
+  'lambdaN',
+  'vn0',
+  'deep',
+  'rigid',
+  'anchorAt',
+  'contactOf',
+  'anchorOf',
+  'anchorSeen',
+  'anchorLocal',
+  'stickN',
+  'stickT',
+  'chunkBox',
+  'chunkReach',
+] as const;
+
+type Typed = Int32Array | Float64Array | Uint8Array;
+
+/** A copy of `a` on a SharedArrayBuffer. */
+function sharedCopy<T extends Typed>(a: T): T {
+  const C = a.constructor as new (b: SharedArrayBuffer) => T;
+  const out = new C(new SharedArrayBuffer(a.byteLength));
+  out.set(a as never);
+  return out;
+}
+
+/** Scratch of the kernels (per thread). */
+const tmp = new Float64Array(3);
+const tmpB = new Float64Array(3);
+const nrm = new Float64Array(3);
+
+/**
+ * Block b of a pass (COUNT or FILL) over particles [b·size, (b + 1)·size)
+ * for the plane of the table: the generic loop of ColliderContacts.generate
+ * with push() inlined.
+ */
+function planeBlock(A: PlaneArrays, b: number): void {
+  const T = A.T,
+    B = A.B;
+  const fill = T[PASS] === FILL;
+  const size = T[SIZE];
+  const i0 = b * size,
+    i1 = Math.min(T[NP], i0 + size);
+  const { x, p, v, invMass, radius, group, mask } = A;
+  const cpx = T[CP],
+    cpy = T[CP + 1],
+    cpz = T[CP + 2];
+  const cr = tmpCr;
+  cr[0] = T[CR];
+  cr[1] = T[CR + 1];
+  cr[2] = T[CR + 2];
+  cr[3] = T[CR + 3];
+  const unturned = cr[0] === 0 && cr[1] === 0 && cr[2] === 0;
+  // the plane's normal (PlaneCollider.localDistance's +y, turned)
+  quatRotate(nrm, 0, cr, 0, 0, 1, 0);
+  const tnx = unturned ? 0 : nrm[0],
+    tny = unturned ? 1 : nrm[1],
+    tnz = unturned ? 0 : nrm[2];
+  // boxDistanceBound turns +y in any case
+  const bnx = nrm[0],
+    bny = nrm[1],
+    bnz = nrm[2];
+  const lvx = T[LV],
+    lvy = T[LV + 1],
+    lvz = T[LV + 2],
+    avx = T[AV],
+    avy = T[AV + 1],
+    avz = T[AV + 2];
+  const margin = T[MARGIN],
+    h = T[H],
+    maxDep = T[MAXDEP],
+    substep = T[SUBSTEP],
+    decay = T[DECAY],
+    c = T[COL],
+    chunked = T[CHUNKED] !== 0,
+    chunkSize = T[CHUNK],
+    slack = T[SLACK],
+    cgroup = T[CGROUP],
+    cmask = T[CMASK];
+  const box = A.chunkBox,
+    chunkReach = A.chunkReach;
+  const e = B_STRIDE * b;
+  let k = fill ? B[e + 4] : 0;
+  let tested = 0,
+    culled = 0,
+    deeps = 0;
+  for (let i = i0; i < i1; i++) {
+    if (chunked && (i & (chunkSize - 1)) === 0) {
+      const b6 = (6 * i) / chunkSize;
+      const bound =
+        bnx * ((bnx > 0 ? box[b6] : box[b6 + 3]) - cpx) +
+        bny * ((bny > 0 ? box[b6 + 1] : box[b6 + 4]) - cpy) +
+        bnz * ((bnz > 0 ? box[b6 + 2] : box[b6 + 5]) - cpz);
+      tested++;
+      if (bound - 2 * margin > 2 * chunkReach[i / chunkSize] + slack) {
+        culled++;
+        i += chunkSize - 1;
+        continue;
+      }
+    }
+    if (invMass[i] === 0) continue;
+    if ((mask[i] & cgroup) === 0 || (cmask & group[i]) === 0) continue;
+    const i3 = 3 * i;
+    const px = p[i3],
+      py = p[i3 + 1],
+      pz = p[i3 + 2];
+    const xx = x[i3],
+      xy = x[i3 + 1],
+      xz = x[i3 + 2];
+    const r = margin + radius[i];
+    const mx = px - xx,
+      my = py - xy,
+      mz = pz - xz;
+    const seg = Math.sqrt(mx * mx + my * my + mz * mz);
+    // distanceAt(x)
+    let dX: number;
+    if (unturned) dX = xy - cpy;
+    else {
+      quatRotateInverse(tmp, 0, cr, 0, xx - cpx, xy - cpy, xz - cpz);
+      dX = tmp[1];
+    }
+    let qx: number, qy: number, qz: number;
+    if (dX >= r) {
+      let t = -1;
+      if (seg > dX - r) {
+        // raycastAt (PlaneCollider.localRaycast on both ends turned)
+        quatRotateInverse(tmp, 0, cr, 0, xx - cpx, xy - cpy, xz - cpz);
+        quatRotateInverse(tmpB, 0, cr, 0, px - cpx, py - cpy, pz - cpz);
+        const ay = tmp[1],
+          by = tmpB[1];
+        t = ay < r || by >= r ? -1 : (ay - r) / (ay - by);
+      }
+      if (t >= 0) {
+        qx = xx + t * mx;
+        qy = xy + t * my;
+        qz = xz + t * mz;
+      } else {
+        let dP: number;
+        if (unturned) dP = py - cpy;
+        else {
+          quatRotateInverse(tmp, 0, cr, 0, px - cpx, py - cpy, pz - cpz);
+          dP = tmp[1];
+        }
+        if (dP >= 2 * (r + seg)) continue;
+        qx = px - (dP - r) * tnx;
+        qy = py - (dP - r) * tny;
+        qz = pz - (dP - r) * tnz;
+      }
+    } else {
+      const rx = xx - cpx,
+        ry = xy - cpy,
+        rz = xz - cpz;
+      const sn =
+        (lvx + avy * rz - avz * ry) * tnx +
+        (lvy + avz * rx - avx * rz) * tny +
+        (lvz + avx * ry - avy * rx) * tnz;
+      const excess = r - dX - (Math.max(sn, 0) + maxDep) * h;
+      if (excess > 0) {
+        // deep inside: the calling thread generates this collider (depenetration moves bodies)
+        deeps++;
+        continue;
+      }
+      let dP: number;
+      if (unturned) dP = py - cpy;
+      else {
+        quatRotateInverse(tmp, 0, cr, 0, px - cpx, py - cpy, pz - cpz);
+        dP = tmp[1];
+      }
+      qx = px - (dP - r) * tnx;
+      qy = py - (dP - r) * tny;
+      qz = pz - (dP - r) * tnz;
+    }
+    if (!fill) {
+      k++;
+      continue;
+    }
+    const rx = qx - cpx,
+      ry = qy - cpy,
+      rz = qz - cpz;
+    const cvx = lvx + avy * rz - avz * ry;
+    const cvy = lvy + avz * rx - avx * rz;
+    const cvz = lvz + avx * ry - avy * rx;
+    const vn0 = (v[i3] - cvx) * tnx + (v[i3 + 1] - cvy) * tny + (v[i3 + 2] - cvz) * tnz;
+    const k3 = 3 * k;
+    A.particle[k] = i;
+    A.collider[k] = c;
+    A.q[k3] = qx;
+    A.q[k3 + 1] = qy;
+    A.q[k3 + 2] = qz;
+    A.n[k3] = tnx;
+    A.n[k3 + 1] = tny;
+    A.n[k3 + 2] = tnz;
+    A.lambdaN[k] = 0;
+    A.vn0[k] = vn0;
+    A.deep[k] = 0;
+    A.contactOf[i] = k;
+    const al = A.anchorLocal,
+      stickT = A.stickT;
+    if (A.anchorOf[i] !== c + 1 || A.anchorSeen[i] < substep - 1) {
+      quatRotateInverse(
+        tmp,
+        0,
+        cr,
+        0,
+        x[i3] + cvx * h - cpx,
+        x[i3 + 1] + cvy * h - cpy,
+        x[i3 + 2] + cvz * h - cpz,
+      );
+      al[i3] = tmp[0];
+      al[i3 + 1] = tmp[1];
+      al[i3 + 2] = tmp[2];
+      A.anchorOf[i] = c + 1;
+      A.stickN[i] = 0;
+      stickT[i3] = stickT[i3 + 1] = stickT[i3 + 2] = 0;
+    } else {
+      A.stickN[i] *= decay;
+      stickT[i3] *= decay;
+      stickT[i3 + 1] *= decay;
+      stickT[i3 + 2] *= decay;
+    }
+    A.anchorSeen[i] = substep;
+    quatRotate(tmp, 0, cr, 0, al[i3], al[i3 + 1], al[i3 + 2]);
+    A.anchorAt[k3] = tmp[0] + cpx;
+    A.anchorAt[k3 + 1] = tmp[1] + cpy;
+    A.anchorAt[k3 + 2] = tmp[2] + cpz;
+    A.rigid[k] = -1;
+    k++;
+  }
+  if (fill) return;
+  B[e] = k;
+  B[e + 1] = tested;
+  B[e + 2] = culled;
+  B[e + 3] = deeps;
+}
+
+const tmpCr = new Float64Array(4);
+
+/** The 'collider-plane-contacts' task (parallel/registry.ts): blocks from … to − 1. */
+export function planeContactsTask(A: PlaneArrays, from: number, to: number): void {
+  for (let b = from; b < to; b++) planeBlock(A, b);
+}
+
+/**
+ * The pool's side of one ColliderContacts: its task, whose arguments are
+ * made anew whenever an array changed (the workers receive them before the
+ * next step).
+ */
+export class PlaneContactsPool {
+  readonly task: SharedTask = { kind: 'collider-plane-contacts', args: {}, version: 0 };
+  private readonly T = new Float64Array(new SharedArrayBuffer(8 * T_SLOTS));
+  private readonly B = new Int32Array(new SharedArrayBuffer(4 * B_STRIDE * MAX_BLOCKS));
+  /** Colliders generated on the pool so far (statistics, tests). */
+  pooled = 0;
+
+  /** The arguments for these arrays: the current ones, or new ones (a new version). */
+  private args(cc: SphereContactsTarget, ctx: StepContext): PlaneArrays | null {
+    const s = ctx.store;
+    if (!(s.x.buffer instanceof SharedArrayBuffer) || !(s.group.buffer instanceof SharedArrayBuffer))
+      return null;
+    const f = cc as unknown as Record<string, Typed>;
+    for (const name of SHARED_FIELDS)
+      if (!(f[name].buffer instanceof SharedArrayBuffer)) f[name] = sharedCopy(f[name]);
+    const A = this.task.args as unknown as PlaneArrays;
+    let same = A.x === s.x && A.p === s.p && A.v === s.v && A.invMass === s.invMass && A.radius === s.radius;
+    same &&= A.group === s.group && A.mask === s.mask;
+    for (const name of SHARED_FIELDS) same &&= (A as unknown as Record<string, Typed>)[name] === f[name];
+    if (same) return A;
+    const next: Record<string, unknown> = { T: this.T, B: this.B };
+    next.x = s.x;
+    next.p = s.p;
+    next.v = s.v;
+    next.invMass = s.invMass;
+    next.radius = s.radius;
+    next.group = s.group;
+    next.mask = s.mask;
+    for (const name of SHARED_FIELDS) next[name] = f[name];
+    this.task.args = next;
+    this.task.version++;
+    return next as unknown as PlaneArrays;
+  }
+
+  /**
+   * Generates the contacts of plane collider `col` (index c) on the pool;
+   * false when it cannot (nothing was changed: the caller generates them).
+   */
+  generate(
+    cc: SphereContactsTarget,
+    ctx: StepContext,
+    col: WorldCollider,
+    c: number,
+    chunked: boolean,
+    chunkSize: number,
+    cullSlack: number,
+  ): boolean {
+    const tasks = ctx.tasks;
+    if (!tasks || cc.disabledBody !== null) return false;
+    const np = ctx.store.count;
+    const size = Math.ceil(Math.max(64 * chunkSize, np / MAX_BLOCKS) / chunkSize) * chunkSize;
+    const blocks = Math.ceil(np / size);
+    if (blocks < 2) return false;
+    let A = this.args(cc, ctx);
+    if (A === null) return false;
+    const T = this.T,
+      B = this.B;
+    T[CP] = col.position[0];
+    T[CP + 1] = col.position[1];
+    T[CP + 2] = col.position[2];
+    for (let j = 0; j < 4; j++) T[CR + j] = col.rotation[j];
+    for (let j = 0; j < 3; j++) {
+      T[LV + j] = col.linearVelocity[j];
+      T[AV + j] = col.angularVelocity[j];
+    }
+    T[MARGIN] = col.margin;
+    T[H] = ctx.h;
+    T[MAXDEP] = cc.maxDepenetrationSpeed;
+    T[SUBSTEP] = cc.substep;
+    T[DECAY] = cc.stickDecay;
+    T[COL] = c;
+    T[CHUNKED] = chunked ? 1 : 0;
+    T[CHUNK] = chunkSize;
+    T[SLACK] = cullSlack;
+    T[NP] = np;
+    T[SIZE] = size;
+    T[CGROUP] = col.group;
+    T[CMASK] = col.mask;
+    T[PASS] = COUNT;
+    if (!tasks.runTask(this.task, blocks, blocks)) return false;
+    let total = 0,
+      tested = 0,
+      culled = 0;
+    for (let b = 0; b < blocks; b++) {
+      const e = B_STRIDE * b;
+      if (B[e + 3] > 0) return false;
+      B[e + 4] = cc.count + total;
+      total += B[e];
+      tested += B[e + 1];
+      culled += B[e + 2];
+    }
+    if (cc.count + total > cc.capacity) {
+      cc.grow(Math.max(2 * cc.capacity, cc.count + total));
+      A = this.args(cc, ctx) as PlaneArrays;
+    }
+    T[PASS] = FILL;
+    if (!tasks.runTask(this.task, blocks, blocks)) planeContactsTask(A, 0, blocks);
+    cc.count += total;
+    cc.cullTested += tested;
+    cc.cullCulled += culled;
+    this.pooled++;
+    return true;
+  }
+}

@@ -1,0 +1,463 @@
+/**
+ * The kernels of the fluid's 'fluid-rows' task (registry.ts), which every
+ * thread of the pool runs on the task's shared arguments: the pair passes of
+ * one row block (WebAssembly at byte addresses, or the generated JavaScript
+ * twins), the slot passes of one block with the wall passes of its records,
+ * the pair search's blocks (pair-blocks.ts) and the wall search's
+ * (walls.ts); and the slots of the parameter block `par` they read.
+ * row-blocks.ts plans the blocks and runs the passes.
+ */
+import { applyDeltas, wallCorrectionPass } from './correction-passes.js';
+import { initRecords, lambdaPass, wallDensityPass } from './density-passes.js';
+import { PAIR_ROWS, runPairBlock } from './pair-blocks.js';
+import {
+  fluidCorrectionPass,
+  fluidDensityPass,
+  fluidDensityPassWeighted,
+  vorticityGradientPass,
+  xsphVorticityPass,
+} from './pair-passes.generated.js';
+import { addVelocities, initPostRecords, vorticityForce, vorticityMagnitudes } from './velocity-passes.js';
+import { WALL_COUNT, type WallArrays, wallSearchBlock } from './walls.js';
+import type { FluidWasmExports } from './wasm.js';
+
+/** Passes (slot PASS of the parameters). */
+export const DENSITY = 0;
+export const CORRECTION = 1;
+export const XSPH = 2;
+export const VORTICITY_GRADIENT = 3;
+/** Passes over slots (each slot on its own: any partition gives the same numbers; on the pool, one block per row block). */
+export const INIT_RECORDS = 10;
+export const LAMBDA = 11;
+export const APPLY_DELTAS = 12;
+export const INIT_POST = 13;
+export const VORTICITY_MAGNITUDES = 14;
+export const VORTICITY_FORCE = 15;
+export const ADD_VELOCITIES = 16;
+
+/** Float64 slots of the parameter block `par`. */
+export const PASS = 0,
+  PHASE = 1,
+  COLOURS = 2,
+  SIZE = 3,
+  N = 4,
+  OFF = 5,
+  ALL_INSIDE = 6,
+  H = 7,
+  WU = 8,
+  MF = 9,
+  WCOEF = 10,
+  GCOEF = 11,
+  NCORR = 12,
+  QREST3 = 13,
+  INVQD3 = 14,
+  CORRSCALE = 15,
+  CW = 16,
+  VORT = 17,
+  SELF = 18,
+  INVRHO0 = 19,
+  UNILATERAL = 20,
+  EPS = 21,
+  FULL = 22,
+  HAS_COUNTS = 23,
+  K_VORT = 24,
+  /** 1: the pair pass runs in WebAssembly, at the byte addresses below. */
+  WASM_ON = 25,
+  AT_SORTED = 26,
+  AT_START = 27,
+  AT_NBR = 28,
+  AT_LIVE = 29,
+  AT_LIVESTART = 30,
+  AT_ACC = 31,
+  AT_POST = 32,
+  AT_GBUF = 33;
+/** (34 … 46: pair-blocks.ts.) The wall passes with the slot passes: 1 when there are wall records; their numbers. */
+export const WALLS = 48,
+  W_D = 49,
+  W_RHO = 50,
+  W_GRAD = 51,
+  W_RHO0 = 52;
+/** The reordering of the range by cell on the pool (FluidRowBlocks.reorder): rows per block, slots, fluid offset. */
+export const R_SIZE = 53,
+  R_N = 54,
+  R_OFF = 55;
+export const PAR_SLOTS = 56;
+/** The passes of the reordering: the fluid's x, p, v gathered in the grid's order into scratch, then put back. */
+export const GATHER = 24;
+export const PUT = 25;
+
+/** What a block reads and writes: shared arrays on the pool (the arguments of the 'fluid-rows' task). */
+export interface RowArrays {
+  par: Float64Array;
+  sorted: Int32Array;
+  start: Int32Array;
+  nbr: Int32Array;
+  live: Int32Array;
+  liveStart: Int32Array;
+  /** Slot records: the density records (R of the velocity passes) and the velocity ones (Q). */
+  acc: Float64Array;
+  post: Float64Array;
+  invMass: Float64Array;
+  /** The store's positions, velocities and predicted positions; the fluid's ρ, λ and neighbour counts by slot. */
+  x: Float64Array;
+  v: Float64Array;
+  p: Float64Array;
+  rho: Float64Array;
+  lambda: Float64Array;
+  counts: Int32Array;
+  /** Per block: 1 when its slots share the inverse mass of slot 0 (initRecords). */
+  flags: Int32Array;
+  /** Per block: start[first row] (where its part of live and of the pair buffer begins). */
+  k0: Int32Array;
+  /** Per block, the pair search on the pool (pair-blocks.ts): region, its length, count, pairs before it. */
+  pb: Int32Array;
+  /** The wall records (walls.ts), whose passes run with the slot passes, block by block. */
+  walls?: WallArrays;
+  /** The reordering: the store index each slot takes its particle from, and room for 9 doubles per slot. */
+  order?: Int32Array;
+  scratch?: Float64Array;
+  /** The fluid module and its shared memory, where the arrays above live in it (threads run it too). */
+  module?: WebAssembly.Module;
+  memory?: WebAssembly.Memory;
+}
+
+/** Each thread's instance of the shared fluid module, by task arguments. */
+export const instances = new WeakMap<object, FluidWasmExports>();
+
+function instanceOf(A: RowArrays): FluidWasmExports {
+  let x = instances.get(A);
+  if (x === undefined) {
+    const inst = new WebAssembly.Instance(A.module as WebAssembly.Module, {
+      env: { memory: A.memory as WebAssembly.Memory },
+    });
+    x = inst.exports as unknown as FluidWasmExports;
+    instances.set(A, x);
+  }
+  return x;
+}
+
+/** Block b of the pass in `par`, with the generated JavaScript kernels. */
+export function runRowBlockJs(A: RowArrays, b: number): void {
+  const P = A.par;
+  const size = P[SIZE],
+    n = P[N];
+  const a0 = b * size,
+    a1 = Math.min(n, a0 + size);
+  if (a0 >= a1) return;
+  const rows = a1 - a0,
+    off = P[OFF],
+    h = P[H],
+    allInside = P[ALL_INSIDE] !== 0;
+  const sorted = A.sorted.subarray(a0),
+    start = A.start.subarray(a0);
+  const live = A.live.subarray(A.start[a0]),
+    liveStart = A.liveStart.subarray(a0 + b);
+  switch (P[PASS]) {
+    case DENSITY:
+      if (Number.isNaN(P[WU]))
+        fluidDensityPassWeighted(
+          rows,
+          off,
+          sorted,
+          start,
+          A.nbr,
+          A.invMass,
+          P[MF],
+          h,
+          P[WCOEF],
+          P[GCOEF],
+          A.acc,
+          live,
+          liveStart,
+          allInside,
+        );
+      else
+        fluidDensityPass(
+          rows,
+          off,
+          sorted,
+          start,
+          A.nbr,
+          P[WU],
+          h,
+          P[WCOEF],
+          P[GCOEF],
+          A.acc,
+          live,
+          liveStart,
+          allInside,
+        );
+      return;
+    case CORRECTION:
+      fluidCorrectionPass(
+        rows,
+        off,
+        sorted,
+        allInside ? start : liveStart,
+        allInside ? A.nbr : live,
+        h,
+        P[GCOEF],
+        P[NCORR],
+        P[QREST3],
+        P[INVQD3],
+        P[CORRSCALE],
+        A.acc,
+      );
+      return;
+    case XSPH:
+      xsphVorticityPass(
+        rows,
+        off,
+        sorted,
+        start,
+        A.nbr,
+        A.acc,
+        h,
+        P[CW],
+        P[GCOEF],
+        P[VORT] !== 0,
+        A.post,
+        live,
+        liveStart,
+      );
+      return;
+    case VORTICITY_GRADIENT:
+      vorticityGradientPass(rows, off, sorted, liveStart, live, A.acc, h, P[GCOEF]);
+      return;
+  }
+}
+
+/** Slots of block b of the slot pass in `par` (on the pool). */
+function runSlotBlock(A: RowArrays, b: number): void {
+  const P = A.par;
+  const size = P[SIZE],
+    n = P[N];
+  const s0 = b * size,
+    s1 = Math.min(n, s0 + size);
+  if (s0 >= s1) return;
+  const m = s1 - s0,
+    off = P[OFF] + s0,
+    acc = A.acc.subarray(8 * s0);
+  switch (P[PASS]) {
+    case INIT_RECORDS: {
+      const w0 = initRecords(m, off, A.p, A.invMass, P[MF], P[SELF], acc);
+      A.flags[b] = w0 === A.invMass[P[OFF]] * P[MF] ? 1 : 0;
+      return;
+    }
+    case LAMBDA:
+      // the wall part of the density of the block's slots first (their records are the block's)
+      if (P[WALLS] !== 0) {
+        const W = A.walls as WallArrays;
+        const o = P[OFF];
+        wallDensityPass(
+          W.start[b],
+          W.start[b + 1],
+          W.slot,
+          W.n,
+          W.c,
+          W.g,
+          W.v,
+          W.P,
+          o,
+          A.p,
+          P[W_D],
+          P[H],
+          P[W_RHO],
+          P[W_GRAD],
+          P[W_RHO0],
+          A.acc,
+        );
+      }
+      lambdaPass(
+        m,
+        off,
+        A.invMass,
+        P[MF],
+        P[INVRHO0],
+        P[UNILATERAL] !== 0,
+        P[EPS],
+        acc,
+        A.rho.subarray(s0),
+        P[HAS_COUNTS] !== 0 ? A.counts.subarray(s0) : null,
+        P[FULL],
+      );
+      return;
+    case APPLY_DELTAS:
+      if (P[WALLS] !== 0) {
+        const W = A.walls as WallArrays;
+        wallCorrectionPass(W.start[b], W.start[b + 1], W.slot, W.n, W.g, A.acc);
+      }
+      applyDeltas(m, off, A.p, acc, A.lambda.subarray(s0));
+      return;
+    case INIT_POST:
+      initPostRecords(m, off, A.x, A.v, acc, A.post.subarray(8 * s0));
+      return;
+    case VORTICITY_MAGNITUDES:
+      vorticityMagnitudes(m, acc, A.post.subarray(8 * s0));
+      return;
+    case VORTICITY_FORCE:
+      vorticityForce(m, P[K_VORT], acc, A.post.subarray(8 * s0));
+      return;
+    case ADD_VELOCITIES:
+      addVelocities(m, off, A.invMass, A.v, A.post.subarray(8 * s0));
+      return;
+  }
+}
+
+/**
+ * The 'fluid-rows' task (registry.ts): items [from, to) are the blocks
+ * phase + colours · item of a pair pass, or blocks from … to − 1 of a slot pass.
+ */
+export function fluidRowsTask(A: RowArrays, from: number, to: number): void {
+  const P = A.par;
+  if (P[PASS] >= GATHER) {
+    for (let b = from; b < to; b++) reorderBlock(A, P[PASS], b);
+    return;
+  }
+  if (P[PASS] >= WALL_COUNT) {
+    for (let b = from; b < to; b++) wallSearchBlock(A.walls as WallArrays, A.p, P[PASS], b);
+    return;
+  }
+  if (P[PASS] >= PAIR_ROWS) {
+    const x = instanceOf(A);
+    for (let b = from; b < to; b++) runPairBlock(x, P, A.pb, b);
+    return;
+  }
+  if (P[PASS] >= INIT_RECORDS) {
+    for (let b = from; b < to; b++) runSlotBlock(A, b);
+    return;
+  }
+  const phase = P[PHASE],
+    colours = P[COLOURS];
+  if (P[WASM_ON] !== 0 && A.memory !== undefined) {
+    const x = instanceOf(A);
+    for (let item = from; item < to; item++) runRowBlockWasm(x, P, A.k0, phase + colours * item);
+    return;
+  }
+  for (let item = from; item < to; item++) runRowBlockJs(A, phase + colours * item);
+}
+
+/** Block b of the pass in `par` in WebAssembly (same offsets, as byte addresses of the instance's buffers). */
+export function runRowBlockWasm(x: FluidWasmExports, P: Float64Array, k0s: Int32Array, b: number): void {
+  const size = P[SIZE],
+    n = P[N];
+  const a0 = b * size,
+    a1 = Math.min(n, a0 + size);
+  if (a0 >= a1) return;
+  const rows = a1 - a0,
+    off = P[OFF],
+    h = P[H],
+    allInside = P[ALL_INSIDE] !== 0;
+  const sorted = P[AT_SORTED] + 4 * a0,
+    start = P[AT_START] + 4 * a0;
+  const k0 = k0s[b];
+  const live = P[AT_LIVE] + 4 * k0,
+    liveStart = P[AT_LIVESTART] + 4 * (a0 + b);
+  // the pair buffer follows the rows walked: all of nbr (absolute) or this block's part of live
+  const gBuf = P[AT_GBUF],
+    gLive = gBuf + 8 * k0;
+  const nbr = P[AT_NBR],
+    acc = P[AT_ACC];
+  switch (P[PASS]) {
+    case DENSITY:
+      x.fluidDensityPass(
+        rows,
+        off,
+        sorted,
+        start,
+        nbr,
+        P[WU],
+        h,
+        P[WCOEF],
+        P[GCOEF],
+        acc,
+        live,
+        liveStart,
+        allInside,
+        allInside ? gBuf : gLive,
+      );
+      return;
+    case CORRECTION:
+      x.fluidCorrectionPass(
+        rows,
+        off,
+        sorted,
+        allInside ? start : liveStart,
+        allInside ? nbr : live,
+        h,
+        P[NCORR],
+        P[QREST3],
+        P[INVQD3],
+        P[CORRSCALE],
+        acc,
+        allInside ? gBuf : gLive,
+      );
+      return;
+    case XSPH:
+      x.xsphVorticityPass(
+        rows,
+        off,
+        sorted,
+        start,
+        nbr,
+        acc,
+        h,
+        P[CW],
+        P[GCOEF],
+        P[VORT] !== 0,
+        P[AT_POST],
+        live,
+        liveStart,
+        gLive,
+      );
+      return;
+    case VORTICITY_GRADIENT:
+      x.vorticityGradientPass(rows, off, sorted, liveStart, live, acc, gLive);
+      return;
+  }
+}
+
+/**
+ * Block b of the reordering (Fluid.permute's x, p and v): GATHER copies the
+ * x, p, v of the store index order[s] into the slot's 9 doubles of scratch,
+ * PUT copies them to slot s of the range. Blocks write disjoint slots.
+ */
+export function reorderBlock(A: RowArrays, pass: number, b: number): void {
+  const P = A.par;
+  const size = P[R_SIZE],
+    off = P[R_OFF];
+  const s0 = b * size,
+    s1 = Math.min(P[R_N], s0 + size);
+  const order = A.order as Int32Array,
+    sc = A.scratch as Float64Array;
+  const { x, p, v } = A;
+  if (pass === GATHER) {
+    for (let s = s0; s < s1; s++) {
+      const j3 = 3 * order[s],
+        o = 9 * s;
+      sc[o] = x[j3];
+      sc[o + 1] = x[j3 + 1];
+      sc[o + 2] = x[j3 + 2];
+      sc[o + 3] = p[j3];
+      sc[o + 4] = p[j3 + 1];
+      sc[o + 5] = p[j3 + 2];
+      sc[o + 6] = v[j3];
+      sc[o + 7] = v[j3 + 1];
+      sc[o + 8] = v[j3 + 2];
+    }
+    return;
+  }
+  for (let s = s0; s < s1; s++) {
+    const i3 = 3 * (off + s),
+      o = 9 * s;
+    x[i3] = sc[o];
+    x[i3 + 1] = sc[o + 1];
+    x[i3 + 2] = sc[o + 2];
+    p[i3] = sc[o + 3];
+    p[i3 + 1] = sc[o + 4];
+    p[i3 + 2] = sc[o + 5];
+    v[i3] = sc[o + 6];
+    v[i3 + 1] = sc[o + 7];
+    v[i3 + 2] = sc[o + 8];
+  }
+}
