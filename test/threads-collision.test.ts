@@ -57,6 +57,10 @@ describe('self collision on worker threads', () => {
     expect(broad[0].pooledRebuilds).toBe(0);
     expect(broad[1].pooledRebuilds).toBeGreaterThan(0);
     expect(broad[2].pooledRebuilds).toBeGreaterThan(0);
+    // the tree's self-traversal too (cut at a frontier of node pairs, the parts joined in order)
+    expect(broad[0].pooledTraversals).toBe(0);
+    expect(broad[1].pooledTraversals).toBeGreaterThan(0);
+    expect(broad[2].pooledTraversals).toBeGreaterThan(0);
     for (const w of worlds) w.dispose();
   }, 300_000);
 
