@@ -13,6 +13,8 @@ import {
   type SurfaceContactList,
   TYPE_EE,
 } from './surface-contact-list.js';
+import { edgeBoxesNear, lineDistance, SIDE_NEG } from './surface-narrow-scan.js';
+import type { NarrowHits } from './surface-narrow-tasks.js';
 import type { SurfaceTopology } from './surface-topology.js';
 import type { Untangler } from './untangle.js';
 
@@ -48,54 +50,37 @@ export class EdgeEdgeContacts {
     this.list = list;
   }
 
-  /** The contacts of the substep x → p from the candidates (swept boxes and motion already computed). */
-  detect(store: ParticleStore, x: Float64Array, p: Float64Array): void {
+  /**
+   * The contacts of the substep x → p: the hits of the edge–edge scan
+   * (surface-narrow-scan.ts, run here or on the pool), pushed in candidate
+   * order.
+   */
+  addHits(store: ParticleStore, x: Float64Array, found: NarrowHits): void {
     const topo = this.topo,
-      broad = this.broad;
-    const v = store.v,
-      w = store.invMass;
-    const hr = topo.halfReach;
+      list = this.list;
+    const v = store.v;
     const vert = topo.vertex,
-      edge = topo.edge;
-    const sv = broad.sv,
-      motion = broad.motion;
-    const label = this.untangler.label;
-    const tangled = this.untangler.tangled;
-    const es = topo.edgeSurface;
-    const mf = topo.marginFactor;
-    const tol = 1e-9 * topo.meanEdge;
-    const eeDist = broad.eeDist;
-    const sharpE = broad.sharp;
-    const ee = broad.eeCand;
-    for (let k = 0; k < broad.eeCount; k++) {
+      edge = topo.edge,
+      es = topo.edgeSurface;
+    const ee = this.broad.eeCand,
+      hits = found.hits;
+    for (let i = 0; i < found.count; i++) {
+      const k = hits[2 * i],
+        fl = hits[2 * i + 1];
       const e = ee[2 * k],
         f = ee[2 * k + 1];
-      const a = edge[2 * e],
-        b = edge[2 * e + 1],
-        c = edge[2 * f],
-        d = edge[2 * f + 1];
-      const mv = Math.max(motion[a], motion[b]) + Math.max(motion[c], motion[d]);
-      const lb = eeDist[k];
-      // proximity contacts only between two sharp (creased or boundary) edges; crossings for every pair
-      const sharp = sharpE[e] !== 0 && sharpE[f] !== 0;
-      const reach = hr[es[e]] + hr[es[f]];
-      if (lb >= 0 && lb - mv > (sharp ? reach : tol)) continue;
-      if (!edgeBoxesNear(sv, 6 * a, 6 * b, 6 * c, 6 * d, reach)) continue;
-      if (tangled && !(label[a] === label[b] && label[a] === label[c] && label[a] === label[d])) continue;
-      const ga = vert[a],
-        gb = vert[b],
-        gc = vert[c],
-        gd = vert[d];
-      if (w[ga] === 0 && w[gb] === 0 && w[gc] === 0 && w[gd] === 0) continue;
-      const dX = edgeEdgeDistance(x, ga, gb, gc, gd);
-      eeDist[k] = dX;
-      if (!sharp) {
-        if (dX <= mv + tol) this.test(x, p, v, e, f, ga, gb, gc, gd, 1, true);
-        continue;
-      }
-      const hp = topo.pairThickness(es[e], es[f]);
-      if (dX - mv > hp * (1 + mf)) continue;
-      this.test(x, p, v, e, f, ga, gb, gc, gd, 0, dX <= mv + tol);
+      const ga = vert[edge[2 * e]],
+        gb = vert[edge[2 * e + 1]],
+        gc = vert[edge[2 * f]],
+        gd = vert[edge[2 * f + 1]];
+      const s = (fl & SIDE_NEG) !== 0 ? -1 : 1;
+      const sE = es[e],
+        sF = es[f];
+      list.pushBetween(TYPE_EE, fl & ~SIDE_NEG, ga, gb, gc, gd, s, topo.pairThickness(sE, sF), sE, sF, 0);
+      // relative normal velocity at the start of the substep (for restitution)
+      const c = list.count - 1;
+      if (topo.anyRestitution && frameEE(x, list, c, FRAME_ONLY))
+        list.vn0[c] = s * frameNormalVelocity(v, 3 * ga, 3 * gb, 3 * gc, 3 * gd);
     }
   }
 
@@ -287,29 +272,4 @@ export function frameEE(p: Float64Array, list: SurfaceContactList, k: number, mo
 function edgeEdgeDistance(x: Float64Array, a: number, b: number, c: number, d: number): number {
   closestSegmentSegmentAt(x, 3 * a, 3 * b, x, 3 * c, 3 * d, ss);
   return Math.sqrt(ss[2]);
-}
-
-/** Signed distance between the lines a–b and c–d along (b − a) × (d − c) (0 when parallel). */
-function lineDistance(p: Float64Array, a3: number, b3: number, c3: number, d3: number): number {
-  const ux = p[b3] - p[a3],
-    uy = p[b3 + 1] - p[a3 + 1],
-    uz = p[b3 + 2] - p[a3 + 2];
-  const vx = p[d3] - p[c3],
-    vy = p[d3 + 1] - p[c3 + 1],
-    vz = p[d3 + 2] - p[c3 + 2];
-  const nx = uy * vz - uz * vy,
-    ny = uz * vx - ux * vz,
-    nz = ux * vy - uy * vx;
-  const n = Math.sqrt(nx * nx + ny * ny + nz * nz);
-  if (!(n > 1e-300)) return 0;
-  return ((p[a3] - p[c3]) * nx + (p[a3 + 1] - p[c3 + 1]) * ny + (p[a3 + 2] - p[c3 + 2]) * nz) / n;
-}
-
-/** Does the box of edge a–b (vertex boxes at oa, ob), grown by g, overlap that of edge c–d? */
-function edgeBoxesNear(sv: Float64Array, oa: number, ob: number, oc: number, od: number, g: number): boolean {
-  for (let k = 0; k < 3; k++) {
-    if (Math.min(sv[oa + k], sv[ob + k]) - g > Math.max(sv[oc + 3 + k], sv[od + 3 + k])) return false;
-    if (Math.max(sv[oa + 3 + k], sv[ob + 3 + k]) + g < Math.min(sv[oc + k], sv[od + k])) return false;
-  }
-  return true;
 }

@@ -14,6 +14,8 @@ import {
   type SurfaceContactList,
   TYPE_VT,
 } from './surface-contact-list.js';
+import { boxNearTriangle, planeDistance, SIDE_NEG } from './surface-narrow-scan.js';
+import type { NarrowHits } from './surface-narrow-tasks.js';
 import type { SurfaceTopology } from './surface-topology.js';
 import type { Untangler } from './untangle.js';
 
@@ -52,49 +54,39 @@ export class VertexTriangleContacts {
     this.list = list;
   }
 
-  /** The contacts of the substep x → p from the candidates (swept boxes and motion already computed). */
-  detect(store: ParticleStore, x: Float64Array, p: Float64Array): void {
+  /**
+   * The contacts of the substep x → p: the hits of the vertex–triangle scan
+   * (surface-narrow-scan.ts: the candidates' distance bounds, proximity at
+   * p and the continuous test x → p, run here or on the pool), pushed in
+   * candidate order.
+   */
+  addHits(store: ParticleStore, x: Float64Array, found: NarrowHits): void {
     const topo = this.topo,
-      broad = this.broad;
-    const v = store.v,
-      w = store.invMass;
-    const hr = topo.halfReach;
+      list = this.list;
+    const v = store.v;
     const vert = topo.vertex,
-      tri = topo.tri;
-    const sv = broad.sv,
-      motion = broad.motion;
-    const label = this.untangler.label;
-    const tangled = this.untangler.tangled;
-    const vs = topo.vertexSurface,
+      tri = topo.tri,
+      vs = topo.vertexSurface,
       ts = topo.triSurface;
-    const mf = topo.marginFactor;
-    const tol = 1e-9 * topo.meanEdge;
-    const vtDist = broad.vtDist;
-    const vt = broad.vtCand;
-    for (let k = 0; k < broad.vtCount; k++) {
+    const vt = this.broad.vtCand,
+      hits = found.hits;
+    for (let i = 0; i < found.count; i++) {
+      const k = hits[2 * i],
+        fl = hits[2 * i + 1];
       const q = vt[2 * k],
         t = vt[2 * k + 1];
-      const a = tri[3 * t],
-        b = tri[3 * t + 1],
-        c = tri[3 * t + 2];
-      // a lower bound of the distance at x, carried over from earlier substeps
-      const mv = motion[q] + Math.max(motion[a], motion[b], motion[c]);
-      const lb = vtDist[k];
-      const reach = hr[vs[q]] + hr[ts[t]];
-      if (lb >= 0 && lb - mv > reach) continue;
-      if (!boxNearTriangle(sv, 6 * q, 6 * a, 6 * b, 6 * c, reach)) continue;
-      if (tangled && !(label[q] === label[a] && label[q] === label[b] && label[q] === label[c])) continue;
       const gq = vert[q],
-        ga = vert[a],
-        gb = vert[b],
-        gc = vert[c];
-      if (w[gq] === 0 && w[ga] === 0 && w[gb] === 0 && w[gc] === 0) continue;
-      // the distance at x less the motion of the pair bounds the distance during the substep
-      const dX = vertexTriangleDistance(x, gq, ga, gb, gc);
-      vtDist[k] = dX;
-      const h = topo.pairThickness(vs[q], ts[t]);
-      if (dX - mv > h * (1 + mf)) continue;
-      this.test(x, p, v, q, t, gq, ga, gb, gc, 0, dX <= mv + tol);
+        ga = vert[tri[3 * t]],
+        gb = vert[tri[3 * t + 1]],
+        gc = vert[tri[3 * t + 2]];
+      const s = (fl & SIDE_NEG) !== 0 ? -1 : 1;
+      const sQ = vs[q],
+        sT = ts[t];
+      list.pushBetween(TYPE_VT, fl & ~SIDE_NEG, gq, ga, gb, gc, s, topo.pairThickness(sQ, sT), sQ, sT, 0);
+      // relative normal velocity at the start of the substep (for restitution)
+      const c = list.count - 1;
+      if (topo.anyRestitution && frameVT(x, list, c, FRAME_ONLY))
+        list.vn0[c] = s * frameNormalVelocity(v, 3 * gq, 3 * ga, 3 * gb, 3 * gc);
     }
   }
 
@@ -311,41 +303,4 @@ export function frameVT(p: Float64Array, list: SurfaceContactList, k: number, mo
 function vertexTriangleDistance(x: Float64Array, q: number, a: number, b: number, c: number): number {
   closestPointTriangleAt(x, 3 * q, x, 3 * a, 3 * b, 3 * c, cp);
   return Math.sqrt(cp[6]);
-}
-
-/** Signed distance of q from the plane of (a, b, c) (0 for a degenerate triangle). */
-function planeDistance(p: Float64Array, q3: number, a3: number, b3: number, c3: number): number {
-  const ax = p[a3],
-    ay = p[a3 + 1],
-    az = p[a3 + 2];
-  const ux = p[b3] - ax,
-    uy = p[b3 + 1] - ay,
-    uz = p[b3 + 2] - az;
-  const vx = p[c3] - ax,
-    vy = p[c3 + 1] - ay,
-    vz = p[c3 + 2] - az;
-  const nx = uy * vz - uz * vy,
-    ny = uz * vx - ux * vz,
-    nz = ux * vy - uy * vx;
-  const n = Math.sqrt(nx * nx + ny * ny + nz * nz);
-  if (!(n > 1e-300)) return 0;
-  return ((p[q3] - ax) * nx + (p[q3 + 1] - ay) * ny + (p[q3 + 2] - az) * nz) / n;
-}
-
-/** Does the box of vertex q (at oq) come within g of the box of the triangle with vertex boxes at oa, ob, oc? */
-function boxNearTriangle(
-  b: Float64Array,
-  oq: number,
-  oa: number,
-  ob: number,
-  oc: number,
-  g: number,
-): boolean {
-  for (let k = 0; k < 3; k++) {
-    const hi = Math.max(b[oa + 3 + k], b[ob + 3 + k], b[oc + 3 + k]) + g;
-    if (b[oq + k] > hi) return false;
-    const lo = Math.min(b[oa + k], b[ob + k], b[oc + k]) - g;
-    if (b[oq + 3 + k] < lo) return false;
-  }
-  return true;
 }
