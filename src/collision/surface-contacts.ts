@@ -117,6 +117,7 @@ export class SurfaceContacts implements ConstraintSet {
     this.edgeEdges,
     this.list,
     this.stats,
+    this.narrowScan,
   );
   private readonly collapse = new CollapseRecovery(this.topology);
   /** Positions at the start of the detection period (surface vertices, global layout) and the extrapolated end. */
@@ -235,7 +236,7 @@ export class SurfaceContacts implements ConstraintSet {
       // from the start of the detection period (this substep, or k substeps ago) to p
       const start = this.detectEvery === 1 ? ctx.store.x : this.start;
       // the fail-safe scan also lowers the distance bounds by the motion of the period
-      if (this.failsafe) this.failsafeCheck.verify(ctx.store, start);
+      if (this.failsafe) this.failsafeCheck.verify(ctx.store, start, ctx.tasks ?? null);
       else this.broadPhase.decayBounds(start, ctx.store.p);
     }
   }

@@ -42,13 +42,16 @@ export interface NarrowArrays {
   vtDist: Float64Array;
   eeCand: Int32Array;
   eeDist: Float64Array;
-  /** marginFactor, meanEdge, tangled (1/0). */
+  /** The fail-safe's rescans: only candidates with a vertex flagged here. */
+  recheck: Uint8Array;
+  /** marginFactor, meanEdge, tangled (1/0), rescan (1/0). */
   scalars: Float64Array;
 }
 
 export const N_MARGIN = 0;
 export const N_MEAN_EDGE = 1;
 export const N_TANGLED = 2;
+export const N_RESCAN = 3;
 /** In a hit's flags: the contact keeps side s = −1. */
 export const SIDE_NEG = 16;
 
@@ -182,6 +185,111 @@ export function scanEdgeEdges(A: NarrowArrays, k0: number, k1: number, hits: Int
     const s = contactSide(tHit >= 0, lineDistance(x, a3, b3, c3, d3), lineDistance(p, a3, b3, c3, d3));
     hits[2 * (k0 + n)] = k;
     hits[2 * (k0 + n) + 1] = s < 0 ? flags | SIDE_NEG : flags;
+    n++;
+  }
+  return n;
+}
+
+/**
+ * The fail-safe's crossing test x → p over vertex–triangle candidates
+ * [k0, k1) (with rescan, only those with a vertex in `recheck`): the
+ * distance bounds drop by the motion of the substep, and a pair that can
+ * cross is tested continuously (a pair already touching at x is no
+ * crossing). Labelled (tangled) vertices are left to the untangling.
+ * Returns the number of crossings written from hits[2 k0].
+ */
+export function scanVertexTriangleCrossings(
+  A: NarrowArrays,
+  k0: number,
+  k1: number,
+  hits: Int32Array,
+): number {
+  const { tri, vertex: vert, label, x, p, sv, motion, vtCand: vt, vtDist, recheck } = A;
+  const tol = 1e-9 * A.scalars[N_MEAN_EDGE];
+  const tangled = A.scalars[N_TANGLED] !== 0;
+  const rescan = A.scalars[N_RESCAN] !== 0;
+  let n = 0;
+  for (let k = k0; k < k1; k++) {
+    const q = vt[2 * k],
+      t = vt[2 * k + 1];
+    const a = tri[3 * t],
+      b = tri[3 * t + 1],
+      c = tri[3 * t + 2];
+    if (rescan && (recheck[q] | recheck[a] | recheck[b] | recheck[c]) === 0) continue;
+    const mv = motion[q] + Math.max(motion[a], motion[b], motion[c]);
+    // x moves to p at the end of the substep: the bound drops by the motion of the pair
+    const lb = vtDist[k];
+    if (lb >= 0) {
+      const next = lb - mv;
+      vtDist[k] = next > 0 ? next : -1;
+      if (next > tol) continue;
+    }
+    if (!boxNearTriangle(sv, 6 * q, 6 * a, 6 * b, 6 * c, 0)) continue;
+    if (tangled && (label[q] !== 0 || label[a] !== 0 || label[b] !== 0 || label[c] !== 0)) continue;
+    const q3 = 3 * vert[q],
+      a3 = 3 * vert[a],
+      b3 = 3 * vert[b],
+      c3 = 3 * vert[c];
+    // a pair farther apart at x than it moves cannot cross (lb ≤ mv + tol here, or unknown)
+    let dX = lb;
+    if (dX < 0) {
+      closestPointTriangleAt(x, q3, x, a3, b3, c3, cp);
+      dX = Math.sqrt(cp[6]);
+      const next = dX - mv;
+      vtDist[k] = next > 0 ? next : -1;
+    }
+    if (dX > mv + tol) continue;
+    const tHit = vertexTriangleCcd(x, p, q3, a3, b3, c3, tol);
+    if (!(tHit > 0)) continue;
+    const s = contactSide(true, planeDistance(x, q3, a3, b3, c3), planeDistance(p, q3, a3, b3, c3));
+    hits[2 * (k0 + n)] = k;
+    hits[2 * (k0 + n) + 1] = s < 0 ? FLAG_CCD | SIDE_NEG : FLAG_CCD;
+    n++;
+  }
+  return n;
+}
+
+/** The same for edge–edge candidates [k0, k1). */
+export function scanEdgeEdgeCrossings(A: NarrowArrays, k0: number, k1: number, hits: Int32Array): number {
+  const { edge, vertex: vert, label, x, p, sv, motion, eeCand: ee, eeDist, recheck } = A;
+  const tol = 1e-9 * A.scalars[N_MEAN_EDGE];
+  const tangled = A.scalars[N_TANGLED] !== 0;
+  const rescan = A.scalars[N_RESCAN] !== 0;
+  let n = 0;
+  for (let k = k0; k < k1; k++) {
+    const e = ee[2 * k],
+      f = ee[2 * k + 1];
+    const a = edge[2 * e],
+      b = edge[2 * e + 1],
+      c = edge[2 * f],
+      d = edge[2 * f + 1];
+    if (rescan && (recheck[a] | recheck[b] | recheck[c] | recheck[d]) === 0) continue;
+    const mv = Math.max(motion[a], motion[b]) + Math.max(motion[c], motion[d]);
+    const lb = eeDist[k];
+    if (lb >= 0) {
+      const next = lb - mv;
+      eeDist[k] = next > 0 ? next : -1;
+      if (next > tol) continue;
+    }
+    if (!edgeBoxesNear(sv, 6 * a, 6 * b, 6 * c, 6 * d, 0)) continue;
+    if (tangled && (label[a] !== 0 || label[b] !== 0 || label[c] !== 0 || label[d] !== 0)) continue;
+    const a3 = 3 * vert[a],
+      b3 = 3 * vert[b],
+      c3 = 3 * vert[c],
+      d3 = 3 * vert[d];
+    let dX = lb;
+    if (dX < 0) {
+      closestSegmentSegmentAt(x, a3, b3, x, c3, d3, ss);
+      dX = Math.sqrt(ss[2]);
+      const next = dX - mv;
+      eeDist[k] = next > 0 ? next : -1;
+    }
+    if (dX > mv + tol) continue;
+    const tHit = edgeEdgeCcd(x, p, a3, b3, c3, d3, tol);
+    if (!(tHit > 0)) continue;
+    const s = contactSide(true, lineDistance(x, a3, b3, c3, d3), lineDistance(p, a3, b3, c3, d3));
+    hits[2 * (k0 + n)] = k;
+    hits[2 * (k0 + n) + 1] = s < 0 ? FLAG_CCD | SIDE_NEG : FLAG_CCD;
     n++;
   }
   return n;

@@ -4,9 +4,12 @@ import type { SurfaceBroadPhase } from './surface-broad-phase.js';
 import {
   N_MARGIN,
   N_MEAN_EDGE,
+  N_RESCAN,
   N_TANGLED,
   type NarrowArrays,
+  scanEdgeEdgeCrossings,
   scanEdgeEdges,
+  scanVertexTriangleCrossings,
   scanVertexTriangles,
 } from './surface-narrow-scan.js';
 import type { SurfaceTopology } from './surface-topology.js';
@@ -38,6 +41,14 @@ export function narrowEeTask(args: NarrowArgs, from: number, to: number, block: 
   args.counts[block] = scanEdgeEdges(args.A, from, to, args.hits);
 }
 
+export function crossingsVtTask(args: NarrowArgs, from: number, to: number, block: number): void {
+  args.counts[block] = scanVertexTriangleCrossings(args.A, from, to, args.hits);
+}
+
+export function crossingsEeTask(args: NarrowArgs, from: number, to: number, block: number): void {
+  args.counts[block] = scanEdgeEdgeCrossings(args.A, from, to, args.hits);
+}
+
 /** Candidates per block, and the fewest candidates worth sending to the pool. */
 const NARROW_BLOCK = 1024;
 const NARROW_MIN = 4096;
@@ -63,6 +74,8 @@ export class SurfaceNarrowScan {
   private sharedTopo = -1;
   private readonly vtTask: SharedTask = { kind: 'surface-narrow-vt', args: {}, version: 0 };
   private readonly eeTask: SharedTask = { kind: 'surface-narrow-ee', args: {}, version: 0 };
+  private readonly vtCrossTask: SharedTask = { kind: 'surface-crossings-vt', args: {}, version: 0 };
+  private readonly eeCrossTask: SharedTask = { kind: 'surface-crossings-ee', args: {}, version: 0 };
   private vtOut: Int32Array = new Int32Array(0);
   private eeOut: Int32Array = new Int32Array(0);
   private counts: Int32Array = new Int32Array(0);
@@ -98,27 +111,50 @@ export class SurfaceNarrowScan {
       vtDist: f,
       eeCand: i,
       eeDist: f,
-      scalars: new Float64Array(3),
+      recheck: new Uint8Array(0),
+      scalars: new Float64Array(4),
     };
   }
 
   /** Scans the vertex–triangle and edge–edge candidates of the substep x → p into `vt` and `ee`. */
   scan(store: ParticleStore, x: Float64Array, p: Float64Array, tasks: TaskRunner | null): void {
     const A = this.bind(store, x, p);
+    A.scalars[N_RESCAN] = 0;
+    this.run(tasks, A, store, false);
+  }
+
+  /**
+   * The fail-safe's crossing scans x → p (with `rescan`, only the candidates
+   * with a vertex in `recheck`) into `vt` and `ee`.
+   */
+  scanCrossings(
+    store: ParticleStore,
+    x: Float64Array,
+    rescan: boolean,
+    recheck: Uint8Array,
+    tasks: TaskRunner | null,
+  ): void {
+    const A = this.bind(store, x, store.p);
+    A.recheck = recheck;
+    A.scalars[N_RESCAN] = rescan ? 1 : 0;
+    this.run(tasks, A, store, true);
+  }
+
+  private run(tasks: TaskRunner | null, A: NarrowArrays, store: ParticleStore, crossings: boolean): void {
     const nv = this.broad.vtCount,
       ne = this.broad.eeCount;
     const pooled =
       tasks !== null &&
       (nv >= NARROW_MIN || ne >= NARROW_MIN) &&
-      p === store.p &&
-      x.buffer instanceof SharedArrayBuffer &&
-      p.buffer instanceof SharedArrayBuffer &&
+      A.p === store.p &&
+      A.x.buffer instanceof SharedArrayBuffer &&
+      A.p.buffer instanceof SharedArrayBuffer &&
       store.invMass.buffer instanceof SharedArrayBuffer;
-    if (pooled && this.runPool(tasks, A, nv, ne)) return;
+    if (pooled && this.runPool(tasks, A, nv, ne, crossings)) return;
     this.vt.hits = atLeast(this.vt.hits, 2 * nv);
-    this.vt.count = scanVertexTriangles(A, 0, nv, this.vt.hits);
+    this.vt.count = (crossings ? scanVertexTriangleCrossings : scanVertexTriangles)(A, 0, nv, this.vt.hits);
     this.ee.hits = atLeast(this.ee.hits, 2 * ne);
-    this.ee.count = scanEdgeEdges(A, 0, ne, this.ee.hits);
+    this.ee.count = (crossings ? scanEdgeEdgeCrossings : scanEdgeEdges)(A, 0, ne, this.ee.hits);
   }
 
   private bind(store: ParticleStore, x: Float64Array, p: Float64Array): NarrowArrays {
@@ -153,21 +189,23 @@ export class SurfaceNarrowScan {
   }
 
   /** Both scans on the pool; false when the pool cannot run them now (nothing was changed then). */
-  private runPool(tasks: TaskRunner, A: NarrowArrays, nv: number, ne: number): boolean {
+  private runPool(tasks: TaskRunner, A: NarrowArrays, nv: number, ne: number, crossings: boolean): boolean {
     const S = this.share(A, nv, ne);
     if (this.stale) {
-      this.vtTask.version++;
-      this.eeTask.version++;
-      this.vtTask.args = { A: S, hits: this.vtOut, counts: this.counts } satisfies NarrowArgs;
-      this.eeTask.args = { A: S, hits: this.eeOut, counts: this.counts } satisfies NarrowArgs;
+      for (const t of [this.vtTask, this.vtCrossTask, this.eeTask, this.eeCrossTask]) {
+        t.version++;
+        const vt = t === this.vtTask || t === this.vtCrossTask;
+        t.args = { A: S, hits: vt ? this.vtOut : this.eeOut, counts: this.counts } satisfies NarrowArgs;
+      }
       this.stale = false;
     }
-    // both tasks must be known to the workers before either runs (they share the counts)
-    if (!this.runOne(tasks, this.vtTask, nv, this.vtOut, this.vt)) return false;
+    const vtTask = crossings ? this.vtCrossTask : this.vtTask,
+      eeTask = crossings ? this.eeCrossTask : this.eeTask;
+    if (!this.runOne(tasks, vtTask, nv, this.vtOut, this.vt)) return false;
     A.vtDist.set(S.vtDist.subarray(0, nv));
-    if (!this.runOne(tasks, this.eeTask, ne, this.eeOut, this.ee)) {
+    if (!this.runOne(tasks, eeTask, ne, this.eeOut, this.ee)) {
       this.ee.hits = atLeast(this.ee.hits, 2 * ne);
-      this.ee.count = scanEdgeEdges(A, 0, ne, this.ee.hits);
+      this.ee.count = (crossings ? scanEdgeEdgeCrossings : scanEdgeEdges)(A, 0, ne, this.ee.hits);
     } else A.eeDist.set(S.eeDist.subarray(0, ne));
     this.runs++;
     return true;
@@ -197,7 +235,7 @@ export class SurfaceNarrowScan {
   /** Shared copies of what the scans read (topology only when it changed); stale = true where one is new. */
   private share(A: NarrowArrays, nv: number, ne: number): NarrowArrays {
     if (this.shared === null) {
-      this.shared = { ...A, scalars: new Float64Array(new SharedArrayBuffer(24)) };
+      this.shared = { ...A, scalars: new Float64Array(new SharedArrayBuffer(8 * A.scalars.length)) };
       this.stale = true;
       this.sharedTopo = -1;
     }
@@ -221,7 +259,7 @@ export class SurfaceNarrowScan {
         copy(key, src[key].length);
       this.sharedTopo = this.topo.version;
     }
-    for (const key of ['halfReach', 'thickness', 'label', 'sharp', 'sv', 'motion'])
+    for (const key of ['halfReach', 'thickness', 'label', 'sharp', 'sv', 'motion', 'recheck'])
       copy(key, src[key].length);
     copy('vtCand', 2 * nv);
     copy('vtDist', nv);
