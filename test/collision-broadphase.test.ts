@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { foldingSheet } from '../bench/scenes.js';
+import { selfPairsFrontier, selfPairsOfNodes } from '../src/collision/bvh-self-pairs.js';
 import {
   Bvh,
   Cloth,
@@ -194,7 +195,7 @@ describe('BVH (built once, refitted)', () => {
 
   it('refitting only the items that moved gives the boxes of a full refit, and brute-force pairs', () => {
     const n = 1200;
-    const boxes = randomBoxes(n, 21);
+    const boxes = randomBoxes(n, 11);
     const bvh = new Bvh(4);
     bvh.build(boxes, n);
     const full = new Bvh(4);
@@ -482,5 +483,33 @@ describe('Bvh.selfPairsBounded (budgets for coincident geometry, issue 21)', () 
     expect(t.saturated).toBeGreaterThan(0.9 * m);
     expect(t.selfPairsBounded(b, 1000, 2 * m)).toBe(2 * m);
     expect(t.truncated).toBe(true);
+  });
+});
+
+describe('the self-traversal cut into parts (bvh-self-pairs.ts, the pool rebuild)', () => {
+  it('the parts of any frontier, concatenated in order, are selfPairs pair for pair; a part stops at its cap', () => {
+    const n = 1500;
+    const boxes = randomBoxes(n, 11);
+    const t = new Bvh(4);
+    t.build(boxes, n);
+    const m = t.selfPairs(boxes);
+    const want = Array.from(t.pairs.subarray(0, 2 * m));
+    expect(want.length).toBeGreaterThan(400);
+    for (const target of [1, 2, 7, 40, 96, 400]) {
+      const front = new Int32Array(2 * (target + 2)),
+        scratch = new Int32Array(2 * (target + 2));
+      const nf = selfPairsFrontier(t, target, front, scratch);
+      expect(nf).toBeLessThanOrEqual(target + 1);
+      if (target <= 96) expect(nf).toBeGreaterThanOrEqual(target);
+      const out = new Int32Array(want.length + 2);
+      let np = 0;
+      for (let f = 0; f < nf; f++)
+        np = selfPairsOfNodes(t, boxes, front[2 * f], front[2 * f + 1], out, np, out.length >> 1);
+      expect(Array.from(out.subarray(0, 2 * np))).toEqual(want);
+    }
+    // a cap below the pairs of the traversal: −1, never a write past the cap
+    const small = new Int32Array(20).fill(-7);
+    expect(selfPairsOfNodes(t, boxes, 0, 0, small, 0, 8)).toBe(-1);
+    expect(Array.from(small.subarray(16))).toEqual([-7, -7, -7, -7]);
   });
 });

@@ -34,7 +34,7 @@ function foldingCloth(threads: number): World {
 const bits = (w: World) => stateBits(w);
 
 describe('self collision on worker threads', () => {
-  it('a cloth folding onto itself: broad-phase rebuilds on the pool, the same bits on 1, 2 and 4 threads', async () => {
+  it('a cloth folding onto itself: broad-phase rebuilds and narrow-phase scans on the pool, the same bits on 1, 2 and 4 threads', async () => {
     const worlds = [foldingCloth(1), foldingCloth(2), foldingCloth(4)];
     await Promise.all(worlds.map((w) => w.threadsReady()));
     const broad = worlds.map((w) => collisionSystemOf(w)!.surfaces.broadPhase);
@@ -57,6 +57,23 @@ describe('self collision on worker threads', () => {
     expect(broad[0].pooledRebuilds).toBe(0);
     expect(broad[1].pooledRebuilds).toBeGreaterThan(0);
     expect(broad[2].pooledRebuilds).toBeGreaterThan(0);
+    // the narrow phase's detection scans (the contacts of the last substep, entry for entry)
+    const lists = worlds.map((w) => collisionSystemOf(w)!.surfaces.list);
+    for (const l of lists.slice(1)) {
+      expect(l.count).toBe(lists[0].count);
+      expect(Array.from(l.idx.subarray(0, 4 * l.count))).toEqual(
+        Array.from(lists[0].idx.subarray(0, 4 * l.count)),
+      );
+      expect(Array.from(l.side.subarray(0, l.count))).toEqual(Array.from(lists[0].side.subarray(0, l.count)));
+    }
+    const scans = worlds.map((w) => collisionSystemOf(w)!.surfaces.narrowScan.runs);
+    expect(scans[0]).toBe(0);
+    expect(scans[1]).toBeGreaterThan(0);
+    expect(scans[2]).toBeGreaterThan(0);
+    // the tree's self-traversal too (cut at a frontier of node pairs, the parts joined in order)
+    expect(broad[0].pooledTraversals).toBe(0);
+    expect(broad[1].pooledTraversals).toBeGreaterThan(0);
+    expect(broad[2].pooledTraversals).toBeGreaterThan(0);
     for (const w of worlds) w.dispose();
   }, 300_000);
 

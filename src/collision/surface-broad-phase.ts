@@ -14,7 +14,12 @@ import {
   type PairSink,
   vtCandidate,
 } from './surface-broad-pairs.js';
-import { PARALLEL_MIN_PAIRS, ParallelBroadPairs } from './surface-broad-tasks.js';
+import {
+  PARALLEL_MIN_PAIRS,
+  PARALLEL_MIN_TRIANGLES,
+  ParallelBroadPairs,
+  ParallelBroadRebuild,
+} from './surface-broad-tasks.js';
 import { SurfaceSnapshots } from './surface-snapshots.js';
 import type { SurfaceContactStats, SurfaceTopology } from './surface-topology.js';
 
@@ -322,8 +327,7 @@ export class SurfaceBroadPhase {
     nDirty: number,
     tasks: TaskRunner | null = null,
   ): void {
-    const td = this.tDirty,
-      vd = this.vDirty;
+    const td = this.tDirty;
     const A = this.bind(store);
     const out = this.sink;
     const kept = this.vtCount,
@@ -336,6 +340,15 @@ export class SurfaceBroadPhase {
       const tree = this.tree;
       const budget = PAIR_BUDGET * this.topo.triCount;
       this.perTriangle = MAX_PAIRS_PER_TRIANGLE;
+      // traversal and tests on the worker pool in a threaded world (the same lists in the same order)
+      if (
+        tasks !== null &&
+        this.topo.triCount >= PARALLEL_MIN_TRIANGLES &&
+        this.poolRebuild().run(tasks, A, tree, MAX_PAIRS_PER_TRIANGLE, budget, out)
+      ) {
+        this.collected(partial, kept, keptEE);
+        return;
+      }
       let np = tree.selfPairsBounded(this.tBox, MAX_PAIRS_PER_TRIANGLE, budget);
       if (tree.truncated) {
         // coincident or collapsed geometry: every triangle gets a smaller share
@@ -416,6 +429,14 @@ export class SurfaceBroadPhase {
         g0 = g1;
       }
     }
+    this.collected(partial, kept, keptEE);
+  }
+
+  /** Ends collectPairs: the free points' pairs, the lists taken from the sink, no bounds for the new candidates. */
+  private collected(partial: boolean, kept: number, keptEE: number): void {
+    const A = this.arrays,
+      out = this.sink,
+      vd = this.vDirty;
     const free = this.topo.freeV;
     for (let k = 0; k < free.length; k++) {
       const q = free[k];
@@ -447,8 +468,21 @@ export class SurfaceBroadPhase {
   private parallel: ParallelBroadPairs | null = null;
 
   /** Full rebuilds whose candidate tests ran on the worker pool (threaded worlds). */
+  private parallelRebuild: ParallelBroadRebuild | null = null;
+
+  /** Full rebuilds whose candidate tests ran on the pool (statistics, tests). */
   get pooledRebuilds(): number {
-    return this.parallel?.runs ?? 0;
+    return (this.parallel?.runs ?? 0) + (this.parallelRebuild?.runs ?? 0);
+  }
+
+  /** Full rebuilds whose tree traversal ran on the pool too (statistics, tests). */
+  get pooledTraversals(): number {
+    return this.parallelRebuild?.runs ?? 0;
+  }
+
+  private poolRebuild(): ParallelBroadRebuild {
+    this.parallelRebuild ??= new ParallelBroadRebuild();
+    return this.parallelRebuild;
   }
 
   private pool(_tasks: TaskRunner): ParallelBroadPairs {

@@ -7,6 +7,7 @@ import { CollapseRecovery } from './surface-collapse.js';
 import { SurfaceContactList } from './surface-contact-list.js';
 import { EdgeEdgeContacts } from './surface-edge-edge.js';
 import { SurfaceFailsafe } from './surface-failsafe.js';
+import { SurfaceNarrowScan } from './surface-narrow-tasks.js';
 import { applyRestitution, maxPenetration, projectContacts } from './surface-response.js';
 import {
   type Surface,
@@ -107,6 +108,8 @@ export class SurfaceContacts implements ConstraintSet {
     this.untangler,
     this.list,
   );
+  /** The detection scans of the narrow phase (on the pool in a threaded world). */
+  readonly narrowScan = new SurfaceNarrowScan(this.topology, this.broadPhase, this.untangler);
   private readonly failsafeCheck = new SurfaceFailsafe(
     this.topology,
     this.broadPhase,
@@ -114,6 +117,7 @@ export class SurfaceContacts implements ConstraintSet {
     this.edgeEdges,
     this.list,
     this.stats,
+    this.narrowScan,
   );
   private readonly collapse = new CollapseRecovery(this.topology);
   /** Positions at the start of the detection period (surface vertices, global layout) and the extrapolated end. */
@@ -214,8 +218,10 @@ export class SurfaceContacts implements ConstraintSet {
     broad.update(store, x, p, 0.25 * broad.snapshots.minAllowance(), ctx.tasks ?? null);
     broad.sweptBoxes(x, p);
     const t1 = clock();
-    this.vertexTriangles.detect(store, x, p);
-    this.edgeEdges.detect(store, x, p);
+    // the detection scans (here, or in blocks on the pool), then their contacts in candidate order
+    this.narrowScan.scan(store, x, p, ctx.tasks ?? null);
+    this.vertexTriangles.addHits(store, x, this.narrowScan.vt);
+    this.edgeEdges.addHits(store, x, this.narrowScan.ee);
     if (this.untangler.tangled) this.vertexTriangles.addUntanglingPairs();
     // the step's timings: candidate lists (broad phase) and the proximity and continuous tests (narrow phase)
     timings.add(timings.slot('collision.broad'), t1 - t0);
@@ -230,7 +236,7 @@ export class SurfaceContacts implements ConstraintSet {
       // from the start of the detection period (this substep, or k substeps ago) to p
       const start = this.detectEvery === 1 ? ctx.store.x : this.start;
       // the fail-safe scan also lowers the distance bounds by the motion of the period
-      if (this.failsafe) this.failsafeCheck.verify(ctx.store, start);
+      if (this.failsafe) this.failsafeCheck.verify(ctx.store, start, ctx.tasks ?? null);
       else this.broadPhase.decayBounds(start, ctx.store.p);
     }
   }

@@ -1,10 +1,8 @@
 import type { ParticleStore } from '../core/particles.js';
-import { closestSegmentSegmentAt, edgeEdgeCcd } from './geometry.js';
+import { closestSegmentSegmentAt } from './geometry.js';
 import type { SurfaceBroadPhase } from './surface-broad-phase.js';
 import {
-  contactSide,
   FLAG_CCD,
-  FLAG_PROXIMITY,
   FOOTPRINT,
   FRAME_ACTING,
   FRAME_ONLY,
@@ -13,6 +11,8 @@ import {
   type SurfaceContactList,
   TYPE_EE,
 } from './surface-contact-list.js';
+import { SIDE_NEG } from './surface-narrow-scan.js';
+import type { NarrowHits } from './surface-narrow-tasks.js';
 import type { SurfaceTopology } from './surface-topology.js';
 import type { Untangler } from './untangle.js';
 
@@ -33,186 +33,54 @@ const ss = new Float64Array(3);
 export class EdgeEdgeContacts {
   private readonly topo: SurfaceTopology;
   private readonly broad: SurfaceBroadPhase;
-  private readonly untangler: Untangler;
   private readonly list: SurfaceContactList;
 
   constructor(
     topo: SurfaceTopology,
     broad: SurfaceBroadPhase,
-    untangler: Untangler,
+    _untangler: Untangler,
     list: SurfaceContactList,
   ) {
     this.topo = topo;
     this.broad = broad;
-    this.untangler = untangler;
     this.list = list;
   }
 
-  /** The contacts of the substep x → p from the candidates (swept boxes and motion already computed). */
-  detect(store: ParticleStore, x: Float64Array, p: Float64Array): void {
-    const topo = this.topo,
-      broad = this.broad;
-    const v = store.v,
-      w = store.invMass;
-    const hr = topo.halfReach;
-    const vert = topo.vertex,
-      edge = topo.edge;
-    const sv = broad.sv,
-      motion = broad.motion;
-    const label = this.untangler.label;
-    const tangled = this.untangler.tangled;
-    const es = topo.edgeSurface;
-    const mf = topo.marginFactor;
-    const tol = 1e-9 * topo.meanEdge;
-    const eeDist = broad.eeDist;
-    const sharpE = broad.sharp;
-    const ee = broad.eeCand;
-    for (let k = 0; k < broad.eeCount; k++) {
-      const e = ee[2 * k],
-        f = ee[2 * k + 1];
-      const a = edge[2 * e],
-        b = edge[2 * e + 1],
-        c = edge[2 * f],
-        d = edge[2 * f + 1];
-      const mv = Math.max(motion[a], motion[b]) + Math.max(motion[c], motion[d]);
-      const lb = eeDist[k];
-      // proximity contacts only between two sharp (creased or boundary) edges; crossings for every pair
-      const sharp = sharpE[e] !== 0 && sharpE[f] !== 0;
-      const reach = hr[es[e]] + hr[es[f]];
-      if (lb >= 0 && lb - mv > (sharp ? reach : tol)) continue;
-      if (!edgeBoxesNear(sv, 6 * a, 6 * b, 6 * c, 6 * d, reach)) continue;
-      if (tangled && !(label[a] === label[b] && label[a] === label[c] && label[a] === label[d])) continue;
-      const ga = vert[a],
-        gb = vert[b],
-        gc = vert[c],
-        gd = vert[d];
-      if (w[ga] === 0 && w[gb] === 0 && w[gc] === 0 && w[gd] === 0) continue;
-      const dX = edgeEdgeDistance(x, ga, gb, gc, gd);
-      eeDist[k] = dX;
-      if (!sharp) {
-        if (dX <= mv + tol) this.test(x, p, v, e, f, ga, gb, gc, gd, 1, true);
-        continue;
-      }
-      const hp = topo.pairThickness(es[e], es[f]);
-      if (dX - mv > hp * (1 + mf)) continue;
-      this.test(x, p, v, e, f, ga, gb, gc, gd, 0, dX <= mv + tol);
-    }
-  }
-
   /**
-   * The fail-safe's crossing test x → p over the candidates (with `rescan`,
-   * only those with a vertex flagged in `recheck`): each crossing adds a
-   * constraint and flags its vertices in `crossed`. Returns the number of
-   * crossings.
+   * The contacts of the substep x → p: the hits of the edge–edge scan
+   * (surface-narrow-scan.ts, run here or on the pool), pushed in candidate
+   * order.
    */
-  scanCrossings(
-    store: ParticleStore,
-    x: Float64Array,
-    rescan: boolean,
-    crossed: Uint8Array,
-    recheck: Uint8Array,
-  ): number {
+  addHits(store: ParticleStore, x: Float64Array, found: NarrowHits, crossed: Uint8Array | null = null): void {
     const topo = this.topo,
-      broad = this.broad;
-    const p = store.p,
-      v = store.v;
+      list = this.list;
+    const v = store.v;
     const vert = topo.vertex,
       edge = topo.edge,
-      sv = broad.sv,
-      label = this.untangler.label,
-      motion = broad.motion;
-    const tangled = this.untangler.tangled;
-    const tol = 1e-9 * topo.meanEdge;
-    const eeDist = broad.eeDist;
-    let n = 0;
-    const ee = broad.eeCand;
-    for (let k = 0; k < broad.eeCount; k++) {
+      es = topo.edgeSurface;
+    const ee = this.broad.eeCand,
+      hits = found.hits;
+    for (let i = 0; i < found.count; i++) {
+      const k = hits[2 * i],
+        fl = hits[2 * i + 1];
       const e = ee[2 * k],
         f = ee[2 * k + 1];
-      const a = edge[2 * e],
-        b = edge[2 * e + 1],
-        c = edge[2 * f],
-        d = edge[2 * f + 1];
-      if (rescan && (recheck[a] | recheck[b] | recheck[c] | recheck[d]) === 0) continue;
-      const mv = Math.max(motion[a], motion[b]) + Math.max(motion[c], motion[d]);
-      const lb = eeDist[k];
-      if (lb >= 0) {
-        const next = lb - mv;
-        eeDist[k] = next > 0 ? next : -1;
-        if (next > tol) continue;
-      }
-      if (!edgeBoxesNear(sv, 6 * a, 6 * b, 6 * c, 6 * d, 0)) continue;
-      if (tangled && (label[a] !== 0 || label[b] !== 0 || label[c] !== 0 || label[d] !== 0)) continue;
-      const ga = vert[a],
-        gb = vert[b],
-        gc = vert[c],
-        gd = vert[d];
-      let dX = lb;
-      if (dX < 0) {
-        dX = edgeEdgeDistance(x, ga, gb, gc, gd);
-        const next = dX - mv;
-        eeDist[k] = next > 0 ? next : -1;
-      }
-      if (dX > mv + tol) continue;
-      if (this.test(x, p, v, e, f, ga, gb, gc, gd, 1, true)) {
-        n++;
-        crossed[a] = crossed[b] = crossed[c] = crossed[d] = 1;
-      }
+      const ga = vert[edge[2 * e]],
+        gb = vert[edge[2 * e + 1]],
+        gc = vert[edge[2 * f]],
+        gd = vert[edge[2 * f + 1]];
+      const s = (fl & SIDE_NEG) !== 0 ? -1 : 1;
+      const sE = es[e],
+        sF = es[f];
+      list.pushBetween(TYPE_EE, fl & ~SIDE_NEG, ga, gb, gc, gd, s, topo.pairThickness(sE, sF), sE, sF, 0);
+      // the fail-safe's crossings flag their vertices
+      if (crossed !== null)
+        crossed[edge[2 * e]] = crossed[edge[2 * e + 1]] = crossed[edge[2 * f]] = crossed[edge[2 * f + 1]] = 1;
+      // relative normal velocity at the start of the substep (for restitution)
+      const c = list.count - 1;
+      if (topo.anyRestitution && frameEE(x, list, c, FRAME_ONLY))
+        list.vn0[c] = s * frameNormalVelocity(v, 3 * ga, 3 * gb, 3 * gc, 3 * gd);
     }
-    return n;
-  }
-
-  /**
-   * Tests the pair of edges (e, f) over x → p and adds a constraint when
-   * their closest points, strictly inside both edges, are within reach at p
-   * (mode 0) or the edges cross during the substep (tested only when
-   * `mayCross`). Returns true when a crossing was found. Mode 1 (the
-   * fail-safe and non-sharp pairs) tests crossings only.
-   */
-  private test(
-    x: Float64Array,
-    p: Float64Array,
-    v: Float64Array,
-    e: number,
-    f: number,
-    ga: number,
-    gb: number,
-    gc: number,
-    gd: number,
-    mode: number,
-    mayCross: boolean,
-  ): boolean {
-    const topo = this.topo;
-    const sE = topo.edgeSurface[e],
-      sF = topo.edgeSurface[f];
-    const h = topo.pairThickness(sE, sF);
-    const a3 = 3 * ga,
-      b3 = 3 * gb,
-      c3 = 3 * gc,
-      d3 = 3 * gd;
-    let flags = 0;
-    if (mode === 0) {
-      closestSegmentSegmentAt(p, a3, b3, p, c3, d3, ss);
-      const reach = h * (1 + topo.marginFactor);
-      // closest points strictly inside both edges: end points are vertex–triangle business
-      if (ss[2] < reach * reach && ss[0] > 0 && ss[0] < 1 && ss[1] > 0 && ss[1] < 1) flags |= FLAG_PROXIMITY;
-    }
-    let tHit = mayCross ? edgeEdgeCcd(x, p, a3, b3, c3, d3, 1e-9 * topo.meanEdge) : -1;
-    // crossings only (mode 1): a pair that already touches at x (a seam of duplicated vertices, a collapsed
-    // patch) has no side to keep and is no crossing; counted as one it would fill every impact zone round
-    if (tHit === 0 && mode === 1) tHit = -1;
-    if (tHit >= 0) flags |= FLAG_CCD;
-    if (flags === 0) return false;
-    const dX = lineDistance(x, a3, b3, c3, d3);
-    const dP = lineDistance(p, a3, b3, c3, d3);
-    const s = contactSide(tHit >= 0, dX, dP);
-    const list = this.list;
-    list.pushBetween(TYPE_EE, flags, ga, gb, gc, gd, s, h, sE, sF, 0);
-    // relative normal velocity at the start of the substep (for restitution)
-    const k = list.count - 1;
-    if (topo.anyRestitution && frameEE(x, list, k, FRAME_ONLY))
-      list.vn0[k] = s * frameNormalVelocity(v, a3, b3, c3, d3);
-    return tHit >= 0;
   }
 }
 
@@ -284,32 +152,7 @@ export function frameEE(p: Float64Array, list: SurfaceContactList, k: number, mo
 }
 
 /** Distance between edges a–b and c–d at x (global particle indices). */
-function edgeEdgeDistance(x: Float64Array, a: number, b: number, c: number, d: number): number {
+function _edgeEdgeDistance(x: Float64Array, a: number, b: number, c: number, d: number): number {
   closestSegmentSegmentAt(x, 3 * a, 3 * b, x, 3 * c, 3 * d, ss);
   return Math.sqrt(ss[2]);
-}
-
-/** Signed distance between the lines a–b and c–d along (b − a) × (d − c) (0 when parallel). */
-function lineDistance(p: Float64Array, a3: number, b3: number, c3: number, d3: number): number {
-  const ux = p[b3] - p[a3],
-    uy = p[b3 + 1] - p[a3 + 1],
-    uz = p[b3 + 2] - p[a3 + 2];
-  const vx = p[d3] - p[c3],
-    vy = p[d3 + 1] - p[c3 + 1],
-    vz = p[d3 + 2] - p[c3 + 2];
-  const nx = uy * vz - uz * vy,
-    ny = uz * vx - ux * vz,
-    nz = ux * vy - uy * vx;
-  const n = Math.sqrt(nx * nx + ny * ny + nz * nz);
-  if (!(n > 1e-300)) return 0;
-  return ((p[a3] - p[c3]) * nx + (p[a3 + 1] - p[c3 + 1]) * ny + (p[a3 + 2] - p[c3 + 2]) * nz) / n;
-}
-
-/** Does the box of edge a–b (vertex boxes at oa, ob), grown by g, overlap that of edge c–d? */
-function edgeBoxesNear(sv: Float64Array, oa: number, ob: number, oc: number, od: number, g: number): boolean {
-  for (let k = 0; k < 3; k++) {
-    if (Math.min(sv[oa + k], sv[ob + k]) - g > Math.max(sv[oc + 3 + k], sv[od + 3 + k])) return false;
-    if (Math.max(sv[oa + 3 + k], sv[ob + 3 + k]) + g < Math.min(sv[oc + k], sv[od + k])) return false;
-  }
-  return true;
 }

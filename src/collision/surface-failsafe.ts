@@ -1,7 +1,9 @@
 import type { ParticleStore } from '../core/particles.js';
+import type { TaskRunner } from '../core/step-context.js';
 import type { SurfaceBroadPhase } from './surface-broad-phase.js';
 import type { SurfaceContactList } from './surface-contact-list.js';
 import type { EdgeEdgeContacts } from './surface-edge-edge.js';
+import type { SurfaceNarrowScan } from './surface-narrow-tasks.js';
 import { projectContacts } from './surface-response.js';
 import type { SurfaceContactStats, SurfaceTopology } from './surface-topology.js';
 import type { VertexTriangleContacts } from './surface-vertex-triangle.js';
@@ -37,6 +39,9 @@ export class SurfaceFailsafe {
   private readonly ee: EdgeEdgeContacts;
   private readonly list: SurfaceContactList;
   private readonly stats: SurfaceContactStats;
+  private readonly narrow: SurfaceNarrowScan;
+  /** The pool of the current step (null on one thread). */
+  private tasks: TaskRunner | null = null;
 
   constructor(
     topo: SurfaceTopology,
@@ -45,7 +50,9 @@ export class SurfaceFailsafe {
     ee: EdgeEdgeContacts,
     list: SurfaceContactList,
     stats: SurfaceContactStats,
+    narrow: SurfaceNarrowScan,
   ) {
+    this.narrow = narrow;
     this.topo = topo;
     this.broad = broad;
     this.vt = vt;
@@ -69,12 +76,13 @@ export class SurfaceFailsafe {
    * them constraints and projects again (twice at most), then moves the
    * vertices of the remaining crossings with rigid impact zones.
    */
-  verify(store: ParticleStore, x: Float64Array): void {
+  verify(store: ParticleStore, x: Float64Array, tasks: TaskRunner | null = null): void {
     const p = store.p,
       w = store.invMass;
     const list = this.list;
+    this.tasks = tasks;
     // the solver may have moved some vertices beyond their allowance
-    this.broad.update(store, x, p);
+    this.broad.update(store, x, p, 0, tasks);
     // the first scan tests every candidate, each rescan only those with a vertex in `recheck`: a
     // pair none of whose vertices moved since a scan that found it not crossing still does not
     // cross (same x, same p, same test), so the rescans find exactly what full scans would
@@ -131,8 +139,12 @@ export class SurfaceFailsafe {
   private findCrossings(store: ParticleStore, x: Float64Array, rescan: boolean): number {
     this.broad.sweptBoxes(x, store.p);
     this.crossed.fill(0);
-    const n = this.vt.scanCrossings(store, x, rescan, this.crossed, this.recheck);
-    return n + this.ee.scanCrossings(store, x, rescan, this.crossed, this.recheck);
+    // the scans (here, or in blocks on the pool), then their contacts in candidate order
+    const narrow = this.narrow;
+    narrow.scanCrossings(store, x, rescan, this.recheck, this.tasks);
+    this.vt.addHits(store, x, narrow.vt, this.crossed);
+    this.ee.addHits(store, x, narrow.ee, this.crossed);
+    return narrow.vt.count + narrow.ee.count;
   }
 
   /** Keeps p of every surface vertex (before a fail-safe move, for markRecheck). */

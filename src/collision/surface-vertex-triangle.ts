@@ -1,11 +1,9 @@
 import type { ParticleStore } from '../core/particles.js';
-import { closestPointTriangleAt, vertexTriangleCcd } from './geometry.js';
+import { closestPointTriangleAt } from './geometry.js';
 import type { SurfaceBroadPhase } from './surface-broad-phase.js';
 import {
-  contactSide,
   FLAG_CCD,
   FLAG_FLIP,
-  FLAG_PROXIMITY,
   FOOTPRINT,
   FRAME_ACTING,
   FRAME_ONLY,
@@ -14,6 +12,8 @@ import {
   type SurfaceContactList,
   TYPE_VT,
 } from './surface-contact-list.js';
+import { SIDE_NEG } from './surface-narrow-scan.js';
+import type { NarrowHits } from './surface-narrow-tasks.js';
 import type { SurfaceTopology } from './surface-topology.js';
 import type { Untangler } from './untangle.js';
 
@@ -52,114 +52,43 @@ export class VertexTriangleContacts {
     this.list = list;
   }
 
-  /** The contacts of the substep x → p from the candidates (swept boxes and motion already computed). */
-  detect(store: ParticleStore, x: Float64Array, p: Float64Array): void {
-    const topo = this.topo,
-      broad = this.broad;
-    const v = store.v,
-      w = store.invMass;
-    const hr = topo.halfReach;
-    const vert = topo.vertex,
-      tri = topo.tri;
-    const sv = broad.sv,
-      motion = broad.motion;
-    const label = this.untangler.label;
-    const tangled = this.untangler.tangled;
-    const vs = topo.vertexSurface,
-      ts = topo.triSurface;
-    const mf = topo.marginFactor;
-    const tol = 1e-9 * topo.meanEdge;
-    const vtDist = broad.vtDist;
-    const vt = broad.vtCand;
-    for (let k = 0; k < broad.vtCount; k++) {
-      const q = vt[2 * k],
-        t = vt[2 * k + 1];
-      const a = tri[3 * t],
-        b = tri[3 * t + 1],
-        c = tri[3 * t + 2];
-      // a lower bound of the distance at x, carried over from earlier substeps
-      const mv = motion[q] + Math.max(motion[a], motion[b], motion[c]);
-      const lb = vtDist[k];
-      const reach = hr[vs[q]] + hr[ts[t]];
-      if (lb >= 0 && lb - mv > reach) continue;
-      if (!boxNearTriangle(sv, 6 * q, 6 * a, 6 * b, 6 * c, reach)) continue;
-      if (tangled && !(label[q] === label[a] && label[q] === label[b] && label[q] === label[c])) continue;
-      const gq = vert[q],
-        ga = vert[a],
-        gb = vert[b],
-        gc = vert[c];
-      if (w[gq] === 0 && w[ga] === 0 && w[gb] === 0 && w[gc] === 0) continue;
-      // the distance at x less the motion of the pair bounds the distance during the substep
-      const dX = vertexTriangleDistance(x, gq, ga, gb, gc);
-      vtDist[k] = dX;
-      const h = topo.pairThickness(vs[q], ts[t]);
-      if (dX - mv > h * (1 + mf)) continue;
-      this.test(x, p, v, q, t, gq, ga, gb, gc, 0, dX <= mv + tol);
-    }
-  }
-
   /**
-   * The fail-safe's crossing test x → p over the candidates (with `rescan`,
-   * only those with a vertex flagged in `recheck`): each crossing adds a
-   * constraint and flags its vertices in `crossed`. Returns the number of
-   * crossings. Labelled (tangled) vertices are left to the untangling.
+   * The contacts of the substep x → p: the hits of the vertex–triangle scan
+   * (surface-narrow-scan.ts: the candidates' distance bounds, proximity at
+   * p and the continuous test x → p, run here or on the pool), pushed in
+   * candidate order.
    */
-  scanCrossings(
-    store: ParticleStore,
-    x: Float64Array,
-    rescan: boolean,
-    crossed: Uint8Array,
-    recheck: Uint8Array,
-  ): number {
+  addHits(store: ParticleStore, x: Float64Array, found: NarrowHits, crossed: Uint8Array | null = null): void {
     const topo = this.topo,
-      broad = this.broad;
-    const p = store.p,
-      v = store.v;
+      list = this.list;
+    const v = store.v;
     const vert = topo.vertex,
       tri = topo.tri,
-      sv = broad.sv,
-      label = this.untangler.label,
-      motion = broad.motion;
-    const tangled = this.untangler.tangled;
-    const tol = 1e-9 * topo.meanEdge;
-    const vtDist = broad.vtDist;
-    let n = 0;
-    const vt = broad.vtCand;
-    for (let k = 0; k < broad.vtCount; k++) {
+      vs = topo.vertexSurface,
+      ts = topo.triSurface;
+    const vt = this.broad.vtCand,
+      hits = found.hits;
+    for (let i = 0; i < found.count; i++) {
+      const k = hits[2 * i],
+        fl = hits[2 * i + 1];
       const q = vt[2 * k],
         t = vt[2 * k + 1];
-      const a = tri[3 * t],
-        b = tri[3 * t + 1],
-        c = tri[3 * t + 2];
-      if (rescan && (recheck[q] | recheck[a] | recheck[b] | recheck[c]) === 0) continue;
-      const mv = motion[q] + Math.max(motion[a], motion[b], motion[c]);
-      // x moves to p at the end of the substep: the bound drops by the motion of the pair
-      const lb = vtDist[k];
-      if (lb >= 0) {
-        const next = lb - mv;
-        vtDist[k] = next > 0 ? next : -1;
-        if (next > tol) continue;
-      }
-      if (!boxNearTriangle(sv, 6 * q, 6 * a, 6 * b, 6 * c, 0)) continue;
-      if (tangled && (label[q] !== 0 || label[a] !== 0 || label[b] !== 0 || label[c] !== 0)) continue;
       const gq = vert[q],
-        ga = vert[a],
-        gb = vert[b],
-        gc = vert[c];
-      // a pair farther apart at x than it moves cannot cross (lb ≤ mv + tol here, or unknown)
-      let dX = lb;
-      if (dX < 0) {
-        dX = vertexTriangleDistance(x, gq, ga, gb, gc);
-        const next = dX - mv;
-        vtDist[k] = next > 0 ? next : -1;
-      }
-      if (dX > mv + tol) continue;
-      if (this.test(x, p, v, q, t, gq, ga, gb, gc, 1, true)) {
-        n++;
-        crossed[q] = crossed[a] = crossed[b] = crossed[c] = 1;
-      }
+        ga = vert[tri[3 * t]],
+        gb = vert[tri[3 * t + 1]],
+        gc = vert[tri[3 * t + 2]];
+      const s = (fl & SIDE_NEG) !== 0 ? -1 : 1;
+      const sQ = vs[q],
+        sT = ts[t];
+      list.pushBetween(TYPE_VT, fl & ~SIDE_NEG, gq, ga, gb, gc, s, topo.pairThickness(sQ, sT), sQ, sT, 0);
+      // the fail-safe's crossings flag their vertices
+      if (crossed !== null)
+        crossed[q] = crossed[tri[3 * t]] = crossed[tri[3 * t + 1]] = crossed[tri[3 * t + 2]] = 1;
+      // relative normal velocity at the start of the substep (for restitution)
+      const c = list.count - 1;
+      if (topo.anyRestitution && frameVT(x, list, c, FRAME_ONLY))
+        list.vn0[c] = s * frameNormalVelocity(v, 3 * gq, 3 * ga, 3 * gb, 3 * gc);
     }
-    return n;
   }
 
   /**
@@ -193,58 +122,6 @@ export class VertexTriangleContacts {
         0,
       );
     }
-  }
-
-  /**
-   * Tests the pair (surface vertex q, triangle t) over x → p and adds a
-   * constraint when it is within reach at p (mode 0) or crosses during the
-   * substep (tested only when `mayCross`). Returns true when a crossing was
-   * found. Mode 1 (the fail-safe) tests crossings only.
-   */
-  private test(
-    x: Float64Array,
-    p: Float64Array,
-    v: Float64Array,
-    q: number,
-    t: number,
-    gq: number,
-    ga: number,
-    gb: number,
-    gc: number,
-    mode: number,
-    mayCross: boolean,
-  ): boolean {
-    const topo = this.topo;
-    const sQ = topo.vertexSurface[q],
-      sT = topo.triSurface[t];
-    const h = topo.pairThickness(sQ, sT);
-    const q3 = 3 * gq,
-      a3 = 3 * ga,
-      b3 = 3 * gb,
-      c3 = 3 * gc;
-    let flags = 0;
-    if (mode === 0) {
-      closestPointTriangleAt(p, q3, p, a3, b3, c3, cp);
-      const reach = h * (1 + topo.marginFactor);
-      if (cp[6] < reach * reach) flags |= FLAG_PROXIMITY;
-    }
-    let tHit = mayCross ? vertexTriangleCcd(x, p, q3, a3, b3, c3, 1e-9 * topo.meanEdge) : -1;
-    // crossings only (mode 1): a pair that already touches at x (a seam of duplicated vertices, a collapsed
-    // patch) has no side to keep and is no crossing; counted as one it would fill every impact zone round
-    if (tHit === 0 && mode === 1) tHit = -1;
-    if (tHit >= 0) flags |= FLAG_CCD;
-    if (flags === 0) return false;
-    // the side the vertex came from: before the first crossing, or where it is now
-    const dX = planeDistance(x, q3, a3, b3, c3);
-    const dP = planeDistance(p, q3, a3, b3, c3);
-    const s = contactSide(tHit >= 0, dX, dP);
-    const list = this.list;
-    list.pushBetween(TYPE_VT, flags, gq, ga, gb, gc, s, h, sQ, sT, 0);
-    // relative normal velocity at the start of the substep (for restitution)
-    const k = list.count - 1;
-    if (topo.anyRestitution && frameVT(x, list, k, FRAME_ONLY))
-      list.vn0[k] = s * frameNormalVelocity(v, q3, a3, b3, c3);
-    return tHit >= 0;
   }
 }
 
@@ -308,44 +185,7 @@ export function frameVT(p: Float64Array, list: SurfaceContactList, k: number, mo
 }
 
 /** Distance from vertex q to triangle (a, b, c) at x (global particle indices). */
-function vertexTriangleDistance(x: Float64Array, q: number, a: number, b: number, c: number): number {
+function _vertexTriangleDistance(x: Float64Array, q: number, a: number, b: number, c: number): number {
   closestPointTriangleAt(x, 3 * q, x, 3 * a, 3 * b, 3 * c, cp);
   return Math.sqrt(cp[6]);
-}
-
-/** Signed distance of q from the plane of (a, b, c) (0 for a degenerate triangle). */
-function planeDistance(p: Float64Array, q3: number, a3: number, b3: number, c3: number): number {
-  const ax = p[a3],
-    ay = p[a3 + 1],
-    az = p[a3 + 2];
-  const ux = p[b3] - ax,
-    uy = p[b3 + 1] - ay,
-    uz = p[b3 + 2] - az;
-  const vx = p[c3] - ax,
-    vy = p[c3 + 1] - ay,
-    vz = p[c3 + 2] - az;
-  const nx = uy * vz - uz * vy,
-    ny = uz * vx - ux * vz,
-    nz = ux * vy - uy * vx;
-  const n = Math.sqrt(nx * nx + ny * ny + nz * nz);
-  if (!(n > 1e-300)) return 0;
-  return ((p[q3] - ax) * nx + (p[q3 + 1] - ay) * ny + (p[q3 + 2] - az) * nz) / n;
-}
-
-/** Does the box of vertex q (at oq) come within g of the box of the triangle with vertex boxes at oa, ob, oc? */
-function boxNearTriangle(
-  b: Float64Array,
-  oq: number,
-  oa: number,
-  ob: number,
-  oc: number,
-  g: number,
-): boolean {
-  for (let k = 0; k < 3; k++) {
-    const hi = Math.max(b[oa + 3 + k], b[ob + 3 + k], b[oc + 3 + k]) + g;
-    if (b[oq + k] > hi) return false;
-    const lo = Math.min(b[oa + k], b[ob + k], b[oc + k]) - g;
-    if (b[oq + 3 + k] < lo) return false;
-  }
-  return true;
 }

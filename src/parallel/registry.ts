@@ -8,7 +8,13 @@
  */
 import { DihedralBending } from '../cloth/dihedral-bending.js';
 import { planeContactsTask } from '../collision/collider-contacts-planes.js';
-import { broadPairsTask } from '../collision/surface-broad-tasks.js';
+import { broadPairsTask, broadRebuildTask } from '../collision/surface-broad-tasks.js';
+import {
+  crossingsEeTask,
+  crossingsVtTask,
+  narrowEeTask,
+  narrowVtTask,
+} from '../collision/surface-narrow-tasks.js';
 import { DistanceConstraints } from '../constraints/distance.js';
 import { TetVolumeConstraints, TriangleAreaConstraints } from '../constraints/volume.js';
 import { IsometricBending } from '../continuum/isometric-bending.js';
@@ -42,6 +48,11 @@ export type TaskKernel = (args: Record<string, unknown>, from: number, to: numbe
 
 export const parallelTasks: Readonly<Record<string, TaskKernel>> = {
   'surface-broad-pairs': broadPairsTask as unknown as TaskKernel,
+  'surface-broad-rebuild': broadRebuildTask as unknown as TaskKernel,
+  'surface-narrow-vt': narrowVtTask as unknown as TaskKernel,
+  'surface-narrow-ee': narrowEeTask as unknown as TaskKernel,
+  'surface-crossings-vt': crossingsVtTask as unknown as TaskKernel,
+  'surface-crossings-ee': crossingsEeTask as unknown as TaskKernel,
   'fluid-rows': fluidRowsTask as unknown as TaskKernel,
   'follow-the-leader': ftlTask as unknown as TaskKernel,
   'element-wasm': elementWasmTask as unknown as TaskKernel,

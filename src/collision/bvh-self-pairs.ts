@@ -1,0 +1,206 @@
+/**
+ * The self-traversal of a Bvh (bvh.ts, `selfPairsBounded`) cut into
+ * independent parts, for the worker pool (docs/solver.md, "Threads").
+ *
+ * The serial traversal pops a node pair (a, b) from a stack, tests the two
+ * boxes, and either tests the items of two leaves or pushes the pair's
+ * children; everything pushed while a pair is processed is popped before
+ * anything below it on the stack. So the pairs it reports are the
+ * concatenation, in pop order, of what each child pair reports, and any
+ * "frontier" of node pairs reached by expanding pairs into their children
+ * in pop order (`selfPairsFrontier`) gives, part after part
+ * (`selfPairsOfNodes`), exactly the pairs of one traversal, in the same
+ * order. Without budgets: a caller that keeps the budgets of
+ * `selfPairsBounded` checks afterwards that no item reached its budget and
+ * the pairs stayed below the total (then the serial traversal would have
+ * given the same list), and runs the serial one otherwise.
+ */
+
+/** The node arrays of a tree (Bvh's layout: left child n + 1, right child right[n], leaves count[n] > 0). */
+export interface BvhNodes {
+  box: Float64Array;
+  right: Int32Array;
+  start: Int32Array;
+  count: Int32Array;
+  items: Int32Array;
+}
+
+/** Do node boxes a and b overlap (closed boxes)? */
+function nodesOverlap(B: Float64Array, a: number, b: number): boolean {
+  const oa = 6 * a,
+    ob = 6 * b;
+  return !(
+    B[oa] > B[ob + 3] ||
+    B[oa + 3] < B[ob] ||
+    B[oa + 1] > B[ob + 4] ||
+    B[oa + 4] < B[ob + 1] ||
+    B[oa + 2] > B[ob + 5] ||
+    B[oa + 5] < B[ob + 2]
+  );
+}
+
+/**
+ * Writes the children of node pair (a, b), in the order the serial
+ * traversal pushes them (it pops them in reverse), to out[2o …]; returns
+ * how many (0 when the boxes of two different nodes do not overlap).
+ * (a, b) must not be two leaves.
+ */
+function childPairs(N: BvhNodes, a: number, b: number, out: Int32Array, o: number): number {
+  const B = N.box,
+    count = N.count,
+    right = N.right;
+  if (a !== b && !nodesOverlap(B, a, b)) return 0;
+  if (a === b) {
+    const r = right[a];
+    out[2 * o] = a + 1;
+    out[2 * o + 1] = a + 1;
+    out[2 * o + 2] = r;
+    out[2 * o + 3] = r;
+    out[2 * o + 4] = a + 1;
+    out[2 * o + 5] = r;
+    return 3;
+  }
+  const ca = count[a],
+    cb = count[b];
+  if (
+    cb > 0 ||
+    (ca === 0 &&
+      B[6 * a + 3] - B[6 * a] + B[6 * a + 4] - B[6 * a + 1] + B[6 * a + 5] - B[6 * a + 2] >=
+        B[6 * b + 3] - B[6 * b] + B[6 * b + 4] - B[6 * b + 1] + B[6 * b + 5] - B[6 * b + 2])
+  ) {
+    out[2 * o] = a + 1;
+    out[2 * o + 1] = b;
+    out[2 * o + 2] = right[a];
+    out[2 * o + 3] = b;
+  } else {
+    out[2 * o] = a;
+    out[2 * o + 1] = b + 1;
+    out[2 * o + 2] = a;
+    out[2 * o + 3] = right[b];
+  }
+  return 2;
+}
+
+/**
+ * A frontier of the self-traversal from the root: node pairs (a, b) at
+ * front[2k], front[2k + 1] whose traversals, concatenated in order, give the
+ * traversal from the root. Rounds expand every pair that is not two leaves
+ * into its children until there are at least `target` pairs (a round stops
+ * as soon as the target is reached, so there are at most target + 1), or
+ * nothing is left to expand. Returns the number of pairs; `front` must hold
+ * 2 (target + 2) entries, `scratch` as many.
+ */
+export function selfPairsFrontier(
+  N: BvhNodes,
+  target: number,
+  front: Int32Array,
+  scratch: Int32Array,
+): number {
+  let cur = front,
+    next = scratch;
+  cur[0] = 0;
+  cur[1] = 0;
+  let n = 1;
+  const count = N.count;
+  for (;;) {
+    let m = 0,
+      expanded = false;
+    for (let k = 0; k < n; k++) {
+      const a = cur[2 * k],
+        b = cur[2 * k + 1];
+      if (m + (n - k) >= target || (count[a] > 0 && count[b] > 0)) {
+        // target reached (the rest is copied as it is), or two leaves: kept
+        next[2 * m] = a;
+        next[2 * m + 1] = b;
+        m++;
+        continue;
+      }
+      const c = childPairs(N, a, b, next, m);
+      // pushed order → popped order
+      for (let i = 0, j = c - 1; i < j; i++, j--) {
+        const x = next[2 * (m + i)],
+          y = next[2 * (m + i) + 1];
+        next[2 * (m + i)] = next[2 * (m + j)];
+        next[2 * (m + i) + 1] = next[2 * (m + j) + 1];
+        next[2 * (m + j)] = x;
+        next[2 * (m + j) + 1] = y;
+      }
+      m += c;
+      expanded = true;
+    }
+    const t = cur;
+    cur = next;
+    next = t;
+    n = m;
+    if (!expanded || n >= target) break;
+  }
+  if (cur !== front) front.set(cur.subarray(0, 2 * n));
+  return n;
+}
+
+/** The traversal stack of selfPairsOfNodes (one per thread: module state). */
+let stack = new Int32Array(512);
+
+/**
+ * The overlapping item pairs (i, j) of the traversal from node pair (a, b)
+ * (the serial traversal of bvh.ts without budgets), appended to out[2n …]
+ * within `cap` pairs in all. `boxes`: the item boxes. Returns the new pair
+ * count, or −1 when `cap` was reached (the output is then incomplete).
+ */
+export function selfPairsOfNodes(
+  N: BvhNodes,
+  boxes: Float64Array,
+  a0: number,
+  b0: number,
+  out: Int32Array,
+  n: number,
+  cap: number,
+): number {
+  const B = N.box,
+    count = N.count,
+    items = N.items,
+    start = N.start;
+  let st = stack;
+  let sp = 0;
+  st[sp++] = a0;
+  st[sp++] = b0;
+  while (sp > 0) {
+    const b = st[--sp],
+      a = st[--sp];
+    if (sp + 6 > st.length) {
+      const r = new Int32Array(2 * st.length);
+      r.set(st);
+      stack = st = r;
+    }
+    const ca = count[a],
+      cb = count[b];
+    if (a !== b && !nodesOverlap(B, a, b)) continue;
+    if (ca > 0 && cb > 0) {
+      const sa = start[a],
+        sb = start[b];
+      for (let k = sa; k < sa + ca; k++) {
+        const i = items[k];
+        const oi = 6 * i;
+        for (let l = a === b ? k + 1 : sb; l < sb + cb; l++) {
+          const oj = 6 * items[l];
+          if (
+            boxes[oi] > boxes[oj + 3] ||
+            boxes[oi + 3] < boxes[oj] ||
+            boxes[oi + 1] > boxes[oj + 4] ||
+            boxes[oi + 4] < boxes[oj + 1] ||
+            boxes[oi + 2] > boxes[oj + 5] ||
+            boxes[oi + 5] < boxes[oj + 2]
+          )
+            continue;
+          if (n === cap) return -1;
+          out[2 * n] = i;
+          out[2 * n + 1] = items[l];
+          n++;
+        }
+      }
+      continue;
+    }
+    sp += 2 * childPairs(N, a, b, st, sp >> 1);
+  }
+  return n;
+}

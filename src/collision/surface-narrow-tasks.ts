@@ -1,0 +1,291 @@
+import type { ParticleStore } from '../core/particles.js';
+import type { SharedTask, TaskRunner } from '../core/step-context.js';
+import type { SurfaceBroadPhase } from './surface-broad-phase.js';
+import {
+  N_MARGIN,
+  N_MEAN_EDGE,
+  N_RESCAN,
+  N_TANGLED,
+  type NarrowArrays,
+  scanEdgeEdgeCrossings,
+  scanEdgeEdges,
+  scanVertexTriangleCrossings,
+  scanVertexTriangles,
+} from './surface-narrow-scan.js';
+import type { SurfaceTopology } from './surface-topology.js';
+import type { Untangler } from './untangle.js';
+
+/**
+ * The narrow phase's detection scans (surface-narrow-scan.ts) on the worker
+ * pool (docs/solver.md, "Threads"). The candidates are cut into fixed
+ * blocks (NARROW_BLOCK candidates, more where there are over 255 blocks: a
+ * function of the candidate count, never of the thread count); block b
+ * writes its hits from the slot of its first candidate and its count, and
+ * each candidate's distance bound is its own slot. The calling thread joins
+ * the blocks' hits in block order, so the contacts are those of one serial
+ * scan, in the same order, and every thread count gives the same bits.
+ */
+
+/** Arguments of the 'surface-narrow-vt' and 'surface-narrow-ee' tasks. */
+interface NarrowArgs {
+  A: NarrowArrays;
+  hits: Int32Array;
+  counts: Int32Array;
+}
+
+export function narrowVtTask(args: NarrowArgs, from: number, to: number, block: number): void {
+  args.counts[block] = scanVertexTriangles(args.A, from, to, args.hits);
+}
+
+export function narrowEeTask(args: NarrowArgs, from: number, to: number, block: number): void {
+  args.counts[block] = scanEdgeEdges(args.A, from, to, args.hits);
+}
+
+export function crossingsVtTask(args: NarrowArgs, from: number, to: number, block: number): void {
+  args.counts[block] = scanVertexTriangleCrossings(args.A, from, to, args.hits);
+}
+
+export function crossingsEeTask(args: NarrowArgs, from: number, to: number, block: number): void {
+  args.counts[block] = scanEdgeEdgeCrossings(args.A, from, to, args.hits);
+}
+
+/** Candidates per block, and the fewest candidates worth sending to the pool. */
+const NARROW_BLOCK = 1024;
+const NARROW_MIN = 4096;
+const MAX_TASK_BLOCKS = 255;
+
+type Shareable = Int32Array | Float64Array | Uint8Array | Uint16Array;
+
+/** One scan's hits: (candidate, flags | SIDE_NEG) at hits[2i], hits[2i + 1], i < count. */
+export class NarrowHits {
+  hits: Int32Array = new Int32Array(0);
+  count = 0;
+}
+
+/** Binds the arrays the scans read, and runs them here or on the pool. */
+export class SurfaceNarrowScan {
+  private readonly topo: SurfaceTopology;
+  private readonly broad: SurfaceBroadPhase;
+  private readonly untangler: Untangler;
+  /** The arrays themselves (one thread). */
+  private readonly own: NarrowArrays;
+  /** Shared copies for the pool, its tasks and outputs. */
+  private shared: NarrowArrays | null = null;
+  private sharedTopo = -1;
+  private readonly vtTask: SharedTask = { kind: 'surface-narrow-vt', args: {}, version: 0 };
+  private readonly eeTask: SharedTask = { kind: 'surface-narrow-ee', args: {}, version: 0 };
+  private readonly vtCrossTask: SharedTask = { kind: 'surface-crossings-vt', args: {}, version: 0 };
+  private readonly eeCrossTask: SharedTask = { kind: 'surface-crossings-ee', args: {}, version: 0 };
+  private vtOut: Int32Array = new Int32Array(0);
+  private eeOut: Int32Array = new Int32Array(0);
+  private counts: Int32Array = new Int32Array(0);
+  private stale = true;
+  readonly vt = new NarrowHits();
+  readonly ee = new NarrowHits();
+  /** Scans that ran on the pool (statistics, tests). */
+  runs = 0;
+
+  constructor(topo: SurfaceTopology, broad: SurfaceBroadPhase, untangler: Untangler) {
+    this.topo = topo;
+    this.broad = broad;
+    this.untangler = untangler;
+    const i = new Int32Array(0),
+      f = new Float64Array(0);
+    this.own = {
+      tri: i,
+      edge: i,
+      vertex: i,
+      vertexSurface: i,
+      triSurface: i,
+      edgeSurface: i,
+      halfReach: f,
+      thickness: new Float64Array(0),
+      label: i,
+      sharp: new Uint8Array(0),
+      invMass: f,
+      x: f,
+      p: f,
+      sv: f,
+      motion: f,
+      vtCand: i,
+      vtDist: f,
+      eeCand: i,
+      eeDist: f,
+      recheck: new Uint8Array(0),
+      scalars: new Float64Array(4),
+    };
+  }
+
+  /** Scans the vertex–triangle and edge–edge candidates of the substep x → p into `vt` and `ee`. */
+  scan(store: ParticleStore, x: Float64Array, p: Float64Array, tasks: TaskRunner | null): void {
+    const A = this.bind(store, x, p);
+    A.scalars[N_RESCAN] = 0;
+    this.run(tasks, A, store, false);
+  }
+
+  /**
+   * The fail-safe's crossing scans x → p (with `rescan`, only the candidates
+   * with a vertex in `recheck`) into `vt` and `ee`.
+   */
+  scanCrossings(
+    store: ParticleStore,
+    x: Float64Array,
+    rescan: boolean,
+    recheck: Uint8Array,
+    tasks: TaskRunner | null,
+  ): void {
+    const A = this.bind(store, x, store.p);
+    A.recheck = recheck;
+    A.scalars[N_RESCAN] = rescan ? 1 : 0;
+    this.run(tasks, A, store, true);
+  }
+
+  private run(tasks: TaskRunner | null, A: NarrowArrays, store: ParticleStore, crossings: boolean): void {
+    const nv = this.broad.vtCount,
+      ne = this.broad.eeCount;
+    const pooled =
+      tasks !== null &&
+      (nv >= NARROW_MIN || ne >= NARROW_MIN) &&
+      A.p === store.p &&
+      A.x.buffer instanceof SharedArrayBuffer &&
+      A.p.buffer instanceof SharedArrayBuffer &&
+      store.invMass.buffer instanceof SharedArrayBuffer;
+    if (pooled && this.runPool(tasks, A, nv, ne, crossings)) return;
+    this.vt.hits = atLeast(this.vt.hits, 2 * nv);
+    this.vt.count = (crossings ? scanVertexTriangleCrossings : scanVertexTriangles)(A, 0, nv, this.vt.hits);
+    this.ee.hits = atLeast(this.ee.hits, 2 * ne);
+    this.ee.count = (crossings ? scanEdgeEdgeCrossings : scanEdgeEdges)(A, 0, ne, this.ee.hits);
+  }
+
+  private bind(store: ParticleStore, x: Float64Array, p: Float64Array): NarrowArrays {
+    const A = this.own,
+      topo = this.topo,
+      broad = this.broad;
+    A.tri = topo.tri;
+    A.edge = topo.edge;
+    A.vertex = topo.vertex;
+    A.vertexSurface = topo.vertexSurface;
+    A.triSurface = topo.triSurface;
+    A.edgeSurface = topo.edgeSurface;
+    A.halfReach = topo.halfReach;
+    const S = topo.surfaces.length;
+    if (A.thickness.length !== S) A.thickness = new Float64Array(S);
+    for (let s = 0; s < S; s++) A.thickness[s] = topo.surfaces[s].thickness;
+    A.label = this.untangler.label;
+    A.sharp = broad.sharp;
+    A.invMass = store.invMass;
+    A.x = x;
+    A.p = p;
+    A.sv = broad.sv;
+    A.motion = broad.motion;
+    A.vtCand = broad.vtCand;
+    A.vtDist = broad.vtDist;
+    A.eeCand = broad.eeCand;
+    A.eeDist = broad.eeDist;
+    A.scalars[N_MARGIN] = topo.marginFactor;
+    A.scalars[N_MEAN_EDGE] = topo.meanEdge;
+    A.scalars[N_TANGLED] = this.untangler.tangled ? 1 : 0;
+    return A;
+  }
+
+  /** Both scans on the pool; false when the pool cannot run them now (nothing was changed then). */
+  private runPool(tasks: TaskRunner, A: NarrowArrays, nv: number, ne: number, crossings: boolean): boolean {
+    const S = this.share(A, nv, ne);
+    if (this.stale) {
+      for (const t of [this.vtTask, this.vtCrossTask, this.eeTask, this.eeCrossTask]) {
+        t.version++;
+        const vt = t === this.vtTask || t === this.vtCrossTask;
+        t.args = { A: S, hits: vt ? this.vtOut : this.eeOut, counts: this.counts } satisfies NarrowArgs;
+      }
+      this.stale = false;
+    }
+    const vtTask = crossings ? this.vtCrossTask : this.vtTask,
+      eeTask = crossings ? this.eeCrossTask : this.eeTask;
+    if (!this.runOne(tasks, vtTask, nv, this.vtOut, this.vt)) return false;
+    A.vtDist.set(S.vtDist.subarray(0, nv));
+    if (!this.runOne(tasks, eeTask, ne, this.eeOut, this.ee)) {
+      this.ee.hits = atLeast(this.ee.hits, 2 * ne);
+      this.ee.count = (crossings ? scanEdgeEdgeCrossings : scanEdgeEdges)(A, 0, ne, this.ee.hits);
+    } else A.eeDist.set(S.eeDist.subarray(0, ne));
+    this.runs++;
+    return true;
+  }
+
+  /** One scan of n candidates on the pool, its blocks' hits joined in order into `into`. */
+  private runOne(tasks: TaskRunner, task: SharedTask, n: number, out: Int32Array, into: NarrowHits): boolean {
+    into.hits = atLeast(into.hits, 2 * n);
+    if (n === 0) {
+      into.count = 0;
+      return true;
+    }
+    const blocks = Math.min(MAX_TASK_BLOCKS, Math.ceil(n / NARROW_BLOCK));
+    if (!tasks.runTask(task, n, blocks)) return false;
+    const B = Math.ceil(n / blocks);
+    const total = Math.ceil(n / B);
+    let m = 0;
+    for (let b = 0; b < total; b++) {
+      const c = this.counts[b];
+      into.hits.set(out.subarray(2 * b * B, 2 * (b * B + c)), 2 * m);
+      m += c;
+    }
+    into.count = m;
+    return true;
+  }
+
+  /** Shared copies of what the scans read (topology only when it changed); stale = true where one is new. */
+  private share(A: NarrowArrays, nv: number, ne: number): NarrowArrays {
+    if (this.shared === null) {
+      this.shared = { ...A, scalars: new Float64Array(new SharedArrayBuffer(8 * A.scalars.length)) };
+      this.stale = true;
+      this.sharedTopo = -1;
+    }
+    const S = this.shared as unknown as Record<string, Shareable>;
+    const src = A as unknown as Record<string, Shareable>;
+    const copy = (key: string, len: number) => {
+      const a = src[key];
+      if (
+        S[key].length < len ||
+        !(S[key].buffer instanceof SharedArrayBuffer) ||
+        S[key].constructor !== a.constructor
+      ) {
+        const C = a.constructor as new (b: SharedArrayBuffer) => Shareable;
+        S[key] = new C(new SharedArrayBuffer(Math.max(16, Math.ceil(1.25 * len)) * a.BYTES_PER_ELEMENT));
+        this.stale = true;
+      }
+      S[key].set(len === a.length ? a : a.subarray(0, len));
+    };
+    if (this.sharedTopo !== this.topo.version || this.stale) {
+      for (const key of ['tri', 'edge', 'vertex', 'vertexSurface', 'triSurface', 'edgeSurface'])
+        copy(key, src[key].length);
+      this.sharedTopo = this.topo.version;
+    }
+    for (const key of ['halfReach', 'thickness', 'label', 'sharp', 'sv', 'motion', 'recheck'])
+      copy(key, src[key].length);
+    copy('vtCand', 2 * nv);
+    copy('vtDist', nv);
+    copy('eeCand', 2 * ne);
+    copy('eeDist', ne);
+    this.shared.scalars.set(A.scalars);
+    // the store's own arrays (shared memory in a threaded world)
+    for (const key of ['invMass', 'x', 'p'] as const) {
+      if (this.shared[key] !== A[key]) {
+        this.shared[key] = A[key];
+        this.stale = true;
+      }
+    }
+    const need = 2 * Math.max(nv, ne, 1);
+    if (this.vtOut.length < 2 * nv || this.eeOut.length < 2 * ne || this.counts.length === 0) {
+      const len = Math.ceil(1.25 * need);
+      this.vtOut = new Int32Array(new SharedArrayBuffer(4 * Math.max(len, this.vtOut.length)));
+      this.eeOut = new Int32Array(new SharedArrayBuffer(4 * Math.max(len, this.eeOut.length)));
+      this.counts = new Int32Array(new SharedArrayBuffer(4 * MAX_TASK_BLOCKS));
+      this.stale = true;
+    }
+    return this.shared;
+  }
+}
+
+/** `a`, or a larger array when it holds fewer than n entries. */
+function atLeast(a: Int32Array, n: number): Int32Array {
+  return a.length >= n ? a : new Int32Array(Math.max(64, Math.ceil(1.25 * n)));
+}
