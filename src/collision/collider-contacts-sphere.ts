@@ -17,6 +17,8 @@ export interface SphereContactsTarget {
   q: Float64Array;
   n: Float64Array;
   lambdaN: Float64Array;
+  lambdaT: Float64Array;
+  slid: Uint8Array;
   vn0: Float64Array;
   deep: Uint8Array;
   rigid: Int32Array;
@@ -319,6 +321,8 @@ export function generateSphereContacts(
     n[k3 + 1] = ny;
     n[k3 + 2] = nz;
     cc.lambdaN[k] = 0;
+    cc.lambdaT[k] = 0;
+    cc.slid[k] = 0;
     cc.vn0[k] = vn0;
     cc.deep[k] = deep;
     cc.rigid[k] = -1;

@@ -88,6 +88,13 @@ export class ColliderContacts implements ConstraintSet {
   n = new Float64Array(0);
   /** Total normal correction applied this substep (m). */
   lambdaN = new Float64Array(0);
+  /**
+   * Kinetic tangential correction applied this substep (m): with several iterations the kinetic
+   * corrections of the substep's projections together stay within μ times lambdaN.
+   */
+  lambdaT = new Float64Array(0);
+  /** Per contact: 1 once it has slid in this substep (its later projections are kinetic). */
+  slid = new Uint8Array(0);
   /** Normal velocity relative to the collider before the substep (m/s). */
   vn0 = new Float64Array(0);
   /** Per contact: the rigid body its collider follows (a RigidStore index), or −1. */
@@ -179,11 +186,15 @@ export class ColliderContacts implements ConstraintSet {
     this.q = g(this.q, 3);
     this.n = g(this.n, 3);
     this.lambdaN = g(this.lambdaN, 1);
+    this.lambdaT = g(this.lambdaT, 1);
     this.vn0 = g(this.vn0, 1);
     this.rigid = g(this.rigid, 1);
     this.anchor = g(this.anchor, 3);
     this.normalLocal = g(this.normalLocal, 3);
     this.anchorAt = g(this.anchorAt, 3);
+    const slid = new Uint8Array(cap);
+    slid.set(this.slid.subarray(0, this.count));
+    this.slid = slid;
     const deep = new Uint8Array(cap);
     deep.set(this.deep.subarray(0, this.count));
     this.deep = deep;
@@ -204,6 +215,8 @@ export class ColliderContacts implements ConstraintSet {
     this.n[3 * k + 1] = pc[4];
     this.n[3 * k + 2] = pc[5];
     this.lambdaN[k] = 0;
+    this.lambdaT[k] = 0;
+    this.slid[k] = 0;
     this.vn0[k] = pc[6];
     this.deep[k] = pc[10];
     this.contactOf[i] = k;
@@ -553,6 +566,8 @@ export class ColliderContacts implements ConstraintSet {
       q = this.q,
       n = this.n,
       lam = this.lambdaN,
+      lamT = this.lambdaT,
+      slid = this.slid,
       at = this.anchorAt,
       stickN = this.stickN,
       stickT = this.stickT,
@@ -606,7 +621,7 @@ export class ColliderContacts implements ConstraintSet {
         sy = stickT[s3 + 1] - sn * ny + ty,
         sz = stickT[s3 + 2] - sn * nz + tz;
       const budget = mus * (stickN[i] - C);
-      if (sx * sx + sy * sy + sz * sz <= budget * budget) {
+      if (slid[k] === 0 && sx * sx + sy * sy + sz * sz <= budget * budget) {
         // static: back onto the anchor
         p[i3] -= tx;
         p[i3 + 1] -= ty;
@@ -617,18 +632,29 @@ export class ColliderContacts implements ConstraintSet {
         stickT[s3 + 2] = sz;
         continue;
       }
-      // kinetic: μ times the normal correction, and the anchor moves to where the particle ends
-      const g = tl > 1e-15 ? Math.min((mu * -C) / tl, 1) : 0;
+      // kinetic: μ times the normal correction, and the anchor moves to where the particle ends. With
+      // several iterations Coulomb's law holds on the substep's impulses, as with one: the substep's
+      // kinetic corrections together reach at most μ times its normal correction lambdaN (Müller et al.
+      // 2020 §3.5: |Δx_t| is limited by μ_k d_n of the substep), measured from the anchor the substep
+      // began with (anchorAt stays; only the next substep's anchor moves), and a contact that slid stays
+      // kinetic for the rest of the substep: re-testing the cone against an anchor moved mid-substep let
+      // a sliding contact 'stick' after part of its budget and slide on with less than μ of its load
+      slid[k] = 1;
+      const g = tl > 1e-15 ? Math.max(Math.min((mu * lam[k] - lamT[k]) / tl, 1), 0) : 0;
       p[i3] -= g * tx;
       p[i3 + 1] -= g * ty;
       p[i3 + 2] -= g * tz;
-      this.reanchor(k, i, p[i3], p[i3 + 1], p[i3 + 2]);
+      lamT[k] += g * tl;
+      this.reanchor(i, cid[k], p[i3], p[i3 + 1], p[i3 + 2]);
     }
   }
 
-  /** Moves the anchor of contact k (particle i) to the world point (ax, ay, az) and restarts its sums. */
-  private reanchor(k: number, i: number, ax: number, ay: number, az: number): void {
-    const col = this.colliders[this.collider[k]];
+  /**
+   * Moves the anchor of particle i on collider c to the world point (ax, ay, az) from the next substep
+   * on (this substep's projections keep anchorAt), and restarts its sums.
+   */
+  private reanchor(i: number, c: number, ax: number, ay: number, az: number): void {
+    const col = this.colliders[c];
     const cp = col.position,
       r = this.rot,
       i3 = 3 * i;
@@ -636,9 +662,6 @@ export class ColliderContacts implements ConstraintSet {
     this.anchorLocal[i3] = r[0];
     this.anchorLocal[i3 + 1] = r[1];
     this.anchorLocal[i3 + 2] = r[2];
-    this.anchorAt[3 * k] = ax;
-    this.anchorAt[3 * k + 1] = ay;
-    this.anchorAt[3 * k + 2] = az;
     this.stickN[i] = 0;
     this.stickT[i3] = this.stickT[i3 + 1] = this.stickT[i3 + 2] = 0;
   }
