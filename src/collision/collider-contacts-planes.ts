@@ -42,6 +42,8 @@ export interface PlaneArrays {
   q: Float64Array;
   n: Float64Array;
   lambdaN: Float64Array;
+  lambdaT: Float64Array;
+  slid: Uint8Array;
   vn0: Float64Array;
   deep: Uint8Array;
   rigid: Int32Array;
@@ -87,6 +89,8 @@ const SHARED_FIELDS = [
   'q',
   'n',
   'lambdaN',
+  'lambdaT',
+  'slid',
   'vn0',
   'deep',
   'rigid',
@@ -278,6 +282,8 @@ function planeBlock(A: PlaneArrays, b: number): void {
     A.n[k3 + 1] = tny;
     A.n[k3 + 2] = tnz;
     A.lambdaN[k] = 0;
+    A.lambdaT[k] = 0;
+    A.slid[k] = 0;
     A.vn0[k] = vn0;
     A.deep[k] = 0;
     A.contactOf[i] = k;
