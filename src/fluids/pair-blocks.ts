@@ -18,8 +18,14 @@
  */
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import type { NeighbourGrid } from './neighbour-grid.js';
-import type { RowArrays } from './row-blocks.js';
 import { type FluidWasm, type FluidWasmExports, MAX_ROW_BLOCKS, RANGE_BYTES } from './wasm.js';
+
+/** The fields of row-tasks.ts's RowArrays read here (declared here, since row-tasks.ts imports this file). */
+interface RowArrays {
+  par: Float64Array;
+  pb: Int32Array;
+  memory?: WebAssembly.Memory;
+}
 
 /** The passes of this file (slot 0 of the parameter block, which row-blocks.ts's task reads first). */
 export const PAIR_ROWS = 20;

@@ -1,8 +1,7 @@
 import type { StepContext } from '../core/constraint-set.js';
-import type { TaskRunner } from '../core/step-context.js';
+import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import { quatRotate } from '../math/quat.js';
 import type { FluidBody } from './fluid-body.js';
-import type { FluidRowBlocks } from './row-blocks.js';
 
 /**
  * What the wall passes read and the wall search writes, on SharedArrayBuffer
@@ -132,7 +131,13 @@ export class FluidWalls {
     ctx: StepContext,
     fluid: FluidBody,
     bounds: Float64Array,
-    rows: FluidRowBlocks,
+    rows: {
+      readonly size: number;
+      readonly blocks: number;
+      readonly par: Float64Array;
+      readonly task: SharedTask;
+      refresh(): void;
+    },
     tasks: TaskRunner | null,
   ): void {
     this.count = 0;
