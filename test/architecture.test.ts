@@ -222,3 +222,24 @@ describe('the shape of src/', () => {
     expect(long.join('\n')).toBe('');
   });
 });
+
+describe('the text of the repository', () => {
+  it('holds no merge-conflict markers left by a merge (docs, sources, tests, scenes)', () => {
+    const marker = /^(<{7}|>{7}) /m;
+    const hits: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        if (e.name.startsWith('.') || e.name === 'node_modules' || e.name === 'lib' || e.name === 'dist')
+          continue;
+        const p = join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (/\.(ts|md|json|html|css|mjs|js)$/.test(e.name) && marker.test(readFileSync(p, 'utf8')))
+          hits.push(relative(root, p));
+      }
+    };
+    for (const d of ['src', 'docs', 'test', 'bench', 'web', 'scenes', 'cli', 'scripts', 'experiments'])
+      walk(join(root, d));
+    if (marker.test(readFileSync(join(root, 'README.md'), 'utf8'))) hits.push('README.md');
+    expect(hits.join('\n')).toBe('');
+  });
+});
