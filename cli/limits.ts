@@ -14,6 +14,8 @@ const described: Record<keyof SceneLimits, string> = {
   maxCells: 'most grid cells (distance fields, lattices)',
   maxBodies: 'most bodies in the scene',
   maxColliders: 'most colliders in the scene',
+  maxStepWork:
+    'most estimated work per step (about 10 ns of CPU per unit; raise it for a bake that may run for hours)',
 };
 
 /** Adds the limit flags to a command. */

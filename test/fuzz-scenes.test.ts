@@ -17,6 +17,7 @@ const limits = {
   maxCells: 300_000,
   maxBodies: 100,
   maxColliders: 100,
+  maxStepWork: 5_000_000,
 };
 
 describe('fuzzed scenes: rejected with a path, or accepted within the limits and finite', () => {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   MAX_CANDIDATES_PER_PARTICLE,
@@ -11,8 +11,9 @@ import { collisionSystemOf, ParticleContacts } from '../src/index.js';
 import { jsonErrorOffset, lineColumn } from '../src/io/json-position.js';
 import type { SceneError } from '../src/io/scene/common.js';
 import { MAX_SCENE_DEPTH } from '../src/io/scene/guard.js';
-import { defaultSceneLimits } from '../src/io/scene/limits.js';
-import { loadScene, parseScene, parseSceneText } from '../src/io/scene/scene.js';
+import { Budget, defaultSceneLimits } from '../src/io/scene/limits.js';
+import { estimateScene, loadScene, parseScene, parseSceneText } from '../src/io/scene/scene.js';
+import { ELEMENT_WEIGHT } from '../src/io/scene/work.js';
 
 const base = {
   title: 't',
@@ -272,6 +273,90 @@ describe('limits: what a scene would allocate is refused before it is allocated'
   it('bad limits are refused with the field', () => {
     const e = thrown(() => loadScene(scene([grid(4, 4)]), { limits: { maxParticles: -1 } }));
     expect(e.where).toBe('scene.json: limits.maxParticles');
+  });
+});
+
+describe('limits: what a step would cost is refused before anything is built', () => {
+  const grid = (cols: number, rows: number) => ({
+    type: 'cloth',
+    mesh: { grid: { width: 1, height: 1, cols, rows } },
+  });
+  // work.ts: 10 substeps × (particles + ELEMENT_WEIGHT × triangles) for a cloth without contacts
+  const clothWork = (cols: number, rows: number, substeps = 10) =>
+    substeps * (cols * rows + ELEMENT_WEIGHT * 2 * (cols - 1) * (rows - 1));
+
+  it('one body: the field that drives it, the estimate, the limit and the flag; the limits option raises it', () => {
+    const work = clothWork(100, 100);
+    const e = thrown(() =>
+      loadScene(scene([grid(100, 100)]), { file: 'w.json', limits: { maxStepWork: work - 1 } }),
+    );
+    expect(e.code).toBe('scene/too-slow');
+    expect(e.where).toBe('w.json: bodies[0].mesh.grid');
+    expect(e.detail).toContain(`an estimated ${work.toLocaleString('en-US')} work units per step`);
+    expect(e.detail).toContain(`more than the limit of ${(work - 1).toLocaleString('en-US')}`);
+    expect(e.hint).toMatch(/limits\.maxStepWork \(pbdkit --max-step-work \d+\)/);
+    const inst = loadScene(scene([grid(100, 100)]), { limits: { maxStepWork: work } });
+    expect(inst.world.store.count).toBe(10_000);
+  });
+
+  it('many bodies together: `bodies`, with their count', () => {
+    const bodies = Array.from({ length: 12 }, () => grid(20, 20));
+    const e = thrown(() => loadScene(scene(bodies), { limits: { maxStepWork: 11 * clothWork(20, 20) } }));
+    expect(e.where).toBe('scene.json: bodies');
+    expect(e.detail).toMatch(/^12 bodies, 4,800 particles/);
+  });
+
+  it('substeps and iterations multiply it: a modest cloth at 1,000 × 50 names world.substeps', () => {
+    const text = JSON.stringify({
+      title: 't',
+      family: 'f',
+      world: { substeps: 1000, iterations: 50 },
+      bodies: [grid(60, 60)],
+    });
+    const e = thrown(() => loadScene(text));
+    expect(e.code).toBe('scene/too-slow');
+    expect(e.where).toBe('scene.json: world.substeps');
+  });
+
+  it("collision-barrel's cloth 1,000 times (the fuzz's #286): refused from the counts, before any mesh is built", () => {
+    const barrel = JSON.parse(
+      readFileSync(new URL('../scenes/collision-barrel.json', import.meta.url), 'utf8'),
+    );
+    const text = JSON.stringify({ ...barrel, bodies: Array.from({ length: 1000 }, () => barrel.bodies[0]) });
+    const e = thrown(() => loadScene(text, { file: 'barrels.json' }));
+    expect(e.code).toBe('scene/too-slow');
+    expect(e.where).toBe('barrels.json: bodies');
+    expect(e.detail).toMatch(/^1,000 bodies, 1,364,000 particles/);
+    expect(e.detail).toContain(`limit of ${defaultSceneLimits.maxStepWork.toLocaleString('en-US')}`);
+  });
+
+  it('a body whose size only the builder knows (a lattice in a mesh) is checked once built', () => {
+    const body = {
+      type: 'lattice-shape',
+      mesh: { icosphere: { radius: 1, subdivisions: 2 } },
+      spacing: 0.1,
+    };
+    const inst = loadScene(scene([body]));
+    const n = inst.world.store.count;
+    const e = thrown(() => loadScene(scene([body]), { limits: { maxStepWork: 10 * n - 1 } }));
+    expect(e.code).toBe('scene/too-slow');
+    expect(e.where).toMatch(/^scene\.json: bodies\[0\]/);
+  });
+
+  it('a generated strand counts its points: a helix of 10⁹ turns is refused at its shape', () => {
+    const helix = { type: 'helix', radius: 0.01, pitch: 0.01, turns: 1e9, segment: 0.001 };
+    const e = thrown(() => loadScene(scene([{ type: 'strands', shape: helix }])));
+    expect(e.code).toBe('scene/too-large');
+    expect(e.where).toBe('scene.json: bodies[0].shape');
+  });
+
+  it('every shipped scene is within the default with a margin of 20', () => {
+    const dir = new URL('../scenes/', import.meta.url);
+    for (const f of readdirSync(dir).filter((x) => x.endsWith('.json'))) {
+      const budget = new Budget();
+      estimateScene(parseSceneText(readFileSync(new URL(f, dir), 'utf8'), f), budget);
+      expect(budget.work, f).toBeLessThan(defaultSceneLimits.maxStepWork / 20);
+    }
   });
 });
 

@@ -89,6 +89,8 @@ export function estimateMesh(
   } else return; // { file }: counted when read
   if (particles) budget.reserve('particles', v, field, `${what} has ${v} vertices`);
   budget.reserve('elements', t, field, `${what} has ${t} triangles`);
+  // a render or input mesh is not projected each iteration: no work per step (work.ts)
+  if (!particles) budget.inert += t;
 }
 
 /** What a pin group may list (the fields differ between body types). */
@@ -203,6 +205,27 @@ export const estimateStrands: Estimate<StrandsSpec> = (spec, where, budget) => {
   let n = 0;
   for (const s of spec.strands ?? []) n += s.length;
   if (n > 0) budget.reserve('particles', n, `${where}.strands`, 'the listed strands');
+  const sh = spec.shape;
+  if (!sh) return;
+  const field = `${where}.shape`;
+  let points = sh.type === 'line' ? sh.segments + 1 : 0;
+  if (sh.type === 'helix') {
+    // strands/thread.ts: a fine polyline (steps of min(radius, pitch) / 50) resampled at the segment length
+    const fine = Math.min(sh.radius, sh.pitch) / 50;
+    const lead = sh.lead ?? 0;
+    const coil = sh.turns * Math.hypot(2 * Math.PI * sh.radius, sh.pitch);
+    const dense = Math.ceil(lead / fine) + Math.ceil((sh.turns * 2 * Math.PI * sh.radius) / fine) + 1;
+    budget.reserve('cells', dense, field, `a helix sampled at ${fine} m`);
+    points = Math.floor((lead + coil) / sh.segment) + 2;
+  } else if (sh.type === 'overhand-knot') {
+    // two tails in steps of size / 50 and a loop of 4,001 points, no longer than 60 × size with its lift
+    const tail = 2 * Math.max(2, Math.ceil(sh.tail / (sh.size / 50)));
+    budget.reserve('cells', tail + 4001, field, `a knot's tails sampled at ${sh.size / 50} m`);
+    const length = 2 * sh.tail + 60 * sh.size + 4 * (sh.clearance ?? 1.5 * sh.size);
+    points = Math.floor(length / sh.segment) + 2;
+  }
+  budget.reserve('particles', points, field, `a ${sh.type} of ${points} points`);
+  budget.reserve('elements', points - 1, field, `a ${sh.type} of ${points - 1} segments`);
 };
 
 /** Shape matching: a mesh, a lattice (counted by the builder from the mesh's size), a sheet or a plant. */

@@ -26,6 +26,12 @@ export interface SceneLimits {
   maxBodies: number;
   /** Colliders in a scene. Default 1,000. */
   maxColliders: number;
+  /**
+   * Estimated work of one step (work.ts: about one particle's or
+   * constraint's projection per unit, ~20 ns each on one core). Default
+   * 100,000,000: about 2 s of CPU per step.
+   */
+  maxStepWork: number;
 }
 
 export const defaultSceneLimits: Readonly<SceneLimits> = Object.freeze({
@@ -34,6 +40,7 @@ export const defaultSceneLimits: Readonly<SceneLimits> = Object.freeze({
   maxCells: 2 ** 25,
   maxBodies: 1000,
   maxColliders: 1000,
+  maxStepWork: 100_000_000,
 });
 
 export type Resource = 'particles' | 'elements' | 'cells';
@@ -81,6 +88,17 @@ const fmt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('e
 export class Budget {
   readonly limits: SceneLimits;
   readonly used: Record<Resource, number> = { particles: 0, elements: 0, cells: 0 };
+  /** The scene's estimated work per step (work.ts), once checked. */
+  work = 0;
+  /** Elements declared so far that are not simulated (render and input meshes): no work per step. */
+  inert = 0;
+  /** The field of the largest particle or element declaration since `mark()` (what drives a body's work). */
+  largest = { field: '', amount: -1 };
+
+  /** Starts a body's account: `largest` forgets what came before. */
+  mark(field: string): void {
+    this.largest = { field, amount: -1 };
+  }
 
   constructor(limits: Partial<SceneLimits> = {}) {
     this.limits = resolveLimits(limits);
@@ -114,6 +132,7 @@ export class Budget {
       );
     }
     this.used[resource] = total;
+    if (resource !== 'cells' && amount > this.largest.amount) this.largest = { field, amount };
   }
 
   /** Checks a count (bodies, colliders) against its limit. */

@@ -44,6 +44,7 @@ import { meshFiles } from './meshes.js';
 import { buildRigidBodies, rigidBodySpec, rigidSettingsSpec } from './rigid.js';
 import { shapeMatchingBodies, shapeMatchingBuilders } from './shape-matching.js';
 import { buildStrands, strandsBody } from './strands.js';
+import { bodyWork, checkStepWork, type WorkShare } from './work.js';
 
 // ---- the registry -------------------------------------------------------
 
@@ -108,17 +109,32 @@ function estimateCollider(spec: ColliderSpec, where: string, budget: Budget): vo
  * Declares on a budget what a scene will allocate; throws a PbdError naming
  * the JSON field, the amount and the limit when the scene is too large.
  */
-export function estimateScene(spec: SceneSpec, budget: Budget): void {
+export function estimateScene(spec: SceneSpec, budget: Budget): WorkShare[] {
   budget.count('maxBodies', spec.bodies.length, 'bodies');
   budget.count('maxBodies', spec.rigidBodies?.length ?? 0, 'rigidBodies');
   budget.count('maxColliders', spec.colliders?.length ?? 0, 'colliders');
   (spec.colliders ?? []).forEach((c, k) => {
     estimateCollider(c, `colliders[${k}]`, budget);
   });
+  const substeps = spec.world?.substeps ?? 10;
+  const iterations = spec.world?.iterations ?? 1;
+  const shares: WorkShare[] = [];
   spec.bodies.forEach((b, k) => {
     const estimate = bodyEstimates[b.type] as (spec: BodySpec, where: string, budget: Budget) => void;
-    estimate(b, `bodies[${k}]`, budget);
+    const where = `bodies[${k}]`;
+    const { particles, elements } = budget.used;
+    const inert = budget.inert;
+    budget.mark(where);
+    estimate(b, where, budget);
+    const p = budget.used.particles - particles;
+    const e = budget.used.elements - elements - (budget.inert - inert);
+    const kind = { fluid: b.type === 'fluid', contacts: spec.collision !== undefined && b.type !== 'fluid' };
+    const work = bodyWork(p, e, substeps, iterations, kind);
+    shares.push({ body: where, field: budget.largest.field, work, particles: p, elements: e, kind });
   });
+  // the step's cost, checked before anything is built (work.ts)
+  checkStepWork(shares, substeps, iterations, budget);
+  return shares;
 }
 
 function buildCollider(
@@ -389,7 +405,9 @@ export function buildScene(spec: SceneSpec, options: BuildOptions = {}): SceneIn
     });
   try {
     const budget = new Budget(options.limits);
-    estimateScene(spec, budget);
+    const shares = estimateScene(spec, budget);
+    const substeps = spec.world?.substeps ?? 10;
+    const iterations = spec.world?.iterations ?? 1;
     const world = new World({
       ...(spec.world ?? {}),
       sharedMemory: options.sharedMemory,
@@ -401,8 +419,21 @@ export function buildScene(spec: SceneSpec, options: BuildOptions = {}): SceneIn
     const bodies = spec.bodies.map((b, k) => {
       const ctx: BuildContext = { world, readFile, where: `bodies[${k}]`, budget };
       const build = bodyBuilders[b.type] as (spec: BodySpec, ctx: BuildContext) => Body;
+      const particles = world.store.count;
+      const constraints = world.constraintCount();
       const body = locate(() => build(b, ctx), ctx.where);
       budget.settleParticles(world.store.count, ctx.where);
+      // what only the built body tells (a mesh file's size, a lattice in a mesh): its work at least that of
+      // its particles and constraints (three per element, as a cloth triangle has)
+      const share = shares[k];
+      const p = world.store.count - particles;
+      const e = (world.constraintCount() - constraints) / 3;
+      if (p > share.particles || e > share.elements) {
+        share.particles = Math.max(p, share.particles);
+        share.elements = Math.max(e, share.elements);
+        share.work = bodyWork(share.particles, share.elements, substeps, iterations, share.kind);
+        checkStepWork(shares, substeps, iterations, budget);
+      }
       return body;
     });
     if (spec.collision) buildCollision(spec.collision, world, bodies);

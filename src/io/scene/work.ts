@@ -1,0 +1,138 @@
+/**
+ * What one step of a scene will cost, estimated from its JSON before
+ * anything is built (issue 21: a scene within the memory limits can still
+ * take minutes per step — collision-barrel's cloth copied 1,000 times is
+ * 1.36 M self-colliding particles). The estimate is in work units: one unit
+ * is about one particle's or one constraint's projection in one iteration of
+ * one substep. Per body, from the particles P and mesh elements E that its
+ * estimator declared on the Budget (estimates.ts):
+ *
+ *   solver     S · I · (P + ELEMENT_WEIGHT · E)
+ *   fluid      S · I · FLUID_WEIGHT · P          (neighbour pairs, PBF)
+ *   contacts   S · CONTACT_WEIGHT · (P + E)      (bodies of a scene with a
+ *                                                 `collision` section: self
+ *                                                 and body–body contacts, CCD)
+ *
+ * with S substeps and I iterations per substep (world settings). The
+ * weights and the time per unit were fitted to the shipped scenes' CPU time
+ * per step (scripts/step-work.ts; numbers in the comments below), so the
+ * estimate is an order of magnitude, not a timing: the default limit leaves
+ * every shipped scene and benchmark case a wide margin and refuses scenes
+ * whose steps would take many seconds. A bake that is meant to run
+ * overnight raises it (`limits.maxStepWork`, `pbdkit --max-step-work`).
+ */
+import { PbdError } from '../../core/errors.js';
+import { type Budget, limitFlag } from './limits.js';
+
+/**
+ * A mesh element (triangle, tet, segment) against a particle: a cloth
+ * triangle brings 1.5 edges and 1.5 bending constraints, a tet one FEM
+ * element or six edges and a volume. Fitted: see the file comment.
+ */
+export const ELEMENT_WEIGHT = 4;
+/** A fluid particle's density and position passes over its ~30–40 neighbours, per iteration. */
+export const FLUID_WEIGHT = 25;
+/** Contacts of a surface body per substep per particle or element (broad phase, narrow phase, response). */
+export const CONTACT_WEIGHT = 50;
+/**
+ * Measured CPU nanoseconds per work unit, one thread (scripts/step-work.ts
+ * over the shipped scenes: median 9.7 ns, range 2–40 ns, on the project's
+ * 2-core Xeon under load); used only to say in the error about how long a
+ * step would take.
+ */
+export const NS_PER_UNIT = 20;
+
+/** What a body does per step besides its particles' and elements' projections. */
+export interface BodyWork {
+  /** A fluid: its particles have neighbours. */
+  fluid: boolean;
+  /** Its particles and elements are in the collision system. */
+  contacts: boolean;
+}
+
+/** The work of one body in units per step. */
+export function bodyWork(
+  particles: number,
+  elements: number,
+  substeps: number,
+  iterations: number,
+  kind: BodyWork,
+): number {
+  let w = substeps * iterations * (particles + ELEMENT_WEIGHT * elements);
+  if (kind.fluid) w += substeps * iterations * FLUID_WEIGHT * particles;
+  if (kind.contacts) w += substeps * CONTACT_WEIGHT * (particles + elements);
+  return w;
+}
+
+const fmt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : String(n));
+
+/** Milliseconds, seconds, minutes or hours, rounded to 2 digits. */
+function duration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return 'forever';
+  if (seconds < 1) return `${(seconds * 1000).toPrecision(2)} ms`;
+  if (seconds < 120) return `${seconds.toPrecision(2)} s`;
+  if (seconds < 7200) return `${(seconds / 60).toPrecision(2)} min`;
+  return `${(seconds / 3600).toPrecision(2)} h`;
+}
+
+/** One body's share of the estimate: where it is and what drives it. */
+export interface WorkShare {
+  /** The body's JSON path (`bodies[3]`). */
+  body: string;
+  /** The field of the body that asked for the most (`bodies[3].mesh.grid`). */
+  field: string;
+  work: number;
+  particles: number;
+  elements: number;
+  kind: BodyWork;
+}
+
+/**
+ * Checks a scene's estimated work per step against `limits.maxStepWork`.
+ * Throws a PbdError at the field that drives it: the world's substeps or
+ * iterations when they are what is unusual (more than 100 projections per
+ * step), one body's largest field when that body is most of the work,
+ * otherwise `bodies` (many bodies together).
+ */
+export function checkStepWork(
+  shares: readonly WorkShare[],
+  substeps: number,
+  iterations: number,
+  budget: Budget,
+): void {
+  const limit = budget.limits.maxStepWork;
+  let total = 0;
+  let top: WorkShare | undefined;
+  for (const s of shares) {
+    total += s.work;
+    if (!top || !(s.work <= top.work)) top = s;
+  }
+  budget.work = total;
+  if (total <= limit) return;
+  let field: string;
+  let what: string;
+  const passes = substeps * iterations;
+  if (passes > 100 && total * (10 / passes) <= limit) {
+    field = iterations > substeps ? 'world.iterations' : 'world.substeps';
+    what = `${substeps} substeps × ${iterations} iteration${iterations === 1 ? '' : 's'} per step`;
+  } else if (top && top.work >= total / 2) {
+    field = top.field;
+    what = `${fmt(top.particles)} particles and ${fmt(top.elements)} elements at ${substeps} substeps × ${iterations} iteration${iterations === 1 ? '' : 's'}`;
+  } else {
+    field = 'bodies';
+    let p = 0;
+    let e = 0;
+    for (const s of shares) {
+      p += s.particles;
+      e += s.elements;
+    }
+    what = `${fmt(shares.length)} bodies, ${fmt(p)} particles and ${fmt(e)} elements at ${substeps} substeps × ${iterations} iteration${iterations === 1 ? '' : 's'}`;
+  }
+  const key = 'maxStepWork';
+  throw new PbdError(
+    'scene/too-slow',
+    field,
+    `${what}: an estimated ${fmt(total)} work units per step (about ${duration((total * NS_PER_UNIT) / 1e9)} of CPU per step), more than the limit of ${fmt(limit)} (about ${duration((limit * NS_PER_UNIT) / 1e9)})`,
+    `make it smaller or coarser, use fewer bodies or substeps, or raise limits.${key} (pbdkit ${limitFlag(key)} ${fmt(Math.ceil(total * 1.1)).replace(/,/g, '')}) for a bake that may take that long`,
+  );
+}
