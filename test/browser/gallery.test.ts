@@ -231,6 +231,19 @@ describe('the gallery in Chromium', () => {
     );
     await drop([{ name: 'deep.json', text: deep }]);
     await expect.poll(() => panel.textContent()).toMatch(/nested more than 64 levels/);
+    // within the memory limits but minutes per step: collision-barrel's cloth 1,000 times (the fuzz's
+    // #286), refused by loadScene in the page's worker with the same error as in Node (test/scene-hostile)
+    const barrel = JSON.parse(
+      readFileSync(new URL('../../scenes/collision-barrel.json', import.meta.url), 'utf8'),
+    );
+    const barrels = { ...barrel, bodies: Array.from({ length: 1000 }, () => barrel.bodies[0]) };
+    await drop([{ name: 'barrels.json', text: JSON.stringify(barrels) }]);
+    await expect.poll(() => panel.textContent(), { timeout: 60_000 }).toMatch(/barrels\.json/);
+    const slow = await panel.textContent();
+    expect(slow).toMatch(/1,000 bodies, 1,364,000 particles/);
+    expect(slow).toMatch(/work units per step .*more than the limit of 100,000,000/);
+    expect(slow).toMatch(/--max-step-work/);
+    expect(await panel.locator('code.path').allTextContents()).toEqual(['barrels.json: bodies']);
     expect(browser.errors).toEqual([]);
   });
 
