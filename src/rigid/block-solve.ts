@@ -43,7 +43,19 @@ const act = new Int32Array(4);
  */
 export function solveJoint(m: number, use: number): void {
   BX[0] = BX[1] = BX[2] = BX[3] = 0;
-  for (let pass = 0; pass < m; pass++) {
+  let pass = 0;
+  if (use === 15) {
+    // all four points (a resting patch's usual case, 99 of the pyramid's 100 blocks per substep): the
+    // first pass without the bit tests, the same sums in the same order as the loop below
+    const diag = BK[0] + BK[5] + BK[10] + BK[15];
+    if (!(diag > 0)) return;
+    EPS[0] = (REG * diag) / 4;
+    const worst = solve4();
+    if (worst < 0) return;
+    use &= ~(1 << worst);
+    pass = 1;
+  }
+  for (; pass < m; pass++) {
     let n = 0;
     let diag = 0;
     for (let j = 0; j < m; j++) {
@@ -221,4 +233,108 @@ function solve4(): number {
   }
   if (y0 < low) worst = 0;
   return worst;
+}
+
+/**
+ * Per point of a block (≤ 4, contact-blocks.ts): r × d and I⁻¹ (r × d) of both sides (A: body 1,
+ * B: body 2) for the direction of the last `levers` call, from which fillK builds K.
+ */
+export const CA = new Float64Array(12);
+export const CB = new Float64Array(12);
+export const UA = new Float64Array(12);
+export const UB = new Float64Array(12);
+/** m₁⁻¹ + m₂⁻¹ for fillK (a call's double argument, not inlined, is a heap number allocated per call). */
+export const KW = new Float64Array(1);
+
+/**
+ * fillK for all four points (use = 15), unrolled: each entry the same sum in the same order, the
+ * levers read once instead of once per entry.
+ */
+export function fillK4(): void {
+  const w = KW[0];
+  const a0x = CA[0],
+    a0y = CA[1],
+    a0z = CA[2],
+    a1x = CA[3],
+    a1y = CA[4],
+    a1z = CA[5];
+  const a2x = CA[6],
+    a2y = CA[7],
+    a2z = CA[8],
+    a3x = CA[9],
+    a3y = CA[10],
+    a3z = CA[11];
+  const b0x = CB[0],
+    b0y = CB[1],
+    b0z = CB[2],
+    b1x = CB[3],
+    b1y = CB[4],
+    b1z = CB[5];
+  const b2x = CB[6],
+    b2y = CB[7],
+    b2z = CB[8],
+    b3x = CB[9],
+    b3y = CB[10],
+    b3z = CB[11];
+  const u0x = UA[0],
+    u0y = UA[1],
+    u0z = UA[2],
+    u1x = UA[3],
+    u1y = UA[4],
+    u1z = UA[5];
+  const u2x = UA[6],
+    u2y = UA[7],
+    u2z = UA[8],
+    u3x = UA[9],
+    u3y = UA[10],
+    u3z = UA[11];
+  const v0x = UB[0],
+    v0y = UB[1],
+    v0z = UB[2],
+    v1x = UB[3],
+    v1y = UB[4],
+    v1z = UB[5];
+  const v2x = UB[6],
+    v2y = UB[7],
+    v2z = UB[8],
+    v3x = UB[9],
+    v3y = UB[10],
+    v3z = UB[11];
+  const K = BK;
+  K[0] = w + a0x * u0x + a0y * u0y + a0z * u0z + b0x * v0x + b0y * v0y + b0z * v0z;
+  K[1] = K[4] = w + a0x * u1x + a0y * u1y + a0z * u1z + b0x * v1x + b0y * v1y + b0z * v1z;
+  K[2] = K[8] = w + a0x * u2x + a0y * u2y + a0z * u2z + b0x * v2x + b0y * v2y + b0z * v2z;
+  K[3] = K[12] = w + a0x * u3x + a0y * u3y + a0z * u3z + b0x * v3x + b0y * v3y + b0z * v3z;
+  K[5] = w + a1x * u1x + a1y * u1y + a1z * u1z + b1x * v1x + b1y * v1y + b1z * v1z;
+  K[6] = K[9] = w + a1x * u2x + a1y * u2y + a1z * u2z + b1x * v2x + b1y * v2y + b1z * v2z;
+  K[7] = K[13] = w + a1x * u3x + a1y * u3y + a1z * u3z + b1x * v3x + b1y * v3y + b1z * v3z;
+  K[10] = w + a2x * u2x + a2y * u2y + a2z * u2z + b2x * v2x + b2y * v2y + b2z * v2z;
+  K[11] = K[14] = w + a2x * u3x + a2y * u3y + a2z * u3z + b2x * v3x + b2y * v3y + b2z * v3z;
+  K[15] = w + a3x * u3x + a3y * u3y + a3z * u3z + b3x * v3x + b3y * v3y + b3z * v3z;
+}
+
+/**
+ * BK of the points in `use` (bit j for point j < m) along the normal (w = KW[0] = m₁⁻¹ + m₂⁻¹):
+ * K_ij = m₁⁻¹ + m₂⁻¹ + (r₁ᵢ × n)·I₁⁻¹ (r₁ⱼ × n) + (r₂ᵢ × n)·I₂⁻¹ (r₂ⱼ × n).
+ */
+export function fillK(m: number, use: number): void {
+  const w = KW[0];
+  for (let i = 0; i < m; i++) {
+    if (!(use & (1 << i))) continue;
+    const i3 = 3 * i;
+    const ax = CA[i3],
+      ay = CA[i3 + 1],
+      az = CA[i3 + 2],
+      bx = CB[i3],
+      by = CB[i3 + 1],
+      bz = CB[i3 + 2];
+    for (let j = i; j < m; j++) {
+      if (!(use & (1 << j))) continue;
+      const j3 = 3 * j;
+      const v =
+        w + ax * UA[j3] + ay * UA[j3 + 1] + az * UA[j3 + 2] + bx * UB[j3] + by * UB[j3 + 1] + bz * UB[j3 + 2];
+      BK[4 * i + j] = v;
+      BK[4 * j + i] = v;
+    }
+  }
 }

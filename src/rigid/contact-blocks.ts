@@ -11,7 +11,7 @@
  * patch solved jointly instead of one after the other: the result does not
  * depend on the order in which the clipping lists the points.
  */
-import { BC, BK, BX, solveJoint } from './block-solve.js';
+import { BC, BX, CA, CB, fillK, fillK4, KW, solveJoint, UA, UB } from './block-solve.js';
 import { ContactStore, FACE, NF_CORES } from './contact-store.js';
 
 export class ContactBlocks extends ContactStore {
@@ -219,8 +219,9 @@ export class ContactBlocks extends ContactStore {
       if (w > 0) BX[last] = BC[last] / w;
     } else {
       // the normal multipliers, jointly (eq. 2's w₁ + w₂ on K's diagonal), Δλ_n ≥ 0
-      DIR[3] = ma + mb;
-      fillK(m, use);
+      KW[0] = ma + mb;
+      if (use === 15) fillK4();
+      else fillK(m, use);
       solveJoint(m, use);
     }
     let fric = 0;
@@ -628,11 +629,7 @@ const LB = new Float64Array(12);
 const SL = new Float64Array(12);
 const TD = new Float64Array(12);
 const CT = new Float64Array(4);
-/** r × d and I⁻¹ (r × d) of both sides for the direction of the last `levers` call; the normal's kept in UNA, UNB. */
-const CA = new Float64Array(12);
-const CB = new Float64Array(12);
-const UA = new Float64Array(12);
-const UB = new Float64Array(12);
+/** The normal's I⁻¹ (r × n) of both sides (CA … UB, block-solve.ts, hold the last `levers` call's). */
 const UNA = new Float64Array(12);
 const UNB = new Float64Array(12);
 /** The normal and tangential multipliers of a block's points in this projection. */
@@ -643,12 +640,11 @@ const IWA = new Float64Array(6);
 const IWB = new Float64Array(6);
 
 /**
- * The arguments of levers and fillK that are numbers with a fraction: the direction d (0–2) and
- * m₁⁻¹ + m₂⁻¹ (3). Passed through this array, not as arguments: projectBlock is too large for
- * them to be inlined, and a call's double argument is a heap number allocated per call (120 kB
+ * The direction d of levers (its doubles passed through this array, not as arguments: projectBlock
+ * is too large for them to be inlined, and a call's double argument is a heap number allocated per call (120 kB
  * per frame of the 55-box pyramid at 7 substeps, all of projectBlock's garbage).
  */
-const DIR = new Float64Array(4);
+const DIR = new Float64Array(3);
 
 /** CA, UA (and CB, UB) of point j for the direction DIR[0..2]: r × d and I⁻¹ (r × d), zero for a side that does not move. */
 function levers(j: number, movA: boolean, movB: boolean): void {
@@ -685,30 +681,4 @@ function lever(
   U[o] = IW[0] * cx + IW[3] * cy + IW[4] * cz;
   U[o + 1] = IW[3] * cx + IW[1] * cy + IW[5] * cz;
   U[o + 2] = IW[4] * cx + IW[5] * cy + IW[2] * cz;
-}
-
-/**
- * BK of the points in `use` (bit j for point j < m) along the normal (w = DIR[3] = m₁⁻¹ + m₂⁻¹):
- * K_ij = m₁⁻¹ + m₂⁻¹ + (r₁ᵢ × n)·I₁⁻¹ (r₁ⱼ × n) + (r₂ᵢ × n)·I₂⁻¹ (r₂ⱼ × n).
- */
-function fillK(m: number, use: number): void {
-  const w = DIR[3];
-  for (let i = 0; i < m; i++) {
-    if (!(use & (1 << i))) continue;
-    const i3 = 3 * i;
-    const ax = CA[i3],
-      ay = CA[i3 + 1],
-      az = CA[i3 + 2],
-      bx = CB[i3],
-      by = CB[i3 + 1],
-      bz = CB[i3 + 2];
-    for (let j = i; j < m; j++) {
-      if (!(use & (1 << j))) continue;
-      const j3 = 3 * j;
-      const v =
-        w + ax * UA[j3] + ay * UA[j3 + 1] + az * UA[j3 + 2] + bx * UB[j3] + by * UB[j3 + 1] + bz * UB[j3 + 2];
-      BK[4 * i + j] = v;
-      BK[4 * j + i] = v;
-    }
-  }
 }
