@@ -58,7 +58,8 @@ export interface SphereContactsTarget {
  * recording of the contact and its anchor is inlined. A point at the
  * sphere's centre (no direction) still asks the collider (its turned +y).
  *
- * `c` is the collider's index; `chunked` says whether the chunk boxes were
+ * `c` is the collider's index; particles [from, to) (all by default: the fused strand pass,
+ * src/strands/fused-pass.ts, generates block by block in particle order); `chunked` says whether the chunk boxes were
  * built this substep (chunks of `chunkSize` particles); the chunk tests made
  * and the chunks culled are added to cc.cullTested and cc.cullCulled.
  */
@@ -71,12 +72,13 @@ export function generateSphereContacts(
   chunked: boolean,
   chunkSize: number,
   cullSlack: number,
+  from = 0,
+  to = ctx.store.count,
 ): void {
   const s = ctx.store;
   const { x, p, v, invMass, radius, group, mask, body } = s;
   const off = cc.disabledBody;
   const nrm = cc.nrm;
-  const np = s.count;
   const box = cc.chunkBox,
     chunkReach = cc.chunkReach;
   const rad = col.radius;
@@ -109,7 +111,7 @@ export function generateSphereContacts(
     stickT = cc.stickT;
   let tested = 0,
     culled = 0;
-  for (let i = 0; i < np; i++) {
+  for (let i = from; i < to; i++) {
     if (chunked && (i & (chunkSize - 1)) === 0) {
       // a chunk whose box is out of its particles' reach: the tests below would reject each one
       const b6 = (6 * i) / chunkSize;

@@ -3,6 +3,7 @@ import type { ParticleStore } from '../core/particles.js';
 import type { SystemKind, World } from '../core/world.js';
 import type { WorldCollider } from '../core/world-collider.js';
 import { quatRotate, quatRotateInverse } from '../math/quat.js';
+import { buildChunkBoxes } from './collider-contact-chunks.js';
 import { PlaneContactsPool } from './collider-contacts-planes.js';
 import { generateSphereContacts, type SphereLike } from './collider-contacts-sphere.js';
 import { depenetrateBodies } from './collider-depenetration.js';
@@ -267,6 +268,13 @@ export class ColliderContacts implements ConstraintSet {
   private h = 0;
 
   beginStep(ctx: StepContext): void {
+    this.startSubstep(ctx);
+    this.generate(ctx, true);
+    this.finishGeneration(ctx);
+  }
+
+  /** The substep's bookkeeping before generating (also the fused strand pass's, src/strands/fused-pass.ts). */
+  startSubstep(ctx: StepContext): void {
     this.deepCount = 0;
     this.substep++;
     this.x = ctx.store.x;
@@ -274,12 +282,23 @@ export class ColliderContacts implements ConstraintSet {
     this.growAnchors(ctx.store.capacity);
     const memory = this.stickMemory;
     this.stickDecay = memory > 0 ? Math.exp(-ctx.h / memory) : 0;
-    this.generate(ctx, true);
+  }
+
+  /** After a recording generation: particles found deep inside move out, and the contacts are made anew. */
+  finishGeneration(ctx: StepContext): void {
     if (this.deepCount === 0) return;
     // particles deep inside: their bodies move out rigidly, then the contacts are generated anew (the
     // particles still too deep, of no body or of a pinned one, each move out on their own)
     depenetrateBodies(ctx.store, this.colliders, this.deepList, this.deepCount, ctx.gravity);
     this.generate(ctx, false);
+  }
+
+  /** Empties the list (contactOf of its particles back to −1). */
+  clear(ctx: StepContext): void {
+    const of = this.contactOf;
+    for (let k = 0; k < this.count; k++) of[this.particle[k]] = -1;
+    if (of.length < ctx.store.count) this.contactOf = new Int32Array(ctx.store.capacity).fill(-1);
+    this.count = 0;
   }
 
   /**
@@ -288,10 +307,7 @@ export class ColliderContacts implements ConstraintSet {
    * without, each is moved out on its own (x and p together) to that depth.
    */
   private generate(ctx: StepContext, record: boolean): void {
-    const of = this.contactOf;
-    for (let k = 0; k < this.count; k++) of[this.particle[k]] = -1;
-    if (of.length < ctx.store.count) this.contactOf = new Int32Array(ctx.store.capacity).fill(-1);
-    this.count = 0;
+    this.clear(ctx);
     const cols = this.colliders;
     const s = ctx.store;
     const { x, p, v, invMass, radius, group, mask, body } = s;
@@ -299,7 +315,7 @@ export class ColliderContacts implements ConstraintSet {
     const nrm = this.nrm;
     const np = s.count;
     const chunked = cols.length > 0 && this.cullPause === 0;
-    if (chunked) this.buildChunks(s);
+    if (chunked) buildChunkBoxes(this, s, CHUNK);
     else if (this.cullPause > 0) this.cullPause--;
     const box = this.chunkBox,
       chunkReach = this.chunkReach;
@@ -497,83 +513,14 @@ export class ColliderContacts implements ConstraintSet {
     d[o + 5] = nrm[2];
   }
 
-  /**
-   * Fills the chunk boxes (over x and p of CHUNK consecutive particles) and
-   * reaches (largest radius + |p − x| of a movable particle) for culling.
-   */
-  private buildChunks(s: ParticleStore): void {
-    const { x, p, invMass, radius } = s;
-    const np = s.count;
-    const nc = Math.ceil(np / CHUNK);
-    if (this.chunkReach.length < nc) {
-      this.chunkBox = new Float64Array(6 * nc);
-      this.chunkReach = new Float64Array(nc);
-    }
-    const box = this.chunkBox,
-      reach = this.chunkReach;
-    for (let ch = 0; ch < nc; ch++) {
-      let x0 = Number.POSITIVE_INFINITY,
-        y0 = x0,
-        z0 = x0,
-        x1 = Number.NEGATIVE_INFINITY,
-        y1 = x1,
-        z1 = x1,
-        m = 0;
-      const end = Math.min(np, (ch + 1) * CHUNK);
-      for (let i = ch * CHUNK; i < end; i++) {
-        const i3 = 3 * i;
-        const ax = x[i3],
-          ay = x[i3 + 1],
-          az = x[i3 + 2],
-          bx = p[i3],
-          by = p[i3 + 1],
-          bz = p[i3 + 2];
-        // a NaN coordinate stays out of the box (comparisons fail) and makes the reach infinite: never culled
-        if (ax < x0) x0 = ax;
-        if (ax > x1) x1 = ax;
-        if (bx < x0) x0 = bx;
-        if (bx > x1) x1 = bx;
-        if (ay < y0) y0 = ay;
-        if (ay > y1) y1 = ay;
-        if (by < y0) y0 = by;
-        if (by > y1) y1 = by;
-        if (az < z0) z0 = az;
-        if (az > z1) z1 = az;
-        if (bz < z0) z0 = bz;
-        if (bz > z1) z1 = bz;
-        if (Number.isNaN(ax + ay + az + bx + by + bz)) m = Number.POSITIVE_INFINITY;
-        if (invMass[i] === 0) continue;
-        const mx = bx - ax,
-          my = by - ay,
-          mz = bz - az;
-        const r = radius[i] + Math.sqrt(mx * mx + my * my + mz * mz);
-        if (r > m) m = r;
-      }
-      const b6 = 6 * ch;
-      box[b6] = x0;
-      box[b6 + 1] = y0;
-      box[b6 + 2] = z0;
-      box[b6 + 3] = x1;
-      box[b6 + 4] = y1;
-      box[b6 + 5] = z1;
-      reach[ch] = m;
-    }
+  project(ctx: StepContext): void {
+    this.readFrictions();
+    this.projectRange(ctx.store.p, 0, this.count, ctx);
   }
 
-  project(ctx: StepContext): void {
-    const p = ctx.store.p;
-    const part = this.particle,
-      q = this.q,
-      n = this.n,
-      lam = this.lambdaN,
-      lamT = this.lambdaT,
-      slid = this.slid,
-      at = this.anchorAt,
-      stickN = this.stickN,
-      stickT = this.stickT,
-      cols = this.colliders,
-      rigid = this.rigid,
-      cid = this.collider;
+  /** The colliders' friction coefficients into muOf and musOf, once per projection. */
+  readFrictions(): void {
+    const cols = this.colliders;
     // the colliders' friction coefficients, read once per projection instead of through each contact's collider
     if (this.muOf.length < cols.length) {
       this.muOf = new Float64Array(cols.length);
@@ -585,7 +532,24 @@ export class ColliderContacts implements ConstraintSet {
       muOf[c] = cols[c].friction;
       musOf[c] = cols[c].staticFriction;
     }
-    for (let k = 0; k < this.count; k++) {
+  }
+
+  /** Projects contacts [k0, k1) (after project() or the fused strand pass read the frictions in). */
+  projectRange(p: Float64Array, k0: number, k1: number, ctx: StepContext): void {
+    const part = this.particle,
+      q = this.q,
+      n = this.n,
+      lam = this.lambdaN,
+      lamT = this.lambdaT,
+      slid = this.slid,
+      at = this.anchorAt,
+      stickN = this.stickN,
+      stickT = this.stickT,
+      rigid = this.rigid,
+      cid = this.collider,
+      muOf = this.muOf,
+      musOf = this.musOf;
+    for (let k = k0; k < k1; k++) {
       if (rigid[k] >= 0) {
         projectCoupledContact(this, k, ctx);
         continue;
@@ -667,11 +631,16 @@ export class ColliderContacts implements ConstraintSet {
   }
 
   endStep(ctx: StepContext): void {
+    this.endStepRange(ctx, 0, this.count);
+  }
+
+  /** The velocity pass of contacts [k0, k1) (endStep; the fused strand pass calls it per block). */
+  endStepRange(ctx: StepContext, k0: number, k1: number): void {
     const v = ctx.store.v;
     const h = ctx.h;
     const g = ctx.gravity;
     const restThreshold = 2 * Math.sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * h;
-    for (let k = 0; k < this.count; k++) {
+    for (let k = k0; k < k1; k++) {
       const deep = this.deep[k] !== 0;
       if (this.lambdaN[k] <= 0 && !deep) continue;
       // the normal velocity relative to the collider: the arrival speed reflected by the

@@ -113,6 +113,16 @@ export interface Scheduler {
 }
 
 /**
+ * A pass that may run a whole substep in place of the pipeline: a family's
+ * fused pass for the worlds it recognises (src/strands/fused-pass.ts). It
+ * checks the world's plan each substep and returns false, having done
+ * nothing, where it does not hold; it must give the pipeline's numbers.
+ */
+export interface SubstepPass {
+  run(ctx: StepContext, scheduler: Scheduler): boolean;
+}
+
+/**
  * Makes the scheduler of a world built with `threads: n` (n > 1). The core
  * has no worker pool of its own: src/parallel/ installs one
  * (`World.threadedScheduler`) when the package is imported, so that the core

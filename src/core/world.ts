@@ -10,6 +10,7 @@ import {
   type Scheduler,
   SerialScheduler,
   type Stage,
+  type SubstepPass,
   type ThreadedSchedulerFactory,
 } from './pipeline.js';
 import { RigidPredictionStage, RigidVelocityStage } from './rigid-stages.js';
@@ -178,6 +179,8 @@ export class World implements WorldView {
   readonly timings = new StepTimings();
   /** The stages of one substep, in order (see Pipeline and docs/architecture.md, "One step"). */
   readonly pipeline = new Pipeline();
+  /** Fused passes tried before the pipeline each substep (SubstepPass: the first that runs does the substep). */
+  readonly substepPasses: SubstepPass[] = [];
   /** Runs the pipeline's stages; the serial scheduler defines every result. */
   scheduler: Scheduler = new SerialScheduler();
   private readonly ctx: StepContext;
@@ -515,7 +518,10 @@ export class World implements WorldView {
     ctx.time = this.time + ctx.h;
     // BDF2 solves the implicit problem of step 2h/3 once a history exists (core/bdf2.ts)
     ctx.hSolve = this.history?.started ? (2 / 3) * ctx.h : ctx.h;
-    this.pipeline.run(ctx, this.scheduler);
+    const fused = this.substepPasses;
+    let done = false;
+    for (let k = 0; k < fused.length && !done; k++) done = fused[k].run(ctx, this.scheduler);
+    if (!done) this.pipeline.run(ctx, this.scheduler);
     this.time = ctx.time;
   }
 

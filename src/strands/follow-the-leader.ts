@@ -95,7 +95,7 @@ export class FollowTheLeader implements ConstraintSet {
    * True from beginStep until the substep's first projection, which writes every correction d_i
    * afresh (0 + d_i, as adding it to a zeroed array would), so that no pass clears the array.
    */
-  private fresh = false;
+  fresh = false;
 
   beginStep(): void {
     this.fresh = true;

@@ -31,6 +31,7 @@ import type { World } from '../core/world.js';
 import { PathSummation } from '../shape-matching/mesh-paths.js';
 import { RegionShapeMatching } from '../shape-matching/region-shape-matching.js';
 import { FollowTheLeader, type FollowTheLeaderOptions } from './follow-the-leader.js';
+import { fusedStrandSystem } from './fused-pass.js';
 import { buildCosseratRods, type RodOptions, type RodStiffness } from './rod.js';
 import type { BendTwistConstraints } from './rod-bend-twist.js';
 import type { DirectRodSolver } from './rod-direct.js';
@@ -256,6 +257,8 @@ export class Strands extends Body {
       const globalStart = new Int32Array(ns + 1);
       for (let s = 0; s <= ns; s++) globalStart[s] = start[s] + off;
       this.ftl = this.addSet(new FollowTheLeader(globalStart, this.restLength, o.ftl ?? {}, `${where}.ftl`));
+      // a hair-only world runs its substeps fused, strand block by strand block (fused-pass.ts)
+      world.system(fusedStrandSystem);
     }
     if (o.pinRoots ?? true) {
       for (let s = 0; s < ns; s++) {

@@ -1,0 +1,68 @@
+import type { ParticleStore } from '../core/particles.js';
+
+/**
+ * Fills the collider contacts' chunk boxes (over x and p of `chunk` consecutive particles) and
+ * reaches (largest radius + |p − x| of a movable particle) for culling (ColliderContacts.generate).
+ */
+export function buildChunkBoxes(
+  cc: { chunkBox: Float64Array; chunkReach: Float64Array },
+  s: ParticleStore,
+  chunk: number,
+): void {
+  const { x, p, invMass, radius } = s;
+  const np = s.count;
+  const nc = Math.ceil(np / chunk);
+  if (cc.chunkReach.length < nc) {
+    cc.chunkBox = new Float64Array(6 * nc);
+    cc.chunkReach = new Float64Array(nc);
+  }
+  const box = cc.chunkBox,
+    reach = cc.chunkReach;
+  for (let ch = 0; ch < nc; ch++) {
+    let x0 = Number.POSITIVE_INFINITY,
+      y0 = x0,
+      z0 = x0,
+      x1 = Number.NEGATIVE_INFINITY,
+      y1 = x1,
+      z1 = x1,
+      m = 0;
+    const end = Math.min(np, (ch + 1) * chunk);
+    for (let i = ch * chunk; i < end; i++) {
+      const i3 = 3 * i;
+      const ax = x[i3],
+        ay = x[i3 + 1],
+        az = x[i3 + 2],
+        bx = p[i3],
+        by = p[i3 + 1],
+        bz = p[i3 + 2];
+      // a NaN coordinate stays out of the box (comparisons fail) and makes the reach infinite: never culled
+      if (ax < x0) x0 = ax;
+      if (ax > x1) x1 = ax;
+      if (bx < x0) x0 = bx;
+      if (bx > x1) x1 = bx;
+      if (ay < y0) y0 = ay;
+      if (ay > y1) y1 = ay;
+      if (by < y0) y0 = by;
+      if (by > y1) y1 = by;
+      if (az < z0) z0 = az;
+      if (az > z1) z1 = az;
+      if (bz < z0) z0 = bz;
+      if (bz > z1) z1 = bz;
+      if (Number.isNaN(ax + ay + az + bx + by + bz)) m = Number.POSITIVE_INFINITY;
+      if (invMass[i] === 0) continue;
+      const mx = bx - ax,
+        my = by - ay,
+        mz = bz - az;
+      const r = radius[i] + Math.sqrt(mx * mx + my * my + mz * mz);
+      if (r > m) m = r;
+    }
+    const b6 = 6 * ch;
+    box[b6] = x0;
+    box[b6 + 1] = y0;
+    box[b6 + 2] = z0;
+    box[b6 + 3] = x1;
+    box[b6 + 4] = y1;
+    box[b6 + 5] = z1;
+    reach[ch] = m;
+  }
+}

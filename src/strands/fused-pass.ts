@@ -1,0 +1,246 @@
+/**
+ * The fused strand pass: a substep of a hair-only world in two passes over
+ * its strands instead of one pass per stage over all its particles.
+ *
+ * A world whose particles all belong to Follow-The-Leader strands, touched by
+ * nothing but the strands' FTL / DFTL sets (survey 000 §3.5), the roots'
+ * attachments (003 §3.6) and one sphere collider's contacts (003 §3.4), runs
+ * each of its stages as a stream over every particle: the prediction, the
+ * contacts' generation, their projection, the FTL pass, the velocity update,
+ * the contacts' velocity pass and DFTL's correction each read and write the
+ * 170,000 particles of hair-10k again (about 110 MB a step, docs/strands.md
+ * "Speed"). Nothing in such a world couples one strand to another, so the
+ * pass takes blocks of BLOCK strands in particle order and runs the stages on
+ * one block while its particles are in the cache:
+ *
+ * 1. per block, the prediction p = x + h v with gravity, damping and the speed
+ *    limit (003 Algorithm 1, lines 5–7: ParticlePredictionStage) and the
+ *    sphere's contacts of the block's particles (generateSphereContacts, the
+ *    continuous test along x → p, the static fallback, the friction anchor);
+ *    then the sets' beginStep whole (the roots' attachments put their
+ *    predicted positions on the targets; particles found deep inside move out
+ *    as ColliderContacts.beginStep does);
+ * 2. per iteration, the attachments' projection whole (soft ones: the drag),
+ *    then per block the block's contacts (projection with friction, 003
+ *    §3.4) and the FTL pass of its strands (000 §3.5: p_i ← p_{i−1} +
+ *    l_i (p_i − p_{i−1})/|p_i − p_{i−1}|); in the last iteration the block
+ *    goes on to the velocity update v = (p − x)/h, x = p (Algorithm 1, lines
+ *    12–15), the contacts' velocity pass (restitution, line 16) and DFTL's
+ *    correction v_i −= s_damping d_{i+1}/h (000 §3.5).
+ *
+ * Every step of a particle is the same kernel as in the stages, with the
+ * same operations in the same order for that particle: a contact touches
+ * only its own particle, FTL at i reads only i − 1 (already final) and i,
+ * and the velocity passes read only the particle's own state. So the numbers
+ * are the pipeline's bit for bit (test/strands-fused.test.ts), and the contact
+ * list is the same list (particle order). The attachments' beginStep runs
+ * after the block passes of step 1 instead of between the prediction and the
+ * generation: it writes only the predicted positions of hard-attached
+ * particles (inverse mass 0), which the generation skips, and the prediction
+ * wrote them before it either way.
+ *
+ * The plan is checked each substep (no flag to set): implicit Euler, one
+ * thread, no orientations, no rigid bodies, the core's stages only, every
+ * enabled set the attachments, the collider contacts or an FTL set, the FTL
+ * sets covering every particle, and at most one enabled collider, a sphere
+ * that follows no rigid body. Otherwise the pipeline runs the substep.
+ */
+import { type ColliderContacts, findColliderContacts } from '../collision/collider-contacts.js';
+import { generateSphereContacts, type SphereLike } from '../collision/collider-contacts-sphere.js';
+import type { StepContext } from '../core/constraint-set.js';
+import type { Scheduler, Stage, SubstepPass } from '../core/pipeline.js';
+import { ParticlePredictionStage, ParticleVelocityStage } from '../core/stages.js';
+import { clock } from '../core/timings.js';
+import type { SystemKind, World } from '../core/world.js';
+import { dftlStrands, FollowTheLeader, ftlStrands } from './follow-the-leader.js';
+
+/** Strands per block: a block's particles (about 16 × 17 here) stay in the L1/L2 cache between stages. */
+const BLOCK = 16;
+/** Culling constants of ColliderContacts (unused: the fused pass generates without chunk boxes). */
+const CHUNK = 16;
+const CULL_SLACK = 1e-7;
+
+/** The core's stages, in the pipeline's order: the plan holds only for a pipeline of exactly these. */
+const CORE_STAGES = [
+  'colliders.move',
+  'sets.applyForces',
+  'sets.dampVelocities',
+  'particles.predict',
+  'orientations.predict',
+  'rigids.predict',
+  'sets.beginStep',
+  'sets.project',
+  'particles.update',
+  'orientations.update',
+  'rigids.update',
+  'sets.endStep',
+];
+
+export class FusedStrandPass implements SubstepPass {
+  /** False runs every substep through the pipeline (A/B comparisons, tests). */
+  enabled = true;
+  /** Substeps this pass ran (statistics, tests). */
+  ran = 0;
+  private readonly world: World;
+  private readonly predict = new ParticlePredictionStage();
+  private readonly update = new ParticleVelocityStage();
+  /** The FTL sets of the plan, by first particle; refilled by plan(). */
+  private ftl: FollowTheLeader[] = [];
+  private slotA = -1;
+  private slotB = -1;
+  private timingsOf: unknown = null;
+
+  constructor(world: World) {
+    this.world = world;
+  }
+
+  /** True when the world's substep can run fused (see the file's comment); fills `ftl`. */
+  plan(ctx: StepContext): boolean {
+    const w = this.world;
+    if (!this.enabled || w.history !== null || (ctx.tasks && ctx.tasks.threads > 1)) return false;
+    if (w.store.orientedRanges.length > 0 || w.rigids.count > 0) return false;
+    const stages = w.pipeline.stages;
+    if (stages.length !== CORE_STAGES.length) return false;
+    for (let k = 0; k < stages.length; k++) if (stages[k].name !== CORE_STAGES[k]) return false;
+    const cc = findColliderContacts(w);
+    const ftl = this.ftl;
+    ftl.length = 0;
+    const sets = w.sets;
+    for (let k = 0; k < sets.length; k++) {
+      const s = sets[k];
+      if (!s.enabled) continue;
+      if (s instanceof FollowTheLeader) ftl.push(s);
+      else if (s !== w.attachments && s !== cc) return false;
+    }
+    if (ftl.length === 0) return false;
+    if (w.attachments.orientationCount > 0) return false;
+    // the strands cover the particles [0, count) in one run
+    if (ftl.length > 1) ftl.sort((a, b) => a.start[0] - b.start[0]);
+    let next = 0;
+    for (let k = 0; k < ftl.length; k++) {
+      const st = ftl[k].start;
+      if (st[0] !== next) return false;
+      next = st[st.length - 1];
+    }
+    if (next !== w.store.count) return false;
+    let spheres = 0;
+    const cols = w.colliders;
+    for (let c = 0; c < cols.length; c++) {
+      const col = cols[c];
+      if (!col.enabled) continue;
+      if (col.type !== 'sphere' || (col.rigid ?? -1) >= 0) return false;
+      spheres++;
+    }
+    return spheres <= 1;
+  }
+
+  run(ctx: StepContext, scheduler: Scheduler): boolean {
+    if (!this.plan(ctx)) return false;
+    const w = this.world;
+    const stages = w.pipeline.stages;
+    const timings = ctx.timings;
+    if (this.timingsOf !== timings) {
+      this.timingsOf = timings;
+      this.slotA = timings.slot('strands.fused.predict+contacts');
+      this.slotB = timings.slot('strands.fused.solve+update');
+    }
+    // colliders.move, the forces hooks, the orientation and rigid predictions (none here)
+    for (let k = 0; k < 6; k++) if (k !== 3) this.stage(stages[k], ctx, scheduler);
+    const store = ctx.store;
+    const cc = findColliderContacts(w);
+    const contacts = cc !== null && cc.enabled ? cc : null;
+    const ftl = this.ftl;
+    let col: SphereLike | null = null;
+    let c = -1;
+    for (let j = 0; j < w.colliders.length; j++)
+      if (w.colliders[j].enabled) {
+        col = w.colliders[j] as SphereLike;
+        c = j;
+      }
+    // 1. prediction and the sphere's contacts, block by block
+    let t0 = clock();
+    if (contacts) {
+      contacts.startSubstep(ctx);
+      contacts.clear(ctx);
+      contacts.cullTested = contacts.cullCulled = 0;
+    }
+    for (let f = 0; f < ftl.length; f++) {
+      const start = ftl[f].start;
+      const ns = start.length - 1;
+      for (let s0 = 0; s0 < ns; s0 += BLOCK) {
+        const a = start[s0],
+          b = start[Math.min(ns, s0 + BLOCK)];
+        this.predict.runRange(ctx, a, b);
+        if (contacts && col)
+          generateSphereContacts(contacts, ctx, col, c, true, false, CHUNK, CULL_SLACK, a, b);
+      }
+    }
+    // the sets' beginStep, in their order (the contacts' part that is left: particles deep inside)
+    const sets = w.sets;
+    for (let k = 0; k < sets.length; k++) {
+      const s = sets[k];
+      if (!s.enabled) continue;
+      if (s === contacts) contacts.finishGeneration(ctx);
+      else s.beginStep?.(ctx);
+    }
+    timings.add(this.slotA, clock() - t0);
+    // 2. the iterations, the last one with the velocity passes, block by block
+    t0 = clock();
+    const att = w.attachments;
+    const { p, x, v, invMass } = store;
+    const iters = ctx.iterations;
+    ctx.reverse = false;
+    for (let it = 0; it < iters; it++) {
+      ctx.iteration = it;
+      const last = it === iters - 1;
+      if (att.enabled) scheduler.project(att, ctx);
+      contacts?.readFrictions();
+      let k0 = 0;
+      const part = contacts ? contacts.particle : null;
+      const nc = contacts ? contacts.count : 0;
+      for (let f = 0; f < ftl.length; f++) {
+        const set = ftl[f];
+        const { start, rest, correction } = set;
+        const ns = start.length - 1;
+        const first = set.fresh;
+        const damp = set.damping * ctx.invH;
+        for (let s0 = 0; s0 < ns; s0 += BLOCK) {
+          const s1 = Math.min(ns, s0 + BLOCK);
+          const a = start[s0],
+            b = start[s1];
+          let k1 = k0;
+          if (part !== null) while (k1 < nc && part[k1] < b) k1++;
+          if (contacts) contacts.projectRange(p, k0, k1, ctx);
+          ftlStrands(p, x, invMass, start, rest, correction, set.maxStretch, first, s0, s1);
+          if (last) {
+            this.update.runRange(ctx, a, b);
+            if (contacts) contacts.endStepRange(ctx, k0, k1);
+            if (damp !== 0) dftlStrands(v, invMass, start, correction, damp, s0, s1);
+          }
+          k0 = k1;
+        }
+        set.fresh = false;
+      }
+    }
+    // the orientation and rigid velocity updates (none here)
+    this.stage(stages[9], ctx, scheduler);
+    this.stage(stages[10], ctx, scheduler);
+    timings.add(this.slotB, clock() - t0);
+    this.ran++;
+    return true;
+  }
+
+  private stage(stage: Stage, ctx: StepContext, scheduler: Scheduler): void {
+    scheduler.run(stage, ctx);
+  }
+}
+
+/** The world's fused strand pass: installed by the first Strands body with FTL (src/strands/strands.ts). */
+export const fusedStrandSystem: SystemKind<FusedStrandPass> = {
+  name: 'fused strand pass',
+  install(world) {
+    const f = new FusedStrandPass(world);
+    world.substepPasses.push(f);
+    return f;
+  },
+};

@@ -1,0 +1,123 @@
+/**
+ * The fused strand pass (src/strands/fused-pass.ts): a hair-only world's
+ * substep run strand block by strand block gives the pipeline's numbers bit
+ * for bit, runs only where its plan holds, and keeps FTL's exact lengths.
+ */
+import { describe, expect, it } from 'vitest';
+import { findColliderContacts } from '../src/collision/collider-contacts.js';
+import {
+  Cloth,
+  gridMesh,
+  hairOnSphere,
+  Motion,
+  PlaneCollider,
+  SphereCollider,
+  Strands,
+  World,
+} from '../src/index.js';
+import { FusedStrandPass, fusedStrandSystem } from '../src/strands/fused-pass.js';
+
+interface HairCase {
+  substeps?: number;
+  iterations?: number;
+  maxStretch?: number;
+  damping?: number;
+  /** Head centre: y 1.6 by default; inside the hair's roots puts particles deep inside. */
+  headY?: number;
+  friction?: number;
+  /** ColliderContacts.maxDepenetrationSpeed (m/s). */
+  depenetration?: number;
+}
+
+function hair(fused: boolean, o: HairCase = {}) {
+  const world = new World({ dt: 1 / 60, substeps: o.substeps ?? 2, iterations: o.iterations ?? 1 });
+  const motion = { oscillate: { amplitude: [0.15, 0, 0] as [number, number, number], frequency: 0.5 } };
+  const head = world.addCollider(
+    new SphereCollider({
+      radius: 0.1,
+      position: [0, o.headY ?? 1.6, 0],
+      friction: o.friction ?? 0.3,
+      restitution: 0.5,
+      motion,
+    }),
+  );
+  // strands of different lengths, so that the blocks and the contacts' cursor meet uneven strands
+  const style = hairOnSphere({ center: [0, 1.6, 0], radius: 0.1, count: 150, segments: 7, length: 0.25 });
+  const body = new Strands(world, {
+    ...style,
+    linearDensity: 0.001,
+    radius: 0.004,
+    ftl: { damping: o.damping ?? 0.9, maxStretch: o.maxStretch ?? 1 },
+    rootMotion: head.motion ?? new Motion(motion),
+  });
+  if (o.depenetration !== undefined) findColliderContacts(world)!.maxDepenetrationSpeed = o.depenetration;
+  const pass = world.system(fusedStrandSystem);
+  pass.enabled = fused;
+  return { world, body, pass };
+}
+
+function differing(a: World, b: World): number {
+  const n = 3 * a.store.count;
+  let d = 0;
+  for (let i = 0; i < n; i++) {
+    if (!Object.is(a.store.x[i], b.store.x[i])) d++;
+    if (!Object.is(a.store.v[i], b.store.v[i])) d++;
+  }
+  return d;
+}
+
+describe('the fused strand pass', () => {
+  it.each<[string, HairCase]>([
+    ['1 substep × 1 iteration (hair-10k)', { substeps: 1 }],
+    ['2 substeps × 3 iterations', { substeps: 2, iterations: 3 }],
+    ['maxStretch 1.05, plain FTL', { maxStretch: 1.05, damping: 0 }],
+    ['no friction', { friction: 0 }],
+    ['a head placed over the hair (particles deep inside)', { headY: 1.75, depenetration: 0.5 }],
+  ])('gives the pipeline numbers bit for bit: %s', (_, o) => {
+    const a = hair(false, o),
+      b = hair(true, o);
+    // a soft attachment (the gallery's drag) on a strand's tip from step 20 on
+    const tip = b.body.offset + 7;
+    let deepSeen = 0;
+    for (let s = 0; s < 60; s++) {
+      if (s === 20)
+        for (const w of [a.world, b.world])
+          w.attachments.attach(tip, { target: [0.2, 1.9, 0], compliance: 1e-4 });
+      a.world.step();
+      b.world.step();
+      const cc = findColliderContacts(b.world)!;
+      for (let k = 0; k < cc.count; k++) deepSeen += cc.deep[k];
+    }
+    expect(b.pass.ran).toBe(60 * (o.substeps ?? 2));
+    expect(a.pass.ran).toBe(0);
+    expect(differing(a.world, b.world)).toBe(0);
+    // the contacts were real (the hair lies on the head) and the lengths exact
+    expect(b.world.stats.recoveries).toBe(0);
+    const cc = findColliderContacts(b.world)!;
+    expect(cc.count).toBeGreaterThan(20);
+    if (o.depenetration !== undefined) expect(deepSeen).toBeGreaterThan(0);
+    if ((o.maxStretch ?? 1) === 1) expect(b.body.ftl!.maxViolation(b.world.store)).toBeLessThan(1e-9);
+  });
+
+  it('stands aside where its plan does not hold: another body, a plane, a second collider, BDF2', () => {
+    const variants: ((w: World) => void)[] = [
+      (w) => new Cloth(w, { mesh: gridMesh({ width: 0.2, height: 0.2, cols: 2, rows: 2 }), density: 0.1 }),
+      (w) => w.addCollider(new PlaneCollider({ normal: [0, 1, 0], offset: 0 })),
+      (w) => w.addCollider(new SphereCollider({ radius: 0.05, position: [1, 0, 0] })),
+      (w) => w.configure({ integrator: 'bdf2' }),
+    ];
+    for (const add of variants) {
+      const { world, pass } = hair(true);
+      world.step();
+      expect(pass.ran).toBe(2);
+      add(world);
+      world.step();
+      expect(pass.ran).toBe(2);
+    }
+  });
+
+  it('is installed once per world by the strands with FTL', () => {
+    const { world } = hair(true);
+    expect(world.substepPasses.filter((p) => p instanceof FusedStrandPass)).toHaveLength(1);
+  });
+});
