@@ -36,15 +36,6 @@ import { StepTimings } from './timings.js';
 import type { WorldBody } from './world-body.js';
 import type { WorldCollider } from './world-collider.js';
 
-export type {
-  IntegratorKind,
-  PrecisionKind,
-  SolveKind,
-  StepStats,
-  SweepKind,
-  WindOptions,
-} from './step-context.js';
-
 export interface WorldOptions {
   /** Length of one step (s). Default 1/60. */
   dt?: number;
