@@ -37,15 +37,6 @@ import { StepTimings } from './timings.js';
 import type { WorldBody } from './world-body.js';
 import type { WorldCollider } from './world-collider.js';
 
-export type {
-  IntegratorKind,
-  PrecisionKind,
-  SolveKind,
-  StepStats,
-  SweepKind,
-  WindOptions,
-} from './step-context.js';
-
 export interface WorldOptions {
   /** Length of one step (s). Default 1/60. */
   dt?: number;
@@ -108,6 +99,17 @@ export interface WorldOptions {
 }
 
 const validSolvers: readonly SolverKind[] = ['pbd', 'xpbd'];
+
+/** An option that names one of `allowed` (undefined: unset), or a PbdError that names world.FIELD and the fix. */
+function choice<T extends string>(
+  v: T | undefined,
+  field: string,
+  allowed: readonly T[],
+  fix: string,
+): T | undefined {
+  if (v === undefined || allowed.includes(v)) return v;
+  throw new PbdError('world/invalid', `world.${field}`, `unknown ${field} '${v}'`, fix);
+}
 
 /**
  * A world-wide system of a method family: state and constraint sets shared
@@ -315,61 +317,24 @@ export class World implements WorldView {
     this.damping =
       num(o.damping, 'damping', (x) => x >= 0 && Number.isFinite(x), 'must be ≥ 0 (1/s)') ?? this.damping;
     this.maxSpeed = num(o.maxSpeed, 'maxSpeed', (x) => x > 0, 'must be > 0 (m/s)') ?? this.maxSpeed;
-    if (o.solver !== undefined) {
-      if (!validSolvers.includes(o.solver)) {
-        throw new PbdError(
-          'world/invalid',
-          'world.solver',
-          `unknown solver '${o.solver}'`,
-          "use 'xpbd' or 'pbd'",
-        );
-      }
-      this.solver = o.solver;
+    this.solver = choice(o.solver, 'solver', validSolvers, "use 'xpbd' or 'pbd'") ?? this.solver;
+    this.sweep =
+      choice(o.sweep, 'sweep', ['symmetric', 'forward'], "use 'symmetric' or 'forward'") ?? this.sweep;
+    this.solve =
+      choice(o.solve, 'solve', ['gauss-seidel', 'jacobi'], "use 'gauss-seidel' or 'jacobi'") ?? this.solve;
+    const integrator = choice(
+      o.integrator,
+      'integrator',
+      ['implicit-euler', 'bdf2'],
+      "use 'implicit-euler' or 'bdf2'",
+    );
+    if (integrator !== undefined && integrator !== this.integrator) {
+      this.integrator = integrator;
+      this.history = integrator === 'bdf2' ? new Bdf2History() : null;
+      if (this.history) this.pipeline.add(this.historyStage);
+      else this.pipeline.remove(this.historyStage);
     }
-    if (o.sweep !== undefined) {
-      if (o.sweep !== 'symmetric' && o.sweep !== 'forward') {
-        throw new PbdError(
-          'world/invalid',
-          'world.sweep',
-          `unknown sweep '${o.sweep}'`,
-          "use 'symmetric' or 'forward'",
-        );
-      }
-      this.sweep = o.sweep;
-    }
-    if (o.solve !== undefined) {
-      if (o.solve !== 'gauss-seidel' && o.solve !== 'jacobi') {
-        throw new PbdError(
-          'world/invalid',
-          'world.solve',
-          `unknown solve '${o.solve}'`,
-          "use 'gauss-seidel' or 'jacobi'",
-        );
-      }
-      this.solve = o.solve;
-    }
-    if (o.integrator !== undefined) {
-      if (o.integrator !== 'implicit-euler' && o.integrator !== 'bdf2') {
-        throw new PbdError(
-          'world/invalid',
-          'world.integrator',
-          `unknown integrator '${o.integrator}'`,
-          "use 'implicit-euler' or 'bdf2'",
-        );
-      }
-      if (o.integrator !== this.integrator) {
-        this.integrator = o.integrator;
-        this.history = o.integrator === 'bdf2' ? new Bdf2History() : null;
-        if (this.history) this.pipeline.add(this.historyStage);
-        else this.pipeline.remove(this.historyStage);
-      }
-    }
-    if (o.precision !== undefined) {
-      const p = o.precision;
-      const bad = p !== 'f64' && p !== 'f32' ? [`unknown precision '${p}'`, "use 'f64' or 'f32'"] : null;
-      if (bad) throw new PbdError('world/invalid', 'world.precision', bad[0], bad[1]);
-      this.precision = p;
-    }
+    this.precision = choice(o.precision, 'precision', ['f64', 'f32'], "use 'f64' or 'f32'") ?? this.precision;
     this.relaxation =
       num(o.relaxation, 'relaxation', (x) => x > 0 && x < 2, 'must lie between 0 and 2 (exclusive)') ??
       this.relaxation;

@@ -89,6 +89,8 @@ export interface LatticeSums {
 export function latticeSums(d: number, h: number): LatticeSums {
   const n = Math.ceil(h / d);
   const g = new Float64Array(3);
+  // the neighbours' offsets x_j and spiky gradients ∇W_j, six numbers each, in lattice order
+  const nb = new Float64Array(6 * (2 * n + 1) ** 3);
   let density = 0,
     gradientSquared = 0,
     neighbours = 0;
@@ -102,9 +104,10 @@ export function latticeSums(d: number, h: number): LatticeSums {
         if (!(r < h)) continue;
         density += spiky(r, h);
         if (r > 0) {
-          neighbours++;
           spikyGradient(x, y, z, h, g);
           gradientSquared += g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
+          nb.set([x, y, z, g[0], g[1], g[2]], 6 * neighbours);
+          neighbours++;
         }
       }
     }
@@ -123,21 +126,11 @@ export function latticeSums(d: number, h: number): LatticeSums {
         let sx = 0,
           sy = 0,
           sz = 0;
-        for (let a = -n; a <= n; a++) {
-          for (let b = -n; b <= n; b++) {
-            for (let c = -n; c <= n; c++) {
-              const x = a * d,
-                y = b * d,
-                z = c * d;
-              const r = Math.sqrt(x * x + y * y + z * z);
-              if (!(r < h) || r === 0) continue;
-              spikyGradient(x, y, z, h, g);
-              const sn = Math.sin(kx * x + ky * y + kz * z);
-              sx += g[0] * sn;
-              sy += g[1] * sn;
-              sz += g[2] * sn;
-            }
-          }
+        for (let o = 0; o < 6 * neighbours; o += 6) {
+          const sn = Math.sin(kx * nb[o] + ky * nb[o + 1] + kz * nb[o + 2]);
+          sx += nb[o + 3] * sn;
+          sy += nb[o + 4] * sn;
+          sz += nb[o + 5] * sn;
         }
         const mu = (sx * sx + sy * sy + sz * sz) / gradientSquared;
         if (mu > jacobiRadius) jacobiRadius = mu;

@@ -13,6 +13,7 @@
  * closes NEXT (CLOSED), then writes its fields and TOTAL, then opens NEXT. Which thread runs a
  * block changes nothing: the blocks of a colour share no movable particle.
  */
+import type { StepContext } from '../core/constraint-set.js';
 
 /** Int32 slots of the control block. */
 export const NEXT = 0;
@@ -53,6 +54,35 @@ export const CTX_SUBSTEP = 6;
 export const CTX_SUBSTEPS = 7;
 export const CTX_SOLVER = 8;
 export const CTX_SLOTS = 16;
+
+/** The step context's scalars into the context block (the calling thread, before it hands out a set's colours). */
+export function writeContext(b: Float64Array, ctx: StepContext): void {
+  b[CTX_H] = ctx.h;
+  b[CTX_INVH] = ctx.invH;
+  b[CTX_TIME] = ctx.time;
+  b[CTX_ITERATION] = ctx.iteration;
+  b[CTX_ITERATIONS] = ctx.iterations;
+  b[CTX_PASSES] = ctx.passes;
+  b[CTX_SUBSTEP] = ctx.substep;
+  b[CTX_SUBSTEPS] = ctx.substeps;
+  b[CTX_SOLVER] = ctx.solver === 'pbd' ? 1 : 0;
+}
+
+/** What writeContext wrote, into a worker's copy of the step context. */
+export function readContext(
+  b: Float64Array,
+  ctx: { -readonly [K in keyof StepContext]: StepContext[K] },
+): void {
+  ctx.h = b[CTX_H];
+  ctx.invH = b[CTX_INVH];
+  ctx.time = b[CTX_TIME];
+  ctx.iteration = b[CTX_ITERATION];
+  ctx.iterations = b[CTX_ITERATIONS];
+  ctx.passes = b[CTX_PASSES];
+  ctx.substep = b[CTX_SUBSTEP];
+  ctx.substeps = b[CTX_SUBSTEPS];
+  ctx.solver = b[CTX_SOLVER] === 1 ? 'pbd' : 'xpbd';
+}
 
 /** Bytes for the message of a block that threw. */
 export const ERROR_BYTES = 2048;

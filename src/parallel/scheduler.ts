@@ -24,19 +24,7 @@ import type { Scheduler, Stage, ThreadedWorld } from '../core/pipeline.js';
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import { Mirror } from './mirror.js';
 import { acquirePool, type WorkerPool } from './pool.js';
-import {
-  CTX_H,
-  CTX_INVH,
-  CTX_ITERATION,
-  CTX_ITERATIONS,
-  CTX_PASSES,
-  CTX_SOLVER,
-  CTX_SUBSTEP,
-  CTX_SUBSTEPS,
-  CTX_TIME,
-  MAX_BLOCKS,
-  TASK_JOB,
-} from './protocol.js';
+import { MAX_BLOCKS, TASK_JOB, writeContext } from './protocol.js';
 import { kindModule, parallelKind, parallelTasks, type TaskKernel } from './registry.js';
 
 /** Sets with fewer constraints stay on the calling thread. */
@@ -156,16 +144,7 @@ export class ThreadedScheduler implements Scheduler, TaskRunner {
     }
     e.mirror.writeScalars();
     this.storeMirror!.writeScalars();
-    const b = this.pool.ctx;
-    b[CTX_H] = ctx.h;
-    b[CTX_INVH] = ctx.invH;
-    b[CTX_TIME] = ctx.time;
-    b[CTX_ITERATION] = ctx.iteration;
-    b[CTX_ITERATIONS] = ctx.iterations;
-    b[CTX_PASSES] = ctx.passes;
-    b[CTX_SUBSTEP] = ctx.substep;
-    b[CTX_SUBSTEPS] = ctx.substeps;
-    b[CTX_SOLVER] = ctx.solver === 'pbd' ? 1 : 0;
+    writeContext(this.pool.ctx, ctx);
     const off = set.colorOffsets!;
     const nc = set.colors ?? off.length - 1;
     this.curSet = set;

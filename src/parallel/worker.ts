@@ -11,15 +11,6 @@ import { type Holder, readScalars, rebuild } from './mirror.js';
 import {
   BLOCK,
   COLOR,
-  CTX_H,
-  CTX_INVH,
-  CTX_ITERATION,
-  CTX_ITERATIONS,
-  CTX_PASSES,
-  CTX_SOLVER,
-  CTX_SUBSTEP,
-  CTX_SUBSTEPS,
-  CTX_TIME,
   DONE,
   ERR,
   ERRLEN,
@@ -28,6 +19,7 @@ import {
   GEN,
   type MirrorMessage,
   NEXT,
+  readContext,
   SET,
   STATE,
   TASK_JOB,
@@ -173,16 +165,7 @@ function runBlock(k: number): void {
     readScalars(copy.set, copy.mirror);
     const ctx = copy.ctx as { -readonly [K in keyof StepContext]: StepContext[K] };
     ctx.store = st.store as unknown as StepContext['store'];
-    const b = ctxBlock;
-    ctx.h = b[CTX_H];
-    ctx.invH = b[CTX_INVH];
-    ctx.time = b[CTX_TIME];
-    ctx.iteration = b[CTX_ITERATION];
-    ctx.iterations = b[CTX_ITERATIONS];
-    ctx.passes = b[CTX_PASSES];
-    ctx.substep = b[CTX_SUBSTEP];
-    ctx.substeps = b[CTX_SUBSTEPS];
-    ctx.solver = b[CTX_SOLVER] === 1 ? 'pbd' : 'xpbd';
+    readContext(ctxBlock, ctx);
     copy.set.projectColorRange!(ctx, color, from, to);
   } catch (e) {
     if (Atomics.compareExchange(c, ERR, 0, 1) === 0) {
