@@ -102,7 +102,7 @@ describe('the fused strand pass', () => {
   it('stands aside where its plan does not hold: another body, a plane, a second collider, BDF2', () => {
     const variants: ((w: World) => void)[] = [
       (w) => new Cloth(w, { mesh: gridMesh({ width: 0.2, height: 0.2, cols: 2, rows: 2 }), density: 0.1 }),
-      (w) => w.addCollider(new PlaneCollider({ normal: [0, 1, 0], offset: 0 })),
+      (w) => w.addCollider(new PlaneCollider({ normal: [0, 1, 0], position: [0, 0, 0] })),
       (w) => w.addCollider(new SphereCollider({ radius: 0.05, position: [1, 0, 0] })),
       (w) => w.configure({ integrator: 'bdf2' }),
     ];

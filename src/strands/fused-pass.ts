@@ -45,7 +45,7 @@
  * sets covering every particle, and at most one enabled collider, a sphere
  * that follows no rigid body. Otherwise the pipeline runs the substep.
  */
-import { type ColliderContacts, findColliderContacts } from '../collision/collider-contacts.js';
+import { findColliderContacts } from '../collision/collider-contacts.js';
 import { generateSphereContacts, type SphereLike } from '../collision/collider-contacts-sphere.js';
 import type { StepContext } from '../core/constraint-set.js';
 import type { Scheduler, Stage, SubstepPass } from '../core/pipeline.js';
@@ -148,7 +148,7 @@ export class FusedStrandPass implements SubstepPass {
     for (let k = 0; k < 6; k++) if (k !== 3) this.stage(stages[k], ctx, scheduler);
     const store = ctx.store;
     const cc = findColliderContacts(w);
-    const contacts = cc !== null && cc.enabled ? cc : null;
+    const contacts = cc?.enabled ? cc : null;
     const ftl = this.ftl;
     let col: SphereLike | null = null;
     let c = -1;
