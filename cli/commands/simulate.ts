@@ -2,6 +2,7 @@
  * `pbdkit simulate <scene>`: bakes a scene to a glTF animation or OBJ files,
  * a statistics CSV and the final state, with checkpoints to resume from.
  */
+import { availableParallelism } from 'node:os';
 import { Presets, SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { EnergyWatch } from '../../src/core/energy-watch.js';
@@ -103,7 +104,7 @@ export function registerSimulate(program: Command, ctx: CliContext): void {
     )
     .option(
       '--threads <n>',
-      "threads to compute on; every count gives the same numbers bit for bit (default: the scene's world.threads, else 1; more threads are not yet faster, docs/solver.md)",
+      'threads to compute on; every count gives the same numbers bit for bit (default: the scene\'s world.threads, else all cores where its estimated step is ≥ 10 ms, else 1; large scenes are faster on more: docs/solver.md, "Threads")',
       wholeNumber(1),
     )
     .option('-q, --quiet', 'print nothing but errors')
@@ -140,6 +141,7 @@ async function simulate(scene: string, flags: SimulateFlags, ctx: CliContext): P
     limits: limitsFromFlags(flags),
     maxOutputBytes: flags.maxOutputMb === undefined ? undefined : flags.maxOutputMb * 1e6,
     threads: flags.threads,
+    defaultThreads: availableParallelism(),
   };
   const progress = flags.quiet ? null : new Progress(ctx);
 

@@ -80,8 +80,10 @@ export interface BakeOptions {
   limits?: Partial<SceneLimits>;
   /** Largest glb to write (bytes): a longer bake is refused before it starts. Default 2 GiB. */
   maxOutputBytes?: number;
-  /** Threads of the world (the results are the same for every count). Default: the scene's world.threads, else 1. */
+  /** Threads of the world (the results are the same for every count). Default: the scene's world.threads, else `defaultThreads`. */
   threads?: number;
+  /** Threads where neither `threads` nor the scene's world.threads says, for a scene worth them (BuildOptions.defaultThreads). Default 1; the CLI passes all cores. */
+  defaultThreads?: number;
 }
 
 /** Default largest glb: 2 GiB (a glb is assembled in memory, and its chunks are limited to 4 GiB). */
@@ -267,6 +269,7 @@ export async function bake(options: BakeOptions, hooks: BakeHooks = {}): Promise
   const scene = loadSceneFile(options.scene, {
     limits: options.limits,
     ...(options.threads !== undefined ? { threads: options.threads } : {}),
+    ...(options.defaultThreads !== undefined ? { defaultThreads: options.defaultThreads } : {}),
   });
   const world = scene.world;
   await world.threadsReady();

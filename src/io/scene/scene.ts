@@ -44,7 +44,7 @@ import { meshFiles } from './meshes.js';
 import { buildRigidBodies, rigidBodySpec, rigidSettingsSpec } from './rigid.js';
 import { shapeMatchingBodies, shapeMatchingBuilders } from './shape-matching.js';
 import { buildStrands, strandsBody } from './strands.js';
-import { bodyWork, checkStepWork, type WorkShare } from './work.js';
+import { bodyWork, checkStepWork, THREADS_WORTH_WORK, type WorkShare } from './work.js';
 
 // ---- the registry -------------------------------------------------------
 
@@ -393,6 +393,12 @@ export interface BuildOptions {
   limits?: Partial<SceneLimits>;
   /** Threads of the world (overrides the scene's world.threads; see WorldOptions.threads). */
   threads?: number;
+  /**
+   * Threads where neither `threads` nor the scene's world.threads says, for a
+   * scene whose estimated step work reaches THREADS_WORTH_WORK (work.ts); the
+   * CLI passes all cores. Default 1.
+   */
+  defaultThreads?: number;
 }
 
 /** Builds a World from a validated scene. Errors name the scene file and the JSON path. */
@@ -409,6 +415,9 @@ export function buildScene(spec: SceneSpec, options: BuildOptions = {}): SceneIn
     const substeps = spec.world?.substeps ?? 10;
     const iterations = spec.world?.iterations ?? 1;
     const world = new World({
+      ...(options.defaultThreads !== undefined && budget.work >= THREADS_WORTH_WORK
+        ? { threads: options.defaultThreads }
+        : {}),
       ...(spec.world ?? {}),
       sharedMemory: options.sharedMemory,
       ...(options.threads !== undefined ? { threads: options.threads } : {}),

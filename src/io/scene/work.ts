@@ -42,6 +42,16 @@ export const CONTACT_WEIGHT = 50;
  */
 export const NS_PER_UNIT = 20;
 
+/**
+ * The work per step from which the CLI's default (`defaultThreads`: all
+ * cores) applies; a scene estimated below it runs on one thread unless it
+ * or the caller says otherwise. About 10 ms per step at NS_PER_UNIT: below
+ * that the pool's jobs and the workers' start cost more than they save
+ * (bench/scaling.json: a 50 × 50 cloth at 1.7 ms per step is 0.77–0.88× as
+ * fast on 2–16 threads; cloth-201 at 28 ms is 1.5× as fast on 2).
+ */
+export const THREADS_WORTH_WORK = 5e5;
+
 /** What a body does per step besides its particles' and elements' projections. */
 export interface BodyWork {
   /** A fluid: its particles have neighbours. */

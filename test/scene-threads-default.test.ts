@@ -1,0 +1,43 @@
+/**
+ * The CLI's thread default (docs/cli.md `--threads`): a scene that names no
+ * world.threads runs on `defaultThreads` (the CLI passes all cores) only when
+ * its estimated step work reaches THREADS_WORTH_WORK (src/io/scene/work.ts);
+ * a small scene stays on one thread, where the pool would cost more than it
+ * saves (bench/scaling.json); the scene's own world.threads and the explicit
+ * `threads` option win. The numbers are the same on any count (test/threads).
+ */
+import { describe, expect, it } from 'vitest';
+import { loadScene } from '../src/index.js';
+import { Budget } from '../src/io/scene/limits.js';
+import { estimateScene, parseSceneText } from '../src/io/scene/scene.js';
+import { THREADS_WORTH_WORK } from '../src/io/scene/work.js';
+
+const cloth = (n: number) => ({ type: 'cloth', mesh: { grid: { width: 1, height: 1, cols: n, rows: n } } });
+const scene = (n: number, world: Record<string, unknown> = {}) =>
+  JSON.stringify({ title: 't', family: 'f', world, bodies: [cloth(n)] });
+const work = (text: string) => {
+  const b = new Budget();
+  estimateScene(parseSceneText(text, 't.json'), b);
+  return b.work;
+};
+
+describe('the thread default of a scene', () => {
+  it('is one thread below the work worth threads and defaultThreads above it; world.threads and threads win', async () => {
+    const small = scene(20);
+    const large = scene(200);
+    expect(work(small)).toBeLessThan(THREADS_WORTH_WORK);
+    expect(work(large)).toBeGreaterThanOrEqual(THREADS_WORTH_WORK);
+    const worlds = [
+      [loadScene(small, { defaultThreads: 2 }).world, 1],
+      [loadScene(large, { defaultThreads: 2 }).world, 2],
+      [loadScene(large).world, 1],
+      [loadScene(scene(200, { threads: 1 }), { defaultThreads: 2 }).world, 1],
+      [loadScene(small, { defaultThreads: 2, threads: 2 }).world, 2],
+    ] as const;
+    try {
+      for (const [w, threads] of worlds) expect(w.threads).toBe(threads);
+    } finally {
+      for (const [w] of worlds) w.dispose();
+    }
+  });
+});
