@@ -4,7 +4,7 @@
  * Gaussian elimination of the same system, for one to four points.
  */
 import { describe, expect, it } from 'vitest';
-import { BC, BK, BX, REG, solveJoint } from '../src/rigid/block-solve.js';
+import { BC, BK, BX, CA, CB, fillK, fillK4, KW, REG, solveJoint, UA, UB } from '../src/rigid/block-solve.js';
 
 /** A deterministic generator in [0, 1). */
 function rng(seed: number): () => number {
@@ -116,6 +116,34 @@ describe('the joint solve of a manifold (block-solve.ts)', () => {
     solveJoint(4, 15);
     // the box translates by d: Σ Δλ / m = d, a quarter per corner (within REG of the exact correction)
     for (let j = 0; j < 4; j++) expect(Math.abs(BX[j] - 0.25e-3) / 0.25e-3).toBeLessThan(2 * REG);
+  });
+
+  it('builds K of four points unrolled (fillK4) to the bit of the general loop, symmetric, with the K_ij of its definition', () => {
+    const rand = rng(7);
+    for (let trial = 0; trial < 50; trial++) {
+      for (let c = 0; c < 12; c++) {
+        CA[c] = rand() - 0.5;
+        CB[c] = rand() - 0.5;
+        UA[c] = rand() - 0.5;
+        UB[c] = rand() - 0.5;
+      }
+      KW[0] = 0.5 + rand();
+      BK.fill(Number.NaN);
+      fillK(4, 15);
+      const loop = Array.from(BK);
+      BK.fill(Number.NaN);
+      fillK4();
+      expect(Array.from(BK)).toEqual(loop);
+      for (let i = 0; i < 4; i++) {
+        for (let j = 0; j < 4; j++) {
+          // K_ij = m₁⁻¹ + m₂⁻¹ + (r₁ᵢ × n)·I₁⁻¹ (r₁ⱼ × n) + (r₂ᵢ × n)·I₂⁻¹ (r₂ⱼ × n), from the upper triangle's side
+          const [a, b] = i <= j ? [i, j] : [j, i];
+          let k = KW[0];
+          for (let c = 0; c < 3; c++) k += CA[3 * a + c] * UA[3 * b + c] + CB[3 * a + c] * UB[3 * b + c];
+          expect(BK[4 * i + j]).toBeCloseTo(k, 12);
+        }
+      }
+    }
   });
 
   it('gives 0, not NaN, for a system without a movable body or with non-finite depths', () => {
