@@ -14,6 +14,8 @@ const described: Record<keyof SceneLimits, string> = {
   maxCells: 'most grid cells (distance fields, lattices)',
   maxBodies: 'most bodies in the scene',
   maxColliders: 'most colliders in the scene',
+  maxFieldCells:
+    "most cells of the mesh colliders' distance fields, computed at load time (about 3.5 µs each)",
   maxStepWork:
     'most estimated work per step (about 10 ns of CPU per unit; raise it for a bake that may run for hours)',
 };

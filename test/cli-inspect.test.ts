@@ -139,6 +139,19 @@ describe('scene limits on every command that loads a scene', () => {
     const bodies = await cli(['validate', file, '--max-bodies', '1']);
     expect(bodies.code).toBe(0);
   });
+
+  it('--max-step-work: the estimated work of a step (10 substeps × (16 particles + 4 × 18 triangles) = 880)', async () => {
+    const file = scene('limits3.json', base());
+    for (const command of [['validate'], ['info'], ['simulate', '--frames', '2']]) {
+      const r = await cli([...command, file, '--max-step-work', '879']);
+      expect(r.code, command[0]).toBe(2);
+      expect(r.stdout + r.stderr).toMatch(
+        /bodies\[0\]\.mesh\.grid: 16 particles and 18 elements at 10 substeps × 1 iteration: an estimated 880 work units per step .*more than the limit of 879/,
+      );
+      expect(r.stdout + r.stderr).toMatch(/pbdkit --max-step-work 968/);
+      expect((await cli([...command, file, '--max-step-work', '880'])).code, command[0]).toBe(0);
+    }
+  });
 });
 
 describe('bad scenes: documented errors, exit code 2, no stack trace', () => {

@@ -350,12 +350,33 @@ describe('limits: what a step would cost is refused before anything is built', (
     expect(e.where).toBe('scene.json: bodies[0].shape');
   });
 
+  it("mesh colliders' distance fields are computed at load time: their cells are bounded (the fuzz's #544)", () => {
+    const ball = { type: 'mesh', mesh: { icosphere: { radius: 0.3, subdivisions: 1 } }, resolution: 16 };
+    const many = Array.from({ length: 1000 }, () => ball);
+    const e = thrown(() => loadScene(scene([grid(4, 4)], many), { file: 'c.json' }));
+    expect(e.code).toBe('scene/too-slow');
+    expect(e.where).toBe('c.json: colliders');
+    expect(e.detail).toMatch(
+      /6,859 cells to compute at load time, 1,502,121 with the scene's other distance fields/,
+    );
+    expect(e.hint).toMatch(/--max-field-cells 1652334/);
+    const one = thrown(() =>
+      loadScene(scene([grid(4, 4)], [{ ...ball, resolution: 200 }]), { file: 'c.json' }),
+    );
+    expect(one.where).toBe('c.json: colliders[0].resolution');
+    expect(one.detail).toMatch(/8,365,427 cells to compute at load time .*more than the limit of 1,500,000/);
+    // raised, the same scene loads
+    const ok = loadScene(scene([grid(4, 4)], many.slice(0, 3)), { limits: { maxFieldCells: 3 * 19 ** 3 } });
+    expect(ok.colliders.length).toBe(3);
+  });
+
   it('every shipped scene is within the default with a margin of 20', () => {
     const dir = new URL('../scenes/', import.meta.url);
     for (const f of readdirSync(dir).filter((x) => x.endsWith('.json'))) {
       const budget = new Budget();
       estimateScene(parseSceneText(readFileSync(new URL(f, dir), 'utf8'), f), budget);
       expect(budget.work, f).toBeLessThan(defaultSceneLimits.maxStepWork / 20);
+      expect(budget.fieldCells, f).toBeLessThan(defaultSceneLimits.maxFieldCells / 4);
     }
   });
 });

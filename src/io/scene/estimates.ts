@@ -264,5 +264,5 @@ export const estimateMeshCollider: Estimate<MeshColliderSpec> = (spec, where, bu
   estimateMesh(spec.mesh, `${where}.mesh`, budget, false);
   const r = spec.resolution ?? 64;
   // cells along the longest side; the other sides have at most as many, plus a border
-  budget.reserve('cells', (r + 3) ** 3, `${where}.resolution`, `a distance field of ${r} cells a side`);
+  budget.reserveField((r + 3) ** 3, `${where}.resolution`, `a distance field of ${r} cells a side`);
 };

@@ -32,6 +32,14 @@ export interface SceneLimits {
    * 100,000,000: about 2 s of CPU per step.
    */
   maxStepWork: number;
+  /**
+   * Cells of the mesh colliders' signed distance fields, all together: each
+   * is computed at load time from the mesh's BVH (about 3.5 µs of CPU per
+   * cell measured under load: 1,000 resolution-16 fields, 6.9 M cells, took
+   * 24 s to load). Default 1,500,000 (about 5 s; a resolution-64 field is
+   * 300,763 cells).
+   */
+  maxFieldCells: number;
 }
 
 export const defaultSceneLimits: Readonly<SceneLimits> = Object.freeze({
@@ -41,6 +49,7 @@ export const defaultSceneLimits: Readonly<SceneLimits> = Object.freeze({
   maxBodies: 1000,
   maxColliders: 1000,
   maxStepWork: 100_000_000,
+  maxFieldCells: 1_500_000,
 });
 
 export type Resource = 'particles' | 'elements' | 'cells';
@@ -133,6 +142,31 @@ export class Budget {
     }
     this.used[resource] = total;
     if (resource !== 'cells' && amount > this.largest.amount) this.largest = { field, amount };
+  }
+
+  /** Distance-field cells declared so far (`maxFieldCells`). */
+  fieldCells = 0;
+
+  /**
+   * Declares the cells of a distance field that `field` will compute at load
+   * time: refused (scene/too-slow) when the scene's fields together pass
+   * `maxFieldCells`. Their memory counts against `maxCells` too.
+   */
+  reserveField(amount: number, field: string, what: string): void {
+    this.reserve('cells', amount, field, what);
+    const total = this.fieldCells + amount;
+    const limit = this.limits.maxFieldCells;
+    if (!(total <= limit)) {
+      const seconds = (total * 3.5e-6).toPrecision(2);
+      // many fields together: the colliders' count drives it, not this one's resolution
+      throw new PbdError(
+        'scene/too-slow',
+        2 * amount < total ? 'colliders' : field,
+        `${what}: ${fmt(amount)} cells to compute at load time${total > amount ? `, ${fmt(total)} with the scene's other distance fields` : ''} (about ${seconds} s of CPU), more than the limit of ${fmt(limit)}`,
+        `use a lower resolution or fewer mesh colliders, or raise limits.maxFieldCells (pbdkit ${limitFlag('maxFieldCells')} ${Math.ceil((total * 11) / 10)}) if loading may take that long`,
+      );
+    }
+    this.fieldCells = total;
   }
 
   /** Checks a count (bodies, colliders) against its limit. */

@@ -143,6 +143,6 @@ export function checkStepWork(
     'scene/too-slow',
     field,
     `${what}: an estimated ${fmt(total)} work units per step (about ${duration((total * NS_PER_UNIT) / 1e9)} of CPU per step), more than the limit of ${fmt(limit)} (about ${duration((limit * NS_PER_UNIT) / 1e9)})`,
-    `make it smaller or coarser, use fewer bodies or substeps, or raise limits.${key} (pbdkit ${limitFlag(key)} ${fmt(Math.ceil(total * 1.1)).replace(/,/g, '')}) for a bake that may take that long`,
+    `make it smaller or coarser, use fewer bodies or substeps, or raise limits.${key} (pbdkit ${limitFlag(key)} ${fmt(Math.ceil((total * 11) / 10)).replace(/,/g, '')}) for a bake that may take that long`,
   );
 }
