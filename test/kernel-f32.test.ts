@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { edgeStretch, fallingCloth } from '../bench/peers/cloth-scene.js';
 import { DihedralBending, dihedralAngleGradients } from '../src/cloth/dihedral-bending.js';
 import { DistanceConstraints } from '../src/constraints/distance.js';
-import type { ElementConstraints } from '../src/constraints/element-set.js';
+import { ElementConstraints } from '../src/constraints/element-set.js';
 import type { StepContext } from '../src/core/step-context.js';
 import { loadScene, ParticleStore, useWasmKernels, World } from '../src/index.js';
 import { rng } from './helpers.js';
@@ -162,6 +162,50 @@ describe('an f32 world', () => {
   });
 
   it('runs on threads: the pool projects its blocked f32x4 kernels, with the bits of one thread', async () => {
+    // a 60 × 60 cloth's sets are below the size where the pool pays (poolMinConstraints): lowered
+    // here so that the workers run its blocks
+    const saved = ElementConstraints.poolMinConstraints;
+    ElementConstraints.poolMinConstraints = 0;
+    try {
+      await threadedF32();
+    } finally {
+      ElementConstraints.poolMinConstraints = saved;
+    }
+  }, 120_000);
+
+  it('keeps small sets off the pool: a falling 50 × 50 cloth on 2 threads runs no block on a worker, with the bits of one thread', async () => {
+    const one = fallingCloth({ n: 50, substeps: 5, bendCompliance: 0.01, precision: 'f32' }).world;
+    const two = fallingCloth({
+      n: 50,
+      substeps: 5,
+      bendCompliance: 0.01,
+      precision: 'f32',
+      threads: 2,
+    }).world;
+    await two.threadsReady();
+    expect(two.threads).toBe(2);
+    const blocks = (w: World) => (w.scheduler as unknown as { workerBlocks: number }).workerBlocks;
+    const before = blocks(two);
+    for (let f = 0; f < 20; f++) for (const w of [one, two]) w.step();
+    const x = (w: World) => Buffer.from(w.store.x.slice(0, 3 * w.store.count).buffer);
+    expect(x(two).equals(x(one))).toBe(true);
+    expect(blocks(two) - before).toBe(0);
+    // the same cloth's sets on the pool when the threshold allows it: the workers do take part
+    const saved = ElementConstraints.poolMinConstraints;
+    ElementConstraints.poolMinConstraints = 0;
+    try {
+      // until a worker claimed blocks (on a loaded machine the calling thread may claim most of them)
+      for (let f = 0; f < 20 || (f < 200 && blocks(two) === before); f++)
+        for (const w of [one, two]) w.step();
+    } finally {
+      ElementConstraints.poolMinConstraints = saved;
+    }
+    expect(x(two).equals(x(one))).toBe(true);
+    expect(blocks(two) - before).toBeGreaterThan(0);
+    for (const w of [one, two]) w.dispose();
+  }, 120_000);
+
+  async function threadedF32(): Promise<void> {
     const make = (threads: number, precision: 'f64' | 'f32' = 'f32') => {
       const fc = fallingCloth({ n: 60, substeps: 5, bendCompliance: 0.01, precision, threads });
       return fc.world;
@@ -185,7 +229,7 @@ describe('an f32 world', () => {
     // the workers took part (2-thread pool: two, late)
     expect(blocks(two) - before).toBeGreaterThan(100);
     for (const w of [one, two, four, late]) w.dispose();
-  }, 120_000);
+  }
 
   it('is a scene field: world.precision "f32" builds an f32 world, another value names the field', () => {
     const spec = JSON.parse(readFileSync(new URL('../scenes/cloth-flag.json', import.meta.url), 'utf8'));

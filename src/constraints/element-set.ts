@@ -8,6 +8,9 @@ import { type ElementKernel, elementKernel } from '../wasm/element-kernels.js';
 import { ElementThreads } from '../wasm/element-threads.js';
 import { sharedKernel, worthPairing } from '../wasm/kernels.js';
 
+/** ElementConstraints.poolMinConstraints: sets of fewer constraints stay off a threaded world's pool. */
+export const POOL_MIN_CONSTRAINTS = 16384;
+
 /**
  * What every set of element constraints projected by a generated kernel
  * (a `*.kernel.ts` definition: distance, tet volume, triangle area, dihedral
@@ -111,7 +114,7 @@ export abstract class ElementConstraints implements ConstraintSet {
   project(ctx: StepContext): void {
     const store = ctx.store;
     const tasks = ctx.tasks ?? null;
-    this.pool = tasks !== null && tasks.threads > 1 ? tasks : null;
+    this.pool = tasks !== null && tasks.threads > 1 && this.onPool() ? tasks : null;
     this.f32 = this.usesF32(ctx);
     if (this.f32) {
       const k = this.simdKernel(true);
@@ -132,11 +135,13 @@ export abstract class ElementConstraints implements ConstraintSet {
    * its paired kernel can run on the pool (project, on a shared memory:
    * src/wasm/element-threads.ts), 'ranges' when its colour batches go to
    * the workers with the JavaScript kernel (projectColorRange: where shared
-   * WebAssembly memory is missing, with the same bits), 'serial' for an f32
-   * set without the shared kernel (its JavaScript twin rounds the whole
-   * window first) — all on the bits of one thread.
+   * WebAssembly memory is missing, with the same bits), 'serial' for a set
+   * below poolMinConstraints (project runs it on the calling thread) and for
+   * an f32 set without the shared kernel (its JavaScript twin rounds the
+   * whole window first) — all on the bits of one thread.
    */
   threadMode(precision: 'f64' | 'f32' | undefined): 'wasm' | 'ranges' | 'serial' {
+    if (!this.onPool()) return 'serial';
     const f32 = precision === 'f32' && this.hasF32 && this.rule.gamma === 0;
     const wasm =
       this.backend === 'auto' &&
@@ -146,6 +151,28 @@ export abstract class ElementConstraints implements ConstraintSet {
       sharedKernel('elements') !== null &&
       worthPairing(this, this.arity);
     return wasm ? 'wasm' : f32 ? 'serial' : 'ranges';
+  }
+
+  /**
+   * Sets of fewer constraints project on the calling thread in a threaded
+   * world too: their kernel copy on ordinary memory, no job on the pool.
+   * Below this size a sweep's pool jobs (the window copied in and out, one
+   * job per colour with its barrier, and the colour's particles moving
+   * between the cores' caches when the next colour's blocks land on the
+   * other thread) cost more than the second core saves: measured on the
+   * falling cloth (docs/performance.md, "Small sets skip the pool"), a
+   * 50 × 50 cloth (7,301 stretch and 7,105 bending constraints) was slower
+   * on 2 threads than on 1 in f64 and f32, and a 201 × 201 one (120,400 and
+   * 119,600) faster. A function of the set's size alone, never of the thread
+   * count, so which sets use the pool does not depend on it; and a block on
+   * the pool runs the one-thread sweep's code, so the bits are the same
+   * either way. Tests lower it to run small cloths on the pool.
+   */
+  static poolMinConstraints = POOL_MIN_CONSTRAINTS;
+
+  /** Whether this set's sweeps go to a threaded world's pool (its size: poolMinConstraints). */
+  private onPool(): boolean {
+    return this.count >= ElementConstraints.poolMinConstraints;
   }
 
   /** The worker pool's tasks in a threaded world (set by project), else null. */

@@ -202,13 +202,27 @@ export class WorkerPool {
     }
     out.length = 0;
     this.compactSent();
+    this.entered = false;
+  }
+
+  /**
+   * Whether the workers were let into their job loop this step: at the
+   * step's first job (run), so that a step with no job on the pool (a world
+   * whose sets are all too small for it) neither wakes them nor has them
+   * spin beside the calling thread.
+   */
+  private entered = false;
+
+  private enter(): void {
+    this.entered = true;
     Atomics.store(this.control, STATE, 1);
     for (const w of this.workers) w.post({ type: 'enter' });
   }
 
   /** Sends the workers back to their event loops (where they receive the next registrations). */
   endStep(): void {
-    if (this.workers.length === 0) return;
+    if (this.workers.length === 0 || !this.entered) return;
+    this.entered = false;
     Atomics.store(this.control, STATE, 0);
     this.bump();
   }
@@ -254,6 +268,7 @@ export class WorkerPool {
     own: RangeRunner,
   ): void {
     const c = this.control;
+    if (!this.entered) this.enter();
     const block = Math.ceil((to - from) / blocks);
     const total = Math.ceil((to - from) / block);
     // close the old job first: a thread that read the old NEXT and then the new TOTAL must fail its exchange

@@ -525,8 +525,9 @@ describe('the gallery in Chromium', () => {
     await expect
       .poll(async () => page.locator('[data-testid=readout]').textContent(), { timeout: 20_000 })
       .toMatch(/time: project:dihedral-bending\s*[\d.]+ ms \(\d+ %\)/);
-    // the threads on a cloth whose colours are big enough to be cut into blocks for the pool (the
-    // flag's colours are one block each, so the calling thread projects them: src/wasm/element-threads.ts)
+    // the threads on a cloth with collider contacts: the pool runs the ground plane's contacts
+    // (collider-contacts-planes.ts); its 40 × 40 cloth's sets are below the size where the element
+    // kernels go to the pool (ElementConstraints.poolMinConstraints), so the calling thread projects them
     await openScene(page, base, 'cloth-drape');
     await page.keyboard.press('Space');
     await expect.poll(async () => (await state(page)).paused).toBe(true);
