@@ -45,7 +45,7 @@
  * sets covering every particle, and at most one enabled collider, a sphere
  * that follows no rigid body. Otherwise the pipeline runs the substep.
  */
-import { findColliderContacts } from '../collision/collider-contacts.js';
+import { type ColliderContacts, findColliderContacts } from '../collision/collider-contacts.js';
 import { generateSphereContacts, type SphereLike } from '../collision/collider-contacts-sphere.js';
 import type { StepContext } from '../core/constraint-set.js';
 import type { Scheduler, Stage, SubstepPass } from '../core/pipeline.js';
@@ -79,13 +79,15 @@ const CORE_STAGES = [
 export class FusedStrandPass implements SubstepPass {
   /** False runs every substep through the pipeline (A/B comparisons, tests). */
   enabled = true;
-  /** Substeps this pass ran (statistics, tests). */
+  /** Substeps this pass ran (statistics, tests), and of those the ones run as one pass over the blocks. */
   ran = 0;
+  ranOnePass = 0;
   private readonly world: World;
   private readonly predict = new ParticlePredictionStage();
   private readonly update = new ParticleVelocityStage();
   /** The FTL sets of the plan, by first particle; refilled by plan(). */
   private ftl: FollowTheLeader[] = [];
+  private slotOne = -1;
   private slotA = -1;
   private slotB = -1;
   private timingsOf: unknown = null;
@@ -141,6 +143,7 @@ export class FusedStrandPass implements SubstepPass {
     const timings = ctx.timings;
     if (this.timingsOf !== timings) {
       this.timingsOf = timings;
+      this.slotOne = timings.slot('strands.fused');
       this.slotA = timings.slot('strands.fused.predict+contacts');
       this.slotB = timings.slot('strands.fused.solve+update');
     }
@@ -157,6 +160,14 @@ export class FusedStrandPass implements SubstepPass {
         col = w.colliders[j] as SphereLike;
         c = j;
       }
+    if (this.onePass(ctx, contacts, col)) {
+      this.runOnePass(ctx, contacts, col, c);
+      this.ranOnePass++;
+      this.stage(stages[9], ctx, scheduler);
+      this.stage(stages[10], ctx, scheduler);
+      this.ran++;
+      return true;
+    }
     // 1. prediction and the sphere's contacts, block by block
     let t0 = clock();
     if (contacts) {
@@ -228,6 +239,131 @@ export class FusedStrandPass implements SubstepPass {
     timings.add(this.slotB, clock() - t0);
     this.ran++;
     return true;
+  }
+
+  /** Hard-attached particles in increasing order and their entries (one pass: their targets after the prediction). */
+  private held = new Int32Array(64);
+  private heldEntry = new Int32Array(64);
+  private heldCount = 0;
+
+  /**
+   * Whether the substep can run as one pass over the blocks (everything of a block before the next):
+   * one iteration, no soft attachment (its projection would come between the prediction and the
+   * contacts of every block), and no particle that can lie deep inside the sphere. The deep case
+   * (ColliderContacts.finishGeneration) moves bodies and regenerates every contact after all of them
+   * were generated; it cannot happen when the depth allowed in a substep, maxDepenetrationSpeed · h,
+   * is at least the sphere's radius plus the contact distance (margin + the largest particle radius):
+   * no point lies deeper inside than the radius. Fills `held`.
+   */
+  private onePass(ctx: StepContext, contacts: ColliderContacts | null, col: SphereLike | null): boolean {
+    if (ctx.iterations !== 1) return false;
+    if (contacts && col) {
+      const store = ctx.store;
+      const radius = store.radius;
+      let rmax = 0;
+      for (let i = 0; i < store.count; i++) if (radius[i] > rmax) rmax = radius[i];
+      if (!(contacts.maxDepenetrationSpeed * ctx.h >= col.radius + col.margin + rmax)) return false;
+    }
+    const att = this.world.attachments;
+    if (!att.enabled) {
+      this.heldCount = 0;
+      return true;
+    }
+    if (this.held.length < att.count) {
+      this.held = new Int32Array(2 * att.count);
+      this.heldEntry = new Int32Array(2 * att.count);
+    }
+    const held = this.held,
+      entry = this.heldEntry;
+    let n = 0,
+      sorted = true;
+    for (let e = 0; e < att.count; e++) {
+      if (att.compliance[e] !== 0) return false;
+      held[n] = att.particle[e];
+      entry[n] = e;
+      if (n > 0 && held[n] < held[n - 1]) sorted = false;
+      n++;
+    }
+    if (!sorted) {
+      // insertion sort by particle (the roots are attached in order: rarely needed)
+      for (let j = 1; j < n; j++) {
+        const pi = held[j],
+          pe = entry[j];
+        let k = j - 1;
+        for (; k >= 0 && held[k] > pi; k--) {
+          held[k + 1] = held[k];
+          entry[k + 1] = entry[k];
+        }
+        held[k + 1] = pi;
+        entry[k + 1] = pe;
+      }
+    }
+    this.heldCount = n;
+    return true;
+  }
+
+  /** The substep as one pass over the blocks (see onePass; the same per-particle order as the stages). */
+  private runOnePass(
+    ctx: StepContext,
+    contacts: ColliderContacts | null,
+    col: SphereLike | null,
+    c: number,
+  ): void {
+    const t0 = clock();
+    const w = this.world;
+    const att = w.attachments;
+    const ftl = this.ftl;
+    // the sets' beginStep whole first: the targets of this substep (put on p, which the prediction
+    // overwrites; each block puts its own back after predicting), the contacts' bookkeeping, FTL's
+    if (att.enabled) att.beginStep(ctx);
+    if (contacts) {
+      contacts.startSubstep(ctx);
+      contacts.clear(ctx);
+      contacts.cullTested = contacts.cullCulled = 0;
+      contacts.readFrictions();
+    }
+    for (let f = 0; f < ftl.length; f++) ftl[f].beginStep();
+    ctx.iteration = 0;
+    ctx.reverse = false;
+    const { p, x, v, invMass } = ctx.store;
+    const held = this.held,
+      entry = this.heldEntry,
+      nh = this.heldCount,
+      target = att.target;
+    let h = 0,
+      k0 = contacts ? contacts.count : 0;
+    for (let f = 0; f < ftl.length; f++) {
+      const set = ftl[f];
+      const { start, rest, correction } = set;
+      const ns = start.length - 1;
+      const damp = set.damping * ctx.invH;
+      for (let s0 = 0; s0 < ns; s0 += BLOCK) {
+        const s1 = Math.min(ns, s0 + BLOCK);
+        const a = start[s0],
+          b = start[s1];
+        this.predict.runRange(ctx, a, b);
+        for (; h < nh && held[h] < b; h++) {
+          const i3 = 3 * held[h],
+            e3 = 3 * entry[h];
+          p[i3] = target[e3];
+          p[i3 + 1] = target[e3 + 1];
+          p[i3 + 2] = target[e3 + 2];
+        }
+        let k1 = k0;
+        if (contacts && col) {
+          generateSphereContacts(contacts, ctx, col, c, true, false, CHUNK, CULL_SLACK, a, b);
+          k1 = contacts.count;
+          contacts.projectRange(p, k0, k1, ctx);
+        }
+        ftlStrands(p, x, invMass, start, rest, correction, set.maxStretch, true, s0, s1);
+        this.update.runRange(ctx, a, b);
+        if (contacts) contacts.endStepRange(ctx, k0, k1);
+        if (damp !== 0) dftlStrands(v, invMass, start, correction, damp, s0, s1);
+        k0 = k1;
+      }
+      set.fresh = false;
+    }
+    ctx.timings.add(this.slotOne, clock() - t0);
   }
 
   private stage(stage: Stage, ctx: StepContext, scheduler: Scheduler): void {
