@@ -31,10 +31,17 @@ interface HairCase {
   drag?: boolean;
   /** Substeps expected to run as one pass over the blocks (FusedStrandPass.ranOnePass). */
   onePass?: number;
+  /** Threads of the fused world (the calling thread runs the pass); the pipeline's world has one. */
+  threads?: number;
 }
 
 function hair(fused: boolean, o: HairCase = {}) {
-  const world = new World({ dt: 1 / 60, substeps: o.substeps ?? 2, iterations: o.iterations ?? 1 });
+  const world = new World({
+    dt: 1 / 60,
+    substeps: o.substeps ?? 2,
+    iterations: o.iterations ?? 1,
+    threads: fused ? (o.threads ?? 1) : 1,
+  });
   const motion = { oscillate: { amplitude: [0.15, 0, 0] as [number, number, number], frequency: 0.5 } };
   const head = world.addCollider(
     new SphereCollider({
@@ -82,9 +89,14 @@ describe('the fused strand pass', () => {
     ['maxStretch 1.05, plain FTL', { maxStretch: 1.05, damping: 0 }],
     ['no friction', { friction: 0 }],
     ['a head placed over the hair (particles deep inside)', { headY: 1.75, depenetration: 0.5 }],
-  ])('gives the pipeline numbers bit for bit: %s', (_, o) => {
+    [
+      'a world on 2 threads: one pass on the calling thread',
+      { substeps: 1, drag: false, onePass: 60, threads: 2 },
+    ],
+  ])('gives the pipeline numbers bit for bit: %s', async (_, o) => {
     const a = hair(false, o),
       b = hair(true, o);
+    await b.world.threadsReady();
     // a soft attachment (the gallery's drag) on a strand's tip from step 20 on
     const tip = b.body.offset + 7;
     let deepSeen = 0;
@@ -107,6 +119,7 @@ describe('the fused strand pass', () => {
     expect(cc.count).toBeGreaterThan(20);
     if (o.depenetration !== undefined) expect(deepSeen).toBeGreaterThan(0);
     if ((o.maxStretch ?? 1) === 1) expect(b.body.ftl!.maxViolation(b.world.store)).toBeLessThan(1e-9);
+    b.world.dispose();
   });
 
   it('stands aside where its plan does not hold: another body, a plane, a second collider, BDF2', () => {

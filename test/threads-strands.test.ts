@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { hairOnSphere, Motion, SphereCollider, Strands, World } from '../src/index.js';
+import { fusedStrandSystem } from '../src/strands/fused-pass.js';
 
 async function hair(threads: number, maxStretch = 1) {
   const world = new World({ dt: 1 / 60, substeps: 2, iterations: 2, threads });
@@ -21,6 +22,8 @@ async function hair(threads: number, maxStretch = 1) {
     ftl: { damping: 0.9, maxStretch },
     rootMotion: head.motion ?? new Motion(motion),
   });
+  // the fused per-strand pass would take this world (on the calling thread); this file tests the stages' pool
+  world.system(fusedStrandSystem).enabled = false;
   await world.threadsReady();
   return { world, body };
 }
