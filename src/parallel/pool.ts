@@ -203,15 +203,22 @@ export class WorkerPool {
     out.length = 0;
     this.compactSent();
     this.entered = false;
+    // a pool that had jobs last step lets the workers in now, so that they are in their job loop
+    // before the first job (their wake-up off its critical path); the others wait for a first job
+    if (this.hadJobs) this.enter();
+    this.hadJobs = false;
   }
 
   /**
    * Whether the workers were let into their job loop this step: at the
-   * step's first job (run), so that a step with no job on the pool (a world
-   * whose sets are all too small for it) neither wakes them nor has them
-   * spin beside the calling thread.
+   * step's start when the last step had jobs, else at the step's first job
+   * (run), so that steps with no job on the pool (a world whose sets are all
+   * too small for it) neither wake them nor have them spin beside the
+   * calling thread.
    */
   private entered = false;
+  /** Whether this step has run a job on the pool. */
+  private hadJobs = false;
 
   private enter(): void {
     this.entered = true;
@@ -269,6 +276,7 @@ export class WorkerPool {
   ): void {
     const c = this.control;
     if (!this.entered) this.enter();
+    this.hadJobs = true;
     const block = Math.ceil((to - from) / blocks);
     const total = Math.ceil((to - from) / block);
     // close the old job first: a thread that read the old NEXT and then the new TOTAL must fail its exchange
