@@ -11,45 +11,21 @@
  *   npx tsx scripts/friction-creep.ts [outDir]
  */
 import { writeCsv, writeLineChart } from '../experiments/plot.js';
-import { PlaneCollider, SoftBody, tetBox, World } from '../src/index.js';
+import { boxOnSlope, downhill } from '../test/helpers/slope.js';
 
 const outDir = process.argv[2] ?? new URL('../docs/collision/', import.meta.url).pathname;
 const MU = 0.5;
 const deg = (Math.atan(MU) * 180) / Math.PI - 1.5;
-const th = (deg * Math.PI) / 180;
 
 function run(substeps: number, iterations: number, mu: number): { t: number; creep: number }[] {
-  const world = new World({ substeps, iterations });
-  world.addCollider(new PlaneCollider({ normal: [-Math.sin(th), Math.cos(th), 0], friction: mu }));
-  const mesh = tetBox({ size: [0.2, 0.2, 0.2], resolution: [4, 4, 4], origin: [-0.1, 0, -0.1] });
-  const P = mesh.positions;
-  for (let i = 0; i < P.length; i += 3) {
-    // onto the slope, the lowest layer at the collider's margin (as the test)
-    const u = P[i];
-    const v = P[i + 1] + 0.005;
-    P[i] = u * Math.cos(th) - v * Math.sin(th);
-    P[i + 1] = u * Math.sin(th) + v * Math.cos(th);
-  }
-  const body = new SoftBody(world, {
-    mesh,
-    density: 500,
-    model: 'fem',
-    material: { youngsModulus: 1e6, poissonRatio: 0.3 },
-  });
+  // onto the slope, the lowest layer at the collider's margin (as the test)
+  const { world, th, base } = boxOnSlope('fem', deg, { substeps, iterations, mu });
   const x = world.store.x;
-  const height = (i: number) => -Math.sin(th) * x[3 * i] + Math.cos(th) * x[3 * i + 1];
-  let low = Number.POSITIVE_INFINITY;
-  for (let i = body.offset; i < body.offset + body.count; i++) low = Math.min(low, height(i));
-  const base: number[] = [];
-  for (let i = body.offset; i < body.offset + body.count; i++) if (height(i) < low + 1e-6) base.push(i);
   const x0 = x.slice();
   const out = [{ t: 0, creep: 0 }];
   for (let f = 1; f <= 120; f++) {
     world.step();
-    let d = 0;
-    for (const i of base)
-      d -= (x[3 * i] - x0[3 * i]) * Math.cos(th) + (x[3 * i + 1] - x0[3 * i + 1]) * Math.sin(th);
-    out.push({ t: f / 60, creep: (1000 * d) / base.length });
+    out.push({ t: f / 60, creep: 1000 * downhill(x, th, base, x0) });
   }
   return out;
 }
