@@ -56,9 +56,10 @@ function run(
   kind: SlopeBox,
   substeps: number,
   iterations: number,
+  compliance: number,
   frames?: Record<string, number | string>[],
 ): Run {
-  const { world, body, base, top } = boxOnSlope(kind, deg, { substeps, iterations });
+  const { world, body, base, top } = boxOnSlope(kind, deg, { substeps, iterations, compliance });
   const probe = new SlipProbe(world, th, base);
   const all = Array.from({ length: body.count }, (_, k) => body.offset + k);
   const x = world.store.x;
@@ -91,7 +92,7 @@ function run(
 const rows: Record<string, number | string>[] = [];
 const frames: Record<string, number | string>[] = [];
 const mm = (v: number) => (1e3 * v).toFixed(3);
-const cases: [string, SlopeBox, number, number][] = [
+const cases: [string, SlopeBox, number, number, number?][] = [
   ['FEM, 10 × 1 (defaults)', 'fem', 10, 1],
   ['FEM, 40 × 1', 'fem', 40, 1],
   ['FEM, 10 × 4', 'fem', 10, 4],
@@ -99,12 +100,14 @@ const cases: [string, SlopeBox, number, number][] = [
   ['FEM, 40 × 8', 'fem', 40, 8],
   ['geometric, 10 × 1', 'geometric', 10, 1],
   ['rigid cluster, 10 × 1', 'rigid', 10, 1],
+  ['shape-matched, α = 1e-5', 'rigid', 10, 1, 1e-5],
+  ['shape-matched, α = 1e-4', 'rigid', 10, 1, 1e-4],
 ];
 console.log(
   'box                      base mm  slip  (stuck sliding touching)  lifted drift  max lift  top−base  centroid−base',
 );
-for (const [name, kind, s, it] of cases) {
-  const r = run(kind, s, it, s === 10 && it === 1 && kind === 'fem' ? frames : undefined);
+for (const [name, kind, s, it, compliance] of cases) {
+  const r = run(kind, s, it, compliance ?? 0, s === 10 && it === 1 && kind === 'fem' ? frames : undefined);
   console.log(
     `${name.padEnd(24)} ${mm(r.base).padStart(7)} ${mm(r.slip).padStart(6)} (${mm(r.stuck)} ${mm(r.sliding)} ${mm(r.touching)}) ${mm(r.lifted).padStart(8)} ${mm(r.lift).padStart(8)} ${mm(r.top).padStart(9)} ${mm(r.centroid).padStart(9)}`,
   );

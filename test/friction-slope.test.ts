@@ -6,13 +6,15 @@
  * μ = μs = 0.5, at the default substeps.
  */
 import { describe, expect, it } from 'vitest';
-import { PlaneCollider, SoftBody, tetBox, World } from '../src/index.js';
+import { SoftBody, tetBox, World } from '../src/index.js';
 import {
+  alongPlane,
   BOX,
   boxOnSlope as box,
   downhill as downhillOf,
   type SlopeBox as Kind,
   SlipProbe,
+  tiltingPlane,
   toSlope,
 } from './helpers/slope.js';
 import { head, stepTogether } from './helpers/worlds.js';
@@ -163,27 +165,8 @@ describe('what the FEM box put down on a slope creeps by (issue 15, item 6; docs
   });
 
   it('tilted slowly (6.3°/s) from level to 1.5° below atan μ, with no release transient, its base creeps < 0.5 mm at the defaults', () => {
-    const deg = CRITICAL - 1.5;
     const world = new World({ substeps: 10 });
-    const plane = new PlaneCollider({
-      normal: [0, 1, 0],
-      friction: MU,
-      motion: {
-        keyframes: {
-          times: [0, 0.5, 4.5],
-          translations: [
-            [0, 0, 0],
-            [0, 0, 0],
-            [0, 0, 0],
-          ],
-          rotations: [
-            [0, 0, 0],
-            [0, 0, 0],
-            [0, 0, deg],
-          ],
-        },
-      },
-    });
+    const plane = tiltingPlane(0, 0.5, 4.5, CRITICAL - 1.5, MU);
     world.addCollider(plane);
     const s = BOX.size;
     const mesh = tetBox({ size: [s, s, s], resolution: [4, 4, 4], origin: [-s / 2, 0.005, -s / 2] });
@@ -198,13 +181,7 @@ describe('what the FEM box put down on a slope creeps by (issue 15, item 6; docs
     for (let i = body.offset; i < body.offset + body.count; i++)
       if (x[3 * i + 1] < 0.005 + 1e-9) base.push(i);
     const n = new Float64Array(3);
-    // mean position of the base along the plane's present uphill direction
-    const along = () => {
-      plane.distance(0, 0, 0, n);
-      let u = 0;
-      for (const i of base) u += x[3 * i] * n[1] - x[3 * i + 1] * n[0];
-      return u / base.length;
-    };
+    const along = () => alongPlane(plane, x, base, n);
     for (let f = 0; f < 30; f++) world.step(); // put down level: 0.5 s
     const u0 = along();
     for (let f = 30; f < 60 * 6.5; f++) world.step(); // 4 s of tilting, 2 s held
@@ -219,38 +196,15 @@ describe('friction anchors (docs/collision.md, "Friction and restitution")', () 
     const th0 = CRITICAL - 6;
     const t0 = (th0 * Math.PI) / 180;
     const world = new World({ substeps: 10 });
-    const plane = new PlaneCollider({
-      normal: [-Math.sin(t0), Math.cos(t0), 0],
-      friction: MU,
-      motion: {
-        keyframes: {
-          times: [0, 0.5, 10.5],
-          translations: [
-            [0, 0, 0],
-            [0, 0, 0],
-            [0, 0, 0],
-          ],
-          rotations: [
-            [0, 0, 0],
-            [0, 0, 0],
-            [0, 0, 20],
-          ],
-        },
-      },
-    });
+    const plane = tiltingPlane(th0, 0.5, 10.5, 20, MU);
     world.addCollider(plane);
     const mesh = tetBox({ size: [0.2, 0.2, 0.2], resolution: [4, 4, 4], origin: [-0.1, 0, -0.1] });
     toSlope(mesh.positions, t0, 0.005);
     const body = new SoftBody(world, { mesh, density: 500, model: 'geometric' });
     const n = new Float64Array(3);
-    const x = world.store.x;
+    const all = Array.from({ length: body.count }, (_, k) => body.offset + k);
     // mean position of the body along the plane's present uphill direction
-    const along = () => {
-      plane.distance(0, 0, 0, n);
-      let s = 0;
-      for (let i = body.offset; i < body.offset + body.count; i++) s += x[3 * i] * n[1] - x[3 * i + 1] * n[0];
-      return s / body.count;
-    };
+    const along = () => alongPlane(plane, world.store.x, all, n);
     let u0 = 0;
     let at = Number.POSITIVE_INFINITY;
     for (let f = 1; f <= 60 * 6; f++) {

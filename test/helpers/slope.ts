@@ -45,6 +45,8 @@ export interface BoxOnSlopeOptions {
   mu?: number;
   /** Young's modulus of the FEM box (Pa). Default BOX.youngsModulus. */
   youngsModulus?: number;
+  /** Compliance of the rigid cluster's shape matching (a shape-matched box that deforms). Default 0. */
+  compliance?: number;
 }
 
 /**
@@ -66,7 +68,7 @@ export function boxOnSlope(
     const R = 0.025;
     const pos = cubeLattice(4, 0.05);
     toSlope(pos, th, R + 0.005);
-    body = rigidCluster(world, { positions: pos, masses: 0.1, radius: R });
+    body = rigidCluster(world, { positions: pos, masses: 0.1, radius: R, compliance: o.compliance ?? 0 });
   } else {
     const s = BOX.size;
     const mesh = tetBox({ size: [s, s, s], resolution: [4, 4, 4], origin: [-s / 2, 0, -s / 2] });
@@ -169,4 +171,50 @@ export class SlipProbe implements ConstraintSet {
       }
     }
   }
+}
+
+/**
+ * A plane collider with friction μ = μs = `mu`, tilted by th0 degrees about z, that holds still until
+ * `start` (s) and then turns about z by `turn` degrees until `end`.
+ */
+export function tiltingPlane(
+  th0: number,
+  start: number,
+  end: number,
+  turn: number,
+  mu: number,
+): PlaneCollider {
+  const t0 = (th0 * Math.PI) / 180;
+  return new PlaneCollider({
+    normal: [-Math.sin(t0), Math.cos(t0), 0],
+    friction: mu,
+    motion: {
+      keyframes: {
+        times: [0, start, end],
+        translations: [
+          [0, 0, 0],
+          [0, 0, 0],
+          [0, 0, 0],
+        ],
+        rotations: [
+          [0, 0, 0],
+          [0, 0, 0],
+          [0, 0, turn],
+        ],
+      },
+    },
+  });
+}
+
+/** Mean position (m) of the given particles along the tilting plane's present uphill direction. */
+export function alongPlane(
+  plane: PlaneCollider,
+  x: Float64Array,
+  ids: readonly number[],
+  n: Float64Array,
+): number {
+  plane.distance(0, 0, 0, n);
+  let u = 0;
+  for (const i of ids) u += x[3 * i] * n[1] - x[3 * i + 1] * n[0];
+  return u / ids.length;
 }
