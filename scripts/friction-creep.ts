@@ -5,7 +5,8 @@
  * 4 × 4 × 4) put down unstressed 1.5° below atan μ on a plane with
  * μ = μs = 0.5, and the mean downhill displacement of its base (mm) over
  * 2 s, every frame, at 10, 20 and 40 substeps × 1 iteration, at 10 substeps
- * × 2 and 4 iterations, and with unlimited friction (μ = 100) at the
+ * × 2 and 4 iterations, at 20 and 40 substeps × 8 iterations (a converged
+ * solve), and with unlimited friction (μ = 100) at the
  * defaults. Writes docs/collision/friction-creep.csv and .svg.
  *
  *   npx tsx scripts/friction-creep.ts [outDir]
@@ -36,6 +37,8 @@ const runs: [string, number, number, number][] = [
   ['40 substeps × 1 iteration', 40, 1, MU],
   ['10 substeps × 2 iterations', 10, 2, MU],
   ['10 substeps × 4 iterations', 10, 4, MU],
+  ['20 substeps × 8 iterations (converged)', 20, 8, MU],
+  ['40 substeps × 8 iterations (converged)', 40, 8, MU],
   ['10 × 1, unlimited friction (μ = 100)', 10, 1, 100],
 ];
 const rows: Record<string, number | string>[] = [];
