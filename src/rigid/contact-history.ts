@@ -14,6 +14,18 @@ function pairHash(a: number, b: number): number {
   return Math.imul(a, 0x9e3779b1) ^ Math.imul(b + 0x10000, 0x85ebca6b);
 }
 
+/** The arrays of the contacts a history keeps (ContactStore's), exchanged with the history's at each save. */
+export interface HistorySource {
+  a: Int32Array<ArrayBuffer>;
+  b: Int32Array<ArrayBuffer>;
+  rA: Float64Array<ArrayBuffer>;
+  rB: Float64Array<ArrayBuffer>;
+  nL: Float64Array<ArrayBuffer>;
+  nf: Int8Array<ArrayBuffer>;
+  first: Int32Array<ArrayBuffer>;
+  rel: Float64Array<ArrayBuffer>;
+}
+
 export class ContactHistory {
   private a = new Int32Array(0);
   private b = new Int32Array(0);
@@ -32,40 +44,48 @@ export class ContactHistory {
   /**
    * Keeps the n contacts (pairs a, b; body-frame anchors rA, rB; normals nL
    * in the frames nf; first contacts of their manifolds; relative poses rel,
-   * 7 each) as the old ones.
+   * 7 each) as the old ones, by exchanging arrays with the store instead of
+   * copying them: the store's arrays become the history's, and the
+   * history's, as long as the store's, take the store's next contacts
+   * (which overwrite them before reading them).
    */
-  save(
-    c: {
-      a: Int32Array;
-      b: Int32Array;
-      rA: Float64Array;
-      rB: Float64Array;
-      nL: Float64Array;
-      nf: Int8Array;
-      first: Int32Array;
-      rel: Float64Array;
-    },
-    n: number,
-  ): void {
-    if (this.a.length < n) {
-      this.a = new Int32Array(2 * n);
-      this.b = new Int32Array(2 * n);
-      this.rA = new Float64Array(6 * n);
-      this.rB = new Float64Array(6 * n);
-      this.nL = new Float64Array(6 * n);
-      this.nf = new Int8Array(2 * n);
-      this.first = new Int32Array(2 * n);
-      this.rel = new Float64Array(14 * n);
-      this.next = new Int32Array(2 * n);
+  save(c: HistorySource, n: number): void {
+    if (this.a.length !== c.a.length) {
+      // the store grew (or this is the first step): arrays of the store's lengths
+      this.a = new Int32Array(c.a.length);
+      this.b = new Int32Array(c.b.length);
+      this.rA = new Float64Array(c.rA.length);
+      this.rB = new Float64Array(c.rB.length);
+      this.nL = new Float64Array(c.nL.length);
+      this.nf = new Int8Array(c.nf.length);
+      this.first = new Int32Array(c.first.length);
+      this.rel = new Float64Array(c.rel.length);
+      this.next = new Int32Array(c.a.length);
     }
-    this.a.set(c.a.subarray(0, n));
-    this.b.set(c.b.subarray(0, n));
-    this.rA.set(c.rA.subarray(0, 3 * n));
-    this.rB.set(c.rB.subarray(0, 3 * n));
-    this.nL.set(c.nL.subarray(0, 3 * n));
-    this.nf.set(c.nf.subarray(0, n));
-    this.first.set(c.first.subarray(0, n));
-    this.rel.set(c.rel.subarray(0, 7 * n));
+    const a = this.a,
+      b = this.b,
+      rA = this.rA,
+      rB = this.rB,
+      nL = this.nL,
+      nf = this.nf,
+      first = this.first,
+      rel = this.rel;
+    this.a = c.a;
+    this.b = c.b;
+    this.rA = c.rA;
+    this.rB = c.rB;
+    this.nL = c.nL;
+    this.nf = c.nf;
+    this.first = c.first;
+    this.rel = c.rel;
+    c.a = a;
+    c.b = b;
+    c.rA = rA;
+    c.rB = rB;
+    c.nL = nL;
+    c.nf = nf;
+    c.first = first;
+    c.rel = rel;
     let size = 16;
     while (size < 2 * n) size *= 2;
     if (this.table.length < size) this.table = new Int32Array(size);

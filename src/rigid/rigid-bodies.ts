@@ -80,6 +80,11 @@ export class RigidBodies implements ContactMaterials {
   private pairs: number[] = [];
   private boxes = new Float64Array(96);
   private order = new Int32Array(16);
+  /** How many bodies of `order` the last step sorted; per body, whether this step's broad phase takes it. */
+  private sorted = 0;
+  private included = new Uint8Array(16);
+  /** The step's length, for pairOf. */
+  private stepDt = 0;
   private parent = new Int32Array(16);
   private ready = new Uint8Array(16);
   private readonly stage: Stage;
@@ -202,17 +207,36 @@ export class RigidBodies implements ContactMaterials {
     this.contacts.clear();
     this.pairs.length = 0;
     if (this.boxes.length < 6 * n) this.boxes = new Float64Array(12 * n);
-    if (this.order.length < n) this.order = new Int32Array(2 * n);
+    if (this.order.length < n) {
+      const order = new Int32Array(2 * n);
+      order.set(this.order);
+      this.order = order;
+    }
+    if (this.included.length < n) this.included = new Uint8Array(2 * n);
     const B = this.boxes;
-    let m = 0;
+    const inc = this.included;
     for (let i = 0; i < n; i++) {
       const s = this.shapes[i];
+      inc[i] = 0;
       if (!s || this.removed[i] || ((r.flags[i] & RIGID_DISABLED) !== 0 && !this.sleeping[i])) continue;
       shapeBounds(s, r.x, 3 * i, r.q, 4 * i, 0.5 * this.contactMargin + 2 * dt * this.reach(i), B, 6 * i);
-      this.order[m++] = i;
+      inc[i] = 1;
     }
-    // sweep and prune along x: insertion sort of the order by the boxes' lower x (nearly sorted from step to step)
+    // sweep and prune along x, the order kept from the last step (the boxes move little from step to
+    // step): last step's bodies that are still in, then new ones, then an insertion sort by the boxes'
+    // lower x (ties by index), which has little to do on a nearly sorted order. The order it ends in
+    // is the same whatever it starts from (a strict total order), so the pairs are too.
     const order = this.order;
+    let m = 0;
+    for (let a = 0; a < this.sorted; a++) {
+      const i = order[a];
+      if (i < n && inc[i] === 1) {
+        order[m++] = i;
+        inc[i] = 2;
+      }
+    }
+    for (let i = 0; i < n; i++) if (inc[i] === 1) order[m++] = i;
+    this.sorted = m;
     for (let a = 1; a < m; a++) {
       const i = order[a];
       const lo = B[6 * i];
@@ -223,6 +247,7 @@ export class RigidBodies implements ContactMaterials {
       }
       order[b + 1] = i;
     }
+    this.stepDt = dt;
     for (let a = 0; a < m; a++) {
       const i = order[a];
       const hx = B[6 * i + 3];
@@ -236,7 +261,7 @@ export class RigidBodies implements ContactMaterials {
           B[6 * j + 5] < B[6 * i + 2]
         )
           continue;
-        this.pairOf(Math.min(i, j), Math.max(i, j), dt);
+        this.pairOf(Math.min(i, j), Math.max(i, j));
       }
     }
     // bodies against the world's colliders
@@ -279,9 +304,14 @@ export class RigidBodies implements ContactMaterials {
     );
   }
 
-  /** A pair from the broad phase: filters, wakes, and runs the narrow phase. */
-  private pairOf(i: number, j: number, dt: number): void {
+  /**
+   * A pair from the broad phase: filters, wakes, and runs the narrow phase
+   * (the step's length is read from stepDt: a floating-point argument of a
+   * call that is not inlined is a heap number allocated per call).
+   */
+  private pairOf(i: number, j: number): void {
     const r = this.world.rigids;
+    const dt = this.stepDt;
     const dynI = r.invMass[i] !== 0,
       dynJ = r.invMass[j] !== 0;
     if (!dynI && !dynJ) return;
