@@ -90,7 +90,7 @@ export class ContactStore {
   /**
    * Per contact between two bodies, the pair's relative pose when its
    * manifold was built: body 2's centre in body 1's frame, R₁ᵀ (x₂ − x₁),
-   * and its orientation relative to body 1's, q₁⁻¹ q₂ (7 each; NaN against
+   * and its orientation relative to body 1's, q₁⁻¹ q₂ (7 each; body 2 may be
    * a collider). A manifold is kept while the pose stays near it (keep).
    */
   rel = new Float64Array(0);
@@ -228,31 +228,38 @@ export class ContactStore {
     this.relativePose(ia, ib, 7 * k);
   }
 
-  /** rel[o …] ← the relative pose of bodies ia and ib now (NaN when ib is a collider). */
+  /** rel[o …] ← the relative pose of body ia and body (or collider, ib < 0) ib now. */
   private relativePose(ia: number, ib: number, o: number): void {
     const rel = this.rel;
-    if (ib < 0) {
-      rel.fill(Number.NaN, o, o + 7);
-      return;
-    }
     const r = this.rigids;
-    const a3 = 3 * ia,
+    const a3 = 3 * ia;
+    let XB: ArrayLike<number>, QB: ArrayLike<number>, b3: number, b4: number;
+    if (ib >= 0) {
+      XB = r.x;
+      QB = r.q;
       b3 = 3 * ib;
-    rotateBack(S, r.q, 4 * ia, r.x[b3] - r.x[a3], r.x[b3 + 1] - r.x[a3 + 1], r.x[b3 + 2] - r.x[a3 + 2]);
+      b4 = 4 * ib;
+    } else {
+      const c = this.colliders[-1 - ib];
+      XB = c.position;
+      QB = c.rotation;
+      b3 = 0;
+      b4 = 0;
+    }
+    rotateBack(S, r.q, 4 * ia, XB[b3] - r.x[a3], XB[b3 + 1] - r.x[a3 + 1], XB[b3 + 2] - r.x[a3 + 2]);
     rel[o] = S[0];
     rel[o + 1] = S[1];
     rel[o + 2] = S[2];
     // q₁⁻¹ q₂
-    const a4 = 4 * ia,
-      b4 = 4 * ib;
+    const a4 = 4 * ia;
     const ax = -r.q[a4],
       ay = -r.q[a4 + 1],
       az = -r.q[a4 + 2],
       aw = r.q[a4 + 3];
-    const bx = r.q[b4],
-      by = r.q[b4 + 1],
-      bz = r.q[b4 + 2],
-      bw = r.q[b4 + 3];
+    const bx = QB[b4],
+      by = QB[b4 + 1],
+      bz = QB[b4 + 2],
+      bw = QB[b4 + 3];
     rel[o + 3] = aw * bx + ax * bw + ay * bz - az * by;
     rel[o + 4] = aw * by - ax * bz + ay * bw + az * bx;
     rel[o + 5] = aw * bz + ax * by - ay * bx + az * bw;
@@ -304,6 +311,22 @@ export class ContactStore {
     if (!(tx * tx + ty * ty + tz * tz < sh * sh)) return false;
     const r = this.rigids;
     const mats = this.materials;
+    // body 2's materials and the orientation its frame's normals turn with: a body's, or a collider's
+    let fB: number, sB: number, eB: number, qB: Float64Array, qo: number;
+    if (ib >= 0) {
+      fB = mats.friction[ib];
+      sB = mats.staticFriction[ib];
+      eB = mats.restitution[ib];
+      qB = r.q;
+      qo = 4 * ib;
+    } else {
+      const col = this.colliders[-1 - ib];
+      fB = col.friction;
+      sB = col.staticFriction;
+      eB = col.restitution;
+      qB = col.rotation;
+      qo = 0;
+    }
     this.beginManifold();
     for (let c = s; c < e; c++) {
       const k = this.count++;
@@ -314,15 +337,16 @@ export class ContactStore {
       const nf = h.nf[c];
       this.nf[k] = nf;
       for (let d = 0; d < 3; d++) this.nL[k3 + d] = h.nL[3 * c + d];
-      rotateFrom(S, r.q, 4 * (nf === NF_A ? ia : ib), this.nL, k3);
+      if (nf === NF_A) rotateFrom(S, r.q, 4 * ia, this.nL, k3);
+      else rotateFrom(S, qB, qo, this.nL, k3);
       this.nW[k3] = S[0];
       this.nW[k3 + 1] = S[1];
       this.nW[k3 + 2] = S[2];
       this.radA[k] = 0;
       this.radB[k] = 0;
-      this.muD[k] = 0.5 * (mats.friction[ia] + mats.friction[ib]);
-      this.muS[k] = 0.5 * (mats.staticFriction[ia] + mats.staticFriction[ib]);
-      this.rest[k] = Math.max(mats.restitution[ia], mats.restitution[ib]);
+      this.muD[k] = 0.5 * (mats.friction[ia] + fB);
+      this.muS[k] = 0.5 * (mats.staticFriction[ia] + sB);
+      this.rest[k] = Math.max(mats.restitution[ia], eB);
       this.lamN[k] = this.lamT[k] = 0;
       this.first[k] = this.manifoldStart;
       this.lamNM[k] = 0;

@@ -21,7 +21,7 @@ import type { SystemKind, World } from '../core/world.js';
 import { type ContactMaterials, RigidContacts } from './contact-set.js';
 import { RigidJoints } from './joints.js';
 import { NarrowPhase } from './narrow-phase.js';
-import { type Shape, shapeBounds } from './shapes.js';
+import { CAPSULE, type Shape, shapeBounds } from './shapes.js';
 
 /**
  * A pair of bodies keeps last step's manifold while its relative pose stays
@@ -282,7 +282,12 @@ export class RigidBodies implements ContactMaterials {
           this.wake(i);
         }
         const before = this.contacts.count;
-        this.narrow.collider(r, i, s, k, c, this.marginOf(i, -1, dt));
+        // a polyhedron whose pose relative to the collider stayed keeps its manifold, as a pair of bodies does
+        if (
+          s.kind <= CAPSULE ||
+          !this.contacts.keep(i, -1 - k, KEEP_TOLERANCE * s.boundingRadius, KEEP_TOLERANCE)
+        )
+          this.narrow.collider(r, i, s, k, c, this.marginOf(i, -1, dt));
         if (this.contacts.count > before) this.pairs.push(i, -1);
       }
     }
@@ -351,8 +356,9 @@ export class RigidBodies implements ContactMaterials {
     const before = this.contacts.count;
     // a pair that kept its relative pose keeps its manifold (ContactStore.keep): within a thousandth of
     // the smaller shape's bounding radius and a milliradian of where its patch was found
+    // (polyhedra only: a kept manifold has no core radii, and a round core's contact is not a material point)
     const tol = KEEP_TOLERANCE * Math.min(sa.boundingRadius, sb.boundingRadius);
-    if (!this.contacts.keep(a, b, tol, KEEP_TOLERANCE))
+    if (sa.kind <= CAPSULE || sb.kind <= CAPSULE || !this.contacts.keep(a, b, tol, KEEP_TOLERANCE))
       this.narrow.bodies(r, a, sa, b, sb, this.marginOf(i, j, dt));
     if (this.contacts.count > before) this.pairs.push(i, j);
   }
