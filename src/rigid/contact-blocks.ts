@@ -158,6 +158,8 @@ export class ContactBlocks extends ContactStore {
     const mb = movB ? r.invMass[ib] : 0;
     const bo = movB ? 6 * ib : 0;
     for (let c = 0; c < 6; c++) IWB[c] = iw[bo + c];
+    const modeA = leverMode(movA, IWA),
+      modeB = leverMode(movB, IWB);
     const nx = nW[3 * s],
       ny = nW[3 * s + 1],
       nz = nW[3 * s + 2];
@@ -201,7 +203,7 @@ export class ContactBlocks extends ContactStore {
         DIR[0] = nx;
         DIR[1] = ny;
         DIR[2] = nz;
-        levers(j, movA, movB);
+        levers(j, modeA, modeB);
         last = j;
         active++;
       }
@@ -259,7 +261,7 @@ export class ContactBlocks extends ContactStore {
         DIR[0] = TD[j3];
         DIR[1] = TD[j3 + 1];
         DIR[2] = TD[j3 + 2];
-        levers(j, movA, movB);
+        levers(j, modeA, modeB);
       }
       // the points' corrections averaged over the patch (a Jacobi step: each point's Δλ_t = |slip|/(w₁ + w₂)
       // along its own slip, divided by the number of slipping points, so that a slip the points share is
@@ -442,6 +444,8 @@ export class ContactBlocks extends ContactStore {
       A3 = iw[ao + 3],
       A4 = iw[ao + 4],
       A5 = iw[ao + 5];
+    // a diagonal world inverse inertia (equal principal moments): no products of inertia to multiply by 0
+    const diagA = A3 === 0 && A4 === 0 && A5 === 0;
     let XB: Float64Array, QB: Float64Array, VB: Float64Array, OB: Float64Array;
     let b3: number, b4: number, movB: boolean;
     if (ib >= 0) {
@@ -492,6 +496,7 @@ export class ContactBlocks extends ContactStore {
       B3 = iw[bo + 3],
       B4 = iw[bo + 4],
       B5 = iw[bo + 5];
+    const diagB = B3 === 0 && B4 === 0 && B5 === 0;
     // the face's sums for faceFriction, in locals (face[] is 0 for this manifold when the pass starts)
     let fcx = 0,
       fcy = 0,
@@ -549,18 +554,30 @@ export class ContactBlocks extends ContactStore {
         const cx = lay * nz - laz * ny,
           cy = laz * nx - lax * nz,
           cz = lax * ny - lay * nx;
-        uax = A0 * cx + A3 * cy + A4 * cz;
-        uay = A3 * cx + A1 * cy + A5 * cz;
-        uaz = A4 * cx + A5 * cy + A2 * cz;
+        if (diagA) {
+          uax = A0 * cx;
+          uay = A1 * cy;
+          uaz = A2 * cz;
+        } else {
+          uax = A0 * cx + A3 * cy + A4 * cz;
+          uay = A3 * cx + A1 * cy + A5 * cz;
+          uaz = A4 * cx + A5 * cy + A2 * cz;
+        }
         wa = ma + cx * uax + cy * uay + cz * uaz;
       }
       if (movB) {
         const cx = lby * nz - lbz * ny,
           cy = lbz * nx - lbx * nz,
           cz = lbx * ny - lby * nx;
-        ubx = B0 * cx + B3 * cy + B4 * cz;
-        uby = B3 * cx + B1 * cy + B5 * cz;
-        ubz = B4 * cx + B5 * cy + B2 * cz;
+        if (diagB) {
+          ubx = B0 * cx;
+          uby = B1 * cy;
+          ubz = B2 * cz;
+        } else {
+          ubx = B0 * cx + B3 * cy + B4 * cz;
+          uby = B3 * cx + B1 * cy + B5 * cz;
+          ubz = B4 * cx + B5 * cy + B2 * cz;
+        }
         wb = mb + cx * ubx + cy * uby + cz * ubz;
       }
       const w = wa + wb;
@@ -646,38 +663,54 @@ const IWB = new Float64Array(6);
  */
 const DIR = new Float64Array(3);
 
-/** CA, UA (and CB, UB) of point j for the direction DIR[0..2]: r × d and I⁻¹ (r × d), zero for a side that does not move. */
-function levers(j: number, movA: boolean, movB: boolean): void {
-  lever(LA, IWA, CA, UA, 3 * j, movA);
-  lever(LB, IWB, CB, UB, 3 * j, movB);
+/**
+ * How a side's levers are taken (lever): it does not move (0), its world inverse inertia is a full
+ * tensor (1), or diagonal (2: equal principal moments, worldInverseInertia's a E, and no product
+ * of inertia to multiply by 0).
+ */
+function leverMode(mov: boolean, IW: Float64Array): number {
+  if (!mov) return 0;
+  return IW[3] === 0 && IW[4] === 0 && IW[5] === 0 ? 2 : 1;
 }
 
-/** One side of levers: C[o …] ← L[o …] × d and U[o …] ← I⁻¹ C[o …] (IW: xx, yy, zz, xy, xz, yz; d = DIR), or 0. */
+/** CA, UA (and CB, UB) of point j for the direction DIR[0..2]: r × d and I⁻¹ (r × d), zero for a side that does not move. */
+function levers(j: number, modeA: number, modeB: number): void {
+  lever(LA, IWA, CA, UA, 3 * j, modeA);
+  lever(LB, IWB, CB, UB, 3 * j, modeB);
+}
+
+/** One side of levers: C[o …] ← L[o …] × d and U[o …] ← I⁻¹ C[o …] (IW: xx, yy, zz, xy, xz, yz; d = DIR), or 0 (leverMode). */
 function lever(
   L: Float64Array,
   IW: Float64Array,
   C: Float64Array,
   U: Float64Array,
   o: number,
-  mov: boolean,
+  mode: number,
 ): void {
-  let cx = 0,
-    cy = 0,
-    cz = 0;
-  if (mov) {
-    const dx = DIR[0],
-      dy = DIR[1],
-      dz = DIR[2];
-    const lx = L[o],
-      ly = L[o + 1],
-      lz = L[o + 2];
-    cx = ly * dz - lz * dy;
-    cy = lz * dx - lx * dz;
-    cz = lx * dy - ly * dx;
+  if (mode === 0) {
+    C[o] = C[o + 1] = C[o + 2] = 0;
+    U[o] = U[o + 1] = U[o + 2] = 0;
+    return;
   }
+  const dx = DIR[0],
+    dy = DIR[1],
+    dz = DIR[2];
+  const lx = L[o],
+    ly = L[o + 1],
+    lz = L[o + 2];
+  const cx = ly * dz - lz * dy,
+    cy = lz * dx - lx * dz,
+    cz = lx * dy - ly * dx;
   C[o] = cx;
   C[o + 1] = cy;
   C[o + 2] = cz;
+  if (mode === 2) {
+    U[o] = IW[0] * cx;
+    U[o + 1] = IW[1] * cy;
+    U[o + 2] = IW[2] * cz;
+    return;
+  }
   U[o] = IW[0] * cx + IW[3] * cy + IW[4] * cz;
   U[o + 1] = IW[3] * cx + IW[1] * cy + IW[5] * cz;
   U[o + 2] = IW[4] * cx + IW[5] * cy + IW[2] * cz;

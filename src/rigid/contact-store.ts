@@ -564,9 +564,10 @@ export class ContactStore {
 
   /**
    * iw ← every movable body's world inverse inertia R I_b⁻¹ Rᵀ at the current
-   * poses: the velocity pass changes no pose, so its generalized inverse
-   * masses and impulses (eq. 2 and the impulse p: Δω = I⁻¹ (r × p)) take the
-   * tensor once per body instead of turning each lever into the body frame.
+   * poses (a E itself when the three principal moments are equal): the
+   * velocity pass changes no pose, so its generalized inverse masses and
+   * impulses (eq. 2 and the impulse p: Δω = I⁻¹ (r × p)) take the tensor
+   * once per body instead of turning each lever into the body frame.
    */
   protected worldInverseInertia(): void {
     const r = this.rigids;
@@ -580,6 +581,16 @@ export class ContactStore {
       if (mov[i] === 0) continue;
       const i4 = 4 * i,
         i3 = 3 * i;
+      const a = J[i3],
+        b = J[i3 + 1],
+        c = J[i3 + 2];
+      const o = 6 * i;
+      if (a === b && a === c) {
+        // equal principal moments (a cube, a sphere): R (a E) Rᵀ = a E in every pose, exactly
+        iw[o] = iw[o + 1] = iw[o + 2] = a;
+        iw[o + 3] = iw[o + 4] = iw[o + 5] = 0;
+        continue;
+      }
       const x = q[i4],
         y = q[i4 + 1],
         z = q[i4 + 2],
@@ -594,10 +605,6 @@ export class ContactStore {
       const r20 = 2 * (x * z - y * w),
         r21 = 2 * (y * z + x * w),
         r22 = 1 - 2 * (x * x + y * y);
-      const a = J[i3],
-        b = J[i3 + 1],
-        c = J[i3 + 2];
-      const o = 6 * i;
       iw[o] = a * r00 * r00 + b * r01 * r01 + c * r02 * r02;
       iw[o + 1] = a * r10 * r10 + b * r11 * r11 + c * r12 * r12;
       iw[o + 2] = a * r20 * r20 + b * r21 * r21 + c * r22 * r22;
