@@ -232,11 +232,6 @@ export class ContactBlocks extends ContactStore {
       DLN[j] = dl;
       DLT[j] = 0;
       if (!(dl > 0)) continue;
-      // the normal's I⁻¹ (r × n), for the correction below (the friction's levers take UA, UB next)
-      for (let c = 0; c < 3; c++) {
-        UNA[3 * j + c] = UA[3 * j + c];
-        UNB[3 * j + c] = UB[3 * j + c];
-      }
       const k = s + j;
       lamN[k] += dl;
       this.lamNM[s] += dl;
@@ -261,7 +256,7 @@ export class ContactBlocks extends ContactStore {
         DIR[0] = TD[j3];
         DIR[1] = TD[j3 + 1];
         DIR[2] = TD[j3 + 2];
-        levers(j, modeA, modeB);
+        leversT(j, modeA, modeB);
       }
       // the points' corrections averaged over the patch (a Jacobi step: each point's Δλ_t = |slip|/(w₁ + w₂)
       // along its own slip, divided by the number of slipping points, so that a slip the points share is
@@ -275,12 +270,12 @@ export class ContactBlocks extends ContactStore {
         const w =
           ma +
           mb +
-          CA[j3] * UA[j3] +
-          CA[j3 + 1] * UA[j3 + 1] +
-          CA[j3 + 2] * UA[j3 + 2] +
-          CB[j3] * UB[j3] +
-          CB[j3 + 1] * UB[j3 + 1] +
-          CB[j3 + 2] * UB[j3 + 2];
+          CTA[j3] * UTA[j3] +
+          CTA[j3 + 1] * UTA[j3 + 1] +
+          CTA[j3 + 2] * UTA[j3 + 2] +
+          CTB[j3] * UTB[j3] +
+          CTB[j3 + 1] * UTB[j3 + 1] +
+          CTB[j3 + 2] * UTB[j3 + 2];
         BX[j] = w > 0 ? CT[j] / (nf * w) : 0;
       }
       for (let j = 0; j < m; j++) {
@@ -327,22 +322,22 @@ export class ContactBlocks extends ContactStore {
       px += dn * nx;
       py += dn * ny;
       pz += dn * nz;
-      hax += dn * UNA[j3];
-      hay += dn * UNA[j3 + 1];
-      haz += dn * UNA[j3 + 2];
-      hbx += dn * UNB[j3];
-      hby += dn * UNB[j3 + 1];
-      hbz += dn * UNB[j3 + 2];
+      hax += dn * UA[j3];
+      hay += dn * UA[j3 + 1];
+      haz += dn * UA[j3 + 2];
+      hbx += dn * UB[j3];
+      hby += dn * UB[j3 + 1];
+      hbz += dn * UB[j3 + 2];
       if (dt > 0) {
         px -= dt * TD[j3];
         py -= dt * TD[j3 + 1];
         pz -= dt * TD[j3 + 2];
-        hax -= dt * UA[j3];
-        hay -= dt * UA[j3 + 1];
-        haz -= dt * UA[j3 + 2];
-        hbx -= dt * UB[j3];
-        hby -= dt * UB[j3 + 1];
-        hbz -= dt * UB[j3 + 2];
+        hax -= dt * UTA[j3];
+        hay -= dt * UTA[j3 + 1];
+        haz -= dt * UTA[j3 + 2];
+        hbx -= dt * UTB[j3];
+        hby -= dt * UTB[j3 + 1];
+        hbz -= dt * UTB[j3 + 2];
       }
     }
     if (movA) {
@@ -646,9 +641,14 @@ const LB = new Float64Array(12);
 const SL = new Float64Array(12);
 const TD = new Float64Array(12);
 const CT = new Float64Array(4);
-/** The normal's I⁻¹ (r × n) of both sides (CA … UB, block-solve.ts, hold the last `levers` call's). */
-const UNA = new Float64Array(12);
-const UNB = new Float64Array(12);
+/**
+ * The static friction's r × t and I⁻¹ (r × t) of both sides, per point (leversT; the normal's stay in
+ * CA … UB, block-solve.ts, for the correction).
+ */
+const CTA = new Float64Array(12);
+const UTA = new Float64Array(12);
+const CTB = new Float64Array(12);
+const UTB = new Float64Array(12);
 /** The normal and tangential multipliers of a block's points in this projection. */
 const DLN = new Float64Array(4);
 const DLT = new Float64Array(4);
@@ -677,6 +677,12 @@ function leverMode(mov: boolean, IW: Float64Array): number {
 function levers(j: number, modeA: number, modeB: number): void {
   lever(LA, IWA, CA, UA, 3 * j, modeA);
   lever(LB, IWB, CB, UB, 3 * j, modeB);
+}
+
+/** levers for static friction's direction DIR[0..2], into CTA, UTA (and CTB, UTB). */
+function leversT(j: number, modeA: number, modeB: number): void {
+  lever(LA, IWA, CTA, UTA, 3 * j, modeA);
+  lever(LB, IWB, CTB, UTB, 3 * j, modeB);
 }
 
 /** One side of levers: C[o …] ← L[o …] × d and U[o …] ← I⁻¹ C[o …] (IW: xx, yy, zz, xy, xz, yz; d = DIR), or 0 (leverMode). */
