@@ -145,6 +145,28 @@ describe('the step pipeline', () => {
     expect(() => world.addStage({ ...world.pipeline.stages[0] })).toThrow(PbdError);
   });
 
+  it("world.timings: every stage and every set's projection and hooks of the last step, the sets' shares inside their stage", () => {
+    const w = scene('cloth-drape');
+    for (let k = 0; k < 3; k++) w.step();
+    const t = w.timings.lastStep();
+    for (const label of [
+      'particles.predict',
+      'sets.project',
+      'particles.update',
+      'project:stretch',
+      'project:dihedral-bending',
+    ])
+      expect(t[label], label).toBeGreaterThan(0);
+    let projections = 0;
+    for (const [label, ms] of Object.entries(t)) {
+      expect(ms, label).toBeGreaterThanOrEqual(0);
+      if (label.startsWith('project:')) projections += ms;
+    }
+    // the projections are timed inside the projection stage (chained clock readings, no gap counted twice)
+    expect(projections).toBeLessThanOrEqual(t['sets.project'] + 1e-9);
+    expect(projections).toBeGreaterThan(0.5 * t['sets.project']);
+  });
+
   it('a parallel-style scheduler (ranges of particles, shuffled ranges of each colour) gives the serial results bit for bit', () => {
     const scenes: [string, string[]][] = [
       ['cloth-drape', ['stretch', 'dihedral-bending']],

@@ -89,12 +89,15 @@ export class SetHookStage implements Stage {
   run(ctx: StepContext): void {
     const sets = this.sets;
     const hook = this.hook;
+    // chained readings, as in Pipeline.run: a set's time runs from the last reading to its end
+    let t0 = clock();
     for (let k = 0; k < sets.length; k++) {
       const s = sets[k];
       if (!s.enabled || !s[hook]) continue;
-      const t0 = clock();
       s[hook](ctx);
-      ctx.timings.add(this.labels.slotOf(s, ctx.timings), clock() - t0);
+      const t1 = clock();
+      ctx.timings.add(this.labels.slotOf(s, ctx.timings), t1 - t0);
+      t0 = t1;
     }
   }
 
@@ -210,6 +213,7 @@ export class ProjectionStage implements Stage {
   run(ctx: StepContext, scheduler: Scheduler): void {
     const sets = this.sets;
     const symmetric = ctx.world.sweep === 'symmetric';
+    this.t0 = clock();
     for (let it = 0; it < ctx.iterations; it++) {
       ctx.iteration = it;
       ctx.reverse = false;
@@ -230,12 +234,16 @@ export class ProjectionStage implements Stage {
   /** `project:kind` per set, for the step's timings. */
   private readonly labels = new SetLabels('project');
 
+  /** The last clock reading: chained as in Pipeline.run, a projection's time runs from it to the projection's end. */
+  private t0 = 0;
+
   private project(set: ConstraintSet, ctx: StepContext, scheduler: Scheduler): void {
     if (!set.enabled) return;
-    const t0 = clock();
     if (ctx.world.solve === 'jacobi' && set.projectJacobi) set.projectJacobi(ctx);
     else scheduler.project(set, ctx);
-    ctx.timings.add(this.labels.slotOf(set, ctx.timings), clock() - t0);
+    const t1 = clock();
+    ctx.timings.add(this.labels.slotOf(set, ctx.timings), t1 - this.t0);
+    this.t0 = t1;
   }
 }
 
