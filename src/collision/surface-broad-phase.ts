@@ -1,6 +1,8 @@
 import type { ParticleStore } from '../core/particles.js';
 import type { TaskRunner } from '../core/step-context.js';
+import { clock } from '../core/timings.js';
 import { Bvh } from './bvh.js';
+import { boundingSphere, triangleNormal, unionBox, unionBox2 } from './surface-broad-items.js';
 import {
   addVT,
   B_MARGIN,
@@ -166,10 +168,43 @@ export class SurfaceBroadPhase {
     slack = 0,
     tasks: TaskRunner | null = null,
   ): void {
+    const t0 = clock();
     const n = this.snapshots.check(x, p, slack);
-    if (n < 0 || n > PARTIAL_LIMIT * this.topo.vertexCount) this.fullRebuild(store, x, p, tasks);
-    else if (n > 0) this.partialUpdate(store, x, p, n);
+    const t1 = clock();
+    const ms = this.ms;
+    ms.check += t1 - t0;
+    const c = this.causes;
+    if (n < 0 || n > PARTIAL_LIMIT * this.topo.vertexCount) {
+      if (n < 0) c.invalid++;
+      else if (slack > 0) c.renewals++;
+      else c.afterSolve++;
+      if (n > 0) c.renewed += n;
+      this.fullRebuild(store, x, p, tasks);
+      ms.rebuild += clock() - t1;
+    } else if (n > 0) {
+      this.partialUpdate(store, x, p, n);
+      ms.update += clock() - t1;
+    }
   }
+
+  /**
+   * Milliseconds of the broad phase's parts since the owner last reset them
+   * (SurfaceContacts adds them to `world.timings` every substep): the
+   * snapshot checks, full rebuilds (of them: the set-up — snapshots, item
+   * boxes, refit —, the tree's self-traversal and the candidate tests of
+   * its triangle pairs) and incremental updates.
+   */
+  readonly ms = { check: 0, rebuild: 0, setup: 0, traversal: 0, tests: 0, update: 0 };
+
+  /**
+   * Why each full rebuild since the start fired: the snapshots were invalid
+   * (first update, new topology), more than PARTIAL_LIMIT of the vertices
+   * left their allowance before the solve (`renewals`) or after it (the
+   * fail-safe's update, `afterSolve`); `renewed`: the strays those rebuilds
+   * replaced, in all; `pairs`: the overlapping triangle pairs their
+   * traversals met, in all.
+   */
+  readonly causes = { invalid: 0, renewals: 0, afterSolve: 0, renewed: 0, pairs: 0 };
 
   /** Builds the candidate lists anew from x (snapshots of every vertex). */
   private fullRebuild(
@@ -179,9 +214,11 @@ export class SurfaceBroadPhase {
     tasks: TaskRunner | null,
   ): void {
     this.stats.rebuilds++;
+    const t0 = clock();
     this.snapshots.takeAll(x, p);
     this.itemBoxes(null);
     this.fitTree();
+    this.ms.setup += clock() - t0;
     this.vtCount = 0;
     this.eeCount = 0;
     this.collectPairs(store, false, 0, tasks);
@@ -349,6 +386,7 @@ export class SurfaceBroadPhase {
         this.collected(partial, kept, keptEE);
         return;
       }
+      const t0 = clock();
       let np = tree.selfPairsBounded(this.tBox, MAX_PAIRS_PER_TRIANGLE, budget);
       if (tree.truncated) {
         // coincident or collapsed geometry: every triangle gets a smaller share
@@ -357,10 +395,14 @@ export class SurfaceBroadPhase {
         np = tree.selfPairsBounded(this.tBox, DEGENERATE_PAIRS_PER_TRIANGLE, 0);
       }
       if (tree.saturated > 0) this.overBudget(tree.saturated);
+      this.causes.pairs += np;
+      const t1 = clock();
+      this.ms.traversal += t1 - t0;
       const pairs = tree.pairs;
       // on the worker pool in a threaded world (the same lists in the same order), else here
       if (tasks === null || np < PARALLEL_MIN_PAIRS || !this.pool(tasks).run(tasks, A, pairs, np, out))
         collectPairRange(A, pairs, 0, np, out);
+      this.ms.tests += clock() - t1;
     } else {
       // each dirty triangle against the triangles its box overlaps (the pairs a marked self-traversal
       // gives, found in time proportional to the dirty triangles); a pair of two dirty triangles is
@@ -685,93 +727,5 @@ export class SurfaceBroadPhase {
   }
 }
 
-/** out box t = union of the vertex boxes a, b, c grown by g. */
-function unionBox(
-  out: Float64Array,
-  t: number,
-  vb: Float64Array,
-  a: number,
-  b: number,
-  c: number,
-  g: number,
-): void {
-  const o = 6 * t,
-    oa = 6 * a,
-    ob = 6 * b,
-    oc = 6 * c;
-  for (let k = 0; k < 3; k++) {
-    let lo = vb[oa + k];
-    if (vb[ob + k] < lo) lo = vb[ob + k];
-    if (vb[oc + k] < lo) lo = vb[oc + k];
-    let hi = vb[oa + 3 + k];
-    if (vb[ob + 3 + k] > hi) hi = vb[ob + 3 + k];
-    if (vb[oc + 3 + k] > hi) hi = vb[oc + 3 + k];
-    out[o + k] = lo - g;
-    out[o + 3 + k] = hi + g;
-  }
-}
-
-function unionBox2(out: Float64Array, e: number, vb: Float64Array, a: number, b: number, g: number): void {
-  const o = 6 * e,
-    oa = 6 * a,
-    ob = 6 * b;
-  for (let k = 0; k < 3; k++) {
-    out[o + k] = Math.min(vb[oa + k], vb[ob + k]) - g;
-    out[o + 3 + k] = Math.max(vb[oa + 3 + k], vb[ob + 3 + k]) + g;
-  }
-}
-
-/** Centroid and radius (largest vertex distance) of snapshot triangle (a, b, c) into out[4t .. 4t + 3]. */
-function boundingSphere(
-  out: Float64Array,
-  t: number,
-  S: Float64Array,
-  a: number,
-  b: number,
-  c: number,
-): void {
-  const a3 = 3 * a,
-    b3 = 3 * b,
-    c3 = 3 * c;
-  const cx = (S[a3] + S[b3] + S[c3]) / 3,
-    cy = (S[a3 + 1] + S[b3 + 1] + S[c3 + 1]) / 3,
-    cz = (S[a3 + 2] + S[b3 + 2] + S[c3 + 2]) / 3;
-  const ra = (S[a3] - cx) ** 2 + (S[a3 + 1] - cy) ** 2 + (S[a3 + 2] - cz) ** 2,
-    rb = (S[b3] - cx) ** 2 + (S[b3 + 1] - cy) ** 2 + (S[b3 + 2] - cz) ** 2,
-    rc = (S[c3] - cx) ** 2 + (S[c3 + 1] - cy) ** 2 + (S[c3 + 2] - cz) ** 2;
-  const o = 4 * t;
-  out[o] = cx;
-  out[o + 1] = cy;
-  out[o + 2] = cz;
-  out[o + 3] = Math.sqrt(Math.max(ra, rb, rc));
-}
-
 const nA = new Float64Array(3);
 const nB = new Float64Array(3);
-
-/** Unit normal of triangle t (surface-vertex ids) at x into out (0 for a degenerate one). */
-function triangleNormal(
-  x: Float64Array,
-  vert: Int32Array,
-  tri: Int32Array,
-  t: number,
-  out: Float64Array,
-): void {
-  const a = 3 * vert[tri[3 * t]],
-    b = 3 * vert[tri[3 * t + 1]],
-    c = 3 * vert[tri[3 * t + 2]];
-  const ux = x[b] - x[a],
-    uy = x[b + 1] - x[a + 1],
-    uz = x[b + 2] - x[a + 2];
-  const vx = x[c] - x[a],
-    vy = x[c + 1] - x[a + 1],
-    vz = x[c + 2] - x[a + 2];
-  const nx = uy * vz - uz * vy,
-    ny = uz * vx - ux * vz,
-    nz = ux * vy - uy * vx;
-  const l = Math.sqrt(nx * nx + ny * ny + nz * nz);
-  const inv = l > 0 ? 1 / l : 0;
-  out[0] = nx * inv;
-  out[1] = ny * inv;
-  out[2] = nz * inv;
-}

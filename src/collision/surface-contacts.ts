@@ -226,7 +226,27 @@ export class SurfaceContacts implements ConstraintSet {
     // the step's timings: candidate lists (broad phase) and the proximity and continuous tests (narrow phase)
     timings.add(timings.slot('collision.broad'), t1 - t0);
     timings.add(timings.slot('collision.narrow'), clock() - t1);
+    this.broadTimings(ctx);
     this.stats.contacts = this.list.count;
+  }
+
+  /**
+   * The broad phase's parts since the last call into the step's timings
+   * (`collision.broad.check`, `.rebuild` — of it `.rebuildSetup`,
+   * `.rebuildTraversal`, `.rebuildTests` — and `.update`): the updates
+   * before the solve, which `collision.broad` holds, and those the fail-safe
+   * runs after it, which `collision.failsafe` holds.
+   */
+  private broadTimings(ctx: StepContext): void {
+    const ms = this.broadPhase.ms,
+      timings = ctx.timings;
+    timings.add(timings.slot('collision.broad.check'), ms.check);
+    timings.add(timings.slot('collision.broad.rebuild'), ms.rebuild);
+    timings.add(timings.slot('collision.broad.rebuildSetup'), ms.setup);
+    timings.add(timings.slot('collision.broad.rebuildTraversal'), ms.traversal);
+    timings.add(timings.slot('collision.broad.rebuildTests'), ms.tests);
+    timings.add(timings.slot('collision.broad.update'), ms.update);
+    ms.check = ms.rebuild = ms.setup = ms.traversal = ms.tests = ms.update = 0;
   }
 
   project(ctx: StepContext): void {
@@ -236,8 +256,11 @@ export class SurfaceContacts implements ConstraintSet {
       // from the start of the detection period (this substep, or k substeps ago) to p
       const start = this.detectEvery === 1 ? ctx.store.x : this.start;
       // the fail-safe scan also lowers the distance bounds by the motion of the period
+      const t0 = clock();
       if (this.failsafe) this.failsafeCheck.verify(ctx.store, start, ctx.tasks ?? null);
       else this.broadPhase.decayBounds(start, ctx.store.p);
+      ctx.timings.add(ctx.timings.slot('collision.failsafe'), clock() - t0);
+      this.broadTimings(ctx);
     }
   }
 
