@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import asc from 'assemblyscript/asc';
 import { emitJs } from './kernels/emit-js.js';
 import { emitRowsAs, emitRowsJs, parseRows, type RowsDef } from './kernels/emit-rows.js';
-import { emitBlockMoves, emitSimd, F32X4_MODE, JS_F32, LDD4 } from './kernels/emit-simd.js';
+import { emitBlockMoves, emitSimd, F32X4_MODE, JS_F32, LDD4, windowMovesF32 } from './kernels/emit-simd.js';
 import { type KernelDef, parseHelpers, parseKernel } from './kernels/parse.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -101,6 +101,7 @@ export function elementsSource(defs: KernelDef[]): string {
     arities.add(def.particles.length);
   }
   for (const a of [...arities].sort()) parts.push(emitBlockMoves(F32X4_MODE, a));
+  if (arities.size > 0) parts.push(windowMovesF32());
   const externs = [...imports].sort().map((f) => {
     const arity = f === 'atan2' || f === 'pow' || f === 'hypot' ? 2 : 1;
     const args = ['a', 'b'].slice(0, arity).map((a) => `${a}: f64`);
@@ -150,6 +151,11 @@ export function elementsGlue(defs: KernelDef[]): string {
       lines.push(
         `  ${dir}F32${a}(pairFrom: number, pairTo: number, pairIdx: number, p: number, w: number, blk: number): void;`,
       );
+  if (arities.size > 0)
+    lines.push(
+      '  windowLoadF32(src: number, srcW: number, dst: number, n: number): void;',
+      '  windowSaveF32(src: number, dst: number, n: number): void;',
+    );
   lines.push('}', '');
   const imports = new Set<string>();
   for (const d of simd) for (const f of emitSimd(d).imports) imports.add(f);

@@ -15,6 +15,9 @@ import { DistanceConstraints } from '../src/constraints/distance.js';
 import { ElementConstraints } from '../src/constraints/element-set.js';
 import type { StepContext } from '../src/core/step-context.js';
 import { loadScene, ParticleStore, useWasmKernels, World } from '../src/index.js';
+import { ELEMENT_IMPORTS, type ElementExports } from '../src/wasm/element-kernels.generated.js';
+import { wasmKernel } from '../src/wasm/kernels.js';
+import { instantiate } from '../src/wasm/paired.js';
 import { rng } from './helpers.js';
 
 /** The context a set's beginStep and project read (XPBD, h = 1/300, one pass). */
@@ -155,6 +158,53 @@ function cloth(n: number, precision: 'f64' | 'f32', frames: number) {
   const off = fc.cloth.offset;
   return { fc, x: fc.world.store.x.slice(3 * off, 3 * (off + fc.cloth.count)) };
 }
+
+describe('the f32 window (x y z w per particle)', () => {
+  it('rounds positions and inverse masses as Math.fround on the way in and widens them exactly on the way out', () => {
+    const mod = wasmKernel('elements');
+    expect(mod).not.toBeNull();
+    const { exports, buffer } = instantiate(mod!, 65536, ELEMENT_IMPORTS, 'elements');
+    const ex = exports as unknown as ElementExports;
+    const r = rng(7);
+    // ordinary values, ties and near-ties of f32 rounding, overflow, underflow, signed zeros, subnormals
+    const special = [
+      0.1,
+      -0.1,
+      1 + 2 ** -24,
+      1 + 3 * 2 ** -24,
+      3.4028235677973366e38,
+      1e39,
+      -1e39,
+      1e-46,
+      -0,
+      0,
+      1.4e-45,
+      7e-46,
+      1e-40,
+      1 / 3,
+    ];
+    const n = 41; // odd: windowSaveF32 moves two particles per iteration and the last alone
+    const src = 1024,
+      srcW = src + 24 * n,
+      dst = srcW + 8 * n,
+      back = dst + 16 * n;
+    const S = new Float64Array(buffer, src, 3 * n);
+    const SW = new Float64Array(buffer, srcW, n);
+    for (let i = 0; i < 3 * n; i++)
+      S[i] = i < special.length ? special[i] : (r() - 0.5) * 10 ** Math.floor(r() * 12 - 6);
+    for (let i = 0; i < n; i++) SW[i] = i < special.length ? special[special.length - 1 - i] : r() * 3;
+    ex.windowLoadF32(src, srcW, dst, n);
+    const D = new Float32Array(buffer, dst, 4 * n);
+    for (let i = 0; i < n; i++) {
+      for (let d = 0; d < 3; d++) expect(Object.is(D[4 * i + d], Math.fround(S[3 * i + d]))).toBe(true);
+      expect(Object.is(D[4 * i + 3], Math.fround(SW[i]))).toBe(true);
+    }
+    ex.windowSaveF32(dst, back, n);
+    const B = new Float64Array(buffer, back, 3 * n);
+    for (let i = 0; i < n; i++)
+      for (let d = 0; d < 3; d++) expect(Object.is(B[3 * i + d], D[4 * i + d])).toBe(true);
+  });
+});
 
 describe('an f32 world', () => {
   it('rejects an unknown precision, naming the field and the allowed values', () => {

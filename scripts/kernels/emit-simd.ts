@@ -132,12 +132,22 @@ export interface Lanes {
    * store per lane.
    */
   transpose?: boolean;
+  /**
+   * With `transpose`: the f32 window holds each particle as x y z w (16
+   * bytes: the inverse mass beside the position) instead of x y z (12
+   * bytes) with the inverse masses apart. The gather then transposes four
+   * whole particles (a 4 × 4 transpose: one more shuffle, no per-lane loads
+   * of w), the scatter stores x y z at the 16-byte stride and leaves w, and
+   * the window is filled and emptied by windowMovesF32 (one f32x4 demotion
+   * per particle instead of TypedArray.set's per-value conversion).
+   */
+  aos4?: boolean;
 }
 
 export const F64X2: Lanes = { v: 'f64x2', m: 'i64x2', n: 2, f: 'f64', bytes: 8 };
 export const F32X4: Lanes = { v: 'f32x4', m: 'i32x4', n: 4, f: 'f32', bytes: 4 };
 /** The f32 mode as shipped: blocked f32x4 lanes, atan2 by the in-kernel polynomial. */
-export const F32X4_MODE: Lanes = { ...F32X4, blocked: true, atan: 'poly', transpose: true };
+export const F32X4_MODE: Lanes = { ...F32X4, blocked: true, atan: 'poly', transpose: true, aos4: true };
 /** The f32 mode's JavaScript twin: one lane, every f32 operation rounded with Math.fround. */
 export const JS_F32: Lanes = { v: 'js', m: 'js', n: 1, f: 'f32', bytes: 4, atan: 'poly' };
 
@@ -1158,9 +1168,10 @@ export function emitBlockMoves(L: Lanes, arity: number): string {
         ids.forEach((i, l) => {
           lines.push(`const ${i} = load<i32>(ib, ${4 * (4 * v + l)});`);
         });
+        const stride = L.aos4 ? 16 : 12;
         lines.push('{');
         ids.forEach((i, l) => {
-          lines.push(`const q${l} = v128.load(p + <usize>${i} * 12);`);
+          lines.push(`const q${l} = v128.load(p + <usize>${i} * ${stride});`);
         });
         lines.push(
           'const t0 = v128.shuffle<i32>(q0, q1, 0, 4, 1, 5);',
@@ -1170,9 +1181,14 @@ export function emitBlockMoves(L: Lanes, arity: number): string {
           `v128.store(bb, v128.shuffle<i32>(t0, t1, 0, 1, 4, 5), ${64 * v});`,
           `v128.store(bb, v128.shuffle<i32>(t0, t1, 2, 3, 6, 7), ${64 * v + 16});`,
           `v128.store(bb, v128.shuffle<i32>(t2, t3, 0, 1, 4, 5), ${64 * v + 32});`,
-          `let m = v128.load32_zero(w + (<usize>${ids[0]} << 2));`,
-          ...[1, 2, 3].map((l) => `m = v128.load32_lane(w + (<usize>${ids[l]} << 2), m, ${l});`),
-          `v128.store(bb, m, ${64 * v + 48});`,
+          ...(L.aos4
+            ? // (x y z w) of lanes a b c d: w is the fourth row of the 4 × 4 transpose
+              [`v128.store(bb, v128.shuffle<i32>(t2, t3, 2, 3, 6, 7), ${64 * v + 48});`]
+            : [
+                `let m = v128.load32_zero(w + (<usize>${ids[0]} << 2));`,
+                ...[1, 2, 3].map((l) => `m = v128.load32_lane(w + (<usize>${ids[l]} << 2), m, ${l});`),
+                `v128.store(bb, m, ${64 * v + 48});`,
+              ]),
           '}',
         );
         continue;
@@ -1193,8 +1209,8 @@ export function emitBlockMoves(L: Lanes, arity: number): string {
         );
         ids.forEach((i, l) => {
           lines.push(
-            `v128.store64_lane(p + <usize>${i} * 12, ${l < 2 ? 'u0' : 'u1'}, ${l % 2});`,
-            `v128.store32_lane(p + <usize>${i} * 12, Z, ${l}, 8);`,
+            `v128.store64_lane(p + <usize>${i} * ${L.aos4 ? 16 : 12}, ${l < 2 ? 'u0' : 'u1'}, ${l % 2});`,
+            `v128.store32_lane(p + <usize>${i} * ${L.aos4 ? 16 : 12}, Z, ${l}, 8);`,
           );
         });
         lines.push('}');
@@ -1218,6 +1234,48 @@ export function emitBlockMoves(L: Lanes, arity: number): string {
     lines.push('}', '}', '');
   }
   return indent(lines);
+}
+
+/**
+ * The f32 window's moves for the `aos4` layout (Lanes.aos4): windowLoadF32
+ * rounds n particles' positions (f64 x y z at `src`) and inverse masses (f64
+ * at `srcW`) to f32, as Math.fround does, into x y z w at `dst`;
+ * windowSaveF32 widens x y z of n particles at `src` back to f64 x y z at
+ * `dst` (exactly). The f64 values come in and go out by TypedArray.set
+ * between the store and a staging area of the kernel's memory (a copy
+ * without conversion).
+ */
+export function windowMovesF32(): string {
+  return indent([
+    'export function windowLoadF32(src: usize, srcW: usize, dst: usize, n: i32): void {',
+    'for (let i = 0; i < n; i++) {',
+    'const s = src + <usize>i * 24;',
+    'const xy = f32x4.demote_f64x2_zero(v128.load(s));',
+    'const zw = f32x4.demote_f64x2_zero(v128.load64_lane(srcW + (<usize>i << 3), v128.load64_zero(s, 16), 1));',
+    'v128.store(dst + (<usize>i << 4), v128.shuffle<i32>(xy, zw, 0, 1, 4, 5));',
+    '}',
+    '}',
+    '',
+    'export function windowSaveF32(src: usize, dst: usize, n: i32): void {',
+    'let i = 0;',
+    // two particles per iteration: (x0 y0), (z0 x1), (y1 z1) as three f64x2 stores
+    'for (; i + 2 <= n; i += 2) {',
+    'const q0 = v128.load(src + (<usize>i << 4));',
+    'const q1 = v128.load(src + (<usize>i << 4), 16);',
+    'const d = dst + <usize>i * 24;',
+    'v128.store(d, f64x2.promote_low_f32x4(q0));',
+    'v128.store(d, f64x2.promote_low_f32x4(v128.shuffle<i32>(q0, q1, 2, 4, 2, 4)), 16);',
+    'v128.store(d, f64x2.promote_low_f32x4(v128.shuffle<i32>(q1, q1, 1, 2, 1, 2)), 32);',
+    '}',
+    'if (i < n) {',
+    'const q = v128.load(src + (<usize>i << 4));',
+    'const d = dst + <usize>i * 24;',
+    'v128.store(d, f64x2.promote_low_f32x4(q));',
+    'store<f64>(d, <f64>f32x4.extract_lane(q, 2), 16);',
+    '}',
+    '}',
+    '',
+  ]);
 }
 
 /** Indents lines by their braces (the generated AssemblyScript is read in reviews). */

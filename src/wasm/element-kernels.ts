@@ -57,6 +57,8 @@ export function elementKernel(
     scratch,
     f32,
     shared,
+    // the f32 window as x y z w (scripts/kernels/emit-simd.ts, Lanes.aos4: the shipped F32X4_MODE)
+    f32,
   );
 }
 

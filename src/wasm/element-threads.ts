@@ -25,7 +25,7 @@ import {
   elementBlock,
   elementBlockF32,
 } from './element-kernels.generated.js';
-import type { DeferringSet, PairedCopy, ThreadedSweeps } from './paired.js';
+import { type DeferringSet, loadAos4, type PairedCopy, saveAos4, type ThreadedSweeps } from './paired.js';
 
 /** Slots of the shared parameter block. */
 const OP = 0;
@@ -65,6 +65,10 @@ export interface ElementArgs {
   blk: number;
   pAt: number;
   wAt: number;
+  /** An f32 window as x y z w (paired.ts, ParticleWindow.aos4): its f64 staging. */
+  aos4: number;
+  stageAt: number;
+  stageWAt: number;
   base: number;
   range: number;
   lanes: number;
@@ -76,6 +80,9 @@ interface ThreadInstance {
   ex: ElementExports;
   P: Float64Array | Float32Array;
   W: Float64Array | Float32Array;
+  /** aos4: the staging views (loadAos4, saveAos4). */
+  S: Float64Array;
+  SW: Float64Array;
 }
 
 /** Each thread's instance of the module on a set's memory, by task arguments. */
@@ -98,10 +105,31 @@ function instanceOf(A: ElementArgs, ex: ElementExports | null): ThreadInstance {
     }
     const buf = A.memory.buffer;
     const n = A.range + 1;
+    const none = new Float64Array(0);
     t =
-      A.f32 !== 0
-        ? { ex, P: new Float32Array(buf, A.pAt, 3 * n), W: new Float32Array(buf, A.wAt, n) }
-        : { ex, P: new Float64Array(buf, A.pAt, 3 * n), W: new Float64Array(buf, A.wAt, n) };
+      A.aos4 !== 0
+        ? {
+            ex,
+            P: new Float32Array(buf, A.pAt, 4 * n),
+            W: new Float32Array(0),
+            S: new Float64Array(buf, A.stageAt, 3 * A.range),
+            SW: new Float64Array(buf, A.stageWAt, A.range),
+          }
+        : A.f32 !== 0
+          ? {
+              ex,
+              P: new Float32Array(buf, A.pAt, 3 * n),
+              W: new Float32Array(buf, A.wAt, n),
+              S: none,
+              SW: none,
+            }
+          : {
+              ex,
+              P: new Float64Array(buf, A.pAt, 3 * n),
+              W: new Float64Array(buf, A.wAt, n),
+              S: none,
+              SW: none,
+            };
     instances.set(A, t);
   }
   return t;
@@ -120,7 +148,9 @@ export function elementWasmTask(A: ElementArgs, from: number, to: number, block:
 function runElementBlock(A: ElementArgs, t: ThreadInstance, from: number, to: number, block: number): void {
   const par = A.par;
   const op = par[OP];
-  if (op === LOAD) {
+  if (op === LOAD && A.aos4 !== 0) loadAos4(t.ex, A, t.S, t.SW, A.p, A.w, from, to);
+  else if (op === SAVE && A.aos4 !== 0) saveAos4(t.ex, A, t.S, A.p, from, to);
+  else if (op === LOAD) {
     const b = A.base;
     t.P.set(A.p.subarray(3 * (b + from), 3 * (b + to)), 3 * from);
     t.W.set(A.w.subarray(b + from, b + to), from);
@@ -199,6 +229,9 @@ export class ElementThreads implements ThreadedSweeps {
       blk: a.blk,
       pAt: win.pAt,
       wAt: win.wAt,
+      aos4: win.aos4 ? 1 : 0,
+      stageAt: win.stageAt,
+      stageWAt: win.stageWAt,
       base: win.base,
       range: win.range,
       lanes: k.plan.lanes,

@@ -143,41 +143,111 @@ export interface ThreadedSweeps {
   sweep(id: number, store: ParticleStore, reverse: boolean, f32: boolean, set: DeferringSet | null): boolean;
 }
 
+/** The f32 window's moves of the elements module (scripts/kernels/emit-simd.ts, windowMovesF32). */
+export interface WindowMovesF32 {
+  windowLoadF32(src: number, srcW: number, dst: number, n: number): void;
+  windowSaveF32(src: number, dst: number, n: number): void;
+}
+
+/**
+ * Particles [from, to) of an `aos4` window in: positions p and inverse masses w of the store (from
+ * particle `base` on) copied as f64 into the staging views S and SW (at the window's stageAt and
+ * stageWAt), then rounded to f32 x y z w at pAt by the module (one f32x4 demotion per particle).
+ */
+export function loadAos4(
+  ex: WindowMovesF32,
+  win: { stageAt: number; stageWAt: number; pAt: number; base: number },
+  S: Float64Array,
+  SW: Float64Array,
+  p: Float64Array,
+  w: Float64Array,
+  from: number,
+  to: number,
+): void {
+  const b = win.base;
+  S.set(p.subarray(3 * (b + from), 3 * (b + to)), 3 * from);
+  SW.set(w.subarray(b + from, b + to), from);
+  ex.windowLoadF32(win.stageAt + 24 * from, win.stageWAt + 8 * from, win.pAt + 16 * from, to - from);
+}
+
+/** Particles [from, to) of an `aos4` window out: x y z widened into the staging view S, then copied to p. */
+export function saveAos4(
+  ex: WindowMovesF32,
+  win: { stageAt: number; pAt: number; base: number },
+  S: Float64Array,
+  p: Float64Array,
+  from: number,
+  to: number,
+): void {
+  ex.windowSaveF32(win.pAt + 16 * from, win.stageAt + 24 * from, to - from);
+  p.set(S.subarray(3 * from, 3 * to), 3 * (win.base + from));
+}
+
 /**
  * A kernel's copy of the positions and inverse masses of a particle window
  * (plus the dummy particle), copied in before and out after a projection.
  * In the f32 mode the copy is f32: copying in rounds each value to the
- * nearest f32 (as Math.fround), copying out widens it exactly.
+ * nearest f32 (as Math.fround), copying out widens it exactly. The library's
+ * f32 copies are `aos4`: each particle as x y z w (16 bytes, the inverse
+ * mass beside the position, wAt = pAt + 12), moved in and out through an f64
+ * staging area by the module's windowLoadF32 / windowSaveF32 (the same
+ * values as TypedArray.set's conversion, at about half its cost).
  */
 export class ParticleWindow {
   readonly P: Float64Array;
   readonly W: Float64Array;
-  /** The f32 copy (f32 mode; P and W are then empty). */
+  /** The f32 copy (f32 mode; P and W are then empty; aos4: P32 holds x y z w, W32 is empty). */
   readonly P32: Float32Array;
   readonly W32: Float32Array;
+  /** aos4: the f64 staging of positions (3 per particle) and inverse masses (S, SW at stageAt, stageWAt). */
+  readonly S: Float64Array;
+  readonly SW: Float64Array;
   readonly pAt: number;
   readonly wAt: number;
+  readonly stageAt: number;
+  readonly stageWAt: number;
   readonly base: number;
   readonly range: number;
   readonly f32: boolean;
+  readonly aos4: boolean;
+  /** aos4: the module's window moves (set by bind). */
+  private moves: WindowMovesF32 | null = null;
 
-  constructor(plan: PairPlan, arena: Arena, f32 = false) {
+  constructor(plan: PairPlan, arena: Arena, f32 = false, aos4 = false) {
     this.base = plan.base;
     this.range = plan.range;
     this.f32 = f32;
+    this.aos4 = f32 && aos4;
     const b = f32 ? 4 : 8;
-    this.pAt = arena.take(3 * b * (plan.range + 1));
-    this.wAt = arena.take(b * (plan.range + 1));
+    if (this.aos4) {
+      this.pAt = arena.take(16 * (plan.range + 1));
+      this.wAt = this.pAt + 12;
+      this.stageAt = arena.take(24 * plan.range);
+      this.stageWAt = arena.take(8 * plan.range);
+    } else {
+      this.pAt = arena.take(3 * b * (plan.range + 1));
+      this.wAt = arena.take(b * (plan.range + 1));
+      this.stageAt = 0;
+      this.stageWAt = 0;
+    }
     this.P = new Float64Array(0);
     this.W = new Float64Array(0);
     this.P32 = new Float32Array(0);
     this.W32 = new Float32Array(0);
+    this.S = new Float64Array(0);
+    this.SW = new Float64Array(0);
   }
 
-  /** Binds the views once the memory exists. */
-  bind(buffer: ArrayBuffer): this {
+  /** Binds the views once the memory exists (and, aos4, the module's window moves). */
+  bind(buffer: ArrayBuffer, moves: WindowMovesF32 | null = null): this {
     const n = this.range + 1;
-    if (this.f32) {
+    if (this.aos4) {
+      if (moves === null) throw new Error('an aos4 window needs the module’s window moves');
+      this.moves = moves;
+      (this as { P32: Float32Array }).P32 = new Float32Array(buffer, this.pAt, 4 * n);
+      (this as { S: Float64Array }).S = new Float64Array(buffer, this.stageAt, 3 * this.range);
+      (this as { SW: Float64Array }).SW = new Float64Array(buffer, this.stageWAt, this.range);
+    } else if (this.f32) {
       (this as { P32: Float32Array }).P32 = new Float32Array(buffer, this.pAt, 3 * n);
       (this as { W32: Float32Array }).W32 = new Float32Array(buffer, this.wAt, n);
     } else {
@@ -190,6 +260,10 @@ export class ParticleWindow {
   load(store: ParticleStore): void {
     const b = this.base,
       r = this.range;
+    if (this.moves !== null) {
+      loadAos4(this.moves, this, this.S, this.SW, store.p, store.invMass, 0, r);
+      return;
+    }
     if (this.f32) {
       this.P32.set(store.p.subarray(3 * b, 3 * (b + r)));
       this.W32.set(store.invMass.subarray(b, b + r));
@@ -200,7 +274,8 @@ export class ParticleWindow {
   }
 
   save(store: ParticleStore): void {
-    if (this.f32) store.p.set(this.P32.subarray(0, 3 * this.range), 3 * this.base);
+    if (this.moves !== null) saveAos4(this.moves, this, this.S, store.p, 0, this.range);
+    else if (this.f32) store.p.set(this.P32.subarray(0, 3 * this.range), 3 * this.base);
     else store.p.set(this.P.subarray(0, 3 * this.range), 3 * this.base);
   }
 }
@@ -287,6 +362,7 @@ export class PairedCopy<E> {
     scratch = 0,
     windowF32 = f32,
     shared = false,
+    aos4 = false,
   ) {
     const n = set.count;
     const L = f32 ? 4 : 2;
@@ -301,7 +377,7 @@ export class PairedCopy<E> {
       slow: arena.take(4 * Math.max(n, L * plan.pairs)),
       blk: arena.take(scratch),
     };
-    const win = new ParticleWindow(plan, arena, windowF32);
+    const win = new ParticleWindow(plan, arena, windowF32, aos4);
     const { exports, buffer, memory } = instantiate(mod, arena.top, imports, name, shared);
     this.memory = memory;
     this.module = mod;
@@ -327,7 +403,7 @@ export class PairedCopy<E> {
     set.lambda = lam.subarray(0, n);
     this.slow = new Int32Array(buffer, this.addr.slow, n);
     this.plan = plan;
-    this.win = win.bind(buffer);
+    this.win = win.bind(buffer, win.aos4 ? (exports as unknown as WindowMovesF32) : null);
     this.from = { indices: set.indices, record, scalar, count: n };
   }
 
