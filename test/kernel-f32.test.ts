@@ -13,6 +13,7 @@ import { edgeStretch, fallingCloth } from '../bench/peers/cloth-scene.js';
 import { DihedralBending, dihedralAngleGradients } from '../src/cloth/dihedral-bending.js';
 import { DistanceConstraints } from '../src/constraints/distance.js';
 import { ElementConstraints } from '../src/constraints/element-set.js';
+import { IsometricBending } from '../src/continuum/isometric-bending.js';
 import type { StepContext } from '../src/core/step-context.js';
 import { loadScene, ParticleStore, useWasmKernels, World } from '../src/index.js';
 import { ELEMENT_IMPORTS, type ElementExports } from '../src/wasm/element-kernels.generated.js';
@@ -62,7 +63,12 @@ function batch(seed: number, arity: number, groups: number) {
   return { store, idx };
 }
 
-function makeSet(store: ParticleStore, arity: number, idx: number[]): ElementConstraints {
+function makeSet(store: ParticleStore, arity: number, idx: number[], isometric = false): ElementConstraints {
+  if (isometric) {
+    // rest stencils from a bent copy of the batch, so that the current shape is off its rest curvature
+    const rest = Float64Array.from(store.x, (v, i) => v + 0.05 * Math.sin(7 * i));
+    return new IsometricBending(store, idx, { compliance: 1e-4 }, rest);
+  }
   if (arity === 2) {
     const rest = idx.map((_, k) => 0.3 + (k % 5) * 0.2).filter((_, k) => k % 2 === 0);
     return new DistanceConstraints(store, idx, rest, { compliance: 1e-6 });
@@ -72,9 +78,16 @@ function makeSet(store: ParticleStore, arity: number, idx: number[]): ElementCon
 }
 
 /** p and λ after `sweeps` alternating forward and backward sweeps of a fresh set on a fresh batch. */
-function sweepBatch(seed: number, arity: number, groups: number, backend: 'auto' | 'js', sweeps: number) {
+function sweepBatch(
+  seed: number,
+  arity: number,
+  groups: number,
+  backend: 'auto' | 'js',
+  sweeps: number,
+  isometric = false,
+) {
   const { store, idx } = batch(seed, arity, groups);
-  const set = makeSet(store, arity, idx);
+  const set = makeSet(store, arity, idx, isometric);
   set.backend = backend;
   set.beginStep(context(store, 'f32', false));
   for (let s = 0; s < sweeps; s++) set.project(context(store, 'f32', s % 2 === 1));
@@ -82,14 +95,15 @@ function sweepBatch(seed: number, arity: number, groups: number, backend: 'auto'
 }
 
 describe('the f32 JavaScript twin gives the f32x4 kernels’ bits', () => {
-  for (const [arity, name] of [
-    [2, 'distance'],
-    [4, 'dihedral bending'],
+  for (const [arity, name, iso] of [
+    [2, 'distance', false],
+    [4, 'dihedral bending', false],
+    [4, 'isometric bending', true],
   ] as const) {
     it(`${name}: random batches with degenerate constraints, forward and backward sweeps`, () => {
       for (const seed of [1, 2, 3]) {
-        const wasm = sweepBatch(seed, arity, 203, 'auto', 4);
-        const js = sweepBatch(seed, arity, 203, 'js', 4);
+        const wasm = sweepBatch(seed, arity, 203, 'auto', 4, iso);
+        const js = sweepBatch(seed, arity, 203, 'js', 4, iso);
         expect(wasm.set.activeBackend).toBe('wasm');
         expect(js.set.activeBackend).toBe('js');
         let moved = 0;

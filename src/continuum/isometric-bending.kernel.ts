@@ -4,6 +4,9 @@ import { move, norm2 } from '../kernels/helpers.js';
 /** The WebAssembly twin projects sets without XPBD damping. */
 export const simd = { gamma: 0 };
 
+/** The f32 mode (World option `precision: 'f32'`): an f32x4 kernel on blocked lanes and its JavaScript twin, the same bits; without damping. */
+export const f32 = true;
+
 /**
  * One isometric bending constraint (002 §4.3, after Bergou et al. 2006) on
  * the stencil of an interior edge a–b with the opposite vertices c, d: the

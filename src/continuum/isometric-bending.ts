@@ -1,10 +1,10 @@
 import { ElementConstraints } from '../constraints/element-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
-import { sweepIsometricBending } from '../wasm/element-kernels.generated.js';
+import { sweepIsometricBending, sweepIsometricBendingF32 } from '../wasm/element-kernels.generated.js';
 import type { ElementKernel } from '../wasm/element-kernels.js';
 import { isometricBendingEnergy, isometricBendingStencil } from './energy.js';
-import { projectIsometricBending } from './isometric-bending.generated.js';
+import { projectIsometricBending, projectIsometricBendingF32 } from './isometric-bending.generated.js';
 
 /**
  * Isometric bending (002 §4.3, after Bergou et al. 2006): per interior edge
@@ -74,6 +74,24 @@ export class IsometricBending extends ElementConstraints {
 
   protected sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
     sweepIsometricBending(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde, this.m);
+  }
+
+  /** The f32 mode (World option `precision: 'f32'`): blocked f32x4 lanes, and its JavaScript twin with the same bits. */
+  protected override readonly hasF32 = true;
+
+  protected override sweepF32(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
+    sweepIsometricBendingF32(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde, this.m);
+  }
+
+  protected override kernelF32(
+    p: Float64Array,
+    w: Float64Array,
+    from: number,
+    to: number,
+    reverse: boolean,
+  ): void {
+    const r = this.rule;
+    projectIsometricBendingF32(p, w, this, this.q, this.K, from, to, reverse, r.kPrime, r.alphaTilde, this.m);
   }
 
   /** The JavaScript kernel (isometric-bending.kernel.ts). */
