@@ -1,3 +1,4 @@
+import { IsometricBending } from '../../src/index.js';
 import type { BenchCase, BenchInstance, PeerCase } from '../harness.js';
 import { ammoCloth } from '../peers/ammo.js';
 import { edgeStretch, type FallingCloth, fallingCloth } from '../peers/cloth-scene.js';
@@ -66,6 +67,33 @@ function pbdkit(n: number, bend: boolean, precision: Precision = 'f64', threads 
       world,
       quality: () => edgeStretch(x.subarray(3 * off, 3 * (off + cloth.count)), s.edges, s.rest),
       info: `${cloth.count} vertices, ${cloth.stretch.count} stretch (${cloth.stretch.colors} colours), ${cloth.bend ? `${cloth.bend.count} dihedral bending (${cloth.bend.colors} colours)` : 'no bending'}; XPBD, ${SUBSTEPS} substeps × 1 iteration, forward sweep, ${precision}${precision === 'f32' ? ' (distance and bending kernels: blocked f32x4)' : ''}`,
+    };
+  };
+}
+
+/** XPBD compliance of the opt-in isometric bending (002 §4.3) of cloth-50-fall-isometric-f32. */
+const ISO_COMPLIANCE = 1;
+
+/**
+ * pbdkit's cloth with 002's isometric bending (IsometricBending, a constant-Hessian quadratic) on
+ * the same quads instead of its dihedral bending: the cheaper model, for its cost and its quality
+ * column beside the dihedral cloth's and the peers'.
+ */
+function pbdkitIsometric(n: number, precision: Precision): () => BenchInstance {
+  return () => {
+    const s = fallingCloth({ n, substeps: SUBSTEPS, bendCompliance: false, precision });
+    const { world, cloth } = s;
+    const off = cloth.offset;
+    const quads = Int32Array.from(scene(n, true, precision).quads, (v) => v + off);
+    const iso = new IsometricBending(world.store, quads, { compliance: ISO_COMPLIANCE });
+    world.addConstraintSet(iso);
+    const x = world.store.x;
+    return {
+      step: () => world.step(),
+      projectionsPerStep: (cloth.stretch.count + iso.count) * world.substeps,
+      world,
+      quality: () => edgeStretch(x.subarray(3 * off, 3 * (off + cloth.count)), s.edges, s.rest),
+      info: `${cloth.count} vertices, ${cloth.stretch.count} stretch, ${iso.count} isometric bending (002 §4.3, compliance ${ISO_COMPLIANCE}) on the dihedral cloth's quads; XPBD, ${SUBSTEPS} substeps × 1, forward sweep, ${precision}`,
     };
   };
 }
@@ -152,6 +180,19 @@ export const cases: BenchCase[] = [
     steps: 300,
     warmup: 60,
     target: { nsPerProjection: nsTargets, reference: 'same-run peers (issue 18)' },
+  },
+  {
+    name: 'cloth-50-fall-isometric-f32',
+    description:
+      "cloth-50-fall-f32 with 002's isometric bending (opt-in, cheaper) instead of the dihedral bending, on the same quads",
+    setup: pbdkitIsometric(50, 'f32'),
+    peers: peers(50, true, true, 'f32'),
+    steps: 300,
+    warmup: 60,
+    target: {
+      nsPerProjection: { stretch: 4, 'isometric-bending': 10 },
+      reference: 'same-run peers (issue 18)',
+    },
   },
   {
     name: 'cloth-201-fall-f32',
