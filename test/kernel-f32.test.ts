@@ -290,8 +290,9 @@ describe('an f32 world', () => {
     expect(x(two).equals(x(one))).toBe(true);
     expect(x(four).equals(x(one))).toBe(true);
     expect(x(late).equals(x(one))).toBe(true);
-    // the workers took part (2-thread pool: two, late)
-    expect(blocks(two) - before).toBeGreaterThan(100);
+    // the workers took part (2-thread pool: two, late); blocks are claimed as they come, so how many a
+    // worker gets depends on the machine's load (244-306 at load 7, 89 at load 13): only "some" is certain
+    expect(blocks(two) - before).toBeGreaterThan(0);
     for (const w of [one, two, four, late]) w.dispose();
   }
 
