@@ -66,3 +66,29 @@ export function buildChunkBoxes(
     reach[ch] = m;
   }
 }
+
+/**
+ * The length of the tangential part (normal n) of the motion p − x that the prediction of particle i3/3
+ * brings over the substep h, relative to the collider's surface moving at (cvx, cvy, cvz): ColliderContacts.incoming.
+ */
+export function incomingSlip(
+  x: Float64Array,
+  p: Float64Array,
+  i3: number,
+  nx: number,
+  ny: number,
+  nz: number,
+  cvx: number,
+  cvy: number,
+  cvz: number,
+  h: number,
+): number {
+  const dx = p[i3] - x[i3] - cvx * h,
+    dy = p[i3 + 1] - x[i3 + 1] - cvy * h,
+    dz = p[i3 + 2] - x[i3 + 2] - cvz * h;
+  const dn = dx * nx + dy * ny + dz * nz;
+  const tx = dx - dn * nx,
+    ty = dy - dn * ny,
+    tz = dz - dn * nz;
+  return Math.sqrt(tx * tx + ty * ty + tz * tz);
+}

@@ -2,6 +2,7 @@ import type { StepContext } from '../core/constraint-set.js';
 import type { SharedTask } from '../core/step-context.js';
 import type { WorldCollider } from '../core/world-collider.js';
 import { quatRotate, quatRotateInverse } from '../math/quat.js';
+import { incomingSlip } from './collider-contact-chunks.js';
 import type { SphereContactsTarget } from './collider-contacts-sphere.js';
 
 /**
@@ -44,6 +45,7 @@ export interface PlaneArrays {
   lambdaN: Float64Array;
   lambdaT: Float64Array;
   slid: Uint8Array;
+  incoming: Float64Array;
   vn0: Float64Array;
   deep: Uint8Array;
   rigid: Int32Array;
@@ -91,6 +93,7 @@ const SHARED_FIELDS = [
   'lambdaN',
   'lambdaT',
   'slid',
+  'incoming',
   'vn0',
   'deep',
   'rigid',
@@ -287,6 +290,7 @@ function planeBlock(A: PlaneArrays, b: number): void {
     A.vn0[k] = vn0;
     A.deep[k] = 0;
     A.contactOf[i] = k;
+    A.incoming[k] = incomingSlip(x, p, i3, tnx, tny, tnz, cvx, cvy, cvz, h);
     const al = A.anchorLocal,
       stickT = A.stickT;
     if (A.anchorOf[i] !== c + 1 || A.anchorSeen[i] < substep - 1) {

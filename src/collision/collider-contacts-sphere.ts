@@ -1,6 +1,7 @@
 import type { StepContext } from '../core/constraint-set.js';
 import type { WorldCollider } from '../core/world-collider.js';
 import { quatRotate, quatRotateInverse } from '../math/quat.js';
+import { incomingSlip } from './collider-contact-chunks.js';
 
 /** A SphereCollider (colliders.ts) as the pass reads it: its type is 'sphere'. */
 export interface SphereLike extends WorldCollider {
@@ -19,6 +20,7 @@ export interface SphereContactsTarget {
   lambdaN: Float64Array;
   lambdaT: Float64Array;
   slid: Uint8Array;
+  incoming: Float64Array;
   vn0: Float64Array;
   deep: Uint8Array;
   rigid: Int32Array;
@@ -328,6 +330,7 @@ export function generateSphereContacts(
     cc.vn0[k] = vn0;
     cc.deep[k] = deep;
     cc.rigid[k] = -1;
+    cc.incoming[k] = incomingSlip(x, p, i3, nx, ny, nz, cvx, cvy, cvz, h);
     of[i] = k;
     // the friction anchor: kept while the particle stays in contact with this collider, else set
     // where the particle is, carried by the surface's motion over the substep (x + h v_c)

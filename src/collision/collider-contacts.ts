@@ -3,7 +3,7 @@ import type { ParticleStore } from '../core/particles.js';
 import type { SystemKind, World } from '../core/world.js';
 import type { WorldCollider } from '../core/world-collider.js';
 import { quatRotate, quatRotateInverse } from '../math/quat.js';
-import { buildChunkBoxes } from './collider-contact-chunks.js';
+import { buildChunkBoxes, incomingSlip } from './collider-contact-chunks.js';
 import { PlaneContactsPool } from './collider-contacts-planes.js';
 import { generateSphereContacts, type SphereLike } from './collider-contacts-sphere.js';
 import { depenetrateBodies } from './collider-depenetration.js';
@@ -62,9 +62,19 @@ const CULL_PAUSE = 15;
  * compliance), and in the substeps where the rocking unloads a contact a
  * per-substep test lets it slip (0.7–2.9 mm at 1.5° below the friction
  * angle) although over the settling the contact never needs more than μ_s
- * of its load. Otherwise the particle slides: the tangential correction is
- * μ times the normal one (kinetic friction) and the anchor is moved to
- * where the particle ends, with the sums restarted. In the velocity pass
+ * of its load. That bank may absorb only the tangential drift the solver's
+ * own corrections bring (its noise at one iteration, what the bank exists
+ * for), not the particle's own incoming motion: the tangential motion of its
+ * prediction over the substep relative to the surface, |(p − x − h v_c)_t|
+ * (`incoming`: a push, or gravity along a slope), must also stay within μ_s
+ * times this substep's normal correction, Coulomb's law on the substep's
+ * impulses (Müller et al. 2020 §3.5, λ_t ≤ μ_s λ_n). Without it a body that
+ * had rested 0.2 s could cancel up to μ_s g · 0.2 s of speed in one substep
+ * and did not move under a push below 0.39 m/s (μ_s = 0.2), where Coulomb
+ * says it slides v0² / (2 μ g). Otherwise the particle slides: the
+ * tangential correction is μ times the normal one (kinetic friction) and
+ * the anchor is moved to where the particle ends, with the sums restarted.
+ * In the velocity pass
  * (Algorithm 1 line 16) the normal velocity is reflected by the
  * restitution coefficient e.
  *
@@ -96,6 +106,13 @@ export class ColliderContacts implements ConstraintSet {
   lambdaT = new Float64Array(0);
   /** Per contact: 1 once it has slid in this substep (its later projections are kinetic). */
   slid = new Uint8Array(0);
+  /**
+   * Per contact: the length (m) of the tangential motion the prediction brings over the substep,
+   * relative to the collider's surface, |(p − x − h v_c)_t| at generation: what static friction must
+   * cancel of the particle's own momentum (a push), which Coulomb's law bounds by μs times this
+   * substep's normal correction (see the class comment).
+   */
+  incoming = new Float64Array(0);
   /** Normal velocity relative to the collider before the substep (m/s). */
   vn0 = new Float64Array(0);
   /** Per contact: the rigid body its collider follows (a RigidStore index), or −1. */
@@ -188,6 +205,7 @@ export class ColliderContacts implements ConstraintSet {
     this.n = g(this.n, 3);
     this.lambdaN = g(this.lambdaN, 1);
     this.lambdaT = g(this.lambdaT, 1);
+    this.incoming = g(this.incoming, 1);
     this.vn0 = g(this.vn0, 1);
     this.rigid = g(this.rigid, 1);
     this.anchor = g(this.anchor, 3);
@@ -221,6 +239,7 @@ export class ColliderContacts implements ConstraintSet {
     this.vn0[k] = pc[6];
     this.deep[k] = pc[10];
     this.contactOf[i] = k;
+    this.incoming[k] = incomingSlip(this.x, this.p, 3 * i, pc[3], pc[4], pc[5], pc[7], pc[8], pc[9], this.h);
     // the friction anchor: kept while the particle stays in contact with this collider, else set
     // where the particle is, carried by the surface's motion over the substep (x + h v_c)
     const col = this.colliders[c];
@@ -263,8 +282,9 @@ export class ColliderContacts implements ConstraintSet {
     if (rb >= 0) anchorCoupledContact(this, k, ctx.rigids);
   }
 
-  /** The positions and substep length push() reads (set in beginStep). */
+  /** The positions, predictions and substep length push() reads (set in beginStep). */
   private x: Float64Array = new Float64Array(0);
+  private p: Float64Array = new Float64Array(0);
   private h = 0;
 
   beginStep(ctx: StepContext): void {
@@ -278,6 +298,7 @@ export class ColliderContacts implements ConstraintSet {
     this.deepCount = 0;
     this.substep++;
     this.x = ctx.store.x;
+    this.p = ctx.store.p;
     this.h = ctx.h;
     this.growAnchors(ctx.store.capacity);
     const memory = this.stickMemory;
@@ -542,6 +563,7 @@ export class ColliderContacts implements ConstraintSet {
       lam = this.lambdaN,
       lamT = this.lambdaT,
       slid = this.slid,
+      inc = this.incoming,
       at = this.anchorAt,
       stickN = this.stickN,
       stickT = this.stickT,
@@ -585,7 +607,9 @@ export class ColliderContacts implements ConstraintSet {
         sy = stickT[s3 + 1] - sn * ny + ty,
         sz = stickT[s3 + 2] - sn * nz + tz;
       const budget = mus * (stickN[i] - C);
-      if (slid[k] === 0 && sx * sx + sy * sy + sz * sz <= budget * budget) {
+      // static only while the incoming motion is within this substep's cone (Müller et al. 2020 §3.5)
+      // and all of the sticking since the anchor within the banked one (see the class comment)
+      if (slid[k] === 0 && inc[k] <= mus * lam[k] && sx * sx + sy * sy + sz * sz <= budget * budget) {
         // static: back onto the anchor
         p[i3] -= tx;
         p[i3 + 1] -= ty;
