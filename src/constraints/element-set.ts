@@ -1,6 +1,7 @@
 import { colorConstraints, permuteRecords } from '../core/coloring.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
+import { ZeroTask } from '../core/particle-tasks.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { ProjectionRule } from '../core/solver.js';
 import type { TaskRunner } from '../core/step-context.js';
@@ -102,8 +103,11 @@ export abstract class ElementConstraints implements ConstraintSet {
   beginStep(ctx: StepContext): void {
     this.rule.update(ctx.solver, ctx.hSolve, ctx.passes);
     this.m = ctx.solver === 'xpbd' ? 1 : 0;
-    this.lambda.fill(0);
+    // λ⁰ = 0 (001 Eq. 17), in fixed blocks on a threaded world's pool
+    this.zero.run(ctx, this.lambda);
   }
+
+  private readonly zero = new ZeroTask();
 
   /**
    * One sweep: the paired kernel where it applies, else the JavaScript

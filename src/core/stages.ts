@@ -6,6 +6,7 @@
  */
 import { predictBdf2, updateBdf2 } from './bdf2.js';
 import type { ConstraintSet } from './constraint-set.js';
+import { ParticleTasks, predictRange, updateRange } from './particle-tasks.js';
 import { Channels, type Phase, RangeStage, type Scheduler, type Stage } from './pipeline.js';
 import type { StepContext } from './step-context.js';
 import { clock, type StepTimings } from './timings.js';
@@ -116,9 +117,22 @@ export class ParticlePredictionStage extends RangeStage {
   readonly phase = 'predict';
   readonly reads = [X, V, M];
   readonly writes = [V, P];
+  /** The pass on a threaded world's pool (fixed blocks of particles: the one-thread bits). */
+  private readonly pool = new ParticleTasks();
 
   items(ctx: StepContext): number {
     return ctx.store.count;
+  }
+
+  override run(ctx: StepContext): void {
+    const n = ctx.store.count;
+    if (ctx.world.history === null && ctx.tasks) {
+      const { gravity, damping, maxSpeed } = ctx.world;
+      const h = ctx.h;
+      const f = damping > 0 ? Math.exp(-damping * h) : 1;
+      if (this.pool.runPredict(ctx, n, gravity[0] * h, gravity[1] * h, gravity[2] * h, f, maxSpeed)) return;
+    }
+    this.runRange(ctx, 0, n);
   }
 
   runRange(ctx: StepContext, from: number, to: number): void {
@@ -130,40 +144,22 @@ export class ParticlePredictionStage extends RangeStage {
     const h = ctx.h;
     const store = ctx.store;
     const world = ctx.world;
-    const x = store.x;
-    const p = store.p;
-    const v = store.v;
-    const w = store.invMass;
-    const gx = world.gravity[0] * h;
-    const gy = world.gravity[1] * h;
-    const gz = world.gravity[2] * h;
+    const g = world.gravity;
     const f = world.damping > 0 ? Math.exp(-world.damping * h) : 1;
-    const vmax = world.maxSpeed;
-    const vmax2 = vmax * vmax;
-    for (let i = from; i < to; i++) {
-      const i3 = 3 * i;
-      let vx = v[i3];
-      let vy = v[i3 + 1];
-      let vz = v[i3 + 2];
-      if (w[i] !== 0) {
-        vx = (vx + gx) * f;
-        vy = (vy + gy) * f;
-        vz = (vz + gz) * f;
-        const s2 = vx * vx + vy * vy + vz * vz;
-        if (s2 > vmax2) {
-          const k = vmax / Math.sqrt(s2);
-          vx *= k;
-          vy *= k;
-          vz *= k;
-        }
-        v[i3] = vx;
-        v[i3 + 1] = vy;
-        v[i3 + 2] = vz;
-      }
-      p[i3] = x[i3] + h * vx;
-      p[i3 + 1] = x[i3 + 1] + h * vy;
-      p[i3 + 2] = x[i3 + 2] + h * vz;
-    }
+    predictRange(
+      store.x,
+      store.p,
+      store.v,
+      store.invMass,
+      h,
+      g[0] * h,
+      g[1] * h,
+      g[2] * h,
+      f,
+      world.maxSpeed,
+      from,
+      to,
+    );
   }
 }
 
@@ -258,9 +254,21 @@ export class ParticleVelocityStage extends RangeStage {
   readonly phase = 'update';
   readonly reads = [X, P];
   readonly writes = [X, P, V];
+  /** The pass on a threaded world's pool (fixed blocks of particles, counts added in block order). */
+  private readonly pool = new ParticleTasks();
+  /** One block's counts when run here (recoveries, speed clamps). */
+  private readonly counts = new Int32Array(2);
 
   items(ctx: StepContext): number {
     return ctx.store.count;
+  }
+
+  override run(ctx: StepContext): void {
+    const n = ctx.store.count;
+    if (ctx.world.history === null && ctx.tasks) {
+      if (this.pool.runUpdate(ctx, n, ctx.world.maxSpeed * ctx.h, ctx.world.stats)) return;
+    }
+    this.runRange(ctx, 0, n);
   }
 
   runRange(ctx: StepContext, from: number, to: number): void {
@@ -271,45 +279,9 @@ export class ParticleVelocityStage extends RangeStage {
     }
     const store = ctx.store;
     const stats = ctx.world.stats;
-    const x = store.x;
-    const p = store.p;
-    const v = store.v;
-    const invH = ctx.invH;
-    const reach = ctx.world.maxSpeed * ctx.h;
-    const reach2 = reach * reach;
-    for (let i = from; i < to; i++) {
-      const i3 = 3 * i;
-      let px = p[i3];
-      let py = p[i3 + 1];
-      let pz = p[i3 + 2];
-      if (px - px !== 0 || py - py !== 0 || pz - pz !== 0) {
-        v[i3] = v[i3 + 1] = v[i3 + 2] = 0;
-        p[i3] = x[i3];
-        p[i3 + 1] = x[i3 + 1];
-        p[i3 + 2] = x[i3 + 2];
-        stats.recoveries++;
-        continue;
-      }
-      let dx = px - x[i3];
-      let dy = py - x[i3 + 1];
-      let dz = pz - x[i3 + 2];
-      const d2 = dx * dx + dy * dy + dz * dz;
-      if (d2 > reach2) {
-        const k = reach / Math.sqrt(d2);
-        dx *= k;
-        dy *= k;
-        dz *= k;
-        px = x[i3] + dx;
-        py = x[i3 + 1] + dy;
-        pz = x[i3 + 2] + dz;
-        stats.speedClamps++;
-      }
-      v[i3] = dx * invH;
-      v[i3 + 1] = dy * invH;
-      v[i3 + 2] = dz * invH;
-      x[i3] = px;
-      x[i3 + 1] = py;
-      x[i3 + 2] = pz;
-    }
+    const c = this.counts;
+    updateRange(store.x, store.p, store.v, ctx.invH, ctx.world.maxSpeed * ctx.h, from, to, c, 0);
+    stats.recoveries += c[0];
+    stats.speedClamps += c[1];
   }
 }

@@ -21,6 +21,7 @@ import { IsometricBending } from '../continuum/isometric-bending.js';
 import { TetFemConstraints } from '../continuum/tet-fem.js';
 import { TriangleFemConstraints } from '../continuum/triangle-fem.js';
 import type { ConstraintSet } from '../core/constraint-set.js';
+import { predictTask, updateTask, zeroTask } from '../core/particle-tasks.js';
 import { fluidRowsTask } from '../fluids/row-blocks.js';
 import { TriangleStrainLimits } from '../strain-limiting/triangle-limits.js';
 import { ftlTask } from '../strands/follow-the-leader.js';
@@ -57,6 +58,9 @@ export const parallelTasks: Readonly<Record<string, TaskKernel>> = {
   'follow-the-leader': ftlTask as unknown as TaskKernel,
   'element-wasm': elementWasmTask as unknown as TaskKernel,
   'collider-plane-contacts': planeContactsTask as unknown as TaskKernel,
+  'particles-predict': predictTask as unknown as TaskKernel,
+  'particles-update': updateTask as unknown as TaskKernel,
+  'zero-f64': zeroTask as unknown as TaskKernel,
 };
 
 /** Classes of other modules (registerParallelSet), after the built-in ones. */

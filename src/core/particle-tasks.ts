@@ -1,0 +1,292 @@
+/**
+ * The particle passes of a substep — the prediction (003 Algorithm 1,
+ * lines 5–7), the velocity update (lines 12–15) and the multipliers' reset
+ * of XPBD (line 8; 001 Eq. 17: λ⁰ = 0) — as loops over a range of
+ * particles (or multipliers), and their data-parallel tasks on a threaded
+ * world's worker pool (StepContext.tasks, docs/solver.md "Threads").
+ *
+ * Each item is computed on its own from its own inputs, so cutting the
+ * items into blocks and running the blocks on any thread in any order gives
+ * the one-thread bits; the blocks are a function of the item count alone
+ * (PARTICLES_PER_BLOCK). The update's counts (recoveries, speed clamps) are
+ * written per block and added up in block order on the calling thread.
+ */
+import type { ParticleStore } from './particles.js';
+import type { SharedTask, StepContext } from './step-context.js';
+
+/** Items per block of the particle tasks. */
+export const PARTICLES_PER_BLOCK = 4096;
+/**
+ * Fewer items than this run on the calling thread: a job's barrier, and the
+ * particles moving between the cores' caches, cost more than the pass (the
+ * threshold of the element sets, ElementConstraints.poolMinConstraints, for
+ * the same reason), and a world whose sets stay off the pool is not woken
+ * for its particle passes alone.
+ */
+export const POOL_MIN_PARTICLES = 16_384;
+/** Blocks of a job at most (src/parallel/protocol.ts MAX_BLOCKS). */
+const MAX_BLOCKS = 255;
+
+/** Blocks for n items: a function of n alone. */
+export function particleBlocks(n: number): number {
+  return Math.min(MAX_BLOCKS, Math.ceil(n / PARTICLES_PER_BLOCK));
+}
+
+/**
+ * Lines 5–7 fused, particles [from, to): v ← (v + h g) f, held to vmax, then
+ * p = x + h v (gh = h g; f = e^(−c h), the point damping of 003 §3.5).
+ * Particles with w = 0 keep their velocity and move with it.
+ */
+export function predictRange(
+  x: Float64Array,
+  p: Float64Array,
+  v: Float64Array,
+  w: Float64Array,
+  h: number,
+  gx: number,
+  gy: number,
+  gz: number,
+  f: number,
+  vmax: number,
+  from: number,
+  to: number,
+): void {
+  const vmax2 = vmax * vmax;
+  for (let i = from; i < to; i++) {
+    const i3 = 3 * i;
+    let vx = v[i3];
+    let vy = v[i3 + 1];
+    let vz = v[i3 + 2];
+    if (w[i] !== 0) {
+      vx = (vx + gx) * f;
+      vy = (vy + gy) * f;
+      vz = (vz + gz) * f;
+      const s2 = vx * vx + vy * vy + vz * vz;
+      if (s2 > vmax2) {
+        const k = vmax / Math.sqrt(s2);
+        vx *= k;
+        vy *= k;
+        vz *= k;
+      }
+      v[i3] = vx;
+      v[i3 + 1] = vy;
+      v[i3 + 2] = vz;
+    }
+    p[i3] = x[i3] + h * vx;
+    p[i3 + 1] = x[i3 + 1] + h * vy;
+    p[i3 + 2] = x[i3 + 2] + h * vz;
+  }
+}
+
+/**
+ * Lines 12–15, particles [from, to): v = (p − x)/h, x = p, a non-finite p
+ * reset to x with v = 0 (counted in counts[slot]), a move longer than
+ * `reach` = vmax h held to it (counted in counts[slot + 1]).
+ */
+export function updateRange(
+  x: Float64Array,
+  p: Float64Array,
+  v: Float64Array,
+  invH: number,
+  reach: number,
+  from: number,
+  to: number,
+  counts: Int32Array,
+  slot: number,
+): void {
+  const reach2 = reach * reach;
+  let recoveries = 0;
+  let clamps = 0;
+  for (let i = from; i < to; i++) {
+    const i3 = 3 * i;
+    let px = p[i3];
+    let py = p[i3 + 1];
+    let pz = p[i3 + 2];
+    if (px - px !== 0 || py - py !== 0 || pz - pz !== 0) {
+      v[i3] = v[i3 + 1] = v[i3 + 2] = 0;
+      p[i3] = x[i3];
+      p[i3 + 1] = x[i3 + 1];
+      p[i3 + 2] = x[i3 + 2];
+      recoveries++;
+      continue;
+    }
+    let dx = px - x[i3];
+    let dy = py - x[i3 + 1];
+    let dz = pz - x[i3 + 2];
+    const d2 = dx * dx + dy * dy + dz * dz;
+    if (d2 > reach2) {
+      const k = reach / Math.sqrt(d2);
+      dx *= k;
+      dy *= k;
+      dz *= k;
+      px = x[i3] + dx;
+      py = x[i3 + 1] + dy;
+      pz = x[i3 + 2] + dz;
+      clamps++;
+    }
+    v[i3] = dx * invH;
+    v[i3 + 1] = dy * invH;
+    v[i3 + 2] = dz * invH;
+    x[i3] = px;
+    x[i3 + 1] = py;
+    x[i3 + 2] = pz;
+  }
+  counts[slot] = recoveries;
+  counts[slot + 1] = clamps;
+}
+
+/** Slots of the particle tasks' shared parameter block. */
+const H = 0;
+const GX = 1;
+const GY = 2;
+const GZ = 3;
+const F = 4;
+const VMAX = 5;
+const INVH = 6;
+const REACH = 7;
+
+/** The arguments of the 'particles-predict' and 'particles-update' tasks (all on SharedArrayBuffer). */
+export interface ParticleArgs {
+  x: Float64Array;
+  p: Float64Array;
+  v: Float64Array;
+  w: Float64Array;
+  /** H … REACH, written by the calling thread before each job. */
+  par: Float64Array;
+  /** Per block: recoveries, speed clamps (the update). */
+  counts: Int32Array;
+}
+
+/** The 'particles-predict' task (src/parallel/registry.ts): block `block` = particles [from, to). */
+export function predictTask(A: ParticleArgs, from: number, to: number, _block: number): void {
+  const q = A.par;
+  predictRange(A.x, A.p, A.v, A.w, q[H], q[GX], q[GY], q[GZ], q[F], q[VMAX], from, to);
+}
+
+/** The 'particles-update' task: block `block` = particles [from, to), its counts at 2·block. */
+export function updateTask(A: ParticleArgs, from: number, to: number, block: number): void {
+  const q = A.par;
+  updateRange(A.x, A.p, A.v, q[INVH], q[REACH], from, to, A.counts, 2 * block);
+}
+
+/** The arguments of the 'zero-f64' task: the array whose items are set to 0. */
+export interface ZeroArgs {
+  a: Float64Array;
+}
+
+/** The 'zero-f64' task: a[from, to) = 0. */
+export function zeroTask(A: ZeroArgs, from: number, to: number, _block: number): void {
+  A.a.fill(0, from, to);
+}
+
+function isShared(a: Float64Array): boolean {
+  return typeof SharedArrayBuffer !== 'undefined' && a.buffer instanceof SharedArrayBuffer;
+}
+
+/**
+ * A store's particle passes on the pool: owns the tasks' arguments (one
+ * parameter block and one counts array, shared) and sends new ones when the
+ * store's arrays change (the store grew). Each run returns false, having
+ * done nothing, where the pool cannot take the pass (one thread, a store
+ * off shared memory, a small store, the workers not holding these arguments
+ * yet): the caller runs the range itself.
+ */
+export class ParticleTasks {
+  private readonly predict: SharedTask = { kind: 'particles-predict', args: {}, version: 0 };
+  private readonly update: SharedTask = { kind: 'particles-update', args: {}, version: 0 };
+  private args: ParticleArgs | null = null;
+
+  private bind(store: ParticleStore): ParticleArgs | null {
+    let A = this.args;
+    if (A !== null && A.x === store.x && A.p === store.p && A.v === store.v && A.w === store.invMass)
+      return A;
+    if (!isShared(store.x) || !isShared(store.p) || !isShared(store.v) || !isShared(store.invMass))
+      return null;
+    A = {
+      x: store.x,
+      p: store.p,
+      v: store.v,
+      w: store.invMass,
+      par: A?.par ?? new Float64Array(new SharedArrayBuffer(8 * 8)),
+      counts: A?.counts ?? new Int32Array(new SharedArrayBuffer(4 * 2 * MAX_BLOCKS)),
+    };
+    this.args = A;
+    this.predict.args = A as unknown as Record<string, unknown>;
+    this.update.args = A as unknown as Record<string, unknown>;
+    this.predict.version++;
+    this.update.version++;
+    return A;
+  }
+
+  /** The prediction of particles [0, n) on the pool (see predictRange); false: run it here. */
+  runPredict(
+    ctx: StepContext,
+    n: number,
+    gx: number,
+    gy: number,
+    gz: number,
+    f: number,
+    vmax: number,
+  ): boolean {
+    const tasks = ctx.tasks ?? null;
+    if (tasks === null || tasks.threads < 2 || n < POOL_MIN_PARTICLES) return false;
+    const A = this.bind(ctx.store);
+    if (A === null) return false;
+    const q = A.par;
+    q[H] = ctx.h;
+    q[GX] = gx;
+    q[GY] = gy;
+    q[GZ] = gz;
+    q[F] = f;
+    q[VMAX] = vmax;
+    return tasks.runTask(this.predict, n, particleBlocks(n));
+  }
+
+  /**
+   * The velocity update of particles [0, n) on the pool (see updateRange);
+   * false: run it here. `out` receives the counts, added in block order.
+   */
+  runUpdate(
+    ctx: StepContext,
+    n: number,
+    reach: number,
+    out: { recoveries: number; speedClamps: number },
+  ): boolean {
+    const tasks = ctx.tasks ?? null;
+    if (tasks === null || tasks.threads < 2 || n < POOL_MIN_PARTICLES) return false;
+    const A = this.bind(ctx.store);
+    if (A === null) return false;
+    A.par[INVH] = ctx.invH;
+    A.par[REACH] = reach;
+    const blocks = particleBlocks(n);
+    if (!tasks.runTask(this.update, n, blocks)) return false;
+    const c = A.counts;
+    for (let b = 0; b < blocks; b++) {
+      out.recoveries += c[2 * b];
+      out.speedClamps += c[2 * b + 1];
+    }
+    return true;
+  }
+}
+
+/**
+ * Sets a Float64Array to zero on the pool in fixed blocks (an XPBD set's
+ * multipliers at the step's start), or here where the pool cannot take it.
+ */
+export class ZeroTask {
+  private readonly task: SharedTask = { kind: 'zero-f64', args: { a: null }, version: 0 };
+
+  run(ctx: StepContext, a: Float64Array): void {
+    const tasks = ctx.tasks ?? null;
+    const n = a.length;
+    if (tasks !== null && tasks.threads > 1 && n >= POOL_MIN_PARTICLES && isShared(a)) {
+      const args = this.task.args as unknown as ZeroArgs;
+      if (args.a !== a) {
+        args.a = a;
+        this.task.version++;
+      }
+      if (tasks.runTask(this.task, n, particleBlocks(n))) return;
+    }
+    a.fill(0);
+  }
+}

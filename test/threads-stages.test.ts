@@ -1,0 +1,122 @@
+/**
+ * The core's particle passes on the worker pool (src/core/particle-tasks.ts,
+ * docs/solver.md "Threads"): the prediction (003 Algorithm 1, lines 5–7),
+ * the velocity update (lines 12–15) with its counts, and the XPBD
+ * multipliers' reset run in fixed blocks of particles on a threaded world's
+ * pool, with the bits and the counts of one thread on 1, 2 and 4 threads.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { SharedTask } from '../src/core/step-context.js';
+import { type ThreadedScheduler, World } from '../src/index.js';
+import { ThreadedScheduler as Scheduler } from '../src/parallel/scheduler.js';
+import { hangingCloth } from './helpers/cloth.js';
+import { keepThreadPools, stateBits } from './helpers/worlds.js';
+
+keepThreadPools();
+
+const blocksOf = (w: World) => (w.scheduler as ThreadedScheduler).workerBlocks;
+
+/** Which task kinds ran on the pool (runTask returned true), counted. */
+function spyTasks(): Map<string, number> {
+  const ran = new Map<string, number>();
+  const original = Scheduler.prototype.runTask;
+  vi.spyOn(Scheduler.prototype, 'runTask').mockImplementation(function (
+    this: Scheduler,
+    task: SharedTask,
+    n: number,
+    blocks: number,
+  ) {
+    const ok = original.call(this, task, n, blocks);
+    if (ok) ran.set(task.kind, (ran.get(task.kind) ?? 0) + 1);
+    return ok;
+  });
+  return ran;
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/**
+ * 20,000 free particles, no constraint set: the only jobs are the particle
+ * passes. Damped, some faster than maxSpeed (held back: speed clamps), one
+ * given a non-finite velocity every 10 steps (reset: recoveries).
+ */
+function particles(threads: number): World {
+  const world = new World({ threads, dt: 0.01, substeps: 2, damping: 0.7, maxSpeed: 12 });
+  const n = 20_000;
+  const first = world.store.allocate(n, 0);
+  const { x, v } = world.store;
+  let s = 12345;
+  const rnd = () => {
+    s = (s * 1103515245 + 12345) >>> 0;
+    return s / 4294967296 - 0.5;
+  };
+  for (let i = first; i < first + n; i++) {
+    world.store.setMass(i, i % 97 === 0 ? Number.POSITIVE_INFINITY : 1 + (i % 5));
+    x[3 * i] = 10 * rnd();
+    x[3 * i + 1] = 10 * rnd();
+    x[3 * i + 2] = 10 * rnd();
+    // a tenth start faster than maxSpeed
+    const speed = i % 10 === 0 ? 40 : 5;
+    v[3 * i] = speed * rnd();
+    v[3 * i + 1] = speed * rnd();
+    v[3 * i + 2] = speed * rnd();
+  }
+  return world;
+}
+
+describe('the particle passes on the pool', () => {
+  it('prediction and velocity update of 20,000 particles: the bits and the counts of one thread on 2 and 4 threads, the workers running blocks', async () => {
+    const ran = spyTasks();
+    const worlds = [particles(1), particles(2), particles(4)];
+    await Promise.all(worlds.map((w) => w.threadsReady()));
+    const before = worlds.map((w) => (w.threads > 1 ? blocksOf(w) : 0));
+    for (let s = 0; s < 60; s++) {
+      for (const w of worlds) {
+        // a non-finite velocity: the prediction makes p non-finite, the update resets the particle
+        if (s % 10 === 5) w.store.v[3 * (1000 + s) + 1] = Number.NaN;
+        w.step();
+      }
+    }
+    const ref = worlds[0];
+    expect(ref.stats.recoveries).toBe(6);
+    expect(ref.stats.speedClamps).toBeGreaterThan(100);
+    for (const w of worlds.slice(1)) {
+      expect(stateBits(w).equals(stateBits(ref))).toBe(true);
+      expect(w.stats.recoveries).toBe(ref.stats.recoveries);
+      expect(w.stats.speedClamps).toBe(ref.stats.speedClamps);
+    }
+    // nothing else runs on the pool in this world: its blocks are the particle passes'
+    expect(blocksOf(worlds[1]) - before[1]).toBeGreaterThan(50);
+    expect(blocksOf(worlds[2]) - before[2]).toBeGreaterThan(50);
+    // 2 worlds × (60 steps − the first, which sends the arguments) × 2 substeps
+    expect(ran.get('particles-predict')).toBeGreaterThanOrEqual(2 * 59 * 2);
+    expect(ran.get('particles-update')).toBeGreaterThanOrEqual(2 * 59 * 2);
+    // every particle stays finite (the reset keeps the last good position)
+    let finite = true;
+    for (let i = 0; i < 3 * ref.store.count; i++) if (!Number.isFinite(ref.store.x[i])) finite = false;
+    expect(finite).toBe(true);
+    for (const w of worlds) w.dispose();
+  }, 120_000);
+
+  it('a 130 × 130 XPBD cloth: the multipliers reset on the pool, the bits of one thread on 2 and 4 threads', async () => {
+    const ran = spyTasks();
+    const make = (threads: number) => {
+      const world = new World({ threads, substeps: 4, solver: 'xpbd' });
+      return { world, cloth: hangingCloth(world, 130) };
+    };
+    const worlds = [make(1), make(2), make(4)];
+    await Promise.all(worlds.map((w) => w.world.threadsReady()));
+    for (let s = 0; s < 12; s++) for (const w of worlds) w.world.step();
+    const ref = stateBits(worlds[0].world);
+    expect(stateBits(worlds[1].world).equals(ref)).toBe(true);
+    expect(stateBits(worlds[2].world).equals(ref)).toBe(true);
+    // the multipliers of the last substep agree too
+    const stretch = (k: number) => worlds[k].cloth.stretch.lambda;
+    expect(Buffer.from(stretch(1).slice().buffer).equals(Buffer.from(stretch(0).slice().buffer))).toBe(true);
+    expect(ran.get('zero-f64') ?? 0).toBeGreaterThan(2 * 10 * 4);
+    expect(ran.get('particles-predict') ?? 0).toBeGreaterThan(2 * 10 * 4);
+    for (const w of worlds) w.world.dispose();
+  }, 180_000);
+});
