@@ -3,11 +3,14 @@
  * docs/solver.md "Threads"): the prediction (003 Algorithm 1, lines 5–7),
  * the velocity update (lines 12–15) with its counts, and the XPBD
  * multipliers' reset run in fixed blocks of particles on a threaded world's
- * pool, with the bits and the counts of one thread on 1, 2 and 4 threads.
+ * pool, with the bits and the counts of one thread on 1, 2 and 4 threads;
+ * and so do the fluid grid's bounds and cells (src/fluids/grid-blocks.ts),
+ * with the one-walk grid entry for entry.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SharedTask } from '../src/core/step-context.js';
-import { type ThreadedScheduler, World } from '../src/index.js';
+import type { FluidDensity } from '../src/fluids/density.js';
+import { addOpenTank, Fluid, type ThreadedScheduler, World } from '../src/index.js';
 import { ThreadedScheduler as Scheduler } from '../src/parallel/scheduler.js';
 import { hangingCloth } from './helpers/cloth.js';
 import { keepThreadPools, stateBits } from './helpers/worlds.js';
@@ -117,6 +120,42 @@ describe('the particle passes on the pool', () => {
     expect(Buffer.from(stretch(1).slice().buffer).equals(Buffer.from(stretch(0).slice().buffer))).toBe(true);
     expect(ran.get('zero-f64') ?? 0).toBeGreaterThan(2 * 10 * 4);
     expect(ran.get('particles-predict') ?? 0).toBeGreaterThan(2 * 10 * 4);
+    for (const w of worlds) w.world.dispose();
+  }, 180_000);
+
+  it('a 17,920-particle wave pool: the grid bounds and cells on the pool, the same grid and bits on 1, 2 and 4 threads', async () => {
+    const ran = spyTasks();
+    const make = (threads: number) => {
+      const world = new World({ threads, dt: 1 / 60, substeps: 2, iterations: 2 });
+      addOpenTank(world, 1.28, 0.64, {
+        friction: 0,
+        margin: 0,
+        wallMotion: { oscillate: { amplitude: [0.2, 0, 0], frequency: 0.5 } },
+      });
+      const fluid = new Fluid(world, { spacing: 0.02, blocks: [{ min: [0, 0, 0], max: [0.7, 0.32, 0.64] }] });
+      return { world, fluid };
+    };
+    const worlds = [make(1), make(2), make(4)];
+    expect(worlds[0].fluid.activeCount).toBe(17_920);
+    await Promise.all(worlds.map((w) => w.world.threadsReady()));
+    for (let s = 0; s < 15; s++) for (const w of worlds) w.world.step();
+    const ref = stateBits(worlds[0].world);
+    expect(stateBits(worlds[1].world).equals(ref)).toBe(true);
+    expect(stateBits(worlds[2].world).equals(ref)).toBe(true);
+    // the last search's grid: the same box, displacement, cells and order as one walk's
+    const density = (k: number) =>
+      worlds[k].world.sets.find((x) => x.kind === 'fluid-density') as FluidDensity;
+    const g0 = density(0).grid;
+    for (const k of [1, 2]) {
+      const d = density(k);
+      expect(Array.from(d.bounds)).toEqual(Array.from(density(0).bounds));
+      expect(d.maxDisplacement).toBe(density(0).maxDisplacement);
+      expect([d.grid.nx, d.grid.ny, d.grid.nz, d.grid.count]).toEqual([g0.nx, g0.ny, g0.nz, g0.count]);
+      expect(d.grid.cellStart.subarray(0, g0.cells + 1)).toEqual(g0.cellStart.subarray(0, g0.cells + 1));
+      expect(d.grid.sortedCell.subarray(0, g0.count)).toEqual(g0.sortedCell.subarray(0, g0.count));
+    }
+    // bounds and cells: two jobs per substep on each threaded world, from its second step on
+    expect(ran.get('fluid-grid') ?? 0).toBeGreaterThanOrEqual(2 * 2 * 14 * 2);
     for (const w of worlds) w.world.dispose();
   }, 180_000);
 });

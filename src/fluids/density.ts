@@ -7,6 +7,7 @@ import { wasmKernelsEnabled } from '../wasm/kernels.js';
 import { solidCorrectionPass } from './correction-passes.js';
 import { RECORD, solidDensityPass } from './density-passes.js';
 import type { FluidBody } from './fluid-body.js';
+import { GridBlocks } from './grid-blocks.js';
 import { poly6Coefficient, spikyCoefficient, spikyGradientCoefficient } from './kernels.js';
 import { buildForwardPairs, NeighbourGrid, PairList } from './neighbour-grid.js';
 import {
@@ -209,6 +210,13 @@ export class FluidDensity implements ConstraintSet {
     const n = this.fluid.activeCount;
     if (n === 0) return false;
     const off = this.fluid.offset;
+    // on the pool in fixed blocks where it can (grid-blocks.ts): the same box
+    const b0 = this.bounds;
+    const e2 = this.gridBlocks.bounds(this.tasks, pos, from, off, n, b0);
+    if (e2 >= 0) {
+      this.maxDisplacement = Math.sqrt(e2);
+      return b0[3] >= b0[0] && b0[4] >= b0[1] && b0[5] >= b0[2];
+    }
     let d2 = 0;
     let x0 = Number.POSITIVE_INFINITY,
       y0 = x0,
@@ -250,8 +258,13 @@ export class FluidDensity implements ConstraintSet {
     const items = this.items;
     const off = this.fluid.offset;
     fillRange(items, n, off);
-    this.grid.insert(pos, items, n);
+    const cells = this.gridBlocks.cells(this.tasks, this.grid, pos, off, n);
+    if (cells !== null) this.grid.insertCells(items, n, cells);
+    else this.grid.insert(pos, items, n);
   }
+
+  /** The bounds and cells on the worker pool (threads > 1). */
+  private readonly gridBlocks = new GridBlocks();
 
   private fluidAttached(): boolean {
     const a = this.fluid.world.attachments;

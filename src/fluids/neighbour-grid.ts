@@ -138,8 +138,13 @@ export class NeighbourGrid {
     out[2] = f >= 0 ? (f < this.nz ? f | 0 : this.nz - 1) : 0;
   }
 
-  /** Sorts `count` items (store indices) into the cells by a stable counting sort. */
-  insert(pos: Float64Array, items: Int32Array, count: number): void {
+  /** 1 / cellSize. */
+  get inverseCell(): number {
+    return this.invCell;
+  }
+
+  /** Room for `count` items. */
+  private ensure(count: number): void {
     if (this.sorted.length < count) {
       const cap = Math.ceil(count * 1.25) + 16;
       this.sorted = new Int32Array(cap);
@@ -147,9 +152,11 @@ export class NeighbourGrid {
       this.cellOfInput = new Int32Array(cap);
     }
     this.count = count;
-    const cells = this.nx * this.ny * this.nz;
-    const start = this.cellStart;
-    start.fill(0, 0, cells + 1);
+  }
+
+  /** Sorts `count` items (store indices) into the cells by a stable counting sort. */
+  insert(pos: Float64Array, items: Int32Array, count: number): void {
+    this.ensure(count);
     const nx = this.nx,
       ny = this.ny,
       nz = this.nz,
@@ -166,10 +173,26 @@ export class NeighbourGrid {
       const iy = f >= 0 ? (f < ny ? f | 0 : ny - 1) : 0;
       f = (pos[i3 + 2] - mz) * inv;
       const iz = f >= 0 ? (f < nz ? f | 0 : nz - 1) : 0;
-      const c = ix + nx * (iy + ny * iz);
-      cellOf[k] = c;
-      start[c + 1]++;
+      cellOf[k] = ix + nx * (iy + ny * iz);
     }
+    this.sortByCells(items, count, cellOf);
+  }
+
+  /**
+   * Sorts `count` items into the cells given per item (cellOf[k], the
+   * clamped cell of items[k], as insert computes it; grid-blocks.ts computes
+   * them on the worker pool), by the same stable counting sort.
+   */
+  insertCells(items: Int32Array, count: number, cellOf: Int32Array): void {
+    this.ensure(count);
+    this.sortByCells(items, count, cellOf);
+  }
+
+  private sortByCells(items: Int32Array, count: number, cellOf: Int32Array): void {
+    const cells = this.nx * this.ny * this.nz;
+    const start = this.cellStart;
+    start.fill(0, 0, cells + 1);
+    for (let k = 0; k < count; k++) start[cellOf[k] + 1]++;
     for (let c = 0; c < cells; c++) start[c + 1] += start[c];
     // stable scatter: walk the input in order, filling each cell from its start
     const sorted = this.sorted,

@@ -22,6 +22,7 @@ import { TetFemConstraints } from '../continuum/tet-fem.js';
 import { TriangleFemConstraints } from '../continuum/triangle-fem.js';
 import type { ConstraintSet } from '../core/constraint-set.js';
 import { predictTask, updateTask, zeroTask } from '../core/particle-tasks.js';
+import { fluidGridTask } from '../fluids/grid-blocks.js';
 import { fluidRowsTask } from '../fluids/row-blocks.js';
 import { TriangleStrainLimits } from '../strain-limiting/triangle-limits.js';
 import { ftlTask } from '../strands/follow-the-leader.js';
@@ -61,6 +62,7 @@ export const parallelTasks: Readonly<Record<string, TaskKernel>> = {
   'particles-predict': predictTask as unknown as TaskKernel,
   'particles-update': updateTask as unknown as TaskKernel,
   'zero-f64': zeroTask as unknown as TaskKernel,
+  'fluid-grid': fluidGridTask as unknown as TaskKernel,
 };
 
 /** Classes of other modules (registerParallelSet), after the built-in ones. */

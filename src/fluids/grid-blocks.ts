@@ -1,0 +1,221 @@
+/**
+ * The fluid grid's data-parallel parts on a threaded world's worker pool
+ * (docs/solver.md "Threads"; the grid: neighbour-grid.ts): the bounds of the
+ * range (and its largest displacement since x) and each particle's cell, in
+ * fixed blocks of particles (a function of the particle count alone). A
+ * block's bounds are combined in block order with the comparisons of the
+ * one-walk loop, so the box is that loop's, bit for bit (a minimum or a
+ * maximum does not round); a particle's cell depends on its position alone.
+ * The counting sort's count, prefix and stable scatter then run on the
+ * calling thread over the cells (NeighbourGrid.insertCells), as one thread
+ * does.
+ */
+import { POOL_MIN_PARTICLES, particleBlocks } from '../core/particle-tasks.js';
+import type { SharedTask, TaskRunner } from '../core/step-context.js';
+import type { NeighbourGrid } from './neighbour-grid.js';
+
+/** Slots of the parameter block. */
+const OP = 0;
+const OFF = 1;
+const MX = 2;
+const MY = 3;
+const MZ = 4;
+const INV = 5;
+const NX = 6;
+const NY = 7;
+const NZ = 8;
+/** OP: the bounds of a block, or its particles' cells. */
+const BOUNDS = 0;
+const CELLS = 1;
+/** Numbers per block of the bounds: x0, y0, z0, x1, y1, z1, the largest squared displacement. */
+const PER_BLOCK = 7;
+/** Blocks of a job at most (src/parallel/protocol.ts MAX_BLOCKS). */
+const MAX_BLOCKS = 255;
+
+/** The arguments of the 'fluid-grid' task (shared arrays). */
+export interface GridArgs {
+  p: Float64Array;
+  x: Float64Array;
+  par: Float64Array;
+  /** PER_BLOCK numbers per block (BOUNDS). */
+  out: Float64Array;
+  /** The cell of each slot (CELLS). */
+  cells: Int32Array;
+}
+
+/**
+ * The bounds of slots [from, to) of the range at OFF into out[7·block …]:
+ * the loop of FluidDensity.fluidBounds, on a block.
+ */
+function boundsRange(A: GridArgs, from: number, to: number, block: number): void {
+  const pos = A.p,
+    x = A.x,
+    off = A.par[OFF];
+  let d2 = 0;
+  let x0 = Number.POSITIVE_INFINITY,
+    y0 = x0,
+    z0 = x0,
+    x1 = Number.NEGATIVE_INFINITY,
+    y1 = x1,
+    z1 = x1;
+  for (let s = from; s < to; s++) {
+    const i3 = 3 * (off + s);
+    const px = pos[i3],
+      py = pos[i3 + 1],
+      pz = pos[i3 + 2];
+    if (px < x0) x0 = px;
+    if (px > x1) x1 = px;
+    if (py < y0) y0 = py;
+    if (py > y1) y1 = py;
+    if (pz < z0) z0 = pz;
+    if (pz > z1) z1 = pz;
+    const ex = px - x[i3],
+      ey = py - x[i3 + 1],
+      ez = pz - x[i3 + 2];
+    const e2 = ex * ex + ey * ey + ez * ez;
+    if (e2 > d2) d2 = e2;
+  }
+  const o = PER_BLOCK * block,
+    out = A.out;
+  out[o] = x0;
+  out[o + 1] = y0;
+  out[o + 2] = z0;
+  out[o + 3] = x1;
+  out[o + 4] = y1;
+  out[o + 5] = z1;
+  out[o + 6] = d2;
+}
+
+/** The clamped cell of slots [from, to): the cell loop of NeighbourGrid.insert. */
+function cellsRange(A: GridArgs, from: number, to: number): void {
+  const q = A.par,
+    pos = A.p,
+    cells = A.cells;
+  const off = q[OFF],
+    mx = q[MX],
+    my = q[MY],
+    mz = q[MZ],
+    inv = q[INV],
+    nx = q[NX],
+    ny = q[NY],
+    nz = q[NZ];
+  for (let k = from; k < to; k++) {
+    const i3 = 3 * (off + k);
+    let f = (pos[i3] - mx) * inv;
+    const ix = f >= 0 ? (f < nx ? f | 0 : nx - 1) : 0;
+    f = (pos[i3 + 1] - my) * inv;
+    const iy = f >= 0 ? (f < ny ? f | 0 : ny - 1) : 0;
+    f = (pos[i3 + 2] - mz) * inv;
+    const iz = f >= 0 ? (f < nz ? f | 0 : nz - 1) : 0;
+    cells[k] = ix + nx * (iy + ny * iz);
+  }
+}
+
+/** The 'fluid-grid' task (src/parallel/registry.ts): block `block` = slots [from, to). */
+export function fluidGridTask(A: GridArgs, from: number, to: number, block: number): void {
+  if (A.par[OP] === BOUNDS) boundsRange(A, from, to, block);
+  else cellsRange(A, from, to);
+}
+
+/** Runs the bounds and the cells of a fluid's range on the pool (see the module's comment). */
+export class GridBlocks {
+  private readonly task: SharedTask = { kind: 'fluid-grid', args: {}, version: 0 };
+  private args: GridArgs | null = null;
+
+  /** The arguments for store arrays p and x and n slots (new ones, sent at the next step, when they changed). */
+  private bind(p: Float64Array, x: Float64Array, n: number): GridArgs | null {
+    if (!(p.buffer instanceof SharedArrayBuffer) || !(x.buffer instanceof SharedArrayBuffer)) return null;
+    let A = this.args;
+    if (A !== null && A.p === p && A.x === x && A.cells.length >= n) return A;
+    A = {
+      p,
+      x,
+      par: A?.par ?? new Float64Array(new SharedArrayBuffer(8 * 16)),
+      out: A?.out ?? new Float64Array(new SharedArrayBuffer(8 * PER_BLOCK * MAX_BLOCKS)),
+      cells:
+        A !== null && A.cells.length >= n
+          ? A.cells
+          : new Int32Array(new SharedArrayBuffer(4 * Math.ceil(1.25 * n + 16))),
+    };
+    this.args = A;
+    this.task.args = A as unknown as Record<string, unknown>;
+    this.task.version++;
+    return A;
+  }
+
+  /**
+   * The bounds of slots [0, n) of the range at `off` into b[0..5] (min, max)
+   * and the largest squared displacement from x, or −1 where the pool did
+   * not take it (the caller walks the range itself).
+   */
+  bounds(
+    tasks: TaskRunner | null,
+    p: Float64Array,
+    x: Float64Array,
+    off: number,
+    n: number,
+    b: Float64Array,
+  ): number {
+    if (tasks === null || tasks.threads < 2 || n < POOL_MIN_PARTICLES) return -1;
+    const A = this.bind(p, x, n);
+    if (A === null) return -1;
+    A.par[OP] = BOUNDS;
+    A.par[OFF] = off;
+    const blocks = particleBlocks(n);
+    if (!tasks.runTask(this.task, n, blocks)) return -1;
+    const out = A.out;
+    let d2 = 0;
+    let x0 = Number.POSITIVE_INFINITY,
+      y0 = x0,
+      z0 = x0,
+      x1 = Number.NEGATIVE_INFINITY,
+      y1 = x1,
+      z1 = x1;
+    // in block order with the one walk's comparisons: its box, bit for bit
+    for (let k = 0; k < blocks; k++) {
+      const o = PER_BLOCK * k;
+      if (out[o] < x0) x0 = out[o];
+      if (out[o + 3] > x1) x1 = out[o + 3];
+      if (out[o + 1] < y0) y0 = out[o + 1];
+      if (out[o + 4] > y1) y1 = out[o + 4];
+      if (out[o + 2] < z0) z0 = out[o + 2];
+      if (out[o + 5] > z1) z1 = out[o + 5];
+      if (out[o + 6] > d2) d2 = out[o + 6];
+    }
+    b[0] = x0;
+    b[1] = y0;
+    b[2] = z0;
+    b[3] = x1;
+    b[4] = y1;
+    b[5] = z1;
+    return d2;
+  }
+
+  /**
+   * The cells of slots [0, n) of the range at `off` in `grid` (its geometry
+   * set), or null where the pool did not take them.
+   */
+  cells(
+    tasks: TaskRunner | null,
+    grid: NeighbourGrid,
+    p: Float64Array,
+    off: number,
+    n: number,
+  ): Int32Array | null {
+    if (tasks === null || tasks.threads < 2 || n < POOL_MIN_PARTICLES) return null;
+    const A = this.args;
+    // the bounds job bound the arguments this substep; anything else: here
+    if (A === null || A.p !== p || A.cells.length < n) return null;
+    const q = A.par;
+    q[OP] = CELLS;
+    q[OFF] = off;
+    q[MX] = grid.minX;
+    q[MY] = grid.minY;
+    q[MZ] = grid.minZ;
+    q[INV] = grid.inverseCell;
+    q[NX] = grid.nx;
+    q[NY] = grid.ny;
+    q[NZ] = grid.nz;
+    return tasks.runTask(this.task, n, particleBlocks(n)) ? A.cells : null;
+  }
+}
