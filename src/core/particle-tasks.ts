@@ -33,6 +33,15 @@ export function particleBlocks(n: number): number {
 }
 
 /**
+ * The blocks a job of n items asked in `blocks` blocks really has (the pool
+ * cuts blocks of ⌈n / blocks⌉ items, so there may be fewer): the per-block
+ * outputs to join are those of blocks [0, this).
+ */
+export function blocksRun(n: number, blocks: number): number {
+  return Math.ceil(n / Math.ceil(n / blocks));
+}
+
+/**
  * Lines 5–7 fused, particles [from, to): v ← (v + h g) f, held to vmax, then
  * p = x + h v (gh = h g; f = e^(−c h), the point damping of 003 §3.5).
  * Particles with w = 0 keep their velocity and move with it.
@@ -261,7 +270,8 @@ export class ParticleTasks {
     const blocks = particleBlocks(n);
     if (!tasks.runTask(this.update, n, blocks)) return false;
     const c = A.counts;
-    for (let b = 0; b < blocks; b++) {
+    const run = blocksRun(n, blocks);
+    for (let b = 0; b < run; b++) {
       out.recoveries += c[2 * b];
       out.speedClamps += c[2 * b + 1];
     }

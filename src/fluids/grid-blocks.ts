@@ -10,7 +10,7 @@
  * calling thread over the cells (NeighbourGrid.insertCells), as one thread
  * does.
  */
-import { POOL_MIN_PARTICLES, particleBlocks } from '../core/particle-tasks.js';
+import { blocksRun, POOL_MIN_PARTICLES, particleBlocks } from '../core/particle-tasks.js';
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import type { NeighbourGrid } from './neighbour-grid.js';
 
@@ -172,7 +172,8 @@ export class GridBlocks {
       y1 = x1,
       z1 = x1;
     // in block order with the one walk's comparisons: its box, bit for bit
-    for (let k = 0; k < blocks; k++) {
+    const run = blocksRun(n, blocks);
+    for (let k = 0; k < run; k++) {
       const o = PER_BLOCK * k;
       if (out[o] < x0) x0 = out[o];
       if (out[o + 3] > x1) x1 = out[o + 3];
