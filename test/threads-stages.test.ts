@@ -10,7 +10,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SharedTask } from '../src/core/step-context.js';
 import type { FluidDensity } from '../src/fluids/density.js';
-import { addOpenTank, Fluid, type ThreadedScheduler, World } from '../src/index.js';
+import { addOpenTank, Fluid, findColliderContacts, type ThreadedScheduler, World } from '../src/index.js';
 import { ThreadedScheduler as Scheduler } from '../src/parallel/scheduler.js';
 import { hangingCloth } from './helpers/cloth.js';
 import { keepThreadPools, stateBits } from './helpers/worlds.js';
@@ -123,12 +123,13 @@ describe('the particle passes on the pool', () => {
     for (const w of worlds) w.world.dispose();
   }, 180_000);
 
-  it('a 17,920-particle wave pool: the grid bounds and cells on the pool, the same grid and bits on 1, 2 and 4 threads', async () => {
+  it('a 17,920-particle wave pool: the grid bounds and cells and the collider contacts on the pool, the same grid, contacts and bits on 1, 2 and 4 threads', async () => {
     const ran = spyTasks();
     const make = (threads: number) => {
       const world = new World({ threads, dt: 1 / 60, substeps: 2, iterations: 2 });
+      // friction, so that the contacts' projection sticks, slides and moves anchors (on a moving wall)
       addOpenTank(world, 1.28, 0.64, {
-        friction: 0,
+        friction: 0.3,
         margin: 0,
         wallMotion: { oscillate: { amplitude: [0.2, 0, 0], frequency: 0.5 } },
       });
@@ -156,6 +157,22 @@ describe('the particle passes on the pool', () => {
     }
     // bounds and cells: two jobs per substep on each threaded world, from its second step on
     expect(ran.get('fluid-grid') ?? 0).toBeGreaterThanOrEqual(2 * 2 * 14 * 2);
+    // the collider contacts (over 4,096 from the third step on) projected on the pool, with one thread's multipliers
+    const contacts = (k: number) => findColliderContacts(worlds[k].world)!;
+    expect(contacts(0).count).toBeGreaterThan(4096);
+    for (const k of [1, 2]) {
+      expect(contacts(k).count).toBe(contacts(0).count);
+      expect(contacts(k).lambdaN.subarray(0, contacts(0).count)).toEqual(
+        contacts(0).lambdaN.subarray(0, contacts(0).count),
+      );
+      expect(contacts(k).lambdaT.subarray(0, contacts(0).count)).toEqual(
+        contacts(0).lambdaT.subarray(0, contacts(0).count),
+      );
+    }
+    let sliding = 0;
+    for (let k = 0; k < contacts(0).count; k++) sliding += contacts(0).slid[k];
+    expect(sliding).toBeGreaterThan(0);
+    expect(ran.get('collider-contacts-project') ?? 0).toBeGreaterThan(2 * 8 * 2 * 2);
     for (const w of worlds) w.world.dispose();
   }, 180_000);
 });

@@ -4,6 +4,7 @@ import type { SystemKind, World } from '../core/world.js';
 import type { WorldCollider } from '../core/world-collider.js';
 import { quatRotate, quatRotateInverse } from '../math/quat.js';
 import { buildChunkBoxes, incomingSlip } from './collider-contact-chunks.js';
+import { ContactBlocks, projectPlainContacts, writePoses } from './collider-contacts-blocks.js';
 import { PlaneContactsPool } from './collider-contacts-planes.js';
 import { generateSphereContacts, type SphereLike } from './collider-contacts-sphere.js';
 import { depenetrateBodies } from './collider-depenetration.js';
@@ -162,8 +163,12 @@ export class ColliderContacts implements ConstraintSet {
   stickMemory = 0.2;
   stickDecay = 1;
   /** Per collider: its kinetic and static friction, copied at the start of each projection. */
-  private muOf = new Float64Array(0);
-  private musOf = new Float64Array(0);
+  /** The colliders' friction coefficients and poses (collider-contacts-blocks.ts POSE_STRIDE each). */
+  private poses: Float64Array = new Float64Array(0);
+  /** The projection on the worker pool (threads > 1). */
+  private poolBlocks: ContactBlocks | null = null;
+  /** Bumped whenever the list is emptied (each generation): the pool's plan follows it. */
+  private generation = 0;
   readonly rot = new Float64Array(3);
   /** Bodies whose particles ignore colliders: disabledBody[body id] = 1 (null: none). */
   disabledBody: Uint8Array | null = null;
@@ -316,6 +321,7 @@ export class ColliderContacts implements ConstraintSet {
 
   /** Empties the list (contactOf of its particles back to −1). */
   clear(ctx: StepContext): void {
+    this.generation++;
     const of = this.contactOf;
     for (let k = 0; k < this.count; k++) of[this.particle[k]] = -1;
     if (of.length < ctx.store.count) this.contactOf = new Int32Array(ctx.store.capacity).fill(-1);
@@ -535,123 +541,38 @@ export class ColliderContacts implements ConstraintSet {
   }
 
   project(ctx: StepContext): void {
+    // on the pool in fixed blocks of particles where it can (collider-contacts-blocks.ts): the same bits
+    const tasks = ctx.tasks ?? null;
+    if (tasks !== null) {
+      this.poolBlocks ??= new ContactBlocks();
+      const s = ctx.store;
+      if (this.poolBlocks.project(tasks, this, this.count, this.generation, s.p, s.count, this.colliders))
+        return;
+    }
     this.readFrictions();
     this.projectRange(ctx.store.p, 0, this.count, ctx);
   }
 
-  /** The colliders' friction coefficients into muOf and musOf, once per projection. */
+  /** The colliders' friction coefficients and poses into `poses`, once per projection. */
   readFrictions(): void {
-    const cols = this.colliders;
-    // the colliders' friction coefficients, read once per projection instead of through each contact's collider
-    if (this.muOf.length < cols.length) {
-      this.muOf = new Float64Array(cols.length);
-      this.musOf = new Float64Array(cols.length);
-    }
-    const muOf = this.muOf,
-      musOf = this.musOf;
-    for (let c = 0; c < cols.length; c++) {
-      muOf[c] = cols[c].friction;
-      musOf[c] = cols[c].staticFriction;
-    }
+    this.poses = writePoses(this.colliders, this.poses);
   }
 
   /** Projects contacts [k0, k1) (after project() or the fused strand pass read the frictions in). */
   projectRange(p: Float64Array, k0: number, k1: number, ctx: StepContext): void {
-    const part = this.particle,
-      q = this.q,
-      n = this.n,
-      lam = this.lambdaN,
-      lamT = this.lambdaT,
-      slid = this.slid,
-      inc = this.incoming,
-      at = this.anchorAt,
-      stickN = this.stickN,
-      stickT = this.stickT,
-      rigid = this.rigid,
-      cid = this.collider,
-      muOf = this.muOf,
-      musOf = this.musOf;
-    for (let k = k0; k < k1; k++) {
+    const rigid = this.rigid;
+    for (let k = k0; k < k1; ) {
       if (rigid[k] >= 0) {
         projectCoupledContact(this, k, ctx);
+        k++;
         continue;
       }
-      const i3 = 3 * part[k];
-      const nx = n[3 * k],
-        ny = n[3 * k + 1],
-        nz = n[3 * k + 2];
-      const C = (p[i3] - q[3 * k]) * nx + (p[i3 + 1] - q[3 * k + 1]) * ny + (p[i3 + 2] - q[3 * k + 2]) * nz;
-      if (C >= 0) continue;
-      p[i3] -= C * nx;
-      p[i3 + 1] -= C * ny;
-      p[i3 + 2] -= C * nz;
-      lam[k] -= C;
-      // position-level Coulomb friction against the anchor (see the class comment)
-      const mu = muOf[cid[k]],
-        mus = musOf[cid[k]];
-      if (mu === 0 && mus === 0) continue;
-      const dx = p[i3] - at[3 * k],
-        dy = p[i3 + 1] - at[3 * k + 1],
-        dz = p[i3 + 2] - at[3 * k + 2];
-      const dn = dx * nx + dy * ny + dz * nz;
-      const tx = dx - dn * nx,
-        ty = dy - dn * ny,
-        tz = dz - dn * nz;
-      const tl = Math.sqrt(tx * tx + ty * ty + tz * tz);
-      const i = part[k];
-      // the tangential correction of sticking since the anchor was set, this one included (the earlier
-      // ones in the tangent plane of this contact)
-      const s3 = 3 * i;
-      const sn = stickT[s3] * nx + stickT[s3 + 1] * ny + stickT[s3 + 2] * nz;
-      const sx = stickT[s3] - sn * nx + tx,
-        sy = stickT[s3 + 1] - sn * ny + ty,
-        sz = stickT[s3 + 2] - sn * nz + tz;
-      const budget = mus * (stickN[i] - C);
-      // static only while the incoming motion is within this substep's cone (Müller et al. 2020 §3.5)
-      // and all of the sticking since the anchor within the banked one (see the class comment)
-      if (slid[k] === 0 && inc[k] <= mus * lam[k] && sx * sx + sy * sy + sz * sz <= budget * budget) {
-        // static: back onto the anchor
-        p[i3] -= tx;
-        p[i3 + 1] -= ty;
-        p[i3 + 2] -= tz;
-        stickN[i] -= C;
-        stickT[s3] = sx;
-        stickT[s3 + 1] = sy;
-        stickT[s3 + 2] = sz;
-        continue;
-      }
-      // kinetic: μ times the normal correction, and the anchor moves to where the particle ends. With
-      // several iterations Coulomb's law holds on the substep's impulses, as with one: the substep's
-      // kinetic corrections together reach at most μ times its normal correction lambdaN (Müller et al.
-      // 2020 §3.5: |Δx_t| is limited by μ_k d_n of the substep), measured from the anchor the substep
-      // began with (anchorAt stays; only the next substep's anchor moves), and a contact that slid stays
-      // kinetic for the rest of the substep: re-testing the cone against an anchor moved mid-substep let
-      // a sliding contact 'stick' after part of its budget and slide on with less than μ of its load
-      slid[k] = 1;
-      const g = tl > 1e-15 ? Math.max(Math.min((mu * lam[k] - lamT[k]) / tl, 1), 0) : 0;
-      p[i3] -= g * tx;
-      p[i3 + 1] -= g * ty;
-      p[i3 + 2] -= g * tz;
-      lamT[k] += g * tl;
-      this.reanchor(i, cid[k], p[i3], p[i3 + 1], p[i3 + 2]);
+      // the run of contacts on colliders that follow no rigid body, in list order
+      let e = k + 1;
+      while (e < k1 && rigid[e] < 0) e++;
+      projectPlainContacts(this, p, this.poses, this.rot, k, e);
+      k = e;
     }
-  }
-
-  /**
-   * Moves the anchor of particle i on collider c to the world point (ax, ay, az) from the next substep
-   * on (this substep's projections keep anchorAt), and restarts its sums.
-   */
-  private reanchor(i: number, c: number, ax: number, ay: number, az: number): void {
-    const col = this.colliders[c];
-    const cp = col.position,
-      r = this.rot,
-      i3 = 3 * i;
-    quatRotateInverse(r, 0, col.rotation, 0, ax - cp[0], ay - cp[1], az - cp[2]);
-    this.anchorLocal[i3] = r[0];
-    this.anchorLocal[i3 + 1] = r[1];
-    this.anchorLocal[i3 + 2] = r[2];
-    this.stickN[i] = 0;
-    this.stickT[i3] = this.stickT[i3 + 1] = this.stickT[i3 + 2] = 0;
   }
 
   endStep(ctx: StepContext): void {

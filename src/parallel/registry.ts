@@ -7,6 +7,7 @@
  * subclasses, are projected on the calling thread).
  */
 import { DihedralBending } from '../cloth/dihedral-bending.js';
+import { contactBlocksTask } from '../collision/collider-contacts-blocks.js';
 import { planeContactsTask } from '../collision/collider-contacts-planes.js';
 import { broadPairsTask, broadRebuildTask } from '../collision/surface-broad-tasks.js';
 import {
@@ -63,6 +64,7 @@ export const parallelTasks: Readonly<Record<string, TaskKernel>> = {
   'particles-update': updateTask as unknown as TaskKernel,
   'zero-f64': zeroTask as unknown as TaskKernel,
   'fluid-grid': fluidGridTask as unknown as TaskKernel,
+  'collider-contacts-project': contactBlocksTask as unknown as TaskKernel,
 };
 
 /** Classes of other modules (registerParallelSet), after the built-in ones. */
