@@ -7,7 +7,7 @@ import { wasmKernelsEnabled } from '../wasm/kernels.js';
 import { solidCorrectionPass } from './correction-passes.js';
 import { RECORD, solidDensityPass } from './density-passes.js';
 import type { FluidBody } from './fluid-body.js';
-import { GridBlocks } from './grid-blocks.js';
+import { boundsOf, GridBlocks } from './grid-blocks.js';
 import { poly6Coefficient, spikyCoefficient, spikyGradientCoefficient } from './kernels.js';
 import { buildForwardPairs, NeighbourGrid, PairList } from './neighbour-grid.js';
 import {
@@ -212,44 +212,10 @@ export class FluidDensity implements ConstraintSet {
     const off = this.fluid.offset;
     // on the pool in fixed blocks where it can (grid-blocks.ts): the same box
     const b0 = this.bounds;
-    const e2 = this.gridBlocks.bounds(this.tasks, pos, from, off, n, b0);
-    if (e2 >= 0) {
-      this.maxDisplacement = Math.sqrt(e2);
-      return b0[3] >= b0[0] && b0[4] >= b0[1] && b0[5] >= b0[2];
-    }
-    let d2 = 0;
-    let x0 = Number.POSITIVE_INFINITY,
-      y0 = x0,
-      z0 = x0,
-      x1 = Number.NEGATIVE_INFINITY,
-      y1 = x1,
-      z1 = x1;
-    for (let s = 0; s < n; s++) {
-      const i3 = 3 * (off + s);
-      const x = pos[i3],
-        y = pos[i3 + 1],
-        z = pos[i3 + 2];
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-      if (z < z0) z0 = z;
-      if (z > z1) z1 = z;
-      const ex = x - from[i3],
-        ey = y - from[i3 + 1],
-        ez = z - from[i3 + 2];
-      const e2 = ex * ex + ey * ey + ez * ez;
-      if (e2 > d2) d2 = e2;
-    }
-    this.maxDisplacement = Math.sqrt(d2);
-    const b = this.bounds;
-    b[0] = x0;
-    b[1] = y0;
-    b[2] = z0;
-    b[3] = x1;
-    b[4] = y1;
-    b[5] = z1;
-    return x1 >= x0 && y1 >= y0 && z1 >= z0;
+    let e2 = this.gridBlocks.bounds(this.tasks, pos, from, off, n, b0);
+    if (e2 < 0) e2 = boundsOf(pos, from, off, 0, n, b0, 0);
+    this.maxDisplacement = Math.sqrt(e2);
+    return b0[3] >= b0[0] && b0[4] >= b0[1] && b0[5] >= b0[2];
   }
 
   /** Puts the active fluid particles into `grid` by their positions `pos`. */

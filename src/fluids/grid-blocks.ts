@@ -48,9 +48,24 @@ export interface GridArgs {
  * the loop of FluidDensity.fluidBounds, on a block.
  */
 function boundsRange(A: GridArgs, from: number, to: number, block: number): void {
-  const pos = A.p,
-    x = A.x,
-    off = A.par[OFF];
+  const o = PER_BLOCK * block;
+  A.out[o + 6] = boundsOf(A.p, A.x, A.par[OFF], from, to, A.out, o);
+}
+
+/**
+ * The box of the positions `pos` of slots [from, to) of the range at particle `off` into
+ * out[o … o + 5] (x0 y0 z0 x1 y1 z1), and the largest squared displacement from `x`, returned: one
+ * block of the pool's bounds, or all of them on the calling thread (FluidDensity's fluidBounds).
+ */
+export function boundsOf(
+  pos: Float64Array,
+  x: Float64Array,
+  off: number,
+  from: number,
+  to: number,
+  out: Float64Array,
+  o: number,
+): number {
   let d2 = 0;
   let x0 = Number.POSITIVE_INFINITY,
     y0 = x0,
@@ -75,15 +90,13 @@ function boundsRange(A: GridArgs, from: number, to: number, block: number): void
     const e2 = ex * ex + ey * ey + ez * ez;
     if (e2 > d2) d2 = e2;
   }
-  const o = PER_BLOCK * block,
-    out = A.out;
   out[o] = x0;
   out[o + 1] = y0;
   out[o + 2] = z0;
   out[o + 3] = x1;
   out[o + 4] = y1;
   out[o + 5] = z1;
-  out[o + 6] = d2;
+  return d2;
 }
 
 /** The clamped cell of slots [from, to): the cell loop of NeighbourGrid.insert. */
