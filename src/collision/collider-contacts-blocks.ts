@@ -114,7 +114,6 @@ export function projectPlainContacts(
     const tx = dx - dn * nx,
       ty = dy - dn * ny,
       tz = dz - dn * nz;
-    const tl = Math.sqrt(tx * tx + ty * ty + tz * tz);
     const i = part[k];
     // the tangential correction of sticking since the anchor was set, this one included (the earlier
     // ones in the tangent plane of this contact)
@@ -145,6 +144,8 @@ export function projectPlainContacts(
     // kinetic for the rest of the substep: re-testing the cone against an anchor moved mid-substep let
     // a sliding contact 'stick' after part of its budget and slide on with less than μ of its load
     slid[k] = 1;
+    // (|t| only here: static friction needs no square root)
+    const tl = Math.sqrt(tx * tx + ty * ty + tz * tz);
     const g = tl > 1e-15 ? Math.max(Math.min((mu * lam[k] - lamT[k]) / tl, 1), 0) : 0;
     p[i3] -= g * tx;
     p[i3 + 1] -= g * ty;
@@ -152,18 +153,21 @@ export function projectPlainContacts(
     lamT[k] += g * tl;
     // the anchor in the collider's frame from the next substep on (this substep's projections keep
     // anchorAt), and its sums restarted
-    quatRotateInverse(
-      rot,
-      0,
-      poses,
-      o + 5,
-      p[i3] - poses[o + 2],
-      p[i3 + 1] - poses[o + 3],
-      p[i3 + 2] - poses[o + 4],
-    );
-    local[s3] = rot[0];
-    local[s3 + 1] = rot[1];
-    local[s3 + 2] = rot[2];
+    const ex = p[i3] - poses[o + 2],
+      ey = p[i3 + 1] - poses[o + 3],
+      ez = p[i3 + 2] - poses[o + 4];
+    if (poses[o + 5] === 0 && poses[o + 6] === 0 && poses[o + 7] === 0) {
+      // an unturned collider (a sphere, hair's head): the frame's axes are the world's, and turning
+      // by (0, 0, 0, w) gives the vector itself (the same numbers; at most the sign of a zero differs)
+      local[s3] = ex;
+      local[s3 + 1] = ey;
+      local[s3 + 2] = ez;
+    } else {
+      quatRotateInverse(rot, 0, poses, o + 5, ex, ey, ez);
+      local[s3] = rot[0];
+      local[s3 + 1] = rot[1];
+      local[s3 + 2] = rot[2];
+    }
     stickN[i] = 0;
     stickT[s3] = stickT[s3 + 1] = stickT[s3 + 2] = 0;
   }

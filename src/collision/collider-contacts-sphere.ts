@@ -89,6 +89,9 @@ export function generateSphereContacts(
   const cpx = cp[0],
     cpy = cp[1],
     cpz = cp[2];
+  // an unturned sphere (0, 0, 0, w): turning into and out of its frame gives the vector itself, so the
+  // anchor's two quaternion products are left out (the same numbers; at most the sign of a zero differs)
+  const unturned = cr[0] === 0 && cr[1] === 0 && cr[2] === 0;
   const lv = col.linearVelocity,
     av = col.angularVelocity;
   const lvx = lv[0],
@@ -335,18 +338,19 @@ export function generateSphereContacts(
     // the friction anchor: kept while the particle stays in contact with this collider, else set
     // where the particle is, carried by the surface's motion over the substep (x + h v_c)
     if (anchorOf[i] !== c + 1 || anchorSeen[i] < substep - 1) {
-      quatRotateInverse(
-        rot,
-        0,
-        cr,
-        0,
-        x[i3] + cvx * h - cpx,
-        x[i3 + 1] + cvy * h - cpy,
-        x[i3 + 2] + cvz * h - cpz,
-      );
-      al[i3] = rot[0];
-      al[i3 + 1] = rot[1];
-      al[i3 + 2] = rot[2];
+      const ex = x[i3] + cvx * h - cpx,
+        ey = x[i3 + 1] + cvy * h - cpy,
+        ez = x[i3 + 2] + cvz * h - cpz;
+      if (unturned) {
+        al[i3] = ex;
+        al[i3 + 1] = ey;
+        al[i3 + 2] = ez;
+      } else {
+        quatRotateInverse(rot, 0, cr, 0, ex, ey, ez);
+        al[i3] = rot[0];
+        al[i3 + 1] = rot[1];
+        al[i3 + 2] = rot[2];
+      }
       anchorOf[i] = c + 1;
       stickN[i] = 0;
       stickT[i3] = stickT[i3 + 1] = stickT[i3 + 2] = 0;
@@ -357,11 +361,17 @@ export function generateSphereContacts(
       stickT[i3 + 2] *= decay;
     }
     anchorSeen[i] = substep;
-    quatRotate(rot, 0, cr, 0, al[i3], al[i3 + 1], al[i3 + 2]);
     const at = cc.anchorAt;
-    at[k3] = rot[0] + cpx;
-    at[k3 + 1] = rot[1] + cpy;
-    at[k3 + 2] = rot[2] + cpz;
+    if (unturned) {
+      at[k3] = al[i3] + cpx;
+      at[k3 + 1] = al[i3 + 1] + cpy;
+      at[k3 + 2] = al[i3 + 2] + cpz;
+    } else {
+      quatRotate(rot, 0, cr, 0, al[i3], al[i3 + 1], al[i3 + 2]);
+      at[k3] = rot[0] + cpx;
+      at[k3 + 1] = rot[1] + cpy;
+      at[k3 + 2] = rot[2] + cpz;
+    }
   }
   cc.cullTested += tested;
   cc.cullCulled += culled;

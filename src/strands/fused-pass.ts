@@ -48,6 +48,7 @@
 import { type ColliderContacts, findColliderContacts } from '../collision/collider-contacts.js';
 import { generateSphereContacts, type SphereLike } from '../collision/collider-contacts-sphere.js';
 import type { StepContext } from '../core/constraint-set.js';
+import type { ParticleStore } from '../core/particles.js';
 import type { Scheduler, Stage, SubstepPass } from '../core/pipeline.js';
 import { ParticlePredictionStage, ParticleVelocityStage } from '../core/stages.js';
 import { clock } from '../core/timings.js';
@@ -260,10 +261,7 @@ export class FusedStrandPass implements SubstepPass {
   private onePass(ctx: StepContext, contacts: ColliderContacts | null, col: SphereLike | null): boolean {
     if (ctx.iterations !== 1) return false;
     if (contacts && col) {
-      const store = ctx.store;
-      const radius = store.radius;
-      let rmax = 0;
-      for (let i = 0; i < store.count; i++) if (radius[i] > rmax) rmax = radius[i];
+      const rmax = this.largestRadius(ctx.store);
       if (!(contacts.maxDepenetrationSpeed * ctx.h >= col.radius + col.margin + rmax)) return false;
     }
     const att = this.world.attachments;
@@ -302,6 +300,30 @@ export class FusedStrandPass implements SubstepPass {
     }
     this.heldCount = n;
     return true;
+  }
+
+  /** The store's largest particle radius, and what it was taken of (array, count, version). */
+  private rmax = 0;
+  private rmaxOf: Float64Array | null = null;
+  private rmaxCount = -1;
+  private rmaxVersion = -1;
+
+  /**
+   * The largest particle radius of the store, read again only when the store changed (its radius
+   * array, count or version): a pass over every particle each substep was 2–6 % of hair-10k's step.
+   * Bodies write their radii when they are made, which changes the count (docs/strands.md "Speed").
+   */
+  private largestRadius(store: ParticleStore): number {
+    const radius = store.radius;
+    if (radius !== this.rmaxOf || store.count !== this.rmaxCount || store.version !== this.rmaxVersion) {
+      let rmax = 0;
+      for (let i = 0; i < store.count; i++) if (radius[i] > rmax) rmax = radius[i];
+      this.rmax = rmax;
+      this.rmaxOf = radius;
+      this.rmaxCount = store.count;
+      this.rmaxVersion = store.version;
+    }
+    return this.rmax;
   }
 
   /** The substep as one pass over the blocks (see onePass; the same per-particle order as the stages). */
