@@ -4,6 +4,7 @@ import { PbdError } from '../../core/errors.js';
 import { Motion } from '../../core/motion.js';
 import {
   type BuildContext,
+  boxPins,
   constraintParams,
   globalDamping,
   listedPins,
@@ -196,16 +197,6 @@ function pinnedVertices(
   const n = cloth.activeCount;
   listedPins(pin.vertices, n, where, out);
   gridPins(pin, cols, rows, where, out);
-  if (pin.box) {
-    const x = cloth.positions();
-    const { min, max } = pin.box;
-    for (let i = 0; i < n; i++) {
-      const px = x[3 * i],
-        py = x[3 * i + 1],
-        pz = x[3 * i + 2];
-      if (px >= min[0] && px <= max[0] && py >= min[1] && py <= max[1] && pz >= min[2] && pz <= max[2])
-        out.push(i);
-    }
-  }
+  if (pin.box) boxPins(cloth.positions(), n, pin.box, out);
   return out;
 }
