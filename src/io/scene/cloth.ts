@@ -145,13 +145,7 @@ export function gridPins(
   out: number[],
 ): void {
   for (const [r, c] of pin.grid ?? []) {
-    if (!cols)
-      throw new PbdError(
-        'scene/bad-pin',
-        `${where}.grid`,
-        'grid pins need a { grid } mesh',
-        'use vertices or box instead',
-      );
+    needGrid(cols, `${where}.grid`, 'grid');
     if (r >= rows || c >= cols)
       throw new PbdError(
         'scene/bad-pin',
@@ -161,29 +155,28 @@ export function gridPins(
     out.push(r * cols + c);
   }
   for (const r of pin.rows ?? []) {
-    if (!cols)
-      throw new PbdError(
-        'scene/bad-pin',
-        `${where}.rows`,
-        'row pins need a { grid } mesh',
-        'use vertices or box instead',
-      );
+    needGrid(cols, `${where}.rows`, 'row');
     if (r >= rows)
       throw new PbdError('scene/bad-pin', `${where}.rows`, `row ${r} is outside the ${rows}-row grid`);
     for (let c = 0; c < cols; c++) out.push(r * cols + c);
   }
   for (const c of pin.cols ?? []) {
-    if (!cols)
-      throw new PbdError(
-        'scene/bad-pin',
-        `${where}.cols`,
-        'column pins need a { grid } mesh',
-        'use vertices or box instead',
-      );
+    needGrid(cols, `${where}.cols`, 'column');
     if (c >= cols)
       throw new PbdError('scene/bad-pin', `${where}.cols`, `column ${c} is outside the ${cols}-column grid`);
     for (let r = 0; r < rows; r++) out.push(r * cols + c);
   }
+}
+
+/** Refuses `kind` pins (grid, row, column) at `where` on a mesh that is not a { grid } (cols 0). */
+function needGrid(cols: number, where: string, kind: string): void {
+  if (!cols)
+    throw new PbdError(
+      'scene/bad-pin',
+      where,
+      `${kind} pins need a { grid } mesh`,
+      'use vertices or box instead',
+    );
 }
 
 function pinnedVertices(
