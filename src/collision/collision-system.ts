@@ -90,20 +90,8 @@ export class CollisionSystem {
       );
     }
     this.world = world;
-    const every = o.untangleEvery ?? 4;
-    if (!(Number.isInteger(every) && every >= 1))
-      throw new PbdError(
-        'contact/invalid',
-        'collision.untangleEvery',
-        `must be an integer ≥ 1, got ${every}`,
-      );
-    const detectEvery = o.detectEvery ?? 1;
-    if (!(Number.isInteger(detectEvery) && detectEvery >= 1))
-      throw new PbdError(
-        'contact/invalid',
-        'collision.detectEvery',
-        `must be an integer ≥ 1, got ${detectEvery}`,
-      );
+    const every = everyNth(o.untangleEvery ?? 4, 'untangleEvery');
+    const detectEvery = everyNth(o.detectEvery ?? 1, 'detectEvery');
     this.options = {
       thickness: o.thickness ?? 0.01,
       friction: o.friction ?? 0.3,
@@ -266,4 +254,11 @@ export function enableCollisions(world: World, options: CollisionOptions = {}): 
 /** The world's collision system, or null when none was created. */
 export function collisionSystemOf(world: World): CollisionSystem | null {
   return world.findSystem(collisionSystemKind);
+}
+
+/** A period in substeps (the option `collision.<field>`), refused unless an integer ≥ 1 (contact/invalid). */
+function everyNth(n: number, field: string): number {
+  if (!(Number.isInteger(n) && n >= 1))
+    throw new PbdError('contact/invalid', `collision.${field}`, `must be an integer ≥ 1, got ${n}`);
+  return n;
 }

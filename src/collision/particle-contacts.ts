@@ -3,6 +3,8 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { SystemKind, World } from '../core/world.js';
+import type { ContactGroup } from './contact-groups.js';
+import { allowedPairs, contactFriction, registerGroup, switchPair } from './contact-groups.js';
 import { SpatialHash } from './spatial-hash.js';
 
 /** Contact settings of the particles of one body. */
@@ -17,11 +19,7 @@ export interface ParticleContactOptions {
   restitution?: number;
 }
 
-interface ParticleGroup {
-  body: Body;
-  self: boolean;
-  friction: number;
-  staticFriction: number;
+interface ParticleGroup extends ContactGroup {
   restitution: number;
 }
 
@@ -155,37 +153,19 @@ export class ParticleContacts implements ConstraintSet {
   /** Registers the particles (radius > 0) of a body, or gives a registered body new settings. */
   addBody(body: Body, o: ParticleContactOptions = {}): void {
     const where = `particle contacts of '${body.name}'`;
-    const mu = o.friction ?? 0.3,
-      mus = o.staticFriction ?? mu,
-      e = o.restitution ?? 0;
-    if (!(mu >= 0) || !(mus >= 0) || !Number.isFinite(mu) || !Number.isFinite(mus))
-      throw new PbdError(
-        'contact/friction',
-        where,
-        `friction coefficients must be finite and ≥ 0, got ${mu}, ${mus}`,
-      );
+    const [mu, mus] = contactFriction(o, where);
+    const e = o.restitution ?? 0;
     if (!(e >= 0 && e <= 1))
       throw new PbdError('contact/restitution', `${where}.restitution`, `must lie in [0, 1], got ${e}`);
     const group = { body, self: o.self ?? true, friction: mu, staticFriction: mus, restitution: e };
     // registered already (by its family, then by the collision system): the new settings replace the old
-    const k = this.groups.findIndex((g) => g.body === body);
-    if (k >= 0) this.groups[k] = group;
-    else this.groups.push(group);
+    registerGroup(this.groups, group);
     this.dirty = true;
   }
 
   /** Switches particle contact between two registered bodies (a === b: within one body). */
   setPair(a: Body, b: Body, enabled: boolean): void {
-    const ia = this.groups.findIndex((g) => g.body === a),
-      ib = this.groups.findIndex((g) => g.body === b);
-    if (ia < 0 || ib < 0)
-      throw new PbdError(
-        'contact/unknown-body',
-        `particle contact pair ('${a.name}', '${b.name}')`,
-        'both bodies must be registered for particle contacts first',
-      );
-    if (ia === ib) this.groups[ia].self = enabled;
-    else this.pairOff.set(Math.min(ia, ib) * 65536 + Math.max(ia, ib), !enabled);
+    switchPair(this.groups, this.pairOff, a, b, enabled, 'particle');
     this.dirty = true;
   }
 
@@ -207,22 +187,14 @@ export class ParticleContacts implements ConstraintSet {
     this.boxes = new Float64Array(6 * this.n);
     this.anyRestitution = this.groups.some((g) => g.restitution > 0);
     this.activeTotal = this.groups.reduce((a, g) => a + g.body.activeCount, 0);
-    const G = this.groups.length;
-    this.allowedPair = new Uint8Array(G * G);
-    for (let a = 0; a < G; a++)
-      for (let b = 0; b < G; b++) this.allowedPair[a * G + b] = this.allowed(a, b) ? 1 : 0;
-    this.groupBox = new Float64Array(6 * G);
+    this.allowedPair = allowedPairs(this.groups, this.pairOff);
+    this.groupBox = new Float64Array(6 * this.groups.length);
     this.dirty = false;
   }
 
   /** Re-reads the particles (after radii were changed by hand). */
   invalidate(): void {
     this.dirty = true;
-  }
-
-  private allowed(ga: number, gb: number): boolean {
-    if (ga === gb) return this.groups[ga].self;
-    return !this.pairOff.get(Math.min(ga, gb) * 65536 + Math.max(ga, gb));
   }
 
   beginStep(ctx: StepContext): void {

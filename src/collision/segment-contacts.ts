@@ -1,7 +1,8 @@
 import type { Body } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
-import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
+import type { ContactGroup } from './contact-groups.js';
+import { allowedPairs, contactFriction, registerGroup, switchPair } from './contact-groups.js';
 import { closestSegmentSegmentAt } from './geometry.js';
 import { SpatialHash } from './spatial-hash.js';
 
@@ -13,13 +14,6 @@ export interface SegmentContactOptions {
   friction?: number;
   /** Static friction coefficient μs. Default: equal to `friction`. */
   staticFriction?: number;
-}
-
-interface SegmentGroup {
-  body: Body;
-  self: boolean;
-  friction: number;
-  staticFriction: number;
 }
 
 const cs = new Float64Array(3);
@@ -92,7 +86,7 @@ export class SegmentContacts implements ConstraintSet {
   capped = 0;
   /** Candidate pairs tested since the start (the broad phase's answers: the work of the narrow phase). */
   candidates = 0;
-  private readonly groups: SegmentGroup[] = [];
+  private readonly groups: ContactGroup[] = [];
   private readonly hash = new SpatialHash(1);
   private pairOff = new Map<number, boolean>();
   private dirty = true;
@@ -121,19 +115,9 @@ export class SegmentContacts implements ConstraintSet {
   /** Registers the segments (`contactLines()`) of a body, or gives a registered body new settings. */
   addBody(body: Body, o: SegmentContactOptions = {}): void {
     const where = `segment contacts of '${body.name}'`;
-    const mu = o.friction ?? 0.3,
-      mus = o.staticFriction ?? mu;
-    if (!(mu >= 0) || !(mus >= 0) || !Number.isFinite(mu) || !Number.isFinite(mus)) {
-      throw new PbdError(
-        'contact/friction',
-        where,
-        `friction coefficients must be finite and ≥ 0, got ${mu}, ${mus}`,
-      );
-    }
+    const [mu, mus] = contactFriction(o, where);
     const group = { body, self: o.self ?? true, friction: mu, staticFriction: mus };
-    const k = this.groups.findIndex((g) => g.body === body);
-    if (k >= 0) this.groups[k] = group;
-    else this.groups.push(group);
+    registerGroup(this.groups, group);
     this.dirty = true;
   }
 
@@ -144,17 +128,7 @@ export class SegmentContacts implements ConstraintSet {
 
   /** Switches segment contact between two registered bodies (a === b: within one body). */
   setPair(a: Body, b: Body, enabled: boolean): void {
-    const ia = this.groups.findIndex((g) => g.body === a),
-      ib = this.groups.findIndex((g) => g.body === b);
-    if (ia < 0 || ib < 0) {
-      throw new PbdError(
-        'contact/unknown-body',
-        `segment contact pair ('${a.name}', '${b.name}')`,
-        'both bodies must be registered for segment contacts first',
-      );
-    }
-    if (ia === ib) this.groups[ia].self = enabled;
-    else this.pairOff.set(Math.min(ia, ib) * 65536 + Math.max(ia, ib), !enabled);
+    switchPair(this.groups, this.pairOff, a, b, enabled, 'segment');
     this.dirty = true;
   }
 
@@ -209,20 +183,7 @@ export class SegmentContacts implements ConstraintSet {
     this.sSkip = Int32Array.from(skip);
     this.n = a.length;
     this.boxes = new Float64Array(6 * this.n);
-    const G = this.groups.length;
-    this.allowedPair = new Uint8Array(G * G);
-    for (let x = 0; x < G; x++) {
-      for (let y = 0; y < G; y++) {
-        this.allowedPair[x * G + y] =
-          x === y
-            ? this.groups[x].self
-              ? 1
-              : 0
-            : this.pairOff.get(Math.min(x, y) * 65536 + Math.max(x, y))
-              ? 0
-              : 1;
-      }
-    }
+    this.allowedPair = allowedPairs(this.groups, this.pairOff);
     this.dirty = false;
   }
 

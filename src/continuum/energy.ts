@@ -1,4 +1,5 @@
 import { svd3, svd32 } from '../math/svd3.js';
+import { edgeCross, edgeCrossOut } from '../mesh/triangle-mesh.js';
 import type { MaterialModel } from './material.js';
 
 /**
@@ -623,16 +624,12 @@ export function isometricBendingStencil(
   const c02 = cotAt(p0, p1, p2); // ∠(e0, e2): at x0 in triangle 0
   const c03 = cotAt(p0, p1, p3); // ∠(e0, e3): at x0 in triangle 1
   const c04 = cotAt(p1, p0, p3); // ∠(e0, e4): at x1 in triangle 1
-  const area = (o: number, s: number, t: number): number => {
-    const ax = X[s] - X[o],
-      ay = X[s + 1] - X[o + 1],
-      az = X[s + 2] - X[o + 2];
-    const bx = X[t] - X[o],
-      by = X[t + 1] - X[o + 1],
-      bz = X[t + 2] - X[o + 2];
-    return 0.5 * Math.hypot(ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx);
-  };
-  const A = area(p0, p1, p2) + area(p0, p1, p3);
+  // the two triangles' areas ½ |(x1 − x0) × (x2 − x0)| and ½ |(x1 − x0) × (x3 − x0)|
+  const e = edgeCrossOut;
+  edgeCross(X, p0, p1, p2);
+  const A0 = 0.5 * Math.hypot(e[0], e[1], e[2]);
+  edgeCross(X, p0, p1, p3);
+  const A = A0 + 0.5 * Math.hypot(e[0], e[1], e[2]);
   if (!(A > 0) || !Number.isFinite(c01 + c02 + c03 + c04)) {
     k.fill(0, ko, ko + 4);
     return 0;

@@ -78,6 +78,11 @@ class Reader {
   }
 }
 
+/** Refuses a $Nodes or $Elements section (`section`) met before $MeshFormat gave the version. */
+function formatRead(r: Reader, version: number, section: string): void {
+  if (version === 0) throw new PbdError('gmsh/syntax', r.at(), `${section} before $MeshFormat`);
+}
+
 /**
  * Reads the tetrahedra of a Gmsh mesh in ASCII format 2 (2.x) or 4 (4.0,
  * 4.1). Other elements (lines, triangles, points) are ignored; nodes that no
@@ -89,6 +94,11 @@ export function parseGmsh(text: string, file = 'mesh.msh'): TetMesh {
   let version = 0;
   const nodeTag = new Map<number, number>();
   const coords: number[] = [];
+  /** Records node `tag` at (x, y, z), in file order. */
+  const addNode = (tag: number, x: number, y: number, z: number): void => {
+    nodeTag.set(tag, coords.length / 3);
+    coords.push(x, y, z);
+  };
   const tetTags: number[] = [];
   const tetLine: number[] = [];
   while (!r.done()) {
@@ -108,13 +118,12 @@ export function parseGmsh(text: string, file = 'mesh.msh'): TetMesh {
       }
       r.expect('$EndMeshFormat');
     } else if (section === '$Nodes') {
-      if (version === 0) throw new PbdError('gmsh/syntax', r.at(), '$Nodes before $MeshFormat');
+      formatRead(r, version, section);
       if (version < 3) {
         const [n] = r.numbers(1);
         for (let i = 0; i < n; i++) {
           const [tag, x, y, z] = r.numbers(4);
-          nodeTag.set(tag, coords.length / 3);
-          coords.push(x, y, z);
+          addNode(tag, x, y, z);
         }
       } else {
         const head = r.numbers(2);
@@ -129,21 +138,19 @@ export function parseGmsh(text: string, file = 'mesh.msh'): TetMesh {
             for (let i = 0; i < n; i++) tags.push(r.numbers(1)[0]);
             for (let i = 0; i < n; i++) {
               const [x, y, z] = r.numbers(3);
-              nodeTag.set(tags[i], coords.length / 3);
-              coords.push(x, y, z);
+              addNode(tags[i], x, y, z);
             }
           } else {
             for (let i = 0; i < n; i++) {
               const [tag, x, y, z] = r.numbers(4);
-              nodeTag.set(tag, coords.length / 3);
-              coords.push(x, y, z);
+              addNode(tag, x, y, z);
             }
           }
         }
       }
       r.expect('$EndNodes');
     } else if (section === '$Elements') {
-      if (version === 0) throw new PbdError('gmsh/syntax', r.at(), '$Elements before $MeshFormat');
+      formatRead(r, version, section);
       if (version < 3) {
         const [n] = r.numbers(1);
         for (let i = 0; i < n; i++) {

@@ -44,6 +44,31 @@ function at(file: string, l: NumberLine, k: number): string {
   return `${file}:${l.line}:${col}`;
 }
 
+/** The value lines of a TetGen file, refusing one without a header line (tetgen/empty; `usage` says what it starts with). */
+function headedLines(text: string, file: string, usage: string): NumberLine[] {
+  const lines = numberLines(text, file);
+  if (lines.length === 0) throw new PbdError('tetgen/empty', file, 'has no header line', usage);
+  return lines;
+}
+
+/**
+ * Checks the count a header declares (its first value): a positive integer
+ * (tetgen/count), with at least that many lines after the header
+ * (tetgen/truncated). `noun` names what is counted (point, tet).
+ */
+function checkCount(lines: NumberLine[], file: string, noun: string): void {
+  const n = lines[0].values[0];
+  if (!(Number.isInteger(n) && n > 0))
+    throw new PbdError('tetgen/count', at(file, lines[0], 0), `${noun} count ${n} is not a positive integer`);
+  if (lines.length - 1 < n)
+    throw new PbdError(
+      'tetgen/truncated',
+      at(file, lines[0], 0),
+      `declares ${n} ${noun}s but lists ${lines.length - 1}`,
+      'the file is incomplete',
+    );
+}
+
 /**
  * Reads a TetGen mesh: the .node file (`<#points> 3 <#attributes> <#markers>`,
  * then `<index> x y z …`) and the .ele file (`<#tets> <4|10> <#attributes>`,
@@ -57,31 +82,15 @@ export function parseTetGen(
   nodeFile = 'mesh.node',
   eleFile = 'mesh.ele',
 ): TetMesh {
-  const nodes = numberLines(nodeText, nodeFile);
-  if (nodes.length === 0)
-    throw new PbdError(
-      'tetgen/empty',
-      nodeFile,
-      'has no header line',
-      'a .node file starts with "<#points> 3 <#attributes> <#markers>"',
-    );
+  const nodes = headedLines(
+    nodeText,
+    nodeFile,
+    'a .node file starts with "<#points> 3 <#attributes> <#markers>"',
+  );
   const [np, dim, nattr = 0, nmark = 0] = nodes[0].values;
   if (dim !== 3)
     throw new PbdError('tetgen/dimension', at(nodeFile, nodes[0], 1), `dimension is ${dim}, expected 3`);
-  if (!(Number.isInteger(np) && np > 0))
-    throw new PbdError(
-      'tetgen/count',
-      at(nodeFile, nodes[0], 0),
-      `point count ${np} is not a positive integer`,
-    );
-  if (nodes.length - 1 < np) {
-    throw new PbdError(
-      'tetgen/truncated',
-      at(nodeFile, nodes[0], 0),
-      `declares ${np} points but lists ${nodes.length - 1}`,
-      'the file is incomplete',
-    );
-  }
+  checkCount(nodes, nodeFile, 'point');
   const positions = new Float64Array(3 * np);
   const base = nodes[1].values[0];
   if (base !== 0 && base !== 1)
@@ -112,14 +121,7 @@ export function parseTetGen(
     positions[3 * i + 1] = values[2];
     positions[3 * i + 2] = values[3];
   }
-  const eles = numberLines(eleText, eleFile);
-  if (eles.length === 0)
-    throw new PbdError(
-      'tetgen/empty',
-      eleFile,
-      'has no header line',
-      'an .ele file starts with "<#tets> 4 <#attributes>"',
-    );
+  const eles = headedLines(eleText, eleFile, 'an .ele file starts with "<#tets> 4 <#attributes>"');
   const [nt, per] = eles[0].values;
   if (per !== 4 && per !== 10)
     throw new PbdError(
@@ -127,15 +129,7 @@ export function parseTetGen(
       at(eleFile, eles[0], 1),
       `${per} nodes per tet; expected 4 or 10`,
     );
-  if (!(Number.isInteger(nt) && nt > 0))
-    throw new PbdError('tetgen/count', at(eleFile, eles[0], 0), `tet count ${nt} is not a positive integer`);
-  if (eles.length - 1 < nt)
-    throw new PbdError(
-      'tetgen/truncated',
-      at(eleFile, eles[0], 0),
-      `declares ${nt} tets but lists ${eles.length - 1}`,
-      'the file is incomplete',
-    );
+  checkCount(eles, eleFile, 'tet');
   const tets = new Uint32Array(4 * nt);
   for (let t = 0; t < nt; t++) {
     const l = eles[1 + t];

@@ -48,7 +48,7 @@
  * all).
  */
 import { PbdError } from '../core/errors.js';
-import type { RegionSummation } from './summation.js';
+import { type RegionSummation, sumLists } from './summation.js';
 
 export interface OctreeOptions {
   /** Corner of the root cube with the smallest coordinates. */
@@ -368,16 +368,7 @@ export class OctreeSummation implements RegionSummation {
         s = n * stride;
       for (let k = 0; k < stride; k++) nv[d + k] += nv[s + k];
     }
-    const start = this.sumStart,
-      sn = this.sumNode;
-    for (let r = 0; r < this.regions; r++) {
-      const o = r * stride;
-      for (let k = 0; k < stride; k++) out[o + k] = 0;
-      for (let m = start[r]; m < start[r + 1]; m++) {
-        const s = sn[m] * stride;
-        for (let k = 0; k < stride; k++) out[o + k] += nv[s + k];
-      }
-    }
+    sumLists(nv, out, stride, this.regions, this.sumStart, this.sumNode);
   }
 
   scatter(values: Float64Array, out: Float64Array, stride: number): void {

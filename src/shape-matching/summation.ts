@@ -33,6 +33,30 @@ export interface RegionSummation {
   members(r: number): Int32Array;
 }
 
+/**
+ * Sums over lists: row r of out (r < rows, `stride` numbers a row) becomes
+ * Σ values[idx[m]] over m = start[r] … start[r + 1] − 1, added in that order
+ * onto zero. The gather and scatter of NaiveSummation and the octree's
+ * gather from its summation nodes.
+ */
+export function sumLists(
+  values: Float64Array,
+  out: Float64Array,
+  stride: number,
+  rows: number,
+  start: Int32Array,
+  idx: Int32Array,
+): void {
+  for (let r = 0; r < rows; r++) {
+    const o = r * stride;
+    for (let k = 0; k < stride; k++) out[o + k] = 0;
+    for (let m = start[r]; m < start[r + 1]; m++) {
+      const s = idx[m] * stride;
+      for (let k = 0; k < stride; k++) out[o + k] += values[s + k];
+    }
+  }
+}
+
 /** Regions as explicit membership lists (compressed rows), and their transpose. */
 export class NaiveSummation implements RegionSummation {
   readonly kind = 'naive';
@@ -91,29 +115,11 @@ export class NaiveSummation implements RegionSummation {
   }
 
   gather(values: Float64Array, out: Float64Array, stride: number): void {
-    const start = this.regionStart,
-      idx = this.memberIndex;
-    for (let r = 0; r < this.regions; r++) {
-      const o = r * stride;
-      for (let k = 0; k < stride; k++) out[o + k] = 0;
-      for (let m = start[r]; m < start[r + 1]; m++) {
-        const s = idx[m] * stride;
-        for (let k = 0; k < stride; k++) out[o + k] += values[s + k];
-      }
-    }
+    sumLists(values, out, stride, this.regions, this.regionStart, this.memberIndex);
   }
 
   scatter(values: Float64Array, out: Float64Array, stride: number): void {
-    const start = this.particleStart,
-      idx = this.particleRegions;
-    for (let j = 0; j < this.particles; j++) {
-      const o = j * stride;
-      for (let k = 0; k < stride; k++) out[o + k] = 0;
-      for (let m = start[j]; m < start[j + 1]; m++) {
-        const s = idx[m] * stride;
-        for (let k = 0; k < stride; k++) out[o + k] += values[s + k];
-      }
-    }
+    sumLists(values, out, stride, this.particles, this.particleStart, this.particleRegions);
   }
 
   members(r: number): Int32Array {

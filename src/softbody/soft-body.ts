@@ -299,13 +299,16 @@ export class SoftBody extends Body {
 
   /** Total volume of the tets at the current positions (m³). */
   currentVolume(): number {
-    const x = this.world.store.x;
+    let v = 0;
+    for (let k = 0; k < this.tets.length; k += 4) v += this.tetVolumeAt(k);
+    return v;
+  }
+
+  /** Signed volume of the tet at tets[k … k + 3] at the current positions. */
+  private tetVolumeAt(k: number): number {
     const t = this.tets,
       off = this.offset;
-    let v = 0;
-    for (let k = 0; k < t.length; k += 4)
-      v += tetVolume(x, off + t[k], off + t[k + 1], off + t[k + 2], off + t[k + 3]);
-    return v;
+    return tetVolume(this.world.store.x, off + t[k], off + t[k + 1], off + t[k + 2], off + t[k + 3]);
   }
 
   /**
@@ -364,12 +367,8 @@ export class SoftBody extends Body {
 
   /** Number of tets with non-positive volume at the current positions. */
   invertedTets(): number {
-    const x = this.world.store.x;
-    const t = this.tets,
-      off = this.offset;
     let n = 0;
-    for (let k = 0; k < t.length; k += 4)
-      if (!(tetVolume(x, off + t[k], off + t[k + 1], off + t[k + 2], off + t[k + 3]) > 0)) n++;
+    for (let k = 0; k < this.tets.length; k += 4) if (!(this.tetVolumeAt(k) > 0)) n++;
     return n;
   }
 

@@ -4,6 +4,7 @@ import { PbdError } from '../../core/errors.js';
 import { Motion } from '../../core/motion.js';
 import {
   type BuildContext,
+  boxPins,
   constraintParams,
   globalDamping,
   listedPins,
@@ -144,13 +145,7 @@ export function gridPins(
   out: number[],
 ): void {
   for (const [r, c] of pin.grid ?? []) {
-    if (!cols)
-      throw new PbdError(
-        'scene/bad-pin',
-        `${where}.grid`,
-        'grid pins need a { grid } mesh',
-        'use vertices or box instead',
-      );
+    needGrid(cols, `${where}.grid`, 'grid');
     if (r >= rows || c >= cols)
       throw new PbdError(
         'scene/bad-pin',
@@ -160,29 +155,28 @@ export function gridPins(
     out.push(r * cols + c);
   }
   for (const r of pin.rows ?? []) {
-    if (!cols)
-      throw new PbdError(
-        'scene/bad-pin',
-        `${where}.rows`,
-        'row pins need a { grid } mesh',
-        'use vertices or box instead',
-      );
+    needGrid(cols, `${where}.rows`, 'row');
     if (r >= rows)
       throw new PbdError('scene/bad-pin', `${where}.rows`, `row ${r} is outside the ${rows}-row grid`);
     for (let c = 0; c < cols; c++) out.push(r * cols + c);
   }
   for (const c of pin.cols ?? []) {
-    if (!cols)
-      throw new PbdError(
-        'scene/bad-pin',
-        `${where}.cols`,
-        'column pins need a { grid } mesh',
-        'use vertices or box instead',
-      );
+    needGrid(cols, `${where}.cols`, 'column');
     if (c >= cols)
       throw new PbdError('scene/bad-pin', `${where}.cols`, `column ${c} is outside the ${cols}-column grid`);
     for (let r = 0; r < rows; r++) out.push(r * cols + c);
   }
+}
+
+/** Refuses `kind` pins (grid, row, column) at `where` on a mesh that is not a { grid } (cols 0). */
+function needGrid(cols: number, where: string, kind: string): void {
+  if (!cols)
+    throw new PbdError(
+      'scene/bad-pin',
+      where,
+      `${kind} pins need a { grid } mesh`,
+      'use vertices or box instead',
+    );
 }
 
 function pinnedVertices(
@@ -196,16 +190,6 @@ function pinnedVertices(
   const n = cloth.activeCount;
   listedPins(pin.vertices, n, where, out);
   gridPins(pin, cols, rows, where, out);
-  if (pin.box) {
-    const x = cloth.positions();
-    const { min, max } = pin.box;
-    for (let i = 0; i < n; i++) {
-      const px = x[3 * i],
-        py = x[3 * i + 1],
-        pz = x[3 * i + 2];
-      if (px >= min[0] && px <= max[0] && py >= min[1] && py <= max[1] && pz >= min[2] && pz <= max[2])
-        out.push(i);
-    }
-  }
+  if (pin.box) boxPins(cloth.positions(), n, pin.box, out);
   return out;
 }

@@ -193,3 +193,20 @@ export function listedPins(
     out.push(v);
   }
 }
+
+/** Appends the vertices 0 … n − 1 of positions x (xyz interleaved) that lie inside the box [min, max] (bounds included). */
+export function boxPins(
+  x: ArrayLike<number>,
+  n: number,
+  box: { min: readonly number[]; max: readonly number[] },
+  out: number[],
+): void {
+  const { min, max } = box;
+  for (let i = 0; i < n; i++) {
+    const px = x[3 * i],
+      py = x[3 * i + 1],
+      pz = x[3 * i + 2];
+    if (px >= min[0] && px <= max[0] && py >= min[1] && py <= max[1] && pz >= min[2] && pz <= max[2])
+      out.push(i);
+  }
+}

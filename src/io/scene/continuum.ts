@@ -18,6 +18,7 @@ import { parseTetGen } from '../tetgen.js';
 import { hierarchySpec } from './cloth.js';
 import {
   type BuildContext,
+  boxPins,
   constraintParams,
   globalDamping,
   listedPins,
@@ -262,17 +263,7 @@ function selectVertices(
   const out: number[] = [];
   const n = body.count;
   listedPins(pin.vertices, n, where, out);
-  if (pin.box) {
-    const x = body.positions();
-    const { min, max } = pin.box;
-    for (let i = 0; i < n; i++) {
-      const px = x[3 * i],
-        py = x[3 * i + 1],
-        pz = x[3 * i + 2];
-      if (px >= min[0] && px <= max[0] && py >= min[1] && py <= max[1] && pz >= min[2] && pz <= max[2])
-        out.push(i);
-    }
-  }
+  if (pin.box) boxPins(body.positions(), n, pin.box, out);
   if (out.length === 0)
     throw new PbdError('scene/empty-pin', where, 'selects no vertex', 'check the indices or the box');
   return out;

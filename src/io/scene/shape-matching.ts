@@ -33,6 +33,7 @@ import { Skin } from '../../shape-matching/skinning.js';
 import { gridPins } from './cloth.js';
 import {
   type BuildContext,
+  boxPins,
   constraintParams,
   globalDamping,
   gridSpec,
@@ -300,13 +301,7 @@ function applyPins(body: ShapeMatchingBody, pins: LatticeSpec['pins'], ctx: Buil
         );
       sel.push(j);
     }
-    if (pin.box) {
-      const x = body.positions();
-      const { min, max } = pin.box;
-      for (let j = 0; j < body.count; j++) {
-        if ([0, 1, 2].every((d) => x[3 * j + d] >= min[d] && x[3 * j + d] <= max[d])) sel.push(j);
-      }
-    }
+    if (pin.box) boxPins(body.positions(), body.count, pin.box, sel);
     if (sel.length === 0)
       throw new PbdError('scene/empty-pin', where, 'selects no particle', 'check the indices or the box');
     const m = pin.motion ? new Motion(pin.motion, `${where}.motion`) : undefined;
