@@ -9,6 +9,7 @@
  * the edge axis separates clearly more (relative tolerance, as Box2D does),
  * so that resting boxes get face contacts.
  */
+import { mat3FromQuat } from '../math/mat3.js';
 import { NF_A, NF_B } from './contact-set.js';
 import type { Pair } from './manifold.js';
 
@@ -19,22 +20,6 @@ const RB = new Float64Array(9);
 const poly0 = new Float64Array(48);
 const poly1 = new Float64Array(48);
 let polyCount = 0;
-
-export function quatToMatrix(q: Float64Array, o: number, R: Float64Array): void {
-  const x = q[o],
-    y = q[o + 1],
-    z = q[o + 2],
-    w = q[o + 3];
-  R[0] = 1 - 2 * (y * y + z * z);
-  R[1] = 2 * (x * y - z * w);
-  R[2] = 2 * (x * z + y * w);
-  R[3] = 2 * (x * y + z * w);
-  R[4] = 1 - 2 * (x * x + z * z);
-  R[5] = 2 * (y * z - x * w);
-  R[6] = 2 * (x * z - y * w);
-  R[7] = 2 * (y * z + x * w);
-  R[8] = 1 - 2 * (x * x + y * y);
-}
 
 /**
  * Clips the polygon src[0 .. 3 count) to the half-space n·p ≤ d, writing to
@@ -87,8 +72,8 @@ const ABS = 0.01;
 
 /** Contacts of two boxes with half extents hA, hB at the pair's poses into the pair's manifold, emitted. */
 export function collideBoxBox(hA: Float64Array, hB: Float64Array, pair: Pair): void {
-  quatToMatrix(pair.qA, 0, RA);
-  quatToMatrix(pair.qB, 0, RB);
+  mat3FromQuat(RA, 0, pair.qA, 0);
+  mat3FromQuat(RB, 0, pair.qB, 0);
   const dx = pair.xB[0] - pair.xA[0],
     dy = pair.xB[1] - pair.xA[1],
     dz = pair.xB[2] - pair.xA[2];

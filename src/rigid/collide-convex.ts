@@ -12,7 +12,8 @@
  * it is one-sided: its back face is never a separating axis, and the caller
  * skips a triangle whose plane the other body's centre lies behind.
  */
-import { clipPolygon, quatToMatrix } from './collide-box.js';
+import { mat3FromQuat } from '../math/mat3.js';
+import { clipPolygon } from './collide-box.js';
 import { NF_A, NF_B } from './contact-set.js';
 import type { Pair } from './manifold.js';
 import { ConvexPolyhedron } from './polyhedron.js';
@@ -38,7 +39,7 @@ export class WorldPoly {
   place(poly: ConvexPolyhedron, x: Float64Array, q: Float64Array): void {
     this.poly = poly;
     const R = this.R;
-    quatToMatrix(q, 0, R);
+    mat3FromQuat(R, 0, q, 0);
     const nv = poly.vertexCount,
       nf = poly.faceCount;
     if (this.v.length < 3 * nv) this.v = new Float64Array(3 * nv);
