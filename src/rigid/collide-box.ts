@@ -21,11 +21,8 @@ const poly0 = new Float64Array(48);
 const poly1 = new Float64Array(48);
 let polyCount = 0;
 
-/**
- * Clips the polygon src[0 .. 3 count) to the half-space n·p ≤ d, writing to
- * dst; returns the new count (Sutherland–Hodgman).
- */
-export function clipPolygon(
+/** Clips the points src[0 .. 3 count) to the half-space n·p ≤ d, writing to dst; returns the new count. */
+export type Clip = (
   src: Float64Array,
   count: number,
   nx: number,
@@ -33,7 +30,10 @@ export function clipPolygon(
   nz: number,
   d: number,
   dst: Float64Array,
-): number {
+) => number;
+
+/** A Clip of a polygon (Sutherland–Hodgman). */
+export const clipPolygon: Clip = (src, count, nx, ny, nz, d, dst) => {
   let out = 0;
   if (count === 0) return 0;
   let px = src[3 * (count - 1)],
@@ -64,7 +64,7 @@ export function clipPolygon(
     dp = dc;
   }
   return out;
-}
+};
 
 /** Face axes win unless an edge axis separates more than REL · face + ABS (m, times the smaller box's size). */
 const REL = 0.95;
@@ -233,18 +233,35 @@ function faceContact(
     polyCount = clipPolygon(src, polyCount, -ax, -ay, -az, -c + hR[k], dst);
     [src, dst] = [dst, src];
   }
-  const faceD = nx * xR[0] + ny * xR[1] + nz * xR[2] + hR[i];
-  // normal from body 2 into body 1
+  emitFaceContacts(pair, nx, ny, nz, nx * xR[0] + ny * xR[1] + nz * xR[2] + hR[i], src, polyCount, refIsA);
+}
+
+/**
+ * The contacts of a clipped incident face src[0 .. 3 count) on the reference
+ * face n·p = d (n outward of the reference body): each point paired with its
+ * projection onto the face, at separation n·p − d; the pair's normal points
+ * from body 2 into body 1. refIsA: the reference face is body 1's.
+ */
+export function emitFaceContacts(
+  pair: Pair,
+  nx: number,
+  ny: number,
+  nz: number,
+  d: number,
+  src: Float64Array,
+  count: number,
+  refIsA: boolean,
+): void {
   const n = pair.n;
   const sgn = refIsA ? -1 : 1;
   n[0] = sgn * nx;
   n[1] = sgn * ny;
   n[2] = sgn * nz;
-  for (let k = 0; k < polyCount; k++) {
+  for (let k = 0; k < count; k++) {
     const px = src[3 * k],
       py = src[3 * k + 1],
       pz = src[3 * k + 2];
-    const s = nx * px + ny * py + nz * pz - faceD;
+    const s = nx * px + ny * py + nz * pz - d;
     const rx = px - s * nx,
       ry = py - s * ny,
       rz = pz - s * nz;
