@@ -343,16 +343,25 @@ export class RigidJoints implements ConstraintSet {
       (this.movable(b) ? positionalInverseMass(r, b, rbx, rby, rbz, nx, ny, nz) : 0);
     const at = alpha * this.alphaScale;
     if (!(wsum + at > 0)) return 0;
-    const k = SLOTS * j + s;
-    const lam = this.lambda[k];
-    let dl = (c - at * lam) / (wsum + at);
-    if (maxLambda < Infinity) dl = Math.max(-maxLambda, Math.min(maxLambda, lam + dl)) - lam;
-    this.lambda[k] = lam + dl;
+    const dl = this.multiplierStep(j, s, c, at, wsum + at, maxLambda);
     const px = dl * nx,
       py = dl * ny,
       pz = dl * nz;
     this.apply(a, px, py, pz, ray * pz - raz * py, raz * px - rax * pz, rax * py - ray * px, -1, true);
     this.apply(b, px, py, pz, rby * pz - rbz * py, rbz * px - rbx * pz, rbx * py - rby * px, 1, true);
+    return dl;
+  }
+
+  /**
+   * Δλ = (c − α̃ λ)/(w + α̃) of multiplier slot s of joint j (eq. 4; den = w + α̃ > 0), clamped so that
+   * |λ + Δλ| ≤ cap; adds it to λ and returns it.
+   */
+  private multiplierStep(j: number, s: number, c: number, at: number, den: number, cap: number): number {
+    const k = SLOTS * j + s;
+    const lam = this.lambda[k];
+    let dl = (c - at * lam) / den;
+    if (cap < Infinity) dl = Math.max(-cap, Math.min(cap, lam + dl)) - lam;
+    this.lambda[k] = lam + dl;
     return dl;
   }
 
@@ -379,11 +388,7 @@ export class RigidJoints implements ConstraintSet {
       (this.movable(b) ? angularInverseMass(r, b, nx, ny, nz) : 0);
     const at = alpha * this.alphaScale;
     if (!(wsum + at > 0)) return;
-    const k = SLOTS * j + s;
-    const lam = this.lambda[k];
-    let dl = (c - at * lam) / (wsum + at);
-    if (maxLambda < Infinity) dl = Math.max(-maxLambda, Math.min(maxLambda, lam + dl)) - lam;
-    this.lambda[k] = lam + dl;
+    const dl = this.multiplierStep(j, s, c, at, wsum + at, maxLambda);
     this.apply(a, 0, 0, 0, dl * nx, dl * ny, dl * nz, -1, false);
     this.apply(b, 0, 0, 0, dl * nx, dl * ny, dl * nz, 1, false);
   }
@@ -419,6 +424,11 @@ export class RigidJoints implements ConstraintSet {
     else if (phi > hi) d = hi - phi;
     else return;
     this.angular(j, d * nx, d * ny, d * nz, alpha, s, maxLambda);
+  }
+
+  /** limitAngle about A's hinge axis (frames: F[0 …]) from A's y axis (F[3 …]) to B's (F[12 …]). */
+  private hingeLimit(j: number, lo: number, hi: number, alpha: number, s: number, maxLambda: number): void {
+    this.limitAngle(j, F[0], F[1], F[2], F[3], F[4], F[5], F[12], F[13], F[14], lo, hi, alpha, s, maxLambda);
   }
 
   /** The hinge angle (rad) or the prismatic offset (m) or the distance (m) of joint j at the current poses. */
@@ -497,23 +507,7 @@ export class RigidJoints implements ConstraintSet {
       this.angular(j, by * az - bz * ay, bz * ax - bx * az, bx * ay - by * ax, beta, 1, Infinity);
       this.frames(j);
       if (this.hasLimit[j]) {
-        this.limitAngle(
-          j,
-          F[0],
-          F[1],
-          F[2],
-          F[3],
-          F[4],
-          F[5],
-          F[12],
-          F[13],
-          F[14],
-          this.lo[j],
-          this.hi[j],
-          0,
-          2,
-          Infinity,
-        );
+        this.hingeLimit(j, this.lo[j], this.hi[j], 0, 2, Infinity);
         this.frames(j);
       }
       if (this.motor[j] !== MOTOR_OFF) {
@@ -524,23 +518,7 @@ export class RigidJoints implements ConstraintSet {
         let goal = phi + (((((tg - phi) % (2 * Math.PI)) + 3 * Math.PI) % (2 * Math.PI)) - Math.PI);
         // the limits win over the motor (applied after them, it would drive through them)
         if (this.hasLimit[j]) goal = Math.max(this.lo[j], Math.min(this.hi[j], goal));
-        this.limitAngle(
-          j,
-          F[0],
-          F[1],
-          F[2],
-          F[3],
-          F[4],
-          F[5],
-          F[12],
-          F[13],
-          F[14],
-          goal,
-          goal,
-          this.motorCompliance[j],
-          4,
-          m,
-        );
+        this.hingeLimit(j, goal, goal, this.motorCompliance[j], 4, m);
         this.frames(j);
       }
     }
