@@ -8,30 +8,14 @@
  * speed).
  */
 import { describe, expect, it } from 'vitest';
-import { buildScene } from '../src/index.js';
+import { restingPatch } from './helpers/push.js';
 
 const MU = 0.2;
 const G = 9.81;
 
 /** A small cloth (2 × 2 particles, 5 cm) resting `rest` frames on a plane with friction μ, then pushed along x at v0. */
 function slide(rest: number, v0: number, iterations: number): number {
-  const inst = buildScene({
-    title: 'slide',
-    world: { dt: 1 / 60, substeps: 4, iterations },
-    colliders: [{ type: 'plane', name: 'floor', friction: MU, margin: 0 }],
-    bodies: [
-      {
-        type: 'cloth',
-        name: 'patch',
-        mesh: { grid: { width: 0.05, height: 0.05, cols: 2, rows: 2, plane: 'xz' } },
-        transform: { translate: [0, 0.0125, 0] },
-        density: 5,
-        radius: 0.0125,
-        stretch: { compliance: 0 },
-      },
-    ],
-  } as never);
-  const w = inst.world;
+  const w = restingPatch(MU, iterations);
   for (let k = 0; k < rest; k++) w.step();
   const { x, v, count } = w.store;
   for (let i = 0; i < count; i++) v[3 * i] = v0;

@@ -79,17 +79,19 @@ describe('the joint solve of a manifold (block-solve.ts)', () => {
     }
   });
 
+  /** The levers of a unit box's bottom face's four corners. */
+  const BOTTOM_FACE = [
+    [-0.5, -0.5, -0.5],
+    [0.5, -0.5, -0.5],
+    [0.5, -0.5, 0.5],
+    [-0.5, -0.5, 0.5],
+  ];
+
   it('never pulls: a point whose multiplier would be negative leaves, and the rest solves its own system', () => {
     // a box face's four corners, one of them barely touching while the opposite one is deep: the joint
     // solve would pull at the shallow corner; it must leave the set, and the other three then satisfy
     // their own (K + ε I) x = c
-    const levers = [
-      [-0.5, -0.5, -0.5],
-      [0.5, -0.5, -0.5],
-      [0.5, -0.5, 0.5],
-      [-0.5, -0.5, 0.5],
-    ];
-    fillBox(levers);
+    fillBox(BOTTOM_FACE);
     BC.set([1e-3, 1e-6, 1e-6, 1e-6]);
     solveJoint(4, 15);
     const x = Array.from(BX);
@@ -105,13 +107,7 @@ describe('the joint solve of a manifold (block-solve.ts)', () => {
   });
 
   it('spreads an even press of four coplanar corners evenly (K is singular; ε regularises it)', () => {
-    const levers = [
-      [-0.5, -0.5, -0.5],
-      [0.5, -0.5, -0.5],
-      [0.5, -0.5, 0.5],
-      [-0.5, -0.5, 0.5],
-    ];
-    fillBox(levers);
+    fillBox(BOTTOM_FACE);
     BC.set([1e-3, 1e-3, 1e-3, 1e-3]);
     solveJoint(4, 15);
     // the box translates by d: Σ Δλ / m = d, a quarter per corner (within REG of the exact correction)

@@ -1,3 +1,4 @@
+import { mat3FromQuat } from '../math/mat3.js';
 import { PbdError } from './errors.js';
 import type { Vec3Tuple } from './motion.js';
 
@@ -219,34 +220,22 @@ export class RigidStore {
     const i4 = 4 * i;
     const d = q[i4] * p[i4] + q[i4 + 1] * p[i4 + 1] + q[i4 + 2] * p[i4 + 2] + q[i4 + 3] * p[i4 + 3];
     const sgn = d < 0 ? -1 : 1;
-    let qx = q[i4] + sgn * p[i4],
-      qy = q[i4 + 1] + sgn * p[i4 + 1],
-      qz = q[i4 + 2] + sgn * p[i4 + 2],
-      qw = q[i4 + 3] + sgn * p[i4 + 3];
-    const len = Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
-    qx /= len;
-    qy /= len;
-    qz /= len;
-    qw /= len;
+    const h = halfTurn;
+    for (let k = 0; k < 4; k++) h[k] = q[i4 + k] + sgn * p[i4 + k];
+    const len = Math.sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2] + h[3] * h[3]);
+    for (let k = 0; k < 4; k++) h[k] /= len;
     // R = R(q), ω_b = Rᵀ ω, L = R (I_b ω_b)
-    const r00 = 1 - 2 * (qy * qy + qz * qz),
-      r01 = 2 * (qx * qy - qz * qw),
-      r02 = 2 * (qx * qz + qy * qw),
-      r10 = 2 * (qx * qy + qz * qw),
-      r11 = 1 - 2 * (qx * qx + qz * qz),
-      r12 = 2 * (qy * qz - qx * qw),
-      r20 = 2 * (qx * qz - qy * qw),
-      r21 = 2 * (qy * qz + qx * qw),
-      r22 = 1 - 2 * (qx * qx + qy * qy);
+    const R = rotation;
+    mat3FromQuat(R, 0, h, 0);
     const wx = w[3 * i],
       wy = w[3 * i + 1],
       wz = w[3 * i + 2];
-    const lx = I[3 * i] * (r00 * wx + r10 * wy + r20 * wz),
-      ly = I[3 * i + 1] * (r01 * wx + r11 * wy + r21 * wz),
-      lz = I[3 * i + 2] * (r02 * wx + r12 * wy + r22 * wz);
-    out[0] = r00 * lx + r01 * ly + r02 * lz;
-    out[1] = r10 * lx + r11 * ly + r12 * lz;
-    out[2] = r20 * lx + r21 * ly + r22 * lz;
+    const lx = I[3 * i] * (R[0] * wx + R[3] * wy + R[6] * wz),
+      ly = I[3 * i + 1] * (R[1] * wx + R[4] * wy + R[7] * wz),
+      lz = I[3 * i + 2] * (R[2] * wx + R[5] * wy + R[8] * wz);
+    out[0] = R[0] * lx + R[1] * ly + R[2] * lz;
+    out[1] = R[3] * lx + R[4] * ly + R[5] * lz;
+    out[2] = R[6] * lx + R[7] * ly + R[8] * lz;
     return out;
   }
 
@@ -296,3 +285,5 @@ export class RigidStore {
 }
 
 const scratch = new Float64Array(3);
+const halfTurn = new Float64Array(4);
+const rotation = new Float64Array(9);

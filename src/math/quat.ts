@@ -56,8 +56,8 @@ export function quatNormalize(q: Num4, o: number): void {
   q[o + 3] /= len;
 }
 
-/** out[oo..oo+2] = rotate vector (vx, vy, vz) by unit quaternion q. */
-export function quatRotate(
+/** A rotation of the vector (vx, vy, vz) by the quaternion at q[qo …], written to out[oo …]. */
+export type QuatRotation = (
   out: Num4,
   oo: number,
   q: Num4,
@@ -65,34 +65,31 @@ export function quatRotate(
   vx: number,
   vy: number,
   vz: number,
-): void {
-  const qx = q[qo],
-    qy = q[qo + 1],
-    qz = q[qo + 2],
-    qw = q[qo + 3];
-  // t = 2 q × v ; v' = v + w t + q × t
-  const tx = 2 * (qy * vz - qz * vy);
-  const ty = 2 * (qz * vx - qx * vz);
-  const tz = 2 * (qx * vy - qy * vx);
-  out[oo] = vx + qw * tx + (qy * tz - qz * ty);
-  out[oo + 1] = vy + qw * ty + (qz * tx - qx * tz);
-  out[oo + 2] = vz + qw * tz + (qx * ty - qy * tx);
-}
+) => void;
+
+/** out[oo..oo+2] = rotate vector (vx, vy, vz) by unit quaternion q. */
+export const quatRotate: QuatRotation = (out, oo, q, qo, vx, vy, vz) =>
+  rotateByParts(out, oo, q[qo], q[qo + 1], q[qo + 2], q[qo + 3], vx, vy, vz);
 
 /** out = rotate (vx, vy, vz) by the inverse (conjugate) of unit quaternion q. */
-export function quatRotateInverse(
+export const quatRotateInverse: QuatRotation = (out, oo, q, qo, vx, vy, vz) =>
+  rotateByParts(out, oo, -q[qo], -q[qo + 1], -q[qo + 2], q[qo + 3], vx, vy, vz);
+
+/**
+ * out[oo..oo+2] = (vx, vy, vz) turned by the unit quaternion (qx, qy, qz, qw):
+ * t = 2 q × v ; v' = v + w t + q × t.
+ */
+export function rotateByParts(
   out: Num4,
   oo: number,
-  q: Num4,
-  qo: number,
+  qx: number,
+  qy: number,
+  qz: number,
+  qw: number,
   vx: number,
   vy: number,
   vz: number,
 ): void {
-  const qx = -q[qo],
-    qy = -q[qo + 1],
-    qz = -q[qo + 2],
-    qw = q[qo + 3];
   const tx = 2 * (qy * vz - qz * vy);
   const ty = 2 * (qz * vx - qx * vz);
   const tz = 2 * (qx * vy - qy * vx);

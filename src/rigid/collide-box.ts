@@ -9,6 +9,7 @@
  * the edge axis separates clearly more (relative tolerance, as Box2D does),
  * so that resting boxes get face contacts.
  */
+import { mat3FromQuat } from '../math/mat3.js';
 import { NF_A, NF_B } from './contact-set.js';
 import type { Pair } from './manifold.js';
 
@@ -20,27 +21,8 @@ const poly0 = new Float64Array(48);
 const poly1 = new Float64Array(48);
 let polyCount = 0;
 
-export function quatToMatrix(q: Float64Array, o: number, R: Float64Array): void {
-  const x = q[o],
-    y = q[o + 1],
-    z = q[o + 2],
-    w = q[o + 3];
-  R[0] = 1 - 2 * (y * y + z * z);
-  R[1] = 2 * (x * y - z * w);
-  R[2] = 2 * (x * z + y * w);
-  R[3] = 2 * (x * y + z * w);
-  R[4] = 1 - 2 * (x * x + z * z);
-  R[5] = 2 * (y * z - x * w);
-  R[6] = 2 * (x * z - y * w);
-  R[7] = 2 * (y * z + x * w);
-  R[8] = 1 - 2 * (x * x + y * y);
-}
-
-/**
- * Clips the polygon src[0 .. 3 count) to the half-space n·p ≤ d, writing to
- * dst; returns the new count (Sutherland–Hodgman).
- */
-export function clipPolygon(
+/** Clips the points src[0 .. 3 count) to the half-space n·p ≤ d, writing to dst; returns the new count. */
+export type Clip = (
   src: Float64Array,
   count: number,
   nx: number,
@@ -48,7 +30,10 @@ export function clipPolygon(
   nz: number,
   d: number,
   dst: Float64Array,
-): number {
+) => number;
+
+/** A Clip of a polygon (Sutherland–Hodgman). */
+export const clipPolygon: Clip = (src, count, nx, ny, nz, d, dst) => {
   let out = 0;
   if (count === 0) return 0;
   let px = src[3 * (count - 1)],
@@ -79,7 +64,7 @@ export function clipPolygon(
     dp = dc;
   }
   return out;
-}
+};
 
 /** Face axes win unless an edge axis separates more than REL · face + ABS (m, times the smaller box's size). */
 const REL = 0.95;
@@ -87,8 +72,8 @@ const ABS = 0.01;
 
 /** Contacts of two boxes with half extents hA, hB at the pair's poses into the pair's manifold, emitted. */
 export function collideBoxBox(hA: Float64Array, hB: Float64Array, pair: Pair): void {
-  quatToMatrix(pair.qA, 0, RA);
-  quatToMatrix(pair.qB, 0, RB);
+  mat3FromQuat(RA, 0, pair.qA, 0);
+  mat3FromQuat(RB, 0, pair.qB, 0);
   const dx = pair.xB[0] - pair.xA[0],
     dy = pair.xB[1] - pair.xA[1],
     dz = pair.xB[2] - pair.xA[2];
@@ -248,18 +233,35 @@ function faceContact(
     polyCount = clipPolygon(src, polyCount, -ax, -ay, -az, -c + hR[k], dst);
     [src, dst] = [dst, src];
   }
-  const faceD = nx * xR[0] + ny * xR[1] + nz * xR[2] + hR[i];
-  // normal from body 2 into body 1
+  emitFaceContacts(pair, nx, ny, nz, nx * xR[0] + ny * xR[1] + nz * xR[2] + hR[i], src, polyCount, refIsA);
+}
+
+/**
+ * The contacts of a clipped incident face src[0 .. 3 count) on the reference
+ * face n·p = d (n outward of the reference body): each point paired with its
+ * projection onto the face, at separation n·p − d; the pair's normal points
+ * from body 2 into body 1. refIsA: the reference face is body 1's.
+ */
+export function emitFaceContacts(
+  pair: Pair,
+  nx: number,
+  ny: number,
+  nz: number,
+  d: number,
+  src: Float64Array,
+  count: number,
+  refIsA: boolean,
+): void {
   const n = pair.n;
   const sgn = refIsA ? -1 : 1;
   n[0] = sgn * nx;
   n[1] = sgn * ny;
   n[2] = sgn * nz;
-  for (let k = 0; k < polyCount; k++) {
+  for (let k = 0; k < count; k++) {
     const px = src[3 * k],
       py = src[3 * k + 1],
       pz = src[3 * k + 2];
-    const s = nx * px + ny * py + nz * pz - faceD;
+    const s = nx * px + ny * py + nz * pz - d;
     const rx = px - s * nx,
       ry = py - s * ny,
       rz = pz - s * nz;

@@ -12,10 +12,14 @@
  * it is one-sided: its back face is never a separating axis, and the caller
  * skips a triangle whose plane the other body's centre lies behind.
  */
-import { clipPolygon, quatToMatrix } from './collide-box.js';
-import { NF_A, NF_B } from './contact-set.js';
+import { mat3FromQuat } from '../math/mat3.js';
+import { type Clip, clipPolygon, emitFaceContacts } from './collide-box.js';
+import { NF_A } from './contact-set.js';
 import type { Pair } from './manifold.js';
 import { ConvexPolyhedron } from './polyhedron.js';
+
+/** A side plane (sx, sy, sz, d) of a reference face. */
+const SIDE = new Float64Array(4);
 
 /** A polyhedron at a pose: world vertices, normals and plane offsets, and its centroid. */
 export class WorldPoly {
@@ -34,11 +38,64 @@ export class WorldPoly {
     this.poly = poly;
   }
 
+  /**
+   * The outward side plane of face f's edge k → k + 1 (k from the face's
+   * vertex list s0 … s1): normal s = e × n for the face normal n, and offset
+   * s·v_k, into out[0 …] (sx, sy, sz, d).
+   */
+  sidePlane(k: number, s0: number, s1: number, nx: number, ny: number, nz: number, out: Float64Array): void {
+    const fv = this.poly.faceVerts,
+      V = this.v;
+    const a = 3 * fv[k],
+      b = 3 * fv[k + 1 < s1 ? k + 1 : s0];
+    const ex = V[b] - V[a],
+      ey = V[b + 1] - V[a + 1],
+      ez = V[b + 2] - V[a + 2];
+    const sx = ey * nz - ez * ny,
+      sy = ez * nx - ex * nz,
+      sz = ex * ny - ey * nx;
+    out[0] = sx;
+    out[1] = sy;
+    out[2] = sz;
+    out[3] = sx * V[a] + sy * V[a + 1] + sz * V[a + 2];
+  }
+
+  /** Where clipToFace left its points (src or dst). */
+  clipped: Float64Array = SIDE;
+
+  /**
+   * Clips the points src[0 .. 3 count) by `clip` to the side planes of face
+   * f (normal n), passing them between src and dst; returns their count and
+   * leaves them in `clipped`.
+   */
+  clipToFace(
+    clip: Clip,
+    f: number,
+    nx: number,
+    ny: number,
+    nz: number,
+    src: Float64Array,
+    dst: Float64Array,
+    count: number,
+  ): number {
+    const s0 = this.poly.faceStart[f],
+      s1 = this.poly.faceStart[f + 1];
+    for (let k = s0; k < s1 && count > 0; k++) {
+      this.sidePlane(k, s0, s1, nx, ny, nz, SIDE);
+      count = clip(src, count, SIDE[0], SIDE[1], SIDE[2], SIDE[3], dst);
+      const t = src;
+      src = dst;
+      dst = t;
+    }
+    this.clipped = src;
+    return count;
+  }
+
   /** Places the polyhedron at (x, q). */
   place(poly: ConvexPolyhedron, x: Float64Array, q: Float64Array): void {
     this.poly = poly;
     const R = this.R;
-    quatToMatrix(q, 0, R);
+    mat3FromQuat(R, 0, q, 0);
     const nv = poly.vertexCount,
       nf = poly.faceCount;
     if (this.v.length < 3 * nv) this.v = new Float64Array(3 * nv);
@@ -299,7 +356,7 @@ function faceContact(R: WorldPoly, f: number, I: WorldPoly, pair: Pair, refIsA: 
       inc = g;
     }
   }
-  let src = polyA,
+  const src = polyA,
     dst = polyB;
   let count = 0;
   for (let k = pi.faceStart[inc]; k < pi.faceStart[inc + 1] && count < 16; k++) {
@@ -309,41 +366,8 @@ function faceContact(R: WorldPoly, f: number, I: WorldPoly, pair: Pair, refIsA: 
     src[3 * count + 2] = I.v[v + 2];
     count++;
   }
-  const pr = R.poly;
-  const s0 = pr.faceStart[f],
-    s1 = pr.faceStart[f + 1];
-  for (let k = s0; k < s1 && count > 0; k++) {
-    const a = 3 * pr.faceVerts[k],
-      b = 3 * pr.faceVerts[k + 1 < s1 ? k + 1 : s0];
-    const ex = R.v[b] - R.v[a],
-      ey = R.v[b + 1] - R.v[a + 1],
-      ez = R.v[b + 2] - R.v[a + 2];
-    // outward side normal e × n
-    const sx = ey * nz - ez * ny,
-      sy = ez * nx - ex * nz,
-      sz = ex * ny - ey * nx;
-    count = clipPolygon(src, count, sx, sy, sz, sx * R.v[a] + sy * R.v[a + 1] + sz * R.v[a + 2], dst);
-    const t = src;
-    src = dst;
-    dst = t;
-  }
-  const sgn = refIsA ? -1 : 1;
-  pair.n[0] = sgn * nx;
-  pair.n[1] = sgn * ny;
-  pair.n[2] = sgn * nz;
-  const d = R.d[f];
-  for (let k = 0; k < count; k++) {
-    const px = src[3 * k],
-      py = src[3 * k + 1],
-      pz = src[3 * k + 2];
-    const s = nx * px + ny * py + nz * pz - d;
-    const rx = px - s * nx,
-      ry = py - s * ny,
-      rz = pz - s * nz;
-    if (refIsA) pair.push(rx, ry, rz, px, py, pz, s);
-    else pair.push(px, py, pz, rx, ry, rz, s);
-  }
-  pair.emit(refIsA ? NF_A : NF_B, 0, 0);
+  count = R.clipToFace(clipPolygon, f, nx, ny, nz, src, dst, count);
+  emitFaceContacts(pair, nx, ny, nz, R.d[f], R.clipped, count, refIsA);
 }
 
 /** One point: the closest points of edge i of A and edge j of B, along the axis l (outward from A). */
@@ -396,25 +420,4 @@ function edgeContact(
   pair.n[2] = -lz;
   pair.push(px, py, pz, qx, qy, qz, (qx - px) * lx + (qy - py) * ly + (qz - pz) * lz);
   pair.emit(NF_A, 0, 0);
-}
-
-/** A polyhedron (body 1) against the half-space n·p ≤ d of body 2: every vertex within the margin. */
-export function collidePolyPlane(
-  A: WorldPoly,
-  nx: number,
-  ny: number,
-  nz: number,
-  d: number,
-  pair: Pair,
-): void {
-  pair.begin();
-  pair.n[0] = nx;
-  pair.n[1] = ny;
-  pair.n[2] = nz;
-  const V = A.v;
-  for (let i = 0; i < 3 * A.poly.vertexCount; i += 3) {
-    const s = nx * V[i] + ny * V[i + 1] + nz * V[i + 2] - d;
-    pair.push(V[i], V[i + 1], V[i + 2], V[i] - s * nx, V[i + 1] - s * ny, V[i + 2] - s * nz, s);
-  }
-  pair.emit(NF_B, 0, 0);
 }

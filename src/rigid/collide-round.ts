@@ -11,6 +11,7 @@
  * rolling ball's contact stays under its centre within the step.
  */
 import { closestSegmentSegmentAt } from '../collision/geometry.js';
+import type { Clip } from './collide-box.js';
 import type { WorldPoly } from './collide-convex.js';
 import { NF_A, NF_B, NF_CORES } from './contact-set.js';
 import { gjkDistance, gjkPoints } from './gjk.js';
@@ -92,7 +93,7 @@ export function collideRoundRound(
   pair.emit(NF_CORES, ra, rb);
 }
 
-/** Core points of body 1 against the half-space n·p ≤ d of body 2. */
+/** Core points of body 1 (radius ra; a polyhedron's vertices with ra = 0) against the half-space n·p ≤ d of body 2. */
 export function collideRoundPlane(
   A: Float64Array,
   na: number,
@@ -199,7 +200,7 @@ export function collideRoundPoly(
   n[1] = sgn * fy;
   n[2] = sgn * fz;
   let count = nc;
-  let src = seg0;
+  let src: Float64Array = seg0;
   for (let k = 0; k < 3 * nc; k++) src[k] = C[k];
   if (nc === 2) {
     // a capsule along the face: its core clipped to the face's side planes
@@ -208,23 +209,8 @@ export function collideRoundPoly(
       uz = C[5] - C[2];
     const along = Math.abs(ux * fx + uy * fy + uz * fz) / (Math.sqrt(ux * ux + uy * uy + uz * uz) || 1);
     if (along < 0.3) {
-      let dst = seg1;
-      const s0 = poly.faceStart[f],
-        s1 = poly.faceStart[f + 1];
-      for (let k = s0; k < s1 && count > 0; k++) {
-        const a = 3 * poly.faceVerts[k],
-          b = 3 * poly.faceVerts[k + 1 < s1 ? k + 1 : s0];
-        const ex = P.v[b] - P.v[a],
-          ey = P.v[b + 1] - P.v[a + 1],
-          ez = P.v[b + 2] - P.v[a + 2];
-        const sx = ey * fz - ez * fy,
-          sy = ez * fx - ex * fz,
-          sz = ex * fy - ey * fx;
-        count = clipSegment(src, count, sx, sy, sz, sx * P.v[a] + sy * P.v[a + 1] + sz * P.v[a + 2], dst);
-        const t = src;
-        src = dst;
-        dst = t;
-      }
+      count = P.clipToFace(clipSegment, f, fx, fy, fz, src, seg1, count);
+      src = P.clipped;
       if (count === 0) {
         for (let k = 0; k < 6; k++) src[k] = C[k];
         count = 2;
@@ -242,15 +228,7 @@ export function collideRoundPoly(
 }
 
 /** Clips a segment (2 points) or a point to n·p ≤ d (a 2-point "polygon": clipPolygon would close it). */
-function clipSegment(
-  src: Float64Array,
-  count: number,
-  nx: number,
-  ny: number,
-  nz: number,
-  d: number,
-  dst: Float64Array,
-): number {
+const clipSegment: Clip = (src, count, nx, ny, nz, d, dst) => {
   if (count === 1) {
     if (nx * src[0] + ny * src[1] + nz * src[2] <= d) {
       dst[0] = src[0];
@@ -270,4 +248,4 @@ function clipSegment(
     for (let k = 0; k < 3; k++) dst[o + k] = src[k] + t * (src[3 + k] - src[k]);
   }
   return 2;
-}
+};

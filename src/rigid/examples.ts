@@ -9,6 +9,16 @@ import type { Vec3Tuple } from '../core/motion.js';
 import type { World } from '../core/world.js';
 import { createJoint, RigidBody, type RigidJoint } from './rigid-body.js';
 
+/** A cube of side s at `position`. */
+function cube(world: World, s: number, position: Vec3Tuple, friction: number, name: string): RigidBody {
+  return new RigidBody(world, {
+    shape: { type: 'box', halfExtents: [s / 2, s / 2, s / 2] },
+    position,
+    friction,
+    name,
+  });
+}
+
 /** A pyramid of boxes: `layers` rows, the lowest `layers` boxes wide, in the xy plane, resting on y = 0. */
 export function boxPyramid(
   world: World,
@@ -23,14 +33,7 @@ export function boxPyramid(
     const n = layers - row;
     for (let k = 0; k < n; k++) {
       const x = ox + (k - (n - 1) / 2) * (s + gap);
-      bodies.push(
-        new RigidBody(world, {
-          shape: { type: 'box', halfExtents: [s / 2, s / 2, s / 2] },
-          position: [x, oy + s / 2 + row * s, oz],
-          friction: o.friction ?? 0.6,
-          name: `box ${row}.${k}`,
-        }),
-      );
+      bodies.push(cube(world, s, [x, oy + s / 2 + row * s, oz], o.friction ?? 0.6, `box ${row}.${k}`));
     }
   }
   return bodies;
@@ -46,14 +49,7 @@ export function boxTower(
   const [ox, oy, oz] = o.origin ?? [0, 0, 0];
   const bodies: RigidBody[] = [];
   for (let k = 0; k < count; k++) {
-    bodies.push(
-      new RigidBody(world, {
-        shape: { type: 'box', halfExtents: [s / 2, s / 2, s / 2] },
-        position: [ox, oy + s / 2 + k * s, oz],
-        friction: 0.6,
-        name: `box ${k}`,
-      }),
-    );
+    bodies.push(cube(world, s, [ox, oy + s / 2 + k * s, oz], 0.6, `box ${k}`));
   }
   return bodies;
 }
@@ -91,15 +87,20 @@ export function ragdoll(world: World, o: { origin?: Vec3Tuple; density?: number 
   const torso = capsule('torso', 0.15, 0.35, at(0, 1.225, 0));
   const parts: Record<string, RigidBody> = { head, torso };
   const joints: Record<string, RigidJoint> = {};
-  joints.neck = createJoint(world, {
-    type: 'ball',
-    bodyA: torso,
-    bodyB: head,
-    anchor: at(0, 1.56, 0),
-    axis: [0, 1, 0],
-    swing: 0.6,
-    twist: [-0.8, 0.8],
-  });
+  // ball joints about the bone's axis with swing and twist limits, hinges about x with angle limits
+  const ball = (A: RigidBody, B: RigidBody, anchor: Vec3Tuple, up: number, swing: number, twist: number) =>
+    createJoint(world, {
+      type: 'ball',
+      bodyA: A,
+      bodyB: B,
+      anchor,
+      axis: [0, up, 0],
+      swing,
+      twist: [-twist, twist],
+    });
+  const hinge = (A: RigidBody, B: RigidBody, anchor: Vec3Tuple, limits: [number, number]) =>
+    createJoint(world, { type: 'hinge', bodyA: A, bodyB: B, anchor, axis: [1, 0, 0], limits });
+  joints.neck = ball(torso, head, at(0, 1.56, 0), 1, 0.6, 0.8);
   for (const side of [-1, 1]) {
     const tag = side < 0 ? 'left' : 'right';
     const upperArm = capsule(`${tag} upper arm`, 0.05, 0.22, at(side * 0.22, 1.3, 0));
@@ -110,40 +111,10 @@ export function ragdoll(world: World, o: { origin?: Vec3Tuple; density?: number 
     parts[`${tag} lower arm`] = lowerArm;
     parts[`${tag} thigh`] = thigh;
     parts[`${tag} shin`] = shin;
-    joints[`${tag} shoulder`] = createJoint(world, {
-      type: 'ball',
-      bodyA: torso,
-      bodyB: upperArm,
-      anchor: at(side * 0.22, 1.46, 0),
-      axis: [0, -1, 0],
-      swing: 1.4,
-      twist: [-1, 1],
-    });
-    joints[`${tag} elbow`] = createJoint(world, {
-      type: 'hinge',
-      bodyA: upperArm,
-      bodyB: lowerArm,
-      anchor: at(side * 0.22, 1.15, 0),
-      axis: [1, 0, 0],
-      limits: [-2.4, 0],
-    });
-    joints[`${tag} hip`] = createJoint(world, {
-      type: 'ball',
-      bodyA: torso,
-      bodyB: thigh,
-      anchor: at(side * 0.1, 0.9, 0),
-      axis: [0, -1, 0],
-      swing: 1.2,
-      twist: [-0.5, 0.5],
-    });
-    joints[`${tag} knee`] = createJoint(world, {
-      type: 'hinge',
-      bodyA: thigh,
-      bodyB: shin,
-      anchor: at(side * 0.1, 0.49, 0),
-      axis: [1, 0, 0],
-      limits: [0, 2.4],
-    });
+    joints[`${tag} shoulder`] = ball(torso, upperArm, at(side * 0.22, 1.46, 0), -1, 1.4, 1);
+    joints[`${tag} elbow`] = hinge(upperArm, lowerArm, at(side * 0.22, 1.15, 0), [-2.4, 0]);
+    joints[`${tag} hip`] = ball(torso, thigh, at(side * 0.1, 0.9, 0), -1, 1.2, 0.5);
+    joints[`${tag} knee`] = hinge(thigh, shin, at(side * 0.1, 0.49, 0), [0, 2.4]);
   }
   return { bodies: parts, joints };
 }

@@ -29,7 +29,9 @@ import { unionRoots } from '../collision/union-find.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { RigidStore } from '../core/rigid-store.js';
+import { quatMultiply } from '../math/quat.js';
 import { rotate, rotateBack } from './rotate.js';
+import { angularInverseMass, applyAngularImpulse, positionalInverseMass } from './xpbd.js';
 
 export const FIXED = 0;
 export const BALL = 1;
@@ -55,22 +57,6 @@ export interface JointHost {
 
 const S = new Float64Array(3);
 const F = new Float64Array(24); // frames: A's axes (0–8), B's axes (9–17), anchors pa (18–20), pb (21–23)
-
-/** out[o …] ← a ⊗ b (quaternions x y z w). */
-function qmul(a: Float64Array, ao: number, b: Float64Array, bo: number, out: Float64Array, o: number): void {
-  const ax = a[ao],
-    ay = a[ao + 1],
-    az = a[ao + 2],
-    aw = a[ao + 3];
-  const bx = b[bo],
-    by = b[bo + 1],
-    bz = b[bo + 2],
-    bw = b[bo + 3];
-  out[o] = aw * bx + ax * bw + ay * bz - az * by;
-  out[o + 1] = aw * by - ax * bz + ay * bw + az * bx;
-  out[o + 2] = aw * bz + ax * by - ay * bx + az * bw;
-  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
-}
 
 const QW = new Float64Array(8); // world frames of A (0–3) and B (4–7)
 
@@ -183,12 +169,12 @@ export class RigidJoints implements ConstraintSet {
     rotateBack(S, r.q, 4 * a, anchor[0] - r.x[3 * a], anchor[1] - r.x[3 * a + 1], anchor[2] - r.x[3 * a + 2]);
     this.pA.set(S, 3 * j);
     cq.set([-r.q[4 * a], -r.q[4 * a + 1], -r.q[4 * a + 2], r.q[4 * a + 3]]);
-    qmul(cq, 0, fr, 0, this.qA, 4 * j);
+    quatMultiply(this.qA, 4 * j, cq, 0, fr, 0);
     if (b >= 0) {
       rotateBack(S, r.q, 4 * b, pb[0] - r.x[3 * b], pb[1] - r.x[3 * b + 1], pb[2] - r.x[3 * b + 2]);
       this.pB.set(S, 3 * j);
       cq.set([-r.q[4 * b], -r.q[4 * b + 1], -r.q[4 * b + 2], r.q[4 * b + 3]]);
-      qmul(cq, 0, fr, 0, this.qB, 4 * j);
+      quatMultiply(this.qB, 4 * j, cq, 0, fr, 0);
     } else {
       this.pB.set([pb[0], pb[1], pb[2]], 3 * j);
       this.qB.set(fr, 4 * j);
@@ -263,13 +249,13 @@ export class RigidJoints implements ConstraintSet {
     const r = this.rigids;
     const a = this.a[j],
       b = this.b[j];
-    qmul(r.q, 4 * a, this.qA, 4 * j, QW, 0);
+    quatMultiply(QW, 0, r.q, 4 * a, this.qA, 4 * j);
     rotate(S, r.q, 4 * a, this.pA[3 * j], this.pA[3 * j + 1], this.pA[3 * j + 2]);
     F[18] = r.x[3 * a] + S[0];
     F[19] = r.x[3 * a + 1] + S[1];
     F[20] = r.x[3 * a + 2] + S[2];
     if (b >= 0) {
-      qmul(r.q, 4 * b, this.qB, 4 * j, QW, 4);
+      quatMultiply(QW, 4, r.q, 4 * b, this.qB, 4 * j);
       rotate(S, r.q, 4 * b, this.pB[3 * j], this.pB[3 * j + 1], this.pB[3 * j + 2]);
       F[21] = r.x[3 * b] + S[0];
       F[22] = r.x[3 * b + 1] + S[1];
@@ -294,31 +280,6 @@ export class RigidJoints implements ConstraintSet {
     return i >= 0 && this.host.movable[i] === 1;
   }
 
-  /** Generalized inverse mass of body i along n at lever r (eq. 2), or for a rotation about n (lever null). */
-  private w(
-    i: number,
-    rx: number,
-    ry: number,
-    rz: number,
-    nx: number,
-    ny: number,
-    nz: number,
-    positional: boolean,
-  ): number {
-    if (!this.movable(i)) return 0;
-    const r = this.rigids;
-    if (positional) rotateBack(S, r.q, 4 * i, ry * nz - rz * ny, rz * nx - rx * nz, rx * ny - ry * nx);
-    else rotateBack(S, r.q, 4 * i, nx, ny, nz);
-    const J = r.invInertia,
-      i3 = 3 * i;
-    return (
-      (positional ? r.invMass[i] : 0) +
-      J[i3] * S[0] * S[0] +
-      J[i3 + 1] * S[1] * S[1] +
-      J[i3 + 2] * S[2] * S[2]
-    );
-  }
-
   /** Turns body i by the world rotation vector I⁻¹ τ (τ world), sign ±1; moves x by sign·p/m when positional. */
   private apply(
     i: number,
@@ -333,34 +294,14 @@ export class RigidJoints implements ConstraintSet {
   ): void {
     if (!this.movable(i)) return;
     const r = this.rigids;
-    const i3 = 3 * i,
-      i4 = 4 * i;
+    const i3 = 3 * i;
     if (positional) {
       const m = sign * r.invMass[i];
       r.x[i3] += m * px;
       r.x[i3 + 1] += m * py;
       r.x[i3 + 2] += m * pz;
     }
-    const J = r.invInertia;
-    rotateBack(S, r.q, i4, tx, ty, tz);
-    rotate(S, r.q, i4, sign * J[i3] * S[0], sign * J[i3 + 1] * S[1], sign * J[i3 + 2] * S[2]);
-    const Q = r.q;
-    const hx = 0.5 * S[0],
-      hy = 0.5 * S[1],
-      hz = 0.5 * S[2];
-    const qx = Q[i4],
-      qy = Q[i4 + 1],
-      qz = Q[i4 + 2],
-      qw = Q[i4 + 3];
-    const nx = qx + (hx * qw + hy * qz - hz * qy),
-      ny = qy + (hy * qw + hz * qx - hx * qz),
-      nz = qz + (hz * qw + hx * qy - hy * qx),
-      nw = qw - (hx * qx + hy * qy + hz * qz);
-    const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-    Q[i4] = nx * inv;
-    Q[i4 + 1] = ny * inv;
-    Q[i4 + 2] = nz * inv;
-    Q[i4 + 3] = nw * inv;
+    applyAngularImpulse(r, i, tx, ty, tz, sign);
   }
 
   /**
@@ -396,19 +337,31 @@ export class RigidJoints implements ConstraintSet {
       rby = F[22] - r.x[3 * b + 1];
       rbz = F[23] - r.x[3 * b + 2];
     }
-    const wsum = this.w(a, rax, ray, raz, nx, ny, nz, true) + this.w(b, rbx, rby, rbz, nx, ny, nz, true);
+    // generalized inverse masses (eq. 2); 0 for a body that does not move
+    const wsum =
+      (this.movable(a) ? positionalInverseMass(r, a, rax, ray, raz, nx, ny, nz) : 0) +
+      (this.movable(b) ? positionalInverseMass(r, b, rbx, rby, rbz, nx, ny, nz) : 0);
     const at = alpha * this.alphaScale;
     if (!(wsum + at > 0)) return 0;
-    const k = SLOTS * j + s;
-    const lam = this.lambda[k];
-    let dl = (c - at * lam) / (wsum + at);
-    if (maxLambda < Infinity) dl = Math.max(-maxLambda, Math.min(maxLambda, lam + dl)) - lam;
-    this.lambda[k] = lam + dl;
+    const dl = this.multiplierStep(j, s, c, at, wsum + at, maxLambda);
     const px = dl * nx,
       py = dl * ny,
       pz = dl * nz;
     this.apply(a, px, py, pz, ray * pz - raz * py, raz * px - rax * pz, rax * py - ray * px, -1, true);
     this.apply(b, px, py, pz, rby * pz - rbz * py, rbz * px - rbx * pz, rbx * py - rby * px, 1, true);
+    return dl;
+  }
+
+  /**
+   * Δλ = (c − α̃ λ)/(w + α̃) of multiplier slot s of joint j (eq. 4; den = w + α̃ > 0), clamped so that
+   * |λ + Δλ| ≤ cap; adds it to λ and returns it.
+   */
+  private multiplierStep(j: number, s: number, c: number, at: number, den: number, cap: number): number {
+    const k = SLOTS * j + s;
+    const lam = this.lambda[k];
+    let dl = (c - at * lam) / den;
+    if (cap < Infinity) dl = Math.max(-cap, Math.min(cap, lam + dl)) - lam;
+    this.lambda[k] = lam + dl;
     return dl;
   }
 
@@ -429,14 +382,13 @@ export class RigidJoints implements ConstraintSet {
       nz = tz / c;
     const a = this.a[j],
       b = this.b[j];
-    const wsum = this.w(a, 0, 0, 0, nx, ny, nz, false) + this.w(b, 0, 0, 0, nx, ny, nz, false);
+    const r = this.rigids;
+    const wsum =
+      (this.movable(a) ? angularInverseMass(r, a, nx, ny, nz) : 0) +
+      (this.movable(b) ? angularInverseMass(r, b, nx, ny, nz) : 0);
     const at = alpha * this.alphaScale;
     if (!(wsum + at > 0)) return;
-    const k = SLOTS * j + s;
-    const lam = this.lambda[k];
-    let dl = (c - at * lam) / (wsum + at);
-    if (maxLambda < Infinity) dl = Math.max(-maxLambda, Math.min(maxLambda, lam + dl)) - lam;
-    this.lambda[k] = lam + dl;
+    const dl = this.multiplierStep(j, s, c, at, wsum + at, maxLambda);
     this.apply(a, 0, 0, 0, dl * nx, dl * ny, dl * nz, -1, false);
     this.apply(b, 0, 0, 0, dl * nx, dl * ny, dl * nz, 1, false);
   }
@@ -472,6 +424,11 @@ export class RigidJoints implements ConstraintSet {
     else if (phi > hi) d = hi - phi;
     else return;
     this.angular(j, d * nx, d * ny, d * nz, alpha, s, maxLambda);
+  }
+
+  /** limitAngle about A's hinge axis (frames: F[0 …]) from A's y axis (F[3 …]) to B's (F[12 …]). */
+  private hingeLimit(j: number, lo: number, hi: number, alpha: number, s: number, maxLambda: number): void {
+    this.limitAngle(j, F[0], F[1], F[2], F[3], F[4], F[5], F[12], F[13], F[14], lo, hi, alpha, s, maxLambda);
   }
 
   /** The hinge angle (rad) or the prismatic offset (m) or the distance (m) of joint j at the current poses. */
@@ -550,23 +507,7 @@ export class RigidJoints implements ConstraintSet {
       this.angular(j, by * az - bz * ay, bz * ax - bx * az, bx * ay - by * ax, beta, 1, Infinity);
       this.frames(j);
       if (this.hasLimit[j]) {
-        this.limitAngle(
-          j,
-          F[0],
-          F[1],
-          F[2],
-          F[3],
-          F[4],
-          F[5],
-          F[12],
-          F[13],
-          F[14],
-          this.lo[j],
-          this.hi[j],
-          0,
-          2,
-          Infinity,
-        );
+        this.hingeLimit(j, this.lo[j], this.hi[j], 0, 2, Infinity);
         this.frames(j);
       }
       if (this.motor[j] !== MOTOR_OFF) {
@@ -577,23 +518,7 @@ export class RigidJoints implements ConstraintSet {
         let goal = phi + (((((tg - phi) % (2 * Math.PI)) + 3 * Math.PI) % (2 * Math.PI)) - Math.PI);
         // the limits win over the motor (applied after them, it would drive through them)
         if (this.hasLimit[j]) goal = Math.max(this.lo[j], Math.min(this.hi[j], goal));
-        this.limitAngle(
-          j,
-          F[0],
-          F[1],
-          F[2],
-          F[3],
-          F[4],
-          F[5],
-          F[12],
-          F[13],
-          F[14],
-          goal,
-          goal,
-          this.motorCompliance[j],
-          4,
-          m,
-        );
+        this.hingeLimit(j, goal, goal, this.motorCompliance[j], 4, m);
         this.frames(j);
       }
     }

@@ -20,7 +20,7 @@ import { MeshCollider } from '../collision/mesh-collider.js';
 import type { RigidStore } from '../core/rigid-store.js';
 import type { WorldCollider } from '../core/world-collider.js';
 import { collideBoxBox } from './collide-box.js';
-import { collidePolyhedra, collidePolyPlane, trianglePolyhedron, WorldPoly } from './collide-convex.js';
+import { collidePolyhedra, trianglePolyhedron, WorldPoly } from './collide-convex.js';
 import { collideRoundPlane, collideRoundPoly, collideRoundRound } from './collide-round.js';
 import type { RigidContacts } from './contact-set.js';
 import { Pair } from './manifold.js';
@@ -235,8 +235,9 @@ export class NarrowPhase {
         const na = this.core(s, pair.xA, pair.qA, this.coreA);
         collideRoundPlane(this.coreA, na, s.radius, nx, ny, nz, d, pair);
       } else if (s.kind !== MESH) {
+        // every vertex within the margin: a core of the polyhedron's vertices with radius 0
         this.wa.place(s.poly!, pair.xA, pair.qA);
-        collidePolyPlane(this.wa, nx, ny, nz, d, pair);
+        collideRoundPlane(this.wa.v, s.poly!.vertexCount, 0, nx, ny, nz, d, pair);
       }
       return;
     }

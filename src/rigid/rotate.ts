@@ -1,3 +1,5 @@
+import { rotateByParts } from '../math/quat.js';
+
 /**
  * Rotations of a vector by a unit quaternion (x y z w) into a scratch array,
  * v' = v + 2w (u × v) + 2 u × (u × v) with u the quaternion's vector part:
@@ -5,26 +7,19 @@
  * doubles, no allocation).
  */
 
-/** out ← R(q[o …]) v. */
-export function rotate(
+/** out ← the vector (vx, vy, vz) turned by the quaternion q[o …]. */
+export type Rotation = (
   out: Float64Array,
   q: Float64Array,
   o: number,
   vx: number,
   vy: number,
   vz: number,
-): void {
-  const qx = q[o],
-    qy = q[o + 1],
-    qz = q[o + 2],
-    qw = q[o + 3];
-  const tx = 2 * (qy * vz - qz * vy),
-    ty = 2 * (qz * vx - qx * vz),
-    tz = 2 * (qx * vy - qy * vx);
-  out[0] = vx + qw * tx + (qy * tz - qz * ty);
-  out[1] = vy + qw * ty + (qz * tx - qx * tz);
-  out[2] = vz + qw * tz + (qx * ty - qy * tx);
-}
+) => void;
+
+/** out ← R(q[o …]) v. */
+export const rotate: Rotation = (out, q, o, vx, vy, vz) =>
+  rotateByParts(out, 0, q[o], q[o + 1], q[o + 2], q[o + 3], vx, vy, vz);
 
 /** out ← R(q[o …]) V[vo …] (the vector from an array). */
 export function rotateFrom(out: Float64Array, q: Float64Array, o: number, V: Float64Array, vo: number): void {
@@ -32,22 +27,5 @@ export function rotateFrom(out: Float64Array, q: Float64Array, o: number, V: Flo
 }
 
 /** out ← R(q[o …])ᵀ v. */
-export function rotateBack(
-  out: Float64Array,
-  q: Float64Array,
-  o: number,
-  vx: number,
-  vy: number,
-  vz: number,
-): void {
-  const qx = -q[o],
-    qy = -q[o + 1],
-    qz = -q[o + 2],
-    qw = q[o + 3];
-  const tx = 2 * (qy * vz - qz * vy),
-    ty = 2 * (qz * vx - qx * vz),
-    tz = 2 * (qx * vy - qy * vx);
-  out[0] = vx + qw * tx + (qy * tz - qz * ty);
-  out[1] = vy + qw * ty + (qz * tx - qx * tz);
-  out[2] = vz + qw * tz + (qx * ty - qy * tx);
-}
+export const rotateBack: Rotation = (out, q, o, vx, vy, vz) =>
+  rotateByParts(out, 0, -q[o], -q[o + 1], -q[o + 2], q[o + 3], vx, vy, vz);

@@ -10,6 +10,7 @@
  */
 import { PbdError } from '../core/errors.js';
 import type { Vec3Tuple } from '../core/motion.js';
+import { mat3FromQuat } from '../math/mat3.js';
 import { quatFromMat3 } from '../math/polar.js';
 import { symmetricEigen3 } from '../math/svd3.js';
 import type { TriangleMesh } from '../mesh/triangle-mesh.js';
@@ -223,20 +224,8 @@ export function shapeBounds(
   out: Float64Array,
   o: number,
 ): void {
-  const qx = q[qo],
-    qy = q[qo + 1],
-    qz = q[qo + 2],
-    qw = q[qo + 3];
-  // rotation matrix rows
-  const r00 = 1 - 2 * (qy * qy + qz * qz),
-    r01 = 2 * (qx * qy - qz * qw),
-    r02 = 2 * (qx * qz + qy * qw),
-    r10 = 2 * (qx * qy + qz * qw),
-    r11 = 1 - 2 * (qx * qx + qz * qz),
-    r12 = 2 * (qy * qz - qx * qw),
-    r20 = 2 * (qx * qz - qy * qw),
-    r21 = 2 * (qy * qz + qx * qw),
-    r22 = 1 - 2 * (qx * qx + qy * qy);
+  const R = boundsRotation;
+  mat3FromQuat(R, 0, q, qo);
   let ex: number, ey: number, ez: number;
   let cx = 0,
     cy = 0,
@@ -248,16 +237,16 @@ export function shapeBounds(
     case CAPSULE: {
       const h = s.halfHeight,
         r = s.radius;
-      ex = Math.abs(r01) * h + r;
-      ey = Math.abs(r11) * h + r;
-      ez = Math.abs(r21) * h + r;
+      ex = Math.abs(R[1]) * h + r;
+      ey = Math.abs(R[4]) * h + r;
+      ez = Math.abs(R[7]) * h + r;
       break;
     }
     case BOX: {
       const h = s.halfExtents;
-      ex = Math.abs(r00) * h[0] + Math.abs(r01) * h[1] + Math.abs(r02) * h[2];
-      ey = Math.abs(r10) * h[0] + Math.abs(r11) * h[1] + Math.abs(r12) * h[2];
-      ez = Math.abs(r20) * h[0] + Math.abs(r21) * h[1] + Math.abs(r22) * h[2];
+      ex = Math.abs(R[0]) * h[0] + Math.abs(R[1]) * h[1] + Math.abs(R[2]) * h[2];
+      ey = Math.abs(R[3]) * h[0] + Math.abs(R[4]) * h[1] + Math.abs(R[5]) * h[2];
+      ez = Math.abs(R[6]) * h[0] + Math.abs(R[7]) * h[1] + Math.abs(R[8]) * h[2];
       break;
     }
     default: {
@@ -273,9 +262,9 @@ export function shapeBounds(
         const px = P[i],
           py = P[i + 1],
           pz = P[i + 2];
-        const wx = r00 * px + r01 * py + r02 * pz,
-          wy = r10 * px + r11 * py + r12 * pz,
-          wz = r20 * px + r21 * py + r22 * pz;
+        const wx = R[0] * px + R[1] * py + R[2] * pz,
+          wy = R[3] * px + R[4] * py + R[5] * pz,
+          wz = R[6] * px + R[7] * py + R[8] * pz;
         if (wx < lx) lx = wx;
         if (wx > hx) hx = wx;
         if (wy < ly) ly = wy;
@@ -298,3 +287,5 @@ export function shapeBounds(
   out[o + 4] = x[xo + 1] + cy + ey + margin;
   out[o + 5] = x[xo + 2] + cz + ez + margin;
 }
+
+const boundsRotation = new Float64Array(9);

@@ -78,11 +78,8 @@ export function turn(q: Float64Array, o: number, ax: number, ay: number, az: num
   q[o + 3] = nw * inv;
 }
 
-/**
- * Applies the positional impulse p (sign ±1) at lever arm r to body i
- * (eqs. 6–9): x ← x ± p/m, q ← q ± ½ [I⁻¹ (r × p), 0] q.
- */
-export function applyPositionalImpulse(
+/** An impulse p = (px, py, pz) (sign ±1) at lever arm r = (rx, ry, rz) (world frame) on body i. */
+export type RigidImpulse = (
   r: RigidStore,
   i: number,
   rx: number,
@@ -92,15 +89,34 @@ export function applyPositionalImpulse(
   py: number,
   pz: number,
   sign: number,
-): void {
+) => void;
+
+/** L[3i …] += s p: a body's linear (x, v) or angular (ω) channel. */
+function addScaled(L: Float64Array, i: number, s: number, px: number, py: number, pz: number): void {
+  const i3 = 3 * i;
+  L[i3] += s * px;
+  L[i3 + 1] += s * py;
+  L[i3 + 2] += s * pz;
+}
+
+/** T ← sign I⁻¹ (r × p), the world-frame turn of the impulse p at lever arm r (eqs. 8–9). */
+const angularResponse: RigidImpulse = (r, i, rx, ry, rz, px, py, pz, sign) => {
   const i3 = 3 * i,
     i4 = 4 * i;
-  const w = sign * r.invMass[i];
-  r.x[i3] += w * px;
-  r.x[i3 + 1] += w * py;
-  r.x[i3 + 2] += w * pz;
-  rotateBy(r, i3, i4, sign, ry * pz - rz * py, rz * px - rx * pz, rx * py - ry * px);
-}
+  const J = r.invInertia;
+  toBody(r.q, i4, ry * pz - rz * py, rz * px - rx * pz, rx * py - ry * px);
+  toWorld(r.q, i4, sign * J[i3] * T[0], sign * J[i3 + 1] * T[1], sign * J[i3 + 2] * T[2]);
+};
+
+/**
+ * Applies the positional impulse p (sign ±1) at lever arm r to body i
+ * (eqs. 6–9): x ← x ± p/m, q ← q ± ½ [I⁻¹ (r × p), 0] q.
+ */
+export const applyPositionalImpulse: RigidImpulse = (r, i, rx, ry, rz, px, py, pz, sign) => {
+  addScaled(r.x, i, sign * r.invMass[i], px, py, pz);
+  angularResponse(r, i, rx, ry, rz, px, py, pz, sign);
+  turn(r.q, 4 * i, T[0], T[1], T[2]);
+};
 
 /** Applies the angular impulse p (sign ±1) to body i: q ← q ± ½ [I⁻¹ p, 0] q. */
 export function applyAngularImpulse(
@@ -111,21 +127,10 @@ export function applyAngularImpulse(
   pz: number,
   sign: number,
 ): void {
-  rotateBy(r, 3 * i, 4 * i, sign, px, py, pz);
-}
-
-/** q ← q + sign ½ [I⁻¹ τ, 0] q for the world-frame vector τ. */
-function rotateBy(
-  r: RigidStore,
-  i3: number,
-  i4: number,
-  sign: number,
-  tx: number,
-  ty: number,
-  tz: number,
-): void {
+  const i3 = 3 * i,
+    i4 = 4 * i;
   const J = r.invInertia;
-  toBody(r.q, i4, tx, ty, tz);
+  toBody(r.q, i4, px, py, pz);
   toWorld(r.q, i4, sign * J[i3] * T[0], sign * J[i3 + 1] * T[1], sign * J[i3 + 2] * T[2]);
   turn(r.q, i4, T[0], T[1], T[2]);
 }
@@ -134,30 +139,11 @@ function rotateBy(
  * Applies the velocity impulse p (sign ±1) at lever arm r to body i (the
  * velocity pass): v ← v ± p/m, ω ← ω ± I⁻¹ (r × p).
  */
-export function applyVelocityImpulse(
-  r: RigidStore,
-  i: number,
-  rx: number,
-  ry: number,
-  rz: number,
-  px: number,
-  py: number,
-  pz: number,
-  sign: number,
-): void {
-  const i3 = 3 * i,
-    i4 = 4 * i;
-  const w = sign * r.invMass[i];
-  r.v[i3] += w * px;
-  r.v[i3 + 1] += w * py;
-  r.v[i3 + 2] += w * pz;
-  const J = r.invInertia;
-  toBody(r.q, i4, ry * pz - rz * py, rz * px - rx * pz, rx * py - ry * px);
-  toWorld(r.q, i4, sign * J[i3] * T[0], sign * J[i3 + 1] * T[1], sign * J[i3 + 2] * T[2]);
-  r.omega[i3] += T[0];
-  r.omega[i3 + 1] += T[1];
-  r.omega[i3 + 2] += T[2];
-}
+export const applyVelocityImpulse: RigidImpulse = (r, i, rx, ry, rz, px, py, pz, sign) => {
+  addScaled(r.v, i, sign * r.invMass[i], px, py, pz);
+  angularResponse(r, i, rx, ry, rz, px, py, pz, sign);
+  addScaled(r.omega, i, 1, T[0], T[1], T[2]);
+};
 
 /** out ← the world position of the body-frame point (lx, ly, lz) of body i at its current pose. */
 export function bodyPointToWorld(

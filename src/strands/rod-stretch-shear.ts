@@ -283,15 +283,28 @@ export function stretchShearValue(
   l: number,
   out: Float64Array,
 ): void {
+  const { e, d: axes } = segmentAxes(pa, pb, q);
+  for (let k = 0; k < 3; k++) {
+    const d = axes[k];
+    out[k] = (e[0] * d[0] + e[1] * d[1] + e[2] * d[2]) / l - (k === 2 ? 1 : 0);
+  }
+}
+
+/** e = p_b − p_a and the material axes d_k = q e_k q̄ (k = 1, 2, 3) of one segment (reference code, allocating). */
+function segmentAxes(
+  pa: ArrayLike<number>,
+  pb: ArrayLike<number>,
+  q: ArrayLike<number>,
+): { e: number[]; d: number[][] } {
   const qq = [q[0], q[1], q[2], q[3]];
   const qc = [-q[0], -q[1], -q[2], q[3]];
-  const e = [pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]];
+  const d: number[][] = [];
   for (let k = 0; k < 3; k++) {
     const ek = [0, 0, 0, 0];
     ek[k] = 1;
-    const d = quatProduct(quatProduct(qq, ek), qc);
-    out[k] = (e[0] * d[0] + e[1] * d[1] + e[2] * d[2]) / l - (k === 2 ? 1 : 0);
+    d.push(quatProduct(quatProduct(qq, ek), qc));
   }
+  return { e: [pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]], d };
 }
 
 /**
@@ -309,13 +322,9 @@ export function stretchShearGradients(
   const ga = new Float64Array(9),
     gb = new Float64Array(9),
     gt = new Float64Array(9);
-  const qq = [q[0], q[1], q[2], q[3]];
-  const qc = [-q[0], -q[1], -q[2], q[3]];
-  const e = [pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]];
+  const { e, d: axes } = segmentAxes(pa, pb, q);
   for (let k = 0; k < 3; k++) {
-    const ek = [0, 0, 0, 0];
-    ek[k] = 1;
-    const d = quatProduct(quatProduct(qq, ek), qc);
+    const d = axes[k];
     for (let i = 0; i < 3; i++) {
       ga[3 * k + i] = -d[i] / l;
       gb[3 * k + i] = d[i] / l;

@@ -11,26 +11,31 @@ export const G = 9.81;
 /** The bodies pushed: test/friction-slide's 4-particle cloth patch, and the boxes of test/helpers/slope.ts. */
 export type PushBody = 'patch' | 'rigid' | 'shape' | 'fem';
 
+/** test/friction-slide's patch: a 2 × 2-particle cloth (5 cm) on a level plane with friction μ, 4 substeps. */
+export function restingPatch(mu: number, iterations: number): World {
+  return buildScene({
+    title: 'push',
+    world: { dt: 1 / 60, substeps: 4, iterations },
+    colliders: [{ type: 'plane', name: 'floor', friction: mu, margin: 0 }],
+    bodies: [
+      {
+        type: 'cloth',
+        name: 'patch',
+        mesh: { grid: { width: 0.05, height: 0.05, cols: 2, rows: 2, plane: 'xz' } },
+        transform: { translate: [0, 0.0125, 0] },
+        density: 5,
+        radius: 0.0125,
+        stretch: { compliance: 0 },
+      },
+    ],
+  } as never).world;
+}
+
 /** A body of the given kind resting on a level plane with μ = μs = mu (10 substeps; the patch 4, as test/friction-slide). */
 function restingBody(kind: PushBody, mu: number): { world: World; body: WorldBody } {
   if (kind === 'patch') {
-    const inst = buildScene({
-      title: 'push',
-      world: { dt: 1 / 60, substeps: 4, iterations: 1 },
-      colliders: [{ type: 'plane', name: 'floor', friction: mu, margin: 0 }],
-      bodies: [
-        {
-          type: 'cloth',
-          name: 'patch',
-          mesh: { grid: { width: 0.05, height: 0.05, cols: 2, rows: 2, plane: 'xz' } },
-          transform: { translate: [0, 0.0125, 0] },
-          density: 5,
-          radius: 0.0125,
-          stretch: { compliance: 0 },
-        },
-      ],
-    } as never);
-    return { world: inst.world, body: inst.world.bodies[0] };
+    const world = restingPatch(mu, 1);
+    return { world, body: world.bodies[0] };
   }
   const { world, body } = boxOnSlope(kind === 'shape' ? 'rigid' : kind, 0, {
     mu,
