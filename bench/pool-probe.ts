@@ -3,7 +3,7 @@
  * "Small sets skip the pool"): per cloth size, three worlds of the falling
  * cloth of issue 18 (bench/peers/cloth-scene.ts) in one process — 1 thread;
  * 2 threads with the sets on the pool (ElementConstraints.poolMinConstraints
- * 0); 2 threads with them off it (∞) — stepped interleaved, the order
+ * 0 for both precisions); 2 threads with them off it (∞) — stepped interleaved, the order
  * rotating each step; medians of wall time per step, their 1-thread /
  * 2-thread ratios, and whether the three worlds' bits agree:
  *
@@ -18,12 +18,13 @@ const saved = ElementConstraints.poolMinConstraints;
 const median = (a: number[]) => [...a].sort((x, y) => x - y)[a.length >> 1];
 for (const n of sizes) {
   const steps = n > 150 ? 20 : n > 90 ? 60 : 200;
-  const make = (threads: number, min: number) => ({
+  const make = (threads: number, min: typeof saved) => ({
     fc: fallingCloth({ n, substeps: 5, bendCompliance: 0.01, precision, threads }),
     min,
     wall: [] as number[],
   });
-  const runs = [make(1, saved), make(2, 0), make(2, Number.POSITIVE_INFINITY)];
+  const inf = Number.POSITIVE_INFINITY;
+  const runs = [make(1, saved), make(2, { f64: 0, f32: 0 }), make(2, { f64: inf, f32: inf })];
   for (const r of runs) await r.fc.world.threadsReady();
   const step = (r: (typeof runs)[number]) => {
     ElementConstraints.poolMinConstraints = r.min;

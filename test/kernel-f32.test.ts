@@ -229,7 +229,7 @@ describe('an f32 world', () => {
     // a 60 × 60 cloth's sets are below the size where the pool pays (poolMinConstraints): lowered
     // here so that the workers run its blocks
     const saved = ElementConstraints.poolMinConstraints;
-    ElementConstraints.poolMinConstraints = 0;
+    ElementConstraints.poolMinConstraints = { f64: 0, f32: 0 };
     try {
       await threadedF32();
     } finally {
@@ -256,7 +256,7 @@ describe('an f32 world', () => {
     expect(blocks(two) - before).toBe(0);
     // the same cloth's sets on the pool when the threshold allows it: the workers do take part
     const saved = ElementConstraints.poolMinConstraints;
-    ElementConstraints.poolMinConstraints = 0;
+    ElementConstraints.poolMinConstraints = { f64: 0, f32: 0 };
     try {
       // until a worker claimed blocks (on a loaded machine the calling thread may claim most of them)
       for (let f = 0; f < 20 || (f < 200 && blocks(two) === before); f++)
@@ -268,6 +268,35 @@ describe('an f32 world', () => {
     expect(blocks(two) - before).toBeGreaterThan(0);
     for (const w of [one, two]) w.dispose();
   }, 120_000);
+
+  it('places the pool threshold by precision: a 71 × 71 cloth sweeps on the pool in f64 and on the calling thread in f32, the bits of one thread either way', async () => {
+    // 14,840 stretch and 14,560 bending constraints: above the f64 line (10,000), below the f32 one (32,768)
+    const { f64, f32 } = ElementConstraints.poolMinConstraints;
+    expect(f64).toBeLessThan(14_560);
+    expect(f32).toBeGreaterThan(14_840);
+    const blocks = (w: World) => (w.scheduler as unknown as { workerBlocks: number }).workerBlocks;
+    const x = (w: World) => Buffer.from(w.store.x.slice(0, 3 * w.store.count).buffer);
+    for (const precision of ['f64', 'f32'] as const) {
+      const make = (threads: number) =>
+        fallingCloth({ n: 71, substeps: 5, bendCompliance: 0.01, precision, threads });
+      const one = make(1);
+      const two = make(2);
+      await two.world.threadsReady();
+      expect(two.world.threads).toBe(2);
+      for (const set of [two.cloth.stretch, two.cloth.bend!]) {
+        expect(set.count).toBeGreaterThan(14_000);
+        expect(set.threadMode(precision)).toBe(precision === 'f64' ? 'wasm' : 'serial');
+      }
+      const before = blocks(two.world);
+      // until a worker claimed blocks (on a loaded machine the calling thread may claim most of them)
+      for (let f = 0; f < 10 || (precision === 'f64' && f < 200 && blocks(two.world) === before); f++)
+        for (const w of [one.world, two.world]) w.step();
+      expect(x(two.world).equals(x(one.world))).toBe(true);
+      if (precision === 'f64') expect(blocks(two.world) - before).toBeGreaterThan(0);
+      else expect(blocks(two.world) - before).toBe(0);
+      for (const w of [one.world, two.world]) w.dispose();
+    }
+  }, 180_000);
 
   async function threadedF32(): Promise<void> {
     const make = (threads: number, precision: 'f64' | 'f32' = 'f32') => {

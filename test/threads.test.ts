@@ -189,7 +189,7 @@ describe('bitwise identity across thread counts', () => {
   it('without WebAssembly the pool projects colour ranges with the JavaScript twins: the same bits as the WebAssembly kernels on one thread', async () => {
     // a 60 × 60 cloth's sets are below the size where the pool pays: lowered so that they go to it
     const saved = ElementConstraints.poolMinConstraints;
-    ElementConstraints.poolMinConstraints = 0;
+    ElementConstraints.poolMinConstraints = { f64: 0, f32: 0 };
     try {
       await rangesWithoutWasm();
     } finally {

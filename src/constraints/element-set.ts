@@ -9,8 +9,20 @@ import { type ElementKernel, elementKernel } from '../wasm/element-kernels.js';
 import { ElementThreads } from '../wasm/element-threads.js';
 import { sharedKernel, worthPairing } from '../wasm/kernels.js';
 
-/** ElementConstraints.poolMinConstraints: sets of fewer constraints stay off a threaded world's pool. */
-export const POOL_MIN_CONSTRAINTS = 16384;
+/**
+ * ElementConstraints.poolMinConstraints: sets of fewer constraints stay off
+ * a threaded world's pool, by the precision the set sweeps in (placed on a
+ * quiet machine by bench/pool-probe.ts, docs/performance.md "Small sets skip
+ * the pool": f64 sets gain from about 10,000 constraints, f32 sets, whose
+ * kernels take less than half as long per constraint, from about 30,000).
+ */
+export const POOL_MIN_CONSTRAINTS: Readonly<PoolThresholds> = { f64: 10_000, f32: 32_768 };
+
+/** Constraints from which a set's sweeps go to the pool, per precision of the sweep. */
+export interface PoolThresholds {
+  f64: number;
+  f32: number;
+}
 
 /**
  * What every set of element constraints projected by a generated kernel
@@ -118,8 +130,8 @@ export abstract class ElementConstraints implements ConstraintSet {
   project(ctx: StepContext): void {
     const store = ctx.store;
     const tasks = ctx.tasks ?? null;
-    this.pool = tasks !== null && tasks.threads > 1 && this.onPool() ? tasks : null;
     this.f32 = this.usesF32(ctx);
+    this.pool = tasks !== null && tasks.threads > 1 && this.onPool(this.f32) ? tasks : null;
     if (this.f32) {
       const k = this.simdKernel(true);
       if (k !== null) this.sweepF32(k, store, ctx.reverse);
@@ -145,8 +157,8 @@ export abstract class ElementConstraints implements ConstraintSet {
    * whole window first) — all on the bits of one thread.
    */
   threadMode(precision: 'f64' | 'f32' | undefined): 'wasm' | 'ranges' | 'serial' {
-    if (!this.onPool()) return 'serial';
     const f32 = precision === 'f32' && this.hasF32 && this.rule.gamma === 0;
+    if (!this.onPool(f32)) return 'serial';
     const wasm =
       this.backend === 'auto' &&
       this.rule.gamma === 0 &&
@@ -170,13 +182,17 @@ export abstract class ElementConstraints implements ConstraintSet {
    * 119,600) faster. A function of the set's size alone, never of the thread
    * count, so which sets use the pool does not depend on it; and a block on
    * the pool runs the one-thread sweep's code, so the bits are the same
-   * either way. Tests lower it to run small cloths on the pool.
+   * either way. The line depends on the precision the set sweeps in (f32
+   * kernels cost less than half as much per constraint, so the pool's
+   * fixed costs weigh more): `f64` and `f32`. Tests lower it to run small
+   * cloths on the pool.
    */
-  static poolMinConstraints = POOL_MIN_CONSTRAINTS;
+  static poolMinConstraints: PoolThresholds = { ...POOL_MIN_CONSTRAINTS };
 
-  /** Whether this set's sweeps go to a threaded world's pool (its size: poolMinConstraints). */
-  private onPool(): boolean {
-    return this.count >= ElementConstraints.poolMinConstraints;
+  /** Whether this set's sweeps go to a threaded world's pool (its size and the sweep's precision: poolMinConstraints). */
+  private onPool(f32: boolean): boolean {
+    const min = ElementConstraints.poolMinConstraints;
+    return this.count >= (f32 ? min.f32 : min.f64);
   }
 
   /** The worker pool's tasks in a threaded world (set by project), else null. */
