@@ -19,22 +19,27 @@
  */
 import type { ParticleStore } from '../core/particles.js';
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
+import { awaitBlock, nextEpoch } from '../parallel/block-order.js';
 import {
   ELEMENT_IMPORTS,
   type ElementExports,
   elementBlock,
   elementBlockF32,
 } from './element-kernels.generated.js';
+import { FUSED_COLOUR, FUSED_LOAD, fusedSweepTable } from './element-order.js';
 import { type DeferringSet, loadAos4, type PairedCopy, saveAos4, type ThreadedSweeps } from './paired.js';
 
 /** Slots of the shared parameter block. */
 const OP = 0;
 const KERNEL = 1;
 const FIRST = 2;
-/** OP: copy the window in, project a colour's groups, copy the window out. */
+/** The fused sweep's number (its blocks mark themselves done with it). */
+const EPOCH = 3;
+/** OP: copy the window in, project a colour's groups, copy the window out; the whole sweep in one job (FIRST: 1 backward). */
 const LOAD = 0;
 const COLOUR = 1;
 const SAVE = 2;
+const FUSED = 3;
 
 /** Groups per block aimed at, particles per block of the window copies. */
 const GROUPS_PER_BLOCK = 256;
@@ -48,8 +53,13 @@ const MAX_BLOCKS = 255;
 export interface ElementArgs {
   module: WebAssembly.Module;
   memory: WebAssembly.Memory;
-  /** OP, KERNEL, FIRST (the colour's first group). */
+  /** OP, KERNEL, FIRST (the colour's first group), EPOCH. */
   par: Float64Array;
+  /** The fused sweep's tables, forward and backward (element-order.ts), empty when it does not fit one job. */
+  fused: Int32Array;
+  fusedBack: Int32Array;
+  /** Per block of a fused sweep: the EPOCH of the last sweep in which it finished. */
+  done: Int32Array;
   uniforms: Float64Array;
   /** Per block of a colour: how many constraints it deferred. */
   listed: Int32Array;
@@ -146,8 +156,40 @@ export function elementWasmTask(A: ElementArgs, from: number, to: number, block:
 }
 
 function runElementBlock(A: ElementArgs, t: ThreadInstance, from: number, to: number, block: number): void {
+  if (A.par[OP] === FUSED) runFused(A, t, block);
+  else runOp(A, t, A.par[OP], from, to, block);
+}
+
+/**
+ * Block k of a fused sweep (element-order.ts): waits until the earlier
+ * blocks that touch its particles are done in this sweep, runs its op, and
+ * marks itself done (also when it threw: the error reaches the caller at
+ * the job's end, and no thread waits forever).
+ */
+function runFused(A: ElementArgs, t: ThreadInstance, k: number): void {
+  const T = A.par[FIRST] === 1 ? A.fusedBack : A.fused;
+  const done = A.done;
+  const epoch = A.par[EPOCH] | 0;
+  const nb = T[0];
+  const d0 = 2 + 4 * nb + T[1 + 3 * nb + k],
+    d1 = 2 + 4 * nb + T[2 + 3 * nb + k];
+  for (let i = d0; i < d1; i++) awaitBlock(done, T[i], epoch);
+  try {
+    const op = T[1 + k];
+    const from = T[1 + nb + k],
+      to = T[1 + 2 * nb + k];
+    if (op === FUSED_COLOUR) {
+      const j0 = from,
+        j1 = to;
+      elementBlock(t.ex, A.par[KERNEL], j0, j1, A, A.pAt, A.wAt, A.slow + 4 * A.lanes * j0, A.uniforms);
+    } else runOp(A, t, op === FUSED_LOAD ? LOAD : SAVE, from, to, k);
+  } finally {
+    Atomics.store(done, k, epoch);
+  }
+}
+
+function runOp(A: ElementArgs, t: ThreadInstance, op: number, from: number, to: number, block: number): void {
   const par = A.par;
-  const op = par[OP];
   if (op === LOAD && A.aos4 !== 0) loadAos4(t.ex, A, t.S, t.SW, A.p, A.w, from, to);
   else if (op === SAVE && A.aos4 !== 0) saveAos4(t.ex, A, t.S, A.p, from, to);
   else if (op === LOAD) {
@@ -182,6 +224,17 @@ function sharedF64(n: number): Float64Array {
   return new Float64Array(new SharedArrayBuffer(8 * n));
 }
 
+function sharedI32(n: number): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(4 * n));
+}
+
+/** A table on shared memory (the workers read it), or an empty one for null. */
+function sharedTable(t: Int32Array | null): Int32Array {
+  const s = sharedI32(t === null ? 0 : t.length);
+  if (t !== null) s.set(t);
+  return s;
+}
+
 /** Whether an array lives on shared memory (the workers see the same bytes). */
 function isShared(a: Float64Array): boolean {
   return typeof SharedArrayBuffer !== 'undefined' && a.buffer instanceof SharedArrayBuffer;
@@ -197,6 +250,13 @@ export class ElementThreads implements ThreadedSweeps {
   private k: PairedCopy<ElementExports> | null = null;
   private own: ThreadInstance | null = null;
   runner: TaskRunner;
+  /** The fused sweeps' number (EPOCH). */
+  private epoch = 0;
+  /**
+   * Whether f64 sweeps run as one job each (element-order.ts) rather than
+   * one job per colour; read when a copy is bound. The bits are the same.
+   */
+  static fused = true;
 
   constructor(runner: TaskRunner) {
     this.runner = runner;
@@ -216,6 +276,9 @@ export class ElementThreads implements ThreadedSweeps {
       module: k.module,
       memory: k.memory,
       par: sharedF64(4),
+      fused: sharedI32(0),
+      fusedBack: sharedI32(0),
+      done: sharedI32(MAX_BLOCKS),
       uniforms: this.uniforms,
       listed: new Int32Array(new SharedArrayBuffer(4 * MAX_BLOCKS)),
       p: new Float64Array(0),
@@ -238,6 +301,24 @@ export class ElementThreads implements ThreadedSweeps {
       arity: k.plan.arity,
       f32: win.f32 ? 1 : 0,
     };
+    if (!win.f32 && !win.aos4 && ElementThreads.fused) {
+      // the f64 sweep as one job (element-order.ts); the f32 blocks share the colour's scratch by
+      // their place in the colour, so blocks of two colours must not run at once: one job per colour
+      const idx = new Int32Array(k.memory.buffer, a.idx, k.plan.lanes * k.plan.arity * k.plan.pairs);
+      const table = (reverse: boolean) =>
+        fusedSweepTable(
+          idx,
+          k.plan.colorPairs,
+          k.plan.lanes,
+          k.plan.arity,
+          win.range,
+          reverse,
+          PARTICLES_PER_BLOCK,
+          GROUPS_PER_BLOCK,
+        );
+      args.fused = sharedTable(table(false));
+      args.fusedBack = sharedTable(table(true));
+    }
     this.task.args = args as unknown as Record<string, unknown>;
     this.task.version++;
     this.own = instanceOf(args, k.ex);
@@ -266,6 +347,21 @@ export class ElementThreads implements ThreadedSweeps {
     const k = this.k!;
     const par = A.par;
     const range = k.win.range;
+    const table = reverse ? A.fusedBack : A.fused;
+    if (set === null && !f32 && table.length > 0) {
+      // the whole sweep in one job, each block waiting only for the blocks it depends on
+      par[OP] = FUSED;
+      par[KERNEL] = id;
+      par[FIRST] = reverse ? 1 : 0;
+      this.epoch = nextEpoch(this.epoch);
+      par[EPOCH] = this.epoch;
+      const nb = table[0];
+      if (!this.runner.runTask(this.task, nb, nb)) {
+        const own = this.own!;
+        for (let b = 0; b < nb; b++) runFused(A, own, b);
+      }
+      return true;
+    }
     // a job the pool cannot take (the first of a new version only queues the arguments) runs here
     par[OP] = LOAD;
     this.job(range, PARTICLES_PER_BLOCK, 0);
