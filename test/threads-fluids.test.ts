@@ -118,4 +118,58 @@ describe('fluids on worker threads', () => {
     expect(worst).toBeLessThanOrEqual(0);
     world.dispose();
   });
+
+  it("a pair pass as one job (FluidRowBlocks.run, fusedOrder): every two blocks that write a common record are ordered as colour by colour; a table missing a block's dependencies is not", () => {
+    const world = scene('fluids-dam-break', 1);
+    for (let s = 0; s < 60; s++) world.step();
+    const d = densityOf(world);
+    const { blocks, colours, size } = d.rows;
+    expect(colours).toBeGreaterThan(1);
+    const { start, nbr } = d.pairs;
+    const n = d.count;
+    // the records block b writes: its rows and its rows' partners, [b·size, reach)
+    const reach: number[] = [];
+    for (let b = 0; b < blocks; b++) {
+      const a0 = b * size,
+        a1 = Math.min(n, a0 + size);
+      let r = a1;
+      for (let k = start[a0]; k < start[a1]; k++) r = Math.max(r, nbr[k] + 1);
+      reach.push(r);
+    }
+    const F = d.rows.shared.fused;
+    const serial: number[] = [];
+    for (let c = 0; c < colours; c++) for (let b = c; b < blocks; b += colours) serial.push(b);
+    const unordered = (T: Int32Array): number => {
+      const B = T[0];
+      const anc: Uint8Array[] = [];
+      let bad = 0;
+      for (let k = 0; k < B; k++) {
+        // serial order: colour after colour
+        if (T[1 + k] !== serial[k]) bad++;
+        const a = new Uint8Array(B);
+        for (let i = T[1 + B + k]; i < T[2 + B + k]; i++) {
+          const e = T[2 + 2 * B + i];
+          if (e >= k) bad++;
+          a[e] = 1;
+          for (let f = 0; f < e; f++) if (anc[e][f]) a[f] = 1;
+        }
+        anc.push(a);
+        const b = T[1 + k];
+        for (let e = 0; e < k; e++) {
+          const c = T[1 + e];
+          if (c * size < reach[b] && b * size < reach[c] && !a[e]) bad++;
+        }
+      }
+      return bad;
+    };
+    expect(F[0]).toBe(blocks);
+    expect(unordered(F)).toBe(0);
+    // deliberately broken: the dependencies of a block of the second colour dropped
+    const broken = F.slice();
+    const k = Math.ceil(blocks / colours) + 1;
+    expect(F[2 + blocks + k] - F[1 + blocks + k]).toBeGreaterThan(0);
+    broken[1 + blocks + k] = broken[2 + blocks + k];
+    expect(unordered(broken)).toBeGreaterThan(0);
+    world.dispose();
+  });
 });

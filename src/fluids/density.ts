@@ -438,6 +438,8 @@ export class FluidDensity implements ConstraintSet {
       flags: this.rows.shared.flags,
       k0: this.rows.shared.k0,
       pb: this.rows.shared.pb,
+      fused: this.rows.shared.fused,
+      done: this.rows.shared.done,
     };
     if (this.tasks !== null && w !== null) this.rows.shareLocal(this.local, w);
   }

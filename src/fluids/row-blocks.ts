@@ -30,6 +30,7 @@
  * the generated JavaScript twins, which give the same numbers bit for bit.
  */
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
+import { nextEpoch } from '../parallel/block-order.js';
 import { applyDeltas, wallCorrectionPass } from './correction-passes.js';
 import { initRecords, lambdaPass, wallDensityPass } from './density-passes.js';
 import type { NeighbourGrid } from './neighbour-grid.js';
@@ -51,6 +52,7 @@ import {
   CW,
   EPS,
   FULL,
+  FUSED_EPOCH,
   GATHER,
   GCOEF,
   H,
@@ -165,7 +167,15 @@ export class FluidRowBlocks {
     flags: sharedOf<Int32Array>('i32', MAX_ROW_BLOCKS),
     k0: sharedOf<Int32Array>('i32', MAX_ROW_BLOCKS),
     pb: sharedOf<Int32Array>('i32', PB_STRIDE * MAX_ROW_BLOCKS),
+    fused: sharedOf<Int32Array>('i32', 2 + 2 * MAX_ROW_BLOCKS + MAX_ROW_BLOCKS * MAX_ROW_BLOCKS),
+    done: sharedOf<Int32Array>('i32', MAX_ROW_BLOCKS),
   };
+  /** Per block of the current substep: the end of the rows it writes (its own and its partners'). */
+  private readonly reach = new Int32Array(MAX_ROW_BLOCKS);
+  /** The fused pair passes' number (FUSED_EPOCH). */
+  private epoch = 0;
+  /** Whether the pair passes on the pool run as one job each (fusedOrder) rather than one per colour; the bits are the same. */
+  static fused = true;
   /** The pair search in row blocks on the pool (pair-blocks.ts). */
   readonly pairBlocks = new PairBlocks();
   /** The fluid's wall records, whose passes run with λ and with Δp (set by the owner). */
@@ -256,17 +266,52 @@ export class FluidRowBlocks {
         const end = Math.min(n, (b + 1) * size);
         const last = Math.min(cells - 1, grid.sortedCell[end - 1] + ahead);
         const reach = grid.cellStart[last + 1];
+        this.reach[b] = Math.max(end, reach);
         if (reach - end > over) over = reach - end;
       }
       this.size = size;
       this.blocks = blocks;
       this.colours = Math.min(blocks, 1 + Math.ceil(over / size));
     }
+    if (this.colours > 1) this.fusedOrder();
     P[SIZE] = this.size;
     P[N] = n;
     P[COLOURS] = this.colours;
     const k0 = this.shared.k0;
     for (let b = 0; b < this.blocks; b++) k0[b] = start[b * this.size];
+  }
+
+  /**
+   * The fused pair pass's table (RowArrays.fused): the blocks in the serial
+   * order (colour after colour, b = c, c + colours, …), each depending on
+   * every earlier block whose rows [b·size, reach_b) overlap its own. So the
+   * blocks that add to a record run in the serial order, whatever thread
+   * runs them (a record's additions are then the same, in the same order:
+   * the bits of the colour-by-colour pass), and a block of the next colour
+   * starts as soon as the two or three blocks around it are done instead
+   * of waiting for the whole colour.
+   */
+  private fusedOrder(): void {
+    const F = this.shared.fused;
+    const B = this.blocks,
+      C = this.colours,
+      size = this.size,
+      reach = this.reach;
+    F[0] = B;
+    let item = 0;
+    for (let c = 0; c < C; c++) for (let b = c; b < B; b += C) F[1 + item++] = b;
+    const ds = 1 + B,
+      deps = 2 + 2 * B;
+    let at = 0;
+    for (let k = 0; k < B; k++) {
+      F[ds + k] = at;
+      const b = F[1 + k];
+      for (let e = 0; e < k; e++) {
+        const d = F[1 + e];
+        if (d * size < reach[b] && b * size < reach[d]) F[deps + at++] = e;
+      }
+    }
+    F[ds + B] = at;
   }
 
   /**
@@ -527,6 +572,16 @@ export class FluidRowBlocks {
     }
     // the pool: its arrays are the shared copies, or the instance's (local) on a shared memory
     const pool = tasks && (w === null || w.shared) ? tasks : null;
+    if (pool && C > 1 && FluidRowBlocks.fused) {
+      // every colour in one job, each block waiting only for the blocks it overlaps (fusedOrder)
+      P[PHASE] = -1;
+      this.epoch = nextEpoch(this.epoch);
+      P[FUSED_EPOCH] = this.epoch;
+      if (pool.runTask(this.task, B, B)) {
+        this.pooled += B;
+        return;
+      }
+    }
     for (let c = 0; c < C; c++) {
       P[PHASE] = c;
       const items = Math.ceil((B - c) / C);

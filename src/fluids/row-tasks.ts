@@ -7,6 +7,7 @@
  * (walls.ts); and the slots of the parameter block `par` they read.
  * row-blocks.ts plans the blocks and runs the passes.
  */
+import { awaitBlock } from '../parallel/block-order.js';
 import { applyDeltas, wallCorrectionPass } from './correction-passes.js';
 import { initRecords, lambdaPass, wallDensityPass } from './density-passes.js';
 import { PAIR_ROWS, runPairBlock } from './pair-blocks.js';
@@ -71,7 +72,9 @@ export const PASS = 0,
   AT_ACC = 31,
   AT_POST = 32,
   AT_GBUF = 33;
-/** (34 … 46: pair-blocks.ts.) The wall passes with the slot passes: 1 when there are wall records; their numbers. */
+/** (34 … 46: pair-blocks.ts.) A fused pair pass's epoch (FluidRowBlocks.run: PHASE −1, the blocks marking themselves done with it). */
+export const FUSED_EPOCH = 47;
+/** The wall passes with the slot passes: 1 when there are wall records; their numbers. */
 export const WALLS = 48,
   W_D = 49,
   W_RHO = 50,
@@ -111,6 +114,14 @@ export interface RowArrays {
   k0: Int32Array;
   /** Per block, the pair search on the pool (pair-blocks.ts): region, its length, count, pairs before it. */
   pb: Int32Array;
+  /**
+   * A pair pass as one job (PHASE −1, FluidRowBlocks.run): [blocks, the
+   * blocks in serial order, per item the start of its dependencies (items
+   * + 1), the dependencies (earlier items)]; and per item the epoch of the
+   * last pass in which it finished.
+   */
+  fused: Int32Array;
+  done: Int32Array;
   /** The wall records (walls.ts), whose passes run with the slot passes, block by block. */
   walls?: WallArrays;
   /** The reordering: the store index each slot takes its particle from, and room for 9 doubles per slot. */
@@ -329,12 +340,37 @@ export function fluidRowsTask(A: RowArrays, from: number, to: number): void {
   }
   const phase = P[PHASE],
     colours = P[COLOURS];
+  if (phase < 0) {
+    const x = P[WASM_ON] !== 0 && A.memory !== undefined ? instanceOf(A) : null;
+    for (let item = from; item < to; item++) runFusedItem(A, x, item);
+    return;
+  }
   if (P[WASM_ON] !== 0 && A.memory !== undefined) {
     const x = instanceOf(A);
     for (let item = from; item < to; item++) runRowBlockWasm(x, P, A.k0, phase + colours * item);
     return;
   }
   for (let item = from; item < to; item++) runRowBlockJs(A, phase + colours * item);
+}
+
+/**
+ * Item `item` of a fused pair pass: its block, once the earlier blocks
+ * whose rows it writes too are done (src/parallel/block-order.ts); marks
+ * itself done also when it threw (the error reaches the caller at the job's end).
+ */
+function runFusedItem(A: RowArrays, x: FluidWasmExports | null, item: number): void {
+  const F = A.fused;
+  const B = F[0];
+  const epoch = A.par[FUSED_EPOCH] | 0;
+  const ds = 1 + B;
+  const deps = 2 + 2 * B;
+  for (let i = F[ds + item]; i < F[ds + item + 1]; i++) awaitBlock(A.done, F[deps + i], epoch);
+  try {
+    if (x !== null) runRowBlockWasm(x, A.par, A.k0, F[1 + item]);
+    else runRowBlockJs(A, F[1 + item]);
+  } finally {
+    Atomics.store(A.done, item, epoch);
+  }
 }
 
 /** Block b of the pass in `par` in WebAssembly (same offsets, as byte addresses of the instance's buffers). */
