@@ -17,11 +17,18 @@
  * order, so a block's dependencies are all claimed before it and the
  * waiting ends (no cycle).
  *
- * The table is an Int32Array: [nb, op × nb, from × nb, to × nb,
+ * The f32 blocks gather their particles into the colour's scratch at
+ * their place in the colour (64 · arity bytes per quad from the block's
+ * first quad less the colour's first), so two blocks of different colours
+ * at the same place must not run at once either: with `scratch`, each
+ * quad's place in its colour is one more thing a block touches, ordered
+ * like a particle.
+ *
+ * The table is an Int32Array: [nb, op × nb, from × nb, to × nb, first × nb,
  * depStart × (nb + 1), deps…]; op LOAD (particles [from, to) of the window
- * in), COLOUR (groups [from, to), in the plan's numbering), SAVE (the
- * particles out). A function of the set's layout alone, never of the thread
- * count.
+ * in), COLOUR (groups [from, to), in the plan's numbering, of the colour
+ * whose first group is `first`), SAVE (the particles out). A function of
+ * the set's layout alone, never of the thread count.
  */
 
 /** Ops of a fused block (element-threads.ts uses the same numbers). */
@@ -49,6 +56,7 @@ export function fusedSweepTable(
   reverse: boolean,
   particlesPerBlock: number,
   groupsPerBlock: number,
+  scratch = false,
 ): Int32Array | null {
   const colours = colorPairs.length - 1;
   const copies = Math.ceil(range / particlesPerBlock);
@@ -60,33 +68,41 @@ export function fusedSweepTable(
   const op: number[] = [];
   const from: number[] = [];
   const to: number[] = [];
+  const first: number[] = [];
+  let largest = 0;
   for (let b = 0; b < copies; b++) {
     op.push(FUSED_LOAD);
     from.push(b * particlesPerBlock);
     to.push(Math.min(range, (b + 1) * particlesPerBlock));
+    first.push(0);
   }
   for (let s = 0; s < colours; s++) {
     const c = reverse ? colours - 1 - s : s;
+    largest = Math.max(largest, colorPairs[c + 1] - colorPairs[c]);
     for (let j = colorPairs[c]; j < colorPairs[c + 1]; j += per) {
       op.push(FUSED_COLOUR);
       from.push(j);
       to.push(Math.min(colorPairs[c + 1], j + per));
+      first.push(colorPairs[c]);
     }
   }
   for (let b = 0; b < copies; b++) {
     op.push(FUSED_SAVE);
     from.push(b * particlesPerBlock);
     to.push(Math.min(range, (b + 1) * particlesPerBlock));
+    first.push(0);
   }
   const nb = op.length;
   if (nb > MAX_BLOCKS) return null;
   // per particle the last block that touched it; per block its distinct dependencies
-  const last = new Int32Array(range).fill(-1);
+  // particles, then (scratch) the places of the colours' quads
+  const things = range + (scratch ? largest : 0);
+  const last = new Int32Array(things).fill(-1);
   const seen = new Int32Array(nb).fill(-1);
   const depStart = [0];
   const deps: number[] = [];
   const touch = (i: number, k: number): void => {
-    if (i < 0 || i >= range) return;
+    if (i < 0 || i >= things) return;
     const d = last[i];
     if (d >= 0 && d !== k && seen[d] !== k) {
       seen[d] = k;
@@ -97,19 +113,21 @@ export function fusedSweepTable(
   const ga = lanes * arity;
   for (let k = 0; k < nb; k++) {
     if (op[k] === FUSED_COLOUR) {
-      for (let t = ga * from[k]; t < ga * to[k]; t++) touch(idx[t], k);
+      for (let t = ga * from[k]; t < ga * to[k]; t++) if (idx[t] < range) touch(idx[t], k);
+      if (scratch) for (let j = from[k]; j < to[k]; j++) touch(range + j - first[k], k);
     } else {
       for (let i = from[k]; i < to[k]; i++) touch(i, k);
     }
     depStart.push(deps.length);
   }
-  const table = new Int32Array(1 + 3 * nb + nb + 1 + deps.length);
+  const table = new Int32Array(1 + 4 * nb + nb + 1 + deps.length);
   table[0] = nb;
   table.set(op, 1);
   table.set(from, 1 + nb);
   table.set(to, 1 + 2 * nb);
-  table.set(depStart, 1 + 3 * nb);
-  table.set(deps, 2 + 4 * nb);
+  table.set(first, 1 + 3 * nb);
+  table.set(depStart, 1 + 4 * nb);
+  table.set(deps, 2 + 5 * nb);
   return table;
 }
 
@@ -117,13 +135,14 @@ export function fusedSweepTable(
 export function fusedBlock(
   t: Int32Array,
   k: number,
-): { op: number; from: number; to: number; deps: Int32Array } {
+): { op: number; from: number; to: number; first: number; deps: Int32Array } {
   const nb = t[0];
-  const ds = 1 + 3 * nb;
+  const ds = 1 + 4 * nb;
   return {
     op: t[1 + k],
     from: t[1 + nb + k],
     to: t[1 + 2 * nb + k],
-    deps: t.subarray(2 + 4 * nb + t[ds + k], 2 + 4 * nb + t[ds + k + 1]),
+    first: t[1 + 3 * nb + k],
+    deps: t.subarray(2 + 5 * nb + t[ds + k], 2 + 5 * nb + t[ds + k + 1]),
   };
 }

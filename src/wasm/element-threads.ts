@@ -171,17 +171,19 @@ function runFused(A: ElementArgs, t: ThreadInstance, k: number): void {
   const done = A.done;
   const epoch = A.par[EPOCH] | 0;
   const nb = T[0];
-  const d0 = 2 + 4 * nb + T[1 + 3 * nb + k],
-    d1 = 2 + 4 * nb + T[2 + 3 * nb + k];
+  const d0 = 2 + 5 * nb + T[1 + 4 * nb + k],
+    d1 = 2 + 5 * nb + T[2 + 4 * nb + k];
   for (let i = d0; i < d1; i++) awaitBlock(done, T[i], epoch);
   try {
     const op = T[1 + k];
     const from = T[1 + nb + k],
       to = T[1 + 2 * nb + k];
-    if (op === FUSED_COLOUR) {
-      const j0 = from,
-        j1 = to;
-      elementBlock(t.ex, A.par[KERNEL], j0, j1, A, A.pAt, A.wAt, A.slow + 4 * A.lanes * j0, A.uniforms);
+    if (op === FUSED_COLOUR && A.f32 !== 0) {
+      // the block's gathered quads at its place in its colour's scratch (element-order.ts orders the places)
+      const at = A.blk + 64 * A.arity * (from - T[1 + 3 * nb + k]);
+      elementBlockF32(t.ex, A.par[KERNEL], from, to, A, A.pAt, A.wAt, at, A.uniforms);
+    } else if (op === FUSED_COLOUR) {
+      elementBlock(t.ex, A.par[KERNEL], from, to, A, A.pAt, A.wAt, A.slow + 4 * A.lanes * from, A.uniforms);
     } else runOp(A, t, op === FUSED_LOAD ? LOAD : SAVE, from, to, k);
   } finally {
     Atomics.store(done, k, epoch);
@@ -301,9 +303,8 @@ export class ElementThreads implements ThreadedSweeps {
       arity: k.plan.arity,
       f32: win.f32 ? 1 : 0,
     };
-    if (!win.f32 && !win.aos4 && ElementThreads.fused) {
-      // the f64 sweep as one job (element-order.ts); the f32 blocks share the colour's scratch by
-      // their place in the colour, so blocks of two colours must not run at once: one job per colour
+    if (ElementThreads.fused) {
+      // the sweep as one job (element-order.ts); the f32 blocks' places in their colour's scratch are ordered too
       const idx = new Int32Array(k.memory.buffer, a.idx, k.plan.lanes * k.plan.arity * k.plan.pairs);
       const table = (reverse: boolean) =>
         fusedSweepTable(
@@ -315,6 +316,7 @@ export class ElementThreads implements ThreadedSweeps {
           reverse,
           PARTICLES_PER_BLOCK,
           GROUPS_PER_BLOCK,
+          win.f32,
         );
       args.fused = sharedTable(table(false));
       args.fusedBack = sharedTable(table(true));
@@ -348,7 +350,7 @@ export class ElementThreads implements ThreadedSweeps {
     const par = A.par;
     const range = k.win.range;
     const table = reverse ? A.fusedBack : A.fused;
-    if (set === null && !f32 && table.length > 0) {
+    if (set === null && f32 === (A.f32 !== 0) && table.length > 0) {
       // the whole sweep in one job, each block waiting only for the blocks it depends on
       par[OP] = FUSED;
       par[KERNEL] = id;
