@@ -115,11 +115,32 @@ export abstract class ElementConstraints implements ConstraintSet {
   beginStep(ctx: StepContext): void {
     this.rule.update(ctx.solver, ctx.hSolve, ctx.passes);
     this.m = ctx.solver === 'xpbd' ? 1 : 0;
-    // λ⁰ = 0 (001 Eq. 17), in fixed blocks on a threaded world's pool
+    // λ⁰ = 0 (001 Eq. 17): by the blocks of the substep's first sweep where it runs as one job on the
+    // pool (each block zeroes its constraints' multipliers before projecting them: no job of its own),
+    // else in fixed blocks on a threaded world's pool
+    if (ctx.world.solve !== 'jacobi' && this.threads !== null && this.threads.zeroesInSweep(this.simd)) {
+      this.zeroPending = true;
+      return;
+    }
+    this.zeroPending = false;
     this.zero.run(ctx, this.lambda);
   }
 
   private readonly zero = new ZeroTask();
+  /** λ⁰ = 0 left to the next sweep (beginStep). */
+  private zeroPending = false;
+
+  /**
+   * Hands a pending λ⁰ = 0 to the threaded sweep that is about to run
+   * (ElementThreads.sweep zeroes in its blocks, or whole before a sweep it
+   * does not run as one job), or zeroes here when the sweep will not reach it.
+   */
+  private settleZero(k: ElementKernel | null): void {
+    if (!this.zeroPending) return;
+    this.zeroPending = false;
+    if (k !== null && this.threads !== null && k.threads === this.threads) this.threads.zeroFirst = true;
+    else this.lambda.fill(0);
+  }
 
   /**
    * One sweep: the paired kernel where it applies, else the JavaScript
@@ -134,6 +155,7 @@ export abstract class ElementConstraints implements ConstraintSet {
     this.pool = tasks !== null && tasks.threads > 1 && this.onPool(this.f32) ? tasks : null;
     if (this.f32) {
       const k = this.simdKernel(true);
+      this.settleZero(k);
       if (k !== null) this.sweepF32(k, store, ctx.reverse);
       else {
         this.roundWindow(store.p);
@@ -142,6 +164,7 @@ export abstract class ElementConstraints implements ConstraintSet {
       return;
     }
     const simd = this.simdKernel();
+    this.settleZero(simd);
     if (simd !== null) this.sweep(simd, store, ctx.reverse);
     else this.kernel(store.p, store.x, store.invMass, 0, null, 0, this.count, ctx.reverse);
   }

@@ -35,6 +35,8 @@ const KERNEL = 1;
 const FIRST = 2;
 /** The fused sweep's number (its blocks mark themselves done with it). */
 const EPOCH = 3;
+/** 1: the fused sweep's colour blocks zero their constraints' multipliers first (λ⁰ = 0, 001 Eq. 17). */
+const ZERO = 4;
 /** OP: copy the window in, project a colour's groups, copy the window out; the whole sweep in one job (FIRST: 1 backward). */
 const LOAD = 0;
 const COLOUR = 1;
@@ -81,6 +83,9 @@ export interface ElementArgs {
   stageWAt: number;
   base: number;
   range: number;
+  /** The set's constraints, and its groups (of `lanes` constraints). */
+  count: number;
+  pairs: number;
   lanes: number;
   arity: number;
   f32: number;
@@ -93,6 +98,9 @@ interface ThreadInstance {
   /** aos4: the staging views (loadAos4, saveAos4). */
   S: Float64Array;
   SW: Float64Array;
+  /** The groups' constraint ids and the multipliers (lam[count] is the padding lanes' spare). */
+  EL: Int32Array;
+  LAM: Float64Array;
 }
 
 /** Each thread's instance of the module on a set's memory, by task arguments. */
@@ -116,7 +124,9 @@ function instanceOf(A: ElementArgs, ex: ElementExports | null): ThreadInstance {
     const buf = A.memory.buffer;
     const n = A.range + 1;
     const none = new Float64Array(0);
-    t =
+    const EL = new Int32Array(buf, A.el, A.lanes * A.pairs);
+    const LAM = new Float64Array(buf, A.lam, A.count + 1);
+    const views =
       A.aos4 !== 0
         ? {
             ex,
@@ -140,6 +150,7 @@ function instanceOf(A: ElementArgs, ex: ElementExports | null): ThreadInstance {
               S: none,
               SW: none,
             };
+    t = { ...views, EL, LAM };
     instances.set(A, t);
   }
   return t;
@@ -178,6 +189,12 @@ function runFused(A: ElementArgs, t: ThreadInstance, k: number): void {
     const op = T[1 + k];
     const from = T[1 + nb + k],
       to = T[1 + 2 * nb + k];
+    if (op === FUSED_COLOUR && A.par[ZERO] !== 0) {
+      // λ⁰ = 0 (001 Eq. 17) for the block's constraints, right before their first projection of the substep
+      const EL = t.EL,
+        LAM = t.LAM;
+      for (let i = A.lanes * from; i < A.lanes * to; i++) LAM[EL[i]] = 0;
+    }
     if (op === FUSED_COLOUR && A.f32 !== 0) {
       // the block's gathered quads at its place in its colour's scratch (element-order.ts orders the places)
       const at = A.blk + 64 * A.arity * (from - T[1 + 3 * nb + k]);
@@ -259,6 +276,18 @@ export class ElementThreads implements ThreadedSweeps {
    * one job per colour; read when a copy is bound. The bits are the same.
    */
   static fused = true;
+  /** The next sweep zeroes the multipliers first (ElementConstraints.beginStep deferred λ⁰ = 0 to it). */
+  zeroFirst = false;
+
+  /** Whether `k`'s sweeps run as one job, so that its blocks can zero the multipliers (no job of its own). */
+  zeroesInSweep(k: PairedCopy<ElementExports> | null): boolean {
+    return (
+      k !== null &&
+      k === this.k &&
+      k.threads === this &&
+      (this.task.args as unknown as ElementArgs).fused.length > 0
+    );
+  }
 
   constructor(runner: TaskRunner) {
     this.runner = runner;
@@ -277,7 +306,7 @@ export class ElementThreads implements ThreadedSweeps {
     const args: ElementArgs = {
       module: k.module,
       memory: k.memory,
-      par: sharedF64(4),
+      par: sharedF64(5),
       fused: sharedI32(0),
       fusedBack: sharedI32(0),
       done: sharedI32(MAX_BLOCKS),
@@ -299,6 +328,8 @@ export class ElementThreads implements ThreadedSweeps {
       stageWAt: win.stageWAt,
       base: win.base,
       range: win.range,
+      count: k.plan.count,
+      pairs: k.plan.pairs,
       lanes: k.plan.lanes,
       arity: k.plan.arity,
       f32: win.f32 ? 1 : 0,
@@ -340,8 +371,14 @@ export class ElementThreads implements ThreadedSweeps {
 
   sweep(id: number, store: ParticleStore, reverse: boolean, f32: boolean, set: DeferringSet | null): boolean {
     const A = this.task.args as unknown as ElementArgs;
+    // a pending λ⁰ = 0 (zeroFirst): in the fused sweep's blocks, else whole here first
+    const zero = this.zeroFirst;
+    this.zeroFirst = false;
     if (A.p !== store.p || A.w !== store.invMass) {
-      if (!isShared(store.p) || !isShared(store.invMass)) return false;
+      if (!isShared(store.p) || !isShared(store.invMass)) {
+        if (zero) this.own!.LAM.fill(0);
+        return false;
+      }
       A.p = store.p;
       A.w = store.invMass;
       this.task.version++;
@@ -352,6 +389,7 @@ export class ElementThreads implements ThreadedSweeps {
     const table = reverse ? A.fusedBack : A.fused;
     if (set === null && f32 === (A.f32 !== 0) && table.length > 0) {
       // the whole sweep in one job, each block waiting only for the blocks it depends on
+      par[ZERO] = zero ? 1 : 0;
       par[OP] = FUSED;
       par[KERNEL] = id;
       par[FIRST] = reverse ? 1 : 0;
@@ -364,6 +402,7 @@ export class ElementThreads implements ThreadedSweeps {
       }
       return true;
     }
+    if (zero) this.own!.LAM.fill(0);
     // a job the pool cannot take (the first of a new version only queues the arguments) runs here
     par[OP] = LOAD;
     this.job(range, PARTICLES_PER_BLOCK, 0);
