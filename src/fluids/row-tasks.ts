@@ -341,7 +341,14 @@ export function fluidRowsTask(A: RowArrays, from: number, to: number): void {
   const phase = P[PHASE],
     colours = P[COLOURS];
   if (phase < 0) {
-    const x = P[WASM_ON] !== 0 && A.memory !== undefined ? instanceOf(A) : null;
+    let x: FluidWasmExports | null = null;
+    try {
+      x = P[WASM_ON] !== 0 && A.memory !== undefined ? instanceOf(A) : null;
+    } catch (e) {
+      // items that cannot start are done all the same, so that no thread waits for them forever
+      for (let item = from; item < to; item++) Atomics.store(A.done, item, P[FUSED_EPOCH] | 0);
+      throw e;
+    }
     for (let item = from; item < to; item++) runFusedItem(A, x, item);
     return;
   }

@@ -162,7 +162,14 @@ function instanceOf(A: ElementArgs, ex: ElementExports | null): ThreadInstance {
  * SAVE, groups of the colour that starts at group FIRST for COLOUR.
  */
 export function elementWasmTask(A: ElementArgs, from: number, to: number, block: number): void {
-  const t = instanceOf(A, null);
+  let t: ThreadInstance;
+  try {
+    t = instanceOf(A, null);
+  } catch (e) {
+    // a fused block that cannot start is done all the same, so that no thread waits for it forever
+    if (A.par[OP] === FUSED) Atomics.store(A.done, block, A.par[EPOCH] | 0);
+    throw e;
+  }
   runElementBlock(A, t, from, to, block);
 }
 
