@@ -29,6 +29,22 @@ export function edgeCross(x: ArrayLike<number>, a: number, b: number, c: number)
   edgeCrossOut[2] = ux * vy - uy * vx;
 }
 
+/**
+ * The axis-aligned bounding box [lo, hi] of positions xyz-interleaved (lo
+ * +∞ and hi −∞ where there are none), for setting up lattices, grids and
+ * sizes; not for loops that run each step.
+ */
+export function positionBounds(pos: ArrayLike<number>): { lo: number[]; hi: number[] } {
+  const lo = [Infinity, Infinity, Infinity],
+    hi = [-Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < pos.length; i += 3)
+    for (let k = 0; k < 3; k++) {
+      lo[k] = Math.min(lo[k], pos[i + k]);
+      hi[k] = Math.max(hi[k], pos[i + k]);
+    }
+  return { lo, hi };
+}
+
 /** Area of triangle t. */
 export function triangleArea(positions: ArrayLike<number>, triangles: ArrayLike<number>, t: number): number {
   edgeCross(positions, 3 * triangles[3 * t], 3 * triangles[3 * t + 1], 3 * triangles[3 * t + 2]);

@@ -26,6 +26,7 @@ import {
   buildEdgeTopology,
   enclosedVolume,
   isClosed,
+  positionBounds,
   type TriangleMesh,
   triangleArea,
 } from '../mesh/triangle-mesh.js';
@@ -461,13 +462,7 @@ export function octreeOfMesh(
     );
   }
   const pos = mesh.positions;
-  const lo = [Infinity, Infinity, Infinity],
-    hi = [-Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < pos.length; i += 3)
-    for (let k = 0; k < 3; k++) {
-      lo[k] = Math.min(lo[k], pos[i + k]);
-      hi[k] = Math.max(hi[k], pos[i + k]);
-    }
+  const { lo, hi } = positionBounds(pos);
   const extent = Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
   const depth = Math.max(0, Math.ceil(Math.log2(extent / minCell)));
   const size = minCell * 2 ** depth;

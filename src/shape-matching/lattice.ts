@@ -16,7 +16,7 @@
  * (scatter) is the same box sum applied to per-region values.
  */
 import { PbdError } from '../core/errors.js';
-import { type TriangleMesh, triangleYZBounds, yzBoundsOut } from '../mesh/triangle-mesh.js';
+import { positionBounds, type TriangleMesh, triangleYZBounds, yzBoundsOut } from '../mesh/triangle-mesh.js';
 import type { RegionSummation } from './summation.js';
 
 export class Lattice {
@@ -99,14 +99,7 @@ export class Lattice {
       throw new PbdError('lattice/spacing', `${where}.spacing`, `must be > 0, got ${spacing}`);
     }
     const pos = mesh.positions;
-    const lo = [Infinity, Infinity, Infinity],
-      hi = [-Infinity, -Infinity, -Infinity];
-    for (let i = 0; i < pos.length; i += 3) {
-      for (let k = 0; k < 3; k++) {
-        lo[k] = Math.min(lo[k], pos[i + k]);
-        hi[k] = Math.max(hi[k], pos[i + k]);
-      }
-    }
+    const { lo, hi } = positionBounds(pos);
     const dims: [number, number, number] = [0, 0, 0];
     const origin = [0, 0, 0];
     for (let k = 0; k < 3; k++) {

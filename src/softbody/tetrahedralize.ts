@@ -3,6 +3,7 @@ import { PbdError } from '../core/errors.js';
 import {
   buildEdgeTopology,
   enclosedVolume,
+  positionBounds,
   type TriangleMesh,
   triangleYZBounds,
   yzBoundsOut,
@@ -78,13 +79,7 @@ export function tetrahedralize(
     throw new PbdError('tetrahedralize/flat-surface', `${where}.surface`, 'encloses no volume');
   }
   const inside = new InsideTest(sp, triangles, surfaceVolume > 0 ? 1 : -1);
-  const lo = [Infinity, Infinity, Infinity],
-    hi = [-Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < sp.length; i += 3)
-    for (let k = 0; k < 3; k++) {
-      lo[k] = Math.min(lo[k], sp[i + k]);
-      hi[k] = Math.max(hi[k], sp[i + k]);
-    }
+  const { lo, hi } = positionBounds(sp);
   const h = Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) / res;
 
   // 1. samples: dense surface points (for distances), thinned surface points, lattice
@@ -373,13 +368,7 @@ const FACE = [
  */
 export function delaunay(points: Float64Array): { points: Float64Array; tets: Uint32Array } {
   const n = points.length / 3;
-  let lo = [Infinity, Infinity, Infinity],
-    hi = [-Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < n; i++)
-    for (let k = 0; k < 3; k++) {
-      lo[k] = Math.min(lo[k], points[3 * i + k]);
-      hi[k] = Math.max(hi[k], points[3 * i + k]);
-    }
+  let { lo, hi } = positionBounds(points);
   const size = Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2], 1e-9);
   const cx = 0.5 * (lo[0] + hi[0]),
     cy = 0.5 * (lo[1] + hi[1]),

@@ -14,6 +14,7 @@
  * bytes with the constraints built on it, a grid cell 8–16 bytes.
  */
 import { PbdError } from '../../core/errors.js';
+import { positionBounds } from '../../mesh/triangle-mesh.js';
 
 export interface SceneLimits {
   /** Particles of all bodies together, reserves included (fluid capacity, tearing). Default 2,000,000. */
@@ -200,13 +201,7 @@ export class Budget {
 
   /** Lattice points of spacing d in a mesh's bounding box (what a lattice shape or a rigid cluster allocates). */
   reserveLattice(positions: ArrayLike<number>, d: number, field: string): void {
-    const lo = [Infinity, Infinity, Infinity];
-    const hi = [-Infinity, -Infinity, -Infinity];
-    for (let i = 0; i < positions.length; i += 3)
-      for (let k = 0; k < 3; k++) {
-        lo[k] = Math.min(lo[k], positions[i + k]);
-        hi[k] = Math.max(hi[k], positions[i + k]);
-      }
+    const { lo, hi } = positionBounds(positions);
     if (!(hi[0] >= lo[0])) return;
     let n = 1;
     for (let k = 0; k < 3; k++) n *= Math.max(1, Math.floor((hi[k] - lo[k]) / d) + 1);
