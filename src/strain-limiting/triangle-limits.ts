@@ -49,6 +49,8 @@ export class TriangleStrainLimits extends ElementConstraints {
   max: number;
   /** D_m⁻¹ of each constraint's triangle (2 × 2 row-major; indices: a, b, c, two constraints per triangle). */
   restInverse: Float64Array = new Float64Array(0);
+  /** σ₁, σ₂ of one triangle while maxViolation scans them. */
+  private readonly stretchScratch = new Float64Array(2);
   /** The principal stretch each constraint limits: 0 (σ₁, the larger) or 1 (σ₂). */
   which: Float64Array = new Float64Array(0);
 
@@ -145,7 +147,7 @@ export class TriangleStrainLimits extends ElementConstraints {
 
   /** Largest violation of the stretch range over the triangles (dimensionless), at x. */
   maxViolation(store: ParticleStore): number {
-    const s = new Float64Array(2);
+    const s = this.stretchScratch;
     let m = 0;
     const B = this.restInverse;
     for (let t = 0; t < this.count; t++) {
@@ -179,6 +181,9 @@ export function principalStretches(
 }
 
 /** F = D_s D_m⁻¹ (3 × 2, row-major) of the triangle (a, b, c) with D_m⁻¹ at B[bo…bo+4). */
+/** Scratch for deformationGradient: each caller reads F before the next call. */
+const scratchF = new Float64Array(6);
+
 function deformationGradient(
   x: ArrayLike<number>,
   a: number,
@@ -187,7 +192,7 @@ function deformationGradient(
   B: ArrayLike<number>,
   bo: number,
 ): Float64Array {
-  const F = new Float64Array(6);
+  const F = scratchF;
   for (let d = 0; d < 3; d++) {
     const u = x[3 * a + d] - x[3 * c + d],
       v = x[3 * b + d] - x[3 * c + d];
