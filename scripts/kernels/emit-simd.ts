@@ -181,6 +181,10 @@ class SimdEmitter {
   private writing = false;
   private readonly imports = new Set<string>();
   private readonly literals = new Map<string, Literal>();
+  /** The increments of positions written as `p.x += d` or `p.x -= d`. */
+  private readonly deltas = new Map<string, { op: string; d: string }>();
+  /** `const` locals that are +0, positive or NaN (see nonneg). */
+  private readonly nonnegLocals = new Set<string>();
   /** Locals assigned after their declaration (in code that is not folded away). */
   private readonly assigned = new Set<string>();
   /** Where the top-level statement being emitted begins in `out` (loads go there). */
@@ -472,6 +476,9 @@ class SimdEmitter {
       // multiplying by exactly 1 changes no bit (the SIMD kernels fold a specialised (1 + γ))
       if (op === '*' && a.lit === 1) return b;
       if (op === '*' && b.lit === 1) return a;
+      // x − (+0) and x + (−0) are x for every x (signed zeros and NaN included)
+      if (op === '-' && b.lit === 0 && !Object.is(b.lit, -0) && a.kind === 'v') return a;
+      if (op === '+' && Object.is(b.lit, -0) && a.kind === 'v') return a;
       if (a.kind === 'v' || b.kind === 'v')
         return { code: this.vbin(op, this.splat(a), this.splat(b)), kind: 'v' };
       const kind = a.kind === 'i' && b.kind === 'i' ? 'i' : 'f';
@@ -556,7 +563,32 @@ class SimdEmitter {
         return { code: `(${c.code} ? ${this.splat(a)} : ${this.splat(b)})`, kind: 'v' };
       return { code: `(${c.code} ? ${a.code} : ${b.code})`, kind: a.kind };
     }
+    const mm = this.minMax(e, a, b);
+    if (mm !== null) return { code: mm, kind: 'v' };
     return { code: this.select(this.splat(a), this.splat(b), c.code), kind: 'v' };
+  }
+
+  /**
+   * `x > u ? u : x` (and its three mirror forms) as one pseudo-minimum or
+   * pseudo-maximum instruction (f32x4.pmin: b < a ? b : a; pmax: a < b ? b :
+   * a, one minps / maxps) instead of a compare and a bitselect: the same
+   * select, so the same bits (NaN and signed zeros included). null when the
+   * conditional is not of that form.
+   */
+  private minMax(e: T.ConditionalExpression, a: Value, b: Value): string | null {
+    if (this.js || e.test.type !== 'BinaryExpression') return null;
+    const op = e.test.operator;
+    if (op !== '<' && op !== '>') return null;
+    const l = this.splat(this.expr(e.test.left as T.Expression));
+    const r = this.splat(this.expr(e.test.right));
+    const ca = this.splat(a);
+    const cb = this.splat(b);
+    // l > r ? r : l = pmin(l, r); l < r ? l : r = pmin(r, l); l < r ? r : l = pmax(l, r); l > r ? l : r = pmax(r, l)
+    if (op === '>' && ca === r && cb === l) return `${this.V}.pmin(${l}, ${r})`;
+    if (op === '<' && ca === l && cb === r) return `${this.V}.pmin(${r}, ${l})`;
+    if (op === '<' && ca === r && cb === l) return `${this.V}.pmax(${l}, ${r})`;
+    if (op === '>' && ca === l && cb === r) return `${this.V}.pmax(${r}, ${l})`;
+    return null;
   }
 
   private call(e: T.CallExpression): Value {
@@ -586,7 +618,8 @@ class SimdEmitter {
     }
     const vector = args.some((a) => a.kind === 'v');
     const f32 = this.L.f === 'f32';
-    if (fn === 'atan2' && this.L.atan === 'poly') return this.atan2Poly(args[0], args[1]);
+    if (fn === 'atan2' && this.L.atan === 'poly')
+      return this.atan2Poly(args[0], args[1], this.nonneg(e.arguments[0] as T.Expression));
     if (this.js) {
       // Math.sqrt rounded to f32 is the f32 square root (53 ≥ 2·24 + 2 bits); |x| is exact
       const xs = args.map((a) => (a.kind === 'v' ? a.code : this.scalar(a, 'f'))).join(', ');
@@ -623,7 +656,7 @@ class SimdEmitter {
    * |y| > |x|, π − r where x < 0, and −r where y < 0 — the quadrants of
    * atan2, as in any range-reduced arctangent (e.g. Cephes' atanf).
    */
-  private atan2Poly(y: Value, x: Value): Value {
+  private atan2Poly(y: Value, x: Value, yNonneg = false): Value {
     const v = (a: Value) => (a.kind === 'v' ? a.code : this.splat(a));
     const t = (code: string, kind: Kind = 'v'): Value => {
       const n = this.fresh('at');
@@ -637,7 +670,8 @@ class SimdEmitter {
     const Y = v(y);
     const X = v(x);
     const ax = t(abs(X)).code;
-    const ay = t(abs(Y)).code;
+    // y known to be +0, positive or NaN (nonneg): |y| is y and the sign of the result is never flipped
+    const ay = yNonneg ? Y : t(abs(Y)).code;
     const big = t(cmp('>', ay, ax), 'm').code;
     const lo = t(this.select(ax, ay, big)).code;
     const hi = t(this.select(ay, ax, big)).code;
@@ -650,10 +684,55 @@ class SimdEmitter {
     let r = t(this.vbin('*', h, z)).code;
     r = t(this.select(this.vbin('-', num(Math.PI / 2), r), r, big)).code;
     r = t(this.select(this.vbin('-', num(Math.PI), r), r, cmp('<', X, num(0)))).code;
+    if (yNonneg) return { code: r, kind: 'v' };
     return {
       code: this.select(this.js ? `(-${r})` : `${this.V}.neg(${r})`, r, cmp('<', Y, num(0))),
       kind: 'v',
     };
+  }
+
+  /**
+   * Whether an expression is +0, positive or NaN for every input (never −0
+   * or negative): |x|, √ of such a value, x·x, and sums and products of such
+   * values, non-negative literals, `const` locals defined so, and helpers
+   * whose expression is so (norm2). atan2Poly then skips |y| and the final
+   * sign select, which change nothing for such a y.
+   */
+  private nonneg(e: T.Expression): boolean {
+    switch (e.type) {
+      case 'NumericLiteral':
+        return e.value >= 0;
+      case 'Identifier':
+        return this.nonnegLocals.has(e.name);
+      case 'ParenthesizedExpression':
+        return this.nonneg(e.expression);
+      case 'BinaryExpression': {
+        const l = e.left as T.Expression;
+        if (e.operator === '*' && l.type === 'Identifier' && e.right.type === 'Identifier')
+          if (l.name === e.right.name) return true;
+        return (e.operator === '*' || e.operator === '+') && this.nonneg(l) && this.nonneg(e.right);
+      }
+      case 'CallExpression': {
+        const c = e.callee;
+        if (c.type === 'Identifier') {
+          // a helper's expression, its parameters unknown (x·x of one parameter still counts)
+          const h = this.def.helpers.get(c.name);
+          if (!h || h.expr === null) return false;
+          const saved = new Set(this.nonnegLocals);
+          this.nonnegLocals.clear();
+          const r = this.nonneg(h.expr);
+          for (const n of saved) this.nonnegLocals.add(n);
+          return r;
+        }
+        if (c.type !== 'MemberExpression' || c.object.type !== 'Identifier' || c.object.name !== 'Math')
+          return false;
+        if (c.property.type !== 'Identifier') return false;
+        if (c.property.name === 'abs') return true;
+        return c.property.name === 'sqrt' && this.nonneg(e.arguments[0] as T.Expression);
+      }
+      default:
+        return false;
+    }
   }
 
   /** Kind of every local (a `let` is a lane value when any assignment to it is). */
@@ -754,6 +833,7 @@ class SimdEmitter {
         for (const d of s.declarations) {
           const n = (d.id as T.Identifier).name;
           const kind = this.kinds.get(n)!;
+          if (s.kind === 'const' && d.init && this.nonneg(d.init)) this.nonnegLocals.add(n);
           if (kind === 'v' || kind === 'm') {
             const init = d.init ? this.expr(d.init) : null;
             const code = init ? (kind === 'v' ? this.splat(init) : this.mask(init)) : null;
@@ -934,7 +1014,13 @@ class SimdEmitter {
       if (m !== null) this.err(e, 'positions are written at the end, not under a test');
       const old = this.member(t);
       const v = this.fresh(`${p.name}_${k}`);
-      this.out.push(`const ${v} = ${this.splat(combine(old))};`);
+      if (op === '+' || op === '-') {
+        // the increment alone, for the blocked stores (old ± increment, masked)
+        const d = this.fresh(`d_${p.name}_${k}`);
+        this.out.push(`const ${d} = ${this.splat(this.expr(e.right))};`);
+        this.out.push(`const ${v} = ${this.vbin(op, this.splat(old), d)};`);
+        this.deltas.set(`${p.name}.${k}`, { op, d });
+      } else this.out.push(`const ${v} = ${this.splat(combine(old))};`);
       this.writes.set(`${p.name}.${k}`, v);
       this.writing = true;
       return;
@@ -991,7 +1077,10 @@ class SimdEmitter {
       return;
     }
     if (this.L.blocked) {
-      // whole v128 stores into the block; inactive lanes keep their loaded value
+      // whole v128 stores into the block; inactive lanes keep their loaded value: an increment
+      // d is masked to the identity of its operation (x + (−0) and x − (+0) are x for every x,
+      // −0 and NaN included), which costs an and (and an or for +) instead of a bitselect
+      let negZero: string | null = null;
       for (const p of this.def.particles) {
         const v = this.def.particles.indexOf(p);
         for (const k of ['x', 'y', 'z']) {
@@ -999,9 +1088,19 @@ class SimdEmitter {
           if (!val) continue;
           const old = this.loaded.get(`${p.name}_${k}`)!;
           const off = 16 * (4 * v + { x: 0, y: 1, z: 2 }[k as 'x']);
-          this.out.push(
-            `v128.store(${this.loaded.get('blk')}, v128.bitselect(${val}, ${old}, act), ${off});`,
-          );
+          const inc = this.deltas.get(`${p.name}.${k}`);
+          let value = `v128.bitselect(${val}, ${old}, act)`;
+          if (inc?.op === '-') value = `${V}.sub(${old}, v128.and(${inc.d}, act))`;
+          else if (inc?.op === '+') {
+            if (negZero === null) {
+              negZero = this.fresh('nz');
+              this.out.push(
+                `const ${negZero} = v128.andnot(${this.splat({ code: '-0.0', kind: 'f' })}, act);`,
+              );
+            }
+            value = `${V}.add(${old}, v128.or(v128.and(${inc.d}, act), ${negZero}))`;
+          }
+          this.out.push(`v128.store(${this.loaded.get('blk')}, ${value}, ${off});`);
         }
       }
       const lam = this.writes.get('lam');
