@@ -673,10 +673,15 @@ class SimdEmitter {
     // y known to be +0, positive or NaN (nonneg): |y| is y and the sign of the result is never flipped
     const ay = yNonneg ? Y : t(abs(Y)).code;
     const big = t(cmp('>', ay, ax), 'm').code;
-    const lo = t(this.select(ax, ay, big)).code;
-    const hi = t(this.select(ay, ax, big)).code;
+    // lo = big ? |x| : |y| and hi = big ? |y| : |x|: in the vector kernels one pmin and one pmax
+    // (pmin(a, b) = b < a ? b : a, pmax(a, b) = a < b ? b : a: the same selects, the same bits)
+    const lo = t(this.js ? this.select(ax, ay, big) : `${this.V}.pmin(${ay}, ${ax})`).code;
+    const hi = t(this.js ? this.select(ay, ax, big) : `${this.V}.pmax(${ax}, ${ay})`).code;
     const q = t(this.vbin('/', lo, hi)).code;
-    const z = t(this.select(q, num(0), cmp('>', hi, num(0)))).code;
+    // z = hi > 0 ? q : +0, in the vector kernels q and the mask (+0 where it is clear: the same bits)
+    const z = t(
+      this.js ? this.select(q, num(0), cmp('>', hi, num(0))) : `v128.and(${q}, ${cmp('>', hi, num(0))})`,
+    ).code;
     const z2 = t(this.vbin('*', z, z)).code;
     const c = ATAN_COEFFS;
     let h = num(c[c.length - 1]);
