@@ -93,7 +93,7 @@ function split(
     project = ex[kernel],
     scatter = ex[`scatterF32${arity}`];
   const cp = k.plan.colorPairs;
-  const parts: Record<string, number[]> = { in: [], gather: [], kernel: [], scatter: [], out: [] };
+  const parts: Record<string, number[]> = { in: [], gather: [], kernel: [], scatter: [], out: [], fused: [] };
   for (let r = 0; r < sweeps; r++) {
     let t = performance.now();
     win.load(store);
@@ -120,8 +120,32 @@ function split(
     win.save(store);
     parts.out.push(performance.now() - t);
   }
+  // what the sweeps now call: the same three in one loop (no block)
+  const fused = ex[kernel.replace('Blocked', 'Fused')];
+  for (let r = 0; r < sweeps; r++) {
+    const t = performance.now();
+    for (let c = 0; c + 1 < cp.length; c++)
+      fused(
+        cp[c],
+        cp[c + 1],
+        a.idx,
+        a.rec,
+        a.el,
+        a.scalar,
+        a.lam,
+        win.pAt,
+        win.wAt,
+        a.slow,
+        u[0],
+        u[1],
+        u[2],
+      );
+    parts.fused.push(performance.now() - t);
+  }
   let sum = 0;
   const row = Object.entries(parts).map(([name, ms]) => {
+    if (name === 'fused')
+      return `fused (gather + kernel + scatter in one loop) ${((median(ms) * 1e6) / set.count).toFixed(2)}`;
     const ns = (median(ms) * 1e6) / set.count;
     sum += ns;
     return `${name} ${ns.toFixed(2)}`;

@@ -142,12 +142,25 @@ export interface Lanes {
    * per particle instead of TypedArray.set's per-value conversion).
    */
   aos4?: boolean;
+  /**
+   * With `blocked`, `transpose` and `aos4`: no block. Each group's particles
+   * are read from the x y z w window and transposed 4 × 4 in registers where
+   * the kernel first reads them, and written back to the window (x y by an
+   * 8-byte, z by a 4-byte store per lane) at its end: the gather, the kernel
+   * and the scatter in one loop, without the block's stores and loads. The
+   * same operations on the same values in the same order per group (a
+   * colour's constraints share no particle), so the same bits. The kernel's
+   * `p` is then the window and `pairIdx` the groups' particle indices.
+   */
+  fused?: boolean;
 }
 
 export const F64X2: Lanes = { v: 'f64x2', m: 'i64x2', n: 2, f: 'f64', bytes: 8 };
 export const F32X4: Lanes = { v: 'f32x4', m: 'i32x4', n: 4, f: 'f32', bytes: 4 };
 /** The f32 mode as shipped: blocked f32x4 lanes, atan2 by the in-kernel polynomial. */
 export const F32X4_MODE: Lanes = { ...F32X4, blocked: true, atan: 'poly', transpose: true, aos4: true };
+/** The f32 mode with gather, kernel and scatter in one loop (Lanes.fused). */
+export const F32X4_FUSED: Lanes = { ...F32X4_MODE, fused: true };
 /** The f32 mode's JavaScript twin: one lane, every f32 operation rounded with Math.fround. */
 export const JS_F32: Lanes = { v: 'js', m: 'js', n: 1, f: 'f32', bytes: 4, atan: 'poly' };
 
@@ -181,6 +194,8 @@ class SimdEmitter {
   private writing = false;
   private readonly imports = new Set<string>();
   private readonly literals = new Map<string, Literal>();
+  /** The fused kernel's final rows of the written coordinates. */
+  private readonly written = new Map<string, string>();
   /** The increments of positions written as `p.x += d` or `p.x -= d`. */
   private readonly deltas = new Map<string, { op: string; d: string }>();
   /** `const` locals that are +0, positive or NaN (see nonneg). */
@@ -317,6 +332,30 @@ class SimdEmitter {
     return name;
   }
 
+  /**
+   * The fused kernel's rows (x, y, z, w over lanes A–D) of particle `obj`
+   * (the v-th of the definition): its four lanes' x y z w read from the
+   * window and transposed, as gatherF32N does into the block.
+   */
+  private gatherRows(obj: string, v: number): string[] {
+    const ar = this.def.particles.length;
+    const ib = this.load('ib', `pairIdx + <usize>j * ${16 * ar}`);
+    const ids = [0, 1, 2, 3].map((l) =>
+      this.load(`i_${obj}${LANE[l]}`, `load<i32>(${ib}, ${4 * (4 * v + l)})`),
+    );
+    const q = ids.map((i, l) => this.load(`q_${obj}${l}`, `v128.load(p + <usize>${i} * 16)`));
+    const t0 = this.load(`t_${obj}0`, `v128.shuffle<i32>(${q[0]}, ${q[1]}, 0, 4, 1, 5)`);
+    const t1 = this.load(`t_${obj}1`, `v128.shuffle<i32>(${q[2]}, ${q[3]}, 0, 4, 1, 5)`);
+    const t2 = this.load(`t_${obj}2`, `v128.shuffle<i32>(${q[0]}, ${q[1]}, 2, 6, 3, 7)`);
+    const t3 = this.load(`t_${obj}3`, `v128.shuffle<i32>(${q[2]}, ${q[3]}, 2, 6, 3, 7)`);
+    return [
+      this.load(`${obj}_x`, `v128.shuffle<i32>(${t0}, ${t1}, 0, 1, 4, 5)`),
+      this.load(`${obj}_y`, `v128.shuffle<i32>(${t0}, ${t1}, 2, 3, 6, 7)`),
+      this.load(`${obj}_z`, `v128.shuffle<i32>(${t2}, ${t3}, 0, 1, 4, 5)`),
+      this.load(`${obj}_w`, `v128.shuffle<i32>(${t2}, ${t3}, 2, 3, 6, 7)`),
+    ];
+  }
+
   /** The constraint ids of the lanes. */
   private pairIndex(): string[] {
     if (this.js) return ['_c'];
@@ -414,6 +453,10 @@ class SimdEmitter {
         const i3 = this.load(`i_${obj}3`, `3 * ${i}`);
         const at = f.k ? ` + ${f.k}` : '';
         return { code: this.load(`${obj}_${k}`, `Math.fround(_p[${i3}${at}])`), kind: 'v' };
+      }
+      if (this.L.fused) {
+        const rows = this.gatherRows(obj, v);
+        return { code: rows[f.array === 'w' ? 3 : f.k], kind: 'v' };
       }
       if (this.L.blocked) {
         const blk = this.load('blk', `p + <usize>(j - pairFrom) * ${64 * this.def.particles.length}`);
@@ -1105,7 +1148,27 @@ class SimdEmitter {
             }
             value = `${V}.add(${old}, v128.or(v128.and(${inc.d}, act), ${negZero}))`;
           }
-          this.out.push(`v128.store(${this.loaded.get('blk')}, ${value}, ${off});`);
+          if (this.L.fused) {
+            const n = this.fresh(`n_${p.name}_${k}`);
+            this.out.push(`const ${n} = ${value};`);
+            this.written.set(`${p.name}.${k}`, n);
+          } else this.out.push(`v128.store(${this.loaded.get('blk')}, ${value}, ${off});`);
+        }
+        if (!this.L.fused) continue;
+        // back to the window, as scatterF32N: x y of each lane by one 8-byte store, z by one 4-byte store
+        const row = (k: string) => this.written.get(`${p.name}.${k}`) ?? this.loaded.get(`${p.name}_${k}`);
+        if (!['x', 'y', 'z'].some((k) => this.written.has(`${p.name}.${k}`))) continue;
+        const u = this.fresh(`u_${p.name}`);
+        this.out.push(
+          `const ${u}0 = v128.shuffle<i32>(${row('x')}, ${row('y')}, 0, 4, 1, 5);`,
+          `const ${u}1 = v128.shuffle<i32>(${row('x')}, ${row('y')}, 2, 6, 3, 7);`,
+        );
+        for (let l = 0; l < 4; l++) {
+          const at = `p + <usize>${this.loaded.get(`i_${p.name}${LANE[l]}`)} * 16`;
+          this.out.push(
+            `v128.store64_lane(${at}, ${u}${l < 2 ? 0 : 1}, ${l % 2});`,
+            `v128.store32_lane(${at}, ${row('z')}, ${l}, 8);`,
+          );
         }
       }
       const lam = this.writes.get('lam');
@@ -1217,7 +1280,7 @@ class SimdEmitter {
     ];
     const lines = [
       `/** ${def.name} (${def.file}), ${this.L.n === 2 ? 'two' : 'four'} constraints per ${this.V}. Returns how many it listed in \`slow\`. */`,
-      `export function ${def.name}${this.L.n === 4 ? 'F32' : ''}${this.L.blocked ? 'Blocked' : ''}(${head.join(', ')}): i32 {`,
+      `export function ${def.name}${this.L.n === 4 ? 'F32' : ''}${this.L.fused ? 'Fused' : this.L.blocked ? 'Blocked' : ''}(${head.join(', ')}): i32 {`,
       'let nslow: i32 = 0;',
       ...this.pre,
       'for (let j = pairFrom; j < pairTo; j++) {',
