@@ -10,15 +10,58 @@
  *
  *   npx tsx bench/sweep-split.ts [n = 50] [sweeps = 400]
  *
+ * It first prints each blocked kernel's vector operations per group of four
+ * constraints, counted in the generated code.
+ *
  * The sweeps keep projecting the same cloth (its multipliers grow), which
  * changes no part's cost but moves the cloth: the world is not stepped on.
  */
 
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ParticleStore } from '../src/core/particles.js';
 import type { ElementExports } from '../src/wasm/element-kernels.generated.js';
 import type { PairedCopy } from '../src/wasm/paired.js';
 import { fallingCloth } from './peers/cloth-scene.js';
 import { ProfilingScheduler } from './profile.js';
+
+/**
+ * The vector operations of a blocked f32x4 kernel, counted in the generated
+ * AssemblyScript (wasm/elements.generated.ts, the loop body: what runs per
+ * group of four constraints), by instruction: the roofline's operation count
+ * (docs/performance.md, "Roofline").
+ */
+function countOps(kernel: string): string {
+  const src = readFileSync(
+    join(dirname(fileURLToPath(import.meta.url)), '../wasm/elements.generated.ts'),
+    'utf8',
+  );
+  const start = src.indexOf(`export function ${kernel}(`);
+  if (start < 0) return `${kernel}: not in wasm/elements.generated.ts (npm run kernels)`;
+  let lines = src.slice(src.indexOf('for (', start), src.indexOf('\n}\n', start)).split('\n');
+  // without the locals nothing reads (binaryen drops them: the f32 stores write old ± masked increment)
+  for (let dropped = true; dropped; ) {
+    const text = lines.join('\n');
+    const before = lines.length;
+    lines = lines.filter((l) => {
+      const d = /^\s*const (\w+) =/.exec(l);
+      return d === null || text.split(new RegExp(`\\b${d[1]}\\b`)).length > 2;
+    });
+    dropped = lines.length < before;
+  }
+  const body = lines.join('\n');
+  const counts = new Map<string, number>();
+  for (const m of body.matchAll(/\b(f32x4|v128|i32x4)\.(\w+)\(/g)) {
+    const k = `${m[1]}.${m[2]}`;
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  const arith = ['add', 'sub', 'mul', 'div', 'neg', 'abs', 'sqrt', 'pmin', 'pmax'];
+  let a = 0;
+  for (const [k, c] of counts) if (k.startsWith('f32x4.') && arith.includes(k.slice(6))) a += c;
+  const list = [...counts].sort((x, y) => y[1] - x[1]).map(([k, c]) => `${k} ${c}`);
+  return `${kernel}: ${a} f32x4 arithmetic operations per group of four; ${list.join(', ')}`;
+}
 
 const n = Number(process.argv[2] ?? 50);
 const sweeps = Number(process.argv[3] ?? 400);
@@ -50,7 +93,7 @@ function split(
     project = ex[kernel],
     scatter = ex[`scatterF32${arity}`];
   const cp = k.plan.colorPairs;
-  const parts: Record<string, number[]> = { in: [], gather: [], kernel: [], scatter: [], out: [] };
+  const parts: Record<string, number[]> = { in: [], gather: [], kernel: [], scatter: [], out: [], fused: [] };
   for (let r = 0; r < sweeps; r++) {
     let t = performance.now();
     win.load(store);
@@ -77,8 +120,32 @@ function split(
     win.save(store);
     parts.out.push(performance.now() - t);
   }
+  // what the sweeps now call: the same three in one loop (no block)
+  const fused = ex[kernel.replace('Blocked', 'Fused')];
+  for (let r = 0; r < sweeps; r++) {
+    const t = performance.now();
+    for (let c = 0; c + 1 < cp.length; c++)
+      fused(
+        cp[c],
+        cp[c + 1],
+        a.idx,
+        a.rec,
+        a.el,
+        a.scalar,
+        a.lam,
+        win.pAt,
+        win.wAt,
+        a.slow,
+        u[0],
+        u[1],
+        u[2],
+      );
+    parts.fused.push(performance.now() - t);
+  }
   let sum = 0;
   const row = Object.entries(parts).map(([name, ms]) => {
+    if (name === 'fused')
+      return `fused (gather + kernel + scatter in one loop) ${((median(ms) * 1e6) / set.count).toFixed(2)}`;
     const ns = (median(ms) * 1e6) / set.count;
     sum += ns;
     return `${name} ${ns.toFixed(2)}`;
@@ -97,6 +164,8 @@ const bend = fc.cloth.bend as unknown as Kernelled & {
   rule: { kPrime: number; alphaTilde: number };
   maxStep: number;
 };
+console.log(countOps('projectDistanceF32Blocked'));
+console.log(countOps('projectDihedralBendingF32Blocked'));
 console.log(`falling cloth ${n} x ${n}, f32, after 20 frames; ${sweeps} sweeps per set`);
 split(
   stretch,

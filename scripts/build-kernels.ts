@@ -23,7 +23,15 @@ import { fileURLToPath } from 'node:url';
 import asc from 'assemblyscript/asc';
 import { emitJs } from './kernels/emit-js.js';
 import { emitRowsAs, emitRowsJs, parseRows, type RowsDef } from './kernels/emit-rows.js';
-import { emitBlockMoves, emitSimd, F32X4_MODE, JS_F32, LDD4, windowMovesF32 } from './kernels/emit-simd.js';
+import {
+  emitBlockMoves,
+  emitSimd,
+  F32X4_FUSED,
+  F32X4_MODE,
+  JS_F32,
+  LDD4,
+  windowMovesF32,
+} from './kernels/emit-simd.js';
 import { type KernelDef, parseHelpers, parseKernel } from './kernels/parse.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -98,6 +106,10 @@ export function elementsSource(defs: KernelDef[]): string {
     const r32 = emitSimd(def, F32X4_MODE);
     parts.push(r32.code);
     for (const f of r32.imports) imports.add(f);
+    // the same with gather, kernel and scatter in one loop (what the sweeps call)
+    const fused = emitSimd(def, F32X4_FUSED);
+    parts.push(fused.code);
+    for (const f of fused.imports) imports.add(f);
     arities.add(def.particles.length);
   }
   for (const a of [...arities].sort()) parts.push(emitBlockMoves(F32X4_MODE, a));
@@ -143,6 +155,7 @@ export function elementsGlue(defs: KernelDef[]): string {
     lines.push(`  ${d.name}(${args.join(', ')}): number;`);
     if (d.f32) {
       lines.push(`  ${d.name}F32Blocked(${args.join(', ')}): number;`);
+      lines.push(`  ${d.name}F32Fused(${args.join(', ')}): number;`);
       arities.add(d.particles.length);
     }
   }
@@ -207,12 +220,9 @@ export function elementsGlue(defs: KernelDef[]): string {
       `      return ex.${d.name}(${['j0', 'j1', ...call.slice(2, 7), 'pAt', 'wAt', 'slow', ...us.map((_, i) => `u[${i}]`)].join(', ')});`,
     );
     if (d.f32) {
-      const ar = d.particles.length;
       blocks32.push(
         `    case ${id}:`,
-        `      ex.gatherF32${ar}(j0, j1, a.idx, pAt, wAt, blk);`,
-        `      ex.${d.name}F32Blocked(${['j0', 'j1', ...call.slice(2, 7), 'blk', '0', 'a.slow', ...us.map((_, i) => `u[${i}]`)].join(', ')});`,
-        `      ex.scatterF32${ar}(j0, j1, a.idx, pAt, wAt, blk);`,
+        `      ex.${d.name}F32Fused(${['j0', 'j1', ...call.slice(2, 7), 'pAt', 'wAt', 'a.slow', ...us.map((_, i) => `u[${i}]`)].join(', ')});`,
         '      return;',
       );
     }
@@ -241,11 +251,8 @@ export function elementsGlue(defs: KernelDef[]): string {
     }
     lines.push('  }', '  win.save(store);', '}', '');
     if (!d.f32) continue;
-    const ar = d.particles.length;
-    const block = 'cp[c], cp[c + 1], a.idx, win.pAt, win.wAt, a.blk';
-    const call32 = [...call.slice(0, 7), 'a.blk', '0', ...call.slice(9)];
     lines.push(
-      `/** One f32 sweep of ${d.name} (${d.file}): per colour, gather its particles into blocks, project four constraints per f32x4, scatter. */`,
+      `/** One f32 sweep of ${d.name} (${d.file}): per colour, four constraints per f32x4, their particles read from the x y z w window and written back in the same loop. */`,
       `export function ${sweep}F32(${args.filter((x) => !x.startsWith('set:')).join(', ')}): void {`,
       ...threaded(true),
       '  const { win, addr: a, ex } = k;',
@@ -254,9 +261,7 @@ export function elementsGlue(defs: KernelDef[]): string {
       '  win.load(store);',
       '  for (let s = 0; s < colours; s++) {',
       '    const c = reverse ? colours - 1 - s : s;',
-      `    ex.gatherF32${ar}(${block});`,
-      `    ex.${d.name}F32Blocked(${call32.join(', ')});`,
-      `    ex.scatterF32${ar}(${block});`,
+      `    ex.${d.name}F32Fused(${call.join(', ')});`,
       '  }',
       '  win.save(store);',
       '}',
@@ -277,7 +282,7 @@ export function elementsGlue(defs: KernelDef[]): string {
     "  throw new Error('no element kernel ' + id);",
     '}',
     '',
-    '/** The f32 mode of elementBlock: gather pairs j0 … j1 − 1 into `blk`, project them four per f32x4, scatter. */',
+    '/** The f32 mode of elementBlock: pairs j0 … j1 − 1 four per f32x4, read from the x y z w window and written back in one loop (`blk`, the block scratch of the separate gather, is not used). */',
     `export function elementBlockF32(ex: ElementExports, id: number, j0: number, j1: number, a: ${addrT}, pAt: number, wAt: number, blk: number, u: Float64Array): void {`,
     '  switch (id) {',
     ...blocks32,

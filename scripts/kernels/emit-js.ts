@@ -305,8 +305,10 @@ function emitGeometry(def: KernelDef, off: Map<string, string>, edits: Edit[]): 
     }
   }
   if (!found) fail(def, geo.node, `geometry: ${geo.value} is not computed from positions alone`);
+  // an output may be a negated name ('-h2x': the body computes the opposite vector)
   for (const o of geo.out)
-    if (!kept.has(o)) fail(def, geo.node, `geometry: ${o} is not computed from positions alone`);
+    if (!kept.has(o.replace(/^-/, '')))
+      fail(def, geo.node, `geometry: ${o} is not computed from positions alone`);
   const ps = def.particles.map((p) => p.name);
   return [
     geo.doc,

@@ -142,12 +142,25 @@ export interface Lanes {
    * per particle instead of TypedArray.set's per-value conversion).
    */
   aos4?: boolean;
+  /**
+   * With `blocked`, `transpose` and `aos4`: no block. Each group's particles
+   * are read from the x y z w window and transposed 4 × 4 in registers where
+   * the kernel first reads them, and written back to the window (x y by an
+   * 8-byte, z by a 4-byte store per lane) at its end: the gather, the kernel
+   * and the scatter in one loop, without the block's stores and loads. The
+   * same operations on the same values in the same order per group (a
+   * colour's constraints share no particle), so the same bits. The kernel's
+   * `p` is then the window and `pairIdx` the groups' particle indices.
+   */
+  fused?: boolean;
 }
 
 export const F64X2: Lanes = { v: 'f64x2', m: 'i64x2', n: 2, f: 'f64', bytes: 8 };
 export const F32X4: Lanes = { v: 'f32x4', m: 'i32x4', n: 4, f: 'f32', bytes: 4 };
 /** The f32 mode as shipped: blocked f32x4 lanes, atan2 by the in-kernel polynomial. */
 export const F32X4_MODE: Lanes = { ...F32X4, blocked: true, atan: 'poly', transpose: true, aos4: true };
+/** The f32 mode with gather, kernel and scatter in one loop (Lanes.fused). */
+export const F32X4_FUSED: Lanes = { ...F32X4_MODE, fused: true };
 /** The f32 mode's JavaScript twin: one lane, every f32 operation rounded with Math.fround. */
 export const JS_F32: Lanes = { v: 'js', m: 'js', n: 1, f: 'f32', bytes: 4, atan: 'poly' };
 
@@ -181,6 +194,12 @@ class SimdEmitter {
   private writing = false;
   private readonly imports = new Set<string>();
   private readonly literals = new Map<string, Literal>();
+  /** The fused kernel's final rows of the written coordinates. */
+  private readonly written = new Map<string, string>();
+  /** The increments of positions written as `p.x += d` or `p.x -= d`. */
+  private readonly deltas = new Map<string, { op: string; d: string }>();
+  /** `const` locals that are +0, positive or NaN (see nonneg). */
+  private readonly nonnegLocals = new Set<string>();
   /** Locals assigned after their declaration (in code that is not folded away). */
   private readonly assigned = new Set<string>();
   /** Where the top-level statement being emitted begins in `out` (loads go there). */
@@ -313,6 +332,30 @@ class SimdEmitter {
     return name;
   }
 
+  /**
+   * The fused kernel's rows (x, y, z, w over lanes A–D) of particle `obj`
+   * (the v-th of the definition): its four lanes' x y z w read from the
+   * window and transposed, as gatherF32N does into the block.
+   */
+  private gatherRows(obj: string, v: number): string[] {
+    const ar = this.def.particles.length;
+    const ib = this.load('ib', `pairIdx + <usize>j * ${16 * ar}`);
+    const ids = [0, 1, 2, 3].map((l) =>
+      this.load(`i_${obj}${LANE[l]}`, `load<i32>(${ib}, ${4 * (4 * v + l)})`),
+    );
+    const q = ids.map((i, l) => this.load(`q_${obj}${l}`, `v128.load(p + <usize>${i} * 16)`));
+    const t0 = this.load(`t_${obj}0`, `v128.shuffle<i32>(${q[0]}, ${q[1]}, 0, 4, 1, 5)`);
+    const t1 = this.load(`t_${obj}1`, `v128.shuffle<i32>(${q[2]}, ${q[3]}, 0, 4, 1, 5)`);
+    const t2 = this.load(`t_${obj}2`, `v128.shuffle<i32>(${q[0]}, ${q[1]}, 2, 6, 3, 7)`);
+    const t3 = this.load(`t_${obj}3`, `v128.shuffle<i32>(${q[2]}, ${q[3]}, 2, 6, 3, 7)`);
+    return [
+      this.load(`${obj}_x`, `v128.shuffle<i32>(${t0}, ${t1}, 0, 1, 4, 5)`),
+      this.load(`${obj}_y`, `v128.shuffle<i32>(${t0}, ${t1}, 2, 3, 6, 7)`),
+      this.load(`${obj}_z`, `v128.shuffle<i32>(${t2}, ${t3}, 0, 1, 4, 5)`),
+      this.load(`${obj}_w`, `v128.shuffle<i32>(${t2}, ${t3}, 2, 3, 6, 7)`),
+    ];
+  }
+
   /** The constraint ids of the lanes. */
   private pairIndex(): string[] {
     if (this.js) return ['_c'];
@@ -411,6 +454,10 @@ class SimdEmitter {
         const at = f.k ? ` + ${f.k}` : '';
         return { code: this.load(`${obj}_${k}`, `Math.fround(_p[${i3}${at}])`), kind: 'v' };
       }
+      if (this.L.fused) {
+        const rows = this.gatherRows(obj, v);
+        return { code: rows[f.array === 'w' ? 3 : f.k], kind: 'v' };
+      }
       if (this.L.blocked) {
         const blk = this.load('blk', `p + <usize>(j - pairFrom) * ${64 * this.def.particles.length}`);
         const field = f.array === 'w' ? 3 : f.k;
@@ -472,6 +519,9 @@ class SimdEmitter {
       // multiplying by exactly 1 changes no bit (the SIMD kernels fold a specialised (1 + γ))
       if (op === '*' && a.lit === 1) return b;
       if (op === '*' && b.lit === 1) return a;
+      // x − (+0) and x + (−0) are x for every x (signed zeros and NaN included)
+      if (op === '-' && b.lit === 0 && !Object.is(b.lit, -0) && a.kind === 'v') return a;
+      if (op === '+' && Object.is(b.lit, -0) && a.kind === 'v') return a;
       if (a.kind === 'v' || b.kind === 'v')
         return { code: this.vbin(op, this.splat(a), this.splat(b)), kind: 'v' };
       const kind = a.kind === 'i' && b.kind === 'i' ? 'i' : 'f';
@@ -556,7 +606,32 @@ class SimdEmitter {
         return { code: `(${c.code} ? ${this.splat(a)} : ${this.splat(b)})`, kind: 'v' };
       return { code: `(${c.code} ? ${a.code} : ${b.code})`, kind: a.kind };
     }
+    const mm = this.minMax(e, a, b);
+    if (mm !== null) return { code: mm, kind: 'v' };
     return { code: this.select(this.splat(a), this.splat(b), c.code), kind: 'v' };
+  }
+
+  /**
+   * `x > u ? u : x` (and its three mirror forms) as one pseudo-minimum or
+   * pseudo-maximum instruction (f32x4.pmin: b < a ? b : a; pmax: a < b ? b :
+   * a, one minps / maxps) instead of a compare and a bitselect: the same
+   * select, so the same bits (NaN and signed zeros included). null when the
+   * conditional is not of that form.
+   */
+  private minMax(e: T.ConditionalExpression, a: Value, b: Value): string | null {
+    if (this.js || e.test.type !== 'BinaryExpression') return null;
+    const op = e.test.operator;
+    if (op !== '<' && op !== '>') return null;
+    const l = this.splat(this.expr(e.test.left as T.Expression));
+    const r = this.splat(this.expr(e.test.right));
+    const ca = this.splat(a);
+    const cb = this.splat(b);
+    // l > r ? r : l = pmin(l, r); l < r ? l : r = pmin(r, l); l < r ? r : l = pmax(l, r); l > r ? l : r = pmax(r, l)
+    if (op === '>' && ca === r && cb === l) return `${this.V}.pmin(${l}, ${r})`;
+    if (op === '<' && ca === l && cb === r) return `${this.V}.pmin(${r}, ${l})`;
+    if (op === '<' && ca === r && cb === l) return `${this.V}.pmax(${l}, ${r})`;
+    if (op === '>' && ca === l && cb === r) return `${this.V}.pmax(${r}, ${l})`;
+    return null;
   }
 
   private call(e: T.CallExpression): Value {
@@ -586,7 +661,8 @@ class SimdEmitter {
     }
     const vector = args.some((a) => a.kind === 'v');
     const f32 = this.L.f === 'f32';
-    if (fn === 'atan2' && this.L.atan === 'poly') return this.atan2Poly(args[0], args[1]);
+    if (fn === 'atan2' && this.L.atan === 'poly')
+      return this.atan2Poly(args[0], args[1], this.nonneg(e.arguments[0] as T.Expression));
     if (this.js) {
       // Math.sqrt rounded to f32 is the f32 square root (53 ≥ 2·24 + 2 bits); |x| is exact
       const xs = args.map((a) => (a.kind === 'v' ? a.code : this.scalar(a, 'f'))).join(', ');
@@ -623,7 +699,7 @@ class SimdEmitter {
    * |y| > |x|, π − r where x < 0, and −r where y < 0 — the quadrants of
    * atan2, as in any range-reduced arctangent (e.g. Cephes' atanf).
    */
-  private atan2Poly(y: Value, x: Value): Value {
+  private atan2Poly(y: Value, x: Value, yNonneg = false): Value {
     const v = (a: Value) => (a.kind === 'v' ? a.code : this.splat(a));
     const t = (code: string, kind: Kind = 'v'): Value => {
       const n = this.fresh('at');
@@ -637,12 +713,18 @@ class SimdEmitter {
     const Y = v(y);
     const X = v(x);
     const ax = t(abs(X)).code;
-    const ay = t(abs(Y)).code;
+    // y known to be +0, positive or NaN (nonneg): |y| is y and the sign of the result is never flipped
+    const ay = yNonneg ? Y : t(abs(Y)).code;
     const big = t(cmp('>', ay, ax), 'm').code;
-    const lo = t(this.select(ax, ay, big)).code;
-    const hi = t(this.select(ay, ax, big)).code;
+    // lo = big ? |x| : |y| and hi = big ? |y| : |x|: in the vector kernels one pmin and one pmax
+    // (pmin(a, b) = b < a ? b : a, pmax(a, b) = a < b ? b : a: the same selects, the same bits)
+    const lo = t(this.js ? this.select(ax, ay, big) : `${this.V}.pmin(${ay}, ${ax})`).code;
+    const hi = t(this.js ? this.select(ay, ax, big) : `${this.V}.pmax(${ax}, ${ay})`).code;
     const q = t(this.vbin('/', lo, hi)).code;
-    const z = t(this.select(q, num(0), cmp('>', hi, num(0)))).code;
+    // z = hi > 0 ? q : +0, in the vector kernels q and the mask (+0 where it is clear: the same bits)
+    const z = t(
+      this.js ? this.select(q, num(0), cmp('>', hi, num(0))) : `v128.and(${q}, ${cmp('>', hi, num(0))})`,
+    ).code;
     const z2 = t(this.vbin('*', z, z)).code;
     const c = ATAN_COEFFS;
     let h = num(c[c.length - 1]);
@@ -650,10 +732,55 @@ class SimdEmitter {
     let r = t(this.vbin('*', h, z)).code;
     r = t(this.select(this.vbin('-', num(Math.PI / 2), r), r, big)).code;
     r = t(this.select(this.vbin('-', num(Math.PI), r), r, cmp('<', X, num(0)))).code;
+    if (yNonneg) return { code: r, kind: 'v' };
     return {
       code: this.select(this.js ? `(-${r})` : `${this.V}.neg(${r})`, r, cmp('<', Y, num(0))),
       kind: 'v',
     };
+  }
+
+  /**
+   * Whether an expression is +0, positive or NaN for every input (never −0
+   * or negative): |x|, √ of such a value, x·x, and sums and products of such
+   * values, non-negative literals, `const` locals defined so, and helpers
+   * whose expression is so (norm2). atan2Poly then skips |y| and the final
+   * sign select, which change nothing for such a y.
+   */
+  private nonneg(e: T.Expression): boolean {
+    switch (e.type) {
+      case 'NumericLiteral':
+        return e.value >= 0;
+      case 'Identifier':
+        return this.nonnegLocals.has(e.name);
+      case 'ParenthesizedExpression':
+        return this.nonneg(e.expression);
+      case 'BinaryExpression': {
+        const l = e.left as T.Expression;
+        if (e.operator === '*' && l.type === 'Identifier' && e.right.type === 'Identifier')
+          if (l.name === e.right.name) return true;
+        return (e.operator === '*' || e.operator === '+') && this.nonneg(l) && this.nonneg(e.right);
+      }
+      case 'CallExpression': {
+        const c = e.callee;
+        if (c.type === 'Identifier') {
+          // a helper's expression, its parameters unknown (x·x of one parameter still counts)
+          const h = this.def.helpers.get(c.name);
+          if (!h || h.expr === null) return false;
+          const saved = new Set(this.nonnegLocals);
+          this.nonnegLocals.clear();
+          const r = this.nonneg(h.expr);
+          for (const n of saved) this.nonnegLocals.add(n);
+          return r;
+        }
+        if (c.type !== 'MemberExpression' || c.object.type !== 'Identifier' || c.object.name !== 'Math')
+          return false;
+        if (c.property.type !== 'Identifier') return false;
+        if (c.property.name === 'abs') return true;
+        return c.property.name === 'sqrt' && this.nonneg(e.arguments[0] as T.Expression);
+      }
+      default:
+        return false;
+    }
   }
 
   /** Kind of every local (a `let` is a lane value when any assignment to it is). */
@@ -754,6 +881,7 @@ class SimdEmitter {
         for (const d of s.declarations) {
           const n = (d.id as T.Identifier).name;
           const kind = this.kinds.get(n)!;
+          if (s.kind === 'const' && d.init && this.nonneg(d.init)) this.nonnegLocals.add(n);
           if (kind === 'v' || kind === 'm') {
             const init = d.init ? this.expr(d.init) : null;
             const code = init ? (kind === 'v' ? this.splat(init) : this.mask(init)) : null;
@@ -934,7 +1062,13 @@ class SimdEmitter {
       if (m !== null) this.err(e, 'positions are written at the end, not under a test');
       const old = this.member(t);
       const v = this.fresh(`${p.name}_${k}`);
-      this.out.push(`const ${v} = ${this.splat(combine(old))};`);
+      if (op === '+' || op === '-') {
+        // the increment alone, for the blocked stores (old ± increment, masked)
+        const d = this.fresh(`d_${p.name}_${k}`);
+        this.out.push(`const ${d} = ${this.splat(this.expr(e.right))};`);
+        this.out.push(`const ${v} = ${this.vbin(op, this.splat(old), d)};`);
+        this.deltas.set(`${p.name}.${k}`, { op, d });
+      } else this.out.push(`const ${v} = ${this.splat(combine(old))};`);
       this.writes.set(`${p.name}.${k}`, v);
       this.writing = true;
       return;
@@ -991,7 +1125,10 @@ class SimdEmitter {
       return;
     }
     if (this.L.blocked) {
-      // whole v128 stores into the block; inactive lanes keep their loaded value
+      // whole v128 stores into the block; inactive lanes keep their loaded value: an increment
+      // d is masked to the identity of its operation (x + (−0) and x − (+0) are x for every x,
+      // −0 and NaN included), which costs an and (and an or for +) instead of a bitselect
+      let negZero: string | null = null;
       for (const p of this.def.particles) {
         const v = this.def.particles.indexOf(p);
         for (const k of ['x', 'y', 'z']) {
@@ -999,8 +1136,38 @@ class SimdEmitter {
           if (!val) continue;
           const old = this.loaded.get(`${p.name}_${k}`)!;
           const off = 16 * (4 * v + { x: 0, y: 1, z: 2 }[k as 'x']);
+          const inc = this.deltas.get(`${p.name}.${k}`);
+          let value = `v128.bitselect(${val}, ${old}, act)`;
+          if (inc?.op === '-') value = `${V}.sub(${old}, v128.and(${inc.d}, act))`;
+          else if (inc?.op === '+') {
+            if (negZero === null) {
+              negZero = this.fresh('nz');
+              this.out.push(
+                `const ${negZero} = v128.andnot(${this.splat({ code: '-0.0', kind: 'f' })}, act);`,
+              );
+            }
+            value = `${V}.add(${old}, v128.or(v128.and(${inc.d}, act), ${negZero}))`;
+          }
+          if (this.L.fused) {
+            const n = this.fresh(`n_${p.name}_${k}`);
+            this.out.push(`const ${n} = ${value};`);
+            this.written.set(`${p.name}.${k}`, n);
+          } else this.out.push(`v128.store(${this.loaded.get('blk')}, ${value}, ${off});`);
+        }
+        if (!this.L.fused) continue;
+        // back to the window, as scatterF32N: x y of each lane by one 8-byte store, z by one 4-byte store
+        const row = (k: string) => this.written.get(`${p.name}.${k}`) ?? this.loaded.get(`${p.name}_${k}`);
+        if (!['x', 'y', 'z'].some((k) => this.written.has(`${p.name}.${k}`))) continue;
+        const u = this.fresh(`u_${p.name}`);
+        this.out.push(
+          `const ${u}0 = v128.shuffle<i32>(${row('x')}, ${row('y')}, 0, 4, 1, 5);`,
+          `const ${u}1 = v128.shuffle<i32>(${row('x')}, ${row('y')}, 2, 6, 3, 7);`,
+        );
+        for (let l = 0; l < 4; l++) {
+          const at = `p + <usize>${this.loaded.get(`i_${p.name}${LANE[l]}`)} * 16`;
           this.out.push(
-            `v128.store(${this.loaded.get('blk')}, v128.bitselect(${val}, ${old}, act), ${off});`,
+            `v128.store64_lane(${at}, ${u}${l < 2 ? 0 : 1}, ${l % 2});`,
+            `v128.store32_lane(${at}, ${row('z')}, ${l}, 8);`,
           );
         }
       }
@@ -1113,7 +1280,7 @@ class SimdEmitter {
     ];
     const lines = [
       `/** ${def.name} (${def.file}), ${this.L.n === 2 ? 'two' : 'four'} constraints per ${this.V}. Returns how many it listed in \`slow\`. */`,
-      `export function ${def.name}${this.L.n === 4 ? 'F32' : ''}${this.L.blocked ? 'Blocked' : ''}(${head.join(', ')}): i32 {`,
+      `export function ${def.name}${this.L.n === 4 ? 'F32' : ''}${this.L.fused ? 'Fused' : this.L.blocked ? 'Blocked' : ''}(${head.join(', ')}): i32 {`,
       'let nslow: i32 = 0;',
       ...this.pre,
       'for (let j = pairFrom; j < pairTo; j++) {',

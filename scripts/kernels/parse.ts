@@ -76,7 +76,7 @@ export interface KernelDef {
  * body up to the declaration of `value` that read particle positions only
  * (not inverse masses, per-constraint data, multipliers or uniforms), as
  * `name(p, a, b, …, g)` over positions p and particle indices, which writes
- * the names `out` to g[0 …] and returns `value`, or `invalid` where a guard
+ * the names `out` to g[0 …] (a name may be negated: '-h2x') and returns `value`, or `invalid` where a guard
  * of those statements skips the constraint. What the projection computes
  * from the positions is thus also a function that tests and tools call
  * (dihedral bending's angle and gradients), from the same source.

@@ -1,5 +1,5 @@
 import type { Multiplier, Particle, PerConstraint, Uniform } from '../kernels/dsl.js';
-import { move, norm2 } from '../kernels/helpers.js';
+import { move, moveBack, norm2 } from '../kernels/helpers.js';
 
 /** The WebAssembly twin projects sets without XPBD damping (γ = 0; damping reads store.x). */
 export const simd = { gamma: 0 };
@@ -23,7 +23,7 @@ export const f32 = true;
  */
 export const geometry = {
   name: 'dihedralAngleGradients',
-  out: ['g1x', 'g1y', 'g1z', 'g2x', 'g2y', 'g2z', 'g3x', 'g3y', 'g3z', 'g4x', 'g4y', 'g4z', 's'],
+  out: ['g1x', 'g1y', 'g1z', '-h2x', '-h2y', '-h2z', 'g3x', 'g3y', 'g3z', 'g4x', 'g4y', 'g4z', 's'],
   value: 'phi',
   invalid: -1,
 };
@@ -96,29 +96,33 @@ export function projectDihedralBending(
   const g4x = c4 * n2x;
   const g4y = c4 * n2y;
   const g4z = c4 * n2z;
-  // G2 = −α3 G3 − α4 G4, G1 = −G2 − G3 − G4 (α: positions of p3, p4 along the edge)
-  const g2x = -alpha3 * g3x - alpha4 * g4x;
-  const g2y = -alpha3 * g3y - alpha4 * g4y;
-  const g2z = -alpha3 * g3z - alpha4 * g4z;
-  const g1x = -g2x - g3x - g4x;
-  const g1y = -g2y - g3y - g4y;
-  const g1z = -g2z - g3z - g4z;
+  // G2 = −H2 with H2 = α3 G3 + α4 G4, G1 = −G2 − G3 − G4 = H2 − G3 − G4 (α: positions of p3,
+  // p4 along the edge). Written with H2, no negations: the same bits as with G2 (rounding is
+  // symmetric), three fewer operations per lane.
+  const h2x = alpha3 * g3x + alpha4 * g4x;
+  const h2y = alpha3 * g3y + alpha4 * g4y;
+  const h2z = alpha3 * g3z + alpha4 * g4z;
+  const g1x = h2x - g3x - g4x;
+  const g1y = h2y - g3y - g4y;
+  const g1z = h2z - g3z - g4z;
   const phi = Math.atan2(s, D);
   let C = phi - rest;
-  // trust region: the linearisation is only good for moderate angle changes
-  if (C > maxStep) C = maxStep;
-  else if (C < -maxStep) C = -maxStep;
+  // trust region: the linearisation is only good for moderate angle changes (maxStep ≥ 0;
+  // written as two selects, which the SIMD kernels make one pmin and one pmax)
+  C = C > maxStep ? maxStep : C;
+  // biome-ignore lint/complexity/useMathMinMax: a select, not Math.max (NaN and −0 stay as they are)
+  C = C < -maxStep ? -maxStep : C;
   const wG =
-    w1 * norm2(g1x, g1y, g1z) + w2 * norm2(g2x, g2y, g2z) + w3 * c3 * c3 * l1sq + w4 * c4 * c4 * l2sq;
+    w1 * norm2(g1x, g1y, g1z) + w2 * norm2(h2x, h2y, h2z) + w3 * c3 * c3 * l1sq + w4 * c4 * c4 * l2sq;
   let gd = 0;
   if (gamma !== 0) {
     gd =
       g1x * (a.x - a.x0) +
       g1y * (a.y - a.y0) +
       g1z * (a.z - a.z0) +
-      g2x * (b.x - b.x0) +
-      g2y * (b.y - b.y0) +
-      g2z * (b.z - b.z0) +
+      h2x * (b.x0 - b.x) +
+      h2y * (b.y0 - b.y) +
+      h2z * (b.z0 - b.z) +
       g3x * (c.x - c.x0) +
       g3y * (c.y - c.y0) +
       g3z * (c.z - c.z0) +
@@ -132,7 +136,7 @@ export function projectDihedralBending(
   const mu = (kp * (-C * s - at * lam * s - gamma * gd)) / denom;
   lam += s * mu;
   move(a, g1x, g1y, g1z, w1 * mu);
-  move(b, g2x, g2y, g2z, w2 * mu);
+  moveBack(b, h2x, h2y, h2z, w2 * mu);
   move(c, g3x, g3y, g3z, w3 * mu);
   move(d, g4x, g4y, g4z, w4 * mu);
 }
