@@ -62,30 +62,16 @@ export class ContactHistory {
       this.rel = new Float64Array(c.rel.length);
       this.next = new Int32Array(c.a.length);
     }
-    const a = this.a,
-      b = this.b,
-      rA = this.rA,
-      rB = this.rB,
-      nL = this.nL,
-      nf = this.nf,
-      first = this.first,
-      rel = this.rel;
-    this.a = c.a;
-    this.b = c.b;
-    this.rA = c.rA;
-    this.rB = c.rB;
-    this.nL = c.nL;
-    this.nf = c.nf;
-    this.first = c.first;
-    this.rel = c.rel;
-    c.a = a;
-    c.b = b;
-    c.rA = rA;
-    c.rB = rB;
-    c.nL = nL;
-    c.nf = nf;
-    c.first = first;
-    c.rel = rel;
+    // swap the arrays with the source's: this step's contacts become the history, and the
+    // history's arrays are the store's to overwrite next
+    [this.a, c.a] = [c.a, this.a];
+    [this.b, c.b] = [c.b, this.b];
+    [this.rA, c.rA] = [c.rA, this.rA];
+    [this.rB, c.rB] = [c.rB, this.rB];
+    [this.nL, c.nL] = [c.nL, this.nL];
+    [this.nf, c.nf] = [c.nf, this.nf];
+    [this.first, c.first] = [c.first, this.first];
+    [this.rel, c.rel] = [c.rel, this.rel];
     let size = 16;
     while (size < 2 * n) size *= 2;
     if (this.table.length < size) this.table = new Int32Array(size);
