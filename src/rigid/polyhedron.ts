@@ -135,29 +135,17 @@ export function solidProperties(poly: ConvexPolyhedron): SolidProperties {
     for (let k = s + 1; k + 1 < e; k++) {
       const b = 3 * poly.faceVerts[k],
         d = 3 * poly.faceVerts[k + 1];
-      const ax = V[a],
-        ay = V[a + 1],
-        az = V[a + 2];
-      const bx = V[b],
-        by = V[b + 1],
-        bz = V[b + 2];
-      const dx = V[d],
-        dy = V[d + 1],
-        dz = V[d + 2];
-      const tv = (ax * (by * dz - bz * dy) + ay * (bz * dx - bx * dz) + az * (bx * dy - by * dx)) / 6;
+      // the triangle (A, B, D) and the origin: volume A · (B × D) / 6, centroid (A + B + D)/4
+      const P = [V.subarray(a, a + 3), V.subarray(b, b + 3), V.subarray(d, d + 3)];
+      const [A, B, D] = P;
+      const tv =
+        (A[0] * (B[1] * D[2] - B[2] * D[1]) +
+          A[1] * (B[2] * D[0] - B[0] * D[2]) +
+          A[2] * (B[0] * D[1] - B[1] * D[0])) /
+        6;
       vol += tv;
-      const sx = ax + bx + dx,
-        sy = ay + by + dy,
-        sz = az + bz + dz;
-      c[0] += (tv * sx) / 4;
-      c[1] += (tv * sy) / 4;
-      c[2] += (tv * sz) / 4;
-      const S = [sx, sy, sz];
-      const P = [
-        [ax, ay, az],
-        [bx, by, bz],
-        [dx, dy, dz],
-      ];
+      const S = [A[0] + B[0] + D[0], A[1] + B[1] + D[1], A[2] + B[2] + D[2]];
+      for (let r = 0; r < 3; r++) c[r] += (tv * S[r]) / 4;
       for (let r = 0; r < 3; r++) {
         for (let q = 0; q < 3; q++) {
           C[3 * r + q] +=
