@@ -224,68 +224,56 @@ export function shapeBounds(
   out: Float64Array,
   o: number,
 ): void {
-  const R = boundsRotation;
+  const R = boundsRotation,
+    C = boundsCentre,
+    E = boundsExtent;
   mat3FromQuat(R, 0, q, qo);
-  let ex: number, ey: number, ez: number;
-  let cx = 0,
-    cy = 0,
-    cz = 0;
+  // per world axis k (row k of R): the centre's offset C[k] and the half-extent E[k]
+  C.fill(0);
   switch (s.kind) {
     case SPHERE:
-      ex = ey = ez = s.radius;
+      E.fill(s.radius);
       break;
     case CAPSULE: {
       const h = s.halfHeight,
         r = s.radius;
-      ex = Math.abs(R[1]) * h + r;
-      ey = Math.abs(R[4]) * h + r;
-      ez = Math.abs(R[7]) * h + r;
+      for (let k = 0; k < 3; k++) E[k] = Math.abs(R[3 * k + 1]) * h + r;
       break;
     }
     case BOX: {
       const h = s.halfExtents;
-      ex = Math.abs(R[0]) * h[0] + Math.abs(R[1]) * h[1] + Math.abs(R[2]) * h[2];
-      ey = Math.abs(R[3]) * h[0] + Math.abs(R[4]) * h[1] + Math.abs(R[5]) * h[2];
-      ez = Math.abs(R[6]) * h[0] + Math.abs(R[7]) * h[1] + Math.abs(R[8]) * h[2];
+      for (let k = 0; k < 3; k++)
+        E[k] = Math.abs(R[3 * k]) * h[0] + Math.abs(R[3 * k + 1]) * h[1] + Math.abs(R[3 * k + 2]) * h[2];
       break;
     }
     default: {
       // polyhedron or mesh: the box of the turned vertices
       const P = s.kind === MESH ? s.meshPositions! : s.poly!.vertices;
-      let lx = Infinity,
-        ly = Infinity,
-        lz = Infinity,
-        hx = -Infinity,
-        hy = -Infinity,
-        hz = -Infinity;
+      const lo = boundsLow,
+        hi = boundsHigh;
+      lo.fill(Infinity);
+      hi.fill(-Infinity);
       for (let i = 0; i < P.length; i += 3) {
-        const px = P[i],
-          py = P[i + 1],
-          pz = P[i + 2];
-        const wx = R[0] * px + R[1] * py + R[2] * pz,
-          wy = R[3] * px + R[4] * py + R[5] * pz,
-          wz = R[6] * px + R[7] * py + R[8] * pz;
-        if (wx < lx) lx = wx;
-        if (wx > hx) hx = wx;
-        if (wy < ly) ly = wy;
-        if (wy > hy) hy = wy;
-        if (wz < lz) lz = wz;
-        if (wz > hz) hz = wz;
+        for (let k = 0; k < 3; k++) {
+          const w = R[3 * k] * P[i] + R[3 * k + 1] * P[i + 1] + R[3 * k + 2] * P[i + 2];
+          if (w < lo[k]) lo[k] = w;
+          if (w > hi[k]) hi[k] = w;
+        }
       }
-      cx = 0.5 * (lx + hx);
-      cy = 0.5 * (ly + hy);
-      cz = 0.5 * (lz + hz);
-      ex = 0.5 * (hx - lx);
-      ey = 0.5 * (hy - ly);
-      ez = 0.5 * (hz - lz);
+      for (let k = 0; k < 3; k++) {
+        C[k] = 0.5 * (lo[k] + hi[k]);
+        E[k] = 0.5 * (hi[k] - lo[k]);
+      }
     }
   }
-  out[o] = x[xo] + cx - ex - margin;
-  out[o + 1] = x[xo + 1] + cy - ey - margin;
-  out[o + 2] = x[xo + 2] + cz - ez - margin;
-  out[o + 3] = x[xo] + cx + ex + margin;
-  out[o + 4] = x[xo + 1] + cy + ey + margin;
-  out[o + 5] = x[xo + 2] + cz + ez + margin;
+  for (let k = 0; k < 3; k++) {
+    out[o + k] = x[xo + k] + C[k] - E[k] - margin;
+    out[o + 3 + k] = x[xo + k] + C[k] + E[k] + margin;
+  }
 }
 
 const boundsRotation = new Float64Array(9);
+const boundsCentre = new Float64Array(3);
+const boundsExtent = new Float64Array(3);
+const boundsLow = new Float64Array(3);
+const boundsHigh = new Float64Array(3);
