@@ -116,10 +116,15 @@ export type ParticlePushBody = 'patch' | 'rigid';
  * A rigid cluster (000 §4.1) resting on a pinned particle body with μ = μs = mu on both (the contact's
  * μ is their mean): the body underneath is one particle of radius 1 km, whose top is a plane to within
  * 0.1 mm over the few centimetres the body slides (test/particle-friction-slope). 'patch' is 2 × 2
- * particles of radius 1.25 cm in one layer, 'rigid' the 4³ box 20 cm across (10 substeps).
+ * particles of radius 1.25 cm in one layer, 'rigid' the 4³ box 20 cm across (10 substeps). Gravity may
+ * be tilted (test/particle-friction-slope: the same as a slope).
  */
-export function restingOnParticles(kind: ParticlePushBody, mu: number): { world: World; body: WorldBody } {
-  const world = new World({ substeps: 10, gravity: [0, -G, 0] });
+export function restingOnParticles(
+  kind: ParticlePushBody,
+  mu: number,
+  gravity: [number, number, number] = [0, -G, 0],
+): { world: World; body: WorldBody } {
+  const world = new World({ substeps: 10, gravity });
   const BIG = 1000;
   const ground = rigidCluster(world, {
     name: 'ground',
