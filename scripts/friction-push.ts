@@ -5,13 +5,22 @@
  * deceleration over μ g (over the first half of the stopping time, from 0.2 m/s). The bodies: the
  * 4-particle cloth patch of test/friction-slide (4 substeps), the boxes of test/friction-slope (20 cm,
  * 10 substeps: rigid cluster, shape-matched with compliance 10⁻⁵, FEM E = 1 MPa) and, for comparison,
- * a rigid body of src/rigid (its own contacts, Müller et al. 2020). Writes docs/collision/friction-push.csv.
+ * a rigid body of src/rigid (its own contacts, Müller et al. 2020); and on a pinned particle body
+ * (particle–particle contacts, test/helpers/push.ts restingOnParticles) a 2 × 2 rigid patch and the 4³
+ * rigid cluster. Writes docs/collision/friction-push.csv.
  *
  *   npx tsx scripts/friction-push.ts [outDir]
  */
 import { writeCsv } from '../experiments/plot.js';
 import { PlaneCollider, RigidBodies, RigidBody, World } from '../src/index.js';
-import { coulombDistance, G, type PushBody, push } from '../test/helpers/push.js';
+import {
+  coulombDistance,
+  G,
+  type ParticlePushBody,
+  type PushBody,
+  push,
+  pushOnParticles,
+} from '../test/helpers/push.js';
 
 const outDir = process.argv[2] ?? new URL('../docs/collision/', import.meta.url).pathname;
 const MU = 0.2;
@@ -35,12 +44,14 @@ function rigidBody(v0: number): number {
   return (box.position()[0] - x0) / coulombDistance(v0, MU, 1 / 600);
 }
 
-const bodies: [string, PushBody | null][] = [
+const bodies: [string, PushBody | { on: ParticlePushBody } | null][] = [
   ['cloth patch (4 particles)', 'patch'],
   ['rigid cluster', 'rigid'],
   ['shape-matched, compliance 1e-5', 'shape'],
   ['FEM box, E = 1 MPa', 'fem'],
   ['rigid body (src/rigid)', null],
+  ['2 x 2 rigid patch on particles', { on: 'patch' }],
+  ['rigid cluster on particles', { on: 'rigid' }],
 ];
 const rows: Record<string, number | string>[] = [];
 for (const [name, kind] of bodies) {
@@ -52,7 +63,7 @@ for (const [name, kind] of bodies) {
       cells.push(`${slide.toFixed(3)}`);
       continue;
     }
-    const r = push(kind, v0, MU);
+    const r = typeof kind === 'string' ? push(kind, v0, MU) : pushOnParticles(kind.on, v0, MU);
     const slide = r.distance / coulombDistance(v0, MU, r.h);
     const dec = r.deceleration / (MU * G);
     rows.push({

@@ -9,29 +9,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ParticleContacts, rigidCluster, World, type WorldBody } from '../src/index.js';
+import { restingOnParticles } from './helpers/push.js';
 import { cubeLattice, slideAcceleration } from './helpers.js';
 
 const MU = 0.5;
 const CRITICAL = (Math.atan(MU) * 180) / Math.PI;
-const BIG = 1000;
 
 function boxOnBody(deg: number): { world: World; box: WorldBody; th: number; base: number[] } {
   const th = (deg * Math.PI) / 180;
   const g = 9.81;
-  const world = new World({ substeps: 10, gravity: [g * Math.sin(th), -g * Math.cos(th), 0] });
-  const ground = rigidCluster(world, {
-    name: 'ground',
-    positions: new Float64Array([0, -BIG, 0]),
-    masses: 1000,
-    radius: BIG,
-  });
-  ground.pin(0);
+  const { world, body: box } = restingOnParticles('rigid', MU, [g * Math.sin(th), -g * Math.cos(th), 0]);
   const R = 0.025;
-  const pos = cubeLattice(4, 0.05, R);
-  const box = rigidCluster(world, { name: 'box', positions: pos, masses: 0.1, radius: R });
-  const contacts = ParticleContacts.of(world);
-  contacts.addBody(ground, { self: false, friction: MU });
-  contacts.addBody(box, { self: false, friction: MU });
   const base: number[] = [];
   for (let i = box.offset; i < box.offset + box.count; i++)
     if (world.store.x[3 * i + 1] < R + 1e-6) base.push(i);

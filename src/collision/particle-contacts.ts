@@ -3,6 +3,7 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { SystemKind, World } from '../core/world.js';
+import { incomingSlip } from './collider-contact-chunks.js';
 import type { ContactGroup } from './contact-groups.js';
 import { allowedPairs, contactFriction, registerGroup, switchPair } from './contact-groups.js';
 import { SpatialHash } from './spatial-hash.js';
@@ -80,7 +81,13 @@ const particleContactsKind: SystemKind<ParticleContacts> = {
  * substeps (Coulomb's cone on the impulses since the contact was made; the
  * sums decay with `stickMemory`). Otherwise the pair slides: the tangential
  * correction is μ times the normal one and the anchor moves to where the
- * pair ends, with the sums restarted. Both corrections move the particles
+ * pair ends, with the sums restarted. As for the collider contacts, that bank
+ * may absorb only the solver's own tangential drift, not the pair's incoming
+ * relative motion: a pair sticks only while, besides the sums' test, the
+ * tangential relative motion its prediction brings over the substep,
+ * |((p_i − x_i) − (p_j − x_j))_t| (`incoming`: a push, gravity along a
+ * slope), is within μs times this substep's normal correction (Müller et al.
+ * 2020 §3.5, λt ≤ μs λn). Both corrections move the particles
  * in inverse proportion to their masses (equal and opposite impulses).
  * Restitution reflects the relative normal velocity in the velocity pass
  * (Algorithm 1, line 16).
@@ -119,6 +126,8 @@ export class ParticleContacts implements ConstraintSet {
   private rest = new Float64Array(0);
   private lambda = new Float64Array(0);
   private vn0 = new Float64Array(0);
+  /** Per contact: the tangential relative motion the prediction brings over the substep (ColliderContacts.incoming, for the pair). */
+  private inc = new Float64Array(0);
   /** Per contact: the friction anchor p_i − p_j (3), and the normal (1) and tangential (3) corrections of sticking since it was set. */
   private anc = new Float64Array(0);
   private sN = new Float64Array(0);
@@ -323,6 +332,7 @@ export class ParticleContacts implements ConstraintSet {
           Math.max(A.restitution, B.restitution),
           vn0,
           x,
+          p,
         );
       }
     }
@@ -398,6 +408,7 @@ export class ParticleContacts implements ConstraintSet {
     this.rest = g64(this.rest, 1);
     this.lambda = g64(this.lambda, 1);
     this.vn0 = g64(this.vn0, 1);
+    this.inc = g64(this.inc, 1);
     this.anc = g64(this.anc, 3);
     this.sN = g64(this.sN, 1);
     this.sT = g64(this.sT, 3);
@@ -411,6 +422,7 @@ export class ParticleContacts implements ConstraintSet {
     e: number,
     vn0: number,
     x: Float64Array,
+    p: Float64Array,
   ): void {
     if (this.count >= this.pi.length || this.count >= this.muS.length || 3 * this.count >= this.sT.length)
       this.grow();
@@ -422,6 +434,28 @@ export class ParticleContacts implements ConstraintSet {
     this.rest[k] = e;
     this.lambda[k] = 0;
     this.vn0[k] = vn0;
+    // the pair's incoming tangential motion: i's prediction relative to j's surface, which moves by p_j − x_j
+    // over the substep (incomingSlip's surface motion v_c h, passed with h = 1), about the line of centres
+    // at prediction
+    const i3 = 3 * i,
+      j3 = 3 * j;
+    const nx = p[i3] - p[j3],
+      ny = p[i3 + 1] - p[j3 + 1],
+      nz = p[i3 + 2] - p[j3 + 2];
+    const nl = Math.sqrt(nx * nx + ny * ny + nz * nz);
+    const ni = nl > 1e-12 ? 1 / nl : 0;
+    this.inc[k] = incomingSlip(
+      x,
+      p,
+      i3,
+      nx * ni,
+      ny * ni,
+      nz * ni,
+      p[j3] - x[j3],
+      p[j3 + 1] - x[j3 + 1],
+      p[j3 + 2] - x[j3 + 2],
+      1,
+    );
     // the friction anchor: the pair's, kept from the previous substep (decayed sums) once the pair has been
     // loaded since it was set (a pair within reach that has not touched yet is anchored where it is)
     const k3 = 3 * k,
@@ -448,8 +482,6 @@ export class ParticleContacts implements ConstraintSet {
       sT[k3 + 1] = sign * f * pt[o3 + 1];
       sT[k3 + 2] = sign * f * pt[o3 + 2];
     } else {
-      const i3 = 3 * i,
-        j3 = 3 * j;
       anc[k3] = x[i3] - x[j3];
       anc[k3 + 1] = x[i3 + 1] - x[j3 + 1];
       anc[k3 + 2] = x[i3 + 2] - x[j3 + 2];
@@ -469,7 +501,9 @@ export class ParticleContacts implements ConstraintSet {
       pj = this.pj,
       anc = this.anc,
       sN = this.sN,
-      sT = this.sT;
+      sT = this.sT,
+      inc = this.inc,
+      lambda = this.lambda;
     for (let c = c0; c < c1; c++) {
       const i = pi[c],
         j = pj[c];
@@ -489,7 +523,7 @@ export class ParticleContacts implements ConstraintSet {
       nz /= d;
       // 003 eqs. 10–11: Δp_i = −w_i/(w_i + w_j) C n, Δp_j = +w_j/(w_i + w_j) C n
       const s = -C / W;
-      this.lambda[c] += s;
+      lambda[c] += s;
       p[i3] += wi * s * nx;
       p[i3 + 1] += wi * s * ny;
       p[i3 + 2] += wi * s * nz;
@@ -517,7 +551,10 @@ export class ParticleContacts implements ConstraintSet {
         sz = sT[c3 + 2] - sn * nz + tz;
       const budget = muS * (sN[c] + dn);
       let g = 1;
-      const stick = sx * sx + sy * sy + sz * sz <= budget * budget;
+      // static only while the incoming relative motion is within this substep's cone, μs times the pair's
+      // normal correction over the substep, W λ (Müller et al. 2020 §3.5), and all of the sticking since
+      // the anchor within the banked one (the class comment)
+      const stick = inc[c] <= muS * W * lambda[c] && sx * sx + sy * sy + sz * sz <= budget * budget;
       if (stick) {
         sN[c] += dn;
         sT[c3] = sx;

@@ -3,7 +3,8 @@
  * rest"), shared by test/friction-push.test.ts and scripts/friction-push.ts: Coulomb's law says it
  * slides v0² / (2 μ g) and decelerates at μ g, however long it rested.
  */
-import { buildScene, type World, type WorldBody } from '../../src/index.js';
+import { buildScene, ParticleContacts, rigidCluster, World, type WorldBody } from '../../src/index.js';
+import { cubeLattice } from '../helpers.js';
 import { boxOnSlope } from './slope.js';
 
 export const G = 9.81;
@@ -70,7 +71,15 @@ export interface PushResult {
  * Coulomb's stopping time v0 / (μ g) plus 0.5 s has passed.
  */
 export function push(kind: PushBody, v0: number, mu = 0.2, rest = 1): PushResult {
-  const { world, body } = restingBody(kind, mu);
+  return pushBody(restingBody(kind, mu), v0, mu, rest);
+}
+
+function pushBody(
+  { world, body }: { world: World; body: WorldBody },
+  v0: number,
+  mu: number,
+  rest: number,
+): PushResult {
   const dt = world.dt;
   for (let k = 0; k < Math.round(rest / dt); k++) world.step();
   const v = world.store.v;
@@ -98,4 +107,43 @@ export function coulombDistance(v0: number, mu: number, h: number): number {
   let d = 0;
   for (let k = 1; v0 - k * a > 0; k++) d += (v0 - k * a) * h;
   return d;
+}
+
+/** Bodies pushed on a particle body (particle–particle contacts): a 2 × 2 rigid-cluster patch and test/particle-friction-slope's 4³ box. */
+export type ParticlePushBody = 'patch' | 'rigid';
+
+/**
+ * A rigid cluster (000 §4.1) resting on a pinned particle body with μ = μs = mu on both (the contact's
+ * μ is their mean): the body underneath is one particle of radius 1 km, whose top is a plane to within
+ * 0.1 mm over the few centimetres the body slides (test/particle-friction-slope). 'patch' is 2 × 2
+ * particles of radius 1.25 cm in one layer, 'rigid' the 4³ box 20 cm across (10 substeps). Gravity may
+ * be tilted (test/particle-friction-slope: the same as a slope).
+ */
+export function restingOnParticles(
+  kind: ParticlePushBody,
+  mu: number,
+  gravity: [number, number, number] = [0, -G, 0],
+): { world: World; body: WorldBody } {
+  const world = new World({ substeps: 10, gravity });
+  const BIG = 1000;
+  const ground = rigidCluster(world, {
+    name: 'ground',
+    positions: new Float64Array([0, -BIG, 0]),
+    masses: 1000,
+    radius: BIG,
+  });
+  ground.pin(0);
+  const R = kind === 'patch' ? 0.0125 : 0.025;
+  const positions =
+    kind === 'patch' ? new Float64Array([-R, R, -R, R, R, -R, -R, R, R, R, R, R]) : cubeLattice(4, 2 * R, R);
+  const body = rigidCluster(world, { name: kind, positions, masses: 0.1, radius: R });
+  const contacts = ParticleContacts.of(world);
+  contacts.addBody(ground, { self: false, friction: mu });
+  contacts.addBody(body, { self: false, friction: mu });
+  return { world, body };
+}
+
+/** As push, for a body resting on a particle body (restingOnParticles). */
+export function pushOnParticles(kind: ParticlePushBody, v0: number, mu = 0.2, rest = 1): PushResult {
+  return pushBody(restingOnParticles(kind, mu), v0, mu, rest);
 }
