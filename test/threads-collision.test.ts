@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { foldingSheet } from '../bench/scenes.js';
+import { ParallelBroadRebuild } from '../src/collision/surface-broad-tasks.js';
 import { PbdError } from '../src/core/errors.js';
 import type { SharedTask } from '../src/core/step-context.js';
 import {
@@ -36,15 +37,20 @@ const bits = (w: World) => stateBits(w);
 
 describe('self collision on worker threads', () => {
   it('a cloth folding onto itself: broad-phase rebuilds and narrow-phase scans on the pool, the same bits on 1, 2 and 4 threads', async () => {
-    const worlds = [foldingCloth(1), foldingCloth(2), foldingCloth(4)];
+    const worlds = [foldingCloth(1), foldingCloth(2), foldingCloth(4), foldingCloth(2)];
     await Promise.all(worlds.map((w) => w.threadsReady()));
     const broad = worlds.map((w) => collisionSystemOf(w)!.surfaces.broadPhase);
+    // the last world's rebuilds start with a shared output of 256 entries: their parts find it full, run
+    // again on the calling thread, and the output grows (a test's reach into a private field)
+    (broad[3] as unknown as { parallelRebuild: ParallelBroadRebuild }).parallelRebuild =
+      new ParallelBroadRebuild(256);
     let contacts = 0;
     for (let s = 0; s < 60; s++) {
       for (const w of worlds) w.step();
       // the candidate lists themselves, not only the positions they lead to
       expect(broad[1].vtCount).toBe(broad[0].vtCount);
       expect(broad[2].eeCount).toBe(broad[0].eeCount);
+      expect(broad[3].vtCount).toBe(broad[0].vtCount);
       contacts += collisionSystemOf(worlds[0])!.surfaces.stats.contacts;
     }
     const n = broad[0].vtCount;
@@ -53,6 +59,7 @@ describe('self collision on worker threads', () => {
     ).toBe(true);
     expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
     expect(bits(worlds[2]).equals(bits(worlds[0]))).toBe(true);
+    expect(bits(worlds[3]).equals(bits(worlds[0]))).toBe(true);
     // the cloth did touch itself, and the threaded worlds' rebuilds ran on the pool
     expect(contacts).toBeGreaterThan(0);
     expect(broad[0].pooledRebuilds).toBe(0);
@@ -75,6 +82,10 @@ describe('self collision on worker threads', () => {
     expect(broad[0].pooledTraversals).toBe(0);
     expect(broad[1].pooledTraversals).toBeGreaterThan(0);
     expect(broad[2].pooledTraversals).toBeGreaterThan(0);
+    // parts of any size fit the shared output once it has grown: the small one filled (its parts ran
+    // again on the calling thread, with the same lists and bits as above) more often than the default one
+    expect(broad[3].pooledReruns).toBeGreaterThan(broad[1].pooledReruns);
+    expect(broad[3].pooledTraversals).toBeGreaterThan(0);
     for (const w of worlds) w.dispose();
   }, 300_000);
 

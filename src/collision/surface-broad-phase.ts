@@ -522,6 +522,11 @@ export class SurfaceBroadPhase {
     return this.parallelRebuild?.runs ?? 0;
   }
 
+  /** Parts of those rebuilds that found the shared output full and ran again on the calling thread. */
+  get pooledReruns(): number {
+    return this.parallelRebuild?.reruns ?? 0;
+  }
+
   private poolRebuild(): ParallelBroadRebuild {
     this.parallelRebuild ??= new ParallelBroadRebuild();
     return this.parallelRebuild;

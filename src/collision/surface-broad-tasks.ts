@@ -167,49 +167,94 @@ export class ParallelBroadPairs {
   }
 }
 
-/** Arguments of the 'surface-broad-rebuild' task: the tree, what the tests read, and the outputs per block. */
+/** Arguments of the 'surface-broad-rebuild' task: the tree, what the tests read, and the shared output. */
 interface BroadRebuildArgs {
   A: BroadArrays;
   N: BvhNodes;
   /** The frontier's node pairs: block b traverses front[2b], front[2b + 1]. */
   front: Int32Array;
-  /** Block b's triangle pairs from 2 capP b, its candidates from 2 capV b and 2 capE b. */
-  pOut: Int32Array;
-  vtOut: Int32Array;
-  eeOut: Int32Array;
-  capP: number;
-  capV: number;
-  capE: number;
-  /** Per block: triangle pairs, vertex–triangle and edge–edge candidates, 1 when a part filled up. */
+  /**
+   * Where the blocks put what they found: each block claims one run of the
+   * arena (top[0]: its first free entry, advanced atomically) and writes
+   * its triangle pairs, vertex–triangle and edge–edge candidates there, one
+   * after the other (2 entries each). top[1]: the most triangle pairs a
+   * block may find (the rebuild's total budget; past it the calling thread
+   * takes over, with the budgets).
+   */
+  arena: Int32Array;
+  top: Int32Array;
+  /** Per block: its run's start, triangle pairs, vertex–triangle and edge–edge candidates, 1 when the arena was full. */
   counts: Int32Array;
 }
+
+/** Slots per block in BroadRebuildArgs.counts. */
+const C = 5;
+
+/** A thread's own scratch for its blocks (module state: one per thread), grown as needed. */
+let localPairs = new Int32Array(2048);
+const localSink: PairSink = {
+  vt: new Int32Array(2048),
+  vtCount: 0,
+  ee: new Int32Array(512),
+  eeCount: 0,
+  grow: true,
+  full: false,
+};
 
 /**
  * The task's kernel: block `block` = frontier node pairs [from, to) (one
  * each): their overlapping triangle pairs (the tree's self-traversal from
- * there), then those pairs' candidate tests, into the block's parts.
+ * there) and those pairs' candidate tests, found in this thread's own
+ * scratch (grown as needed) and then copied to a run of the shared arena
+ * claimed for them.
  */
 export function broadRebuildTask(args: BroadRebuildArgs, from: number, to: number, block: number): void {
-  const { capP, capV, capE, counts: c } = args;
-  const pairs = args.pOut.subarray(2 * capP * block, 2 * capP * (block + 1));
-  let np = 0;
-  for (let f = from; f < to && np >= 0; f++)
-    np = selfPairsOfNodes(args.N, args.A.tBox, args.front[2 * f], args.front[2 * f + 1], pairs, np, capP);
-  c[4 * block + 3] = 1;
-  if (np < 0) return;
-  const sink: PairSink = {
-    vt: args.vtOut.subarray(2 * capV * block, 2 * capV * (block + 1)),
-    vtCount: 0,
-    ee: args.eeOut.subarray(2 * capE * block, 2 * capE * (block + 1)),
-    eeCount: 0,
-    grow: false,
-    full: false,
-  };
-  collectPairRange(args.A, pairs, 0, np, sink);
-  c[4 * block] = np;
-  c[4 * block + 1] = sink.vtCount;
-  c[4 * block + 2] = sink.eeCount;
-  c[4 * block + 3] = sink.full ? 1 : 0;
+  const c = args.counts,
+    o = C * block;
+  const most = args.top[1];
+  let np = -1;
+  for (;;) {
+    np = 0;
+    const cap = Math.min(most, localPairs.length >> 1);
+    for (let f = from; f < to && np >= 0; f++)
+      np = selfPairsOfNodes(
+        args.N,
+        args.A.tBox,
+        args.front[2 * f],
+        args.front[2 * f + 1],
+        localPairs,
+        np,
+        cap,
+      );
+    if (np >= 0) break;
+    if (cap === most) {
+      // past the budget: the calling thread runs this part again, with the budgets
+      c[o + 4] = 1;
+      return;
+    }
+    localPairs = new Int32Array(2 * localPairs.length);
+  }
+  const sink = localSink;
+  sink.vtCount = 0;
+  sink.eeCount = 0;
+  collectPairRange(args.A, localPairs, 0, np, sink);
+  const nv = sink.vtCount,
+    ne = sink.eeCount;
+  const need = 2 * (np + nv + ne);
+  const at = Atomics.add(args.top, 0, need);
+  c[o + 1] = np;
+  c[o + 2] = nv;
+  c[o + 3] = ne;
+  if (at + need > args.arena.length) {
+    c[o + 4] = 1;
+    return;
+  }
+  const arena = args.arena;
+  arena.set(localPairs.subarray(0, 2 * np), at);
+  arena.set(sink.vt.subarray(0, 2 * nv), at + 2 * np);
+  arena.set(sink.ee.subarray(0, 2 * ne), at + 2 * (np + nv));
+  c[o] = at;
+  c[o + 4] = 0;
 }
 
 /**
@@ -218,8 +263,8 @@ export function broadRebuildTask(args: BroadRebuildArgs, from: number, to: numbe
  * count; enough parts of uneven size for the threads to share evenly.
  */
 const FRONTIER = 96;
-/** Largest part (pairs of each kind) of a block's output: 3 × 98 × 16,384 pairs = 38 MB at most. */
-const MAX_PART = 16384;
+/** Largest arena (entries): 32 MB. A rebuild that needs more runs its surplus parts on the calling thread. */
+const MAX_ARENA = 1 << 23;
 /** Triangles below which a rebuild runs its traversal on the calling thread. */
 export const PARALLEL_MIN_TRIANGLES = 2048;
 
@@ -232,8 +277,15 @@ export const PARALLEL_MIN_TRIANGLES = 2048;
  * the pair budgets of `Bvh.selfPairsBounded`; the join counts the pairs of
  * every triangle and, where one reached its budget or all of them the
  * total, gives up (the caller then runs the serial rebuild, which applies
- * the budgets). A part whose output filled up is run again on the calling
- * thread, and the parts grow for the next rebuild.
+ * the budgets).
+ *
+ * Each part's results go to one shared arena, to a run of it claimed when
+ * the part is done (so parts of any size fit, and the arena is about as
+ * large as one rebuild's results: parts of uneven size had been given
+ * output of the largest one's size each, 38 MB, and the parts beyond that
+ * — the self pairs of a heap's nodes — ran again on the calling thread).
+ * When the arena is full, the parts that found no room run again on the
+ * calling thread and the arena grows for the next rebuild.
  */
 export class ParallelBroadRebuild {
   readonly task: SharedTask = { kind: 'surface-broad-rebuild', args: {}, version: 0 };
@@ -247,19 +299,24 @@ export class ParallelBroadRebuild {
   };
   private front: Int32Array = new Int32Array(0);
   private scratch = new Int32Array(2 * (FRONTIER + 2));
-  private pOut: Int32Array = new Int32Array(0);
-  private vtOut: Int32Array = new Int32Array(0);
-  private eeOut: Int32Array = new Int32Array(0);
+  private arena: Int32Array = new Int32Array(0);
+  private top: Int32Array = new Int32Array(0);
   private counts: Int32Array = new Int32Array(0);
-  private capP = 2048;
-  private capV = 1024;
-  private capE = 256;
+  /** Entries the arena should hold (grown when a rebuild needed more). */
+  private arenaSize: number;
   private stale = true;
   /** Triangle pairs of each triangle (the budget check) and of a part run again here. */
   private perItem = new Int32Array(0);
   private local = new Int32Array(1024);
   /** Rebuilds that ran on the pool (statistics, tests). */
   runs = 0;
+  /** Parts that found the arena full and ran again on the calling thread (statistics, tests). */
+  reruns = 0;
+
+  /** `arena`: the arena's first size in entries (0: 64 per triangle; tests start it small to fill it). */
+  constructor(arena = 0) {
+    this.arenaSize = arena;
+  }
 
   /**
    * Appends the candidates of a full rebuild over `tree` (refitted to
@@ -284,33 +341,31 @@ export class ParallelBroadRebuild {
         A: this.A,
         N: this.N,
         front: this.front,
-        pOut: this.pOut,
-        vtOut: this.vtOut,
-        eeOut: this.eeOut,
-        capP: this.capP,
-        capV: this.capV,
-        capE: this.capE,
+        arena: this.arena,
+        top: this.top,
         counts: this.counts,
       } satisfies BroadRebuildArgs;
       this.stale = false;
     }
+    Atomics.store(this.top, 0, 0);
+    Atomics.store(this.top, 1, maxPairs > 0 ? maxPairs : 0x3fffffff);
     if (!tasks.runTask(this.task, nf, nf)) return false;
     const v0 = out.vtCount,
       e0 = out.eeCount;
-    const c = this.counts;
+    const c = this.counts,
+      arena = this.arena;
     const ip = this.perItem;
     ip.fill(0, 0, tree.itemCount);
     let total = 0,
-      over = false,
-      needP = 0,
-      needV = 0,
-      needE = 0;
+      over = false;
     for (let b = 0; b < nf && !over; b++) {
-      let pairs = this.pOut,
-        p0 = 2 * this.capP * b,
-        np = c[4 * b];
-      if (c[4 * b + 3] !== 0) {
-        // this part filled up: traversed and tested once more, here, into the growing lists
+      const o = C * b;
+      let pairs = arena,
+        p0 = c[o],
+        np = c[o + 1];
+      if (c[o + 4] !== 0) {
+        // the arena was full (or the part reached the budget): this part traversed and tested once more, here, into the growing lists
+        this.reruns++;
         const fa = this.front[2 * b],
           fb = this.front[2 * b + 1];
         // (never more than the pairs left in the total budget: past it the serial rebuild takes over)
@@ -342,20 +397,17 @@ export class ParallelBroadRebuild {
         }
         pairs = this.local;
         p0 = 0;
-        const vb = out.vtCount,
-          eb = out.eeCount;
         collectPairRange(src, pairs, 0, np, out);
-        needP = Math.max(needP, np);
-        needV = Math.max(needV, out.vtCount - vb);
-        needE = Math.max(needE, out.eeCount - eb);
       } else {
-        const nv = c[4 * b + 1],
-          ne = c[4 * b + 2];
+        const nv = c[o + 2],
+          ne = c[o + 3];
+        const v = p0 + 2 * np,
+          e = v + 2 * nv;
         if (2 * (out.vtCount + nv) > out.vt.length) out.vt = grow32(out.vt, 2 * (out.vtCount + nv));
-        out.vt.set(this.vtOut.subarray(2 * this.capV * b, 2 * (this.capV * b + nv)), 2 * out.vtCount);
+        out.vt.set(arena.subarray(v, v + 2 * nv), 2 * out.vtCount);
         out.vtCount += nv;
         if (2 * (out.eeCount + ne) > out.ee.length) out.ee = grow32(out.ee, 2 * (out.eeCount + ne));
-        out.ee.set(this.eeOut.subarray(2 * this.capE * b, 2 * (this.capE * b + ne)), 2 * out.eeCount);
+        out.ee.set(arena.subarray(e, e + 2 * ne), 2 * out.eeCount);
         out.eeCount += ne;
       }
       // the budgets of Bvh.selfPairsBounded: below them its pairs are these, in this order
@@ -363,17 +415,11 @@ export class ParallelBroadRebuild {
       if (maxPairs > 0 && total >= maxPairs) over = true;
       for (let k = p0; k < p0 + 2 * np && !over; k++) if (++ip[pairs[k]] >= perItem) over = true;
     }
-    // parts that filled up grow for the next rebuild (the workers receive them before the next step)
-    // (up to MAX_PART: a part larger than that, degenerate input, is always run here)
-    if (
-      (needP > this.capP && this.capP < MAX_PART) ||
-      (needV > this.capV && this.capV < MAX_PART) ||
-      (needE > this.capE && this.capE < MAX_PART)
-    ) {
-      this.capP = Math.min(MAX_PART, Math.max(this.capP, 2 * needP));
-      this.capV = Math.min(MAX_PART, Math.max(this.capV, 2 * needV));
-      this.capE = Math.min(MAX_PART, Math.max(this.capE, 2 * needE));
-      this.pOut = new Int32Array(0);
+    // an arena that was too small grows for the next rebuild (the workers receive it before the next step)
+    const used = Atomics.load(this.top, 0);
+    if (used > this.arena.length && this.arenaSize < MAX_ARENA) {
+      this.arenaSize = Math.min(MAX_ARENA, Math.ceil(1.25 * used));
+      this.arena = new Int32Array(0);
     }
     if (over) {
       out.vtCount = v0;
@@ -402,15 +448,15 @@ export class ParallelBroadRebuild {
     if (shareInto(N, from)) this.stale = true;
     if (this.front.length < 2 * (FRONTIER + 2)) {
       this.front = new Int32Array(new SharedArrayBuffer(8 * (FRONTIER + 2)));
+      this.top = new Int32Array(new SharedArrayBuffer(8));
+      this.counts = new Int32Array(new SharedArrayBuffer(4 * C * (FRONTIER + 2)));
       this.stale = true;
     }
     if (this.perItem.length < tree.itemCount) this.perItem = new Int32Array(tree.itemCount);
-    const blocks = FRONTIER + 2;
-    if (this.pOut.length < 2 * this.capP * blocks) {
-      this.pOut = new Int32Array(new SharedArrayBuffer(8 * this.capP * blocks));
-      this.vtOut = new Int32Array(new SharedArrayBuffer(8 * this.capV * blocks));
-      this.eeOut = new Int32Array(new SharedArrayBuffer(8 * this.capE * blocks));
-      this.counts = new Int32Array(new SharedArrayBuffer(16 * blocks));
+    // (at first about what a flat sheet's rebuild needs: ~20 triangle pairs and ~6 candidates per triangle)
+    if (this.arenaSize === 0) this.arenaSize = Math.min(MAX_ARENA, 64 * tree.itemCount);
+    if (this.arena.length < this.arenaSize) {
+      this.arena = new Int32Array(new SharedArrayBuffer(4 * this.arenaSize));
       this.stale = true;
     }
   }
