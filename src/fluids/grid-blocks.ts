@@ -12,7 +12,7 @@
  */
 import { blocksRun, POOL_MIN_PARTICLES, particleBlocks } from '../core/particle-tasks.js';
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
-import type { NeighbourGrid } from './neighbour-grid.js';
+import { clampedCell, type NeighbourGrid } from './neighbour-grid.js';
 
 /** Slots of the parameter block. */
 const OP = 0;
@@ -112,16 +112,7 @@ function cellsRange(A: GridArgs, from: number, to: number): void {
     nx = q[NX],
     ny = q[NY],
     nz = q[NZ];
-  for (let k = from; k < to; k++) {
-    const i3 = 3 * (off + k);
-    let f = (pos[i3] - mx) * inv;
-    const ix = f >= 0 ? (f < nx ? f | 0 : nx - 1) : 0;
-    f = (pos[i3 + 1] - my) * inv;
-    const iy = f >= 0 ? (f < ny ? f | 0 : ny - 1) : 0;
-    f = (pos[i3 + 2] - mz) * inv;
-    const iz = f >= 0 ? (f < nz ? f | 0 : nz - 1) : 0;
-    cells[k] = ix + nx * (iy + ny * iz);
-  }
+  for (let k = from; k < to; k++) cells[k] = clampedCell(pos, 3 * (off + k), mx, my, mz, inv, nx, ny, nz);
 }
 
 /** The 'fluid-grid' task (src/parallel/registry.ts): block `block` = slots [from, to). */

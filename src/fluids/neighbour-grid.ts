@@ -1,4 +1,30 @@
 /**
+ * The cell ix + nx (iy + ny iz) of the point pos[i3 … i3 + 2] in a grid of
+ * nx × ny × nz cells from (mx, my, mz) with 1/cellSize = inv, each coordinate
+ * clamped to the grid (outliers fall in the border cells). One definition for
+ * NeighbourGrid.insert and the pooled cell blocks (grid-blocks.ts).
+ */
+export function clampedCell(
+  pos: Float64Array,
+  i3: number,
+  mx: number,
+  my: number,
+  mz: number,
+  inv: number,
+  nx: number,
+  ny: number,
+  nz: number,
+): number {
+  let f = (pos[i3] - mx) * inv;
+  const ix = f >= 0 ? (f < nx ? f | 0 : nx - 1) : 0;
+  f = (pos[i3 + 1] - my) * inv;
+  const iy = f >= 0 ? (f < ny ? f | 0 : ny - 1) : 0;
+  f = (pos[i3 + 2] - mz) * inv;
+  const iz = f >= 0 ? (f < nz ? f | 0 : nz - 1) : 0;
+  return ix + nx * (iy + ny * iz);
+}
+
+/**
  * Neighbour search on a uniform grid with a counting sort (the usual SPH
  * set-up; PBF, Macklin & Müller 2013, finds neighbours on a grid each step).
  *
@@ -165,16 +191,7 @@ export class NeighbourGrid {
       my = this.minY,
       mz = this.minZ;
     const cellOf = this.cellOfInput;
-    for (let k = 0; k < count; k++) {
-      const i3 = 3 * items[k];
-      let f = (pos[i3] - mx) * inv;
-      const ix = f >= 0 ? (f < nx ? f | 0 : nx - 1) : 0;
-      f = (pos[i3 + 1] - my) * inv;
-      const iy = f >= 0 ? (f < ny ? f | 0 : ny - 1) : 0;
-      f = (pos[i3 + 2] - mz) * inv;
-      const iz = f >= 0 ? (f < nz ? f | 0 : nz - 1) : 0;
-      cellOf[k] = ix + nx * (iy + ny * iz);
-    }
+    for (let k = 0; k < count; k++) cellOf[k] = clampedCell(pos, 3 * items[k], mx, my, mz, inv, nx, ny, nz);
     this.sortByCells(items, count, cellOf);
   }
 
