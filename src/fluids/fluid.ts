@@ -326,26 +326,22 @@ export class Fluid extends Body implements FluidBody {
 
   /** Positions in particle-id order (not store order), xyz interleaved, into `out`. */
   positionsById(out = new Float64Array(3 * this.active)): Float64Array {
-    const x = this.world.store.x;
-    const off = this.offset;
-    for (let id = 0; id < this.active; id++) {
-      const i3 = 3 * (off + this.slotOf[id]);
-      out[3 * id] = x[i3];
-      out[3 * id + 1] = x[i3 + 1];
-      out[3 * id + 2] = x[i3 + 2];
-    }
-    return out;
+    return this.byId(this.world.store.x, out);
   }
 
   /** Velocities in particle-id order, into `out`. */
   velocitiesById(out = new Float64Array(3 * this.active)): Float64Array {
-    const v = this.world.store.v;
+    return this.byId(this.world.store.v, out);
+  }
+
+  /** The store array `src` (x or v) of the active particles in particle-id order, into `out`. */
+  private byId(src: Float64Array, out: Float64Array): Float64Array {
     const off = this.offset;
     for (let id = 0; id < this.active; id++) {
       const i3 = 3 * (off + this.slotOf[id]);
-      out[3 * id] = v[i3];
-      out[3 * id + 1] = v[i3 + 1];
-      out[3 * id + 2] = v[i3 + 2];
+      out[3 * id] = src[i3];
+      out[3 * id + 1] = src[i3 + 1];
+      out[3 * id + 2] = src[i3 + 2];
     }
     return out;
   }
@@ -543,28 +539,19 @@ export class Fluid extends Body implements FluidBody {
         get: () => this.relaxation,
         set: (v) => (this.relaxation = v),
       },
-      {
-        name: 'artificialPressure.k',
-        min: 0,
-        max: 0.5,
-        get: () => this.artificialPressureK,
-        set: (v) => (this.artificialPressureK = v),
-      },
-      {
-        name: 'viscosity',
-        min: 0,
-        max: 0.5,
-        get: () => this.viscosity,
-        set: (v) => (this.viscosity = v),
-      },
-      {
-        name: 'vorticity',
-        min: 0,
-        max: 2,
-        get: () => this.vorticity,
-        set: (v) => (this.vorticity = v),
-      },
+      this.tunable('artificialPressure.k', 'artificialPressureK', 0.5),
+      this.tunable('viscosity', 'viscosity', 0.5),
+      this.tunable('vorticity', 'vorticity', 2),
     ];
+  }
+
+  /** The linear tunable `name` over [0, max] that reads and writes the field `key`. */
+  private tunable(
+    name: string,
+    key: 'artificialPressureK' | 'viscosity' | 'vorticity',
+    max: number,
+  ): Tunable {
+    return { name, min: 0, max, get: () => this[key], set: (v) => (this[key] = v) };
   }
 }
 
