@@ -32,6 +32,19 @@ export interface ConstraintParams {
   damping?: number;
 }
 
+/** `value` if it is a finite number ≥ 0; else a PbdError 'params/<name>-range' at `${where}.<name>`. */
+function finiteNonNegative(value: number, name: string, where: string, hint = ''): number {
+  if (!(value >= 0) || !Number.isFinite(value)) {
+    throw new PbdError(
+      `params/${name}-range`,
+      `${where}.${name}`,
+      `${name} must be a finite number ≥ 0, got ${value}`,
+      hint,
+    );
+  }
+  return value;
+}
+
 /**
  * Per-set solver coefficients, refreshed at the start of each substep by
  * `update`. Hot loops read the three numbers into locals.
@@ -64,26 +77,14 @@ export class ProjectionRule {
       this.stiffness = params.stiffness;
     }
     if (params.compliance !== undefined) {
-      if (!(params.compliance >= 0) || !Number.isFinite(params.compliance)) {
-        throw new PbdError(
-          'params/compliance-range',
-          `${where}.compliance`,
-          `compliance must be a finite number ≥ 0, got ${params.compliance}`,
-          'compliance is 1/stiffness in SI units; 0 means rigid',
-        );
-      }
-      this.compliance = params.compliance;
+      this.compliance = finiteNonNegative(
+        params.compliance,
+        'compliance',
+        where,
+        'compliance is 1/stiffness in SI units; 0 means rigid',
+      );
     }
-    if (params.damping !== undefined) {
-      if (!(params.damping >= 0) || !Number.isFinite(params.damping)) {
-        throw new PbdError(
-          'params/damping-range',
-          `${where}.damping`,
-          `damping must be a finite number ≥ 0, got ${params.damping}`,
-        );
-      }
-      this.damping = params.damping;
-    }
+    if (params.damping !== undefined) this.damping = finiteNonNegative(params.damping, 'damping', where);
   }
 
   /**
