@@ -32,7 +32,7 @@
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import { nextEpoch } from '../parallel/block-order.js';
 import { applyDeltas, wallCorrectionPass } from './correction-passes.js';
-import { initRecords, lambdaPass, wallDensityPass } from './density-passes.js';
+import { initRecords, lambdaPass } from './density-passes.js';
 import type { NeighbourGrid } from './neighbour-grid.js';
 import { PairBlocks, PB_STRIDE } from './pair-blocks.js';
 import {
@@ -94,6 +94,7 @@ import {
   WASM_ON,
   WCOEF,
   WU,
+  wallDensityRecords,
 } from './row-tasks.js';
 import { addVelocities, initPostRecords, vorticityForce, vorticityMagnitudes } from './velocity-passes.js';
 import type { FluidWalls } from './walls.js';
@@ -481,27 +482,7 @@ export class FluidRowBlocks {
     P[FULL] = full;
     if (this.slots(tasks, LAMBDA, off)) return;
     const W = this.walls;
-    if (P[WALLS] !== 0 && W !== null) {
-      const h = P[H];
-      wallDensityPass(
-        0,
-        W.count,
-        W.slot,
-        W.n,
-        W.c,
-        W.g,
-        W.v,
-        W.P,
-        off,
-        A.p,
-        P[W_D],
-        h,
-        P[W_RHO],
-        P[W_GRAD],
-        P[W_RHO0],
-        A.acc,
-      );
-    }
+    if (P[WALLS] !== 0 && W !== null) wallDensityRecords(P, W, 0, W.count, off, A.p, A.acc);
     lambdaPass(
       P[N],
       off,

@@ -238,6 +238,40 @@ export function runRowBlockJs(A: RowArrays, b: number): void {
   }
 }
 
+/**
+ * density-passes.ts wallDensityPass over wall records [r0, r1) with the
+ * wall numbers of the parameter block P: a block's records on the pool
+ * (runSlotBlock), all of them on the calling thread (row-blocks.ts lambda).
+ */
+export function wallDensityRecords(
+  P: Float64Array,
+  W: Pick<WallArrays, 'slot' | 'n' | 'c' | 'g' | 'v' | 'P'>,
+  r0: number,
+  r1: number,
+  off: number,
+  p: Float64Array,
+  acc: Float64Array,
+): void {
+  wallDensityPass(
+    r0,
+    r1,
+    W.slot,
+    W.n,
+    W.c,
+    W.g,
+    W.v,
+    W.P,
+    off,
+    p,
+    P[W_D],
+    P[H],
+    P[W_RHO],
+    P[W_GRAD],
+    P[W_RHO0],
+    acc,
+  );
+}
+
 /** Slots of block b of the slot pass in `par` (on the pool). */
 function runSlotBlock(A: RowArrays, b: number): void {
   const P = A.par;
@@ -259,25 +293,7 @@ function runSlotBlock(A: RowArrays, b: number): void {
       // the wall part of the density of the block's slots first (their records are the block's)
       if (P[WALLS] !== 0) {
         const W = A.walls as WallArrays;
-        const o = P[OFF];
-        wallDensityPass(
-          W.start[b],
-          W.start[b + 1],
-          W.slot,
-          W.n,
-          W.c,
-          W.g,
-          W.v,
-          W.P,
-          o,
-          A.p,
-          P[W_D],
-          P[H],
-          P[W_RHO],
-          P[W_GRAD],
-          P[W_RHO0],
-          A.acc,
-        );
+        wallDensityRecords(P, W, W.start[b], W.start[b + 1], P[OFF], A.p, A.acc);
       }
       lambdaPass(
         m,
