@@ -26,6 +26,18 @@ export interface OrientationClampOptions {
   motion?: Motion;
 }
 
+/** A copy of `a` (entries of `stride` values) with room for `cap` entries, its first `used` entries kept. */
+function grown<T extends Float64Array | Int32Array>(a: T, stride: number, cap: number, used: number): T {
+  const b = new (a.constructor as new (n: number) => T)(cap * stride);
+  b.set(a.subarray(0, used * stride));
+  return b;
+}
+
+/** Entry `last` of `a` (`stride` values each) copied over entry e: the swap of a removal. */
+function moveEntry(a: Float64Array | Int32Array, stride: number, e: number, last: number): void {
+  a.copyWithin(stride * e, stride * last, stride * last + stride);
+}
+
 /**
  * Attachments of particles to fixed points, to scripted (kinematic) targets,
  * and the mouse drag (003 §3.6). Entries live in typed arrays; pins can be
@@ -76,17 +88,13 @@ export class Attachments implements ConstraintSet {
   }
 
   private grow(cap: number): void {
-    const g = <T extends Float64Array | Int32Array>(a: T, stride: number): T => {
-      const b = new (a.constructor as new (n: number) => T)(cap * stride);
-      b.set(a.subarray(0, this.count * stride));
-      return b;
-    };
-    this.particle = g(this.particle, 1);
-    this.target = g(this.target, 3);
-    this.anchor = g(this.anchor, 3);
-    this.compliance = g(this.compliance, 1);
-    this.savedInvMass = g(this.savedInvMass, 1);
-    this.lambda = g(this.lambda, 1);
+    const n = this.count;
+    this.particle = grown(this.particle, 1, cap, n);
+    this.target = grown(this.target, 3, cap, n);
+    this.anchor = grown(this.anchor, 3, cap, n);
+    this.compliance = grown(this.compliance, 1, cap, n);
+    this.savedInvMass = grown(this.savedInvMass, 1, cap, n);
+    this.lambda = grown(this.lambda, 1, cap, n);
     this.capacity = cap;
   }
 
@@ -139,14 +147,12 @@ export class Attachments implements ConstraintSet {
     const last = --this.count;
     this.entryOf.delete(i);
     if (e !== last) {
-      this.particle[e] = this.particle[last];
-      for (let k = 0; k < 3; k++) {
-        this.target[3 * e + k] = this.target[3 * last + k];
-        this.anchor[3 * e + k] = this.anchor[3 * last + k];
-      }
-      this.compliance[e] = this.compliance[last];
-      this.savedInvMass[e] = this.savedInvMass[last];
-      this.lambda[e] = this.lambda[last];
+      moveEntry(this.particle, 1, e, last);
+      moveEntry(this.target, 3, e, last);
+      moveEntry(this.anchor, 3, e, last);
+      moveEntry(this.compliance, 1, e, last);
+      moveEntry(this.savedInvMass, 1, e, last);
+      moveEntry(this.lambda, 1, e, last);
       this.motions[e] = this.motions[last];
       this.entryOf.set(this.particle[e], e);
     }
@@ -234,12 +240,10 @@ export class Attachments implements ConstraintSet {
     const last = --this.orientationCount;
     this.orientationEntryOf.delete(i);
     if (e !== last) {
-      this.orientationParticle[e] = this.orientationParticle[last];
-      for (let k = 0; k < 4; k++) {
-        this.orientationTarget[4 * e + k] = this.orientationTarget[4 * last + k];
-        this.orientationAnchor[4 * e + k] = this.orientationAnchor[4 * last + k];
-      }
-      for (let k = 0; k < 3; k++) this.savedInvInertia[3 * e + k] = this.savedInvInertia[3 * last + k];
+      moveEntry(this.orientationParticle, 1, e, last);
+      moveEntry(this.orientationTarget, 4, e, last);
+      moveEntry(this.orientationAnchor, 4, e, last);
+      moveEntry(this.savedInvInertia, 3, e, last);
       this.orientationMotions[e] = this.orientationMotions[last];
       this.orientationEntryOf.set(this.orientationParticle[e], e);
     }
@@ -265,15 +269,10 @@ export class Attachments implements ConstraintSet {
 
   private growOrientations(cap: number): void {
     const n = this.orientationCount;
-    const g = <T extends Float64Array | Int32Array>(a: T, stride: number): T => {
-      const b = new (a.constructor as new (n: number) => T)(cap * stride);
-      b.set(a.subarray(0, n * stride));
-      return b;
-    };
-    this.orientationParticle = g(this.orientationParticle, 1);
-    this.orientationTarget = g(this.orientationTarget, 4);
-    this.orientationAnchor = g(this.orientationAnchor, 4);
-    this.savedInvInertia = g(this.savedInvInertia, 3);
+    this.orientationParticle = grown(this.orientationParticle, 1, cap, n);
+    this.orientationTarget = grown(this.orientationTarget, 4, cap, n);
+    this.orientationAnchor = grown(this.orientationAnchor, 4, cap, n);
+    this.savedInvInertia = grown(this.savedInvInertia, 3, cap, n);
     this.orientationCapacity = cap;
   }
 
