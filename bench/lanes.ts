@@ -71,7 +71,10 @@ export function laneSweep(
     L.n === 4,
     64 * ar * maxGroups(set, L.n),
   );
-  const lambda = set.lambda;
+  // f64: the copy's view; f32: its lane-ordered f32 multipliers, from the set's and read back through `lambda`
+  const f32 = L.n === 4;
+  const lambda = f32 ? new Float64Array(set.count) : set.lambda;
+  if (f32) k.gatherLambda(own);
   set.lambda = own;
   const proj = k.ex[laneKernelName(def, L)];
   const suffix = `${L.n === 4 ? 'F32' : ''}${ar}`;
@@ -82,7 +85,10 @@ export function laneSweep(
   const win = k.win;
   const [u0, u1, u2] = uniforms;
   return {
-    lambda,
+    get lambda() {
+      if (f32) k.scatterLambda(lambda);
+      return lambda;
+    },
     sweep(store) {
       win.load(store);
       for (let c = 0; c + 1 < cp.length; c++) {

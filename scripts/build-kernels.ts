@@ -29,7 +29,6 @@ import {
   F32X4_FUSED,
   F32X4_MODE,
   JS_F32,
-  LDD4,
   windowMovesF32,
 } from './kernels/emit-simd.js';
 import { type KernelDef, parseHelpers, parseKernel } from './kernels/parse.js';
@@ -128,7 +127,6 @@ export function elementsSource(defs: KernelDef[]): string {
     '@inline function ldv(p: usize, iA: i32, iB: i32): v128 {',
     '  return f64x2.replace_lane(f64x2.splat(load<f64>(p + (<usize>iA << 3))), 1, load<f64>(p + (<usize>iB << 3)));',
     '}',
-    ...LDD4,
     '',
     parts.join('\n\n'),
     '',

@@ -21,8 +21,8 @@
  *   final mask is set.
  *
  * The same tree also gives four constraints per f32x4 (`F32X4`: f32
- * positions and inverse masses, f64 multipliers and per-constraint scalars
- * rounded to f32 as they are read, f32 uniforms; imported functions called
+ * positions and inverse masses, multipliers and per-constraint scalars in
+ * f32 in the groups' lane order, one f32x4 load or store each, f32 uniforms; imported functions called
  * in f64 on the f32 value and rounded back), and either width on blocked
  * lanes (`Lanes.blocked`): the layouts measured in docs/performance.md
  * (scripts/kernels/lane-variants.ts). The library ships the f64x2 kernels,
@@ -365,11 +365,17 @@ class SimdEmitter {
     );
   }
 
-  /** A per-constraint value of every lane (`scalar`, `lam`: f64 arrays, rounded to f32 in the f32 mode). */
+  /**
+   * A per-constraint value of every lane (`scalar`, `lam`): in f64 by
+   * constraint id (f64x2), or in the f32 mode one f32x4 of the group's four
+   * lanes (src/wasm/paired.ts keeps both arrays in f32 in the groups' lane
+   * order: the same values the f64 ones round to).
+   */
   private perConstraint(ptr: string): string {
     if (this.js) return this.load(`${ptr}V`, `Math.fround(_${ptr}[_c])`);
+    if (this.L.f === 'f32') return this.load(`${ptr}V`, `v128.load(${ptr} + (<usize>j << 4))`);
     const ids = this.pairIndex();
-    return this.load(`${ptr}V`, `${this.L.f === 'f32' ? 'ldd4' : 'ldv'}(${ptr}, ${ids.join(', ')})`);
+    return this.load(`${ptr}V`, `ldv(${ptr}, ${ids.join(', ')})`);
   }
 
   expr(e: T.Expression | T.PrivateName): Value {
@@ -1171,26 +1177,19 @@ class SimdEmitter {
           );
         }
       }
-      const lam = this.writes.get('lam');
-      if (!lam) return;
-      for (const lane of this.lanes) {
-        const c = this.loaded.get(`el${LANE[lane]}`);
-        this.out.push(
-          `if (${this.M}.extract_lane(act, ${lane}) != 0) store<f64>(lam + (<usize>${c} << 3), ${f32 ? '<f64>' : ''}${V}.extract_lane(${lam}, ${lane}));`,
-        );
-      }
+      if (f32) this.storeLanesF32();
+      else this.storeLanesById();
       return;
     }
+    if (f32) this.storeLanesF32();
     for (const lane of this.lanes) {
       const L = LANE[lane];
       this.out.push(`if (${this.M}.extract_lane(act, ${lane}) != 0) {`);
-      const lam = this.writes.get('lam');
+      const lam = f32 ? undefined : this.writes.get('lam');
       if (lam) {
-        // the multipliers stay f64 (the set's lambda is a view of them); an f32 lane widens exactly
+        // the f64x2 multipliers by constraint id (the set's lambda is a view of them)
         const c = this.loaded.get(`el${L}`);
-        this.out.push(
-          `store<f64>(lam + (<usize>${c} << 3), ${f32 ? '<f64>' : ''}${V}.extract_lane(${lam}, ${lane}));`,
-        );
+        this.out.push(`store<f64>(lam + (<usize>${c} << 3), ${V}.extract_lane(${lam}, ${lane}));`);
       }
       for (const p of this.def.particles) {
         const ks = ['x', 'y', 'z'].filter((k) => this.writes.has(`${p.name}.${k}`));
@@ -1206,6 +1205,30 @@ class SimdEmitter {
       }
       this.out.push('}');
     }
+  }
+
+  /** The f64x2 multipliers by constraint id, lane by lane where the final mask is set. */
+  private storeLanesById(): void {
+    const lam = this.writes.get('lam');
+    if (!lam) return;
+    for (const lane of this.lanes) {
+      const c = this.loaded.get(`el${LANE[lane]}`);
+      this.out.push(
+        `if (${this.M}.extract_lane(act, ${lane}) != 0) store<f64>(lam + (<usize>${c} << 3), ${this.V}.extract_lane(${lam}, ${lane}));`,
+      );
+    }
+  }
+
+  /**
+   * The f32 multipliers of the group, in its lane order (src/wasm/paired.ts):
+   * one f32x4 store, the inactive lanes (padding, guard) keeping their value.
+   */
+  private storeLanesF32(): void {
+    const lam = this.writes.get('lam');
+    if (!lam) return;
+    this.out.push(
+      `v128.store(lam + (<usize>j << 4), v128.bitselect(${lam}, ${this.loaded.get('lamV')}, act));`,
+    );
   }
 
   /**
@@ -1292,17 +1315,6 @@ class SimdEmitter {
     return { code: indent(lines), imports: this.imports };
   }
 }
-
-/** The AssemblyScript helper the f32x4 kernels read per-constraint f64 values with (scalar, multiplier). */
-export const LDD4 = [
-  '/** Lanes A–D of an f32x4 from the f64 values p[iA] … p[iD], each rounded to f32 (as Math.fround). */',
-  '@inline function ldd4(p: usize, iA: i32, iB: i32, iC: i32, iD: i32): v128 {',
-  '  let v = f32x4.splat(<f32>load<f64>(p + (<usize>iA << 3)));',
-  '  v = f32x4.replace_lane(v, 1, <f32>load<f64>(p + (<usize>iB << 3)));',
-  '  v = f32x4.replace_lane(v, 2, <f32>load<f64>(p + (<usize>iC << 3)));',
-  '  return f32x4.replace_lane(v, 3, <f32>load<f64>(p + (<usize>iD << 3)));',
-  '}',
-];
 
 /** An f32 constant of the JavaScript twin: the double that is the f32 nearest to `v`. */
 function f32Literal(v: number): string {

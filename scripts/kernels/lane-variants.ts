@@ -9,7 +9,7 @@
  * give the same bits. The f32x4 kernels are the f32 mode's candidates: not
  * used by the library yet.
  */
-import { emitBlockMoves, emitSimd, F32X4, F64X2, type Lanes, LDD4 } from './emit-simd.js';
+import { emitBlockMoves, emitSimd, F32X4, F64X2, type Lanes } from './emit-simd.js';
 import type { KernelDef } from './parse.js';
 
 export const LAYOUTS: Record<string, Lanes> = {
@@ -44,7 +44,6 @@ export function laneVariantsSource(defs: KernelDef[], phi: 'atan2' | 'div' | 'po
     '  v = v128.load32_lane(p + (<usize>iC << 2), v, 2);',
     '  return v128.load32_lane(p + (<usize>iD << 2), v, 3);',
     '}',
-    ...LDD4,
   ];
   for (const L of Object.values(LAYOUTS)) {
     for (const d of defs) {

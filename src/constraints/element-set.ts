@@ -46,8 +46,29 @@ export abstract class ElementConstraints implements ConstraintSet {
   protected readonly recordStride: number;
   /** `arity` particle indices per constraint, sorted by colour. */
   indices: Int32Array = new Int32Array(0);
-  /** XPBD multiplier per constraint (reset every substep). */
-  lambda: Float64Array = new Float64Array(0);
+  /**
+   * XPBD multiplier per constraint (reset every substep), in constraint
+   * order. An f32 sweep keeps them in its kernel copy, in f32 in the groups'
+   * lane order (one f32x4 load and store per group: src/wasm/paired.ts); they
+   * are copied back here when read (exact: f32 widens to f64).
+   */
+  get lambda(): Float64Array {
+    const k = this.lanesOf;
+    if (k !== null) {
+      this.lanesOf = null;
+      k.scatterLambda(this.lam);
+    }
+    return this.lam;
+  }
+
+  set lambda(v: Float64Array) {
+    this.lanesOf = null;
+    this.lam = v;
+  }
+
+  private lam: Float64Array = new Float64Array(0);
+  /** The f32 kernel copy whose lane-ordered multipliers are the current ones (lam is stale), else null. */
+  private lanesOf: ElementKernel | null = null;
   /** Colour batch k is constraints colorOffsets[k] … colorOffsets[k + 1] − 1. */
   colorOffsets: Int32Array = new Int32Array(1);
   count = 0;
@@ -123,7 +144,8 @@ export abstract class ElementConstraints implements ConstraintSet {
       return;
     }
     this.zeroPending = false;
-    this.zero.run(ctx, this.lambda);
+    if (this.lanesOf !== null) this.lanesOf.lam32!.fill(0);
+    else this.zero.run(ctx, this.lam);
   }
 
   private readonly zero = new ZeroTask();
@@ -139,7 +161,8 @@ export abstract class ElementConstraints implements ConstraintSet {
     if (!this.zeroPending) return;
     this.zeroPending = false;
     if (k !== null && this.threads !== null && k.threads === this.threads) this.threads.zeroFirst = true;
-    else this.lambda.fill(0);
+    else if (this.lanesOf !== null) this.lanesOf.lam32!.fill(0);
+    else this.lam.fill(0);
   }
 
   /**
@@ -155,6 +178,11 @@ export abstract class ElementConstraints implements ConstraintSet {
     this.pool = tasks !== null && tasks.threads > 1 && this.onPool(this.f32) ? tasks : null;
     if (this.f32) {
       const k = this.simdKernel(true);
+      if (k !== null && this.lanesOf !== k) {
+        // the multipliers into the copy's lane order (after a new copy, or where they were read)
+        k.gatherLambda(this.lambda);
+        this.lanesOf = k;
+      }
       this.settleZero(k);
       if (k !== null) this.sweepF32(k, store, ctx.reverse);
       else {

@@ -98,9 +98,9 @@ interface ThreadInstance {
   /** aos4: the staging views (loadAos4, saveAos4). */
   S: Float64Array;
   SW: Float64Array;
-  /** The groups' constraint ids and the multipliers (lam[count] is the padding lanes' spare). */
+  /** The groups' constraint ids and the multipliers (f64 by id, lam[count] the padding lanes' spare; f32x4 kernels: f32 in lane order, paired.ts). */
   EL: Int32Array;
-  LAM: Float64Array;
+  LAM: Float64Array | Float32Array;
 }
 
 /** Each thread's instance of the module on a set's memory, by task arguments. */
@@ -125,7 +125,10 @@ function instanceOf(A: ElementArgs, ex: ElementExports | null): ThreadInstance {
     const n = A.range + 1;
     const none = new Float64Array(0);
     const EL = new Int32Array(buf, A.el, A.lanes * A.pairs);
-    const LAM = new Float64Array(buf, A.lam, A.count + 1);
+    const LAM =
+      A.lanes === 4
+        ? new Float32Array(buf, A.lam, A.lanes * A.pairs)
+        : new Float64Array(buf, A.lam, A.count + 1);
     const views =
       A.aos4 !== 0
         ? {
@@ -200,7 +203,8 @@ function runFused(A: ElementArgs, t: ThreadInstance, k: number): void {
       // λ⁰ = 0 (001 Eq. 17) for the block's constraints, right before their first projection of the substep
       const EL = t.EL,
         LAM = t.LAM;
-      for (let i = A.lanes * from; i < A.lanes * to; i++) LAM[EL[i]] = 0;
+      if (A.lanes === 4) LAM.fill(0, 4 * from, 4 * to);
+      else for (let i = A.lanes * from; i < A.lanes * to; i++) LAM[EL[i]] = 0;
     }
     if (op === FUSED_COLOUR && A.f32 !== 0) {
       // the block's gathered quads at its place in its colour's scratch (element-order.ts orders the places)

@@ -372,8 +372,9 @@ export class PairedCopy<E> {
       idx: arena.take(4 * L * arity * plan.pairs),
       el: arena.take(4 * L * plan.pairs),
       rec: arena.take(16 * recordStride * plan.pairs),
-      scalar: arena.take(8 * (n + 1)),
-      lam: arena.take(8 * (n + 1)),
+      // f64 by constraint id (the f64x2 kernels), or f32 in the groups' lane order (the f32x4 ones)
+      scalar: arena.take(f32 ? 4 * L * plan.pairs : 8 * (n + 1)),
+      lam: arena.take(f32 ? 4 * L * plan.pairs : 8 * (n + 1)),
       slow: arena.take(4 * Math.max(n, L * plan.pairs)),
       blk: arena.take(scratch),
     };
@@ -397,14 +398,53 @@ export class PairedCopy<E> {
         f32 ? new Float32Array(buffer, this.addr.rec, m) : new Float64Array(buffer, this.addr.rec, m),
       );
     }
-    new Float64Array(buffer, this.addr.scalar, n).set(scalar.subarray(0, n));
-    const lam = new Float64Array(buffer, this.addr.lam, n + 1);
-    lam.set(set.lambda.subarray(0, n));
-    set.lambda = lam.subarray(0, n);
+    this.el = new Int32Array(buffer, this.addr.el, L * plan.pairs);
+    if (f32) {
+      // rounded to f32 once here, as the f64 kernels' loads rounded them each time (padding lanes 0);
+      // the set's lambda stays its own: ElementConstraints gathers it in (gatherLambda) and scatters it
+      // back where it is read (scatterLambda)
+      plan.interleave(set, scalar, 1, new Float32Array(buffer, this.addr.scalar, L * plan.pairs));
+      this.lam32 = new Float32Array(buffer, this.addr.lam, L * plan.pairs);
+    } else {
+      new Float64Array(buffer, this.addr.scalar, n).set(scalar.subarray(0, n));
+      const lam = new Float64Array(buffer, this.addr.lam, n + 1);
+      lam.set(set.lambda.subarray(0, n));
+      set.lambda = lam.subarray(0, n);
+    }
     this.slow = new Int32Array(buffer, this.addr.slow, n);
     this.plan = plan;
     this.win = win.bind(buffer, win.aos4 ? (exports as unknown as WindowMovesF32) : null);
     this.from = { indices: set.indices, record, scalar, count: n };
+  }
+
+  /**
+   * The f32 copy's multipliers: lam32[L j + lane] is that of the constraint
+   * el[L j + lane] of group j (padding lanes: el = count); null in f64.
+   */
+  readonly lam32: Float32Array | null = null;
+  /** The constraint id of each lane of each group (`addr.el`). */
+  readonly el: Int32Array;
+
+  /** Copies the set's multipliers `lam` (constraint order) into lam32, rounded to f32 (f32 copies). */
+  gatherLambda(lam: Float64Array): void {
+    const l32 = this.lam32!,
+      el = this.el,
+      n = this.from.count;
+    for (let i = 0; i < l32.length; i++) {
+      const c = el[i];
+      l32[i] = c < n ? lam[c] : 0;
+    }
+  }
+
+  /** Copies lam32 back into `lam` in constraint order (exact: f32 widens to f64). */
+  scatterLambda(lam: Float64Array): void {
+    const l32 = this.lam32!,
+      el = this.el,
+      n = this.from.count;
+    for (let i = 0; i < l32.length; i++) {
+      const c = el[i];
+      if (c < n) lam[c] = l32[i];
+    }
   }
 
   /** Whether the set still has the arrays this copy was made from (setConstraints and tearing replace them). */
