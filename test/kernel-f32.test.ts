@@ -121,6 +121,39 @@ describe('the f32 JavaScript twin gives the f32x4 kernels’ bits', () => {
     });
   }
 
+  it('multipliers kept in the kernel’s lane order: read, written and zeroed between sweeps as in constraint order', () => {
+    // the f32x4 sweeps keep λ in f32 in the groups' lane order (src/wasm/paired.ts); set.lambda copies
+    // them back when read, a write to it reaches the next sweep, and beginStep's λ⁰ = 0 (001 Eq. 17)
+    // zeroes them: the JavaScript twin, which works on set.lambda alone, must give the same bits
+    for (const arity of [2, 4]) {
+      const out = (['auto', 'js'] as const).map((backend) => {
+        const { store, idx } = batch(7, arity, 203);
+        const set = makeSet(store, arity, idx);
+        set.backend = backend;
+        set.beginStep(context(store, 'f32', false));
+        set.project(context(store, 'f32', false));
+        const lam = set.lambda;
+        const first = lam.slice();
+        for (let c = 1; c < set.count; c += 2) lam[c] *= 0.5;
+        set.project(context(store, 'f32', true));
+        const second = set.lambda.slice();
+        set.beginStep(context(store, 'f32', false));
+        const zeroed = set.lambda.every((v) => v === 0);
+        set.project(context(store, 'f32', false));
+        return { p: store.p.slice(0, 3 * store.count), first, second, zeroed, lam: set.lambda.slice(), set };
+      });
+      const [wasm, js] = out;
+      expect(wasm.set.activeBackend).toBe('wasm');
+      expect(wasm.first.filter((v) => v !== 0).length).toBeGreaterThan(wasm.set.count / 2);
+      expect(wasm.first).toEqual(js.first);
+      expect(wasm.second).toEqual(js.second);
+      expect(wasm.second).not.toEqual(wasm.first);
+      expect(wasm.zeroed && js.zeroed).toBe(true);
+      expect(wasm.lam).toEqual(js.lam);
+      expect(wasm.p).toEqual(js.p);
+    }
+  });
+
   it('the f32 angle is atan2 to within 5e-7 rad over a whole turn of the hinge', () => {
     // one unit hinge per sample: a = 0, b = e_x, c = (½, 1, 0), d = (½, cos θ, sin θ) (f32 coordinates)
     const thetas: number[] = [];
