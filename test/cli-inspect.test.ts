@@ -116,17 +116,31 @@ describe('pbdkit validate', () => {
 
 describe('scene limits on every command that loads a scene', () => {
   // a 4 × 4 grid cloth: 16 particles, 18 triangles
-  it('validate, info and simulate refuse a scene past --max-particles, naming the field and the flag; a raised limit accepts it', async () => {
-    const file = scene('limits.json', base());
+  /** validate, info and simulate refuse `file` with `flag` at `over`, saying each of `messages` (the field, the flag to raise); `at` passes. */
+  async function refusedByEveryCommand(
+    file: string,
+    flag: string,
+    over: string,
+    at: string,
+    ...messages: RegExp[]
+  ) {
     for (const command of [['validate'], ['info'], ['simulate', '--frames', '2']]) {
-      const r = await cli([...command, file, '--max-particles', '15']);
+      const r = await cli([...command, file, flag, over]);
       expect(r.code, command[0]).toBe(2);
-      expect(r.stdout + r.stderr).toMatch(
-        /bodies\[0\]\.mesh\.grid: a 4 × 4 grid has 16 vertices: 16 particles, more than the limit of 15/,
-      );
-      expect(r.stdout + r.stderr).toMatch(/pbdkit --max-particles/);
-      expect((await cli([...command, file, '--max-particles', '16'])).code, command[0]).toBe(0);
+      for (const m of messages) expect(r.stdout + r.stderr).toMatch(m);
+      expect((await cli([...command, file, flag, at])).code, command[0]).toBe(0);
     }
+  }
+
+  it('validate, info and simulate refuse a scene past --max-particles, naming the field and the flag; a raised limit accepts it', async () => {
+    await refusedByEveryCommand(
+      scene('limits.json', base()),
+      '--max-particles',
+      '15',
+      '16',
+      /bodies\[0\]\.mesh\.grid: a 4 × 4 grid has 16 vertices: 16 particles, more than the limit of 15/,
+      /pbdkit --max-particles/,
+    );
   });
 
   it('--max-elements, --max-bodies and --max-colliders are there too', async () => {
@@ -141,16 +155,14 @@ describe('scene limits on every command that loads a scene', () => {
   });
 
   it('--max-step-work: the estimated work of a step (10 substeps × (16 particles + 4 × 18 triangles) = 880)', async () => {
-    const file = scene('limits3.json', base());
-    for (const command of [['validate'], ['info'], ['simulate', '--frames', '2']]) {
-      const r = await cli([...command, file, '--max-step-work', '879']);
-      expect(r.code, command[0]).toBe(2);
-      expect(r.stdout + r.stderr).toMatch(
-        /bodies\[0\]\.mesh\.grid: 16 particles and 18 elements at 10 substeps × 1 iteration: an estimated 880 work units per step .*more than the limit of 879/,
-      );
-      expect(r.stdout + r.stderr).toMatch(/pbdkit --max-step-work 968/);
-      expect((await cli([...command, file, '--max-step-work', '880'])).code, command[0]).toBe(0);
-    }
+    await refusedByEveryCommand(
+      scene('limits3.json', base()),
+      '--max-step-work',
+      '879',
+      '880',
+      /bodies\[0\]\.mesh\.grid: 16 particles and 18 elements at 10 substeps × 1 iteration: an estimated 880 work units per step .*more than the limit of 879/,
+      /pbdkit --max-step-work 968/,
+    );
   });
 });
 
