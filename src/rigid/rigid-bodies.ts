@@ -203,11 +203,7 @@ export class RigidBodies implements ContactMaterials {
     this.contacts.clear();
     this.pairs.length = 0;
     if (this.boxes.length < 6 * n) this.boxes = new Float64Array(12 * n);
-    if (this.order.length < n) {
-      const order = new Int32Array(2 * n);
-      order.set(this.order);
-      this.order = order;
-    }
+    if (this.order.length < n) this.order = grownArray(this.order, 2 * n);
     if (this.included.length < n) this.included = new Uint8Array(2 * n);
     const B = this.boxes;
     const inc = this.included;
