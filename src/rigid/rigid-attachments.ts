@@ -21,10 +21,9 @@ import { PbdError } from '../core/errors.js';
 import { RIGID_DISABLED } from '../core/rigid-store.js';
 import type { SystemKind, World } from '../core/world.js';
 import { grownArray } from '../math/arrays.js';
-import { quatRotate } from '../math/quat.js';
 import { RigidBodies } from './rigid-bodies.js';
 import type { RigidBody } from './rigid-body.js';
-import { applyPositionalImpulse, positionalInverseMass, worldPointToBody } from './xpbd.js';
+import { applyPositionalImpulse, bodyPointToWorld, positionalInverseMass, worldPointToBody } from './xpbd.js';
 
 /** Options of attachToRigidBody. */
 export interface RigidAttachOptions {
@@ -109,13 +108,8 @@ export class RigidAttachments implements ConstraintSet {
 
   /** The world point of entry k at its body's current pose, into Q. */
   private place(k: number): void {
-    const r = this.world.rigids,
-      b = this.body[k],
-      L = this.local;
-    quatRotate(Q, 0, r.q, 4 * b, L[3 * k], L[3 * k + 1], L[3 * k + 2]);
-    Q[0] += r.x[3 * b];
-    Q[1] += r.x[3 * b + 1];
-    Q[2] += r.x[3 * b + 2];
+    const L = this.local;
+    bodyPointToWorld(this.world.rigids, this.body[k], L[3 * k], L[3 * k + 1], L[3 * k + 2], Q);
   }
 
   beginStep(ctx: StepContext): void {
