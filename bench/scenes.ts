@@ -3,6 +3,7 @@
  * checks the world the benchmark times.
  */
 import { gridMesh } from '../src/index.js';
+import { AdaptiveLattice } from '../src/shape-matching/octree.js';
 
 /**
  * A cloth sheet in the xy plane, size = [width, height] m with cells = [cols,
@@ -23,4 +24,19 @@ export function foldingSheet(
     mesh.positions[i + 2] += wave[0] * Math.sin(wave[1] * mesh.positions[i + 1]);
   }
   return mesh;
+}
+
+/**
+ * An octree lattice over a ball of radius 0.9 m: fine at the surface, coarse
+ * inside (the octree summation benchmarks, bench/cases/shape-matching.ts, and
+ * their node-count test).
+ */
+export function ballOctree(): AdaptiveLattice {
+  return new AdaptiveLattice({
+    min: [-1, -1, -1],
+    size: 2,
+    maxDepth: 5,
+    refine: (x, y, z, s) => s > 0.26 || Math.abs(Math.hypot(x, y, z) - 0.9) < s,
+    inside: (x, y, z) => Math.hypot(x, y, z) < 0.9,
+  });
 }

@@ -205,13 +205,20 @@ export function elementsGlue(defs: KernelDef[]): string {
     ];
     const id = simd.indexOf(d);
     // on a threaded world's pool (src/wasm/element-threads.ts): the uniforms into the shared block, the colours by blocks
-    const threaded = (f32: boolean): string[] => [
+    // then, on one thread, the colours in turn through the window
+    const sweepHead = (f32: boolean): string[] => [
       '  const t = k.threads;',
       '  if (t !== null) {',
       ...(us.length > 0 ? ['    const u = t.uniforms;'] : []),
       ...us.map((p, i) => `    u[${i}] = ${p.kind === 'flag' ? `${p.name} ? 1 : 0` : p.name};`),
       `    if (t.sweep(${id}, store, reverse, ${f32}, ${d.defers && !f32 ? 'set' : 'null'})) return;`,
       '  }',
+      '  const { win, addr: a, ex } = k;',
+      '  const cp = k.plan.colorPairs;',
+      '  const colours = cp.length - 1;',
+      '  win.load(store);',
+      '  for (let s = 0; s < colours; s++) {',
+      '    const c = reverse ? colours - 1 - s : s;',
     ];
     blocks.push(
       `    case ${id}:`,
@@ -227,13 +234,7 @@ export function elementsGlue(defs: KernelDef[]): string {
     lines.push(
       `/** One sweep of ${d.name} (${d.file}) over the colours of k's set, two constraints per f64x2. */`,
       `export function ${sweep}(${args.join(', ')}): void {`,
-      ...threaded(false),
-      '  const { win, addr: a, ex } = k;',
-      '  const cp = k.plan.colorPairs;',
-      '  const colours = cp.length - 1;',
-      '  win.load(store);',
-      '  for (let s = 0; s < colours; s++) {',
-      '    const c = reverse ? colours - 1 - s : s;',
+      ...sweepHead(false),
       d.defers
         ? `    const listed = ex.${d.name}(${call.join(', ')});`
         : `    ex.${d.name}(${call.join(', ')});`,
@@ -252,13 +253,7 @@ export function elementsGlue(defs: KernelDef[]): string {
     lines.push(
       `/** One f32 sweep of ${d.name} (${d.file}): per colour, four constraints per f32x4, their particles read from the x y z w window and written back in the same loop. */`,
       `export function ${sweep}F32(${args.filter((x) => !x.startsWith('set:')).join(', ')}): void {`,
-      ...threaded(true),
-      '  const { win, addr: a, ex } = k;',
-      '  const cp = k.plan.colorPairs;',
-      '  const colours = cp.length - 1;',
-      '  win.load(store);',
-      '  for (let s = 0; s < colours; s++) {',
-      '    const c = reverse ? colours - 1 - s : s;',
+      ...sweepHead(true),
       `    ex.${d.name}F32Fused(${call.join(', ')});`,
       '  }',
       '  win.save(store);',

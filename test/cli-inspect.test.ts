@@ -116,18 +116,43 @@ describe('pbdkit validate', () => {
 
 describe('scene limits on every command that loads a scene', () => {
   // a 4 × 4 grid cloth: 16 particles, 18 triangles
-  it('validate, info and simulate refuse a scene past --max-particles, naming the field and the flag; a raised limit accepts it', async () => {
-    const file = scene('limits.json', base());
-    for (const command of [['validate'], ['info'], ['simulate', '--frames', '2']]) {
-      const r = await cli([...command, file, '--max-particles', '15']);
-      expect(r.code, command[0]).toBe(2);
-      expect(r.stdout + r.stderr).toMatch(
+  // validate, info and simulate refuse the scene with the flag at `over`, naming the field and the flag
+  // to raise; at `at` they accept it
+  const limits = [
+    {
+      name: 'validate, info and simulate refuse a scene past --max-particles, naming the field and the flag; a raised limit accepts it',
+      file: 'limits.json',
+      flag: '--max-particles',
+      over: '15',
+      at: '16',
+      messages: [
         /bodies\[0\]\.mesh\.grid: a 4 × 4 grid has 16 vertices: 16 particles, more than the limit of 15/,
-      );
-      expect(r.stdout + r.stderr).toMatch(/pbdkit --max-particles/);
-      expect((await cli([...command, file, '--max-particles', '16'])).code, command[0]).toBe(0);
-    }
-  });
+        /pbdkit --max-particles/,
+      ],
+    },
+    {
+      name: '--max-step-work: the estimated work of a step (10 substeps × (16 particles + 4 × 18 triangles) = 880)',
+      file: 'limits3.json',
+      flag: '--max-step-work',
+      over: '879',
+      at: '880',
+      messages: [
+        /bodies\[0\]\.mesh\.grid: 16 particles and 18 elements at 10 substeps × 1 iteration: an estimated 880 work units per step .*more than the limit of 879/,
+        /pbdkit --max-step-work 968/,
+      ],
+    },
+  ];
+  for (const { name, file: fileName, flag, over, at, messages } of limits) {
+    it(name, async () => {
+      const file = scene(fileName, base());
+      for (const command of [['validate'], ['info'], ['simulate', '--frames', '2']]) {
+        const r = await cli([...command, file, flag, over]);
+        expect(r.code, command[0]).toBe(2);
+        for (const m of messages) expect(r.stdout + r.stderr).toMatch(m);
+        expect((await cli([...command, file, flag, at])).code, command[0]).toBe(0);
+      }
+    });
+  }
 
   it('--max-elements, --max-bodies and --max-colliders are there too', async () => {
     const file = scene('limits2.json', { ...base(), colliders: [{ type: 'plane' }, { type: 'plane' }] });
@@ -138,19 +163,6 @@ describe('scene limits on every command that loads a scene', () => {
     expect(colliders.stderr).toMatch(/colliders: 2 colliders, more than the limit of 1.*\n.*--max-colliders/);
     const bodies = await cli(['validate', file, '--max-bodies', '1']);
     expect(bodies.code).toBe(0);
-  });
-
-  it('--max-step-work: the estimated work of a step (10 substeps × (16 particles + 4 × 18 triangles) = 880)', async () => {
-    const file = scene('limits3.json', base());
-    for (const command of [['validate'], ['info'], ['simulate', '--frames', '2']]) {
-      const r = await cli([...command, file, '--max-step-work', '879']);
-      expect(r.code, command[0]).toBe(2);
-      expect(r.stdout + r.stderr).toMatch(
-        /bodies\[0\]\.mesh\.grid: 16 particles and 18 elements at 10 substeps × 1 iteration: an estimated 880 work units per step .*more than the limit of 879/,
-      );
-      expect(r.stdout + r.stderr).toMatch(/pbdkit --max-step-work 968/);
-      expect((await cli([...command, file, '--max-step-work', '880'])).code, command[0]).toBe(0);
-    }
   });
 });
 

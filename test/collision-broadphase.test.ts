@@ -48,6 +48,29 @@ function moveBoxes(boxes: Float64Array, n: number, seed: number, amplitude: numb
   for (let i = 0; i < n; i++) moveBox(boxes, i, r, amplitude);
 }
 
+/** n random boxes from a seed and a BVH (leaves of 4) built over them. */
+function builtBvh(n: number, seed: number): { boxes: Float64Array; bvh: Bvh } {
+  const boxes = randomBoxes(n, seed);
+  const bvh = new Bvh(4);
+  bvh.build(boxes, n);
+  return { boxes, bvh };
+}
+
+/** Runs `check`, moves every box (moveBoxes), refits the BVH and runs `check` again. */
+function checkAcrossRefit(
+  bvh: Bvh,
+  boxes: Float64Array,
+  n: number,
+  seed: number,
+  amplitude: number,
+  check: () => void,
+) {
+  check();
+  moveBoxes(boxes, n, seed, amplitude);
+  bvh.refit(boxes);
+  check();
+}
+
 function overlaps(b: Float64Array, i: number, q: ArrayLike<number>): boolean {
   const o = 6 * i;
   return (
@@ -160,9 +183,7 @@ describe('spatial hash (dense table built with prefix sums)', () => {
 describe('BVH (built once, refitted)', () => {
   it('returns exactly the brute-force boxes on random inputs, before and after a refit', () => {
     const n = 2000;
-    const boxes = randomBoxes(n, 5);
-    const bvh = new Bvh(4);
-    bvh.build(boxes, n);
+    const { boxes, bvh } = builtBvh(n, 5);
     const check = () => {
       const queries = randomBoxes(200, 6);
       for (let k = 0; k < 200; k++) {
@@ -174,30 +195,19 @@ describe('BVH (built once, refitted)', () => {
         expect(got).toEqual(want);
       }
     };
-    check();
     // every box moves: the topology is kept, the bounds follow
-    moveBoxes(boxes, n, 7, 1);
-    bvh.refit(boxes);
-    check();
+    checkAcrossRefit(bvh, boxes, n, 7, 1, check);
   });
 
   it('self-traversal returns exactly the overlapping pairs of a brute-force search, each once, before and after a refit', () => {
     const n = 1500;
-    const boxes = randomBoxes(n, 11);
-    const bvh = new Bvh(4);
-    bvh.build(boxes, n);
-    const check = () => expectBruteForcePairs(bvh, boxes, n);
-    check();
-    moveBoxes(boxes, n, 12, 0.3);
-    bvh.refit(boxes);
-    check();
+    const { boxes, bvh } = builtBvh(n, 11);
+    checkAcrossRefit(bvh, boxes, n, 12, 0.3, () => expectBruteForcePairs(bvh, boxes, n));
   });
 
   it('refitting only the items that moved gives the boxes of a full refit, and brute-force pairs', () => {
     const n = 1200;
-    const boxes = randomBoxes(n, 11);
-    const bvh = new Bvh(4);
-    bvh.build(boxes, n);
+    const { boxes, bvh } = builtBvh(n, 11);
     const full = new Bvh(4);
     full.build(boxes, n);
     const r = rng(22);
@@ -489,9 +499,7 @@ describe('Bvh.selfPairsBounded (budgets for coincident geometry, issue 21)', () 
 describe('the self-traversal cut into parts (bvh-self-pairs.ts, the pool rebuild)', () => {
   it('the parts of any frontier, concatenated in order, are selfPairs pair for pair; a part stops at its cap', () => {
     const n = 1500;
-    const boxes = randomBoxes(n, 11);
-    const t = new Bvh(4);
-    t.build(boxes, n);
+    const { boxes, bvh: t } = builtBvh(n, 11);
     const m = t.selfPairs(boxes);
     const want = Array.from(t.pairs.subarray(0, 2 * m));
     expect(want.length).toBeGreaterThan(400);

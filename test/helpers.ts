@@ -176,3 +176,25 @@ export function slideAcceleration(
   for (let k = 0; k < 60; k++) world.step();
   return along() - v1;
 }
+
+/** Solves A x = b by Gaussian elimination with partial pivoting (dense; a reference for the block solvers). */
+export function denseSolve(A: number[][], b: number[]): number[] {
+  const n = b.length;
+  const M = A.map((row, i) => [...row, b[i]]);
+  for (let c = 0; c < n; c++) {
+    let piv = c;
+    for (let r = c + 1; r < n; r++) if (Math.abs(M[r][c]) > Math.abs(M[piv][c])) piv = r;
+    [M[c], M[piv]] = [M[piv], M[c]];
+    for (let r = c + 1; r < n; r++) {
+      const f = M[r][c] / M[c][c];
+      for (let k = c; k <= n; k++) M[r][k] -= f * M[c][k];
+    }
+  }
+  const x = new Array(n).fill(0);
+  for (let r = n - 1; r >= 0; r--) {
+    let v = M[r][n];
+    for (let k = r + 1; k < n; k++) v -= M[r][k] * x[k];
+    x[r] = v / M[r][r];
+  }
+  return x;
+}

@@ -19,6 +19,7 @@ import { loadScene, ParticleStore, useWasmKernels, World } from '../src/index.js
 import { ELEMENT_IMPORTS, type ElementExports } from '../src/wasm/element-kernels.generated.js';
 import { wasmKernel } from '../src/wasm/kernels.js';
 import { instantiate } from '../src/wasm/paired.js';
+import { withSmallSetsOnPool } from './helpers/worlds.js';
 import { rng } from './helpers.js';
 
 /** The context a set's beginStep and project read (XPBD, h = 1/300, one pass). */
@@ -261,13 +262,7 @@ describe('an f32 world', () => {
   it('runs on threads: the pool projects its blocked f32x4 kernels, with the bits of one thread', async () => {
     // a 60 × 60 cloth's sets are below the size where the pool pays (poolMinConstraints): lowered
     // here so that the workers run its blocks
-    const saved = ElementConstraints.poolMinConstraints;
-    ElementConstraints.poolMinConstraints = { f64: 0, f32: 0 };
-    try {
-      await threadedF32();
-    } finally {
-      ElementConstraints.poolMinConstraints = saved;
-    }
+    await withSmallSetsOnPool(threadedF32);
   }, 120_000);
 
   it('keeps small sets off the pool: a falling 50 × 50 cloth on 2 threads runs no block on a worker, with the bits of one thread', async () => {
@@ -288,15 +283,11 @@ describe('an f32 world', () => {
     expect(x(two).equals(x(one))).toBe(true);
     expect(blocks(two) - before).toBe(0);
     // the same cloth's sets on the pool when the threshold allows it: the workers do take part
-    const saved = ElementConstraints.poolMinConstraints;
-    ElementConstraints.poolMinConstraints = { f64: 0, f32: 0 };
-    try {
+    await withSmallSetsOnPool(() => {
       // until a worker claimed blocks (on a loaded machine the calling thread may claim most of them)
       for (let f = 0; f < 20 || (f < 200 && blocks(two) === before); f++)
         for (const w of [one, two]) w.step();
-    } finally {
-      ElementConstraints.poolMinConstraints = saved;
-    }
+    });
     expect(x(two).equals(x(one))).toBe(true);
     expect(blocks(two) - before).toBeGreaterThan(0);
     for (const w of [one, two]) w.dispose();

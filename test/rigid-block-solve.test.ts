@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BC, BK, BX, CA, CB, fillK, fillK4, KW, REG, solveJoint, UA, UB } from '../src/rigid/block-solve.js';
+import { denseSolve } from './helpers.js';
 
 /** A deterministic generator in [0, 1). */
 function rng(seed: number): () => number {
@@ -38,23 +39,9 @@ function reference(set: number[]): number[] {
   let diag = 0;
   for (const j of set) diag += BK[5 * j];
   const eps = (REG * diag) / n;
-  const A = set.map((i, r) => [...set.map((j) => BK[4 * i + j] + (i === j ? eps : 0)), BC[set[r]]]);
-  for (let p = 0; p < n; p++) {
-    let best = p;
-    for (let r = p + 1; r < n; r++) if (Math.abs(A[r][p]) > Math.abs(A[best][p])) best = r;
-    [A[p], A[best]] = [A[best], A[p]];
-    for (let r = p + 1; r < n; r++) {
-      const f = A[r][p] / A[p][p];
-      for (let c = p; c <= n; c++) A[r][c] -= f * A[p][c];
-    }
-  }
-  const x = new Array<number>(n).fill(0);
-  for (let r = n - 1; r >= 0; r--) {
-    let s = A[r][n];
-    for (let c = r + 1; c < n; c++) s -= A[r][c] * x[c];
-    x[r] = s / A[r][r];
-  }
-  return x;
+  const K = set.map((i) => set.map((j) => BK[4 * i + j] + (i === j ? eps : 0)));
+  const c = set.map((j) => BC[j]);
+  return denseSolve(K, c);
 }
 
 describe('the joint solve of a manifold (block-solve.ts)', () => {

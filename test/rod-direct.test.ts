@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { bendTwistValue, Strands, type StrandsOptions, stretchShearValue, World } from '../src/index.js';
 import { rodMomenta, spinParticles } from './helpers/rods.js';
-import { rng } from './helpers.js';
+import { denseSolve, rng } from './helpers.js';
 
 /** exp(θ/2) q: q turned by the rotation vector θ. */
 function rotate(q: ArrayLike<number>, th: number[]): number[] {
@@ -22,28 +22,6 @@ function rotate(q: ArrayLike<number>, th: number[]): number[] {
     dw * z + dx * y - dy * x + dz * w,
     dw * w - dx * x - dy * y - dz * z,
   ];
-}
-
-/** Solves A x = b (dense, partial pivoting). */
-function denseSolve(A: number[][], b: number[]): number[] {
-  const n = b.length;
-  const M = A.map((row, i) => [...row, b[i]]);
-  for (let c = 0; c < n; c++) {
-    let piv = c;
-    for (let r = c + 1; r < n; r++) if (Math.abs(M[r][c]) > Math.abs(M[piv][c])) piv = r;
-    [M[c], M[piv]] = [M[piv], M[c]];
-    for (let r = c + 1; r < n; r++) {
-      const f = M[r][c] / M[c][c];
-      for (let k = c; k <= n; k++) M[r][k] -= f * M[c][k];
-    }
-  }
-  const x = new Array(n).fill(0);
-  for (let r = n - 1; r >= 0; r--) {
-    let v = M[r][n];
-    for (let k = r + 1; k < n; k++) v -= M[r][k] * x[k];
-    x[r] = v / M[r][r];
-  }
-  return x;
 }
 
 /** A straight rod along x over `length` m of `n` segments, root at the origin. */

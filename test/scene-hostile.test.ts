@@ -456,26 +456,16 @@ describe('malformed meshes in files: the element, the scene field and the file (
   const cloth = { type: 'cloth', mesh: { grid: { width: 1, height: 1, cols: 3, rows: 3 } } };
   for (const [what, obj, element, code] of cases) {
     it(`${what}: named in a cloth and in a mesh collider`, () => {
-      const asBody = thrown(() =>
-        loadScene(scene([{ type: 'cloth', mesh: { file: 'm.obj' } }]), {
-          file: 's.json',
-          readFile: () => obj,
-        }),
-      );
-      expect(asBody.code).toBe(code);
-      expect(asBody.where).toMatch(/^s\.json: bodies\[0\]\.mesh[ .]/);
-      expect(asBody.where).toMatch(/m\.obj/);
-      expect(asBody.where).toMatch(element);
-      const asCollider = thrown(() =>
-        loadScene(scene([cloth], [{ type: 'mesh', mesh: { file: 'm.obj' } }]), {
-          file: 's.json',
-          readFile: () => obj,
-        }),
-      );
-      expect(asCollider.code).toBe(code);
-      expect(asCollider.where).toMatch(/^s\.json: colliders\[0\]\.mesh[ .]/);
-      expect(asCollider.where).toMatch(/m\.obj/);
-      expect(asCollider.where).toMatch(element);
+      for (const [spec, field] of [
+        [scene([{ type: 'cloth', mesh: { file: 'm.obj' } }]), /^s\.json: bodies\[0\]\.mesh[ .]/],
+        [scene([cloth], [{ type: 'mesh', mesh: { file: 'm.obj' } }]), /^s\.json: colliders\[0\]\.mesh[ .]/],
+      ] as const) {
+        const e = thrown(() => loadScene(spec, { file: 's.json', readFile: () => obj }));
+        expect(e.code).toBe(code);
+        expect(e.where).toMatch(field);
+        expect(e.where).toMatch(/m\.obj/);
+        expect(e.where).toMatch(element);
+      }
     });
   }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ballOctree } from '../bench/scenes.js';
 import { icosphere } from '../src/index.js';
 import { Lattice, LatticeSummation } from '../src/shape-matching/lattice.js';
 import { buildPaths, meshAdjacency, PathSummation, ringRegions } from '../src/shape-matching/mesh-paths.js';
@@ -102,13 +103,7 @@ describe('fast summation equals the naive sums (000 §4.3)', () => {
 
   it('octree regions have O(1) summation nodes whatever their width (a count, not a timing)', () => {
     // the benchmark's ball: fine at the surface, coarse inside
-    const tree = new AdaptiveLattice({
-      min: [-1, -1, -1],
-      size: 2,
-      maxDepth: 5,
-      refine: (x, y, z, s) => s > 0.26 || Math.abs(Math.hypot(x, y, z) - 0.9) < s,
-      inside: (x, y, z) => Math.hypot(x, y, z) < 0.9,
-    });
+    const tree = ballOctree();
     const sizes = tree.cellSizes();
     const at = (k: number) => {
       const fast = new OctreeSummation(

@@ -9,7 +9,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it, vi } from 'vitest';
 import { loadShippedScene, sceneFiles } from '../scripts/shipped-scenes.js';
-import { ElementConstraints } from '../src/constraints/element-set.js';
 import { PbdError } from '../src/core/errors.js';
 import {
   Cloth,
@@ -21,7 +20,7 @@ import {
 } from '../src/index.js';
 import { ProbeSet } from './fixtures/probe-set.js';
 import { hangingCloth } from './helpers/cloth.js';
-import { keepThreadPools, stateBits } from './helpers/worlds.js';
+import { keepThreadPools, stateBits, withSmallSetsOnPool } from './helpers/worlds.js';
 
 registerParallelSet(ProbeSet, new URL('./fixtures/probe-set.ts', import.meta.url).href);
 
@@ -188,13 +187,7 @@ describe('bitwise identity across thread counts', () => {
 
   it('without WebAssembly the pool projects colour ranges with the JavaScript twins: the same bits as the WebAssembly kernels on one thread', async () => {
     // a 60 × 60 cloth's sets are below the size where the pool pays: lowered so that they go to it
-    const saved = ElementConstraints.poolMinConstraints;
-    ElementConstraints.poolMinConstraints = { f64: 0, f32: 0 };
-    try {
-      await rangesWithoutWasm();
-    } finally {
-      ElementConstraints.poolMinConstraints = saved;
-    }
+    await withSmallSetsOnPool(rangesWithoutWasm);
   });
 
   async function rangesWithoutWasm(): Promise<void> {

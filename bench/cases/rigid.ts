@@ -41,6 +41,23 @@ class PyramidWatch {
     this.built.set(this.x.subarray(t, t + 3));
   }
 
+  /**
+   * A benchmark instance over an engine's pyramid: `read` fills x and q from
+   * its boxes (now, as built, and before each observation), `step` steps it.
+   */
+  instance(step: () => void, read: () => void): { step(): void; observe(): void; quality(): Quality } {
+    read();
+    this.start();
+    return {
+      step,
+      observe: () => {
+        read();
+        this.observe();
+      },
+      quality: () => this.quality(),
+    };
+  }
+
   observe(): void {
     const { x, q, lo, hi } = this;
     let pen = 0;
@@ -131,17 +148,7 @@ function rapierPyramid(): PeerInstance {
       watch.q[4 * i + 3] = r.w;
     }
   };
-  read();
-  watch.start();
-  return {
-    step: () => rw.step(),
-    observe: () => {
-      read();
-      watch.observe();
-    },
-    positions: () => watch.x,
-    quality: () => watch.quality(),
-  };
+  return { ...watch.instance(() => rw.step(), read), positions: () => watch.x };
 }
 
 /** pbdkit's pyramid at `substeps` substeps of one iteration per 1/60 s frame. */
@@ -160,15 +167,8 @@ function pyramid(substeps: number): () => BenchInstance {
         watch.q.set(boxes[i].orientation(o), 4 * i);
       }
     };
-    read();
-    watch.start();
     return {
-      step: () => world.step(),
-      observe: () => {
-        read();
-        watch.observe();
-      },
-      quality: () => watch.quality(),
+      ...watch.instance(() => world.step(), read),
       get info() {
         return `${BOXES} boxes, ${substeps} substeps × 1 iteration; top box moved: pbdkit ${verdict(watch.top)}, Rapier ${verdict(rapierWatch?.top ?? Number.NaN)}`;
       },

@@ -1,5 +1,4 @@
 import {
-  AdaptiveLattice,
   buildPaths,
   icosphere,
   Lattice,
@@ -12,6 +11,7 @@ import {
   ringRegions,
 } from '../../src/index.js';
 import { type BenchCase, sceneSetup } from '../harness.js';
+import { ballOctree } from '../scenes.js';
 
 /**
  * Fast summation against naive region sums (survey 000 §4.3): one "step" is
@@ -55,13 +55,7 @@ const lattice = Lattice.fromInside(
   (x, y, z) => Math.hypot(x - 1.15, y - 1.15, z - 1.15) > 0.5,
 );
 // an octree over a ball: fine at the surface, coarse inside
-const tree = new AdaptiveLattice({
-  min: [-1, -1, -1],
-  size: 2,
-  maxDepth: 5,
-  refine: (x, y, z, s) => s > 0.26 || Math.abs(Math.hypot(x, y, z) - 0.9) < s,
-  inside: (x, y, z) => Math.hypot(x, y, z) < 0.9,
-});
+const tree = ballOctree();
 const mesh = icosphere(1, 5); // 10,242 vertices
 const adj = meshAdjacency(mesh.positions.length / 3, mesh.triangles);
 const paths = buildPaths(mesh.positions, adj);

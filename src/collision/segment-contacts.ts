@@ -1,6 +1,7 @@
 import type { Body } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
+import { grownArray } from '../math/arrays.js';
 import type { ContactGroup } from './contact-groups.js';
 import { allowedPairs, contactFriction, registerGroup, switchPair } from './contact-groups.js';
 import { closestSegmentSegmentAt } from './geometry.js';
@@ -355,25 +356,15 @@ export class SegmentContacts implements ConstraintSet {
   ): void {
     if (this.count === this.capacity) {
       const cap = Math.max(256, 2 * this.capacity);
-      const i32 = (x: Int32Array) => {
-        const y = new Int32Array(cap);
-        y.set(x);
-        return y;
-      };
-      const f64 = (x: Float64Array, k = 1) => {
-        const y = new Float64Array(k * cap);
-        y.set(x);
-        return y;
-      };
-      this.ca = i32(this.ca);
-      this.cb = i32(this.cb);
-      this.cc = i32(this.cc);
-      this.cd = i32(this.cd);
-      this.nrm = f64(this.nrm, 3);
-      this.radiusSum = f64(this.radiusSum);
-      this.muS = f64(this.muS);
-      this.muK = f64(this.muK);
-      this.lambda = f64(this.lambda);
+      this.ca = grownArray(this.ca, cap);
+      this.cb = grownArray(this.cb, cap);
+      this.cc = grownArray(this.cc, cap);
+      this.cd = grownArray(this.cd, cap);
+      this.nrm = grownArray(this.nrm, 3 * cap);
+      this.radiusSum = grownArray(this.radiusSum, cap);
+      this.muS = grownArray(this.muS, cap);
+      this.muK = grownArray(this.muK, cap);
+      this.lambda = grownArray(this.lambda, cap);
       this.capacity = cap;
     }
     const k = this.count++;

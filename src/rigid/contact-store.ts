@@ -10,6 +10,7 @@
  */
 import type { RigidStore } from '../core/rigid-store.js';
 import type { WorldCollider } from '../core/world-collider.js';
+import { grownArray } from '../math/arrays.js';
 import { ColliderPoses } from './collider-poses.js';
 import { ContactHistory } from './contact-history.js';
 import { rotateBack, rotateFrom } from './rotate.js';
@@ -123,11 +124,9 @@ export class ContactStore {
   }
 
   protected grow(cap: number): void {
-    const g = <T extends Float64Array | Int32Array | Int8Array>(a: T, stride: number): T => {
-      const b = new (a.constructor as new (n: number) => T)(cap * stride);
-      b.set(a.subarray(0, this.count * stride));
-      return b;
-    };
+    // the entries in use kept, stride values each
+    const g = <T extends Float64Array | Int32Array | Int8Array | Uint8Array>(a: T, stride: number): T =>
+      grownArray(a, cap * stride, this.count * stride);
     this.a = g(this.a, 1);
     this.b = g(this.b, 1);
     this.rA = g(this.rA, 3);

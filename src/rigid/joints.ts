@@ -29,6 +29,7 @@ import { unionRoots } from '../collision/union-find.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { RigidStore } from '../core/rigid-store.js';
+import { grownArray } from '../math/arrays.js';
 import { quatMultiply } from '../math/quat.js';
 import { rotate, rotateBack } from './rotate.js';
 import { angularInverseMass, applyAngularImpulse, positionalInverseMass } from './xpbd.js';
@@ -110,11 +111,9 @@ export class RigidJoints implements ConstraintSet {
   }
 
   private grow(cap: number): void {
-    const g = <T extends Float64Array | Int32Array | Int8Array | Uint8Array>(a: T, stride: number): T => {
-      const b = new (a.constructor as new (n: number) => T)(cap * stride);
-      b.set(a.subarray(0, this.count * stride));
-      return b;
-    };
+    // the entries in use kept, stride values each
+    const g = <T extends Float64Array | Int32Array | Int8Array | Uint8Array>(a: T, stride: number): T =>
+      grownArray(a, cap * stride, this.count * stride);
     this.type = g(this.type, 1);
     this.a = g(this.a, 1);
     this.b = g(this.b, 1);

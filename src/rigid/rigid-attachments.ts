@@ -20,10 +20,10 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import { RIGID_DISABLED } from '../core/rigid-store.js';
 import type { SystemKind, World } from '../core/world.js';
-import { quatRotate } from '../math/quat.js';
+import { grownArray } from '../math/arrays.js';
 import { RigidBodies } from './rigid-bodies.js';
 import type { RigidBody } from './rigid-body.js';
-import { applyPositionalImpulse, positionalInverseMass, worldPointToBody } from './xpbd.js';
+import { applyPositionalImpulse, bodyPointToWorld, positionalInverseMass, worldPointToBody } from './xpbd.js';
 
 /** Options of attachToRigidBody. */
 export interface RigidAttachOptions {
@@ -99,27 +99,17 @@ export class RigidAttachments implements ConstraintSet {
   }
 
   private grow(cap: number): void {
-    const g = <T extends Float64Array | Int32Array>(a: T, stride: number): T => {
-      const b = new (a.constructor as new (n: number) => T)(cap * stride);
-      b.set(a);
-      return b;
-    };
-    this.particle = g(this.particle, 1);
-    this.body = g(this.body, 1);
-    this.local = g(this.local, 3);
-    this.compliance = g(this.compliance, 1);
-    this.lambda = g(this.lambda, 1);
+    this.particle = grownArray(this.particle, cap);
+    this.body = grownArray(this.body, cap);
+    this.local = grownArray(this.local, 3 * cap);
+    this.compliance = grownArray(this.compliance, cap);
+    this.lambda = grownArray(this.lambda, cap);
   }
 
   /** The world point of entry k at its body's current pose, into Q. */
   private place(k: number): void {
-    const r = this.world.rigids,
-      b = this.body[k],
-      L = this.local;
-    quatRotate(Q, 0, r.q, 4 * b, L[3 * k], L[3 * k + 1], L[3 * k + 2]);
-    Q[0] += r.x[3 * b];
-    Q[1] += r.x[3 * b + 1];
-    Q[2] += r.x[3 * b + 2];
+    const L = this.local;
+    bodyPointToWorld(this.world.rigids, this.body[k], L[3 * k], L[3 * k + 1], L[3 * k + 2], Q);
   }
 
   beginStep(ctx: StepContext): void {

@@ -18,6 +18,7 @@ import { PbdError } from '../core/errors.js';
 import { Channels, type Stage } from '../core/pipeline.js';
 import { RIGID_DISABLED } from '../core/rigid-store.js';
 import type { SystemKind, World } from '../core/world.js';
+import { grownArray } from '../math/arrays.js';
 import { type ContactMaterials, RigidContacts } from './contact-set.js';
 import { RigidJoints } from './joints.js';
 import { NarrowPhase } from './narrow-phase.js';
@@ -140,22 +141,17 @@ export class RigidBodies implements ContactMaterials {
   ensure(i: number): void {
     if (i < this.friction.length) return;
     const cap = Math.max(2 * this.friction.length, i + 1);
-    const g = <T extends Float64Array | Int32Array | Uint8Array>(a: T): T => {
-      const b = new (a.constructor as new (n: number) => T)(cap);
-      b.set(a);
-      return b;
-    };
-    this.friction = g(this.friction);
-    this.staticFriction = g(this.staticFriction);
-    this.restitution = g(this.restitution);
-    this.group = g(this.group);
-    this.mask = g(this.mask);
-    this.canSleep = g(this.canSleep);
-    this.removed = g(this.removed);
-    this.sleeping = g(this.sleeping);
-    this.still = g(this.still);
-    this.island = g(this.island);
-    this.movable = g(this.movable);
+    this.friction = grownArray(this.friction, cap);
+    this.staticFriction = grownArray(this.staticFriction, cap);
+    this.restitution = grownArray(this.restitution, cap);
+    this.group = grownArray(this.group, cap);
+    this.mask = grownArray(this.mask, cap);
+    this.canSleep = grownArray(this.canSleep, cap);
+    this.removed = grownArray(this.removed, cap);
+    this.sleeping = grownArray(this.sleeping, cap);
+    this.still = grownArray(this.still, cap);
+    this.island = grownArray(this.island, cap);
+    this.movable = grownArray(this.movable, cap);
   }
 
   /** Wakes body i and the group it sleeps with. */
@@ -207,11 +203,7 @@ export class RigidBodies implements ContactMaterials {
     this.contacts.clear();
     this.pairs.length = 0;
     if (this.boxes.length < 6 * n) this.boxes = new Float64Array(12 * n);
-    if (this.order.length < n) {
-      const order = new Int32Array(2 * n);
-      order.set(this.order);
-      this.order = order;
-    }
+    if (this.order.length < n) this.order = grownArray(this.order, 2 * n);
     if (this.included.length < n) this.included = new Uint8Array(2 * n);
     const B = this.boxes;
     const inc = this.included;

@@ -9,9 +9,8 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { Vec3Tuple } from '../core/motion.js';
 import type { SystemKind, World } from '../core/world.js';
-import { quatRotate } from '../math/quat.js';
 import { RigidBodies } from './rigid-bodies.js';
-import { rigidPointCorrection, worldPointToBody } from './xpbd.js';
+import { bodyPointToWorld, rigidPointCorrection, worldPointToBody } from './xpbd.js';
 
 const Q = new Float64Array(3);
 
@@ -51,8 +50,7 @@ export class RigidGrabs implements ConstraintSet {
     const ih2 = 1 / (ctx.h * ctx.h);
     for (let k = 0; k < this.count; k++) {
       const b = this.body[k];
-      quatRotate(Q, 0, r.q, 4 * b, this.local[3 * k], this.local[3 * k + 1], this.local[3 * k + 2]);
-      for (let d = 0; d < 3; d++) Q[d] += r.x[3 * b + d];
+      bodyPointToWorld(r, b, this.local[3 * k], this.local[3 * k + 1], this.local[3 * k + 2], Q);
       const dx = this.target[3 * k] - Q[0],
         dy = this.target[3 * k + 1] - Q[1],
         dz = this.target[3 * k + 2] - Q[2];

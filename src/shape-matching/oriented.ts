@@ -36,6 +36,7 @@ import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { ProjectionRule } from '../core/solver.js';
 import type { World } from '../core/world.js';
+import { grownArray } from '../math/arrays.js';
 import { mat3FromQuat } from '../math/mat3.js';
 import { quatMultiply, quatNormalize } from '../math/quat.js';
 import { optimalRotation, ruleTunables } from './region-shape-matching.js';
@@ -609,20 +610,10 @@ export class EllipsoidContacts implements ConstraintSet {
 
   private grow(): void {
     const n = this.particle.length * 2;
-    const gi = (a: Int32Array) => {
-      const b = new Int32Array(n);
-      b.set(a);
-      return b;
-    };
-    const gf = (a: Float64Array) => {
-      const b = new Float64Array(3 * n);
-      b.set(a);
-      return b;
-    };
-    this.particle = gi(this.particle);
-    this.collider = gi(this.collider);
-    this.normal = gf(this.normal);
-    this.point = gf(this.point);
+    this.particle = grownArray(this.particle, n);
+    this.collider = grownArray(this.collider, n);
+    this.normal = grownArray(this.normal, 3 * n);
+    this.point = grownArray(this.point, 3 * n);
   }
 
   project(ctx: StepContext): void {

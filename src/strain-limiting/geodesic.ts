@@ -15,6 +15,7 @@
  * overestimate the distance across a grid by up to 8 %.
  */
 import { PbdError } from '../core/errors.js';
+import { grownArray } from '../math/arrays.js';
 
 /** Geodesic distances from single vertices of one mesh (its adjacency is built once). */
 export class GeodesicDistance {
@@ -106,12 +107,8 @@ export class GeodesicDistance {
 
   private push(key: number, v: number): void {
     if (this.heapSize === this.heapKey.length) {
-      const k = new Float64Array(2 * this.heapSize);
-      k.set(this.heapKey);
-      const x = new Int32Array(2 * this.heapSize);
-      x.set(this.heapVertex);
-      this.heapKey = k;
-      this.heapVertex = x;
+      this.heapKey = grownArray(this.heapKey, 2 * this.heapSize);
+      this.heapVertex = grownArray(this.heapVertex, 2 * this.heapSize);
     }
     const hk = this.heapKey,
       hv = this.heapVertex;

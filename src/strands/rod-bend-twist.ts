@@ -3,6 +3,7 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { Motion } from '../core/motion.js';
 import type { ParticleStore } from '../core/particles.js';
 import { ProjectionRule } from '../core/solver.js';
+import { grownArray } from '../math/arrays.js';
 import { quatMultiply } from '../math/quat.js';
 import {
   type AxisStiffness,
@@ -114,21 +115,14 @@ export class BendTwistConstraints implements ConstraintSet {
     motion: Motion | null = null,
   ): void {
     const n = this.anchorCount + 1;
-    const grow = (a: Float64Array, k: number) => {
-      const b = new Float64Array(k * n);
-      b.set(a);
-      return b;
-    };
-    const qs = new Int32Array(n);
-    qs.set(this.anchorQ);
-    qs[n - 1] = q;
-    this.anchorQ = qs;
-    this.anchorFrame = grow(this.anchorFrame, 4);
-    this.anchorPrev = grow(this.anchorPrev, 4);
-    this.anchorBase = grow(this.anchorBase, 4);
-    this.anchorRest = grow(this.anchorRest, 4);
-    this.anchorLength = grow(this.anchorLength, 1);
-    this.anchorLambda = grow(this.anchorLambda, 3);
+    this.anchorQ = grownArray(this.anchorQ, n);
+    this.anchorQ[n - 1] = q;
+    this.anchorFrame = grownArray(this.anchorFrame, 4 * n);
+    this.anchorPrev = grownArray(this.anchorPrev, 4 * n);
+    this.anchorBase = grownArray(this.anchorBase, 4 * n);
+    this.anchorRest = grownArray(this.anchorRest, 4 * n);
+    this.anchorLength = grownArray(this.anchorLength, n);
+    this.anchorLambda = grownArray(this.anchorLambda, 3 * n);
     for (let k = 0; k < 4; k++) {
       this.anchorFrame[4 * (n - 1) + k] =
         this.anchorPrev[4 * (n - 1) + k] =

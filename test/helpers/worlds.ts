@@ -4,6 +4,7 @@
  * agree between them (bit for bit).
  */
 import { afterAll, beforeAll } from 'vitest';
+import { ElementConstraints } from '../../src/constraints/element-set.js';
 import { World } from '../../src/index.js';
 
 /**
@@ -47,4 +48,19 @@ export function stepTogether(worlds: readonly { step(): void }[], steps: number)
 /** The first n values of a typed array, as a plain array (what toEqual compares value by value). */
 export function head(a: Float64Array, n: number): number[] {
   return Array.from(a.subarray(0, n));
+}
+
+/**
+ * Runs `run` with the pool threshold of the element sets (poolMinConstraints)
+ * lowered to zero, so that sets too small to pay on the pool (a test's cloth)
+ * go to it, and restores the threshold after.
+ */
+export async function withSmallSetsOnPool(run: () => void | Promise<void>): Promise<void> {
+  const saved = ElementConstraints.poolMinConstraints;
+  ElementConstraints.poolMinConstraints = { f64: 0, f32: 0 };
+  try {
+    await run();
+  } finally {
+    ElementConstraints.poolMinConstraints = saved;
+  }
 }

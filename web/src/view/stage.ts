@@ -112,22 +112,18 @@ function drawAsTubes(b: BodyInfo, radius: Float64Array): boolean {
   return false;
 }
 
+/** The store as the view sees it: the worker's arrays (shared memory) or their latest copies. */
 class StoreMirror implements StoreSource {
-  x: Float64Array;
-  v: Float64Array;
-  mass: Float64Array;
-  invMass: Float64Array;
-  radius: Float64Array;
-  version: number;
-  count: number;
+  // assigned by set(), from the constructor on
+  x!: Float64Array;
+  v!: Float64Array;
+  mass!: Float64Array;
+  invMass!: Float64Array;
+  radius!: Float64Array;
+  version!: number;
+  count!: number;
   constructor(s: StoreArrays) {
-    this.x = s.x;
-    this.v = s.v;
-    this.mass = s.mass;
-    this.invMass = s.invMass;
-    this.radius = s.radius;
-    this.version = s.version;
-    this.count = s.count;
+    this.set(s);
   }
   set(s: StoreArrays): void {
     Object.assign(this, s);
