@@ -173,6 +173,7 @@ export class FusedStrandPass implements SubstepPass {
     }
     // 1. prediction and the sphere's contacts, block by block
     let t0 = clock();
+    const uniform = this.uniformParticles(store);
     if (contacts) {
       contacts.startSubstep(ctx);
       contacts.clear(ctx);
@@ -186,7 +187,7 @@ export class FusedStrandPass implements SubstepPass {
           b = start[Math.min(ns, s0 + BLOCK)];
         this.predict.runRange(ctx, a, b);
         if (contacts && col)
-          generateSphereContacts(contacts, ctx, col, c, true, false, CHUNK, CULL_SLACK, a, b);
+          generateSphereContacts(contacts, ctx, col, c, true, false, CHUNK, CULL_SLACK, a, b, uniform);
       }
     }
     // the sets' beginStep, in their order (the contacts' part that is left: particles deep inside)
@@ -302,8 +303,12 @@ export class FusedStrandPass implements SubstepPass {
     return true;
   }
 
-  /** The store's largest particle radius, and what it was taken of (array, count, version). */
+  /**
+   * The store's largest particle radius, whether every particle has particle 0's radius, group and
+   * mask (`uniform`), and what they were taken of (the radius array, count, version).
+   */
   private rmax = 0;
+  private uniform = false;
   private rmaxOf: Float64Array | null = null;
   private rmaxCount = -1;
   private rmaxVersion = -1;
@@ -311,19 +316,34 @@ export class FusedStrandPass implements SubstepPass {
   /**
    * The largest particle radius of the store, read again only when the store changed (its radius
    * array, count or version): a pass over every particle each substep was 2–6 % of hair-10k's step.
-   * Bodies write their radii when they are made, which changes the count (docs/strands.md "Speed").
+   * Bodies write their radii, groups and masks when they are made, which changes the count
+   * (docs/strands.md "Speed"). The same pass finds whether all particles share one radius, group and
+   * mask (`uniform`: a head of hair), so that the sphere's contacts need not read them per particle.
    */
   private largestRadius(store: ParticleStore): number {
-    const radius = store.radius;
+    const { radius, group, mask } = store;
     if (radius !== this.rmaxOf || store.count !== this.rmaxCount || store.version !== this.rmaxVersion) {
+      const n = store.count;
       let rmax = 0;
-      for (let i = 0; i < store.count; i++) if (radius[i] > rmax) rmax = radius[i];
+      for (let i = 0; i < n; i++) if (radius[i] > rmax) rmax = radius[i];
+      let uniform = n > 0;
+      const r0 = radius[0],
+        g0 = group[0],
+        m0 = mask[0];
+      for (let i = 1; uniform && i < n; i++) uniform = radius[i] === r0 && group[i] === g0 && mask[i] === m0;
       this.rmax = rmax;
+      this.uniform = uniform;
       this.rmaxOf = radius;
       this.rmaxCount = store.count;
       this.rmaxVersion = store.version;
     }
     return this.rmax;
+  }
+
+  /** Whether every particle has particle 0's radius, group and mask (see largestRadius). */
+  private uniformParticles(store: ParticleStore): boolean {
+    this.largestRadius(store);
+    return this.uniform;
   }
 
   /** The substep as one pass over the blocks (see onePass; the same per-particle order as the stages). */
@@ -350,6 +370,7 @@ export class FusedStrandPass implements SubstepPass {
     ctx.iteration = 0;
     ctx.reverse = false;
     const { p, x, v, invMass } = ctx.store;
+    const uniform = this.uniformParticles(ctx.store);
     const held = this.held,
       entry = this.heldEntry,
       nh = this.heldCount,
@@ -375,7 +396,7 @@ export class FusedStrandPass implements SubstepPass {
         }
         let k1 = k0;
         if (contacts && col) {
-          generateSphereContacts(contacts, ctx, col, c, true, false, CHUNK, CULL_SLACK, a, b);
+          generateSphereContacts(contacts, ctx, col, c, true, false, CHUNK, CULL_SLACK, a, b, uniform);
           k1 = contacts.count;
           contacts.projectRange(p, k0, k1, ctx);
         }
