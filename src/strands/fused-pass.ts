@@ -346,6 +346,13 @@ export class FusedStrandPass implements SubstepPass {
     return this.uniform;
   }
 
+  /**
+   * One block's FTL corrections d_i (xyz from its first particle on): FTL writes them and DFTL's term
+   * reads them in the same block, so the one pass keeps them here, in the cache, rather than in the
+   * FTL set's array of 3 numbers per particle (a write of 24 bytes per particle a step).
+   */
+  private corr = new Float64Array(3 * 17 * BLOCK);
+
   /** The substep as one pass over the blocks (see onePass; the same per-particle order as the stages). */
   private runOnePass(
     ctx: StepContext,
@@ -377,9 +384,10 @@ export class FusedStrandPass implements SubstepPass {
       target = att.target;
     let h = 0,
       k0 = contacts ? contacts.count : 0;
+    let corr = this.corr;
     for (let f = 0; f < ftl.length; f++) {
       const set = ftl[f];
-      const { start, rest, correction } = set;
+      const { start, rest } = set;
       const ns = start.length - 1;
       const damp = set.damping * ctx.invH;
       for (let s0 = 0; s0 < ns; s0 += BLOCK) {
@@ -400,10 +408,12 @@ export class FusedStrandPass implements SubstepPass {
           k1 = contacts.count;
           contacts.projectRange(p, k0, k1, ctx);
         }
-        ftlStrands(p, x, invMass, start, rest, correction, set.maxStretch, true, s0, s1);
+        // the block's corrections d_i in a scratch array (from particle a on): DFTL reads them below
+        if (corr.length < 3 * (b - a)) corr = this.corr = new Float64Array(6 * (b - a));
+        ftlStrands(p, x, invMass, start, rest, corr, set.maxStretch, true, s0, s1, a);
         this.update.runRange(ctx, a, b);
         if (contacts) contacts.endStepRange(ctx, k0, k1);
-        if (damp !== 0) dftlStrands(v, invMass, start, correction, damp, s0, s1);
+        if (damp !== 0) dftlStrands(v, invMass, start, corr, damp, s0, s1, a);
         k0 = k1;
       }
       set.fresh = false;
