@@ -33,6 +33,8 @@ interface HairCase {
   onePass?: number;
   /** Threads of the fused world (the calling thread runs the pass); the pipeline's world has one. */
   threads?: number;
+  /** Particles of three radii (the contacts then read each particle's; otherwise all share one). */
+  radii?: boolean;
 }
 
 function hair(fused: boolean, o: HairCase = {}) {
@@ -61,6 +63,8 @@ function hair(fused: boolean, o: HairCase = {}) {
     ftl: { damping: o.damping ?? 0.9, maxStretch: o.maxStretch ?? 1 },
     rootMotion: head.motion ?? new Motion(motion),
   });
+  if (o.radii)
+    for (let j = 0; j < body.count; j++) world.store.radius[body.offset + j] = 0.002 * (1 + (j % 3));
   if (o.depenetration !== undefined) findColliderContacts(world)!.maxDepenetrationSpeed = o.depenetration;
   const pass = world.system(fusedStrandSystem);
   pass.enabled = fused;
@@ -84,6 +88,7 @@ describe('the fused strand pass', () => {
       { substeps: 1, drag: false, onePass: 60 },
     ],
     ['1 substep, maxStretch 1.05: one pass', { substeps: 1, drag: false, maxStretch: 1.05, onePass: 60 }],
+    ['1 substep, particles of three radii: one pass', { substeps: 1, drag: false, radii: true, onePass: 60 }],
     ['1 substep with a drag from step 20: one pass until then', { substeps: 1, onePass: 20 }],
     ['2 substeps × 3 iterations', { substeps: 2, iterations: 3 }],
     ['maxStretch 1.05, plain FTL', { maxStretch: 1.05, damping: 0 }],

@@ -15,6 +15,7 @@ import {
   type StrandsOptions,
   World,
 } from '../src/index.js';
+import { fusedStrandSystem } from '../src/strands/fused-pass.js';
 
 /** One horizontal strand of `segments` segments over 1 m, its root pinned at the origin. */
 function swingingStrand(world: World, o: Partial<StrandsOptions>, segments = 20): Strands {
@@ -94,6 +95,9 @@ describe('Follow-The-Leader strands (000 §3.5, Figure 9)', () => {
     const world = new World({ gravity: [0, -9.81, 0], substeps: 1, dt: 0.01 });
     const a = swingingStrand(world, { ftl: { damping: 0 } }, 4);
     const b = swingingStrand(world, { ftl: { damping: 0.7 } }, 4);
+    // the FTL set's own passes, which keep d_i in ftl.correction (the fused strand pass keeps a block's
+    // d_i in a scratch array, with the same velocities bit for bit: test/strands-fused.test.ts)
+    world.system(fusedStrandSystem).enabled = false;
     world.step();
     const v = world.store.v;
     for (let j = 1; j < 4; j++) {

@@ -62,7 +62,11 @@ export class FollowTheLeader implements ConstraintSet {
   /** Rest length from each particle to its predecessor (body order from `offset`; 0 for roots). */
   rest: Float64Array;
   readonly offset: number;
-  /** FTL corrections d_i accumulated over the current substep (xyz, body order). */
+  /**
+   * FTL corrections d_i accumulated over the current substep (xyz, body order). The fused strand pass
+   * (fused-pass.ts), when it runs a substep as one pass, keeps each block's in a scratch array of its
+   * own instead (read by DFTL's term in the same block): this array then holds an older substep's.
+   */
   correction: Float64Array;
   readonly count: number;
   /** One colour: strands are independent, each is a sequential chain. */
@@ -208,7 +212,9 @@ export function checkDamping(s: number, where: string): number {
  * The FTL pass (000 §3.5, Figure 9) over strands [s0, s1): from each root down,
  * p_i ← p_{i−1} + l_i (p_i − p_{i−1}) / |p_i − p_{i−1}| (with `limit` > 1 only beyond limit · l_i),
  * and d_i = (new p_i) − (old p_i) added to `corr` (body order from start[0]); `first` writes every
- * d_i afresh (0 + d_i, the substep's first pass: no pass clears the array).
+ * d_i afresh (0 + d_i, the substep's first pass: no pass clears the array). `corrFrom` is the
+ * particle of corr's first entry (start[0]: the set's array; the fused strand pass gives a block's
+ * first particle and a scratch array of the block's corrections).
  */
 export function ftlStrands(
   p: Float64Array,
@@ -221,6 +227,7 @@ export function ftlStrands(
   first: boolean,
   from: number,
   to: number,
+  corrFrom = start[0],
 ): void {
   const off = start[0];
   const exact = limit === 1;
@@ -235,7 +242,7 @@ export function ftlStrands(
       for (let s = s0; s < s1; s++) {
         const i = start[s] + k;
         if (i >= start[s + 1]) continue; // past its end
-        const c3 = 3 * (i - off);
+        const c3 = 3 * (i - corrFrom);
         if (w[i] === 0) {
           // pinned: it leads the rest
           if (first) corr[c3] = corr[c3 + 1] = corr[c3 + 2] = 0;
@@ -279,7 +286,10 @@ export function ftlStrands(
   }
 }
 
-/** DFTL's velocity correction (000 §3.5) over strands [from, to): v_i −= k d_{i+1}, k = s_damping / Δt. */
+/**
+ * DFTL's velocity correction (000 §3.5) over strands [from, to): v_i −= k d_{i+1}, k = s_damping / Δt
+ * (corr from particle `corrFrom` on, as in ftlStrands).
+ */
 export function dftlStrands(
   v: Float64Array,
   w: Float64Array,
@@ -288,8 +298,9 @@ export function dftlStrands(
   k: number,
   from: number,
   to: number,
+  corrFrom = start[0],
 ): void {
-  const off = start[0];
+  const off = corrFrom;
   for (let s = from; s < to; s++) {
     const last = start[s + 1] - 1;
     for (let i = start[s]; i < last; i++) {

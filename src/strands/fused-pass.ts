@@ -173,6 +173,7 @@ export class FusedStrandPass implements SubstepPass {
     }
     // 1. prediction and the sphere's contacts, block by block
     let t0 = clock();
+    const uniform = this.uniformParticles(store);
     if (contacts) {
       contacts.startSubstep(ctx);
       contacts.clear(ctx);
@@ -186,7 +187,7 @@ export class FusedStrandPass implements SubstepPass {
           b = start[Math.min(ns, s0 + BLOCK)];
         this.predict.runRange(ctx, a, b);
         if (contacts && col)
-          generateSphereContacts(contacts, ctx, col, c, true, false, CHUNK, CULL_SLACK, a, b);
+          generateSphereContacts(contacts, ctx, col, c, true, false, CHUNK, CULL_SLACK, a, b, uniform);
       }
     }
     // the sets' beginStep, in their order (the contacts' part that is left: particles deep inside)
@@ -302,8 +303,12 @@ export class FusedStrandPass implements SubstepPass {
     return true;
   }
 
-  /** The store's largest particle radius, and what it was taken of (array, count, version). */
+  /**
+   * The store's largest particle radius, whether every particle has particle 0's radius, group and
+   * mask (`uniform`), and what they were taken of (the radius array, count, version).
+   */
   private rmax = 0;
+  private uniform = false;
   private rmaxOf: Float64Array | null = null;
   private rmaxCount = -1;
   private rmaxVersion = -1;
@@ -311,20 +316,42 @@ export class FusedStrandPass implements SubstepPass {
   /**
    * The largest particle radius of the store, read again only when the store changed (its radius
    * array, count or version): a pass over every particle each substep was 2–6 % of hair-10k's step.
-   * Bodies write their radii when they are made, which changes the count (docs/strands.md "Speed").
+   * Bodies write their radii, groups and masks when they are made, which changes the count
+   * (docs/strands.md "Speed"). The same pass finds whether all particles share one radius, group and
+   * mask (`uniform`: a head of hair), so that the sphere's contacts need not read them per particle.
    */
   private largestRadius(store: ParticleStore): number {
-    const radius = store.radius;
+    const { radius, group, mask } = store;
     if (radius !== this.rmaxOf || store.count !== this.rmaxCount || store.version !== this.rmaxVersion) {
+      const n = store.count;
       let rmax = 0;
-      for (let i = 0; i < store.count; i++) if (radius[i] > rmax) rmax = radius[i];
+      for (let i = 0; i < n; i++) if (radius[i] > rmax) rmax = radius[i];
+      let uniform = n > 0;
+      const r0 = radius[0],
+        g0 = group[0],
+        m0 = mask[0];
+      for (let i = 1; uniform && i < n; i++) uniform = radius[i] === r0 && group[i] === g0 && mask[i] === m0;
       this.rmax = rmax;
+      this.uniform = uniform;
       this.rmaxOf = radius;
       this.rmaxCount = store.count;
       this.rmaxVersion = store.version;
     }
     return this.rmax;
   }
+
+  /** Whether every particle has particle 0's radius, group and mask (see largestRadius). */
+  private uniformParticles(store: ParticleStore): boolean {
+    this.largestRadius(store);
+    return this.uniform;
+  }
+
+  /**
+   * One block's FTL corrections d_i (xyz from its first particle on): FTL writes them and DFTL's term
+   * reads them in the same block, so the one pass keeps them here, in the cache, rather than in the
+   * FTL set's array of 3 numbers per particle (a write of 24 bytes per particle a step).
+   */
+  private corr = new Float64Array(3 * 17 * BLOCK);
 
   /** The substep as one pass over the blocks (see onePass; the same per-particle order as the stages). */
   private runOnePass(
@@ -350,15 +377,17 @@ export class FusedStrandPass implements SubstepPass {
     ctx.iteration = 0;
     ctx.reverse = false;
     const { p, x, v, invMass } = ctx.store;
+    const uniform = this.uniformParticles(ctx.store);
     const held = this.held,
       entry = this.heldEntry,
       nh = this.heldCount,
       target = att.target;
     let h = 0,
       k0 = contacts ? contacts.count : 0;
+    let corr = this.corr;
     for (let f = 0; f < ftl.length; f++) {
       const set = ftl[f];
-      const { start, rest, correction } = set;
+      const { start, rest } = set;
       const ns = start.length - 1;
       const damp = set.damping * ctx.invH;
       for (let s0 = 0; s0 < ns; s0 += BLOCK) {
@@ -375,14 +404,16 @@ export class FusedStrandPass implements SubstepPass {
         }
         let k1 = k0;
         if (contacts && col) {
-          generateSphereContacts(contacts, ctx, col, c, true, false, CHUNK, CULL_SLACK, a, b);
+          generateSphereContacts(contacts, ctx, col, c, true, false, CHUNK, CULL_SLACK, a, b, uniform);
           k1 = contacts.count;
           contacts.projectRange(p, k0, k1, ctx);
         }
-        ftlStrands(p, x, invMass, start, rest, correction, set.maxStretch, true, s0, s1);
+        // the block's corrections d_i in a scratch array (from particle a on): DFTL reads them below
+        if (corr.length < 3 * (b - a)) corr = this.corr = new Float64Array(6 * (b - a));
+        ftlStrands(p, x, invMass, start, rest, corr, set.maxStretch, true, s0, s1, a);
         this.update.runRange(ctx, a, b);
         if (contacts) contacts.endStepRange(ctx, k0, k1);
-        if (damp !== 0) dftlStrands(v, invMass, start, correction, damp, s0, s1);
+        if (damp !== 0) dftlStrands(v, invMass, start, corr, damp, s0, s1, a);
         k0 = k1;
       }
       set.fresh = false;
