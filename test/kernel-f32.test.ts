@@ -122,6 +122,48 @@ describe('the f32 JavaScript twin gives the f32x4 kernels’ bits', () => {
     });
   }
 
+  it('dihedral bending, two groups per iteration: groups wholly inactive beside active ones, and an odd last group', () => {
+    // the fused loop projects two groups of four at a time (scripts/kernels/interleave.ts): both
+    // active, one of them or neither active past the last exit (flat hinges: denominator 0; all
+    // pinned), and a trailing odd group; each arrangement must give the JavaScript twin's bits
+    const pattern = ['AA', 'AF', 'FA', 'FF', 'AP', 'PA', 'PF', 'AA', 'A'].join('');
+    const out = (['auto', 'js'] as const).map((backend) => {
+      const { store, idx } = batch(5, 4, 4 * pattern.length);
+      for (let g = 0; g < pattern.length; g++) {
+        for (let l = 0; l < 4; l++) {
+          const o = 4 * (4 * g + l);
+          if (pattern[g] === 'F') {
+            // exactly flat (det = 0): the group's lanes are inactive at the last exit
+            const P = [0, 0, 0, 1, 0, 0, 0.4, 0.7, 0, 0.6, -0.8, 0];
+            for (let k = 0; k < 12; k++) store.x[3 * o + k] = P[k] + l;
+          }
+          for (let v = 0; v < 4; v++) {
+            if (pattern[g] === 'P') store.invMass[o + v] = 0;
+            else if (store.invMass[o + v] === 0) store.invMass[o + v] = 1;
+          }
+        }
+      }
+      store.p.set(store.x.subarray(0, 3 * store.count));
+      const rest = Array.from({ length: idx.length / 4 }, (_, k) => 0.5 + k * 0.01);
+      const set = new DihedralBending(store, idx, rest, { compliance: 1e-3 });
+      set.backend = backend;
+      set.beginStep(context(store, 'f32', false));
+      for (let s = 0; s < 3; s++) set.project(context(store, 'f32', s % 2 === 1));
+      return { p: store.p.slice(0, 3 * store.count), x: store.x, lam: set.lambda.slice(), set };
+    });
+    const [wasm, js] = out;
+    expect(wasm.set.activeBackend).toBe('wasm');
+    for (let g = 0; g < pattern.length; g++) {
+      let moved = 0;
+      for (let i = 3 * 16 * g; i < 3 * 16 * (g + 1); i++) if (js.p[i] !== Math.fround(js.x[i])) moved++;
+      // active groups move, inactive ones keep their positions (rounded to f32 by the window)
+      if (pattern[g] === 'A') expect(moved).toBeGreaterThan(0);
+      else expect(moved).toBe(0);
+    }
+    expect(wasm.p).toEqual(js.p);
+    expect(wasm.lam).toEqual(js.lam);
+  });
+
   it('multipliers kept in the kernel’s lane order: read, written and zeroed between sweeps as in constraint order', () => {
     // the f32x4 sweeps keep λ in f32 in the groups' lane order (src/wasm/paired.ts); set.lambda copies
     // them back when read, a write to it reaches the next sweep, and beginStep's λ⁰ = 0 (001 Eq. 17)

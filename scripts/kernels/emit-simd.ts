@@ -34,6 +34,7 @@
  * multiplying by 1 is exact).
  */
 import type * as T from '@babel/types';
+import { interleaveGroups } from './interleave.js';
 import { fail, type Helper, isDeferDirective, type KernelDef, type Literal } from './parse.js';
 import { FIELDS } from './walk.js';
 
@@ -1306,9 +1307,10 @@ class SimdEmitter {
       `export function ${def.name}${this.L.n === 4 ? 'F32' : ''}${this.L.fused ? 'Fused' : this.L.blocked ? 'Blocked' : ''}(${head.join(', ')}): i32 {`,
       'let nslow: i32 = 0;',
       ...this.pre,
-      'for (let j = pairFrom; j < pairTo; j++) {',
-      ...this.out,
-      '}',
+      // the fused loop may take two groups per iteration (scripts/kernels/interleave.ts)
+      ...(this.L.fused && def.interleave > 1
+        ? interleaveGroups(this.out, def.interleave)
+        : ['for (let j = pairFrom; j < pairTo; j++) {', ...this.out, '}']),
       'return nslow;',
       '}',
     ];

@@ -68,6 +68,12 @@ export interface KernelDef {
    * the `simd` specialisations of the f64x2 kernel.
    */
   f32: boolean;
+  /**
+   * Groups of four per iteration of the fused f32x4 loop (`export const
+   * interleave = 2`; 1 without it): their statements interleaved
+   * (scripts/kernels/interleave.ts), the same bits.
+   */
+  interleave: number;
 }
 
 /**
@@ -171,6 +177,7 @@ export function parseKernel(file: string, source: string, helpers = new Map<stri
   let simd: Map<string, Literal> | null = null;
   let geometry: Geometry | null = null;
   let f32 = false;
+  let interleave = 1;
   const imports: string[] = [];
   for (const st of ast.program.body) {
     if (st.type === 'ImportDeclaration') {
@@ -195,6 +202,12 @@ export function parseKernel(file: string, source: string, helpers = new Map<stri
       if ((v.id as T.Identifier).name === 'f32') {
         if (v.init?.type !== 'BooleanLiteral') fail(where, v, 'f32 must be true or false');
         f32 = v.init.value;
+        continue;
+      }
+      if ((v.id as T.Identifier).name === 'interleave') {
+        if (v.init?.type !== 'NumericLiteral' || !Number.isInteger(v.init.value) || v.init.value < 1)
+          fail(where, v, 'interleave must be a whole number ≥ 1');
+        interleave = v.init.value;
         continue;
       }
       if ((v.id as T.Identifier).name !== 'simd') continue;
@@ -259,6 +272,7 @@ export function parseKernel(file: string, source: string, helpers = new Map<stri
     helpers,
     geometry,
     f32,
+    interleave,
   };
 }
 

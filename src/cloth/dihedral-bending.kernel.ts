@@ -13,6 +13,13 @@ export const simd = { gamma: 0 };
 export const f32 = true;
 
 /**
+ * The fused f32x4 loop projects two groups of four per iteration, their
+ * statements interleaved (scripts/kernels/interleave.ts): the same bits, two
+ * independent chains for the core (docs/performance.md, session 13).
+ */
+export const interleave = 2;
+
+/**
  * The dihedral angle φ of triangles (p1, p3, p2) and (p1, p2, p4) (003
  * Appendix A) and the scaled gradients G_i = κ q_i = κ sin φ · ∇_{p_i} φ
  * written to g[0..11] (p1, p2, p3, p4), with κ sin φ in g[12] (κ > 0, see
