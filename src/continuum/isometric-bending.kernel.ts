@@ -8,6 +8,13 @@ export const simd = { gamma: 0 };
 export const f32 = true;
 
 /**
+ * The fused f32x4 loop projects two groups of four per iteration, their
+ * statements interleaved (scripts/kernels/interleave.ts): the same bits
+ * (docs/performance.md, session 13: 0.88-0.90 of the isometric f32 step).
+ */
+export const interleave = 2;
+
+/**
  * One isometric bending constraint (002 §4.3, after Bergou et al. 2006) on
  * the stencil of an interior edge a–b with the opposite vertices c, d: the
  * rank-one Q = q KᵀK, v = Σ K_i x_i, E_b = ½ q |v|², ∇_i E_b = q K_i v,
