@@ -7,6 +7,7 @@
  * registrations of the next step arrive.
  */
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
+import { setThreadIndex } from './block-order.js';
 import { type Holder, readScalars, rebuild } from './mirror.js';
 import {
   BLOCK,
@@ -79,6 +80,7 @@ async function handle(m: ToWorker, out: Port): Promise<void> {
       control = m.control;
       ctxBlock = m.ctx;
       errorBytes = m.error;
+      setThreadIndex(m.index);
       out.post({ type: 'ready' });
       return;
     case 'store':
