@@ -491,7 +491,8 @@ export class ElementThreads implements ThreadedSweeps {
       const nb = table[0];
       const parts = ElementThreads.parts ? A.parts[0] : 0;
       par[PARTED] = parts > 1 ? 1 : 0;
-      if (!(parts > 1 ? this.runner.runTask(this.task, parts, parts) : this.runner.runTask(this.task, nb, nb))) {
+      const items = parts > 1 ? parts : nb;
+      if (!this.runner.runTask(this.task, items, items)) {
         const own = this.own!;
         for (let b = 0; b < nb; b++) runFused(A, own, b);
       }
