@@ -253,17 +253,18 @@ function runFused(A: ElementArgs, t: ThreadInstance, k: number): void {
   const nb = T[0];
   const d0 = 2 + 5 * nb + T[1 + 4 * nb + k],
     d1 = 2 + 5 * nb + T[2 + 4 * nb + k];
-  if (A.par[PARTED] === 0) for (let i = d0; i < d1; i++) awaitBlock(done, T[i], epoch);
-  else {
-    // a dependency no thread has claimed is run here first (runParts)
-    for (let i = d0; i < d1; i++) {
-      const d = T[i];
-      if (Atomics.load(done, d) === epoch) continue;
-      if (claimBlock(A.claim, d, epoch)) runFused(A, t, d);
-      else awaitBlock(done, d, epoch);
-    }
-  }
   try {
+    if (A.par[PARTED] === 0) for (let i = d0; i < d1; i++) awaitBlock(done, T[i], epoch);
+    else {
+      // a dependency no thread has claimed is run here first (runParts); one that throws leaves this
+      // block done all the same (finally), so that no thread waits for it
+      for (let i = d0; i < d1; i++) {
+        const d = T[i];
+        if (Atomics.load(done, d) === epoch) continue;
+        if (claimBlock(A.claim, d, epoch)) runFused(A, t, d);
+        else awaitBlock(done, d, epoch);
+      }
+    }
     const op = T[1 + k];
     const from = T[1 + nb + k],
       to = T[1 + 2 * nb + k];
