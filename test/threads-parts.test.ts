@@ -69,7 +69,7 @@ describe('fused sweeps and particle passes in parts', () => {
     world.dispose();
   }, 120_000);
 
-  it('a 130 × 130 cloth: the bits of one thread with parts on 2 and 4 threads, with the serial claims, and when the calling thread takes a worker\'s part (part 0 has no thread: its blocks are run by the others, no wait hangs)', async () => {
+  it("a 130 × 130 cloth: the bits of one thread with parts on 2 and 4 threads, with the serial claims, and when the calling thread takes a worker's part (part 0 has no thread: its blocks are run by the others, no wait hangs)", async () => {
     const saved = ElementThreads.parts;
     const make = (threads: number) => {
       const world = new World({ threads, substeps: 5 });
