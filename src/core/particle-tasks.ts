@@ -196,7 +196,7 @@ function runParticleBlock(A: ParticleArgs, update: boolean, b: number): void {
  * they stay in its core's cache through the substep), then any block no
  * thread has claimed yet (a late thread's part is done by the others).
  */
-function runParticleParts(A: ParticleArgs, update: boolean): void {
+function runParticleParts(A: ParticleArgs, update: boolean): number {
   const q = A.par;
   const n = q[N];
   const run = blocksRun(n, q[BLOCKS]);
@@ -204,19 +204,28 @@ function runParticleParts(A: ParticleArgs, update: boolean): void {
   const epoch = q[EPOCH] | 0;
   const own = threadIndex() % parts;
   const claim = A.claim;
-  for (let b = partFrom(run, parts, own); b < partFrom(run, parts, own + 1); b++)
-    if (claimBlock(claim, b, epoch)) runParticleBlock(A, update, b);
-  for (let b = 0; b < run; b++) if (claimBlock(claim, b, epoch)) runParticleBlock(A, update, b);
+  let ran = 0;
+  for (let b = partFrom(run, parts, own); b < partFrom(run, parts, own + 1); b++) {
+    if (!claimBlock(claim, b, epoch)) continue;
+    runParticleBlock(A, update, b);
+    ran++;
+  }
+  for (let b = 0; b < run; b++) {
+    if (!claimBlock(claim, b, epoch)) continue;
+    runParticleBlock(A, update, b);
+    ran++;
+  }
+  return ran;
 }
 
-/** The 'particles-predict' task (src/parallel/registry.ts): one item per part (runParticleParts). */
-export function predictTask(A: ParticleArgs, _from: number, _to: number, _part: number): void {
-  runParticleParts(A, false);
+/** The 'particles-predict' task (src/parallel/registry.ts): one item per part (runParticleParts); returns the blocks it ran. */
+export function predictTask(A: ParticleArgs, _from: number, _to: number, _part: number): number {
+  return runParticleParts(A, false);
 }
 
 /** The 'particles-update' task: one item per part, block b's counts at 2·b. */
-export function updateTask(A: ParticleArgs, _from: number, _to: number, _part: number): void {
-  runParticleParts(A, true);
+export function updateTask(A: ParticleArgs, _from: number, _to: number, _part: number): number {
+  return runParticleParts(A, true);
 }
 
 /** The arguments of the 'zero-f64' task: the array whose items are set to 0. */

@@ -171,7 +171,7 @@ function instanceOf(A: ElementArgs, ex: ElementExports | null): ThreadInstance {
  * task, src/parallel/registry.ts): particles of the window for LOAD and
  * SAVE, groups of the colour that starts at group FIRST for COLOUR.
  */
-export function elementWasmTask(A: ElementArgs, from: number, to: number, block: number): void {
+export function elementWasmTask(A: ElementArgs, from: number, to: number, block: number): number {
   let t: ThreadInstance;
   try {
     t = instanceOf(A, null);
@@ -181,13 +181,15 @@ export function elementWasmTask(A: ElementArgs, from: number, to: number, block:
     if (A.par[OP] === FUSED && A.par[PARTED] === 0) Atomics.store(A.done, block, A.par[EPOCH] | 0);
     throw e;
   }
-  runElementBlock(A, t, from, to, block);
+  return runElementBlock(A, t, from, to, block);
 }
 
-function runElementBlock(A: ElementArgs, t: ThreadInstance, from: number, to: number, block: number): void {
+/** Runs block `block` of the job in par (a thread's share where a fused sweep runs in parts); returns the blocks it ran. */
+function runElementBlock(A: ElementArgs, t: ThreadInstance, from: number, to: number, block: number): number {
   if (A.par[OP] !== FUSED) runOp(A, t, A.par[OP], from, to, block);
-  else if (A.par[PARTED] !== 0) runParts(A, t);
+  else if (A.par[PARTED] !== 0) return runParts(A, t);
   else runFused(A, t, block);
+  return 1;
 }
 
 /**
@@ -225,34 +227,38 @@ export function partTable(T: Int32Array, parts: number): Int32Array {
  * waits for a block that nobody runs: a thread waits only on a block another
  * thread is running, and that thread waits only on blocks earlier than it.
  */
-function runParts(A: ElementArgs, t: ThreadInstance): void {
+function runParts(A: ElementArgs, t: ThreadInstance): number {
   const back = A.par[FIRST] === 1;
   const T = back ? A.fusedBack : A.fused;
   const Q = back ? A.partsBack : A.parts;
   const claim = A.claim;
   const epoch = A.par[EPOCH] | 0;
   const own = threadIndex() % Q[0];
+  let ran = 0;
   for (let i = Q[1 + own]; i < Q[2 + own]; i++) {
     const k = Q[i];
-    if (claimBlock(claim, k, epoch)) runFused(A, t, k);
+    if (claimBlock(claim, k, epoch)) ran += runFused(A, t, k);
   }
   const nb = T[0];
-  for (let k = 0; k < nb; k++) if (claimBlock(claim, k, epoch)) runFused(A, t, k);
+  for (let k = 0; k < nb; k++) if (claimBlock(claim, k, epoch)) ran += runFused(A, t, k);
+  return ran;
 }
 
 /**
  * Block k of a fused sweep (element-order.ts): waits until the earlier
  * blocks that touch its particles are done in this sweep, runs its op, and
  * marks itself done (also when it threw: the error reaches the caller at
- * the job's end, and no thread waits forever).
+ * the job's end, and no thread waits forever). Returns the blocks it ran
+ * (with the unclaimed dependencies it ran first, in parts).
  */
-function runFused(A: ElementArgs, t: ThreadInstance, k: number): void {
+function runFused(A: ElementArgs, t: ThreadInstance, k: number): number {
   const T = A.par[FIRST] === 1 ? A.fusedBack : A.fused;
   const done = A.done;
   const epoch = A.par[EPOCH] | 0;
   const nb = T[0];
   const d0 = 2 + 5 * nb + T[1 + 4 * nb + k],
     d1 = 2 + 5 * nb + T[2 + 4 * nb + k];
+  let ran = 1;
   try {
     if (A.par[PARTED] === 0) for (let i = d0; i < d1; i++) awaitBlock(done, T[i], epoch);
     else {
@@ -261,7 +267,7 @@ function runFused(A: ElementArgs, t: ThreadInstance, k: number): void {
       for (let i = d0; i < d1; i++) {
         const d = T[i];
         if (Atomics.load(done, d) === epoch) continue;
-        if (claimBlock(A.claim, d, epoch)) runFused(A, t, d);
+        if (claimBlock(A.claim, d, epoch)) ran += runFused(A, t, d);
         else awaitBlock(done, d, epoch);
       }
     }
@@ -285,6 +291,7 @@ function runFused(A: ElementArgs, t: ThreadInstance, k: number): void {
   } finally {
     Atomics.store(done, k, epoch);
   }
+  return ran;
 }
 
 function runOp(A: ElementArgs, t: ThreadInstance, op: number, from: number, to: number, block: number): void {
