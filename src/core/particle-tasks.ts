@@ -11,8 +11,9 @@
  * (PARTICLES_PER_BLOCK). The update's counts (recoveries, speed clamps) are
  * written per block and added up in block order on the calling thread.
  */
+import { claimBlock, nextEpoch, partFrom, threadIndex } from '../parallel/block-order.js';
 import type { ParticleStore } from './particles.js';
-import type { SharedTask, StepContext } from './step-context.js';
+import type { SharedTask, StepContext, TaskRunner } from './step-context.js';
 
 /** Items per block of the particle tasks. */
 export const PARTICLES_PER_BLOCK = 4096;
@@ -153,6 +154,11 @@ const F = 4;
 const VMAX = 5;
 const INVH = 6;
 const REACH = 7;
+/** The job: its items, its blocks (particleBlocks), its parts (one per thread) and its number (claims). */
+const N = 8;
+const BLOCKS = 9;
+const PARTS = 10;
+const EPOCH = 11;
 
 /** The arguments of the 'particles-predict' and 'particles-update' tasks (all on SharedArrayBuffer). */
 export interface ParticleArgs {
@@ -160,22 +166,66 @@ export interface ParticleArgs {
   p: Float64Array;
   v: Float64Array;
   w: Float64Array;
-  /** H … REACH, written by the calling thread before each job. */
+  /** H … EPOCH, written by the calling thread before each job. */
   par: Float64Array;
   /** Per block: recoveries, speed clamps (the update). */
   counts: Int32Array;
+  /** Per block: the EPOCH of the last job in which a thread claimed it. */
+  claim: Int32Array;
 }
 
-/** The 'particles-predict' task (src/parallel/registry.ts): block `block` = particles [from, to). */
-export function predictTask(A: ParticleArgs, from: number, to: number, _block: number): void {
+/**
+ * Block b of a particle job: particles [b·size, min(n, (b + 1)·size)) with
+ * size = ⌈n / blocks⌉ (the blocks of a function of n alone); the update's
+ * counts at 2·b.
+ */
+function runParticleBlock(A: ParticleArgs, update: boolean, b: number): void {
   const q = A.par;
-  predictRange(A.x, A.p, A.v, A.w, q[H], q[GX], q[GY], q[GZ], q[F], q[VMAX], from, to);
+  const n = q[N];
+  const size = Math.ceil(n / q[BLOCKS]);
+  const from = b * size;
+  const to = Math.min(n, from + size);
+  if (update) updateRange(A.x, A.p, A.v, q[INVH], q[REACH], from, to, A.counts, 2 * b);
+  else predictRange(A.x, A.p, A.v, A.w, q[H], q[GX], q[GY], q[GZ], q[F], q[VMAX], from, to);
 }
 
-/** The 'particles-update' task: block `block` = particles [from, to), its counts at 2·block. */
-export function updateTask(A: ParticleArgs, from: number, to: number, block: number): void {
+/**
+ * One thread's share of a particle job, which has one item per part: the
+ * blocks of its own part (threadIndex mod parts, the same particles as its
+ * part of the element sets' sweeps, src/wasm/element-threads.ts, so that
+ * they stay in its core's cache through the substep), then any block no
+ * thread has claimed yet (a late thread's part is done by the others).
+ */
+function runParticleParts(A: ParticleArgs, update: boolean): number {
   const q = A.par;
-  updateRange(A.x, A.p, A.v, q[INVH], q[REACH], from, to, A.counts, 2 * block);
+  const n = q[N];
+  const run = blocksRun(n, q[BLOCKS]);
+  const parts = q[PARTS];
+  const epoch = q[EPOCH] | 0;
+  const own = threadIndex() % parts;
+  const claim = A.claim;
+  let ran = 0;
+  for (let b = partFrom(run, parts, own); b < partFrom(run, parts, own + 1); b++) {
+    if (!claimBlock(claim, b, epoch)) continue;
+    runParticleBlock(A, update, b);
+    ran++;
+  }
+  for (let b = 0; b < run; b++) {
+    if (!claimBlock(claim, b, epoch)) continue;
+    runParticleBlock(A, update, b);
+    ran++;
+  }
+  return ran;
+}
+
+/** The 'particles-predict' task (src/parallel/registry.ts): one item per part (runParticleParts); returns the blocks it ran. */
+export function predictTask(A: ParticleArgs, _from: number, _to: number, _part: number): number {
+  return runParticleParts(A, false);
+}
+
+/** The 'particles-update' task: one item per part, block b's counts at 2·b. */
+export function updateTask(A: ParticleArgs, _from: number, _to: number, _part: number): number {
+  return runParticleParts(A, true);
 }
 
 /** The arguments of the 'zero-f64' task: the array whose items are set to 0. */
@@ -204,6 +254,20 @@ export class ParticleTasks {
   private readonly predict: SharedTask = { kind: 'particles-predict', args: {}, version: 0 };
   private readonly update: SharedTask = { kind: 'particles-update', args: {}, version: 0 };
   private args: ParticleArgs | null = null;
+  /** The jobs' number (EPOCH: the blocks' claims). */
+  private epoch = 0;
+
+  /** Runs particles [0, n) in their fixed blocks as one item per thread's part (runParticleParts). */
+  private runParts(tasks: TaskRunner, task: SharedTask, A: ParticleArgs, n: number): boolean {
+    const q = A.par;
+    const parts = tasks.threads;
+    q[N] = n;
+    q[BLOCKS] = particleBlocks(n);
+    q[PARTS] = parts;
+    this.epoch = nextEpoch(this.epoch);
+    q[EPOCH] = this.epoch;
+    return tasks.runTask(task, parts, parts);
+  }
 
   private bind(store: ParticleStore): ParticleArgs | null {
     let A = this.args;
@@ -216,8 +280,9 @@ export class ParticleTasks {
       p: store.p,
       v: store.v,
       w: store.invMass,
-      par: A?.par ?? new Float64Array(new SharedArrayBuffer(8 * 8)),
+      par: A?.par ?? new Float64Array(new SharedArrayBuffer(8 * 12)),
       counts: A?.counts ?? new Int32Array(new SharedArrayBuffer(4 * 2 * MAX_BLOCKS)),
+      claim: A?.claim ?? new Int32Array(new SharedArrayBuffer(4 * MAX_BLOCKS)),
     };
     this.args = A;
     this.predict.args = A as unknown as Record<string, unknown>;
@@ -248,7 +313,7 @@ export class ParticleTasks {
     q[GZ] = gz;
     q[F] = f;
     q[VMAX] = vmax;
-    return tasks.runTask(this.predict, n, particleBlocks(n));
+    return this.runParts(tasks, this.predict, A, n);
   }
 
   /**
@@ -268,7 +333,7 @@ export class ParticleTasks {
     A.par[INVH] = ctx.invH;
     A.par[REACH] = reach;
     const blocks = particleBlocks(n);
-    if (!tasks.runTask(this.update, n, blocks)) return false;
+    if (!this.runParts(tasks, this.update, A, n)) return false;
     const c = A.counts;
     const run = blocksRun(n, blocks);
     for (let b = 0; b < run; b++) {

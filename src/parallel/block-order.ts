@@ -26,3 +26,34 @@ export function awaitBlock(done: Int32Array, d: number, epoch: number): void {
 export function nextEpoch(epoch: number): number {
   return (epoch % 0x7ffffffe) + 1;
 }
+
+/**
+ * This thread's index in its pool: 0 on the calling thread, k on the pool's
+ * k-th worker (set when the worker starts, worker.ts). A job cut into parts
+ * (`partFrom`) runs part `index mod parts` on this thread first, so that the
+ * same thread takes the same particles in every job of a substep (they stay
+ * in its core's cache); which thread runs a block never changes its numbers.
+ */
+let index = 0;
+
+export function threadIndex(): number {
+  return index;
+}
+
+export function setThreadIndex(k: number): void {
+  index = k;
+}
+
+/** The first of n blocks in part p of `parts` (part p: [partFrom(n, parts, p), partFrom(n, parts, p + 1))). */
+export function partFrom(n: number, parts: number, p: number): number {
+  return Math.floor((n * p) / parts);
+}
+
+/**
+ * Claims block k of the job numbered `epoch` for this thread: true once per
+ * block and job, whichever thread asks first (the others get false).
+ */
+export function claimBlock(claim: Int32Array, k: number, epoch: number): boolean {
+  const c = Atomics.load(claim, k);
+  return c !== epoch && Atomics.compareExchange(claim, k, c, epoch) === c;
+}

@@ -130,7 +130,7 @@ export class WorkerPool {
           w.terminate();
           return;
         }
-        w.post({ type: 'hello', control: this.control, ctx: this.ctx, error: this.error });
+        w.post({ type: 'hello', control: this.control, ctx: this.ctx, error: this.error, index: k });
         for (const m of this.sent) w.post(m);
         this.workers.push(w);
       }

@@ -118,7 +118,7 @@ export interface MirrorMessage {
 }
 
 export type ToWorker =
-  | { type: 'hello'; control: Int32Array; ctx: Float64Array; error: Uint8Array }
+  | { type: 'hello'; control: Int32Array; ctx: Float64Array; error: Uint8Array; index: number }
   | { type: 'store'; id: number; mirror: MirrorMessage }
   | {
       type: 'set';

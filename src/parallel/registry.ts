@@ -47,7 +47,16 @@ export const parallelSetClasses: readonly SetClass[] = [
  * The kernels of data-parallel tasks (StepContext.tasks) by name: each runs
  * block `block` = items [from, to) of a task with its shared arguments.
  */
-export type TaskKernel = (args: Record<string, unknown>, from: number, to: number, block: number) => void;
+/**
+ * A task's block (or, for a task run in parts, a thread's share: it returns
+ * the blocks it ran, which the pool counts as the workers' blocks).
+ */
+export type TaskKernel = (
+  args: Record<string, unknown>,
+  from: number,
+  to: number,
+  block: number,
+) => number | undefined;
 
 export const parallelTasks: Readonly<Record<string, TaskKernel>> = {
   'surface-broad-pairs': broadPairsTask as unknown as TaskKernel,

@@ -7,6 +7,7 @@
  * registrations of the next step arrive.
  */
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
+import { setThreadIndex } from './block-order.js';
 import { type Holder, readScalars, rebuild } from './mirror.js';
 import {
   BLOCK,
@@ -79,6 +80,7 @@ async function handle(m: ToWorker, out: Port): Promise<void> {
       control = m.control;
       ctxBlock = m.ctx;
       errorBytes = m.error;
+      setThreadIndex(m.index);
       out.post({ type: 'ready' });
       return;
     case 'store':
@@ -129,8 +131,7 @@ function loop(): void {
     const k = w & 255;
     if (k < total && Atomics.load(c, GEN) <= gen) {
       if (Atomics.compareExchange(c, NEXT, w, w + 1) !== w) continue;
-      runBlock(k);
-      Atomics.add(c, WORKED, 1);
+      Atomics.add(c, WORKED, runBlock(k));
       if (Atomics.add(c, DONE, 1) + 1 === total) Atomics.notify(c, DONE);
       spins = 0;
       continue;
@@ -142,8 +143,12 @@ function loop(): void {
   }
 }
 
-/** Block k of the current job: its constraints of the colour, with the set's own projectColorRange, or a task's block. */
-function runBlock(k: number): void {
+/**
+ * Block k of the current job: its constraints of the colour, with the set's
+ * own projectColorRange, or a task's block. Returns the blocks it ran (a
+ * task run in parts says how many; else 1).
+ */
+function runBlock(k: number): number {
   const c = control;
   try {
     // the job's fields by Atomics.load: plain loads of shared memory may be hoisted out of the loop by the JIT
@@ -154,8 +159,8 @@ function runBlock(k: number): void {
     if (color === TASK_JOB) {
       const task = tasks.get(id);
       if (!task) throw new Error(`worker: task ${id} was never registered`);
-      task.kernel(task.args, from, to, k);
-      return;
+      const ran = task.kernel(task.args, from, to, k);
+      return typeof ran === 'number' ? ran : 1;
     }
     const copy = sets.get(id);
     if (!copy) throw new Error(`worker: set ${id} was never registered`);
@@ -167,6 +172,7 @@ function runBlock(k: number): void {
     ctx.store = st.store as unknown as StepContext['store'];
     readContext(ctxBlock, ctx);
     copy.set.projectColorRange!(ctx, color, from, to);
+    return 1;
   } catch (e) {
     if (Atomics.compareExchange(c, ERR, 0, 1) === 0) {
       const text = String((e as { stack?: string })?.stack ?? e);
@@ -174,6 +180,7 @@ function runBlock(k: number): void {
       errorBytes.set(bytes);
       Atomics.store(c, ERRLEN, bytes.length);
     }
+    return 1;
   }
 }
 

@@ -19,7 +19,7 @@
  */
 import type { ParticleStore } from '../core/particles.js';
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
-import { awaitBlock, nextEpoch } from '../parallel/block-order.js';
+import { awaitBlock, claimBlock, nextEpoch, partFrom, threadIndex } from '../parallel/block-order.js';
 import {
   ELEMENT_IMPORTS,
   type ElementExports,
@@ -37,6 +37,8 @@ const FIRST = 2;
 const EPOCH = 3;
 /** 1: the fused sweep's colour blocks zero their constraints' multipliers first (λ⁰ = 0, 001 Eq. 17). */
 const ZERO = 4;
+/** 1: the fused sweep's job has one item per part (`parts`), each thread running its own part first; 0: one item per block. */
+const PARTED = 5;
 /** OP: copy the window in, project a colour's groups, copy the window out; the whole sweep in one job (FIRST: 1 backward). */
 const LOAD = 0;
 const COLOUR = 1;
@@ -62,6 +64,11 @@ export interface ElementArgs {
   fusedBack: Int32Array;
   /** Per block of a fused sweep: the EPOCH of the last sweep in which it finished. */
   done: Int32Array;
+  /** Per block of a fused sweep run in parts: the EPOCH of the last sweep in which a thread claimed it. */
+  claim: Int32Array;
+  /** The fused sweep's blocks by part (`partTable`), forward and backward. */
+  parts: Int32Array;
+  partsBack: Int32Array;
   uniforms: Float64Array;
   /** Per block of a colour: how many constraints it deferred. */
   listed: Int32Array;
@@ -164,38 +171,106 @@ function instanceOf(A: ElementArgs, ex: ElementExports | null): ThreadInstance {
  * task, src/parallel/registry.ts): particles of the window for LOAD and
  * SAVE, groups of the colour that starts at group FIRST for COLOUR.
  */
-export function elementWasmTask(A: ElementArgs, from: number, to: number, block: number): void {
+export function elementWasmTask(A: ElementArgs, from: number, to: number, block: number): number {
   let t: ThreadInstance;
   try {
     t = instanceOf(A, null);
   } catch (e) {
     // a fused block that cannot start is done all the same, so that no thread waits for it forever
-    if (A.par[OP] === FUSED) Atomics.store(A.done, block, A.par[EPOCH] | 0);
+    // (run in parts, this thread claimed no block: the others run them all)
+    if (A.par[OP] === FUSED && A.par[PARTED] === 0) Atomics.store(A.done, block, A.par[EPOCH] | 0);
     throw e;
   }
-  runElementBlock(A, t, from, to, block);
+  return runElementBlock(A, t, from, to, block);
 }
 
-function runElementBlock(A: ElementArgs, t: ThreadInstance, from: number, to: number, block: number): void {
-  if (A.par[OP] === FUSED) runFused(A, t, block);
-  else runOp(A, t, A.par[OP], from, to, block);
+/** Runs block `block` of the job in par (a thread's share where a fused sweep runs in parts); returns the blocks it ran. */
+function runElementBlock(A: ElementArgs, t: ThreadInstance, from: number, to: number, block: number): number {
+  if (A.par[OP] !== FUSED) runOp(A, t, A.par[OP], from, to, block);
+  else if (A.par[PARTED] !== 0) return runParts(A, t);
+  else runFused(A, t, block);
+  return 1;
+}
+
+/**
+ * The parts of a fused sweep's blocks for `parts` threads: each run of
+ * blocks of one op and colour (the window's copies in, each colour, the
+ * copies out) cut into `parts` contiguous pieces, part p taking piece p of
+ * every run. A colour's blocks follow the cloth's rows (its groups are in
+ * particle order) as do the copies' blocks, so a part keeps to about the
+ * same particles in every colour. [parts, start × (parts + 1), blocks…].
+ */
+export function partTable(T: Int32Array, parts: number): Int32Array {
+  const nb = T[0];
+  const out = new Int32Array(2 + parts + nb);
+  out[0] = parts;
+  let at = 2 + parts;
+  for (let p = 0; p < parts; p++) {
+    out[1 + p] = at;
+    for (let a = 0; a < nb; ) {
+      let z = a + 1;
+      while (z < nb && T[1 + z] === T[1 + a] && T[1 + 3 * nb + z] === T[1 + 3 * nb + a]) z++;
+      for (let k = a + partFrom(z - a, parts, p); k < a + partFrom(z - a, parts, p + 1); k++) out[at++] = k;
+      a = z;
+    }
+  }
+  out[1 + parts] = at;
+  return out;
+}
+
+/**
+ * One thread's share of a fused sweep run in parts: the blocks of its own
+ * part (threadIndex mod parts) in serial order, then every block no thread
+ * has claimed yet, in serial order (a late or descheduled thread's part is
+ * done by the others). A block's dependencies that no thread has claimed are
+ * run first by the thread that needs them (runFused), so no thread ever
+ * waits for a block that nobody runs: a thread waits only on a block another
+ * thread is running, and that thread waits only on blocks earlier than it.
+ */
+function runParts(A: ElementArgs, t: ThreadInstance): number {
+  const back = A.par[FIRST] === 1;
+  const T = back ? A.fusedBack : A.fused;
+  const Q = back ? A.partsBack : A.parts;
+  const claim = A.claim;
+  const epoch = A.par[EPOCH] | 0;
+  const own = threadIndex() % Q[0];
+  let ran = 0;
+  for (let i = Q[1 + own]; i < Q[2 + own]; i++) {
+    const k = Q[i];
+    if (claimBlock(claim, k, epoch)) ran += runFused(A, t, k);
+  }
+  const nb = T[0];
+  for (let k = 0; k < nb; k++) if (claimBlock(claim, k, epoch)) ran += runFused(A, t, k);
+  return ran;
 }
 
 /**
  * Block k of a fused sweep (element-order.ts): waits until the earlier
  * blocks that touch its particles are done in this sweep, runs its op, and
  * marks itself done (also when it threw: the error reaches the caller at
- * the job's end, and no thread waits forever).
+ * the job's end, and no thread waits forever). Returns the blocks it ran
+ * (with the unclaimed dependencies it ran first, in parts).
  */
-function runFused(A: ElementArgs, t: ThreadInstance, k: number): void {
+function runFused(A: ElementArgs, t: ThreadInstance, k: number): number {
   const T = A.par[FIRST] === 1 ? A.fusedBack : A.fused;
   const done = A.done;
   const epoch = A.par[EPOCH] | 0;
   const nb = T[0];
   const d0 = 2 + 5 * nb + T[1 + 4 * nb + k],
     d1 = 2 + 5 * nb + T[2 + 4 * nb + k];
-  for (let i = d0; i < d1; i++) awaitBlock(done, T[i], epoch);
+  let ran = 1;
   try {
+    if (A.par[PARTED] === 0) for (let i = d0; i < d1; i++) awaitBlock(done, T[i], epoch);
+    else {
+      // a dependency no thread has claimed is run here first (runParts); one that throws leaves this
+      // block done all the same (finally), so that no thread waits for it
+      for (let i = d0; i < d1; i++) {
+        const d = T[i];
+        if (Atomics.load(done, d) === epoch) continue;
+        if (claimBlock(A.claim, d, epoch)) ran += runFused(A, t, d);
+        else awaitBlock(done, d, epoch);
+      }
+    }
     const op = T[1 + k];
     const from = T[1 + nb + k],
       to = T[1 + 2 * nb + k];
@@ -216,6 +291,7 @@ function runFused(A: ElementArgs, t: ThreadInstance, k: number): void {
   } finally {
     Atomics.store(done, k, epoch);
   }
+  return ran;
 }
 
 function runOp(A: ElementArgs, t: ThreadInstance, op: number, from: number, to: number, block: number): void {
@@ -287,6 +363,12 @@ export class ElementThreads implements ThreadedSweeps {
    * one job per colour; read when a copy is bound. The bits are the same.
    */
   static fused = true;
+  /**
+   * Whether a fused sweep's job gives each thread its own part of every
+   * colour first (partTable, runParts) rather than every block to whichever
+   * thread claims the next one; the bits are the same.
+   */
+  static parts = true;
   /** The next sweep zeroes the multipliers first (ElementConstraints.beginStep deferred λ⁰ = 0 to it). */
   zeroFirst = false;
 
@@ -317,10 +399,13 @@ export class ElementThreads implements ThreadedSweeps {
     const args: ElementArgs = {
       module: k.module,
       memory: k.memory,
-      par: sharedF64(5),
+      par: sharedF64(6),
       fused: sharedI32(0),
       fusedBack: sharedI32(0),
       done: sharedI32(MAX_BLOCKS),
+      claim: sharedI32(MAX_BLOCKS),
+      parts: sharedI32(0),
+      partsBack: sharedI32(0),
       uniforms: this.uniforms,
       listed: new Int32Array(new SharedArrayBuffer(4 * MAX_BLOCKS)),
       p: new Float64Array(0),
@@ -362,6 +447,11 @@ export class ElementThreads implements ThreadedSweeps {
         );
       args.fused = sharedTable(table(false));
       args.fusedBack = sharedTable(table(true));
+      if (args.fused.length > 0) {
+        const parts = Math.max(1, this.runner.threads);
+        args.parts = sharedTable(partTable(args.fused, parts));
+        args.partsBack = sharedTable(partTable(args.fusedBack, parts));
+      }
     }
     this.task.args = args as unknown as Record<string, unknown>;
     this.task.version++;
@@ -407,7 +497,10 @@ export class ElementThreads implements ThreadedSweeps {
       this.epoch = nextEpoch(this.epoch);
       par[EPOCH] = this.epoch;
       const nb = table[0];
-      if (!this.runner.runTask(this.task, nb, nb)) {
+      const parts = ElementThreads.parts ? A.parts[0] : 0;
+      par[PARTED] = parts > 1 ? 1 : 0;
+      const items = parts > 1 ? parts : nb;
+      if (!this.runner.runTask(this.task, items, items)) {
         const own = this.own!;
         for (let b = 0; b < nb; b++) runFused(A, own, b);
       }
