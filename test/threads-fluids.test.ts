@@ -99,6 +99,32 @@ describe('fluids on worker threads', () => {
     240_000,
   );
 
+  it('a pair-search block that outgrows its region is built again on the calling thread: the lists of one walk, no walk', async () => {
+    const worlds = [scene('fluids-dam-break', 1), scene('fluids-dam-break', 2)];
+    await Promise.all(worlds.map((w) => w.threadsReady()));
+    for (let s = 0; s < 20; s++) for (const w of worlds) w.step();
+    const pb = densityOf(worlds[1]).rows.pairBlocks;
+    const pooled = pb.pooled;
+    expect(pooled).toBeGreaterThan(0);
+    // regions far too small for three blocks (1.5 · 1 + 1024 pairs, for some thousands each)
+    for (const b of [0, 2, 5]) pb.counts[b] = 1;
+    for (const w of worlds) w.step();
+    expect(pb.rebuilt).toBeGreaterThanOrEqual(3);
+    // every search of the step on the pool (none fell back to one walk)
+    expect(pb.pooled - pooled).toBe(worlds[1].substeps);
+    const lists = worlds.map((w) => {
+      const d = densityOf(w);
+      const { start, nbr, count } = d.pairs;
+      return Buffer.concat([
+        Buffer.from(start.buffer, start.byteOffset, 4 * (d.count + 1)),
+        Buffer.from(nbr.buffer, nbr.byteOffset, 4 * count),
+      ]);
+    });
+    expect(lists[1].equals(lists[0])).toBe(true);
+    expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
+    for (const w of worlds) w.dispose();
+  }, 120_000);
+
   it('the blocks of one colour write disjoint rows: every pair of a block ends before the next block of its colour', () => {
     const world = scene('fluids-dam-break', 1);
     for (let s = 0; s < 60; s++) world.step();

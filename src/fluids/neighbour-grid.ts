@@ -209,20 +209,21 @@ export class NeighbourGrid {
     const cells = this.nx * this.ny * this.nz;
     const start = this.cellStart;
     start.fill(0, 0, cells + 1);
-    for (let k = 0; k < count; k++) start[cellOf[k] + 1]++;
-    for (let c = 0; c < cells; c++) start[c + 1] += start[c];
-    // stable scatter: walk the input in order, filling each cell from its start
+    for (let k = 0; k < count; k++) start[cellOf[k]]++;
+    // inclusive prefix: start[c] is the end of cell c
+    for (let c = 1; c < cells; c++) start[c] += start[c - 1];
+    start[cells] = count;
+    // stable scatter: walk the input backwards, filling each cell from its end, which leaves
+    // start[c] at the cell's first position (the order of a forward walk from the starts, and
+    // no pass over the cells to shift them back)
     const sorted = this.sorted,
       sortedCell = this.sortedCell;
-    for (let k = 0; k < count; k++) {
+    for (let k = count - 1; k >= 0; k--) {
       const c = cellOf[k];
-      const at = start[c]++;
+      const at = --start[c];
       sorted[at] = items[k];
       sortedCell[at] = c;
     }
-    // the scatter advanced every start to the next cell's; shift back
-    for (let c = cells; c > 0; c--) start[c] = start[c - 1];
-    start[0] = 0;
   }
 }
 
