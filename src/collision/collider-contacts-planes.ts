@@ -380,7 +380,8 @@ export class PlaneContactsPool {
     next.radius = s.radius;
     next.group = s.group;
     next.mask = s.mask;
-    next.list = this.list.length >= s.count ? this.list : new Int32Array(new SharedArrayBuffer(4 * s.capacity));
+    next.list =
+      this.list.length >= s.count ? this.list : new Int32Array(new SharedArrayBuffer(4 * s.capacity));
     this.list = next.list as Int32Array;
     for (const name of SHARED_FIELDS) next[name] = f[name];
     this.task.args = next;
