@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { loadShippedScene } from '../scripts/shipped-scenes.js';
 import type { ColliderContacts } from '../src/collision/collider-contacts.js';
 import type { FluidDensity } from '../src/fluids/density.js';
-import type { World } from '../src/index.js';
+import { addOpenTank, Fluid, World } from '../src/index.js';
 import { keepThreadPools, stateBits } from './helpers/worlds.js';
 
 keepThreadPools();
@@ -69,6 +69,17 @@ describe('fluids on worker threads', () => {
       expect(lists[2].equals(lists[0]), '4 threads: pair lists').toBe(true);
       expect(rows[0].pairBlocks.pooled).toBe(0);
       if (pooled) for (const r of rows.slice(1)) expect(r.pairBlocks.pooled).toBeGreaterThan(0);
+      // the grid's counting sort in parts of the cells on the pool (grid-blocks.ts): the same order
+      const grids = worlds.map((w) => densityOf(w).grid);
+      for (const g of grids.slice(1)) {
+        expect(Array.from(g.cellStart.subarray(0, g.cells + 1))).toEqual(
+          Array.from(grids[0].cellStart.subarray(0, g.cells + 1)),
+        );
+        expect(Array.from(g.sortedCell.subarray(0, g.count))).toEqual(
+          Array.from(grids[0].sortedCell.subarray(0, g.count)),
+        );
+      }
+      expect(densityOf(worlds[0]).gridBlocks.pooledSorts).toBe(0);
       // the wall records (in slot order, each row block's together) and the tank's plane contacts: the
       // same on every thread count, searched on the pool on 2 and 4 threads
       const walls = worlds.map((w) => densityOf(w).walls);
@@ -121,6 +132,29 @@ describe('fluids on worker threads', () => {
       ]);
     });
     expect(lists[1].equals(lists[0])).toBe(true);
+    expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
+    for (const w of worlds) w.dispose();
+  }, 120_000);
+
+  it("the grid's counting sort in parts of the cells on the pool (20,480 particles, above the pool's threshold): the order of one thread, the same bits", async () => {
+    const make = (threads: number): World => {
+      const w = new World({ dt: 1 / 60, substeps: 1, iterations: 2, threads });
+      addOpenTank(w, 0.64, 0.64, { friction: 0, margin: 0 });
+      new Fluid(w, { spacing: 0.02, blocks: [{ min: [0, 0, 0], max: [0.64, 0.4, 0.64] }] });
+      return w;
+    };
+    const worlds = [make(1), make(2)];
+    await Promise.all(worlds.map((w) => w.threadsReady()));
+    for (let s = 0; s < 8; s++) for (const w of worlds) w.step();
+    const [g1, g2] = worlds.map((w) => densityOf(w).grid);
+    expect(g1.count).toBeGreaterThanOrEqual(16_384);
+    expect(densityOf(worlds[1]).gridBlocks.pooledSorts).toBeGreaterThan(0);
+    expect(Array.from(g2.cellStart.subarray(0, g2.cells + 1))).toEqual(
+      Array.from(g1.cellStart.subarray(0, g1.cells + 1)),
+    );
+    expect(Array.from(g2.sortedCell.subarray(0, g2.count))).toEqual(
+      Array.from(g1.sortedCell.subarray(0, g1.count)),
+    );
     expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
     for (const w of worlds) w.dispose();
   }, 120_000);

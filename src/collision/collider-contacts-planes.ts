@@ -2,7 +2,7 @@ import type { StepContext } from '../core/constraint-set.js';
 import type { SharedTask } from '../core/step-context.js';
 import type { WorldCollider } from '../core/world-collider.js';
 import { quatRotate, quatRotateInverse } from '../math/quat.js';
-import { incomingSlip } from './collider-contact-chunks.js';
+import { chunkBoxesRange, incomingSlip } from './collider-contact-chunks.js';
 import type { SphereContactsTarget } from './collider-contacts-sphere.js';
 
 /**
@@ -80,6 +80,8 @@ const PASS = 0,
   SIZE = 24,
   CGROUP = 25,
   CMASK = 26,
+  /** 1: the COUNT pass first fills the chunk boxes of its block's chunks (ColliderContacts.generate defers them). */
+  BOXES = 27,
   T_SLOTS = 32;
 const COUNT = 1,
   FILL = 2;
@@ -184,6 +186,20 @@ function planeBlock(A: PlaneArrays, b: number): void {
   // (the same tests on the same numbers pass again), not every particle a second time
   const list = A.list;
   const t1 = fill ? i0 + B[e] : i1;
+  // a block holds whole chunks (size is a multiple of chunkSize)
+  if (!fill && T[BOXES] !== 0)
+    chunkBoxesRange(
+      box,
+      chunkReach,
+      x,
+      p,
+      invMass,
+      radius,
+      T[NP],
+      chunkSize,
+      i0 / chunkSize,
+      Math.ceil(i1 / chunkSize),
+    );
   for (let t = i0; t < t1; t++) {
     const i = fill ? list[t] : t;
     if (!fill && chunked && (i & (chunkSize - 1)) === 0) {
@@ -356,6 +372,8 @@ export class PlaneContactsPool {
   private readonly B = new Int32Array(new SharedArrayBuffer(4 * B_STRIDE * MAX_BLOCKS));
   /** Colliders generated on the pool so far (statistics, tests). */
   pooled = 0;
+  /** The last generate's first pass filled the chunk boxes (asked with `boxes`). */
+  boxesBuilt = false;
   /** The contact particles each block lists (PlaneArrays.list). */
   private list: Int32Array = new Int32Array(0);
 
@@ -391,7 +409,10 @@ export class PlaneContactsPool {
 
   /**
    * Generates the contacts of plane collider `col` (index c) on the pool;
-   * false when it cannot (nothing was changed: the caller generates them).
+   * false when it cannot (nothing was changed but, with `boxes`, maybe the
+   * chunk boxes, see boxesBuilt: the caller generates them). With `boxes`,
+   * the first pass fills the chunk boxes too, block by block (the caller
+   * deferred them: ColliderContacts.generate).
    */
   generate(
     cc: SphereContactsTarget,
@@ -401,7 +422,9 @@ export class PlaneContactsPool {
     chunked: boolean,
     chunkSize: number,
     cullSlack: number,
+    boxes = false,
   ): boolean {
+    this.boxesBuilt = false;
     const tasks = ctx.tasks;
     if (!tasks || cc.disabledBody !== null) return false;
     const np = ctx.store.count;
@@ -434,7 +457,9 @@ export class PlaneContactsPool {
     T[CGROUP] = col.group;
     T[CMASK] = col.mask;
     T[PASS] = COUNT;
+    T[BOXES] = chunked && boxes ? 1 : 0;
     if (!tasks.runTask(this.task, blocks, blocks)) return false;
+    this.boxesBuilt = chunked && boxes;
     let total = 0,
       tested = 0,
       culled = 0;
