@@ -23,6 +23,16 @@ const bits = (w: World) => stateBits(w);
 
 const densityOf = (w: World) => w.sets.find((s) => s.kind === 'fluid-density') as FluidDensity;
 
+/** The fluid pair lists of the last search (row starts, then partners), as bytes. */
+const pairLists = (w: World): Buffer => {
+  const d = densityOf(w);
+  const { start, nbr, count } = d.pairs;
+  return Buffer.concat([
+    Buffer.from(start.buffer, start.byteOffset, 4 * (d.count + 1)),
+    Buffer.from(nbr.buffer, nbr.byteOffset, 4 * count),
+  ]);
+};
+
 describe('fluids on worker threads', () => {
   it.each([
     ['fluids-dam-break', 300, true],
@@ -57,14 +67,7 @@ describe('fluids on worker threads', () => {
       }
       // the pair lists of the last search: entry for entry those of one walk over all rows, built in
       // row blocks on the pool on 2 and 4 threads (pair-blocks.ts)
-      const lists = worlds.map((w) => {
-        const d = densityOf(w);
-        const { start, nbr, count } = d.pairs;
-        return Buffer.concat([
-          Buffer.from(start.buffer, start.byteOffset, 4 * (d.count + 1)),
-          Buffer.from(nbr.buffer, nbr.byteOffset, 4 * count),
-        ]);
-      });
+      const lists = worlds.map(pairLists);
       expect(lists[1].equals(lists[0]), '2 threads: pair lists').toBe(true);
       expect(lists[2].equals(lists[0]), '4 threads: pair lists').toBe(true);
       expect(rows[0].pairBlocks.pooled).toBe(0);
@@ -123,14 +126,7 @@ describe('fluids on worker threads', () => {
     expect(pb.rebuilt).toBeGreaterThanOrEqual(3);
     // every search of the step on the pool (none fell back to one walk)
     expect(pb.pooled - pooled).toBe(worlds[1].substeps);
-    const lists = worlds.map((w) => {
-      const d = densityOf(w);
-      const { start, nbr, count } = d.pairs;
-      return Buffer.concat([
-        Buffer.from(start.buffer, start.byteOffset, 4 * (d.count + 1)),
-        Buffer.from(nbr.buffer, nbr.byteOffset, 4 * count),
-      ]);
-    });
+    const lists = worlds.map(pairLists);
     expect(lists[1].equals(lists[0])).toBe(true);
     expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
     for (const w of worlds) w.dispose();
