@@ -140,7 +140,9 @@ export class NeighbourGrid {
     this.ny = ny;
     this.nz = nz;
     const cells = nx * ny * nz;
-    if (this.cellStart.length < cells + 1) this.cellStart = this.ints(Math.ceil((cells + 1) * 1.5));
+    // a shared grid takes room for the most cells at once: a new array must reach the workers (grid-blocks.ts)
+    if (this.cellStart.length < cells + 1)
+      this.cellStart = this.ints(Math.max(Math.ceil((cells + 1) * 1.5), this.shared ? maxCells + 1 : 0));
   }
 
   /** Puts sorted, sortedCell and cellStart on SharedArrayBuffers (copies) from now on, where they exist. */
