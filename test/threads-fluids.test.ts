@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { loadShippedScene } from '../scripts/shipped-scenes.js';
 import type { ColliderContacts } from '../src/collision/collider-contacts.js';
 import type { FluidDensity } from '../src/fluids/density.js';
-import type { World } from '../src/index.js';
+import { addOpenTank, Fluid, World } from '../src/index.js';
 import { keepThreadPools, stateBits } from './helpers/worlds.js';
 
 keepThreadPools();
@@ -22,6 +22,16 @@ const scene = (name: string, threads: number): World => loadShippedScene(name, {
 const bits = (w: World) => stateBits(w);
 
 const densityOf = (w: World) => w.sets.find((s) => s.kind === 'fluid-density') as FluidDensity;
+
+/** The fluid pair lists of the last search (row starts, then partners), as bytes. */
+const pairLists = (w: World): Buffer => {
+  const d = densityOf(w);
+  const { start, nbr, count } = d.pairs;
+  return Buffer.concat([
+    Buffer.from(start.buffer, start.byteOffset, 4 * (d.count + 1)),
+    Buffer.from(nbr.buffer, nbr.byteOffset, 4 * count),
+  ]);
+};
 
 describe('fluids on worker threads', () => {
   it.each([
@@ -57,18 +67,22 @@ describe('fluids on worker threads', () => {
       }
       // the pair lists of the last search: entry for entry those of one walk over all rows, built in
       // row blocks on the pool on 2 and 4 threads (pair-blocks.ts)
-      const lists = worlds.map((w) => {
-        const d = densityOf(w);
-        const { start, nbr, count } = d.pairs;
-        return Buffer.concat([
-          Buffer.from(start.buffer, start.byteOffset, 4 * (d.count + 1)),
-          Buffer.from(nbr.buffer, nbr.byteOffset, 4 * count),
-        ]);
-      });
+      const lists = worlds.map(pairLists);
       expect(lists[1].equals(lists[0]), '2 threads: pair lists').toBe(true);
       expect(lists[2].equals(lists[0]), '4 threads: pair lists').toBe(true);
       expect(rows[0].pairBlocks.pooled).toBe(0);
       if (pooled) for (const r of rows.slice(1)) expect(r.pairBlocks.pooled).toBeGreaterThan(0);
+      // the grid's counting sort in parts of the cells on the pool (grid-blocks.ts): the same order
+      const grids = worlds.map((w) => densityOf(w).grid);
+      for (const g of grids.slice(1)) {
+        expect(Array.from(g.cellStart.subarray(0, g.cells + 1))).toEqual(
+          Array.from(grids[0].cellStart.subarray(0, g.cells + 1)),
+        );
+        expect(Array.from(g.sortedCell.subarray(0, g.count))).toEqual(
+          Array.from(grids[0].sortedCell.subarray(0, g.count)),
+        );
+      }
+      expect(densityOf(worlds[0]).gridBlocks.pooledSorts).toBe(0);
       // the wall records (in slot order, each row block's together) and the tank's plane contacts: the
       // same on every thread count, searched on the pool on 2 and 4 threads
       const walls = worlds.map((w) => densityOf(w).walls);
@@ -98,6 +112,48 @@ describe('fluids on worker threads', () => {
     },
     240_000,
   );
+
+  it('a pair-search block that outgrows its region is built again on the calling thread: the lists of one walk, no walk', async () => {
+    const worlds = [scene('fluids-dam-break', 1), scene('fluids-dam-break', 2)];
+    await Promise.all(worlds.map((w) => w.threadsReady()));
+    for (let s = 0; s < 20; s++) for (const w of worlds) w.step();
+    const pb = densityOf(worlds[1]).rows.pairBlocks;
+    const pooled = pb.pooled;
+    expect(pooled).toBeGreaterThan(0);
+    // regions far too small for three blocks (1.5 · 1 + 1024 pairs, for some thousands each)
+    for (const b of [0, 2, 5]) pb.counts[b] = 1;
+    for (const w of worlds) w.step();
+    expect(pb.rebuilt).toBeGreaterThanOrEqual(3);
+    // every search of the step on the pool (none fell back to one walk)
+    expect(pb.pooled - pooled).toBe(worlds[1].substeps);
+    const lists = worlds.map(pairLists);
+    expect(lists[1].equals(lists[0])).toBe(true);
+    expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
+    for (const w of worlds) w.dispose();
+  }, 120_000);
+
+  it("the grid's counting sort in parts of the cells on the pool (20,480 particles, above the pool's threshold): the order of one thread, the same bits", async () => {
+    const make = (threads: number): World => {
+      const w = new World({ dt: 1 / 60, substeps: 1, iterations: 2, threads });
+      addOpenTank(w, 0.64, 0.64, { friction: 0, margin: 0 });
+      new Fluid(w, { spacing: 0.02, blocks: [{ min: [0, 0, 0], max: [0.64, 0.4, 0.64] }] });
+      return w;
+    };
+    const worlds = [make(1), make(2)];
+    await Promise.all(worlds.map((w) => w.threadsReady()));
+    for (let s = 0; s < 8; s++) for (const w of worlds) w.step();
+    const [g1, g2] = worlds.map((w) => densityOf(w).grid);
+    expect(g1.count).toBeGreaterThanOrEqual(16_384);
+    expect(densityOf(worlds[1]).gridBlocks.pooledSorts).toBeGreaterThan(0);
+    expect(Array.from(g2.cellStart.subarray(0, g2.cells + 1))).toEqual(
+      Array.from(g1.cellStart.subarray(0, g1.cells + 1)),
+    );
+    expect(Array.from(g2.sortedCell.subarray(0, g2.count))).toEqual(
+      Array.from(g1.sortedCell.subarray(0, g1.count)),
+    );
+    expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
+    for (const w of worlds) w.dispose();
+  }, 120_000);
 
   it('the blocks of one colour write disjoint rows: every pair of a block ends before the next block of its colour', () => {
     const world = scene('fluids-dam-break', 1);

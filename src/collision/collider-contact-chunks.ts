@@ -9,16 +9,52 @@ export function buildChunkBoxes(
   s: ParticleStore,
   chunk: number,
 ): void {
-  const { x, p, invMass, radius } = s;
   const np = s.count;
+  ensureChunkBoxes(cc, np, chunk);
+  chunkBoxesRange(
+    cc.chunkBox,
+    cc.chunkReach,
+    s.x,
+    s.p,
+    s.invMass,
+    s.radius,
+    np,
+    chunk,
+    0,
+    Math.ceil(np / chunk),
+  );
+}
+
+/** Room in cc's chunk boxes and reaches for np particles (new arrays when they are too short). */
+export function ensureChunkBoxes(
+  cc: { chunkBox: Float64Array; chunkReach: Float64Array },
+  np: number,
+  chunk: number,
+): void {
   const nc = Math.ceil(np / chunk);
   if (cc.chunkReach.length < nc) {
     cc.chunkBox = new Float64Array(6 * nc);
     cc.chunkReach = new Float64Array(nc);
   }
-  const box = cc.chunkBox,
-    reach = cc.chunkReach;
-  for (let ch = 0; ch < nc; ch++) {
+}
+
+/**
+ * The boxes and reaches of chunks [ch0, ch1) of np particles (buildChunkBoxes; a block of the plane
+ * contacts' first pass on the pool, collider-contacts-planes.ts, fills those of its own chunks).
+ */
+export function chunkBoxesRange(
+  box: Float64Array,
+  reach: Float64Array,
+  x: Float64Array,
+  p: Float64Array,
+  invMass: Float64Array,
+  radius: Float64Array,
+  np: number,
+  chunk: number,
+  ch0: number,
+  ch1: number,
+): void {
+  for (let ch = ch0; ch < ch1; ch++) {
     let x0 = Number.POSITIVE_INFINITY,
       y0 = x0,
       z0 = x0,

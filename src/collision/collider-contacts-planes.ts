@@ -2,7 +2,7 @@ import type { StepContext } from '../core/constraint-set.js';
 import type { SharedTask } from '../core/step-context.js';
 import type { WorldCollider } from '../core/world-collider.js';
 import { quatRotate, quatRotateInverse } from '../math/quat.js';
-import { incomingSlip } from './collider-contact-chunks.js';
+import { chunkBoxesRange, incomingSlip } from './collider-contact-chunks.js';
 import type { SphereContactsTarget } from './collider-contacts-sphere.js';
 
 /**
@@ -16,10 +16,10 @@ import type { SphereContactsTarget } from './collider-contacts-sphere.js';
  * operations in the same order: PlaneCollider's distanceAt (the unturned
  * fast path included), raycastAt and boxDistanceBound are written out here.
  *
- * Each block first counts its contacts (and the chunk tests of the culling);
- * the calling thread adds the counts up in block order, and each block then
- * writes its contacts from its start, each particle's anchor (blocks hold
- * disjoint particles) and contactOf. A particle found deep inside (whose
+ * Each block first counts its contacts (and the chunk tests of the culling)
+ * and lists their particles; the calling thread adds the counts up in block
+ * order, and each block then writes the contacts of its list from its start,
+ * each particle's anchor (blocks hold disjoint particles) and contactOf. A particle found deep inside (whose
  * depenetration moves whole bodies) sends the collider back to the calling
  * thread, which then generates its contacts as one thread does; so does a
  * substep whose arrays the workers do not hold yet.
@@ -58,6 +58,8 @@ export interface PlaneArrays {
   stickT: Float64Array;
   chunkBox: Float64Array;
   chunkReach: Float64Array;
+  /** Per particle slot: block b's COUNT pass lists its contact particles from b·size on, for its FILL pass. */
+  list: Int32Array;
 }
 
 const PASS = 0,
@@ -78,6 +80,8 @@ const PASS = 0,
   SIZE = 24,
   CGROUP = 25,
   CMASK = 26,
+  /** 1: the COUNT pass first fills the chunk boxes of its block's chunks (ColliderContacts.generate defers them). */
+  BOXES = 27,
   T_SLOTS = 32;
 const COUNT = 1,
   FILL = 2;
@@ -178,8 +182,27 @@ function planeBlock(A: PlaneArrays, b: number): void {
   let tested = 0,
     culled = 0,
     deeps = 0;
-  for (let i = i0; i < i1; i++) {
-    if (chunked && (i & (chunkSize - 1)) === 0) {
+  // COUNT walks the block's particles and lists those with a contact; FILL walks that list alone
+  // (the same tests on the same numbers pass again), not every particle a second time
+  const list = A.list;
+  const t1 = fill ? i0 + B[e] : i1;
+  // a block holds whole chunks (size is a multiple of chunkSize)
+  if (!fill && T[BOXES] !== 0)
+    chunkBoxesRange(
+      box,
+      chunkReach,
+      x,
+      p,
+      invMass,
+      radius,
+      T[NP],
+      chunkSize,
+      i0 / chunkSize,
+      Math.ceil(i1 / chunkSize),
+    );
+  for (let t = i0; t < t1; t++) {
+    const i = fill ? list[t] : t;
+    if (!fill && chunked && (i & (chunkSize - 1)) === 0) {
       const b6 = (6 * i) / chunkSize;
       const bound =
         bnx * ((bnx > 0 ? box[b6] : box[b6 + 3]) - cpx) +
@@ -188,7 +211,7 @@ function planeBlock(A: PlaneArrays, b: number): void {
       tested++;
       if (bound - 2 * margin > 2 * chunkReach[i / chunkSize] + slack) {
         culled++;
-        i += chunkSize - 1;
+        t += chunkSize - 1;
         continue;
       }
     }
@@ -265,6 +288,7 @@ function planeBlock(A: PlaneArrays, b: number): void {
       qz = pz - (dP - r) * tnz;
     }
     if (!fill) {
+      list[i0 + k] = i;
       k++;
       continue;
     }
@@ -348,6 +372,10 @@ export class PlaneContactsPool {
   private readonly B = new Int32Array(new SharedArrayBuffer(4 * B_STRIDE * MAX_BLOCKS));
   /** Colliders generated on the pool so far (statistics, tests). */
   pooled = 0;
+  /** The last generate's first pass filled the chunk boxes (asked with `boxes`). */
+  boxesBuilt = false;
+  /** The contact particles each block lists (PlaneArrays.list). */
+  private list: Int32Array = new Int32Array(0);
 
   /** The arguments for these arrays: the current ones, or new ones (a new version). */
   private args(cc: SphereContactsTarget, ctx: StepContext): PlaneArrays | null {
@@ -359,7 +387,7 @@ export class PlaneContactsPool {
       if (!(f[name].buffer instanceof SharedArrayBuffer)) f[name] = sharedCopy(f[name]);
     const A = this.task.args as unknown as PlaneArrays;
     let same = A.x === s.x && A.p === s.p && A.v === s.v && A.invMass === s.invMass && A.radius === s.radius;
-    same &&= A.group === s.group && A.mask === s.mask;
+    same &&= A.group === s.group && A.mask === s.mask && A.list !== undefined && A.list.length >= s.count;
     for (const name of SHARED_FIELDS) same &&= (A as unknown as Record<string, Typed>)[name] === f[name];
     if (same) return A;
     const next: Record<string, unknown> = { T: this.T, B: this.B };
@@ -370,6 +398,9 @@ export class PlaneContactsPool {
     next.radius = s.radius;
     next.group = s.group;
     next.mask = s.mask;
+    next.list =
+      this.list.length >= s.count ? this.list : new Int32Array(new SharedArrayBuffer(4 * s.capacity));
+    this.list = next.list as Int32Array;
     for (const name of SHARED_FIELDS) next[name] = f[name];
     this.task.args = next;
     this.task.version++;
@@ -378,7 +409,10 @@ export class PlaneContactsPool {
 
   /**
    * Generates the contacts of plane collider `col` (index c) on the pool;
-   * false when it cannot (nothing was changed: the caller generates them).
+   * false when it cannot (nothing was changed but, with `boxes`, maybe the
+   * chunk boxes, see boxesBuilt: the caller generates them). With `boxes`,
+   * the first pass fills the chunk boxes too, block by block (the caller
+   * deferred them: ColliderContacts.generate).
    */
   generate(
     cc: SphereContactsTarget,
@@ -388,7 +422,9 @@ export class PlaneContactsPool {
     chunked: boolean,
     chunkSize: number,
     cullSlack: number,
+    boxes = false,
   ): boolean {
+    this.boxesBuilt = false;
     const tasks = ctx.tasks;
     if (!tasks || cc.disabledBody !== null) return false;
     const np = ctx.store.count;
@@ -421,7 +457,9 @@ export class PlaneContactsPool {
     T[CGROUP] = col.group;
     T[CMASK] = col.mask;
     T[PASS] = COUNT;
+    T[BOXES] = chunked && boxes ? 1 : 0;
     if (!tasks.runTask(this.task, blocks, blocks)) return false;
+    this.boxesBuilt = chunked && boxes;
     let total = 0,
       tested = 0,
       culled = 0;

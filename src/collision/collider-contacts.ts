@@ -3,7 +3,7 @@ import type { ParticleStore } from '../core/particles.js';
 import type { SystemKind, World } from '../core/world.js';
 import type { WorldCollider } from '../core/world-collider.js';
 import { quatRotate, quatRotateInverse } from '../math/quat.js';
-import { buildChunkBoxes, incomingSlip } from './collider-contact-chunks.js';
+import { buildChunkBoxes, ensureChunkBoxes, incomingSlip } from './collider-contact-chunks.js';
 import { ContactBlocks, projectPlainContacts, writePoses } from './collider-contacts-blocks.js';
 import { PlaneContactsPool } from './collider-contacts-planes.js';
 import { generateSphereContacts, type SphereLike } from './collider-contacts-sphere.js';
@@ -342,10 +342,12 @@ export class ColliderContacts implements ConstraintSet {
     const nrm = this.nrm;
     const np = s.count;
     const chunked = cols.length > 0 && this.cullPause === 0;
-    if (chunked) buildChunkBoxes(this, s, CHUNK);
+    // in a threaded world the first plane on the pool fills the chunk boxes block by block; else here,
+    // before the first collider that needs them
+    let boxes = !chunked || !(record && ctx.tasks);
+    if (chunked && boxes) buildChunkBoxes(this, s, CHUNK);
+    else if (chunked) ensureChunkBoxes(this, np, CHUNK);
     else if (this.cullPause > 0) this.cullPause--;
-    const box = this.chunkBox,
-      chunkReach = this.chunkReach;
     this.cullTested = 0;
     this.cullCulled = 0;
     let tested = 0,
@@ -353,15 +355,23 @@ export class ColliderContacts implements ConstraintSet {
     for (let c = 0; c < cols.length; c++) {
       const col = cols[c];
       if (!col.enabled) continue;
+      if (col.type === 'plane' && (col.rigid ?? -1) < 0 && record && ctx.tasks) {
+        this.planePool ??= new PlaneContactsPool();
+        const done = this.planePool.generate(this, ctx, col, c, chunked, CHUNK, CULL_SLACK, !boxes);
+        if (this.planePool.boxesBuilt) boxes = true;
+        if (done) continue;
+      }
+      if (!boxes) {
+        buildChunkBoxes(this, s, CHUNK);
+        boxes = true;
+      }
+      // (read here: the plane pool may have moved them onto shared memory)
+      const box = this.chunkBox,
+        chunkReach = this.chunkReach;
       if (col.type === 'sphere' && (col.rigid ?? -1) < 0) {
         // the common case in one flat pass, the same numbers (collider-contacts-sphere.ts)
         generateSphereContacts(this, ctx, col as SphereLike, c, record, chunked, CHUNK, CULL_SLACK);
         continue;
-      }
-      // a plane on the worker pool in a threaded world (collider-contacts-planes.ts): the same contacts
-      if (col.type === 'plane' && (col.rigid ?? -1) < 0 && record && ctx.tasks) {
-        this.planePool ??= new PlaneContactsPool();
-        if (this.planePool.generate(this, ctx, col, c, chunked, CHUNK, CULL_SLACK)) continue;
       }
       const R = col.boundingRadius();
       const cpx = col.position[0],

@@ -223,14 +223,16 @@ export class FluidDensity implements ConstraintSet {
     const n = this.fluid.activeCount;
     const items = this.items;
     const off = this.fluid.offset;
-    fillRange(items, n, off);
     const cells = this.gridBlocks.cells(this.tasks, this.grid, pos, off, n);
+    // the counting sort too on the pool where it can (grid-blocks.ts sort): the same order
+    if (cells !== null && this.gridBlocks.sort(this.tasks, this.grid, off, n)) return;
+    fillRange(items, n, off);
     if (cells !== null) this.grid.insertCells(items, n, cells);
     else this.grid.insert(pos, items, n);
   }
 
-  /** The bounds and cells on the worker pool (threads > 1). */
-  private readonly gridBlocks = new GridBlocks();
+  /** The bounds, cells and counting sort on the worker pool (threads > 1). */
+  readonly gridBlocks = new GridBlocks();
 
   private fluidAttached(): boolean {
     const a = this.fluid.world.attachments;
@@ -284,6 +286,7 @@ export class FluidDensity implements ConstraintSet {
     const p = store.p;
     // a threaded world runs the pair passes on the pool, in JavaScript over shared records
     this.tasks = ctx.tasks ?? null;
+    if (this.tasks !== null) this.grid.share();
     if (this.tasks !== null && !(this.jsAcc.buffer instanceof SharedArrayBuffer)) {
       this.jsAcc = records(this.jsAcc.length, true);
       this.jsPost = records(this.jsPost.length, true);

@@ -6,9 +6,13 @@
  * block's bounds are combined in block order with the comparisons of the
  * one-walk loop, so the box is that loop's, bit for bit (a minimum or a
  * maximum does not round); a particle's cell depends on its position alone.
- * The counting sort's count, prefix and stable scatter then run on the
- * calling thread over the cells (NeighbourGrid.insertCells), as one thread
- * does.
+ * The counting sort (NeighbourGrid.insertCells) then runs in SORT_PARTS
+ * fixed parts of the cells: each part counts the particles of its cells
+ * (walking every particle's cell), the calling thread adds the parts' counts
+ * up in part order, and each part writes its cells' ends from there and
+ * scatters its particles backwards into them: the sort of one thread, entry
+ * for entry (a stable counting sort has one result), with each cell written
+ * by one part.
  */
 import { blocksRun, POOL_MIN_PARTICLES, particleBlocks } from '../core/particle-tasks.js';
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
@@ -27,6 +31,14 @@ const NZ = 8;
 /** OP: the bounds of a block, or its particles' cells. */
 const BOUNDS = 0;
 const CELLS = 1;
+/** OP: the counting sort's parts, count and scatter (SORT_PARTS items). */
+const SORT_COUNT = 2;
+const SORT_SCATTER = 3;
+/** Slots of the parameter block: particles, cells, the number of parts. */
+const SN = 9;
+const SCELLS = 10;
+/** Parts of the counting sort: a fixed number, whatever the thread count (each walks every particle's cell). */
+export const SORT_PARTS = 8;
 /** Numbers per block of the bounds: x0, y0, z0, x1, y1, z1, the largest squared displacement. */
 const PER_BLOCK = 7;
 /** Blocks of a job at most (src/parallel/protocol.ts MAX_BLOCKS). */
@@ -41,6 +53,64 @@ export interface GridArgs {
   out: Float64Array;
   /** The cell of each slot (CELLS). */
   cells: Int32Array;
+  /** The grid's arrays the counting sort writes (sort; absent until a grid is bound). */
+  cellStart?: Int32Array;
+  sorted?: Int32Array;
+  sortedCell?: Int32Array;
+  /** Per part of the sort: its particles (SORT_COUNT), then the particles of the parts before it. */
+  parts?: Int32Array;
+}
+
+/** The first cell of part j of the sort over `cells` cells. */
+function partStart(j: number, cells: number): number {
+  return Math.floor((j * cells) / SORT_PARTS);
+}
+
+/**
+ * Part j of the counting sort: SORT_COUNT counts the particles of its cells
+ * into cellStart; SORT_SCATTER turns the counts into each cell's end (from
+ * the particles of the parts before), then fills each of its cells from the
+ * end walking the particles backwards (NeighbourGrid's sortByCells on this
+ * part's cells), which leaves cellStart at the cells' first positions.
+ */
+function sortPart(A: GridArgs, j: number): void {
+  const q = A.par,
+    cellOf = A.cells,
+    start = A.cellStart as Int32Array;
+  const n = q[SN],
+    cells = q[SCELLS],
+    off = q[OFF];
+  const c0 = partStart(j, cells),
+    c1 = partStart(j + 1, cells);
+  const parts = A.parts as Int32Array;
+  if (q[OP] === SORT_COUNT) {
+    start.fill(0, c0, c1);
+    let m = 0;
+    for (let k = 0; k < n; k++) {
+      const c = cellOf[k];
+      if (c >= c0 && c < c1) {
+        start[c]++;
+        m++;
+      }
+    }
+    parts[j] = m;
+    return;
+  }
+  let run = parts[SORT_PARTS + j];
+  for (let c = c0; c < c1; c++) {
+    run += start[c];
+    start[c] = run;
+  }
+  const sorted = A.sorted as Int32Array,
+    sortedCell = A.sortedCell as Int32Array;
+  for (let k = n - 1; k >= 0; k--) {
+    const c = cellOf[k];
+    if (c >= c0 && c < c1) {
+      const at = --start[c];
+      sorted[at] = off + k;
+      sortedCell[at] = c;
+    }
+  }
 }
 
 /**
@@ -117,13 +187,17 @@ function cellsRange(A: GridArgs, from: number, to: number): void {
 
 /** The 'fluid-grid' task (src/parallel/registry.ts): block `block` = slots [from, to). */
 export function fluidGridTask(A: GridArgs, from: number, to: number, block: number): void {
-  if (A.par[OP] === BOUNDS) boundsRange(A, from, to, block);
-  else cellsRange(A, from, to);
+  const op = A.par[OP];
+  if (op === BOUNDS) boundsRange(A, from, to, block);
+  else if (op === CELLS) cellsRange(A, from, to);
+  else for (let j = from; j < to; j++) sortPart(A, j);
 }
 
 /** Runs the bounds and the cells of a fluid's range on the pool (see the module's comment). */
 export class GridBlocks {
   private readonly task: SharedTask = { kind: 'fluid-grid', args: {}, version: 0 };
+  /** Counting sorts run on the pool so far (statistics, tests). */
+  pooledSorts = 0;
   private args: GridArgs | null = null;
 
   /** The arguments for store arrays p and x and n slots (new ones, sent at the next step, when they changed). */
@@ -134,6 +208,7 @@ export class GridBlocks {
     A = {
       p,
       x,
+      parts: A?.parts ?? new Int32Array(new SharedArrayBuffer(4 * 2 * SORT_PARTS)),
       par: A?.par ?? new Float64Array(new SharedArrayBuffer(8 * 16)),
       out: A?.out ?? new Float64Array(new SharedArrayBuffer(8 * PER_BLOCK * MAX_BLOCKS)),
       cells:
@@ -222,5 +297,51 @@ export class GridBlocks {
     q[NY] = grid.ny;
     q[NZ] = grid.nz;
     return tasks.runTask(this.task, n, particleBlocks(n)) ? A.cells : null;
+  }
+
+  /**
+   * The counting sort of slots [0, n) of the range at `off` into `grid` by
+   * the cells of the last `cells` call, on the pool (see the module's
+   * comment): false where the pool did not take it (the caller sorts them:
+   * the same order). The grid's arrays must be shared (NeighbourGrid.shared);
+   * new ones are sent to the workers for the next substep.
+   */
+  sort(tasks: TaskRunner | null, grid: NeighbourGrid, off: number, n: number): boolean {
+    const A = this.args;
+    if (tasks === null || A === null || A.cells.length < n || !grid.shared) return false;
+    grid.ensure(n);
+    if (
+      !(grid.cellStart.buffer instanceof SharedArrayBuffer) ||
+      !(grid.sorted.buffer instanceof SharedArrayBuffer)
+    )
+      return false;
+    if (A.cellStart !== grid.cellStart || A.sorted !== grid.sorted || A.sortedCell !== grid.sortedCell) {
+      A.cellStart = grid.cellStart;
+      A.sorted = grid.sorted;
+      A.sortedCell = grid.sortedCell;
+      this.task.args = { ...A } as unknown as Record<string, unknown>;
+      this.args = this.task.args as unknown as GridArgs;
+      this.task.version++;
+      return false;
+    }
+    const q = A.par;
+    const cells = grid.cells;
+    q[OFF] = off;
+    q[SN] = n;
+    q[SCELLS] = cells;
+    q[OP] = SORT_COUNT;
+    if (!tasks.runTask(this.task, SORT_PARTS, SORT_PARTS)) return false;
+    const parts = A.parts as Int32Array;
+    let before = 0;
+    for (let j = 0; j < SORT_PARTS; j++) {
+      parts[SORT_PARTS + j] = before;
+      before += parts[j];
+    }
+    q[OP] = SORT_SCATTER;
+    if (!tasks.runTask(this.task, SORT_PARTS, SORT_PARTS))
+      for (let j = 0; j < SORT_PARTS; j++) sortPart(A, j);
+    grid.cellStart[cells] = n;
+    this.pooledSorts++;
+    return true;
   }
 }

@@ -65,13 +65,18 @@ export class NeighbourGrid {
   ny = 1;
   nz = 1;
   /** Items (store indices) in cell order, `count` of them. */
-  sorted = new Int32Array(0);
+  sorted: Int32Array = new Int32Array(0);
   /** cellStart[c] … cellStart[c + 1] − 1 are the positions in `sorted` of the items of cell c. */
-  cellStart = new Int32Array(2);
+  cellStart: Int32Array = new Int32Array(2);
   /** The cell of each item, by its position in `sorted`. */
-  sortedCell = new Int32Array(0);
+  sortedCell: Int32Array = new Int32Array(0);
   /** Items inserted by the last `insert`. */
   count = 0;
+  /**
+   * Whether sorted, sortedCell and cellStart live on SharedArrayBuffers from
+   * their next allocation on (a threaded world's fluid sorts on the pool: grid-blocks.ts).
+   */
+  shared = false;
   private invCell = 1;
   private cellOfInput = new Int32Array(0);
 
@@ -135,7 +140,30 @@ export class NeighbourGrid {
     this.ny = ny;
     this.nz = nz;
     const cells = nx * ny * nz;
-    if (this.cellStart.length < cells + 1) this.cellStart = new Int32Array(Math.ceil((cells + 1) * 1.5));
+    // a shared grid takes room for the most cells at once: a new array must reach the workers (grid-blocks.ts)
+    if (this.cellStart.length < cells + 1)
+      this.cellStart = this.ints(Math.max(Math.ceil((cells + 1) * 1.5), this.shared ? maxCells + 1 : 0));
+  }
+
+  /** Puts sorted, sortedCell and cellStart on SharedArrayBuffers (copies) from now on, where they exist. */
+  share(): void {
+    if (this.shared || typeof SharedArrayBuffer === 'undefined') return;
+    this.shared = true;
+    const copy = (a: Int32Array): Int32Array => {
+      const b = this.ints(a.length);
+      b.set(a);
+      return b;
+    };
+    this.sorted = copy(this.sorted);
+    this.sortedCell = copy(this.sortedCell);
+    this.cellStart = copy(this.cellStart);
+  }
+
+  /** n Int32 values, on a SharedArrayBuffer when `shared`. */
+  private ints(n: number): Int32Array {
+    return this.shared && typeof SharedArrayBuffer !== 'undefined'
+      ? new Int32Array(new SharedArrayBuffer(4 * n))
+      : new Int32Array(n);
   }
 
   /** Takes the box and cells of another grid (so that two item sets share cells). */
@@ -169,12 +197,12 @@ export class NeighbourGrid {
     return this.invCell;
   }
 
-  /** Room for `count` items. */
-  private ensure(count: number): void {
+  /** Room for `count` items (whose sort the caller then fills in: grid-blocks.ts). */
+  ensure(count: number): void {
     if (this.sorted.length < count) {
       const cap = Math.ceil(count * 1.25) + 16;
-      this.sorted = new Int32Array(cap);
-      this.sortedCell = new Int32Array(cap);
+      this.sorted = this.ints(cap);
+      this.sortedCell = this.ints(cap);
       this.cellOfInput = new Int32Array(cap);
     }
     this.count = count;
@@ -209,20 +237,21 @@ export class NeighbourGrid {
     const cells = this.nx * this.ny * this.nz;
     const start = this.cellStart;
     start.fill(0, 0, cells + 1);
-    for (let k = 0; k < count; k++) start[cellOf[k] + 1]++;
-    for (let c = 0; c < cells; c++) start[c + 1] += start[c];
-    // stable scatter: walk the input in order, filling each cell from its start
+    for (let k = 0; k < count; k++) start[cellOf[k]]++;
+    // inclusive prefix: start[c] is the end of cell c
+    for (let c = 1; c < cells; c++) start[c] += start[c - 1];
+    start[cells] = count;
+    // stable scatter: walk the input backwards, filling each cell from its end, which leaves
+    // start[c] at the cell's first position (the order of a forward walk from the starts, and
+    // no pass over the cells to shift them back)
     const sorted = this.sorted,
       sortedCell = this.sortedCell;
-    for (let k = 0; k < count; k++) {
+    for (let k = count - 1; k >= 0; k--) {
       const c = cellOf[k];
-      const at = start[c]++;
+      const at = --start[c];
       sorted[at] = items[k];
       sortedCell[at] = c;
     }
-    // the scatter advanced every start to the next cell's; shift back
-    for (let c = cells; c > 0; c--) start[c] = start[c - 1];
-    start[0] = 0;
   }
 }
 

@@ -13,8 +13,11 @@
  * partners to their place in `nbr` and shifts its row ends by the pairs
  * before it. The lists are those of one walk over all rows, entry for
  * entry, on every thread count (test/threads-fluids.test.ts). A block whose
- * region is too small, or a substep the workers cannot take, builds the
- * pairs on the calling thread in one walk, as one thread does.
+ * region is too small is built again on the calling thread into the room
+ * left behind the regions (its rows' lists do not depend on where they are
+ * written); a substep the workers cannot take, or a block that does not fit
+ * there either, builds the pairs on the calling thread in one walk, as one
+ * thread does.
  */
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import type { NeighbourGrid } from './neighbour-grid.js';
@@ -86,6 +89,8 @@ export class PairBlocks {
   readonly counts = new Int32Array(MAX_ROW_BLOCKS);
   /** Builds made on the pool so far (statistics, tests). */
   pooled = 0;
+  /** Blocks of those builds that outgrew their regions and were built again on the calling thread (statistics, tests). */
+  rebuilt = 0;
 
   /**
    * The pairs of rows [0, n) of the range (in the cell order of `grid`) on
@@ -111,16 +116,17 @@ export class PairBlocks {
     if (blocks < 2 || blocks > MAX_ROW_BLOCKS || A.memory !== w.memory) return -1;
     const pb = A.pb,
       counts = this.counts;
-    // regions sized from the last build's counts, with room to grow
+    // regions sized from the blocks' recent counts (record), half as much again
     let total = 0;
     for (let b = 0; b < blocks; b++) {
       if (counts[b] <= 0) return -1;
       const e = PB_STRIDE * b;
       pb[e] = total;
-      pb[e + 1] = Math.ceil(1.25 * counts[b]) + 1024;
+      pb[e + 1] = Math.ceil(1.5 * counts[b]) + 1024;
       total += pb[e + 1];
     }
-    if (!w.reserve(slots, total)) return -1;
+    // an eighth more behind the regions: room for the blocks that outgrow theirs (below)
+    if (!w.reserve(slots, total + (total >> 3))) return -1;
     w.stage(grid, p, off, n);
     const P = A.par;
     P[B_SIZE] = size;
@@ -141,7 +147,16 @@ export class PairBlocks {
     let k = 0;
     for (let b = 0; b < blocks; b++) {
       const e = PB_STRIDE * b;
-      if (pb[e + 2] < 0) return -1;
+      if (pb[e + 2] < 0) {
+        // the block outgrew its region (a grid whose cells changed size moves rows between blocks): it is
+        // built again here, into the room behind the regions, rather than the whole search in one walk
+        pb[e] = total;
+        pb[e + 1] = w.pairCapacity - total;
+        runPairBlock(w.x, P, pb, b);
+        if (pb[e + 2] < 0) return -1;
+        total += pb[e + 2];
+        this.rebuilt++;
+      }
       pb[e + 3] = k;
       k += pb[e + 2];
     }
@@ -154,9 +169,19 @@ export class PairBlocks {
     return k;
   }
 
-  /** Records each block's pairs (start: the row starts of the last build) for the next regions. */
+  /**
+   * Records each block's pairs (start: the row starts of the last build) for
+   * the next regions: the larger of them and the block's earlier figure less
+   * a sixteenth, since a block's pairs swing by up to 2× from one substep to
+   * the next when the grid's cells change size (a splash widens its box) and
+   * the cell order moves rows between blocks.
+   */
   record(start: Int32Array, n: number, size: number): void {
     const blocks = Math.min(MAX_ROW_BLOCKS, Math.ceil(n / size));
-    for (let b = 0; b < blocks; b++) this.counts[b] = start[Math.min(n, (b + 1) * size)] - start[b * size];
+    const counts = this.counts;
+    for (let b = 0; b < blocks; b++) {
+      const k = start[Math.min(n, (b + 1) * size)] - start[b * size];
+      counts[b] = Math.max(k, counts[b] - (counts[b] >> 4));
+    }
   }
 }
