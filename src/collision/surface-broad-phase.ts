@@ -9,14 +9,16 @@ import {
   B_MEAN_EDGE,
   B_SURFACES,
   type BroadArrays,
+  collectDirtyGroups,
   collectPairRange,
-  collectTrianglePair,
   emptyBroadArrays,
+  groupScratch,
   grow64,
   type PairSink,
   vtCandidate,
 } from './surface-broad-pairs.js';
 import {
+  PARALLEL_MIN_GROUPS,
   PARALLEL_MIN_PAIRS,
   PARALLEL_MIN_TRIANGLES,
   ParallelBroadPairs,
@@ -116,6 +118,8 @@ export class SurfaceBroadPhase {
   /** Ends of the groups of dirtyTris (the triangles each violator made dirty), for the partial update's queries. */
   private dirtyGroupEnd = new Int32Array(0);
   private dirtyEdges = new Int32Array(0);
+  /** The partial update's query scratch on the calling thread. */
+  private readonly groups = groupScratch();
   /** What the candidate tests read (bind) and where they write. */
   private readonly arrays: BroadArrays = emptyBroadArrays();
   private readonly sink: PairSink = {
@@ -182,7 +186,7 @@ export class SurfaceBroadPhase {
       this.fullRebuild(store, x, p, tasks);
       ms.rebuild += clock() - t1;
     } else if (n > 0) {
-      this.partialUpdate(store, x, p, n);
+      this.partialUpdate(store, x, p, n, tasks);
       ms.update += clock() - t1;
     }
   }
@@ -214,6 +218,8 @@ export class SurfaceBroadPhase {
     tasks: TaskRunner | null,
   ): void {
     this.stats.rebuilds++;
+    // the pool's shared copies are in step again only if this rebuild shares them (ParallelBroadRebuild.run)
+    if (this.parallelRebuild !== null) this.parallelRebuild.synced = false;
     const t0 = clock();
     this.snapshots.takeAll(x, p);
     this.itemBoxes(null);
@@ -226,7 +232,13 @@ export class SurfaceBroadPhase {
   }
 
   /** Updates the candidate lists for the violating vertices only. */
-  private partialUpdate(store: ParticleStore, x: Float64Array, p: Float64Array, n: number): void {
+  private partialUpdate(
+    store: ParticleStore,
+    x: Float64Array,
+    p: Float64Array,
+    n: number,
+    tasks: TaskRunner | null,
+  ): void {
     this.stats.partialUpdates++;
     const snaps = this.snapshots;
     const viol = snaps.violators;
@@ -267,6 +279,17 @@ export class SurfaceBroadPhase {
     }
     this.itemBoxes(n);
     this.tree.refitItems(this.tBox, this.dirtyTris, nt);
+    // the pool's shared copies follow (threaded worlds)
+    this.parallelRebuild?.patch(
+      this.bind(store),
+      this.tree,
+      viol,
+      n,
+      this.dirtyTris,
+      nt,
+      this.dirtyEdges,
+      ne,
+    );
     // drop the pairs that involve a changed item (the distance bounds of the others stay)
     const vt = this.vtCand,
       vtDist = this.vtDist;
@@ -295,10 +318,11 @@ export class SurfaceBroadPhase {
     }
     this.eeCount = m;
     // and find their pairs again
-    this.collectPairs(store, true, ng);
+    this.collectPairs(store, true, ng, tasks);
     for (let k = 0; k < n; k++) vd[viol[k]] = 0;
     for (let k = 0; k < nt; k++) td[this.dirtyTris[k]] = 0;
     for (let k = 0; k < ne; k++) ed[this.dirtyEdges[k]] = 0;
+    this.parallelRebuild?.unflag(viol, n, this.dirtyTris, nt, this.dirtyEdges, ne);
     this.listsChanged();
   }
 
@@ -364,7 +388,6 @@ export class SurfaceBroadPhase {
     nDirty: number,
     tasks: TaskRunner | null = null,
   ): void {
-    const td = this.tDirty;
     const A = this.bind(store);
     const out = this.sink;
     const kept = this.vtCount,
@@ -404,72 +427,34 @@ export class SurfaceBroadPhase {
         collectPairRange(A, pairs, 0, np, out);
       this.ms.tests += clock() - t1;
     } else {
-      // each dirty triangle against the triangles its box overlaps (the pairs a marked self-traversal
-      // gives, found in time proportional to the dirty triangles); a pair of two dirty triangles is
-      // taken from the smaller index. One query per group (the triangles one violator made dirty, which
-      // are neighbours) with the union of their boxes: the tree reports items in the same depth-first
-      // order whatever the query box, so filtering its answer by each triangle's own box gives exactly
-      // the items, in the same order, that a query with that box alone would.
-      const tBox = this.tBox,
-        dirty = this.dirtyTris,
-        ends = this.dirtyGroupEnd,
-        tree = this.tree;
-      let g0 = 0;
-      for (let gi = 0; gi < nDirty; gi++) {
-        const g1 = ends[gi];
-        let x0 = Infinity,
-          y0 = Infinity,
-          z0 = Infinity,
-          x1 = -Infinity,
-          y1 = -Infinity,
-          z1 = -Infinity;
-        for (let i = g0; i < g1; i++) {
-          const o = 6 * dirty[i];
-          if (tBox[o] < x0) x0 = tBox[o];
-          if (tBox[o + 1] < y0) y0 = tBox[o + 1];
-          if (tBox[o + 2] < z0) z0 = tBox[o + 2];
-          if (tBox[o + 3] > x1) x1 = tBox[o + 3];
-          if (tBox[o + 4] > y1) y1 = tBox[o + 4];
-          if (tBox[o + 5] > z1) z1 = tBox[o + 5];
-        }
-        const per = this.perTriangle;
-        const m = tree.query(tBox, x0, y0, z0, x1, y1, z1, per * (g1 - g0));
-        if (tree.truncated) this.overBudget(1);
-        const res = tree.result;
-        for (let i = g0; i < g1; i++) {
-          const t1 = dirty[i],
-            o = 6 * t1;
-          let found = 0;
-          const ax0 = tBox[o],
-            ay0 = tBox[o + 1],
-            az0 = tBox[o + 2],
-            ax1 = tBox[o + 3],
-            ay1 = tBox[o + 4],
-            az1 = tBox[o + 5];
-          for (let k = 0; k < m; k++) {
-            const t2 = res[k];
-            if (t2 === t1 || (td[t2] !== 0 && t2 < t1)) continue;
-            // the test of Bvh.query with t1's box
-            const b = 6 * t2;
-            if (
-              tBox[b] <= ax1 &&
-              tBox[b + 3] >= ax0 &&
-              tBox[b + 1] <= ay1 &&
-              tBox[b + 4] >= ay0 &&
-              tBox[b + 2] <= az1 &&
-              tBox[b + 5] >= az0
-            ) {
-              if (found === per) {
-                this.overBudget(1);
-                break;
-              }
-              collectTrianglePair(A, t1, t2, true, out);
-              found++;
-            }
-          }
-        }
-        g0 = g1;
-      }
+      // each dirty triangle against the triangles its box overlaps (collectDirtyGroups), on the pool
+      // in a threaded world (blocks of groups joined in order: the same lists), else here
+      const per = this.perTriangle;
+      let over = -1;
+      if (tasks !== null && nDirty >= PARALLEL_MIN_GROUPS)
+        over = this.poolRebuild().runPartial(
+          tasks,
+          A,
+          this.tree,
+          this.dirtyTris,
+          this.dirtyGroupEnd,
+          nDirty,
+          per,
+          out,
+        );
+      if (over < 0)
+        over = collectDirtyGroups(
+          A,
+          this.tree,
+          this.dirtyTris,
+          this.dirtyGroupEnd,
+          0,
+          nDirty,
+          per,
+          this.groups,
+          out,
+        );
+      if (over > 0) this.overBudget(over);
     }
     this.collected(partial, kept, keptEE);
   }
@@ -522,7 +507,12 @@ export class SurfaceBroadPhase {
     return this.parallelRebuild?.runs ?? 0;
   }
 
-  /** Parts of those rebuilds that found the shared output full and ran again on the calling thread. */
+  /** Incremental updates whose queries and candidate tests ran on the pool (statistics, tests). */
+  get pooledUpdates(): number {
+    return this.parallelRebuild?.updates ?? 0;
+  }
+
+  /** Parts of those rebuilds (and blocks of those updates) that found the shared output full and ran again on the calling thread. */
   get pooledReruns(): number {
     return this.parallelRebuild?.reruns ?? 0;
   }
