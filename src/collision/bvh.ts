@@ -15,12 +15,12 @@ import { queryNodes } from './bvh-self-pairs.js';
  * its parent and a refit can run over the nodes backwards.
  */
 export class Bvh {
-  box = new Float64Array(0);
-  right = new Int32Array(0);
-  start = new Int32Array(0);
-  count = new Int32Array(0);
+  box: Float64Array = new Float64Array(0);
+  right: Int32Array = new Int32Array(0);
+  start: Int32Array = new Int32Array(0);
+  count: Int32Array = new Int32Array(0);
   /** Item ids, permuted so that every leaf holds a contiguous range. */
-  items = new Int32Array(0);
+  items: Int32Array = new Int32Array(0);
   nodeCount = 0;
   itemCount = 0;
   /** Results of the last query: result[0 .. resultCount). */
@@ -29,21 +29,25 @@ export class Bvh {
   /** Traversal stack (the tree depth is O(log n) by the median split). */
   stack = new Int32Array(256);
   private readonly leafSize: number;
+  /** Whether the node arrays live on shared memory (read by the worker pool's tasks without copies). */
+  private readonly shared: boolean;
 
-  constructor(leafSize = 4) {
+  constructor(leafSize = 4, shared = false) {
     this.leafSize = Math.max(1, leafSize | 0);
+    this.shared = shared && typeof SharedArrayBuffer !== 'undefined';
   }
 
   /** Builds the tree over `n` item boxes (boxes[6i .. 6i + 5] = min xyz, max xyz). */
   build(boxes: Float64Array, n: number): void {
     this.itemCount = n;
-    this.items = new Int32Array(n);
+    const sh = this.shared;
+    this.items = sh ? new Int32Array(new SharedArrayBuffer(4 * n)) : new Int32Array(n);
     for (let i = 0; i < n; i++) this.items[i] = i;
     const maxNodes = 2 * n + 1;
-    this.box = new Float64Array(6 * maxNodes);
-    this.right = new Int32Array(maxNodes);
-    this.start = new Int32Array(maxNodes);
-    this.count = new Int32Array(maxNodes);
+    this.box = sh ? new Float64Array(new SharedArrayBuffer(48 * maxNodes)) : new Float64Array(6 * maxNodes);
+    this.right = sh ? new Int32Array(new SharedArrayBuffer(4 * maxNodes)) : new Int32Array(maxNodes);
+    this.start = sh ? new Int32Array(new SharedArrayBuffer(4 * maxNodes)) : new Int32Array(maxNodes);
+    this.count = sh ? new Int32Array(new SharedArrayBuffer(4 * maxNodes)) : new Int32Array(maxNodes);
     const centroid = new Float64Array(3 * n);
     for (let i = 0; i < n; i++) {
       for (let k = 0; k < 3; k++) centroid[3 * i + k] = 0.5 * (boxes[6 * i + k] + boxes[6 * i + 3 + k]);

@@ -2,7 +2,14 @@ import type { ParticleStore } from '../core/particles.js';
 import type { TaskRunner } from '../core/step-context.js';
 import { clock } from '../core/timings.js';
 import { Bvh } from './bvh.js';
-import { boundingSphere, triangleNormal, unionBox, unionBox2 } from './surface-broad-items.js';
+import {
+  boundingSphere,
+  sharedF64,
+  sharedU8,
+  triangleNormal,
+  unionBox,
+  unionBox2,
+} from './surface-broad-items.js';
 import {
   addVT,
   B_MARGIN,
@@ -97,23 +104,24 @@ export class SurfaceBroadPhase {
   /** |p − x| of every surface vertex relative to their mean displacement, in the current substep. */
   motion = new Float64Array(0);
   /** Edges that are sharp (creased by more than 30°, or on a boundary): only they get edge–edge proximity contacts. */
-  sharp = new Uint8Array(0);
+  sharp: Uint8Array = new Uint8Array(0);
   readonly snapshots: SurfaceSnapshots;
 
   private readonly topo: SurfaceTopology;
   private readonly stats: SurfaceContactStats;
   private sharpVersion = -1;
-  private tBox = new Float64Array(0);
+  private tBox: Float64Array = new Float64Array(0);
   /** Bounding sphere of each triangle's snapshot (centroid xyz, radius), a cheap lower bound of vertex distances. */
-  private tSphere = new Float64Array(0);
+  private tSphere: Float64Array = new Float64Array(0);
   /** Half the length of each edge's snapshot (the radius of its bounding sphere). */
-  private eHalf = new Float64Array(0);
-  private eBox = new Float64Array(0);
-  private readonly tree = new Bvh(4);
+  private eHalf: Float64Array = new Float64Array(0);
+  private eBox: Float64Array = new Float64Array(0);
+  /** (its nodes on shared memory: the pool's rebuilds and updates traverse it where it is) */
+  private readonly tree = new Bvh(4, true);
   private treeVersion = -1;
-  private vDirty = new Uint8Array(0);
-  private tDirty = new Uint8Array(0);
-  private eDirty = new Uint8Array(0);
+  private vDirty: Uint8Array = new Uint8Array(0);
+  private tDirty: Uint8Array = new Uint8Array(0);
+  private eDirty: Uint8Array = new Uint8Array(0);
   private dirtyTris = new Int32Array(0);
   /** Ends of the groups of dirtyTris (the triangles each violator made dirty), for the partial update's queries. */
   private dirtyGroupEnd = new Int32Array(0);
@@ -147,13 +155,14 @@ export class SurfaceBroadPhase {
     this.snapshots.resize();
     this.sv = new Float64Array(6 * nv);
     this.motion = new Float64Array(nv);
-    this.tBox = new Float64Array(6 * t.triCount);
-    this.tSphere = new Float64Array(4 * t.triCount);
-    this.eHalf = new Float64Array(t.edgeCount);
-    this.eBox = new Float64Array(6 * t.edgeCount);
-    this.vDirty = new Uint8Array(nv);
-    this.tDirty = new Uint8Array(t.triCount);
-    this.eDirty = new Uint8Array(t.edgeCount);
+    // (on shared memory: the pool's tasks read them where they are)
+    this.tBox = sharedF64(6 * t.triCount);
+    this.tSphere = sharedF64(4 * t.triCount);
+    this.eHalf = sharedF64(t.edgeCount);
+    this.eBox = sharedF64(6 * t.edgeCount);
+    this.vDirty = sharedU8(nv);
+    this.tDirty = sharedU8(t.triCount);
+    this.eDirty = sharedU8(t.edgeCount);
     this.dirtyTris = new Int32Array(t.triCount);
     this.dirtyGroupEnd = new Int32Array(t.triCount);
     this.dirtyEdges = new Int32Array(t.edgeCount);
@@ -602,7 +611,7 @@ export class SurfaceBroadPhase {
     if (!always && this.sharpVersion === topo.version) return;
     const ne = topo.edgeCount;
     const fresh = this.sharpVersion === topo.version && this.sharp.length === ne;
-    if (this.sharp.length !== ne) this.sharp = new Uint8Array(ne);
+    if (this.sharp.length !== ne) this.sharp = sharedU8(ne);
     const sharp = this.sharp;
     const et = topo.edgeTris,
       tri = topo.tri,

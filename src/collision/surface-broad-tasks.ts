@@ -507,6 +507,8 @@ export class ParallelBroadRebuild {
   private dirty: Int32Array = new Int32Array(0);
   private ends: Int32Array = new Int32Array(0);
   private readonly groups = groupScratch();
+  /** Whether the last patch found the snapshots, boxes and flags shared as they are (no copies). */
+  private aliased = false;
   /** Incremental updates that ran on the pool (statistics, tests). */
   updates = 0;
 
@@ -546,6 +548,12 @@ export class ParallelBroadRebuild {
       })
     )
       this.stale = this.updateStale = true;
+    // (nothing to copy where the copies are the arrays themselves, on shared memory)
+    this.aliased =
+      A.snap === src.snap && A.delta === src.delta && A.vBox === src.vBox && A.vDirty === src.vDirty;
+    this.aliased &&= A.tBox === src.tBox && A.tSphere === src.tSphere && A.tDirty === src.tDirty;
+    this.aliased &&= A.eBox === src.eBox && A.eHalf === src.eHalf && A.eDirty === src.eDirty;
+    if (this.aliased) return;
     for (let k = 0; k < n; k++) {
       const v = viol[k];
       copyRun(A.snap, src.snap, 3 * v, 3);
@@ -569,7 +577,7 @@ export class ParallelBroadRebuild {
 
   /** Clears the dirty flags `patch` set (after the update; nothing when not synced). */
   unflag(viol: Int32Array, n: number, tris: Int32Array, nt: number, edges: Int32Array, ne: number): void {
-    if (!this.synced) return;
+    if (!this.synced || this.aliased) return;
     const A = this.A;
     for (let k = 0; k < n; k++) A.vDirty[viol[k]] = 0;
     for (let k = 0; k < nt; k++) A.tDirty[tris[k]] = 0;
@@ -701,11 +709,24 @@ export class ParallelBroadRebuild {
   }
 }
 
-/** Copies each array of `from` into the same key of `to` (a new shared array where it is too short); true when one was new. */
+/**
+ * Copies each array of `from` into the same key of `to` (a new shared array
+ * where it is too short), or points `to` at it where it is on shared memory
+ * already; true when one was new.
+ */
 function shareInto(to: Record<string, Shareable>, from: Record<string, Shareable>): boolean {
   let fresh = false;
   for (const key in from) {
     const a = from[key];
+    if (a.buffer instanceof SharedArrayBuffer) {
+      // already shared (the broad phase's snapshots and boxes, a threaded store): read where it is
+      const b = to[key];
+      if (b.buffer !== a.buffer || b.byteOffset !== a.byteOffset || b.length !== a.length) {
+        to[key] = a;
+        fresh = true;
+      }
+      continue;
+    }
     if (to[key].length < a.length || to[key].buffer.constructor !== SharedArrayBuffer) {
       to[key] = shared(a, a.length);
       fresh = true;
