@@ -368,28 +368,13 @@ export function collectDirtyGroups(
     if (m === limit) over++;
     const res = S.result;
     for (let i = g0; i < g1; i++) {
-      const t1 = dirty[i],
-        o = 6 * t1;
+      const t1 = dirty[i];
       let found = 0;
-      const ax0 = tBox[o],
-        ay0 = tBox[o + 1],
-        az0 = tBox[o + 2],
-        ax1 = tBox[o + 3],
-        ay1 = tBox[o + 4],
-        az1 = tBox[o + 5];
       for (let k = 0; k < m; k++) {
         const t2 = res[k];
         if (t2 === t1 || (td[t2] !== 0 && t2 < t1)) continue;
         // the test of Bvh.query with t1's box
-        const b = 6 * t2;
-        if (
-          tBox[b] <= ax1 &&
-          tBox[b + 3] >= ax0 &&
-          tBox[b + 1] <= ay1 &&
-          tBox[b + 4] >= ay0 &&
-          tBox[b + 2] <= az1 &&
-          tBox[b + 5] >= az0
-        ) {
+        if (boxesOverlap(tBox, t2, tBox, t1)) {
           if (found === per) {
             over++;
             break;

@@ -464,16 +464,7 @@ export class ParallelBroadRebuild {
         p0 = 0;
         collectPairRange(src, pairs, 0, np, out);
       } else {
-        const nv = c[o + 2],
-          ne = c[o + 3];
-        const v = p0 + 2 * np,
-          e = v + 2 * nv;
-        if (2 * (out.vtCount + nv) > out.vt.length) out.vt = grow32(out.vt, 2 * (out.vtCount + nv));
-        out.vt.set(arena.subarray(v, v + 2 * nv), 2 * out.vtCount);
-        out.vtCount += nv;
-        if (2 * (out.eeCount + ne) > out.ee.length) out.ee = grow32(out.ee, 2 * (out.eeCount + ne));
-        out.ee.set(arena.subarray(e, e + 2 * ne), 2 * out.eeCount);
-        out.eeCount += ne;
+        appendFromArena(out, arena, p0 + 2 * np, c[o + 2], c[o + 3]);
       }
       // the budgets of Bvh.selfPairsBounded: below them its pairs are these, in this order
       total += np;
@@ -658,16 +649,7 @@ export class ParallelBroadRebuild {
         continue;
       }
       over += c[o + 1];
-      const nv = c[o + 2],
-        ne = c[o + 3];
-      const v = c[o],
-        e = v + 2 * nv;
-      if (2 * (out.vtCount + nv) > out.vt.length) out.vt = grow32(out.vt, 2 * (out.vtCount + nv));
-      out.vt.set(arena.subarray(v, v + 2 * nv), 2 * out.vtCount);
-      out.vtCount += nv;
-      if (2 * (out.eeCount + ne) > out.ee.length) out.ee = grow32(out.ee, 2 * (out.eeCount + ne));
-      out.ee.set(arena.subarray(e, e + 2 * ne), 2 * out.eeCount);
-      out.eeCount += ne;
+      appendFromArena(out, arena, c[o], c[o + 2], c[o + 3]);
     }
     const used = Atomics.load(this.top, 0);
     if (used > arena.length && this.arenaSize < MAX_ARENA) {
@@ -739,4 +721,15 @@ function shareInto(to: Record<string, Shareable>, from: Record<string, Shareable
 /** to[at … at + n) = from[at … at + n). */
 function copyRun(to: Float64Array, from: Float64Array, at: number, n: number): void {
   for (let i = at; i < at + n; i++) to[i] = from[i];
+}
+
+/** Appends to `out` the nv vertex–triangle and then ne edge–edge candidates stored in the arena from entry v. */
+function appendFromArena(out: PairSink, arena: Int32Array, v: number, nv: number, ne: number): void {
+  const e = v + 2 * nv;
+  if (2 * (out.vtCount + nv) > out.vt.length) out.vt = grow32(out.vt, 2 * (out.vtCount + nv));
+  out.vt.set(arena.subarray(v, v + 2 * nv), 2 * out.vtCount);
+  out.vtCount += nv;
+  if (2 * (out.eeCount + ne) > out.ee.length) out.ee = grow32(out.ee, 2 * (out.eeCount + ne));
+  out.ee.set(arena.subarray(e, e + 2 * ne), 2 * out.eeCount);
+  out.eeCount += ne;
 }
