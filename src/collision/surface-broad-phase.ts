@@ -288,17 +288,8 @@ export class SurfaceBroadPhase {
     }
     this.itemBoxes(n);
     this.tree.refitItems(this.tBox, this.dirtyTris, nt);
-    // the pool's shared copies follow (threaded worlds)
-    this.parallelRebuild?.patch(
-      this.bind(store),
-      this.tree,
-      viol,
-      n,
-      this.dirtyTris,
-      nt,
-      this.dirtyEdges,
-      ne,
-    );
+    // the pool's task records follow (threaded worlds)
+    this.parallelRebuild?.patch(this.bind(store), this.tree);
     // drop the pairs that involve a changed item (the distance bounds of the others stay)
     const vt = this.vtCand,
       vtDist = this.vtDist;
@@ -331,7 +322,6 @@ export class SurfaceBroadPhase {
     for (let k = 0; k < n; k++) vd[viol[k]] = 0;
     for (let k = 0; k < nt; k++) td[this.dirtyTris[k]] = 0;
     for (let k = 0; k < ne; k++) ed[this.dirtyEdges[k]] = 0;
-    this.parallelRebuild?.unflag(viol, n, this.dirtyTris, nt, this.dirtyEdges, ne);
     this.listsChanged();
   }
 

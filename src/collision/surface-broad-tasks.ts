@@ -487,10 +487,10 @@ export class ParallelBroadRebuild {
   }
 
   /**
-   * Whether the shared copies hold what the broad phase's arrays hold: set
+   * Whether the tasks' records hold what the broad phase's arrays hold: set
    * by every full rebuild that shares them (run), kept by the incremental
-   * updates that patch their changes in (patch); the broad phase clears it
-   * at every full rebuild that does not come here.
+   * updates (patch); the broad phase clears it at every full rebuild that
+   * does not come here.
    */
   synced = false;
   private readonly updateTask: SharedTask = { kind: 'surface-broad-update', args: {}, version: 0 };
@@ -498,29 +498,20 @@ export class ParallelBroadRebuild {
   private dirty: Int32Array = new Int32Array(0);
   private ends: Int32Array = new Int32Array(0);
   private readonly groups = groupScratch();
-  /** Whether the last patch found the snapshots, boxes and flags shared as they are (no copies). */
-  private aliased = false;
   /** Incremental updates that ran on the pool (statistics, tests). */
   updates = 0;
 
   /**
-   * Brings the shared copies up to date after an incremental update changed
-   * the snapshots of `viol[0 .. n)`, the boxes of triangles `tris[0 .. nt)`
-   * and edges `edges[0 .. ne)`, and the tree's node boxes (refitItems), and
-   * flags them dirty there as in `src`; the small arrays (sharp edges,
-   * groups, masks, per-surface values) are copied whole. Nothing when not
-   * synced.
+   * Keeps the tasks' records in step after an incremental update (before
+   * its queries): the small arrays (per-surface values; sharp edges, groups
+   * and masks where they are not shared) and the tree's node boxes where
+   * they are not shared are copied again. The snapshots, item boxes and
+   * dirty flags must be the broad phase's own arrays on shared memory (an
+   * update changes them in place); where they are not, the records are
+   * marked out of step and the updates run on the calling thread until the
+   * next rebuild on the pool. Nothing when not in step.
    */
-  patch(
-    src: BroadArrays,
-    tree: Bvh,
-    viol: Int32Array,
-    n: number,
-    tris: Int32Array,
-    nt: number,
-    edges: Int32Array,
-    ne: number,
-  ): void {
+  patch(src: BroadArrays, tree: Bvh): void {
     if (!this.synced) return;
     const A = this.A;
     const small = {
@@ -539,40 +530,17 @@ export class ParallelBroadRebuild {
       })
     )
       this.stale = this.updateStale = true;
-    // (nothing to copy where the copies are the arrays themselves, on shared memory)
-    this.aliased =
-      A.snap === src.snap && A.delta === src.delta && A.vBox === src.vBox && A.vDirty === src.vDirty;
-    this.aliased &&= A.tBox === src.tBox && A.tSphere === src.tSphere && A.tDirty === src.tDirty;
-    this.aliased &&= A.eBox === src.eBox && A.eHalf === src.eHalf && A.eDirty === src.eDirty;
-    if (this.aliased) return;
-    for (let k = 0; k < n; k++) {
-      const v = viol[k];
-      copyRun(A.snap, src.snap, 3 * v, 3);
-      A.delta[v] = src.delta[v];
-      copyRun(A.vBox, src.vBox, 6 * v, 6);
-      A.vDirty[v] = src.vDirty[v];
-    }
-    for (let k = 0; k < nt; k++) {
-      const t = tris[k];
-      copyRun(A.tBox, src.tBox, 6 * t, 6);
-      copyRun(A.tSphere, src.tSphere, 4 * t, 4);
-      A.tDirty[t] = src.tDirty[t];
-    }
-    for (let k = 0; k < ne; k++) {
-      const e = edges[k];
-      copyRun(A.eBox, src.eBox, 6 * e, 6);
-      A.eHalf[e] = src.eHalf[e];
-      A.eDirty[e] = src.eDirty[e];
-    }
-  }
-
-  /** Clears the dirty flags `patch` set (after the update; nothing when not synced). */
-  unflag(viol: Int32Array, n: number, tris: Int32Array, nt: number, edges: Int32Array, ne: number): void {
-    if (!this.synced || this.aliased) return;
-    const A = this.A;
-    for (let k = 0; k < n; k++) A.vDirty[viol[k]] = 0;
-    for (let k = 0; k < nt; k++) A.tDirty[tris[k]] = 0;
-    for (let k = 0; k < ne; k++) A.eDirty[edges[k]] = 0;
+    this.synced =
+      A.snap === src.snap &&
+      A.delta === src.delta &&
+      A.vBox === src.vBox &&
+      A.vDirty === src.vDirty &&
+      A.tBox === src.tBox &&
+      A.tSphere === src.tSphere &&
+      A.tDirty === src.tDirty &&
+      A.eBox === src.eBox &&
+      A.eHalf === src.eHalf &&
+      A.eDirty === src.eDirty;
   }
 
   /**
@@ -716,11 +684,6 @@ function shareInto(to: Record<string, Shareable>, from: Record<string, Shareable
     to[key].set(a);
   }
   return fresh;
-}
-
-/** to[at … at + n) = from[at … at + n). */
-function copyRun(to: Float64Array, from: Float64Array, at: number, n: number): void {
-  for (let i = at; i < at + n; i++) to[i] = from[i];
 }
 
 /** Appends to `out` the nv vertex–triangle and then ne edge–edge candidates stored in the arena from entry v. */
