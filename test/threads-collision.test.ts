@@ -86,6 +86,11 @@ describe('self collision on worker threads', () => {
     // again on the calling thread, with the same lists and bits as above) more often than the default one
     expect(broad[3].pooledReruns).toBeGreaterThan(broad[1].pooledReruns);
     expect(broad[3].pooledTraversals).toBeGreaterThan(0);
+    // the incremental updates' queries and candidate tests too (blocks of groups joined in order)
+    expect(broad[0].pooledUpdates).toBe(0);
+    expect(broad[1].pooledUpdates).toBeGreaterThan(0);
+    expect(broad[2].pooledUpdates).toBeGreaterThan(0);
+    expect(broad[3].pooledUpdates).toBeGreaterThan(0);
     for (const w of worlds) w.dispose();
   }, 300_000);
 

@@ -204,3 +204,74 @@ export function selfPairsOfNodes(
   }
   return n;
 }
+
+/**
+ * Items whose box overlaps the query box q[0 .. 5] (min xyz, max xyz) into
+ * out[0 …], in the order of `Bvh.query` (depth first, left child first):
+ * the tree is searched with its node boxes, the items with `boxes` (those
+ * it was last refitted with). Stops at `limit` items when `limit` > 0 (the
+ * query is then truncated: the count equals the limit). Returns the count,
+ * or −1 when `out` filled up first (the caller grows it and asks again).
+ * `stack` holds the pending nodes (the tree depth is O(log n)).
+ */
+export function queryNodes(
+  N: BvhNodes,
+  boxes: Float64Array,
+  q: Float64Array,
+  limit: number,
+  out: Int32Array,
+  stack: Int32Array,
+): number {
+  const B = N.box,
+    count = N.count,
+    start = N.start,
+    right = N.right,
+    items = N.items;
+  const minx = q[0],
+    miny = q[1],
+    minz = q[2],
+    maxx = q[3],
+    maxy = q[4],
+    maxz = q[5];
+  const cap = out.length;
+  let m = 0,
+    sp = 0;
+  stack[sp++] = 0;
+  while (sp > 0) {
+    const n = stack[--sp];
+    const o = 6 * n;
+    if (
+      B[o] > maxx ||
+      B[o + 3] < minx ||
+      B[o + 1] > maxy ||
+      B[o + 4] < miny ||
+      B[o + 2] > maxz ||
+      B[o + 5] < minz
+    )
+      continue;
+    const c = count[n];
+    if (c > 0) {
+      const s = start[n];
+      for (let k = s; k < s + c; k++) {
+        const i = items[k];
+        const b = 6 * i;
+        if (
+          boxes[b] <= maxx &&
+          boxes[b + 3] >= minx &&
+          boxes[b + 1] <= maxy &&
+          boxes[b + 4] >= miny &&
+          boxes[b + 2] <= maxz &&
+          boxes[b + 5] >= minz
+        ) {
+          if (m === cap) return -1;
+          out[m++] = i;
+          if (m === limit) return m;
+        }
+      }
+    } else {
+      stack[sp++] = right[n];
+      stack[sp++] = n + 1;
+    }
+  }
+  return m;
+}

@@ -1,3 +1,5 @@
+import { queryNodes } from './bvh-self-pairs.js';
+
 /**
  * A bounding volume hierarchy of axis-aligned boxes, built once (top-down,
  * median split of the centroids along the widest axis) and refitted
@@ -13,12 +15,12 @@
  * its parent and a refit can run over the nodes backwards.
  */
 export class Bvh {
-  box = new Float64Array(0);
-  right = new Int32Array(0);
-  start = new Int32Array(0);
-  count = new Int32Array(0);
+  box: Float64Array = new Float64Array(0);
+  right: Int32Array = new Int32Array(0);
+  start: Int32Array = new Int32Array(0);
+  count: Int32Array = new Int32Array(0);
   /** Item ids, permuted so that every leaf holds a contiguous range. */
-  items = new Int32Array(0);
+  items: Int32Array = new Int32Array(0);
   nodeCount = 0;
   itemCount = 0;
   /** Results of the last query: result[0 .. resultCount). */
@@ -27,21 +29,25 @@ export class Bvh {
   /** Traversal stack (the tree depth is O(log n) by the median split). */
   stack = new Int32Array(256);
   private readonly leafSize: number;
+  /** Whether the node arrays live on shared memory (read by the worker pool's tasks without copies). */
+  private readonly shared: boolean;
 
-  constructor(leafSize = 4) {
+  constructor(leafSize = 4, shared = false) {
     this.leafSize = Math.max(1, leafSize | 0);
+    this.shared = shared && typeof SharedArrayBuffer !== 'undefined';
   }
 
   /** Builds the tree over `n` item boxes (boxes[6i .. 6i + 5] = min xyz, max xyz). */
   build(boxes: Float64Array, n: number): void {
     this.itemCount = n;
-    this.items = new Int32Array(n);
+    const sh = this.shared;
+    this.items = sh ? new Int32Array(new SharedArrayBuffer(4 * n)) : new Int32Array(n);
     for (let i = 0; i < n; i++) this.items[i] = i;
     const maxNodes = 2 * n + 1;
-    this.box = new Float64Array(6 * maxNodes);
-    this.right = new Int32Array(maxNodes);
-    this.start = new Int32Array(maxNodes);
-    this.count = new Int32Array(maxNodes);
+    this.box = sh ? new Float64Array(new SharedArrayBuffer(48 * maxNodes)) : new Float64Array(6 * maxNodes);
+    this.right = sh ? new Int32Array(new SharedArrayBuffer(4 * maxNodes)) : new Int32Array(maxNodes);
+    this.start = sh ? new Int32Array(new SharedArrayBuffer(4 * maxNodes)) : new Int32Array(maxNodes);
+    this.count = sh ? new Int32Array(new SharedArrayBuffer(4 * maxNodes)) : new Int32Array(maxNodes);
     const centroid = new Float64Array(3 * n);
     for (let i = 0; i < n; i++) {
       for (let k = 0; k < 3; k++) centroid[3 * i + k] = 0.5 * (boxes[6 * i + k] + boxes[6 * i + 3 + k]);
@@ -187,15 +193,6 @@ export class Bvh {
     B[o + 5] = z1;
   }
 
-  private push(i: number): void {
-    if (this.resultCount === this.result.length) {
-      const r = new Int32Array(2 * this.result.length);
-      r.set(this.result);
-      this.result = r;
-    }
-    this.result[this.resultCount++] = i;
-  }
-
   /**
    * Items whose box overlaps [min, max] into result[0 .. resultCount);
    * `boxes` are the item boxes the tree was last refitted with. With a
@@ -214,51 +211,26 @@ export class Bvh {
     this.resultCount = 0;
     this.truncated = false;
     if (this.itemCount === 0) return 0;
-    const B = this.box,
-      stack = this.stack,
-      items = this.items;
-    let sp = 0;
-    stack[sp++] = 0;
-    while (sp > 0) {
-      const n = stack[--sp];
-      const o = 6 * n;
-      if (
-        B[o] > maxx ||
-        B[o + 3] < minx ||
-        B[o + 1] > maxy ||
-        B[o + 4] < miny ||
-        B[o + 2] > maxz ||
-        B[o + 5] < minz
-      )
-        continue;
-      const c = this.count[n];
-      if (c > 0) {
-        const s = this.start[n];
-        for (let k = s; k < s + c; k++) {
-          const i = items[k];
-          const b = 6 * i;
-          if (
-            boxes[b] <= maxx &&
-            boxes[b + 3] >= minx &&
-            boxes[b + 1] <= maxy &&
-            boxes[b + 4] >= miny &&
-            boxes[b + 2] <= maxz &&
-            boxes[b + 5] >= minz
-          ) {
-            this.push(i);
-            if (this.resultCount === limit) {
-              this.truncated = true;
-              return limit;
-            }
-          }
-        }
-      } else {
-        stack[sp++] = this.right[n];
-        stack[sp++] = n + 1;
-      }
+    const q = this.queryBox;
+    q[0] = minx;
+    q[1] = miny;
+    q[2] = minz;
+    q[3] = maxx;
+    q[4] = maxy;
+    q[5] = maxz;
+    let m = queryNodes(this, boxes, q, limit, this.result, this.stack);
+    while (m < 0) {
+      // the results outgrew their array: a larger one, and the same search again
+      this.result = new Int32Array(2 * this.result.length);
+      m = queryNodes(this, boxes, q, limit, this.result, this.stack);
     }
-    return this.resultCount;
+    this.resultCount = m;
+    this.truncated = limit > 0 && m === limit;
+    return m;
   }
+
+  /** The box of the current query (min xyz, max xyz). */
+  private readonly queryBox = new Float64Array(6);
 
   /** Overlapping item pairs of the last `selfPairs`: (i, j) at pairs[2k], pairs[2k + 1]. */
   pairs: Int32Array = new Int32Array(256);

@@ -98,3 +98,21 @@ export function triangleNormal(
   out[1] = ny * inv;
   out[2] = nz * inv;
 }
+
+/**
+ * Arrays of `n` elements on shared memory where there is any, else plain
+ * ones: the broad phase keeps its snapshots, item boxes and dirty flags in
+ * them, so that its tasks on the worker pool read them where they are
+ * instead of copies made at every rebuild and update (surface-broad-tasks.ts).
+ */
+export function sharedF64(n: number): Float64Array {
+  return typeof SharedArrayBuffer === 'undefined'
+    ? new Float64Array(n)
+    : new Float64Array(new SharedArrayBuffer(8 * n));
+}
+
+export function sharedU8(n: number): Uint8Array {
+  return typeof SharedArrayBuffer === 'undefined'
+    ? new Uint8Array(n)
+    : new Uint8Array(new SharedArrayBuffer(n));
+}

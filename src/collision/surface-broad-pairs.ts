@@ -1,3 +1,4 @@
+import { type BvhNodes, queryNodes } from './bvh-self-pairs.js';
 import { closestPointTriangleAt, closestSegmentSegmentAt } from './geometry.js';
 
 /**
@@ -305,6 +306,87 @@ export function collectPairRange(
   for (let k = k0; k < k1; k++)
     if (!collectTrianglePair(A, pairs[2 * k], pairs[2 * k + 1], false, out)) return false;
   return true;
+}
+
+/** A thread's scratch for collectDirtyGroups: the query's results, its stack and its box. */
+export interface GroupScratch {
+  result: Int32Array;
+  stack: Int32Array;
+  box: Float64Array;
+}
+
+export function groupScratch(): GroupScratch {
+  return { result: new Int32Array(1024), stack: new Int32Array(256), box: new Float64Array(6) };
+}
+
+/**
+ * The candidates of an incremental update's groups gFrom … gTo − 1 (the
+ * triangles each stray made dirty: dirty[ends[g − 1] … ends[g]), ends[−1]
+ * = 0), appended to `out` in that order: each dirty triangle against the
+ * triangles its box overlaps (a pair of two dirty triangles taken from the
+ * smaller index), at most `per` per triangle. One tree query per group
+ * with the union of its triangles' boxes: the tree reports items in the
+ * same depth-first order whatever the query box, so filtering its answer
+ * by each triangle's own box gives exactly the items, in the same order,
+ * that a query with that box alone would. The same lists whether the
+ * groups run here in one call or in blocks on the pool joined in order.
+ * Returns how many triangles or queries reached their budget (a sink that
+ * filled up sets `out.full`).
+ */
+export function collectDirtyGroups(
+  A: BroadArrays,
+  N: BvhNodes,
+  dirty: Int32Array,
+  ends: Int32Array,
+  gFrom: number,
+  gTo: number,
+  per: number,
+  S: GroupScratch,
+  out: PairSink,
+): number {
+  const tBox = A.tBox,
+    td = A.tDirty,
+    q = S.box;
+  let over = 0;
+  let g0 = gFrom === 0 ? 0 : ends[gFrom - 1];
+  for (let gi = gFrom; gi < gTo; gi++) {
+    const g1 = ends[gi];
+    q[0] = q[1] = q[2] = Infinity;
+    q[3] = q[4] = q[5] = -Infinity;
+    for (let i = g0; i < g1; i++) {
+      const o = 6 * dirty[i];
+      if (tBox[o] < q[0]) q[0] = tBox[o];
+      if (tBox[o + 1] < q[1]) q[1] = tBox[o + 1];
+      if (tBox[o + 2] < q[2]) q[2] = tBox[o + 2];
+      if (tBox[o + 3] > q[3]) q[3] = tBox[o + 3];
+      if (tBox[o + 4] > q[4]) q[4] = tBox[o + 4];
+      if (tBox[o + 5] > q[5]) q[5] = tBox[o + 5];
+    }
+    const limit = per * (g1 - g0);
+    if (S.result.length < limit) S.result = new Int32Array(limit);
+    const m = queryNodes(N, tBox, q, limit, S.result, S.stack);
+    if (m === limit) over++;
+    const res = S.result;
+    for (let i = g0; i < g1; i++) {
+      const t1 = dirty[i];
+      let found = 0;
+      for (let k = 0; k < m; k++) {
+        const t2 = res[k];
+        if (t2 === t1 || (td[t2] !== 0 && t2 < t1)) continue;
+        // the test of Bvh.query with t1's box
+        if (boxesOverlap(tBox, t2, tBox, t1)) {
+          if (found === per) {
+            over++;
+            break;
+          }
+          if (!collectTrianglePair(A, t1, t2, true, out)) return over;
+          found++;
+        }
+      }
+    }
+    g0 = g1;
+  }
+  return over;
 }
 
 /** Do box i of A and box j of B overlap (closed boxes)? */

@@ -2,21 +2,30 @@ import type { ParticleStore } from '../core/particles.js';
 import type { TaskRunner } from '../core/step-context.js';
 import { clock } from '../core/timings.js';
 import { Bvh } from './bvh.js';
-import { boundingSphere, triangleNormal, unionBox, unionBox2 } from './surface-broad-items.js';
+import {
+  boundingSphere,
+  sharedF64,
+  sharedU8,
+  triangleNormal,
+  unionBox,
+  unionBox2,
+} from './surface-broad-items.js';
 import {
   addVT,
   B_MARGIN,
   B_MEAN_EDGE,
   B_SURFACES,
   type BroadArrays,
+  collectDirtyGroups,
   collectPairRange,
-  collectTrianglePair,
   emptyBroadArrays,
+  groupScratch,
   grow64,
   type PairSink,
   vtCandidate,
 } from './surface-broad-pairs.js';
 import {
+  PARALLEL_MIN_GROUPS,
   PARALLEL_MIN_PAIRS,
   PARALLEL_MIN_TRIANGLES,
   ParallelBroadPairs,
@@ -95,27 +104,30 @@ export class SurfaceBroadPhase {
   /** |p − x| of every surface vertex relative to their mean displacement, in the current substep. */
   motion = new Float64Array(0);
   /** Edges that are sharp (creased by more than 30°, or on a boundary): only they get edge–edge proximity contacts. */
-  sharp = new Uint8Array(0);
+  sharp: Uint8Array = new Uint8Array(0);
   readonly snapshots: SurfaceSnapshots;
 
   private readonly topo: SurfaceTopology;
   private readonly stats: SurfaceContactStats;
   private sharpVersion = -1;
-  private tBox = new Float64Array(0);
+  private tBox: Float64Array = new Float64Array(0);
   /** Bounding sphere of each triangle's snapshot (centroid xyz, radius), a cheap lower bound of vertex distances. */
-  private tSphere = new Float64Array(0);
+  private tSphere: Float64Array = new Float64Array(0);
   /** Half the length of each edge's snapshot (the radius of its bounding sphere). */
-  private eHalf = new Float64Array(0);
-  private eBox = new Float64Array(0);
-  private readonly tree = new Bvh(4);
+  private eHalf: Float64Array = new Float64Array(0);
+  private eBox: Float64Array = new Float64Array(0);
+  /** (its nodes on shared memory: the pool's rebuilds and updates traverse it where it is) */
+  private readonly tree = new Bvh(4, true);
   private treeVersion = -1;
-  private vDirty = new Uint8Array(0);
-  private tDirty = new Uint8Array(0);
-  private eDirty = new Uint8Array(0);
+  private vDirty: Uint8Array = new Uint8Array(0);
+  private tDirty: Uint8Array = new Uint8Array(0);
+  private eDirty: Uint8Array = new Uint8Array(0);
   private dirtyTris = new Int32Array(0);
   /** Ends of the groups of dirtyTris (the triangles each violator made dirty), for the partial update's queries. */
   private dirtyGroupEnd = new Int32Array(0);
   private dirtyEdges = new Int32Array(0);
+  /** The partial update's query scratch on the calling thread. */
+  private readonly groups = groupScratch();
   /** What the candidate tests read (bind) and where they write. */
   private readonly arrays: BroadArrays = emptyBroadArrays();
   private readonly sink: PairSink = {
@@ -143,13 +155,14 @@ export class SurfaceBroadPhase {
     this.snapshots.resize();
     this.sv = new Float64Array(6 * nv);
     this.motion = new Float64Array(nv);
-    this.tBox = new Float64Array(6 * t.triCount);
-    this.tSphere = new Float64Array(4 * t.triCount);
-    this.eHalf = new Float64Array(t.edgeCount);
-    this.eBox = new Float64Array(6 * t.edgeCount);
-    this.vDirty = new Uint8Array(nv);
-    this.tDirty = new Uint8Array(t.triCount);
-    this.eDirty = new Uint8Array(t.edgeCount);
+    // (on shared memory: the pool's tasks read them where they are)
+    this.tBox = sharedF64(6 * t.triCount);
+    this.tSphere = sharedF64(4 * t.triCount);
+    this.eHalf = sharedF64(t.edgeCount);
+    this.eBox = sharedF64(6 * t.edgeCount);
+    this.vDirty = sharedU8(nv);
+    this.tDirty = sharedU8(t.triCount);
+    this.eDirty = sharedU8(t.edgeCount);
     this.dirtyTris = new Int32Array(t.triCount);
     this.dirtyGroupEnd = new Int32Array(t.triCount);
     this.dirtyEdges = new Int32Array(t.edgeCount);
@@ -182,7 +195,7 @@ export class SurfaceBroadPhase {
       this.fullRebuild(store, x, p, tasks);
       ms.rebuild += clock() - t1;
     } else if (n > 0) {
-      this.partialUpdate(store, x, p, n);
+      this.partialUpdate(store, x, p, n, tasks);
       ms.update += clock() - t1;
     }
   }
@@ -214,6 +227,8 @@ export class SurfaceBroadPhase {
     tasks: TaskRunner | null,
   ): void {
     this.stats.rebuilds++;
+    // the pool's shared copies are in step again only if this rebuild shares them (ParallelBroadRebuild.run)
+    if (this.parallelRebuild !== null) this.parallelRebuild.synced = false;
     const t0 = clock();
     this.snapshots.takeAll(x, p);
     this.itemBoxes(null);
@@ -226,7 +241,13 @@ export class SurfaceBroadPhase {
   }
 
   /** Updates the candidate lists for the violating vertices only. */
-  private partialUpdate(store: ParticleStore, x: Float64Array, p: Float64Array, n: number): void {
+  private partialUpdate(
+    store: ParticleStore,
+    x: Float64Array,
+    p: Float64Array,
+    n: number,
+    tasks: TaskRunner | null,
+  ): void {
     this.stats.partialUpdates++;
     const snaps = this.snapshots;
     const viol = snaps.violators;
@@ -267,6 +288,8 @@ export class SurfaceBroadPhase {
     }
     this.itemBoxes(n);
     this.tree.refitItems(this.tBox, this.dirtyTris, nt);
+    // the pool's task records follow (threaded worlds)
+    this.parallelRebuild?.patch(this.bind(store), this.tree);
     // drop the pairs that involve a changed item (the distance bounds of the others stay)
     const vt = this.vtCand,
       vtDist = this.vtDist;
@@ -295,7 +318,7 @@ export class SurfaceBroadPhase {
     }
     this.eeCount = m;
     // and find their pairs again
-    this.collectPairs(store, true, ng);
+    this.collectPairs(store, true, ng, tasks);
     for (let k = 0; k < n; k++) vd[viol[k]] = 0;
     for (let k = 0; k < nt; k++) td[this.dirtyTris[k]] = 0;
     for (let k = 0; k < ne; k++) ed[this.dirtyEdges[k]] = 0;
@@ -364,7 +387,6 @@ export class SurfaceBroadPhase {
     nDirty: number,
     tasks: TaskRunner | null = null,
   ): void {
-    const td = this.tDirty;
     const A = this.bind(store);
     const out = this.sink;
     const kept = this.vtCount,
@@ -404,72 +426,34 @@ export class SurfaceBroadPhase {
         collectPairRange(A, pairs, 0, np, out);
       this.ms.tests += clock() - t1;
     } else {
-      // each dirty triangle against the triangles its box overlaps (the pairs a marked self-traversal
-      // gives, found in time proportional to the dirty triangles); a pair of two dirty triangles is
-      // taken from the smaller index. One query per group (the triangles one violator made dirty, which
-      // are neighbours) with the union of their boxes: the tree reports items in the same depth-first
-      // order whatever the query box, so filtering its answer by each triangle's own box gives exactly
-      // the items, in the same order, that a query with that box alone would.
-      const tBox = this.tBox,
-        dirty = this.dirtyTris,
-        ends = this.dirtyGroupEnd,
-        tree = this.tree;
-      let g0 = 0;
-      for (let gi = 0; gi < nDirty; gi++) {
-        const g1 = ends[gi];
-        let x0 = Infinity,
-          y0 = Infinity,
-          z0 = Infinity,
-          x1 = -Infinity,
-          y1 = -Infinity,
-          z1 = -Infinity;
-        for (let i = g0; i < g1; i++) {
-          const o = 6 * dirty[i];
-          if (tBox[o] < x0) x0 = tBox[o];
-          if (tBox[o + 1] < y0) y0 = tBox[o + 1];
-          if (tBox[o + 2] < z0) z0 = tBox[o + 2];
-          if (tBox[o + 3] > x1) x1 = tBox[o + 3];
-          if (tBox[o + 4] > y1) y1 = tBox[o + 4];
-          if (tBox[o + 5] > z1) z1 = tBox[o + 5];
-        }
-        const per = this.perTriangle;
-        const m = tree.query(tBox, x0, y0, z0, x1, y1, z1, per * (g1 - g0));
-        if (tree.truncated) this.overBudget(1);
-        const res = tree.result;
-        for (let i = g0; i < g1; i++) {
-          const t1 = dirty[i],
-            o = 6 * t1;
-          let found = 0;
-          const ax0 = tBox[o],
-            ay0 = tBox[o + 1],
-            az0 = tBox[o + 2],
-            ax1 = tBox[o + 3],
-            ay1 = tBox[o + 4],
-            az1 = tBox[o + 5];
-          for (let k = 0; k < m; k++) {
-            const t2 = res[k];
-            if (t2 === t1 || (td[t2] !== 0 && t2 < t1)) continue;
-            // the test of Bvh.query with t1's box
-            const b = 6 * t2;
-            if (
-              tBox[b] <= ax1 &&
-              tBox[b + 3] >= ax0 &&
-              tBox[b + 1] <= ay1 &&
-              tBox[b + 4] >= ay0 &&
-              tBox[b + 2] <= az1 &&
-              tBox[b + 5] >= az0
-            ) {
-              if (found === per) {
-                this.overBudget(1);
-                break;
-              }
-              collectTrianglePair(A, t1, t2, true, out);
-              found++;
-            }
-          }
-        }
-        g0 = g1;
-      }
+      // each dirty triangle against the triangles its box overlaps (collectDirtyGroups), on the pool
+      // in a threaded world (blocks of groups joined in order: the same lists), else here
+      const per = this.perTriangle;
+      let over = -1;
+      if (tasks !== null && nDirty >= PARALLEL_MIN_GROUPS)
+        over = this.poolRebuild().runPartial(
+          tasks,
+          A,
+          this.tree,
+          this.dirtyTris,
+          this.dirtyGroupEnd,
+          nDirty,
+          per,
+          out,
+        );
+      if (over < 0)
+        over = collectDirtyGroups(
+          A,
+          this.tree,
+          this.dirtyTris,
+          this.dirtyGroupEnd,
+          0,
+          nDirty,
+          per,
+          this.groups,
+          out,
+        );
+      if (over > 0) this.overBudget(over);
     }
     this.collected(partial, kept, keptEE);
   }
@@ -522,7 +506,12 @@ export class SurfaceBroadPhase {
     return this.parallelRebuild?.runs ?? 0;
   }
 
-  /** Parts of those rebuilds that found the shared output full and ran again on the calling thread. */
+  /** Incremental updates whose queries and candidate tests ran on the pool (statistics, tests). */
+  get pooledUpdates(): number {
+    return this.parallelRebuild?.updates ?? 0;
+  }
+
+  /** Parts of those rebuilds (and blocks of those updates) that found the shared output full and ran again on the calling thread. */
   get pooledReruns(): number {
     return this.parallelRebuild?.reruns ?? 0;
   }
@@ -612,7 +601,7 @@ export class SurfaceBroadPhase {
     if (!always && this.sharpVersion === topo.version) return;
     const ne = topo.edgeCount;
     const fresh = this.sharpVersion === topo.version && this.sharp.length === ne;
-    if (this.sharp.length !== ne) this.sharp = new Uint8Array(ne);
+    if (this.sharp.length !== ne) this.sharp = sharedU8(ne);
     const sharp = this.sharp;
     const et = topo.edgeTris,
       tri = topo.tri,

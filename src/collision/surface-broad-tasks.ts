@@ -3,8 +3,11 @@ import type { Bvh } from './bvh.js';
 import { type BvhNodes, selfPairsFrontier, selfPairsOfNodes } from './bvh-self-pairs.js';
 import {
   type BroadArrays,
+  collectDirtyGroups,
   collectPairRange,
   emptyBroadArrays,
+  type GroupScratch,
+  groupScratch,
   grow32,
   type PairSink,
 } from './surface-broad-pairs.js';
@@ -257,6 +260,67 @@ export function broadRebuildTask(args: BroadRebuildArgs, from: number, to: numbe
   c[o + 4] = 0;
 }
 
+/** Arguments of the 'surface-broad-update' task: the rebuild's shared copies, the update's groups, the arena. */
+interface BroadUpdateArgs {
+  A: BroadArrays;
+  N: BvhNodes;
+  /** The dirty triangles and the ends of their groups (SurfaceBroadPhase.partialUpdate). */
+  dirty: Int32Array;
+  ends: Int32Array;
+  /** The rebuild's arena; top[0]: its first free entry, top[2]: the pair budget per triangle. */
+  arena: Int32Array;
+  top: Int32Array;
+  /** Per block: its run's start, triangles or queries past their budget, vertex–triangle and edge–edge candidates, 1 when the arena was full. */
+  counts: Int32Array;
+}
+
+/** A thread's own query scratch for its update blocks (module state: one per thread). */
+const localGroups: GroupScratch = groupScratch();
+
+/**
+ * The update task's kernel: block `block` = groups [from, to) of an
+ * incremental update (collectDirtyGroups), found in this thread's own sink
+ * and copied to a run of the shared arena claimed for them.
+ */
+export function broadUpdateTask(args: BroadUpdateArgs, from: number, to: number, block: number): void {
+  const c = args.counts,
+    o = C * block;
+  const sink = localSink;
+  sink.vtCount = 0;
+  sink.eeCount = 0;
+  const over = collectDirtyGroups(
+    args.A,
+    args.N,
+    args.dirty,
+    args.ends,
+    from,
+    to,
+    args.top[2],
+    localGroups,
+    sink,
+  );
+  const nv = sink.vtCount,
+    ne = sink.eeCount;
+  const need = 2 * (nv + ne);
+  const at = Atomics.add(args.top, 0, need);
+  c[o + 1] = over;
+  c[o + 2] = nv;
+  c[o + 3] = ne;
+  if (at + need > args.arena.length) {
+    c[o + 4] = 1;
+    return;
+  }
+  args.arena.set(sink.vt.subarray(0, 2 * nv), at);
+  args.arena.set(sink.ee.subarray(0, 2 * ne), at + 2 * nv);
+  c[o] = at;
+  c[o + 4] = 0;
+}
+
+/** Groups below which an incremental update runs on the calling thread. */
+export const PARALLEL_MIN_GROUPS = 16;
+/** Most blocks of an incremental update (a block is a run of groups). */
+const UPDATE_BLOCKS = 64;
+
 /**
  * Node pairs of the frontier: the parts of a rebuild on the pool. A
  * constant, so the parts (and every result) are the same for any thread
@@ -334,6 +398,7 @@ export class ParallelBroadRebuild {
   ): boolean {
     if (tree.itemCount < 2) return false;
     this.share(src, tree);
+    this.synced = true;
     const nf = selfPairsFrontier(this.N, FRONTIER, this.front, this.scratch);
     if (this.stale) {
       this.task.version++;
@@ -399,16 +464,7 @@ export class ParallelBroadRebuild {
         p0 = 0;
         collectPairRange(src, pairs, 0, np, out);
       } else {
-        const nv = c[o + 2],
-          ne = c[o + 3];
-        const v = p0 + 2 * np,
-          e = v + 2 * nv;
-        if (2 * (out.vtCount + nv) > out.vt.length) out.vt = grow32(out.vt, 2 * (out.vtCount + nv));
-        out.vt.set(arena.subarray(v, v + 2 * nv), 2 * out.vtCount);
-        out.vtCount += nv;
-        if (2 * (out.eeCount + ne) > out.ee.length) out.ee = grow32(out.ee, 2 * (out.eeCount + ne));
-        out.ee.set(arena.subarray(e, e + 2 * ne), 2 * out.eeCount);
-        out.eeCount += ne;
+        appendFromArena(out, arena, p0 + 2 * np, c[o + 2], c[o + 3]);
       }
       // the budgets of Bvh.selfPairsBounded: below them its pairs are these, in this order
       total += np;
@@ -430,12 +486,153 @@ export class ParallelBroadRebuild {
     return true;
   }
 
+  /**
+   * Whether the tasks' records hold what the broad phase's arrays hold: set
+   * by every full rebuild that shares them (run), kept by the incremental
+   * updates (patch); the broad phase clears it at every full rebuild that
+   * does not come here.
+   */
+  synced = false;
+  private readonly updateTask: SharedTask = { kind: 'surface-broad-update', args: {}, version: 0 };
+  private updateStale = true;
+  private dirty: Int32Array = new Int32Array(0);
+  private ends: Int32Array = new Int32Array(0);
+  private readonly groups = groupScratch();
+  /** Incremental updates that ran on the pool (statistics, tests). */
+  updates = 0;
+
+  /**
+   * Keeps the tasks' records in step after an incremental update (before
+   * its queries): the small arrays (per-surface values; sharp edges, groups
+   * and masks where they are not shared) and the tree's node boxes where
+   * they are not shared are copied again. The snapshots, item boxes and
+   * dirty flags must be the broad phase's own arrays on shared memory (an
+   * update changes them in place); where they are not, the records are
+   * marked out of step and the updates run on the calling thread until the
+   * next rebuild on the pool. Nothing when not in step.
+   */
+  patch(src: BroadArrays, tree: Bvh): void {
+    if (!this.synced) return;
+    const A = this.A;
+    const small = {
+      sharp: src.sharp,
+      group: src.group,
+      mask: src.mask,
+      thickness: src.thickness,
+      pairOn: src.pairOn,
+      halfReach: src.halfReach,
+      scalars: src.scalars,
+    };
+    if (shareInto(A as unknown as Record<string, Shareable>, small)) this.stale = this.updateStale = true;
+    if (
+      shareInto(this.N as unknown as Record<string, Shareable>, {
+        box: tree.box.subarray(0, 6 * tree.nodeCount),
+      })
+    )
+      this.stale = this.updateStale = true;
+    this.synced =
+      A.snap === src.snap &&
+      A.delta === src.delta &&
+      A.vBox === src.vBox &&
+      A.vDirty === src.vDirty &&
+      A.tBox === src.tBox &&
+      A.tSphere === src.tSphere &&
+      A.tDirty === src.tDirty &&
+      A.eBox === src.eBox &&
+      A.eHalf === src.eHalf &&
+      A.eDirty === src.eDirty;
+  }
+
+  /**
+   * Appends the candidates of an incremental update's groups [0, ng) to
+   * `out` (collectDirtyGroups with the tree and `src`: the same entries in
+   * the same order) on the pool, after `patch`. Returns how many triangles
+   * or queries reached their budget, or −1 when it did not run (not synced,
+   * or the pool could not run it now: the caller runs collectDirtyGroups).
+   */
+  runPartial(
+    tasks: TaskRunner,
+    src: BroadArrays,
+    tree: Bvh,
+    dirty: Int32Array,
+    ends: Int32Array,
+    ng: number,
+    per: number,
+    out: PairSink,
+  ): number {
+    if (!this.synced || ng === 0) return -1;
+    const nt = ends[ng - 1];
+    if (this.arena.length < this.arenaSize) {
+      // (grown after a rebuild or update that filled it)
+      this.arena = new Int32Array(new SharedArrayBuffer(4 * this.arenaSize));
+      this.stale = this.updateStale = true;
+    }
+    if (this.dirty.length < nt || this.ends.length < ng) {
+      this.dirty = new Int32Array(new SharedArrayBuffer(4 * Math.max(nt, dirty.length)));
+      this.ends = new Int32Array(new SharedArrayBuffer(4 * Math.max(ng, ends.length)));
+      this.updateStale = true;
+    }
+    this.dirty.set(dirty.subarray(0, nt));
+    this.ends.set(ends.subarray(0, ng));
+    if (this.updateStale) {
+      this.updateTask.version++;
+      this.updateTask.args = {
+        A: this.A,
+        N: this.N,
+        dirty: this.dirty,
+        ends: this.ends,
+        arena: this.arena,
+        top: this.top,
+        counts: this.counts,
+      } satisfies BroadUpdateArgs;
+      this.updateStale = false;
+    }
+    Atomics.store(this.top, 0, 0);
+    Atomics.store(this.top, 2, per);
+    const blocks = Math.min(UPDATE_BLOCKS, ng, BLOCKS_PER_THREAD * tasks.threads);
+    if (!tasks.runTask(this.updateTask, ng, blocks)) return -1;
+    this.updates++;
+    // join the blocks in order (the pool's partition: blocks of ⌈ng / blocks⌉ groups)
+    const B = Math.ceil(ng / blocks);
+    const total = Math.ceil(ng / B);
+    const c = this.counts,
+      arena = this.arena;
+    let over = 0;
+    for (let b = 0; b < total; b++) {
+      const o = C * b;
+      if (c[o + 4] !== 0) {
+        // the arena was full: this block's groups once more, here, into the growing lists
+        this.reruns++;
+        over += collectDirtyGroups(
+          src,
+          tree,
+          dirty,
+          ends,
+          b * B,
+          Math.min(ng, (b + 1) * B),
+          per,
+          this.groups,
+          out,
+        );
+        continue;
+      }
+      over += c[o + 1];
+      appendFromArena(out, arena, c[o], c[o + 2], c[o + 3]);
+    }
+    const used = Atomics.load(this.top, 0);
+    if (used > arena.length && this.arenaSize < MAX_ARENA) {
+      this.arenaSize = Math.min(MAX_ARENA, Math.ceil(1.25 * used));
+      this.arena = new Int32Array(0);
+    }
+    return over;
+  }
+
   /** Copies the tree and what the tests read into the shared arrays (new ones, and stale = true, where too short). */
   private share(src: BroadArrays, tree: Bvh): void {
     if (
       shareInto(this.A as unknown as Record<string, Shareable>, src as unknown as Record<string, Shareable>)
     )
-      this.stale = true;
+      this.stale = this.updateStale = true;
     const N = this.N as unknown as Record<string, Shareable>;
     const nodes = tree.nodeCount;
     const from: Record<string, Shareable> = {
@@ -445,28 +642,41 @@ export class ParallelBroadRebuild {
       count: tree.count.subarray(0, nodes),
       items: tree.items.subarray(0, tree.itemCount),
     };
-    if (shareInto(N, from)) this.stale = true;
+    if (shareInto(N, from)) this.stale = this.updateStale = true;
     if (this.front.length < 2 * (FRONTIER + 2)) {
       this.front = new Int32Array(new SharedArrayBuffer(8 * (FRONTIER + 2)));
-      this.top = new Int32Array(new SharedArrayBuffer(8));
+      this.top = new Int32Array(new SharedArrayBuffer(16));
       this.counts = new Int32Array(new SharedArrayBuffer(4 * C * (FRONTIER + 2)));
-      this.stale = true;
+      this.stale = this.updateStale = true;
     }
     if (this.perItem.length < tree.itemCount) this.perItem = new Int32Array(tree.itemCount);
     // (at first about what a flat sheet's rebuild needs: ~20 triangle pairs and ~6 candidates per triangle)
     if (this.arenaSize === 0) this.arenaSize = Math.min(MAX_ARENA, 64 * tree.itemCount);
     if (this.arena.length < this.arenaSize) {
       this.arena = new Int32Array(new SharedArrayBuffer(4 * this.arenaSize));
-      this.stale = true;
+      this.stale = this.updateStale = true;
     }
   }
 }
 
-/** Copies each array of `from` into the same key of `to` (a new shared array where it is too short); true when one was new. */
+/**
+ * Copies each array of `from` into the same key of `to` (a new shared array
+ * where it is too short), or points `to` at it where it is on shared memory
+ * already; true when one was new.
+ */
 function shareInto(to: Record<string, Shareable>, from: Record<string, Shareable>): boolean {
   let fresh = false;
   for (const key in from) {
     const a = from[key];
+    if (a.buffer instanceof SharedArrayBuffer) {
+      // already shared (the broad phase's snapshots and boxes, a threaded store): read where it is
+      const b = to[key];
+      if (b.buffer !== a.buffer || b.byteOffset !== a.byteOffset || b.length !== a.length) {
+        to[key] = a;
+        fresh = true;
+      }
+      continue;
+    }
     if (to[key].length < a.length || to[key].buffer.constructor !== SharedArrayBuffer) {
       to[key] = shared(a, a.length);
       fresh = true;
@@ -474,4 +684,15 @@ function shareInto(to: Record<string, Shareable>, from: Record<string, Shareable
     to[key].set(a);
   }
   return fresh;
+}
+
+/** Appends to `out` the nv vertex–triangle and then ne edge–edge candidates stored in the arena from entry v. */
+function appendFromArena(out: PairSink, arena: Int32Array, v: number, nv: number, ne: number): void {
+  const e = v + 2 * nv;
+  if (2 * (out.vtCount + nv) > out.vt.length) out.vt = grow32(out.vt, 2 * (out.vtCount + nv));
+  out.vt.set(arena.subarray(v, v + 2 * nv), 2 * out.vtCount);
+  out.vtCount += nv;
+  if (2 * (out.eeCount + ne) > out.ee.length) out.ee = grow32(out.ee, 2 * (out.eeCount + ne));
+  out.ee.set(arena.subarray(e, e + 2 * ne), 2 * out.eeCount);
+  out.eeCount += ne;
 }

@@ -1,4 +1,5 @@
 import { extractRotationRobust } from '../math/polar.js';
+import { sharedF64 } from './surface-broad-items.js';
 import type { SurfaceTopology } from './surface-topology.js';
 
 /**
@@ -43,11 +44,11 @@ const IDENTITY_QUAT = new Float64Array([0, 0, 0, 1]);
  */
 export class SurfaceSnapshots {
   /** Snapshot of each surface vertex (xyz, in the snapshot frame). */
-  snap = new Float64Array(0);
+  snap: Float64Array = new Float64Array(0);
   /** Allowance δ of each surface vertex (m). */
-  delta = new Float64Array(0);
+  delta: Float64Array = new Float64Array(0);
   /** Box of each vertex's allowance sphere (min xyz, max xyz). */
-  vBox = new Float64Array(0);
+  vBox: Float64Array = new Float64Array(0);
   /** The vertices found straying by the last check. */
   violators = new Int32Array(0);
   /** False until the first snapshot of every vertex (and after a topology change). */
@@ -71,9 +72,10 @@ export class SurfaceSnapshots {
   /** Sizes the arrays for the current topology (all snapshots invalid). */
   resize(): void {
     const nv = this.topo.vertexCount;
-    this.snap = new Float64Array(3 * nv);
-    this.delta = new Float64Array(nv);
-    this.vBox = new Float64Array(6 * nv);
+    // (on shared memory: the broad phase's tasks on the pool read them where they are)
+    this.snap = sharedF64(3 * nv);
+    this.delta = sharedF64(nv);
+    this.vBox = sharedF64(6 * nv);
     this.violators = new Int32Array(nv);
     this.forced = new Int32Array(nv);
     this.forcedFlag = new Uint8Array(nv);
