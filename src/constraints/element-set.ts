@@ -34,7 +34,7 @@ export interface PoolThresholds {
  * (greedy first fit, see docs/architecture.md), one multiplier each, the
  * projection rule, and the choice between the JavaScript kernel and its
  * paired WebAssembly twin. A subclass names its definition's generated glue
- * (`glue`, src/kernels/glue.ts) and which of its fields are the definition's
+ * (`static glue`, src/kernels/glue.ts) and which of its fields are the definition's
  * arguments (`kernelArgs`, `A`); the calls of the JavaScript kernel, its f32
  * twin and the paired sweeps, the colour ranges of a parallel scheduler
  * (`projectColorRange`) and the backend choice are written here once.
