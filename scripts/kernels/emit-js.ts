@@ -9,6 +9,7 @@
  * `return` → `continue`. The code V8 gets is the hand-written kernel's.
  */
 import type * as T from '@babel/types';
+import { emitGlue, glueImports } from './emit-glue.js';
 import { fail, type Helper, isDeferDirective, type KernelDef } from './parse.js';
 import { FIELDS, hoistedPrefix, isReference, walk } from './walk.js';
 
@@ -229,7 +230,15 @@ export function emitJs(def: KernelDef, header: string): string {
   const c = names.c;
   const lines: string[] = [];
   const dsl = `${'../'.repeat(def.file.split('/').length - 2) || './'}kernels/dsl.js`; // src/<family>/NAME.kernel.ts
-  lines.push(header, '', `import type { KernelSet } from '${dsl}';`, ...def.imports, '', def.doc);
+  lines.push(
+    header,
+    '',
+    `import type { KernelSet } from '${dsl}';`,
+    ...glueImports(def),
+    ...def.imports,
+    '',
+    def.doc,
+  );
   lines.push(`export function ${def.name}(${args.join(', ')}): void {`);
   const mult = def.params.find((p) => p.kind === 'multiplier');
   if (!mult) fail(def, def.body, 'a kernel has one Multiplier parameter');
@@ -249,7 +258,7 @@ export function emitJs(def: KernelDef, header: string): string {
   );
   lines.push(`const ${def.particles.map((p) => `${names.off.get(p.name)} = 3 * ${p.name}`).join(', ')};`);
   if (rec) lines.push(`const ${names.rec} = ${rec.stride} * ${c};`);
-  lines.push(loopBody, '}', '}', '');
+  lines.push(loopBody, '}', '}', '', emitGlue(def, args));
   if (def.geometry) {
     for (const e of skips) e.text = `return ${def.geometry.invalid};`;
     lines.push(emitGeometry(def, names.off, edits));

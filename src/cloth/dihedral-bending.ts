@@ -1,12 +1,11 @@
 import { ElementConstraints } from '../constraints/element-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
-import { sweepDihedralBending, sweepDihedralBendingF32 } from '../wasm/element-kernels.generated.js';
-import type { ElementKernel } from '../wasm/element-kernels.js';
+import type { ElementGlue } from '../kernels/glue.js';
 import {
+  type DihedralBendingArgs,
   dihedralAngleGradients,
-  projectDihedralBending,
-  projectDihedralBendingF32,
+  dihedralBendingGlue,
 } from './dihedral-bending.generated.js';
 
 export { dihedralAngleGradients };
@@ -51,7 +50,7 @@ export { dihedralAngleGradients };
  * φ = π cancels against |det|). Tests check G against finite differences
  * and against eqs. 25–28 written out literally.
  */
-export class DihedralBending extends ElementConstraints {
+export class DihedralBending extends ElementConstraints<DihedralBendingArgs> {
   readonly kind = 'dihedral-bending';
   readonly violationUnit = 'rad';
   /** Rest angle φ0 per constraint (indices: p1, p2, p3, p4 per constraint). */
@@ -75,7 +74,7 @@ export class DihedralBending extends ElementConstraints {
     rest?: ArrayLike<number>,
     params: ConstraintParams = {},
   ) {
-    super(4, new ProjectionRule(params, 'bend'));
+    super(new ProjectionRule(params, 'bend'));
     this.setConstraints(store, quads, rest);
   }
 
@@ -100,58 +99,15 @@ export class DihedralBending extends ElementConstraints {
     [this.rest] = this.setElements(store, idx, [[r, 1]]);
   }
 
-  protected pairedScalar(): Float64Array {
-    return this.rest;
-  }
+  /**
+   * dihedral-bending.kernel.ts (its JavaScript kernel inlines exactly dihedralAngleGradients()); its
+   * f32 twin takes φ by the f32 polynomial of scripts/kernels/emit-simd.ts (atan2Poly), not Math.atan2.
+   */
+  static readonly glue: ElementGlue<DihedralBendingArgs> = dihedralBendingGlue;
 
-  protected sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
-    sweepDihedralBending(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde, this.maxStep);
-  }
-
-  protected override readonly hasF32 = true;
-
-  protected override sweepF32(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
-    sweepDihedralBendingF32(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde, this.maxStep);
-  }
-
-  /** The f32 twin: φ by the f32 polynomial of scripts/kernels/emit-simd.ts (atan2Poly), not Math.atan2. */
-  protected override kernelF32(
-    p: Float64Array,
-    w: Float64Array,
-    from: number,
-    to: number,
-    reverse: boolean,
-  ): void {
-    const r = this.rule;
-    projectDihedralBendingF32(p, w, this, this.rest, from, to, reverse, r.kPrime, r.alphaTilde, this.maxStep);
-  }
-
-  /** The JavaScript kernel (dihedral-bending.kernel.ts; it inlines exactly dihedralAngleGradients()). */
-  kernel(
-    p: Float64Array,
-    x: Float64Array,
-    w: Float64Array,
-    _base: number,
-    _list: Int32Array | null,
-    from: number,
-    to: number,
-    reverse: boolean,
-  ): void {
-    const r = this.rule;
-    projectDihedralBending(
-      p,
-      x,
-      w,
-      this,
-      this.rest,
-      from,
-      to,
-      reverse,
-      r.kPrime,
-      r.alphaTilde,
-      r.gamma,
-      this.maxStep,
-    );
+  protected kernelArgs(a: DihedralBendingArgs): void {
+    a.rest = this.rest;
+    a.maxStep = this.maxStep;
   }
 
   maxViolation(store: ParticleStore): number {

@@ -1,9 +1,8 @@
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
-import { sweepDistance, sweepDistanceF32 } from '../wasm/element-kernels.generated.js';
-import type { ElementKernel } from '../wasm/element-kernels.js';
-import { projectDistance, projectDistanceF32 } from './distance.generated.js';
+import type { ElementGlue } from '../kernels/glue.js';
+import { type DistanceArgs, distanceGlue } from './distance.generated.js';
 import { ElementConstraints } from './element-set.js';
 
 /**
@@ -16,7 +15,7 @@ import { ElementConstraints } from './element-set.js';
  */
 export type DistanceMode = 'both' | 'stretch' | 'compress';
 
-export class DistanceConstraints extends ElementConstraints {
+export class DistanceConstraints extends ElementConstraints<DistanceArgs> {
   readonly kind: string;
   readonly violationUnit = 'm';
   mode: DistanceMode;
@@ -34,7 +33,7 @@ export class DistanceConstraints extends ElementConstraints {
     params: ConstraintParams = {},
     options: { kind?: string; mode?: DistanceMode } = {},
   ) {
-    super(2, new ProjectionRule(params, options.kind ?? 'distance'));
+    super(new ProjectionRule(params, options.kind ?? 'distance'));
     this.kind = options.kind ?? 'distance';
     this.mode = options.mode ?? 'both';
     this.setConstraints(store, pairs, rest);
@@ -67,61 +66,16 @@ export class DistanceConstraints extends ElementConstraints {
     [this.rest] = this.setElements(store, idx, [[r, 1]]);
   }
 
-  protected pairedScalar(): Float64Array {
-    return this.rest;
-  }
+  static readonly glue: ElementGlue<DistanceArgs> = distanceGlue;
 
   /** 1: stretch only, 2: compress only, 0: both (distance.kernel.ts). */
   private get modeCode(): number {
     return this.mode === 'stretch' ? 1 : this.mode === 'compress' ? 2 : 0;
   }
 
-  protected sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
-    sweepDistance(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde, this.modeCode);
-  }
-
-  protected override readonly hasF32 = true;
-
-  protected override sweepF32(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
-    sweepDistanceF32(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde, this.modeCode);
-  }
-
-  protected override kernelF32(
-    p: Float64Array,
-    w: Float64Array,
-    from: number,
-    to: number,
-    reverse: boolean,
-  ): void {
-    const r = this.rule;
-    projectDistanceF32(p, w, this, this.rest, from, to, reverse, r.kPrime, r.alphaTilde, this.modeCode);
-  }
-
-  kernel(
-    p: Float64Array,
-    x: Float64Array,
-    w: Float64Array,
-    _base: number,
-    _list: Int32Array | null,
-    from: number,
-    to: number,
-    reverse: boolean,
-  ): void {
-    const r = this.rule;
-    projectDistance(
-      p,
-      x,
-      w,
-      this,
-      this.rest,
-      from,
-      to,
-      reverse,
-      r.kPrime,
-      r.alphaTilde,
-      r.gamma,
-      this.modeCode,
-    );
+  protected kernelArgs(a: DistanceArgs): void {
+    a.rest = this.rest;
+    a.mode = this.modeCode;
   }
 
   maxViolation(store: ParticleStore): number {

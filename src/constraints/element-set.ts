@@ -5,9 +5,11 @@ import { ZeroTask } from '../core/particle-tasks.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { ProjectionRule } from '../core/solver.js';
 import type { TaskRunner } from '../core/step-context.js';
+import type { ElementGlue, RuleArgs } from '../kernels/glue.js';
 import { type ElementKernel, elementKernel } from '../wasm/element-kernels.js';
 import { ElementThreads } from '../wasm/element-threads.js';
 import { sharedKernel, worthPairing } from '../wasm/kernels.js';
+import type { KernelRange } from '../wasm/paired.js';
 
 /**
  * ElementConstraints.poolMinConstraints: sets of fewer constraints stay off
@@ -31,19 +33,27 @@ export interface PoolThresholds {
  * shares: `arity` particle indices per constraint sorted into colour batches
  * (greedy first fit, see docs/architecture.md), one multiplier each, the
  * projection rule, and the choice between the JavaScript kernel and its
- * paired WebAssembly twin. A subclass says how to call its two generated
- * kernels (`kernel`, `sweep`); the sweep, the colour ranges of a parallel
- * scheduler (`projectColorRange`) and the backend choice are written here once.
+ * paired WebAssembly twin. A subclass names its definition's generated glue
+ * (`static glue`, src/kernels/glue.ts) and which of its fields are the definition's
+ * arguments (`kernelArgs`, `A`); the calls of the JavaScript kernel, its f32
+ * twin and the paired sweeps, the colour ranges of a parallel scheduler
+ * (`projectColorRange`) and the backend choice are written here once.
  */
-export abstract class ElementConstraints implements ConstraintSet {
+export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implements ConstraintSet {
   abstract readonly kind: string;
   readonly order = 0;
   enabled = true;
   readonly rule: ProjectionRule;
-  /** Particles per constraint. */
-  readonly arity: number;
+  /** Particles per constraint (the definition's). */
+  get arity(): number {
+    return this.glue.arity;
+  }
+
   /** Numbers per constraint of the definition's record (0 without one). */
-  protected readonly recordStride: number;
+  protected get recordStride(): number {
+    return this.glue.recordStride;
+  }
+
   /** `arity` particle indices per constraint, sorted by colour. */
   indices: Int32Array = new Int32Array(0);
   /**
@@ -86,14 +96,36 @@ export abstract class ElementConstraints implements ConstraintSet {
   /** Whether the last projection was in f32 (see usesF32). */
   private f32 = false;
 
-  /**
-   * @param arity        particles per constraint
-   * @param recordStride numbers per constraint of the definition's record (Rec<N>), 0 without one
-   */
-  constructor(arity: number, rule: ProjectionRule, recordStride = 0) {
-    this.arity = arity;
+  constructor(rule: ProjectionRule) {
     this.rule = rule;
-    this.recordStride = recordStride;
+  }
+
+  /**
+   * The glue generated from the set's definition: its class's `static
+   * glue` (`…Glue` in the definition's `NAME.generated.ts`). Static, not a
+   * field: a worker's copy of the set (src/parallel/mirror.ts) has the
+   * class's prototype, so its constructor, but no function fields.
+   */
+  protected get glue(): ElementGlue<A> {
+    return (this.constructor as unknown as { readonly glue: ElementGlue<A> }).glue;
+  }
+
+  /**
+   * Writes the set's arguments of its definition (all but k′, α̃ and γ,
+   * written from the projection rule) into `a`; called before every kernel
+   * call and sweep, so hooks may change them between substeps.
+   */
+  protected abstract kernelArgs(a: A): void;
+
+  /** The definition's arguments, filled now (see ElementGlue.args). */
+  private args(): A {
+    const a = this.glue.args;
+    const r = this.rule;
+    a.kp = r.kPrime;
+    a.at = r.alphaTilde;
+    a.gamma = r.gamma;
+    this.kernelArgs(a);
+    return a;
   }
 
   /** Throws a PbdError `code` naming `label` and the constraint when an index is not a particle of the store. */
@@ -272,7 +304,8 @@ export abstract class ElementConstraints implements ConstraintSet {
       let lo = Number.POSITIVE_INFINITY,
         hi = -1;
       const idx = this.indices;
-      for (let k = 0; k < this.arity * this.count; k++) {
+      const n = this.arity * this.count;
+      for (let k = 0; k < n; k++) {
         if (idx[k] < lo) lo = idx[k];
         if (idx[k] > hi) hi = idx[k];
       }
@@ -298,26 +331,22 @@ export abstract class ElementConstraints implements ConstraintSet {
   }
 
   /** Whether the set's definition has an f32 mode (kernelF32 and sweepF32). */
-  protected readonly hasF32: boolean = false;
+  protected get hasF32(): boolean {
+    return this.glue.f32;
+  }
 
   /**
    * The f32 JavaScript twin (generated from the definition with its f32x4
    * kernel, the same bits) over constraints from … to − 1, backward when
    * `reverse`; reads the f64 arrays rounded to f32 and writes f32 values.
    */
-  protected kernelF32(
-    _p: Float64Array,
-    _w: Float64Array,
-    _from: number,
-    _to: number,
-    _reverse: boolean,
-  ): void {
-    throw new Error(`${this.kind} has no f32 kernel`);
+  protected kernelF32(p: Float64Array, w: Float64Array, from: number, to: number, reverse: boolean): void {
+    this.glue.kernelF32(this, this.args(), p, w, from, to, reverse);
   }
 
   /** One f32 sweep of the set's blocked f32x4 WebAssembly kernel (its generated `sweepNAMEF32`). */
-  protected sweepF32(_k: ElementKernel, _store: ParticleStore, _reverse: boolean): void {
-    throw new Error(`${this.kind} has no f32 kernel`);
+  protected sweepF32(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
+    this.glue.sweepF32(k, this.args(), store, reverse);
   }
 
   /**
@@ -401,26 +430,13 @@ export abstract class ElementConstraints implements ConstraintSet {
    * p[3 (i − base)] and w[i − base] (base 0 and list null but for the
    * constraints a paired kernel defers).
    */
-  abstract kernel(
-    p: Float64Array,
-    x: Float64Array,
-    w: Float64Array,
-    base: number,
-    list: Int32Array | null,
-    from: number,
-    to: number,
-    reverse: boolean,
-  ): void;
+  kernel(...r: KernelRange): void {
+    this.glue.kernel(this, this.args(), ...r);
+  }
 
   /** One sweep of the set's paired WebAssembly kernel (its generated `sweepNAME`). */
-  protected abstract sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void;
-
-  /** The definition's per-constraint scalar (PerConstraint) for the paired kernel. */
-  protected abstract pairedScalar(): Float64Array;
-
-  /** The definition's per-constraint record (Rec<N>, N = `recordStride`), if it has one. */
-  protected pairedRecord(): Float64Array | null {
-    return null;
+  protected sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
+    this.glue.sweep(k, this, this.args(), store, reverse);
   }
 
   /** Whether the paired kernel can project this set now (beyond backend and damping). */
@@ -431,7 +447,9 @@ export abstract class ElementConstraints implements ConstraintSet {
   /** The SIMD kernel when it applies (see `backend`), built on first use and after the arrays change or the precision. */
   protected simdKernel(f32 = this.f32): ElementKernel | null {
     if (!this.pairable()) return (this.simd = null);
-    const rec = this.pairedRecord();
+    // the definition's Rec and PerConstraint arrays
+    const a = this.args();
+    const rec = this.glue.record(a);
     const pool = this.pool;
     const shared = pool !== null && sharedKernel('elements') !== null;
     const k = elementKernel(
@@ -439,7 +457,7 @@ export abstract class ElementConstraints implements ConstraintSet {
       this.arity,
       rec,
       this.recordStride,
-      this.pairedScalar(),
+      this.glue.scalar(a),
       this.simd,
       f32,
       shared,

@@ -1,37 +1,33 @@
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
+import type { ElementGlue } from '../kernels/glue.js';
 import { edgeCross, edgeCrossOut } from '../mesh/triangle-mesh.js';
-import { sweepTetVolume, sweepTriangleArea } from '../wasm/element-kernels.generated.js';
-import type { ElementKernel } from '../wasm/element-kernels.js';
 import { ElementConstraints } from './element-set.js';
-import { projectTetVolume } from './tet-volume.generated.js';
-import { projectTriangleArea } from './triangle-area.generated.js';
+import { type TetVolumeArgs, tetVolumeGlue } from './tet-volume.generated.js';
+import { triangleAreaGlue } from './triangle-area.generated.js';
 
-/** A generated kernel of a measure set (tet-volume.kernel.ts, triangle-area.kernel.ts). */
-type MeasureKernel = typeof projectTetVolume;
-/** Its paired WebAssembly sweep. */
-type MeasureSweep = typeof sweepTetVolume;
+/** The arguments of a measure set's definition (tet-volume.kernel.ts, triangle-area.kernel.ts): the rest measures. */
+type MeasureArgs = TetVolumeArgs;
 
 /**
  * A set holding one measure of each element at its rest value, C = measure − rest (a tet's
  * volume, a triangle's area; 000 §3.4.4): the rest measures, the kernels and the violation,
  * with the measure, its kernels and its error names given by the kind.
  */
-abstract class MeasureConstraints extends ElementConstraints {
+abstract class MeasureConstraints extends ElementConstraints<MeasureArgs> {
   /** Rest measure per element. */
   rest: Float64Array;
 
   constructor(
     store: ParticleStore,
     elements: ArrayLike<number>,
-    arity: number,
     rule: ProjectionRule,
     code: string,
     label: string,
     rest?: ArrayLike<number>,
   ) {
-    super(arity, rule);
-    const n = elements.length / arity;
+    super(rule);
+    const n = elements.length / this.arity;
     const idx = Int32Array.from(elements);
     const X = rest ?? store.x;
     const r = new Float64Array(n);
@@ -40,36 +36,13 @@ abstract class MeasureConstraints extends ElementConstraints {
     [this.rest] = this.setElements(store, idx, [[r, 1]]);
   }
 
-  // The kind's measure and kernels are methods and getters of its class, not fields: a worker's
-  // copy of the set (src/parallel/mirror.ts) has the class's prototype but no function fields.
+  // The kind's measure is a method of its class, not a field: a worker's copy of the set
+  // (src/parallel/mirror.ts) has the class's prototype but no function fields.
   /** The measure of element e (its particles idx[arity e …]) at positions x. */
   protected abstract measure(x: ArrayLike<number>, idx: Int32Array, e: number): number;
-  /** The kind's generated JavaScript kernel. */
-  protected abstract get projectKernel(): MeasureKernel;
-  /** The kind's paired WebAssembly sweep. */
-  protected abstract get pairedSweep(): MeasureSweep;
 
-  protected pairedScalar(): Float64Array {
-    return this.rest;
-  }
-
-  protected sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
-    this.pairedSweep(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde);
-  }
-
-  /** The JavaScript kernel (the kind's generated one). */
-  kernel(
-    p: Float64Array,
-    x: Float64Array,
-    w: Float64Array,
-    _base: number,
-    _list: Int32Array | null,
-    from: number,
-    to: number,
-    reverse: boolean,
-  ): void {
-    const r = this.rule;
-    this.projectKernel(p, x, w, this, this.rest, from, to, reverse, r.kPrime, r.alphaTilde, r.gamma);
+  protected kernelArgs(a: MeasureArgs): void {
+    a.rest = this.rest;
   }
 
   maxViolation(store: ParticleStore): number {
@@ -98,28 +71,14 @@ export class TetVolumeConstraints extends MeasureConstraints {
     params: ConstraintParams = {},
     rest?: ArrayLike<number>,
   ) {
-    super(
-      store,
-      tets,
-      4,
-      new ProjectionRule(params, 'volume'),
-      'volume/bad-index',
-      'volume constraint',
-      rest,
-    );
+    super(store, tets, new ProjectionRule(params, 'volume'), 'volume/bad-index', 'volume constraint', rest);
   }
 
   protected measure(x: ArrayLike<number>, i: Int32Array, t: number): number {
     return tetVolume(x, i[4 * t], i[4 * t + 1], i[4 * t + 2], i[4 * t + 3]);
   }
 
-  protected get projectKernel(): MeasureKernel {
-    return projectTetVolume;
-  }
-
-  protected get pairedSweep(): MeasureSweep {
-    return sweepTetVolume;
-  }
+  static readonly glue: ElementGlue<MeasureArgs> = tetVolumeGlue;
 }
 
 /**
@@ -138,20 +97,14 @@ export class TriangleAreaConstraints extends MeasureConstraints {
     params: ConstraintParams = {},
     rest?: ArrayLike<number>,
   ) {
-    super(store, triangles, 3, new ProjectionRule(params, 'area'), 'area/bad-index', 'area constraint', rest);
+    super(store, triangles, new ProjectionRule(params, 'area'), 'area/bad-index', 'area constraint', rest);
   }
 
   protected measure(x: ArrayLike<number>, i: Int32Array, t: number): number {
     return triangleAreaOf(x, i[3 * t], i[3 * t + 1], i[3 * t + 2]);
   }
 
-  protected get projectKernel(): MeasureKernel {
-    return projectTriangleArea;
-  }
-
-  protected get pairedSweep(): MeasureSweep {
-    return sweepTriangleArea;
-  }
+  static readonly glue: ElementGlue<MeasureArgs> = triangleAreaGlue;
 }
 
 /** Signed volume (1/6)(p2 − p1) × (p3 − p1) · (p4 − p1) of a tet. */

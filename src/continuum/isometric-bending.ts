@@ -1,10 +1,9 @@
 import { ElementConstraints } from '../constraints/element-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
-import { sweepIsometricBending, sweepIsometricBendingF32 } from '../wasm/element-kernels.generated.js';
-import type { ElementKernel } from '../wasm/element-kernels.js';
+import type { ElementGlue } from '../kernels/glue.js';
 import { isometricBendingEnergy, isometricBendingStencil } from './energy.js';
-import { projectIsometricBending, projectIsometricBendingF32 } from './isometric-bending.generated.js';
+import { type IsometricBendingArgs, isometricBendingGlue } from './isometric-bending.generated.js';
 
 /**
  * Isometric bending (002 §4.3, after Bergou et al. 2006): per interior edge
@@ -18,7 +17,7 @@ import { projectIsometricBending, projectIsometricBendingF32 } from './isometric
  * α = 1 / k_b for a bending stiffness k_b (N·m), so the XPBD potential is
  * k_b E_b; under PBD it is C = E_b (002 §3) scaled by the stiffness k′.
  */
-export class IsometricBending extends ElementConstraints {
+export class IsometricBending extends ElementConstraints<IsometricBendingArgs> {
   readonly kind = 'isometric-bending';
   /** K per stencil (4 numbers; indices: x0, x1 on the edge, x2, x3 opposite). */
   K: Float64Array;
@@ -36,7 +35,7 @@ export class IsometricBending extends ElementConstraints {
     params: ConstraintParams = {},
     rest?: ArrayLike<number>,
   ) {
-    super(4, new ProjectionRule(params, 'isometric-bending'), 4);
+    super(new ProjectionRule(params, 'isometric-bending'));
     const X = rest ?? store.x;
     const n0 = stencils.length / 4;
     const keep: number[] = [];
@@ -64,63 +63,13 @@ export class IsometricBending extends ElementConstraints {
     ]);
   }
 
-  protected pairedScalar(): Float64Array {
-    return this.q;
-  }
+  /** isometric-bending.kernel.ts, with its f32 mode (World option `precision: 'f32'`). */
+  static readonly glue: ElementGlue<IsometricBendingArgs> = isometricBendingGlue;
 
-  protected override pairedRecord(): Float64Array {
-    return this.K;
-  }
-
-  protected sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
-    sweepIsometricBending(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde, this.m);
-  }
-
-  /** The f32 mode (World option `precision: 'f32'`): blocked f32x4 lanes, and its JavaScript twin with the same bits. */
-  protected override readonly hasF32 = true;
-
-  protected override sweepF32(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
-    sweepIsometricBendingF32(k, store, reverse, this.rule.kPrime, this.rule.alphaTilde, this.m);
-  }
-
-  protected override kernelF32(
-    p: Float64Array,
-    w: Float64Array,
-    from: number,
-    to: number,
-    reverse: boolean,
-  ): void {
-    const r = this.rule;
-    projectIsometricBendingF32(p, w, this, this.q, this.K, from, to, reverse, r.kPrime, r.alphaTilde, this.m);
-  }
-
-  /** The JavaScript kernel (isometric-bending.kernel.ts). */
-  kernel(
-    p: Float64Array,
-    x: Float64Array,
-    w: Float64Array,
-    _base: number,
-    _list: Int32Array | null,
-    from: number,
-    to: number,
-    reverse: boolean,
-  ): void {
-    const r = this.rule;
-    projectIsometricBending(
-      p,
-      x,
-      w,
-      this,
-      this.K,
-      this.q,
-      from,
-      to,
-      reverse,
-      r.kPrime,
-      r.alphaTilde,
-      r.gamma,
-      this.m,
-    );
+  protected kernelArgs(a: IsometricBendingArgs): void {
+    a.K = this.K;
+    a.q = this.q;
+    a.m = this.m;
   }
 
   /** Total bending energy Σ E_b (without the stiffness k_b) at positions x. */

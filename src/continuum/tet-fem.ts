@@ -3,11 +3,10 @@ import type { StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { ProjectionRule } from '../core/solver.js';
-import { sweepTetFem } from '../wasm/element-kernels.generated.js';
-import type { ElementKernel } from '../wasm/element-kernels.js';
+import type { ElementGlue } from '../kernels/glue.js';
 import { tetEnergy, tetGreenStrain, tetRestShape } from './energy.js';
 import { type MaterialOptions, type ResolvedMaterial, resolveMaterial } from './material.js';
-import { projectTetFem } from './tet-fem.generated.js';
+import { type TetFemArgs, tetFemGlue } from './tet-fem.generated.js';
 
 /**
  * Energy densities below PSI_TOLERANCE · μ (strains below about 1e-7) are
@@ -59,7 +58,7 @@ export interface TetFemOptions {
  * through the SVD with the reflection on the smallest singular value and
  * the clamped stress of Figure 2 (energy.ts).
  */
-export class TetFemConstraints extends ElementConstraints {
+export class TetFemConstraints extends ElementConstraints<TetFemArgs> {
   readonly kind = 'fem-tet';
   readonly material: ResolvedMaterial;
   /** D_m⁻¹ per tet (9, row-major; indices: four per tet, in the D_m convention of eq. 9). */
@@ -109,7 +108,7 @@ export class TetFemConstraints extends ElementConstraints {
         }
       }
     }
-    super(4, rule, 9);
+    super(rule);
     this.material = material;
     this.plasticity = options.plasticity ?? null;
     const n = tets.length / 4;
@@ -150,74 +149,24 @@ export class TetFemConstraints extends ElementConstraints {
     return this.plastic === null;
   }
 
-  protected pairedScalar(): Float64Array {
-    return this.volume;
-  }
+  /** tet-fem.kernel.ts: its JavaScript kernel has the SVD path and plasticity. */
+  static readonly glue: ElementGlue<TetFemArgs> = tetFemGlue;
 
-  protected override pairedRecord(): Float64Array {
-    return this.restShape;
-  }
-
-  protected sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
+  protected kernelArgs(a: TetFemArgs): void {
     const { model, mu, lambda, clamp } = this.material;
-    const r = this.rule;
-    const stvk = model === 'stvk';
-    sweepTetFem(
-      k,
-      this,
-      store,
-      reverse,
-      r.kPrime,
-      r.alphaTilde,
-      this.m,
-      mu,
-      lambda,
-      clamp * clamp,
-      PSI_TOLERANCE * mu,
-      stvk,
-    );
-  }
-
-  /** The JavaScript kernel (tet-fem.kernel.ts), with the SVD path and plasticity. */
-  kernel(
-    p: Float64Array,
-    x: Float64Array,
-    w: Float64Array,
-    base: number,
-    list: Int32Array | null,
-    from: number,
-    to: number,
-    reverse: boolean,
-  ): void {
-    const { model, mu, lambda, clamp } = this.material;
-    const r = this.rule;
-    projectTetFem(
-      p,
-      x,
-      w,
-      this,
-      this.restShape,
-      this.volume,
-      base,
-      list,
-      from,
-      to,
-      reverse,
-      r.kPrime,
-      r.alphaTilde,
-      r.gamma,
-      this.m,
-      mu,
-      lambda,
-      clamp * clamp,
-      PSI_TOLERANCE * mu,
-      model === 'stvk',
-      model,
-      clamp,
-      this.plastic,
-      this.fs,
-      this.ps,
-    );
+    a.B = this.restShape;
+    a.vol = this.volume;
+    a.m = this.m;
+    a.mu = mu;
+    a.lambda = lambda;
+    a.clamp2 = clamp * clamp;
+    a.psiMin = PSI_TOLERANCE * mu;
+    a.stvk = model === 'stvk';
+    a.model = model;
+    a.clamp = clamp;
+    a.plastic = this.plastic;
+    a.fs = this.fs;
+    a.ps = this.ps;
   }
 
   /**

@@ -2,8 +2,7 @@ import { ElementConstraints } from '../constraints/element-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { ProjectionRule } from '../core/solver.js';
-import { sweepTriangleFem } from '../wasm/element-kernels.generated.js';
-import type { ElementKernel } from '../wasm/element-kernels.js';
+import type { ElementGlue } from '../kernels/glue.js';
 import { type MembraneMaterial, triangleEnergy, triangleRestShape } from './energy.js';
 import {
   isotropicMembraneTensor,
@@ -13,7 +12,7 @@ import {
   resolveMaterial,
 } from './material.js';
 import { PSI_TOLERANCE } from './tet-fem.js';
-import { projectTriangleFem } from './triangle-fem.generated.js';
+import { type TriangleFemArgs, triangleFemGlue } from './triangle-fem.generated.js';
 
 export interface TriangleFemOptions {
   /** An isotropic material (plane stress: λ* = kν/(1 − ν²)). */
@@ -72,7 +71,7 @@ export function membraneMaterial(o: TriangleFemOptions, where: string): Membrane
  * orthotropic) or Neo-Hookean, with the same PBD / XPBD unification as
  * TetFemConstraints (C = E under PBD, C = √(2E) with α = 1 under XPBD).
  */
-export class TriangleFemConstraints extends ElementConstraints {
+export class TriangleFemConstraints extends ElementConstraints<TriangleFemArgs> {
   readonly kind = 'fem-triangle';
   readonly material: MembraneMaterial;
   /** D_m⁻¹ per triangle (4, row-major), in the weft-aligned frame of the rest triangle (indices: three per triangle). */
@@ -95,7 +94,7 @@ export class TriangleFemConstraints extends ElementConstraints {
     const where = options.where ?? 'fem';
     const material = membraneMaterial(options, where);
     const p = { stiffness: options.stiffness ?? 1, compliance: 1, damping: options.damping ?? 0 };
-    super(3, new ProjectionRule(p, where), 4);
+    super(new ProjectionRule(p, where));
     this.material = material;
     const weft = options.orthotropic?.weftDirection ?? [1, 0, 0];
     const n = triangles.length / 3;
@@ -126,14 +125,6 @@ export class TriangleFemConstraints extends ElementConstraints {
     return this.material.model === 'stvk';
   }
 
-  protected pairedScalar(): Float64Array {
-    return this.area;
-  }
-
-  protected override pairedRecord(): Float64Array {
-    return this.restShape;
-  }
-
   /** clamp² of the closed-form path (−∞ for anisotropic materials, which have no clamp). */
   private get clamp2(): number {
     const mat = this.material;
@@ -147,67 +138,25 @@ export class TriangleFemConstraints extends ElementConstraints {
     return PSI_TOLERANCE * (mat.isotropic ? mat.mu : Math.min(t[0], t[2], t[3]));
   }
 
-  protected sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
-    const t = this.material.tensor;
-    const r = this.rule;
-    sweepTriangleFem(
-      k,
-      this,
-      store,
-      reverse,
-      r.kPrime,
-      r.alphaTilde,
-      this.m,
-      t[0],
-      t[1],
-      t[2],
-      t[3],
-      this.clamp2,
-      this.psiMin,
-    );
-  }
+  /** triangle-fem.kernel.ts: its JavaScript kernel has the clamped-stress and Neo-Hookean paths. */
+  static readonly glue: ElementGlue<TriangleFemArgs> = triangleFemGlue;
 
-  /** The JavaScript kernel (triangle-fem.kernel.ts), with the clamped-stress and Neo-Hookean paths. */
-  kernel(
-    p: Float64Array,
-    x: Float64Array,
-    w: Float64Array,
-    base: number,
-    list: Int32Array | null,
-    from: number,
-    to: number,
-    reverse: boolean,
-  ): void {
+  protected kernelArgs(a: TriangleFemArgs): void {
     const mat = this.material;
     const t = mat.tensor;
-    const r = this.rule;
-    projectTriangleFem(
-      p,
-      x,
-      w,
-      this,
-      this.restShape,
-      this.area,
-      base,
-      list,
-      from,
-      to,
-      reverse,
-      r.kPrime,
-      r.alphaTilde,
-      r.gamma,
-      this.m,
-      t[0],
-      t[1],
-      t[2],
-      t[3],
-      this.clamp2,
-      this.psiMin,
-      mat.model === 'stvk',
-      mat,
-      this.fs,
-      this.ps,
-    );
+    a.B = this.restShape;
+    a.area = this.area;
+    a.m = this.m;
+    a.C11 = t[0];
+    a.C12 = t[1];
+    a.C22 = t[2];
+    a.C33 = t[3];
+    a.clamp2 = this.clamp2;
+    a.psiMin = this.psiMin;
+    a.stvk = mat.model === 'stvk';
+    a.mat = mat;
+    a.fs = this.fs;
+    a.ps = this.ps;
   }
 
   /** Energy and gradient (9 numbers) of the k-th triangle (colour order) at positions x. */

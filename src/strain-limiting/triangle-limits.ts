@@ -33,14 +33,13 @@ import { ElementConstraints } from '../constraints/element-set.js';
 import { triangleRestShape } from '../continuum/energy.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
-import { sweepTriangleStrainLimit } from '../wasm/element-kernels.generated.js';
-import type { ElementKernel } from '../wasm/element-kernels.js';
+import type { ElementGlue } from '../kernels/glue.js';
 import { checkStretchRange, type StretchRange } from './edge-limits.js';
-import { projectTriangleStrainLimit } from './triangle-limits.generated.js';
+import { type TriangleStrainLimitArgs, triangleStrainLimitGlue } from './triangle-limits.generated.js';
 
 const WEFT = [1, 0, 0];
 
-export class TriangleStrainLimits extends ElementConstraints {
+export class TriangleStrainLimits extends ElementConstraints<TriangleStrainLimitArgs> {
   readonly kind = 'triangle-strain-limit';
   /** A principal stretch beyond its limit, a fraction of the rest length. */
   readonly violationUnit = 'relative';
@@ -67,7 +66,7 @@ export class TriangleStrainLimits extends ElementConstraints {
     where = 'triangle strain limit',
   ) {
     const { min, max } = checkStretchRange(range, where);
-    super(3, new ProjectionRule(range, where), 4);
+    super(new ProjectionRule(range, where));
     this.min = min;
     this.max = max;
     this.setTriangles(store, triangles, rest);
@@ -102,47 +101,14 @@ export class TriangleStrainLimits extends ElementConstraints {
     ]);
   }
 
-  protected pairedScalar(): Float64Array {
-    return this.which;
-  }
+  /** triangle-limits.kernel.ts. */
+  static readonly glue: ElementGlue<TriangleStrainLimitArgs> = triangleStrainLimitGlue;
 
-  protected override pairedRecord(): Float64Array {
-    return this.restInverse;
-  }
-
-  protected sweep(k: ElementKernel, store: ParticleStore, reverse: boolean): void {
-    const r = this.rule;
-    sweepTriangleStrainLimit(k, store, reverse, r.kPrime, r.alphaTilde, this.min, this.max);
-  }
-
-  /** The JavaScript kernel (triangle-limits.kernel.ts). */
-  kernel(
-    p: Float64Array,
-    x: Float64Array,
-    w: Float64Array,
-    _base: number,
-    _list: Int32Array | null,
-    from: number,
-    to: number,
-    reverse: boolean,
-  ): void {
-    const r = this.rule;
-    projectTriangleStrainLimit(
-      p,
-      x,
-      w,
-      this,
-      this.restInverse,
-      this.which,
-      from,
-      to,
-      reverse,
-      r.kPrime,
-      r.alphaTilde,
-      r.gamma,
-      this.min,
-      this.max,
-    );
+  protected kernelArgs(a: TriangleStrainLimitArgs): void {
+    a.B = this.restInverse;
+    a.which = this.which;
+    a.smin = this.min;
+    a.smax = this.max;
   }
 
   /** Largest violation of the stretch range over the triangles (dimensionless), at x. */

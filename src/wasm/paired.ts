@@ -294,17 +294,26 @@ export interface PairedSet extends ColouredSet {
  */
 export interface DeferringSet {
   /** Constraints from … to − 1 of the set (list null) or those listed in list[from … to − 1]. */
-  kernel(
-    p: Float64Array,
-    x: Float64Array,
-    w: Float64Array,
-    base: number,
-    list: Int32Array | null,
-    from: number,
-    to: number,
-    reverse: boolean,
-  ): void;
+  kernel(...r: KernelRange): void;
 }
+
+/**
+ * The arguments of a set's JavaScript kernel (DeferringSet.kernel,
+ * ElementConstraints.kernel, ElementGlue.kernel): predicted positions p,
+ * positions x at the start of the substep and inverse masses w, particle i
+ * at p[3 (i − base)] and w[i − base]; constraints from … to − 1, or those
+ * listed in list[from … to − 1] (list not null), backward when `reverse`.
+ */
+export type KernelRange = [
+  p: Float64Array,
+  x: Float64Array,
+  w: Float64Array,
+  base: number,
+  list: Int32Array | null,
+  from: number,
+  to: number,
+  reverse: boolean,
+];
 
 /**
  * One constraint set's copy in a kernel instance, the layout every paired
