@@ -11,7 +11,7 @@
  * (PARTICLES_PER_BLOCK). The update's counts (recoveries, speed clamps) are
  * written per block and added up in block order on the calling thread.
  */
-import { claimBlock, nextEpoch, partFrom, threadIndex } from '../parallel/block-order.js';
+import { claimBlock, nextEpoch, partFrom, threadIndex } from './block-order.js';
 import type { ParticleStore } from './particles.js';
 import type { SharedTask, StepContext, TaskRunner } from './step-context.js';
 

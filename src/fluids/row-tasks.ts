@@ -7,7 +7,7 @@
  * (walls.ts); and the slots of the parameter block `par` they read.
  * row-blocks.ts plans the blocks and runs the passes.
  */
-import { awaitBlock } from '../parallel/block-order.js';
+import { awaitBlock } from '../core/block-order.js';
 import { applyDeltas, wallCorrectionPass } from './correction-passes.js';
 import { initRecords, lambdaPass, wallDensityPass } from './density-passes.js';
 import { PAIR_ROWS, runPairBlock } from './pair-blocks.js';
@@ -378,7 +378,7 @@ export function fluidRowsTask(A: RowArrays, from: number, to: number): void {
 
 /**
  * Item `item` of a fused pair pass: its block, once the earlier blocks
- * whose rows it writes too are done (src/parallel/block-order.ts); marks
+ * whose rows it writes too are done (src/core/block-order.ts); marks
  * itself done also when it threw (the error reaches the caller at the job's end).
  */
 function runFusedItem(A: RowArrays, x: FluidWasmExports | null, item: number): void {

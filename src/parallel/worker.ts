@@ -7,7 +7,7 @@
  * registrations of the next step arrive.
  */
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
-import { setThreadIndex } from './block-order.js';
+import { setThreadIndex } from '../core/block-order.js';
 import { type Holder, readScalars, rebuild } from './mirror.js';
 import {
   BLOCK,

@@ -19,7 +19,7 @@
  */
 import type { ParticleStore } from '../core/particles.js';
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
-import { awaitBlock, claimBlock, nextEpoch, partFrom, threadIndex } from '../parallel/block-order.js';
+import { awaitBlock, claimBlock, nextEpoch, partFrom, threadIndex } from '../core/block-order.js';
 import {
   ELEMENT_IMPORTS,
   type ElementExports,
