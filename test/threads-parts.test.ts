@@ -7,8 +7,8 @@
  * the numbers; and a part whose thread never comes is done by the others.
  */
 import { describe, expect, it } from 'vitest';
-import { World } from '../src/index.js';
 import { setThreadIndex } from '../src/core/block-order.js';
+import { World } from '../src/index.js';
 import { FUSED_COLOUR, fusedBlock } from '../src/wasm/element-order.js';
 import { ElementThreads, partTable } from '../src/wasm/element-threads.js';
 import { hangingCloth } from './helpers/cloth.js';

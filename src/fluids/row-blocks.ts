@@ -29,8 +29,9 @@
  * module on the fluid's shared memory (wasm.ts sharedFluidModule) — else as
  * the generated JavaScript twins, which give the same numbers bit for bit.
  */
-import type { SharedTask, TaskRunner } from '../core/step-context.js';
+
 import { nextEpoch } from '../core/block-order.js';
+import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import { applyDeltas, wallCorrectionPass } from './correction-passes.js';
 import { initRecords, lambdaPass } from './density-passes.js';
 import type { NeighbourGrid } from './neighbour-grid.js';

@@ -6,8 +6,9 @@
  * `projectColorRange`. Between steps it sits in its event loop, where the
  * registrations of the next step arrive.
  */
-import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
+
 import { setThreadIndex } from '../core/block-order.js';
+import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { type Holder, readScalars, rebuild } from './mirror.js';
 import {
   BLOCK,

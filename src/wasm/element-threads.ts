@@ -17,9 +17,10 @@
  * the list and projected on the calling thread after the colour, with the
  * set's JavaScript kernel, as the one-thread sweep does.
  */
+
+import { awaitBlock, claimBlock, nextEpoch, partFrom, threadIndex } from '../core/block-order.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
-import { awaitBlock, claimBlock, nextEpoch, partFrom, threadIndex } from '../core/block-order.js';
 import {
   ELEMENT_IMPORTS,
   type ElementExports,
