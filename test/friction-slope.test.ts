@@ -75,14 +75,12 @@ describe('friction on a slope (μ = 0.5, default substeps)', () => {
 
     // issue 15, item 6: "below the friction angle nothing may slide (creep < 1 mm in 2 s)", from the moment
     // the box is put down. Before the friction anchors the base slipped while the box rocked into place
-    // (rigid 0.71 mm, geometric 1.97 mm, FEM 2.91 mm); now rigid 0.17, geometric 0.49, FEM 1.20 mm (the
-    // FEM box misses the 1 mm: 0.76 mm of it is slip in contact, 0.44 mm drift of the uphill rows lifted off
-    // the slope, tested below; 1.14 mm before static friction was made to obey Coulomb for a push,
-    // test/friction-push). The FEM bound leaves 4 % over today's 1.199 mm.
-    const limit = kind === 'fem' ? 1.25e-3 : 1e-3;
-    it(`${kind} box: put down 1.5° below the friction angle, its base creeps less than ${limit * 1e3} mm in 2 s`, () => {
+    // (rigid 0.71 mm, geometric 1.97 mm, FEM 2.91 mm); with them rigid 0.17, geometric 0.49, FEM 1.20 mm
+    // (session 12); since the collider contacts also open the symmetric sweep's backward half
+    // (docs/collision.md, "The contacts in the sweep") rigid 0.043, geometric 0.233, FEM 0.668 mm
+    it(`${kind} box: put down 1.5° below the friction angle, its base creeps less than 1 mm in 2 s`, () => {
       const creep = slideIn2s(kind, CRITICAL - 1.5);
-      expect(Math.abs(creep)).toBeLessThan(limit);
+      expect(Math.abs(creep)).toBeLessThan(1e-3);
     });
   }
 });
@@ -91,17 +89,17 @@ describe('friction on a slope with several iterations per substep (issue 15, ite
   // before the kinetic corrections of a substep were measured from its first anchor and together bounded
   // by μ λn, the FEM box slid 265 and 949 mm in 2 s at 2 and 4 iterations (a contact that slid in one
   // iteration was re-anchored and re-tested in the next: a sliding base got less than μ of its load;
-  // docs/collision.md, "Several iterations per substep"); now 0.56 and 0.35 mm (1.14 mm at 1 iteration:
-  // the settling transient, see the 1.2 mm bound above)
+  // docs/collision.md, "Several iterations per substep"); then 0.56 and 0.35 mm (1.20 mm at 1 iteration),
+  // now 0.361 and 0.286 mm (0.668 mm at 1 iteration; "The contacts in the sweep")
   for (const iterations of [1, 2, 4]) {
-    const limit = iterations === 1 ? 1.2e-3 : 1e-3;
+    const limit = 1e-3;
     const name = `FEM box at ${iterations} iteration(s): 1.5° below atan μ it creeps < ${limit * 1e3} mm in 2 s; 1.5° above it slides with g (sin θ − μ cos θ)`;
     const check = () => {
       expect(Math.abs(slideIn2s('fem', CRITICAL - 1.5, iterations))).toBeLessThan(limit);
       const { world, body, th } = boxOnSlope('fem', CRITICAL + 1.5, iterations);
       const a = slideAcceleration(world, body, [-Math.cos(th), -Math.sin(th), 0]);
       const expected = 9.81 * (Math.sin(th) - MU * Math.cos(th));
-      expect(Math.abs(a / expected - 1)).toBeLessThan(3e-3); // measured 0.02 % at 1 iteration
+      expect(Math.abs(a / expected - 1)).toBeLessThan(1e-3); // measured 0.002, 0.030, 0.034 % at 1, 2, 4
     };
     it(name, check);
   }

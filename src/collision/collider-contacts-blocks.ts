@@ -70,6 +70,16 @@ export function writePoses(cols: readonly WorldCollider[], poses: Float64Array):
  * cone of the substep's sums, else kinetic friction (μ times the normal
  * correction) with the anchor moved to where the particle ends (in the
  * collider's frame, for the next substep). `rot` is a 3-number scratch.
+ *
+ * `opening`: the projection that opens the backward half of a symmetric
+ * sweep (ConstraintSet.midSweep): the push-out and static friction only. Its
+ * kinetic correction would be partly undone by the backward half's material
+ * constraints while counted in λ_t, leaving a sliding body less than μ of its
+ * load, so a contact whose static test fails there slides in the closing
+ * projection. A closing projection also gives friction to a contact that
+ * bore load earlier in the substep (λ_n > 0) but is no longer pressed: the
+ * friction belongs to the substep's normal impulse (Müller et al. 2020 §3.5,
+ * λ_t ≤ μ λ_n), whichever projection applied it.
  */
 export function projectPlainContacts(
   C: PlainContacts,
@@ -78,6 +88,7 @@ export function projectPlainContacts(
   rot: Float64Array,
   k0: number,
   k1: number,
+  opening = false,
 ): void {
   const part = C.particle,
     q = C.q,
@@ -96,12 +107,17 @@ export function projectPlainContacts(
     const nx = n[3 * k],
       ny = n[3 * k + 1],
       nz = n[3 * k + 2];
-    const C0 = (p[i3] - q[3 * k]) * nx + (p[i3 + 1] - q[3 * k + 1]) * ny + (p[i3 + 2] - q[3 * k + 2]) * nz;
-    if (C0 >= 0) continue;
-    p[i3] -= C0 * nx;
-    p[i3 + 1] -= C0 * ny;
-    p[i3 + 2] -= C0 * nz;
-    lam[k] -= C0;
+    let C0 = (p[i3] - q[3 * k]) * nx + (p[i3 + 1] - q[3 * k + 1]) * ny + (p[i3 + 2] - q[3 * k + 2]) * nz;
+    if (C0 >= 0) {
+      // not pressed now: friction only in a closing projection, and only for a load borne earlier in the substep
+      if (opening || !(lam[k] > 0)) continue;
+      C0 = 0;
+    } else {
+      p[i3] -= C0 * nx;
+      p[i3 + 1] -= C0 * ny;
+      p[i3 + 2] -= C0 * nz;
+      lam[k] -= C0;
+    }
     // position-level Coulomb friction against the anchor (ColliderContacts's class comment)
     const o = POSE_STRIDE * cid[k];
     const mu = poses[o],
@@ -136,6 +152,8 @@ export function projectPlainContacts(
       stickT[s3 + 2] = sz;
       continue;
     }
+    // the opening projection of a backward half leaves the kinetic correction to the closing one
+    if (opening) continue;
     // kinetic: μ times the normal correction, and the anchor moves to where the particle ends. With
     // several iterations Coulomb's law holds on the substep's impulses, as with one: the substep's
     // kinetic corrections together reach at most μ times its normal correction lambdaN (Müller et al.
@@ -180,7 +198,7 @@ export interface ContactBlockArgs extends PlainContacts {
   poses: Float64Array;
   /** plan[b · MAX_SEGMENTS + s]: the first contact of block b in segment s (blocks + 1 rows); plan of row 0 … */
   plan: Int32Array;
-  /** [segments]. */
+  /** [segments, 1 for the opening projection of a backward half (projectPlainContacts)]. */
   meta: Int32Array;
 }
 
@@ -190,10 +208,12 @@ const scratch = new Float64Array(3);
 export function contactBlocksTask(A: ContactBlockArgs, from: number, to: number): void {
   const segs = A.meta[0],
     plan = A.plan;
+  const opening = A.meta[1] !== 0;
   for (let b = from; b < to; b++) {
     const r0 = b * MAX_SEGMENTS,
       r1 = r0 + MAX_SEGMENTS;
-    for (let s = 0; s < segs; s++) projectPlainContacts(A, A.p, A.poses, scratch, plan[r0 + s], plan[r1 + s]);
+    for (let s = 0; s < segs; s++)
+      projectPlainContacts(A, A.p, A.poses, scratch, plan[r0 + s], plan[r1 + s], opening);
   }
 }
 
@@ -253,6 +273,7 @@ export class ContactBlocks {
     p: Float64Array,
     np: number,
     cols: readonly WorldCollider[],
+    opening = false,
   ): boolean {
     if (tasks === null || tasks.threads < 2 || count < POOL_MIN_CONTACTS) return false;
     if (!(p.buffer instanceof SharedArrayBuffer) || !allShared(C)) return false;
@@ -297,6 +318,7 @@ export class ContactBlocks {
       this.task.version++;
       return false;
     }
+    this.meta[1] = opening ? 1 : 0;
     if (!tasks.runTask(this.task, blocks, blocks)) return false;
     this.pooled++;
     return true;

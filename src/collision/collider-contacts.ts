@@ -90,6 +90,8 @@ export class ColliderContacts implements ConstraintSet {
   readonly kind = 'collider-contact';
   readonly violationUnit = 'm';
   readonly order = 100;
+  /** Projected also between the halves of a symmetric sweep (ConstraintSet.midSweep; see the class comment). */
+  readonly midSweep = true;
   enabled = true;
   count = 0;
   /** Contacts the arrays hold (internal: the generators' fast paths, collider-contacts-sphere.ts). */
@@ -556,11 +558,22 @@ export class ColliderContacts implements ConstraintSet {
     if (tasks !== null) {
       this.poolBlocks ??= new ContactBlocks();
       const s = ctx.store;
-      if (this.poolBlocks.project(tasks, this, this.count, this.generation, s.p, s.count, this.colliders))
+      if (
+        this.poolBlocks.project(
+          tasks,
+          this,
+          this.count,
+          this.generation,
+          s.p,
+          s.count,
+          this.colliders,
+          ctx.reverse,
+        )
+      )
         return;
     }
     this.readFrictions();
-    this.projectRange(ctx.store.p, 0, this.count, ctx);
+    this.projectRange(ctx.store.p, 0, this.count, ctx, ctx.reverse);
   }
 
   /** The colliders' friction coefficients and poses into `poses`, once per projection. */
@@ -568,8 +581,11 @@ export class ColliderContacts implements ConstraintSet {
     this.poses = writePoses(this.colliders, this.poses);
   }
 
-  /** Projects contacts [k0, k1) (after project() or the fused strand pass read the frictions in). */
-  projectRange(p: Float64Array, k0: number, k1: number, ctx: StepContext): void {
+  /**
+   * Projects contacts [k0, k1) (after project() or the fused strand pass read the frictions in);
+   * `opening`: the projection that opens a symmetric sweep's backward half (projectPlainContacts).
+   */
+  projectRange(p: Float64Array, k0: number, k1: number, ctx: StepContext, opening = false): void {
     const rigid = this.rigid;
     for (let k = k0; k < k1; ) {
       if (rigid[k] >= 0) {
@@ -580,7 +596,7 @@ export class ColliderContacts implements ConstraintSet {
       // the run of contacts on colliders that follow no rigid body, in list order
       let e = k + 1;
       while (e < k1 && rigid[e] < 0) e++;
-      projectPlainContacts(this, p, this.poses, this.rot, k, e);
+      projectPlainContacts(this, p, this.poses, this.rot, k, e, opening);
       k = e;
     }
   }

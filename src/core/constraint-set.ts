@@ -20,6 +20,7 @@ export type { StepContext } from './step-context.js';
  *   solve    project × iterations, line 10: sets with order < 0 once, sets with
  *                            0 ≤ order < 100 forward then (symmetric sweep) backward
  *                            with ctx.reverse = true, sets with order ≥ 100 once
+ *                            (those with midSweep also between the two halves)
  *   update   (v = (p − x)/h, x = p, angular velocities: the core's stages)
  *   finish   endStep         line 16: friction, restitution, XSPH, plasticity, tearing
  *
@@ -32,6 +33,11 @@ export interface ConstraintSet {
   readonly kind: string;
   /** Stage order: lower runs first in every stage. Material constraints use 0, collisions 100. */
   readonly order?: number;
+  /**
+   * A contact set (order ≥ 100) that is projected as often as the material constraints: under the
+   * symmetric sweep also between its forward and backward halves (core/stages.ts ProjectionStage).
+   */
+  readonly midSweep?: boolean;
   /** Switched off sets are skipped entirely. */
   enabled: boolean;
   /** Number of constraints (for statistics). */

@@ -191,7 +191,8 @@ export class VelocityHistoryStage extends RangeStage {
  * sets with order < 0 (attachments), then the material sets (0 ≤ order <
  * 100) forward and — with the symmetric sweep — backward (ctx.reverse),
  * then the contact sets (order ≥ 100), so that collisions have the last
- * word. Each projection goes through the scheduler.
+ * word; contact sets with `midSweep` (the collider contacts) also between
+ * the two halves, where there are material sets. Each projection goes through the scheduler.
  */
 export class ProjectionStage implements Stage {
   readonly name = 'sets.project';
@@ -220,6 +221,12 @@ export class ProjectionStage implements Stage {
       const end = k;
       if (symmetric) {
         ctx.reverse = true;
+        // the backward half opens with the contact sets that have midSweep (the collider contacts): a
+        // contact is projected as often as a material constraint, and the forward half's push on a
+        // resting base is corrected before the backward half carries it on (docs/collision.md, "The
+        // contacts in the sweep")
+        if (end > first)
+          for (let j = end; j < sets.length; j++) if (sets[j].midSweep) this.project(sets[j], ctx, scheduler);
         for (let j = end - 1; j >= first; j--) this.project(sets[j], ctx, scheduler);
         ctx.reverse = false;
       }
