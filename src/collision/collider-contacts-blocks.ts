@@ -150,6 +150,9 @@ export function projectPlainContacts(
       stickT[s3] = sx;
       stickT[s3 + 1] = sy;
       stickT[s3 + 2] = sz;
+      // the opening projection's pull counts in λ_t: a contact that slides later in the substep spends
+      // μ λ_n in all (without it the FEM box creeps 0.668 mm, with it 0.765)
+      if (opening) lamT[k] += Math.sqrt(tx * tx + ty * ty + tz * tz);
       continue;
     }
     // the opening projection of a backward half leaves the kinetic correction to the closing one
