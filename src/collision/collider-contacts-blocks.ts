@@ -155,8 +155,14 @@ export function projectPlainContacts(
       if (opening) lamT[k] += Math.sqrt(tx * tx + ty * ty + tz * tz);
       continue;
     }
-    // the opening projection of a backward half leaves the kinetic correction to the closing one
-    if (opening) continue;
+    // the opening projection of a backward half leaves the kinetic correction to the closing one, and the
+    // contact slides for the rest of the substep (Müller et al. 2020 §3.5: one friction state per substep):
+    // re-tested in the closing projection it could stick there after failing here, and a cloth resting on a
+    // sphere kept buzzing at 0.01 m/s (test/collision-degenerate; docs/collision.md, session 13)
+    if (opening) {
+      slid[k] = 1;
+      continue;
+    }
     // kinetic: μ times the normal correction, and the anchor moves to where the particle ends. With
     // several iterations Coulomb's law holds on the substep's impulses, as with one: the substep's
     // kinetic corrections together reach at most μ times its normal correction lambdaN (Müller et al.
