@@ -8,6 +8,10 @@
  */
 import { parse } from '@babel/parser';
 import type * as T from '@babel/types';
+import { expandKernel, isMacro } from './expand.js';
+import { fail } from './walk.js';
+
+export { fail, KernelError } from './walk.js';
 
 export type ParamKind =
   | 'particle'
@@ -40,6 +44,12 @@ export interface Helper {
   /** The returned expression of an expression helper; null for a statement helper. */
   expr: T.Expression | null;
   body: T.BlockStatement;
+  /**
+   * A per-arity helper (a parameter or the result is a list: `Each<T>`,
+   * `Vec`), expanded in the definition's source before it is read
+   * (scripts/kernels/expand.ts); the others the emitters inline.
+   */
+  macro: boolean;
 }
 
 export interface KernelDef {
@@ -115,8 +125,9 @@ export function parseHelpers(file: string, source: string): Map<string, Helper> 
     });
     const only = fn.body.body.length === 1 ? fn.body.body[0] : null;
     const expr = only?.type === 'ReturnStatement' && only.argument ? only.argument : null;
-    walkHelper(where, fn.body, expr !== null);
-    out.set(fn.id.name, { file, source, name: fn.id.name, params, expr, body: fn.body });
+    const macro = isMacro(fn);
+    if (!macro) walkHelper(where, fn.body, expr !== null);
+    out.set(fn.id.name, { file, source, name: fn.id.name, params, expr, body: fn.body, macro });
   }
   return out;
 }
@@ -128,14 +139,6 @@ function walkHelper(where: { file: string }, body: T.BlockStatement, isExpr: boo
     if (st.type !== 'ExpressionStatement' || st.expression.type !== 'AssignmentExpression')
       fail(where, st, 'a statement helper is a list of assignments');
   }
-}
-
-export class KernelError extends Error {}
-
-/** Throws a KernelError that names the file and line of `node`. */
-export function fail(def: { file: string }, node: T.Node | null | undefined, message: string): never {
-  const line = node?.loc ? `:${node.loc.start.line}` : '';
-  throw new KernelError(`${def.file}${line}: ${message}`);
 }
 
 const KINDS: Record<string, ParamKind> = {
@@ -220,6 +223,9 @@ export function parseKernel(file: string, source: string, helpers = new Map<stri
     }
   }
   if (!fn?.id) return fail(where, null, 'no exported kernel function');
+  // the per-arity helpers' calls, unrolled: what follows reads the definition as written out by hand
+  const expanded = expandKernel(file, source, fn, helpers);
+  if (expanded !== source) return parseKernel(file, expanded, helpers);
   const params: Param[] = [];
   for (const p of fn.params) {
     if (p.type !== 'Identifier' || p.typeAnnotation?.type !== 'TSTypeAnnotation')

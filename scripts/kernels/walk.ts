@@ -2,6 +2,14 @@
 import type * as T from '@babel/types';
 import type { KernelDef, Param } from './parse.js';
 
+export class KernelError extends Error {}
+
+/** Throws a KernelError that names the file and line of `node`. */
+export function fail(def: { file: string }, node: T.Node | null | undefined, message: string): never {
+  const line = node?.loc ? `:${node.loc.start.line}` : '';
+  throw new KernelError(`${def.file}${line}: ${message}`);
+}
+
 /** Calls `visit` on every node below `node` (depth first, parents first) with its parent. */
 export function walk(node: T.Node, visit: (n: T.Node, parent: T.Node | null) => boolean | undefined): void {
   const go = (n: T.Node, parent: T.Node | null): void => {

@@ -1,5 +1,5 @@
-import type { Multiplier, Particle, PerConstraint, Uniform } from '../kernels/dsl.js';
-import { move, norm2 } from '../kernels/helpers.js';
+import type { Each, Multiplier, Particle, PerConstraint, Uniform, Vec } from '../kernels/dsl.js';
+import { edgesFrom, inverseMasses, moves, position, xpbdDenominator } from '../kernels/helpers.js';
 
 /** The WebAssembly twin projects sets without XPBD damping. */
 export const simd = { gamma: 0 };
@@ -29,23 +29,10 @@ export function projectTetVolume(
   gamma: Uniform,
 ): void {
   const sixth = 1 / 6;
-  const w1 = a.w,
-    w2 = b.w,
-    w3 = c.w,
-    w4 = d.w;
+  const [w1, w2, w3, w4] = inverseMasses([a, b, c, d]);
   if (w1 + w2 + w3 + w4 === 0) return;
-  const ox = a.x,
-    oy = a.y,
-    oz = a.z;
-  const ux = b.x - ox,
-    uy = b.y - oy,
-    uz = b.z - oz;
-  const vx = c.x - ox,
-    vy = c.y - oy,
-    vz = c.z - oz;
-  const tx = d.x - ox,
-    ty = d.y - oy,
-    tz = d.z - oz;
+  const [ox, oy, oz] = position(a);
+  const [[ux, uy, uz], [vx, vy, vz], [tx, ty, tz]] = edgesFrom([ox, oy, oz], [b, c, d]);
   // gradients (× 6)
   const g2x = vy * tz - vz * ty,
     g2y = vz * tx - vx * tz,
@@ -63,40 +50,20 @@ export function projectTetVolume(
   const C = V - rest;
   // how far V is below the floor V_c = σ_c³ V0 = 3^(−3/2) V0
   const under = 0.19245008972987526 * rest - V;
-  const wG =
-    sixth *
-    sixth *
-    (w1 * norm2(g1x, g1y, g1z) +
-      w2 * norm2(g2x, g2y, g2z) +
-      w3 * norm2(g3x, g3y, g3z) +
-      w4 * norm2(g4x, g4y, g4z));
-  let damp = 0;
-  if (gamma !== 0) {
-    damp =
-      gamma *
-      sixth *
-      (g1x * (ox - a.x0) +
-        g1y * (oy - a.y0) +
-        g1z * (oz - a.z0) +
-        g2x * (b.x - b.x0) +
-        g2y * (b.y - b.y0) +
-        g2z * (b.z - b.z0) +
-        g3x * (c.x - c.x0) +
-        g3y * (c.y - c.y0) +
-        g3z * (c.z - c.z0) +
-        g4x * (d.x - d.x0) +
-        g4y * (d.y - d.y0) +
-        g4z * (d.z - d.z0));
-  }
-  const denom = (1 + gamma) * wG + at;
+  const P: Each<Particle> = [a, b, c, d];
+  const W: Each<number> = [w1, w2, w3, w4];
+  const G: Each<Vec> = [
+    [g1x, g1y, g1z],
+    [g2x, g2y, g2z],
+    [g3x, g3y, g3z],
+    [g4x, g4y, g4z],
+  ];
+  const [wG, damp, denom] = xpbdDenominator(P, W, G, sixth, gamma, at);
   if (!(denom > 1e-300)) return;
   // below the floor: C_c = V − V_c ≥ 0, projected in full (Δλ = −C_c / Σ w |∇C|²)
   const hard = under > 0 && wG > 1e-300;
   const dl = hard ? under / wG : (kp * (-C - at * lam - damp)) / denom;
   lam += hard ? 0 : dl;
   const s = sixth * dl;
-  move(a, g1x, g1y, g1z, w1 * s);
-  move(b, g2x, g2y, g2z, w2 * s);
-  move(c, g3x, g3y, g3z, w3 * s);
-  move(d, g4x, g4y, g4z, w4 * s);
+  moves(P, G, W, s);
 }

@@ -1,5 +1,5 @@
-import type { Multiplier, Particle, PerConstraint, Uniform } from '../kernels/dsl.js';
-import { move, norm2 } from '../kernels/helpers.js';
+import type { Each, Multiplier, Particle, PerConstraint, Uniform, Vec } from '../kernels/dsl.js';
+import { dampingSum, edgesFrom, inverseMasses, moves, weightedNorm2 } from '../kernels/helpers.js';
 
 /** The WebAssembly twin projects sets without XPBD damping. */
 export const simd = { gamma: 0 };
@@ -19,16 +19,9 @@ export function projectTriangleArea(
   at: Uniform,
   gamma: Uniform,
 ): void {
-  const w1 = a.w,
-    w2 = b.w,
-    w3 = c.w;
+  const [w1, w2, w3] = inverseMasses([a, b, c]);
   if (w1 + w2 + w3 === 0) return;
-  const ux = b.x - a.x,
-    uy = b.y - a.y,
-    uz = b.z - a.z;
-  const vx = c.x - a.x,
-    vy = c.y - a.y,
-    vz = c.z - a.z;
+  const [[ux, uy, uz], [vx, vy, vz]] = edgesFrom([a.x, a.y, a.z], [b, c]);
   let nx = uy * vz - uz * vy,
     ny = uz * vx - ux * vz,
     nz = ux * vy - uy * vx;
@@ -47,26 +40,21 @@ export function projectTriangleArea(
   const g1x = -g2x - g3x,
     g1y = -g2y - g3y,
     g1z = -g2z - g3z;
-  const wG = w1 * norm2(g1x, g1y, g1z) + w2 * norm2(g2x, g2y, g2z) + w3 * norm2(g3x, g3y, g3z);
+  const P: Each<Particle> = [a, b, c];
+  const W: Each<number> = [w1, w2, w3];
+  const G: Each<Vec> = [
+    [g1x, g1y, g1z],
+    [g2x, g2y, g2z],
+    [g3x, g3y, g3z],
+  ];
+  const wG = weightedNorm2(W, G);
   let damp = 0;
   if (gamma !== 0) {
-    damp =
-      gamma *
-      (g1x * (a.x - a.x0) +
-        g1y * (a.y - a.y0) +
-        g1z * (a.z - a.z0) +
-        g2x * (b.x - b.x0) +
-        g2y * (b.y - b.y0) +
-        g2z * (b.z - b.z0) +
-        g3x * (c.x - c.x0) +
-        g3y * (c.y - c.y0) +
-        g3z * (c.z - c.z0));
+    damp = gamma * dampingSum(P, G);
   }
   const denom = (1 + gamma) * wG + at;
   if (!(denom > 1e-300)) return;
   const dl = (kp * (-C - at * lam - damp)) / denom;
   lam += dl;
-  move(a, g1x, g1y, g1z, w1 * dl);
-  move(b, g2x, g2y, g2z, w2 * dl);
-  move(c, g3x, g3y, g3z, w3 * dl);
+  moves(P, G, W, dl);
 }

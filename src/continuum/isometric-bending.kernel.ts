@@ -1,5 +1,5 @@
 import type { Multiplier, Particle, PerConstraint, Rec, Uniform } from '../kernels/dsl.js';
-import { move, norm2 } from '../kernels/helpers.js';
+import { inverseMasses, move, norm2 } from '../kernels/helpers.js';
 
 /** The WebAssembly twin projects sets without XPBD damping. */
 export const simd = { gamma: 0 };
@@ -35,10 +35,7 @@ export function projectIsometricBending(
   m: Uniform,
 ): void {
   const m1 = 1 - m;
-  const w0 = a.w,
-    w1 = b.w,
-    w2 = c.w,
-    w3 = d.w;
+  const [w0, w1, w2, w3] = inverseMasses([a, b, c, d]);
   if (w0 + w1 + w2 + w3 === 0) return;
   const k0 = K[0],
     k1 = K[1],

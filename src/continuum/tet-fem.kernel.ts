@@ -1,4 +1,5 @@
 import type {
+  Each,
   Flag,
   Index,
   JsOnly,
@@ -7,8 +8,9 @@ import type {
   PerConstraint,
   Rec,
   Uniform,
+  Vec,
 } from '../kernels/dsl.js';
-import { move, norm2 } from '../kernels/helpers.js';
+import { edgesFrom, inverseMasses, position, xpbdUpdate } from '../kernels/helpers.js';
 import { tetStress } from './energy.js';
 import type { MaterialModel } from './material.js';
 
@@ -50,23 +52,10 @@ export function projectTetFem(
   ps: JsOnly<Float64Array>,
 ): void {
   const m1 = 1 - m;
-  const w0 = a.w,
-    w1 = b.w,
-    w2 = c.w,
-    w3 = d.w;
+  const [w0, w1, w2, w3] = inverseMasses([a, b, c, d]);
   if (w0 + w1 + w2 + w3 === 0) return;
-  const px = d.x,
-    py = d.y,
-    pz = d.z;
-  const d0x = a.x - px,
-    d0y = a.y - py,
-    d0z = a.z - pz;
-  const d1x = b.x - px,
-    d1y = b.y - py,
-    d1z = b.z - pz;
-  const d2x = c.x - px,
-    d2y = c.y - py,
-    d2z = c.z - pz;
+  const [px, py, pz] = position(d);
+  const [[d0x, d0y, d0z], [d1x, d1y, d1z], [d2x, d2y, d2z]] = edgesFrom([px, py, pz], [a, b, c]);
   const B0 = B[0],
     B1 = B[1],
     B2 = B[2],
@@ -203,38 +192,11 @@ export function projectTetFem(
   const s0 = m === 0 ? 1 : 1 / Math.sqrt(2 * E * m + m1);
   const C = (1 + m) * E * s0;
   const s = s0 * V;
-  const wG =
-    s *
-    s *
-    (w0 * norm2(g0x, g0y, g0z) +
-      w1 * norm2(g1x, g1y, g1z) +
-      w2 * norm2(g2x, g2y, g2z) +
-      w3 * norm2(g3x, g3y, g3z));
-  let damp = 0;
-  if (gamma !== 0) {
-    damp =
-      gamma *
-      s *
-      (g0x * (a.x - a.x0) +
-        g0y * (a.y - a.y0) +
-        g0z * (a.z - a.z0) +
-        g1x * (b.x - b.x0) +
-        g1y * (b.y - b.y0) +
-        g1z * (b.z - b.z0) +
-        g2x * (c.x - c.x0) +
-        g2y * (c.y - c.y0) +
-        g2z * (c.z - c.z0) +
-        g3x * (px - d.x0) +
-        g3y * (py - d.y0) +
-        g3z * (pz - d.z0));
-  }
-  const denom = (1 + gamma) * wG + at;
-  if (!(denom > 1e-300)) return;
-  const dl = (kp * (-C - at * lam - damp)) / denom;
-  lam += dl;
-  const sd = s * dl;
-  move(a, g0x, g0y, g0z, w0 * sd);
-  move(b, g1x, g1y, g1z, w1 * sd);
-  move(c, g2x, g2y, g2z, w2 * sd);
-  move(d, g3x, g3y, g3z, w3 * sd);
+  const G: Each<Vec> = [
+    [g0x, g0y, g0z],
+    [g1x, g1y, g1z],
+    [g2x, g2y, g2z],
+    [g3x, g3y, g3z],
+  ];
+  xpbdUpdate([a, b, c, d], [w0, w1, w2, w3], G, s, C, lam, kp, at, gamma);
 }

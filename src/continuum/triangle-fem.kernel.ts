@@ -1,5 +1,15 @@
-import type { Flag, JsOnly, Multiplier, Particle, PerConstraint, Rec, Uniform } from '../kernels/dsl.js';
-import { move, norm2 } from '../kernels/helpers.js';
+import type {
+  Each,
+  Flag,
+  JsOnly,
+  Multiplier,
+  Particle,
+  PerConstraint,
+  Rec,
+  Uniform,
+  Vec,
+} from '../kernels/dsl.js';
+import { edgesFrom, inverseMasses, position, xpbdUpdate } from '../kernels/helpers.js';
 import { type MembraneMaterial, triangleStress } from './energy.js';
 
 /** The WebAssembly twin projects StVK sets without XPBD damping. */
@@ -38,19 +48,10 @@ export function projectTriangleFem(
   ps: JsOnly<Float64Array>,
 ): void {
   const m1 = 1 - m;
-  const w0 = a.w,
-    w1 = b.w,
-    w2 = c.w;
+  const [w0, w1, w2] = inverseMasses([a, b, c]);
   if (w0 + w1 + w2 === 0) return;
-  const px = c.x,
-    py = c.y,
-    pz = c.z;
-  const d0x = a.x - px,
-    d0y = a.y - py,
-    d0z = a.z - pz;
-  const d1x = b.x - px,
-    d1y = b.y - py,
-    d1z = b.z - pz;
+  const [px, py, pz] = position(c);
+  const [[d0x, d0y, d0z], [d1x, d1y, d1z]] = edgesFrom([px, py, pz], [a, b]);
   const B0 = B[0],
     B1 = B[1],
     B2 = B[2],
@@ -114,28 +115,10 @@ export function projectTriangleFem(
   // PBD (m = 0): C = E, s = 1 without a square root on the critical path
   const s = m === 0 ? 1 : 1 / Math.sqrt(2 * E * m + m1);
   const C = (1 + m) * E * s;
-  const wG = s * s * (w0 * norm2(g0x, g0y, g0z) + w1 * norm2(g1x, g1y, g1z) + w2 * norm2(g2x, g2y, g2z));
-  let damp = 0;
-  if (gamma !== 0) {
-    damp =
-      gamma *
-      s *
-      (g0x * (a.x - a.x0) +
-        g0y * (a.y - a.y0) +
-        g0z * (a.z - a.z0) +
-        g1x * (b.x - b.x0) +
-        g1y * (b.y - b.y0) +
-        g1z * (b.z - b.z0) +
-        g2x * (px - c.x0) +
-        g2y * (py - c.y0) +
-        g2z * (pz - c.z0));
-  }
-  const denom = (1 + gamma) * wG + at;
-  if (!(denom > 1e-300)) return;
-  const dl = (kp * (-C - at * lam - damp)) / denom;
-  lam += dl;
-  const sd = s * dl;
-  move(a, g0x, g0y, g0z, w0 * sd);
-  move(b, g1x, g1y, g1z, w1 * sd);
-  move(c, g2x, g2y, g2z, w2 * sd);
+  const G: Each<Vec> = [
+    [g0x, g0y, g0z],
+    [g1x, g1y, g1z],
+    [g2x, g2y, g2z],
+  ];
+  xpbdUpdate([a, b, c], [w0, w1, w2], G, s, C, lam, kp, at, gamma);
 }

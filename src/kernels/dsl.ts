@@ -82,3 +82,38 @@ export interface KernelSet {
   readonly indices: Int32Array;
   readonly lambda: Float64Array;
 }
+
+/**
+ * One value per particle of a constraint, in a per-arity helper of
+ * src/kernels/helpers.ts: the caller passes a list literal (`[a, b, c, d]`,
+ * `[w0, w1, w2, w3]`), and the generator unrolls the helper for that many
+ * particles (scripts/kernels/expand.ts), so the generated loops hold no
+ * list.
+ */
+export type Each<T> = readonly T[];
+
+/** Three coordinates (a gradient, an edge, a position) as a list: `[gx, gy, gz]`. */
+export type Vec = readonly [number, number, number];
+
+/**
+ * Σ term(i) over the indices of `list`, summed left to right:
+ * term(0) + term(1) + …, which the generator writes out (a term that is
+ * itself a sum continues the chain, as it would written by hand).
+ */
+export function sum(list: Each<unknown>, term: (i: number) => number): number {
+  let s = term(0);
+  for (let i = 1; i < list.length; i++) s += term(i);
+  return s;
+}
+
+/** body(i) for every index of `list`, in order; the generator writes the statements out. */
+export function each(list: Each<unknown>, body: (i: number) => void): void {
+  for (let i = 0; i < list.length; i++) body(i);
+}
+
+/** The list of f(i) over the indices of `list`; declared by the caller as `const [n0, n1, …] = …`. */
+export function map<T>(list: Each<unknown>, f: (i: number) => T): T[] {
+  const out: T[] = [];
+  for (let i = 0; i < list.length; i++) out.push(f(i));
+  return out;
+}

@@ -7,8 +7,19 @@
  * arguments are names or numbers (an expression helper may use a parameter
  * twice); a statement helper's number arguments may be expressions,
  * computed once.
+ *
+ * A per-arity helper takes lists (`Each<T>`, `Vec`: one value per particle
+ * of the constraint, three coordinates) or returns one: a formula written
+ * once for constraints of any number of particles. The generator unrolls
+ * each call for the lists the caller passes (scripts/kernels/expand.ts:
+ * `sum`, `each` and `map` over a list are written out, `L[i]` is the
+ * caller's element), so the definition reads, and generates, what it would
+ * have written out by hand for its N particles. Such a helper may declare
+ * names (they become the caller's; `const [n0, …] = helper(…)` renames the
+ * returned ones), `return;` (skips the constraint) and assign a parameter
+ * (the caller's name: the multiplier).
  */
-import type { Particle } from './dsl.js';
+import { type Each, each, map, type Particle, sum, type Vec } from './dsl.js';
 
 /** |v|² = v_x² + v_y² + v_z² (in that order). */
 export function norm2(x: number, y: number, z: number): number {
@@ -27,4 +38,87 @@ export function moveBack(a: Particle, gx: number, gy: number, gz: number, k: num
   a.x -= gx * k;
   a.y -= gy * k;
   a.z -= gz * k;
+}
+
+/** The inverse masses of the particles: `const [w0, w1, w2] = inverseMasses([a, b, c])` is `const w0 = a.w, …`. */
+export function inverseMasses(p: Each<Particle>): number[] {
+  return map(p, (i) => p[i].w);
+}
+
+/** A particle's predicted position: `const [px, py, pz] = position(d)`. */
+export function position(a: Particle): Vec {
+  return [a.x, a.y, a.z];
+}
+
+/**
+ * The edge vectors x_i − o from an origin o (the columns of D_s, 002 §3 eq. 9,
+ * or the survey's p_{i,1} = p_i − p_1, 000 §3.4.4):
+ * `const [[d0x, d0y, d0z], [d1x, d1y, d1z]] = edgesFrom([px, py, pz], [a, b])`, one declaration a vector.
+ */
+export function edgesFrom(o: Vec, p: Each<Particle>): Vec[] {
+  return map(p, (i): Vec => [p[i].x - o[0], p[i].y - o[1], p[i].z - o[2]]);
+}
+
+/** Σ w_i |g_i|² over the particles, left to right (the Σ w_j |∇_j C|² of a projection, 003 eq. 9). */
+export function weightedNorm2(w: Each<number>, g: Each<Vec>): number {
+  return sum(w, (i) => w[i] * norm2(g[i][0], g[i][1], g[i][2]));
+}
+
+/** Σ g_i · (x_i − x0_i) over the particles, left to right: ∇C · (p − x) of XPBD damping (docs/solver.md). */
+export function dampingSum(p: Each<Particle>, g: Each<Vec>): number {
+  return sum(
+    p,
+    (i) => g[i][0] * (p[i].x - p[i].x0) + g[i][1] * (p[i].y - p[i].y0) + g[i][2] * (p[i].z - p[i].z0),
+  );
+}
+
+/** Moves every particle along its g_i by w_i k: p_i += w_i k g_i (Δp_i = w_i ∇_i C Δλ for ∇_i C = s g_i, k = s Δλ). */
+export function moves(p: Each<Particle>, g: Each<Vec>, w: Each<number>, k: number): void {
+  each(p, (i) => move(p[i], g[i][0], g[i][1], g[i][2], w[i] * k));
+}
+
+/**
+ * The denominator of the XPBD update for ∇_i C = s g_i (docs/solver.md,
+ * "Two projection rules"; seed 004): wG = s² Σ w_i |g_i|²,
+ * damp = γ s Σ g_i · (p_i − x_i) (0 without damping), denom = (1 + γ) wG + α̃.
+ */
+export function xpbdDenominator(
+  p: Each<Particle>,
+  w: Each<number>,
+  g: Each<Vec>,
+  s: number,
+  gamma: number,
+  at: number,
+): Vec {
+  const wG = s * s * weightedNorm2(w, g);
+  let damp = 0;
+  if (gamma !== 0) {
+    damp = gamma * s * dampingSum(p, g);
+  }
+  const denom = (1 + gamma) * wG + at;
+  return [wG, damp, denom];
+}
+
+/**
+ * The XPBD update of one constraint with ∇_i C = s g_i (PBD when α̃ = 0 and
+ * γ = 0): Δλ = k′ (−C − α̃λ − damp) / denom, λ += Δλ, p_i += w_i s g_i Δλ;
+ * the constraint is skipped where denom vanishes (no particle can move).
+ */
+export function xpbdUpdate(
+  p: Each<Particle>,
+  w: Each<number>,
+  g: Each<Vec>,
+  s: number,
+  C: number,
+  lam: number,
+  kp: number,
+  at: number,
+  gamma: number,
+): void {
+  const [, damp, denom] = xpbdDenominator(p, w, g, s, gamma, at);
+  if (!(denom > 1e-300)) return;
+  const dl = (kp * (-C - at * lam - damp)) / denom;
+  lam += dl;
+  const sd = s * dl;
+  moves(p, g, w, sd);
 }

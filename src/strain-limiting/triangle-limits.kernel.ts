@@ -1,5 +1,5 @@
 import type { Multiplier, Particle, PerConstraint, Rec, Uniform } from '../kernels/dsl.js';
-import { move, norm2 } from '../kernels/helpers.js';
+import { edgesFrom, inverseMasses, move, norm2 } from '../kernels/helpers.js';
 
 /** The WebAssembly twin projects sets without XPBD damping. */
 export const simd = { gamma: 0 };
@@ -27,20 +27,13 @@ export function projectTriangleStrainLimit(
   smin: Uniform,
   smax: Uniform,
 ): void {
-  const wa = a.w,
-    wb = b.w,
-    wc = c.w;
+  const [wa, wb, wc] = inverseMasses([a, b, c]);
   if (wa + wb + wc === 0) return;
   const b00 = B[0],
     b01 = B[1],
     b10 = B[2],
     b11 = B[3];
-  const ux = a.x - c.x,
-    uy = a.y - c.y,
-    uz = a.z - c.z;
-  const vx = b.x - c.x,
-    vy = b.y - c.y,
-    vz = b.z - c.z;
+  const [[ux, uy, uz], [vx, vy, vz]] = edgesFrom([c.x, c.y, c.z], [a, b]);
   // F = D_s D_m⁻¹: columns f0, f1
   const f0x = ux * b00 + vx * b10,
     f0y = uy * b00 + vy * b10,
