@@ -11,13 +11,7 @@
 import type * as T from '@babel/types';
 import { emitGlue, glueImports } from './emit-glue.js';
 import { fail, type Helper, isDeferDirective, type KernelDef } from './parse.js';
-import { FIELDS, hoistedPrefix, isReference, walk } from './walk.js';
-
-interface Edit {
-  start: number;
-  end: number;
-  text: string;
-}
+import { type Edit, FIELDS, hoistedPrefix, isReference, splice, walk } from './walk.js';
 
 /** Names the generated loop uses; a definition may not use them for anything else. */
 function loopNames(def: KernelDef): {
@@ -65,17 +59,6 @@ function loopNames(def: KernelDef): {
       fail(def, def.body, `the name '${n}' is the generated loop's; rename it in the definition`);
   }
   return names;
-}
-
-/** The body's text from `from` to `to` with the edits inside that range applied. */
-function splice(source: string, from: number, to: number, edits: Edit[]): string {
-  let out = '';
-  let at = from;
-  for (const e of edits.filter((e) => e.start >= from && e.end <= to).sort((a, b) => a.start - b.start)) {
-    out += source.slice(at, e.start) + e.text;
-    at = e.end;
-  }
-  return out + source.slice(at, to);
 }
 
 /** The generated module for one definition (before formatting). */

@@ -33,7 +33,7 @@
 import { parse } from '@babel/parser';
 import type * as T from '@babel/types';
 import type { Helper } from './parse.js';
-import { fail, isReference, walk } from './walk.js';
+import { type Edit, fail, isReference, splice, walk } from './walk.js';
 
 /** What a name of a helper stands for: the caller's text, or a list of bindings. */
 type Bound = { text: string } | { list: Bound[] } | { index: number; length: number };
@@ -86,22 +86,6 @@ export function expandKernel(
   return splice(source, 0, source.length, edits);
 }
 
-interface Edit {
-  start: number;
-  end: number;
-  text: string;
-}
-
-function splice(source: string, from: number, to: number, edits: Edit[]): string {
-  let out = '';
-  let at = from;
-  for (const e of edits.filter((e) => e.start >= from && e.end <= to).sort((a, b) => a.start - b.start)) {
-    out += source.slice(at, e.start) + e.text;
-    at = e.end;
-  }
-  return out + source.slice(at, to);
-}
-
 /** The text of `node` (from `src`) with the names of `env` substituted and helper calls expanded. */
 function render(ctx: Ctx, node: T.Node, src: string, env: Map<string, Bound>): string {
   return splice(src, node.start!, node.end!, rewrite(ctx, node, src, env, true));
@@ -135,10 +119,11 @@ function rewrite(ctx: Ctx, node: T.Node, src: string, env: Map<string, Bound>, h
     }
     if (n.type === 'VariableDeclaration' && n.declarations.length === 1) {
       const d = n.declarations[0];
-      if (d.id.type === 'Identifier' && d.init?.type === 'ArrayExpression' && n.kind === 'const') {
-        // a list of the definition (`const G: Each<Vec> = [[g0x, g0y, g0z], …]`): a name for the helpers' arguments,
+      const list = d.init?.type === 'TSAsExpression' ? d.init.expression : d.init;
+      if (d.id.type === 'Identifier' && list?.type === 'ArrayExpression' && n.kind === 'const') {
+        // a list of the definition (`const G = [[g0x, g0y, g0z], …] as const`): a name for the helpers' arguments,
         // not a statement (its line goes with it)
-        env.set(d.id.name, { list: d.init.elements.map((e) => listItem(ctx, e, src, env)) });
+        env.set(d.id.name, { list: list.elements.map((e) => listItem(ctx, e, src, env)) });
         let start = n.start!;
         while (start > 0 && (src[start - 1] === ' ' || src[start - 1] === '\t')) start--;
         if (start > 0 && src[start - 1] === '\n') start--;

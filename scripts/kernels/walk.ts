@@ -10,6 +10,24 @@ export function fail(def: { file: string }, node: T.Node | null | undefined, mes
   throw new KernelError(`${def.file}${line}: ${message}`);
 }
 
+/** A replacement of the source text [start, end). */
+export interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** The text of `source` from `from` to `to` with the edits inside that range applied. */
+export function splice(source: string, from: number, to: number, edits: Edit[]): string {
+  let out = '';
+  let at = from;
+  for (const e of edits.filter((e) => e.start >= from && e.end <= to).sort((a, b) => a.start - b.start)) {
+    out += source.slice(at, e.start) + e.text;
+    at = e.end;
+  }
+  return out + source.slice(at, to);
+}
+
 /** Calls `visit` on every node below `node` (depth first, parents first) with its parent. */
 export function walk(node: T.Node, visit: (n: T.Node, parent: T.Node | null) => boolean | undefined): void {
   const go = (n: T.Node, parent: T.Node | null): void => {

@@ -1,4 +1,4 @@
-import type { Each, Multiplier, Particle, PerConstraint, Uniform, Vec } from '../kernels/dsl.js';
+import type { Multiplier, Particle, PerConstraint, Uniform } from '../kernels/dsl.js';
 import { edgesFrom, inverseMasses, moves, position, xpbdDenominator } from '../kernels/helpers.js';
 
 /** The WebAssembly twin projects sets without XPBD damping. */
@@ -50,9 +50,9 @@ export function projectTetVolume(
   const C = V - rest;
   // how far V is below the floor V_c = σ_c³ V0 = 3^(−3/2) V0
   const under = 0.19245008972987526 * rest - V;
-  const P: Each<Particle> = [a, b, c, d];
-  const W: Each<number> = [w1, w2, w3, w4];
-  const G: Each<Vec> = [
+  const P = [a, b, c, d];
+  const W = [w1, w2, w3, w4];
+  const G = [
     [g1x, g1y, g1z],
     [g2x, g2y, g2z],
     [g3x, g3y, g3z],

@@ -1,4 +1,4 @@
-import type { Each, Multiplier, Particle, PerConstraint, Uniform, Vec } from '../kernels/dsl.js';
+import type { Multiplier, Particle, PerConstraint, Uniform } from '../kernels/dsl.js';
 import { dampingSum, edgesFrom, inverseMasses, moves, weightedNorm2 } from '../kernels/helpers.js';
 
 /** The WebAssembly twin projects sets without XPBD damping. */
@@ -40,9 +40,9 @@ export function projectTriangleArea(
   const g1x = -g2x - g3x,
     g1y = -g2y - g3y,
     g1z = -g2z - g3z;
-  const P: Each<Particle> = [a, b, c];
-  const W: Each<number> = [w1, w2, w3];
-  const G: Each<Vec> = [
+  const P = [a, b, c];
+  const W = [w1, w2, w3];
+  const G = [
     [g1x, g1y, g1z],
     [g2x, g2y, g2z],
     [g3x, g3y, g3z],

@@ -1,5 +1,4 @@
 import type {
-  Each,
   Flag,
   Index,
   JsOnly,
@@ -8,7 +7,6 @@ import type {
   PerConstraint,
   Rec,
   Uniform,
-  Vec,
 } from '../kernels/dsl.js';
 import { edgesFrom, inverseMasses, position, xpbdUpdate } from '../kernels/helpers.js';
 import { tetStress } from './energy.js';
@@ -192,7 +190,7 @@ export function projectTetFem(
   const s0 = m === 0 ? 1 : 1 / Math.sqrt(2 * E * m + m1);
   const C = (1 + m) * E * s0;
   const s = s0 * V;
-  const G: Each<Vec> = [
+  const G = [
     [g0x, g0y, g0z],
     [g1x, g1y, g1z],
     [g2x, g2y, g2z],

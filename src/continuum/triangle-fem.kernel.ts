@@ -1,14 +1,4 @@
-import type {
-  Each,
-  Flag,
-  JsOnly,
-  Multiplier,
-  Particle,
-  PerConstraint,
-  Rec,
-  Uniform,
-  Vec,
-} from '../kernels/dsl.js';
+import type { Flag, JsOnly, Multiplier, Particle, PerConstraint, Rec, Uniform } from '../kernels/dsl.js';
 import { edgesFrom, inverseMasses, position, xpbdUpdate } from '../kernels/helpers.js';
 import { type MembraneMaterial, triangleStress } from './energy.js';
 
@@ -115,7 +105,7 @@ export function projectTriangleFem(
   // PBD (m = 0): C = E, s = 1 without a square root on the critical path
   const s = m === 0 ? 1 : 1 / Math.sqrt(2 * E * m + m1);
   const C = (1 + m) * E * s;
-  const G: Each<Vec> = [
+  const G = [
     [g0x, g0y, g0z],
     [g1x, g1y, g1z],
     [g2x, g2y, g2z],

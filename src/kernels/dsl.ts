@@ -92,8 +92,12 @@ export interface KernelSet {
  */
 export type Each<T> = readonly T[];
 
-/** Three coordinates (a gradient, an edge, a position) as a list: `[gx, gy, gz]`. */
-export type Vec = readonly [number, number, number];
+/**
+ * Three coordinates (a gradient, an edge, a position) as a list: `[gx, gy, gz]`
+ * (a list, so that `[[g0x, g0y, g0z], …]` needs no annotation; the generator
+ * fails on an index past its end).
+ */
+export type Vec = Each<number>;
 
 /**
  * Σ term(i) over the indices of `list`, summed left to right:
