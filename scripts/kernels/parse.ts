@@ -228,6 +228,11 @@ export function parseKernel(file: string, source: string, helpers = new Map<stri
   if (expanded !== source) return parseKernel(file, expanded, helpers);
   const params: Param[] = [];
   for (const p of fn.params) {
+    const group = paramGroup(where, p);
+    if (group) {
+      params.push(...group);
+      continue;
+    }
     if (p.type !== 'Identifier' || p.typeAnnotation?.type !== 'TSTypeAnnotation')
       fail(where, p, 'parameters need a type of the kernel language');
     const t = p.typeAnnotation.typeAnnotation;
@@ -280,6 +285,35 @@ export function parseKernel(file: string, source: string, helpers = new Map<stri
     f32,
     interleave,
   };
+}
+
+/**
+ * The parameters of a grouped parameter: the particles as a list,
+ * `[a, b, c]: Each<Particle>`, and the projection rule `{ kp, at, gamma }: Rule`
+ * (k′, α̃, γ: three uniforms); null for a single parameter.
+ */
+function paramGroup(where: { file: string }, p: T.FunctionDeclaration['params'][number]): Param[] | null {
+  if (p.type !== 'ArrayPattern' && p.type !== 'ObjectPattern') return null;
+  const t = p.typeAnnotation?.type === 'TSTypeAnnotation' ? p.typeAnnotation.typeAnnotation : null;
+  const name = t?.type === 'TSTypeReference' && t.typeName.type === 'Identifier' ? t.typeName.name : '';
+  const one = (n: string, kind: ParamKind): Param => ({ name: n, kind, stride: 0, tsType: '' });
+  if (p.type === 'ArrayPattern') {
+    const arg = t?.type === 'TSTypeReference' ? t.typeParameters?.params[0] : undefined;
+    if (
+      name !== 'Each' ||
+      arg?.type !== 'TSTypeReference' ||
+      (arg.typeName as T.Identifier).name !== 'Particle'
+    )
+      fail(where, p, 'a list of parameters is the particles: [a, b, …]: Each<Particle>');
+    return p.elements.map((e) =>
+      e?.type === 'Identifier' ? one(e.name, 'particle') : fail(where, e, 'a particle is a name'),
+    );
+  }
+  const keys = p.properties.map((q) =>
+    q.type === 'ObjectProperty' && q.shorthand && q.key.type === 'Identifier' ? q.key.name : '',
+  );
+  if (name !== 'Rule' || keys.join() !== 'kp,at,gamma') fail(where, p, 'the rule is { kp, at, gamma }: Rule');
+  return keys.map((k) => one(k, 'uniform'));
 }
 
 function parseGeometry(

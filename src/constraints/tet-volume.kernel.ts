@@ -1,4 +1,4 @@
-import type { Multiplier, Particle, PerConstraint, Uniform } from '../kernels/dsl.js';
+import type { Each, Multiplier, Particle, PerConstraint, Rule } from '../kernels/dsl.js';
 import { edgesFrom, inverseMasses, moves, position, xpbdDenominator } from '../kernels/helpers.js';
 
 /** The WebAssembly twin projects sets without XPBD damping. */
@@ -18,15 +18,10 @@ export const simd = { gamma: 0 };
  * every direction (StVK's restoring force peaks there; the FEM models' default).
  */
 export function projectTetVolume(
-  a: Particle,
-  b: Particle,
-  c: Particle,
-  d: Particle,
+  [a, b, c, d]: Each<Particle>,
   rest: PerConstraint,
   lam: Multiplier,
-  kp: Uniform,
-  at: Uniform,
-  gamma: Uniform,
+  { kp, at, gamma }: Rule,
 ): void {
   const sixth = 1 / 6;
   const [w1, w2, w3, w4] = inverseMasses([a, b, c, d]);

@@ -1,4 +1,4 @@
-import type { Multiplier, Particle, PerConstraint, Uniform } from '../kernels/dsl.js';
+import type { Each, Multiplier, Particle, PerConstraint, Rule } from '../kernels/dsl.js';
 import { dampingSum, edgesFrom, inverseMasses, moves, weightedNorm2 } from '../kernels/helpers.js';
 
 /** The WebAssembly twin projects sets without XPBD damping. */
@@ -10,14 +10,10 @@ export const simd = { gamma: 0 };
  * ∇p1 C = −(∇p2 C + ∇p3 C).
  */
 export function projectTriangleArea(
-  a: Particle,
-  b: Particle,
-  c: Particle,
+  [a, b, c]: Each<Particle>,
   rest: PerConstraint,
   lam: Multiplier,
-  kp: Uniform,
-  at: Uniform,
-  gamma: Uniform,
+  { kp, at, gamma }: Rule,
 ): void {
   const [w1, w2, w3] = inverseMasses([a, b, c]);
   if (w1 + w2 + w3 === 0) return;

@@ -1,4 +1,4 @@
-import type { Multiplier, Particle, PerConstraint, Rec, Uniform } from '../kernels/dsl.js';
+import type { Each, Multiplier, Particle, PerConstraint, Rec, Rule, Uniform } from '../kernels/dsl.js';
 import { inverseMasses, move, norm2 } from '../kernels/helpers.js';
 
 /** The WebAssembly twin projects sets without XPBD damping. */
@@ -22,16 +22,11 @@ export const interleave = 2;
  * ∇_i C = s K_i v with s = q (PBD) or q/√(2E_b) (XPBD).
  */
 export function projectIsometricBending(
-  a: Particle,
-  b: Particle,
-  c: Particle,
-  d: Particle,
+  [a, b, c, d]: Each<Particle>,
   K: Rec<4>,
   q: PerConstraint,
   lam: Multiplier,
-  kp: Uniform,
-  at: Uniform,
-  gamma: Uniform,
+  { kp, at, gamma }: Rule,
   m: Uniform,
 ): void {
   const m1 = 1 - m;

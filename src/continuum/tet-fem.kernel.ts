@@ -1,4 +1,5 @@
 import type {
+  Each,
   Flag,
   Index,
   JsOnly,
@@ -6,6 +7,7 @@ import type {
   Particle,
   PerConstraint,
   Rec,
+  Rule,
   Uniform,
 } from '../kernels/dsl.js';
 import { edgesFrom, inverseMasses, position, xpbdUpdate } from '../kernels/helpers.js';
@@ -26,16 +28,11 @@ export const simd = { gamma: 0, plastic: null };
  * §4.2 (tetStress in energy.ts).
  */
 export function projectTetFem(
-  a: Particle,
-  b: Particle,
-  c: Particle,
-  d: Particle,
+  [a, b, c, d]: Each<Particle>,
   B: Rec<9>,
   vol: PerConstraint,
   lam: Multiplier,
-  kp: Uniform,
-  at: Uniform,
-  gamma: Uniform,
+  { kp, at, gamma }: Rule,
   m: Uniform,
   mu: Uniform,
   lambda: Uniform,

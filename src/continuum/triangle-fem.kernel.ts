@@ -1,4 +1,14 @@
-import type { Flag, JsOnly, Multiplier, Particle, PerConstraint, Rec, Uniform } from '../kernels/dsl.js';
+import type {
+  Each,
+  Flag,
+  JsOnly,
+  Multiplier,
+  Particle,
+  PerConstraint,
+  Rec,
+  Rule,
+  Uniform,
+} from '../kernels/dsl.js';
 import { edgesFrom, inverseMasses, position, xpbdUpdate } from '../kernels/helpers.js';
 import { type MembraneMaterial, triangleStress } from './energy.js';
 
@@ -16,15 +26,11 @@ export const simd = { gamma: 0, stvk: true };
  * for Neo-Hookean, triangleStress (energy.ts: the clamped stress of §4.2).
  */
 export function projectTriangleFem(
-  a: Particle,
-  b: Particle,
-  c: Particle,
+  [a, b, c]: Each<Particle>,
   B: Rec<4>,
   area: PerConstraint,
   lam: Multiplier,
-  kp: Uniform,
-  at: Uniform,
-  gamma: Uniform,
+  { kp, at, gamma }: Rule,
   m: Uniform,
   C11: Uniform,
   C12: Uniform,

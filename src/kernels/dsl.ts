@@ -61,6 +61,18 @@ export type Rec<N extends number> = { readonly [k: number]: number; readonly len
 /** A number that is the same for every constraint of the sweep (k′, α̃, μ …): f64. */
 export type Uniform = number;
 
+/**
+ * The projection rule's numbers, the same for every constraint of the sweep:
+ * k′ (PBD stiffness per projection), α̃ = α/h² (XPBD compliance) and γ (XPBD
+ * damping), taken as `{ kp, at, gamma }: Rule` (three Uniforms; see
+ * docs/solver.md, "Two projection rules").
+ */
+export interface Rule {
+  readonly kp: Uniform;
+  readonly at: Uniform;
+  readonly gamma: Uniform;
+}
+
 /** A boolean that is the same for every constraint of the sweep. */
 export type Flag = boolean;
 

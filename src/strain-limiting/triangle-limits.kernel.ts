@@ -1,4 +1,4 @@
-import type { Multiplier, Particle, PerConstraint, Rec, Uniform } from '../kernels/dsl.js';
+import type { Each, Multiplier, Particle, PerConstraint, Rec, Rule, Uniform } from '../kernels/dsl.js';
 import { edgesFrom, inverseMasses, move, norm2 } from '../kernels/helpers.js';
 
 /** The WebAssembly twin projects sets without XPBD damping. */
@@ -15,15 +15,11 @@ export const simd = { gamma: 0 };
  * ∇_a C = w₀ û, ∇_b C = w₁ û, ∇_c C = −(w₀ + w₁) û.
  */
 export function projectTriangleStrainLimit(
-  a: Particle,
-  b: Particle,
-  c: Particle,
+  [a, b, c]: Each<Particle>,
   B: Rec<4>,
   which: PerConstraint,
   lam: Multiplier,
-  kp: Uniform,
-  at: Uniform,
-  gamma: Uniform,
+  { kp, at, gamma }: Rule,
   smin: Uniform,
   smax: Uniform,
 ): void {
