@@ -117,6 +117,11 @@ function rewrite(ctx: Ctx, node: T.Node, src: string, env: Map<string, Bound>, h
       edits.push({ start: n.start!, end: n.end!, text: statements(ctx, call, src, env, null) });
       return false;
     }
+    const unpacked = helper ? null : unpack(ctx, n, env);
+    if (unpacked !== null) {
+      edits.push({ start: n.start!, end: n.end!, text: unpacked });
+      return false;
+    }
     if (n.type === 'VariableDeclaration' && n.declarations.length === 1) {
       const d = n.declarations[0];
       const list = d.init?.type === 'TSAsExpression' ? d.init.expression : d.init;
@@ -183,6 +188,34 @@ function rewrite(ctx: Ctx, node: T.Node, src: string, env: Map<string, Bound>, h
   return edits;
 }
 
+/**
+ * A definition's `const [B0, B1, …] = B;` (a record) or `[P0, P1, …] = ps;`
+ * (a JsOnly array, in a 'defer' block) written out at constant indices:
+ * `const B0 = B[0], B1 = B[1], …;`, `P0 = ps[0]; P1 = ps[1]; …`; null for
+ * another statement.
+ */
+function unpack(ctx: Ctx, n: T.Node, env: Map<string, Bound>): string | null {
+  const names = (p: T.ArrayPattern) =>
+    p.elements.map((e) => (e?.type === 'Identifier' ? e.name : fail(ctx, p, 'unpack into names')));
+  if (n.type === 'VariableDeclaration' && n.declarations.length === 1) {
+    const d = n.declarations[0];
+    if (d.id.type !== 'ArrayPattern' || d.init?.type !== 'Identifier' || env.has(d.init.name)) return null;
+    const r = d.init.name;
+    return `${n.kind} ${names(d.id)
+      .map((x, k) => `${x} = ${r}[${k}]`)
+      .join(', ')};`;
+  }
+  if (n.type !== 'ExpressionStatement' || n.expression.type !== 'AssignmentExpression') return null;
+  const e = n.expression;
+  if (e.operator !== '=' || e.left.type !== 'ArrayPattern' || e.right.type !== 'Identifier') return null;
+  if (env.has(e.right.name))
+    return fail(ctx, n, 'a list of the definition is passed to helpers, not unpacked');
+  const r = e.right.name;
+  return names(e.left)
+    .map((x, k) => `${x} = ${r}[${k}];`)
+    .join('\n');
+}
+
 function textOf(ctx: Ctx, n: T.Node, b: Bound): string {
   if ('text' in b) return /^[\w$.]+$/.test(b.text) ? b.text : `(${b.text})`;
   if ('index' in b) return String(b.index);
@@ -195,13 +228,13 @@ function resolve(ctx: Ctx, n: T.Node, env: Map<string, Bound>): Bound | undefine
   if (n.type !== 'MemberExpression' || !n.computed) return undefined;
   const list = resolve(ctx, n.object, env);
   if (!list) return undefined;
-  if (!('list' in list)) return fail(ctx, n, 'only a list is indexed');
+  if ('index' in list) return fail(ctx, n, 'only a list or an array is indexed');
   let k: number;
   const p = n.property;
   if (p.type === 'NumericLiteral') k = p.value;
   else if (p.type === 'Identifier' && env.get(p.name) && 'index' in env.get(p.name)!) {
     const i = env.get(p.name) as { index: number; length: number };
-    if (list.list.length !== i.length)
+    if ('list' in list && list.list.length !== i.length)
       fail(
         ctx,
         n,
@@ -209,6 +242,7 @@ function resolve(ctx: Ctx, n: T.Node, env: Map<string, Bound>): Bound | undefine
       );
     k = i.index;
   } else return fail(ctx, n, 'a list is indexed by a number or the index of sum, each or map');
+  if (!('list' in list)) return { text: `${textOf(ctx, n, list)}[${k}]` }; // the caller's array, at a constant index
   if (!(k >= 0 && k < list.list.length)) fail(ctx, n, `index ${k} of a list of ${list.list.length}`);
   return list.list[k];
 }

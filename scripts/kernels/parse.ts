@@ -289,7 +289,7 @@ export function parseKernel(file: string, source: string, helpers = new Map<stri
 
 /**
  * The parameters of a grouped parameter: the particles as a list,
- * `[a, b, c]: Each<Particle>`, and the projection rule `{ kp, at, gamma }: Rule`
+ * `[a, b, c]: Particles` (or `Each<Particle>`), and the projection rule `{ kp, at, gamma }: Rule`
  * (k′, α̃, γ: three uniforms); null for a single parameter.
  */
 function paramGroup(where: { file: string }, p: T.FunctionDeclaration['params'][number]): Param[] | null {
@@ -299,12 +299,12 @@ function paramGroup(where: { file: string }, p: T.FunctionDeclaration['params'][
   const one = (n: string, kind: ParamKind): Param => ({ name: n, kind, stride: 0, tsType: '' });
   if (p.type === 'ArrayPattern') {
     const arg = t?.type === 'TSTypeReference' ? t.typeParameters?.params[0] : undefined;
-    if (
-      name !== 'Each' ||
-      arg?.type !== 'TSTypeReference' ||
-      (arg.typeName as T.Identifier).name !== 'Particle'
-    )
-      fail(where, p, 'a list of parameters is the particles: [a, b, …]: Each<Particle>');
+    const each =
+      name === 'Each' &&
+      arg?.type === 'TSTypeReference' &&
+      (arg.typeName as T.Identifier).name === 'Particle';
+    if (name !== 'Particles' && !each)
+      fail(where, p, 'a list of parameters is the particles: [a, b, …]: Particles');
     return p.elements.map((e) =>
       e?.type === 'Identifier' ? one(e.name, 'particle') : fail(where, e, 'a particle is a name'),
     );

@@ -1,4 +1,4 @@
-import type { Each, Multiplier, Particle, PerConstraint, Rule } from '../kernels/dsl.js';
+import type { Multiplier, Particles, PerConstraint, Rule } from '../kernels/dsl.js';
 import { edgesFrom, inverseMasses, moves, position, xpbdDenominator } from '../kernels/helpers.js';
 
 /** The WebAssembly twin projects sets without XPBD damping. */
@@ -18,7 +18,7 @@ export const simd = { gamma: 0 };
  * every direction (StVK's restoring force peaks there; the FEM models' default).
  */
 export function projectTetVolume(
-  [a, b, c, d]: Each<Particle>,
+  [a, b, c, d]: Particles,
   rest: PerConstraint,
   lam: Multiplier,
   { kp, at, gamma }: Rule,

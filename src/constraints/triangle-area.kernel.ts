@@ -1,4 +1,4 @@
-import type { Each, Multiplier, Particle, PerConstraint, Rule } from '../kernels/dsl.js';
+import type { Multiplier, Particles, PerConstraint, Rule } from '../kernels/dsl.js';
 import { dampingSum, edgesFrom, inverseMasses, moves, weightedNorm2 } from '../kernels/helpers.js';
 
 /** The WebAssembly twin projects sets without XPBD damping. */
@@ -10,7 +10,7 @@ export const simd = { gamma: 0 };
  * ∇p1 C = −(∇p2 C + ∇p3 C).
  */
 export function projectTriangleArea(
-  [a, b, c]: Each<Particle>,
+  [a, b, c]: Particles,
   rest: PerConstraint,
   lam: Multiplier,
   { kp, at, gamma }: Rule,

@@ -1,4 +1,4 @@
-import type { Each, Multiplier, Particle, PerConstraint, Rec, Rule, Uniform } from '../kernels/dsl.js';
+import type { Multiplier, Particles, PerConstraint, Rec, Rule, Uniform } from '../kernels/dsl.js';
 import { inverseMasses, move, norm2 } from '../kernels/helpers.js';
 
 /** The WebAssembly twin projects sets without XPBD damping. */
@@ -22,7 +22,7 @@ export const interleave = 2;
  * ∇_i C = s K_i v with s = q (PBD) or q/√(2E_b) (XPBD).
  */
 export function projectIsometricBending(
-  [a, b, c, d]: Each<Particle>,
+  [a, b, c, d]: Particles,
   K: Rec<4>,
   q: PerConstraint,
   lam: Multiplier,
@@ -32,10 +32,7 @@ export function projectIsometricBending(
   const m1 = 1 - m;
   const [w0, w1, w2, w3] = inverseMasses([a, b, c, d]);
   if (w0 + w1 + w2 + w3 === 0) return;
-  const k0 = K[0],
-    k1 = K[1],
-    k2 = K[2],
-    k3 = K[3];
+  const [k0, k1, k2, k3] = K;
   // v = Σ K_i x_i; E_b = ½ q |v|²; ∇_i E_b = q K_i v
   const vx = k0 * a.x + k1 * b.x + k2 * c.x + k3 * d.x;
   const vy = k0 * a.y + k1 * b.y + k2 * c.y + k3 * d.y;

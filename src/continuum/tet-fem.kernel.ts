@@ -1,16 +1,15 @@
 import type {
-  Each,
   Flag,
   Index,
   JsOnly,
   Multiplier,
-  Particle,
+  Particles,
   PerConstraint,
   Rec,
   Rule,
   Uniform,
 } from '../kernels/dsl.js';
-import { edgesFrom, inverseMasses, position, xpbdUpdate } from '../kernels/helpers.js';
+import { edgesFrom, inverseMasses, position, store, xpbdUpdate } from '../kernels/helpers.js';
 import { tetStress } from './energy.js';
 import type { MaterialModel } from './material.js';
 
@@ -28,7 +27,7 @@ export const simd = { gamma: 0, plastic: null };
  * §4.2 (tetStress in energy.ts).
  */
 export function projectTetFem(
-  [a, b, c, d]: Each<Particle>,
+  [a, b, c, d]: Particles,
   B: Rec<9>,
   vol: PerConstraint,
   lam: Multiplier,
@@ -51,15 +50,7 @@ export function projectTetFem(
   if (w0 + w1 + w2 + w3 === 0) return;
   const [px, py, pz] = position(d);
   const [[d0x, d0y, d0z], [d1x, d1y, d1z], [d2x, d2y, d2z]] = edgesFrom([px, py, pz], [a, b, c]);
-  const B0 = B[0],
-    B1 = B[1],
-    B2 = B[2],
-    B3 = B[3],
-    B4 = B[4],
-    B5 = B[5],
-    B6 = B[6],
-    B7 = B[7],
-    B8 = B[8];
+  const [B0, B1, B2, B3, B4, B5, B6, B7, B8] = B;
   // F = D_s D_m⁻¹ (eq. 9)
   const f0 = d0x * B0 + d1x * B3 + d2x * B6,
     f1 = d0x * B1 + d1x * B4 + d2x * B7,
@@ -145,25 +136,9 @@ export function projectTetFem(
   } else {
     ('defer');
     // inversion handling (SVD, clamped stress) or plastic strain: the reference kernel
-    fs[0] = f0;
-    fs[1] = f1;
-    fs[2] = f2;
-    fs[3] = f3;
-    fs[4] = f4;
-    fs[5] = f5;
-    fs[6] = f6;
-    fs[7] = f7;
-    fs[8] = f8;
+    store(fs, [f0, f1, f2, f3, f4, f5, f6, f7, f8]);
     psi = tetStress(model, mu, lambda, clamp, fs, ps, plastic, 6 * t);
-    P0 = ps[0];
-    P1 = ps[1];
-    P2 = ps[2];
-    P3 = ps[3];
-    P4 = ps[4];
-    P5 = ps[5];
-    P6 = ps[6];
-    P7 = ps[7];
-    P8 = ps[8];
+    [P0, P1, P2, P3, P4, P5, P6, P7, P8] = ps;
   }
   // below ~1e-7 strain the energy is round-off (Neo-Hookean's logarithms): nothing to project
   if (!(psi > psiMin)) return;

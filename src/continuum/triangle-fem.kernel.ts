@@ -1,15 +1,5 @@
-import type {
-  Each,
-  Flag,
-  JsOnly,
-  Multiplier,
-  Particle,
-  PerConstraint,
-  Rec,
-  Rule,
-  Uniform,
-} from '../kernels/dsl.js';
-import { edgesFrom, inverseMasses, position, xpbdUpdate } from '../kernels/helpers.js';
+import type { Flag, JsOnly, Multiplier, Particles, PerConstraint, Rec, Uniform } from '../kernels/dsl.js';
+import { edgesFrom, inverseMasses, position, store, xpbdUpdate } from '../kernels/helpers.js';
 import { type MembraneMaterial, triangleStress } from './energy.js';
 
 /** The WebAssembly twin projects StVK sets without XPBD damping. */
@@ -26,11 +16,13 @@ export const simd = { gamma: 0, stvk: true };
  * for Neo-Hookean, triangleStress (energy.ts: the clamped stress of §4.2).
  */
 export function projectTriangleFem(
-  [a, b, c]: Each<Particle>,
+  [a, b, c]: Particles,
   B: Rec<4>,
   area: PerConstraint,
   lam: Multiplier,
-  { kp, at, gamma }: Rule,
+  kp: Uniform,
+  at: Uniform,
+  gamma: Uniform,
   m: Uniform,
   C11: Uniform,
   C12: Uniform,
@@ -48,10 +40,7 @@ export function projectTriangleFem(
   if (w0 + w1 + w2 === 0) return;
   const [px, py, pz] = position(c);
   const [[d0x, d0y, d0z], [d1x, d1y, d1z]] = edgesFrom([px, py, pz], [a, b]);
-  const B0 = B[0],
-    B1 = B[1],
-    B2 = B[2],
-    B3 = B[3];
+  const [B0, B1, B2, B3] = B;
   // F (3 × 2) = [x0 − x2, x1 − x2] D_m⁻¹
   const f0 = d0x * B0 + d1x * B2,
     f1 = d0x * B1 + d1x * B3;
@@ -82,19 +71,9 @@ export function projectTriangleFem(
     psi = 0.5 * (s00 * e00 + s11 * e11) + s01 * e01;
   } else {
     ('defer');
-    fs[0] = f0;
-    fs[1] = f1;
-    fs[2] = f2;
-    fs[3] = f3;
-    fs[4] = f4;
-    fs[5] = f5;
+    store(fs, [f0, f1, f2, f3, f4, f5]);
     psi = triangleStress(mat, fs, ps);
-    P0 = ps[0];
-    P1 = ps[1];
-    P2 = ps[2];
-    P3 = ps[3];
-    P4 = ps[4];
-    P5 = ps[5];
+    [P0, P1, P2, P3, P4, P5] = ps;
   }
   if (!(psi > psiMin)) return; // round-off at rest, see PSI_TOLERANCE
   const A = area;

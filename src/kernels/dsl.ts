@@ -56,7 +56,12 @@ export type Multiplier = number;
 export type PerConstraint = number;
 
 /** A record of N numbers per constraint (D_m⁻¹, K …), read with constant indices. */
-export type Rec<N extends number> = { readonly [k: number]: number; readonly length: N };
+export type Rec<N extends number> = {
+  readonly [k: number]: number;
+  readonly length: N;
+  /** `const [B0, B1, …] = B` reads it (the generator writes `const B0 = B[0], B1 = B[1], …`). */
+  [Symbol.iterator](): Iterator<number>;
+};
 
 /** A number that is the same for every constraint of the sweep (k′, α̃, μ …): f64. */
 export type Uniform = number;
@@ -103,6 +108,9 @@ export interface KernelSet {
  * list.
  */
 export type Each<T> = readonly T[];
+
+/** The particles of a constraint as one parameter: `[a, b, c, d]: Particles`. */
+export type Particles = Each<Particle>;
 
 /**
  * Three coordinates (a gradient, an edge, a position) as a list: `[gx, gy, gz]`

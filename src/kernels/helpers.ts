@@ -122,3 +122,10 @@ export function xpbdUpdate(
   const sd = s * dl;
   moves(p, g, w, sd);
 }
+
+/** out[i] = v[i] for every i: `store(fs, [f0, f1, …])` is `fs[0] = f0; fs[1] = f1; …` (a 'defer' block hands its values over). */
+export function store(out: Float64Array, v: Each<number>): void {
+  each(v, (i) => {
+    out[i] = v[i];
+  });
+}

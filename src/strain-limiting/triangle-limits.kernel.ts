@@ -1,4 +1,4 @@
-import type { Each, Multiplier, Particle, PerConstraint, Rec, Rule, Uniform } from '../kernels/dsl.js';
+import type { Multiplier, Particles, PerConstraint, Rec, Rule, Uniform } from '../kernels/dsl.js';
 import { edgesFrom, inverseMasses, move, norm2 } from '../kernels/helpers.js';
 
 /** The WebAssembly twin projects sets without XPBD damping. */
@@ -15,7 +15,7 @@ export const simd = { gamma: 0 };
  * ∇_a C = w₀ û, ∇_b C = w₁ û, ∇_c C = −(w₀ + w₁) û.
  */
 export function projectTriangleStrainLimit(
-  [a, b, c]: Each<Particle>,
+  [a, b, c]: Particles,
   B: Rec<4>,
   which: PerConstraint,
   lam: Multiplier,
@@ -25,10 +25,7 @@ export function projectTriangleStrainLimit(
 ): void {
   const [wa, wb, wc] = inverseMasses([a, b, c]);
   if (wa + wb + wc === 0) return;
-  const b00 = B[0],
-    b01 = B[1],
-    b10 = B[2],
-    b11 = B[3];
+  const [b00, b01, b10, b11] = B;
   const [[ux, uy, uz], [vx, vy, vz]] = edgesFrom([c.x, c.y, c.z], [a, b]);
   // F = D_s D_m⁻¹: columns f0, f1
   const f0x = ux * b00 + vx * b10,
