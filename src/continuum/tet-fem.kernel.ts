@@ -9,7 +9,7 @@ import type {
   Rule,
   Uniform,
 } from '../kernels/dsl.js';
-import { edgesFrom, inverseMasses, position, store, xpbdUpdate } from '../kernels/helpers.js';
+import { edgesFrom, energyRule, inverseMasses, position, store, xpbdUpdate } from '../kernels/helpers.js';
 import { tetStress } from './energy.js';
 import type { MaterialModel } from './material.js';
 
@@ -159,8 +159,7 @@ export function projectTetFem(
     g3z = -g0z - g1z - g2z;
   // C = E (PBD) or √(2E) (XPBD), ∇C = s ∇E = (s V) g; PBD (m = 0) has s = 1 with no
   // square root on the critical path
-  const s0 = m === 0 ? 1 : 1 / Math.sqrt(2 * E * m + m1);
-  const C = (1 + m) * E * s0;
+  const [s0, C] = energyRule(E, m, m1);
   const s = s0 * V;
   const G = [
     [g0x, g0y, g0z],

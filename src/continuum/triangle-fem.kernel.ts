@@ -1,5 +1,5 @@
 import type { Flag, JsOnly, Multiplier, Particles, PerConstraint, Rec, Uniform } from '../kernels/dsl.js';
-import { edgesFrom, inverseMasses, position, store, xpbdUpdate } from '../kernels/helpers.js';
+import { edgesFrom, energyRule, inverseMasses, position, store, xpbdUpdate } from '../kernels/helpers.js';
 import { type MembraneMaterial, triangleStress } from './energy.js';
 
 /** The WebAssembly twin projects StVK sets without XPBD damping. */
@@ -88,8 +88,7 @@ export function projectTriangleFem(
     g2y = -g0y - g1y,
     g2z = -g0z - g1z;
   // PBD (m = 0): C = E, s = 1 without a square root on the critical path
-  const s = m === 0 ? 1 : 1 / Math.sqrt(2 * E * m + m1);
-  const C = (1 + m) * E * s;
+  const [s, C] = energyRule(E, m, m1);
   const G = [
     [g0x, g0y, g0z],
     [g1x, g1y, g1z],

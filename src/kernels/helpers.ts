@@ -78,6 +78,19 @@ export function moves(p: Each<Particle>, g: Each<Vec>, w: Each<number>, k: numbe
 }
 
 /**
+ * An energy constraint (002 §3) under both rules: C = E for PBD (m = 0) or
+ * C = √(2E) for XPBD with compliance 1 (m = 1), as C = (1 + m) E s with
+ * ∇C = s ∇E and s = 1/√(2E m + 1 − m) (m1 = 1 − m, hoisted by the caller);
+ * PBD has s = 1 without a square root on the critical path.
+ * `const [s, C] = energyRule(E, m, m1)`.
+ */
+export function energyRule(E: number, m: number, m1: number): Vec {
+  const s = m === 0 ? 1 : 1 / Math.sqrt(2 * E * m + m1);
+  const C = (1 + m) * E * s;
+  return [s, C];
+}
+
+/**
  * The denominator of the XPBD update for ∇_i C = s g_i (docs/solver.md,
  * "Two projection rules"; seed 004): wG = s² Σ w_i |g_i|²,
  * damp = γ s Σ g_i · (p_i − x_i) (0 without damping), denom = (1 + γ) wG + α̃.
