@@ -22,6 +22,13 @@
  *   XPBD damping), of the per-constraint scalar, record and multiplier; at
  *   the end of the body, writes of particle positions and the multiplier
  *   (nothing is read after it is written, and no guard follows a write);
+ * - calls of the helpers of src/kernels/helpers.ts (inlined), among them
+ *   the per-arity helpers over lists of the constraint's particles
+ *   (`Each<T>`, `Vec`; unrolled by scripts/kernels/expand.ts), list
+ *   literals for their arguments (`const G = [[g0x, g0y, g0z], …]`, which
+ *   generates no statement), `const [B0, B1, …] = B` to read a record and
+ *   `[P0, P1, …] = ps` to read a JsOnly array (written out at constant
+ *   indices);
  * - a block whose first statement is the string `'defer';`: the else-branch
  *   of a test on the element (the closed-form fast path failed). JavaScript
  *   runs the block as written (it may call anything and use `JsOnly`
@@ -37,7 +44,11 @@
  * bending that tests and tools call, from the projection's own source.
  */
 
-/** A particle of the constraint: its predicted position (x, y, z), written back; its inverse mass w. */
+/**
+ * A particle of the constraint: its predicted position (x, y, z), written
+ * back; its inverse mass w. The particles are parameters of their own
+ * (`a: Particle, b: Particle`) or one list, `[a, b, c]: Particles`.
+ */
 export interface Particle {
   x: number;
   y: number;
