@@ -28,7 +28,11 @@ function rotate(q: number[], v: number[]): number[] {
   const tx = 2 * (y * v[2] - z * v[1]),
     ty = 2 * (z * v[0] - x * v[2]),
     tz = 2 * (x * v[1] - y * v[0]);
-  return [v[0] + w * tx + (y * tz - z * ty), v[1] + w * ty + (z * tx - x * tz), v[2] + w * tz + (x * ty - y * tx)];
+  return [
+    v[0] + w * tx + (y * tz - z * ty),
+    v[1] + w * ty + (z * tx - x * tz),
+    v[2] + w * tz + (x * ty - y * tx),
+  ];
 }
 
 const ball = async () => (await page.evaluate(() => window.pbdGallery.rigidBodies()))[0];
@@ -68,7 +72,10 @@ describe('rigid bodies in the gallery', () => {
     const n0 = Math.hypot(toCam[0], toCam[1], toCam[2]);
     const radius = 0.08; // scenes/rigid-drum.json
     const q0 = b0.pose.slice(3, 7);
-    const local = rotate([-q0[0], -q0[1], -q0[2], q0[3]], toCam.map((d) => (radius * d) / n0));
+    const local = rotate(
+      [-q0[0], -q0[1], -q0[2], q0[3]],
+      toCam.map((d) => (radius * d) / n0),
+    );
     const gap = async () => {
       const [b, t] = await Promise.all([ball(), page.evaluate(() => window.pbdGallery.dragTarget())]);
       const a = rotate(b.pose.slice(3, 7), local);
