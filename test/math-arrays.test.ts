@@ -17,4 +17,17 @@ describe('grownArray (src/math/arrays.ts): the growth of per-entry arrays', () =
     const a = Int32Array.from([1, 2, 3, 4, 5, 6]);
     expect(Array.from(grownArray(a, 8, 4))).toEqual([1, 2, 3, 4, 0, 0, 0, 0]);
   });
+
+  it('puts the grown array on a SharedArrayBuffer when asked (the stores that workers read), else not', () => {
+    const a = Float64Array.from([1.5, -2, 3]);
+    const b = grownArray(a, 5, 2, true);
+    expect(b.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(Array.from(b)).toEqual([1.5, -2, 0, 0, 0]);
+    const c = grownArray(b, 6);
+    expect(c.buffer).not.toBeInstanceOf(SharedArrayBuffer);
+    expect(Array.from(c)).toEqual([1.5, -2, 0, 0, 0, 0]);
+    const i = grownArray(Uint8Array.from([7]), 3, 1, true);
+    expect(i).toBeInstanceOf(Uint8Array);
+    expect(i.buffer).toBeInstanceOf(SharedArrayBuffer);
+  });
 });

@@ -20,6 +20,7 @@
 import { particleBlocks } from '../core/particle-tasks.js';
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import type { WorldCollider } from '../core/world-collider.js';
+import { grownArray } from '../math/arrays.js';
 import { quatRotateInverse } from '../math/quat.js';
 
 /** Numbers per collider of the pose block: μ, μ_s, position (3), rotation (4). */
@@ -50,8 +51,7 @@ export interface PlainContacts {
 export function writePoses(cols: readonly WorldCollider[], poses: Float64Array): Float64Array {
   if (poses.length < POSE_STRIDE * cols.length) {
     const shared = typeof SharedArrayBuffer !== 'undefined' && poses.buffer instanceof SharedArrayBuffer;
-    const len = POSE_STRIDE * Math.max(4, 2 * cols.length);
-    poses = shared ? new Float64Array(new SharedArrayBuffer(8 * len)) : new Float64Array(len);
+    poses = grownArray(poses, POSE_STRIDE * Math.max(4, 2 * cols.length), 0, shared);
   }
   for (let c = 0; c < cols.length; c++) {
     const col = cols[c],

@@ -2,35 +2,27 @@ import type { StepContext } from '../core/constraint-set.js';
 import type { WorldCollider } from '../core/world-collider.js';
 import { quatRotate, quatRotateInverse } from '../math/quat.js';
 import { incomingSlip } from './collider-contact-chunks.js';
+import type { PlainContacts } from './collider-contacts-blocks.js';
 
 /** A SphereCollider (colliders.ts) as the pass reads it: its type is 'sphere'. */
 export interface SphereLike extends WorldCollider {
   readonly radius: number;
 }
 
-/** What the pass reads and writes of ColliderContacts (collider-contacts.ts; see there for each field). */
-export interface SphereContactsTarget {
+/**
+ * What the pass reads and writes of ColliderContacts (collider-contacts.ts; see there for each field):
+ * the projection's contact list (PlainContacts) and what generating contacts adds.
+ */
+export interface SphereContactsTarget extends PlainContacts {
   count: number;
   capacity: number;
   grow(cap: number): void;
-  particle: Int32Array;
-  collider: Int32Array;
-  q: Float64Array;
-  n: Float64Array;
-  lambdaN: Float64Array;
-  lambdaT: Float64Array;
-  slid: Uint8Array;
-  incoming: Float64Array;
   vn0: Float64Array;
   deep: Uint8Array;
   rigid: Int32Array;
-  anchorAt: Float64Array;
   contactOf: Int32Array;
   anchorOf: Int32Array;
   anchorSeen: Int32Array;
-  anchorLocal: Float64Array;
-  stickN: Float64Array;
-  stickT: Float64Array;
   substep: number;
   stickDecay: number;
   maxDepenetrationSpeed: number;

@@ -2,6 +2,7 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { SystemKind, World } from '../core/world.js';
 import type { WorldCollider } from '../core/world-collider.js';
+import { grownArray } from '../math/arrays.js';
 import { quatRotate, quatRotateInverse } from '../math/quat.js';
 import { buildChunkBoxes, ensureChunkBoxes, incomingSlip } from './collider-contact-chunks.js';
 import { ContactBlocks, projectPlainContacts, writePoses } from './collider-contacts-blocks.js';
@@ -201,29 +202,22 @@ export class ColliderContacts implements ConstraintSet {
   }
 
   grow(cap: number): void {
-    const g = <T extends Float64Array | Int32Array>(a: T, stride: number): T => {
-      const b = new (a.constructor as new (n: number) => T)(cap * stride);
-      b.set(a.subarray(0, this.count * stride));
-      return b;
-    };
-    this.particle = g(this.particle, 1);
-    this.collider = g(this.collider, 1);
-    this.q = g(this.q, 3);
-    this.n = g(this.n, 3);
-    this.lambdaN = g(this.lambdaN, 1);
-    this.lambdaT = g(this.lambdaT, 1);
-    this.incoming = g(this.incoming, 1);
-    this.vn0 = g(this.vn0, 1);
-    this.rigid = g(this.rigid, 1);
-    this.anchor = g(this.anchor, 3);
-    this.normalLocal = g(this.normalLocal, 3);
-    this.anchorAt = g(this.anchorAt, 3);
-    const slid = new Uint8Array(cap);
-    slid.set(this.slid.subarray(0, this.count));
-    this.slid = slid;
-    const deep = new Uint8Array(cap);
-    deep.set(this.deep.subarray(0, this.count));
-    this.deep = deep;
+    const n = this.count;
+    // per contact: scalars, then 3-vectors
+    this.particle = grownArray(this.particle, cap, n);
+    this.collider = grownArray(this.collider, cap, n);
+    this.lambdaN = grownArray(this.lambdaN, cap, n);
+    this.lambdaT = grownArray(this.lambdaT, cap, n);
+    this.incoming = grownArray(this.incoming, cap, n);
+    this.vn0 = grownArray(this.vn0, cap, n);
+    this.rigid = grownArray(this.rigid, cap, n);
+    this.slid = grownArray(this.slid, cap, n);
+    this.deep = grownArray(this.deep, cap, n);
+    this.q = grownArray(this.q, 3 * cap, 3 * n);
+    this.n = grownArray(this.n, 3 * cap, 3 * n);
+    this.anchor = grownArray(this.anchor, 3 * cap, 3 * n);
+    this.normalLocal = grownArray(this.normalLocal, 3 * cap, 3 * n);
+    this.anchorAt = grownArray(this.anchorAt, 3 * cap, 3 * n);
     this.capacity = cap;
   }
 
@@ -518,28 +512,16 @@ export class ColliderContacts implements ConstraintSet {
   /** Per-particle anchor arrays for n particles (kept contents). */
   private growAnchors(n: number): void {
     if (this.anchorOf.length >= n) return;
-    const gi = (a: Int32Array, k: number) => {
-      const b = new Int32Array(n * k);
-      b.set(a);
-      return b;
-    };
-    const gf = (a: Float64Array, k: number) => {
-      const b = new Float64Array(n * k);
-      b.set(a);
-      return b;
-    };
-    this.anchorOf = gi(this.anchorOf, 1);
-    this.anchorSeen = gi(this.anchorSeen, 1);
-    this.anchorLocal = gf(this.anchorLocal, 3);
-    this.stickN = gf(this.stickN, 1);
-    this.stickT = gf(this.stickT, 3);
+    this.anchorOf = grownArray(this.anchorOf, n);
+    this.anchorSeen = grownArray(this.anchorSeen, n);
+    this.anchorLocal = grownArray(this.anchorLocal, 3 * n);
+    this.stickN = grownArray(this.stickN, n);
+    this.stickT = grownArray(this.stickT, 3 * n);
   }
 
   recordDeep(i: number, c: number, excess: number): void {
     if (6 * this.deepCount + 6 > this.deepList.length) {
-      const g = new Float64Array(Math.max(96, 2 * this.deepList.length));
-      g.set(this.deepList);
-      this.deepList = g;
+      this.deepList = grownArray(this.deepList, Math.max(96, 2 * this.deepList.length));
     }
     const o = 6 * this.deepCount++,
       d = this.deepList,

@@ -1,3 +1,4 @@
+import { grownArray } from '../math/arrays.js';
 import { quatMultiply, quatNormalize } from '../math/quat.js';
 import type { ConstraintSet, StepContext } from './constraint-set.js';
 import { PbdError } from './errors.js';
@@ -24,13 +25,6 @@ export interface OrientationClampOptions {
   orientation?: [number, number, number, number];
   /** Scripted motion: the target is the motion's rotation R(t) applied to that orientation. */
   motion?: Motion;
-}
-
-/** A copy of `a` (entries of `stride` values) with room for `cap` entries, its first `used` entries kept. */
-function grown<T extends Float64Array | Int32Array>(a: T, stride: number, cap: number, used: number): T {
-  const b = new (a.constructor as new (n: number) => T)(cap * stride);
-  b.set(a.subarray(0, used * stride));
-  return b;
 }
 
 /** Entry `last` of `a` (`stride` values each) copied over entry e: the swap of a removal. */
@@ -89,12 +83,12 @@ export class Attachments implements ConstraintSet {
 
   private grow(cap: number): void {
     const n = this.count;
-    this.particle = grown(this.particle, 1, cap, n);
-    this.target = grown(this.target, 3, cap, n);
-    this.anchor = grown(this.anchor, 3, cap, n);
-    this.compliance = grown(this.compliance, 1, cap, n);
-    this.savedInvMass = grown(this.savedInvMass, 1, cap, n);
-    this.lambda = grown(this.lambda, 1, cap, n);
+    this.target = grownArray(this.target, 3 * cap, 3 * n);
+    this.anchor = grownArray(this.anchor, 3 * cap, 3 * n);
+    this.particle = grownArray(this.particle, cap, n);
+    this.compliance = grownArray(this.compliance, cap, n);
+    this.savedInvMass = grownArray(this.savedInvMass, cap, n);
+    this.lambda = grownArray(this.lambda, cap, n);
     this.capacity = cap;
   }
 
@@ -269,10 +263,10 @@ export class Attachments implements ConstraintSet {
 
   private growOrientations(cap: number): void {
     const n = this.orientationCount;
-    this.orientationParticle = grown(this.orientationParticle, 1, cap, n);
-    this.orientationTarget = grown(this.orientationTarget, 4, cap, n);
-    this.orientationAnchor = grown(this.orientationAnchor, 4, cap, n);
-    this.savedInvInertia = grown(this.savedInvInertia, 3, cap, n);
+    this.orientationParticle = grownArray(this.orientationParticle, cap, n);
+    this.orientationTarget = grownArray(this.orientationTarget, 4 * cap, 4 * n);
+    this.orientationAnchor = grownArray(this.orientationAnchor, 4 * cap, 4 * n);
+    this.savedInvInertia = grownArray(this.savedInvInertia, 3 * cap, 3 * n);
     this.orientationCapacity = cap;
   }
 

@@ -25,6 +25,7 @@
  * usual start of BDF2). Checkpoints carry x_{n−1} and v_{n−1}
  * (WorldState.history), so a resumed run continues exactly.
  */
+import { grownArray } from '../math/arrays.js';
 import type { ParticleHistory, StepContext } from './step-context.js';
 
 /** Per-particle history of the BDF2 integrator. */
@@ -46,18 +47,11 @@ export class Bdf2History implements ParticleHistory {
   ensure(n: number): void {
     if (this.has.length >= n) return;
     const m = Math.max(n, 2 * this.has.length, 16);
-    const grow = (a: Float64Array) => {
-      const b = new Float64Array(3 * m);
-      b.set(a);
-      return b;
-    };
-    this.xPrev = grow(this.xPrev);
-    this.vPrev = grow(this.vPrev);
-    this.xLast = grow(this.xLast);
-    this.vLast = grow(this.vLast);
-    const has = new Uint8Array(m);
-    has.set(this.has);
-    this.has = has;
+    this.xPrev = grownArray(this.xPrev, 3 * m);
+    this.vPrev = grownArray(this.vPrev, 3 * m);
+    this.xLast = grownArray(this.xLast, 3 * m);
+    this.vLast = grownArray(this.vLast, 3 * m);
+    this.has = grownArray(this.has, m);
     this.second = new Uint8Array(m);
   }
 

@@ -1,3 +1,4 @@
+import { grownArray } from '../math/arrays.js';
 import { mat3FromQuat } from '../math/mat3.js';
 import { PbdError } from './errors.js';
 import type { Vec3Tuple } from './motion.js';
@@ -63,53 +64,41 @@ export class RigidStore {
   readonly shared: boolean;
 
   /** Position of the centre of mass (3 per body) and orientation (x, y, z, w; 4 per body): the pose. */
-  x!: Float64Array;
-  q!: Float64Array;
+  x = new Float64Array(0);
+  q = new Float64Array(0);
   /** The pose at the start of the substep. */
-  xPrev!: Float64Array;
-  qPrev!: Float64Array;
+  xPrev = new Float64Array(0);
+  qPrev = new Float64Array(0);
   /** Linear velocity (m/s) and angular velocity (rad/s, world frame), 3 per body. */
-  v!: Float64Array;
-  omega!: Float64Array;
+  v = new Float64Array(0);
+  omega = new Float64Array(0);
   /** Mass (kg) and inverse mass (0: never moved by forces or constraints). */
-  mass!: Float64Array;
-  invMass!: Float64Array;
+  mass = new Float64Array(0);
+  invMass = new Float64Array(0);
   /** Principal moments of inertia in the body frame (kg m²) and their inverses, 3 per body. */
-  inertia!: Float64Array;
-  invInertia!: Float64Array;
+  inertia = new Float64Array(0);
+  invInertia = new Float64Array(0);
   /** RIGID_NO_GRAVITY | RIGID_DISABLED. */
-  flags!: Int32Array;
+  flags = new Int32Array(0);
 
   constructor(capacity = 16, options: { shared?: boolean } = {}) {
     this.shared = !!options.shared && typeof SharedArrayBuffer !== 'undefined';
     this.allocateArrays(Math.max(4, capacity | 0), 0);
   }
 
-  private f64(n: number): Float64Array {
-    return this.shared ? new Float64Array(new SharedArrayBuffer(n * 8)) : new Float64Array(n);
-  }
-
   private allocateArrays(capacity: number, keep: number): void {
-    const grow = (a: Float64Array | undefined, stride: number): Float64Array => {
-      const b = this.f64(stride * capacity);
-      if (a) b.set(a.subarray(0, stride * keep));
-      return b;
-    };
-    this.x = grow(this.x, 3);
-    this.q = grow(this.q, 4);
-    this.xPrev = grow(this.xPrev, 3);
-    this.qPrev = grow(this.qPrev, 4);
-    this.v = grow(this.v, 3);
-    this.omega = grow(this.omega, 3);
-    this.mass = grow(this.mass, 1);
-    this.invMass = grow(this.invMass, 1);
-    this.inertia = grow(this.inertia, 3);
-    this.invInertia = grow(this.invInertia, 3);
-    const flags = this.shared
-      ? new Int32Array(new SharedArrayBuffer(4 * capacity))
-      : new Int32Array(capacity);
-    if (this.flags) flags.set(this.flags.subarray(0, keep));
-    this.flags = flags;
+    const s = this.shared;
+    this.x = grownArray(this.x, 3 * capacity, 3 * keep, s);
+    this.q = grownArray(this.q, 4 * capacity, 4 * keep, s);
+    this.xPrev = grownArray(this.xPrev, 3 * capacity, 3 * keep, s);
+    this.qPrev = grownArray(this.qPrev, 4 * capacity, 4 * keep, s);
+    this.v = grownArray(this.v, 3 * capacity, 3 * keep, s);
+    this.omega = grownArray(this.omega, 3 * capacity, 3 * keep, s);
+    this.mass = grownArray(this.mass, capacity, keep, s);
+    this.invMass = grownArray(this.invMass, capacity, keep, s);
+    this.inertia = grownArray(this.inertia, 3 * capacity, 3 * keep, s);
+    this.invInertia = grownArray(this.invInertia, 3 * capacity, 3 * keep, s);
+    this.flags = grownArray(this.flags, capacity, keep, s);
     this.capacity = capacity;
     this.version++;
   }

@@ -1,3 +1,5 @@
+import { grownArray } from '../math/arrays.js';
+
 /**
  * Where the time of a step goes (docs/solver.md, "Where the time goes"):
  * wall time per labelled part of the step — each pipeline stage, each
@@ -20,13 +22,8 @@ export class StepTimings {
       this.names.push(label);
       this.index.set(label, k);
       if (k >= this.current.length) {
-        const grow = (a: Float64Array) => {
-          const b = new Float64Array(2 * a.length);
-          b.set(a);
-          return b;
-        };
-        this.current = grow(this.current);
-        this.last = grow(this.last);
+        this.current = grownArray(this.current, 2 * this.current.length);
+        this.last = grownArray(this.last, 2 * this.last.length);
       }
     }
     return k;

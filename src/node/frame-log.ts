@@ -108,13 +108,9 @@ export class FrameLogWriter {
       o = buf.writeUInt32LE(b.vertices, o);
       o = buf.writeUInt32LE(flags, o);
       if (b.triangles) {
-        o = buf.writeUInt32LE(b.triangles.length, o);
-        for (let k = 0; k < b.triangles.length; k++) o = buf.writeUInt32LE(b.triangles[k], o);
+        o = writeCounted(buf, o, b.triangles);
       }
-      if (lines) {
-        o = buf.writeUInt32LE(lines.length, o);
-        for (let k = 0; k < lines.length; k++) o = buf.writeUInt32LE(lines[k], o);
-      }
+      if (lines) o = writeCounted(buf, o, lines);
       if (b.uvs) for (let k = 0; k < 2 * b.vertices; k++) o = buf.writeDoubleLE(b.uvs[k], o);
       if (b.positions) for (let k = 0; k < 3 * b.vertices; k++) o = buf.writeDoubleLE(b.positions[k], o);
     }
@@ -128,6 +124,20 @@ export class FrameLogWriter {
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
   }
+}
+
+/** A list of u32 (triangle or segment indices) at byte o: its length, then its values; returns the end. */
+function writeCounted(buf: Buffer, o: number, a: ArrayLike<number>): number {
+  o = buf.writeUInt32LE(a.length, o);
+  for (let k = 0; k < a.length; k++) o = buf.writeUInt32LE(a[k], o);
+  return o;
+}
+
+/** The list writeCounted wrote at byte o (it ends at o + 4 + 4 × its length). */
+function readCounted(data: Buffer, o: number): Uint32Array {
+  const a = new Uint32Array(data.readUInt32LE(o));
+  for (let k = 0; k < a.length; k++) a[k] = data.readUInt32LE(o + 4 + 4 * k);
+  return a;
 }
 
 /**
@@ -174,20 +184,15 @@ export function readFrameLog(
         const flags = data.readUInt32LE(o + 4);
         o += 8;
         if (flags & TOPOLOGY) {
-          const n = data.readUInt32LE(o);
-          o += 4;
-          const t = new Uint32Array(n);
-          for (let k = 0; k < n; k++, o += 4) t[k] = data.readUInt32LE(o);
+          const t = readCounted(data, o);
+          o += 4 + 4 * t.length;
           tris[b] = t;
           if (!(flags & UVS)) uvs[b] = null;
           segs[b] = new Uint32Array(0);
         }
         if (flags & LINES) {
-          const n = data.readUInt32LE(o);
-          o += 4;
-          const l = new Uint32Array(n);
-          for (let k = 0; k < n; k++, o += 4) l[k] = data.readUInt32LE(o);
-          segs[b] = l;
+          segs[b] = readCounted(data, o);
+          o += 4 + 4 * segs[b].length;
         }
         if (flags & UVS) {
           const u = new Float64Array(2 * vertices);

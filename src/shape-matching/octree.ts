@@ -48,6 +48,7 @@
  * all).
  */
 import { PbdError } from '../core/errors.js';
+import { grownArray } from '../math/arrays.js';
 import { type RegionSummation, sumLists } from './summation.js';
 
 export interface OctreeOptions {
@@ -319,11 +320,7 @@ export class OctreeSummation implements RegionSummation {
           }
         }
         if (take) {
-          if (count === nodes.length) {
-            const grown = new Int32Array(2 * nodes.length);
-            grown.set(nodes);
-            nodes = grown;
-          }
+          if (count === nodes.length) nodes = grownArray(nodes, 2 * nodes.length);
           nodes[count++] = n;
         }
       }

@@ -1,5 +1,6 @@
 import { BufferAttribute, BufferGeometry } from 'three';
 import { accumulateFaceNormals } from '../mesh/triangle-mesh.js';
+import { uploadFirst } from './attributes.js';
 import { type BodySource, type StoreSource, storeOf, type WorldBodySource } from './sources.js';
 
 export interface BodyGeometryOptions {
@@ -97,15 +98,11 @@ export class BodyGeometry extends BufferGeometry {
     this.vertexCount = n;
     if (body.topologyVersion !== this.topologyVersion) this.updateTopology();
     const position = this.attributes.position as BufferAttribute;
-    position.clearUpdateRanges();
-    position.addUpdateRange(0, n3);
-    position.needsUpdate = true;
+    uploadFirst(position, n3);
     if (this.normalArray) {
       computeVertexNormals(pos, this.index ? (this.index.array as Uint32Array) : null, n, this.normalArray);
       const normal = this.attributes.normal as BufferAttribute;
-      normal.clearUpdateRanges();
-      normal.addUpdateRange(0, n3);
-      normal.needsUpdate = true;
+      uploadFirst(normal, n3);
     }
     this.boundingSphere = null;
     this.boundingBox = null;

@@ -1,4 +1,5 @@
 import { BufferAttribute, BufferGeometry, LineBasicMaterial, LineSegments, type Material } from 'three';
+import { uploadFirst } from './attributes.js';
 import { type BodySource, type StoreSource, storeOf, type WorldBodySource } from './sources.js';
 
 export interface BodyLinesOptions {
@@ -53,9 +54,7 @@ export class BodyLines extends LineSegments<BufferGeometry, Material> {
       g.setDrawRange(0, lines.length);
     }
     const p = g.attributes.position as BufferAttribute;
-    p.clearUpdateRanges();
-    p.addUpdateRange(0, 3 * n);
-    p.needsUpdate = true;
+    uploadFirst(p, 3 * n);
     g.boundingSphere = null;
     g.boundingBox = null;
   }

@@ -9,6 +9,7 @@ import {
   Points,
   ShaderMaterial,
 } from 'three';
+import { uploadFirst } from './attributes.js';
 import { type BodySource, type StoreSource, storeOf, type WorldBodySource } from './sources.js';
 
 export interface ParticleOptions {
@@ -85,9 +86,7 @@ export class BodyParticles extends InstancedMesh {
       m[k + 15] = 1;
     }
     this.count = n;
-    this.instanceMatrix.clearUpdateRanges();
-    this.instanceMatrix.addUpdateRange(0, 16 * n);
-    this.instanceMatrix.needsUpdate = true;
+    uploadFirst(this.instanceMatrix, 16 * n);
     const sp = this.speed;
     const v = this.store.v;
     if (sp && v && this.instanceColor) {
@@ -102,9 +101,7 @@ export class BodyParticles extends InstancedMesh {
         c[3 * i + 1] = slow.g + (fast.g - slow.g) * t;
         c[3 * i + 2] = slow.b + (fast.b - slow.b) * t;
       }
-      this.instanceColor.clearUpdateRanges();
-      this.instanceColor.addUpdateRange(0, 3 * n);
-      this.instanceColor.needsUpdate = true;
+      uploadFirst(this.instanceColor, 3 * n);
     }
     this.boundingSphere = null;
     this.boundingBox = null;
@@ -198,13 +195,9 @@ export class BodyPoints extends Points<BufferGeometry, ShaderMaterial> {
     const g = this.geometry;
     g.setDrawRange(0, n);
     const p = g.attributes.position as BufferAttribute;
-    p.clearUpdateRanges();
-    p.addUpdateRange(0, 3 * n);
-    p.needsUpdate = true;
+    uploadFirst(p, 3 * n);
     const r = g.attributes.radius as BufferAttribute;
-    r.clearUpdateRanges();
-    r.addUpdateRange(0, n);
-    r.needsUpdate = true;
+    uploadFirst(r, n);
     g.boundingSphere = null;
     g.boundingBox = null;
   }

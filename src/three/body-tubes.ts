@@ -15,6 +15,7 @@ import {
   Quaternion,
   Vector3,
 } from 'three';
+import { uploadFirst } from './attributes.js';
 import { type BodySource, type StoreSource, storeOf, type WorldBodySource } from './sources.js';
 
 export interface BodyTubesOptions {
@@ -94,9 +95,7 @@ export class BodyTubes extends InstancedMesh<BufferGeometry, Material> {
       this.setMatrixAt(s, M.compose(P, Q, S));
     }
     this.count = n;
-    this.instanceMatrix.clearUpdateRanges();
-    this.instanceMatrix.addUpdateRange(0, 16 * n);
-    this.instanceMatrix.needsUpdate = true;
+    uploadFirst(this.instanceMatrix, 16 * n);
     this.boundingSphere = null;
     this.boundingBox = null;
   }
