@@ -32,7 +32,7 @@ function context(store: ParticleStore, precision: 'f64' | 'f32', reverse: boolea
  * `groups` constraints of `arity` random particles each, every fourth group
  * degenerate: coincident particles, a flat or a folded hinge, zero inverse masses.
  */
-function batch(seed: number, arity: number, groups: number) {
+function batch(seed: number, arity: number, groups: number, negZero = false) {
   const r = rng(seed);
   const n = arity * groups;
   const store = new ParticleStore(n + 4);
@@ -60,6 +60,8 @@ function batch(seed: number, arity: number, groups: number) {
     }
     if (kind === 3) for (let v = 0; v < arity; v++) store.invMass[o + v] = 0;
   }
+  // −0 coordinates (y of every fifth particle): what a store of old ± a masked increment must keep
+  if (negZero) for (let i = 0; i < n; i += 5) store.x[3 * i + 1] = -0;
   store.p.set(store.x.subarray(0, 3 * n));
   return { store, idx };
 }
@@ -86,8 +88,9 @@ function sweepBatch(
   backend: 'auto' | 'js',
   sweeps: number,
   isometric = false,
+  negZero = false,
 ) {
-  const { store, idx } = batch(seed, arity, groups);
+  const { store, idx } = batch(seed, arity, groups, negZero);
   const set = makeSet(store, arity, idx, isometric);
   set.backend = backend;
   set.beginStep(context(store, 'f32', false));
@@ -121,6 +124,27 @@ describe('the f32 JavaScript twin gives the f32x4 kernels’ bits', () => {
       }
     });
   }
+
+  it('keeps −0 coordinates bit for bit: inactive lanes and pinned particles of the f32x4 stores, as the twin', () => {
+    // the stores write old − (increment and mask) (a move p += g k as p −= g (−k), emit-simd.ts):
+    // x − (+0) is x for x = −0 as well, where x + (+0) would make it +0
+    for (const [arity, iso] of [
+      [2, false],
+      [4, false],
+      [4, true],
+    ] as const) {
+      const wasm = sweepBatch(5, arity, 203, 'auto', 3, iso, true);
+      const js = sweepBatch(5, arity, 203, 'js', 3, iso, true);
+      expect(wasm.set.activeBackend).toBe('wasm');
+      let kept = 0;
+      for (let i = 0; i < js.p.length; i++) {
+        expect(Object.is(wasm.p[i], js.p[i])).toBe(true);
+        if (Object.is(js.x[i], -0) && Object.is(wasm.p[i], -0)) kept++;
+      }
+      expect(kept).toBeGreaterThan(0); // unmoved particles at −0 stay −0
+      expect(wasm.lam).toEqual(js.lam);
+    }
+  });
 
   it('dihedral bending, two groups per iteration: groups wholly inactive beside active ones, and an odd last group', () => {
     // the fused loop projects two groups of four at a time (scripts/kernels/interleave.ts): both

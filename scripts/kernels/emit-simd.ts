@@ -199,6 +199,8 @@ class SimdEmitter {
   private readonly written = new Map<string, string>();
   /** The increments of positions written as `p.x += d` or `p.x -= d`. */
   private readonly deltas = new Map<string, { op: string; d: string }>();
+  /** −k of the moves `p.x += g k` of the blocked kernels, by k's code (see assign). */
+  private readonly negs = new Map<string, string>();
   /** `const` locals that are +0, positive or NaN (see nonneg). */
   private readonly nonnegLocals = new Set<string>();
   /** Locals assigned after their declaration (in code that is not folded away). */
@@ -1069,7 +1071,23 @@ class SimdEmitter {
       if (m !== null) this.err(e, 'positions are written at the end, not under a test');
       const old = this.member(t);
       const v = this.fresh(`${p.name}_${k}`);
-      if (op === '+' || op === '-') {
+      const r = e.right;
+      if (op === '+' && this.L.blocked && !this.js && r.type === 'BinaryExpression' && r.operator === '*') {
+        // p.x += g k written p.x −= g (−k): the same bits in every lane (g (−k) = −(g k) and
+        // x − (−y) = x + y exactly, −0 included), and the masked store is then old − (d and act)
+        // (x − (+0) is x), without the or of −0 that x + d needs; −k once per move
+        const kv = this.splat(this.expr(r.right as T.Expression));
+        let nk = this.negs.get(kv);
+        if (!nk) {
+          nk = this.fresh('nk');
+          this.out.push(`const ${nk} = ${this.V}.neg(${kv});`);
+          this.negs.set(kv, nk);
+        }
+        const d = this.fresh(`d_${p.name}_${k}`);
+        this.out.push(`const ${d} = ${this.V}.mul(${this.splat(this.expr(r.left as T.Expression))}, ${nk});`);
+        this.out.push(`const ${v} = ${this.vbin('-', this.splat(old), d)};`);
+        this.deltas.set(`${p.name}.${k}`, { op: '-', d });
+      } else if (op === '+' || op === '-') {
         // the increment alone, for the blocked stores (old ± increment, masked)
         const d = this.fresh(`d_${p.name}_${k}`);
         this.out.push(`const ${d} = ${this.splat(this.expr(e.right))};`);

@@ -92,8 +92,10 @@ export function projectDihedralBending(
   const det = n1x * e4x + n1y * e4y + n1z * e4z;
   // κ s = |e2| |det|; G3 = −det |e2|² N1/|N1|², G4 = det |e2|² N2/|N2|²
   const s = Math.sqrt(e2l) * Math.abs(det);
-  const c3 = (-det * e2l) / l1sq;
-  const c4 = (det * e2l) / l2sq;
+  // det |e2|² once: (−det) |e2|² = −(det |e2|²) exactly, so c3 is the same number as before
+  const de2 = det * e2l;
+  const c3 = -de2 / l1sq;
+  const c4 = de2 / l2sq;
   const ie2 = 1 / e2l;
   const alpha3 = (e3x * e2x + e3y * e2y + e3z * e2z) * ie2;
   const alpha4 = (e4x * e2x + e4y * e2y + e4z * e2z) * ie2;
