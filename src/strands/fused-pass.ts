@@ -54,6 +54,7 @@ import { ParticlePredictionStage, ParticleVelocityStage } from '../core/stages.j
 import { clock } from '../core/timings.js';
 import type { SystemKind, World } from '../core/world.js';
 import { dftlStrands, FollowTheLeader, ftlStrands } from './follow-the-leader.js';
+import { StrandKernel } from './strand-kernel.js';
 
 /** Strands per block: a block's particles (about 16 × 17 here) stay in the L1/L2 cache between stages. */
 const BLOCK = 16;
@@ -376,6 +377,13 @@ export class FusedStrandPass implements SubstepPass {
     for (let f = 0; f < ftl.length; f++) ftl[f].beginStep();
     ctx.iteration = 0;
     ctx.reverse = false;
+    // the kernels over the store's arrays in kernel memory (strand-kernel.ts), before the arrays are read
+    const K = this.kernel.ready(ctx.store, ftl, this.blockScratch()) ? this.kernel : null;
+    if (K !== null) {
+      this.runKernels(ctx, K, contacts, col, c);
+      ctx.timings.add(this.slotOne, clock() - t0);
+      return;
+    }
     const { p, x, v, invMass } = ctx.store;
     const uniform = this.uniformParticles(ctx.store);
     const held = this.held,
@@ -419,6 +427,99 @@ export class FusedStrandPass implements SubstepPass {
       set.fresh = false;
     }
     ctx.timings.add(this.slotOne, clock() - t0);
+  }
+
+  /** Numbers of the largest block's corrections (3 per particle of its strands). */
+  private blockScratch(): number {
+    let most = 0;
+    const ftl = this.ftl;
+    for (let f = 0; f < ftl.length; f++) {
+      const start = ftl[f].start;
+      const ns = start.length - 1;
+      for (let s0 = 0; s0 < ns; s0 += BLOCK) most = Math.max(most, start[Math.min(ns, s0 + BLOCK)] - start[s0]);
+    }
+    return 3 * most;
+  }
+
+  /** The WebAssembly kernels of the one pass and the store's arrays in their memory (strand-kernel.ts). */
+  private readonly kernel = new StrandKernel();
+
+  /**
+   * runOnePass's blocks with the prediction, FTL, the velocity update and DFTL's term in WebAssembly
+   * (wasm/strands.ts: the same operations in the same order as predictRange, ftlStrands, updateRange
+   * and dftlStrands, so the same numbers), the roots' targets and the contacts in JavaScript as there.
+   */
+  private runKernels(
+    ctx: StepContext,
+    K: StrandKernel,
+    contacts: ColliderContacts | null,
+    col: SphereLike | null,
+    c: number,
+  ): void {
+    const w = this.world;
+    const k = K.k!;
+    const ftl = this.ftl;
+    const target = w.attachments.target;
+    const { p } = ctx.store;
+    const uniform = this.uniformParticles(ctx.store);
+    const held = this.held,
+      entry = this.heldEntry,
+      nh = this.heldCount;
+    // ParticlePredictionStage's and ParticleVelocityStage's numbers (src/core/stages.ts)
+    const h = ctx.h,
+      g = w.gravity,
+      fd = w.damping > 0 ? Math.exp(-w.damping * h) : 1,
+      vmax = w.maxSpeed,
+      gx = g[0] * h,
+      gy = g[1] * h,
+      gz = g[2] * h,
+      invH = ctx.invH,
+      reach = vmax * h;
+    const stats = w.stats,
+      count = K.count;
+    const X = K.x,
+      P = K.p,
+      V = K.v,
+      W = K.w,
+      C = K.corr,
+      N = K.counts;
+    let hi = 0,
+      k0 = contacts ? contacts.count : 0;
+    for (let f = 0; f < ftl.length; f++) {
+      const set = ftl[f];
+      const start = set.start;
+      const S = K.start[f],
+        R = K.rest[f];
+      const ns = start.length - 1;
+      const damp = set.damping * invH;
+      for (let s0 = 0; s0 < ns; s0 += BLOCK) {
+        const s1 = Math.min(ns, s0 + BLOCK);
+        const a = start[s0],
+          b = start[s1];
+        k.predict(X, P, V, W, h, gx, gy, gz, fd, vmax, a, b);
+        for (; hi < nh && held[hi] < b; hi++) {
+          const i3 = 3 * held[hi],
+            e3 = 3 * entry[hi];
+          p[i3] = target[e3];
+          p[i3 + 1] = target[e3 + 1];
+          p[i3 + 2] = target[e3 + 2];
+        }
+        let k1 = k0;
+        if (contacts && col) {
+          generateSphereContacts(contacts, ctx, col, c, true, false, CHUNK, CULL_SLACK, a, b, uniform);
+          k1 = contacts.count;
+          contacts.projectRange(p, k0, k1, ctx);
+        }
+        k.ftl(P, X, W, S, R, C, set.maxStretch, 1, s0, s1, a);
+        k.update(X, P, V, invH, reach, a, b, N);
+        stats.recoveries += count[0];
+        stats.speedClamps += count[1];
+        if (contacts) contacts.endStepRange(ctx, k0, k1);
+        if (damp !== 0) k.dftl(V, W, S, C, damp, s0, s1, a);
+        k0 = k1;
+      }
+      set.fresh = false;
+    }
   }
 
   private stage(stage: Stage, ctx: StepContext, scheduler: Scheduler): void {
