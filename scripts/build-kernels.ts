@@ -370,7 +370,10 @@ export async function generateAll(): Promise<Map<string, string>> {
     'src/wasm/fluids.generated.ts',
     base64Source('wasm/fluids.ts', await compileModule('wasm/fluids.ts', undefined, files)),
   );
-  files.set('src/wasm/strands.generated.ts', base64Source('wasm/strands.ts', await compileModule('wasm/strands.ts')));
+  files.set(
+    'src/wasm/strands.generated.ts',
+    base64Source('wasm/strands.ts', await compileModule('wasm/strands.ts')),
+  );
   return files;
 }
 

@@ -229,3 +229,401 @@ export function dftl(v: usize, w: usize, start: usize, corr: usize, k: f64, from
     }
   }
 }
+
+// ---------------------------------------------------------------------------
+// The sphere's contacts of a block (src/collision/collider-contacts-sphere.ts generateSphereContacts,
+// collider-contacts-blocks.ts projectPlainContacts, collider-contacts.ts endStepRange), for one sphere
+// that follows no rigid body and is unturned, particles that share one radius, group and mask, and no
+// disabled body (the strand kernel checks these and otherwise calls the JavaScript).
+
+/** Slots of the address table (i32 each): the arrays of the store and of the contact list. */
+const AX = 0,
+  AP = 1,
+  AV = 2,
+  AW = 3,
+  APART = 4,
+  ACOL = 5,
+  AQ = 6,
+  AN = 7,
+  ALN = 8,
+  ALT = 9,
+  ASLID = 10,
+  AINC = 11,
+  AVN0 = 12,
+  ADEEP = 13,
+  ARIGID = 14,
+  AAT = 15,
+  AOF = 16,
+  AAOF = 17,
+  ASEEN = 18,
+  ALOCAL = 19,
+  ASTN = 20,
+  ASTT = 21,
+  /** The list's count (i32), the collider's index, the substep. */
+  ACOUNT = 22,
+  AC = 23,
+  ASUB = 24;
+
+/** Slots of the number table (f64 each): the sphere and the substep's numbers. */
+const FRAD = 0,
+  FCP = 1,
+  FLV = 4,
+  FAV = 7,
+  FMARGIN = 10,
+  FR0 = 11,
+  FH = 12,
+  FMAXDEP = 13,
+  FDECAY = 14,
+  FMU = 15,
+  FMUS = 16,
+  FREST = 17,
+  FE = 18;
+
+@inline function addr(A: usize, slot: i32): usize {
+  return <usize>load<i32>(A + (<usize>slot << 2));
+}
+
+/**
+ * generateSphereContacts (record, uniform, unturned, no chunks) over particles [from, to): the same
+ * contacts with the same numbers, appended at the list's count. Returns −1 when done, or the particle
+ * it stopped at, before recording anything of it, for the JavaScript to generate: a point within
+ * 1e-12 of the centre (the collider's own query) or a deep penetration (recordDeep).
+ */
+export function sphereContacts(A: usize, F: usize, from: i32, to: i32): i32 {
+  const x = addr(A, AX),
+    p = addr(A, AP),
+    v = addr(A, AV),
+    w = addr(A, AW);
+  const part = addr(A, APART),
+    cid = addr(A, ACOL),
+    qa = addr(A, AQ),
+    na = addr(A, AN),
+    lamN = addr(A, ALN),
+    lamT = addr(A, ALT),
+    slid = addr(A, ASLID),
+    inc = addr(A, AINC),
+    vn0a = addr(A, AVN0),
+    deepA = addr(A, ADEEP),
+    rigid = addr(A, ARIGID),
+    at = addr(A, AAT),
+    contactOf = addr(A, AOF),
+    anchorOf = addr(A, AAOF),
+    seen = addr(A, ASEEN),
+    al = addr(A, ALOCAL),
+    stickN = addr(A, ASTN),
+    stickT = addr(A, ASTT);
+  const countAt = addr(A, ACOUNT);
+  const c = load<i32>(A + (<usize>AC << 2)),
+    substep = load<i32>(A + (<usize>ASUB << 2));
+  const rad = f(F, FRAD),
+    cpx = f(F, FCP),
+    cpy = f(F, FCP + 1),
+    cpz = f(F, FCP + 2),
+    lvx = f(F, FLV),
+    lvy = f(F, FLV + 1),
+    lvz = f(F, FLV + 2),
+    avx = f(F, FAV),
+    avy = f(F, FAV + 1),
+    avz = f(F, FAV + 2),
+    margin = f(F, FMARGIN),
+    r0 = f(F, FR0),
+    h = f(F, FH),
+    maxDep = f(F, FMAXDEP),
+    decay = f(F, FDECAY);
+  let count = load<i32>(countAt);
+  for (let i = from; i < to; i++) {
+    if (f(w, i) == 0) continue;
+    const i3 = 3 * i;
+    const px = f(p, i3),
+      py = f(p, i3 + 1),
+      pz = f(p, i3 + 2);
+    const xx = f(x, i3),
+      xy = f(x, i3 + 1),
+      xz = f(x, i3 + 2);
+    const r = margin + r0;
+    const mx = px - xx,
+      my = py - xy,
+      mz = pz - xz;
+    const seg = Math.sqrt(mx * mx + my * my + mz * mz);
+    {
+      const dx = 0.5 * (px + xx) - cpx,
+        dy = 0.5 * (py + xy) - cpy,
+        dz = 0.5 * (pz + xz) - cpz;
+      const reach = rad + 2 * (r + seg) + 0.5 * seg;
+      if (dx * dx + dy * dy + dz * dz > reach * reach) continue;
+    }
+    const ax = xx - cpx,
+      ay = xy - cpy,
+      az = xz - cpz;
+    const lenX = Math.sqrt(ax * ax + ay * ay + az * az);
+    let len = lenX;
+    if (!(lenX > 1e-12)) {
+      store<i32>(countAt, count);
+      return i;
+    }
+    const dX = lenX - rad;
+    let nx: f64, ny: f64, nz: f64, qx: f64, qy: f64, qz: f64;
+    if (dX >= r) {
+      let t: f64 = -1;
+      if (seg > dX - r) {
+        const bx = px - cpx,
+          by = py - cpy,
+          bz = pz - cpz;
+        const RR = rad + r;
+        const ex = bx - ax,
+          ey = by - ay,
+          ez = bz - az;
+        const a = ex * ex + ey * ey + ez * ez;
+        if (a != 0) {
+          const b = 2 * (ax * ex + ay * ey + az * ez);
+          const cq = ax * ax + ay * ay + az * az - RR * RR;
+          if (!(cq < 0)) {
+            const disc = b * b - 4 * a * cq;
+            if (!(disc < 0)) {
+              const tt = (-b - Math.sqrt(disc)) / (2 * a);
+              if (tt >= 0 && tt <= 1) t = tt;
+            }
+          }
+        }
+      }
+      if (t >= 0) {
+        qx = xx + t * mx;
+        qy = xy + t * my;
+        qz = xz + t * mz;
+        const hx = qx - cpx,
+          hy = qy - cpy,
+          hz = qz - cpz;
+        len = Math.sqrt(hx * hx + hy * hy + hz * hz);
+        if (!(len > 1e-12)) {
+          store<i32>(countAt, count);
+          return i;
+        }
+        nx = hx / len;
+        ny = hy / len;
+        nz = hz / len;
+      } else {
+        const bx = px - cpx,
+          by = py - cpy,
+          bz = pz - cpz;
+        len = Math.sqrt(bx * bx + by * by + bz * bz);
+        if (!(len > 1e-12)) {
+          store<i32>(countAt, count);
+          return i;
+        }
+        nx = bx / len;
+        ny = by / len;
+        nz = bz / len;
+        const dP = len - rad;
+        if (dP >= 2 * (r + seg)) continue;
+        qx = px - (dP - r) * nx;
+        qy = py - (dP - r) * ny;
+        qz = pz - (dP - r) * nz;
+      }
+    } else {
+      nx = ax / lenX;
+      ny = ay / lenX;
+      nz = az / lenX;
+      const sn =
+        (lvx + avy * az - avz * ay) * nx + (lvy + avz * ax - avx * az) * ny + (lvz + avx * ay - avy * ax) * nz;
+      const excess = r - dX - (max(sn, 0) + maxDep) * h;
+      if (excess > 0) {
+        store<i32>(countAt, count);
+        return i;
+      }
+      const bx = px - cpx,
+        by = py - cpy,
+        bz = pz - cpz;
+      len = Math.sqrt(bx * bx + by * by + bz * bz);
+      if (!(len > 1e-12)) {
+        store<i32>(countAt, count);
+        return i;
+      }
+      nx = bx / len;
+      ny = by / len;
+      nz = bz / len;
+      const dP = len - rad;
+      qx = px - (dP - r) * nx;
+      qy = py - (dP - r) * ny;
+      qz = pz - (dP - r) * nz;
+    }
+    // velocity of the collider at q
+    const rx = qx - cpx,
+      ry = qy - cpy,
+      rz = qz - cpz;
+    const cvx = lvx + avy * rz - avz * ry;
+    const cvy = lvy + avz * rx - avx * rz;
+    const cvz = lvz + avx * ry - avy * rx;
+    const vn0 = (f(v, i3) - cvx) * nx + (f(v, i3 + 1) - cvy) * ny + (f(v, i3 + 2) - cvz) * nz;
+    const k = count++;
+    const k3 = 3 * k;
+    store<i32>(part + (<usize>k << 2), i);
+    store<i32>(cid + (<usize>k << 2), c);
+    put(qa, k3, qx);
+    put(qa, k3 + 1, qy);
+    put(qa, k3 + 2, qz);
+    put(na, k3, nx);
+    put(na, k3 + 1, ny);
+    put(na, k3 + 2, nz);
+    put(lamN, k, 0);
+    put(lamT, k, 0);
+    store<u8>(slid + <usize>k, 0);
+    put(vn0a, k, vn0);
+    store<u8>(deepA + <usize>k, 0);
+    store<i32>(rigid + (<usize>k << 2), -1);
+    {
+      // incomingSlip (collider-contact-chunks.ts)
+      const dx = f(p, i3) - f(x, i3) - cvx * h,
+        dy = f(p, i3 + 1) - f(x, i3 + 1) - cvy * h,
+        dz = f(p, i3 + 2) - f(x, i3 + 2) - cvz * h;
+      const dn = dx * nx + dy * ny + dz * nz;
+      const tx = dx - dn * nx,
+        ty = dy - dn * ny,
+        tz = dz - dn * nz;
+      put(inc, k, Math.sqrt(tx * tx + ty * ty + tz * tz));
+    }
+    store<i32>(contactOf + (<usize>i << 2), k);
+    if (load<i32>(anchorOf + (<usize>i << 2)) != c + 1 || load<i32>(seen + (<usize>i << 2)) < substep - 1) {
+      put(al, i3, f(x, i3) + cvx * h - cpx);
+      put(al, i3 + 1, f(x, i3 + 1) + cvy * h - cpy);
+      put(al, i3 + 2, f(x, i3 + 2) + cvz * h - cpz);
+      store<i32>(anchorOf + (<usize>i << 2), c + 1);
+      put(stickN, i, 0);
+      put(stickT, i3, 0);
+      put(stickT, i3 + 1, 0);
+      put(stickT, i3 + 2, 0);
+    } else {
+      put(stickN, i, f(stickN, i) * decay);
+      put(stickT, i3, f(stickT, i3) * decay);
+      put(stickT, i3 + 1, f(stickT, i3 + 1) * decay);
+      put(stickT, i3 + 2, f(stickT, i3 + 2) * decay);
+    }
+    store<i32>(seen + (<usize>i << 2), substep);
+    put(at, k3, f(al, i3) + cpx);
+    put(at, k3 + 1, f(al, i3 + 1) + cpy);
+    put(at, k3 + 2, f(al, i3 + 2) + cpz);
+  }
+  store<i32>(countAt, count);
+  return -1;
+}
+
+/** projectPlainContacts (not opening) over contacts [k0, k1) of the unturned sphere (μ, μ_s at F). */
+export function projectSphereContacts(A: usize, F: usize, k0: i32, k1: i32): void {
+  const p = addr(A, AP);
+  const part = addr(A, APART),
+    q = addr(A, AQ),
+    n = addr(A, AN),
+    lam = addr(A, ALN),
+    lamT = addr(A, ALT),
+    slid = addr(A, ASLID),
+    inc = addr(A, AINC),
+    at = addr(A, AAT),
+    local = addr(A, ALOCAL),
+    stickN = addr(A, ASTN),
+    stickT = addr(A, ASTT);
+  const mu = f(F, FMU),
+    mus = f(F, FMUS),
+    cpx = f(F, FCP),
+    cpy = f(F, FCP + 1),
+    cpz = f(F, FCP + 2);
+  for (let k = k0; k < k1; k++) {
+    const i = load<i32>(part + (<usize>k << 2));
+    const i3 = 3 * i,
+      k3 = 3 * k;
+    const nx = f(n, k3),
+      ny = f(n, k3 + 1),
+      nz = f(n, k3 + 2);
+    let C0 = (f(p, i3) - f(q, k3)) * nx + (f(p, i3 + 1) - f(q, k3 + 1)) * ny + (f(p, i3 + 2) - f(q, k3 + 2)) * nz;
+    if (C0 >= 0) {
+      if (!(f(lam, k) > 0)) continue;
+      C0 = 0;
+    } else {
+      put(p, i3, f(p, i3) - C0 * nx);
+      put(p, i3 + 1, f(p, i3 + 1) - C0 * ny);
+      put(p, i3 + 2, f(p, i3 + 2) - C0 * nz);
+      put(lam, k, f(lam, k) - C0);
+    }
+    if (mu == 0 && mus == 0) continue;
+    const dx = f(p, i3) - f(at, k3),
+      dy = f(p, i3 + 1) - f(at, k3 + 1),
+      dz = f(p, i3 + 2) - f(at, k3 + 2);
+    const dn = dx * nx + dy * ny + dz * nz;
+    const tx = dx - dn * nx,
+      ty = dy - dn * ny,
+      tz = dz - dn * nz;
+    const s3 = i3;
+    const sn = f(stickT, s3) * nx + f(stickT, s3 + 1) * ny + f(stickT, s3 + 2) * nz;
+    const sx = f(stickT, s3) - sn * nx + tx,
+      sy = f(stickT, s3 + 1) - sn * ny + ty,
+      sz = f(stickT, s3 + 2) - sn * nz + tz;
+    const budget = mus * (f(stickN, i) - C0);
+    if (load<u8>(slid + <usize>k) == 0 && f(inc, k) <= mus * f(lam, k) && sx * sx + sy * sy + sz * sz <= budget * budget) {
+      put(p, i3, f(p, i3) - tx);
+      put(p, i3 + 1, f(p, i3 + 1) - ty);
+      put(p, i3 + 2, f(p, i3 + 2) - tz);
+      put(stickN, i, f(stickN, i) - C0);
+      put(stickT, s3, sx);
+      put(stickT, s3 + 1, sy);
+      put(stickT, s3 + 2, sz);
+      continue;
+    }
+    store<u8>(slid + <usize>k, 1);
+    const tl = Math.sqrt(tx * tx + ty * ty + tz * tz);
+    const g = tl > 1e-15 ? max(min((mu * f(lam, k) - f(lamT, k)) / tl, 1), 0) : 0;
+    put(p, i3, f(p, i3) - g * tx);
+    put(p, i3 + 1, f(p, i3 + 1) - g * ty);
+    put(p, i3 + 2, f(p, i3 + 2) - g * tz);
+    put(lamT, k, f(lamT, k) + g * tl);
+    put(local, s3, f(p, i3) - cpx);
+    put(local, s3 + 1, f(p, i3 + 1) - cpy);
+    put(local, s3 + 2, f(p, i3 + 2) - cpz);
+    put(stickN, i, 0);
+    put(stickT, s3, 0);
+    put(stickT, s3 + 1, 0);
+    put(stickT, s3 + 2, 0);
+  }
+}
+
+/** endStepRange over contacts [k0, k1) of the sphere (none follows a rigid body; restitution at F). */
+export function endSphereContacts(A: usize, F: usize, k0: i32, k1: i32): void {
+  const v = addr(A, AV);
+  const part = addr(A, APART),
+    q = addr(A, AQ),
+    n = addr(A, AN),
+    lam = addr(A, ALN),
+    vn0a = addr(A, AVN0),
+    deepA = addr(A, ADEEP);
+  const restThreshold = f(F, FREST),
+    restitution = f(F, FE),
+    cpx = f(F, FCP),
+    cpy = f(F, FCP + 1),
+    cpz = f(F, FCP + 2),
+    lvx = f(F, FLV),
+    lvy = f(F, FLV + 1),
+    lvz = f(F, FLV + 2),
+    avx = f(F, FAV),
+    avy = f(F, FAV + 1),
+    avz = f(F, FAV + 2);
+  for (let k = k0; k < k1; k++) {
+    const deep = load<u8>(deepA + <usize>k) != 0;
+    if (f(lam, k) <= 0 && !deep) continue;
+    const vn0 = f(vn0a, k);
+    if (!(vn0 < 0) && !deep) continue;
+    const e = -vn0 > restThreshold && !deep ? restitution : 0;
+    const i3 = 3 * load<i32>(part + (<usize>k << 2)),
+      k3 = 3 * k;
+    const nx = f(n, k3),
+      ny = f(n, k3 + 1),
+      nz = f(n, k3 + 2);
+    const rx = f(q, k3) - cpx,
+      ry = f(q, k3 + 1) - cpy,
+      rz = f(q, k3 + 2) - cpz;
+    const cvx = lvx + avy * rz - avz * ry;
+    const cvy = lvy + avz * rx - avx * rz;
+    const cvz = lvz + avx * ry - avy * rx;
+    const vn = (f(v, i3) - cvx) * nx + (f(v, i3 + 1) - cvy) * ny + (f(v, i3 + 2) - cvz) * nz;
+    const dv = deep ? min(max(vn0, 0) - vn, 0) : -e * vn0 - vn;
+    put(v, i3, f(v, i3) + dv * nx);
+    put(v, i3 + 1, f(v, i3 + 1) + dv * ny);
+    put(v, i3 + 2, f(v, i3 + 2) + dv * nz);
+  }
+}

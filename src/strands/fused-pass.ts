@@ -54,7 +54,7 @@ import { ParticlePredictionStage, ParticleVelocityStage } from '../core/stages.j
 import { clock } from '../core/timings.js';
 import type { SystemKind, World } from '../core/world.js';
 import { dftlStrands, FollowTheLeader, ftlStrands } from './follow-the-leader.js';
-import { StrandKernel } from './strand-kernel.js';
+import { A_COLLIDER, A_SUBSTEP, StrandKernel } from './strand-kernel.js';
 
 /** Strands per block: a block's particles (about 16 × 17 here) stay in the L1/L2 cache between stages. */
 const BLOCK = 16;
@@ -377,8 +377,10 @@ export class FusedStrandPass implements SubstepPass {
     for (let f = 0; f < ftl.length; f++) ftl[f].beginStep();
     ctx.iteration = 0;
     ctx.reverse = false;
-    // the kernels over the store's arrays in kernel memory (strand-kernel.ts), before the arrays are read
-    const K = this.kernel.ready(ctx.store, ftl, this.blockScratch()) ? this.kernel : null;
+    // the kernels over the store's and the list's arrays in kernel memory (strand-kernel.ts), before the
+    // arrays are read; the list holds a contact per particle at most (one sphere), so it never grows in the pass
+    if (contacts && contacts.capacity < ctx.store.count) contacts.grow(ctx.store.capacity);
+    const K = this.kernel.ready(ctx.store, ftl, contacts, this.blockScratch()) ? this.kernel : null;
     if (K !== null) {
       this.runKernels(ctx, K, contacts, col, c);
       ctx.timings.add(this.slotOne, clock() - t0);
@@ -436,7 +438,8 @@ export class FusedStrandPass implements SubstepPass {
     for (let f = 0; f < ftl.length; f++) {
       const start = ftl[f].start;
       const ns = start.length - 1;
-      for (let s0 = 0; s0 < ns; s0 += BLOCK) most = Math.max(most, start[Math.min(ns, s0 + BLOCK)] - start[s0]);
+      for (let s0 = 0; s0 < ns; s0 += BLOCK)
+        most = Math.max(most, start[Math.min(ns, s0 + BLOCK)] - start[s0]);
     }
     return 3 * most;
   }
@@ -483,6 +486,37 @@ export class FusedStrandPass implements SubstepPass {
       W = K.w,
       C = K.corr,
       N = K.counts;
+    // the contact kernels: the sphere unturned, the particles alike, no body's contacts off (else the JavaScript)
+    let gen = contacts !== null && col !== null && K.contacts && uniform && contacts.disabledBody === null;
+    let none = false;
+    if (gen && contacts && col) {
+      const cr = col.rotation;
+      gen = cr[0] === 0 && cr[1] === 0 && cr[2] === 0;
+      const { group, mask, radius } = ctx.store;
+      none = ctx.store.count > 0 && ((mask[0] & col.group) === 0 || (col.mask & group[0]) === 0);
+      const F = K.numbers;
+      F[0] = col.radius;
+      for (let j = 0; j < 3; j++) {
+        F[1 + j] = col.position[j];
+        F[4 + j] = col.linearVelocity[j];
+        F[7 + j] = col.angularVelocity[j];
+      }
+      F[10] = col.margin;
+      F[11] = radius[0];
+      F[12] = h;
+      F[13] = contacts.maxDepenetrationSpeed;
+      F[14] = contacts.stickDecay;
+      F[15] = col.friction;
+      F[16] = col.staticFriction;
+      const cg = ctx.gravity;
+      F[17] = 2 * Math.sqrt(cg[0] * cg[0] + cg[1] * cg[1] + cg[2] * cg[2]) * h;
+      F[18] = col.restitution;
+      K.table[A_COLLIDER] = c;
+      K.table[A_SUBSTEP] = contacts.substep;
+    }
+    const TA = K.A,
+      TF = K.F,
+      listCount = K.listCount;
     let hi = 0,
       k0 = contacts ? contacts.count : 0;
     for (let f = 0; f < ftl.length; f++) {
@@ -505,7 +539,34 @@ export class FusedStrandPass implements SubstepPass {
           p[i3 + 2] = target[e3 + 2];
         }
         let k1 = k0;
-        if (contacts && col) {
+        if (gen && contacts && col) {
+          if (!none) {
+            // the kernel stops at a particle it leaves to the JavaScript (at the centre, deep inside)
+            listCount[0] = k0;
+            for (let i = a; ; ) {
+              const stop = k.sphereContacts(TA, TF, i, b);
+              if (stop < 0) break;
+              contacts.count = listCount[0];
+              generateSphereContacts(
+                contacts,
+                ctx,
+                col,
+                c,
+                true,
+                false,
+                CHUNK,
+                CULL_SLACK,
+                stop,
+                stop + 1,
+                uniform,
+              );
+              listCount[0] = contacts.count;
+              i = stop + 1;
+            }
+            contacts.count = k1 = listCount[0];
+          }
+          k.projectSphereContacts(TA, TF, k0, k1);
+        } else if (contacts && col) {
           generateSphereContacts(contacts, ctx, col, c, true, false, CHUNK, CULL_SLACK, a, b, uniform);
           k1 = contacts.count;
           contacts.projectRange(p, k0, k1, ctx);
@@ -514,7 +575,8 @@ export class FusedStrandPass implements SubstepPass {
         k.update(X, P, V, invH, reach, a, b, N);
         stats.recoveries += count[0];
         stats.speedClamps += count[1];
-        if (contacts) contacts.endStepRange(ctx, k0, k1);
+        if (gen && contacts) k.endSphereContacts(TA, TF, k0, k1);
+        else if (contacts) contacts.endStepRange(ctx, k0, k1);
         if (damp !== 0) k.dftl(V, W, S, C, damp, s0, s1, a);
         k0 = k1;
       }
