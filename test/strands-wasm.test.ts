@@ -145,12 +145,21 @@ describe('the strand kernels in WebAssembly', () => {
   }
 });
 
-function hairWorld(count: number) {
+function hairWorld(count: number, turned = false, still = false) {
   // point damping: the prediction's factor e^(−c h) is not 1
   const world = new World({ dt: 1 / 60, substeps: 1, iterations: 1, damping: 0.3 });
   const motion = { oscillate: { amplitude: [0.15, 0, 0] as [number, number, number], frequency: 0.5 } };
   const head = world.addCollider(
-    new SphereCollider({ radius: 0.1, position: [0, 1.6, 0], friction: 0.3, restitution: 0.5, motion }),
+    new SphereCollider({
+      radius: 0.1,
+      position: [0, 1.6, 0],
+      friction: 0.3,
+      restitution: 0.5,
+      // a head that stays where it is (the roots still sway): a particle put at its centre stays there
+      ...(still ? {} : { motion }),
+      // a turned sphere's contacts take the JavaScript (the kernels assume an unturned one)
+      ...(turned ? { rotation: [10, 20, 30] as [number, number, number] } : {}),
+    }),
   );
   const style = hairOnSphere({ center: [0, 1.6, 0], radius: 0.1, count, segments: 9, length: 0.25 });
   new Strands(world, {
@@ -163,10 +172,13 @@ function hairWorld(count: number) {
   return { world, head, motion };
 }
 
-/** x and v of a hair world after `steps`, a second head of hair added after `grow` steps (0: never). */
-function run(wasm: boolean, steps: number, grow: number) {
+/**
+ * x and v of a hair world after `steps`, a second head of hair added after `grow` steps (0: never);
+ * `centre`: a tip put at the head's centre at step 10 (the contact kernel leaves it to the JavaScript).
+ */
+function run(wasm: boolean, steps: number, grow: number, turned = false, centre = false) {
   useWasmKernels(wasm);
-  const { world, motion } = hairWorld(300);
+  const { world, motion, head } = hairWorld(300, turned, centre);
   const pass = world.system(fusedStrandSystem);
   let inKernelMemory = 0;
   for (let s = 0; s < steps; s++) {
@@ -179,6 +191,11 @@ function run(wasm: boolean, steps: number, grow: number) {
         ftl: { damping: 0.5 },
         rootMotion: new Motion(motion),
       });
+    }
+    if (centre && s === 10) {
+      const i3 = 3 * 9;
+      for (let j = 0; j < 3; j++) world.store.x[i3 + j] = world.store.p[i3 + j] = head.position[j];
+      world.store.v[i3] = world.store.v[i3 + 1] = world.store.v[i3 + 2] = 0;
     }
     world.step();
     if (!(world.store.x.buffer instanceof ArrayBuffer) || world.store.x.byteOffset > 0) inKernelMemory++;
@@ -197,6 +214,22 @@ describe('the fused pass with the kernels', () => {
       expect(wa.pass.ranOnePass).toBe(50);
       expect(wa.inKernelMemory).toBe(50);
       expect(wa.x.length).toBe(js.x.length);
+      expect(same(wa.x, js.x) + same(wa.v, js.v)).toBe(0);
+    }
+  });
+
+  it('gives the same bits with a turned head and with a particle at the head centre', () => {
+    for (const [turned, centre] of [
+      [true, false],
+      [false, true],
+    ]) {
+      const js = run(false, 30, 0, turned, centre);
+      const wa = run(true, 30, 0, turned, centre);
+      expect(wa.inKernelMemory).toBe(30);
+      // the contact kernels ran (unturned) or left every block to the JavaScript (turned), and the
+      // particle at the centre was handed back to it
+      expect(wa.pass.kernelContacts > 0).toBe(!turned);
+      expect(wa.pass.handedBack > 0).toBe(centre);
       expect(same(wa.x, js.x) + same(wa.v, js.v)).toBe(0);
     }
   });

@@ -84,6 +84,9 @@ export class FusedStrandPass implements SubstepPass {
   /** Substeps this pass ran (statistics, tests), and of those the ones run as one pass over the blocks. */
   ran = 0;
   ranOnePass = 0;
+  /** Blocks whose contacts the WebAssembly kernels made, and particles they handed back to generateSphereContacts. */
+  kernelContacts = 0;
+  handedBack = 0;
   private readonly world: World;
   private readonly predict = new ParticlePredictionStage();
   private readonly update = new ParticleVelocityStage();
@@ -546,6 +549,7 @@ export class FusedStrandPass implements SubstepPass {
             for (let i = a; ; ) {
               const stop = k.sphereContacts(TA, TF, i, b);
               if (stop < 0) break;
+              this.handedBack++;
               contacts.count = listCount[0];
               generateSphereContacts(
                 contacts,
@@ -564,6 +568,7 @@ export class FusedStrandPass implements SubstepPass {
               i = stop + 1;
             }
             contacts.count = k1 = listCount[0];
+            this.kernelContacts++;
           }
           k.projectSphereContacts(TA, TF, k0, k1);
         } else if (contacts && col) {
