@@ -236,48 +236,17 @@ export function dftl(v: usize, w: usize, start: usize, corr: usize, k: f64, from
 // that follows no rigid body and is unturned, particles that share one radius, group and mask, and no
 // disabled body (the strand kernel checks these and otherwise calls the JavaScript).
 
-/** Slots of the address table (i32 each): the arrays of the store and of the contact list. */
-const AX = 0,
-  AP = 1,
-  AV = 2,
-  AW = 3,
-  APART = 4,
-  ACOL = 5,
-  AQ = 6,
-  AN = 7,
-  ALN = 8,
-  ALT = 9,
-  ASLID = 10,
-  AINC = 11,
-  AVN0 = 12,
-  ADEEP = 13,
-  ARIGID = 14,
-  AAT = 15,
-  AOF = 16,
-  AAOF = 17,
-  ASEEN = 18,
-  ALOCAL = 19,
-  ASTN = 20,
-  ASTT = 21,
-  /** The list's count (i32), the collider's index, the substep. */
-  ACOUNT = 22,
-  AC = 23,
-  ASUB = 24;
+/** Slots of the address table (i32 each): the arrays of the store and of the contact list, then the
+ * list's count (an address), the collider's index and the substep (numbers). */
+enum Slot {
+  X, P, V, W, PART, COL, Q, N, LN, LT, SLID, INC, VN0, DEEP, RIGID, AT, OF, AOF, SEEN, LOCAL, STN, STT,
+  COUNT, C, SUB,
+}
 
 /** Slots of the number table (f64 each): the sphere and the substep's numbers. */
-const FRAD = 0,
-  FCP = 1,
-  FLV = 4,
-  FAV = 7,
-  FMARGIN = 10,
-  FR0 = 11,
-  FH = 12,
-  FMAXDEP = 13,
-  FDECAY = 14,
-  FMU = 15,
-  FMUS = 16,
-  FREST = 17,
-  FE = 18;
+enum Num {
+  RAD, CP, LV = 4, AV = 7, MARGIN = 10, R0, H, MAXDEP, DECAY, MU, MUS, REST, E,
+}
 
 @inline function addr(A: usize, slot: i32): usize {
   return <usize>load<i32>(A + (<usize>slot << 2));
@@ -290,46 +259,46 @@ const FRAD = 0,
  * 1e-12 of the centre (the collider's own query) or a deep penetration (recordDeep).
  */
 export function sphereContacts(A: usize, F: usize, from: i32, to: i32): i32 {
-  const x = addr(A, AX),
-    p = addr(A, AP),
-    v = addr(A, AV),
-    w = addr(A, AW);
-  const part = addr(A, APART),
-    cid = addr(A, ACOL),
-    qa = addr(A, AQ),
-    na = addr(A, AN),
-    lamN = addr(A, ALN),
-    lamT = addr(A, ALT),
-    slid = addr(A, ASLID),
-    inc = addr(A, AINC),
-    vn0a = addr(A, AVN0),
-    deepA = addr(A, ADEEP),
-    rigid = addr(A, ARIGID),
-    at = addr(A, AAT),
-    contactOf = addr(A, AOF),
-    anchorOf = addr(A, AAOF),
-    seen = addr(A, ASEEN),
-    al = addr(A, ALOCAL),
-    stickN = addr(A, ASTN),
-    stickT = addr(A, ASTT);
-  const countAt = addr(A, ACOUNT);
-  const c = load<i32>(A + (<usize>AC << 2)),
-    substep = load<i32>(A + (<usize>ASUB << 2));
-  const rad = f(F, FRAD),
-    cpx = f(F, FCP),
-    cpy = f(F, FCP + 1),
-    cpz = f(F, FCP + 2),
-    lvx = f(F, FLV),
-    lvy = f(F, FLV + 1),
-    lvz = f(F, FLV + 2),
-    avx = f(F, FAV),
-    avy = f(F, FAV + 1),
-    avz = f(F, FAV + 2),
-    margin = f(F, FMARGIN),
-    r0 = f(F, FR0),
-    h = f(F, FH),
-    maxDep = f(F, FMAXDEP),
-    decay = f(F, FDECAY);
+  const x = addr(A, Slot.X),
+    p = addr(A, Slot.P),
+    v = addr(A, Slot.V),
+    w = addr(A, Slot.W);
+  const part = addr(A, Slot.PART),
+    cid = addr(A, Slot.COL),
+    qa = addr(A, Slot.Q),
+    na = addr(A, Slot.N),
+    lamN = addr(A, Slot.LN),
+    lamT = addr(A, Slot.LT),
+    slid = addr(A, Slot.SLID),
+    inc = addr(A, Slot.INC),
+    vn0a = addr(A, Slot.VN0),
+    deepA = addr(A, Slot.DEEP),
+    rigid = addr(A, Slot.RIGID),
+    at = addr(A, Slot.AT),
+    contactOf = addr(A, Slot.OF),
+    anchorOf = addr(A, Slot.AOF),
+    seen = addr(A, Slot.SEEN),
+    al = addr(A, Slot.LOCAL),
+    stickN = addr(A, Slot.STN),
+    stickT = addr(A, Slot.STT);
+  const countAt = addr(A, Slot.COUNT);
+  const c = load<i32>(A + (<usize>Slot.C << 2)),
+    substep = load<i32>(A + (<usize>Slot.SUB << 2));
+  const rad = f(F, Num.RAD),
+    cpx = f(F, Num.CP),
+    cpy = f(F, Num.CP + 1),
+    cpz = f(F, Num.CP + 2),
+    lvx = f(F, Num.LV),
+    lvy = f(F, Num.LV + 1),
+    lvz = f(F, Num.LV + 2),
+    avx = f(F, Num.AV),
+    avy = f(F, Num.AV + 1),
+    avz = f(F, Num.AV + 2),
+    margin = f(F, Num.MARGIN),
+    r0 = f(F, Num.R0),
+    h = f(F, Num.H),
+    maxDep = f(F, Num.MAXDEP),
+    decay = f(F, Num.DECAY);
   let count = load<i32>(countAt);
   for (let i = from; i < to; i++) {
     if (f(w, i) == 0) continue;
@@ -362,7 +331,11 @@ export function sphereContacts(A: usize, F: usize, from: i32, to: i32): i32 {
       return i;
     }
     const dX = lenX - rad;
-    let nx: f64, ny: f64, nz: f64, qx: f64, qy: f64, qz: f64;
+    let nx: f64, ny: f64, nz: f64;
+    let qx: f64 = 0,
+      qy: f64 = 0,
+      qz: f64 = 0;
+    let atP: i32 = 0;
     if (dX >= r) {
       let t: f64 = -1;
       if (seg > dX - r) {
@@ -390,35 +363,8 @@ export function sphereContacts(A: usize, F: usize, from: i32, to: i32): i32 {
         qx = xx + t * mx;
         qy = xy + t * my;
         qz = xz + t * mz;
-        const hx = qx - cpx,
-          hy = qy - cpy,
-          hz = qz - cpz;
-        len = Math.sqrt(hx * hx + hy * hy + hz * hz);
-        if (!(len > 1e-12)) {
-          store<i32>(countAt, count);
-          return i;
-        }
-        nx = hx / len;
-        ny = hy / len;
-        nz = hz / len;
-      } else {
-        const bx = px - cpx,
-          by = py - cpy,
-          bz = pz - cpz;
-        len = Math.sqrt(bx * bx + by * by + bz * bz);
-        if (!(len > 1e-12)) {
-          store<i32>(countAt, count);
-          return i;
-        }
-        nx = bx / len;
-        ny = by / len;
-        nz = bz / len;
-        const dP = len - rad;
-        if (dP >= 2 * (r + seg)) continue;
-        qx = px - (dP - r) * nx;
-        qy = py - (dP - r) * ny;
-        qz = pz - (dP - r) * nz;
-      }
+        atP = 3;
+      } else atP = 2;
     } else {
       nx = ax / lenX;
       ny = ay / lenX;
@@ -430,21 +376,29 @@ export function sphereContacts(A: usize, F: usize, from: i32, to: i32): i32 {
         store<i32>(countAt, count);
         return i;
       }
-      const bx = px - cpx,
-        by = py - cpy,
-        bz = pz - cpz;
-      len = Math.sqrt(bx * bx + by * by + bz * bz);
+      atP = 1;
+    }
+    {
+      // the normal at the ray's hit q (atP 3) or at p (1: the static fallback, 2: the closest point,
+      // no contact when out of reach this substep), whose closest surface point is then q
+      const hx = (atP === 3 ? qx : px) - cpx,
+        hy = (atP === 3 ? qy : py) - cpy,
+        hz = (atP === 3 ? qz : pz) - cpz;
+      len = Math.sqrt(hx * hx + hy * hy + hz * hz);
       if (!(len > 1e-12)) {
         store<i32>(countAt, count);
         return i;
       }
-      nx = bx / len;
-      ny = by / len;
-      nz = bz / len;
-      const dP = len - rad;
-      qx = px - (dP - r) * nx;
-      qy = py - (dP - r) * ny;
-      qz = pz - (dP - r) * nz;
+      nx = hx / len;
+      ny = hy / len;
+      nz = hz / len;
+      if (atP !== 3) {
+        const dP = len - rad;
+        if (atP === 2 && dP >= 2 * (r + seg)) continue;
+        qx = px - (dP - r) * nx;
+        qy = py - (dP - r) * ny;
+        qz = pz - (dP - r) * nz;
+      }
     }
     // velocity of the collider at q
     const rx = qx - cpx,
@@ -508,23 +462,23 @@ export function sphereContacts(A: usize, F: usize, from: i32, to: i32): i32 {
 
 /** projectPlainContacts (not opening) over contacts [k0, k1) of the unturned sphere (μ, μ_s at F). */
 export function projectSphereContacts(A: usize, F: usize, k0: i32, k1: i32): void {
-  const p = addr(A, AP);
-  const part = addr(A, APART),
-    q = addr(A, AQ),
-    n = addr(A, AN),
-    lam = addr(A, ALN),
-    lamT = addr(A, ALT),
-    slid = addr(A, ASLID),
-    inc = addr(A, AINC),
-    at = addr(A, AAT),
-    local = addr(A, ALOCAL),
-    stickN = addr(A, ASTN),
-    stickT = addr(A, ASTT);
-  const mu = f(F, FMU),
-    mus = f(F, FMUS),
-    cpx = f(F, FCP),
-    cpy = f(F, FCP + 1),
-    cpz = f(F, FCP + 2);
+  const p = addr(A, Slot.P);
+  const part = addr(A, Slot.PART),
+    q = addr(A, Slot.Q),
+    n = addr(A, Slot.N),
+    lam = addr(A, Slot.LN),
+    lamT = addr(A, Slot.LT),
+    slid = addr(A, Slot.SLID),
+    inc = addr(A, Slot.INC),
+    at = addr(A, Slot.AT),
+    local = addr(A, Slot.LOCAL),
+    stickN = addr(A, Slot.STN),
+    stickT = addr(A, Slot.STT);
+  const mu = f(F, Num.MU),
+    mus = f(F, Num.MUS),
+    cpx = f(F, Num.CP),
+    cpy = f(F, Num.CP + 1),
+    cpz = f(F, Num.CP + 2);
   for (let k = k0; k < k1; k++) {
     const i = load<i32>(part + (<usize>k << 2));
     const i3 = 3 * i,
@@ -585,24 +539,24 @@ export function projectSphereContacts(A: usize, F: usize, k0: i32, k1: i32): voi
 
 /** endStepRange over contacts [k0, k1) of the sphere (none follows a rigid body; restitution at F). */
 export function endSphereContacts(A: usize, F: usize, k0: i32, k1: i32): void {
-  const v = addr(A, AV);
-  const part = addr(A, APART),
-    q = addr(A, AQ),
-    n = addr(A, AN),
-    lam = addr(A, ALN),
-    vn0a = addr(A, AVN0),
-    deepA = addr(A, ADEEP);
-  const restThreshold = f(F, FREST),
-    restitution = f(F, FE),
-    cpx = f(F, FCP),
-    cpy = f(F, FCP + 1),
-    cpz = f(F, FCP + 2),
-    lvx = f(F, FLV),
-    lvy = f(F, FLV + 1),
-    lvz = f(F, FLV + 2),
-    avx = f(F, FAV),
-    avy = f(F, FAV + 1),
-    avz = f(F, FAV + 2);
+  const v = addr(A, Slot.V);
+  const part = addr(A, Slot.PART),
+    q = addr(A, Slot.Q),
+    n = addr(A, Slot.N),
+    lam = addr(A, Slot.LN),
+    vn0a = addr(A, Slot.VN0),
+    deepA = addr(A, Slot.DEEP);
+  const restThreshold = f(F, Num.REST),
+    restitution = f(F, Num.E),
+    cpx = f(F, Num.CP),
+    cpy = f(F, Num.CP + 1),
+    cpz = f(F, Num.CP + 2),
+    lvx = f(F, Num.LV),
+    lvy = f(F, Num.LV + 1),
+    lvz = f(F, Num.LV + 2),
+    avx = f(F, Num.AV),
+    avy = f(F, Num.AV + 1),
+    avz = f(F, Num.AV + 2);
   for (let k = k0; k < k1; k++) {
     const deep = load<u8>(deepA + <usize>k) != 0;
     if (f(lam, k) <= 0 && !deep) continue;

@@ -249,6 +249,24 @@ export class FusedStrandPass implements SubstepPass {
     return true;
   }
 
+  /**
+   * The targets of the hard-attached particles from held[h] on that lie before particle b onto p (a
+   * block's, after its prediction); returns the first of `held` not put.
+   */
+  private putTargets(p: Float64Array, target: Float64Array, h: number, b: number): number {
+    const held = this.held,
+      entry = this.heldEntry,
+      nh = this.heldCount;
+    for (; h < nh && held[h] < b; h++) {
+      const i3 = 3 * held[h],
+        e3 = 3 * entry[h];
+      p[i3] = target[e3];
+      p[i3 + 1] = target[e3 + 1];
+      p[i3 + 2] = target[e3 + 2];
+    }
+    return h;
+  }
+
   /** Hard-attached particles in increasing order and their entries (one pass: their targets after the prediction). */
   private held = new Int32Array(64);
   private heldEntry = new Int32Array(64);
@@ -391,10 +409,7 @@ export class FusedStrandPass implements SubstepPass {
     }
     const { p, x, v, invMass } = ctx.store;
     const uniform = this.uniformParticles(ctx.store);
-    const held = this.held,
-      entry = this.heldEntry,
-      nh = this.heldCount,
-      target = att.target;
+    const target = att.target;
     let h = 0,
       k0 = contacts ? contacts.count : 0;
     let corr = this.corr;
@@ -408,13 +423,7 @@ export class FusedStrandPass implements SubstepPass {
         const a = start[s0],
           b = start[s1];
         this.predict.runRange(ctx, a, b);
-        for (; h < nh && held[h] < b; h++) {
-          const i3 = 3 * held[h],
-            e3 = 3 * entry[h];
-          p[i3] = target[e3];
-          p[i3 + 1] = target[e3 + 1];
-          p[i3 + 2] = target[e3 + 2];
-        }
+        h = this.putTargets(p, target, h, b);
         let k1 = k0;
         if (contacts && col) {
           generateSphereContacts(contacts, ctx, col, c, true, false, CHUNK, CULL_SLACK, a, b, uniform);
@@ -468,9 +477,6 @@ export class FusedStrandPass implements SubstepPass {
     const target = w.attachments.target;
     const { p } = ctx.store;
     const uniform = this.uniformParticles(ctx.store);
-    const held = this.held,
-      entry = this.heldEntry,
-      nh = this.heldCount;
     // ParticlePredictionStage's and ParticleVelocityStage's numbers (src/core/stages.ts)
     const h = ctx.h,
       g = w.gravity,
@@ -483,12 +489,6 @@ export class FusedStrandPass implements SubstepPass {
       reach = vmax * h;
     const stats = w.stats,
       count = K.count;
-    const X = K.x,
-      P = K.p,
-      V = K.v,
-      W = K.w,
-      C = K.corr,
-      N = K.counts;
     // the contact kernels: the sphere unturned, the particles alike, no body's contacts off (else the JavaScript)
     let gen = contacts !== null && col !== null && K.contacts && uniform && contacts.disabledBody === null;
     let none = false;
@@ -533,14 +533,8 @@ export class FusedStrandPass implements SubstepPass {
         const s1 = Math.min(ns, s0 + BLOCK);
         const a = start[s0],
           b = start[s1];
-        k.predict(X, P, V, W, h, gx, gy, gz, fd, vmax, a, b);
-        for (; hi < nh && held[hi] < b; hi++) {
-          const i3 = 3 * held[hi],
-            e3 = 3 * entry[hi];
-          p[i3] = target[e3];
-          p[i3 + 1] = target[e3 + 1];
-          p[i3 + 2] = target[e3 + 2];
-        }
+        k.predict(K.x, K.p, K.v, K.w, h, gx, gy, gz, fd, vmax, a, b);
+        hi = this.putTargets(p, target, hi, b);
         let k1 = k0;
         if (gen && contacts && col) {
           if (!none) {
@@ -576,13 +570,13 @@ export class FusedStrandPass implements SubstepPass {
           k1 = contacts.count;
           contacts.projectRange(p, k0, k1, ctx);
         }
-        k.ftl(P, X, W, S, R, C, set.maxStretch, 1, s0, s1, a);
-        k.update(X, P, V, invH, reach, a, b, N);
+        k.ftl(K.p, K.x, K.w, S, R, K.corr, set.maxStretch, 1, s0, s1, a);
+        k.update(K.x, K.p, K.v, invH, reach, a, b, K.counts);
         stats.recoveries += count[0];
         stats.speedClamps += count[1];
         if (gen && contacts) k.endSphereContacts(TA, TF, k0, k1);
         else if (contacts) contacts.endStepRange(ctx, k0, k1);
-        if (damp !== 0) k.dftl(V, W, S, C, damp, s0, s1, a);
+        if (damp !== 0) k.dftl(K.v, K.w, S, K.corr, damp, s0, s1, a);
         k0 = k1;
       }
       set.fresh = false;

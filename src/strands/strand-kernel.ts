@@ -26,60 +26,22 @@
  * (test/strands-wasm.test.ts).
  */
 import type { ColliderContacts } from '../collision/collider-contacts.js';
+import type { SphereContactsTarget } from '../collision/collider-contacts-sphere.js';
 import type { ParticleStore } from '../core/particles.js';
 import { wasmKernel } from '../wasm/kernels.js';
 import type { FollowTheLeader } from './follow-the-leader.js';
 
-/** The exports of wasm/strands.ts (byte addresses in the kernel memory, then the numbers). */
+/**
+ * The exports of wasm/strands.ts: byte addresses in the kernel memory, then the numbers, in the
+ * order of the JavaScript functions they port (predict: predictRange's arguments; ftl: ftlStrands's
+ * with `first` 1 or 0; update: updateRange's with the counts' address for counts and slot; dftl:
+ * dftlStrands's); the contact kernels take the address table A, the number table F and a range.
+ */
 export interface StrandExports {
-  predict(
-    x: number,
-    p: number,
-    v: number,
-    w: number,
-    h: number,
-    gx: number,
-    gy: number,
-    gz: number,
-    f: number,
-    vmax: number,
-    from: number,
-    to: number,
-  ): void;
-  ftl(
-    p: number,
-    x: number,
-    w: number,
-    start: number,
-    rest: number,
-    corr: number,
-    limit: number,
-    first: number,
-    from: number,
-    to: number,
-    corrFrom: number,
-  ): void;
-  update(
-    x: number,
-    p: number,
-    v: number,
-    invH: number,
-    reach: number,
-    from: number,
-    to: number,
-    counts: number,
-  ): void;
-  dftl(
-    v: number,
-    w: number,
-    start: number,
-    corr: number,
-    k: number,
-    from: number,
-    to: number,
-    corrFrom: number,
-  ): void;
-  /** The address table A and the number table F (see wasm/strands.ts), then the range. */
+  predict(...args: number[]): void;
+  ftl(...args: number[]): void;
+  update(...args: number[]): void;
+  dftl(...args: number[]): void;
   sphereContacts(A: number, F: number, from: number, to: number): number;
   projectSphereContacts(A: number, F: number, k0: number, k1: number): void;
   endSphereContacts(A: number, F: number, k0: number, k1: number): void;
@@ -90,26 +52,10 @@ type Channel = Float64Array | Int32Array | Uint8Array;
 /** The store's arrays the kernels use, in the address table's order (wasm/strands.ts AX …). */
 const STORE_KEYS = ['x', 'p', 'v', 'invMass'] as const;
 /** The contact list's, from the table's slot 4 on (APART … ASTT). */
-const CONTACT_KEYS = [
-  'particle',
-  'collider',
-  'q',
-  'n',
-  'lambdaN',
-  'lambdaT',
-  'slid',
-  'incoming',
-  'vn0',
-  'deep',
-  'rigid',
-  'anchorAt',
-  'contactOf',
-  'anchorOf',
-  'anchorSeen',
-  'anchorLocal',
-  'stickN',
-  'stickT',
-] as const;
+const CONTACT_KEYS = (
+  'particle collider q n lambdaN lambdaT slid incoming vn0 deep rigid anchorAt ' +
+  'contactOf anchorOf anchorSeen anchorLocal stickN stickT'
+).split(' ') as (keyof SphereContactsTarget & keyof ColliderContacts)[];
 /** Slots of the address table: the arrays, then the list's count, the collider's index, the substep. */
 const A_COUNT = 22;
 export const A_COLLIDER = 23;
@@ -207,7 +153,7 @@ export class StrandKernel {
     corrNumbers: number,
   ): void {
     const arrays: Channel[] = STORE_KEYS.map((key) => store[key]);
-    if (cc !== null) for (const key of CONTACT_KEYS) arrays.push(cc[key]);
+    if (cc !== null) for (const key of CONTACT_KEYS) arrays.push(cc[key] as Channel);
     let at = 64;
     const take = (n: number) => {
       const a = at;
