@@ -39,6 +39,11 @@
  * particles (inverse mass 0), which the generation skips, and the prediction
  * wrote them before it either way.
  *
+ * The one pass runs its blocks' prediction, sphere contacts, FTL, velocity update and DFTL term as
+ * WebAssembly kernels (wasm/strands.ts, the same operations in the same order: the same numbers)
+ * over the store's and the contact list's arrays moved into kernel memory (strand-kernel.ts),
+ * wherever the module is there and the store is not shared (docs/strands.md, session 14).
+ *
  * The plan is checked each substep (no flag to set): implicit Euler, one
  * thread, no orientations, no rigid bodies, the core's stages only, every
  * enabled set the attachments, the collider contacts or an FTL set, the FTL
