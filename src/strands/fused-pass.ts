@@ -39,6 +39,11 @@
  * particles (inverse mass 0), which the generation skips, and the prediction
  * wrote them before it either way.
  *
+ * The one pass runs its blocks' prediction, sphere contacts, FTL, velocity update and DFTL term as
+ * WebAssembly kernels (wasm/strands.ts, the same operations in the same order: the same numbers)
+ * over the store's and the contact list's arrays moved into kernel memory (strand-kernel.ts),
+ * wherever the module is there and the store is not shared (docs/strands.md, session 14).
+ *
  * The plan is checked each substep (no flag to set): implicit Euler, one
  * thread, no orientations, no rigid bodies, the core's stages only, every
  * enabled set the attachments, the collider contacts or an FTL set, the FTL
@@ -54,6 +59,7 @@ import { ParticlePredictionStage, ParticleVelocityStage } from '../core/stages.j
 import { clock } from '../core/timings.js';
 import type { SystemKind, World } from '../core/world.js';
 import { dftlStrands, FollowTheLeader, ftlStrands } from './follow-the-leader.js';
+import { A_COLLIDER, A_SUBSTEP, StrandKernel } from './strand-kernel.js';
 
 /** Strands per block: a block's particles (about 16 × 17 here) stay in the L1/L2 cache between stages. */
 const BLOCK = 16;
@@ -83,6 +89,9 @@ export class FusedStrandPass implements SubstepPass {
   /** Substeps this pass ran (statistics, tests), and of those the ones run as one pass over the blocks. */
   ran = 0;
   ranOnePass = 0;
+  /** Blocks whose contacts the WebAssembly kernels made, and particles they handed back to generateSphereContacts. */
+  kernelContacts = 0;
+  handedBack = 0;
   private readonly world: World;
   private readonly predict = new ParticlePredictionStage();
   private readonly update = new ParticleVelocityStage();
@@ -245,6 +254,24 @@ export class FusedStrandPass implements SubstepPass {
     return true;
   }
 
+  /**
+   * The targets of the hard-attached particles from held[h] on that lie before particle b onto p (a
+   * block's, after its prediction); returns the first of `held` not put.
+   */
+  private putTargets(p: Float64Array, target: Float64Array, h: number, b: number): number {
+    const held = this.held,
+      entry = this.heldEntry,
+      nh = this.heldCount;
+    for (; h < nh && held[h] < b; h++) {
+      const i3 = 3 * held[h],
+        e3 = 3 * entry[h];
+      p[i3] = target[e3];
+      p[i3 + 1] = target[e3 + 1];
+      p[i3 + 2] = target[e3 + 2];
+    }
+    return h;
+  }
+
   /** Hard-attached particles in increasing order and their entries (one pass: their targets after the prediction). */
   private held = new Int32Array(64);
   private heldEntry = new Int32Array(64);
@@ -376,12 +403,18 @@ export class FusedStrandPass implements SubstepPass {
     for (let f = 0; f < ftl.length; f++) ftl[f].beginStep();
     ctx.iteration = 0;
     ctx.reverse = false;
+    // the kernels over the store's and the list's arrays in kernel memory (strand-kernel.ts), before the
+    // arrays are read; the list holds a contact per particle at most (one sphere), so it never grows in the pass
+    if (contacts && contacts.capacity < ctx.store.count) contacts.grow(ctx.store.capacity);
+    const K = this.kernel.ready(ctx.store, ftl, contacts, this.blockScratch()) ? this.kernel : null;
+    if (K !== null) {
+      this.runKernels(ctx, K, contacts, col, c);
+      ctx.timings.add(this.slotOne, clock() - t0);
+      return;
+    }
     const { p, x, v, invMass } = ctx.store;
     const uniform = this.uniformParticles(ctx.store);
-    const held = this.held,
-      entry = this.heldEntry,
-      nh = this.heldCount,
-      target = att.target;
+    const target = att.target;
     let h = 0,
       k0 = contacts ? contacts.count : 0;
     let corr = this.corr;
@@ -395,13 +428,7 @@ export class FusedStrandPass implements SubstepPass {
         const a = start[s0],
           b = start[s1];
         this.predict.runRange(ctx, a, b);
-        for (; h < nh && held[h] < b; h++) {
-          const i3 = 3 * held[h],
-            e3 = 3 * entry[h];
-          p[i3] = target[e3];
-          p[i3 + 1] = target[e3 + 1];
-          p[i3 + 2] = target[e3 + 2];
-        }
+        h = this.putTargets(p, target, h, b);
         let k1 = k0;
         if (contacts && col) {
           generateSphereContacts(contacts, ctx, col, c, true, false, CHUNK, CULL_SLACK, a, b, uniform);
@@ -419,6 +446,146 @@ export class FusedStrandPass implements SubstepPass {
       set.fresh = false;
     }
     ctx.timings.add(this.slotOne, clock() - t0);
+  }
+
+  /** Numbers of the largest block's corrections (3 per particle of its strands). */
+  private blockScratch(): number {
+    let most = 0;
+    const ftl = this.ftl;
+    for (let f = 0; f < ftl.length; f++) {
+      const start = ftl[f].start;
+      const ns = start.length - 1;
+      for (let s0 = 0; s0 < ns; s0 += BLOCK)
+        most = Math.max(most, start[Math.min(ns, s0 + BLOCK)] - start[s0]);
+    }
+    return 3 * most;
+  }
+
+  /** The WebAssembly kernels of the one pass and the store's arrays in their memory (strand-kernel.ts). */
+  private readonly kernel = new StrandKernel();
+
+  /**
+   * runOnePass's blocks with the prediction, FTL, the velocity update and DFTL's term in WebAssembly
+   * (wasm/strands.ts: the same operations in the same order as predictRange, ftlStrands, updateRange
+   * and dftlStrands, so the same numbers), the roots' targets and the contacts in JavaScript as there.
+   */
+  private runKernels(
+    ctx: StepContext,
+    K: StrandKernel,
+    contacts: ColliderContacts | null,
+    col: SphereLike | null,
+    c: number,
+  ): void {
+    const w = this.world;
+    const k = K.k!;
+    const ftl = this.ftl;
+    const target = w.attachments.target;
+    const { p } = ctx.store;
+    const uniform = this.uniformParticles(ctx.store);
+    // ParticlePredictionStage's and ParticleVelocityStage's numbers (src/core/stages.ts)
+    const h = ctx.h,
+      g = w.gravity,
+      fd = w.damping > 0 ? Math.exp(-w.damping * h) : 1,
+      vmax = w.maxSpeed,
+      gx = g[0] * h,
+      gy = g[1] * h,
+      gz = g[2] * h,
+      invH = ctx.invH,
+      reach = vmax * h;
+    const stats = w.stats,
+      count = K.count;
+    // the contact kernels: the sphere unturned, the particles alike, no body's contacts off (else the JavaScript)
+    let gen = contacts !== null && col !== null && K.contacts && uniform && contacts.disabledBody === null;
+    let none = false;
+    if (gen && contacts && col) {
+      const cr = col.rotation;
+      gen = cr[0] === 0 && cr[1] === 0 && cr[2] === 0;
+      const { group, mask, radius } = ctx.store;
+      none = ctx.store.count > 0 && ((mask[0] & col.group) === 0 || (col.mask & group[0]) === 0);
+      const F = K.numbers;
+      F[0] = col.radius;
+      for (let j = 0; j < 3; j++) {
+        F[1 + j] = col.position[j];
+        F[4 + j] = col.linearVelocity[j];
+        F[7 + j] = col.angularVelocity[j];
+      }
+      F[10] = col.margin;
+      F[11] = radius[0];
+      F[12] = h;
+      F[13] = contacts.maxDepenetrationSpeed;
+      F[14] = contacts.stickDecay;
+      F[15] = col.friction;
+      F[16] = col.staticFriction;
+      const cg = ctx.gravity;
+      F[17] = 2 * Math.sqrt(cg[0] * cg[0] + cg[1] * cg[1] + cg[2] * cg[2]) * h;
+      F[18] = col.restitution;
+      K.table[A_COLLIDER] = c;
+      K.table[A_SUBSTEP] = contacts.substep;
+    }
+    const TA = K.A,
+      TF = K.F,
+      listCount = K.listCount;
+    let hi = 0,
+      k0 = contacts ? contacts.count : 0;
+    for (let f = 0; f < ftl.length; f++) {
+      const set = ftl[f];
+      const start = set.start;
+      const S = K.start[f],
+        R = K.rest[f];
+      const ns = start.length - 1;
+      const damp = set.damping * invH;
+      for (let s0 = 0; s0 < ns; s0 += BLOCK) {
+        const s1 = Math.min(ns, s0 + BLOCK);
+        const a = start[s0],
+          b = start[s1];
+        k.predict(K.x, K.p, K.v, K.w, h, gx, gy, gz, fd, vmax, a, b);
+        hi = this.putTargets(p, target, hi, b);
+        let k1 = k0;
+        if (gen && contacts && col) {
+          if (!none) {
+            // the kernel stops at a particle it leaves to the JavaScript (at the centre, deep inside)
+            listCount[0] = k0;
+            for (let i = a; ; ) {
+              const stop = k.sphereContacts(TA, TF, i, b);
+              if (stop < 0) break;
+              this.handedBack++;
+              contacts.count = listCount[0];
+              generateSphereContacts(
+                contacts,
+                ctx,
+                col,
+                c,
+                true,
+                false,
+                CHUNK,
+                CULL_SLACK,
+                stop,
+                stop + 1,
+                uniform,
+              );
+              listCount[0] = contacts.count;
+              i = stop + 1;
+            }
+            contacts.count = k1 = listCount[0];
+            this.kernelContacts++;
+          }
+          k.projectSphereContacts(TA, TF, k0, k1);
+        } else if (contacts && col) {
+          generateSphereContacts(contacts, ctx, col, c, true, false, CHUNK, CULL_SLACK, a, b, uniform);
+          k1 = contacts.count;
+          contacts.projectRange(p, k0, k1, ctx);
+        }
+        k.ftl(K.p, K.x, K.w, S, R, K.corr, set.maxStretch, 1, s0, s1, a);
+        k.update(K.x, K.p, K.v, invH, reach, a, b, K.counts);
+        stats.recoveries += count[0];
+        stats.speedClamps += count[1];
+        if (gen && contacts) k.endSphereContacts(TA, TF, k0, k1);
+        else if (contacts) contacts.endStepRange(ctx, k0, k1);
+        if (damp !== 0) k.dftl(K.v, K.w, S, K.corr, damp, s0, s1, a);
+        k0 = k1;
+      }
+      set.fresh = false;
+    }
   }
 
   private stage(stage: Stage, ctx: StepContext, scheduler: Scheduler): void {

@@ -19,8 +19,9 @@
  */
 import { WASM_BASE64 as ELEMENTS } from './elements.generated.js';
 import { WASM_BASE64 as FLUIDS } from './fluids.generated.js';
+import { WASM_BASE64 as STRANDS } from './strands.generated.js';
 
-const SOURCES = { elements: ELEMENTS, fluids: FLUIDS } as const;
+const SOURCES = { elements: ELEMENTS, fluids: FLUIDS, strands: STRANDS } as const;
 export type KernelName = keyof typeof SOURCES;
 
 let enabled = true;

@@ -1,0 +1,216 @@
+/**
+ * The fused strand pass's WebAssembly kernels (wasm/strands.ts) over the
+ * store's arrays in kernel memory (docs/strands.md, "Speed", session 14).
+ *
+ * A kernel can read only its module's memory, and copying a block's
+ * particles in and out around each call costs what the kernel saves (a
+ * prototype on hair-10k: the prediction, FTL, the velocity update and DFTL
+ * of each block 0.65 × the JavaScript with the arrays in kernel memory,
+ * 0.93 × with each block's x, v and inverse masses copied in and x, v and p
+ * out). So the arrays live there: the first substep that the one pass runs
+ * with the module moves the store's x, p, v and invMass into a memory of
+ * its own (views of the same length and the same numbers; the store's
+ * version goes up, the documented signal that its arrays were replaced, so
+ * adapters re-bind), and the FTL sets' start and rest (the sets' own
+ * arrays, replaced as the sets' pool path replaces them with shared
+ * copies). Everything else — the contacts, the attachments, the gallery —
+ * reads the same typed arrays as before, which now happen to lie in the
+ * kernel's memory. The memory never grows (a larger store makes a new
+ * one), so the views stay valid; when the store grows it allocates plain
+ * arrays again, and the next substep moves them in again.
+ *
+ * A shared store (a threaded world: its arrays are SharedArrayBuffers that
+ * the workers hold) stays as it is, and so does a world without
+ * WebAssembly or with `useWasmKernels(false)`: the pass then calls the
+ * JavaScript functions, whose numbers the kernels reproduce bit for bit
+ * (test/strands-wasm.test.ts).
+ */
+import type { ColliderContacts } from '../collision/collider-contacts.js';
+import type { SphereContactsTarget } from '../collision/collider-contacts-sphere.js';
+import type { ParticleStore } from '../core/particles.js';
+import { wasmKernel } from '../wasm/kernels.js';
+import type { FollowTheLeader } from './follow-the-leader.js';
+
+/**
+ * The exports of wasm/strands.ts: byte addresses in the kernel memory, then the numbers, in the
+ * order of the JavaScript functions they port (predict: predictRange's arguments; ftl: ftlStrands's
+ * with `first` 1 or 0; update: updateRange's with the counts' address for counts and slot; dftl:
+ * dftlStrands's); the contact kernels take the address table A, the number table F and a range.
+ */
+export interface StrandExports {
+  predict(...args: number[]): void;
+  ftl(...args: number[]): void;
+  update(...args: number[]): void;
+  dftl(...args: number[]): void;
+  sphereContacts(A: number, F: number, from: number, to: number): number;
+  projectSphereContacts(A: number, F: number, k0: number, k1: number): void;
+  endSphereContacts(A: number, F: number, k0: number, k1: number): void;
+}
+
+type Channel = Float64Array | Int32Array | Uint8Array;
+
+/** The store's arrays the kernels use, in the address table's order (wasm/strands.ts AX …). */
+const STORE_KEYS = ['x', 'p', 'v', 'invMass'] as const;
+/** The contact list's, from the table's slot 4 on (APART … ASTT). */
+const CONTACT_KEYS = (
+  'particle collider q n lambdaN lambdaT slid incoming vn0 deep rigid anchorAt ' +
+  'contactOf anchorOf anchorSeen anchorLocal stickN stickT'
+).split(' ') as (keyof SphereContactsTarget & keyof ColliderContacts)[];
+/** Slots of the address table: the arrays, then the list's count, the collider's index, the substep. */
+const A_COUNT = 22;
+export const A_COLLIDER = 23;
+export const A_SUBSTEP = 24;
+const A_SLOTS = 25;
+/** Numbers of the number table (wasm/strands.ts FRAD … FE). */
+const F_SLOTS = 19;
+
+/** Bytes of n numbers of `size` bytes, rounded up to 8. */
+function bytes(n: number, size: number): number {
+  return (n * size + 7) & ~7;
+}
+
+export class StrandKernel {
+  /** The module's exports, or null before the first adoption. */
+  k: StrandExports | null = null;
+  /** Byte addresses of the store's x, p, v, invMass, the block corrections and the update's two counts. */
+  x = 0;
+  p = 0;
+  v = 0;
+  w = 0;
+  corr = 0;
+  counts = 0;
+  /** Byte addresses of the address table (i32) and the number table (f64) of the contact kernels. */
+  A = 0;
+  F = 0;
+  /** Views of the two tables: the list's count at table[A_COUNT], the collider and substep after it. */
+  table: Int32Array = new Int32Array(A_SLOTS);
+  numbers: Float64Array = new Float64Array(F_SLOTS);
+  /** Byte addresses of each FTL set's start and rest, in the order of `sets`. */
+  start: number[] = [];
+  rest: number[] = [];
+  /** The contact list's count while the contact kernels run (the address table's A_COUNT slot). */
+  listCount: Int32Array = new Int32Array(1);
+  /** The update's counts (recoveries, clamps), a view of `counts`. */
+  count: Int32Array = new Int32Array(2);
+  /** Whether the contact list's arrays are in kernel memory (the contact kernels may run). */
+  contacts = false;
+  private memory: WebAssembly.Memory | null = null;
+  private sets: FollowTheLeader[] = [];
+  private list: ColliderContacts | null = null;
+  /** The arrays in kernel memory: the store's (STORE_KEYS), then the list's (CONTACT_KEYS). */
+  private held: Channel[] = [];
+  private corrLength = 0;
+
+  /**
+   * Whether the kernels can run a substep of these sets: the module is there and the store is not
+   * shared. Moves the store's arrays, the sets' layouts and the contact list's arrays (`cc`, when
+   * given) into kernel memory when they are not there (first call, a grown store or list, other
+   * sets); `corrNumbers` is the block scratch's size.
+   */
+  ready(
+    store: ParticleStore,
+    sets: FollowTheLeader[],
+    cc: ColliderContacts | null,
+    corrNumbers: number,
+  ): boolean {
+    if (store.shared) return false;
+    const mod = wasmKernel('strands');
+    if (mod === null) return false;
+    if (this.holds(store, sets, cc, corrNumbers)) return true;
+    this.adopt(mod, store, sets, cc, corrNumbers);
+    return true;
+  }
+
+  private holds(
+    store: ParticleStore,
+    sets: FollowTheLeader[],
+    cc: ColliderContacts | null,
+    corrNumbers: number,
+  ): boolean {
+    if (this.k === null || corrNumbers > this.corrLength || sets.length !== this.sets.length) return false;
+    if (cc !== this.list) return false;
+    const held = this.held;
+    for (let j = 0; j < STORE_KEYS.length; j++) if (store[STORE_KEYS[j]] !== held[j]) return false;
+    if (cc !== null)
+      for (let j = 0; j < CONTACT_KEYS.length; j++) if (cc[CONTACT_KEYS[j]] !== held[4 + j]) return false;
+    const buf = this.memory!.buffer;
+    for (let k = 0; k < sets.length; k++) {
+      const s = sets[k];
+      if (s !== this.sets[k] || s.start.buffer !== buf || s.rest.buffer !== buf) return false;
+    }
+    return true;
+  }
+
+  /**
+   * A new memory holding the store's x, p, v, invMass, the sets' start and rest and the list's arrays;
+   * the arrays replaced by its views (the same lengths and numbers).
+   */
+  private adopt(
+    mod: WebAssembly.Module,
+    store: ParticleStore,
+    sets: FollowTheLeader[],
+    cc: ColliderContacts | null,
+    corrNumbers: number,
+  ): void {
+    const arrays: Channel[] = STORE_KEYS.map((key) => store[key]);
+    if (cc !== null) for (const key of CONTACT_KEYS) arrays.push(cc[key] as Channel);
+    let at = 64;
+    const take = (n: number) => {
+      const a = at;
+      at += n;
+      return a;
+    };
+    const addrs = arrays.map((a) => take(bytes(a.length, a.BYTES_PER_ELEMENT)));
+    [this.x, this.p, this.v, this.w] = addrs;
+    this.corrLength = Math.max(corrNumbers, 3 * 17 * 16);
+    this.corr = take(bytes(this.corrLength, 8));
+    this.counts = take(8);
+    const listCount = take(8);
+    this.A = take(bytes(A_SLOTS, 4));
+    this.F = take(bytes(F_SLOTS, 8));
+    this.start.length = this.rest.length = 0;
+    for (const s of sets) {
+      this.start.push(take(bytes(s.start.length, 4)));
+      this.rest.push(take(bytes(s.rest.length, 8)));
+    }
+    const memory = new WebAssembly.Memory({ initial: Math.ceil(at / 65536) });
+    const instance = new WebAssembly.Instance(mod, { env: { memory } });
+    const buf = memory.buffer;
+    const moved = <T extends Channel>(a: T, addr: number): T => {
+      const b = new (a.constructor as new (buf: ArrayBuffer, at: number, n: number) => T)(
+        buf,
+        addr,
+        a.length,
+      );
+      b.set(a);
+      return b;
+    };
+    this.held = arrays.map((a, j) => moved(a, addrs[j]));
+    const h = this.held;
+    store.x = h[0] as Float64Array;
+    store.p = h[1] as Float64Array;
+    store.v = h[2] as Float64Array;
+    store.invMass = h[3] as Float64Array;
+    store.version++;
+    if (cc !== null) {
+      const set = cc as unknown as Record<string, Channel>;
+      for (let j = 0; j < CONTACT_KEYS.length; j++) set[CONTACT_KEYS[j]] = h[4 + j];
+    }
+    for (let k = 0; k < sets.length; k++) {
+      const s = sets[k];
+      s.start = moved(s.start, this.start[k]);
+      s.rest = moved(s.rest, this.rest[k]);
+    }
+    this.table = new Int32Array(buf, this.A, A_SLOTS);
+    for (let j = 0; j < addrs.length; j++) this.table[j] = addrs[j];
+    this.table[A_COUNT] = listCount;
+    this.listCount = new Int32Array(buf, listCount, 1);
+    this.numbers = new Float64Array(buf, this.F, F_SLOTS);
+    this.sets = sets.slice();
+    this.list = cc;
+    this.contacts = cc !== null;
+    this.count = new Int32Array(buf, this.counts, 2);
+    this.memory = memory;
+    this.k = instance.exports as unknown as StrandExports;
+  }
+}
