@@ -266,7 +266,8 @@ export class Fluid extends Body implements FluidBody {
     this.groupBits = o.group ?? 1;
     this.maskBits = o.mask ?? -1;
     // on shared memory with the store (a threaded world): the pool's reordering moves them (row-tasks.ts)
-    const sharedIds = world.store.x.buffer instanceof SharedArrayBuffer;
+    const sharedIds =
+      typeof SharedArrayBuffer !== 'undefined' && world.store.x.buffer instanceof SharedArrayBuffer;
     this.ids = sharedIds ? new Int32Array(new SharedArrayBuffer(4 * capacity)) : new Int32Array(capacity);
     this.slotOf = sharedIds ? new Int32Array(new SharedArrayBuffer(4 * capacity)) : new Int32Array(capacity);
     for (let s = 0; s < capacity; s++) this.ids[s] = this.slotOf[s] = s;

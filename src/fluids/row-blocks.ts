@@ -239,15 +239,8 @@ export class FluidRowBlocks {
         S.newIds = sharedOf('i32', room);
       }
       S.uniform ??= sharedOf('i32', MAX_ROW_BLOCKS);
-      S.order = order;
-      S.ids = ids;
-      S.slotOf = slotOf;
-      S.searchP = searchP;
-      S.mass = store.mass;
-      S.radius = store.radius;
-      S.invMass = store.invMass;
-      S.group = store.group;
-      S.mask = store.mask;
+      const { mass, radius, invMass, group, mask } = store;
+      Object.assign(S, { order, ids, slotOf, searchP, mass, radius, invMass, group, mask });
       this.refresh();
       return -1;
     }
