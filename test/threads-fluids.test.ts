@@ -155,6 +155,37 @@ describe('fluids on worker threads', () => {
     for (const w of worlds) w.dispose();
   }, 120_000);
 
+  it("the reordering by cell on the pool (Fluid.permute's id maps and uniformity checks, the search's positions): a fluid whose radius differs for some particles keeps them by id, the bits of one thread", async () => {
+    const make = (threads: number): { w: World; f: Fluid } => {
+      const w = new World({ dt: 1 / 60, substeps: 1, iterations: 2, threads });
+      addOpenTank(w, 0.64, 0.64, { friction: 0, margin: 0 });
+      const f = new Fluid(w, { spacing: 0.02, blocks: [{ min: [0, 0, 0], max: [0.64, 0.4, 0.64] }] });
+      // a few particles of another contact radius: the pool finds the radius not uniform, the calling thread gathers it
+      for (const id of [7, 4_000, 15_000]) w.store.radius[f.particleIndex(id)] = 0.0125;
+      return { w, f };
+    };
+    const runs = [make(1), make(2)];
+    await Promise.all(runs.map((r) => r.w.threadsReady()));
+    for (let s = 0; s < 8; s++) for (const r of runs) r.w.step();
+    const [a, b] = runs;
+    expect(densityOf(a.w).rows.reorders).toBe(0);
+    expect(densityOf(b.w).rows.reorders).toBeGreaterThan(4);
+    const n = a.f.activeCount;
+    expect(Array.from(b.f.ids.subarray(0, n))).toEqual(Array.from(a.f.ids.subarray(0, n)));
+    expect(Array.from(b.f.slotOf.subarray(0, n))).toEqual(Array.from(a.f.slotOf.subarray(0, n)));
+    const radii = (r: { w: World; f: Fluid }) =>
+      [7, 4_000, 15_000, 8].map((id) => r.w.store.radius[r.f.particleIndex(id)]);
+    expect(radii(b)).toEqual([0.0125, 0.0125, 0.0125, 0.01]);
+    expect(radii(a)).toEqual(radii(b));
+    // the grid's order is the identity after the reordering, as on one thread
+    const g = densityOf(b.w).grid;
+    expect(Array.from(g.sorted.subarray(0, n))).toEqual(
+      Array.from(densityOf(a.w).grid.sorted.subarray(0, n)),
+    );
+    expect(bits(b.w).equals(bits(a.w))).toBe(true);
+    for (const r of runs) r.w.dispose();
+  }, 120_000);
+
   it('the blocks of one colour write disjoint rows: every pair of a block ends before the next block of its colour', () => {
     const world = scene('fluids-dam-break', 1);
     for (let s = 0; s < 60; s++) world.step();

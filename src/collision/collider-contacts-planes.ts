@@ -124,7 +124,6 @@ function sharedCopy<T extends Typed>(a: T): T {
 
 /** Scratch of the kernels (per thread). */
 const tmp = new Float64Array(3);
-const tmpB = new Float64Array(3);
 const nrm = new Float64Array(3);
 
 /**
@@ -149,6 +148,15 @@ function planeBlock(A: PlaneArrays, b: number): void {
   cr[2] = T[CR + 2];
   cr[3] = T[CR + 3];
   const unturned = cr[0] === 0 && cr[1] === 0 && cr[2] === 0;
+  // the turns written out below (rotateByParts' operations in its order, so the same bits): a call
+  // that V8 does not inline boxes its double arguments, ~4 MB of garbage a step in wave-pool-128k
+  const iqx = -cr[0],
+    iqy = -cr[1],
+    iqz = -cr[2],
+    qx = cr[0],
+    qy = cr[1],
+    qz = cr[2],
+    qw = cr[3];
   // the plane's normal (PlaneCollider.localDistance's +y, turned)
   quatRotate(nrm, 0, cr, 0, 0, 1, 0);
   const tnx = unturned ? 0 : nrm[0],
@@ -232,36 +240,28 @@ function planeBlock(A: PlaneArrays, b: number): void {
     // distanceAt(x)
     let dX: number;
     if (unturned) dX = xy - cpy;
-    else {
-      quatRotateInverse(tmp, 0, cr, 0, xx - cpx, xy - cpy, xz - cpz);
-      dX = tmp[1];
-    }
-    let qx: number, qy: number, qz: number;
+    else dX = turnedY(iqx, iqy, iqz, qw, xx - cpx, xy - cpy, xz - cpz);
+    let cqx: number, cqy: number, cqz: number;
     if (dX >= r) {
       let t = -1;
       if (seg > dX - r) {
         // raycastAt (PlaneCollider.localRaycast on both ends turned)
-        quatRotateInverse(tmp, 0, cr, 0, xx - cpx, xy - cpy, xz - cpz);
-        quatRotateInverse(tmpB, 0, cr, 0, px - cpx, py - cpy, pz - cpz);
-        const ay = tmp[1],
-          by = tmpB[1];
+        const ay = turnedY(iqx, iqy, iqz, qw, xx - cpx, xy - cpy, xz - cpz),
+          by = turnedY(iqx, iqy, iqz, qw, px - cpx, py - cpy, pz - cpz);
         t = ay < r || by >= r ? -1 : (ay - r) / (ay - by);
       }
       if (t >= 0) {
-        qx = xx + t * mx;
-        qy = xy + t * my;
-        qz = xz + t * mz;
+        cqx = xx + t * mx;
+        cqy = xy + t * my;
+        cqz = xz + t * mz;
       } else {
         let dP: number;
         if (unturned) dP = py - cpy;
-        else {
-          quatRotateInverse(tmp, 0, cr, 0, px - cpx, py - cpy, pz - cpz);
-          dP = tmp[1];
-        }
+        else dP = turnedY(iqx, iqy, iqz, qw, px - cpx, py - cpy, pz - cpz);
         if (dP >= 2 * (r + seg)) continue;
-        qx = px - (dP - r) * tnx;
-        qy = py - (dP - r) * tny;
-        qz = pz - (dP - r) * tnz;
+        cqx = px - (dP - r) * tnx;
+        cqy = py - (dP - r) * tny;
+        cqz = pz - (dP - r) * tnz;
       }
     } else {
       const rx = xx - cpx,
@@ -279,22 +279,19 @@ function planeBlock(A: PlaneArrays, b: number): void {
       }
       let dP: number;
       if (unturned) dP = py - cpy;
-      else {
-        quatRotateInverse(tmp, 0, cr, 0, px - cpx, py - cpy, pz - cpz);
-        dP = tmp[1];
-      }
-      qx = px - (dP - r) * tnx;
-      qy = py - (dP - r) * tny;
-      qz = pz - (dP - r) * tnz;
+      else dP = turnedY(iqx, iqy, iqz, qw, px - cpx, py - cpy, pz - cpz);
+      cqx = px - (dP - r) * tnx;
+      cqy = py - (dP - r) * tny;
+      cqz = pz - (dP - r) * tnz;
     }
     if (!fill) {
       list[i0 + k] = i;
       k++;
       continue;
     }
-    const rx = qx - cpx,
-      ry = qy - cpy,
-      rz = qz - cpz;
+    const rx = cqx - cpx,
+      ry = cqy - cpy,
+      rz = cqz - cpz;
     const cvx = lvx + avy * rz - avz * ry;
     const cvy = lvy + avz * rx - avx * rz;
     const cvz = lvz + avx * ry - avy * rx;
@@ -302,9 +299,9 @@ function planeBlock(A: PlaneArrays, b: number): void {
     const k3 = 3 * k;
     A.particle[k] = i;
     A.collider[k] = c;
-    A.q[k3] = qx;
-    A.q[k3 + 1] = qy;
-    A.q[k3 + 2] = qz;
+    A.q[k3] = cqx;
+    A.q[k3 + 1] = cqy;
+    A.q[k3 + 2] = cqz;
     A.n[k3] = tnx;
     A.n[k3 + 1] = tny;
     A.n[k3 + 2] = tnz;
@@ -340,10 +337,16 @@ function planeBlock(A: PlaneArrays, b: number): void {
       stickT[i3 + 2] *= decay;
     }
     A.anchorSeen[i] = substep;
-    quatRotate(tmp, 0, cr, 0, al[i3], al[i3 + 1], al[i3 + 2]);
-    A.anchorAt[k3] = tmp[0] + cpx;
-    A.anchorAt[k3 + 1] = tmp[1] + cpy;
-    A.anchorAt[k3 + 2] = tmp[2] + cpz;
+    // quatRotate(cr, anchorLocal) + the plane's position, written out (rotateByParts's operations)
+    const ax = al[i3],
+      ay = al[i3 + 1],
+      az = al[i3 + 2];
+    const ux = 2 * (qy * az - qz * ay);
+    const uy = 2 * (qz * ax - qx * az);
+    const uz = 2 * (qx * ay - qy * ax);
+    A.anchorAt[k3] = ax + qw * ux + (qy * uz - qz * uy) + cpx;
+    A.anchorAt[k3 + 1] = ay + qw * uy + (qz * ux - qx * uz) + cpy;
+    A.anchorAt[k3 + 2] = az + qw * uz + (qx * uy - qy * ux) + cpz;
     A.rigid[k] = -1;
     k++;
   }
@@ -355,6 +358,18 @@ function planeBlock(A: PlaneArrays, b: number): void {
 }
 
 const tmpCr = new Float64Array(4);
+
+/**
+ * The y of (vx, vy, vz) turned by the quaternion (qx, qy, qz, qw): rotateByParts's
+ * operations in its order (math/quat.ts), so the same bits as quatRotateInverse's tmp[1]
+ * with (qx, qy, qz) = −the rotation's; small enough for V8 to inline into planeBlock.
+ */
+function turnedY(qx: number, qy: number, qz: number, qw: number, vx: number, vy: number, vz: number): number {
+  const tx = 2 * (qy * vz - qz * vy);
+  const ty = 2 * (qz * vx - qx * vz);
+  const tz = 2 * (qx * vy - qy * vx);
+  return vy + qw * ty + (qz * tx - qx * tz);
+}
 
 /** The 'collider-plane-contacts' task (parallel/registry.ts): blocks from … to − 1. */
 export function planeContactsTask(A: PlaneArrays, from: number, to: number): void {

@@ -81,6 +81,23 @@ export function initRecords(
 }
 
 /**
+ * True when p of slots [s0, s1) (store index off + s) equals q[3s …], the
+ * positions of the neighbour search: nothing moved since the search, so every
+ * listed pair is still within h (ALL_INSIDE). q must hold 3 s1 numbers.
+ */
+export function samePositions(
+  s0: number,
+  s1: number,
+  off: number,
+  p: Float64Array,
+  q: Float64Array,
+): boolean {
+  const o3 = 3 * off;
+  for (let k = 3 * s0; k < 3 * s1; k++) if (p[o3 + k] !== q[k]) return false;
+  return true;
+}
+
+/**
  * Fluid–solid part of the density (Akinci et al. 2012 boundary particles in
  * PBF's constraint): solid b adds Ψ_b W_ib to ρ_i, (Ψ_b/ρ0) ∇W_ib to ∇_{p_i}
  * C_i, and w̃_b |(Ψ_b/ρ0) ∇W_ib|² to the denominator of λ_i. Rows are over

@@ -5,7 +5,7 @@ import { clock } from '../core/timings.js';
 import type { WorldBody } from '../core/world-body.js';
 import { wasmKernelsEnabled } from '../wasm/kernels.js';
 import { solidCorrectionPass } from './correction-passes.js';
-import { RECORD, solidDensityPass } from './density-passes.js';
+import { RECORD, samePositions, solidDensityPass } from './density-passes.js';
 import type { FluidBody } from './fluid-body.js';
 import { boundsOf, GridBlocks } from './grid-blocks.js';
 import { poly6Coefficient, spikyCoefficient, spikyGradientCoefficient } from './kernels.js';
@@ -18,6 +18,7 @@ import {
   records,
   rowBlockSize,
   shared32,
+  UNIFORM_ALL,
   VORTICITY_GRADIENT,
   XSPH,
 } from './row-blocks.js';
@@ -120,7 +121,7 @@ export class FluidDensity implements ConstraintSet {
    * pass at exactly these positions (the first Jacobi iteration, unless an
    * attachment moved a fluid particle) finds every listed pair inside h.
    */
-  private searchP = new Float64Array(0);
+  private searchP: Float64Array = new Float64Array(0);
   /** The pair passes in fixed row blocks, on the pool in a threaded world (row-blocks.ts). */
   readonly rows = new FluidRowBlocks();
   /** The rows and records the pair passes walk on this thread (JavaScript buffers or the instance's views). */
@@ -309,14 +310,30 @@ export class FluidDensity implements ConstraintSet {
     this.grid.setGeometry(b[0], b[1], b[2], b[3], b[4], b[5], h, Math.max(4096, 8 * n));
     this.fillGrid(p);
     const t1 = clock();
+    // (shared in a threaded world: the pooled reordering writes it, the pooled records compare with it)
+    const shareP = this.tasks !== null && typeof SharedArrayBuffer !== 'undefined';
+    if (this.searchP.length < 3 * n || (shareP && !(this.searchP.buffer instanceof SharedArrayBuffer)))
+      this.searchP = records(3 * fluid.capacity, shareP);
     // reorder the range by cell (Fluid): the grid's cells stay valid, its order becomes the identity
     let contiguous = false;
+    let searchPDone = false;
     if (reorder && n > 1 && !this.fluidAttached()) {
-      // x, p and v on the pool where it can (row-blocks.ts reorder), the rest here
+      // on the pool where it can (row-blocks.ts reorder: x, p, v, the id maps, searchP and the
+      // identity order, and the uniformity checks), the rest here
       const sorted = this.grid.sorted;
-      const moved = this.rows.reorder(this.tasks, sorted, n, fluid.offset, store.x, p, store.v);
-      fluid.permute(sorted, this.scratch, this.scratchInt, moved);
-      fillRange(this.grid.sorted, n, fluid.offset);
+      const u = this.rows.reorder(
+        this.tasks,
+        sorted,
+        n,
+        fluid.offset,
+        store,
+        fluid.ids,
+        fluid.slotOf,
+        this.searchP,
+      );
+      fluid.permute(sorted, this.scratch, this.scratchInt, u);
+      if (u !== UNIFORM_ALL) fillRange(this.grid.sorted, n, fluid.offset);
+      searchPDone = u >= 0;
       contiguous = true;
     }
     const t2 = clock();
@@ -346,8 +363,7 @@ export class FluidDensity implements ConstraintSet {
     } else {
       buildForwardPairs(this.grid, p, h, this.jsPairs, fluid.offset, contiguous);
     }
-    if (this.searchP.length < 3 * n) this.searchP = new Float64Array(3 * fluid.capacity);
-    this.searchP.set(p.subarray(3 * fluid.offset, 3 * (fluid.offset + n)));
+    if (!searchPDone) this.searchP.set(p.subarray(3 * fluid.offset, 3 * (fluid.offset + n)));
     this.useBuffers(n, store);
     this.rows.plan(n, this.grid, contiguous, this.pairs.start);
     const t3 = clock();
@@ -495,8 +511,10 @@ export class FluidDensity implements ConstraintSet {
     const acc = this.acc;
     const T = this.clocks;
     let t = clock();
-    const wU = this.rows.initRecords(this.tasks, this.local, off, m, wCoef * h * h * h);
-    const allInside = samePositions(n, off, p, this.searchP);
+    const wU = this.rows.initRecords(this.tasks, this.local, off, m, wCoef * h * h * h, this.searchP);
+    // (compared block by block with the records on the pool where it can)
+    const allInside =
+      this.rows.same ?? (this.searchP.length >= 3 * n && samePositions(0, n, off, p, this.searchP));
     this.allInside = allInside;
     const w = this.wasmNow;
     // the twin has no weighted variant: pinned fluid particles run the JavaScript one
@@ -669,14 +687,6 @@ export class FluidDensity implements ConstraintSet {
     }
     return m;
   }
-}
-
-/** True when the n active slots of p (from store index off) hold exactly the positions `q` (slot order). */
-function samePositions(n: number, off: number, p: Float64Array, q: Float64Array): boolean {
-  if (q.length < 3 * n) return false;
-  const o3 = 3 * off;
-  for (let k = 0; k < 3 * n; k++) if (p[o3 + k] !== q[k]) return false;
-  return true;
 }
 
 /** a[k] = base + k for k < n. */

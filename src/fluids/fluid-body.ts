@@ -41,8 +41,11 @@ export interface FluidBody {
   readonly vorticity: number;
   readonly couple: FluidCoupling;
   readonly emitters: readonly unknown[];
+  /** Particle id of each slot and slot of each id (Fluid.ids, slotOf): permute moves them, the pool too. */
+  readonly ids: Int32Array;
+  readonly slotOf: Int32Array;
   /** Runs the emitters at `time`; returns how many particles they added. */
   emit(time: number): number;
-  /** Reorders the active range by `order` (store indices), see Fluid.permute (`moved`: x, p, v were moved already). */
-  permute(order: Int32Array, scratch: Float64Array, scratchInt: Int32Array, moved?: boolean): void;
+  /** Reorders the active range by `order` (store indices), see Fluid.permute (`pooled`: what the pool did already). */
+  permute(order: Int32Array, scratch: Float64Array, scratchInt: Int32Array, pooled?: number): void;
 }

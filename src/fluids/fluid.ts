@@ -7,6 +7,7 @@ import { FluidDensity } from './density.js';
 import { type EmitterOptions, FluidEmitter } from './emitter.js';
 import type { FluidBody, FluidCoupling } from './fluid-body.js';
 import { autoRelaxation, latticeSums } from './kernels.js';
+import { UNIFORM_GROUP, UNIFORM_INV_MASS, UNIFORM_MASK, UNIFORM_MASS, UNIFORM_RADIUS } from './row-tasks.js';
 
 /** A box filled with fluid particles on a cubic lattice. */
 export interface FluidBlock {
@@ -264,8 +265,11 @@ export class Fluid extends Body implements FluidBody {
     this.emitters = emitters;
     this.groupBits = o.group ?? 1;
     this.maskBits = o.mask ?? -1;
-    this.ids = new Int32Array(capacity);
-    this.slotOf = new Int32Array(capacity);
+    // on shared memory with the store (a threaded world): the pool's reordering moves them (row-tasks.ts)
+    const sharedIds =
+      typeof SharedArrayBuffer !== 'undefined' && world.store.x.buffer instanceof SharedArrayBuffer;
+    this.ids = sharedIds ? new Int32Array(new SharedArrayBuffer(4 * capacity)) : new Int32Array(capacity);
+    this.slotOf = sharedIds ? new Int32Array(new SharedArrayBuffer(4 * capacity)) : new Int32Array(capacity);
     for (let s = 0; s < capacity; s++) this.ids[s] = this.slotOf[s] = s;
 
     const store = world.store;
@@ -460,26 +464,36 @@ export class Fluid extends Body implements FluidBody {
    * Permutes the active slots so that slot s holds the particle now in slot
    * order[s] − offset (order lists store indices). Moves every per-particle
    * array of the store and the id maps; other bodies' ranges are untouched.
-   * `moved`: x, p and v were moved already (on the worker pool, row-blocks.ts).
+   * `pooled` ≥ 0: x, p, v and the id maps were moved already, on the worker
+   * pool (row-blocks.ts reorder), whose blocks found the constants with these
+   * UNIFORM_* bits the same for every slot; −1: everything here.
    */
-  permute(order: Int32Array, scratch: Float64Array, scratchInt: Int32Array, moved = false): void {
+  permute(order: Int32Array, scratch: Float64Array, scratchInt: Int32Array, pooled = -1): void {
     const store = this.world.store;
     const off = this.offset;
     const n = this.active;
-    if (!moved) {
+    if (pooled < 0) {
       gather3(store.x, order, n, off, scratch);
       gather3(store.p, order, n, off, scratch);
       gather3(store.v, order, n, off, scratch);
     }
     // per-particle constants are usually the same for every fluid particle: nothing to move then
-    if (!uniform(store.mass, n, off)) gather1(store.mass, order, n, off, scratch);
-    if (!uniform(store.invMass, n, off)) gather1(store.invMass, order, n, off, scratch);
-    if (!uniform(store.radius, n, off)) gather1(store.radius, order, n, off, scratch);
-    if (!uniformInt(store.group, n, off)) gather1i(store.group, order, n, off, scratchInt);
-    if (!uniformInt(store.mask, n, off)) gather1i(store.mask, order, n, off, scratchInt);
-    for (let s = 0; s < n; s++) scratchInt[s] = this.ids[order[s] - off];
-    this.ids.set(scratchInt.subarray(0, n));
-    for (let s = 0; s < n; s++) this.slotOf[this.ids[s]] = s;
+    const u = pooled;
+    if (u < 0 ? !uniform(store.mass, n, off) : (u & UNIFORM_MASS) === 0)
+      gather1(store.mass, order, n, off, scratch);
+    if (u < 0 ? !uniform(store.invMass, n, off) : (u & UNIFORM_INV_MASS) === 0)
+      gather1(store.invMass, order, n, off, scratch);
+    if (u < 0 ? !uniform(store.radius, n, off) : (u & UNIFORM_RADIUS) === 0)
+      gather1(store.radius, order, n, off, scratch);
+    if (u < 0 ? !uniformInt(store.group, n, off) : (u & UNIFORM_GROUP) === 0)
+      gather1i(store.group, order, n, off, scratchInt);
+    if (u < 0 ? !uniformInt(store.mask, n, off) : (u & UNIFORM_MASK) === 0)
+      gather1i(store.mask, order, n, off, scratchInt);
+    if (pooled < 0) {
+      for (let s = 0; s < n; s++) scratchInt[s] = this.ids[order[s] - off];
+      this.ids.set(scratchInt.subarray(0, n));
+      for (let s = 0; s < n; s++) this.slotOf[this.ids[s]] = s;
+    }
     this.reorders++;
   }
 

@@ -74,6 +74,7 @@ import {
   PHASE,
   PUT,
   QREST3,
+  R_IDENTITY,
   R_N,
   R_OFF,
   R_SIZE,
@@ -81,8 +82,10 @@ import {
   reorderBlock,
   runRowBlockJs,
   runRowBlockWasm,
+  SAME,
   SELF,
   SIZE,
+  UNIFORM_ALL,
   UNILATERAL,
   VORT,
   VORTICITY_FORCE,
@@ -107,9 +110,22 @@ export {
   fluidRowsTask,
   type RowArrays,
   runRowBlockJs,
+  UNIFORM_ALL,
   VORTICITY_GRADIENT,
   XSPH,
 } from './row-tasks.js';
+
+/** The store's arrays that the reordering moves or checks (ParticleStore's). */
+export interface ReorderArrays {
+  x: Float64Array;
+  p: Float64Array;
+  v: Float64Array;
+  mass: Float64Array;
+  invMass: Float64Array;
+  radius: Float64Array;
+  group: Int32Array;
+  mask: Int32Array;
+}
 
 /** The fewest rows per block. */
 const MIN_ROWS = 512;
@@ -186,42 +202,64 @@ export class FluidRowBlocks {
   private localX: FluidWasmExports | null = null;
 
   /**
-   * Fluid.permute's gathers of x, p and v (the range of n slots from store
-   * index off takes the particles in `order`) on the pool, in row blocks;
-   * false when it cannot run them there now (the caller permutes them: the
-   * same numbers).
+   * Fluid.permute on the pool, in row blocks (the range of n slots from
+   * store index off takes the particles in `order`, the grid's sorted list):
+   * GATHER copies x, p, v and the new ids into scratch and checks the
+   * per-particle constants for uniformity block by block; PUT writes x, p,
+   * v, the id maps, the positions of the search (`searchP`, by slot) and,
+   * where every constant was uniform, the identity into `order`. Returns the
+   * UNIFORM_* bits that hold for every block (the caller gathers the arrays
+   * without theirs by `order`, then makes it the identity), or −1 when it
+   * cannot run there now (the caller permutes everything: the same numbers).
    */
   reorder(
     tasks: TaskRunner | null,
     order: Int32Array,
     n: number,
     off: number,
-    x: Float64Array,
-    p: Float64Array,
-    v: Float64Array,
-  ): boolean {
+    store: ReorderArrays,
+    ids: Int32Array,
+    slotOf: Int32Array,
+    searchP: Float64Array,
+  ): number {
     const S = this.shared;
     const size = rowBlockSize(n),
       blocks = Math.ceil(n / size);
     // the workers' x, p and v must be the store's (the task's arguments are refreshed with the buffers)
-    if (tasks === null || blocks < 2 || S.x !== x || S.p !== p || S.v !== v) return false;
-    if (S.order === undefined || S.order.length < n) {
-      S.order = sharedOf('i32', Math.ceil(1.25 * n) + 16);
-      S.scratch = sharedOf('f64', 9 * S.order.length);
+    if (tasks === null || blocks < 2 || S.x !== store.x || S.p !== store.p || S.v !== store.v) return -1;
+    if (!(order.buffer instanceof SharedArrayBuffer) || !(ids.buffer instanceof SharedArrayBuffer)) return -1;
+    if (searchP.length < 3 * n || !(searchP.buffer instanceof SharedArrayBuffer)) return -1;
+    let stale = S.order !== order || S.ids !== ids || S.slotOf !== slotOf || S.searchP !== searchP;
+    stale ||= S.mass !== store.mass || S.radius !== store.radius || S.invMass !== store.invMass;
+    stale ||= S.group !== store.group || S.mask !== store.mask;
+    if (stale || S.scratch === undefined || S.scratch.length < 9 * n) {
+      if (S.scratch === undefined || S.scratch.length < 9 * n) {
+        const room = Math.ceil(1.25 * n) + 16;
+        S.scratch = sharedOf('f64', 9 * room);
+        S.newIds = sharedOf('i32', room);
+      }
+      S.uniform ??= sharedOf('i32', MAX_ROW_BLOCKS);
+      const { mass, radius, invMass, group, mask } = store;
+      Object.assign(S, { order, ids, slotOf, searchP, mass, radius, invMass, group, mask });
       this.refresh();
-      return false;
+      return -1;
     }
-    S.order.set(order.subarray(0, n));
     const P = this.par;
     P[R_SIZE] = size;
     P[R_N] = n;
     P[R_OFF] = off;
     P[PASS] = GATHER;
-    if (!tasks.runTask(this.task, blocks, blocks)) return false;
+    if (!tasks.runTask(this.task, blocks, blocks)) return -1;
+    let u = UNIFORM_ALL;
+    const U = S.uniform as Int32Array;
+    for (let b = 0; b < blocks; b++) u &= U[b];
+    // (where a constant differs, Fluid.permute gathers it by the order, and the caller makes it the identity)
+    P[R_IDENTITY] = u === UNIFORM_ALL ? 1 : 0;
     P[PASS] = PUT;
     if (!tasks.runTask(this.task, blocks, blocks)) for (let b = 0; b < blocks; b++) reorderBlock(S, PUT, b);
     this.pooled += 2 * blocks;
-    return true;
+    this.reorders++;
+    return u;
   }
 
   /** Sends the task's arguments again (an array of theirs was replaced). */
@@ -450,14 +488,38 @@ export class FluidRowBlocks {
    * initRecords (density-passes.ts) for the n slots from store index off:
    * on the pool where it can, else whole. Returns the shared w̃ or NaN.
    */
-  initRecords(tasks: TaskRunner | null, A: RowArrays, off: number, mF: number, self: number): number {
+  initRecords(
+    tasks: TaskRunner | null,
+    A: RowArrays,
+    off: number,
+    mF: number,
+    self: number,
+    searchP: Float64Array,
+  ): number {
     const n = this.par[N];
     this.par[MF] = mF;
     this.par[SELF] = self;
+    // each block compares its p with the search's too where the workers hold searchP
+    this.par[SAME] = this.shared.searchP === searchP && searchP.length >= 3 * n ? 1 : 0;
+    this.same = null;
     if (!this.slots(tasks, INIT_RECORDS, off)) return initRecords(n, off, A.p, A.invMass, mF, self, A.acc);
-    for (let b = 0; b < this.blocks; b++) if (this.shared.flags[b] === 0) return Number.NaN;
+    const F = this.shared.flags;
+    if (this.par[SAME] !== 0) {
+      let all = 2;
+      for (let b = 0; b < this.blocks; b++) all &= F[b];
+      this.same = all !== 0;
+    }
+    for (let b = 0; b < this.blocks; b++) if ((F[b] & 1) === 0) return Number.NaN;
     return n > 0 ? A.invMass[off] * mF : 1;
   }
+
+  /**
+   * Whether the last initRecords on the pool found p equal to the positions
+   * of the search in every block (samePositions), or null when it did not check.
+   */
+  same: boolean | null = null;
+  /** Reorderings run on the pool (statistics, tests). */
+  reorders = 0;
 
   /**
    * The wall density (density-passes.ts wallDensityPass, with the wall

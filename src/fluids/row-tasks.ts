@@ -9,7 +9,7 @@
  */
 import { awaitBlock } from '../core/block-order.js';
 import { applyDeltas, wallCorrectionPass } from './correction-passes.js';
-import { initRecords, lambdaPass, wallDensityPass } from './density-passes.js';
+import { initRecords, lambdaPass, samePositions, wallDensityPass } from './density-passes.js';
 import { PAIR_ROWS, runPairBlock } from './pair-blocks.js';
 import {
   fluidCorrectionPass,
@@ -84,7 +84,11 @@ export const WALLS = 48,
 export const R_SIZE = 53,
   R_N = 54,
   R_OFF = 55;
-export const PAR_SLOTS = 56;
+/** 1: INIT_RECORDS also compares each block's p with the positions of the search (RowArrays.searchP). */
+export const SAME = 56;
+/** 1: the reordering's PUT leaves the grid's order (RowArrays.order) the identity (FluidRowBlocks.reorder). */
+export const R_IDENTITY = 57;
+export const PAR_SLOTS = 58;
 /** The passes of the reordering: the fluid's x, p, v gathered in the grid's order into scratch, then put back. */
 export const GATHER = 24;
 export const PUT = 25;
@@ -108,7 +112,10 @@ export interface RowArrays {
   rho: Float64Array;
   lambda: Float64Array;
   counts: Int32Array;
-  /** Per block: 1 when its slots share the inverse mass of slot 0 (initRecords). */
+  /**
+   * Per block: bit 1 when its slots share the inverse mass of slot 0
+   * (initRecords), bit 2 when their p equal searchP (with SAME).
+   */
   flags: Int32Array;
   /** Per block: start[first row] (where its part of live and of the pair buffer begins). */
   k0: Int32Array;
@@ -124,9 +131,28 @@ export interface RowArrays {
   done: Int32Array;
   /** The wall records (walls.ts), whose passes run with the slot passes, block by block. */
   walls?: WallArrays;
-  /** The reordering: the store index each slot takes its particle from, and room for 9 doubles per slot. */
+  /**
+   * The reordering: the store index each slot takes its particle from (the
+   * grid's sorted list, which PUT leaves as the identity), and room for 9
+   * doubles per slot.
+   */
   order?: Int32Array;
   scratch?: Float64Array;
+  /**
+   * The reordering's part of Fluid.permute: the id maps (Fluid.ids, slotOf)
+   * with room for the n new ids, and the per-particle constants that GATHER
+   * checks for uniformity, block by block, into `uniform` (UNIFORM_* bits).
+   */
+  ids?: Int32Array;
+  slotOf?: Int32Array;
+  newIds?: Int32Array;
+  mass?: Float64Array;
+  radius?: Float64Array;
+  group?: Int32Array;
+  mask?: Int32Array;
+  uniform?: Int32Array;
+  /** The fluid's positions at the search by slot (FluidDensity.searchP): PUT writes them, INIT_RECORDS compares. */
+  searchP?: Float64Array;
   /** The fluid module and its shared memory, where the arrays above live in it (threads run it too). */
   module?: WebAssembly.Module;
   memory?: WebAssembly.Memory;
@@ -286,7 +312,9 @@ function runSlotBlock(A: RowArrays, b: number): void {
   switch (P[PASS]) {
     case INIT_RECORDS: {
       const w0 = initRecords(m, off, A.p, A.invMass, P[MF], P[SELF], acc);
-      A.flags[b] = w0 === A.invMass[P[OFF]] * P[MF] ? 1 : 0;
+      let f = w0 === A.invMass[P[OFF]] * P[MF] ? 1 : 0;
+      if (P[SAME] !== 0 && samePositions(s0, s1, P[OFF], A.p, A.searchP as Float64Array)) f |= 2;
+      A.flags[b] = f;
       return;
     }
     case LAMBDA:
@@ -490,9 +518,12 @@ export function reorderBlock(A: RowArrays, pass: number, b: number): void {
   const order = A.order as Int32Array,
     sc = A.scratch as Float64Array;
   const { x, p, v } = A;
+  const ids = A.ids as Int32Array,
+    newIds = A.newIds as Int32Array;
   if (pass === GATHER) {
     for (let s = s0; s < s1; s++) {
-      const j3 = 3 * order[s],
+      const j = order[s],
+        j3 = 3 * j,
         o = 9 * s;
       sc[o] = x[j3];
       sc[o + 1] = x[j3 + 1];
@@ -503,20 +534,59 @@ export function reorderBlock(A: RowArrays, pass: number, b: number): void {
       sc[o + 6] = v[j3];
       sc[o + 7] = v[j3 + 1];
       sc[o + 8] = v[j3 + 2];
+      newIds[s] = ids[j - off];
     }
+    // Fluid.permute's uniformity checks on the block's slots (all equal to slot 0's: NaN never is)
+    let u = 0;
+    if (allEqual(A.mass as Float64Array, off, s0, s1)) u |= UNIFORM_MASS;
+    if (allEqual(A.invMass, off, s0, s1)) u |= UNIFORM_INV_MASS;
+    if (allEqual(A.radius as Float64Array, off, s0, s1)) u |= UNIFORM_RADIUS;
+    if (allEqualInt(A.group as Int32Array, off, s0, s1)) u |= UNIFORM_GROUP;
+    if (allEqualInt(A.mask as Int32Array, off, s0, s1)) u |= UNIFORM_MASK;
+    (A.uniform as Int32Array)[b] = u;
     return;
   }
+  const sp = A.searchP as Float64Array,
+    slotOf = A.slotOf as Int32Array;
   for (let s = s0; s < s1; s++) {
     const i3 = 3 * (off + s),
-      o = 9 * s;
+      o = 9 * s,
+      s3 = 3 * s;
     x[i3] = sc[o];
     x[i3 + 1] = sc[o + 1];
     x[i3 + 2] = sc[o + 2];
-    p[i3] = sc[o + 3];
-    p[i3 + 1] = sc[o + 4];
-    p[i3 + 2] = sc[o + 5];
+    p[i3] = sp[s3] = sc[o + 3];
+    p[i3 + 1] = sp[s3 + 1] = sc[o + 4];
+    p[i3 + 2] = sp[s3 + 2] = sc[o + 5];
     v[i3] = sc[o + 6];
     v[i3 + 1] = sc[o + 7];
     v[i3 + 2] = sc[o + 8];
+    const id = newIds[s];
+    ids[s] = id;
+    slotOf[id] = s;
   }
+  // the grid's order becomes the identity (the range is in cell order now), unless Fluid.permute still gathers by it
+  if (P[R_IDENTITY] !== 0) for (let s = s0; s < s1; s++) order[s] = off + s;
+}
+
+/** Bits of RowArrays.uniform: the store array is the same for every slot of the block as for slot 0. */
+export const UNIFORM_MASS = 1,
+  UNIFORM_INV_MASS = 2,
+  UNIFORM_RADIUS = 4,
+  UNIFORM_GROUP = 8,
+  UNIFORM_MASK = 16,
+  UNIFORM_ALL = 31;
+
+/** True when a[off + s] === a[off] for s in [s0, s1) (false where a[off] is NaN). */
+function allEqual(a: Float64Array, off: number, s0: number, s1: number): boolean {
+  const v = a[off];
+  for (let s = s0; s < s1; s++) if (a[off + s] !== v) return false;
+  return true;
+}
+
+/** allEqual for Int32Arrays. */
+function allEqualInt(a: Int32Array, off: number, s0: number, s1: number): boolean {
+  const v = a[off];
+  for (let s = s0; s < s1; s++) if (a[off + s] !== v) return false;
+  return true;
 }
