@@ -1,3 +1,4 @@
+import { grownArray } from '../math/arrays.js';
 import { queryNodes } from './bvh-self-pairs.js';
 
 /**
@@ -405,11 +406,7 @@ export class Bvh {
             )
               continue;
             let np = this.pairCount;
-            if (2 * np + 2 > this.pairs.length) {
-              const r = new Int32Array(2 * this.pairs.length);
-              r.set(this.pairs);
-              this.pairs = r;
-            }
+            if (2 * np + 2 > this.pairs.length) this.pairs = grownArray(this.pairs, 2 * this.pairs.length);
             this.pairs[2 * np] = i;
             this.pairs[2 * np + 1] = j;
             this.pairCount = ++np;
@@ -488,21 +485,16 @@ export class Bvh {
       boxes[oi + 5] < boxes[oj + 2]
     )
       return;
-    if (2 * this.pairCount + 2 > this.pairs.length) {
-      const r = new Int32Array(2 * this.pairs.length);
-      r.set(this.pairs);
-      this.pairs = r;
-    }
+    if (2 * this.pairCount + 2 > this.pairs.length)
+      this.pairs = grownArray(this.pairs, 2 * this.pairs.length);
     this.pairs[2 * this.pairCount] = i;
     this.pairs[2 * this.pairCount + 1] = j;
     this.pairCount++;
   }
 
   private growStack(): Int32Array {
-    const r = new Int32Array(2 * this.pairStack.length);
-    r.set(this.pairStack);
-    this.pairStack = r;
-    return r;
+    this.pairStack = grownArray(this.pairStack, 2 * this.pairStack.length);
+    return this.pairStack;
   }
 }
 

@@ -2,6 +2,7 @@ import type { Body } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { World } from '../core/world.js';
+import { grownArray } from '../math/arrays.js';
 import { quatRotate } from '../math/quat.js';
 import { Bvh } from './bvh.js';
 import { findColliderContacts } from './collider-contacts.js';
@@ -321,15 +322,10 @@ export class MeshFeatureContacts implements ConstraintSet {
           if (disabled && disabled[this.triBody[t]] === 1) continue;
           if ((mask[g] & col.group) === 0 || (col.mask & group[g]) === 0) continue;
           if (3 * this.candCount + 3 > this.cand.length) {
-            const grown = new Int32Array(Math.max(96, 2 * this.cand.length));
-            grown.set(this.cand);
-            this.cand = grown;
-            const sides = new Float64Array(grown.length / 3);
-            sides.set(this.candSide);
-            this.candSide = sides;
-            const keys = new Float64Array(grown.length / 3);
-            keys.set(this.candKey);
-            this.candKey = keys;
+            const cap = Math.max(32, 2 * this.candSide.length);
+            this.cand = grownArray(this.cand, 3 * cap);
+            this.candSide = grownArray(this.candSide, cap);
+            this.candKey = grownArray(this.candKey, cap);
           }
           // a pair that was in contact keeps its side (0: not yet known, taken each substep)
           const key = (ci * nvMax + v) * nt + t;

@@ -3,6 +3,7 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { SystemKind, World } from '../core/world.js';
+import { grownArray } from '../math/arrays.js';
 import { incomingSlip } from './collider-contact-chunks.js';
 import type { ContactGroup } from './contact-groups.js';
 import { allowedPairs, contactFriction, registerGroup, switchPair } from './contact-groups.js';
@@ -389,29 +390,19 @@ export class ParticleContacts implements ConstraintSet {
   /** Grows the arrays of the current contacts to hold one more (kept contents). */
   private grow(): void {
     const cap = Math.max(256, 2 * this.count);
-    const g32 = (a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> => {
-      if (a.length >= cap) return a;
-      const b = new Int32Array(cap);
-      b.set(a.subarray(0, Math.min(a.length, this.count)));
-      return b;
-    };
-    const g64 = (a: Float64Array<ArrayBuffer>, k: number): Float64Array<ArrayBuffer> => {
-      if (a.length >= k * cap) return a;
-      const b = new Float64Array(k * cap);
-      b.set(a.subarray(0, Math.min(a.length, k * this.count)));
-      return b;
-    };
-    this.pi = g32(this.pi);
-    this.pj = g32(this.pj);
-    this.muS = g64(this.muS, 1);
-    this.muK = g64(this.muK, 1);
-    this.rest = g64(this.rest, 1);
-    this.lambda = g64(this.lambda, 1);
-    this.vn0 = g64(this.vn0, 1);
-    this.inc = g64(this.inc, 1);
-    this.anc = g64(this.anc, 3);
-    this.sN = g64(this.sN, 1);
-    this.sT = g64(this.sT, 3);
+    const n = this.count;
+    // the pair; its friction (coefficients, anchor, sticking state); the solve's values
+    this.pi = atLeast(this.pi, cap, n);
+    this.pj = atLeast(this.pj, cap, n);
+    this.muS = atLeast(this.muS, cap, n);
+    this.muK = atLeast(this.muK, cap, n);
+    this.anc = atLeast(this.anc, 3 * cap, 3 * n);
+    this.sN = atLeast(this.sN, cap, n);
+    this.sT = atLeast(this.sT, 3 * cap, 3 * n);
+    this.rest = atLeast(this.rest, cap, n);
+    this.lambda = atLeast(this.lambda, cap, n);
+    this.vn0 = atLeast(this.vn0, cap, n);
+    this.inc = atLeast(this.inc, cap, n);
   }
 
   private push(
@@ -692,4 +683,13 @@ export interface ParticleAnchorState {
   anchor: number[];
   stickN: number[];
   stickT: number[];
+}
+
+/** `a` itself where it holds `length` values, otherwise a grown copy of its first `keep` (the contacts' growth). */
+function atLeast<T extends Int32Array<ArrayBuffer> | Float64Array<ArrayBuffer>>(
+  a: T,
+  length: number,
+  keep: number,
+): T {
+  return a.length >= length ? a : grownArray(a, length, keep);
 }

@@ -21,6 +21,7 @@
  * registered with `moved`: queries test them directly until the next build,
  * so that a few changed boxes do not force a rebuild.
  */
+import { grownArray } from '../math/arrays.js';
 import { selectKth } from '../math/select.js';
 
 /** No limit on the items of a query. */
@@ -333,10 +334,8 @@ export class SpatialHash {
   }
 
   private growResult(): Int32Array {
-    const r = new Int32Array(2 * this.result.length);
-    r.set(this.result);
-    this.result = r;
-    return r;
+    this.result = grownArray(this.result, 2 * this.result.length);
+    return this.result;
   }
 
   /** Number of items of the last build. */

@@ -25,6 +25,7 @@ import {
   type WorldCollider,
   type WorldOptions,
 } from '../../../src/index.js';
+import { grownArray } from '../../../src/math/arrays.js';
 import type {
   BodyInfo,
   ColliderInfo,
@@ -229,11 +230,7 @@ export class SimCore {
       taken++;
       sum += w.stats.stepMs;
       if (w.stats.stepMs > max) max = w.stats.stepMs;
-      if (times.length < labels.length) {
-        const grown = new Float64Array(labels.length);
-        grown.set(times);
-        times = grown;
-      }
+      if (times.length < labels.length) times = grownArray(times, labels.length);
       for (let k = 0; k < labels.length; k++) times[k] += w.timings.ms(labels[k]);
       if (budgetMs > 0 && performance.now() - t0 >= budgetMs) break;
     }
