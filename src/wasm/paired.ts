@@ -284,7 +284,7 @@ export class ParticleWindow {
    * src/core/stages.ts) it is held instead: the copy stays the current positions until the next
    * load of another window, a set that reads the store (store.settle) or the stage's end, and the
    * next sweep of a set on this window (its own or another set's of the same kernel memory:
-   * pairedGroup) loads nothing (docs/performance.md, "One kernel memory per body (session 14)").
+   * pairedGroup) loads nothing (docs/performance.md, "One kernel memory per body, the window held between sweeps (session 14)").
    */
   save(store: ParticleStore): void {
     if (store.holding) store.held = this;
