@@ -298,8 +298,8 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
    * (for parallel schedulers: an f64 set that threadMode sends by ranges).
    */
   projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
+    // (threaded worlds only, often on a worker's mirror of the store: no window is held there)
     const store = ctx.store;
-    store.settle();
     this.kernel(store.p, store.x, store.invMass, 0, null, from, to, false);
   }
 
