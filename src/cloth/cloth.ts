@@ -514,6 +514,8 @@ class ClothForces implements ConstraintSet {
   readonly kind = 'cloth-forces';
   readonly order = 0;
   readonly count = 0;
+  /** Its projection moves nothing: a held kernel window stays held across it (ConstraintSet.sharesWindow). */
+  readonly sharesWindow = true;
   enabled = true;
   private readonly cloth: Cloth;
   private readonly wind = new Float64Array(3);

@@ -42,6 +42,8 @@ export interface PoolThresholds {
 export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implements ConstraintSet {
   abstract readonly kind: string;
   readonly order = 0;
+  /** Its sweeps read the store's positions through a paired kernel's window or after store.settle (ConstraintSet.sharesWindow). */
+  readonly sharesWindow = true;
   enabled = true;
   readonly rule: ProjectionRule;
   /** Particles per constraint (the definition's). */
@@ -206,6 +208,7 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
   project(ctx: StepContext): void {
     const store = ctx.store;
     const tasks = ctx.tasks ?? null;
+    this.host = store;
     this.f32 = this.usesF32(ctx);
     this.pool = tasks !== null && tasks.threads > 1 && this.onPool(this.f32) ? tasks : null;
     if (this.f32) {
@@ -218,6 +221,7 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
       this.settleZero(k);
       if (k !== null) this.sweepF32(k, store, ctx.reverse);
       else {
+        store.settle();
         this.roundWindow(store.p);
         this.kernelF32(store.p, store.invMass, 0, this.count, ctx.reverse);
       }
@@ -226,8 +230,14 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
     const simd = this.simdKernel();
     this.settleZero(simd);
     if (simd !== null) this.sweep(simd, store, ctx.reverse);
-    else this.kernel(store.p, store.x, store.invMass, 0, null, 0, this.count, ctx.reverse);
+    else {
+      store.settle();
+      this.kernel(store.p, store.x, store.invMass, 0, null, 0, this.count, ctx.reverse);
+    }
   }
+
+  /** The store of the last projection: the copies of its sets on one particle window share a kernel memory (elementKernel). */
+  private host: ParticleStore | null = null;
 
   /**
    * How a threaded scheduler (src/parallel/) runs this set: 'wasm' when
@@ -288,6 +298,7 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
    * (for parallel schedulers: an f64 set that threadMode sends by ranges).
    */
   projectColorRange(ctx: StepContext, _color: number, from: number, to: number): void {
+    // (threaded worlds only, often on a worker's mirror of the store: no window is held there)
     const store = ctx.store;
     this.kernel(store.p, store.x, store.invMass, 0, null, from, to, false);
   }
@@ -367,6 +378,7 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
    */
   projectJacobi(ctx: StepContext): void {
     const store = ctx.store;
+    store.settle();
     const p = store.p;
     const n3 = 3 * store.count;
     const idx = this.indices,
@@ -461,6 +473,7 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
       this.simd,
       f32,
       shared,
+      shared ? null : this.host,
     );
     if (k !== null && shared) {
       // one task per set, its arguments replaced when the copy is (tearing, precision)

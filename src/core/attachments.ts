@@ -311,6 +311,11 @@ export class Attachments implements ConstraintSet {
     if (this.orientationCount > 0) this.placeOrientations(ctx);
   }
 
+  /** Without attachments its projection moves nothing: a held kernel window stays held (ConstraintSet.sharesWindow). */
+  get sharesWindow(): boolean {
+    return this.count === 0 && this.orientationCount === 0;
+  }
+
   project(ctx: StepContext): void {
     const p = ctx.store.p,
       w = ctx.store.invMass;

@@ -48,6 +48,12 @@ export interface ConstraintSet {
   readonly colorOffsets?: Int32Array;
   /** 'wasm' when a WebAssembly SIMD kernel projects the set (bit-identical to its JavaScript kernel). */
   readonly activeBackend?: 'wasm' | 'js';
+  /**
+   * True for a set that reads and writes the predicted positions only through a paired kernel's
+   * window or after ParticleStore.settle (ElementConstraints): the projection stage leaves a held
+   * window held before it (ParticleStore.held), and copies it out before every other set.
+   */
+  readonly sharesWindow?: boolean;
 
   applyForces?(ctx: StepContext): void;
   dampVelocities?(ctx: StepContext): void;

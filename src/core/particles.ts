@@ -68,6 +68,25 @@ export class ParticleStore {
    */
   readonly orientedRanges: number[] = [];
 
+  /**
+   * A kernel's copy of a particle window that holds the current predicted positions of its
+   * particles (p is stale there), else null: the paired kernels' windows (src/wasm/paired.ts,
+   * ParticleWindow.save) are held instead of copied out while `holding` is on — in the
+   * projection stage of a serial world, which calls settle before every set that does not
+   * project through such a window, and at its end.
+   */
+  held: { flush(store: ParticleStore): void } | null = null;
+  /** Whether a paired kernel's window may stay held after its sweep (see held). */
+  holding = false;
+
+  /** Copies a held window out to p (see held). */
+  settle(): void {
+    const h = this.held;
+    if (h === null) return;
+    this.held = null;
+    h.flush(this);
+  }
+
   constructor(capacity = 1024, options: { shared?: boolean } = {}) {
     this.shared = !!options.shared && typeof SharedArrayBuffer !== 'undefined';
     this.capacity = Math.max(16, capacity | 0);
@@ -187,6 +206,7 @@ export class ParticleStore {
   }
 
   private allocateArrays(capacity: number, keep: number): void {
+    this.settle();
     const old = this.x
       ? {
           x: this.x,

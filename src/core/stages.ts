@@ -208,9 +208,22 @@ export class ProjectionStage implements Stage {
   }
 
   run(ctx: StepContext, scheduler: Scheduler): void {
-    const sets = this.sets;
     const symmetric = ctx.world.sweep === 'symmetric';
     this.t0 = clock();
+    // a serial world's paired kernels keep their window's positions from one sweep to the next
+    // (ParticleStore.held: one copy in and out per run of sets on one kernel memory)
+    const store = ctx.store;
+    store.holding = !ctx.tasks;
+    try {
+      this.iterate(ctx, scheduler, symmetric);
+    } finally {
+      store.holding = false;
+      store.settle();
+    }
+  }
+
+  private iterate(ctx: StepContext, scheduler: Scheduler, symmetric: boolean): void {
+    const sets = this.sets;
     for (let it = 0; it < ctx.iterations; it++) {
       ctx.iteration = it;
       ctx.reverse = false;
@@ -242,6 +255,7 @@ export class ProjectionStage implements Stage {
 
   private project(set: ConstraintSet, ctx: StepContext, scheduler: Scheduler): void {
     if (!set.enabled) return;
+    if (ctx.store.held !== null && set.sharesWindow !== true) ctx.store.settle();
     if (ctx.world.solve === 'jacobi' && set.projectJacobi) set.projectJacobi(ctx);
     else scheduler.project(set, ctx);
     const t1 = clock();

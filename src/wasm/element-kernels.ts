@@ -3,9 +3,10 @@
  * (wasm/elements.generated.ts; their sweeps: element-kernels.generated.ts):
  * which kernel instance a constraint set projects with.
  */
+import type { ParticleStore } from '../core/particles.js';
 import { ELEMENT_IMPORTS, type ElementExports } from './element-kernels.generated.js';
 import { sharedKernel, wasmKernel, worthPairing } from './kernels.js';
-import { PairedCopy, type PairedSet } from './paired.js';
+import { PairedCopy, type PairedSet, type PairedSpec, pairedGroup } from './paired.js';
 
 /** One set's copy in an instance of the elements module. */
 export type ElementKernel = PairedCopy<ElementExports>;
@@ -23,7 +24,10 @@ export interface ElementSet extends PairedSet {
  * no WebAssembly, or a set not worth pairing (see worthPairing); with
  * `shared`, on a shared memory for a worker pool (element-threads.ts). `record`
  * (stride numbers per constraint) and `scalar` (one per constraint) are the
- * definition's Rec and PerConstraint arrays.
+ * definition's Rec and PerConstraint arrays. With a `store` (and not
+ * `shared`), the copy lives in the kernel memory of the store's sets with the
+ * same particle window and precision (a body's stretch and bending sets:
+ * see KernelMemory), else in a memory of its own.
  */
 export function elementKernel(
   set: ElementSet,
@@ -34,16 +38,26 @@ export function elementKernel(
   current: ElementKernel | null,
   f32 = false,
   shared = false,
+  store: ParticleStore | null = null,
 ): ElementKernel | null {
   if (set.backend !== 'auto' || set.rule.gamma !== 0 || set.count === 0) return null;
   const mod = shared ? sharedKernel('elements') : wasmKernel('elements');
   if (mod === null) return null;
-  if (current?.matches(set, record, scalar) && current.plan.lanes === (f32 ? 4 : 2) && current.module === mod)
+  if (
+    current !== null &&
+    !current.retired &&
+    current.matches(set, record, scalar) &&
+    current.plan.lanes === (f32 ? 4 : 2) &&
+    current.module === mod
+  )
     return current;
   if (!worthPairing(set, arity)) return null;
   // the f32 mode's blocked kernels gather a colour's particles from the f32 window into a scratch of
   // 64 arity bytes per group of four
   const scratch = f32 ? 64 * arity * largestColour(set, 4) : 0;
+  // the f32 window as x y z w (scripts/kernels/emit-simd.ts, Lanes.aos4: the shipped F32X4_MODE)
+  const spec: PairedSpec = { set, arity, record, recordStride: stride, scalar, f32, scratch, aos4: f32 };
+  if (store !== null && !shared) return KernelMemory.copyOf(store, mod, spec);
   return new PairedCopy<ElementExports>(
     mod,
     'elements',
@@ -57,9 +71,88 @@ export function elementKernel(
     scratch,
     f32,
     shared,
-    // the f32 window as x y z w (scripts/kernels/emit-simd.ts, Lanes.aos4: the shipped F32X4_MODE)
     f32,
   );
+}
+
+/**
+ * One kernel memory for the sets of a store that project on the same particle window in the
+ * same precision (issue 18: a cloth's stretch and bending sets): their copies made together by
+ * pairedGroup, so that the positions copied in for one set's sweep serve the next set's without
+ * a copy out and in between (ParticleWindow.save, ParticleStore.held). A set whose arrays change
+ * (setConstraints, tearing, a precision switch) rebuilds its group: every member's copy moves to
+ * a new memory (the old copies are `retired`; their sets pick up the new ones at their next sweep).
+ */
+class KernelMemory {
+  private static readonly byStore = new WeakMap<ParticleStore, KernelMemory[]>();
+  private readonly members: PairedSpec[] = [];
+  private copies: ElementKernel[] = [];
+
+  private constructor(
+    readonly mod: WebAssembly.Module,
+    readonly lanes: number,
+    readonly base: number,
+    readonly range: number,
+  ) {}
+
+  /** The set's copy in its group's memory: the group's current one when it still matches, else a rebuilt group's. */
+  static copyOf(store: ParticleStore, mod: WebAssembly.Module, spec: PairedSpec): ElementKernel {
+    let groups = KernelMemory.byStore.get(store);
+    if (groups === undefined) KernelMemory.byStore.set(store, (groups = []));
+    const lanes = spec.f32 ? 4 : 2;
+    const set = spec.set;
+    for (let g = 0; g < groups.length; g++) {
+      const k = groups[g].indexOf(set);
+      if (k < 0) continue;
+      const c = groups[g].copies[k];
+      if (groups[g].mod === mod && groups[g].lanes === lanes && c.matches(set, spec.record, spec.scalar))
+        return c;
+      groups[g].members.splice(k, 1);
+      groups[g].copies.splice(k, 1);
+      if (groups[g].members.length === 0) groups.splice(g, 1);
+      break;
+    }
+    const [base, range] = windowOf(set, spec.arity);
+    let group: KernelMemory | null = null;
+    for (const g of groups)
+      if (g.mod === mod && g.lanes === lanes && g.base === base && g.range === range) group = g;
+    if (group === null) groups.push((group = new KernelMemory(mod, lanes, base, range)));
+    group.members.push(spec);
+    group.rebuild(store);
+    return group.copies[group.members.length - 1];
+  }
+
+  private indexOf(set: PairedSet): number {
+    for (let k = 0; k < this.members.length; k++) if (this.members[k].set === set) return k;
+    return -1;
+  }
+
+  /** Every member's copy anew in one memory (members whose set has other constraints now leave the group). */
+  private rebuild(store: ParticleStore): void {
+    // the held window may be this group's: its positions go to the store before the old copies retire
+    store.settle();
+    for (const c of this.copies) c.retired = true;
+    for (let k = this.members.length - 2; k >= 0; k--) {
+      const m = this.members[k];
+      if (!this.copies[k].matches(m.set, m.record, m.scalar)) {
+        this.members.splice(k, 1);
+        this.copies.splice(k, 1);
+      }
+    }
+    this.copies = pairedGroup<ElementExports>(this.mod, 'elements', ELEMENT_IMPORTS, this.members);
+  }
+}
+
+/** The first particle and the length of a set's particle window (PairPlan's). */
+function windowOf(set: PairedSet, arity: number): [number, number] {
+  const idx = set.indices;
+  let lo = Number.POSITIVE_INFINITY,
+    hi = -1;
+  for (let k = 0; k < arity * set.count; k++) {
+    if (idx[k] < lo) lo = idx[k];
+    if (idx[k] > hi) hi = idx[k];
+  }
+  return set.count > 0 ? [lo, hi - lo + 1] : [0, 0];
 }
 
 /** The largest colour's number of groups of `lanes` constraints. */

@@ -257,7 +257,13 @@ export class ParticleWindow {
     return this;
   }
 
+  /**
+   * Copies the window in, unless it is the store's held window (see save): then the copy is the
+   * current one and the store's arrays are stale. Another held window is saved first.
+   */
   load(store: ParticleStore): void {
+    if (store.held === this) return;
+    store.settle();
     const b = this.base,
       r = this.range;
     if (this.moves !== null) {
@@ -273,7 +279,20 @@ export class ParticleWindow {
     this.W.set(store.invMass.subarray(b, b + r));
   }
 
+  /**
+   * Copies the window out; while the store is `holding` (the projection stage of a serial world,
+   * src/core/stages.ts) it is held instead: the copy stays the current positions until the next
+   * load of another window, a set that reads the store (store.settle) or the stage's end, and the
+   * next sweep of a set on this window (its own or another set's of the same kernel memory:
+   * pairedGroup) loads nothing (docs/performance.md, "One kernel memory per body, the window held between sweeps (session 14)").
+   */
   save(store: ParticleStore): void {
+    if (store.holding) store.held = this;
+    else this.flush(store);
+  }
+
+  /** Copies the window out to the store (at once; see save). */
+  flush(store: ParticleStore): void {
     if (this.moves !== null) saveAos4(this.moves, this, this.S, store.p, 0, this.range);
     else if (this.f32) store.p.set(this.P32.subarray(0, 3 * this.range), 3 * this.base);
     else store.p.set(this.P.subarray(0, 3 * this.range), 3 * this.base);
@@ -372,23 +391,24 @@ export class PairedCopy<E> {
     windowF32 = f32,
     shared = false,
     aos4 = false,
+    host: PairedHost | null = null,
   ) {
     const n = set.count;
     const L = f32 ? 4 : 2;
     const plan = new PairPlan(set, arity, L);
-    const arena = new Arena();
-    this.addr = {
-      idx: arena.take(4 * L * arity * plan.pairs),
-      el: arena.take(4 * L * plan.pairs),
-      rec: arena.take(16 * recordStride * plan.pairs),
-      // f64 by constraint id (the f64x2 kernels), or f32 in the groups' lane order (the f32x4 ones)
-      scalar: arena.take(f32 ? 4 * L * plan.pairs : 8 * (n + 1)),
-      lam: arena.take(f32 ? 4 * L * plan.pairs : 8 * (n + 1)),
-      slow: arena.take(4 * Math.max(n, L * plan.pairs)),
-      blk: arena.take(scratch),
-    };
-    const win = new ParticleWindow(plan, arena, windowF32, aos4);
-    const { exports, buffer, memory } = instantiate(mod, arena.top, imports, name, shared);
+    const arena = host?.arena ?? new Arena();
+    this.addr = PairedCopy.reserve(arena, plan, recordStride, f32, scratch);
+    let win: ParticleWindow;
+    let inst: { exports: WebAssembly.Exports; buffer: ArrayBuffer; memory: WebAssembly.Memory };
+    if (host === null) {
+      win = new ParticleWindow(plan, arena, windowF32, aos4);
+      inst = instantiate(mod, arena.top, imports, name, shared);
+    } else {
+      // a member of a kernel memory (pairedGroup): its window and instance are the group's
+      win = host.win;
+      inst = host.instance;
+    }
+    const { exports, buffer, memory } = inst;
     this.memory = memory;
     this.module = mod;
     this.slowAll = new Int32Array(buffer, this.addr.slow, Math.max(n, L * plan.pairs));
@@ -422,9 +442,36 @@ export class PairedCopy<E> {
     }
     this.slow = new Int32Array(buffer, this.addr.slow, n);
     this.plan = plan;
-    this.win = win.bind(buffer, win.aos4 ? (exports as unknown as WindowMovesF32) : null);
+    this.win =
+      host !== null ? win : win.bind(buffer, win.aos4 ? (exports as unknown as WindowMovesF32) : null);
     this.from = { indices: set.indices, record, scalar, count: n };
   }
+
+  /** Byte addresses of one set's arrays in a kernel memory (the constructor's, and pairedGroup's sizing). */
+  static reserve(
+    arena: Arena,
+    plan: PairPlan,
+    recordStride: number,
+    f32: boolean,
+    scratch: number,
+  ): PairedCopy<unknown>['addr'] {
+    const n = plan.count,
+      L = plan.lanes,
+      arity = plan.arity;
+    return {
+      idx: arena.take(4 * L * arity * plan.pairs),
+      el: arena.take(4 * L * plan.pairs),
+      rec: arena.take(16 * recordStride * plan.pairs),
+      // f64 by constraint id (the f64x2 kernels), or f32 in the groups' lane order (the f32x4 ones)
+      scalar: arena.take(f32 ? 4 * L * plan.pairs : 8 * (n + 1)),
+      lam: arena.take(f32 ? 4 * L * plan.pairs : 8 * (n + 1)),
+      slow: arena.take(4 * Math.max(n, L * plan.pairs)),
+      blk: arena.take(scratch),
+    };
+  }
+
+  /** Set when a newer kernel memory holds this set's copy (pairedGroup rebuilt its group). */
+  retired = false;
 
   /**
    * The f32 copy's multipliers: lam32[L j + lane] is that of the constraint
@@ -461,4 +508,72 @@ export class PairedCopy<E> {
     const f = this.from;
     return f.indices === set.indices && f.record === record && f.scalar === scalar && f.count === set.count;
   }
+}
+
+/** The constructor arguments of one set's copy in a kernel memory shared by several sets (pairedGroup). */
+export interface PairedSpec {
+  set: PairedSet;
+  arity: number;
+  record: Float64Array | null;
+  recordStride: number;
+  scalar: Float64Array;
+  f32: boolean;
+  scratch: number;
+  aos4: boolean;
+}
+
+/** Where a member of a kernel memory is placed (PairedCopy's `host`): the group's arena, instance and window. */
+export interface PairedHost {
+  arena: Arena;
+  instance: { exports: WebAssembly.Exports; buffer: ArrayBuffer; memory: WebAssembly.Memory };
+  win: ParticleWindow;
+}
+
+/**
+ * One kernel memory and one instance for several sets on the same particle window (a body's
+ * stretch and bending sets, say): each set's arrays laid out one after the other, then one
+ * window that all of them project on, so that a sweep of one set and the next sweep of another
+ * share the copied positions (ParticleWindow.save holds it while the store is `holding`). The
+ * sets must have the same window (PairPlan base and range) and precision; the bits of each
+ * sweep are those of a copy of its own (the same kernels on the same values).
+ */
+export function pairedGroup<E>(
+  mod: WebAssembly.Module,
+  name: string,
+  imports: Record<string, unknown>,
+  specs: readonly PairedSpec[],
+): PairedCopy<E>[] {
+  const sizing = new Arena();
+  for (let i = 0; i < specs.length; i++) {
+    const s = specs[i];
+    PairedCopy.reserve(sizing, new PairPlan(s.set, s.arity, s.f32 ? 4 : 2), s.recordStride, s.f32, s.scratch);
+  }
+  const s0 = specs[0];
+  const win = new ParticleWindow(new PairPlan(s0.set, s0.arity, s0.f32 ? 4 : 2), sizing, s0.f32, s0.aos4);
+  const instance = instantiate(mod, sizing.top, imports, name);
+  win.bind(instance.buffer, win.aos4 ? (instance.exports as unknown as WindowMovesF32) : null);
+  const host: PairedHost = { arena: new Arena(), instance, win };
+  const out: PairedCopy<E>[] = [];
+  for (let i = 0; i < specs.length; i++) {
+    const s = specs[i];
+    out.push(
+      new PairedCopy<E>(
+        mod,
+        name,
+        imports,
+        s.set,
+        s.arity,
+        s.record,
+        s.recordStride,
+        s.scalar,
+        s.f32,
+        s.scratch,
+        s.f32,
+        false,
+        s.aos4,
+        host,
+      ),
+    );
+  }
+  return out;
 }
