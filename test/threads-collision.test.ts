@@ -15,6 +15,7 @@ import {
   type ColliderContacts,
   collisionSystemOf,
   enableCollisions,
+  gridMesh,
   PlaneCollider,
   type ThreadedScheduler,
   World,
@@ -34,6 +35,37 @@ function foldingCloth(threads: number): World {
 }
 
 const bits = (w: World) => stateBits(w);
+
+/**
+ * A cloth folded over itself with a patch of the top layer pushed through
+ * the bottom one (test/collision-contacts.test.ts, larger: 6,400 triangles,
+ * enough for the pool's crossing search), untangling every step.
+ */
+function tangledFold(threads: number): World {
+  const mesh = gridMesh({ width: 0.5, height: 1, cols: 41, rows: 81 });
+  const P = mesh.positions;
+  const gap = 0.03,
+    R = gap / 2;
+  for (let i = 0; i < P.length; i += 3) {
+    const z = P[i + 2] + 0.5;
+    if (z <= 0.5) {
+      P[i + 1] = 0;
+      P[i + 2] = z - 0.25;
+    } else {
+      const s = z - 0.5;
+      P[i + 1] = s < Math.PI * R ? R - R * Math.cos(s / R) : gap;
+      P[i + 2] = s < Math.PI * R ? 0.25 + R * Math.sin(s / R) : 0.25 - (s - Math.PI * R);
+    }
+  }
+  for (let i = 0; i < P.length; i += 3) {
+    const r = Math.hypot(P[i], P[i + 2]);
+    if (P[i + 1] >= 0.99 * gap && r < 0.1) P[i + 1] = -0.02 - 0.03 * Math.cos(((r / 0.1) * Math.PI) / 2);
+  }
+  const world = new World({ substeps: 5, gravity: [0, 0, 0], damping: 1, threads });
+  const cloth = new Cloth(world, { mesh, density: 0.2, bend: { compliance: 1 } });
+  enableCollisions(world, { thickness: 0.005, untangleEvery: 1 }).add(cloth);
+  return world;
+}
 
 describe('self collision on worker threads', () => {
   it('a cloth folding onto itself: broad-phase rebuilds and narrow-phase scans on the pool, the same bits on 1, 2 and 4 threads', async () => {
@@ -91,6 +123,37 @@ describe('self collision on worker threads', () => {
     expect(broad[1].pooledUpdates).toBeGreaterThan(0);
     expect(broad[2].pooledUpdates).toBeGreaterThan(0);
     expect(broad[3].pooledUpdates).toBeGreaterThan(0);
+    // the snapshot checks, a rebuild's snapshots, the item boxes and the swept boxes in blocks (surface-broad-blocks.ts)
+    expect(broad[0].pooledLoops).toBe(0);
+    expect(broad[1].pooledLoops).toBeGreaterThan(0);
+    expect(broad[2].pooledLoops).toBeGreaterThan(0);
+    for (const w of worlds) w.dispose();
+  }, 300_000);
+
+  it('the untangling analysis of a cloth started tangled: its crossing search on the pool, the same crossings and bits on 1, 2 and 4 threads', async () => {
+    const worlds = [tangledFold(1), tangledFold(2), tangledFold(4)];
+    await Promise.all(worlds.map((w) => w.threadsReady()));
+    const unt = worlds.map((w) => collisionSystemOf(w)!.surfaces.untangler);
+    let crossings = 0;
+    for (let s = 0; s < 12; s++) {
+      for (const w of worlds) w.step();
+      // the crossings themselves (sorted by edge, then triangle), not only the positions they lead to
+      const n = unt[0].intersectionCount;
+      crossings += n;
+      for (const u of unt.slice(1)) {
+        expect(u.intersectionCount).toBe(n);
+        expect(Array.from(u.intersections.subarray(0, 2 * n))).toEqual(
+          Array.from(unt[0].intersections.subarray(0, 2 * n)),
+        );
+        expect(Array.from(u.label)).toEqual(Array.from(unt[0].label));
+      }
+    }
+    expect(crossings).toBeGreaterThan(50);
+    expect(unt[0].pooledSearches).toBe(0);
+    expect(unt[1].pooledSearches).toBeGreaterThan(0);
+    expect(unt[2].pooledSearches).toBeGreaterThan(0);
+    expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
+    expect(bits(worlds[2]).equals(bits(worlds[0]))).toBe(true);
     for (const w of worlds) w.dispose();
   }, 300_000);
 

@@ -206,7 +206,7 @@ export class SurfaceContacts implements ConstraintSet {
     if (ctx.substep === 0) {
       if (this.untangle && this.stepIndex % this.untangleEvery === 0) {
         const capped = this.untangler.capped;
-        this.stats.intersections = this.untangler.analyse(store);
+        this.stats.intersections = this.untangler.analyse(store, ctx.tasks ?? null);
         this.stats.capped += this.untangler.capped - capped;
       } else if (!this.untangle) this.untangler.clear();
       this.stepIndex++;
