@@ -15,12 +15,12 @@ import {
   type ColliderContacts,
   collisionSystemOf,
   enableCollisions,
-  gridMesh,
   PlaneCollider,
   type ThreadedScheduler,
   World,
 } from '../src/index.js';
 import { keepThreadPools, stateBits } from './helpers/worlds.js';
+import { tangledFoldMesh } from './helpers.js';
 
 keepThreadPools();
 
@@ -42,27 +42,8 @@ const bits = (w: World) => stateBits(w);
  * enough for the pool's crossing search), untangling every step.
  */
 function tangledFold(threads: number): World {
-  const mesh = gridMesh({ width: 0.5, height: 1, cols: 41, rows: 81 });
-  const P = mesh.positions;
-  const gap = 0.03,
-    R = gap / 2;
-  for (let i = 0; i < P.length; i += 3) {
-    const z = P[i + 2] + 0.5;
-    if (z <= 0.5) {
-      P[i + 1] = 0;
-      P[i + 2] = z - 0.25;
-    } else {
-      const s = z - 0.5;
-      P[i + 1] = s < Math.PI * R ? R - R * Math.cos(s / R) : gap;
-      P[i + 2] = s < Math.PI * R ? 0.25 + R * Math.sin(s / R) : 0.25 - (s - Math.PI * R);
-    }
-  }
-  for (let i = 0; i < P.length; i += 3) {
-    const r = Math.hypot(P[i], P[i + 2]);
-    if (P[i + 1] >= 0.99 * gap && r < 0.1) P[i + 1] = -0.02 - 0.03 * Math.cos(((r / 0.1) * Math.PI) / 2);
-  }
   const world = new World({ substeps: 5, gravity: [0, 0, 0], damping: 1, threads });
-  const cloth = new Cloth(world, { mesh, density: 0.2, bend: { compliance: 1 } });
+  const cloth = new Cloth(world, { mesh: tangledFoldMesh(41, 81), density: 0.2, bend: { compliance: 1 } });
   enableCollisions(world, { thickness: 0.005, untangleEvery: 1 }).add(cloth);
   return world;
 }

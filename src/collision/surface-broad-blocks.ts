@@ -1,5 +1,6 @@
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import { boundingSphere, unionBox, unionBox2 } from './surface-broad-items.js';
+import type { BroadArrays } from './surface-broad-pairs.js';
 
 /**
  * The per-vertex and per-item loops of the surface broad phase that ran on
@@ -35,9 +36,8 @@ const P_DIRTY = 3;
 const P_CX = 4;
 const P_CY = 5;
 const P_CZ = 6;
-/** The two rigid frames of the snapshots (SurfaceSnapshots.fitFrames): 15 each. */
-const P_FRAME_X = 8;
-const P_FRAME_P = 23;
+/** The two rigid frames of the snapshots (SurfaceSnapshots.frames: at x, then at p, 15 each). */
+const P_FRAMES = 8;
 const P_SLOTS = 40;
 
 /** Surface vertices below which the loops stay on the calling thread. */
@@ -74,9 +74,25 @@ const LEAD = 1;
 const LEAD_SLOW = 2;
 const LEAD_REACH = 0.15;
 
+/** Scratch of toFrame (one per thread: module state). */
+const frameY = new Float64Array(3);
+
+/**
+ * y = Rᵀ (x − c) + c0 of the point x[g …] in the frame at F[f …] (R
+ * row-major, c, c0: SurfaceSnapshots.fitFrames), into y.
+ */
+function toFrame(F: Float64Array, f: number, x: Float64Array, g: number, y: Float64Array): void {
+  const ux = x[g] - F[f + 9],
+    uy = x[g + 1] - F[f + 10],
+    uz = x[g + 2] - F[f + 11];
+  y[0] = F[f] * ux + F[f + 3] * uy + F[f + 6] * uz + F[f + 12];
+  y[1] = F[f + 1] * ux + F[f + 4] * uy + F[f + 7] * uz + F[f + 13];
+  y[2] = F[f + 2] * ux + F[f + 5] * uy + F[f + 8] * uz + F[f + 14];
+}
+
 /**
  * A new snapshot of surface vertex v (global index g) in the snapshot
- * frame (RX at x, RP at p, 15 entries each from offset rx, rp: see
+ * frame (F: the frame at x from offset f, the frame at p from f + 15, see
  * SurfaceSnapshots.fitFrames), with an allowance from its motion of this
  * substep in that frame, at least dmin.
  */
@@ -88,26 +104,21 @@ export function takeSnapshot(
   g: number,
   x: Float64Array,
   p: Float64Array,
-  RX: Float64Array,
-  rx: number,
-  RP: Float64Array,
-  rp: number,
+  F: Float64Array,
+  f: number,
   meanEdge: number,
   dmin: number,
 ): void {
   const s = 3 * v;
-  let ux = x[g] - RX[rx + 9],
-    uy = x[g + 1] - RX[rx + 10],
-    uz = x[g + 2] - RX[rx + 11];
-  const yx = RX[rx] * ux + RX[rx + 3] * uy + RX[rx + 6] * uz + RX[rx + 12],
-    yy = RX[rx + 1] * ux + RX[rx + 4] * uy + RX[rx + 7] * uz + RX[rx + 13],
-    yz = RX[rx + 2] * ux + RX[rx + 5] * uy + RX[rx + 8] * uz + RX[rx + 14];
-  ux = p[g] - RP[rp + 9];
-  uy = p[g + 1] - RP[rp + 10];
-  uz = p[g + 2] - RP[rp + 11];
-  const mx = RP[rp] * ux + RP[rp + 3] * uy + RP[rp + 6] * uz + RP[rp + 12] - yx,
-    my = RP[rp + 1] * ux + RP[rp + 4] * uy + RP[rp + 7] * uz + RP[rp + 13] - yy,
-    mz = RP[rp + 2] * ux + RP[rp + 5] * uy + RP[rp + 8] * uz + RP[rp + 14] - yz;
+  const y = frameY;
+  toFrame(F, f, x, g, y);
+  const yx = y[0],
+    yy = y[1],
+    yz = y[2];
+  toFrame(F, f + 15, p, g, y);
+  const mx = y[0] - yx,
+    my = y[1] - yy,
+    mz = y[2] - yz;
   // room for a little more than one more substep like this one, but not beyond one mesh spacing more
   // (fast vertices renew their snapshot instead of sweeping huge boxes) …
   const u = Math.sqrt(mx * mx + my * my + mz * mz);
@@ -146,8 +157,8 @@ export function minAllowanceOf(hr: number, meanEdge: number): number {
 
 /**
  * The snapshot check of vertices v0 … v1 − 1 (SurfaceSnapshots.check): those
- * whose position at x or p, carried into the snapshot frame (RX from rx, RP
- * from rp), lies more than their allowance less `slack` from their
+ * whose position at x or p, carried into the snapshot frame (F from f at
+ * x, from f + 15 at p), lies more than their allowance less `slack` from their
  * snapshot, or that are forced to renew, written to out from `at` on, in
  * vertex order. Returns how many.
  */
@@ -158,10 +169,8 @@ export function checkRange(
   forced: Uint8Array,
   x: Float64Array,
   p: Float64Array,
-  RX: Float64Array,
-  rx: number,
-  RP: Float64Array,
-  rp: number,
+  F: Float64Array,
+  f: number,
   slack: number,
   v0: number,
   v1: number,
@@ -169,28 +178,25 @@ export function checkRange(
   at: number,
 ): number {
   let n = at;
+  const y = frameY;
   for (let v = v0; v < v1; v++) {
     const g = 3 * vert[v],
       s = 3 * v;
     const dv = delta[v] - slack;
     const d2 = dv * dv;
     // y = Rᵀ (x − c) + c0, compared with the snapshot
-    let ux = x[g] - RX[rx + 9],
-      uy = x[g + 1] - RX[rx + 10],
-      uz = x[g + 2] - RX[rx + 11];
-    let ax = RX[rx] * ux + RX[rx + 3] * uy + RX[rx + 6] * uz + RX[rx + 12] - snap[s],
-      ay = RX[rx + 1] * ux + RX[rx + 4] * uy + RX[rx + 7] * uz + RX[rx + 13] - snap[s + 1],
-      az = RX[rx + 2] * ux + RX[rx + 5] * uy + RX[rx + 8] * uz + RX[rx + 14] - snap[s + 2];
+    toFrame(F, f, x, g, y);
+    let ax = y[0] - snap[s],
+      ay = y[1] - snap[s + 1],
+      az = y[2] - snap[s + 2];
     if (ax * ax + ay * ay + az * az > d2) {
       out[n++] = v;
       continue;
     }
-    ux = p[g] - RP[rp + 9];
-    uy = p[g + 1] - RP[rp + 10];
-    uz = p[g + 2] - RP[rp + 11];
-    ax = RP[rp] * ux + RP[rp + 3] * uy + RP[rp + 6] * uz + RP[rp + 12] - snap[s];
-    ay = RP[rp + 1] * ux + RP[rp + 4] * uy + RP[rp + 7] * uz + RP[rp + 13] - snap[s + 1];
-    az = RP[rp + 2] * ux + RP[rp + 5] * uy + RP[rp + 8] * uz + RP[rp + 14] - snap[s + 2];
+    toFrame(F, f + 15, p, g, y);
+    ax = y[0] - snap[s];
+    ay = y[1] - snap[s + 1];
+    az = y[2] - snap[s + 2];
     if (ax * ax + ay * ay + az * az > d2 || forced[v] !== 0) out[n++] = v;
   }
   return n - at;
@@ -319,9 +325,7 @@ export function broadBlocksTask(A: BlocksArgs, from: number, to: number, block: 
         A.x,
         A.p,
         par,
-        P_FRAME_X,
-        par,
-        P_FRAME_P,
+        P_FRAMES,
         par[P_SLACK],
         from,
         to,
@@ -344,9 +348,7 @@ export function broadBlocksTask(A: BlocksArgs, from: number, to: number, block: 
           A.x,
           A.p,
           par,
-          P_FRAME_X,
-          par,
-          P_FRAME_P,
+          P_FRAMES,
           meanEdge,
           minAllowanceOf(hr[vs[v]], meanEdge),
         );
@@ -363,14 +365,11 @@ export function broadBlocksTask(A: BlocksArgs, from: number, to: number, block: 
 
 type Shareable = Int32Array | Float64Array | Uint8Array;
 
-/** The source's arrays that the task reads and writes where they are (shared memory). */
+/** The arrays that the task reads and writes where they are (shared memory). */
 const OWN = [
   'snap',
   'delta',
   'vBox',
-  'forced',
-  'sv',
-  'motion',
   'sharp',
   'tDirty',
   'eDirty',
@@ -380,16 +379,15 @@ const OWN = [
   'eHalf',
 ] as const;
 
-/** The broad phase's arrays the loops read and write (the snapshots', the items', the store's). */
-export interface BlocksSource extends ItemArrays {
-  vertex: Int32Array;
-  vertexSurface: Int32Array;
-  delta: Float64Array;
+/** What the loops read and write: the candidate tests' arrays (SurfaceBroadPhase), and more. */
+export interface BlocksSource {
+  A: BroadArrays;
+  /** The topology's version: its arrays are copied again when it changes. */
+  topology: number;
+  /** Vertices forced to renew (SurfaceSnapshots), swept boxes and relative motions (SurfaceBroadPhase). */
   forced: Uint8Array;
   sv: Float64Array;
   motion: Float64Array;
-  /** The topology's version: its arrays are copied again when it changes. */
-  topology: number;
 }
 
 /**
@@ -415,16 +413,14 @@ export class BroadBlocks {
     src: BlocksSource,
     x: Float64Array,
     p: Float64Array,
-    RX: Float64Array,
-    RP: Float64Array,
+    frames: Float64Array,
     slack: number,
     out: Int32Array,
   ): number {
-    const nv = src.vertex.length;
+    const nv = src.A.vertex.length;
     if (!this.ready(tasks, src, x, p)) return -1;
     const par = this.par;
-    par.set(RX, P_FRAME_X);
-    par.set(RP, P_FRAME_P);
+    par.set(frames, P_FRAMES);
     par[P_SLACK] = slack;
     if (!this.go(tasks, OP_CHECK, nv)) return -1;
     const B = Math.ceil(nv / BLOCKS),
@@ -440,29 +436,27 @@ export class BroadBlocks {
     return n;
   }
 
-  /** Every vertex's snapshot (takeSnapshot) in the frames RX, RP. */
+  /** Every vertex's snapshot (takeSnapshot) in the frames (SurfaceSnapshots.frames). */
   take(
     tasks: TaskRunner,
     src: BlocksSource,
     x: Float64Array,
     p: Float64Array,
-    RX: Float64Array,
-    RP: Float64Array,
+    frames: Float64Array,
     meanEdge: number,
   ): boolean {
     if (!this.ready(tasks, src, x, p)) return false;
     const par = this.par;
-    par.set(RX, P_FRAME_X);
-    par.set(RP, P_FRAME_P);
+    par.set(frames, P_FRAMES);
     par[P_MEAN_EDGE] = meanEdge;
-    return this.go(tasks, OP_TAKE, src.vertex.length);
+    return this.go(tasks, OP_TAKE, src.A.vertex.length);
   }
 
   /** The boxes of every item, or of the dirty ones. */
   items(tasks: TaskRunner, src: BlocksSource, x: Float64Array, p: Float64Array, dirty: boolean): boolean {
     if (!this.ready(tasks, src, x, p)) return false;
     this.par[P_DIRTY] = dirty ? 1 : 0;
-    return this.go(tasks, OP_ITEMS, src.tri.length / 3 + src.edge.length / 2);
+    return this.go(tasks, OP_ITEMS, src.A.tri.length / 3 + src.A.edge.length / 2);
   }
 
   /** Swept boxes and relative motions, c being the mean displacement. */
@@ -480,7 +474,7 @@ export class BroadBlocks {
     par[P_CX] = cx;
     par[P_CY] = cy;
     par[P_CZ] = cz;
-    return this.go(tasks, OP_SWEPT, src.vertex.length);
+    return this.go(tasks, OP_SWEPT, src.A.vertex.length);
   }
 
   /** Points the record's `key` at `a`, an array on shared memory (false where it is not: the loops then stay here). */
@@ -507,18 +501,20 @@ export class BroadBlocks {
    * cannot run on the pool now.
    */
   private ready(tasks: TaskRunner, src: BlocksSource, x: Float64Array, p: Float64Array): boolean {
-    const nv = src.vertex.length;
+    const nv = src.A.vertex.length;
     if (nv < BLOCKS_MIN_VERTICES || tasks.threads < 2) return false;
     const S = this.shared;
-    const from = src as unknown as Record<string, Shareable>;
+    const from = src.A as unknown as Record<string, Shareable>;
     for (let k = 0; k < OWN.length; k++) {
       const key = OWN[k];
       if (!this.point(key, from[key])) return false;
     }
+    if (!this.point('forced', src.forced) || !this.point('sv', src.sv) || !this.point('motion', src.motion))
+      return false;
     if (!this.point('x', x) || !this.point('p', p)) return false;
     if (this.topology !== src.topology) {
       for (const key of ['vertex', 'vertexSurface', 'tri', 'edge', 'triSurface', 'edgeSurface'] as const) {
-        const a = src[key];
+        const a = src.A[key];
         S[key] = new Int32Array(new SharedArrayBuffer(4 * Math.max(1, a.length))).subarray(0, a.length);
         S[key].set(a);
       }
@@ -526,7 +522,7 @@ export class BroadBlocks {
       this.topology = src.topology;
       this.stale = true;
     }
-    const hr = src.halfReach;
+    const hr = src.A.halfReach;
     if (S.halfReach === undefined || S.halfReach.length !== hr.length) {
       S.halfReach = new Float64Array(new SharedArrayBuffer(8 * Math.max(1, hr.length))).subarray(
         0,

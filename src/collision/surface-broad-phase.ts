@@ -333,7 +333,7 @@ export class SurfaceBroadPhase {
     const blocks = this.blocksFor(tasks);
     if (tasks && blocks?.items(tasks, src, x, p, dirty)) return;
     const nt = this.topo.triCount;
-    itemBoxesRange(src, nt, 0, nt + this.topo.edgeCount, dirty);
+    itemBoxesRange(src.A, nt, 0, nt + this.topo.edgeCount, dirty);
   }
 
   private blocks: BroadBlocks | null = null;
@@ -348,30 +348,12 @@ export class SurfaceBroadPhase {
 
   /** What the loops read and write, pointed at the current arrays. */
   private blocksSource(): BlocksSource {
-    const s = this.blocksSrc,
-      topo = this.topo,
-      snaps = this.snapshots;
-    s.topology = topo.version;
-    s.vertex = topo.vertex;
-    s.vertexSurface = topo.vertexSurface;
-    s.tri = topo.tri;
-    s.edge = topo.edge;
-    s.triSurface = topo.triSurface;
-    s.edgeSurface = topo.edgeSurface;
-    s.halfReach = topo.halfReach;
-    s.snap = snaps.snap;
-    s.delta = snaps.delta;
-    s.vBox = snaps.vBox;
-    s.forced = snaps.forcedFlag;
+    const s = this.blocksSrc;
+    s.A = this.bindArrays();
+    s.topology = this.topo.version;
+    s.forced = this.snapshots.forcedFlag;
     s.sv = this.sv;
     s.motion = this.motion;
-    s.sharp = this.sharp;
-    s.tDirty = this.tDirty;
-    s.eDirty = this.eDirty;
-    s.tBox = this.tBox;
-    s.tSphere = this.tSphere;
-    s.eBox = this.eBox;
-    s.eHalf = this.eHalf;
     return s;
   }
 
@@ -546,6 +528,14 @@ export class SurfaceBroadPhase {
 
   /** The arrays the candidate tests read (surface-broad-pairs.ts), pointed at the current ones. */
   private bind(store: ParticleStore): BroadArrays {
+    const A = this.bindArrays();
+    A.group = store.group;
+    A.mask = store.mask;
+    return A;
+  }
+
+  /** The same, but for the store's groups and masks. */
+  private bindArrays(): BroadArrays {
     const A = this.arrays,
       topo = this.topo,
       snaps = this.snapshots;
@@ -575,8 +565,6 @@ export class SurfaceBroadPhase {
     A.eBox = this.eBox;
     A.eHalf = this.eHalf;
     A.sharp = this.sharp;
-    A.group = store.group;
-    A.mask = store.mask;
     A.vDirty = this.vDirty;
     A.tDirty = this.tDirty;
     A.eDirty = this.eDirty;

@@ -34,8 +34,9 @@ export class SurfaceSnapshots {
   /** False until the first snapshot of every vertex (and after a topology change). */
   valid = false;
   /** Rigid frames of x and p relative to the snapshots: rotation (row-major), centroid, snapshot centroid. */
-  private readonly frameX = new Float64Array(15);
-  private readonly frameP = new Float64Array(15);
+  private readonly frames = new Float64Array(30);
+  private readonly frameX = this.frames.subarray(0, 15);
+  private readonly frameP = this.frames.subarray(15, 30);
   private readonly quatX = new Float64Array([0, 0, 0, 1]);
   private readonly quatP = new Float64Array([0, 0, 0, 1]);
   private readonly cov = new Float64Array(9);
@@ -82,12 +83,10 @@ export class SurfaceSnapshots {
     if (!this.valid) return -1;
     const nv = this.topo.vertexCount;
     this.fitFrames(x, p);
-    const RX = this.frameX,
-      RP = this.frameP;
     let n = -1;
     // in blocks on the pool (the strays joined in vertex order), or here
     if (tasks !== null && blocks !== null && src !== null)
-      n = blocks.check(tasks, src, x, p, RX, RP, slack, this.violators);
+      n = blocks.check(tasks, src, x, p, this.frames, slack, this.violators);
     if (n < 0)
       n = checkRange(
         this.topo.vertex,
@@ -96,9 +95,7 @@ export class SurfaceSnapshots {
         this.forcedFlag,
         x,
         p,
-        RX,
-        0,
-        RP,
+        this.frames,
         0,
         slack,
         0,
@@ -142,7 +139,7 @@ export class SurfaceSnapshots {
       tasks !== null &&
       blocks !== null &&
       src !== null &&
-      blocks.take(tasks, src, x, p, this.frameX, this.frameP, this.topo.meanEdge)
+      blocks.take(tasks, src, x, p, this.frames, this.topo.meanEdge)
     )
       return;
     for (let v = 0; v < nv; v++) this.take(v, x, p, this.vertexMinAllowance(v));
@@ -161,9 +158,7 @@ export class SurfaceSnapshots {
       3 * this.topo.vertex[v],
       x,
       p,
-      this.frameX,
-      0,
-      this.frameP,
+      this.frames,
       0,
       this.topo.meanEdge,
       dmin,

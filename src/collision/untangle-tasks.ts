@@ -1,7 +1,9 @@
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import type { Bvh } from './bvh.js';
-import { type BvhNodes, selfPairsFrontier, selfPairsOfNodes } from './bvh-self-pairs.js';
+import { type BvhNodes, frontierPartPairs, partPairsScratch, selfPairsFrontier } from './bvh-self-pairs.js';
 import { segmentCrossesTriangle } from './geometry.js';
+import { grow32 } from './surface-broad-pairs.js';
+import { startFrontierTask } from './surface-broad-tasks.js';
 
 /**
  * The edge–triangle crossings of the untangling analysis (untangle.ts, 003
@@ -95,11 +97,7 @@ export function crossingsOfPairs(
         if ((mask[ga] & group[gp]) === 0 || (mask[gp] & group[ga]) === 0) continue;
         if (!segmentCrossesTriangle(x, a3, b3, 3 * gp, 3 * vert[q], 3 * vert[r])) continue;
         const n = out.count;
-        if (2 * n + 2 > out.hits.length) {
-          const g = new Int32Array(Math.max(64, 4 * n + 4));
-          g.set(out.hits);
-          out.hits = g;
-        }
+        if (2 * n + 2 > out.hits.length) out.hits = grow32(out.hits, 2 * n + 2);
         out.hits[2 * n] = e;
         out.hits[2 * n + 1] = t;
         out.count = n + 1;
@@ -127,36 +125,19 @@ interface CrossingTaskArgs {
 
 const C = 4;
 
-/** A thread's own scratch for its blocks (module state: one per thread), grown as needed. */
-let localPairs = new Int32Array(2048);
+/** A thread's own crossings for its blocks (module state: one per thread), grown as needed. */
 const localHits: CrossingHits = { hits: new Int32Array(64), count: 0 };
 
 /** The task's kernel: block `block` = frontier node pair `from` (one per block). */
 export function untangleCrossingsTask(args: CrossingTaskArgs, from: number, to: number, block: number): void {
   const c = args.counts,
     o = C * block;
-  const most = args.top[1];
-  let np = -1;
-  for (;;) {
-    np = 0;
-    const cap = Math.min(most, localPairs.length >> 1);
-    for (let f = from; f < to && np >= 0; f++)
-      np = selfPairsOfNodes(
-        args.N,
-        args.A.boxes,
-        args.front[2 * f],
-        args.front[2 * f + 1],
-        localPairs,
-        np,
-        cap,
-      );
-    if (np >= 0) break;
-    if (cap === most) {
-      c[o + 3] = 1;
-      return;
-    }
-    localPairs = new Int32Array(2 * localPairs.length);
+  const np = frontierPartPairs(args.N, args.A.boxes, args.front, from, to, args.top[1]);
+  if (np < 0) {
+    c[o + 3] = 1;
+    return;
   }
+  const localPairs = partPairsScratch();
   localHits.count = 0;
   crossingsOfPairs(args.A, localPairs, 0, np, localHits);
   const nh = localHits.count;
@@ -219,21 +200,10 @@ export class ParallelCrossings {
     const nt = tree.itemCount;
     if (nt < 2 || !this.share(src, topology, tree)) return false;
     const nf = selfPairsFrontier(this.N, FRONTIER, this.front, this.scratch);
-    if (this.stale) {
-      this.task.version++;
-      this.task.args = {
-        A: this.A,
-        N: this.N,
-        front: this.front,
-        arena: this.arena,
-        top: this.top,
-        counts: this.counts,
-      } satisfies CrossingTaskArgs;
-      this.stale = false;
-    }
-    Atomics.store(this.top, 0, 0);
-    Atomics.store(this.top, 1, maxPairs > 0 ? maxPairs : 0x3fffffff);
-    if (!tasks.runTask(this.task, nf, nf)) return false;
+    const rec = this.stale ? this.record() : null;
+    const sent = startFrontierTask(tasks, this.task, rec, this.top, maxPairs, nf);
+    this.stale = false;
+    if (!sent) return false;
     const used = Atomics.load(this.top, 0);
     if (used > this.arena.length) {
       // grows for the next analysis (the workers receive it before the next step)
@@ -260,16 +230,18 @@ export class ParallelCrossings {
         return false;
       }
       const n = out.count;
-      if (2 * (n + nh) > out.hits.length) {
-        const g = new Int32Array(Math.max(64, 2 * (n + nh) + 2 * n));
-        g.set(out.hits.subarray(0, 2 * n));
-        out.hits = g;
-      }
+      if (2 * (n + nh) > out.hits.length) out.hits = grow32(out.hits, 2 * (n + nh));
       out.hits.set(arena.subarray(at + 2 * np, at + 2 * (np + nh)), 2 * n);
       out.count = n + nh;
     }
     this.runs++;
     return true;
+  }
+
+  /** The task's record (sent to the workers when it changed). */
+  private record(): CrossingTaskArgs & Record<string, unknown> {
+    const { A, N, front, arena, top, counts } = this;
+    return { A, N, front, arena, top, counts };
   }
 
   /** Points the task's record at the current arrays (copies where they are not shared); false where x or the boxes are not. */
