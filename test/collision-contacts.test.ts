@@ -10,7 +10,7 @@ import {
   World,
 } from '../src/index.js';
 import { countEdgeTriangleIntersections, globalTriangles } from './collision-check.js';
-import { impulseSums, rng } from './helpers.js';
+import { impulseSums, rng, tangledFoldMesh } from './helpers.js';
 
 /** Σ m Δp and Σ m p × Δp of one pass of `project` from the current p (003 §3.3: both vanish). */
 function passImpulses(world: World, project: () => void): { linear: number; angular: number; scale: number } {
@@ -257,30 +257,7 @@ describe('restitution of particle contacts', () => {
 
 /** A cloth folded over itself, with a patch of the top layer pushed through the bottom layer. */
 function tangledFold(): { world: World; cloth: Cloth } {
-  const mesh = gridMesh({ width: 0.5, height: 1, cols: 21, rows: 41 });
-  const P = mesh.positions;
-  const gap = 0.03,
-    R = gap / 2;
-  for (let i = 0; i < P.length; i += 3) {
-    const z = P[i + 2] + 0.5;
-    if (z <= 0.5) {
-      P[i + 1] = 0;
-      P[i + 2] = z - 0.25;
-    } else {
-      const s = z - 0.5;
-      if (s < Math.PI * R) {
-        P[i + 1] = R - R * Math.cos(s / R);
-        P[i + 2] = 0.25 + R * Math.sin(s / R);
-      } else {
-        P[i + 1] = gap;
-        P[i + 2] = 0.25 - (s - Math.PI * R);
-      }
-    }
-  }
-  for (let i = 0; i < P.length; i += 3) {
-    const r = Math.hypot(P[i], P[i + 2]);
-    if (P[i + 1] >= 0.99 * gap && r < 0.1) P[i + 1] = -0.02 - 0.03 * Math.cos(((r / 0.1) * Math.PI) / 2);
-  }
+  const mesh = tangledFoldMesh(21, 41);
   const world = new World({ substeps: 10, gravity: [0, 0, 0], damping: 1 });
   const cloth = new Cloth(world, { mesh, density: 0.2, bend: { compliance: 1 } });
   return { world, cloth };

@@ -1,5 +1,5 @@
 /** Shared helpers for the physics tests. */
-import { type Fluid, poly6, type World, type WorldBody } from '../src/index.js';
+import { type Fluid, gridMesh, poly6, type TriangleMesh, type World, type WorldBody } from '../src/index.js';
 
 /** A small deterministic PRNG (mulberry32) so tests never depend on Math.random. */
 export function rng(seed: number): () => number {
@@ -197,4 +197,37 @@ export function denseSolve(A: number[][], b: number[]): number[] {
     x[r] = v / M[r][r];
   }
   return x;
+}
+
+/**
+ * A cols × rows grid (0.5 m × 1 m) folded over itself with a gap of 3 cm,
+ * and a patch of the top layer pushed through the bottom layer: a cloth
+ * started tangled (the untangling tests).
+ */
+export function tangledFoldMesh(cols: number, rows: number): TriangleMesh {
+  const mesh = gridMesh({ width: 0.5, height: 1, cols, rows });
+  const P = mesh.positions;
+  const gap = 0.03,
+    R = gap / 2;
+  for (let i = 0; i < P.length; i += 3) {
+    const z = P[i + 2] + 0.5;
+    if (z <= 0.5) {
+      P[i + 1] = 0;
+      P[i + 2] = z - 0.25;
+    } else {
+      const s = z - 0.5;
+      if (s < Math.PI * R) {
+        P[i + 1] = R - R * Math.cos(s / R);
+        P[i + 2] = 0.25 + R * Math.sin(s / R);
+      } else {
+        P[i + 1] = gap;
+        P[i + 2] = 0.25 - (s - Math.PI * R);
+      }
+    }
+  }
+  for (let i = 0; i < P.length; i += 3) {
+    const r = Math.hypot(P[i], P[i + 2]);
+    if (P[i + 1] >= 0.99 * gap && r < 0.1) P[i + 1] = -0.02 - 0.03 * Math.cos(((r / 0.1) * Math.PI) / 2);
+  }
+  return mesh;
 }

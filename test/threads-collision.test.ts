@@ -20,6 +20,7 @@ import {
   World,
 } from '../src/index.js';
 import { keepThreadPools, stateBits } from './helpers/worlds.js';
+import { tangledFoldMesh } from './helpers.js';
 
 keepThreadPools();
 
@@ -34,6 +35,18 @@ function foldingCloth(threads: number): World {
 }
 
 const bits = (w: World) => stateBits(w);
+
+/**
+ * A cloth folded over itself with a patch of the top layer pushed through
+ * the bottom one (test/collision-contacts.test.ts, larger: 6,400 triangles,
+ * enough for the pool's crossing search), untangling every step.
+ */
+function tangledFold(threads: number): World {
+  const world = new World({ substeps: 5, gravity: [0, 0, 0], damping: 1, threads });
+  const cloth = new Cloth(world, { mesh: tangledFoldMesh(41, 81), density: 0.2, bend: { compliance: 1 } });
+  enableCollisions(world, { thickness: 0.005, untangleEvery: 1 }).add(cloth);
+  return world;
+}
 
 describe('self collision on worker threads', () => {
   it('a cloth folding onto itself: broad-phase rebuilds and narrow-phase scans on the pool, the same bits on 1, 2 and 4 threads', async () => {
@@ -91,6 +104,37 @@ describe('self collision on worker threads', () => {
     expect(broad[1].pooledUpdates).toBeGreaterThan(0);
     expect(broad[2].pooledUpdates).toBeGreaterThan(0);
     expect(broad[3].pooledUpdates).toBeGreaterThan(0);
+    // the snapshot checks, a rebuild's snapshots, the item boxes and the swept boxes in blocks (surface-broad-blocks.ts)
+    expect(broad[0].pooledLoops).toBe(0);
+    expect(broad[1].pooledLoops).toBeGreaterThan(0);
+    expect(broad[2].pooledLoops).toBeGreaterThan(0);
+    for (const w of worlds) w.dispose();
+  }, 300_000);
+
+  it('the untangling analysis of a cloth started tangled: its crossing search on the pool, the same crossings and bits on 1, 2 and 4 threads', async () => {
+    const worlds = [tangledFold(1), tangledFold(2), tangledFold(4)];
+    await Promise.all(worlds.map((w) => w.threadsReady()));
+    const unt = worlds.map((w) => collisionSystemOf(w)!.surfaces.untangler);
+    let crossings = 0;
+    for (let s = 0; s < 12; s++) {
+      for (const w of worlds) w.step();
+      // the crossings themselves (sorted by edge, then triangle), not only the positions they lead to
+      const n = unt[0].intersectionCount;
+      crossings += n;
+      for (const u of unt.slice(1)) {
+        expect(u.intersectionCount).toBe(n);
+        expect(Array.from(u.intersections.subarray(0, 2 * n))).toEqual(
+          Array.from(unt[0].intersections.subarray(0, 2 * n)),
+        );
+        expect(Array.from(u.label)).toEqual(Array.from(unt[0].label));
+      }
+    }
+    expect(crossings).toBeGreaterThan(50);
+    expect(unt[0].pooledSearches).toBe(0);
+    expect(unt[1].pooledSearches).toBeGreaterThan(0);
+    expect(unt[2].pooledSearches).toBeGreaterThan(0);
+    expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
+    expect(bits(worlds[2]).equals(bits(worlds[0]))).toBe(true);
     for (const w of worlds) w.dispose();
   }, 300_000);
 

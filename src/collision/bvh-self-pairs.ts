@@ -205,6 +205,39 @@ export function selfPairsOfNodes(
   return n;
 }
 
+/** A thread's item pairs of its frontier parts (module state: one per thread), grown as needed. */
+let partPairs = new Int32Array(2048);
+
+/**
+ * The overlapping item pairs of frontier node pairs from … to − 1
+ * (front[2f], front[2f + 1]; selfPairsOfNodes, part after part) into this
+ * thread's scratch (`partPairsScratch`), at most `most` in all. Returns
+ * their number, or −1 when `most` was reached.
+ */
+export function frontierPartPairs(
+  N: BvhNodes,
+  boxes: Float64Array,
+  front: Int32Array,
+  from: number,
+  to: number,
+  most: number,
+): number {
+  for (;;) {
+    let np = 0;
+    const cap = Math.min(most, partPairs.length >> 1);
+    for (let f = from; f < to && np >= 0; f++)
+      np = selfPairsOfNodes(N, boxes, front[2 * f], front[2 * f + 1], partPairs, np, cap);
+    if (np >= 0) return np;
+    if (cap === most) return -1;
+    partPairs = new Int32Array(2 * partPairs.length);
+  }
+}
+
+/** The pairs of this thread's last frontierPartPairs (pairs[2k], pairs[2k + 1]). */
+export function partPairsScratch(): Int32Array {
+  return partPairs;
+}
+
 /**
  * Items whose box overlaps the query box q[0 .. 5] (min xyz, max xyz) into
  * out[0 …], in the order of `Bvh.query` (depth first, left child first):

@@ -2,14 +2,8 @@ import type { ParticleStore } from '../core/particles.js';
 import type { TaskRunner } from '../core/step-context.js';
 import { clock } from '../core/timings.js';
 import { Bvh } from './bvh.js';
-import {
-  boundingSphere,
-  sharedF64,
-  sharedU8,
-  triangleNormal,
-  unionBox,
-  unionBox2,
-} from './surface-broad-items.js';
+import { type BlocksSource, BroadBlocks, itemBoxesRange, sweptRange } from './surface-broad-blocks.js';
+import { sharedF64, sharedU8, triangleNormal } from './surface-broad-items.js';
 import {
   addVT,
   B_MARGIN,
@@ -100,9 +94,9 @@ export class SurfaceBroadPhase {
   vtDist: Float64Array = new Float64Array(0);
   eeDist: Float64Array = new Float64Array(0);
   /** Swept boxes x → p of the surface vertices in the current substep (sweptBoxes). */
-  sv = new Float64Array(0);
+  sv: Float64Array = new Float64Array(0);
   /** |p − x| of every surface vertex relative to their mean displacement, in the current substep. */
-  motion = new Float64Array(0);
+  motion: Float64Array = new Float64Array(0);
   /** Edges that are sharp (creased by more than 30°, or on a boundary): only they get edge–edge proximity contacts. */
   sharp: Uint8Array = new Uint8Array(0);
   readonly snapshots: SurfaceSnapshots;
@@ -153,8 +147,8 @@ export class SurfaceBroadPhase {
     const t = this.topo;
     const nv = t.vertexCount;
     this.snapshots.resize();
-    this.sv = new Float64Array(6 * nv);
-    this.motion = new Float64Array(nv);
+    this.sv = sharedF64(6 * nv);
+    this.motion = sharedF64(nv);
     // (on shared memory: the pool's tasks read them where they are)
     this.tBox = sharedF64(6 * t.triCount);
     this.tSphere = sharedF64(4 * t.triCount);
@@ -182,7 +176,8 @@ export class SurfaceBroadPhase {
     tasks: TaskRunner | null = null,
   ): void {
     const t0 = clock();
-    const n = this.snapshots.check(x, p, slack);
+    const blocks = this.blocksFor(tasks);
+    const n = this.snapshots.check(x, p, slack, tasks, blocks, blocks === null ? null : this.blocksSource());
     const t1 = clock();
     const ms = this.ms;
     ms.check += t1 - t0;
@@ -230,8 +225,10 @@ export class SurfaceBroadPhase {
     // the pool's shared copies are in step again only if this rebuild shares them (ParallelBroadRebuild.run)
     if (this.parallelRebuild !== null) this.parallelRebuild.synced = false;
     const t0 = clock();
-    this.snapshots.takeAll(x, p);
-    this.itemBoxes(null);
+    const blocks = this.blocksFor(tasks);
+    const src = blocks === null ? null : this.blocksSource();
+    this.snapshots.takeAll(x, p, tasks, blocks, src);
+    this.itemBoxes(false, tasks, x, p);
     this.fitTree();
     this.ms.setup += clock() - t0;
     this.vtCount = 0;
@@ -286,7 +283,7 @@ export class SurfaceBroadPhase {
         }
       }
     }
-    this.itemBoxes(n);
+    this.itemBoxes(true, tasks, x, p);
     this.tree.refitItems(this.tBox, this.dirtyTris, nt);
     // the pool's task records follow (threaded worlds)
     this.parallelRebuild?.patch(this.bind(store), this.tree);
@@ -330,36 +327,39 @@ export class SurfaceBroadPhase {
     this.stats.edgeEdgeCandidates = this.eeCount;
   }
 
-  /** Triangle and edge boxes from the vertex boxes: all of them (null), or those of the dirty items. */
-  private itemBoxes(dirty: number | null): void {
-    const topo = this.topo;
-    const hr = topo.halfReach,
-      ts = topo.triSurface,
-      es = topo.edgeSurface;
-    const tri = topo.tri,
-      edge = topo.edge,
-      vBox = this.snapshots.vBox;
-    const S = this.snapshots.snap,
-      eHalf = this.eHalf;
-    for (let t = 0; t < topo.triCount; t++) {
-      if (dirty === null || this.tDirty[t] !== 0) {
-        unionBox(this.tBox, t, vBox, tri[3 * t], tri[3 * t + 1], tri[3 * t + 2], hr[ts[t]]);
-        boundingSphere(this.tSphere, t, S, tri[3 * t], tri[3 * t + 1], tri[3 * t + 2]);
-      }
-    }
-    for (let e = 0; e < topo.edgeCount; e++) {
-      if (dirty === null || this.eDirty[e] !== 0) {
-        const a = edge[2 * e],
-          b = edge[2 * e + 1];
-        unionBox2(this.eBox, e, vBox, a, b, this.sharp[e] !== 0 ? hr[es[e]] : 0);
-        const a3 = 3 * a,
-          b3 = 3 * b;
-        const dx = S[b3] - S[a3],
-          dy = S[b3 + 1] - S[a3 + 1],
-          dz = S[b3 + 2] - S[a3 + 2];
-        eHalf[e] = 0.5 * Math.sqrt(dx * dx + dy * dy + dz * dz);
-      }
-    }
+  /** Triangle and edge boxes from the vertex boxes: all of them, or those of the dirty items; in blocks on the pool where it can. */
+  private itemBoxes(dirty: boolean, tasks: TaskRunner | null, x: Float64Array, p: Float64Array): void {
+    const src = this.blocksSource();
+    const blocks = this.blocksFor(tasks);
+    if (tasks && blocks?.items(tasks, src, x, p, dirty)) return;
+    const nt = this.topo.triCount;
+    itemBoxesRange(src.A, nt, 0, nt + this.topo.edgeCount, dirty);
+  }
+
+  private blocks: BroadBlocks | null = null;
+  private readonly blocksSrc = {} as BlocksSource;
+
+  /** The loops' runner on the pool (surface-broad-blocks.ts), in a threaded world where there is shared memory. */
+  private blocksFor(tasks: TaskRunner | null): BroadBlocks | null {
+    if (tasks === null || tasks.threads < 2 || typeof SharedArrayBuffer === 'undefined') return null;
+    this.blocks ??= new BroadBlocks();
+    return this.blocks;
+  }
+
+  /** What the loops read and write, pointed at the current arrays. */
+  private blocksSource(): BlocksSource {
+    const s = this.blocksSrc;
+    s.A = this.bindArrays();
+    s.topology = this.topo.version;
+    s.forced = this.snapshots.forcedFlag;
+    s.sv = this.sv;
+    s.motion = this.motion;
+    return s;
+  }
+
+  /** Loops of the broad phase that ran in blocks on the pool (statistics, tests). */
+  get pooledLoops(): number {
+    return this.blocks?.runs ?? 0;
   }
 
   /** Builds the triangle tree (once per topology) or refits it to the current triangle boxes. */
@@ -528,6 +528,14 @@ export class SurfaceBroadPhase {
 
   /** The arrays the candidate tests read (surface-broad-pairs.ts), pointed at the current ones. */
   private bind(store: ParticleStore): BroadArrays {
+    const A = this.bindArrays();
+    A.group = store.group;
+    A.mask = store.mask;
+    return A;
+  }
+
+  /** The same, but for the store's groups and masks. */
+  private bindArrays(): BroadArrays {
     const A = this.arrays,
       topo = this.topo,
       snaps = this.snapshots;
@@ -557,8 +565,6 @@ export class SurfaceBroadPhase {
     A.eBox = this.eBox;
     A.eHalf = this.eHalf;
     A.sharp = this.sharp;
-    A.group = store.group;
-    A.mask = store.mask;
     A.vDirty = this.vDirty;
     A.tDirty = this.tDirty;
     A.eDirty = this.eDirty;
@@ -627,29 +633,36 @@ export class SurfaceBroadPhase {
     this.sharpVersion = topo.version;
   }
 
-  /** Swept boxes x → p and the motion of every surface vertex (see relativeMotion). */
-  sweptBoxes(x: Float64Array, p: Float64Array): void {
-    const nv = this.topo.vertexCount;
-    const vert = this.topo.vertex,
-      sv = this.sv;
-    for (let v = 0; v < nv; v++) {
-      const g = 3 * vert[v],
-        o = 6 * v;
-      const x0 = x[g],
-        y0 = x[g + 1],
-        z0 = x[g + 2],
-        x1 = p[g],
-        y1 = p[g + 1],
-        z1 = p[g + 2];
-      sv[o] = Math.min(x0, x1);
-      sv[o + 1] = Math.min(y0, y1);
-      sv[o + 2] = Math.min(z0, z1);
-      sv[o + 3] = Math.max(x0, x1);
-      sv[o + 4] = Math.max(y0, y1);
-      sv[o + 5] = Math.max(z0, z1);
-    }
-    this.relativeMotion(x, p);
+  /** Swept boxes x → p and the motion of every surface vertex (see relativeMotion); in blocks on the pool where it can. */
+  sweptBoxes(x: Float64Array, p: Float64Array, tasks: TaskRunner | null = null): void {
+    const c = this.meanDisplacement(x, p);
+    const blocks = this.blocksFor(tasks);
+    if (tasks && blocks?.swept(tasks, this.blocksSource(), x, p, c[0], c[1], c[2])) return;
+    sweptRange(this.topo.vertex, x, p, this.sv, this.motion, c[0], c[1], c[2], 0, this.topo.vertexCount);
   }
+
+  /** The mean displacement p − x of the surface vertices (summed in vertex order), into `mean`. */
+  private meanDisplacement(x: Float64Array, p: Float64Array): Float64Array {
+    const nv = this.topo.vertexCount;
+    const vert = this.topo.vertex;
+    let cx = 0,
+      cy = 0,
+      cz = 0;
+    for (let v = 0; v < nv; v++) {
+      const g = 3 * vert[v];
+      cx += p[g] - x[g];
+      cy += p[g + 1] - x[g + 1];
+      cz += p[g + 2] - x[g + 2];
+    }
+    const inv = 1 / Math.max(1, nv);
+    const c = this.mean;
+    c[0] = cx * inv;
+    c[1] = cy * inv;
+    c[2] = cz * inv;
+    return c;
+  }
+
+  private readonly mean = new Float64Array(3);
 
   /**
    * The motion |(p − x) − c| of every surface vertex relative to the mean
@@ -661,23 +674,13 @@ export class SurfaceBroadPhase {
    * its parts move against each other.
    */
   private relativeMotion(x: Float64Array, p: Float64Array): void {
-    const nv = this.topo.vertexCount;
+    const c = this.meanDisplacement(x, p);
+    const cx = c[0],
+      cy = c[1],
+      cz = c[2];
     const vert = this.topo.vertex,
       motion = this.motion;
-    let cx = 0,
-      cy = 0,
-      cz = 0;
-    for (let v = 0; v < nv; v++) {
-      const g = 3 * vert[v];
-      cx += p[g] - x[g];
-      cy += p[g + 1] - x[g + 1];
-      cz += p[g + 2] - x[g + 2];
-    }
-    const inv = 1 / Math.max(1, nv);
-    cx *= inv;
-    cy *= inv;
-    cz *= inv;
-    for (let v = 0; v < nv; v++) {
+    for (let v = 0; v < this.topo.vertexCount; v++) {
       const g = 3 * vert[v];
       const mx = p[g] - x[g] - cx,
         my = p[g + 1] - x[g + 1] - cy,

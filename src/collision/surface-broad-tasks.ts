@@ -1,6 +1,12 @@
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import type { Bvh } from './bvh.js';
-import { type BvhNodes, selfPairsFrontier, selfPairsOfNodes } from './bvh-self-pairs.js';
+import {
+  type BvhNodes,
+  frontierPartPairs,
+  partPairsScratch,
+  selfPairsFrontier,
+  selfPairsOfNodes,
+} from './bvh-self-pairs.js';
 import {
   type BroadArrays,
   collectDirtyGroups,
@@ -193,8 +199,7 @@ interface BroadRebuildArgs {
 /** Slots per block in BroadRebuildArgs.counts. */
 const C = 5;
 
-/** A thread's own scratch for its blocks (module state: one per thread), grown as needed. */
-let localPairs = new Int32Array(2048);
+/** A thread's own sink for its blocks (module state: one per thread), grown as needed. */
 const localSink: PairSink = {
   vt: new Int32Array(2048),
   vtCount: 0,
@@ -214,29 +219,13 @@ const localSink: PairSink = {
 export function broadRebuildTask(args: BroadRebuildArgs, from: number, to: number, block: number): void {
   const c = args.counts,
     o = C * block;
-  const most = args.top[1];
-  let np = -1;
-  for (;;) {
-    np = 0;
-    const cap = Math.min(most, localPairs.length >> 1);
-    for (let f = from; f < to && np >= 0; f++)
-      np = selfPairsOfNodes(
-        args.N,
-        args.A.tBox,
-        args.front[2 * f],
-        args.front[2 * f + 1],
-        localPairs,
-        np,
-        cap,
-      );
-    if (np >= 0) break;
-    if (cap === most) {
-      // past the budget: the calling thread runs this part again, with the budgets
-      c[o + 4] = 1;
-      return;
-    }
-    localPairs = new Int32Array(2 * localPairs.length);
+  const np = frontierPartPairs(args.N, args.A.tBox, args.front, from, to, args.top[1]);
+  if (np < 0) {
+    // past the budget: the calling thread runs this part again, with the budgets
+    c[o + 4] = 1;
+    return;
   }
+  const localPairs = partPairsScratch();
   const sink = localSink;
   sink.vtCount = 0;
   sink.eeCount = 0;
@@ -400,21 +389,19 @@ export class ParallelBroadRebuild {
     this.share(src, tree);
     this.synced = true;
     const nf = selfPairsFrontier(this.N, FRONTIER, this.front, this.scratch);
-    if (this.stale) {
-      this.task.version++;
-      this.task.args = {
-        A: this.A,
-        N: this.N,
-        front: this.front,
-        arena: this.arena,
-        top: this.top,
-        counts: this.counts,
-      } satisfies BroadRebuildArgs;
-      this.stale = false;
-    }
-    Atomics.store(this.top, 0, 0);
-    Atomics.store(this.top, 1, maxPairs > 0 ? maxPairs : 0x3fffffff);
-    if (!tasks.runTask(this.task, nf, nf)) return false;
+    const args = this.stale
+      ? ({
+          A: this.A,
+          N: this.N,
+          front: this.front,
+          arena: this.arena,
+          top: this.top,
+          counts: this.counts,
+        } satisfies BroadRebuildArgs)
+      : null;
+    const sent = startFrontierTask(tasks, this.task, args, this.top, maxPairs, nf);
+    this.stale = false;
+    if (!sent) return false;
     const v0 = out.vtCount,
       e0 = out.eeCount;
     const c = this.counts,
@@ -657,6 +644,29 @@ export class ParallelBroadRebuild {
       this.stale = this.updateStale = true;
     }
   }
+}
+
+/**
+ * Runs a task over the nf node pairs of a frontier, one block each, with
+ * the pair budget maxPairs (0: none) in top[1] and the arena empty; new
+ * `args` (where the record was stale) are sent first (the task then runs
+ * from the next step on: false, as when the pool cannot run it now).
+ */
+export function startFrontierTask(
+  tasks: TaskRunner,
+  task: SharedTask,
+  args: Record<string, unknown> | null,
+  top: Int32Array,
+  maxPairs: number,
+  nf: number,
+): boolean {
+  if (args !== null) {
+    task.version++;
+    task.args = args;
+  }
+  Atomics.store(top, 0, 0);
+  Atomics.store(top, 1, maxPairs > 0 ? maxPairs : 0x3fffffff);
+  return tasks.runTask(task, nf, nf);
 }
 
 /**

@@ -206,7 +206,7 @@ export class SurfaceContacts implements ConstraintSet {
     if (ctx.substep === 0) {
       if (this.untangle && this.stepIndex % this.untangleEvery === 0) {
         const capped = this.untangler.capped;
-        this.stats.intersections = this.untangler.analyse(store);
+        this.stats.intersections = this.untangler.analyse(store, ctx.tasks ?? null);
         this.stats.capped += this.untangler.capped - capped;
       } else if (!this.untangle) this.untangler.clear();
       this.stepIndex++;
@@ -216,7 +216,7 @@ export class SurfaceContacts implements ConstraintSet {
     const t0 = clock();
     broad.classifyEdges(x, ctx.substep === 0);
     broad.update(store, x, p, 0.25 * broad.snapshots.minAllowance(), ctx.tasks ?? null);
-    broad.sweptBoxes(x, p);
+    broad.sweptBoxes(x, p, ctx.tasks ?? null);
     const t1 = clock();
     // the detection scans (here, or in blocks on the pool), then their contacts in candidate order
     this.narrowScan.scan(store, x, p, ctx.tasks ?? null);

@@ -137,7 +137,7 @@ export class SurfaceFailsafe {
    * its vertices in `crossed`. Returns the number of crossings.
    */
   private findCrossings(store: ParticleStore, x: Float64Array, rescan: boolean): number {
-    this.broad.sweptBoxes(x, store.p);
+    this.broad.sweptBoxes(x, store.p, this.tasks);
     this.crossed.fill(0);
     // the scans (here, or in blocks on the pool), then their contacts in candidate order
     const narrow = this.narrow;

@@ -1,6 +1,8 @@
 import type { ParticleStore } from '../core/particles.js';
+import type { TaskRunner } from '../core/step-context.js';
 import { Bvh } from './bvh.js';
-import { closestPointTriangle, segmentCrossesTriangle } from './geometry.js';
+import { closestPointTriangle } from './geometry.js';
+import { sharedF64 } from './surface-broad-items.js';
 import {
   DEGENERATE_PAIRS_PER_TRIANGLE,
   MAX_PAIRS_PER_TRIANGLE,
@@ -9,6 +11,13 @@ import {
 } from './surface-broad-phase.js';
 import type { SurfaceTopology } from './surface-topology.js';
 import { findRoot as find, unionRoots as union } from './union-find.js';
+import {
+  type CrossingArrays,
+  type CrossingHits,
+  crossingsOfPairs,
+  ParallelCrossings,
+  UNTANGLE_MIN_TRIANGLES,
+} from './untangle-tasks.js';
 
 const cp = new Float64Array(7);
 
@@ -53,15 +62,19 @@ export class Untangler {
   /** Largest correction (m) of one untangling projection. */
   flipStep = 0;
   /** Edge–triangle intersections found by the last analysis: (edge, triangle). */
-  intersections = new Int32Array(0);
+  intersections: Int32Array = new Int32Array(0);
   intersectionCount = 0;
   /** Search radius for untangling pairs, in mean edge lengths. Default 2. */
   radiusFactor = 2;
   /** Triangles that reached the broad phase's pair budget in the intersection search, since the start. */
   capped = 0;
   private readonly topo: SurfaceTopology;
-  private readonly bvh = new Bvh(4);
-  private boxes = new Float64Array(0);
+  /** (its nodes and boxes on shared memory: the pool's crossing search reads them where they are) */
+  private readonly bvh = new Bvh(4, true);
+  private boxes: Float64Array = new Float64Array(0);
+  private readonly found: CrossingHits = { hits: new Int32Array(0), count: 0 };
+  private readonly crossing = {} as CrossingArrays;
+  private parallel: ParallelCrossings | null = null;
   private builtFor = -1;
   // union-find and scratch
   private parent = new Int32Array(0);
@@ -95,7 +108,7 @@ export class Untangler {
     const nt = sc.triCount,
       nv = sc.vertexCount,
       ne = sc.edgeCount;
-    this.boxes = new Float64Array(6 * nt);
+    this.boxes = sharedF64(6 * nt);
     this.parent = new Int32Array(nv);
     this.piece = new Int32Array(nv);
     this.size = new Int32Array(nv);
@@ -105,11 +118,42 @@ export class Untangler {
     this.builtFor = sc.version;
   }
 
+  /** What the crossing search reads, pointed at the current arrays. */
+  private crossingArrays(store: ParticleStore): CrossingArrays {
+    const A = this.crossing,
+      sc = this.topo;
+    A.x = store.x;
+    A.boxes = this.boxes;
+    A.vertex = sc.vertex;
+    A.tri = sc.tri;
+    A.edge = sc.edge;
+    A.ownEStart = sc.ownEStart;
+    A.ownE = sc.ownE;
+    A.edgeSurface = sc.edgeSurface;
+    A.triSurface = sc.triSurface;
+    A.pairOn = sc.pairTable;
+    if (A.meta === undefined) A.meta = new Int32Array(1);
+    A.meta[0] = sc.surfaces.length;
+    A.group = store.group;
+    A.mask = store.mask;
+    return A;
+  }
+
+  private pooledCrossings(): ParallelCrossings {
+    this.parallel ??= new ParallelCrossings();
+    return this.parallel;
+  }
+
+  /** Analyses whose crossing search ran on the pool (statistics, tests). */
+  get pooledSearches(): number {
+    return this.parallel?.runs ?? 0;
+  }
+
   /**
    * Analyses the positions x; updates the contacts' labels and untangling
    * pairs. Returns the number of edge–triangle intersections found.
    */
-  analyse(store: ParticleStore): number {
+  analyse(store: ParticleStore, tasks: TaskRunner | null = null): number {
     const sc = this.topo;
     const x = store.x;
     const nt = sc.triCount,
@@ -133,60 +177,36 @@ export class Untangler {
     if (this.bvh.itemCount !== nt || this.bvh.nodeCount === 0) this.bvh.build(boxes, nt);
     else this.bvh.refit(boxes);
     // edge–triangle crossings: the overlapping triangle pairs of one self-traversal, each triangle's own
-    // edges (every edge has one owner) against the other triangle (an edge's box lies inside its owner's)
-    let n = 0;
+    // edges (every edge has one owner) against the other triangle (an edge's box lies inside its owner's);
+    // in parts on the pool in a threaded world (untangle-tasks.ts), else here
     const cut = this.cut;
     cut.fill(0);
-    const group = store.group,
-      mask = store.mask;
-    const oes = sc.ownEStart,
-      oe = sc.ownE;
-    // within the broad phase's budgets (coincident or collapsed geometry: see surface-broad-phase.ts)
-    let np = this.bvh.selfPairsBounded(boxes, MAX_PAIRS_PER_TRIANGLE, PAIR_BUDGET * nt);
-    if (this.bvh.truncated) np = this.bvh.selfPairsBounded(boxes, DEGENERATE_PAIRS_PER_TRIANGLE, 0);
-    this.capped += this.bvh.saturated;
-    const pairs = this.bvh.pairs;
-    for (let k = 0; k < np; k++) {
-      for (let side = 0; side < 2; side++) {
-        const owner = pairs[2 * k + side],
-          t = pairs[2 * k + 1 - side];
-        const p = tri[3 * t],
-          q = tri[3 * t + 1],
-          r = tri[3 * t + 2];
-        const o = 6 * t;
-        for (let j = oes[owner]; j < oes[owner + 1]; j++) {
-          const e = oe[j];
-          const a = edge[2 * e],
-            b = edge[2 * e + 1];
-          if (p === a || p === b || q === a || q === b || r === a || r === b) continue;
-          const a3 = 3 * vert[a],
-            b3 = 3 * vert[b];
-          if (
-            Math.min(x[a3], x[b3]) > boxes[o + 3] ||
-            Math.max(x[a3], x[b3]) < boxes[o] ||
-            Math.min(x[a3 + 1], x[b3 + 1]) > boxes[o + 4] ||
-            Math.max(x[a3 + 1], x[b3 + 1]) < boxes[o + 1] ||
-            Math.min(x[a3 + 2], x[b3 + 2]) > boxes[o + 5] ||
-            Math.max(x[a3 + 2], x[b3 + 2]) < boxes[o + 2]
-          )
-            continue;
-          if (!sc.pairActive(sc.edgeSurface[e], sc.triSurface[t])) continue;
-          const ga = vert[a],
-            gp = vert[p];
-          if ((mask[ga] & group[gp]) === 0 || (mask[gp] & group[ga]) === 0) continue;
-          if (!segmentCrossesTriangle(x, a3, b3, 3 * gp, 3 * vert[q], 3 * vert[r])) continue;
-          if (2 * n + 2 > this.intersections.length) {
-            const g = new Int32Array(Math.max(64, 4 * n + 4));
-            g.set(this.intersections);
-            this.intersections = g;
-          }
-          this.intersections[2 * n] = e;
-          this.intersections[2 * n + 1] = t;
-          n++;
-          cut[e] = 1;
-        }
-      }
+    const A = this.crossingArrays(store);
+    const found = this.found;
+    found.hits = this.intersections;
+    found.count = 0;
+    if (
+      tasks === null ||
+      nt < UNTANGLE_MIN_TRIANGLES ||
+      !this.pooledCrossings().run(
+        tasks,
+        A,
+        sc.version,
+        this.bvh,
+        MAX_PAIRS_PER_TRIANGLE,
+        PAIR_BUDGET * nt,
+        found,
+      )
+    ) {
+      // within the broad phase's budgets (coincident or collapsed geometry: see surface-broad-phase.ts)
+      let np = this.bvh.selfPairsBounded(boxes, MAX_PAIRS_PER_TRIANGLE, PAIR_BUDGET * nt);
+      if (this.bvh.truncated) np = this.bvh.selfPairsBounded(boxes, DEGENERATE_PAIRS_PER_TRIANGLE, 0);
+      this.capped += this.bvh.saturated;
+      crossingsOfPairs(A, this.bvh.pairs, 0, np, found);
     }
+    this.intersections = found.hits;
+    const n = found.count;
+    for (let k = 0; k < n; k++) cut[found.hits[2 * k]] = 1;
     // in (edge, triangle) order, whatever order the traversal met them in
     sortPairs(this.intersections, n);
     this.intersectionCount = n;

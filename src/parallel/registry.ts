@@ -9,6 +9,7 @@
 import { DihedralBending } from '../cloth/dihedral-bending.js';
 import { contactBlocksTask } from '../collision/collider-contacts-blocks.js';
 import { planeContactsTask } from '../collision/collider-contacts-planes.js';
+import { broadBlocksTask } from '../collision/surface-broad-blocks.js';
 import { broadPairsTask, broadRebuildTask, broadUpdateTask } from '../collision/surface-broad-tasks.js';
 import {
   crossingsEeTask,
@@ -16,6 +17,7 @@ import {
   narrowEeTask,
   narrowVtTask,
 } from '../collision/surface-narrow-tasks.js';
+import { untangleCrossingsTask } from '../collision/untangle-tasks.js';
 import { DistanceConstraints } from '../constraints/distance.js';
 import { TetVolumeConstraints, TriangleAreaConstraints } from '../constraints/volume.js';
 import { IsometricBending } from '../continuum/isometric-bending.js';
@@ -62,6 +64,8 @@ export const parallelTasks: Readonly<Record<string, TaskKernel>> = {
   'surface-broad-pairs': broadPairsTask as unknown as TaskKernel,
   'surface-broad-rebuild': broadRebuildTask as unknown as TaskKernel,
   'surface-broad-update': broadUpdateTask as unknown as TaskKernel,
+  'surface-broad-blocks': broadBlocksTask as unknown as TaskKernel,
+  'untangle-crossings': untangleCrossingsTask as unknown as TaskKernel,
   'surface-narrow-vt': narrowVtTask as unknown as TaskKernel,
   'surface-narrow-ee': narrowEeTask as unknown as TaskKernel,
   'surface-crossings-vt': crossingsVtTask as unknown as TaskKernel,
