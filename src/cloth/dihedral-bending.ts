@@ -56,6 +56,11 @@ export class DihedralBending extends ElementConstraints<DihedralBendingArgs> {
   /** Rest angle φ0 per constraint (indices: p1, p2, p3, p4 per constraint). */
   rest: Float64Array = new Float64Array(0);
   /**
+   * (cos φ0, sin φ0) per constraint, from `rest`: the f32 kernels' C by the rotation by the rest
+   * angle (dihedral-bending.kernel.ts); the f64 kernels do not read it.
+   */
+  restCS: Float64Array = new Float64Array(0);
+  /**
    * Largest angle change (rad) one projection may ask for. A pair folded far
    * from its rest angle (cloth passing through itself) would otherwise be
    * snapped open by up to π in one linearised step, which overshoots and
@@ -96,7 +101,15 @@ export class DihedralBending extends ElementConstraints<DihedralBendingArgs> {
         r[c] = phi < 0 ? Math.PI : phi; // a degenerate rest pair counts as flat
       }
     }
-    [this.rest] = this.setElements(store, idx, [[r, 1]]);
+    const cs = new Float64Array(2 * n);
+    for (let c = 0; c < n; c++) {
+      cs[2 * c] = Math.cos(r[c]);
+      cs[2 * c + 1] = Math.sin(r[c]);
+    }
+    [this.rest, this.restCS] = this.setElements(store, idx, [
+      [r, 1],
+      [cs, 2],
+    ]);
   }
 
   /**
@@ -107,7 +120,13 @@ export class DihedralBending extends ElementConstraints<DihedralBendingArgs> {
 
   protected kernelArgs(a: DihedralBendingArgs): void {
     a.rest = this.rest;
+    a.cs = this.restCS;
     a.maxStep = this.maxStep;
+    // the f64 kernels take C = φ − φ0 (their rotate is fixed at 0 but for the JavaScript kernel's);
+    // the f32 kernels' trust region is tan m with m = min(maxStep, 0.5), where their five-coefficient
+    // atan holds (a larger maxStep only bounds the f32 step at 0.5 rad)
+    a.rotate = 0;
+    a.tanStep = Math.tan(Math.min(this.maxStep, 0.5));
   }
 
   maxViolation(store: ParticleStore): number {
