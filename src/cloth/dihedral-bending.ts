@@ -65,6 +65,8 @@ export class DihedralBending extends ElementConstraints<DihedralBendingArgs> {
    * from its rest angle (cloth passing through itself) would otherwise be
    * snapped open by up to π in one linearised step, which overshoots and
    * injects energy; larger violations are resolved over several projections.
+   * The f32 mode bounds the step at min(maxStep, 0.5): its atan by the
+   * rotation by the rest angle holds on [0, tan 0.5] (dihedral-bending.kernel.ts).
    */
   maxStep = 0.5;
   private readonly g = new Float64Array(13);
@@ -114,7 +116,8 @@ export class DihedralBending extends ElementConstraints<DihedralBendingArgs> {
 
   /**
    * dihedral-bending.kernel.ts (its JavaScript kernel inlines exactly dihedralAngleGradients()); its
-   * f32 twin takes φ by the f32 polynomial of scripts/kernels/emit-simd.ts (atan2Poly), not Math.atan2.
+   * f32 twin and kernel take C = φ − φ0 by the rotation of (D, s) by the rest angle (restCS) and an
+   * atan polynomial on [0, tan 0.5], not Math.atan2.
    */
   static readonly glue: ElementGlue<DihedralBendingArgs> = dihedralBendingGlue;
 
