@@ -231,8 +231,10 @@ class SimdEmitter {
       if (p.kind === 'flag') this.kinds.set(p.name, 'b');
     }
     for (const [k, v] of def.simd ?? []) this.literals.set(k, v);
-    // the f32 mode's own specialisations (export const f32 = { … }) over the simd ones
-    if (L.f === 'f32') for (const [k, v] of def.f32Fixed) this.literals.set(k, v);
+    // the f32 mode's own specialisations (export const f32 = { … }) over the simd ones, in the f32
+    // mode's kernels (F32X4_MODE, F32X4_FUSED, JS_F32: the in-kernel atan); the f32x4 layouts of
+    // lane-variants.ts (atan2 imported) keep the f64 kernels' statements
+    if (L.f === 'f32' && L.atan === 'poly') for (const [k, v] of def.f32Fixed) this.literals.set(k, v);
   }
 
   private err(node: T.Node | null | undefined, msg: string): never {

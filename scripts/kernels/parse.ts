@@ -79,7 +79,7 @@ export interface KernelDef {
    */
   f32: boolean;
   /**
-   * Uniforms fixed in the f32 kernels only, over the `simd` ones (`export
+   * Uniforms fixed in the f32 mode's kernels only (F32X4_MODE, JS_F32), over the `simd` ones (`export
    * const f32 = { name: literal }`, which also means f32 = true; each name
    * must be fixed by `simd` as well, so that the f64x2 kernel folds it too
    * and the kernels' parameter lists stay the same): a branch of the
