@@ -221,7 +221,7 @@ describe('the f32 JavaScript twin gives the f32x4 kernels’ bits', () => {
     }
   });
 
-  it('the f32 angle is atan2 to within 5e-7 rad over a whole turn of the hinge', () => {
+  it('the f32 C (the rotation by the rest angle) is atan2 − φ0 to within 5e-7 rad over a whole turn of the hinge', () => {
     // one unit hinge per sample: a = 0, b = e_x, c = (½, 1, 0), d = (½, cos θ, sin θ) (f32 coordinates)
     const thetas: number[] = [];
     for (let k = 1; k < 720; k++) thetas.push((k / 720) * 2 * Math.PI);
@@ -262,6 +262,46 @@ describe('the f32 JavaScript twin gives the f32x4 kernels’ bits', () => {
     // measured 2.4e-7 rad (two f32 ulps at π/2), stated bound 5e-7
     expect(worst).toBeGreaterThan(0);
     expect(worst).toBeLessThan(5e-7);
+  });
+});
+
+describe('the f32 trust region (the rotation by the rest angle)', () => {
+  it('bounds C at min(maxStep, 0.5) rad: ±maxStep below 0.5, ±0.5 above (the f32 atan holds on [0, tan 0.5]), where f64 takes maxStep', () => {
+    // one unit hinge at θ = 2 (φ = 2 rad, up to f32 rounding), rest angles φ ∓ 1 and φ + 0.3: C = 1, −0.3 (and −1)
+    const t = 2;
+    const P = [0, 0, 0, 1, 0, 0, 0.5, 1, 0, 0.5, Math.fround(Math.cos(t)), Math.fround(Math.sin(t))];
+    const g = new Float64Array(13);
+    const measured = (precision: 'f64' | 'f32', dC: number, maxStep: number): number => {
+      const store = new ParticleStore(4);
+      store.allocate(4, 0);
+      for (let k = 0; k < 12; k++) store.x[k] = P[k];
+      store.invMass.fill(1);
+      store.p.set(store.x.subarray(0, 12));
+      const phi = dihedralAngleGradients(store.x, 0, 1, 2, 3, g);
+      const set = new DihedralBending(store, [0, 1, 2, 3], [phi - dC]);
+      set.backend = 'js';
+      set.maxStep = maxStep;
+      set.beginStep(context(store, precision, false));
+      set.project(context(store, precision, false));
+      let wG = 0;
+      for (let k = 0; k < 12; k++) wG += g[k] * g[k];
+      return (-set.lambda[0] * wG) / (g[12] * g[12]);
+    };
+    for (const [dC, maxStep, f32, f64] of [
+      [1, 10, 0.5, 1],
+      [-1, 10, -0.5, -1],
+      [-0.3, 10, -0.3, -0.3],
+      [1, 0.2, 0.2, 0.2],
+      [-0.3, 0.2, -0.2, -0.2],
+      [0.1, 0.2, 0.1, 0.1],
+    ]) {
+      expect(Math.abs(measured('f32', dC, maxStep) - f32), `f32 C ${dC} maxStep ${maxStep}`).toBeLessThan(
+        2e-6,
+      );
+      expect(Math.abs(measured('f64', dC, maxStep) - f64), `f64 C ${dC} maxStep ${maxStep}`).toBeLessThan(
+        1e-12,
+      );
+    }
   });
 });
 

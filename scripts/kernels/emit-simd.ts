@@ -231,6 +231,10 @@ class SimdEmitter {
       if (p.kind === 'flag') this.kinds.set(p.name, 'b');
     }
     for (const [k, v] of def.simd ?? []) this.literals.set(k, v);
+    // the f32 mode's own specialisations (export const f32 = { … }) over the simd ones, in the f32
+    // mode's kernels (F32X4_MODE, F32X4_FUSED, JS_F32: the in-kernel atan); the f32x4 layouts of
+    // lane-variants.ts (atan2 imported) keep the f64 kernels' statements
+    if (L.f === 'f32' && L.atan === 'poly') for (const [k, v] of def.f32Fixed) this.literals.set(k, v);
   }
 
   private err(node: T.Node | null | undefined, msg: string): never {
@@ -946,7 +950,10 @@ class SimdEmitter {
     const c = this.expr(s.test);
     if (c.lit !== undefined) {
       const taken = c.lit ? s.consequent : s.alternate;
-      if (taken) this.statement(taken, m);
+      // a block's statements without the braces (its names are the definition's own, unique): one
+      // straight sequence, which the interleaved fused loop can interleave
+      if (taken?.type === 'BlockStatement') this.statements(taken.body, m);
+      else if (taken) this.statement(taken, m);
       return;
     }
     if (c.kind === 'b') {

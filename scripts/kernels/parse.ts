@@ -79,6 +79,15 @@ export interface KernelDef {
    */
   f32: boolean;
   /**
+   * Uniforms fixed in the f32 mode's kernels only (F32X4_MODE, JS_F32), over the `simd` ones (`export
+   * const f32 = { name: literal }`, which also means f32 = true; each name
+   * must be fixed by `simd` as well, so that the f64x2 kernel folds it too
+   * and the kernels' parameter lists stay the same): a branch of the
+   * definition that only the f32 mode takes (dihedral bending's rotation
+   * by the rest angle).
+   */
+  f32Fixed: Map<string, Literal>;
+  /**
    * Groups of four per iteration of the fused f32x4 loop (`export const
    * interleave = 2`; 1 without it): their statements interleaved
    * (scripts/kernels/interleave.ts), the same bits.
@@ -180,6 +189,7 @@ export function parseKernel(file: string, source: string, helpers = new Map<stri
   let simd: Map<string, Literal> | null = null;
   let geometry: Geometry | null = null;
   let f32 = false;
+  const f32Fixed = new Map<string, Literal>();
   let interleave = 1;
   const imports: string[] = [];
   for (const st of ast.program.body) {
@@ -203,7 +213,16 @@ export function parseKernel(file: string, source: string, helpers = new Map<stri
         continue;
       }
       if ((v.id as T.Identifier).name === 'f32') {
-        if (v.init?.type !== 'BooleanLiteral') fail(where, v, 'f32 must be true or false');
+        if (v.init?.type === 'ObjectExpression') {
+          f32 = true;
+          for (const p of v.init.properties) {
+            if (p.type !== 'ObjectProperty' || p.key.type !== 'Identifier')
+              fail(where, p, 'f32: name: literal');
+            f32Fixed.set(p.key.name, literalOf(where, p.value as T.Expression));
+          }
+          continue;
+        }
+        if (v.init?.type !== 'BooleanLiteral') fail(where, v, 'f32 must be true, false or { name: literal }');
         f32 = v.init.value;
         continue;
       }
@@ -223,6 +242,8 @@ export function parseKernel(file: string, source: string, helpers = new Map<stri
     }
   }
   if (!fn?.id) return fail(where, null, 'no exported kernel function');
+  for (const k of f32Fixed.keys())
+    if (!simd?.has(k)) fail(where, null, `f32: ${k} must also be fixed by \`export const simd\``);
   // the per-arity helpers' calls, unrolled: what follows reads the definition as written out by hand
   const expanded = expandKernel(file, source, fn, helpers);
   if (expanded !== source) return parseKernel(file, expanded, helpers);
@@ -283,6 +304,7 @@ export function parseKernel(file: string, source: string, helpers = new Map<stri
     helpers,
     geometry,
     f32,
+    f32Fixed,
     interleave,
   };
 }

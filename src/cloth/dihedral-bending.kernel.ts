@@ -1,16 +1,19 @@
-import type { Multiplier, Particle, PerConstraint, Uniform } from '../kernels/dsl.js';
+import type { Multiplier, Particle, PerConstraint, Rec, Uniform } from '../kernels/dsl.js';
 import { move, moveBack, norm2 } from '../kernels/helpers.js';
 
-/** The WebAssembly twin projects sets without XPBD damping (γ = 0; damping reads store.x). */
-export const simd = { gamma: 0 };
+/**
+ * The WebAssembly twin projects sets without XPBD damping (γ = 0; damping reads store.x); the
+ * f64 kernels take C = φ − φ0 (rotate = 0).
+ */
+export const simd = { gamma: 0, rotate: 0 };
 
 /**
  * The f32 mode (World option `precision: 'f32'`): an f32x4 kernel, four
  * constraints per instruction on blocked lanes, and its JavaScript twin
  * (Math.fround after every operation), the same bits; without damping, like
- * the SIMD twin.
+ * the SIMD twin; C by the rotation by the rest angle (rotate = 1, below).
  */
-export const f32 = true;
+export const f32 = { rotate: 1 };
 
 /**
  * The fused f32x4 loop projects two groups of four per iteration, their
@@ -53,11 +56,14 @@ export function projectDihedralBending(
   c: Particle,
   d: Particle,
   rest: PerConstraint,
+  cs: Rec<2>,
   lam: Multiplier,
   kp: Uniform,
   at: Uniform,
   gamma: Uniform,
   maxStep: Uniform,
+  rotate: Uniform,
+  tanStep: Uniform,
 ): void {
   const w1 = a.w;
   const w2 = b.w;
@@ -115,12 +121,42 @@ export function projectDihedralBending(
   const g1y = h2y - g3y - g4y;
   const g1z = h2z - g3z - g4z;
   const phi = Math.atan2(s, D);
-  let C = phi - rest;
-  // trust region: the linearisation is only good for moderate angle changes (maxStep ≥ 0;
-  // written as two selects, which the SIMD kernels make one pmin and one pmax)
-  C = C > maxStep ? maxStep : C;
-  // biome-ignore lint/complexity/useMathMinMax: a select, not Math.max (NaN and −0 stay as they are)
-  C = C < -maxStep ? -maxStep : C;
+  let C = 0;
+  if (rotate !== 0) {
+    // The f32 mode: C = φ − φ0 (003 §4.1 and Appendix A, 000 §3.4.2: C = arccos(n1 · n2) − φ0) without φ. With κ = |N1||N2|, s = κ sin φ and D = κ cos φ (φ ∈ [0, π]),
+    // the rotation of (D, s) by −φ0, cs = (cos φ0, sin φ0) per constraint (φ0 ∈ [0, π]), gives
+    //   y = s cos φ0 − D sin φ0 = κ sin(φ − φ0),   x = D cos φ0 + s sin φ0 = κ cos(φ − φ0),
+    // and since φ − φ0 ∈ [−π, π], C = atan2(y, x) exactly. The trust region |C| ≤ m (m = maxStep,
+    // at most 0.5 in this mode: tanStep = tan m, DihedralBending.kernelArgs) needs no quadrant: where
+    // x > 0 and |y| ≤ x tan m, C = atan(y/x) with |y/x| ≤ tan m; where x > 0 and |y/x| > tan m,
+    // m < |C| < π/2; where x ≤ 0, |C| ≥ π/2 > m: C = ±m by the sign of y, here atan(±tan m). So
+    // z = y/x clamped to [−tan m, tan m] (±tan m where x ≤ 0) and C = atan z by an odd polynomial on
+    // [0, tan 0.5]: five coefficients (Lawson's minimax relative fit, f32 values), error ≤ 1.5e-7 rad
+    // evaluated in f32 (the f64 mode's atan2 by the eight of [0, 1]: 1.6e-7). One division, no
+    // range reduction; φ itself is then dead in the f32 kernels (binaryen drops it).
+    const [cr, sr] = cs;
+    const y = s * cr - D * sr;
+    const x = D * cr + s * sr;
+    let z = y / x;
+    z = z > tanStep ? tanStep : z;
+    // biome-ignore lint/complexity/useMathMinMax: a select, not Math.max (NaN and −0 stay as they are)
+    z = z < -tanStep ? -tanStep : z;
+    z = x > 0 ? z : y < 0 ? -tanStep : tanStep;
+    const z2 = z * z;
+    const h =
+      (((0.06402656435966492 * z2 - 0.13210304081439972) * z2 + 0.19892944395542145) * z2 -
+        0.3332950472831726) *
+        z2 +
+      0.9999997615814209;
+    C = h * z;
+  } else {
+    C = phi - rest;
+    // trust region: the linearisation is only good for moderate angle changes (maxStep ≥ 0;
+    // written as two selects, which the SIMD kernels make one pmin and one pmax)
+    C = C > maxStep ? maxStep : C;
+    // biome-ignore lint/complexity/useMathMinMax: a select, not Math.max (NaN and −0 stay as they are)
+    C = C < -maxStep ? -maxStep : C;
+  }
   const wG =
     w1 * norm2(g1x, g1y, g1z) + w2 * norm2(h2x, h2y, h2z) + w3 * c3 * c3 * l1sq + w4 * c4 * c4 * l2sq;
   let gd = 0;

@@ -56,10 +56,17 @@ export class DihedralBending extends ElementConstraints<DihedralBendingArgs> {
   /** Rest angle φ0 per constraint (indices: p1, p2, p3, p4 per constraint). */
   rest: Float64Array = new Float64Array(0);
   /**
+   * (cos φ0, sin φ0) per constraint, from `rest`: the f32 kernels' C by the rotation by the rest
+   * angle (dihedral-bending.kernel.ts); the f64 kernels do not read it.
+   */
+  restCS: Float64Array = new Float64Array(0);
+  /**
    * Largest angle change (rad) one projection may ask for. A pair folded far
    * from its rest angle (cloth passing through itself) would otherwise be
    * snapped open by up to π in one linearised step, which overshoots and
    * injects energy; larger violations are resolved over several projections.
+   * The f32 mode bounds the step at min(maxStep, 0.5): its atan by the
+   * rotation by the rest angle holds on [0, tan 0.5] (dihedral-bending.kernel.ts).
    */
   maxStep = 0.5;
   private readonly g = new Float64Array(13);
@@ -96,18 +103,33 @@ export class DihedralBending extends ElementConstraints<DihedralBendingArgs> {
         r[c] = phi < 0 ? Math.PI : phi; // a degenerate rest pair counts as flat
       }
     }
-    [this.rest] = this.setElements(store, idx, [[r, 1]]);
+    const cs = new Float64Array(2 * n);
+    for (let c = 0; c < n; c++) {
+      cs[2 * c] = Math.cos(r[c]);
+      cs[2 * c + 1] = Math.sin(r[c]);
+    }
+    [this.rest, this.restCS] = this.setElements(store, idx, [
+      [r, 1],
+      [cs, 2],
+    ]);
   }
 
   /**
    * dihedral-bending.kernel.ts (its JavaScript kernel inlines exactly dihedralAngleGradients()); its
-   * f32 twin takes φ by the f32 polynomial of scripts/kernels/emit-simd.ts (atan2Poly), not Math.atan2.
+   * f32 twin and kernel take C = φ − φ0 by the rotation of (D, s) by the rest angle (restCS) and an
+   * atan polynomial on [0, tan 0.5], not Math.atan2.
    */
   static readonly glue: ElementGlue<DihedralBendingArgs> = dihedralBendingGlue;
 
   protected kernelArgs(a: DihedralBendingArgs): void {
     a.rest = this.rest;
+    a.cs = this.restCS;
     a.maxStep = this.maxStep;
+    // the f64 kernels take C = φ − φ0 (their rotate is fixed at 0 but for the JavaScript kernel's);
+    // the f32 kernels' trust region is tan m with m = min(maxStep, 0.5), where their five-coefficient
+    // atan holds (a larger maxStep only bounds the f32 step at 0.5 rad)
+    a.rotate = 0;
+    a.tanStep = Math.tan(Math.min(this.maxStep, 0.5));
   }
 
   maxViolation(store: ParticleStore): number {
