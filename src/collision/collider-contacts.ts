@@ -3,8 +3,7 @@ import type { ParticleStore } from '../core/particles.js';
 import type { SystemKind, World } from '../core/world.js';
 import type { WorldCollider } from '../core/world-collider.js';
 import { grownArray } from '../math/arrays.js';
-import { quatRotate, quatRotateInverse } from '../math/quat.js';
-import { buildChunkBoxes, ensureChunkBoxes, incomingSlip } from './collider-contact-chunks.js';
+import { buildChunkBoxes, ensureChunkBoxes } from './collider-contact-chunks.js';
 import { ContactBlocks, projectPlainContacts, writePoses } from './collider-contacts-blocks.js';
 import { PlaneContactsPool } from './collider-contacts-planes.js';
 import { generateSphereContacts, type SphereLike } from './collider-contacts-sphere.js';
@@ -240,29 +239,47 @@ export class ColliderContacts implements ConstraintSet {
     this.vn0[k] = pc[6];
     this.deep[k] = pc[10];
     this.contactOf[i] = k;
-    this.incoming[k] = incomingSlip(this.x, this.p, 3 * i, pc[3], pc[4], pc[5], pc[7], pc[8], pc[9], this.h);
+    // (incomingSlip and the turns below written out, the same operations in the same order: V8 left those
+    // calls out of line here, which boxed their double arguments, ~0.6 MB of garbage a step in
+    // wave-pool-128k on one thread; docs/solver.md, Threads, session 14)
+    const x = this.x,
+      p = this.p,
+      h = this.h;
+    const i3 = 3 * i;
+    {
+      const dx = p[i3] - x[i3] - pc[7] * h,
+        dy = p[i3 + 1] - x[i3 + 1] - pc[8] * h,
+        dz = p[i3 + 2] - x[i3 + 2] - pc[9] * h;
+      const dn = dx * pc[3] + dy * pc[4] + dz * pc[5];
+      const tx = dx - dn * pc[3],
+        ty = dy - dn * pc[4],
+        tz = dz - dn * pc[5];
+      this.incoming[k] = Math.sqrt(tx * tx + ty * ty + tz * tz);
+    }
     // the friction anchor: kept while the particle stays in contact with this collider, else set
     // where the particle is, carried by the surface's motion over the substep (x + h v_c)
     const col = this.colliders[c];
     const cp = col.position,
-      cr = col.rotation,
-      r = this.rot;
-    const i3 = 3 * i;
+      cr = col.rotation;
+    const qx = cr[0],
+      qy = cr[1],
+      qz = cr[2],
+      qw = cr[3];
     const al = this.anchorLocal;
     if (this.anchorOf[i] !== c + 1 || this.anchorSeen[i] < this.substep - 1) {
-      const x = this.x;
-      quatRotateInverse(
-        r,
-        0,
-        cr,
-        0,
-        x[i3] + pc[7] * this.h - cp[0],
-        x[i3 + 1] + pc[8] * this.h - cp[1],
-        x[i3 + 2] + pc[9] * this.h - cp[2],
-      );
-      al[i3] = r[0];
-      al[i3 + 1] = r[1];
-      al[i3 + 2] = r[2];
+      // quatRotateInverse (rotateByParts by (−q_xyz, q_w))
+      const vx = x[i3] + pc[7] * h - cp[0],
+        vy = x[i3 + 1] + pc[8] * h - cp[1],
+        vz = x[i3 + 2] + pc[9] * h - cp[2];
+      const ix = -qx,
+        iy = -qy,
+        iz = -qz;
+      const tx = 2 * (iy * vz - iz * vy);
+      const ty = 2 * (iz * vx - ix * vz);
+      const tz = 2 * (ix * vy - iy * vx);
+      al[i3] = vx + qw * tx + (iy * tz - iz * ty);
+      al[i3 + 1] = vy + qw * ty + (iz * tx - ix * tz);
+      al[i3 + 2] = vz + qw * tz + (ix * ty - iy * tx);
       this.anchorOf[i] = c + 1;
       this.stickN[i] = 0;
       this.stickT[i3] = this.stickT[i3 + 1] = this.stickT[i3 + 2] = 0;
@@ -274,10 +291,18 @@ export class ColliderContacts implements ConstraintSet {
       this.stickT[i3 + 2] *= f;
     }
     this.anchorSeen[i] = this.substep;
-    quatRotate(r, 0, cr, 0, al[i3], al[i3 + 1], al[i3 + 2]);
-    this.anchorAt[3 * k] = r[0] + cp[0];
-    this.anchorAt[3 * k + 1] = r[1] + cp[1];
-    this.anchorAt[3 * k + 2] = r[2] + cp[2];
+    {
+      // quatRotate (rotateByParts by q)
+      const vx = al[i3],
+        vy = al[i3 + 1],
+        vz = al[i3 + 2];
+      const tx = 2 * (qy * vz - qz * vy);
+      const ty = 2 * (qz * vx - qx * vz);
+      const tz = 2 * (qx * vy - qy * vx);
+      this.anchorAt[3 * k] = vx + qw * tx + (qy * tz - qz * ty) + cp[0];
+      this.anchorAt[3 * k + 1] = vy + qw * ty + (qz * tx - qx * tz) + cp[1];
+      this.anchorAt[3 * k + 2] = vz + qw * tz + (qx * ty - qy * tx) + cp[2];
+    }
     const rb = col.rigid ?? -1;
     this.rigid[k] = rb;
     if (rb >= 0) anchorCoupledContact(this, k, ctx.rigids);
@@ -333,9 +358,6 @@ export class ColliderContacts implements ConstraintSet {
     this.clear(ctx);
     const cols = this.colliders;
     const s = ctx.store;
-    const { x, p, v, invMass, radius, group, mask, body } = s;
-    const off = this.disabledBody;
-    const nrm = this.nrm;
     const np = s.count;
     const chunked = cols.length > 0 && this.cullPause === 0;
     // in a threaded world the first plane on the pool fills the chunk boxes block by block; else here,
@@ -346,8 +368,6 @@ export class ColliderContacts implements ConstraintSet {
     else if (this.cullPause > 0) this.cullPause--;
     this.cullTested = 0;
     this.cullCulled = 0;
-    let tested = 0,
-      culled = 0;
     for (let c = 0; c < cols.length; c++) {
       const col = cols[c];
       if (!col.enabled) continue;
@@ -361,152 +381,179 @@ export class ColliderContacts implements ConstraintSet {
         buildChunkBoxes(this, s, CHUNK);
         boxes = true;
       }
-      // (read here: the plane pool may have moved them onto shared memory)
-      const box = this.chunkBox,
-        chunkReach = this.chunkReach;
       if (col.type === 'sphere' && (col.rigid ?? -1) < 0) {
         // the common case in one flat pass, the same numbers (collider-contacts-sphere.ts)
         generateSphereContacts(this, ctx, col as SphereLike, c, record, chunked, CHUNK, CULL_SLACK);
         continue;
       }
-      const R = col.boundingRadius();
-      const cpx = col.position[0],
-        cpy = col.position[1],
-        cpz = col.position[2];
-      const lv = col.linearVelocity,
-        av = col.angularVelocity;
-      for (let i = 0; i < np; i++) {
-        if (chunked && (i & (CHUNK - 1)) === 0) {
-          // a chunk whose box is out of its particles' reach: the tests below would reject each one
-          const b6 = (6 * i) / CHUNK;
-          const bound = col.boxDistanceBound(
-            box[b6],
-            box[b6 + 1],
-            box[b6 + 2],
-            box[b6 + 3],
-            box[b6 + 4],
-            box[b6 + 5],
-          );
-          tested++;
-          if (bound - 2 * col.margin > 2 * chunkReach[i / CHUNK] + CULL_SLACK) {
-            culled++;
-            i += CHUNK - 1;
-            continue;
-          }
+      this.generateOn(ctx, col, c, record, chunked);
+    }
+    const tested = this.cullTested,
+      culled = this.cullCulled;
+    if (chunked && CULL_WORTH * culled < tested) this.cullPause = CULL_PAUSE;
+  }
+
+  /**
+   * The contacts of one collider that neither the plane pool nor the sphere pass takes, over all the
+   * particles (its chunk tests added to cullTested / cullCulled). Its own method: V8 compiled the
+   * loop on stack replacement inside generate before generate's tail had run, and that code left
+   * generate at the tail on every call ("insufficient type feedback"), generate itself never
+   * optimised again; here the method runs once per collider and is optimised whole
+   * (docs/solver.md, Threads, session 14).
+   */
+  private generateOn(
+    ctx: StepContext,
+    col: WorldCollider,
+    c: number,
+    record: boolean,
+    chunked: boolean,
+  ): void {
+    const s = ctx.store;
+    const { x, p, v, invMass, radius, group, mask, body } = s;
+    const off = this.disabledBody;
+    const nrm = this.nrm;
+    const np = s.count;
+    // (read here: the plane pool may have moved them onto shared memory)
+    const box = this.chunkBox,
+      chunkReach = this.chunkReach;
+    let tested = 0,
+      culled = 0;
+    const R = col.boundingRadius();
+    const cpx = col.position[0],
+      cpy = col.position[1],
+      cpz = col.position[2];
+    const lv = col.linearVelocity,
+      av = col.angularVelocity;
+    for (let i = 0; i < np; i++) {
+      if (chunked && (i & (CHUNK - 1)) === 0) {
+        // a chunk whose box is out of its particles' reach: the tests below would reject each one
+        const b6 = (6 * i) / CHUNK;
+        const bound = col.boxDistanceBound(
+          box[b6],
+          box[b6 + 1],
+          box[b6 + 2],
+          box[b6 + 3],
+          box[b6 + 4],
+          box[b6 + 5],
+        );
+        tested++;
+        if (bound - 2 * col.margin > 2 * chunkReach[i / CHUNK] + CULL_SLACK) {
+          culled++;
+          i += CHUNK - 1;
+          continue;
         }
-        if (invMass[i] === 0) continue;
-        if ((mask[i] & col.group) === 0 || (col.mask & group[i]) === 0) continue;
-        if (off !== null && body[i] >= 0 && off[body[i]] === 1) continue;
-        const i3 = 3 * i;
-        const px = p[i3],
-          py = p[i3 + 1],
-          pz = p[i3 + 2];
-        const xx = x[i3],
-          xy = x[i3 + 1],
-          xz = x[i3 + 2];
-        const r = col.margin + radius[i];
-        let deep = 0;
-        const mx = px - xx,
-          my = py - xy,
-          mz = pz - xz;
-        const seg = Math.sqrt(mx * mx + my * my + mz * mz);
-        if (R !== Number.POSITIVE_INFINITY) {
-          // bounding-sphere rejection of the whole segment
-          const dx = 0.5 * (px + xx) - cpx,
-            dy = 0.5 * (py + xy) - cpy,
-            dz = 0.5 * (pz + xz) - cpz;
-          const reach = R + 2 * (r + seg) + 0.5 * seg;
-          if (dx * dx + dy * dy + dz * dz > reach * reach) continue;
+      }
+      if (invMass[i] === 0) continue;
+      if ((mask[i] & col.group) === 0 || (col.mask & group[i]) === 0) continue;
+      if (off !== null && body[i] >= 0 && off[body[i]] === 1) continue;
+      const i3 = 3 * i;
+      const px = p[i3],
+        py = p[i3 + 1],
+        pz = p[i3 + 2];
+      const xx = x[i3],
+        xy = x[i3 + 1],
+        xz = x[i3 + 2];
+      const r = col.margin + radius[i];
+      let deep = 0;
+      const mx = px - xx,
+        my = py - xy,
+        mz = pz - xz;
+      const seg = Math.sqrt(mx * mx + my * my + mz * mz);
+      if (R !== Number.POSITIVE_INFINITY) {
+        // bounding-sphere rejection of the whole segment
+        const dx = 0.5 * (px + xx) - cpx,
+          dy = 0.5 * (py + xy) - cpy,
+          dz = 0.5 * (pz + xz) - cpz;
+        const reach = R + 2 * (r + seg) + 0.5 * seg;
+        if (dx * dx + dy * dy + dz * dz > reach * reach) continue;
+      }
+      // (the array forms distanceAt / raycastAt: no boxed arguments or results)
+      col.distanceAt(x, i3, nrm);
+      const dX = nrm[3];
+      let qx: number, qy: number, qz: number;
+      if (dX >= r) {
+        // x outside: continuous test along x → p, only if the segment can reach the surface
+        let t = -1;
+        if (seg > dX - r) {
+          col.raycastAt(x, p, i3, r, nrm);
+          t = nrm[3];
         }
-        // (the array forms distanceAt / raycastAt: no boxed arguments or results)
-        col.distanceAt(x, i3, nrm);
-        const dX = nrm[3];
-        let qx: number, qy: number, qz: number;
-        if (dX >= r) {
-          // x outside: continuous test along x → p, only if the segment can reach the surface
-          let t = -1;
-          if (seg > dX - r) {
-            col.raycastAt(x, p, i3, r, nrm);
-            t = nrm[3];
-          }
-          if (t >= 0) {
-            const hit = this.hit;
-            hit[0] = qx = xx + t * mx;
-            hit[1] = qy = xy + t * my;
-            hit[2] = qz = xz + t * mz;
-            col.distanceAt(hit, 0, nrm);
-          } else {
-            col.distanceAt(p, i3, nrm);
-            const dP = nrm[3];
-            if (dP >= 2 * (r + seg)) continue; // out of reach this substep (see above)
-            qx = px - (dP - r) * nrm[0];
-            qy = py - (dP - r) * nrm[1];
-            qz = pz - (dP - r) * nrm[2];
-          }
+        if (t >= 0) {
+          const hit = this.hit;
+          hit[0] = qx = xx + t * mx;
+          hit[1] = qy = xy + t * my;
+          hit[2] = qz = xz + t * mz;
+          col.distanceAt(hit, 0, nrm);
         } else {
-          // static fallback: a penetration deeper than the particle may leave in a substep at the
-          // depenetration speed (plus the surface's own motion along n) is first moved out to that depth,
-          // x and p together
-          const rx = xx - cpx,
-            ry = xy - cpy,
-            rz = xz - cpz;
-          const sn =
-            (lv[0] + av[1] * rz - av[2] * ry) * nrm[0] +
-            (lv[1] + av[2] * rx - av[0] * rz) * nrm[1] +
-            (lv[2] + av[0] * ry - av[1] * rx) * nrm[2];
-          const excess = r - dX - (Math.max(sn, 0) + this.maxDepenetrationSpeed) * ctx.h;
-          if (excess > 0 && record) {
-            this.recordDeep(i, c, excess);
-            continue;
-          }
-          if (excess > 0) {
-            const ex = excess * nrm[0],
-              ey = excess * nrm[1],
-              ez = excess * nrm[2];
-            x[i3] = xx + ex;
-            x[i3 + 1] = xy + ey;
-            x[i3 + 2] = xz + ez;
-            p[i3] = px + ex;
-            p[i3 + 1] = py + ey;
-            p[i3 + 2] = pz + ez;
-            deep = 1;
-          }
-          // the closest surface point of the prediction
           col.distanceAt(p, i3, nrm);
           const dP = nrm[3];
-          qx = p[i3] - (dP - r) * nrm[0];
-          qy = p[i3 + 1] - (dP - r) * nrm[1];
-          qz = p[i3 + 2] - (dP - r) * nrm[2];
+          if (dP >= 2 * (r + seg)) continue; // out of reach this substep (see above)
+          qx = px - (dP - r) * nrm[0];
+          qy = py - (dP - r) * nrm[1];
+          qz = pz - (dP - r) * nrm[2];
         }
-        const nx = nrm[0],
-          ny = nrm[1],
-          nz = nrm[2];
-        // velocity of the collider at q
-        const rx = qx - cpx,
-          ry = qy - cpy,
-          rz = qz - cpz;
-        const cvx = lv[0] + av[1] * rz - av[2] * ry;
-        const cvy = lv[1] + av[2] * rx - av[0] * rz;
-        const cvz = lv[2] + av[0] * ry - av[1] * rx;
-        const vn0 = (v[i3] - cvx) * nx + (v[i3 + 1] - cvy) * ny + (v[i3 + 2] - cvz) * nz;
-        const pc = this.pending;
-        pc[0] = qx;
-        pc[1] = qy;
-        pc[2] = qz;
-        pc[3] = nx;
-        pc[4] = ny;
-        pc[5] = nz;
-        pc[6] = vn0;
-        pc[7] = cvx;
-        pc[8] = cvy;
-        pc[9] = cvz;
-        pc[10] = deep;
-        this.push(i, c, ctx);
+      } else {
+        // static fallback: a penetration deeper than the particle may leave in a substep at the
+        // depenetration speed (plus the surface's own motion along n) is first moved out to that depth,
+        // x and p together
+        const rx = xx - cpx,
+          ry = xy - cpy,
+          rz = xz - cpz;
+        const sn =
+          (lv[0] + av[1] * rz - av[2] * ry) * nrm[0] +
+          (lv[1] + av[2] * rx - av[0] * rz) * nrm[1] +
+          (lv[2] + av[0] * ry - av[1] * rx) * nrm[2];
+        const excess = r - dX - (Math.max(sn, 0) + this.maxDepenetrationSpeed) * ctx.h;
+        if (excess > 0 && record) {
+          this.recordDeep(i, c, excess);
+          continue;
+        }
+        if (excess > 0) {
+          const ex = excess * nrm[0],
+            ey = excess * nrm[1],
+            ez = excess * nrm[2];
+          x[i3] = xx + ex;
+          x[i3 + 1] = xy + ey;
+          x[i3 + 2] = xz + ez;
+          p[i3] = px + ex;
+          p[i3 + 1] = py + ey;
+          p[i3 + 2] = pz + ez;
+          deep = 1;
+        }
+        // the closest surface point of the prediction
+        col.distanceAt(p, i3, nrm);
+        const dP = nrm[3];
+        qx = p[i3] - (dP - r) * nrm[0];
+        qy = p[i3 + 1] - (dP - r) * nrm[1];
+        qz = p[i3 + 2] - (dP - r) * nrm[2];
       }
+      const nx = nrm[0],
+        ny = nrm[1],
+        nz = nrm[2];
+      // velocity of the collider at q
+      const rx = qx - cpx,
+        ry = qy - cpy,
+        rz = qz - cpz;
+      const cvx = lv[0] + av[1] * rz - av[2] * ry;
+      const cvy = lv[1] + av[2] * rx - av[0] * rz;
+      const cvz = lv[2] + av[0] * ry - av[1] * rx;
+      const vn0 = (v[i3] - cvx) * nx + (v[i3 + 1] - cvy) * ny + (v[i3 + 2] - cvz) * nz;
+      const pc = this.pending;
+      pc[0] = qx;
+      pc[1] = qy;
+      pc[2] = qz;
+      pc[3] = nx;
+      pc[4] = ny;
+      pc[5] = nz;
+      pc[6] = vn0;
+      pc[7] = cvx;
+      pc[8] = cvy;
+      pc[9] = cvz;
+      pc[10] = deep;
+      this.push(i, c, ctx);
     }
-    tested += this.cullTested;
-    culled += this.cullCulled;
-    if (chunked && CULL_WORTH * culled < tested) this.cullPause = CULL_PAUSE;
+    this.cullTested += tested;
+    this.cullCulled += culled;
   }
 
   /** Per-particle anchor arrays for n particles (kept contents). */
@@ -596,32 +643,42 @@ export class ColliderContacts implements ConstraintSet {
     const h = ctx.h;
     const g = ctx.gravity;
     const restThreshold = 2 * Math.sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * h;
+    // (the arrays in locals: the loop reads no field of `this` per contact)
+    const deepOf = this.deep,
+      lam = this.lambdaN,
+      vn0Of = this.vn0,
+      cid = this.collider,
+      rigid = this.rigid,
+      part = this.particle,
+      n = this.n,
+      q = this.q,
+      cols = this.colliders;
     for (let k = k0; k < k1; k++) {
-      const deep = this.deep[k] !== 0;
-      if (this.lambdaN[k] <= 0 && !deep) continue;
+      const deep = deepOf[k] !== 0;
+      if (lam[k] <= 0 && !deep) continue;
       // the normal velocity relative to the collider: the arrival speed reflected by the
       // restitution coefficient (slow arrivals rest), whatever the push-out added; a particle moved
       // out of a deep penetration keeps only an outward normal velocity it already had
-      const vn0 = this.vn0[k];
+      const vn0 = vn0Of[k];
       if (!(vn0 < 0) && !deep) continue;
-      const col = this.colliders[this.collider[k]];
+      const col = cols[cid[k]];
       const e = -vn0 > restThreshold && !deep ? col.restitution : 0;
-      if (this.rigid[k] >= 0) {
+      if (rigid[k] >= 0) {
         reflectCoupledContact(this, k, ctx, e);
         continue;
       }
-      const i3 = 3 * this.particle[k];
-      const nx = this.n[3 * k],
-        ny = this.n[3 * k + 1],
-        nz = this.n[3 * k + 2];
+      const i3 = 3 * part[k];
+      const nx = n[3 * k],
+        ny = n[3 * k + 1],
+        nz = n[3 * k + 2];
       // the velocity of the collider's surface at q, as generate computed it for vn0 (the collider
       // keeps its pose and velocity through the substep): recomputed here rather than kept per contact
       const cp = col.position,
         lv = col.linearVelocity,
         av = col.angularVelocity;
-      const rx = this.q[3 * k] - cp[0],
-        ry = this.q[3 * k + 1] - cp[1],
-        rz = this.q[3 * k + 2] - cp[2];
+      const rx = q[3 * k] - cp[0],
+        ry = q[3 * k + 1] - cp[1],
+        rz = q[3 * k + 2] - cp[2];
       const cvx = lv[0] + av[1] * rz - av[2] * ry;
       const cvy = lv[1] + av[2] * rx - av[0] * rz;
       const cvz = lv[2] + av[0] * ry - av[1] * rx;
