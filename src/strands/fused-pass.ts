@@ -63,6 +63,14 @@ import { A_COLLIDER, A_SUBSTEP, StrandKernel } from './strand-kernel.js';
 
 /** Strands per block: a block's particles (about 16 × 17 here) stay in the L1/L2 cache between stages. */
 const BLOCK = 16;
+/**
+ * Strands per block of the WebAssembly pass (runKernels): fewer calls across the boundary (six
+ * kernels and the roots' targets a block). Measured on hair-10k in one process against 16
+ * (session 14, docs/strands.md): 32 0.94, 64 0.91, 128 0.86, 256 0.84, 512 0.83, 2048 0.92 of
+ * main's CPU per step, the same bits (the blocks' strands are independent: a particle's numbers
+ * do not depend on where a block starts; the list stays in particle order).
+ */
+const KERNEL_BLOCK = 256;
 /** Culling constants of ColliderContacts (unused: the fused pass generates without chunk boxes). */
 const CHUNK = 16;
 const CULL_SLACK = 1e-7;
@@ -448,15 +456,15 @@ export class FusedStrandPass implements SubstepPass {
     ctx.timings.add(this.slotOne, clock() - t0);
   }
 
-  /** Numbers of the largest block's corrections (3 per particle of its strands). */
+  /** Numbers of runKernels' largest block's corrections (3 per particle of its strands). */
   private blockScratch(): number {
     let most = 0;
     const ftl = this.ftl;
     for (let f = 0; f < ftl.length; f++) {
       const start = ftl[f].start;
       const ns = start.length - 1;
-      for (let s0 = 0; s0 < ns; s0 += BLOCK)
-        most = Math.max(most, start[Math.min(ns, s0 + BLOCK)] - start[s0]);
+      for (let s0 = 0; s0 < ns; s0 += KERNEL_BLOCK)
+        most = Math.max(most, start[Math.min(ns, s0 + KERNEL_BLOCK)] - start[s0]);
     }
     return 3 * most;
   }
@@ -534,8 +542,8 @@ export class FusedStrandPass implements SubstepPass {
         R = K.rest[f];
       const ns = start.length - 1;
       const damp = set.damping * invH;
-      for (let s0 = 0; s0 < ns; s0 += BLOCK) {
-        const s1 = Math.min(ns, s0 + BLOCK);
+      for (let s0 = 0; s0 < ns; s0 += KERNEL_BLOCK) {
+        const s1 = Math.min(ns, s0 + KERNEL_BLOCK);
         const a = start[s0],
           b = start[s1];
         k.predict(K.x, K.p, K.v, K.w, h, gx, gy, gz, fd, vmax, a, b);
