@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadScene } from '../src/index.js';
 import { Budget } from '../src/io/scene/limits.js';
-import { estimateScene, parseSceneText } from '../src/io/scene/scene.js';
+import { estimateScene, fusedStrandScene, parseSceneText } from '../src/io/scene/scene.js';
 import { THREADS_WORTH_WORK } from '../src/io/scene/work.js';
 
 const cloth = (n: number) => ({ type: 'cloth', mesh: { grid: { width: 1, height: 1, cols: n, rows: n } } });
@@ -33,6 +33,47 @@ describe('the thread default of a scene', () => {
       [loadScene(large).world, 1],
       [loadScene(scene(200, { threads: 1 }), { defaultThreads: 2 }).world, 1],
       [loadScene(small, { defaultThreads: 2, threads: 2 }).world, 2],
+    ] as const;
+    try {
+      for (const [w, threads] of worlds) expect(w.threads).toBe(threads);
+    } finally {
+      for (const [w] of worlds) w.dispose();
+    }
+  });
+
+  it('leaves a hair-only scene the fused strand pass runs on one thread, and gives a hair scene with more to do defaultThreads', () => {
+    // the fused pass (WebAssembly kernels, one thread only) beats the pipeline on two threads: hair-10k
+    // 6.6 against 10.9 ms per step (docs/strands.md, session 14)
+    const hair = (colliders: unknown[], extra: Record<string, unknown> = {}) =>
+      JSON.stringify({
+        title: 't',
+        family: 'strands',
+        world: { substeps: 8 },
+        bodies: [
+          {
+            type: 'strands',
+            hair: { center: [0, 1.6, 0], radius: 0.1, count: 4000, segments: 16, length: 0.3 },
+            radius: 0.002,
+            ftl: { damping: 0.9 },
+            ...extra,
+          },
+        ],
+        colliders,
+      });
+    const head = { type: 'sphere', name: 'head', position: [0, 1.6, 0], radius: 0.1 };
+    const alone = hair([head]);
+    const withFloor = hair([head, { type: 'plane' }]);
+    const withBend = hair([head], { bend: { compliance: 0.02 } });
+    for (const text of [alone, withFloor, withBend])
+      expect(work(text)).toBeGreaterThanOrEqual(THREADS_WORTH_WORK);
+    expect(fusedStrandScene(parseSceneText(alone, 't.json'))).toBe(true);
+    expect(fusedStrandScene(parseSceneText(withFloor, 't.json'))).toBe(false);
+    expect(fusedStrandScene(parseSceneText(withBend, 't.json'))).toBe(false);
+    const worlds = [
+      [loadScene(alone, { defaultThreads: 2 }).world, 1],
+      [loadScene(withFloor, { defaultThreads: 2 }).world, 2],
+      [loadScene(withBend, { defaultThreads: 2 }).world, 2],
+      [loadScene(alone, { defaultThreads: 2, threads: 2 }).world, 2],
     ] as const;
     try {
       for (const [w, threads] of worlds) expect(w.threads).toBe(threads);

@@ -401,6 +401,36 @@ export interface BuildOptions {
   defaultThreads?: number;
 }
 
+/**
+ * Whether the fused strand pass (src/strands/fused-pass.ts) will run a scene, as far as the scene
+ * says: strands with Follow-The-Leader and no other constraint, rod or shape matching, no rigid
+ * bodies, at most one collider and that a sphere, no collision settings, implicit Euler,
+ * Gauss–Seidel. That pass runs only in a one-thread world (WebAssembly kernels over the store held in
+ * kernel memory), where it beats the pipeline on two threads (hair-10k 6.6 against 10.9 ms per step,
+ * docs/strands.md, session 14), so the CLI's thread default passes such a scene by. Where this says
+ * yes and the pass's own plan says no, the scene merely runs on one thread.
+ */
+export function fusedStrandScene(spec: SceneSpec): boolean {
+  const w = spec.world ?? {};
+  if (
+    (w.integrator ?? 'implicit-euler') !== 'implicit-euler' ||
+    (w.solve ?? 'gauss-seidel') !== 'gauss-seidel'
+  )
+    return false;
+  if ((spec.rigidBodies?.length ?? 0) > 0 || spec.collision !== undefined) return false;
+  const colliders = spec.colliders ?? [];
+  if (colliders.length > 1 || colliders.some((c) => c.type !== 'sphere')) return false;
+  return spec.bodies.every(
+    (b) =>
+      b.type === 'strands' &&
+      b.ftl !== false &&
+      b.rod === undefined &&
+      b.stretch === undefined &&
+      b.bend === undefined &&
+      b.shapeMatching === undefined,
+  );
+}
+
 /** Builds a World from a validated scene. Errors name the scene file and the JSON path. */
 export function buildScene(spec: SceneSpec, options: BuildOptions = {}): SceneInstance {
   const file = options.file ?? 'scene.json';
@@ -415,7 +445,7 @@ export function buildScene(spec: SceneSpec, options: BuildOptions = {}): SceneIn
     const substeps = spec.world?.substeps ?? 10;
     const iterations = spec.world?.iterations ?? 1;
     const world = new World({
-      ...(options.defaultThreads !== undefined && budget.work >= THREADS_WORTH_WORK
+      ...(options.defaultThreads !== undefined && budget.work >= THREADS_WORTH_WORK && !fusedStrandScene(spec)
         ? { threads: options.defaultThreads }
         : {}),
       ...(spec.world ?? {}),
