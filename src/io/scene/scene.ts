@@ -405,10 +405,12 @@ export interface BuildOptions {
  * Whether the fused strand pass (src/strands/fused-pass.ts) will run a scene, as far as the scene
  * says: strands with Follow-The-Leader and no other constraint, rod or shape matching, no rigid
  * bodies, at most one collider and that a sphere, no collision settings, implicit Euler,
- * Gauss–Seidel. That pass runs only in a one-thread world (WebAssembly kernels over the store held in
- * kernel memory), where it beats the pipeline on two threads (hair-10k 6.6 against 10.9 ms per step,
- * docs/strands.md, session 14), so the CLI's thread default passes such a scene by. Where this says
- * yes and the pass's own plan says no, the scene merely runs on one thread.
+ * Gauss–Seidel. That pass runs only in a one-thread world. Its one-pass form (one iteration, and a
+ * substep long enough for the depenetration bound) runs as WebAssembly kernels over the store held in
+ * kernel memory, 1.6× as fast as the pipeline on two threads (hair-10k 6.6 against 10.9 ms per step,
+ * docs/strands.md, session 14); its JavaScript form took what the pipeline took on two (12.1 against
+ * 12.1 ms, session 12). So the CLI's thread default passes such a scene by. Where this says yes and
+ * the pass's own plan says no, the scene merely runs on one thread.
  */
 export function fusedStrandScene(spec: SceneSpec): boolean {
   const w = spec.world ?? {};
