@@ -12,6 +12,8 @@ import { describe, expect, it } from 'vitest';
 import { loadShippedScene } from '../scripts/shipped-scenes.js';
 import type { ColliderContacts } from '../src/collision/collider-contacts.js';
 import type { FluidDensity } from '../src/fluids/density.js';
+import { DENSITY, ITERATION_CHAIN, POST_CHAIN } from '../src/fluids/row-blocks.js';
+import { INIT_RECORDS } from '../src/fluids/row-tasks.js';
 import { addOpenTank, Fluid, World } from '../src/index.js';
 import { keepThreadPools, stateBits } from './helpers/worlds.js';
 
@@ -60,10 +62,14 @@ describe('fluids on worker threads', () => {
       for (const w of worlds) expect(densityOf(w).activeBackend).toBe(densityOf(worlds[0]).activeBackend);
       // one thread runs them itself; on 2 and 4 the pool ran blocks where a colour has two or more
       expect(rows[0].pooled).toBe(0);
+      expect(rows[0].chains).toBe(0);
       if (pooled) {
         expect(rows[0].colours).toBeLessThan(rows[0].blocks);
         expect(rows[1].pooled).toBeGreaterThan(0);
         expect(rows[2].pooled).toBeGreaterThan(0);
+        // each Jacobi iteration's four passes and the post-process as one job each (FluidRowBlocks.chain)
+        expect(rows[1].chains).toBeGreaterThan(steps);
+        expect(rows[2].chains).toBeGreaterThan(steps);
       }
       // the pair lists of the last search: entry for entry those of one walk over all rows, built in
       // row blocks on the pool on 2 and 4 threads (pair-blocks.ts)
@@ -206,57 +212,77 @@ describe('fluids on worker threads', () => {
     world.dispose();
   });
 
-  it("a pair pass as one job (FluidRowBlocks.run, fusedOrder): every two blocks that write a common record are ordered as colour by colour; a table missing a block's dependencies is not", () => {
-    const world = scene('fluids-dam-break', 1);
-    for (let s = 0; s < 60; s++) world.step();
-    const d = densityOf(world);
-    const { blocks, colours, size } = d.rows;
-    expect(colours).toBeGreaterThan(1);
-    const { start, nbr } = d.pairs;
-    const n = d.count;
-    // the records block b writes: its rows and its rows' partners, [b·size, reach)
-    const reach: number[] = [];
-    for (let b = 0; b < blocks; b++) {
-      const a0 = b * size,
-        a1 = Math.min(n, a0 + size);
-      let r = a1;
-      for (let k = start[a0]; k < start[a1]; k++) r = Math.max(r, nbr[k] + 1);
-      reach.push(r);
-    }
-    const F = d.rows.shared.fused;
-    const serial: number[] = [];
-    for (let c = 0; c < colours; c++) for (let b = c; b < blocks; b += colours) serial.push(b);
-    const unordered = (T: Int32Array): number => {
-      const B = T[0];
-      const anc: Uint8Array[] = [];
-      let bad = 0;
-      for (let k = 0; k < B; k++) {
-        // serial order: colour after colour
-        if (T[1 + k] !== serial[k]) bad++;
-        const a = new Uint8Array(B);
-        for (let i = T[1 + B + k]; i < T[2 + B + k]; i++) {
-          const e = T[2 + 2 * B + i];
-          if (e >= k) bad++;
-          a[e] = 1;
-          for (let f = 0; f < e; f++) if (anc[e][f]) a[f] = 1;
-        }
-        anc.push(a);
-        const b = T[1 + k];
-        for (let e = 0; e < k; e++) {
-          const c = T[1 + e];
-          if (c * size < reach[b] && b * size < reach[c] && !a[e]) bad++;
-        }
+  it.each([
+    ['a pair pass (DENSITY alone)', [DENSITY]],
+    ['a Jacobi iteration (ITERATION_CHAIN)', ITERATION_CHAIN],
+    ['the velocity post-process (POST_CHAIN)', POST_CHAIN],
+  ])(
+    "%s as one job (FluidRowBlocks.chainTable): every two items that touch a common record, one of them writing it, are ordered as pass by pass, colour by colour; a table missing an item's dependencies is not",
+    (_name, passes) => {
+      const world = scene('fluids-dam-break', 1);
+      for (let s = 0; s < 60; s++) world.step();
+      const d = densityOf(world);
+      const { blocks, colours, size } = d.rows;
+      expect(colours).toBeGreaterThan(1);
+      const { start, nbr } = d.pairs;
+      const n = d.count;
+      // the records a pair block reads and writes: its rows and its rows' partners, [b·size, reach); a slot block its rows
+      const reach: number[] = [];
+      for (let b = 0; b < blocks; b++) {
+        const a0 = b * size,
+          a1 = Math.min(n, a0 + size);
+        let r = a1;
+        for (let k = start[a0]; k < start[a1]; k++) r = Math.max(r, nbr[k] + 1);
+        reach.push(r);
       }
-      return bad;
-    };
-    expect(F[0]).toBe(blocks);
-    expect(unordered(F)).toBe(0);
-    // deliberately broken: the dependencies of a block of the second colour dropped
-    const broken = F.slice();
-    const k = Math.ceil(blocks / colours) + 1;
-    expect(F[2 + blocks + k] - F[1 + blocks + k]).toBeGreaterThan(0);
-    broken[1 + blocks + k] = broken[2 + blocks + k];
-    expect(unordered(broken)).toBeGreaterThan(0);
-    world.dispose();
-  });
+      const at = d.rows.chainTable(passes);
+      const F = d.rows.shared.fused;
+      const serial: number[] = [];
+      for (const pass of passes) {
+        if (pass < INIT_RECORDS) {
+          for (let c = 0; c < colours; c++)
+            for (let b = c; b < blocks; b += colours) serial.push((pass << 8) | b);
+        } else for (let b = 0; b < blocks; b++) serial.push((pass << 8) | b);
+      }
+      const range = (code: number): [number, number] => {
+        const b = code & 255;
+        return code >> 8 < INIT_RECORDS ? [b * size, reach[b]] : [b * size, Math.min(n, (b + 1) * size)];
+      };
+      const unordered = (T: Int32Array): number => {
+        const I = T[0];
+        const anc: Uint8Array[] = [];
+        let bad = 0;
+        for (let k = 0; k < I; k++) {
+          // serial order: pass after pass, colour after colour
+          if (T[1 + k] !== serial[k]) bad++;
+          const a = new Uint8Array(I);
+          for (let i = T[1 + I + k]; i < T[2 + I + k]; i++) {
+            const e = T[2 + 2 * I + i];
+            if (e >= k) bad++;
+            a[e] = 1;
+            for (let f = 0; f < e; f++) if (anc[e][f]) a[f] = 1;
+          }
+          anc.push(a);
+          const [lo, hi] = range(T[1 + k]);
+          for (let e = 0; e < k; e++) {
+            const [elo, ehi] = range(T[1 + e]);
+            // (two blocks of one slot pass never share a slot)
+            if (elo < hi && lo < ehi && !a[e]) bad++;
+          }
+        }
+        return bad;
+      };
+      const T = F.slice(at);
+      expect(T[0]).toBe(passes.length * blocks);
+      expect(unordered(T)).toBe(0);
+      // deliberately broken: the dependencies of an item of the second colour (or the second pass) dropped
+      const broken = T.slice();
+      const I = T[0];
+      const k = passes.length > 1 ? blocks + 1 : Math.ceil(blocks / colours) + 1;
+      expect(T[2 + I + k] - T[1 + I + k]).toBeGreaterThan(0);
+      broken[1 + I + k] = broken[2 + I + k];
+      expect(unordered(broken)).toBeGreaterThan(0);
+      world.dispose();
+    },
+  );
 });

@@ -14,6 +14,10 @@ import {
   CORRECTION,
   DENSITY,
   FluidRowBlocks,
+  ITERATION_CHAIN,
+  PASS,
+  POST_CHAIN,
+  POST_CHAIN_XSPH,
   type RowArrays,
   records,
   rowBlockSize,
@@ -475,7 +479,7 @@ export class FluidDensity implements ConstraintSet {
     if (n === 0 || this.grid.count !== n) return;
     const T = this.clocks;
     T.fill(0);
-    this.computeLambda(ctx.store);
+    this.computeLambda(ctx.store, true);
     this.applyCorrections(ctx.store);
     // the step's timings: the pair passes, the solid passes, the slot passes (records, walls and λ, walls and Δp)
     const timings = ctx.timings;
@@ -492,9 +496,12 @@ export class FluidDensity implements ConstraintSet {
    * λ_i = −C_i / (Σ_k w̃_k |∇_{p_k} C_i|² + ε)   (PBF eqs. 1, 8, 11)
    * from the current predicted positions, with the fluid, solid and wall
    * parts of each sum (density-passes.ts). Also stores, per pair, the spiky gradient
-   * factor and s_corr for the correction pass.
+   * factor and s_corr for the correction pass. With `chain`, where the
+   * iteration's passes can run as one job on the pool (no solid pass
+   * between them), it sets their parameters and leaves them to
+   * applyCorrections (FluidRowBlocks.chain: the same numbers).
    */
-  computeLambda(store: ParticleStore): void {
+  computeLambda(store: ParticleStore, chain = false): void {
     const fluid = this.fluid;
     const n = fluid.activeCount;
     const off = fluid.offset;
@@ -520,8 +527,28 @@ export class FluidDensity implements ConstraintSet {
     // the twin has no weighted variant: pinned fluid particles run the JavaScript one
     this.gStored = w !== null && !Number.isNaN(wU);
     this.rows.params(DENSITY, off, allInside, h, wU, m, wCoef, (m / rho0) * spiky);
+    // the wall part of the density (wallDensityPass) runs with λ, block by block (walls.ts)
+    const d = fluid.spacing;
+    this.rows.wallParams(
+      this.walls.count > 0,
+      d,
+      ((m / (d * d)) * 30) / (h2 * h2 * h2),
+      ((m / (rho0 * d * d)) * 30) / (h2 * h2 * h2),
+      rho0,
+    );
+    this.rows.lambdaParams(
+      m,
+      1 / rho0,
+      fluid.unilateral,
+      fluid.relaxation,
+      !fluid.unilateral,
+      fluid.restNeighbours,
+    );
     let t1 = clock();
     T[2] += t1 - t;
+    this.chainNow = chain && this.solidCount === 0 && FluidRowBlocks.chained;
+    this.chainNow &&= this.rows.canPool(this.tasks, this.gStored ? w : null);
+    if (this.chainNow) return;
     this.rows.run(this.tasks, this.gStored ? w : null, this.local);
     t = clock();
     T[0] += t - t1;
@@ -542,30 +569,14 @@ export class FluidDensity implements ConstraintSet {
         acc,
       );
     }
-    // the wall part of the density (wallDensityPass) runs with λ, block by block (walls.ts)
-    const d = fluid.spacing;
-    this.rows.wallParams(
-      this.walls.count > 0,
-      d,
-      ((m / (d * d)) * 30) / (h2 * h2 * h2),
-      ((m / (rho0 * d * d)) * 30) / (h2 * h2 * h2),
-      rho0,
-    );
     t1 = clock();
     T[1] += t1 - t;
-    this.rows.lambda(
-      this.tasks,
-      this.local,
-      off,
-      m,
-      1 / rho0,
-      fluid.unilateral,
-      fluid.relaxation,
-      !fluid.unilateral,
-      fluid.restNeighbours,
-    );
+    this.rows.lambda(this.tasks, this.local, off);
     T[2] += clock() - t1;
   }
+
+  /** Whether computeLambda left its passes to applyCorrections' chain. */
+  private chainNow = false;
 
   /**
    * Δp_i = w̃_i Σ_j (λ_i + λ_j + s_corr) (m/ρ0) ∇W(p_i − p_j) and, for solid
@@ -589,6 +600,25 @@ export class FluidDensity implements ConstraintSet {
     const qr = h * h - fluid.spacing * fluid.spacing;
     const qRest3 = qr > 0 ? qr * qr * qr : 0;
     const rows = this.rows;
+    const T = this.clocks;
+    const t0 = clock();
+    if (this.chainNow) {
+      // one job: density, λ (with the walls' density), correction, Δp (with the walls'); `par` serves all four
+      this.chainNow = false;
+      rows.correction(
+        fluid.artificialPressureN,
+        qRest3,
+        1 / (qd * qd * qd - qRest3),
+        -fluid.artificialPressureK / fluid.restGradientSquared,
+      );
+      const w = this.gStored ? this.wasmNow : null;
+      if (rows.chain(this.tasks, w, ITERATION_CHAIN)) {
+        T[0] += clock() - t0;
+        return;
+      }
+      rows.run(this.tasks, w, this.local);
+      rows.lambda(this.tasks, this.local, off);
+    }
     rows.params(CORRECTION, off, this.allInside, h, Number.NaN, mF, 0, (mF / fluid.restDensity) * spiky);
     rows.correction(
       fluid.artificialPressureN,
@@ -596,8 +626,6 @@ export class FluidDensity implements ConstraintSet {
       1 / (qd * qd * qd - qRest3),
       -fluid.artificialPressureK / fluid.restGradientSquared,
     );
-    const T = this.clocks;
-    const t0 = clock();
     rows.run(this.tasks, this.gStored ? this.wasmNow : null, this.local);
     const t1 = clock();
     T[0] += t1 - t0;
@@ -660,10 +688,13 @@ export class FluidDensity implements ConstraintSet {
     const vort = fluid.vorticity > 0;
     // the density records are free after the iterations: they hold (v, |ω|, x) now
     const rows = this.rows;
-    rows.initPost(this.tasks, this.local, off);
     const w = this.wasmNow;
     rows.params(XSPH, off, false, h, Number.NaN, 0, 0, gCoef);
-    rows.xsph(fluid.viscosity * vol * poly6Coefficient(h), vort);
+    rows.xsph(fluid.viscosity * vol * poly6Coefficient(h), vort, fluid.vorticity * ctx.h);
+    // one job where it can (`par` serves every pass of it), else pass by pass
+    if (rows.chain(this.tasks, w, vort ? POST_CHAIN : POST_CHAIN_XSPH)) return;
+    rows.initPost(this.tasks, this.local, off);
+    rows.par[PASS] = XSPH;
     rows.run(this.tasks, w, this.local);
     if (vort) {
       // PBF eq. 16: N = η/|η| with η = ∇|ω|, acceleration ε (N × ω) over the substep

@@ -48,9 +48,13 @@ import {
   AT_POST,
   AT_SORTED,
   AT_START,
+  CHAIN_AT,
+  CHAIN_SHIFT,
   COLOURS,
+  CORRECTION,
   CORRSCALE,
   CW,
+  DENSITY,
   EPS,
   FULL,
   FUSED_EPOCH,
@@ -89,6 +93,7 @@ import {
   UNILATERAL,
   VORT,
   VORTICITY_FORCE,
+  VORTICITY_GRADIENT,
   VORTICITY_MAGNITUDES,
   W_D,
   W_GRAD,
@@ -99,6 +104,7 @@ import {
   WCOEF,
   WU,
   wallDensityRecords,
+  XSPH,
 } from './row-tasks.js';
 import { addVelocities, initPostRecords, vorticityForce, vorticityMagnitudes } from './velocity-passes.js';
 import type { FluidWalls } from './walls.js';
@@ -108,6 +114,7 @@ export {
   CORRECTION,
   DENSITY,
   fluidRowsTask,
+  PASS,
   type RowArrays,
   runRowBlockJs,
   UNIFORM_ALL,
@@ -125,6 +132,32 @@ export interface ReorderArrays {
   radius: Float64Array;
   group: Int32Array;
   mask: Int32Array;
+}
+
+/** The most passes in one chain (FluidRowBlocks.chain). */
+const MAX_CHAIN = 8;
+
+/** The passes of one Jacobi iteration after the records' set-up (PBF Algorithm 1, lines 10–19), where no solid pass runs between them. */
+export const ITERATION_CHAIN: readonly number[] = [DENSITY, LAMBDA, CORRECTION, APPLY_DELTAS];
+/** The velocity post-process (PBF Algorithm 1, line 22: XSPH and vorticity confinement, eqs. 15–17). */
+export const POST_CHAIN: readonly number[] = [
+  INIT_POST,
+  XSPH,
+  VORTICITY_MAGNITUDES,
+  VORTICITY_GRADIENT,
+  VORTICITY_FORCE,
+  ADD_VELOCITIES,
+];
+/** The velocity post-process without vorticity confinement. */
+export const POST_CHAIN_XSPH: readonly number[] = [INIT_POST, XSPH, ADD_VELOCITIES];
+/** Each pair pass alone (a fused pair pass: a chain of one). */
+const SINGLE: readonly (readonly number[])[] = [[DENSITY], [CORRECTION], [XSPH], [VORTICITY_GRADIENT]];
+
+/** A number that names a chain of passes (each below 31, at most 6 of them). */
+function chainKey(passes: readonly number[]): number {
+  let key = 0;
+  for (let i = 0; i < passes.length; i++) key = key * 32 + passes[i] + 1;
+  return key;
 }
 
 /** The fewest rows per block. */
@@ -185,15 +218,25 @@ export class FluidRowBlocks {
     flags: sharedOf<Int32Array>('i32', MAX_ROW_BLOCKS),
     k0: sharedOf<Int32Array>('i32', MAX_ROW_BLOCKS),
     pb: sharedOf<Int32Array>('i32', PB_STRIDE * MAX_ROW_BLOCKS),
-    fused: sharedOf<Int32Array>('i32', 2 + 2 * MAX_ROW_BLOCKS + MAX_ROW_BLOCKS * MAX_ROW_BLOCKS),
-    done: sharedOf<Int32Array>('i32', MAX_ROW_BLOCKS),
+    fused: sharedOf<Int32Array>('i32', 1 << 16),
+    done: sharedOf<Int32Array>('i32', MAX_CHAIN * MAX_ROW_BLOCKS),
   };
   /** Per block of the current substep: the end of the rows it writes (its own and its partners'). */
   private readonly reach = new Int32Array(MAX_ROW_BLOCKS);
-  /** The fused pair passes' number (FUSED_EPOCH). */
+  /** The fused pair passes' and chains' number (FUSED_EPOCH). */
   private epoch = 0;
-  /** Whether the pair passes on the pool run as one job each (fusedOrder) rather than one per colour; the bits are the same. */
+  /** Whether the pair passes on the pool run as one job each (a chain of one) rather than one per colour; the bits are the same. */
   static fused = true;
+  /** Whether chain() runs several passes as one job (else the caller runs them one by one); the bits are the same. */
+  static chained = true;
+  /** Where each chain's table starts in `shared.fused` this substep (by chainKey), and the end of the tables. */
+  private readonly chainAt = new Map<number, number>();
+  private chainEnd = 0;
+  /** Per item of the chain being built: the first and last row + 1 it reads or writes. */
+  private readonly lo = new Int32Array(MAX_CHAIN * MAX_ROW_BLOCKS);
+  private readonly hi = new Int32Array(MAX_CHAIN * MAX_ROW_BLOCKS);
+  /** A chain's table while it is built. */
+  private table = new Int32Array(0);
   /** The pair search in row blocks on the pool (pair-blocks.ts). */
   readonly pairBlocks = new PairBlocks();
   /** The fluid's wall records, whose passes run with λ and with Δp (set by the owner). */
@@ -313,7 +356,8 @@ export class FluidRowBlocks {
       this.blocks = blocks;
       this.colours = Math.min(blocks, 1 + Math.ceil(over / size));
     }
-    if (this.colours > 1) this.fusedOrder();
+    this.chainAt.clear();
+    this.chainEnd = 0;
     P[SIZE] = this.size;
     P[N] = n;
     P[COLOURS] = this.colours;
@@ -322,36 +366,123 @@ export class FluidRowBlocks {
   }
 
   /**
-   * The fused pair pass's table (RowArrays.fused): the blocks in the serial
-   * order (colour after colour, b = c, c + colours, …), each depending on
-   * every earlier block whose rows [b·size, reach_b) overlap its own. So the
-   * blocks that add to a record run in the serial order, whatever thread
-   * runs them (a record's additions are then the same, in the same order:
-   * the bits of the colour-by-colour pass), and a block of the next colour
-   * starts as soon as the two or three blocks around it are done instead
-   * of waiting for the whole colour.
+   * The table of a chain of passes (RowArrays.fused, from the returned
+   * index; built once a substep): the items of each pass in its serial order
+   * (a pair pass's blocks colour after colour, b = c, c + colours, …; a slot
+   * pass's in block order), each depending on every earlier item of its own
+   * pass (pair passes) or of the pass before whose rows overlap its own: a
+   * pair block reads and writes the rows [b·size, reach_b), a slot block its
+   * own. So the blocks that add to a record run in the serial order,
+   * whatever thread runs them (a record's additions are then the same, in
+   * the same order: the bits of the colour-by-colour pass), each slot pass
+   * sees its slots' sums complete and every pair block the slots of the
+   * pass before done; an item of a later pass overlapping one two passes
+   * back does so through an item of the pass between (whose rows cover its
+   * own), and a block of the next colour or pass starts as soon as the few
+   * blocks around it are done instead of waiting for the whole pass.
    */
-  private fusedOrder(): void {
-    const F = this.shared.fused;
+  chainTable(passes: readonly number[]): number {
+    const key = chainKey(passes);
+    const known = this.chainAt.get(key);
+    if (known !== undefined) return known;
     const B = this.blocks,
       C = this.colours,
       size = this.size,
-      reach = this.reach;
-    F[0] = B;
-    let item = 0;
-    for (let c = 0; c < C; c++) for (let b = c; b < B; b += C) F[1 + item++] = b;
-    const ds = 1 + B,
-      deps = 2 + 2 * B;
-    let at = 0;
-    for (let k = 0; k < B; k++) {
-      F[ds + k] = at;
-      const b = F[1 + k];
-      for (let e = 0; e < k; e++) {
-        const d = F[1 + e];
-        if (d * size < reach[b] && b * size < reach[d]) F[deps + at++] = e;
+      n = this.par[N];
+    const lo = this.lo,
+      hi = this.hi;
+    const items = passes.length * B;
+    // built here (at most every earlier item of the pass and every item of the pass before), then copied
+    const need = 2 + 2 * items + passes.length * B * 2 * B;
+    if (this.table.length < need) this.table = new Int32Array(need);
+    const T = this.table;
+    T[0] = items;
+    const ds = 1 + items,
+      deps = 2 + 2 * items;
+    let k = 0,
+      d = 0;
+    for (let i = 0; i < passes.length; i++) {
+      const pass = passes[i],
+        pair = pass < INIT_RECORDS,
+        first = i * B;
+      for (let c = 0; c < (pair ? C : 1); c++) {
+        for (let b = pair ? c : 0; b < B; b += pair ? C : 1) {
+          T[1 + k] = (pass << CHAIN_SHIFT) | b;
+          lo[k] = b * size;
+          hi[k] = pair ? this.reach[b] : Math.min(n, (b + 1) * size);
+          T[ds + k] = d;
+          // the pass before (all of it), then this pass's earlier items where blocks can overlap (pair passes)
+          for (let e = i > 0 ? first - B : first; e < (pair ? k : first); e++)
+            if (lo[e] < hi[k] && lo[k] < hi[e]) T[deps + d++] = e;
+          k++;
+        }
       }
     }
-    F[ds + B] = at;
+    T[ds + items] = d;
+    const at = this.chainEnd,
+      len = deps + d;
+    let F = this.shared.fused;
+    if (F.length < at + len) {
+      // (rare: the next job sends the task's arguments again and runs its passes one by one)
+      const grown = sharedOf<Int32Array>('i32', 2 * (at + len));
+      grown.set(F.subarray(0, at));
+      this.shared.fused = F = grown;
+      this.refresh();
+    }
+    F.set(T.subarray(0, len), at);
+    this.chainEnd = at + len;
+    this.chainAt.set(key, at);
+    return at;
+  }
+
+  /**
+   * Runs `passes` (pair and slot passes of one chain, e.g. ITERATION_CHAIN,
+   * their parameters set and not in conflict: one `par` serves them all) as
+   * one job on the pool, items ordered by chainTable; the numbers of running
+   * them one by one. False when it cannot (no pool, one block, WebAssembly
+   * not on the shared memory): the caller runs them one by one.
+   */
+  chain(tasks: TaskRunner | null, w: FluidWasm | null, passes: readonly number[]): boolean {
+    if (!FluidRowBlocks.chained || !this.canPool(tasks, w)) return false;
+    if (!this.runChain(tasks as TaskRunner, w, passes)) return false;
+    this.chains++;
+    return true;
+  }
+
+  /** Whether a chain on the pool can run (chain()). */
+  canPool(tasks: TaskRunner | null | undefined, w: FluidWasm | null): boolean {
+    return tasks != null && this.blocks >= 2 && (w === null || w.shared);
+  }
+
+  private runChain(pool: TaskRunner, w: FluidWasm | null, passes: readonly number[]): boolean {
+    const P = this.par;
+    this.addresses(w);
+    P[PHASE] = -1;
+    P[CHAIN_AT] = this.chainTable(passes);
+    this.epoch = nextEpoch(this.epoch);
+    P[FUSED_EPOCH] = this.epoch;
+    const items = passes.length * this.blocks;
+    if (!pool.runTask(this.task, items, items)) return false;
+    this.pooled += items;
+    return true;
+  }
+
+  /** Chains run on the pool (statistics, tests). */
+  chains = 0;
+
+  /** The WebAssembly byte addresses of the pair passes (WASM_ON 0 without an instance). */
+  private addresses(w: FluidWasm | null): void {
+    const P = this.par;
+    P[WASM_ON] = w !== null ? 1 : 0;
+    if (w === null) return;
+    P[AT_SORTED] = w.sorted;
+    P[AT_START] = w.start;
+    P[AT_NBR] = w.nbr;
+    P[AT_LIVE] = w.live;
+    P[AT_LIVESTART] = w.liveStart;
+    P[AT_ACC] = w.acc;
+    P[AT_POST] = w.post;
+    P[AT_GBUF] = w.gBuf;
   }
 
   /**
@@ -421,7 +552,15 @@ export class FluidRowBlocks {
     const L = local as unknown as Record<string, unknown>;
     let stale = S.memory !== w.memory;
     for (const key in L) {
-      if (key === 'par' || key === 'flags' || key === 'k0' || key === 'pb') continue;
+      if (
+        key === 'par' ||
+        key === 'flags' ||
+        key === 'k0' ||
+        key === 'pb' ||
+        key === 'fused' ||
+        key === 'done'
+      )
+        continue;
       if (S[key] !== L[key]) stale = true;
       S[key] = L[key];
     }
@@ -468,10 +607,11 @@ export class FluidRowBlocks {
     P[CORRSCALE] = corrScale;
   }
 
-  /** The parameters of the XSPH and vorticity pass (after params). */
-  xsph(cW: number, vort: boolean): void {
+  /** The parameters of the XSPH and vorticity pass (after params), and the vorticity force's k = ε h. */
+  xsph(cW: number, vort: boolean, kVort: number): void {
     this.par[CW] = cW;
     this.par[VORT] = vort ? 1 : 0;
+    this.par[K_VORT] = kVort;
   }
 
   /** Runs slot pass `pass` on the pool, one block per row block; false when it cannot (the caller runs it whole). */
@@ -521,14 +661,8 @@ export class FluidRowBlocks {
   /** Reorderings run on the pool (statistics, tests). */
   reorders = 0;
 
-  /**
-   * The wall density (density-passes.ts wallDensityPass, with the wall
-   * records) and lambdaPass for the n slots: on the pool where it can, else whole.
-   */
-  lambda(
-    tasks: TaskRunner | null,
-    A: RowArrays,
-    off: number,
+  /** The parameters of lambdaPass (density-passes.ts; the lambda pass's, after params). */
+  lambdaParams(
     mF: number,
     invRho0: number,
     unilateral: boolean,
@@ -543,21 +677,30 @@ export class FluidRowBlocks {
     P[EPS] = eps;
     P[HAS_COUNTS] = counts ? 1 : 0;
     P[FULL] = full;
+  }
+
+  /**
+   * The wall density (density-passes.ts wallDensityPass, with the wall
+   * records) and lambdaPass for the n slots (parameters: lambdaParams): on
+   * the pool where it can, else whole.
+   */
+  lambda(tasks: TaskRunner | null, A: RowArrays, off: number): void {
     if (this.slots(tasks, LAMBDA, off)) return;
+    const P = this.par;
     const W = this.walls;
     if (P[WALLS] !== 0 && W !== null) wallDensityRecords(P, W, 0, W.count, off, A.p, A.acc);
     lambdaPass(
       P[N],
       off,
       A.invMass,
-      mF,
-      invRho0,
-      unilateral,
-      eps,
+      P[MF],
+      P[INVRHO0],
+      P[UNILATERAL] !== 0,
+      P[EPS],
       A.acc,
       A.rho,
-      counts ? A.counts : null,
-      full,
+      P[HAS_COUNTS] !== 0 ? A.counts : null,
+      P[FULL],
     );
   }
 
@@ -603,29 +746,11 @@ export class FluidRowBlocks {
     const C = this.colours,
       B = this.blocks;
     const P = this.par;
-    P[WASM_ON] = w !== null ? 1 : 0;
-    if (w !== null) {
-      P[AT_SORTED] = w.sorted;
-      P[AT_START] = w.start;
-      P[AT_NBR] = w.nbr;
-      P[AT_LIVE] = w.live;
-      P[AT_LIVESTART] = w.liveStart;
-      P[AT_ACC] = w.acc;
-      P[AT_POST] = w.post;
-      P[AT_GBUF] = w.gBuf;
-    }
+    this.addresses(w);
     // the pool: its arrays are the shared copies, or the instance's (local) on a shared memory
     const pool = tasks && (w === null || w.shared) ? tasks : null;
-    if (pool && C > 1 && FluidRowBlocks.fused) {
-      // every colour in one job, each block waiting only for the blocks it overlaps (fusedOrder)
-      P[PHASE] = -1;
-      this.epoch = nextEpoch(this.epoch);
-      P[FUSED_EPOCH] = this.epoch;
-      if (pool.runTask(this.task, B, B)) {
-        this.pooled += B;
-        return;
-      }
-    }
+    // every colour in one job, each block waiting only for the blocks it overlaps (chainTable)
+    if (pool && C > 1 && FluidRowBlocks.fused && this.runChain(pool, w, SINGLE[P[PASS]])) return;
     for (let c = 0; c < C; c++) {
       P[PHASE] = c;
       const items = Math.ceil((B - c) / C);

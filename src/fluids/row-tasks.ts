@@ -88,7 +88,9 @@ export const R_SIZE = 53,
 export const SAME = 56;
 /** 1: the reordering's PUT leaves the grid's order (RowArrays.order) the identity (FluidRowBlocks.reorder). */
 export const R_IDENTITY = 57;
-export const PAR_SLOTS = 58;
+/** A chain of passes run as one job (FluidRowBlocks.chain): where its table starts in RowArrays.fused. */
+export const CHAIN_AT = 58;
+export const PAR_SLOTS = 59;
 /** The passes of the reordering: the fluid's x, p, v gathered in the grid's order into scratch, then put back. */
 export const GATHER = 24;
 export const PUT = 25;
@@ -122,10 +124,12 @@ export interface RowArrays {
   /** Per block, the pair search on the pool (pair-blocks.ts): region, its length, count, pairs before it. */
   pb: Int32Array;
   /**
-   * A pair pass as one job (PHASE −1, FluidRowBlocks.run): [blocks, the
-   * blocks in serial order, per item the start of its dependencies (items
-   * + 1), the dependencies (earlier items)]; and per item the epoch of the
-   * last pass in which it finished.
+   * The tables of the chains of passes run as one job each (PHASE −1,
+   * FluidRowBlocks.chain; a fused pair pass is a chain of one), each from
+   * par[CHAIN_AT]: [items, each item's pass << CHAIN_SHIFT | block in the
+   * serial order, per item the start of its dependencies (items + 1), the
+   * dependencies (earlier items)]; and per item the epoch of the last job
+   * in which it finished.
    */
   fused: Int32Array;
   done: Int32Array;
@@ -173,8 +177,8 @@ function instanceOf(A: RowArrays): FluidWasmExports {
   return x;
 }
 
-/** Block b of the pass in `par`, with the generated JavaScript kernels. */
-export function runRowBlockJs(A: RowArrays, b: number): void {
+/** Block b of pair pass `pass` (by default the one in `par`), with the generated JavaScript kernels. */
+export function runRowBlockJs(A: RowArrays, b: number, pass: number = A.par[PASS]): void {
   const P = A.par;
   const size = P[SIZE],
     n = P[N];
@@ -189,7 +193,7 @@ export function runRowBlockJs(A: RowArrays, b: number): void {
     start = A.start.subarray(a0);
   const live = A.live.subarray(A.start[a0]),
     liveStart = A.liveStart.subarray(a0 + b);
-  switch (P[PASS]) {
+  switch (pass) {
     case DENSITY:
       if (Number.isNaN(P[WU]))
         fluidDensityPassWeighted(
@@ -298,8 +302,8 @@ export function wallDensityRecords(
   );
 }
 
-/** Slots of block b of the slot pass in `par` (on the pool). */
-function runSlotBlock(A: RowArrays, b: number): void {
+/** Slots of block b of slot pass `pass` (on the pool). */
+function runSlotBlock(A: RowArrays, pass: number, b: number): void {
   const P = A.par;
   const size = P[SIZE],
     n = P[N];
@@ -309,7 +313,7 @@ function runSlotBlock(A: RowArrays, b: number): void {
   const m = s1 - s0,
     off = P[OFF] + s0,
     acc = A.acc.subarray(8 * s0);
-  switch (P[PASS]) {
+  switch (pass) {
     case INIT_RECORDS: {
       const w0 = initRecords(m, off, A.p, A.invMass, P[MF], P[SELF], acc);
       let f = w0 === A.invMass[P[OFF]] * P[MF] ? 1 : 0;
@@ -379,7 +383,7 @@ export function fluidRowsTask(A: RowArrays, from: number, to: number): void {
     return;
   }
   if (P[PASS] >= INIT_RECORDS) {
-    for (let b = from; b < to; b++) runSlotBlock(A, b);
+    for (let b = from; b < to; b++) runSlotBlock(A, P[PASS], b);
     return;
   }
   const phase = P[PHASE],
@@ -405,27 +409,44 @@ export function fluidRowsTask(A: RowArrays, from: number, to: number): void {
 }
 
 /**
- * Item `item` of a fused pair pass: its block, once the earlier blocks
- * whose rows it writes too are done (src/core/block-order.ts); marks
- * itself done also when it threw (the error reaches the caller at the job's end).
+ * Item `item` of a chain of passes run as one job (FluidRowBlocks.chain: a
+ * fused pair pass is a chain of one): its pass's block, once the earlier
+ * items whose rows it reads or writes are done (src/core/block-order.ts);
+ * marks itself done also when it threw (the error reaches the caller at the
+ * job's end).
  */
 function runFusedItem(A: RowArrays, x: FluidWasmExports | null, item: number): void {
   const F = A.fused;
-  const B = F[0];
+  const at = A.par[CHAIN_AT];
+  const items = F[at];
   const epoch = A.par[FUSED_EPOCH] | 0;
-  const ds = 1 + B;
-  const deps = 2 + 2 * B;
+  const ds = at + 1 + items;
+  const deps = at + 2 + 2 * items;
   for (let i = F[ds + item]; i < F[ds + item + 1]; i++) awaitBlock(A.done, F[deps + i], epoch);
   try {
-    if (x !== null) runRowBlockWasm(x, A.par, A.k0, F[1 + item]);
-    else runRowBlockJs(A, F[1 + item]);
+    const code = F[at + 1 + item];
+    const pass = code >> CHAIN_SHIFT,
+      b = code & CHAIN_BLOCK;
+    if (pass >= INIT_RECORDS) runSlotBlock(A, pass, b);
+    else if (x !== null) runRowBlockWasm(x, A.par, A.k0, b, pass);
+    else runRowBlockJs(A, b, pass);
   } finally {
     Atomics.store(A.done, item, epoch);
   }
 }
 
-/** Block b of the pass in `par` in WebAssembly (same offsets, as byte addresses of the instance's buffers). */
-export function runRowBlockWasm(x: FluidWasmExports, P: Float64Array, k0s: Int32Array, b: number): void {
+/** A chain table's item: pass << CHAIN_SHIFT | block. */
+export const CHAIN_SHIFT = 8,
+  CHAIN_BLOCK = 255;
+
+/** Block b of pair pass `pass` (by default the one in `par`) in WebAssembly (same offsets, as byte addresses of the instance's buffers). */
+export function runRowBlockWasm(
+  x: FluidWasmExports,
+  P: Float64Array,
+  k0s: Int32Array,
+  b: number,
+  pass: number = P[PASS],
+): void {
   const size = P[SIZE],
     n = P[N];
   const a0 = b * size,
@@ -445,7 +466,7 @@ export function runRowBlockWasm(x: FluidWasmExports, P: Float64Array, k0s: Int32
     gLive = gBuf + 8 * k0;
   const nbr = P[AT_NBR],
     acc = P[AT_ACC];
-  switch (P[PASS]) {
+  switch (pass) {
     case DENSITY:
       x.fluidDensityPass(
         rows,
