@@ -94,8 +94,8 @@ describe('fluids on worker threads', () => {
       const walls = worlds.map((w) => densityOf(w).walls);
       for (const wl of walls.slice(1)) {
         expect(wl.count).toBe(walls[0].count);
-        expect(Array.from(wl.slot.subarray(0, wl.count))).toEqual(
-          Array.from(walls[0].slot.subarray(0, wl.count)),
+        expect(Array.from(wl.arrays.slot.subarray(0, wl.count))).toEqual(
+          Array.from(walls[0].arrays.slot.subarray(0, wl.count)),
         );
       }
       const contacts = worlds.map(

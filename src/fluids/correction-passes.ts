@@ -4,6 +4,7 @@
  * record layout and the pair rows): Δp accumulates in acc[8s + 2 … 8s + 4]
  * and applyDeltas adds it to p (Jacobi).
  */
+import type { SolidRows } from './density-passes.js';
 import { MIN_DISTANCE } from './pair-passes.generated.js';
 
 /**
@@ -12,11 +13,7 @@ import { MIN_DISTANCE } from './pair-passes.generated.js';
  * by row).
  */
 export function solidCorrectionPass(
-  ns: number,
-  solids: Int32Array,
-  psi: Float64Array,
-  start: Int32Array,
-  nbr: Int32Array,
+  S: SolidRows,
   off: number,
   p: Float64Array,
   invMass: Float64Array,
@@ -26,6 +23,8 @@ export function solidCorrectionPass(
   acc: Float64Array,
   dps: Float64Array,
 ): void {
+  const { count: ns, solids, psi } = S,
+    { start, nbr } = S.pairs;
   const h2 = h * h;
   const rMin = MIN_DISTANCE * h;
   for (let q = 0; q < ns; q++) {

@@ -98,17 +98,25 @@ export function samePositions(
 }
 
 /**
+ * The solid particles coupled to a fluid this substep (solids.ts
+ * CoupledSolids): their count, store indices and boundary masses Ψ, and the
+ * fluid particles near each (rows over the solids).
+ */
+export interface SolidRows {
+  count: number;
+  solids: Int32Array;
+  psi: Float64Array;
+  pairs: { start: Int32Array; nbr: Int32Array };
+}
+
+/**
  * Fluid–solid part of the density (Akinci et al. 2012 boundary particles in
  * PBF's constraint): solid b adds Ψ_b W_ib to ρ_i, (Ψ_b/ρ0) ∇W_ib to ∇_{p_i}
  * C_i, and w̃_b |(Ψ_b/ρ0) ∇W_ib|² to the denominator of λ_i. Rows are over
  * the solid particles.
  */
 export function solidDensityPass(
-  ns: number,
-  solids: Int32Array,
-  psi: Float64Array,
-  start: Int32Array,
-  nbr: Int32Array,
+  S: SolidRows,
   off: number,
   p: Float64Array,
   invMass: Float64Array,
@@ -118,6 +126,8 @@ export function solidDensityPass(
   spikyOverRho0: number,
   acc: Float64Array,
 ): void {
+  const { count: ns, solids, psi } = S,
+    { start, nbr } = S.pairs;
   const h2 = h * h;
   const rMin = MIN_DISTANCE * h;
   for (let q = 0; q < ns; q++) {

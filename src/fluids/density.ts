@@ -553,21 +553,7 @@ export class FluidDensity implements ConstraintSet {
     t = clock();
     T[0] += t - t1;
     if (this.solidCount > 0) {
-      solidDensityPass(
-        this.solidCount,
-        this.solids,
-        this.psi,
-        this.solidPairs.start,
-        this.solidPairs.nbr,
-        off,
-        p,
-        invMass,
-        m,
-        h,
-        wSpiky,
-        spiky / rho0,
-        acc,
-      );
+      solidDensityPass(this.solid, off, p, invMass, m, h, wSpiky, spiky / rho0, acc);
     }
     t1 = clock();
     T[1] += t1 - t;
@@ -632,21 +618,7 @@ export class FluidDensity implements ConstraintSet {
     const ns = this.solidCount;
     if (ns > 0) {
       const dps = this.solid.dps;
-      solidCorrectionPass(
-        ns,
-        this.solids,
-        this.psi,
-        this.solidPairs.start,
-        this.solidPairs.nbr,
-        off,
-        p,
-        invMass,
-        mF,
-        h,
-        spiky / fluid.restDensity,
-        acc,
-        dps,
-      );
+      solidCorrectionPass(this.solid, off, p, invMass, mF, h, spiky / fluid.restDensity, acc, dps);
       const solids = this.solids;
       for (let q = 0; q < ns; q++) {
         const b3 = 3 * solids[q];
@@ -701,7 +673,7 @@ export class FluidDensity implements ConstraintSet {
       rows.vorticityMagnitudes(this.tasks, this.local, off);
       rows.params(VORTICITY_GRADIENT, off, false, h, Number.NaN, 0, 0, gCoef);
       rows.run(this.tasks, w, this.local);
-      rows.vorticityForce(this.tasks, this.local, off, fluid.vorticity * ctx.h);
+      rows.vorticityForce(this.tasks, this.local, off);
     }
     rows.addVelocities(this.tasks, this.local, off);
   }

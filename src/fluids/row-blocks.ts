@@ -32,8 +32,7 @@
 
 import { nextEpoch } from '../core/block-order.js';
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
-import { applyDeltas, wallCorrectionPass } from './correction-passes.js';
-import { initRecords, lambdaPass } from './density-passes.js';
+import { initRecords } from './density-passes.js';
 import type { NeighbourGrid } from './neighbour-grid.js';
 import { PairBlocks, PB_STRIDE } from './pair-blocks.js';
 import {
@@ -84,11 +83,11 @@ import {
   R_SIZE,
   type RowArrays,
   reorderBlock,
-  runRowBlockJs,
-  runRowBlockWasm,
+  runRowBlock,
   SAME,
   SELF,
   SIZE,
+  slotRange,
   UNIFORM_ALL,
   UNILATERAL,
   VORT,
@@ -103,10 +102,8 @@ import {
   WASM_ON,
   WCOEF,
   WU,
-  wallDensityRecords,
   XSPH,
 } from './row-tasks.js';
-import { addVelocities, initPostRecords, vorticityForce, vorticityMagnitudes } from './velocity-passes.js';
 import type { FluidWalls } from './walls.js';
 import { type FluidWasm, type FluidWasmExports, MAX_ROW_BLOCKS } from './wasm.js';
 
@@ -116,7 +113,7 @@ export {
   fluidRowsTask,
   PASS,
   type RowArrays,
-  runRowBlockJs,
+  runRowBlock,
   UNIFORM_ALL,
   VORTICITY_GRADIENT,
   XSPH,
@@ -616,12 +613,19 @@ export class FluidRowBlocks {
 
   /** Runs slot pass `pass` on the pool, one block per row block; false when it cannot (the caller runs it whole). */
   private slots(tasks: TaskRunner | null, pass: number, off: number): boolean {
-    if (tasks === null || this.blocks < 2) return false;
     this.par[PASS] = pass;
     this.par[OFF] = off;
+    if (tasks === null || this.blocks < 2) return false;
     if (!tasks.runTask(this.task, this.blocks, this.blocks)) return false;
     this.pooled += this.blocks;
     return true;
+  }
+
+  /** Slot pass `pass` (row-tasks.ts slotRange) on the n slots from store index off: on the pool where it can, else whole on A. */
+  private slotPass(tasks: TaskRunner | null, A: RowArrays, pass: number, off: number): void {
+    if (this.slots(tasks, pass, off)) return;
+    const W = this.walls;
+    slotRange(A, pass, 0, this.par[N], W === null ? null : W.arrays, 0, W === null ? 0 : W.count);
   }
 
   /**
@@ -685,23 +689,7 @@ export class FluidRowBlocks {
    * the pool where it can, else whole.
    */
   lambda(tasks: TaskRunner | null, A: RowArrays, off: number): void {
-    if (this.slots(tasks, LAMBDA, off)) return;
-    const P = this.par;
-    const W = this.walls;
-    if (P[WALLS] !== 0 && W !== null) wallDensityRecords(P, W, 0, W.count, off, A.p, A.acc);
-    lambdaPass(
-      P[N],
-      off,
-      A.invMass,
-      P[MF],
-      P[INVRHO0],
-      P[UNILATERAL] !== 0,
-      P[EPS],
-      A.acc,
-      A.rho,
-      P[HAS_COUNTS] !== 0 ? A.counts : null,
-      P[FULL],
-    );
+    this.slotPass(tasks, A, LAMBDA, off);
   }
 
   /**
@@ -709,31 +697,27 @@ export class FluidRowBlocks {
    * applyDeltas for the n slots: on the pool where it can, else whole.
    */
   applyDeltas(tasks: TaskRunner | null, A: RowArrays, off: number): void {
-    if (this.slots(tasks, APPLY_DELTAS, off)) return;
-    const W = this.walls;
-    if (this.par[WALLS] !== 0 && W !== null) wallCorrectionPass(0, W.count, W.slot, W.n, W.g, A.acc);
-    applyDeltas(this.par[N], off, A.p, A.acc, A.lambda);
+    this.slotPass(tasks, A, APPLY_DELTAS, off);
   }
 
   /** initPostRecords (velocity-passes.ts) into acc (R) and post (Q): on the pool where it can, else whole. */
   initPost(tasks: TaskRunner | null, A: RowArrays, off: number): void {
-    if (!this.slots(tasks, INIT_POST, off)) initPostRecords(this.par[N], off, A.x, A.v, A.acc, A.post);
+    this.slotPass(tasks, A, INIT_POST, off);
   }
 
   /** vorticityMagnitudes (velocity-passes.ts): on the pool where it can, else whole. */
   vorticityMagnitudes(tasks: TaskRunner | null, A: RowArrays, off: number): void {
-    if (!this.slots(tasks, VORTICITY_MAGNITUDES, off)) vorticityMagnitudes(this.par[N], A.acc, A.post);
+    this.slotPass(tasks, A, VORTICITY_MAGNITUDES, off);
   }
 
-  /** vorticityForce (velocity-passes.ts) with k = ε h: on the pool where it can, else whole. */
-  vorticityForce(tasks: TaskRunner | null, A: RowArrays, off: number, k: number): void {
-    this.par[K_VORT] = k;
-    if (!this.slots(tasks, VORTICITY_FORCE, off)) vorticityForce(this.par[N], k, A.acc, A.post);
+  /** vorticityForce (velocity-passes.ts) with k = ε h (xsph's kVort): on the pool where it can, else whole. */
+  vorticityForce(tasks: TaskRunner | null, A: RowArrays, off: number): void {
+    this.slotPass(tasks, A, VORTICITY_FORCE, off);
   }
 
   /** addVelocities (velocity-passes.ts): on the pool where it can, else whole. */
   addVelocities(tasks: TaskRunner | null, A: RowArrays, off: number): void {
-    if (!this.slots(tasks, ADD_VELOCITIES, off)) addVelocities(this.par[N], off, A.invMass, A.v, A.post);
+    this.slotPass(tasks, A, ADD_VELOCITIES, off);
   }
 
   /**
@@ -760,10 +744,7 @@ export class FluidRowBlocks {
         continue;
       }
       const A = tasks && w === null ? this.shared : local;
-      for (let b = c; b < B; b += C) {
-        if (w !== null) runRowBlockWasm(w.x, P, this.shared.k0, b);
-        else runRowBlockJs(A, b);
-      }
+      for (let b = c; b < B; b += C) runRowBlock(A, w !== null ? w.x : null, b);
     }
   }
 }

@@ -177,8 +177,18 @@ function instanceOf(A: RowArrays): FluidWasmExports {
   return x;
 }
 
-/** Block b of pair pass `pass` (by default the one in `par`), with the generated JavaScript kernels. */
-export function runRowBlockJs(A: RowArrays, b: number, pass: number = A.par[PASS]): void {
+/**
+ * Block b of pair pass `pass` (by default the one in `par`): in WebAssembly
+ * with the instance x (the same offsets, as byte addresses of the
+ * instance's buffers, from `par`), else with the generated JavaScript
+ * kernels on A's arrays; the two give the same numbers.
+ */
+export function runRowBlock(
+  A: RowArrays,
+  x: FluidWasmExports | null,
+  b: number,
+  pass: number = A.par[PASS],
+): void {
   const P = A.par;
   const size = P[SIZE],
     n = P[N];
@@ -189,6 +199,10 @@ export function runRowBlockJs(A: RowArrays, b: number, pass: number = A.par[PASS
     off = P[OFF],
     h = P[H],
     allInside = P[ALL_INSIDE] !== 0;
+  if (x !== null) {
+    rowBlockWasm(x, P, A.k0[b], a0, b, rows, off, h, allInside, pass);
+    return;
+  }
   const sorted = A.sorted.subarray(a0),
     start = A.start.subarray(a0);
   const live = A.live.subarray(A.start[a0]),
@@ -302,7 +316,7 @@ export function wallDensityRecords(
   );
 }
 
-/** Slots of block b of slot pass `pass` (on the pool). */
+/** Slots of block b of slot pass `pass` (on the pool), with the block's wall records. */
 function runSlotBlock(A: RowArrays, pass: number, b: number): void {
   const P = A.par;
   const size = P[SIZE],
@@ -310,23 +324,47 @@ function runSlotBlock(A: RowArrays, pass: number, b: number): void {
   const s0 = b * size,
     s1 = Math.min(n, s0 + size);
   if (s0 >= s1) return;
+  if (pass !== INIT_RECORDS) {
+    const W = A.walls;
+    slotRange(A, pass, s0, s1, W, W === undefined ? 0 : W.start[b], W === undefined ? 0 : W.start[b + 1]);
+    return;
+  }
+  const w0 = initRecords(s1 - s0, P[OFF] + s0, A.p, A.invMass, P[MF], P[SELF], A.acc.subarray(8 * s0));
+  let f = w0 === A.invMass[P[OFF]] * P[MF] ? 1 : 0;
+  if (P[SAME] !== 0 && samePositions(s0, s1, P[OFF], A.p, A.searchP as Float64Array)) f |= 2;
+  A.flags[b] = f;
+}
+
+/** `a` from element k on (the array itself from 0). */
+function from<T extends Float64Array | Int32Array>(a: T, k: number): T {
+  return (k === 0 ? a : a.subarray(k)) as T;
+}
+
+/**
+ * Slot pass `pass` (not INIT_RECORDS) over slots [s0, s1) with the parameters
+ * of `par`, and the wall records [r0, r1) of W that belong to those slots:
+ * a row block's on the pool (runSlotBlock), every slot on the calling
+ * thread (FluidRowBlocks.slotPass). Each slot on its own: any partition
+ * gives the same numbers.
+ */
+export function slotRange(
+  A: RowArrays,
+  pass: number,
+  s0: number,
+  s1: number,
+  W: WallArrays | null | undefined,
+  r0: number,
+  r1: number,
+): void {
+  const P = A.par;
   const m = s1 - s0,
     off = P[OFF] + s0,
-    acc = A.acc.subarray(8 * s0);
+    acc = from(A.acc, 8 * s0);
+  const walls = P[WALLS] !== 0 && W != null;
   switch (pass) {
-    case INIT_RECORDS: {
-      const w0 = initRecords(m, off, A.p, A.invMass, P[MF], P[SELF], acc);
-      let f = w0 === A.invMass[P[OFF]] * P[MF] ? 1 : 0;
-      if (P[SAME] !== 0 && samePositions(s0, s1, P[OFF], A.p, A.searchP as Float64Array)) f |= 2;
-      A.flags[b] = f;
-      return;
-    }
     case LAMBDA:
-      // the wall part of the density of the block's slots first (their records are the block's)
-      if (P[WALLS] !== 0) {
-        const W = A.walls as WallArrays;
-        wallDensityRecords(P, W, W.start[b], W.start[b + 1], P[OFF], A.p, A.acc);
-      }
+      // the wall part of the density of the slots first (their records)
+      if (walls) wallDensityRecords(P, W, r0, r1, P[OFF], A.p, A.acc);
       lambdaPass(
         m,
         off,
@@ -336,29 +374,26 @@ function runSlotBlock(A: RowArrays, pass: number, b: number): void {
         P[UNILATERAL] !== 0,
         P[EPS],
         acc,
-        A.rho.subarray(s0),
-        P[HAS_COUNTS] !== 0 ? A.counts.subarray(s0) : null,
+        from(A.rho, s0),
+        P[HAS_COUNTS] !== 0 ? from(A.counts, s0) : null,
         P[FULL],
       );
       return;
     case APPLY_DELTAS:
-      if (P[WALLS] !== 0) {
-        const W = A.walls as WallArrays;
-        wallCorrectionPass(W.start[b], W.start[b + 1], W.slot, W.n, W.g, A.acc);
-      }
-      applyDeltas(m, off, A.p, acc, A.lambda.subarray(s0));
+      if (walls) wallCorrectionPass(r0, r1, W.slot, W.n, W.g, A.acc);
+      applyDeltas(m, off, A.p, acc, from(A.lambda, s0));
       return;
     case INIT_POST:
-      initPostRecords(m, off, A.x, A.v, acc, A.post.subarray(8 * s0));
+      initPostRecords(m, off, A.x, A.v, acc, from(A.post, 8 * s0));
       return;
     case VORTICITY_MAGNITUDES:
-      vorticityMagnitudes(m, acc, A.post.subarray(8 * s0));
+      vorticityMagnitudes(m, acc, from(A.post, 8 * s0));
       return;
     case VORTICITY_FORCE:
-      vorticityForce(m, P[K_VORT], acc, A.post.subarray(8 * s0));
+      vorticityForce(m, P[K_VORT], acc, from(A.post, 8 * s0));
       return;
     case ADD_VELOCITIES:
-      addVelocities(m, off, A.invMass, A.v, A.post.subarray(8 * s0));
+      addVelocities(m, off, A.invMass, A.v, from(A.post, 8 * s0));
       return;
   }
 }
@@ -400,12 +435,8 @@ export function fluidRowsTask(A: RowArrays, from: number, to: number): void {
     for (let item = from; item < to; item++) runFusedItem(A, x, item);
     return;
   }
-  if (P[WASM_ON] !== 0 && A.memory !== undefined) {
-    const x = instanceOf(A);
-    for (let item = from; item < to; item++) runRowBlockWasm(x, P, A.k0, phase + colours * item);
-    return;
-  }
-  for (let item = from; item < to; item++) runRowBlockJs(A, phase + colours * item);
+  const x = P[WASM_ON] !== 0 && A.memory !== undefined ? instanceOf(A) : null;
+  for (let item = from; item < to; item++) runRowBlock(A, x, phase + colours * item);
 }
 
 /**
@@ -428,8 +459,7 @@ function runFusedItem(A: RowArrays, x: FluidWasmExports | null, item: number): v
     const pass = code >> CHAIN_SHIFT,
       b = code & CHAIN_BLOCK;
     if (pass >= INIT_RECORDS) runSlotBlock(A, pass, b);
-    else if (x !== null) runRowBlockWasm(x, A.par, A.k0, b, pass);
-    else runRowBlockJs(A, b, pass);
+    else runRowBlock(A, x, b, pass);
   } finally {
     Atomics.store(A.done, item, epoch);
   }
@@ -439,26 +469,21 @@ function runFusedItem(A: RowArrays, x: FluidWasmExports | null, item: number): v
 export const CHAIN_SHIFT = 8,
   CHAIN_BLOCK = 255;
 
-/** Block b of pair pass `pass` (by default the one in `par`) in WebAssembly (same offsets, as byte addresses of the instance's buffers). */
-export function runRowBlockWasm(
+/** runRowBlock's WebAssembly kernels: block b (rows a0 …, k0 = start[a0]) of pair pass `pass`. */
+function rowBlockWasm(
   x: FluidWasmExports,
   P: Float64Array,
-  k0s: Int32Array,
+  k0: number,
+  a0: number,
   b: number,
-  pass: number = P[PASS],
+  rows: number,
+  off: number,
+  h: number,
+  allInside: boolean,
+  pass: number,
 ): void {
-  const size = P[SIZE],
-    n = P[N];
-  const a0 = b * size,
-    a1 = Math.min(n, a0 + size);
-  if (a0 >= a1) return;
-  const rows = a1 - a0,
-    off = P[OFF],
-    h = P[H],
-    allInside = P[ALL_INSIDE] !== 0;
   const sorted = P[AT_SORTED] + 4 * a0,
     start = P[AT_START] + 4 * a0;
-  const k0 = k0s[b];
   const live = P[AT_LIVE] + 4 * k0,
     liveStart = P[AT_LIVESTART] + 4 * (a0 + b);
   // the pair buffer follows the rows walked: all of nbr (absolute) or this block's part of live

@@ -82,25 +82,6 @@ export class FluidWalls {
   /** Per collider of the search: its plane's index in the table, or −1 (a collider searched here), or −2 (none). */
   private kinds = new Int32Array(0);
 
-  get slot(): Int32Array {
-    return this.arrays.slot;
-  }
-  get n(): Float64Array {
-    return this.arrays.n;
-  }
-  get c(): Float64Array {
-    return this.arrays.c;
-  }
-  get g(): Float64Array {
-    return this.arrays.g;
-  }
-  get v(): Float64Array {
-    return this.arrays.v;
-  }
-  get P(): Float64Array {
-    return this.arrays.P;
-  }
-
   /** Room for the per-slot scratch of `slots` fluid slots. */
   ensureSlots(slots: number): void {
     if (this.arrays.P.length < slots) this.arrays.P = f64(slots, this.shared);
