@@ -7,8 +7,9 @@
  * (WebAssembly's f64 arithmetic is IEEE with no contraction), so that they
  * give the same numbers bit for bit — checked by test/strands-wasm.test.ts
  * against the JavaScript functions, which stay the path of every world the
- * module does not serve (no WebAssembly, `useWasmKernels(false)`, a threaded
- * world, the stages):
+ * module does not serve (no WebAssembly, `useWasmKernels(false)`, the
+ * stages); in a threaded world every thread instantiates the module on one
+ * shared memory and runs blocks of strands (src/strands/strand-threads.ts):
  *
  * - predict: src/core/particle-tasks.ts predictRange (003 Algorithm 1, lines 5–7);
  * - ftl: src/strands/follow-the-leader.ts ftlStrands (000 §3.5, Figure 9);

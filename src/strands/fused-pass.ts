@@ -42,10 +42,10 @@
  * The one pass runs its blocks' prediction, sphere contacts, FTL, velocity update and DFTL term as
  * WebAssembly kernels (wasm/strands.ts, the same operations in the same order: the same numbers)
  * over the store's and the contact list's arrays moved into kernel memory (strand-kernel.ts),
- * wherever the module is there and the store is not shared (docs/strands.md, session 14).
+ * wherever the module is there (docs/strands.md, session 14); in a threaded world that memory is
+ * shared and the blocks run on the worker pool (strand-threads.ts, session 15), with the same numbers.
  *
- * The plan is checked each substep (no flag to set): implicit Euler, one
- * thread, no orientations, no rigid bodies, the core's stages only, every
+ * The plan is checked each substep (no flag to set): implicit Euler, no orientations, no rigid bodies, the core's stages only, every
  * enabled set the attachments, the collider contacts or an FTL set, the FTL
  * sets covering every particle, and at most one enabled collider, a sphere
  * that follows no rigid body. Otherwise the pipeline runs the substep.
@@ -118,8 +118,9 @@ export class FusedStrandPass implements SubstepPass {
   /** True when the world's substep can run fused (see the file's comment); fills `ftl`. */
   plan(_ctx: StepContext): boolean {
     const w = this.world;
-    // a threaded world runs it too, on the calling thread: one fused pass costs about half the CPU of
-    // the stages (docs/strands.md), less than the stages with FTL on the pool take on two cores
+    // a threaded world runs it too: the one-pass form's blocks on the pool (strand-threads.ts), the
+    // JavaScript form on the calling thread (one fused pass costs about half the CPU of the stages,
+    // less than the stages with FTL on the pool take on two cores; docs/strands.md)
     if (!this.enabled || w.history !== null) return false;
     if (w.store.orientedRanges.length > 0 || w.rigids.count > 0) return false;
     const stages = w.pipeline.stages;

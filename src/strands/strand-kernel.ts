@@ -20,10 +20,17 @@
  * arrays again, and the next substep moves them in again.
  *
  * A shared store (a threaded world: its arrays are SharedArrayBuffers that
- * the workers hold) stays as it is, and so does a world without
- * WebAssembly or with `useWasmKernels(false)`: the pass then calls the
- * JavaScript functions, whose numbers the kernels reproduce bit for bit
- * (test/strands-wasm.test.ts).
+ * the workers hold) is moved the same way into a shared memory
+ * (`readyShared`, session 15), with the layout of the pool's blocks
+ * (src/strands/strand-threads.ts): a staging list and per thread an
+ * address table, a count cell, the update's counts and the block
+ * corrections. The memory is a new one whenever the store or the list
+ * grows, as above (the old views keep their numbers; the pool's arguments
+ * are sent again, and until the workers hold them the calling thread runs
+ * every block itself). A world without WebAssembly, without shared
+ * WebAssembly memory (no SharedArrayBuffer) or with `useWasmKernels(false)`
+ * stays as it is: the pass then calls the JavaScript functions, whose
+ * numbers the kernels reproduce bit for bit (test/strands-wasm.test.ts).
  */
 import type { ColliderContacts } from '../collision/collider-contacts.js';
 import type { SphereContactsTarget } from '../collision/collider-contacts-sphere.js';
