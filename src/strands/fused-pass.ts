@@ -645,8 +645,8 @@ export class FusedStrandPass implements SubstepPass {
     return true;
   }
 
-  /** The blocks on the worker pool (the threaded layout) and the substep's numbers for them. */
-  private readonly pool = new StrandPool();
+  /** The blocks on the worker pool (the threaded layout; its `stageAll` for tests) and the substep's numbers. */
+  readonly pool = new StrandPool();
   private readonly num = new Float64Array(8);
 
   /** Substeps of the threaded layout whose blocks ran on the pool, and those the calling thread ran alone. */

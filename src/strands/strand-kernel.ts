@@ -107,8 +107,9 @@ export class StrandKernel {
   /**
    * The threaded layout (readyShared; 0 threads: the one-thread layout of `ready`): per thread an
    * address table of the staging list (the list's per-contact arrays again, a contact at its
-   * particle's slot), a count cell, the update's counts and the block corrections; the roots' held
-   * particles and their targets. Byte addresses of thread 0's, each next thread's at the stride.
+   * particle's slot), then per thread one of the list itself (`threads` tables on), a count cell, the
+   * update's counts and the block corrections; the roots' held particles and their targets. Byte
+   * addresses of thread 0's, each next thread's at the stride.
    */
   threads = 0;
   threadA = 0;
@@ -233,7 +234,7 @@ export class StrandKernel {
         const a = arrays[4 + j];
         stage.push(take(bytes(a.length, a.BYTES_PER_ELEMENT)));
       }
-      this.threadA = take(threads * bytes(A_SLOTS, 4));
+      this.threadA = take(2 * threads * bytes(A_SLOTS, 4));
       this.threadCell = take(8 * threads);
       this.threadCounts = take(8 * threads);
       this.corrStride = bytes(this.corrLength, 8);
@@ -289,13 +290,14 @@ export class StrandKernel {
     this.threads = threads;
     this.k = instance.exports as unknown as StrandExports;
     if (threads > 0) {
-      // each thread's table: the list's, its per-contact arrays the staging list's, its own count cell
-      const T = new Int32Array(buf, this.threadA, (threads * bytes(A_SLOTS, 4)) >> 2);
+      // each thread's two tables, each with the thread's own count cell: the staging list's (the list's
+      // with its per-contact arrays the staging ones), then the list's own (threads tables on)
       const stride = bytes(A_SLOTS, 4) >> 2;
-      for (let t = 0; t < threads; t++) {
+      const T = new Int32Array(buf, this.threadA, 2 * threads * stride);
+      for (let t = 0; t < 2 * threads; t++) {
         T.set(this.table, t * stride);
-        for (let j = 0; j < stage.length; j++) T[t * stride + 4 + j] = stage[j];
-        T[t * stride + A_COUNT] = this.threadCell + 8 * t;
+        if (t < threads) for (let j = 0; j < stage.length; j++) T[t * stride + 4 + j] = stage[j];
+        T[t * stride + A_COUNT] = this.threadCell + 8 * (t % threads);
       }
     }
     return true;

@@ -14,14 +14,15 @@
  * readyShared) that each thread's instance of the module imports.
  *
  * The one thing the blocks share is the contact list, which holds the
- * contacts in particle order. A block does not know where its contacts begin
- * before the blocks before it have generated theirs, so it generates them
- * into a staging list at its first particle's slot (a particle has one
- * contact at most: one sphere), runs the whole block on them there, and at
- * its end moves them to their place in the list (wasm/strands.ts
- * moveContacts): the sum of the counts of the blocks before it, which each
- * block publishes right after its generation (block-order.ts: blocks are
- * claimed in order, so those counts come while the block itself works). The
+ * contacts in particle order. A block's contacts begin after those of every
+ * block before it, whose counts each block publishes right after its
+ * generation. Blocks are claimed in order, so when a block starts the blocks
+ * before it have mostly published: it then generates its contacts in their
+ * place. Where one has not (the first blocks of a substep, each thread's
+ * first), the block generates them into a staging list at its first
+ * particle's slot (a particle has one contact at most: one sphere), runs the
+ * whole block on them there, and at its end, when the counts have come,
+ * moves them to their place (wasm/strands.ts moveContacts). Either way the
  * list is the one-thread pass's, contact for contact and bit for bit.
  */
 import { awaitBlock, nextEpoch, threadIndex } from '../core/block-order.js';
@@ -39,12 +40,17 @@ export const P_EPOCH = 0,
   P_REACH = 8,
   P_GEN = 9,
   P_K0 = 10,
+  /** 1: every block takes the staging list (tests: the path of a block whose place is not known yet). */
+  P_STAGE = 11,
   /** Per FTL set f: DFTL's damping / h at P_SETS + 2f, the stretch limit after it. */
   P_SETS = 16;
 /** Per block of `blk`: the FTL set, its strands [s0, s1), particles [a, b), held roots [h0, h1). */
 export const B_STRIDE = 8;
-/** Per block of `res`: contacts, recoveries, speed clamps, 1 + a particle the kernel stopped at (0: none). */
-export const R_STRIDE = 4;
+/**
+ * Per block of `res`: contacts, recoveries, speed clamps, 1 + a particle the kernel stopped at (0:
+ * none), 1 where its contacts went through the staging list.
+ */
+export const R_STRIDE = 5;
 /** Slots of `lay`: byte addresses in the memory (strand-kernel.ts). */
 export const L_X = 0,
   L_P = 1,
@@ -127,6 +133,7 @@ export function strandBlocksTask(A: StrandTaskArgs, from: number, to: number): v
     W = L[L_W],
     TF = L[L_F];
   const TA = L[L_TA] + ti * L[L_ASTRIDE],
+    TL = L[L_TA] + (L[L_THREADS] + ti) * L[L_ASTRIDE],
     corr = L[L_CORR] + ti * L[L_CSTRIDE],
     counts = L[L_COUNTS] + 8 * ti;
   const epoch = par[P_EPOCH],
@@ -154,24 +161,40 @@ export function strandBlocksTask(A: StrandTaskArgs, from: number, to: number): v
       p[i3 + 1] = target[e3 + 1];
       p[i3 + 2] = target[e3 + 2];
     }
-    let n = 0;
+    let n = 0,
+      at = -1;
     res[r4 + 3] = 0;
+    if (gen && par[P_STAGE] === 0) {
+      // the block's place in the list where every block before it has published its count (mostly:
+      // blocks are claimed in order and publish early), else the staging list's slot a
+      at = par[P_K0];
+      for (let i = 0; i < j; i++) {
+        if (Atomics.load(A.done, i) !== epoch) {
+          at = -1;
+          break;
+        }
+        at += res[R_STRIDE * i];
+      }
+    }
+    const TC = at >= 0 ? TL : TA,
+      c0 = at >= 0 ? at : a;
+    res[r4 + 4] = gen && at < 0 ? 1 : 0;
     if (gen) {
-      // the contacts from the staging list's slot a on (a particle has one at most)
-      t.cells[2 * ti] = a;
+      // the contacts from slot c0 on (a particle has one at most)
+      t.cells[2 * ti] = c0;
       for (let i = a; ; ) {
-        const stop = ex.sphereContacts(TA, TF, i, b);
+        const stop = ex.sphereContacts(TC, TF, i, b);
         if (stop < 0) break;
         // only a point within 1e-12 of the centre or one too deep for the plan (never in a plan
         // that passed fused-pass.ts onePass): left out here, and the caller throws
         res[r4 + 3] = stop + 1;
         i = stop + 1;
       }
-      n = t.cells[2 * ti] - a;
+      n = t.cells[2 * ti] - c0;
     }
     res[r4] = n;
     Atomics.store(A.done, j, epoch);
-    if (gen) ex.projectSphereContacts(TA, TF, a, a + n);
+    if (gen) ex.projectSphereContacts(TC, TF, c0, c0 + n);
     const S = L[L_SETS + 2 * f],
       R = L[L_SETS + 2 * f + 1],
       damp = par[P_SETS + 2 * f];
@@ -179,16 +202,16 @@ export function strandBlocksTask(A: StrandTaskArgs, from: number, to: number): v
     ex.update(X, P, V, invH, reach, a, b, counts);
     res[r4 + 1] = t.counts[2 * ti];
     res[r4 + 2] = t.counts[2 * ti + 1];
-    if (gen) ex.endSphereContacts(TA, TF, a, a + n);
+    if (gen) ex.endSphereContacts(TC, TF, c0, c0 + n);
     if (damp !== 0) ex.dftl(V, W, S, corr, damp, s0, s1, a);
-    if (gen) {
+    if (gen && at < 0) {
       // the block's place in the list: after the contacts of every block before it
-      let at = par[P_K0];
+      let to = par[P_K0];
       for (let i = 0; i < j; i++) {
         awaitBlock(A.done, i, epoch);
-        at += res[R_STRIDE * i];
+        to += res[R_STRIDE * i];
       }
-      ex.moveContacts(TA, L[L_A], a, n, at);
+      ex.moveContacts(TA, L[L_A], a, n, to);
     }
   }
 }
@@ -206,6 +229,9 @@ export class StrandPool {
   /** Substeps whose blocks ran on the pool, and those the calling thread ran alone (arguments not sent yet). */
   pooled = 0;
   alone = 0;
+  /** Blocks whose contacts went through the staging list; `stageAll`: every block's (tests). */
+  staged = 0;
+  stageAll = false;
   private task: SharedTask = { kind: 'strand-blocks', args: {}, version: 0 };
   private args: StrandTaskArgs | null = null;
   private memory: WebAssembly.Memory | null = null;
@@ -282,7 +308,7 @@ export class StrandPool {
     this.blocks = nb;
     this.held = new Int32Array(memory.buffer, K.heldAt, K.heldCapacity);
     this.target = new Float64Array(memory.buffer, K.targetAt, 3 * K.heldCapacity);
-    this.tables = new Int32Array(memory.buffer, K.threadA, (K.threads * lay[L_ASTRIDE]) >> 2);
+    this.tables = new Int32Array(memory.buffer, K.threadA, (2 * K.threads * lay[L_ASTRIDE]) >> 2);
     return this.args;
   }
 
@@ -333,6 +359,7 @@ export class StrandPool {
     par.set(num, P_H);
     par[P_GEN] = gen ? 1 : 0;
     par[P_K0] = k0;
+    par[P_STAGE] = this.stageAll ? 1 : 0;
     for (let f = 0; f < sets.length; f++) {
       par[P_SETS + 2 * f] = sets[f].damping * num[6];
       par[P_SETS + 2 * f + 1] = sets[f].maxStretch;
@@ -340,7 +367,7 @@ export class StrandPool {
     // each thread's table: this substep's collider and substep
     const tables = this.tables;
     const stride = A.lay[L_ASTRIDE] >> 2;
-    for (let t = 0; t < K.threads; t++) {
+    for (let t = 0; t < 2 * K.threads; t++) {
       tables[t * stride + A_COLLIDER] = K.table[A_COLLIDER];
       tables[t * stride + A_SUBSTEP] = K.table[A_SUBSTEP];
     }
@@ -358,6 +385,7 @@ export class StrandPool {
           `strand pass: particle ${res[r4 + 3] - 1} lies at the sphere's centre or deeper than the plan allows`,
         );
       n += res[r4];
+      this.staged += res[r4 + 4];
       stats.recoveries += res[r4 + 1];
       stats.speedClamps += res[r4 + 2];
     }
