@@ -423,7 +423,7 @@ export class FusedStrandPass implements SubstepPass {
         ? tasks !== undefined &&
           tasks !== null &&
           tasks.threads >= 2 &&
-          this.kernel.readyShared(ctx.store, ftl, contacts, this.blockScratch(), tasks.threads)
+          this.kernel.ready(ctx.store, ftl, contacts, this.blockScratch(), tasks.threads)
         : this.kernel.ready(ctx.store, ftl, contacts, this.blockScratch())
     )
       ? this.kernel

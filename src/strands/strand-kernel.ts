@@ -21,7 +21,7 @@
  *
  * A shared store (a threaded world: its arrays are SharedArrayBuffers that
  * the workers hold) is moved the same way into a shared memory
- * (`readyShared`, session 15), with the layout of the pool's blocks
+ * (`ready` with a thread count, session 15), with the layout of the pool's blocks
  * (src/strands/strand-threads.ts): a staging list and per thread an
  * address table, a count cell, the update's counts and the block
  * corrections. The memory is a new one whenever the store or the list
@@ -105,7 +105,7 @@ export class StrandKernel {
   /** Whether the contact list's arrays are in kernel memory (the contact kernels may run). */
   contacts = false;
   /**
-   * The threaded layout (readyShared; 0 threads: the one-thread layout of `ready`): per thread an
+   * The threaded layout (`ready` with threads ≥ 2; 0: the one-thread layout): per thread an
    * address table of the staging list (the list's per-contact arrays again, a contact at its
    * particle's slot), then per thread one of the list itself (`threads` tables on), a count cell, the
    * update's counts and the block corrections; the roots' held particles and their targets. Byte
@@ -131,43 +131,25 @@ export class StrandKernel {
 
   /**
    * Whether the kernels can run a substep of these sets: the module is there and the store is not
-   * shared. Moves the store's arrays, the sets' layouts and the contact list's arrays (`cc`, when
-   * given) into kernel memory when they are not there (first call, a grown store or list, other
-   * sets); `corrNumbers` is the block scratch's size.
+   * shared (`threads` 0), or, for a threaded world's shared store (`threads` ≥ 2, strand-threads.ts),
+   * the module's shared-memory form is (false where shared WebAssembly memory is missing). Moves the store's arrays, the sets' layouts and the contact list's arrays (`cc`, when
+   * given) into kernel memory — a shared one with the threaded layout for `threads` threads — when
+   * they are not there (first call, a grown store or list, other sets); `corrNumbers` is the block
+   * scratch's size.
    */
   ready(
     store: ParticleStore,
     sets: FollowTheLeader[],
     cc: ColliderContacts | null,
     corrNumbers: number,
+    threads = 0,
   ): boolean {
-    if (store.shared) return false;
-    const mod = wasmKernel('strands');
-    if (mod === null) return false;
-    if (this.threads === 0 && this.holds(store, sets, cc, corrNumbers)) return true;
-    this.adopt(mod, store, sets, cc, corrNumbers, 0);
-    return true;
-  }
-
-  /**
-   * `ready` for a threaded world's shared store (src/strands/strand-threads.ts): the same arrays moved
-   * into a shared memory that every thread's instance of the module imports, with the threaded layout
-   * for `threads` threads. False where shared WebAssembly memory is missing (the caller runs the
-   * JavaScript).
-   */
-  readyShared(
-    store: ParticleStore,
-    sets: FollowTheLeader[],
-    cc: ColliderContacts | null,
-    corrNumbers: number,
-    threads: number,
-  ): boolean {
-    if (!store.shared) return false;
-    const mod = sharedKernel('strands');
+    if (store.shared !== threads > 0) return false;
+    const mod = threads > 0 ? sharedKernel('strands') : wasmKernel('strands');
     if (mod === null) return false;
     if (
       this.threads === threads &&
-      store.count <= this.heldCapacity &&
+      (threads === 0 || store.count <= this.heldCapacity) &&
       this.holds(store, sets, cc, corrNumbers)
     )
       return true;

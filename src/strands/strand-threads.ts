@@ -11,7 +11,7 @@
  * particles: the numbers of a particle do not depend on which thread runs its
  * block or when. The store's x, p, v and inverse masses, the FTL layouts and
  * the contact list live in a shared WebAssembly memory (strand-kernel.ts
- * readyShared) that each thread's instance of the module imports.
+ * ready with a thread count) that each thread's instance of the module imports.
  *
  * The one thing the blocks share is the contact list, which holds the
  * contacts in particle order. A block's contacts begin after those of every
