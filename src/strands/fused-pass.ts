@@ -547,22 +547,13 @@ export class FusedStrandPass implements SubstepPass {
     }
     if (K.threads > 0) {
       if (contacts && col && !gen) return false;
-      const num = this.num;
-      num[0] = h;
-      num[1] = gx;
-      num[2] = gy;
-      num[3] = gz;
-      num[4] = fd;
-      num[5] = vmax;
-      num[6] = invH;
-      num[7] = reach;
+      this.pool.substep(h, gx, gy, gz, fd, vmax, invH, reach);
       const k0 = contacts ? contacts.count : 0;
       const n = this.pool.run(
         ctx.tasks!,
         K,
         ftl,
         KERNEL_BLOCK,
-        num,
         gen && !none,
         k0,
         this.held,
@@ -645,9 +636,8 @@ export class FusedStrandPass implements SubstepPass {
     return true;
   }
 
-  /** The blocks on the worker pool (the threaded layout; its `stageAll` for tests) and the substep's numbers. */
+  /** The blocks on the worker pool (the threaded layout; its `stageAll` for tests). */
   readonly pool = new StrandPool();
-  private readonly num = new Float64Array(8);
 
   /** Substeps of the threaded layout whose blocks ran on the pool, and those the calling thread ran alone. */
   get pooled(): number {

@@ -243,6 +243,30 @@ export class StrandPool {
   private target: Float64Array = new Float64Array(0);
   /** The threads' address tables (Int32 view). */
   private tables: Int32Array = new Int32Array(0);
+  /** The substep's numbers (`substep`). */
+  private readonly num = new Float64Array(8);
+
+  /** The next `run`'s substep numbers: h, g·h, the damping factor, vmax, 1/h and vmax·h. */
+  substep(
+    h: number,
+    gx: number,
+    gy: number,
+    gz: number,
+    fd: number,
+    vmax: number,
+    invH: number,
+    reach: number,
+  ): void {
+    const n = this.num;
+    n[0] = h;
+    n[1] = gx;
+    n[2] = gy;
+    n[3] = gz;
+    n[4] = fd;
+    n[5] = vmax;
+    n[6] = invH;
+    n[7] = reach;
+  }
 
   /** Blocks of the last pass. */
   get blockCount(): number {
@@ -313,8 +337,8 @@ export class StrandPool {
   }
 
   /**
-   * The substep's blocks (fused-pass.ts runKernels' loop) on the pool. `num`: h, g·h (3), the damping
-   * factor, vmax, 1/h, vmax·h; `gen`: whether the sphere's contacts are made (by the kernels); the
+   * The substep's blocks (fused-pass.ts runKernels' loop) on the pool, with the numbers `substep`
+   * gave; `gen`: whether the sphere's contacts are made (by the kernels); the
    * roots held[0, heldCount) with their entries of `target`; k0 the list's count before. Adds the
    * update's counts to `stats`.
    */
@@ -323,7 +347,6 @@ export class StrandPool {
     K: StrandKernel,
     sets: FollowTheLeader[],
     block: number,
-    num: Float64Array,
     gen: boolean,
     k0: number,
     held: Int32Array,
@@ -333,6 +356,7 @@ export class StrandPool {
     stats: { recoveries: number; speedClamps: number },
   ): number {
     const A = this.argsFor(K, sets, block);
+    const num = this.num;
     const nb = this.blocks,
       blk = A.blk,
       par = A.par;
