@@ -9,7 +9,12 @@
 import { describe, expect, it } from 'vitest';
 import { loadScene } from '../src/index.js';
 import { Budget } from '../src/io/scene/limits.js';
-import { estimateScene, fusedStrandScene, parseSceneText } from '../src/io/scene/scene.js';
+import {
+  estimateScene,
+  fusedStrandOnePass,
+  fusedStrandScene,
+  parseSceneText,
+} from '../src/io/scene/scene.js';
 import { THREADS_WORTH_WORK } from '../src/io/scene/work.js';
 
 const cloth = (n: number) => ({ type: 'cloth', mesh: { grid: { width: 1, height: 1, cols: n, rows: n } } });
@@ -41,18 +46,29 @@ describe('the thread default of a scene', () => {
     }
   });
 
-  it('leaves a hair-only scene the fused strand pass runs on one thread, and gives a hair scene with more to do defaultThreads', () => {
-    // the fused pass (WebAssembly kernels, one thread only) beats the pipeline on two threads: hair-10k
-    // 6.6 against 10.9 ms per step (docs/strands.md, session 14)
-    const hair = (colliders: unknown[], extra: Record<string, unknown> = {}) =>
+  it('gives a hair-only scene defaultThreads where the fused pass runs its one-pass form on the pool, one thread where it runs the JavaScript form, and a hair scene with more to do defaultThreads', () => {
+    // the one-pass form runs its blocks of strands on the pool (src/strands/strand-threads.ts, session 15);
+    // the JavaScript form (several iterations, or a substep too short for the depenetration bound) runs on
+    // the calling thread of any world, so threads would not pay (docs/strands.md)
+    const hair = (
+      colliders: unknown[],
+      extra: Record<string, unknown> = {},
+      world: Record<string, unknown> = { substeps: 8 },
+    ) =>
       JSON.stringify({
         title: 't',
         family: 'strands',
-        world: { substeps: 8 },
+        world,
         bodies: [
           {
             type: 'strands',
-            hair: { center: [0, 1.6, 0], radius: 0.1, count: 4000, segments: 16, length: 0.3 },
+            hair: {
+              center: [0, 1.6, 0],
+              radius: 0.1,
+              count: world.substeps === 1 ? 10000 : 4000,
+              segments: 16,
+              length: 0.3,
+            },
             radius: 0.002,
             ftl: { damping: 0.9 },
             ...extra,
@@ -62,15 +78,26 @@ describe('the thread default of a scene', () => {
       });
     const head = { type: 'sphere', name: 'head', position: [0, 1.6, 0], radius: 0.1 };
     const alone = hair([head]);
+    const onePass = hair([head], {}, { substeps: 1, iterations: 1 });
+    const twoIterations = hair([head], {}, { substeps: 1, iterations: 2 });
     const withFloor = hair([head, { type: 'plane' }]);
     const withBend = hair([head], { bend: { compliance: 0.02 } });
-    for (const text of [alone, withFloor, withBend])
+    for (const text of [alone, onePass, twoIterations, withFloor, withBend])
       expect(work(text)).toBeGreaterThanOrEqual(THREADS_WORTH_WORK);
-    expect(fusedStrandScene(parseSceneText(alone, 't.json'))).toBe(true);
-    expect(fusedStrandScene(parseSceneText(withFloor, 't.json'))).toBe(false);
-    expect(fusedStrandScene(parseSceneText(withBend, 't.json'))).toBe(false);
+    const spec = (text: string) => parseSceneText(text, 't.json');
+    expect(fusedStrandScene(spec(alone))).toBe(true);
+    expect(fusedStrandScene(spec(onePass))).toBe(true);
+    expect(fusedStrandScene(spec(withFloor))).toBe(false);
+    expect(fusedStrandScene(spec(withBend))).toBe(false);
+    // a substep of 1/480 s: 10 m/s · h < the head's 0.1 m radius (the JavaScript form); 1/60 s reaches it
+    expect(fusedStrandOnePass(spec(alone))).toBe(false);
+    expect(fusedStrandOnePass(spec(onePass))).toBe(true);
+    expect(fusedStrandOnePass(spec(twoIterations))).toBe(false);
+    expect(fusedStrandOnePass(spec(withBend))).toBe(false);
     const worlds = [
       [loadScene(alone, { defaultThreads: 2 }).world, 1],
+      [loadScene(onePass, { defaultThreads: 2 }).world, 2],
+      [loadScene(twoIterations, { defaultThreads: 2 }).world, 1],
       [loadScene(withFloor, { defaultThreads: 2 }).world, 2],
       [loadScene(withBend, { defaultThreads: 2 }).world, 2],
       [loadScene(alone, { defaultThreads: 2, threads: 2 }).world, 2],

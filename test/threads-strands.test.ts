@@ -5,6 +5,7 @@
  * bit on any thread count; the pool must actually run them.
  */
 import { describe, expect, it } from 'vitest';
+import { findColliderContacts } from '../src/collision/collider-contacts.js';
 import { hairOnSphere, Motion, SphereCollider, Strands, World } from '../src/index.js';
 import { fusedStrandSystem } from '../src/strands/fused-pass.js';
 
@@ -58,4 +59,96 @@ describe('FTL and DFTL on the worker pool', () => {
     },
     120_000,
   );
+});
+
+/**
+ * The fused strand pass's one-pass substep on the pool (src/strands/strand-threads.ts): the blocks of
+ * strands run as WebAssembly kernels on a shared memory, on every thread; the contacts of each block
+ * are generated at a staging slot and moved to their place in particle order. Every thread count must
+ * give the one-thread numbers and the same contact list bit for bit.
+ */
+async function fusedHair(threads: number) {
+  const world = new World({ dt: 1 / 60, substeps: 1, iterations: 1, threads });
+  const motion = { oscillate: { amplitude: [0.15, 0, 0] as [number, number, number], frequency: 0.5 } };
+  const head = world.addCollider(
+    new SphereCollider({ radius: 0.1, position: [0, 1.6, 0], friction: 0.3, motion }),
+  );
+  const style = hairOnSphere({ center: [0, 1.6, 0], radius: 0.1, count: 1500, segments: 8, length: 0.25 });
+  const body = new Strands(world, {
+    ...style,
+    linearDensity: 0.001,
+    radius: 0.004,
+    ftl: { damping: 0.9 },
+    rootMotion: head.motion ?? new Motion(motion),
+  });
+  await world.threadsReady();
+  // a second head of hair added after `grow` steps: the store grows, the arrays move to a new memory
+  const more = () =>
+    new Strands(world, {
+      ...hairOnSphere({ center: [0, 1.6, 0], radius: 0.1, count: 700, segments: 8, length: 0.2 }),
+      linearDensity: 0.001,
+      radius: 0.004,
+      ftl: { damping: 0.5 },
+      rootMotion: head.motion ?? new Motion(motion),
+    });
+  return { world, body, more, fused: world.system(fusedStrandSystem) };
+}
+
+describe('the fused strand pass on the worker pool', () => {
+  it('gives the one-thread numbers and contact list bit for bit on 2 and 4 threads, the blocks on the pool, also after the store grows', async () => {
+    const steps = 40;
+    const one = await fusedHair(1);
+    for (let s = 0; s < steps; s++) {
+      if (s === steps / 2) one.more();
+      one.world.step();
+    }
+    const cc1 = findColliderContacts(one.world)!;
+    expect(one.fused.ranOnePass).toBe(steps);
+    expect(one.fused.pooled).toBe(0);
+    expect(cc1.count).toBeGreaterThan(1000);
+    // on 4 threads every block's contacts through the staging list (the path of a block that starts
+    // before the blocks ahead of it published their counts, which timing decides)
+    for (const threads of [2, 4]) {
+      const many = await fusedHair(threads);
+      many.fused.pool.stageAll = threads === 4;
+      try {
+        for (let s = 0; s < steps; s++) {
+          if (s === steps / 2) many.more();
+          many.world.step();
+        }
+        const a = one.world.store,
+          b = many.world.store;
+        let differ = 0;
+        for (let i = 0; i < 3 * a.count; i++) {
+          if (!Object.is(a.x[i], b.x[i])) differ++;
+          if (!Object.is(a.v[i], b.v[i])) differ++;
+        }
+        expect(differ).toBe(0);
+        const cc = findColliderContacts(many.world)!;
+        expect(cc.count).toBe(cc1.count);
+        let listDiffer = 0;
+        for (let k = 0; k < cc.count; k++) {
+          if (cc.particle[k] !== cc1.particle[k] || cc.contactOf[cc.particle[k]] !== k) listDiffer++;
+          if (!Object.is(cc.lambdaN[k], cc1.lambdaN[k]) || !Object.is(cc.lambdaT[k], cc1.lambdaT[k]))
+            listDiffer++;
+          for (let d = 0; d < 3; d++)
+            if (
+              !Object.is(cc.q[3 * k + d], cc1.q[3 * k + d]) ||
+              !Object.is(cc.n[3 * k + d], cc1.n[3 * k + d])
+            )
+              listDiffer++;
+        }
+        expect(listDiffer).toBe(0);
+        // every substep after the workers had the arguments ran its blocks on the pool
+        expect(many.fused.ranOnePass).toBe(steps);
+        // (but the first after the start and after the growth, before the workers hold the new memory)
+        expect(many.fused.pooled).toBeGreaterThanOrEqual(steps - 4);
+        expect(many.body.ftl!.maxViolation(b)).toBeLessThan(1e-9);
+        if (threads === 4) expect(many.fused.pool.staged).toBeGreaterThan(5 * steps);
+      } finally {
+        many.world.dispose();
+      }
+    }
+    one.world.dispose();
+  }, 120_000);
 });

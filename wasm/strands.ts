@@ -7,8 +7,9 @@
  * (WebAssembly's f64 arithmetic is IEEE with no contraction), so that they
  * give the same numbers bit for bit — checked by test/strands-wasm.test.ts
  * against the JavaScript functions, which stay the path of every world the
- * module does not serve (no WebAssembly, `useWasmKernels(false)`, a threaded
- * world, the stages):
+ * module does not serve (no WebAssembly, `useWasmKernels(false)`, the
+ * stages); in a threaded world every thread instantiates the module on one
+ * shared memory and runs blocks of strands (src/strands/strand-threads.ts):
  *
  * - predict: src/core/particle-tasks.ts predictRange (003 Algorithm 1, lines 5–7);
  * - ftl: src/strands/follow-the-leader.ts ftlStrands (000 §3.5, Figure 9);
@@ -580,4 +581,33 @@ export function endSphereContacts(A: usize, F: usize, k0: i32, k1: i32): void {
     put(v, i3 + 1, f(v, i3 + 1) + dv * ny);
     put(v, i3 + 2, f(v, i3 + 2) + dv * nz);
   }
+}
+
+/**
+ * Bytes per contact of the contact list's array at slot s, from Slot.PART to Slot.AT (the per-contact
+ * ones). A function, not a table: the module keeps no data in memory (the strand kernel's arrays start
+ * at address 64, and each thread's instantiation would write a data segment again).
+ */
+@inline function contactBytes(s: i32): usize {
+  if (s === Slot.Q || s === Slot.N || s === Slot.AT) return 24;
+  if (s === Slot.LN || s === Slot.LT || s === Slot.INC || s === Slot.VN0) return 8;
+  if (s === Slot.SLID || s === Slot.DEEP) return 1;
+  return 4;
+}
+
+/**
+ * Moves contacts [from, from + n) of the list whose arrays table As names to [to, to + n) of As's
+ * destination table Ad (the threaded pass, src/strands/strand-threads.ts: each block's contacts,
+ * generated at its first particle's slot of a staging list, go to their place in particle order), and
+ * points the contacts' particles' contactOf (Ad's) at their new slots.
+ */
+export function moveContacts(As: usize, Ad: usize, from: i32, n: i32, to: i32): void {
+  if (n <= 0) return;
+  for (let s: i32 = Slot.PART; s <= Slot.AT; s++) {
+    const b = contactBytes(s);
+    memory.copy(addr(Ad, s) + <usize>to * b, addr(As, s) + <usize>from * b, <usize>n * b);
+  }
+  const part = addr(Ad, Slot.PART),
+    contactOf = addr(Ad, Slot.OF);
+  for (let k = to; k < to + n; k++) store<i32>(contactOf + (<usize>load<i32>(part + (<usize>k << 2)) << 2), k);
 }

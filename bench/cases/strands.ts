@@ -4,7 +4,7 @@ import type { BenchCase } from '../harness.js';
 /**
  * hair-10k (issue 16): 10,000 strands × 16 segments of DFTL hair on a
  * swaying head sphere, colliding with it, 1/60 s frames in one step each (the DFTL paper takes one).
- * On `threads` threads the FTL pass and DFTL's correction run in blocks of strands on the pool.
+ * On `threads` threads the fused strand pass's blocks of strands run on the pool (src/strands/strand-threads.ts).
  */
 function hair(strands: number, segments: number, substeps: number, threads = 1) {
   return () => {

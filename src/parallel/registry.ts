@@ -29,6 +29,7 @@ import { fluidGridTask } from '../fluids/grid-blocks.js';
 import { fluidRowsTask } from '../fluids/row-blocks.js';
 import { TriangleStrainLimits } from '../strain-limiting/triangle-limits.js';
 import { ftlTask } from '../strands/follow-the-leader.js';
+import { strandBlocksTask } from '../strands/strand-threads.js';
 import { elementWasmTask } from '../wasm/element-threads.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: classes with different constructors
@@ -79,6 +80,7 @@ export const parallelTasks: Readonly<Record<string, TaskKernel>> = {
   'zero-f64': zeroTask as unknown as TaskKernel,
   'fluid-grid': fluidGridTask as unknown as TaskKernel,
   'collider-contacts-project': contactBlocksTask as unknown as TaskKernel,
+  'strand-blocks': strandBlocksTask as unknown as TaskKernel,
 };
 
 /** Classes of other modules (registerParallelSet), after the built-in ones. */

@@ -42,10 +42,10 @@
  * The one pass runs its blocks' prediction, sphere contacts, FTL, velocity update and DFTL term as
  * WebAssembly kernels (wasm/strands.ts, the same operations in the same order: the same numbers)
  * over the store's and the contact list's arrays moved into kernel memory (strand-kernel.ts),
- * wherever the module is there and the store is not shared (docs/strands.md, session 14).
+ * wherever the module is there (docs/strands.md, session 14); in a threaded world that memory is
+ * shared and the blocks run on the worker pool (strand-threads.ts, session 15), with the same numbers.
  *
- * The plan is checked each substep (no flag to set): implicit Euler, one
- * thread, no orientations, no rigid bodies, the core's stages only, every
+ * The plan is checked each substep (no flag to set): implicit Euler, no orientations, no rigid bodies, the core's stages only, every
  * enabled set the attachments, the collider contacts or an FTL set, the FTL
  * sets covering every particle, and at most one enabled collider, a sphere
  * that follows no rigid body. Otherwise the pipeline runs the substep.
@@ -60,6 +60,7 @@ import { clock } from '../core/timings.js';
 import type { SystemKind, World } from '../core/world.js';
 import { dftlStrands, FollowTheLeader, ftlStrands } from './follow-the-leader.js';
 import { A_COLLIDER, A_SUBSTEP, StrandKernel } from './strand-kernel.js';
+import { StrandPool } from './strand-threads.js';
 
 /** Strands per block: a block's particles (about 16 × 17 here) stay in the L1/L2 cache between stages. */
 const BLOCK = 16;
@@ -117,8 +118,9 @@ export class FusedStrandPass implements SubstepPass {
   /** True when the world's substep can run fused (see the file's comment); fills `ftl`. */
   plan(_ctx: StepContext): boolean {
     const w = this.world;
-    // a threaded world runs it too, on the calling thread: one fused pass costs about half the CPU of
-    // the stages (docs/strands.md), less than the stages with FTL on the pool take on two cores
+    // a threaded world runs it too: the one-pass form's blocks on the pool (strand-threads.ts), the
+    // JavaScript form on the calling thread (one fused pass costs about half the CPU of the stages,
+    // less than the stages with FTL on the pool take on two cores; docs/strands.md)
     if (!this.enabled || w.history !== null) return false;
     if (w.store.orientedRanges.length > 0 || w.rigids.count > 0) return false;
     const stages = w.pipeline.stages;
@@ -414,9 +416,19 @@ export class FusedStrandPass implements SubstepPass {
     // the kernels over the store's and the list's arrays in kernel memory (strand-kernel.ts), before the
     // arrays are read; the list holds a contact per particle at most (one sphere), so it never grows in the pass
     if (contacts && contacts.capacity < ctx.store.count) contacts.grow(ctx.store.capacity);
-    const K = this.kernel.ready(ctx.store, ftl, contacts, this.blockScratch()) ? this.kernel : null;
-    if (K !== null) {
-      this.runKernels(ctx, K, contacts, col, c);
+    // a threaded world's shared store: the same kernels, the blocks on the pool (strand-threads.ts)
+    const tasks = ctx.tasks;
+    const K = (
+      ctx.store.shared
+        ? tasks !== undefined &&
+          tasks !== null &&
+          tasks.threads >= 2 &&
+          this.kernel.ready(ctx.store, ftl, contacts, this.blockScratch(), tasks.threads)
+        : this.kernel.ready(ctx.store, ftl, contacts, this.blockScratch())
+    )
+      ? this.kernel
+      : null;
+    if (K !== null && this.runKernels(ctx, K, contacts, col, c)) {
       ctx.timings.add(this.slotOne, clock() - t0);
       return;
     }
@@ -476,6 +488,9 @@ export class FusedStrandPass implements SubstepPass {
    * runOnePass's blocks with the prediction, FTL, the velocity update and DFTL's term in WebAssembly
    * (wasm/strands.ts: the same operations in the same order as predictRange, ftlStrands, updateRange
    * and dftlStrands, so the same numbers), the roots' targets and the contacts in JavaScript as there.
+   * In the threaded layout (K.threads > 0) the blocks run on the pool (strand-threads.ts), where the
+   * contacts must be the kernels' (false, nothing done, where they are not: the caller runs the
+   * JavaScript).
    */
   private runKernels(
     ctx: StepContext,
@@ -483,7 +498,7 @@ export class FusedStrandPass implements SubstepPass {
     contacts: ColliderContacts | null,
     col: SphereLike | null,
     c: number,
-  ): void {
+  ): boolean {
     const w = this.world;
     const k = K.k!;
     const ftl = this.ftl;
@@ -529,6 +544,30 @@ export class FusedStrandPass implements SubstepPass {
       F[18] = col.restitution;
       K.table[A_COLLIDER] = c;
       K.table[A_SUBSTEP] = contacts.substep;
+    }
+    if (K.threads > 0) {
+      if (contacts && col && !gen) return false;
+      this.pool.substep(h, gx, gy, gz, fd, vmax, invH, reach);
+      const k0 = contacts ? contacts.count : 0;
+      const n = this.pool.run(
+        ctx.tasks!,
+        K,
+        ftl,
+        KERNEL_BLOCK,
+        gen && !none,
+        k0,
+        this.held,
+        this.heldEntry,
+        w.attachments.enabled ? this.heldCount : 0,
+        target,
+        stats,
+      );
+      if (contacts) {
+        contacts.count = n;
+        if (gen && !none) this.kernelContacts += this.pool.blockCount;
+      }
+      for (let f = 0; f < ftl.length; f++) ftl[f].fresh = false;
+      return true;
     }
     const TA = K.A,
       TF = K.F,
@@ -594,6 +633,18 @@ export class FusedStrandPass implements SubstepPass {
       }
       set.fresh = false;
     }
+    return true;
+  }
+
+  /** The blocks on the worker pool (the threaded layout; its `stageAll` for tests). */
+  readonly pool = new StrandPool();
+
+  /** Substeps of the threaded layout whose blocks ran on the pool, and those the calling thread ran alone. */
+  get pooled(): number {
+    return this.pool.pooled;
+  }
+  get alone(): number {
+    return this.pool.alone;
   }
 
   private stage(stage: Stage, ctx: StepContext, scheduler: Scheduler): void {

@@ -20,15 +20,22 @@
  * arrays again, and the next substep moves them in again.
  *
  * A shared store (a threaded world: its arrays are SharedArrayBuffers that
- * the workers hold) stays as it is, and so does a world without
- * WebAssembly or with `useWasmKernels(false)`: the pass then calls the
- * JavaScript functions, whose numbers the kernels reproduce bit for bit
- * (test/strands-wasm.test.ts).
+ * the workers hold) is moved the same way into a shared memory
+ * (`ready` with a thread count, session 15), with the layout of the pool's blocks
+ * (src/strands/strand-threads.ts): a staging list and per thread an
+ * address table, a count cell, the update's counts and the block
+ * corrections. The memory is a new one whenever the store or the list
+ * grows, as above (the old views keep their numbers; the pool's arguments
+ * are sent again, and until the workers hold them the calling thread runs
+ * every block itself). A world without WebAssembly, without shared
+ * WebAssembly memory (no SharedArrayBuffer) or with `useWasmKernels(false)`
+ * stays as it is: the pass then calls the JavaScript functions, whose
+ * numbers the kernels reproduce bit for bit (test/strands-wasm.test.ts).
  */
 import type { ColliderContacts } from '../collision/collider-contacts.js';
 import type { SphereContactsTarget } from '../collision/collider-contacts-sphere.js';
 import type { ParticleStore } from '../core/particles.js';
-import { wasmKernel } from '../wasm/kernels.js';
+import { SHARED_MAX_PAGES, sharedKernel, wasmKernel } from '../wasm/kernels.js';
 import type { FollowTheLeader } from './follow-the-leader.js';
 
 /**
@@ -45,6 +52,7 @@ export interface StrandExports {
   sphereContacts(A: number, F: number, from: number, to: number): number;
   projectSphereContacts(A: number, F: number, k0: number, k1: number): void;
   endSphereContacts(A: number, F: number, k0: number, k1: number): void;
+  moveContacts(As: number, Ad: number, from: number, n: number, to: number): void;
 }
 
 type Channel = Float64Array | Int32Array | Uint8Array;
@@ -60,7 +68,9 @@ const CONTACT_KEYS = (
 const A_COUNT = 22;
 export const A_COLLIDER = 23;
 export const A_SUBSTEP = 24;
-const A_SLOTS = 25;
+export const A_SLOTS = 25;
+/** The per-contact arrays of the list: CONTACT_KEYS' first twelve, table slots 4 … 15 (a staging list's). */
+const PER_CONTACT = 12;
 /** Numbers of the number table (wasm/strands.ts FRAD … FE). */
 const F_SLOTS = 19;
 
@@ -94,7 +104,25 @@ export class StrandKernel {
   count: Int32Array = new Int32Array(2);
   /** Whether the contact list's arrays are in kernel memory (the contact kernels may run). */
   contacts = false;
-  private memory: WebAssembly.Memory | null = null;
+  /**
+   * The threaded layout (`ready` with threads ≥ 2; 0: the one-thread layout): per thread an
+   * address table of the staging list (the list's per-contact arrays again, a contact at its
+   * particle's slot), then per thread one of the list itself (`threads` tables on), a count cell, the
+   * update's counts and the block corrections; the roots' held particles and their targets. Byte
+   * addresses of thread 0's, each next thread's at the stride.
+   */
+  threads = 0;
+  threadA = 0;
+  threadCell = 0;
+  threadCounts = 0;
+  threadCorr = 0;
+  corrStride = 0;
+  heldAt = 0;
+  targetAt = 0;
+  heldCapacity = 0;
+  /** The module the memory's instances run (the shared-memory form in the threaded layout). */
+  module: WebAssembly.Module | null = null;
+  memory: WebAssembly.Memory | null = null;
   private sets: FollowTheLeader[] = [];
   private list: ColliderContacts | null = null;
   /** The arrays in kernel memory: the store's (STORE_KEYS), then the list's (CONTACT_KEYS). */
@@ -103,22 +131,29 @@ export class StrandKernel {
 
   /**
    * Whether the kernels can run a substep of these sets: the module is there and the store is not
-   * shared. Moves the store's arrays, the sets' layouts and the contact list's arrays (`cc`, when
-   * given) into kernel memory when they are not there (first call, a grown store or list, other
-   * sets); `corrNumbers` is the block scratch's size.
+   * shared (`threads` 0), or, for a threaded world's shared store (`threads` ≥ 2, strand-threads.ts),
+   * the module's shared-memory form is (false where shared WebAssembly memory is missing). Moves the store's arrays, the sets' layouts and the contact list's arrays (`cc`, when
+   * given) into kernel memory — a shared one with the threaded layout for `threads` threads — when
+   * they are not there (first call, a grown store or list, other sets); `corrNumbers` is the block
+   * scratch's size.
    */
   ready(
     store: ParticleStore,
     sets: FollowTheLeader[],
     cc: ColliderContacts | null,
     corrNumbers: number,
+    threads = 0,
   ): boolean {
-    if (store.shared) return false;
-    const mod = wasmKernel('strands');
+    if (store.shared !== threads > 0) return false;
+    const mod = threads > 0 ? sharedKernel('strands') : wasmKernel('strands');
     if (mod === null) return false;
-    if (this.holds(store, sets, cc, corrNumbers)) return true;
-    this.adopt(mod, store, sets, cc, corrNumbers);
-    return true;
+    if (
+      this.threads === threads &&
+      (threads === 0 || store.count <= this.heldCapacity) &&
+      this.holds(store, sets, cc, corrNumbers)
+    )
+      return true;
+    return this.adopt(mod, store, sets, cc, corrNumbers, threads);
   }
 
   private holds(
@@ -151,7 +186,8 @@ export class StrandKernel {
     sets: FollowTheLeader[],
     cc: ColliderContacts | null,
     corrNumbers: number,
-  ): void {
+    threads: number,
+  ): boolean {
     const arrays: Channel[] = STORE_KEYS.map((key) => store[key]);
     if (cc !== null) for (const key of CONTACT_KEYS) arrays.push(cc[key] as Channel);
     let at = 64;
@@ -173,7 +209,28 @@ export class StrandKernel {
       this.start.push(take(bytes(s.start.length, 4)));
       this.rest.push(take(bytes(s.rest.length, 8)));
     }
-    const memory = new WebAssembly.Memory({ initial: Math.ceil(at / 65536) });
+    // the threaded layout: the staging lists' arrays, per thread a table, cells, counts and corrections
+    const stage: number[] = [];
+    if (threads > 0) {
+      for (let j = 0; j < PER_CONTACT && cc !== null; j++) {
+        const a = arrays[4 + j];
+        stage.push(take(bytes(a.length, a.BYTES_PER_ELEMENT)));
+      }
+      this.threadA = take(2 * threads * bytes(A_SLOTS, 4));
+      this.threadCell = take(8 * threads);
+      this.threadCounts = take(8 * threads);
+      this.corrStride = bytes(this.corrLength, 8);
+      this.threadCorr = take(threads * this.corrStride);
+      this.heldCapacity = store.capacity;
+      this.heldAt = take(bytes(this.heldCapacity, 4));
+      this.targetAt = take(bytes(3 * this.heldCapacity, 8));
+    }
+    const pages = Math.ceil(at / 65536);
+    if (threads > 0 && pages > SHARED_MAX_PAGES) return false;
+    const memory =
+      threads > 0
+        ? new WebAssembly.Memory({ initial: pages, maximum: SHARED_MAX_PAGES, shared: true })
+        : new WebAssembly.Memory({ initial: pages });
     const instance = new WebAssembly.Instance(mod, { env: { memory } });
     const buf = memory.buffer;
     const moved = <T extends Channel>(a: T, addr: number): T => {
@@ -211,6 +268,20 @@ export class StrandKernel {
     this.contacts = cc !== null;
     this.count = new Int32Array(buf, this.counts, 2);
     this.memory = memory;
+    this.module = mod;
+    this.threads = threads;
     this.k = instance.exports as unknown as StrandExports;
+    if (threads > 0) {
+      // each thread's two tables, each with the thread's own count cell: the staging list's (the list's
+      // with its per-contact arrays the staging ones), then the list's own (threads tables on)
+      const stride = bytes(A_SLOTS, 4) >> 2;
+      const T = new Int32Array(buf, this.threadA, 2 * threads * stride);
+      for (let t = 0; t < 2 * threads; t++) {
+        T.set(this.table, t * stride);
+        if (t < threads) for (let j = 0; j < stage.length; j++) T[t * stride + 4 + j] = stage[j];
+        T[t * stride + A_COUNT] = this.threadCell + 8 * (t % threads);
+      }
+    }
+    return true;
   }
 }

@@ -405,12 +405,12 @@ export interface BuildOptions {
  * Whether the fused strand pass (src/strands/fused-pass.ts) will run a scene, as far as the scene
  * says: strands with Follow-The-Leader and no other constraint, rod or shape matching, no rigid
  * bodies, at most one collider and that a sphere, no collision settings, implicit Euler,
- * Gauss–Seidel. That pass runs only in a one-thread world. Its one-pass form (one iteration, and a
- * substep long enough for the depenetration bound) runs as WebAssembly kernels over the store held in
- * kernel memory, 1.6× as fast as the pipeline on two threads (hair-10k 6.6 against 10.9 ms per step,
- * docs/strands.md, session 14); its JavaScript form took what the pipeline took on two (12.1 against
- * 12.1 ms, session 12). So the CLI's thread default passes such a scene by. Where this says yes and
- * the pass's own plan says no, the scene merely runs on one thread.
+ * Gauss–Seidel. Its JavaScript form runs on the calling thread of any world and took what the
+ * pipeline took on two threads (12.1 against 12.1 ms, session 12), so the CLI's thread default passes
+ * such a scene by unless `fusedStrandOnePass` says its one-pass form runs: that form runs as
+ * WebAssembly kernels, on one thread (hair-10k 6.6 ms per step, session 14) and, since session 15,
+ * in blocks of strands on a threaded world's pool (src/strands/strand-threads.ts; docs/strands.md).
+ * Where this says yes and the pass's own plan says no, the scene merely runs on one thread.
  */
 export function fusedStrandScene(spec: SceneSpec): boolean {
   const w = spec.world ?? {};
@@ -433,6 +433,27 @@ export function fusedStrandScene(spec: SceneSpec): boolean {
   );
 }
 
+/**
+ * Whether a scene that fusedStrandScene accepts runs the pass's one-pass form (fused-pass.ts
+ * onePass), which the worker pool runs in blocks of strands: one iteration, and a substep h long
+ * enough that the colliders' depenetration speed (10 m/s: the scene sets no collision) times h
+ * reaches the sphere's radius plus its margin plus the largest particle radius. Those scenes get the
+ * CLI's thread default (the roots' soft attachments, which the spec does not make, would also
+ * decide it: the plan then runs the JavaScript form).
+ */
+export function fusedStrandOnePass(spec: SceneSpec): boolean {
+  if (!fusedStrandScene(spec)) return false;
+  const w = spec.world ?? {};
+  if ((w.iterations ?? 1) !== 1) return false;
+  const h = (w.dt ?? 1 / 60) / (w.substeps ?? 10);
+  let r = 0;
+  for (const b of spec.bodies) r = Math.max(r, (b as { radius?: number }).radius ?? 0);
+  return (spec.colliders ?? []).every((c) => {
+    const sphere = c as { radius: number; margin?: number };
+    return 10 * h >= sphere.radius + (sphere.margin ?? 0.005) + r;
+  });
+}
+
 /** Builds a World from a validated scene. Errors name the scene file and the JSON path. */
 export function buildScene(spec: SceneSpec, options: BuildOptions = {}): SceneInstance {
   const file = options.file ?? 'scene.json';
@@ -447,7 +468,9 @@ export function buildScene(spec: SceneSpec, options: BuildOptions = {}): SceneIn
     const substeps = spec.world?.substeps ?? 10;
     const iterations = spec.world?.iterations ?? 1;
     const world = new World({
-      ...(options.defaultThreads !== undefined && budget.work >= THREADS_WORTH_WORK && !fusedStrandScene(spec)
+      ...(options.defaultThreads !== undefined &&
+      budget.work >= THREADS_WORTH_WORK &&
+      (!fusedStrandScene(spec) || fusedStrandOnePass(spec))
         ? { threads: options.defaultThreads }
         : {}),
       ...(spec.world ?? {}),
