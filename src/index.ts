@@ -5,7 +5,7 @@
  * three.js adapter and `pbdkit/node` for file I/O helpers.
  */
 
-export { Cloth, type ClothOptions } from './cloth/cloth.js';
+export { Cloth, type ClothBendOptions, type ClothOptions } from './cloth/cloth.js';
 export { DihedralBending, dihedralAngleGradients } from './cloth/dihedral-bending.js';
 export { PressureConstraint } from './cloth/pressure.js';
 export { Bvh } from './collision/bvh.js';

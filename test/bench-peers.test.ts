@@ -73,6 +73,48 @@ describe('bench peers: the same falling cloth in every engine', () => {
   });
 });
 
+/** Mean distance (m) between the free and pinned vertices of two position arrays (xyz). */
+function meanDistance(a: ArrayLike<number>, b: ArrayLike<number>, n: number): number {
+  let sum = 0;
+  for (let i = 0; i < n; i++)
+    sum += Math.hypot(a[3 * i] - b[3 * i], a[3 * i + 1] - b[3 * i + 1], a[3 * i + 2] - b[3 * i + 2]);
+  return sum / n;
+}
+
+// The -distbend rows (issue 18, "matched constraints"): pbdkit's distance bending (bend.model
+// 'distance') on the pairs ammo.js links, Jolt's edge constraints on the same pairs, the plain
+// script's bending at the same compliance. pbdkit, Jolt and the plain script then run the same
+// XPBD model: measured after 20 frames of a 10 × 10 cloth, plain 0.05 mm and Jolt 2.6 mm from
+// pbdkit (with pbdkit's dihedral bending instead: plain 122 mm, Jolt 5.7 mm with its dihedral
+// bends); ammo.js (one step of 5 PBD iterations) 53 mm (122 mm against the dihedral cloth).
+describe('bench peers: the matched constraints of the -distbend rows', () => {
+  it('pbdkit with distance bending keeps to the plain script and Jolt given the same links', async () => {
+    const alpha = 0.02;
+    const scene = fallingCloth({ n: 10, substeps: 5, bendCompliance: alpha, bendModel: 'distance' });
+    expect(scene.cloth.bendLinks!.count).toBe(scene.quads.length / 4);
+    const engines = {
+      jolt: await joltCloth(scene, 5, alpha, 'distance'),
+      ammo: await ammoCloth(scene, 5, 0.1),
+      plain: plainCloth(scene, 5, alpha),
+    };
+    const { world, cloth, invMass } = scene;
+    for (let f = 1; f <= 20; f++) {
+      world.step();
+      for (const e of Object.values(engines)) e.step();
+    }
+    const own = world.store.x.subarray(3 * cloth.offset, 3 * (cloth.offset + cloth.count));
+    const n = invMass.length;
+    expect(meanDistance(engines.plain.positions(), own, n)).toBeLessThan(1e-3);
+    expect(meanDistance(engines.jolt.positions(), own, n)).toBeLessThan(5e-3);
+    expect(meanDistance(engines.ammo.positions(), own, n)).toBeLessThan(0.08);
+    for (const [name, e] of Object.entries(engines)) {
+      const q = e.quality();
+      expect(q.finite, name).toBe(true);
+      expect(q.meanStretch, name).toBeLessThan(0.05);
+    }
+  });
+});
+
 describe('edgeStretch', () => {
   it('measures |ℓ/ℓ0 − 1| and flags non-finite positions', () => {
     const edges = new Uint32Array([0, 1, 1, 2]);

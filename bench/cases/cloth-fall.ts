@@ -1,7 +1,14 @@
 import { IsometricBending } from '../../src/index.js';
 import type { BenchCase, BenchInstance, PeerCase } from '../harness.js';
 import { ammoCloth } from '../peers/ammo.js';
-import { edgeStretch, type FallingCloth, fallingCloth } from '../peers/cloth-scene.js';
+import {
+  CLOTH_DENSITY,
+  CLOTH_SIZE,
+  edgeStretch,
+  type FallingCloth,
+  FRAME_DT,
+  fallingCloth,
+} from '../peers/cloth-scene.js';
 import { joltCloth } from '../peers/jolt.js';
 import { plainCloth } from '../peers/plain.js';
 
@@ -26,6 +33,30 @@ const SUBSTEPS = 5;
 const ENGINE_RATIO = 0.4;
 
 type Precision = 'f64' | 'f32';
+/** pbdkit's bending: 'dihedral' (003 §4.1), or 'distance' (ClothOptions.bend.model): ammo.js's and the plain script's model. */
+type BendModel = 'dihedral' | 'distance';
+
+/**
+ * The compliance (m/N) of pbdkit's distance bending that matches ammo.js's bending links of PBD
+ * stiffness k = AMMO_BEND_STIFFNESS on an n × n scene. Bullet projects a link (btSoftBody
+ * PSolve_Links, m_c0 = (w_a + w_b)/kLST) by k of its violation per position iteration; an XPBD
+ * projection from λ = 0 (one per substep, 001 Eq. 18) by w/(w + α̃), w = w_c + w_d, α̃ = α/h².
+ * Equal fractions per projection: α = h² (1/k − 1) w, with w twice an interior vertex's inverse
+ * mass 1/(ρ (L/(n − 1))²) (003 §4.1: ρA/3 of each of its six triangles). 50 × 50: α = 0.600;
+ * 201 × 201: α = 10.0. Each engine then removes a tenth of a link's violation per projection, with
+ * the same 5 projections per frame (ammo: 1 step × 5 iterations; pbdkit and Jolt: 5 substeps × 1).
+ */
+function matchedBendCompliance(n: number): number {
+  const h = FRAME_DT / SUBSTEPS;
+  const w = (2 * (n - 1) * (n - 1)) / (CLOTH_DENSITY * CLOTH_SIZE * CLOTH_SIZE);
+  return h * h * (1 / AMMO_BEND_STIFFNESS - 1) * w;
+}
+
+/** The bending compliance of a scene: the dihedral's, or the distance bending's matched to ammo.js's. */
+function bendComplianceOf(n: number, bend: boolean, model: BendModel): number | false {
+  if (!bend) return false;
+  return model === 'distance' ? matchedBendCompliance(n) : BEND_COMPLIANCE;
+}
 
 const scenes = new Map<string, FallingCloth>();
 /**
@@ -34,17 +65,34 @@ const scenes = new Map<string, FallingCloth>();
  * vertices, masses, edges and quads as the f64 one, only pbdkit's world has
  * `precision: 'f32'`.
  */
-function scene(n: number, bend: boolean, precision: Precision = 'f64'): FallingCloth {
-  const key = `${n}/${bend}/${precision}`;
+function scene(
+  n: number,
+  bend: boolean,
+  precision: Precision = 'f64',
+  model: BendModel = 'dihedral',
+): FallingCloth {
+  const key = `${n}/${bend}/${precision}/${model}`;
   let s = scenes.get(key);
   if (!s) {
-    s = fallingCloth({ n, substeps: SUBSTEPS, bendCompliance: bend ? BEND_COMPLIANCE : false, precision });
+    s = fallingCloth({
+      n,
+      substeps: SUBSTEPS,
+      bendCompliance: bendComplianceOf(n, bend, model),
+      bendModel: model,
+      precision,
+    });
     scenes.set(key, s);
   }
   return s;
 }
 
-function pbdkit(n: number, bend: boolean, precision: Precision = 'f64', threads = 1): () => BenchInstance {
+function pbdkit(
+  n: number,
+  bend: boolean,
+  precision: Precision = 'f64',
+  threads = 1,
+  model: BendModel = 'dihedral',
+): () => BenchInstance {
   return () => {
     // the threaded instance (BenchCase.setupThreads) gets its own world; the peers use the 1-thread scene
     const s =
@@ -52,21 +100,28 @@ function pbdkit(n: number, bend: boolean, precision: Precision = 'f64', threads 
         ? fallingCloth({
             n,
             substeps: SUBSTEPS,
-            bendCompliance: bend ? BEND_COMPLIANCE : false,
+            bendCompliance: bendComplianceOf(n, bend, model),
+            bendModel: model,
             precision,
             threads,
           })
-        : scene(n, bend, precision);
+        : scene(n, bend, precision, model);
     const { world, cloth } = s;
-    const perSubstep = cloth.stretch.count + (cloth.bend?.count ?? 0);
+    const links = cloth.bendLinks;
+    const perSubstep = cloth.stretch.count + (cloth.bend?.count ?? 0) + (links?.count ?? 0);
     const x = world.store.x;
     const off = cloth.offset;
+    const bending = cloth.bend
+      ? `${cloth.bend.count} dihedral bending (${cloth.bend.colors} colours)`
+      : links
+        ? `${links.count} distance bending (${links.colors} colours; compliance ${links.rule.compliance.toPrecision(3)} m/N, matched to ammo.js's link stiffness ${AMMO_BEND_STIFFNESS})`
+        : 'no bending';
     return {
       step: () => world.step(),
       projectionsPerStep: perSubstep * world.substeps,
       world,
       quality: () => edgeStretch(x.subarray(3 * off, 3 * (off + cloth.count)), s.edges, s.rest),
-      info: `${cloth.count} vertices, ${cloth.stretch.count} stretch (${cloth.stretch.colors} colours), ${cloth.bend ? `${cloth.bend.count} dihedral bending (${cloth.bend.colors} colours)` : 'no bending'}; XPBD, ${SUBSTEPS} substeps × 1 iteration, forward sweep, ${precision}${precision === 'f32' ? ' (distance and bending kernels: blocked f32x4)' : ''}`,
+      info: `${cloth.count} vertices, ${cloth.stretch.count} stretch (${cloth.stretch.colors} colours), ${bending}; XPBD, ${SUBSTEPS} substeps × 1 iteration, forward sweep, ${precision}${precision === 'f32' ? ' (distance and bending kernels: blocked f32x4)' : ''}`,
     };
   };
 }
@@ -110,27 +165,34 @@ function peers(
   ammo: boolean,
   precision: Precision = 'f64',
   jolt = true,
+  model: BendModel = 'dihedral',
 ): PeerCase[] {
-  const scene = (m: number, b: boolean) => sceneOf(m, b, precision);
+  const scene = (m: number, b: boolean) => sceneOf(m, b, precision, model);
+  const matched = bend && model === 'distance';
+  const alpha = matched ? matchedBendCompliance(n) : 0;
   const out: PeerCase[] = [];
   if (jolt)
     out.push({
       name: 'jolt',
-      what: `Jolt soft body (jolt-physics wasm, f32, 1 thread), ${SUBSTEPS} iterations (XPBD substeps) × 1, same edges${bend ? ` + the same dihedral bends, compliance ${BEND_COMPLIANCE}` : ''}`,
-      setup: () => joltCloth(scene(n, bend), SUBSTEPS, bend ? BEND_COMPLIANCE : false),
+      what: matched
+        ? `Jolt soft body (jolt-physics wasm, f32, 1 thread), ${SUBSTEPS} iterations (XPBD substeps) × 1, same edges + one edge constraint per bending quad (Jolt's distance bending, compliance ${alpha.toPrecision(3)}): matched constraints`
+        : `Jolt soft body (jolt-physics wasm, f32, 1 thread), ${SUBSTEPS} iterations (XPBD substeps) × 1, same edges${bend ? ` + the same dihedral bends, compliance ${BEND_COMPLIANCE}` : ''}`,
+      setup: () =>
+        joltCloth(scene(n, bend), SUBSTEPS, matched ? alpha : bend ? BEND_COMPLIANCE : false, model),
       targetRatio: ENGINE_RATIO,
     });
   if (ammo)
     out.push({
       name: 'ammo',
-      what: `ammo.js btSoftBody (ammojs-typed wasm), 1 step × ${SUBSTEPS} position iterations, same edges${bend ? ` + one distance link per bending quad (stiffness ${AMMO_BEND_STIFFNESS})` : ''}`,
+      what: `ammo.js btSoftBody (ammojs-typed wasm), 1 step × ${SUBSTEPS} position iterations, same edges${bend ? ` + one distance link per bending quad (stiffness ${AMMO_BEND_STIFFNESS})` : ''}${matched ? ': matched constraints (issue 18: ≤ 0.4)' : bend ? ' — not matched: pbdkit runs the dihedral bending on this row (the matched rows are the -distbend ones)' : ''}`,
       setup: () => ammoCloth(scene(n, bend), SUBSTEPS, bend ? AMMO_BEND_STIFFNESS : false),
       targetRatio: ENGINE_RATIO,
     });
+  const plainAlpha = matched ? alpha : PLAIN_BEND_COMPLIANCE;
   out.push({
     name: 'plain',
-    what: `plain JS, Ten Minute Physics style (f32 arrays), ${SUBSTEPS} substeps × 1, same edges${bend ? ` + one distance constraint per bending quad (compliance ${PLAIN_BEND_COMPLIANCE})` : ''}`,
-    setup: () => plainCloth(scene(n, bend), SUBSTEPS, bend ? PLAIN_BEND_COMPLIANCE : false),
+    what: `plain JS, Ten Minute Physics style (f32 arrays), ${SUBSTEPS} substeps × 1, same edges${bend ? ` + one distance constraint per bending quad (compliance ${plainAlpha.toPrecision(3)})` : ''}`,
+    setup: () => plainCloth(scene(n, bend), SUBSTEPS, bend ? plainAlpha : false),
     targetRatio: bend ? 1 : undefined,
   });
   return out;
@@ -139,6 +201,8 @@ function peers(
 const sceneOf = scene;
 
 const nsTargets = { stretch: 4, 'dihedral-bending': 10 };
+/** The distance bending is a distance projection: issue 18's 4 ns. */
+const nsTargetsDist = { stretch: 4, 'distance-bending': 4 };
 
 export const cases: BenchCase[] = [
   {
@@ -182,6 +246,26 @@ export const cases: BenchCase[] = [
     target: { nsPerProjection: nsTargets, reference: 'same-run peers (issue 18)' },
   },
   {
+    name: 'cloth-50-fall-distbend',
+    description:
+      "cloth-50-fall with ammo.js's constraint model: stretch + one distance constraint across each bending quad (ClothOptions.bend.model 'distance'), compliance matched to ammo's link stiffness 0.1; f64",
+    setup: pbdkit(50, true, 'f64', 1, 'distance'),
+    peers: peers(50, true, true, 'f64', true, 'distance'),
+    steps: 300,
+    warmup: 60,
+    target: { nsPerProjection: nsTargetsDist, reference: 'same-run peers, matched constraints (issue 18)' },
+  },
+  {
+    name: 'cloth-50-fall-distbend-f32',
+    description:
+      "cloth-50-fall-distbend with precision: 'f32': the matched comparison with ammo.js (issue 18: ≤ 0.4)",
+    setup: pbdkit(50, true, 'f32', 1, 'distance'),
+    peers: peers(50, true, true, 'f32', true, 'distance'),
+    steps: 300,
+    warmup: 60,
+    target: { nsPerProjection: nsTargetsDist, reference: 'same-run peers, matched constraints (issue 18)' },
+  },
+  {
     name: 'cloth-50-fall-isometric-f32',
     description:
       "cloth-50-fall-f32 with 002's isometric bending (opt-in, cheaper) instead of the dihedral bending, on the same quads",
@@ -203,5 +287,16 @@ export const cases: BenchCase[] = [
     steps: 20,
     warmup: 5,
     target: { nsPerProjection: nsTargets, reference: 'same-run peers (issue 18)' },
+  },
+  {
+    name: 'cloth-201-fall-distbend-f32',
+    description:
+      "cloth-201-fall-f32 with ammo.js's constraint model (distance bending matched to ammo's link stiffness; frames 5–24)",
+    setup: pbdkit(201, true, 'f32', 1, 'distance'),
+    setupThreads: (t) => pbdkit(201, true, 'f32', t, 'distance')(),
+    peers: peers(201, true, true, 'f32', false, 'distance'),
+    steps: 20,
+    warmup: 5,
+    target: { nsPerProjection: nsTargetsDist, reference: 'same-run peers, matched constraints (issue 18)' },
   },
 ];

@@ -7,15 +7,21 @@
  * what the peers (Jolt, ammo.js, the plain script) are given, so all engines
  * simulate the same particles with the same constraint lists.
  */
-import { Cloth, gridMesh, World } from '../../src/index.js';
+import { buildBendingQuads, buildEdgeTopology, Cloth, gridMesh, World } from '../../src/index.js';
 
 export interface FallingClothOptions {
   /** Vertices per side. */
   n: number;
   /** Substeps per frame (Jolt: its soft body's iterations; ammo.js: position iterations). */
   substeps: number;
-  /** XPBD compliance of the dihedral bending (rad²/(N·m)); false: no bending. */
+  /** XPBD compliance of the bending (dihedral: rad²/(N·m); distance: m/N); false: no bending. */
   bendCompliance: number | false;
+  /**
+   * pbdkit's bending model (ClothOptions.bend.model): 'dihedral' (default) or 'distance', one
+   * distance constraint across each bending quad (c–d), the model of ammo.js's bending links and
+   * the plain script's bending.
+   */
+  bendModel?: 'dihedral' | 'distance';
   /** Precision of pbdkit's distance and bending kernels (WorldOptions.precision), default 'f64'. */
   precision?: 'f64' | 'f32';
   /** pbdkit's threads (WorldOptions.threads), default 1. */
@@ -59,7 +65,8 @@ export function fallingCloth(o: FallingClothOptions): FallingCloth {
     mesh: gridMesh({ width: CLOTH_SIZE, height: CLOTH_SIZE, cols: o.n, rows: o.n, plane: 'xz' }),
     density: CLOTH_DENSITY,
     stretch: { compliance: 0 },
-    bend: o.bendCompliance === false ? false : { compliance: o.bendCompliance },
+    bend:
+      o.bendCompliance === false ? false : { model: o.bendModel ?? 'dihedral', compliance: o.bendCompliance },
   });
   cloth.pin(0);
   cloth.pin(o.n - 1);
@@ -72,9 +79,12 @@ export function fallingCloth(o: FallingClothOptions): FallingCloth {
   const edges = new Uint32Array(2 * s.count);
   for (let k = 0; k < edges.length; k++) edges[k] = s.indices[k] - off;
   const rest = s.rest.slice(0, s.count);
+  // the quads in the dihedral set's (colour) order, or for the distance model in the mesh's order
+  // (the distance set's pairs are c–d of these); none without bending
   const b = cloth.bend;
-  const quads = new Uint32Array(b ? 4 * b.count : 0);
+  let quads: Uint32Array = new Uint32Array(b ? 4 * b.count : 0);
   if (b) for (let k = 0; k < quads.length; k++) quads[k] = b.indices[k] - off;
+  else if (cloth.bendLinks) quads = buildBendingQuads(cloth.triangles, buildEdgeTopology(cloth.triangles));
   return { world, cloth, positions, invMass, triangles: cloth.triangles.slice(), edges, rest, quads };
 }
 

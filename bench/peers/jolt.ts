@@ -1,7 +1,9 @@
 /**
  * The falling cloth in Jolt Physics (npm `jolt-physics`, its single-threaded
  * WebAssembly build): one soft body with the same vertices, inverse masses,
- * faces, edge constraints and dihedral bend constraints as pbdkit's, edge
+ * faces, edge constraints and dihedral bend constraints as pbdkit's (or, for
+ * pbdkit's distance bending, one more edge constraint across each bending quad:
+ * Jolt's EBendType_Distance), edge
  * compliance 0, `mNumIterations` = pbdkit's substeps (Jolt's soft-body
  * iterations are XPBD substeps of one projection each), no damping, no
  * sleeping, one collision step per frame. Jolt also runs its world update
@@ -19,6 +21,7 @@ export async function joltCloth(
   scene: FallingCloth,
   substeps: number,
   bendCompliance: number | false,
+  bendModel: 'dihedral' | 'distance' = 'dihedral',
 ): Promise<PeerInstance> {
   joltModule ??= initJolt();
   const J = await joltModule;
@@ -67,7 +70,16 @@ export async function joltCloth(
     shared.mEdgeConstraints.push_back(c);
     J.destroy(c);
   }
-  if (bendCompliance !== false) {
+  if (bendCompliance !== false && bendModel === 'distance') {
+    // Jolt's own distance bending (SoftBodySharedSettings EBendType_Distance): an edge constraint
+    // between the two vertices opposite each shared edge, the pairs of pbdkit's distance bending
+    const q = scene.quads;
+    for (let k = 0; k < q.length; k += 4) {
+      const c = new J.SoftBodySharedSettingsEdge(q[k + 2], q[k + 3], bendCompliance);
+      shared.mEdgeConstraints.push_back(c);
+      J.destroy(c);
+    }
+  } else if (bendCompliance !== false) {
     const q = scene.quads;
     for (let k = 0; k < q.length; k += 4) {
       const c = new J.SoftBodySharedSettingsDihedralBend(q[k], q[k + 1], q[k + 2], q[k + 3], bendCompliance);

@@ -36,8 +36,15 @@ export interface ClothOptions {
   density?: number;
   /** Stretching: distance constraints on every edge. Default stiffness 1, compliance 0. */
   stretch?: ConstraintParams;
-  /** Bending: dihedral constraints on every interior edge; `false` disables them. Default stiffness 0.1 / compliance 1e-3. */
-  bend?: ConstraintParams | false;
+  /**
+   * Bending on every interior edge; `false` disables it. `model` 'dihedral' (the default): the
+   * dihedral angle (003 §4.1, Appendix A), default stiffness 0.1 / compliance 1e-3 (rad²/(N·m)).
+   * 'distance': one distance constraint between the two vertices opposite the edge (p3–p4 of
+   * its quad), the cheaper model 003 §4.1 sets against the dihedral one (ammo.js's bending links
+   * and the Ten Minute Physics cloth use it), default stiffness 0.1 / compliance 1 (m/N); it
+   * resists stretching across the fold as well, so bending and stretching are not independent.
+   */
+  bend?: ClothBendOptions | false;
   /** Balloon (003 §4.4): target volume = pressure · V0; needs a closed mesh. */
   pressure?: { pressure: number } & ConstraintParams;
   /** Tearing (003 §5): an edge stretched beyond `threshold` × rest length splits one of its vertices. */
@@ -64,6 +71,12 @@ export interface ClothOptions {
   mask?: number;
 }
 
+/** ClothOptions.bend: the bending model and its parameters (in the model's units). */
+export interface ClothBendOptions extends ConstraintParams {
+  /** 'dihedral' (default) or 'distance' (see ClothOptions.bend). */
+  model?: 'dihedral' | 'distance';
+}
+
 /**
  * Cloth (003 §4): a manifold triangle mesh whose vertices are particles,
  * with stretching and bending constraints, optional overpressure, wind,
@@ -80,7 +93,13 @@ export class Cloth extends Body {
   readonly stretch: DistanceConstraints;
   /** The hierarchical solver's coarse levels, or null (ClothOptions.hierarchy). */
   readonly hierarchy: HierarchicalSolver | null;
+  /** The dihedral bending (ClothOptions.bend, model 'dihedral'), or null. */
   readonly bend: DihedralBending | null;
+  /**
+   * The distance bending (ClothOptions.bend, model 'distance'): per interior edge one distance
+   * constraint between the two vertices opposite it, in the order of the dihedral quads; or null.
+   */
+  readonly bendLinks: DistanceConstraints | null;
   readonly pressure: PressureConstraint | null;
   readonly damping: RigidModeDamping | null;
   /** Edge and triangle strain limits (each null when not asked for). */
@@ -159,12 +178,40 @@ export class Cloth extends Body {
           ),
         )
       : null;
+    const model = o.bend === false ? null : (o.bend?.model ?? 'dihedral');
+    if (model !== null && model !== 'dihedral' && model !== 'distance') {
+      throw new PbdError(
+        'cloth/bend-model',
+        `${where}.bend.model`,
+        `must be 'dihedral' or 'distance', got ${String(model)}`,
+        "'distance' links the two vertices opposite each interior edge (003 §4.1)",
+      );
+    }
     this.bend =
-      o.bend === false
-        ? null
-        : this.addSet(
-            new DihedralBending(store, quads, undefined, o.bend ?? { stiffness: 0.1, compliance: 1e-3 }),
-          );
+      model === 'dihedral'
+        ? this.addSet(
+            new DihedralBending(
+              store,
+              quads,
+              undefined,
+              bendParams(o.bend) ?? { stiffness: 0.1, compliance: 1e-3 },
+            ),
+          )
+        : null;
+    // 003 §4.1: "adding a distance constraint between points p3 and p4" of each pair of adjacent
+    // triangles, rest length their distance in the mesh as given (eqs. 10–11 project it)
+    this.bendLinks =
+      model === 'distance'
+        ? this.addSet(
+            new DistanceConstraints(
+              store,
+              oppositePairs(quads),
+              undefined,
+              bendParams(o.bend) ?? { stiffness: 0.1, compliance: 1 },
+              { kind: 'distance-bending' },
+            ),
+          )
+        : null;
     if (o.pressure) {
       if (!isClosed(meshTopology)) {
         throw new PbdError(
@@ -461,6 +508,16 @@ export class Cloth extends Body {
       this.bend.setConstraints(store, quads);
       store.x.set(saved, 3 * off);
     }
+    if (this.bendLinks) {
+      const pairs = oppositePairs(quads);
+      const rl = new Float64Array(pairs.length / 2);
+      for (let c = 0; c < rl.length; c++) {
+        const a = 3 * (pairs[2 * c] - off),
+          b = 3 * (pairs[2 * c + 1] - off);
+        rl[c] = Math.hypot(rp[a] - rp[b], rp[a + 1] - rp[b + 1], rp[a + 2] - rp[b + 2]);
+      }
+      this.bendLinks.setConstraints(store, pairs, rl);
+    }
     if (this.pressure) {
       this.pressure.setTriangles(store, this.globalTriangles(), this.pressure.restVolume);
     }
@@ -494,7 +551,7 @@ export class Cloth extends Body {
       stiffnessTunable('stretch.stiffness', this.stretch.rule),
       complianceTunable('stretch.compliance', this.stretch.rule, 0, 1e-2),
     ];
-    const bend = this.bend;
+    const bend = this.bend ?? this.bendLinks;
     if (bend)
       t.push(
         stiffnessTunable('bend.stiffness', bend.rule),
@@ -507,6 +564,25 @@ export class Cloth extends Body {
     if (d) t.push({ name: 'globalDamping', min: 0, max: 1, get: () => d.k, set: (v) => (d.k = v) });
     return t;
   }
+}
+
+/** The bending options' constraint parameters without `model` (undefined: the model's defaults). */
+function bendParams(o: ClothBendOptions | false | undefined): ConstraintParams | undefined {
+  if (o === undefined || o === false) return undefined;
+  const { model, ...params } = o;
+  // `{ model }` alone: the model's defaults; `{}` stays the rule's defaults (stiffness 1, compliance 0)
+  return model !== undefined && Object.keys(params).length === 0 ? undefined : params;
+}
+
+/** The two vertices opposite the shared edge of each bending quad (a, b, c, d): c, d per quad. */
+function oppositePairs(quads: Uint32Array): Uint32Array {
+  const n = quads.length / 4;
+  const out = new Uint32Array(2 * n);
+  for (let k = 0; k < n; k++) {
+    out[2 * k] = quads[4 * k + 2];
+    out[2 * k + 1] = quads[4 * k + 3];
+  }
+  return out;
 }
 
 /** The cloth's hooks into the step loop: wind (line 5) and tearing (after the velocity update). */

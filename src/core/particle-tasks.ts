@@ -107,32 +107,38 @@ export function updateRange(
   const reach2 = reach * reach;
   let recoveries = 0;
   let clamps = 0;
-  for (let i = from; i < to; i++) {
-    const i3 = 3 * i;
+  for (let i3 = 3 * from, end = 3 * to; i3 < end; i3 += 3) {
     let px = p[i3];
     let py = p[i3 + 1];
     let pz = p[i3 + 2];
-    if (px - px !== 0 || py - py !== 0 || pz - pz !== 0) {
-      v[i3] = v[i3 + 1] = v[i3 + 2] = 0;
-      p[i3] = x[i3];
-      p[i3 + 1] = x[i3 + 1];
-      p[i3 + 2] = x[i3 + 2];
-      recoveries++;
-      continue;
-    }
-    let dx = px - x[i3];
-    let dy = py - x[i3 + 1];
-    let dz = pz - x[i3 + 2];
+    const x0 = x[i3];
+    const x1 = x[i3 + 1];
+    const x2 = x[i3 + 2];
+    let dx = px - x0;
+    let dy = py - x1;
+    let dz = pz - x2;
     const d2 = dx * dx + dy * dy + dz * dz;
-    if (d2 > reach2) {
-      const k = reach / Math.sqrt(d2);
-      dx *= k;
-      dy *= k;
-      dz *= k;
-      px = x[i3] + dx;
-      py = x[i3 + 1] + dy;
-      pz = x[i3 + 2] + dz;
-      clamps++;
+    // one test on the common path (a finite move within reach); the rare ones — a non-finite p
+    // (d2 not finite), a move beyond reach, a non-finite x — as before, in the same order
+    if (!(d2 <= reach2)) {
+      if (px - px !== 0 || py - py !== 0 || pz - pz !== 0) {
+        v[i3] = v[i3 + 1] = v[i3 + 2] = 0;
+        p[i3] = x0;
+        p[i3 + 1] = x1;
+        p[i3 + 2] = x2;
+        recoveries++;
+        continue;
+      }
+      if (d2 > reach2) {
+        const k = reach / Math.sqrt(d2);
+        dx *= k;
+        dy *= k;
+        dz *= k;
+        px = x0 + dx;
+        py = x1 + dy;
+        pz = x2 + dz;
+        clamps++;
+      }
     }
     v[i3] = dx * invH;
     v[i3 + 1] = dy * invH;

@@ -37,9 +37,19 @@ export const clothBody = z
     density: z.number().positive().optional().describe('area density ρ (kg/m²), default 0.1'),
     stretch: constraintParams.optional().describe('distance constraints on the edges (003 §4.1)'),
     bend: z
-      .union([constraintParams, z.literal(false)])
+      .union([
+        constraintParams.extend({
+          model: z
+            .enum(['dihedral', 'distance'])
+            .optional()
+            .describe(
+              '"dihedral" (default): the dihedral angle; "distance": one distance constraint between the two vertices opposite each interior edge (003 §4.1), compliance in m/N',
+            ),
+        }),
+        z.literal(false),
+      ])
       .optional()
-      .describe('dihedral bending (003 §4.1, Appendix A); false disables it'),
+      .describe('dihedral bending (003 §4.1, Appendix A), or distance bending (model); false disables it'),
     pressure: z
       .strictObject({ pressure: z.number().min(0).describe('k_pressure: target volume / rest volume') })
       .extend(constraintParams.shape)
