@@ -92,7 +92,14 @@ describe('one kernel memory for a cloth’s sets', () => {
       ElementConstraints.poolMinConstraints = { f64: 0, f32: 0 };
       try {
         const make = (threads: number) => {
-          const world = new World({ threads, dt: 0.005, substeps: 5, iterations: 2, sweep: 'symmetric', precision });
+          const world = new World({
+            threads,
+            dt: 0.005,
+            substeps: 5,
+            iterations: 2,
+            sweep: 'symmetric',
+            precision,
+          });
           return { world, cloth: cloth(world, 30, 1) };
         };
         const worlds = [make(1), make(2), make(4)];

@@ -98,7 +98,12 @@ class KernelMemory {
   ) {}
 
   /** The set's copy in its group's memory: the group's current one when it still matches, else a rebuilt group's. */
-  static copyOf(store: ParticleStore, mod: WebAssembly.Module, spec: PairedSpec, shared: boolean): ElementKernel {
+  static copyOf(
+    store: ParticleStore,
+    mod: WebAssembly.Module,
+    spec: PairedSpec,
+    shared: boolean,
+  ): ElementKernel {
     let groups = KernelMemory.byStore.get(store);
     if (groups === undefined) KernelMemory.byStore.set(store, (groups = []));
     const lanes = spec.f32 ? 4 : 2;
@@ -141,7 +146,13 @@ class KernelMemory {
         this.copies.splice(k, 1);
       }
     }
-    this.copies = pairedGroup<ElementExports>(this.mod, 'elements', ELEMENT_IMPORTS, this.members, this.shared);
+    this.copies = pairedGroup<ElementExports>(
+      this.mod,
+      'elements',
+      ELEMENT_IMPORTS,
+      this.members,
+      this.shared,
+    );
   }
 }
 

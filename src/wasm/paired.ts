@@ -301,7 +301,7 @@ export class ParticleWindow {
 
   /** Copies the window out to the store (at once; see save): on the pool where its sweeps run there. */
   flush(store: ParticleStore): void {
-    if (this.pool !== null && this.pool.saveWindow(store)) return;
+    if (this.pool?.saveWindow(store)) return;
     if (this.moves !== null) saveAos4(this.moves, this, this.S, store.p, 0, this.range);
     else if (this.f32) store.p.set(this.P32.subarray(0, 3 * this.range), 3 * this.base);
     else store.p.set(this.P.subarray(0, 3 * this.range), 3 * this.base);
