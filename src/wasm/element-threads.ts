@@ -28,7 +28,14 @@ import {
   elementBlockF32,
 } from './element-kernels.generated.js';
 import { FUSED_COLOUR, FUSED_LOAD, fusedSweepTable } from './element-order.js';
-import { type DeferringSet, loadAos4, type PairedCopy, saveAos4, type ThreadedSweeps } from './paired.js';
+import {
+  type DeferringSet,
+  loadAos4,
+  type PairedCopy,
+  type ParticleWindow,
+  saveAos4,
+  type ThreadedSweeps,
+} from './paired.js';
 
 /** Slots of the shared parameter block. */
 const OP = 0;
@@ -472,9 +479,10 @@ export class ElementThreads implements ThreadedSweeps {
   }
 
   /** Copies the window out to the store by blocks on the pool (ParticleWindow.flush of a held window); false where it cannot. */
-  saveWindow(store: ParticleStore): boolean {
+  saveWindow(store: ParticleStore, win: ParticleWindow): boolean {
     const A = this.task.args as unknown as ElementArgs;
-    if (this.k === null || this.k.win.pool !== this || A.p !== store.p) return false;
+    // (the copy bound now must be on that window: a retired copy's window is copied out here)
+    if (this.k === null || this.k.win !== win || A.p !== store.p) return false;
     A.par[OP] = SAVE;
     this.job(this.k.win.range, PARTICLES_PER_BLOCK, 0);
     return true;

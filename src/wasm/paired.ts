@@ -216,7 +216,7 @@ export class ParticleWindow {
    * On a shared memory swept by a worker pool: what copies the window out in blocks on the pool
    * (element-threads.ts, ElementThreads.saveWindow; false where it cannot: flush copies it here).
    */
-  pool: { saveWindow(store: ParticleStore): boolean } | null = null;
+  pool: { saveWindow(store: ParticleStore, win: ParticleWindow): boolean } | null = null;
 
   constructor(plan: PairPlan, arena: Arena, f32 = false, aos4 = false) {
     this.base = plan.base;
@@ -301,7 +301,7 @@ export class ParticleWindow {
 
   /** Copies the window out to the store (at once; see save): on the pool where its sweeps run there. */
   flush(store: ParticleStore): void {
-    if (this.pool?.saveWindow(store)) return;
+    if (this.pool?.saveWindow(store, this)) return;
     if (this.moves !== null) saveAos4(this.moves, this, this.S, store.p, 0, this.range);
     else if (this.f32) store.p.set(this.P32.subarray(0, 3 * this.range), 3 * this.base);
     else store.p.set(this.P.subarray(0, 3 * this.range), 3 * this.base);
