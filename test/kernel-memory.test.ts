@@ -131,4 +131,35 @@ describe('one kernel memory for a cloth’s sets', () => {
       }
     }, 120_000);
   }
+
+  it('two cloths (two windows, each copying the other out) and a sphere between the halves on 2 and 4 threads: the bits of one thread', async () => {
+    const saved = ElementConstraints.poolMinConstraints;
+    ElementConstraints.poolMinConstraints = { f64: 0, f32: 0 };
+    try {
+      const make = (threads: number) => {
+        const world = new World({ threads, dt: 0.005, substeps: 4, iterations: 2, sweep: 'symmetric' });
+        world.addCollider(new SphereCollider({ radius: 0.3, position: [0.1, 0.6, 0.1] }));
+        const cloths = [cloth(world, 24, 1), cloth(world, 16, 1.5, false)];
+        return { world, cloths };
+      };
+      const worlds = [make(1), make(2), make(4)];
+      await Promise.all(worlds.map((w) => w.world.threadsReady()));
+      for (let k = 0; k < 40; k++) for (const w of worlds) w.world.step();
+      // both cloths' sets swept on the pool, each cloth's two sets on one shared memory
+      for (const w of worlds.slice(1))
+        for (const c of w.cloths) {
+          expect(movedOf(c.stretch)[0]).toBeGreaterThan(0);
+          expect(kernelOf(c.stretch)!.memory).toBe(kernelOf(c.bend)!.memory);
+        }
+      const bits = (w: World) => Buffer.from(w.store.x.slice(0, 3 * w.store.count).buffer);
+      for (const w of worlds.slice(1)) expect(bits(w.world).equals(bits(worlds[0].world))).toBe(true);
+      let low = Number.POSITIVE_INFINITY;
+      const x = worlds[0].world.store.x;
+      for (let i = 1; i < 3 * worlds[0].world.store.count; i += 3) low = Math.min(low, x[i]);
+      expect(low).toBeLessThan(0.8);
+      for (const w of worlds) w.world.dispose();
+    } finally {
+      ElementConstraints.poolMinConstraints = saved;
+    }
+  }, 120_000);
 });
