@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { ElementConstraints } from '../src/constraints/element-set.js';
 import { Cloth, gridMesh, type PrecisionKind, SphereCollider, World } from '../src/index.js';
 import type { ElementKernel } from '../src/wasm/element-kernels.js';
 import { ParticleWindow } from '../src/wasm/paired.js';
@@ -23,6 +24,9 @@ function cloth(world: World, n: number, y: number, pin = true): Cloth {
 }
 
 const kernelOf = (set: unknown) => (set as { simd: ElementKernel | null }).simd;
+/** Particles of the window copied in and out so far by a set's sweeps on the pool (element-threads.ts, ElementArgs.moved). */
+const movedOf = (set: unknown) =>
+  (set as { threads: { task: { args: { moved: Int32Array } } } | null }).threads?.task.args.moved ?? [0, 0];
 
 describe('one kernel memory for a cloth’s sets', () => {
   for (const precision of ['f64', 'f32'] as PrecisionKind[]) {
@@ -80,4 +84,82 @@ describe('one kernel memory for a cloth’s sets', () => {
       expect(low).toBeLessThan(0.8);
     });
   }
+
+  for (const precision of ['f64', 'f32'] as PrecisionKind[]) {
+    it(`(${precision}) on 2 and 4 threads: one shared memory, the window copied in and out once per substep by the pool's blocks, the bits of one thread`, async () => {
+      const saved = ElementConstraints.poolMinConstraints;
+      // a 30 × 30 cloth's sets are below the pool's line: lowered so that they sweep on the pool
+      ElementConstraints.poolMinConstraints = { f64: 0, f32: 0 };
+      try {
+        const make = (threads: number) => {
+          const world = new World({
+            threads,
+            dt: 0.005,
+            substeps: 5,
+            iterations: 2,
+            sweep: 'symmetric',
+            precision,
+          });
+          return { world, cloth: cloth(world, 30, 1) };
+        };
+        const worlds = [make(1), make(2), make(4)];
+        await Promise.all(worlds.map((w) => w.world.threadsReady()));
+        for (const w of worlds) w.world.step();
+        for (const { world, cloth: c } of worlds.slice(1)) {
+          const s = kernelOf(c.stretch)!,
+            b = kernelOf(c.bend)!;
+          expect(s.memory).toBe(b.memory);
+          expect(s.win).toBe(b.win);
+          expect(s.memory.buffer).toBeInstanceOf(SharedArrayBuffer);
+          const before = [...movedOf(c.stretch), ...movedOf(c.bend)];
+          for (let k = 0; k < 4; k++) world.step();
+          const after = [...movedOf(c.stretch), ...movedOf(c.bend)];
+          const range = s.win.range;
+          // the pinned corner's attachment is projected first in each iteration: the window goes out
+          // before it and in after it, so two copies in and out per substep (2 iterations) where 8
+          // sweeps without the hold made 8 (4 per set, counted by the pool's copy blocks)
+          expect(after[0] - before[0] + after[2] - before[2]).toBe(4 * 5 * 2 * range);
+          expect(after[1] - before[1] + after[3] - before[3]).toBe(4 * 5 * 2 * range);
+        }
+        for (let k = 0; k < 4; k++) worlds[0].world.step();
+        for (let k = 0; k < 20; k++) for (const w of worlds) w.world.step();
+        const bits = (w: World) => Buffer.from(w.store.x.slice(0, 3 * w.store.count).buffer);
+        for (const w of worlds.slice(1)) expect(bits(w.world).equals(bits(worlds[0].world))).toBe(true);
+        for (const w of worlds) w.world.dispose();
+      } finally {
+        ElementConstraints.poolMinConstraints = saved;
+      }
+    }, 120_000);
+  }
+
+  it('two cloths (two windows, each copying the other out) and a sphere between the halves on 2 and 4 threads: the bits of one thread', async () => {
+    const saved = ElementConstraints.poolMinConstraints;
+    ElementConstraints.poolMinConstraints = { f64: 0, f32: 0 };
+    try {
+      const make = (threads: number) => {
+        const world = new World({ threads, dt: 0.005, substeps: 4, iterations: 2, sweep: 'symmetric' });
+        world.addCollider(new SphereCollider({ radius: 0.3, position: [0.1, 0.6, 0.1] }));
+        const cloths = [cloth(world, 24, 1), cloth(world, 16, 1.5, false)];
+        return { world, cloths };
+      };
+      const worlds = [make(1), make(2), make(4)];
+      await Promise.all(worlds.map((w) => w.world.threadsReady()));
+      for (let k = 0; k < 40; k++) for (const w of worlds) w.world.step();
+      // both cloths' sets swept on the pool, each cloth's two sets on one shared memory
+      for (const w of worlds.slice(1))
+        for (const c of w.cloths) {
+          expect(movedOf(c.stretch)[0]).toBeGreaterThan(0);
+          expect(kernelOf(c.stretch)!.memory).toBe(kernelOf(c.bend)!.memory);
+        }
+      const bits = (w: World) => Buffer.from(w.store.x.slice(0, 3 * w.store.count).buffer);
+      for (const w of worlds.slice(1)) expect(bits(w.world).equals(bits(worlds[0].world))).toBe(true);
+      let low = Number.POSITIVE_INFINITY;
+      const x = worlds[0].world.store.x;
+      for (let i = 1; i < 3 * worlds[0].world.store.count; i += 3) low = Math.min(low, x[i]);
+      expect(low).toBeLessThan(0.8);
+      for (const w of worlds) w.world.dispose();
+    } finally {
+      ElementConstraints.poolMinConstraints = saved;
+    }
+  }, 120_000);
 });

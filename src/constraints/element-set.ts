@@ -473,7 +473,7 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
       this.simd,
       f32,
       shared,
-      shared ? null : this.host,
+      this.host,
     );
     if (k !== null && shared) {
       // one task per set, its arguments replaced when the copy is (tearing, precision)

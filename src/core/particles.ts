@@ -71,8 +71,9 @@ export class ParticleStore {
   /**
    * A kernel's copy of a particle window that holds the current predicted positions of its
    * particles (p is stale there), else null: the paired kernels' windows (src/wasm/paired.ts,
-   * ParticleWindow.save) are held instead of copied out while `holding` is on — in the
-   * projection stage of a serial world, which calls settle before every set that does not
+   * ParticleWindow.save, and the pool's sweeps: element-threads.ts) are held instead of copied
+   * out while `holding` is on — in the projection stage, where the next projection goes through
+   * a window too; it calls settle before every set that does not
    * project through such a window, and at its end.
    */
   held: { flush(store: ParticleStore): void } | null = null;

@@ -208,43 +208,85 @@ export class ProjectionStage implements Stage {
   }
 
   run(ctx: StepContext, scheduler: Scheduler): void {
-    const symmetric = ctx.world.sweep === 'symmetric';
     this.t0 = clock();
-    // a serial world's paired kernels keep their window's positions from one sweep to the next
-    // (ParticleStore.held: one copy in and out per run of sets on one kernel memory)
+    const n = this.sequence(ctx.world.sweep === 'symmetric');
+    // the paired kernels keep their window's positions from one sweep to the next where the next
+    // projection goes through a window too (ParticleStore.held: one copy in per run of sets on one
+    // kernel memory, and the last sweep of the run copies out): in a threaded world the pool's
+    // sweeps skip their blocks' copies (src/wasm/element-threads.ts) as a serial world's skip theirs
     const store = ctx.store;
-    store.holding = !ctx.tasks;
     try {
-      this.iterate(ctx, scheduler, symmetric);
+      for (let it = 0; it < ctx.iterations; it++) {
+        ctx.iteration = it;
+        const more = it + 1 < ctx.iterations;
+        for (let i = 0; i < n; i++) {
+          ctx.reverse = this.seqReverse[i] === 1;
+          const next = this.seqNext[i];
+          store.holding = next >= 0 ? this.seq[next].sharesWindow === true && (next > i || more) : false;
+          this.project(this.seq[i], ctx, scheduler);
+        }
+      }
+      ctx.reverse = false;
     } finally {
       store.holding = false;
       store.settle();
     }
   }
 
-  private iterate(ctx: StepContext, scheduler: Scheduler, symmetric: boolean): void {
+  /** The projections of one iteration, in order (seq, seqReverse), and each one's next that may read the positions (seqNext). */
+  private seq: ConstraintSet[] = [];
+  private seqReverse = new Uint8Array(16);
+  private seqNext = new Int32Array(16);
+
+  /**
+   * Lays out one iteration's projections (see the class's comment) and returns how many; seqNext[i]
+   * is the next one (wrapping to the next iteration's first: an index ≤ i) that is not a set known
+   * to move nothing (sharesWindow with no constraints: ClothForces, an empty attachment set), or −1.
+   */
+  private sequence(symmetric: boolean): number {
     const sets = this.sets;
-    for (let it = 0; it < ctx.iterations; it++) {
-      ctx.iteration = it;
-      ctx.reverse = false;
-      let k = 0;
-      for (; k < sets.length && (sets[k].order ?? 0) < 0; k++) this.project(sets[k], ctx, scheduler);
-      const first = k;
-      for (; k < sets.length && (sets[k].order ?? 0) < 100; k++) this.project(sets[k], ctx, scheduler);
-      const end = k;
-      if (symmetric) {
-        ctx.reverse = true;
-        // the backward half opens with the contact sets that have midSweep (the collider contacts): a
-        // contact is projected as often as a material constraint, and the forward half's push on a
-        // resting base is corrected before the backward half carries it on (docs/collision.md, "The
-        // contacts in the sweep")
-        if (end > first)
-          for (let j = end; j < sets.length; j++) if (sets[j].midSweep) this.project(sets[j], ctx, scheduler);
-        for (let j = end - 1; j >= first; j--) this.project(sets[j], ctx, scheduler);
-        ctx.reverse = false;
-      }
-      for (; k < sets.length; k++) this.project(sets[k], ctx, scheduler);
+    const seq = this.seq;
+    this.seqLength = 0;
+    let k = 0;
+    for (; k < sets.length && (sets[k].order ?? 0) < 0; k++) this.push(sets[k], false);
+    const first = k;
+    for (; k < sets.length && (sets[k].order ?? 0) < 100; k++) this.push(sets[k], false);
+    const end = k;
+    if (symmetric) {
+      // the backward half opens with the contact sets that have midSweep (the collider contacts): a
+      // contact is projected as often as a material constraint, and the forward half's push on a
+      // resting base is corrected before the backward half carries it on (docs/collision.md, "The
+      // contacts in the sweep")
+      if (end > first) for (let j = end; j < sets.length; j++) if (sets[j].midSweep) this.push(sets[j], true);
+      for (let j = end - 1; j >= first; j--) this.push(sets[j], true);
     }
+    for (; k < sets.length; k++) this.push(sets[k], false);
+    const n = this.seqLength;
+    seq.length = n;
+    // next: the first that is not inert, where the next iteration starts
+    let next = -1;
+    for (let i = n - 1; i >= 0; i--) if (!inert(seq[i])) next = i;
+    for (let i = n - 1; i >= 0; i--) {
+      this.seqNext[i] = next;
+      if (!inert(seq[i])) next = i;
+    }
+    return n;
+  }
+
+  private seqLength = 0;
+
+  private push(s: ConstraintSet, reverse: boolean): void {
+    if (!s.enabled) return;
+    const n = this.seqLength;
+    if (n === this.seqReverse.length) {
+      const r = new Uint8Array(2 * n);
+      r.set(this.seqReverse);
+      this.seqReverse = r;
+      this.seqNext = new Int32Array(2 * n);
+    }
+    this.seq[n] = s;
+    this.seqReverse[n] = reverse ? 1 : 0;
+    this.seqLength = n + 1;
   }
 
   /** `project:kind` per set, for the step's timings. */
@@ -262,6 +304,11 @@ export class ProjectionStage implements Stage {
     ctx.timings.add(this.labels.slotOf(set, ctx.timings), t1 - this.t0);
     this.t0 = t1;
   }
+}
+
+/** A set known to move nothing (sharesWindow with no constraints: ClothForces, an empty attachment set). */
+function inert(s: ConstraintSet): boolean {
+  return s.sharesWindow === true && s.count === 0;
 }
 
 /**

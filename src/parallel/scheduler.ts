@@ -142,6 +142,8 @@ export class ThreadedScheduler implements Scheduler, TaskRunner {
       set.project(ctx);
       return;
     }
+    // the workers read the store's positions: a paired kernel's held window goes there first
+    ctx.store.settle();
     e.mirror.writeScalars();
     this.storeMirror!.writeScalars();
     writeContext(this.pool.ctx, ctx);

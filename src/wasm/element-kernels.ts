@@ -24,10 +24,11 @@ export interface ElementSet extends PairedSet {
  * no WebAssembly, or a set not worth pairing (see worthPairing); with
  * `shared`, on a shared memory for a worker pool (element-threads.ts). `record`
  * (stride numbers per constraint) and `scalar` (one per constraint) are the
- * definition's Rec and PerConstraint arrays. With a `store` (and not
- * `shared`), the copy lives in the kernel memory of the store's sets with the
- * same particle window and precision (a body's stretch and bending sets:
- * see KernelMemory), else in a memory of its own.
+ * definition's Rec and PerConstraint arrays. With a `store`, the copy lives
+ * in the kernel memory of the store's sets with the same particle window,
+ * precision and module (a body's stretch and bending sets: see KernelMemory;
+ * `shared`, a shared one that the pool's sweeps hold too), else in a memory
+ * of its own.
  */
 export function elementKernel(
   set: ElementSet,
@@ -57,7 +58,7 @@ export function elementKernel(
   const scratch = f32 ? 64 * arity * largestColour(set, 4) : 0;
   // the f32 window as x y z w (scripts/kernels/emit-simd.ts, Lanes.aos4: the shipped F32X4_MODE)
   const spec: PairedSpec = { set, arity, record, recordStride: stride, scalar, f32, scratch, aos4: f32 };
-  if (store !== null && !shared) return KernelMemory.copyOf(store, mod, spec);
+  if (store !== null) return KernelMemory.copyOf(store, mod, spec, shared);
   return new PairedCopy<ElementExports>(
     mod,
     'elements',
@@ -93,10 +94,16 @@ class KernelMemory {
     readonly lanes: number,
     readonly base: number,
     readonly range: number,
+    readonly shared: boolean,
   ) {}
 
   /** The set's copy in its group's memory: the group's current one when it still matches, else a rebuilt group's. */
-  static copyOf(store: ParticleStore, mod: WebAssembly.Module, spec: PairedSpec): ElementKernel {
+  static copyOf(
+    store: ParticleStore,
+    mod: WebAssembly.Module,
+    spec: PairedSpec,
+    shared: boolean,
+  ): ElementKernel {
     let groups = KernelMemory.byStore.get(store);
     if (groups === undefined) KernelMemory.byStore.set(store, (groups = []));
     const lanes = spec.f32 ? 4 : 2;
@@ -116,7 +123,7 @@ class KernelMemory {
     let group: KernelMemory | null = null;
     for (const g of groups)
       if (g.mod === mod && g.lanes === lanes && g.base === base && g.range === range) group = g;
-    if (group === null) groups.push((group = new KernelMemory(mod, lanes, base, range)));
+    if (group === null) groups.push((group = new KernelMemory(mod, lanes, base, range, shared)));
     group.members.push(spec);
     group.rebuild(store);
     return group.copies[group.members.length - 1];
@@ -139,7 +146,13 @@ class KernelMemory {
         this.copies.splice(k, 1);
       }
     }
-    this.copies = pairedGroup<ElementExports>(this.mod, 'elements', ELEMENT_IMPORTS, this.members);
+    this.copies = pairedGroup<ElementExports>(
+      this.mod,
+      'elements',
+      ELEMENT_IMPORTS,
+      this.members,
+      this.shared,
+    );
   }
 }
 

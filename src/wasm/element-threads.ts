@@ -28,7 +28,14 @@ import {
   elementBlockF32,
 } from './element-kernels.generated.js';
 import { FUSED_COLOUR, FUSED_LOAD, fusedSweepTable } from './element-order.js';
-import { type DeferringSet, loadAos4, type PairedCopy, saveAos4, type ThreadedSweeps } from './paired.js';
+import {
+  type DeferringSet,
+  loadAos4,
+  type PairedCopy,
+  type ParticleWindow,
+  saveAos4,
+  type ThreadedSweeps,
+} from './paired.js';
 
 /** Slots of the shared parameter block. */
 const OP = 0;
@@ -40,6 +47,9 @@ const EPOCH = 3;
 const ZERO = 4;
 /** 1: the fused sweep's job has one item per part (`parts`), each thread running its own part first; 0: one item per block. */
 const PARTED = 5;
+/** 1: the sweep's window copy in (NO_LOAD) or out (NO_SAVE) is skipped: the window is held (ParticleStore.held). */
+const NO_LOAD = 6;
+const NO_SAVE = 7;
 /** OP: copy the window in, project a colour's groups, copy the window out; the whole sweep in one job (FIRST: 1 backward). */
 const LOAD = 0;
 const COLOUR = 1;
@@ -73,6 +83,8 @@ export interface ElementArgs {
   uniforms: Float64Array;
   /** Per block of a colour: how many constraints it deferred. */
   listed: Int32Array;
+  /** Particles of the window copied in [0] and out [1] so far (by the blocks that copy: the tests count them). */
+  moved: Int32Array;
   /** The store's positions and inverse masses (shared). */
   p: Float64Array;
   w: Float64Array;
@@ -288,7 +300,10 @@ function runFused(A: ElementArgs, t: ThreadInstance, k: number): number {
       elementBlockF32(t.ex, A.par[KERNEL], from, to, A, A.pAt, A.wAt, at, A.uniforms);
     } else if (op === FUSED_COLOUR) {
       elementBlock(t.ex, A.par[KERNEL], from, to, A, A.pAt, A.wAt, A.slow + 4 * A.lanes * from, A.uniforms);
-    } else runOp(A, t, op === FUSED_LOAD ? LOAD : SAVE, from, to, k);
+    } else if (op === FUSED_LOAD ? A.par[NO_LOAD] === 0 : A.par[NO_SAVE] === 0) {
+      // a held window's copy is skipped (the block stays in the table: the dependencies are the same)
+      runOp(A, t, op === FUSED_LOAD ? LOAD : SAVE, from, to, k);
+    }
   } finally {
     Atomics.store(done, k, epoch);
   }
@@ -297,6 +312,7 @@ function runFused(A: ElementArgs, t: ThreadInstance, k: number): number {
 
 function runOp(A: ElementArgs, t: ThreadInstance, op: number, from: number, to: number, block: number): void {
   const par = A.par;
+  if (op === LOAD || op === SAVE) Atomics.add(A.moved, op === LOAD ? 0 : 1, to - from);
   if (op === LOAD && A.aos4 !== 0) loadAos4(t.ex, A, t.S, t.SW, A.p, A.w, from, to);
   else if (op === SAVE && A.aos4 !== 0) saveAos4(t.ex, A, t.S, A.p, from, to);
   else if (op === LOAD) {
@@ -400,7 +416,7 @@ export class ElementThreads implements ThreadedSweeps {
     const args: ElementArgs = {
       module: k.module,
       memory: k.memory,
-      par: sharedF64(6),
+      par: sharedF64(8),
       fused: sharedI32(0),
       fusedBack: sharedI32(0),
       done: sharedI32(MAX_BLOCKS),
@@ -409,6 +425,7 @@ export class ElementThreads implements ThreadedSweeps {
       partsBack: sharedI32(0),
       uniforms: this.uniforms,
       listed: new Int32Array(new SharedArrayBuffer(4 * MAX_BLOCKS)),
+      moved: sharedI32(2),
       p: new Float64Array(0),
       w: new Float64Array(0),
       idx: a.idx,
@@ -457,6 +474,18 @@ export class ElementThreads implements ThreadedSweeps {
     this.task.args = args as unknown as Record<string, unknown>;
     this.task.version++;
     this.own = instanceOf(args, k.ex);
+    // a held window (ParticleStore.held) is copied out by blocks on the pool too (saveWindow)
+    win.pool = this;
+  }
+
+  /** Copies the window out to the store by blocks on the pool (ParticleWindow.flush of a held window); false where it cannot. */
+  saveWindow(store: ParticleStore, win: ParticleWindow): boolean {
+    const A = this.task.args as unknown as ElementArgs;
+    // (the copy bound now must be on that window: a retired copy's window is copied out here)
+    if (this.k === null || this.k.win !== win || A.p !== store.p) return false;
+    A.par[OP] = SAVE;
+    this.job(this.k.win.range, PARTICLES_PER_BLOCK, 0);
+    return true;
   }
 
   /**
@@ -488,10 +517,20 @@ export class ElementThreads implements ThreadedSweeps {
     const k = this.k!;
     const par = A.par;
     const range = k.win.range;
+    // the window held between sweeps (src/core/stages.ts, ParticleStore.held): this sweep copies in
+    // unless it is the held one (another held window is copied out first), and copies out unless
+    // the store is holding (the next projection goes through a window too); the skipped copies
+    // would move the values the window already has (f32: widened exactly, rounded back exactly)
+    if (store.held !== null && store.held !== k.win) store.settle();
+    const load = store.held !== k.win;
+    const save = !store.holding;
+    store.held = save ? null : k.win;
     const table = reverse ? A.fusedBack : A.fused;
     if (set === null && f32 === (A.f32 !== 0) && table.length > 0) {
       // the whole sweep in one job, each block waiting only for the blocks it depends on
       par[ZERO] = zero ? 1 : 0;
+      par[NO_LOAD] = load ? 0 : 1;
+      par[NO_SAVE] = save ? 0 : 1;
       par[OP] = FUSED;
       par[KERNEL] = id;
       par[FIRST] = reverse ? 1 : 0;
@@ -509,8 +548,10 @@ export class ElementThreads implements ThreadedSweeps {
     }
     if (zero) this.own!.LAM.fill(0);
     // a job the pool cannot take (the first of a new version only queues the arguments) runs here
-    par[OP] = LOAD;
-    this.job(range, PARTICLES_PER_BLOCK, 0);
+    if (load) {
+      par[OP] = LOAD;
+      this.job(range, PARTICLES_PER_BLOCK, 0);
+    }
     par[KERNEL] = id;
     const cp = k.plan.colorPairs;
     const colours = cp.length - 1;
@@ -532,8 +573,10 @@ export class ElementThreads implements ThreadedSweeps {
         k.deferred += listed;
       }
     }
-    par[OP] = SAVE;
-    this.job(range, PARTICLES_PER_BLOCK, 0);
+    if (save) {
+      par[OP] = SAVE;
+      this.job(range, PARTICLES_PER_BLOCK, 0);
+    }
     return true;
   }
 }

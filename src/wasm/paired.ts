@@ -212,6 +212,11 @@ export class ParticleWindow {
   readonly aos4: boolean;
   /** aos4: the module's window moves (set by bind). */
   private moves: WindowMovesF32 | null = null;
+  /**
+   * On a shared memory swept by a worker pool: what copies the window out in blocks on the pool
+   * (element-threads.ts, ElementThreads.saveWindow; false where it cannot: flush copies it here).
+   */
+  pool: { saveWindow(store: ParticleStore, win: ParticleWindow): boolean } | null = null;
 
   constructor(plan: PairPlan, arena: Arena, f32 = false, aos4 = false) {
     this.base = plan.base;
@@ -280,19 +285,23 @@ export class ParticleWindow {
   }
 
   /**
-   * Copies the window out; while the store is `holding` (the projection stage of a serial world,
-   * src/core/stages.ts) it is held instead: the copy stays the current positions until the next
+   * Copies the window out; while the store is `holding` (the projection stage, where the next
+   * projection goes through a window too: src/core/stages.ts) it is held instead: the copy stays the current positions until the next
    * load of another window, a set that reads the store (store.settle) or the stage's end, and the
    * next sweep of a set on this window (its own or another set's of the same kernel memory:
    * pairedGroup) loads nothing (docs/performance.md, "One kernel memory per body, the window held between sweeps (session 14)").
    */
   save(store: ParticleStore): void {
     if (store.holding) store.held = this;
-    else this.flush(store);
+    else {
+      if (store.held === this) store.held = null;
+      this.flush(store);
+    }
   }
 
-  /** Copies the window out to the store (at once; see save). */
+  /** Copies the window out to the store (at once; see save): on the pool where its sweeps run there. */
   flush(store: ParticleStore): void {
+    if (this.pool?.saveWindow(store, this)) return;
     if (this.moves !== null) saveAos4(this.moves, this, this.S, store.p, 0, this.range);
     else if (this.f32) store.p.set(this.P32.subarray(0, 3 * this.range), 3 * this.base);
     else store.p.set(this.P.subarray(0, 3 * this.range), 3 * this.base);
@@ -535,13 +544,15 @@ export interface PairedHost {
  * window that all of them project on, so that a sweep of one set and the next sweep of another
  * share the copied positions (ParticleWindow.save holds it while the store is `holding`). The
  * sets must have the same window (PairPlan base and range) and precision; the bits of each
- * sweep are those of a copy of its own (the same kernels on the same values).
+ * sweep are those of a copy of its own (the same kernels on the same values). `shared`: on a
+ * shared memory, for a worker pool (the module's memory import shared: kernels.ts sharedKernel).
  */
 export function pairedGroup<E>(
   mod: WebAssembly.Module,
   name: string,
   imports: Record<string, unknown>,
   specs: readonly PairedSpec[],
+  shared = false,
 ): PairedCopy<E>[] {
   const sizing = new Arena();
   for (let i = 0; i < specs.length; i++) {
@@ -550,7 +561,7 @@ export function pairedGroup<E>(
   }
   const s0 = specs[0];
   const win = new ParticleWindow(new PairPlan(s0.set, s0.arity, s0.f32 ? 4 : 2), sizing, s0.f32, s0.aos4);
-  const instance = instantiate(mod, sizing.top, imports, name);
+  const instance = instantiate(mod, sizing.top, imports, name, shared);
   win.bind(instance.buffer, win.aos4 ? (instance.exports as unknown as WindowMovesF32) : null);
   const host: PairedHost = { arena: new Arena(), instance, win };
   const out: PairedCopy<E>[] = [];
