@@ -36,6 +36,12 @@ async function drop(files: { name: string; text: string }[]): Promise<void> {
   }, files);
 }
 
+/** Opens the gallery's index page and waits until it is up. */
+async function openIndex(): Promise<void> {
+  await page.goto(base);
+  await page.waitForFunction(() => window.pbdGallery?.state().page === 'index');
+}
+
 const meanY = (xs: number[]) => {
   let s = 0;
   for (let k = 1; k < xs.length; k += 3) s += xs[k];
@@ -187,8 +193,7 @@ describe('the gallery in Chromium', () => {
   });
 
   it('a dropped invalid scene file shows its errors, with their JSON paths, in the page', async () => {
-    await page.goto(base);
-    await page.waitForFunction(() => window.pbdGallery?.state().page === 'index');
+    await openIndex();
     const bad = {
       title: 'A broken scene',
       family: 'cloth',
@@ -211,8 +216,7 @@ describe('the gallery in Chromium', () => {
   });
 
   it('a dropped scene too large to simulate shows the field, the amount and the limit (issue 21)', async () => {
-    await page.goto(base);
-    await page.waitForFunction(() => window.pbdGallery?.state().page === 'index');
+    await openIndex();
     const big = {
       title: 'Too large',
       family: 'cloth',
@@ -250,8 +254,7 @@ describe('the gallery in Chromium', () => {
   it('a body that gains kinetic energy from nowhere puts a visible warning in the readout', async () => {
     // a forward sweep pumping energy into stiff bending (test/fixtures/cli/energy-pump.json)
     const pump = readFileSync(new URL('../fixtures/cli/energy-pump.json', import.meta.url), 'utf8');
-    await page.goto(base);
-    await page.waitForFunction(() => window.pbdGallery?.state().page === 'index');
+    await openIndex();
     await drop([{ name: 'pump.json', text: pump }]);
     await page.waitForFunction(
       () => window.pbdGallery.state().page === 'scene' && window.pbdGallery.state().ready,
@@ -288,8 +291,7 @@ describe('the gallery in Chromium', () => {
         },
       ],
     };
-    await page.goto(base);
-    await page.waitForFunction(() => window.pbdGallery?.state().page === 'index');
+    await openIndex();
     await drop([{ name: 'hanging.json', text: JSON.stringify(cloth) }]);
     await page.waitForFunction(
       () => window.pbdGallery.state().page === 'scene' && window.pbdGallery.state().ready,
@@ -344,8 +346,7 @@ describe('the gallery in Chromium', () => {
       world: { damping: 1 },
       bodies: [{ type: 'strands', name: 'fringe', strands, radius, ftl: { damping: 0.9 } }],
     };
-    await page.goto(base);
-    await page.waitForFunction(() => window.pbdGallery?.state().page === 'index');
+    await openIndex();
     await drop([{ name: 'fringe.json', text: JSON.stringify(fringe) }]);
     await page.waitForFunction(
       () => window.pbdGallery.state().page === 'scene' && window.pbdGallery.state().ready,
