@@ -36,6 +36,12 @@ async function drop(files: { name: string; text: string }[]): Promise<void> {
   }, files);
 }
 
+/** Sets the window's size for the running test; the usual 1100 × 700 comes back after it. */
+async function resizeForThisTest(width: number, height: number): Promise<void> {
+  await page.setViewportSize({ width, height });
+  onTestFinished(() => page.setViewportSize({ width: 1100, height: 700 }));
+}
+
 /** Opens the gallery's index page and waits until it is up. */
 async function openIndex(): Promise<void> {
   await page.goto(base);
@@ -101,8 +107,7 @@ describe('the gallery in Chromium', () => {
   });
 
   it('the layout: the scene fills the window; panel and readout open in a column on a wide window, closed bars on a narrow one', async () => {
-    await page.setViewportSize({ width: 1280, height: 800 });
-    onTestFinished(() => page.setViewportSize({ width: 1100, height: 700 }));
+    await resizeForThisTest(1280, 800);
     await openScene(page, base, 'cloth-drape');
     const layout = () =>
       page.evaluate(() => {
@@ -175,8 +180,7 @@ describe('the gallery in Chromium', () => {
 
   it('fluids are drawn as a continuous surface where the balls were (a smooth picture over the same pixels)', async () => {
     // a small window: software rendering of five passes is slow on a busy machine
-    await page.setViewportSize({ width: 640, height: 400 });
-    onTestFinished(() => page.setViewportSize({ width: 1100, height: 700 }));
+    await resizeForThisTest(640, 400);
     await openScene(page, base, 'fluids-dam-break');
     await page.keyboard.press(' ');
     await page.evaluate(() => window.pbdGallery.runUntil(1));
