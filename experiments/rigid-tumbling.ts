@@ -14,6 +14,7 @@
  * while L stays.
  */
 import { RigidBody, World } from '../src/index.js';
+import { quatRotateInverse } from '../src/math/quat.js';
 import { type Row, writeCsv, writeLineChart } from './plot.js';
 
 /** The box (half extents 0.1, 0.25, 0.5 m; moments I_x > I_y > I_z) spinning at ω₀, without gravity. */
@@ -28,13 +29,10 @@ function tumbler(substeps: number, omega: [number, number, number]) {
 
 /** ω in the body frame: Rᵀ ω. */
 function bodyOmega(world: World, i: number): [number, number, number] {
-  const r = world.rigids;
-  const [x, y, z, w] = [-r.q[4 * i], -r.q[4 * i + 1], -r.q[4 * i + 2], r.q[4 * i + 3]];
-  const [vx, vy, vz] = [r.omega[3 * i], r.omega[3 * i + 1], r.omega[3 * i + 2]];
-  const tx = 2 * (y * vz - z * vy),
-    ty = 2 * (z * vx - x * vz),
-    tz = 2 * (x * vy - y * vx);
-  return [vx + w * tx + (y * tz - z * ty), vy + w * ty + (z * tx - x * tz), vz + w * tz + (x * ty - y * tx)];
+  const out: [number, number, number] = [0, 0, 0];
+  const w = world.rigids.omega;
+  quatRotateInverse(out, 0, world.rigids.q, 4 * i, w[3 * i], w[3 * i + 1], w[3 * i + 2]);
+  return out;
 }
 
 export async function rigidTumbling(outDir: string): Promise<{ files: string[]; drift: Row[]; flip: Row[] }> {

@@ -13,6 +13,7 @@ import validator from 'gltf-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bake } from '../src/node/index.js';
 import { scenes, simulate, tempDir } from './cli-helpers.js';
+import { renderMeshScene } from './helpers/scenes.js';
 
 interface ExportedBody {
   name: string;
@@ -67,43 +68,23 @@ function meanY(p: ArrayLike<number>): number {
   return (3 * s) / p.length;
 }
 
-const scene = {
-  title: 'render meshes',
-  family: 'continuum',
-  world: { substeps: 5 },
-  bodies: [
-    {
-      type: 'softbody',
-      name: 'jelly',
-      tetMesh: { box: { size: [0.4, 0.4, 0.4], resolution: [3, 3, 3] } },
-      transform: { translate: [0, 0.5, 0] },
-      material: { model: 'neo-hookean', youngsModulus: 20000, poissonRatio: 0.3 },
-      render: { mesh: { icosphere: { radius: 0.18, subdivisions: 2 } } },
+const scene = renderMeshScene([
+  {
+    type: 'rigid-cluster',
+    name: 'ball',
+    mesh: { icosphere: { radius: 0.1, subdivisions: 2 } },
+    spacing: 0.05,
+    transform: { translate: [-1, 0.5, 0] },
+    angularVelocity: [0, 0, 3],
+  },
+  {
+    type: 'oriented-particles',
+    name: 'fish',
+    structure: {
+      fit: { mesh: { duck: { size: 0.2 } }, transform: { translate: [0, 0.5, 1] }, particles: 8 },
     },
-    {
-      type: 'lattice-shape',
-      name: 'duck',
-      mesh: { duck: { size: 0.2 } },
-      spacing: 0.05,
-      transform: { translate: [1, 0.5, 0] },
-    },
-    {
-      type: 'rigid-cluster',
-      name: 'ball',
-      mesh: { icosphere: { radius: 0.1, subdivisions: 2 } },
-      spacing: 0.05,
-      transform: { translate: [-1, 0.5, 0] },
-      angularVelocity: [0, 0, 3],
-    },
-    {
-      type: 'oriented-particles',
-      name: 'fish',
-      structure: {
-        fit: { mesh: { duck: { size: 0.2 } }, transform: { translate: [0, 0.5, 1] }, particles: 8 },
-      },
-    },
-  ],
-};
+  },
+]);
 const names = scene.bodies.map((b) => b.name);
 
 describe('pbdkit simulate exports render meshes (soft body, lattice, rigid cluster, oriented particles)', () => {

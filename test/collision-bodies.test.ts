@@ -5,16 +5,13 @@
  * whose indices name render vertices.
  */
 import { describe, expect, it } from 'vitest';
-import { Cloth, enableCollisions, gridMesh, icosphere, SoftBody, tetBox, World } from '../src/index.js';
+import { enableCollisions, icosphere, SoftBody, tetBox, World } from '../src/index.js';
+import { flatCloth } from './helpers/cloth.js';
 
 function softBlockOnCloth(render: boolean) {
   const world = new World({ dt: 1 / 60, substeps: 10 });
   const n = 21;
-  const cloth = new Cloth(world, {
-    mesh: gridMesh({ width: 1, height: 1, cols: n, rows: n, plane: 'xz' }),
-    density: 0.3,
-    bend: { compliance: 1 },
-  });
+  const cloth = flatCloth(world, n, 0.3);
   for (const v of [0, n - 1, n * (n - 1), n * n - 1]) cloth.pin(v);
   const block = new SoftBody(world, {
     mesh: tetBox({ size: [0.3, 0.3, 0.3], resolution: [3, 3, 3], origin: [-0.15, 0.25, -0.15] }),

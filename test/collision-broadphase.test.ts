@@ -8,13 +8,13 @@ import {
   closestSegmentSegment,
   edgeEdgeCcd,
   enableCollisions,
-  Granular,
   PlaneCollider,
   SpatialHash,
   segmentCrossesTriangle,
   vertexTriangleCcd,
   World,
 } from '../src/index.js';
+import { grainCube } from './helpers/particles.js';
 import { rng } from './helpers.js';
 
 /** Random boxes: mostly small, some large, some points, all deterministic. */
@@ -391,13 +391,7 @@ describe('candidate lists of the surface contacts', () => {
   });
 
   it('particle contacts find exactly the brute-force pairs within reach', () => {
-    const world = new World({ gravity: [0, 0, 0] });
-    const g = new Granular(world, {
-      box: { min: [0, 0, 0], max: [0.3, 0.3, 0.3] },
-      spacing: 0.03,
-      radius: 0.016,
-      jitter: 0.4,
-    });
+    const { world, g } = grainCube(0.3, 0.03, 0.016, 0.4);
     const sys = enableCollisions(world).add(g);
     const ctx = world.makeContext();
     world.store.p.set(world.store.x);

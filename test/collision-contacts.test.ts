@@ -10,6 +10,7 @@ import {
   World,
 } from '../src/index.js';
 import { countEdgeTriangleIntersections, globalTriangles } from './collision-check.js';
+import { grainCube } from './helpers/particles.js';
 import { impulseSums, rng, tangledFoldMesh } from './helpers.js';
 
 /** Σ m Δp and Σ m p × Δp of one pass of `project` from the current p (003 §3.3: both vanish). */
@@ -107,13 +108,7 @@ describe('self collision and body–body contact: momentum (003 §3.3, §4.3)', 
 
   it('particle contacts conserve linear and angular momentum per projection (frictionless), linear with friction', () => {
     for (const friction of [0, 0.6]) {
-      const world = new World({ gravity: [0, 0, 0] });
-      const g = new Granular(world, {
-        box: { min: [0, 0, 0], max: [0.2, 0.2, 0.2] },
-        spacing: 0.025,
-        radius: 0.014,
-        jitter: 0.3,
-      });
+      const { world, g } = grainCube(0.2, 0.025, 0.014, 0.3);
       const sys = enableCollisions(world, { friction }).add(g);
       const r = rng(5);
       const { x, p, v, mass } = world.store;

@@ -146,21 +146,35 @@ describe('bodies that start inside a collider (003 §3.4 static fallback)', () =
   });
 });
 
+/**
+ * A square n × n cloth (0.2 kg/m²) whose vertices `crush` has moved (x and p
+ * of store particle i), over a floor plane, with surface contacts 1 cm thick.
+ */
+function crushedCloth(
+  substeps: number,
+  size: number,
+  n: number,
+  crush: (x: Float64Array, p: Float64Array, i: number) => void,
+) {
+  const world = new World({ dt: 1 / 60, substeps });
+  const cloth = new Cloth(world, {
+    mesh: gridMesh({ width: size, height: size, cols: n, rows: n }),
+    density: 0.2,
+  });
+  const { x, p } = world.store;
+  for (let i = cloth.offset; i < cloth.offset + cloth.count; i++) crush(x, p, i);
+  world.addCollider(new PlaneCollider({}));
+  const sc = enableCollisions(world, { thickness: 0.01 }).add(cloth).surfaces;
+  return { world, cloth, x, sc };
+}
+
 describe('self collision of degenerate cloth: bounded work', () => {
   it('a cloth collapsed to one point is put back into its rest shape, with no all-pairs broad phase, and carries on', () => {
-    const world = new World({ dt: 1 / 60, substeps: 10 });
     const n = 6;
-    const cloth = new Cloth(world, {
-      mesh: gridMesh({ width: 0.5, height: 0.5, cols: n, rows: n }),
-      density: 0.2,
-    });
-    const { x, p } = world.store;
-    for (let i = cloth.offset; i < cloth.offset + cloth.count; i++) {
+    const { world, cloth, x, sc } = crushedCloth(10, 0.5, n, (x, p, i) => {
       x.set([0, 1, 0], 3 * i);
       p.set([0, 1, 0], 3 * i);
-    }
-    world.addCollider(new PlaneCollider({}));
-    const sc = enableCollisions(world, { thickness: 0.01 }).add(cloth).surfaces;
+    });
     world.step();
     // every vertex collapsed, restored once; the broad phase then sees a flat cloth (main: every pair, 2,000+)
     expect(sc.stats.vertexTriangleCandidates + sc.stats.edgeEdgeCandidates).toBeLessThan(2 * n * n);
@@ -231,20 +245,12 @@ describe('self collision of degenerate cloth: bounded work', () => {
   it('a cloth crushed into a ball of 2 % of its size (not collapsed) stays within the budgets and spreads out again', () => {
     // every edge at 2 % of its rest length (the collapse recovery takes 1 %): every triangle overlaps every
     // other (800 triangles, 320,000 triangle pairs uncapped)
-    const world = new World({ dt: 1 / 60, substeps: 5 });
-    const n = 21;
-    const cloth = new Cloth(world, {
-      mesh: gridMesh({ width: 0.6, height: 0.6, cols: n, rows: n }),
-      density: 0.2,
-    });
-    const { x, p } = world.store;
-    for (let i = cloth.offset; i < cloth.offset + cloth.count; i++)
+    const { world, cloth, x, sc } = crushedCloth(5, 0.6, 21, (x, p, i) => {
       for (let k = 0; k < 3; k++) {
         x[3 * i + k] = (k === 1 ? 0.5 : 0) + 0.02 * x[3 * i + k];
         p[3 * i + k] = x[3 * i + k];
       }
-    world.addCollider(new PlaneCollider({}));
-    const sc = enableCollisions(world, { thickness: 0.01 }).add(cloth).surfaces;
+    });
     world.step();
     const nv = sc.topology.vertexCount,
       ne = sc.topology.edgeCount;

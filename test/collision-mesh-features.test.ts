@@ -5,7 +5,8 @@
  * poking through between its vertices.
  */
 import { describe, expect, it } from 'vitest';
-import { Cloth, enableCollisions, gridMesh, MeshCollider, type TriangleMesh, World } from '../src/index.js';
+import { enableCollisions, MeshCollider, type TriangleMesh, World } from '../src/index.js';
+import { flatCloth } from './helpers/cloth.js';
 
 /** A closed, thin three-sided spike: base of radius r at y = 0, apex at y = height. */
 function spike(r: number, height: number): TriangleMesh {
@@ -25,11 +26,7 @@ function spike(r: number, height: number): TriangleMesh {
 function run(colliderFeatures: boolean) {
   const world = new World({ dt: 1 / 60, substeps: 10 });
   const n = 5;
-  const cloth = new Cloth(world, {
-    mesh: gridMesh({ width: 1, height: 1, cols: n, rows: n, plane: 'xz' }),
-    density: 0.1,
-    bend: { compliance: 1 },
-  });
+  const cloth = flatCloth(world, n, 0.1);
   for (let i = 0; i < n * n; i++) cloth.pin(i);
   // unpin the middle 3 × 3 vertices so the cloth can be lifted there, but keep the rim
   for (let r = 1; r < n - 1; r++) for (let c = 1; c < n - 1; c++) cloth.unpin(r * n + c);

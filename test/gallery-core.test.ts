@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadScene } from '../src/index.js';
 import { describeError, SimCore } from '../web/src/sim/core.js';
+import { renderMeshScene } from './helpers/scenes.js';
 
 const read = (name: string) => readFileSync(new URL(`../scenes/${name}`, import.meta.url), 'utf8');
 
@@ -130,27 +131,9 @@ describe('the gallery simulation core (what runs in the worker)', () => {
   });
 
   it('render meshes: read in place on shared memory, refreshed after each batch, equal to Body.renderPositions()', () => {
-    const scene = {
-      title: 'render meshes',
-      family: 'continuum',
-      world: { substeps: 5 },
-      bodies: [
-        {
-          type: 'softbody',
-          tetMesh: { box: { size: [0.4, 0.4, 0.4], resolution: [3, 3, 3] } },
-          transform: { translate: [0, 0.5, 0] },
-          material: { model: 'neo-hookean', youngsModulus: 20000, poissonRatio: 0.3 },
-          render: { mesh: { icosphere: { radius: 0.18, subdivisions: 2 } }, embed: 'tets' },
-        },
-        {
-          type: 'lattice-shape',
-          mesh: { duck: { size: 0.2 } },
-          spacing: 0.05,
-          transform: { translate: [1, 0.5, 0] },
-        },
-        { type: 'cloth', mesh: { grid: { width: 0.5, height: 0.5, cols: 4, rows: 4 } } },
-      ],
-    };
+    const scene = renderMeshScene([
+      { type: 'cloth', mesh: { grid: { width: 0.5, height: 0.5, cols: 4, rows: 4 } } },
+    ]);
     const text = JSON.stringify(scene);
     const core = new SimCore();
     const info = core.load(text, 'render.json', {}, true);

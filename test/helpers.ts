@@ -98,6 +98,26 @@ export const NEAR_WALLS: [number, number][] = [
   [0.25, 0.46],
 ];
 
+/** Adds a particle's m d to `linear` and m b × d (b its position, d its velocity or move) to `angular`. */
+export function addMomentum(
+  linear: number[],
+  angular: number[],
+  m: number,
+  bx: number,
+  by: number,
+  bz: number,
+  dx: number,
+  dy: number,
+  dz: number,
+): void {
+  linear[0] += m * dx;
+  linear[1] += m * dy;
+  linear[2] += m * dz;
+  angular[0] += m * (by * dz - bz * dy);
+  angular[1] += m * (bz * dx - bx * dz);
+  angular[2] += m * (bx * dy - by * dx);
+}
+
 /**
  * Σ m Δp and Σ m p × Δp (p the positions before, about the origin) of the change from `before` to
  * `after` over the particles that can move (inverse mass > 0), with the scale Σ m |Δp| (1 + |p|) to
@@ -122,12 +142,7 @@ export function impulseSums(
     const dx = after[3 * i] - bx,
       dy = after[3 * i + 1] - by,
       dz = after[3 * i + 2] - bz;
-    lin[0] += m * dx;
-    lin[1] += m * dy;
-    lin[2] += m * dz;
-    ang[0] += m * (by * dz - bz * dy);
-    ang[1] += m * (bz * dx - bx * dz);
-    ang[2] += m * (bx * dy - by * dx);
+    addMomentum(lin, ang, m, bx, by, bz, dx, dy, dz);
     scale += m * Math.hypot(dx, dy, dz) * (1 + Math.hypot(bx, by, bz));
   }
   return { linear: Math.hypot(...lin), angular: Math.hypot(...ang), scale };

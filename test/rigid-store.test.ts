@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { PbdError } from '../src/core/errors.js';
 import { RIGID_DISABLED, RIGID_NO_GRAVITY } from '../src/core/rigid-store.js';
 import { World, type WorldState } from '../src/core/world.js';
+import { quatRotateInverse } from '../src/math/quat.js';
 import { decodeWorldState, encodeWorldState } from '../src/node/state-codec.js';
 
 const g = -9.81;
@@ -20,18 +21,10 @@ function relDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
 
 /** The body-frame angular velocity Rᵀ ω of rigid body i. */
 function bodyOmega(world: World, i: number): number[] {
-  const q = world.rigids.q.subarray(4 * i, 4 * i + 4);
-  const w = world.rigids.omega.subarray(3 * i, 3 * i + 3);
-  const [x, y, z, s] = q;
-  // Rᵀ ω = conj(q) ω q
-  const tx = 2 * (z * w[1] - y * w[2]),
-    ty = 2 * (x * w[2] - z * w[0]),
-    tz = 2 * (y * w[0] - x * w[1]);
-  return [
-    w[0] + s * tx + (z * ty - y * tz),
-    w[1] + s * ty + (x * tz - z * tx),
-    w[2] + s * tz + (y * tx - x * ty),
-  ];
+  const out = [0, 0, 0];
+  const w = world.rigids.omega;
+  quatRotateInverse(out, 0, world.rigids.q, 4 * i, w[3 * i], w[3 * i + 1], w[3 * i + 2]);
+  return out;
 }
 
 /** L = R diag(I) Rᵀ ω for the unit quaternion q = (x, y, z, w). */

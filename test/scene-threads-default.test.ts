@@ -7,7 +7,7 @@
  * `threads` option win. The numbers are the same on any count (test/threads).
  */
 import { describe, expect, it } from 'vitest';
-import { loadScene } from '../src/index.js';
+import { loadScene, type World } from '../src/index.js';
 import { Budget } from '../src/io/scene/limits.js';
 import {
   estimateScene,
@@ -26,6 +26,15 @@ const work = (text: string) => {
   return b.work;
 };
 
+/** Each world runs on the thread count paired with it; every world is disposed after. */
+function expectThreads(worlds: readonly (readonly [World, number])[]): void {
+  try {
+    for (const [w, threads] of worlds) expect(w.threads).toBe(threads);
+  } finally {
+    for (const [w] of worlds) w.dispose();
+  }
+}
+
 describe('the thread default of a scene', () => {
   it('is one thread below the work worth threads and defaultThreads above it; world.threads and threads win', async () => {
     const small = scene(20);
@@ -39,11 +48,7 @@ describe('the thread default of a scene', () => {
       [loadScene(scene(200, { threads: 1 }), { defaultThreads: 2 }).world, 1],
       [loadScene(small, { defaultThreads: 2, threads: 2 }).world, 2],
     ] as const;
-    try {
-      for (const [w, threads] of worlds) expect(w.threads).toBe(threads);
-    } finally {
-      for (const [w] of worlds) w.dispose();
-    }
+    expectThreads(worlds);
   });
 
   it('gives a hair-only scene defaultThreads where the fused pass runs its one-pass form on the pool, one thread where it runs the JavaScript form, and a hair scene with more to do defaultThreads', () => {
@@ -102,10 +107,6 @@ describe('the thread default of a scene', () => {
       [loadScene(withBend, { defaultThreads: 2 }).world, 2],
       [loadScene(alone, { defaultThreads: 2, threads: 2 }).world, 2],
     ] as const;
-    try {
-      for (const [w, threads] of worlds) expect(w.threads).toBe(threads);
-    } finally {
-      for (const [w] of worlds) w.dispose();
-    }
+    expectThreads(worlds);
   });
 });

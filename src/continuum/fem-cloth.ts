@@ -1,7 +1,6 @@
-import { Body, complianceTunable, stiffnessTunable, type Tunable } from '../core/body.js';
+import { complianceTunable, stiffnessTunable, type Tunable } from '../core/body.js';
 import { RigidModeDamping } from '../core/damping.js';
 import { PbdError } from '../core/errors.js';
-import type { Motion } from '../core/motion.js';
 import type { ConstraintParams } from '../core/solver.js';
 import type { World } from '../core/world.js';
 import {
@@ -16,6 +15,7 @@ import {
   strainLimiting,
 } from '../strain-limiting/cloth-limits.js';
 import type { LongRangeAttachments, LongRangeOptions } from '../strain-limiting/long-range-attachments.js';
+import { EmbeddedBody } from './embedded-body.js';
 import { RenderEmbedding } from './embedding.js';
 import { IsometricBending } from './isometric-bending.js';
 import type { MaterialOptions, OrthotropicOptions } from './material.js';
@@ -53,7 +53,7 @@ export interface FemClothOptions {
  * triangles (StVK isotropic or orthotropic, or Neo-Hookean) and isometric
  * bending on the interior edges.
  */
-export class FemCloth extends Body {
+export class FemCloth extends EmbeddedBody {
   readonly type = 'fem-cloth';
   readonly triangles: Uint32Array;
   readonly restPositions: Float64Array;
@@ -135,21 +135,8 @@ export class FemCloth extends Body {
       : null;
   }
 
-  override renderTriangles(): Uint32Array {
-    return this.embedding ? this.embedding.triangles : this.triangles;
-  }
-
-  override renderPositions(): Float64Array {
-    return this.embedding ? this.embedding.update(this.world.store.x, this.offset) : this.positions();
-  }
-
-  override get hasRenderMesh(): boolean {
-    return this.embedding !== null;
-  }
-
-  /** Pins a vertex (body-local) where it is, to a scripted motion, or softly (compliance > 0). */
-  pin(vertex: number, motion?: Motion, compliance?: number): void {
-    this.attachVertex(vertex, 'fem-cloth', { motion, compliance });
+  protected override ownTriangles(): Uint32Array {
+    return this.triangles;
   }
 
   override tunables(): Tunable[] {

@@ -15,6 +15,15 @@ import { type TetFemArgs, tetFemGlue } from './tet-fem.generated.js';
  */
 export const PSI_TOLERANCE = 1e-14;
 
+/**
+ * The projection rule of an energy constraint C = E (tets and triangles,
+ * 002 §3): PBD stiffness k (default 1), XPBD compliance 1 (under XPBD the
+ * constraint is C = √(2E), α = 1) and damping β (default 0).
+ */
+export function energyRule(o: { stiffness?: number; damping?: number }, where: string): ProjectionRule {
+  return new ProjectionRule({ stiffness: o.stiffness ?? 1, compliance: 1, damping: o.damping ?? 0 }, where);
+}
+
 /** Largest Frobenius norm of the plastic strain, whatever γ_max (see TetFemConstraints.endStep). */
 export const PLASTIC_STRAIN_LIMIT = 0.5;
 
@@ -86,8 +95,7 @@ export class TetFemConstraints extends ElementConstraints<TetFemArgs> {
   ) {
     const where = options.where ?? 'fem';
     const material = resolveMaterial(options.material, `${where}.material`);
-    const p = { stiffness: options.stiffness ?? 1, compliance: 1, damping: options.damping ?? 0 };
-    const rule = new ProjectionRule(p, where);
+    const rule = energyRule(options, where);
     if (options.plasticity) {
       if (material.model !== 'stvk') {
         throw new PbdError(

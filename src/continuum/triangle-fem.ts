@@ -1,7 +1,6 @@
 import { ElementConstraints } from '../constraints/element-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
-import { ProjectionRule } from '../core/solver.js';
 import type { ElementGlue } from '../kernels/glue.js';
 import { type MembraneMaterial, triangleEnergy, triangleRestShape } from './energy.js';
 import {
@@ -11,7 +10,7 @@ import {
   orthotropicTensor,
   resolveMaterial,
 } from './material.js';
-import { PSI_TOLERANCE } from './tet-fem.js';
+import { energyRule, PSI_TOLERANCE } from './tet-fem.js';
 import { type TriangleFemArgs, triangleFemGlue } from './triangle-fem.generated.js';
 
 export interface TriangleFemOptions {
@@ -93,8 +92,7 @@ export class TriangleFemConstraints extends ElementConstraints<TriangleFemArgs> 
   ) {
     const where = options.where ?? 'fem';
     const material = membraneMaterial(options, where);
-    const p = { stiffness: options.stiffness ?? 1, compliance: 1, damping: options.damping ?? 0 };
-    super(new ProjectionRule(p, where));
+    super(energyRule(options, where));
     this.material = material;
     const weft = options.orthotropic?.weftDirection ?? [1, 0, 0];
     const n = triangles.length / 3;

@@ -2,15 +2,15 @@ import { PressureConstraint } from '../cloth/pressure.js';
 import { DistanceConstraints } from '../constraints/distance.js';
 import { HierarchicalSolver, type HierarchyOptions } from '../constraints/hierarchy.js';
 import { TetVolumeConstraints, tetVolume } from '../constraints/volume.js';
+import { EmbeddedBody } from '../continuum/embedded-body.js';
 import { type EmbeddingMode, RenderEmbedding } from '../continuum/embedding.js';
 import type { MaterialOptions } from '../continuum/material.js';
 import { type PlasticityOptions, TetFemConstraints } from '../continuum/tet-fem.js';
 import type { Attachments } from '../core/attachments.js';
-import { Body, complianceTunable, stiffnessTunable, type Tunable } from '../core/body.js';
+import { complianceTunable, stiffnessTunable, type Tunable } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { RigidModeDamping } from '../core/damping.js';
 import { PbdError } from '../core/errors.js';
-import type { Motion } from '../core/motion.js';
 import type { ConstraintParams } from '../core/solver.js';
 import type { World } from '../core/world.js';
 import { polarDecomposition } from '../math/polar.js';
@@ -81,7 +81,7 @@ export interface SoftBodyOptions {
  * FEM energy constraints (002) or by geometric edge + volume constraints
  * (000 §3.4.4). Renders its tet boundary, or an embedded render mesh.
  */
-export class SoftBody extends Body {
+export class SoftBody extends EmbeddedBody {
   readonly type = 'softbody';
   /** Tets in body-local vertex indices (positively oriented at rest). */
   readonly tets: Uint32Array;
@@ -264,26 +264,13 @@ export class SoftBody extends Body {
     return this.restPositions;
   }
 
-  override renderTriangles(): Uint32Array {
-    return this.embedding ? this.embedding.triangles : this.surface;
+  protected override ownTriangles(): Uint32Array {
+    return this.surface;
   }
 
   /** The tet mesh's boundary, whatever is drawn. */
   override contactTriangles(): Uint32Array {
     return this.surface;
-  }
-
-  override renderPositions(): Float64Array {
-    return this.embedding ? this.embedding.update(this.world.store.x, this.offset) : this.positions();
-  }
-
-  override get hasRenderMesh(): boolean {
-    return this.embedding !== null;
-  }
-
-  /** Pins a vertex (body-local) where it is, or to a scripted motion of it. */
-  pin(vertex: number, motion?: Motion, compliance?: number): void {
-    this.attachVertex(vertex, 'softbody', { motion, compliance });
   }
 
   /** Releases the given pinned vertices (body-local) at simulated time `time`. */

@@ -36,6 +36,18 @@ async function drop(files: { name: string; text: string }[]): Promise<void> {
   }, files);
 }
 
+/** Sets the window's size for the running test; the usual 1100 × 700 comes back after it. */
+async function resizeForThisTest(width: number, height: number): Promise<void> {
+  await page.setViewportSize({ width, height });
+  onTestFinished(() => page.setViewportSize({ width: 1100, height: 700 }));
+}
+
+/** Opens the gallery's index page and waits until it is up. */
+async function openIndex(): Promise<void> {
+  await page.goto(base);
+  await page.waitForFunction(() => window.pbdGallery?.state().page === 'index');
+}
+
 const meanY = (xs: number[]) => {
   let s = 0;
   for (let k = 1; k < xs.length; k += 3) s += xs[k];
@@ -95,8 +107,7 @@ describe('the gallery in Chromium', () => {
   });
 
   it('the layout: the scene fills the window; panel and readout open in a column on a wide window, closed bars on a narrow one', async () => {
-    await page.setViewportSize({ width: 1280, height: 800 });
-    onTestFinished(() => page.setViewportSize({ width: 1100, height: 700 }));
+    await resizeForThisTest(1280, 800);
     await openScene(page, base, 'cloth-drape');
     const layout = () =>
       page.evaluate(() => {
@@ -169,8 +180,7 @@ describe('the gallery in Chromium', () => {
 
   it('fluids are drawn as a continuous surface where the balls were (a smooth picture over the same pixels)', async () => {
     // a small window: software rendering of five passes is slow on a busy machine
-    await page.setViewportSize({ width: 640, height: 400 });
-    onTestFinished(() => page.setViewportSize({ width: 1100, height: 700 }));
+    await resizeForThisTest(640, 400);
     await openScene(page, base, 'fluids-dam-break');
     await page.keyboard.press(' ');
     await page.evaluate(() => window.pbdGallery.runUntil(1));
@@ -187,8 +197,7 @@ describe('the gallery in Chromium', () => {
   });
 
   it('a dropped invalid scene file shows its errors, with their JSON paths, in the page', async () => {
-    await page.goto(base);
-    await page.waitForFunction(() => window.pbdGallery?.state().page === 'index');
+    await openIndex();
     const bad = {
       title: 'A broken scene',
       family: 'cloth',
@@ -211,8 +220,7 @@ describe('the gallery in Chromium', () => {
   });
 
   it('a dropped scene too large to simulate shows the field, the amount and the limit (issue 21)', async () => {
-    await page.goto(base);
-    await page.waitForFunction(() => window.pbdGallery?.state().page === 'index');
+    await openIndex();
     const big = {
       title: 'Too large',
       family: 'cloth',
@@ -250,8 +258,7 @@ describe('the gallery in Chromium', () => {
   it('a body that gains kinetic energy from nowhere puts a visible warning in the readout', async () => {
     // a forward sweep pumping energy into stiff bending (test/fixtures/cli/energy-pump.json)
     const pump = readFileSync(new URL('../fixtures/cli/energy-pump.json', import.meta.url), 'utf8');
-    await page.goto(base);
-    await page.waitForFunction(() => window.pbdGallery?.state().page === 'index');
+    await openIndex();
     await drop([{ name: 'pump.json', text: pump }]);
     await page.waitForFunction(
       () => window.pbdGallery.state().page === 'scene' && window.pbdGallery.state().ready,
@@ -288,8 +295,7 @@ describe('the gallery in Chromium', () => {
         },
       ],
     };
-    await page.goto(base);
-    await page.waitForFunction(() => window.pbdGallery?.state().page === 'index');
+    await openIndex();
     await drop([{ name: 'hanging.json', text: JSON.stringify(cloth) }]);
     await page.waitForFunction(
       () => window.pbdGallery.state().page === 'scene' && window.pbdGallery.state().ready,
@@ -344,8 +350,7 @@ describe('the gallery in Chromium', () => {
       world: { damping: 1 },
       bodies: [{ type: 'strands', name: 'fringe', strands, radius, ftl: { damping: 0.9 } }],
     };
-    await page.goto(base);
-    await page.waitForFunction(() => window.pbdGallery?.state().page === 'index');
+    await openIndex();
     await drop([{ name: 'fringe.json', text: JSON.stringify(fringe) }]);
     await page.waitForFunction(
       () => window.pbdGallery.state().page === 'scene' && window.pbdGallery.state().ready,

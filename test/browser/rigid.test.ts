@@ -4,6 +4,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type QuatRotation, quatRotate, quatRotateInverse } from '../../src/math/quat.js';
 import { type Browser, launch, openScene, state } from './browser.js';
 
 const base = inject('galleryUrl');
@@ -21,18 +22,11 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** v rotated by the unit quaternion q = (x, y, z, w). */
-function rotate(q: number[], v: number[]): number[] {
-  const [x, y, z, w] = q;
-  // t = 2 q.xyz × v; v' = v + w t + q.xyz × t
-  const tx = 2 * (y * v[2] - z * v[1]),
-    ty = 2 * (z * v[0] - x * v[2]),
-    tz = 2 * (x * v[1] - y * v[0]);
-  return [
-    v[0] + w * tx + (y * tz - z * ty),
-    v[1] + w * ty + (z * tx - x * tz),
-    v[2] + w * tz + (x * ty - y * tx),
-  ];
+/** v rotated by the unit quaternion q = (x, y, z, w), or by its inverse. */
+function rotate(q: number[], v: number[], rotation: QuatRotation = quatRotate): number[] {
+  const out = [0, 0, 0];
+  rotation(out, 0, q, 0, v[0], v[1], v[2]);
+  return out;
 }
 
 const ball = async () => (await page.evaluate(() => window.pbdGallery.rigidBodies()))[0];
@@ -73,8 +67,9 @@ describe('rigid bodies in the gallery', () => {
     const radius = 0.08; // scenes/rigid-drum.json
     const q0 = b0.pose.slice(3, 7);
     const local = rotate(
-      [-q0[0], -q0[1], -q0[2], q0[3]],
+      q0,
       toCam.map((d) => (radius * d) / n0),
+      quatRotateInverse,
     );
     const gap = async () => {
       const [b, t] = await Promise.all([ball(), page.evaluate(() => window.pbdGallery.dragTarget())]);

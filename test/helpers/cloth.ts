@@ -26,3 +26,12 @@ export function hangingCloth(world: World, n: number, options: HangingClothOptio
   cloth.pin(n);
   return cloth;
 }
+
+/** A 1 m square n × n grid in the xz plane (the tests' contact sheet), with soft bending (compliance 1). */
+export function flatCloth(world: World, n: number, density: number): Cloth {
+  return new Cloth(world, {
+    mesh: gridMesh({ width: 1, height: 1, cols: n, rows: n, plane: 'xz' }),
+    density,
+    bend: { compliance: 1 },
+  });
+}

@@ -1,5 +1,5 @@
 /** Worlds of loose particles, for tests that project one constraint by hand. */
-import { World } from '../../src/index.js';
+import { Granular, World } from '../../src/index.js';
 
 /**
  * A world holding free particles at the given points (x = p) with the given
@@ -15,4 +15,21 @@ export function freeParticles(points: number[][], masses: number[]): World {
     world.store.setMass(start + k, masses[k]);
   });
   return world;
+}
+
+/** A weightless world holding a granular cube [0, size]³ of jittered grains (Granular's spacing, radius, jitter). */
+export function grainCube(
+  size: number,
+  spacing: number,
+  radius: number,
+  jitter: number,
+): { world: World; g: Granular } {
+  const world = new World({ gravity: [0, 0, 0] });
+  const g = new Granular(world, {
+    box: { min: [0, 0, 0], max: [size, size, size] },
+    spacing,
+    radius,
+    jitter,
+  });
+  return { world, g };
 }

@@ -1,6 +1,6 @@
 /** A rod's particles set spinning, and its momenta, for the rod conservation tests. */
 import type { World } from '../../src/index.js';
-import { rng } from '../helpers.js';
+import { addMomentum, rng } from '../helpers.js';
 
 /** Random velocities (±0.5 m/s) and spins (±10 rad/s) for particles offset … offset + count − 1, from a seed. */
 export function spinParticles(world: World, offset: number, count: number, seed: number): void {
@@ -29,12 +29,7 @@ export function rodMomenta(world: World, offset: number, count: number): { P: nu
     const m = s.mass[i];
     const [x, y, z] = [s.x[3 * i], s.x[3 * i + 1], s.x[3 * i + 2]];
     const [vx, vy, vz] = [s.v[3 * i], s.v[3 * i + 1], s.v[3 * i + 2]];
-    P[0] += m * vx;
-    P[1] += m * vy;
-    P[2] += m * vz;
-    L[0] += m * (y * vz - z * vy);
-    L[1] += m * (z * vx - x * vz);
-    L[2] += m * (x * vy - y * vx);
+    addMomentum(P, L, m, x, y, z, vx, vy, vz);
     const I = s.inertia[3 * i];
     if (Number.isFinite(I)) for (let k = 0; k < 3; k++) L[k] += I * s.omega[3 * i + k];
   }
