@@ -73,7 +73,7 @@ import {
   subtractProduct6,
   subtractTransposedProduct6,
   upperSolveVec6,
-} from './rod-direct-blocks.js';
+} from './rod-direct-blocks.generated.js';
 import type { StretchShearConstraints } from './rod-stretch-shear.js';
 
 /** Per block: R_kᵀ rows (9), e_k (3), T_k (9), B of its joint (9). */
