@@ -156,46 +156,37 @@ export class BendTwistConstraints implements ConstraintSet {
 
   /** The anchored joints (root first, so forward; last when reverse, mirroring the chain order). */
   private projectAnchors(ctx: StepContext): void {
-    const store = ctx.store;
-    for (let a = 0; a < this.anchorCount; a++) {
-      const i = this.anchorQ[a];
-      projectBendTwistJoint(
-        this.anchorFrame,
-        4 * a,
-        this.anchorPrev,
-        0,
-        store.qp,
-        4 * i,
-        store.q,
-        0.25 * store.invInertia[3 * i],
-        this.anchorRest,
-        4 * a,
-        this.anchorLength[a],
-        this.anchorLambda,
-        3 * a,
-        this.atScale,
-        this.gamma,
-        this.rule.kPrime,
-      );
-    }
+    const kp = this.rule.kPrime;
+    for (let a = 0; a < this.anchorCount; a++) this.projectAnchor(ctx.store, a, this.atScale, this.gamma, kp);
+  }
+
+  /**
+   * @internal Projects anchor a's joint (the clamped frame, w_q = 0, and its segment) with the uniforms
+   * of projectBendTwistJoint: this set's, or the direct rod solver's for an anchor off a chain's root.
+   */
+  projectAnchor(store: ParticleStore, a: number, atScale: Float64Array, gamma: number, kp: number): void {
+    const i = this.anchorQ[a];
+    const wu = 0.25 * store.invInertia[3 * i];
+    const F = this.anchorFrame,
+      F0 = this.anchorPrev,
+      R0 = this.anchorRest,
+      lam = this.anchorLambda;
+    const { qp, q } = store;
+    const L = this.anchorLength[a];
+    projectBendTwistJoint(F, 4 * a, F0, 0, qp, 4 * i, q, wu, R0, 4 * a, L, lam, 3 * a, atScale, gamma, kp);
   }
 
   project(ctx: StepContext): void {
     if (this.direct || (ctx.reverse && this.sweep === 'forward')) return;
-    const store = ctx.store;
-    const qp = store.qp,
-      q0 = store.q,
-      iI = store.invInertia;
+    const { qp, q: q0, invInertia: iI } = ctx.store;
     const QA = this.qa,
       QB = this.qb,
       R0 = this.restDarboux,
       JL = this.jointLength,
-      lam = this.lambda;
-    const kp = this.rule.kPrime;
-    const as0 = this.atScale[0],
-      as1 = this.atScale[1],
-      as2 = this.atScale[2];
-    const gamma = this.gamma;
+      lam = this.lambda,
+      A = this.atScale;
+    const gamma = this.gamma,
+      kp = this.rule.kPrime;
     const n = this.count;
     const rev = ctx.reverse;
     const anchors = this.anchorsEnabled && this.anchorCount > 0;
@@ -206,120 +197,7 @@ export class BendTwistConstraints implements ConstraintSet {
         ib = 4 * QB[c];
       const wq = 0.25 * iI[3 * QA[c]],
         wu = 0.25 * iI[3 * QB[c]];
-      const W = wq + wu;
-      if (W === 0) continue;
-      const qx = qp[ia],
-        qy = qp[ia + 1],
-        qz = qp[ia + 2],
-        qw = qp[ia + 3];
-      let ux = qp[ib],
-        uy = qp[ib + 1],
-        uz = qp[ib + 2],
-        uw = qp[ib + 3];
-      // Ω = q̄ u
-      let ox = qw * ux - qx * uw - qy * uz + qz * uy,
-        oy = qw * uy + qx * uz - qy * uw - qz * ux,
-        oz = qw * uz - qx * uy + qy * ux - qz * uw;
-      const ow = qw * uw + qx * ux + qy * uy + qz * uz;
-      const r = 4 * c;
-      // u′ = ±u: the one whose Ω is nearer Ω⁰
-      let sgn = 1;
-      if (ox * R0[r] + oy * R0[r + 1] + oz * R0[r + 2] + ow * R0[r + 3] < 0) {
-        sgn = -1;
-        ox = -ox;
-        oy = -oy;
-        oz = -oz;
-        ux = -ux;
-        uy = -uy;
-        uz = -uz;
-        uw = -uw;
-      }
-      const C1 = ox - R0[r],
-        C2 = oy - R0[r + 1],
-        C3 = oz - R0[r + 2];
-      const L = JL[c];
-      const at0 = as0 * L,
-        at1 = as1 * L,
-        at2 = as2 * L;
-      let r1 = -C1 - at0 * lam[3 * c],
-        r2 = -C2 - at1 * lam[3 * c + 1],
-        r3 = -C3 - at2 * lam[3 * c + 2];
-      let e0 = W,
-        e1 = W,
-        e2 = W;
-      if (gamma !== 0) {
-        // γ (∇_q C_k·(q_p − q) + ∇_{u′} C_k·(u′_p − u′)) with ∇_{u′} C_k = q e_k, ∇_q C_k = −u′ e_k
-        const dqx = qx - q0[ia],
-          dqy = qy - q0[ia + 1],
-          dqz = qz - q0[ia + 2],
-          dqw = qw - q0[ia + 3];
-        const dux = ux - sgn * q0[ib],
-          duy = uy - sgn * q0[ib + 1],
-          duz = uz - sgn * q0[ib + 2],
-          duw = uw - sgn * q0[ib + 3];
-        // (a e_k)·d = Im(ā d)_k ; so ∇C·Δ = Im(q̄ Δu′)_k − Im(ū′ Δq)_k
-        const hx = qw * dux - qx * duw - qy * duz + qz * duy - (uw * dqx - ux * dqw - uy * dqz + uz * dqy),
-          hy = qw * duy + qx * duz - qy * duw - qz * dux - (uw * dqy + ux * dqz - uy * dqw - uz * dqx),
-          hz = qw * duz - qx * duy + qy * dux - qz * duw - (uw * dqz - ux * dqy + uy * dqx - uz * dqw);
-        r1 -= gamma * hx;
-        r2 -= gamma * hy;
-        r3 -= gamma * hz;
-        e0 = e1 = e2 = (1 + gamma) * W;
-      }
-      const l1 = (kp * r1) / (e0 + at0),
-        l2 = (kp * r2) / (e1 + at1),
-        l3 = (kp * r3) / (e2 + at2);
-      lam[3 * c] += l1;
-      lam[3 * c + 1] += l2;
-      lam[3 * c + 2] += l3;
-      // Δq = −w_q u′ Λ, Δu′ = w_u q Λ (Λ = (l1, l2, l3, 0)); u = sgn u′
-      if (wq !== 0) {
-        // Δq = −w_q u′ Λ without its part along q (which only rescales q, and would shorten the rotation)
-        let ax = -wq * (uw * l1 + uy * l3 - uz * l2),
-          ay = -wq * (uw * l2 + uz * l1 - ux * l3),
-          az = -wq * (uw * l3 + ux * l2 - uy * l1),
-          aw = wq * (ux * l1 + uy * l2 + uz * l3);
-        const rq = ax * qx + ay * qy + az * qz + aw * qw;
-        ax -= rq * qx;
-        ay -= rq * qy;
-        az -= rq * qz;
-        aw -= rq * qw;
-        const nx = qx + ax,
-          ny = qy + ay,
-          nz = qz + az,
-          nw = qw + aw;
-        const len = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-        if (len > 1e-12) {
-          const il = 1 / len;
-          qp[ia] = nx * il;
-          qp[ia + 1] = ny * il;
-          qp[ia + 2] = nz * il;
-          qp[ia + 3] = nw * il;
-        }
-      }
-      if (wu !== 0) {
-        let ax = wu * (qw * l1 + qy * l3 - qz * l2),
-          ay = wu * (qw * l2 + qz * l1 - qx * l3),
-          az = wu * (qw * l3 + qx * l2 - qy * l1),
-          aw = -wu * (qx * l1 + qy * l2 + qz * l3);
-        const ru = ax * ux + ay * uy + az * uz + aw * uw;
-        ax -= ru * ux;
-        ay -= ru * uy;
-        az -= ru * uz;
-        aw -= ru * uw;
-        const nx = ux + ax,
-          ny = uy + ay,
-          nz = uz + az,
-          nw = uw + aw;
-        const len = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-        if (len > 1e-12) {
-          const il = sgn / len;
-          qp[ib] = nx * il;
-          qp[ib + 1] = ny * il;
-          qp[ib + 2] = nz * il;
-          qp[ib + 3] = nw * il;
-        }
-      }
+      projectBendTwistJoint(qp, ia, q0, wq, qp, ib, q0, wu, R0, 4 * c, JL[c], lam, 3 * c, A, gamma, kp);
     }
     if (anchors && rev) this.projectAnchors(ctx);
   }
@@ -349,7 +227,8 @@ export class BendTwistConstraints implements ConstraintSet {
  * substep Q0[qo..]; inverse mass w_q, 0 for a clamped frame) and u =
  * U[uo..uo+3] (U0, w_u), rest Darboux vector R0[ro..], joint length L,
  * multipliers lam[lo..lo+2], α̃ per unit length atScale[0..2], damping γ and
- * PBD k′ — exactly what the set's loop does for each of its joints.
+ * PBD k′: the set's loop, its anchors and the direct solver's loose anchors
+ * (rod-direct.ts) all project here.
  */
 export function projectBendTwistJoint(
   Q: Float64Array,
@@ -379,10 +258,12 @@ export function projectBendTwistJoint(
     uy = U[uo + 1],
     uz = U[uo + 2],
     uw = U[uo + 3];
+  // Ω = q̄ u
   let ox = qw * ux - qx * uw - qy * uz + qz * uy,
     oy = qw * uy + qx * uz - qy * uw - qz * ux,
     oz = qw * uz - qx * uy + qy * ux - qz * uw;
   const ow = qw * uw + qx * ux + qy * uy + qz * uz;
+  // u′ = ±u: the one whose Ω is nearer Ω⁰
   let sgn = 1;
   if (ox * R0[ro] + oy * R0[ro + 1] + oz * R0[ro + 2] + ow * R0[ro + 3] < 0) {
     sgn = -1;
@@ -402,6 +283,8 @@ export function projectBendTwistJoint(
     r3 = -(oz - R0[ro + 2]) - at2 * lam[lo + 2];
   let e = W;
   if (gamma !== 0) {
+    // γ (∇_q C_k·(q_p − q) + ∇_{u′} C_k·(u′_p − u′)) with ∇_{u′} C_k = q e_k, ∇_q C_k = −u′ e_k;
+    // (a e_k)·d = Im(ā d)_k, so ∇C·Δ = Im(q̄ Δu′)_k − Im(ū′ Δq)_k
     const dqx = qx - Q0[qo],
       dqy = qy - Q0[qo + 1],
       dqz = qz - Q0[qo + 2],
@@ -421,52 +304,53 @@ export function projectBendTwistJoint(
   lam[lo] += l1;
   lam[lo + 1] += l2;
   lam[lo + 2] += l3;
-  if (wq !== 0) {
-    // Δq = −w_q u′ Λ without its part along q (which only rescales q, and would shorten the rotation)
-    let ax = -wq * (uw * l1 + uy * l3 - uz * l2),
-      ay = -wq * (uw * l2 + uz * l1 - ux * l3),
-      az = -wq * (uw * l3 + ux * l2 - uy * l1),
-      aw = wq * (ux * l1 + uy * l2 + uz * l3);
-    const rq = ax * qx + ay * qy + az * qz + aw * qw;
-    ax -= rq * qx;
-    ay -= rq * qy;
-    az -= rq * qz;
-    aw -= rq * qw;
-    const nx = qx + ax,
-      ny = qy + ay,
-      nz = qz + az,
-      nw = qw + aw;
-    const len = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-    if (len > 1e-12) {
-      const il = 1 / len;
-      Q[qo] = nx * il;
-      Q[qo + 1] = ny * il;
-      Q[qo + 2] = nz * il;
-      Q[qo + 3] = nw * il;
-    }
-  }
-  if (wu !== 0) {
-    let ax = wu * (qw * l1 + qy * l3 - qz * l2),
-      ay = wu * (qw * l2 + qz * l1 - qx * l3),
-      az = wu * (qw * l3 + qx * l2 - qy * l1),
-      aw = -wu * (qx * l1 + qy * l2 + qz * l3);
-    const ru = ax * ux + ay * uy + az * uz + aw * uw;
-    ax -= ru * ux;
-    ay -= ru * uy;
-    az -= ru * uz;
-    aw -= ru * uw;
-    const nx = ux + ax,
-      ny = uy + ay,
-      nz = uz + az,
-      nw = uw + aw;
-    const len = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-    if (len > 1e-12) {
-      const il = sgn / len;
-      U[uo] = nx * il;
-      U[uo + 1] = ny * il;
-      U[uo + 2] = nz * il;
-      U[uo + 3] = nw * il;
-    }
+  // Δq = −w_q u′ Λ, Δu′ = w_u q Λ (Λ = (l1, l2, l3, 0)); u = sgn u′
+  if (wq !== 0) turnJointEnd(Q, qo, qx, qy, qz, qw, -wq, ux, uy, uz, uw, l1, l2, l3, 1);
+  if (wu !== 0) turnJointEnd(U, uo, ux, uy, uz, uw, wu, qx, qy, qz, qw, l1, l2, l3, sgn);
+}
+
+/**
+ * One end t of a bend–twist joint moved by Δt = s p Λ (Λ = (l1, l2, l3, 0), p the other end) without
+ * its part along t, which only rescales t and would shorten the rotation: T[o..o+3] ← sgn ·
+ * normalise(t + Δt − (Δt·t) t), left as it is where that sum vanishes.
+ */
+function turnJointEnd(
+  T: Float64Array,
+  o: number,
+  tx: number,
+  ty: number,
+  tz: number,
+  tw: number,
+  s: number,
+  px: number,
+  py: number,
+  pz: number,
+  pw: number,
+  l1: number,
+  l2: number,
+  l3: number,
+  sgn: number,
+): void {
+  let ax = s * (pw * l1 + py * l3 - pz * l2),
+    ay = s * (pw * l2 + pz * l1 - px * l3),
+    az = s * (pw * l3 + px * l2 - py * l1),
+    aw = -s * (px * l1 + py * l2 + pz * l3);
+  const r = ax * tx + ay * ty + az * tz + aw * tw;
+  ax -= r * tx;
+  ay -= r * ty;
+  az -= r * tz;
+  aw -= r * tw;
+  const nx = tx + ax,
+    ny = ty + ay,
+    nz = tz + az,
+    nw = tw + aw;
+  const len = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+  if (len > 1e-12) {
+    const il = sgn / len;
+    T[o] = nx * il;
+    T[o + 1] = ny * il;
+    T[o + 2] = nz * il;
+    T[o + 3] = nw * il;
   }
 }
 
