@@ -183,9 +183,10 @@ export class BendTwistConstraints implements ConstraintSet {
       QB = this.qb,
       R0 = this.restDarboux,
       JL = this.jointLength,
-      lam = this.lambda,
-      A = this.atScale;
-    const gamma = this.gamma,
+      lam = this.lambda;
+    // the uniforms of projectBendTwistJoint
+    const A = this.atScale,
+      gamma = this.gamma,
       kp = this.rule.kPrime;
     const n = this.count;
     const rev = ctx.reverse;
