@@ -178,16 +178,20 @@ export class BendTwistConstraints implements ConstraintSet {
 
   project(ctx: StepContext): void {
     if (this.direct || (ctx.reverse && this.sweep === 'forward')) return;
-    const { qp, q: q0, invInertia: iI } = ctx.store;
+    const store = ctx.store;
+    const qp = store.qp,
+      q0 = store.q,
+      iI = store.invInertia;
     const QA = this.qa,
       QB = this.qb,
       R0 = this.restDarboux,
       JL = this.jointLength,
       lam = this.lambda;
-    // the uniforms of projectBendTwistJoint
-    const A = this.atScale,
-      gamma = this.gamma,
-      kp = this.rule.kPrime;
+    const kp = this.rule.kPrime;
+    const as0 = this.atScale[0],
+      as1 = this.atScale[1],
+      as2 = this.atScale[2];
+    const gamma = this.gamma;
     const n = this.count;
     const rev = ctx.reverse;
     const anchors = this.anchorsEnabled && this.anchorCount > 0;
@@ -198,7 +202,75 @@ export class BendTwistConstraints implements ConstraintSet {
         ib = 4 * QB[c];
       const wq = 0.25 * iI[3 * QA[c]],
         wu = 0.25 * iI[3 * QB[c]];
-      projectBendTwistJoint(qp, ia, q0, wq, qp, ib, q0, wu, R0, 4 * c, JL[c], lam, 3 * c, A, gamma, kp);
+      const W = wq + wu;
+      if (W === 0) continue;
+      const qx = qp[ia],
+        qy = qp[ia + 1],
+        qz = qp[ia + 2],
+        qw = qp[ia + 3];
+      let ux = qp[ib],
+        uy = qp[ib + 1],
+        uz = qp[ib + 2],
+        uw = qp[ib + 3];
+      // Ω = q̄ u
+      let ox = qw * ux - qx * uw - qy * uz + qz * uy,
+        oy = qw * uy + qx * uz - qy * uw - qz * ux,
+        oz = qw * uz - qx * uy + qy * ux - qz * uw;
+      const ow = qw * uw + qx * ux + qy * uy + qz * uz;
+      const r = 4 * c;
+      // u′ = ±u: the one whose Ω is nearer Ω⁰
+      let sgn = 1;
+      if (ox * R0[r] + oy * R0[r + 1] + oz * R0[r + 2] + ow * R0[r + 3] < 0) {
+        sgn = -1;
+        ox = -ox;
+        oy = -oy;
+        oz = -oz;
+        ux = -ux;
+        uy = -uy;
+        uz = -uz;
+        uw = -uw;
+      }
+      const C1 = ox - R0[r],
+        C2 = oy - R0[r + 1],
+        C3 = oz - R0[r + 2];
+      const L = JL[c];
+      const at0 = as0 * L,
+        at1 = as1 * L,
+        at2 = as2 * L;
+      let r1 = -C1 - at0 * lam[3 * c],
+        r2 = -C2 - at1 * lam[3 * c + 1],
+        r3 = -C3 - at2 * lam[3 * c + 2];
+      let e0 = W,
+        e1 = W,
+        e2 = W;
+      if (gamma !== 0) {
+        // γ (∇_q C_k·(q_p − q) + ∇_{u′} C_k·(u′_p − u′)) with ∇_{u′} C_k = q e_k, ∇_q C_k = −u′ e_k
+        const dqx = qx - q0[ia],
+          dqy = qy - q0[ia + 1],
+          dqz = qz - q0[ia + 2],
+          dqw = qw - q0[ia + 3];
+        const dux = ux - sgn * q0[ib],
+          duy = uy - sgn * q0[ib + 1],
+          duz = uz - sgn * q0[ib + 2],
+          duw = uw - sgn * q0[ib + 3];
+        // (a e_k)·d = Im(ā d)_k ; so ∇C·Δ = Im(q̄ Δu′)_k − Im(ū′ Δq)_k
+        const hx = qw * dux - qx * duw - qy * duz + qz * duy - (uw * dqx - ux * dqw - uy * dqz + uz * dqy),
+          hy = qw * duy + qx * duz - qy * duw - qz * dux - (uw * dqy + ux * dqz - uy * dqw - uz * dqx),
+          hz = qw * duz - qx * duy + qy * dux - qz * duw - (uw * dqz - ux * dqy + uy * dqx - uz * dqw);
+        r1 -= gamma * hx;
+        r2 -= gamma * hy;
+        r3 -= gamma * hz;
+        e0 = e1 = e2 = (1 + gamma) * W;
+      }
+      const l1 = (kp * r1) / (e0 + at0),
+        l2 = (kp * r2) / (e1 + at1),
+        l3 = (kp * r3) / (e2 + at2);
+      lam[3 * c] += l1;
+      lam[3 * c + 1] += l2;
+      lam[3 * c + 2] += l3;
+      // Δq = −w_q u′ Λ, Δu′ = w_u q Λ (Λ = (l1, l2, l3, 0)); u = sgn u′
+      if (wq !== 0) turnJointEnd(qp, ia, qx, qy, qz, qw, -wq, ux, uy, uz, uw, l1, l2, l3, 1);
+      if (wu !== 0) turnJointEnd(qp, ib, ux, uy, uz, uw, wu, qx, qy, qz, qw, l1, l2, l3, sgn);
     }
     if (anchors && rev) this.projectAnchors(ctx);
   }
@@ -228,8 +300,10 @@ export class BendTwistConstraints implements ConstraintSet {
  * substep Q0[qo..]; inverse mass w_q, 0 for a clamped frame) and u =
  * U[uo..uo+3] (U0, w_u), rest Darboux vector R0[ro..], joint length L,
  * multipliers lam[lo..lo+2], α̃ per unit length atScale[0..2], damping γ and
- * PBD k′: the set's loop, its anchors and the direct solver's loose anchors
- * (rod-direct.ts) all project here.
+ * PBD k′ — exactly what the set's loop does for each of its joints (the
+ * anchors, the direct solver's loose anchors and the tests project here;
+ * the set's loop keeps its own copy of the residual: with this call per
+ * joint, not inlined, rod-1k took 1.02–1.03 times as long, session 15).
  */
 export function projectBendTwistJoint(
   Q: Float64Array,
