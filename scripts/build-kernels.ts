@@ -21,6 +21,8 @@ import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import asc from 'assemblyscript/asc';
+import { emitBlockSolve } from './kernels/emit-block-solve.js';
+import { emitBlocks6 } from './kernels/emit-blocks6.js';
 import { emitJs } from './kernels/emit-js.js';
 import { emitRowsAs, emitRowsJs, parseRows, type RowsDef } from './kernels/emit-rows.js';
 import {
@@ -358,6 +360,12 @@ export async function generateAll(): Promise<Map<string, string>> {
     const as = `wasm/${r.file.replace(/^.*\//, '').replace(/\.rows\.ts$/, '.generated.ts')}`;
     files.set(as, format(as, emitRowsAs(r, BANNER(r.file))));
   }
+  // the direct rod solver's 6 × 6 block kernels, written out from loops
+  const blocks = 'src/strands/rod-direct-blocks.generated.ts';
+  files.set(blocks, format(blocks, emitBlocks6(BANNER('scripts/kernels/emit-blocks6.ts'))));
+  // the rigid contact blocks' joint solve: its closed forms and K of four points, written out from loops
+  const blockSolve = 'src/rigid/block-solve.generated.ts';
+  files.set(blockSolve, format(blockSolve, emitBlockSolve(BANNER('scripts/kernels/emit-block-solve.ts'))));
   const elements = elementsSource(defs);
   files.set('wasm/elements.generated.ts', elements);
   const glue = 'src/wasm/element-kernels.generated.ts';

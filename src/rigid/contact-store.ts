@@ -178,24 +178,16 @@ export class ContactStore {
     this.rA[k3] = S[0];
     this.rA[k3 + 1] = S[1];
     this.rA[k3 + 2] = S[2];
-    const mats = this.materials;
-    let fB: number, sB: number, eB: number;
     let qB: Float64Array, qo: number;
     if (ib >= 0) {
       rotateBack(S, r.q, 4 * ib, P[3] - r.x[3 * ib], P[4] - r.x[3 * ib + 1], P[5] - r.x[3 * ib + 2]);
       qB = r.q;
       qo = 4 * ib;
-      fB = mats.friction[ib];
-      sB = mats.staticFriction[ib];
-      eB = mats.restitution[ib];
     } else {
       const c = this.colliders[-1 - ib];
       rotateBack(S, c.rotation, 0, P[3] - c.position[0], P[4] - c.position[1], P[5] - c.position[2]);
       qB = c.rotation;
       qo = 0;
-      fB = c.friction;
-      sB = c.staticFriction;
-      eB = c.restitution;
     }
     this.rB[k3] = S[0];
     this.rB[k3 + 1] = S[1];
@@ -216,15 +208,27 @@ export class ContactStore {
     this.nf[k] = nf;
     this.radA[k] = radA;
     this.radB[k] = radB;
-    // friction: the mean of the two; restitution: the larger
+    this.startContact(k, ia, ib);
+    if (radA === 0 && radB === 0) this.history.match(ia, ib, this.rA, this.rB, k3, reach);
+    this.relativePose(ia, ib, 7 * k);
+  }
+
+  /**
+   * Contact k of the manifold being built, of body ia and body (or collider, ib < 0) ib: its
+   * materials (friction the mean of the two, restitution the larger) and its multipliers at 0.
+   */
+  private startContact(k: number, ia: number, ib: number): void {
+    const mats = this.materials;
+    const col = ib >= 0 ? null : this.colliders[-1 - ib];
+    const fB = col ? col.friction : mats.friction[ib],
+      sB = col ? col.staticFriction : mats.staticFriction[ib],
+      eB = col ? col.restitution : mats.restitution[ib];
     this.muD[k] = 0.5 * (mats.friction[ia] + fB);
     this.muS[k] = 0.5 * (mats.staticFriction[ia] + sB);
     this.rest[k] = Math.max(mats.restitution[ia], eB);
     this.lamN[k] = this.lamT[k] = 0;
     this.first[k] = this.manifoldStart;
     this.lamNM[k] = 0;
-    if (radA === 0 && radB === 0) this.history.match(ia, ib, this.rA, this.rB, k3, reach);
-    this.relativePose(ia, ib, 7 * k);
   }
 
   /** rel[o …] ← the relative pose of body ia and body (or collider, ib < 0) ib now. */
@@ -309,23 +313,9 @@ export class ContactStore {
     const sh = Math.sin(0.5 * angle);
     if (!(tx * tx + ty * ty + tz * tz < sh * sh)) return false;
     const r = this.rigids;
-    const mats = this.materials;
-    // body 2's materials and the orientation its frame's normals turn with: a body's, or a collider's
-    let fB: number, sB: number, eB: number, qB: Float64Array, qo: number;
-    if (ib >= 0) {
-      fB = mats.friction[ib];
-      sB = mats.staticFriction[ib];
-      eB = mats.restitution[ib];
-      qB = r.q;
-      qo = 4 * ib;
-    } else {
-      const col = this.colliders[-1 - ib];
-      fB = col.friction;
-      sB = col.staticFriction;
-      eB = col.restitution;
-      qB = col.rotation;
-      qo = 0;
-    }
+    // the orientation body 2's frame's normals turn with: a body's, or a collider's
+    const qB = ib >= 0 ? r.q : this.colliders[-1 - ib].rotation,
+      qo = ib >= 0 ? 4 * ib : 0;
     this.beginManifold();
     for (let c = s; c < e; c++) {
       const k = this.count++;
@@ -343,12 +333,7 @@ export class ContactStore {
       this.nW[k3 + 2] = S[2];
       this.radA[k] = 0;
       this.radB[k] = 0;
-      this.muD[k] = 0.5 * (mats.friction[ia] + fB);
-      this.muS[k] = 0.5 * (mats.staticFriction[ia] + sB);
-      this.rest[k] = Math.max(mats.restitution[ia], eB);
-      this.lamN[k] = this.lamT[k] = 0;
-      this.first[k] = this.manifoldStart;
-      this.lamNM[k] = 0;
+      this.startContact(k, ia, ib);
       // the pose the manifold was built at stays its reference
       for (let d = 0; d < 7; d++) rel[7 * k + d] = old[7 * c + d];
     }

@@ -156,28 +156,24 @@ export class BendTwistConstraints implements ConstraintSet {
 
   /** The anchored joints (root first, so forward; last when reverse, mirroring the chain order). */
   private projectAnchors(ctx: StepContext): void {
-    const store = ctx.store;
-    for (let a = 0; a < this.anchorCount; a++) {
-      const i = this.anchorQ[a];
-      projectBendTwistJoint(
-        this.anchorFrame,
-        4 * a,
-        this.anchorPrev,
-        0,
-        store.qp,
-        4 * i,
-        store.q,
-        0.25 * store.invInertia[3 * i],
-        this.anchorRest,
-        4 * a,
-        this.anchorLength[a],
-        this.anchorLambda,
-        3 * a,
-        this.atScale,
-        this.gamma,
-        this.rule.kPrime,
-      );
-    }
+    const kp = this.rule.kPrime;
+    for (let a = 0; a < this.anchorCount; a++) this.projectAnchor(ctx.store, a, this.atScale, this.gamma, kp);
+  }
+
+  /**
+   * @internal Projects anchor a's joint (the clamped frame, w_q = 0, and its segment) with the uniforms
+   * of projectBendTwistJoint: this set's, or the direct rod solver's for an anchor off a chain's root.
+   */
+  projectAnchor(store: ParticleStore, a: number, atScale: Float64Array, gamma: number, kp: number): void {
+    const i = this.anchorQ[a];
+    const wu = 0.25 * store.invInertia[3 * i];
+    const F = this.anchorFrame,
+      F0 = this.anchorPrev,
+      R0 = this.anchorRest,
+      lam = this.anchorLambda;
+    const { qp, q } = store;
+    const L = this.anchorLength[a];
+    projectBendTwistJoint(F, 4 * a, F0, 0, qp, 4 * i, q, wu, R0, 4 * a, L, lam, 3 * a, atScale, gamma, kp);
   }
 
   project(ctx: StepContext): void {
@@ -273,53 +269,8 @@ export class BendTwistConstraints implements ConstraintSet {
       lam[3 * c + 1] += l2;
       lam[3 * c + 2] += l3;
       // Δq = −w_q u′ Λ, Δu′ = w_u q Λ (Λ = (l1, l2, l3, 0)); u = sgn u′
-      if (wq !== 0) {
-        // Δq = −w_q u′ Λ without its part along q (which only rescales q, and would shorten the rotation)
-        let ax = -wq * (uw * l1 + uy * l3 - uz * l2),
-          ay = -wq * (uw * l2 + uz * l1 - ux * l3),
-          az = -wq * (uw * l3 + ux * l2 - uy * l1),
-          aw = wq * (ux * l1 + uy * l2 + uz * l3);
-        const rq = ax * qx + ay * qy + az * qz + aw * qw;
-        ax -= rq * qx;
-        ay -= rq * qy;
-        az -= rq * qz;
-        aw -= rq * qw;
-        const nx = qx + ax,
-          ny = qy + ay,
-          nz = qz + az,
-          nw = qw + aw;
-        const len = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-        if (len > 1e-12) {
-          const il = 1 / len;
-          qp[ia] = nx * il;
-          qp[ia + 1] = ny * il;
-          qp[ia + 2] = nz * il;
-          qp[ia + 3] = nw * il;
-        }
-      }
-      if (wu !== 0) {
-        let ax = wu * (qw * l1 + qy * l3 - qz * l2),
-          ay = wu * (qw * l2 + qz * l1 - qx * l3),
-          az = wu * (qw * l3 + qx * l2 - qy * l1),
-          aw = -wu * (qx * l1 + qy * l2 + qz * l3);
-        const ru = ax * ux + ay * uy + az * uz + aw * uw;
-        ax -= ru * ux;
-        ay -= ru * uy;
-        az -= ru * uz;
-        aw -= ru * uw;
-        const nx = ux + ax,
-          ny = uy + ay,
-          nz = uz + az,
-          nw = uw + aw;
-        const len = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-        if (len > 1e-12) {
-          const il = sgn / len;
-          qp[ib] = nx * il;
-          qp[ib + 1] = ny * il;
-          qp[ib + 2] = nz * il;
-          qp[ib + 3] = nw * il;
-        }
-      }
+      if (wq !== 0) turnJointEnd(qp, ia, qx, qy, qz, qw, -wq, ux, uy, uz, uw, l1, l2, l3, 1);
+      if (wu !== 0) turnJointEnd(qp, ib, ux, uy, uz, uw, wu, qx, qy, qz, qw, l1, l2, l3, sgn);
     }
     if (anchors && rev) this.projectAnchors(ctx);
   }
@@ -349,7 +300,10 @@ export class BendTwistConstraints implements ConstraintSet {
  * substep Q0[qo..]; inverse mass w_q, 0 for a clamped frame) and u =
  * U[uo..uo+3] (U0, w_u), rest Darboux vector R0[ro..], joint length L,
  * multipliers lam[lo..lo+2], α̃ per unit length atScale[0..2], damping γ and
- * PBD k′ — exactly what the set's loop does for each of its joints.
+ * PBD k′ — exactly what the set's loop does for each of its joints (the
+ * anchors, the direct solver's loose anchors and the tests project here;
+ * the set's loop keeps its own copy of the residual: with this call per
+ * joint, not inlined, rod-1k took 1.02–1.03 times as long, session 15).
  */
 export function projectBendTwistJoint(
   Q: Float64Array,
@@ -379,10 +333,12 @@ export function projectBendTwistJoint(
     uy = U[uo + 1],
     uz = U[uo + 2],
     uw = U[uo + 3];
+  // Ω = q̄ u
   let ox = qw * ux - qx * uw - qy * uz + qz * uy,
     oy = qw * uy + qx * uz - qy * uw - qz * ux,
     oz = qw * uz - qx * uy + qy * ux - qz * uw;
   const ow = qw * uw + qx * ux + qy * uy + qz * uz;
+  // u′ = ±u: the one whose Ω is nearer Ω⁰
   let sgn = 1;
   if (ox * R0[ro] + oy * R0[ro + 1] + oz * R0[ro + 2] + ow * R0[ro + 3] < 0) {
     sgn = -1;
@@ -402,6 +358,8 @@ export function projectBendTwistJoint(
     r3 = -(oz - R0[ro + 2]) - at2 * lam[lo + 2];
   let e = W;
   if (gamma !== 0) {
+    // γ (∇_q C_k·(q_p − q) + ∇_{u′} C_k·(u′_p − u′)) with ∇_{u′} C_k = q e_k, ∇_q C_k = −u′ e_k;
+    // (a e_k)·d = Im(ā d)_k, so ∇C·Δ = Im(q̄ Δu′)_k − Im(ū′ Δq)_k
     const dqx = qx - Q0[qo],
       dqy = qy - Q0[qo + 1],
       dqz = qz - Q0[qo + 2],
@@ -421,52 +379,53 @@ export function projectBendTwistJoint(
   lam[lo] += l1;
   lam[lo + 1] += l2;
   lam[lo + 2] += l3;
-  if (wq !== 0) {
-    // Δq = −w_q u′ Λ without its part along q (which only rescales q, and would shorten the rotation)
-    let ax = -wq * (uw * l1 + uy * l3 - uz * l2),
-      ay = -wq * (uw * l2 + uz * l1 - ux * l3),
-      az = -wq * (uw * l3 + ux * l2 - uy * l1),
-      aw = wq * (ux * l1 + uy * l2 + uz * l3);
-    const rq = ax * qx + ay * qy + az * qz + aw * qw;
-    ax -= rq * qx;
-    ay -= rq * qy;
-    az -= rq * qz;
-    aw -= rq * qw;
-    const nx = qx + ax,
-      ny = qy + ay,
-      nz = qz + az,
-      nw = qw + aw;
-    const len = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-    if (len > 1e-12) {
-      const il = 1 / len;
-      Q[qo] = nx * il;
-      Q[qo + 1] = ny * il;
-      Q[qo + 2] = nz * il;
-      Q[qo + 3] = nw * il;
-    }
-  }
-  if (wu !== 0) {
-    let ax = wu * (qw * l1 + qy * l3 - qz * l2),
-      ay = wu * (qw * l2 + qz * l1 - qx * l3),
-      az = wu * (qw * l3 + qx * l2 - qy * l1),
-      aw = -wu * (qx * l1 + qy * l2 + qz * l3);
-    const ru = ax * ux + ay * uy + az * uz + aw * uw;
-    ax -= ru * ux;
-    ay -= ru * uy;
-    az -= ru * uz;
-    aw -= ru * uw;
-    const nx = ux + ax,
-      ny = uy + ay,
-      nz = uz + az,
-      nw = uw + aw;
-    const len = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-    if (len > 1e-12) {
-      const il = sgn / len;
-      U[uo] = nx * il;
-      U[uo + 1] = ny * il;
-      U[uo + 2] = nz * il;
-      U[uo + 3] = nw * il;
-    }
+  // Δq = −w_q u′ Λ, Δu′ = w_u q Λ (Λ = (l1, l2, l3, 0)); u = sgn u′
+  if (wq !== 0) turnJointEnd(Q, qo, qx, qy, qz, qw, -wq, ux, uy, uz, uw, l1, l2, l3, 1);
+  if (wu !== 0) turnJointEnd(U, uo, ux, uy, uz, uw, wu, qx, qy, qz, qw, l1, l2, l3, sgn);
+}
+
+/**
+ * One end t of a bend–twist joint moved by Δt = s p Λ (Λ = (l1, l2, l3, 0), p the other end) without
+ * its part along t, which only rescales t and would shorten the rotation: T[o..o+3] ← sgn ·
+ * normalise(t + Δt − (Δt·t) t), left as it is where that sum vanishes.
+ */
+function turnJointEnd(
+  T: Float64Array,
+  o: number,
+  tx: number,
+  ty: number,
+  tz: number,
+  tw: number,
+  s: number,
+  px: number,
+  py: number,
+  pz: number,
+  pw: number,
+  l1: number,
+  l2: number,
+  l3: number,
+  sgn: number,
+): void {
+  let ax = s * (pw * l1 + py * l3 - pz * l2),
+    ay = s * (pw * l2 + pz * l1 - px * l3),
+    az = s * (pw * l3 + px * l2 - py * l1),
+    aw = -s * (px * l1 + py * l2 + pz * l3);
+  const r = ax * tx + ay * ty + az * tz + aw * tw;
+  ax -= r * tx;
+  ay -= r * ty;
+  az -= r * tz;
+  aw -= r * tw;
+  const nx = tx + ax,
+    ny = ty + ay,
+    nz = tz + az,
+    nw = tw + aw;
+  const len = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+  if (len > 1e-12) {
+    const il = sgn / len;
+    T[o] = nx * il;
+    T[o + 1] = ny * il;
+    T[o + 2] = nz * il;
+    T[o + 3] = nw * il;
   }
 }
 

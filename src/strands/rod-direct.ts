@@ -64,7 +64,7 @@
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { ProjectionRule } from '../core/solver.js';
-import { type BendTwistConstraints, projectBendTwistJoint } from './rod-bend-twist.js';
+import type { BendTwistConstraints } from './rod-bend-twist.js';
 import {
   chol6,
   lowerSolve6,
@@ -73,7 +73,7 @@ import {
   subtractProduct6,
   subtractTransposedProduct6,
   upperSolveVec6,
-} from './rod-direct-blocks.js';
+} from './rod-direct-blocks.generated.js';
 import type { StretchShearConstraints } from './rod-stretch-shear.js';
 
 /** Per block: R_kᵀ rows (9), e_k (3), T_k (9), B of its joint (9). */
@@ -203,28 +203,9 @@ export class DirectRodSolver implements ConstraintSet {
     const bt = this.bendTwist;
     const anchors = bt?.anchorsEnabled === true;
     if (bt && anchors && this.looseAnchors.length > 0) {
-      for (let i = 0; i < this.looseAnchors.length; i++) {
-        const a = this.looseAnchors[i];
-        const qi = bt.anchorQ[a];
-        projectBendTwistJoint(
-          bt.anchorFrame,
-          4 * a,
-          bt.anchorPrev,
-          0,
-          ctx.store.qp,
-          4 * qi,
-          ctx.store.q,
-          0.25 * ctx.store.invInertia[3 * qi],
-          bt.anchorRest,
-          4 * a,
-          bt.anchorLength[a],
-          bt.anchorLambda,
-          3 * a,
-          this.btScale,
-          this.gamma,
-          this.rule.kPrime,
-        );
-      }
+      const kp = this.rule.kPrime;
+      for (let i = 0; i < this.looseAnchors.length; i++)
+        bt.projectAnchor(ctx.store, this.looseAnchors[i], this.btScale, this.gamma, kp);
     }
     for (let s = 0; s + 1 < this.chainStart.length; s++) {
       const c0 = this.chainStart[s],
