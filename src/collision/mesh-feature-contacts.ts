@@ -128,15 +128,10 @@ export class MeshFeatureContacts implements ConstraintSet {
       if (s0 === 0) {
         // the side at the start of the substep: the vertex at the previous pose against the triangle at x
         quatRotate(tmp, 0, col.prevRotation, 0, P[3 * v], P[3 * v + 1], P[3 * v + 2]);
-        s0 = planeSide(
-          x,
-          a,
-          b,
-          c,
-          tmp[0] + col.prevPosition[0],
-          tmp[1] + col.prevPosition[1],
-          tmp[2] + col.prevPosition[2],
-        );
+        const pp = col.prevPosition;
+        // which side of the triangle's plane: ±1 (none when the triangle is degenerate or q on the plane)
+        if (!foot(x, a, b, c, tmp[0] + pp[0], tmp[1] + pp[1], tmp[2] + pp[2])) continue;
+        s0 = F[0] > 0 ? 1 : F[0] < 0 ? -1 : 0;
         if (s0 === 0) continue;
       }
       // the vertex at the end of the substep against the prediction
@@ -385,20 +380,6 @@ function foot(x: Float64Array, a: number, b: number, c: number, qx: number, qy: 
   F[5] = b1;
   F[6] = b2;
   return true;
-}
-
-/** Which side of the plane of triangle (a, b, c) of x the point q lies on: ±1, or 0 when degenerate. */
-function planeSide(
-  x: Float64Array,
-  a: number,
-  b: number,
-  c: number,
-  qx: number,
-  qy: number,
-  qz: number,
-): number {
-  if (!foot(x, a, b, c, qx, qy, qz)) return 0;
-  return F[0] > 0 ? 1 : F[0] < 0 ? -1 : 0;
 }
 
 /**
