@@ -16,6 +16,8 @@
  * given the same list), and runs the serial one otherwise.
  */
 
+import { boxesOverlap } from './boxes.js';
+
 /** The node arrays of a tree (Bvh's layout: left child n + 1, right child right[n], leaves count[n] > 0). */
 export interface BvhNodes {
   box: Float64Array;
@@ -23,22 +25,6 @@ export interface BvhNodes {
   start: Int32Array;
   count: Int32Array;
   items: Int32Array;
-}
-
-/**
- * Do the closed boxes at A[oa … oa + 5] and B[ob … ob + 5] (min xyz, max
- * xyz) overlap? The one test of the tree's node pairs and item pairs (bvh.ts
- * and the parts here): small and monomorphic, so that V8 inlines it.
- */
-export function boxesOverlap(A: Float64Array, oa: number, B: Float64Array, ob: number): boolean {
-  return !(
-    A[oa] > B[ob + 3] ||
-    A[oa + 3] < B[ob] ||
-    A[oa + 1] > B[ob + 4] ||
-    A[oa + 4] < B[ob + 1] ||
-    A[oa + 2] > B[ob + 5] ||
-    A[oa + 5] < B[ob + 2]
-  );
 }
 
 /**

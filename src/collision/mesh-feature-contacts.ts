@@ -4,6 +4,7 @@ import type { ParticleStore } from '../core/particles.js';
 import type { World } from '../core/world.js';
 import { grownArray } from '../math/arrays.js';
 import { quatRotate } from '../math/quat.js';
+import { writeBox } from './boxes.js';
 import { Bvh } from './bvh.js';
 import { findColliderContacts } from './collider-contacts.js';
 import { MeshCollider } from './mesh-collider.js';
@@ -262,12 +263,7 @@ export class MeshFeatureContacts implements ConstraintSet {
         }
       }
       const o = 6 * t;
-      boxes[o] = lo0 - r;
-      boxes[o + 1] = lo1 - r;
-      boxes[o + 2] = lo2 - r;
-      boxes[o + 3] = hi0 + r;
-      boxes[o + 4] = hi1 + r;
-      boxes[o + 5] = hi2 + r;
+      writeBox(boxes, o, lo0 - r, lo1 - r, lo2 - r, hi0 + r, hi1 + r, hi2 + r);
       for (let k = 0; k < 3; k++) {
         if (boxes[o + k] < root[k]) root[k] = boxes[o + k];
         if (boxes[o + 3 + k] > root[3 + k]) root[3 + k] = boxes[o + 3 + k];
