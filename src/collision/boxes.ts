@@ -32,7 +32,9 @@ export function writeBox(
   B[o] = x0;
   B[o + 1] = y0;
   B[o + 2] = z0;
-  B[o + 3] = x1;
-  B[o + 4] = y1;
-  B[o + 5] = z1;
+  // the max corner
+  const m = o + 3;
+  B[m] = x1;
+  B[m + 1] = y1;
+  B[m + 2] = z1;
 }
