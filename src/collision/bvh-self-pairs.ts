@@ -16,6 +16,8 @@
  * given the same list), and runs the serial one otherwise.
  */
 
+import { boxesOverlap } from './boxes.js';
+
 /** The node arrays of a tree (Bvh's layout: left child n + 1, right child right[n], leaves count[n] > 0). */
 export interface BvhNodes {
   box: Float64Array;
@@ -25,20 +27,6 @@ export interface BvhNodes {
   items: Int32Array;
 }
 
-/** Do node boxes a and b overlap (closed boxes)? */
-function nodesOverlap(B: Float64Array, a: number, b: number): boolean {
-  const oa = 6 * a,
-    ob = 6 * b;
-  return !(
-    B[oa] > B[ob + 3] ||
-    B[oa + 3] < B[ob] ||
-    B[oa + 1] > B[ob + 4] ||
-    B[oa + 4] < B[ob + 1] ||
-    B[oa + 2] > B[ob + 5] ||
-    B[oa + 5] < B[ob + 2]
-  );
-}
-
 /**
  * Writes the children of node pair (a, b), in the order the serial
  * traversal pushes them (it pops them in reverse), to out[2o …]; returns
@@ -46,10 +34,27 @@ function nodesOverlap(B: Float64Array, a: number, b: number): boolean {
  * (a, b) must not be two leaves.
  */
 function childPairs(N: BvhNodes, a: number, b: number, out: Int32Array, o: number): number {
-  const B = N.box,
-    count = N.count,
-    right = N.right;
-  if (a !== b && !nodesOverlap(B, a, b)) return 0;
+  if (a !== b && !boxesOverlap(N.box, 6 * a, N.box, 6 * b)) return 0;
+  return pushChildPairs(N.box, N.count, N.right, a, b, out, o);
+}
+
+/**
+ * The children of node pair (a, b) whose boxes overlap, as the traversals
+ * push them (Bvh.selfPairs, selfPairsBounded, and the parts here), to
+ * out[2o …]; returns how many. A node against itself: its two children
+ * against themselves and against each other (3); two different nodes: the
+ * inner one split (the larger one, by the sum of its box's extents, when
+ * both are inner) against the other (2). (a, b) must not be two leaves.
+ */
+export function pushChildPairs(
+  B: Float64Array,
+  count: Int32Array,
+  right: Int32Array,
+  a: number,
+  b: number,
+  out: Int32Array,
+  o: number,
+): number {
   if (a === b) {
     const r = right[a];
     out[2 * o] = a + 1;
@@ -174,7 +179,7 @@ export function selfPairsOfNodes(
     }
     const ca = count[a],
       cb = count[b];
-    if (a !== b && !nodesOverlap(B, a, b)) continue;
+    if (a !== b && !boxesOverlap(B, 6 * a, B, 6 * b)) continue;
     if (ca > 0 && cb > 0) {
       const sa = start[a],
         sb = start[b];
@@ -182,16 +187,7 @@ export function selfPairsOfNodes(
         const i = items[k];
         const oi = 6 * i;
         for (let l = a === b ? k + 1 : sb; l < sb + cb; l++) {
-          const oj = 6 * items[l];
-          if (
-            boxes[oi] > boxes[oj + 3] ||
-            boxes[oi + 3] < boxes[oj] ||
-            boxes[oi + 1] > boxes[oj + 4] ||
-            boxes[oi + 4] < boxes[oj + 1] ||
-            boxes[oi + 2] > boxes[oj + 5] ||
-            boxes[oi + 5] < boxes[oj + 2]
-          )
-            continue;
+          if (!boxesOverlap(boxes, oi, boxes, 6 * items[l])) continue;
           if (n === cap) return -1;
           out[2 * n] = i;
           out[2 * n + 1] = items[l];
@@ -200,7 +196,7 @@ export function selfPairsOfNodes(
       }
       continue;
     }
-    sp += 2 * childPairs(N, a, b, st, sp >> 1);
+    sp += 2 * pushChildPairs(B, count, N.right, a, b, st, sp >> 1);
   }
   return n;
 }

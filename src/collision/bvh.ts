@@ -1,4 +1,5 @@
 import { grownArray } from '../math/arrays.js';
+import { boxesOverlap, writeBox } from './boxes.js';
 import { queryNodes } from './bvh-self-pairs.js';
 
 /**
@@ -121,24 +122,9 @@ export class Bvh {
       this.count[node] = m;
       return node;
     }
-    let lo0 = Infinity,
-      lo1 = Infinity,
-      lo2 = Infinity,
-      hi0 = -Infinity,
-      hi1 = -Infinity,
-      hi2 = -Infinity;
-    for (let k = begin; k < end; k++) {
-      const c = 3 * this.items[k];
-      lo0 = Math.min(lo0, centroid[c]);
-      hi0 = Math.max(hi0, centroid[c]);
-      lo1 = Math.min(lo1, centroid[c + 1]);
-      hi1 = Math.max(hi1, centroid[c + 1]);
-      lo2 = Math.min(lo2, centroid[c + 2]);
-      hi2 = Math.max(hi2, centroid[c + 2]);
-    }
-    const ex = hi0 - lo0,
-      ey = hi1 - lo1,
-      ez = hi2 - lo2;
+    const ex = centroidExtent(this.items, centroid, begin, end, 0),
+      ey = centroidExtent(this.items, centroid, begin, end, 1),
+      ez = centroidExtent(this.items, centroid, begin, end, 2);
     const axis = ex >= ey && ex >= ez ? 0 : ey >= ez ? 1 : 2;
     const mid = begin + (m >> 1);
     selectNth(this.items, centroid, axis, begin, end - 1, mid);
@@ -186,12 +172,7 @@ export class Bvh {
       y1 = Math.max(B[l + 4], B[r + 4]);
       z1 = Math.max(B[l + 5], B[r + 5]);
     }
-    B[o] = x0;
-    B[o + 1] = y0;
-    B[o + 2] = z0;
-    B[o + 3] = x1;
-    B[o + 4] = y1;
-    B[o + 5] = z1;
+    writeBox(B, o, x0, y0, z0, x1, y1, z1);
   }
 
   /**
@@ -249,77 +230,7 @@ export class Bvh {
    * marked item are not descended against each other). Returns pairCount.
    */
   selfPairs(boxes: Float64Array, marked: Uint8Array | null = null): number {
-    if (marked === null) return this.selfPairsBounded(boxes, 0x7fffffff, 0);
-    this.pairCount = 0;
-    if (this.itemCount < 2) return 0;
-    const mk = this.markNodes(marked) as Uint8Array;
-    let st = this.pairStack;
-    let sp = 0;
-    st[sp++] = 0;
-    st[sp++] = 0;
-    const B = this.box,
-      count = this.count,
-      right = this.right;
-    while (sp > 0) {
-      const b = st[--sp],
-        a = st[--sp];
-      if (sp + 6 > st.length) st = this.growStack();
-      if (a === b) {
-        if (mk[a] === 0) continue;
-        const c = count[a];
-        if (c > 0) {
-          const s = this.start[a];
-          for (let k = s; k < s + c; k++)
-            for (let l = k + 1; l < s + c; l++) this.testItems(boxes, this.items[k], this.items[l], marked);
-        } else {
-          const r = right[a];
-          st[sp++] = a + 1;
-          st[sp++] = a + 1;
-          st[sp++] = r;
-          st[sp++] = r;
-          st[sp++] = a + 1;
-          st[sp++] = r;
-        }
-        continue;
-      }
-      if (mk[a] === 0 && mk[b] === 0) continue;
-      const oa = 6 * a,
-        ob = 6 * b;
-      if (
-        B[oa] > B[ob + 3] ||
-        B[oa + 3] < B[ob] ||
-        B[oa + 1] > B[ob + 4] ||
-        B[oa + 4] < B[ob + 1] ||
-        B[oa + 2] > B[ob + 5] ||
-        B[oa + 5] < B[ob + 2]
-      )
-        continue;
-      const ca = count[a],
-        cb = count[b];
-      if (ca > 0 && cb > 0) {
-        const sa = this.start[a],
-          sb = this.start[b];
-        for (let k = sa; k < sa + ca; k++)
-          for (let l = sb; l < sb + cb; l++) this.testItems(boxes, this.items[k], this.items[l], marked);
-      } else if (
-        cb > 0 ||
-        (ca === 0 &&
-          B[oa + 3] - B[oa] + B[oa + 4] - B[oa + 1] + B[oa + 5] - B[oa + 2] >=
-            B[ob + 3] - B[ob] + B[ob + 4] - B[ob + 1] + B[ob + 5] - B[ob + 2])
-      ) {
-        // descend the inner node (the larger one when both are inner)
-        st[sp++] = a + 1;
-        st[sp++] = b;
-        st[sp++] = right[a];
-        st[sp++] = b;
-      } else {
-        st[sp++] = a;
-        st[sp++] = b + 1;
-        st[sp++] = a;
-        st[sp++] = right[b];
-      }
-    }
-    return this.pairCount;
+    return this.selfPairsBounded(boxes, 0x7fffffff, 0, marked);
   }
 
   /** Items that reached `perItem` pairs in the last selfPairsBounded. */
@@ -339,9 +250,15 @@ export class Bvh {
    * counts them), and the search stops at `maxPairs` pairs (`truncated`;
    * 0: no limit). Below both limits the pairs are those of selfPairs, in the
    * same order. The work is then bounded by the budgets, not by the
-   * overlaps. Returns pairCount.
+   * overlaps. `marked`: as in selfPairs (the one traversal of both).
+   * Returns pairCount.
    */
-  selfPairsBounded(boxes: Float64Array, perItem: number, maxPairs: number): number {
+  selfPairsBounded(
+    boxes: Float64Array,
+    perItem: number,
+    maxPairs: number,
+    marked: Uint8Array | null = null,
+  ): number {
     this.pairCount = 0;
     this.saturated = 0;
     this.truncated = false;
@@ -362,27 +279,17 @@ export class Bvh {
     st[sp++] = 0;
     const B = this.box,
       items = this.items,
-      start = this.start;
+      start = this.start,
+      mk = this.markNodes(marked);
     while (sp > 0) {
       const b = st[--sp],
         a = st[--sp];
       if (sp + 6 > st.length) st = this.growStack();
-      if (open[a] === 0 || open[b] === 0) continue;
+      // (with marks: two subtrees without a marked item are not descended against each other)
+      if (open[a] === 0 || open[b] === 0 || (mk !== null && mk[a] === 0 && mk[b] === 0)) continue;
       const ca = count[a],
         cb = count[b];
-      if (a !== b) {
-        const oa = 6 * a,
-          ob = 6 * b;
-        if (
-          B[oa] > B[ob + 3] ||
-          B[oa + 3] < B[ob] ||
-          B[oa + 1] > B[ob + 4] ||
-          B[oa + 4] < B[ob + 1] ||
-          B[oa + 2] > B[ob + 5] ||
-          B[oa + 5] < B[ob + 2]
-        )
-          continue;
-      }
+      if (a !== b && !boxesOverlap(B, 6 * a, B, 6 * b)) continue;
       if (ca > 0 && cb > 0) {
         // the two leaves (or a leaf against itself, each pair once), in the order of leafPairs
         const sa = start[a],
@@ -392,19 +299,9 @@ export class Bvh {
           for (let l = a === b ? k + 1 : sb; l < sb + cb; l++) {
             if (ip[i] >= perItem) break;
             const j = items[l];
-            if (ip[j] >= perItem) continue;
-            // the test of testItems, inline: a tight loop over the two leaves (docs/collision.md, issue 4)
-            const oi = 6 * i,
-              oj = 6 * j;
-            if (
-              boxes[oi] > boxes[oj + 3] ||
-              boxes[oi + 3] < boxes[oj] ||
-              boxes[oi + 1] > boxes[oj + 4] ||
-              boxes[oi + 4] < boxes[oj + 1] ||
-              boxes[oi + 2] > boxes[oj + 5] ||
-              boxes[oi + 5] < boxes[oj + 2]
-            )
-              continue;
+            if (ip[j] >= perItem || (marked !== null && marked[i] === 0 && marked[j] === 0)) continue;
+            // a tight loop over the two leaves (docs/collision.md, issue 4)
+            if (!boxesOverlap(boxes, 6 * i, boxes, 6 * j)) continue;
             let np = this.pairCount;
             if (2 * np + 2 > this.pairs.length) this.pairs = grownArray(this.pairs, 2 * this.pairs.length);
             this.pairs[2 * np] = i;
@@ -420,6 +317,7 @@ export class Bvh {
         }
         continue;
       }
+      // the children (pushChildPairs, bvh-self-pairs.ts, written out: its call cost this loop 2–4 %)
       if (a === b) {
         const r = right[a];
         st[sp++] = a + 1;
@@ -472,30 +370,28 @@ export class Bvh {
     return mk;
   }
 
-  private testItems(boxes: Float64Array, i: number, j: number, marked: Uint8Array | null): void {
-    if (marked !== null && marked[i] === 0 && marked[j] === 0) return;
-    const oi = 6 * i,
-      oj = 6 * j;
-    if (
-      boxes[oi] > boxes[oj + 3] ||
-      boxes[oi + 3] < boxes[oj] ||
-      boxes[oi + 1] > boxes[oj + 4] ||
-      boxes[oi + 4] < boxes[oj + 1] ||
-      boxes[oi + 2] > boxes[oj + 5] ||
-      boxes[oi + 5] < boxes[oj + 2]
-    )
-      return;
-    if (2 * this.pairCount + 2 > this.pairs.length)
-      this.pairs = grownArray(this.pairs, 2 * this.pairs.length);
-    this.pairs[2 * this.pairCount] = i;
-    this.pairs[2 * this.pairCount + 1] = j;
-    this.pairCount++;
-  }
-
   private growStack(): Int32Array {
     this.pairStack = grownArray(this.pairStack, 2 * this.pairStack.length);
     return this.pairStack;
   }
+}
+
+/** The extent (max − min) of the centroids of items[begin .. end) on `axis` (set-up: the split axis). */
+function centroidExtent(
+  items: Int32Array,
+  centroid: Float64Array,
+  begin: number,
+  end: number,
+  axis: number,
+): number {
+  let lo = Infinity,
+    hi = -Infinity;
+  for (let k = begin; k < end; k++) {
+    const v = centroid[3 * items[k] + axis];
+    lo = Math.min(lo, v);
+    hi = Math.max(hi, v);
+  }
+  return hi - lo;
 }
 
 /** Quickselect: reorders items[lo..hi] so that items[k] has the k-th smallest centroid on `axis`. */

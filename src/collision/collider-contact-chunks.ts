@@ -1,4 +1,5 @@
 import type { ParticleStore } from '../core/particles.js';
+import { writeBox } from './boxes.js';
 
 /**
  * Fills the collider contacts' chunk boxes (over x and p of `chunk` consecutive particles) and
@@ -92,13 +93,7 @@ export function chunkBoxesRange(
       const r = radius[i] + Math.sqrt(mx * mx + my * my + mz * mz);
       if (r > m) m = r;
     }
-    const b6 = 6 * ch;
-    box[b6] = x0;
-    box[b6 + 1] = y0;
-    box[b6 + 2] = z0;
-    box[b6 + 3] = x1;
-    box[b6 + 4] = y1;
-    box[b6 + 5] = z1;
+    writeBox(box, 6 * ch, x0, y0, z0, x1, y1, z1);
     reach[ch] = m;
   }
 }

@@ -3,6 +3,7 @@ import type { SharedTask } from '../core/step-context.js';
 import type { WorldCollider } from '../core/world-collider.js';
 import { quatRotate, quatRotateInverse } from '../math/quat.js';
 import { chunkBoxesRange, incomingSlip } from './collider-contact-chunks.js';
+import type { PlainContacts } from './collider-contacts-blocks.js';
 import type { SphereContactsTarget } from './collider-contacts-sphere.js';
 
 /**
@@ -25,8 +26,8 @@ import type { SphereContactsTarget } from './collider-contacts-sphere.js';
  * substep whose arrays the workers do not hold yet.
  */
 
-/** What the workers read and write (the arguments of the 'collider-plane-contacts' task). */
-export interface PlaneArrays {
+/** What the workers read and write (the arguments of the 'collider-plane-contacts' task): the contact list's arrays (PlainContacts) and these. */
+export interface PlaneArrays extends PlainContacts {
   /** The plane and the substep's numbers (T_*), on a SharedArrayBuffer. */
   T: Float64Array;
   /** Per block (B_STRIDE each): contacts, chunk tests, chunks culled, deep particles, first contact. */
@@ -38,24 +39,12 @@ export interface PlaneArrays {
   radius: Float64Array;
   group: Int32Array;
   mask: Int32Array;
-  particle: Int32Array;
-  collider: Int32Array;
-  q: Float64Array;
-  n: Float64Array;
-  lambdaN: Float64Array;
-  lambdaT: Float64Array;
-  slid: Uint8Array;
-  incoming: Float64Array;
   vn0: Float64Array;
   deep: Uint8Array;
   rigid: Int32Array;
-  anchorAt: Float64Array;
   contactOf: Int32Array;
   anchorOf: Int32Array;
   anchorSeen: Int32Array;
-  anchorLocal: Float64Array;
-  stickN: Float64Array;
-  stickT: Float64Array;
   chunkBox: Float64Array;
   chunkReach: Float64Array;
   /** Per particle slot: block b's COUNT pass lists its contact particles from b·size on, for its FILL pass. */

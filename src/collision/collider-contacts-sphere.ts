@@ -38,6 +38,34 @@ export interface SphereContactsTarget extends PlainContacts {
 }
 
 /**
+ * SphereCollider.distanceAt at P[o …] with the centre (cx, cy, cz) read out of the loop: the unit
+ * normal into nrm[0..2], the signed distance |P − c| − radius returned; at the centre itself
+ * distanceAt's own fallback. Small, so that V8 inlines it into the loop below.
+ */
+function sphereDistanceAt(
+  col: SphereLike,
+  P: Float64Array,
+  o: number,
+  cx: number,
+  cy: number,
+  cz: number,
+  nrm: Float64Array,
+): number {
+  const bx = P[o] - cx,
+    by = P[o + 1] - cy,
+    bz = P[o + 2] - cz;
+  const len = Math.sqrt(bx * bx + by * by + bz * bz);
+  if (len > 1e-12) {
+    nrm[0] = bx / len;
+    nrm[1] = by / len;
+    nrm[2] = bz / len;
+    return len - col.radius;
+  }
+  col.distanceAt(P, o, nrm);
+  return nrm[3];
+}
+
+/**
  * The collider contacts of one sphere that follows no rigid body, generated
  * and recorded (with each particle's friction anchor) in one flat pass over
  * the particles: the hot loop of hair on a head (hair-10k: 74,000 contacts
@@ -162,7 +190,6 @@ export function generateSphereContacts(
       az = xz - cpz;
     // (the normal at x is needed only by the static fallback, and divided out only there)
     const lenX = Math.sqrt(ax * ax + ay * ay + az * az);
-    let len = lenX;
     let nx: number, ny: number, nz: number, dX: number;
     if (lenX > 1e-12) dX = lenX - rad;
     else {
@@ -199,42 +226,19 @@ export function generateSphereContacts(
         qx = xx + t * mx;
         qy = xy + t * my;
         qz = xz + t * mz;
-        const hx = qx - cpx,
-          hy = qy - cpy,
-          hz = qz - cpz;
-        len = Math.sqrt(hx * hx + hy * hy + hz * hz);
-        if (len > 1e-12) {
-          nx = hx / len;
-          ny = hy / len;
-          nz = hz / len;
-        } else {
-          const hit = cc.hit;
-          hit[0] = qx;
-          hit[1] = qy;
-          hit[2] = qz;
-          col.distanceAt(hit, 0, nrm);
-          nx = nrm[0];
-          ny = nrm[1];
-          nz = nrm[2];
-        }
+        const hit = cc.hit;
+        hit[0] = qx;
+        hit[1] = qy;
+        hit[2] = qz;
+        sphereDistanceAt(col, hit, 0, cpx, cpy, cpz, nrm);
+        nx = nrm[0];
+        ny = nrm[1];
+        nz = nrm[2];
       } else {
-        const bx = px - cpx,
-          by = py - cpy,
-          bz = pz - cpz;
-        len = Math.sqrt(bx * bx + by * by + bz * bz);
-        let dP: number;
-        if (len > 1e-12) {
-          nx = bx / len;
-          ny = by / len;
-          nz = bz / len;
-          dP = len - rad;
-        } else {
-          col.distanceAt(p, i3, nrm);
-          nx = nrm[0];
-          ny = nrm[1];
-          nz = nrm[2];
-          dP = nrm[3];
-        }
+        const dP = sphereDistanceAt(col, p, i3, cpx, cpy, cpz, nrm);
+        nx = nrm[0];
+        ny = nrm[1];
+        nz = nrm[2];
         if (dP >= 2 * (r + seg)) continue; // out of reach this substep (see ColliderContacts)
         qx = px - (dP - r) * nx;
         qy = py - (dP - r) * ny;
@@ -281,23 +285,10 @@ export function generateSphereContacts(
       const qpx = p[i3],
         qpy = p[i3 + 1],
         qpz = p[i3 + 2];
-      const bx = qpx - cpx,
-        by = qpy - cpy,
-        bz = qpz - cpz;
-      len = Math.sqrt(bx * bx + by * by + bz * bz);
-      let dP: number;
-      if (len > 1e-12) {
-        nx = bx / len;
-        ny = by / len;
-        nz = bz / len;
-        dP = len - rad;
-      } else {
-        col.distanceAt(p, i3, nrm);
-        nx = nrm[0];
-        ny = nrm[1];
-        nz = nrm[2];
-        dP = nrm[3];
-      }
+      const dP = sphereDistanceAt(col, p, i3, cpx, cpy, cpz, nrm);
+      nx = nrm[0];
+      ny = nrm[1];
+      nz = nrm[2];
       qx = qpx - (dP - r) * nx;
       qy = qpy - (dP - r) * ny;
       qz = qpz - (dP - r) * nz;

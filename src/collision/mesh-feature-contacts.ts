@@ -4,6 +4,7 @@ import type { ParticleStore } from '../core/particles.js';
 import type { World } from '../core/world.js';
 import { grownArray } from '../math/arrays.js';
 import { quatRotate } from '../math/quat.js';
+import { writeBox } from './boxes.js';
 import { Bvh } from './bvh.js';
 import { findColliderContacts } from './collider-contacts.js';
 import { MeshCollider } from './mesh-collider.js';
@@ -128,15 +129,10 @@ export class MeshFeatureContacts implements ConstraintSet {
       if (s0 === 0) {
         // the side at the start of the substep: the vertex at the previous pose against the triangle at x
         quatRotate(tmp, 0, col.prevRotation, 0, P[3 * v], P[3 * v + 1], P[3 * v + 2]);
-        s0 = planeSide(
-          x,
-          a,
-          b,
-          c,
-          tmp[0] + col.prevPosition[0],
-          tmp[1] + col.prevPosition[1],
-          tmp[2] + col.prevPosition[2],
-        );
+        const pp = col.prevPosition;
+        // which side of the triangle's plane: ±1 (none when the triangle is degenerate or q on the plane)
+        if (!foot(x, a, b, c, tmp[0] + pp[0], tmp[1] + pp[1], tmp[2] + pp[2])) continue;
+        s0 = F[0] > 0 ? 1 : F[0] < 0 ? -1 : 0;
         if (s0 === 0) continue;
       }
       // the vertex at the end of the substep against the prediction
@@ -267,12 +263,7 @@ export class MeshFeatureContacts implements ConstraintSet {
         }
       }
       const o = 6 * t;
-      boxes[o] = lo0 - r;
-      boxes[o + 1] = lo1 - r;
-      boxes[o + 2] = lo2 - r;
-      boxes[o + 3] = hi0 + r;
-      boxes[o + 4] = hi1 + r;
-      boxes[o + 5] = hi2 + r;
+      writeBox(boxes, o, lo0 - r, lo1 - r, lo2 - r, hi0 + r, hi1 + r, hi2 + r);
       for (let k = 0; k < 3; k++) {
         if (boxes[o + k] < root[k]) root[k] = boxes[o + k];
         if (boxes[o + 3 + k] > root[3 + k]) root[3 + k] = boxes[o + 3 + k];
@@ -385,20 +376,6 @@ function foot(x: Float64Array, a: number, b: number, c: number, qx: number, qy: 
   F[5] = b1;
   F[6] = b2;
   return true;
-}
-
-/** Which side of the plane of triangle (a, b, c) of x the point q lies on: ±1, or 0 when degenerate. */
-function planeSide(
-  x: Float64Array,
-  a: number,
-  b: number,
-  c: number,
-  qx: number,
-  qy: number,
-  qz: number,
-): number {
-  if (!foot(x, a, b, c, qx, qy, qz)) return 0;
-  return F[0] > 0 ? 1 : F[0] < 0 ? -1 : 0;
 }
 
 /**

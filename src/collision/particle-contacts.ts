@@ -6,8 +6,7 @@ import type { SystemKind, World } from '../core/world.js';
 import { grownArray } from '../math/arrays.js';
 import { incomingSlip } from './collider-contact-chunks.js';
 import type { ContactGroup } from './contact-groups.js';
-import { allowedPairs, contactFriction, registerGroup, switchPair } from './contact-groups.js';
-import { SpatialHash } from './spatial-hash.js';
+import { allowedPairs, BodyPairContacts, contactFriction } from './contact-groups.js';
 
 /** Contact settings of the particles of one body. */
 export interface ParticleContactOptions {
@@ -93,31 +92,16 @@ const particleContactsKind: SystemKind<ParticleContacts> = {
  * Restitution reflects the relative normal velocity in the velocity pass
  * (Algorithm 1, line 16).
  */
-export class ParticleContacts implements ConstraintSet {
+export class ParticleContacts extends BodyPairContacts<ParticleGroup> implements ConstraintSet {
   readonly kind = 'particle-contact';
   readonly violationUnit = 'm';
   readonly order = 105;
-  enabled = true;
-  /** Contacts of the current substep. */
-  count = 0;
-  /** Extra reach (fraction of r_i + r_j) within which pairs are collected. Default 0.5. */
-  marginFactor = 0.5;
-  /** Particles whose candidates reached MAX_CANDIDATES_PER_PARTICLE, or contacts MAX_CONTACTS_PER_PARTICLE, in a substep, since the start. */
-  capped = 0;
-  /** Candidate pairs tested since the start (the broad phase's answers: the work of the narrow phase). */
-  candidates = 0;
-  private readonly groups: ParticleGroup[] = [];
-  private readonly hash = new SpatialHash(1);
-  private pairOff = new Map<number, boolean>();
+  protected readonly what = 'particle';
   // the particles taking part
   private particle = new Int32Array(0);
   private groupOf = new Int32Array(0);
-  private n = 0;
-  private boxes = new Float64Array(0);
-  private dirty = true;
   private activeTotal = 0;
-  /** allowedPair[a · G + b]: may groups a and b be in contact? Box of each group's particle boxes (min, max). */
-  private allowedPair = new Uint8Array(0);
+  /** Box of each group's particle boxes (min, max). */
   private groupBox = new Float64Array(0);
   // contacts
   private pi = new Int32Array(0);
@@ -167,16 +151,8 @@ export class ParticleContacts implements ConstraintSet {
     const e = o.restitution ?? 0;
     if (!(e >= 0 && e <= 1))
       throw new PbdError('contact/restitution', `${where}.restitution`, `must lie in [0, 1], got ${e}`);
-    const group = { body, self: o.self ?? true, friction: mu, staticFriction: mus, restitution: e };
     // registered already (by its family, then by the collision system): the new settings replace the old
-    registerGroup(this.groups, group);
-    this.dirty = true;
-  }
-
-  /** Switches particle contact between two registered bodies (a === b: within one body). */
-  setPair(a: Body, b: Body, enabled: boolean): void {
-    switchPair(this.groups, this.pairOff, a, b, enabled, 'particle');
-    this.dirty = true;
+    this.register({ body, self: o.self ?? true, friction: mu, staticFriction: mus, restitution: e });
   }
 
   private refresh(store: ParticleStore): void {
@@ -261,8 +237,7 @@ export class ParticleContacts implements ConstraintSet {
       }
     }
     const hash = this.hash;
-    hash.fitCellSize(boxes, n);
-    hash.build(boxes, n);
+    this.buildHash();
     for (let a = 0; a < n; a++) {
       const o = 6 * a;
       const ga = gof[a];
@@ -279,19 +254,9 @@ export class ParticleContacts implements ConstraintSet {
           gBox[q + 5] >= boxes[o + 2];
       }
       if (!near) continue;
-      const m = hash.query(
-        boxes[o],
-        boxes[o + 1],
-        boxes[o + 2],
-        boxes[o + 3],
-        boxes[o + 4],
-        boxes[o + 5],
-        a,
-        MAX_CANDIDATES_PER_PARTICLE,
-      );
+      const m = this.queryCandidates(a, MAX_CANDIDATES_PER_PARTICLE);
       if (hash.truncated) this.cap();
       if (m === 0) continue;
-      this.candidates += m;
       const res = hash.result;
       const i = part[a],
         i3 = 3 * i;
@@ -670,9 +635,7 @@ export class ParticleContacts implements ConstraintSet {
 
   /** Pairs (i, j) of the current contacts, for tests. */
   pairs(): [number, number][] {
-    const out: [number, number][] = [];
-    for (let c = 0; c < this.count; c++) out.push([this.pi[c], this.pj[c]]);
-    return out;
+    return this.contactPairs(this.pi, this.pj);
   }
 }
 

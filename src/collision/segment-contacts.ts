@@ -3,9 +3,8 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { grownArray } from '../math/arrays.js';
 import type { ContactGroup } from './contact-groups.js';
-import { allowedPairs, contactFriction, registerGroup, switchPair } from './contact-groups.js';
+import { allowedPairs, BodyPairContacts, contactFriction } from './contact-groups.js';
 import { closestSegmentSegmentAt } from './geometry.js';
-import { SpatialHash } from './spatial-hash.js';
 
 /** Contact settings of the segments of one body. */
 export interface SegmentContactOptions {
@@ -72,25 +71,10 @@ let capNoticed = false;
  * Segments of one strand closer along it than their radii reach (neighbours
  * that touch at rest) are never paired.
  */
-export class SegmentContacts implements ConstraintSet {
+export class SegmentContacts extends BodyPairContacts<ContactGroup> implements ConstraintSet {
   readonly kind = 'segment-contact';
   readonly order = 107;
-  enabled = true;
-  /** Contacts of the current substep. */
-  count = 0;
-  /** Extra reach (fraction of r_1 + r_2) within which pairs are collected. Default 0.5. */
-  marginFactor = 0.5;
-  /**
-   * Segments whose contacts reached MAX_CONTACTS_PER_SEGMENT, or whose candidates
-   * MAX_CANDIDATES_PER_SEGMENT, in a substep, since the start.
-   */
-  capped = 0;
-  /** Candidate pairs tested since the start (the broad phase's answers: the work of the narrow phase). */
-  candidates = 0;
-  private readonly groups: ContactGroup[] = [];
-  private readonly hash = new SpatialHash(1);
-  private pairOff = new Map<number, boolean>();
-  private dirty = true;
+  protected readonly what = 'segment';
   // the segments taking part: end particles, group, chain and position along it, skip distance
   private sa = new Int32Array(0);
   private sb = new Int32Array(0);
@@ -98,9 +82,6 @@ export class SegmentContacts implements ConstraintSet {
   private sChain = new Int32Array(0);
   private sPos = new Int32Array(0);
   private sSkip = new Int32Array(0);
-  private n = 0;
-  private boxes = new Float64Array(0);
-  private allowedPair = new Uint8Array(0);
   // contacts
   private ca = new Int32Array(0);
   private cb = new Int32Array(0);
@@ -117,20 +98,7 @@ export class SegmentContacts implements ConstraintSet {
   addBody(body: Body, o: SegmentContactOptions = {}): void {
     const where = `segment contacts of '${body.name}'`;
     const [mu, mus] = contactFriction(o, where);
-    const group = { body, self: o.self ?? true, friction: mu, staticFriction: mus };
-    registerGroup(this.groups, group);
-    this.dirty = true;
-  }
-
-  /** Is the body registered? */
-  has(body: Body): boolean {
-    return this.groups.some((g) => g.body === body);
-  }
-
-  /** Switches segment contact between two registered bodies (a === b: within one body). */
-  setPair(a: Body, b: Body, enabled: boolean): void {
-    switchPair(this.groups, this.pairOff, a, b, enabled, 'segment');
-    this.dirty = true;
+    this.register({ body, self: o.self ?? true, friction: mu, staticFriction: mus });
   }
 
   private refresh(store: ParticleStore): void {
@@ -210,24 +178,12 @@ export class SegmentContacts implements ConstraintSet {
       }
     }
     const hash = this.hash;
-    hash.fitCellSize(boxes, n);
-    hash.build(boxes, n);
+    this.buildHash();
     const G = this.groups.length;
     for (let u = 0; u < n; u++) {
-      const o = 6 * u;
-      const m = hash.query(
-        boxes[o],
-        boxes[o + 1],
-        boxes[o + 2],
-        boxes[o + 3],
-        boxes[o + 4],
-        boxes[o + 5],
-        u,
-        MAX_CANDIDATES_PER_SEGMENT,
-      );
+      const m = this.queryCandidates(u, MAX_CANDIDATES_PER_SEGMENT);
       if (hash.truncated) this.cap(-1);
       if (m === 0) continue;
-      this.candidates += m;
       const res = hash.result;
       const ia = A[u],
         ib = B[u],
@@ -508,8 +464,6 @@ export class SegmentContacts implements ConstraintSet {
 
   /** Segment pairs in contact this substep (first particles of each), for tests. */
   pairs(): [number, number][] {
-    const out: [number, number][] = [];
-    for (let k = 0; k < this.count; k++) out.push([this.ca[k], this.cc[k]]);
-    return out;
+    return this.contactPairs(this.ca, this.cc);
   }
 }

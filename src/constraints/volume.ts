@@ -18,15 +18,18 @@ abstract class MeasureConstraints extends ElementConstraints<MeasureArgs> {
   /** Rest measure per element. */
   rest: Float64Array;
 
+  /**
+   * @param elements `arity` particle indices per element; rest measures from `rest` positions
+   * (default store.x)
+   */
   constructor(
     store: ParticleStore,
     elements: ArrayLike<number>,
-    rule: ProjectionRule,
-    code: string,
-    label: string,
+    params: ConstraintParams = {},
     rest?: ArrayLike<number>,
   ) {
-    super(rule);
+    const [rule, code, label] = new.target.names;
+    super(new ProjectionRule(params, rule));
     const n = elements.length / this.arity;
     const idx = Int32Array.from(elements);
     const X = rest ?? store.x;
@@ -35,6 +38,9 @@ abstract class MeasureConstraints extends ElementConstraints<MeasureArgs> {
     for (let t = 0; t < n; t++) r[t] = this.measure(X, idx, t);
     [this.rest] = this.setElements(store, idx, [[r, 1]]);
   }
+
+  /** The kind's names: of its ProjectionRule's messages, its bad-index error code, its label in that error. */
+  static readonly names: readonly [rule: string, code: string, label: string];
 
   // The kind's measure is a method of its class, not a field: a worker's copy of the set
   // (src/parallel/mirror.ts) has the class's prototype but no function fields.
@@ -58,21 +64,12 @@ abstract class MeasureConstraints extends ElementConstraints<MeasureArgs> {
  *   C(p1, p2, p3, p4) = (1/6) (p2,1 × p3,1) · p4,1 − V0,
  * ∇p2 C = (1/6) p3,1 × p4,1, ∇p3 C = (1/6) p4,1 × p2,1, ∇p4 C = (1/6) p2,1 × p3,1,
  * ∇p1 C = −(∇p2 C + ∇p3 C + ∇p4 C). With distance constraints on the edges
- * this is the geometric soft body of the survey.
+ * this is the geometric soft body of the survey. Elements: four particle indices per tet.
  */
 export class TetVolumeConstraints extends MeasureConstraints {
   readonly kind = 'tet-volume';
   readonly violationUnit = 'm³';
-
-  /** @param tets four particle indices per tet; rest volumes from `rest` positions (default store.x) */
-  constructor(
-    store: ParticleStore,
-    tets: ArrayLike<number>,
-    params: ConstraintParams = {},
-    rest?: ArrayLike<number>,
-  ) {
-    super(store, tets, new ProjectionRule(params, 'volume'), 'volume/bad-index', 'volume constraint', rest);
-  }
+  static override readonly names = ['volume', 'volume/bad-index', 'volume constraint'] as const;
 
   protected measure(x: ArrayLike<number>, i: Int32Array, t: number): number {
     return tetVolume(x, i[4 * t], i[4 * t + 1], i[4 * t + 2], i[4 * t + 3]);
@@ -84,21 +81,13 @@ export class TetVolumeConstraints extends MeasureConstraints {
 /**
  * Triangle area constraints (000 §3.4.4): C(p1, p2, p3) = ½ |p2,1 × p3,1| − A0,
  * with ∇p2 C = ½ (p3,1 × n̂), ∇p3 C = ½ (n̂ × p2,1),
- * n̂ the unit normal, and ∇p1 C = −(∇p2 C + ∇p3 C).
+ * n̂ the unit normal, and ∇p1 C = −(∇p2 C + ∇p3 C). Elements: three particle indices per
+ * triangle.
  */
 export class TriangleAreaConstraints extends MeasureConstraints {
   readonly kind = 'triangle-area';
   readonly violationUnit = 'm²';
-
-  /** @param triangles three particle indices per triangle; rest areas from `rest` positions (default store.x) */
-  constructor(
-    store: ParticleStore,
-    triangles: ArrayLike<number>,
-    params: ConstraintParams = {},
-    rest?: ArrayLike<number>,
-  ) {
-    super(store, triangles, new ProjectionRule(params, 'area'), 'area/bad-index', 'area constraint', rest);
-  }
+  static override readonly names = ['area', 'area/bad-index', 'area constraint'] as const;
 
   protected measure(x: ArrayLike<number>, i: Int32Array, t: number): number {
     return triangleAreaOf(x, i[3 * t], i[3 * t + 1], i[3 * t + 2]);

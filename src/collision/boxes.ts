@@ -1,0 +1,40 @@
+/**
+ * Axis-aligned boxes in flat arrays, six numbers each (min x, y, z, max x,
+ * y, z): the one overlap test and the one write of the BVH (bvh.ts,
+ * bvh-self-pairs.ts), the collider contacts' chunk boxes and the mesh
+ * feature contacts' triangle boxes. Small and monomorphic, so that V8 inlines
+ * them into the per-node and per-chunk loops that call them.
+ */
+
+/** Do the closed boxes at A[oa … oa + 5] and B[ob … ob + 5] overlap? */
+export function boxesOverlap(A: Float64Array, oa: number, B: Float64Array, ob: number): boolean {
+  return !(
+    A[oa] > B[ob + 3] ||
+    A[oa + 3] < B[ob] ||
+    A[oa + 1] > B[ob + 4] ||
+    A[oa + 4] < B[ob + 1] ||
+    A[oa + 2] > B[ob + 5] ||
+    A[oa + 5] < B[ob + 2]
+  );
+}
+
+/** The box [x0, x1] × [y0, y1] × [z0, z1] into B[o … o + 5]. */
+export function writeBox(
+  B: Float64Array,
+  o: number,
+  x0: number,
+  y0: number,
+  z0: number,
+  x1: number,
+  y1: number,
+  z1: number,
+): void {
+  B[o] = x0;
+  B[o + 1] = y0;
+  B[o + 2] = z0;
+  // the max corner
+  const m = o + 3;
+  B[m] = x1;
+  B[m + 1] = y1;
+  B[m + 2] = z1;
+}
