@@ -25,6 +25,7 @@ import {
   ParallelBroadPairs,
   ParallelBroadRebuild,
 } from './surface-broad-tasks.js';
+import { WasmPairTests } from './surface-broad-wasm.js';
 import { SurfaceSnapshots } from './surface-snapshots.js';
 import type { SurfaceContactStats, SurfaceTopology } from './surface-topology.js';
 
@@ -112,6 +113,8 @@ export class SurfaceBroadPhase {
   private eBox: Float64Array = new Float64Array(0);
   /** (its nodes on shared memory: the pool's rebuilds and updates traverse it where it is) */
   private readonly tree = new Bvh(4, true);
+  /** The rebuilds' candidate tests in WebAssembly (surface-broad-wasm.ts). */
+  readonly wasmTests = new WasmPairTests();
   private treeVersion = -1;
   private vDirty: Uint8Array = new Uint8Array(0);
   private tDirty: Uint8Array = new Uint8Array(0);
@@ -421,8 +424,11 @@ export class SurfaceBroadPhase {
       const t1 = clock();
       this.ms.traversal += t1 - t0;
       const pairs = tree.pairs;
-      // on the worker pool in a threaded world (the same lists in the same order), else here
-      if (tasks === null || np < PARALLEL_MIN_PAIRS || !this.pool(tasks).run(tasks, A, pairs, np, out))
+      // on the worker pool in a threaded world, else in WebAssembly where the module runs (both: the same lists)
+      if (
+        (tasks === null || np < PARALLEL_MIN_PAIRS || !this.pool(tasks).run(tasks, A, pairs, np, out)) &&
+        !this.wasmTests.run(A, pairs, np, out)
+      )
         collectPairRange(A, pairs, 0, np, out);
       this.ms.tests += clock() - t1;
     } else {

@@ -1,0 +1,411 @@
+/**
+ * The WebAssembly module of the surface broad phase, compiled by
+ * scripts/build-kernels.ts into src/wasm/surfaces.generated.ts: the candidate
+ * tests of a full rebuild's triangle pairs (src/collision/surface-broad-pairs.ts
+ * collectPairRange with vtCandidate and eeCandidate, partial mode off),
+ * written in AssemblyScript as a port with the same tests in the same order
+ * and the same floating-point operations (the exact distances are those of
+ * src/collision/geometry.ts closestPointTriangleAt and closestSegmentSegmentAt;
+ * WebAssembly's f64 arithmetic is IEEE with no contraction), so that the
+ * lists are the JavaScript loop's entry for entry — checked by
+ * test/surface-broad-wasm.test.ts. The box tests compare two axes per f64x2
+ * instruction, with the same comparisons. A degenerate (zero-area) triangle
+ * in an exact test stops the run (status 2) and the JavaScript loop does the
+ * whole range instead (src/collision/surface-broad-wasm.ts).
+ *
+ * Arguments named like the JavaScript arrays are byte addresses in the
+ * module's (imported) memory, where src/collision/surface-broad-wasm.ts copies
+ * the broad phase's arrays before each run.
+ */
+
+let tri: usize = 0,
+  edge: usize = 0,
+  vertex: usize = 0,
+  vertexSurface: usize = 0,
+  triSurface: usize = 0,
+  edgeSurface: usize = 0,
+  ownVStart: usize = 0,
+  ownV: usize = 0,
+  ownEStart: usize = 0,
+  ownE: usize = 0,
+  halfReach: usize = 0,
+  thickness: usize = 0,
+  pairOn: usize = 0,
+  snap: usize = 0,
+  delta: usize = 0,
+  vBox: usize = 0,
+  tBox: usize = 0,
+  tSphere: usize = 0,
+  eBox: usize = 0,
+  eHalf: usize = 0,
+  sharp: usize = 0,
+  group: usize = 0,
+  mask: usize = 0;
+let surfaces: i32 = 1;
+let margin: f64 = 0,
+  meanEdge: f64 = 0;
+let vtOut: usize = 0,
+  vtCap: i32 = 0,
+  vtN: i32 = 0;
+let eeOut: usize = 0,
+  eeCap: i32 = 0,
+  eeN: i32 = 0;
+
+/** The addresses of the broad phase's arrays (BroadArrays, in the order of ARRAYS in surface-broad-wasm.ts) and its scalars. */
+export function setArrays(table: usize, s: i32, m: f64, me: f64): void {
+  tri = load<u32>(table);
+  edge = load<u32>(table + 4);
+  vertex = load<u32>(table + 8);
+  vertexSurface = load<u32>(table + 12);
+  triSurface = load<u32>(table + 16);
+  edgeSurface = load<u32>(table + 20);
+  ownVStart = load<u32>(table + 24);
+  ownV = load<u32>(table + 28);
+  ownEStart = load<u32>(table + 32);
+  ownE = load<u32>(table + 36);
+  halfReach = load<u32>(table + 40);
+  thickness = load<u32>(table + 44);
+  pairOn = load<u32>(table + 48);
+  snap = load<u32>(table + 52);
+  delta = load<u32>(table + 56);
+  vBox = load<u32>(table + 60);
+  tBox = load<u32>(table + 64);
+  tSphere = load<u32>(table + 68);
+  eBox = load<u32>(table + 72);
+  eHalf = load<u32>(table + 76);
+  sharp = load<u32>(table + 80);
+  group = load<u32>(table + 84);
+  mask = load<u32>(table + 88);
+  surfaces = s;
+  margin = m;
+  meanEdge = me;
+}
+
+/** Where the candidates go: (q, t) pairs at vt, (e, f) pairs at ee, at most vc and ec of them. */
+export function setOut(vt: usize, vc: i32, ee: usize, ec: i32): void {
+  vtOut = vt;
+  vtCap = vc;
+  eeOut = ee;
+  eeCap = ec;
+  vtN = 0;
+  eeN = 0;
+}
+
+export function vtCount(): i32 {
+  return vtN;
+}
+
+export function eeCount(): i32 {
+  return eeN;
+}
+
+@inline function I(p: usize, i: i32): i32 {
+  return load<i32>(p + ((<usize>i) << 2));
+}
+@inline function F(p: usize, i: i32): f64 {
+  return load<f64>(p + ((<usize>i) << 3));
+}
+@inline function V(p: usize, i: i32): v128 {
+  return v128.load(p + ((<usize>i) << 3));
+}
+@inline function B(p: usize, i: i32): i32 {
+  return <i32>load<u8>(p + <usize>i);
+}
+
+function pairThickness(a: i32, b: i32): f64 {
+  return a == b ? F(thickness, a) : 0.5 * (F(thickness, a) + F(thickness, b));
+}
+
+/** closestPointTriangleAt's squared distance from snap[q3 …] to the triangle at a3, b3, c3; −1 for a degenerate triangle. */
+function pointTriangle2(q3: i32, a3: i32, b3: i32, c3: i32): f64 {
+  const px = F(snap, q3),
+    py = F(snap, q3 + 1),
+    pz = F(snap, q3 + 2);
+  const ax = F(snap, a3),
+    ay = F(snap, a3 + 1),
+    az = F(snap, a3 + 2),
+    bx = F(snap, b3),
+    by = F(snap, b3 + 1),
+    bz = F(snap, b3 + 2),
+    cx = F(snap, c3),
+    cy = F(snap, c3 + 1),
+    cz = F(snap, c3 + 2);
+  const abx = bx - ax,
+    aby = by - ay,
+    abz = bz - az;
+  const acx = cx - ax,
+    acy = cy - ay,
+    acz = cz - az;
+  const apx = px - ax,
+    apy = py - ay,
+    apz = pz - az;
+  const d1 = abx * apx + aby * apy + abz * apz;
+  const d2 = acx * apx + acy * apy + acz * apz;
+  let u: f64, v: f64, w: f64;
+  if (d1 <= 0 && d2 <= 0) {
+    u = 1;
+    v = 0;
+    w = 0;
+  } else {
+    const bpx = px - bx,
+      bpy = py - by,
+      bpz = pz - bz;
+    const d3 = abx * bpx + aby * bpy + abz * bpz;
+    const d4 = acx * bpx + acy * bpy + acz * bpz;
+    if (d3 >= 0 && d4 <= d3) {
+      u = 0;
+      v = 1;
+      w = 0;
+    } else {
+      const vc = d1 * d4 - d3 * d2;
+      if (vc <= 0 && d1 >= 0 && d3 <= 0 && d1 - d3 > 0) {
+        v = d1 / (d1 - d3);
+        u = 1 - v;
+        w = 0;
+      } else {
+        const cpx = px - cx,
+          cpy = py - cy,
+          cpz = pz - cz;
+        const d5 = abx * cpx + aby * cpy + abz * cpz;
+        const d6 = acx * cpx + acy * cpy + acz * cpz;
+        if (d6 >= 0 && d5 <= d6) {
+          u = 0;
+          v = 0;
+          w = 1;
+        } else {
+          const vb = d5 * d2 - d1 * d6;
+          if (vb <= 0 && d2 >= 0 && d6 <= 0 && d2 - d6 > 0) {
+            w = d2 / (d2 - d6);
+            u = 1 - w;
+            v = 0;
+          } else {
+            const va = d3 * d6 - d5 * d4;
+            const e43 = d4 - d3,
+              e56 = d5 - d6;
+            if (va <= 0 && e43 >= 0 && e56 >= 0 && e43 + e56 > 0) {
+              w = e43 / (e43 + e56);
+              v = 1 - w;
+              u = 0;
+            } else {
+              const sum = va + vb + vc;
+              if (sum > 0) {
+                const inv = 1 / sum;
+                v = vb * inv;
+                w = vc * inv;
+                u = 1 - v - w;
+              } else return -1;
+            }
+          }
+        }
+      }
+    }
+  }
+  const qx = u * ax + v * bx + w * cx,
+    qy = u * ay + v * by + w * cy,
+    qz = u * az + v * bz + w * cz;
+  const dx = px - qx,
+    dy = py - qy,
+    dz = pz - qz;
+  return dx * dx + dy * dy + dz * dz;
+}
+
+@inline function clamp01(x: f64): f64 {
+  return x < 0 ? 0 : Math.min(x, 1);
+}
+
+/** closestSegmentSegmentAt's squared distance between the segments snap[i1 …]–snap[j1 …] and snap[i2 …]–snap[j2 …]. */
+function segmentSegment2(i1: i32, j1: i32, i2: i32, j2: i32): f64 {
+  const p1x = F(snap, i1),
+    p1y = F(snap, i1 + 1),
+    p1z = F(snap, i1 + 2),
+    q1x = F(snap, j1),
+    q1y = F(snap, j1 + 1),
+    q1z = F(snap, j1 + 2),
+    p2x = F(snap, i2),
+    p2y = F(snap, i2 + 1),
+    p2z = F(snap, i2 + 2),
+    q2x = F(snap, j2),
+    q2y = F(snap, j2 + 1),
+    q2z = F(snap, j2 + 2);
+  const d1x = q1x - p1x,
+    d1y = q1y - p1y,
+    d1z = q1z - p1z;
+  const d2x = q2x - p2x,
+    d2y = q2y - p2y,
+    d2z = q2z - p2z;
+  const rx = p1x - p2x,
+    ry = p1y - p2y,
+    rz = p1z - p2z;
+  const a = d1x * d1x + d1y * d1y + d1z * d1z;
+  const e = d2x * d2x + d2y * d2y + d2z * d2z;
+  const f = d2x * rx + d2y * ry + d2z * rz;
+  let s: f64, t: f64;
+  const tiny = 1e-300;
+  if (a <= tiny && e <= tiny) {
+    s = 0;
+    t = 0;
+  } else if (a <= tiny) {
+    s = 0;
+    t = clamp01(f / e);
+  } else {
+    const c = d1x * rx + d1y * ry + d1z * rz;
+    if (e <= tiny) {
+      t = 0;
+      s = clamp01(-c / a);
+    } else {
+      const b = d1x * d2x + d1y * d2y + d1z * d2z;
+      const denom = a * e - b * b;
+      s = denom > 1e-14 * a * e ? clamp01((b * f - c * e) / denom) : 0;
+      t = (b * s + f) / e;
+      if (t < 0) {
+        t = 0;
+        s = clamp01(-c / a);
+      } else if (t > 1) {
+        t = 1;
+        s = clamp01((b - c) / a);
+      }
+    }
+  }
+  const dx = p1x + d1x * s - (p2x + d2x * t),
+    dy = p1y + d1y * s - (p2y + d2y * t),
+    dz = p1z + d1z * s - (p2z + d2z * t);
+  return dx * dx + dy * dy + dz * dz;
+}
+
+/** vtCandidate after the corner test: 1 a candidate, 0 not, −1 a degenerate triangle. */
+function vtCandidate(q: i32, t: i32): i32 {
+  const a = I(tri, 3 * t),
+    b = I(tri, 3 * t + 1),
+    c = I(tri, 3 * t + 2);
+  const sQ = I(vertexSurface, q),
+    sT = I(triSurface, t);
+  if (B(pairOn, sQ * surfaces + sT) != 1) return 0;
+  const gq = I(vertex, q),
+    ga = I(vertex, a);
+  if ((I(mask, gq) & I(group, ga)) == 0 || (I(mask, ga) & I(group, gq)) == 0) return 0;
+  const lim =
+    pairThickness(sQ, sT) * (1 + margin) + F(delta, q) + Math.max(Math.max(F(delta, a), F(delta, b)), F(delta, c));
+  const q3 = 3 * q,
+    o4 = 4 * t;
+  // the triangle's bounding sphere bounds the distance from below (with the JavaScript's relative 1e-9)
+  const sx = F(snap, q3) - F(tSphere, o4),
+    sy = F(snap, q3 + 1) - F(tSphere, o4 + 1),
+    sz = F(snap, q3 + 2) - F(tSphere, o4 + 2);
+  const far = (F(tSphere, o4 + 3) + lim) * (1 + 1e-9);
+  if (sx * sx + sy * sy + sz * sz > far * far) return 0;
+  const d2 = pointTriangle2(q3, 3 * a, 3 * b, 3 * c);
+  if (d2 < 0) return -1;
+  return d2 <= lim * lim ? 1 : 0;
+}
+
+/** eeCandidate after the shared-vertex test. */
+function eeCandidate(e: i32, f: i32): bool {
+  const a = I(edge, 2 * e),
+    b = I(edge, 2 * e + 1),
+    c = I(edge, 2 * f),
+    d = I(edge, 2 * f + 1);
+  const sE = I(edgeSurface, e),
+    sF = I(edgeSurface, f);
+  if (B(pairOn, sE * surfaces + sF) != 1) return false;
+  const ga = I(vertex, a),
+    gc = I(vertex, c);
+  if ((I(mask, ga) & I(group, gc)) == 0 || (I(mask, gc) & I(group, ga)) == 0) return false;
+  const sh = B(sharp, e) != 0 && B(sharp, f) != 0;
+  const lim =
+    (sh ? pairThickness(sE, sF) * (1 + margin) : 1e-9 * meanEdge) +
+    Math.max(F(delta, a), F(delta, b)) +
+    Math.max(F(delta, c), F(delta, d));
+  const a3 = 3 * a,
+    b3 = 3 * b,
+    c3 = 3 * c,
+    d3 = 3 * d;
+  const ux = 0.5 * (F(snap, c3) + F(snap, d3) - F(snap, a3) - F(snap, b3)),
+    uy = 0.5 * (F(snap, c3 + 1) + F(snap, d3 + 1) - F(snap, a3 + 1) - F(snap, b3 + 1)),
+    uz = 0.5 * (F(snap, c3 + 2) + F(snap, d3 + 2) - F(snap, a3 + 2) - F(snap, b3 + 2));
+  const rr = F(eHalf, e) + F(eHalf, f) + lim;
+  if (ux * ux + uy * uy + uz * uz > rr * rr) return false;
+  return segmentSegment2(a3, b3, c3, d3) <= lim * lim;
+}
+
+/** boxesOverlap: min x, y against max x, y in one f64x2 comparison each way, z alone. */
+@inline function overlap(A: usize, i: i32, Bx: usize, j: i32): bool {
+  const a = 6 * i,
+    b = 6 * j;
+  const m = v128.and(f64x2.le(V(A, a), V(Bx, b + 3)), f64x2.le(V(Bx, b), V(A, a + 3)));
+  return i64x2.all_true(m) && F(A, a + 2) <= F(Bx, b + 5) && F(A, a + 5) >= F(Bx, b + 2);
+}
+
+/** boxesNear (box i of A within g of box j of B per axis), the same way. */
+@inline function near(A: usize, i: i32, Bx: usize, j: i32, g: f64): bool {
+  const a = 6 * i,
+    b = 6 * j;
+  const gg = f64x2.splat(g);
+  const m = v128.and(
+    f64x2.le(V(A, a), f64x2.add(V(Bx, b + 3), gg)),
+    f64x2.ge(f64x2.add(V(A, a + 3), gg), V(Bx, b)),
+  );
+  return i64x2.all_true(m) && F(A, a + 2) <= F(Bx, b + 5) + g && F(A, a + 5) + g >= F(Bx, b + 2);
+}
+
+/** The vertices owned by triangle `own` against triangle t (corners a, b, c): 0, 1 (output full) or 2 (degenerate). */
+function vertexTests(own: i32, t: i32, a: i32, b: i32, c: i32): i32 {
+  for (let j = I(ownVStart, own); j < I(ownVStart, own + 1); j++) {
+    const q = I(ownV, j);
+    if (q == a || q == b || q == c) continue;
+    if (!near(vBox, q, tBox, t, F(halfReach, I(vertexSurface, q)))) continue;
+    const r = vtCandidate(q, t);
+    if (r < 0) return 2;
+    if (r == 0) continue;
+    if (vtN >= vtCap) return 1;
+    const o = vtOut + ((<usize>vtN) << 3);
+    store<i32>(o, q);
+    store<i32>(o, t, 4);
+    vtN++;
+  }
+  return 0;
+}
+
+/**
+ * collectPairRange over the triangle pairs k0 … k1 − 1 at `pairs`: 0 done,
+ * 1 an output filled up, 2 a degenerate triangle met (the lists are then
+ * incomplete: the caller runs the JavaScript loop).
+ */
+export function collectPairRange(pairs: usize, k0: i32, k1: i32): i32 {
+  for (let k = k0; k < k1; k++) {
+    const t1 = I(pairs, 2 * k),
+      t2 = I(pairs, 2 * k + 1);
+    const a1 = I(tri, 3 * t1),
+      b1 = I(tri, 3 * t1 + 1),
+      c1 = I(tri, 3 * t1 + 2),
+      a2 = I(tri, 3 * t2),
+      b2 = I(tri, 3 * t2 + 1),
+      c2 = I(tri, 3 * t2 + 2);
+    let r = vertexTests(t1, t2, a2, b2, c2);
+    if (r != 0) return r;
+    r = vertexTests(t2, t1, a1, b1, c1);
+    if (r != 0) return r;
+    const e1 = I(ownEStart, t2),
+      e2 = I(ownEStart, t2 + 1);
+    if (e1 == e2) continue;
+    for (let i = I(ownEStart, t1); i < I(ownEStart, t1 + 1); i++) {
+      const e = I(ownE, i);
+      // every edge box of t2 lies inside t2's box
+      if (!overlap(eBox, e, tBox, t2)) continue;
+      const ea = I(edge, 2 * e),
+        eb = I(edge, 2 * e + 1);
+      for (let j = e1; j < e2; j++) {
+        const f = I(ownE, j);
+        const fa = I(edge, 2 * f),
+          fb = I(edge, 2 * f + 1);
+        if (fa == ea || fa == eb || fb == ea || fb == eb) continue;
+        if (!overlap(eBox, e, eBox, f) || !eeCandidate(e, f)) continue;
+        if (eeN >= eeCap) return 1;
+        const o = eeOut + ((<usize>eeN) << 3);
+        store<i32>(o, e);
+        store<i32>(o, f, 4);
+        eeN++;
+      }
+    }
+  }
+  return 0;
+}
