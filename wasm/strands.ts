@@ -33,6 +33,18 @@ const GROUP: i32 = 8;
   store<f64>(a + (<usize>i << 3), v);
 }
 
+/** a[i], a[i + 1], a[i + 2] ← x, y, z (the three stores after the three values, as the JavaScript's
+ * per-component writes give when a's components are not read by the others' values). */
+@inline function put3(a: usize, i: i32, x: f64, y: f64, z: f64): void {
+  put(a, i, x);
+  put(a, i + 1, y);
+  put(a, i + 2, z);
+}
+
+@inline function zero3(a: usize, i: i32): void {
+  put3(a, i, 0, 0, 0);
+}
+
 @inline function int(a: usize, i: i32): i32 {
   return load<i32>(a + (<usize>i << 2));
 }
@@ -69,13 +81,9 @@ export function predict(
         vy *= k;
         vz *= k;
       }
-      put(v, i3, vx);
-      put(v, i3 + 1, vy);
-      put(v, i3 + 2, vz);
+      put3(v, i3, vx, vy, vz);
     }
-    put(p, i3, f(x, i3) + h * vx);
-    put(p, i3 + 1, f(x, i3 + 1) + h * vy);
-    put(p, i3 + 2, f(x, i3 + 2) + h * vz);
+    put3(p, i3, f(x, i3) + h * vx, f(x, i3 + 1) + h * vy, f(x, i3 + 2) + h * vz);
   }
 }
 
@@ -109,9 +117,7 @@ export function ftl(
         const c3 = 3 * (i - corrFrom);
         if (f(w, i) == 0) {
           if (first) {
-            put(corr, c3, 0);
-            put(corr, c3 + 1, 0);
-            put(corr, c3 + 2, 0);
+            zero3(corr, c3);
           }
           continue;
         }
@@ -124,9 +130,7 @@ export function ftl(
         const l = f(rest, i - off);
         if (!exact && len <= limit * l) {
           if (first) {
-            put(corr, c3, 0);
-            put(corr, c3 + 1, 0);
-            put(corr, c3 + 2, 0);
+            zero3(corr, c3);
           }
           continue;
         }
@@ -137,9 +141,7 @@ export function ftl(
           len = Math.sqrt(dx * dx + dy * dy + dz * dz);
           if (!(len > 1e-12 * l)) {
             if (first) {
-              put(corr, c3, 0);
-              put(corr, c3 + 1, 0);
-              put(corr, c3 + 2, 0);
+              zero3(corr, c3);
             }
             continue;
           }
@@ -148,12 +150,14 @@ export function ftl(
         const nx = f(p, j3) + dx * s2,
           ny = f(p, j3 + 1) + dy * s2,
           nz = f(p, j3 + 2) + dz * s2;
-        put(corr, c3, (first ? 0 : f(corr, c3)) + (nx - f(p, i3)));
-        put(corr, c3 + 1, (first ? 0 : f(corr, c3 + 1)) + (ny - f(p, i3 + 1)));
-        put(corr, c3 + 2, (first ? 0 : f(corr, c3 + 2)) + (nz - f(p, i3 + 2)));
-        put(p, i3, nx);
-        put(p, i3 + 1, ny);
-        put(p, i3 + 2, nz);
+        put3(
+          corr,
+          c3,
+          (first ? 0 : f(corr, c3)) + (nx - f(p, i3)),
+          (first ? 0 : f(corr, c3 + 1)) + (ny - f(p, i3 + 1)),
+          (first ? 0 : f(corr, c3 + 2)) + (nz - f(p, i3 + 2)),
+        );
+        put3(p, i3, nx, ny, nz);
       }
     }
   }
@@ -182,12 +186,8 @@ export function update(
     let py = f(p, i3 + 1);
     let pz = f(p, i3 + 2);
     if (px - px != 0 || py - py != 0 || pz - pz != 0) {
-      put(v, i3, 0);
-      put(v, i3 + 1, 0);
-      put(v, i3 + 2, 0);
-      put(p, i3, f(x, i3));
-      put(p, i3 + 1, f(x, i3 + 1));
-      put(p, i3 + 2, f(x, i3 + 2));
+      zero3(v, i3);
+      put3(p, i3, f(x, i3), f(x, i3 + 1), f(x, i3 + 2));
       recoveries++;
       continue;
     }
@@ -205,12 +205,8 @@ export function update(
       pz = f(x, i3 + 2) + dz;
       clamps++;
     }
-    put(v, i3, dx * invH);
-    put(v, i3 + 1, dy * invH);
-    put(v, i3 + 2, dz * invH);
-    put(x, i3, px);
-    put(x, i3 + 1, py);
-    put(x, i3 + 2, pz);
+    put3(v, i3, dx * invH, dy * invH, dz * invH);
+    put3(x, i3, px, py, pz);
   }
   store<i32>(counts, recoveries);
   store<i32>(counts, clamps, 4);
@@ -224,9 +220,7 @@ export function dftl(v: usize, w: usize, start: usize, corr: usize, k: f64, from
       if (f(w, i) == 0) continue;
       const i3 = 3 * i,
         c3 = 3 * (i + 1 - corrFrom);
-      put(v, i3, f(v, i3) - k * f(corr, c3));
-      put(v, i3 + 1, f(v, i3 + 1) - k * f(corr, c3 + 1));
-      put(v, i3 + 2, f(v, i3 + 2) - k * f(corr, c3 + 2));
+      put3(v, i3, f(v, i3) - k * f(corr, c3), f(v, i3 + 1) - k * f(corr, c3 + 1), f(v, i3 + 2) - k * f(corr, c3 + 2));
     }
   }
 }
@@ -413,12 +407,8 @@ export function sphereContacts(A: usize, F: usize, from: i32, to: i32): i32 {
     const k3 = 3 * k;
     store<i32>(part + (<usize>k << 2), i);
     store<i32>(cid + (<usize>k << 2), c);
-    put(qa, k3, qx);
-    put(qa, k3 + 1, qy);
-    put(qa, k3 + 2, qz);
-    put(na, k3, nx);
-    put(na, k3 + 1, ny);
-    put(na, k3 + 2, nz);
+    put3(qa, k3, qx, qy, qz);
+    put3(na, k3, nx, ny, nz);
     put(lamN, k, 0);
     put(lamT, k, 0);
     store<u8>(slid + <usize>k, 0);
@@ -438,24 +428,16 @@ export function sphereContacts(A: usize, F: usize, from: i32, to: i32): i32 {
     }
     store<i32>(contactOf + (<usize>i << 2), k);
     if (load<i32>(anchorOf + (<usize>i << 2)) != c + 1 || load<i32>(seen + (<usize>i << 2)) < substep - 1) {
-      put(al, i3, f(x, i3) + cvx * h - cpx);
-      put(al, i3 + 1, f(x, i3 + 1) + cvy * h - cpy);
-      put(al, i3 + 2, f(x, i3 + 2) + cvz * h - cpz);
+      put3(al, i3, f(x, i3) + cvx * h - cpx, f(x, i3 + 1) + cvy * h - cpy, f(x, i3 + 2) + cvz * h - cpz);
       store<i32>(anchorOf + (<usize>i << 2), c + 1);
       put(stickN, i, 0);
-      put(stickT, i3, 0);
-      put(stickT, i3 + 1, 0);
-      put(stickT, i3 + 2, 0);
+      zero3(stickT, i3);
     } else {
       put(stickN, i, f(stickN, i) * decay);
-      put(stickT, i3, f(stickT, i3) * decay);
-      put(stickT, i3 + 1, f(stickT, i3 + 1) * decay);
-      put(stickT, i3 + 2, f(stickT, i3 + 2) * decay);
+      put3(stickT, i3, f(stickT, i3) * decay, f(stickT, i3 + 1) * decay, f(stickT, i3 + 2) * decay);
     }
     store<i32>(seen + (<usize>i << 2), substep);
-    put(at, k3, f(al, i3) + cpx);
-    put(at, k3 + 1, f(al, i3 + 1) + cpy);
-    put(at, k3 + 2, f(al, i3 + 2) + cpz);
+    put3(at, k3, f(al, i3) + cpx, f(al, i3 + 1) + cpy, f(al, i3 + 2) + cpz);
   }
   store<i32>(countAt, count);
   return -1;
@@ -492,9 +474,7 @@ export function projectSphereContacts(A: usize, F: usize, k0: i32, k1: i32): voi
       if (!(f(lam, k) > 0)) continue;
       C0 = 0;
     } else {
-      put(p, i3, f(p, i3) - C0 * nx);
-      put(p, i3 + 1, f(p, i3 + 1) - C0 * ny);
-      put(p, i3 + 2, f(p, i3 + 2) - C0 * nz);
+      put3(p, i3, f(p, i3) - C0 * nx, f(p, i3 + 1) - C0 * ny, f(p, i3 + 2) - C0 * nz);
       put(lam, k, f(lam, k) - C0);
     }
     if (mu == 0 && mus == 0) continue;
@@ -512,29 +492,19 @@ export function projectSphereContacts(A: usize, F: usize, k0: i32, k1: i32): voi
       sz = f(stickT, s3 + 2) - sn * nz + tz;
     const budget = mus * (f(stickN, i) - C0);
     if (load<u8>(slid + <usize>k) == 0 && f(inc, k) <= mus * f(lam, k) && sx * sx + sy * sy + sz * sz <= budget * budget) {
-      put(p, i3, f(p, i3) - tx);
-      put(p, i3 + 1, f(p, i3 + 1) - ty);
-      put(p, i3 + 2, f(p, i3 + 2) - tz);
+      put3(p, i3, f(p, i3) - tx, f(p, i3 + 1) - ty, f(p, i3 + 2) - tz);
       put(stickN, i, f(stickN, i) - C0);
-      put(stickT, s3, sx);
-      put(stickT, s3 + 1, sy);
-      put(stickT, s3 + 2, sz);
+      put3(stickT, s3, sx, sy, sz);
       continue;
     }
     store<u8>(slid + <usize>k, 1);
     const tl = Math.sqrt(tx * tx + ty * ty + tz * tz);
     const g = tl > 1e-15 ? max(min((mu * f(lam, k) - f(lamT, k)) / tl, 1), 0) : 0;
-    put(p, i3, f(p, i3) - g * tx);
-    put(p, i3 + 1, f(p, i3 + 1) - g * ty);
-    put(p, i3 + 2, f(p, i3 + 2) - g * tz);
+    put3(p, i3, f(p, i3) - g * tx, f(p, i3 + 1) - g * ty, f(p, i3 + 2) - g * tz);
     put(lamT, k, f(lamT, k) + g * tl);
-    put(local, s3, f(p, i3) - cpx);
-    put(local, s3 + 1, f(p, i3 + 1) - cpy);
-    put(local, s3 + 2, f(p, i3 + 2) - cpz);
+    put3(local, s3, f(p, i3) - cpx, f(p, i3 + 1) - cpy, f(p, i3 + 2) - cpz);
     put(stickN, i, 0);
-    put(stickT, s3, 0);
-    put(stickT, s3 + 1, 0);
-    put(stickT, s3 + 2, 0);
+    zero3(stickT, s3);
   }
 }
 
@@ -577,9 +547,7 @@ export function endSphereContacts(A: usize, F: usize, k0: i32, k1: i32): void {
     const cvz = lvz + avx * ry - avy * rx;
     const vn = (f(v, i3) - cvx) * nx + (f(v, i3 + 1) - cvy) * ny + (f(v, i3 + 2) - cvz) * nz;
     const dv = deep ? min(max(vn0, 0) - vn, 0) : -e * vn0 - vn;
-    put(v, i3, f(v, i3) + dv * nx);
-    put(v, i3 + 1, f(v, i3 + 1) + dv * ny);
-    put(v, i3 + 2, f(v, i3 + 2) + dv * nz);
+    put3(v, i3, f(v, i3) + dv * nx, f(v, i3 + 1) + dv * ny, f(v, i3 + 2) + dv * nz);
   }
 }
 

@@ -81,13 +81,7 @@ export function hairOnSphere(
     const hx = Math.cos(phi),
       hz = Math.sin(phi);
     // where the strand turns to: down and a little outward
-    let gx = 0.35 * hx,
-      gy = -1,
-      gz = 0.35 * hz;
-    const gl = Math.hypot(gx, gy, gz);
-    gx /= gl;
-    gy /= gl;
-    gz /= gl;
+    const [gx, gy, gz] = unit(0.35 * hx, -1, 0.35 * hz);
     let px = cx + (R + lift) * nx,
       py = cy + (R + lift) * ny,
       pz = cz + (R + lift) * nz;
@@ -103,10 +97,7 @@ export function hairOnSphere(
       dx += t * gx;
       dy += t * gy;
       dz += t * gz;
-      let dl = Math.hypot(dx, dy, dz);
-      dx /= dl;
-      dy /= dl;
-      dz /= dl;
+      [dx, dy, dz] = unit(dx, dy, dz);
       let qx = px + ds * dx,
         qy = py + ds * dy,
         qz = pz + ds * dz;
@@ -122,10 +113,7 @@ export function hairOnSphere(
         dx = qx - px;
         dy = qy - py;
         dz = qz - pz;
-        dl = Math.hypot(dx, dy, dz);
-        dx /= dl;
-        dy /= dl;
-        dz /= dl;
+        [dx, dy, dz] = unit(dx, dy, dz);
         qx = px + ds * dx;
         qy = py + ds * dy;
         qz = pz + ds * dz;
@@ -141,30 +129,12 @@ export function hairOnSphere(
     for (let j = 0; j <= o.segments; j++) {
       const a = 3 * Math.max(0, j - 1),
         b = 3 * Math.min(o.segments, j + 1);
-      let tx = base[b] - base[a],
-        ty = base[b + 1] - base[a + 1],
-        tz = base[b + 2] - base[a + 2];
-      const tl = Math.hypot(tx, ty, tz) || 1;
-      tx /= tl;
-      ty /= tl;
-      tz /= tl;
+      const [tx, ty, tz] = unit(base[b] - base[a], base[b + 1] - base[a + 1], base[b + 2] - base[a + 2], 1);
       // e1: across the strand, tangent to the head (t × radial); e2 = t × e1
-      let e1x = ty * nz - tz * ny,
-        e1y = tz * nx - tx * nz,
-        e1z = tx * ny - ty * nx;
-      let el = Math.hypot(e1x, e1y, e1z);
-      if (!(el > 1e-9)) {
-        e1x = -hz;
-        e1y = 0;
-        e1z = hx;
-        el = 1;
-      }
-      e1x /= el;
-      e1y /= el;
-      e1z /= el;
-      const e2x = ty * e1z - tz * e1y,
-        e2y = tz * e1x - tx * e1z,
-        e2z = tx * e1y - ty * e1x;
+      let [e1x, e1y, e1z] = cross(tx, ty, tz, nx, ny, nz);
+      if (Math.hypot(e1x, e1y, e1z) > 1e-9) [e1x, e1y, e1z] = unit(e1x, e1y, e1z);
+      else [e1x, e1y, e1z] = [-hz, 0, hx];
+      const [e2x, e2y, e2z] = cross(tx, ty, tz, e1x, e1y, e1z);
       const arc = j * ds;
       const ramp = smoothstep(arc / (0.25 * o.length));
       const w = (2 * Math.PI * arc) / period;
@@ -183,6 +153,17 @@ export function hairOnSphere(
   }
   strandStart[o.count] = k;
   return { positions, strandStart };
+}
+
+/** (x, y, z) / |(x, y, z)|, the length taken as `zero` where it is 0 (a style's tangent: 1). */
+function unit(x: number, y: number, z: number, zero = 0): Vec3Tuple {
+  const l = Math.hypot(x, y, z) || zero;
+  return [x / l, y / l, z / l];
+}
+
+/** a × b. */
+function cross(ax: number, ay: number, az: number, bx: number, by: number, bz: number): Vec3Tuple {
+  return [ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx];
 }
 
 function smoothstep(t: number): number {

@@ -257,15 +257,8 @@ export class StrandPool {
     invH: number,
     reach: number,
   ): void {
-    const n = this.num;
-    n[0] = h;
-    n[1] = gx;
-    n[2] = gy;
-    n[3] = gz;
-    n[4] = fd;
-    n[5] = vmax;
-    n[6] = invH;
-    n[7] = reach;
+    // once a substep (not per particle): the one small array is no hot-loop allocation
+    this.num.set([h, gx, gy, gz, fd, vmax, invH, reach]);
   }
 
   /** Blocks of the last pass. */
