@@ -106,12 +106,20 @@ describe('fluids on worker threads', () => {
         expect(Array.from(c.particle.subarray(0, c.count))).toEqual(
           Array.from(contacts[0].particle.subarray(0, c.count)),
         );
+        expect(Array.from(c.anchorAt.subarray(0, 3 * c.count))).toEqual(
+          Array.from(contacts[0].anchorAt.subarray(0, 3 * c.count)),
+        );
       }
       expect(walls[0].pooled).toBe(0);
       expect(contacts[0].planePool?.pooled ?? 0).toBe(0);
       if (pooled) {
         for (const wl of walls.slice(1)) expect(wl.pooled).toBeGreaterThan(0);
-        for (const c of contacts.slice(1)) expect(c.planePool?.pooled).toBeGreaterThan(0);
+        for (const c of contacts.slice(1)) {
+          expect(c.planePool?.pooled).toBeGreaterThan(0);
+          // the tank's planes a run each (two jobs for all of them, collider-contacts-planes.ts)
+          expect(c.planePool?.pooled).toBeGreaterThanOrEqual(3 * (c.planePool?.runs ?? 0));
+          expect(c.planePool?.runs).toBeGreaterThan(0);
+        }
       }
       for (const w of worlds) expect(w.stats.recoveries).toBe(0);
       for (const w of worlds) w.dispose();
