@@ -106,12 +106,20 @@ describe('fluids on worker threads', () => {
         expect(Array.from(c.particle.subarray(0, c.count))).toEqual(
           Array.from(contacts[0].particle.subarray(0, c.count)),
         );
+        expect(Array.from(c.anchorAt.subarray(0, 3 * c.count))).toEqual(
+          Array.from(contacts[0].anchorAt.subarray(0, 3 * c.count)),
+        );
       }
       expect(walls[0].pooled).toBe(0);
       expect(contacts[0].planePool?.pooled ?? 0).toBe(0);
       if (pooled) {
         for (const wl of walls.slice(1)) expect(wl.pooled).toBeGreaterThan(0);
-        for (const c of contacts.slice(1)) expect(c.planePool?.pooled).toBeGreaterThan(0);
+        for (const c of contacts.slice(1)) {
+          expect(c.planePool?.pooled).toBeGreaterThan(0);
+          // the tank's planes a run each (two jobs for all of them, collider-contacts-planes.ts)
+          expect(c.planePool?.pooled).toBeGreaterThanOrEqual(3 * (c.planePool?.runs ?? 0));
+          expect(c.planePool?.runs).toBeGreaterThan(0);
+        }
       }
       for (const w of worlds) expect(w.stats.recoveries).toBe(0);
       for (const w of worlds) w.dispose();
@@ -190,6 +198,33 @@ describe('fluids on worker threads', () => {
     );
     expect(bits(b.w).equals(bits(a.w))).toBe(true);
     for (const r of runs) r.w.dispose();
+  }, 120_000);
+
+  it("a particle deep below the tank's floor sends the run of plane contacts back to the plane-by-plane path (collider-contacts-planes.ts): the bits of one thread", async () => {
+    const worlds = [scene('fluids-dam-break', 1), scene('fluids-dam-break', 2)];
+    await Promise.all(worlds.map((w) => w.threadsReady()));
+    for (let s = 0; s < 5; s++) for (const w of worlds) w.step();
+    const contacts = worlds[1].sets.find((s) => s.kind === 'collider-contact') as ColliderContacts;
+    const pool = contacts.planePool;
+    expect(pool).not.toBeNull();
+    const runs = pool?.runs ?? 0;
+    const pooled = pool?.pooled ?? 0;
+    // particle 0 half a metre below the floor: deeper than it may leave in a substep
+    for (const w of worlds) w.store.x[1] = -0.5;
+    worlds[0].step();
+    worlds[1].step();
+    expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
+    // a substep's run of five planes fell back: the floor on the calling thread, the walls on the pool
+    // one by one (a run each); without the fallback, a run of five a substep
+    const n = worlds[1].substeps;
+    expect((pool?.runs ?? 0) - runs).toBeGreaterThan(n);
+    expect((pool?.pooled ?? 0) - pooled).toBeLessThan(5 * n);
+    expect((pool?.pooled ?? 0) - pooled).toBeGreaterThan(0);
+    // the deep particle was moved out
+    expect(worlds[1].store.x[1]).toBeGreaterThan(-0.5);
+    for (let s = 0; s < 5; s++) for (const w of worlds) w.step();
+    expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
+    for (const w of worlds) w.dispose();
   }, 120_000);
 
   it('the blocks of one colour write disjoint rows: every pair of a block ends before the next block of its colour', () => {

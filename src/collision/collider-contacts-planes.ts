@@ -20,7 +20,15 @@ import type { SphereContactsTarget } from './collider-contacts-sphere.js';
  * Each block first counts its contacts (and the chunk tests of the culling)
  * and lists their particles; the calling thread adds the counts up in block
  * order, and each block then writes the contacts of its list from its start,
- * each particle's anchor (blocks hold disjoint particles) and contactOf. A particle found deep inside (whose
+ * each particle's anchor (blocks hold disjoint particles) and contactOf.
+ * A run of such planes, consecutive in the collider list (a tank's floor and
+ * walls), is generated together: one job counts every plane's contacts, block
+ * by block (a block's item takes the planes in their order), the counts are
+ * added up plane after plane, block after block, and one job writes them
+ * (again a block's item plane after plane, so a particle's anchor and
+ * contactOf see the planes' writes in the serial order): the list is entry
+ * for entry the one of the planes one by one, in 2 jobs instead of 2 a plane
+ * (docs/fluids.md, session 15, planes16). A particle found deep inside (whose
  * depenetration moves whole bodies) sends the collider back to the calling
  * thread, which then generates its contacts as one thread does; so does a
  * substep whose arrays the workers do not hold yet.
@@ -30,7 +38,7 @@ import type { SphereContactsTarget } from './collider-contacts-sphere.js';
 export interface PlaneArrays extends PlainContacts {
   /** The plane and the substep's numbers (T_*), on a SharedArrayBuffer. */
   T: Float64Array;
-  /** Per block (B_STRIDE each): contacts, chunk tests, chunks culled, deep particles, first contact. */
+  /** Per plane and block (B_STRIDE each, plane j's block b at j·MAX_BLOCKS + b): contacts, chunk tests, chunks culled, deep particles, first contact. */
   B: Int32Array;
   x: Float64Array;
   p: Float64Array;
@@ -47,7 +55,7 @@ export interface PlaneArrays extends PlainContacts {
   anchorSeen: Int32Array;
   chunkBox: Float64Array;
   chunkReach: Float64Array;
-  /** Per particle slot: block b's COUNT pass lists its contact particles from b·size on, for its FILL pass. */
+  /** Per plane and particle slot: plane j's block b lists its contact particles from j·T[LSTRIDE] + b·size on, for its FILL pass. */
   list: Int32Array;
 }
 
@@ -71,11 +79,17 @@ const PASS = 0,
   CMASK = 26,
   /** 1: the COUNT pass first fills the chunk boxes of its block's chunks (ColliderContacts.generate defers them). */
   BOXES = 27,
+  /** The planes of the run (table 0) and the stride of their lists. */
+  PLANES = 28,
+  LSTRIDE = 29,
+  /** Plane j's table starts at j·T_SLOTS (its CP … CMASK; the other slots are table 0's). */
   T_SLOTS = 32;
 const COUNT = 1,
   FILL = 2;
 const B_STRIDE = 5;
 const MAX_BLOCKS = 64;
+/** The most planes one run generates together (a longer run is cut into runs of this many). */
+const MAX_PLANES = 8;
 
 /** The fields of ColliderContacts (collider-contacts.ts) that the workers share. */
 const SHARED_FIELDS = [
@@ -117,25 +131,26 @@ const nrm = new Float64Array(3);
 
 /**
  * Block b of a pass (COUNT or FILL) over particles [b·size, (b + 1)·size)
- * for the plane of the table: the generic loop of ColliderContacts.generate
- * with push() inlined.
+ * for plane j of the run (its table at j·T_SLOTS): the generic loop of
+ * ColliderContacts.generate with push() inlined.
  */
-function planeBlock(A: PlaneArrays, b: number): void {
+function planeBlock(A: PlaneArrays, j: number, b: number): void {
   const T = A.T,
     B = A.B;
+  const o = j * T_SLOTS;
   const fill = T[PASS] === FILL;
   const size = T[SIZE];
   const i0 = b * size,
     i1 = Math.min(T[NP], i0 + size);
   const { x, p, v, invMass, radius, group, mask } = A;
-  const cpx = T[CP],
-    cpy = T[CP + 1],
-    cpz = T[CP + 2];
+  const cpx = T[o + CP],
+    cpy = T[o + CP + 1],
+    cpz = T[o + CP + 2];
   const cr = tmpCr;
-  cr[0] = T[CR];
-  cr[1] = T[CR + 1];
-  cr[2] = T[CR + 2];
-  cr[3] = T[CR + 3];
+  cr[0] = T[o + CR];
+  cr[1] = T[o + CR + 1];
+  cr[2] = T[o + CR + 2];
+  cr[3] = T[o + CR + 3];
   const unturned = cr[0] === 0 && cr[1] === 0 && cr[2] === 0;
   // the turns written out below (rotateByParts' operations in its order, so the same bits): a call
   // that V8 does not inline boxes its double arguments, ~4 MB of garbage a step in wave-pool-128k
@@ -155,26 +170,26 @@ function planeBlock(A: PlaneArrays, b: number): void {
   const bnx = nrm[0],
     bny = nrm[1],
     bnz = nrm[2];
-  const lvx = T[LV],
-    lvy = T[LV + 1],
-    lvz = T[LV + 2],
-    avx = T[AV],
-    avy = T[AV + 1],
-    avz = T[AV + 2];
-  const margin = T[MARGIN],
+  const lvx = T[o + LV],
+    lvy = T[o + LV + 1],
+    lvz = T[o + LV + 2],
+    avx = T[o + AV],
+    avy = T[o + AV + 1],
+    avz = T[o + AV + 2];
+  const margin = T[o + MARGIN],
     h = T[H],
     maxDep = T[MAXDEP],
     substep = T[SUBSTEP],
     decay = T[DECAY],
-    c = T[COL],
+    c = T[o + COL],
     chunked = T[CHUNKED] !== 0,
     chunkSize = T[CHUNK],
     slack = T[SLACK],
-    cgroup = T[CGROUP],
-    cmask = T[CMASK];
+    cgroup = T[o + CGROUP],
+    cmask = T[o + CMASK];
   const box = A.chunkBox,
     chunkReach = A.chunkReach;
-  const e = B_STRIDE * b;
+  const e = B_STRIDE * (j * MAX_BLOCKS + b);
   let k = fill ? B[e + 4] : 0;
   let tested = 0,
     culled = 0,
@@ -182,9 +197,10 @@ function planeBlock(A: PlaneArrays, b: number): void {
   // COUNT walks the block's particles and lists those with a contact; FILL walks that list alone
   // (the same tests on the same numbers pass again), not every particle a second time
   const list = A.list;
+  const lo = j * T[LSTRIDE];
   const t1 = fill ? i0 + B[e] : i1;
-  // a block holds whole chunks (size is a multiple of chunkSize)
-  if (!fill && T[BOXES] !== 0)
+  // a block holds whole chunks (size is a multiple of chunkSize); the run's first plane fills them
+  if (!fill && j === 0 && T[BOXES] !== 0)
     chunkBoxesRange(
       box,
       chunkReach,
@@ -198,7 +214,7 @@ function planeBlock(A: PlaneArrays, b: number): void {
       Math.ceil(i1 / chunkSize),
     );
   for (let t = i0; t < t1; t++) {
-    const i = fill ? list[t] : t;
+    const i = fill ? list[lo + t] : t;
     if (!fill && chunked && (i & (chunkSize - 1)) === 0) {
       const b6 = (6 * i) / chunkSize;
       const bound =
@@ -274,7 +290,7 @@ function planeBlock(A: PlaneArrays, b: number): void {
       cqz = pz - (dP - r) * tnz;
     }
     if (!fill) {
-      list[i0 + k] = i;
+      list[lo + i0 + k] = i;
       k++;
       continue;
     }
@@ -360,9 +376,13 @@ function turnedY(qx: number, qy: number, qz: number, qw: number, vx: number, vy:
   return vy + qw * ty + (qz * tx - qx * tz);
 }
 
-/** The 'collider-plane-contacts' task (parallel/registry.ts): blocks from … to − 1. */
+/**
+ * The 'collider-plane-contacts' task (parallel/registry.ts): blocks from … to − 1, each block's
+ * planes in the run's order (a particle's anchor and contactOf written plane after plane, as serially).
+ */
 export function planeContactsTask(A: PlaneArrays, from: number, to: number): void {
-  for (let b = from; b < to; b++) planeBlock(A, b);
+  const planes = A.T[PLANES];
+  for (let b = from; b < to; b++) for (let j = 0; j < planes; j++) planeBlock(A, j, b);
 }
 
 /**
@@ -372,17 +392,21 @@ export function planeContactsTask(A: PlaneArrays, from: number, to: number): voi
  */
 export class PlaneContactsPool {
   readonly task: SharedTask = { kind: 'collider-plane-contacts', args: {}, version: 0 };
-  private readonly T = new Float64Array(new SharedArrayBuffer(8 * T_SLOTS));
-  private readonly B = new Int32Array(new SharedArrayBuffer(4 * B_STRIDE * MAX_BLOCKS));
+  private readonly T = new Float64Array(new SharedArrayBuffer(8 * T_SLOTS * MAX_PLANES));
+  private readonly B = new Int32Array(new SharedArrayBuffer(4 * B_STRIDE * MAX_BLOCKS * MAX_PLANES));
   /** Colliders generated on the pool so far (statistics, tests). */
   pooled = 0;
+  /** Runs of planes generated on the pool so far (2 jobs each; statistics, tests). */
+  runs = 0;
+  /** The collider indices of the run being generated (collectRun). */
+  private readonly run = new Int32Array(MAX_PLANES);
   /** The last generate's first pass filled the chunk boxes (asked with `boxes`). */
   boxesBuilt = false;
   /** The contact particles each block lists (PlaneArrays.list). */
   private list: Int32Array = new Int32Array(0);
 
   /** The arguments for these arrays: the current ones, or new ones (a new version). */
-  private args(cc: SphereContactsTarget, ctx: StepContext): PlaneArrays | null {
+  private args(cc: SphereContactsTarget, ctx: StepContext, planes: number): PlaneArrays | null {
     const s = ctx.store;
     if (!(s.x.buffer instanceof SharedArrayBuffer) || !(s.group.buffer instanceof SharedArrayBuffer))
       return null;
@@ -391,7 +415,8 @@ export class PlaneContactsPool {
       if (!(f[name].buffer instanceof SharedArrayBuffer)) f[name] = sharedCopy(f[name]);
     const A = this.task.args as unknown as PlaneArrays;
     let same = A.x === s.x && A.p === s.p && A.v === s.v && A.invMass === s.invMass && A.radius === s.radius;
-    same &&= A.group === s.group && A.mask === s.mask && A.list !== undefined && A.list.length >= s.count;
+    const room = planes * s.count;
+    same &&= A.group === s.group && A.mask === s.mask && A.list !== undefined && A.list.length >= room;
     for (const name of SHARED_FIELDS) same &&= (A as unknown as Record<string, Typed>)[name] === f[name];
     if (same) return A;
     const next: Record<string, unknown> = { T: this.T, B: this.B };
@@ -403,7 +428,7 @@ export class PlaneContactsPool {
     next.group = s.group;
     next.mask = s.mask;
     next.list =
-      this.list.length >= s.count ? this.list : new Int32Array(new SharedArrayBuffer(4 * s.capacity));
+      this.list.length >= room ? this.list : new Int32Array(new SharedArrayBuffer(4 * planes * s.capacity));
     this.list = next.list as Int32Array;
     for (const name of SHARED_FIELDS) next[name] = f[name];
     this.task.args = next;
@@ -412,17 +437,39 @@ export class PlaneContactsPool {
   }
 
   /**
-   * Generates the contacts of plane collider `col` (index c) on the pool;
-   * false when it cannot (nothing was changed but, with `boxes`, maybe the
-   * chunk boxes, see boxesBuilt: the caller generates them). With `boxes`,
-   * the first pass fills the chunk boxes too, block by block (the caller
-   * deferred them: ColliderContacts.generate).
+   * Takes the run of planes from collider c on (c, then each later enabled
+   * collider while it is a pool plane, at most MAX_PLANES): their indices in
+   * `run`, their number returned (with `single`, c alone).
+   */
+  collectRun(cols: readonly WorldCollider[], c: number, single: boolean): number {
+    const run = this.run;
+    run[0] = c;
+    let n = 1;
+    for (let d = c + 1; d < cols.length && n < MAX_PLANES && !single; d++) {
+      if (!cols[d].enabled) continue;
+      if (!isPoolPlane(cols[d])) break;
+      run[n++] = d;
+    }
+    return n;
+  }
+
+  /** The index of the run's last collider (of n). */
+  runEnd(n: number): number {
+    return this.run[n - 1];
+  }
+
+  /**
+   * Generates the contacts of the n plane colliders of `run` (collectRun) on
+   * the pool, in two jobs; false when it cannot (nothing was changed but, with
+   * `boxes`, maybe the chunk boxes, see boxesBuilt: the caller generates them,
+   * plane by plane). With `boxes`, the first pass fills the chunk boxes too,
+   * block by block (the caller deferred them: ColliderContacts.generate).
    */
   generate(
     cc: SphereContactsTarget,
     ctx: StepContext,
-    col: WorldCollider,
-    c: number,
+    cols: readonly WorldCollider[],
+    n: number,
     chunked: boolean,
     chunkSize: number,
     cullSlack: number,
@@ -435,31 +482,36 @@ export class PlaneContactsPool {
     const size = Math.ceil(Math.max(64 * chunkSize, np / MAX_BLOCKS) / chunkSize) * chunkSize;
     const blocks = Math.ceil(np / size);
     if (blocks < 2) return false;
-    let A = this.args(cc, ctx);
+    let A = this.args(cc, ctx, n);
     if (A === null) return false;
     const T = this.T,
       B = this.B;
-    T[CP] = col.position[0];
-    T[CP + 1] = col.position[1];
-    T[CP + 2] = col.position[2];
-    for (let j = 0; j < 4; j++) T[CR + j] = col.rotation[j];
-    for (let j = 0; j < 3; j++) {
-      T[LV + j] = col.linearVelocity[j];
-      T[AV + j] = col.angularVelocity[j];
+    for (let j = 0; j < n; j++) {
+      const c = this.run[j],
+        col = cols[c],
+        o = j * T_SLOTS;
+      for (let d = 0; d < 3; d++) {
+        T[o + CP + d] = col.position[d];
+        T[o + LV + d] = col.linearVelocity[d];
+        T[o + AV + d] = col.angularVelocity[d];
+      }
+      for (let d = 0; d < 4; d++) T[o + CR + d] = col.rotation[d];
+      T[o + MARGIN] = col.margin;
+      T[o + COL] = c;
+      T[o + CGROUP] = col.group;
+      T[o + CMASK] = col.mask;
     }
-    T[MARGIN] = col.margin;
     T[H] = ctx.h;
     T[MAXDEP] = cc.maxDepenetrationSpeed;
     T[SUBSTEP] = cc.substep;
     T[DECAY] = cc.stickDecay;
-    T[COL] = c;
     T[CHUNKED] = chunked ? 1 : 0;
     T[CHUNK] = chunkSize;
     T[SLACK] = cullSlack;
     T[NP] = np;
     T[SIZE] = size;
-    T[CGROUP] = col.group;
-    T[CMASK] = col.mask;
+    T[PLANES] = n;
+    T[LSTRIDE] = np;
     T[PASS] = COUNT;
     T[BOXES] = chunked && boxes ? 1 : 0;
     if (!tasks.runTask(this.task, blocks, blocks)) return false;
@@ -467,24 +519,32 @@ export class PlaneContactsPool {
     let total = 0,
       tested = 0,
       culled = 0;
-    for (let b = 0; b < blocks; b++) {
-      const e = B_STRIDE * b;
-      if (B[e + 3] > 0) return false;
-      B[e + 4] = cc.count + total;
-      total += B[e];
-      tested += B[e + 1];
-      culled += B[e + 2];
-    }
+    // the contacts plane after plane, block after block: the list of the planes one by one
+    for (let j = 0; j < n; j++)
+      for (let b = 0; b < blocks; b++) {
+        const e = B_STRIDE * (j * MAX_BLOCKS + b);
+        if (B[e + 3] > 0) return false;
+        B[e + 4] = cc.count + total;
+        total += B[e];
+        tested += B[e + 1];
+        culled += B[e + 2];
+      }
     if (cc.count + total > cc.capacity) {
       cc.grow(Math.max(2 * cc.capacity, cc.count + total));
-      A = this.args(cc, ctx) as PlaneArrays;
+      A = this.args(cc, ctx, n) as PlaneArrays;
     }
     T[PASS] = FILL;
     if (!tasks.runTask(this.task, blocks, blocks)) planeContactsTask(A, 0, blocks);
     cc.count += total;
     cc.cullTested += tested;
     cc.cullCulled += culled;
-    this.pooled++;
+    this.pooled += n;
+    this.runs++;
     return true;
   }
+}
+
+/** A plane collider that follows no rigid body: its contacts can be generated on the pool. */
+export function isPoolPlane(col: WorldCollider): boolean {
+  return col.type === 'plane' && (col.rigid ?? -1) < 0;
 }

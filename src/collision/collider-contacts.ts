@@ -5,7 +5,7 @@ import type { WorldCollider } from '../core/world-collider.js';
 import { grownArray } from '../math/arrays.js';
 import { buildChunkBoxes, ensureChunkBoxes } from './collider-contact-chunks.js';
 import { ContactBlocks, projectPlainContacts, writePoses } from './collider-contacts-blocks.js';
-import { PlaneContactsPool } from './collider-contacts-planes.js';
+import { isPoolPlane, PlaneContactsPool } from './collider-contacts-planes.js';
 import { generateSphereContacts, type SphereLike } from './collider-contacts-sphere.js';
 import { depenetrateBodies } from './collider-depenetration.js';
 import { anchorCoupledContact, projectCoupledContact, reflectCoupledContact } from './rigid-coupling.js';
@@ -368,14 +368,25 @@ export class ColliderContacts implements ConstraintSet {
     else if (this.cullPause > 0) this.cullPause--;
     this.cullTested = 0;
     this.cullCulled = 0;
+    // a run of consecutive pool planes in two jobs; where it cannot (a particle deep inside), plane by plane
+    let single = false;
     for (let c = 0; c < cols.length; c++) {
       const col = cols[c];
       if (!col.enabled) continue;
-      if (col.type === 'plane' && (col.rigid ?? -1) < 0 && record && ctx.tasks) {
-        this.planePool ??= new PlaneContactsPool();
-        const done = this.planePool.generate(this, ctx, col, c, chunked, CHUNK, CULL_SLACK, !boxes);
-        if (this.planePool.boxesBuilt) boxes = true;
-        if (done) continue;
+      if (isPoolPlane(col) && record && ctx.tasks) {
+        const pool = (this.planePool ??= new PlaneContactsPool());
+        const n = pool.collectRun(cols, c, single);
+        const done = pool.generate(this, ctx, cols, n, chunked, CHUNK, CULL_SLACK, !boxes);
+        if (pool.boxesBuilt) boxes = true;
+        if (done) {
+          c = pool.runEnd(n);
+          continue;
+        }
+        if (n > 1) {
+          single = true;
+          c--;
+          continue;
+        }
       }
       if (!boxes) {
         buildChunkBoxes(this, s, CHUNK);
