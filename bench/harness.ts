@@ -224,6 +224,8 @@ export async function runCase(c: BenchCase): Promise<BenchResult> {
     };
   });
 
+  for (const p of peers) p.dispose?.();
+
   // ns per projection by kind: further steps under the profiling scheduler
   let kinds: BenchResult['kinds'] = [];
   let stages: BenchResult['stages'] = [];

@@ -113,6 +113,14 @@ export async function joltCloth(
   return {
     step: () => jolt.Step(FRAME_DT, 1),
     positions,
+    dispose() {
+      // Jolt's heap is one per process: a case that keeps its body and system leaves the next
+      // 201 × 201 body without room (Aborted(OOM))
+      bodies.RemoveBody(body.GetID());
+      bodies.DestroyBody(body.GetID());
+      J.destroy(cs);
+      J.destroy(jolt);
+    },
     quality() {
       return edgeStretch(positions(), scene.edges, scene.rest);
     },

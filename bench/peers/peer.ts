@@ -10,4 +10,6 @@ export interface PeerInstance {
   quality(): Quality;
   /** Called after each timed frame, outside the timing (BenchInstance.observe). */
   observe?(): void;
+  /** Frees what the engine holds (its WebAssembly heap is shared by every case of the process). */
+  dispose?(): void;
 }
