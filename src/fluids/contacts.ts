@@ -23,22 +23,19 @@ function triangleFrame(p: Float64Array, a3: number, b3: number, c3: number): num
     fx = p[c3] - ax,
     fy = p[c3 + 1] - ay,
     fz = p[c3 + 2] - az;
-  const nx = ey * fz - ez * fy,
-    ny = ez * fx - ex * fz,
-    nz = ex * fy - ey * fx;
   frame[0] = ex;
   frame[1] = ey;
   frame[2] = ez;
+  frame[9] = ex * ex + ey * ey + ez * ez;
   frame[3] = fx;
   frame[4] = fy;
   frame[5] = fz;
-  frame[6] = nx;
-  frame[7] = ny;
-  frame[8] = nz;
-  frame[9] = ex * ex + ey * ey + ez * ez;
   frame[10] = ex * fx + ey * fy + ez * fz;
   frame[11] = fx * fx + fy * fy + fz * fz;
-  return Math.sqrt(nx * nx + ny * ny + nz * nz);
+  frame[6] = ey * fz - ez * fy;
+  frame[7] = ez * fx - ex * fz;
+  frame[8] = ex * fy - ey * fx;
+  return Math.sqrt(frame[6] * frame[6] + frame[7] * frame[7] + frame[8] * frame[8]);
 }
 
 /**
