@@ -1,9 +1,42 @@
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
+import { edgeCross, edgeCrossOut } from '../mesh/triangle-mesh.js';
 import type { FluidDensity } from './density.js';
 import type { FluidBody } from './fluid-body.js';
 
 const cell0 = new Int32Array(3);
 const cell1 = new Int32Array(3);
+
+/** triangleFrame's output: e = p_b − p_a (0–2), f = p_c − p_a (3–5), n = e × f (6–8), e·e, e·f, f·f (9–11). */
+const frame = new Float64Array(12);
+
+/**
+ * The edges, normal e × f and Gram entries of triangle (a, b, c) (offsets into p) into `frame`, for
+ * 003 §3.4's point–triangle contact: the search and the projection share it. Returns |e × f|.
+ */
+function triangleFrame(p: Float64Array, a3: number, b3: number, c3: number): number {
+  const ax = p[a3],
+    ay = p[a3 + 1],
+    az = p[a3 + 2];
+  const ex = p[b3] - ax,
+    ey = p[b3 + 1] - ay,
+    ez = p[b3 + 2] - az,
+    fx = p[c3] - ax,
+    fy = p[c3 + 1] - ay,
+    fz = p[c3 + 2] - az;
+  frame[0] = ex;
+  frame[1] = ey;
+  frame[2] = ez;
+  frame[9] = ex * ex + ey * ey + ez * ez;
+  frame[3] = fx;
+  frame[4] = fy;
+  frame[5] = fz;
+  frame[10] = ex * fx + ey * fy + ez * fz;
+  frame[11] = fx * fx + fy * fy + fz * fz;
+  frame[6] = ey * fz - ez * fy;
+  frame[7] = ez * fx - ex * fz;
+  frame[8] = ex * fy - ey * fx;
+  return Math.sqrt(frame[6] * frame[6] + frame[7] * frame[7] + frame[8] * frame[8]);
+}
 
 /**
  * Contacts of the fluid particles with coupled bodies, projected with the
@@ -110,33 +143,19 @@ export class FluidSolidContacts implements ConstraintSet {
         lo2 = Math.max(lo2, b[2]);
         hi2 = Math.min(hi2, b[5]);
         // normals at the start (x) and at the prediction (p)
-        const ux = x[b3] - x[a3],
-          uy = x[b3 + 1] - x[a3 + 1],
-          uz = x[b3 + 2] - x[a3 + 2];
-        const vx = x[c3] - x[a3],
-          vy = x[c3 + 1] - x[a3 + 1],
-          vz = x[c3 + 2] - x[a3 + 2];
-        const n0x = uy * vz - uz * vy,
-          n0y = uz * vx - ux * vz,
-          n0z = ux * vy - uy * vx;
-        const ex = p[b3] - p[a3],
-          ey = p[b3 + 1] - p[a3 + 1],
-          ez = p[b3 + 2] - p[a3 + 2];
-        const fx = p[c3] - p[a3],
-          fy = p[c3 + 1] - p[a3 + 1],
-          fz = p[c3 + 2] - p[a3 + 2];
-        let nx1 = ey * fz - ez * fy,
-          ny1 = ez * fx - ex * fz,
-          nz1 = ex * fy - ey * fx;
-        const nl = Math.sqrt(nx1 * nx1 + ny1 * ny1 + nz1 * nz1);
+        edgeCross(x, a3, b3, c3);
+        const n0x = edgeCrossOut[0],
+          n0y = edgeCrossOut[1],
+          n0z = edgeCrossOut[2];
+        const nl = triangleFrame(p, a3, b3, c3);
         if (!(nl > 1e-20)) continue;
-        nx1 /= nl;
-        ny1 /= nl;
-        nz1 /= nl;
+        const nx1 = frame[6] / nl,
+          ny1 = frame[7] / nl,
+          nz1 = frame[8] / nl;
         // barycentric set-up on the predicted triangle
-        const d00 = ex * ex + ey * ey + ez * ez,
-          d01 = ex * fx + ey * fy + ez * fz,
-          d11 = fx * fx + fy * fy + fz * fz;
+        const d00 = frame[9],
+          d01 = frame[10],
+          d11 = frame[11];
         const den = d00 * d11 - d01 * d01;
         if (!(den > 1e-30)) continue;
         const contact = rf + thick;
@@ -159,8 +178,8 @@ export class FluidSolidContacts implements ConstraintSet {
               if (dist >= contact + 0.5 * rf) continue;
               // a particle that ends far beyond the triangle did not come from near it
               if (dist < -contact - slack) continue;
-              const q0 = qx * ex + qy * ey + qz * ez,
-                q1 = qx * fx + qy * fy + qz * fz;
+              const q0 = qx * frame[0] + qy * frame[1] + qz * frame[2],
+                q1 = qx * frame[3] + qy * frame[4] + qz * frame[5];
               const v = (d11 * q0 - d01 * q1) / den,
                 w = (d00 * q1 - d01 * q0) / den;
               if (v < -0.1 || w < -0.1 || v + w > 1.1) continue;
@@ -245,34 +264,25 @@ export class FluidSolidContacts implements ConstraintSet {
         a3 = 3 * ia,
         b3 = 3 * ib,
         c3 = 3 * ic;
-      const ex = p[b3] - p[a3],
-        ey = p[b3 + 1] - p[a3 + 1],
-        ez = p[b3 + 2] - p[a3 + 2];
-      const fx = p[c3] - p[a3],
-        fy = p[c3 + 1] - p[a3 + 1],
-        fz = p[c3 + 2] - p[a3 + 2];
-      let nx = ey * fz - ez * fy,
-        ny = ez * fx - ex * fz,
-        nz = ex * fy - ey * fx;
-      const nl = Math.sqrt(nx * nx + ny * ny + nz * nz);
+      const nl = triangleFrame(p, a3, b3, c3);
       if (!(nl > 1e-20)) continue;
       const sg = ts[k] / nl;
-      nx *= sg;
-      ny *= sg;
-      nz *= sg;
+      const nx = frame[6] * sg,
+        ny = frame[7] * sg,
+        nz = frame[8] * sg;
       const qx = p[i3] - p[a3],
         qy = p[i3 + 1] - p[a3 + 1],
         qz = p[i3 + 2] - p[a3 + 2];
       const C = qx * nx + qy * ny + qz * nz - tt[k];
       if (C >= 0) continue;
       // barycentric weights of the projection, clamped into the triangle
-      const d00 = ex * ex + ey * ey + ez * ez,
-        d01 = ex * fx + ey * fy + ez * fz,
-        d11 = fx * fx + fy * fy + fz * fz;
+      const d00 = frame[9],
+        d01 = frame[10],
+        d11 = frame[11];
       const den = d00 * d11 - d01 * d01;
       if (!(den > 1e-30)) continue;
-      const q0 = qx * ex + qy * ey + qz * ez,
-        q1 = qx * fx + qy * fy + qz * fz;
+      const q0 = qx * frame[0] + qy * frame[1] + qz * frame[2],
+        q1 = qx * frame[3] + qy * frame[4] + qz * frame[5];
       let bv = (d11 * q0 - d01 * q1) / den,
         bw = (d00 * q1 - d01 * q0) / den;
       if (bv < 0) bv = 0;

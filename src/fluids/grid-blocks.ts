@@ -243,31 +243,21 @@ export class GridBlocks {
     const blocks = particleBlocks(n);
     if (!tasks.runTask(this.task, n, blocks)) return -1;
     const out = A.out;
+    // the blocks' boxes merged into b, in block order with the one walk's comparisons: its box, bit for bit
+    b[0] = b[1] = b[2] = Number.POSITIVE_INFINITY;
+    b[3] = b[4] = b[5] = Number.NEGATIVE_INFINITY;
     let d2 = 0;
-    let x0 = Number.POSITIVE_INFINITY,
-      y0 = x0,
-      z0 = x0,
-      x1 = Number.NEGATIVE_INFINITY,
-      y1 = x1,
-      z1 = x1;
-    // in block order with the one walk's comparisons: its box, bit for bit
     const run = blocksRun(n, blocks);
     for (let k = 0; k < run; k++) {
       const o = PER_BLOCK * k;
-      if (out[o] < x0) x0 = out[o];
-      if (out[o + 3] > x1) x1 = out[o + 3];
-      if (out[o + 1] < y0) y0 = out[o + 1];
-      if (out[o + 4] > y1) y1 = out[o + 4];
-      if (out[o + 2] < z0) z0 = out[o + 2];
-      if (out[o + 5] > z1) z1 = out[o + 5];
+      if (out[o] < b[0]) b[0] = out[o];
+      if (out[o + 3] > b[3]) b[3] = out[o + 3];
+      if (out[o + 1] < b[1]) b[1] = out[o + 1];
+      if (out[o + 4] > b[4]) b[4] = out[o + 4];
+      if (out[o + 2] < b[2]) b[2] = out[o + 2];
+      if (out[o + 5] > b[5]) b[5] = out[o + 5];
       if (out[o + 6] > d2) d2 = out[o + 6];
     }
-    b[0] = x0;
-    b[1] = y0;
-    b[2] = z0;
-    b[3] = x1;
-    b[4] = y1;
-    b[5] = z1;
     return d2;
   }
 

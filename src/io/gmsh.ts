@@ -99,6 +99,13 @@ export function parseGmsh(text: string, file = 'mesh.msh'): TetMesh {
     nodeTag.set(tag, coords.length / 3);
     coords.push(x, y, z);
   };
+  /** Reads `n` node lines "tag x y z" (2.x, and 4.0's blocks). */
+  const taggedNodes = (n: number): void => {
+    for (let i = 0; i < n; i++) {
+      const [tag, x, y, z] = r.numbers(4);
+      addNode(tag, x, y, z);
+    }
+  };
   const tetTags: number[] = [];
   const tetLine: number[] = [];
   while (!r.done()) {
@@ -120,11 +127,7 @@ export function parseGmsh(text: string, file = 'mesh.msh'): TetMesh {
     } else if (section === '$Nodes') {
       formatRead(r, version, section);
       if (version < 3) {
-        const [n] = r.numbers(1);
-        for (let i = 0; i < n; i++) {
-          const [tag, x, y, z] = r.numbers(4);
-          addNode(tag, x, y, z);
-        }
+        taggedNodes(r.numbers(1)[0]);
       } else {
         const head = r.numbers(2);
         const blocks = head[0];
@@ -141,10 +144,7 @@ export function parseGmsh(text: string, file = 'mesh.msh'): TetMesh {
               addNode(tags[i], x, y, z);
             }
           } else {
-            for (let i = 0; i < n; i++) {
-              const [tag, x, y, z] = r.numbers(4);
-              addNode(tag, x, y, z);
-            }
+            taggedNodes(n);
           }
         }
       }

@@ -105,6 +105,8 @@ export class RegionShapeMatching implements ConstraintSet {
   readonly lambda: Float64Array;
   /** Reference point ō subtracted from rest positions (and the current first particle from p) to keep sums small. */
   private readonly restOrigin = new Float64Array(3);
+  /** Rest positions minus ō (x̄_j − ō), computed once: the r̄ of every step's sums and goals. */
+  private readonly restRelative: Float64Array;
   private readonly f: Float64Array;
   private readonly g: Float64Array;
   private readonly h: Float64Array;
@@ -142,6 +144,8 @@ export class RegionShapeMatching implements ConstraintSet {
     this.n = n;
     this.rest = Float64Array.from(rest);
     this.restOrigin.set(rest.subarray(0, 3));
+    this.restRelative = new Float64Array(3 * n);
+    for (let k = 0; k < 3 * n; k++) this.restRelative[k] = rest[k] - rest[k % 3];
     const counts = membershipCounts(summation);
     this.modifiedMass = new Float64Array(n);
     this.invCount = new Float64Array(n);
@@ -204,15 +208,14 @@ export class RegionShapeMatching implements ConstraintSet {
       nr = this.summation.regions;
     const f = this.f,
       g = this.g;
-    const o = this.restOrigin,
-      x = this.rest,
+    const rr = this.restRelative,
       mt = this.modifiedMass;
     // [m̃, m̃ x̄ (3), m̃ x̄ x̄ᵀ (9)] minus the origin: stride 13 would not fit; do it in two passes
     for (let j = 0; j < n; j++) {
       const m = mt[j];
-      const rx = x[3 * j] - o[0],
-        ry = x[3 * j + 1] - o[1],
-        rz = x[3 * j + 2] - o[2];
+      const rx = rr[3 * j],
+        ry = rr[3 * j + 1],
+        rz = rr[3 * j + 2];
       const b = STRIDE * j;
       f[b] = m * rx;
       f[b + 1] = m * ry;
@@ -264,25 +267,21 @@ export class RegionShapeMatching implements ConstraintSet {
    */
   private particleValues(pos: Float64Array): void {
     const f = this.f,
-      x = this.rest,
-      mt = this.modifiedMass,
-      ro = this.restOrigin;
+      rr = this.restRelative,
+      mt = this.modifiedMass;
     const off3 = 3 * this.offset;
     const ox = pos[off3],
       oy = pos[off3 + 1],
       oz = pos[off3 + 2];
-    const rox = ro[0],
-      roy = ro[1],
-      roz = ro[2];
     for (let j = 0; j < this.n; j++) {
       const m = mt[j];
       const j3 = off3 + 3 * j;
       const px = (pos[j3] - ox) * m,
         py = (pos[j3 + 1] - oy) * m,
         pz = (pos[j3 + 2] - oz) * m;
-      const rx = x[3 * j] - rox,
-        ry = x[3 * j + 1] - roy,
-        rz = x[3 * j + 2] - roz;
+      const rx = rr[3 * j],
+        ry = rr[3 * j + 1],
+        rz = rr[3 * j + 2];
       const b = STRIDE * j;
       f[b] = px;
       f[b + 1] = py;
@@ -311,15 +310,11 @@ export class RegionShapeMatching implements ConstraintSet {
     const g = this.g,
       hv = this.h,
       kv = this.k;
-    const x = this.rest;
-    const ro = this.restOrigin;
+    const rr = this.restRelative;
     // the current reference point: the first particle
     const ox = pos[off3],
       oy = pos[off3 + 1],
       oz = pos[off3 + 2];
-    const rox = ro[0],
-      roy = ro[1],
-      roz = ro[2];
     this.particleValues(pos);
     this.summation.gather(this.f, g, STRIDE);
     const A = this.tmp;
@@ -386,9 +381,9 @@ export class RegionShapeMatching implements ConstraintSet {
     const ic = this.invCount;
     for (let j = 0; j < n; j++) {
       const b = STRIDE * j;
-      const rx = x[3 * j] - rox,
-        ry = x[3 * j + 1] - roy,
-        rz = x[3 * j + 2] - roz;
+      const rx = rr[3 * j],
+        ry = rr[3 * j + 1],
+        rz = rr[3 * j + 2];
       const s = ic[j];
       goals[3 * j] = ox + s * (kv[b] + kv[b + 3] * rx + kv[b + 4] * ry + kv[b + 5] * rz);
       goals[3 * j + 1] = oy + s * (kv[b + 1] + kv[b + 6] * rx + kv[b + 7] * ry + kv[b + 8] * rz);
