@@ -1,5 +1,6 @@
 import { type BvhNodes, queryNodes } from './bvh-self-pairs.js';
 import { closestPointTriangleAt, closestSegmentSegmentAt } from './geometry.js';
+import { emptyTopologyArrays, type TopologyArrays } from './surface-topology.js';
 
 /**
  * The candidate tests of the surface broad phase (surface-broad-phase.ts)
@@ -11,22 +12,13 @@ import { closestPointTriangleAt, closestSegmentSegmentAt } from './geometry.js';
  * in block order, so the lists are those of one pass over all pairs, in the
  * same order, for every thread count.
  */
-export interface BroadArrays {
-  /** Topology (SurfaceTopology): triangles and edges as surface-vertex ids, global index of each vertex. */
-  tri: Int32Array;
-  edge: Int32Array;
-  vertex: Int32Array;
-  vertexSurface: Int32Array;
-  triSurface: Int32Array;
-  edgeSurface: Int32Array;
+export interface BroadArrays extends TopologyArrays {
   /** Vertices and edges owned by each triangle (CSR). */
   ownVStart: Int32Array;
   ownV: Int32Array;
   ownEStart: Int32Array;
   ownE: Int32Array;
-  /** Per surface: half its contact reach, its thickness; pairOn[a · surfaces + b] = 1 where a and b collide. */
-  halfReach: Float64Array;
-  thickness: Float64Array;
+  /** pairOn[a · surfaces + b] = 1 where surfaces a and b collide. */
   pairOn: Uint8Array;
   /** surfaces, marginFactor, meanEdge. */
   scalars: Float64Array;
@@ -55,18 +47,11 @@ export function emptyBroadArrays(): BroadArrays {
     f = new Float64Array(0),
     u = new Uint8Array(0);
   return {
-    tri: i,
-    edge: i,
-    vertex: i,
-    vertexSurface: i,
-    triSurface: i,
-    edgeSurface: i,
+    ...emptyTopologyArrays(),
     ownVStart: i,
     ownV: i,
     ownEStart: i,
     ownE: i,
-    halfReach: f,
-    thickness: f,
     pairOn: u,
     scalars: new Float64Array(3),
     snap: f,

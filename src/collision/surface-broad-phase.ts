@@ -27,7 +27,7 @@ import {
 } from './surface-broad-tasks.js';
 import { WasmPairTests } from './surface-broad-wasm.js';
 import { SurfaceSnapshots } from './surface-snapshots.js';
-import type { SurfaceContactStats, SurfaceTopology } from './surface-topology.js';
+import { bindTopologyArrays, type SurfaceContactStats, type SurfaceTopology } from './surface-topology.js';
 
 /**
  * Fraction of the vertices that may renew their snapshots in an incremental
@@ -545,22 +545,13 @@ export class SurfaceBroadPhase {
     const A = this.arrays,
       topo = this.topo,
       snaps = this.snapshots;
-    A.tri = topo.tri;
-    A.edge = topo.edge;
-    A.vertex = topo.vertex;
-    A.vertexSurface = topo.vertexSurface;
-    A.triSurface = topo.triSurface;
-    A.edgeSurface = topo.edgeSurface;
+    bindTopologyArrays(A, topo);
     A.ownVStart = topo.ownVStart;
     A.ownV = topo.ownV;
     A.ownEStart = topo.ownEStart;
     A.ownE = topo.ownE;
-    A.halfReach = topo.halfReach;
-    const S = topo.surfaces.length;
-    if (A.thickness.length !== S) A.thickness = new Float64Array(S);
-    for (let i = 0; i < S; i++) A.thickness[i] = topo.surfaces[i].thickness;
     A.pairOn = topo.pairTable;
-    A.scalars[B_SURFACES] = S;
+    A.scalars[B_SURFACES] = topo.surfaces.length;
     A.scalars[B_MARGIN] = topo.marginFactor;
     A.scalars[B_MEAN_EDGE] = topo.meanEdge;
     A.snap = snaps.snap;

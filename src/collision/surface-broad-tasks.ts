@@ -422,17 +422,8 @@ export class ParallelBroadRebuild {
           fb = this.front[2 * b + 1];
         // (never more than the pairs left in the total budget: past it the serial rebuild takes over)
         const left = maxPairs > 0 ? maxPairs - total : 0x3fffffff;
-        np = selfPairsOfNodes(
-          this.N,
-          this.A.tBox,
-          fa,
-          fb,
-          this.local,
-          0,
-          Math.min(left, this.local.length >> 1),
-        );
-        while (np < 0 && this.local.length >> 1 < left) {
-          this.local = new Int32Array(Math.min(2 * left, 2 * this.local.length));
+        // traversed again into a list twice as large while it overflows and the budget allows more
+        for (;;) {
           np = selfPairsOfNodes(
             this.N,
             this.A.tBox,
@@ -442,6 +433,8 @@ export class ParallelBroadRebuild {
             0,
             Math.min(left, this.local.length >> 1),
           );
+          if (np >= 0 || this.local.length >> 1 >= left) break;
+          this.local = new Int32Array(Math.min(2 * left, 2 * this.local.length));
         }
         if (np < 0) {
           over = true;

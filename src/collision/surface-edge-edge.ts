@@ -1,6 +1,5 @@
 import type { ParticleStore } from '../core/particles.js';
 import { closestSegmentSegmentAt } from './geometry.js';
-import type { SurfaceBroadPhase } from './surface-broad-phase.js';
 import {
   FLAG_CCD,
   FOOTPRINT,
@@ -11,10 +10,8 @@ import {
   type SurfaceContactList,
   TYPE_EE,
 } from './surface-contact-list.js';
-import { SIDE_NEG } from './surface-narrow-scan.js';
+import { SurfaceHitContacts } from './surface-hit-contacts.js';
 import type { NarrowHits } from './surface-narrow-tasks.js';
-import type { SurfaceTopology } from './surface-topology.js';
-import type { Untangler } from './untangle.js';
 
 const ss = new Float64Array(3);
 
@@ -30,22 +27,7 @@ const ss = new Float64Array(3);
  * that edge's triangles first, which the vertex–triangle contacts handle.
  * Crossings during x → p are tested for every candidate pair.
  */
-export class EdgeEdgeContacts {
-  private readonly topo: SurfaceTopology;
-  private readonly broad: SurfaceBroadPhase;
-  private readonly list: SurfaceContactList;
-
-  constructor(
-    topo: SurfaceTopology,
-    broad: SurfaceBroadPhase,
-    _untangler: Untangler,
-    list: SurfaceContactList,
-  ) {
-    this.topo = topo;
-    this.broad = broad;
-    this.list = list;
-  }
-
+export class EdgeEdgeContacts extends SurfaceHitContacts {
   /**
    * The contacts of the substep x → p: the hits of the edge–edge scan
    * (surface-narrow-scan.ts, run here or on the pool), pushed in candidate
@@ -69,10 +51,7 @@ export class EdgeEdgeContacts {
         gb = vert[edge[2 * e + 1]],
         gc = vert[edge[2 * f]],
         gd = vert[edge[2 * f + 1]];
-      const s = (fl & SIDE_NEG) !== 0 ? -1 : 1;
-      const sE = es[e],
-        sF = es[f];
-      list.pushBetween(TYPE_EE, fl & ~SIDE_NEG, ga, gb, gc, gd, s, topo.pairThickness(sE, sF), sE, sF, 0);
+      const s = this.pushHit(TYPE_EE, fl, ga, gb, gc, gd, es[e], es[f]);
       // the fail-safe's crossings flag their vertices
       if (crossed !== null)
         crossed[edge[2 * e]] = crossed[edge[2 * e + 1]] = crossed[edge[2 * f]] = crossed[edge[2 * f + 1]] = 1;

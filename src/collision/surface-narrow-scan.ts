@@ -5,6 +5,7 @@ import {
   vertexTriangleCcd,
 } from './geometry.js';
 import { contactSide, FLAG_CCD, FLAG_PROXIMITY } from './surface-contact-list.js';
+import type { TopologyArrays } from './surface-topology.js';
 
 /**
  * The detection of the surface contacts (003 §4.3; surface-vertex-triangle.ts
@@ -17,17 +18,7 @@ import { contactSide, FLAG_CCD, FLAG_PROXIMITY } from './surface-contact-list.js
  * are then pushed by the calling thread in candidate order, so the list is
  * the serial loop's, contact for contact, for every thread count.
  */
-export interface NarrowArrays {
-  /** Topology: triangles and edges (surface-vertex ids), global index and surface of each. */
-  tri: Int32Array;
-  edge: Int32Array;
-  vertex: Int32Array;
-  vertexSurface: Int32Array;
-  triSurface: Int32Array;
-  edgeSurface: Int32Array;
-  /** Per surface: half its contact reach, its thickness. */
-  halfReach: Float64Array;
-  thickness: Float64Array;
+export interface NarrowArrays extends TopologyArrays {
   /** Untangling labels (tangled surfaces), sharp edges. */
   label: Int32Array | Uint8Array | Uint16Array;
   sharp: Uint8Array;

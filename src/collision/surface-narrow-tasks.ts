@@ -12,7 +12,7 @@ import {
   scanVertexTriangleCrossings,
   scanVertexTriangles,
 } from './surface-narrow-scan.js';
-import type { SurfaceTopology } from './surface-topology.js';
+import { bindTopologyArrays, emptyTopologyArrays, type SurfaceTopology } from './surface-topology.js';
 import type { Untangler } from './untangle.js';
 
 /**
@@ -92,14 +92,7 @@ export class SurfaceNarrowScan {
     const i = new Int32Array(0),
       f = new Float64Array(0);
     this.own = {
-      tri: i,
-      edge: i,
-      vertex: i,
-      vertexSurface: i,
-      triSurface: i,
-      edgeSurface: i,
-      halfReach: f,
-      thickness: new Float64Array(0),
+      ...emptyTopologyArrays(),
       label: i,
       sharp: new Uint8Array(0),
       invMass: f,
@@ -161,16 +154,7 @@ export class SurfaceNarrowScan {
     const A = this.own,
       topo = this.topo,
       broad = this.broad;
-    A.tri = topo.tri;
-    A.edge = topo.edge;
-    A.vertex = topo.vertex;
-    A.vertexSurface = topo.vertexSurface;
-    A.triSurface = topo.triSurface;
-    A.edgeSurface = topo.edgeSurface;
-    A.halfReach = topo.halfReach;
-    const S = topo.surfaces.length;
-    if (A.thickness.length !== S) A.thickness = new Float64Array(S);
-    for (let s = 0; s < S; s++) A.thickness[s] = topo.surfaces[s].thickness;
+    bindTopologyArrays(A, topo);
     A.label = this.untangler.label;
     A.sharp = broad.sharp;
     A.invMass = store.invMass;

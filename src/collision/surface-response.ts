@@ -87,18 +87,7 @@ export function respond(
   const dl = -C / W;
   list.lambda[k] += dl;
   let f = s * dl;
-  p[i0] += w0 * c0 * f * nx;
-  p[i0 + 1] += w0 * c0 * f * ny;
-  p[i0 + 2] += w0 * c0 * f * nz;
-  p[i1] += w1 * c1 * f * nx;
-  p[i1 + 1] += w1 * c1 * f * ny;
-  p[i1 + 2] += w1 * c1 * f * nz;
-  p[i2] += w2 * c2 * f * nx;
-  p[i2 + 1] += w2 * c2 * f * ny;
-  p[i2 + 2] += w2 * c2 * f * nz;
-  p[i3] += w3 * c3 * f * nx;
-  p[i3 + 1] += w3 * c3 * f * ny;
-  p[i3 + 2] += w3 * c3 * f * nz;
+  addFour(p, i0, i1, i2, i3, w0 * c0, w1 * c1, w2 * c2, w3 * c3, f, nx, ny, nz);
   // position-level Coulomb friction on the relative tangential motion of the substep
   const muK = list.muK[k],
     muS = list.muS[k];
@@ -124,18 +113,42 @@ export function respond(
   const dn = -C; // normal correction of this projection (relative)
   const g = tl < muS * dn ? 1 : Math.min((muK * dn) / tl, 1);
   f = -g / W;
-  p[i0] += w0 * c0 * f * tx;
-  p[i0 + 1] += w0 * c0 * f * ty;
-  p[i0 + 2] += w0 * c0 * f * tz;
-  p[i1] += w1 * c1 * f * tx;
-  p[i1 + 1] += w1 * c1 * f * ty;
-  p[i1 + 2] += w1 * c1 * f * tz;
-  p[i2] += w2 * c2 * f * tx;
-  p[i2 + 1] += w2 * c2 * f * ty;
-  p[i2 + 2] += w2 * c2 * f * tz;
-  p[i3] += w3 * c3 * f * tx;
-  p[i3 + 1] += w3 * c3 * f * ty;
-  p[i3 + 2] += w3 * c3 * f * tz;
+  addFour(p, i0, i1, i2, i3, w0 * c0, w1 * c1, w2 * c2, w3 * c3, f, tx, ty, tz);
+}
+
+/**
+ * a[i_j + d] += m_j f n_d for the four points of a contact: m_j = w_j c_j,
+ * point j's weight, f the step along the direction n (the products keep the
+ * written-out form's order, ((w_j c_j) f) n_d: the same bits).
+ */
+function addFour(
+  a: Float64Array,
+  i0: number,
+  i1: number,
+  i2: number,
+  i3: number,
+  m0: number,
+  m1: number,
+  m2: number,
+  m3: number,
+  f: number,
+  nx: number,
+  ny: number,
+  nz: number,
+): void {
+  // by component: each entry still gets its points' shares in the order 0, 1, 2, 3 (the same bits where two points coincide)
+  a[i0] += m0 * f * nx;
+  a[i1] += m1 * f * nx;
+  a[i2] += m2 * f * nx;
+  a[i3] += m3 * f * nx;
+  a[i0 + 1] += m0 * f * ny;
+  a[i1 + 1] += m1 * f * ny;
+  a[i2 + 1] += m2 * f * ny;
+  a[i3 + 1] += m3 * f * ny;
+  a[i0 + 2] += m0 * f * nz;
+  a[i1 + 2] += m1 * f * nz;
+  a[i2 + 2] += m2 * f * nz;
+  a[i3 + 2] += m3 * f * nz;
 }
 
 /**
@@ -183,13 +196,7 @@ export function applyRestitution(ctx: StepContext, list: SurfaceContactList): vo
     const W = w0 * c0 * c0 + w1 * c1 * c1 + w2 * c2 * c2 + w3 * c3 * c3;
     if (!(W > 1e-30)) continue;
     const f = (s * dv) / W;
-    for (let j = 0; j < 3; j++) {
-      const n = j === 0 ? nx : j === 1 ? ny : nz;
-      v[i0 + j] += w0 * c0 * f * n;
-      v[i1 + j] += w1 * c1 * f * n;
-      v[i2 + j] += w2 * c2 * f * n;
-      v[i3 + j] += w3 * c3 * f * n;
-    }
+    addFour(v, i0, i1, i2, i3, w0 * c0, w1 * c1, w2 * c2, w3 * c3, f, nx, ny, nz);
   }
 }
 

@@ -401,3 +401,49 @@ export function incidence(
   for (let i = 0; i < count; i++) for (let j = 0; j < arity; j++) list[cur[items[arity * i + j]]++] = i;
   return [start, list];
 }
+
+/**
+ * The topology arrays the broad phase's pair tests and the narrow phase's
+ * scans read (BroadArrays and NarrowArrays extend it): triangles and edges
+ * as surface-vertex ids, global index and surface of each, and per surface
+ * half its contact reach and its thickness.
+ */
+export interface TopologyArrays {
+  tri: Int32Array;
+  edge: Int32Array;
+  vertex: Int32Array;
+  vertexSurface: Int32Array;
+  triSurface: Int32Array;
+  edgeSurface: Int32Array;
+  halfReach: Float64Array;
+  thickness: Float64Array;
+}
+
+/** Empty topology arrays, the head of a record that binds them before each use. */
+export function emptyTopologyArrays(): TopologyArrays {
+  const i = new Int32Array(0);
+  return {
+    tri: i,
+    edge: i,
+    vertex: i,
+    vertexSurface: i,
+    triSurface: i,
+    edgeSurface: i,
+    halfReach: new Float64Array(0),
+    thickness: new Float64Array(0),
+  };
+}
+
+/** Points A's topology arrays at topo's current ones and copies each surface's thickness into A.thickness. */
+export function bindTopologyArrays(A: TopologyArrays, topo: SurfaceTopology): void {
+  A.tri = topo.tri;
+  A.edge = topo.edge;
+  A.vertex = topo.vertex;
+  A.vertexSurface = topo.vertexSurface;
+  A.triSurface = topo.triSurface;
+  A.edgeSurface = topo.edgeSurface;
+  A.halfReach = topo.halfReach;
+  const S = topo.surfaces.length;
+  if (A.thickness.length !== S) A.thickness = new Float64Array(S);
+  for (let s = 0; s < S; s++) A.thickness[s] = topo.surfaces[s].thickness;
+}

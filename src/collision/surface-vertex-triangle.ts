@@ -1,6 +1,5 @@
 import type { ParticleStore } from '../core/particles.js';
 import { closestPointTriangleAt } from './geometry.js';
-import type { SurfaceBroadPhase } from './surface-broad-phase.js';
 import {
   FLAG_CCD,
   FLAG_FLIP,
@@ -12,10 +11,8 @@ import {
   type SurfaceContactList,
   TYPE_VT,
 } from './surface-contact-list.js';
-import { SIDE_NEG } from './surface-narrow-scan.js';
+import { SurfaceHitContacts } from './surface-hit-contacts.js';
 import type { NarrowHits } from './surface-narrow-tasks.js';
-import type { SurfaceTopology } from './surface-topology.js';
-import type { Untangler } from './untangle.js';
 
 const cp = new Float64Array(7);
 
@@ -34,24 +31,7 @@ const cp = new Float64Array(7);
  * x → p (the cubic coplanarity test, geometry.ts). Pairs across regions of
  * a tangled surface follow the untangling rules (untangle.ts) instead.
  */
-export class VertexTriangleContacts {
-  private readonly topo: SurfaceTopology;
-  private readonly broad: SurfaceBroadPhase;
-  private readonly untangler: Untangler;
-  private readonly list: SurfaceContactList;
-
-  constructor(
-    topo: SurfaceTopology,
-    broad: SurfaceBroadPhase,
-    untangler: Untangler,
-    list: SurfaceContactList,
-  ) {
-    this.topo = topo;
-    this.broad = broad;
-    this.untangler = untangler;
-    this.list = list;
-  }
-
+export class VertexTriangleContacts extends SurfaceHitContacts {
   /**
    * The contacts of the substep x → p: the hits of the vertex–triangle scan
    * (surface-narrow-scan.ts: the candidates' distance bounds, proximity at
@@ -77,10 +57,7 @@ export class VertexTriangleContacts {
         ga = vert[tri[3 * t]],
         gb = vert[tri[3 * t + 1]],
         gc = vert[tri[3 * t + 2]];
-      const s = (fl & SIDE_NEG) !== 0 ? -1 : 1;
-      const sQ = vs[q],
-        sT = ts[t];
-      list.pushBetween(TYPE_VT, fl & ~SIDE_NEG, gq, ga, gb, gc, s, topo.pairThickness(sQ, sT), sQ, sT, 0);
+      const s = this.pushHit(TYPE_VT, fl, gq, ga, gb, gc, vs[q], ts[t]);
       // the fail-safe's crossings flag their vertices
       if (crossed !== null)
         crossed[q] = crossed[tri[3 * t]] = crossed[tri[3 * t + 1]] = crossed[tri[3 * t + 2]] = 1;
