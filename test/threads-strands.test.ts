@@ -67,11 +67,12 @@ describe('FTL and DFTL on the worker pool', () => {
  * are generated at a staging slot and moved to their place in particle order. Every thread count must
  * give the one-thread numbers and the same contact list bit for bit.
  */
-async function fusedHair(threads: number) {
+async function fusedHair(threads: number, still = false) {
   const world = new World({ dt: 1 / 60, substeps: 1, iterations: 1, threads });
   const motion = { oscillate: { amplitude: [0.15, 0, 0] as [number, number, number], frequency: 0.5 } };
+  // a head that stays where it is (the roots still sway): a point put at its centre is there when the contacts are generated
   const head = world.addCollider(
-    new SphereCollider({ radius: 0.1, position: [0, 1.6, 0], friction: 0.3, motion }),
+    new SphereCollider({ radius: 0.1, position: [0, 1.6, 0], friction: 0.3, ...(still ? {} : { motion }) }),
   );
   const style = hairOnSphere({ center: [0, 1.6, 0], radius: 0.1, count: 1500, segments: 8, length: 0.25 });
   const body = new Strands(world, {
@@ -150,5 +151,44 @@ describe('the fused strand pass on the worker pool', () => {
       }
     }
     one.world.dispose();
+  }, 120_000);
+
+  it('takes a hair tip put at the head centre like one thread does: pushed out along the sphere\'s +y, no error', async () => {
+    const run = async (threads: number) => {
+      const h = await fusedHair(threads, true);
+      const head = h.world.colliders[0];
+      // the first strand's tip (9 particles a strand, the root first)
+      const i3 = 3 * 8;
+      try {
+        for (let s = 0; s < 20; s++) {
+          if (s === 10) {
+            for (let j = 0; j < 3; j++) h.world.store.x[i3 + j] = h.world.store.p[i3 + j] = head.position[j];
+            h.world.store.v[i3] = h.world.store.v[i3 + 1] = h.world.store.v[i3 + 2] = 0;
+          }
+          h.world.step();
+        }
+        const n = 3 * h.world.store.count;
+        const c = head.position;
+        const d = Math.hypot(
+          h.world.store.x[i3] - c[0],
+          h.world.store.x[i3 + 1] - c[1],
+          h.world.store.x[i3 + 2] - c[2],
+        );
+        return { x: h.world.store.x.slice(0, n), v: h.world.store.v.slice(0, n), d, pooled: h.fused.pooled };
+      } finally {
+        h.world.dispose();
+      }
+    };
+    const one = await run(1);
+    const two = await run(2);
+    // the tip left the head's inside (radius 0.1; the plan's substep resolves the whole radius)
+    expect(one.d).toBeGreaterThan(0.09);
+    expect(two.pooled).toBeGreaterThan(10);
+    let differ = 0;
+    for (let i = 0; i < one.x.length; i++) {
+      if (!Object.is(one.x[i], two.x[i])) differ++;
+      if (!Object.is(one.v[i], two.v[i])) differ++;
+    }
+    expect(differ).toBe(0);
   }, 120_000);
 });

@@ -250,8 +250,9 @@ enum Num {
 /**
  * generateSphereContacts (record, uniform, unturned, no chunks) over particles [from, to): the same
  * contacts with the same numbers, appended at the list's count. Returns −1 when done, or the particle
- * it stopped at, before recording anything of it, for the JavaScript to generate: a point within
- * 1e-12 of the centre (the collider's own query) or a deep penetration (recordDeep).
+ * it stopped at, before recording anything of it, for the JavaScript to generate: a deep penetration
+ * (recordDeep). A point within 1e-12 of the centre takes the unturned sphere's own answer (normal +y),
+ * as the JavaScript's query gives it.
  */
 export function sphereContacts(A: usize, F: usize, from: i32, to: i32): i32 {
   const x = addr(A, Slot.X),
@@ -321,10 +322,8 @@ export function sphereContacts(A: usize, F: usize, from: i32, to: i32): i32 {
       az = xz - cpz;
     const lenX = Math.sqrt(ax * ax + ay * ay + az * az);
     let len = lenX;
-    if (!(lenX > 1e-12)) {
-      store<i32>(countAt, count);
-      return i;
-    }
+    // at the centre (within 1e-12) the unturned sphere's own query (Collider.distanceAt through
+    // SphereCollider.localDistance) gives the normal +y and the same distance len − radius
     const dX = lenX - rad;
     let nx: f64, ny: f64, nz: f64;
     let qx: f64 = 0,
@@ -361,9 +360,15 @@ export function sphereContacts(A: usize, F: usize, from: i32, to: i32): i32 {
         atP = 3;
       } else atP = 2;
     } else {
-      nx = ax / lenX;
-      ny = ay / lenX;
-      nz = az / lenX;
+      if (lenX > 1e-12) {
+        nx = ax / lenX;
+        ny = ay / lenX;
+        nz = az / lenX;
+      } else {
+        nx = 0;
+        ny = 1;
+        nz = 0;
+      }
       const sn =
         (lvx + avy * az - avz * ay) * nx + (lvy + avz * ax - avx * az) * ny + (lvz + avx * ay - avy * ax) * nz;
       const excess = r - dX - (max(sn, 0) + maxDep) * h;
@@ -380,13 +385,16 @@ export function sphereContacts(A: usize, F: usize, from: i32, to: i32): i32 {
         hy = (atP === 3 ? qy : py) - cpy,
         hz = (atP === 3 ? qz : pz) - cpz;
       len = Math.sqrt(hx * hx + hy * hy + hz * hz);
-      if (!(len > 1e-12)) {
-        store<i32>(countAt, count);
-        return i;
+      if (len > 1e-12) {
+        nx = hx / len;
+        ny = hy / len;
+        nz = hz / len;
+      } else {
+        // the point at the centre: the sphere's own query's +y, as above
+        nx = 0;
+        ny = 1;
+        nz = 0;
       }
-      nx = hx / len;
-      ny = hy / len;
-      nz = hz / len;
       if (atP !== 3) {
         const dP = len - rad;
         if (atP === 2 && dP >= 2 * (r + seg)) continue;

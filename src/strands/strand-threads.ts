@@ -185,8 +185,8 @@ export function strandBlocksTask(A: StrandTaskArgs, from: number, to: number): v
       for (let i = a; ; ) {
         const stop = ex.sphereContacts(TC, TF, i, b);
         if (stop < 0) break;
-        // only a point within 1e-12 of the centre or one too deep for the plan (never in a plan
-        // that passed fused-pass.ts onePass): left out here, and the caller throws
+        // only a point too deep for the plan (never in a plan that passed fused-pass.ts onePass,
+        // whose substep resolves the sphere's whole radius): left out here, and the caller throws
         res[r4 + 3] = stop + 1;
         i = stop + 1;
       }
@@ -399,7 +399,7 @@ export class StrandPool {
       const r4 = R_STRIDE * j;
       if (res[r4 + 3] !== 0)
         throw new Error(
-          `strand pass: particle ${res[r4 + 3] - 1} lies at the sphere's centre or deeper than the plan allows`,
+          `strand pass: particle ${res[r4 + 3] - 1} lies deeper in the sphere than the plan allows`,
         );
       n += res[r4];
       this.staged += res[r4 + 4];
