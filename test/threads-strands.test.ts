@@ -153,7 +153,7 @@ describe('the fused strand pass on the worker pool', () => {
     one.world.dispose();
   }, 120_000);
 
-  it('takes a hair tip put at the head centre like one thread does: pushed out along the sphere\'s +y, no error', async () => {
+  it("takes a hair tip put at the head centre like one thread does: pushed out along the sphere's +y, no error", async () => {
     const run = async (threads: number) => {
       const h = await fusedHair(threads, true);
       const head = h.world.colliders[0];
