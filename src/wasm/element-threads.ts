@@ -19,6 +19,7 @@
  */
 
 import { awaitBlock, claimBlock, nextEpoch, partFrom, threadIndex } from '../core/block-order.js';
+import { POOL_MIN_PARTICLES, updateInSweep, updateRange } from '../core/particle-tasks.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import {
@@ -27,7 +28,7 @@ import {
   elementBlock,
   elementBlockF32,
 } from './element-kernels.generated.js';
-import { FUSED_COLOUR, FUSED_LOAD, fusedSweepTable } from './element-order.js';
+import { FUSED_COLOUR, FUSED_LOAD, FUSED_SAVE, fusedSweepTable } from './element-order.js';
 import {
   type DeferringSet,
   loadAos4,
@@ -50,6 +51,14 @@ const PARTED = 5;
 /** 1: the sweep's window copy in (NO_LOAD) or out (NO_SAVE) is skipped: the window is held (ParticleStore.held). */
 const NO_LOAD = 6;
 const NO_SAVE = 7;
+/**
+ * 1: the fused sweep's copy-out blocks run the velocity update (003 Algorithm 1, lines 12–15) on
+ * their particles right after copying them out (UpdateInSweep, src/core/particle-tasks.ts), with
+ * 1/h (INVH) and the reach vmax·h (REACH); each block's counts at 2·block of `counts`.
+ */
+const UPDATE = 8;
+const INVH = 9;
+const REACH = 10;
 /** OP: copy the window in, project a colour's groups, copy the window out; the whole sweep in one job (FIRST: 1 backward). */
 const LOAD = 0;
 const COLOUR = 1;
@@ -88,6 +97,11 @@ export interface ElementArgs {
   /** The store's positions and inverse masses (shared). */
   p: Float64Array;
   w: Float64Array;
+  /** The store's positions and velocities at the substep's start (shared; the velocity update in the copy-out blocks, UPDATE). */
+  x: Float64Array;
+  v: Float64Array;
+  /** Per block of a fused sweep: the velocity update's recoveries and speed clamps (UPDATE). */
+  counts: Int32Array;
   idx: number;
   rec: number;
   el: number;
@@ -303,6 +317,11 @@ function runFused(A: ElementArgs, t: ThreadInstance, k: number): number {
     } else if (op === FUSED_LOAD ? A.par[NO_LOAD] === 0 : A.par[NO_SAVE] === 0) {
       // a held window's copy is skipped (the block stays in the table: the dependencies are the same)
       runOp(A, t, op === FUSED_LOAD ? LOAD : SAVE, from, to, k);
+      // lines 12–15 on the particles just copied out, their last projection of the substep done
+      if (op !== FUSED_LOAD && A.par[UPDATE] !== 0) {
+        const b = A.base;
+        updateRange(A.x, A.p, A.v, A.par[INVH], A.par[REACH], b + from, b + to, A.counts, 2 * k);
+      }
     }
   } finally {
     Atomics.store(done, k, epoch);
@@ -416,7 +435,7 @@ export class ElementThreads implements ThreadedSweeps {
     const args: ElementArgs = {
       module: k.module,
       memory: k.memory,
-      par: sharedF64(8),
+      par: sharedF64(12),
       fused: sharedI32(0),
       fusedBack: sharedI32(0),
       done: sharedI32(MAX_BLOCKS),
@@ -428,6 +447,9 @@ export class ElementThreads implements ThreadedSweeps {
       moved: sharedI32(2),
       p: new Float64Array(0),
       w: new Float64Array(0),
+      x: new Float64Array(0),
+      v: new Float64Array(0),
+      counts: sharedI32(2 * MAX_BLOCKS),
       idx: a.idx,
       rec: a.rec,
       el: a.el,
@@ -539,10 +561,40 @@ export class ElementThreads implements ThreadedSweeps {
       const nb = table[0];
       const parts = ElementThreads.parts ? A.parts[0] : 0;
       par[PARTED] = parts > 1 ? 1 : 0;
+      // the velocity update in the copy-out blocks where the projection stage handed it over and the
+      // particles this window leaves out are few (the velocity stage runs them on the calling thread)
+      const u = updateInSweep(store);
+      const update =
+        save &&
+        u.armed &&
+        store.count - range < POOL_MIN_PARTICLES &&
+        k.win.base + range <= store.count &&
+        isShared(store.x) &&
+        isShared(store.v);
+      if (update && (A.x !== store.x || A.v !== store.v)) {
+        A.x = store.x;
+        A.v = store.v;
+        this.task.version++;
+      }
+      par[UPDATE] = update ? 1 : 0;
+      if (update) {
+        par[INVH] = u.invH;
+        par[REACH] = u.reach;
+      }
       const items = parts > 1 ? parts : nb;
       if (!this.runner.runTask(this.task, items, items)) {
         const own = this.own!;
         for (let b = 0; b < nb; b++) runFused(A, own, b);
+      }
+      if (update) {
+        // the copy-out blocks' counts, added up in block order
+        const c = A.counts;
+        for (let b = 0; b < nb; b++) {
+          if (table[1 + b] !== FUSED_SAVE) continue;
+          u.recoveries += c[2 * b];
+          u.speedClamps += c[2 * b + 1];
+        }
+        u.took(k.win.base, k.win.base + range);
       }
       return true;
     }
