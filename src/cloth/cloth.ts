@@ -492,15 +492,9 @@ export class Cloth extends Body {
     this.assignMasses(where);
     const store = this.world.store;
     const { edges, quads } = this.topology();
-    const restLen = new Float64Array(edges.length / 2);
     const rp = this.restPositions,
       off = this.offset;
-    for (let c = 0; c < restLen.length; c++) {
-      const a = 3 * (edges[2 * c] - off),
-        b = 3 * (edges[2 * c + 1] - off);
-      restLen[c] = Math.hypot(rp[a] - rp[b], rp[a + 1] - rp[b + 1], rp[a + 2] - rp[b + 2]);
-    }
-    this.stretch.setConstraints(store, edges, restLen);
+    this.stretch.setConstraints(store, edges, restLengths(rp, edges, off));
     if (this.bend) {
       // rest angles from the rest positions: evaluate on a scratch copy of x
       const saved = store.x.slice(3 * off, 3 * (off + this.active));
@@ -510,13 +504,7 @@ export class Cloth extends Body {
     }
     if (this.bendLinks) {
       const pairs = oppositePairs(quads);
-      const rl = new Float64Array(pairs.length / 2);
-      for (let c = 0; c < rl.length; c++) {
-        const a = 3 * (pairs[2 * c] - off),
-          b = 3 * (pairs[2 * c + 1] - off);
-        rl[c] = Math.hypot(rp[a] - rp[b], rp[a + 1] - rp[b + 1], rp[a + 2] - rp[b + 2]);
-      }
-      this.bendLinks.setConstraints(store, pairs, rl);
+      this.bendLinks.setConstraints(store, pairs, restLengths(rp, pairs, off));
     }
     if (this.pressure) {
       this.pressure.setTriangles(store, this.globalTriangles(), this.pressure.restVolume);
@@ -613,4 +601,15 @@ class ClothForces implements ConstraintSet {
     // more than it gains, and an edge overstretched for a fraction of a frame still tears
     if (ctx.substep === ctx.substeps - 1) this.cloth.tear();
   }
+}
+
+/** The rest length of each pair (a, b) of `pairs` (world indices, offset `off`) in the rest positions rp. */
+function restLengths(rp: Float64Array, pairs: ArrayLike<number>, off: number): Float64Array {
+  const rl = new Float64Array(pairs.length / 2);
+  for (let c = 0; c < rl.length; c++) {
+    const a = 3 * (pairs[2 * c] - off),
+      b = 3 * (pairs[2 * c + 1] - off);
+    rl[c] = Math.hypot(rp[a] - rp[b], rp[a + 1] - rp[b + 1], rp[a + 2] - rp[b + 2]);
+  }
+  return rl;
 }

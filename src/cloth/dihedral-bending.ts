@@ -92,14 +92,7 @@ export class DihedralBending extends ElementConstraints<DihedralBendingArgs> {
     for (let c = 0; c < n; c++) {
       if (rest) r[c] = rest[c];
       else {
-        const phi = dihedralAngleGradients(
-          store.x,
-          idx[4 * c],
-          idx[4 * c + 1],
-          idx[4 * c + 2],
-          idx[4 * c + 3],
-          this.g,
-        );
+        const phi = this.angle(store, idx, c);
         r[c] = phi < 0 ? Math.PI : phi; // a degenerate rest pair counts as flat
       }
     }
@@ -132,18 +125,23 @@ export class DihedralBending extends ElementConstraints<DihedralBendingArgs> {
     a.tanStep = Math.tan(Math.min(this.maxStep, 0.5));
   }
 
+  /** The dihedral angle φ of quad c of idx at store.x (−1 when degenerate; its gradients to this.g). */
+  private angle(store: ParticleStore, idx: ArrayLike<number>, c: number): number {
+    return dihedralAngleGradients(
+      store.x,
+      idx[4 * c],
+      idx[4 * c + 1],
+      idx[4 * c + 2],
+      idx[4 * c + 3],
+      this.g,
+    );
+  }
+
   maxViolation(store: ParticleStore): number {
     let m = 0;
     const idx = this.indices;
     for (let c = 0; c < this.count; c++) {
-      const phi = dihedralAngleGradients(
-        store.x,
-        idx[4 * c],
-        idx[4 * c + 1],
-        idx[4 * c + 2],
-        idx[4 * c + 3],
-        this.g,
-      );
+      const phi = this.angle(store, idx, c);
       if (phi >= 0) m = Math.max(m, Math.abs(phi - this.rest[c]));
     }
     return m;

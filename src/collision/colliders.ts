@@ -185,7 +185,7 @@ export abstract class Collider implements WorldCollider {
     const p = this.position;
     quatRotateInverse(tmpA, 0, this.rotation, 0, A[i] - p[0], A[i + 1] - p[1], A[i + 2] - p[2]);
     quatRotateInverse(tmpB, 0, this.rotation, 0, B[i] - p[0], B[i + 1] - p[1], B[i + 2] - p[2]);
-    out[3] = this.localRaycast(tmpA[0], tmpA[1], tmpA[2], tmpB[0], tmpB[1], tmpB[2], r);
+    out[3] = this.localRaycast(tmpA, tmpB, r);
   }
 
   /**
@@ -193,10 +193,17 @@ export abstract class Collider implements WorldCollider {
    * by r, or −1 when it does not enter. `a` must lie outside the inflated shape.
    */
   raycast(ax: number, ay: number, az: number, bx: number, by: number, bz: number, r: number): number {
-    const p = this.position;
-    quatRotateInverse(tmpA, 0, this.rotation, 0, ax - p[0], ay - p[1], az - p[2]);
-    quatRotateInverse(tmpB, 0, this.rotation, 0, bx - p[0], by - p[1], bz - p[2]);
-    return this.localRaycast(tmpA[0], tmpA[1], tmpA[2], tmpB[0], tmpB[1], tmpB[2], r);
+    // raycastAt of the segment put into two scratch points: the same operations, the same result
+    const sa = segA,
+      sb = segB;
+    sa[0] = ax;
+    sa[1] = ay;
+    sa[2] = az;
+    sb[0] = bx;
+    sb[1] = by;
+    sb[2] = bz;
+    this.raycastAt(sa, sb, 0, r, segOut);
+    return segOut[3];
   }
 
   /**
@@ -216,37 +223,23 @@ export abstract class Collider implements WorldCollider {
   protected abstract localDistance(x: number, y: number, z: number, n: Float64Array): number;
 
   /**
-   * Local-frame segment entry. The default samples the segment and refines
-   * the first crossing of distance = r by bisection; shapes override it with
-   * an exact test where one is cheap.
+   * Local-frame segment entry of a[0..2] → b[0..2] (scratch points the
+   * callers fill: read them before any other query). The default samples the
+   * segment and refines the first crossing of distance = r by bisection;
+   * shapes override it with an exact test where one is cheap.
    */
-  protected localRaycast(
-    ax: number,
-    ay: number,
-    az: number,
-    bx: number,
-    by: number,
-    bz: number,
-    r: number,
-  ): number {
-    const len = Math.hypot(bx - ax, by - ay, bz - az);
+  protected localRaycast(a: Float64Array, b: Float64Array, r: number): number {
+    const len = Math.hypot(b[0] - a[0], b[1] - a[1], b[2] - a[2]);
     const samples = Math.min(16, Math.max(1, Math.ceil(len / Math.max(1e-9, 0.25 * this.featureSize()))));
     let t0 = 0;
     for (let s = 1; s <= samples; s++) {
       const t1 = s / samples;
-      const d = this.localDistance(ax + (bx - ax) * t1, ay + (by - ay) * t1, az + (bz - az) * t1, tmpN);
-      if (d < r) {
+      if (this.distanceAlong(a, b, t1) < r) {
         let lo = t0,
           hi = t1;
         for (let it = 0; it < 24; it++) {
           const mid = 0.5 * (lo + hi);
-          const dm = this.localDistance(
-            ax + (bx - ax) * mid,
-            ay + (by - ay) * mid,
-            az + (bz - az) * mid,
-            tmpN,
-          );
-          if (dm < r) hi = mid;
+          if (this.distanceAlong(a, b, mid) < r) hi = mid;
           else lo = mid;
         }
         return hi;
@@ -256,8 +249,24 @@ export abstract class Collider implements WorldCollider {
     return -1;
   }
 
-  /** A length typical of the shape's thinnest part, for sampling. */
-  protected abstract featureSize(): number;
+  /** localDistance of the point a + (b − a) t of the local segment a → b (its normal to scratch). */
+  protected distanceAlong(a: Float64Array, b: Float64Array, t: number): number {
+    return this.localDistance(
+      a[0] + (b[0] - a[0]) * t,
+      a[1] + (b[1] - a[1]) * t,
+      a[2] + (b[2] - a[2]) * t,
+      tmpN,
+    );
+  }
+
+  /**
+   * A length typical of the shape's thinnest part, for the sampled
+   * localRaycast alone (a shape with an exact localRaycast does not read it);
+   * by default the bounding diameter.
+   */
+  protected featureSize(): number {
+    return 2 * this.boundingRadius();
+  }
 
   /** Radius of a sphere about `position` that bounds the shape (Infinity for unbounded shapes). */
   abstract boundingRadius(): number;
@@ -265,9 +274,32 @@ export abstract class Collider implements WorldCollider {
 
 const tmpA = new Float64Array(3);
 const tmpB = new Float64Array(3);
+/** raycast()'s segment and answer, handed to raycastAt. */
+const segA = new Float64Array(3);
+const segB = new Float64Array(3);
+const segOut = new Float64Array(4);
 const tmpN = new Float64Array(3);
 const tmpQ = new Float64Array(4);
 const tmpP = new Float64Array(4);
+/**
+ * Writes the unit vector (x, y, z)/|(x, y, z)| to n[0..2] and returns the
+ * length; where the length is 1e-12 or less (no direction), writes the unit
+ * axis `axis` (0: x, 1: y) instead. The normal of a point's offset from a
+ * centre, segment or gradient (spheres, capsules, a mesh's distance field).
+ */
+export function unitOrAxis(n: Float64Array, x: number, y: number, z: number, axis: number): number {
+  const len = Math.sqrt(x * x + y * y + z * z);
+  if (len > 1e-12) {
+    n[0] = x / len;
+    n[1] = y / len;
+    n[2] = z / len;
+  } else {
+    n[0] = n[1] = n[2] = 0;
+    n[axis] = 1;
+  }
+  return len;
+}
+
 /** [t0, t1] of the segment clipped so far by clipSlab. */
 const slab = new Float64Array(2);
 
@@ -336,21 +368,11 @@ export class PlaneCollider extends Collider {
     );
   }
 
-  protected override localRaycast(
-    _ax: number,
-    ay: number,
-    _az: number,
-    _bx: number,
-    by: number,
-    _bz: number,
-    r: number,
-  ): number {
+  protected override localRaycast(a: Float64Array, b: Float64Array, r: number): number {
+    const ay = a[1],
+      by = b[1];
     if (ay < r || by >= r) return -1;
     return (ay - r) / (ay - by);
-  }
-
-  protected featureSize(): number {
-    return Number.POSITIVE_INFINITY;
   }
 
   boundingRadius(): number {
@@ -370,17 +392,7 @@ export class SphereCollider extends Collider {
   }
 
   protected localDistance(x: number, y: number, z: number, n: Float64Array): number {
-    const len = Math.sqrt(x * x + y * y + z * z);
-    if (len > 1e-12) {
-      n[0] = x / len;
-      n[1] = y / len;
-      n[2] = z / len;
-    } else {
-      n[0] = 0;
-      n[1] = 1;
-      n[2] = 0;
-    }
-    return len - this.radius;
+    return unitOrAxis(n, x, y, z, 1) - this.radius;
   }
 
   /**
@@ -407,28 +419,11 @@ export class SphereCollider extends Collider {
   /** The entry of A[i …] → B[i …] into the sphere grown by r, without turning the segment (see distanceAt). */
   override raycastAt(A: Float64Array, B: Float64Array, i: number, r: number, out: Float64Array): void {
     const c = this.position;
-    out[3] = this.localRaycast(
-      A[i] - c[0],
-      A[i + 1] - c[1],
-      A[i + 2] - c[2],
-      B[i] - c[0],
-      B[i + 1] - c[1],
-      B[i + 2] - c[2],
-      r,
-    );
-  }
-
-  override raycast(
-    ax: number,
-    ay: number,
-    az: number,
-    bx: number,
-    by: number,
-    bz: number,
-    r: number,
-  ): number {
-    const c = this.position;
-    return this.localRaycast(ax - c[0], ay - c[1], az - c[2], bx - c[0], by - c[1], bz - c[2], r);
+    for (let k = 0; k < 3; k++) {
+      tmpA[k] = A[i + k] - c[k];
+      tmpB[k] = B[i + k] - c[k];
+    }
+    out[3] = this.localRaycast(tmpA, tmpB, r);
   }
 
   override distance(x: number, y: number, z: number, n: Float64Array): number {
@@ -443,32 +438,23 @@ export class SphereCollider extends Collider {
     return t[3];
   }
 
-  protected override localRaycast(
-    ax: number,
-    ay: number,
-    az: number,
-    bx: number,
-    by: number,
-    bz: number,
-    r: number,
-  ): number {
+  protected override localRaycast(a: Float64Array, b: Float64Array, r: number): number {
+    const ax = a[0],
+      ay = a[1],
+      az = a[2];
     const R = this.radius + r;
-    const dx = bx - ax,
-      dy = by - ay,
-      dz = bz - az;
-    const a = dx * dx + dy * dy + dz * dz;
-    if (a === 0) return -1;
-    const b = 2 * (ax * dx + ay * dy + az * dz);
-    const c = ax * ax + ay * ay + az * az - R * R;
-    if (c < 0) return -1; // starts inside
-    const disc = b * b - 4 * a * c;
+    const dx = b[0] - ax,
+      dy = b[1] - ay,
+      dz = b[2] - az;
+    const qa = dx * dx + dy * dy + dz * dz;
+    if (qa === 0) return -1;
+    const qb = 2 * (ax * dx + ay * dy + az * dz);
+    const qc = ax * ax + ay * ay + az * az - R * R;
+    if (qc < 0) return -1; // starts inside
+    const disc = qb * qb - 4 * qa * qc;
     if (disc < 0) return -1;
-    const t = (-b - Math.sqrt(disc)) / (2 * a);
+    const t = (-qb - Math.sqrt(disc)) / (2 * qa);
     return t >= 0 && t <= 1 ? t : -1;
-  }
-
-  protected featureSize(): number {
-    return this.radius;
   }
 
   boundingRadius(): number {
@@ -522,32 +508,20 @@ export class BoxCollider extends Collider {
     return qz;
   }
 
-  protected override localRaycast(
-    ax: number,
-    ay: number,
-    az: number,
-    bx: number,
-    by: number,
-    bz: number,
-    r: number,
-  ): number {
+  protected override localRaycast(a: Float64Array, b: Float64Array, r: number): number {
     // slab test against the box grown by r (corners treated as sharp)
     const h = this.halfExtents;
     slab[0] = 0;
     slab[1] = 1;
     if (
-      !clipSlab(ax, bx - ax, h[0] + r) ||
-      !clipSlab(ay, by - ay, h[1] + r) ||
-      !clipSlab(az, bz - az, h[2] + r)
+      !clipSlab(a[0], b[0] - a[0], h[0] + r) ||
+      !clipSlab(a[1], b[1] - a[1], h[1] + r) ||
+      !clipSlab(a[2], b[2] - a[2], h[2] + r)
     ) {
       return -1;
     }
     const t0 = slab[0];
     return t0 > 0 ? t0 : -1;
-  }
-
-  protected featureSize(): number {
-    return Math.min(this.halfExtents[0], this.halfExtents[1], this.halfExtents[2]) * 2;
   }
 
   boundingRadius(): number {
@@ -577,20 +551,10 @@ export class CapsuleCollider extends Collider {
     const dx = x,
       dy = y - cy,
       dz = z;
-    const len = Math.sqrt(dx * dx + dy * dy + dz * dz); // (not Math.hypot: see SphereCollider.distanceAt)
-    if (len > 1e-12) {
-      n[0] = dx / len;
-      n[1] = dy / len;
-      n[2] = dz / len;
-    } else {
-      n[0] = 1;
-      n[1] = 0;
-      n[2] = 0;
-    }
-    return len - this.radius;
+    return unitOrAxis(n, dx, dy, dz, 0) - this.radius; // (a square root, not Math.hypot)
   }
 
-  protected featureSize(): number {
+  protected override featureSize(): number {
     return this.radius * 2;
   }
 

@@ -1,6 +1,6 @@
 import { PbdError } from '../core/errors.js';
 import type { TriangleMesh } from '../mesh/triangle-mesh.js';
-import { Collider, type ColliderOptions } from './colliders.js';
+import { Collider, type ColliderOptions, unitOrAxis } from './colliders.js';
 import { MeshDistance } from './mesh-distance.js';
 
 export interface MeshColliderOptions extends ColliderOptions {
@@ -209,16 +209,7 @@ export class MeshCollider extends Collider {
       ((v101 - v001) * (1 - ty) + (v111 - v011) * ty) * tz;
     const gy = (a10 - a00) * (1 - tz) + (a11 - a01) * tz;
     const gz = b1 - b0;
-    const gl = Math.sqrt(gx * gx + gy * gy + gz * gz);
-    if (gl > 1e-12) {
-      n[0] = gx / gl;
-      n[1] = gy / gl;
-      n[2] = gz / gl;
-    } else {
-      n[0] = 0;
-      n[1] = 1;
-      n[2] = 0;
-    }
+    unitOrAxis(n, gx, gy, gz, 1);
     return d;
   }
 
@@ -244,18 +235,13 @@ export class MeshCollider extends Collider {
    * of (d − r)/√3 (the interpolated field grows at most √3 times faster than
    * the distance), ending once within 1 % of a cell of the surface.
    */
-  protected override localRaycast(
-    ax: number,
-    ay: number,
-    az: number,
-    bx: number,
-    by: number,
-    bz: number,
-    r: number,
-  ): number {
-    const dx = bx - ax,
-      dy = by - ay,
-      dz = bz - az;
+  protected override localRaycast(a: Float64Array, b: Float64Array, r: number): number {
+    const ax = a[0],
+      ay = a[1],
+      az = a[2];
+    const dx = b[0] - ax,
+      dy = b[1] - ay,
+      dz = b[2] - az;
     const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
     if (!(len > 0)) return -1;
     const eps = 0.01 * this.cell;
@@ -269,16 +255,12 @@ export class MeshCollider extends Collider {
       t += Math.max(this.exact ? d : d / SQRT3, 0.5 * eps) / len;
       if (t > 1) {
         // the end point itself: entered within the last step?
-        const de = this.localDistance(bx, by, bz, n) - r;
+        const de = this.localDistance(b[0], b[1], b[2], n) - r;
         return de <= eps ? 1 : -1;
       }
     }
-    const de = this.localDistance(bx, by, bz, n) - r;
+    const de = this.localDistance(b[0], b[1], b[2], n) - r;
     return de <= eps ? 1 : -1;
-  }
-
-  protected featureSize(): number {
-    return this.cell;
   }
 
   boundingRadius(): number {

@@ -4,6 +4,7 @@ import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { SystemKind, World } from '../core/world.js';
 import { grownArray } from '../math/arrays.js';
+import { movePair } from '../math/pair-move.js';
 import { incomingSlip } from './collider-contact-chunks.js';
 import type { ContactGroup } from './contact-groups.js';
 import { allowedPairs, BodyPairContacts, contactFriction } from './contact-groups.js';
@@ -480,12 +481,7 @@ export class ParticleContacts extends BodyPairContacts<ParticleGroup> implements
       // 003 eqs. 10–11: Δp_i = −w_i/(w_i + w_j) C n, Δp_j = +w_j/(w_i + w_j) C n
       const s = -C / W;
       lambda[c] += s;
-      p[i3] += wi * s * nx;
-      p[i3 + 1] += wi * s * ny;
-      p[i3 + 2] += wi * s * nz;
-      p[j3] -= wj * s * nx;
-      p[j3 + 1] -= wj * s * ny;
-      p[j3 + 2] -= wj * s * nz;
+      movePair(p, i3, j3, wi * s, wj * s, nx, ny, nz);
       // position-level Coulomb friction against the pair's anchor (see the class comment)
       const muK = this.muK[c],
         muS = this.muS[c];
@@ -522,12 +518,7 @@ export class ParticleContacts extends BodyPairContacts<ParticleGroup> implements
       }
       // equal and opposite: m_i Δp_i = −m_j Δp_j = −g t / (w_i + w_j)
       const f = g / W;
-      p[i3] -= wi * f * tx;
-      p[i3 + 1] -= wi * f * ty;
-      p[i3 + 2] -= wi * f * tz;
-      p[j3] += wj * f * tx;
-      p[j3 + 1] += wj * f * ty;
-      p[j3 + 2] += wj * f * tz;
+      movePair(p, i3, j3, -(wi * f), -(wj * f), tx, ty, tz);
       if (stick) continue;
       // kinetic: the anchor moves to where the pair ends, and the sums restart
       anc[c3] = p[i3] - p[j3];

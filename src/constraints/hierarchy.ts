@@ -1,6 +1,7 @@
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
+import { movePair } from '../math/pair-move.js';
 
 /** Options of the hierarchical solver (Müller 2008, "Hierarchical Position Based Dynamics"). */
 export interface HierarchyOptions {
@@ -296,12 +297,7 @@ export class HierarchicalSolver implements ConstraintSet {
       const C = d - rest[c];
       if (!(C > 0)) continue; // unilateral: only stretch is resisted (HPBD §4.2)
       const s = C / (ws * d);
-      p[a] -= wa * s * dx;
-      p[a + 1] -= wa * s * dy;
-      p[a + 2] -= wa * s * dz;
-      p[b] += wb * s * dx;
-      p[b + 1] += wb * s * dy;
-      p[b + 2] += wb * s * dz;
+      movePair(p, a, b, -(wa * s), -(wb * s), dx, dy, dz);
     }
   }
 
