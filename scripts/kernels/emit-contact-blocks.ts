@@ -14,6 +14,8 @@
  * was written out twice by hand before (session 16: every scene's bits unchanged).
  */
 
+import { rotationEntry } from './emit-rotation.js';
+
 type Side = 'a' | 'b';
 const XYZ = ['x', 'y', 'z'];
 const up = (p: Side): string => p.toUpperCase();
@@ -28,25 +30,11 @@ function load(decl: string, name: string, arr: string, o: string, n = 3): string
   return `${decl} ${parts.join(', ')};`;
 }
 
-/**
- * Side p's rotation matrix R{P}ij from its unit quaternion: 1 − 2(q_k² + q_l²) on the diagonal,
- * 2(q_i q_j ∓ q_k w) off it (− where (i, j, k) is an even permutation).
- */
+/** Side p's rotation matrix R{P}ij from its unit quaternion (emit-rotation.ts). */
 function rotation(p: Side): string[] {
   const out: string[] = [];
   for (let i = 0; i < 3; i++) {
-    for (let j = 0; j < 3; j++) {
-      const k = 3 - i - j;
-      let e: string;
-      if (i === j) {
-        const [a, b] = [0, 1, 2].filter((t) => t !== i);
-        e = `1 - 2 * (${q(p, a)} * ${q(p, a)} + ${q(p, b)} * ${q(p, b)})`;
-      } else {
-        const sign = (j - i + 3) % 3 === 1 ? '-' : '+';
-        e = `2 * (${q(p, Math.min(i, j))} * ${q(p, Math.max(i, j))} ${sign} ${q(p, k)} * ${q(p, 3)})`;
-      }
-      out.push(`R${up(p)}${i}${j} = ${e}`);
-    }
+    for (let j = 0; j < 3; j++) out.push(`R${up(p)}${i}${j} = ${rotationEntry((c) => q(p, c), i, j)}`);
   }
   return [
     `// the rotation matrix of body ${p === 'a' ? 1 : 2}, once for the manifold's points (R r costs 15 flops, q r q⁻¹ about 30)`,
