@@ -333,21 +333,16 @@ export class RigidJoints implements ConstraintSet {
       b = this.b[j];
     const r = this.rigids;
     // the levers from the centres of mass to the anchors (positional only)
-    let rax = 0,
-      ray = 0,
-      raz = 0,
-      rbx = 0,
+    const rax = positional ? F[18] - r.x[3 * a] : 0,
+      ray = positional ? F[19] - r.x[3 * a + 1] : 0,
+      raz = positional ? F[20] - r.x[3 * a + 2] : 0;
+    let rbx = 0,
       rby = 0,
       rbz = 0;
-    if (positional) {
-      rax = F[18] - r.x[3 * a];
-      ray = F[19] - r.x[3 * a + 1];
-      raz = F[20] - r.x[3 * a + 2];
-      if (b >= 0) {
-        rbx = F[21] - r.x[3 * b];
-        rby = F[22] - r.x[3 * b + 1];
-        rbz = F[23] - r.x[3 * b + 2];
-      }
+    if (positional && b >= 0) {
+      rbx = F[21] - r.x[3 * b];
+      rby = F[22] - r.x[3 * b + 1];
+      rbz = F[23] - r.x[3 * b + 2];
     }
     // generalized inverse masses (eq. 2); 0 for a body that does not move
     const wsum = positional
