@@ -23,7 +23,9 @@ import { fileURLToPath } from 'node:url';
 import asc from 'assemblyscript/asc';
 import { emitBlockSolve } from './kernels/emit-block-solve.js';
 import { emitBlocks6 } from './kernels/emit-blocks6.js';
+import { emitContactBlocks } from './kernels/emit-contact-blocks.js';
 import { emitJs } from './kernels/emit-js.js';
+import { emitRodDirect } from './kernels/emit-rod-direct.js';
 import { emitRowsAs, emitRowsJs, parseRows, type RowsDef } from './kernels/emit-rows.js';
 import {
   emitBlockMoves,
@@ -366,6 +368,15 @@ export async function generateAll(): Promise<Map<string, string>> {
   // the rigid contact blocks' joint solve: its closed forms and K of four points, written out from loops
   const blockSolve = 'src/rigid/block-solve.generated.ts';
   files.set(blockSolve, format(blockSolve, emitBlockSolve(BANNER('scripts/kernels/emit-block-solve.ts'))));
+  // the direct rod solver's chain solve, its written-out blocks printed from loops
+  const rodChain = 'src/strands/rod-direct-chain.generated.ts';
+  files.set(rodChain, format(rodChain, emitRodDirect(BANNER('scripts/kernels/emit-rod-direct.ts'))));
+  // the rigid contact blocks' projection and restitution, their two bodies' reads written once
+  const contactBlocks = 'src/rigid/contact-blocks.generated.ts';
+  files.set(
+    contactBlocks,
+    format(contactBlocks, emitContactBlocks(BANNER('scripts/kernels/emit-contact-blocks.ts'))),
+  );
   const elements = elementsSource(defs);
   files.set('wasm/elements.generated.ts', elements);
   const glue = 'src/wasm/element-kernels.generated.ts';

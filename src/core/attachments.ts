@@ -33,6 +33,30 @@ function moveEntry(a: Float64Array | Int32Array, stride: number, e: number, last
 }
 
 /**
+ * The removal of particle i's entry e from a table of `last` + 1 entries (`last` is its count
+ * after the removal): the last entry moves into e, in `particle`, `motions` and every array of
+ * `fields` (with its stride), and the map from particles to entries follows.
+ */
+function removeEntry<M>(
+  entryOf: Map<number, number>,
+  particle: Int32Array,
+  motions: M[],
+  i: number,
+  e: number,
+  last: number,
+  fields: [Float64Array | Int32Array, number][],
+): void {
+  entryOf.delete(i);
+  if (e !== last) {
+    moveEntry(particle, 1, e, last);
+    for (const [a, stride] of fields) moveEntry(a, stride, e, last);
+    motions[e] = motions[last];
+    entryOf.set(particle[e], e);
+  }
+  motions.length = last;
+}
+
+/**
  * Attachments of particles to fixed points, to scripted (kinematic) targets,
  * and the mouse drag (003 §3.6). Entries live in typed arrays; pins can be
  * added and removed at run time.
@@ -138,19 +162,13 @@ export class Attachments implements ConstraintSet {
     const e = this.entryOf.get(i);
     if (e === undefined) return;
     if (this.compliance[e] === 0) this.store.invMass[i] = this.savedInvMass[e];
-    const last = --this.count;
-    this.entryOf.delete(i);
-    if (e !== last) {
-      moveEntry(this.particle, 1, e, last);
-      moveEntry(this.target, 3, e, last);
-      moveEntry(this.anchor, 3, e, last);
-      moveEntry(this.compliance, 1, e, last);
-      moveEntry(this.savedInvMass, 1, e, last);
-      moveEntry(this.lambda, 1, e, last);
-      this.motions[e] = this.motions[last];
-      this.entryOf.set(this.particle[e], e);
-    }
-    this.motions.length = this.count;
+    removeEntry(this.entryOf, this.particle, this.motions, i, e, --this.count, [
+      [this.target, 3],
+      [this.anchor, 3],
+      [this.compliance, 1],
+      [this.savedInvMass, 1],
+      [this.lambda, 1],
+    ]);
   }
 
   isAttached(i: number): boolean {
@@ -231,17 +249,19 @@ export class Attachments implements ConstraintSet {
     if (e === undefined) return;
     const inv = this.store.invInertia;
     if (inv.length > 0) for (let k = 0; k < 3; k++) inv[3 * i + k] = this.savedInvInertia[3 * e + k];
-    const last = --this.orientationCount;
-    this.orientationEntryOf.delete(i);
-    if (e !== last) {
-      moveEntry(this.orientationParticle, 1, e, last);
-      moveEntry(this.orientationTarget, 4, e, last);
-      moveEntry(this.orientationAnchor, 4, e, last);
-      moveEntry(this.savedInvInertia, 3, e, last);
-      this.orientationMotions[e] = this.orientationMotions[last];
-      this.orientationEntryOf.set(this.orientationParticle[e], e);
-    }
-    this.orientationMotions.length = this.orientationCount;
+    removeEntry(
+      this.orientationEntryOf,
+      this.orientationParticle,
+      this.orientationMotions,
+      i,
+      e,
+      --this.orientationCount,
+      [
+        [this.orientationTarget, 4],
+        [this.orientationAnchor, 4],
+        [this.savedInvInertia, 3],
+      ],
+    );
   }
 
   isOrientationClamped(i: number): boolean {

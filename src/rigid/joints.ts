@@ -57,7 +57,12 @@ export interface JointHost {
 }
 
 const S = new Float64Array(3);
-const F = new Float64Array(24); // frames: A's axes (0–8), B's axes (9–17), anchors pa (18–20), pb (21–23)
+// frames: A's axes (0–8), B's axes (9–17), anchors pa (18–20), pb (21–23); an angle's axis and vectors (24–32, limitAngle)
+const F = new Float64Array(33);
+/** Where limitAngle's operands that are not frame axes go: the axis n, and the two vectors a, b. */
+const N_AT = 24,
+  A_AT = 27,
+  B_AT = 30;
 
 const QW = new Float64Array(8); // world frames of A (0–3) and B (4–7)
 
@@ -304,11 +309,12 @@ export class RigidJoints implements ConstraintSet {
   }
 
   /**
-   * Positional correction (eqs. 2–9): B's anchor moves by +Δλ n and A's by
-   * −Δλ n to close the vector (dx, dy, dz) from B's anchor toward where it
-   * should be, with compliance α; multiplier slot s. Returns Δλ.
+   * The correction of joint j that closes the vector (dx, dy, dz), with compliance α, multiplier
+   * slot s and |λ| ≤ maxLambda (eq. 4), along n = d/|d|; returns Δλ. `positional` (eqs. 2–9):
+   * B's anchor moves by +Δλ n and A's by −Δλ n, d running from B's anchor toward where it should
+   * be; otherwise (angular) B turns by +Δλ about n and A by −Δλ, d a rotation vector.
    */
-  private positional(
+  private correct(
     j: number,
     dx: number,
     dy: number,
@@ -316,6 +322,7 @@ export class RigidJoints implements ConstraintSet {
     alpha: number,
     s: number,
     maxLambda: number,
+    positional: boolean,
   ): number {
     const c = Math.sqrt(dx * dx + dy * dy + dz * dz);
     if (!(c > 1e-14)) return 0;
@@ -325,29 +332,37 @@ export class RigidJoints implements ConstraintSet {
     const a = this.a[j],
       b = this.b[j];
     const r = this.rigids;
-    const rax = F[18] - r.x[3 * a],
-      ray = F[19] - r.x[3 * a + 1],
-      raz = F[20] - r.x[3 * a + 2];
+    // the levers from the centres of mass to the anchors (positional only)
+    const rax = positional ? F[18] - r.x[3 * a] : 0,
+      ray = positional ? F[19] - r.x[3 * a + 1] : 0,
+      raz = positional ? F[20] - r.x[3 * a + 2] : 0;
     let rbx = 0,
       rby = 0,
       rbz = 0;
-    if (b >= 0) {
+    if (positional && b >= 0) {
       rbx = F[21] - r.x[3 * b];
       rby = F[22] - r.x[3 * b + 1];
       rbz = F[23] - r.x[3 * b + 2];
     }
     // generalized inverse masses (eq. 2); 0 for a body that does not move
-    const wsum =
-      (this.movable(a) ? positionalInverseMass(r, a, rax, ray, raz, nx, ny, nz) : 0) +
-      (this.movable(b) ? positionalInverseMass(r, b, rbx, rby, rbz, nx, ny, nz) : 0);
+    const wsum = positional
+      ? (this.movable(a) ? positionalInverseMass(r, a, rax, ray, raz, nx, ny, nz) : 0) +
+        (this.movable(b) ? positionalInverseMass(r, b, rbx, rby, rbz, nx, ny, nz) : 0)
+      : (this.movable(a) ? angularInverseMass(r, a, nx, ny, nz) : 0) +
+        (this.movable(b) ? angularInverseMass(r, b, nx, ny, nz) : 0);
     const at = alpha * this.alphaScale;
     if (!(wsum + at > 0)) return 0;
     const dl = this.multiplierStep(j, s, c, at, wsum + at, maxLambda);
-    const px = dl * nx,
-      py = dl * ny,
-      pz = dl * nz;
-    this.apply(a, px, py, pz, ray * pz - raz * py, raz * px - rax * pz, rax * py - ray * px, -1, true);
-    this.apply(b, px, py, pz, rby * pz - rbz * py, rbz * px - rbx * pz, rbx * py - rby * px, 1, true);
+    if (positional) {
+      const px = dl * nx,
+        py = dl * ny,
+        pz = dl * nz;
+      this.apply(a, px, py, pz, ray * pz - raz * py, raz * px - rax * pz, rax * py - ray * px, -1, true);
+      this.apply(b, px, py, pz, rby * pz - rbz * py, rbz * px - rbx * pz, rbx * py - rby * px, 1, true);
+    } else {
+      this.apply(a, 0, 0, 0, dl * nx, dl * ny, dl * nz, -1, false);
+      this.apply(b, 0, 0, 0, dl * nx, dl * ny, dl * nz, 1, false);
+    }
     return dl;
   }
 
@@ -364,70 +379,33 @@ export class RigidJoints implements ConstraintSet {
     return dl;
   }
 
-  /** Angular correction: B turns by +Δλ about n and A by −Δλ to close the rotation vector (tx, ty, tz); slot s. */
-  private angular(
-    j: number,
-    tx: number,
-    ty: number,
-    tz: number,
-    alpha: number,
-    s: number,
-    maxLambda: number,
-  ): void {
-    const c = Math.sqrt(tx * tx + ty * ty + tz * tz);
-    if (!(c > 1e-14)) return;
-    const nx = tx / c,
-      ny = ty / c,
-      nz = tz / c;
-    const a = this.a[j],
-      b = this.b[j];
-    const r = this.rigids;
-    const wsum =
-      (this.movable(a) ? angularInverseMass(r, a, nx, ny, nz) : 0) +
-      (this.movable(b) ? angularInverseMass(r, b, nx, ny, nz) : 0);
-    const at = alpha * this.alphaScale;
-    if (!(wsum + at > 0)) return;
-    const dl = this.multiplierStep(j, s, c, at, wsum + at, maxLambda);
-    this.apply(a, 0, 0, 0, dl * nx, dl * ny, dl * nz, -1, false);
-    this.apply(b, 0, 0, 0, dl * nx, dl * ny, dl * nz, 1, false);
-  }
-
   /**
-   * limitAngle (Algorithm 3): the angle φ from n₁ to n₂ about n kept within
-   * [lo, hi] by turning B about n; `target`: drive φ to lo (= hi) with
-   * compliance α and the multiplier bound.
+   * limitAngle (Algorithm 3): the angle φ from n₁ to n₂ about n (angleAbout; n, n₁, n₂ at
+   * F[n …], F[a …], F[b …]) kept within [lo, hi] by turning B about n; `target`: drive φ to
+   * lo (= hi) with compliance α and the multiplier bound.
    */
   private limitAngle(
     j: number,
-    nx: number,
-    ny: number,
-    nz: number,
-    ax: number,
-    ay: number,
-    az: number,
-    bx: number,
-    by: number,
-    bz: number,
+    n: number,
+    a: number,
+    b: number,
     lo: number,
     hi: number,
     alpha: number,
     s: number,
     maxLambda: number,
   ): void {
-    const phi = Math.atan2(
-      (ay * bz - az * by) * nx + (az * bx - ax * bz) * ny + (ax * by - ay * bx) * nz,
-      ax * bx + ay * by + az * bz,
-    );
+    const phi = angleAbout(n, a, b);
     let d = 0;
     if (phi < lo) d = lo - phi;
     else if (phi > hi) d = hi - phi;
     else return;
-    this.angular(j, d * nx, d * ny, d * nz, alpha, s, maxLambda);
+    this.correct(j, d * F[n], d * F[n + 1], d * F[n + 2], alpha, s, maxLambda, false);
   }
 
   /** limitAngle about A's hinge axis (frames: F[0 …]) from A's y axis (F[3 …]) to B's (F[12 …]). */
   private hingeLimit(j: number, lo: number, hi: number, alpha: number, s: number, maxLambda: number): void {
-    this.limitAngle(j, F[0], F[1], F[2], F[3], F[4], F[5], F[12], F[13], F[14], lo, hi, alpha, s, maxLambda);
+    this.limitAngle(j, 0, 3, 12, lo, hi, alpha, s, maxLambda);
   }
 
   /** The hinge angle (rad) or the prismatic offset (m) or the distance (m) of joint j at the current poses. */
@@ -436,19 +414,7 @@ export class RigidJoints implements ConstraintSet {
     const t = this.type[j];
     if (t === HINGE) {
       // angle from A's y axis to B's y axis about A's x axis
-      const nx = F[0],
-        ny = F[1],
-        nz = F[2];
-      const ax = F[3],
-        ay = F[4],
-        az = F[5],
-        bx = F[12],
-        by = F[13],
-        bz = F[14];
-      return Math.atan2(
-        (ay * bz - az * by) * nx + (az * bx - ax * bz) * ny + (ax * by - ay * bx) * nz,
-        ax * bx + ay * by + az * bz,
-      );
+      return angleAbout(0, 3, 12);
     }
     const dx = F[21] - F[18],
       dy = F[22] - F[19],
@@ -492,18 +458,13 @@ export class RigidJoints implements ConstraintSet {
         dy = -dy;
         dz = -dz;
       }
-      this.angular(j, 2 * dx, 2 * dy, 2 * dz, beta, 1, Infinity);
+      this.correct(j, 2 * dx, 2 * dy, 2 * dz, beta, 1, Infinity, false);
       this.frames(j);
     }
     if (t === HINGE) {
       // align the axes: turn B by a₂ × a₁
-      const ax = F[0],
-        ay = F[1],
-        az = F[2],
-        bx = F[9],
-        by = F[10],
-        bz = F[11];
-      this.angular(j, by * az - bz * ay, bz * ax - bx * az, bx * ay - by * ax, beta, 1, Infinity);
+      axisCross(9, 0);
+      this.correct(j, S[0], S[1], S[2], beta, 1, Infinity, false);
       this.frames(j);
       if (this.hasLimit[j]) {
         this.hingeLimit(j, this.lo[j], this.hi[j], 0, 2, Infinity);
@@ -524,21 +485,19 @@ export class RigidJoints implements ConstraintSet {
     if (t === BALL) {
       if (this.hasLimit[j]) {
         // swing: the angle between the twist axes about their common normal
-        const ax = F[0],
-          ay = F[1],
-          az = F[2],
-          bx = F[9],
-          by = F[10],
-          bz = F[11];
-        let nx = ay * bz - az * by,
-          ny = az * bx - ax * bz,
-          nz = ax * by - ay * bx;
+        axisCross(0, 9);
+        let nx = S[0],
+          ny = S[1],
+          nz = S[2];
         const len = Math.sqrt(nx * nx + ny * ny + nz * nz);
         if (len > 1e-12) {
           nx /= len;
           ny /= len;
           nz /= len;
-          this.limitAngle(j, nx, ny, nz, ax, ay, az, bx, by, bz, -this.hi[j], this.hi[j], 0, 2, Infinity);
+          F[N_AT] = nx;
+          F[N_AT + 1] = ny;
+          F[N_AT + 2] = nz;
+          this.limitAngle(j, N_AT, 0, 9, -this.hi[j], this.hi[j], 0, 2, Infinity);
           this.frames(j);
         }
       }
@@ -554,13 +513,16 @@ export class RigidJoints implements ConstraintSet {
           nz /= len;
           const da = F[3] * nx + F[4] * ny + F[5] * nz,
             db = F[12] * nx + F[13] * ny + F[14] * nz;
-          const ax = F[3] - da * nx,
-            ay = F[4] - da * ny,
-            az = F[5] - da * nz;
-          const bx = F[12] - db * nx,
-            by = F[13] - db * ny,
-            bz = F[14] - db * nz;
-          this.limitAngle(j, nx, ny, nz, ax, ay, az, bx, by, bz, this.lo2[j], this.hi2[j], 0, 3, Infinity);
+          F[A_AT] = F[3] - da * nx;
+          F[A_AT + 1] = F[4] - da * ny;
+          F[A_AT + 2] = F[5] - da * nz;
+          F[B_AT] = F[12] - db * nx;
+          F[B_AT + 1] = F[13] - db * ny;
+          F[B_AT + 2] = F[14] - db * nz;
+          F[N_AT] = nx;
+          F[N_AT + 1] = ny;
+          F[N_AT + 2] = nz;
+          this.limitAngle(j, N_AT, A_AT, B_AT, this.lo2[j], this.hi2[j], 0, 3, Infinity);
           this.frames(j);
         }
       }
@@ -576,7 +538,7 @@ export class RigidJoints implements ConstraintSet {
       if (goal === d) return;
       // B's anchor toward A's: (d − goal) along (pa − pb)/d
       const f = (d - goal) / d;
-      this.positional(j, f * dx, f * dy, f * dz, alpha, 0, Infinity);
+      this.correct(j, f * dx, f * dy, f * dz, alpha, 0, Infinity, true);
       return;
     }
     if (t === PRISMATIC) {
@@ -587,18 +549,18 @@ export class RigidJoints implements ConstraintSet {
       const along = -(dx * ux + dy * uy + dz * uz);
       let goal = along;
       if (this.hasLimit[j]) goal = Math.max(this.lo[j], Math.min(this.hi[j], goal));
-      this.positional(j, dx + goal * ux, dy + goal * uy, dz + goal * uz, alpha, 0, Infinity);
+      this.correct(j, dx + goal * ux, dy + goal * uy, dz + goal * uz, alpha, 0, Infinity, true);
       if (this.motor[j] !== MOTOR_OFF) {
         this.frames(j);
         const now = -((F[18] - F[21]) * ux + (F[19] - F[22]) * uy + (F[20] - F[23]) * uz);
         let tg = this.target[j];
         if (this.hasLimit[j]) tg = Math.max(this.lo[j], Math.min(this.hi[j], tg));
         const e = tg - now;
-        this.positional(j, e * ux, e * uy, e * uz, this.motorCompliance[j], 4, this.maxForce[j] * h2);
+        this.correct(j, e * ux, e * uy, e * uz, this.motorCompliance[j], 4, this.maxForce[j] * h2, true);
       }
       return;
     }
-    this.positional(j, dx, dy, dz, alpha, 0, Infinity);
+    this.correct(j, dx, dy, dz, alpha, 0, Infinity, true);
   }
 
   readonly violationUnit = 'm';
@@ -621,4 +583,20 @@ export class RigidJoints implements ConstraintSet {
   static check(value: number, where: string, what: string, ok: boolean): void {
     if (!ok || Number.isNaN(value)) throw new PbdError('rigid/invalid-joint', where, `${what}, got ${value}`);
   }
+}
+
+/** S ← F[u …] × F[v …], the cross product of two of the frames' axes (the twist axes: A's F[0 …], B's F[9 …]). */
+function axisCross(u: number, v: number): void {
+  S[0] = F[u + 1] * F[v + 2] - F[u + 2] * F[v + 1];
+  S[1] = F[u + 2] * F[v] - F[u] * F[v + 2];
+  S[2] = F[u] * F[v + 1] - F[u + 1] * F[v];
+}
+
+/** The angle (rad) that turns F[a …] into F[b …] about the unit axis F[n …]: atan2((a × b)·n, a·b). */
+function angleAbout(n: number, a: number, b: number): number {
+  axisCross(a, b);
+  return Math.atan2(
+    S[0] * F[n] + S[1] * F[n + 1] + S[2] * F[n + 2],
+    F[a] * F[b] + F[a + 1] * F[b + 1] + F[a + 2] * F[b + 2],
+  );
 }

@@ -2,50 +2,24 @@
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { Motion } from '../core/motion.js';
 import type { ParticleStore } from '../core/particles.js';
-import { ProjectionRule } from '../core/solver.js';
 import { grownArray } from '../math/arrays.js';
 import { quatMultiply } from '../math/quat.js';
-import {
-  type AxisStiffness,
-  checkDampingTime,
-  checkStiffness,
-  quatProduct,
-  type RodDamping,
-  type RodSweep,
-} from './rod-common.js';
+import { type AxisStiffness, quatProduct, RodConstraints, type RodDamping } from './rod-common.js';
 
 /**
  * Bend and twist constraints of Cosserat rods (eq. 40): one per pair of
  * adjacent segments, orientations qa and qb (particle indices), with the
  * rest Darboux vector Ω⁰ = q̄_a⁰ q_b⁰ of the rest shape (4 per constraint).
  */
-export class BendTwistConstraints implements ConstraintSet {
+export class BendTwistConstraints extends RodConstraints implements ConstraintSet {
   readonly kind = 'rod-bend-twist';
-  readonly order = 0;
-  enabled = true;
-  readonly count: number;
-  readonly colors = 1;
   readonly qa: Int32Array;
   readonly qb: Int32Array;
   /** Rest Darboux vectors Ω⁰ (unit quaternions x, y, z, w), 4 per constraint. */
   readonly restDarboux: Float64Array;
   /** Length L of each joint, half the sum of its two segments' (m). */
   readonly jointLength: Float64Array;
-  readonly lambda: Float64Array;
-  readonly rule: ProjectionRule;
-  /** 1/(E I), 1/(E I), 1/(G J) (1/(N m²)) per material axis; 0 is rigid. */
-  readonly invStiffness: Float64Array;
-  /** Kelvin–Voigt retardation time τ (s); see RodDamping. */
-  dampingTime: number;
-  /**
-   * The sweep of the set within each iteration: 'world' (default) follows
-   * the world's (forward then backward under 'symmetric'); 'forward'
-   * projects the chain once, root to tip, whatever the world's sweep, at
-   * half the cost and with less convergence per iteration. See rod-common.ts.
-   */
-  sweep: RodSweep = 'world';
-  /** Projected by a DirectRodSolver (rod-direct.ts), which reads this set's joints: `project` does nothing. */
-  direct = false;
+  // invStiffness: 1/(E I), 1/(E I), 1/(G J) (1/(N m²)); setStiffness takes E I, E I, G J (N m²)
   /**
    * Anchored joints: a segment joined to a clamped frame (a rod's clamped
    * root). The clamp holds the frame of the rod's end, half a segment
@@ -72,8 +46,6 @@ export class BendTwistConstraints implements ConstraintSet {
   /** @internal read by the direct rod solver (rod-direct.ts) */
   anchorLambda = new Float64Array(0);
   private anchorMotion: (Motion | null)[] = [];
-  private readonly atScale = new Float64Array(3);
-  private gamma = 0;
 
   constructor(
     joints: {
@@ -86,20 +58,12 @@ export class BendTwistConstraints implements ConstraintSet {
     params: RodDamping = {},
     where = 'rod.bendTwist',
   ) {
+    // α = L/(4 K): the scale per unit joint length
+    super(joints.qa.length, stiffness, params, where, 'rod.bendTwist', 0.25);
     this.qa = Int32Array.from(joints.qa);
     this.qb = Int32Array.from(joints.qb);
     this.restDarboux = Float64Array.from(joints.restDarboux);
     this.jointLength = Float64Array.from(joints.jointLength);
-    this.count = this.qa.length;
-    this.lambda = new Float64Array(3 * this.count);
-    this.rule = new ProjectionRule({ stiffness: params.stiffness }, where);
-    this.invStiffness = checkStiffness(stiffness, `${where}.stiffness`);
-    this.dampingTime = checkDampingTime(params.damping ?? 0, `${where}.damping`);
-  }
-
-  /** Sets the material stiffness per axis (N m²): E I, E I, G J. */
-  setStiffness(k: AxisStiffness): void {
-    this.invStiffness.set(checkStiffness(k, 'rod.bendTwist.stiffness'));
   }
 
   /**
@@ -135,14 +99,8 @@ export class BendTwistConstraints implements ConstraintSet {
     this.anchorCount = n;
   }
 
-  beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.hSolve, this.sweep === 'forward' ? ctx.iterations : ctx.passes);
-    const xpbd = ctx.solver === 'xpbd';
-    // α = L/(4 K): the scale per unit joint length
-    for (let k = 0; k < 3; k++)
-      this.atScale[k] = xpbd ? 0.25 * this.invStiffness[k] * ctx.invH * ctx.invH : 0;
-    this.gamma = xpbd ? this.dampingTime * ctx.invH : 0;
-    this.lambda.fill(0);
+  override beginStep(ctx: StepContext): void {
+    super.beginStep(ctx);
     this.anchorLambda.fill(0);
     for (let a = 0; a < this.anchorCount; a++) {
       for (let k = 0; k < 4; k++) this.anchorPrev[4 * a + k] = this.anchorFrame[4 * a + k];
@@ -177,7 +135,7 @@ export class BendTwistConstraints implements ConstraintSet {
   }
 
   project(ctx: StepContext): void {
-    if (this.direct || (ctx.reverse && this.sweep === 'forward')) return;
+    if (this.skips(ctx)) return;
     const store = ctx.store;
     const qp = store.qp,
       q0 = store.q,

@@ -65,7 +65,9 @@
  * inline in the loops and again as the exported single-constraint
  * functions the tests check.
  */
+import type { StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
+import { ProjectionRule } from '../core/solver.js';
 
 /** Material stiffnesses of a rod set along its three material axes. */
 export type AxisStiffness = [number, number, number];
@@ -125,4 +127,77 @@ export function quatProduct(a: ArrayLike<number>, b: ArrayLike<number>): number[
     a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
     a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
   ];
+}
+
+/**
+ * What the stretch–shear and the bend–twist sets (rod-stretch-shear.ts, rod-bend-twist.ts) share:
+ * three multipliers per constraint along the material axes, the PBD rule, the inverse stiffness
+ * per axis and the Kelvin–Voigt time, the sweep, the direct solver's flag, and at each step's
+ * start the compliance per unit length α̃ = s K⁻¹/h² of each axis (s = 1 for stretch–shear, ¼ for
+ * bend–twist, α = L/(4 K)) and the damping γ = τ/h (XPBD; both 0 under PBD).
+ */
+export abstract class RodConstraints {
+  /** Multipliers, 3 per constraint (material axes d_1, d_2, d_3). */
+  readonly lambda: Float64Array;
+  /** The PBD stiffness of the set (under XPBD the compliance comes from `invStiffness`). */
+  readonly rule: ProjectionRule;
+  /** The inverse stiffness per material axis (see the set); 0 is rigid. */
+  readonly invStiffness: Float64Array;
+  /** Kelvin–Voigt retardation time τ (s) of the material; see RodDamping. */
+  dampingTime: number;
+  /** α̃ per unit length of each material axis and γ, for this step (beginStep). */
+  protected readonly atScale = new Float64Array(3);
+  protected gamma = 0;
+  // the ConstraintSet's fields
+  readonly order = 0;
+  enabled = true;
+  readonly count: number;
+  /** Sequential chains (see the file comment): one colour, run whole. */
+  readonly colors = 1;
+  /**
+   * The sweep of the set within each iteration: 'world' (default) follows
+   * the world's (forward then backward under 'symmetric'); 'forward'
+   * projects the chain once, root to tip, whatever the world's sweep, at
+   * half the cost and with less convergence per iteration. See the file comment.
+   */
+  sweep: RodSweep = 'world';
+  /** Projected by a DirectRodSolver (rod-direct.ts), which reads this set's constraints: `project` does nothing. */
+  direct = false;
+  /** The name in setStiffness's errors. */
+  private readonly name: string;
+
+  constructor(
+    count: number,
+    stiffness: AxisStiffness,
+    params: RodDamping,
+    where: string,
+    name: string,
+    private readonly alphaScale: number,
+  ) {
+    this.count = count;
+    this.name = name;
+    this.lambda = new Float64Array(3 * count);
+    this.rule = new ProjectionRule({ stiffness: params.stiffness }, where);
+    this.invStiffness = checkStiffness(stiffness, `${where}.stiffness`);
+    this.dampingTime = checkDampingTime(params.damping ?? 0, `${where}.damping`);
+  }
+
+  /** Sets the material stiffness per axis (see the set's invStiffness). */
+  setStiffness(k: AxisStiffness): void {
+    this.invStiffness.set(checkStiffness(k, `${this.name}.stiffness`));
+  }
+
+  /** Whether `project` does nothing in this pass: the direct solver projects the set, or a forward sweep's backward pass. */
+  protected skips(ctx: StepContext): boolean {
+    return this.direct || (ctx.reverse && this.sweep === 'forward');
+  }
+
+  beginStep(ctx: StepContext): void {
+    this.rule.update(ctx.solver, ctx.hSolve, this.sweep === 'forward' ? ctx.iterations : ctx.passes);
+    const xpbd = ctx.solver === 'xpbd';
+    for (let k = 0; k < 3; k++)
+      this.atScale[k] = xpbd ? this.alphaScale * this.invStiffness[k] * ctx.invH * ctx.invH : 0;
+    this.gamma = xpbd ? this.dampingTime * ctx.invH : 0;
+    this.lambda.fill(0);
+  }
 }

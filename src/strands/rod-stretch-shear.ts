@@ -2,15 +2,7 @@
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
-import { ProjectionRule } from '../core/solver.js';
-import {
-  type AxisStiffness,
-  checkDampingTime,
-  checkStiffness,
-  quatProduct,
-  type RodDamping,
-  type RodSweep,
-} from './rod-common.js';
+import { type AxisStiffness, quatProduct, RodConstraints, type RodDamping } from './rod-common.js';
 
 /**
  * Stretch and shear constraints of Cosserat rods (eq. 37): one per segment,
@@ -41,38 +33,15 @@ import {
  *   Δp_a = −w_a D/l,  Δp_b = w_b D/l,  Δθ = I⁻¹ (D × e)/l,
  *   q ← normalise(q + ½ [Δθ, 0] q).
  */
-export class StretchShearConstraints implements ConstraintSet {
+export class StretchShearConstraints extends RodConstraints implements ConstraintSet {
   readonly kind = 'rod-stretch-shear';
-  readonly order = 0;
-  enabled = true;
-  readonly count: number;
-  /** Sequential chains (see the file comment): one colour, run whole. */
-  readonly colors = 1;
   readonly a: Int32Array;
   readonly b: Int32Array;
   /** The particle whose orientation channel holds the segment's orientation. */
   readonly q: Int32Array;
   /** Rest length l of each segment (m). */
   readonly rest: Float64Array;
-  /** Multipliers, 3 per constraint (material axes d_1, d_2, d_3). */
-  readonly lambda: Float64Array;
-  /** The PBD stiffness of the set (under XPBD the compliance comes from `invStiffness`). */
-  readonly rule: ProjectionRule;
-  /** 1/(κ_s G A), 1/(κ_s G A), 1/(E A) (1/N): the inverse stiffness per material axis; 0 is rigid. */
-  readonly invStiffness: Float64Array;
-  /** Kelvin–Voigt retardation time τ (s) of the material; see RodDamping. */
-  dampingTime: number;
-  /**
-   * The sweep of the set within each iteration: 'world' (default) follows
-   * the world's (forward then backward under 'symmetric'); 'forward'
-   * projects the chain once, root to tip, whatever the world's sweep, at
-   * half the cost and with less convergence per iteration. See rod-common.ts.
-   */
-  sweep: RodSweep = 'world';
-  /** Projected by a DirectRodSolver (rod-direct.ts), which reads this set's segments: `project` does nothing. */
-  direct = false;
-  private readonly atScale = new Float64Array(3);
-  private gamma = 0;
+  // invStiffness: 1/(κ_s G A), 1/(κ_s G A), 1/(E A) (1/N); setStiffness takes κ_s G A, κ_s G A, E A (N)
 
   constructor(
     segments: { a: ArrayLike<number>; b: ArrayLike<number>; q: ArrayLike<number>; rest: ArrayLike<number> },
@@ -80,37 +49,22 @@ export class StretchShearConstraints implements ConstraintSet {
     params: RodDamping = {},
     where = 'rod.stretchShear',
   ) {
+    const rest = Float64Array.from(segments.rest);
+    const count = segments.a.length;
+    for (let c = 0; c < count; c++) {
+      if (!(rest[c] > 0)) {
+        throw new PbdError('rod/segment', `${where}: segment ${c}`, `has rest length ${rest[c]}`);
+      }
+    }
+    super(count, stiffness, params, where, 'rod.stretchShear', 1);
     this.a = Int32Array.from(segments.a);
     this.b = Int32Array.from(segments.b);
     this.q = Int32Array.from(segments.q);
-    this.rest = Float64Array.from(segments.rest);
-    this.count = this.a.length;
-    for (let c = 0; c < this.count; c++) {
-      if (!(this.rest[c] > 0)) {
-        throw new PbdError('rod/segment', `${where}: segment ${c}`, `has rest length ${this.rest[c]}`);
-      }
-    }
-    this.lambda = new Float64Array(3 * this.count);
-    this.rule = new ProjectionRule({ stiffness: params.stiffness }, where);
-    this.invStiffness = checkStiffness(stiffness, `${where}.stiffness`);
-    this.dampingTime = checkDampingTime(params.damping ?? 0, `${where}.damping`);
-  }
-
-  /** Sets the material stiffness per axis (N): κ_s G A, κ_s G A, E A. */
-  setStiffness(k: AxisStiffness): void {
-    this.invStiffness.set(checkStiffness(k, 'rod.stretchShear.stiffness'));
-  }
-
-  beginStep(ctx: StepContext): void {
-    this.rule.update(ctx.solver, ctx.hSolve, this.sweep === 'forward' ? ctx.iterations : ctx.passes);
-    const xpbd = ctx.solver === 'xpbd';
-    for (let k = 0; k < 3; k++) this.atScale[k] = xpbd ? this.invStiffness[k] * ctx.invH * ctx.invH : 0;
-    this.gamma = xpbd ? this.dampingTime * ctx.invH : 0;
-    this.lambda.fill(0);
+    this.rest = rest;
   }
 
   project(ctx: StepContext): void {
-    if (this.direct || (ctx.reverse && this.sweep === 'forward')) return;
+    if (this.skips(ctx)) return;
     const store = ctx.store;
     const p = store.p,
       x = store.x,
