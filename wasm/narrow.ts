@@ -91,18 +91,8 @@ let cc0: f64 = 0,
   cc2: f64 = 0,
   cc3: f64 = 0;
 /** The points of a continuous test at a root (geometry.ts `at`). */
-let q0x: f64 = 0,
-  q0y: f64 = 0,
-  q0z: f64 = 0,
-  q1x: f64 = 0,
-  q1y: f64 = 0,
-  q1z: f64 = 0,
-  q2x: f64 = 0,
-  q2y: f64 = 0,
-  q2z: f64 = 0,
-  q3x: f64 = 0,
-  q3y: f64 = 0,
-  q3z: f64 = 0;
+let q0x: f64 = 0, q0y: f64 = 0, q0z: f64 = 0, q1x: f64 = 0, q1y: f64 = 0, q1z: f64 = 0;
+let q2x: f64 = 0, q2y: f64 = 0, q2z: f64 = 0, q3x: f64 = 0, q3y: f64 = 0, q3z: f64 = 0;
 
 function bind(table: usize): void {
   tri = load<u32>(table + 4 * T_TRI);
@@ -161,18 +151,8 @@ function pairThickness(a: i32, b: i32): f64 {
 
 /** geometry.ts closestOnDegenerate's squared distance (the nearest of the three edges). */
 function degenerate2(
-  px: f64,
-  py: f64,
-  pz: f64,
-  ax: f64,
-  ay: f64,
-  az: f64,
-  bx: f64,
-  by: f64,
-  bz: f64,
-  cx: f64,
-  cy: f64,
-  cz: f64,
+  px: f64, py: f64, pz: f64, ax: f64, ay: f64, az: f64,
+  bx: f64, by: f64, bz: f64, cx: f64, cy: f64, cz: f64,
 ): f64 {
   let best = Infinity;
   for (let e = 0; e < 3; e++) {
@@ -199,18 +179,8 @@ function degenerate2(
 
 /** closestPointTriangleAt's squared distance (out[6]) of point (px, py, pz) from triangle a, b, c. */
 function pointTriangle2(
-  px: f64,
-  py: f64,
-  pz: f64,
-  ax: f64,
-  ay: f64,
-  az: f64,
-  bx: f64,
-  by: f64,
-  bz: f64,
-  cx: f64,
-  cy: f64,
-  cz: f64,
+  px: f64, py: f64, pz: f64, ax: f64, ay: f64, az: f64,
+  bx: f64, by: f64, bz: f64, cx: f64, cy: f64, cz: f64,
 ): f64 {
   const abx = bx - ax,
     aby = by - ay,
@@ -294,18 +264,8 @@ function pointTriangle2(
 /** pointTriangle2 of vertex q3 against corners a3, b3, c3, all read from the array at Q. */
 @inline function pointTriangleAt(Q: usize, q3: i32, a3: i32, b3: i32, c3: i32): f64 {
   return pointTriangle2(
-    F(Q, q3),
-    F(Q, q3 + 1),
-    F(Q, q3 + 2),
-    F(Q, a3),
-    F(Q, a3 + 1),
-    F(Q, a3 + 2),
-    F(Q, b3),
-    F(Q, b3 + 1),
-    F(Q, b3 + 2),
-    F(Q, c3),
-    F(Q, c3 + 1),
-    F(Q, c3 + 2),
+    F(Q, q3), F(Q, q3 + 1), F(Q, q3 + 2), F(Q, a3), F(Q, a3 + 1), F(Q, a3 + 2),
+    F(Q, b3), F(Q, b3 + 1), F(Q, b3 + 2), F(Q, c3), F(Q, c3 + 1), F(Q, c3 + 2),
   );
 }
 
@@ -315,18 +275,8 @@ function pointTriangle2(
 
 /** closestSegmentSegmentAt: the squared distance (out[2]); s and t (out[0], out[1]) into segS, segT. */
 function segmentSegment2(
-  p1x: f64,
-  p1y: f64,
-  p1z: f64,
-  q1x: f64,
-  q1y: f64,
-  q1z: f64,
-  p2x: f64,
-  p2y: f64,
-  p2z: f64,
-  q2x: f64,
-  q2y: f64,
-  q2z: f64,
+  p1x: f64, p1y: f64, p1z: f64, q1x: f64, q1y: f64, q1z: f64,
+  p2x: f64, p2y: f64, p2z: f64, q2x: f64, q2y: f64, q2z: f64,
 ): f64 {
   const d1x = q1x - p1x,
     d1y = q1y - p1y,
@@ -377,18 +327,8 @@ function segmentSegment2(
 
 @inline function segmentSegmentAt(Q: usize, a3: i32, b3: i32, c3: i32, d3: i32): f64 {
   return segmentSegment2(
-    F(Q, a3),
-    F(Q, a3 + 1),
-    F(Q, a3 + 2),
-    F(Q, b3),
-    F(Q, b3 + 1),
-    F(Q, b3 + 2),
-    F(Q, c3),
-    F(Q, c3 + 1),
-    F(Q, c3 + 2),
-    F(Q, d3),
-    F(Q, d3 + 1),
-    F(Q, d3 + 2),
+    F(Q, a3), F(Q, a3 + 1), F(Q, a3 + 2), F(Q, b3), F(Q, b3 + 1), F(Q, b3 + 2),
+    F(Q, c3), F(Q, c3 + 1), F(Q, c3 + 2), F(Q, d3), F(Q, d3 + 1), F(Q, d3 + 2),
   );
 }
 
