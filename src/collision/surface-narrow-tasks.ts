@@ -12,6 +12,7 @@ import {
   scanVertexTriangleCrossings,
   scanVertexTriangles,
 } from './surface-narrow-scan.js';
+import { narrowInstance, WasmNarrow, type WasmNarrowArgs } from './surface-narrow-wasm.js';
 import { bindTopologyArrays, emptyTopologyArrays, type SurfaceTopology } from './surface-topology.js';
 import type { Untangler } from './untangle.js';
 
@@ -26,27 +27,48 @@ import type { Untangler } from './untangle.js';
  * scan, in the same order, and every thread count gives the same bits.
  */
 
-/** Arguments of the 'surface-narrow-vt' and 'surface-narrow-ee' tasks. */
+/**
+ * Arguments of the 'surface-narrow-vt', 'surface-narrow-ee', 'surface-crossings-vt' and
+ * 'surface-crossings-ee' tasks: the JavaScript scans' shared arrays (A, hits), or the
+ * WebAssembly module's memory (W; its hits stay there); each block's count into `counts`.
+ */
 interface NarrowArgs {
-  A: NarrowArrays;
-  hits: Int32Array;
+  A?: NarrowArrays;
+  hits?: Int32Array;
+  W?: WasmNarrowArgs;
   counts: Int32Array;
 }
 
 export function narrowVtTask(args: NarrowArgs, from: number, to: number, block: number): void {
-  args.counts[block] = scanVertexTriangles(args.A, from, to, args.hits);
+  const W = args.W;
+  args.counts[block] =
+    W !== undefined
+      ? narrowInstance(W).scanVt(W.table, from, to)
+      : scanVertexTriangles(args.A as NarrowArrays, from, to, args.hits as Int32Array);
 }
 
 export function narrowEeTask(args: NarrowArgs, from: number, to: number, block: number): void {
-  args.counts[block] = scanEdgeEdges(args.A, from, to, args.hits);
+  const W = args.W;
+  args.counts[block] =
+    W !== undefined
+      ? narrowInstance(W).scanEe(W.table, from, to)
+      : scanEdgeEdges(args.A as NarrowArrays, from, to, args.hits as Int32Array);
 }
 
 export function crossingsVtTask(args: NarrowArgs, from: number, to: number, block: number): void {
-  args.counts[block] = scanVertexTriangleCrossings(args.A, from, to, args.hits);
+  const W = args.W;
+  args.counts[block] =
+    W !== undefined
+      ? narrowInstance(W).crossVt(W.table, from, to)
+      : scanVertexTriangleCrossings(args.A as NarrowArrays, from, to, args.hits as Int32Array);
 }
 
 export function crossingsEeTask(args: NarrowArgs, from: number, to: number, block: number): void {
-  args.counts[block] = scanEdgeEdgeCrossings(args.A, from, to, args.hits);
+  const W = args.W;
+  args.counts[block] =
+    W !== undefined
+      ? narrowInstance(W).crossEe(W.table, from, to)
+      : scanEdgeEdgeCrossings(args.A as NarrowArrays, from, to, args.hits as Int32Array);
 }
 
 /** Candidates per block, and the fewest candidates worth sending to the pool. */
@@ -80,10 +102,21 @@ export class SurfaceNarrowScan {
   private eeOut: Int32Array = new Int32Array(0);
   private counts: Int32Array = new Int32Array(0);
   private stale = true;
+  /** The scans in WebAssembly (where the module runs), their pool tasks and block counts. */
+  readonly wasm = new WasmNarrow();
+  private readonly wasmTasks: SharedTask[] = [
+    { kind: 'surface-narrow-vt', args: {}, version: 0 },
+    { kind: 'surface-narrow-ee', args: {}, version: 0 },
+    { kind: 'surface-crossings-vt', args: {}, version: 0 },
+    { kind: 'surface-crossings-ee', args: {}, version: 0 },
+  ];
+  private wasmArgs: WasmNarrowArgs | null = null;
+  private wasmCounts: Int32Array = new Int32Array(0);
   readonly vt = new NarrowHits();
   readonly ee = new NarrowHits();
-  /** Scans that ran on the pool (statistics, tests). */
+  /** Scans that ran on the pool (statistics, tests), those of them in WebAssembly. */
   runs = 0;
+  pooledWasm = 0;
 
   constructor(topo: SurfaceTopology, broad: SurfaceBroadPhase, untangler: Untangler) {
     this.topo = topo;
@@ -136,6 +169,7 @@ export class SurfaceNarrowScan {
   private run(tasks: TaskRunner | null, A: NarrowArrays, store: ParticleStore, crossings: boolean): void {
     const nv = this.broad.vtCount,
       ne = this.broad.eeCount;
+    if (this.runWasm(tasks, A, nv, ne, crossings)) return;
     const pooled =
       tasks !== null &&
       (nv >= NARROW_MIN || ne >= NARROW_MIN) &&
@@ -148,6 +182,60 @@ export class SurfaceNarrowScan {
     this.vt.count = (crossings ? scanVertexTriangleCrossings : scanVertexTriangles)(A, 0, nv, this.vt.hits);
     this.ee.hits = atLeast(this.ee.hits, 2 * ne);
     this.ee.count = (crossings ? scanEdgeEdgeCrossings : scanEdgeEdges)(A, 0, ne, this.ee.hits);
+  }
+
+  /**
+   * Both scans in WebAssembly: on the pool where it would run the JavaScript's (blocks of each
+   * thread's instance over the module's shared memory), or here; false where the module cannot
+   * run (nothing was changed then).
+   */
+  private runWasm(
+    tasks: TaskRunner | null,
+    A: NarrowArrays,
+    nv: number,
+    ne: number,
+    crossings: boolean,
+  ): boolean {
+    const W = this.wasm;
+    if (!W.ready() || !W.load(A, nv, ne, this.topo.version, crossings)) return false;
+    const pooled = tasks !== null && (nv >= NARROW_MIN || ne >= NARROW_MIN) && W.shared;
+    let vtDone = false,
+      eeDone = false;
+    if (pooled) {
+      if (this.wasmArgs !== W.args || this.wasmCounts.length === 0) {
+        this.wasmArgs = W.args;
+        if (this.wasmCounts.length === 0)
+          this.wasmCounts = new Int32Array(new SharedArrayBuffer(4 * MAX_TASK_BLOCKS));
+        for (const t of this.wasmTasks) {
+          t.args = { W: W.args as WasmNarrowArgs, counts: this.wasmCounts } satisfies NarrowArgs;
+          t.version++;
+        }
+      }
+      const c = crossings ? 2 : 0;
+      vtDone = this.runOne(tasks, this.wasmTasks[c], nv, W.hits(true, nv), this.vt, this.wasmCounts);
+      eeDone = this.runOne(tasks, this.wasmTasks[c + 1], ne, W.hits(false, ne), this.ee, this.wasmCounts);
+      if (vtDone || eeDone) {
+        this.runs++;
+        this.pooledWasm++;
+      }
+    }
+    const ex = W.exports,
+      table = (W.args as WasmNarrowArgs).table;
+    if (!vtDone) {
+      const n = crossings ? ex.crossVt(table, 0, nv) : ex.scanVt(table, 0, nv);
+      this.vt.hits = atLeast(this.vt.hits, 2 * nv);
+      this.vt.hits.set(W.hits(true, n));
+      this.vt.count = n;
+    }
+    if (!eeDone) {
+      const n = crossings ? ex.crossEe(table, 0, ne) : ex.scanEe(table, 0, ne);
+      this.ee.hits = atLeast(this.ee.hits, 2 * ne);
+      this.ee.hits.set(W.hits(false, n));
+      this.ee.count = n;
+    }
+    W.unload(A, nv, ne);
+    W.runs++;
+    return true;
   }
 
   private bind(store: ParticleStore, x: Float64Array, p: Float64Array): NarrowArrays {
@@ -185,9 +273,9 @@ export class SurfaceNarrowScan {
     }
     const vtTask = crossings ? this.vtCrossTask : this.vtTask,
       eeTask = crossings ? this.eeCrossTask : this.eeTask;
-    if (!this.runOne(tasks, vtTask, nv, this.vtOut, this.vt)) return false;
+    if (!this.runOne(tasks, vtTask, nv, this.vtOut, this.vt, this.counts)) return false;
     A.vtDist.set(S.vtDist.subarray(0, nv));
-    if (!this.runOne(tasks, eeTask, ne, this.eeOut, this.ee)) {
+    if (!this.runOne(tasks, eeTask, ne, this.eeOut, this.ee, this.counts)) {
       this.ee.hits = atLeast(this.ee.hits, 2 * ne);
       this.ee.count = (crossings ? scanEdgeEdgeCrossings : scanEdgeEdges)(A, 0, ne, this.ee.hits);
     } else A.eeDist.set(S.eeDist.subarray(0, ne));
@@ -196,7 +284,14 @@ export class SurfaceNarrowScan {
   }
 
   /** One scan of n candidates on the pool, its blocks' hits joined in order into `into`. */
-  private runOne(tasks: TaskRunner, task: SharedTask, n: number, out: Int32Array, into: NarrowHits): boolean {
+  private runOne(
+    tasks: TaskRunner,
+    task: SharedTask,
+    n: number,
+    out: Int32Array,
+    into: NarrowHits,
+    counts: Int32Array,
+  ): boolean {
     into.hits = atLeast(into.hits, 2 * n);
     if (n === 0) {
       into.count = 0;
@@ -208,7 +303,7 @@ export class SurfaceNarrowScan {
     const total = Math.ceil(n / B);
     let m = 0;
     for (let b = 0; b < total; b++) {
-      const c = this.counts[b];
+      const c = counts[b];
       into.hits.set(out.subarray(2 * b * B, 2 * (b * B + c)), 2 * m);
       m += c;
     }

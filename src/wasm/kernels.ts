@@ -19,10 +19,17 @@
  */
 import { WASM_BASE64 as ELEMENTS } from './elements.generated.js';
 import { WASM_BASE64 as FLUIDS } from './fluids.generated.js';
+import { WASM_BASE64 as NARROW } from './narrow.generated.js';
 import { WASM_BASE64 as STRANDS } from './strands.generated.js';
 import { WASM_BASE64 as SURFACES } from './surfaces.generated.js';
 
-const SOURCES = { elements: ELEMENTS, fluids: FLUIDS, strands: STRANDS, surfaces: SURFACES } as const;
+const SOURCES = {
+  elements: ELEMENTS,
+  fluids: FLUIDS,
+  strands: STRANDS,
+  surfaces: SURFACES,
+  narrow: NARROW,
+} as const;
 export type KernelName = keyof typeof SOURCES;
 
 let enabled = true;

@@ -1,0 +1,221 @@
+/**
+ * The narrow phase's detection scans in WebAssembly (wasm/narrow.ts, a port of
+ * surface-narrow-scan.ts; src/collision/surface-narrow-wasm.ts): on a cloth
+ * folding onto itself, every scan of a step (the detection scans and the
+ * fail-safe's crossing scans) gives the JavaScript scans' hits and distance
+ * bounds entry for entry and bit for bit; a degenerate triangle (the
+ * JavaScript's closestOnDegenerate) too; and the cloth steps bit for bit as
+ * with the module off, on one thread and on two (the blocks on the pool,
+ * each thread's instance over a shared memory).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { foldingSheet } from '../bench/scenes.js';
+import {
+  N_RESCAN,
+  type NarrowArrays,
+  scanEdgeEdgeCrossings,
+  scanEdgeEdges,
+  scanVertexTriangleCrossings,
+  scanVertexTriangles,
+} from '../src/collision/surface-narrow-scan.js';
+import type { SurfaceNarrowScan } from '../src/collision/surface-narrow-tasks.js';
+import { WasmNarrow } from '../src/collision/surface-narrow-wasm.js';
+import type { ParticleStore } from '../src/core/particles.js';
+import type { TaskRunner } from '../src/core/step-context.js';
+import { Cloth, collisionSystemOf, enableCollisions, PlaneCollider, World } from '../src/index.js';
+import { useWasmKernels, wasmKernel } from '../src/wasm/kernels.js';
+import { keepThreadPools, stateBits } from './helpers/worlds.js';
+
+keepThreadPools();
+afterEach(() => useWasmKernels(true));
+
+/** A 30 × 50 cloth let go just above the ground: it folds onto itself (self collision on). */
+function foldingCloth(threads = 1): World {
+  const world = new World({ dt: 1 / 60, substeps: 5, damping: 0.2, threads });
+  const mesh = foldingSheet([0.6, 1.0], [30, 50], 0.55, [0.03, 5]);
+  const cloth = new Cloth(world, { mesh, density: 0.2, bend: { compliance: 0.5 } });
+  world.addCollider(new PlaneCollider({ friction: 0.6 }));
+  enableCollisions(world, { thickness: 0.006, friction: 0.4 }).add(cloth);
+  return world;
+}
+
+type ScanInternals = Pick<SurfaceNarrowScan, 'scan' | 'scanCrossings' | 'wasm' | 'vt' | 'ee'> & {
+  bind(store: ParticleStore, x: Float64Array, p: Float64Array): NarrowArrays;
+  broad: { vtCount: number; eeCount: number };
+};
+
+/** A copy of the arrays a scan writes (the distance bounds), the rest shared. */
+function copyOf(A: NarrowArrays): NarrowArrays {
+  return { ...A, vtDist: A.vtDist.slice(), eeDist: A.eeDist.slice(), scalars: A.scalars.slice() };
+}
+
+const bitsOf = (a: Float64Array, n: number) => Buffer.from(a.buffer, a.byteOffset, 8 * n);
+
+interface Scan {
+  hits: number[][];
+  vtDist: Buffer;
+  eeDist: Buffer;
+}
+
+/** The JavaScript scans (detection or crossings) over a copy of A. */
+function jsScan(A0: NarrowArrays, nv: number, ne: number, crossings: boolean): Scan {
+  const A = copyOf(A0);
+  const vt = new Int32Array(2 * nv),
+    ee = new Int32Array(2 * ne);
+  const n = (crossings ? scanVertexTriangleCrossings : scanVertexTriangles)(A, 0, nv, vt);
+  const m = (crossings ? scanEdgeEdgeCrossings : scanEdgeEdges)(A, 0, ne, ee);
+  return {
+    hits: [Array.from(vt.subarray(0, 2 * n)), Array.from(ee.subarray(0, 2 * m))],
+    vtDist: bitsOf(A.vtDist, nv),
+    eeDist: bitsOf(A.eeDist, ne),
+  };
+}
+
+/** The module's scans over a copy of A. */
+function wasmScan(W: WasmNarrow, A0: NarrowArrays, nv: number, ne: number, crossings: boolean): Scan {
+  const A = copyOf(A0);
+  expect(W.ready()).toBe(true);
+  expect(W.load(A, nv, ne, 0, crossings)).toBe(true);
+  const ex = W.exports,
+    t = W.args!.table;
+  const n = crossings ? ex.crossVt(t, 0, nv) : ex.scanVt(t, 0, nv);
+  const m = crossings ? ex.crossEe(t, 0, ne) : ex.scanEe(t, 0, ne);
+  const hits = [Array.from(W.hits(true, n)), Array.from(W.hits(false, m))];
+  W.unload(A, nv, ne);
+  return { hits, vtDist: bitsOf(A.vtDist, nv), eeDist: bitsOf(A.eeDist, ne) };
+}
+
+describe('the surface narrow phase in WebAssembly', () => {
+  it("gives every scan of a folding cloth's steps the JavaScript hits and distance bounds, entry for entry", () => {
+    expect(wasmKernel('narrow')).not.toBeNull();
+    const world = foldingCloth();
+    const narrow = collisionSystemOf(world)!.surfaces.narrowScan;
+    const S = narrow as unknown as ScanInternals;
+    let scans = 0,
+      crossingScans = 0,
+      vtHits = 0,
+      eeHits = 0,
+      ccd = 0,
+      neg = 0;
+    // each scan: the JavaScript's scan over a copy of its arrays first, then the module's own run
+    const scan = S.scan.bind(S),
+      scanCrossings = S.scanCrossings.bind(S);
+    const check = (crossings: boolean, A: NarrowArrays, run: () => void) => {
+      const nv = S.broad.vtCount,
+        ne = S.broad.eeCount;
+      const js = jsScan(A, nv, ne, crossings);
+      const before = S.wasm.runs;
+      run();
+      // the module ran (not the JavaScript), and gave the same hits and bounds
+      expect(S.wasm.runs).toBe(before + 1);
+      expect([
+        Array.from(S.vt.hits.subarray(0, 2 * S.vt.count)),
+        Array.from(S.ee.hits.subarray(0, 2 * S.ee.count)),
+      ]).toEqual(js.hits);
+      expect(bitsOf(A.vtDist, nv).equals(js.vtDist)).toBe(true);
+      expect(bitsOf(A.eeDist, ne).equals(js.eeDist)).toBe(true);
+      vtHits += S.vt.count;
+      eeHits += S.ee.count;
+      for (let i = 0; i < S.vt.count; i++) {
+        if (S.vt.hits[2 * i + 1] & 2) ccd++;
+        if (S.vt.hits[2 * i + 1] & 16) neg++;
+      }
+      if (crossings) crossingScans++;
+      else scans++;
+    };
+    S.scan = (store: ParticleStore, x: Float64Array, p: Float64Array, tasks: TaskRunner | null) => {
+      const A = S.bind(store, x, p);
+      A.scalars[N_RESCAN] = 0;
+      check(false, A, () => scan(store, x, p, tasks));
+    };
+    S.scanCrossings = (
+      store: ParticleStore,
+      x: Float64Array,
+      rescan: boolean,
+      recheck: Uint8Array,
+      tasks: TaskRunner | null,
+    ) => {
+      const A = S.bind(store, x, store.p);
+      A.recheck = recheck;
+      A.scalars[N_RESCAN] = rescan ? 1 : 0;
+      check(true, A, () => scanCrossings(store, x, rescan, recheck, tasks));
+    };
+    for (let f = 0; f < 40; f++) world.step();
+    expect(scans).toBe(200);
+    expect(crossingScans).toBeGreaterThanOrEqual(200);
+    // the cloth touched itself: contacts of both kinds, crossings, and both sides
+    expect(vtHits).toBeGreaterThan(10_000);
+    expect(eeHits).toBeGreaterThan(100);
+    expect(ccd).toBeGreaterThan(0);
+    expect(neg).toBeGreaterThan(0);
+  });
+
+  it('gives a degenerate (zero-area) triangle the JavaScript hits and distances', () => {
+    const world = foldingCloth();
+    const narrow = collisionSystemOf(world)!.surfaces.narrowScan;
+    const S = narrow as unknown as ScanInternals;
+    let A: NarrowArrays | null = null;
+    const scan = S.scan.bind(S);
+    S.scan = (store: ParticleStore, x: Float64Array, p: Float64Array, tasks: TaskRunner | null) => {
+      A = copyOf(S.bind(store, x, p));
+      A.x = x.slice();
+      A.p = p.slice();
+      scan(store, x, p, tasks);
+    };
+    for (let f = 0; f < 30; f++) world.step();
+    const B = A as unknown as NarrowArrays;
+    const nv = S.broad.vtCount,
+      ne = S.broad.eeCount;
+    const js0 = jsScan(B, nv, ne, false);
+    expect(js0.hits[0].length).toBeGreaterThan(200);
+    // the triangles of the first 40 hits collapse onto a line (corner c at the middle of a–b) at x and
+    // p, and those of the next 10 lose their positions (NaN corners: closestPointTriangleAt finds no
+    // region and takes the nearest of the three edges, closestOnDegenerate)
+    const tri = B.tri,
+      vert = B.vertex;
+    for (let i = 0; i < 50; i++) {
+      const t = B.vtCand[2 * js0.hits[0][2 * i] + 1];
+      const a = 3 * vert[tri[3 * t]],
+        b = 3 * vert[tri[3 * t + 1]],
+        c = 3 * vert[tri[3 * t + 2]];
+      for (const X of [B.x, B.p])
+        for (let k = 0; k < 3; k++) {
+          if (i < 40) X[c + k] = 0.5 * (X[a + k] + X[b + k]);
+          else X[a + k] = X[b + k] = X[c + k] = Number.NaN;
+        }
+    }
+    const js = jsScan(B, nv, ne, false);
+    const W = new WasmNarrow();
+    const wasm = wasmScan(W, B, nv, ne, false);
+    expect(js.hits).not.toEqual(js0.hits);
+    expect(wasm.hits).toEqual(js.hits);
+    expect(wasm.vtDist.equals(js.vtDist)).toBe(true);
+    expect(wasm.eeDist.equals(js.eeDist)).toBe(true);
+    const jsC = jsScan(B, nv, ne, true);
+    const wasmC = wasmScan(W, B, nv, ne, true);
+    expect(wasmC.hits).toEqual(jsC.hits);
+    expect(wasmC.vtDist.equals(jsC.vtDist)).toBe(true);
+  });
+
+  it('steps a folding cloth bit for bit as the JavaScript scans do, on one thread and in blocks on two', async () => {
+    const run = async (wasm: boolean, threads: number) => {
+      useWasmKernels(wasm);
+      const world = foldingCloth(threads);
+      await world.threadsReady();
+      for (let f = 0; f < 40; f++) world.step();
+      const n = collisionSystemOf(world)!.surfaces.narrowScan;
+      const out = { bits: stateBits(world), runs: n.wasm.runs, pooled: n.pooledWasm };
+      world.dispose();
+      return out;
+    };
+    const off = await run(false, 1);
+    const on = await run(true, 1);
+    const two = await run(true, 2);
+    expect(off.runs).toBe(0);
+    expect(on.runs).toBeGreaterThan(400);
+    expect(on.pooled).toBe(0);
+    expect(two.pooled).toBeGreaterThan(100);
+    expect(on.bits.equals(off.bits)).toBe(true);
+    expect(two.bits.equals(off.bits)).toBe(true);
+  }, 120_000);
+});
