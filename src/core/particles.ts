@@ -4,6 +4,24 @@ import { PbdError } from './errors.js';
 const EMPTY = new Float64Array(0);
 
 /**
+ * A kernel's f32 copy of a particle window that the prediction may write and the velocity update
+ * read (src/wasm/paired.ts ParticleWindow, `aos4`): particle base + i as x y z w at P32[4 i],
+ * moved through the f64 staging S (x y z at S[3 i]) and SW (w at SW[i]).
+ */
+export interface PredictedWindow {
+  readonly P32: Float32Array;
+  readonly S: Float64Array;
+  readonly SW: Float64Array;
+  readonly base: number;
+  readonly range: number;
+  flush(store: ParticleStore): void;
+  /** S and SW rounded to f32 into the window (the second half of its load). */
+  demoteStaged(): void;
+  /** The window widened into S (the first half of its flush). */
+  widenStaged(): void;
+}
+
+/**
  * The particle store: every simulated point of a World, in flat typed arrays.
  *
  * Layout (see docs/architecture.md): positions, predicted positions and
@@ -79,6 +97,15 @@ export class ParticleStore {
   held: { flush(store: ParticleStore): void } | null = null;
   /** Whether a paired kernel's window may stay held after its sweep (see held). */
   holding = false;
+  /**
+   * The f32 window the substep's prediction wrote instead of p (held: core/window-passes.ts), or
+   * null; `updateFromWindow`: the velocity update reads it (the projection stage leaves it held).
+   */
+  predictedWindow: PredictedWindow | null = null;
+  updateFromWindow = false;
+  /** Whether that update also predicts the next substep into it (`predictedAhead`: it did). */
+  predictNext = false;
+  predictedAhead = false;
 
   /** Copies a held window out to p (see held). */
   settle(): void {

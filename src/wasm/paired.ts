@@ -299,6 +299,19 @@ export class ParticleWindow {
     }
   }
 
+  /**
+   * aos4: the staged positions and inverse masses S, SW rounded into the window, the second half
+   * of load (the prediction into the window writes S and SW: src/core/window-passes.ts).
+   */
+  demoteStaged(): void {
+    this.moves!.windowLoadF32(this.stageAt, this.stageWAt, this.pAt, this.range);
+  }
+
+  /** aos4: the window widened into S, the first half of flush (the velocity update reads S). */
+  widenStaged(): void {
+    this.moves!.windowSaveF32(this.pAt, this.stageAt, this.range);
+  }
+
   /** Copies the window out to the store (at once; see save): on the pool where its sweeps run there. */
   flush(store: ParticleStore): void {
     if (this.pool?.saveWindow(store, this)) return;
