@@ -32,10 +32,15 @@ function unfused(world: World): void {
   world.pipeline.add({ name: 'test.nothing', phase: 'finish', reads: [], writes: [], run() {} });
 }
 
-/** The falling cloth of the bench's -distbend-f32 rows (compliance matched to ammo.js: 0.600 at 50, 10.0 at 201) or its dihedral f32 row. */
-function benchCloth(n: number, model: 'distance' | 'dihedral', reference: boolean) {
+/** The falling cloth of the bench's -distbend rows (compliance matched to ammo.js: 0.600 at 50, 10.0 at 201) or its dihedral row. */
+function benchCloth(
+  n: number,
+  model: 'distance' | 'dihedral',
+  reference: boolean,
+  precision: 'f32' | 'f64' = 'f32',
+) {
   const alpha = model === 'dihedral' ? 0.01 : n === 201 ? 10.0 : 0.6;
-  const s = fallingCloth({ n, substeps: 5, bendCompliance: alpha, bendModel: model, precision: 'f32' });
+  const s = fallingCloth({ n, substeps: 5, bendCompliance: alpha, bendModel: model, precision });
   if (reference) unfused(s.world);
   return s;
 }
@@ -51,15 +56,17 @@ function expectSameState(a: World, b: World): void {
   expect(a.stats.speedClamps).toBe(b.stats.speedClamps);
 }
 
-describe('the prediction into the f32 window (one thread)', () => {
-  for (const [n, model, steps] of [
-    [50, 'distance', 60],
-    [50, 'dihedral', 60],
-    [201, 'distance', 8],
+describe('the prediction into the window (one thread)', () => {
+  for (const [n, model, precision, steps] of [
+    [50, 'distance', 'f32', 60],
+    [50, 'dihedral', 'f32', 60],
+    [201, 'distance', 'f32', 8],
+    [50, 'distance', 'f64', 40],
+    [201, 'distance', 'f64', 4],
   ] as const) {
-    it(`cloth-${n}-fall${model === 'distance' ? '-distbend' : ''}-f32: x, v, p after ${steps} steps equal the copying path's, bit for bit`, () => {
-      const fused = benchCloth(n, model, false);
-      const ref = benchCloth(n, model, true);
+    it(`cloth-${n}-fall${model === 'distance' ? '-distbend' : ''}${precision === 'f32' ? '-f32' : ''}: x, v, p after ${steps} steps equal the copying path's, bit for bit`, () => {
+      const fused = benchCloth(n, model, false, precision);
+      const ref = benchCloth(n, model, true, precision);
       fused.world.step();
       ref.world.step();
       const copies = countCopies();

@@ -239,13 +239,15 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
   }
 
   /**
-   * The f32 `aos4` window of the paired kernel its last sweep ran on this thread, where the next
-   * one loads it (ConstraintSet.predictionWindow; src/core/window-passes.ts), else null.
+   * The window (f64, or f32 `aos4`) of the paired kernel its last sweep ran on this thread, where
+   * the next one loads it (ConstraintSet.predictionWindow; src/core/window-passes.ts), else null.
    */
   predictionWindow(ctx: StepContext): PredictedWindow | null {
     const k = this.simd;
-    if (k === null || !this.f32 || k.retired || k.threads !== null || this.pool !== null) return null;
-    if (!k.win.aos4 || k.win.pool !== null || !this.usesF32(ctx)) return null;
+    if (k === null || k.retired || k.threads !== null || this.pool !== null || k.win.pool !== null)
+      return null;
+    // an f64 window, or an f32 one in x y z w; the next sweep in the precision of this copy
+    if (k.win.f32 !== k.win.aos4 || this.usesF32(ctx) !== this.f32) return null;
     return k.win;
   }
 

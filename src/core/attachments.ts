@@ -294,7 +294,7 @@ export class Attachments implements ConstraintSet {
   beginStep(ctx: StepContext): void {
     const p = ctx.store.p;
     // a window the prediction wrote instead of p (core/window-passes.ts) takes the targets in p's
-    // place, rounded to f32 as its load would have rounded them from p
+    // place (an f32 one rounded, as its load would have rounded them from p)
     const win =
       ctx.store.held !== null && ctx.store.held === ctx.store.predictedWindow
         ? ctx.store.predictedWindow
@@ -310,10 +310,7 @@ export class Attachments implements ConstraintSet {
       if (this.compliance[e] === 0) {
         const k = this.particle[e];
         if (win !== null && k >= win.base && k < win.base + win.range) {
-          const j = 4 * (k - win.base);
-          win.P32[j] = this.target[3 * e];
-          win.P32[j + 1] = this.target[3 * e + 1];
-          win.P32[j + 2] = this.target[3 * e + 2];
+          win.place(k - win.base, this.target[3 * e], this.target[3 * e + 1], this.target[3 * e + 2]);
           continue;
         }
         const i = 3 * k;

@@ -4,12 +4,11 @@ import { PbdError } from './errors.js';
 const EMPTY = new Float64Array(0);
 
 /**
- * A kernel's f32 copy of a particle window that the prediction may write and the velocity update
- * read (src/wasm/paired.ts ParticleWindow, `aos4`): particle base + i as x y z w at P32[4 i],
- * moved through the f64 staging S (x y z at S[3 i]) and SW (w at SW[i]).
+ * A kernel's copy of a particle window that the prediction may write and the velocity update read
+ * (src/wasm/paired.ts ParticleWindow): particle base + i at S[3 i] (x y z) and SW[i] (w) — the f64
+ * window itself, or the f64 staging of an f32 `aos4` one, rounded in by demoteStaged.
  */
 export interface PredictedWindow {
-  readonly P32: Float32Array;
   readonly S: Float64Array;
   readonly SW: Float64Array;
   readonly base: number;
@@ -19,6 +18,8 @@ export interface PredictedWindow {
   demoteStaged(): void;
   /** The window widened into S (the first half of its flush). */
   widenStaged(): void;
+  /** Particle base + i's position written into the window, as its load would write it from p. */
+  place(i: number, x: number, y: number, z: number): void;
 }
 
 /**

@@ -12,6 +12,7 @@ import type { StepContext } from './step-context.js';
 import { clock, type StepTimings } from './timings.js';
 import {
   dropPredicted,
+  PredictionArgs,
   predictionWindow,
   predictsAhead,
   updatePredictStaged,
@@ -129,8 +130,9 @@ export class ParticlePredictionStage extends RangeStage {
   private readonly pool = new ParticleTasks();
   /** The World, for the prediction into a kernel's window (core/window-passes.ts); null: never. */
   private readonly world: WindowWorld | null;
-  /** The store's arrays from that window's first particle on. */
+  /** The store's arrays from that window's first particle on, and the pass's parameters. */
   private readonly views = new WindowViews();
+  private readonly args = new PredictionArgs();
 
   constructor(world: WindowWorld | null = null) {
     super();
@@ -166,21 +168,20 @@ export class ParticlePredictionStage extends RangeStage {
     const win = this.world === null ? null : predictionWindow(ctx, this.world);
     if (win === null) return false;
     const { x, p, v, invMass: w, count: n } = store;
-    const world = ctx.world;
-    const h = ctx.h;
-    const g = world.gravity;
-    const f = world.damping > 0 ? Math.exp(-world.damping * h) : 1;
-    const vm = world.maxSpeed;
+    const { h, hg, f, vmax } = this.args.fill(ctx);
+    const gx = hg[0];
+    const gy = hg[1];
+    const gz = hg[2];
     const b = win.base;
     const r = win.range;
     const e = b + r;
     const on = this.views.bind(store, win);
-    predictRange(x, p, v, w, h, g[0] * h, g[1] * h, g[2] * h, f, vm, 0, b);
+    predictRange(x, p, v, w, h, gx, gy, gz, f, vmax, 0, b);
     // the window's particles into its f64 staging, then rounded in as its load would round p
-    predictRange(on.x, win.S, on.v, on.w, h, g[0] * h, g[1] * h, g[2] * h, f, vm, 0, r);
+    predictRange(on.x, win.S, on.v, on.w, h, gx, gy, gz, f, vmax, 0, r);
     win.SW.set(on.w);
     win.demoteStaged();
-    predictRange(x, p, v, w, h, g[0] * h, g[1] * h, g[2] * h, f, vm, e, n);
+    predictRange(x, p, v, w, h, gx, gy, gz, f, vmax, e, n);
     store.held = win;
     store.predictedWindow = win;
     // the step's last substep ends on p (the caller and the tearing read it)
@@ -403,8 +404,9 @@ export class ParticleVelocityStage extends RangeStage {
   private readonly pool = new ParticleTasks();
   /** One block's counts when run here (recoveries, speed clamps). */
   private readonly counts = new Int32Array(2);
-  /** The store's arrays from the predicted window's first particle on (core/window-passes.ts). */
+  /** The store's arrays from the predicted window's first particle on (core/window-passes.ts), and the prediction's parameters. */
   private readonly views = new WindowViews();
+  private readonly args = new PredictionArgs();
 
   items(ctx: StepContext): number {
     return ctx.store.count;
@@ -458,23 +460,19 @@ export class ParticleVelocityStage extends RangeStage {
       // and the next substep's prediction in the same pass (its hooks between move nothing)
       store.predictNext = false;
       store.predictedAhead = true;
-      const world = ctx.world;
-      const h = ctx.h;
-      const g = world.gravity;
-      const f = world.damping > 0 ? Math.exp(-world.damping * h) : 1;
-      const vm = world.maxSpeed;
+      const { h, hg, f, vmax } = this.args.fill(ctx);
+      const gx = hg[0];
+      const gy = hg[1];
+      const gz = hg[2];
       const w = store.invMass;
-      const gx = g[0] * h;
-      const gy = g[1] * h;
-      const gz = g[2] * h;
       win.SW.set(on.w);
-      updatePredictStaged(on.x, on.v, on.w, win.S, invH, reach, h, gx, gy, gz, f, vm, win.range, c);
+      updatePredictStaged(on.x, on.v, on.w, win.S, invH, reach, h, gx, gy, gz, f, vmax, win.range, c);
       win.demoteStaged();
       r += c[0];
       k += c[1];
       updateRange(x, p, v, invH, reach, e, n, c, 0);
-      predictRange(x, p, v, w, h, gx, gy, gz, f, vm, 0, b);
-      predictRange(x, p, v, w, h, gx, gy, gz, f, vm, e, n);
+      predictRange(x, p, v, w, h, gx, gy, gz, f, vmax, 0, b);
+      predictRange(x, p, v, w, h, gx, gy, gz, f, vmax, e, n);
     } else {
       updateRange(on.x, win.S, on.v, invH, reach, 0, win.range, c, 0);
       r += c[0];

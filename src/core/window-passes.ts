@@ -19,8 +19,11 @@ import type { ConstraintSet } from './constraint-set.js';
 import type { ParticleStore, PredictedWindow } from './particles.js';
 import type { StepContext } from './step-context.js';
 
-/** The stages of every World's pipeline (World's constructor): none of them reads p between the passes but the projection. */
-const CORE_STAGES: ReadonlySet<string> = new Set([
+/**
+ * The core's stages, in the pipeline's order (World's constructor): a plan that holds only for a
+ * pipeline of exactly these (the prediction into a window here, the strands' fused substep pass).
+ */
+export const CORE_STAGES: readonly string[] = [
   'colliders.move',
   'sets.applyForces',
   'sets.dampVelocities',
@@ -33,7 +36,8 @@ const CORE_STAGES: ReadonlySet<string> = new Set([
   'orientations.update',
   'rigids.update',
   'sets.endStep',
-]);
+];
+const CORE: ReadonlySet<string> = new Set(CORE_STAGES);
 
 /** What the prediction stage sees of its World (the World itself). */
 export interface WindowWorld {
@@ -57,7 +61,7 @@ export function predictionWindow(ctx: StepContext, world: WindowWorld): Predicte
   )
     return null;
   const stages = world.pipeline.stages;
-  for (let k = 0; k < stages.length; k++) if (!CORE_STAGES.has(stages[k].name)) return null;
+  for (let k = 0; k < stages.length; k++) if (!CORE.has(stages[k].name)) return null;
   const sets = world.sets;
   let lead: PredictedWindow | null = null;
   let first = true;
@@ -215,6 +219,26 @@ export class WindowViews {
     this.of = win;
     this.store = store;
     this.version = store.version;
+    return this;
+  }
+}
+
+/** A substep's parameters of the prediction (predictRange's h, h g, f and vmax), filled by `fill`. */
+export class PredictionArgs {
+  /** The velocity gravity adds in a substep, h g (m/s). */
+  readonly hg = new Float64Array(3);
+  h = 0;
+  /** The point damping's factor e^(−c h) (003 §3.5; 1 without damping), and the speed limit. */
+  f = 1;
+  vmax = 0;
+
+  fill(ctx: StepContext): this {
+    const world = ctx.world;
+    const h = ctx.h;
+    for (let k = 0; k < 3; k++) this.hg[k] = world.gravity[k] * h;
+    this.h = h;
+    this.f = world.damping > 0 ? Math.exp(-world.damping * h) : 1;
+    this.vmax = world.maxSpeed;
     return this;
   }
 }
