@@ -58,6 +58,24 @@ describe('scene validation errors name the JSON path and the fix', () => {
     expect(i).toEqual([{ path: 'world', message: expect.stringMatching(/unknown option "substep"/) }]);
   });
 
+  it('a misspelt value inside a union names the field and what it allows', () => {
+    const cloth = base.bodies[0];
+    // bend is an object or false: the object branch's own problem is reported, at its field
+    expect(issues({ ...base, bodies: [{ ...cloth, bend: { model: 'distanse' } }] })).toEqual([
+      {
+        path: 'bodies[0].bend.model',
+        message: expect.stringMatching(/"dihedral"\|"distance".*got "distanse"/),
+      },
+    ]);
+    expect(issues({ ...base, bodies: [{ ...cloth, bend: { stifness: 1 } }] })).toEqual([
+      { path: 'bodies[0].bend', message: expect.stringMatching(/unknown option "stifness"/) },
+    ]);
+    // a value of neither form: the forms are listed
+    expect(issues({ ...base, bodies: [{ ...cloth, bend: true }] })).toEqual([
+      { path: 'bodies[0].bend', message: 'expected object or false (got true)' },
+    ]);
+  });
+
   it('a wrong type and a bad range, both reported', () => {
     const i = issues({
       ...base,

@@ -8,6 +8,7 @@
  * with the one-walk grid entry for entry.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { UpdateInSweep, updateInSweep } from '../src/core/particle-tasks.js';
 import type { SharedTask } from '../src/core/step-context.js';
 import type { FluidDensity } from '../src/fluids/density.js';
 import { addOpenTank, Fluid, findColliderContacts, type ThreadedScheduler, World } from '../src/index.js';
@@ -135,6 +136,66 @@ describe('the particle passes on the pool', () => {
       expect(ran.get('element-wasm') ?? 0).toBeGreaterThan(2 * 10 * 4);
       expect(ran.get('particles-predict') ?? 0).toBeGreaterThan(2 * 10 * 4);
       for (const w of worlds) w.world.dispose();
+    },
+    180_000,
+  );
+
+  it.each([
+    ['f64', true],
+    ['f32', true],
+    ['f64', false],
+  ] as const)(
+    "(%s, hand-over %s) a 130 × 130 cloth between free particles: the velocity update in the last sweep's copy-out blocks, the rest on the calling thread, the bits and counts of one thread on 2 and 4 threads",
+    async (precision, hand) => {
+      const ran = spyTasks();
+      const saved = UpdateInSweep.enabled;
+      UpdateInSweep.enabled = hand;
+      try {
+        // free particles before and after the cloth's (its window leaves them out), one of them given a
+        // non-finite velocity now and then (a recovery), and a speed limit the swinging cloth reaches
+        const make = (threads: number) => {
+          const world = new World({ threads, substeps: 4, solver: 'xpbd', maxSpeed: 0.6, precision });
+          const free = (n: number) => {
+            const a = world.store.allocate(n, 0);
+            for (let i = a; i < a + n; i++) {
+              world.store.setMass(i, 1);
+              world.store.x[3 * i] = 3 + 0.01 * i;
+              world.store.v[3 * i + 2] = 0.1 * (i % 7);
+            }
+          };
+          free(600);
+          const cloth = hangingCloth(world, 130);
+          free(400);
+          return { world, cloth };
+        };
+        const worlds = [make(1), make(2), make(4)];
+        await Promise.all(worlds.map((w) => w.world.threadsReady()));
+        for (let s = 0; s < 16; s++)
+          for (const { world } of worlds) {
+            if (s % 5 === 2) world.store.v[3 * (100 + s) + 1] = Number.NaN;
+            if (s % 5 === 3) world.store.v[3 * (world.store.count - 1 - s)] = Number.NaN;
+            world.step();
+          }
+        const ref = worlds[0].world;
+        expect(ref.stats.recoveries).toBe(6);
+        expect(ref.stats.speedClamps).toBeGreaterThan(0);
+        for (const { world } of worlds.slice(1)) {
+          expect(stateBits(world).equals(stateBits(ref))).toBe(true);
+          expect(world.stats.recoveries).toBe(ref.stats.recoveries);
+          expect(world.stats.speedClamps).toBe(ref.stats.speedClamps);
+          // handed over: every substep's update but those of the first step (the workers get their arguments)
+          // ran in the bending sweep's blocks, and no update job ran; else none did
+          const taken = updateInSweep(world.store).taken;
+          if (hand) expect(taken).toBeGreaterThanOrEqual(15 * 4);
+          else expect(taken).toBe(0);
+        }
+        if (hand) expect(ran.get('particles-update') ?? 0).toBeLessThanOrEqual(2 * 4);
+        else expect(ran.get('particles-update') ?? 0).toBeGreaterThan(2 * 14 * 4);
+        expect(updateInSweep(ref.store).taken).toBe(0);
+        for (const { world } of worlds) world.dispose();
+      } finally {
+        UpdateInSweep.enabled = saved;
+      }
     },
     180_000,
   );

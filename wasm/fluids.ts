@@ -20,40 +20,36 @@ export {
 } from './pair-passes.generated';
 
 /**
- * neighbour-grid.ts buildForwardPairs for a body range already in cell order
- * (the `contiguous` case: item a is slot a), with forwardRanges and
- * contiguousRows inlined: the same pairs in the same order. `pos` holds the
- * range's positions (24 bytes per slot), `cellStart` the grid's cell starts,
- * `ranges` scratch for 2 (2R + 1)² i32. Writes rows into start/nbr and
- * returns the number of pairs, or −1 when a cell's worst case would pass
- * `cap` pairs (the caller makes room and calls again).
+ * The partners b0 … b1 − 1 of a row at (px, py, pz) (contiguousRows' walk
+ * over one run of slots): every partner is written to nbr[k], and kept
+ * (k + 1) when closer than √r2. Returns the new k.
  */
-export function buildForwardPairs(
-  pos: usize,
-  cellStart: usize,
-  nx: i32,
-  ny: i32,
-  nz: i32,
-  R: i32,
-  r2: f64,
-  start: usize,
-  nbr: usize,
-  cap: i32,
-  ranges: usize,
-): i32 {
-  store<i32>(start, 0);
-  const n = load<i32>(cellStart + ((<usize>(nx * ny * nz)) << 2));
-  return buildForwardPairRows(pos, cellStart, nx, ny, nz, R, r2, 0, n, start, nbr, cap, ranges);
+@inline function rowPartners(pos: usize, px: f64, py: f64, pz: f64, b0: i32, b1: i32, r2: f64, nbr: usize, k: i32): i32 {
+  for (let b = b0; b < b1; b++) {
+    const pb = pos + <usize>b * 24;
+    const dx = px - load<f64>(pb, 0),
+      dy = py - load<f64>(pb, 8),
+      dz = pz - load<f64>(pb, 16);
+    store<i32>(nbr + ((<usize>k) << 2), b);
+    k += i32(dx * dx + dy * dy + dz * dz < r2);
+  }
+  return k;
 }
 
 /**
- * Rows a0 … a1 − 1 of buildForwardPairs (a row block, docs/solver.md
- * "Threads"): the same candidates in the same order, since a row's pairs
- * depend on its cell alone. The partners go to nbr from its first entry and
- * start[a + 1] (a0 ≤ a < a1) is the count so far in this call; start[a0] is
- * not written (it is the end of the block before). Returns the block's
- * count, or −1 when a cell's worst case would pass `cap`. Blocks of
- * disjoint rows with their own nbr and ranges may run at once.
+ * Rows a0 … a1 − 1 of neighbour-grid.ts buildForwardPairs for a body range
+ * already in cell order (the `contiguous` case: item a is slot a), with
+ * forwardRanges and contiguousRows inlined: a row block (docs/solver.md
+ * "Threads"), or all the rows as one (FluidWasm.buildPairs: a0 = 0, a1 = n,
+ * with start[0] = 0 and nbr the list itself). The same candidates in the
+ * same order, since a row's pairs depend on its cell alone. `pos` holds the
+ * range's positions (24 bytes per slot), `cellStart` the grid's cell starts,
+ * `ranges` scratch for 2 (2R + 1)² i32. The partners go to nbr from its
+ * first entry and start[a + 1] (a0 ≤ a < a1) is the count so far in this
+ * call; start[a0] is not written (it is the end of the block before).
+ * Returns the block's count, or −1 when a cell's worst case would pass
+ * `cap` (the caller makes room and calls again). Blocks of disjoint rows
+ * with their own nbr and ranges may run at once.
  */
 export function buildForwardPairRows(
   pos: usize,
@@ -122,24 +118,10 @@ export function buildForwardPairRows(
       const px = load<f64>(pa, 0),
         py = load<f64>(pa, 8),
         pz = load<f64>(pa, 16);
-      for (let b = a + 1; b < ownEnd; b++) {
-        const pb = pos + <usize>b * 24;
-        const dx = px - load<f64>(pb, 0),
-          dy = py - load<f64>(pb, 8),
-          dz = pz - load<f64>(pb, 16);
-        store<i32>(nbr + ((<usize>k) << 2), b);
-        k += i32(dx * dx + dy * dy + dz * dz < r2);
-      }
+      k = rowPartners(pos, px, py, pz, a + 1, ownEnd, r2, nbr, k);
       for (let q: i32 = 0; q < nr; q += 2) {
-        const e = load<i32>(ranges + ((<usize>q) << 2), 4);
-        for (let b = load<i32>(ranges + ((<usize>q) << 2)); b < e; b++) {
-          const pb = pos + <usize>b * 24;
-          const dx = px - load<f64>(pb, 0),
-            dy = py - load<f64>(pb, 8),
-            dz = pz - load<f64>(pb, 16);
-          store<i32>(nbr + ((<usize>k) << 2), b);
-          k += i32(dx * dx + dy * dy + dz * dz < r2);
-        }
+        const rq = ranges + ((<usize>q) << 2);
+        k = rowPartners(pos, px, py, pz, load<i32>(rq), load<i32>(rq, 4), r2, nbr, k);
       }
       store<i32>(start + ((<usize>(a + 1)) << 2), k);
     }

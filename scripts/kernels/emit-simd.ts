@@ -508,7 +508,7 @@ class SimdEmitter {
     const a = this.expr(e.argument);
     if (e.operator === '-') {
       if (a.lit !== undefined && typeof a.lit === 'number') return this.lit(-a.lit, e);
-      if (a.kind === 'v') return { code: this.js ? `(-${a.code})` : `${this.V}.neg(${a.code})`, kind: 'v' };
+      if (a.kind === 'v') return { code: this.js ? `(-${a.code})` : this.vneg(a.code), kind: 'v' };
       return { code: `(-${a.code})`, kind: a.kind };
     }
     if (e.operator === '+') return a;
@@ -574,6 +574,36 @@ class SimdEmitter {
 
   private orM(a: string, b: string): string {
     return this.js ? `(${a} || ${b})` : `v128.or(${a}, ${b})`;
+  }
+
+  /**
+   * −x of a vector as the xor of its sign bit, which is how f32x4.neg and f64x2.neg are defined
+   * (the same bits, NaN included): V8 builds the mask of `neg` anew at every use (x64: pcmpeqd,
+   * pslld, xorps), while the mask splatted once before the loop is one xor with a register or a
+   * spill slot (docs/performance.md, session 16).
+   */
+  private vneg(x: string): string {
+    return `v128.xor(${x}, ${this.signMask()})`;
+  }
+
+  /** |x| of a vector: the sign bit cleared (f32x4.abs, f64x2.abs by definition), as vneg. */
+  private vabs(x: string): string {
+    return `v128.andnot(${x}, ${this.signMask()})`;
+  }
+
+  /** −0 splatted before the loop: the sign bit of every lane. */
+  private signMask(): string {
+    return this.splat({ code: '-0.0', kind: 'f' });
+  }
+
+  /**
+   * not(a == b) of one vector comparison as a ≠ b (the instruction is defined so: NaN ≠ NaN), one
+   * instruction instead of a compare and a not; any other mask as v128.not.
+   */
+  private notCmp(cond: string): string {
+    const m = /^(f32x4|f64x2)\.eq\((.*)\)$/.exec(cond);
+    if (m !== null && balanced(m[2])) return `${m[1]}.ne(${m[2]})`;
+    return `v128.not(${cond})`;
   }
 
   private notM(a: string): string {
@@ -685,6 +715,7 @@ class SimdEmitter {
       };
     }
     if (NATIVE.has(fn)) {
+      if (vector && fn === 'abs') return { code: this.vabs(this.splat(args[0])), kind: 'v' };
       if (vector) return { code: `${this.V}.${fn}(${this.splat(args[0])})`, kind: 'v' };
       // sqrt in f64 rounded to f32 is the f32 square root (53 ≥ 2·24 + 2 bits)
       if (f32) return { code: `<f32>Math.${fn}(<f64>${this.scalar(args[0], 'f')})`, kind: 'f' };
@@ -722,7 +753,7 @@ class SimdEmitter {
     const num = (c: number): string => this.splat({ code: fmtNumber(c, 'f'), kind: 'f', lit: c });
     const cmp = (op: '>' | '<', a: string, b: string) =>
       this.js ? `(${a} ${op} ${b})` : `${this.V}.${VCMP[op]}(${a}, ${b})`;
-    const abs = (a: string) => (this.js ? `Math.abs(${a})` : `${this.V}.abs(${a})`);
+    const abs = (a: string) => (this.js ? `Math.abs(${a})` : this.vabs(a));
     const Y = v(y);
     const X = v(x);
     const ax = t(abs(X)).code;
@@ -747,7 +778,7 @@ class SimdEmitter {
     r = t(this.select(this.vbin('-', num(Math.PI), r), r, cmp('<', X, num(0)))).code;
     if (yNonneg) return { code: r, kind: 'v' };
     return {
-      code: this.select(this.js ? `(-${r})` : `${this.V}.neg(${r})`, r, cmp('<', Y, num(0))),
+      code: this.select(this.js ? `(-${r})` : this.vneg(r), r, cmp('<', Y, num(0))),
       kind: 'v',
     };
   }
@@ -1006,7 +1037,7 @@ class SimdEmitter {
       return;
     }
     if (!this.hasMask) {
-      this.out.push(`let act = v128.not(${cond});`);
+      this.out.push(`let act = ${this.notCmp(cond)};`);
       this.hasMask = true;
     } else this.out.push(`act = v128.andnot(act, ${cond});`);
     this.out.push('if (!v128.any_true(act)) continue;');
@@ -1087,7 +1118,7 @@ class SimdEmitter {
         let nk = this.negs.get(kv);
         if (!nk) {
           nk = this.fresh('nk');
-          this.out.push(`const ${nk} = ${this.V}.neg(${kv});`);
+          this.out.push(`const ${nk} = ${this.vneg(kv)};`);
           this.negs.set(kv, nk);
         }
         const d = this.fresh(`d_${p.name}_${k}`);
@@ -1341,6 +1372,16 @@ class SimdEmitter {
     ];
     return { code: indent(lines), imports: this.imports };
   }
+}
+
+/** Whether the parentheses of `s` pair up from left to right (an argument list, not `a), (b`). */
+function balanced(s: string): boolean {
+  let d = 0;
+  for (const c of s) {
+    if (c === '(') d++;
+    else if (c === ')' && --d < 0) return false;
+  }
+  return d === 0;
 }
 
 /** An f32 constant of the JavaScript twin: the double that is the f32 nearest to `v`. */

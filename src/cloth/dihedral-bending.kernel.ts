@@ -1,5 +1,5 @@
 import type { Multiplier, Particle, PerConstraint, Rec, Uniform } from '../kernels/dsl.js';
-import { move, moveBack, norm2 } from '../kernels/helpers.js';
+import { moveBack, norm2 } from '../kernels/helpers.js';
 
 /**
  * The WebAssembly twin projects sets without XPBD damping (γ = 0; damping reads store.x); the
@@ -33,7 +33,7 @@ export const interleave = 2;
  */
 export const geometry = {
   name: 'dihedralAngleGradients',
-  out: ['g1x', 'g1y', 'g1z', '-h2x', '-h2y', '-h2z', 'g3x', 'g3y', 'g3z', 'g4x', 'g4y', 'g4z', 's'],
+  out: ['g1x', 'g1y', 'g1z', '-h2x', '-h2y', '-h2z', '-f3x', '-f3y', '-f3z', 'g4x', 'g4y', 'g4z', 's'],
   value: 'phi',
   invalid: -1,
 };
@@ -98,28 +98,32 @@ export function projectDihedralBending(
   const det = n1x * e4x + n1y * e4y + n1z * e4z;
   // κ s = |e2| |det|; G3 = −det |e2|² N1/|N1|², G4 = det |e2|² N2/|N2|²
   const s = Math.sqrt(e2l) * Math.abs(det);
-  // det |e2|² once: (−det) |e2|² = −(det |e2|²) exactly, so c3 is the same number as before
+  // det |e2|² once. G3 is kept as F3 = −G3 = k3 N1 with k3 = det |e2|²/|N1|²: (−a)/b = −(a/b) and
+  // (−a) b = −(a b) exactly, so F3 is −G3 bit for bit, and every use below is the same number as
+  // with G3 (x + (−y) is x − y, (−a)(−b) is a b), without the two negations (of c3, and of the move
+  // of c: c += G3 k is c −= F3 k).
   const de2 = det * e2l;
-  const c3 = -de2 / l1sq;
+  const k3 = de2 / l1sq;
   const c4 = de2 / l2sq;
   const ie2 = 1 / e2l;
   const alpha3 = (e3x * e2x + e3y * e2y + e3z * e2z) * ie2;
   const alpha4 = (e4x * e2x + e4y * e2y + e4z * e2z) * ie2;
-  const g3x = c3 * n1x;
-  const g3y = c3 * n1y;
-  const g3z = c3 * n1z;
+  const f3x = k3 * n1x;
+  const f3y = k3 * n1y;
+  const f3z = k3 * n1z;
   const g4x = c4 * n2x;
   const g4y = c4 * n2y;
   const g4z = c4 * n2z;
   // G2 = −H2 with H2 = α3 G3 + α4 G4, G1 = −G2 − G3 − G4 = H2 − G3 − G4 (α: positions of p3,
   // p4 along the edge). Written with H2, no negations: the same bits as with G2 (rounding is
-  // symmetric), three fewer operations per lane.
-  const h2x = alpha3 * g3x + alpha4 * g4x;
-  const h2y = alpha3 * g3y + alpha4 * g4y;
-  const h2z = alpha3 * g3z + alpha4 * g4z;
-  const g1x = h2x - g3x - g4x;
-  const g1y = h2y - g3y - g4y;
-  const g1z = h2z - g3z - g4z;
+  // symmetric), three fewer operations per lane. With F3 = −G3: H2 = α4 G4 − α3 F3 (a + b is
+  // b + a) and H2 − G3 = H2 + F3, the same numbers.
+  const h2x = alpha4 * g4x - alpha3 * f3x;
+  const h2y = alpha4 * g4y - alpha3 * f3y;
+  const h2z = alpha4 * g4z - alpha3 * f3z;
+  const g1x = h2x + f3x - g4x;
+  const g1y = h2y + f3y - g4y;
+  const g1z = h2z + f3z - g4z;
   const phi = Math.atan2(s, D);
   let C = 0;
   if (rotate !== 0) {
@@ -158,7 +162,7 @@ export function projectDihedralBending(
     C = C < -maxStep ? -maxStep : C;
   }
   const wG =
-    w1 * norm2(g1x, g1y, g1z) + w2 * norm2(h2x, h2y, h2z) + w3 * c3 * c3 * l1sq + w4 * c4 * c4 * l2sq;
+    w1 * norm2(g1x, g1y, g1z) + w2 * norm2(h2x, h2y, h2z) + w3 * k3 * k3 * l1sq + w4 * c4 * c4 * l2sq;
   let gd = 0;
   if (gamma !== 0) {
     gd =
@@ -167,10 +171,10 @@ export function projectDihedralBending(
       g1z * (a.z - a.z0) +
       h2x * (b.x0 - b.x) +
       h2y * (b.y0 - b.y) +
-      h2z * (b.z0 - b.z) +
-      g3x * (c.x - c.x0) +
-      g3y * (c.y - c.y0) +
-      g3z * (c.z - c.z0) +
+      h2z * (b.z0 - b.z) -
+      f3x * (c.x - c.x0) -
+      f3y * (c.y - c.y0) -
+      f3z * (c.z - c.z0) +
       g4x * (d.x - d.x0) +
       g4y * (d.y - d.y0) +
       g4z * (d.z - d.z0);
@@ -180,8 +184,11 @@ export function projectDihedralBending(
   if (!(denom > 0)) return; // exactly flat and at rest: nothing to do
   const mu = (kp * (-C * s - at * lam * s - gamma * gd)) / denom;
   lam += s * mu;
-  move(a, g1x, g1y, g1z, w1 * mu);
+  // a += G1 w1 μ written a −= G1 (w1 (−μ)): w (−μ) = −(w μ) and x − (−y) = x + y exactly, so the same
+  // bits, and the f32x4 kernels negate μ once instead of each move's w μ (as for d)
+  const nmu = -mu;
+  moveBack(a, g1x, g1y, g1z, w1 * nmu);
   moveBack(b, h2x, h2y, h2z, w2 * mu);
-  move(c, g3x, g3y, g3z, w3 * mu);
-  move(d, g4x, g4y, g4z, w4 * mu);
+  moveBack(c, f3x, f3y, f3z, w3 * mu);
+  moveBack(d, g4x, g4y, g4z, w4 * nmu);
 }

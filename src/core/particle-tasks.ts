@@ -151,6 +151,66 @@ export function updateRange(
   counts[slot + 1] = clamps;
 }
 
+/**
+ * The velocity update handed to the substep's last sweep (session 16,
+ * docs/solver.md "Threads"): where the projection stage's last projection
+ * is a pooled element sweep that copies its window out, and the velocity
+ * stage comes right after the projection stage, that sweep's copy-out
+ * blocks run lines 12–15 (updateRange) on their particles right after
+ * copying them out, so the update costs no job of its own and reads p while
+ * it is in the core's cache. Each particle is updated from its own state
+ * alone, after its last projection of the substep (a copy-out block waits
+ * for every block that touches its particles), so the bits are those of the
+ * velocity stage. One per store (`updateInSweep`).
+ */
+export class UpdateInSweep {
+  /** Whether the projection stage may hand the update over (A/B and the tests: false keeps it in the velocity stage). */
+  static enabled = true;
+  /** Set by the projection stage around its last projection: a sweep that saves its window may take the update. */
+  armed = false;
+  invH = 0;
+  reach = 0;
+  /** Set by the sweep that took it: particles [from, to) are updated, with these counts. */
+  done = false;
+  from = 0;
+  to = 0;
+  recoveries = 0;
+  speedClamps = 0;
+  /** Substeps whose update a sweep took (the tests). */
+  taken = 0;
+
+  /** Arms the hand-over for the next projection (or disarms it), clearing what a sweep left. */
+  arm(on: boolean, invH: number, reach: number): void {
+    this.armed = on;
+    this.invH = invH;
+    this.reach = reach;
+    this.done = false;
+    this.recoveries = 0;
+    this.speedClamps = 0;
+  }
+
+  /** Called by the sweep that updated particles [from, to) (its counts added to recoveries and speedClamps). */
+  took(from: number, to: number): void {
+    this.armed = false;
+    this.done = true;
+    this.from = from;
+    this.to = to;
+    this.taken++;
+  }
+}
+
+const updates = new WeakMap<object, UpdateInSweep>();
+
+/** The store's hand-over of the velocity update (UpdateInSweep). */
+export function updateInSweep(store: ParticleStore): UpdateInSweep {
+  let u = updates.get(store);
+  if (u === undefined) {
+    u = new UpdateInSweep();
+    updates.set(store, u);
+  }
+  return u;
+}
+
 /** Slots of the particle tasks' shared parameter block. */
 const H = 0;
 const GX = 1;

@@ -6,7 +6,7 @@
  */
 import { predictBdf2, updateBdf2 } from './bdf2.js';
 import type { ConstraintSet } from './constraint-set.js';
-import { ParticleTasks, predictRange, updateRange } from './particle-tasks.js';
+import { ParticleTasks, predictRange, UpdateInSweep, updateInSweep, updateRange } from './particle-tasks.js';
 import { Channels, type Phase, RangeStage, type Scheduler, type Stage } from './pipeline.js';
 import type { StepContext } from './step-context.js';
 import { clock, type StepTimings } from './timings.js';
@@ -287,6 +287,12 @@ export class ProjectionStage implements Stage {
     // kernel memory, and the last sweep of the run copies out): in a threaded world the pool's
     // sweeps skip their blocks' copies (src/wasm/element-threads.ts) as a serial world's skip theirs
     const store = ctx.store;
+    // the velocity update handed to the last projection of the last iteration where that is a pooled
+    // sweep that copies out and the velocity stage comes next (UpdateInSweep: no job of its own)
+    const update = updateInSweep(store);
+    update.arm(false, 0, 0);
+    const hand = UpdateInSweep.enabled && !!ctx.tasks && ctx.world.history === null && this.velocityNext(ctx);
+    const last = hand ? this.lastLive : -1;
     try {
       for (let it = 0; it < ctx.iterations; it++) {
         ctx.iteration = it;
@@ -295,13 +301,16 @@ export class ProjectionStage implements Stage {
           ctx.reverse = this.seqReverse[i] === 1;
           const next = this.seqNext[i];
           // the stage's last projection keeps the window for a velocity update that reads it
-          const last = next < 0 || (next <= i && !more);
-          store.holding = last ? store.updateFromWindow : this.seq[next].sharesWindow === true;
+          const final = next < 0 || (next <= i && !more);
+          store.holding = final ? store.updateFromWindow : this.seq[next].sharesWindow === true;
+          if (i === last && !more) update.arm(true, ctx.invH, ctx.world.maxSpeed * ctx.h);
           this.project(this.seq[i], ctx, scheduler);
+          update.armed = false;
         }
       }
       ctx.reverse = false;
     } finally {
+      update.armed = false;
       store.holding = false;
       // the window the prediction wrote stays held for the velocity update (core/window-passes.ts)
       if (!(store.updateFromWindow && store.held === store.predictedWindow)) {
@@ -310,6 +319,17 @@ export class ProjectionStage implements Stage {
       }
     }
   }
+
+  /** Whether the stage after this one in the world's pipeline is the velocity update (nothing between them reads or writes the particles). */
+  private velocityNext(ctx: StepContext): boolean {
+    const stages = (ctx.world as { pipeline?: { stages?: readonly Stage[] } }).pipeline?.stages;
+    if (stages === undefined) return false;
+    const k = stages.indexOf(this);
+    return k >= 0 && stages[k + 1] instanceof ParticleVelocityStage;
+  }
+
+  /** The last projection of an iteration that may move something (after it only inert ones), or −1. */
+  private lastLive = -1;
 
   /** The projections of one iteration, in order (seq, seqReverse), and each one's next that may read the positions (seqNext). */
   private seq: ConstraintSet[] = [];
@@ -348,6 +368,8 @@ export class ProjectionStage implements Stage {
       this.seqNext[i] = next;
       if (!inert(seq[i])) next = i;
     }
+    this.lastLive = -1;
+    for (let i = n - 1; i >= 0 && this.lastLive < 0; i--) if (!inert(seq[i])) this.lastLive = i;
     return n;
   }
 
@@ -419,6 +441,17 @@ export class ParticleVelocityStage extends RangeStage {
       return;
     }
     if (ctx.world.history === null && ctx.tasks) {
+      const u = updateInSweep(ctx.store);
+      if (u.done) {
+        // the last sweep's copy-out blocks updated its window's particles (UpdateInSweep): the rest here
+        u.done = false;
+        const stats = ctx.world.stats;
+        stats.recoveries += u.recoveries;
+        stats.speedClamps += u.speedClamps;
+        if (u.from > 0) this.runRange(ctx, 0, Math.min(u.from, n));
+        if (u.to < n) this.runRange(ctx, u.to, n);
+        return;
+      }
       if (this.pool.runUpdate(ctx, n, ctx.world.maxSpeed * ctx.h, ctx.world.stats)) return;
     }
     this.runRange(ctx, 0, n);

@@ -7,9 +7,10 @@
  * the position corrections (eqs. 13–14) and velocity-passes.ts the velocity
  * post-process (eqs. 15–17). The fluid–fluid pair loops (fluidDensityPass
  * and its variant fluidDensityPassWeighted, fluidCorrectionPass,
- * xsphVorticityPass, vorticityGradientPass, listInside) are defined once in
- * pair-passes.rows.ts, from which `npm run kernels` generates the JavaScript
- * functions and their WebAssembly twins.
+ * xsphVorticityPass, vorticityGradientPass, listInside) and the fluid–solid
+ * ones (solidDensityPass and its variant solidCorrectionPass, which solidPass
+ * below runs) are defined once in pair-passes.rows.ts, from which `npm run
+ * kernels` generates the JavaScript functions and their WebAssembly twins.
  *
  * Conventions: particle i lives at store index i and fluid slot i − off;
  * fluid pairs are compressed rows over `sorted` (row a is particle
@@ -42,7 +43,7 @@
  * terms are computed for the listed partners alone. The sums are those of a
  * loop over the inside pairs in row order, bit for bit.
  */
-import { MIN_DISTANCE } from './pair-passes.generated.js';
+import { solidCorrectionPass, solidDensityPass } from './pair-passes.generated.js';
 
 /** Doubles per slot record in `acc`. */
 export const RECORD = 8;
@@ -110,12 +111,12 @@ export interface SolidRows {
 }
 
 /**
- * Fluid–solid part of the density (Akinci et al. 2012 boundary particles in
- * PBF's constraint): solid b adds Ψ_b W_ib to ρ_i, (Ψ_b/ρ0) ∇W_ib to ∇_{p_i}
- * C_i, and w̃_b |(Ψ_b/ρ0) ∇W_ib|² to the denominator of λ_i. Rows are over
- * the solid particles.
+ * The fluid–solid pairs of the coupled solids S in the density pass (`dps`
+ * null: pair-passes.rows.ts solidDensityPass) or the correction pass (`dps`
+ * given: its variant solidCorrectionPass, Δp_b of each solid into dps by
+ * row): one definition of the walk, generated as the two loops.
  */
-export function solidDensityPass(
+export function solidPass(
   S: SolidRows,
   off: number,
   p: Float64Array,
@@ -125,46 +126,13 @@ export function solidDensityPass(
   wSpiky: number,
   spikyOverRho0: number,
   acc: Float64Array,
+  dps: Float64Array | null,
 ): void {
   const { count: ns, solids, psi } = S,
     { start, nbr } = S.pairs;
-  const h2 = h * h;
-  const rMin = MIN_DISTANCE * h;
-  for (let q = 0; q < ns; q++) {
-    const b = solids[q];
-    const b3 = 3 * b;
-    const bx = p[b3],
-      by = p[b3 + 1],
-      bz = p[b3 + 2];
-    const psiB = psi[q];
-    const e = start[q + 1];
-    const wb = invMass[b] * mF;
-    for (let k = start[q]; k < e; k++) {
-      const i = nbr[k];
-      const i3 = 3 * i;
-      let dx = p[i3] - bx,
-        dy = p[i3 + 1] - by,
-        dz = p[i3 + 2] - bz;
-      let r2 = dx * dx + dy * dy + dz * dz;
-      if (r2 >= h2) continue;
-      let r = Math.sqrt(r2);
-      if (r < rMin) {
-        dx = 0;
-        dy = rMin;
-        dz = 0;
-        r = rMin;
-        r2 = rMin * rMin;
-      }
-      const o = (i - off) << 3;
-      const t = h - r;
-      acc[o] += psiB * wSpiky * t * t * t;
-      const g = (-psiB * spikyOverRho0 * t * t) / r;
-      acc[o | 1] += g * dx;
-      acc[o | 2] += g * dy;
-      acc[o | 3] += g * dz;
-      acc[o | 4] += wb * g * g * r2;
-    }
-  }
+  const k = spikyOverRho0;
+  if (dps === null) solidDensityPass(ns, solids, psi, start, nbr, off, p, invMass, mF, h, wSpiky, k, acc);
+  else solidCorrectionPass(ns, solids, psi, start, nbr, off, p, invMass, mF, h, k, acc, dps);
 }
 
 /**

@@ -4,8 +4,7 @@ import type { TaskRunner } from '../core/step-context.js';
 import { clock } from '../core/timings.js';
 import type { WorldBody } from '../core/world-body.js';
 import { wasmKernelsEnabled } from '../wasm/kernels.js';
-import { solidCorrectionPass } from './correction-passes.js';
-import { RECORD, samePositions, solidDensityPass } from './density-passes.js';
+import { RECORD, samePositions, solidPass } from './density-passes.js';
 import type { FluidBody } from './fluid-body.js';
 import { boundsOf, GridBlocks } from './grid-blocks.js';
 import { poly6Coefficient, spikyCoefficient, spikyGradientCoefficient } from './kernels.js';
@@ -553,7 +552,7 @@ export class FluidDensity implements ConstraintSet {
     t = clock();
     T[0] += t - t1;
     if (this.solidCount > 0) {
-      solidDensityPass(this.solid, off, p, invMass, m, h, wSpiky, spiky / rho0, acc);
+      solidPass(this.solid, off, p, invMass, m, h, wSpiky, spiky / rho0, acc, null);
     }
     t1 = clock();
     T[1] += t1 - t;
@@ -618,7 +617,7 @@ export class FluidDensity implements ConstraintSet {
     const ns = this.solidCount;
     if (ns > 0) {
       const dps = this.solid.dps;
-      solidCorrectionPass(this.solid, off, p, invMass, mF, h, spiky / fluid.restDensity, acc, dps);
+      solidPass(this.solid, off, p, invMass, mF, h, 0, spiky / fluid.restDensity, acc, dps);
       const solids = this.solids;
       for (let q = 0; q < ns; q++) {
         const b3 = 3 * solids[q];

@@ -32,6 +32,13 @@ export const wasmExports = [
 export const variants = {
   /** fluidDensityPass for fluids with pinned particles: each w̃ = invMass · m_fluid is read per pair. */
   fluidDensityPassWeighted: { of: 'fluidDensityPass', flag: 'WEIGHTED' },
+  /**
+   * The correction of PBF eq. 14 over the fluid–solid pairs of
+   * solidDensityPass (the same rows, guard and gradient factor g_ib =
+   * (Ψ_b/ρ0) ∇W_ib): Δp_i += w̃_i λ_i g_ib on the fluid particle, and
+   * Δp_b = −w̃_b Σ_i λ_i g_ib on the solid one, into dps[3q …] by row.
+   */
+  solidCorrectionPass: { of: 'solidDensityPass', flag: 'CORRECTION' },
 } as const;
 
 /**
@@ -444,5 +451,92 @@ export function vorticityGradientPass(
     R[oi] += ex;
     R[oi | 1] += ey;
     R[oi | 2] += ez;
+  }
+}
+
+/**
+ * Fluid–solid part of the density (Akinci et al. 2012 boundary particles in
+ * PBF's constraint): solid b adds Ψ_b W_ib to ρ_i, (Ψ_b/ρ0) ∇W_ib to
+ * ∇_{p_i} C_i, and w̃_b |(Ψ_b/ρ0) ∇W_ib|² to the denominator of λ_i. Rows
+ * are over the solid particles q < ns (store index solids[q], Ψ = psi[q]),
+ * whose fluid partners nbr[start[q] … start[q + 1] − 1] are store indices
+ * (solids.ts CoupledSolids). Its variant solidCorrectionPass walks the same
+ * pairs for the correction; both run in JavaScript (the twin is not
+ * exported).
+ */
+export function solidDensityPass(
+  ns: I32,
+  solids: Int32Array,
+  psi: Float64Array,
+  start: Int32Array,
+  nbr: Int32Array,
+  off: I32,
+  p: Float64Array,
+  invMass: Float64Array,
+  mF: number,
+  h: number,
+  wSpiky: Unless<'CORRECTION', number>,
+  spikyOverRho0: number,
+  acc: Float64Array,
+  dps: If<'CORRECTION', Float64Array>,
+): void {
+  const h2 = h * h;
+  const rMin = MIN_DISTANCE * h;
+  for (let q = 0; q < ns; q++) {
+    const b = solids[q];
+    const b3 = 3 * b;
+    const bx = p[b3],
+      by = p[b3 + 1],
+      bz = p[b3 + 2];
+    const psiB = psi[q];
+    const wb = invMass[b] * mF;
+    let sx = 0,
+      sy = 0,
+      sz = 0;
+    const e = start[q + 1];
+    for (let k = start[q]; k < e; k++) {
+      const i = nbr[k];
+      const i3 = 3 * i;
+      let dx = p[i3] - bx,
+        dy = p[i3 + 1] - by,
+        dz = p[i3 + 2] - bz;
+      let r2 = dx * dx + dy * dy + dz * dz;
+      if (r2 >= h2) continue;
+      let r = Math.sqrt(r2);
+      if (r < rMin) {
+        dx = 0;
+        dy = rMin;
+        dz = 0;
+        r = rMin;
+        r2 = rMin * rMin;
+      }
+      const o = (i - off) << 3;
+      const t = h - r;
+      const g = (-psiB * spikyOverRho0 * t * t) / r;
+      if (VARIANT.CORRECTION) {
+        const c = acc[o] * g;
+        const cx = c * dx,
+          cy = c * dy,
+          cz = c * dz;
+        const wi = acc[o | 1];
+        acc[o | 2] += wi * cx;
+        acc[o | 3] += wi * cy;
+        acc[o | 4] += wi * cz;
+        sx += cx;
+        sy += cy;
+        sz += cz;
+      } else {
+        acc[o] += psiB * wSpiky * t * t * t;
+        acc[o | 1] += g * dx;
+        acc[o | 2] += g * dy;
+        acc[o | 3] += g * dz;
+        acc[o | 4] += wb * g * g * r2;
+      }
+    }
+    if (VARIANT.CORRECTION) {
+      dps[3 * q] = -wb * sx;
+      dps[3 * q + 1] = -wb * sy;
+      dps[3 * q + 2] = -wb * sz;
+    }
   }
 }

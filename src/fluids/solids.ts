@@ -9,8 +9,8 @@ import { buildCrossPairs, buildForwardPairs, NeighbourGrid, PairList } from './n
  * coupled bodies and the fluid's static boundary particles near it, their
  * fluid partners, and their boundary masses Ψ (after Akinci et al. 2012,
  * eq. 5, scaled for one-layer surfaces; see search()). The density passes
- * read them as the solid part of each particle's density (solidDensityPass,
- * solidCorrectionPass).
+ * read them as the solid part of each particle's density (density-passes.ts
+ * solidPass).
  */
 export class CoupledSolids {
   /** Store indices of the solid particles near the fluid this substep. */

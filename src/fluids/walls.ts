@@ -2,6 +2,7 @@ import type { StepContext } from '../core/constraint-set.js';
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import { quatRotate } from '../math/quat.js';
 import type { FluidBody } from './fluid-body.js';
+import { wallCount, wallFill } from './wall-search.generated.js';
 
 /**
  * What the wall passes read and the wall search writes, on SharedArrayBuffer
@@ -192,7 +193,7 @@ export class FluidWalls {
         }
         P[0] = WALL_FILL;
         if (!tasks.runTask(rows.task, blocks, blocks)) {
-          for (let q = 0; q < blocks; q++) fillPlaneRecords(A, store.p, q);
+          for (let q = 0; q < blocks; q++) wallSearchBlock(A, store.p, WALL_FILL, q);
         }
         this.count = total;
         this.pooled++;
@@ -276,13 +277,10 @@ export class FluidWalls {
 /**
  * Block b of the pool's wall search over the planes of the table: WALL_COUNT
  * leaves its number of records in start[b + 1], WALL_FILL writes them from
- * start[b] (the counts added up in block order by the calling thread).
+ * start[b] (the counts added up in block order by the calling thread). The
+ * loops are wall-search.rows.ts wallCount and its variant wallFill.
  */
 export function wallSearchBlock(A: WallArrays, p: Float64Array, pass: number, b: number): void {
-  if (pass === WALL_FILL) {
-    fillPlaneRecords(A, p, b);
-    return;
-  }
   const T = A.table;
   const np = T[T_NP],
     reach = T[T_REACH],
@@ -290,50 +288,6 @@ export function wallSearchBlock(A: WallArrays, p: Float64Array, pass: number, b:
     size = T[T_SIZE];
   const s0 = b * size,
     s1 = Math.min(T[T_N], s0 + size);
-  let k = 0;
-  for (let s = s0; s < s1; s++) {
-    const i3 = 3 * (off + s);
-    const px = p[i3],
-      py = p[i3 + 1],
-      pz = p[i3 + 2];
-    for (let q = 0, t = T_PLANES; q < np; q++, t += 4) {
-      // (a NaN distance is recorded, as the fill and the walk on one thread record it)
-      k += +!(T[t] * px + T[t + 1] * py + T[t + 2] * pz - T[t + 3] >= reach);
-    }
-  }
-  A.start[b + 1] = k;
-}
-
-/** The records of the slots of block b over the planes of the table, from start[b]. */
-function fillPlaneRecords(A: WallArrays, p: Float64Array, b: number): void {
-  const T = A.table;
-  const np = T[T_NP],
-    reach = T[T_REACH],
-    off = T[T_OFF],
-    size = T[T_SIZE];
-  const s0 = b * size,
-    s1 = Math.min(T[T_N], s0 + size);
-  const slot = A.slot,
-    wn = A.n,
-    wc = A.c;
-  let k = A.start[b];
-  for (let s = s0; s < s1; s++) {
-    const i3 = 3 * (off + s);
-    const px = p[i3],
-      py = p[i3 + 1],
-      pz = p[i3 + 2];
-    for (let q = 0, t = T_PLANES; q < np; q++, t += 4) {
-      const nx = T[t],
-        ny = T[t + 1],
-        nz = T[t + 2],
-        cc = T[t + 3];
-      if (nx * px + ny * py + nz * pz - cc >= reach) continue;
-      slot[k] = s;
-      wn[3 * k] = nx;
-      wn[3 * k + 1] = ny;
-      wn[3 * k + 2] = nz;
-      wc[k] = cc;
-      k++;
-    }
-  }
+  if (pass === WALL_FILL) wallFill(T, T_PLANES, np, reach, off, s0, s1, p, A.slot, A.n, A.c, A.start[b]);
+  else A.start[b + 1] = wallCount(T, T_PLANES, np, reach, off, s0, s1, p, A.slot, A.n, A.c, 0);
 }

@@ -67,19 +67,6 @@ export interface FluidWasmExports {
     R: number,
     gBuf: number,
   ): void;
-  buildForwardPairs(
-    pos: number,
-    cellStart: number,
-    nx: number,
-    ny: number,
-    nz: number,
-    R: number,
-    r2: number,
-    start: number,
-    nbr: number,
-    cap: number,
-    ranges: number,
-  ): number;
   buildForwardPairRows(
     pos: number,
     cellStart: number,
@@ -276,7 +263,9 @@ export class FluidWasm {
     for (;;) {
       if (!this.reserve(slots, cap)) return -1;
       this.stage(grid, p, off, n);
-      const k = this.x.buildForwardPairs(
+      // all the rows as one block, into start and nbr themselves (the block's start[0] is 0)
+      this.startView[0] = 0;
+      const k = this.x.buildForwardPairRows(
         this.pos,
         this.cellStart,
         grid.nx,
@@ -284,6 +273,8 @@ export class FluidWasm {
         grid.nz,
         grid.reach,
         radius * radius,
+        0,
+        n,
         this.start,
         this.nbr,
         this.pairCap,

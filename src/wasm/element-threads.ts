@@ -18,7 +18,8 @@
  * set's JavaScript kernel, as the one-thread sweep does.
  */
 
-import { awaitBlock, claimBlock, nextEpoch, partFrom, threadIndex } from '../core/block-order.js';
+import { awaitBlock, claimBlock, nextEpoch, threadIndex } from '../core/block-order.js';
+import { POOL_MIN_PARTICLES, updateInSweep, updateRange } from '../core/particle-tasks.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import {
@@ -27,7 +28,7 @@ import {
   elementBlock,
   elementBlockF32,
 } from './element-kernels.generated.js';
-import { FUSED_COLOUR, FUSED_LOAD, fusedSweepTable } from './element-order.js';
+import { FUSED_COLOUR, FUSED_LOAD, FUSED_SAVE, fusedSweepTable } from './element-order.js';
 import {
   type DeferringSet,
   loadAos4,
@@ -50,6 +51,14 @@ const PARTED = 5;
 /** 1: the sweep's window copy in (NO_LOAD) or out (NO_SAVE) is skipped: the window is held (ParticleStore.held). */
 const NO_LOAD = 6;
 const NO_SAVE = 7;
+/**
+ * 1: the fused sweep's copy-out blocks run the velocity update (003 Algorithm 1, lines 12–15) on
+ * their particles right after copying them out (UpdateInSweep, src/core/particle-tasks.ts), with
+ * 1/h (INVH) and the reach vmax·h (REACH); each block's counts at 2·block of `counts`.
+ */
+const UPDATE = 8;
+const INVH = 9;
+const REACH = 10;
 /** OP: copy the window in, project a colour's groups, copy the window out; the whole sweep in one job (FIRST: 1 backward). */
 const LOAD = 0;
 const COLOUR = 1;
@@ -88,6 +97,11 @@ export interface ElementArgs {
   /** The store's positions and inverse masses (shared). */
   p: Float64Array;
   w: Float64Array;
+  /** The store's positions and velocities at the substep's start (shared; the velocity update in the copy-out blocks, UPDATE). */
+  x: Float64Array;
+  v: Float64Array;
+  /** Per block of a fused sweep: the velocity update's recoveries and speed clamps (UPDATE). */
+  counts: Int32Array;
   idx: number;
   rec: number;
   el: number;
@@ -211,21 +225,56 @@ function runElementBlock(A: ElementArgs, t: ThreadInstance, from: number, to: nu
  * copies out) cut into `parts` contiguous pieces, part p taking piece p of
  * every run. A colour's blocks follow the cloth's rows (its groups are in
  * particle order) as do the copies' blocks, so a part keeps to about the
- * same particles in every colour. [parts, start × (parts + 1), blocks…].
+ * same particles in every colour. The cuts balance the parts' work over the
+ * sweep, not run by run (session 16): each cut is placed where the items
+ * (groups, or particles of the copies) of parts < p, summed over the runs of
+ * that op so far, come nearest p/parts of the op's items so far, so that a
+ * run's odd block goes to the part that is behind (before, the last part took
+ * it in every run: 30,442 of the 201 × 201 bending sweep's 59,804 groups, 4
+ * blocks more than the calling thread's part). [parts, start × (parts + 1), blocks…].
  */
 export function partTable(T: Int32Array, parts: number): Int32Array {
   const nb = T[0];
   const out = new Int32Array(2 + parts + nb);
   out[0] = parts;
+  // per op (LOAD, COLOUR, SAVE): its items so far, and per cut p the items of parts < p so far
+  const total = new Float64Array(3);
+  const below = new Float64Array(3 * (parts + 1));
+  // per run: its cuts (block numbers), cut p starting piece p
+  const cuts = new Int32Array(parts + 1);
+  const pieces: number[][] = [];
+  for (let p = 0; p < parts; p++) pieces.push([]);
+  for (let a = 0; a < nb; ) {
+    let z = a + 1;
+    while (z < nb && T[1 + z] === T[1 + a] && T[1 + 3 * nb + z] === T[1 + 3 * nb + a]) z++;
+    const op = T[1 + a];
+    let items = 0;
+    for (let k = a; k < z; k++) items += T[1 + 2 * nb + k] - T[1 + nb + k];
+    total[op] += items;
+    cuts[0] = a;
+    cuts[parts] = z;
+    for (let p = 1; p < parts; p++) {
+      const target = (p * total[op]) / parts - below[op * (parts + 1) + p];
+      // the block boundary at or after the last cut whose items before it come nearest the target
+      let c = cuts[p - 1],
+        sum = 0;
+      for (let k = a; k < cuts[p - 1]; k++) sum += T[1 + 2 * nb + k] - T[1 + nb + k];
+      while (c < z) {
+        const w = T[1 + 2 * nb + c] - T[1 + nb + c];
+        if (Math.abs(sum + w - target) >= Math.abs(sum - target)) break;
+        sum += w;
+        c++;
+      }
+      cuts[p] = c;
+      below[op * (parts + 1) + p] += sum;
+    }
+    for (let p = 0; p < parts; p++) for (let k = cuts[p]; k < cuts[p + 1]; k++) pieces[p].push(k);
+    a = z;
+  }
   let at = 2 + parts;
   for (let p = 0; p < parts; p++) {
     out[1 + p] = at;
-    for (let a = 0; a < nb; ) {
-      let z = a + 1;
-      while (z < nb && T[1 + z] === T[1 + a] && T[1 + 3 * nb + z] === T[1 + 3 * nb + a]) z++;
-      for (let k = a + partFrom(z - a, parts, p); k < a + partFrom(z - a, parts, p + 1); k++) out[at++] = k;
-      a = z;
-    }
+    for (const k of pieces[p]) out[at++] = k;
   }
   out[1 + parts] = at;
   return out;
@@ -303,6 +352,11 @@ function runFused(A: ElementArgs, t: ThreadInstance, k: number): number {
     } else if (op === FUSED_LOAD ? A.par[NO_LOAD] === 0 : A.par[NO_SAVE] === 0) {
       // a held window's copy is skipped (the block stays in the table: the dependencies are the same)
       runOp(A, t, op === FUSED_LOAD ? LOAD : SAVE, from, to, k);
+      // lines 12–15 on the particles just copied out, their last projection of the substep done
+      if (op !== FUSED_LOAD && A.par[UPDATE] !== 0) {
+        const b = A.base;
+        updateRange(A.x, A.p, A.v, A.par[INVH], A.par[REACH], b + from, b + to, A.counts, 2 * k);
+      }
     }
   } finally {
     Atomics.store(done, k, epoch);
@@ -416,7 +470,7 @@ export class ElementThreads implements ThreadedSweeps {
     const args: ElementArgs = {
       module: k.module,
       memory: k.memory,
-      par: sharedF64(8),
+      par: sharedF64(12),
       fused: sharedI32(0),
       fusedBack: sharedI32(0),
       done: sharedI32(MAX_BLOCKS),
@@ -428,6 +482,9 @@ export class ElementThreads implements ThreadedSweeps {
       moved: sharedI32(2),
       p: new Float64Array(0),
       w: new Float64Array(0),
+      x: new Float64Array(0),
+      v: new Float64Array(0),
+      counts: sharedI32(2 * MAX_BLOCKS),
       idx: a.idx,
       rec: a.rec,
       el: a.el,
@@ -539,10 +596,40 @@ export class ElementThreads implements ThreadedSweeps {
       const nb = table[0];
       const parts = ElementThreads.parts ? A.parts[0] : 0;
       par[PARTED] = parts > 1 ? 1 : 0;
+      // the velocity update in the copy-out blocks where the projection stage handed it over and the
+      // particles this window leaves out are few (the velocity stage runs them on the calling thread)
+      const u = updateInSweep(store);
+      const update =
+        save &&
+        u.armed &&
+        store.count - range < POOL_MIN_PARTICLES &&
+        k.win.base + range <= store.count &&
+        isShared(store.x) &&
+        isShared(store.v);
+      if (update && (A.x !== store.x || A.v !== store.v)) {
+        A.x = store.x;
+        A.v = store.v;
+        this.task.version++;
+      }
+      par[UPDATE] = update ? 1 : 0;
+      if (update) {
+        par[INVH] = u.invH;
+        par[REACH] = u.reach;
+      }
       const items = parts > 1 ? parts : nb;
       if (!this.runner.runTask(this.task, items, items)) {
         const own = this.own!;
         for (let b = 0; b < nb; b++) runFused(A, own, b);
+      }
+      if (update) {
+        // the copy-out blocks' counts, added up in block order
+        const c = A.counts;
+        for (let b = 0; b < nb; b++) {
+          if (table[1 + b] !== FUSED_SAVE) continue;
+          u.recoveries += c[2 * b];
+          u.speedClamps += c[2 * b + 1];
+        }
+        u.took(k.win.base, k.win.base + range);
       }
       return true;
     }

@@ -311,10 +311,54 @@ export function parseScene(json: unknown, file = 'scene.json', limits?: Partial<
       issues.push({ path: '', message: `and ${r.error!.issues.length - issues.length} more problems` });
       break;
     }
+    const inner = unionBranchIssue(i);
+    const at = inner ? formatPath(inner.path) : path;
+    if (reported.has(at)) continue;
     reported.add(path);
-    issues.push({ path, message: describeIssue(i, json) });
+    reported.add(at);
+    issues.push({ path: at, message: describeIssue(inner ?? i, json) });
   }
   throw new SceneError(file, issues);
+}
+
+/**
+ * For a union that the value fails (a schema `anyOf`: e.g. `bend` is an
+ * object or `false`), the problem inside the one branch whose type the
+ * value has, with its full path, so that the message names the field and
+ * what it allows (`bodies[0].bend.model: expected one of "dihedral" |
+ * "distance"`) instead of "does not match any allowed form". Null when no
+ * branch, or more than one, took the value's type.
+ */
+function unionBranchIssue(issue: z.core.$ZodIssue): z.core.$ZodIssue | null {
+  if (issue.code !== 'invalid_union' || 'discriminator' in issue || !issue.errors) return null;
+  const depth = issue.path.length;
+  const typed = issue.errors.filter(
+    (branch) =>
+      branch.length > 0 &&
+      !branch.some((b) => b.code === 'invalid_type' && b.path.length === 0) &&
+      !branch.some((b) => b.code === 'invalid_value' && b.path.length === 0),
+  );
+  if (typed.length !== 1) return null;
+  const first = typed[0][0];
+  const full = { ...first, path: [...issue.path, ...first.path] } as z.core.$ZodIssue;
+  return full.path.length > depth ? (unionBranchIssue(full) ?? full) : null;
+}
+
+/**
+ * What a union allows, from its branches' own complaints at its root
+ * ("expected object or false"); null when a branch failed deeper.
+ */
+function unionForms(issue: z.core.$ZodIssue): string | null {
+  if (issue.code !== 'invalid_union' || !issue.errors) return null;
+  const forms: string[] = [];
+  for (const branch of issue.errors) {
+    const root = branch.find((b) => b.path.length === 0);
+    if (root?.code === 'invalid_type') forms.push(root.expected);
+    else if (root?.code === 'invalid_value')
+      forms.push(root.values.map((v) => JSON.stringify(v)).join(' or '));
+    else return null;
+  }
+  return `expected ${[...new Set(forms)].join(' or ')}`;
 }
 
 /** Most schema problems listed for one scene. */
@@ -328,7 +372,7 @@ function describeIssue(issue: z.core.$ZodIssue, json: unknown): string {
       return `unknown option${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')} (check the spelling; see schema/scene.schema.json)`;
     case 'invalid_union':
       if ('discriminator' in issue) return `${issue.message}, got ${shown}`;
-      return `does not match any allowed form (got ${shown})`;
+      return `${unionForms(issue) ?? 'does not match any allowed form'} (got ${shown})`;
     case 'invalid_type':
       return `expected ${issue.expected}, got ${shown}`;
     default:
