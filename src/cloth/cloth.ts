@@ -580,12 +580,19 @@ class ClothForces implements ConstraintSet {
   readonly count = 0;
   /** Its projection moves nothing: a held kernel window stays held across it (ConstraintSet.sharesWindow). */
   readonly sharesWindow = true;
+  /** Wind reads x and v; tearing runs after the step's last substep (ConstraintSet.skipsPredicted). */
+  readonly skipsPredicted = true;
   enabled = true;
   private readonly cloth: Cloth;
   private readonly wind = new Float64Array(3);
 
   constructor(cloth: Cloth) {
     this.cloth = cloth;
+  }
+
+  /** Without wind its hooks move nothing before the step's last substep (ConstraintSet.leavesParticles). */
+  leavesParticles(ctx: StepContext): boolean {
+    return !ctx.world.wind && ctx.substep + 1 < ctx.substeps;
   }
 
   applyForces(ctx: StepContext): void {

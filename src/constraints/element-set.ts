@@ -2,7 +2,7 @@ import { colorConstraints, permuteRecords } from '../core/coloring.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import { ZeroTask } from '../core/particle-tasks.js';
-import type { ParticleStore } from '../core/particles.js';
+import type { ParticleStore, PredictedWindow } from '../core/particles.js';
 import type { ProjectionRule } from '../core/solver.js';
 import type { TaskRunner } from '../core/step-context.js';
 import type { ElementGlue, RuleArgs } from '../kernels/glue.js';
@@ -44,6 +44,8 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
   readonly order = 0;
   /** Its sweeps read the store's positions through a paired kernel's window or after store.settle (ConstraintSet.sharesWindow). */
   readonly sharesWindow = true;
+  /** Its one hook, beginStep, sets the rule and the multipliers only (ConstraintSet.skipsPredicted). */
+  readonly skipsPredicted = true;
   enabled = true;
   readonly rule: ProjectionRule;
   /** Particles per constraint (the definition's). */
@@ -234,6 +236,19 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
       store.settle();
       this.kernel(store.p, store.x, store.invMass, 0, null, 0, this.count, ctx.reverse);
     }
+  }
+
+  /**
+   * The window (f64, or f32 `aos4`) of the paired kernel its last sweep ran on this thread, where
+   * the next one loads it (ConstraintSet.predictionWindow; src/core/window-passes.ts), else null.
+   */
+  predictionWindow(ctx: StepContext): PredictedWindow | null {
+    const k = this.simd;
+    if (k === null || k.retired || k.threads !== null || this.pool !== null || k.win.pool !== null)
+      return null;
+    // an f64 window, or an f32 one in x y z w; the next sweep in the precision of this copy
+    if (k.win.f32 !== k.win.aos4 || this.usesF32(ctx) !== this.f32) return null;
+    return k.win;
   }
 
   /** The store of the last projection: the copies of its sets on one particle window share a kernel memory (elementKernel). */

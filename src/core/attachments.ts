@@ -313,6 +313,12 @@ export class Attachments implements ConstraintSet {
 
   beginStep(ctx: StepContext): void {
     const p = ctx.store.p;
+    // a window the prediction wrote instead of p (core/window-passes.ts) takes the targets in p's
+    // place (an f32 one rounded, as its load would have rounded them from p)
+    const win =
+      ctx.store.held !== null && ctx.store.held === ctx.store.predictedWindow
+        ? ctx.store.predictedWindow
+        : null;
     this.alphaScale = 1 / (ctx.hSolve * ctx.hSolve);
     for (let e = 0; e < this.count; e++) {
       const m = this.motions[e];
@@ -322,7 +328,12 @@ export class Attachments implements ConstraintSet {
       }
       this.lambda[e] = 0;
       if (this.compliance[e] === 0) {
-        const i = 3 * this.particle[e];
+        const k = this.particle[e];
+        if (win !== null && k >= win.base && k < win.base + win.range) {
+          win.place(k - win.base, this.target[3 * e], this.target[3 * e + 1], this.target[3 * e + 2]);
+          continue;
+        }
+        const i = 3 * k;
         p[i] = this.target[3 * e];
         p[i + 1] = this.target[3 * e + 1];
         p[i + 2] = this.target[3 * e + 2];
@@ -331,9 +342,23 @@ export class Attachments implements ConstraintSet {
     if (this.orientationCount > 0) this.placeOrientations(ctx);
   }
 
-  /** Without attachments its projection moves nothing: a held kernel window stays held (ConstraintSet.sharesWindow). */
+  /**
+   * With stiff attachments only (compliance 0: pins and moving targets, none of orientations) its
+   * beginStep writes p or the window the prediction wrote (ConstraintSet.skipsPredicted).
+   */
+  get skipsPredicted(): boolean {
+    return this.sharesWindow;
+  }
+
+  /**
+   * With stiff attachments only (none of orientations) its projection moves nothing (their
+   * particles have w = 0 and beginStep placed them): a held kernel window stays held across it
+   * (ConstraintSet.sharesWindow), and the prediction into a window looks past it (window-passes.ts).
+   */
   get sharesWindow(): boolean {
-    return this.count === 0 && this.orientationCount === 0;
+    if (this.orientationCount !== 0) return false;
+    for (let e = 0; e < this.count; e++) if (this.compliance[e] !== 0) return false;
+    return true;
   }
 
   project(ctx: StepContext): void {

@@ -1,4 +1,4 @@
-import type { ParticleStore } from './particles.js';
+import type { ParticleStore, PredictedWindow } from './particles.js';
 import type { StepContext } from './step-context.js';
 
 export type { StepContext } from './step-context.js';
@@ -54,6 +54,26 @@ export interface ConstraintSet {
    * window held before it (ParticleStore.held), and copies it out before every other set.
    */
   readonly sharesWindow?: boolean;
+  /**
+   * True when its hooks (applyForces, dampVelocities, beginStep, endStep) neither read nor write
+   * the predicted positions p before the step's last substep: the prediction may then write a
+   * kernel's window instead of p (src/core/window-passes.ts). A set with a hook and without it
+   * keeps the world on p.
+   */
+  readonly skipsPredicted?: boolean;
+  /**
+   * True when its endStep hook of substep ctx.substep and its applyForces and dampVelocities hooks
+   * of the next substep leave the particles' x, v and p alone (the cloth's without wind): the
+   * velocity update may then predict the next substep in the same pass (window-passes.ts). A set
+   * with one of those hooks and without this method keeps the two passes apart.
+   */
+  leavesParticles?(ctx: StepContext): boolean;
+  /**
+   * The f32 window its projection loads first, where the prediction may write it (window-passes.ts),
+   * else null. A set that shares the window (sharesWindow) without this method projects nothing: the
+   * prediction looks past it.
+   */
+  predictionWindow?(ctx: StepContext): PredictedWindow | null;
 
   applyForces?(ctx: StepContext): void;
   dampVelocities?(ctx: StepContext): void;

@@ -4,6 +4,25 @@ import { PbdError } from './errors.js';
 const EMPTY = new Float64Array(0);
 
 /**
+ * A kernel's copy of a particle window that the prediction may write and the velocity update read
+ * (src/wasm/paired.ts ParticleWindow): particle base + i at S[3 i] (x y z) and SW[i] (w) — the f64
+ * window itself, or the f64 staging of an f32 `aos4` one, rounded in by demoteStaged.
+ */
+export interface PredictedWindow {
+  readonly S: Float64Array;
+  readonly SW: Float64Array;
+  readonly base: number;
+  readonly range: number;
+  flush(store: ParticleStore): void;
+  /** S and SW rounded to f32 into the window (the second half of its load). */
+  demoteStaged(): void;
+  /** The window widened into S (the first half of its flush). */
+  widenStaged(): void;
+  /** Particle base + i's position written into the window, as its load would write it from p. */
+  place(i: number, x: number, y: number, z: number): void;
+}
+
+/**
  * The particle store: every simulated point of a World, in flat typed arrays.
  *
  * Layout (see docs/architecture.md): positions, predicted positions and
@@ -79,6 +98,15 @@ export class ParticleStore {
   held: { flush(store: ParticleStore): void } | null = null;
   /** Whether a paired kernel's window may stay held after its sweep (see held). */
   holding = false;
+  /**
+   * The f32 window the substep's prediction wrote instead of p (held: core/window-passes.ts), or
+   * null; `updateFromWindow`: the velocity update reads it (the projection stage leaves it held).
+   */
+  predictedWindow: PredictedWindow | null = null;
+  updateFromWindow = false;
+  /** Whether that update also predicts the next substep into it (`predictedAhead`: it did). */
+  predictNext = false;
+  predictedAhead = false;
 
   /** Copies a held window out to p (see held). */
   settle(): void {

@@ -10,6 +10,15 @@ import { ParticleTasks, predictRange, UpdateInSweep, updateInSweep, updateRange 
 import { Channels, type Phase, RangeStage, type Scheduler, type Stage } from './pipeline.js';
 import type { StepContext } from './step-context.js';
 import { clock, type StepTimings } from './timings.js';
+import {
+  dropPredicted,
+  PredictionArgs,
+  predictionWindow,
+  predictsAhead,
+  updatePredictStaged,
+  WindowViews,
+  type WindowWorld,
+} from './window-passes.js';
 
 const { x: X, p: P, v: V, mass: M, qp: QP, rigidPose: POSE, colliders: COLLIDERS, sets: SETS } = Channels;
 /** Everything a stage can name: what a set's hook may touch. */
@@ -119,6 +128,16 @@ export class ParticlePredictionStage extends RangeStage {
   readonly writes = [V, P];
   /** The pass on a threaded world's pool (fixed blocks of particles: the one-thread bits). */
   private readonly pool = new ParticleTasks();
+  /** The World, for the prediction into a kernel's window (core/window-passes.ts); null: never. */
+  private readonly world: WindowWorld | null;
+  /** The store's arrays from that window's first particle on, and the pass's parameters. */
+  private readonly views = new WindowViews();
+  private readonly args = new PredictionArgs();
+
+  constructor(world: WindowWorld | null = null) {
+    super();
+    this.world = world;
+  }
 
   items(ctx: StepContext): number {
     return ctx.store.count;
@@ -126,6 +145,12 @@ export class ParticlePredictionStage extends RangeStage {
 
   override run(ctx: StepContext): void {
     const n = ctx.store.count;
+    if (ctx.store.predictedAhead) {
+      this.predictedAhead(ctx);
+      return;
+    }
+    dropPredicted(ctx.store);
+    if (this.predictIntoWindow(ctx)) return;
     if (ctx.world.history === null && ctx.tasks) {
       const { gravity, damping, maxSpeed } = ctx.world;
       const h = ctx.h;
@@ -133,6 +158,53 @@ export class ParticlePredictionStage extends RangeStage {
       if (this.pool.runPredict(ctx, n, gravity[0] * h, gravity[1] * h, gravity[2] * h, f, maxSpeed)) return;
     }
     this.runRange(ctx, 0, n);
+  }
+
+  /** On one thread, the pass into the f32 window of the first projection (core/window-passes.ts); false where it does not apply. */
+  private predictIntoWindow(ctx: StepContext): boolean {
+    const store = ctx.store;
+    store.predictedWindow = null;
+    store.updateFromWindow = false;
+    const win = this.world === null ? null : predictionWindow(ctx, this.world);
+    if (win === null) return false;
+    const { x, p, v, invMass: w, count: n } = store;
+    const { h, hg, f, vmax } = this.args.fill(ctx);
+    const gx = hg[0];
+    const gy = hg[1];
+    const gz = hg[2];
+    const b = win.base;
+    const r = win.range;
+    const e = b + r;
+    const on = this.views.bind(store, win);
+    predictRange(x, p, v, w, h, gx, gy, gz, f, vmax, 0, b);
+    // the window's particles into its f64 staging, then rounded in as its load would round p
+    predictRange(on.x, win.S, on.v, on.w, h, gx, gy, gz, f, vmax, 0, r);
+    win.SW.set(on.w);
+    win.demoteStaged();
+    predictRange(x, p, v, w, h, gx, gy, gz, f, vmax, e, n);
+    store.held = win;
+    store.predictedWindow = win;
+    // the step's last substep ends on p (the caller and the tearing read it)
+    store.updateFromWindow = ctx.substep + 1 < ctx.substeps;
+    store.predictNext = store.updateFromWindow && predictsAhead(ctx, this.world!);
+    return true;
+  }
+
+  /** The last velocity update predicted this substep into the held window (core/window-passes.ts). */
+  private predictedAhead(ctx: StepContext): void {
+    const store = ctx.store;
+    store.predictedAhead = false;
+    const win = store.predictedWindow;
+    if (store.held === win && predictionWindow(ctx, this.world!) === win) {
+      store.updateFromWindow = ctx.substep + 1 < ctx.substeps;
+      store.predictNext = store.updateFromWindow && predictsAhead(ctx, this.world!);
+      return;
+    }
+    // another window leads now (a hook changed the sets): the prediction goes to p
+    store.predictedWindow = null;
+    store.updateFromWindow = false;
+    store.predictNext = false;
+    store.settle();
   }
 
   runRange(ctx: StepContext, from: number, to: number): void {
@@ -228,7 +300,9 @@ export class ProjectionStage implements Stage {
         for (let i = 0; i < n; i++) {
           ctx.reverse = this.seqReverse[i] === 1;
           const next = this.seqNext[i];
-          store.holding = next >= 0 ? this.seq[next].sharesWindow === true && (next > i || more) : false;
+          // the stage's last projection keeps the window for a velocity update that reads it
+          const final = next < 0 || (next <= i && !more);
+          store.holding = final ? store.updateFromWindow : this.seq[next].sharesWindow === true;
           if (i === last && !more) update.arm(true, ctx.invH, ctx.world.maxSpeed * ctx.h);
           this.project(this.seq[i], ctx, scheduler);
           update.armed = false;
@@ -238,7 +312,11 @@ export class ProjectionStage implements Stage {
     } finally {
       update.armed = false;
       store.holding = false;
-      store.settle();
+      // the window the prediction wrote stays held for the velocity update (core/window-passes.ts)
+      if (!(store.updateFromWindow && store.held === store.predictedWindow)) {
+        store.updateFromWindow = false;
+        store.settle();
+      }
     }
   }
 
@@ -348,6 +426,9 @@ export class ParticleVelocityStage extends RangeStage {
   private readonly pool = new ParticleTasks();
   /** One block's counts when run here (recoveries, speed clamps). */
   private readonly counts = new Int32Array(2);
+  /** The store's arrays from the predicted window's first particle on (core/window-passes.ts), and the prediction's parameters. */
+  private readonly views = new WindowViews();
+  private readonly args = new PredictionArgs();
 
   items(ctx: StepContext): number {
     return ctx.store.count;
@@ -355,6 +436,10 @@ export class ParticleVelocityStage extends RangeStage {
 
   override run(ctx: StepContext): void {
     const n = ctx.store.count;
+    if (ctx.store.updateFromWindow) {
+      this.updateFromWindow(ctx);
+      return;
+    }
     if (ctx.world.history === null && ctx.tasks) {
       const u = updateInSweep(ctx.store);
       if (u.done) {
@@ -384,5 +469,50 @@ export class ParticleVelocityStage extends RangeStage {
     updateRange(store.x, store.p, store.v, ctx.invH, ctx.world.maxSpeed * ctx.h, from, to, c, 0);
     stats.recoveries += c[0];
     stats.speedClamps += c[1];
+  }
+
+  /** The pass reading the held window the prediction wrote (core/window-passes.ts); it stays held, p stale in its range. */
+  private updateFromWindow(ctx: StepContext): void {
+    const store = ctx.store;
+    store.updateFromWindow = false;
+    const win = store.predictedWindow!;
+    const { x, p, v, count: n } = store;
+    const stats = ctx.world.stats;
+    const c = this.counts;
+    const invH = ctx.invH;
+    const reach = ctx.world.maxSpeed * ctx.h;
+    const b = win.base;
+    const e = b + win.range;
+    const on = this.views.bind(store, win);
+    updateRange(x, p, v, invH, reach, 0, b, c, 0);
+    let r = c[0];
+    let k = c[1];
+    // the window widened into its f64 staging: the values its flush would have written to p
+    win.widenStaged();
+    if (store.predictNext) {
+      // and the next substep's prediction in the same pass (its hooks between move nothing)
+      store.predictNext = false;
+      store.predictedAhead = true;
+      const { h, hg, f, vmax } = this.args.fill(ctx);
+      const gx = hg[0];
+      const gy = hg[1];
+      const gz = hg[2];
+      const w = store.invMass;
+      win.SW.set(on.w);
+      updatePredictStaged(on.x, on.v, on.w, win.S, invH, reach, h, gx, gy, gz, f, vmax, win.range, c);
+      win.demoteStaged();
+      r += c[0];
+      k += c[1];
+      updateRange(x, p, v, invH, reach, e, n, c, 0);
+      predictRange(x, p, v, w, h, gx, gy, gz, f, vmax, 0, b);
+      predictRange(x, p, v, w, h, gx, gy, gz, f, vmax, e, n);
+    } else {
+      updateRange(on.x, win.S, on.v, invH, reach, 0, win.range, c, 0);
+      r += c[0];
+      k += c[1];
+      updateRange(x, p, v, invH, reach, e, n, c, 0);
+    }
+    stats.recoveries += r + c[0];
+    stats.speedClamps += k + c[1];
   }
 }

@@ -212,7 +212,7 @@ export class World implements WorldView {
       new ColliderMotionStage(),
       new SetHookStage('applyForces', sets),
       new SetHookStage('dampVelocities', sets),
-      new ParticlePredictionStage(),
+      new ParticlePredictionStage(this),
       new OrientationPredictionStage(),
       new RigidPredictionStage(),
       new SetHookStage('beginStep', sets),

@@ -57,6 +57,7 @@ import type { ParticleStore } from '../core/particles.js';
 import type { Scheduler, Stage, SubstepPass } from '../core/pipeline.js';
 import { ParticlePredictionStage, ParticleVelocityStage } from '../core/stages.js';
 import { clock } from '../core/timings.js';
+import { CORE_STAGES } from '../core/window-passes.js';
 import type { SystemKind, World } from '../core/world.js';
 import { dftlStrands, FollowTheLeader, ftlStrands } from './follow-the-leader.js';
 import { A_COLLIDER, A_SUBSTEP, StrandKernel } from './strand-kernel.js';
@@ -75,22 +76,6 @@ const KERNEL_BLOCK = 256;
 /** Culling constants of ColliderContacts (unused: the fused pass generates without chunk boxes). */
 const CHUNK = 16;
 const CULL_SLACK = 1e-7;
-
-/** The core's stages, in the pipeline's order: the plan holds only for a pipeline of exactly these. */
-const CORE_STAGES = [
-  'colliders.move',
-  'sets.applyForces',
-  'sets.dampVelocities',
-  'particles.predict',
-  'orientations.predict',
-  'rigids.predict',
-  'sets.beginStep',
-  'sets.project',
-  'particles.update',
-  'orientations.update',
-  'rigids.update',
-  'sets.endStep',
-];
 
 export class FusedStrandPass implements SubstepPass {
   /** False runs every substep through the pipeline (A/B comparisons, tests). */

@@ -199,7 +199,10 @@ export class ParticleWindow {
   /** The f32 copy (f32 mode; P and W are then empty; aos4: P32 holds x y z w, W32 is empty). */
   readonly P32: Float32Array;
   readonly W32: Float32Array;
-  /** aos4: the f64 staging of positions (3 per particle) and inverse masses (S, SW at stageAt, stageWAt). */
+  /**
+   * aos4: the f64 staging of positions (3 per particle) and inverse masses (S, SW at stageAt,
+   * stageWAt); f64: P and W themselves (what the prediction into the window writes: PredictedWindow).
+   */
   readonly S: Float64Array;
   readonly SW: Float64Array;
   readonly pAt: number;
@@ -258,6 +261,8 @@ export class ParticleWindow {
     } else {
       (this as { P: Float64Array }).P = new Float64Array(buffer, this.pAt, 3 * n);
       (this as { W: Float64Array }).W = new Float64Array(buffer, this.wAt, n);
+      (this as { S: Float64Array }).S = this.P.subarray(0, 3 * this.range);
+      (this as { SW: Float64Array }).SW = this.W.subarray(0, this.range);
     }
     return this;
   }
@@ -297,6 +302,29 @@ export class ParticleWindow {
       if (store.held === this) store.held = null;
       this.flush(store);
     }
+  }
+
+  /**
+   * aos4: the staged positions and inverse masses S, SW rounded into the window, the second half
+   * of load (the prediction into the window writes S and SW: src/core/window-passes.ts); f64: S
+   * and SW are the window.
+   */
+  demoteStaged(): void {
+    if (this.moves !== null) this.moves.windowLoadF32(this.stageAt, this.stageWAt, this.pAt, this.range);
+  }
+
+  /** aos4: the window widened into S, the first half of flush (the velocity update reads S); f64: S is the window. */
+  widenStaged(): void {
+    if (this.moves !== null) this.moves.windowSaveF32(this.pAt, this.stageAt, this.range);
+  }
+
+  /** Particle base + i's position in the window (aos4: rounded to f32, as its load rounds p). */
+  place(i: number, x: number, y: number, z: number): void {
+    const P = this.moves !== null ? this.P32 : this.P;
+    const j = (this.moves !== null ? 4 : 3) * i;
+    P[j] = x;
+    P[j + 1] = y;
+    P[j + 2] = z;
   }
 
   /** Copies the window out to the store (at once; see save): on the pool where its sweeps run there. */

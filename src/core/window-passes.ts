@@ -1,0 +1,255 @@
+/**
+ * The prediction into a body's f32 particle window and the velocity update
+ * out of it (docs/performance.md, "The prediction into the f32 window
+ * (session 16)"). On one thread, where the substep's first projection is an
+ * f32 paired kernel's sweep (src/wasm/paired.ts, an `aos4` window: x y z w
+ * per particle in its kernel memory), the prediction (003 Algorithm 1,
+ * lines 5–7) writes that window itself instead of p, and the window is then
+ * the store's held copy (ParticleStore.held): the sweep loads nothing. The
+ * window's load rounded the same doubles to f32 (one demotion per value,
+ * round to nearest), so the window holds the same bits; p, its store and
+ * its write-allocate and the load's read of p are gone. Before the step's
+ * last substep the projection stage leaves the window held at its end and
+ * the velocity update (lines 12–15) reads it (widened, exact) instead of p:
+ * the flush is gone too. Nothing between those passes reads p: the world's
+ * pipeline is the core's stages and every set with a hook says so
+ * (ConstraintSet.skipsPredicted).
+ */
+import type { ConstraintSet } from './constraint-set.js';
+import type { ParticleStore, PredictedWindow } from './particles.js';
+import type { StepContext } from './step-context.js';
+
+/**
+ * The core's stages, in the pipeline's order (World's constructor): a plan that holds only for a
+ * pipeline of exactly these (the prediction into a window here, the strands' fused substep pass).
+ */
+export const CORE_STAGES: readonly string[] = [
+  'colliders.move',
+  'sets.applyForces',
+  'sets.dampVelocities',
+  'particles.predict',
+  'orientations.predict',
+  'rigids.predict',
+  'sets.beginStep',
+  'sets.project',
+  'particles.update',
+  'orientations.update',
+  'rigids.update',
+  'sets.endStep',
+];
+const CORE: ReadonlySet<string> = new Set(CORE_STAGES);
+
+/** What the prediction stage sees of its World (the World itself). */
+export interface WindowWorld {
+  readonly sets: readonly ConstraintSet[];
+  readonly pipeline: { readonly stages: readonly { readonly name: string }[] };
+  readonly substepPasses: readonly unknown[];
+}
+
+/**
+ * The window the substep's prediction may write (see the file's comment): on one thread, implicit
+ * Euler, Gauss–Seidel, the core's stages only, no fused substep pass, every enabled set with a
+ * hook saying that its hooks leave p alone, and the first set that projects anything (the
+ * projection stage's first) an f32 set whose paired kernel's window is loaded first. Else null.
+ */
+export function predictionWindow(ctx: StepContext, world: WindowWorld): PredictedWindow | null {
+  if (
+    ctx.tasks ||
+    ctx.world.history !== null ||
+    ctx.world.solve === 'jacobi' ||
+    world.substepPasses.length > 0
+  )
+    return null;
+  const stages = world.pipeline.stages;
+  for (let k = 0; k < stages.length; k++) if (!CORE.has(stages[k].name)) return null;
+  const sets = world.sets;
+  let lead: PredictedWindow | null = null;
+  let first = true;
+  for (let k = 0; k < sets.length; k++) {
+    const s = sets[k];
+    if (!s.enabled) continue;
+    if ((s.applyForces || s.dampVelocities || s.beginStep || s.endStep) && s.skipsPredicted !== true)
+      return null;
+    // the projection stage's sequence opens with the enabled sets in the world's order; one that
+    // shares the window and has none of its own moves nothing (ClothForces, stiff attachments)
+    if (first && !(s.sharesWindow === true && (s.count === 0 || s.predictionWindow === undefined))) {
+      first = false;
+      lead = s.predictionWindow?.(ctx) ?? null;
+      if (lead === null) return null;
+    }
+  }
+  return lead;
+}
+
+/**
+ * Whether the velocity update of substep ctx.substep may predict the next substep in the same
+ * pass over the window (updatePredictStaged; the same bits): not across the step's end (the
+ * caller may move particles between steps), and every enabled set with an applyForces,
+ * dampVelocities or endStep hook (the hooks that run between the two passes; the orientation and
+ * rigid stages and the colliders' moves touch no particle) says that they leave x, v and p alone
+ * (ConstraintSet.leavesParticles). Called by the prediction, which has checked predictionWindow.
+ */
+export function predictsAhead(ctx: StepContext, world: WindowWorld): boolean {
+  if (ctx.substep + 1 >= ctx.substeps) return false;
+  const sets = world.sets;
+  for (let k = 0; k < sets.length; k++) {
+    const s = sets[k];
+    if (!s.enabled || !(s.applyForces || s.dampVelocities || s.endStep)) continue;
+    if (s.leavesParticles?.(ctx) !== true) return false;
+  }
+  return true;
+}
+
+/**
+ * Lines 12–15 of substep s and lines 5–7 of substep s + 1 in one pass over a window's n
+ * particles, on its f64 staging S (p, particle base + i at S[3 i]; ParticleWindow.widenStaged
+ * before, demoteStaged after) and the store's x, v, w from particle `base` on (WindowViews): per
+ * particle updateRange's operations (v and x from p, the guards in their order; a recovered
+ * particle keeps x, with v = 0), then predictRange's on the v and x just written — the same
+ * doubles, so the same bits as the two passes — with p = x + h v written back to S. The arrays
+ * are read once for both passes. Recoveries and speed clamps counted in counts[0], counts[1]
+ * (written first and bumped on the rare paths: stores after the loop deopted the optimised code
+ * at every call, Node 20). Measured against that pair of passes and against them run a block of
+ * 256 or 2,048 particles at a time: docs/performance.md, "(session 16)".
+ */
+export function updatePredictStaged(
+  x: Float64Array,
+  v: Float64Array,
+  w: Float64Array,
+  S: Float64Array,
+  invH: number,
+  reach: number,
+  h: number,
+  gx: number,
+  gy: number,
+  gz: number,
+  f: number,
+  vmax: number,
+  n: number,
+  counts: Int32Array,
+): void {
+  const reach2 = reach * reach;
+  const vmax2 = vmax * vmax;
+  counts[0] = 0;
+  counts[1] = 0;
+  for (let i = 0, i3 = 0; i < n; i++, i3 += 3) {
+    let px = S[i3];
+    let py = S[i3 + 1];
+    let pz = S[i3 + 2];
+    const x0 = x[i3];
+    const x1 = x[i3 + 1];
+    const x2 = x[i3 + 2];
+    let dx = px - x0;
+    let dy = py - x1;
+    let dz = pz - x2;
+    const d2 = dx * dx + dy * dy + dz * dz;
+    let vx = 0;
+    let vy = 0;
+    let vz = 0;
+    let recovered = false;
+    if (!(d2 <= reach2)) {
+      if (px - px !== 0 || py - py !== 0 || pz - pz !== 0) {
+        // updateRange's recovery: v = 0, x kept (its p = x is replaced by the prediction below)
+        recovered = true;
+        counts[0]++;
+        px = x0;
+        py = x1;
+        pz = x2;
+      } else if (d2 > reach2) {
+        const k = reach / Math.sqrt(d2);
+        dx *= k;
+        dy *= k;
+        dz *= k;
+        px = x0 + dx;
+        py = x1 + dy;
+        pz = x2 + dz;
+        counts[1]++;
+      }
+    }
+    if (!recovered) {
+      vx = dx * invH;
+      vy = dy * invH;
+      vz = dz * invH;
+      x[i3] = px;
+      x[i3 + 1] = py;
+      x[i3 + 2] = pz;
+    }
+    // the next substep's prediction, as predictRange
+    if (w[i] !== 0) {
+      vx = (vx + gx) * f;
+      vy = (vy + gy) * f;
+      vz = (vz + gz) * f;
+      const s2 = vx * vx + vy * vy + vz * vz;
+      if (s2 > vmax2) {
+        const k = vmax / Math.sqrt(s2);
+        vx *= k;
+        vy *= k;
+        vz *= k;
+      }
+    }
+    v[i3] = vx;
+    v[i3 + 1] = vy;
+    v[i3 + 2] = vz;
+    S[i3] = px + h * vx;
+    S[i3 + 1] = py + h * vy;
+    S[i3 + 2] = pz + h * vz;
+  }
+}
+
+/**
+ * The store's x, v and w from a window's first particle on (views made once per window and
+ * store arrays: the passes run predictRange and updateRange on them with the window's staging).
+ */
+export class WindowViews {
+  x: Float64Array = new Float64Array(0);
+  v: Float64Array = new Float64Array(0);
+  w: Float64Array = new Float64Array(0);
+  private of: PredictedWindow | null = null;
+  private version = -1;
+  private store: ParticleStore | null = null;
+
+  /** Binds the views to `win` over `store` (anew only when either changed). */
+  bind(store: ParticleStore, win: PredictedWindow): this {
+    if (this.of === win && this.store === store && this.version === store.version) return this;
+    const b = win.base;
+    const r = win.range;
+    this.x = store.x.subarray(3 * b, 3 * (b + r));
+    this.v = store.v.subarray(3 * b, 3 * (b + r));
+    this.w = store.invMass.subarray(b, b + r);
+    this.of = win;
+    this.store = store;
+    this.version = store.version;
+    return this;
+  }
+}
+
+/** A substep's parameters of the prediction (predictRange's h, h g, f and vmax), filled by `fill`. */
+export class PredictionArgs {
+  /** The velocity gravity adds in a substep, h g (m/s). */
+  readonly hg = new Float64Array(3);
+  h = 0;
+  /** The point damping's factor e^(−c h) (003 §3.5; 1 without damping), and the speed limit. */
+  f = 1;
+  vmax = 0;
+
+  fill(ctx: StepContext): this {
+    const world = ctx.world;
+    const h = ctx.h;
+    for (let k = 0; k < 3; k++) this.hg[k] = world.gravity[k] * h;
+    this.h = h;
+    this.f = world.damping > 0 ? Math.exp(-world.damping * h) : 1;
+    this.vmax = world.maxSpeed;
+    return this;
+  }
+}
+
+/**
+ * Drops a window the last velocity update read (held, p stale in its range) before a prediction
+ * that writes every p; any other held window is copied out.
+ */
+export function dropPredicted(store: ParticleStore): void {
+  const h = store.held;
+  if (h === null) return;
+  if (h === store.predictedWindow) store.held = null;
+  else store.settle();
+}

@@ -1,0 +1,146 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { FRAME_DT, fallingCloth } from '../bench/peers/cloth-scene.js';
+import { Motion, type World } from '../src/index.js';
+import { ParticleWindow } from '../src/wasm/paired.js';
+
+// The prediction into a body's f32 window and the velocity update out of it (src/core/window-passes.ts):
+// on one thread the f32 rows' worlds keep main's bits with the window's copies gone.
+
+const load = ParticleWindow.prototype.load;
+const flush = ParticleWindow.prototype.flush;
+afterEach(() => {
+  ParticleWindow.prototype.load = load;
+  ParticleWindow.prototype.flush = flush;
+});
+
+/** Counts the window's real copies in (a load of a window not held) and out. */
+function countCopies(): { loads: number; flushes: number } {
+  const c = { loads: 0, flushes: 0 };
+  ParticleWindow.prototype.load = function (this: ParticleWindow, st) {
+    if (st.held !== this) c.loads++;
+    load.call(this, st);
+  };
+  ParticleWindow.prototype.flush = function (this: ParticleWindow, st) {
+    c.flushes++;
+    flush.call(this, st);
+  };
+  return c;
+}
+
+/** A stage outside the core's: the world then predicts into p and copies the window in and out (the reference). */
+function unfused(world: World): void {
+  world.pipeline.add({ name: 'test.nothing', phase: 'finish', reads: [], writes: [], run() {} });
+}
+
+/** The falling cloth of the bench's -distbend rows (compliance matched to ammo.js: 0.600 at 50, 10.0 at 201) or its dihedral row. */
+function benchCloth(
+  n: number,
+  model: 'distance' | 'dihedral',
+  reference: boolean,
+  precision: 'f32' | 'f64' = 'f32',
+) {
+  const alpha = model === 'dihedral' ? 0.01 : n === 201 ? 10.0 : 0.6;
+  const s = fallingCloth({ n, substeps: 5, bendCompliance: alpha, bendModel: model, precision });
+  if (reference) unfused(s.world);
+  return s;
+}
+
+const bits = (a: Float64Array, n: number) => Buffer.from(a.slice(0, n).buffer);
+
+function expectSameState(a: World, b: World): void {
+  const n = 3 * a.store.count;
+  expect(bits(a.store.x, n).equals(bits(b.store.x, n))).toBe(true);
+  expect(bits(a.store.v, n).equals(bits(b.store.v, n))).toBe(true);
+  expect(bits(a.store.p, n).equals(bits(b.store.p, n))).toBe(true);
+  expect(a.stats.recoveries).toBe(b.stats.recoveries);
+  expect(a.stats.speedClamps).toBe(b.stats.speedClamps);
+}
+
+describe('the prediction into the window (one thread)', () => {
+  for (const [n, model, precision, steps] of [
+    [50, 'distance', 'f32', 60],
+    [50, 'dihedral', 'f32', 60],
+    [201, 'distance', 'f32', 8],
+    [50, 'distance', 'f64', 40],
+    [201, 'distance', 'f64', 4],
+  ] as const) {
+    it(`cloth-${n}-fall${model === 'distance' ? '-distbend' : ''}${precision === 'f32' ? '-f32' : ''}: x, v, p after ${steps} steps equal the copying path's, bit for bit`, () => {
+      const fused = benchCloth(n, model, false, precision);
+      const ref = benchCloth(n, model, true, precision);
+      fused.world.step();
+      ref.world.step();
+      const copies = countCopies();
+      for (let k = 0; k < steps; k++) {
+        fused.world.step();
+        ref.world.step();
+      }
+      // the reference world copies in and out every substep; the fused one copies out once per
+      // step (after its last substep, where the step ends on p) and never in
+      expect(copies.loads).toBe(steps * 5);
+      expect(copies.flushes).toBe(steps * 6);
+      expectSameState(fused.world, ref.world);
+      expect(fused.world.store.x.subarray(0, 3 * fused.world.store.count).every(Number.isFinite)).toBe(true);
+    });
+  }
+
+  it('the window copies per substep: none in, one out per step; the velocity update predicts the next substep', () => {
+    const { world } = benchCloth(50, 'distance', false);
+    world.step();
+    const copies = countCopies();
+    let predicted = 0;
+    const stage = world.pipeline.find('particles.update')!;
+    const run = stage.run.bind(stage);
+    stage.run = (ctx, sch) => {
+      run(ctx, sch);
+      if (ctx.store.predictedAhead) predicted++;
+    };
+    for (let k = 0; k < 10; k++) world.step();
+    expect(copies.loads).toBe(0);
+    expect(copies.flushes).toBe(10);
+    // substeps 0–3 of each step predict the next one; the last one ends on p
+    expect(predicted).toBe(10 * 4);
+  });
+
+  it('with damping, a speed limit that clamps, a moving stiff pin and a particle gone non-finite: the same bits and counts', () => {
+    const make = (reference: boolean) => {
+      const s = benchCloth(50, 'distance', reference);
+      const w = s.world;
+      w.damping = 0.5;
+      w.maxSpeed = 1.5;
+      // a kinematic pin: the stiff attachment's beginStep writes its target into the held window
+      s.cloth.unpin(0);
+      s.cloth.pin(0, new Motion({ oscillate: { amplitude: [0.2, 0.1, 0], frequency: 2 } }));
+      return s;
+    };
+    const fused = make(false);
+    const ref = make(true);
+    for (let k = 0; k < 30; k++) {
+      if (k === 12) {
+        // a particle's velocity gone non-finite: the update's recovery path
+        for (const s of [fused, ref]) s.world.store.v[3 * (s.cloth.offset + 777) + 1] = Number.NaN;
+      }
+      fused.world.step();
+      ref.world.step();
+    }
+    expect(fused.world.stats.speedClamps).toBeGreaterThan(0);
+    expect(fused.world.stats.recoveries).toBeGreaterThan(0);
+    expectSameState(fused.world, ref.world);
+  });
+
+  it('with wind (hooks that move particles between the passes) and a soft attachment (projected on p): the same bits', () => {
+    const make = (reference: boolean) => {
+      const s = benchCloth(50, 'distance', reference);
+      s.world.configure({ wind: { velocity: [2, 0, 1] } });
+      return s;
+    };
+    const fused = make(false);
+    const ref = make(true);
+    for (let k = 0; k < 20; k++) {
+      if (k === 8) for (const s of [fused, ref]) s.world.grab(s.cloth.offset + 1200, [0.3, 0.5, 0.2], 1e-3);
+      fused.world.step();
+      ref.world.step();
+    }
+    expectSameState(fused.world, ref.world);
+    expect(fused.world.time).toBeCloseTo(20 * FRAME_DT, 12);
+  });
+});
