@@ -10,6 +10,7 @@ import {
 import {
   type BroadArrays,
   collectDirtyGroups,
+  collectDirtyPairs,
   collectPairRange,
   emptyBroadArrays,
   type GroupScratch,
@@ -17,6 +18,7 @@ import {
   grow32,
   type PairSink,
 } from './surface-broad-pairs.js';
+import { type BroadWasm, testPairs } from './surface-broad-wasm.js';
 
 /**
  * The candidate tests of a full broad-phase rebuild on the worker pool
@@ -194,10 +196,12 @@ interface BroadRebuildArgs {
   top: Int32Array;
   /** Per block: its run's start, triangle pairs, vertex–triangle and edge–edge candidates, 1 when the arena was full. */
   counts: Int32Array;
+  /** The module on the broad phase's memory, where the tests run in WebAssembly (surface-broad-wasm.ts). */
+  W: BroadWasm | null;
 }
 
-/** Slots per block in BroadRebuildArgs.counts. */
-const C = 5;
+/** Slots per block in BroadRebuildArgs.counts (and BroadUpdateArgs.counts); the last: 1 where its tests ran in WebAssembly. */
+const C = 6;
 
 /** A thread's own sink for its blocks (module state: one per thread), grown as needed. */
 const localSink: PairSink = {
@@ -229,7 +233,7 @@ export function broadRebuildTask(args: BroadRebuildArgs, from: number, to: numbe
   const sink = localSink;
   sink.vtCount = 0;
   sink.eeCount = 0;
-  collectPairRange(args.A, localPairs, 0, np, sink);
+  c[o + 5] = testPairs(args.W, args.A, localPairs, np, false, sink) ? 1 : 0;
   const nv = sink.vtCount,
     ne = sink.eeCount;
   const need = 2 * (np + nv + ne);
@@ -261,6 +265,8 @@ interface BroadUpdateArgs {
   top: Int32Array;
   /** Per block: its run's start, triangles or queries past their budget, vertex–triangle and edge–edge candidates, 1 when the arena was full. */
   counts: Int32Array;
+  /** As BroadRebuildArgs.W. */
+  W: BroadWasm | null;
 }
 
 /** A thread's own query scratch for its update blocks (module state: one per thread). */
@@ -277,17 +283,9 @@ export function broadUpdateTask(args: BroadUpdateArgs, from: number, to: number,
   const sink = localSink;
   sink.vtCount = 0;
   sink.eeCount = 0;
-  const over = collectDirtyGroups(
-    args.A,
-    args.N,
-    args.dirty,
-    args.ends,
-    from,
-    to,
-    args.top[2],
-    localGroups,
-    sink,
-  );
+  const S = localGroups;
+  const over = collectDirtyPairs(args.A, args.N, args.dirty, args.ends, from, to, args.top[2], S);
+  c[o + 5] = testPairs(args.W, args.A, S.pairs, S.count, true, sink) ? 1 : 0;
   const nv = sink.vtCount,
     ne = sink.eeCount;
   const need = 2 * (nv + ne);
@@ -363,6 +361,11 @@ export class ParallelBroadRebuild {
   private local = new Int32Array(1024);
   /** Rebuilds that ran on the pool (statistics, tests). */
   runs = 0;
+  /** Blocks of those rebuilds and updates whose candidate tests ran in WebAssembly, and in JavaScript (statistics, tests). */
+  wasmBlocks = 0;
+  jsBlocks = 0;
+  /** The module on the broad phase's memory that the tasks' tests run in (null: the JavaScript tests). */
+  private W: BroadWasm | null = null;
   /** Parts that found the arena full and ran again on the calling thread (statistics, tests). */
   reruns = 0;
 
@@ -384,9 +387,14 @@ export class ParallelBroadRebuild {
     perItem: number,
     maxPairs: number,
     out: PairSink,
+    W: BroadWasm | null = null,
   ): boolean {
     if (tree.itemCount < 2) return false;
     this.share(src, tree);
+    if (W !== this.W) {
+      this.W = W;
+      this.stale = this.updateStale = true;
+    }
     this.synced = true;
     const nf = selfPairsFrontier(this.N, FRONTIER, this.front, this.scratch);
     const args = this.stale
@@ -397,6 +405,7 @@ export class ParallelBroadRebuild {
           arena: this.arena,
           top: this.top,
           counts: this.counts,
+          W: this.W,
         } satisfies BroadRebuildArgs)
       : null;
     const sent = startFrontierTask(tasks, this.task, args, this.top, maxPairs, nf);
@@ -445,6 +454,8 @@ export class ParallelBroadRebuild {
         collectPairRange(src, pairs, 0, np, out);
       } else {
         appendFromArena(out, arena, p0 + 2 * np, c[o + 2], c[o + 3]);
+        if (c[o + 5] !== 0) this.wasmBlocks++;
+        else this.jsBlocks++;
       }
       // the budgets of Bvh.selfPairsBounded: below them its pairs are these, in this order
       total += np;
@@ -539,8 +550,13 @@ export class ParallelBroadRebuild {
     ng: number,
     per: number,
     out: PairSink,
+    W: BroadWasm | null = null,
   ): number {
     if (!this.synced || ng === 0) return -1;
+    if (W !== this.W) {
+      this.W = W;
+      this.stale = this.updateStale = true;
+    }
     const nt = ends[ng - 1];
     if (this.arena.length < this.arenaSize) {
       // (grown after a rebuild or update that filled it)
@@ -564,6 +580,7 @@ export class ParallelBroadRebuild {
         arena: this.arena,
         top: this.top,
         counts: this.counts,
+        W: this.W,
       } satisfies BroadUpdateArgs;
       this.updateStale = false;
     }
@@ -598,6 +615,8 @@ export class ParallelBroadRebuild {
       }
       over += c[o + 1];
       appendFromArena(out, arena, c[o], c[o + 2], c[o + 3]);
+      if (c[o + 5] !== 0) this.wasmBlocks++;
+      else this.jsBlocks++;
     }
     const used = Atomics.load(this.top, 0);
     if (used > arena.length && this.arenaSize < MAX_ARENA) {
