@@ -52,6 +52,7 @@ interface BroadInternals {
   eeCand: Int32Array;
   pooledWasmBlocks: number;
   pooledJsBlocks: number;
+  pooledWasmTraversals: number;
   pooledRebuilds: number;
   pooledUpdates: number;
   stats: { rebuilds: number; partialUpdates: number };
@@ -115,7 +116,18 @@ describe('the surface broad phase in WebAssembly', () => {
     expect(host).not.toBeNull();
     const A = bp.arrays;
     // the snapshots, boxes and flags live in the module's memory (the tests read them there)
-    for (const a of [A.snap, A.delta, A.vBox, A.tBox, A.tSphere, A.eBox, A.eHalf, A.sharp, A.vDirty, A.tDirty])
+    for (const a of [
+      A.snap,
+      A.delta,
+      A.vBox,
+      A.tBox,
+      A.tSphere,
+      A.eBox,
+      A.eHalf,
+      A.sharp,
+      A.vDirty,
+      A.tDirty,
+    ])
       expect(host.mem.holds(a)).toBe(true);
     const W = host.ready(A, bp.topo.version, 1)!;
     expect(W).not.toBeNull();
@@ -220,6 +232,9 @@ describe('the surface broad phase in WebAssembly', () => {
     expect(off.pooledJsBlocks).toBeGreaterThan(100);
     expect(on.pooledWasmBlocks).toBeGreaterThan(100);
     expect(on.pooledJsBlocks).toBe(0);
+    // the rebuilds' parts: the tree's self-traversal in the module too, feeding the tests there
+    expect(off.pooledWasmTraversals).toBe(0);
+    expect(on.pooledWasmTraversals).toBeGreaterThan(100);
     for (const w of worlds) w.dispose();
   }, 300_000);
 });

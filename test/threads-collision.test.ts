@@ -108,6 +108,8 @@ describe('self collision on worker threads', () => {
     for (const b of broad.slice(1)) {
       expect(b.pooledWasmBlocks).toBeGreaterThan(0);
       expect(b.pooledJsBlocks).toBe(0);
+      // (the rebuilds' parts traversed the tree in the module too)
+      expect(b.pooledWasmTraversals).toBeGreaterThan(0);
     }
     // the snapshot checks, a rebuild's snapshots, the item boxes and the swept boxes in blocks (surface-broad-blocks.ts)
     expect(broad[0].pooledLoops).toBe(0);

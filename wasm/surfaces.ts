@@ -47,7 +47,12 @@ let tri: usize = 0,
   mask: usize = 0,
   vDirty: usize = 0,
   tDirty: usize = 0,
-  eDirty: usize = 0;
+  eDirty: usize = 0,
+  nBox: usize = 0,
+  nRight: usize = 0,
+  nStart: usize = 0,
+  nCount: usize = 0,
+  nItems: usize = 0;
 let surfaces: i32 = 1;
 let margin: f64 = 0,
   meanEdge: f64 = 0;
@@ -86,6 +91,11 @@ export function setArrays(table: usize, s: i32, m: f64, me: f64): void {
   vDirty = load<u32>(table + 92);
   tDirty = load<u32>(table + 96);
   eDirty = load<u32>(table + 100);
+  nBox = load<u32>(table + 104);
+  nRight = load<u32>(table + 108);
+  nStart = load<u32>(table + 112);
+  nCount = load<u32>(table + 116);
+  nItems = load<u32>(table + 120);
   surfaces = s;
   margin = m;
   meanEdge = me;
@@ -426,4 +436,96 @@ export function collectPairRange(pairs: usize, k0: i32, k1: i32, partial: i32): 
     }
   }
   return 0;
+}
+
+/** src/collision/boxes.ts boxesOverlap negated, the same comparisons (closed boxes at A + 8 oa and B + 8 ob). */
+@inline function apart(A: usize, oa: i32, Bx: usize, ob: i32): bool {
+  return (
+    F(A, oa) > F(Bx, ob + 3) ||
+    F(A, oa + 3) < F(Bx, ob) ||
+    F(A, oa + 1) > F(Bx, ob + 4) ||
+    F(A, oa + 4) < F(Bx, ob + 1) ||
+    F(A, oa + 2) > F(Bx, ob + 5) ||
+    F(A, oa + 5) < F(Bx, ob + 2)
+  );
+}
+
+@inline function put(p: usize, i: i32, v: i32): void {
+  store<i32>(p + ((<usize>i) << 2), v);
+}
+
+/** src/collision/bvh-self-pairs.ts pushChildPairs: the children of node pair (a, b) to out[2o …], as the traversals push them. */
+function pushChildPairs(a: i32, b: i32, out: usize, o: i32): i32 {
+  if (a == b) {
+    const r = I(nRight, a);
+    put(out, 2 * o, a + 1);
+    put(out, 2 * o + 1, a + 1);
+    put(out, 2 * o + 2, r);
+    put(out, 2 * o + 3, r);
+    put(out, 2 * o + 4, a + 1);
+    put(out, 2 * o + 5, r);
+    return 3;
+  }
+  const ca = I(nCount, a),
+    cb = I(nCount, b);
+  const B = nBox;
+  if (
+    cb > 0 ||
+    (ca == 0 &&
+      F(B, 6 * a + 3) - F(B, 6 * a) + F(B, 6 * a + 4) - F(B, 6 * a + 1) + F(B, 6 * a + 5) - F(B, 6 * a + 2) >=
+        F(B, 6 * b + 3) - F(B, 6 * b) + F(B, 6 * b + 4) - F(B, 6 * b + 1) + F(B, 6 * b + 5) - F(B, 6 * b + 2))
+  ) {
+    put(out, 2 * o, a + 1);
+    put(out, 2 * o + 1, b);
+    put(out, 2 * o + 2, I(nRight, a));
+    put(out, 2 * o + 3, b);
+  } else {
+    put(out, 2 * o, a);
+    put(out, 2 * o + 1, b + 1);
+    put(out, 2 * o + 2, a);
+    put(out, 2 * o + 3, I(nRight, b));
+  }
+  return 2;
+}
+
+/**
+ * src/collision/bvh-self-pairs.ts selfPairsOfNodes over the tree of the
+ * address table (nodes) and the triangle boxes (tBox): the overlapping
+ * triangle pairs of the traversal from node pair (a0, b0), in its order,
+ * appended to out[2n …] within `cap` pairs in all, with the traversal's
+ * stack at `st` (room for stCap entries). Returns the new count, −1 when
+ * `cap` was reached, −2 when the stack was too small (the caller then
+ * runs the JavaScript traversal).
+ */
+export function selfPairsOfNodes(a0: i32, b0: i32, out: usize, n: i32, cap: i32, st: usize, stCap: i32): i32 {
+  let sp = 0;
+  put(st, sp++, a0);
+  put(st, sp++, b0);
+  while (sp > 0) {
+    const b = I(st, --sp),
+      a = I(st, --sp);
+    if (sp + 6 > stCap) return -2;
+    const ca = I(nCount, a),
+      cb = I(nCount, b);
+    if (a != b && apart(nBox, 6 * a, nBox, 6 * b)) continue;
+    if (ca > 0 && cb > 0) {
+      const sa = I(nStart, a),
+        sb = I(nStart, b);
+      for (let k = sa; k < sa + ca; k++) {
+        const i = I(nItems, k);
+        const oi = 6 * i;
+        for (let l = a == b ? k + 1 : sb; l < sb + cb; l++) {
+          const j = I(nItems, l);
+          if (apart(tBox, oi, tBox, 6 * j)) continue;
+          if (n == cap) return -1;
+          put(out, 2 * n, i);
+          put(out, 2 * n + 1, j);
+          n++;
+        }
+      }
+      continue;
+    }
+    sp += 2 * pushChildPairs(a, b, st, sp >> 1);
+  }
+  return n;
 }

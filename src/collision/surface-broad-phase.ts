@@ -410,15 +410,26 @@ export class SurfaceBroadPhase {
     out.ee = this.eeCand;
     out.eeCount = keptEE;
     // the module on the broad phase's memory, for this thread and the pool's (null: JavaScript tests)
-    const W = this.wasmHost?.ready(A, this.topo.version, tasks === null ? 1 : tasks.threads) ?? null;
+    // (with the tree's nodes for a rebuild's traversal on the pool)
+    const tree = this.tree;
+    const pooled = !partial && tasks !== null && this.topo.triCount >= PARALLEL_MIN_TRIANGLES;
+    const nodes = pooled
+      ? {
+          box: tree.box.subarray(0, 6 * tree.nodeCount),
+          right: tree.right.subarray(0, tree.nodeCount),
+          start: tree.start.subarray(0, tree.nodeCount),
+          count: tree.count.subarray(0, tree.nodeCount),
+          items: tree.items.subarray(0, tree.itemCount),
+        }
+      : null;
+    const W = this.wasmHost?.ready(A, this.topo.version, tasks === null ? 1 : tasks.threads, nodes) ?? null;
     if (!partial) {
-      const tree = this.tree;
       const budget = PAIR_BUDGET * this.topo.triCount;
       this.perTriangle = MAX_PAIRS_PER_TRIANGLE;
       // traversal and tests on the worker pool in a threaded world (the same lists in the same order)
       if (
         tasks !== null &&
-        this.topo.triCount >= PARALLEL_MIN_TRIANGLES &&
+        pooled &&
         this.poolRebuild().run(tasks, A, tree, MAX_PAIRS_PER_TRIANGLE, budget, out, W)
       ) {
         this.collected(partial, kept, keptEE);
@@ -551,6 +562,11 @@ export class SurfaceBroadPhase {
   /** Blocks of the pooled rebuilds and updates whose candidate tests ran in WebAssembly (statistics, tests). */
   get pooledWasmBlocks(): number {
     return this.parallelRebuild?.wasmBlocks ?? 0;
+  }
+
+  /** Parts of the pooled rebuilds whose tree traversal ran in WebAssembly too (statistics, tests). */
+  get pooledWasmTraversals(): number {
+    return this.parallelRebuild?.wasmTraversals ?? 0;
   }
 
   /** Blocks of the pooled rebuilds and updates whose candidate tests ran in JavaScript (statistics, tests). */

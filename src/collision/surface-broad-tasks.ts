@@ -18,7 +18,7 @@ import {
   grow32,
   type PairSink,
 } from './surface-broad-pairs.js';
-import { type BroadWasm, testPairs } from './surface-broad-wasm.js';
+import { type BroadWasm, partsInModule, testPairs } from './surface-broad-wasm.js';
 
 /**
  * The candidate tests of a full broad-phase rebuild on the worker pool
@@ -223,6 +223,13 @@ const localSink: PairSink = {
 export function broadRebuildTask(args: BroadRebuildArgs, from: number, to: number, block: number): void {
   const c = args.counts,
     o = C * block;
+  // the traversal and the tests in WebAssembly where the module runs (the same pairs and lists)
+  const m = partsInModule(args.W, args.A, args.front, from, to, args.top[1]);
+  if (m !== null) {
+    if (m === 'budget') c[o + 4] = 1;
+    else toArena(args, c, o, m.pairs, m.pairs.length >> 1, m.vt, m.vt.length >> 1, m.ee, m.ee.length >> 1, 2);
+    return;
+  }
   const np = frontierPartPairs(args.N, args.A.tBox, args.front, from, to, args.top[1]);
   if (np < 0) {
     // past the budget: the calling thread runs this part again, with the budgets
@@ -233,22 +240,41 @@ export function broadRebuildTask(args: BroadRebuildArgs, from: number, to: numbe
   const sink = localSink;
   sink.vtCount = 0;
   sink.eeCount = 0;
-  c[o + 5] = testPairs(args.W, args.A, localPairs, np, false, sink) ? 1 : 0;
-  const nv = sink.vtCount,
-    ne = sink.eeCount;
+  const wasm = testPairs(args.W, args.A, localPairs, np, false, sink);
+  toArena(args, c, o, localPairs, np, sink.vt, sink.vtCount, sink.ee, sink.eeCount, wasm ? 1 : 0);
+}
+
+/**
+ * A rebuild block's np triangle pairs, nv vertex–triangle and ne edge–edge
+ * candidates copied to a run of the arena claimed for them, and its counts
+ * (`how`: 0 tested in JavaScript, 1 in WebAssembly, 2 traversed there too).
+ */
+function toArena(
+  args: BroadRebuildArgs,
+  c: Int32Array,
+  o: number,
+  pairs: Int32Array,
+  np: number,
+  vt: Int32Array,
+  nv: number,
+  ee: Int32Array,
+  ne: number,
+  how: number,
+): void {
   const need = 2 * (np + nv + ne);
   const at = Atomics.add(args.top, 0, need);
   c[o + 1] = np;
   c[o + 2] = nv;
   c[o + 3] = ne;
+  c[o + 5] = how;
   if (at + need > args.arena.length) {
     c[o + 4] = 1;
     return;
   }
   const arena = args.arena;
-  arena.set(localPairs.subarray(0, 2 * np), at);
-  arena.set(sink.vt.subarray(0, 2 * nv), at + 2 * np);
-  arena.set(sink.ee.subarray(0, 2 * ne), at + 2 * (np + nv));
+  arena.set(pairs.subarray(0, 2 * np), at);
+  arena.set(vt.subarray(0, 2 * nv), at + 2 * np);
+  arena.set(ee.subarray(0, 2 * ne), at + 2 * (np + nv));
   c[o] = at;
   c[o + 4] = 0;
 }
@@ -364,6 +390,8 @@ export class ParallelBroadRebuild {
   /** Blocks of those rebuilds and updates whose candidate tests ran in WebAssembly, and in JavaScript (statistics, tests). */
   wasmBlocks = 0;
   jsBlocks = 0;
+  /** Parts of those rebuilds whose tree traversal ran in WebAssembly too (statistics, tests). */
+  wasmTraversals = 0;
   /** The module on the broad phase's memory that the tasks' tests run in (null: the JavaScript tests). */
   private W: BroadWasm | null = null;
   /** Parts that found the arena full and ran again on the calling thread (statistics, tests). */
@@ -456,6 +484,7 @@ export class ParallelBroadRebuild {
         appendFromArena(out, arena, p0 + 2 * np, c[o + 2], c[o + 3]);
         if (c[o + 5] !== 0) this.wasmBlocks++;
         else this.jsBlocks++;
+        if (c[o + 5] === 2) this.wasmTraversals++;
       }
       // the budgets of Bvh.selfPairsBounded: below them its pairs are these, in this order
       total += np;

@@ -1,5 +1,6 @@
 import { threadIndex } from '../core/block-order.js';
 import { SHARED_MAX_PAGES, sharedKernel, wasmKernel } from '../wasm/kernels.js';
+import type { BvhNodes } from './bvh-self-pairs.js';
 import type { ArrayAlloc } from './surface-broad-items.js';
 import {
   B_MARGIN,
@@ -43,6 +44,9 @@ const ARRAYS = [
 
 /** The first ARRAYS that a topology fixes (copied into the memory once per topology version). */
 const TOPOLOGY_ARRAYS = 10;
+/** The triangle tree's node arrays (BvhNodes), after ARRAYS in the address table: copied in for a rebuild on the pool. */
+const NODE_ARRAYS = ['box', 'right', 'start', 'count', 'items'] as const;
+const SLOTS = ARRAYS.length + NODE_ARRAYS.length;
 
 interface SurfaceExports {
   setArrays(table: number, surfaces: number, margin: number, meanEdge: number): void;
@@ -50,6 +54,15 @@ interface SurfaceExports {
   vtCount(): number;
   eeCount(): number;
   collectPairRange(pairs: number, k0: number, k1: number, partial: number): number;
+  selfPairsOfNodes(
+    a: number,
+    b: number,
+    out: number,
+    n: number,
+    cap: number,
+    st: number,
+    stCap: number,
+  ): number;
 }
 
 const PAGE = 65536;
@@ -128,7 +141,7 @@ export class BroadMemory implements ArrayAlloc {
 const L_TABLE = 0,
   L_REGIONS = 1,
   L_THREAD = 4,
-  L_STRIDE = 8,
+  L_STRIDE = 12,
   /** a region: its pairs' address and room (pairs), its vertex–triangle and edge–edge outputs' (candidates) */
   R_PAIRS = 0,
   R_PAIRS_CAP = 1,
@@ -138,7 +151,11 @@ const L_TABLE = 0,
   R_EE_CAP = 5,
   /** the room a run on the thread found too small (the calling thread grows it before the next run) */
   R_NEED_PAIRS = 6,
-  R_NEED_OUT = 7;
+  R_NEED_OUT = 7,
+  /** the traversal's stack: address and room (entries); the room it needed */
+  R_STACK = 8,
+  R_STACK_CAP = 9,
+  R_NEED_STACK = 10;
 /** Most threads with a region (more run the JavaScript tests). */
 const MAX_REGIONS = 64;
 
@@ -195,6 +212,67 @@ export function testPairs(
   return false;
 }
 
+/** What partsInModule found, in this thread's region: triangle pairs, vertex–triangle and edge–edge candidates. */
+export interface ModuleParts {
+  pairs: Int32Array;
+  vt: Int32Array;
+  ee: Int32Array;
+}
+
+/**
+ * A pooled rebuild's frontier parts from … to − 1 (node pairs front[2f],
+ * front[2f + 1]) in the module on this thread: the tree's self-traversal
+ * from each (bvh-self-pairs.ts frontierPartPairs: the same pairs in the same
+ * order, at most `most` in all) into the region, and those pairs' candidate
+ * tests (collectPairRange) straight from there, no copy in between (the tree's
+ * nodes are in the memory: `ready` with them). 'budget' where `most` was
+ * reached; null where the region was too small (its need noted for the
+ * calling thread), the module met a degenerate triangle or is not here:
+ * the caller then runs the JavaScript traversal and testPairs.
+ */
+export function partsInModule(
+  W: BroadWasm | null,
+  A: BroadArrays,
+  front: Int32Array,
+  from: number,
+  to: number,
+  most: number,
+): ModuleParts | 'budget' | null {
+  if (W === null) return null;
+  const L = W.lay;
+  const ti = threadIndex();
+  if (ti >= L[L_REGIONS]) return null;
+  const r = L_THREAD + L_STRIDE * ti;
+  const k = instanceOf(W);
+  const s = A.scalars;
+  k.setArrays(L[L_TABLE], s[B_SURFACES] | 0, s[B_MARGIN], s[B_MEAN_EDGE]);
+  const cap = Math.min(most, L[r + R_PAIRS_CAP]),
+    P = L[r + R_PAIRS];
+  let np = 0;
+  for (let f = from; f < to && np >= 0; f++)
+    np = k.selfPairsOfNodes(front[2 * f], front[2 * f + 1], P, np, cap, L[r + R_STACK], L[r + R_STACK_CAP]);
+  if (np === -1 && cap === most) return 'budget';
+  if (np === -1) {
+    L[r + R_NEED_PAIRS] = Math.max(L[r + R_NEED_PAIRS], 2 * cap);
+    return null;
+  }
+  if (np < 0) {
+    L[r + R_NEED_STACK] = Math.max(L[r + R_NEED_STACK], 2 * L[r + R_STACK_CAP]);
+    return null;
+  }
+  k.setOut(L[r + R_VT], L[r + R_VT_CAP], L[r + R_EE], L[r + R_EE_CAP]);
+  const status = k.collectPairRange(P, 0, np, 0);
+  if (status === 1)
+    L[r + R_NEED_OUT] = Math.max(L[r + R_NEED_OUT], 2 * Math.max(L[r + R_VT_CAP], L[r + R_EE_CAP]));
+  if (status !== 0) return null;
+  const buf = W.memory.buffer;
+  return {
+    pairs: new Int32Array(buf, P, 2 * np),
+    vt: new Int32Array(buf, L[r + R_VT], 2 * k.vtCount()),
+    ee: new Int32Array(buf, L[r + R_EE], 2 * k.eeCount()),
+  };
+}
+
 /** The module's run in the region at lay[r …]: 0 done (candidates appended to `out`), 1 too little room (noted), 2 handed back. */
 function runRegion(
   W: BroadWasm,
@@ -238,10 +316,10 @@ export class BroadWasmHost {
   private W: BroadWasm | null = null;
   private table = 0;
   /** Per ARRAYS entry not resident: its copy's address and room (bytes), the array and topology version copied. */
-  private readonly slotAt = new Int32Array(ARRAYS.length);
-  private readonly slotCap = new Int32Array(ARRAYS.length);
-  private readonly slotSrc: (ArrayBufferView | null)[] = ARRAYS.map(() => null);
-  private readonly slotVersion = new Int32Array(ARRAYS.length).fill(-1);
+  private readonly slotAt = new Int32Array(SLOTS);
+  private readonly slotCap = new Int32Array(SLOTS);
+  private readonly slotSrc: (ArrayBufferView | null)[] = new Array(SLOTS).fill(null);
+  private readonly slotVersion = new Int32Array(SLOTS).fill(-1);
   /** Runs on the calling thread that gave the lists (statistics, tests). */
   runs = 0;
 
@@ -254,45 +332,45 @@ export class BroadWasmHost {
    * SIMD, `useWasmKernels(false)`): the address table written for `A` (the
    * arrays not in the memory copied in), regions for `threads` threads.
    */
-  ready(A: BroadArrays, topology: number, threads: number): BroadWasm | null {
+  ready(A: BroadArrays, topology: number, threads: number, nodes: BvhNodes | null = null): BroadWasm | null {
     const module = wasmKernel('surfaces') === null ? null : sharedKernel('surfaces');
     if (module === null) return null;
     const mem = this.mem;
     if (this.W === null || this.W.module !== module) {
-      this.table = mem.alloc(4 * ARRAYS.length);
+      this.table = mem.alloc(4 * SLOTS);
       const lay = new Int32Array(new SharedArrayBuffer(4 * (L_THREAD + L_STRIDE * MAX_REGIONS)));
       lay[L_TABLE] = this.table;
       this.W = { module, memory: mem.memory, lay };
     }
-    const addr = new Int32Array(mem.memory.buffer, this.table, ARRAYS.length);
-    for (let i = 0; i < ARRAYS.length; i++) {
-      const a = A[ARRAYS[i]];
-      if (mem.holds(a)) {
-        addr[i] = a.byteOffset;
-        continue;
-      }
-      // a copy, made again unless a topology array of the same version is there already
-      const n = a.byteLength;
-      if (
-        i < TOPOLOGY_ARRAYS &&
-        this.slotSrc[i] === a &&
-        this.slotVersion[i] === topology &&
-        this.slotCap[i] >= n
-      ) {
-        addr[i] = this.slotAt[i];
-        continue;
-      }
-      if (this.slotCap[i] < n) {
-        this.slotCap[i] = Math.max(64, Math.ceil(1.25 * n));
-        this.slotAt[i] = mem.alloc(this.slotCap[i]);
-      }
-      new Uint8Array(mem.memory.buffer).set(new Uint8Array(a.buffer, a.byteOffset, n), this.slotAt[i]);
-      this.slotSrc[i] = a;
-      this.slotVersion[i] = topology;
-      addr[i] = this.slotAt[i];
-    }
+    const addr = new Int32Array(mem.memory.buffer, this.table, SLOTS);
+    for (let i = 0; i < ARRAYS.length; i++) addr[i] = this.place(i, A[ARRAYS[i]], topology);
+    if (nodes !== null)
+      for (let i = 0; i < NODE_ARRAYS.length; i++)
+        addr[ARRAYS.length + i] = this.place(ARRAYS.length + i, nodes[NODE_ARRAYS[i]], -1);
     this.regions(Math.min(MAX_REGIONS, Math.max(1, threads)), A.tri.length / 3);
     return this.W;
+  }
+
+  /** The address of array `a` (slot i of the table) in the memory: its own, or its copy's (made again unless a topology array of the same version is there already). */
+  private place(i: number, a: ArrayBufferView, topology: number): number {
+    const mem = this.mem;
+    if (mem.holds(a)) return a.byteOffset;
+    const n = a.byteLength;
+    if (
+      i < TOPOLOGY_ARRAYS &&
+      this.slotSrc[i] === a &&
+      this.slotVersion[i] === topology &&
+      this.slotCap[i] >= n
+    )
+      return this.slotAt[i];
+    if (this.slotCap[i] < n) {
+      this.slotCap[i] = Math.max(64, Math.ceil(1.25 * n));
+      this.slotAt[i] = mem.alloc(this.slotCap[i]);
+    }
+    new Uint8Array(mem.memory.buffer).set(new Uint8Array(a.buffer, a.byteOffset, n), this.slotAt[i]);
+    this.slotSrc[i] = a;
+    this.slotVersion[i] = topology;
+    return this.slotAt[i];
   }
 
   /** Regions for threads [0, n): new ones where missing or where a run found one too small. */
@@ -301,8 +379,14 @@ export class BroadWasmHost {
     for (let t = 0; t < n; t++) {
       const r = L_THREAD + L_STRIDE * t;
       const needP = L[r + R_NEED_PAIRS],
-        needO = L[r + R_NEED_OUT];
-      if (t < L[L_REGIONS] && needP === 0 && needO === 0) continue;
+        needO = L[r + R_NEED_OUT],
+        needS = L[r + R_NEED_STACK];
+      if (t < L[L_REGIONS] && needP === 0 && needO === 0 && needS === 0) continue;
+      const capS = Math.max(L[r + R_STACK_CAP], 2 * needS, 1024);
+      if (capS > L[r + R_STACK_CAP]) {
+        L[r + R_STACK] = this.mem.alloc(4 * capS);
+        L[r + R_STACK_CAP] = capS;
+      }
       // (at first about a rebuild's share: ~24 triangle pairs and ~4 candidates of each kind per triangle)
       const capP = Math.max(
         L[r + R_PAIRS_CAP],
@@ -320,7 +404,7 @@ export class BroadWasmHost {
         L[r + R_EE] = this.mem.alloc(8 * capO);
         L[r + R_VT_CAP] = L[r + R_EE_CAP] = capO;
       }
-      L[r + R_NEED_PAIRS] = L[r + R_NEED_OUT] = 0;
+      L[r + R_NEED_PAIRS] = L[r + R_NEED_OUT] = L[r + R_NEED_STACK] = 0;
     }
     L[L_REGIONS] = Math.max(L[L_REGIONS], n);
   }
