@@ -50,9 +50,7 @@ interface BroadInternals {
   vtCand: Int32Array;
   eeCount: number;
   eeCand: Int32Array;
-  pooledWasmBlocks: number;
-  pooledJsBlocks: number;
-  pooledWasmTraversals: number;
+  pooledModule: { wasm: number; js: number; traversals: number };
   pooledRebuilds: number;
   pooledUpdates: number;
   stats: { rebuilds: number; partialUpdates: number };
@@ -228,13 +226,13 @@ describe('the surface broad phase in WebAssembly', () => {
       expect(b.pooledRebuilds).toBeGreaterThan(5);
       expect(b.pooledUpdates).toBeGreaterThan(5);
     }
-    expect(off.pooledWasmBlocks).toBe(0);
-    expect(off.pooledJsBlocks).toBeGreaterThan(100);
-    expect(on.pooledWasmBlocks).toBeGreaterThan(100);
-    expect(on.pooledJsBlocks).toBe(0);
+    expect(off.pooledModule.wasm).toBe(0);
+    expect(off.pooledModule.js).toBeGreaterThan(100);
+    expect(on.pooledModule.wasm).toBeGreaterThan(100);
+    expect(on.pooledModule.js).toBe(0);
     // the rebuilds' parts: the tree's self-traversal in the module too, feeding the tests there
-    expect(off.pooledWasmTraversals).toBe(0);
-    expect(on.pooledWasmTraversals).toBeGreaterThan(100);
+    expect(off.pooledModule.traversals).toBe(0);
+    expect(on.pooledModule.traversals).toBeGreaterThan(100);
     for (const w of worlds) w.dispose();
   }, 300_000);
 });

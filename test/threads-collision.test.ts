@@ -106,10 +106,10 @@ describe('self collision on worker threads', () => {
     expect(broad[3].pooledUpdates).toBeGreaterThan(0);
     // every block of those rebuilds and updates tested its pairs in WebAssembly, on the broad phase's memory
     for (const b of broad.slice(1)) {
-      expect(b.pooledWasmBlocks).toBeGreaterThan(0);
-      expect(b.pooledJsBlocks).toBe(0);
+      expect(b.pooledModule.wasm).toBeGreaterThan(0);
+      expect(b.pooledModule.js).toBe(0);
       // (the rebuilds' parts traversed the tree in the module too)
-      expect(b.pooledWasmTraversals).toBeGreaterThan(0);
+      expect(b.pooledModule.traversals).toBeGreaterThan(0);
     }
     // the snapshot checks, a rebuild's snapshots, the item boxes and the swept boxes in blocks (surface-broad-blocks.ts)
     expect(broad[0].pooledLoops).toBe(0);

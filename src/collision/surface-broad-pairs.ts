@@ -295,7 +295,7 @@ export function collectPairRange(
   return true;
 }
 
-/** A thread's scratch for collectDirtyGroups: the query's results, its stack and its box, the triangle pairs found. */
+/** A thread's scratch for collectDirtyPairs: the query's results, its stack and its box, the triangle pairs found. */
 export interface GroupScratch {
   result: Int32Array;
   stack: Int32Array;
@@ -315,35 +315,14 @@ export function groupScratch(): GroupScratch {
 }
 
 /**
- * The candidates of an incremental update's groups gFrom … gTo − 1 (the
- * triangles each stray made dirty: dirty[ends[g − 1] … ends[g]), ends[−1]
- * = 0), appended to `out` in that order: each dirty triangle against the
- * triangles its box overlaps (a pair of two dirty triangles taken from the
- * smaller index), at most `per` per triangle (collectDirtyPairs), and those
- * triangle pairs' candidates in partial mode (collectPairRange). The same
- * lists whether the groups run here in one call or in blocks on the pool
- * joined in order. Returns how many triangles or queries reached their
- * budget (a sink that filled up sets `out.full`).
- */
-export function collectDirtyGroups(
-  A: BroadArrays,
-  N: BvhNodes,
-  dirty: Int32Array,
-  ends: Int32Array,
-  gFrom: number,
-  gTo: number,
-  per: number,
-  S: GroupScratch,
-  out: PairSink,
-): number {
-  const over = collectDirtyPairs(A, N, dirty, ends, gFrom, gTo, per, S);
-  collectPairRange(A, S.pairs, 0, S.count, out, true);
-  return over;
-}
-
-/**
  * The overlapping triangle pairs of an incremental update's groups gFrom …
- * gTo − 1, in S.pairs[0 … 2 S.count) (see collectDirtyGroups). One tree
+ * gTo − 1 (the triangles each stray made dirty: dirty[ends[g − 1] …
+ * ends[g]), ends[−1] = 0), in S.pairs[0 … 2 S.count), in that order: each
+ * dirty triangle against the triangles its box overlaps (a pair of two
+ * dirty triangles taken from the smaller index), at most `per` per
+ * triangle; their candidates are collectPairRange's in partial mode. The
+ * same lists whether the groups run here in one call or in blocks on the
+ * pool joined in order. One tree
  * query per group with the union of its triangles' boxes: the tree reports
  * items in the same depth-first order whatever the query box, so filtering
  * its answer by each triangle's own box gives exactly the items, in the

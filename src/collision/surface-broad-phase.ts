@@ -451,12 +451,12 @@ export class SurfaceBroadPhase {
       // on the worker pool in a threaded world, else in WebAssembly where the module runs (both: the same lists)
       if (
         (tasks === null || np < PARALLEL_MIN_PAIRS || !this.pool(tasks).run(tasks, A, pairs, np, out)) &&
-        !this.testHere(W, A, pairs, np, false, out)
+        !this.testHere(W, pairs, np, false)
       )
         collectPairRange(A, pairs, 0, np, out);
       this.ms.tests += clock() - t1;
     } else {
-      // each dirty triangle against the triangles its box overlaps (collectDirtyGroups), on the pool
+      // each dirty triangle against the triangles its box overlaps (collectDirtyPairs), on the pool
       // in a threaded world (blocks of groups joined in order: the same lists), else here
       const per = this.perTriangle;
       let over = -1;
@@ -473,11 +473,10 @@ export class SurfaceBroadPhase {
           W,
         );
       if (over < 0) {
-        // collectDirtyGroups: the triangle pairs, then their tests (in WebAssembly where the module runs)
+        // the triangle pairs, then their tests (in WebAssembly where the module runs)
         const S = this.groups;
         over = collectDirtyPairs(A, this.tree, this.dirtyTris, this.dirtyGroupEnd, 0, nDirty, per, S);
-        if (!this.testHere(W, A, S.pairs, S.count, true, out))
-          collectPairRange(A, S.pairs, 0, S.count, out, true);
+        if (!this.testHere(W, S.pairs, S.count, true)) collectPairRange(A, S.pairs, 0, S.count, out, true);
       }
       if (over > 0) this.overBudget(over);
     }
@@ -489,14 +488,10 @@ export class SurfaceBroadPhase {
    * memory (W), or (a full rebuild) with the arrays copied into the module's own memory where they
    * are not in one; false where it did not run (the caller runs the JavaScript loop).
    */
-  private testHere(
-    W: BroadWasm | null,
-    A: BroadArrays,
-    pairs: Int32Array,
-    np: number,
-    partial: boolean,
-    out: PairSink,
-  ): boolean {
+  private testHere(W: BroadWasm | null, pairs: Int32Array, np: number, partial: boolean): boolean {
+    // (collectPairs' arrays and sink)
+    const A = this.arrays,
+      out = this.sink;
     if (W !== null) return (this.wasmHost as BroadWasmHost).run(W, A, pairs, np, partial, out);
     return !partial && this.wasmTests.run(A, pairs, np, out);
   }
@@ -559,19 +554,13 @@ export class SurfaceBroadPhase {
     return this.parallelRebuild?.reruns ?? 0;
   }
 
-  /** Blocks of the pooled rebuilds and updates whose candidate tests ran in WebAssembly (statistics, tests). */
-  get pooledWasmBlocks(): number {
-    return this.parallelRebuild?.wasmBlocks ?? 0;
-  }
-
-  /** Parts of the pooled rebuilds whose tree traversal ran in WebAssembly too (statistics, tests). */
-  get pooledWasmTraversals(): number {
-    return this.parallelRebuild?.wasmTraversals ?? 0;
-  }
-
-  /** Blocks of the pooled rebuilds and updates whose candidate tests ran in JavaScript (statistics, tests). */
-  get pooledJsBlocks(): number {
-    return this.parallelRebuild?.jsBlocks ?? 0;
+  /**
+   * Blocks of the pooled rebuilds and updates whose candidate tests ran in WebAssembly (`wasm`) and in
+   * JavaScript (`js`), and parts of the rebuilds whose tree traversal ran in WebAssembly too (statistics, tests).
+   */
+  get pooledModule(): { wasm: number; js: number; traversals: number } {
+    const r = this.parallelRebuild;
+    return { wasm: r?.wasmBlocks ?? 0, js: r?.jsBlocks ?? 0, traversals: r?.wasmTraversals ?? 0 };
   }
 
   private poolRebuild(): ParallelBroadRebuild {

@@ -9,7 +9,6 @@ import {
 } from './bvh-self-pairs.js';
 import {
   type BroadArrays,
-  collectDirtyGroups,
   collectDirtyPairs,
   collectPairRange,
   emptyBroadArrays,
@@ -300,7 +299,7 @@ const localGroups: GroupScratch = groupScratch();
 
 /**
  * The update task's kernel: block `block` = groups [from, to) of an
- * incremental update (collectDirtyGroups), found in this thread's own sink
+ * incremental update (collectDirtyPairs and their tests), found in this thread's own sink
  * and copied to a run of the shared arena claimed for them.
  */
 export function broadUpdateTask(args: BroadUpdateArgs, from: number, to: number, block: number): void {
@@ -565,10 +564,10 @@ export class ParallelBroadRebuild {
 
   /**
    * Appends the candidates of an incremental update's groups [0, ng) to
-   * `out` (collectDirtyGroups with the tree and `src`: the same entries in
+   * `out` (collectDirtyPairs with the tree and `src`, and their tests: the same entries in
    * the same order) on the pool, after `patch`. Returns how many triangles
    * or queries reached their budget, or −1 when it did not run (not synced,
-   * or the pool could not run it now: the caller runs collectDirtyGroups).
+   * or the pool could not run it now: the caller runs them itself).
    */
   runPartial(
     tasks: TaskRunner,
@@ -629,17 +628,9 @@ export class ParallelBroadRebuild {
       if (c[o + 4] !== 0) {
         // the arena was full: this block's groups once more, here, into the growing lists
         this.reruns++;
-        over += collectDirtyGroups(
-          src,
-          tree,
-          dirty,
-          ends,
-          b * B,
-          Math.min(ng, (b + 1) * B),
-          per,
-          this.groups,
-          out,
-        );
+        const S = this.groups;
+        over += collectDirtyPairs(src, tree, dirty, ends, b * B, Math.min(ng, (b + 1) * B), per, S);
+        collectPairRange(src, S.pairs, 0, S.count, out, true);
         continue;
       }
       over += c[o + 1];

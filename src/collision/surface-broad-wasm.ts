@@ -141,21 +141,7 @@ export class BroadMemory implements ArrayAlloc {
 const L_TABLE = 0,
   L_REGIONS = 1,
   L_THREAD = 4,
-  L_STRIDE = 12,
-  /** a region: its pairs' address and room (pairs), its vertex–triangle and edge–edge outputs' (candidates) */
-  R_PAIRS = 0,
-  R_PAIRS_CAP = 1,
-  R_VT = 2,
-  R_VT_CAP = 3,
-  R_EE = 4,
-  R_EE_CAP = 5,
-  /** the room a run on the thread found too small (the calling thread grows it before the next run) */
-  R_NEED_PAIRS = 6,
-  R_NEED_OUT = 7,
-  /** the traversal's stack: address and room (entries); the room it needed */
-  R_STACK = 8,
-  R_STACK_CAP = 9,
-  R_NEED_STACK = 10;
+  L_STRIDE = 12;
 /** Most threads with a region (more run the JavaScript tests). */
 const MAX_REGIONS = 64;
 
@@ -171,6 +157,17 @@ export interface BroadWasm {
   memory: WebAssembly.Memory;
   lay: Int32Array;
 }
+
+/**
+ * A thread's region in BroadWasm.lay, from its slot r: for its triangle pairs, its vertex–triangle
+ * and edge–edge candidates, and the traversal's stack, each at r + the buffer's first slot: the
+ * address, its room (pairs, candidates, entries) and the room a run on the thread found too small
+ * (the calling thread grows it before the next run; the candidates' need at VT).
+ */
+const PAIRS = 0,
+  VT = 3,
+  EE = 6,
+  STACK = 9;
 
 /** Each thread's instance of the module, by the BroadWasm record it came with. */
 const instances = new WeakMap<object, SurfaceExports>();
@@ -212,6 +209,10 @@ export function testPairs(
   return false;
 }
 
+/** Slots of a buffer in a region (see PAIRS). */
+const CAP = 1,
+  NEED = 2;
+
 /** What partsInModule found, in this thread's region: triangle pairs, vertex–triangle and edge–edge candidates. */
 export interface ModuleParts {
   pairs: Int32Array;
@@ -246,30 +247,30 @@ export function partsInModule(
   const k = instanceOf(W);
   const s = A.scalars;
   k.setArrays(L[L_TABLE], s[B_SURFACES] | 0, s[B_MARGIN], s[B_MEAN_EDGE]);
-  const cap = Math.min(most, L[r + R_PAIRS_CAP]),
-    P = L[r + R_PAIRS];
+  const cap = Math.min(most, L[r + PAIRS + CAP]),
+    P = L[r + PAIRS];
   let np = 0;
   for (let f = from; f < to && np >= 0; f++)
-    np = k.selfPairsOfNodes(front[2 * f], front[2 * f + 1], P, np, cap, L[r + R_STACK], L[r + R_STACK_CAP]);
+    np = k.selfPairsOfNodes(front[2 * f], front[2 * f + 1], P, np, cap, L[r + STACK], L[r + STACK + CAP]);
   if (np === -1 && cap === most) return 'budget';
   if (np === -1) {
-    L[r + R_NEED_PAIRS] = Math.max(L[r + R_NEED_PAIRS], 2 * cap);
+    L[r + PAIRS + NEED] = Math.max(L[r + PAIRS + NEED], 2 * cap);
     return null;
   }
   if (np < 0) {
-    L[r + R_NEED_STACK] = Math.max(L[r + R_NEED_STACK], 2 * L[r + R_STACK_CAP]);
+    L[r + STACK + NEED] = Math.max(L[r + STACK + NEED], 2 * L[r + STACK + CAP]);
     return null;
   }
-  k.setOut(L[r + R_VT], L[r + R_VT_CAP], L[r + R_EE], L[r + R_EE_CAP]);
+  k.setOut(L[r + VT], L[r + VT + CAP], L[r + EE], L[r + EE + CAP]);
   const status = k.collectPairRange(P, 0, np, 0);
   if (status === 1)
-    L[r + R_NEED_OUT] = Math.max(L[r + R_NEED_OUT], 2 * Math.max(L[r + R_VT_CAP], L[r + R_EE_CAP]));
+    L[r + VT + NEED] = Math.max(L[r + VT + NEED], 2 * Math.max(L[r + VT + CAP], L[r + EE + CAP]));
   if (status !== 0) return null;
   const buf = W.memory.buffer;
   return {
     pairs: new Int32Array(buf, P, 2 * np),
-    vt: new Int32Array(buf, L[r + R_VT], 2 * k.vtCount()),
-    ee: new Int32Array(buf, L[r + R_EE], 2 * k.eeCount()),
+    vt: new Int32Array(buf, L[r + VT], 2 * k.vtCount()),
+    ee: new Int32Array(buf, L[r + EE], 2 * k.eeCount()),
   };
 }
 
@@ -284,24 +285,24 @@ function runRegion(
   out: PairSink,
 ): number {
   const L = W.lay;
-  if (np > L[r + R_PAIRS_CAP]) {
-    L[r + R_NEED_PAIRS] = Math.max(L[r + R_NEED_PAIRS], np);
+  if (np > L[r + PAIRS + CAP]) {
+    L[r + PAIRS + NEED] = Math.max(L[r + PAIRS + NEED], np);
     return 1;
   }
   const k = instanceOf(W);
   const buf = W.memory.buffer;
-  new Int32Array(buf, L[r + R_PAIRS], 2 * np).set(pairs.subarray(0, 2 * np));
+  new Int32Array(buf, L[r + PAIRS], 2 * np).set(pairs.subarray(0, 2 * np));
   const s = A.scalars;
   k.setArrays(L[L_TABLE], s[B_SURFACES] | 0, s[B_MARGIN], s[B_MEAN_EDGE]);
-  k.setOut(L[r + R_VT], L[r + R_VT_CAP], L[r + R_EE], L[r + R_EE_CAP]);
-  const status = k.collectPairRange(L[r + R_PAIRS], 0, np, partial ? 1 : 0);
+  k.setOut(L[r + VT], L[r + VT + CAP], L[r + EE], L[r + EE + CAP]);
+  const status = k.collectPairRange(L[r + PAIRS], 0, np, partial ? 1 : 0);
   if (status === 2) return 2;
   if (status === 1) {
-    L[r + R_NEED_OUT] = Math.max(L[r + R_NEED_OUT], 2 * Math.max(L[r + R_VT_CAP], L[r + R_EE_CAP]));
+    L[r + VT + NEED] = Math.max(L[r + VT + NEED], 2 * Math.max(L[r + VT + CAP], L[r + EE + CAP]));
     return 1;
   }
-  append(out, true, new Int32Array(buf, L[r + R_VT], 2 * k.vtCount()));
-  append(out, false, new Int32Array(buf, L[r + R_EE], 2 * k.eeCount()));
+  append(out, true, new Int32Array(buf, L[r + VT], 2 * k.vtCount()));
+  append(out, false, new Int32Array(buf, L[r + EE], 2 * k.eeCount()));
   return 0;
 }
 
@@ -378,33 +379,33 @@ export class BroadWasmHost {
     const L = (this.W as BroadWasm).lay;
     for (let t = 0; t < n; t++) {
       const r = L_THREAD + L_STRIDE * t;
-      const needP = L[r + R_NEED_PAIRS],
-        needO = L[r + R_NEED_OUT],
-        needS = L[r + R_NEED_STACK];
+      const needP = L[r + PAIRS + NEED],
+        needO = L[r + VT + NEED],
+        needS = L[r + STACK + NEED];
       if (t < L[L_REGIONS] && needP === 0 && needO === 0 && needS === 0) continue;
-      const capS = Math.max(L[r + R_STACK_CAP], 2 * needS, 1024);
-      if (capS > L[r + R_STACK_CAP]) {
-        L[r + R_STACK] = this.mem.alloc(4 * capS);
-        L[r + R_STACK_CAP] = capS;
+      const capS = Math.max(L[r + STACK + CAP], 2 * needS, 1024);
+      if (capS > L[r + STACK + CAP]) {
+        L[r + STACK] = this.mem.alloc(4 * capS);
+        L[r + STACK + CAP] = capS;
       }
       // (at first about a rebuild's share: ~24 triangle pairs and ~4 candidates of each kind per triangle)
       const capP = Math.max(
-        L[r + R_PAIRS_CAP],
+        L[r + PAIRS + CAP],
         needP > 0 ? 2 * needP : 0,
         1024,
         24 * Math.ceil(triangles / n),
       );
-      const capO = Math.max(L[r + R_VT_CAP], needO, 1024, 4 * Math.ceil(triangles / n));
-      if (capP > L[r + R_PAIRS_CAP]) {
-        L[r + R_PAIRS] = this.mem.alloc(8 * capP);
-        L[r + R_PAIRS_CAP] = capP;
+      const capO = Math.max(L[r + VT + CAP], needO, 1024, 4 * Math.ceil(triangles / n));
+      if (capP > L[r + PAIRS + CAP]) {
+        L[r + PAIRS] = this.mem.alloc(8 * capP);
+        L[r + PAIRS + CAP] = capP;
       }
-      if (capO > L[r + R_VT_CAP]) {
-        L[r + R_VT] = this.mem.alloc(8 * capO);
-        L[r + R_EE] = this.mem.alloc(8 * capO);
-        L[r + R_VT_CAP] = L[r + R_EE_CAP] = capO;
+      if (capO > L[r + VT + CAP]) {
+        L[r + VT] = this.mem.alloc(8 * capO);
+        L[r + EE] = this.mem.alloc(8 * capO);
+        L[r + VT + CAP] = L[r + EE + CAP] = capO;
       }
-      L[r + R_NEED_PAIRS] = L[r + R_NEED_OUT] = L[r + R_NEED_STACK] = 0;
+      L[r + PAIRS + NEED] = L[r + VT + NEED] = L[r + STACK + NEED] = 0;
     }
     L[L_REGIONS] = Math.max(L[L_REGIONS], n);
   }
