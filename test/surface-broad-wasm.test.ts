@@ -229,7 +229,8 @@ describe('the surface broad phase in WebAssembly', () => {
     expect(off.pooledModule.wasm).toBe(0);
     expect(off.pooledModule.js).toBeGreaterThan(100);
     expect(on.pooledModule.wasm).toBeGreaterThan(100);
-    expect(on.pooledModule.js).toBe(0);
+    // (a block whose thread's region was too small for it runs in JavaScript, and the region grows)
+    expect(on.pooledModule.js).toBeLessThan(0.01 * on.pooledModule.wasm);
     // the rebuilds' parts: the tree's self-traversal in the module too, feeding the tests there
     expect(off.pooledModule.traversals).toBe(0);
     expect(on.pooledModule.traversals).toBeGreaterThan(100);

@@ -107,7 +107,8 @@ describe('self collision on worker threads', () => {
     // every block of those rebuilds and updates tested its pairs in WebAssembly, on the broad phase's memory
     for (const b of broad.slice(1)) {
       expect(b.pooledModule.wasm).toBeGreaterThan(0);
-      expect(b.pooledModule.js).toBe(0);
+      // (a block whose thread's region was too small for it ran in JavaScript, and the region grew)
+      expect(b.pooledModule.js).toBeLessThan(0.01 * b.pooledModule.wasm);
       // (the rebuilds' parts traversed the tree in the module too)
       expect(b.pooledModule.traversals).toBeGreaterThan(0);
     }

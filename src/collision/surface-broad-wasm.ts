@@ -388,14 +388,10 @@ export class BroadWasmHost {
         L[r + STACK] = this.mem.alloc(4 * capS);
         L[r + STACK + CAP] = capS;
       }
-      // (at first about a rebuild's share: ~24 triangle pairs and ~4 candidates of each kind per triangle)
-      const capP = Math.max(
-        L[r + PAIRS + CAP],
-        needP > 0 ? 2 * needP : 0,
-        1024,
-        24 * Math.ceil(triangles / n),
-      );
-      const capO = Math.max(L[r + VT + CAP], needO, 1024, 4 * Math.ceil(triangles / n));
+      // (at first what a whole rebuild finds, ~24 triangle pairs and ~4 candidates of each kind per
+      // triangle, as one thread's blocks may be the heaviest: a run that finds it small hands back)
+      const capP = Math.max(L[r + PAIRS + CAP], needP > 0 ? 2 * needP : 0, 1024, 24 * Math.ceil(triangles));
+      const capO = Math.max(L[r + VT + CAP], needO, 1024, 4 * Math.ceil(triangles));
       if (capP > L[r + PAIRS + CAP]) {
         L[r + PAIRS] = this.mem.alloc(8 * capP);
         L[r + PAIRS + CAP] = capP;
