@@ -1,25 +1,37 @@
 /**
  * The surface broad phase's candidate tests in WebAssembly (wasm/surfaces.ts,
  * a port of surface-broad-pairs.ts collectPairRange; src/collision/
- * surface-broad-wasm.ts): a full rebuild's lists are the JavaScript loop's,
- * entry for entry (also when the module's output room must grow), a
- * degenerate triangle hands the whole range back to the JavaScript loop,
- * and a cloth folding onto itself steps bit for bit as with the module off.
+ * surface-broad-wasm.ts): a full rebuild's and an incremental update's
+ * lists are the JavaScript loop's, entry for entry (with the arrays copied
+ * into the module's memory, also when its output room must grow, and on the
+ * broad phase's own shared memory), a degenerate triangle hands the whole
+ * range back to the JavaScript loop, and a cloth folding onto itself steps
+ * bit for bit as with the module off, on one thread and on two (where the
+ * pool's rebuilds and updates test their pairs in the module on every
+ * thread).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { foldingSheet } from '../bench/scenes.js';
 import type { Bvh } from '../src/collision/bvh.js';
-import { type BroadArrays, collectPairRange, type PairSink } from '../src/collision/surface-broad-pairs.js';
-import { WasmPairTests } from '../src/collision/surface-broad-wasm.js';
+import {
+  type BroadArrays,
+  collectDirtyPairs,
+  collectPairRange,
+  groupScratch,
+  type PairSink,
+} from '../src/collision/surface-broad-pairs.js';
+import { type BroadWasmHost, WasmPairTests } from '../src/collision/surface-broad-wasm.js';
 import { Cloth, collisionSystemOf, enableCollisions, PlaneCollider, World } from '../src/index.js';
 import { useWasmKernels, wasmKernel } from '../src/wasm/kernels.js';
-import { stateBits } from './helpers/worlds.js';
+import { keepThreadPools, stateBits } from './helpers/worlds.js';
+
+keepThreadPools();
 
 afterEach(() => useWasmKernels(true));
 
 /** A 30 × 50 cloth let go just above the ground: it folds onto itself (self collision on). */
-function foldingCloth(): World {
-  const world = new World({ dt: 1 / 60, substeps: 5, damping: 0.2 });
+function foldingCloth(threads = 1): World {
+  const world = new World({ dt: 1 / 60, substeps: 5, damping: 0.2, threads });
   const mesh = foldingSheet([0.6, 1.0], [30, 50], 0.55, [0.03, 5]);
   const cloth = new Cloth(world, { mesh, density: 0.2, bend: { compliance: 0.5 } });
   world.addCollider(new PlaneCollider({ friction: 0.6 }));
@@ -32,7 +44,16 @@ interface BroadInternals {
   tree: Bvh;
   tBox: Float64Array;
   wasmTests: WasmPairTests;
-  stats: { rebuilds: number };
+  wasmHost: BroadWasmHost | null;
+  topo: { version: number };
+  vtCount: number;
+  vtCand: Int32Array;
+  eeCount: number;
+  eeCand: Int32Array;
+  pooledModule: { wasm: number; js: number; traversals: number };
+  pooledRebuilds: number;
+  pooledUpdates: number;
+  stats: { rebuilds: number; partialUpdates: number };
 }
 
 function broadOf(world: World): BroadInternals {
@@ -85,20 +106,134 @@ describe('the surface broad phase in WebAssembly', () => {
     expect(tests.runs).toBe(1);
   });
 
-  it('steps a folding cloth bit for bit as the JavaScript loop does, every rebuild in WebAssembly', () => {
+  it('on the broad phase own memory: a rebuild and an incremental update get the JavaScript lists, no array copied', () => {
+    const world = foldingCloth();
+    for (let f = 0; f < 30; f++) world.step();
+    const bp = broadOf(world);
+    const host = bp.wasmHost as BroadWasmHost;
+    expect(host).not.toBeNull();
+    const A = bp.arrays;
+    // the snapshots, boxes and flags live in the module's memory (the tests read them there)
+    for (const a of [
+      A.snap,
+      A.delta,
+      A.vBox,
+      A.tBox,
+      A.tSphere,
+      A.eBox,
+      A.eHalf,
+      A.sharp,
+      A.vDirty,
+      A.tDirty,
+    ])
+      expect(host.mem.holds(a)).toBe(true);
+    const W = host.ready(A, bp.topo.version, 1)!;
+    expect(W).not.toBeNull();
+    const np = bp.tree.selfPairsBounded(bp.tBox, 64, 0);
+    const pairs = bp.tree.pairs.slice(0, 2 * np);
+    const js = sink();
+    collectPairRange(A, pairs, 0, np, js);
+    expect(js.vtCount).toBeGreaterThan(1000);
+    const runs = host.runs;
+    const w = sink();
+    expect(host.run(W, A, pairs, np, false, w)).toBe(true);
+    expect(host.runs).toBe(runs + 1);
+    expect(lists(w)).toEqual(lists(js));
+    // an incremental update: every 7th vertex strays, its triangles and edges dirty (the partial mode)
+    const topo = collisionSystemOf(world)!.surfaces.topology as unknown as {
+      vtStart: Int32Array;
+      vtList: Int32Array;
+      veStart: Int32Array;
+      veList: Int32Array;
+      vertexCount: number;
+    };
+    const dirty: number[] = [];
+    const ends: number[] = [];
+    for (let v = 0; v < topo.vertexCount; v += 7) {
+      A.vDirty[v] = 1;
+      for (let j = topo.vtStart[v]; j < topo.vtStart[v + 1]; j++) {
+        const t = topo.vtList[j];
+        if (A.tDirty[t] === 0) dirty.push(t);
+        A.tDirty[t] = 1;
+      }
+      for (let j = topo.veStart[v]; j < topo.veStart[v + 1]; j++) A.eDirty[topo.veList[j]] = 1;
+      if (dirty.length > (ends.at(-1) ?? 0)) ends.push(dirty.length);
+    }
+    const S = groupScratch();
+    collectDirtyPairs(A, bp.tree, Int32Array.from(dirty), Int32Array.from(ends), 0, ends.length, 1024, S);
+    expect(S.count).toBeGreaterThan(1000);
+    const pj = sink();
+    collectPairRange(A, S.pairs, 0, S.count, pj, true);
+    const pw = sink();
+    expect(host.run(host.ready(A, bp.topo.version, 1)!, A, S.pairs, S.count, true, pw)).toBe(true);
+    expect(host.runs).toBe(runs + 2);
+    // fewer than the full mode's, and the same as the JavaScript's
+    expect(pj.vtCount).toBeGreaterThan(100);
+    expect(pj.vtCount + pj.eeCount).toBeLessThan(js.vtCount + js.eeCount);
+    expect(lists(pw)).toEqual(lists(pj));
+    A.vDirty.fill(0);
+    A.tDirty.fill(0);
+    A.eDirty.fill(0);
+  });
+
+  it('steps a folding cloth bit for bit as the JavaScript loop does, every rebuild and update in WebAssembly', () => {
     const run = (wasm: boolean) => {
       useWasmKernels(wasm);
       const world = foldingCloth();
       for (let f = 0; f < 40; f++) world.step();
       const bp = broadOf(world);
-      return { bits: stateBits(world), runs: bp.wasmTests.runs, rebuilds: bp.stats.rebuilds };
+      return {
+        bits: stateBits(world),
+        runs: bp.wasmTests.runs + (bp.wasmHost?.runs ?? 0),
+        rebuilds: bp.stats.rebuilds,
+        updates: bp.stats.partialUpdates,
+      };
     };
     const off = run(false);
     const on = run(true);
     expect(off.runs).toBe(0);
     expect(on.rebuilds).toBeGreaterThan(20);
-    expect(on.runs).toBe(on.rebuilds);
+    expect(on.updates).toBeGreaterThan(20);
+    expect(on.runs).toBe(on.rebuilds + on.updates);
     expect(on.rebuilds).toBe(off.rebuilds);
     expect(on.bits).toEqual(off.bits);
   });
+
+  it('on two threads: the pooled rebuilds and updates test their pairs in the module on every thread, with the JavaScript lists', async () => {
+    const worlds = [false, true].map((wasm) => {
+      useWasmKernels(wasm);
+      return foldingCloth(2);
+    });
+    await Promise.all(worlds.map((w) => w.threadsReady()));
+    const [off, on] = worlds.map(broadOf);
+    for (let f = 0; f < 40; f++) {
+      useWasmKernels(false);
+      worlds[0].step();
+      useWasmKernels(true);
+      worlds[1].step();
+      expect(on.vtCount).toBe(off.vtCount);
+      expect(on.eeCount).toBe(off.eeCount);
+      expect(Array.from(on.vtCand.subarray(0, 2 * on.vtCount))).toEqual(
+        Array.from(off.vtCand.subarray(0, 2 * off.vtCount)),
+      );
+      expect(Array.from(on.eeCand.subarray(0, 2 * on.eeCount))).toEqual(
+        Array.from(off.eeCand.subarray(0, 2 * off.eeCount)),
+      );
+    }
+    expect(stateBits(worlds[1]).equals(stateBits(worlds[0]))).toBe(true);
+    // both worlds' rebuilds and updates ran on the pool: with the module off in JavaScript, on in WebAssembly
+    for (const b of [off, on]) {
+      expect(b.pooledRebuilds).toBeGreaterThan(5);
+      expect(b.pooledUpdates).toBeGreaterThan(5);
+    }
+    expect(off.pooledModule.wasm).toBe(0);
+    expect(off.pooledModule.js).toBeGreaterThan(100);
+    expect(on.pooledModule.wasm).toBeGreaterThan(100);
+    // (a block whose thread's region was too small for it runs in JavaScript, and the region grows)
+    expect(on.pooledModule.js).toBeLessThan(0.01 * on.pooledModule.wasm);
+    // the rebuilds' parts: the tree's self-traversal in the module too, feeding the tests there
+    expect(off.pooledModule.traversals).toBe(0);
+    expect(on.pooledModule.traversals).toBeGreaterThan(100);
+    for (const w of worlds) w.dispose();
+  }, 300_000);
 });

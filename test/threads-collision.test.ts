@@ -104,6 +104,14 @@ describe('self collision on worker threads', () => {
     expect(broad[1].pooledUpdates).toBeGreaterThan(0);
     expect(broad[2].pooledUpdates).toBeGreaterThan(0);
     expect(broad[3].pooledUpdates).toBeGreaterThan(0);
+    // every block of those rebuilds and updates tested its pairs in WebAssembly, on the broad phase's memory
+    for (const b of broad.slice(1)) {
+      expect(b.pooledModule.wasm).toBeGreaterThan(0);
+      // (a block whose thread's region was too small for it ran in JavaScript, and the region grew)
+      expect(b.pooledModule.js).toBeLessThan(0.01 * b.pooledModule.wasm);
+      // (the rebuilds' parts traversed the tree in the module too)
+      expect(b.pooledModule.traversals).toBeGreaterThan(0);
+    }
     // the snapshot checks, a rebuild's snapshots, the item boxes and the swept boxes in blocks (surface-broad-blocks.ts)
     expect(broad[0].pooledLoops).toBe(0);
     expect(broad[1].pooledLoops).toBeGreaterThan(0);

@@ -1,8 +1,9 @@
 /**
  * The WebAssembly module of the surface broad phase, compiled by
  * scripts/build-kernels.ts into src/wasm/surfaces.generated.ts: the candidate
- * tests of a full rebuild's triangle pairs (src/collision/surface-broad-pairs.ts
- * collectPairRange with vtCandidate and eeCandidate, partial mode off),
+ * tests of the triangle pairs of a full rebuild or of an incremental update
+ * (src/collision/surface-broad-pairs.ts collectPairRange with vtCandidate and
+ * eeCandidate, partial mode on or off),
  * written in AssemblyScript as a port with the same tests in the same order
  * and the same floating-point operations (the exact distances are those of
  * src/collision/geometry.ts closestPointTriangleAt and closestSegmentSegmentAt;
@@ -14,8 +15,11 @@
  * whole range instead (src/collision/surface-broad-wasm.ts).
  *
  * Arguments named like the JavaScript arrays are byte addresses in the
- * module's (imported) memory, where src/collision/surface-broad-wasm.ts copies
- * the broad phase's arrays before each run.
+ * module's (imported) memory. Where there is shared memory that memory is the
+ * broad phase's own (src/collision/surface-broad-wasm.ts BroadMemory: its
+ * snapshots, boxes and flags are allocated there, and every thread of the
+ * pool runs an instance of this module on it); elsewhere
+ * src/collision/surface-broad-wasm.ts copies the arrays in before each run.
  */
 
 let tri: usize = 0,
@@ -40,7 +44,15 @@ let tri: usize = 0,
   eHalf: usize = 0,
   sharp: usize = 0,
   group: usize = 0,
-  mask: usize = 0;
+  mask: usize = 0,
+  vDirty: usize = 0,
+  tDirty: usize = 0,
+  eDirty: usize = 0,
+  nBox: usize = 0,
+  nRight: usize = 0,
+  nStart: usize = 0,
+  nCount: usize = 0,
+  nItems: usize = 0;
 let surfaces: i32 = 1;
 let margin: f64 = 0,
   meanEdge: f64 = 0;
@@ -76,6 +88,14 @@ export function setArrays(table: usize, s: i32, m: f64, me: f64): void {
   sharp = load<u32>(table + 80);
   group = load<u32>(table + 84);
   mask = load<u32>(table + 88);
+  vDirty = load<u32>(table + 92);
+  tDirty = load<u32>(table + 96);
+  eDirty = load<u32>(table + 100);
+  nBox = load<u32>(table + 104);
+  nRight = load<u32>(table + 108);
+  nStart = load<u32>(table + 112);
+  nCount = load<u32>(table + 116);
+  nItems = load<u32>(table + 120);
   surfaces = s;
   margin = m;
   meanEdge = me;
@@ -347,11 +367,14 @@ function eeCandidate(e: i32, f: i32): bool {
   return i64x2.all_true(m) && F(A, a + 2) <= F(Bx, b + 5) + g && F(A, a + 5) + g >= F(Bx, b + 2);
 }
 
-/** The vertices owned by triangle `own` against triangle t (corners a, b, c): 0, 1 (output full) or 2 (degenerate). */
-function vertexTests(own: i32, t: i32, a: i32, b: i32, c: i32): i32 {
+/**
+ * The vertices owned by triangle `own` against triangle t (corners a, b, c): 0, 1 (output full) or 2
+ * (degenerate). `clean`: t is not dirty in a partial update, so only dirty vertices are tested.
+ */
+function vertexTests(own: i32, t: i32, a: i32, b: i32, c: i32, clean: bool): i32 {
   for (let j = I(ownVStart, own); j < I(ownVStart, own + 1); j++) {
     const q = I(ownV, j);
-    if (q == a || q == b || q == c) continue;
+    if ((clean && B(vDirty, q) == 0) || q == a || q == b || q == c) continue;
     if (!near(vBox, q, tBox, t, F(halfReach, I(vertexSurface, q)))) continue;
     const r = vtCandidate(q, t);
     if (r < 0) return 2;
@@ -368,9 +391,12 @@ function vertexTests(own: i32, t: i32, a: i32, b: i32, c: i32): i32 {
 /**
  * collectPairRange over the triangle pairs k0 … k1 − 1 at `pairs`: 0 done,
  * 1 an output filled up, 2 a degenerate triangle met (the lists are then
- * incomplete: the caller runs the JavaScript loop).
+ * incomplete: the caller runs the JavaScript loop). `partial` (an
+ * incremental update, collectTrianglePair's partial mode): only the pairs
+ * with a dirty vertex, triangle or edge.
  */
-export function collectPairRange(pairs: usize, k0: i32, k1: i32): i32 {
+export function collectPairRange(pairs: usize, k0: i32, k1: i32, partial: i32): i32 {
+  const part = partial != 0;
   for (let k = k0; k < k1; k++) {
     const t1 = I(pairs, 2 * k),
       t2 = I(pairs, 2 * k + 1);
@@ -380,21 +406,23 @@ export function collectPairRange(pairs: usize, k0: i32, k1: i32): i32 {
       a2 = I(tri, 3 * t2),
       b2 = I(tri, 3 * t2 + 1),
       c2 = I(tri, 3 * t2 + 2);
-    let r = vertexTests(t1, t2, a2, b2, c2);
+    let r = vertexTests(t1, t2, a2, b2, c2, part && B(tDirty, t2) == 0);
     if (r != 0) return r;
-    r = vertexTests(t2, t1, a1, b1, c1);
+    r = vertexTests(t2, t1, a1, b1, c1, part && B(tDirty, t1) == 0);
     if (r != 0) return r;
     const e1 = I(ownEStart, t2),
       e2 = I(ownEStart, t2 + 1);
     if (e1 == e2) continue;
     for (let i = I(ownEStart, t1); i < I(ownEStart, t1 + 1); i++) {
       const e = I(ownE, i);
+      const ce = part && B(eDirty, e) == 0;
       // every edge box of t2 lies inside t2's box
       if (!overlap(eBox, e, tBox, t2)) continue;
       const ea = I(edge, 2 * e),
         eb = I(edge, 2 * e + 1);
       for (let j = e1; j < e2; j++) {
         const f = I(ownE, j);
+        if (ce && B(eDirty, f) == 0) continue;
         const fa = I(edge, 2 * f),
           fb = I(edge, 2 * f + 1);
         if (fa == ea || fa == eb || fb == ea || fb == eb) continue;
@@ -408,4 +436,96 @@ export function collectPairRange(pairs: usize, k0: i32, k1: i32): i32 {
     }
   }
   return 0;
+}
+
+/** src/collision/boxes.ts boxesOverlap negated, the same comparisons (closed boxes at A + 8 oa and B + 8 ob). */
+@inline function apart(A: usize, oa: i32, Bx: usize, ob: i32): bool {
+  return (
+    F(A, oa) > F(Bx, ob + 3) ||
+    F(A, oa + 3) < F(Bx, ob) ||
+    F(A, oa + 1) > F(Bx, ob + 4) ||
+    F(A, oa + 4) < F(Bx, ob + 1) ||
+    F(A, oa + 2) > F(Bx, ob + 5) ||
+    F(A, oa + 5) < F(Bx, ob + 2)
+  );
+}
+
+@inline function put(p: usize, i: i32, v: i32): void {
+  store<i32>(p + ((<usize>i) << 2), v);
+}
+
+/** src/collision/bvh-self-pairs.ts pushChildPairs: the children of node pair (a, b) to out[2o …], as the traversals push them. */
+function pushChildPairs(a: i32, b: i32, out: usize, o: i32): i32 {
+  if (a == b) {
+    const r = I(nRight, a);
+    put(out, 2 * o, a + 1);
+    put(out, 2 * o + 1, a + 1);
+    put(out, 2 * o + 2, r);
+    put(out, 2 * o + 3, r);
+    put(out, 2 * o + 4, a + 1);
+    put(out, 2 * o + 5, r);
+    return 3;
+  }
+  const ca = I(nCount, a),
+    cb = I(nCount, b);
+  const B = nBox;
+  if (
+    cb > 0 ||
+    (ca == 0 &&
+      F(B, 6 * a + 3) - F(B, 6 * a) + F(B, 6 * a + 4) - F(B, 6 * a + 1) + F(B, 6 * a + 5) - F(B, 6 * a + 2) >=
+        F(B, 6 * b + 3) - F(B, 6 * b) + F(B, 6 * b + 4) - F(B, 6 * b + 1) + F(B, 6 * b + 5) - F(B, 6 * b + 2))
+  ) {
+    put(out, 2 * o, a + 1);
+    put(out, 2 * o + 1, b);
+    put(out, 2 * o + 2, I(nRight, a));
+    put(out, 2 * o + 3, b);
+  } else {
+    put(out, 2 * o, a);
+    put(out, 2 * o + 1, b + 1);
+    put(out, 2 * o + 2, a);
+    put(out, 2 * o + 3, I(nRight, b));
+  }
+  return 2;
+}
+
+/**
+ * src/collision/bvh-self-pairs.ts selfPairsOfNodes over the tree of the
+ * address table (nodes) and the triangle boxes (tBox): the overlapping
+ * triangle pairs of the traversal from node pair (a0, b0), in its order,
+ * appended to out[2n …] within `cap` pairs in all, with the traversal's
+ * stack at `st` (room for stCap entries). Returns the new count, −1 when
+ * `cap` was reached, −2 when the stack was too small (the caller then
+ * runs the JavaScript traversal).
+ */
+export function selfPairsOfNodes(a0: i32, b0: i32, out: usize, n: i32, cap: i32, st: usize, stCap: i32): i32 {
+  let sp = 0;
+  put(st, sp++, a0);
+  put(st, sp++, b0);
+  while (sp > 0) {
+    const b = I(st, --sp),
+      a = I(st, --sp);
+    if (sp + 6 > stCap) return -2;
+    const ca = I(nCount, a),
+      cb = I(nCount, b);
+    if (a != b && apart(nBox, 6 * a, nBox, 6 * b)) continue;
+    if (ca > 0 && cb > 0) {
+      const sa = I(nStart, a),
+        sb = I(nStart, b);
+      for (let k = sa; k < sa + ca; k++) {
+        const i = I(nItems, k);
+        const oi = 6 * i;
+        for (let l = a == b ? k + 1 : sb; l < sb + cb; l++) {
+          const j = I(nItems, l);
+          if (apart(tBox, oi, tBox, 6 * j)) continue;
+          if (n == cap) return -1;
+          put(out, 2 * n, i);
+          put(out, 2 * n + 1, j);
+          n++;
+        }
+      }
+      continue;
+    }
+    sp += 2 * pushChildPairs(a, b, st, sp >> 1);
+  }
+  return n;
 }

@@ -116,3 +116,12 @@ export function sharedU8(n: number): Uint8Array {
     ? new Uint8Array(n)
     : new Uint8Array(new SharedArrayBuffer(n));
 }
+
+/** Where the broad phase allocates its arrays (zeroed): shared memory, or the WebAssembly memory of surface-broad-wasm.ts. */
+export interface ArrayAlloc {
+  f64(n: number): Float64Array;
+  u8(n: number): Uint8Array;
+}
+
+/** sharedF64 and sharedU8 (plain arrays where there is no shared memory). */
+export const sharedAlloc: ArrayAlloc = { f64: sharedF64, u8: sharedU8 };

@@ -278,7 +278,8 @@ export function collectTrianglePair(
 
 /**
  * The candidates of the overlapping triangle pairs k0 … k1 − 1 of a full
- * rebuild (pairs[2k], pairs[2k + 1]), appended to `out` in that order.
+ * rebuild (pairs[2k], pairs[2k + 1]), or of an incremental update with
+ * `partial` (collectDirtyPairs' list), appended to `out` in that order.
  * False when the sink filled up.
  */
 export function collectPairRange(
@@ -287,38 +288,48 @@ export function collectPairRange(
   k0: number,
   k1: number,
   out: PairSink,
+  partial = false,
 ): boolean {
   for (let k = k0; k < k1; k++)
-    if (!collectTrianglePair(A, pairs[2 * k], pairs[2 * k + 1], false, out)) return false;
+    if (!collectTrianglePair(A, pairs[2 * k], pairs[2 * k + 1], partial, out)) return false;
   return true;
 }
 
-/** A thread's scratch for collectDirtyGroups: the query's results, its stack and its box. */
+/** A thread's scratch for collectDirtyPairs: the query's results, its stack and its box, the triangle pairs found. */
 export interface GroupScratch {
   result: Int32Array;
   stack: Int32Array;
   box: Float64Array;
+  pairs: Int32Array;
+  count: number;
 }
 
 export function groupScratch(): GroupScratch {
-  return { result: new Int32Array(1024), stack: new Int32Array(256), box: new Float64Array(6) };
+  return {
+    result: new Int32Array(1024),
+    stack: new Int32Array(256),
+    box: new Float64Array(6),
+    pairs: new Int32Array(2048),
+    count: 0,
+  };
 }
 
 /**
- * The candidates of an incremental update's groups gFrom … gTo − 1 (the
- * triangles each stray made dirty: dirty[ends[g − 1] … ends[g]), ends[−1]
- * = 0), appended to `out` in that order: each dirty triangle against the
- * triangles its box overlaps (a pair of two dirty triangles taken from the
- * smaller index), at most `per` per triangle. One tree query per group
- * with the union of its triangles' boxes: the tree reports items in the
- * same depth-first order whatever the query box, so filtering its answer
- * by each triangle's own box gives exactly the items, in the same order,
- * that a query with that box alone would. The same lists whether the
- * groups run here in one call or in blocks on the pool joined in order.
- * Returns how many triangles or queries reached their budget (a sink that
- * filled up sets `out.full`).
+ * The overlapping triangle pairs of an incremental update's groups gFrom …
+ * gTo − 1 (the triangles each stray made dirty: dirty[ends[g − 1] …
+ * ends[g]), ends[−1] = 0), in S.pairs[0 … 2 S.count), in that order: each
+ * dirty triangle against the triangles its box overlaps (a pair of two
+ * dirty triangles taken from the smaller index), at most `per` per
+ * triangle; their candidates are collectPairRange's in partial mode. The
+ * same lists whether the groups run here in one call or in blocks on the
+ * pool joined in order. One tree
+ * query per group with the union of its triangles' boxes: the tree reports
+ * items in the same depth-first order whatever the query box, so filtering
+ * its answer by each triangle's own box gives exactly the items, in the
+ * same order, that a query with that box alone would. Returns how many
+ * triangles or queries reached their budget.
  */
-export function collectDirtyGroups(
+export function collectDirtyPairs(
   A: BroadArrays,
   N: BvhNodes,
   dirty: Int32Array,
@@ -327,12 +338,12 @@ export function collectDirtyGroups(
   gTo: number,
   per: number,
   S: GroupScratch,
-  out: PairSink,
 ): number {
   const tBox = A.tBox,
     td = A.tDirty,
     q = S.box;
-  let over = 0;
+  let over = 0,
+    np = 0;
   let g0 = gFrom === 0 ? 0 : ends[gFrom - 1];
   for (let gi = gFrom; gi < gTo; gi++) {
     const g1 = ends[gi];
@@ -352,6 +363,9 @@ export function collectDirtyGroups(
     const m = queryNodes(N, tBox, q, limit, S.result, S.stack);
     if (m === limit) over++;
     const res = S.result;
+    // (at most per pairs for each of the group's triangles)
+    if (S.pairs.length < 2 * (np + limit)) S.pairs = grow32(S.pairs, 2 * (np + limit));
+    const pairs = S.pairs;
     for (let i = g0; i < g1; i++) {
       const t1 = dirty[i];
       let found = 0;
@@ -364,13 +378,16 @@ export function collectDirtyGroups(
             over++;
             break;
           }
-          if (!collectTrianglePair(A, t1, t2, true, out)) return over;
+          pairs[2 * np] = t1;
+          pairs[2 * np + 1] = t2;
+          np++;
           found++;
         }
       }
     }
     g0 = g1;
   }
+  S.count = np;
   return over;
 }
 

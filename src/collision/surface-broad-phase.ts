@@ -3,14 +3,14 @@ import type { TaskRunner } from '../core/step-context.js';
 import { clock } from '../core/timings.js';
 import { Bvh } from './bvh.js';
 import { type BlocksSource, BroadBlocks, itemBoxesRange, sweptRange } from './surface-broad-blocks.js';
-import { sharedF64, sharedU8, triangleNormal } from './surface-broad-items.js';
+import { type ArrayAlloc, sharedAlloc, sharedF64, triangleNormal } from './surface-broad-items.js';
 import {
   addVT,
   B_MARGIN,
   B_MEAN_EDGE,
   B_SURFACES,
   type BroadArrays,
-  collectDirtyGroups,
+  collectDirtyPairs,
   collectPairRange,
   emptyBroadArrays,
   groupScratch,
@@ -25,7 +25,7 @@ import {
   ParallelBroadPairs,
   ParallelBroadRebuild,
 } from './surface-broad-tasks.js';
-import { WasmPairTests } from './surface-broad-wasm.js';
+import { BroadMemory, type BroadWasm, BroadWasmHost, WasmPairTests } from './surface-broad-wasm.js';
 import { SurfaceSnapshots } from './surface-snapshots.js';
 import { bindTopologyArrays, type SurfaceContactStats, type SurfaceTopology } from './surface-topology.js';
 
@@ -113,8 +113,14 @@ export class SurfaceBroadPhase {
   private eBox: Float64Array = new Float64Array(0);
   /** (its nodes on shared memory: the pool's rebuilds and updates traverse it where it is) */
   private readonly tree = new Bvh(4, true);
-  /** The rebuilds' candidate tests in WebAssembly (surface-broad-wasm.ts). */
+  /** The rebuilds' candidate tests in WebAssembly where the arrays are not in a shared WebAssembly memory (surface-broad-wasm.ts). */
   readonly wasmTests = new WasmPairTests();
+  /**
+   * The shared WebAssembly memory that holds the snapshots, boxes, sharp edges and dirty flags
+   * (null where there is no shared memory), and the module's runs on it on every thread.
+   */
+  wasmHost: BroadWasmHost | null = null;
+  private alloc: ArrayAlloc = sharedAlloc;
   private treeVersion = -1;
   private vDirty: Uint8Array = new Uint8Array(0);
   private tDirty: Uint8Array = new Uint8Array(0);
@@ -149,17 +155,22 @@ export class SurfaceBroadPhase {
   resize(): void {
     const t = this.topo;
     const nv = t.vertexCount;
-    this.snapshots.resize();
+    // the arrays the candidate tests read in a new shared WebAssembly memory where there is one (the
+    // module's instances on every thread read them there), else on shared memory (the pool's tasks
+    // read them where they are); room for them, the topology's copies and two threads' regions
+    const mem = BroadMemory.create(200 * (nv + t.triCount + t.edgeCount) + 65536);
+    this.wasmHost = mem === null ? null : new BroadWasmHost(mem);
+    const alloc = (this.alloc = mem ?? sharedAlloc);
+    this.snapshots.resize(alloc);
     this.sv = sharedF64(6 * nv);
     this.motion = sharedF64(nv);
-    // (on shared memory: the pool's tasks read them where they are)
-    this.tBox = sharedF64(6 * t.triCount);
-    this.tSphere = sharedF64(4 * t.triCount);
-    this.eHalf = sharedF64(t.edgeCount);
-    this.eBox = sharedF64(6 * t.edgeCount);
-    this.vDirty = sharedU8(nv);
-    this.tDirty = sharedU8(t.triCount);
-    this.eDirty = sharedU8(t.edgeCount);
+    this.tBox = alloc.f64(6 * t.triCount);
+    this.tSphere = alloc.f64(4 * t.triCount);
+    this.eHalf = alloc.f64(t.edgeCount);
+    this.eBox = alloc.f64(6 * t.edgeCount);
+    this.vDirty = alloc.u8(nv);
+    this.tDirty = alloc.u8(t.triCount);
+    this.eDirty = alloc.u8(t.edgeCount);
     this.dirtyTris = new Int32Array(t.triCount);
     this.dirtyGroupEnd = new Int32Array(t.triCount);
     this.dirtyEdges = new Int32Array(t.edgeCount);
@@ -398,15 +409,28 @@ export class SurfaceBroadPhase {
     out.vtCount = kept;
     out.ee = this.eeCand;
     out.eeCount = keptEE;
+    // the module on the broad phase's memory, for this thread and the pool's (null: JavaScript tests)
+    // (with the tree's nodes for a rebuild's traversal on the pool)
+    const tree = this.tree;
+    const pooled = !partial && tasks !== null && this.topo.triCount >= PARALLEL_MIN_TRIANGLES;
+    const nodes = pooled
+      ? {
+          box: tree.box.subarray(0, 6 * tree.nodeCount),
+          right: tree.right.subarray(0, tree.nodeCount),
+          start: tree.start.subarray(0, tree.nodeCount),
+          count: tree.count.subarray(0, tree.nodeCount),
+          items: tree.items.subarray(0, tree.itemCount),
+        }
+      : null;
+    const W = this.wasmHost?.ready(A, this.topo.version, tasks === null ? 1 : tasks.threads, nodes) ?? null;
     if (!partial) {
-      const tree = this.tree;
       const budget = PAIR_BUDGET * this.topo.triCount;
       this.perTriangle = MAX_PAIRS_PER_TRIANGLE;
       // traversal and tests on the worker pool in a threaded world (the same lists in the same order)
       if (
         tasks !== null &&
-        this.topo.triCount >= PARALLEL_MIN_TRIANGLES &&
-        this.poolRebuild().run(tasks, A, tree, MAX_PAIRS_PER_TRIANGLE, budget, out)
+        pooled &&
+        this.poolRebuild().run(tasks, A, tree, MAX_PAIRS_PER_TRIANGLE, budget, out, W)
       ) {
         this.collected(partial, kept, keptEE);
         return;
@@ -427,12 +451,12 @@ export class SurfaceBroadPhase {
       // on the worker pool in a threaded world, else in WebAssembly where the module runs (both: the same lists)
       if (
         (tasks === null || np < PARALLEL_MIN_PAIRS || !this.pool(tasks).run(tasks, A, pairs, np, out)) &&
-        !this.wasmTests.run(A, pairs, np, out)
+        !this.testHere(W, pairs, np, false)
       )
         collectPairRange(A, pairs, 0, np, out);
       this.ms.tests += clock() - t1;
     } else {
-      // each dirty triangle against the triangles its box overlaps (collectDirtyGroups), on the pool
+      // each dirty triangle against the triangles its box overlaps (collectDirtyPairs), on the pool
       // in a threaded world (blocks of groups joined in order: the same lists), else here
       const per = this.perTriangle;
       let over = -1;
@@ -446,22 +470,30 @@ export class SurfaceBroadPhase {
           nDirty,
           per,
           out,
+          W,
         );
-      if (over < 0)
-        over = collectDirtyGroups(
-          A,
-          this.tree,
-          this.dirtyTris,
-          this.dirtyGroupEnd,
-          0,
-          nDirty,
-          per,
-          this.groups,
-          out,
-        );
+      if (over < 0) {
+        // the triangle pairs, then their tests (in WebAssembly where the module runs)
+        const S = this.groups;
+        over = collectDirtyPairs(A, this.tree, this.dirtyTris, this.dirtyGroupEnd, 0, nDirty, per, S);
+        if (!this.testHere(W, S.pairs, S.count, true)) collectPairRange(A, S.pairs, 0, S.count, out, true);
+      }
       if (over > 0) this.overBudget(over);
     }
     this.collected(partial, kept, keptEE);
+  }
+
+  /**
+   * The candidate tests of pairs[0 … np) on the calling thread in WebAssembly: on the broad phase's
+   * memory (W), or (a full rebuild) with the arrays copied into the module's own memory where they
+   * are not in one; false where it did not run (the caller runs the JavaScript loop).
+   */
+  private testHere(W: BroadWasm | null, pairs: Int32Array, np: number, partial: boolean): boolean {
+    // (collectPairs' arrays and sink)
+    const A = this.arrays,
+      out = this.sink;
+    if (W !== null) return (this.wasmHost as BroadWasmHost).run(W, A, pairs, np, partial, out);
+    return !partial && this.wasmTests.run(A, pairs, np, out);
   }
 
   /** Ends collectPairs: the free points' pairs, the lists taken from the sink, no bounds for the new candidates. */
@@ -520,6 +552,15 @@ export class SurfaceBroadPhase {
   /** Parts of those rebuilds (and blocks of those updates) that found the shared output full and ran again on the calling thread. */
   get pooledReruns(): number {
     return this.parallelRebuild?.reruns ?? 0;
+  }
+
+  /**
+   * Blocks of the pooled rebuilds and updates whose candidate tests ran in WebAssembly (`wasm`) and in
+   * JavaScript (`js`), and parts of the rebuilds whose tree traversal ran in WebAssembly too (statistics, tests).
+   */
+  get pooledModule(): { wasm: number; js: number; traversals: number } {
+    const r = this.parallelRebuild;
+    return { wasm: r?.wasmBlocks ?? 0, js: r?.jsBlocks ?? 0, traversals: r?.wasmTraversals ?? 0 };
   }
 
   private poolRebuild(): ParallelBroadRebuild {
@@ -604,7 +645,7 @@ export class SurfaceBroadPhase {
     if (!always && this.sharpVersion === topo.version) return;
     const ne = topo.edgeCount;
     const fresh = this.sharpVersion === topo.version && this.sharp.length === ne;
-    if (this.sharp.length !== ne) this.sharp = sharedU8(ne);
+    if (this.sharp.length !== ne) this.sharp = this.alloc.u8(ne);
     const sharp = this.sharp;
     const et = topo.edgeTris,
       tri = topo.tri,

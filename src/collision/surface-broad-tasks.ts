@@ -9,7 +9,7 @@ import {
 } from './bvh-self-pairs.js';
 import {
   type BroadArrays,
-  collectDirtyGroups,
+  collectDirtyPairs,
   collectPairRange,
   emptyBroadArrays,
   type GroupScratch,
@@ -17,6 +17,7 @@ import {
   grow32,
   type PairSink,
 } from './surface-broad-pairs.js';
+import { type BroadWasm, partsInModule, testPairs } from './surface-broad-wasm.js';
 
 /**
  * The candidate tests of a full broad-phase rebuild on the worker pool
@@ -194,10 +195,12 @@ interface BroadRebuildArgs {
   top: Int32Array;
   /** Per block: its run's start, triangle pairs, vertex–triangle and edge–edge candidates, 1 when the arena was full. */
   counts: Int32Array;
+  /** The module on the broad phase's memory, where the tests run in WebAssembly (surface-broad-wasm.ts). */
+  W: BroadWasm | null;
 }
 
-/** Slots per block in BroadRebuildArgs.counts. */
-const C = 5;
+/** Slots per block in BroadRebuildArgs.counts (and BroadUpdateArgs.counts); the last: 1 where its tests ran in WebAssembly. */
+const C = 6;
 
 /** A thread's own sink for its blocks (module state: one per thread), grown as needed. */
 const localSink: PairSink = {
@@ -219,6 +222,13 @@ const localSink: PairSink = {
 export function broadRebuildTask(args: BroadRebuildArgs, from: number, to: number, block: number): void {
   const c = args.counts,
     o = C * block;
+  // the traversal and the tests in WebAssembly where the module runs (the same pairs and lists)
+  const m = partsInModule(args.W, args.A, args.front, from, to, args.top[1]);
+  if (m !== null) {
+    if (m === 'budget') c[o + 4] = 1;
+    else toArena(args, c, o, m.pairs, m.pairs.length >> 1, m.vt, m.vt.length >> 1, m.ee, m.ee.length >> 1, 2);
+    return;
+  }
   const np = frontierPartPairs(args.N, args.A.tBox, args.front, from, to, args.top[1]);
   if (np < 0) {
     // past the budget: the calling thread runs this part again, with the budgets
@@ -229,22 +239,41 @@ export function broadRebuildTask(args: BroadRebuildArgs, from: number, to: numbe
   const sink = localSink;
   sink.vtCount = 0;
   sink.eeCount = 0;
-  collectPairRange(args.A, localPairs, 0, np, sink);
-  const nv = sink.vtCount,
-    ne = sink.eeCount;
+  const wasm = testPairs(args.W, args.A, localPairs, np, false, sink);
+  toArena(args, c, o, localPairs, np, sink.vt, sink.vtCount, sink.ee, sink.eeCount, wasm ? 1 : 0);
+}
+
+/**
+ * A rebuild block's np triangle pairs, nv vertex–triangle and ne edge–edge
+ * candidates copied to a run of the arena claimed for them, and its counts
+ * (`how`: 0 tested in JavaScript, 1 in WebAssembly, 2 traversed there too).
+ */
+function toArena(
+  args: BroadRebuildArgs,
+  c: Int32Array,
+  o: number,
+  pairs: Int32Array,
+  np: number,
+  vt: Int32Array,
+  nv: number,
+  ee: Int32Array,
+  ne: number,
+  how: number,
+): void {
   const need = 2 * (np + nv + ne);
   const at = Atomics.add(args.top, 0, need);
   c[o + 1] = np;
   c[o + 2] = nv;
   c[o + 3] = ne;
+  c[o + 5] = how;
   if (at + need > args.arena.length) {
     c[o + 4] = 1;
     return;
   }
   const arena = args.arena;
-  arena.set(localPairs.subarray(0, 2 * np), at);
-  arena.set(sink.vt.subarray(0, 2 * nv), at + 2 * np);
-  arena.set(sink.ee.subarray(0, 2 * ne), at + 2 * (np + nv));
+  arena.set(pairs.subarray(0, 2 * np), at);
+  arena.set(vt.subarray(0, 2 * nv), at + 2 * np);
+  arena.set(ee.subarray(0, 2 * ne), at + 2 * (np + nv));
   c[o] = at;
   c[o + 4] = 0;
 }
@@ -261,6 +290,8 @@ interface BroadUpdateArgs {
   top: Int32Array;
   /** Per block: its run's start, triangles or queries past their budget, vertex–triangle and edge–edge candidates, 1 when the arena was full. */
   counts: Int32Array;
+  /** As BroadRebuildArgs.W. */
+  W: BroadWasm | null;
 }
 
 /** A thread's own query scratch for its update blocks (module state: one per thread). */
@@ -268,7 +299,7 @@ const localGroups: GroupScratch = groupScratch();
 
 /**
  * The update task's kernel: block `block` = groups [from, to) of an
- * incremental update (collectDirtyGroups), found in this thread's own sink
+ * incremental update (collectDirtyPairs and their tests), found in this thread's own sink
  * and copied to a run of the shared arena claimed for them.
  */
 export function broadUpdateTask(args: BroadUpdateArgs, from: number, to: number, block: number): void {
@@ -277,17 +308,9 @@ export function broadUpdateTask(args: BroadUpdateArgs, from: number, to: number,
   const sink = localSink;
   sink.vtCount = 0;
   sink.eeCount = 0;
-  const over = collectDirtyGroups(
-    args.A,
-    args.N,
-    args.dirty,
-    args.ends,
-    from,
-    to,
-    args.top[2],
-    localGroups,
-    sink,
-  );
+  const S = localGroups;
+  const over = collectDirtyPairs(args.A, args.N, args.dirty, args.ends, from, to, args.top[2], S);
+  c[o + 5] = testPairs(args.W, args.A, S.pairs, S.count, true, sink) ? 1 : 0;
   const nv = sink.vtCount,
     ne = sink.eeCount;
   const need = 2 * (nv + ne);
@@ -363,6 +386,13 @@ export class ParallelBroadRebuild {
   private local = new Int32Array(1024);
   /** Rebuilds that ran on the pool (statistics, tests). */
   runs = 0;
+  /** Blocks of those rebuilds and updates whose candidate tests ran in WebAssembly, and in JavaScript (statistics, tests). */
+  wasmBlocks = 0;
+  jsBlocks = 0;
+  /** Parts of those rebuilds whose tree traversal ran in WebAssembly too (statistics, tests). */
+  wasmTraversals = 0;
+  /** The module on the broad phase's memory that the tasks' tests run in (null: the JavaScript tests). */
+  private W: BroadWasm | null = null;
   /** Parts that found the arena full and ran again on the calling thread (statistics, tests). */
   reruns = 0;
 
@@ -384,9 +414,14 @@ export class ParallelBroadRebuild {
     perItem: number,
     maxPairs: number,
     out: PairSink,
+    W: BroadWasm | null = null,
   ): boolean {
     if (tree.itemCount < 2) return false;
     this.share(src, tree);
+    if (W !== this.W) {
+      this.W = W;
+      this.stale = this.updateStale = true;
+    }
     this.synced = true;
     const nf = selfPairsFrontier(this.N, FRONTIER, this.front, this.scratch);
     const args = this.stale
@@ -397,6 +432,7 @@ export class ParallelBroadRebuild {
           arena: this.arena,
           top: this.top,
           counts: this.counts,
+          W: this.W,
         } satisfies BroadRebuildArgs)
       : null;
     const sent = startFrontierTask(tasks, this.task, args, this.top, maxPairs, nf);
@@ -445,6 +481,9 @@ export class ParallelBroadRebuild {
         collectPairRange(src, pairs, 0, np, out);
       } else {
         appendFromArena(out, arena, p0 + 2 * np, c[o + 2], c[o + 3]);
+        if (c[o + 5] !== 0) this.wasmBlocks++;
+        else this.jsBlocks++;
+        if (c[o + 5] === 2) this.wasmTraversals++;
       }
       // the budgets of Bvh.selfPairsBounded: below them its pairs are these, in this order
       total += np;
@@ -525,10 +564,10 @@ export class ParallelBroadRebuild {
 
   /**
    * Appends the candidates of an incremental update's groups [0, ng) to
-   * `out` (collectDirtyGroups with the tree and `src`: the same entries in
+   * `out` (collectDirtyPairs with the tree and `src`, and their tests: the same entries in
    * the same order) on the pool, after `patch`. Returns how many triangles
    * or queries reached their budget, or −1 when it did not run (not synced,
-   * or the pool could not run it now: the caller runs collectDirtyGroups).
+   * or the pool could not run it now: the caller runs them itself).
    */
   runPartial(
     tasks: TaskRunner,
@@ -539,8 +578,13 @@ export class ParallelBroadRebuild {
     ng: number,
     per: number,
     out: PairSink,
+    W: BroadWasm | null = null,
   ): number {
     if (!this.synced || ng === 0) return -1;
+    if (W !== this.W) {
+      this.W = W;
+      this.stale = this.updateStale = true;
+    }
     const nt = ends[ng - 1];
     if (this.arena.length < this.arenaSize) {
       // (grown after a rebuild or update that filled it)
@@ -564,6 +608,7 @@ export class ParallelBroadRebuild {
         arena: this.arena,
         top: this.top,
         counts: this.counts,
+        W: this.W,
       } satisfies BroadUpdateArgs;
       this.updateStale = false;
     }
@@ -583,21 +628,15 @@ export class ParallelBroadRebuild {
       if (c[o + 4] !== 0) {
         // the arena was full: this block's groups once more, here, into the growing lists
         this.reruns++;
-        over += collectDirtyGroups(
-          src,
-          tree,
-          dirty,
-          ends,
-          b * B,
-          Math.min(ng, (b + 1) * B),
-          per,
-          this.groups,
-          out,
-        );
+        const S = this.groups;
+        over += collectDirtyPairs(src, tree, dirty, ends, b * B, Math.min(ng, (b + 1) * B), per, S);
+        collectPairRange(src, S.pairs, 0, S.count, out, true);
         continue;
       }
       over += c[o + 1];
       appendFromArena(out, arena, c[o], c[o + 2], c[o + 3]);
+      if (c[o + 5] !== 0) this.wasmBlocks++;
+      else this.jsBlocks++;
     }
     const used = Atomics.load(this.top, 0);
     if (used > arena.length && this.arenaSize < MAX_ARENA) {

@@ -1,14 +1,18 @@
-import { wasmKernel } from '../wasm/kernels.js';
+import { threadIndex } from '../core/block-order.js';
+import { SHARED_MAX_PAGES, sharedKernel, wasmKernel } from '../wasm/kernels.js';
+import type { BvhNodes } from './bvh-self-pairs.js';
+import type { ArrayAlloc } from './surface-broad-items.js';
 import {
   B_MARGIN,
   B_MEAN_EDGE,
   B_SURFACES,
   type BroadArrays,
+  collectPairRange,
   grow32,
   type PairSink,
 } from './surface-broad-pairs.js';
 
-/** The BroadArrays a full rebuild's candidate tests read, in the order of the module's address table (wasm/surfaces.ts setArrays). */
+/** The BroadArrays the candidate tests read, in the order of the module's address table (wasm/surfaces.ts setArrays). */
 const ARRAYS = [
   'tri',
   'edge',
@@ -33,28 +37,404 @@ const ARRAYS = [
   'sharp',
   'group',
   'mask',
+  'vDirty',
+  'tDirty',
+  'eDirty',
 ] as const;
+
+/** The first ARRAYS that a topology fixes (copied into the memory once per topology version). */
+const TOPOLOGY_ARRAYS = 10;
+/** The triangle tree's node arrays (BvhNodes), after ARRAYS in the address table: copied in for a rebuild on the pool. */
+const NODE_ARRAYS = ['box', 'right', 'start', 'count', 'items'] as const;
+const SLOTS = ARRAYS.length + NODE_ARRAYS.length;
 
 interface SurfaceExports {
   setArrays(table: number, surfaces: number, margin: number, meanEdge: number): void;
   setOut(vt: number, vtCap: number, ee: number, eeCap: number): void;
   vtCount(): number;
   eeCount(): number;
-  collectPairRange(pairs: number, k0: number, k1: number): number;
+  collectPairRange(pairs: number, k0: number, k1: number, partial: number): number;
+  selfPairsOfNodes(
+    a: number,
+    b: number,
+    out: number,
+    n: number,
+    cap: number,
+    st: number,
+    stCap: number,
+  ): number;
 }
 
 const PAGE = 65536;
 
 /**
+ * A shared WebAssembly memory that holds the surface broad phase's arrays
+ * (docs/collision.md, "Tenth round"): its snapshots, allowances and vertex
+ * boxes, the triangle and edge boxes and spheres, the sharp edges and the
+ * dirty flags are allocated here (bump allocation, zeroed, never freed: the
+ * broad phase makes a new memory when its topology changes), so the
+ * module's instances on every thread of the pool test candidates where the
+ * arrays are, with no copy. What lives elsewhere (the topology's arrays,
+ * the store's groups and masks, the per-surface values) is copied into
+ * slots of it before a run (the topology's once per version).
+ */
+export class BroadMemory implements ArrayAlloc {
+  readonly memory: WebAssembly.Memory;
+  private top = 64;
+  /** Every buffer object of the memory (a new one after each growth): an array on one of them is resident. */
+  private readonly buffers = new WeakSet<ArrayBufferLike>();
+
+  private constructor(bytes: number) {
+    const pages = Math.ceil((bytes + 64) / PAGE);
+    this.memory = new WebAssembly.Memory({ initial: pages, maximum: SHARED_MAX_PAGES, shared: true });
+    this.buffers.add(this.memory.buffer);
+  }
+
+  /** A memory of at least `bytes`, or null where there is no shared WebAssembly memory. */
+  static create(bytes: number): BroadMemory | null {
+    if (typeof WebAssembly === 'undefined' || typeof SharedArrayBuffer === 'undefined') return null;
+    try {
+      return new BroadMemory(bytes);
+    } catch {
+      return null;
+    }
+  }
+
+  /** The byte address of `bytes` new (zeroed) bytes, 8-aligned; the memory grows as needed. */
+  alloc(bytes: number): number {
+    const at = (this.top + 7) & ~7;
+    const end = at + bytes;
+    const have = this.memory.buffer.byteLength;
+    if (end > have) this.memory.grow(Math.ceil((end - have) / PAGE));
+    this.top = end;
+    return at;
+  }
+
+  private buffer(): ArrayBufferLike {
+    const b = this.memory.buffer;
+    this.buffers.add(b);
+    return b;
+  }
+
+  f64(n: number): Float64Array {
+    const at = this.alloc(8 * n);
+    return new Float64Array(this.buffer(), at, n);
+  }
+
+  u8(n: number): Uint8Array {
+    const at = this.alloc(n);
+    return new Uint8Array(this.buffer(), at, n);
+  }
+
+  i32(n: number): Int32Array {
+    const at = this.alloc(4 * n);
+    return new Int32Array(this.buffer(), at, n);
+  }
+
+  /** Whether `a` lies in this memory. */
+  holds(a: ArrayBufferView): boolean {
+    return this.buffers.has(a.buffer);
+  }
+}
+
+/** Slots of BroadWasm.lay: the address table, the threads with a region; per thread t from L_THREAD + L_STRIDE t, its region. */
+const L_TABLE = 0,
+  L_REGIONS = 1,
+  L_THREAD = 4,
+  L_STRIDE = 12;
+/** Most threads with a region (more run the JavaScript tests). */
+const MAX_REGIONS = 64;
+
+/**
+ * What a thread needs to run the module on the broad phase's memory (sent
+ * once to the workers in the rebuild's and update's task records): the
+ * shared module, the memory, and `lay` (shared), where the calling thread
+ * keeps the address table's address and each thread's region for its pairs
+ * and candidates up to date between runs.
+ */
+export interface BroadWasm {
+  module: WebAssembly.Module;
+  memory: WebAssembly.Memory;
+  lay: Int32Array;
+}
+
+/**
+ * A thread's region in BroadWasm.lay, from its slot r: for its triangle pairs, its vertex–triangle
+ * and edge–edge candidates, and the traversal's stack, each at r + the buffer's first slot: the
+ * address, its room (pairs, candidates, entries) and the room a run on the thread found too small
+ * (the calling thread grows it before the next run; the candidates' need at VT).
+ */
+const PAIRS = 0,
+  VT = 3,
+  EE = 6,
+  STACK = 9;
+
+/** Each thread's instance of the module, by the BroadWasm record it came with. */
+const instances = new WeakMap<object, SurfaceExports>();
+
+function instanceOf(W: BroadWasm): SurfaceExports {
+  let k = instances.get(W);
+  if (k === undefined) {
+    k = new WebAssembly.Instance(W.module, { env: { memory: W.memory } })
+      .exports as unknown as SurfaceExports;
+    instances.set(W, k);
+  }
+  return k;
+}
+
+/**
+ * The candidate tests of triangle pairs[0 … np) (a full rebuild's, or with
+ * `partial` an update's: collectPairRange) on this thread: in the module,
+ * over the memory, in this thread's region (the pairs copied in, the
+ * candidates appended to `out`); where the region is too small (its need is
+ * noted for the calling thread), the module met a degenerate triangle or W
+ * is null, the JavaScript loop runs instead. The same lists either way.
+ * True where the module ran them.
+ */
+export function testPairs(
+  W: BroadWasm | null,
+  A: BroadArrays,
+  pairs: Int32Array,
+  np: number,
+  partial: boolean,
+  out: PairSink,
+): boolean {
+  if (W !== null) {
+    const ti = threadIndex();
+    const L = W.lay;
+    if (ti < L[L_REGIONS] && runRegion(W, A, L_THREAD + L_STRIDE * ti, pairs, np, partial, out) === 0)
+      return true;
+  }
+  collectPairRange(A, pairs, 0, np, out, partial);
+  return false;
+}
+
+/** Slots of a buffer in a region (see PAIRS). */
+const CAP = 1,
+  NEED = 2;
+
+/** What partsInModule found, in this thread's region: triangle pairs, vertex–triangle and edge–edge candidates. */
+export interface ModuleParts {
+  pairs: Int32Array;
+  vt: Int32Array;
+  ee: Int32Array;
+}
+
+/**
+ * A pooled rebuild's frontier parts from … to − 1 (node pairs front[2f],
+ * front[2f + 1]) in the module on this thread: the tree's self-traversal
+ * from each (bvh-self-pairs.ts frontierPartPairs: the same pairs in the same
+ * order, at most `most` in all) into the region, and those pairs' candidate
+ * tests (collectPairRange) straight from there, no copy in between (the tree's
+ * nodes are in the memory: `ready` with them). 'budget' where `most` was
+ * reached; null where the region was too small (its need noted for the
+ * calling thread), the module met a degenerate triangle or is not here:
+ * the caller then runs the JavaScript traversal and testPairs.
+ */
+export function partsInModule(
+  W: BroadWasm | null,
+  A: BroadArrays,
+  front: Int32Array,
+  from: number,
+  to: number,
+  most: number,
+): ModuleParts | 'budget' | null {
+  if (W === null) return null;
+  const L = W.lay;
+  const ti = threadIndex();
+  if (ti >= L[L_REGIONS]) return null;
+  const r = L_THREAD + L_STRIDE * ti;
+  const k = instanceOf(W);
+  const s = A.scalars;
+  k.setArrays(L[L_TABLE], s[B_SURFACES] | 0, s[B_MARGIN], s[B_MEAN_EDGE]);
+  const cap = Math.min(most, L[r + PAIRS + CAP]),
+    P = L[r + PAIRS];
+  let np = 0;
+  for (let f = from; f < to && np >= 0; f++)
+    np = k.selfPairsOfNodes(front[2 * f], front[2 * f + 1], P, np, cap, L[r + STACK], L[r + STACK + CAP]);
+  if (np === -1 && cap === most) return 'budget';
+  if (np === -1) {
+    L[r + PAIRS + NEED] = Math.max(L[r + PAIRS + NEED], 2 * cap);
+    return null;
+  }
+  if (np < 0) {
+    L[r + STACK + NEED] = Math.max(L[r + STACK + NEED], 2 * L[r + STACK + CAP]);
+    return null;
+  }
+  k.setOut(L[r + VT], L[r + VT + CAP], L[r + EE], L[r + EE + CAP]);
+  const status = k.collectPairRange(P, 0, np, 0);
+  if (status === 1)
+    L[r + VT + NEED] = Math.max(L[r + VT + NEED], 2 * Math.max(L[r + VT + CAP], L[r + EE + CAP]));
+  if (status !== 0) return null;
+  const buf = W.memory.buffer;
+  return {
+    pairs: new Int32Array(buf, P, 2 * np),
+    vt: new Int32Array(buf, L[r + VT], 2 * k.vtCount()),
+    ee: new Int32Array(buf, L[r + EE], 2 * k.eeCount()),
+  };
+}
+
+/** The module's run in the region at lay[r …]: 0 done (candidates appended to `out`), 1 too little room (noted), 2 handed back. */
+function runRegion(
+  W: BroadWasm,
+  A: BroadArrays,
+  r: number,
+  pairs: Int32Array,
+  np: number,
+  partial: boolean,
+  out: PairSink,
+): number {
+  const L = W.lay;
+  if (np > L[r + PAIRS + CAP]) {
+    L[r + PAIRS + NEED] = Math.max(L[r + PAIRS + NEED], np);
+    return 1;
+  }
+  const k = instanceOf(W);
+  const buf = W.memory.buffer;
+  new Int32Array(buf, L[r + PAIRS], 2 * np).set(pairs.subarray(0, 2 * np));
+  const s = A.scalars;
+  k.setArrays(L[L_TABLE], s[B_SURFACES] | 0, s[B_MARGIN], s[B_MEAN_EDGE]);
+  k.setOut(L[r + VT], L[r + VT + CAP], L[r + EE], L[r + EE + CAP]);
+  const status = k.collectPairRange(L[r + PAIRS], 0, np, partial ? 1 : 0);
+  if (status === 2) return 2;
+  if (status === 1) {
+    L[r + VT + NEED] = Math.max(L[r + VT + NEED], 2 * Math.max(L[r + VT + CAP], L[r + EE + CAP]));
+    return 1;
+  }
+  append(out, true, new Int32Array(buf, L[r + VT], 2 * k.vtCount()));
+  append(out, false, new Int32Array(buf, L[r + EE], 2 * k.eeCount()));
+  return 0;
+}
+
+/**
+ * The calling thread's side of the module on the broad phase's memory:
+ * the address table (`ready` before each rebuild or update), the threads'
+ * regions (grown where a run found one too small), and runs on the calling
+ * thread (`run`, which grows its region and runs again when it was small).
+ */
+export class BroadWasmHost {
+  readonly mem: BroadMemory;
+  private W: BroadWasm | null = null;
+  private table = 0;
+  /** Per ARRAYS entry not resident: its copy's address and room (bytes), the array and topology version copied. */
+  private readonly slotAt = new Int32Array(SLOTS);
+  private readonly slotCap = new Int32Array(SLOTS);
+  private readonly slotSrc: (ArrayBufferView | null)[] = new Array(SLOTS).fill(null);
+  private readonly slotVersion = new Int32Array(SLOTS).fill(-1);
+  /** Runs on the calling thread that gave the lists (statistics, tests). */
+  runs = 0;
+
+  constructor(mem: BroadMemory) {
+    this.mem = mem;
+  }
+
+  /**
+   * The record for this run (null where the module is not available: no
+   * SIMD, `useWasmKernels(false)`): the address table written for `A` (the
+   * arrays not in the memory copied in), regions for `threads` threads.
+   */
+  ready(A: BroadArrays, topology: number, threads: number, nodes: BvhNodes | null = null): BroadWasm | null {
+    const module = wasmKernel('surfaces') === null ? null : sharedKernel('surfaces');
+    if (module === null) return null;
+    const mem = this.mem;
+    if (this.W === null || this.W.module !== module) {
+      this.table = mem.alloc(4 * SLOTS);
+      const lay = new Int32Array(new SharedArrayBuffer(4 * (L_THREAD + L_STRIDE * MAX_REGIONS)));
+      lay[L_TABLE] = this.table;
+      this.W = { module, memory: mem.memory, lay };
+    }
+    const addr = new Int32Array(mem.memory.buffer, this.table, SLOTS);
+    for (let i = 0; i < ARRAYS.length; i++) addr[i] = this.place(i, A[ARRAYS[i]], topology);
+    if (nodes !== null)
+      for (let i = 0; i < NODE_ARRAYS.length; i++)
+        addr[ARRAYS.length + i] = this.place(ARRAYS.length + i, nodes[NODE_ARRAYS[i]], -1);
+    this.regions(Math.min(MAX_REGIONS, Math.max(1, threads)), A.tri.length / 3);
+    return this.W;
+  }
+
+  /** The address of array `a` (slot i of the table) in the memory: its own, or its copy's (made again unless a topology array of the same version is there already). */
+  private place(i: number, a: ArrayBufferView, topology: number): number {
+    const mem = this.mem;
+    if (mem.holds(a)) return a.byteOffset;
+    const n = a.byteLength;
+    if (
+      i < TOPOLOGY_ARRAYS &&
+      this.slotSrc[i] === a &&
+      this.slotVersion[i] === topology &&
+      this.slotCap[i] >= n
+    )
+      return this.slotAt[i];
+    if (this.slotCap[i] < n) {
+      this.slotCap[i] = Math.max(64, Math.ceil(1.25 * n));
+      this.slotAt[i] = mem.alloc(this.slotCap[i]);
+    }
+    new Uint8Array(mem.memory.buffer).set(new Uint8Array(a.buffer, a.byteOffset, n), this.slotAt[i]);
+    this.slotSrc[i] = a;
+    this.slotVersion[i] = topology;
+    return this.slotAt[i];
+  }
+
+  /** Regions for threads [0, n): new ones where missing or where a run found one too small. */
+  private regions(n: number, triangles: number): void {
+    const L = (this.W as BroadWasm).lay;
+    for (let t = 0; t < n; t++) {
+      const r = L_THREAD + L_STRIDE * t;
+      const needP = L[r + PAIRS + NEED],
+        needO = L[r + VT + NEED],
+        needS = L[r + STACK + NEED];
+      if (t < L[L_REGIONS] && needP === 0 && needO === 0 && needS === 0) continue;
+      const capS = Math.max(L[r + STACK + CAP], 2 * needS, 1024);
+      if (capS > L[r + STACK + CAP]) {
+        L[r + STACK] = this.mem.alloc(4 * capS);
+        L[r + STACK + CAP] = capS;
+      }
+      // (at first what a whole rebuild finds, ~24 triangle pairs and ~4 candidates of each kind per
+      // triangle, as one thread's blocks may be the heaviest: a run that finds it small hands back)
+      const capP = Math.max(L[r + PAIRS + CAP], needP > 0 ? 2 * needP : 0, 1024, 24 * Math.ceil(triangles));
+      const capO = Math.max(L[r + VT + CAP], needO, 1024, 4 * Math.ceil(triangles));
+      if (capP > L[r + PAIRS + CAP]) {
+        L[r + PAIRS] = this.mem.alloc(8 * capP);
+        L[r + PAIRS + CAP] = capP;
+      }
+      if (capO > L[r + VT + CAP]) {
+        L[r + VT] = this.mem.alloc(8 * capO);
+        L[r + EE] = this.mem.alloc(8 * capO);
+        L[r + VT + CAP] = L[r + EE + CAP] = capO;
+      }
+      L[r + PAIRS + NEED] = L[r + VT + NEED] = L[r + STACK + NEED] = 0;
+    }
+    L[L_REGIONS] = Math.max(L[L_REGIONS], n);
+  }
+
+  /**
+   * The tests of pairs[0 … np) on the calling thread in the module (after
+   * `ready`), the candidates appended to `out`; its region grows and the
+   * run starts again while it is too small. False (nothing appended) where
+   * the module met a degenerate triangle: the caller runs the JavaScript.
+   */
+  run(W: BroadWasm, A: BroadArrays, pairs: Int32Array, np: number, partial: boolean, out: PairSink): boolean {
+    for (;;) {
+      const status = runRegion(W, A, L_THREAD, pairs, np, partial, out);
+      if (status === 2) return false;
+      if (status === 0) {
+        this.runs++;
+        return true;
+      }
+      this.regions(1, A.tri.length / 3);
+    }
+  }
+}
+
+/**
  * The candidate tests of a full rebuild's triangle pairs in WebAssembly
- * (wasm/surfaces.ts, a port of collectPairRange that gives the same lists,
- * entry for entry): each run copies the arrays the tests read (~3 MB for a
- * 6,000-vertex cloth) and the triangle pairs into the module's memory, runs
- * the tests there and appends the candidates to the sink. Used where the
- * JavaScript loop would run on the calling thread; `run` returns false
- * (nothing appended) where the module is missing (no WebAssembly or SIMD,
- * `useWasmKernels(false)`) or the tests met a degenerate triangle, and the
- * JavaScript loop runs instead. docs/collision.md, "Ninth round".
+ * where the broad phase's arrays are not in a shared WebAssembly memory (no
+ * shared memory on this host): each run copies the arrays the tests read
+ * (~3 MB for a 6,000-vertex cloth) and the triangle pairs into the module's
+ * own memory, runs the tests there and appends the candidates to the sink.
+ * `run` returns false (nothing appended) where the module is missing (no
+ * WebAssembly or SIMD, `useWasmKernels(false)`) or the tests met a
+ * degenerate triangle, and the JavaScript loop runs instead.
+ * docs/collision.md, "Ninth round".
  */
 export class WasmPairTests {
   private memory: WebAssembly.Memory | null = null;
@@ -69,7 +449,7 @@ export class WasmPairTests {
     this.vtRoom = this.eeRoom = room;
   }
 
-  run(A: BroadArrays, pairs: Int32Array, np: number, out: PairSink): boolean {
+  run(A: BroadArrays, pairs: Int32Array, np: number, out: PairSink, partial = false): boolean {
     const mod = wasmKernel('surfaces');
     if (mod === null) return false;
     if (this.vtRoom === 0) this.vtRoom = this.eeRoom = Math.max(1024, 4 * (A.tri.length / 3));
@@ -101,7 +481,7 @@ export class WasmPairTests {
       const s = A.scalars;
       k.setArrays(64, s[B_SURFACES] | 0, s[B_MARGIN], s[B_MEAN_EDGE]);
       k.setOut(vtAt, this.vtRoom, eeAt, this.eeRoom);
-      const status = k.collectPairRange(pairsAt, 0, np);
+      const status = k.collectPairRange(pairsAt, 0, np, partial ? 1 : 0);
       if (status === 2) return false;
       if (status === 1) {
         // an output filled up: more room, and the same run again

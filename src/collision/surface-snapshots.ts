@@ -7,7 +7,7 @@ import {
   minAllowanceOf,
   takeSnapshot,
 } from './surface-broad-blocks.js';
-import { sharedF64, sharedU8 } from './surface-broad-items.js';
+import { type ArrayAlloc, sharedAlloc, sharedU8 } from './surface-broad-items.js';
 import type { SurfaceTopology } from './surface-topology.js';
 
 const IDENTITY_QUAT = new Float64Array([0, 0, 0, 1]);
@@ -51,13 +51,13 @@ export class SurfaceSnapshots {
     this.topo = topology;
   }
 
-  /** Sizes the arrays for the current topology (all snapshots invalid). */
-  resize(): void {
+  /** Sizes the arrays for the current topology (all snapshots invalid); `alloc`: where the broad phase's arrays live. */
+  resize(alloc: ArrayAlloc = sharedAlloc): void {
     const nv = this.topo.vertexCount;
-    // (on shared memory: the broad phase's tasks on the pool read them where they are)
-    this.snap = sharedF64(3 * nv);
-    this.delta = sharedF64(nv);
-    this.vBox = sharedF64(6 * nv);
+    // (on shared memory: the broad phase's tasks on the pool, and its WebAssembly tests, read them where they are)
+    this.snap = alloc.f64(3 * nv);
+    this.delta = alloc.f64(nv);
+    this.vBox = alloc.f64(6 * nv);
     this.violators = new Int32Array(nv);
     this.forced = new Int32Array(nv);
     this.forcedFlag = sharedU8(nv);
