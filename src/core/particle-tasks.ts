@@ -431,3 +431,28 @@ export class ZeroTask {
     a.fill(0);
   }
 }
+
+/**
+ * The projection the stage runs next, where it goes through a window too (src/core/stages.ts sets
+ * it around each projection while the store is holding): a threaded element sweep defers to it when
+ * it is another set's sweep on the same window, and that sweep runs both as one job
+ * (src/wasm/element-threads.ts, session 16, pool21). One per store (`nextProjection`).
+ */
+export class NextProjection {
+  /** The next set's object, or null. */
+  set: object | null = null;
+  /** Whether it projects backward (the symmetric sweep's second half). */
+  reverse = false;
+}
+
+const nexts = new WeakMap<object, NextProjection>();
+
+/** The store's next projection (NextProjection). */
+export function nextProjection(store: ParticleStore): NextProjection {
+  let n = nexts.get(store);
+  if (n === undefined) {
+    n = new NextProjection();
+    nexts.set(store, n);
+  }
+  return n;
+}

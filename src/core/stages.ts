@@ -6,7 +6,14 @@
  */
 import { predictBdf2, updateBdf2 } from './bdf2.js';
 import type { ConstraintSet } from './constraint-set.js';
-import { ParticleTasks, predictRange, UpdateInSweep, updateInSweep, updateRange } from './particle-tasks.js';
+import {
+  nextProjection,
+  ParticleTasks,
+  predictRange,
+  UpdateInSweep,
+  updateInSweep,
+  updateRange,
+} from './particle-tasks.js';
 import { Channels, type Phase, RangeStage, type Scheduler, type Stage } from './pipeline.js';
 import type { StepContext } from './step-context.js';
 import { clock, type StepTimings } from './timings.js';
@@ -221,6 +228,8 @@ export class ProjectionStage implements Stage {
     update.arm(false, 0, 0);
     const hand = UpdateInSweep.enabled && !!ctx.tasks && ctx.world.history === null && this.velocityNext(ctx);
     const last = hand ? this.lastLive : -1;
+    // the next projection where the window is held (a threaded sweep may join it: NextProjection)
+    const following = nextProjection(store);
     try {
       for (let it = 0; it < ctx.iterations; it++) {
         ctx.iteration = it;
@@ -229,6 +238,8 @@ export class ProjectionStage implements Stage {
           ctx.reverse = this.seqReverse[i] === 1;
           const next = this.seqNext[i];
           store.holding = next >= 0 ? this.seq[next].sharesWindow === true && (next > i || more) : false;
+          following.set = store.holding ? this.seq[next] : null;
+          following.reverse = store.holding && this.seqReverse[next] === 1;
           if (i === last && !more) update.arm(true, ctx.invH, ctx.world.maxSpeed * ctx.h);
           this.project(this.seq[i], ctx, scheduler);
           update.armed = false;
@@ -238,6 +249,7 @@ export class ProjectionStage implements Stage {
     } finally {
       update.armed = false;
       store.holding = false;
+      following.set = null;
       store.settle();
     }
   }
