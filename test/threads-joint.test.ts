@@ -7,7 +7,6 @@
  * sweep job per substep where there were two.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { SharedTask } from '../src/core/step-context.js';
 import type { World as WorldType } from '../src/index.js';
 import { World } from '../src/index.js';
 import { ThreadedScheduler as Scheduler } from '../src/parallel/scheduler.js';
@@ -18,21 +17,19 @@ import { keepThreadPools, stateBits } from './helpers/worlds.js';
 
 keepThreadPools();
 
-/** The 'element-wasm' jobs that ran on the pool, per world. */
-function spyJobs(): Map<unknown, number> {
-  const ran = new Map<unknown, number>();
-  const original = Scheduler.prototype.runTask;
-  vi.spyOn(Scheduler.prototype, 'runTask').mockImplementation(function (
-    this: Scheduler,
-    task: SharedTask,
-    n: number,
-    blocks: number,
-  ) {
-    const ok = original.call(this, task, n, blocks);
-    if (ok && task.kind === 'element-wasm') ran.set(this, (ran.get(this) ?? 0) + 1);
-    return ok;
-  });
-  return ran;
+/** A counter of the 'element-wasm' jobs that ran on the pool (runTask returned true) per scheduler since it was last read. */
+function spyJobs(): () => Map<unknown, number> {
+  const spy = vi.spyOn(Scheduler.prototype, 'runTask');
+  return () => {
+    const ran = new Map<unknown, number>();
+    spy.mock.results.forEach((r, i) => {
+      const who = spy.mock.contexts[i];
+      if (r.value === true && spy.mock.calls[i][0].kind === 'element-wasm')
+        ran.set(who, (ran.get(who) ?? 0) + 1);
+    });
+    spy.mockClear();
+    return ran;
+  };
 }
 
 afterEach(() => {
@@ -64,7 +61,7 @@ describe('the stretch and bending sweeps of a cloth as one job', () => {
   it.each(['f64', 'f32'] as const)(
     '(%s) a 130 × 130 cloth: the bits of one thread on 2 and 4 threads, two sweep jobs a substep where the joint sweeps run, four without them',
     async (precision) => {
-      const ran = spyJobs();
+      const jobs = spyJobs();
       const saved = ElementThreads.joint;
       try {
         const make = (threads: number) => {
@@ -78,8 +75,9 @@ describe('the stretch and bending sweeps of a cloth as one job', () => {
         const steps = 10;
         const count = (on: boolean): number[] => {
           ElementThreads.joint = on;
-          ran.clear();
+          jobs();
           for (let s = 0; s < steps; s++) for (const w of worlds) w.world.step();
+          const ran = jobs();
           return worlds.map((w) => ran.get((w.world as WorldType).scheduler) ?? 0);
         };
         const sweeps = (w: (typeof worlds)[number]) => joinedOf(w.cloth.stretch) + joinedOf(w.cloth.bend);

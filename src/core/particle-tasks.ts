@@ -203,10 +203,15 @@ const updates = new WeakMap<object, UpdateInSweep>();
 
 /** The store's hand-over of the velocity update (UpdateInSweep). */
 export function updateInSweep(store: ParticleStore): UpdateInSweep {
-  let u = updates.get(store);
+  return ofStore(updates, store, UpdateInSweep);
+}
+
+/** A store's one object of a kind, made on first use. */
+function ofStore<T>(map: WeakMap<object, T>, store: ParticleStore, Make: new () => T): T {
+  let u = map.get(store);
   if (u === undefined) {
-    u = new UpdateInSweep();
-    updates.set(store, u);
+    u = new Make();
+    map.set(store, u);
   }
   return u;
 }
@@ -449,10 +454,5 @@ const nexts = new WeakMap<object, NextProjection>();
 
 /** The store's next projection (NextProjection). */
 export function nextProjection(store: ParticleStore): NextProjection {
-  let n = nexts.get(store);
-  if (n === undefined) {
-    n = new NextProjection();
-    nexts.set(store, n);
-  }
-  return n;
+  return ofStore(nexts, store, NextProjection);
 }
