@@ -492,7 +492,7 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
     );
     if (k !== null && shared) {
       // one task per set, its arguments replaced when the copy is (tearing, precision)
-      this.threads ??= new ElementThreads(pool!);
+      this.threads ??= new ElementThreads(pool!, this);
       this.threads.runner = pool!;
       if (k.threads !== this.threads) this.threads.bind(k);
     } else if (k !== null) k.threads = null;

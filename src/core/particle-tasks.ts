@@ -203,10 +203,15 @@ const updates = new WeakMap<object, UpdateInSweep>();
 
 /** The store's hand-over of the velocity update (UpdateInSweep). */
 export function updateInSweep(store: ParticleStore): UpdateInSweep {
-  let u = updates.get(store);
+  return ofStore(updates, store, UpdateInSweep);
+}
+
+/** A store's one object of a kind, made on first use. */
+function ofStore<T>(map: WeakMap<object, T>, store: ParticleStore, Make: new () => T): T {
+  let u = map.get(store);
   if (u === undefined) {
-    u = new UpdateInSweep();
-    updates.set(store, u);
+    u = new Make();
+    map.set(store, u);
   }
   return u;
 }
@@ -430,4 +435,24 @@ export class ZeroTask {
     }
     a.fill(0);
   }
+}
+
+/**
+ * The projection the stage runs next, where it goes through a window too (src/core/stages.ts sets
+ * it around each projection while the store is holding): a threaded element sweep defers to it when
+ * it is another set's sweep on the same window, and that sweep runs both as one job
+ * (src/wasm/element-threads.ts, session 16, pool21). One per store (`nextProjection`).
+ */
+export class NextProjection {
+  /** The next set's object, or null. */
+  set: object | null = null;
+  /** Whether it projects backward (the symmetric sweep's second half). */
+  reverse = false;
+}
+
+const nexts = new WeakMap<object, NextProjection>();
+
+/** The store's next projection (NextProjection). */
+export function nextProjection(store: ParticleStore): NextProjection {
+  return ofStore(nexts, store, NextProjection);
 }

@@ -6,7 +6,14 @@
  */
 import { predictBdf2, updateBdf2 } from './bdf2.js';
 import type { ConstraintSet } from './constraint-set.js';
-import { ParticleTasks, predictRange, UpdateInSweep, updateInSweep, updateRange } from './particle-tasks.js';
+import {
+  nextProjection,
+  ParticleTasks,
+  predictRange,
+  UpdateInSweep,
+  updateInSweep,
+  updateRange,
+} from './particle-tasks.js';
 import { Channels, type Phase, RangeStage, type Scheduler, type Stage } from './pipeline.js';
 import type { StepContext } from './step-context.js';
 import { clock, type StepTimings } from './timings.js';
@@ -293,6 +300,8 @@ export class ProjectionStage implements Stage {
     update.arm(false, 0, 0);
     const hand = UpdateInSweep.enabled && !!ctx.tasks && ctx.world.history === null && this.velocityNext(ctx);
     const last = hand ? this.lastLive : -1;
+    // the next projection where the window is held (a threaded sweep may join it: NextProjection)
+    const following = nextProjection(store);
     try {
       for (let it = 0; it < ctx.iterations; it++) {
         ctx.iteration = it;
@@ -303,6 +312,10 @@ export class ProjectionStage implements Stage {
           // the stage's last projection keeps the window for a velocity update that reads it
           const final = next < 0 || (next <= i && !more);
           store.holding = final ? store.updateFromWindow : this.seq[next].sharesWindow === true;
+          // the next projection on the held window (a threaded sweep may join it: NextProjection)
+          const joins = !final && store.holding;
+          following.set = joins ? this.seq[next] : null;
+          following.reverse = joins && this.seqReverse[next] === 1;
           if (i === last && !more) update.arm(true, ctx.invH, ctx.world.maxSpeed * ctx.h);
           this.project(this.seq[i], ctx, scheduler);
           update.armed = false;
@@ -312,6 +325,7 @@ export class ProjectionStage implements Stage {
     } finally {
       update.armed = false;
       store.holding = false;
+      following.set = null;
       // the window the prediction wrote stays held for the velocity update (core/window-passes.ts)
       if (!(store.updateFromWindow && store.held === store.predictedWindow)) {
         store.updateFromWindow = false;

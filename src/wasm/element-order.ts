@@ -27,14 +27,19 @@
  * The table is an Int32Array: [nb, op × nb, from × nb, to × nb, first × nb,
  * depStart × (nb + 1), deps…]; op LOAD (particles [from, to) of the window
  * in), COLOUR (groups [from, to), in the plan's numbering, of the colour
- * whose first group is `first`), SAVE (the particles out). A function of
+ * whose first group is `first`), SAVE (the particles out); a joint table's
+ * second set's colour blocks are COLOUR2. A function of
  * the set's layout alone, never of the thread count.
  */
+
+import type { PairedCopy } from './paired.js';
 
 /** Ops of a fused block (element-threads.ts uses the same numbers). */
 export const FUSED_LOAD = 0;
 export const FUSED_COLOUR = 1;
 export const FUSED_SAVE = 2;
+/** A colour block of the second set of a joint table (jointSweepTable). */
+export const FUSED_COLOUR2 = 3;
 
 /** Blocks of one job at most (src/parallel/protocol.ts MAX_BLOCKS). */
 const MAX_BLOCKS = 255;
@@ -58,10 +63,56 @@ export function fusedSweepTable(
   groupsPerBlock: number,
   scratch = false,
 ): Int32Array | null {
-  const colours = colorPairs.length - 1;
+  return jointSweepTable(
+    [{ idx, colorPairs, lanes, arity, reverse }],
+    range,
+    particlesPerBlock,
+    groupsPerBlock,
+    scratch,
+  );
+}
+
+/** One set's sweep in a joint table (jointSweepTable): its groups' particles, colours, layout and direction. */
+export interface SweepSegment {
+  idx: Int32Array;
+  colorPairs: Int32Array | readonly number[];
+  lanes: number;
+  arity: number;
+  reverse: boolean;
+}
+
+/**
+ * The sweeps of several sets on one window (a cloth's stretch and bending
+ * sets share one kernel memory and window: src/wasm/paired.ts pairedGroup)
+ * one after the other as one table (session 16, pool21): the window's copy
+ * in, every colour of segment 0, then of segment 1 (op FUSED_COLOUR + s,
+ * s > 0 as FUSED_COLOUR2…), the copy out. The dependencies are built as for
+ * one sweep (each block on the last earlier block that touched each of its
+ * particles, whatever segment), so a segment's first blocks start while the
+ * last ones of the one before run, where they touch other particles. Each
+ * set has its own f32 scratch (paired.ts: arena.take per copy), so each
+ * segment's scratch places are its own. `maxBlocks`: the table's blocks at most (a job
+ * run in parts is not bound by the pool's MAX_BLOCKS).
+ */
+export function jointSweepTable(
+  segs: readonly SweepSegment[],
+  range: number,
+  particlesPerBlock: number,
+  groupsPerBlock: number,
+  scratch = false,
+  maxBlocks = MAX_BLOCKS,
+): Int32Array | null {
+  if (segs.length > 2) throw new Error('a joint sweep table takes two sets at most');
   const copies = Math.ceil(range / particlesPerBlock);
-  const groups = colorPairs[colours] - colorPairs[0];
-  const room = MAX_BLOCKS - 2 * copies - colours;
+  let colours = 0,
+    groups = 0;
+  for (const g of segs) {
+    const c = g.colorPairs.length - 1;
+    if (c <= 0) return null;
+    colours += c;
+    groups += g.colorPairs[c] - g.colorPairs[0];
+  }
+  const room = maxBlocks - 2 * copies - colours;
   if (room <= 0 || colours <= 0) return null;
   // groups per block: as aimed at, larger where the blocks would not fit in one job
   const per = Math.max(groupsPerBlock, Math.ceil(groups / room));
@@ -69,21 +120,30 @@ export function fusedSweepTable(
   const from: number[] = [];
   const to: number[] = [];
   const first: number[] = [];
-  let largest = 0;
+  const seg: number[] = [];
+  // per segment: its largest colour, and where its scratch places start among the things touched
+  const largest = new Int32Array(segs.length);
+  const placeAt = new Int32Array(segs.length + 1);
   for (let b = 0; b < copies; b++) {
     op.push(FUSED_LOAD);
     from.push(b * particlesPerBlock);
     to.push(Math.min(range, (b + 1) * particlesPerBlock));
     first.push(0);
+    seg.push(0);
   }
-  for (let s = 0; s < colours; s++) {
-    const c = reverse ? colours - 1 - s : s;
-    largest = Math.max(largest, colorPairs[c + 1] - colorPairs[c]);
-    for (let j = colorPairs[c]; j < colorPairs[c + 1]; j += per) {
-      op.push(FUSED_COLOUR);
-      from.push(j);
-      to.push(Math.min(colorPairs[c + 1], j + per));
-      first.push(colorPairs[c]);
+  for (let g = 0; g < segs.length; g++) {
+    const cp = segs[g].colorPairs;
+    const cs = cp.length - 1;
+    for (let s = 0; s < cs; s++) {
+      const c = segs[g].reverse ? cs - 1 - s : s;
+      largest[g] = Math.max(largest[g], cp[c + 1] - cp[c]);
+      for (let j = cp[c]; j < cp[c + 1]; j += per) {
+        op.push(g === 0 ? FUSED_COLOUR : FUSED_COLOUR2 + g - 1);
+        from.push(j);
+        to.push(Math.min(cp[c + 1], j + per));
+        first.push(cp[c]);
+        seg.push(g);
+      }
     }
   }
   for (let b = 0; b < copies; b++) {
@@ -91,12 +151,15 @@ export function fusedSweepTable(
     from.push(b * particlesPerBlock);
     to.push(Math.min(range, (b + 1) * particlesPerBlock));
     first.push(0);
+    seg.push(0);
   }
   const nb = op.length;
-  if (nb > MAX_BLOCKS) return null;
+  if (nb > maxBlocks) return null;
   // per particle the last block that touched it; per block its distinct dependencies
   // particles, then (scratch) the places of the colours' quads
-  const things = range + (scratch ? largest : 0);
+  placeAt[0] = range;
+  for (let g = 0; g < segs.length; g++) placeAt[g + 1] = placeAt[g] + (scratch ? largest[g] : 0);
+  const things = placeAt[segs.length];
   const last = new Int32Array(things).fill(-1);
   const seen = new Int32Array(nb).fill(-1);
   const depStart = [0];
@@ -110,11 +173,12 @@ export function fusedSweepTable(
     }
     last[i] = k;
   };
-  const ga = lanes * arity;
   for (let k = 0; k < nb; k++) {
-    if (op[k] === FUSED_COLOUR) {
+    if (op[k] !== FUSED_LOAD && op[k] !== FUSED_SAVE) {
+      const { idx, lanes, arity } = segs[seg[k]];
+      const ga = lanes * arity;
       for (let t = ga * from[k]; t < ga * to[k]; t++) if (idx[t] < range) touch(idx[t], k);
-      if (scratch) for (let j = from[k]; j < to[k]; j++) touch(range + j - first[k], k);
+      if (scratch) for (let j = from[k]; j < to[k]; j++) touch(placeAt[seg[k]] + j - first[k], k);
     } else {
       for (let i = from[k]; i < to[k]; i++) touch(i, k);
     }
@@ -145,4 +209,137 @@ export function fusedBlock(
     first: t[1 + 3 * nb + k],
     deps: t.subarray(2 + 5 * nb + t[ds + k], 2 + 5 * nb + t[ds + k + 1]),
   };
+}
+
+/**
+ * The parts of a fused sweep's blocks for `parts` threads: each run of
+ * blocks of one op and colour (the window's copies in, each colour, the
+ * copies out) cut into `parts` contiguous pieces, part p taking piece p of
+ * every run. A colour's blocks follow the cloth's rows (its groups are in
+ * particle order) as do the copies' blocks, so a part keeps to about the
+ * same particles in every colour. The cuts balance the parts' work over the
+ * sweep, not run by run (session 16): each cut is placed where the items
+ * (groups, or particles of the copies) of parts < p, summed over the runs of
+ * that op so far, come nearest p/parts of the op's items so far, so that a
+ * run's odd block goes to the part that is behind (before, the last part took
+ * it in every run: 30,442 of the 201 × 201 bending sweep's 59,804 groups, 4
+ * blocks more than the calling thread's part). [parts, start × (parts + 1), blocks…].
+ */
+export function partTable(T: Int32Array, parts: number): Int32Array {
+  const nb = T[0];
+  const out = new Int32Array(2 + parts + nb);
+  out[0] = parts;
+  // per op (LOAD, COLOUR, SAVE, COLOUR2): its items so far, and per cut p the items of parts < p so far
+  const total = new Float64Array(4);
+  const below = new Float64Array(4 * (parts + 1));
+  // per run: its cuts (block numbers), cut p starting piece p
+  const cuts = new Int32Array(parts + 1);
+  const pieces: number[][] = [];
+  for (let p = 0; p < parts; p++) pieces.push([]);
+  for (let a = 0; a < nb; ) {
+    let z = a + 1;
+    while (z < nb && T[1 + z] === T[1 + a] && T[1 + 3 * nb + z] === T[1 + 3 * nb + a]) z++;
+    const op = T[1 + a];
+    let items = 0;
+    for (let k = a; k < z; k++) items += T[1 + 2 * nb + k] - T[1 + nb + k];
+    total[op] += items;
+    cuts[0] = a;
+    cuts[parts] = z;
+    for (let p = 1; p < parts; p++) {
+      const target = (p * total[op]) / parts - below[op * (parts + 1) + p];
+      // the block boundary at or after the last cut whose items before it come nearest the target
+      let c = cuts[p - 1],
+        sum = 0;
+      for (let k = a; k < cuts[p - 1]; k++) sum += T[1 + 2 * nb + k] - T[1 + nb + k];
+      while (c < z) {
+        const w = T[1 + 2 * nb + c] - T[1 + nb + c];
+        if (Math.abs(sum + w - target) >= Math.abs(sum - target)) break;
+        sum += w;
+        c++;
+      }
+      cuts[p] = c;
+      below[op * (parts + 1) + p] += sum;
+    }
+    for (let p = 0; p < parts; p++) for (let k = cuts[p]; k < cuts[p + 1]; k++) pieces[p].push(k);
+    a = z;
+  }
+  let at = 2 + parts;
+  for (let p = 0; p < parts; p++) {
+    out[1 + p] = at;
+    for (const k of pieces[p]) out[at++] = k;
+  }
+  out[1 + parts] = at;
+  return out;
+}
+
+/** Blocks of a joint sweep's table at most (run in parts: one item per thread, not bound by MAX_BLOCKS). */
+const MAX_JOINT_BLOCKS = 512;
+
+/**
+ * Two sets' sweeps on one window as one job (ElementThreads.sweep defers the first where the next
+ * projection is the second's): the second set's arguments, the joint tables forward and backward
+ * (jointSweepTable) and their parts, and the job's own done, claim and counts.
+ */
+export interface JointArgs<T> {
+  /** The second set's task arguments (element-threads.ts ElementArgs). */
+  next: T;
+  fwd: Int32Array;
+  back: Int32Array;
+  parts: Int32Array;
+  partsBack: Int32Array;
+  done: Int32Array;
+  claim: Int32Array;
+  counts: Int32Array;
+}
+
+/** The joint sweep of copy a's set then b's (arguments `next`) on `threads` threads, or null where it does not fit or would run on one. */
+export function jointArgs<T>(
+  a: PairedCopy<unknown>,
+  b: PairedCopy<unknown>,
+  next: T,
+  threads: number,
+  particlesPerBlock: number,
+  groupsPerBlock: number,
+): JointArgs<T> | null {
+  const seg = (k: PairedCopy<unknown>, reverse: boolean): SweepSegment => ({
+    idx: new Int32Array(k.memory.buffer, k.addr.idx, k.plan.lanes * k.plan.arity * k.plan.pairs),
+    colorPairs: k.plan.colorPairs,
+    lanes: k.plan.lanes,
+    arity: k.plan.arity,
+    reverse,
+  });
+  const table = (reverse: boolean) =>
+    jointSweepTable(
+      [seg(a, reverse), seg(b, reverse)],
+      a.win.range,
+      particlesPerBlock,
+      groupsPerBlock,
+      a.win.f32,
+      MAX_JOINT_BLOCKS,
+    );
+  const fwd = table(false),
+    back = table(true);
+  if (fwd === null || back === null || threads < 2) return null;
+  const nb = Math.max(fwd[0], back[0]);
+  return {
+    next,
+    fwd: sharedTable(fwd),
+    back: sharedTable(back),
+    parts: sharedTable(partTable(fwd, threads)),
+    partsBack: sharedTable(partTable(back, threads)),
+    done: sharedI32(nb),
+    claim: sharedI32(nb),
+    counts: sharedI32(2 * nb),
+  };
+}
+
+export function sharedI32(n: number): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(4 * n));
+}
+
+/** A table on shared memory (the workers read it), or an empty one for null. */
+export function sharedTable(t: Int32Array | null): Int32Array {
+  const s = sharedI32(t === null ? 0 : t.length);
+  if (t !== null) s.set(t);
+  return s;
 }

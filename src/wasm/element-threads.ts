@@ -19,7 +19,7 @@
  */
 
 import { awaitBlock, claimBlock, nextEpoch, threadIndex } from '../core/block-order.js';
-import { POOL_MIN_PARTICLES, updateInSweep, updateRange } from '../core/particle-tasks.js';
+import { nextProjection, POOL_MIN_PARTICLES, updateInSweep, updateRange } from '../core/particle-tasks.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import {
@@ -28,7 +28,21 @@ import {
   elementBlock,
   elementBlockF32,
 } from './element-kernels.generated.js';
-import { FUSED_COLOUR, FUSED_LOAD, FUSED_SAVE, fusedSweepTable } from './element-order.js';
+import {
+  FUSED_COLOUR,
+  FUSED_COLOUR2,
+  FUSED_LOAD,
+  FUSED_SAVE,
+  fusedSweepTable,
+  type JointArgs,
+  jointArgs,
+  partTable,
+  sharedI32,
+  sharedTable,
+} from './element-order.js';
+
+export { partTable };
+
 import {
   type DeferringSet,
   loadAos4,
@@ -59,6 +73,14 @@ const NO_SAVE = 7;
 const UPDATE = 8;
 const INVH = 9;
 const REACH = 10;
+/**
+ * A joint sweep (session 16, pool21: this set's sweep and the next one's of another set on the same
+ * window in one job, ElementArgs.join): 1 both forward, 2 both backward, 0 none; the second set's
+ * kernel (KERNEL2) and λ⁰ = 0 flag (ZERO2).
+ */
+const JOINED = 11;
+const KERNEL2 = 12;
+const ZERO2 = 13;
 /** OP: copy the window in, project a colour's groups, copy the window out; the whole sweep in one job (FIRST: 1 backward). */
 const LOAD = 0;
 const COLOUR = 1;
@@ -102,6 +124,8 @@ export interface ElementArgs {
   v: Float64Array;
   /** Per block of a fused sweep: the velocity update's recoveries and speed clamps (UPDATE). */
   counts: Int32Array;
+  /** The joint sweep with the next set on this window (JOINED), or null. */
+  join: JointArgs<ElementArgs> | null;
   idx: number;
   rec: number;
   el: number;
@@ -220,67 +244,6 @@ function runElementBlock(A: ElementArgs, t: ThreadInstance, from: number, to: nu
 }
 
 /**
- * The parts of a fused sweep's blocks for `parts` threads: each run of
- * blocks of one op and colour (the window's copies in, each colour, the
- * copies out) cut into `parts` contiguous pieces, part p taking piece p of
- * every run. A colour's blocks follow the cloth's rows (its groups are in
- * particle order) as do the copies' blocks, so a part keeps to about the
- * same particles in every colour. The cuts balance the parts' work over the
- * sweep, not run by run (session 16): each cut is placed where the items
- * (groups, or particles of the copies) of parts < p, summed over the runs of
- * that op so far, come nearest p/parts of the op's items so far, so that a
- * run's odd block goes to the part that is behind (before, the last part took
- * it in every run: 30,442 of the 201 × 201 bending sweep's 59,804 groups, 4
- * blocks more than the calling thread's part). [parts, start × (parts + 1), blocks…].
- */
-export function partTable(T: Int32Array, parts: number): Int32Array {
-  const nb = T[0];
-  const out = new Int32Array(2 + parts + nb);
-  out[0] = parts;
-  // per op (LOAD, COLOUR, SAVE): its items so far, and per cut p the items of parts < p so far
-  const total = new Float64Array(3);
-  const below = new Float64Array(3 * (parts + 1));
-  // per run: its cuts (block numbers), cut p starting piece p
-  const cuts = new Int32Array(parts + 1);
-  const pieces: number[][] = [];
-  for (let p = 0; p < parts; p++) pieces.push([]);
-  for (let a = 0; a < nb; ) {
-    let z = a + 1;
-    while (z < nb && T[1 + z] === T[1 + a] && T[1 + 3 * nb + z] === T[1 + 3 * nb + a]) z++;
-    const op = T[1 + a];
-    let items = 0;
-    for (let k = a; k < z; k++) items += T[1 + 2 * nb + k] - T[1 + nb + k];
-    total[op] += items;
-    cuts[0] = a;
-    cuts[parts] = z;
-    for (let p = 1; p < parts; p++) {
-      const target = (p * total[op]) / parts - below[op * (parts + 1) + p];
-      // the block boundary at or after the last cut whose items before it come nearest the target
-      let c = cuts[p - 1],
-        sum = 0;
-      for (let k = a; k < cuts[p - 1]; k++) sum += T[1 + 2 * nb + k] - T[1 + nb + k];
-      while (c < z) {
-        const w = T[1 + 2 * nb + c] - T[1 + nb + c];
-        if (Math.abs(sum + w - target) >= Math.abs(sum - target)) break;
-        sum += w;
-        c++;
-      }
-      cuts[p] = c;
-      below[op * (parts + 1) + p] += sum;
-    }
-    for (let p = 0; p < parts; p++) for (let k = cuts[p]; k < cuts[p + 1]; k++) pieces[p].push(k);
-    a = z;
-  }
-  let at = 2 + parts;
-  for (let p = 0; p < parts; p++) {
-    out[1 + p] = at;
-    for (const k of pieces[p]) out[at++] = k;
-  }
-  out[1 + parts] = at;
-  return out;
-}
-
-/**
  * One thread's share of a fused sweep run in parts: the blocks of its own
  * part (threadIndex mod parts) in serial order, then every block no thread
  * has claimed yet, in serial order (a late or descheduled thread's part is
@@ -291,9 +254,10 @@ export function partTable(T: Int32Array, parts: number): Int32Array {
  */
 function runParts(A: ElementArgs, t: ThreadInstance): number {
   const back = A.par[FIRST] === 1;
-  const T = back ? A.fusedBack : A.fused;
-  const Q = back ? A.partsBack : A.parts;
-  const claim = A.claim;
+  const J = A.par[JOINED] !== 0 ? A.join : null;
+  const T = J !== null ? (A.par[JOINED] === 2 ? J.back : J.fwd) : back ? A.fusedBack : A.fused;
+  const Q = J !== null ? (A.par[JOINED] === 2 ? J.partsBack : J.parts) : back ? A.partsBack : A.parts;
+  const claim = J !== null ? J.claim : A.claim;
   const epoch = A.par[EPOCH] | 0;
   const own = threadIndex() % Q[0];
   let ran = 0;
@@ -314,8 +278,10 @@ function runParts(A: ElementArgs, t: ThreadInstance): number {
  * (with the unclaimed dependencies it ran first, in parts).
  */
 function runFused(A: ElementArgs, t: ThreadInstance, k: number): number {
-  const T = A.par[FIRST] === 1 ? A.fusedBack : A.fused;
-  const done = A.done;
+  const J = A.par[JOINED] !== 0 ? A.join : null;
+  const T = J !== null ? (A.par[JOINED] === 2 ? J.back : J.fwd) : A.par[FIRST] === 1 ? A.fusedBack : A.fused;
+  const done = J !== null ? J.done : A.done;
+  const claim = J !== null ? J.claim : A.claim;
   const epoch = A.par[EPOCH] | 0;
   const nb = T[0];
   const d0 = 2 + 5 * nb + T[1 + 4 * nb + k],
@@ -329,39 +295,73 @@ function runFused(A: ElementArgs, t: ThreadInstance, k: number): number {
       for (let i = d0; i < d1; i++) {
         const d = T[i];
         if (Atomics.load(done, d) === epoch) continue;
-        if (claimBlock(A.claim, d, epoch)) ran += runFused(A, t, d);
+        if (claimBlock(claim, d, epoch)) ran += runFused(A, t, d);
         else awaitBlock(done, d, epoch);
       }
     }
     const op = T[1 + k];
     const from = T[1 + nb + k],
       to = T[1 + 2 * nb + k];
-    if (op === FUSED_COLOUR && A.par[ZERO] !== 0) {
-      // λ⁰ = 0 (001 Eq. 17) for the block's constraints, right before their first projection of the substep
-      const EL = t.EL,
-        LAM = t.LAM;
-      if (A.lanes === 4) LAM.fill(0, 4 * from, 4 * to);
-      else for (let i = A.lanes * from; i < A.lanes * to; i++) LAM[EL[i]] = 0;
-    }
-    if (op === FUSED_COLOUR && A.f32 !== 0) {
-      // the block's gathered quads at its place in its colour's scratch (element-order.ts orders the places)
-      const at = A.blk + 64 * A.arity * (from - T[1 + 3 * nb + k]);
-      elementBlockF32(t.ex, A.par[KERNEL], from, to, A, A.pAt, A.wAt, at, A.uniforms);
+    if (op === FUSED_COLOUR2) {
+      // a block of the joint sweep's second set: its own arguments, instance and kernel on the same window
+      colourBlock(
+        J!.next,
+        instanceOf(J!.next, null),
+        A.par[KERNEL2],
+        A.par[ZERO2] !== 0,
+        from,
+        to,
+        T[1 + 3 * nb + k],
+      );
     } else if (op === FUSED_COLOUR) {
-      elementBlock(t.ex, A.par[KERNEL], from, to, A, A.pAt, A.wAt, A.slow + 4 * A.lanes * from, A.uniforms);
+      colourBlock(A, t, A.par[KERNEL], A.par[ZERO] !== 0, from, to, T[1 + 3 * nb + k]);
     } else if (op === FUSED_LOAD ? A.par[NO_LOAD] === 0 : A.par[NO_SAVE] === 0) {
       // a held window's copy is skipped (the block stays in the table: the dependencies are the same)
       runOp(A, t, op === FUSED_LOAD ? LOAD : SAVE, from, to, k);
       // lines 12–15 on the particles just copied out, their last projection of the substep done
       if (op !== FUSED_LOAD && A.par[UPDATE] !== 0) {
         const b = A.base;
-        updateRange(A.x, A.p, A.v, A.par[INVH], A.par[REACH], b + from, b + to, A.counts, 2 * k);
+        updateRange(
+          A.x,
+          A.p,
+          A.v,
+          A.par[INVH],
+          A.par[REACH],
+          b + from,
+          b + to,
+          J !== null ? J.counts : A.counts,
+          2 * k,
+        );
       }
     }
   } finally {
     Atomics.store(done, k, epoch);
   }
   return ran;
+}
+
+/** Groups [from, to) of a fused sweep's colour that starts at group `first`, with kernel `kernel` (zero: λ⁰ = 0 first). */
+function colourBlock(
+  A: ElementArgs,
+  t: ThreadInstance,
+  kernel: number,
+  zero: boolean,
+  from: number,
+  to: number,
+  first: number,
+): void {
+  if (zero) {
+    // λ⁰ = 0 (001 Eq. 17) for the block's constraints, right before their first projection of the substep
+    const EL = t.EL,
+      LAM = t.LAM;
+    if (A.lanes === 4) LAM.fill(0, 4 * from, 4 * to);
+    else for (let i = A.lanes * from; i < A.lanes * to; i++) LAM[EL[i]] = 0;
+  }
+  if (A.f32 !== 0) {
+    // the block's gathered quads at its place in its colour's scratch (element-order.ts orders the places)
+    const at = A.blk + 64 * A.arity * (from - first);
+    elementBlockF32(t.ex, kernel, from, to, A, A.pAt, A.wAt, at, A.uniforms);
+  } else elementBlock(t.ex, kernel, from, to, A, A.pAt, A.wAt, A.slow + 4 * A.lanes * from, A.uniforms);
 }
 
 function runOp(A: ElementArgs, t: ThreadInstance, op: number, from: number, to: number, block: number): void {
@@ -399,17 +399,6 @@ function runOp(A: ElementArgs, t: ThreadInstance, op: number, from: number, to: 
 
 function sharedF64(n: number): Float64Array {
   return new Float64Array(new SharedArrayBuffer(8 * n));
-}
-
-function sharedI32(n: number): Int32Array {
-  return new Int32Array(new SharedArrayBuffer(4 * n));
-}
-
-/** A table on shared memory (the workers read it), or an empty one for null. */
-function sharedTable(t: Int32Array | null): Int32Array {
-  const s = sharedI32(t === null ? 0 : t.length);
-  if (t !== null) s.set(t);
-  return s;
 }
 
 /** Whether an array lives on shared memory (the workers see the same bytes). */
@@ -453,8 +442,54 @@ export class ElementThreads implements ThreadedSweeps {
     );
   }
 
-  constructor(runner: TaskRunner) {
+  /** `owner`: the set whose sweeps these are (the projection stage names the next projection's set: nextProjection). */
+  constructor(runner: TaskRunner, owner: object | null = null) {
     this.runner = runner;
+    if (owner !== null) ElementThreads.byOwner.set(owner, this);
+  }
+
+  /** Each set's sweeps on the pool (constructor's owner). */
+  private static readonly byOwner = new WeakMap<object, ElementThreads>();
+  /**
+   * Whether a sweep followed by the next set's on the same window runs with it as one job (session
+   * 16, pool21: jointSweepTable); the bits are the same.
+   */
+  static joint = true;
+  /** A sweep deferred to join the next one (at most one in the process: the next sweep, save or load on a held window runs it). */
+  private static pending: ElementThreads | null = null;
+  /** The deferred sweep: kernel, backward, λ⁰ = 0 first, window copy in (pendLoad), and its store. */
+  private readonly pend = new Int32Array(4);
+  private pendStore: ParticleStore | null = null;
+  /** Joint sweeps run (the tests count them). */
+  joinedSweeps = 0;
+
+  /** Runs a deferred sweep now, alone (before anything else reads or writes its window). */
+  static runPending(): void {
+    const q = ElementThreads.pending;
+    if (q === null) return;
+    ElementThreads.pending = null;
+    q.runDeferred();
+  }
+
+  /** A held window's serial load (ParticleWindow.load): a deferred sweep runs first. */
+  settlePending(): void {
+    ElementThreads.runPending();
+  }
+
+  private runDeferred(): void {
+    const store = this.pendStore!;
+    this.pendStore = null;
+    const q = this.pend;
+    this.fusedJob(
+      this.task.args as unknown as ElementArgs,
+      store,
+      q[0],
+      q[1] === 1,
+      q[2] === 1,
+      q[3] === 1,
+      false,
+      null,
+    );
   }
 
   /**
@@ -470,7 +505,7 @@ export class ElementThreads implements ThreadedSweeps {
     const args: ElementArgs = {
       module: k.module,
       memory: k.memory,
-      par: sharedF64(12),
+      par: sharedF64(16),
       fused: sharedI32(0),
       fusedBack: sharedI32(0),
       done: sharedI32(MAX_BLOCKS),
@@ -485,6 +520,7 @@ export class ElementThreads implements ThreadedSweeps {
       x: new Float64Array(0),
       v: new Float64Array(0),
       counts: sharedI32(2 * MAX_BLOCKS),
+      join: null,
       idx: a.idx,
       rec: a.rec,
       el: a.el,
@@ -537,6 +573,7 @@ export class ElementThreads implements ThreadedSweeps {
 
   /** Copies the window out to the store by blocks on the pool (ParticleWindow.flush of a held window); false where it cannot. */
   saveWindow(store: ParticleStore, win: ParticleWindow): boolean {
+    ElementThreads.runPending();
     const A = this.task.args as unknown as ElementArgs;
     // (the copy bound now must be on that window: a retired copy's window is copied out here)
     if (this.k === null || this.k.win !== win || A.p !== store.p) return false;
@@ -557,8 +594,130 @@ export class ElementThreads implements ThreadedSweeps {
     return n;
   }
 
+  /**
+   * Whether this fused sweep (holding its window: the next projection goes through a window too)
+   * defers to the next projection's: that of another set on this window, on this pool, in the same
+   * direction, whose sweep runs both as one job (joins).
+   */
+  private defers(A: ElementArgs, store: ParticleStore, reverse: boolean): boolean {
+    if (!ElementThreads.joint || A.parts[0] < 2 || !ElementThreads.parts) return false;
+    const next = nextProjection(store);
+    if (next.set === null || next.reverse !== reverse) return false;
+    const q = ElementThreads.byOwner.get(next.set);
+    if (q === undefined || q === this || q.runner !== this.runner || q.k === null || q.k.threads !== q)
+      return false;
+    return q.k.win === this.k!.win && this.jointWith(q) !== null;
+  }
+
+  /** Whether this sweep (fused: set null, its precision that of the copy) runs `pend`'s deferred one with it. */
+  private joins(
+    q: ElementThreads,
+    A: ElementArgs,
+    store: ParticleStore,
+    reverse: boolean,
+    f32: boolean,
+  ): boolean {
+    // (q's sweep found the store's arrays shared; the window the same: the same memory)
+    if (q === this || q.pendStore !== store || q.pend[1] !== (reverse ? 1 : 0) || q.runner !== this.runner)
+      return false;
+    if (this.k === null || q.k === null || q.k.win !== this.k.win || f32 !== (A.f32 !== 0)) return false;
+    return (reverse ? A.fusedBack : A.fused).length > 0 && q.jointWith(this) !== null;
+  }
+
+  /** The joint tables of this set's sweep then `q`'s (built when first needed, and after either copy changes), or null where they do not fit. */
+  private jointWith(q: ElementThreads): JointArgs<ElementArgs> | null {
+    const A = this.task.args as unknown as ElementArgs;
+    const B = q.task.args as unknown as ElementArgs;
+    if (A.join !== null && A.join.next === B) return A.join;
+    if (this.jointFailed === B) return null;
+    const join = jointArgs(this.k!, q.k!, B, this.runner.threads, PARTICLES_PER_BLOCK, GROUPS_PER_BLOCK);
+    if (join === null) {
+      this.jointFailed = B;
+      return null;
+    }
+    A.join = join;
+    this.task.version++;
+    return A.join;
+  }
+
+  private jointFailed: object | null = null;
+
+  /**
+   * The sweep as one job (element-order.ts), each block waiting only for the blocks it depends on;
+   * with `second`, this set's deferred sweep then second's, on this set's arguments (A.join).
+   */
+  private fusedJob(
+    A: ElementArgs,
+    store: ParticleStore,
+    id: number,
+    reverse: boolean,
+    zero: boolean,
+    load: boolean,
+    save: boolean,
+    second: ElementThreads | null,
+  ): void {
+    const k = this.k!;
+    const par = A.par;
+    const range = k.win.range;
+    const J = second !== null ? A.join! : null;
+    const table = J !== null ? (reverse ? J.back : J.fwd) : reverse ? A.fusedBack : A.fused;
+    par[ZERO] = zero ? 1 : 0;
+    par[NO_LOAD] = load ? 0 : 1;
+    par[NO_SAVE] = save ? 0 : 1;
+    par[OP] = FUSED;
+    par[KERNEL] = id;
+    par[FIRST] = reverse ? 1 : 0;
+    par[JOINED] = J === null ? 0 : reverse ? 2 : 1;
+    this.epoch = nextEpoch(this.epoch);
+    par[EPOCH] = this.epoch;
+    const nb = table[0];
+    const parts = J !== null ? J.parts[0] : ElementThreads.parts ? A.parts[0] : 0;
+    par[PARTED] = parts > 1 ? 1 : 0;
+    // the velocity update in the copy-out blocks where the projection stage handed it over and the
+    // particles this window leaves out are few (the velocity stage runs them on the calling thread)
+    const u = updateInSweep(store);
+    const update =
+      save &&
+      u.armed &&
+      store.count - range < POOL_MIN_PARTICLES &&
+      k.win.base + range <= store.count &&
+      isShared(store.x) &&
+      isShared(store.v);
+    if (update && (A.x !== store.x || A.v !== store.v)) {
+      A.x = store.x;
+      A.v = store.v;
+      this.task.version++;
+    }
+    par[UPDATE] = update ? 1 : 0;
+    if (update) {
+      par[INVH] = u.invH;
+      par[REACH] = u.reach;
+    }
+    const items = parts > 1 ? parts : nb;
+    if (!this.runner.runTask(this.task, items, items)) {
+      const own = this.own!;
+      for (let b = 0; b < nb; b++) runFused(A, own, b);
+    }
+    if (update) {
+      // the copy-out blocks' counts, added up in block order
+      const c = J !== null ? J.counts : A.counts;
+      for (let b = 0; b < nb; b++) {
+        if (table[1 + b] !== FUSED_SAVE) continue;
+        u.recoveries += c[2 * b];
+        u.speedClamps += c[2 * b + 1];
+      }
+      u.took(k.win.base, k.win.base + range);
+    }
+    if (second !== null) second.joinedSweeps++;
+  }
+
   sweep(id: number, store: ParticleStore, reverse: boolean, f32: boolean, set: DeferringSet | null): boolean {
     const A = this.task.args as unknown as ElementArgs;
+    // a sweep deferred to join this one (another set's on this window): joined below, else run first
+    const pend = ElementThreads.pending;
+    ElementThreads.pending = null;
+    const joined = pend !== null && set === null && this.joins(pend, A, store, reverse, f32) ? pend : null;
+    if (pend !== null && joined === null) pend.runDeferred();
     // a pending λ⁰ = 0 (zeroFirst): in the fused sweep's blocks, else whole here first
     const zero = this.zeroFirst;
     this.zeroFirst = false;
@@ -584,53 +743,24 @@ export class ElementThreads implements ThreadedSweeps {
     store.held = save ? null : k.win;
     const table = reverse ? A.fusedBack : A.fused;
     if (set === null && f32 === (A.f32 !== 0) && table.length > 0) {
-      // the whole sweep in one job, each block waiting only for the blocks it depends on
-      par[ZERO] = zero ? 1 : 0;
-      par[NO_LOAD] = load ? 0 : 1;
-      par[NO_SAVE] = save ? 0 : 1;
-      par[OP] = FUSED;
-      par[KERNEL] = id;
-      par[FIRST] = reverse ? 1 : 0;
-      this.epoch = nextEpoch(this.epoch);
-      par[EPOCH] = this.epoch;
-      const nb = table[0];
-      const parts = ElementThreads.parts ? A.parts[0] : 0;
-      par[PARTED] = parts > 1 ? 1 : 0;
-      // the velocity update in the copy-out blocks where the projection stage handed it over and the
-      // particles this window leaves out are few (the velocity stage runs them on the calling thread)
-      const u = updateInSweep(store);
-      const update =
-        save &&
-        u.armed &&
-        store.count - range < POOL_MIN_PARTICLES &&
-        k.win.base + range <= store.count &&
-        isShared(store.x) &&
-        isShared(store.v);
-      if (update && (A.x !== store.x || A.v !== store.v)) {
-        A.x = store.x;
-        A.v = store.v;
-        this.task.version++;
+      if (joined !== null) {
+        // the deferred sweep and this one as one job, on the deferred set's arguments (its window copy in)
+        const J = joined.task.args as unknown as ElementArgs;
+        J.par[KERNEL2] = id;
+        J.par[ZERO2] = zero ? 1 : 0;
+        const q = joined.pend;
+        joined.fusedJob(J, store, q[0], reverse, q[2] === 1, q[3] === 1, save, this);
+        joined.pendStore = null;
+        return true;
       }
-      par[UPDATE] = update ? 1 : 0;
-      if (update) {
-        par[INVH] = u.invH;
-        par[REACH] = u.reach;
+      if (!save && this.defers(A, store, reverse)) {
+        // the next projection is another set's sweep on this window: it runs this one with its own
+        this.pend.set([id, reverse ? 1 : 0, zero ? 1 : 0, load ? 1 : 0]);
+        this.pendStore = store;
+        ElementThreads.pending = this;
+        return true;
       }
-      const items = parts > 1 ? parts : nb;
-      if (!this.runner.runTask(this.task, items, items)) {
-        const own = this.own!;
-        for (let b = 0; b < nb; b++) runFused(A, own, b);
-      }
-      if (update) {
-        // the copy-out blocks' counts, added up in block order
-        const c = A.counts;
-        for (let b = 0; b < nb; b++) {
-          if (table[1 + b] !== FUSED_SAVE) continue;
-          u.recoveries += c[2 * b];
-          u.speedClamps += c[2 * b + 1];
-        }
-        u.took(k.win.base, k.win.base + range);
-      }
+      this.fusedJob(A, store, id, reverse, zero, load, save, null);
       return true;
     }
     if (zero) this.own!.LAM.fill(0);

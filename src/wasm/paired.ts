@@ -219,7 +219,8 @@ export class ParticleWindow {
    * On a shared memory swept by a worker pool: what copies the window out in blocks on the pool
    * (element-threads.ts, ElementThreads.saveWindow; false where it cannot: flush copies it here).
    */
-  pool: { saveWindow(store: ParticleStore, win: ParticleWindow): boolean } | null = null;
+  pool: { saveWindow(store: ParticleStore, win: ParticleWindow): boolean; settlePending?(): void } | null =
+    null;
 
   constructor(plan: PairPlan, arena: Arena, f32 = false, aos4 = false) {
     this.base = plan.base;
@@ -272,7 +273,11 @@ export class ParticleWindow {
    * current one and the store's arrays are stale. Another held window is saved first.
    */
   load(store: ParticleStore): void {
-    if (store.held === this) return;
+    if (store.held === this) {
+      // a threaded sweep deferred to join the next one runs first (element-threads.ts, session 16)
+      this.pool?.settlePending?.();
+      return;
+    }
     store.settle();
     const b = this.base,
       r = this.range;
