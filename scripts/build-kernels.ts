@@ -35,6 +35,7 @@ import {
   JS_F32,
   windowMovesF32,
 } from './kernels/emit-simd.js';
+import { windowPassF32 } from './kernels/emit-window-pass.js';
 import { type KernelDef, parseHelpers, parseKernel } from './kernels/parse.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -116,7 +117,7 @@ export function elementsSource(defs: KernelDef[]): string {
     arities.add(def.particles.length);
   }
   for (const a of [...arities].sort()) parts.push(emitBlockMoves(F32X4_MODE, a));
-  if (arities.size > 0) parts.push(windowMovesF32());
+  if (arities.size > 0) parts.push(windowMovesF32(), windowPassF32());
   const externs = [...imports].sort().map((f) => {
     const arity = f === 'atan2' || f === 'pow' || f === 'hypot' ? 2 : 1;
     const args = ['a', 'b'].slice(0, arity).map((a) => `${a}: f64`);
@@ -170,6 +171,7 @@ export function elementsGlue(defs: KernelDef[]): string {
     lines.push(
       '  windowLoadF32(src: number, srcW: number, dst: number, n: number): void;',
       '  windowSaveF32(src: number, dst: number, n: number): void;',
+      '  windowUpdatePredictF32(win: number, x: number, v: number, w: number, n: number, cnt: number, invH: number, reach: number, h: number, gx: number, gy: number, gz: number, f: number, vmax: number): void;',
     );
   lines.push('}', '');
   const imports = new Set<string>();

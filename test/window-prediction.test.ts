@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FRAME_DT, fallingCloth } from '../bench/peers/cloth-scene.js';
 import { Motion, type World } from '../src/index.js';
-import { ParticleWindow } from '../src/wasm/paired.js';
+import { ParticleWindow, particlePass } from '../src/wasm/paired.js';
 
 // The prediction into a body's f32 window and the velocity update out of it (src/core/window-passes.ts):
 // on one thread the f32 rows' worlds keep main's bits with the window's copies gone.
@@ -9,6 +9,7 @@ import { ParticleWindow } from '../src/wasm/paired.js';
 const load = ParticleWindow.prototype.load;
 const flush = ParticleWindow.prototype.flush;
 afterEach(() => {
+  particlePass.wasm = true;
   ParticleWindow.prototype.load = load;
   ParticleWindow.prototype.flush = flush;
 });
@@ -142,5 +143,60 @@ describe('the prediction into the window (one thread)', () => {
     }
     expectSameState(fused.world, ref.world);
     expect(fused.world.time).toBeCloseTo(20 * FRAME_DT, 12);
+  });
+});
+
+describe('the fused particle pass in the kernel module (an f32 window)', () => {
+  /** Steps a world with the module's pass (wasm) or the JavaScript loop; the module's passes that ran. */
+  const stepWith = (world: World, wasm: boolean, steps: number, before?: (k: number) => void): number => {
+    const runs = particlePass.runs;
+    particlePass.wasm = wasm;
+    for (let k = 0; k < steps; k++) {
+      before?.(k);
+      world.step();
+    }
+    particlePass.wasm = true;
+    return particlePass.runs - runs;
+  };
+
+  for (const [n, steps] of [
+    [50, 40],
+    [201, 4],
+  ] as const) {
+    it(`cloth-${n}-fall-distbend-f32: the module's pass gives the JavaScript loop's x, v, p bit for bit, and it is the one that runs`, () => {
+      const a = benchCloth(n, 'distance', false);
+      const b = benchCloth(n, 'distance', false);
+      // after the first step, the module's pass runs for substeps 0–3 of each step (the last one
+      // ends on p); the loop never calls it
+      stepWith(a.world, true, 1);
+      stepWith(b.world, false, 1);
+      expect(stepWith(a.world, true, steps)).toBe(steps * 4);
+      expect(stepWith(b.world, false, steps)).toBe(0);
+      expectSameState(a.world, b.world);
+    });
+  }
+
+  it('with damping, speed clamps in both passes, a moving pin and a particle gone non-finite: the same bits and counts', () => {
+    const make = () => {
+      const s = benchCloth(50, 'distance', false);
+      s.world.damping = 0.5;
+      s.world.maxSpeed = 1.5;
+      s.cloth.unpin(0);
+      s.cloth.pin(0, new Motion({ oscillate: { amplitude: [0.2, 0.1, 0], frequency: 2 } }));
+      return s;
+    };
+    const a = make();
+    const b = make();
+    const nan = (s: ReturnType<typeof make>) => (k: number) => {
+      // non-finite mid-step: the first fused pass meets a NaN p (the recovery's path in the module)
+      if (k === 12) s.world.store.v[3 * (s.cloth.offset + 777) + 1] = Number.NaN;
+    };
+    stepWith(a.world, true, 1);
+    stepWith(b.world, false, 1);
+    expect(stepWith(a.world, true, 30, nan(a))).toBe(30 * 4);
+    stepWith(b.world, false, 30, nan(b));
+    expect(a.world.stats.speedClamps).toBeGreaterThan(0);
+    expect(a.world.stats.recoveries).toBeGreaterThan(0);
+    expectSameState(a.world, b.world);
   });
 });

@@ -18,6 +18,14 @@ export interface PredictedWindow {
   demoteStaged(): void;
   /** The window widened into S (the first half of its flush). */
   widenStaged(): void;
+  /** The fused particle pass in the kernel module where it has one (src/wasm/paired.ts); false: not run. */
+  updatePredict?(
+    on: { x: Float64Array; v: Float64Array; w: Float64Array },
+    invH: number,
+    reach: number,
+    q: { h: number; hg: Float64Array; f: number; vmax: number },
+    counts: Int32Array,
+  ): boolean;
   /** Particle base + i's position written into the window, as its load would write it from p. */
   place(i: number, x: number, y: number, z: number): void;
 }

@@ -501,26 +501,31 @@ export class ParticleVelocityStage extends RangeStage {
     updateRange(x, p, v, invH, reach, 0, b, c, 0);
     let r = c[0];
     let k = c[1];
-    // the window widened into its f64 staging: the values its flush would have written to p
-    win.widenStaged();
     if (store.predictNext) {
       // and the next substep's prediction in the same pass (its hooks between move nothing)
       store.predictNext = false;
       store.predictedAhead = true;
-      const { h, hg, f, vmax } = this.args.fill(ctx);
+      const q = this.args.fill(ctx);
+      const { h, hg, f, vmax } = q;
       const gx = hg[0];
       const gy = hg[1];
       const gz = hg[2];
       const w = store.invMass;
-      win.SW.set(on.w);
-      updatePredictStaged(on.x, on.v, on.w, win.S, invH, reach, h, gx, gy, gz, f, vmax, win.range, c);
-      win.demoteStaged();
+      // in the kernel module on the window itself where it can (wasm/paired.ts), else: the window
+      // widened into its f64 staging (the values its flush would have written to p), the pass, back
+      if (!win.updatePredict?.(on, invH, reach, q, c)) {
+        win.widenStaged();
+        win.SW.set(on.w);
+        updatePredictStaged(on.x, on.v, on.w, win.S, invH, reach, h, gx, gy, gz, f, vmax, win.range, c);
+        win.demoteStaged();
+      }
       r += c[0];
       k += c[1];
       updateRange(x, p, v, invH, reach, e, n, c, 0);
       predictRange(x, p, v, w, h, gx, gy, gz, f, vmax, 0, b);
       predictRange(x, p, v, w, h, gx, gy, gz, f, vmax, e, n);
     } else {
+      win.widenStaged();
       updateRange(on.x, win.S, on.v, invH, reach, 0, win.range, c, 0);
       r += c[0];
       k += c[1];

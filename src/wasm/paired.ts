@@ -147,7 +147,19 @@ export interface ThreadedSweeps {
 export interface WindowMovesF32 {
   windowLoadF32(src: number, srcW: number, dst: number, n: number): void;
   windowSaveF32(src: number, dst: number, n: number): void;
+  /**
+   * The fused particle pass (scripts/kernels/emit-window-pass.ts; ParticleWindow.updatePredict):
+   * window, x, v, w, n, counts' addresses, then invH, reach, h, gx, gy, gz, f, vmax.
+   */
+  windowUpdatePredictF32?(...args: number[]): void;
 }
+
+/**
+ * Whether an aos4 window's fused particle pass runs in the module (ParticleWindow.updatePredict;
+ * on by default; off: the JavaScript loop, updatePredictStaged, with the same bits), and how many
+ * module passes ran (the tests check that the module's pass is the one that runs).
+ */
+export const particlePass = { wasm: true, runs: 0 };
 
 /**
  * Particles [from, to) of an `aos4` window in: positions p and inverse masses w of the store (from
@@ -209,6 +221,11 @@ export class ParticleWindow {
   readonly wAt: number;
   readonly stageAt: number;
   readonly stageWAt: number;
+  /** aos4: the f64 velocities of the fused particle pass (3 per particle) and its two counts. */
+  readonly velAt: number;
+  readonly countAt: number;
+  private V: Float64Array = new Float64Array(0);
+  private C: Int32Array = new Int32Array(0);
   readonly base: number;
   readonly range: number;
   readonly f32: boolean;
@@ -233,7 +250,11 @@ export class ParticleWindow {
       this.wAt = this.pAt + 12;
       this.stageAt = arena.take(24 * plan.range);
       this.stageWAt = arena.take(8 * plan.range);
+      this.velAt = arena.take(24 * plan.range);
+      this.countAt = arena.take(8);
     } else {
+      this.velAt = 0;
+      this.countAt = 0;
       this.pAt = arena.take(3 * b * (plan.range + 1));
       this.wAt = arena.take(b * (plan.range + 1));
       this.stageAt = 0;
@@ -256,6 +277,8 @@ export class ParticleWindow {
       (this as { P32: Float32Array }).P32 = new Float32Array(buffer, this.pAt, 4 * n);
       (this as { S: Float64Array }).S = new Float64Array(buffer, this.stageAt, 3 * this.range);
       (this as { SW: Float64Array }).SW = new Float64Array(buffer, this.stageWAt, this.range);
+      this.V = new Float64Array(buffer, this.velAt, 3 * this.range);
+      this.C = new Int32Array(buffer, this.countAt, 2);
     } else if (this.f32) {
       (this as { P32: Float32Array }).P32 = new Float32Array(buffer, this.pAt, 3 * n);
       (this as { W32: Float32Array }).W32 = new Float32Array(buffer, this.wAt, n);
@@ -321,6 +344,51 @@ export class ParticleWindow {
   /** aos4: the window widened into S, the first half of flush (the velocity update reads S); f64: S is the window. */
   widenStaged(): void {
     if (this.moves !== null) this.moves.windowSaveF32(this.pAt, this.stageAt, this.range);
+  }
+
+  /**
+   * aos4, where the module has it: the fused particle pass (updatePredictStaged's operations in
+   * the same order, so the same bits) in the module on the window itself — x and w copied into
+   * the kernel memory (x into the staging S, w into SW), the pass, x and v copied back; no
+   * widening into S before nor demotion after. Counts as updatePredictStaged's. False: not here
+   * (the caller runs the JavaScript loop).
+   */
+  updatePredict(
+    on: { x: Float64Array; v: Float64Array; w: Float64Array },
+    invH: number,
+    reach: number,
+    q: { h: number; hg: Float64Array; f: number; vmax: number },
+    counts: Int32Array,
+  ): boolean {
+    const { x, v, w } = on;
+    const g = q.hg;
+    const m = this.moves;
+    if (m === null || m.windowUpdatePredictF32 === undefined || !particlePass.wasm) return false;
+    // (v is written, not read: 003 Algorithm 1 line 13 gives it from x and p)
+    this.S.set(x);
+    this.SW.set(w);
+    m.windowUpdatePredictF32(
+      this.pAt,
+      this.stageAt,
+      this.velAt,
+      this.stageWAt,
+      this.range,
+      this.countAt,
+      invH,
+      reach,
+      q.h,
+      g[0],
+      g[1],
+      g[2],
+      q.f,
+      q.vmax,
+    );
+    x.set(this.S);
+    v.set(this.V);
+    counts[0] = this.C[0];
+    counts[1] = this.C[1];
+    particlePass.runs++;
+    return true;
   }
 
   /** Particle base + i's position in the window (aos4: rounded to f32, as its load rounds p). */

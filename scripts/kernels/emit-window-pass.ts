@@ -1,0 +1,134 @@
+/**
+ * The fused particle pass of an f32 `aos4` window in the elements module (src/core/window-passes.ts,
+ * updatePredictStaged, ported): 003 Algorithm 1 lines 12–15 of substep s and lines 5–7 of substep
+ * s + 1 over n particles, reading the window's f32 x y z (widened: exact) and the f64 x, v, w at
+ * `x`, `v`, `w` in the kernel memory, writing x, v there and p = x + h v rounded to f32 into the
+ * window (with w rounded beside it, as windowLoadF32). The same IEEE operations in the same order
+ * as the JavaScript (WebAssembly contracts nothing), so the same bits. Recoveries and speed clamps
+ * at cnt (two i32).
+ */
+export function windowPassF32(): string {
+  return `/** One particle of windowUpdatePredictF32, scalar (its rare path: a recovery or a speed clamp of the update): 1 recovered, 2 clamped, else 0. */
+function particlePassF32(
+  q: usize, a: usize, b: usize, wi: f64,
+  invH: f64, reach: f64, h: f64, gx: f64, gy: f64, gz: f64, f: f64, vmax: f64,
+): i32 {
+  const reach2 = reach * reach;
+  const vmax2 = vmax * vmax;
+  let px = <f64>load<f32>(q);
+  let py = <f64>load<f32>(q, 4);
+  let pz = <f64>load<f32>(q, 8);
+  const x0 = load<f64>(a);
+  const x1 = load<f64>(a, 8);
+  const x2 = load<f64>(a, 16);
+  let dx = px - x0;
+  let dy = py - x1;
+  let dz = pz - x2;
+  const d2 = dx * dx + dy * dy + dz * dz;
+  let vx = 0.0;
+  let vy = 0.0;
+  let vz = 0.0;
+  let counted = 0;
+  if (!(d2 <= reach2)) {
+    if (px - px != 0.0 || py - py != 0.0 || pz - pz != 0.0) {
+      counted = 1;
+      px = x0;
+      py = x1;
+      pz = x2;
+    } else if (d2 > reach2) {
+      const k = reach / Math.sqrt(d2);
+      dx *= k;
+      dy *= k;
+      dz *= k;
+      px = x0 + dx;
+      py = x1 + dy;
+      pz = x2 + dz;
+      counted = 2;
+    }
+  }
+  if (counted != 1) {
+    vx = dx * invH;
+    vy = dy * invH;
+    vz = dz * invH;
+    store<f64>(a, px);
+    store<f64>(a, py, 8);
+    store<f64>(a, pz, 16);
+  }
+  if (wi != 0.0) {
+    vx = (vx + gx) * f;
+    vy = (vy + gy) * f;
+    vz = (vz + gz) * f;
+    const s2 = vx * vx + vy * vy + vz * vz;
+    if (s2 > vmax2) {
+      const k = vmax / Math.sqrt(s2);
+      vx *= k;
+      vy *= k;
+      vz *= k;
+    }
+  }
+  store<f64>(b, vx);
+  store<f64>(b, vy, 8);
+  store<f64>(b, vz, 16);
+  store<f32>(q, <f32>(px + h * vx));
+  store<f32>(q, <f32>(py + h * vy), 4);
+  store<f32>(q, <f32>(pz + h * vz), 8);
+  store<f32>(q, <f32>wi, 12);
+  return counted;
+}
+
+/** The pass: x y of a particle in one f64x2, z beside it (lane-wise the same operations in the same order). */
+export function windowUpdatePredictF32(
+  win: usize, x: usize, v: usize, w: usize, n: i32, cnt: usize,
+  invH: f64, reach: f64, h: f64, gx: f64, gy: f64, gz: f64, f: f64, vmax: f64,
+): void {
+  const reach2 = reach * reach;
+  const vmax2 = vmax * vmax;
+  const invH2 = f64x2.splat(invH);
+  const h2 = f64x2.splat(h);
+  const f2 = f64x2.splat(f);
+  const g2 = f64x2.replace_lane(f64x2.splat(gx), 1, gy);
+  let recoveries = 0;
+  let clamps = 0;
+  for (let i = 0; i < n; i++) {
+    const q = win + (<usize>i << 4);
+    const a = x + <usize>i * 24;
+    const b = v + <usize>i * 24;
+    const wi = load<f64>(w + (<usize>i << 3));
+    const P = v128.load(q);
+    const pxy = f64x2.promote_low_f32x4(P);
+    const pz = <f64>f32x4.extract_lane(P, 2);
+    const dxy = f64x2.sub(pxy, v128.load(a));
+    const dz = pz - load<f64>(a, 16);
+    const sq = f64x2.mul(dxy, dxy);
+    const d2 = f64x2.extract_lane(sq, 0) + f64x2.extract_lane(sq, 1) + dz * dz;
+    if (!(d2 <= reach2)) {
+      const c = particlePassF32(q, a, b, wi, invH, reach, h, gx, gy, gz, f, vmax);
+      if (c == 1) recoveries++;
+      else if (c == 2) clamps++;
+      continue;
+    }
+    let vxy = f64x2.mul(dxy, invH2);
+    let vz = dz * invH;
+    v128.store(a, pxy);
+    store<f64>(a, pz, 16);
+    if (wi != 0.0) {
+      vxy = f64x2.mul(f64x2.add(vxy, g2), f2);
+      vz = (vz + gz) * f;
+      const s = f64x2.mul(vxy, vxy);
+      const s2 = f64x2.extract_lane(s, 0) + f64x2.extract_lane(s, 1) + vz * vz;
+      if (s2 > vmax2) {
+        const k = vmax / Math.sqrt(s2);
+        vxy = f64x2.mul(vxy, f64x2.splat(k));
+        vz *= k;
+      }
+    }
+    v128.store(b, vxy);
+    store<f64>(b, vz, 16);
+    const o = f32x4.demote_f64x2_zero(f64x2.add(pxy, f64x2.mul(h2, vxy)));
+    v128.store(q, f32x4.replace_lane(f32x4.replace_lane(o, 2, <f32>(pz + h * vz)), 3, <f32>wi));
+  }
+  store<i32>(cnt, recoveries);
+  store<i32>(cnt, clamps, 4);
+}
+`;
+}
