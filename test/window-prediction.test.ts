@@ -10,6 +10,7 @@ const load = ParticleWindow.prototype.load;
 const flush = ParticleWindow.prototype.flush;
 afterEach(() => {
   particlePass.wasm = true;
+  particlePass.home = true;
   ParticleWindow.prototype.load = load;
   ParticleWindow.prototype.flush = flush;
 });
@@ -175,6 +176,55 @@ describe('the fused particle pass in the kernel module (an f32 window)', () => {
       expectSameState(a.world, b.world);
     });
   }
+
+  /** Steps with the store's x and v homed in the window's kernel memory or not; the module's passes that copied x and v. */
+  const stepHomed = (world: World, home: boolean, steps: number, before?: (k: number) => void): number => {
+    const copied = particlePass.copied;
+    particlePass.home = home;
+    stepWith(world, true, steps, before);
+    particlePass.home = true;
+    return particlePass.copied - copied;
+  };
+  const homed = (world: World) => world.store.x.buffer !== world.store.own.x.buffer;
+
+  for (const [n, steps] of [
+    [50, 40],
+    [201, 3],
+  ] as const) {
+    it(`cloth-${n}-fall-distbend-f32, the store's x and v homed in the kernel memory: no copies, the copying pass's and the loop's bits`, () => {
+      const a = benchCloth(n, 'distance', false);
+      const b = benchCloth(n, 'distance', false);
+      const c = benchCloth(n, 'distance', false);
+      stepHomed(a.world, true, 1);
+      stepHomed(b.world, false, 1);
+      stepWith(c.world, false, 1);
+      expect(homed(a.world)).toBe(true);
+      expect(homed(b.world)).toBe(false);
+      expect(stepHomed(a.world, true, steps)).toBe(0);
+      expect(stepHomed(b.world, false, steps)).toBe(steps * 4);
+      stepWith(c.world, false, steps);
+      expectSameState(a.world, b.world);
+      expectSameState(a.world, c.world);
+    });
+  }
+
+  it('a homed store grown past its home goes back to the copies, with the same bits', () => {
+    const a = benchCloth(50, 'distance', false);
+    const b = benchCloth(50, 'distance', false);
+    stepHomed(a.world, true, 5);
+    stepHomed(b.world, false, 5);
+    expect(homed(a.world)).toBe(true);
+    // 2,500 particles in a capacity of 4,096 (the home's): 2,000 more double it
+    for (const s of [a, b]) {
+      const i = s.world.store.allocate(2000, 0);
+      s.world.store.x[3 * i + 1] = 3;
+    }
+    expect(homed(a.world)).toBe(false);
+    expect(stepHomed(a.world, true, 5)).toBe(5 * 4);
+    expect(homed(a.world)).toBe(false);
+    stepHomed(b.world, false, 5);
+    expectSameState(a.world, b.world);
+  });
 
   it('with damping, speed clamps in both passes, a moving pin and a particle gone non-finite: the same bits and counts', () => {
     const make = () => {

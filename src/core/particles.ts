@@ -26,6 +26,11 @@ export interface PredictedWindow {
     q: { h: number; hg: Float64Array; f: number; vmax: number },
     counts: Int32Array,
   ): boolean;
+  /**
+   * Before the velocity stage reads the store's arrays: where it can, the store's x and v become
+   * views of the window's kernel memory (src/wasm/paired.ts), so the module's pass copies neither.
+   */
+  homeStore?(store: ParticleStore): void;
   /** Particle base + i's position written into the window, as its load would write it from p. */
   place(i: number, x: number, y: number, z: number): void;
 }
@@ -58,6 +63,11 @@ export class ParticleStore {
   version = 0;
   /** Allocate on SharedArrayBuffer (for workers) when available. */
   readonly shared: boolean;
+  /**
+   * The x and v the store allocated itself (a window may re-home only these into its kernel
+   * memory: PredictedWindow.homeStore; arrays another kernel put in, e.g. a strand world's, stay).
+   */
+  own: { x: Float64Array; v: Float64Array } = { x: EMPTY, v: EMPTY };
 
   /** Positions x (start of step), xyz interleaved. */
   x!: Float64Array;
@@ -260,6 +270,7 @@ export class ParticleStore {
     this.x = this.f64(3 * capacity);
     this.p = this.f64(3 * capacity);
     this.v = this.f64(3 * capacity);
+    this.own = { x: this.x, v: this.v };
     this.mass = this.f64(capacity);
     this.invMass = this.f64(capacity);
     this.radius = this.f64(capacity);

@@ -490,6 +490,8 @@ export class ParticleVelocityStage extends RangeStage {
     const store = ctx.store;
     store.updateFromWindow = false;
     const win = store.predictedWindow!;
+    // where it can, the store's x and v move into the window's kernel memory (once; wasm/paired.ts)
+    if (store.predictNext) win.homeStore?.(store);
     const { x, p, v, count: n } = store;
     const stats = ctx.world.stats;
     const c = this.counts;

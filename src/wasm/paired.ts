@@ -157,9 +157,11 @@ export interface WindowMovesF32 {
 /**
  * Whether an aos4 window's fused particle pass runs in the module (ParticleWindow.updatePredict;
  * on by default; off: the JavaScript loop, updatePredictStaged, with the same bits), and how many
- * module passes ran (the tests check that the module's pass is the one that runs).
+ * module passes ran (the tests check that the module's pass is the one that runs); whether a
+ * window may home the store's x and v in its memory (ParticleWindow.homeStore; off: the copies)
+ * and how many module passes copied x and v (the tests check that the homed pass copies none).
  */
-export const particlePass = { wasm: true, runs: 0 };
+export const particlePass = { wasm: true, runs: 0, home: true, copied: 0 };
 
 /**
  * Particles [from, to) of an `aos4` window in: positions p and inverse masses w of the store (from
@@ -226,6 +228,13 @@ export class ParticleWindow {
   readonly countAt: number;
   private V: Float64Array = new Float64Array(0);
   private C: Int32Array = new Int32Array(0);
+  /**
+   * aos4: room for the whole store's x and v (3 homeCap each, f64) in the kernel memory, where
+   * homeStore moves them (a one-thread store of at most homeCap particles); homeAt 0: none.
+   */
+  readonly homeAt: number;
+  readonly homeCap: number;
+  private buffer: ArrayBuffer | null = null;
   readonly base: number;
   readonly range: number;
   readonly f32: boolean;
@@ -252,9 +261,14 @@ export class ParticleWindow {
       this.stageWAt = arena.take(8 * plan.range);
       this.velAt = arena.take(24 * plan.range);
       this.countAt = arena.take(8);
+      // the store's capacity grows by doubling: the power of two its particles up to the window's end need
+      this.homeCap = 2 ** Math.ceil(Math.log2(Math.max(16, plan.base + plan.range)));
+      this.homeAt = arena.take(48 * this.homeCap);
     } else {
       this.velAt = 0;
       this.countAt = 0;
+      this.homeCap = 0;
+      this.homeAt = 0;
       this.pAt = arena.take(3 * b * (plan.range + 1));
       this.wAt = arena.take(b * (plan.range + 1));
       this.stageAt = 0;
@@ -274,6 +288,7 @@ export class ParticleWindow {
     if (this.aos4) {
       if (moves === null) throw new Error('an aos4 window needs the module’s window moves');
       this.moves = moves;
+      this.buffer = buffer;
       (this as { P32: Float32Array }).P32 = new Float32Array(buffer, this.pAt, 4 * n);
       (this as { S: Float64Array }).S = new Float64Array(buffer, this.stageAt, 3 * this.range);
       (this as { SW: Float64Array }).SW = new Float64Array(buffer, this.stageWAt, this.range);
@@ -364,13 +379,15 @@ export class ParticleWindow {
     const g = q.hg;
     const m = this.moves;
     if (m === null || m.windowUpdatePredictF32 === undefined || !particlePass.wasm) return false;
+    // the store's x and v homed in this memory (homeStore): the pass on them in place, else copies
+    const home = x.buffer === this.buffer && v.buffer === this.buffer;
     // (v is written, not read: 003 Algorithm 1 line 13 gives it from x and p)
-    this.S.set(x);
+    if (!home) this.S.set(x);
     this.SW.set(w);
     m.windowUpdatePredictF32(
       this.pAt,
-      this.stageAt,
-      this.velAt,
+      home ? x.byteOffset : this.stageAt,
+      home ? v.byteOffset : this.velAt,
       this.stageWAt,
       this.range,
       this.countAt,
@@ -383,12 +400,38 @@ export class ParticleWindow {
       q.f,
       q.vmax,
     );
-    x.set(this.S);
-    v.set(this.V);
+    if (!home) {
+      x.set(this.S);
+      v.set(this.V);
+      particlePass.copied++;
+    }
     counts[0] = this.C[0];
     counts[1] = this.C[1];
     particlePass.runs++;
     return true;
+  }
+
+  /**
+   * aos4 with the module's pass, one thread (no pool, the store not shared): the store's own x and
+   * v (ParticleStore.own) moved into this window's home area when its capacity fits, store.version
+   * bumped (the views bound to the old arrays re-bind); the same values, so the same bits. The store
+   * re-allocates its arrays when it grows (ParticleStore.allocateArrays), which ends the homing:
+   * then a capacity that does not fit leaves the copies. particlePass.home false: never.
+   */
+  homeStore(store: ParticleStore): void {
+    const buf = this.buffer;
+    if (buf === null || this.pool !== null || store.shared || !particlePass.home) return;
+    if (store.x.buffer === buf || this.moves?.windowUpdatePredictF32 === undefined) return;
+    const own = store.own;
+    if (store.x !== own.x || store.v !== own.v || store.capacity > this.homeCap) return;
+    const n = 3 * store.capacity;
+    const X = new Float64Array(buf, this.homeAt, n);
+    const V = new Float64Array(buf, this.homeAt + 24 * this.homeCap, n);
+    X.set(store.x);
+    V.set(store.v);
+    store.x = X;
+    store.v = V;
+    store.version++;
   }
 
   /** Particle base + i's position in the window (aos4: rounded to f32, as its load rounds p). */
