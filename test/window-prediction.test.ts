@@ -185,13 +185,19 @@ describe('the fused particle pass in the kernel module (an f32 window)', () => {
     particlePass.home = true;
     return particlePass.copied - copied;
   };
-  const homed = (world: World) => world.store.x.buffer !== world.store.own.x.buffer;
+  const homed = (world: World) => {
+    const st = world.store;
+    const home = st.x.buffer !== st.own.x.buffer;
+    // x, v and invMass move together
+    expect(st.v.buffer === st.x.buffer && st.invMass.buffer === st.x.buffer).toBe(home);
+    return home;
+  };
 
   for (const [n, steps] of [
     [50, 40],
     [201, 3],
   ] as const) {
-    it(`cloth-${n}-fall-distbend-f32, the store's x and v homed in the kernel memory: no copies, the copying pass's and the loop's bits`, () => {
+    it(`cloth-${n}-fall-distbend-f32, the store's x, v and w homed in the kernel memory: no copies, the prediction in the module too, the copying pass's and the loop's bits`, () => {
       const a = benchCloth(n, 'distance', false);
       const b = benchCloth(n, 'distance', false);
       const c = benchCloth(n, 'distance', false);
@@ -200,9 +206,13 @@ describe('the fused particle pass in the kernel module (an f32 window)', () => {
       stepWith(c.world, false, 1);
       expect(homed(a.world)).toBe(true);
       expect(homed(b.world)).toBe(false);
+      // and each step's first prediction in the module too (ParticleWindow.predict), on the homed store only
+      const predicts = particlePass.predicts;
       expect(stepHomed(a.world, true, steps)).toBe(0);
+      expect(particlePass.predicts - predicts).toBe(steps);
       expect(stepHomed(b.world, false, steps)).toBe(steps * 4);
       stepWith(c.world, false, steps);
+      expect(particlePass.predicts - predicts).toBe(steps);
       expectSameState(a.world, b.world);
       expectSameState(a.world, c.world);
     });

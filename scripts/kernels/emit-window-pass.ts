@@ -7,6 +7,18 @@
  * as the JavaScript (WebAssembly contracts nothing), so the same bits. Recoveries and speed clamps
  * at cnt (two i32).
  */
+/** Lines 5–6 on vxy (f64x2: x y) and vz of a particle with w ≠ 0: gravity, damping, the speed limit (predictRange's order). */
+const DAMP_CLAMP = `      vxy = f64x2.mul(f64x2.add(vxy, g2), f2);
+      vz = (vz + gz) * f;
+      const s = f64x2.mul(vxy, vxy);
+      const s2 = f64x2.extract_lane(s, 0) + f64x2.extract_lane(s, 1) + vz * vz;
+      if (s2 > vmax2) {
+        const k = vmax / Math.sqrt(s2);
+        vxy = f64x2.mul(vxy, f64x2.splat(k));
+        vz *= k;
+      }
+`;
+
 export function windowPassF32(): string {
   return `/** One particle of windowUpdatePredictF32, scalar (its rare path: a recovery or a speed clamp of the update): 1 recovered, 2 clamped, else 0. */
 function particlePassF32(
@@ -112,16 +124,7 @@ export function windowUpdatePredictF32(
     v128.store(a, pxy);
     store<f64>(a, pz, 16);
     if (wi != 0.0) {
-      vxy = f64x2.mul(f64x2.add(vxy, g2), f2);
-      vz = (vz + gz) * f;
-      const s = f64x2.mul(vxy, vxy);
-      const s2 = f64x2.extract_lane(s, 0) + f64x2.extract_lane(s, 1) + vz * vz;
-      if (s2 > vmax2) {
-        const k = vmax / Math.sqrt(s2);
-        vxy = f64x2.mul(vxy, f64x2.splat(k));
-        vz *= k;
-      }
-    }
+${DAMP_CLAMP}    }
     v128.store(b, vxy);
     store<f64>(b, vz, 16);
     const o = f32x4.demote_f64x2_zero(f64x2.add(pxy, f64x2.mul(h2, vxy)));
@@ -129,6 +132,34 @@ export function windowUpdatePredictF32(
   }
   store<i32>(cnt, recoveries);
   store<i32>(cnt, clamps, 4);
+}
+
+/**
+ * The prediction alone into the window (predictRange's operations in its order, 003 Algorithm 1
+ * lines 5–7): v ← (v + h g) f held to vmax where w ≠ 0, p = x + h v rounded to f32 with w beside it.
+ */
+export function windowPredictF32(
+  win: usize, x: usize, v: usize, w: usize, n: i32,
+  h: f64, gx: f64, gy: f64, gz: f64, f: f64, vmax: f64,
+): void {
+  const vmax2 = vmax * vmax;
+  const h2 = f64x2.splat(h);
+  const f2 = f64x2.splat(f);
+  const g2 = f64x2.replace_lane(f64x2.splat(gx), 1, gy);
+  for (let i = 0; i < n; i++) {
+    const q = win + (<usize>i << 4);
+    const a = x + <usize>i * 24;
+    const b = v + <usize>i * 24;
+    const wi = load<f64>(w + (<usize>i << 3));
+    let vxy = v128.load(b);
+    let vz = load<f64>(b, 16);
+    if (wi != 0.0) {
+${DAMP_CLAMP}      v128.store(b, vxy);
+      store<f64>(b, vz, 16);
+    }
+    const o = f32x4.demote_f64x2_zero(f64x2.add(v128.load(a), f64x2.mul(h2, vxy)));
+    v128.store(q, f32x4.replace_lane(f32x4.replace_lane(o, 2, <f32>(load<f64>(a, 16) + h * vz)), 3, <f32>wi));
+  }
 }
 `;
 }

@@ -28,9 +28,15 @@ export interface PredictedWindow {
   ): boolean;
   /**
    * Before the velocity stage reads the store's arrays: where it can, the store's x and v become
-   * views of the window's kernel memory (src/wasm/paired.ts), so the module's pass copies neither.
+   * views of the window's kernel memory (src/wasm/paired.ts), so the module's pass copies neither
+   * (and invMass: nor w).
    */
   homeStore?(store: ParticleStore): void;
+  /** The substep's prediction into the window in the kernel module (src/wasm/paired.ts); false: not run. */
+  predict?(
+    on: { x: Float64Array; v: Float64Array; w: Float64Array },
+    q: { h: number; hg: Float64Array; f: number; vmax: number },
+  ): boolean;
   /** Particle base + i's position written into the window, as its load would write it from p. */
   place(i: number, x: number, y: number, z: number): void;
 }
@@ -64,10 +70,10 @@ export class ParticleStore {
   /** Allocate on SharedArrayBuffer (for workers) when available. */
   readonly shared: boolean;
   /**
-   * The x and v the store allocated itself (a window may re-home only these into its kernel
+   * The x, v and invMass the store allocated itself (a window may re-home only these into its kernel
    * memory: PredictedWindow.homeStore; arrays another kernel put in, e.g. a strand world's, stay).
    */
-  own: { x: Float64Array; v: Float64Array } = { x: EMPTY, v: EMPTY };
+  own: { x: Float64Array; v: Float64Array; invMass: Float64Array } = { x: EMPTY, v: EMPTY, invMass: EMPTY };
 
   /** Positions x (start of step), xyz interleaved. */
   x!: Float64Array;
@@ -270,13 +276,13 @@ export class ParticleStore {
     this.x = this.f64(3 * capacity);
     this.p = this.f64(3 * capacity);
     this.v = this.f64(3 * capacity);
-    this.own = { x: this.x, v: this.v };
     this.mass = this.f64(capacity);
     this.invMass = this.f64(capacity);
     this.radius = this.f64(capacity);
     this.body = this.i32(capacity);
     this.group = this.i32(capacity);
     this.mask = this.i32(capacity);
+    this.own = { x: this.x, v: this.v, invMass: this.invMass };
     if (old) {
       this.x.set(old.x.subarray(0, 3 * keep));
       this.p.set(old.p.subarray(0, 3 * keep));

@@ -175,7 +175,8 @@ export class ParticlePredictionStage extends RangeStage {
     const win = this.world === null ? null : predictionWindow(ctx, this.world);
     if (win === null) return false;
     const { x, p, v, invMass: w, count: n } = store;
-    const { h, hg, f, vmax } = this.args.fill(ctx);
+    const q = this.args.fill(ctx);
+    const { h, hg, f, vmax } = q;
     const gx = hg[0];
     const gy = hg[1];
     const gz = hg[2];
@@ -184,10 +185,13 @@ export class ParticlePredictionStage extends RangeStage {
     const e = b + r;
     const on = this.views.bind(store, win);
     predictRange(x, p, v, w, h, gx, gy, gz, f, vmax, 0, b);
-    // the window's particles into its f64 staging, then rounded in as its load would round p
-    predictRange(on.x, win.S, on.v, on.w, h, gx, gy, gz, f, vmax, 0, r);
-    win.SW.set(on.w);
-    win.demoteStaged();
+    // in the kernel module into the window where the store is homed there (wasm/paired.ts), else the
+    // window's particles into its f64 staging, then rounded in as its load would round p
+    if (!win.predict?.(on, q)) {
+      predictRange(on.x, win.S, on.v, on.w, h, gx, gy, gz, f, vmax, 0, r);
+      win.SW.set(on.w);
+      win.demoteStaged();
+    }
     predictRange(x, p, v, w, h, gx, gy, gz, f, vmax, e, n);
     store.held = win;
     store.predictedWindow = win;

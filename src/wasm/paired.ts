@@ -152,16 +152,19 @@ export interface WindowMovesF32 {
    * window, x, v, w, n, counts' addresses, then invH, reach, h, gx, gy, gz, f, vmax.
    */
   windowUpdatePredictF32?(...args: number[]): void;
+  /** The prediction alone into the window: window, x, v, w, n, then h, gx, gy, gz, f, vmax. */
+  windowPredictF32?(...args: number[]): void;
 }
 
 /**
  * Whether an aos4 window's fused particle pass runs in the module (ParticleWindow.updatePredict;
  * on by default; off: the JavaScript loop, updatePredictStaged, with the same bits), and how many
  * module passes ran (the tests check that the module's pass is the one that runs); whether a
- * window may home the store's x and v in its memory (ParticleWindow.homeStore; off: the copies)
- * and how many module passes copied x and v (the tests check that the homed pass copies none).
+ * window may home the store's x, v and invMass in its memory (ParticleWindow.homeStore; off: the copies)
+ * and how many module passes copied x and v (the tests check that the homed pass copies none);
+ * how many substeps' predictions ran in the module (ParticleWindow.predict).
  */
-export const particlePass = { wasm: true, runs: 0, home: true, copied: 0 };
+export const particlePass = { wasm: true, runs: 0, home: true, copied: 0, predicts: 0 };
 
 /**
  * Particles [from, to) of an `aos4` window in: positions p and inverse masses w of the store (from
@@ -229,8 +232,8 @@ export class ParticleWindow {
   private V: Float64Array = new Float64Array(0);
   private C: Int32Array = new Int32Array(0);
   /**
-   * aos4: room for the whole store's x and v (3 homeCap each, f64) in the kernel memory, where
-   * homeStore moves them (a one-thread store of at most homeCap particles); homeAt 0: none.
+   * aos4: room for the whole store's x, v (3 homeCap each, f64) and invMass (homeCap) in the kernel
+   * memory, where homeStore moves them (a one-thread store of at most homeCap particles); homeAt 0: none.
    */
   readonly homeAt: number;
   readonly homeCap: number;
@@ -263,7 +266,7 @@ export class ParticleWindow {
       this.countAt = arena.take(8);
       // the store's capacity grows by doubling: the power of two its particles up to the window's end need
       this.homeCap = 2 ** Math.ceil(Math.log2(Math.max(16, plan.base + plan.range)));
-      this.homeAt = arena.take(48 * this.homeCap);
+      this.homeAt = arena.take(56 * this.homeCap);
     } else {
       this.velAt = 0;
       this.countAt = 0;
@@ -379,16 +382,18 @@ export class ParticleWindow {
     const g = q.hg;
     const m = this.moves;
     if (m === null || m.windowUpdatePredictF32 === undefined || !particlePass.wasm) return false;
-    // the store's x and v homed in this memory (homeStore): the pass on them in place, else copies
-    const home = x.buffer === this.buffer && v.buffer === this.buffer;
+    // the store's x, v and invMass homed in this memory (homeStore): the pass on them in place, else copies
+    const home = x.buffer === this.buffer && v.buffer === this.buffer && w.buffer === this.buffer;
     // (v is written, not read: 003 Algorithm 1 line 13 gives it from x and p)
-    if (!home) this.S.set(x);
-    this.SW.set(w);
+    if (!home) {
+      this.S.set(x);
+      this.SW.set(w);
+    }
     m.windowUpdatePredictF32(
       this.pAt,
       home ? x.byteOffset : this.stageAt,
       home ? v.byteOffset : this.velAt,
-      this.stageWAt,
+      home ? w.byteOffset : this.stageWAt,
       this.range,
       this.countAt,
       invH,
@@ -412,8 +417,8 @@ export class ParticleWindow {
   }
 
   /**
-   * aos4 with the module's pass, one thread (no pool, the store not shared): the store's own x and
-   * v (ParticleStore.own) moved into this window's home area when its capacity fits, store.version
+   * aos4 with the module's pass, one thread (no pool, the store not shared): the store's own x, v
+   * and invMass (ParticleStore.own) moved into this window's home area when its capacity fits, store.version
    * bumped (the views bound to the old arrays re-bind); the same values, so the same bits. The store
    * re-allocates its arrays when it grows (ParticleStore.allocateArrays), which ends the homing:
    * then a capacity that does not fit leaves the copies. particlePass.home false: never.
@@ -423,15 +428,51 @@ export class ParticleWindow {
     if (buf === null || this.pool !== null || store.shared || !particlePass.home) return;
     if (store.x.buffer === buf || this.moves?.windowUpdatePredictF32 === undefined) return;
     const own = store.own;
-    if (store.x !== own.x || store.v !== own.v || store.capacity > this.homeCap) return;
-    const n = 3 * store.capacity;
-    const X = new Float64Array(buf, this.homeAt, n);
-    const V = new Float64Array(buf, this.homeAt + 24 * this.homeCap, n);
+    if (store.x !== own.x || store.v !== own.v || store.invMass !== own.invMass) return;
+    if (store.capacity > this.homeCap) return;
+    const n = store.capacity;
+    const X = new Float64Array(buf, this.homeAt, 3 * n);
+    const V = new Float64Array(buf, this.homeAt + 24 * this.homeCap, 3 * n);
+    const W = new Float64Array(buf, this.homeAt + 48 * this.homeCap, n);
     X.set(store.x);
     V.set(store.v);
+    W.set(store.invMass);
     store.x = X;
     store.v = V;
+    store.invMass = W;
     store.version++;
+  }
+
+  /**
+   * aos4, the store's x, v and invMass homed here (homeStore) and the module's pass on
+   * (particlePass.wasm): the substep's prediction (predictRange's operations in its order, so the
+   * same bits) in the module into the window, p rounded to f32 with w beside it, no staging. False:
+   * not here (the caller runs the JavaScript loop into the staging).
+   */
+  predict(
+    on: { x: Float64Array; v: Float64Array; w: Float64Array },
+    q: { h: number; hg: Float64Array; f: number; vmax: number },
+  ): boolean {
+    const { x, v, w } = on;
+    const m = this.moves;
+    if (m === null || m.windowPredictF32 === undefined || !particlePass.wasm) return false;
+    if (x.buffer !== this.buffer || v.buffer !== this.buffer || w.buffer !== this.buffer) return false;
+    const { h, hg, f, vmax } = q;
+    m.windowPredictF32(
+      this.pAt,
+      x.byteOffset,
+      v.byteOffset,
+      w.byteOffset,
+      this.range,
+      h,
+      hg[0],
+      hg[1],
+      hg[2],
+      f,
+      vmax,
+    );
+    particlePass.predicts++;
+    return true;
   }
 
   /** Particle base + i's position in the window (aos4: rounded to f32, as its load rounds p). */
