@@ -99,7 +99,12 @@ export abstract class Body implements WorldBody {
     return this.count;
   }
 
-  /** A view of the body's current positions (xyz interleaved), valid until the store grows. */
+  /**
+   * A view of the body's current positions (xyz interleaved), valid until the store's arrays
+   * change: when it grows, or when a world moves them into a kernel memory (a one-thread f32
+   * cloth's window at its first step, a hair world's strand kernels). `world.store.version`
+   * changes then; take a new view each frame.
+   */
   positions(): Float64Array {
     return this.world.store.x.subarray(3 * this.offset, 3 * (this.offset + this.activeCount));
   }
