@@ -2,7 +2,7 @@
  * Where a threaded cloth step's time goes (issue 20, docs/solver.md "Threads",
  * session 16): the jobs per step by task, the calling thread's time inside
  * each job split into its own blocks (work and dependency waits: the `own`
- * runner) and the wait at the job's end for the other threads' last blocks,
+ * runner; the dependency waits inside a part timed apart since part20) and the wait at the job's end for the other threads' last blocks,
  * and the stages outside the jobs (the serial parts). One or more builds'
  * lib/ folders are stepped alternately in one process, so their figures are
  * taken in the same minutes.
@@ -33,6 +33,12 @@ interface Probe {
   wall: number;
   cpu: number;
   steps: number;
+  /** The calling thread's dependency waits inside fused sweeps run in parts (ms, count; builds since part20). */
+  waits: { ms: number; n: number } | null;
+  waitMs: number;
+  waitN: number;
+  /** The world's pool (worlds of one build may share one): it reports to the probe being stepped. */
+  pool: { probe?: Probe } | null;
 }
 
 /** The job being run (the task's kind, or 'colours' for a set's colour ranges) and its calling thread's own-block time. */
@@ -44,7 +50,20 @@ async function build(lib: string): Promise<Probe> {
   const m = await import(pathToFileURL(`${root}/index.js`).href);
   const pool = await import(pathToFileURL(`${root}/parallel/pool.js`).href);
   const sched = await import(pathToFileURL(`${root}/parallel/scheduler.js`).href);
-  const probe: Probe = { lib, world: null, jobs: new Map(), stages: new Map(), wall: 0, cpu: 0, steps: 0 };
+  const order = await import(pathToFileURL(`${root}/wasm/element-order.js`).href);
+  const probe: Probe = {
+    lib,
+    world: null,
+    jobs: new Map(),
+    stages: new Map(),
+    wall: 0,
+    cpu: 0,
+    steps: 0,
+    waits: order.FusedWaits ?? null,
+    waitMs: 0,
+    waitN: 0,
+    pool: null,
+  };
   const tag = Symbol.for(`thread-profile:${root}`);
   const P = pool.WorkerPool.prototype;
   const S = sched.ThreadedScheduler.prototype;
@@ -123,9 +142,9 @@ async function build(lib: string): Promise<Probe> {
     cloth.pin(n - 1);
   }
   await (world as unknown as { threadsReady(): Promise<void> }).threadsReady();
-  // this world's pool reports to this probe
+  // this world's pool reports to the probe being stepped
   const sc = (world as unknown as { scheduler: { pool: { probe?: Probe } } }).scheduler;
-  if (sc.pool) sc.pool.probe = probe;
+  probe.pool = sc.pool ?? null;
   for (const st of world.pipeline.stages) {
     const r = st.run;
     st.run = function (this: unknown, ...a: unknown[]) {
@@ -150,10 +169,17 @@ const load0 = loadavg()[0];
 for (let r = 0; r < rounds; r++) {
   const order = r % 2 === 0 ? probes : [...probes].reverse();
   for (const p of order) {
+    if (p.pool) p.pool.probe = p;
     const c0 = process.cpuUsage();
+    const w0 = p.waits ? p.waits.ms : 0,
+      n0 = p.waits ? p.waits.n : 0;
     const t0 = performance.now();
     for (let k = 0; k < steps / rounds; k++) p.world.step();
     p.wall += performance.now() - t0;
+    if (p.waits) {
+      p.waitMs += p.waits.ms - w0;
+      p.waitN += p.waits.n - n0;
+    }
     const c = process.cpuUsage(c0);
     p.cpu += (c.user + c.system) / 1000;
     p.steps += steps / rounds;
@@ -180,6 +206,11 @@ for (const p of probes) {
   console.log(
     `  jobs ${(jobs / s).toFixed(1)}/step, ${f(inJobs / s)} ms in jobs (own ${f(own / s)}, end waits ${f((inJobs - own) / s)})`,
   );
+  if (p.waits)
+    console.log(
+      `  of the own blocks, dependency waits in parted sweeps ${f(p.waitMs / s)} ms (${(p.waitN / s).toFixed(1)}/step)`,
+    );
+  else console.log('  (this build does not time its dependency waits)');
   for (const [k, t] of p.stages) console.log(`  stage ${k.padEnd(22)} ${f(t / s)} ms`);
   const stageSum = [...p.stages.values()].reduce((a, b) => a + b, 0);
   console.log(

@@ -32,6 +32,7 @@
  * the set's layout alone, never of the thread count.
  */
 
+import { awaitBlock } from '../core/block-order.js';
 import type { PairedCopy } from './paired.js';
 
 /** Ops of a fused block (element-threads.ts uses the same numbers). */
@@ -342,4 +343,19 @@ export function sharedTable(t: Int32Array | null): Int32Array {
   const s = sharedI32(t === null ? 0 : t.length);
   if (t !== null) s.set(t);
   return s;
+}
+
+/**
+ * This thread's dependency waits inside fused sweeps run in parts (element-threads.ts runFused: a
+ * block claimed by another thread and not yet done): their number and ms, for
+ * bench/thread-profile.ts (the calling thread's; each worker has its own). Session 16, part20.
+ */
+export const FusedWaits = { ms: 0, n: 0 };
+
+/** awaitBlock, timed into FusedWaits (only where the block is not done: the clock is read on waits alone). */
+export function awaitTimed(done: Int32Array, d: number, epoch: number): void {
+  const w0 = performance.now();
+  awaitBlock(done, d, epoch);
+  FusedWaits.ms += performance.now() - w0;
+  FusedWaits.n++;
 }

@@ -29,6 +29,7 @@ import {
   elementBlockF32,
 } from './element-kernels.generated.js';
 import {
+  awaitTimed,
   FUSED_COLOUR,
   FUSED_COLOUR2,
   FUSED_LOAD,
@@ -296,7 +297,7 @@ function runFused(A: ElementArgs, t: ThreadInstance, k: number): number {
         const d = T[i];
         if (Atomics.load(done, d) === epoch) continue;
         if (claimBlock(claim, d, epoch)) ran += runFused(A, t, d);
-        else awaitBlock(done, d, epoch);
+        else awaitTimed(done, d, epoch);
       }
     }
     const op = T[1 + k];
