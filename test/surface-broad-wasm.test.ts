@@ -176,6 +176,37 @@ describe('the surface broad phase in WebAssembly', () => {
     A.eDirty.fill(0);
   });
 
+  it("the module's bounded self-traversal gives the tree's pairs in its order and stops at the same budgets", () => {
+    const world = foldingCloth();
+    for (let f = 0; f < 30; f++) world.step();
+    const bp = broadOf(world);
+    const host = bp.wasmHost as BroadWasmHost;
+    const W = host.ready(bp.arrays, bp.topo.version, 1)!;
+    expect(W).not.toBeNull();
+    // no budget reached; items saturated (4 pairs each); the total reached (truncated), with and without saturation
+    const cases: [number, number][] = [
+      [64, 0],
+      [4, 0],
+      [64, 500],
+      [2, 300],
+      [1, 0],
+    ];
+    let saturatedSeen = 0;
+    for (const [per, most] of cases) {
+      const nj = bp.tree.selfPairsBounded(bp.tBox, per, most);
+      const js = Array.from(bp.tree.pairs.subarray(0, 2 * nj));
+      const nw = host.bounded(W, bp.arrays, bp.tree, per, most);
+      expect(nw).toBe(nj);
+      expect(Array.from(host.boundedPairs(W, nw))).toEqual(js);
+      expect(host.saturated).toBe(bp.tree.saturated);
+      expect(host.truncated).toBe(bp.tree.truncated);
+      expect(host.truncated).toBe(most > 0 && nj === most);
+      saturatedSeen += host.saturated;
+    }
+    expect(bp.tree.selfPairsBounded(bp.tBox, 64, 0)).toBeGreaterThan(1000);
+    expect(saturatedSeen).toBeGreaterThan(100);
+  });
+
   it('steps a folding cloth bit for bit as the JavaScript loop does, every rebuild and update in WebAssembly', () => {
     const run = (wasm: boolean) => {
       useWasmKernels(wasm);
@@ -185,6 +216,7 @@ describe('the surface broad phase in WebAssembly', () => {
       return {
         bits: stateBits(world),
         runs: bp.wasmTests.runs + (bp.wasmHost?.runs ?? 0),
+        bounded: bp.wasmHost?.boundedRuns ?? 0,
         rebuilds: bp.stats.rebuilds,
         updates: bp.stats.partialUpdates,
       };
@@ -195,6 +227,9 @@ describe('the surface broad phase in WebAssembly', () => {
     expect(on.rebuilds).toBeGreaterThan(20);
     expect(on.updates).toBeGreaterThan(20);
     expect(on.runs).toBe(on.rebuilds + on.updates);
+    // every rebuild's self-traversal in the module (none with it off)
+    expect(off.bounded).toBe(0);
+    expect(on.bounded).toBe(on.rebuilds);
     expect(on.rebuilds).toBe(off.rebuilds);
     expect(on.bits).toEqual(off.bits);
   });

@@ -52,7 +52,9 @@ let tri: usize = 0,
   nRight: usize = 0,
   nStart: usize = 0,
   nCount: usize = 0,
-  nItems: usize = 0;
+  nItems: usize = 0,
+  nParent: usize = 0,
+  nLeafOf: usize = 0;
 let surfaces: i32 = 1;
 let margin: f64 = 0,
   meanEdge: f64 = 0;
@@ -96,6 +98,8 @@ export function setArrays(table: usize, s: i32, m: f64, me: f64): void {
   nStart = load<u32>(table + 112);
   nCount = load<u32>(table + 116);
   nItems = load<u32>(table + 120);
+  nParent = load<u32>(table + 124);
+  nLeafOf = load<u32>(table + 128);
   surfaces = s;
   margin = m;
   meanEdge = me;
@@ -528,4 +532,100 @@ export function selfPairsOfNodes(a0: i32, b0: i32, out: usize, n: i32, cap: i32,
     sp += 2 * pushChildPairs(a, b, st, sp >> 1);
   }
   return n;
+}
+
+/** selfPairsBounded's items that reached their budget, and whether it stopped at the total. */
+let saturatedN: i32 = 0,
+  truncatedN: i32 = 0;
+
+export function boundedSaturated(): i32 {
+  return saturatedN;
+}
+
+export function boundedTruncated(): i32 {
+  return truncatedN;
+}
+
+/**
+ * src/collision/bvh.ts Bvh.selfPairsBounded (without marks) over the tree of
+ * the address table (nodes, with its parents and each item's leaf) and the
+ * triangle boxes (tBox): the same pairs in the same order, each item in at
+ * most `perItem` pairs (a subtree whose items have all reached it is not
+ * descended: `open` per node), stopping at `maxPairs` pairs (0: no limit),
+ * written to out[0 …] (room for `cap` pairs). `ip` (n i32) and `open`
+ * (nodes i32) are scratch; the stack at `st` has room for stCap entries.
+ * Returns the count (boundedSaturated, boundedTruncated say how it ended),
+ * −1 when `cap` was too small, −2 when the stack was (the caller grows them
+ * and runs it again). docs/collision.md, "Eleventh round".
+ */
+export function selfPairsBounded(
+  n: i32,
+  nodes: i32,
+  perItem: i32,
+  maxPairs: i32,
+  ip: usize,
+  open: usize,
+  out: usize,
+  cap: i32,
+  st: usize,
+  stCap: i32,
+): i32 {
+  saturatedN = 0;
+  truncatedN = 0;
+  if (n < 2) return 0;
+  memory.fill(ip, 0, (<usize>n) << 2);
+  for (let k = nodes - 1; k >= 0; k--) {
+    const c = I(nCount, k);
+    put(open, k, c > 0 ? c : I(open, k + 1) + I(open, I(nRight, k)));
+  }
+  let np = 0;
+  let sp = 0;
+  put(st, sp++, 0);
+  put(st, sp++, 0);
+  while (sp > 0) {
+    const b = I(st, --sp),
+      a = I(st, --sp);
+    if (sp + 6 > stCap) return -2;
+    if (I(open, a) == 0 || I(open, b) == 0) continue;
+    const ca = I(nCount, a),
+      cb = I(nCount, b);
+    if (a != b && apart(nBox, 6 * a, nBox, 6 * b)) continue;
+    if (ca > 0 && cb > 0) {
+      const sa = I(nStart, a),
+        sb = I(nStart, b);
+      for (let k = sa; k < sa + ca; k++) {
+        const i = I(nItems, k);
+        const oi = 6 * i;
+        for (let l = a == b ? k + 1 : sb; l < sb + cb; l++) {
+          if (I(ip, i) >= perItem) break;
+          const j = I(nItems, l);
+          if (I(ip, j) >= perItem) continue;
+          if (apart(tBox, oi, tBox, 6 * j)) continue;
+          if (np == cap) return -1;
+          put(out, 2 * np, i);
+          put(out, 2 * np + 1, j);
+          np++;
+          const pi = I(ip, i) + 1;
+          put(ip, i, pi);
+          if (pi == perItem) saturate(i, open);
+          const pj = I(ip, j) + 1;
+          put(ip, j, pj);
+          if (pj == perItem) saturate(j, open);
+          if (maxPairs > 0 && np >= maxPairs) {
+            truncatedN = 1;
+            return np;
+          }
+        }
+      }
+      continue;
+    }
+    sp += 2 * pushChildPairs(a, b, st, sp >> 1);
+  }
+  return np;
+}
+
+/** Bvh.saturate: item i reached its budget, one open item fewer on its path to the root. */
+function saturate(i: i32, open: usize): void {
+  saturatedN++;
+  for (let node = I(nLeafOf, i); node >= 0; node = I(nParent, node)) put(open, node, I(open, node) - 1);
 }

@@ -78,9 +78,9 @@ export class Bvh {
     this.refit(boxes);
   }
 
-  /** Parent of each node (−1 at the root), leaf of each item, and the scratch of refitItems. */
-  private parent = new Int32Array(0);
-  private leafOf = new Int32Array(0);
+  /** Parent of each node (−1 at the root), leaf of each item (read by the module's selfPairsBounded), and the scratch of refitItems. */
+  parent = new Int32Array(0);
+  leafOf = new Int32Array(0);
   private nodeDirty = new Uint8Array(0);
   private dirtyNodes = new Int32Array(0);
 

@@ -436,24 +436,36 @@ export class SurfaceBroadPhase {
         return;
       }
       const t0 = clock();
-      let np = tree.selfPairsBounded(this.tBox, MAX_PAIRS_PER_TRIANGLE, budget);
-      if (tree.truncated) {
+      // the bounded traversal in the module where it runs (the same pairs in the same order, into the
+      // calling thread's region, where its tests read them), else the tree's
+      const H = W === null ? null : (this.wasmHost as BroadWasmHost);
+      let np =
+        H !== null
+          ? H.bounded(W as BroadWasm, A, tree, MAX_PAIRS_PER_TRIANGLE, budget)
+          : tree.selfPairsBounded(this.tBox, MAX_PAIRS_PER_TRIANGLE, budget);
+      if (H !== null ? H.truncated : tree.truncated) {
         // coincident or collapsed geometry: every triangle gets a smaller share
         this.stats.overBudget++;
         this.perTriangle = DEGENERATE_PAIRS_PER_TRIANGLE;
-        np = tree.selfPairsBounded(this.tBox, DEGENERATE_PAIRS_PER_TRIANGLE, 0);
+        np =
+          H !== null
+            ? H.bounded(W as BroadWasm, A, tree, DEGENERATE_PAIRS_PER_TRIANGLE, 0)
+            : tree.selfPairsBounded(this.tBox, DEGENERATE_PAIRS_PER_TRIANGLE, 0);
       }
-      if (tree.saturated > 0) this.overBudget(tree.saturated);
+      const saturated = H !== null ? H.saturated : tree.saturated;
+      if (saturated > 0) this.overBudget(saturated);
       this.causes.pairs += np;
       const t1 = clock();
       this.ms.traversal += t1 - t0;
-      const pairs = tree.pairs;
+      const pairs = H !== null ? H.boundedPairs(W as BroadWasm, np) : tree.pairs;
       // on the worker pool in a threaded world, else in WebAssembly where the module runs (both: the same lists)
       if (
         (tasks === null || np < PARALLEL_MIN_PAIRS || !this.pool(tasks).run(tasks, A, pairs, np, out)) &&
-        !this.testHere(W, pairs, np, false)
+        !(H !== null
+          ? H.run(W as BroadWasm, A, pairs, np, false, out, true)
+          : this.testHere(W, pairs, np, false))
       )
-        collectPairRange(A, pairs, 0, np, out);
+        collectPairRange(A, H !== null ? H.boundedPairs(W as BroadWasm, np) : pairs, 0, np, out);
       this.ms.tests += clock() - t1;
     } else {
       // each dirty triangle against the triangles its box overlaps (collectDirtyPairs), on the pool

@@ -1,5 +1,6 @@
 import { threadIndex } from '../core/block-order.js';
 import { SHARED_MAX_PAGES, sharedKernel, wasmKernel } from '../wasm/kernels.js';
+import type { Bvh } from './bvh.js';
 import type { BvhNodes } from './bvh-self-pairs.js';
 import type { ArrayAlloc } from './surface-broad-items.js';
 import {
@@ -46,7 +47,9 @@ const ARRAYS = [
 const TOPOLOGY_ARRAYS = 10;
 /** The triangle tree's node arrays (BvhNodes), after ARRAYS in the address table: copied in for a rebuild on the pool. */
 const NODE_ARRAYS = ['box', 'right', 'start', 'count', 'items'] as const;
-const SLOTS = ARRAYS.length + NODE_ARRAYS.length;
+/** And after them the tree's parents and each item's leaf: copied in for the one-thread bounded traversal. */
+const BOUND_ARRAYS = ['parent', 'leafOf'] as const;
+const SLOTS = ARRAYS.length + NODE_ARRAYS.length + BOUND_ARRAYS.length;
 
 interface SurfaceExports {
   setArrays(table: number, surfaces: number, margin: number, meanEdge: number): void;
@@ -63,6 +66,20 @@ interface SurfaceExports {
     st: number,
     stCap: number,
   ): number;
+  selfPairsBounded(
+    n: number,
+    nodes: number,
+    perItem: number,
+    maxPairs: number,
+    ip: number,
+    open: number,
+    out: number,
+    cap: number,
+    st: number,
+    stCap: number,
+  ): number;
+  boundedSaturated(): number;
+  boundedTruncated(): number;
 }
 
 const PAGE = 65536;
@@ -283,15 +300,16 @@ function runRegion(
   np: number,
   partial: boolean,
   out: PairSink,
+  inPlace = false,
 ): number {
   const L = W.lay;
-  if (np > L[r + PAIRS + CAP]) {
+  if (!inPlace && np > L[r + PAIRS + CAP]) {
     L[r + PAIRS + NEED] = Math.max(L[r + PAIRS + NEED], np);
     return 1;
   }
   const k = instanceOf(W);
   const buf = W.memory.buffer;
-  new Int32Array(buf, L[r + PAIRS], 2 * np).set(pairs.subarray(0, 2 * np));
+  if (!inPlace) new Int32Array(buf, L[r + PAIRS], 2 * np).set(pairs.subarray(0, 2 * np));
   const s = A.scalars;
   k.setArrays(L[L_TABLE], s[B_SURFACES] | 0, s[B_MARGIN], s[B_MEAN_EDGE]);
   k.setOut(L[r + VT], L[r + VT + CAP], L[r + EE], L[r + EE + CAP]);
@@ -323,6 +341,13 @@ export class BroadWasmHost {
   private readonly slotVersion = new Int32Array(SLOTS).fill(-1);
   /** Runs on the calling thread that gave the lists (statistics, tests). */
   runs = 0;
+  /** The last `bounded`'s items that reached their budget, whether it stopped at the total; its runs (tests). */
+  saturated = 0;
+  truncated = false;
+  boundedRuns = 0;
+  /** The bounded traversal's scratch in the memory: pairs per item, open items per node (address, room in entries). */
+  private scratchAt = 0;
+  private scratchCap = 0;
 
   constructor(mem: BroadMemory) {
     this.mem = mem;
@@ -407,14 +432,82 @@ export class BroadWasmHost {
   }
 
   /**
+   * Bvh.selfPairsBounded(tBox, perItem, maxPairs) of `tree` on the calling
+   * thread in the module (after `ready`): the same pairs in the same order
+   * (wasm/surfaces.ts selfPairsBounded) into the calling thread's region,
+   * where `testBounded` tests them with no copy; `saturated` and `truncated`
+   * as the tree's. The tree's nodes, parents and leaves are copied in; the
+   * region and the stack grow and the walk runs again while they are small.
+   * Returns the pair count. docs/collision.md, "Eleventh round".
+   */
+  bounded(W: BroadWasm, A: BroadArrays, tree: Bvh, perItem: number, maxPairs: number): number {
+    const nodes = tree.nodeCount,
+      n = tree.itemCount;
+    const addr = new Int32Array(this.mem.memory.buffer, this.table, SLOTS);
+    const N0 = ARRAYS.length;
+    addr[N0] = this.place(N0, tree.box.subarray(0, 6 * nodes), -1);
+    addr[N0 + 1] = this.place(N0 + 1, tree.right.subarray(0, nodes), -1);
+    addr[N0 + 2] = this.place(N0 + 2, tree.start.subarray(0, nodes), -1);
+    addr[N0 + 3] = this.place(N0 + 3, tree.count.subarray(0, nodes), -1);
+    addr[N0 + 4] = this.place(N0 + 4, tree.items.subarray(0, n), -1);
+    addr[N0 + 5] = this.place(N0 + 5, tree.parent.subarray(0, nodes), -1);
+    addr[N0 + 6] = this.place(N0 + 6, tree.leafOf.subarray(0, n), -1);
+    if (this.scratchCap < n + nodes) {
+      this.scratchCap = Math.ceil(1.25 * (n + nodes));
+      this.scratchAt = this.mem.alloc(4 * this.scratchCap);
+    }
+    const L = W.lay,
+      k = instanceOf(W),
+      s = A.scalars;
+    k.setArrays(L[L_TABLE], s[B_SURFACES] | 0, s[B_MARGIN], s[B_MEAN_EDGE]);
+    for (;;) {
+      const ip = this.scratchAt;
+      const np = k.selfPairsBounded(
+        n,
+        nodes,
+        perItem,
+        maxPairs,
+        ip,
+        ip + 4 * n,
+        L[L_THREAD + PAIRS],
+        L[L_THREAD + PAIRS + CAP],
+        L[L_THREAD + STACK],
+        L[L_THREAD + STACK + CAP],
+      );
+      if (np >= 0) {
+        this.saturated = k.boundedSaturated();
+        this.truncated = k.boundedTruncated() !== 0;
+        this.boundedRuns++;
+        return np;
+      }
+      if (np === -1) L[L_THREAD + PAIRS + NEED] = 2 * L[L_THREAD + PAIRS + CAP];
+      else L[L_THREAD + STACK + NEED] = 2 * L[L_THREAD + STACK + CAP];
+      this.regions(1, A.tri.length / 3);
+    }
+  }
+
+  /** The calling thread's pairs of the last `bounded` (a view on the memory, valid until its next run). */
+  boundedPairs(W: BroadWasm, np: number): Int32Array {
+    return new Int32Array(W.memory.buffer, W.lay[L_THREAD + PAIRS], 2 * np);
+  }
+
+  /**
    * The tests of pairs[0 … np) on the calling thread in the module (after
    * `ready`), the candidates appended to `out`; its region grows and the
    * run starts again while it is too small. False (nothing appended) where
    * the module met a degenerate triangle: the caller runs the JavaScript.
    */
-  run(W: BroadWasm, A: BroadArrays, pairs: Int32Array, np: number, partial: boolean, out: PairSink): boolean {
+  run(
+    W: BroadWasm,
+    A: BroadArrays,
+    pairs: Int32Array,
+    np: number,
+    partial: boolean,
+    out: PairSink,
+    inPlace = false,
+  ): boolean {
     for (;;) {
-      const status = runRegion(W, A, L_THREAD, pairs, np, partial, out);
+      const status = runRegion(W, A, L_THREAD, pairs, np, partial, out, inPlace);
       if (status === 2) return false;
       if (status === 0) {
         this.runs++;
