@@ -22,6 +22,8 @@
  * src/collision/surface-broad-wasm.ts copies the arrays in before each run.
  */
 
+import { closestPointTriangle2, closestSegmentSegment2 } from './closest';
+
 let tri: usize = 0,
   edge: usize = 0,
   vertex: usize = 0,
@@ -142,158 +144,19 @@ function pairThickness(a: i32, b: i32): f64 {
 
 /** closestPointTriangleAt's squared distance from snap[q3 …] to the triangle at a3, b3, c3; −1 for a degenerate triangle. */
 function pointTriangle2(q3: i32, a3: i32, b3: i32, c3: i32): f64 {
-  const px = F(snap, q3),
-    py = F(snap, q3 + 1),
-    pz = F(snap, q3 + 2);
-  const ax = F(snap, a3),
-    ay = F(snap, a3 + 1),
-    az = F(snap, a3 + 2),
-    bx = F(snap, b3),
-    by = F(snap, b3 + 1),
-    bz = F(snap, b3 + 2),
-    cx = F(snap, c3),
-    cy = F(snap, c3 + 1),
-    cz = F(snap, c3 + 2);
-  const abx = bx - ax,
-    aby = by - ay,
-    abz = bz - az;
-  const acx = cx - ax,
-    acy = cy - ay,
-    acz = cz - az;
-  const apx = px - ax,
-    apy = py - ay,
-    apz = pz - az;
-  const d1 = abx * apx + aby * apy + abz * apz;
-  const d2 = acx * apx + acy * apy + acz * apz;
-  let u: f64, v: f64, w: f64;
-  if (d1 <= 0 && d2 <= 0) {
-    u = 1;
-    v = 0;
-    w = 0;
-  } else {
-    const bpx = px - bx,
-      bpy = py - by,
-      bpz = pz - bz;
-    const d3 = abx * bpx + aby * bpy + abz * bpz;
-    const d4 = acx * bpx + acy * bpy + acz * bpz;
-    if (d3 >= 0 && d4 <= d3) {
-      u = 0;
-      v = 1;
-      w = 0;
-    } else {
-      const vc = d1 * d4 - d3 * d2;
-      if (vc <= 0 && d1 >= 0 && d3 <= 0 && d1 - d3 > 0) {
-        v = d1 / (d1 - d3);
-        u = 1 - v;
-        w = 0;
-      } else {
-        const cpx = px - cx,
-          cpy = py - cy,
-          cpz = pz - cz;
-        const d5 = abx * cpx + aby * cpy + abz * cpz;
-        const d6 = acx * cpx + acy * cpy + acz * cpz;
-        if (d6 >= 0 && d5 <= d6) {
-          u = 0;
-          v = 0;
-          w = 1;
-        } else {
-          const vb = d5 * d2 - d1 * d6;
-          if (vb <= 0 && d2 >= 0 && d6 <= 0 && d2 - d6 > 0) {
-            w = d2 / (d2 - d6);
-            u = 1 - w;
-            v = 0;
-          } else {
-            const va = d3 * d6 - d5 * d4;
-            const e43 = d4 - d3,
-              e56 = d5 - d6;
-            if (va <= 0 && e43 >= 0 && e56 >= 0 && e43 + e56 > 0) {
-              w = e43 / (e43 + e56);
-              v = 1 - w;
-              u = 0;
-            } else {
-              const sum = va + vb + vc;
-              if (sum > 0) {
-                const inv = 1 / sum;
-                v = vb * inv;
-                w = vc * inv;
-                u = 1 - v - w;
-              } else return -1;
-            }
-          }
-        }
-      }
-    }
-  }
-  const qx = u * ax + v * bx + w * cx,
-    qy = u * ay + v * by + w * cy,
-    qz = u * az + v * bz + w * cz;
-  const dx = px - qx,
-    dy = py - qy,
-    dz = pz - qz;
-  return dx * dx + dy * dy + dz * dz;
+  return closestPointTriangle2(
+    F(snap, q3), F(snap, q3 + 1), F(snap, q3 + 2), F(snap, a3), F(snap, a3 + 1), F(snap, a3 + 2),
+    F(snap, b3), F(snap, b3 + 1), F(snap, b3 + 2), F(snap, c3), F(snap, c3 + 1), F(snap, c3 + 2),
+  );
 }
 
-@inline function clamp01(x: f64): f64 {
-  return x < 0 ? 0 : Math.min(x, 1);
-}
 
 /** closestSegmentSegmentAt's squared distance between the segments snap[i1 …]–snap[j1 …] and snap[i2 …]–snap[j2 …]. */
 function segmentSegment2(i1: i32, j1: i32, i2: i32, j2: i32): f64 {
-  const p1x = F(snap, i1),
-    p1y = F(snap, i1 + 1),
-    p1z = F(snap, i1 + 2),
-    q1x = F(snap, j1),
-    q1y = F(snap, j1 + 1),
-    q1z = F(snap, j1 + 2),
-    p2x = F(snap, i2),
-    p2y = F(snap, i2 + 1),
-    p2z = F(snap, i2 + 2),
-    q2x = F(snap, j2),
-    q2y = F(snap, j2 + 1),
-    q2z = F(snap, j2 + 2);
-  const d1x = q1x - p1x,
-    d1y = q1y - p1y,
-    d1z = q1z - p1z;
-  const d2x = q2x - p2x,
-    d2y = q2y - p2y,
-    d2z = q2z - p2z;
-  const rx = p1x - p2x,
-    ry = p1y - p2y,
-    rz = p1z - p2z;
-  const a = d1x * d1x + d1y * d1y + d1z * d1z;
-  const e = d2x * d2x + d2y * d2y + d2z * d2z;
-  const f = d2x * rx + d2y * ry + d2z * rz;
-  let s: f64, t: f64;
-  const tiny = 1e-300;
-  if (a <= tiny && e <= tiny) {
-    s = 0;
-    t = 0;
-  } else if (a <= tiny) {
-    s = 0;
-    t = clamp01(f / e);
-  } else {
-    const c = d1x * rx + d1y * ry + d1z * rz;
-    if (e <= tiny) {
-      t = 0;
-      s = clamp01(-c / a);
-    } else {
-      const b = d1x * d2x + d1y * d2y + d1z * d2z;
-      const denom = a * e - b * b;
-      s = denom > 1e-14 * a * e ? clamp01((b * f - c * e) / denom) : 0;
-      t = (b * s + f) / e;
-      if (t < 0) {
-        t = 0;
-        s = clamp01(-c / a);
-      } else if (t > 1) {
-        t = 1;
-        s = clamp01((b - c) / a);
-      }
-    }
-  }
-  const dx = p1x + d1x * s - (p2x + d2x * t),
-    dy = p1y + d1y * s - (p2y + d2y * t),
-    dz = p1z + d1z * s - (p2z + d2z * t);
-  return dx * dx + dy * dy + dz * dz;
+  return closestSegmentSegment2(
+    F(snap, i1), F(snap, i1 + 1), F(snap, i1 + 2), F(snap, j1), F(snap, j1 + 1), F(snap, j1 + 2),
+    F(snap, i2), F(snap, i2 + 1), F(snap, i2 + 2), F(snap, j2), F(snap, j2 + 1), F(snap, j2 + 2),
+  );
 }
 
 /** vtCandidate after the corner test: 1 a candidate, 0 not, −1 a degenerate triangle. */
