@@ -73,8 +73,16 @@ export class RigidGrabs implements ConstraintSet {
     }
   }
 
-  /** Grabs the point `point` (world) of body b (a rigid store index); returns a handle. */
-  grab(b: number, point: Vec3Tuple, compliance: number): { move(p: Vec3Tuple): void; release(): void } {
+  /**
+   * Grabs the point `point` (world) of body b (a rigid store index); returns a handle. With `local`,
+   * the grabbed point is that point of the body's frame instead (see grabRigidBody).
+   */
+  grab(
+    b: number,
+    point: Vec3Tuple,
+    compliance: number,
+    local?: Vec3Tuple,
+  ): { move(p: Vec3Tuple): void; release(): void } {
     const r = this.world.rigids;
     if (!(Number.isInteger(b) && b >= 0 && b < r.count) || r.invMass[b] === 0) {
       throw new PbdError(
@@ -91,7 +99,16 @@ export class RigidGrabs implements ConstraintSet {
       );
     }
     const l = new Float64Array(3);
-    worldPointToBody(r, b, point[0], point[1], point[2], l);
+    if (local) {
+      if (!local.every(Number.isFinite)) {
+        throw new PbdError(
+          'rigid/grab',
+          `grab of rigid body ${b}.local`,
+          `must be three finite numbers (m, the body's frame), got [${local.join(', ')}]`,
+        );
+      }
+      l.set(local);
+    } else worldPointToBody(r, b, point[0], point[1], point[2], l);
     const entry = { b };
     this.body.push(b);
     this.local.push(l[0], l[1], l[2]);
@@ -133,12 +150,18 @@ export const rigidGrabsKind: SystemKind<RigidGrabs> = {
  * Drags the point `point` (world) of rigid body b (a store index) toward a
  * target moved with the handle, through a soft constraint of the given
  * compliance (m/N); release() lets go and the body keeps its velocity.
+ * `local`, when given, names the grabbed point in the body's frame, and
+ * `point` is then only the first target: a caller that picked the point on
+ * a pose drawn earlier than the world's (a page drawing the last frame a
+ * worker sent while the worker has stepped on) grabs the point it picked,
+ * not the one the body has moved under it since.
  */
 export function grabRigidBody(
   world: World,
   b: number,
   point: Vec3Tuple,
   compliance = 1e-4,
+  local?: Vec3Tuple,
 ): { move(p: Vec3Tuple): void; release(): void } {
-  return RigidGrabs.of(world).grab(b, point, compliance);
+  return RigidGrabs.of(world).grab(b, point, compliance, local);
 }

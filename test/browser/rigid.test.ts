@@ -41,6 +41,11 @@ describe('rigid bodies in the gallery', () => {
     // pause, so that the ball stays under the cursor while it is picked
     await page.keyboard.press(' ');
     await expect.poll(async () => (await state(page)).paused, { timeout: 20_000 }).toBe(true);
+    // and the last batch in flight has landed and been drawn: the ball on screen is at b0's pose
+    // (the page grabs the point picked on the drawn pose, in that pose's frame, however far a loaded
+    // worker has stepped past it: web/src/scene-page.ts pickRigid, grabRigidBody's `local`)
+    await expect.poll(async () => (await state(page)).idle, { timeout: 60_000 }).toBe(true);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     const b0 = await ball();
     expect(b0.rigid).toBe(0);
     // press on the ball and pull the cursor up by 120 px

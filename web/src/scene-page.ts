@@ -566,8 +566,15 @@ export class ScenePage {
     return -1;
   }
 
-  /** The rigid body under the cursor: its collider's index and the point hit, or null. */
-  private pickRigid(clientX: number, clientY: number): { collider: number; point: Vector3 } | null {
+  /**
+   * The rigid body under the cursor: its collider's index, the point hit (world) and that point in
+   * the body's frame at the pose drawn (the object's position and quaternion are the body's pose of
+   * the frame on screen, which a worker may have stepped past), or null.
+   */
+  private pickRigid(
+    clientX: number,
+    clientY: number,
+  ): { collider: number; point: Vector3; local: Vector3 } | null {
     const rigid = this.stage.rigidPickables();
     if (rigid.length === 0) return null;
     this.setRay(clientX, clientY);
@@ -579,7 +586,12 @@ export class ScenePage {
     let o: Object3D | null = hit.object;
     while (o && !rigid.some((r) => r.object === o)) o = o.parent;
     const r = rigid.find((q) => q.object === o);
-    return r ? { collider: r.collider, point: hit.point.clone() } : null;
+    if (!r) return null;
+    const local = hit.point
+      .clone()
+      .sub(r.object.position)
+      .applyQuaternion(r.object.quaternion.clone().invert());
+    return { collider: r.collider, point: hit.point.clone(), local };
   }
 
   private onPointerDown = (e: PointerEvent): void => {
@@ -597,7 +609,12 @@ export class ScenePage {
       const normal = this.stage.camera.getWorldDirection(new Vector3());
       const plane = new Plane().setFromNormalAndCoplanarPoint(normal, rigid.point);
       this.drag = { particle: -1, rigid: rigid.collider, plane, target: rigid.point, pointerId: e.pointerId };
-      this.host.grabRigid(rigid.collider, rigid.point.toArray() as Vec3, this.run.dragPull);
+      this.host.grabRigid(
+        rigid.collider,
+        rigid.point.toArray() as Vec3,
+        this.run.dragPull,
+        rigid.local.toArray() as Vec3,
+      );
       this.viewport.classList.add('dragging');
       return;
     }

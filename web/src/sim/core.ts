@@ -356,9 +356,10 @@ export class SimCore {
    * Starts dragging the rigid body that collider k draws, at `point`, with
    * the mouse's pull k ∈ (0, 1] of RunState.dragPull: compliance
    * α = h² (1 − k)/(k m) with the body's mass m. False when it is no
-   * dynamic rigid body.
+   * dynamic rigid body. `local`: the point picked, in the body's frame of
+   * the pose the page drew (grabRigidBody).
    */
-  grabRigid(collider: number, point: Vec3, pull: number): boolean {
+  grabRigid(collider: number, point: Vec3, pull: number, local?: Vec3): boolean {
     this.releaseParticle();
     const w = this.world;
     const b = w.colliders[collider]?.rigid ?? -1;
@@ -366,7 +367,7 @@ export class SimCore {
     const h = w.dt / w.substeps;
     const m = w.rigids.mass[b];
     const compliance = pull > 0 && pull < 1 ? (h * h * (1 - pull)) / (pull * m) : 0;
-    this.grab = { particle: -1, handle: grabRigidBody(w, b, point, compliance) };
+    this.grab = { particle: -1, handle: grabRigidBody(w, b, point, compliance, local) };
     return true;
   }
 

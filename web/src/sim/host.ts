@@ -19,7 +19,7 @@ export interface SimHost {
   drag(point: Vec3): void;
   release(): void;
   /** Drags the rigid body collider k draws (see SimCore.grabRigid); drag() and release() as for a particle. */
-  grabRigid(collider: number, point: Vec3, pull: number): void;
+  grabRigid(collider: number, point: Vec3, pull: number, local?: Vec3): void;
   /** Gives the rigid body collider k draws the velocity v (m/s). */
   throwRigid(collider: number, velocity: Vec3): void;
   configureWorld(settings: Partial<WorldSettings>): void;
@@ -104,8 +104,8 @@ export class WorkerHost implements SimHost {
   release(): void {
     this.send({ type: 'release' });
   }
-  grabRigid(collider: number, point: Vec3, pull: number): void {
-    this.send({ type: 'grabRigid', collider, point, pull });
+  grabRigid(collider: number, point: Vec3, pull: number, local?: Vec3): void {
+    this.send({ type: 'grabRigid', collider, point, pull, local });
   }
   throwRigid(collider: number, velocity: Vec3): void {
     this.send({ type: 'throwRigid', collider, velocity });
@@ -163,8 +163,8 @@ export class MainThreadHost implements SimHost {
   release(): void {
     this.core.releaseParticle();
   }
-  grabRigid(collider: number, point: Vec3, pull: number): void {
-    this.core.grabRigid(collider, point, pull);
+  grabRigid(collider: number, point: Vec3, pull: number, local?: Vec3): void {
+    this.core.grabRigid(collider, point, pull, local);
   }
   throwRigid(collider: number, velocity: Vec3): void {
     this.core.throwRigid(collider, velocity);

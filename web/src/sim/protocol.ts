@@ -180,7 +180,7 @@ export type Request =
   | { type: 'grab'; particle: number; point: Vec3; compliance: number }
   | { type: 'drag'; point: Vec3 }
   | { type: 'release' }
-  | { type: 'grabRigid'; collider: number; point: Vec3; pull: number }
+  | { type: 'grabRigid'; collider: number; point: Vec3; pull: number; local?: Vec3 }
   | { type: 'throwRigid'; collider: number; velocity: Vec3 }
   | { type: 'world'; settings: Partial<WorldSettings> }
   | { type: 'tunable'; body: number; name: string; value: number };

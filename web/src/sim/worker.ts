@@ -37,7 +37,7 @@ scope.onmessage = (e) => {
         core.releaseParticle();
         break;
       case 'grabRigid':
-        core.grabRigid(m.collider, m.point, m.pull);
+        core.grabRigid(m.collider, m.point, m.pull, m.local);
         break;
       case 'throwRigid':
         core.throwRigid(m.collider, m.velocity);
