@@ -13,8 +13,9 @@ import { boxPyramid, ragdoll } from '../src/rigid/examples.js';
 import { quickhull } from '../src/rigid/quickhull.js';
 import { RigidBodies } from '../src/rigid/rigid-bodies.js';
 import { RigidBody } from '../src/rigid/rigid-body.js';
+import { grabRigidBody, RigidGrabs } from '../src/rigid/rigid-grab.js';
 import { Shape } from '../src/rigid/shapes.js';
-import { positionalInverseMass, rigidPointCorrection } from '../src/rigid/xpbd.js';
+import { bodyPointToWorld, positionalInverseMass, rigidPointCorrection } from '../src/rigid/xpbd.js';
 import { head, stepTogether } from './helpers/worlds.js';
 import { rng } from './helpers.js';
 
@@ -250,5 +251,23 @@ describe('rigid worlds', () => {
       expect(p[1]).toBeLessThan(0.6);
     }
     expect(world.stats.recoveries).toBe(0);
+  });
+});
+
+describe('rigid grabs', () => {
+  it('two grabs of one body are two constraints: releasing one leaves the other holding its own point', () => {
+    const world = new World({ dt: 1 / 60, substeps: 20, gravity: [0, 0, 0] });
+    const box = new RigidBody(world, { shape: { type: 'box', halfExtents: [0.5, 0.3, 0.4] } });
+    const first = grabRigidBody(world, box.index, [0.5, 0.3, 0.4], 0);
+    const second = grabRigidBody(world, box.index, [-0.5, -0.3, -0.4], 0);
+    second.release();
+    first.move([1.0, 0.3, 0.4]);
+    for (let k = 0; k < 120; k++) world.step();
+    // the first grab's corner, fixed in the body, is where its handle put it
+    const r = world.rigids;
+    const corner = new Float64Array(3);
+    bodyPointToWorld(r, box.index, 0.5, 0.3, 0.4, corner);
+    expect(Math.hypot(corner[0] - 1.0, corner[1] - 0.3, corner[2] - 0.4)).toBeLessThan(1e-3);
+    expect(RigidGrabs.of(world).count).toBe(1);
   });
 });

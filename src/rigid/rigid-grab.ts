@@ -26,6 +26,8 @@ export class RigidGrabs implements ConstraintSet {
   compliance: number[] = [];
   lambda: number[] = [];
   private readonly world: World;
+  /** One token per live grab, in the arrays' order: a handle finds its row by its own token. */
+  private readonly tokens: object[] = [];
 
   static of(world: World): RigidGrabs {
     return world.system(rigidGrabsKind);
@@ -109,7 +111,8 @@ export class RigidGrabs implements ConstraintSet {
       }
       l.set(local);
     } else worldPointToBody(r, b, point[0], point[1], point[2], l);
-    const entry = { b };
+    const token = {};
+    this.tokens.push(token);
     this.body.push(b);
     this.local.push(l[0], l[1], l[2]);
     this.target.push(point[0], point[1], point[2]);
@@ -117,7 +120,7 @@ export class RigidGrabs implements ConstraintSet {
     this.lambda.push(0);
     this.count++;
     RigidBodies.of(this.world).wake(b);
-    const at = () => this.body.indexOf(entry.b);
+    const at = () => this.tokens.indexOf(token);
     return {
       move: (p) => {
         const k = at();
@@ -126,6 +129,7 @@ export class RigidGrabs implements ConstraintSet {
       release: () => {
         const k = at();
         if (k < 0) return;
+        this.tokens.splice(k, 1);
         this.body.splice(k, 1);
         this.local.splice(3 * k, 3);
         this.target.splice(3 * k, 3);
