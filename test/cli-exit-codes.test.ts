@@ -45,6 +45,22 @@ describe('exit codes, as the help states them', () => {
     expect(stackLines(r.stderr)).toEqual([]);
   });
 
+  it('2: an --out that is neither a .glb nor a folder, with the fix', () => {
+    const r = pbdkit([
+      'simulate',
+      join(fixtures, 'freefall.json'),
+      '--frames',
+      '2',
+      '--out',
+      join(tmp.dir, 'anim.gltf'),
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /anim\.gltf: is neither a \.glb file nor a folder\n {2}fix: write a glTF animation with --out name\.glb, or OBJ files with --out folder/,
+    );
+    expect(stackLines(r.stderr)).toEqual([]);
+  });
+
   it('2: a misspelt scene name suggests the built-in scenes it is close to', () => {
     for (const cmd of ['simulate', 'info', 'validate']) {
       const r = pbdkit([cmd, 'cloth-flg']);

@@ -227,7 +227,7 @@ describe('pbdkit simulate → OBJ, CSV and state (a cloth in free fall)', () => 
       'simulate',
       freefall,
       '--out',
-      join(tmp.dir, 'frames/'),
+      join(tmp.dir, 'frames'), // a new name without an extension is a folder, as 'frames/' would be
       '--stats',
       join(tmp.dir, 'stats.csv'),
       '--export-state',

@@ -56,7 +56,7 @@ export interface BakeOptions {
   stepsPerFrame?: number;
   /** Frame rate of the glTF animation. Default: real time, 1 / (stepsPerFrame · dt). */
   fps?: number;
-  /** `*.glb`: a glTF animation; a folder (ends with `/` or exists): one OBJ per body per frame. */
+  /** `*.glb`: a glTF animation; a folder (ends with `/`, exists, or is a new name without an extension): one OBJ per body per frame. */
   out?: string;
   /** CSV file of per-frame statistics. */
   stats?: string;
@@ -153,15 +153,22 @@ interface Checkpoint {
 const CHECKPOINT = 'checkpoint.json';
 const LOG = 'frames.log';
 
-/** Kind of output a `--out` value names. */
+/**
+ * Kind of output a `--out` value names: `*.glb` a glTF animation; a folder (a path ending with a
+ * slash, an existing folder, or a new name without an extension) one OBJ per body per frame.
+ */
 export function outputKind(out: string): 'glb' | 'obj' {
   if (/[\\/]$/.test(out) || (existsSync(out) && statSync(out).isDirectory())) return 'obj';
   if (/\.glb$/i.test(out)) return 'glb';
+  const name = out.split(/[\\/]/).pop() ?? '';
+  if (!existsSync(out) && !name.slice(1).includes('.')) return 'obj';
   throw new PbdError(
     'usage/out',
     `--out ${out}`,
-    'is neither a .glb file nor a folder',
-    'write a glTF animation with --out name.glb, or OBJ files with --out folder/ (note the trailing slash)',
+    existsSync(out)
+      ? 'is a file, and neither a .glb file nor a folder'
+      : 'is neither a .glb file nor a folder',
+    'write a glTF animation with --out name.glb, or OBJ files with --out folder (a name without an extension, or ending with /)',
   );
 }
 
