@@ -257,6 +257,9 @@ function resolve(ctx: Ctx, n: T.Node, env: Map<string, Bound>): Bound | undefine
   if ('index' in list) return fail(ctx, n, 'only a list or an array is indexed');
   let k: number;
   const p = n.property;
+  // the caller's array at a computed index (a record field `rec[o | 5]` of a row macro): its names substituted
+  const atIndex = p.type === 'Identifier' && 'index' in (env.get(p.name) ?? {});
+  if ('text' in list && p.type !== 'NumericLiteral' && !atIndex) return undefined;
   if (p.type === 'NumericLiteral') k = p.value;
   else if (p.type === 'Identifier' && env.get(p.name) && 'index' in env.get(p.name)!) {
     const i = env.get(p.name) as { index: number; length: number };
