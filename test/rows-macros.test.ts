@@ -17,35 +17,44 @@ const head = [
 const signature =
   'export function toyPass(n: I32, start: Int32Array, nbr: Int32Array, h: number, acc: Float64Array): void {';
 
+/** The toy pass, with the lines that the macros write marked by `%name`. */
+const pass = (lines: Record<string, string>) =>
+  [
+    signature,
+    '%cutoffs',
+    '  for (let a = 0; a < n; a++) {',
+    '    const oi = a << 3;',
+    '%position',
+    '%sums',
+    '    for (let k = start[a]; k < start[a + 1]; k++) {',
+    '      const o = nbr[k] << 3;',
+    '%offset',
+    '      let r2 = dx * dx + dy * dy + dz * dz;',
+    '      if (r2 >= h2) continue;',
+    '      let r = Math.sqrt(r2);',
+    '      if (r < rMin) {',
+    '%separate',
+    '      }',
+    '      sx += dx / r;',
+    '      sy += dy / r;',
+    '      sz += dz * r2;',
+    '    }',
+    '    acc[oi] += sx + sy + sz;',
+    '  }',
+    '}',
+  ]
+    .map((l) => (l.startsWith('%') ? lines[l.slice(1)] : l))
+    .join('\n');
+
 const byHand = [
   head,
-  signature,
-  '  const h2 = h * h,',
-  '    rMin = 1e-6 * h;',
-  '  for (let a = 0; a < n; a++) {',
-  '    const oi = a << 3;',
-  '    const px = acc[oi | 5], py = acc[oi | 6], pz = acc[oi | 7];',
-  '    let sx = 0, sy = 0, sz = 0;',
-  '    for (let k = start[a]; k < start[a + 1]; k++) {',
-  '      const o = nbr[k] << 3;',
-  '      let dx = px - acc[o | 5], dy = py - acc[o | 6], dz = pz - acc[o | 7];',
-  '      let r2 = dx * dx + dy * dy + dz * dz;',
-  '      if (r2 >= h2) continue;',
-  '      let r = Math.sqrt(r2);',
-  '      if (r < rMin) {',
-  '        dx = rMin;',
-  '        dy = 0;',
-  '        dz = 0;',
-  '        r = rMin;',
-  '        r2 = rMin * rMin;',
-  '      }',
-  '      sx += dx / r;',
-  '      sy += dy / r;',
-  '      sz += dz * r2;',
-  '    }',
-  '    acc[oi] += sx + sy + sz;',
-  '  }',
-  '}',
+  pass({
+    cutoffs: 'const h2 = h * h, rMin = 1e-6 * h;',
+    position: 'const px = acc[oi | 5], py = acc[oi | 6], pz = acc[oi | 7];',
+    sums: 'let sx = 0, sy = 0, sz = 0;',
+    offset: 'let dx = px - acc[o | 5], dy = py - acc[o | 6], dz = pz - acc[o | 7];',
+    separate: 'dx = rMin; dy = 0; dz = 0; r = rMin; r2 = rMin * rMin;',
+  }),
 ].join('\n');
 
 const withMacros = [
@@ -66,28 +75,13 @@ const withMacros = [
   'function separated(rMin: number, axis: Vec): Vec {',
   '  return [axis[0], axis[1], axis[2], rMin, rMin * rMin];',
   '}',
-  signature,
-  '  const [h2, rMin] = cutoffs(h);',
-  '  for (let a = 0; a < n; a++) {',
-  '    const oi = a << 3;',
-  '    const [px, py, pz] = recordPosition(acc, oi);',
-  '    let [sx, sy, sz] = zeroSums();',
-  '    for (let k = start[a]; k < start[a + 1]; k++) {',
-  '      const o = nbr[k] << 3;',
-  '      let [dx, dy, dz] = offsetFrom([px, py, pz], acc, o);',
-  '      let r2 = dx * dx + dy * dy + dz * dz;',
-  '      if (r2 >= h2) continue;',
-  '      let r = Math.sqrt(r2);',
-  '      if (r < rMin) {',
-  '        [dx, dy, dz, r, r2] = separated(rMin, [rMin, 0, 0]);',
-  '      }',
-  '      sx += dx / r;',
-  '      sy += dy / r;',
-  '      sz += dz * r2;',
-  '    }',
-  '    acc[oi] += sx + sy + sz;',
-  '  }',
-  '}',
+  pass({
+    cutoffs: 'const [h2, rMin] = cutoffs(h);',
+    position: 'const [px, py, pz] = recordPosition(acc, oi);',
+    sums: 'let [sx, sy, sz] = zeroSums();',
+    offset: 'let [dx, dy, dz] = offsetFrom([px, py, pz], acc, o);',
+    separate: '[dx, dy, dz, r, r2] = separated(rMin, [rMin, 0, 0]);',
+  }),
 ].join('\n');
 
 const file = 'src/fluids/toy.rows.ts';
