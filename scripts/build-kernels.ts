@@ -37,6 +37,7 @@ import {
 } from './kernels/emit-simd.js';
 import { windowPassF32 } from './kernels/emit-window-pass.js';
 import { type KernelDef, parseHelpers, parseKernel } from './kernels/parse.js';
+import { expandRows } from './kernels/rows-macros.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -83,7 +84,8 @@ export function rowDefinitions(): RowsDef[] {
     for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const p = join(dir, e.name);
       if (e.isDirectory()) visit(p);
-      else if (e.name.endsWith('.rows.ts')) out.push(parseRows(relative(root, p), readFileSync(p, 'utf8')));
+      else if (e.name.endsWith('.rows.ts'))
+        out.push(parseRows(relative(root, p), expandRows(relative(root, p), readFileSync(p, 'utf8'))));
     }
   };
   visit(join(root, 'src'));

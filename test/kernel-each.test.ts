@@ -13,7 +13,16 @@ import { emitJs } from '../scripts/kernels/emit-js.js';
 import { emitSimd } from '../scripts/kernels/emit-simd.js';
 import { KernelError, parseHelpers, parseKernel } from '../scripts/kernels/parse.js';
 import type { Particle } from '../src/kernels/dsl.js';
-import { dampingSum, edgesFrom, inverseMasses, weightedNorm2, xpbdUpdate } from '../src/kernels/helpers.js';
+import {
+  dampingSum,
+  edgesFrom,
+  gram,
+  inverseMasses,
+  matMul,
+  matMulT,
+  weightedNorm2,
+  xpbdUpdate,
+} from '../src/kernels/helpers.js';
 
 const helpers = parseHelpers('src/kernels/helpers.ts', readFileSync('src/kernels/helpers.ts', 'utf8'));
 
@@ -101,6 +110,69 @@ describe('per-arity helpers of the kernel language', () => {
       expect(folded.simd).toBe(hand.simd);
     });
   }
+
+  it('matMul, gram and matMulT (matrices by rows; a hole declares nothing; [[P0, …]] = … assigns) unroll to the hand-written products', () => {
+    const def = (body: string) =>
+      definition(['a', 'b', 'c', 'd'], body).replace(
+        "import { edgesFrom, inverseMasses, move, norm2, position, xpbdUpdate } from '../kernels/helpers.js';",
+        "import { gram, matMul, matMulT, move } from '../kernels/helpers.js';",
+      );
+    const tail = 'move(a, g00, g01, g10, g11);\nmove(b, g10, g11, g00, rest);';
+    const hand = [
+      'if (a.w + b.w === 0) return;',
+      'const f0 = a.x * c.x + a.y * d.x, f1 = a.x * c.y + a.y * d.y;',
+      'const f2 = b.x * c.x + b.y * d.x, f3 = b.x * c.y + b.y * d.y;',
+      'const c00 = f0 * f0 + f2 * f2, c01 = f0 * f1 + f2 * f3;',
+      'const c11 = f1 * f1 + f3 * f3;',
+      'let P0 = 0, P1 = 0, P2 = 0, P3 = 0;',
+      'if (rest > 0) {',
+      '  P0 = f0 * c00 + f1 * c01;',
+      '  P1 = f0 * c01 + f1 * c11;',
+      '  P2 = f2 * c00 + f3 * c01;',
+      '  P3 = f2 * c01 + f3 * c11;',
+      '}',
+      'const g00 = P0 * c.x + P1 * c.y, g10 = P0 * d.x + P1 * d.y;',
+      'const g01 = P2 * c.x + P3 * c.y, g11 = P2 * d.x + P3 * d.y;',
+      tail,
+    ].join('\n');
+    const folded = [
+      'if (a.w + b.w === 0) return;',
+      'const A = [[a.x, a.y], [b.x, b.y]];',
+      'const Bm = [[c.x, c.y], [d.x, d.y]];',
+      'const [[f0, f1], [f2, f3]] = matMul(A, Bm);',
+      'const F = [[f0, f1], [f2, f3]];',
+      'const [[c00, c01], [, c11]] = gram(F);',
+      'let P0 = 0, P1 = 0, P2 = 0, P3 = 0;',
+      'if (rest > 0) {',
+      '  const S = [[c00, c01], [c01, c11]];',
+      '  [[P0, P1], [P2, P3]] = matMul(F, S);',
+      '}',
+      'const P = [[P0, P1], [P2, P3]];',
+      'const [[g00, g10], [g01, g11]] = matMulT(P, Bm);',
+      tail,
+    ].join('\n');
+    const squash = (s: string) => s.replace(/[\s()]+/g, '');
+    const h = generated(def(hand));
+    const f = generated(def(folded));
+    expect(squash(f.js)).toBe(squash(h.js));
+    expect(f.simd).toBe(h.simd);
+    // run as TypeScript, they are the products
+    const M = [
+      [0.3, -1.2, 0.7],
+      [2.1, 0.4, -0.5],
+    ];
+    const N = [
+      [1.5, 0.2],
+      [-0.8, 0.9],
+      [0.6, -1.1],
+    ];
+    expect(matMul(M, N)).toEqual([
+      [0.3 * 1.5 + -1.2 * -0.8 + 0.7 * 0.6, 0.3 * 0.2 + -1.2 * 0.9 + 0.7 * -1.1],
+      [2.1 * 1.5 + 0.4 * -0.8 + -0.5 * 0.6, 2.1 * 0.2 + 0.4 * 0.9 + -0.5 * -1.1],
+    ]);
+    expect(matMulT(M, M)[0][1]).toBe(0.3 * 2.1 + -1.2 * 0.4 + 0.7 * -0.5);
+    expect(gram(N)[0][1]).toBe(1.5 * 0.2 + -0.8 * 0.9 + 0.6 * -1.1);
+  });
 
   it('refuses lists of different lengths', () => {
     const body = withHelpers(['a', 'b', 'c']).replace('[w0, w1, w2], G', '[w0, w1], G');

@@ -26,7 +26,11 @@
  *   from the helper's `return [e0, e1, …]` or `return map(…)`: a returned
  *   local of the helper is renamed to the caller's name, another value
  *   gives a declarator `n = e`, one `const` per (inner) pattern, so that
- *   `const [[d0x, d0y, d0z], [d1x, …]] = …` gives one statement a vector.
+ *   `const [[d0x, d0y, d0z], [d1x, …]] = …` gives one statement a vector
+ *   (a hole declares nothing: `[[c00, c01], [, c11]]` for a symmetric
+ *   matrix); `[[P0, P1], …] = helper(…)` assigns the caller's `let` names,
+ *   one statement `P0 = e0;` a name; a `map` inside a returned `map` is a
+ *   list literal, so that a helper returns a matrix by rows (matMul);
  *   Other locals of the helper keep their names, and may not be names of
  *   the definition.
  */
@@ -117,6 +121,23 @@ function rewrite(ctx: Ctx, node: T.Node, src: string, env: Map<string, Bound>, h
       edits.push({ start: n.start!, end: n.end!, text: statements(ctx, call, src, env, null) });
       return false;
     }
+    if (
+      n.type === 'ExpressionStatement' &&
+      n.expression.type === 'AssignmentExpression' &&
+      n.expression.operator === '=' &&
+      n.expression.left.type === 'ArrayPattern' &&
+      macroCall(ctx, n.expression.right)
+    ) {
+      // `[[P0, P1], …] = helper(…)`: the caller's `let` names assigned, one statement a name
+      const call = n.expression.right as T.CallExpression;
+      const pattern = n.expression.left;
+      edits.push({
+        start: n.start!,
+        end: n.end!,
+        text: statements(ctx, call, src, env, { pattern, kind: '' }),
+      });
+      return false;
+    }
     const unpacked = helper ? null : unpack(ctx, n, env);
     if (unpacked !== null) {
       edits.push({ start: n.start!, end: n.end!, text: unpacked });
@@ -149,6 +170,11 @@ function rewrite(ctx: Ctx, node: T.Node, src: string, env: Map<string, Bound>, h
       const name = n.callee.name;
       if (name === 'sum') {
         edits.push({ start: n.start!, end: n.end!, text: `(${unroll(ctx, n, src, env).join(' + ')})` });
+        return false;
+      }
+      if (name === 'map' && helper) {
+        // a list inside a returned list (a matrix by rows): the list literal [e(0), e(1), …]
+        edits.push({ start: n.start!, end: n.end!, text: `[${unroll(ctx, n, src, env).join(', ')}]` });
         return false;
       }
       if (name === 'each' || name === 'map') fail(ctx, n, `${name} stands as a statement or is returned`);
@@ -231,6 +257,9 @@ function resolve(ctx: Ctx, n: T.Node, env: Map<string, Bound>): Bound | undefine
   if ('index' in list) return fail(ctx, n, 'only a list or an array is indexed');
   let k: number;
   const p = n.property;
+  // the caller's array at a computed index (a record field `rec[o | 5]` of a row macro): its names substituted
+  const atIndex = p.type === 'Identifier' && 'index' in (env.get(p.name) ?? {});
+  if ('text' in list && p.type !== 'NumericLiteral' && !atIndex) return undefined;
   if (p.type === 'NumericLiteral') k = p.value;
   else if (p.type === 'Identifier' && env.get(p.name) && 'index' in env.get(p.name)!) {
     const i = env.get(p.name) as { index: number; length: number };
@@ -335,6 +364,8 @@ function statements(
       const p = decl.pattern.elements[k];
       // a returned local takes the caller's name (a hole leaves it the helper's)
       if (v.node.type === 'Identifier' && declares(body, v.node.name)) {
+        if (decl.kind === '')
+          fail(ctx, call, `${h.name} declares what it returns: declare it, not assign it`);
         if (p) inner.set(v.node.name, { text: callerName(p) });
         return;
       }
@@ -380,8 +411,11 @@ function declarations(
     const b = env.get(p.name);
     return b && 'text' in b ? b.text : p.name;
   };
-  if (items.every((it) => it.pattern.type === 'Identifier'))
+  if (items.every((it) => it.pattern.type === 'Identifier')) {
+    // kind '': an assignment to the caller's names, one statement each
+    if (kind === '') return items.map((it) => `${name(it.pattern)} = ${it.value};`);
     return [`${kind} ${items.map((it) => `${name(it.pattern)} = ${it.value}`).join(', ')};`];
+  }
   return items.flatMap((it) => {
     if (it.pattern.type !== 'ArrayPattern') return fail(ctx, it.pattern, 'declare names, or lists of names');
     // the value of an inner pattern is a list literal: [e0, e1, …]
@@ -393,10 +427,10 @@ function declarations(
     return declarations(
       ctx,
       kind,
-      it.pattern.elements.map((p, k) => ({
-        pattern: p!,
-        value: text.slice(arr.elements[k]!.start!, arr.elements[k]!.end!),
-      })),
+      // a hole leaves that element undeclared (the lower triangle of a symmetric matrix)
+      it.pattern.elements.flatMap((p, k) =>
+        p ? [{ pattern: p, value: text.slice(arr.elements[k]!.start!, arr.elements[k]!.end!) }] : [],
+      ),
       env,
     );
   });

@@ -9,7 +9,17 @@ import type {
   Rule,
   Uniform,
 } from '../kernels/dsl.js';
-import { edgesFrom, energyRule, inverseMasses, position, store, xpbdUpdate } from '../kernels/helpers.js';
+import {
+  edgesFrom,
+  energyRule,
+  gram,
+  inverseMasses,
+  matMul,
+  matMulT,
+  position,
+  store,
+  xpbdUpdate,
+} from '../kernels/helpers.js';
 import { tetStress } from './energy.js';
 import type { MaterialModel } from './material.js';
 
@@ -51,22 +61,24 @@ export function projectTetFem(
   const [px, py, pz] = position(d);
   const [[d0x, d0y, d0z], [d1x, d1y, d1z], [d2x, d2y, d2z]] = edgesFrom([px, py, pz], [a, b, c]);
   const [B0, B1, B2, B3, B4, B5, B6, B7, B8] = B;
-  // F = D_s D_m⁻¹ (eq. 9)
-  const f0 = d0x * B0 + d1x * B3 + d2x * B6,
-    f1 = d0x * B1 + d1x * B4 + d2x * B7,
-    f2 = d0x * B2 + d1x * B5 + d2x * B8;
-  const f3 = d0y * B0 + d1y * B3 + d2y * B6,
-    f4 = d0y * B1 + d1y * B4 + d2y * B7,
-    f5 = d0y * B2 + d1y * B5 + d2y * B8;
-  const f6 = d0z * B0 + d1z * B3 + d2z * B6,
-    f7 = d0z * B1 + d1z * B4 + d2z * B7,
-    f8 = d0z * B2 + d1z * B5 + d2z * B8;
-  const c00 = f0 * f0 + f3 * f3 + f6 * f6,
-    c01 = f0 * f1 + f3 * f4 + f6 * f7,
-    c02 = f0 * f2 + f3 * f5 + f6 * f8;
-  const c11 = f1 * f1 + f4 * f4 + f7 * f7,
-    c12 = f1 * f2 + f4 * f5 + f7 * f8,
-    c22 = f2 * f2 + f5 * f5 + f8 * f8;
+  // F = D_s D_m⁻¹ (eq. 9), D_s with the edge vectors as columns; C = FᵀF (helpers.ts, matMul, gram)
+  const Ds = [
+    [d0x, d1x, d2x],
+    [d0y, d1y, d2y],
+    [d0z, d1z, d2z],
+  ];
+  const Bm = [
+    [B0, B1, B2],
+    [B3, B4, B5],
+    [B6, B7, B8],
+  ];
+  const [[f0, f1, f2], [f3, f4, f5], [f6, f7, f8]] = matMul(Ds, Bm);
+  const F = [
+    [f0, f1, f2],
+    [f3, f4, f5],
+    [f6, f7, f8],
+  ];
+  const [[c00, c01, c02], [, c11, c12], [, , c22]] = gram(F);
   const cof0 = f4 * f8 - f5 * f7,
     cof1 = f5 * f6 - f3 * f8,
     cof2 = f3 * f7 - f4 * f6;
@@ -108,15 +120,12 @@ export function projectTetFem(
         s01 = m2 * e01,
         s02 = m2 * e02,
         s12 = m2 * e12;
-      P0 = f0 * s00 + f1 * s01 + f2 * s02;
-      P1 = f0 * s01 + f1 * s11 + f2 * s12;
-      P2 = f0 * s02 + f1 * s12 + f2 * s22;
-      P3 = f3 * s00 + f4 * s01 + f5 * s02;
-      P4 = f3 * s01 + f4 * s11 + f5 * s12;
-      P5 = f3 * s02 + f4 * s12 + f5 * s22;
-      P6 = f6 * s00 + f7 * s01 + f8 * s02;
-      P7 = f6 * s01 + f7 * s11 + f8 * s12;
-      P8 = f6 * s02 + f7 * s12 + f8 * s22;
+      const S = [
+        [s00, s01, s02],
+        [s01, s11, s12],
+        [s02, s12, s22],
+      ];
+      [[P0, P1, P2], [P3, P4, P5], [P6, P7, P8]] = matMul(F, S);
       psi = 0.5 * (s00 * e00 + s11 * e11 + s22 * e22) + s01 * e01 + s02 * e02 + s12 * e12;
     } else {
       // Neo-Hookean (eq. 8): P = μF + (λ log J − μ) F⁻ᵀ
@@ -144,16 +153,13 @@ export function projectTetFem(
   if (!(psi > psiMin)) return;
   const V = vol;
   const E = V * psi;
-  // ∇E = V P D_m⁻ᵀ: g_k = V (P row · B row k); V is folded into the scalar factor below
-  const g0x = P0 * B0 + P1 * B1 + P2 * B2,
-    g0y = P3 * B0 + P4 * B1 + P5 * B2,
-    g0z = P6 * B0 + P7 * B1 + P8 * B2;
-  const g1x = P0 * B3 + P1 * B4 + P2 * B5,
-    g1y = P3 * B3 + P4 * B4 + P5 * B5,
-    g1z = P6 * B3 + P7 * B4 + P8 * B5;
-  const g2x = P0 * B6 + P1 * B7 + P2 * B8,
-    g2y = P3 * B6 + P4 * B7 + P5 * B8,
-    g2z = P6 * B6 + P7 * B7 + P8 * B8;
+  // ∇E = V P D_m⁻ᵀ: g_k = V (P row · B row k), column k of P Bᵀ; V is folded into the scalar factor below
+  const P = [
+    [P0, P1, P2],
+    [P3, P4, P5],
+    [P6, P7, P8],
+  ];
+  const [[g0x, g1x, g2x], [g0y, g1y, g2y], [g0z, g1z, g2z]] = matMulT(P, Bm);
   const g3x = -g0x - g1x - g2x,
     g3y = -g0y - g1y - g2y,
     g3z = -g0z - g1z - g2z;

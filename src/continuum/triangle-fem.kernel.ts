@@ -1,5 +1,14 @@
 import type { Flag, JsOnly, Multiplier, Particles, PerConstraint, Rec, Uniform } from '../kernels/dsl.js';
-import { edgesFrom, energyRule, inverseMasses, position, store, xpbdUpdate } from '../kernels/helpers.js';
+import {
+  edgesFrom,
+  energyRule,
+  gram,
+  inverseMasses,
+  matMul,
+  position,
+  store,
+  xpbdUpdate,
+} from '../kernels/helpers.js';
 import { type MembraneMaterial, triangleStress } from './energy.js';
 
 /** The WebAssembly twin projects StVK sets without XPBD damping. */
@@ -41,16 +50,23 @@ export function projectTriangleFem(
   const [px, py, pz] = position(c);
   const [[d0x, d0y, d0z], [d1x, d1y, d1z]] = edgesFrom([px, py, pz], [a, b]);
   const [B0, B1, B2, B3] = B;
-  // F (3 × 2) = [x0 − x2, x1 − x2] D_m⁻¹
-  const f0 = d0x * B0 + d1x * B2,
-    f1 = d0x * B1 + d1x * B3;
-  const f2 = d0y * B0 + d1y * B2,
-    f3 = d0y * B1 + d1y * B3;
-  const f4 = d0z * B0 + d1z * B2,
-    f5 = d0z * B1 + d1z * B3;
-  const c00 = f0 * f0 + f2 * f2 + f4 * f4,
-    c01 = f0 * f1 + f2 * f3 + f4 * f5,
-    c11 = f1 * f1 + f3 * f3 + f5 * f5;
+  // F (3 × 2) = [x0 − x2, x1 − x2] D_m⁻¹, C = FᵀF (helpers.ts, matMul, gram)
+  const Ds = [
+    [d0x, d1x],
+    [d0y, d1y],
+    [d0z, d1z],
+  ];
+  const Bm = [
+    [B0, B1],
+    [B2, B3],
+  ];
+  const [[f0, f1], [f2, f3], [f4, f5]] = matMul(Ds, Bm);
+  const F = [
+    [f0, f1],
+    [f2, f3],
+    [f4, f5],
+  ];
+  const [[c00, c01], [, c11]] = gram(F);
   let psi: number;
   let P0: number, P1: number, P2: number, P3: number, P4: number, P5: number;
   const hd = 0.5 * (c00 - c11);
@@ -62,12 +78,11 @@ export function projectTriangleFem(
     const s00 = C11 * e00 + C12 * e11,
       s11 = C12 * e00 + C22 * e11,
       s01 = 2 * C33 * e01;
-    P0 = f0 * s00 + f1 * s01;
-    P1 = f0 * s01 + f1 * s11;
-    P2 = f2 * s00 + f3 * s01;
-    P3 = f2 * s01 + f3 * s11;
-    P4 = f4 * s00 + f5 * s01;
-    P5 = f4 * s01 + f5 * s11;
+    const S = [
+      [s00, s01],
+      [s01, s11],
+    ];
+    [[P0, P1], [P2, P3], [P4, P5]] = matMul(F, S);
     psi = 0.5 * (s00 * e00 + s11 * e11) + s01 * e01;
   } else {
     ('defer');

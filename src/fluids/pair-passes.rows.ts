@@ -17,7 +17,7 @@
  * computing the square root and division again. In JavaScript, storing it
  * measured slower, so those passes recompute g.
  */
-import type { I32, If, JsOnly, Unless, WasmOnly } from '../kernels/rows.js';
+import type { I32, If, JsOnly, Unless, Vec, WasmOnly } from '../kernels/rows.js';
 import { VARIANT, WASM } from '../kernels/rows.js';
 
 /** The functions the WebAssembly module exports. */
@@ -48,6 +48,45 @@ export const variants = {
  */
 export const MIN_DISTANCE = 1e-6;
 
+/** h² (the pair test r² < h²) and rMin = MIN_DISTANCE · h (`const [h2, rMin] = cutoffs(h)`). */
+function cutoffs(h: number): Vec {
+  return [h * h, MIN_DISTANCE * h];
+}
+
+/** A vector sum's three components, starting at 0 (`let [ax, ay, az] = zeroSums()`). */
+function zeroSums(): Vec {
+  return [0, 0, 0];
+}
+
+/** The position (x, y, z) of the record at o: fields 5 … 7 (`const [px, py, pz] = recordPosition(acc, oi)`). */
+function recordPosition(rec: Float64Array, o: I32): Vec {
+  return [rec[o | 5], rec[o | 6], rec[o | 7]];
+}
+
+/** p − x_o, the pair's offset p_i − p_j from the position of record o (`let [dx, dy, dz] = offsetFrom([px, py, pz], acc, o)`). */
+function offsetFrom(p: Vec, rec: Float64Array, o: I32): Vec {
+  return [p[0] - rec[o | 5], p[1] - rec[o | 6], p[2] - rec[o | 7]];
+}
+
+/** The offset and its squared length r² = |p − x_o|², for a pair whose offset is not changed afterwards. */
+function pairOffset(p: Vec, rec: Float64Array, o: I32): Vec {
+  const dx = p[0] - rec[o | 5],
+    dy = p[1] - rec[o | 6],
+    dz = p[2] - rec[o | 7];
+  const r2 = dx * dx + dy * dy + dz * dz;
+  return [dx, dy, dz, r2];
+}
+
+/**
+ * A pair closer than rMin = MIN_DISTANCE · h is taken as that far apart
+ * along a fixed axis (see MIN_DISTANCE):
+ * `if (r < rMin) { [dx, dy, dz, r, r2] = separated(rMin, [rMin, 0, 0]); }`
+ * assigns d = axis, r = rMin, r² = rMin².
+ */
+function separated(rMin: number, axis: Vec): Vec {
+  return [axis[0], axis[1], axis[2], rMin, rMin * rMin];
+}
+
 /**
  * The first walk over a row (see density-passes.ts): appends to `live`,
  * from index kl on, the partners nbr[k0 … k1 − 1] (slots) whose records in
@@ -70,9 +109,7 @@ export function listInside(
   for (let k = k0; k < k1; k++) {
     const sj = nbr[k];
     const o = sj << 3;
-    const dx = px - rec[o | 5],
-      dy = py - rec[o | 6],
-      dz = pz - rec[o | 7];
+    const [dx, dy, dz] = offsetFrom([px, py, pz], rec, o);
     live[kl] = sj;
     kl += +(dx * dx + dy * dy + dz * dz < h2);
   }
@@ -115,16 +152,13 @@ export function fluidDensityPass(
   allInside: boolean,
   gBuf: WasmOnly<Float64Array>,
 ): void {
-  const h2 = h * h;
-  const rMin = MIN_DISTANCE * h;
+  const [h2, rMin] = cutoffs(h);
   let kl: I32 = 0;
   liveStart[0] = 0;
   for (let a = 0; a < n; a++) {
     const si = sorted[a] - off;
     const oi = si << 3;
-    const px = acc[oi | 5],
-      py = acc[oi | 6],
-      pz = acc[oi | 7];
+    const [px, py, pz] = recordPosition(acc, oi);
     const wi = VARIANT.WEIGHTED ? invMass[off + si] * mF : wU;
     // the partners inside h: all of the row at the positions of the search, else listed first
     let idx = nbr,
@@ -143,17 +177,11 @@ export function fluidDensityPass(
     for (let k = k0; k < k1; k++) {
       const sj = idx[k];
       const o = sj << 3;
-      let dx = px - acc[o | 5],
-        dy = py - acc[o | 6],
-        dz = pz - acc[o | 7];
+      let [dx, dy, dz] = offsetFrom([px, py, pz], acc, o);
       let r2 = dx * dx + dy * dy + dz * dz;
       let r = Math.sqrt(r2);
       if (r < rMin) {
-        dx = rMin;
-        dy = 0;
-        dz = 0;
-        r = rMin;
-        r2 = rMin * rMin;
+        [dx, dy, dz, r, r2] = separated(rMin, [rMin, 0, 0]);
       }
       const t = h - r;
       const w = wCoef * t * t * t;
@@ -228,25 +256,18 @@ export function fluidCorrectionPass(
   acc: Float64Array,
   gBuf: WasmOnly<Float64Array>,
 ): void {
-  const h2 = h * h;
-  const rMin = MIN_DISTANCE * h;
+  const [h2, rMin] = cutoffs(h);
   const near = 4 * rMin * rMin;
   const corr = corrScale !== 0;
   for (let a = 0; a < n; a++) {
     const oi = (sorted[a] - off) << 3;
-    const px = acc[oi | 5],
-      py = acc[oi | 6],
-      pz = acc[oi | 7];
+    const [px, py, pz] = recordPosition(acc, oi);
     const li = acc[oi];
-    let ax = 0,
-      ay = 0,
-      az = 0;
+    let [ax, ay, az] = zeroSums();
     const e = start[a + 1];
     for (let k = start[a]; k < e; k++) {
       const o = nbr[k] << 3;
-      let dx = px - acc[o | 5],
-        dy = py - acc[o | 6],
-        dz = pz - acc[o | 7];
+      let [dx, dy, dz] = offsetFrom([px, py, pz], acc, o);
       let r2 = dx * dx + dy * dy + dz * dz;
       let g: number;
       if (WASM) {
@@ -260,11 +281,7 @@ export function fluidCorrectionPass(
       } else {
         let r = Math.sqrt(r2);
         if (r < rMin) {
-          dx = rMin;
-          dy = 0;
-          dz = 0;
-          r = rMin;
-          r2 = rMin * rMin;
+          [dx, dy, dz, r, r2] = separated(rMin, [rMin, 0, 0]);
         }
         const t = h - r;
         g = (-gCoef * t * t) / r;
@@ -334,25 +351,16 @@ export function xsphVorticityPass(
   liveStart[0] = 0;
   for (let a = 0; a < n; a++) {
     const oi = (sorted[a] - off) << 3;
-    const px = R[oi | 5],
-      py = R[oi | 6],
-      pz = R[oi | 7];
+    const [px, py, pz] = recordPosition(R, oi);
     const vx = R[oi],
       vy = R[oi | 1],
       vz = R[oi | 2];
     const k1 = (kl = listInside(px, py, pz, h2, start[a], start[a + 1], nbr, R, live, kl));
-    let ax = 0,
-      ay = 0,
-      az = 0,
-      ox = 0,
-      oy = 0,
-      oz = 0;
+    let [ax, ay, az] = zeroSums();
+    let [ox, oy, oz] = zeroSums();
     for (let k = liveStart[a]; k < k1; k++) {
       const o = live[k] << 3;
-      const dx = px - R[o | 5],
-        dy = py - R[o | 6],
-        dz = pz - R[o | 7];
-      const r2 = dx * dx + dy * dy + dz * dz;
+      const [dx, dy, dz, r2] = pairOffset([px, py, pz], R, o);
       const ux = R[o] - vx,
         uy = R[o | 1] - vy,
         uz = R[o | 2] - vz;
@@ -415,20 +423,13 @@ export function vorticityGradientPass(
 ): void {
   for (let a = 0; a < n; a++) {
     const oi = (sorted[a] - off) << 3;
-    const px = R[oi | 5],
-      py = R[oi | 6],
-      pz = R[oi | 7];
+    const [px, py, pz] = recordPosition(R, oi);
     const mi = R[oi | 3];
-    let ex = 0,
-      ey = 0,
-      ez = 0;
+    let [ex, ey, ez] = zeroSums();
     const e = start[a + 1];
     for (let k = start[a]; k < e; k++) {
       const o = nbr[k] << 3;
-      const dx = px - R[o | 5],
-        dy = py - R[o | 6],
-        dz = pz - R[o | 7];
-      const r2 = dx * dx + dy * dy + dz * dz;
+      const [dx, dy, dz, r2] = pairOffset([px, py, pz], R, o);
       if (r2 === 0) continue;
       // the factor g of ∇_{p_j} W_ij that xsphVorticityPass computed
       let g: number;
@@ -480,8 +481,7 @@ export function solidDensityPass(
   acc: Float64Array,
   dps: If<'CORRECTION', Float64Array>,
 ): void {
-  const h2 = h * h;
-  const rMin = MIN_DISTANCE * h;
+  const [h2, rMin] = cutoffs(h);
   for (let q = 0; q < ns; q++) {
     const b = solids[q];
     const b3 = 3 * b;
@@ -490,9 +490,7 @@ export function solidDensityPass(
       bz = p[b3 + 2];
     const psiB = psi[q];
     const wb = invMass[b] * mF;
-    let sx = 0,
-      sy = 0,
-      sz = 0;
+    let [sx, sy, sz] = zeroSums();
     const e = start[q + 1];
     for (let k = start[q]; k < e; k++) {
       const i = nbr[k];
@@ -504,11 +502,7 @@ export function solidDensityPass(
       if (r2 >= h2) continue;
       let r = Math.sqrt(r2);
       if (r < rMin) {
-        dx = 0;
-        dy = rMin;
-        dz = 0;
-        r = rMin;
-        r2 = rMin * rMin;
+        [dx, dy, dz, r, r2] = separated(rMin, [0, rMin, 0]);
       }
       const o = (i - off) << 3;
       const t = h - r;

@@ -142,3 +142,37 @@ export function store(out: Float64Array, v: Each<number>): void {
     out[i] = v[i];
   });
 }
+
+/*
+ * Matrices, as lists of rows (`[[f0, f1, f2], [f3, f4, f5], [f6, f7, f8]]`
+ * for a row-major 3 × 3): the products of the FEM energies (002 §3), written
+ * once for every size. Each entry is a left-to-right sum over k, as the
+ * tet and triangle kernels wrote it out by hand.
+ */
+
+/**
+ * The product A B (A n × K, B K × m): (AB)_ij = A_i0 B_0j + A_i1 B_1j + …
+ * The deformation gradient F = D_s D_m⁻¹ (002 §3 eq. 9), StVK's P = F S:
+ * `const [[f0, f1, f2], [f3, f4, f5], [f6, f7, f8]] = matMul(Ds, Bm)`.
+ */
+export function matMul(A: Each<Vec>, B: Each<Vec>): Vec[] {
+  return map(A, (i) => map(B[0], (j) => sum(B, (k) => A[i][k] * B[k][j])));
+}
+
+/**
+ * The product A Bᵀ (A n × K, B m × K): (ABᵀ)_ij = A_i0 B_j0 + A_i1 B_j1 + …
+ * The gradients of an FEM energy, ∇E = V P D_m⁻ᵀ (002 §3): column j of P Bᵀ
+ * is g_j, `const [[g0x, g1x, g2x], [g0y, …], [g0z, …]] = matMulT(P, Bm)`.
+ */
+export function matMulT(A: Each<Vec>, B: Each<Vec>): Vec[] {
+  return map(A, (i) => map(B, (j) => sum(B[j], (k) => A[i][k] * B[j][k])));
+}
+
+/**
+ * The right Cauchy–Green tensor C = FᵀF (F n × m, C m × m, symmetric):
+ * C_ij = F_0i F_0j + F_1i F_1j + … Declare its upper triangle:
+ * `const [[c00, c01, c02], [, c11, c12], [, , c22]] = gram(F)`.
+ */
+export function gram(F: Each<Vec>): Vec[] {
+  return map(F[0], (i) => map(F[0], (j) => sum(F, (k) => F[k][i] * F[k][j])));
+}

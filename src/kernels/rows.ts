@@ -29,6 +29,8 @@
  *   first block is the twin's, the second the JavaScript function's; each is
  *   spliced into the enclosing block as written;
  * - `export const wasmExports = [ … ]`: the functions the module exports;
+ * - macros (functions with a `Vec` parameter or result, see Vec): a piece of
+ *   the pair loops written once, pasted by the generator where it is called;
  * - `export const variants = { NAME: { of: 'function', flag: 'FLAG' } }`:
  *   JavaScript functions made from another with `VARIANT.FLAG` true (each
  *   with its doc comment): `if (VARIANT.FLAG)` blocks and
@@ -36,6 +38,15 @@
  *   assignment's right side) are resolved like `WASM`, and parameters typed
  *   `If<'FLAG', T>` / `Unless<'FLAG', T>` are kept only with / without it.
  */
+
+/**
+ * A list of names, `[dx, dy, dz]`: a function of the definition with a Vec
+ * parameter or result is a macro, pasted where it is called
+ * (scripts/kernels/rows-macros.ts) — `const [px, py, pz] = f(…)` declares
+ * the caller's names, a statement macro's assignments to a parameter assign
+ * the caller's name — and not emitted itself.
+ */
+export type Vec = number[];
 
 /** An integer (i32 in the WebAssembly twin). */
 export type I32 = number;
