@@ -140,6 +140,10 @@ describe('the fused strand pass on the worker pool', () => {
               listDiffer++;
         }
         expect(listDiffer).toBe(0);
+        // every particle's contactOf: −1 where it has none (the blocks put the old list's back, session 17)
+        let ofDiffer = 0;
+        for (let i = 0; i < a.count; i++) if (cc.contactOf[i] !== cc1.contactOf[i]) ofDiffer++;
+        expect(ofDiffer).toBe(0);
         // every substep after the workers had the arguments ran its blocks on the pool
         expect(many.fused.ranOnePass).toBe(steps);
         // (but the first after the start and after the growth, before the workers hold the new memory)

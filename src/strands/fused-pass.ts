@@ -389,8 +389,20 @@ export class FusedStrandPass implements SubstepPass {
     // the sets' beginStep whole first: the targets of this substep (put on p, which the prediction
     // overwrites; each block puts its own back after predicting), the contacts' bookkeeping, FTL's
     if (att.enabled) att.beginStep(ctx);
+    const tasks = ctx.tasks;
+    const pooled = ctx.store.shared && tasks !== undefined && tasks !== null && tasks.threads >= 2;
+    // the old list's contactOf back to −1: on the pool each block does it for its own particles
+    // (strand-threads.ts; the strands cover [0, count), and the list holds none past it), so the
+    // calling thread skips clear's loop (its count set to 0 first) and runs it below only if the pass
+    // does not go to the pool
+    let stale = 0;
     if (contacts) {
       contacts.startSubstep(ctx);
+      const n = contacts.count;
+      if (pooled && n > 0 && contacts.particle[n - 1] < ctx.store.count) {
+        stale = n;
+        contacts.count = 0;
+      }
       contacts.clear(ctx);
       contacts.cullTested = contacts.cullCulled = 0;
       contacts.readFrictions();
@@ -402,20 +414,24 @@ export class FusedStrandPass implements SubstepPass {
     // arrays are read; the list holds a contact per particle at most (one sphere), so it never grows in the pass
     if (contacts && contacts.capacity < ctx.store.count) contacts.grow(ctx.store.capacity);
     // a threaded world's shared store: the same kernels, the blocks on the pool (strand-threads.ts)
-    const tasks = ctx.tasks;
     const K = (
-      ctx.store.shared
-        ? tasks !== undefined &&
-          tasks !== null &&
-          tasks.threads >= 2 &&
-          this.kernel.ready(ctx.store, ftl, contacts, this.blockScratch(), tasks.threads)
-        : this.kernel.ready(ctx.store, ftl, contacts, this.blockScratch())
+      pooled
+        ? this.kernel.ready(ctx.store, ftl, contacts, this.blockScratch(), tasks.threads)
+        : ctx.store.shared
+          ? false
+          : this.kernel.ready(ctx.store, ftl, contacts, this.blockScratch())
     )
       ? this.kernel
       : null;
-    if (K !== null && this.runKernels(ctx, K, contacts, col, c)) {
+    if (K !== null && this.runKernels(ctx, K, contacts, col, c, stale > 0)) {
       ctx.timings.add(this.slotOne, clock() - t0);
       return;
+    }
+    if (contacts && stale > 0) {
+      // clear's loop, skipped above for the pool (the list's particle array still holds the old list)
+      const of = contacts.contactOf,
+        part = contacts.particle;
+      for (let k = 0; k < stale; k++) of[part[k]] = -1;
     }
     const { p, x, v, invMass } = ctx.store;
     const uniform = this.uniformParticles(ctx.store);
@@ -483,6 +499,7 @@ export class FusedStrandPass implements SubstepPass {
     contacts: ColliderContacts | null,
     col: SphereLike | null,
     c: number,
+    clearOf: boolean,
   ): boolean {
     const w = this.world;
     const k = K.k!;
@@ -540,6 +557,7 @@ export class FusedStrandPass implements SubstepPass {
         ftl,
         KERNEL_BLOCK,
         gen && !none,
+        clearOf,
         k0,
         this.held,
         this.heldEntry,

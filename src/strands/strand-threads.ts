@@ -28,7 +28,14 @@
 import { awaitBlock, nextEpoch, threadIndex } from '../core/block-order.js';
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import type { FollowTheLeader } from './follow-the-leader.js';
-import { A_COLLIDER, A_SLOTS, A_SUBSTEP, type StrandExports, type StrandKernel } from './strand-kernel.js';
+import {
+  A_COLLIDER,
+  A_OF,
+  A_SLOTS,
+  A_SUBSTEP,
+  type StrandExports,
+  type StrandKernel,
+} from './strand-kernel.js';
 
 /** Slots of `par`: the block pass's epoch, then the substep's numbers (fused-pass.ts runKernels). */
 export const P_EPOCH = 0,
@@ -42,6 +49,8 @@ export const P_EPOCH = 0,
   P_K0 = 10,
   /** 1: every block takes the staging list (tests: the path of a block whose place is not known yet). */
   P_STAGE = 11,
+  /** 1: each block puts its particles' contactOf back to −1 first (the list's clear, skipped by the caller). */
+  P_CLEAR = 12,
   /** Per FTL set f: DFTL's damping / h at P_SETS + 2f, the stretch limit after it. */
   P_SETS = 16;
 /** Per block of `blk`: the FTL set, its strands [s0, s1), particles [a, b), held roots [h0, h1). */
@@ -81,6 +90,17 @@ export interface StrandTaskArgs {
   res: Int32Array;
   /** Per block: the epoch of the last pass in which its contacts' count was published. */
   done: Int32Array;
+  /**
+   * Probes only (bench/hair-threads-probe.ts; null otherwise): the last pass's timeline, ms since
+   * the epoch (performance.timeOrigin + now): the job's start and end (calling thread), then per block
+   * its thread, start and end.
+   */
+  tl: Float64Array | null;
+}
+
+/** The time for `tl` (one clock across threads). */
+function stamp(): number {
+  return performance.timeOrigin + performance.now();
 }
 
 interface ThreadInstance {
@@ -90,6 +110,8 @@ interface ThreadInstance {
   target: Float64Array;
   cells: Int32Array;
   counts: Int32Array;
+  /** The list's contactOf over the blocks' particles. */
+  of: Int32Array;
 }
 
 /** Each thread's instance of the module on the task's memory, by task arguments. */
@@ -102,6 +124,8 @@ function instanceOf(A: StrandTaskArgs): ThreadInstance {
     const buf = A.memory.buffer;
     const L = A.lay;
     const threads = L[L_THREADS];
+    const blk = A.blk,
+      particles = blk[blk.length - B_STRIDE + 4];
     t = {
       ex: inst.exports as unknown as StrandExports,
       p: new Float64Array(buf, L[L_P], 3 * L[L_HELDN]),
@@ -109,6 +133,7 @@ function instanceOf(A: StrandTaskArgs): ThreadInstance {
       target: new Float64Array(buf, L[L_TARGET], 3 * L[L_HELDN]),
       cells: new Int32Array(buf, L[L_CELL], 2 * threads),
       counts: new Int32Array(buf, L[L_COUNTS], 2 * threads),
+      of: new Int32Array(buf, new Int32Array(buf, L[L_A], A_SLOTS)[A_OF], particles),
     };
     instances.set(A, t);
   }
@@ -152,6 +177,13 @@ export function strandBlocksTask(A: StrandTaskArgs, from: number, to: number): v
       s1 = blk[b8 + 2],
       a = blk[b8 + 3],
       b = blk[b8 + 4];
+    const tl = A.tl;
+    if (tl !== null) {
+      tl[2 + 3 * j] = ti;
+      tl[3 + 3 * j] = stamp();
+    }
+    // the old list's contactOf of the block's particles (ColliderContacts.clear's loop, on the blocks)
+    if (par[P_CLEAR] === 1) t.of.fill(-1, a, b);
     ex.predict(X, P, V, W, h, par[P_G], par[P_G + 1], par[P_G + 2], par[P_FD], par[P_VMAX], a, b);
     // the roots' targets of the block (fused-pass.ts putTargets)
     for (let k = blk[b8 + 5], k1 = blk[b8 + 6]; k < k1; k++) {
@@ -213,6 +245,7 @@ export function strandBlocksTask(A: StrandTaskArgs, from: number, to: number): v
       }
       ex.moveContacts(TA, L[L_A], a, n, to);
     }
+    if (tl !== null) tl[4 + 3 * j] = stamp();
   }
 }
 
@@ -232,6 +265,8 @@ export class StrandPool {
   /** Blocks whose contacts went through the staging list; `stageAll`: every block's (tests). */
   staged = 0;
   stageAll = false;
+  /** Set before the first run (probes): each pass's timeline in the task's `tl` (see StrandTaskArgs). */
+  timeline = false;
   private task: SharedTask = { kind: 'strand-blocks', args: {}, version: 0 };
   private args: StrandTaskArgs | null = null;
   private memory: WebAssembly.Memory | null = null;
@@ -272,17 +307,25 @@ export class StrandPool {
     for (let f = 0; same && f < sets.length; f++)
       same = sets[f] === this.sets[f] && sets[f].start === this.starts[f];
     if (same) return this.args as StrandTaskArgs;
-    let nb = 0;
-    for (const s of sets) nb += Math.ceil((s.start.length - 1) / block);
-    const blk = sharedI32(B_STRIDE * nb);
-    let j = 0;
+    // blocks of `block` strands, a set's last 2 · block or fewer in quarter blocks: the threads end a
+    // pass within about a quarter block of each other (blocks of different sizes give the same numbers)
+    const cuts: number[] = [];
     for (let f = 0; f < sets.length; f++) {
-      const start = sets[f].start;
-      const ns = start.length - 1;
-      for (let s0 = 0; s0 < ns; s0 += block, j++) {
-        const s1 = Math.min(ns, s0 + block);
-        blk.set([f, s0, s1, start[s0], start[s1]], B_STRIDE * j);
+      const ns = sets[f].start.length - 1;
+      for (let s0 = 0; s0 < ns; ) {
+        const s1 = Math.min(ns, s0 + (ns - s0 > 2 * block ? block : Math.max(1, block >> 2)));
+        cuts.push(f, s0, s1);
+        s0 = s1;
       }
+    }
+    const nb = cuts.length / 3;
+    const blk = sharedI32(B_STRIDE * nb);
+    for (let j = 0; j < nb; j++) {
+      const f = cuts[3 * j],
+        s0 = cuts[3 * j + 1],
+        s1 = cuts[3 * j + 2];
+      const start = sets[f].start;
+      blk.set([f, s0, s1, start[s0], start[s1]], B_STRIDE * j);
     }
     const lay = sharedI32(L_SETS + 2 * sets.length);
     lay.set([
@@ -316,6 +359,7 @@ export class StrandPool {
       blk,
       res: sharedI32(R_STRIDE * nb),
       done: sharedI32(nb),
+      tl: this.timeline ? new Float64Array(new SharedArrayBuffer(8 * (2 + 3 * nb))) : null,
     };
     this.task.args = this.args as unknown as Record<string, unknown>;
     this.task.version++;
@@ -331,7 +375,8 @@ export class StrandPool {
 
   /**
    * The substep's blocks (fused-pass.ts runKernels' loop) on the pool, with the numbers `substep`
-   * gave; `gen`: whether the sphere's contacts are made (by the kernels); the
+   * gave; `gen`: whether the sphere's contacts are made (by the kernels); `clearOf`: whether the
+   * blocks put their particles' contactOf back to −1 (the caller skipped clear's loop); the
    * roots held[0, heldCount) with their entries of `target`; k0 the list's count before. Adds the
    * update's counts to `stats`.
    */
@@ -341,6 +386,7 @@ export class StrandPool {
     sets: FollowTheLeader[],
     block: number,
     gen: boolean,
+    clearOf: boolean,
     k0: number,
     held: Int32Array,
     entry: Int32Array,
@@ -377,6 +423,7 @@ export class StrandPool {
     par[P_GEN] = gen ? 1 : 0;
     par[P_K0] = k0;
     par[P_STAGE] = this.stageAll ? 1 : 0;
+    par[P_CLEAR] = clearOf ? 1 : 0;
     for (let f = 0; f < sets.length; f++) {
       par[P_SETS + 2 * f] = sets[f].damping * num[6];
       par[P_SETS + 2 * f + 1] = sets[f].maxStretch;
@@ -388,11 +435,13 @@ export class StrandPool {
       tables[t * stride + A_COLLIDER] = K.table[A_COLLIDER];
       tables[t * stride + A_SUBSTEP] = K.table[A_SUBSTEP];
     }
+    if (A.tl !== null) A.tl[0] = stamp();
     if (tasks.runTask(this.task, nb, nb)) this.pooled++;
     else {
       strandBlocksTask(A, 0, nb);
       this.alone++;
     }
+    if (A.tl !== null) A.tl[1] = stamp();
     const res = A.res;
     let n = 0;
     for (let j = 0; j < nb; j++) {
