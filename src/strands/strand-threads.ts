@@ -26,6 +26,7 @@
  * list is the one-thread pass's, contact for contact and bit for bit.
  */
 import { awaitBlock, nextEpoch, threadIndex } from '../core/block-order.js';
+import type { Motion } from '../core/motion.js';
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import type { FollowTheLeader } from './follow-the-leader.js';
 import {
@@ -249,6 +250,58 @@ export function strandBlocksTask(A: StrandTaskArgs, from: number, to: number): v
   }
 }
 
+/**
+ * The attachments' targets of entries entry[0, n), which all follow `motion` (evaluated): Motion.apply
+ * on each anchor with the same operations in the same order (quatRotate: rotateByParts, then the
+ * centre and the translation added), so the numbers of Attachments.beginStep, without its writes of
+ * p (the blocks put the targets on p after their prediction) or its calls per entry; with the
+ * memory's copies (H: the particles held[k], T: their targets) as StrandPool.run makes them.
+ */
+function rootTargets(
+  motion: Motion,
+  anchor: Float64Array,
+  target: Float64Array,
+  entry: Int32Array,
+  held: Int32Array,
+  n: number,
+  H: Int32Array,
+  T: Float64Array,
+): void {
+  const q = motion.rotation,
+    c = motion.center,
+    tr = motion.translation;
+  const qx = q[0],
+    qy = q[1],
+    qz = q[2],
+    qw = q[3],
+    cx = c[0],
+    cy = c[1],
+    cz = c[2],
+    rx = tr[0],
+    ry = tr[1],
+    rz = tr[2];
+  for (let k = 0; k < n; k++) {
+    const e3 = 3 * entry[k];
+    const vx = anchor[e3] - cx,
+      vy = anchor[e3 + 1] - cy,
+      vz = anchor[e3 + 2] - cz;
+    const tx = 2 * (qy * vz - qz * vy);
+    const ty = 2 * (qz * vx - qx * vz);
+    const tz = 2 * (qx * vy - qy * vx);
+    const x = vx + qw * tx + (qy * tz - qz * ty) + cx + rx,
+      y = vy + qw * ty + (qz * tx - qx * tz) + cy + ry,
+      z = vz + qw * tz + (qx * ty - qy * tx) + cz + rz;
+    target[e3] = x;
+    target[e3 + 1] = y;
+    target[e3 + 2] = z;
+    const k3 = 3 * k;
+    H[k] = held[k];
+    T[k3] = x;
+    T[k3 + 1] = y;
+    T[k3 + 2] = z;
+  }
+}
+
 /** A SharedArrayBuffer-backed array of n zeros. */
 function sharedI32(n: number): Int32Array {
   return new Int32Array(new SharedArrayBuffer(4 * Math.max(1, n)));
@@ -392,6 +445,8 @@ export class StrandPool {
     entry: Int32Array,
     heldCount: number,
     target: Float64Array,
+    anchor: Float64Array | null,
+    motion: Motion | null,
     stats: { recoveries: number; speedClamps: number },
   ): number {
     const A = this.argsFor(K, sets, block);
@@ -402,14 +457,16 @@ export class StrandPool {
     // the roots' targets in the memory, each block's range of them (held is in particle order)
     const H = this.held,
       T = this.target;
-    for (let k = 0; k < heldCount; k++) {
-      const e3 = 3 * entry[k],
-        k3 = 3 * k;
-      H[k] = held[k];
-      T[k3] = target[e3];
-      T[k3 + 1] = target[e3 + 1];
-      T[k3 + 2] = target[e3 + 2];
-    }
+    if (motion !== null && anchor !== null) rootTargets(motion, anchor, target, entry, held, heldCount, H, T);
+    else
+      for (let k = 0; k < heldCount; k++) {
+        const e3 = 3 * entry[k],
+          k3 = 3 * k;
+        H[k] = held[k];
+        T[k3] = target[e3];
+        T[k3 + 1] = target[e3 + 1];
+        T[k3 + 2] = target[e3 + 2];
+      }
     let k = 0;
     for (let j = 0; j < nb; j++) {
       const b = blk[B_STRIDE * j + 4];
