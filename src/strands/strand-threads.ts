@@ -24,6 +24,12 @@
  * whole block on them there, and at its end, when the counts have come,
  * moves them to their place (wasm/strands.ts moveContacts). Either way the
  * list is the one-thread pass's, contact for contact and bit for bit.
+ *
+ * The calling thread's serial part is kept small (session 17: it bounds the two-thread step, the
+ * blocks do not slow each other): each block puts its own particles' contactOf back to −1 (the
+ * list's clear), and roots that all follow one motion get their targets in `run`'s copy into the
+ * memory (rootTargets) instead of the attachments' beginStep; a set's last strands go in quarter
+ * blocks, so that the threads end a pass close together.
  */
 import { awaitBlock, nextEpoch, threadIndex } from '../core/block-order.js';
 import type { Motion } from '../core/motion.js';
