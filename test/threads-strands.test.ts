@@ -140,6 +140,17 @@ describe('the fused strand pass on the worker pool', () => {
               listDiffer++;
         }
         expect(listDiffer).toBe(0);
+        // every particle's contactOf: −1 where it has none (the blocks put the old list's back, session 17)
+        let ofDiffer = 0;
+        for (let i = 0; i < a.count; i++) if (cc.contactOf[i] !== cc1.contactOf[i]) ofDiffer++;
+        expect(ofDiffer).toBe(0);
+        // the roots' targets: on the pool computed where the pass copies them (strand-threads.ts rootTargets)
+        const ta = one.world.attachments,
+          tb = many.world.attachments;
+        expect(tb.count).toBe(ta.count);
+        let targetDiffer = 0;
+        for (let e = 0; e < 3 * ta.count; e++) if (!Object.is(ta.target[e], tb.target[e])) targetDiffer++;
+        expect(targetDiffer).toBe(0);
         // every substep after the workers had the arguments ran its blocks on the pool
         expect(many.fused.ranOnePass).toBe(steps);
         // (but the first after the start and after the growth, before the workers hold the new memory)
@@ -189,6 +200,51 @@ describe('the fused strand pass on the worker pool', () => {
       if (!Object.is(one.x[i], two.x[i])) differ++;
       if (!Object.is(one.v[i], two.v[i])) differ++;
     }
+    expect(differ).toBe(0);
+  }, 120_000);
+
+  it('computes the targets of roots that follow one turning motion as the attachments do, bit for bit', async () => {
+    // the roots spin about a centre off the head's and sway (the head stays unturned: the kernels' contacts)
+    const roots = new Motion({
+      spin: { axis: [0.3, 1, 0.2], speed: 1.7, center: [0.02, 1.55, -0.01] },
+      oscillate: { amplitude: [0.05, 0.02, 0], frequency: 0.7 },
+    });
+    const run = async (threads: number) => {
+      const world = new World({ dt: 1 / 60, substeps: 1, iterations: 1, threads });
+      world.addCollider(new SphereCollider({ radius: 0.1, position: [0, 1.6, 0], friction: 0.3 }));
+      new Strands(world, {
+        ...hairOnSphere({ center: [0, 1.6, 0], radius: 0.1, count: 900, segments: 8, length: 0.25 }),
+        linearDensity: 0.001,
+        radius: 0.004,
+        ftl: { damping: 0.9 },
+        rootMotion: roots,
+      });
+      const fused = world.system(fusedStrandSystem);
+      await world.threadsReady();
+      try {
+        for (let s = 0; s < 30; s++) world.step();
+        const n = 3 * world.store.count;
+        const att = world.attachments;
+        return {
+          x: world.store.x.slice(0, n),
+          v: world.store.v.slice(0, n),
+          target: att.target.slice(0, 3 * att.count),
+          pooled: fused.rootsPooled,
+        };
+      } finally {
+        world.dispose();
+      }
+    };
+    const one = await run(1);
+    const two = await run(2);
+    expect(one.pooled).toBe(0);
+    expect(two.pooled).toBeGreaterThan(20);
+    let differ = 0;
+    for (let i = 0; i < one.x.length; i++) {
+      if (!Object.is(one.x[i], two.x[i])) differ++;
+      if (!Object.is(one.v[i], two.v[i])) differ++;
+    }
+    for (let i = 0; i < one.target.length; i++) if (!Object.is(one.target[i], two.target[i])) differ++;
     expect(differ).toBe(0);
   }, 120_000);
 });

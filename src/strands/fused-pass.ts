@@ -53,6 +53,7 @@
 import { type ColliderContacts, findColliderContacts } from '../collision/collider-contacts.js';
 import { generateSphereContacts, type SphereLike } from '../collision/collider-contacts-sphere.js';
 import type { StepContext } from '../core/constraint-set.js';
+import type { Motion } from '../core/motion.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { Scheduler, Stage, SubstepPass } from '../core/pipeline.js';
 import { ParticlePredictionStage, ParticleVelocityStage } from '../core/stages.js';
@@ -386,11 +387,26 @@ export class FusedStrandPass implements SubstepPass {
     const w = this.world;
     const att = w.attachments;
     const ftl = this.ftl;
+    const tasks = ctx.tasks;
+    const pooled = ctx.store.shared && tasks !== undefined && tasks !== null && tasks.threads >= 2;
     // the sets' beginStep whole first: the targets of this substep (put on p, which the prediction
-    // overwrites; each block puts its own back after predicting), the contacts' bookkeeping, FTL's
-    if (att.enabled) att.beginStep(ctx);
+    // overwrites; each block puts its own back after predicting), the contacts' bookkeeping, FTL's.
+    // For the pool, roots that all follow one motion get their targets where the pass copies them
+    // (strand-threads.ts run; beginStep's p writes are overwritten by the blocks anyway)
+    const rootMotion = pooled && att.enabled ? this.sharedRootMotion(ctx) : null;
+    if (att.enabled && rootMotion === null) att.beginStep(ctx);
+    // the old list's contactOf back to −1: on the pool each block does it for its own particles
+    // (strand-threads.ts; the strands cover [0, count), and the list holds none past it), so the
+    // calling thread skips clear's loop (its count set to 0 first) and runs it below only if the pass
+    // does not go to the pool
+    let stale = 0;
     if (contacts) {
       contacts.startSubstep(ctx);
+      const n = contacts.count;
+      if (pooled && n > 0 && contacts.particle[n - 1] < ctx.store.count) {
+        stale = n;
+        contacts.count = 0;
+      }
       contacts.clear(ctx);
       contacts.cullTested = contacts.cullCulled = 0;
       contacts.readFrictions();
@@ -402,20 +418,27 @@ export class FusedStrandPass implements SubstepPass {
     // arrays are read; the list holds a contact per particle at most (one sphere), so it never grows in the pass
     if (contacts && contacts.capacity < ctx.store.count) contacts.grow(ctx.store.capacity);
     // a threaded world's shared store: the same kernels, the blocks on the pool (strand-threads.ts)
-    const tasks = ctx.tasks;
     const K = (
-      ctx.store.shared
-        ? tasks !== undefined &&
-          tasks !== null &&
-          tasks.threads >= 2 &&
-          this.kernel.ready(ctx.store, ftl, contacts, this.blockScratch(), tasks.threads)
-        : this.kernel.ready(ctx.store, ftl, contacts, this.blockScratch())
+      pooled
+        ? this.kernel.ready(ctx.store, ftl, contacts, this.blockScratch(), tasks.threads)
+        : ctx.store.shared
+          ? false
+          : this.kernel.ready(ctx.store, ftl, contacts, this.blockScratch())
     )
       ? this.kernel
       : null;
-    if (K !== null && this.runKernels(ctx, K, contacts, col, c)) {
+    if (K !== null && this.runKernels(ctx, K, contacts, col, c, stale > 0, rootMotion)) {
+      if (rootMotion !== null) this.rootsPooled++;
       ctx.timings.add(this.slotOne, clock() - t0);
       return;
+    }
+    // not on the pool after all: the attachments' beginStep skipped above (its targets and p)
+    if (rootMotion !== null) att.beginStep(ctx);
+    if (contacts && stale > 0) {
+      // clear's loop, skipped above for the pool (the list's particle array still holds the old list)
+      const of = contacts.contactOf,
+        part = contacts.particle;
+      for (let k = 0; k < stale; k++) of[part[k]] = -1;
     }
     const { p, x, v, invMass } = ctx.store;
     const uniform = this.uniformParticles(ctx.store);
@@ -453,6 +476,24 @@ export class FusedStrandPass implements SubstepPass {
     ctx.timings.add(this.slotOne, clock() - t0);
   }
 
+  /**
+   * The motion every attachment follows (all of them: the one pass holds them all, stiff), evaluated
+   * at the substep's time, with the attachments' λ put to 0 (Attachments.beginStep's other part), or
+   * null (none, or not one for all, or a window holding p: then beginStep runs).
+   */
+  private sharedRootMotion(ctx: StepContext): Motion | null {
+    const att = this.world.attachments;
+    const n = att.count;
+    if (n === 0 || att.orientationCount > 0 || ctx.store.held !== null) return null;
+    const motions = att.motions;
+    const m = motions[0];
+    if (m === null) return null;
+    for (let e = 1; e < n; e++) if (motions[e] !== m) return null;
+    m.evaluate(ctx.time);
+    att.lambda.fill(0, 0, n);
+    return m;
+  }
+
   /** Numbers of runKernels' largest block's corrections (3 per particle of its strands). */
   private blockScratch(): number {
     let most = 0;
@@ -483,6 +524,8 @@ export class FusedStrandPass implements SubstepPass {
     contacts: ColliderContacts | null,
     col: SphereLike | null,
     c: number,
+    clearOf: boolean,
+    rootMotion: Motion | null,
   ): boolean {
     const w = this.world;
     const k = K.k!;
@@ -532,6 +575,7 @@ export class FusedStrandPass implements SubstepPass {
     }
     if (K.threads > 0) {
       if (contacts && col && !gen) return false;
+      const att = w.attachments;
       this.pool.substep(h, gx, gy, gz, fd, vmax, invH, reach);
       const k0 = contacts ? contacts.count : 0;
       const n = this.pool.run(
@@ -540,11 +584,14 @@ export class FusedStrandPass implements SubstepPass {
         ftl,
         KERNEL_BLOCK,
         gen && !none,
+        clearOf,
         k0,
         this.held,
         this.heldEntry,
-        w.attachments.enabled ? this.heldCount : 0,
+        att.enabled ? this.heldCount : 0,
         target,
+        rootMotion !== null ? att.anchor : null,
+        rootMotion,
         stats,
       );
       if (contacts) {
@@ -620,6 +667,9 @@ export class FusedStrandPass implements SubstepPass {
     }
     return true;
   }
+
+  /** Substeps on the pool whose roots' targets StrandPool.run computed (sharedRootMotion; tests). */
+  rootsPooled = 0;
 
   /** The blocks on the worker pool (the threaded layout; its `stageAll` for tests). */
   readonly pool = new StrandPool();

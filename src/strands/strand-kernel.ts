@@ -69,6 +69,8 @@ const A_COUNT = 22;
 export const A_COLLIDER = 23;
 export const A_SUBSTEP = 24;
 export const A_SLOTS = 25;
+/** The table's slot of the list's contactOf (per particle). */
+export const A_OF = 4 + CONTACT_KEYS.indexOf('contactOf');
 /** The per-contact arrays of the list: CONTACT_KEYS' first twelve, table slots 4 … 15 (a staging list's). */
 const PER_CONTACT = 12;
 /** Numbers of the number table (wasm/strands.ts FRAD … FE). */

@@ -24,11 +24,26 @@
  * whole block on them there, and at its end, when the counts have come,
  * moves them to their place (wasm/strands.ts moveContacts). Either way the
  * list is the one-thread pass's, contact for contact and bit for bit.
+ *
+ * The calling thread's serial part is kept small (session 17: it bounds the two-thread step, the
+ * blocks do not slow each other): each block puts its own particles' contactOf back to −1 (the
+ * list's clear), and roots that all follow one motion get their targets in `run`'s copy into the
+ * memory (rootTargets) instead of the attachments' beginStep; a set's last strands go in quarter
+ * blocks, so that the threads end a pass close together.
  */
 import { awaitBlock, nextEpoch, threadIndex } from '../core/block-order.js';
+import type { Motion } from '../core/motion.js';
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
+import { rotateByParts } from '../math/quat.js';
 import type { FollowTheLeader } from './follow-the-leader.js';
-import { A_COLLIDER, A_SLOTS, A_SUBSTEP, type StrandExports, type StrandKernel } from './strand-kernel.js';
+import {
+  A_COLLIDER,
+  A_OF,
+  A_SLOTS,
+  A_SUBSTEP,
+  type StrandExports,
+  type StrandKernel,
+} from './strand-kernel.js';
 
 /** Slots of `par`: the block pass's epoch, then the substep's numbers (fused-pass.ts runKernels). */
 export const P_EPOCH = 0,
@@ -42,6 +57,8 @@ export const P_EPOCH = 0,
   P_K0 = 10,
   /** 1: every block takes the staging list (tests: the path of a block whose place is not known yet). */
   P_STAGE = 11,
+  /** 1: each block puts its particles' contactOf back to −1 first (the list's clear, skipped by the caller). */
+  P_CLEAR = 12,
   /** Per FTL set f: DFTL's damping / h at P_SETS + 2f, the stretch limit after it. */
   P_SETS = 16;
 /** Per block of `blk`: the FTL set, its strands [s0, s1), particles [a, b), held roots [h0, h1). */
@@ -81,6 +98,17 @@ export interface StrandTaskArgs {
   res: Int32Array;
   /** Per block: the epoch of the last pass in which its contacts' count was published. */
   done: Int32Array;
+  /**
+   * Probes only (bench/hair-threads-probe.ts; null otherwise): the last pass's timeline, ms since
+   * the epoch (performance.timeOrigin + now): the job's start and end (calling thread), then per block
+   * its thread, start and end.
+   */
+  tl: Float64Array | null;
+}
+
+/** The time for `tl` (one clock across threads). */
+function stamp(): number {
+  return performance.timeOrigin + performance.now();
 }
 
 interface ThreadInstance {
@@ -90,6 +118,8 @@ interface ThreadInstance {
   target: Float64Array;
   cells: Int32Array;
   counts: Int32Array;
+  /** The list's contactOf over the blocks' particles. */
+  of: Int32Array;
 }
 
 /** Each thread's instance of the module on the task's memory, by task arguments. */
@@ -102,6 +132,8 @@ function instanceOf(A: StrandTaskArgs): ThreadInstance {
     const buf = A.memory.buffer;
     const L = A.lay;
     const threads = L[L_THREADS];
+    const blk = A.blk,
+      particles = blk[blk.length - B_STRIDE + 4];
     t = {
       ex: inst.exports as unknown as StrandExports,
       p: new Float64Array(buf, L[L_P], 3 * L[L_HELDN]),
@@ -109,6 +141,7 @@ function instanceOf(A: StrandTaskArgs): ThreadInstance {
       target: new Float64Array(buf, L[L_TARGET], 3 * L[L_HELDN]),
       cells: new Int32Array(buf, L[L_CELL], 2 * threads),
       counts: new Int32Array(buf, L[L_COUNTS], 2 * threads),
+      of: new Int32Array(buf, new Int32Array(buf, L[L_A], A_SLOTS)[A_OF], particles),
     };
     instances.set(A, t);
   }
@@ -152,6 +185,13 @@ export function strandBlocksTask(A: StrandTaskArgs, from: number, to: number): v
       s1 = blk[b8 + 2],
       a = blk[b8 + 3],
       b = blk[b8 + 4];
+    const tl = A.tl;
+    if (tl !== null) {
+      tl[2 + 3 * j] = ti;
+      tl[3 + 3 * j] = stamp();
+    }
+    // the old list's contactOf of the block's particles (ColliderContacts.clear's loop, on the blocks)
+    if (par[P_CLEAR] === 1) t.of.fill(-1, a, b);
     ex.predict(X, P, V, W, h, par[P_G], par[P_G + 1], par[P_G + 2], par[P_FD], par[P_VMAX], a, b);
     // the roots' targets of the block (fused-pass.ts putTargets)
     for (let k = blk[b8 + 5], k1 = blk[b8 + 6]; k < k1; k++) {
@@ -213,8 +253,58 @@ export function strandBlocksTask(A: StrandTaskArgs, from: number, to: number): v
       }
       ex.moveContacts(TA, L[L_A], a, n, to);
     }
+    if (tl !== null) tl[4 + 3 * j] = stamp();
   }
 }
+
+/**
+ * The attachments' targets of entries entry[0, n), which all follow `motion` (evaluated): its
+ * apply's operations on each anchor, so the numbers of Attachments.beginStep, without its writes of p (the blocks
+ * put the targets on p after their prediction) or its per-entry checks; with the memory's copies
+ * (H: the particles held[k], T: their targets) as StrandPool.run makes them.
+ */
+function rootTargets(
+  motion: Motion,
+  anchor: Float64Array,
+  target: Float64Array,
+  entry: Int32Array,
+  held: Int32Array,
+  n: number,
+  H: Int32Array,
+  T: Float64Array,
+): void {
+  // Motion.apply's operations (quatRotate of the anchor less the centre, then the centre and the
+  // translation added) with the motion's numbers read once: 0.07 ms less than its call per root
+  const q = motion.rotation,
+    c = motion.center,
+    tr = motion.translation,
+    v = turned;
+  const qx = q[0],
+    qy = q[1],
+    qz = q[2],
+    qw = q[3],
+    cx = c[0],
+    cy = c[1],
+    cz = c[2],
+    rx = tr[0],
+    ry = tr[1],
+    rz = tr[2];
+  for (let k = 0; k < n; k++) {
+    const e3 = 3 * entry[k],
+      k3 = 3 * k;
+    rotateByParts(v, 0, qx, qy, qz, qw, anchor[e3] - cx, anchor[e3 + 1] - cy, anchor[e3 + 2] - cz);
+    target[e3] = v[0] + cx + rx;
+    target[e3 + 1] = v[1] + cy + ry;
+    target[e3 + 2] = v[2] + cz + rz;
+    H[k] = held[k];
+    T[k3] = target[e3];
+    T[k3 + 1] = target[e3 + 1];
+    T[k3 + 2] = target[e3 + 2];
+  }
+}
+
+/** rootTargets' turned anchor. */
+const turned = new Float64Array(3);
 
 /** A SharedArrayBuffer-backed array of n zeros. */
 function sharedI32(n: number): Int32Array {
@@ -232,6 +322,8 @@ export class StrandPool {
   /** Blocks whose contacts went through the staging list; `stageAll`: every block's (tests). */
   staged = 0;
   stageAll = false;
+  /** Set before the first run (probes): each pass's timeline in the task's `tl` (see StrandTaskArgs). */
+  timeline = false;
   private task: SharedTask = { kind: 'strand-blocks', args: {}, version: 0 };
   private args: StrandTaskArgs | null = null;
   private memory: WebAssembly.Memory | null = null;
@@ -272,17 +364,25 @@ export class StrandPool {
     for (let f = 0; same && f < sets.length; f++)
       same = sets[f] === this.sets[f] && sets[f].start === this.starts[f];
     if (same) return this.args as StrandTaskArgs;
-    let nb = 0;
-    for (const s of sets) nb += Math.ceil((s.start.length - 1) / block);
-    const blk = sharedI32(B_STRIDE * nb);
-    let j = 0;
+    // blocks of `block` strands, a set's last 2 · block or fewer in quarter blocks: the threads end a
+    // pass within about a quarter block of each other (blocks of different sizes give the same numbers)
+    const cuts: number[] = [];
     for (let f = 0; f < sets.length; f++) {
-      const start = sets[f].start;
-      const ns = start.length - 1;
-      for (let s0 = 0; s0 < ns; s0 += block, j++) {
-        const s1 = Math.min(ns, s0 + block);
-        blk.set([f, s0, s1, start[s0], start[s1]], B_STRIDE * j);
+      const ns = sets[f].start.length - 1;
+      for (let s0 = 0; s0 < ns; ) {
+        const s1 = Math.min(ns, s0 + (ns - s0 > 2 * block ? block : Math.max(1, block >> 2)));
+        cuts.push(f, s0, s1);
+        s0 = s1;
       }
+    }
+    const nb = cuts.length / 3;
+    const blk = sharedI32(B_STRIDE * nb);
+    for (let j = 0; j < nb; j++) {
+      const f = cuts[3 * j],
+        s0 = cuts[3 * j + 1],
+        s1 = cuts[3 * j + 2];
+      const start = sets[f].start;
+      blk.set([f, s0, s1, start[s0], start[s1]], B_STRIDE * j);
     }
     const lay = sharedI32(L_SETS + 2 * sets.length);
     lay.set([
@@ -316,6 +416,7 @@ export class StrandPool {
       blk,
       res: sharedI32(R_STRIDE * nb),
       done: sharedI32(nb),
+      tl: this.timeline ? new Float64Array(new SharedArrayBuffer(8 * (2 + 3 * nb))) : null,
     };
     this.task.args = this.args as unknown as Record<string, unknown>;
     this.task.version++;
@@ -331,7 +432,8 @@ export class StrandPool {
 
   /**
    * The substep's blocks (fused-pass.ts runKernels' loop) on the pool, with the numbers `substep`
-   * gave; `gen`: whether the sphere's contacts are made (by the kernels); the
+   * gave; `gen`: whether the sphere's contacts are made (by the kernels); `clearOf`: whether the
+   * blocks put their particles' contactOf back to −1 (the caller skipped clear's loop); the
    * roots held[0, heldCount) with their entries of `target`; k0 the list's count before. Adds the
    * update's counts to `stats`.
    */
@@ -341,11 +443,14 @@ export class StrandPool {
     sets: FollowTheLeader[],
     block: number,
     gen: boolean,
+    clearOf: boolean,
     k0: number,
     held: Int32Array,
     entry: Int32Array,
     heldCount: number,
     target: Float64Array,
+    anchor: Float64Array | null,
+    motion: Motion | null,
     stats: { recoveries: number; speedClamps: number },
   ): number {
     const A = this.argsFor(K, sets, block);
@@ -356,14 +461,16 @@ export class StrandPool {
     // the roots' targets in the memory, each block's range of them (held is in particle order)
     const H = this.held,
       T = this.target;
-    for (let k = 0; k < heldCount; k++) {
-      const e3 = 3 * entry[k],
-        k3 = 3 * k;
-      H[k] = held[k];
-      T[k3] = target[e3];
-      T[k3 + 1] = target[e3 + 1];
-      T[k3 + 2] = target[e3 + 2];
-    }
+    if (motion !== null && anchor !== null) rootTargets(motion, anchor, target, entry, held, heldCount, H, T);
+    else
+      for (let k = 0; k < heldCount; k++) {
+        const e3 = 3 * entry[k],
+          k3 = 3 * k;
+        H[k] = held[k];
+        T[k3] = target[e3];
+        T[k3 + 1] = target[e3 + 1];
+        T[k3 + 2] = target[e3 + 2];
+      }
     let k = 0;
     for (let j = 0; j < nb; j++) {
       const b = blk[B_STRIDE * j + 4];
@@ -377,6 +484,7 @@ export class StrandPool {
     par[P_GEN] = gen ? 1 : 0;
     par[P_K0] = k0;
     par[P_STAGE] = this.stageAll ? 1 : 0;
+    par[P_CLEAR] = clearOf ? 1 : 0;
     for (let f = 0; f < sets.length; f++) {
       par[P_SETS + 2 * f] = sets[f].damping * num[6];
       par[P_SETS + 2 * f + 1] = sets[f].maxStretch;
@@ -388,11 +496,13 @@ export class StrandPool {
       tables[t * stride + A_COLLIDER] = K.table[A_COLLIDER];
       tables[t * stride + A_SUBSTEP] = K.table[A_SUBSTEP];
     }
+    if (A.tl !== null) A.tl[0] = stamp();
     if (tasks.runTask(this.task, nb, nb)) this.pooled++;
     else {
       strandBlocksTask(A, 0, nb);
       this.alone++;
     }
+    if (A.tl !== null) A.tl[1] = stamp();
     const res = A.res;
     let n = 0;
     for (let j = 0; j < nb; j++) {
