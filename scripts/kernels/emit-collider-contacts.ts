@@ -222,42 +222,22 @@ function contactLoop(s: Shape): string {
 }
 
 /** The locals of a collider's pose and motion read from WorldCollider `col`. */
-const COLLIDER_LOCALS = `const cp = col.position,
-    cr = col.rotation;
-  const cpx = cp[0],
-    cpy = cp[1],
-    cpz = cp[2];
-  // the collider's rotation (cq*) and its inverse's vector part (iq*): the anchor's turns
-  const cqx = cr[0],
-    cqy = cr[1],
-    cqz = cr[2],
-    cqw = cr[3];
-  const iqx = -cqx,
-    iqy = -cqy,
-    iqz = -cqz;
-  const lv = col.linearVelocity,
-    av = col.angularVelocity;
-  const lvx = lv[0],
-    lvy = lv[1],
-    lvz = lv[2],
-    avx = av[0],
-    avy = av[1],
-    avz = av[2];
-  const margin = col.margin,
-    cgroup = col.group,
-    cmask = col.mask;`;
+const COLLIDER_LOCALS = [
+  'const cp = col.position, cr = col.rotation;',
+  vec3('const', 'cp', (_, i) => `cp[${i}]`),
+  "// the collider's rotation (cq*) and its inverse's vector part (iq*): the anchor's turns",
+  `const ${['x', 'y', 'z', 'w'].map((c, i) => `cq${c} = cr[${i}]`).join(', ')};`,
+  vec3('const', 'iq', (c) => `-cq${c}`),
+  'const lv = col.linearVelocity, av = col.angularVelocity;',
+  `${vec3('const', 'lv', (_, i) => `lv[${i}]`).slice(0, -1)}, ${vec3('', 'av', (_, i) => `av[${i}]`).slice(1)}`,
+  'const margin = col.margin, cgroup = col.group, cmask = col.mask;',
+].join('\n');
 
 /** The contact list's and the store's locals (generic and sphere). */
 const LIST_LOCALS = `const s = ctx.store;
   const { x, p, v, invMass, radius, group, mask, body } = s;
-  const off = cc.disabledBody;
-  const nrm = cc.nrm;
-  const chunkReach = cc.chunkReach,
-    box = cc.chunkBox;
-  const h = ctx.h;
-  const maxDep = cc.maxDepenetrationSpeed;
-  const substep = cc.substep;
-  const decay = cc.stickDecay;`;
+  const off = cc.disabledBody, nrm = cc.nrm, chunkReach = cc.chunkReach, box = cc.chunkBox;
+  const h = ctx.h, maxDep = cc.maxDepenetrationSpeed, substep = cc.substep, decay = cc.stickDecay;`;
 
 /** Claiming the next contact of a growable list (ColliderContacts.grow). */
 const CLAIM = `if (cc.count === cc.capacity) cc.grow(cc.capacity * 2);
@@ -437,17 +417,13 @@ export function generateSphereContacts(
         ${vec3('const', 'b', (c) => `p${c} - cp${c}`)}
         const RR = rad + r;
         ${vec3('const', 'e', (c) => `b${c} - a${c}`)}
+        // |a + t e|² = RR², the smaller root: a t² + b t + cq = 0
         const a = ex * ex + ey * ey + ez * ez;
-        if (a !== 0) {
-          const b = 2 * (ax * ex + ay * ey + az * ez);
-          const cq = ax * ax + ay * ay + az * az - RR * RR;
-          if (!(cq < 0)) {
-            const disc = b * b - 4 * a * cq;
-            if (!(disc < 0)) {
-              const tt = (-b - Math.sqrt(disc)) / (2 * a);
-              if (tt >= 0 && tt <= 1) t = tt;
-            }
-          }
+        const b = 2 * (ax * ex + ay * ey + az * ez), cq = ax * ax + ay * ay + az * az - RR * RR;
+        const disc = b * b - 4 * a * cq;
+        if (a !== 0 && !(cq < 0) && !(disc < 0)) {
+          const tt = (-b - Math.sqrt(disc)) / (2 * a);
+          if (tt >= 0 && tt <= 1) t = tt;
         }`,
   normalAtHit: `const hit = cc.hit;
         hit[0] = qx;
@@ -656,6 +632,56 @@ const PLANE_TABLE: [string, number, string][] = [
   ['MAX_BLOCKS', 64, 'blocks of particles at the most'],
 ];
 
+/**
+ * The chunk boxes that the loop's chunk test reads: per chunk of `chunk` consecutive particles, the
+ * box of their x and p (each axis: x's low and high, then p's) and the reach, the largest
+ * radius + |p − x| of a movable particle.
+ */
+function chunkBoxes(): string {
+  const grow = XYZ.map((c) =>
+    ['a', 'b']
+      .map((e) => `if (${e}${c} < ${c}0) ${c}0 = ${e}${c};\nif (${e}${c} > ${c}1) ${c}1 = ${e}${c};`)
+      .join('\n'),
+  ).join('\n');
+  return `/**
+ * The boxes and reaches of chunks [ch0, ch1) of np particles, for the chunk test of the loops below
+ * (collider-contact-chunks.ts buildChunkBoxes; a block of the plane contacts' first pass on the pool
+ * fills those of its own chunks).
+ */
+export function chunkBoxesRange(
+  box: Float64Array,
+  reach: Float64Array,
+  x: Float64Array,
+  p: Float64Array,
+  invMass: Float64Array,
+  radius: Float64Array,
+  np: number,
+  chunk: number,
+  ch0: number,
+  ch1: number,
+): void {
+  for (let ch = ch0; ch < ch1; ch++) {
+    let x0 = Number.POSITIVE_INFINITY, y0 = x0, z0 = x0, x1 = Number.NEGATIVE_INFINITY, y1 = x1, z1 = x1, m = 0;
+    const end = Math.min(np, (ch + 1) * chunk);
+    for (let i = ch * chunk; i < end; i++) {
+      const i3 = 3 * i;
+      ${vec3('const', 'a', (_, i) => (i ? `x[i3 + ${i}]` : 'x[i3]'))}
+      ${vec3('const', 'b', (_, i) => (i ? `p[i3 + ${i}]` : 'p[i3]'))}
+      // a NaN coordinate stays out of the box (comparisons fail) and makes the reach infinite: never culled
+      ${grow}
+      if (Number.isNaN(ax + ay + az + bx + by + bz)) m = Number.POSITIVE_INFINITY;
+      if (invMass[i] === 0) continue;
+      ${vec3('const', 'm', (c) => `b${c} - a${c}`)}
+      const r = radius[i] + Math.sqrt(mx * mx + my * my + mz * mz);
+      if (r > m) m = r;
+    }
+    writeBox(box, 6 * ch, x0, y0, z0, x1, y1, z1);
+    reach[ch] = m;
+  }
+}
+`;
+}
+
 /** src/collision/collider-contact-loops.generated.ts (banner: its first line). */
 export function emitColliderContacts(banner: string): string {
   return `${banner}
@@ -663,16 +689,17 @@ export function emitColliderContacts(banner: string): string {
  * The collider contacts' generation loop per collider shape, printed from one definition by
  * scripts/kernels/emit-collider-contacts.ts (003 §3.4; see ColliderContacts, collider-contacts.ts):
  * generateColliderContacts (any collider), generateSphereContacts (a sphere), planeBlock (a block of a
- * plane on the worker pool, collider-contacts-planes.ts).
+ * plane on the worker pool, collider-contacts-planes.ts), and the chunk boxes their chunk test reads.
  */
 import type { StepContext } from '../core/constraint-set.js';
 import type { WorldCollider } from '../core/world-collider.js';
 import { quatRotate } from '../math/quat.js';
-import { chunkBoxesRange } from './collider-contact-chunks.js';
+import { writeBox } from './boxes.js';
 import type { ColliderContactsTarget, PlaneArrays, SphereContactsTarget, SphereLike } from './collider-contact-targets.js';
 import { anchorCoupledContact } from './rigid-coupling.js';
 
 ${PLANE_TABLE.map(([name, slot, what]) => `/** ${what[0].toUpperCase()}${what.slice(1)}. */\nexport const ${name} = ${slot};`).join('\n')}
 
+${chunkBoxes()}
 ${[generic, sphere, plane].map(contactLoop).join('\n')}`;
 }

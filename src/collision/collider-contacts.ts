@@ -86,6 +86,12 @@ const CULL_PAUSE = 15;
  * generalized inverse mass at the contact point (two-way coupling, 003 §4.2;
  * rigid-coupling.ts, whose friction works on the relative displacement over
  * the substep, without an anchor).
+ *
+ * Generation (the tests above, the contact and its anchor) is one loop
+ * written once in scripts/kernels/emit-collider-contacts.ts and printed per
+ * collider shape into collider-contact-loops.generated.ts (`npm run
+ * kernels`): any collider through its queries, a sphere and a plane (on the
+ * worker pool) with their queries written out.
  */
 export class ColliderContacts implements ConstraintSet {
   readonly kind = 'collider-contact';
@@ -95,7 +101,7 @@ export class ColliderContacts implements ConstraintSet {
   readonly midSweep = true;
   enabled = true;
   count = 0;
-  /** Contacts the arrays hold (internal: the generators' fast paths, collider-contacts-sphere.ts). */
+  /** Contacts the arrays hold (internal: the generation loops, collider-contact-loops.generated.ts). */
   capacity = 0;
   particle = new Int32Array(0);
   collider = new Int32Array(0);
