@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import asc from 'assemblyscript/asc';
 import { emitBlockSolve } from './kernels/emit-block-solve.js';
 import { emitBlocks6 } from './kernels/emit-blocks6.js';
+import { emitColliderContacts } from './kernels/emit-collider-contacts.js';
 import { emitContactBlocks } from './kernels/emit-contact-blocks.js';
 import { emitJs } from './kernels/emit-js.js';
 import { emitRodDirect } from './kernels/emit-rod-direct.js';
@@ -380,6 +381,12 @@ export async function generateAll(): Promise<Map<string, string>> {
   files.set(
     contactBlocks,
     format(contactBlocks, emitContactBlocks(BANNER('scripts/kernels/emit-contact-blocks.ts'))),
+  );
+  // the collider contacts' generation loop, one definition printed per collider shape
+  const colliderLoops = 'src/collision/collider-contact-loops.generated.ts';
+  files.set(
+    colliderLoops,
+    format(colliderLoops, emitColliderContacts(BANNER('scripts/kernels/emit-collider-contacts.ts'))),
   );
   const elements = elementsSource(defs);
   files.set('wasm/elements.generated.ts', elements);

@@ -4,11 +4,12 @@ import type { SystemKind, World } from '../core/world.js';
 import type { WorldCollider } from '../core/world-collider.js';
 import { grownArray } from '../math/arrays.js';
 import { buildChunkBoxes, ensureChunkBoxes } from './collider-contact-chunks.js';
+import { generateColliderContacts, generateSphereContacts } from './collider-contact-loops.generated.js';
+import type { SphereLike } from './collider-contact-targets.js';
 import { ContactBlocks, projectPlainContacts, writePoses } from './collider-contacts-blocks.js';
 import { isPoolPlane, PlaneContactsPool } from './collider-contacts-planes.js';
-import { generateSphereContacts, type SphereLike } from './collider-contacts-sphere.js';
 import { depenetrateBodies } from './collider-depenetration.js';
-import { anchorCoupledContact, projectCoupledContact, reflectCoupledContact } from './rigid-coupling.js';
+import { projectCoupledContact, reflectCoupledContact } from './rigid-coupling.js';
 
 /** Particles per culling chunk in ColliderContacts.beginStep (a power of two). */
 const CHUNK = 16;
@@ -85,6 +86,12 @@ const CULL_PAUSE = 15;
  * generalized inverse mass at the contact point (two-way coupling, 003 §4.2;
  * rigid-coupling.ts, whose friction works on the relative displacement over
  * the substep, without an anchor).
+ *
+ * Generation (the tests above, the contact and its anchor) is one loop
+ * written once in scripts/kernels/emit-collider-contacts.ts and printed per
+ * collider shape into collider-contact-loops.generated.ts (`npm run
+ * kernels`): any collider through its queries, a sphere and a plane (on the
+ * worker pool) with their queries written out.
  */
 export class ColliderContacts implements ConstraintSet {
   readonly kind = 'collider-contact';
@@ -94,7 +101,7 @@ export class ColliderContacts implements ConstraintSet {
   readonly midSweep = true;
   enabled = true;
   count = 0;
-  /** Contacts the arrays hold (internal: the generators' fast paths, collider-contacts-sphere.ts). */
+  /** Contacts the arrays hold (internal: the generation loops, collider-contact-loops.generated.ts). */
   capacity = 0;
   particle = new Int32Array(0);
   collider = new Int32Array(0);
@@ -179,8 +186,6 @@ export class ColliderContacts implements ConstraintSet {
   readonly nrm = new Float64Array(4);
   /** The point where a ray entered a collider. */
   readonly hit = new Float64Array(3);
-  /** The contact push() adds: q (0 … 2), n (3 … 5), vn0 (6), collider velocity at q (7 … 9), deep (10). */
-  private readonly pending = new Float64Array(11);
   /** Per chunk of CHUNK consecutive particles: the box of their x and p, and max(radius + |p − x|). */
   chunkBox = new Float64Array(0);
   chunkReach = new Float64Array(0);
@@ -220,99 +225,6 @@ export class ColliderContacts implements ConstraintSet {
     this.capacity = cap;
   }
 
-  /** Adds the contact of particle i with collider c described by `pending` (q, n, vn0, collider velocity). */
-  private push(i: number, c: number, ctx: StepContext): void {
-    if (this.count === this.capacity) this.grow(this.capacity * 2);
-    const k = this.count++;
-    const pc = this.pending;
-    this.particle[k] = i;
-    this.collider[k] = c;
-    this.q[3 * k] = pc[0];
-    this.q[3 * k + 1] = pc[1];
-    this.q[3 * k + 2] = pc[2];
-    this.n[3 * k] = pc[3];
-    this.n[3 * k + 1] = pc[4];
-    this.n[3 * k + 2] = pc[5];
-    this.lambdaN[k] = 0;
-    this.lambdaT[k] = 0;
-    this.slid[k] = 0;
-    this.vn0[k] = pc[6];
-    this.deep[k] = pc[10];
-    this.contactOf[i] = k;
-    // (incomingSlip and the turns below written out, the same operations in the same order: V8 left those
-    // calls out of line here, which boxed their double arguments, ~0.6 MB of garbage a step in
-    // wave-pool-128k on one thread; docs/solver.md, Threads, session 14)
-    const x = this.x,
-      p = this.p,
-      h = this.h;
-    const i3 = 3 * i;
-    {
-      const dx = p[i3] - x[i3] - pc[7] * h,
-        dy = p[i3 + 1] - x[i3 + 1] - pc[8] * h,
-        dz = p[i3 + 2] - x[i3 + 2] - pc[9] * h;
-      const dn = dx * pc[3] + dy * pc[4] + dz * pc[5];
-      const tx = dx - dn * pc[3],
-        ty = dy - dn * pc[4],
-        tz = dz - dn * pc[5];
-      this.incoming[k] = Math.sqrt(tx * tx + ty * ty + tz * tz);
-    }
-    // the friction anchor: kept while the particle stays in contact with this collider, else set
-    // where the particle is, carried by the surface's motion over the substep (x + h v_c)
-    const col = this.colliders[c];
-    const cp = col.position,
-      cr = col.rotation;
-    const qx = cr[0],
-      qy = cr[1],
-      qz = cr[2],
-      qw = cr[3];
-    const al = this.anchorLocal;
-    if (this.anchorOf[i] !== c + 1 || this.anchorSeen[i] < this.substep - 1) {
-      // quatRotateInverse (rotateByParts by (−q_xyz, q_w))
-      const vx = x[i3] + pc[7] * h - cp[0],
-        vy = x[i3 + 1] + pc[8] * h - cp[1],
-        vz = x[i3 + 2] + pc[9] * h - cp[2];
-      const ix = -qx,
-        iy = -qy,
-        iz = -qz;
-      const tx = 2 * (iy * vz - iz * vy);
-      const ty = 2 * (iz * vx - ix * vz);
-      const tz = 2 * (ix * vy - iy * vx);
-      al[i3] = vx + qw * tx + (iy * tz - iz * ty);
-      al[i3 + 1] = vy + qw * ty + (iz * tx - ix * tz);
-      al[i3 + 2] = vz + qw * tz + (ix * ty - iy * tx);
-      this.anchorOf[i] = c + 1;
-      this.stickN[i] = 0;
-      this.stickT[i3] = this.stickT[i3 + 1] = this.stickT[i3 + 2] = 0;
-    } else {
-      const f = this.stickDecay;
-      this.stickN[i] *= f;
-      this.stickT[i3] *= f;
-      this.stickT[i3 + 1] *= f;
-      this.stickT[i3 + 2] *= f;
-    }
-    this.anchorSeen[i] = this.substep;
-    {
-      // quatRotate (rotateByParts by q)
-      const vx = al[i3],
-        vy = al[i3 + 1],
-        vz = al[i3 + 2];
-      const tx = 2 * (qy * vz - qz * vy);
-      const ty = 2 * (qz * vx - qx * vz);
-      const tz = 2 * (qx * vy - qy * vx);
-      this.anchorAt[3 * k] = vx + qw * tx + (qy * tz - qz * ty) + cp[0];
-      this.anchorAt[3 * k + 1] = vy + qw * ty + (qz * tx - qx * tz) + cp[1];
-      this.anchorAt[3 * k + 2] = vz + qw * tz + (qx * ty - qy * tx) + cp[2];
-    }
-    const rb = col.rigid ?? -1;
-    this.rigid[k] = rb;
-    if (rb >= 0) anchorCoupledContact(this, k, ctx.rigids);
-  }
-
-  /** The positions, predictions and substep length push() reads (set in beginStep). */
-  private x: Float64Array = new Float64Array(0);
-  private p: Float64Array = new Float64Array(0);
-  private h = 0;
-
   beginStep(ctx: StepContext): void {
     this.startSubstep(ctx);
     this.generate(ctx, true);
@@ -323,9 +235,6 @@ export class ColliderContacts implements ConstraintSet {
   startSubstep(ctx: StepContext): void {
     this.deepCount = 0;
     this.substep++;
-    this.x = ctx.store.x;
-    this.p = ctx.store.p;
-    this.h = ctx.h;
     this.growAnchors(ctx.store.capacity);
     const memory = this.stickMemory;
     this.stickDecay = memory > 0 ? Math.exp(-ctx.h / memory) : 0;
@@ -397,174 +306,13 @@ export class ColliderContacts implements ConstraintSet {
         generateSphereContacts(this, ctx, col as SphereLike, c, record, chunked, CHUNK, CULL_SLACK);
         continue;
       }
-      this.generateOn(ctx, col, c, record, chunked);
+      // any other collider through its queries (one definition of the loop for every shape:
+      // scripts/kernels/emit-collider-contacts.ts)
+      generateColliderContacts(this, ctx, col, c, record, chunked, CHUNK, CULL_SLACK);
     }
     const tested = this.cullTested,
       culled = this.cullCulled;
     if (chunked && CULL_WORTH * culled < tested) this.cullPause = CULL_PAUSE;
-  }
-
-  /**
-   * The contacts of one collider that neither the plane pool nor the sphere pass takes, over all the
-   * particles (its chunk tests added to cullTested / cullCulled). Its own method: V8 compiled the
-   * loop on stack replacement inside generate before generate's tail had run, and that code left
-   * generate at the tail on every call ("insufficient type feedback"), generate itself never
-   * optimised again; here the method runs once per collider and is optimised whole
-   * (docs/solver.md, Threads, session 14).
-   */
-  private generateOn(
-    ctx: StepContext,
-    col: WorldCollider,
-    c: number,
-    record: boolean,
-    chunked: boolean,
-  ): void {
-    const s = ctx.store;
-    const { x, p, v, invMass, radius, group, mask, body } = s;
-    const off = this.disabledBody;
-    const nrm = this.nrm;
-    const np = s.count;
-    // (read here: the plane pool may have moved them onto shared memory)
-    const box = this.chunkBox,
-      chunkReach = this.chunkReach;
-    let tested = 0,
-      culled = 0;
-    const R = col.boundingRadius();
-    const cpx = col.position[0],
-      cpy = col.position[1],
-      cpz = col.position[2];
-    const lv = col.linearVelocity,
-      av = col.angularVelocity;
-    for (let i = 0; i < np; i++) {
-      if (chunked && (i & (CHUNK - 1)) === 0) {
-        // a chunk whose box is out of its particles' reach: the tests below would reject each one
-        const b6 = (6 * i) / CHUNK;
-        const bound = col.boxDistanceBound(
-          box[b6],
-          box[b6 + 1],
-          box[b6 + 2],
-          box[b6 + 3],
-          box[b6 + 4],
-          box[b6 + 5],
-        );
-        tested++;
-        if (bound - 2 * col.margin > 2 * chunkReach[i / CHUNK] + CULL_SLACK) {
-          culled++;
-          i += CHUNK - 1;
-          continue;
-        }
-      }
-      if (invMass[i] === 0) continue;
-      if ((mask[i] & col.group) === 0 || (col.mask & group[i]) === 0) continue;
-      if (off !== null && body[i] >= 0 && off[body[i]] === 1) continue;
-      const i3 = 3 * i;
-      const px = p[i3],
-        py = p[i3 + 1],
-        pz = p[i3 + 2];
-      const xx = x[i3],
-        xy = x[i3 + 1],
-        xz = x[i3 + 2];
-      const r = col.margin + radius[i];
-      let deep = 0;
-      const mx = px - xx,
-        my = py - xy,
-        mz = pz - xz;
-      const seg = Math.sqrt(mx * mx + my * my + mz * mz);
-      if (R !== Number.POSITIVE_INFINITY) {
-        // bounding-sphere rejection of the whole segment
-        const dx = 0.5 * (px + xx) - cpx,
-          dy = 0.5 * (py + xy) - cpy,
-          dz = 0.5 * (pz + xz) - cpz;
-        const reach = R + 2 * (r + seg) + 0.5 * seg;
-        if (dx * dx + dy * dy + dz * dz > reach * reach) continue;
-      }
-      // (the array forms distanceAt / raycastAt: no boxed arguments or results)
-      col.distanceAt(x, i3, nrm);
-      const dX = nrm[3];
-      let qx: number, qy: number, qz: number;
-      if (dX >= r) {
-        // x outside: continuous test along x → p, only if the segment can reach the surface
-        let t = -1;
-        if (seg > dX - r) {
-          col.raycastAt(x, p, i3, r, nrm);
-          t = nrm[3];
-        }
-        if (t >= 0) {
-          const hit = this.hit;
-          hit[0] = qx = xx + t * mx;
-          hit[1] = qy = xy + t * my;
-          hit[2] = qz = xz + t * mz;
-          col.distanceAt(hit, 0, nrm);
-        } else {
-          col.distanceAt(p, i3, nrm);
-          const dP = nrm[3];
-          if (dP >= 2 * (r + seg)) continue; // out of reach this substep (see above)
-          qx = px - (dP - r) * nrm[0];
-          qy = py - (dP - r) * nrm[1];
-          qz = pz - (dP - r) * nrm[2];
-        }
-      } else {
-        // static fallback: a penetration deeper than the particle may leave in a substep at the
-        // depenetration speed (plus the surface's own motion along n) is first moved out to that depth,
-        // x and p together
-        const rx = xx - cpx,
-          ry = xy - cpy,
-          rz = xz - cpz;
-        const sn =
-          (lv[0] + av[1] * rz - av[2] * ry) * nrm[0] +
-          (lv[1] + av[2] * rx - av[0] * rz) * nrm[1] +
-          (lv[2] + av[0] * ry - av[1] * rx) * nrm[2];
-        const excess = r - dX - (Math.max(sn, 0) + this.maxDepenetrationSpeed) * ctx.h;
-        if (excess > 0 && record) {
-          this.recordDeep(i, c, excess);
-          continue;
-        }
-        if (excess > 0) {
-          const ex = excess * nrm[0],
-            ey = excess * nrm[1],
-            ez = excess * nrm[2];
-          x[i3] = xx + ex;
-          x[i3 + 1] = xy + ey;
-          x[i3 + 2] = xz + ez;
-          p[i3] = px + ex;
-          p[i3 + 1] = py + ey;
-          p[i3 + 2] = pz + ez;
-          deep = 1;
-        }
-        // the closest surface point of the prediction
-        col.distanceAt(p, i3, nrm);
-        const dP = nrm[3];
-        qx = p[i3] - (dP - r) * nrm[0];
-        qy = p[i3 + 1] - (dP - r) * nrm[1];
-        qz = p[i3 + 2] - (dP - r) * nrm[2];
-      }
-      const nx = nrm[0],
-        ny = nrm[1],
-        nz = nrm[2];
-      // velocity of the collider at q
-      const rx = qx - cpx,
-        ry = qy - cpy,
-        rz = qz - cpz;
-      const cvx = lv[0] + av[1] * rz - av[2] * ry;
-      const cvy = lv[1] + av[2] * rx - av[0] * rz;
-      const cvz = lv[2] + av[0] * ry - av[1] * rx;
-      const vn0 = (v[i3] - cvx) * nx + (v[i3 + 1] - cvy) * ny + (v[i3 + 2] - cvz) * nz;
-      const pc = this.pending;
-      pc[0] = qx;
-      pc[1] = qy;
-      pc[2] = qz;
-      pc[3] = nx;
-      pc[4] = ny;
-      pc[5] = nz;
-      pc[6] = vn0;
-      pc[7] = cvx;
-      pc[8] = cvy;
-      pc[9] = cvz;
-      pc[10] = deep;
-      this.push(i, c, ctx);
-    }
-    this.cullTested += tested;
-    this.cullCulled += culled;
   }
 
   /** Per-particle anchor arrays for n particles (kept contents). */
