@@ -23,6 +23,8 @@ import { fileURLToPath } from 'node:url';
 import asc from 'assemblyscript/asc';
 import { emitBlockSolve } from './kernels/emit-block-solve.js';
 import { emitBlocks6 } from './kernels/emit-blocks6.js';
+import { emitCcdAs, emitCcdTs } from './kernels/emit-ccd.js';
+import { emitClosestAs, emitClosestTs } from './kernels/emit-closest.js';
 import { emitContactBlocks } from './kernels/emit-contact-blocks.js';
 import { emitJs } from './kernels/emit-js.js';
 import { emitRodDirect } from './kernels/emit-rod-direct.js';
@@ -379,6 +381,14 @@ export async function generateAll(): Promise<Map<string, string>> {
     contactBlocks,
     format(contactBlocks, emitContactBlocks(BANNER('scripts/kernels/emit-contact-blocks.ts'))),
   );
+  // the closest-point formulas, written once for TypeScript and AssemblyScript (wasm/closest.ts re-exports the latter)
+  const closestTs = 'src/collision/closest.generated.ts';
+  files.set(closestTs, format(closestTs, emitClosestTs(BANNER('scripts/kernels/emit-closest.ts'))));
+  files.set('wasm/closest.generated.ts', emitClosestAs(BANNER('scripts/kernels/emit-closest.ts')));
+  // the continuous tests (the coplanarity cubic and its roots), likewise (wasm/narrow.ts imports the latter)
+  const ccdTs = 'src/collision/ccd.generated.ts';
+  files.set(ccdTs, format(ccdTs, emitCcdTs(BANNER('scripts/kernels/emit-ccd.ts'))));
+  files.set('wasm/ccd.generated.ts', emitCcdAs(BANNER('scripts/kernels/emit-ccd.ts')));
   const elements = elementsSource(defs);
   files.set('wasm/elements.generated.ts', elements);
   const glue = 'src/wasm/element-kernels.generated.ts';
@@ -397,11 +407,11 @@ export async function generateAll(): Promise<Map<string, string>> {
   );
   files.set(
     'src/wasm/surfaces.generated.ts',
-    base64Source('wasm/surfaces.ts', await compileModule('wasm/surfaces.ts')),
+    base64Source('wasm/surfaces.ts', await compileModule('wasm/surfaces.ts', undefined, files)),
   );
   files.set(
     'src/wasm/narrow.generated.ts',
-    base64Source('wasm/narrow.ts', await compileModule('wasm/narrow.ts')),
+    base64Source('wasm/narrow.ts', await compileModule('wasm/narrow.ts', undefined, files)),
   );
   return files;
 }
