@@ -27,6 +27,7 @@ import { emitCcdAs, emitCcdTs } from './kernels/emit-ccd.js';
 import { emitClosestAs, emitClosestTs } from './kernels/emit-closest.js';
 import { emitContactBlocks } from './kernels/emit-contact-blocks.js';
 import { emitJs } from './kernels/emit-js.js';
+import { emitNarrowScansAs, emitNarrowScansTs } from './kernels/emit-narrow-scans.js';
 import { emitRodDirect } from './kernels/emit-rod-direct.js';
 import { emitRowsAs, emitRowsJs, parseRows, type RowsDef } from './kernels/emit-rows.js';
 import {
@@ -389,6 +390,11 @@ export async function generateAll(): Promise<Map<string, string>> {
   const ccdTs = 'src/collision/ccd.generated.ts';
   files.set(ccdTs, format(ccdTs, emitCcdTs(BANNER('scripts/kernels/emit-ccd.ts'))));
   files.set('wasm/ccd.generated.ts', emitCcdAs(BANNER('scripts/kernels/emit-ccd.ts')));
+  // the narrow phase's four scans, likewise (the latter is the narrow module's entry, over wasm/narrow.ts)
+  const scansTs = 'src/collision/surface-narrow-scans.generated.ts';
+  files.set(scansTs, format(scansTs, emitNarrowScansTs(BANNER('scripts/kernels/emit-narrow-scans.ts'))));
+  const scansAs = 'wasm/narrow-scans.generated.ts';
+  files.set(scansAs, emitNarrowScansAs(BANNER('scripts/kernels/emit-narrow-scans.ts')));
   const elements = elementsSource(defs);
   files.set('wasm/elements.generated.ts', elements);
   const glue = 'src/wasm/element-kernels.generated.ts';
@@ -411,7 +417,7 @@ export async function generateAll(): Promise<Map<string, string>> {
   );
   files.set(
     'src/wasm/narrow.generated.ts',
-    base64Source('wasm/narrow.ts', await compileModule('wasm/narrow.ts', undefined, files)),
+    base64Source(scansAs, await compileModule(scansAs, files.get(scansAs), files)),
   );
   return files;
 }

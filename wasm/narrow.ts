@@ -1,28 +1,27 @@
 /**
- * The WebAssembly module of the surface narrow phase, compiled by
- * scripts/build-kernels.ts into src/wasm/narrow.generated.ts: the detection
- * scans of src/collision/surface-narrow-scan.ts (scanVertexTriangles,
- * scanEdgeEdges, scanVertexTriangleCrossings, scanEdgeEdgeCrossings; 003 §4.3)
- * ported line for line to AssemblyScript, with the same filters in the same
- * order and the same floating-point operations: the exact distances are
- * those of src/collision/geometry.ts closestPointTriangleAt (its degenerate
- * triangles included) and closestSegmentSegmentAt, the continuous tests its
- * vertexTriangleCcd and edgeEdgeCcd (the coplanarity cubic of 003 §3.4 and
- * its roots on [0, 1]). WebAssembly's f64 arithmetic is IEEE with no
- * contraction, so each scan writes the JavaScript's hits and distance bounds,
- * entry for entry — checked by test/surface-narrow-wasm.test.ts. The box
- * tests compare x and y in one f64x2 instruction and z alone, with the same
- * comparisons (a NaN rejects nothing, as in the JavaScript).
+ * The WebAssembly module of the surface narrow phase, compiled by scripts/build-kernels.ts into
+ * src/wasm/narrow.generated.ts: the detection scans of src/collision/surface-narrow-scan.ts
+ * (scanVertexTriangles, scanEdgeEdges, scanVertexTriangleCrossings, scanEdgeEdgeCrossings;
+ * 003 §4.3) with the same filters in the same order and the same floating-point operations.
+ * Nothing of them is written twice: the scans are written once, with their TypeScript, in
+ * scripts/kernels/emit-narrow-scans.ts, which emits the module's entry
+ * wasm/narrow-scans.generated.ts (scanVt, scanEe, crossVt, crossEe); the exact distances
+ * (closestPointTriangleAt with its degenerate triangles, closestSegmentSegmentAt) in
+ * scripts/kernels/emit-closest.ts (wasm/closest.generated.ts); the continuous tests (the
+ * coplanarity cubic of 003 §3.4 and its roots on [0, 1]) in scripts/kernels/emit-ccd.ts
+ * (wasm/ccd.generated.ts). This file is what the scans read and call: the address table, the
+ * per-pair tests and the sides. WebAssembly's f64 arithmetic is IEEE with no contraction, so each
+ * scan writes the JavaScript's hits and distance bounds, entry for entry — checked by
+ * test/surface-narrow-wasm.test.ts. The box tests compare x and y in one f64x2 instruction and
+ * z alone, with the same comparisons (a NaN rejects nothing, as in the JavaScript).
  *
- * The arrays live in the module's (imported, possibly shared) memory; `table`
- * is the byte address of their addresses (T_* below, written by
- * src/collision/surface-narrow-wasm.ts). Nothing but the arrays of the scan
- * is written to memory: the scratch of the tests is in the instance's own
+ * The arrays live in the module's (imported, possibly shared) memory; `table` is the byte address
+ * of their addresses (T_* below, written by src/collision/surface-narrow-wasm.ts). Nothing but the
+ * arrays of the scan is written to memory: the scratch of the tests is in the instance's own
  * globals, so several threads' instances can scan blocks of one memory.
  */
 
-import { edgeEdgeCcd, vertexTriangleCcd } from './ccd.generated';
-import { closestSegmentSegment2, pointTriangle2, segS, segT } from './closest';
+import { closestSegmentSegment2, pointTriangle2 } from './closest';
 
 // the address table (i32 slots)
 const T_TRI = 0,
@@ -50,11 +49,11 @@ const T_TRI = 0,
   /** f64 scalars: marginFactor, meanEdge, tangled (1/0), rescan (1/0). */
   T_SCALARS = 22;
 
-const FLAG_PROXIMITY = 1,
+export const FLAG_PROXIMITY = 1,
   FLAG_CCD = 2,
   SIDE_NEG = 16;
 
-let tri: usize = 0,
+export let tri: usize = 0,
   edge: usize = 0,
   vertex: usize = 0,
   vs: usize = 0,
@@ -76,12 +75,12 @@ let tri: usize = 0,
   recheck: usize = 0,
   vtHits: usize = 0,
   eeHits: usize = 0;
-let mf: f64 = 0,
+export let mf: f64 = 0,
   meanEdge: f64 = 0,
   tangled = false,
   rescan = false;
 
-function bind(table: usize): void {
+export function bind(table: usize): void {
   tri = load<u32>(table + 4 * T_TRI);
   edge = load<u32>(table + 4 * T_EDGE);
   vertex = load<u32>(table + 4 * T_VERTEX);
@@ -111,33 +110,33 @@ function bind(table: usize): void {
   rescan = load<f64>(s + 24) != 0;
 }
 
-@inline function I(p: usize, i: i32): i32 {
+@inline export function I(p: usize, i: i32): i32 {
   return load<i32>(p + ((<usize>i) << 2));
 }
-@inline function F(p: usize, i: i32): f64 {
+@inline export function F(p: usize, i: i32): f64 {
   return load<f64>(p + ((<usize>i) << 3));
 }
-@inline function SF(p: usize, i: i32, v: f64): void {
+@inline export function SF(p: usize, i: i32, v: f64): void {
   store<f64>(p + ((<usize>i) << 3), v);
 }
-@inline function V(p: usize, i: i32): v128 {
+@inline export function V(p: usize, i: i32): v128 {
   return v128.load(p + ((<usize>i) << 3));
 }
-@inline function B(p: usize, i: i32): i32 {
+@inline export function B(p: usize, i: i32): i32 {
   return <i32>load<u8>(p + <usize>i);
 }
 
-@inline function max3(a: f64, b: f64, c: f64): f64 {
+@inline export function max3(a: f64, b: f64, c: f64): f64 {
   return Math.max(Math.max(a, b), c);
 }
 
-function pairThickness(a: i32, b: i32): f64 {
+export function pairThickness(thick: usize, a: i32, b: i32): f64 {
   const ha = F(thick, a);
   return a == b ? ha : 0.5 * (ha + F(thick, b));
 }
 
 /** pointTriangle2 of vertex q3 against corners a3, b3, c3, all read from the array at Q. */
-@inline function pointTriangleAt(Q: usize, q3: i32, a3: i32, b3: i32, c3: i32): f64 {
+@inline export function pointTriangleAt(Q: usize, q3: i32, a3: i32, b3: i32, c3: i32): f64 {
   return pointTriangle2(
     F(Q, q3), F(Q, q3 + 1), F(Q, q3 + 2), F(Q, a3), F(Q, a3 + 1), F(Q, a3 + 2),
     F(Q, b3), F(Q, b3 + 1), F(Q, b3 + 2), F(Q, c3), F(Q, c3 + 1), F(Q, c3 + 2),
@@ -146,7 +145,7 @@ function pairThickness(a: i32, b: i32): f64 {
 
 
 
-@inline function segmentSegmentAt(Q: usize, a3: i32, b3: i32, c3: i32, d3: i32): f64 {
+@inline export function segmentSegmentAt(Q: usize, a3: i32, b3: i32, c3: i32, d3: i32): f64 {
   return closestSegmentSegment2(
     F(Q, a3), F(Q, a3 + 1), F(Q, a3 + 2), F(Q, b3), F(Q, b3 + 1), F(Q, b3 + 2),
     F(Q, c3), F(Q, c3 + 1), F(Q, c3 + 2), F(Q, d3), F(Q, d3 + 1), F(Q, d3 + 2),
@@ -154,13 +153,13 @@ function pairThickness(a: i32, b: i32): f64 {
 }
 
 /** surface-contact-list.ts contactSide. */
-@inline function contactSide(crossed: bool, dX: f64, dP: f64): f64 {
+@inline export function contactSide(crossed: bool, dX: f64, dP: f64): f64 {
   if (crossed) return dX > 0 ? 1 : dX < 0 ? -1 : dP > 0 ? -1 : 1;
   return dP > 0 ? 1 : dP < 0 ? -1 : dX >= 0 ? 1 : -1;
 }
 
 /** surface-narrow-scan.ts planeDistance. */
-function planeDistance(Q: usize, q3: i32, a3: i32, b3: i32, c3: i32): f64 {
+export function planeDistance(Q: usize, q3: i32, a3: i32, b3: i32, c3: i32): f64 {
   const ax = F(Q, a3),
     ay = F(Q, a3 + 1),
     az = F(Q, a3 + 2);
@@ -179,7 +178,7 @@ function planeDistance(Q: usize, q3: i32, a3: i32, b3: i32, c3: i32): f64 {
 }
 
 /** surface-narrow-scan.ts lineDistance. */
-function lineDistance(Q: usize, a3: i32, b3: i32, c3: i32, d3: i32): f64 {
+export function lineDistance(Q: usize, a3: i32, b3: i32, c3: i32, d3: i32): f64 {
   const ux = F(Q, b3) - F(Q, a3),
     uy = F(Q, b3 + 1) - F(Q, a3 + 1),
     uz = F(Q, b3 + 2) - F(Q, a3 + 2);
@@ -200,7 +199,7 @@ function lineDistance(Q: usize, a3: i32, b3: i32, c3: i32, d3: i32): f64 {
  * surface-narrow-scan.ts boxNearTriangle: per axis, q's low above the corners' highest high + g,
  * or q's high below their lowest low − g, rejects (x and y in one f64x2 test each way, z alone).
  */
-@inline function boxNearTriangle(oq: i32, oa: i32, ob: i32, oc: i32, g: f64): bool {
+@inline export function boxNearTriangle(sv: usize, oq: i32, oa: i32, ob: i32, oc: i32, g: f64): bool {
   const gg = f64x2.splat(g);
   const hi = f64x2.add(f64x2.max(f64x2.max(V(sv, oa + 3), V(sv, ob + 3)), V(sv, oc + 3)), gg);
   const lo = f64x2.sub(f64x2.min(f64x2.min(V(sv, oa), V(sv, ob)), V(sv, oc)), gg);
@@ -211,7 +210,7 @@ function lineDistance(Q: usize, a3: i32, b3: i32, c3: i32, d3: i32): f64 {
 }
 
 /** surface-narrow-scan.ts edgeBoxesNear, the same way. */
-@inline function edgeBoxesNear(oa: i32, ob: i32, oc: i32, od: i32, g: f64): bool {
+@inline export function edgeBoxesNear(sv: usize, oa: i32, ob: i32, oc: i32, od: i32, g: f64): bool {
   const gg = f64x2.splat(g);
   const out = v128.or(
     f64x2.gt(f64x2.sub(f64x2.min(V(sv, oa), V(sv, ob)), gg), f64x2.max(V(sv, oc + 3), V(sv, od + 3))),
@@ -222,205 +221,8 @@ function lineDistance(Q: usize, a3: i32, b3: i32, c3: i32, d3: i32): f64 {
   return !(Math.max(F(sv, oa + 5), F(sv, ob + 5)) + g < Math.min(F(sv, oc + 2), F(sv, od + 2)));
 }
 
-@inline function hit(at: usize, n: i32, k: i32, flags: i32): void {
+@inline export function hit(at: usize, n: i32, k: i32, flags: i32): void {
   const o = at + ((<usize>n) << 3);
   store<i32>(o, k);
   store<i32>(o, flags, 4);
-}
-
-/**
- * scanVertexTriangles over candidates [k0, k1): hits (k, flags | SIDE_NEG) from the table's
- * vertex–triangle hits + 8 k0, distance bounds lowered in place; returns the number of hits.
- */
-export function scanVt(table: usize, k0: i32, k1: i32): i32 {
-  bind(table);
-  const out = vtHits + ((<usize>k0) << 3);
-  const tol = 1e-9 * meanEdge;
-  let n = 0;
-  for (let k = k0; k < k1; k++) {
-    const q = I(vtc, 2 * k),
-      t = I(vtc, 2 * k + 1);
-    const a = I(tri, 3 * t),
-      b = I(tri, 3 * t + 1),
-      c = I(tri, 3 * t + 2);
-    const mv = F(motion, q) + max3(F(motion, a), F(motion, b), F(motion, c));
-    const lb = F(vtd, k);
-    const reach = F(hr, I(vs, q)) + F(hr, I(ts, t));
-    if (lb >= 0 && lb - mv > reach) continue;
-    if (!boxNearTriangle(6 * q, 6 * a, 6 * b, 6 * c, reach)) continue;
-    if (tangled) {
-      const lq = I(label, q);
-      if (!(lq == I(label, a) && lq == I(label, b) && lq == I(label, c))) continue;
-    }
-    const gq = I(vertex, q),
-      ga = I(vertex, a),
-      gb = I(vertex, b),
-      gc = I(vertex, c);
-    if (F(w, gq) == 0 && F(w, ga) == 0 && F(w, gb) == 0 && F(w, gc) == 0) continue;
-    const q3 = 3 * gq,
-      a3 = 3 * ga,
-      b3 = 3 * gb,
-      c3 = 3 * gc;
-    const dX = Math.sqrt(pointTriangleAt(X, q3, a3, b3, c3));
-    SF(vtd, k, dX);
-    const h = pairThickness(I(vs, q), I(ts, t));
-    if (dX - mv > h * (1 + mf)) continue;
-    let flags = 0;
-    const dP2 = pointTriangleAt(P, q3, a3, b3, c3);
-    const r = h * (1 + mf);
-    if (dP2 < r * r) flags |= FLAG_PROXIMITY;
-    const tHit = dX <= mv + tol ? vertexTriangleCcd(X, P, q3, a3, b3, c3, tol) : -1;
-    if (tHit >= 0) flags |= FLAG_CCD;
-    if (flags == 0) continue;
-    const s = contactSide(tHit >= 0, planeDistance(X, q3, a3, b3, c3), planeDistance(P, q3, a3, b3, c3));
-    hit(out, n, k, s < 0 ? flags | SIDE_NEG : flags);
-    n++;
-  }
-  return n;
-}
-
-/** scanEdgeEdges over candidates [k0, k1), the same way. */
-export function scanEe(table: usize, k0: i32, k1: i32): i32 {
-  bind(table);
-  const out = eeHits + ((<usize>k0) << 3);
-  const tol = 1e-9 * meanEdge;
-  let n = 0;
-  for (let k = k0; k < k1; k++) {
-    const e = I(eec, 2 * k),
-      f = I(eec, 2 * k + 1);
-    const a = I(edge, 2 * e),
-      b = I(edge, 2 * e + 1),
-      c = I(edge, 2 * f),
-      d = I(edge, 2 * f + 1);
-    const mv = Math.max(F(motion, a), F(motion, b)) + Math.max(F(motion, c), F(motion, d));
-    const lb = F(eed, k);
-    const sh = B(sharp, e) != 0 && B(sharp, f) != 0;
-    const reach = F(hr, I(es, e)) + F(hr, I(es, f));
-    if (lb >= 0 && lb - mv > (sh ? reach : tol)) continue;
-    if (!edgeBoxesNear(6 * a, 6 * b, 6 * c, 6 * d, reach)) continue;
-    if (tangled) {
-      const la = I(label, a);
-      if (!(la == I(label, b) && la == I(label, c) && la == I(label, d))) continue;
-    }
-    const ga = I(vertex, a),
-      gb = I(vertex, b),
-      gc = I(vertex, c),
-      gd = I(vertex, d);
-    if (F(w, ga) == 0 && F(w, gb) == 0 && F(w, gc) == 0 && F(w, gd) == 0) continue;
-    const a3 = 3 * ga,
-      b3 = 3 * gb,
-      c3 = 3 * gc,
-      d3 = 3 * gd;
-    const dX = Math.sqrt(segmentSegmentAt(X, a3, b3, c3, d3));
-    SF(eed, k, dX);
-    let mode = 1,
-      mayCross = true;
-    const h = pairThickness(I(es, e), I(es, f));
-    if (!sh) {
-      if (dX > mv + tol) continue;
-    } else {
-      if (dX - mv > h * (1 + mf)) continue;
-      mode = 0;
-      mayCross = dX <= mv + tol;
-    }
-    let flags = 0;
-    if (mode == 0) {
-      const d2 = segmentSegmentAt(P, a3, b3, c3, d3);
-      const r = h * (1 + mf);
-      if (d2 < r * r && segS > 0 && segS < 1 && segT > 0 && segT < 1) flags |= FLAG_PROXIMITY;
-    }
-    let tHit = mayCross ? edgeEdgeCcd(X, P, a3, b3, c3, d3, tol) : -1;
-    if (tHit == 0 && mode == 1) tHit = -1;
-    if (tHit >= 0) flags |= FLAG_CCD;
-    if (flags == 0) continue;
-    const s = contactSide(tHit >= 0, lineDistance(X, a3, b3, c3, d3), lineDistance(P, a3, b3, c3, d3));
-    hit(out, n, k, s < 0 ? flags | SIDE_NEG : flags);
-    n++;
-  }
-  return n;
-}
-
-/** scanVertexTriangleCrossings over candidates [k0, k1). */
-export function crossVt(table: usize, k0: i32, k1: i32): i32 {
-  bind(table);
-  const out = vtHits + ((<usize>k0) << 3);
-  const tol = 1e-9 * meanEdge;
-  let n = 0;
-  for (let k = k0; k < k1; k++) {
-    const q = I(vtc, 2 * k),
-      t = I(vtc, 2 * k + 1);
-    const a = I(tri, 3 * t),
-      b = I(tri, 3 * t + 1),
-      c = I(tri, 3 * t + 2);
-    if (rescan && (B(recheck, q) | B(recheck, a) | B(recheck, b) | B(recheck, c)) == 0) continue;
-    const mv = F(motion, q) + max3(F(motion, a), F(motion, b), F(motion, c));
-    const lb = F(vtd, k);
-    if (lb >= 0) {
-      const next = lb - mv;
-      SF(vtd, k, next > 0 ? next : -1);
-      if (next > tol) continue;
-    }
-    if (!boxNearTriangle(6 * q, 6 * a, 6 * b, 6 * c, 0)) continue;
-    if (tangled && (I(label, q) != 0 || I(label, a) != 0 || I(label, b) != 0 || I(label, c) != 0)) continue;
-    const q3 = 3 * I(vertex, q),
-      a3 = 3 * I(vertex, a),
-      b3 = 3 * I(vertex, b),
-      c3 = 3 * I(vertex, c);
-    let dX = lb;
-    if (dX < 0) {
-      dX = Math.sqrt(pointTriangleAt(X, q3, a3, b3, c3));
-      const next = dX - mv;
-      SF(vtd, k, next > 0 ? next : -1);
-    }
-    if (dX > mv + tol) continue;
-    const tHit = vertexTriangleCcd(X, P, q3, a3, b3, c3, tol);
-    if (!(tHit > 0)) continue;
-    const s = contactSide(true, planeDistance(X, q3, a3, b3, c3), planeDistance(P, q3, a3, b3, c3));
-    hit(out, n, k, s < 0 ? FLAG_CCD | SIDE_NEG : FLAG_CCD);
-    n++;
-  }
-  return n;
-}
-
-/** scanEdgeEdgeCrossings over candidates [k0, k1). */
-export function crossEe(table: usize, k0: i32, k1: i32): i32 {
-  bind(table);
-  const out = eeHits + ((<usize>k0) << 3);
-  const tol = 1e-9 * meanEdge;
-  let n = 0;
-  for (let k = k0; k < k1; k++) {
-    const e = I(eec, 2 * k),
-      f = I(eec, 2 * k + 1);
-    const a = I(edge, 2 * e),
-      b = I(edge, 2 * e + 1),
-      c = I(edge, 2 * f),
-      d = I(edge, 2 * f + 1);
-    if (rescan && (B(recheck, a) | B(recheck, b) | B(recheck, c) | B(recheck, d)) == 0) continue;
-    const mv = Math.max(F(motion, a), F(motion, b)) + Math.max(F(motion, c), F(motion, d));
-    const lb = F(eed, k);
-    if (lb >= 0) {
-      const next = lb - mv;
-      SF(eed, k, next > 0 ? next : -1);
-      if (next > tol) continue;
-    }
-    if (!edgeBoxesNear(6 * a, 6 * b, 6 * c, 6 * d, 0)) continue;
-    if (tangled && (I(label, a) != 0 || I(label, b) != 0 || I(label, c) != 0 || I(label, d) != 0)) continue;
-    const a3 = 3 * I(vertex, a),
-      b3 = 3 * I(vertex, b),
-      c3 = 3 * I(vertex, c),
-      d3 = 3 * I(vertex, d);
-    let dX = lb;
-    if (dX < 0) {
-      dX = Math.sqrt(segmentSegmentAt(X, a3, b3, c3, d3));
-      const next = dX - mv;
-      SF(eed, k, next > 0 ? next : -1);
-    }
-    if (dX > mv + tol) continue;
-    const tHit = edgeEdgeCcd(X, P, a3, b3, c3, d3, tol);
-    if (!(tHit > 0)) continue;
-    const s = contactSide(true, lineDistance(X, a3, b3, c3, d3), lineDistance(P, a3, b3, c3, d3));
-    hit(out, n, k, s < 0 ? FLAG_CCD | SIDE_NEG : FLAG_CCD);
-    n++;
-  }
-  return n;
 }

@@ -13,7 +13,7 @@
  * root; everything else is one template, with the same floating-point operations in the same
  * order in both (hence the same bits: test/surface-narrow-wasm).
  */
-import { AS, type Lang, TS } from './emit-closest.js';
+import { AS, dot, type Lang, TS } from './emit-closest.js';
 
 /** How a language keeps the coefficients, the roots and the points at a root. */
 interface Store {
@@ -74,6 +74,17 @@ function relative(S: Store, n: string, o: string, v: string, first = false): str
   return lines.join('\n');
 }
 
+/** Component c (x, y or z) of the cross product u × v of two vectors named in scope. */
+function crossAt(c: string, u: string, v: string): string {
+  const [i, j] = c === 'x' ? ['y', 'z'] : c === 'y' ? ['z', 'x'] : ['x', 'y'];
+  return `${u}${i} * ${v}${j} - ${u}${j} * ${v}${i}`;
+}
+
+/** `const <n>x = …, <n>y = …, <n>z = …` with each component from `at`. */
+function cross(n: string, at: (c: string) => string): string {
+  return `  const ${['x', 'y', 'z'].map((c) => `${n}${c} = ${at(c)}`).join(',\n    ')};`;
+}
+
 /**
  * coplanarityCubic: the coefficients c0 + c1 t + c2 t² + c3 t³ of f(t) = r(t) · (a(t) × b(t)),
  * where r = v1 − o1, a = v2 − o2, b = v3 − o3 move linearly from x to p (003 §3.4: f = 0 where
@@ -95,19 +106,14 @@ ${relative(S, 'r', 'o1', 'v1', true)}
 ${relative(S, 'a', 'o2', 'v2')}
 ${relative(S, 'b', 'o3', 'v3')}
   // n(t) = a(t) × b(t) = n0 + t n1 + t² n2
-  const n0x = a0y * b0z - a0z * b0y,
-    n0y = a0z * b0x - a0x * b0z,
-    n0z = a0x * b0y - a0y * b0x;
-  const n2x = a1y * b1z - a1z * b1y,
-    n2y = a1z * b1x - a1x * b1z,
-    n2z = a1x * b1y - a1y * b1x;
-  const n1x = a0y * b1z - a0z * b1y + (a1y * b0z - a1z * b0y),
-    n1y = a0z * b1x - a0x * b1z + (a1z * b0x - a1x * b0z),
-    n1z = a0x * b1y - a0y * b1x + (a1x * b0y - a1y * b0x);
-  ${S.coef(0)} = r0x * n0x + r0y * n0y + r0z * n0z;
-  ${S.coef(1)} = r1x * n0x + r1y * n0y + r1z * n0z + (r0x * n1x + r0y * n1y + r0z * n1z);
-  ${S.coef(2)} = r1x * n1x + r1y * n1y + r1z * n1z + (r0x * n2x + r0y * n2y + r0z * n2z);
-  ${S.coef(3)} = r1x * n2x + r1y * n2y + r1z * n2z;
+${cross('n0', (c) => crossAt(c, 'a0', 'b0'))}
+${cross('n2', (c) => crossAt(c, 'a1', 'b1'))}
+${cross('n1', (c) => `${crossAt(c, 'a0', 'b1')} + (${crossAt(c, 'a1', 'b0')})`)}
+  // f(t) = r(t) · n(t), by powers of t
+  ${S.coef(0)} = ${dot('r0', 'n0')};
+  ${S.coef(1)} = ${dot('r1', 'n0')} + (${dot('r0', 'n1')});
+  ${S.coef(2)} = ${dot('r1', 'n1')} + (${dot('r0', 'n2')});
+  ${S.coef(3)} = ${dot('r1', 'n2')};
   // a bound of the rounding error of f: products of three lengths
   const ra = Math.abs(r0x) + Math.abs(r0y) + Math.abs(r0z) + Math.abs(r1x) + Math.abs(r1y) + Math.abs(r1z);
   const aa = Math.abs(a0x) + Math.abs(a0y) + Math.abs(a0z) + Math.abs(a1x) + Math.abs(a1y) + Math.abs(a1z);
@@ -207,48 +213,42 @@ interface Near {
 }
 
 /**
- * vertexTriangleCcd and edgeEdgeCcd: the cubic's roots in time order, the first at which the
- * moving points lie within tol of each other (`near`: the closest-point test at the points of
+ * One continuous test over the four moving points (offsets v[0] … v[3]): the cubic of r = v[1] − v[0]
+ * (the first pair in `rel`), e1, e2 (the others), its roots in time order, and the first root at
+ * which the points lie within tol of each other (`near`: the closest-point test at the points of
  * root k, pointsAt's) is the time of contact.
  */
-function tests(S: Store, exp: string, nearVt: Near, nearEe: Near): string {
+function ccdTest(S: Store, exp: string, name: string, v: string[], rel: string[], near: Near): string {
   const { arr, int } = S;
   const f64 = S.lang.f64;
-  return `/**
- * Continuous test of a moving point against a moving triangle (003 §3.4, §4.3): the point q and
- * the corners a, b, c move linearly from x to p (offsets q3 = 3q etc.). Returns the first time
- * t ∈ [0, 1] at which q lies in the triangle (within tol, a distance), or −1.
- */
-${exp}function vertexTriangleCcd(
-  x: ${arr}, p: ${arr}, q3: ${int}, a3: ${int}, b3: ${int}, c3: ${int}, tol: ${f64},
+  return `${exp}function ${name}(
+  x: ${arr}, p: ${arr}, ${v.map((o) => `${o}: ${int}`).join(', ')}, tol: ${f64},
 ): ${f64} {
-  // r = q − a, e1 = b − a, e2 = c − a
-  const n = solveCubic01(1e-12 * coplanarityCubic(x, p, a3, q3, a3, b3, a3, c3));
+  const n = solveCubic01(1e-12 * coplanarityCubic(x, p, ${rel.join(', ')}));
   const tol2 = tol * tol;
   for (let k = 0; k < n; k++) {
-    pointsAt(x, p, k, q3, a3, b3, c3);${nearVt.call}
-    if (${nearVt.d2} <= tol2) return ${S.root('k')};
-  }
-  return -1;
-}
-
-/**
- * Continuous test of two moving edges a–b and c–d (linear motion from x to p). Returns the first
- * time t ∈ [0, 1] at which they touch (within tol), or −1.
- */
-${exp}function edgeEdgeCcd(
-  x: ${arr}, p: ${arr}, a3: ${int}, b3: ${int}, c3: ${int}, d3: ${int}, tol: ${f64},
-): ${f64} {
-  // r = c − a, e1 = b − a, e2 = d − c
-  const n = solveCubic01(1e-12 * coplanarityCubic(x, p, a3, c3, a3, b3, c3, d3));
-  const tol2 = tol * tol;
-  for (let k = 0; k < n; k++) {
-    pointsAt(x, p, k, a3, b3, c3, d3);${nearEe.call}
-    if (${nearEe.d2} <= tol2) return ${S.root('k')};
+    pointsAt(x, p, k, ${v.join(', ')});${near.call}
+    if (${near.d2} <= tol2) return ${S.root('k')};
   }
   return -1;
 }
 `;
+}
+
+/** vertexTriangleCcd and edgeEdgeCcd (003 §3.4, §4.3). */
+function tests(S: Store, exp: string, nearVt: Near, nearEe: Near): string {
+  return `/**
+ * Continuous test of a moving point against a moving triangle (003 §3.4, §4.3): the point q and
+ * the corners a, b, c move linearly from x to p (offsets q3 = 3q etc.); r = q − a, e1 = b − a,
+ * e2 = c − a. Returns the first time t ∈ [0, 1] at which q lies in the triangle (within tol, a
+ * distance), or −1.
+ */
+${ccdTest(S, exp, 'vertexTriangleCcd', ['q3', 'a3', 'b3', 'c3'], ['a3', 'q3', 'a3', 'b3', 'a3', 'c3'], nearVt)}
+/**
+ * Continuous test of two moving edges a–b and c–d (linear motion from x to p); r = c − a,
+ * e1 = b − a, e2 = d − c. Returns the first time t ∈ [0, 1] at which they touch (within tol), or −1.
+ */
+${ccdTest(S, exp, 'edgeEdgeCcd', ['a3', 'b3', 'c3', 'd3'], ['a3', 'c3', 'a3', 'b3', 'c3', 'd3'], nearEe)}`;
 }
 
 /** src/collision/ccd.generated.ts. */

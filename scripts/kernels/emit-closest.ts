@@ -41,110 +41,84 @@ function loads(reads: [string, string, string][]): string {
   return `  const ${reads.map(one).join(',\n    ')};\n`;
 }
 
+/** `const <n>x = <a>x − <b>x, …` at indent `pad` (the vector from b to a). */
+function diff(n: string, a: string, b: string, pad: string): string {
+  const c = ['x', 'y', 'z'].map((k) => `${n}${k} = ${a}${k} - ${b}${k}`);
+  return `${pad}const ${c.join(`,\n${pad}  `)};`;
+}
+
+/** The dot product u · v of two vectors named in scope (ux, uy, uz …), summed x, y, z. */
+export const dot = (u: string, v: string) => `${u}x * ${v}x + ${u}y * ${v}y + ${u}z * ${v}z`;
+
 /**
  * The cascade of Voronoi regions of closest point of triangle (a, b, c) to p (Ericson, Real-Time
  * Collision Detection §5.1.5), from the corner coordinates in scope to u, v, w (and, with
  * `full`, the region), or `degenerate` where no region is found (a zero-area or NaN triangle).
+ * Each region is a test on the dot products d1 … d6 of the edges ab, ac with the vector from a
+ * corner to p (vertex regions) or on their minors va, vb, vc (edge regions, the face).
  */
 function triangleRegions(L: Lang, full: boolean, degenerate: string): string {
-  const region = (r: string) => (full ? `\n      region = ${r};` : '');
-  return `  const abx = bx - ax,
-    aby = by - ay,
-    abz = bz - az;
-  const acx = cx - ax,
-    acy = cy - ay,
-    acz = cz - az;
-  const apx = px - ax,
-    apy = py - ay,
-    apz = pz - az;
-  const d1 = abx * apx + aby * apy + abz * apz;
-  const d2 = acx * apx + acy * apy + acz * apz;
-  let u: ${L.f64}, v: ${L.f64}, w: ${L.f64}${full ? `, region: ${L.f64}` : ''};
-  // vertex region A
-  if (d1 <= 0 && d2 <= 0) {
-    u = 1;
-    v = 0;
-    w = 0;${region('REGION_A')}
-  } else {
-    const bpx = px - bx,
-      bpy = py - by,
-      bpz = pz - bz;
-    const d3 = abx * bpx + aby * bpy + abz * bpz;
-    const d4 = acx * bpx + acy * bpy + acz * bpz;
-    // vertex region B
-    if (d3 >= 0 && d4 <= d3) {
-      u = 0;
-      v = 1;
-      w = 0;${region('REGION_B')}
-    } else {
-      const vc = d1 * d4 - d3 * d2;
-      // edge region AB
-      if (vc <= 0 && d1 >= 0 && d3 <= 0 && d1 - d3 > 0) {
-        v = d1 / (d1 - d3);
-        u = 1 - v;
-        w = 0;${region('REGION_AB')}
-      } else {
-        const cpx = px - cx,
-          cpy = py - cy,
-          cpz = pz - cz;
-        const d5 = abx * cpx + aby * cpy + abz * cpz;
-        const d6 = acx * cpx + acy * cpy + acz * cpz;
-        // vertex region C
-        if (d6 >= 0 && d5 <= d6) {
-          u = 0;
-          v = 0;
-          w = 1;${region('REGION_C')}
-        } else {
-          const vb = d5 * d2 - d1 * d6;
-          // edge region CA
-          if (vb <= 0 && d2 >= 0 && d6 <= 0 && d2 - d6 > 0) {
-            w = d2 / (d2 - d6);
-            u = 1 - w;
-            v = 0;${region('REGION_CA')}
-          } else {
-            const va = d3 * d6 - d5 * d4;
-            const e43 = d4 - d3,
-              e56 = d5 - d6;
-            // edge region BC
-            if (va <= 0 && e43 >= 0 && e56 >= 0 && e43 + e56 > 0) {
-              w = e43 / (e43 + e56);
-              v = 1 - w;
-              u = 0;${region('REGION_BC')}
-            } else {
-              const sum = va + vb + vc;
-              // the face
-              if (sum > 0) {
-                const inv = 1 / sum;
-                v = vb * inv;
-                w = vc * inv;
-                u = 1 - v - w;${region('REGION_FACE')}
-              } else {
-                // degenerate (zero-area) triangle: the nearest of its three edges
-                ${degenerate}
-              }
-            }
-          }
-        }
-      }
-    }
-  }
+  /** The barycentrics of a region ('u = …; v = …; w = …', assigned in that order) and its name, at indent pad. */
+  const at = (pad: string, bary: string, region: string) =>
+    [...bary.split('; '), ...(full ? [`region = ${region}`] : [])].map((e) => `${pad}${e};`).join('\n');
+  /** The dot products of ab and ac with the vector from corner k to p (dA, dB), at indent pad. */
+  const dots = (pad: string, k: string, dA: string, dB: string) =>
+    `${diff(`${k}p`, 'p', k, pad)}\n${pad}const ${dA} = ${dot('ab', `${k}p`)};\n${pad}const ${dB} = ${dot('ac', `${k}p`)};`;
+  /** Corner k's barycentrics: 1 on k, 0 on the others. */
+  const corner = (pad: string, k: string, region: string) =>
+    at(pad, ['a', 'b', 'c'].map((c, i) => `${'uvw'[i]} = ${c === k ? 1 : 0}`).join('; '), region);
+  /** The levels of the cascade: what each computes first, its test (a comment names the region), the barycentrics. */
+  type Level = { pre: (pad: string) => string; name: string; test: string; set: (pad: string) => string };
+  /** Statements (lines of text) at indent pad. */
+  const lines =
+    (...text: string[]) =>
+    (pad: string) =>
+      text.map((t) => pad + t).join('\n');
+  /** An edge region's test and barycentrics: minor m ≤ 0 with dA ≥ 0 ≥ dB; t = dA / (dA − dB), s = 1 − t, z = 0. */
+  const edge = (m: string, dA: string, dB: string, [t, s, z]: string[], region: string) => ({
+    name: `edge region ${region}`,
+    test: `${m} <= 0 && ${dA} >= 0 && ${dB} <= 0 && ${dA} - ${dB} > 0`,
+    set: (pad: string) =>
+      at(pad, `${t} = ${dA} / (${dA} - ${dB}); ${s} = 1 - ${t}; ${z} = 0`, `REGION_${region}`),
+  });
+  const first = (pad: string) =>
+    `${dots(pad, 'a', 'd1', 'd2')}\n${pad}let u: ${L.f64}, v: ${L.f64}, w: ${L.f64}${full ? `, region: ${L.f64}` : ''};`;
+  const bc = lines('const va = d3 * d6 - d5 * d4;', 'const e43 = d4 - d3,', '  e56 = d5 - d6;');
+  const onBC = (pad: string) => at(pad, 'w = e43 / (e43 + e56); v = 1 - w; u = 0', 'REGION_BC');
+  const face = (pad: string) =>
+    `${pad}const inv = 1 / sum;\n${at(pad, 'v = vb * inv; w = vc * inv; u = 1 - v - w', 'REGION_FACE')}`;
+  /** A vertex region: the dot products of corner k (dA, dB) and its test. */
+  const vertex = (k: string, dA: string, dB: string, test: string): Level => ({
+    pre: (p) => dots(p, k, dA, dB),
+    name: `vertex region ${k.toUpperCase()}`,
+    test,
+    set: (p) => corner(p, k, `REGION_${k.toUpperCase()}`),
+  });
+  const levels: Level[] = [
+    { ...vertex('a', 'd1', 'd2', 'd1 <= 0 && d2 <= 0'), pre: first },
+    vertex('b', 'd3', 'd4', 'd3 >= 0 && d4 <= d3'),
+    { pre: lines('const vc = d1 * d4 - d3 * d2;'), ...edge('vc', 'd1', 'd3', ['v', 'u', 'w'], 'AB') },
+    vertex('c', 'd5', 'd6', 'd6 >= 0 && d5 <= d6'),
+    { pre: lines('const vb = d5 * d2 - d1 * d6;'), ...edge('vb', 'd2', 'd6', ['w', 'u', 'v'], 'CA') },
+    { pre: bc, name: 'edge region BC', test: 'va <= 0 && e43 >= 0 && e56 >= 0 && e43 + e56 > 0', set: onBC },
+    { pre: lines('const sum = va + vb + vc;'), name: 'the face', test: 'sum > 0', set: face },
+  ];
+  /** Level i and, in its else, the levels after it; past the last, the degenerate path. */
+  const nest = (i: number, pad: string): string => {
+    if (i === levels.length)
+      return `${pad}// degenerate (zero-area) triangle: the nearest of its three edges\n${pad}${degenerate}`;
+    const l = levels[i];
+    const inner = `${pad}  `;
+    return `${l.pre(pad)}\n${pad}// ${l.name}\n${pad}if (${l.test}) {\n${l.set(inner)}\n${pad}} else {\n${nest(i + 1, inner)}\n${pad}}`;
+  };
+  return `${diff('ab', 'b', 'a', '  ')}
+${diff('ac', 'c', 'a', '  ')}
+${nest(0, '  ')}
   const qx = u * ax + v * bx + w * cx,
     qy = u * ay + v * by + w * cy,
     qz = u * az + v * bz + w * cz;
-${
-  full
-    ? `  out[0] = qx;
-  out[1] = qy;
-  out[2] = qz;
-  out[3] = u;
-  out[4] = v;
-  out[5] = w;
-`
-    : ''
-}  const dx = px - qx,
-    dy = py - qy,
-    dz = pz - qz;
-${full ? '  out[6] = dx * dx + dy * dy + dz * dz;\n  return region;' : '  return dx * dx + dy * dy + dz * dz;'}
+${full ? `${['qx', 'qy', 'qz', 'u', 'v', 'w'].map((e, i) => `  out[${i}] = ${e};`).join('\n')}\n` : ''}${diff('d', 'p', 'q', '  ')}
+${full ? `  out[6] = ${dot('d', 'd')};\n  return region;` : `  return ${dot('d', 'd')};`}
 `;
 }
 
@@ -198,16 +172,14 @@ function degenerateEdges(L: Lang, full: boolean): string {
     const tx = e ${e} 0 ? bx : e ${e} 1 ? cx : ax,
       ty = e ${e} 0 ? by : e ${e} 1 ? cy : ay,
       tz = e ${e} 0 ? bz : e ${e} 1 ? cz : az;
-    const dx = tx - sx,
-      dy = ty - sy,
-      dz = tz - sz;
-    const len2 = dx * dx + dy * dy + dz * dz;
+${diff('d', 't', 's', '    ')}
+    const len2 = ${dot('d', 'd')};
     let s = len2 > 0 ? ((px - sx) * dx + (py - sy) * dy + (pz - sz) * dz) / len2 : 0;
     s = s < 0 ? 0 : Math.min(s, 1);
     const qx = sx + s * dx - px,
       qy = sy + s * dy - py,
       qz = sz + s * dz - pz;
-    const d2 = qx * qx + qy * qy + qz * qz;
+    const d2 = ${dot('q', 'q')};
     if (d2 < best)${keep}
   }
 ${tail}
@@ -219,18 +191,12 @@ ${tail}
  * s on p1–q1, t on p2–q2, then `tail` (which writes them out) and the squared distance d2.
  */
 function segmentSegment(L: Lang, keep: string, distance: (d2: string) => string): string {
-  return `  const d1x = q1x - p1x,
-    d1y = q1y - p1y,
-    d1z = q1z - p1z;
-  const d2x = q2x - p2x,
-    d2y = q2y - p2y,
-    d2z = q2z - p2z;
-  const rx = p1x - p2x,
-    ry = p1y - p2y,
-    rz = p1z - p2z;
-  const a = d1x * d1x + d1y * d1y + d1z * d1z;
-  const e = d2x * d2x + d2y * d2y + d2z * d2z;
-  const f = d2x * rx + d2y * ry + d2z * rz;
+  return `${diff('d1', 'q1', 'p1', '  ')}
+${diff('d2', 'q2', 'p2', '  ')}
+${diff('r', 'p1', 'p2', '  ')}
+  const a = ${dot('d1', 'd1')};
+  const e = ${dot('d2', 'd2')};
+  const f = ${dot('d2', 'r')};
   let s: ${L.f64}, t: ${L.f64};
   const tiny = 1e-300;
   if (a <= tiny && e <= tiny) {
@@ -241,13 +207,13 @@ function segmentSegment(L: Lang, keep: string, distance: (d2: string) => string)
     s = 0;
     t = clamp01(f / e);
   } else {
-    const c = d1x * rx + d1y * ry + d1z * rz;
+    const c = ${dot('d1', 'r')};
     if (e <= tiny) {
       t = 0;
       s = clamp01(-c / a);
     } else {
       // the general case; parallel segments (denom ≈ 0) take s = 0
-      const b = d1x * d2x + d1y * d2y + d1z * d2z;
+      const b = ${dot('d1', 'd2')};
       const denom = a * e - b * b;
       s = denom > 1e-14 * a * e ? clamp01((b * f - c * e) / denom) : 0;
       t = (b * s + f) / e;
@@ -263,7 +229,7 @@ function segmentSegment(L: Lang, keep: string, distance: (d2: string) => string)
 ${keep}  const dx = p1x + d1x * s - (p2x + d2x * t),
     dy = p1y + d1y * s - (p2y + d2y * t),
     dz = p1z + d1z * s - (p2z + d2z * t);
-  ${distance('dx * dx + dy * dy + dz * dz')}
+  ${distance(dot('d', 'd'))}
 `;
 }
 
@@ -296,15 +262,7 @@ export const REGION_CA = 6;
  * closest point lies on an edge). Array offsets rather than numbers: V8 boxes every double
  * argument of a call it does not inline.
  */
-export function closestPointTriangleAt(
-  P: Float64Array,
-  ip: number,
-  T: Float64Array,
-  ia: number,
-  ib: number,
-  ic: number,
-  out: Float64Array,
-): number {
+export function closestPointTriangleAt(P: Float64Array, ip: number, T: Float64Array, ia: number, ib: number, ic: number, out: Float64Array): number {
   const px = P[ip],
     py = P[ip + 1],
     pz = P[ip + 2];
@@ -323,15 +281,7 @@ ${degenerateEdges(TS, true)}}
  * and the second at R[i2 …] – R[j2 …]. Writes out[0] = s (on p1–q1), out[1] = t (on p2–q2),
  * out[2] = the squared distance.
  */
-export function closestSegmentSegmentAt(
-  S: Float64Array,
-  i1: number,
-  j1: number,
-  R: Float64Array,
-  i2: number,
-  j2: number,
-  out: Float64Array,
-): void {
+export function closestSegmentSegmentAt(S: Float64Array, i1: number, j1: number, R: Float64Array, i2: number, j2: number, out: Float64Array): void {
 ${loads([
   ['p1', 'S', 'i1'],
   ['q1', 'S', 'j1'],
@@ -339,7 +289,35 @@ ${loads([
   ['q2', 'R', 'j2'],
 ])}${segmentSegment(TS, '', (d2) => `out[0] = s;\n  out[1] = t;\n  out[2] = ${d2};`)}}
 
-${CLAMP01(TS, '')}`;
+${CLAMP01(TS, '')}
+/**
+ * Coordinates passed through this scratch to the array forms: a call of a function that is not
+ * inlined boxes each double argument (an allocation in V8), while array offsets are small integers.
+ */
+const args12 = new Float64Array(12);
+
+/**
+ * Closest point of triangle (a, b, c) to point p: closestPointTriangleAt on numbers. Writes
+ * out[0..2] = the closest point, out[3..5] = its barycentric coordinates (on a, b, c), out[6] = the
+ * squared distance; returns the region (REGION_*).
+ */
+${numberForm('closestPointTriangle', P12, 'number', 'return closestPointTriangleAt(A, 0, A, 3, 6, 9, out);')}
+/**
+ * Closest points of segments p1–q1 and p2–q2: closestSegmentSegmentAt on numbers. Writes out[0] = s
+ * (on p1–q1), out[1] = t (on p2–q2), out[2] = the squared distance.
+ */
+${numberForm('closestSegmentSegment', ['p1', 'q1', 'p2', 'q2'], 'void', 'closestSegmentSegmentAt(A, 0, 3, A, 6, 9, out);')}`;
+}
+
+/** A function of twelve numbers that packs them into args12 and calls its array form (`call`). */
+function numberForm(name: string, points: string[], ret: string, call: string): string {
+  const names = points.flatMap((n) => ['x', 'y', 'z'].map((c) => `${n}${c}`));
+  return `export function ${name}(${params12(TS, points)}, out: Float64Array): ${ret} {
+  const A = args12;
+${names.map((n, i) => `  A[${i}] = ${n};`).join('\n')}
+  ${call}
+}
+`;
 }
 
 /** wasm/closest.generated.ts: the AssemblyScript twins (re-exported by wasm/closest.ts). */

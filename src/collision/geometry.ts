@@ -12,18 +12,18 @@
  * allocate about 20 MB per frame of collision-heap.
  */
 
-import { closestPointTriangleAt, closestSegmentSegmentAt } from './closest.generated.js';
 // The continuous tests (003 §3.4, §4.3: the coplanarity cubic, its roots on [0, 1], the
-// vertex–triangle and edge–edge tests) likewise: scripts/kernels/emit-ccd.ts writes
-// src/collision/ccd.generated.ts and wasm/ccd.generated.ts.
+// vertex–triangle and edge–edge tests) are written once in scripts/kernels/emit-ccd.ts, and the
+// closest-point formulas (closestPointTriangle, closestSegmentSegment, their array forms
+// closestPointTriangleAt, closestSegmentSegmentAt, and the regions) in
+// scripts/kernels/emit-closest.ts; `npm run kernels` emits them as TypeScript
+// (src/collision/ccd.generated.ts, closest.generated.ts) and as AssemblyScript
+// (wasm/ccd.generated.ts, closest.generated.ts) with the same operations in the same order.
 export { cubicRoot, cubicRoots01, edgeEdgeCcd, vertexTriangleCcd } from './ccd.generated.js';
-
-// The closest-point formulas (closestPointTriangleAt, closestSegmentSegmentAt, the regions) are
-// written once in scripts/kernels/emit-closest.ts, which emits them as TypeScript into
-// src/collision/closest.generated.ts and as AssemblyScript into wasm/closest.generated.ts
-// (`npm run kernels`).
 export {
+  closestPointTriangle,
   closestPointTriangleAt,
+  closestSegmentSegment,
   closestSegmentSegmentAt,
   REGION_A,
   REGION_AB,
@@ -33,86 +33,6 @@ export {
   REGION_CA,
   REGION_FACE,
 } from './closest.generated.js';
-
-/**
- * Closest point of triangle (a, b, c) to point p (Ericson, Real-Time
- * Collision Detection §5.1.5). Writes out[0..2] = the closest point,
- * out[3..5] = its barycentric coordinates (on a, b, c), out[6] = the squared
- * distance; returns the region (REGION_*). Degenerate triangles are handled
- * (their closest point lies on an edge).
- */
-export function closestPointTriangle(
-  px: number,
-  py: number,
-  pz: number,
-  ax: number,
-  ay: number,
-  az: number,
-  bx: number,
-  by: number,
-  bz: number,
-  cx: number,
-  cy: number,
-  cz: number,
-  out: Float64Array,
-): number {
-  const A = args12;
-  A[0] = px;
-  A[1] = py;
-  A[2] = pz;
-  A[3] = ax;
-  A[4] = ay;
-  A[5] = az;
-  A[6] = bx;
-  A[7] = by;
-  A[8] = bz;
-  A[9] = cx;
-  A[10] = cy;
-  A[11] = cz;
-  return closestPointTriangleAt(A, 0, A, 3, 6, 9, out);
-}
-
-/**
- * Coordinates passed through this scratch to the array forms: a call of a
- * function that is not inlined boxes each double argument (an allocation in
- * V8), while array offsets are small integers.
- */
-const args12 = new Float64Array(12);
-
-/**
- * Closest points of segments p1–q1 and p2–q2 (Ericson §5.1.9). Writes
- * out[0] = s (on p1–q1), out[1] = t (on p2–q2), out[2] = squared distance.
- */
-export function closestSegmentSegment(
-  p1x: number,
-  p1y: number,
-  p1z: number,
-  q1x: number,
-  q1y: number,
-  q1z: number,
-  p2x: number,
-  p2y: number,
-  p2z: number,
-  q2x: number,
-  q2y: number,
-  q2z: number,
-  out: Float64Array,
-): void {
-  const A = args12;
-  A[0] = p1x;
-  A[1] = p1y;
-  A[2] = p1z;
-  A[3] = q1x;
-  A[4] = q1y;
-  A[5] = q1z;
-  A[6] = p2x;
-  A[7] = p2y;
-  A[8] = p2z;
-  A[9] = q2x;
-  A[10] = q2y;
-  A[11] = q2z;
-  closestSegmentSegmentAt(A, 0, 3, A, 6, 9, out);
-}
 
 /** Six times the signed volume of tetrahedron (a, b, c, d): (b − a) · ((c − a) × (d − a)). */
 export function orient3d(
