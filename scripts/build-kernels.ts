@@ -23,9 +23,12 @@ import { fileURLToPath } from 'node:url';
 import asc from 'assemblyscript/asc';
 import { emitBlockSolve } from './kernels/emit-block-solve.js';
 import { emitBlocks6 } from './kernels/emit-blocks6.js';
+import { emitCcdAs, emitCcdTs } from './kernels/emit-ccd.js';
+import { emitClosestAs, emitClosestTs } from './kernels/emit-closest.js';
 import { emitColliderContacts } from './kernels/emit-collider-contacts.js';
 import { emitContactBlocks } from './kernels/emit-contact-blocks.js';
 import { emitJs } from './kernels/emit-js.js';
+import { emitNarrowScansAs, emitNarrowScansTs } from './kernels/emit-narrow-scans.js';
 import { emitRodDirect } from './kernels/emit-rod-direct.js';
 import { emitRowsAs, emitRowsJs, parseRows, type RowsDef } from './kernels/emit-rows.js';
 import {
@@ -388,6 +391,19 @@ export async function generateAll(): Promise<Map<string, string>> {
     colliderLoops,
     format(colliderLoops, emitColliderContacts(BANNER('scripts/kernels/emit-collider-contacts.ts'))),
   );
+  // the closest-point formulas, written once for TypeScript and AssemblyScript (wasm/closest.ts re-exports the latter)
+  const closestTs = 'src/collision/closest.generated.ts';
+  files.set(closestTs, format(closestTs, emitClosestTs(BANNER('scripts/kernels/emit-closest.ts'))));
+  files.set('wasm/closest.generated.ts', emitClosestAs(BANNER('scripts/kernels/emit-closest.ts')));
+  // the continuous tests (the coplanarity cubic and its roots), likewise (wasm/narrow.ts imports the latter)
+  const ccdTs = 'src/collision/ccd.generated.ts';
+  files.set(ccdTs, format(ccdTs, emitCcdTs(BANNER('scripts/kernels/emit-ccd.ts'))));
+  files.set('wasm/ccd.generated.ts', emitCcdAs(BANNER('scripts/kernels/emit-ccd.ts')));
+  // the narrow phase's four scans, likewise (the latter is the narrow module's entry, over wasm/narrow.ts)
+  const scansTs = 'src/collision/surface-narrow-scans.generated.ts';
+  files.set(scansTs, format(scansTs, emitNarrowScansTs(BANNER('scripts/kernels/emit-narrow-scans.ts'))));
+  const scansAs = 'wasm/narrow-scans.generated.ts';
+  files.set(scansAs, emitNarrowScansAs(BANNER('scripts/kernels/emit-narrow-scans.ts')));
   const elements = elementsSource(defs);
   files.set('wasm/elements.generated.ts', elements);
   const glue = 'src/wasm/element-kernels.generated.ts';
@@ -406,11 +422,11 @@ export async function generateAll(): Promise<Map<string, string>> {
   );
   files.set(
     'src/wasm/surfaces.generated.ts',
-    base64Source('wasm/surfaces.ts', await compileModule('wasm/surfaces.ts')),
+    base64Source('wasm/surfaces.ts', await compileModule('wasm/surfaces.ts', undefined, files)),
   );
   files.set(
     'src/wasm/narrow.generated.ts',
-    base64Source('wasm/narrow.ts', await compileModule('wasm/narrow.ts')),
+    base64Source(scansAs, await compileModule(scansAs, files.get(scansAs), files)),
   );
   return files;
 }

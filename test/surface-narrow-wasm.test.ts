@@ -1,6 +1,6 @@
 /**
- * The narrow phase's detection scans in WebAssembly (wasm/narrow.ts, a port of
- * surface-narrow-scan.ts; src/collision/surface-narrow-wasm.ts): on a cloth
+ * The narrow phase's detection scans in WebAssembly (wasm/narrow.ts, emitted with
+ * the JavaScript scans from scripts/kernels/emit-narrow-scans.ts; src/collision/surface-narrow-wasm.ts): on a cloth
  * folding onto itself, every scan of a step (the detection scans and the
  * fail-safe's crossing scans) gives the JavaScript scans' hits and distance
  * bounds entry for entry and bit for bit; a degenerate triangle (the
@@ -10,14 +10,13 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { foldingSheet } from '../bench/scenes.js';
+import { N_RESCAN, type NarrowArrays } from '../src/collision/surface-narrow-scan.js';
 import {
-  N_RESCAN,
-  type NarrowArrays,
   scanEdgeEdgeCrossings,
   scanEdgeEdges,
   scanVertexTriangleCrossings,
   scanVertexTriangles,
-} from '../src/collision/surface-narrow-scan.js';
+} from '../src/collision/surface-narrow-scans.generated.js';
 import type { SurfaceNarrowScan } from '../src/collision/surface-narrow-tasks.js';
 import { WasmNarrow } from '../src/collision/surface-narrow-wasm.js';
 import type { ParticleStore } from '../src/core/particles.js';

@@ -1,27 +1,27 @@
 /**
- * The WebAssembly module of the surface narrow phase, compiled by
- * scripts/build-kernels.ts into src/wasm/narrow.generated.ts: the detection
- * scans of src/collision/surface-narrow-scan.ts (scanVertexTriangles,
- * scanEdgeEdges, scanVertexTriangleCrossings, scanEdgeEdgeCrossings; 003 §4.3)
- * ported line for line to AssemblyScript, with the same filters in the same
- * order and the same floating-point operations: the exact distances are
- * those of src/collision/geometry.ts closestPointTriangleAt (its degenerate
- * triangles included) and closestSegmentSegmentAt, the continuous tests its
- * vertexTriangleCcd and edgeEdgeCcd (the coplanarity cubic of 003 §3.4 and
- * its roots on [0, 1]). WebAssembly's f64 arithmetic is IEEE with no
- * contraction, so each scan writes the JavaScript's hits and distance bounds,
- * entry for entry — checked by test/surface-narrow-wasm.test.ts. The box
- * tests compare x and y in one f64x2 instruction and z alone, with the same
- * comparisons (a NaN rejects nothing, as in the JavaScript).
+ * The WebAssembly module of the surface narrow phase, compiled by scripts/build-kernels.ts into
+ * src/wasm/narrow.generated.ts: the detection scans of src/collision/surface-narrow-scan.ts
+ * (scanVertexTriangles, scanEdgeEdges, scanVertexTriangleCrossings, scanEdgeEdgeCrossings;
+ * 003 §4.3) with the same filters in the same order and the same floating-point operations.
+ * Nothing of them is written twice: the scans are written once, with their TypeScript, in
+ * scripts/kernels/emit-narrow-scans.ts, which emits the module's entry
+ * wasm/narrow-scans.generated.ts (scanVt, scanEe, crossVt, crossEe); the exact distances
+ * (closestPointTriangleAt with its degenerate triangles, closestSegmentSegmentAt) in
+ * scripts/kernels/emit-closest.ts (wasm/closest.generated.ts); the continuous tests (the
+ * coplanarity cubic of 003 §3.4 and its roots on [0, 1]) in scripts/kernels/emit-ccd.ts
+ * (wasm/ccd.generated.ts). This file is what the scans read and call: the address table, the
+ * per-pair tests and the sides. WebAssembly's f64 arithmetic is IEEE with no contraction, so each
+ * scan writes the JavaScript's hits and distance bounds, entry for entry — checked by
+ * test/surface-narrow-wasm.test.ts. The box tests compare x and y in one f64x2 instruction and
+ * z alone, with the same comparisons (a NaN rejects nothing, as in the JavaScript).
  *
- * The arrays live in the module's (imported, possibly shared) memory; `table`
- * is the byte address of their addresses (T_* below, written by
- * src/collision/surface-narrow-wasm.ts). Nothing but the arrays of the scan
- * is written to memory: the scratch of the tests is in the instance's own
+ * The arrays live in the module's (imported, possibly shared) memory; `table` is the byte address
+ * of their addresses (T_* below, written by src/collision/surface-narrow-wasm.ts). Nothing but the
+ * arrays of the scan is written to memory: the scratch of the tests is in the instance's own
  * globals, so several threads' instances can scan blocks of one memory.
  */
 
-import { closestPointTriangle2, closestSegmentSegment2, segS, segT } from './closest';
+import { closestSegmentSegment2, pointTriangle2 } from './closest';
 
 // the address table (i32 slots)
 const T_TRI = 0,
@@ -49,11 +49,11 @@ const T_TRI = 0,
   /** f64 scalars: marginFactor, meanEdge, tangled (1/0), rescan (1/0). */
   T_SCALARS = 22;
 
-const FLAG_PROXIMITY = 1,
+export const FLAG_PROXIMITY = 1,
   FLAG_CCD = 2,
   SIDE_NEG = 16;
 
-let tri: usize = 0,
+export let tri: usize = 0,
   edge: usize = 0,
   vertex: usize = 0,
   vs: usize = 0,
@@ -75,26 +75,12 @@ let tri: usize = 0,
   recheck: usize = 0,
   vtHits: usize = 0,
   eeHits: usize = 0;
-let mf: f64 = 0,
+export let mf: f64 = 0,
   meanEdge: f64 = 0,
   tangled = false,
   rescan = false;
 
-/** Closest points of the last segment test (closestSegmentSegmentAt's out[0], out[1]). */
-/** Roots of the last cubic, ascending (geometry.ts `roots`). */
-let root0: f64 = 0,
-  root1: f64 = 0,
-  root2: f64 = 0;
-/** The cubic's coefficients (geometry.ts `cubic`). */
-let cc0: f64 = 0,
-  cc1: f64 = 0,
-  cc2: f64 = 0,
-  cc3: f64 = 0;
-/** The points of a continuous test at a root (geometry.ts `at`). */
-let q0x: f64 = 0, q0y: f64 = 0, q0z: f64 = 0, q1x: f64 = 0, q1y: f64 = 0, q1z: f64 = 0;
-let q2x: f64 = 0, q2y: f64 = 0, q2z: f64 = 0, q3x: f64 = 0, q3y: f64 = 0, q3z: f64 = 0;
-
-function bind(table: usize): void {
+export function bind(table: usize): void {
   tri = load<u32>(table + 4 * T_TRI);
   edge = load<u32>(table + 4 * T_EDGE);
   vertex = load<u32>(table + 4 * T_VERTEX);
@@ -124,70 +110,33 @@ function bind(table: usize): void {
   rescan = load<f64>(s + 24) != 0;
 }
 
-@inline function I(p: usize, i: i32): i32 {
+@inline export function I(p: usize, i: i32): i32 {
   return load<i32>(p + ((<usize>i) << 2));
 }
-@inline function F(p: usize, i: i32): f64 {
+@inline export function F(p: usize, i: i32): f64 {
   return load<f64>(p + ((<usize>i) << 3));
 }
-@inline function SF(p: usize, i: i32, v: f64): void {
+@inline export function SF(p: usize, i: i32, v: f64): void {
   store<f64>(p + ((<usize>i) << 3), v);
 }
-@inline function V(p: usize, i: i32): v128 {
+@inline export function V(p: usize, i: i32): v128 {
   return v128.load(p + ((<usize>i) << 3));
 }
-@inline function B(p: usize, i: i32): i32 {
+@inline export function B(p: usize, i: i32): i32 {
   return <i32>load<u8>(p + <usize>i);
 }
 
-@inline function max3(a: f64, b: f64, c: f64): f64 {
+@inline export function max3(a: f64, b: f64, c: f64): f64 {
   return Math.max(Math.max(a, b), c);
 }
 
-function pairThickness(a: i32, b: i32): f64 {
+export function pairThickness(thick: usize, a: i32, b: i32): f64 {
   const ha = F(thick, a);
   return a == b ? ha : 0.5 * (ha + F(thick, b));
 }
 
-/** geometry.ts closestOnDegenerate's squared distance (the nearest of the three edges). */
-function degenerate2(
-  px: f64, py: f64, pz: f64, ax: f64, ay: f64, az: f64,
-  bx: f64, by: f64, bz: f64, cx: f64, cy: f64, cz: f64,
-): f64 {
-  let best = Infinity;
-  for (let e = 0; e < 3; e++) {
-    const sx = e == 0 ? ax : e == 1 ? bx : cx,
-      sy = e == 0 ? ay : e == 1 ? by : cy,
-      sz = e == 0 ? az : e == 1 ? bz : cz;
-    const tx = e == 0 ? bx : e == 1 ? cx : ax,
-      ty = e == 0 ? by : e == 1 ? cy : ay,
-      tz = e == 0 ? bz : e == 1 ? cz : az;
-    const dx = tx - sx,
-      dy = ty - sy,
-      dz = tz - sz;
-    const len2 = dx * dx + dy * dy + dz * dz;
-    let s = len2 > 0 ? ((px - sx) * dx + (py - sy) * dy + (pz - sz) * dz) / len2 : 0;
-    s = s < 0 ? 0 : Math.min(s, 1);
-    const qx = sx + s * dx - px,
-      qy = sy + s * dy - py,
-      qz = sz + s * dz - pz;
-    const d2 = qx * qx + qy * qy + qz * qz;
-    if (d2 < best) best = d2;
-  }
-  return best;
-}
-
-/** closestPointTriangleAt's squared distance (out[6]) of point (px, py, pz) from triangle a, b, c. */
-function pointTriangle2(
-  px: f64, py: f64, pz: f64, ax: f64, ay: f64, az: f64,
-  bx: f64, by: f64, bz: f64, cx: f64, cy: f64, cz: f64,
-): f64 {
-  const d = closestPointTriangle2(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz);
-  return d < 0 ? degenerate2(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz) : d;
-}
-
 /** pointTriangle2 of vertex q3 against corners a3, b3, c3, all read from the array at Q. */
-@inline function pointTriangleAt(Q: usize, q3: i32, a3: i32, b3: i32, c3: i32): f64 {
+@inline export function pointTriangleAt(Q: usize, q3: i32, a3: i32, b3: i32, c3: i32): f64 {
   return pointTriangle2(
     F(Q, q3), F(Q, q3 + 1), F(Q, q3 + 2), F(Q, a3), F(Q, a3 + 1), F(Q, a3 + 2),
     F(Q, b3), F(Q, b3 + 1), F(Q, b3 + 2), F(Q, c3), F(Q, c3 + 1), F(Q, c3 + 2),
@@ -196,207 +145,21 @@ function pointTriangle2(
 
 
 
-@inline function segmentSegmentAt(Q: usize, a3: i32, b3: i32, c3: i32, d3: i32): f64 {
+@inline export function segmentSegmentAt(Q: usize, a3: i32, b3: i32, c3: i32, d3: i32): f64 {
   return closestSegmentSegment2(
     F(Q, a3), F(Q, a3 + 1), F(Q, a3 + 2), F(Q, b3), F(Q, b3 + 1), F(Q, b3 + 2),
     F(Q, c3), F(Q, c3 + 1), F(Q, c3 + 2), F(Q, d3), F(Q, d3 + 1), F(Q, d3 + 2),
   );
 }
 
-// ---- the coplanarity cubic (geometry.ts) -------------------------------------
-
-/**
- * geometry.ts coplanarityCubic after relativeTo(o1, v1), relativeTo(o2, v2),
- * relativeTo(o3, v3) (r, e1, e2 from X to P): writes cc0 … cc3 and returns
- * the scale of |f|.
- */
-function coplanarityCubic(o1: i32, v1: i32, o2: i32, v2: i32, o3: i32, v3: i32): f64 {
-  // relativeTo: v − o at x, and (p_v − x_v) − (p_o − x_o)
-  let xo = F(X, o1);
-  const r0x = F(X, v1) - xo,
-    r1x = F(P, v1) - F(X, v1) - (F(P, o1) - xo);
-  xo = F(X, o1 + 1);
-  const r0y = F(X, v1 + 1) - xo,
-    r1y = F(P, v1 + 1) - F(X, v1 + 1) - (F(P, o1 + 1) - xo);
-  xo = F(X, o1 + 2);
-  const r0z = F(X, v1 + 2) - xo,
-    r1z = F(P, v1 + 2) - F(X, v1 + 2) - (F(P, o1 + 2) - xo);
-  xo = F(X, o2);
-  const a0x = F(X, v2) - xo,
-    a1x = F(P, v2) - F(X, v2) - (F(P, o2) - xo);
-  xo = F(X, o2 + 1);
-  const a0y = F(X, v2 + 1) - xo,
-    a1y = F(P, v2 + 1) - F(X, v2 + 1) - (F(P, o2 + 1) - xo);
-  xo = F(X, o2 + 2);
-  const a0z = F(X, v2 + 2) - xo,
-    a1z = F(P, v2 + 2) - F(X, v2 + 2) - (F(P, o2 + 2) - xo);
-  xo = F(X, o3);
-  const b0x = F(X, v3) - xo,
-    b1x = F(P, v3) - F(X, v3) - (F(P, o3) - xo);
-  xo = F(X, o3 + 1);
-  const b0y = F(X, v3 + 1) - xo,
-    b1y = F(P, v3 + 1) - F(X, v3 + 1) - (F(P, o3 + 1) - xo);
-  xo = F(X, o3 + 2);
-  const b0z = F(X, v3 + 2) - xo,
-    b1z = F(P, v3 + 2) - F(X, v3 + 2) - (F(P, o3 + 2) - xo);
-  // n(t) = a(t) × b(t) = n0 + t n1 + t² n2
-  const n0x = a0y * b0z - a0z * b0y,
-    n0y = a0z * b0x - a0x * b0z,
-    n0z = a0x * b0y - a0y * b0x;
-  const n2x = a1y * b1z - a1z * b1y,
-    n2y = a1z * b1x - a1x * b1z,
-    n2z = a1x * b1y - a1y * b1x;
-  const n1x = a0y * b1z - a0z * b1y + (a1y * b0z - a1z * b0y),
-    n1y = a0z * b1x - a0x * b1z + (a1z * b0x - a1x * b0z),
-    n1z = a0x * b1y - a0y * b1x + (a1x * b0y - a1y * b0x);
-  cc0 = r0x * n0x + r0y * n0y + r0z * n0z;
-  cc1 = r1x * n0x + r1y * n0y + r1z * n0z + (r0x * n1x + r0y * n1y + r0z * n1z);
-  cc2 = r1x * n1x + r1y * n1y + r1z * n1z + (r0x * n2x + r0y * n2y + r0z * n2z);
-  cc3 = r1x * n2x + r1y * n2y + r1z * n2z;
-  const ra = Math.abs(r0x) + Math.abs(r0y) + Math.abs(r0z) + Math.abs(r1x) + Math.abs(r1y) + Math.abs(r1z);
-  const aa = Math.abs(a0x) + Math.abs(a0y) + Math.abs(a0z) + Math.abs(a1x) + Math.abs(a1y) + Math.abs(a1z);
-  const ba = Math.abs(b0x) + Math.abs(b0y) + Math.abs(b0z) + Math.abs(b1x) + Math.abs(b1y) + Math.abs(b1z);
-  return ra * aa * ba;
-}
-
-@inline function evalCubic(t: f64): f64 {
-  return cc0 + t * (cc1 + t * (cc2 + t * cc3));
-}
-
-/**
- * roots[n] = v, n + 1: like the JavaScript's Float64Array(3), a fourth root (a cubic that is
- * nearly zero at 0, both critical points and 1) is counted but not kept.
- */
-@inline function pushRoot(n: i32, v: f64): i32 {
-  if (n == 0) root0 = v;
-  else if (n == 1) root1 = v;
-  else if (n == 2) root2 = v;
-  return n + 1;
-}
-
-@inline function lastRoot(n: i32): f64 {
-  return n == 1 ? root0 : n == 2 ? root1 : root2;
-}
-
-/** roots[k]: the JavaScript reads undefined past the third, which becomes NaN (a point that never touches). */
-@inline function rootAt(k: i32): f64 {
-  return k == 0 ? root0 : k == 1 ? root1 : k == 2 ? root2 : NaN;
-}
-
-/** geometry.ts solveCubic01: the roots of cc on [0, 1] into root0 …, ascending; their number. */
-function solveCubic01(eps: f64): i32 {
-  const c0 = cc0,
-    c1 = cc1,
-    c2 = cc2,
-    c3 = cc3;
-  const b0 = c0,
-    b1 = c0 + c1 / 3,
-    b2 = c0 + (2 * c1 + c2) / 3,
-    b3 = c0 + c1 + c2 + c3;
-  if ((b0 > eps && b1 > eps && b2 > eps && b3 > eps) || (b0 < -eps && b1 < -eps && b2 < -eps && b3 < -eps))
-    return 0;
-  let t1: f64 = 2,
-    t2: f64 = 2;
-  const A = 3 * c3,
-    Bq = 2 * c2,
-    C = c1;
-  if (Math.abs(A) > 1e-300) {
-    const disc = Bq * Bq - 4 * A * C;
-    if (disc >= 0) {
-      const sq = Math.sqrt(disc);
-      const q = -0.5 * (Bq + (Bq >= 0 ? sq : -sq));
-      let r1 = q / A,
-        r2 = q != 0 ? C / q : r1;
-      if (r1 > r2) {
-        const s = r1;
-        r1 = r2;
-        r2 = s;
-      }
-      t1 = r1;
-      t2 = r2;
-    }
-  } else if (Math.abs(Bq) > 1e-300) {
-    t1 = -C / Bq;
-  }
-  let n = 0;
-  let lo: f64 = 0;
-  let flo = c0;
-  for (let piece = 0; piece < 3; piece++) {
-    let hi: f64 = piece == 0 ? t1 : piece == 1 ? t2 : 1;
-    if (piece < 2 && !(hi > lo && hi < 1)) continue;
-    if (hi > 1) hi = 1;
-    const fhi = evalCubic(hi);
-    if (Math.abs(flo) <= eps) {
-      if (n == 0 || lastRoot(n) != lo) n = pushRoot(n, lo);
-    } else if (Math.abs(fhi) > eps && flo > 0 != fhi > 0) {
-      let a = lo,
-        b = hi,
-        fa = flo;
-      for (let it = 0; it < 52 && b - a > 1e-15; it++) {
-        const m = 0.5 * (a + b);
-        const fm = evalCubic(m);
-        if (fm > 0 == fa > 0) {
-          a = m;
-          fa = fm;
-        } else b = m;
-      }
-      n = pushRoot(n, 0.5 * (a + b));
-    }
-    lo = hi;
-    flo = fhi;
-  }
-  if (Math.abs(flo) <= eps && (n == 0 || lastRoot(n) != lo)) n = pushRoot(n, lo);
-  return n;
-}
-
-/** The four points at the time of root k, (1 − t) x + t p (geometry.ts pointsAt). */
-function pointsAt(k: i32, i0: i32, i1: i32, i2: i32, i3: i32): void {
-  const t = rootAt(k);
-  const s = 1 - t;
-  q0x = s * F(X, i0) + t * F(P, i0);
-  q0y = s * F(X, i0 + 1) + t * F(P, i0 + 1);
-  q0z = s * F(X, i0 + 2) + t * F(P, i0 + 2);
-  q1x = s * F(X, i1) + t * F(P, i1);
-  q1y = s * F(X, i1 + 1) + t * F(P, i1 + 1);
-  q1z = s * F(X, i1 + 2) + t * F(P, i1 + 2);
-  q2x = s * F(X, i2) + t * F(P, i2);
-  q2y = s * F(X, i2 + 1) + t * F(P, i2 + 1);
-  q2z = s * F(X, i2 + 2) + t * F(P, i2 + 2);
-  q3x = s * F(X, i3) + t * F(P, i3);
-  q3y = s * F(X, i3 + 1) + t * F(P, i3 + 1);
-  q3z = s * F(X, i3 + 2) + t * F(P, i3 + 2);
-}
-
-/** geometry.ts vertexTriangleCcd (X → P). */
-function vertexTriangleCcd(q3: i32, a3: i32, b3: i32, c3: i32, tol: f64): f64 {
-  const n = solveCubic01(1e-12 * coplanarityCubic(a3, q3, a3, b3, a3, c3));
-  const tol2 = tol * tol;
-  for (let k = 0; k < n; k++) {
-    pointsAt(k, q3, a3, b3, c3);
-    if (pointTriangle2(q0x, q0y, q0z, q1x, q1y, q1z, q2x, q2y, q2z, q3x, q3y, q3z) <= tol2) return rootAt(k);
-  }
-  return -1;
-}
-
-/** geometry.ts edgeEdgeCcd (X → P). */
-function edgeEdgeCcd(a3: i32, b3: i32, c3: i32, d3: i32, tol: f64): f64 {
-  const n = solveCubic01(1e-12 * coplanarityCubic(a3, c3, a3, b3, c3, d3));
-  const tol2 = tol * tol;
-  for (let k = 0; k < n; k++) {
-    pointsAt(k, a3, b3, c3, d3);
-    if (closestSegmentSegment2(q0x, q0y, q0z, q1x, q1y, q1z, q2x, q2y, q2z, q3x, q3y, q3z) <= tol2) return rootAt(k);
-  }
-  return -1;
-}
-
 /** surface-contact-list.ts contactSide. */
-@inline function contactSide(crossed: bool, dX: f64, dP: f64): f64 {
+@inline export function contactSide(crossed: bool, dX: f64, dP: f64): f64 {
   if (crossed) return dX > 0 ? 1 : dX < 0 ? -1 : dP > 0 ? -1 : 1;
   return dP > 0 ? 1 : dP < 0 ? -1 : dX >= 0 ? 1 : -1;
 }
 
 /** surface-narrow-scan.ts planeDistance. */
-function planeDistance(Q: usize, q3: i32, a3: i32, b3: i32, c3: i32): f64 {
+export function planeDistance(Q: usize, q3: i32, a3: i32, b3: i32, c3: i32): f64 {
   const ax = F(Q, a3),
     ay = F(Q, a3 + 1),
     az = F(Q, a3 + 2);
@@ -415,7 +178,7 @@ function planeDistance(Q: usize, q3: i32, a3: i32, b3: i32, c3: i32): f64 {
 }
 
 /** surface-narrow-scan.ts lineDistance. */
-function lineDistance(Q: usize, a3: i32, b3: i32, c3: i32, d3: i32): f64 {
+export function lineDistance(Q: usize, a3: i32, b3: i32, c3: i32, d3: i32): f64 {
   const ux = F(Q, b3) - F(Q, a3),
     uy = F(Q, b3 + 1) - F(Q, a3 + 1),
     uz = F(Q, b3 + 2) - F(Q, a3 + 2);
@@ -436,7 +199,7 @@ function lineDistance(Q: usize, a3: i32, b3: i32, c3: i32, d3: i32): f64 {
  * surface-narrow-scan.ts boxNearTriangle: per axis, q's low above the corners' highest high + g,
  * or q's high below their lowest low − g, rejects (x and y in one f64x2 test each way, z alone).
  */
-@inline function boxNearTriangle(oq: i32, oa: i32, ob: i32, oc: i32, g: f64): bool {
+@inline export function boxNearTriangle(sv: usize, oq: i32, oa: i32, ob: i32, oc: i32, g: f64): bool {
   const gg = f64x2.splat(g);
   const hi = f64x2.add(f64x2.max(f64x2.max(V(sv, oa + 3), V(sv, ob + 3)), V(sv, oc + 3)), gg);
   const lo = f64x2.sub(f64x2.min(f64x2.min(V(sv, oa), V(sv, ob)), V(sv, oc)), gg);
@@ -447,7 +210,7 @@ function lineDistance(Q: usize, a3: i32, b3: i32, c3: i32, d3: i32): f64 {
 }
 
 /** surface-narrow-scan.ts edgeBoxesNear, the same way. */
-@inline function edgeBoxesNear(oa: i32, ob: i32, oc: i32, od: i32, g: f64): bool {
+@inline export function edgeBoxesNear(sv: usize, oa: i32, ob: i32, oc: i32, od: i32, g: f64): bool {
   const gg = f64x2.splat(g);
   const out = v128.or(
     f64x2.gt(f64x2.sub(f64x2.min(V(sv, oa), V(sv, ob)), gg), f64x2.max(V(sv, oc + 3), V(sv, od + 3))),
@@ -458,205 +221,8 @@ function lineDistance(Q: usize, a3: i32, b3: i32, c3: i32, d3: i32): f64 {
   return !(Math.max(F(sv, oa + 5), F(sv, ob + 5)) + g < Math.min(F(sv, oc + 2), F(sv, od + 2)));
 }
 
-@inline function hit(at: usize, n: i32, k: i32, flags: i32): void {
+@inline export function hit(at: usize, n: i32, k: i32, flags: i32): void {
   const o = at + ((<usize>n) << 3);
   store<i32>(o, k);
   store<i32>(o, flags, 4);
-}
-
-/**
- * scanVertexTriangles over candidates [k0, k1): hits (k, flags | SIDE_NEG) from the table's
- * vertex–triangle hits + 8 k0, distance bounds lowered in place; returns the number of hits.
- */
-export function scanVt(table: usize, k0: i32, k1: i32): i32 {
-  bind(table);
-  const out = vtHits + ((<usize>k0) << 3);
-  const tol = 1e-9 * meanEdge;
-  let n = 0;
-  for (let k = k0; k < k1; k++) {
-    const q = I(vtc, 2 * k),
-      t = I(vtc, 2 * k + 1);
-    const a = I(tri, 3 * t),
-      b = I(tri, 3 * t + 1),
-      c = I(tri, 3 * t + 2);
-    const mv = F(motion, q) + max3(F(motion, a), F(motion, b), F(motion, c));
-    const lb = F(vtd, k);
-    const reach = F(hr, I(vs, q)) + F(hr, I(ts, t));
-    if (lb >= 0 && lb - mv > reach) continue;
-    if (!boxNearTriangle(6 * q, 6 * a, 6 * b, 6 * c, reach)) continue;
-    if (tangled) {
-      const lq = I(label, q);
-      if (!(lq == I(label, a) && lq == I(label, b) && lq == I(label, c))) continue;
-    }
-    const gq = I(vertex, q),
-      ga = I(vertex, a),
-      gb = I(vertex, b),
-      gc = I(vertex, c);
-    if (F(w, gq) == 0 && F(w, ga) == 0 && F(w, gb) == 0 && F(w, gc) == 0) continue;
-    const q3 = 3 * gq,
-      a3 = 3 * ga,
-      b3 = 3 * gb,
-      c3 = 3 * gc;
-    const dX = Math.sqrt(pointTriangleAt(X, q3, a3, b3, c3));
-    SF(vtd, k, dX);
-    const h = pairThickness(I(vs, q), I(ts, t));
-    if (dX - mv > h * (1 + mf)) continue;
-    let flags = 0;
-    const dP2 = pointTriangleAt(P, q3, a3, b3, c3);
-    const r = h * (1 + mf);
-    if (dP2 < r * r) flags |= FLAG_PROXIMITY;
-    const tHit = dX <= mv + tol ? vertexTriangleCcd(q3, a3, b3, c3, tol) : -1;
-    if (tHit >= 0) flags |= FLAG_CCD;
-    if (flags == 0) continue;
-    const s = contactSide(tHit >= 0, planeDistance(X, q3, a3, b3, c3), planeDistance(P, q3, a3, b3, c3));
-    hit(out, n, k, s < 0 ? flags | SIDE_NEG : flags);
-    n++;
-  }
-  return n;
-}
-
-/** scanEdgeEdges over candidates [k0, k1), the same way. */
-export function scanEe(table: usize, k0: i32, k1: i32): i32 {
-  bind(table);
-  const out = eeHits + ((<usize>k0) << 3);
-  const tol = 1e-9 * meanEdge;
-  let n = 0;
-  for (let k = k0; k < k1; k++) {
-    const e = I(eec, 2 * k),
-      f = I(eec, 2 * k + 1);
-    const a = I(edge, 2 * e),
-      b = I(edge, 2 * e + 1),
-      c = I(edge, 2 * f),
-      d = I(edge, 2 * f + 1);
-    const mv = Math.max(F(motion, a), F(motion, b)) + Math.max(F(motion, c), F(motion, d));
-    const lb = F(eed, k);
-    const sh = B(sharp, e) != 0 && B(sharp, f) != 0;
-    const reach = F(hr, I(es, e)) + F(hr, I(es, f));
-    if (lb >= 0 && lb - mv > (sh ? reach : tol)) continue;
-    if (!edgeBoxesNear(6 * a, 6 * b, 6 * c, 6 * d, reach)) continue;
-    if (tangled) {
-      const la = I(label, a);
-      if (!(la == I(label, b) && la == I(label, c) && la == I(label, d))) continue;
-    }
-    const ga = I(vertex, a),
-      gb = I(vertex, b),
-      gc = I(vertex, c),
-      gd = I(vertex, d);
-    if (F(w, ga) == 0 && F(w, gb) == 0 && F(w, gc) == 0 && F(w, gd) == 0) continue;
-    const a3 = 3 * ga,
-      b3 = 3 * gb,
-      c3 = 3 * gc,
-      d3 = 3 * gd;
-    const dX = Math.sqrt(segmentSegmentAt(X, a3, b3, c3, d3));
-    SF(eed, k, dX);
-    let mode = 1,
-      mayCross = true;
-    const h = pairThickness(I(es, e), I(es, f));
-    if (!sh) {
-      if (dX > mv + tol) continue;
-    } else {
-      if (dX - mv > h * (1 + mf)) continue;
-      mode = 0;
-      mayCross = dX <= mv + tol;
-    }
-    let flags = 0;
-    if (mode == 0) {
-      const d2 = segmentSegmentAt(P, a3, b3, c3, d3);
-      const r = h * (1 + mf);
-      if (d2 < r * r && segS > 0 && segS < 1 && segT > 0 && segT < 1) flags |= FLAG_PROXIMITY;
-    }
-    let tHit = mayCross ? edgeEdgeCcd(a3, b3, c3, d3, tol) : -1;
-    if (tHit == 0 && mode == 1) tHit = -1;
-    if (tHit >= 0) flags |= FLAG_CCD;
-    if (flags == 0) continue;
-    const s = contactSide(tHit >= 0, lineDistance(X, a3, b3, c3, d3), lineDistance(P, a3, b3, c3, d3));
-    hit(out, n, k, s < 0 ? flags | SIDE_NEG : flags);
-    n++;
-  }
-  return n;
-}
-
-/** scanVertexTriangleCrossings over candidates [k0, k1). */
-export function crossVt(table: usize, k0: i32, k1: i32): i32 {
-  bind(table);
-  const out = vtHits + ((<usize>k0) << 3);
-  const tol = 1e-9 * meanEdge;
-  let n = 0;
-  for (let k = k0; k < k1; k++) {
-    const q = I(vtc, 2 * k),
-      t = I(vtc, 2 * k + 1);
-    const a = I(tri, 3 * t),
-      b = I(tri, 3 * t + 1),
-      c = I(tri, 3 * t + 2);
-    if (rescan && (B(recheck, q) | B(recheck, a) | B(recheck, b) | B(recheck, c)) == 0) continue;
-    const mv = F(motion, q) + max3(F(motion, a), F(motion, b), F(motion, c));
-    const lb = F(vtd, k);
-    if (lb >= 0) {
-      const next = lb - mv;
-      SF(vtd, k, next > 0 ? next : -1);
-      if (next > tol) continue;
-    }
-    if (!boxNearTriangle(6 * q, 6 * a, 6 * b, 6 * c, 0)) continue;
-    if (tangled && (I(label, q) != 0 || I(label, a) != 0 || I(label, b) != 0 || I(label, c) != 0)) continue;
-    const q3 = 3 * I(vertex, q),
-      a3 = 3 * I(vertex, a),
-      b3 = 3 * I(vertex, b),
-      c3 = 3 * I(vertex, c);
-    let dX = lb;
-    if (dX < 0) {
-      dX = Math.sqrt(pointTriangleAt(X, q3, a3, b3, c3));
-      const next = dX - mv;
-      SF(vtd, k, next > 0 ? next : -1);
-    }
-    if (dX > mv + tol) continue;
-    const tHit = vertexTriangleCcd(q3, a3, b3, c3, tol);
-    if (!(tHit > 0)) continue;
-    const s = contactSide(true, planeDistance(X, q3, a3, b3, c3), planeDistance(P, q3, a3, b3, c3));
-    hit(out, n, k, s < 0 ? FLAG_CCD | SIDE_NEG : FLAG_CCD);
-    n++;
-  }
-  return n;
-}
-
-/** scanEdgeEdgeCrossings over candidates [k0, k1). */
-export function crossEe(table: usize, k0: i32, k1: i32): i32 {
-  bind(table);
-  const out = eeHits + ((<usize>k0) << 3);
-  const tol = 1e-9 * meanEdge;
-  let n = 0;
-  for (let k = k0; k < k1; k++) {
-    const e = I(eec, 2 * k),
-      f = I(eec, 2 * k + 1);
-    const a = I(edge, 2 * e),
-      b = I(edge, 2 * e + 1),
-      c = I(edge, 2 * f),
-      d = I(edge, 2 * f + 1);
-    if (rescan && (B(recheck, a) | B(recheck, b) | B(recheck, c) | B(recheck, d)) == 0) continue;
-    const mv = Math.max(F(motion, a), F(motion, b)) + Math.max(F(motion, c), F(motion, d));
-    const lb = F(eed, k);
-    if (lb >= 0) {
-      const next = lb - mv;
-      SF(eed, k, next > 0 ? next : -1);
-      if (next > tol) continue;
-    }
-    if (!edgeBoxesNear(6 * a, 6 * b, 6 * c, 6 * d, 0)) continue;
-    if (tangled && (I(label, a) != 0 || I(label, b) != 0 || I(label, c) != 0 || I(label, d) != 0)) continue;
-    const a3 = 3 * I(vertex, a),
-      b3 = 3 * I(vertex, b),
-      c3 = 3 * I(vertex, c),
-      d3 = 3 * I(vertex, d);
-    let dX = lb;
-    if (dX < 0) {
-      dX = Math.sqrt(segmentSegmentAt(X, a3, b3, c3, d3));
-      const next = dX - mv;
-      SF(eed, k, next > 0 ? next : -1);
-    }
-    if (dX > mv + tol) continue;
-    const tHit = edgeEdgeCcd(a3, b3, c3, d3, tol);
-    if (!(tHit > 0)) continue;
-    const s = contactSide(true, lineDistance(X, a3, b3, c3, d3), lineDistance(P, a3, b3, c3, d3));
-    hit(out, n, k, s < 0 ? FLAG_CCD | SIDE_NEG : FLAG_CCD);
-    n++;
-  }
-  return n;
 }

@@ -1,17 +1,13 @@
 import type { ParticleStore } from '../core/particles.js';
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import type { SurfaceBroadPhase } from './surface-broad-phase.js';
+import { N_MARGIN, N_MEAN_EDGE, N_RESCAN, N_TANGLED, type NarrowArrays } from './surface-narrow-scan.js';
 import {
-  N_MARGIN,
-  N_MEAN_EDGE,
-  N_RESCAN,
-  N_TANGLED,
-  type NarrowArrays,
   scanEdgeEdgeCrossings,
   scanEdgeEdges,
   scanVertexTriangleCrossings,
   scanVertexTriangles,
-} from './surface-narrow-scan.js';
+} from './surface-narrow-scans.generated.js';
 import { narrowInstance, WasmNarrow, type WasmNarrowArgs } from './surface-narrow-wasm.js';
 import { bindTopologyArrays, emptyTopologyArrays, type SurfaceTopology } from './surface-topology.js';
 import type { Untangler } from './untangle.js';
@@ -39,36 +35,40 @@ interface NarrowArgs {
   counts: Int32Array;
 }
 
-export function narrowVtTask(args: NarrowArgs, from: number, to: number, block: number): void {
+/** A JavaScript scan (surface-narrow-scans.generated.ts) and its export in the narrow module (wasm/narrow.ts). */
+type JsScan = (A: NarrowArrays, k0: number, k1: number, hits: Int32Array) => number;
+type WasmScan = 'scanVt' | 'scanEe' | 'crossVt' | 'crossEe';
+
+/** Block `block` = candidates [from, to) of one scan: in the module's memory (W) or on the shared arrays (A, hits). */
+function scanBlock(
+  js: JsScan,
+  wasm: WasmScan,
+  args: NarrowArgs,
+  from: number,
+  to: number,
+  block: number,
+): void {
   const W = args.W;
   args.counts[block] =
     W !== undefined
-      ? narrowInstance(W).scanVt(W.table, from, to)
-      : scanVertexTriangles(args.A as NarrowArrays, from, to, args.hits as Int32Array);
+      ? narrowInstance(W)[wasm](W.table, from, to)
+      : js(args.A as NarrowArrays, from, to, args.hits as Int32Array);
+}
+
+export function narrowVtTask(args: NarrowArgs, from: number, to: number, block: number): void {
+  scanBlock(scanVertexTriangles, 'scanVt', args, from, to, block);
 }
 
 export function narrowEeTask(args: NarrowArgs, from: number, to: number, block: number): void {
-  const W = args.W;
-  args.counts[block] =
-    W !== undefined
-      ? narrowInstance(W).scanEe(W.table, from, to)
-      : scanEdgeEdges(args.A as NarrowArrays, from, to, args.hits as Int32Array);
+  scanBlock(scanEdgeEdges, 'scanEe', args, from, to, block);
 }
 
 export function crossingsVtTask(args: NarrowArgs, from: number, to: number, block: number): void {
-  const W = args.W;
-  args.counts[block] =
-    W !== undefined
-      ? narrowInstance(W).crossVt(W.table, from, to)
-      : scanVertexTriangleCrossings(args.A as NarrowArrays, from, to, args.hits as Int32Array);
+  scanBlock(scanVertexTriangleCrossings, 'crossVt', args, from, to, block);
 }
 
 export function crossingsEeTask(args: NarrowArgs, from: number, to: number, block: number): void {
-  const W = args.W;
-  args.counts[block] =
-    W !== undefined
-      ? narrowInstance(W).crossEe(W.table, from, to)
-      : scanEdgeEdgeCrossings(args.A as NarrowArrays, from, to, args.hits as Int32Array);
+  scanBlock(scanEdgeEdgeCrossings, 'crossEe', args, from, to, block);
 }
 
 /** Candidates per block, and the fewest candidates worth sending to the pool. */
