@@ -50,7 +50,7 @@ interface BroadInternals {
   vtCand: Int32Array;
   eeCount: number;
   eeCand: Int32Array;
-  pooledModule: { wasm: number; js: number; traversals: number };
+  pooledModule: { wasm: number; js: number; traversals: number; queries: number };
   pooledRebuilds: number;
   pooledUpdates: number;
   stats: { rebuilds: number; partialUpdates: number };
@@ -127,8 +127,13 @@ describe('the surface broad phase in WebAssembly', () => {
       A.tDirty,
     ])
       expect(host.mem.holds(a)).toBe(true);
-    const W = host.ready(A, bp.topo.version, 1)!;
+    // and so does the tree (its nodes, parents and leaves: the module reads them there, none copied)
+    const tree = bp.tree;
+    for (const a of [tree.box, tree.right, tree.start, tree.count, tree.items, tree.parent, tree.leafOf])
+      expect(host.mem.holds(a)).toBe(true);
+    const W = host.ready(A, bp.topo.version, 1, tree)!;
     expect(W).not.toBeNull();
+    expect(host.treeCopied).toBe(false);
     const np = bp.tree.selfPairsBounded(bp.tBox, 64, 0);
     const pairs = bp.tree.pairs.slice(0, 2 * np);
     const js = sink();
@@ -171,6 +176,30 @@ describe('the surface broad phase in WebAssembly', () => {
     expect(pj.vtCount).toBeGreaterThan(100);
     expect(pj.vtCount + pj.eeCount).toBeLessThan(js.vtCount + js.eeCount);
     expect(lists(pw)).toEqual(lists(pj));
+    // the update's queries and filter in the module too (wasm/surfaces.ts dirtyPairs): the
+    // JavaScript's triangle pairs in its order, the same candidates and the same count past the
+    // budget, with the budget per triangle ample (1,024) and small (3: queries and triangles stop)
+    const D = Int32Array.from(dirty),
+      E = Int32Array.from(ends);
+    for (const per of [1024, 3]) {
+      const Sj = groupScratch();
+      const overJ = collectDirtyPairs(A, tree, D, E, 0, E.length, per, Sj);
+      const cj = sink();
+      collectPairRange(A, Sj.pairs, 0, Sj.count, cj, true);
+      const Wg = host.ready(A, bp.topo.version, 1, tree, [D, E])!;
+      const cw = sink();
+      const groupRuns = host.groupRuns;
+      expect(host.groups(Wg, A, E.length, per, cw)).toBe(overJ);
+      expect(host.groupRuns).toBe(groupRuns + 1);
+      expect(Array.from(host.boundedPairs(Wg, Sj.count))).toEqual(
+        Array.from(Sj.pairs.subarray(0, 2 * Sj.count)),
+      );
+      expect(lists(cw)).toEqual(lists(cj));
+      if (per === 1024) {
+        expect(overJ).toBe(0);
+        expect(Sj.count).toBe(S.count);
+      } else expect(overJ).toBeGreaterThan(100);
+    }
     A.vDirty.fill(0);
     A.tDirty.fill(0);
     A.eDirty.fill(0);
@@ -217,6 +246,7 @@ describe('the surface broad phase in WebAssembly', () => {
         bits: stateBits(world),
         runs: bp.wasmTests.runs + (bp.wasmHost?.runs ?? 0),
         bounded: bp.wasmHost?.boundedRuns ?? 0,
+        groups: bp.wasmHost?.groupRuns ?? 0,
         rebuilds: bp.stats.rebuilds,
         updates: bp.stats.partialUpdates,
       };
@@ -230,6 +260,9 @@ describe('the surface broad phase in WebAssembly', () => {
     // every rebuild's self-traversal in the module (none with it off)
     expect(off.bounded).toBe(0);
     expect(on.bounded).toBe(on.rebuilds);
+    // and every update's queries and filter (none with it off)
+    expect(off.groups).toBe(0);
+    expect(on.groups).toBe(on.updates);
     expect(on.rebuilds).toBe(off.rebuilds);
     expect(on.bits).toEqual(off.bits);
   });
@@ -269,6 +302,9 @@ describe('the surface broad phase in WebAssembly', () => {
     // the rebuilds' parts: the tree's self-traversal in the module too, feeding the tests there
     expect(off.pooledModule.traversals).toBe(0);
     expect(on.pooledModule.traversals).toBeGreaterThan(100);
+    // the updates' blocks: their queries and filter in the module too
+    expect(off.pooledModule.queries).toBe(0);
+    expect(on.pooledModule.queries).toBeGreaterThan(5);
     for (const w of worlds) w.dispose();
   }, 300_000);
 });

@@ -56,7 +56,9 @@ let tri: usize = 0,
   nCount: usize = 0,
   nItems: usize = 0,
   nParent: usize = 0,
-  nLeafOf: usize = 0;
+  nLeafOf: usize = 0,
+  dirtyList: usize = 0,
+  dirtyEnds: usize = 0;
 let surfaces: i32 = 1;
 let margin: f64 = 0,
   meanEdge: f64 = 0;
@@ -102,6 +104,8 @@ export function setArrays(table: usize, s: i32, m: f64, me: f64): void {
   nItems = load<u32>(table + 120);
   nParent = load<u32>(table + 124);
   nLeafOf = load<u32>(table + 128);
+  dirtyList = load<u32>(table + 132);
+  dirtyEnds = load<u32>(table + 136);
   surfaces = s;
   margin = m;
   meanEdge = me;
@@ -397,16 +401,17 @@ export function selfPairsOfNodes(a0: i32, b0: i32, out: usize, n: i32, cap: i32,
   return n;
 }
 
-/** selfPairsBounded's items that reached their budget, and whether it stopped at the total. */
+/**
+ * What the last selfPairsBounded counted besides its pairs (the items that
+ * reached their budget; 1 where it stopped at the total), or the last
+ * dirtyPairs (the triangles or queries past their budget; after −3, the
+ * result room a query needed): counted(0), counted(1).
+ */
 let saturatedN: i32 = 0,
   truncatedN: i32 = 0;
 
-export function boundedSaturated(): i32 {
-  return saturatedN;
-}
-
-export function boundedTruncated(): i32 {
-  return truncatedN;
+export function counted(k: i32): i32 {
+  return k == 0 ? saturatedN : truncatedN;
 }
 
 /**
@@ -491,4 +496,147 @@ export function selfPairsBounded(
 function saturate(i: i32, open: usize): void {
   saturatedN++;
   for (let node = I(nLeafOf, i); node >= 0; node = I(nParent, node)) put(open, node, I(open, node) - 1);
+}
+
+/**
+ * src/collision/bvh-self-pairs.ts queryNodes over the tree of the address
+ * table (nodes) and the triangle boxes (tBox) with the query box (min x, y
+ * in lo, max x, y in hi, z from z0 to z1): the items whose boxes overlap it,
+ * depth first, left child first, to res[0 …], stopping at `limit` items; −1
+ * where `resCap` filled up first, −2 where the stack at `st` (stCap
+ * entries) did.
+ */
+function queryTree(
+  limit: i32,
+  res: usize,
+  resCap: i32,
+  st: usize,
+  stCap: i32,
+  lo: v128,
+  hi: v128,
+  z0: f64,
+  z1: f64,
+): i32 {
+  const x0 = f64x2.extract_lane(lo, 0),
+    y0 = f64x2.extract_lane(lo, 1),
+    x1 = f64x2.extract_lane(hi, 0),
+    y1 = f64x2.extract_lane(hi, 1);
+  let m = 0,
+    sp = 0;
+  put(st, sp++, 0);
+  while (sp > 0) {
+    const n = I(st, --sp);
+    const o = 6 * n;
+    const B = nBox;
+    if (
+      F(B, o) > x1 ||
+      F(B, o + 3) < x0 ||
+      F(B, o + 1) > y1 ||
+      F(B, o + 4) < y0 ||
+      F(B, o + 2) > z1 ||
+      F(B, o + 5) < z0
+    )
+      continue;
+    const c = I(nCount, n);
+    if (c > 0) {
+      const s = I(nStart, n);
+      for (let k = s; k < s + c; k++) {
+        const i = I(nItems, k);
+        const b = 6 * i;
+        if (
+          F(tBox, b) <= x1 &&
+          F(tBox, b + 3) >= x0 &&
+          F(tBox, b + 1) <= y1 &&
+          F(tBox, b + 4) >= y0 &&
+          F(tBox, b + 2) <= z1 &&
+          F(tBox, b + 5) >= z0
+        ) {
+          if (m == resCap) return -1;
+          put(res, m++, i);
+          if (m == limit) return m;
+        }
+      }
+    } else {
+      if (sp + 2 > stCap) return -2;
+      put(st, sp++, I(nRight, n));
+      put(st, sp++, n + 1);
+    }
+  }
+  return m;
+}
+
+/**
+ * src/collision/surface-broad-pairs.ts collectDirtyPairs over the groups
+ * gFrom … gTo − 1 of the address table's dirty triangles (dirtyList, ends
+ * at dirtyEnds): per group one tree query with the union of its triangles'
+ * boxes (queryTree, at most `per` items per triangle), whose answer is
+ * filtered by each triangle's own box, at most `per` pairs per triangle;
+ * the same pairs in the same order to out[0 …] (room for `cap` pairs), the
+ * query's results at `res` (resCap entries), its stack at `st`. Returns the
+ * pair count (counted(0): the triangles or queries past their budget), −1
+ * where `cap` was too small, −2 the stack, −3 the results (counted(1): the
+ * room needed). docs/collision.md, "Twelfth round, the broad phase".
+ */
+export function dirtyPairs(
+  gFrom: i32,
+  gTo: i32,
+  per: i32,
+  out: usize,
+  cap: i32,
+  res: usize,
+  resCap: i32,
+  st: usize,
+  stCap: i32,
+): i32 {
+  let over = 0,
+    np = 0;
+  saturatedN = truncatedN = 0;
+  let g0 = gFrom == 0 ? 0 : I(dirtyEnds, gFrom - 1);
+  for (let gi = gFrom; gi < gTo; gi++) {
+    const g1 = I(dirtyEnds, gi);
+    // the union of the group's boxes as the JavaScript's `if (v < m) m = v` takes it: pmin(m, v)
+    // is v < m ? v : m and pmax(m, v) is m < v ? v : m, lane by lane (a NaN leaves m, as there)
+    let lo = f64x2.splat(Infinity),
+      hi = f64x2.splat(-Infinity),
+      z0 = Infinity,
+      z1 = -Infinity;
+    for (let i = g0; i < g1; i++) {
+      const o = 6 * I(dirtyList, i);
+      lo = f64x2.pmin(lo, V(tBox, o));
+      hi = f64x2.pmax(hi, V(tBox, o + 3));
+      if (F(tBox, o + 2) < z0) z0 = F(tBox, o + 2);
+      if (F(tBox, o + 5) > z1) z1 = F(tBox, o + 5);
+    }
+    const limit = per * (g1 - g0);
+    const m = queryTree(limit, res, resCap, st, stCap, lo, hi, z0, z1);
+    if (m == -1) {
+      truncatedN = limit;
+      return -3;
+    }
+    if (m < 0) return -2;
+    if (m == limit) over++;
+    for (let i = g0; i < g1; i++) {
+      const t1 = I(dirtyList, i);
+      let found = 0;
+      for (let k = 0; k < m; k++) {
+        const t2 = I(res, k);
+        if (t2 == t1 || (B(tDirty, t2) != 0 && t2 < t1)) continue;
+        // the test of Bvh.query with t1's box
+        if (overlap(tBox, t2, tBox, t1)) {
+          if (found == per) {
+            over++;
+            break;
+          }
+          if (np == cap) return -1;
+          put(out, 2 * np, t1);
+          put(out, 2 * np + 1, t2);
+          np++;
+          found++;
+        }
+      }
+    }
+    g0 = g1;
+  }
+  saturatedN = over;
+  return np;
 }

@@ -3,6 +3,17 @@ import { boxesOverlap, writeBox } from './boxes.js';
 import { queryNodes } from './bvh-self-pairs.js';
 
 /**
+ * Where a tree allocates its node, parent and leaf arrays (zeroed): the
+ * surface broad phase's shared WebAssembly memory (surface-broad-wasm.ts
+ * BroadMemory), so that its module's instances on every thread read the
+ * tree where it is (docs/collision.md, "Twelfth round, the broad phase").
+ */
+export interface BvhAlloc {
+  f64(n: number): Float64Array;
+  i32(n: number): Int32Array;
+}
+
+/**
  * A bounding volume hierarchy of axis-aligned boxes, built once (top-down,
  * median split of the centroids along the widest axis) and refitted
  * bottom-up whenever the items move (O(n), the tree's topology is kept).
@@ -33,23 +44,38 @@ export class Bvh {
   private readonly leafSize: number;
   /** Whether the node arrays live on shared memory (read by the worker pool's tasks without copies). */
   private readonly shared: boolean;
+  /** Where the node, parent and leaf arrays are allocated (null: plain or shared arrays of their own). */
+  private readonly alloc: BvhAlloc | null;
 
-  constructor(leafSize = 4, shared = false) {
+  /** `shared`: the node arrays on shared memory, or allocated by that allocator. */
+  constructor(leafSize = 4, shared: boolean | BvhAlloc = false) {
     this.leafSize = Math.max(1, leafSize | 0);
-    this.shared = shared && typeof SharedArrayBuffer !== 'undefined';
+    this.alloc = typeof shared === 'object' ? shared : null;
+    this.shared = shared !== false && typeof SharedArrayBuffer !== 'undefined';
+  }
+
+  /** An Int32Array of n (zeroed) from the allocator, on shared memory, or plain. */
+  private i32(n: number): Int32Array {
+    if (this.alloc !== null) return this.alloc.i32(n);
+    return this.shared ? new Int32Array(new SharedArrayBuffer(4 * n)) : new Int32Array(n);
   }
 
   /** Builds the tree over `n` item boxes (boxes[6i .. 6i + 5] = min xyz, max xyz). */
   build(boxes: Float64Array, n: number): void {
     this.itemCount = n;
     const sh = this.shared;
-    this.items = sh ? new Int32Array(new SharedArrayBuffer(4 * n)) : new Int32Array(n);
+    this.items = this.i32(n);
     for (let i = 0; i < n; i++) this.items[i] = i;
     const maxNodes = 2 * n + 1;
-    this.box = sh ? new Float64Array(new SharedArrayBuffer(48 * maxNodes)) : new Float64Array(6 * maxNodes);
-    this.right = sh ? new Int32Array(new SharedArrayBuffer(4 * maxNodes)) : new Int32Array(maxNodes);
-    this.start = sh ? new Int32Array(new SharedArrayBuffer(4 * maxNodes)) : new Int32Array(maxNodes);
-    this.count = sh ? new Int32Array(new SharedArrayBuffer(4 * maxNodes)) : new Int32Array(maxNodes);
+    this.box =
+      this.alloc !== null
+        ? this.alloc.f64(6 * maxNodes)
+        : sh
+          ? new Float64Array(new SharedArrayBuffer(48 * maxNodes))
+          : new Float64Array(6 * maxNodes);
+    this.right = this.i32(maxNodes);
+    this.start = this.i32(maxNodes);
+    this.count = this.i32(maxNodes);
     const centroid = new Float64Array(3 * n);
     for (let i = 0; i < n; i++) {
       for (let k = 0; k < 3; k++) centroid[3 * i + k] = 0.5 * (boxes[6 * i + k] + boxes[6 * i + 3 + k]);
@@ -61,8 +87,8 @@ export class Bvh {
     }
     this.buildNode(0, n, centroid);
     // parents and the leaf of each item, for refitting after a few items moved
-    this.parent = new Int32Array(this.nodeCount);
-    this.leafOf = new Int32Array(n);
+    this.parent = this.i32(this.nodeCount);
+    this.leafOf = this.i32(n);
     this.parent[0] = -1;
     for (let node = 0; node < this.nodeCount; node++) {
       const c = this.count[node];
@@ -79,8 +105,8 @@ export class Bvh {
   }
 
   /** Parent of each node (−1 at the root), leaf of each item (read by the module's selfPairsBounded), and the scratch of refitItems. */
-  parent = new Int32Array(0);
-  leafOf = new Int32Array(0);
+  parent: Int32Array = new Int32Array(0);
+  leafOf: Int32Array = new Int32Array(0);
   private nodeDirty = new Uint8Array(0);
   private dirtyNodes = new Int32Array(0);
 

@@ -111,8 +111,8 @@ export class SurfaceBroadPhase {
   /** Half the length of each edge's snapshot (the radius of its bounding sphere). */
   private eHalf: Float64Array = new Float64Array(0);
   private eBox: Float64Array = new Float64Array(0);
-  /** (its nodes on shared memory: the pool's rebuilds and updates traverse it where it is) */
-  private readonly tree = new Bvh(4, true);
+  /** (its nodes on shared memory, the broad phase's WebAssembly memory where there is one: the pool's and the module's runs read it where it is) */
+  private tree = new Bvh(4, true);
   /** The rebuilds' candidate tests in WebAssembly where the arrays are not in a shared WebAssembly memory (surface-broad-wasm.ts). */
   readonly wasmTests = new WasmPairTests();
   /**
@@ -125,9 +125,9 @@ export class SurfaceBroadPhase {
   private vDirty: Uint8Array = new Uint8Array(0);
   private tDirty: Uint8Array = new Uint8Array(0);
   private eDirty: Uint8Array = new Uint8Array(0);
-  private dirtyTris = new Int32Array(0);
+  private dirtyTris: Int32Array = new Int32Array(0);
   /** Ends of the groups of dirtyTris (the triangles each violator made dirty), for the partial update's queries. */
-  private dirtyGroupEnd = new Int32Array(0);
+  private dirtyGroupEnd: Int32Array = new Int32Array(0);
   private dirtyEdges = new Int32Array(0);
   /** The partial update's query scratch on the calling thread. */
   private readonly groups = groupScratch();
@@ -161,6 +161,8 @@ export class SurfaceBroadPhase {
     const mem = BroadMemory.create(200 * (nv + t.triCount + t.edgeCount) + 65536);
     this.wasmHost = mem === null ? null : new BroadWasmHost(mem);
     const alloc = (this.alloc = mem ?? sharedAlloc);
+    this.tree = new Bvh(4, mem ?? true);
+    this.treeVersion = -1;
     this.snapshots.resize(alloc);
     this.sv = sharedF64(6 * nv);
     this.motion = sharedF64(nv);
@@ -171,8 +173,8 @@ export class SurfaceBroadPhase {
     this.vDirty = alloc.u8(nv);
     this.tDirty = alloc.u8(t.triCount);
     this.eDirty = alloc.u8(t.edgeCount);
-    this.dirtyTris = new Int32Array(t.triCount);
-    this.dirtyGroupEnd = new Int32Array(t.triCount);
+    this.dirtyTris = mem?.i32(t.triCount) ?? new Int32Array(t.triCount);
+    this.dirtyGroupEnd = mem?.i32(t.triCount) ?? new Int32Array(t.triCount);
     this.dirtyEdges = new Int32Array(t.edgeCount);
   }
 
@@ -409,20 +411,19 @@ export class SurfaceBroadPhase {
     out.vtCount = kept;
     out.ee = this.eeCand;
     out.eeCount = keptEE;
-    // the module on the broad phase's memory, for this thread and the pool's (null: JavaScript tests)
-    // (with the tree's nodes for a rebuild's traversal on the pool)
+    // the module on the broad phase's memory, for this thread and the pool's (null: JavaScript tests),
+    // with the tree and an update's groups (in that memory: nothing copied)
     const tree = this.tree;
     const pooled = !partial && tasks !== null && this.topo.triCount >= PARALLEL_MIN_TRIANGLES;
-    const nodes = pooled
-      ? {
-          box: tree.box.subarray(0, 6 * tree.nodeCount),
-          right: tree.right.subarray(0, tree.nodeCount),
-          start: tree.start.subarray(0, tree.nodeCount),
-          count: tree.count.subarray(0, tree.nodeCount),
-          items: tree.items.subarray(0, tree.itemCount),
-        }
-      : null;
-    const W = this.wasmHost?.ready(A, this.topo.version, tasks === null ? 1 : tasks.threads, nodes) ?? null;
+    const nt = partial && nDirty > 0 ? this.dirtyGroupEnd[nDirty - 1] : 0;
+    const W =
+      this.wasmHost?.ready(
+        A,
+        this.topo.version,
+        tasks === null ? 1 : tasks.threads,
+        tree,
+        partial ? [this.dirtyTris.subarray(0, nt), this.dirtyGroupEnd.subarray(0, nDirty)] : null,
+      ) ?? null;
     if (!partial) {
       const budget = PAIR_BUDGET * this.topo.triCount;
       this.perTriangle = MAX_PAIRS_PER_TRIANGLE;
@@ -484,6 +485,8 @@ export class SurfaceBroadPhase {
           out,
           W,
         );
+      // the queries and their tests in the module where it runs (the same pairs and lists), else in JavaScript
+      if (over < 0 && W !== null) over = (this.wasmHost as BroadWasmHost).groups(W, A, nDirty, per, out);
       if (over < 0) {
         // the triangle pairs, then their tests (in WebAssembly where the module runs)
         const S = this.groups;
@@ -570,9 +573,10 @@ export class SurfaceBroadPhase {
    * Blocks of the pooled rebuilds and updates whose candidate tests ran in WebAssembly (`wasm`) and in
    * JavaScript (`js`), and parts of the rebuilds whose tree traversal ran in WebAssembly too (statistics, tests).
    */
-  get pooledModule(): { wasm: number; js: number; traversals: number } {
+  get pooledModule(): { wasm: number; js: number; traversals: number; queries: number } {
     const r = this.parallelRebuild;
-    return { wasm: r?.wasmBlocks ?? 0, js: r?.jsBlocks ?? 0, traversals: r?.wasmTraversals ?? 0 };
+    const traversals = r?.wasmTraversals ?? 0;
+    return { wasm: r?.wasmBlocks ?? 0, js: r?.jsBlocks ?? 0, traversals, queries: r?.wasmQueries ?? 0 };
   }
 
   private poolRebuild(): ParallelBroadRebuild {

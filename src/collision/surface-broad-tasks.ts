@@ -17,7 +17,7 @@ import {
   grow32,
   type PairSink,
 } from './surface-broad-pairs.js';
-import { type BroadWasm, partsInModule, testPairs } from './surface-broad-wasm.js';
+import { type BroadWasm, groupsInModule, partsInModule, testPairs } from './surface-broad-wasm.js';
 
 /**
  * The candidate tests of a full broad-phase rebuild on the worker pool
@@ -199,7 +199,7 @@ interface BroadRebuildArgs {
   W: BroadWasm | null;
 }
 
-/** Slots per block in BroadRebuildArgs.counts (and BroadUpdateArgs.counts); the last: 1 where its tests ran in WebAssembly. */
+/** Slots per block in BroadRebuildArgs.counts (and BroadUpdateArgs.counts); the last: 1 where its tests ran in WebAssembly, 2 its traversal or queries too. */
 const C = 6;
 
 /** A thread's own sink for its blocks (module state: one per thread), grown as needed. */
@@ -305,14 +305,33 @@ const localGroups: GroupScratch = groupScratch();
 export function broadUpdateTask(args: BroadUpdateArgs, from: number, to: number, block: number): void {
   const c = args.counts,
     o = C * block;
+  // the queries, filter and tests in WebAssembly where the module runs (the same pairs and lists)
+  const m = groupsInModule(args.W, args.A, from, to, args.top[2]);
+  if (m !== null) {
+    c[o + 5] = 2;
+    updateToArena(args, c, o, m.over, m.vt, m.vt.length >> 1, m.ee, m.ee.length >> 1);
+    return;
+  }
   const sink = localSink;
   sink.vtCount = 0;
   sink.eeCount = 0;
   const S = localGroups;
   const over = collectDirtyPairs(args.A, args.N, args.dirty, args.ends, from, to, args.top[2], S);
   c[o + 5] = testPairs(args.W, args.A, S.pairs, S.count, true, sink) ? 1 : 0;
-  const nv = sink.vtCount,
-    ne = sink.eeCount;
+  updateToArena(args, c, o, over, sink.vt, sink.vtCount, sink.ee, sink.eeCount);
+}
+
+/** An update block's nv vertex–triangle and ne edge–edge candidates copied to a run of the arena claimed for them, and its counts. */
+function updateToArena(
+  args: BroadUpdateArgs,
+  c: Int32Array,
+  o: number,
+  over: number,
+  vt: Int32Array,
+  nv: number,
+  ee: Int32Array,
+  ne: number,
+): void {
   const need = 2 * (nv + ne);
   const at = Atomics.add(args.top, 0, need);
   c[o + 1] = over;
@@ -322,8 +341,8 @@ export function broadUpdateTask(args: BroadUpdateArgs, from: number, to: number,
     c[o + 4] = 1;
     return;
   }
-  args.arena.set(sink.vt.subarray(0, 2 * nv), at);
-  args.arena.set(sink.ee.subarray(0, 2 * ne), at + 2 * nv);
+  args.arena.set(vt.subarray(0, 2 * nv), at);
+  args.arena.set(ee.subarray(0, 2 * ne), at + 2 * nv);
   c[o] = at;
   c[o + 4] = 0;
 }
@@ -389,8 +408,9 @@ export class ParallelBroadRebuild {
   /** Blocks of those rebuilds and updates whose candidate tests ran in WebAssembly, and in JavaScript (statistics, tests). */
   wasmBlocks = 0;
   jsBlocks = 0;
-  /** Parts of those rebuilds whose tree traversal ran in WebAssembly too (statistics, tests). */
+  /** Parts of those rebuilds whose tree traversal ran in WebAssembly too, and blocks of the updates whose queries did (statistics, tests). */
   wasmTraversals = 0;
+  wasmQueries = 0;
   /** The module on the broad phase's memory that the tasks' tests run in (null: the JavaScript tests). */
   private W: BroadWasm | null = null;
   /** Parts that found the arena full and ran again on the calling thread (statistics, tests). */
@@ -591,13 +611,22 @@ export class ParallelBroadRebuild {
       this.arena = new Int32Array(new SharedArrayBuffer(4 * this.arenaSize));
       this.stale = this.updateStale = true;
     }
-    if (this.dirty.length < nt || this.ends.length < ng) {
-      this.dirty = new Int32Array(new SharedArrayBuffer(4 * Math.max(nt, dirty.length)));
-      this.ends = new Int32Array(new SharedArrayBuffer(4 * Math.max(ng, ends.length)));
-      this.updateStale = true;
+    if (dirty.buffer instanceof SharedArrayBuffer && ends.buffer instanceof SharedArrayBuffer) {
+      // (the broad phase's own, in its memory: read where they are)
+      if (this.dirty !== dirty || this.ends !== ends) {
+        this.dirty = dirty;
+        this.ends = ends;
+        this.updateStale = true;
+      }
+    } else {
+      if (this.dirty.length < nt || this.ends.length < ng) {
+        this.dirty = new Int32Array(new SharedArrayBuffer(4 * Math.max(nt, dirty.length)));
+        this.ends = new Int32Array(new SharedArrayBuffer(4 * Math.max(ng, ends.length)));
+        this.updateStale = true;
+      }
+      this.dirty.set(dirty.subarray(0, nt));
+      this.ends.set(ends.subarray(0, ng));
     }
-    this.dirty.set(dirty.subarray(0, nt));
-    this.ends.set(ends.subarray(0, ng));
     if (this.updateStale) {
       this.updateTask.version++;
       this.updateTask.args = {
@@ -637,6 +666,7 @@ export class ParallelBroadRebuild {
       appendFromArena(out, arena, c[o], c[o + 2], c[o + 3]);
       if (c[o + 5] !== 0) this.wasmBlocks++;
       else this.jsBlocks++;
+      if (c[o + 5] === 2) this.wasmQueries++;
     }
     const used = Atomics.load(this.top, 0);
     if (used > arena.length && this.arenaSize < MAX_ARENA) {

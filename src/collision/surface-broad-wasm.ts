@@ -1,7 +1,6 @@
 import { threadIndex } from '../core/block-order.js';
 import { SHARED_MAX_PAGES, sharedKernel, wasmKernel } from '../wasm/kernels.js';
 import type { Bvh } from './bvh.js';
-import type { BvhNodes } from './bvh-self-pairs.js';
 import type { ArrayAlloc } from './surface-broad-items.js';
 import {
   B_MARGIN,
@@ -45,11 +44,15 @@ const ARRAYS = [
 
 /** The first ARRAYS that a topology fixes (copied into the memory once per topology version). */
 const TOPOLOGY_ARRAYS = 10;
-/** The triangle tree's node arrays (BvhNodes), after ARRAYS in the address table: copied in for a rebuild on the pool. */
-const NODE_ARRAYS = ['box', 'right', 'start', 'count', 'items'] as const;
-/** And after them the tree's parents and each item's leaf: copied in for the one-thread bounded traversal. */
-const BOUND_ARRAYS = ['parent', 'leafOf'] as const;
-const SLOTS = ARRAYS.length + NODE_ARRAYS.length + BOUND_ARRAYS.length;
+/**
+ * The triangle tree's node arrays (BvhNodes), after ARRAYS in the address table, then its parents and
+ * each item's leaf: resident where the tree allocates them in the memory (the broad phase's), else
+ * copied in for each run.
+ */
+const TREE_ARRAYS = ['box', 'right', 'start', 'count', 'items', 'parent', 'leafOf'] as const;
+/** Then an incremental update's dirty triangles and the ends of their groups (resident, or copied in). */
+const GROUP_SLOTS = 2;
+const SLOTS = ARRAYS.length + TREE_ARRAYS.length + GROUP_SLOTS;
 
 interface SurfaceExports {
   setArrays(table: number, surfaces: number, margin: number, meanEdge: number): void;
@@ -78,8 +81,18 @@ interface SurfaceExports {
     st: number,
     stCap: number,
   ): number;
-  boundedSaturated(): number;
-  boundedTruncated(): number;
+  counted(k: number): number;
+  dirtyPairs(
+    gFrom: number,
+    gTo: number,
+    per: number,
+    out: number,
+    cap: number,
+    res: number,
+    resCap: number,
+    st: number,
+    stCap: number,
+  ): number;
 }
 
 const PAGE = 65536;
@@ -158,7 +171,7 @@ export class BroadMemory implements ArrayAlloc {
 const L_TABLE = 0,
   L_REGIONS = 1,
   L_THREAD = 4,
-  L_STRIDE = 12;
+  L_STRIDE = 15;
 /** Most threads with a region (more run the JavaScript tests). */
 const MAX_REGIONS = 64;
 
@@ -177,14 +190,15 @@ export interface BroadWasm {
 
 /**
  * A thread's region in BroadWasm.lay, from its slot r: for its triangle pairs, its vertex–triangle
- * and edge–edge candidates, and the traversal's stack, each at r + the buffer's first slot: the
+ * and edge–edge candidates, the traversal's stack and a tree query's results, each at r + the buffer's first slot: the
  * address, its room (pairs, candidates, entries) and the room a run on the thread found too small
  * (the calling thread grows it before the next run; the candidates' need at VT).
  */
 const PAIRS = 0,
   VT = 3,
   EE = 6,
-  STACK = 9;
+  STACK = 9,
+  RES = 12;
 
 /** Each thread's instance of the module, by the BroadWasm record it came with. */
 const instances = new WeakMap<object, SurfaceExports>();
@@ -291,6 +305,91 @@ export function partsInModule(
   };
 }
 
+/** What groupsInModule found: the candidates, and the triangles or queries past their budget. */
+export interface ModuleGroups {
+  vt: Int32Array;
+  ee: Int32Array;
+  over: number;
+}
+
+/**
+ * An incremental update's groups from … to − 1 in the module, in the region
+ * at lay[r …] (after `ready` with the dirty triangles and their ends): the
+ * tree queries and per-triangle filter (wasm/surfaces.ts dirtyPairs, the
+ * pairs of surface-broad-pairs.ts collectDirtyPairs in its order) into the
+ * region, and their tests in partial mode straight from there. Returns the
+ * pair count (`over` in `k.counted(0)`, the candidates at the region's
+ * VT and EE), −1 where a buffer was too small (its need noted for the
+ * calling thread), −2 where a degenerate triangle handed the tests back.
+ */
+function groupsInRegion(
+  W: BroadWasm,
+  A: BroadArrays,
+  r: number,
+  from: number,
+  to: number,
+  per: number,
+): number {
+  const L = W.lay,
+    k = instanceOf(W),
+    s = A.scalars;
+  k.setArrays(L[L_TABLE], s[B_SURFACES] | 0, s[B_MARGIN], s[B_MEAN_EDGE]);
+  const P = L[r + PAIRS];
+  const np = k.dirtyPairs(
+    from,
+    to,
+    per,
+    P,
+    L[r + PAIRS + CAP],
+    L[r + RES],
+    L[r + RES + CAP],
+    L[r + STACK],
+    L[r + STACK + CAP],
+  );
+  if (np < 0) {
+    if (np === -1) L[r + PAIRS + NEED] = Math.max(L[r + PAIRS + NEED], 2 * L[r + PAIRS + CAP]);
+    else if (np === -2) L[r + STACK + NEED] = Math.max(L[r + STACK + NEED], 2 * L[r + STACK + CAP]);
+    else L[r + RES + NEED] = Math.max(L[r + RES + NEED], k.counted(1));
+    return -1;
+  }
+  k.setOut(L[r + VT], L[r + VT + CAP], L[r + EE], L[r + EE + CAP]);
+  const status = k.collectPairRange(P, 0, np, 1);
+  if (status === 1) {
+    L[r + VT + NEED] = Math.max(L[r + VT + NEED], 2 * Math.max(L[r + VT + CAP], L[r + EE + CAP]));
+    return -1;
+  }
+  return status === 2 ? -2 : np;
+}
+
+/**
+ * A pooled update's groups from … to − 1 (collectDirtyPairs and their tests)
+ * in the module on this thread (groupsInRegion in its region): the
+ * candidates (views on the memory) and the count past the budget; null
+ * where the module is not here or did not finish (the caller runs the
+ * JavaScript queries and testPairs: the same lists).
+ */
+export function groupsInModule(
+  W: BroadWasm | null,
+  A: BroadArrays,
+  from: number,
+  to: number,
+  per: number,
+): ModuleGroups | null {
+  if (W === null) return null;
+  const L = W.lay;
+  const ti = threadIndex();
+  if (ti >= L[L_REGIONS]) return null;
+  const r = L_THREAD + L_STRIDE * ti;
+  if (groupsInRegion(W, A, r, from, to, per) < 0) return null;
+  const k = instanceOf(W);
+  const buf = W.memory.buffer;
+  return {
+    vt: new Int32Array(buf, L[r + VT], 2 * k.vtCount()),
+    ee: new Int32Array(buf, L[r + EE], 2 * k.eeCount()),
+    over: k.counted(0),
+  };
+}
+
 /** The module's run in the region at lay[r …]: 0 done (candidates appended to `out`), 1 too little room (noted), 2 handed back. */
 function runRegion(
   W: BroadWasm,
@@ -355,10 +454,17 @@ export class BroadWasmHost {
 
   /**
    * The record for this run (null where the module is not available: no
-   * SIMD, `useWasmKernels(false)`): the address table written for `A` (the
-   * arrays not in the memory copied in), regions for `threads` threads.
+   * SIMD, `useWasmKernels(false)`): the address table written for `A`, for
+   * `tree`'s arrays and for an update's dirty triangles and their groups'
+   * ends (the arrays not in the memory copied in), regions for `threads` threads.
    */
-  ready(A: BroadArrays, topology: number, threads: number, nodes: BvhNodes | null = null): BroadWasm | null {
+  ready(
+    A: BroadArrays,
+    topology: number,
+    threads: number,
+    tree: Bvh | null = null,
+    groups: readonly [dirty: Int32Array, ends: Int32Array] | null = null,
+  ): BroadWasm | null {
     const module = wasmKernel('surfaces') === null ? null : sharedKernel('surfaces');
     if (module === null) return null;
     const mem = this.mem;
@@ -370,12 +476,34 @@ export class BroadWasmHost {
     }
     const addr = new Int32Array(mem.memory.buffer, this.table, SLOTS);
     for (let i = 0; i < ARRAYS.length; i++) addr[i] = this.place(i, A[ARRAYS[i]], topology);
-    if (nodes !== null)
-      for (let i = 0; i < NODE_ARRAYS.length; i++)
-        addr[ARRAYS.length + i] = this.place(ARRAYS.length + i, nodes[NODE_ARRAYS[i]], -1);
+    if (tree !== null) this.placeTree(tree);
+    const G = ARRAYS.length + TREE_ARRAYS.length;
+    if (groups !== null) {
+      addr[G] = this.place(G, groups[0], -1);
+      addr[G + 1] = this.place(G + 1, groups[1], -1);
+    }
     this.regions(Math.min(MAX_REGIONS, Math.max(1, threads)), A.tri.length / 3);
     return this.W;
   }
+
+  /** The tree's arrays in the address table: where they are (the broad phase's tree allocates them in the memory), else copies. */
+  private placeTree(tree: Bvh): void {
+    const nodes = tree.nodeCount,
+      n = tree.itemCount;
+    const addr = new Int32Array(this.mem.memory.buffer, this.table, SLOTS);
+    const N0 = ARRAYS.length;
+    addr[N0] = this.place(N0, tree.box.subarray(0, 6 * nodes), -1);
+    addr[N0 + 1] = this.place(N0 + 1, tree.right.subarray(0, nodes), -1);
+    addr[N0 + 2] = this.place(N0 + 2, tree.start.subarray(0, nodes), -1);
+    addr[N0 + 3] = this.place(N0 + 3, tree.count.subarray(0, nodes), -1);
+    addr[N0 + 4] = this.place(N0 + 4, tree.items.subarray(0, n), -1);
+    addr[N0 + 5] = this.place(N0 + 5, tree.parent.subarray(0, nodes), -1);
+    addr[N0 + 6] = this.place(N0 + 6, tree.leafOf.subarray(0, n), -1);
+    this.treeCopied = !this.mem.holds(tree.box);
+  }
+
+  /** Whether the last `placeTree` copied the tree in (its arrays not in the memory; tests). */
+  treeCopied = false;
 
   /** The address of array `a` (slot i of the table) in the memory: its own, or its copy's (made again unless a topology array of the same version is there already). */
   private place(i: number, a: ArrayBufferView, topology: number): number {
@@ -406,12 +534,19 @@ export class BroadWasmHost {
       const r = L_THREAD + L_STRIDE * t;
       const needP = L[r + PAIRS + NEED],
         needO = L[r + VT + NEED],
-        needS = L[r + STACK + NEED];
-      if (t < L[L_REGIONS] && needP === 0 && needO === 0 && needS === 0) continue;
+        needS = L[r + STACK + NEED],
+        needR = L[r + RES + NEED];
+      if (t < L[L_REGIONS] && needP === 0 && needO === 0 && needS === 0 && needR === 0) continue;
       const capS = Math.max(L[r + STACK + CAP], 2 * needS, 1024);
       if (capS > L[r + STACK + CAP]) {
         L[r + STACK] = this.mem.alloc(4 * capS);
         L[r + STACK + CAP] = capS;
+      }
+      // (a query's results: at most the pair budget per triangle times a group's triangles)
+      const capR = Math.max(L[r + RES + CAP], needR, 8192);
+      if (capR > L[r + RES + CAP]) {
+        L[r + RES] = this.mem.alloc(4 * capR);
+        L[r + RES + CAP] = capR;
       }
       // (at first what a whole rebuild finds, ~24 triangle pairs and ~4 candidates of each kind per
       // triangle, as one thread's blocks may be the heaviest: a run that finds it small hands back)
@@ -426,7 +561,7 @@ export class BroadWasmHost {
         L[r + EE] = this.mem.alloc(8 * capO);
         L[r + VT + CAP] = L[r + EE + CAP] = capO;
       }
-      L[r + PAIRS + NEED] = L[r + VT + NEED] = L[r + STACK + NEED] = 0;
+      L[r + PAIRS + NEED] = L[r + VT + NEED] = L[r + STACK + NEED] = L[r + RES + NEED] = 0;
     }
     L[L_REGIONS] = Math.max(L[L_REGIONS], n);
   }
@@ -436,22 +571,15 @@ export class BroadWasmHost {
    * thread in the module (after `ready`): the same pairs in the same order
    * (wasm/surfaces.ts selfPairsBounded) into the calling thread's region,
    * where `testBounded` tests them with no copy; `saturated` and `truncated`
-   * as the tree's. The tree's nodes, parents and leaves are copied in; the
-   * region and the stack grow and the walk runs again while they are small.
-   * Returns the pair count. docs/collision.md, "Eleventh round".
+   * as the tree's. The tree's nodes, parents and leaves are read where they
+   * are (copied in where the tree is not in the memory); the region and the
+   * stack grow and the walk runs again while they are small. Returns the
+   * pair count. docs/collision.md, "Eleventh round".
    */
   bounded(W: BroadWasm, A: BroadArrays, tree: Bvh, perItem: number, maxPairs: number): number {
     const nodes = tree.nodeCount,
       n = tree.itemCount;
-    const addr = new Int32Array(this.mem.memory.buffer, this.table, SLOTS);
-    const N0 = ARRAYS.length;
-    addr[N0] = this.place(N0, tree.box.subarray(0, 6 * nodes), -1);
-    addr[N0 + 1] = this.place(N0 + 1, tree.right.subarray(0, nodes), -1);
-    addr[N0 + 2] = this.place(N0 + 2, tree.start.subarray(0, nodes), -1);
-    addr[N0 + 3] = this.place(N0 + 3, tree.count.subarray(0, nodes), -1);
-    addr[N0 + 4] = this.place(N0 + 4, tree.items.subarray(0, n), -1);
-    addr[N0 + 5] = this.place(N0 + 5, tree.parent.subarray(0, nodes), -1);
-    addr[N0 + 6] = this.place(N0 + 6, tree.leafOf.subarray(0, n), -1);
+    this.placeTree(tree);
     if (this.scratchCap < n + nodes) {
       this.scratchCap = Math.ceil(1.25 * (n + nodes));
       this.scratchAt = this.mem.alloc(4 * this.scratchCap);
@@ -475,8 +603,8 @@ export class BroadWasmHost {
         L[L_THREAD + STACK + CAP],
       );
       if (np >= 0) {
-        this.saturated = k.boundedSaturated();
-        this.truncated = k.boundedTruncated() !== 0;
+        this.saturated = k.counted(0);
+        this.truncated = k.counted(1) !== 0;
         this.boundedRuns++;
         return np;
       }
@@ -484,6 +612,35 @@ export class BroadWasmHost {
       else L[L_THREAD + STACK + NEED] = 2 * L[L_THREAD + STACK + CAP];
       this.regions(1, A.tri.length / 3);
     }
+  }
+
+  /** Incremental updates whose queries ran in the module on the calling thread (statistics, tests). */
+  groupRuns = 0;
+
+  /**
+   * An incremental update's groups [0, ng) on the calling thread in the
+   * module (after `ready` with its dirty triangles and ends): the queries,
+   * filter and tests of groupsInRegion, the candidates appended to `out`;
+   * the region grows and the run starts again while it is too small.
+   * Returns the triangles or queries past their budget (collectDirtyPairs'
+   * count), or −1 (nothing appended) where a degenerate triangle handed
+   * the tests back: the caller runs the JavaScript.
+   */
+  groups(W: BroadWasm, A: BroadArrays, ng: number, per: number, out: PairSink): number {
+    for (;;) {
+      const np = groupsInRegion(W, A, L_THREAD, 0, ng, per);
+      if (np === -2) return -1;
+      if (np >= 0) break;
+      this.regions(1, A.tri.length / 3);
+    }
+    const L = W.lay,
+      k = instanceOf(W),
+      buf = W.memory.buffer;
+    append(out, true, new Int32Array(buf, L[L_THREAD + VT], 2 * k.vtCount()));
+    append(out, false, new Int32Array(buf, L[L_THREAD + EE], 2 * k.eeCount()));
+    this.runs++;
+    this.groupRuns++;
+    return k.counted(0);
   }
 
   /** The calling thread's pairs of the last `bounded` (a view on the memory, valid until its next run). */
