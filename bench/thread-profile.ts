@@ -385,67 +385,89 @@ for (const p of probes) {
 for (const p of probes) p.world.dispose();
 
 /**
- * A memory-bound reference: a plain copy of Float64Arrays of the sizes a cloth-201 step streams
- * (40,401 particles: p, x, v as 3 doubles each, about 1 MB each; and 8 MB and 32 MB, past the L2
- * and at the L3), timed on this thread alone and then on this thread and a worker at once (each
- * its own arrays), in interleaved rounds: the ratio is what sharing the caches and the memory
- * bandwidth costs a streaming pass on this machine.
+ * A memory-bound reference: a plain copy between two shared Float64Arrays of the sizes a
+ * cloth-201 step streams (40,401 particles: p, x, v as 3 doubles each, about 1 MB each; and 8 MB
+ * and 32 MB, past the L2 and near the L3), this thread copying the first half, timed alone and
+ * while a worker copies the second half (three times over): the same bytes per thread and the
+ * same footprint, as a sweep's two parts have, so what differs is only the two cores streaming
+ * at once. On a loaded machine the two threads rarely run at once, so each
+ * round's interval is compared with the worker's (absolute clocks: timeOrigin + now) and only the
+ * rounds the worker's copying covers count as "with the other thread"; the minimum of each kind
+ * (a round not descheduled) is compared, and the median for the record.
  */
 async function copyReference(): Promise<void> {
   const { Worker } = await import('node:worker_threads');
   const sizes = [3 * 40401 * 3, 1 << 20, 4 << 20];
   const sync = new Int32Array(new SharedArrayBuffer(16));
+  const span = new Float64Array(new SharedArrayBuffer(16));
   const code = `
     const { workerData } = require('node:worker_threads');
-    const sync = workerData.sync;
-    let a = null, b = null;
+    const { sync, span } = workerData;
     for (;;) {
       Atomics.wait(sync, 0, 0);
       const n = Atomics.load(sync, 1), reps = Atomics.load(sync, 2);
       if (n === 0) break;
-      if (a === null || a.length !== n) { a = new Float64Array(n).fill(1.5); b = new Float64Array(n); }
+      const a = new Float64Array(workerData.bufs[n].a, 8 * (n >> 1)), b = new Float64Array(workerData.bufs[n].b, 8 * (n >> 1));
+      span[0] = performance.timeOrigin + performance.now();
       for (let r = 0; r < reps; r++) { b.set(a); a.set(b); }
+      span[1] = performance.timeOrigin + performance.now();
       Atomics.store(sync, 0, 0);
       Atomics.store(sync, 3, 1);
       Atomics.notify(sync, 3);
     }`;
-  const w = new Worker(code, { eval: true, workerData: { sync } });
+  const bufs: Record<number, { a: SharedArrayBuffer; b: SharedArrayBuffer }> = {};
+  for (const n of sizes) {
+    bufs[n] = { a: new SharedArrayBuffer(8 * n), b: new SharedArrayBuffer(8 * n) };
+    new Float64Array(bufs[n].a).fill(1.5);
+  }
+  const w = new Worker(code, { eval: true, workerData: { sync, span, bufs } });
   await new Promise((r) => setTimeout(r, 200));
   console.log(
     `memory-bound reference: copies (a → b, b → a) on 1 and 2 threads; load ${loadavg()[0].toFixed(1)}`,
   );
+  const rounds = Number(arg('copy-rounds', '400'));
   for (const n of sizes) {
-    const a = new Float64Array(n).fill(1.5),
-      b = new Float64Array(n);
-    const reps = Math.max(4, Math.round(2e8 / (16 * n)));
+    const a = new Float64Array(bufs[n].a, 0, n >> 1),
+      b = new Float64Array(bufs[n].b, 0, n >> 1);
+    const reps = Math.max(1, Math.round(2e6 / (8 * n)));
     const one: number[] = [],
       two: number[] = [];
-    for (let round = 0; round < 8; round++) {
-      for (const both of round % 2 === 0 ? [false, true] : [true, false]) {
-        if (both) {
-          Atomics.store(sync, 1, n);
-          Atomics.store(sync, 2, reps);
-          Atomics.store(sync, 3, 0);
-          Atomics.store(sync, 0, 1);
-          Atomics.notify(sync, 0);
-        }
-        const t0 = performance.now();
-        for (let r = 0; r < reps; r++) {
-          b.set(a);
-          a.set(b);
-        }
-        const ms = performance.now() - t0;
-        if (both) while (Atomics.load(sync, 3) === 0) Atomics.wait(sync, 3, 0, 10);
-        (both ? two : one).push(ms);
+    let rest = 0;
+    for (let round = 0; round < rounds; round++) {
+      const both = round % 2 === 1;
+      if (both) {
+        Atomics.store(sync, 1, n);
+        Atomics.store(sync, 2, 3 * reps);
+        Atomics.store(sync, 3, 0);
+        Atomics.store(sync, 0, 1);
+        Atomics.notify(sync, 0);
+        // the worker's copying under way first
+        const t = performance.now();
+        while (span[0] === 0 && performance.now() - t < 5);
       }
+      const s0 = performance.timeOrigin + performance.now();
+      for (let r = 0; r < reps; r++) {
+        b.set(a);
+        a.set(b);
+      }
+      const s1 = performance.timeOrigin + performance.now();
+      if (both) {
+        while (Atomics.load(sync, 3) === 0) Atomics.wait(sync, 3, 0, 10);
+        if (span[0] !== 0 && span[0] <= s0 && span[1] >= s1) two.push(s1 - s0);
+        else rest++;
+        span[0] = 0;
+        span[1] = 0;
+      } else one.push(s1 - s0);
     }
     one.sort((x, y) => x - y);
     two.sort((x, y) => x - y);
-    const gb = (ms: number) => ((16 * n * reps * 2) / ms / 1e6).toFixed(1);
-    const m1 = one[one.length >> 1],
-      m2 = two[two.length >> 1];
+    const gb = (ms: number) => ((8 * n * reps * 2) / ms / 1e6).toFixed(1);
+    const m1 = one[0],
+      m2 = two[0] ?? Number.NaN;
+    const d1 = one[one.length >> 1],
+      d2 = two[two.length >> 1] ?? Number.NaN;
     console.log(
-      `  ${((8 * n) / 1e6).toFixed(2)} MB ×2 arrays: 1 thread ${f(m1)} ms (${gb(m1)} GB/s read+write), with the other thread copying ${f(m2)} ms (${gb(m2)} GB/s), ×${(m2 / m1).toFixed(3)} (medians of 8)`,
+      `  ${((8 * n) / 1e6).toFixed(2)} MB ×2 arrays, half each, ${reps} copies a round: alone min ${f(m1)} ms (${gb(m1)} GB/s read+write), median ${f(d1)}; with the other thread copying all through (${two.length} of ${two.length + rest} rounds) min ${f(m2)} ms (${gb(m2)} GB/s), median ${f(d2)}; min ×${(m2 / m1).toFixed(3)}`,
     );
   }
   Atomics.store(sync, 1, 0);
