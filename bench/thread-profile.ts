@@ -7,9 +7,21 @@
  * lib/ folders are stepped alternately in one process, so their figures are
  * taken in the same minutes.
  *
+ * Since session 17 (thr22), with --timing, each fused sweep's blocks time
+ * themselves on every thread (ElementThreads.timing: work in colour blocks
+ * and copies, per group and per particle; dependency waits and their spun
+ * loads), and the pool's spins are counted (its end-of-job spin, the
+ * workers' spin for the next job); with --solo each build is also stepped
+ * with the calling thread running every block itself (WorkerPool.solo), so
+ * that the same blocks are timed on one thread and on two in one process.
+ * --copy times a memory-bound reference instead: a plain copy of arrays the
+ * size of the step's, on one thread and on two at once.
+ *
  *   npx tsx bench/thread-profile.ts [--lib lib,/tmp/b/lib] [--case fall|demo] [--threads 2]
- *                                   [--steps 40] [--rounds 4]
+ *                                   [--steps 40] [--rounds 4] [--timing] [--solo] [--copy]
+ *                                   [--worker-spin 2000]
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -23,6 +35,9 @@ const which = arg('case', 'fall');
 const threads = Number(arg('threads', '2'));
 const steps = Number(arg('steps', '40'));
 const rounds = Number(arg('rounds', '4'));
+const f = (v: number) => v.toFixed(2);
+const flag = (name: string): boolean => process.argv.includes(`--${name}`);
+const timing = flag('timing');
 
 interface Probe {
   lib: string;
@@ -38,11 +53,52 @@ interface Probe {
   waitMs: number;
   waitN: number;
   /** The world's pool (worlds of one build may share one): it reports to the probe being stepped. */
-  pool: { probe?: Probe } | null;
+  pool: PoolLike | null;
+  /** Stepped with the calling thread running every block (WorkerPool.solo). */
+  solo: boolean;
+  /** Stepped with this spin budget for the workers' wait for a job (WorkerPool.workerSpin; 0: the default). */
+  workerSpin?: number;
+  // biome-ignore lint/suspicious/noExplicitAny: the built library's classes, loaded by path
+  classes: { Pool: any; Threads: any; stats: Float64Array | null };
+  /** Sums over this probe's rounds: the per-thread sweep figures (fusedStats) and the spins. */
+  st: Float64Array;
+  spin: number[];
+  /** CPU ms by thread (Linux): the calling thread, the busiest other (the pool's worker at 2 threads), the rest (V8's helpers, other workers). */
+  tcpu: number[];
+}
+
+interface PoolLike {
+  probe?: Probe;
+  spins?: { endLoads: number; endSleeps: number };
+  workerSpins?: { loads: number; sleeps: number };
+}
+
+/** CPU ticks (user + system, /proc/self/task/<tid>/stat) per thread of this process now (Linux; empty elsewhere). */
+function threadTicks(): Map<string, number> {
+  const m = new Map<string, number>();
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      const st = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+      m.set(tid, Number(f[11]) + Number(f[12]));
+    }
+  } catch {
+    // not Linux
+  }
+  return m;
+}
+
+/** The spin counters now: end-of-job loads and sleeps (calling thread), the workers' loads and sleeps. */
+function spinsNow(pool: PoolLike | null): number[] {
+  const e = pool?.spins,
+    w = pool?.workerSpins;
+  return [e?.endLoads ?? 0, e?.endSleeps ?? 0, w?.loads ?? 0, w?.sleeps ?? 0];
 }
 
 /** The job being run (the task's kind, or 'colours' for a set's colour ranges) and its calling thread's own-block time. */
 let current = '';
+/** The probe being stepped (a solo probe shares its world's stage timers). */
+let stepping: Probe | null = null;
 let ownTime = 0;
 
 async function build(lib: string): Promise<Probe> {
@@ -63,7 +119,19 @@ async function build(lib: string): Promise<Probe> {
     waitMs: 0,
     waitN: 0,
     pool: null,
+    solo: false,
+    classes: { Pool: pool.WorkerPool, Threads: null, stats: null },
+    st: new Float64Array(0),
+    spin: [0, 0, 0, 0],
+    tcpu: [0, 0, 0],
   };
+  const threadsMod = await import(pathToFileURL(`${root}/wasm/element-threads.js`).href);
+  probe.classes.Threads = threadsMod.ElementThreads;
+  if (timing && order.fusedStats && threadsMod.ElementThreads.timing !== undefined) {
+    threadsMod.ElementThreads.timing = true;
+    probe.classes.stats = order.fusedStats();
+    probe.st = new Float64Array(probe.classes.stats!.length);
+  }
   const tag = Symbol.for(`thread-profile:${root}`);
   const P = pool.WorkerPool.prototype;
   const S = sched.ThreadedScheduler.prototype;
@@ -150,15 +218,37 @@ async function build(lib: string): Promise<Probe> {
     st.run = function (this: unknown, ...a: unknown[]) {
       const t = performance.now();
       r.apply(this, a);
-      probe.stages.set(st.name, (probe.stages.get(st.name) ?? 0) + performance.now() - t);
+      const to = stepping ?? probe;
+      to.stages.set(st.name, (to.stages.get(st.name) ?? 0) + performance.now() - t);
     };
   }
   probe.world = world;
   return probe;
 }
 
+if (flag('copy')) {
+  await copyReference();
+  process.exit(0);
+}
 const probes: Probe[] = [];
-for (const lib of libs) probes.push(await build(lib));
+for (const lib of libs) {
+  const p = await build(lib);
+  probes.push(p);
+  // the same world with the workers' spin budget for a job set, and stepped with the calling
+  // thread running every block (where the build has them): probes of their own on p's world
+  const variant = (v: Partial<Probe>): Probe => ({
+    ...p,
+    jobs: new Map(),
+    stages: new Map(),
+    st: new Float64Array(p.st.length),
+    spin: [0, 0, 0, 0],
+    tcpu: [0, 0, 0],
+    ...v,
+  });
+  const spin = Number(arg('worker-spin', '0'));
+  if (spin > 0 && p.classes.Pool.workerSpin !== undefined) probes.push(variant({ workerSpin: spin }));
+  if (flag('solo') && p.classes.Pool.solo !== undefined) probes.push(variant({ solo: true }));
+}
 // warm-up, then reset
 for (let k = 0; k < 10; k++) for (const p of probes) p.world.step();
 for (const p of probes) {
@@ -170,6 +260,12 @@ for (let r = 0; r < rounds; r++) {
   const order = r % 2 === 0 ? probes : [...probes].reverse();
   for (const p of order) {
     if (p.pool) p.pool.probe = p;
+    p.classes.Pool.solo = p.solo;
+    if (p.classes.Pool.workerSpin !== undefined) p.classes.Pool.workerSpin = p.workerSpin ?? 0;
+    stepping = p;
+    const s0 = p.classes.stats ? p.classes.stats.slice() : null;
+    const sp0 = spinsNow(p.pool);
+    const tk0 = threadTicks();
     const c0 = process.cpuUsage();
     const w0 = p.waits ? p.waits.ms : 0,
       n0 = p.waits ? p.waits.n : 0;
@@ -183,15 +279,32 @@ for (let r = 0; r < rounds; r++) {
     const c = process.cpuUsage(c0);
     p.cpu += (c.user + c.system) / 1000;
     p.steps += steps / rounds;
+    p.classes.Pool.solo = false;
+    const S = p.classes.stats;
+    if (S && s0) for (let i = 0; i < S.length; i++) p.st[i] += S[i] - s0[i];
+    const tk = threadTicks();
+    const tick = 1000 / 100;
+    const others: number[] = [];
+    for (const [tid, v] of tk) {
+      const d = (v - (tk0.get(tid) ?? 0)) * tick;
+      if (tid === String(process.pid)) p.tcpu[0] += d;
+      else others.push(d);
+    }
+    others.sort((a, b) => b - a);
+    p.tcpu[1] += others[0] ?? 0;
+    for (let i = 1; i < others.length; i++) p.tcpu[2] += others[i];
+    const sp = spinsNow(p.pool);
+    for (let i = 0; i < 4; i++) p.spin[i] += sp[i] - sp0[i];
   }
 }
-const f = (v: number) => v.toFixed(2);
 console.log(
   `cloth-201 ${which}, ${threads} threads, ${steps} steps per build in ${rounds} rounds; load ${load0.toFixed(1)} → ${loadavg()[0].toFixed(1)} (${cpus().length} cores)`,
 );
 for (const p of probes) {
   const s = p.steps;
-  console.log(`\n== ${p.lib}: wall ${f(p.wall / s)} ms/step, CPU (all threads) ${f(p.cpu / s)} ms/step`);
+  console.log(
+    `\n== ${p.lib}${p.solo ? ' (solo: the calling thread runs every block)' : ''}${p.workerSpin ? ` (the workers spin ${p.workerSpin} for a job)` : ''}: wall ${f(p.wall / s)} ms/step, CPU (all threads) ${f(p.cpu / s)} ms/step`,
+  );
   let jobs = 0,
     inJobs = 0,
     own = 0;
@@ -216,5 +329,149 @@ for (const p of probes) {
   console.log(
     `  outside jobs (stages − jobs) ${f((stageSum - inJobs) / s)} ms, outside stages ${f((p.wall - stageSum) / s)} ms`,
   );
+  if (p.st.length > 0) {
+    // fusedStats' slots per thread (element-order.ts): work, groups, copy, particles, wait, waits, loads,
+    // then the blocks' rates (ns per group, per particle), weighted by items
+    const SL = p.st.length / 16;
+    const q = (o: number, bin: number, at: number) => {
+      let n = 0;
+      for (let i = 0; i < 256; i++) n += p.st[o + i];
+      let c = 0;
+      for (let i = 0; i < 256; i++) {
+        c += p.st[o + i];
+        if (c >= at * n) return ((i + 0.5) * bin).toFixed(2);
+      }
+      return '-';
+    };
+    for (let t = 0; t < threads; t++) {
+      const o = SL * t;
+      const S = p.st;
+      if (S[o + 1] === 0 && S[o + 3] === 0 && S[o + 5] === 0) continue;
+      console.log(
+        `  thread ${t}: colour blocks ${f(S[o] / s)} ms (${(S[o + 1] / s).toFixed(0)} groups, ${((1e6 * S[o]) / Math.max(1, S[o + 1])).toFixed(2)} ns/group), copies ${f(S[o + 2] / s)} ms (${(S[o + 3] / s).toFixed(0)} particles, ${((1e6 * S[o + 2]) / Math.max(1, S[o + 3])).toFixed(2)} ns each), dependency waits ${f(S[o + 4] / s)} ms (${(S[o + 5] / s).toFixed(1)}, ${(S[o + 6] / s).toFixed(0)} loads)`,
+      );
+      // the blocks' rates: with another thread in a block all through (both) and the others (alone)
+      const H = o + 9;
+      const items = (h: number) => {
+        let n = 0;
+        for (let i = 0; i < 256; i++) n += p.st[h + i];
+        return n;
+      };
+      for (const [name, off] of [
+        ['both', 0],
+        ['alone', 3 * 256],
+      ] as const)
+        console.log(
+          `    ${name.padEnd(5)} block rates (quartiles, by items; share of items): first set ns/group ${q(H + off, 1, 0.25)} / ${q(H + off, 1, 0.5)} / ${q(H + off, 1, 0.75)} (${(items(H + off) / Math.max(1, items(H) + items(H + 768))).toFixed(2)}), second set ${q(H + off + 256, 1, 0.25)} / ${q(H + off + 256, 1, 0.5)} / ${q(H + off + 256, 1, 0.75)} (${(items(H + off + 256) / Math.max(1, items(H + 256) + items(H + 1024))).toFixed(2)}), ns/particle copied ${q(H + off + 512, 0.25, 0.25)} / ${q(H + off + 512, 0.25, 0.5)} / ${q(H + off + 512, 0.25, 0.75)} (${(items(H + off + 512) / Math.max(1, items(H + 512) + items(H + 1280))).toFixed(2)})`,
+        );
+    }
+    let w = 0,
+      g = 0;
+    for (let t = 0; t < threads; t++) {
+      w += p.st[SL * t];
+      g += p.st[SL * t + 1];
+    }
+    console.log(
+      `  all threads: colour blocks ${f(w / s)} ms, ${((1e6 * w) / Math.max(1, g)).toFixed(2)} ns/group`,
+    );
+  }
+  console.log(
+    `  CPU by thread (Linux ticks of 10 ms): calling thread ${f(p.tcpu[0] / s)} ms/step, busiest other (the worker) ${f(p.tcpu[1] / s)}, the rest ${f(p.tcpu[2] / s)}`,
+  );
+  console.log(
+    `  spins per step: end of job ${(p.spin[0] / s).toFixed(0)} loads, ${(p.spin[1] / s).toFixed(1)} sleeps; workers' wait for a job ${(p.spin[2] / s).toFixed(0)} loads, ${(p.spin[3] / s).toFixed(1)} sleeps`,
+  );
 }
 for (const p of probes) p.world.dispose();
+
+/**
+ * A memory-bound reference: a plain copy between two shared Float64Arrays of the sizes a
+ * cloth-201 step streams (40,401 particles: p, x, v as 3 doubles each, about 1 MB each; and 8 MB
+ * and 32 MB, past the L2 and near the L3), this thread copying the first half, timed alone and
+ * while a worker copies the second half (three times over): the same bytes per thread and the
+ * same footprint, as a sweep's two parts have, so what differs is only the two cores streaming
+ * at once. On a loaded machine the two threads rarely run at once, so each
+ * round's interval is compared with the worker's (absolute clocks: timeOrigin + now) and only the
+ * rounds the worker's copying covers count as "with the other thread"; the minimum of each kind
+ * (a round not descheduled) is compared, and the median for the record.
+ */
+async function copyReference(): Promise<void> {
+  const { Worker } = await import('node:worker_threads');
+  const sizes = [3 * 40401 * 3, 1 << 20, 4 << 20];
+  const sync = new Int32Array(new SharedArrayBuffer(16));
+  const span = new Float64Array(new SharedArrayBuffer(16));
+  const code = `
+    const { workerData } = require('node:worker_threads');
+    const { sync, span } = workerData;
+    for (;;) {
+      Atomics.wait(sync, 0, 0);
+      const n = Atomics.load(sync, 1), reps = Atomics.load(sync, 2);
+      if (n === 0) break;
+      const a = new Float64Array(workerData.bufs[n].a, 8 * (n >> 1)), b = new Float64Array(workerData.bufs[n].b, 8 * (n >> 1));
+      span[0] = performance.timeOrigin + performance.now();
+      for (let r = 0; r < reps; r++) { b.set(a); a.set(b); }
+      span[1] = performance.timeOrigin + performance.now();
+      Atomics.store(sync, 0, 0);
+      Atomics.store(sync, 3, 1);
+      Atomics.notify(sync, 3);
+    }`;
+  const bufs: Record<number, { a: SharedArrayBuffer; b: SharedArrayBuffer }> = {};
+  for (const n of sizes) {
+    bufs[n] = { a: new SharedArrayBuffer(8 * n), b: new SharedArrayBuffer(8 * n) };
+    new Float64Array(bufs[n].a).fill(1.5);
+  }
+  const w = new Worker(code, { eval: true, workerData: { sync, span, bufs } });
+  await new Promise((r) => setTimeout(r, 200));
+  console.log(
+    `memory-bound reference: copies (a → b, b → a) on 1 and 2 threads; load ${loadavg()[0].toFixed(1)}`,
+  );
+  const rounds = Number(arg('copy-rounds', '400'));
+  for (const n of sizes) {
+    const a = new Float64Array(bufs[n].a, 0, n >> 1),
+      b = new Float64Array(bufs[n].b, 0, n >> 1);
+    const reps = Math.max(1, Math.round(2e6 / (8 * n)));
+    const one: number[] = [],
+      two: number[] = [];
+    let rest = 0;
+    for (let round = 0; round < rounds; round++) {
+      const both = round % 2 === 1;
+      if (both) {
+        Atomics.store(sync, 1, n);
+        Atomics.store(sync, 2, 3 * reps);
+        Atomics.store(sync, 3, 0);
+        Atomics.store(sync, 0, 1);
+        Atomics.notify(sync, 0);
+        // the worker's copying under way first
+        const t = performance.now();
+        while (span[0] === 0 && performance.now() - t < 5);
+      }
+      const s0 = performance.timeOrigin + performance.now();
+      for (let r = 0; r < reps; r++) {
+        b.set(a);
+        a.set(b);
+      }
+      const s1 = performance.timeOrigin + performance.now();
+      if (both) {
+        while (Atomics.load(sync, 3) === 0) Atomics.wait(sync, 3, 0, 10);
+        if (span[0] !== 0 && span[0] <= s0 && span[1] >= s1) two.push(s1 - s0);
+        else rest++;
+        span[0] = 0;
+        span[1] = 0;
+      } else one.push(s1 - s0);
+    }
+    one.sort((x, y) => x - y);
+    two.sort((x, y) => x - y);
+    const gb = (ms: number) => ((8 * n * reps * 2) / ms / 1e6).toFixed(1);
+    const m1 = one[0],
+      m2 = two[0] ?? Number.NaN;
+    const d1 = one[one.length >> 1],
+      d2 = two[two.length >> 1] ?? Number.NaN;
+    console.log(
+      `  ${((8 * n) / 1e6).toFixed(2)} MB ×2 arrays, half each, ${reps} copies a round: alone min ${f(m1)} ms (${gb(m1)} GB/s read+write), median ${f(d1)}; with the other thread copying all through (${two.length} of ${two.length + rest} rounds) min ${f(m2)} ms (${gb(m2)} GB/s), median ${f(d2)}; min ×${(m2 / m1).toFixed(3)}`,
+    );
+  }
+  Atomics.store(sync, 1, 0);
+  Atomics.store(sync, 0, 1);
+  Atomics.notify(sync, 0);
+  await w.terminate();
+}

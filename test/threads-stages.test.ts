@@ -134,22 +134,26 @@ describe('the particle passes on the pool', () => {
       if (fused) expect(ran.get('zero-f64') ?? 0).toBeLessThanOrEqual(2 * 2 * 4);
       else expect(ran.get('zero-f64') ?? 0).toBeGreaterThan(2 * 10 * 4);
       expect(ran.get('element-wasm') ?? 0).toBeGreaterThan(2 * 10 * 4);
-      expect(ran.get('particles-predict') ?? 0).toBeGreaterThan(2 * 10 * 4);
+      // the first substep's prediction of each step on the pool (the others in the last sweeps' blocks: UpdateInSweep.ahead)
+      expect(ran.get('particles-predict') ?? 0).toBeGreaterThanOrEqual(2 * 12);
       for (const w of worlds) w.world.dispose();
     },
     180_000,
   );
 
   it.each([
-    ['f64', true],
-    ['f32', true],
-    ['f64', false],
+    ['f64', true, true],
+    ['f32', true, true],
+    ['f64', true, false],
+    ['f64', false, false],
   ] as const)(
-    "(%s, hand-over %s) a 130 × 130 cloth between free particles: the velocity update in the last sweep's copy-out blocks, the rest on the calling thread, the bits and counts of one thread on 2 and 4 threads",
-    async (precision, hand) => {
+    "(%s, hand-over %s, next prediction %s) a 130 × 130 cloth between free particles: the velocity update (and the next substep's prediction) in the last sweep's copy-out blocks, the rest on the calling thread, the bits and counts of one thread on 2 and 4 threads",
+    async (precision, hand, ahead) => {
       const ran = spyTasks();
       const saved = UpdateInSweep.enabled;
+      const savedAhead = UpdateInSweep.ahead;
       UpdateInSweep.enabled = hand;
+      UpdateInSweep.ahead = ahead;
       try {
         // free particles before and after the cloth's (its window leaves them out), one of them given a
         // non-finite velocity now and then (a recovery), and a speed limit the swinging cloth reaches
@@ -188,13 +192,21 @@ describe('the particle passes on the pool', () => {
           const taken = updateInSweep(world.store).taken;
           if (hand) expect(taken).toBeGreaterThanOrEqual(15 * 4);
           else expect(taken).toBe(0);
+          // with the next prediction: every substep's but the step's first (not across the step's end)
+          const predicted = updateInSweep(world.store).aheadTaken;
+          if (ahead) expect(predicted).toBeGreaterThanOrEqual(15 * 3);
+          else expect(predicted).toBe(0);
         }
         if (hand) expect(ran.get('particles-update') ?? 0).toBeLessThanOrEqual(2 * 4);
         else expect(ran.get('particles-update') ?? 0).toBeGreaterThan(2 * 14 * 4);
+        // the prediction jobs: the first substep's of each step (and the first step's) with it, every substep's without
+        if (ahead) expect(ran.get('particles-predict') ?? 0).toBeLessThanOrEqual(2 * (16 + 4));
+        else expect(ran.get('particles-predict') ?? 0).toBeGreaterThan(2 * 14 * 4);
         expect(updateInSweep(ref.store).taken).toBe(0);
         for (const { world } of worlds) world.dispose();
       } finally {
         UpdateInSweep.enabled = saved;
+        UpdateInSweep.ahead = savedAhead;
       }
     },
     180_000,

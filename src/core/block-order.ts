@@ -12,12 +12,15 @@
 const SPIN = 2000;
 const canWait = typeof window === 'undefined';
 
-/** Waits until block d of the job numbered `epoch` is done. */
-export function awaitBlock(done: Int32Array, d: number, epoch: number): void {
+/**
+ * Waits until block d of the job numbered `epoch` is done; returns the loads
+ * it took past the first (those past SPIN each slept up to 50 µs).
+ */
+export function awaitBlock(done: Int32Array, d: number, epoch: number): number {
   let spins = 0;
   for (;;) {
     const e = Atomics.load(done, d);
-    if (e === epoch) return;
+    if (e === epoch) return spins;
     if (++spins > SPIN && canWait) Atomics.wait(done, d, e, 0.05);
   }
 }

@@ -166,10 +166,23 @@ export function updateRange(
 export class UpdateInSweep {
   /** Whether the projection stage may hand the update over (A/B and the tests: false keeps it in the velocity stage). */
   static enabled = true;
+  /** Whether the projection stage may hand the next substep's prediction over with it (A/B and the tests). */
+  static ahead = true;
   /** Set by the projection stage around its last projection: a sweep that saves its window may take the update. */
   armed = false;
   invH = 0;
   reach = 0;
+  /**
+   * The next substep's prediction (lines 5–7) too, in the same blocks right after the update (session
+   * 17, thr22): where the hooks that run between the two passes leave the particles alone
+   * (window-passes.ts predictsAheadOnPool). Its parameters, as the prediction stage computes them:
+   * h, h·gravity, the damping factor, the speed limit.
+   */
+  ahead = false;
+  readonly predict = new Float64Array(6);
+  /** Set by the sweep that took the prediction too: substep `nextSubstep`'s particles [from, to) are predicted. */
+  predicted = false;
+  nextSubstep = -1;
   /** Set by the sweep that took it: particles [from, to) are updated, with these counts. */
   done = false;
   from = 0;
@@ -187,6 +200,8 @@ export class UpdateInSweep {
     this.done = false;
     this.recoveries = 0;
     this.speedClamps = 0;
+    this.ahead = false;
+    this.predicted = false;
   }
 
   /** Called by the sweep that updated particles [from, to) (its counts added to recoveries and speedClamps). */
@@ -196,12 +211,74 @@ export class UpdateInSweep {
     this.from = from;
     this.to = to;
     this.taken++;
+    if (this.ahead) {
+      this.predicted = true;
+      this.aheadTaken++;
+    }
+  }
+
+  /** Substeps whose next prediction a sweep took (the tests). */
+  aheadTaken = 0;
+
+  /** The parameters into q[at…]: 1/h, the reach, 1 where the prediction is handed over too, its six (updateAheadRange). */
+  params(q: Float64Array, at: number): void {
+    q[at] = this.invH;
+    q[at + 1] = this.reach;
+    q[at + 2] = this.ahead ? 1 : 0;
+    q.set(this.predict, at + 3);
+  }
+
+  /**
+   * Hands the prediction of substep `next` over with the update (armed), with the prediction
+   * stage's parameters: h, gravity (times h here, as the stage does), the damping factor, the speed limit.
+   */
+  armAhead(next: number, h: number, g: ArrayLike<number>, f: number, vmax: number): void {
+    this.ahead = true;
+    this.nextSubstep = next;
+    const q = this.predict;
+    q[0] = h;
+    for (let k = 0; k < 3; k++) q[1 + k] = g[k] * h;
+    q[4] = f;
+    q[5] = vmax;
   }
 }
 
 const updates = new WeakMap<object, UpdateInSweep>();
 
 /** The store's hand-over of the velocity update (UpdateInSweep). */
+/** What a copy-out block's passes read: the store's arrays, its window's first particle, the parameters (UpdateInSweep.params). */
+export interface UpdateAheadArgs {
+  x: Float64Array;
+  p: Float64Array;
+  v: Float64Array;
+  w: Float64Array;
+  base: number;
+  par: Float64Array;
+}
+
+/**
+ * A copy-out block's passes over its window's particles [from, to) (UpdateInSweep): lines 12–15
+ * of this substep (updateRange, counts at counts[slot]) and, where the next substep's prediction
+ * was handed over, its lines 5–7 (predictRange) on the v and x just written; the parameters at
+ * A.par[at…] (UpdateInSweep.params). Per particle the operations of the velocity and prediction
+ * stages in their order, so the same bits.
+ */
+export function updateAheadRange(
+  A: UpdateAheadArgs,
+  at: number,
+  from: number,
+  to: number,
+  counts: Int32Array,
+  slot: number,
+): void {
+  const { x, p, v, w, par: q } = A;
+  const a = A.base + from,
+    b = A.base + to;
+  updateRange(x, p, v, q[at], q[at + 1], a, b, counts, slot);
+  if (q[at + 2] !== 0)
+    predictRange(x, p, v, w, q[at + 3], q[at + 4], q[at + 5], q[at + 6], q[at + 7], q[at + 8], a, b);
+}
+
 export function updateInSweep(store: ParticleStore): UpdateInSweep {
   return ofStore(updates, store, UpdateInSweep);
 }

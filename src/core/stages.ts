@@ -22,6 +22,7 @@ import {
   PredictionArgs,
   predictionWindow,
   predictsAhead,
+  predictsAheadOnPool,
   updatePredictStaged,
   WindowViews,
   type WindowWorld,
@@ -158,6 +159,16 @@ export class ParticlePredictionStage extends RangeStage {
     }
     dropPredicted(ctx.store);
     if (this.predictIntoWindow(ctx)) return;
+    // the last sweep of the substep before predicted its window's particles (UpdateInSweep.ahead): the rest here
+    const u = updateInSweep(ctx.store);
+    if (u.predicted) {
+      u.predicted = false;
+      if (u.nextSubstep === ctx.substep && ctx.world.history === null) {
+        if (u.from > 0) this.runRange(ctx, 0, Math.min(u.from, n));
+        if (u.to < n) this.runRange(ctx, u.to, n);
+        return;
+      }
+    }
     if (ctx.world.history === null && ctx.tasks) {
       const { gravity, damping, maxSpeed } = ctx.world;
       const h = ctx.h;
@@ -304,6 +315,16 @@ export class ProjectionStage implements Stage {
     update.arm(false, 0, 0);
     const hand = UpdateInSweep.enabled && !!ctx.tasks && ctx.world.history === null && this.velocityNext(ctx);
     const last = hand ? this.lastLive : -1;
+    // and with it the next substep's prediction, where nothing between the two passes moves a particle
+    const world = ctx.world as unknown as Partial<WindowWorld>;
+    const ahead =
+      hand &&
+      UpdateInSweep.ahead &&
+      ctx.substep + 1 < ctx.substeps &&
+      world.sets !== undefined &&
+      world.pipeline !== undefined &&
+      world.substepPasses !== undefined &&
+      predictsAheadOnPool(ctx, world as WindowWorld);
     // the next projection where the window is held (a threaded sweep may join it: NextProjection)
     const following = nextProjection(store);
     try {
@@ -320,7 +341,15 @@ export class ProjectionStage implements Stage {
           const joins = !final && store.holding;
           following.set = joins ? this.seq[next] : null;
           following.reverse = joins && this.seqReverse[next] === 1;
-          if (i === last && !more) update.arm(true, ctx.invH, ctx.world.maxSpeed * ctx.h);
+          if (i === last && !more) {
+            update.arm(true, ctx.invH, ctx.world.maxSpeed * ctx.h);
+            if (ahead) {
+              const { gravity: g, damping, maxSpeed } = ctx.world;
+              const h = ctx.h;
+              const f = damping > 0 ? Math.exp(-damping * h) : 1;
+              update.armAhead(ctx.substep + 1, h, g, f, maxSpeed);
+            }
+          }
           this.project(this.seq[i], ctx, scheduler);
           update.armed = false;
         }

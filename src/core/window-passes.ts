@@ -253,3 +253,17 @@ export function dropPredicted(store: ParticleStore): void {
   if (h === store.predictedWindow) store.held = null;
   else store.settle();
 }
+
+/**
+ * Whether a threaded world's last sweep of substep ctx.substep may predict the next substep in its
+ * copy-out blocks right after the velocity update (UpdateInSweep.ahead, session 17): implicit
+ * Euler, the core's stages only (nothing but the hooks runs between the two passes), no fused
+ * substep pass, not across the step's end, and every hook between them leaving the particles alone
+ * (predictsAhead).
+ */
+export function predictsAheadOnPool(ctx: StepContext, world: WindowWorld): boolean {
+  if (ctx.world.history !== null || world.substepPasses.length > 0) return false;
+  const stages = world.pipeline.stages;
+  for (let k = 0; k < stages.length; k++) if (!CORE.has(stages[k].name)) return false;
+  return predictsAhead(ctx, world);
+}

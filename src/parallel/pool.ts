@@ -23,11 +23,14 @@ import {
   GEN,
   NEXT,
   SET,
+  SLEPT,
+  SPUN,
   STATE,
   TO,
   TOTAL,
   type ToWorker,
   WORKED,
+  WORKER_SPIN,
 } from './protocol.js';
 
 /** What the pool needs of a worker, in Node or a browser. */
@@ -172,6 +175,25 @@ export class WorkerPool {
     return Atomics.load(this.control, WORKED);
   }
 
+  /**
+   * Spin statistics (bench/thread-profile.ts): the calling thread's loads spun at jobs' ends
+   * waiting for the workers' last blocks and its sleeps there; the workers' loads spun waiting
+   * for a job and their sleeps (control block, SPUN and SLEPT).
+   */
+  readonly spins = { endLoads: 0, endSleeps: 0 };
+  get workerSpins(): { loads: number; sleeps: number } {
+    return { loads: Atomics.load(this.control, SPUN), sleeps: Atomics.load(this.control, SLEPT) };
+  }
+
+  /**
+   * Measurement only (bench/thread-profile.ts): the calling thread runs every block of every job
+   * itself and the workers get none, so that the same blocks are timed on one thread and on all.
+   * The bits are the same (which thread runs a block changes nothing).
+   */
+  static solo = false;
+  /** The workers' spin budget waiting for a job (loads before they sleep; 0: worker.ts's SPIN), read as they enter a step. */
+  static workerSpin = 0;
+
   acquire(): void {
     this.refs++;
   }
@@ -222,6 +244,7 @@ export class WorkerPool {
 
   private enter(): void {
     this.entered = true;
+    Atomics.store(this.control, WORKER_SPIN, WorkerPool.workerSpin);
     Atomics.store(this.control, STATE, 1);
     for (const w of this.workers) w.post({ type: 'enter' });
   }
@@ -279,6 +302,10 @@ export class WorkerPool {
     this.hadJobs = true;
     const block = Math.ceil((to - from) / blocks);
     const total = Math.ceil((to - from) / block);
+    if (WorkerPool.solo) {
+      for (let k = 0; k < total; k++) own(from + k * block, Math.min(to, from + (k + 1) * block), k);
+      return;
+    }
     // close the old job first: a thread that read the old NEXT and then the new TOTAL must fail its exchange
     this.seq = (this.seq + 1) & 0xffffff;
     const base = this.seq << 8;
@@ -312,8 +339,10 @@ export class WorkerPool {
       const d = Atomics.load(c, DONE);
       if (d >= total) break;
       if (++spins < SPIN || !canWait) continue;
+      this.spins.endSleeps++;
       Atomics.wait(c, DONE, d, 50);
     }
+    this.spins.endLoads += spins;
     let failed: string | null = null;
     if (Atomics.load(c, ERR) !== 0) {
       failed = new TextDecoder().decode(this.error.slice(0, Atomics.load(c, ERRLEN)));

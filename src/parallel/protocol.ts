@@ -39,6 +39,14 @@ export const GEN = 10;
 export const WORKED = 11;
 /** Length of the error message in the error bytes. */
 export const ERRLEN = 12;
+/**
+ * The workers' loads spun waiting for a job and their sleeps in Atomics.wait, since the pool
+ * started (statistics: bench/thread-profile.ts; Int32, they wrap past 2³¹).
+ */
+export const SPUN = 13;
+export const SLEPT = 14;
+/** The workers' spin budget waiting for a job before they sleep (0: their default; WorkerPool.workerSpin). */
+export const WORKER_SPIN = 15;
 export const CONTROL_SLOTS = 16;
 /** COLOR of a job that runs a registered task's blocks instead of a colour batch. */
 export const TASK_JOB = -1;

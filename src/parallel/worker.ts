@@ -23,12 +23,15 @@ import {
   NEXT,
   readContext,
   SET,
+  SLEPT,
+  SPUN,
   STATE,
   TASK_JOB,
   TO,
   TOTAL,
   type ToWorker,
   WORKED,
+  WORKER_SPIN,
 } from './protocol.js';
 import { parallelSetClasses, parallelTasks, type TaskKernel } from './registry.js';
 
@@ -125,6 +128,7 @@ async function handle(m: ToWorker, out: Port): Promise<void> {
 /** Claims and runs blocks until the step ends (STATE 0). */
 function loop(): void {
   const c = control;
+  const budget = Atomics.load(c, WORKER_SPIN) || SPIN;
   let spins = 0;
   for (;;) {
     const w = Atomics.load(c, NEXT);
@@ -132,13 +136,19 @@ function loop(): void {
     const k = w & 255;
     if (k < total && Atomics.load(c, GEN) <= gen) {
       if (Atomics.compareExchange(c, NEXT, w, w + 1) !== w) continue;
+      if (spins > 0) Atomics.add(c, SPUN, spins);
       Atomics.add(c, WORKED, runBlock(k));
       if (Atomics.add(c, DONE, 1) + 1 === total) Atomics.notify(c, DONE);
       spins = 0;
       continue;
     }
-    if (Atomics.load(c, STATE) === 0) return;
-    if (++spins < SPIN) continue;
+    if (Atomics.load(c, STATE) === 0) {
+      Atomics.add(c, SPUN, spins);
+      return;
+    }
+    if (++spins < budget) continue;
+    Atomics.add(c, SPUN, spins);
+    Atomics.add(c, SLEPT, 1);
     Atomics.wait(c, NEXT, w);
     spins = 0;
   }

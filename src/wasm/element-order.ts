@@ -32,7 +32,7 @@
  * the set's layout alone, never of the thread count.
  */
 
-import { awaitBlock } from '../core/block-order.js';
+import { awaitBlock, threadIndex } from '../core/block-order.js';
 import type { PairedCopy } from './paired.js';
 
 /** Ops of a fused block (element-threads.ts uses the same numbers). */
@@ -352,10 +352,116 @@ export function sharedTable(t: Int32Array | null): Int32Array {
  */
 export const FusedWaits = { ms: 0, n: 0 };
 
-/** awaitBlock, timed into FusedWaits (only where the block is not done: the clock is read on waits alone). */
-export function awaitTimed(done: Int32Array, d: number, epoch: number): void {
+/**
+ * Per-thread figures of the fused sweeps where a sweep is timed (session 17, thr22: where two
+ * threads' extra CPU goes; bench/thread-profile.ts), STAT_SLOTS Float64 slots per thread index
+ * (below STAT_THREADS) on one shared array that every set's arguments carry (ElementArgs.stats):
+ * ms in colour blocks and their groups, ms in window copies and their particles, ms and count of
+ * dependency waits and the loads those waits spun, then six histograms of the blocks' own rates
+ * (a block's ms per item, weighted by its items: robust to a thread descheduled in a few blocks on
+ * a loaded machine): the first set's colour blocks and a joint sweep's second set's by ns per
+ * group in bins of ST_GROUP_BIN ns, the copy blocks by ns per particle in bins of ST_COPY_BIN ns,
+ * ST_BINS bins each (the last takes the rest); the first three of blocks during which another
+ * thread was in a block at the start and at the end (ST_BUSY), the last three of the others.
+ * Each thread writes its own slots only.
+ */
+export const ST_WORK = 0;
+export const ST_GROUPS = 1;
+export const ST_COPY = 2;
+export const ST_PARTICLES = 3;
+export const ST_WAIT = 4;
+export const ST_WAITS = 5;
+export const ST_LOADS = 6;
+/** 1 while this thread runs a timed block; ST_OTHERS: whether another was, at the block's start. */
+export const ST_BUSY = 7;
+const ST_OTHERS = 8;
+export const ST_BINS = 256;
+export const ST_HIST = 9;
+export const ST_GROUP_BIN = 1;
+export const ST_COPY_BIN = 0.25;
+export const STAT_SLOTS = ST_HIST + 6 * ST_BINS;
+export const STAT_THREADS = 16;
+let stats: Float64Array | null = null;
+
+/** The process's shared statistics array (made on the calling thread, sent to the workers with the arguments). */
+export function fusedStats(): Float64Array {
+  stats ??= sharedF64(STAT_SLOTS * STAT_THREADS);
+  return stats;
+}
+
+/** This thread's first slot in fusedStats. */
+function statAt(): number {
+  return STAT_SLOTS * (threadIndex() % STAT_THREADS);
+}
+
+/** Whether a thread other than this one's slots (at) is in a timed block. */
+function othersBusy(S: Float64Array, at: number): boolean {
+  for (let t = 0; t < STAT_THREADS; t++)
+    if (STAT_SLOTS * t !== at && S[STAT_SLOTS * t + ST_BUSY] !== 0) return true;
+  return false;
+}
+
+/** A timed block starts: this thread is busy; returns the clock (t0 of timedBlock). */
+export function timedStart(S: Float64Array): number {
+  const at = statAt();
+  S[at + ST_BUSY] = 1;
+  S[at + ST_OTHERS] = othersBusy(S, at) ? 1 : 0;
+  return performance.now();
+}
+
+/**
+ * A timed block's ms (since t0) and items, in this thread's slots: groups of a colour (kind 0: the
+ * first set's, 1: a joint sweep's second set's), or particles of a window copy (kind 2).
+ */
+export function timedBlock(S: Float64Array, kind: number, t0: number, items: number): void {
+  const at = statAt();
+  const ms = performance.now() - t0;
+  const both = S[at + ST_OTHERS] !== 0 && othersBusy(S, at);
+  S[at + ST_BUSY] = 0;
+  S[at + (kind < 2 ? ST_WORK : ST_COPY)] += ms;
+  S[at + (kind < 2 ? ST_GROUPS : ST_PARTICLES)] += items;
+  if (items <= 0) return;
+  const bin = Math.min(ST_BINS - 1, Math.floor((1e6 * ms) / items / (kind < 2 ? ST_GROUP_BIN : ST_COPY_BIN)));
+  S[at + ST_HIST + (both ? kind : 3 + kind) * ST_BINS + bin] += items;
+}
+
+/** Whether an array lives on shared memory (the workers see the same bytes). */
+export function isShared(a: Float64Array): boolean {
+  return typeof SharedArrayBuffer !== 'undefined' && a.buffer instanceof SharedArrayBuffer;
+}
+
+/** The copy-out blocks' velocity-update counts (at 2 · block of c), added to u in block order (UpdateInSweep). */
+export function addSaveCounts(
+  T: Int32Array,
+  c: Int32Array,
+  u: { recoveries: number; speedClamps: number },
+): void {
+  const nb = T[0];
+  for (let b = 0; b < nb; b++) {
+    if (T[1 + b] !== FUSED_SAVE) continue;
+    u.recoveries += c[2 * b];
+    u.speedClamps += c[2 * b + 1];
+  }
+}
+
+export function sharedF64(n: number): Float64Array {
+  return new Float64Array(new SharedArrayBuffer(8 * n));
+}
+
+/**
+ * awaitBlock, timed into FusedWaits (only where the block is not done: the clock is read on waits
+ * alone), and into this thread's slots of S where the sweep is timed (S not null).
+ */
+export function awaitTimed(done: Int32Array, d: number, epoch: number, S: Float64Array | null): void {
   const w0 = performance.now();
-  awaitBlock(done, d, epoch);
-  FusedWaits.ms += performance.now() - w0;
+  const loads = awaitBlock(done, d, epoch);
+  const ms = performance.now() - w0;
+  FusedWaits.ms += ms;
   FusedWaits.n++;
+  if (S !== null) {
+    const at = statAt();
+    S[at + ST_WAIT] += ms;
+    S[at + ST_WAITS]++;
+    S[at + ST_LOADS] += loads;
+  }
 }

@@ -19,7 +19,12 @@
  */
 
 import { awaitBlock, claimBlock, nextEpoch, threadIndex } from '../core/block-order.js';
-import { nextProjection, POOL_MIN_PARTICLES, updateInSweep, updateRange } from '../core/particle-tasks.js';
+import {
+  nextProjection,
+  POOL_MIN_PARTICLES,
+  updateAheadRange,
+  updateInSweep,
+} from '../core/particle-tasks.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import {
@@ -29,17 +34,22 @@ import {
   elementBlockF32,
 } from './element-kernels.generated.js';
 import {
+  addSaveCounts,
   awaitTimed,
   FUSED_COLOUR,
   FUSED_COLOUR2,
   FUSED_LOAD,
-  FUSED_SAVE,
+  fusedStats,
   fusedSweepTable,
+  isShared,
   type JointArgs,
   jointArgs,
   partTable,
+  sharedF64,
   sharedI32,
   sharedTable,
+  timedBlock,
+  timedStart,
 } from './element-order.js';
 
 export { partTable };
@@ -69,11 +79,11 @@ const NO_SAVE = 7;
 /**
  * 1: the fused sweep's copy-out blocks run the velocity update (003 Algorithm 1, lines 12–15) on
  * their particles right after copying them out (UpdateInSweep, src/core/particle-tasks.ts), with
- * 1/h (INVH) and the reach vmax·h (REACH); each block's counts at 2·block of `counts`.
+ * the 9 slots from UPDATING (updateAheadRange: 1/h, the reach vmax·h, 1 where they predict the
+ * next substep too and its 6 parameters); each block's counts at 2·block of `counts`.
  */
 const UPDATE = 8;
-const INVH = 9;
-const REACH = 10;
+const UPDATING = 15;
 /**
  * A joint sweep (session 16, pool21: this set's sweep and the next one's of another set on the same
  * window in one job, ElementArgs.join): 1 both forward, 2 both backward, 0 none; the second set's
@@ -82,6 +92,9 @@ const REACH = 10;
 const JOINED = 11;
 const KERNEL2 = 12;
 const ZERO2 = 13;
+/** 1: the fused sweep's blocks time themselves into `stats` (session 17, thr22: bench/thread-profile.ts). */
+const TIMING = 14;
+
 /** OP: copy the window in, project a colour's groups, copy the window out; the whole sweep in one job (FIRST: 1 backward). */
 const LOAD = 0;
 const COLOUR = 1;
@@ -127,6 +140,8 @@ export interface ElementArgs {
   counts: Int32Array;
   /** The joint sweep with the next set on this window (JOINED), or null. */
   join: JointArgs<ElementArgs> | null;
+  /** The process's per-thread sweep figures (element-order.ts fusedStats), written where TIMING is 1. */
+  stats: Float64Array;
   idx: number;
   rec: number;
   el: number;
@@ -288,6 +303,7 @@ function runFused(A: ElementArgs, t: ThreadInstance, k: number): number {
   const d0 = 2 + 5 * nb + T[1 + 4 * nb + k],
     d1 = 2 + 5 * nb + T[2 + 4 * nb + k];
   let ran = 1;
+  const S = A.par[TIMING] !== 0 ? A.stats : null;
   try {
     if (A.par[PARTED] === 0) for (let i = d0; i < d1; i++) awaitBlock(done, T[i], epoch);
     else {
@@ -297,12 +313,13 @@ function runFused(A: ElementArgs, t: ThreadInstance, k: number): number {
         const d = T[i];
         if (Atomics.load(done, d) === epoch) continue;
         if (claimBlock(claim, d, epoch)) ran += runFused(A, t, d);
-        else awaitTimed(done, d, epoch);
+        else awaitTimed(done, d, epoch, S);
       }
     }
     const op = T[1 + k];
     const from = T[1 + nb + k],
       to = T[1 + 2 * nb + k];
+    const t0 = S !== null ? timedStart(S) : 0;
     if (op === FUSED_COLOUR2) {
       // a block of the joint sweep's second set: its own arguments, instance and kernel on the same window
       colourBlock(
@@ -320,21 +337,10 @@ function runFused(A: ElementArgs, t: ThreadInstance, k: number): number {
       // a held window's copy is skipped (the block stays in the table: the dependencies are the same)
       runOp(A, t, op === FUSED_LOAD ? LOAD : SAVE, from, to, k);
       // lines 12–15 on the particles just copied out, their last projection of the substep done
-      if (op !== FUSED_LOAD && A.par[UPDATE] !== 0) {
-        const b = A.base;
-        updateRange(
-          A.x,
-          A.p,
-          A.v,
-          A.par[INVH],
-          A.par[REACH],
-          b + from,
-          b + to,
-          J !== null ? J.counts : A.counts,
-          2 * k,
-        );
-      }
+      if (op !== FUSED_LOAD && A.par[UPDATE] !== 0)
+        updateAheadRange(A, UPDATING, from, to, J !== null ? J.counts : A.counts, 2 * k);
     }
+    if (S !== null) timedBlock(S, op === FUSED_COLOUR ? 0 : op === FUSED_COLOUR2 ? 1 : 2, t0, to - from);
   } finally {
     Atomics.store(done, k, epoch);
   }
@@ -398,15 +404,6 @@ function runOp(A: ElementArgs, t: ThreadInstance, op: number, from: number, to: 
   }
 }
 
-function sharedF64(n: number): Float64Array {
-  return new Float64Array(new SharedArrayBuffer(8 * n));
-}
-
-/** Whether an array lives on shared memory (the workers see the same bytes). */
-function isShared(a: Float64Array): boolean {
-  return typeof SharedArrayBuffer !== 'undefined' && a.buffer instanceof SharedArrayBuffer;
-}
-
 /**
  * Runs a set's sweeps on a pool (see the module's comment): those of the
  * paired copy last bound (`bind`), which must be on a shared memory.
@@ -430,6 +427,8 @@ export class ElementThreads implements ThreadedSweeps {
    * thread claims the next one; the bits are the same.
    */
   static parts = true;
+  /** Whether the fused sweeps' blocks time themselves into fusedStats (bench/thread-profile.ts; a little slower). */
+  static timing = false;
   /** The next sweep zeroes the multipliers first (ElementConstraints.beginStep deferred λ⁰ = 0 to it). */
   zeroFirst = false;
 
@@ -506,7 +505,7 @@ export class ElementThreads implements ThreadedSweeps {
     const args: ElementArgs = {
       module: k.module,
       memory: k.memory,
-      par: sharedF64(16),
+      par: sharedF64(24),
       fused: sharedI32(0),
       fusedBack: sharedI32(0),
       done: sharedI32(MAX_BLOCKS),
@@ -522,6 +521,7 @@ export class ElementThreads implements ThreadedSweeps {
       v: new Float64Array(0),
       counts: sharedI32(2 * MAX_BLOCKS),
       join: null,
+      stats: fusedStats(),
       idx: a.idx,
       rec: a.rec,
       el: a.el,
@@ -674,6 +674,7 @@ export class ElementThreads implements ThreadedSweeps {
     const nb = table[0];
     const parts = J !== null ? J.parts[0] : ElementThreads.parts ? A.parts[0] : 0;
     par[PARTED] = parts > 1 ? 1 : 0;
+    par[TIMING] = ElementThreads.timing ? 1 : 0;
     // the velocity update in the copy-out blocks where the projection stage handed it over and the
     // particles this window leaves out are few (the velocity stage runs them on the calling thread)
     const u = updateInSweep(store);
@@ -690,23 +691,14 @@ export class ElementThreads implements ThreadedSweeps {
       this.task.version++;
     }
     par[UPDATE] = update ? 1 : 0;
-    if (update) {
-      par[INVH] = u.invH;
-      par[REACH] = u.reach;
-    }
+    if (update) u.params(par, UPDATING);
     const items = parts > 1 ? parts : nb;
     if (!this.runner.runTask(this.task, items, items)) {
       const own = this.own!;
       for (let b = 0; b < nb; b++) runFused(A, own, b);
     }
     if (update) {
-      // the copy-out blocks' counts, added up in block order
-      const c = J !== null ? J.counts : A.counts;
-      for (let b = 0; b < nb; b++) {
-        if (table[1 + b] !== FUSED_SAVE) continue;
-        u.recoveries += c[2 * b];
-        u.speedClamps += c[2 * b + 1];
-      }
+      addSaveCounts(table, J !== null ? J.counts : A.counts, u);
       u.took(k.win.base, k.win.base + range);
     }
     if (second !== null) second.joinedSweeps++;
