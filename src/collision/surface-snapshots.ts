@@ -215,107 +215,12 @@ export class SurfaceSnapshots {
     sx *= inv;
     sy *= inv;
     sz *= inv;
-    this.fitBoth(x, p, cx * inv, cy * inv, cz * inv, qx * inv, qy * inv, qz * inv, sx, sy, sz);
+    this.fitOne(x, cx * inv, cy * inv, cz * inv, sx, sy, sz, this.quatX, this.frameX);
+    this.fitOne(p, qx * inv, qy * inv, qz * inv, sx, sy, sz, this.quatP, this.frameP);
   }
 
-  /**
-   * Both covariances Σ (x − c)(ŝ − c0)ᵀ and Σ (p − c_p)(ŝ − c0)ᵀ in one pass
-   * over the vertices, each sum in scalars (registers, not the array), then
-   * each rotation fitted. Every sum adds the same products in the same order
-   * as one pass per frame into the array did, so the frames keep their bits
-   * (docs/collision.md, "Twelfth round": the calling thread's time in the fit).
-   */
-  private fitBoth(
-    x: Float64Array,
-    p: Float64Array,
-    cx: number,
-    cy: number,
-    cz: number,
-    qx: number,
-    qy: number,
-    qz: number,
-    sx: number,
-    sy: number,
-    sz: number,
-  ): void {
-    const nv = this.topo.vertexCount,
-      vert = this.topo.vertex,
-      snap = this.snap;
-    let a0 = 0,
-      a1 = 0,
-      a2 = 0,
-      a3 = 0,
-      a4 = 0,
-      a5 = 0,
-      a6 = 0,
-      a7 = 0,
-      a8 = 0;
-    let b0 = 0,
-      b1 = 0,
-      b2 = 0,
-      b3 = 0,
-      b4 = 0,
-      b5 = 0,
-      b6 = 0,
-      b7 = 0,
-      b8 = 0;
-    for (let v = 0; v < nv; v++) {
-      const g = 3 * vert[v],
-        s = 3 * v;
-      const rx = snap[s] - sx,
-        ry = snap[s + 1] - sy,
-        rz = snap[s + 2] - sz;
-      const ux = x[g] - cx,
-        uy = x[g + 1] - cy,
-        uz = x[g + 2] - cz;
-      a0 += ux * rx;
-      a1 += ux * ry;
-      a2 += ux * rz;
-      a3 += uy * rx;
-      a4 += uy * ry;
-      a5 += uy * rz;
-      a6 += uz * rx;
-      a7 += uz * ry;
-      a8 += uz * rz;
-      const wx = p[g] - qx,
-        wy = p[g + 1] - qy,
-        wz = p[g + 2] - qz;
-      b0 += wx * rx;
-      b1 += wx * ry;
-      b2 += wx * rz;
-      b3 += wy * rx;
-      b4 += wy * ry;
-      b5 += wy * rz;
-      b6 += wz * rx;
-      b7 += wz * ry;
-      b8 += wz * rz;
-    }
-    const A = this.cov;
-    A[0] = a0;
-    A[1] = a1;
-    A[2] = a2;
-    A[3] = a3;
-    A[4] = a4;
-    A[5] = a5;
-    A[6] = a6;
-    A[7] = a7;
-    A[8] = a8;
-    this.fitOne(A, cx, cy, cz, sx, sy, sz, this.quatX, this.frameX);
-    A[0] = b0;
-    A[1] = b1;
-    A[2] = b2;
-    A[3] = b3;
-    A[4] = b4;
-    A[5] = b5;
-    A[6] = b6;
-    A[7] = b7;
-    A[8] = b8;
-    this.fitOne(A, qx, qy, qz, sx, sy, sz, this.quatP, this.frameP);
-  }
-
-  /** The rotation of covariance A (extractRotationRobust, warm-started from q) and the centroids into frame F. */
   private fitOne(
-    A: Float64Array,
+    x: Float64Array,
     cx: number,
     cy: number,
     cz: number,
@@ -325,6 +230,8 @@ export class SurfaceSnapshots {
     q: Float64Array,
     F: Float64Array,
   ): void {
+    const A = this.cov;
+    covariance(A, x, cx, cy, cz, this.topo.vertex, this.snap, sx, sy, sz, this.topo.vertexCount);
     extractRotationRobust(A, q, F);
     F[9] = cx;
     F[10] = cy;
@@ -333,4 +240,63 @@ export class SurfaceSnapshots {
     F[13] = sy;
     F[14] = sz;
   }
+}
+
+/**
+ * A = Σ (x − c)(ŝ − s0)ᵀ over the nv surface vertices (row-major), each entry
+ * summed in a scalar (a register, not the array: the same products added in
+ * the same order, so the same bits as summing into A; docs/collision.md,
+ * "Twelfth round": the calling thread's time in the rigid fit).
+ */
+function covariance(
+  A: Float64Array,
+  x: Float64Array,
+  cx: number,
+  cy: number,
+  cz: number,
+  vert: Int32Array,
+  snap: Float64Array,
+  sx: number,
+  sy: number,
+  sz: number,
+  nv: number,
+): void {
+  // the nine sums, row by row
+  let a0 = 0;
+  let a1 = 0;
+  let a2 = 0;
+  let a3 = 0;
+  let a4 = 0;
+  let a5 = 0;
+  let a6 = 0;
+  let a7 = 0;
+  let a8 = 0;
+  for (let v = 0; v < nv; v++) {
+    const g = 3 * vert[v],
+      s = 3 * v;
+    const ux = x[g] - cx,
+      uy = x[g + 1] - cy,
+      uz = x[g + 2] - cz;
+    const rx = snap[s] - sx,
+      ry = snap[s + 1] - sy,
+      rz = snap[s + 2] - sz;
+    a0 += ux * rx;
+    a1 += ux * ry;
+    a2 += ux * rz;
+    a3 += uy * rx;
+    a4 += uy * ry;
+    a5 += uy * rz;
+    a6 += uz * rx;
+    a7 += uz * ry;
+    a8 += uz * rz;
+  }
+  A[0] = a0;
+  A[1] = a1;
+  A[2] = a2;
+  A[3] = a3;
+  A[4] = a4;
+  A[5] = a5;
+  A[6] = a6;
+  A[7] = a7;
+  A[8] = a8;
 }
