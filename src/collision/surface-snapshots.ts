@@ -230,30 +230,8 @@ export class SurfaceSnapshots {
     q: Float64Array,
     F: Float64Array,
   ): void {
-    const nv = this.topo.vertexCount,
-      vert = this.topo.vertex,
-      snap = this.snap;
     const A = this.cov;
-    A.fill(0);
-    for (let v = 0; v < nv; v++) {
-      const g = 3 * vert[v],
-        s = 3 * v;
-      const ux = x[g] - cx,
-        uy = x[g + 1] - cy,
-        uz = x[g + 2] - cz;
-      const rx = snap[s] - sx,
-        ry = snap[s + 1] - sy,
-        rz = snap[s + 2] - sz;
-      A[0] += ux * rx;
-      A[1] += ux * ry;
-      A[2] += ux * rz;
-      A[3] += uy * rx;
-      A[4] += uy * ry;
-      A[5] += uy * rz;
-      A[6] += uz * rx;
-      A[7] += uz * ry;
-      A[8] += uz * rz;
-    }
+    covariance(A, x, cx, cy, cz, this.topo.vertex, this.snap, sx, sy, sz, this.topo.vertexCount);
     extractRotationRobust(A, q, F);
     F[9] = cx;
     F[10] = cy;
@@ -262,4 +240,63 @@ export class SurfaceSnapshots {
     F[13] = sy;
     F[14] = sz;
   }
+}
+
+/**
+ * A = Σ (x − c)(ŝ − s0)ᵀ over the nv surface vertices (row-major), each entry
+ * summed in a scalar (a register, not the array: the same products added in
+ * the same order, so the same bits as summing into A; docs/collision.md,
+ * "Twelfth round": the calling thread's time in the rigid fit).
+ */
+function covariance(
+  A: Float64Array,
+  x: Float64Array,
+  cx: number,
+  cy: number,
+  cz: number,
+  vert: Int32Array,
+  snap: Float64Array,
+  sx: number,
+  sy: number,
+  sz: number,
+  nv: number,
+): void {
+  // the nine sums, row by row
+  let a0 = 0;
+  let a1 = 0;
+  let a2 = 0;
+  let a3 = 0;
+  let a4 = 0;
+  let a5 = 0;
+  let a6 = 0;
+  let a7 = 0;
+  let a8 = 0;
+  for (let v = 0; v < nv; v++) {
+    const g = 3 * vert[v],
+      s = 3 * v;
+    const ux = x[g] - cx,
+      uy = x[g + 1] - cy,
+      uz = x[g + 2] - cz;
+    const rx = snap[s] - sx,
+      ry = snap[s + 1] - sy,
+      rz = snap[s + 2] - sz;
+    a0 += ux * rx;
+    a1 += ux * ry;
+    a2 += ux * rz;
+    a3 += uy * rx;
+    a4 += uy * ry;
+    a5 += uy * rz;
+    a6 += uz * rx;
+    a7 += uz * ry;
+    a8 += uz * rz;
+  }
+  A[0] = a0;
+  A[1] = a1;
+  A[2] = a2;
+  A[3] = a3;
+  A[4] = a4;
+  A[5] = a5;
+  A[6] = a6;
+  A[7] = a7;
+  A[8] = a8;
 }

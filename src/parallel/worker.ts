@@ -35,8 +35,18 @@ import {
 } from './protocol.js';
 import { parallelSetClasses, parallelTasks, type TaskKernel } from './registry.js';
 
-/** Spins waiting for the next job before sleeping in Atomics.wait. */
-const SPIN = 20000;
+/**
+ * Spins waiting for the next job before sleeping in Atomics.wait (about
+ * 0.1–0.15 ms on the 2-core machine; it was 20,000, ~0.7 ms). Between two
+ * jobs the worker has no work: the calling thread joins results and runs
+ * its serial parts (self-collision-6000: median gap 0.06 ms, a tenth of
+ * them over 0.5 ms). A shorter spin gives the core back sooner where the
+ * machine is shared, at the cost of a wake-up (Atomics.notify in
+ * WorkerPool.run) after the longer gaps (docs/collision.md, "Twelfth
+ * round": on two threads 0.94 × the CPU and 0.87–0.88 × the wall per
+ * frame at load 22–24).
+ */
+const SPIN = 4000;
 
 interface SetCopy {
   set: ConstraintSet & Holder;
