@@ -207,7 +207,7 @@ export function updateInSweep(store: ParticleStore): UpdateInSweep {
 }
 
 /** A store's one object of a kind, made on first use. */
-function ofStore<T>(map: WeakMap<object, T>, store: ParticleStore, Make: new () => T): T {
+export function ofStore<T>(map: WeakMap<object, T>, store: ParticleStore, Make: new () => T): T {
   let u = map.get(store);
   if (u === undefined) {
     u = new Make();
