@@ -31,7 +31,14 @@ describe('the fused particle pass in a threaded f32 sweep', () => {
       const ran = spyTasks();
       const saved = PassInSweep.on;
       PassInSweep.on = on;
-      const options = { substeps: 4, solver: 'xpbd', maxSpeed: 0.6, precision: 'f32', sweep } as const;
+      const options = {
+        substeps: 4,
+        solver: 'xpbd',
+        maxSpeed: 0.6,
+        damping: 0.5,
+        precision: 'f32',
+        sweep,
+      } as const;
       try {
         const make = (threads: number) => {
           const world = new World({ threads, ...options });

@@ -75,9 +75,11 @@ export function predictionWindow(ctx: StepContext, world: WindowWorld): Predicte
       if (lead === null) return null;
     }
   }
-  // threaded (session 17): the particles the window leaves out are predicted and updated on the
-  // calling thread, so they must be few (the pool's own threshold)
-  if (lead !== null && ctx.tasks && ctx.store.count - lead.range >= POOL_MIN_PARTICLES) return null;
+  // threaded (session 17): only a window swept on the pool (its last sweep's blocks update and
+  // predict: PassInSweep), and the particles it leaves out, which the velocity stage runs on the
+  // calling thread, few (the pool's own threshold)
+  if (lead !== null && ctx.tasks && (lead.pool == null || ctx.store.count - lead.range >= POOL_MIN_PARTICLES))
+    return null;
   return lead;
 }
 
