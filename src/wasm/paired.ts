@@ -433,7 +433,10 @@ export class ParticleWindow {
    */
   homeStore(store: ParticleStore): void {
     const buf = this.buffer;
-    if (buf === null || this.pool !== null || store.shared || !particlePass.home) return;
+    if (buf === null || !particlePass.home) return;
+    // a threaded world's store (shared) only into a shared memory (a window swept on the pool)
+    if (store.shared !== (typeof SharedArrayBuffer !== 'undefined' && buf instanceof SharedArrayBuffer))
+      return;
     if (store.x.buffer === buf || this.moves?.windowUpdatePredictF32 === undefined) return;
     const own = store.own;
     if (store.x !== own.x || store.v !== own.v || store.invMass !== own.invMass) return;
@@ -449,6 +452,20 @@ export class ParticleWindow {
     store.v = V;
     store.invMass = W;
     store.version++;
+  }
+
+  /** Whether the store's x, v and invMass are homed in this window's memory (homeStore). */
+  homes(store: ParticleStore): boolean {
+    const b = this.buffer;
+    return (
+      b !== null &&
+      store.x.buffer === b &&
+      store.x.byteOffset === this.homeAt &&
+      store.v.buffer === b &&
+      store.v.byteOffset === this.homeAt + 24 * this.homeCap &&
+      store.invMass.buffer === b &&
+      store.invMass.byteOffset === this.homeAt + 48 * this.homeCap
+    );
   }
 
   /**

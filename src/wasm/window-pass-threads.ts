@@ -35,8 +35,10 @@ export const [UPDATE_NONE, UPDATE_AFTER_SAVE, UPDATE_PREDICT] = [0, 1, 2];
 
 /** The pass's parameters (SweepPassArgs.pass): the mode (UPDATE_*), 1/h, reach, then the next prediction's h, h g, f, vmax. */
 const [MODE, INVH, REACH, H, GX, GY, GZ, F, VMAX] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+/** 1: the store's x, v, w homed in the kernel memory (ParticleWindow.homeStore), at byte addresses XAT, VAT, WAT. */
+const [HOMED, XAT, VAT, WAT] = [9, 10, 11, 12];
 /** Slots of SweepPassArgs.pass. */
-export const PASS_PARAMS = 9;
+export const PASS_PARAMS = 13;
 
 /** What a copy-out block's pass reads of the sweep's arguments (element-threads.ts ElementArgs). */
 export interface SweepPassArgs {
@@ -88,6 +90,29 @@ export function sweepPassBlock(
   const b = A.base;
   if (q[MODE] === UPDATE_AFTER_SAVE) {
     updateRange(A.x, A.p, A.v, q[INVH], q[REACH], b + from, b + to, counts, 2 * k);
+    return;
+  }
+  if (q[HOMED] === 1) {
+    // the store in the kernel memory: the pass on it in place
+    const i = b + from;
+    t.ex.windowUpdatePredictF32(
+      A.pAt + 16 * from,
+      q[XAT] + 24 * i,
+      q[VAT] + 24 * i,
+      q[WAT] + 8 * i,
+      to - from,
+      A.countAt + 8 * k,
+      q[INVH],
+      q[REACH],
+      q[H],
+      q[GX],
+      q[GY],
+      q[GZ],
+      q[F],
+      q[VMAX],
+    );
+    counts[2 * k] = A.C[2 * k];
+    counts[2 * k + 1] = A.C[2 * k + 1];
     return;
   }
   // x and w of the block into the staging at its place (v is written, not read: line 13)
@@ -169,7 +194,13 @@ export function armSweepPass(
   q[INVH] = u.invH;
   q[REACH] = u.reach;
   // the next substep's prediction: h, h g, f, vmax
-  if (mode === UPDATE_PREDICT) q.set(pass.next, H);
+  if (mode === UPDATE_PREDICT) {
+    q.set(pass.next, H);
+    q[HOMED] = win.homes(store) ? 1 : 0;
+    q[XAT] = store.x.byteOffset;
+    q[VAT] = store.v.byteOffset;
+    q[WAT] = store.invMass.byteOffset;
+  }
   return mode;
 }
 
