@@ -70,6 +70,8 @@ describe('the fused particle pass in a threaded f32 sweep', () => {
           const taken = passInSweep(world.store).taken - before[k];
           if (on) expect(taken).toBe(steps * 3);
           else expect(taken).toBe(0);
+          // the store's x, v and w homed in the window's shared kernel memory (the pass runs on them in place)
+          if (on) expect(world.store.x).not.toBe(world.store.own.x);
         }
         expect(passInSweep(ref.store).taken).toBe(0);
         // the prediction on the pool once a step (its first substep), no update job
