@@ -92,37 +92,19 @@ export function sweepPassBlock(
     updateRange(A.x, A.p, A.v, q[INVH], q[REACH], b + from, b + to, counts, 2 * k);
     return;
   }
-  if (q[HOMED] === 1) {
-    // the store in the kernel memory: the pass on it in place
-    const i = b + from;
-    t.ex.windowUpdatePredictF32(
-      A.pAt + 16 * from,
-      q[XAT] + 24 * i,
-      q[VAT] + 24 * i,
-      q[WAT] + 8 * i,
-      to - from,
-      A.countAt + 8 * k,
-      q[INVH],
-      q[REACH],
-      q[H],
-      q[GX],
-      q[GY],
-      q[GZ],
-      q[F],
-      q[VMAX],
-    );
-    counts[2 * k] = A.C[2 * k];
-    counts[2 * k + 1] = A.C[2 * k + 1];
-    return;
+  // the store in the kernel memory: the pass on it in place; else x and w of the block copied into
+  // the staging at its place (v is written, not read: line 13), and x and v back after
+  const homed = q[HOMED] === 1;
+  const i = b + from;
+  if (!homed) {
+    t.S.set(A.x.subarray(3 * i, 3 * (b + to)), 3 * from);
+    t.SW.set(A.w.subarray(i, b + to), from);
   }
-  // x and w of the block into the staging at its place (v is written, not read: line 13)
-  t.S.set(A.x.subarray(3 * (b + from), 3 * (b + to)), 3 * from);
-  t.SW.set(A.w.subarray(b + from, b + to), from);
   t.ex.windowUpdatePredictF32(
     A.pAt + 16 * from,
-    A.stageAt + 24 * from,
-    A.velAt + 24 * from,
-    A.stageWAt + 8 * from,
+    homed ? q[XAT] + 24 * i : A.stageAt + 24 * from,
+    homed ? q[VAT] + 24 * i : A.velAt + 24 * from,
+    homed ? q[WAT] + 8 * i : A.stageWAt + 8 * from,
     to - from,
     A.countAt + 8 * k,
     q[INVH],
@@ -134,8 +116,10 @@ export function sweepPassBlock(
     q[F],
     q[VMAX],
   );
-  A.x.set(t.S.subarray(3 * from, 3 * to), 3 * (b + from));
-  A.v.set(A.V.subarray(3 * from, 3 * to), 3 * (b + from));
+  if (!homed) {
+    A.x.set(t.S.subarray(3 * from, 3 * to), 3 * i);
+    A.v.set(A.V.subarray(3 * from, 3 * to), 3 * i);
+  }
   counts[2 * k] = A.C[2 * k];
   counts[2 * k + 1] = A.C[2 * k + 1];
 }
