@@ -120,9 +120,12 @@ describe('one kernel memory for a cloth’s sets', () => {
           // the pinned corner's attachment, projected first in each iteration, is stiff: its
           // projection moves nothing and the window stays held across it (AttachmentSet.sharesWindow),
           // so one copy in and out per substep where 8 sweeps without the hold made 8 (4 per set,
-          // counted by the pool's copy blocks; two before the stiff attachment shared the window)
-          expect(after[0] - before[0] + after[2] - before[2]).toBe(4 * 5 * range);
-          expect(after[1] - before[1] + after[3] - before[3]).toBe(4 * 5 * range);
+          // counted by the pool's copy blocks; two before the stiff attachment shared the window). f32
+          // (session 17): one per step, the last sweep of the other substeps updating and predicting
+          // into the window (PassInSweep)
+          const copies = precision === 'f32' ? 4 * range : 4 * 5 * range;
+          expect(after[0] - before[0] + after[2] - before[2]).toBe(copies);
+          expect(after[1] - before[1] + after[3] - before[3]).toBe(copies);
         }
         for (let k = 0; k < 4; k++) worlds[0].world.step();
         for (let k = 0; k < 20; k++) for (const w of worlds) w.world.step();

@@ -239,12 +239,18 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
   }
 
   /**
-   * The window (f64, or f32 `aos4`) of the paired kernel its last sweep ran on this thread, where
-   * the next one loads it (ConstraintSet.predictionWindow; src/core/window-passes.ts), else null.
+   * The window (f64, or f32 `aos4`) of the paired kernel its last sweep ran on, where the next one
+   * loads it (ConstraintSet.predictionWindow; src/core/window-passes.ts), else null: on this thread,
+   * or an f32 window swept on the pool (session 17: the sweep's last blocks update and predict).
    */
   predictionWindow(ctx: StepContext): PredictedWindow | null {
     const k = this.simd;
-    if (k === null || k.retired || k.threads !== null || this.pool !== null || k.win.pool !== null)
+    if (k === null || k.retired) return null;
+    const pooled = k.threads !== null || this.pool !== null || k.win.pool !== null;
+    if (
+      pooled &&
+      !(k.win.aos4 && this.pool !== null && k.threads !== null && (k.win.pool as object | null) === k.threads)
+    )
       return null;
     // an f64 window, or an f32 one in x y z w; the next sweep in the precision of this copy
     if (k.win.f32 !== k.win.aos4 || this.usesF32(ctx) !== this.f32) return null;

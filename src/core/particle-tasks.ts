@@ -220,14 +220,6 @@ export class UpdateInSweep {
   /** Substeps whose next prediction a sweep took (the tests). */
   aheadTaken = 0;
 
-  /** The parameters into q[at…]: 1/h, the reach, 1 where the prediction is handed over too, its six (updateAheadRange). */
-  params(q: Float64Array, at: number): void {
-    q[at] = this.invH;
-    q[at + 1] = this.reach;
-    q[at + 2] = this.ahead ? 1 : 0;
-    q.set(this.predict, at + 3);
-  }
-
   /**
    * Hands the prediction of substep `next` over with the update (armed), with the prediction
    * stage's parameters: h, gravity (times h here, as the stage does), the damping factor, the speed limit.
@@ -246,45 +238,12 @@ export class UpdateInSweep {
 const updates = new WeakMap<object, UpdateInSweep>();
 
 /** The store's hand-over of the velocity update (UpdateInSweep). */
-/** What a copy-out block's passes read: the store's arrays, its window's first particle, the parameters (UpdateInSweep.params). */
-export interface UpdateAheadArgs {
-  x: Float64Array;
-  p: Float64Array;
-  v: Float64Array;
-  w: Float64Array;
-  base: number;
-  par: Float64Array;
-}
-
-/**
- * A copy-out block's passes over its window's particles [from, to) (UpdateInSweep): lines 12–15
- * of this substep (updateRange, counts at counts[slot]) and, where the next substep's prediction
- * was handed over, its lines 5–7 (predictRange) on the v and x just written; the parameters at
- * A.par[at…] (UpdateInSweep.params). Per particle the operations of the velocity and prediction
- * stages in their order, so the same bits.
- */
-export function updateAheadRange(
-  A: UpdateAheadArgs,
-  at: number,
-  from: number,
-  to: number,
-  counts: Int32Array,
-  slot: number,
-): void {
-  const { x, p, v, w, par: q } = A;
-  const a = A.base + from,
-    b = A.base + to;
-  updateRange(x, p, v, q[at], q[at + 1], a, b, counts, slot);
-  if (q[at + 2] !== 0)
-    predictRange(x, p, v, w, q[at + 3], q[at + 4], q[at + 5], q[at + 6], q[at + 7], q[at + 8], a, b);
-}
-
 export function updateInSweep(store: ParticleStore): UpdateInSweep {
   return ofStore(updates, store, UpdateInSweep);
 }
 
 /** A store's one object of a kind, made on first use. */
-function ofStore<T>(map: WeakMap<object, T>, store: ParticleStore, Make: new () => T): T {
+export function ofStore<T>(map: WeakMap<object, T>, store: ParticleStore, Make: new () => T): T {
   let u = map.get(store);
   if (u === undefined) {
     u = new Make();

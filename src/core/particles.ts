@@ -13,6 +13,8 @@ export interface PredictedWindow {
   readonly SW: Float64Array;
   readonly base: number;
   readonly range: number;
+  /** Where its sweeps run on a threaded world's pool: what runs them (src/wasm/element-threads.ts); else null. */
+  readonly pool?: object | null;
   flush(store: ParticleStore): void;
   /** S and SW rounded to f32 into the window (the second half of its load). */
   demoteStaged(): void;

@@ -19,9 +19,10 @@ import type { StepContext } from './step-context.js';
 import { clock, type StepTimings } from './timings.js';
 import {
   dropPredicted,
+  followWindow,
   PredictionArgs,
+  passInSweep,
   predictionWindow,
-  predictsAhead,
   predictsAheadOnPool,
   updatePredictStaged,
   WindowViews,
@@ -159,23 +160,7 @@ export class ParticlePredictionStage extends RangeStage {
     }
     dropPredicted(ctx.store);
     if (this.predictIntoWindow(ctx)) return;
-    // the last sweep of the substep before predicted its window's particles (UpdateInSweep.ahead): the rest here
-    const u = updateInSweep(ctx.store);
-    if (u.predicted) {
-      u.predicted = false;
-      if (u.nextSubstep === ctx.substep && ctx.world.history === null) {
-        if (u.from > 0) this.runRange(ctx, 0, Math.min(u.from, n));
-        if (u.to < n) this.runRange(ctx, u.to, n);
-        return;
-      }
-    }
-    if (ctx.world.history === null && ctx.tasks) {
-      const { gravity, damping, maxSpeed } = ctx.world;
-      const h = ctx.h;
-      const f = damping > 0 ? Math.exp(-damping * h) : 1;
-      if (this.pool.runPredict(ctx, n, gravity[0] * h, gravity[1] * h, gravity[2] * h, f, maxSpeed)) return;
-    }
-    this.runRange(ctx, 0, n);
+    this.predictAll(ctx, n);
   }
 
   /** On one thread, the pass into the f32 window of the first projection (core/window-passes.ts); false where it does not apply. */
@@ -186,6 +171,14 @@ export class ParticlePredictionStage extends RangeStage {
     const win = this.world === null ? null : predictionWindow(ctx, this.world);
     if (win === null) return false;
     const { x, p, v, invMass: w, count: n } = store;
+    if (ctx.tasks && win.pool != null) {
+      // swept on the pool: p by the pool's blocks (the sweep's copy-in blocks load it), and the
+      // substep's last sweep updates and predicts into the window (PassInSweep, session 17)
+      this.predictAll(ctx, n);
+      store.predictedWindow = win;
+      followWindow(ctx, this.world!, win, this.args);
+      return true;
+    }
     const q = this.args.fill(ctx);
     const { h, hg, f, vmax } = q;
     const gx = hg[0];
@@ -207,9 +200,31 @@ export class ParticlePredictionStage extends RangeStage {
     store.held = win;
     store.predictedWindow = win;
     // the step's last substep ends on p (the caller and the tearing read it)
-    store.updateFromWindow = ctx.substep + 1 < ctx.substeps;
-    store.predictNext = store.updateFromWindow && predictsAhead(ctx, this.world!);
+    followWindow(ctx, this.world!, win, q);
     return true;
+  }
+
+  /**
+   * The prediction of particles [0, n) to p, on the pool where it takes it; where the last sweep of
+   * the substep before predicted its window's particles (UpdateInSweep.ahead), the rest.
+   */
+  private predictAll(ctx: StepContext, n: number): void {
+    const u = updateInSweep(ctx.store);
+    if (u.predicted) {
+      u.predicted = false;
+      if (u.nextSubstep === ctx.substep && ctx.world.history === null) {
+        if (u.from > 0) this.runRange(ctx, 0, Math.min(u.from, n));
+        if (u.to < n) this.runRange(ctx, u.to, n);
+        return;
+      }
+    }
+    if (ctx.world.history === null && ctx.tasks) {
+      const { gravity, damping, maxSpeed } = ctx.world;
+      const h = ctx.h;
+      const f = damping > 0 ? Math.exp(-damping * h) : 1;
+      if (this.pool.runPredict(ctx, n, gravity[0] * h, gravity[1] * h, gravity[2] * h, f, maxSpeed)) return;
+    }
+    this.runRange(ctx, 0, n);
   }
 
   /** The last velocity update predicted this substep into the held window (core/window-passes.ts). */
@@ -217,9 +232,8 @@ export class ParticlePredictionStage extends RangeStage {
     const store = ctx.store;
     store.predictedAhead = false;
     const win = store.predictedWindow;
-    if (store.held === win && predictionWindow(ctx, this.world!) === win) {
-      store.updateFromWindow = ctx.substep + 1 < ctx.substeps;
-      store.predictNext = store.updateFromWindow && predictsAhead(ctx, this.world!);
+    if (win !== null && store.held === win && predictionWindow(ctx, this.world!) === win) {
+      followWindow(ctx, this.world!, win, this.args);
       return;
     }
     // another window leads now (a hook changed the sets): the prediction goes to p
@@ -536,6 +550,7 @@ export class ParticleVelocityStage extends RangeStage {
     updateRange(x, p, v, invH, reach, 0, b, c, 0);
     let r = c[0];
     let k = c[1];
+    const pass = passInSweep(store);
     if (store.predictNext) {
       // and the next substep's prediction in the same pass (its hooks between move nothing)
       store.predictNext = false;
@@ -546,9 +561,13 @@ export class ParticleVelocityStage extends RangeStage {
       const gy = hg[1];
       const gz = hg[2];
       const w = store.invMass;
-      // in the kernel module on the window itself where it can (wasm/paired.ts), else: the window
-      // widened into its f64 staging (the values its flush would have written to p), the pass, back
-      if (!win.updatePredict?.(on, invH, reach, q, c)) {
+      // in the last sweep's blocks on the pool (PassInSweep), else in the kernel module on the window
+      // itself where it can (wasm/paired.ts), else: the window widened into its f64 staging (the
+      // values its flush would have written to p), the pass, back
+      if (pass.done) {
+        c[0] = pass.recoveries;
+        c[1] = pass.speedClamps;
+      } else if (!win.updatePredict?.(on, invH, reach, q, c)) {
         win.widenStaged();
         win.SW.set(on.w);
         updatePredictStaged(on.x, on.v, on.w, win.S, invH, reach, h, gx, gy, gz, f, vmax, win.range, c);
@@ -566,6 +585,7 @@ export class ParticleVelocityStage extends RangeStage {
       k += c[1];
       updateRange(x, p, v, invH, reach, e, n, c, 0);
     }
+    pass.armPass(null, null);
     stats.recoveries += r + c[0];
     stats.speedClamps += k + c[1];
   }

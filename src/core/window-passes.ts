@@ -16,6 +16,7 @@
  * (ConstraintSet.skipsPredicted).
  */
 import type { ConstraintSet } from './constraint-set.js';
+import { ofStore, POOL_MIN_PARTICLES, UpdateInSweep } from './particle-tasks.js';
 import type { ParticleStore, PredictedWindow } from './particles.js';
 import type { StepContext } from './step-context.js';
 
@@ -47,18 +48,14 @@ export interface WindowWorld {
 }
 
 /**
- * The window the substep's prediction may write (see the file's comment): on one thread, implicit
+ * The window the substep's prediction may write (see the file's comment): implicit
  * Euler, Gauss–Seidel, the core's stages only, no fused substep pass, every enabled set with a
  * hook saying that its hooks leave p alone, and the first set that projects anything (the
- * projection stage's first) an f32 set whose paired kernel's window is loaded first. Else null.
+ * projection stage's first) an f32 set whose paired kernel's window is loaded first (its sweeps
+ * on one thread, or on a threaded world's pool: ConstraintSet.predictionWindow). Else null.
  */
 export function predictionWindow(ctx: StepContext, world: WindowWorld): PredictedWindow | null {
-  if (
-    ctx.tasks ||
-    ctx.world.history !== null ||
-    ctx.world.solve === 'jacobi' ||
-    world.substepPasses.length > 0
-  )
+  if (ctx.world.history !== null || ctx.world.solve === 'jacobi' || world.substepPasses.length > 0)
     return null;
   const stages = world.pipeline.stages;
   for (let k = 0; k < stages.length; k++) if (!CORE.has(stages[k].name)) return null;
@@ -78,6 +75,11 @@ export function predictionWindow(ctx: StepContext, world: WindowWorld): Predicte
       if (lead === null) return null;
     }
   }
+  // threaded (session 17): only a window swept on the pool (its last sweep's blocks update and
+  // predict: PassInSweep), and the particles it leaves out, which the velocity stage runs on the
+  // calling thread, few (the pool's own threshold)
+  if (lead !== null && ctx.tasks && (lead.pool == null || ctx.store.count - lead.range >= POOL_MIN_PARTICLES))
+    return null;
   return lead;
 }
 
@@ -266,4 +268,66 @@ export function predictsAheadOnPool(ctx: StepContext, world: WindowWorld): boole
   const stages = world.pipeline.stages;
   for (let k = 0; k < stages.length; k++) if (!CORE.has(stages[k].name)) return false;
   return predictsAhead(ctx, world);
+}
+
+/**
+ * A threaded world's fused particle pass in the last sweep of a substep (session 17, f32t22;
+ * docs/performance.md "The fused particle pass on threads"). Where the prediction's window is
+ * swept on the pool (ParticleWindow.pool), the substep's last sweep holds it, and the velocity
+ * update predicts the next substep (predictsAhead), that sweep's copy-out blocks run the module's
+ * updatePredict on their particles instead of copying them out (src/wasm/window-pass-threads.ts):
+ * lines 12–15 of substep s and 5–7 of s + 1, each block after every block that touches its
+ * particles (their last projection of the substep done), its counts at its own slot, added up in
+ * block order. The velocity stage then runs only the particles the window leaves out. One per
+ * store (`passInSweep`).
+ */
+export class PassInSweep extends UpdateInSweep {
+  /** Whether the A/B and the tests allow it (false: the velocity stage runs the pass on the calling thread). */
+  static on = true;
+  /** The window whose substep's last sweep may take the pass (armed by the prediction stage). */
+  win: PredictedWindow | null = null;
+  /** The next substep's prediction parameters (PredictionArgs): h, h g (3), f, vmax. */
+  readonly next = new Float64Array(6);
+
+  /** Arms the pass for this substep's last sweep on `win` (or disarms it: win null), clearing what a sweep left. */
+  armPass(win: PredictedWindow | null, q: PredictionArgs | null): void {
+    this.arm(win !== null && q !== null && PassInSweep.on, 0, 0);
+    this.win = win;
+    if (q === null) return;
+    const t = this.next;
+    t[0] = q.h;
+    t.set(q.hg, 1);
+    t[4] = q.f;
+    t[5] = q.vmax;
+  }
+}
+
+const passes = new WeakMap<object, PassInSweep>();
+
+/** The store's PassInSweep. */
+export function passInSweep(store: ParticleStore): PassInSweep {
+  return ofStore(passes, store, PassInSweep);
+}
+
+/**
+ * After the prediction of substep ctx.substep into (or ahead of) `win`: whether the velocity
+ * update reads the window and predicts the next substep with it. One thread: the update reads
+ * it before every substep but the last (the step ends on p), predicting where predictsAhead. On a
+ * threaded world's pool both go together (a window read without the prediction would be widened
+ * on the calling thread alone: there the last sweep copies out and its blocks update, as before),
+ * and the pass is armed for the substep's last sweep (PassInSweep).
+ */
+export function followWindow(
+  ctx: StepContext,
+  world: WindowWorld,
+  win: PredictedWindow,
+  q: PredictionArgs,
+): void {
+  const store = ctx.store;
+  const more = ctx.substep + 1 < ctx.substeps;
+  const next = more && predictsAhead(ctx, world);
+  const pooled = !!ctx.tasks && win.pool != null;
+  store.updateFromWindow = pooled ? next : more;
+  store.predictNext = next;
+  passInSweep(store).armPass(pooled && next ? win : null, q.fill(ctx));
 }

@@ -430,20 +430,6 @@ export function isShared(a: Float64Array): boolean {
   return typeof SharedArrayBuffer !== 'undefined' && a.buffer instanceof SharedArrayBuffer;
 }
 
-/** The copy-out blocks' velocity-update counts (at 2 · block of c), added to u in block order (UpdateInSweep). */
-export function addSaveCounts(
-  T: Int32Array,
-  c: Int32Array,
-  u: { recoveries: number; speedClamps: number },
-): void {
-  const nb = T[0];
-  for (let b = 0; b < nb; b++) {
-    if (T[1 + b] !== FUSED_SAVE) continue;
-    u.recoveries += c[2 * b];
-    u.speedClamps += c[2 * b + 1];
-  }
-}
-
 export function sharedF64(n: number): Float64Array {
   return new Float64Array(new SharedArrayBuffer(8 * n));
 }

@@ -19,12 +19,7 @@
  */
 
 import { awaitBlock, claimBlock, nextEpoch, threadIndex } from '../core/block-order.js';
-import {
-  nextProjection,
-  POOL_MIN_PARTICLES,
-  updateAheadRange,
-  updateInSweep,
-} from '../core/particle-tasks.js';
+import { nextProjection } from '../core/particle-tasks.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import {
@@ -34,7 +29,6 @@ import {
   elementBlockF32,
 } from './element-kernels.generated.js';
 import {
-  addSaveCounts,
   awaitTimed,
   FUSED_COLOUR,
   FUSED_COLOUR2,
@@ -62,6 +56,14 @@ import {
   saveAos4,
   type ThreadedSweeps,
 } from './paired.js';
+import {
+  armSweepPass,
+  PASS_PARAMS,
+  passViews,
+  sweepPassBlock,
+  sweepPassDone,
+  UPDATE_PREDICT,
+} from './window-pass-threads.js';
 
 /** Slots of the shared parameter block. */
 const OP = 0;
@@ -77,13 +79,11 @@ const PARTED = 5;
 const NO_LOAD = 6;
 const NO_SAVE = 7;
 /**
- * 1: the fused sweep's copy-out blocks run the velocity update (003 Algorithm 1, lines 12–15) on
- * their particles right after copying them out (UpdateInSweep, src/core/particle-tasks.ts), with
- * the 9 slots from UPDATING (updateAheadRange: 1/h, the reach vmax·h, 1 where they predict the
- * next substep too and its 6 parameters); each block's counts at 2·block of `counts`.
+ * The particle pass of the fused sweep's copy-out blocks (window-pass-threads.ts: 1 the velocity
+ * update after the copy out, 2 the fused update and prediction on the held window; parameters in
+ * ElementArgs.pass); each block's counts at 2·block of `counts`.
  */
 const UPDATE = 8;
-const UPDATING = 15;
 /**
  * A joint sweep (session 16, pool21: this set's sweep and the next one's of another set on the same
  * window in one job, ElementArgs.join): 1 both forward, 2 both backward, 0 none; the second set's
@@ -136,8 +136,14 @@ export interface ElementArgs {
   /** The store's positions and velocities at the substep's start (shared; the velocity update in the copy-out blocks, UPDATE). */
   x: Float64Array;
   v: Float64Array;
-  /** Per block of a fused sweep: the velocity update's recoveries and speed clamps (UPDATE). */
+  /** Per block of a fused sweep: the velocity update's recoveries and speed clamps (UPDATE), and its parameters. */
   counts: Int32Array;
+  pass: Float64Array;
+  /** aos4: the window's f64 velocities and count area, their views (the fused particle pass, UPDATE 2). */
+  velAt: number;
+  countAt: number;
+  V: Float64Array;
+  C: Int32Array;
   /** The joint sweep with the next set on this window (JOINED), or null. */
   join: JointArgs<ElementArgs> | null;
   /** The process's per-thread sweep figures (element-order.ts fusedStats), written where TIMING is 1. */
@@ -333,12 +339,15 @@ function runFused(A: ElementArgs, t: ThreadInstance, k: number): number {
       );
     } else if (op === FUSED_COLOUR) {
       colourBlock(A, t, A.par[KERNEL], A.par[ZERO] !== 0, from, to, T[1 + 3 * nb + k]);
+    } else if (op !== FUSED_LOAD && A.par[UPDATE] === UPDATE_PREDICT) {
+      // the held window's particles updated and predicted by the module, their last projection done
+      sweepPassBlock(A, from, to, t, k, J !== null ? J.counts : A.counts);
     } else if (op === FUSED_LOAD ? A.par[NO_LOAD] === 0 : A.par[NO_SAVE] === 0) {
       // a held window's copy is skipped (the block stays in the table: the dependencies are the same)
       runOp(A, t, op === FUSED_LOAD ? LOAD : SAVE, from, to, k);
       // lines 12–15 on the particles just copied out, their last projection of the substep done
       if (op !== FUSED_LOAD && A.par[UPDATE] !== 0)
-        updateAheadRange(A, UPDATING, from, to, J !== null ? J.counts : A.counts, 2 * k);
+        sweepPassBlock(A, from, to, t, k, J !== null ? J.counts : A.counts);
     }
     if (S !== null) timedBlock(S, op === FUSED_COLOUR ? 0 : op === FUSED_COLOUR2 ? 1 : 2, t0, to - from);
   } finally {
@@ -520,6 +529,10 @@ export class ElementThreads implements ThreadedSweeps {
       x: new Float64Array(0),
       v: new Float64Array(0),
       counts: sharedI32(2 * MAX_BLOCKS),
+      pass: sharedF64(PASS_PARAMS),
+      velAt: win.velAt,
+      countAt: win.countAt,
+      ...passViews(k.memory, win),
       join: null,
       stats: fusedStats(),
       idx: a.idx,
@@ -675,32 +688,18 @@ export class ElementThreads implements ThreadedSweeps {
     const parts = J !== null ? J.parts[0] : ElementThreads.parts ? A.parts[0] : 0;
     par[PARTED] = parts > 1 ? 1 : 0;
     par[TIMING] = ElementThreads.timing ? 1 : 0;
-    // the velocity update in the copy-out blocks where the projection stage handed it over and the
-    // particles this window leaves out are few (the velocity stage runs them on the calling thread)
-    const u = updateInSweep(store);
-    const update =
-      save &&
-      u.armed &&
-      store.count - range < POOL_MIN_PARTICLES &&
-      k.win.base + range <= store.count &&
-      isShared(store.x) &&
-      isShared(store.v);
-    if (update && (A.x !== store.x || A.v !== store.v)) {
-      A.x = store.x;
-      A.v = store.v;
-      this.task.version++;
-    }
-    par[UPDATE] = update ? 1 : 0;
-    if (update) u.params(par, UPDATING);
+    // the velocity update (and the next prediction) in the copy-out blocks where the projection
+    // stage handed it over (window-pass-threads.ts)
+    const update = armSweepPass(this.task, A, store, k.win, save, nb, this.own!.ex);
+    par[UPDATE] = update;
     const items = parts > 1 ? parts : nb;
     if (!this.runner.runTask(this.task, items, items)) {
       const own = this.own!;
       for (let b = 0; b < nb; b++) runFused(A, own, b);
     }
-    if (update) {
-      addSaveCounts(table, J !== null ? J.counts : A.counts, u);
-      u.took(k.win.base, k.win.base + range);
-    }
+    // the copy-out blocks' counts, added up in block order
+    if (update !== 0)
+      sweepPassDone(store, update, table, J !== null ? J.counts : A.counts, k.win.base, range);
     if (second !== null) second.joinedSweeps++;
   }
 

@@ -167,6 +167,13 @@ export interface WindowMovesF32 {
 export const particlePass = { wasm: true, runs: 0, home: true, copied: 0, predicts: 0 };
 
 /**
+ * The blocks of a threaded sweep whose copy-out blocks may run the fused pass (each its counts at
+ * its own pair of an aos4 window's count area: window-pass-threads.ts); a joint sweep's table has
+ * at most 512 (element-order.ts).
+ */
+export const PASS_SLOTS = 512;
+
+/**
  * Particles [from, to) of an `aos4` window in: positions p and inverse masses w of the store (from
  * particle `base` on) copied as f64 into the staging views S and SW (at the window's stageAt and
  * stageWAt), then rounded to f32 x y z w at pAt by the module (one f32x4 demotion per particle).
@@ -263,7 +270,8 @@ export class ParticleWindow {
       this.stageAt = arena.take(24 * plan.range);
       this.stageWAt = arena.take(8 * plan.range);
       this.velAt = arena.take(24 * plan.range);
-      this.countAt = arena.take(8);
+      // two counts per block of a threaded sweep's pass (window-pass-threads.ts; one thread: the first)
+      this.countAt = arena.take(8 * PASS_SLOTS);
       // the store's capacity grows by doubling: the power of two its particles up to the window's end need
       this.homeCap = 2 ** Math.ceil(Math.log2(Math.max(16, plan.base + plan.range)));
       this.homeAt = arena.take(56 * this.homeCap);
@@ -425,7 +433,10 @@ export class ParticleWindow {
    */
   homeStore(store: ParticleStore): void {
     const buf = this.buffer;
-    if (buf === null || this.pool !== null || store.shared || !particlePass.home) return;
+    if (buf === null || !particlePass.home) return;
+    // a threaded world's store (shared) only into a shared memory (a window swept on the pool)
+    if (store.shared !== (typeof SharedArrayBuffer !== 'undefined' && buf instanceof SharedArrayBuffer))
+      return;
     if (store.x.buffer === buf || this.moves?.windowUpdatePredictF32 === undefined) return;
     const own = store.own;
     if (store.x !== own.x || store.v !== own.v || store.invMass !== own.invMass) return;
@@ -441,6 +452,20 @@ export class ParticleWindow {
     store.v = V;
     store.invMass = W;
     store.version++;
+  }
+
+  /** Whether the store's x, v and invMass are homed in this window's memory (homeStore). */
+  homes(store: ParticleStore): boolean {
+    const b = this.buffer;
+    return (
+      b !== null &&
+      store.x.buffer === b &&
+      store.x.byteOffset === this.homeAt &&
+      store.v.buffer === b &&
+      store.v.byteOffset === this.homeAt + 24 * this.homeCap &&
+      store.invMass.buffer === b &&
+      store.invMass.byteOffset === this.homeAt + 48 * this.homeCap
+    );
   }
 
   /**

@@ -35,3 +35,22 @@ export function flatCloth(world: World, n: number, density: number): Cloth {
     bend: { compliance: 1 },
   });
 }
+
+/**
+ * hangingCloth(world, n) between free particles (`before` allocated before the cloth's, `after`
+ * after them: its kernel window leaves them out), each of mass 1 and moving at its own speed.
+ */
+export function clothAmongFree(world: World, n: number, before: number, after: number): Cloth {
+  const free = (count: number) => {
+    const a = world.store.allocate(count, 0);
+    for (let i = a; i < a + count; i++) {
+      world.store.setMass(i, 1);
+      world.store.x[3 * i] = 3 + 0.01 * i;
+      world.store.v[3 * i + 2] = 0.1 * (i % 7);
+    }
+  };
+  free(before);
+  const cloth = hangingCloth(world, n);
+  free(after);
+  return cloth;
+}

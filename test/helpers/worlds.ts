@@ -3,9 +3,11 @@
  * through a test file, worlds stepped side by side, and the state that must
  * agree between them (bit for bit).
  */
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, vi } from 'vitest';
 import { ElementConstraints } from '../../src/constraints/element-set.js';
+import type { SharedTask } from '../../src/core/step-context.js';
 import { World } from '../../src/index.js';
+import { ThreadedScheduler as Scheduler } from '../../src/parallel/scheduler.js';
 
 /**
  * Keeps the 2- and 4-thread pools alive through the calling test file (a pool
@@ -63,4 +65,21 @@ export async function withSmallSetsOnPool(run: () => void | Promise<void>): Prom
   } finally {
     ElementConstraints.poolMinConstraints = saved;
   }
+}
+
+/** Which task kinds ran on the pool (runTask returned true), counted (restore with vi.restoreAllMocks). */
+export function spyTasks(): Map<string, number> {
+  const ran = new Map<string, number>();
+  const original = Scheduler.prototype.runTask;
+  vi.spyOn(Scheduler.prototype, 'runTask').mockImplementation(function (
+    this: Scheduler,
+    task: SharedTask,
+    n: number,
+    blocks: number,
+  ) {
+    const ok = original.call(this, task, n, blocks);
+    if (ok) ran.set(task.kind, (ran.get(task.kind) ?? 0) + 1);
+    return ok;
+  });
+  return ran;
 }

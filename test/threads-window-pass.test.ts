@@ -1,0 +1,114 @@
+/**
+ * The f32 cloth's fused particle pass on a threaded world's pool (session 17, f32t22;
+ * docs/performance.md "The fused particle pass on threads"): the substep's last sweep holds the
+ * window and its copy-out blocks run the module's update of substep s and prediction of s + 1 on
+ * their particles (src/wasm/window-pass-threads.ts, PassInSweep), the next substep's sweeps load
+ * nothing. The bits and counts of one thread on 2 and 4 threads, the pass taken in every substep
+ * but each step's last, and the same bits with it off (the calling thread's pass on the held window).
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PassInSweep, passInSweep } from '../src/core/window-passes.js';
+import { World } from '../src/index.js';
+import { particlePass } from '../src/wasm/paired.js';
+import { clothAmongFree, hangingCloth } from './helpers/cloth.js';
+import { keepThreadPools, spyTasks, stateBits } from './helpers/worlds.js';
+
+keepThreadPools();
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('the fused particle pass in a threaded f32 sweep', () => {
+  const cases = [
+    ['forward', true],
+    ['symmetric', true],
+    ['symmetric', false],
+  ] as const;
+  it.each(cases)(
+    '(%s sweep, pass in the sweep %s) a 130 × 130 f32 cloth between free particles, speed clamps and recoveries: the bits and counts of one thread on 2 and 4 threads',
+    async (sweep, on) => {
+      const ran = spyTasks();
+      const saved = PassInSweep.on;
+      PassInSweep.on = on;
+      const options = {
+        substeps: 4,
+        solver: 'xpbd',
+        maxSpeed: 0.6,
+        damping: 0.5,
+        precision: 'f32',
+        sweep,
+      } as const;
+      try {
+        const make = (threads: number) => {
+          const world = new World({ threads, ...options });
+          return { world, cloth: clothAmongFree(world, 130, 300, 200) };
+        };
+        const worlds = [make(1), make(2), make(4)];
+        await Promise.all(worlds.map((w) => w.world.threadsReady()));
+        // (the first steps bind the sets' copies to the pool and send the workers their arguments)
+        for (let s = 0; s < 2; s++) for (const { world } of worlds) world.step();
+        const before = worlds.map(({ world }) => passInSweep(world.store).taken);
+        const steps = 12;
+        ran.clear();
+        for (let s = 0; s < steps; s++)
+          for (const { world, cloth } of worlds) {
+            // a non-finite velocity in the cloth now and then (the module's recovery path), and one outside it
+            if (s % 4 === 1) world.store.v[3 * (cloth.offset + 4000 + s) + 1] = Number.NaN;
+            if (s % 5 === 3) world.store.v[3 * (world.store.count - 1 - s)] = Number.NaN;
+            world.step();
+          }
+        const ref = worlds[0].world;
+        expect(ref.stats.recoveries).toBeGreaterThanOrEqual(5);
+        expect(ref.stats.speedClamps).toBeGreaterThan(0);
+        for (const [k, { world }] of worlds.entries()) {
+          if (k === 0) continue;
+          expect(stateBits(world).equals(stateBits(ref))).toBe(true);
+          expect(world.stats.recoveries).toBe(ref.stats.recoveries);
+          expect(world.stats.speedClamps).toBe(ref.stats.speedClamps);
+          // every substep but each step's last (which ends on p) in the last sweep's blocks
+          const taken = passInSweep(world.store).taken - before[k];
+          if (on) expect(taken).toBe(steps * 3);
+          else expect(taken).toBe(0);
+          // the store's x, v and w homed in the window's shared kernel memory (the pass runs on them in place)
+          if (on) expect(world.store.x).not.toBe(world.store.own.x);
+        }
+        expect(passInSweep(ref.store).taken).toBe(0);
+        // the prediction on the pool once a step (its first substep), no update job
+        expect(ran.get('particles-predict') ?? 0).toBe(2 * steps);
+        expect(ran.get('particles-update') ?? 0).toBe(0);
+        for (const { world } of worlds) world.dispose();
+      } finally {
+        PassInSweep.on = saved;
+      }
+    },
+    180_000,
+  );
+
+  it('the pass in the sweep and on the calling thread against the JavaScript loops: the same bits', async () => {
+    const saved = particlePass.wasm;
+    try {
+      const make = () => {
+        const world = new World({ threads: 2, substeps: 4, solver: 'xpbd', precision: 'f32', damping: 0.3 });
+        hangingCloth(world, 130);
+        return world;
+      };
+      const a = make();
+      const b = make();
+      await Promise.all([a.threadsReady(), b.threadsReady()]);
+      for (let s = 0; s < 6; s++) {
+        particlePass.wasm = true;
+        a.step();
+        particlePass.wasm = false;
+        b.step();
+      }
+      expect(stateBits(a).equals(stateBits(b))).toBe(true);
+      expect(passInSweep(a.store).taken).toBeGreaterThanOrEqual(5 * 3);
+      expect(passInSweep(b.store).taken).toBe(0);
+      a.dispose();
+      b.dispose();
+    } finally {
+      particlePass.wasm = saved;
+    }
+  }, 120_000);
+});
