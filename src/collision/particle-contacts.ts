@@ -555,12 +555,8 @@ export class ParticleContacts extends BodyPairContacts<ParticleGroup> implements
       const W = w[i] + w[j];
       if (!(W > 0)) continue;
       const f = dv / W;
-      v[i3] += w[i] * f * nx;
-      v[i3 + 1] += w[i] * f * ny;
-      v[i3 + 2] += w[i] * f * nz;
-      v[j3] -= w[j] * f * nx;
-      v[j3 + 1] -= w[j] * f * ny;
-      v[j3 + 2] -= w[j] * f * nz;
+      // equal and opposite, as the projection's corrections (the bits of v_i += w_i f n, v_j −= w_j f n)
+      movePair(v, i3, j3, w[i] * f, w[j] * f, nx, ny, nz);
     }
   }
 
