@@ -197,13 +197,7 @@ export class ParticleContacts extends BodyPairContacts<ParticleGroup> implements
       this.clearHeads();
       return;
     }
-    const p = store.p,
-      x = store.x,
-      v = store.v,
-      r = store.radius,
-      w = store.invMass,
-      group = store.group,
-      mask = store.mask;
+    const { p, x, v, radius: r, invMass: w, group, mask } = store;
     const part = this.particle,
       boxes = this.boxes,
       gof = this.groupOf;
@@ -318,21 +312,12 @@ export class ParticleContacts extends BodyPairContacts<ParticleGroup> implements
 
   /** Makes the contacts of the last substep the previous ones, with a list per particle of its pairs. */
   private carryAnchors(capacity: number): void {
-    let t32 = this.prevPi;
-    this.prevPi = this.pi;
-    this.pi = t32;
-    t32 = this.prevPj;
-    this.prevPj = this.pj;
-    this.pj = t32;
-    let t64 = this.prevAnc;
-    this.prevAnc = this.anc;
-    this.anc = t64;
-    t64 = this.prevSN;
-    this.prevSN = this.sN;
-    this.sN = t64;
-    t64 = this.prevST;
-    this.prevST = this.sT;
-    this.sT = t64;
+    // the current arrays and the previous ones change places (once a substep, outside the loops)
+    [this.prevPi, this.pi] = [this.pi, this.prevPi];
+    [this.prevPj, this.pj] = [this.pj, this.prevPj];
+    [this.prevAnc, this.anc] = [this.anc, this.prevAnc];
+    [this.prevSN, this.sN] = [this.sN, this.prevSN];
+    [this.prevST, this.sT] = [this.sT, this.prevST];
     this.prevCount = this.count;
     this.count = 0;
     if (this.head.length < capacity) {
@@ -383,7 +368,9 @@ export class ParticleContacts extends BodyPairContacts<ParticleGroup> implements
   ): void {
     if (this.count >= this.pi.length || this.count >= this.muS.length || 3 * this.count >= this.sT.length)
       this.grow();
-    const k = this.count++;
+    const k = this.count++,
+      i3 = 3 * i,
+      j3 = 3 * j;
     this.pi[k] = i;
     this.pj[k] = j;
     this.muS[k] = muS;
@@ -394,8 +381,6 @@ export class ParticleContacts extends BodyPairContacts<ParticleGroup> implements
     // the pair's incoming tangential motion: i's prediction relative to j's surface, which moves by p_j − x_j
     // over the substep (incomingSlip's surface motion v_c h, passed with h = 1), about the line of centres
     // at prediction
-    const i3 = 3 * i,
-      j3 = 3 * j;
     const nx = p[i3] - p[j3],
       ny = p[i3 + 1] - p[j3 + 1],
       nz = p[i3 + 2] - p[j3 + 2];
@@ -438,13 +423,7 @@ export class ParticleContacts extends BodyPairContacts<ParticleGroup> implements
       sT[k3] = sign * f * pt[o3];
       sT[k3 + 1] = sign * f * pt[o3 + 1];
       sT[k3 + 2] = sign * f * pt[o3 + 2];
-    } else {
-      anc[k3] = x[i3] - x[j3];
-      anc[k3 + 1] = x[i3 + 1] - x[j3 + 1];
-      anc[k3 + 2] = x[i3 + 2] - x[j3 + 2];
-      this.sN[k] = 0;
-      sT[k3] = sT[k3 + 1] = sT[k3 + 2] = 0;
-    }
+    } else anchorAt(anc, this.sN, sT, k, x, i3, j3);
   }
 
   project(ctx: StepContext): void {
@@ -454,13 +433,7 @@ export class ParticleContacts extends BodyPairContacts<ParticleGroup> implements
   /** One Gauss–Seidel pass over contacts [c0, c1). */
   projectRange(store: ParticleStore, c0: number, c1: number): void {
     const { p, invMass: w, radius: r } = store;
-    const pi = this.pi,
-      pj = this.pj,
-      anc = this.anc,
-      sN = this.sN,
-      sT = this.sT,
-      inc = this.inc,
-      lambda = this.lambda;
+    const { pi, pj, anc, sN, sT, inc, lambda } = this;
     for (let c = c0; c < c1; c++) {
       const i = pi[c],
         j = pj[c];
@@ -521,11 +494,7 @@ export class ParticleContacts extends BodyPairContacts<ParticleGroup> implements
       movePair(p, i3, j3, -(wi * f), -(wj * f), tx, ty, tz);
       if (stick) continue;
       // kinetic: the anchor moves to where the pair ends, and the sums restart
-      anc[c3] = p[i3] - p[j3];
-      anc[c3 + 1] = p[i3 + 1] - p[j3 + 1];
-      anc[c3 + 2] = p[i3 + 2] - p[j3 + 2];
-      sN[c] = 0;
-      sT[c3] = sT[c3 + 1] = sT[c3 + 2] = 0;
+      anchorAt(anc, sN, sT, c, p, i3, j3);
     }
   }
 
@@ -555,12 +524,8 @@ export class ParticleContacts extends BodyPairContacts<ParticleGroup> implements
       const W = w[i] + w[j];
       if (!(W > 0)) continue;
       const f = dv / W;
-      v[i3] += w[i] * f * nx;
-      v[i3 + 1] += w[i] * f * ny;
-      v[i3 + 2] += w[i] * f * nz;
-      v[j3] -= w[j] * f * nx;
-      v[j3 + 1] -= w[j] * f * ny;
-      v[j3 + 2] -= w[j] * f * nz;
+      // equal and opposite, as the projection's corrections (the bits of v_i += w_i f n, v_j −= w_j f n)
+      movePair(v, i3, j3, w[i] * f, w[j] * f, nx, ny, nz);
     }
   }
 
@@ -637,6 +602,28 @@ export interface ParticleAnchorState {
   anchor: number[];
   stickN: number[];
   stickT: number[];
+}
+
+/**
+ * Anchors contact k where the pair stands in P (its relative position P_i − P_j, i and j at offsets i3
+ * and j3) and restarts its sums of sticking: a pair's first anchor (at x), and a sliding pair's new one
+ * (at p; Macklin et al. 2014 §6.1, see ParticleContacts). Small and monomorphic: V8 inlines it.
+ */
+function anchorAt(
+  anc: Float64Array,
+  sN: Float64Array,
+  sT: Float64Array,
+  k: number,
+  P: Float64Array,
+  i3: number,
+  j3: number,
+): void {
+  const k3 = 3 * k;
+  anc[k3] = P[i3] - P[j3];
+  anc[k3 + 1] = P[i3 + 1] - P[j3 + 1];
+  anc[k3 + 2] = P[i3 + 2] - P[j3 + 2];
+  sN[k] = 0;
+  sT[k3] = sT[k3 + 1] = sT[k3 + 2] = 0;
 }
 
 /** `a` itself where it holds `length` values, otherwise a grown copy of its first `keep` (the contacts' growth). */

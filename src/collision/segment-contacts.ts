@@ -2,6 +2,7 @@ import type { Body } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { grownArray } from '../math/arrays.js';
+import { movePair } from '../math/pair-move.js';
 import type { ContactGroup } from './contact-groups.js';
 import { allowedPairs, BodyPairContacts, contactFriction } from './contact-groups.js';
 import { closestSegmentSegmentAt } from './geometry.js';
@@ -400,14 +401,10 @@ export class SegmentContacts extends BodyPairContacts<ContactGroup> implements C
     if (!(W > 0)) return false;
     const dl = -C / W;
     this.lambda[k] += dl;
-    // Δp_a = −w_a (1 − s) n Δλ … Δp_d = w_d t n Δλ (C grows with c_2 − c_1)
-    for (let q = 0; q < 3; q++) {
-      const nq = q === 0 ? nx : q === 1 ? ny : nz;
-      p[a3 + q] -= wa * dl * nq;
-      p[b3 + q] -= wb * dl * nq;
-      p[c3 + q] += wc * dl * nq;
-      p[d3 + q] += wd * dl * nq;
-    }
+    // Δp_a = −w_a (1 − s) n Δλ … Δp_d = w_d t n Δλ (C grows with c_2 − c_1): two equal-and-opposite
+    // moves, (c, a) and (d, b) (four distinct particles: the order of their writes changes no bit)
+    movePair(p, c3, a3, wc * dl, wa * dl, nx, ny, nz);
+    movePair(p, d3, b3, wd * dl, wb * dl, nx, ny, nz);
     // position-level friction on the relative tangential displacement of the closest points over the substep
     const muK = this.muK[k],
       muS = this.muS[k];
@@ -434,18 +431,8 @@ export class SegmentContacts extends BodyPairContacts<ContactGroup> implements C
     const dn = -C;
     const g = tl < muS * dn ? 1 : Math.min((muK * dn) / tl, 1);
     const f = g / W;
-    p[a3] += wa * f * tx;
-    p[a3 + 1] += wa * f * ty;
-    p[a3 + 2] += wa * f * tz;
-    p[b3] += wb * f * tx;
-    p[b3 + 1] += wb * f * ty;
-    p[b3 + 2] += wb * f * tz;
-    p[c3] -= wc * f * tx;
-    p[c3 + 1] -= wc * f * ty;
-    p[c3 + 2] -= wc * f * tz;
-    p[d3] -= wd * f * tx;
-    p[d3 + 1] -= wd * f * ty;
-    p[d3 + 2] -= wd * f * tz;
+    movePair(p, a3, c3, wa * f, wc * f, tx, ty, tz);
+    movePair(p, b3, d3, wb * f, wd * f, tx, ty, tz);
     return true;
   }
 
