@@ -35,6 +35,12 @@ interface HairCase {
   threads?: number;
   /** Particles of three radii (the contacts then read each particle's; otherwise all share one). */
   radii?: boolean;
+  /**
+   * The roots turn about a centre off the head's and sway (the head's own motion a sway only, so
+   * that its contacts stay the kernels'): one pass takes their targets from rootTargets, not from
+   * Attachments.beginStep (FusedStrandPass.rootsAlone).
+   */
+  spin?: boolean;
 }
 
 function hair(fused: boolean, o: HairCase = {}) {
@@ -61,7 +67,9 @@ function hair(fused: boolean, o: HairCase = {}) {
     linearDensity: 0.001,
     radius: 0.004,
     ftl: { damping: o.damping ?? 0.9, maxStretch: o.maxStretch ?? 1 },
-    rootMotion: head.motion ?? new Motion(motion),
+    rootMotion: o.spin
+      ? new Motion({ spin: { axis: [0.3, 1, 0.2], speed: 1.7, center: [0.02, 1.55, -0.01] }, ...motion })
+      : (head.motion ?? new Motion(motion)),
   });
   if (o.radii)
     for (let j = 0; j < body.count; j++) world.store.radius[body.offset + j] = 0.002 * (1 + (j % 3));
@@ -95,6 +103,10 @@ describe('the fused strand pass', () => {
     ['no friction', { friction: 0 }],
     ['a head placed over the hair (particles deep inside)', { headY: 1.75, depenetration: 0.5 }],
     [
+      '1 substep, roots on a turning motion: one pass, their targets from rootTargets',
+      { substeps: 1, drag: false, onePass: 60, spin: true },
+    ],
+    [
       'a world on 2 threads: one pass on the calling thread',
       { substeps: 1, drag: false, onePass: 60, threads: 2 },
     ],
@@ -117,6 +129,7 @@ describe('the fused strand pass', () => {
     expect(b.pass.ran).toBe(60 * (o.substeps ?? 2));
     expect(a.pass.ran).toBe(0);
     expect(b.pass.ranOnePass).toBe(o.onePass ?? 0);
+    if (o.spin) expect(b.pass.rootsAlone).toBe(60);
     expect(differing(a.world, b.world)).toBe(0);
     // the contacts were real (the hair lies on the head) and the lengths exact
     expect(b.world.stats.recoveries).toBe(0);

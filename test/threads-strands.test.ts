@@ -204,7 +204,9 @@ describe('the fused strand pass on the worker pool', () => {
   }, 120_000);
 
   it('computes the targets of roots that follow one turning motion as the attachments do, bit for bit', async () => {
-    // the roots spin about a centre off the head's and sway (the head stays unturned: the kernels' contacts)
+    // the roots spin about a centre off the head's and sway (the head stays unturned: the kernels' contacts);
+    // one thread's pass takes the same rootTargets since session 17 (hair23): test/strands-fused.test.ts
+    // compares it with the pipeline's Attachments.beginStep
     const roots = new Motion({
       spin: { axis: [0.3, 1, 0.2], speed: 1.7, center: [0.02, 1.55, -0.01] },
       oscillate: { amplitude: [0.05, 0.02, 0], frequency: 0.7 },

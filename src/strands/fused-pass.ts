@@ -62,7 +62,7 @@ import { CORE_STAGES } from '../core/window-passes.js';
 import type { SystemKind, World } from '../core/world.js';
 import { dftlStrands, FollowTheLeader, ftlStrands } from './follow-the-leader.js';
 import { A_COLLIDER, A_SUBSTEP, StrandKernel } from './strand-kernel.js';
-import { StrandPool } from './strand-threads.js';
+import { rootTargets, StrandPool } from './strand-threads.js';
 
 /** Strands per block: a block's particles (about 16 × 17 here) stay in the L1/L2 cache between stages. */
 const BLOCK = 16;
@@ -391,10 +391,12 @@ export class FusedStrandPass implements SubstepPass {
     const pooled = ctx.store.shared && tasks !== undefined && tasks !== null && tasks.threads >= 2;
     // the sets' beginStep whole first: the targets of this substep (put on p, which the prediction
     // overwrites; each block puts its own back after predicting), the contacts' bookkeeping, FTL's.
-    // For the pool, roots that all follow one motion get their targets where the pass copies them
-    // (strand-threads.ts run; beginStep's p writes are overwritten by the blocks anyway)
-    const rootMotion = pooled && att.enabled ? this.sharedRootMotion(ctx) : null;
+    // Roots that all follow one motion get their targets from strand-threads.ts' rootTargets instead
+    // (beginStep's p writes are overwritten by the blocks anyway): on the pool where the pass copies
+    // them into the memory (StrandPool.run), on one thread here, before the blocks
+    const rootMotion = att.enabled ? this.sharedRootMotion(ctx) : null;
     if (att.enabled && rootMotion === null) att.beginStep(ctx);
+    else if (rootMotion !== null && !pooled) this.rootTargets(rootMotion);
     // the old list's contactOf back to −1: on the pool each block does it for its own particles
     // (strand-threads.ts; the strands cover [0, count), and the list holds none past it), so the
     // calling thread skips clear's loop (its count set to 0 first) and runs it below only if the pass
@@ -427,13 +429,16 @@ export class FusedStrandPass implements SubstepPass {
     )
       ? this.kernel
       : null;
-    if (K !== null && this.runKernels(ctx, K, contacts, col, c, stale > 0, rootMotion)) {
-      if (rootMotion !== null) this.rootsPooled++;
+    if (K !== null && this.runKernels(ctx, K, contacts, col, c, stale > 0, pooled ? rootMotion : null)) {
+      if (rootMotion !== null) {
+        if (pooled) this.rootsPooled++;
+        else this.rootsAlone++;
+      }
       ctx.timings.add(this.slotOne, clock() - t0);
       return;
     }
-    // not on the pool after all: the attachments' beginStep skipped above (its targets and p)
-    if (rootMotion !== null) att.beginStep(ctx);
+    // not on the pool after all: the targets skipped above (putTargets below puts them on p)
+    if (rootMotion !== null && pooled) this.rootTargets(rootMotion);
     if (contacts && stale > 0) {
       // clear's loop, skipped above for the pool (the list's particle array still holds the old list)
       const of = contacts.contactOf,
@@ -492,6 +497,12 @@ export class FusedStrandPass implements SubstepPass {
     m.evaluate(ctx.time);
     att.lambda.fill(0, 0, n);
     return m;
+  }
+
+  /** The targets of the roots (all following `motion`, evaluated) by StrandPool.run's rootTargets, not copied to the pool's memory. */
+  private rootTargets(motion: Motion): void {
+    const att = this.world.attachments;
+    rootTargets(motion, att.anchor, att.target, this.heldEntry, this.held, this.heldCount, null, null);
   }
 
   /** Numbers of runKernels' largest block's corrections (3 per particle of its strands). */
@@ -668,8 +679,12 @@ export class FusedStrandPass implements SubstepPass {
     return true;
   }
 
-  /** Substeps on the pool whose roots' targets StrandPool.run computed (sharedRootMotion; tests). */
+  /**
+   * Substeps whose roots' targets rootTargets computed (sharedRootMotion; tests): on the pool
+   * (StrandPool.run), and on one thread's kernels (runOnePass).
+   */
   rootsPooled = 0;
+  rootsAlone = 0;
 
   /** The blocks on the worker pool (the threaded layout; its `stageAll` for tests). */
   readonly pool = new StrandPool();

@@ -261,17 +261,18 @@ export function strandBlocksTask(A: StrandTaskArgs, from: number, to: number): v
  * The attachments' targets of entries entry[0, n), which all follow `motion` (evaluated): its
  * apply's operations on each anchor, so the numbers of Attachments.beginStep, without its writes of p (the blocks
  * put the targets on p after their prediction) or its per-entry checks; with the memory's copies
- * (H: the particles held[k], T: their targets) as StrandPool.run makes them.
+ * (H: the particles held[k], T: their targets) as StrandPool.run makes them, or without (H and T
+ * null: the one-thread pass, fused-pass.ts runOnePass, which puts `target` on p block by block).
  */
-function rootTargets(
+export function rootTargets(
   motion: Motion,
   anchor: Float64Array,
   target: Float64Array,
   entry: Int32Array,
   held: Int32Array,
   n: number,
-  H: Int32Array,
-  T: Float64Array,
+  H: Int32Array | null,
+  T: Float64Array | null,
 ): void {
   // Motion.apply's operations (quatRotate of the anchor less the centre, then the centre and the
   // translation added) with the motion's numbers read once: 0.07 ms less than its call per root
@@ -296,6 +297,7 @@ function rootTargets(
     target[e3] = v[0] + cx + rx;
     target[e3 + 1] = v[1] + cy + ry;
     target[e3 + 2] = v[2] + cz + rz;
+    if (H === null || T === null) continue;
     H[k] = held[k];
     T[k3] = target[e3];
     T[k3 + 1] = target[e3 + 1];
