@@ -1,4 +1,5 @@
 import { PbdError } from '../core/errors.js';
+import { cross3, dot3, edgeVector, pointVector } from '../math/edges.js';
 import { accumulateFaceNormals, type TriangleMesh } from '../mesh/triangle-mesh.js';
 
 /** How a render mesh follows a simulation mesh (002 §5). */
@@ -274,6 +275,9 @@ function vertexNormals(x: ArrayLike<number>, tris: ArrayLike<number>, out: Float
   accumulateFaceNormals(x, tris, out, offset);
 }
 
+/** Edge vectors and products of tetBarycentric and planeBarycentric (set-up only). */
+const scratch = new Float64Array(21);
+
 /** Barycentric coordinates of p in tet t (4 numbers; all ≥ 0 inside). */
 export function tetBarycentric(
   x: ArrayLike<number>,
@@ -288,28 +292,22 @@ export function tetBarycentric(
     b = 3 * tets[4 * t + 1],
     c = 3 * tets[4 * t + 2],
     d = 3 * tets[4 * t + 3];
-  // w_a = V(p, b, c, d) / V(a, b, c, d) etc., with V(q, r, s, u) = (r − q) × (s − q) · (u − q)
-  const ax = x[a] - x[d],
-    ay = x[a + 1] - x[d + 1],
-    az = x[a + 2] - x[d + 2];
-  const bx = x[b] - x[d],
-    by = x[b + 1] - x[d + 1],
-    bz = x[b + 2] - x[d + 2];
-  const cx = x[c] - x[d],
-    cy = x[c + 1] - x[d + 1],
-    cz = x[c + 2] - x[d + 2];
-  const qx = px - x[d],
-    qy = py - x[d + 1],
-    qz = pz - x[d + 2];
-  // solve [a b c] w = q (columns relative to d) by Cramer's rule
-  const bcx = by * cz - bz * cy,
-    bcy = bz * cx - bx * cz,
-    bcz = bx * cy - by * cx;
-  const det = ax * bcx + ay * bcy + az * bcz;
+  // w_a = V(p, b, c, d) / V(a, b, c, d) etc., with V(q, r, s, u) = (r − q) × (s − q) · (u − q):
+  // solve [a b c] w = q (columns relative to d) by Cramer's rule, in E (src/math/edges.ts) as
+  // a, b, c, q at 0, 3, 6, 9 and b × c, q × c, b × q at 12, 15, 18
+  const E = scratch;
+  edgeVector(x, d, a, E, 0);
+  edgeVector(x, d, b, E, 3);
+  edgeVector(x, d, c, E, 6);
+  pointVector(x, d, px, py, pz, E, 9);
+  cross3(E, 3, 6, 12);
+  cross3(E, 9, 6, 15);
+  cross3(E, 3, 9, 18);
+  const det = dot3(E, 0, 12);
   const inv = det !== 0 ? 1 / det : 0;
-  out[0] = (qx * bcx + qy * bcy + qz * bcz) * inv;
-  out[1] = (ax * (qy * cz - qz * cy) + ay * (qz * cx - qx * cz) + az * (qx * cy - qy * cx)) * inv;
-  out[2] = (ax * (by * qz - bz * qy) + ay * (bz * qx - bx * qz) + az * (bx * qy - by * qx)) * inv;
+  out[0] = dot3(E, 9, 12) * inv;
+  out[1] = dot3(E, 0, 15) * inv;
+  out[2] = dot3(E, 0, 18) * inv;
   out[3] = 1 - out[0] - out[1] - out[2];
 }
 
@@ -324,23 +322,17 @@ function planeBarycentric(
   pz: number,
   out: Float64Array,
 ): void {
-  const a = 3 * i0,
-    b = 3 * i1,
-    c = 3 * i2;
-  const ux = x[b] - x[a],
-    uy = x[b + 1] - x[a + 1],
-    uz = x[b + 2] - x[a + 2];
-  const vx = x[c] - x[a],
-    vy = x[c + 1] - x[a + 1],
-    vz = x[c + 2] - x[a + 2];
-  const wx = px - x[a],
-    wy = py - x[a + 1],
-    wz = pz - x[a + 2];
-  const uu = ux * ux + uy * uy + uz * uz,
-    uv = ux * vx + uy * vy + uz * vz,
-    vv = vx * vx + vy * vy + vz * vz;
-  const wu = wx * ux + wy * uy + wz * uz,
-    wv = wx * vx + wy * vy + wz * vz;
+  const a = 3 * i0;
+  // u = x_1 − x_0, v = x_2 − x_0, w = p − x_0 at 0, 3, 6 of E (src/math/edges.ts)
+  const E = scratch;
+  edgeVector(x, a, 3 * i1, E, 0);
+  edgeVector(x, a, 3 * i2, E, 3);
+  pointVector(x, a, px, py, pz, E, 6);
+  const uu = dot3(E, 0, 0),
+    uv = dot3(E, 0, 3),
+    vv = dot3(E, 3, 3);
+  const wu = dot3(E, 6, 0),
+    wv = dot3(E, 6, 3);
   const den = uu * vv - uv * uv;
   const s = den > 0 ? (vv * wu - uv * wv) / den : 0;
   const t = den > 0 ? (uu * wv - uv * wu) / den : 0;

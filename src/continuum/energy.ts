@@ -1,3 +1,4 @@
+import { cross3, dot3, edgeVector } from '../math/edges.js';
 import { svd3, svd32 } from '../math/svd3.js';
 import { edgeCross, edgeCrossOut } from '../mesh/triangle-mesh.js';
 import type { MaterialModel } from './material.js';
@@ -428,6 +429,9 @@ export interface MembraneMaterial {
   clamp: number;
 }
 
+/** Edge vectors, normal and frame of triangleRestShape (set-up only). */
+const restScratch = new Float64Array(15);
+
 /**
  * Rest data of a triangle: builds D_m in the triangle's plane with the first
  * axis along `weft` projected into the plane (any in-plane axis works for an
@@ -443,26 +447,19 @@ export function triangleRestShape(
   B: Float64Array,
   bo: number,
 ): number {
-  const a = 3 * i0,
-    b = 3 * i1,
-    c = 3 * i2;
-  const ux = X[a] - X[c],
-    uy = X[a + 1] - X[c + 1],
-    uz = X[a + 2] - X[c + 2];
-  const vx = X[b] - X[c],
-    vy = X[b + 1] - X[c + 1],
-    vz = X[b + 2] - X[c + 2];
-  let nx = uy * vz - uz * vy,
-    ny = uz * vx - ux * vz,
-    nz = ux * vy - uy * vx;
-  const nl = Math.sqrt(nx * nx + ny * ny + nz * nz);
+  // u = x_0 − x_2, v = x_1 − x_2 and n = u × v at 0, 3, 6 of E (src/math/edges.ts)
+  const E = restScratch;
+  edgeVector(X, 3 * i2, 3 * i0, E, 0);
+  edgeVector(X, 3 * i2, 3 * i1, E, 3);
+  cross3(E, 0, 3, 6);
+  const nl = Math.sqrt(dot3(E, 6, 6));
   if (!(nl > 0)) {
     B.fill(0, bo, bo + 4);
     return 0;
   }
-  nx /= nl;
-  ny /= nl;
-  nz /= nl;
+  const nx = E[6] / nl,
+    ny = E[7] / nl,
+    nz = E[8] / nl;
   const wn = weft[0] * nx + weft[1] * ny + weft[2] * nz;
   let e1x = weft[0] - wn * nx,
     e1y = weft[1] - wn * ny,
@@ -470,22 +467,23 @@ export function triangleRestShape(
   let el = Math.sqrt(e1x * e1x + e1y * e1y + e1z * e1z);
   if (!(el > 1e-6)) {
     // weft along the normal: use the first edge
-    e1x = ux;
-    e1y = uy;
-    e1z = uz;
-    el = Math.sqrt(ux * ux + uy * uy + uz * uz);
+    e1x = E[0];
+    e1y = E[1];
+    e1z = E[2];
+    el = Math.sqrt(dot3(E, 0, 0));
   }
-  e1x /= el;
-  e1y /= el;
-  e1z /= el;
-  const e2x = ny * e1z - nz * e1y,
-    e2y = nz * e1x - nx * e1z,
-    e2z = nx * e1y - ny * e1x;
-  // D_m = [[u·e1, v·e1], [u·e2, v·e2]]
-  const m00 = ux * e1x + uy * e1y + uz * e1z,
-    m01 = vx * e1x + vy * e1y + vz * e1z;
-  const m10 = ux * e2x + uy * e2y + uz * e2z,
-    m11 = vx * e2x + vy * e2y + vz * e2z;
+  // e1 (unit) at 12, n at 6, e2 = n × e1 at 9; D_m = [[u·e1, v·e1], [u·e2, v·e2]]
+  E[12] = e1x / el;
+  E[13] = e1y / el;
+  E[14] = e1z / el;
+  E[6] = nx;
+  E[7] = ny;
+  E[8] = nz;
+  cross3(E, 6, 12, 9);
+  const m00 = dot3(E, 0, 12),
+    m01 = dot3(E, 3, 12);
+  const m10 = dot3(E, 0, 9),
+    m11 = dot3(E, 3, 9);
   const det = m00 * m11 - m01 * m10;
   const id = 1 / det;
   B[bo] = m11 * id;
