@@ -44,6 +44,8 @@ export const WM = new Float64Array(2);
 /** The normal correction kept while static friction is computed: its direction and Δλ (DN), and I⁻¹ (r × n) of both sides (UN). */
 export const DN = new Float64Array(4);
 export const UN = new Float64Array(6);
+/** c = r × d of the last leverCross call (the angular part of eq. 2's generalized inverse mass). */
+const C = new Float64Array(3);
 
 /** What a checkpoint holds of the contacts (ContactStore.saveState); the last four are absent from older checkpoints. */
 interface ContactState {
@@ -425,17 +427,15 @@ export class ContactStore {
   }
 
   /**
-   * Generalized inverse mass of body i (−1 or not movable: 0) for the
-   * direction D[0 … 2] at its lever W[9 + 3 side …] (eq. 2); keeps
-   * u = Rᵀ (r × d) in U[3 side …] for move and impulse. (Vectors pass through
-   * arrays: a call V8 does not inline boxes its double arguments.)
+   * The part inverseMass and inverseMassW share (eq. 2): false, with
+   * WM[side] = 0, when body i is −1 or not movable; else C ← c = r × d for
+   * the lever W[9 + 3 side …] and the direction D[0 … 2].
    */
-  protected inverseMass(i: number, side: number): void {
+  private leverCross(i: number, side: number): boolean {
     if (i < 0 || this.materials.movable[i] === 0) {
       WM[side] = 0;
-      return;
+      return false;
     }
-    const r = this.rigids;
     const W = this.W;
     const o = 9 + 3 * side;
     const rx = W[o],
@@ -444,7 +444,22 @@ export class ContactStore {
     const dx = D[0],
       dy = D[1],
       dz = D[2];
-    rotateBack(S, r.q, 4 * i, ry * dz - rz * dy, rz * dx - rx * dz, rx * dy - ry * dx);
+    C[0] = ry * dz - rz * dy;
+    C[1] = rz * dx - rx * dz;
+    C[2] = rx * dy - ry * dx;
+    return true;
+  }
+
+  /**
+   * Generalized inverse mass of body i (−1 or not movable: 0) for the
+   * direction D[0 … 2] at its lever W[9 + 3 side …] (eq. 2); keeps
+   * u = Rᵀ (r × d) in U[3 side …] for move and impulse. (Vectors pass through
+   * arrays: a call V8 does not inline boxes its double arguments.)
+   */
+  protected inverseMass(i: number, side: number): void {
+    if (!this.leverCross(i, side)) return;
+    const r = this.rigids;
+    rotateBack(S, r.q, 4 * i, C[0], C[1], C[2]);
     const u = 3 * side;
     U[u] = S[0];
     U[u + 1] = S[1];
@@ -604,21 +619,10 @@ export class ContactStore {
    * U[3 side …] ← I⁻¹ c (world) for impulseW.
    */
   protected inverseMassW(i: number, side: number): void {
-    if (i < 0 || this.materials.movable[i] === 0) {
-      WM[side] = 0;
-      return;
-    }
-    const W = this.W;
-    const o = 9 + 3 * side;
-    const rx = W[o],
-      ry = W[o + 1],
-      rz = W[o + 2];
-    const dx = D[0],
-      dy = D[1],
-      dz = D[2];
-    const cx = ry * dz - rz * dy,
-      cy = rz * dx - rx * dz,
-      cz = rx * dy - ry * dx;
+    if (!this.leverCross(i, side)) return;
+    const cx = C[0],
+      cy = C[1],
+      cz = C[2];
     const iw = this.iw,
       m = 6 * i;
     const ux = iw[m] * cx + iw[m + 3] * cy + iw[m + 4] * cz,
