@@ -4,7 +4,11 @@
  * its estimated step work reaches THREADS_WORTH_WORK (src/io/scene/work.ts);
  * a small scene stays on one thread, where the pool would cost more than it
  * saves (bench/scaling.json); the scene's own world.threads and the explicit
- * `threads` option win. The numbers are the same on any count (test/threads).
+ * `threads` option win. Above the threshold the default is graded by the
+ * work: one thread per WORK_PER_THREAD units, at least two, at most
+ * `defaultThreads` (a 16-core machine ran no shipped scene faster on 16
+ * threads than on 4–8, docs/solver.md "How many threads"). The numbers are
+ * the same on any count (test/threads).
  */
 import { describe, expect, it } from 'vitest';
 import { loadScene, type World } from '../src/index.js';
@@ -15,7 +19,7 @@ import {
   fusedStrandScene,
   parseSceneText,
 } from '../src/io/scene/scene.js';
-import { THREADS_WORTH_WORK } from '../src/io/scene/work.js';
+import { THREADS_WORTH_WORK, threadsForWork, WORK_PER_THREAD } from '../src/io/scene/work.js';
 
 const cloth = (n: number) => ({ type: 'cloth', mesh: { grid: { width: 1, height: 1, cols: n, rows: n } } });
 const scene = (n: number, world: Record<string, unknown> = {}) =>
@@ -49,6 +53,24 @@ describe('the thread default of a scene', () => {
       [loadScene(small, { defaultThreads: 2, threads: 2 }).world, 2],
     ] as const;
     expectThreads(worlds);
+  });
+
+  it('grades the default by the work: one thread per WORK_PER_THREAD units, at least two, at most defaultThreads', () => {
+    expect(threadsForWork(THREADS_WORTH_WORK * 0.999, 16)).toBe(1);
+    expect(threadsForWork(THREADS_WORTH_WORK, 16)).toBe(2);
+    expect(threadsForWork(10.5 * WORK_PER_THREAD, 16)).toBe(10);
+    expect(threadsForWork(100 * WORK_PER_THREAD, 16)).toBe(16);
+    expect(threadsForWork(100 * WORK_PER_THREAD, 1)).toBe(1);
+    expect(threadsForWork(Number.NaN, 16)).toBe(1);
+    const mid = scene(130);
+    const graded = Math.floor(work(mid) / WORK_PER_THREAD);
+    expect(graded).toBeGreaterThan(2);
+    expect(graded).toBeLessThan(16);
+    expectThreads([
+      [loadScene(mid, { defaultThreads: 16 }).world, graded],
+      [loadScene(mid, { defaultThreads: 2 }).world, 2],
+      [loadScene(mid, { defaultThreads: 16, threads: 16 }).world, 16],
+    ]);
   });
 
   it('gives a hair-only scene defaultThreads where the fused pass runs its one-pass form on the pool, one thread where it runs the JavaScript form, and a hair scene with more to do defaultThreads', () => {

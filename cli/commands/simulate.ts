@@ -104,7 +104,7 @@ export function registerSimulate(program: Command, ctx: CliContext): void {
     )
     .option(
       '--threads <n>',
-      'threads to compute on; every count gives the same numbers bit for bit (default: the scene\'s world.threads, else all cores where its estimated step is ≥ 10 ms, else 1; large scenes are faster on more: docs/solver.md, "Threads")',
+      'threads to compute on; every count gives the same numbers bit for bit (default: the scene\'s world.threads, else, where its estimated step is ≥ 10 ms, one thread per 4e5 units of estimated work (at least 2, at most all cores), else 1; large scenes are faster on more: docs/solver.md, "Threads")',
       wholeNumber(1),
     )
     .option('-q, --quiet', 'print nothing but errors')

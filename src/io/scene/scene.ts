@@ -44,7 +44,7 @@ import { meshFiles } from './meshes.js';
 import { buildRigidBodies, rigidBodySpec, rigidSettingsSpec } from './rigid.js';
 import { shapeMatchingBodies, shapeMatchingBuilders } from './shape-matching.js';
 import { buildStrands, strandsBody } from './strands.js';
-import { bodyWork, checkStepWork, THREADS_WORTH_WORK, type WorkShare } from './work.js';
+import { bodyWork, checkStepWork, THREADS_WORTH_WORK, threadsForWork, type WorkShare } from './work.js';
 
 // ---- the registry -------------------------------------------------------
 
@@ -439,8 +439,9 @@ export interface BuildOptions {
   threads?: number;
   /**
    * Threads where neither `threads` nor the scene's world.threads says, for a
-   * scene whose estimated step work reaches THREADS_WORTH_WORK (work.ts); the
-   * CLI passes all cores. Default 1.
+   * scene whose estimated step work reaches THREADS_WORTH_WORK (work.ts): at
+   * most this many, and one per WORK_PER_THREAD units of work, at least two
+   * (`threadsForWork`); the CLI passes all cores. Default 1.
    */
   defaultThreads?: number;
 }
@@ -515,7 +516,7 @@ export function buildScene(spec: SceneSpec, options: BuildOptions = {}): SceneIn
       ...(options.defaultThreads !== undefined &&
       budget.work >= THREADS_WORTH_WORK &&
       (!fusedStrandScene(spec) || fusedStrandOnePass(spec))
-        ? { threads: options.defaultThreads }
+        ? { threads: threadsForWork(budget.work, options.defaultThreads) }
         : {}),
       ...(spec.world ?? {}),
       sharedMemory: options.sharedMemory,

@@ -44,13 +44,37 @@ export const NS_PER_UNIT = 20;
 
 /**
  * The work per step from which the CLI's default (`defaultThreads`: all
- * cores) applies; a scene estimated below it runs on one thread unless it
+ * cores, graded by threadsForWork) applies; a scene estimated below it runs on one thread unless it
  * or the caller says otherwise. About 10 ms per step at NS_PER_UNIT: below
  * that the pool's jobs and the workers' start cost more than they save
  * (bench/scaling.json: a 50 × 50 cloth at 1.7 ms per step is 0.77–0.88× as
  * fast on 2–16 threads; cloth-201 at 28 ms is 1.5× as fast on 2).
  */
 export const THREADS_WORTH_WORK = 5e5;
+
+/**
+ * The work per step that keeps one more thread busy: above
+ * THREADS_WORTH_WORK the default is two threads, and one more per
+ * WORK_PER_THREAD, up to `defaultThreads` (the CLI: all cores). Measured on
+ * a 16-core Xeon (session 18, the shipped scenes on 1, 2, 4, 8 and 16
+ * threads, docs/solver.md "How many threads"): no scene under 2e6 units ran
+ * faster on more than 4 threads, and most ran slower on 16 than on 4
+ * (fluids-wave-pool, 1.93e6: ×2.68 on 4, ×1.61 on 16; fluids-dam-break,
+ * 8.8e5: ×1.68 on 2, ×1.36 on 16; fluids-cloth-pour, 5.3e5: ×0.99 on 2,
+ * ×0.78 on 16).
+ */
+export const WORK_PER_THREAD = 4e5;
+
+/**
+ * The thread count a scene of `work` units per step gets where neither the
+ * scene nor the caller names one: 1 below THREADS_WORTH_WORK, else
+ * max(2, ⌊work / WORK_PER_THREAD⌋), at most `available` (≥ 1).
+ */
+export function threadsForWork(work: number, available: number): number {
+  const most = Math.max(1, Math.floor(available));
+  if (!(work >= THREADS_WORTH_WORK)) return 1;
+  return Math.min(most, Math.max(2, Math.floor(work / WORK_PER_THREAD)));
+}
 
 /** What a body does per step besides its particles' and elements' projections. */
 export interface BodyWork {
