@@ -30,6 +30,7 @@ import { emitContactBlocks } from './kernels/emit-contact-blocks.js';
 import { emitJs } from './kernels/emit-js.js';
 import { emitNarrowScansAs, emitNarrowScansTs } from './kernels/emit-narrow-scans.js';
 import { emitRodDirect } from './kernels/emit-rod-direct.js';
+import { emitRodKernels } from './kernels/emit-rod-rows.js';
 import { emitRowsAs, emitRowsJs, parseRows, type RowsDef } from './kernels/emit-rows.js';
 import {
   emitBlockMoves,
@@ -379,6 +380,9 @@ export async function generateAll(): Promise<Map<string, string>> {
   // the direct rod solver's chain solve, its written-out blocks printed from loops
   const rodChain = 'src/strands/rod-direct-chain.generated.ts';
   files.set(rodChain, format(rodChain, emitRodDirect(BANNER('scripts/kernels/emit-rod-direct.ts'))));
+  // the Cosserat rod sets' loops: their rows printed from the definitions the chain solve prints too
+  const rodKernels = 'src/strands/rod-kernels.generated.ts';
+  files.set(rodKernels, format(rodKernels, emitRodKernels(BANNER('scripts/kernels/emit-rod-rows.ts'))));
   // the rigid contact blocks' projection and restitution, their two bodies' reads written once
   const contactBlocks = 'src/rigid/contact-blocks.generated.ts';
   files.set(

@@ -9,13 +9,19 @@
  * printed is the code written out by hand before (session 16: every scene's bits unchanged; the
  * frames' products w q_k are printed q_k w).
  */
-import { rotationEntry } from './emit-rotation.js';
+import {
+  darbouxRows,
+  dot,
+  frame,
+  moveEnds,
+  segmentLoads,
+  strainRows,
+  turnedQuaternion,
+} from './emit-rod-rows.js';
 
 const XYZ = ['x', 'y', 'z'];
 /** The index o + i (o alone for i = 0, `o + 0` where `zero`). */
 const at = (o: string, i: number, zero = false): string => (i || zero ? `${o} + ${i}` : o);
-/** a · b of two 3-vectors named {a}x … and {b}x …. */
-const dot = (a: string, b: string): string => XYZ.map((c) => `${a}${c} * ${b}${c}`).join(' + ');
 
 /** Where each vector of block k's geometry record starts (GEO values a block). */
 const GEO_SLOTS: [string, number][] = [
@@ -31,13 +37,8 @@ const GEO_SLOTS: [string, number][] = [
 ];
 const slot = (v: string): number => (GEO_SLOTS.find(([n]) => n === v) as [string, number])[1];
 
-/** The columns {d}1, {d}2, {d}3 of R(q), the quaternion's locals {q}x … {q}w. */
-function frame(d: string, q: string): string[] {
-  const qc = (c: number): string => `${q}${'xyzw'[c]}`;
-  return [1, 2, 3].map(
-    (k) => `const ${XYZ.map((c, i) => `${d}${k}${c} = ${rotationEntry(qc, i, k - 1)}`).join(', ')};`,
-  );
-}
+/** Lines printed from emit-rod-rows.ts, one a line (comments among them). */
+const lines = (a: string[]): string => `${a.join('\n')}\n`;
 const frameD = (): string[] => frame('d', 'q');
 const frameF = (): string[] => frame('f', 'f');
 
@@ -175,13 +176,9 @@ export function emitRodDirect(banner: string): string {
     for (let k = 0; k < m; k++) {
       const c = c0 + k;
       const o = GEO * k;
-      const ia = 3 * SA[c],
-        ib = 3 * SB[c],
-        iq = 4 * SQ[c];
-      const wa = w[SA[c]],
-        wb = w[SB[c]],
-        wr = iI[3 * SQ[c]];
-      const invL = 1 / rest[c];
+`,
+    segmentLoads('SA', 'SB', 'SQ'),
+    `      const invL = 1 / rest[c];
       // ---- segment k: the rows d_1, d_2, d_3 of R_kᵀ, e_k, and T_k = R_kᵀ [e]×/l (row i: d_i × e/l)
       const qx = qp[iq],
         qy = qp[iq + 1],
@@ -196,30 +193,11 @@ export function emitRodDirect(banner: string): string {
 `,
     ...levers(),
     `
-      // ---- stretch–shear rows: C = R_kᵀ e/l − e_3, rhs −C − α̃ λ − γ J Δx
-      const e1 = ex * d1x + ey * d1y + ez * d1z,
-        e2 = ex * d2x + ey * d2y + ez * d2z,
-        e3 = ex * d3x + ey * d3y + ez * d3z;
-      const at0 = as0 * invL,
-        at1 = as1 * invL,
-        at2 = as2 * invL;
+      // ---- stretch–shear rows: C = R_kᵀ e/l − e_3, rhs −C − α̃ λ − γ J Δx (strainRows, emit-rod-rows.ts)
       const r = 6 * k;
-      rhs[r] = -e1 * invL - at0 * slam[3 * c];
-      rhs[r + 1] = -e2 * invL - at1 * slam[3 * c + 1];
-      rhs[r + 2] = -(e3 * invL - 1) - at2 * slam[3 * c + 2];
-      if (gamma !== 0) {
-        // γ ∇C_k·Δx = γ d_k·(Δp_b − Δp_a + e × δθ)/l, δθ = 2 Im(q_p q̄) (as rod-stretch-shear.ts)
-        const ax = qw * -q0[iq] + qx * q0[iq + 3] + qy * -q0[iq + 2] - qz * -q0[iq + 1],
-          ay = qw * -q0[iq + 1] - qx * -q0[iq + 2] + qy * q0[iq + 3] + qz * -q0[iq],
-          az = qw * -q0[iq + 2] + qx * -q0[iq + 1] - qy * -q0[iq] + qz * q0[iq + 3];
-        const vx = p[ib] - x[ib] - p[ia] + x[ia] + 2 * (ey * az - ez * ay),
-          vy = p[ib + 1] - x[ib + 1] - p[ia + 1] + x[ia + 1] + 2 * (ez * ax - ex * az),
-          vz = p[ib + 2] - x[ib + 2] - p[ia + 2] + x[ia + 2] + 2 * (ex * ay - ey * ax);
-        const gl = gamma * invL;
-        rhs[r] -= gl * (vx * d1x + vy * d1y + vz * d1z);
-        rhs[r + 1] -= gl * (vx * d2x + vy * d2y + vz * d2z);
-        rhs[r + 2] -= gl * (vx * d3x + vy * d3y + vz * d3z);
-      }
+`,
+    lines(strainRows(['rhs[r]', 'rhs[r + 1]', 'rhs[r + 2]'], 'slam', '')),
+    `
       // ---- the joint of block k: joint k − 1 (q = segment k − 1) or the clamp (q = its frame), or none
       const j = this.jointBefore[c];
       const an = anchors && k === 0 ? this.anchorOf[c] : -1;
@@ -243,45 +221,26 @@ export function emitRodDirect(banner: string): string {
           uy = qy,
           uz = qz,
           uw = qw;
-        let ox = fw * ux - fx * uw - fy * uz + fz * uy,
-          oy = fw * uy + fx * uz - fy * uw - fz * ux,
-          oz = fw * uz - fx * uy + fy * ux - fz * uw,
-          ow = fw * uw + fx * ux + fy * uy + fz * uz;
-        let sgn = 1;
-        if (ox * R0[ro] + oy * R0[ro + 1] + oz * R0[ro + 2] + ow * R0[ro + 3] < 0) {
-          sgn = -1;
-          ox = -ox;
-          oy = -oy;
-          oz = -oz;
-          ow = -ow;
-          ux = -ux;
-          uy = -uy;
-          uz = -uz;
-          uw = -uw;
-        }
-        Lb0 = ab0 * L;
-        Lb1 = ab1 * L;
-        Lb2 = ab2 * L;
-        rhs[r + 3] = -(ox - R0[ro]) - Lb0 * blam[lo];
-        rhs[r + 4] = -(oy - R0[ro + 1]) - Lb1 * blam[lo + 1];
-        rhs[r + 5] = -(oz - R0[ro + 2]) - Lb2 * blam[lo + 2];
-        if (gamma !== 0) {
-          // as rod-bend-twist.ts: γ (Im(q̄ Δu′) − Im(ū′ Δq))
-          const dqx = fx - F0[fo],
-            dqy = fy - F0[fo + 1],
-            dqz = fz - F0[fo + 2],
-            dqw = fw - F0[fo + 3];
-          const dux = ux - sgn * q0[iq],
-            duy = uy - sgn * q0[iq + 1],
-            duz = uz - sgn * q0[iq + 2],
-            duw = uw - sgn * q0[iq + 3];
-          rhs[r + 3] -=
-            gamma * (fw * dux - fx * duw - fy * duz + fz * duy - (uw * dqx - ux * dqw - uy * dqz + uz * dqy));
-          rhs[r + 4] -=
-            gamma * (fw * duy + fx * duz - fy * duw - fz * dux - (uw * dqy + ux * dqz - uy * dqw - uz * dqx));
-          rhs[r + 5] -=
-            gamma * (fw * duz - fx * duy + fy * dux - fz * duw - (uw * dqz - ux * dqy + uy * dqx - uz * dqw));
-        }
+`,
+    lines(
+      darbouxRows({
+        q: 'f',
+        Q0: 'F0',
+        qo: 'fo',
+        U0: 'q0',
+        uo: 'iq',
+        R0: 'R0',
+        ro: 'ro',
+        lam: 'blam',
+        lo: 'lo',
+        at: 'Lb',
+        atDecl: false,
+        scale: (i) => `ab${i}`,
+        t: ['rhs[r + 3]', 'rhs[r + 4]', 'rhs[r + 5]'],
+        decl: '',
+      }),
+    ),
+    `
         // B = ½ (ω_w I − [ω_v]×) R_Fᵀ, with ω_w I − [ω_v]× = [[ω_w, ω_z, −ω_y], [−ω_z, ω_w, ω_x], [ω_y, −ω_x, ω_w]]
 `,
     ...frameF(),
@@ -366,15 +325,9 @@ export function emitRodDirect(banner: string): string {
     `
       const ia = 3 * SA[c],
         ib = 3 * SB[c];
-      const fa = w[SA[c]] * invL,
-        fb = w[SB[c]] * invL;
-      p[ia] -= fa * Dx;
-      p[ia + 1] -= fa * Dy;
-      p[ia + 2] -= fa * Dz;
-      p[ib] += fb * Dx;
-      p[ib + 1] += fb * Dy;
-      p[ib + 2] += fb * Dz;
-      const iq = 4 * SQ[c];
+`,
+    moveEnds('w[SA[c]]', 'w[SB[c]]'),
+    `      const iq = 4 * SQ[c];
       const wr = iI[3 * SQ[c]];
       if (wr === 0) continue;
       // Δθ = w_θ (T_kᵀ Δλ_s + B_kᵀ Δλ_b − B_{k+1}ᵀ Δλ_{b,k+1})
@@ -400,11 +353,9 @@ export function emitRodDirect(banner: string): string {
         qy = qp[iq + 1],
         qz = qp[iq + 2],
         qw = qp[iq + 3];
-      const nx = qx + tx * qw + ty * qz - tz * qy,
-        ny = qy + ty * qw + tz * qx - tx * qz,
-        nz = qz + tz * qw + tx * qy - ty * qx,
-        nw = qw - (tx * qx + ty * qy + tz * qz);
-      const len = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+`,
+    lines(turnedQuaternion('      ')),
+    `
       if (len > 1e-12) {
         const il = 1 / len;
         qp[iq] = nx * il;

@@ -2,7 +2,8 @@
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
-import { type AxisStiffness, quatProduct, RodConstraints, type RodDamping } from './rod-common.js';
+import { type AxisStiffness, quatProduct, type RodDamping } from './rod-common.js';
+import { StretchShearRows } from './rod-kernels.generated.js';
 
 /**
  * Stretch and shear constraints of Cosserat rods (eq. 37): one per segment,
@@ -33,7 +34,7 @@ import { type AxisStiffness, quatProduct, RodConstraints, type RodDamping } from
  *   Δp_a = −w_a D/l,  Δp_b = w_b D/l,  Δθ = I⁻¹ (D × e)/l,
  *   q ← normalise(q + ½ [Δθ, 0] q).
  */
-export class StretchShearConstraints extends RodConstraints implements ConstraintSet {
+export class StretchShearConstraints extends StretchShearRows implements ConstraintSet {
   readonly kind = 'rod-stretch-shear';
   readonly a: Int32Array;
   readonly b: Int32Array;
@@ -65,142 +66,8 @@ export class StretchShearConstraints extends RodConstraints implements Constrain
 
   project(ctx: StepContext): void {
     if (this.skips(ctx)) return;
-    const store = ctx.store;
-    const p = store.p,
-      x = store.x,
-      qp = store.qp,
-      q0 = store.q,
-      w = store.invMass,
-      iI = store.invInertia;
-    const A = this.a,
-      B = this.b,
-      Q = this.q,
-      rest = this.rest,
-      lam = this.lambda;
-    const kp = this.rule.kPrime;
-    const as0 = this.atScale[0],
-      as1 = this.atScale[1],
-      as2 = this.atScale[2];
-    const gamma = this.gamma;
-    const n = this.count;
-    const rev = ctx.reverse;
-    for (let k = 0; k < n; k++) {
-      const c = rev ? n - 1 - k : k;
-      const ia = 3 * A[c],
-        ib = 3 * B[c],
-        iq = 4 * Q[c];
-      const wa = w[A[c]],
-        wb = w[B[c]],
-        wr = iI[3 * Q[c]];
-      const invL = 1 / rest[c],
-        invL2 = invL * invL;
-      const s0 = (wa + wb) * invL2,
-        sr = wr * invL2;
-      if (s0 === 0 && sr === 0) continue;
-      const ex = p[ib] - p[ia],
-        ey = p[ib + 1] - p[ia + 1],
-        ez = p[ib + 2] - p[ia + 2];
-      const qx = qp[iq],
-        qy = qp[iq + 1],
-        qz = qp[iq + 2],
-        qw = qp[iq + 3];
-      // the material frame: the columns of R(q)
-      const d1x = 1 - 2 * (qy * qy + qz * qz),
-        d1y = 2 * (qx * qy + qw * qz),
-        d1z = 2 * (qx * qz - qw * qy);
-      const d2x = 2 * (qx * qy - qw * qz),
-        d2y = 1 - 2 * (qx * qx + qz * qz),
-        d2z = 2 * (qy * qz + qw * qx);
-      const d3x = 2 * (qx * qz + qw * qy),
-        d3y = 2 * (qy * qz - qw * qx),
-        d3z = 1 - 2 * (qx * qx + qy * qy);
-      // ê = Rᵀ e; C = ê/l − e_3
-      const e1 = ex * d1x + ey * d1y + ez * d1z,
-        e2 = ex * d2x + ey * d2y + ez * d2z,
-        e3 = ex * d3x + ey * d3y + ez * d3z;
-      const at0 = as0 * invL,
-        at1 = as1 * invL,
-        at2 = as2 * invL;
-      let r1 = -e1 * invL - at0 * lam[3 * c],
-        r2 = -e2 * invL - at1 * lam[3 * c + 1],
-        r3 = -(e3 * invL - 1) - at2 * lam[3 * c + 2];
-      let g1 = 1;
-      if (gamma !== 0) {
-        // γ ∇C_k·Δx = γ d_k·(Δp_b − Δp_a + e × δθ)/l, δθ = 2 Im(q_p q̄) (the substep's rotation, small)
-        const ax = qw * -q0[iq] + qx * q0[iq + 3] + qy * -q0[iq + 2] - qz * -q0[iq + 1],
-          ay = qw * -q0[iq + 1] - qx * -q0[iq + 2] + qy * q0[iq + 3] + qz * -q0[iq],
-          az = qw * -q0[iq + 2] + qx * -q0[iq + 1] - qy * -q0[iq] + qz * q0[iq + 3];
-        const vx = p[ib] - x[ib] - p[ia] + x[ia] + 2 * (ey * az - ez * ay),
-          vy = p[ib + 1] - x[ib + 1] - p[ia + 1] + x[ia + 1] + 2 * (ez * ax - ex * az),
-          vz = p[ib + 2] - x[ib + 2] - p[ia + 2] + x[ia + 2] + 2 * (ex * ay - ey * ax);
-        r1 -= gamma * invL * (vx * d1x + vy * d1y + vz * d1z);
-        r2 -= gamma * invL * (vx * d2x + vy * d2y + vz * d2z);
-        r3 -= gamma * invL * (vx * d3x + vy * d3y + vz * d3z);
-        g1 = 1 + gamma;
-      }
-      // (1 + γ) K + α̃, K = s0 I + sr (|e|² I − ê êᵀ)
-      const ee = e1 * e1 + e2 * e2 + e3 * e3;
-      let m11 = g1 * (s0 + sr * (ee - e1 * e1)) + at0,
-        m22 = g1 * (s0 + sr * (ee - e2 * e2)) + at1,
-        m33 = g1 * (s0 + sr * (ee - e3 * e3)) + at2;
-      const m12 = -g1 * sr * e1 * e2,
-        m13 = -g1 * sr * e1 * e3,
-        m23 = -g1 * sr * e2 * e3;
-      if (s0 === 0) {
-        // both ends held: turning cannot change the length; solve on the directions across ê only
-        const f = ee > 0 ? (r1 * e1 + r2 * e2 + r3 * e3) / ee : 0;
-        r1 -= f * e1;
-        r2 -= f * e2;
-        r3 -= f * e3;
-        const reg = 1e-9 * g1 * sr * ee + 1e-300;
-        m11 += reg;
-        m22 += reg;
-        m33 += reg;
-      }
-      const c11 = m22 * m33 - m23 * m23,
-        c12 = m13 * m23 - m12 * m33,
-        c13 = m12 * m23 - m13 * m22,
-        c22 = m11 * m33 - m13 * m13,
-        c23 = m12 * m13 - m11 * m23,
-        c33 = m11 * m22 - m12 * m12;
-      const det = m11 * c11 + m12 * c12 + m13 * c13;
-      if (!(det > 0)) continue;
-      const id = kp / det;
-      const l1 = (c11 * r1 + c12 * r2 + c13 * r3) * id,
-        l2 = (c12 * r1 + c22 * r2 + c23 * r3) * id,
-        l3 = (c13 * r1 + c23 * r2 + c33 * r3) * id;
-      lam[3 * c] += l1;
-      lam[3 * c + 1] += l2;
-      lam[3 * c + 2] += l3;
-      // D = Σ Δλ_k d_k (world)
-      const Dx = l1 * d1x + l2 * d2x + l3 * d3x,
-        Dy = l1 * d1y + l2 * d2y + l3 * d3y,
-        Dz = l1 * d1z + l2 * d2z + l3 * d3z;
-      const fa = wa * invL,
-        fb = wb * invL;
-      p[ia] -= fa * Dx;
-      p[ia + 1] -= fa * Dy;
-      p[ia + 2] -= fa * Dz;
-      p[ib] += fb * Dx;
-      p[ib + 1] += fb * Dy;
-      p[ib + 2] += fb * Dz;
-      if (wr === 0) continue;
-      // Δθ = I⁻¹ (D × e)/l; q ← q + ½ [Δθ, 0] q
-      const f = 0.5 * wr * invL;
-      const tx = f * (Dy * ez - Dz * ey),
-        ty = f * (Dz * ex - Dx * ez),
-        tz = f * (Dx * ey - Dy * ex);
-      const nx = qx + tx * qw + ty * qz - tz * qy,
-        ny = qy + ty * qw + tz * qx - tx * qz,
-        nz = qz + tz * qw + tx * qy - ty * qx,
-        nw = qw - (tx * qx + ty * qy + tz * qz);
-      const len = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-      const il = 1 / len;
-      qp[iq] = nx * il;
-      qp[iq + 1] = ny * il;
-      qp[iq + 2] = nz * il;
-      qp[iq + 3] = nw * il;
-    }
+    // the loop is printed by scripts/kernels/emit-rod-rows.ts (its rows shared with the direct solver)
+    this.projectSegments(ctx.store, ctx.reverse);
   }
 
   /** Readouts: the violation below is a strain. */

@@ -20,7 +20,7 @@
 import { PbdError } from '../core/errors.js';
 import type { Motion } from '../core/motion.js';
 import type { ParticleStore } from '../core/particles.js';
-import { quatNormalize } from '../math/quat.js';
+import { quatMultiply, quatNormalize } from '../math/quat.js';
 import { BendTwistConstraints } from './rod-bend-twist.js';
 import type { AxisStiffness } from './rod-common.js';
 import { DirectRodSolver } from './rod-direct.js';
@@ -148,7 +148,8 @@ export function rodFrames(
   const n = start[start.length - 1];
   const q = new Float64Array(4 * n);
   const t = [0, 0, 0],
-    prev = [0, 0, 0];
+    prev = [0, 0, 0],
+    turn = [0, 0, 0, 1];
   for (let s = 0; s + 1 < start.length; s++) {
     const a = start[s],
       b = start[s + 1];
@@ -180,21 +181,13 @@ export function rodFrames(
           rw = 0;
         }
         const rl = Math.hypot(rx, ry, rz, rw);
-        rx /= rl;
-        ry /= rl;
-        rz /= rl;
-        rw /= rl;
-        const i = 4 * (j - 1),
-          o = 4 * j;
-        const px = q[i],
-          py = q[i + 1],
-          pz = q[i + 2],
-          pw = q[i + 3];
-        q[o] = rw * px + rx * pw + ry * pz - rz * py;
-        q[o + 1] = rw * py - rx * pz + ry * pw + rz * px;
-        q[o + 2] = rw * pz + rx * py - ry * px + rz * pw;
-        q[o + 3] = rw * pw - rx * px - ry * py - rz * pz;
-        quatNormalize(q, o);
+        turn[0] = rx / rl;
+        turn[1] = ry / rl;
+        turn[2] = rz / rl;
+        turn[3] = rw / rl;
+        // q_j = r q_{j−1}
+        quatMultiply(q, 4 * j, turn, 0, q, 4 * (j - 1));
+        quatNormalize(q, 4 * j);
       }
       prev[0] = t[0];
       prev[1] = t[1];
