@@ -30,6 +30,7 @@ import { emitContactBlocks } from './kernels/emit-contact-blocks.js';
 import { emitJs } from './kernels/emit-js.js';
 import { emitNarrowScansAs, emitNarrowScansTs } from './kernels/emit-narrow-scans.js';
 import { emitParticlePassesAs, emitParticlePassesTs } from './kernels/emit-particle-passes.js';
+import { emitPosePasses } from './kernels/emit-pose-passes.js';
 import { emitRodDirect } from './kernels/emit-rod-direct.js';
 import { emitRowsAs, emitRowsJs, parseRows, type RowsDef } from './kernels/emit-rows.js';
 import {
@@ -415,6 +416,9 @@ export async function generateAll(): Promise<Map<string, string>> {
     'wasm/particle-passes.generated.ts',
     emitParticlePassesAs(BANNER('scripts/kernels/emit-particle-passes.ts')),
   );
+  // the velocity updates of the rigid bodies and of the oriented particles (Δq from one template)
+  const poses = 'src/core/pose-passes.generated.ts';
+  files.set(poses, format(poses, emitPosePasses(BANNER('scripts/kernels/emit-pose-passes.ts'))));
   const elements = elementsSource(defs);
   files.set('wasm/elements.generated.ts', elements);
   const glue = 'src/wasm/element-kernels.generated.ts';
