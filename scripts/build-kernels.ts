@@ -29,6 +29,8 @@ import { emitColliderContacts } from './kernels/emit-collider-contacts.js';
 import { emitContactBlocks } from './kernels/emit-contact-blocks.js';
 import { emitJs } from './kernels/emit-js.js';
 import { emitNarrowScansAs, emitNarrowScansTs } from './kernels/emit-narrow-scans.js';
+import { emitParticlePassesAs, emitParticlePassesTs } from './kernels/emit-particle-passes.js';
+import { emitPosePasses } from './kernels/emit-pose-passes.js';
 import { emitRodDirect } from './kernels/emit-rod-direct.js';
 import { emitRodKernels } from './kernels/emit-rod-rows.js';
 import { emitRowsAs, emitRowsJs, parseRows, type RowsDef } from './kernels/emit-rows.js';
@@ -408,6 +410,19 @@ export async function generateAll(): Promise<Map<string, string>> {
   files.set(scansTs, format(scansTs, emitNarrowScansTs(BANNER('scripts/kernels/emit-narrow-scans.ts'))));
   const scansAs = 'wasm/narrow-scans.generated.ts';
   files.set(scansAs, emitNarrowScansAs(BANNER('scripts/kernels/emit-narrow-scans.ts')));
+  // the particle passes (prediction, velocity update, the fused pass), written once for TypeScript and AssemblyScript
+  const passesTs = 'src/core/particle-passes.generated.ts';
+  files.set(
+    passesTs,
+    format(passesTs, emitParticlePassesTs(BANNER('scripts/kernels/emit-particle-passes.ts'))),
+  );
+  files.set(
+    'wasm/particle-passes.generated.ts',
+    emitParticlePassesAs(BANNER('scripts/kernels/emit-particle-passes.ts')),
+  );
+  // the velocity updates of the rigid bodies and of the oriented particles (Δq from one template)
+  const poses = 'src/core/pose-passes.generated.ts';
+  files.set(poses, format(poses, emitPosePasses(BANNER('scripts/kernels/emit-pose-passes.ts'))));
   const elements = elementsSource(defs);
   files.set('wasm/elements.generated.ts', elements);
   const glue = 'src/wasm/element-kernels.generated.ts';
@@ -422,7 +437,7 @@ export async function generateAll(): Promise<Map<string, string>> {
   );
   files.set(
     'src/wasm/strands.generated.ts',
-    base64Source('wasm/strands.ts', await compileModule('wasm/strands.ts')),
+    base64Source('wasm/strands.ts', await compileModule('wasm/strands.ts', undefined, files)),
   );
   files.set(
     'src/wasm/surfaces.generated.ts',

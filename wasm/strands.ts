@@ -49,43 +49,9 @@ const GROUP: i32 = 8;
   return load<i32>(a + (<usize>i << 2));
 }
 
-/** predictRange: v ← (v + h g) f held to vmax, then p = x + h v, particles [from, to). */
-export function predict(
-  x: usize,
-  p: usize,
-  v: usize,
-  w: usize,
-  h: f64,
-  gx: f64,
-  gy: f64,
-  gz: f64,
-  fd: f64,
-  vmax: f64,
-  from: i32,
-  to: i32,
-): void {
-  const vmax2 = vmax * vmax;
-  for (let i = from; i < to; i++) {
-    const i3 = 3 * i;
-    let vx = f(v, i3);
-    let vy = f(v, i3 + 1);
-    let vz = f(v, i3 + 2);
-    if (f(w, i) != 0) {
-      vx = (vx + gx) * fd;
-      vy = (vy + gy) * fd;
-      vz = (vz + gz) * fd;
-      const s2 = vx * vx + vy * vy + vz * vz;
-      if (s2 > vmax2) {
-        const k = vmax / Math.sqrt(s2);
-        vx *= k;
-        vy *= k;
-        vz *= k;
-      }
-      put3(v, i3, vx, vy, vz);
-    }
-    put3(p, i3, f(x, i3) + h * vx, f(x, i3 + 1) + h * vy, f(x, i3 + 2) + h * vz);
-  }
-}
+// predict (predictRange) and update (updateRange) are printed from the particle passes' one
+// definition, scripts/kernels/emit-particle-passes.ts, into wasm/particle-passes.generated.ts
+export { predict, update } from './particle-passes.generated';
 
 /**
  * ftlStrands over strands [from, to): p_i ← p_{i−1} + l_i (p_i − p_{i−1})/|p_i − p_{i−1}| from each
@@ -161,55 +127,6 @@ export function ftl(
       }
     }
   }
-}
-
-/**
- * updateRange: v = (p − x)/h, x = p over particles [from, to); a non-finite p reset to x with v = 0,
- * a move longer than `reach` held to it. Writes the two counts (recoveries, clamps) as i32 at `counts`.
- */
-export function update(
-  x: usize,
-  p: usize,
-  v: usize,
-  invH: f64,
-  reach: f64,
-  from: i32,
-  to: i32,
-  counts: usize,
-): void {
-  const reach2 = reach * reach;
-  let recoveries: i32 = 0;
-  let clamps: i32 = 0;
-  for (let i = from; i < to; i++) {
-    const i3 = 3 * i;
-    let px = f(p, i3);
-    let py = f(p, i3 + 1);
-    let pz = f(p, i3 + 2);
-    if (px - px != 0 || py - py != 0 || pz - pz != 0) {
-      zero3(v, i3);
-      put3(p, i3, f(x, i3), f(x, i3 + 1), f(x, i3 + 2));
-      recoveries++;
-      continue;
-    }
-    let dx = px - f(x, i3);
-    let dy = py - f(x, i3 + 1);
-    let dz = pz - f(x, i3 + 2);
-    const d2 = dx * dx + dy * dy + dz * dz;
-    if (d2 > reach2) {
-      const k = reach / Math.sqrt(d2);
-      dx *= k;
-      dy *= k;
-      dz *= k;
-      px = f(x, i3) + dx;
-      py = f(x, i3 + 1) + dy;
-      pz = f(x, i3 + 2) + dz;
-      clamps++;
-    }
-    put3(v, i3, dx * invH, dy * invH, dz * invH);
-    put3(x, i3, px, py, pz);
-  }
-  store<i32>(counts, recoveries);
-  store<i32>(counts, clamps, 4);
 }
 
 /** dftlStrands over strands [from, to): v_i −= k d_{i+1} (corr from particle corrFrom on). */

@@ -5,8 +5,11 @@
  * `x`, `v`, `w` in the kernel memory, writing x, v there and p = x + h v rounded to f32 into the
  * window (with w rounded beside it, as windowLoadF32). The same IEEE operations in the same order
  * as the JavaScript (WebAssembly contracts nothing), so the same bits. Recoveries and speed clamps
- * at cnt (two i32).
+ * at cnt (two i32). The scalar path of a particle (particlePassF32) is printed from the particle
+ * passes' one definition, scripts/kernels/emit-particle-passes.ts.
  */
+import { particlePassF32 } from './emit-particle-passes.js';
+
 /** Lines 5–6 on vxy (f64x2: x y) and vz of a particle with w ≠ 0: gravity, damping, the speed limit (predictRange's order). */
 const DAMP_CLAMP = `      vxy = f64x2.mul(f64x2.add(vxy, g2), f2);
       vz = (vz + gz) * f;
@@ -20,74 +23,7 @@ const DAMP_CLAMP = `      vxy = f64x2.mul(f64x2.add(vxy, g2), f2);
 `;
 
 export function windowPassF32(): string {
-  return `/** One particle of windowUpdatePredictF32, scalar (its rare path: a recovery or a speed clamp of the update): 1 recovered, 2 clamped, else 0. */
-function particlePassF32(
-  q: usize, a: usize, b: usize, wi: f64,
-  invH: f64, reach: f64, h: f64, gx: f64, gy: f64, gz: f64, f: f64, vmax: f64,
-): i32 {
-  const reach2 = reach * reach;
-  const vmax2 = vmax * vmax;
-  let px = <f64>load<f32>(q);
-  let py = <f64>load<f32>(q, 4);
-  let pz = <f64>load<f32>(q, 8);
-  const x0 = load<f64>(a);
-  const x1 = load<f64>(a, 8);
-  const x2 = load<f64>(a, 16);
-  let dx = px - x0;
-  let dy = py - x1;
-  let dz = pz - x2;
-  const d2 = dx * dx + dy * dy + dz * dz;
-  let vx = 0.0;
-  let vy = 0.0;
-  let vz = 0.0;
-  let counted = 0;
-  if (!(d2 <= reach2)) {
-    if (px - px != 0.0 || py - py != 0.0 || pz - pz != 0.0) {
-      counted = 1;
-      px = x0;
-      py = x1;
-      pz = x2;
-    } else if (d2 > reach2) {
-      const k = reach / Math.sqrt(d2);
-      dx *= k;
-      dy *= k;
-      dz *= k;
-      px = x0 + dx;
-      py = x1 + dy;
-      pz = x2 + dz;
-      counted = 2;
-    }
-  }
-  if (counted != 1) {
-    vx = dx * invH;
-    vy = dy * invH;
-    vz = dz * invH;
-    store<f64>(a, px);
-    store<f64>(a, py, 8);
-    store<f64>(a, pz, 16);
-  }
-  if (wi != 0.0) {
-    vx = (vx + gx) * f;
-    vy = (vy + gy) * f;
-    vz = (vz + gz) * f;
-    const s2 = vx * vx + vy * vy + vz * vz;
-    if (s2 > vmax2) {
-      const k = vmax / Math.sqrt(s2);
-      vx *= k;
-      vy *= k;
-      vz *= k;
-    }
-  }
-  store<f64>(b, vx);
-  store<f64>(b, vy, 8);
-  store<f64>(b, vz, 16);
-  store<f32>(q, <f32>(px + h * vx));
-  store<f32>(q, <f32>(py + h * vy), 4);
-  store<f32>(q, <f32>(pz + h * vz), 8);
-  store<f32>(q, <f32>wi, 12);
-  return counted;
-}
-
+  return `${particlePassF32()}
 /** The pass: x y of a particle in one f64x2, z beside it (lane-wise the same operations in the same order). */
 export function windowUpdatePredictF32(
   win: usize, x: usize, v: usize, w: usize, n: i32, cnt: usize,

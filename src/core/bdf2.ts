@@ -26,7 +26,7 @@
  * (WorldState.history), so a resumed run continues exactly.
  */
 import { grownArray } from '../math/arrays.js';
-import type { ParticleHistory, StepContext } from './step-context.js';
+import type { ParticleHistory } from './step-context.js';
 
 /** Per-particle history of the BDF2 integrator. */
 export class Bdf2History implements ParticleHistory {
@@ -90,151 +90,8 @@ export class Bdf2History implements ParticleHistory {
   }
 }
 
-/**
- * The BDF2 prediction of particles [from, to) (with gravity, point damping
- * and the speed limit as in ParticlePredictionStage): v ← v̂, p ← x̃ for the
- * particles with a history, the implicit-Euler prediction for the others.
- */
-export function predictBdf2(ctx: StepContext, hist: ParticleHistory, from: number, to: number): void {
-  const h = ctx.h;
-  const store = ctx.store;
-  const world = ctx.world;
-  hist.ensure(store.count);
-  const x = store.x;
-  const p = store.p;
-  const v = store.v;
-  const w = store.invMass;
-  const { xPrev, vPrev, xLast, vLast, has, second } = hist;
-  const gx = world.gravity[0] * h;
-  const gy = world.gravity[1] * h;
-  const gz = world.gravity[2] * h;
-  const f = world.damping > 0 ? Math.exp(-world.damping * h) : 1;
-  const vmax = world.maxSpeed;
-  const vmax2 = vmax * vmax;
-  const k = (2 / 3) * h;
-  for (let i = from; i < to; i++) {
-    const i3 = 3 * i;
-    let vx = v[i3];
-    let vy = v[i3 + 1];
-    let vz = v[i3 + 2];
-    // a teleport (x moved since the last update), a new particle or a pinned one: first order
-    const two =
-      has[i] === 1 &&
-      w[i] !== 0 &&
-      x[i3] === xLast[i3] &&
-      x[i3 + 1] === xLast[i3 + 1] &&
-      x[i3 + 2] === xLast[i3 + 2];
-    second[i] = two ? 1 : 0;
-    if (w[i] !== 0) {
-      if (two) {
-        // v̂ = 4/3 v_n − 1/3 v_{n−1} + 2/3 h a_ext; the forces hooks added h a to v this substep
-        const ax = vx - vLast[i3] + gx;
-        const ay = vy - vLast[i3 + 1] + gy;
-        const az = vz - vLast[i3 + 2] + gz;
-        vx = ((4 * vLast[i3] - vPrev[i3]) / 3 + (2 / 3) * ax) * f;
-        vy = ((4 * vLast[i3 + 1] - vPrev[i3 + 1]) / 3 + (2 / 3) * ay) * f;
-        vz = ((4 * vLast[i3 + 2] - vPrev[i3 + 2]) / 3 + (2 / 3) * az) * f;
-      } else {
-        vx = (vx + gx) * f;
-        vy = (vy + gy) * f;
-        vz = (vz + gz) * f;
-      }
-      const s2 = vx * vx + vy * vy + vz * vz;
-      if (s2 > vmax2) {
-        const c = vmax / Math.sqrt(s2);
-        vx *= c;
-        vy *= c;
-        vz *= c;
-      }
-      v[i3] = vx;
-      v[i3 + 1] = vy;
-      v[i3 + 2] = vz;
-    }
-    if (two) {
-      // x̃ = 4/3 x_n − 1/3 x_{n−1} + 2/3 h v̂
-      p[i3] = (4 * x[i3] - xPrev[i3]) / 3 + k * vx;
-      p[i3 + 1] = (4 * x[i3 + 1] - xPrev[i3 + 1]) / 3 + k * vy;
-      p[i3 + 2] = (4 * x[i3 + 2] - xPrev[i3 + 2]) / 3 + k * vz;
-    } else {
-      p[i3] = x[i3] + h * vx;
-      p[i3 + 1] = x[i3 + 1] + h * vy;
-      p[i3 + 2] = x[i3 + 2] + h * vz;
-    }
-  }
-}
-
-/**
- * The BDF2 velocity update of particles [from, to), with the guards of
- * ParticleVelocityStage (a non-finite state is reset, a move is held to
- * maxSpeed · h): v_{n+1} = (3 x_{n+1} − 4 x_n + x_{n−1}) / (2h) where the
- * prediction was second order, (x_{n+1} − x_n)/h elsewhere; then the history
- * moves on (x_{n−1} ← x_n, v_{n−1} ← v_n) and x ← p.
- */
-export function updateBdf2(ctx: StepContext, hist: ParticleHistory, from: number, to: number): void {
-  const store = ctx.store;
-  const stats = ctx.world.stats;
-  hist.ensure(store.count);
-  const x = store.x;
-  const p = store.p;
-  const v = store.v;
-  const invH = ctx.invH;
-  const half = 0.5 * ctx.invH;
-  const reach = ctx.world.maxSpeed * ctx.h;
-  const reach2 = reach * reach;
-  const { xPrev, vPrev, xLast, vLast, has, second } = hist;
-  for (let i = from; i < to; i++) {
-    const i3 = 3 * i;
-    let px = p[i3];
-    let py = p[i3 + 1];
-    let pz = p[i3 + 2];
-    if (px - px !== 0 || py - py !== 0 || pz - pz !== 0) {
-      v[i3] = v[i3 + 1] = v[i3 + 2] = 0;
-      p[i3] = x[i3];
-      p[i3 + 1] = x[i3 + 1];
-      p[i3 + 2] = x[i3 + 2];
-      has[i] = 0;
-      stats.recoveries++;
-      continue;
-    }
-    let dx = px - x[i3];
-    let dy = py - x[i3 + 1];
-    let dz = pz - x[i3 + 2];
-    const d2 = dx * dx + dy * dy + dz * dz;
-    if (d2 > reach2) {
-      const c = reach / Math.sqrt(d2);
-      dx *= c;
-      dy *= c;
-      dz *= c;
-      px = x[i3] + dx;
-      py = x[i3 + 1] + dy;
-      pz = x[i3 + 2] + dz;
-      stats.speedClamps++;
-    }
-    let vx: number;
-    let vy: number;
-    let vz: number;
-    if (second[i] === 1) {
-      vx = (3 * px - 4 * x[i3] + xPrev[i3]) * half;
-      vy = (3 * py - 4 * x[i3 + 1] + xPrev[i3 + 1]) * half;
-      vz = (3 * pz - 4 * x[i3 + 2] + xPrev[i3 + 2]) * half;
-    } else {
-      vx = dx * invH;
-      vy = dy * invH;
-      vz = dz * invH;
-    }
-    xPrev[i3] = x[i3];
-    xPrev[i3 + 1] = x[i3 + 1];
-    xPrev[i3 + 2] = x[i3 + 2];
-    vPrev[i3] = vLast[i3];
-    vPrev[i3 + 1] = vLast[i3 + 1];
-    vPrev[i3 + 2] = vLast[i3 + 2];
-    v[i3] = vLast[i3] = vx;
-    v[i3 + 1] = vLast[i3 + 1] = vy;
-    v[i3 + 2] = vLast[i3 + 2] = vz;
-    x[i3] = xLast[i3] = px;
-    x[i3 + 1] = xLast[i3 + 1] = py;
-    x[i3 + 2] = xLast[i3 + 2] = pz;
-    has[i] = 1;
-  }
-  if (to > from) hist.started = true;
-}
+// predictBdf2 (v ← v̂, p ← x̃ where a particle has a history, the implicit-Euler prediction
+// elsewhere) and updateBdf2 (v_{n+1} = (3 x_{n+1} − 4 x_n + x_{n−1}) / (2h), the history moved on)
+// are printed with the other particle passes, from one definition of the prediction, the speed
+// limit and the update's guards: scripts/kernels/emit-particle-passes.ts
+export { predictBdf2, updateBdf2 } from './particle-passes.generated.js';

@@ -21,6 +21,7 @@
  *   ω ← axis(r) angle(r) / h (ω = 0 when angle(r) < ε), q ← q_p.
  */
 import { Channels, type Stage } from './pipeline.js';
+import { updateOrientationRange } from './pose-passes.generated.js';
 import type { StepContext } from './step-context.js';
 
 /** Below this |ω| (rad/s) the prediction keeps q, and below this angle (rad) the update sets ω = 0. */
@@ -157,47 +158,9 @@ export class OrientationVelocityStage implements Stage {
     for (let k = 0; k < r.length; k += 3) this.update(ctx, r[k], r[k] + r[k + 1]);
   }
 
+  /** Eqs. 30–31 over particles [from, to), printed with the rigid bodies' update (Δq from one template): scripts/kernels/emit-pose-passes.ts. */
   private update(ctx: StepContext, from: number, to: number): void {
     const store = ctx.store;
-    const q = store.q,
-      qp = store.qp,
-      om = store.omega;
-    const invH = ctx.invH;
-    for (let i = from; i < to; i++) {
-      const i4 = 4 * i,
-        i3 = 3 * i;
-      // r = q_p q⁻¹
-      const ax = qp[i4],
-        ay = qp[i4 + 1],
-        az = qp[i4 + 2],
-        aw = qp[i4 + 3];
-      const bx = -q[i4],
-        by = -q[i4 + 1],
-        bz = -q[i4 + 2],
-        bw = q[i4 + 3];
-      let rx = aw * bx + ax * bw + ay * bz - az * by;
-      let ry = aw * by - ax * bz + ay * bw + az * bx;
-      let rz = aw * bz + ax * by - ay * bx + az * bw;
-      const rw0 = aw * bw - ax * bx - ay * by - az * bz;
-      let rw = rw0;
-      if (rw0 < 0) {
-        // the shorter of r and −r
-        rx = -rx;
-        ry = -ry;
-        rz = -rz;
-        rw = -rw0;
-      }
-      const sn = Math.sqrt(rx * rx + ry * ry + rz * rz);
-      const angle = 2 * Math.atan2(sn, rw);
-      if (!(angle >= ORIENTATION_EPSILON) || !(sn > 0)) {
-        om[i3] = om[i3 + 1] = om[i3 + 2] = 0;
-      } else {
-        const f = (angle * invH) / sn;
-        om[i3] = rx * f;
-        om[i3 + 1] = ry * f;
-        om[i3 + 2] = rz * f;
-      }
-      for (let k = 0; k < 4; k++) q[i4 + k] = qp[i4 + k];
-    }
+    updateOrientationRange(store.q, store.qp, store.omega, ctx.invH, ORIENTATION_EPSILON, from, to);
   }
 }

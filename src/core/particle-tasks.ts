@@ -12,6 +12,7 @@
  * written per block and added up in block order on the calling thread.
  */
 import { claimBlock, nextEpoch, partFrom, threadIndex } from './block-order.js';
+import { predictRange, updateRange } from './particle-passes.generated.js';
 import type { ParticleStore } from './particles.js';
 import type { SharedTask, StepContext, TaskRunner } from './step-context.js';
 
@@ -42,114 +43,9 @@ export function blocksRun(n: number, blocks: number): number {
   return Math.ceil(n / Math.ceil(n / blocks));
 }
 
-/**
- * Lines 5–7 fused, particles [from, to): v ← (v + h g) f, held to vmax, then
- * p = x + h v (gh = h g; f = e^(−c h), the point damping of 003 §3.5).
- * Particles with w = 0 keep their velocity and move with it.
- */
-export function predictRange(
-  x: Float64Array,
-  p: Float64Array,
-  v: Float64Array,
-  w: Float64Array,
-  h: number,
-  gx: number,
-  gy: number,
-  gz: number,
-  f: number,
-  vmax: number,
-  from: number,
-  to: number,
-): void {
-  const vmax2 = vmax * vmax;
-  for (let i = from; i < to; i++) {
-    const i3 = 3 * i;
-    let vx = v[i3];
-    let vy = v[i3 + 1];
-    let vz = v[i3 + 2];
-    if (w[i] !== 0) {
-      vx = (vx + gx) * f;
-      vy = (vy + gy) * f;
-      vz = (vz + gz) * f;
-      const s2 = vx * vx + vy * vy + vz * vz;
-      if (s2 > vmax2) {
-        const k = vmax / Math.sqrt(s2);
-        vx *= k;
-        vy *= k;
-        vz *= k;
-      }
-      v[i3] = vx;
-      v[i3 + 1] = vy;
-      v[i3 + 2] = vz;
-    }
-    p[i3] = x[i3] + h * vx;
-    p[i3 + 1] = x[i3 + 1] + h * vy;
-    p[i3 + 2] = x[i3 + 2] + h * vz;
-  }
-}
-
-/**
- * Lines 12–15, particles [from, to): v = (p − x)/h, x = p, a non-finite p
- * reset to x with v = 0 (counted in counts[slot]), a move longer than
- * `reach` = vmax h held to it (counted in counts[slot + 1]).
- */
-export function updateRange(
-  x: Float64Array,
-  p: Float64Array,
-  v: Float64Array,
-  invH: number,
-  reach: number,
-  from: number,
-  to: number,
-  counts: Int32Array,
-  slot: number,
-): void {
-  const reach2 = reach * reach;
-  let recoveries = 0;
-  let clamps = 0;
-  for (let i3 = 3 * from, end = 3 * to; i3 < end; i3 += 3) {
-    let px = p[i3];
-    let py = p[i3 + 1];
-    let pz = p[i3 + 2];
-    const x0 = x[i3];
-    const x1 = x[i3 + 1];
-    const x2 = x[i3 + 2];
-    let dx = px - x0;
-    let dy = py - x1;
-    let dz = pz - x2;
-    const d2 = dx * dx + dy * dy + dz * dz;
-    // one test on the common path (a finite move within reach); the rare ones — a non-finite p
-    // (d2 not finite), a move beyond reach, a non-finite x — as before, in the same order
-    if (!(d2 <= reach2)) {
-      if (px - px !== 0 || py - py !== 0 || pz - pz !== 0) {
-        v[i3] = v[i3 + 1] = v[i3 + 2] = 0;
-        p[i3] = x0;
-        p[i3 + 1] = x1;
-        p[i3 + 2] = x2;
-        recoveries++;
-        continue;
-      }
-      if (d2 > reach2) {
-        const k = reach / Math.sqrt(d2);
-        dx *= k;
-        dy *= k;
-        dz *= k;
-        px = x0 + dx;
-        py = x1 + dy;
-        pz = x2 + dz;
-        clamps++;
-      }
-    }
-    v[i3] = dx * invH;
-    v[i3 + 1] = dy * invH;
-    v[i3 + 2] = dz * invH;
-    x[i3] = px;
-    x[i3 + 1] = py;
-    x[i3 + 2] = pz;
-  }
-  counts[slot] = recoveries;
-  counts[slot + 1] = clamps;
-}
+// predictRange (lines 5–7) and updateRange (lines 12–15) are printed with the fused window pass and
+// the WebAssembly passes from one definition, scripts/kernels/emit-particle-passes.ts
+export { predictRange, updateRange };
 
 /**
  * The velocity update handed to the substep's last sweep (session 16,

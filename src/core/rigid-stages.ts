@@ -38,6 +38,7 @@
  * and the update leaves as they are.
  */
 import { Channels, RangeStage } from './pipeline.js';
+import { updateRigidRange } from './pose-passes.generated.js';
 import { RIGID_DISABLED, RIGID_NO_GRAVITY } from './rigid-store.js';
 import type { StepContext } from './step-context.js';
 
@@ -156,50 +157,9 @@ export class RigidVelocityStage extends RangeStage {
     return ctx.rigids.count;
   }
 
+  /** The loop is printed with the oriented particles' update (Δq from one template): scripts/kernels/emit-pose-passes.ts. */
   runRange(ctx: StepContext, from: number, to: number): void {
-    const { x, q, xPrev, qPrev, v, omega, invMass, flags } = ctx.rigids;
-    const stats = ctx.world.stats;
-    const invH = ctx.invH;
-    for (let i = from; i < to; i++) {
-      if ((flags[i] & RIGID_DISABLED) !== 0) continue;
-      const i3 = 3 * i,
-        i4 = 4 * i;
-      const px = x[i3],
-        py = x[i3 + 1],
-        pz = x[i3 + 2];
-      const ax = q[i4],
-        ay = q[i4 + 1],
-        az = q[i4 + 2],
-        aw = q[i4 + 3];
-      if (px - px !== 0 || py - py !== 0 || pz - pz !== 0 || ax - ax + ay - ay + az - az + aw - aw !== 0) {
-        // a non-finite pose: back to the last good one, at rest
-        for (let k = 0; k < 3; k++) {
-          x[i3 + k] = xPrev[i3 + k];
-          v[i3 + k] = omega[i3 + k] = 0;
-        }
-        for (let k = 0; k < 4; k++) q[i4 + k] = qPrev[i4 + k];
-        stats.recoveries++;
-        continue;
-      }
-      if (invMass[i] === 0) continue;
-      v[i3] = (px - xPrev[i3]) * invH;
-      v[i3 + 1] = (py - xPrev[i3 + 1]) * invH;
-      v[i3 + 2] = (pz - xPrev[i3 + 2]) * invH;
-      // Δq = q q_prev⁻¹
-      const bx = -qPrev[i4],
-        by = -qPrev[i4 + 1],
-        bz = -qPrev[i4 + 2],
-        bw = qPrev[i4 + 3];
-      const dx = aw * bx + ax * bw + ay * bz - az * by,
-        dy = aw * by - ax * bz + ay * bw + az * bx,
-        dz = aw * bz + ax * by - ay * bx + az * bw,
-        dw = aw * bw - ax * bx - ay * by - az * bz;
-      // ω = 2 vec(Δq) / (h Δq_w): the exact inverse of the prediction (see above)
-      const s = (dw >= 0 ? 2 * invH : -2 * invH) / Math.max(Math.abs(dw), 1e-3);
-      omega[i3] = dx * s;
-      omega[i3 + 1] = dy * s;
-      omega[i3 + 2] = dz * s;
-    }
+    updateRigidRange(ctx.rigids, ctx.world.stats, ctx.invH, from, to);
   }
 }
 

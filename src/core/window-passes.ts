@@ -102,101 +102,10 @@ export function predictsAhead(ctx: StepContext, world: WindowWorld): boolean {
   return true;
 }
 
-/**
- * Lines 12–15 of substep s and lines 5–7 of substep s + 1 in one pass over a window's n
- * particles, on its f64 staging S (p, particle base + i at S[3 i]; ParticleWindow.widenStaged
- * before, demoteStaged after) and the store's x, v, w from particle `base` on (WindowViews): per
- * particle updateRange's operations (v and x from p, the guards in their order; a recovered
- * particle keeps x, with v = 0), then predictRange's on the v and x just written — the same
- * doubles, so the same bits as the two passes — with p = x + h v written back to S. The arrays
- * are read once for both passes. Recoveries and speed clamps counted in counts[0], counts[1]
- * (written first and bumped on the rare paths: stores after the loop deopted the optimised code
- * at every call, Node 20). Measured against that pair of passes and against them run a block of
- * 256 or 2,048 particles at a time: docs/performance.md, "(session 16)".
- */
-export function updatePredictStaged(
-  x: Float64Array,
-  v: Float64Array,
-  w: Float64Array,
-  S: Float64Array,
-  invH: number,
-  reach: number,
-  h: number,
-  gx: number,
-  gy: number,
-  gz: number,
-  f: number,
-  vmax: number,
-  n: number,
-  counts: Int32Array,
-): void {
-  const reach2 = reach * reach;
-  const vmax2 = vmax * vmax;
-  counts[0] = 0;
-  counts[1] = 0;
-  for (let i = 0, i3 = 0; i < n; i++, i3 += 3) {
-    let px = S[i3];
-    let py = S[i3 + 1];
-    let pz = S[i3 + 2];
-    const x0 = x[i3];
-    const x1 = x[i3 + 1];
-    const x2 = x[i3 + 2];
-    let dx = px - x0;
-    let dy = py - x1;
-    let dz = pz - x2;
-    const d2 = dx * dx + dy * dy + dz * dz;
-    let vx = 0;
-    let vy = 0;
-    let vz = 0;
-    let recovered = false;
-    if (!(d2 <= reach2)) {
-      if (px - px !== 0 || py - py !== 0 || pz - pz !== 0) {
-        // updateRange's recovery: v = 0, x kept (its p = x is replaced by the prediction below)
-        recovered = true;
-        counts[0]++;
-        px = x0;
-        py = x1;
-        pz = x2;
-      } else if (d2 > reach2) {
-        const k = reach / Math.sqrt(d2);
-        dx *= k;
-        dy *= k;
-        dz *= k;
-        px = x0 + dx;
-        py = x1 + dy;
-        pz = x2 + dz;
-        counts[1]++;
-      }
-    }
-    if (!recovered) {
-      vx = dx * invH;
-      vy = dy * invH;
-      vz = dz * invH;
-      x[i3] = px;
-      x[i3 + 1] = py;
-      x[i3 + 2] = pz;
-    }
-    // the next substep's prediction, as predictRange
-    if (w[i] !== 0) {
-      vx = (vx + gx) * f;
-      vy = (vy + gy) * f;
-      vz = (vz + gz) * f;
-      const s2 = vx * vx + vy * vy + vz * vz;
-      if (s2 > vmax2) {
-        const k = vmax / Math.sqrt(s2);
-        vx *= k;
-        vy *= k;
-        vz *= k;
-      }
-    }
-    v[i3] = vx;
-    v[i3 + 1] = vy;
-    v[i3 + 2] = vz;
-    S[i3] = px + h * vx;
-    S[i3 + 1] = py + h * vy;
-    S[i3 + 2] = pz + h * vz;
-  }
-}
+// updatePredictStaged, lines 12–15 of substep s and 5–7 of s + 1 in one pass over a window's f64
+// staging, is printed with the other particle passes from one definition,
+// scripts/kernels/emit-particle-passes.ts
+export { updatePredictStaged } from './particle-passes.generated.js';
 
 /**
  * The store's x, v and w from a window's first particle on (views made once per window and
