@@ -72,6 +72,7 @@ for (let k = 0; k < 20; k++) {
 }
 const med = (a: number[]) => (a.length ? [...a].sort((x, y) => x - y)[a.length >> 1] : Number.NaN);
 const sum = (a: number[]) => a.reduce((s, v) => s + v, 0);
+const min = (a: number[]) => a.reduce((s, v) => Math.min(s, v), Number.POSITIVE_INFINITY);
 const S = {
   wall1: [] as number[],
   wall2: [] as number[],
@@ -214,6 +215,9 @@ console.log(
 );
 console.log(
   `  job ${f(med(S.job))}, outside the job ${f(med(S.outside))} (before ${f(med(S.pre))}, after ${f(med(S.post))})`,
+);
+console.log(
+  `  minima: before the job ${f(min(S.pre))}, after ${f(min(S.post))}, calling thread's CPU ${f(min(S.cpuMain2))}; 1 thread outside its blocks ${f(min(S.wall1.map((v, i) => v - S.kern1[i])))}`,
 );
 console.log(
   `  calling thread's blocks ${f(med(S.mainBlocks))} (${med(S.mainN)} blocks), worker's ${f(med(S.workBlocks))}; worker's first block starts ${f(med(S.workStart))} after the job`,

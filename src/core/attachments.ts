@@ -81,8 +81,8 @@ export class Attachments implements ConstraintSet {
   count = 0;
   private capacity = 0;
   particle = new Int32Array(0);
-  target = new Float64Array(0);
-  anchor = new Float64Array(0);
+  target: Float64Array = new Float64Array(0);
+  anchor: Float64Array = new Float64Array(0);
   compliance = new Float64Array(0);
   savedInvMass = new Float64Array(0);
   lambda = new Float64Array(0);
@@ -99,6 +99,11 @@ export class Attachments implements ConstraintSet {
   private readonly entryOf = new Map<number, number>();
   private readonly store: ParticleStore;
   private alphaScale = 0;
+  /**
+   * Bumped when the list of attachments changes (attach, detach, loadState): a pass that keeps its
+   * own list of them (src/strands/fused-pass.ts onePass) builds it again only then.
+   */
+  version = 0;
 
   constructor(store: ParticleStore) {
     this.store = store;
@@ -154,6 +159,7 @@ export class Attachments implements ConstraintSet {
     this.lambda[e] = 0;
     this.motions[e] = opts.motion ?? null;
     if (compliance === 0) s.invMass[i] = 0;
+    this.version++;
     return i;
   }
 
@@ -169,6 +175,24 @@ export class Attachments implements ConstraintSet {
       [this.savedInvMass, 1],
       [this.lambda, 1],
     ]);
+    this.version++;
+  }
+
+  /**
+   * Takes `target` and `anchor` (3 numbers per entry, one length, room for the count) as its
+   * arrays, the present entries copied into them: a threaded strand pass's kernel memory, whose
+   * blocks compute the roots' targets there (src/strands/strand-threads.ts). The capacity becomes at
+   * most theirs; a later growth gives plain arrays again.
+   */
+  adoptAnchors(target: Float64Array, anchor: Float64Array): void {
+    const n = 3 * this.count;
+    if (anchor.length !== target.length || target.length < n)
+      throw new RangeError(`adoptAnchors: ${target.length} / ${anchor.length} numbers for ${n}`);
+    target.set(this.target.subarray(0, n));
+    anchor.set(this.anchor.subarray(0, n));
+    this.target = target;
+    this.anchor = anchor;
+    this.capacity = Math.min(this.capacity, Math.floor(target.length / 3));
   }
 
   isAttached(i: number): boolean {
@@ -431,6 +455,7 @@ export class Attachments implements ConstraintSet {
     }
     this.count = s.particle.length;
     this.motions.length = this.count;
+    this.version++;
     this.loadOrientations(s.orientations ?? { particle: [], target: [], anchor: [], savedInvInertia: [] });
   }
 

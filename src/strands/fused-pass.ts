@@ -272,6 +272,13 @@ export class FusedStrandPass implements SubstepPass {
   private held = new Int32Array(64);
   private heldEntry = new Int32Array(64);
   private heldCount = 0;
+  /**
+   * The attachments' version (−1: off) `held` was built for, whether they allowed the one pass,
+   * and a count of the builds (the pool's copy follows it: strand-threads.ts StrandPool.run).
+   */
+  private heldOf = -2;
+  private heldOk = false;
+  private heldVersion = 0;
 
   /**
    * Whether the substep can run as one pass over the blocks (everything of a block before the next):
@@ -288,6 +295,18 @@ export class FusedStrandPass implements SubstepPass {
       const rmax = this.largestRadius(ctx.store);
       if (!(contacts.maxDepenetrationSpeed * ctx.h >= col.radius + col.margin + rmax)) return false;
     }
+    const att = this.world.attachments;
+    // built again only when the attachments changed (0.03 ms a step for hair-10k's 10,000 roots)
+    const of = att.enabled ? att.version : -1;
+    if (of === this.heldOf) return this.heldOk;
+    this.heldOf = of;
+    this.heldVersion++;
+    this.heldOk = this.buildHeld();
+    return this.heldOk;
+  }
+
+  /** onePass' list of the hard-attached particles: false where one is soft (compliance > 0). */
+  private buildHeld(): boolean {
     const att = this.world.attachments;
     if (!att.enabled) {
       this.heldCount = 0;
@@ -391,9 +410,9 @@ export class FusedStrandPass implements SubstepPass {
     const pooled = ctx.store.shared && tasks !== undefined && tasks !== null && tasks.threads >= 2;
     // the sets' beginStep whole first: the targets of this substep (put on p, which the prediction
     // overwrites; each block puts its own back after predicting), the contacts' bookkeeping, FTL's.
-    // Roots that all follow one motion get their targets from strand-threads.ts' rootTargets instead
-    // (beginStep's p writes are overwritten by the blocks anyway): on the pool where the pass copies
-    // them into the memory (StrandPool.run), on one thread here, before the blocks
+    // Roots that all follow one motion get their targets from strand-threads.ts' rootTargets' operations
+    // instead (beginStep's p writes are overwritten by the blocks anyway): on the pool each block
+    // computes its own roots' in the kernel memory (session 18), on one thread here, before the blocks
     const rootMotion = att.enabled ? this.sharedRootMotion(ctx) : null;
     if (att.enabled && rootMotion === null) att.beginStep(ctx);
     else if (rootMotion !== null && !pooled) this.rootTargets(rootMotion);
@@ -490,19 +509,29 @@ export class FusedStrandPass implements SubstepPass {
     const att = this.world.attachments;
     const n = att.count;
     if (n === 0 || att.orientationCount > 0 || ctx.store.held !== null) return null;
-    const motions = att.motions;
-    const m = motions[0];
+    // whether one motion moves them all: looked at again only when the attachments changed
+    if (att.version !== this.motionOf) {
+      const motions = att.motions;
+      let m = motions[0];
+      for (let e = 1; m !== null && e < n; e++) if (motions[e] !== m) m = null;
+      this.motion = m;
+      this.motionOf = att.version;
+    }
+    const m = this.motion;
     if (m === null) return null;
-    for (let e = 1; e < n; e++) if (motions[e] !== m) return null;
     m.evaluate(ctx.time);
     att.lambda.fill(0, 0, n);
     return m;
   }
 
-  /** The targets of the roots (all following `motion`, evaluated) by StrandPool.run's rootTargets, not copied to the pool's memory. */
+  /** sharedRootMotion's motion of every attachment (or null) and the attachments' version it is of. */
+  private motion: Motion | null = null;
+  private motionOf = -1;
+
+  /** The targets of the roots (all following `motion`, evaluated) by strand-threads.ts' rootTargets. */
   private rootTargets(motion: Motion): void {
     const att = this.world.attachments;
-    rootTargets(motion, att.anchor, att.target, this.heldEntry, this.held, this.heldCount, null, null);
+    rootTargets(motion, att.anchor, att.target, this.heldEntry, this.heldCount);
   }
 
   /** Numbers of runKernels' largest block's corrections (3 per particle of its strands). */
@@ -600,8 +629,8 @@ export class FusedStrandPass implements SubstepPass {
         this.held,
         this.heldEntry,
         att.enabled ? this.heldCount : 0,
-        target,
-        rootMotion !== null ? att.anchor : null,
+        this.heldVersion,
+        att,
         rootMotion,
         stats,
       );

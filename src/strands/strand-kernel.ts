@@ -110,8 +110,10 @@ export class StrandKernel {
    * The threaded layout (`ready` with threads ≥ 2; 0: the one-thread layout): per thread an
    * address table of the staging list (the list's per-contact arrays again, a contact at its
    * particle's slot), then per thread one of the list itself (`threads` tables on), a count cell, the
-   * update's counts and the block corrections; the roots' held particles and their targets. Byte
-   * addresses of thread 0's, each next thread's at the stride.
+   * update's counts and the block corrections; the roots' held particles and their attachments'
+   * entries (in particle order), the attachments' targets and anchors (by entry: Attachments
+   * adoptAnchors takes them as its arrays). Byte addresses of thread 0's, each next thread's at the
+   * stride.
    */
   threads = 0;
   threadA = 0;
@@ -120,7 +122,9 @@ export class StrandKernel {
   threadCorr = 0;
   corrStride = 0;
   heldAt = 0;
+  entryAt = 0;
   targetAt = 0;
+  anchorAt = 0;
   heldCapacity = 0;
   /** The module the memory's instances run (the shared-memory form in the threaded layout). */
   module: WebAssembly.Module | null = null;
@@ -225,7 +229,9 @@ export class StrandKernel {
       this.threadCorr = take(threads * this.corrStride);
       this.heldCapacity = store.capacity;
       this.heldAt = take(bytes(this.heldCapacity, 4));
+      this.entryAt = take(bytes(this.heldCapacity, 4));
       this.targetAt = take(bytes(3 * this.heldCapacity, 8));
+      this.anchorAt = take(bytes(3 * this.heldCapacity, 8));
     }
     const pages = Math.ceil(at / 65536);
     if (threads > 0 && pages > SHARED_MAX_PAGES) return false;

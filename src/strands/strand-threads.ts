@@ -27,9 +27,11 @@
  *
  * The calling thread's serial part is kept small (session 17: it bounds the two-thread step, the
  * blocks do not slow each other): each block puts its own particles' contactOf back to −1 (the
- * list's clear), and roots that all follow one motion get their targets in `run`'s copy into the
- * memory (rootTargets) instead of the attachments' beginStep; a set's last strands go in quarter
- * blocks, so that the threads end a pass close together.
+ * list's clear), and roots that all follow one motion get their targets from the blocks instead of
+ * the attachments' beginStep: the attachments' anchor and target arrays live in the kernel memory
+ * (Attachments.adoptAnchors), each block computes its own roots' targets (rootTargets' operations),
+ * and the held list's copy stays while the attachments keep their version (session 18); a set's
+ * last strands go in quarter blocks, so that the threads end a pass close together.
  */
 import { awaitBlock, nextEpoch, threadIndex } from '../core/block-order.js';
 import type { Motion } from '../core/motion.js';
@@ -59,8 +61,16 @@ export const P_EPOCH = 0,
   P_STAGE = 11,
   /** 1: each block puts its particles' contactOf back to −1 first (the list's clear, skipped by the caller). */
   P_CLEAR = 12,
+  /**
+   * 1: every root follows one motion, whose rotation (x, y, z, w), centre and translation are at
+   * P_Q, P_C and P_T: each block computes its roots' targets (rootTargets' operations).
+   */
+  P_MOTION = 13,
+  P_Q = 16,
+  P_C = 20,
+  P_T = 23,
   /** Per FTL set f: DFTL's damping / h at P_SETS + 2f, the stretch limit after it. */
-  P_SETS = 16;
+  P_SETS = 32;
 /** Per block of `blk`: the FTL set, its strands [s0, s1), particles [a, b), held roots [h0, h1). */
 export const B_STRIDE = 8;
 /**
@@ -85,8 +95,10 @@ export const L_X = 0,
   L_HELDN = 13,
   L_ASTRIDE = 14,
   L_THREADS = 15,
+  L_ENTRY = 16,
+  L_ANCHOR = 17,
   /** Per FTL set f: its start's address at L_SETS + 2f, its rest's after it. */
-  L_SETS = 16;
+  L_SETS = 18;
 
 /** The arguments of the 'strand-blocks' task (numbers in shared arrays, the module and its memory). */
 export interface StrandTaskArgs {
@@ -115,7 +127,9 @@ interface ThreadInstance {
   ex: StrandExports;
   p: Float64Array;
   held: Int32Array;
+  entry: Int32Array;
   target: Float64Array;
+  anchor: Float64Array;
   cells: Int32Array;
   counts: Int32Array;
   /** The list's contactOf over the blocks' particles. */
@@ -138,7 +152,9 @@ function instanceOf(A: StrandTaskArgs): ThreadInstance {
       ex: inst.exports as unknown as StrandExports,
       p: new Float64Array(buf, L[L_P], 3 * L[L_HELDN]),
       held: new Int32Array(buf, L[L_HELD], L[L_HELDN]),
+      entry: new Int32Array(buf, L[L_ENTRY], L[L_HELDN]),
       target: new Float64Array(buf, L[L_TARGET], 3 * L[L_HELDN]),
+      anchor: new Float64Array(buf, L[L_ANCHOR], 3 * L[L_HELDN]),
       cells: new Int32Array(buf, L[L_CELL], 2 * threads),
       counts: new Int32Array(buf, L[L_COUNTS], 2 * threads),
       of: new Int32Array(buf, new Int32Array(buf, L[L_A], A_SLOTS)[A_OF], particles),
@@ -176,7 +192,22 @@ export function strandBlocksTask(A: StrandTaskArgs, from: number, to: number): v
     gen = par[P_GEN] === 1;
   const p = t.p,
     held = t.held,
-    target = t.target;
+    entry = t.entry,
+    target = t.target,
+    anchor = t.anchor;
+  // the roots' motion (rootTargets' numbers), where they all follow one
+  const moved = par[P_MOTION] === 1,
+    qx = par[P_Q],
+    qy = par[P_Q + 1],
+    qz = par[P_Q + 2],
+    qw = par[P_Q + 3],
+    cx = par[P_C],
+    cy = par[P_C + 1],
+    cz = par[P_C + 2],
+    rx = par[P_T],
+    ry = par[P_T + 1],
+    rz = par[P_T + 2],
+    v = turned;
   for (let j = from; j < to; j++) {
     const b8 = B_STRIDE * j,
       r4 = R_STRIDE * j;
@@ -193,10 +224,17 @@ export function strandBlocksTask(A: StrandTaskArgs, from: number, to: number): v
     // the old list's contactOf of the block's particles (ColliderContacts.clear's loop, on the blocks)
     if (par[P_CLEAR] === 1) t.of.fill(-1, a, b);
     ex.predict(X, P, V, W, h, par[P_G], par[P_G + 1], par[P_G + 2], par[P_FD], par[P_VMAX], a, b);
-    // the roots' targets of the block (fused-pass.ts putTargets)
+    // the roots' targets of the block: computed here where they follow one motion (rootTargets'
+    // operations in its order, so its numbers: Motion.apply's), then put on p (fused-pass.ts putTargets)
     for (let k = blk[b8 + 5], k1 = blk[b8 + 6]; k < k1; k++) {
       const i3 = 3 * held[k],
-        e3 = 3 * k;
+        e3 = 3 * entry[k];
+      if (moved) {
+        rotateByParts(v, 0, qx, qy, qz, qw, anchor[e3] - cx, anchor[e3 + 1] - cy, anchor[e3 + 2] - cz);
+        target[e3] = v[0] + cx + rx;
+        target[e3 + 1] = v[1] + cy + ry;
+        target[e3 + 2] = v[2] + cz + rz;
+      }
       p[i3] = target[e3];
       p[i3 + 1] = target[e3 + 1];
       p[i3 + 2] = target[e3 + 2];
@@ -260,19 +298,16 @@ export function strandBlocksTask(A: StrandTaskArgs, from: number, to: number): v
 /**
  * The attachments' targets of entries entry[0, n), which all follow `motion` (evaluated): its
  * apply's operations on each anchor, so the numbers of Attachments.beginStep, without its writes of p (the blocks
- * put the targets on p after their prediction) or its per-entry checks; with the memory's copies
- * (H: the particles held[k], T: their targets) as StrandPool.run makes them, or without (H and T
- * null: the one-thread pass, fused-pass.ts runOnePass, which puts `target` on p block by block).
+ * put the targets on p after their prediction) or its per-entry checks: the one-thread pass
+ * (fused-pass.ts runOnePass, which puts `target` on p block by block). On the pool each block
+ * computes its own roots' the same way (strandBlocksTask).
  */
 export function rootTargets(
   motion: Motion,
   anchor: Float64Array,
   target: Float64Array,
   entry: Int32Array,
-  held: Int32Array,
   n: number,
-  H: Int32Array | null,
-  T: Float64Array | null,
 ): void {
   // Motion.apply's operations (quatRotate of the anchor less the centre, then the centre and the
   // translation added) with the motion's numbers read once: 0.07 ms less than its call per root
@@ -291,22 +326,23 @@ export function rootTargets(
     ry = tr[1],
     rz = tr[2];
   for (let k = 0; k < n; k++) {
-    const e3 = 3 * entry[k],
-      k3 = 3 * k;
+    const e3 = 3 * entry[k];
     rotateByParts(v, 0, qx, qy, qz, qw, anchor[e3] - cx, anchor[e3 + 1] - cy, anchor[e3 + 2] - cz);
     target[e3] = v[0] + cx + rx;
     target[e3 + 1] = v[1] + cy + ry;
     target[e3 + 2] = v[2] + cz + rz;
-    if (H === null || T === null) continue;
-    H[k] = held[k];
-    T[k3] = target[e3];
-    T[k3 + 1] = target[e3 + 1];
-    T[k3 + 2] = target[e3 + 2];
   }
 }
 
-/** rootTargets' turned anchor. */
+/** rootTargets' and the blocks' turned anchor (one per thread: each has its own module). */
 const turned = new Float64Array(3);
+
+/** The attachments' arrays the pool's memory takes over (core/attachments.ts adoptAnchors). */
+export interface RootArrays {
+  target: Float64Array;
+  anchor: Float64Array;
+  adoptAnchors(target: Float64Array, anchor: Float64Array): void;
+}
 
 /** A SharedArrayBuffer-backed array of n zeros. */
 function sharedI32(n: number): Int32Array {
@@ -333,8 +369,13 @@ export class StrandPool {
   private starts: Int32Array[] = [];
   private blocks = 0;
   private epoch = 0;
+  /** The memory's held particles and their entries, the attachments' targets and anchors (views). */
   private held: Int32Array = new Int32Array(0);
+  private entry: Int32Array = new Int32Array(0);
   private target: Float64Array = new Float64Array(0);
+  private anchor: Float64Array = new Float64Array(0);
+  /** The held list (its `listVersion`) whose copy and block ranges the memory holds (−1: none). */
+  private listVersion = -1;
   /** The threads' address tables (Int32 view). */
   private tables: Int32Array = new Int32Array(0);
   /** The substep's numbers (`substep`). */
@@ -403,6 +444,8 @@ export class StrandPool {
     lay[L_HELD] = K.heldAt;
     lay[L_TARGET] = K.targetAt;
     lay[L_HELDN] = K.heldCapacity;
+    lay[L_ENTRY] = K.entryAt;
+    lay[L_ANCHOR] = K.anchorAt;
     lay[L_ASTRIDE] = (4 * A_SLOTS + 7) & ~7;
     lay[L_THREADS] = K.threads;
     for (let f = 0; f < sets.length; f++) {
@@ -427,7 +470,10 @@ export class StrandPool {
     this.starts = sets.map((s) => s.start);
     this.blocks = nb;
     this.held = new Int32Array(memory.buffer, K.heldAt, K.heldCapacity);
+    this.entry = new Int32Array(memory.buffer, K.entryAt, K.heldCapacity);
     this.target = new Float64Array(memory.buffer, K.targetAt, 3 * K.heldCapacity);
+    this.anchor = new Float64Array(memory.buffer, K.anchorAt, 3 * K.heldCapacity);
+    this.listVersion = -1;
     this.tables = new Int32Array(memory.buffer, K.threadA, (2 * K.threads * lay[L_ASTRIDE]) >> 2);
     return this.args;
   }
@@ -436,8 +482,11 @@ export class StrandPool {
    * The substep's blocks (fused-pass.ts runKernels' loop) on the pool, with the numbers `substep`
    * gave; `gen`: whether the sphere's contacts are made (by the kernels); `clearOf`: whether the
    * blocks put their particles' contactOf back to −1 (the caller skipped clear's loop); the
-   * roots held[0, heldCount) with their entries of `target`; k0 the list's count before. Adds the
-   * update's counts to `stats`.
+   * roots held[0, heldCount) with their attachments' entries, a list copied into the memory (with
+   * each block's range of it) only when `listVersion` changed; `roots` the attachments, whose target
+   * and anchor arrays the memory takes over (adoptAnchors) so that the blocks read and write them;
+   * `motion` the one motion of every root (evaluated; the blocks compute the targets) or null (the
+   * targets are there); k0 the list's count before. Adds the update's counts to `stats`.
    */
   run(
     tasks: TaskRunner,
@@ -450,8 +499,8 @@ export class StrandPool {
     held: Int32Array,
     entry: Int32Array,
     heldCount: number,
-    target: Float64Array,
-    anchor: Float64Array | null,
+    listVersion: number,
+    roots: RootArrays,
     motion: Motion | null,
     stats: { recoveries: number; speedClamps: number },
   ): number {
@@ -460,25 +509,33 @@ export class StrandPool {
     const nb = this.blocks,
       blk = A.blk,
       par = A.par;
-    // the roots' targets in the memory, each block's range of them (held is in particle order)
-    const H = this.held,
-      T = this.target;
-    if (motion !== null && anchor !== null) rootTargets(motion, anchor, target, entry, held, heldCount, H, T);
-    else
-      for (let k = 0; k < heldCount; k++) {
-        const e3 = 3 * entry[k],
-          k3 = 3 * k;
-        H[k] = held[k];
-        T[k3] = target[e3];
-        T[k3 + 1] = target[e3 + 1];
-        T[k3 + 2] = target[e3 + 2];
+    // the attachments' targets and anchors in the memory (copied once, then theirs)
+    if (heldCount > 0 && (roots.target !== this.target || roots.anchor !== this.anchor))
+      roots.adoptAnchors(this.target, this.anchor);
+    // the held list in the memory and each block's range of it (held is in particle order), while it
+    // is the same list the memory holds it already
+    if (listVersion !== this.listVersion) {
+      this.held.set(held.subarray(0, heldCount));
+      this.entry.set(entry.subarray(0, heldCount));
+      let k = 0;
+      for (let j = 0; j < nb; j++) {
+        const b = blk[B_STRIDE * j + 4];
+        blk[B_STRIDE * j + 5] = k;
+        while (k < heldCount && held[k] < b) k++;
+        blk[B_STRIDE * j + 6] = k;
       }
-    let k = 0;
-    for (let j = 0; j < nb; j++) {
-      const b = blk[B_STRIDE * j + 4];
-      blk[B_STRIDE * j + 5] = k;
-      while (k < heldCount && held[k] < b) k++;
-      blk[B_STRIDE * j + 6] = k;
+      this.listVersion = listVersion;
+    }
+    par[P_MOTION] = motion !== null ? 1 : 0;
+    if (motion !== null) {
+      const q = motion.rotation,
+        c = motion.center,
+        tr = motion.translation;
+      for (let j = 0; j < 4; j++) par[P_Q + j] = q[j];
+      for (let j = 0; j < 3; j++) {
+        par[P_C + j] = c[j];
+        par[P_T + j] = tr[j];
+      }
     }
     this.epoch = nextEpoch(this.epoch);
     par[P_EPOCH] = this.epoch;
