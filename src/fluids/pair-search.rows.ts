@@ -9,8 +9,8 @@
  * blocks, pair-blocks.ts), so that every port finds the same pairs in the
  * same order (test/fluids-wasm.test.ts, test/threads-fluids.test.ts).
  *
- * PBF (Macklin & Müller 2013, §4 "Neighbour search") finds the neighbours on
- * a grid each step; the pairs are those closer than the kernel radius h,
+ * PBF (Macklin & Müller 2013, Algorithm 1 line 7; seed 000 §3.4.6) finds
+ * the neighbours each step; the pairs are those closer than the kernel radius h,
  * |p_a − p_b|² < h², each unordered pair once ("forward" half of the
  * (2R + 1)³ stencil, R = the grid's reach in cells), in compressed rows:
  * row a's partners are nbr[start[a] … start[a + 1] − 1].
@@ -45,9 +45,8 @@ declare const closePartnersSorted: typeof closePartners;
 /**
  * Rows a0 … a1 − 1 of the forward pairs of a grid whose items are in cell
  * order (item a is slot a of a range, its position pos[3a …]; the caller
- * passes the range's positions):
- * a row block (docs/solver.md "Threads"), or all the rows as one (a0 = 0,
- * a1 = n, start[0] = 0). Row a lists the partners after it in its own cell
+ * passes the range's positions): a row block (docs/solver.md "Threads"), or
+ * all the rows as one (a0 = 0, a1 = n, start[0] = 0). Row a lists the partners after it in its own cell
  * and the next cells along x (up to R), then those in the rows of cells
  * (dy, dz) after its row (dz = 0 with dy > 0, dz > 0 with any dy), each
  * [x0, x1] along x: one contiguous range of the sorted items, collected
