@@ -33,7 +33,7 @@ import { emitParticlePassesAs, emitParticlePassesTs } from './kernels/emit-parti
 import { emitPosePasses } from './kernels/emit-pose-passes.js';
 import { emitRodDirect } from './kernels/emit-rod-direct.js';
 import { emitRodKernels } from './kernels/emit-rod-rows.js';
-import { emitRowsAs, emitRowsJs, parseRows, type RowsDef } from './kernels/emit-rows.js';
+import { emitRowsAs, emitRowsJs, parseRows, type RowsDef, restoreInline } from './kernels/emit-rows.js';
 import {
   emitBlockMoves,
   emitSimd,
@@ -371,7 +371,7 @@ export async function generateAll(): Promise<Map<string, string>> {
     const js = r.file.replace(/\.rows\.ts$/, '.generated.ts');
     files.set(js, format(js, emitRowsJs(r, BANNER(r.file))));
     const as = `wasm/${r.file.replace(/^.*\//, '').replace(/\.rows\.ts$/, '.generated.ts')}`;
-    files.set(as, format(as, emitRowsAs(r, BANNER(r.file))));
+    files.set(as, restoreInline(format(as, emitRowsAs(r, BANNER(r.file)))));
   }
   // the direct rod solver's 6 × 6 block kernels, written out from loops
   const blocks = 'src/strands/rod-direct-blocks.generated.ts';

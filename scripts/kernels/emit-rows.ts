@@ -5,14 +5,16 @@
  *
  * - JavaScript: the definition as written (comments included), less what is
  *   the twin's: `WasmOnly` parameters, `if (WASM)` blocks (an `else` block is
- *   spliced into its place), the row language's imports, `wasmExports` and
- *   `variants`; each variant (a function with a `VARIANT.FLAG` on) follows
+ *   spliced into its place), the row language's imports, `wasmExports`,
+ *   `wasmInline` and `variants`; each variant (a function with a `VARIANT.FLAG` on) follows
  *   the function it is made from, its flag tests and `If`/`Unless`
- *   parameters resolved the same way. The code V8 gets is the hand-written
- *   pass's.
+ *   parameters resolved the same way; a variant declared in the definition
+ *   (`declare const NAME: typeof f`, so that another function calls it,
+ *   typed) goes. The code V8 gets is the hand-written pass's.
  * - AssemblyScript: the same statements printed from the syntax tree with
  *   every operation parenthesised as parsed (so the operations and their
- *   order are the definition's), `JsOnly` parameters left out, `if (WASM)`
+ *   order are the definition's), `Math.min` / `Math.max` of two integers as
+ *   `min<i32>` / `max<i32>`, `JsOnly` parameters left out, `if (WASM)`
  *   blocks spliced in, numbers typed (f64; I32 and loop counters i32), and
  *   array elements turned into loads and stores at byte addresses:
  *   `a[i]` → `load<T>(a + (i << s))`, a record field `a[o | k]` →
@@ -29,11 +31,16 @@ export interface RowsDef {
   ast: T.File;
   /** The functions the WebAssembly module exports (`export const wasmExports`). */
   exports: string[];
+  /** The functions the twin declares `@inline` (`export const wasmInline`): a helper called in a pair loop. */
+  inline: string[];
   /** JavaScript functions made from another with a flag on (`export const variants`), with their doc comments. */
   variants: { name: string; of: string; flag: string; doc: string }[];
 }
 
 const LANGUAGE = '../kernels/rows.js';
+
+/** The lists of function names a definition declares for the twin (left out of the JavaScript). */
+const LISTS = ['wasmExports', 'wasmInline'];
 
 function fail(def: RowsDef, node: T.Node | null | undefined, message: string): never {
   const line = node?.loc?.start.line ?? 0;
@@ -43,19 +50,20 @@ function fail(def: RowsDef, node: T.Node | null | undefined, message: string): n
 /** Parses a row-kernel definition. */
 export function parseRows(file: string, source: string): RowsDef {
   const ast = parse(source, { sourceType: 'module', plugins: ['typescript'] });
-  const def: RowsDef = { file, source, ast, exports: [], variants: [] };
+  const def: RowsDef = { file, source, ast, exports: [], inline: [], variants: [] };
   for (const st of ast.program.body) {
     const d = st.type === 'ExportNamedDeclaration' ? st.declaration : null;
     if (d?.type !== 'VariableDeclaration') continue;
     for (const v of d.declarations) {
       if (v.id.type === 'Identifier' && v.id.name === 'variants') parseVariants(def, v);
-      if (v.id.type !== 'Identifier' || v.id.name !== 'wasmExports') continue;
+      if (v.id.type !== 'Identifier' || !LISTS.includes(v.id.name)) continue;
+      const list = v.id.name === 'wasmExports' ? def.exports : def.inline;
       let init = v.init;
       if (init?.type === 'TSAsExpression') init = init.expression;
-      if (init?.type !== 'ArrayExpression') fail(def, v, 'wasmExports must be an array of function names');
+      if (init?.type !== 'ArrayExpression') fail(def, v, `${v.id.name} must be an array of function names`);
       for (const e of init.elements) {
-        if (e?.type !== 'StringLiteral') fail(def, v, 'wasmExports must be an array of function names');
-        def.exports.push(e.value);
+        if (e?.type !== 'StringLiteral') fail(def, v, `${v.id.name} must be an array of function names`);
+        list.push(e.value);
       }
     }
   }
@@ -123,10 +131,10 @@ export function emitRowsJs(def: RowsDef, banner: string): string {
     const lang = st.type === 'ImportDeclaration' && st.source.value === LANGUAGE;
     const own =
       d?.type === 'VariableDeclaration' &&
-      d.declarations.some(
-        (v) => v.id.type === 'Identifier' && ['wasmExports', 'variants'].includes(v.id.name),
-      );
-    if (!lang && !own) continue;
+      d.declarations.some((v) => v.id.type === 'Identifier' && [...LISTS, 'variants'].includes(v.id.name));
+    // a variant declared (`declare const NAME: typeof f`) so that the definition's functions may call it
+    const declared = d?.type === 'VariableDeclaration' && d.declare === true;
+    if (!lang && !own && !declared) continue;
     // the row language's imports and declarations go, with their doc comments
     const doc = st.leadingComments?.at(-1);
     out.push(src.slice(at, doc ? doc.start! : st.start!));
@@ -289,7 +297,15 @@ function asType(k: Kind): string {
   return k === 'i32[]' || k === 'f64[]' ? 'usize' : k;
 }
 
-/** The AssemblyScript source of a definition's functions and constants. */
+/** The mark of an `@inline` function before formatting (the formatter does not take decorators on functions). */
+const INLINE = '// @inline';
+
+/** The twin's source once formatted: each marked function gets its `@inline` decorator back. */
+export function restoreInline(as: string): string {
+  return as.replace(/^\/\/ @inline\n/gm, '@inline\n');
+}
+
+/** The AssemblyScript source of a definition's functions and constants (format it, then restoreInline). */
 export function emitRowsAs(def: RowsDef, banner: string): string {
   const out: string[] = [banner, ''];
   const constants = new Map<string, Kind>();
@@ -298,9 +314,10 @@ export function emitRowsAs(def: RowsDef, banner: string): string {
     const d = exported ? st.declaration : st;
     if (!d) continue;
     if (d.type === 'VariableDeclaration') {
+      if (d.declare) continue;
       for (const v of d.declarations) {
         const name = (v.id as T.Identifier).name;
-        if (name === 'wasmExports' || name === 'variants') continue;
+        if (LISTS.includes(name) || name === 'variants') continue;
         if (v.init?.type !== 'NumericLiteral')
           fail(def, v, 'a constant of a row definition must be a number');
         constants.set(name, 'f64');
@@ -329,7 +346,7 @@ function emitFunction(def: RowsDef, fn: T.FunctionDeclaration, constants: Map<st
   const rt = typeOf(fn.returnType).name;
   const ret = rt === 'void' ? 'void' : asType(AS_TYPE[rt] ?? fail(def, fn, `return type ${rt}`));
   const name = fn.id!.name;
-  const head = `${def.exports.includes(name) ? 'export ' : ''}function ${name}(${params.join(', ')}): ${ret}`;
+  const head = `${def.inline.includes(name) ? `${INLINE}\n` : ''}${def.exports.includes(name) ? 'export ' : ''}function ${name}(${params.join(', ')}): ${ret}`;
   const e = new AsEmitter(def, scope);
   return `${head} {\n${e.block(fn.body.body, 1)}}`;
 }
@@ -436,11 +453,23 @@ class AsEmitter {
         if (flagOf(e.test) !== null) return this.kind(flagOf(e.test) === 'WASM' ? e.consequent : e.alternate);
         return this.kind(e.consequent);
       case 'CallExpression':
+        if (this.intMinMax(e)) return 'i32';
         if (e.callee.type === 'MemberExpression') return 'f64';
         return this.calleeKind(e);
       default:
         return 'f64';
     }
+  }
+
+  /** `Math.min(a, b)` / `Math.max(a, b)` of two integers: AssemblyScript's `min<i32>` / `max<i32>`, or null. */
+  intMinMax(e: T.CallExpression): string | null {
+    const c = e.callee;
+    if (c.type !== 'MemberExpression' || c.object.type !== 'Identifier' || c.object.name !== 'Math')
+      return null;
+    const f = c.property.type === 'Identifier' ? c.property.name : '';
+    if ((f !== 'min' && f !== 'max') || e.arguments.length !== 2) return null;
+    if (e.arguments.some((a) => this.kind(a as T.Expression) !== 'i32')) return null;
+    return f;
   }
 
   calleeKind(e: T.CallExpression): Kind {
@@ -472,6 +501,17 @@ class AsEmitter {
       i.left.type === 'Identifier'
     ) {
       // a record field: the record's address and the field's offset
+      return { type, addr: `${arr} + ((<usize>${i.left.name}) << ${shift})`, offset: i.right.value << shift };
+    }
+    if (
+      i.type === 'BinaryExpression' &&
+      i.operator === '+' &&
+      i.left.type === 'Identifier' &&
+      i.right.type === 'NumericLiteral' &&
+      Number.isInteger(i.right.value) &&
+      i.right.value > 0
+    ) {
+      // a[i + k]: the element at i and a constant offset (the same address, folded into the load)
       return { type, addr: `${arr} + ((<usize>${i.left.name}) << ${shift})`, offset: i.right.value << shift };
     }
     return { type, addr: `${arr} + ((<usize>${this.expr(i)}) << ${shift})`, offset: 0 };
@@ -511,8 +551,11 @@ class AsEmitter {
         if (flagOf(e.test) !== null)
           return this.expr(flagOf(e.test) === 'WASM' ? e.consequent : e.alternate, top);
         return wrap(`${this.expr(e.test)} ? ${this.expr(e.consequent)} : ${this.expr(e.alternate)}`);
-      case 'CallExpression':
-        return `${this.expr(e.callee, true)}(${e.arguments.map((a) => this.expr(a, true)).join(', ')})`;
+      case 'CallExpression': {
+        const args = e.arguments.map((a) => this.expr(a, true)).join(', ');
+        const mm = this.intMinMax(e);
+        return mm ? `${mm}<i32>(${args})` : `${this.expr(e.callee, true)}(${args})`;
+      }
       case 'AssignmentExpression': {
         if (e.left.type === 'MemberExpression') {
           const { type, addr, offset } = this.element(e.left);

@@ -1,4 +1,5 @@
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
+import { grownArray } from '../math/arrays.js';
 import { edgeCross, edgeCrossOut } from '../mesh/triangle-mesh.js';
 import type { FluidDensity } from './density.js';
 import type { FluidBody } from './fluid-body.js';
@@ -81,11 +82,9 @@ export class FluidSolidContacts implements ConstraintSet {
   }
 
   private growTriangles(cap: number): void {
-    const g = <T extends Float64Array | Int32Array>(a: T, stride: number): T => {
-      const out = new (a.constructor as new (n: number) => T)(cap * stride);
-      out.set(a.subarray(0, Math.min(a.length, cap * stride)));
-      return out;
-    };
+    // each per-triangle array with room for cap contacts, its first ones kept (math/arrays.ts)
+    const g = <T extends Float64Array | Int32Array>(a: T, stride: number): T =>
+      grownArray(a, cap * stride, Math.min(a.length, cap * stride));
     this.triParticle = g(this.triParticle, 1);
     this.triVerts = g(this.triVerts, 3);
     this.triSide = g(this.triSide, 1);

@@ -1,3 +1,9 @@
+import {
+  buildForwardPairRows,
+  buildForwardPairRowsSorted,
+  closePartnersSorted,
+} from './pair-search.generated.js';
+
 /**
  * The cell ix + nx (iy + ny iz) of the point pos[i3 … i3 + 2] in a grid of
  * nx × ny × nz cells from (mx, my, mz) with 1/cellSize = inv, each coordinate
@@ -283,44 +289,8 @@ export class PairList {
   }
 }
 
-/** Scratch for the row ranges of one cell: [lo, hi) of `sorted` per row. */
-let rangeScratch = new Int32Array(64);
-
-/**
- * The forward rows of cell (ix, iy, iz) for buildForwardPairs: the rows of
- * cells (dy, dz) after the cell's own row (dz = 0 with dy > 0, and dz > 0
- * with any dy), each [x0, x1] along x, as [lo, hi) ranges of the sorted
- * items into rangeScratch (non-empty ones only). Returns 2 × the number of
- * ranges.
- */
-function forwardRanges(grid: NeighbourGrid, ix: number, iy: number, iz: number): number {
-  const R = grid.reach;
-  const nx = grid.nx,
-    ny = grid.ny,
-    nz = grid.nz;
-  const cellStart = grid.cellStart;
-  if (rangeScratch.length < 2 * (2 * R + 1) * (2 * R + 1))
-    rangeScratch = new Int32Array(2 * (2 * R + 1) ** 2);
-  const ranges = rangeScratch;
-  const x0 = Math.max(ix - R, 0);
-  const x1 = Math.min(ix + R, nx - 1);
-  let nr = 0;
-  for (let dz = 0; dz <= R; dz++) {
-    const cz = iz + dz;
-    if (cz >= nz) break;
-    for (let dy = dz === 0 ? 1 : -R; dy <= R; dy++) {
-      const cy = iy + dy;
-      if (cy < 0 || cy >= ny) continue;
-      const base = nx * (cy + ny * cz);
-      const lo = cellStart[base + x0],
-        hi = cellStart[base + x1 + 1];
-      if (lo === hi) continue;
-      ranges[nr++] = lo;
-      ranges[nr++] = hi;
-    }
-  }
-  return nr;
-}
+/** Scratch for the row ranges of one cell: [lo, hi) of `sorted` per row (buildForwardPairRows). */
+let rangeScratch = new Int32Array(50);
 
 /**
  * Every unordered pair of items of `grid` closer than `radius` (|p_a − p_b|
@@ -330,11 +300,13 @@ function forwardRanges(grid: NeighbourGrid, ix: number, iy: number, iz: number):
  * `reach`), and all partners in the rows of cells (dy, dz) that come after
  * its row. Partners are written as store index − `base` (0: store indices;
  * a body's offset: slots of its range). O(n + cells + pairs); deterministic.
+ * The walk is buildForwardPairRows of pair-search.rows.ts (generated, with
+ * its WebAssembly twin, from that one definition).
  *
  * With `contiguous`, the caller guarantees grid.sorted[a] = base + a (a body
  * range already reordered by cell, see FluidDensity.search): the partner
- * slot is then the sorted position itself and positions are read at a
- * stride, which spares a load per candidate (about 15 % faster).
+ * slot is then the sorted position itself, which spares a load per
+ * candidate (about 15 % faster).
  */
 export function buildForwardPairs(
   grid: NeighbourGrid,
@@ -348,117 +320,24 @@ export function buildForwardPairs(
   out.reset(n);
   const r2 = radius * radius;
   const R = grid.reach;
-  const sorted = grid.sorted,
-    cellStart = grid.cellStart;
-  const nx = grid.nx,
-    ny = grid.ny,
-    nz = grid.nz;
-  const start = out.start;
-  let nbr = out.nbr;
-  let k = 0;
-  const cells = nx * ny * nz;
-  for (let c = 0; c < cells; c++) {
-    const first = cellStart[c],
-      last = cellStart[c + 1];
-    if (first === last) continue;
-    const iz = (c / (nx * ny)) | 0;
-    const rem = c - iz * nx * ny;
-    const iy = (rem / nx) | 0;
-    const ix = rem - iy * nx;
-    // the rest of the own row: own cell (after a) and the next cells along x, contiguous
-    const ownEnd = cellStart[iy * nx + iz * nx * ny + Math.min(ix + R, nx - 1) + 1];
-    const nr = forwardRanges(grid, ix, iy, iz);
-    const ranges = rangeScratch;
-    // room for the worst case of this cell (every candidate a pair, plus the branch-free write)
-    let worst = ownEnd - first + 1;
-    for (let q = 0; q < nr; q += 2) worst += ranges[q + 1] - ranges[q];
-    worst *= last - first;
-    if (nbr.length < k + worst) {
-      out.count = k;
-      out.reserve(k + worst);
-      nbr = out.nbr;
+  if (rangeScratch.length < 2 * (2 * R + 1) ** 2) rangeScratch = new Int32Array(2 * (2 * R + 1) ** 2);
+  const rs = rangeScratch;
+  // one call per search: the walk over the range's slots in cell order (their positions from slot 0), or
+  // over the store indices in grid.sorted
+  const walk = contiguous ? buildForwardPairRows : buildForwardPairRowsSorted;
+  const p = contiguous && base > 0 ? pos.subarray(3 * base) : pos;
+  const g = grid,
+    o = out;
+  for (;;) {
+    const cap = o.nbr.length;
+    const k = walk(p, base, g.sorted, g.cellStart, g.nx, g.ny, g.nz, R, r2, 0, n, o.start, o.nbr, cap, rs);
+    if (k >= 0) {
+      o.count = k;
+      return;
     }
-    if (contiguous) {
-      k = contiguousRows(first, last, ownEnd, nr, ranges, pos, base, r2, nbr, start, k);
-      continue;
-    }
-    for (let a = first; a < last; a++) {
-      const i3 = 3 * sorted[a];
-      const px = pos[i3],
-        py = pos[i3 + 1],
-        pz = pos[i3 + 2];
-      for (let b = a + 1; b < ownEnd; b++) {
-        const j = sorted[b];
-        const j3 = 3 * j;
-        const dx = px - pos[j3],
-          dy = py - pos[j3 + 1],
-          dz = pz - pos[j3 + 2];
-        // branch-free: write always, keep it when close (acceptance is unpredictable)
-        nbr[k] = j - base;
-        k += +(dx * dx + dy * dy + dz * dz < r2);
-      }
-      for (let q = 0; q < nr; q += 2) {
-        const e = ranges[q + 1];
-        for (let b = ranges[q]; b < e; b++) {
-          const j = sorted[b];
-          const j3 = 3 * j;
-          const dx = px - pos[j3],
-            dy = py - pos[j3 + 1],
-            dz = pz - pos[j3 + 2];
-          // branch-free: write always, keep it when close (acceptance is unpredictable)
-          nbr[k] = j - base;
-          k += +(dx * dx + dy * dy + dz * dz < r2);
-        }
-      }
-      start[a + 1] = k;
-    }
+    // a cell's worst case passed the room: more, and the walk again (the same lists)
+    o.reserve(Math.max(2 * cap, 16 * n + 64));
   }
-  out.count = k;
-}
-
-/**
- * The rows first … last − 1 of one cell for buildForwardPairs when item a is
- * store index base + a: candidates b in (a, ownEnd) and in the ranges, kept
- * (as slot b) when closer than √r2. Returns the new pair count.
- */
-function contiguousRows(
-  first: number,
-  last: number,
-  ownEnd: number,
-  nr: number,
-  ranges: Int32Array,
-  pos: Float64Array,
-  base: number,
-  r2: number,
-  nbr: Int32Array,
-  start: Int32Array,
-  k: number,
-): number {
-  for (let a = first; a < last; a++) {
-    const i3 = 3 * (base + a);
-    const px = pos[i3],
-      py = pos[i3 + 1],
-      pz = pos[i3 + 2];
-    for (let b = a + 1, j3 = i3 + 3; b < ownEnd; b++, j3 += 3) {
-      const dx = px - pos[j3],
-        dy = py - pos[j3 + 1],
-        dz = pz - pos[j3 + 2];
-      nbr[k] = b;
-      k += +(dx * dx + dy * dy + dz * dz < r2);
-    }
-    for (let q = 0; q < nr; q += 2) {
-      const e = ranges[q + 1];
-      for (let b = ranges[q], j3 = 3 * (base + b); b < e; b++, j3 += 3) {
-        const dx = px - pos[j3],
-          dy = py - pos[j3 + 1],
-          dz = pz - pos[j3 + 2];
-        nbr[k] = b;
-        k += +(dx * dx + dy * dy + dz * dz < r2);
-      }
-    }
-    start[a + 1] = k;
-  }
-  return k;
 }
 
 const cellScratch = new Int32Array(3);
@@ -513,15 +392,7 @@ export function buildCrossPairs(
           out.reserve(k + (e - lo) + 1);
           nbr = out.nbr;
         }
-        for (let b = lo; b < e; b++) {
-          const j = sorted[b];
-          const j3 = 3 * j;
-          const ddx = px - pos[j3],
-            ddy = py - pos[j3 + 1],
-            ddz = pz - pos[j3 + 2];
-          nbr[k] = j;
-          k += +(ddx * ddx + ddy * ddy + ddz * ddz < r2);
-        }
+        k = closePartnersSorted(pos, 0, sorted, px, py, pz, lo, e, r2, nbr, k);
       }
     }
     start[q + 1] = k;

@@ -1,7 +1,7 @@
 /**
  * The fluid pairs built on the worker pool (docs/solver.md, "Threads"): the
- * neighbour search's pair rows (neighbour-grid.ts buildForwardPairs, the
- * WebAssembly port in wasm/fluids.ts) cut into the fixed row blocks of the
+ * neighbour search's pair rows (buildForwardPairRows of pair-search.rows.ts,
+ * the WebAssembly twin) cut into the fixed row blocks of the
  * pair passes (row-blocks.ts: a function of the particle count only).
  *
  * Once the grid is sorted and the range is in cell order, a row's partners
@@ -62,6 +62,8 @@ export function runPairBlock(x: FluidWasmExports, P: Float64Array, pb: Int32Arra
   if (P[PASS] === PAIR_ROWS) {
     pb[e + 2] = x.buildForwardPairRows(
       P[B_POS],
+      0,
+      0,
       P[B_CELLSTART],
       P[B_NX],
       P[B_NY],

@@ -1,5 +1,6 @@
 import type { StepContext } from '../core/constraint-set.js';
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
+import { grownArray } from '../math/arrays.js';
 import { quatRotate } from '../math/quat.js';
 import type { FluidBody } from './fluid-body.js';
 import { wallCount, wallFill } from './wall-search.generated.js';
@@ -256,21 +257,14 @@ export class FluidWalls {
   private grow(cap: number): void {
     const A = this.arrays;
     const sh = this.shared;
-    const gi = (a: Int32Array, stride: number): Int32Array => {
-      const out = i32(cap * stride, sh);
-      out.set(a.subarray(0, Math.min(a.length, cap * stride)));
-      return out;
-    };
-    const gf = (a: Float64Array, stride: number): Float64Array => {
-      const out = f64(cap * stride, sh);
-      out.set(a.subarray(0, Math.min(a.length, cap * stride)));
-      return out;
-    };
-    A.slot = gi(A.slot, 1);
-    A.n = gf(A.n, 3);
-    A.c = gf(A.c, 1);
-    A.g = gf(A.g, 1);
-    A.v = gf(A.v, 1);
+    // each record array with room for cap records, its first records kept (math/arrays.ts)
+    const g = <T extends Float64Array | Int32Array>(a: T, stride: number): T =>
+      grownArray(a, cap * stride, Math.min(a.length, cap * stride), sh);
+    A.slot = g(A.slot, 1);
+    A.n = g(A.n, 3);
+    A.c = g(A.c, 1);
+    A.g = g(A.g, 1);
+    A.v = g(A.v, 1);
   }
 }
 

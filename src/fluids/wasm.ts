@@ -69,6 +69,8 @@ export interface FluidWasmExports {
   ): void;
   buildForwardPairRows(
     pos: number,
+    off: number,
+    sorted: number,
     cellStart: number,
     nx: number,
     ny: number,
@@ -267,6 +269,8 @@ export class FluidWasm {
       this.startView[0] = 0;
       const k = this.x.buildForwardPairRows(
         this.pos,
+        0,
+        0,
         this.cellStart,
         grid.nx,
         grid.ny,

@@ -22,13 +22,16 @@
  *   number literal is f64, except a `for` loop's counter; annotate `I32`
  *   otherwise), assignments, `if` / `else`, `for`, `while`, `continue`,
  *   `return`; arithmetic, comparisons, shifts and ors on integers,
- *   `Math.sqrt`, `+(comparison)` (0 or 1), calls of the file's functions;
+ *   `Math.sqrt`, `Math.min` / `Math.max` (of two integers: i32 in the
+ *   twin), `+(comparison)` (0 or 1), calls of the file's functions;
  * - reads and writes of array elements, `a[i]`, `a[o | k]` (record o, field k);
  * - `if (WASM) { … }` and `if (WASM) { … } else { … }`: where the two ports
  *   differ on purpose (the twin stores or reads its per-pair store), the
  *   first block is the twin's, the second the JavaScript function's; each is
  *   spliced into the enclosing block as written;
  * - `export const wasmExports = [ … ]`: the functions the module exports;
+ *   `export const wasmInline = [ … ]`: helpers the twin declares `@inline`
+ *   (a function called in a pair loop, which the module would otherwise call);
  * - macros (functions with a `Vec` parameter or result, see Vec): a piece of
  *   the pair loops written once, pasted by the generator where it is called;
  * - `export const variants = { NAME: { of: 'function', flag: 'FLAG' } }`:
@@ -36,7 +39,10 @@
  *   with its doc comment): `if (VARIANT.FLAG)` blocks and
  *   `VARIANT.FLAG ? a : b` values (as a declaration's value or an
  *   assignment's right side) are resolved like `WASM`, and parameters typed
- *   `If<'FLAG', T>` / `Unless<'FLAG', T>` are kept only with / without it.
+ *   `If<'FLAG', T>` / `Unless<'FLAG', T>` are kept only with / without it;
+ *   `declare const NAME: typeof f` declares a variant so that another function
+ *   may call it (`k = VARIANT.FLAG ? fSorted(…) : f(…)`: a variant calls
+ *   the variant), which neither port keeps.
  */
 
 /**
