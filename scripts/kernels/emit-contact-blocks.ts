@@ -5,7 +5,10 @@
  *
  * - `projectBlock`: the position-level projection (normal multipliers from the joint solve, static
  *   friction, both bodies moved once);
- * - `restitutionBlock`: the velocity pass's restitution (the velocities of both bodies in locals).
+ * - `restitutionBlock`: the velocity pass's restitution (the velocities of both bodies in locals);
+ * - `worldInverseInertia`: per body, the world inverse inertia R I_b⁻¹ Rᵀ that restitutionBlock and
+ *   ContactStore.inverseMassW read, its R printed by rotationEntry like the blocks' (session 18:
+ *   moved here from contact-store.ts, the same expressions).
  *
  * Both read a manifold's two bodies the same way: the poses into locals, each rotation matrix once
  * for the manifold's points (R r costs 15 flops, q r q⁻¹ about 30), body 2 either a rigid body or a
@@ -458,6 +461,61 @@ the velocities of both bodies stay in locals for the manifold.`,
   );
 }
 
+/**
+ * worldInverseInertia: per movable body the world inverse inertia R I_b⁻¹ Rᵀ (xx, yy, zz, xy, xz, yz:
+ * SYM's order) that restitutionBlock and the velocity pass's inverseMassW read (eq. 2 and the impulse
+ * p: Δω = I⁻¹ (r × p)); R from the body's quaternion by rotationEntry, the same entries the blocks'
+ * rotation matrices are printed from. Entry (i, j) is Σ_c J_c R_ic R_jc, c in the order x, y, z.
+ */
+function worldInverseInertia(): string[] {
+  const J = ['a', 'b', 'c'];
+  const qc = (c: number): string => 'xyzw'[c];
+  const rows = [0, 1, 2].map(
+    (i) => `const ${[0, 1, 2].map((j) => `r${i}${j} = ${rotationEntry(qc, i, j)}`).join(', ')};`,
+  );
+  const entry = (i: number, j: number): string =>
+    [0, 1, 2].map((c) => `${J[c]} * r${i}${c} * r${j}${c}`).join(' + ');
+  const ENTRIES: [number, number][] = [
+    [0, 0],
+    [1, 1],
+    [2, 2],
+    [0, 1],
+    [0, 2],
+    [1, 2],
+  ];
+  return [
+    '/**',
+    " * iw ← every movable body's world inverse inertia R I_b⁻¹ Rᵀ at the current",
+    ' * poses (a E itself when the three principal moments are equal): the',
+    ' * velocity pass changes no pose, so its generalized inverse masses and',
+    ' * impulses (eq. 2 and the impulse p: Δω = I⁻¹ (r × p)) take the tensor',
+    ' * once per body instead of turning each lever into the body frame.',
+    ' */',
+    'protected worldInverseInertia(): void {',
+    'const r = this.rigids;',
+    'const n = r.count;',
+    'if (this.iw.length < 6 * n) this.iw = new Float64Array(6 * Math.max(n, 2 * (this.iw.length / 6)));',
+    'const iw = this.iw, q = r.q, J = r.invInertia, mov = this.materials.movable;',
+    'for (let i = 0; i < n; i++) {',
+    'if (mov[i] === 0) continue;',
+    'const i4 = 4 * i, i3 = 3 * i;',
+    `const ${J.map((v, c) => `${v} = J[${at('i3', c)}]`).join(', ')};`,
+    'const o = 6 * i;',
+    'if (a === b && a === c) {',
+    '// equal principal moments (a cube, a sphere): R (a E) Rᵀ = a E in every pose, exactly',
+    'iw[o] = iw[o + 1] = iw[o + 2] = a;',
+    'iw[o + 3] = iw[o + 4] = iw[o + 5] = 0;',
+    'continue;',
+    '}',
+    load('const', '', 'q', 'i4', 4),
+    "// the rotation matrix's rows",
+    ...rows,
+    ...ENTRIES.map(([i, j], k) => `iw[${at('o', k)}] = ${entry(i, j)};`),
+    '}',
+    '}',
+  ];
+}
+
 /** The module's scratch arrays: [doc comment, names, length]; the first (PASS) is exported. */
 const SCRATCH: [string, string[], number][] = [
   [
@@ -554,6 +612,8 @@ export function emitContactBlocks(banner: string): string {
     ...projectBlock(),
     '',
     ...restitutionBlock(),
+    '',
+    ...worldInverseInertia(),
     '}',
     '',
     ...scratchAndLevers(),

@@ -112,7 +112,11 @@ export class ContactStore {
   protected manifoldStart = 0;
   /** The contact's world data: s₁ (0–2), s₂ (3–5), n (6–8), r₁ (9–11), r₂ (12–14). */
   protected readonly W = new Float64Array(15);
-  /** Per body, the world-frame inverse inertia R I_b⁻¹ Rᵀ (xx, yy, zz, xy, xz, yz) at the poses of the velocity pass. */
+  /**
+   * Per body, the world-frame inverse inertia R I_b⁻¹ Rᵀ (xx, yy, zz, xy, xz, yz) at the poses of the
+   * velocity pass: worldInverseInertia, printed into ContactBlockSolves (contact-blocks.generated.ts)
+   * by scripts/kernels/emit-contact-blocks.ts.
+   */
   protected iw = new Float64Array(0);
   protected readonly rigids: RigidStore;
   protected readonly colliders: readonly WorldCollider[];
@@ -562,60 +566,8 @@ export class ContactStore {
   }
 
   /**
-   * iw ← every movable body's world inverse inertia R I_b⁻¹ Rᵀ at the current
-   * poses (a E itself when the three principal moments are equal): the
-   * velocity pass changes no pose, so its generalized inverse masses and
-   * impulses (eq. 2 and the impulse p: Δω = I⁻¹ (r × p)) take the tensor
-   * once per body instead of turning each lever into the body frame.
-   */
-  protected worldInverseInertia(): void {
-    const r = this.rigids;
-    const n = r.count;
-    if (this.iw.length < 6 * n) this.iw = new Float64Array(6 * Math.max(n, 2 * (this.iw.length / 6)));
-    const iw = this.iw,
-      q = r.q,
-      J = r.invInertia,
-      mov = this.materials.movable;
-    for (let i = 0; i < n; i++) {
-      if (mov[i] === 0) continue;
-      const i4 = 4 * i,
-        i3 = 3 * i;
-      const a = J[i3],
-        b = J[i3 + 1],
-        c = J[i3 + 2];
-      const o = 6 * i;
-      if (a === b && a === c) {
-        // equal principal moments (a cube, a sphere): R (a E) Rᵀ = a E in every pose, exactly
-        iw[o] = iw[o + 1] = iw[o + 2] = a;
-        iw[o + 3] = iw[o + 4] = iw[o + 5] = 0;
-        continue;
-      }
-      const x = q[i4],
-        y = q[i4 + 1],
-        z = q[i4 + 2],
-        w = q[i4 + 3];
-      // the rotation matrix's rows
-      const r00 = 1 - 2 * (y * y + z * z),
-        r01 = 2 * (x * y - z * w),
-        r02 = 2 * (x * z + y * w);
-      const r10 = 2 * (x * y + z * w),
-        r11 = 1 - 2 * (x * x + z * z),
-        r12 = 2 * (y * z - x * w);
-      const r20 = 2 * (x * z - y * w),
-        r21 = 2 * (y * z + x * w),
-        r22 = 1 - 2 * (x * x + y * y);
-      iw[o] = a * r00 * r00 + b * r01 * r01 + c * r02 * r02;
-      iw[o + 1] = a * r10 * r10 + b * r11 * r11 + c * r12 * r12;
-      iw[o + 2] = a * r20 * r20 + b * r21 * r21 + c * r22 * r22;
-      iw[o + 3] = a * r00 * r10 + b * r01 * r11 + c * r02 * r12;
-      iw[o + 4] = a * r00 * r20 + b * r01 * r21 + c * r02 * r22;
-      iw[o + 5] = a * r10 * r20 + b * r11 * r21 + c * r12 * r22;
-    }
-  }
-
-  /**
    * inverseMass for the velocity pass, with the world tensors of
-   * worldInverseInertia: WM[side] = 1/m + cᵀ I⁻¹ c with c = r × d, and
+   * worldInverseInertia (iw): WM[side] = 1/m + cᵀ I⁻¹ c with c = r × d, and
    * U[3 side …] ← I⁻¹ c (world) for impulseW.
    */
   protected inverseMassW(i: number, side: number): void {
