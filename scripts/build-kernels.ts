@@ -28,6 +28,7 @@ import { emitClosestAs, emitClosestTs } from './kernels/emit-closest.js';
 import { emitColliderContacts } from './kernels/emit-collider-contacts.js';
 import { emitContactBlocks } from './kernels/emit-contact-blocks.js';
 import { emitJs } from './kernels/emit-js.js';
+import { emitLayouts } from './kernels/emit-layouts.js';
 import { emitNarrowScansAs, emitNarrowScansTs } from './kernels/emit-narrow-scans.js';
 import { emitParticlePassesAs, emitParticlePassesTs } from './kernels/emit-particle-passes.js';
 import { emitPosePasses } from './kernels/emit-pose-passes.js';
@@ -391,6 +392,8 @@ export async function generateAll(): Promise<Map<string, string>> {
     contactBlocks,
     format(contactBlocks, emitContactBlocks(BANNER('scripts/kernels/emit-contact-blocks.ts'))),
   );
+  // the rigid stores' per-entry arrays and their grow, one table per store
+  for (const [path, code] of emitLayouts(BANNER)) files.set(path, format(path, code));
   // the collider contacts' generation loop, one definition printed per collider shape
   const colliderLoops = 'src/collision/collider-contact-loops.generated.ts';
   files.set(

@@ -10,8 +10,8 @@
  */
 import type { RigidStore } from '../core/rigid-store.js';
 import type { WorldCollider } from '../core/world-collider.js';
-import { grownArray } from '../math/arrays.js';
 import { ColliderPoses } from './collider-poses.js';
+import { ContactArrays } from './contact-arrays.generated.js';
 import { ContactHistory } from './contact-history.js';
 import { rotateBack, rotateFrom } from './rotate.js';
 import { turn } from './xpbd.js';
@@ -59,50 +59,16 @@ interface ContactState {
   rel?: Float64Array;
 }
 
-export class ContactStore {
-  /** Contact points this step. */
-  count = 0;
-  protected capacity = 0;
-  /** Body 1 (a store index) and body 2 (a store index, or −1 − k for collider k). */
-  a = new Int32Array(0);
-  b = new Int32Array(0);
-  /** Anchors in the frames of body 1 and 2 (3 each), the normal in its frame (3) and which frame (NF_*). */
-  rA = new Float64Array(0);
-  rB = new Float64Array(0);
-  nL = new Float64Array(0);
-  nf = new Int8Array(0);
-  /** Radii of the cores (sphere, capsule) on each side. */
-  radA = new Float64Array(0);
-  radB = new Float64Array(0);
-  /** Static and kinetic friction and restitution of the pair. */
-  muS = new Float64Array(0);
-  muD = new Float64Array(0);
-  rest = new Float64Array(0);
-  /** Normal and tangential multipliers of this substep, and the normal velocity before its projection. */
-  lamN = new Float64Array(0);
-  lamT = new Float64Array(0);
-  vn0 = new Float64Array(0);
-  /** The last world normal, for anchors that meet (NF_CORES). */
-  nW = new Float64Array(0);
+/**
+ * The rigid contacts' store. Its per-contact arrays (a, b, rA, rB, nL, nf, radA, radB, muS, muD,
+ * rest, lamN, lamT, vn0, nW, first, lamNM, rel) and their grow are ContactArrays', printed from
+ * one table by scripts/kernels/emit-layouts.ts.
+ */
+export class ContactStore extends ContactArrays {
   /** Colliders' poses in this substep and at its start, and their velocities. */
   protected readonly cp = new ColliderPoses();
   /** The last step's contacts (pairs and anchors) and a hash of their pairs. */
   protected readonly history = new ContactHistory();
-  /** Per contact, the first contact of its manifold (the contacts of one pair's patch are added together). */
-  first = new Int32Array(0);
-  /**
-   * Per contact between two bodies, the pair's relative pose when its
-   * manifold was built: body 2's centre in body 1's frame, R₁ᵀ (x₂ − x₁),
-   * and its orientation relative to body 1's, q₁⁻¹ q₂ (7 each; body 2 may be
-   * a collider). A manifold is kept while the pose stays near it (keep).
-   */
-  rel = new Float64Array(0);
-  /**
-   * At a manifold's first contact: the normal impulse of its contacts in
-   * this substep times h (the projection's λ_n and the velocity pass's
-   * normal impulses), dynamic friction's budget (faceFriction).
-   */
-  lamNM = new Float64Array(0);
   /**
    * At a manifold's first contact, during the velocity pass: the sum of its
    * acting contacts' midpoints (0–2), their count (3), the last one (4) and
@@ -123,36 +89,17 @@ export class ContactStore {
   protected readonly materials: ContactMaterials;
 
   constructor(rigids: RigidStore, colliders: readonly WorldCollider[], materials: ContactMaterials) {
+    super();
     this.rigids = rigids;
     this.colliders = colliders;
     this.materials = materials;
     this.grow(64);
   }
 
-  protected grow(cap: number): void {
-    // the entries in use kept, stride values each
-    const g = <T extends Float64Array | Int32Array | Int8Array | Uint8Array>(a: T, stride: number): T =>
-      grownArray(a, cap * stride, this.count * stride);
-    this.a = g(this.a, 1);
-    this.b = g(this.b, 1);
-    this.rA = g(this.rA, 3);
-    this.rB = g(this.rB, 3);
-    this.nL = g(this.nL, 3);
-    this.nf = g(this.nf, 1);
-    this.radA = g(this.radA, 1);
-    this.radB = g(this.radB, 1);
-    this.muS = g(this.muS, 1);
-    this.muD = g(this.muD, 1);
-    this.rest = g(this.rest, 1);
-    this.lamN = g(this.lamN, 1);
-    this.lamT = g(this.lamT, 1);
-    this.vn0 = g(this.vn0, 1);
-    this.nW = g(this.nW, 3);
-    this.first = g(this.first, 1);
-    this.lamNM = g(this.lamNM, 1);
-    this.rel = g(this.rel, 7);
+  /** Grows the per-contact arrays (ContactArrays) and the per-manifold face sums to cap contacts. */
+  protected override grow(cap: number): void {
+    super.grow(cap);
     this.face = new Float64Array(FACE * cap);
-    this.capacity = cap;
   }
 
   /**

@@ -29,8 +29,8 @@ import { unionRoots } from '../collision/union-find.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { RigidStore } from '../core/rigid-store.js';
-import { grownArray } from '../math/arrays.js';
 import { quatMultiply } from '../math/quat.js';
+import { JointArrays, SLOTS } from './joint-arrays.generated.js';
 import { rotate, rotateBack } from './rotate.js';
 import { angularInverseMass, applyAngularImpulse, positionalInverseMass } from './xpbd.js';
 
@@ -46,9 +46,6 @@ export type JointType = (typeof JOINT_TYPES)[number];
 export const MOTOR_OFF = 0;
 export const MOTOR_POSITION = 1;
 export const MOTOR_VELOCITY = 2;
-
-/** Multipliers per joint: attachment, alignment, limit 1, limit 2, motor. */
-const SLOTS = 5;
 
 /** What the joints need of the rigid-body system. */
 export interface JointHost {
@@ -66,42 +63,15 @@ const N_AT = 24,
 
 const QW = new Float64Array(8); // world frames of A (0–3) and B (4–7)
 
-export class RigidJoints implements ConstraintSet {
+/**
+ * The rigid joints. Their per-joint arrays (type, a, b, on, pA, pB, qA, qB, the compliances, limits,
+ * motor, collide, lambda: SLOTS per joint) and their grow are JointArrays', printed from one table
+ * by scripts/kernels/emit-layouts.ts.
+ */
+export class RigidJoints extends JointArrays implements ConstraintSet {
   readonly kind = 'rigid-joint';
   readonly order = 50;
   enabled = true;
-  count = 0;
-  private capacity = 0;
-  type = new Int8Array(0);
-  /** Bodies (b = −1: the world) and whether the joint is on. */
-  a = new Int32Array(0);
-  b = new Int32Array(0);
-  on = new Uint8Array(0);
-  /** Anchors in the bodies' frames (the world's for b = −1), 3 each; joint frames in the bodies' frames, 4 each. */
-  pA = new Float64Array(0);
-  pB = new Float64Array(0);
-  qA = new Float64Array(0);
-  qB = new Float64Array(0);
-  /** Compliance of the attachment (m/N) and of the alignment (rad/(N m)). */
-  compliance = new Float64Array(0);
-  angularCompliance = new Float64Array(0);
-  /** Limits: hinge angle, prismatic offset, distance [min, max]; ball: swing in lo, twist [lo2, hi2]. */
-  hasLimit = new Uint8Array(0);
-  lo = new Float64Array(0);
-  hi = new Float64Array(0);
-  hasLimit2 = new Uint8Array(0);
-  lo2 = new Float64Array(0);
-  hi2 = new Float64Array(0);
-  /** Motor: mode, target (rad or m), speed (rad/s or m/s), compliance, largest force or torque. */
-  motor = new Int8Array(0);
-  target = new Float64Array(0);
-  speed = new Float64Array(0);
-  motorCompliance = new Float64Array(0);
-  maxForce = new Float64Array(0);
-  /** Bodies of a joint do not collide when 0. */
-  collide = new Uint8Array(0);
-  /** Multipliers (SLOTS per joint), reset every substep. */
-  lambda = new Float64Array(0);
   private readonly rigids: RigidStore;
   private readonly host: JointHost;
   private alphaScale = 0;
@@ -110,39 +80,10 @@ export class RigidJoints implements ConstraintSet {
   private readonly excluded = new Map<number, number>();
 
   constructor(rigids: RigidStore, host: JointHost) {
+    super();
     this.rigids = rigids;
     this.host = host;
     this.grow(8);
-  }
-
-  private grow(cap: number): void {
-    // the entries in use kept, stride values each
-    const g = <T extends Float64Array | Int32Array | Int8Array | Uint8Array>(a: T, stride: number): T =>
-      grownArray(a, cap * stride, this.count * stride);
-    this.type = g(this.type, 1);
-    this.a = g(this.a, 1);
-    this.b = g(this.b, 1);
-    this.on = g(this.on, 1);
-    this.pA = g(this.pA, 3);
-    this.pB = g(this.pB, 3);
-    this.qA = g(this.qA, 4);
-    this.qB = g(this.qB, 4);
-    this.compliance = g(this.compliance, 1);
-    this.angularCompliance = g(this.angularCompliance, 1);
-    this.hasLimit = g(this.hasLimit, 1);
-    this.lo = g(this.lo, 1);
-    this.hi = g(this.hi, 1);
-    this.hasLimit2 = g(this.hasLimit2, 1);
-    this.lo2 = g(this.lo2, 1);
-    this.hi2 = g(this.hi2, 1);
-    this.motor = g(this.motor, 1);
-    this.target = g(this.target, 1);
-    this.speed = g(this.speed, 1);
-    this.motorCompliance = g(this.motorCompliance, 1);
-    this.maxForce = g(this.maxForce, 1);
-    this.collide = g(this.collide, 1);
-    this.lambda = g(this.lambda, SLOTS);
-    this.capacity = cap;
   }
 
   /**

@@ -1,0 +1,164 @@
+/**
+ * The per-entry arrays of the rigid family's growable stores, declared once per store in a small
+ * table and printed as a base class with the typed-array fields and their `grow` (every array
+ * resized to `cap` entries, the `count` in use kept, stride values each):
+ *
+ * - ContactArrays (src/rigid/contact-arrays.generated.ts), which ContactStore (contact-store.ts)
+ *   extends: the rigid contacts, one entry per contact point;
+ * - JointArrays (src/rigid/joint-arrays.generated.ts), which RigidJoints (joints.ts) extends: one
+ *   entry per joint.
+ *
+ * Before (session 17) each store declared its arrays, then listed them again in its grow, and the
+ * two stores' lists had the same shape (issue 14's pairs contact-store ~ joints, and with the
+ * collider contacts' and the attachments' declarations). A table line reads
+ * `names: Type` or `names: Type × stride` (one array per name, stride values per entry, 1 when
+ * left out; a stride may name a constant of the table); the `#` lines before it are the doc
+ * comment of its fields, `=` lines declare an exported constant with its doc.
+ */
+
+/** One store's table: the class printed, its doc, and the lines described above. */
+interface Layout {
+  file: string;
+  className: string;
+  doc: string;
+  table: string;
+}
+
+const CONTACTS: Layout = {
+  file: 'src/rigid/contact-arrays.generated.ts',
+  className: 'ContactArrays',
+  doc: 'The per-contact arrays of the rigid contacts (ContactStore, contact-store.ts, extends this class).',
+  table: `
+# Body 1 (a store index) and body 2 (a store index, or −1 − k for collider k).
+a, b: Int32Array
+# Anchors in the frames of body 1 and 2 (3 each), the normal in its frame (3) and which frame (NF_*).
+rA, rB, nL: Float64Array × 3
+nf: Int8Array
+# Radii of the cores (sphere, capsule) on each side.
+radA, radB: Float64Array
+# Static and kinetic friction and restitution of the pair.
+muS, muD, rest: Float64Array
+# Normal and tangential multipliers of this substep, and the normal velocity before its projection.
+lamN, lamT, vn0: Float64Array
+# The last world normal, for anchors that meet (NF_CORES).
+nW: Float64Array × 3
+# Per contact, the first contact of its manifold (the contacts of one pair's patch are added together).
+first: Int32Array
+# At a manifold's first contact: the normal impulse of its contacts in this substep times h (the
+# projection's λ_n and the velocity pass's normal impulses), dynamic friction's budget (faceFriction).
+lamNM: Float64Array
+# Per contact between two bodies, the pair's relative pose when its manifold was built: body 2's
+# centre in body 1's frame, R₁ᵀ (x₂ − x₁), and its orientation relative to body 1's, q₁⁻¹ q₂ (7 each;
+# body 2 may be a collider). A manifold is kept while the pose stays near it (ContactStore.keep).
+rel: Float64Array × 7
+`,
+};
+
+const JOINTS: Layout = {
+  file: 'src/rigid/joint-arrays.generated.ts',
+  className: 'JointArrays',
+  doc: 'The per-joint arrays of the rigid joints (RigidJoints, joints.ts, extends this class).',
+  table: `
+= SLOTS 5 Multipliers per joint: attachment, alignment, limit 1, limit 2, motor.
+# The joint's type (FIXED … DISTANCE, joints.ts).
+type: Int8Array
+# Bodies (b = −1: the world) and whether the joint is on.
+a, b: Int32Array
+on: Uint8Array
+# Anchors in the bodies' frames (the world's for b = −1), 3 each; joint frames in the bodies' frames, 4 each.
+pA, pB: Float64Array × 3
+qA, qB: Float64Array × 4
+# Compliance of the attachment (m/N) and of the alignment (rad/(N m)).
+compliance, angularCompliance: Float64Array
+# Limits: hinge angle, prismatic offset, distance [min, max]; ball: swing in lo, twist [lo2, hi2].
+hasLimit: Uint8Array
+lo, hi: Float64Array
+hasLimit2: Uint8Array
+lo2, hi2: Float64Array
+# Motor: mode, target (rad or m), speed (rad/s or m/s), compliance, largest force or torque.
+motor: Int8Array
+target, speed, motorCompliance, maxForce: Float64Array
+# Bodies of a joint do not collide when 0.
+collide: Uint8Array
+# Multipliers (SLOTS per joint), reset every substep.
+lambda: Float64Array × SLOTS
+`,
+};
+
+export const LAYOUTS: readonly Layout[] = [CONTACTS, JOINTS];
+
+/** One array of a table: its name, typed-array type, stride, and the doc printed before it ('' for none). */
+interface Field {
+  name: string;
+  type: string;
+  stride: string;
+  doc: string;
+}
+
+/** The table's fields and constants ([name, value, doc]). */
+function parseTable(table: string): { fields: Field[]; consts: [string, string, string][] } {
+  const fields: Field[] = [];
+  const consts: [string, string, string][] = [];
+  let doc: string[] = [];
+  for (const raw of table.split('\n')) {
+    const line = raw.trim();
+    if (!line) continue;
+    if (line.startsWith('#')) {
+      doc.push(line.slice(1).trim());
+      continue;
+    }
+    if (line.startsWith('=')) {
+      const [name, value, ...text] = line.slice(1).trim().split(' ');
+      consts.push([name, value, text.join(' ')]);
+      continue;
+    }
+    const m = /^([\w, ]+):\s*(\w+)(?:\s*×\s*(\w+))?$/.exec(line);
+    if (!m) throw new Error(`emit-layouts: cannot read the table line "${line}"`);
+    const names = m[1].split(',').map((n) => n.trim());
+    names.forEach((name, i) => {
+      fields.push({ name, type: m[2], stride: m[3] ?? '1', doc: i === 0 ? doc.join(' ') : '' });
+    });
+    doc = [];
+  }
+  return { fields, consts };
+}
+
+/** `s × n`, without the factor 1. */
+const times = (s: string, n: string): string => (s === '1' ? n : `${s} * ${n}`);
+
+/** The module of one layout (before formatting). */
+function emitLayout(l: Layout, banner: string): string {
+  const { fields, consts } = parseTable(l.table);
+  const types = [...new Set(fields.map((f) => f.type))];
+  return [
+    banner,
+    `// The per-entry arrays' table is in scripts/kernels/emit-layouts.ts (${l.className}).`,
+    "import { grownArray } from '../math/arrays.js';",
+    '',
+    ...consts.flatMap(([name, value, doc]) => [`/** ${doc} */`, `export const ${name} = ${value};`, '']),
+    `/** ${l.doc} */`,
+    `export class ${l.className} {`,
+    '/** Entries in use. */',
+    'count = 0;',
+    '/** Entries the arrays hold. */',
+    'protected capacity = 0;',
+    ...fields.flatMap((f) => [...(f.doc ? [`/** ${f.doc} */`] : []), `${f.name} = new ${f.type}(0);`]),
+    '',
+    `/** Grows every array to cap entries (${types.join(', ')}), the count in use kept. */`,
+    'protected grow(cap: number): void {',
+    'const n = this.count;',
+    ...fields.map(
+      (f) =>
+        `this.${f.name} = grownArray(this.${f.name}, ${times(f.stride, 'cap')}, ${times(f.stride, 'n')});`,
+    ),
+    'this.capacity = cap;',
+    '}',
+    '}',
+    '',
+  ].join('\n');
+}
+
+/** Every layout's module: [path, source before formatting]. */
+export function emitLayouts(banner: (from: string) => string): [string, string][] {
+  return LAYOUTS.map((l) => [l.file, emitLayout(l, banner('scripts/kernels/emit-layouts.ts'))]);
+}
