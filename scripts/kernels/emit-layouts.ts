@@ -6,7 +6,9 @@
  * - ContactArrays (src/rigid/contact-arrays.generated.ts), which ContactStore (contact-store.ts)
  *   extends: the rigid contacts, one entry per contact point;
  * - JointArrays (src/rigid/joint-arrays.generated.ts), which RigidJoints (joints.ts) extends: one
- *   entry per joint.
+ *   entry per joint;
+ * - RigidAttachmentArrays (src/rigid/rigid-attachment-arrays.generated.ts), which RigidAttachments
+ *   (rigid-attachments.ts) extends: one entry per particle–rigid attachment.
  *
  * Before (session 17) each store declared its arrays, then listed them again in its grow, and the
  * two stores' lists had the same shape (issue 14's pairs contact-store ~ joints, and with the
@@ -85,7 +87,21 @@ lambda: Float64Array × SLOTS
 `,
 };
 
-export const LAYOUTS: readonly Layout[] = [CONTACTS, JOINTS];
+const ATTACHMENTS: Layout = {
+  file: 'src/rigid/rigid-attachment-arrays.generated.ts',
+  className: 'RigidAttachmentArrays',
+  doc: 'The per-entry arrays of the particle–rigid attachments (RigidAttachments, rigid-attachments.ts, extends this class).',
+  table: `
+# The particle (a store index) and the body (a rigid store index) of the entry.
+particle, body: Int32Array
+# The attachment point in the body frame (3 per entry).
+local: Float64Array × 3
+# Compliance α (m/N) and the multiplier of this substep.
+compliance, lambda: Float64Array
+`,
+};
+
+export const LAYOUTS: readonly Layout[] = [CONTACTS, JOINTS, ATTACHMENTS];
 
 /** One array of a table: its name, typed-array type, stride, and the doc printed before it ('' for none). */
 interface Field {

@@ -20,7 +20,7 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import { RIGID_DISABLED } from '../core/rigid-store.js';
 import type { SystemKind, World } from '../core/world.js';
-import { grownArray } from '../math/arrays.js';
+import { RigidAttachmentArrays } from './rigid-attachment-arrays.generated.js';
 import { RigidBodies } from './rigid-bodies.js';
 import type { RigidBody } from './rigid-body.js';
 import { applyPositionalImpulse, bodyPointToWorld, positionalInverseMass, worldPointToBody } from './xpbd.js';
@@ -35,18 +35,15 @@ export interface RigidAttachOptions {
 
 const Q = new Float64Array(3);
 
-/** The world's particle–rigid attachments: a constraint set (order −5, after the core's attachments). */
-export class RigidAttachments implements ConstraintSet {
+/**
+ * The world's particle–rigid attachments: a constraint set (order −5, after the core's attachments).
+ * Their per-entry arrays (particle, body, local, compliance, lambda) and grow are
+ * RigidAttachmentArrays', printed from one table by scripts/kernels/emit-layouts.ts.
+ */
+export class RigidAttachments extends RigidAttachmentArrays implements ConstraintSet {
   readonly kind = 'rigid-attachment';
   readonly order = -5;
   enabled = true;
-  count = 0;
-  particle = new Int32Array(16);
-  body = new Int32Array(16);
-  /** The attachment point in the body frame (3 per entry). */
-  local = new Float64Array(48);
-  compliance = new Float64Array(16);
-  lambda = new Float64Array(16);
   private readonly world: World;
 
   /** The world's rigid attachments, installed on first use. */
@@ -55,7 +52,9 @@ export class RigidAttachments implements ConstraintSet {
   }
 
   constructor(world: World) {
+    super();
     this.world = world;
+    this.grow(16);
   }
 
   /** Attaches particle i (a store index) to body b; returns the entry. */
@@ -74,7 +73,7 @@ export class RigidAttachments implements ConstraintSet {
     if (pt.length !== 3 || !pt.every(Number.isFinite)) {
       throw new PbdError('attachment/bad-point', `${where}.point`, 'must be three finite numbers (m)');
     }
-    if (this.count === this.particle.length) this.grow(2 * this.count);
+    if (this.count === this.capacity) this.grow(2 * this.count);
     const k = this.count++;
     this.particle[k] = i;
     this.body[k] = body.index;
@@ -96,14 +95,6 @@ export class RigidAttachments implements ConstraintSet {
       m++;
     }
     this.count = m;
-  }
-
-  private grow(cap: number): void {
-    this.particle = grownArray(this.particle, cap);
-    this.body = grownArray(this.body, cap);
-    this.local = grownArray(this.local, 3 * cap);
-    this.compliance = grownArray(this.compliance, cap);
-    this.lambda = grownArray(this.lambda, cap);
   }
 
   /** The world point of entry k at its body's current pose, into Q. */
