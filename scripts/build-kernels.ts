@@ -34,6 +34,7 @@ import { emitParticlePassesAs, emitParticlePassesTs } from './kernels/emit-parti
 import { emitPosePasses } from './kernels/emit-pose-passes.js';
 import { emitRodDirect } from './kernels/emit-rod-direct.js';
 import { emitRodKernels } from './kernels/emit-rod-rows.js';
+import { emitTurns } from './kernels/emit-rotation.js';
 import { emitRowsAs, emitRowsJs, parseRows, type RowsDef, restoreInline } from './kernels/emit-rows.js';
 import {
   emitBlockMoves,
@@ -392,6 +393,9 @@ export async function generateAll(): Promise<Map<string, string>> {
     contactBlocks,
     format(contactBlocks, emitContactBlocks(BANNER('scripts/kernels/emit-contact-blocks.ts'))),
   );
+  // the rigid bodies' small turns of a quaternion, one definition printed per frame
+  const turns = 'src/rigid/turn.generated.ts';
+  files.set(turns, format(turns, emitTurns(BANNER('scripts/kernels/emit-rotation.ts'))));
   // the rigid stores' per-entry arrays and their grow, one table per store
   for (const [path, code] of emitLayouts(BANNER)) files.set(path, format(path, code));
   // the collider contacts' generation loop, one definition printed per collider shape

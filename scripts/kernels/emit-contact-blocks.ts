@@ -17,7 +17,7 @@
  * was written out twice by hand before (session 16: every scene's bits unchanged).
  */
 
-import { rotationEntry } from './emit-rotation.js';
+import { rotationEntry, turnEntries } from './emit-rotation.js';
 
 type Side = 'a' | 'b';
 const XYZ = ['x', 'y', 'z'];
@@ -98,15 +98,17 @@ function prologue(more: string): string[] {
  */
 function moveSide(p: Side, X: string, Q: string, o3: string, o4: string): string[] {
   const s = p === 'a' ? '+' : '-';
-  const [x, y, z, w] = [0, 1, 2, 3].map((i) => q(p, i));
   return [
     `if (mov${up(p)}) {`,
     ...XYZ.map((c) => `x${p}${c} ${s}= m${p} * p${c};`),
     `const ${XYZ.map((c) => `h${c} = ${s === '+' ? '' : '-'}0.5 * h${p}${c}`).join(', ')};`,
-    `const ox = ${x} + (hx * ${w} + hy * ${z} - hz * ${y}),`,
-    `  oy = ${y} + (hy * ${w} + hz * ${x} - hx * ${z}),`,
-    `  oz = ${z} + (hz * ${w} + hx * ${y} - hy * ${x}),`,
-    `  ow = ${w} - (hx * ${x} + hy * ${y} + hz * ${z});`,
+    `const ${turnEntries(
+      (i) => q(p, i),
+      (i) => `h${XYZ[i]}`,
+      true,
+    )
+      .map((e, i) => `o${'xyzw'[i]} = ${e}`)
+      .join(', ')};`,
     'const inv = 1 / Math.sqrt(ox * ox + oy * oy + oz * oz + ow * ow);',
     ...XYZ.map((c, i) => `${X}[${at(o3, i)}] = x${p}${c};`),
     ...[...XYZ, 'w'].map((c, i) => `${Q}[${at(o4, i)}] = o${c} * inv;`),

@@ -7,6 +7,7 @@
  */
 import type { RigidStore } from '../core/rigid-store.js';
 import type { WorldCollider } from '../core/world-collider.js';
+import { turnHalf } from './turn.generated.js';
 
 export class ColliderPoses {
   x = new Float64Array(0);
@@ -36,21 +37,15 @@ export class ColliderPoses {
         this.w[3 * c + k] = col.angularVelocity[k];
         this.xp[3 * c + k] = col.position[k] - h * col.linearVelocity[k];
       }
-      for (let k = 0; k < 4; k++) q[4 * c + k] = col.rotation[k];
-      // the rotation at the substep's start: q turned back by h ω (small)
-      const o = 4 * c;
-      const ax = -0.5 * h * this.w[3 * c],
-        ay = -0.5 * h * this.w[3 * c + 1],
-        az = -0.5 * h * this.w[3 * c + 2];
-      const nx = q[o] + (ax * q[o + 3] + ay * q[o + 2] - az * q[o + 1]),
-        ny = q[o + 1] + (ay * q[o + 3] + az * q[o] - ax * q[o + 2]),
-        nz = q[o + 2] + (az * q[o + 3] + ax * q[o + 1] - ay * q[o]),
-        nw = q[o + 3] - (ax * q[o] + ay * q[o + 1] + az * q[o + 2]);
-      const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-      this.qp[o] = nx * inv;
-      this.qp[o + 1] = ny * inv;
-      this.qp[o + 2] = nz * inv;
-      this.qp[o + 3] = nw * inv;
+      for (let k = 0; k < 4; k++) q[4 * c + k] = this.qp[4 * c + k] = col.rotation[k];
+      // the rotation at the substep's start: q turned back by h ω (small; ½ θ = −½ h ω)
+      turnHalf(
+        this.qp,
+        4 * c,
+        -0.5 * h * this.w[3 * c],
+        -0.5 * h * this.w[3 * c + 1],
+        -0.5 * h * this.w[3 * c + 2],
+      );
     }
   }
 }

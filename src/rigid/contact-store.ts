@@ -14,7 +14,7 @@ import { ColliderPoses } from './collider-poses.js';
 import { ContactArrays } from './contact-arrays.generated.js';
 import { ContactHistory } from './contact-history.js';
 import { rotateBack, rotateFrom } from './rotate.js';
-import { turn } from './xpbd.js';
+import { turn, turnBodyHalf } from './turn.generated.js';
 
 /** The normal is kept in the frame of body 1 (NF_A), of body 2 (NF_B), or taken from the anchors (NF_CORES: p₁ − p₂). */
 export const NF_A = 0;
@@ -444,20 +444,7 @@ export class ContactStore extends ContactArrays {
     const ax = h * J[i3] * U[o],
       ay = h * J[i3 + 1] * U[o + 1],
       az = h * J[i3 + 2] * U[o + 2];
-    const Q = r.q;
-    const qx = Q[i4],
-      qy = Q[i4 + 1],
-      qz = Q[i4 + 2],
-      qw = Q[i4 + 3];
-    const nx = qx + (qw * ax + qy * az - qz * ay),
-      ny = qy + (qw * ay + qz * ax - qx * az),
-      nz = qz + (qw * az + qx * ay - qy * ax),
-      nw = qw - (qx * ax + qy * ay + qz * az);
-    const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-    Q[i4] = nx * inv;
-    Q[i4 + 1] = ny * inv;
-    Q[i4 + 2] = nz * inv;
-    Q[i4 + 3] = nw * inv;
+    turnBodyHalf(r.q, i4, ax, ay, az);
   }
 
   /**

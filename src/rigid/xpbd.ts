@@ -16,6 +16,10 @@
  */
 import type { RigidStore } from '../core/rigid-store.js';
 import { rotate, rotateBack } from './rotate.js';
+import { turn } from './turn.generated.js';
+
+// turn (q ← normalise(q + ½ [θ, 0] q), eqs. 8–9) is printed with its body-frame twin by scripts/kernels/emit-rotation.ts
+export { turn };
 
 /** Scratch of the rotations (module level: these run on one thread). */
 const T = new Float64Array(3);
@@ -56,26 +60,6 @@ export function angularInverseMass(r: RigidStore, i: number, nx: number, ny: num
   const J = r.invInertia,
     i3 = 3 * i;
   return J[i3] * T[0] * T[0] + J[i3 + 1] * T[1] * T[1] + J[i3 + 2] * T[2] * T[2];
-}
-
-/** q ← normalise(q + ½ [θ, 0] q) for the small world-frame rotation vector θ (eqs. 8–9, and the angular corrections). */
-export function turn(q: Float64Array, o: number, ax: number, ay: number, az: number): void {
-  const qx = q[o],
-    qy = q[o + 1],
-    qz = q[o + 2],
-    qw = q[o + 3];
-  const hx = 0.5 * ax,
-    hy = 0.5 * ay,
-    hz = 0.5 * az;
-  const nx = qx + (hx * qw + hy * qz - hz * qy),
-    ny = qy + (hy * qw + hz * qx - hx * qz),
-    nz = qz + (hz * qw + hx * qy - hy * qx),
-    nw = qw - (hx * qx + hy * qy + hz * qz);
-  const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-  q[o] = nx * inv;
-  q[o + 1] = ny * inv;
-  q[o + 2] = nz * inv;
-  q[o + 3] = nw * inv;
 }
 
 /** An impulse p = (px, py, pz) (sign ±1) at lever arm r = (rx, ry, rz) (world frame) on body i. */
