@@ -58,23 +58,108 @@ function leverArms(k3: string): string[] {
 }
 
 /**
- * Body 2 of the manifold: a rigid body (ib ≥ 0) or collider −1 − ib, whose arrays (names → the
- * rigid store's field, the collider poses' field) and offsets b3, b4 the method reads.
+ * Body 2 of a contact or manifold, read per body kind: a rigid body (ib ≥ 0) or collider −1 − ib
+ * (ColliderPoses, this.cp), whose arrays (names → the rigid store's field, the collider poses'
+ * field) and offsets (names → stride: 3 · index, 4 · index) the method reads; `movable`: also
+ * movB, whether body 2 moves (a collider never does). The one place the contact solves pick body
+ * 2's kind: projectBlock, restitutionBlock, world and anchors print it.
  */
-function bodyB(arrays: [string, string, string][]): string[] {
+function bodyB(
+  arrays: [string, string, string][],
+  offsets: [string, number][] = [
+    ['b3', 3],
+    ['b4', 4],
+  ],
+  movable = true,
+): string[] {
   const pick = (rigid: boolean): string[] => [
     ...arrays.map(([n, rf, cf]) => `${n} = ${rigid ? `r.${rf}` : `this.cp.${cf}`};`),
-    `b3 = 3 * ${rigid ? 'ib' : '(-1 - ib)'};`,
-    `b4 = 4 * ${rigid ? 'ib' : '(-1 - ib)'};`,
-    `movB = ${rigid ? 'mov[ib] !== 0' : 'false'};`,
+    ...offsets.map(([n, k]) => `${n} = ${k} * ${rigid ? 'ib' : '(-1 - ib)'};`),
+    ...(movable ? [`movB = ${rigid ? 'mov[ib] !== 0' : 'false'};`] : []),
   ];
   return [
     `let ${arrays.map(([n]) => `${n}: Float64Array`).join(', ')};`,
-    'let b3: number, b4: number, movB: boolean;',
+    `let ${[...offsets.map(([n]) => `${n}: number`), ...(movable ? ['movB: boolean'] : [])].join(', ')};`,
     'if (ib >= 0) {',
     ...pick(true),
     '} else {',
     ...pick(false),
+    '}',
+  ];
+}
+
+/**
+ * ContactStore's world and anchors (contact k at the current poses into W: s₁ (0–2), s₂ (3–5),
+ * n (6–8), r₁ (9–11), r₂ (12–14)), body 2 read per kind by bodyB.
+ */
+function contactReads(): string[] {
+  const head = [
+    'const r = this.rigids;',
+    'const W = this.W;',
+    'const ia = this.a[k], ib = this.b[k];',
+    'const k3 = 3 * k;',
+  ];
+  const XQ: [string, string, string][] = [
+    ['XB', 'x', 'x'],
+    ['QB', 'q', 'q'],
+  ];
+  const offs: [string, number][] = [
+    ['xb', 3],
+    ['qb', 4],
+  ];
+  return [
+    '/**',
+    " * W ← the contact's world data at the current poses: the surface points",
+    ' * s₁ = p₁ − r₁ n and s₂ = p₂ + r₂ n, the normal, and the lever arms',
+    ' * s − x of both bodies.',
+    ' */',
+    'protected world(k: number): void {',
+    ...head,
+    'const X = r.x, Q = r.q;',
+    'const xa = 3 * ia;',
+    'rotateFrom(S, Q, 4 * ia, this.rA, k3);',
+    'const pax = X[xa] + S[0], pay = X[xa + 1] + S[1], paz = X[xa + 2] + S[2];',
+    ...bodyB(XQ, offs, false),
+    'rotateFrom(S, QB, qb, this.rB, k3);',
+    'const pbx = XB[xb] + S[0], pby = XB[xb + 1] + S[1], pbz = XB[xb + 2] + S[2];',
+    'let nx: number, ny: number, nz: number;',
+    'const nf = this.nf[k];',
+    // two cores: the normal from the anchors (p₁ − p₂, unit), the last one where they meet
+    'if (nf === NF_CORES) {',
+    ...XYZ.map((c) => `n${c} = pa${c} - pb${c};`),
+    'const len = Math.sqrt(nx * nx + ny * ny + nz * nz);',
+    'if (len > 1e-12) {',
+    ...XYZ.map((c) => `n${c} /= len;`),
+    '} else {',
+    ...XYZ.map((c, i) => `n${c} = this.nW[${at('k3', i)}];`),
+    '}',
+    '} else {',
+    // a face's normal, kept in the frame of body 1 or body 2
+    'if (nf === NF_A) rotateFrom(S, Q, 4 * ia, this.nL, k3);',
+    'else rotateFrom(S, QB, qb, this.nL, k3);',
+    ...XYZ.map((c, i) => `n${c} = S[${i}];`),
+    '}',
+    ...XYZ.map((c, i) => `this.nW[${at('k3', i)}] = n${c};`),
+    'const ra = this.radA[k], rb = this.radB[k];',
+    ...XYZ.map((c, i) => `W[${i}] = pa${c} - ra * n${c};`),
+    ...XYZ.map((c, i) => `W[${3 + i}] = pb${c} + rb * n${c};`),
+    ...XYZ.map((c, i) => `W[${6 + i}] = n${c};`),
+    ...XYZ.map((_, i) => `W[${9 + i}] = W[${i}] - X[${at('xa', i)}];`),
+    ...XYZ.map((_, i) => `W[${12 + i}] = W[${3 + i}] - XB[${at('xb', i)}];`),
+    '}',
+    '',
+    '/** W ← the surface points and levers of contact k at the current poses, keeping the normal W[6 … 8]. */',
+    'protected anchors(k: number): void {',
+    ...head,
+    'rotateFrom(S, r.q, 4 * ia, this.rA, k3);',
+    'const ra = this.radA[k], rb = this.radB[k];',
+    ...XYZ.map((_, i) => `W[${9 + i}] = S[${i}] - ra * W[${6 + i}];`),
+    'const xa = 3 * ia;',
+    ...XYZ.map((_, i) => `W[${i}] = r.x[${at('xa', i)}] + W[${9 + i}];`),
+    ...bodyB(XQ, offs, false),
+    'rotateFrom(S, QB, qb, this.rB, k3);',
+    ...XYZ.map((_, i) => `W[${12 + i}] = S[${i}] + rb * W[${6 + i}];`),
+    ...XYZ.map((_, i) => `W[${3 + i}] = XB[${at('xb', i)}] + W[${12 + i}];`),
     '}',
   ];
 }
@@ -607,7 +692,8 @@ export function emitContactBlocks(banner: string): string {
     banner,
     '// The rigid contact blocks’ solves (src/rigid/contact-blocks.ts); see scripts/kernels/emit-contact-blocks.ts.',
     "import { BC, BX, CA, CB, fillK, fillK4, KW, solveJoint, UA, UB } from './block-solve.js';",
-    "import { ContactStore, FACE } from './contact-store.js';",
+    "import { ContactStore, FACE, NF_A, NF_CORES, S } from './contact-store.js';",
+    "import { rotateFrom } from './rotate.js';",
     '',
     '/** The per-manifold solves of ContactBlocks (contact-blocks.ts), which finds the manifolds. */',
     'export class ContactBlockSolves extends ContactStore {',
@@ -616,6 +702,8 @@ export function emitContactBlocks(banner: string): string {
     ...restitutionBlock(),
     '',
     ...worldInverseInertia(),
+    '',
+    ...contactReads(),
     '}',
     '',
     ...scratchAndLevers(),

@@ -62,9 +62,11 @@ interface ContactState {
 /**
  * The rigid contacts' store. Its per-contact arrays (a, b, rA, rB, nL, nf, radA, radB, muS, muD,
  * rest, lamN, lamT, vn0, nW, first, lamNM, rel) and their grow are ContactArrays', printed from
- * one table by scripts/kernels/emit-layouts.ts.
+ * one table by scripts/kernels/emit-layouts.ts; its per-contact reads of the two bodies at the
+ * current poses (world, anchors) are ContactBlockSolves', printed by
+ * scripts/kernels/emit-contact-blocks.ts with body 2 read per kind (a rigid body or a collider).
  */
-export class ContactStore extends ContactArrays {
+export abstract class ContactStore extends ContactArrays {
   /** Colliders' poses in this substep and at its start, and their velocities. */
   protected readonly cp = new ColliderPoses();
   /** The last step's contacts (pairs and anchors) and a hash of their pairs. */
@@ -301,81 +303,10 @@ export class ContactStore extends ContactArrays {
   /**
    * W ← the contact's world data at the current poses: the surface points
    * s₁ = p₁ − r₁ n and s₂ = p₂ + r₂ n, the normal, and the lever arms
-   * s − x of both bodies.
+   * s − x of both bodies. Printed into ContactBlockSolves by
+   * scripts/kernels/emit-contact-blocks.ts (contactReads: body 2 read per kind by bodyB).
    */
-  protected world(k: number): void {
-    const r = this.rigids;
-    const W = this.W;
-    const ia = this.a[k],
-      ib = this.b[k];
-    const k3 = 3 * k;
-    const X = r.x,
-      Q = r.q;
-    const xa = 3 * ia;
-    rotateFrom(S, Q, 4 * ia, this.rA, k3);
-    const pax = X[xa] + S[0],
-      pay = X[xa + 1] + S[1],
-      paz = X[xa + 2] + S[2];
-    let XB: Float64Array, QB: Float64Array, xb: number, qb: number;
-    if (ib >= 0) {
-      XB = X;
-      QB = Q;
-      xb = 3 * ib;
-      qb = 4 * ib;
-    } else {
-      XB = this.cp.x;
-      QB = this.cp.q;
-      xb = 3 * (-1 - ib);
-      qb = 4 * (-1 - ib);
-    }
-    rotateFrom(S, QB, qb, this.rB, k3);
-    const pbx = XB[xb] + S[0],
-      pby = XB[xb + 1] + S[1],
-      pbz = XB[xb + 2] + S[2];
-    let nx: number, ny: number, nz: number;
-    const nf = this.nf[k];
-    if (nf === NF_CORES) {
-      nx = pax - pbx;
-      ny = pay - pby;
-      nz = paz - pbz;
-      const len = Math.sqrt(nx * nx + ny * ny + nz * nz);
-      if (len > 1e-12) {
-        nx /= len;
-        ny /= len;
-        nz /= len;
-      } else {
-        nx = this.nW[k3];
-        ny = this.nW[k3 + 1];
-        nz = this.nW[k3 + 2];
-      }
-    } else {
-      if (nf === NF_A) rotateFrom(S, Q, 4 * ia, this.nL, k3);
-      else rotateFrom(S, QB, qb, this.nL, k3);
-      nx = S[0];
-      ny = S[1];
-      nz = S[2];
-    }
-    this.nW[k3] = nx;
-    this.nW[k3 + 1] = ny;
-    this.nW[k3 + 2] = nz;
-    const ra = this.radA[k],
-      rb = this.radB[k];
-    W[0] = pax - ra * nx;
-    W[1] = pay - ra * ny;
-    W[2] = paz - ra * nz;
-    W[3] = pbx + rb * nx;
-    W[4] = pby + rb * ny;
-    W[5] = pbz + rb * nz;
-    W[6] = nx;
-    W[7] = ny;
-    W[8] = nz;
-    W[9] = W[0] - X[xa];
-    W[10] = W[1] - X[xa + 1];
-    W[11] = W[2] - X[xa + 2];
-    W[12] = W[3] - XB[xb];
-    W[13] = W[4] - XB[xb + 1];
-    W[14] = W[5] - XB[xb + 2];
-  }
+  protected abstract world(k: number): void;
 
   /**
    * The part inverseMass and inverseMassW share (eq. 2): false, with
@@ -464,40 +395,11 @@ export class ContactStore extends ContactArrays {
     this.anchors(k);
   }
 
-  /** W ← the surface points and levers of contact k at the current poses, keeping the normal W[6 … 8]. */
-  protected anchors(k: number): void {
-    const r = this.rigids;
-    const W = this.W;
-    const ia = this.a[k],
-      ib = this.b[k];
-    const k3 = 3 * k;
-    rotateFrom(S, r.q, 4 * ia, this.rA, k3);
-    const ra = this.radA[k],
-      rb = this.radB[k];
-    W[9] = S[0] - ra * W[6];
-    W[10] = S[1] - ra * W[7];
-    W[11] = S[2] - ra * W[8];
-    const xa = 3 * ia;
-    W[0] = r.x[xa] + W[9];
-    W[1] = r.x[xa + 1] + W[10];
-    W[2] = r.x[xa + 2] + W[11];
-    let XB: Float64Array, xb: number;
-    if (ib >= 0) {
-      rotateFrom(S, r.q, 4 * ib, this.rB, k3);
-      XB = r.x;
-      xb = 3 * ib;
-    } else {
-      rotateFrom(S, this.cp.q, 4 * (-1 - ib), this.rB, k3);
-      XB = this.cp.x;
-      xb = 3 * (-1 - ib);
-    }
-    W[12] = S[0] + rb * W[6];
-    W[13] = S[1] + rb * W[7];
-    W[14] = S[2] + rb * W[8];
-    W[3] = XB[xb] + W[12];
-    W[4] = XB[xb + 1] + W[13];
-    W[5] = XB[xb + 2] + W[14];
-  }
+  /**
+   * W ← the surface points and levers of contact k at the current poses, keeping the normal
+   * W[6 … 8]. Printed with world by scripts/kernels/emit-contact-blocks.ts.
+   */
+  protected abstract anchors(k: number): void;
 
   /**
    * inverseMass for the velocity pass, with the world tensors of
