@@ -8,7 +8,9 @@
  * - JointArrays (src/rigid/joint-arrays.generated.ts), which RigidJoints (joints.ts) extends: one
  *   entry per joint;
  * - RigidAttachmentArrays (src/rigid/rigid-attachment-arrays.generated.ts), which RigidAttachments
- *   (rigid-attachments.ts) extends: one entry per particle–rigid attachment.
+ *   (rigid-attachments.ts) extends: one entry per particle–rigid attachment;
+ * - ColliderPoseArrays (src/rigid/collider-pose-arrays.generated.ts), which ColliderPoses
+ *   (collider-poses.ts) extends: one entry per world collider.
  *
  * Before (session 17) each store declared its arrays, then listed them again in its grow, and the
  * two stores' lists had the same shape (issue 14's pairs contact-store ~ joints, and with the
@@ -101,7 +103,23 @@ compliance, lambda: Float64Array
 `,
 };
 
-export const LAYOUTS: readonly Layout[] = [CONTACTS, JOINTS, ATTACHMENTS];
+const COLLIDER_POSES: Layout = {
+  file: 'src/rigid/collider-pose-arrays.generated.ts',
+  className: 'ColliderPoseArrays',
+  doc: "The per-collider arrays of the colliders' poses as the rigid contacts see them (ColliderPoses, collider-poses.ts, extends this class).",
+  table: `
+# Position and rotation now.
+x: Float64Array × 3
+q: Float64Array × 4
+# The pose at the substep's start (x − h v, and q turned back by h ω).
+xp: Float64Array × 3
+qp: Float64Array × 4
+# Linear and angular velocity.
+v, w: Float64Array × 3
+`,
+};
+
+export const LAYOUTS: readonly Layout[] = [CONTACTS, JOINTS, ATTACHMENTS, COLLIDER_POSES];
 
 /** One array of a table: its name, typed-array type, stride, and the doc printed before it ('' for none). */
 interface Field {

@@ -7,27 +7,16 @@
  */
 import type { RigidStore } from '../core/rigid-store.js';
 import type { WorldCollider } from '../core/world-collider.js';
+import { ColliderPoseArrays } from './collider-pose-arrays.generated.js';
 import { turnHalf } from './turn.generated.js';
 
-export class ColliderPoses {
-  x = new Float64Array(0);
-  q = new Float64Array(0);
-  xp = new Float64Array(0);
-  qp = new Float64Array(0);
-  v = new Float64Array(0);
-  w = new Float64Array(0);
-
+/** The colliders' poses; the per-collider arrays (x, q, xp, qp, v, w) are ColliderPoseArrays' (scripts/kernels/emit-layouts.ts). */
+export class ColliderPoses extends ColliderPoseArrays {
   /** Takes the colliders' poses and velocities for a substep of length h. */
   update(cols: readonly WorldCollider[], h: number): void {
     const nc = cols.length;
-    if (this.x.length < 3 * nc) {
-      this.x = new Float64Array(3 * nc);
-      this.q = new Float64Array(4 * nc);
-      this.xp = new Float64Array(3 * nc);
-      this.qp = new Float64Array(4 * nc);
-      this.v = new Float64Array(3 * nc);
-      this.w = new Float64Array(3 * nc);
-    }
+    if (this.capacity < nc) this.grow(nc);
+    this.count = nc;
     const q = this.q;
     for (let c = 0; c < nc; c++) {
       const col = cols[c];
