@@ -6,9 +6,9 @@
  * - `projectBlock`: the position-level projection (normal multipliers from the joint solve, static
  *   friction, both bodies moved once);
  * - `restitutionBlock`: the velocity pass's restitution (the velocities of both bodies in locals);
- * - `worldInverseInertia`: per body, the world inverse inertia R I_b⁻¹ Rᵀ that restitutionBlock and
- *   ContactStore.inverseMassW read, its R printed by rotationEntry like the blocks' (session 18:
- *   moved here from contact-store.ts, the same expressions).
+ * - the contact store's reads of a contact's bodies (world, anchors, relativeVelocity,
+ *   faceFriction, worldInverseInertia), printed by emit-contact-reads.ts, whose bodyB (body 2 read
+ *   per kind: rigid body or collider) the two solves print too.
  *
  * Both read a manifold's two bodies the same way: the poses into locals, each rotation matrix once
  * for the manifold's points (R r costs 15 flops, q r q⁻¹ about 30), body 2 either a rigid body or a
@@ -17,21 +17,22 @@
  * was written out twice by hand before (session 16: every scene's bits unchanged).
  */
 
+import {
+  at,
+  bodyB,
+  contactReads,
+  load,
+  relVelocity,
+  velocityReads,
+  worldInverseInertia,
+  XYZ,
+} from './emit-contact-reads.js';
 import { rotationEntry, turnEntries } from './emit-rotation.js';
 
 type Side = 'a' | 'b';
-const XYZ = ['x', 'y', 'z'];
 const up = (p: Side): string => p.toUpperCase();
 /** Component i (0 … 3: x, y, z, w) of side p's quaternion local. */
 const q = (p: Side, i: number): string => `q${p}${'xyzw'[i]}`;
-/** The index o + i (o alone for i = 0). */
-const at = (o: string, i: number): string => (o === '0' ? `${i}` : i ? `${o} + ${i}` : o);
-
-/** `{decl} {name}x = A[o], {name}y = A[o + 1], {name}z = A[o + 2]` (n components, 3 or 4). */
-function load(decl: string, name: string, arr: string, o: string, n = 3): string {
-  const parts = Array.from({ length: n }, (_, i) => `${name}${'xyzw'[i]} = ${arr}[${at(o, i)}]`);
-  return `${decl} ${parts.join(', ')};`;
-}
 
 /** Side p's rotation matrix R{P}ij from its unit quaternion (emit-rotation.ts). */
 function rotation(p: Side): string[] {
@@ -55,113 +56,6 @@ function leverArms(k3: string): string[] {
   const arm = (p: Side): string =>
     `const ${XYZ.map((c, i) => `l${p}${c} = ${XYZ.map((d, j) => `R${up(p)}${i}${j} * v${d}`).join(' + ')}`).join(', ')};`;
   return [load('let', 'v', 'rA', k3), arm('a'), ...XYZ.map((c, i) => `v${c} = rB[${at(k3, i)}];`), arm('b')];
-}
-
-/**
- * Body 2 of a contact or manifold, read per body kind: a rigid body (ib ≥ 0) or collider −1 − ib
- * (ColliderPoses, this.cp), whose arrays (names → the rigid store's field, the collider poses'
- * field) and offsets (names → stride: 3 · index, 4 · index) the method reads; `movable`: also
- * movB, whether body 2 moves (a collider never does). The one place the contact solves pick body
- * 2's kind: projectBlock, restitutionBlock, world and anchors print it.
- */
-function bodyB(
-  arrays: [string, string, string][],
-  offsets: [string, number][] = [
-    ['b3', 3],
-    ['b4', 4],
-  ],
-  movable = true,
-): string[] {
-  const pick = (rigid: boolean): string[] => [
-    ...arrays.map(([n, rf, cf]) => `${n} = ${rigid ? `r.${rf}` : `this.cp.${cf}`};`),
-    ...offsets.map(([n, k]) => `${n} = ${k} * ${rigid ? 'ib' : '(-1 - ib)'};`),
-    ...(movable ? [`movB = ${rigid ? 'mov[ib] !== 0' : 'false'};`] : []),
-  ];
-  return [
-    `let ${arrays.map(([n]) => `${n}: Float64Array`).join(', ')};`,
-    `let ${[...offsets.map(([n]) => `${n}: number`), ...(movable ? ['movB: boolean'] : [])].join(', ')};`,
-    'if (ib >= 0) {',
-    ...pick(true),
-    '} else {',
-    ...pick(false),
-    '}',
-  ];
-}
-
-/**
- * ContactStore's world and anchors (contact k at the current poses into W: s₁ (0–2), s₂ (3–5),
- * n (6–8), r₁ (9–11), r₂ (12–14)), body 2 read per kind by bodyB.
- */
-function contactReads(): string[] {
-  const head = [
-    'const r = this.rigids;',
-    'const W = this.W;',
-    'const ia = this.a[k], ib = this.b[k];',
-    'const k3 = 3 * k;',
-  ];
-  const XQ: [string, string, string][] = [
-    ['XB', 'x', 'x'],
-    ['QB', 'q', 'q'],
-  ];
-  const offs: [string, number][] = [
-    ['xb', 3],
-    ['qb', 4],
-  ];
-  return [
-    '/**',
-    " * W ← the contact's world data at the current poses: the surface points",
-    ' * s₁ = p₁ − r₁ n and s₂ = p₂ + r₂ n, the normal, and the lever arms',
-    ' * s − x of both bodies.',
-    ' */',
-    'protected world(k: number): void {',
-    ...head,
-    'const X = r.x, Q = r.q;',
-    'const xa = 3 * ia;',
-    'rotateFrom(S, Q, 4 * ia, this.rA, k3);',
-    'const pax = X[xa] + S[0], pay = X[xa + 1] + S[1], paz = X[xa + 2] + S[2];',
-    ...bodyB(XQ, offs, false),
-    'rotateFrom(S, QB, qb, this.rB, k3);',
-    'const pbx = XB[xb] + S[0], pby = XB[xb + 1] + S[1], pbz = XB[xb + 2] + S[2];',
-    'let nx: number, ny: number, nz: number;',
-    'const nf = this.nf[k];',
-    // two cores: the normal from the anchors (p₁ − p₂, unit), the last one where they meet
-    'if (nf === NF_CORES) {',
-    ...XYZ.map((c) => `n${c} = pa${c} - pb${c};`),
-    'const len = Math.sqrt(nx * nx + ny * ny + nz * nz);',
-    'if (len > 1e-12) {',
-    ...XYZ.map((c) => `n${c} /= len;`),
-    '} else {',
-    ...XYZ.map((c, i) => `n${c} = this.nW[${at('k3', i)}];`),
-    '}',
-    '} else {',
-    // a face's normal, kept in the frame of body 1 or body 2
-    'if (nf === NF_A) rotateFrom(S, Q, 4 * ia, this.nL, k3);',
-    'else rotateFrom(S, QB, qb, this.nL, k3);',
-    ...XYZ.map((c, i) => `n${c} = S[${i}];`),
-    '}',
-    ...XYZ.map((c, i) => `this.nW[${at('k3', i)}] = n${c};`),
-    'const ra = this.radA[k], rb = this.radB[k];',
-    ...XYZ.map((c, i) => `W[${i}] = pa${c} - ra * n${c};`),
-    ...XYZ.map((c, i) => `W[${3 + i}] = pb${c} + rb * n${c};`),
-    ...XYZ.map((c, i) => `W[${6 + i}] = n${c};`),
-    ...XYZ.map((_, i) => `W[${9 + i}] = W[${i}] - X[${at('xa', i)}];`),
-    ...XYZ.map((_, i) => `W[${12 + i}] = W[${3 + i}] - XB[${at('xb', i)}];`),
-    '}',
-    '',
-    '/** W ← the surface points and levers of contact k at the current poses, keeping the normal W[6 … 8]. */',
-    'protected anchors(k: number): void {',
-    ...head,
-    'rotateFrom(S, r.q, 4 * ia, this.rA, k3);',
-    'const ra = this.radA[k], rb = this.radB[k];',
-    ...XYZ.map((_, i) => `W[${9 + i}] = S[${i}] - ra * W[${6 + i}];`),
-    'const xa = 3 * ia;',
-    ...XYZ.map((_, i) => `W[${i}] = r.x[${at('xa', i)}] + W[${9 + i}];`),
-    ...bodyB(XQ, offs, false),
-    'rotateFrom(S, QB, qb, this.rB, k3);',
-    ...XYZ.map((_, i) => `W[${12 + i}] = S[${i}] + rb * W[${6 + i}];`),
-    ...XYZ.map((_, i) => `W[${3 + i}] = XB[${at('xb', i)}] + W[${12 + i}];`),
-    '}',
-  ];
 }
 
 /** The method's prologue: the contact arrays it reads (besides rA, rB, nW, lamN, lamT), body 1's offsets. */
@@ -516,14 +410,17 @@ the velocities of both bodies stay in locals for the manifold.`,
       `acted++;
       lastK = k;
       sumT += lamT[k];
-      // relative velocity at the contact (collider-poses.ts's relativeVelocity)
-      let rvx = vax + (oay * laz - oaz * lay),
-        rvy = vay + (oaz * lax - oax * laz),
-        rvz = vaz + (oax * lay - oay * lax);
-      rvx -= vbx + (oby * lbz - obz * lby);
-      rvy -= vby + (obz * lbx - obx * lbz);
-      rvz -= vbz + (obx * lby - oby * lbx);
-      // restitution: Δv_n = −v_n + max(−e ṽ_n, 0), the impulse Δv_n / (w₁ + w₂) along n
+      // relative velocity at the contact (relVelocity, as in relativeVelocity)`,
+      ...relVelocity(
+        'rv',
+        (i) => `va${XYZ[i]}`,
+        (i) => `oa${XYZ[i]}`,
+        (i) => `la${XYZ[i]}`,
+        (i) => `vb${XYZ[i]}`,
+        (i) => `ob${XYZ[i]}`,
+        (i) => `lb${XYZ[i]}`,
+      ),
+      `// restitution: Δv_n = −v_n + max(−e ṽ_n, 0), the impulse Δv_n / (w₁ + w₂) along n
       const vn = rvx * nx + rvy * ny + rvz * nz;
       const v0 = this.vn0[k];
       const el = Math.abs(v0) <= restLimit ? 0 : this.rest[k];
@@ -546,61 +443,6 @@ the velocities of both bodies stay in locals for the manifold.`,
       ...velocities('b', 'VB', 'OB', 'b3', true),
     ],
   );
-}
-
-/**
- * worldInverseInertia: per movable body the world inverse inertia R I_b⁻¹ Rᵀ (xx, yy, zz, xy, xz, yz:
- * SYM's order) that restitutionBlock and the velocity pass's inverseMassW read (eq. 2 and the impulse
- * p: Δω = I⁻¹ (r × p)); R from the body's quaternion by rotationEntry, the same entries the blocks'
- * rotation matrices are printed from. Entry (i, j) is Σ_c J_c R_ic R_jc, c in the order x, y, z.
- */
-function worldInverseInertia(): string[] {
-  const J = ['a', 'b', 'c'];
-  const qc = (c: number): string => 'xyzw'[c];
-  const rows = [0, 1, 2].map(
-    (i) => `const ${[0, 1, 2].map((j) => `r${i}${j} = ${rotationEntry(qc, i, j)}`).join(', ')};`,
-  );
-  const entry = (i: number, j: number): string =>
-    [0, 1, 2].map((c) => `${J[c]} * r${i}${c} * r${j}${c}`).join(' + ');
-  const ENTRIES: [number, number][] = [
-    [0, 0],
-    [1, 1],
-    [2, 2],
-    [0, 1],
-    [0, 2],
-    [1, 2],
-  ];
-  return [
-    '/**',
-    " * iw ← every movable body's world inverse inertia R I_b⁻¹ Rᵀ at the current",
-    ' * poses (a E itself when the three principal moments are equal): the',
-    ' * velocity pass changes no pose, so its generalized inverse masses and',
-    ' * impulses (eq. 2 and the impulse p: Δω = I⁻¹ (r × p)) take the tensor',
-    ' * once per body instead of turning each lever into the body frame.',
-    ' */',
-    'protected worldInverseInertia(): void {',
-    'const r = this.rigids;',
-    'const n = r.count;',
-    'if (this.iw.length < 6 * n) this.iw = new Float64Array(6 * Math.max(n, 2 * (this.iw.length / 6)));',
-    'const iw = this.iw, q = r.q, J = r.invInertia, mov = this.materials.movable;',
-    'for (let i = 0; i < n; i++) {',
-    'if (mov[i] === 0) continue;',
-    'const i4 = 4 * i, i3 = 3 * i;',
-    `const ${J.map((v, c) => `${v} = J[${at('i3', c)}]`).join(', ')};`,
-    'const o = 6 * i;',
-    'if (a === b && a === c) {',
-    '// equal principal moments (a cube, a sphere): R (a E) Rᵀ = a E in every pose, exactly',
-    'iw[o] = iw[o + 1] = iw[o + 2] = a;',
-    'iw[o + 3] = iw[o + 4] = iw[o + 5] = 0;',
-    'continue;',
-    '}',
-    load('const', '', 'q', 'i4', 4),
-    "// the rotation matrix's rows",
-    ...rows,
-    ...ENTRIES.map(([i, j], k) => `iw[${at('o', k)}] = ${entry(i, j)};`),
-    '}',
-    '}',
-  ];
 }
 
 /** The module's scratch arrays: [doc comment, names, length]; the first (PASS) is exported. */
@@ -704,6 +546,8 @@ export function emitContactBlocks(banner: string): string {
     ...worldInverseInertia(),
     '',
     ...contactReads(),
+    '',
+    ...velocityReads(),
     '}',
     '',
     ...scratchAndLevers(),

@@ -28,7 +28,8 @@
  *   impulse and λ_t/h what static friction already spent (taken as a
  *   velocity, μ_d λ_n/h is m times too large: a box held on a slope 2° above
  *   its friction angle). Round cores take it per contact point; a
- *   polyhedral manifold takes it once for the whole face (faceFriction).
+ *   polyhedral manifold takes it once for the whole face (faceFriction, printed into
+ *   ContactBlockSolves by scripts/kernels/emit-contact-blocks.ts with relativeVelocity).
  *
  * The narrow phase runs once per step (RigidCollisionStage) and stores each
  * contact point as an anchor on each body in the body's frame — for spheres
@@ -43,7 +44,6 @@
  * correction. Everything is in typed arrays; the loops allocate nothing.
  */
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
-import { relativeVelocity } from './collider-poses.js';
 import { ContactBlocks, PASS } from './contact-blocks.js';
 import { D, DN, FACE, NF_A, NF_B, NF_CORES, S, U, UN, WM } from './contact-store.js';
 import { rotate, rotateBack, rotateFrom } from './rotate.js';
@@ -113,7 +113,7 @@ export class RigidContacts extends ContactBlocks implements ConstraintSet {
   private normalVelocity(k: number): void {
     const W = this.W;
     this.current(k);
-    relativeVelocity(this.rigids, this.cp, this.a[k], this.b[k], W, S);
+    this.relativeVelocity(this.a[k], this.b[k], W, S);
     this.vn0[k] = S[0] * W[6] + S[1] * W[7] + S[2] * W[8];
   }
   /** The contacts' position-level projection: non-penetration, then static friction (see the header). */
@@ -317,7 +317,7 @@ export class RigidContacts extends ContactBlocks implements ConstraintSet {
         face[f + 4] = k;
         face[f + 5] += this.lamT[k];
       }
-      relativeVelocity(this.rigids, this.cp, this.a[k], this.b[k], this.W, S);
+      this.relativeVelocity(this.a[k], this.b[k], this.W, S);
       const nx = W[6],
         ny = W[7],
         nz = W[8];
@@ -347,7 +347,7 @@ export class RigidContacts extends ContactBlocks implements ConstraintSet {
       // the substep, λ_n/h from the projection plus this pass's, less what static friction already
       // spent (λ_t/h) — the paper's h μ_d |f_n| with f_n = λ_n/h² is an impulse, not a velocity
       if (polyhedra) continue; // per manifold, below
-      if (dn !== 0) relativeVelocity(this.rigids, this.cp, this.a[k], this.b[k], this.W, S);
+      if (dn !== 0) this.relativeVelocity(this.a[k], this.b[k], this.W, S);
       const vn2 = S[0] * nx + S[1] * ny + S[2] * nz;
       const tx = S[0] - vn2 * nx,
         ty = S[1] - vn2 * ny,
@@ -369,89 +369,6 @@ export class RigidContacts extends ContactBlocks implements ConstraintSet {
     }
     for (let k = 0; k < this.count; k++) {
       if (this.first[k] === k && this.radA[k] === 0 && this.radB[k] === 0) this.faceFriction(k);
-    }
-  }
-
-  /**
-   * Dynamic friction of the polyhedral manifold that starts at contact k,
-   * once for the face (see endStep): the sliding velocity v_t of body 1's
-   * centre against body 2's point under the centroid of the contacts that
-   * acted is reduced by the impulse min(|v_t|/(1/m₁ + 1/m₂), μ_d Σ(λ_n +
-   * h p_n)/h − Σλ_t/h), through the centres of mass. Per corner, each corner
-   * would stop its own point by turning the body and leave much of the slide.
-   */
-  private faceFriction(k: number): void {
-    const h = PASS[0];
-    const r = this.rigids;
-    const face = this.face;
-    const f = FACE * k;
-    const n = face[f + 3];
-    if (n === 0) return;
-    // face[f + 5]: Σλ_t of the acting contacts, gathered in their order by the velocity pass
-    const budget = (this.muD[k] * this.lamNM[k] - face[f + 5]) / h;
-    if (!(budget > 0)) return;
-    const ia = this.a[k],
-      ib = this.b[k];
-    // the relative velocity of body 1's centre (lever 0) and body 2's point under the centroid
-    // (collider-poses.ts's relativeVelocity, operation for operation)
-    const V = r.v,
-      O = r.omega;
-    const a3 = 3 * ia;
-    let XB: Float64Array, VB: Float64Array, OB: Float64Array, b3: number;
-    if (ib >= 0) {
-      XB = r.x;
-      VB = V;
-      OB = O;
-      b3 = 3 * ib;
-    } else {
-      XB = this.cp.x;
-      VB = this.cp.v;
-      OB = this.cp.w;
-      b3 = 3 * (-1 - ib);
-    }
-    const rx = face[f] / n - XB[b3],
-      ry = face[f + 1] / n - XB[b3 + 1],
-      rz = face[f + 2] / n - XB[b3 + 2];
-    let sx = V[a3] + (O[a3 + 1] * 0 - O[a3 + 2] * 0),
-      sy = V[a3 + 1] + (O[a3 + 2] * 0 - O[a3] * 0),
-      sz = V[a3 + 2] + (O[a3] * 0 - O[a3 + 1] * 0);
-    sx -= VB[b3] + (OB[b3 + 1] * rz - OB[b3 + 2] * ry);
-    sy -= VB[b3 + 1] + (OB[b3 + 2] * rx - OB[b3] * rz);
-    sz -= VB[b3 + 2] + (OB[b3] * ry - OB[b3 + 1] * rx);
-    // the normal of the face's last acting contact
-    const l3 = 3 * face[f + 4];
-    const nx = this.nW[l3],
-      ny = this.nW[l3 + 1],
-      nz = this.nW[l3 + 2];
-    const vn = sx * nx + sy * ny + sz * nz;
-    const tx = sx - vn * nx,
-      ty = sy - vn * ny,
-      tz = sz - vn * nz;
-    const vt = Math.sqrt(tx * tx + ty * ty + tz * tz);
-    if (!(vt > 0)) return;
-    // the impulse that stops the face's sliding as a translation (linear inverse masses), through the
-    // centres of mass: applied at the centroid, below a box's centre, it would rock the box, and the
-    // rocking would show up as slip at the corners
-    const mov = this.materials.movable;
-    const ma = mov[ia] ? r.invMass[ia] : 0,
-      mb = ib >= 0 && mov[ib] ? r.invMass[ib] : 0;
-    const w = ma + mb;
-    if (!(w > 0)) return;
-    const p = Math.min(budget, vt / w);
-    const dx = -tx / vt,
-      dy = -ty / vt,
-      dz = -tz / vt;
-    if (ma !== 0) {
-      const s = p * ma;
-      V[3 * ia] += s * dx;
-      V[3 * ia + 1] += s * dy;
-      V[3 * ia + 2] += s * dz;
-    }
-    if (mb !== 0) {
-      const s = -p * mb;
-      V[3 * ib] += s * dx;
-      V[3 * ib + 1] += s * dy;
-      V[3 * ib + 2] += s * dz;
     }
   }
 }
