@@ -393,11 +393,13 @@ export async function generateAll(): Promise<Map<string, string>> {
     contactBlocks,
     format(contactBlocks, emitContactBlocks(BANNER('scripts/kernels/emit-contact-blocks.ts'))),
   );
-  // the rigid bodies' small turns of a quaternion, one definition printed per frame
-  const turns = 'src/rigid/turn.generated.ts';
-  files.set(turns, format(turns, emitTurns(BANNER('scripts/kernels/emit-rotation.ts'))));
-  // the rigid stores' per-entry arrays and their grow, one table per store
-  for (const [path, code] of emitLayouts(BANNER)) files.set(path, format(path, code));
+  // the rigid bodies' small turns of a quaternion (one definition printed per frame) and the rigid
+  // stores' per-entry arrays with their grow (one table per store)
+  const rigidModules: [string, string][] = [
+    ['src/rigid/turn.generated.ts', emitTurns(BANNER('scripts/kernels/emit-rotation.ts'))],
+    ...emitLayouts(BANNER),
+  ];
+  for (const [path, code] of rigidModules) files.set(path, format(path, code));
   // the collider contacts' generation loop, one definition printed per collider shape
   const colliderLoops = 'src/collision/collider-contact-loops.generated.ts';
   files.set(
