@@ -9,7 +9,7 @@
  *   (relVelocity, also printed into restitutionBlock) and the dynamic friction of a face;
  * - `worldInverseInertia`: per body, R I_b⁻¹ Rᵀ, R by rotationEntry (emit-rotation.ts).
  *
- * Müller et al. 2020, §3.5 (eqs. 2–9) and §3.6 (eqs. 29–34). Session 18 moved these here from
+ * Müller et al. 2020, §3.5 (eqs. 2–9) and §3.6 (the velocity level, eqs. 33–34). Session 18 moved these here from
  * contact-store.ts, contact-set.ts and collider-poses.ts, printing the same operations in the same
  * order (every scene's checksum unchanged); ContactStore declares world and anchors abstract.
  */
@@ -62,7 +62,7 @@ export type Vec = (i: number) => string;
 
 /**
  * `let {s}x = …, {s}y, {s}z` ← the velocity of side a's point minus side b's, v + ω × l each (the
- * relative velocity at a contact, Müller et al. 2020 §3.6, eqs. 29–30: v = v₁ + ω₁ × r₁ − (v₂ + ω₂ × r₂)),
+ * relative velocity at a contact, Müller et al. 2020 §3.6: v = v₁ + ω₁ × r₁ − (v₂ + ω₂ × r₂)),
  * the operands' components by accessor. Printed into relativeVelocity, restitutionBlock and faceFriction.
  */
 export function relVelocity(s: string, va: Vec, oa: Vec, la: Vec, vb: Vec, ob: Vec, lb: Vec): string[] {
