@@ -123,8 +123,9 @@ export class SurfaceContactList {
 }
 
 /**
- * The frame of one contact, written by frameVT (surface-vertex-triangle.ts)
- * and frameEE (surface-edge-edge.ts): unit normal n̂ at 0–2, the gradient
+ * The frame of one contact, written by frameVT and frameEE (one template in
+ * scripts/kernels/emit-surface-frames.ts, re-exported by
+ * surface-vertex-triangle.ts and surface-edge-edge.ts): unit normal n̂ at 0–2, the gradient
  * weights c0 … c3 at 3–6 (∇_j C = s c_j n̂), the signed distance d along n̂
  * at 7.
  */
