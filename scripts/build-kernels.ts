@@ -44,6 +44,7 @@ import {
   JS_F32,
   windowMovesF32,
 } from './kernels/emit-simd.js';
+import { emitSurfaceFramesTs } from './kernels/emit-surface-frames.js';
 import { windowPassF32 } from './kernels/emit-window-pass.js';
 import { type KernelDef, parseHelpers, parseKernel } from './kernels/parse.js';
 import { expandRows } from './kernels/rows-macros.js';
@@ -432,6 +433,9 @@ export async function generateAll(): Promise<Map<string, string>> {
   // the velocity updates of the rigid bodies and of the oriented particles (Δq from one template)
   const poses = 'src/core/pose-passes.generated.ts';
   files.set(poses, format(poses, emitPosePasses(BANNER('scripts/kernels/emit-pose-passes.ts'))));
+  // the surface contacts' frames and hits, one template for the vertex–triangle and edge–edge kinds
+  const frames = 'src/collision/surface-frames.generated.ts';
+  files.set(frames, format(frames, emitSurfaceFramesTs(BANNER('scripts/kernels/emit-surface-frames.ts'))));
   const elements = elementsSource(defs);
   files.set('wasm/elements.generated.ts', elements);
   const glue = 'src/wasm/element-kernels.generated.ts';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { closestPointTriangleAt } from '../src/collision/geometry.js';
 import {
   BoxCollider,
   bunnyMesh,
   CapsuleCollider,
   Cloth,
   type Collider,
-  closestPointTriangle,
   collisionSystemOf,
   gridMesh,
   icosphere,
@@ -29,7 +29,8 @@ function bruteForce(
 ): { distance: number; inside: boolean } {
   const P = mesh.positions,
     T = mesh.triangles;
-  const out = new Float64Array(7);
+  const out = new Float64Array(7),
+    at = Float64Array.of(x, y, z);
   let best = Number.POSITIVE_INFINITY;
   let crossings = 0;
   const d = [0.5773, 0.5774, 0.5775];
@@ -37,21 +38,7 @@ function bruteForce(
     const a = 3 * T[3 * t],
       b = 3 * T[3 * t + 1],
       c = 3 * T[3 * t + 2];
-    closestPointTriangle(
-      x,
-      y,
-      z,
-      P[a],
-      P[a + 1],
-      P[a + 2],
-      P[b],
-      P[b + 1],
-      P[b + 2],
-      P[c],
-      P[c + 1],
-      P[c + 2],
-      out,
-    );
+    closestPointTriangleAt(at, 0, P, a, b, c, out);
     best = Math.min(best, out[6]);
     // Möller–Trumbore along d
     const e1 = [P[b] - P[a], P[b + 1] - P[a + 1], P[b + 2] - P[a + 2]];

@@ -242,8 +242,9 @@ const CLAMP01 = (L: Lang, at: string) => `${at}function clamp01(x: ${L.f64}): ${
 export function emitClosestTs(banner: string): string {
   const P12 = ['p', 'a', 'b', 'c'];
   return `${banner}
-// The closest-point formulas of src/collision/geometry.ts, written once in scripts/kernels/emit-closest.ts
-// (which also writes their AssemblyScript twins, wasm/closest.generated.ts).
+// The closest-point formulas and the static crossing test of src/collision/geometry.ts, written once
+// in scripts/kernels/emit-closest.ts (which also writes the closest points' AssemblyScript twins,
+// wasm/closest.generated.ts).
 
 /** Region of a triangle holding the closest point: the face, a vertex or an edge. */
 export const REGION_FACE = 0;
@@ -306,7 +307,60 @@ ${numberForm('closestPointTriangle', P12, 'number', 'return closestPointTriangle
  * Closest points of segments p1–q1 and p2–q2: closestSegmentSegmentAt on numbers. Writes out[0] = s
  * (on p1–q1), out[1] = t (on p2–q2), out[2] = the squared distance.
  */
-${numberForm('closestSegmentSegment', ['p1', 'q1', 'p2', 'q2'], 'void', 'closestSegmentSegmentAt(A, 0, 3, A, 6, 9, out);')}`;
+${numberForm('closestSegmentSegment', ['p1', 'q1', 'p2', 'q2'], 'void', 'closestSegmentSegmentAt(A, 0, 3, A, 6, 9, out);')}
+${crossing()}`;
+}
+
+/** The coordinates of the points named, as arguments: `px, py, pz, qx, …`. */
+const xyz = (points: string[]) => points.map((n) => `${n}x, ${n}y, ${n}z`).join(', ');
+
+/**
+ * The static crossing test of the fail-safe's untangling (untangle-tasks.ts): orient3d, six times
+ * a tetrahedron's signed volume, and segmentCrossesTriangle from signed volumes (TypeScript only:
+ * no AssemblyScript caller yet).
+ */
+function crossing(): string {
+  const orient = (pts: string[]) => `orient3d(${xyz(pts)})`;
+  const sides = ['ab', 'bc', 'ca'].map(([u, v], i) => `  const s${i + 1} = ${orient(['p', 'q', u, v])};`);
+  return `/** Six times the signed volume of tetrahedron (a, b, c, d): (b − a) · ((c − a) × (d − a)). */
+export function orient3d(${params12(TS, ['a', 'b', 'c', 'd'])}): number {
+${diff('u', 'b', 'a', '  ')}
+${diff('v', 'c', 'a', '  ')}
+${diff('w', 'd', 'a', '  ')}
+  return ux * (vy * wz - vz * wy) + uy * (vz * wx - vx * wz) + uz * (vx * wy - vy * wx);
+}
+
+/**
+ * Does segment e0–e1 cross triangle (a, b, c)? Read from a flat xyz array with offsets (3 ×
+ * index). Uses signed volumes: the end points must lie on opposite sides of the plane by more
+ * than rounding (touching and coplanar configurations are not crossings), and the segment's line
+ * must pass inside the three edges (a zero volume counts as inside, so a segment through an edge
+ * of two triangles is counted for both).
+ */
+export function segmentCrossesTriangle(x: Float64Array, e0: number, e1: number, a: number, b: number, c: number): boolean {
+${[
+  ['a', 'x', 'a'],
+  ['b', 'x', 'b'],
+  ['c', 'x', 'c'],
+  ['p', 'x', 'e0'],
+  ['q', 'x', 'e1'],
+]
+  .map((r) => loads([r as [string, string, string]]))
+  .join('')}  const sp = ${orient(['a', 'b', 'c', 'p'])};
+  const sq = ${orient(['a', 'b', 'c', 'q'])};
+  // the end points must lie on opposite sides by more than rounding: touching and coplanar
+  // configurations (whose volumes are noise) do not count as crossings
+${diff('u', 'b', 'a', '  ')}
+${diff('v', 'c', 'a', '  ')}
+  const nx = uy * vz - uz * vy,
+    ny = uz * vx - ux * vz,
+    nz = ux * vy - uy * vx;
+  const eps = 1e-10 * Math.sqrt((${dot('n', 'n')}) * ((qx - px) ** 2 + (qy - py) ** 2 + (qz - pz) ** 2));
+  if (!((sp > eps && sq < -eps) || (sp < -eps && sq > eps))) return false;
+${sides.join('\n')}
+  return (s1 >= 0 && s2 >= 0 && s3 >= 0) || (s1 <= 0 && s2 <= 0 && s3 <= 0);
+}
+`;
 }
 
 /** A function of twelve numbers that packs them into args12 and calls its array form (`call`). */

@@ -98,7 +98,7 @@ function take(D: [string, string], name: string, indent = '    '): string {
 }
 
 /** What differs between the vertex–triangle and the edge–edge scans of a pass (one column of KINDS). */
-interface Kind {
+export interface Kind {
   /** The candidate array and its distance bounds (logical names), and the candidate's two ids. */
   cand: string;
   dist: string;
@@ -153,8 +153,8 @@ const KINDS: { [F in keyof Kind]: [Kind[F], Kind[F]] } = {
 
 const column = (j: 0 | 1) =>
   Object.fromEntries(Object.entries(KINDS).map(([f, v]) => [f, v[j]])) as unknown as Kind;
-const VT = column(0);
-const EE = column(1);
+export const VT = column(0);
+export const EE = column(1);
 
 /** Candidate k's ids and surface vertices. */
 function decode(D: Dialect, K: Kind): string {

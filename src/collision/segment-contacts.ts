@@ -2,6 +2,7 @@ import type { Body } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
 import { grownArray } from '../math/arrays.js';
+import { cross3, edgeVector } from '../math/edges.js';
 import { movePair } from '../math/pair-move.js';
 import type { ContactGroup } from './contact-groups.js';
 import { allowedPairs, BodyPairContacts, contactFriction } from './contact-groups.js';
@@ -18,6 +19,8 @@ export interface SegmentContactOptions {
 }
 
 const cs = new Float64Array(3);
+/** Scratch of the touching case: the two segments' directions and their cross product (math/edges.ts). */
+const across = new Float64Array(9);
 
 /**
  * Contacts one segment may collect per substep. The shipped scenes collect at
@@ -236,19 +239,21 @@ export class SegmentContacts extends BodyPairContacts<ContactGroup> implements C
           ny /= d0;
           nz /= d0;
         } else {
-          // the centrelines touch at the start: across both segments, toward where the prediction goes
-          const ux = x[3 * ib] - x[3 * ia],
-            uy = x[3 * ib + 1] - x[3 * ia + 1],
-            uz = x[3 * ib + 2] - x[3 * ia + 2];
-          const vx = x[3 * id] - x[3 * ic],
-            vy = x[3 * id + 1] - x[3 * ic + 1],
-            vz = x[3 * id + 2] - x[3 * ic + 2];
-          nx = uy * vz - uz * vy;
-          ny = uz * vx - ux * vz;
-          nz = ux * vy - uy * vx;
+          // the centrelines touch at the start: across both segments, (b − a) × (d − c), toward where
+          // the prediction goes
+          const E = across;
+          edgeVector(x, 3 * ia, 3 * ib, E, 0);
+          edgeVector(x, 3 * ic, 3 * id, E, 3);
+          cross3(E, 0, 3, 6);
+          nx = E[6];
+          ny = E[7];
+          nz = E[8];
           let l = Math.sqrt(nx * nx + ny * ny + nz * nz);
           if (!(l > 1e-300)) {
             // parallel: any direction across the first segment
+            const ux = E[0],
+              uy = E[1],
+              uz = E[2];
             nx = Math.abs(ux) < Math.abs(uy) ? 0 : -uy;
             ny = Math.abs(ux) < Math.abs(uy) ? -uz : ux;
             nz = Math.abs(ux) < Math.abs(uy) ? uy : 0;

@@ -40,43 +40,13 @@ export class SurfaceContactList {
   /** Largest correction (m) of one untangling (FLAG_FLIP) projection. */
   flipStep = 0;
   private capacity = 0;
-  private readonly surfaces: readonly Surface[];
 
-  constructor(surfaces: readonly Surface[]) {
-    this.surfaces = surfaces;
-  }
-
-  /** Adds a contact between surfaces sa and sb, with their mean friction and larger restitution. */
-  pushBetween(
-    type: number,
-    flags: number,
-    i0: number,
-    i1: number,
-    i2: number,
-    i3: number,
-    s: number,
-    h: number,
-    sa: number,
-    sb: number,
-    vn0: number,
-  ): void {
-    const A = this.surfaces[sa],
-      B = this.surfaces[sb];
-    this.push(
-      type,
-      flags,
-      i0,
-      i1,
-      i2,
-      i3,
-      s,
-      h,
-      0.5 * (A.staticFriction + B.staticFriction),
-      0.5 * (A.friction + B.friction),
-      Math.max(A.restitution, B.restitution),
-      vn0,
-    );
-  }
+  /**
+   * `surfaces`: the registered surfaces, whose friction and restitution a
+   * hit between two of them takes (the mean friction, the larger
+   * restitution: scripts/kernels/emit-surface-frames.ts).
+   */
+  constructor(readonly surfaces: readonly Surface[]) {}
 
   push(
     type: number,
@@ -153,8 +123,9 @@ export class SurfaceContactList {
 }
 
 /**
- * The frame of one contact, written by frameVT (surface-vertex-triangle.ts)
- * and frameEE (surface-edge-edge.ts): unit normal n̂ at 0–2, the gradient
+ * The frame of one contact, written by frameVT and frameEE (one template in
+ * scripts/kernels/emit-surface-frames.ts, re-exported by
+ * surface-vertex-triangle.ts and surface-edge-edge.ts): unit normal n̂ at 0–2, the gradient
  * weights c0 … c3 at 3–6 (∇_j C = s c_j n̂), the signed distance d along n̂
  * at 7.
  */

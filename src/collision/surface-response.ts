@@ -6,6 +6,7 @@ import {
   FRAME_FOOTPRINT,
   FRAME_ONLY,
   frame,
+  frameNormalVelocity,
   type SurfaceContactList,
   TYPE_VT,
 } from './surface-contact-list.js';
@@ -174,21 +175,16 @@ export function applyRestitution(ctx: StepContext, list: SurfaceContactList): vo
       i2 = 3 * idx[4 * k + 2],
       i3 = 3 * idx[4 * k + 3];
     const s = list.side[k];
-    const nx = frame[0],
-      ny = frame[1],
-      nz = frame[2];
+    // the relative normal velocity as at the start of the substep (vn0, frameNormalVelocity);
+    // its sum's sign of zero cannot matter: target > 0
+    const vn = s * frameNormalVelocity(v, i0, i1, i2, i3);
+    const target = -e * list.vn0[k];
+    const dv = target - vn;
+    if (dv <= 0) continue;
     const c0 = frame[3],
       c1 = frame[4],
       c2 = frame[5],
       c3 = frame[6];
-    const vn =
-      s *
-      ((c0 * v[i0] + c1 * v[i1] + c2 * v[i2] + c3 * v[i3]) * nx +
-        (c0 * v[i0 + 1] + c1 * v[i1 + 1] + c2 * v[i2 + 1] + c3 * v[i3 + 1]) * ny +
-        (c0 * v[i0 + 2] + c1 * v[i1 + 2] + c2 * v[i2 + 2] + c3 * v[i3 + 2]) * nz);
-    const target = -e * list.vn0[k];
-    const dv = target - vn;
-    if (dv <= 0) continue;
     const w0 = w[i0 / 3],
       w1 = w[i1 / 3],
       w2 = w[i2 / 3],
@@ -196,7 +192,7 @@ export function applyRestitution(ctx: StepContext, list: SurfaceContactList): vo
     const W = w0 * c0 * c0 + w1 * c1 * c1 + w2 * c2 * c2 + w3 * c3 * c3;
     if (!(W > 1e-30)) continue;
     const f = (s * dv) / W;
-    addFour(v, i0, i1, i2, i3, w0 * c0, w1 * c1, w2 * c2, w3 * c3, f, nx, ny, nz);
+    addFour(v, i0, i1, i2, i3, w0 * c0, w1 * c1, w2 * c2, w3 * c3, f, frame[0], frame[1], frame[2]);
   }
 }
 

@@ -1,20 +1,19 @@
 import type { ParticleStore } from '../core/particles.js';
 import { closestPointTriangleAt } from './geometry.js';
-import {
-  FLAG_CCD,
-  FLAG_FLIP,
-  FOOTPRINT,
-  FRAME_ACTING,
-  FRAME_ONLY,
-  frame,
-  frameNormalVelocity,
-  type SurfaceContactList,
-  TYPE_VT,
-} from './surface-contact-list.js';
+import { FLAG_FLIP, TYPE_VT } from './surface-contact-list.js';
+import { addVertexTriangleHits } from './surface-frames.generated.js';
 import { SurfaceHitContacts } from './surface-hit-contacts.js';
 import type { NarrowHits } from './surface-narrow-tasks.js';
 
 const cp = new Float64Array(7);
+
+/**
+ * The contact's frame (frameVT: n̂, the gradient weights, the signed distance) and
+ * the pushing of the scan's hits (addVertexTriangleHits) are written once for both
+ * kinds in scripts/kernels/emit-surface-frames.ts, which prints
+ * surface-frames.generated.ts (`npm run kernels`).
+ */
+export { frameVT } from './surface-frames.generated.js';
 
 /**
  * Vertex–triangle contacts (003 §4.3, eqs. 12–13): C = s (q − p1) · n̂ − h
@@ -34,38 +33,11 @@ const cp = new Float64Array(7);
 export class VertexTriangleContacts extends SurfaceHitContacts {
   /**
    * The contacts of the substep x → p: the hits of the vertex–triangle scan
-   * (surface-narrow-scan.ts: the candidates' distance bounds, proximity at
-   * p and the continuous test x → p, run here or on the pool), pushed in
-   * candidate order.
+   * (surface-narrow-scan.ts, run here or on the pool), pushed in candidate
+   * order by addVertexTriangleHits.
    */
   addHits(store: ParticleStore, x: Float64Array, found: NarrowHits, crossed: Uint8Array | null = null): void {
-    const topo = this.topo,
-      list = this.list;
-    const v = store.v;
-    const vert = topo.vertex,
-      tri = topo.tri,
-      vs = topo.vertexSurface,
-      ts = topo.triSurface;
-    const vt = this.broad.vtCand,
-      hits = found.hits;
-    for (let i = 0; i < found.count; i++) {
-      const k = hits[2 * i],
-        fl = hits[2 * i + 1];
-      const q = vt[2 * k],
-        t = vt[2 * k + 1];
-      const gq = vert[q],
-        ga = vert[tri[3 * t]],
-        gb = vert[tri[3 * t + 1]],
-        gc = vert[tri[3 * t + 2]];
-      const s = this.pushHit(TYPE_VT, fl, gq, ga, gb, gc, vs[q], ts[t]);
-      // the fail-safe's crossings flag their vertices
-      if (crossed !== null)
-        crossed[q] = crossed[tri[3 * t]] = crossed[tri[3 * t + 1]] = crossed[tri[3 * t + 2]] = 1;
-      // relative normal velocity at the start of the substep (for restitution)
-      const c = list.count - 1;
-      if (topo.anyRestitution && frameVT(x, list, c, FRAME_ONLY))
-        list.vn0[c] = s * frameNormalVelocity(v, 3 * gq, 3 * ga, 3 * gb, 3 * gc);
-    }
+    addVertexTriangleHits(this.topo, this.broad.vtCand, this.list, store.v, x, found, crossed);
   }
 
   /**
@@ -100,65 +72,6 @@ export class VertexTriangleContacts extends SurfaceHitContacts {
       );
     }
   }
-}
-
-/**
- * Frame of vertex–triangle contact k of the list (q, a, b, c) at positions p
- * into `frame`: n̂ the unit normal of the triangle, c = (1, −b_a, −b_b, −b_c)
- * with b the barycentric coordinates of q's projection on its plane (eqs.
- * 12–13), d the signed distance of q from that plane. False for a
- * degenerate triangle; with FRAME_FOOTPRINT also for a proximity contact
- * whose projection lies off the triangle (beyond FOOTPRINT: it does not
- * act), with FRAME_ACTING also when the constraint holds (s d ≥ h).
- */
-export function frameVT(p: Float64Array, list: SurfaceContactList, k: number, mode: number): boolean {
-  const idx = list.idx;
-  const i0 = 3 * idx[4 * k],
-    i1 = 3 * idx[4 * k + 1],
-    i2 = 3 * idx[4 * k + 2],
-    i3 = 3 * idx[4 * k + 3];
-  const ax = p[i1],
-    ay = p[i1 + 1],
-    az = p[i1 + 2];
-  const ux = p[i2] - ax,
-    uy = p[i2 + 1] - ay,
-    uz = p[i2 + 2] - az;
-  const vx = p[i3] - ax,
-    vy = p[i3 + 1] - ay,
-    vz = p[i3 + 2] - az;
-  let nx = uy * vz - uz * vy,
-    ny = uz * vx - ux * vz,
-    nz = ux * vy - uy * vx;
-  const n2 = nx * nx + ny * ny + nz * nz;
-  if (!(n2 > 1e-30)) return false;
-  const inv = 1 / Math.sqrt(n2);
-  nx *= inv;
-  ny *= inv;
-  nz *= inv;
-  const rx = p[i0] - ax,
-    ry = p[i0 + 1] - ay,
-    rz = p[i0 + 2] - az;
-  const d = rx * nx + ry * ny + rz * nz;
-  if (mode === FRAME_ACTING && list.side[k] * d >= list.thick[k]) return false;
-  // barycentric coordinates of q's projection: (r × v)·n̂ / |n|, (u × r)·n̂ / |n|
-  const bb = ((ry * vz - rz * vy) * nx + (rz * vx - rx * vz) * ny + (rx * vy - ry * vx) * nz) * inv;
-  const bc = ((uy * rz - uz * ry) * nx + (uz * rx - ux * rz) * ny + (ux * ry - uy * rx) * nz) * inv;
-  const ba = 1 - bb - bc;
-  if (
-    mode !== FRAME_ONLY &&
-    (list.flags[k] & FLAG_CCD) === 0 &&
-    (ba < -FOOTPRINT || bb < -FOOTPRINT || bc < -FOOTPRINT)
-  )
-    return false;
-  frame[0] = nx;
-  frame[1] = ny;
-  frame[2] = nz;
-  frame[3] = 1;
-  frame[4] = -ba;
-  frame[5] = -bb;
-  frame[6] = -bc;
-  frame[7] = d;
-  return true;
 }
 
 /** Distance from vertex q to triangle (a, b, c) at x (global particle indices). */

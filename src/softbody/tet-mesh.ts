@@ -161,17 +161,13 @@ export function tetSurface(mesh: TetMesh): Uint32Array {
       d = rec[k + 3];
     let b = rec[k + 1],
       c = rec[k + 2];
-    // the normal must point away from the opposite vertex
-    const ux = x[3 * b] - x[3 * a],
-      uy = x[3 * b + 1] - x[3 * a + 1],
-      uz = x[3 * b + 2] - x[3 * a + 2];
-    const vx = x[3 * c] - x[3 * a],
-      vy = x[3 * c + 1] - x[3 * a + 1],
-      vz = x[3 * c + 2] - x[3 * a + 2];
+    // the normal (b − a) × (c − a) must point away from the opposite vertex
+    edgeCross(x, 3 * a, 3 * b, 3 * c);
+    const n = edgeCrossOut;
     const dx = x[3 * d] - x[3 * a],
       dy = x[3 * d + 1] - x[3 * a + 1],
       dz = x[3 * d + 2] - x[3 * a + 2];
-    if ((uy * vz - uz * vy) * dx + (uz * vx - ux * vz) * dy + (ux * vy - uy * vx) * dz > 0) {
+    if (n[0] * dx + n[1] * dy + n[2] * dz > 0) {
       const s = b;
       b = c;
       c = s;

@@ -136,14 +136,11 @@ export function principalStretches(
   B: ArrayLike<number>,
   out: Float64Array,
 ): void {
-  const F = deformationGradient(x, indices[3 * t], indices[3 * t + 1], indices[3 * t + 2], B, 4 * t);
-  const A = F[0] * F[0] + F[2] * F[2] + F[4] * F[4];
-  const Bc = F[0] * F[1] + F[2] * F[3] + F[4] * F[5];
-  const D = F[1] * F[1] + F[3] * F[3] + F[5] * F[5];
-  const half = 0.5 * (A - D);
-  const r = Math.sqrt(half * half + Bc * Bc);
-  out[0] = Math.sqrt(0.5 * (A + D) + r);
-  out[1] = Math.sqrt(Math.max(0, 0.5 * (A + D) - r));
+  const G = gram(deformationGradient(x, indices[3 * t], indices[3 * t + 1], indices[3 * t + 2], B, 4 * t));
+  // σ² are the eigenvalues (A + D) / 2 ± r of FᵀF
+  const mean = 0.5 * (G[0] + G[2]);
+  out[0] = Math.sqrt(mean + G[4]);
+  out[1] = Math.sqrt(Math.max(0, mean - G[4]));
 }
 
 /** F = D_s D_m⁻¹ (3 × 2, row-major) of the triangle (a, b, c) with D_m⁻¹ at B[bo…bo+4). */
@@ -168,6 +165,28 @@ function deformationGradient(
   return F;
 }
 
+/** Scratch for gram: each caller reads it before the next call. */
+const scratchG = new Float64Array(5);
+
+/**
+ * FᵀF = [[A, Bc], [Bc, D]] of F (3 × 2, row-major) into A, Bc, D at 0–2,
+ * half = (A − D) / 2 at 3 and r = √(half² + Bc²) at 4: its eigenvalues are
+ * (A + D) / 2 ± r (the squared principal stretches).
+ */
+function gram(F: Float64Array): Float64Array {
+  const G = scratchG;
+  const A = F[0] * F[0] + F[2] * F[2] + F[4] * F[4];
+  const Bc = F[0] * F[1] + F[2] * F[3] + F[4] * F[5];
+  const D = F[1] * F[1] + F[3] * F[3] + F[5] * F[5];
+  const half = 0.5 * (A - D);
+  G[0] = A;
+  G[1] = Bc;
+  G[2] = D;
+  G[3] = half;
+  G[4] = Math.sqrt(half * half + Bc * Bc);
+  return G;
+}
+
 /**
  * σ_k (k = 0 the larger principal stretch, 1 the smaller) of triangle
  * (a, b, c) with D_m⁻¹ at B[bo…], and its gradient ∇_a, ∇_b, ∇_c (9 numbers)
@@ -184,11 +203,10 @@ export function principalStretchGradient(
   grad: Float64Array,
 ): number {
   const F = deformationGradient(x, a, b, c, B, bo);
-  const A = F[0] * F[0] + F[2] * F[2] + F[4] * F[4];
-  const Bc = F[0] * F[1] + F[2] * F[3] + F[4] * F[5];
-  const D = F[1] * F[1] + F[3] * F[3] + F[5] * F[5];
-  const half = 0.5 * (A - D);
-  const r = Math.sqrt(half * half + Bc * Bc);
+  const G = gram(F);
+  const Bc = G[1],
+    half = G[3],
+    r = G[4];
   let e0 = half >= 0 ? half + r : Bc;
   let e1 = half >= 0 ? Bc : r - half;
   const el = Math.hypot(e0, e1) || 1;
