@@ -9,7 +9,6 @@
  * each thread's instance over a shared memory).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { foldingSheet } from '../bench/scenes.js';
 import { N_RESCAN, type NarrowArrays } from '../src/collision/surface-narrow-scan.js';
 import {
   scanEdgeEdgeCrossings,
@@ -21,22 +20,13 @@ import type { SurfaceNarrowScan } from '../src/collision/surface-narrow-tasks.js
 import { WasmNarrow } from '../src/collision/surface-narrow-wasm.js';
 import type { ParticleStore } from '../src/core/particles.js';
 import type { TaskRunner } from '../src/core/step-context.js';
-import { Cloth, collisionSystemOf, enableCollisions, PlaneCollider, World } from '../src/index.js';
+import { collisionSystemOf } from '../src/index.js';
 import { useWasmKernels, wasmKernel } from '../src/wasm/kernels.js';
+import { foldingCloth } from './helpers/cloth.js';
 import { keepThreadPools, stateBits } from './helpers/worlds.js';
 
 keepThreadPools();
 afterEach(() => useWasmKernels(true));
-
-/** A 30 × 50 cloth let go just above the ground: it folds onto itself (self collision on). */
-function foldingCloth(threads = 1): World {
-  const world = new World({ dt: 1 / 60, substeps: 5, damping: 0.2, threads });
-  const mesh = foldingSheet([0.6, 1.0], [30, 50], 0.55, [0.03, 5]);
-  const cloth = new Cloth(world, { mesh, density: 0.2, bend: { compliance: 0.5 } });
-  world.addCollider(new PlaneCollider({ friction: 0.6 }));
-  enableCollisions(world, { thickness: 0.006, friction: 0.4 }).add(cloth);
-  return world;
-}
 
 type ScanInternals = Pick<SurfaceNarrowScan, 'scan' | 'scanCrossings' | 'wasm' | 'vt' | 'ee'> & {
   bind(store: ParticleStore, x: Float64Array, p: Float64Array): NarrowArrays;
