@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { closestPointTriangleAt } from '../src/collision/geometry.js';
 import {
   BoxCollider,
   bunnyMesh,
@@ -11,26 +10,28 @@ import {
   icosphere,
   loadScene,
   MeshCollider,
+  MeshDistance,
   PbdError,
   PlaneCollider,
   SphereCollider,
-  type TriangleMesh,
   World,
 } from '../src/index.js';
 import { quatRotate } from '../src/math/quat.js';
 import { rng } from './helpers.js';
 
-/** Brute-force distance to the triangles, and inside/outside by ray parity (independent of the collider code). */
+/**
+ * Brute-force distance to the triangles (every triangle's closest point, MeshDistance.closestPointOn
+ * without its tree), and inside/outside by ray parity (independent of the collider code).
+ */
 function bruteForce(
-  mesh: TriangleMesh,
+  mesh: MeshDistance,
   x: number,
   y: number,
   z: number,
 ): { distance: number; inside: boolean } {
   const P = mesh.positions,
     T = mesh.triangles;
-  const out = new Float64Array(7),
-    at = Float64Array.of(x, y, z);
+  const out = new Float64Array(7);
   let best = Number.POSITIVE_INFINITY;
   let crossings = 0;
   const d = [0.5773, 0.5774, 0.5775];
@@ -38,7 +39,7 @@ function bruteForce(
     const a = 3 * T[3 * t],
       b = 3 * T[3 * t + 1],
       c = 3 * T[3 * t + 2];
-    closestPointTriangleAt(at, 0, P, a, b, c, out);
+    mesh.closestPointOn(x, y, z, t, out);
     best = Math.min(best, out[6]);
     // Möller–Trumbore along d
     const e1 = [P[b] - P[a], P[b + 1] - P[a + 1], P[b + 2] - P[a + 2]];
@@ -60,6 +61,7 @@ function bruteForce(
 describe('mesh colliders: signed distance field, exact near the surface', () => {
   const bunny = bunnyMesh(0.5);
   const collider = new MeshCollider({ mesh: bunny, resolution: 64, margin: 0 });
+  const bunnyTriangles = new MeshDistance(bunny);
   const n = new Float64Array(3);
 
   it('is exact near the surface, close within the grid, a lower bound beyond it, with the right sign everywhere', () => {
@@ -76,7 +78,7 @@ describe('mesh colliders: signed distance field, exact near the surface', () => 
         y = P[3 * v + 1] + (r() - 0.5) * 2 * spread,
         z = P[3 * v + 2] + (r() - 0.5) * 2 * spread;
       const d = collider.distance(x, y, z, n);
-      const b = bruteForce(bunny, x, y, z);
+      const b = bruteForce(bunnyTriangles, x, y, z);
       if (k < 800) nearErr = Math.max(nearErr, Math.abs(Math.abs(d) - b.distance));
       else if (k < 1200) midErr = Math.max(midErr, Math.abs(Math.abs(d) - b.distance));
       else if (Math.abs(d) > b.distance + collider.cell) notBelow++;

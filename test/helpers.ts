@@ -133,17 +133,18 @@ export function impulseSums(
   const lin = [0, 0, 0],
     ang = [0, 0, 0];
   let scale = 0;
+  // particle i's position before (b) and its move (d)
+  const b = [0, 0, 0],
+    d = [0, 0, 0];
   for (let i = 0; i < count; i++) {
     if (invMass[i] === 0) continue;
     const m = mass[i];
-    const bx = before[3 * i],
-      by = before[3 * i + 1],
-      bz = before[3 * i + 2];
-    const dx = after[3 * i] - bx,
-      dy = after[3 * i + 1] - by,
-      dz = after[3 * i + 2] - bz;
-    addMomentum(lin, ang, m, bx, by, bz, dx, dy, dz);
-    scale += m * Math.hypot(dx, dy, dz) * (1 + Math.hypot(bx, by, bz));
+    for (let k = 0; k < 3; k++) {
+      b[k] = before[3 * i + k];
+      d[k] = after[3 * i + k] - b[k];
+    }
+    addMomentum(lin, ang, m, b[0], b[1], b[2], d[0], d[1], d[2]);
+    scale += m * Math.hypot(d[0], d[1], d[2]) * (1 + Math.hypot(b[0], b[1], b[2]));
   }
   return { linear: Math.hypot(...lin), angular: Math.hypot(...ang), scale };
 }

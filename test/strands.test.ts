@@ -18,6 +18,9 @@ import {
 import { fusedStrandSystem } from '../src/strands/fused-pass.js';
 
 /** One horizontal strand of `segments` segments over 1 m, its root pinned at the origin. */
+/** The head of the hair tests: a 10 cm sphere at the origin (hairOnSphere's center and radius). */
+const head10cm = { center: [0, 0, 0] as [number, number, number], radius: 0.1 };
+
 function swingingStrand(world: World, o: Partial<StrandsOptions>, segments = 20): Strands {
   const n = segments + 1;
   const positions = new Float64Array(3 * n);
@@ -172,7 +175,7 @@ describe('Follow-The-Leader strands (000 §3.5, Figure 9)', () => {
 
   it('masses: each particle carries half of each segment it ends (Σ m = ρ L)', () => {
     const world = new World();
-    const h = hairOnSphere({ center: [0, 0, 0], radius: 0.1, count: 7, segments: 6, length: 0.2 });
+    const h = hairOnSphere({ ...head10cm, count: 7, segments: 6, length: 0.2 });
     const s = new Strands(world, { ...h, linearDensity: 0.02 });
     let total = 0;
     let length = 0;
@@ -245,8 +248,7 @@ describe('hair by region shape matching (000 §6)', () => {
     const curly = (sm: boolean) => {
       const world = new World({ dt: 1 / 60, substeps: 4, iterations: 2, damping: 1 });
       const h = hairOnSphere({
-        center: [0, 0, 0],
-        radius: 0.1,
+        ...head10cm,
         count: 1,
         segments: 40,
         length: 0.4,
@@ -277,8 +279,7 @@ describe('hair by region shape matching (000 §6)', () => {
   it('shape matching of free strands conserves linear momentum', () => {
     const world = new World({ dt: 1 / 60, substeps: 2, gravity: [0, 0, 0] });
     const h = hairOnSphere({
-      center: [0, 0, 0],
-      radius: 0.1,
+      ...head10cm,
       count: 3,
       segments: 12,
       length: 0.3,

@@ -11,7 +11,6 @@
  * thread).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { foldingSheet } from '../bench/scenes.js';
 import type { Bvh } from '../src/collision/bvh.js';
 import {
   type BroadArrays,
@@ -21,23 +20,14 @@ import {
   type PairSink,
 } from '../src/collision/surface-broad-pairs.js';
 import { type BroadWasmHost, WasmPairTests } from '../src/collision/surface-broad-wasm.js';
-import { Cloth, collisionSystemOf, enableCollisions, PlaneCollider, World } from '../src/index.js';
+import { collisionSystemOf, type World } from '../src/index.js';
 import { useWasmKernels, wasmKernel } from '../src/wasm/kernels.js';
+import { foldingCloth } from './helpers/cloth.js';
 import { keepThreadPools, stateBits } from './helpers/worlds.js';
 
 keepThreadPools();
 
 afterEach(() => useWasmKernels(true));
-
-/** A 30 × 50 cloth let go just above the ground: it folds onto itself (self collision on). */
-function foldingCloth(threads = 1): World {
-  const world = new World({ dt: 1 / 60, substeps: 5, damping: 0.2, threads });
-  const mesh = foldingSheet([0.6, 1.0], [30, 50], 0.55, [0.03, 5]);
-  const cloth = new Cloth(world, { mesh, density: 0.2, bend: { compliance: 0.5 } });
-  world.addCollider(new PlaneCollider({ friction: 0.6 }));
-  enableCollisions(world, { thickness: 0.006, friction: 0.4 }).add(cloth);
-  return world;
-}
 
 interface BroadInternals {
   arrays: BroadArrays;

@@ -9,7 +9,6 @@
  * each thread's instance over a shared memory).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { foldingSheet } from '../bench/scenes.js';
 import { N_RESCAN, type NarrowArrays } from '../src/collision/surface-narrow-scan.js';
 import {
   scanEdgeEdgeCrossings,
@@ -21,22 +20,13 @@ import type { SurfaceNarrowScan } from '../src/collision/surface-narrow-tasks.js
 import { WasmNarrow } from '../src/collision/surface-narrow-wasm.js';
 import type { ParticleStore } from '../src/core/particles.js';
 import type { TaskRunner } from '../src/core/step-context.js';
-import { Cloth, collisionSystemOf, enableCollisions, PlaneCollider, World } from '../src/index.js';
+import { collisionSystemOf } from '../src/index.js';
 import { useWasmKernels, wasmKernel } from '../src/wasm/kernels.js';
+import { foldingCloth } from './helpers/cloth.js';
 import { keepThreadPools, stateBits } from './helpers/worlds.js';
 
 keepThreadPools();
 afterEach(() => useWasmKernels(true));
-
-/** A 30 × 50 cloth let go just above the ground: it folds onto itself (self collision on). */
-function foldingCloth(threads = 1): World {
-  const world = new World({ dt: 1 / 60, substeps: 5, damping: 0.2, threads });
-  const mesh = foldingSheet([0.6, 1.0], [30, 50], 0.55, [0.03, 5]);
-  const cloth = new Cloth(world, { mesh, density: 0.2, bend: { compliance: 0.5 } });
-  world.addCollider(new PlaneCollider({ friction: 0.6 }));
-  enableCollisions(world, { thickness: 0.006, friction: 0.4 }).add(cloth);
-  return world;
-}
 
 type ScanInternals = Pick<SurfaceNarrowScan, 'scan' | 'scanCrossings' | 'wasm' | 'vt' | 'ee'> & {
   bind(store: ParticleStore, x: Float64Array, p: Float64Array): NarrowArrays;
@@ -90,12 +80,8 @@ describe('the surface narrow phase in WebAssembly', () => {
     const world = foldingCloth();
     const narrow = collisionSystemOf(world)!.surfaces.narrowScan;
     const S = narrow as unknown as ScanInternals;
-    let scans = 0,
-      crossingScans = 0,
-      vtHits = 0,
-      eeHits = 0,
-      ccd = 0,
-      neg = 0;
+    // what the scans saw: scans and crossing scans, vertex–triangle and edge–edge hits, CCD and negative-side hits
+    const seen = { scans: 0, crossingScans: 0, vtHits: 0, eeHits: 0, ccd: 0, neg: 0 };
     // each scan: the JavaScript's scan over a copy of its arrays first, then the module's own run
     const scan = S.scan.bind(S),
       scanCrossings = S.scanCrossings.bind(S);
@@ -113,14 +99,14 @@ describe('the surface narrow phase in WebAssembly', () => {
       ]).toEqual(js.hits);
       expect(bitsOf(A.vtDist, nv).equals(js.vtDist)).toBe(true);
       expect(bitsOf(A.eeDist, ne).equals(js.eeDist)).toBe(true);
-      vtHits += S.vt.count;
-      eeHits += S.ee.count;
+      seen.vtHits += S.vt.count;
+      seen.eeHits += S.ee.count;
       for (let i = 0; i < S.vt.count; i++) {
-        if (S.vt.hits[2 * i + 1] & 2) ccd++;
-        if (S.vt.hits[2 * i + 1] & 16) neg++;
+        if (S.vt.hits[2 * i + 1] & 2) seen.ccd++;
+        if (S.vt.hits[2 * i + 1] & 16) seen.neg++;
       }
-      if (crossings) crossingScans++;
-      else scans++;
+      if (crossings) seen.crossingScans++;
+      else seen.scans++;
     };
     S.scan = (store: ParticleStore, x: Float64Array, p: Float64Array, tasks: TaskRunner | null) => {
       const A = S.bind(store, x, p);
@@ -140,13 +126,13 @@ describe('the surface narrow phase in WebAssembly', () => {
       check(true, A, () => scanCrossings(store, x, rescan, recheck, tasks));
     };
     for (let f = 0; f < 40; f++) world.step();
-    expect(scans).toBe(200);
-    expect(crossingScans).toBeGreaterThanOrEqual(200);
+    expect(seen.scans).toBe(200);
+    expect(seen.crossingScans).toBeGreaterThanOrEqual(200);
     // the cloth touched itself: contacts of both kinds, crossings, and both sides
-    expect(vtHits).toBeGreaterThan(10_000);
-    expect(eeHits).toBeGreaterThan(100);
-    expect(ccd).toBeGreaterThan(0);
-    expect(neg).toBeGreaterThan(0);
+    expect(seen.vtHits).toBeGreaterThan(10_000);
+    expect(seen.eeHits).toBeGreaterThan(100);
+    expect(seen.ccd).toBeGreaterThan(0);
+    expect(seen.neg).toBeGreaterThan(0);
   });
 
   it('gives a degenerate (zero-area) triangle the JavaScript hits and distances', () => {

@@ -6,7 +6,6 @@
  * 1, 2 and 4 threads.
  */
 import { describe, expect, it } from 'vitest';
-import { foldingSheet } from '../bench/scenes.js';
 import { ParallelBroadRebuild } from '../src/collision/surface-broad-tasks.js';
 import { PbdError } from '../src/core/errors.js';
 import type { SharedTask } from '../src/core/step-context.js';
@@ -15,24 +14,14 @@ import {
   type ColliderContacts,
   collisionSystemOf,
   enableCollisions,
-  PlaneCollider,
   type ThreadedScheduler,
   World,
 } from '../src/index.js';
+import { foldingCloth } from './helpers/cloth.js';
 import { keepThreadPools, stateBits } from './helpers/worlds.js';
 import { tangledFoldMesh } from './helpers.js';
 
 keepThreadPools();
-
-/** A 40 × 60 cloth let go just above the ground: it folds onto itself (self collision on). */
-function foldingCloth(threads: number): World {
-  const world = new World({ dt: 1 / 60, substeps: 5, damping: 0.2, threads });
-  const mesh = foldingSheet([0.8, 1.2], [40, 60], 0.65, [0.03, 5]);
-  const cloth = new Cloth(world, { mesh, density: 0.2, bend: { compliance: 0.5 } });
-  world.addCollider(new PlaneCollider({ friction: 0.6 }));
-  enableCollisions(world, { thickness: 0.006, friction: 0.4 }).add(cloth);
-  return world;
-}
 
 const bits = (w: World) => stateBits(w);
 
@@ -50,7 +39,12 @@ function tangledFold(threads: number): World {
 
 describe('self collision on worker threads', () => {
   it('a cloth folding onto itself: broad-phase rebuilds and narrow-phase scans on the pool, the same bits on 1, 2 and 4 threads', async () => {
-    const worlds = [foldingCloth(1), foldingCloth(2), foldingCloth(4), foldingCloth(2)];
+    const worlds = [
+      foldingCloth(1, '40x60'),
+      foldingCloth(2, '40x60'),
+      foldingCloth(4, '40x60'),
+      foldingCloth(2, '40x60'),
+    ];
     await Promise.all(worlds.map((w) => w.threadsReady()));
     const broad = worlds.map((w) => collisionSystemOf(w)!.surfaces.broadPhase);
     // the last world's rebuilds start with a shared output of 256 entries: their parts find it full, run
@@ -149,14 +143,13 @@ describe('self collision on worker threads', () => {
   it('plane contacts generated on the pool keep the multi-iteration friction state: a cloth sliding down a slope at 4 iterations per substep, the same bits on 1 and 2 threads', async () => {
     // Each of the 4 iterations may find a contact sliding (collider-contacts.ts: slid, lambdaT, reset
     // for every new contact); the pooled plane pass (collider-contacts-planes.ts) must reset them too.
-    const make = (threads: number) => {
-      const world = new World({ dt: 1 / 60, substeps: 2, iterations: 4, threads });
-      const mesh = foldingSheet([0.8, 1.2], [40, 60], 0.65, [0.03, 5]);
-      const cloth = new Cloth(world, { mesh, density: 0.2, bend: { compliance: 0.5 } });
-      world.addCollider(new PlaneCollider({ friction: 0.3, normal: [0.35, 1, 0] }));
-      enableCollisions(world, { thickness: 0.006, friction: 0.4 }).add(cloth);
-      return world;
-    };
+    const make = (threads: number) =>
+      foldingCloth(
+        threads,
+        '40x60',
+        { substeps: 2, iterations: 4, damping: 0 },
+        { friction: 0.3, normal: [0.35, 1, 0] },
+      );
     const worlds = [make(1), make(2)];
     await Promise.all(worlds.map((w) => w.threadsReady()));
     let slid = 0;
@@ -176,7 +169,7 @@ describe('self collision on worker threads', () => {
   }, 300_000);
 
   it('a task block that throws reaches the caller as a PbdError; the world then steps on', async () => {
-    const world = foldingCloth(2);
+    const world = foldingCloth(2, '40x60');
     await world.threadsReady();
     const sched = world.scheduler as ThreadedScheduler;
     // arguments without the arrays the kernel reads: every block throws (on the workers and here)

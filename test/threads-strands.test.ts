@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { findColliderContacts } from '../src/collision/collider-contacts.js';
 import { hairOnSphere, Motion, SphereCollider, Strands, World } from '../src/index.js';
 import { fusedStrandSystem } from '../src/strands/fused-pass.js';
+import { bitsDiffering } from './helpers/worlds.js';
 
 async function hair(threads: number, maxStretch = 1) {
   const world = new World({ dt: 1 / 60, substeps: 2, iterations: 2, threads });
@@ -40,11 +41,9 @@ describe('FTL and DFTL on the worker pool', () => {
         try {
           for (let s = 0; s < 40; s++) many.world.step();
           const n = 3 * one.world.store.count;
-          let differ = 0;
-          for (let i = 0; i < n; i++) {
-            if (!Object.is(one.world.store.x[i], many.world.store.x[i])) differ++;
-            if (!Object.is(one.world.store.v[i], many.world.store.v[i])) differ++;
-          }
+          const differ =
+            bitsDiffering(one.world.store.x, many.world.store.x, n) +
+            bitsDiffering(one.world.store.v, many.world.store.v, n);
           expect(differ).toBe(0);
           // every substep's FTL pass and DFTL correction after the workers had the arguments
           expect(many.body.ftl!.pooled).toBeGreaterThan(100);
@@ -119,12 +118,7 @@ describe('the fused strand pass on the worker pool', () => {
         }
         const a = one.world.store,
           b = many.world.store;
-        let differ = 0;
-        for (let i = 0; i < 3 * a.count; i++) {
-          if (!Object.is(a.x[i], b.x[i])) differ++;
-          if (!Object.is(a.v[i], b.v[i])) differ++;
-        }
-        expect(differ).toBe(0);
+        expect(bitsDiffering(a.x, b.x, 3 * a.count) + bitsDiffering(a.v, b.v, 3 * a.count)).toBe(0);
         const cc = findColliderContacts(many.world)!;
         expect(cc.count).toBe(cc1.count);
         let listDiffer = 0;
@@ -148,9 +142,7 @@ describe('the fused strand pass on the worker pool', () => {
         const ta = one.world.attachments,
           tb = many.world.attachments;
         expect(tb.count).toBe(ta.count);
-        let targetDiffer = 0;
-        for (let e = 0; e < 3 * ta.count; e++) if (!Object.is(ta.target[e], tb.target[e])) targetDiffer++;
-        expect(targetDiffer).toBe(0);
+        expect(bitsDiffering(ta.target, tb.target, 3 * ta.count)).toBe(0);
         // every substep after the workers had the arguments ran its blocks on the pool
         expect(many.fused.ranOnePass).toBe(steps);
         // (but the first after the start and after the growth, before the workers hold the new memory)
@@ -195,12 +187,7 @@ describe('the fused strand pass on the worker pool', () => {
     // the tip left the head's inside (radius 0.1; the plan's substep resolves the whole radius)
     expect(one.d).toBeGreaterThan(0.09);
     expect(two.pooled).toBeGreaterThan(10);
-    let differ = 0;
-    for (let i = 0; i < one.x.length; i++) {
-      if (!Object.is(one.x[i], two.x[i])) differ++;
-      if (!Object.is(one.v[i], two.v[i])) differ++;
-    }
-    expect(differ).toBe(0);
+    expect(bitsDiffering(one.x, two.x) + bitsDiffering(one.v, two.v)).toBe(0);
   }, 120_000);
 
   it('computes the targets of roots that follow one turning motion as the attachments do, bit for bit', async () => {
@@ -299,11 +286,5 @@ function differing(
   one: { x: Float64Array; v: Float64Array; target: Float64Array },
   two: { x: Float64Array; v: Float64Array; target: Float64Array },
 ): number {
-  let differ = 0;
-  for (let i = 0; i < one.x.length; i++) {
-    if (!Object.is(one.x[i], two.x[i])) differ++;
-    if (!Object.is(one.v[i], two.v[i])) differ++;
-  }
-  for (let i = 0; i < one.target.length; i++) if (!Object.is(one.target[i], two.target[i])) differ++;
-  return differ;
+  return bitsDiffering(one.x, two.x) + bitsDiffering(one.v, two.v) + bitsDiffering(one.target, two.target);
 }

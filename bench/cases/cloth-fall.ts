@@ -204,99 +204,99 @@ const nsTargets = { stretch: 4, 'dihedral-bending': 10 };
 /** The distance bending is a distance projection: issue 18's 4 ns. */
 const nsTargetsDist = { stretch: 4, 'distance-bending': 4 };
 
+/** A row of the table below: what differs from cloth-50-fall. */
+interface FallVariant {
+  n: 50 | 201;
+  /** Stretch constraints only (no bending; ammo.js but not the matched model). */
+  stretchOnly?: boolean;
+  precision?: Precision;
+  model?: BendModel;
+  /** 002's isometric bending on the dihedral cloth's quads instead of the dihedral bending. */
+  isometric?: boolean;
+  /** A threaded instance too (BenchCase.setupThreads, bench/scaling.ts). */
+  threads?: boolean;
+  description: string;
+}
+
+/**
+ * The case of a variant: its name from what differs (cloth-N-fall[-stretch][-distbend][-isometric][-f32]),
+ * 300 frames after 60 at 50 × 50 and 20 after 5 at 201 × 201 (Jolt goes non-finite later), its peers
+ * built on the same scene, and issue 18's ns targets of its bending.
+ */
+function fallCase(v: FallVariant): BenchCase {
+  const { n, precision = 'f64', model = 'dihedral' } = v;
+  const bend = !v.stretchOnly;
+  const tags = [v.stretchOnly && 'stretch', model === 'distance' && 'distbend', v.isometric && 'isometric'];
+  if (precision === 'f32') tags.push('f32');
+  const nsPerProjection = v.isometric
+    ? { stretch: 4, 'isometric-bending': 10 }
+    : model === 'distance'
+      ? nsTargetsDist
+      : nsTargets;
+  const matched = model === 'distance' ? ', matched constraints' : '';
+  return {
+    name: [`cloth-${n}-fall`, ...tags.filter((t) => t)].join('-'),
+    description: v.description,
+    setup: v.isometric ? pbdkitIsometric(n, precision) : pbdkit(n, bend, precision, 1, model),
+    ...(v.threads ? { setupThreads: (t: number) => pbdkit(n, bend, precision, t, model)() } : {}),
+    peers: peers(n, bend, true, precision, true, model),
+    steps: n === 50 ? 300 : 20,
+    warmup: n === 50 ? 60 : 5,
+    target: { nsPerProjection, reference: `same-run peers${matched} (issue 18)` },
+  };
+}
+
 export const cases: BenchCase[] = [
-  {
-    name: 'cloth-50-fall',
+  fallCase({
+    n: 50,
     description:
       '50×50 cloth falling from horizontal and folding, stretch + dihedral bending, XPBD, 5 substeps',
-    setup: pbdkit(50, true),
-    peers: peers(50, true, true),
-    steps: 300,
-    warmup: 60,
-    target: { nsPerProjection: nsTargets, reference: 'same-run peers (issue 18)' },
-  },
-  {
-    name: 'cloth-50-fall-stretch',
-    description: 'cloth-50-fall with stretch constraints only',
-    setup: pbdkit(50, false),
-    peers: peers(50, false, true),
-    steps: 300,
-    warmup: 60,
-    target: { nsPerProjection: nsTargets, reference: 'same-run peers (issue 18)' },
-  },
-  {
-    name: 'cloth-201-fall',
+  }),
+  fallCase({ n: 50, stretchOnly: true, description: 'cloth-50-fall with stretch constraints only' }),
+  fallCase({
+    n: 201,
+    threads: true,
     description:
       '201×201 cloth falling from horizontal, stretch + dihedral bending, XPBD, 5 substeps (frames 5–24: Jolt goes non-finite later)',
-    setup: pbdkit(201, true),
-    setupThreads: (t) => pbdkit(201, true, 'f64', t)(),
-    peers: peers(201, true, true),
-    steps: 20,
-    warmup: 5,
-    target: { nsPerProjection: nsTargets, reference: 'same-run peers (issue 18)' },
-  },
-  {
-    name: 'cloth-50-fall-f32',
+  }),
+  fallCase({
+    n: 50,
+    precision: 'f32',
+    threads: true,
     description: "cloth-50-fall with precision: 'f32' (stretch and bending kernels in f32x4, docs/cloth.md)",
-    setup: pbdkit(50, true, 'f32'),
-    setupThreads: (t) => pbdkit(50, true, 'f32', t)(),
-    peers: peers(50, true, true, 'f32'),
-    steps: 300,
-    warmup: 60,
-    target: { nsPerProjection: nsTargets, reference: 'same-run peers (issue 18)' },
-  },
-  {
-    name: 'cloth-50-fall-distbend',
+  }),
+  fallCase({
+    n: 50,
+    model: 'distance',
     description:
       "cloth-50-fall with ammo.js's constraint model: stretch + one distance constraint across each bending quad (ClothOptions.bend.model 'distance'), compliance matched to ammo's link stiffness 0.1; f64",
-    setup: pbdkit(50, true, 'f64', 1, 'distance'),
-    peers: peers(50, true, true, 'f64', true, 'distance'),
-    steps: 300,
-    warmup: 60,
-    target: { nsPerProjection: nsTargetsDist, reference: 'same-run peers, matched constraints (issue 18)' },
-  },
-  {
-    name: 'cloth-50-fall-distbend-f32',
+  }),
+  fallCase({
+    n: 50,
+    model: 'distance',
+    precision: 'f32',
     description:
       "cloth-50-fall-distbend with precision: 'f32': the matched comparison with ammo.js (issue 18: ≤ 0.4)",
-    setup: pbdkit(50, true, 'f32', 1, 'distance'),
-    peers: peers(50, true, true, 'f32', true, 'distance'),
-    steps: 300,
-    warmup: 60,
-    target: { nsPerProjection: nsTargetsDist, reference: 'same-run peers, matched constraints (issue 18)' },
-  },
-  {
-    name: 'cloth-50-fall-isometric-f32',
+  }),
+  fallCase({
+    n: 50,
+    isometric: true,
+    precision: 'f32',
     description:
       "cloth-50-fall-f32 with 002's isometric bending (opt-in, cheaper) instead of the dihedral bending, on the same quads",
-    setup: pbdkitIsometric(50, 'f32'),
-    peers: peers(50, true, true, 'f32'),
-    steps: 300,
-    warmup: 60,
-    target: {
-      nsPerProjection: { stretch: 4, 'isometric-bending': 10 },
-      reference: 'same-run peers (issue 18)',
-    },
-  },
-  {
-    name: 'cloth-201-fall-f32',
+  }),
+  fallCase({
+    n: 201,
+    precision: 'f32',
+    threads: true,
     description: "cloth-201-fall with precision: 'f32' (frames 5–24)",
-    setup: pbdkit(201, true, 'f32'),
-    setupThreads: (t) => pbdkit(201, true, 'f32', t)(),
-    peers: peers(201, true, true, 'f32'),
-    steps: 20,
-    warmup: 5,
-    target: { nsPerProjection: nsTargets, reference: 'same-run peers (issue 18)' },
-  },
-  {
-    name: 'cloth-201-fall-distbend-f32',
+  }),
+  fallCase({
+    n: 201,
+    model: 'distance',
+    precision: 'f32',
+    threads: true,
     description:
       "cloth-201-fall-f32 with ammo.js's constraint model (distance bending matched to ammo's link stiffness; frames 5–24)",
-    setup: pbdkit(201, true, 'f32', 1, 'distance'),
-    setupThreads: (t) => pbdkit(201, true, 'f32', t, 'distance')(),
-    peers: peers(201, true, true, 'f32', true, 'distance'),
-    steps: 20,
-    warmup: 5,
-    target: { nsPerProjection: nsTargetsDist, reference: 'same-run peers, matched constraints (issue 18)' },
-  },
+  }),
 ];

@@ -3,7 +3,15 @@
  * n × n grid in the xz plane, inextensible (XPBD, stretch compliance 0) with
  * soft dihedral bending, hung from the two corners of its first row.
  */
-import { Cloth, gridMesh, type World } from '../../src/index.js';
+import { foldingSheet } from '../../bench/scenes.js';
+import {
+  Cloth,
+  enableCollisions,
+  gridMesh,
+  PlaneCollider,
+  World,
+  type WorldOptions,
+} from '../../src/index.js';
 
 export interface HangingClothOptions {
   /** Side of the square (m); default 2. */
@@ -53,4 +61,31 @@ export function clothAmongFree(world: World, n: number, before: number, after: n
   const cloth = hangingCloth(world, n);
   free(after);
   return cloth;
+}
+
+/** foldingCloth's sheets (bench/scenes.ts foldingSheet: size, cells, lift): the WebAssembly tests' and the thread tests'. */
+const FOLDING_SHEETS = {
+  '30x50': [[0.6, 1.0], [30, 50], 0.55],
+  '40x60': [[0.8, 1.2], [40, 60], 0.65],
+} as const;
+
+/**
+ * A cloth let go just above the ground (a plane, friction 0.6 unless `ground`
+ * says otherwise): it folds onto itself (self collision on). The surface
+ * broad and narrow phases' WebAssembly tests and the collision thread tests
+ * step it; `world` overrides the step (1/60 s, 5 substeps).
+ */
+export function foldingCloth(
+  threads = 1,
+  sheet: keyof typeof FOLDING_SHEETS = '30x50',
+  world: Partial<WorldOptions> = {},
+  ground: ConstructorParameters<typeof PlaneCollider>[0] = { friction: 0.6 },
+): World {
+  const w = new World({ dt: 1 / 60, substeps: 5, damping: 0.2, threads, ...world });
+  const [size, cells, lift] = FOLDING_SHEETS[sheet];
+  const mesh = foldingSheet([...size], [...cells], lift, [0.03, 5]);
+  const cloth = new Cloth(w, { mesh, density: 0.2, bend: { compliance: 0.5 } });
+  w.addCollider(new PlaneCollider(ground));
+  enableCollisions(w, { thickness: 0.006, friction: 0.4 }).add(cloth);
+  return w;
 }

@@ -42,6 +42,13 @@ export function stateBits(w: World, render = false): Buffer {
   return Buffer.concat(parts);
 }
 
+/** How many of the first n entries (all of a's by default) of a and b differ in their bits (Object.is: −0 ≠ 0, NaN = NaN). */
+export function bitsDiffering(a: ArrayLike<number>, b: ArrayLike<number>, n = a.length): number {
+  let d = 0;
+  for (let i = 0; i < n; i++) if (!Object.is(a[i], b[i])) d++;
+  return d;
+}
+
 /** Steps the worlds `steps` times, one step of each in turn. */
 export function stepTogether(worlds: readonly { step(): void }[], steps: number): void {
   for (let k = 0; k < steps; k++) for (const w of worlds) w.step();

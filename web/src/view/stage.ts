@@ -68,42 +68,31 @@ const WATER_FAST = 0xd8efff;
 const palette = bodyPalette;
 
 /**
- * A body as the view sees it: a mirror of the simulated body, updated from
- * frames. A body with a render mesh (an embedded or skinned surface) is
- * drawn from the render positions the simulation refreshes after each batch
- * (shared memory in the worker), not from its particles.
+ * A body as the view sees it: a mirror of the simulated body (its BodyInfo,
+ * whose counts, topology and uvs frames update), with what the drawing
+ * classes ask of a BodySource. A body with a render mesh (an embedded or
+ * skinned surface) is drawn from the render positions the simulation
+ * refreshes after each batch (shared memory in the worker), not from its
+ * particles.
  */
-class BodyMirror implements BodySource {
-  offset: number;
-  count: number;
-  activeCount: number;
-  topologyVersion: number;
-  triangles: Uint32Array;
-  lines: Uint32Array;
-  uvs: Float64Array | null;
-  readonly hasRenderMesh: boolean;
-  renderVertices: Float64Array | null;
-  constructor(b: BodyInfo) {
-    this.offset = b.offset;
-    this.count = b.count;
-    this.activeCount = b.activeCount;
-    this.topologyVersion = b.topologyVersion;
-    this.triangles = b.triangles;
-    this.lines = b.lines;
-    this.uvs = b.uvs;
-    this.hasRenderMesh = b.renderPositions !== null;
-    this.renderVertices = b.renderPositions;
-  }
-  renderTriangles(): Uint32Array {
-    return this.triangles;
-  }
-  renderLines(): Uint32Array {
-    return this.lines;
-  }
-  renderPositions(): Float64Array {
-    return this.renderVertices ?? new Float64Array(0);
-  }
+function bodyMirror(b: BodyInfo) {
+  const mirror = {
+    ...b,
+    hasRenderMesh: b.renderPositions !== null,
+    renderVertices: b.renderPositions,
+    renderTriangles(): Uint32Array {
+      return this.triangles;
+    },
+    renderLines(): Uint32Array {
+      return this.lines;
+    },
+    renderPositions(): Float64Array {
+      return this.renderVertices ?? new Float64Array(0);
+    },
+  };
+  return mirror satisfies BodySource;
 }
+type BodyMirror = ReturnType<typeof bodyMirror>;
 
 /** Tubes for a strand body of at most 5,000 segments whose particles have a radius (rods, threads). */
 function drawAsTubes(b: BodyInfo, radius: Float64Array): boolean {
@@ -332,7 +321,7 @@ export class Stage {
   }
 
   private addBody(b: BodyInfo, k: number): BodyView {
-    const mirror = new BodyMirror(b);
+    const mirror = bodyMirror(b);
     const store = this.store!;
     const color = new Color(palette[k % palette.length]);
     const view: BodyView = {
@@ -623,12 +612,10 @@ export class Stage {
       for (let c = 0; c < rest.length; c++, k += 6) {
         const a = 3 * idx[2 * c],
           b = 3 * idx[2 * c + 1];
-        pos[k] = x[a];
-        pos[k + 1] = x[a + 1];
-        pos[k + 2] = x[a + 2];
-        pos[k + 3] = x[b];
-        pos[k + 4] = x[b + 1];
-        pos[k + 5] = x[b + 2];
+        for (let d = 0; d < 3; d++) {
+          pos[k + d] = x[a + d];
+          pos[k + 3 + d] = x[b + d];
+        }
         const len = Math.hypot(x[a] - x[b], x[a + 1] - x[b + 1], x[a + 2] - x[b + 2]);
         // strain e = (l − l0)/l0, saturating at ±5 %
         const e = rest[c] > 0 ? Math.max(-1, Math.min(1, (len - rest[c]) / rest[c] / 0.05)) : 0;
