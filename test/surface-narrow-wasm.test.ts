@@ -208,7 +208,7 @@ describe('the surface narrow phase in WebAssembly', () => {
         const runTask = sched.runTask.bind(sched);
         sched.runTask = (task, n, blocks) => {
           const ran = runTask(task, n, blocks);
-          if (ran && task.kind.startsWith('surface-narrow')) jobs++;
+          if (ran && /^surface-(narrow|crossings)/.test(task.kind)) jobs++;
           return ran;
         };
       }

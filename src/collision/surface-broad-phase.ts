@@ -387,6 +387,11 @@ export class SurfaceBroadPhase {
     return this.blocks?.runs ?? 0;
   }
 
+  /** Of them, snapshot checks whose job also computed the swept boxes (update with `sweep`). */
+  get pooledCheckSwept(): number {
+    return this.blocks?.fused ?? 0;
+  }
+
   /** Builds the triangle tree (once per topology) or refits it to the current triangle boxes. */
   private fitTree(): void {
     if (this.treeVersion !== this.topo.version || this.tree.itemCount !== this.topo.triCount) {

@@ -38,19 +38,16 @@ interface NarrowArgs {
   plan: Int32Array;
 }
 
-/** The plan of one job: crossings (1) or proximity (0); each scan's candidates, block size and blocks. */
-const P_CROSS = 0,
-  P_NV = 1,
-  P_BV = 2,
-  P_KV = 3,
-  P_NE = 4,
-  P_BE = 5,
-  P_KE = 6,
-  PLAN = 7;
+/**
+ * The plan of one job: plan[0] crossings (1) or proximity (0); from P_VT and from P_EE each scan's
+ * candidates, block size and blocks (plan1).
+ */
+const P_VT = 1;
+const P_EE = 4;
 
 /**
  * Blocks [from, to) of one job that runs both scans of a substep phase (the proximity scans, or
- * the fail-safe's crossing scans): blocks k < plan[P_KV] are the vertex–triangle scan's, in
+ * the fail-safe's crossing scans): blocks k < plan[P_VT + 2] are the vertex–triangle scan's, in
  * candidate order, the rest the edge–edge scan's. One job instead of two per phase (session
  * 18): the blocks and their hits are those of the two jobs, so the join gives the same lists.
  */
@@ -58,14 +55,15 @@ export function narrowPairTask(args: NarrowArgs, from: number, to: number): void
   const plan = args.plan,
     counts = args.counts,
     W = args.W;
-  const cross = plan[P_CROSS] !== 0,
-    kv = plan[P_KV];
+  const cross = plan[0] !== 0,
+    kv = plan[P_VT + 2];
   const ex = W !== undefined ? narrowInstance(W) : null;
   for (let k = from; k < to; k++) {
     const vt = k < kv;
     const b = vt ? k : k - kv;
-    const n = vt ? plan[P_NV] : plan[P_NE],
-      B = vt ? plan[P_BV] : plan[P_BE];
+    const at = vt ? P_VT : P_EE;
+    const n = plan[at],
+      B = plan[at + 1];
     const a = b * B,
       z = Math.min(n, a + B);
     let c: number;
@@ -108,7 +106,7 @@ export class SurfaceNarrowScan {
   private sharedTopo = -1;
   /** Both scans of a phase as one pool job (the JavaScript's, the module's), and its plan (P_*). */
   private readonly pairTask: SharedTask = { kind: 'surface-narrow-pair', args: {}, version: 0 };
-  private readonly plan = new Int32Array(new SharedArrayBuffer(4 * PLAN));
+  private readonly plan = new Int32Array(new SharedArrayBuffer(4 * (P_EE + 3)));
   private vtOut: Int32Array = new Int32Array(0);
   private eeOut: Int32Array = new Int32Array(0);
   private counts: Int32Array = new Int32Array(0);
@@ -317,15 +315,13 @@ export class SurfaceNarrowScan {
     counts: Int32Array,
   ): boolean {
     const plan = this.plan;
-    const kv = plan1(plan, P_NV, nv),
-      ke = plan1(plan, P_NE, ne);
-    plan[P_CROSS] = crossings ? 1 : 0;
-    plan[P_KV] = kv;
-    plan[P_KE] = ke;
+    const kv = plan1(plan, P_VT, nv),
+      ke = plan1(plan, P_EE, ne);
+    plan[0] = crossings ? 1 : 0;
     if (kv + ke === 0 || !tasks.runTask(task, kv + ke, kv + ke)) return false;
     this.jobs++;
-    join(this.vt, vtOut, counts, 0, nv, plan[P_BV], kv);
-    join(this.ee, eeOut, counts, MAX_TASK_BLOCKS, ne, plan[P_BE], ke);
+    join(this.vt, vtOut, counts, 0, nv, plan[P_VT + 1], kv);
+    join(this.ee, eeOut, counts, MAX_TASK_BLOCKS, ne, plan[P_EE + 1], ke);
     return true;
   }
 
@@ -382,13 +378,14 @@ export class SurfaceNarrowScan {
   }
 }
 
-/** One scan's n candidates in plan[at] and its block size in plan[at + 1]; returns its blocks. */
+/** One scan's n candidates in plan[at], its block size in plan[at + 1], its blocks in plan[at + 2] (returned). */
 function plan1(plan: Int32Array, at: number, n: number): number {
   const blocks = Math.min(MAX_TASK_BLOCKS, Math.ceil(n / NARROW_BLOCK));
   const B = blocks > 0 ? Math.ceil(n / blocks) : 1;
   plan[at] = n;
   plan[at + 1] = B;
-  return blocks > 0 ? Math.ceil(n / B) : 0;
+  plan[at + 2] = blocks > 0 ? Math.ceil(n / B) : 0;
+  return plan[at + 2];
 }
 
 /** The hits of one scan's `blocks` blocks of B candidates (counts from counts[at]) joined in block order into `into`. */
