@@ -16,7 +16,8 @@ import type { BroadArrays } from './surface-broad-pairs.js';
  * displacement of the motions) stay on the calling thread: a sum in blocks
  * would round differently.
  *
- * One shared task for all four loops: the loop to run is a slot of a
+ * One shared task for all four loops (and for the check with the swept
+ * boxes in one job, OP_CHECK_SWEPT): the loop to run is a slot of a
  * shared array (`par`), so switching loops sends nothing to the workers.
  */
 
