@@ -182,25 +182,43 @@ describe('the surface narrow phase in WebAssembly', () => {
     expect(wasmC.vtDist.equals(jsC.vtDist)).toBe(true);
   });
 
-  it('steps a folding cloth bit for bit as the JavaScript scans do, on one thread and in blocks on two', async () => {
+  it('steps a folding cloth bit for bit as the JavaScript scans do, on one thread and in blocks on two, both scans of a phase in one pool job', async () => {
     const run = async (wasm: boolean, threads: number) => {
       useWasmKernels(wasm);
       const world = foldingCloth(threads);
       await world.threadsReady();
+      // the pool jobs the narrow scans ran (both scans of a phase are one job since session 18)
+      let jobs = 0;
+      if (threads > 1) {
+        const sched = world.scheduler as unknown as TaskRunner;
+        const runTask = sched.runTask.bind(sched);
+        sched.runTask = (task, n, blocks) => {
+          const ran = runTask(task, n, blocks);
+          if (ran && /^surface-(narrow|crossings)/.test(task.kind)) jobs++;
+          return ran;
+        };
+      }
       for (let f = 0; f < 40; f++) world.step();
       const n = collisionSystemOf(world)!.surfaces.narrowScan;
-      const out = { bits: stateBits(world), runs: n.wasm.runs, pooled: n.pooledWasm };
+      const out = { bits: stateBits(world), runs: n.wasm.runs, pooled: n.pooledWasm, scans: n.runs, jobs };
       world.dispose();
       return out;
     };
     const off = await run(false, 1);
     const on = await run(true, 1);
     const two = await run(true, 2);
+    const offTwo = await run(false, 2);
     expect(off.runs).toBe(0);
     expect(on.runs).toBeGreaterThan(400);
     expect(on.pooled).toBe(0);
     expect(two.pooled).toBeGreaterThan(100);
     expect(on.bits.equals(off.bits)).toBe(true);
     expect(two.bits.equals(off.bits)).toBe(true);
+    // one job per pooled phase (both scans), in the module and in JavaScript
+    expect(two.jobs).toBe(two.pooled);
+    expect(offTwo.pooled).toBe(0);
+    expect(offTwo.scans).toBeGreaterThan(100);
+    expect(offTwo.jobs).toBe(offTwo.scans);
+    expect(offTwo.bits.equals(off.bits)).toBe(true);
   }, 120_000);
 });

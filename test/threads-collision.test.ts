@@ -110,6 +110,10 @@ describe('self collision on worker threads', () => {
     expect(broad[0].pooledLoops).toBe(0);
     expect(broad[1].pooledLoops).toBeGreaterThan(0);
     expect(broad[2].pooledLoops).toBeGreaterThan(0);
+    // the swept boxes in the snapshot check's job (session 18): in most of the 2 × 5 × 60 updates
+    expect(broad[0].pooledCheckSwept).toBe(0);
+    expect(broad[1].pooledCheckSwept).toBeGreaterThan(300);
+    expect(broad[2].pooledCheckSwept).toBeGreaterThan(300);
     for (const w of worlds) w.dispose();
   }, 300_000);
 

@@ -16,7 +16,8 @@ import type { BroadArrays } from './surface-broad-pairs.js';
  * displacement of the motions) stay on the calling thread: a sum in blocks
  * would round differently.
  *
- * One shared task for all four loops: the loop to run is a slot of a
+ * One shared task for all four loops (and for the check with the swept
+ * boxes in one job, OP_CHECK_SWEPT): the loop to run is a slot of a
  * shared array (`par`), so switching loops sends nothing to the workers.
  */
 
@@ -25,6 +26,8 @@ const OP_CHECK = 0;
 const OP_TAKE = 1;
 const OP_ITEMS = 2;
 const OP_SWEPT = 3;
+/** The check's scan and the swept boxes in one job (BroadBlocks.alsoSwept; session 18). */
+const OP_CHECK_SWEPT = 4;
 
 /** Slots of BlocksArgs.par. */
 const P_OP = 0;
@@ -315,7 +318,11 @@ interface BlocksArgs extends ItemArrays {
 /** The task's kernel: block `block` = vertices (or items) [from, to) of the loop par[P_OP]. */
 export function broadBlocksTask(A: BlocksArgs, from: number, to: number, block: number): void {
   const par = A.par;
-  switch (par[P_OP]) {
+  const op = par[P_OP];
+  // the swept boxes of the check's vertices first, then their check (one job for both)
+  if (op === OP_CHECK_SWEPT)
+    sweptRange(A.vertex, A.x, A.p, A.sv, A.motion, par[P_CX], par[P_CY], par[P_CZ], from, to);
+  switch (op === OP_CHECK_SWEPT ? OP_CHECK : op) {
     case OP_CHECK:
       A.counts[block] = checkRange(
         A.vertex,
@@ -406,6 +413,32 @@ export class BroadBlocks {
   private stale = true;
   /** Loops run on the pool (statistics, tests). */
   runs = 0;
+  /** Whether the next check also computes the swept boxes (alsoSwept), and whether the last one did. */
+  private fuse = false;
+  private sweptRan = false;
+  /** Checks that computed the swept boxes in the same job (statistics, tests). */
+  fused = 0;
+
+  /**
+   * The next check's job also computes the swept boxes and relative motions (sweptRange, c the
+   * mean displacement): one job instead of two where nothing between them reads or writes x, p,
+   * sv or motion (SurfaceBroadPhase.update with `sweep`). `sweptRan` says whether it did.
+   */
+  alsoSwept(cx: number, cy: number, cz: number): void {
+    const par = this.par;
+    par[P_CX] = cx;
+    par[P_CY] = cy;
+    par[P_CZ] = cz;
+    this.fuse = true;
+  }
+
+  /** Whether the last check computed the swept boxes (alsoSwept); forgets the request either way. */
+  endSwept(): boolean {
+    const ran = this.sweptRan;
+    this.fuse = false;
+    this.sweptRan = false;
+    return ran;
+  }
 
   /** The check's scan; the strays joined into `out` in vertex order. Returns their number, or −1. */
   check(
@@ -418,11 +451,18 @@ export class BroadBlocks {
     out: Int32Array,
   ): number {
     const nv = src.A.vertex.length;
+    const fuse = this.fuse;
+    this.fuse = false;
+    this.sweptRan = false;
     if (!this.ready(tasks, src, x, p)) return -1;
     const par = this.par;
     par.set(frames, P_FRAMES);
     par[P_SLACK] = slack;
-    if (!this.go(tasks, OP_CHECK, nv)) return -1;
+    if (!this.go(tasks, fuse ? OP_CHECK_SWEPT : OP_CHECK, nv)) return -1;
+    if (fuse) {
+      this.sweptRan = true;
+      this.fused++;
+    }
     const B = Math.ceil(nv / BLOCKS),
       total = Math.ceil(nv / B);
     const c = this.counts,

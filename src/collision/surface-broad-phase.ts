@@ -182,7 +182,9 @@ export class SurfaceBroadPhase {
    * Brings the candidate lists up to date for the motion x → p (full rebuild
    * or incremental update). With `slack` > 0 vertices renew their snapshot
    * that much before their allowance runs out, so that the solver's
-   * corrections rarely force another update after the solve.
+   * corrections rarely force another update after the solve. With `sweep`
+   * it also computes the swept boxes x → p (sweptBoxes), on the pool in the
+   * check's job: the update reads neither them nor the motions.
    */
   update(
     store: ParticleStore,
@@ -190,10 +192,16 @@ export class SurfaceBroadPhase {
     p: Float64Array,
     slack = 0,
     tasks: TaskRunner | null = null,
+    sweep = false,
   ): void {
     const t0 = clock();
     const blocks = this.blocksFor(tasks);
+    if (sweep && blocks !== null) {
+      const c = this.meanDisplacement(x, p);
+      blocks.alsoSwept(c[0], c[1], c[2]);
+    }
     const n = this.snapshots.check(x, p, slack, tasks, blocks, blocks === null ? null : this.blocksSource());
+    const swept = sweep && blocks?.endSwept() === true;
     const t1 = clock();
     const ms = this.ms;
     ms.check += t1 - t0;
@@ -209,6 +217,7 @@ export class SurfaceBroadPhase {
       this.partialUpdate(store, x, p, n, tasks);
       ms.update += clock() - t1;
     }
+    if (sweep && !swept) this.sweptBoxes(x, p, tasks);
   }
 
   /**
@@ -376,6 +385,11 @@ export class SurfaceBroadPhase {
   /** Loops of the broad phase that ran in blocks on the pool (statistics, tests). */
   get pooledLoops(): number {
     return this.blocks?.runs ?? 0;
+  }
+
+  /** Of them, snapshot checks whose job also computed the swept boxes (update with `sweep`). */
+  get pooledCheckSwept(): number {
+    return this.blocks?.fused ?? 0;
   }
 
   /** Builds the triangle tree (once per topology) or refits it to the current triangle boxes. */

@@ -17,6 +17,7 @@ import {
   grow32,
   type PairSink,
 } from './surface-broad-pairs.js';
+import { closeTally, openTally, tallyFor, tallyPairs } from './surface-broad-tally.js';
 import { type BroadWasm, groupsInModule, partsInModule, testPairs } from './surface-broad-wasm.js';
 
 /**
@@ -197,6 +198,8 @@ interface BroadRebuildArgs {
   counts: Int32Array;
   /** The module on the broad phase's memory, where the tests run in WebAssembly (surface-broad-wasm.ts). */
   W: BroadWasm | null;
+  /** Each thread's count of its parts' pairs per triangle (surface-broad-tally.ts). */
+  tally: Int32Array;
 }
 
 /** Slots per block in BroadRebuildArgs.counts (and BroadUpdateArgs.counts); the last: 1 where its tests ran in WebAssembly, 2 its traversal or queries too. */
@@ -276,6 +279,7 @@ function toArena(
   arena.set(ee.subarray(0, 2 * ne), at + 2 * (np + nv));
   c[o] = at;
   c[o + 4] = 0;
+  tallyPairs(args.tally, pairs, np);
 }
 
 /** Arguments of the 'surface-broad-update' task: the rebuild's shared copies, the update's groups, the arena. */
@@ -400,8 +404,9 @@ export class ParallelBroadRebuild {
   /** Entries the arena should hold (grown when a rebuild needed more). */
   private arenaSize: number;
   private stale = true;
-  /** Triangle pairs of each triangle (the budget check) and of a part run again here. */
+  /** Triangle pairs of each triangle (the budget check), the threads' counts of them, and the pairs of a part run again here. */
   private perItem = new Int32Array(0);
+  private tally: Int32Array = new Int32Array(0);
   private local = new Int32Array(1024);
   /** Rebuilds that ran on the pool (statistics, tests). */
   runs = 0;
@@ -444,6 +449,10 @@ export class ParallelBroadRebuild {
     }
     this.synced = true;
     const nf = selfPairsFrontier(this.N, FRONTIER, this.front, this.scratch);
+    const tally = tallyFor(this.tally, tasks.threads, tree.itemCount);
+    if (tally !== this.tally) this.stale = true;
+    this.tally = tally;
+    openTally(tally, tree.itemCount);
     const args = this.stale
       ? ({
           A: this.A,
@@ -453,6 +462,7 @@ export class ParallelBroadRebuild {
           top: this.top,
           counts: this.counts,
           W: this.W,
+          tally,
         } satisfies BroadRebuildArgs)
       : null;
     const sent = startFrontierTask(tasks, this.task, args, this.top, maxPairs, nf);
@@ -462,10 +472,10 @@ export class ParallelBroadRebuild {
       e0 = out.eeCount;
     const c = this.counts,
       arena = this.arena;
+    // the pairs per triangle of the parts the pool ran, summed over the threads' counts (the budgets below)
     const ip = this.perItem;
-    ip.fill(0, 0, tree.itemCount);
     let total = 0,
-      over = false;
+      over = closeTally(tally, ip, perItem);
     for (let b = 0; b < nf && !over; b++) {
       const o = C * b;
       let pairs = arena,
@@ -508,7 +518,8 @@ export class ParallelBroadRebuild {
       // the budgets of Bvh.selfPairsBounded: below them its pairs are these, in this order
       total += np;
       if (maxPairs > 0 && total >= maxPairs) over = true;
-      for (let k = p0; k < p0 + 2 * np && !over; k++) if (++ip[pairs[k]] >= perItem) over = true;
+      if (pairs !== arena)
+        for (let k = 0; k < 2 * np && !over; k++) if (++ip[pairs[k]] >= perItem) over = true;
     }
     // an arena that was too small grows for the next rebuild (the workers receive it before the next step)
     const used = Atomics.load(this.top, 0);

@@ -215,8 +215,7 @@ export class SurfaceContacts implements ConstraintSet {
     const timings = ctx.timings;
     const t0 = clock();
     broad.classifyEdges(x, ctx.substep === 0);
-    broad.update(store, x, p, 0.25 * broad.snapshots.minAllowance(), ctx.tasks ?? null);
-    broad.sweptBoxes(x, p, ctx.tasks ?? null);
+    broad.update(store, x, p, 0.25 * broad.snapshots.minAllowance(), ctx.tasks ?? null, true);
     const t1 = clock();
     // the detection scans (here, or in blocks on the pool), then their contacts in candidate order
     this.narrowScan.scan(store, x, p, ctx.tasks ?? null);

@@ -82,13 +82,14 @@ export class SurfaceFailsafe {
     const list = this.list;
     this.tasks = tasks;
     // the solver may have moved some vertices beyond their allowance
-    this.broad.update(store, x, p, 0, tasks);
+    // (and the first scan's swept boxes, in the check's job on the pool)
+    this.broad.update(store, x, p, 0, tasks, true);
     // the first scan tests every candidate, each rescan only those with a vertex in `recheck`: a
     // pair none of whose vertices moved since a scan that found it not crossing still does not
     // cross (same x, same p, same test), so the rescans find exactly what full scans would
     let rescan = false;
     for (let round = 0; round < 2; round++) {
-      const crossings = this.findCrossings(store, x, rescan);
+      const crossings = this.findCrossings(store, x, rescan, round > 0);
       if (crossings === 0) return;
       this.stats.failsafeCrossings += crossings;
       // one more pass over all contacts, the new ones included
@@ -104,7 +105,7 @@ export class SurfaceFailsafe {
     for (let i = 0; i < this.topo.vertexCount; i++) zone[i] = -1;
     for (let round = 0; round < 64; round++) {
       const before = list.count;
-      if (this.findCrossings(store, x, rescan) === 0) break;
+      if (this.findCrossings(store, x, rescan, true) === 0) break;
       for (let k = before; k < list.count; k++) {
         let root = -1;
         for (let j = 0; j < 4; j++) {
@@ -133,11 +134,12 @@ export class SurfaceFailsafe {
 
   /**
    * Crossing test x → p over all candidates (with `rescan`, only those with a
-   * vertex flagged in `recheck`); each crossing adds a constraint and flags
+   * vertex flagged in `recheck`; with `sweep`, the swept boxes of p first, which
+   * the broad phase's update computed for the first scan); each crossing adds a constraint and flags
    * its vertices in `crossed`. Returns the number of crossings.
    */
-  private findCrossings(store: ParticleStore, x: Float64Array, rescan: boolean): number {
-    this.broad.sweptBoxes(x, store.p, this.tasks);
+  private findCrossings(store: ParticleStore, x: Float64Array, rescan: boolean, sweep: boolean): number {
+    if (sweep) this.broad.sweptBoxes(x, store.p, this.tasks);
     this.crossed.fill(0);
     // the scans (here, or in blocks on the pool), then their contacts in candidate order
     const narrow = this.narrow;

@@ -24,51 +24,61 @@ import type { Untangler } from './untangle.js';
  */
 
 /**
- * Arguments of the 'surface-narrow-vt', 'surface-narrow-ee', 'surface-crossings-vt' and
- * 'surface-crossings-ee' tasks: the JavaScript scans' shared arrays (A, hits), or the
- * WebAssembly module's memory (W; its hits stay there); each block's count into `counts`.
+ * Arguments of the 'surface-narrow-pair' task: the JavaScript scans' shared arrays (A, vtHits,
+ * eeHits), or the WebAssembly module's memory (W; its hits stay there); the plan of the job
+ * (`plan`, P_*); each block's count into `counts` (vertex–triangle blocks from 0, edge–edge
+ * blocks from MAX_TASK_BLOCKS).
  */
 interface NarrowArgs {
   A?: NarrowArrays;
-  hits?: Int32Array;
+  vtHits?: Int32Array;
+  eeHits?: Int32Array;
   W?: WasmNarrowArgs;
   counts: Int32Array;
+  plan: Int32Array;
 }
 
-/** A JavaScript scan (surface-narrow-scans.generated.ts) and its export in the narrow module (wasm/narrow.ts). */
-type JsScan = (A: NarrowArrays, k0: number, k1: number, hits: Int32Array) => number;
-type WasmScan = 'scanVt' | 'scanEe' | 'crossVt' | 'crossEe';
+/**
+ * The plan of one job: plan[0] crossings (1) or proximity (0); from P_VT and from P_EE each scan's
+ * candidates, block size and blocks (plan1).
+ */
+const P_VT = 1;
+const P_EE = 4;
 
-/** Block `block` = candidates [from, to) of one scan: in the module's memory (W) or on the shared arrays (A, hits). */
-function scanBlock(
-  js: JsScan,
-  wasm: WasmScan,
-  args: NarrowArgs,
-  from: number,
-  to: number,
-  block: number,
-): void {
-  const W = args.W;
-  args.counts[block] =
-    W !== undefined
-      ? narrowInstance(W)[wasm](W.table, from, to)
-      : js(args.A as NarrowArrays, from, to, args.hits as Int32Array);
-}
-
-export function narrowVtTask(args: NarrowArgs, from: number, to: number, block: number): void {
-  scanBlock(scanVertexTriangles, 'scanVt', args, from, to, block);
-}
-
-export function narrowEeTask(args: NarrowArgs, from: number, to: number, block: number): void {
-  scanBlock(scanEdgeEdges, 'scanEe', args, from, to, block);
-}
-
-export function crossingsVtTask(args: NarrowArgs, from: number, to: number, block: number): void {
-  scanBlock(scanVertexTriangleCrossings, 'crossVt', args, from, to, block);
-}
-
-export function crossingsEeTask(args: NarrowArgs, from: number, to: number, block: number): void {
-  scanBlock(scanEdgeEdgeCrossings, 'crossEe', args, from, to, block);
+/**
+ * Blocks [from, to) of one job that runs both scans of a substep phase (the proximity scans, or
+ * the fail-safe's crossing scans): blocks k < plan[P_VT + 2] are the vertex–triangle scan's, in
+ * candidate order, the rest the edge–edge scan's. One job instead of two per phase (session
+ * 18): the blocks and their hits are those of the two jobs, so the join gives the same lists.
+ */
+export function narrowPairTask(args: NarrowArgs, from: number, to: number): void {
+  const plan = args.plan,
+    counts = args.counts,
+    W = args.W;
+  const cross = plan[0] !== 0,
+    kv = plan[P_VT + 2];
+  const ex = W !== undefined ? narrowInstance(W) : null;
+  for (let k = from; k < to; k++) {
+    const vt = k < kv;
+    const b = vt ? k : k - kv;
+    const at = vt ? P_VT : P_EE;
+    const n = plan[at],
+      B = plan[at + 1];
+    const a = b * B,
+      z = Math.min(n, a + B);
+    let c: number;
+    if (ex !== null) {
+      const t = (W as WasmNarrowArgs).table;
+      if (vt) c = cross ? ex.crossVt(t, a, z) : ex.scanVt(t, a, z);
+      else c = cross ? ex.crossEe(t, a, z) : ex.scanEe(t, a, z);
+    } else {
+      const A = args.A as NarrowArrays;
+      if (vt)
+        c = (cross ? scanVertexTriangleCrossings : scanVertexTriangles)(A, a, z, args.vtHits as Int32Array);
+      else c = (cross ? scanEdgeEdgeCrossings : scanEdgeEdges)(A, a, z, args.eeHits as Int32Array);
+    }
+    counts[vt ? b : MAX_TASK_BLOCKS + b] = c;
+  }
 }
 
 /** Candidates per block, and the fewest candidates worth sending to the pool. */
@@ -94,22 +104,16 @@ export class SurfaceNarrowScan {
   /** Shared copies for the pool, its tasks and outputs. */
   private shared: NarrowArrays | null = null;
   private sharedTopo = -1;
-  private readonly vtTask: SharedTask = { kind: 'surface-narrow-vt', args: {}, version: 0 };
-  private readonly eeTask: SharedTask = { kind: 'surface-narrow-ee', args: {}, version: 0 };
-  private readonly vtCrossTask: SharedTask = { kind: 'surface-crossings-vt', args: {}, version: 0 };
-  private readonly eeCrossTask: SharedTask = { kind: 'surface-crossings-ee', args: {}, version: 0 };
+  /** Both scans of a phase as one pool job (the JavaScript's, the module's), and its plan (P_*). */
+  private readonly pairTask: SharedTask = { kind: 'surface-narrow-pair', args: {}, version: 0 };
+  private readonly plan = new Int32Array(new SharedArrayBuffer(4 * (P_EE + 3)));
   private vtOut: Int32Array = new Int32Array(0);
   private eeOut: Int32Array = new Int32Array(0);
   private counts: Int32Array = new Int32Array(0);
   private stale = true;
   /** The scans in WebAssembly (where the module runs), their pool tasks and block counts. */
   readonly wasm = new WasmNarrow();
-  private readonly wasmTasks: SharedTask[] = [
-    { kind: 'surface-narrow-vt', args: {}, version: 0 },
-    { kind: 'surface-narrow-ee', args: {}, version: 0 },
-    { kind: 'surface-crossings-vt', args: {}, version: 0 },
-    { kind: 'surface-crossings-ee', args: {}, version: 0 },
-  ];
+  private readonly wasmTask: SharedTask = { kind: 'surface-narrow-pair', args: {}, version: 0 };
   private wasmArgs: WasmNarrowArgs | null = null;
   private wasmCounts: Int32Array = new Int32Array(0);
   readonly vt = new NarrowHits();
@@ -117,6 +121,8 @@ export class SurfaceNarrowScan {
   /** Scans that ran on the pool (statistics, tests), those of them in WebAssembly. */
   runs = 0;
   pooledWasm = 0;
+  /** Pool jobs those scans took (one per phase since session 18: both scans in one job). */
+  jobs = 0;
 
   constructor(topo: SurfaceTopology, broad: SurfaceBroadPhase, untangler: Untangler) {
     this.topo = topo;
@@ -205,16 +211,26 @@ export class SurfaceNarrowScan {
       if (this.wasmArgs !== W.args || this.wasmCounts.length === 0) {
         this.wasmArgs = W.args;
         if (this.wasmCounts.length === 0)
-          this.wasmCounts = new Int32Array(new SharedArrayBuffer(4 * MAX_TASK_BLOCKS));
-        for (const t of this.wasmTasks) {
-          t.args = { W: W.args as WasmNarrowArgs, counts: this.wasmCounts } satisfies NarrowArgs;
-          t.version++;
-        }
+          this.wasmCounts = new Int32Array(new SharedArrayBuffer(8 * MAX_TASK_BLOCKS));
+        const t = this.wasmTask;
+        t.args = {
+          W: W.args as WasmNarrowArgs,
+          counts: this.wasmCounts,
+          plan: this.plan,
+        } satisfies NarrowArgs;
+        t.version++;
       }
-      const c = crossings ? 2 : 0;
-      vtDone = this.runOne(tasks, this.wasmTasks[c], nv, W.hits(true, nv), this.vt, this.wasmCounts);
-      eeDone = this.runOne(tasks, this.wasmTasks[c + 1], ne, W.hits(false, ne), this.ee, this.wasmCounts);
-      if (vtDone || eeDone) {
+      vtDone = eeDone = this.runPair(
+        tasks,
+        this.wasmTask,
+        nv,
+        ne,
+        crossings,
+        W.hits(true, nv),
+        W.hits(false, ne),
+        this.wasmCounts,
+      );
+      if (vtDone) {
         this.runs++;
         this.pooledWasm++;
       }
@@ -264,50 +280,48 @@ export class SurfaceNarrowScan {
   private runPool(tasks: TaskRunner, A: NarrowArrays, nv: number, ne: number, crossings: boolean): boolean {
     const S = this.share(A, nv, ne);
     if (this.stale) {
-      for (const t of [this.vtTask, this.vtCrossTask, this.eeTask, this.eeCrossTask]) {
-        t.version++;
-        const vt = t === this.vtTask || t === this.vtCrossTask;
-        t.args = { A: S, hits: vt ? this.vtOut : this.eeOut, counts: this.counts } satisfies NarrowArgs;
-      }
+      const t = this.pairTask;
+      t.version++;
+      t.args = {
+        A: S,
+        vtHits: this.vtOut,
+        eeHits: this.eeOut,
+        counts: this.counts,
+        plan: this.plan,
+      } satisfies NarrowArgs;
       this.stale = false;
     }
-    const vtTask = crossings ? this.vtCrossTask : this.vtTask,
-      eeTask = crossings ? this.eeCrossTask : this.eeTask;
-    if (!this.runOne(tasks, vtTask, nv, this.vtOut, this.vt, this.counts)) return false;
+    if (!this.runPair(tasks, this.pairTask, nv, ne, crossings, this.vtOut, this.eeOut, this.counts))
+      return false;
     A.vtDist.set(S.vtDist.subarray(0, nv));
-    if (!this.runOne(tasks, eeTask, ne, this.eeOut, this.ee, this.counts)) {
-      this.ee.hits = atLeast(this.ee.hits, 2 * ne);
-      this.ee.count = (crossings ? scanEdgeEdgeCrossings : scanEdgeEdges)(A, 0, ne, this.ee.hits);
-    } else A.eeDist.set(S.eeDist.subarray(0, ne));
+    A.eeDist.set(S.eeDist.subarray(0, ne));
     this.runs++;
     return true;
   }
 
-  /** One scan of n candidates on the pool, its blocks' hits joined in order into `into`. */
-  private runOne(
+  /**
+   * Both scans of a phase (nv vertex–triangle, ne edge–edge candidates) as one job on the pool:
+   * each scan cut into the blocks it had as a job of its own, the vertex–triangle blocks first;
+   * their hits joined in block order into `vt` and `ee`. False when the pool cannot run it now.
+   */
+  private runPair(
     tasks: TaskRunner,
     task: SharedTask,
-    n: number,
-    out: Int32Array,
-    into: NarrowHits,
+    nv: number,
+    ne: number,
+    crossings: boolean,
+    vtOut: Int32Array,
+    eeOut: Int32Array,
     counts: Int32Array,
   ): boolean {
-    into.hits = atLeast(into.hits, 2 * n);
-    if (n === 0) {
-      into.count = 0;
-      return true;
-    }
-    const blocks = Math.min(MAX_TASK_BLOCKS, Math.ceil(n / NARROW_BLOCK));
-    if (!tasks.runTask(task, n, blocks)) return false;
-    const B = Math.ceil(n / blocks);
-    const total = Math.ceil(n / B);
-    let m = 0;
-    for (let b = 0; b < total; b++) {
-      const c = counts[b];
-      into.hits.set(out.subarray(2 * b * B, 2 * (b * B + c)), 2 * m);
-      m += c;
-    }
-    into.count = m;
+    const plan = this.plan;
+    const kv = plan1(plan, P_VT, nv),
+      ke = plan1(plan, P_EE, ne);
+    plan[0] = crossings ? 1 : 0;
+    if (kv + ke === 0 || !tasks.runTask(task, kv + ke, kv + ke)) return false;
+    this.jobs++;
+    join(this.vt, vtOut, counts, 0, nv, plan[P_VT + 1], kv);
+    join(this.ee, eeOut, counts, MAX_TASK_BLOCKS, ne, plan[P_EE + 1], ke);
     return true;
   }
 
@@ -357,11 +371,41 @@ export class SurfaceNarrowScan {
       const len = Math.ceil(1.25 * need);
       this.vtOut = new Int32Array(new SharedArrayBuffer(4 * Math.max(len, this.vtOut.length)));
       this.eeOut = new Int32Array(new SharedArrayBuffer(4 * Math.max(len, this.eeOut.length)));
-      this.counts = new Int32Array(new SharedArrayBuffer(4 * MAX_TASK_BLOCKS));
+      this.counts = new Int32Array(new SharedArrayBuffer(8 * MAX_TASK_BLOCKS));
       this.stale = true;
     }
     return this.shared;
   }
+}
+
+/** One scan's n candidates in plan[at], its block size in plan[at + 1], its blocks in plan[at + 2] (returned). */
+function plan1(plan: Int32Array, at: number, n: number): number {
+  const blocks = Math.min(MAX_TASK_BLOCKS, Math.ceil(n / NARROW_BLOCK));
+  const B = blocks > 0 ? Math.ceil(n / blocks) : 1;
+  plan[at] = n;
+  plan[at + 1] = B;
+  plan[at + 2] = blocks > 0 ? Math.ceil(n / B) : 0;
+  return plan[at + 2];
+}
+
+/** The hits of one scan's `blocks` blocks of B candidates (counts from counts[at]) joined in block order into `into`. */
+function join(
+  into: NarrowHits,
+  out: Int32Array,
+  counts: Int32Array,
+  at: number,
+  n: number,
+  B: number,
+  blocks: number,
+): void {
+  into.hits = atLeast(into.hits, 2 * n);
+  let m = 0;
+  for (let b = 0; b < blocks; b++) {
+    const c = counts[at + b];
+    into.hits.set(out.subarray(2 * b * B, 2 * (b * B + c)), 2 * m);
+    m += c;
+  }
+  into.count = m;
 }
 
 /** `a`, or a larger array when it holds fewer than n entries. */

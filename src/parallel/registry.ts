@@ -11,12 +11,7 @@ import { contactBlocksTask } from '../collision/collider-contacts-blocks.js';
 import { planeContactsTask } from '../collision/collider-contacts-planes.js';
 import { broadBlocksTask } from '../collision/surface-broad-blocks.js';
 import { broadPairsTask, broadRebuildTask, broadUpdateTask } from '../collision/surface-broad-tasks.js';
-import {
-  crossingsEeTask,
-  crossingsVtTask,
-  narrowEeTask,
-  narrowVtTask,
-} from '../collision/surface-narrow-tasks.js';
+import { narrowPairTask } from '../collision/surface-narrow-tasks.js';
 import { untangleCrossingsTask } from '../collision/untangle-tasks.js';
 import { DistanceConstraints } from '../constraints/distance.js';
 import { TetVolumeConstraints, TriangleAreaConstraints } from '../constraints/volume.js';
@@ -67,10 +62,7 @@ export const parallelTasks: Readonly<Record<string, TaskKernel>> = {
   'surface-broad-update': broadUpdateTask as unknown as TaskKernel,
   'surface-broad-blocks': broadBlocksTask as unknown as TaskKernel,
   'untangle-crossings': untangleCrossingsTask as unknown as TaskKernel,
-  'surface-narrow-vt': narrowVtTask as unknown as TaskKernel,
-  'surface-narrow-ee': narrowEeTask as unknown as TaskKernel,
-  'surface-crossings-vt': crossingsVtTask as unknown as TaskKernel,
-  'surface-crossings-ee': crossingsEeTask as unknown as TaskKernel,
+  'surface-narrow-pair': narrowPairTask as unknown as TaskKernel,
   'fluid-rows': fluidRowsTask as unknown as TaskKernel,
   'follow-the-leader': ftlTask as unknown as TaskKernel,
   'element-wasm': elementWasmTask as unknown as TaskKernel,
