@@ -11,9 +11,10 @@
  *   npx tsx bench/small-sets-probe.ts [f64|f32] [forward|symmetric] [substeps] [sizes, e.g. 61,101]
  */
 import { ElementConstraints } from '../src/constraints/element-set.js';
-import { Cloth, gridMesh, World } from '../src/index.js';
 import { fusedStats, ST_COPY, ST_WAIT, ST_WORK, STAT_SLOTS } from '../src/wasm/element-order.js';
 import { ElementThreads } from '../src/wasm/element-threads.js';
+import { interleaved } from './interleave.js';
+import { fallingCloth } from './peers/cloth-scene.js';
 
 const precision = (process.argv[2] ?? 'f64') as 'f64' | 'f32';
 const sweep = (process.argv[3] ?? 'forward') as 'forward' | 'symmetric';
@@ -21,51 +22,22 @@ const substeps = Number(process.argv[4] ?? '5');
 const sizes = (process.argv[5] ?? '61,101').split(',').map(Number);
 const saved = ElementConstraints.poolMinConstraints;
 const inf = Number.POSITIVE_INFINITY;
-const median = (a: number[]) => [...a].sort((x, y) => x - y)[a.length >> 1];
 
-function cloth(n: number, threads: number): { world: World; cloth: Cloth } {
-  const world = new World({
-    dt: 1 / 60,
-    substeps,
-    iterations: 1,
-    solver: 'xpbd',
-    sweep,
-    gravity: [0, -9.81, 0],
-    precision,
-    threads,
-  });
-  const c = new Cloth(world, {
-    mesh: gridMesh({ width: 2, height: 2, cols: n, rows: n, plane: 'xz' }),
-    density: 0.2,
-    stretch: { compliance: 0 },
-    bend: { model: 'dihedral', compliance: 0.01 },
-  });
-  c.pin(0);
-  c.pin(n - 1);
-  return { world, cloth: c };
-}
-
+const cloth = (n: number, threads: number) =>
+  fallingCloth({ n, substeps, bendCompliance: 0.01, precision, threads, sweep });
 for (const n of sizes) {
   const steps = Math.max(20, Math.round(400_000 / (n * n * substeps)) * 5);
   const runs = [
     { ...cloth(n, 1), min: saved, wall: [] as number[] },
-    { ...cloth(n, 2), min: { f64: 0, f32: 0 }, wall: [] as number[] },
-    { ...cloth(n, 2), min: { f64: inf, f32: inf }, wall: [] as number[] },
+    { ...cloth(n, 2), min: { f64: 0, f32: 0 } as typeof saved, wall: [] as number[] },
+    { ...cloth(n, 2), min: { f64: inf, f32: inf } as typeof saved, wall: [] as number[] },
   ];
   for (const r of runs) await r.world.threadsReady();
   const step = (r: (typeof runs)[number]) => {
     ElementConstraints.poolMinConstraints = r.min;
     r.world.step();
   };
-  for (let f = 0; f < 5; f++) for (const r of runs) step(r);
-  for (let s = 0; s < steps; s++) {
-    for (let k = 0; k < 3; k++) {
-      const r = runs[(k + s) % 3];
-      const t0 = performance.now();
-      step(r);
-      r.wall.push(performance.now() - t0);
-    }
-  }
+  const [one, on, off] = interleaved(runs, steps, step);
   const x0 = runs[0].world.store.x;
   const same = runs.every((r) => r.world.store.x.every((v, i) => Object.is(v, x0[i])));
   // the profile's split: the pool world's fused blocks timed per thread
@@ -86,7 +58,6 @@ for (const n of sizes) {
   }
   const ck = at(0, ST_WORK) + at(0, ST_COPY);
   cw = at(0, ST_WAIT);
-  const [one, on, off] = runs.map((r) => median(r.wall));
   const c = runs[0].cloth;
   console.log(
     `| ${n} × ${n} | ${precision} | ${sweep} | ${substeps} | ${c.stretch.count} + ${c.bend!.count} | ${one.toFixed(2)} | ` +

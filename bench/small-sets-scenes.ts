@@ -11,10 +11,10 @@
 import { readFileSync } from 'node:fs';
 import { ElementConstraints, POOL_MIN_CONSTRAINTS } from '../src/constraints/element-set.js';
 import { loadScene } from '../src/index.js';
+import { interleaved } from './interleave.js';
 
 const names = (process.argv[2] ?? 'solver-hierarchy,strain-lra').split(',');
 const steps = Number(process.argv[3] ?? '60');
-const median = (a: number[]) => [...a].sort((x, y) => x - y)[a.length >> 1];
 const before = { f64: POOL_MIN_CONSTRAINTS.f64, f32: POOL_MIN_CONSTRAINTS.f32 };
 const after = { ...POOL_MIN_CONSTRAINTS };
 for (const name of names) {
@@ -38,17 +38,9 @@ for (const name of names) {
     ElementConstraints.poolMinConstraints = r.min;
     r.s.world.step();
   };
-  for (let f = 0; f < 5; f++) for (const r of runs) step(r);
-  for (let s = 0; s < steps; s++)
-    for (let k = 0; k < 3; k++) {
-      const r = runs[(k + s) % 3];
-      const t0 = performance.now();
-      step(r);
-      r.wall.push(performance.now() - t0);
-    }
+  const [one, old, now] = interleaved(runs, steps, step);
   const x0 = runs[0].s.world.store.x;
   const same = runs.every((r) => r.s.world.store.x.every((v, i) => Object.is(v, x0[i])));
-  const [one, old, now] = runs.map((r) => median(r.wall));
   console.log(
     `| ${name} | ${one.toFixed(2)} | ${old.toFixed(2)} (${(one / old).toFixed(2)}) | ${now.toFixed(2)} (${(one / now).toFixed(2)}) | ${same} |`,
   );
