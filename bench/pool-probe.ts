@@ -10,12 +10,12 @@
  *   npx tsx bench/pool-probe.ts [f32|f64] [sizes, e.g. 50,71,100,141,201]
  */
 import { ElementConstraints } from '../src/constraints/element-set.js';
+import { interleaved } from './interleave.js';
 import { fallingCloth } from './peers/cloth-scene.js';
 
 const precision = (process.argv[2] ?? 'f32') as 'f64' | 'f32';
 const sizes = (process.argv[3] ?? '50,71,100').split(',').map(Number);
 const saved = ElementConstraints.poolMinConstraints;
-const median = (a: number[]) => [...a].sort((x, y) => x - y)[a.length >> 1];
 for (const n of sizes) {
   const steps = n > 150 ? 20 : n > 90 ? 60 : 200;
   const make = (threads: number, min: typeof saved) => ({
@@ -30,19 +30,10 @@ for (const n of sizes) {
     ElementConstraints.poolMinConstraints = r.min;
     r.fc.world.step();
   };
-  for (let f = 0; f < 5; f++) for (const r of runs) step(r);
-  for (let s = 0; s < steps; s++) {
-    for (let k = 0; k < 3; k++) {
-      const r = runs[(k + s) % 3];
-      const t0 = performance.now();
-      step(r);
-      r.wall.push(performance.now() - t0);
-    }
-  }
+  const [one, on, off] = interleaved(runs, steps, step);
   ElementConstraints.poolMinConstraints = saved;
   const x0 = runs[0].fc.world.store.x;
   const same = runs.every((r) => r.fc.world.store.x.every((v, i) => Object.is(v, x0[i])));
-  const [one, on, off] = runs.map((r) => median(r.wall));
   const c = runs[0].fc.cloth;
   console.log(
     `${n} x ${n} ${precision} (${c.stretch.count} stretch + ${c.bend!.count} bending): 1 thread ${one.toFixed(2)} ms; ` +

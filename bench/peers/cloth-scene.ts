@@ -26,6 +26,8 @@ export interface FallingClothOptions {
   precision?: 'f64' | 'f32';
   /** pbdkit's threads (WorldOptions.threads), default 1. */
   threads?: number;
+  /** pbdkit's sweep (WorldOptions.sweep), default 'forward'. */
+  sweep?: 'forward' | 'symmetric';
 }
 
 /** Side of the square cloth (m), its density (kg/m²), the frame (s). */
@@ -56,7 +58,7 @@ export function fallingCloth(o: FallingClothOptions): FallingCloth {
     substeps: o.substeps,
     iterations: 1,
     solver: 'xpbd',
-    sweep: 'forward',
+    sweep: o.sweep ?? 'forward',
     gravity: [0, GRAVITY, 0],
     precision: o.precision ?? 'f64',
     threads: o.threads ?? 1,

@@ -16,14 +16,24 @@ import type { KernelRange } from '../wasm/paired.js';
  * a threaded world's pool, by the precision the set sweeps in (placed on a
  * quiet machine by bench/pool-probe.ts, docs/performance.md "Small sets skip
  * the pool": f64 sets gain from about 10,000 constraints, f32 sets, whose
- * kernels take less than half as long per constraint, from about 30,000).
+ * kernels take less than half as long per constraint, from about 30,000);
+ * and sets whose particle window (lowest to highest index) is narrower than
+ * `window` particles (session 18, small25, issue 20: docs/performance.md
+ * "Small sets on the pool, again"): two blocks of the threaded sweep's window
+ * copies (PARTICLES_PER_BLOCK = 4,096 in src/wasm/element-threads.ts), below
+ * which the fused sweep's colour blocks all hang on one copy block and on each
+ * other, so the worker runs a tenth of the kernels while the two threads hand
+ * the sweep back and forth (a 61 × 61 cloth, 3,721 particles: 0.44–0.86 × on
+ * 2 threads).
  */
-export const POOL_MIN_CONSTRAINTS: Readonly<PoolThresholds> = { f64: 10_000, f32: 32_768 };
+export const POOL_MIN_CONSTRAINTS: Readonly<PoolThresholds> = { f64: 10_000, f32: 32_768, window: 8_192 };
 
-/** Constraints from which a set's sweeps go to the pool, per precision of the sweep. */
+/** Constraints from which a set's sweeps go to the pool, per precision of the sweep; and the particle window (absent: 0). */
 export interface PoolThresholds {
   f64: number;
   f32: number;
+  /** Particles of the set's window (its highest index less its lowest, plus one) at least. */
+  window?: number;
 }
 
 /**
@@ -266,7 +276,7 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
    * src/wasm/element-threads.ts), 'ranges' when its colour batches go to
    * the workers with the JavaScript kernel (projectColorRange: where shared
    * WebAssembly memory is missing, with the same bits), 'serial' for a set
-   * below poolMinConstraints (project runs it on the calling thread) and for
+   * below poolMinConstraints, by size or window (project runs it on the calling thread), and for
    * an f32 set without the shared kernel (its JavaScript twin rounds the
    * whole window first) — all on the bits of one thread.
    */
@@ -298,15 +308,26 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
    * the pool runs the one-thread sweep's code, so the bits are the same
    * either way. The line depends on the precision the set sweeps in (f32
    * kernels cost less than half as much per constraint, so the pool's
-   * fixed costs weigh more): `f64` and `f32`. Tests lower it to run small
-   * cloths on the pool.
+   * fixed costs weigh more): `f64` and `f32`. And since session 18 (small25)
+   * the set's particle window, `window`: a 61 × 61 cloth's sets (10,920 and
+   * 10,680 constraints, above the f64 line, in a window of 3,721 particles)
+   * ran at 0.6 × on 2 threads on a quiet machine, their worker doing almost
+   * no blocks. Tests lower it ({ f64: 0, f32: 0 }: no window either) to run
+   * small cloths on the pool.
    */
   static poolMinConstraints: PoolThresholds = { ...POOL_MIN_CONSTRAINTS };
 
-  /** Whether this set's sweeps go to a threaded world's pool (its size and the sweep's precision: poolMinConstraints). */
+  /**
+   * Whether this set's sweeps go to a threaded world's pool: its size by the sweep's precision and
+   * its particle window (poolMinConstraints), a function of the set alone.
+   */
   private onPool(f32: boolean): boolean {
     const min = ElementConstraints.poolMinConstraints;
-    return this.count >= (f32 ? min.f32 : min.f64);
+    if (this.count < (f32 ? min.f32 : min.f64)) return false;
+    const w = min.window ?? 0;
+    if (w <= 0) return true;
+    this.findWindow();
+    return this.winHi - this.winLo + 1 >= w;
   }
 
   /** The worker pool's tasks in a threaded world (set by project), else null. */
@@ -332,6 +353,12 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
    * the same bits for every particle of the window, moved or not.
    */
   private roundWindow(p: Float64Array): void {
+    this.findWindow();
+    for (let i = 3 * this.winLo; i < 3 * this.winHi + 3; i++) p[i] = Math.fround(p[i]);
+  }
+
+  /** The set's particle window, its lowest and highest index (winLo, winHi), found once per index array. */
+  private findWindow(): void {
     if (this.winOf !== this.indices) {
       let lo = Number.POSITIVE_INFINITY,
         hi = -1;
@@ -345,7 +372,6 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
       this.winHi = hi;
       this.winOf = idx;
     }
-    for (let i = 3 * this.winLo; i < 3 * this.winHi + 3; i++) p[i] = Math.fround(p[i]);
   }
 
   private winOf: Int32Array | null = null;
