@@ -17,9 +17,15 @@
  * --copy times a memory-bound reference instead: a plain copy of arrays the
  * size of the step's, on one thread and on two at once.
  *
- *   npx tsx bench/thread-profile.ts [--lib lib,/tmp/b/lib] [--case fall|demo] [--threads 2]
+ *   npx tsx bench/thread-profile.ts [--lib lib,/tmp/b/lib] [--case fall|fall-f32|fall-distbend-f32|demo] [--threads 2]
  *                                   [--steps 40] [--rounds 4] [--timing] [--solo] [--copy]
- *                                   [--worker-spin 2000]
+ *                                   [--worker-spin 2000] [--compute]
+ *
+ * Since session 18 (thr24): per step, each stage's and each set's projection's time less the jobs
+ * inside it (the calling thread's serial time by what it is) and its time outside jobs before,
+ * between and after them; `--case fall-distbend-f32` (the bench's cloth-201-fall-distbend-f32);
+ * `--compute`, a compute-bound reference: whether this thread computes as fast while another
+ * of ours computes (the two cores' execution units not shared).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -65,6 +71,10 @@ interface Probe {
   spin: number[];
   /** CPU ms by thread (Linux): the calling thread, the busiest other (the pool's worker at 2 threads), the rest (V8's helpers, other workers). */
   tcpu: number[];
+  /** Since session 18 (thr24): per stage and per projected set kind, the calling thread's time and the jobs' time within it (ms; the difference is serial). */
+  serial: Map<string, { n: number; total: number; jobs: number }>;
+  /** The calling thread's time outside jobs in a step (ms): before its first job, between its jobs (n gaps), after its last. */
+  gaps: { head: number; between: number; n: number; tail: number };
 }
 
 interface PoolLike {
@@ -100,6 +110,18 @@ let current = '';
 /** The probe being stepped (a solo probe shares its world's stage timers). */
 let stepping: Probe | null = null;
 let ownTime = 0;
+/** The jobs' time (ms) since the probe started, for the serial time of a stage or a set's projection: its time less the jobs' within it. */
+let jobClock = 0;
+/** When the step being timed began and when its last job ended (−1: no job yet in this step). */
+let stepStart = 0;
+let lastEnd = -1;
+function serialAdd(p: Probe, key: string, total: number, jobs: number): void {
+  const e = p.serial.get(key) ?? { n: 0, total: 0, jobs: 0 };
+  e.n++;
+  e.total += total;
+  e.jobs += jobs;
+  p.serial.set(key, e);
+}
 
 async function build(lib: string): Promise<Probe> {
   const root = resolve(lib, 'src');
@@ -124,6 +146,8 @@ async function build(lib: string): Promise<Probe> {
     st: new Float64Array(0),
     spin: [0, 0, 0, 0],
     tcpu: [0, 0, 0],
+    serial: new Map(),
+    gaps: { head: 0, between: 0, n: 0, tail: 0 },
   };
   const threadsMod = await import(pathToFileURL(`${root}/wasm/element-threads.js`).href);
   probe.classes.Threads = threadsMod.ElementThreads;
@@ -146,9 +170,19 @@ async function build(lib: string): Promise<Probe> {
         ownTime += performance.now() - t;
       };
       const t0 = performance.now();
+      const g = stepping?.gaps;
+      if (g) {
+        if (lastEnd < 0) g.head += t0 - stepStart;
+        else {
+          g.between += t0 - lastEnd;
+          g.n++;
+        }
+      }
       ownTime = 0;
       run.apply(this, a);
-      const total = performance.now() - t0;
+      lastEnd = performance.now();
+      const total = lastEnd - t0;
+      jobClock += total;
       const key = current || 'colours';
       const p = (this as { probe?: Probe }).probe;
       if (p) {
@@ -157,6 +191,18 @@ async function build(lib: string): Promise<Probe> {
         e.total += total;
         e.own += ownTime;
         p.jobs.set(key, e);
+      }
+    };
+    // each set's projection through the scheduler: its time and its jobs' (the rest is serial: a set
+    // projected on the calling thread, the deferral of a joined sweep, the calls around a job)
+    const project = S.project;
+    S.project = function (this: unknown, set: { kind: string }, ctx: unknown) {
+      const t = performance.now(),
+        j = jobClock;
+      try {
+        return project.call(this, set, ctx);
+      } finally {
+        if (stepping) serialAdd(stepping, `project:${set.kind}`, performance.now() - t, jobClock - j);
       }
     };
     const runTask = S.runTask;
@@ -189,6 +235,18 @@ async function build(lib: string): Promise<Probe> {
     });
     cloth.pin(0);
     cloth.pin(n - 1);
+  } else if (which === 'fall-distbend-f32') {
+    // bench/cases/cloth-fall.ts's cloth-201-fall-distbend-f32 (fallingCloth with the distance bending
+    // matched to ammo.js's links: α = h² (1/k − 1) w, k = 0.1, w = 2 (n − 1)² / (ρ L²))
+    const peers = await import(pathToFileURL(resolve(lib, 'bench/peers/cloth-scene.js')).href);
+    world = peers.fallingCloth({
+      n,
+      substeps: 5,
+      bendModel: 'distance',
+      bendCompliance: (1 / 300) ** 2 * (1 / 0.1 - 1) * ((2 * (n - 1) * (n - 1)) / (0.2 * 2 * 2)),
+      precision: 'f32',
+      threads,
+    }).world;
   } else {
     world = new m.World({
       dt: 1 / 60,
@@ -216,10 +274,13 @@ async function build(lib: string): Promise<Probe> {
   for (const st of world.pipeline.stages) {
     const r = st.run;
     st.run = function (this: unknown, ...a: unknown[]) {
-      const t = performance.now();
+      const t = performance.now(),
+        j = jobClock;
       r.apply(this, a);
       const to = stepping ?? probe;
-      to.stages.set(st.name, (to.stages.get(st.name) ?? 0) + performance.now() - t);
+      const d = performance.now() - t;
+      to.stages.set(st.name, (to.stages.get(st.name) ?? 0) + d);
+      serialAdd(to, `stage ${st.name}`, d, jobClock - j);
     };
   }
   probe.world = world;
@@ -228,6 +289,10 @@ async function build(lib: string): Promise<Probe> {
 
 if (flag('copy')) {
   await copyReference();
+  process.exit(0);
+}
+if (flag('compute')) {
+  await computeReference();
   process.exit(0);
 }
 const probes: Probe[] = [];
@@ -243,6 +308,8 @@ for (const lib of libs) {
     st: new Float64Array(p.st.length),
     spin: [0, 0, 0, 0],
     tcpu: [0, 0, 0],
+    serial: new Map(),
+    gaps: { head: 0, between: 0, n: 0, tail: 0 },
     ...v,
   });
   const spin = Number(arg('worker-spin', '0'));
@@ -254,6 +321,8 @@ for (let k = 0; k < 10; k++) for (const p of probes) p.world.step();
 for (const p of probes) {
   p.jobs.clear();
   p.stages.clear();
+  p.serial.clear();
+  p.gaps = { head: 0, between: 0, n: 0, tail: 0 };
 }
 const load0 = loadavg()[0];
 for (let r = 0; r < rounds; r++) {
@@ -270,7 +339,12 @@ for (let r = 0; r < rounds; r++) {
     const w0 = p.waits ? p.waits.ms : 0,
       n0 = p.waits ? p.waits.n : 0;
     const t0 = performance.now();
-    for (let k = 0; k < steps / rounds; k++) p.world.step();
+    for (let k = 0; k < steps / rounds; k++) {
+      lastEnd = -1;
+      stepStart = performance.now();
+      p.world.step();
+      p.gaps.tail += performance.now() - (lastEnd < 0 ? stepStart : lastEnd);
+    }
     p.wall += performance.now() - t0;
     if (p.waits) {
       p.waitMs += p.waits.ms - w0;
@@ -329,6 +403,16 @@ for (const p of probes) {
   console.log(
     `  outside jobs (stages − jobs) ${f((stageSum - inJobs) / s)} ms, outside stages ${f((p.wall - stageSum) / s)} ms`,
   );
+  const G = p.gaps;
+  console.log(
+    `  calling thread outside jobs: before the first job ${f(G.head / s)} ms/step, between jobs ${f(G.between / s)} ms/step (${(G.n / s).toFixed(1)} gaps, ${((1000 * G.between) / Math.max(1, G.n)).toFixed(1)} µs each), after the last ${f(G.tail / s)} ms/step`,
+  );
+  // the calling thread's serial time by what it is: each stage's and each set's projection's time less its jobs'
+  for (const [k, e] of p.serial)
+    if (e.total - e.jobs >= 0.001 * s)
+      console.log(
+        `  serial ${k.padEnd(26)} ${f((e.total - e.jobs) / s)} ms/step (${(e.n / s).toFixed(1)} calls/step, ${((1000 * (e.total - e.jobs)) / e.n).toFixed(1)} µs a call)`,
+      );
   if (p.st.length > 0) {
     // fusedStats' slots per thread (element-order.ts): work, groups, copy, particles, wait, waits, loads,
     // then the blocks' rates (ns per group, per particle), weighted by items
@@ -474,4 +558,76 @@ async function copyReference(): Promise<void> {
   Atomics.store(sync, 0, 1);
   Atomics.notify(sync, 0);
   await w.terminate();
+}
+
+/**
+ * A compute-bound reference (session 18, thr24): 12 independent multiply-add chains in registers
+ * (no memory traffic), this thread's rounds of 1e6 iterations timed alone and while a worker runs
+ * the same loop, a round counted as "with the worker" only where the worker's chunk counter shows
+ * it ran at least 90 % as many iterations in it (on a loaded machine the two rarely run at once).
+ * Equal rates: two of our threads compute at full rate at once; ×1.2–1.5: the two cores share
+ * execution units (SMT siblings behind the hypervisor), a cap no schedule can lift.
+ */
+async function computeReference(): Promise<void> {
+  const { Worker } = await import('node:worker_threads');
+  const SPIN =
+    'function spin(n){let a=1.1,b=1.2,c=1.3,d=1.4,e=1.5,f=1.6,g=1.7,h=1.8,j=1.9,k=2.0,l=2.1,m=2.2;' +
+    'for(let i=0;i<n;i++){a=a*0.9999999+1e-7;b=b*0.9999999+1e-7;c=c*0.9999999+1e-7;d=d*0.9999999+1e-7;' +
+    'e=e*0.9999999+1e-7;f=f*0.9999999+1e-7;g=g*0.9999999+1e-7;h=h*0.9999999+1e-7;j=j*0.9999999+1e-7;' +
+    'k=k*0.9999999+1e-7;l=l*0.9999999+1e-7;m=m*0.9999999+1e-7;}return a+b+c+d+e+f+g+h+j+k+l+m;}';
+  const CHUNK = 20000;
+  // control: [0] run, [1] quit, [2] stopped, [3] chunks done
+  const sync = new Int32Array(new SharedArrayBuffer(16));
+  const code = `const { workerData: sync } = require('node:worker_threads'); ${SPIN}
+    for (let k = 0; k < 20; k++) spin(1e6);
+    for (;;) { Atomics.wait(sync, 0, 0); if (Atomics.load(sync, 1) === 1) break;
+      while (Atomics.load(sync, 0) === 1) { spin(${CHUNK}); Atomics.add(sync, 3, 1); }
+      Atomics.store(sync, 2, 1); Atomics.notify(sync, 2); }`;
+  const spin = new Function(`${SPIN}; return spin;`)() as (n: number) => number;
+  const w = new Worker(code, { eval: true, workerData: sync });
+  await new Promise((r) => setTimeout(r, 300));
+  for (let k = 0; k < 20; k++) spin(1e6);
+  const N = 1e6;
+  const rounds = Number(arg('compute-rounds', '100'));
+  const alone: number[] = [],
+    both: number[] = [];
+  let skipped = 0;
+  const l0 = loadavg()[0];
+  for (let r = 0; r < rounds; r++) {
+    const on = r % 2 === 1;
+    if (on) {
+      Atomics.store(sync, 2, 0);
+      Atomics.store(sync, 3, 0);
+      Atomics.store(sync, 0, 1);
+      Atomics.notify(sync, 0);
+      // the worker under way first (else it could miss the round and wait for the next)
+      const t = performance.now();
+      while (Atomics.load(sync, 3) === 0)
+        if (performance.now() - t > 5000) throw new Error('the worker did not start');
+    }
+    const k0 = Atomics.load(sync, 3);
+    const t0 = performance.now();
+    spin(N);
+    const t1 = performance.now();
+    const k1 = Atomics.load(sync, 3);
+    if (!on) {
+      alone.push(t1 - t0);
+      continue;
+    }
+    Atomics.store(sync, 0, 0);
+    while (Atomics.load(sync, 2) === 0) Atomics.wait(sync, 2, 0, 5);
+    if ((k1 - k0) * CHUNK >= 0.9 * N) both.push(t1 - t0);
+    else skipped++;
+  }
+  Atomics.store(sync, 1, 1);
+  Atomics.store(sync, 0, 1);
+  Atomics.notify(sync, 0);
+  await w.terminate();
+  alone.sort((a, b) => a - b);
+  both.sort((a, b) => a - b);
+  const ns = (ms: number | undefined) => (ms === undefined ? '-' : ((1e6 * ms) / N).toFixed(3));
+  const at = (a: number[], q: number) => a[Math.min(a.length - 1, Math.floor(q * a.length))];
+  console.log(
+    `compute-bound reference (12 multiply-add chains), load ${l0.toFixed(1)} → ${loadavg()[0].toFixed(1)}: alone (${alone.length} rounds) ns/iteration min ${ns(alone[0])}, quartile ${ns(at(alone, 0.25))}, median ${ns(at(alone, 0.5))}; with the worker computing all through (${both.length} rounds, ${skipped} not covered) min ${ns(both[0])}, quartile ${ns(at(both, 0.25))}, median ${ns(at(both, 0.5))}; min ×${both.length ? (both[0] / alone[0]).toFixed(3) : '-'}`,
+  );
 }
