@@ -44,6 +44,7 @@ import {
   JS_F32,
   windowMovesF32,
 } from './kernels/emit-simd.js';
+import { emitStrandContacts } from './kernels/emit-strand-contacts.js';
 import { emitSurfaceFramesTs } from './kernels/emit-surface-frames.js';
 import { windowPassF32 } from './kernels/emit-window-pass.js';
 import { type KernelDef, parseHelpers, parseKernel } from './kernels/parse.js';
@@ -447,6 +448,11 @@ export async function generateAll(): Promise<Map<string, string>> {
   files.set(
     'src/wasm/fluids.generated.ts',
     base64Source('wasm/fluids.ts', await compileModule('wasm/fluids.ts', undefined, files)),
+  );
+  // the strand module's sphere contacts, printed for its memory layout (wasm/strands.ts re-exports them)
+  files.set(
+    'wasm/strand-contacts.generated.ts',
+    emitStrandContacts(BANNER('scripts/kernels/emit-strand-contacts.ts')),
   );
   files.set(
     'src/wasm/strands.generated.ts',
