@@ -2,9 +2,9 @@
  * Coulomb friction's tangential split, written once for the position-level
  * friction of the contact projections (PBD 2007 §3.5; Macklin et al. 2014,
  * "Unified particle physics", §6.1 eqs. 23–24): of a contact's relative
- * displacement r over the substep, the tangential part t = r − (r·n̂) n̂ is
- * removed entirely while |t| < μs d (static friction, d the normal correction
- * of the projection), and by μk d / |t| of it, at most all, otherwise
+ * displacement d over the substep, the tangential part t = d − (d·n̂) n̂ is
+ * removed entirely while |t| < μs d_n (static friction, d_n the normal
+ * correction of the projection), and by μk d_n / |t| of it, at most all, otherwise
  * (kinetic friction).
  *
  * Used by rigid-coupling.ts (particle–rigid), surface-response.ts (surface
@@ -19,22 +19,22 @@
  */
 
 /**
- * The tangential part t = r − (r·n̂) n̂ of the relative displacement r (n̂ a
+ * The tangential part t = d − (d·n̂) n̂ of the relative displacement d (n̂ a
  * unit normal), written to T[0..2]; returns |t|.
  */
 export function tangentialPart(
   T: Float64Array,
-  rx: number,
-  ry: number,
-  rz: number,
+  dx: number,
+  dy: number,
+  dz: number,
   nx: number,
   ny: number,
   nz: number,
 ): number {
-  const rn = rx * nx + ry * ny + rz * nz;
-  const tx = rx - rn * nx,
-    ty = ry - rn * ny,
-    tz = rz - rn * nz;
+  const dn = dx * nx + dy * ny + dz * nz;
+  const tx = dx - dn * nx,
+    ty = dy - dn * ny,
+    tz = dz - dn * nz;
   T[0] = tx;
   T[1] = ty;
   T[2] = tz;
@@ -42,7 +42,7 @@ export function tangentialPart(
 }
 
 /**
- * The kinetic share μk d / |t| of the tangential displacement of length tl
+ * The kinetic share μk d_n / |t| of the tangential displacement of length tl
  * that a projection with normal correction dn removes, at most 1 (eq. 24).
  */
 export function kineticShare(tl: number, dn: number, muK: number): number {
