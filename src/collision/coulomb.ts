@@ -8,10 +8,12 @@
  * (kinetic friction).
  *
  * Used by rigid-coupling.ts (particle–rigid), surface-response.ts (surface
- * contacts), segment-contacts.ts (strand segments) and particle-contacts.ts
- * (the kinetic share). The collider contacts' friction (λ-based cone, with
- * an anchor) is emitted by scripts/kernels/emit-collider-contacts.ts; the
- * rigid contacts' (src/rigid/contact-set.ts) is the λ_t < μs λ_n form.
+ * contacts), segment-contacts.ts (strand segments), particle-contacts.ts
+ * (the kinetic share) and rigid/contact-set.ts (the tangential part only).
+ * Different formulas, not copies: the collider contacts' friction
+ * (collider-contacts-blocks.ts: a cone on the impulses banked since an
+ * anchor) and the rigid contacts' λ_t < μs λ_n split (rigid/contact-set.ts,
+ * scripts/kernels/emit-contact-blocks.ts).
  *
  * Small scalar functions without closures, so that V8 inlines them in the
  * projection loops; the operation order is the one the loops had written
