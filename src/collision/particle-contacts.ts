@@ -8,6 +8,7 @@ import { movePair } from '../math/pair-move.js';
 import { incomingSlip } from './collider-contact-chunks.js';
 import type { ContactGroup } from './contact-groups.js';
 import { allowedPairs, BodyPairContacts, contactFriction } from './contact-groups.js';
+import { kineticShare } from './coulomb.js';
 
 /** Contact settings of the particles of one body. */
 export interface ParticleContactOptions {
@@ -487,7 +488,7 @@ export class ParticleContacts extends BodyPairContacts<ParticleGroup> implements
         sT[c3 + 2] = sz;
       } else {
         const tl = Math.sqrt(tx * tx + ty * ty + tz * tz);
-        g = tl > 1e-15 ? Math.min((muK * dn) / tl, 1) : 0;
+        g = tl > 1e-15 ? kineticShare(tl, dn, muK) : 0;
       }
       // equal and opposite: m_i Δp_i = −m_j Δp_j = −g t / (w_i + w_j)
       const f = g / W;

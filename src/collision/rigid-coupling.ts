@@ -27,6 +27,7 @@ import { RIGID_DISABLED, type RigidStore } from '../core/rigid-store.js';
 import type { WorldCollider } from '../core/world-collider.js';
 import { quatRotate, quatRotateInverse } from '../math/quat.js';
 import { applyPositionalImpulse, applyVelocityImpulse, positionalInverseMass } from '../rigid/xpbd.js';
+import { coulombShare, tangentialPart } from './coulomb.js';
 
 /** What the coupling reads and writes of ColliderContacts (its arrays, per contact k). */
 export interface CoupledContactArrays {
@@ -45,6 +46,8 @@ export interface CoupledContactArrays {
 
 /** Scratch: the contact point now (0 … 2), at the substep's start (3 … 5), the normal (6 … 8). */
 const S = new Float64Array(9);
+/** Scratch: the tangential part of a contact's relative displacement (coulomb.ts). */
+const T = new Float64Array(3);
 
 /** May contacts move body b now (dynamic and awake)? */
 function movable(r: RigidStore, b: number): boolean {
@@ -129,17 +132,14 @@ export function projectCoupledContact(cc: CoupledContactArrays, k: number, ctx: 
   const dx = p[i3] - x[i3] - (S[0] - S[3] - r.xPrev[b3]),
     dy = p[i3 + 1] - x[i3 + 1] - (S[1] - S[4] - r.xPrev[b3 + 1]),
     dz = p[i3 + 2] - x[i3 + 2] - (S[2] - S[5] - r.xPrev[b3 + 2]);
-  const dn = dx * nx + dy * ny + dz * nz;
-  const tx = dx - dn * nx,
-    ty = dy - dn * ny,
-    tz = dz - dn * nz;
-  const tl = Math.sqrt(tx * tx + ty * ty + tz * tz);
+  // Coulomb's split (coulomb.ts): t the tangential part, g the share of it removed
+  const tl = tangentialPart(T, dx, dy, dz, nx, ny, nz);
   if (!(tl > 1e-15)) return;
-  const g = tl < mus * -C ? 1 : Math.min((mu * -C) / tl, 1);
+  const g = coulombShare(tl, -C, mus, mu);
   // remove g of the relative tangential displacement: Δλ_t along −t̂ with both inverse masses
-  const ux = tx / tl,
-    uy = ty / tl,
-    uz = tz / tl;
+  const ux = T[0] / tl,
+    uy = T[1] / tl,
+    uz = T[2] / tl;
   rx = S[0] - r.x[b3];
   ry = S[1] - r.x[b3 + 1];
   rz = S[2] - r.x[b3 + 2];

@@ -6,6 +6,7 @@ import { cross3, edgeVector } from '../math/edges.js';
 import { movePair } from '../math/pair-move.js';
 import type { ContactGroup } from './contact-groups.js';
 import { allowedPairs, BodyPairContacts, contactFriction } from './contact-groups.js';
+import { coulombShare, tangentialPart } from './coulomb.js';
 import { closestSegmentSegmentAt } from './geometry.js';
 
 /** Contact settings of the segments of one body. */
@@ -19,6 +20,8 @@ export interface SegmentContactOptions {
 }
 
 const cs = new Float64Array(3);
+/** Scratch: the tangential part of a contact's relative displacement (coulomb.ts). */
+const T = new Float64Array(3);
 /** Scratch of the touching case: the two segments' directions and their cross product (math/edges.ts). */
 const across = new Float64Array(9);
 
@@ -427,15 +430,14 @@ export class SegmentContacts extends BodyPairContacts<ContactGroup> implements C
       else if (q === 1) ry = r;
       else rz = r;
     }
-    const rn = rx * nx + ry * ny + rz * nz;
-    const tx = rx - rn * nx,
-      ty = ry - rn * ny,
-      tz = rz - rn * nz;
-    const tl = Math.sqrt(tx * tx + ty * ty + tz * tz);
+    // Coulomb's split (coulomb.ts): t the tangential part, g the share of it removed
+    const tl = tangentialPart(T, rx, ry, rz, nx, ny, nz);
     if (!(tl > 1e-15)) return true;
-    const dn = -C;
-    const g = tl < muS * dn ? 1 : Math.min((muK * dn) / tl, 1);
+    const g = coulombShare(tl, -C, muS, muK);
     const f = g / W;
+    const tx = T[0],
+      ty = T[1],
+      tz = T[2];
     movePair(p, a3, c3, wa * f, wc * f, tx, ty, tz);
     movePair(p, b3, d3, wb * f, wd * f, tx, ty, tz);
     return true;

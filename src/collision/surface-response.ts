@@ -1,5 +1,6 @@
 import type { StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
+import { coulombShare, tangentialPart } from './coulomb.js';
 import {
   FLAG_FLIP,
   FRAME_ACTING,
@@ -12,6 +13,9 @@ import {
 } from './surface-contact-list.js';
 import { frameEE } from './surface-edge-edge.js';
 import { frameVT } from './surface-vertex-triangle.js';
+
+/** Scratch: the tangential part of a contact's relative displacement (coulomb.ts). */
+const T = new Float64Array(3);
 
 /**
  * What the surface contacts do once found: one Gauss–Seidel pass over them
@@ -105,16 +109,13 @@ export function respond(
     c1 * (p[i1 + 2] - x[i1 + 2]) +
     c2 * (p[i2 + 2] - x[i2 + 2]) +
     c3 * (p[i3 + 2] - x[i3 + 2]);
-  const rn = rx * nx + ry * ny + rz * nz;
-  const tx = rx - rn * nx,
-    ty = ry - rn * ny,
-    tz = rz - rn * nz;
-  const tl = Math.sqrt(tx * tx + ty * ty + tz * tz);
+  // Coulomb's split (coulomb.ts): t the tangential part, g the share of it removed; −C the normal
+  // correction of this projection (relative)
+  const tl = tangentialPart(T, rx, ry, rz, nx, ny, nz);
   if (!(tl > 1e-15)) return;
-  const dn = -C; // normal correction of this projection (relative)
-  const g = tl < muS * dn ? 1 : Math.min((muK * dn) / tl, 1);
+  const g = coulombShare(tl, -C, muS, muK);
   f = -g / W;
-  addFour(p, i0, i1, i2, i3, w0 * c0, w1 * c1, w2 * c2, w3 * c3, f, tx, ty, tz);
+  addFour(p, i0, i1, i2, i3, w0 * c0, w1 * c1, w2 * c2, w3 * c3, f, T[0], T[1], T[2]);
 }
 
 /**

@@ -43,10 +43,14 @@
  * never moved. Bodies that sleep or do not move (inverse mass 0) get no
  * correction. Everything is in typed arrays; the loops allocate nothing.
  */
+import { tangentialPart } from '../collision/coulomb.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { ContactBlocks, PASS } from './contact-blocks.js';
 import { D, DN, FACE, NF_A, NF_B, NF_CORES, S, U, UN, WM } from './contact-store.js';
 import { rotate, rotateBack, rotateFrom } from './rotate.js';
+
+/** Scratch: the tangential part of a contact's slip (collision/coulomb.ts). */
+const T = new Float64Array(3);
 
 export { type ContactMaterials, NF_A, NF_B, NF_CORES } from './contact-store.js';
 
@@ -230,11 +234,11 @@ export class RigidContacts extends ContactBlocks implements ConstraintSet {
     const nx = W[6],
       ny = W[7],
       nz = W[8];
-    const dn = dx * nx + dy * ny + dz * nz;
-    dx -= dn * nx;
-    dy -= dn * ny;
-    dz -= dn * nz;
-    const ct = Math.sqrt(dx * dx + dy * dy + dz * dz);
+    // the tangential part of the slip (collision/coulomb.ts, the split's projection)
+    const ct = tangentialPart(T, dx, dy, dz, nx, ny, nz);
+    dx = T[0];
+    dy = T[1];
+    dz = T[2];
     if (!(ct > 1e-15)) return 0;
     const tx = dx / ct,
       ty = dy / ct,
