@@ -36,6 +36,7 @@ import { emitRodDirect } from './kernels/emit-rod-direct.js';
 import { emitRodKernels } from './kernels/emit-rod-rows.js';
 import { emitTurns } from './kernels/emit-rotation.js';
 import { emitRowsAs, emitRowsJs, parseRows, type RowsDef, restoreInline } from './kernels/emit-rows.js';
+import { emitSeparatingAxes } from './kernels/emit-separating-axes.js';
 import {
   emitBlockMoves,
   emitSimd,
@@ -408,6 +409,9 @@ export async function generateAll(): Promise<Map<string, string>> {
     colliderLoops,
     format(colliderLoops, emitColliderContacts(BANNER('scripts/kernels/emit-collider-contacts.ts'))),
   );
+  // the rigid narrow phase's edge × edge separating axes, one loop printed per shape pair (box–box, polyhedra)
+  const axes = 'src/rigid/separating-axes.generated.ts';
+  files.set(axes, format(axes, emitSeparatingAxes(BANNER('scripts/kernels/emit-separating-axes.ts'))));
   // the closest-point formulas, written once for TypeScript and AssemblyScript (wasm/closest.ts re-exports the latter)
   const closestTs = 'src/collision/closest.generated.ts';
   files.set(closestTs, format(closestTs, emitClosestTs(BANNER('scripts/kernels/emit-closest.ts'))));

@@ -12,6 +12,7 @@
 import { mat3FromQuat } from '../math/mat3.js';
 import { NF_A, NF_B } from './contact-set.js';
 import type { Pair } from './manifold.js';
+import { boxEdgeAxes } from './separating-axes.generated.js';
 
 /** Rotation matrices (row-major) of both boxes. */
 const RA = new Float64Array(9);
@@ -107,50 +108,14 @@ export function collideBoxBox(hA: Float64Array, hB: Float64Array, pair: Pair): v
       faceAxis = 3 + j;
     }
   }
-  let bestEdge = -Infinity,
-    ei = -1,
-    ej = -1,
-    lx = 0,
-    ly = 0,
-    lz = 0;
-  for (let i = 0; i < 3; i++) {
-    const ax = RA[i],
-      ay = RA[3 + i],
-      az = RA[6 + i];
-    for (let j = 0; j < 3; j++) {
-      const bx = RB[j],
-        by = RB[3 + j],
-        bz = RB[6 + j];
-      let nx = ay * bz - az * by,
-        ny = az * bx - ax * bz,
-        nz = ax * by - ay * bx;
-      const len = Math.sqrt(nx * nx + ny * ny + nz * nz);
-      if (len < 1e-6) continue;
-      nx /= len;
-      ny /= len;
-      nz /= len;
-      let ra = 0,
-        rb = 0;
-      for (let k = 0; k < 3; k++) {
-        ra += hA[k] * Math.abs(RA[k] * nx + RA[3 + k] * ny + RA[6 + k] * nz);
-        rb += hB[k] * Math.abs(RB[k] * nx + RB[3 + k] * ny + RB[6 + k] * nz);
-      }
-      const s = Math.abs(nx * dx + ny * dy + nz * dz) - ra - rb;
-      if (s > pair.margin) return;
-      if (s > bestEdge) {
-        bestEdge = s;
-        ei = i;
-        ej = j;
-        lx = nx;
-        ly = ny;
-        lz = nz;
-      }
-    }
-  }
+  // the 9 edge axes a_i × b_j, written once for both shape pairs (scripts/kernels/emit-separating-axes.ts)
+  const bestEdge = boxEdgeAxes(RA, hA, RB, hB, dx, dy, dz, pair.margin, EDGE);
+  if (bestEdge > pair.margin) return;
+  const ei = EDGE[0];
   pair.begin();
   const minH = Math.min(hA[0], hA[1], hA[2], hB[0], hB[1], hB[2]);
   if (ei >= 0 && bestEdge > REL * bestFace + ABS * minH) {
-    edgeContact(hA, hB, pair, ei, ej, lx, ly, lz, dx, dy, dz);
+    edgeContact(hA, hB, pair, ei, EDGE[1], EDGE[2], EDGE[3], EDGE[4], dx, dy, dz);
     return;
   }
   if (faceAxis < 3) faceContact(pair, RA, hA, pair.xA, RB, hB, pair.xB, faceAxis, true);
@@ -158,6 +123,8 @@ export function collideBoxBox(hA: Float64Array, hB: Float64Array, pair: Pair): v
 }
 
 const C9 = new Float64Array(9);
+/** The best edge axis: its edges of A and B, and l (boxEdgeAxes). */
+const EDGE = new Float64Array(5);
 
 /**
  * The reference face is box R's face along axis i facing box I; clips I's

@@ -17,6 +17,7 @@ import { type Clip, clipPolygon, emitFaceContacts } from './collide-box.js';
 import { NF_A } from './contact-set.js';
 import type { Pair } from './manifold.js';
 import { ConvexPolyhedron } from './polyhedron.js';
+import { polyhedraEdgeAxes } from './separating-axes.generated.js';
 
 /** A side plane (sx, sy, sz, d) of a reference face. */
 const SIDE = new Float64Array(4);
@@ -252,6 +253,8 @@ function faceQuery(A: WorldPoly, B: WorldPoly, margin: number, best: Int32Array)
   return top;
 }
 
+/** The best edge axis: its edges of A and B, and l (polyhedraEdgeAxes). */
+const EDGE = new Float64Array(5);
 const faceA = new Int32Array(1);
 const faceB = new Int32Array(1);
 
@@ -266,74 +269,16 @@ export function collidePolyhedra(A: WorldPoly, B: WorldPoly, pair: Pair): void {
   if (sa > margin) return;
   const sb = faceQuery(B, A, margin, faceB);
   if (sb > margin) return;
-  // edges whose Gauss-map arcs cross (B's arcs negated: the Minkowski difference A − B)
-  const pa = A.poly,
-    pb = B.poly;
-  const AV = A.v,
-    BV = B.v;
-  let se = -Infinity,
-    ea = -1,
-    eb = -1,
-    lx = 0,
-    ly = 0,
-    lz = 0;
-  for (let i = 0; i < pa.edgeCount; i++) {
-    const a0 = 3 * pa.edges[2 * i],
-      a1 = 3 * pa.edges[2 * i + 1];
-    const ux = AV[a1] - AV[a0],
-      uy = AV[a1 + 1] - AV[a0 + 1],
-      uz = AV[a1 + 2] - AV[a0 + 2];
-    const fa0 = 3 * pa.edgeFaces[2 * i],
-      fa1 = 3 * pa.edgeFaces[2 * i + 1];
-    for (let j = 0; j < pb.edgeCount; j++) {
-      const b0 = 3 * pb.edges[2 * j],
-        b1 = 3 * pb.edges[2 * j + 1];
-      const vx = BV[b1] - BV[b0],
-        vy = BV[b1 + 1] - BV[b0 + 1],
-        vz = BV[b1 + 2] - BV[b0 + 2];
-      const fb0 = 3 * pb.edgeFaces[2 * j],
-        fb1 = 3 * pb.edgeFaces[2 * j + 1];
-      // c, d = −(B's normals): on opposite sides of A's arc plane (⟂ u)?
-      const cu = -(B.n[fb0] * ux + B.n[fb0 + 1] * uy + B.n[fb0 + 2] * uz);
-      const du = -(B.n[fb1] * ux + B.n[fb1 + 1] * uy + B.n[fb1 + 2] * uz);
-      if (cu * du >= 0) continue;
-      const av = A.n[fa0] * vx + A.n[fa0 + 1] * vy + A.n[fa0 + 2] * vz;
-      const bv = A.n[fa1] * vx + A.n[fa1 + 1] * vy + A.n[fa1 + 2] * vz;
-      if (av * bv >= 0) continue;
-      let nx = uy * vz - uz * vy,
-        ny = uz * vx - ux * vz,
-        nz = ux * vy - uy * vx;
-      // the crossing point ±(u × v) must lie on both arcs (same side as both midpoints)
-      const ma = nx * A.m[3 * i] + ny * A.m[3 * i + 1] + nz * A.m[3 * i + 2];
-      const mb = -(nx * B.m[3 * j] + ny * B.m[3 * j + 1] + nz * B.m[3 * j + 2]);
-      if (ma * mb <= 0) continue;
-      const len = Math.sqrt(nx * nx + ny * ny + nz * nz);
-      if (len < 1e-9 * Math.sqrt((ux * ux + uy * uy + uz * uz) * (vx * vx + vy * vy + vz * vz))) continue;
-      nx /= len;
-      ny /= len;
-      nz /= len;
-      // outward at A's edge
-      if (nx * (AV[a0] - A.c[0]) + ny * (AV[a0 + 1] - A.c[1]) + nz * (AV[a0 + 2] - A.c[2]) < 0) {
-        nx = -nx;
-        ny = -ny;
-        nz = -nz;
-      }
-      const s = nx * (BV[b0] - AV[a0]) + ny * (BV[b0 + 1] - AV[a0 + 1]) + nz * (BV[b0 + 2] - AV[a0 + 2]);
-      if (s > margin) return;
-      if (s > se) {
-        se = s;
-        ea = i;
-        eb = j;
-        lx = nx;
-        ly = ny;
-        lz = nz;
-      }
-    }
-  }
+  // edges whose Gauss-map arcs cross (B's arcs negated: the Minkowski difference A − B), the loop
+  // written once for both shape pairs (scripts/kernels/emit-separating-axes.ts)
+  const pa = A.poly;
+  const se = polyhedraEdgeAxes(pa, A.v, A.n, A.m, A.c, B.poly, B.v, B.n, B.m, margin, EDGE);
+  if (se > margin) return;
+  const ea = EDGE[0];
   pair.begin();
   const faceBest = Math.max(sa, sb);
   if (ea >= 0 && se > REL * faceBest + ABS * pa.radius) {
-    edgeContact(A, B, ea, eb, lx, ly, lz, pair);
+    edgeContact(A, B, ea, EDGE[1], EDGE[2], EDGE[3], EDGE[4], pair);
     return;
   }
   // B's face only when clearly better (a one-sided triangle's front is face 0)
