@@ -61,16 +61,22 @@ const edgeOf = (P: string, V: string, e: string, k: string, u: string): string =
 const axisOf = (R: string, k: string, u: string): string =>
   `const ${XYZ.map((c, i) => `${u}${c} = ${R}[${i ? `${3 * i} + ` : ''}${k}]`).join(', ')};`;
 
+/**
+ * The best-axis bookkeeping: each local, what it takes from the best pair so far, and its start
+ * (the separation, A's edge, B's edge, the axis); all but the first are written to out[0 …].
+ */
+const BEST: [string, string, string][] = [
+  ['best', 's', '-Infinity'],
+  ['ei', 'i', '-1'],
+  ['ej', 'j', '-1'],
+  ...XYZ.map((c): [string, string, string] => [`l${c}`, `n${c}`, '0']),
+];
+
 /** The loop over the edge pairs, with one shape pair's part (see EdgeShape). */
 function edgeAxisLoop(s: EdgeShape): string {
   // a shape's empty parts leave no blank line
   return `${s.head} {
-  let best = -Infinity,
-    ei = -1,
-    ej = -1,
-    lx = 0,
-    ly = 0,
-    lz = 0;
+  let ${BEST.map(([k, , v0]) => `${k} = ${v0}`).join(', ')};
   for (let i = 0; i < ${s.countA}; i++) {
     ${s.edgeA}
     for (let j = 0; j < ${s.countB}; j++) {
@@ -90,20 +96,13 @@ function edgeAxisLoop(s: EdgeShape): string {
       // a separating axis: no contact
       if (s > margin) return s;
       if (s > best) {
-        best = s;
-        ei = i;
-        ej = j;
-        lx = nx;
-        ly = ny;
-        lz = nz;
+        ${BEST.map(([k, v]) => `${k} = ${v};`).join('\n')}
       }
     }
   }
-  out[0] = ei;
-  out[1] = ej;
-  out[2] = lx;
-  out[3] = ly;
-  out[4] = lz;
+  ${BEST.slice(1)
+    .map(([k], o) => `out[${o}] = ${k};`)
+    .join('\n')}
   return best;
 }`.replace(/\n[ \t]*(?=\n)/g, '');
 }
