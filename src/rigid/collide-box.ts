@@ -70,6 +70,8 @@ export const clipPolygon: Clip = (src, count, nx, ny, nz, d, dst) => {
 /** Face axes win unless an edge axis separates more than REL · face + ABS (m, times the smaller box's size). */
 const REL = 0.95;
 const ABS = 0.01;
+/** The best edge axis: its edges of A and B, and l (boxEdgeAxes). */
+const EDGE = new Float64Array(5);
 
 /** Contacts of two boxes with half extents hA, hB at the pair's poses into the pair's manifold, emitted. */
 export function collideBoxBox(hA: Float64Array, hB: Float64Array, pair: Pair): void {
@@ -123,8 +125,6 @@ export function collideBoxBox(hA: Float64Array, hB: Float64Array, pair: Pair): v
 }
 
 const C9 = new Float64Array(9);
-/** The best edge axis: its edges of A and B, and l (boxEdgeAxes). */
-const EDGE = new Float64Array(5);
 
 /**
  * The reference face is box R's face along axis i facing box I; clips I's
