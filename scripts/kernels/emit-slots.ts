@@ -1,0 +1,134 @@
+/**
+ * The numbered slots of the pool's parameter blocks and of the WebAssembly modules' address
+ * tables, each table written once here and printed as named constants:
+ *
+ * - NARROW: the address table of the surface narrow phase's module, printed twice from one list,
+ *   for TypeScript (src/collision/narrow-slots.generated.ts, which WasmNarrow in
+ *   surface-narrow-wasm.ts fills) and for AssemblyScript (wasm/narrow-slots.generated.ts, which
+ *   bind in wasm/narrow.ts reads), so that the two sides of the table cannot disagree.
+ *
+ * Before (session 17) each file wrote its list by hand as `const A = 0, B = 1, …` (issue 14's
+ * pairs among surface-narrow-wasm.ts, wasm/narrow.ts, pair-blocks.ts, row-tasks.ts and
+ * strand-threads.ts, all alike in shape), and the narrow table's two sides agreed only by hand.
+ *
+ * A table line reads `NAME` (the slot after the previous one; 0 for the first) or `NAME n` (slot n,
+ * never below the next free one), optionally followed by `: doc` (the doc comment of that slot).
+ * A `#` line starts a new declaration; its text is the declaration's doc comment. A `---` line
+ * starts another block of the same module (its numbers from 0 again).
+ */
+
+/** One table: the modules printed (TypeScript, and AssemblyScript where the module reads it), its lines. */
+interface SlotTable {
+  name: string;
+  ts: string;
+  as?: string;
+  doc: string;
+  table: string;
+}
+
+const NARROW: SlotTable = {
+  name: 'NARROW',
+  ts: 'src/collision/narrow-slots.generated.ts',
+  as: 'wasm/narrow-slots.generated.ts',
+  doc: "The surface narrow phase module's address table (i32 slots: byte addresses of the arrays the scans read and write, 003 §4.3), filled by WasmNarrow (surface-narrow-wasm.ts) and read by bind (wasm/narrow.ts).",
+  table: `
+# The topology arrays, in the order of surface-narrow-wasm.ts's TOPO.
+T_TRI
+T_EDGE
+T_VERTEX
+T_VS
+T_TS
+T_ES
+# The per-vertex and per-edge arrays of the scan, its candidates and its hits.
+T_HR
+T_THICK
+T_LABEL
+T_SHARP
+T_W
+T_X
+T_P
+T_SV
+T_MOTION
+T_VT
+T_VTD
+T_EE
+T_EED
+T_RECHECK
+T_VTHITS
+T_EEHITS
+T_SCALARS: f64 scalars: marginFactor, meanEdge, tangled (1/0), rescan (1/0).
+T_SLOTS: Slots in the table.
+`,
+};
+
+export const SLOT_TABLES: readonly SlotTable[] = [NARROW];
+
+/** One slot: its name, number and doc ('' for none). */
+interface Slot {
+  name: string;
+  at: number;
+  doc: string;
+}
+
+/** The table's declarations: each a doc and its slots, numbered. */
+function parseSlots(t: SlotTable): { doc: string; slots: Slot[] }[] {
+  const decls: { doc: string; slots: Slot[] }[] = [];
+  let next = 0;
+  for (const raw of t.table.split('\n')) {
+    const line = raw.trim();
+    if (!line) continue;
+    if (line === '---') {
+      next = 0;
+      continue;
+    }
+    if (line.startsWith('#')) {
+      decls.push({ doc: line.slice(1).trim(), slots: [] });
+      continue;
+    }
+    const m = /^([A-Z][A-Z0-9_]*)(?:\s+(\d+))?(?::\s*(.*))?$/.exec(line);
+    if (!m) throw new Error(`emit-slots: cannot read the ${t.name} line "${line}"`);
+    const at = m[2] === undefined ? next : Number(m[2]);
+    if (at < next)
+      throw new Error(`emit-slots: ${t.name}'s ${m[1]} (${at}) is below the next free slot ${next}`);
+    if (decls.length === 0) decls.push({ doc: '', slots: [] });
+    decls[decls.length - 1].slots.push({ name: m[1], at, doc: m[3] ?? '' });
+    next = at + 1;
+  }
+  return decls;
+}
+
+/** The module of one table (TypeScript and AssemblyScript read the same text). */
+function emitSlotModule(t: SlotTable, banner: string): string {
+  const out = [
+    banner,
+    `// The table is written once in scripts/kernels/emit-slots.ts (${t.name}).`,
+    '',
+    `// ${t.doc}`,
+    '',
+  ];
+  for (const d of parseSlots(t)) {
+    if (d.doc) out.push(`/** ${d.doc} */`);
+    d.slots.forEach((s, i) => {
+      const head = i === 0 ? 'export const ' : '  ';
+      const tail = i === d.slots.length - 1 ? ';' : ',';
+      if (s.doc) out.push(`${i === 0 ? '' : '  '}/** ${s.doc} */`);
+      out.push(`${head}${s.name} = ${s.at}${tail}`);
+    });
+    out.push('');
+  }
+  return out.join('\n');
+}
+
+/** Every table's modules: [path, source before formatting]. */
+export function emitSlots(banner: (from: string) => string): [string, string][] {
+  const b = banner('scripts/kernels/emit-slots.ts');
+  return SLOT_TABLES.flatMap((t): [string, string][] => {
+    const code = emitSlotModule(t, b);
+    return t.as
+      ? [
+          [t.ts, code],
+          [t.as, code],
+        ]
+      : [[t.ts, code]];
+  });
+}
