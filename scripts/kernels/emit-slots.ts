@@ -5,7 +5,10 @@
  * - NARROW: the address table of the surface narrow phase's module, printed twice from one list,
  *   for TypeScript (src/collision/narrow-slots.generated.ts, which WasmNarrow in
  *   surface-narrow-wasm.ts fills) and for AssemblyScript (wasm/narrow-slots.generated.ts, which
- *   bind in wasm/narrow.ts reads), so that the two sides of the table cannot disagree.
+ *   bind in wasm/narrow.ts reads), so that the two sides of the table cannot disagree;
+ * - FLUID_ROWS: the Float64 slots of the fluid pool's parameter block `par`
+ *   (src/fluids/row-slots.generated.ts): row-tasks.ts's passes, pair-blocks.ts's pair passes
+ *   (34 … 46), the walls', the reordering's and the chains'.
  *
  * Before (session 17) each file wrote its list by hand as `const A = 0, B = 1, …` (issue 14's
  * pairs among surface-narrow-wasm.ts, wasm/narrow.ts, pair-blocks.ts, row-tasks.ts and
@@ -61,7 +64,84 @@ T_SLOTS: Slots in the table.
 `,
 };
 
-export const SLOT_TABLES: readonly SlotTable[] = [NARROW];
+const FLUID_ROWS: SlotTable = {
+  name: 'FLUID_ROWS',
+  ts: 'src/fluids/row-slots.generated.ts',
+  doc: "The Float64 slots of the fluid pool's parameter block `par` (FluidRowBlocks, row-blocks.ts; read by the blocks of row-tasks.ts and pair-blocks.ts on any thread).",
+  table: `
+# The pass and its numbers (row-tasks.ts, PBF: 001 §3–§5).
+PASS
+PHASE
+COLOURS
+SIZE
+N
+OFF
+ALL_INSIDE
+H
+WU
+MF
+WCOEF
+GCOEF
+NCORR
+QREST3
+INVQD3
+CORRSCALE
+CW
+VORT
+SELF
+INVRHO0
+UNILATERAL
+EPS
+FULL
+HAS_COUNTS
+K_VORT
+WASM_ON: 1: the pair pass runs in WebAssembly, at the byte addresses below.
+AT_SORTED
+AT_START
+AT_NBR
+AT_LIVE
+AT_LIVESTART
+AT_ACC
+AT_POST
+AT_GBUF
+# The pair passes' numbers (pair-blocks.ts): block size, slots, grid, reach, the byte addresses.
+B_SIZE
+B_N
+B_NX
+B_NY
+B_NZ
+B_REACH
+B_R2
+B_POS
+B_CELLSTART
+B_START
+B_NBR
+B_SCRATCH
+B_RANGES
+# A fused pair pass's epoch (FluidRowBlocks.run: PHASE −1, the blocks marking themselves done with it).
+FUSED_EPOCH
+# The wall passes with the slot passes: 1 when there are wall records; their numbers.
+WALLS
+W_D
+W_RHO
+W_GRAD
+W_RHO0
+# The reordering of the range by cell on the pool (FluidRowBlocks.reorder): rows per block, slots, fluid offset.
+R_SIZE
+R_N
+R_OFF
+# 1: INIT_RECORDS also compares each block's p with the positions of the search (RowArrays.searchP).
+SAME
+# 1: the reordering's PUT leaves the grid's order (RowArrays.order) the identity (FluidRowBlocks.reorder).
+R_IDENTITY
+# A chain of passes run as one job (FluidRowBlocks.chain): where its table starts in RowArrays.fused.
+CHAIN_AT
+# Slots in the block.
+PAR_SLOTS
+`,
+};
+
+export const SLOT_TABLES: readonly SlotTable[] = [NARROW, FLUID_ROWS];
 
 /** One slot: its name, number and doc ('' for none). */
 interface Slot {
