@@ -8,7 +8,9 @@
  *   bind in wasm/narrow.ts reads), so that the two sides of the table cannot disagree;
  * - FLUID_ROWS: the Float64 slots of the fluid pool's parameter block `par`
  *   (src/fluids/row-slots.generated.ts): row-tasks.ts's passes, pair-blocks.ts's pair passes
- *   (34 … 46), the walls', the reordering's and the chains'.
+ *   (34 … 46), the walls', the reordering's and the chains';
+ * - STRANDS: the strand pool's `par` (the substep's numbers) and `lay` (the kernel memory's byte
+ *   addresses) (src/strands/strand-slots.generated.ts, read by strand-threads.ts).
  *
  * Before (session 17) each file wrote its list by hand as `const A = 0, B = 1, …` (issue 14's
  * pairs among surface-narrow-wasm.ts, wasm/narrow.ts, pair-blocks.ts, row-tasks.ts and
@@ -141,7 +143,53 @@ PAR_SLOTS
 `,
 };
 
-export const SLOT_TABLES: readonly SlotTable[] = [NARROW, FLUID_ROWS];
+const STRANDS: SlotTable = {
+  name: 'STRANDS',
+  ts: 'src/strands/strand-slots.generated.ts',
+  doc: "The strand pool's shared numbers (StrandPool, strand-threads.ts): the Float64 block `par` and the Int32 block `lay`.",
+  table: `
+# Slots of \`par\`: the block pass's epoch, then the substep's numbers (fused-pass.ts runKernels).
+P_EPOCH
+P_H
+P_G
+P_FD 5
+P_VMAX
+P_INVH
+P_REACH
+P_GEN
+P_K0
+P_STAGE: 1: every block takes the staging list (tests: the path of a block whose place is not known yet).
+P_CLEAR: 1: each block puts its particles' contactOf back to −1 first (the list's clear, skipped by the caller).
+P_MOTION: 1: every root follows one motion, whose rotation (x, y, z, w), centre and translation are at P_Q, P_C and P_T: each block computes its roots' targets (rootTargets' operations).
+P_Q 16
+P_C 20
+P_T 23
+P_SETS 32: Per FTL set f: DFTL's damping / h at P_SETS + 2f, the stretch limit after it.
+---
+# Slots of \`lay\`: byte addresses in the memory (strand-kernel.ts).
+L_X
+L_P
+L_V
+L_W
+L_A
+L_F
+L_TA
+L_CELL
+L_COUNTS
+L_CORR
+L_CSTRIDE
+L_HELD
+L_TARGET
+L_HELDN
+L_ASTRIDE
+L_THREADS
+L_ENTRY
+L_ANCHOR
+L_SETS: Per FTL set f: its start's address at L_SETS + 2f, its rest's after it.
+`,
+};
+
+export const SLOT_TABLES: readonly SlotTable[] = [NARROW, FLUID_ROWS, STRANDS];
 
 /** One slot: its name, number and doc ('' for none). */
 interface Slot {
