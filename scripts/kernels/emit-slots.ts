@@ -10,7 +10,9 @@
  *   (src/fluids/row-slots.generated.ts): row-tasks.ts's passes, pair-blocks.ts's pair passes
  *   (34 … 46), the walls', the reordering's and the chains';
  * - STRANDS: the strand pool's `par` (the substep's numbers) and `lay` (the kernel memory's byte
- *   addresses) (src/strands/strand-slots.generated.ts, read by strand-threads.ts).
+ *   addresses) (src/strands/strand-slots.generated.ts, read by strand-threads.ts);
+ * - BROAD (below, emitBroadTable): the broad phase module's address table, as TypeScript lists of
+ *   field names and as the module's globals with their loads.
  *
  * Before (session 17) each file wrote its list by hand as `const A = 0, B = 1, …` (issue 14's
  * pairs among surface-narrow-wasm.ts, wasm/narrow.ts, pair-blocks.ts, row-tasks.ts and
@@ -259,4 +261,99 @@ export function emitSlots(banner: (from: string) => string): [string, string][] 
         ]
       : [[t.ts, code]];
   });
+}
+
+/**
+ * The broad phase module's address table (surface-broad-wasm.ts BroadWasmArrays writes it, 003 §4.2's
+ * candidate tests read it): per slot the array's name on the TypeScript side and the module's global.
+ * Printed as the TypeScript lists ARRAYS (BroadArrays' fields), TREE_ARRAYS (BvhNodes' fields, then
+ * the tree's parents and leaves) and GROUP_SLOTS, in src/collision/broad-slots.generated.ts, and as
+ * the module's globals with `loadTable` (one u32 load per slot, in this order) in
+ * wasm/broad-table.generated.ts, which wasm/surfaces.ts's setArrays calls.
+ */
+const BROAD = `
+# ARRAYS
+tri tri
+edge edge
+vertex vertex
+vertexSurface vertexSurface
+triSurface triSurface
+edgeSurface edgeSurface
+ownVStart ownVStart
+ownV ownV
+ownEStart ownEStart
+ownE ownE
+halfReach halfReach
+thickness thickness
+pairOn pairOn
+snap snap
+delta delta
+vBox vBox
+tBox tBox
+tSphere tSphere
+eBox eBox
+eHalf eHalf
+sharp sharp
+group group
+mask mask
+vDirty vDirty
+tDirty tDirty
+eDirty eDirty
+# TREE_ARRAYS
+box nBox
+right nRight
+start nStart
+count nCount
+items nItems
+parent nParent
+leafOf nLeafOf
+# GROUPS
+dirty dirtyList
+ends dirtyEnds
+`;
+
+/** The broad table's two modules: [TypeScript path, source], [AssemblyScript path, source]. */
+export function emitBroadTable(banner: (from: string) => string): [string, string][] {
+  const groups = new Map<string, [string, string][]>();
+  let at: [string, string][] = [];
+  for (const raw of BROAD.split('\n')) {
+    const line = raw.trim();
+    if (!line) continue;
+    if (line.startsWith('#')) {
+      at = [];
+      groups.set(line.slice(1).trim(), at);
+      continue;
+    }
+    const [ts, as] = line.split(' ');
+    at.push([ts, as]);
+  }
+  const all = [...groups.values()].flat();
+  const list = (g: string): string => `[${(groups.get(g) ?? []).map(([n]) => `'${n}'`).join(', ')}] as const`;
+  const b = banner('scripts/kernels/emit-slots.ts');
+  const head = `${b}\n// The table is written once in scripts/kernels/emit-slots.ts (BROAD).\n`;
+  const ts = [
+    head,
+    "/** The BroadArrays the candidate tests read, in the order of the module's address table. */",
+    `export const ARRAYS = ${list('ARRAYS')};`,
+    "/** The triangle tree's node arrays (BvhNodes), after ARRAYS in the address table, then its parents and each item's leaf. */",
+    `export const TREE_ARRAYS = ${list('TREE_ARRAYS')};`,
+    "/** Then an incremental update's dirty triangles and the ends of their groups. */",
+    `export const GROUP_SLOTS = ${groups.get('GROUPS')?.length ?? 0};`,
+    '',
+  ].join('\n');
+  const as = [
+    head,
+    "// the byte addresses of the broad phase's arrays in the memory, one per slot of the address table",
+    `export let ${all.map(([, g]) => `${g}: usize = 0`).join(',\n  ')};`,
+    '',
+    '/** Reads the address table at `table` (u32 slots, in the order of ARRAYS, TREE_ARRAYS, the groups). */',
+    '@inline export function loadTable(table: usize): void {',
+    ...all.map(([, g], i) => `  ${g} = load<u32>(${i === 0 ? 'table' : `table + ${4 * i}`});`),
+    '}',
+    '',
+  ].join('\n');
+  return [
+    ['src/collision/broad-slots.generated.ts', ts],
+    ['wasm/broad-table.generated.ts', as],
+  ];
 }
