@@ -45,6 +45,7 @@ import {
   JS_F32,
   windowMovesF32,
 } from './kernels/emit-simd.js';
+import { emitBroadTable, emitSlots } from './kernels/emit-slots.js';
 import { emitStrandContacts } from './kernels/emit-strand-contacts.js';
 import { emitSurfaceFramesTs } from './kernels/emit-surface-frames.js';
 import { windowPassF32 } from './kernels/emit-window-pass.js';
@@ -403,6 +404,10 @@ export async function generateAll(): Promise<Map<string, string>> {
     ...emitLayouts(BANNER),
   ];
   for (const [path, code] of rigidModules) files.set(path, format(path, code));
+  // the pools' parameter blocks and the modules' address tables, one list each (the narrow
+  // table's TypeScript and AssemblyScript sides printed from the same list)
+  for (const [path, code] of [...emitSlots(BANNER), ...emitBroadTable(BANNER)])
+    files.set(path, path.startsWith('wasm/') ? code : format(path, code));
   // the collider contacts' generation loop, one definition printed per collider shape
   const colliderLoops = 'src/collision/collider-contact-loops.generated.ts';
   files.set(

@@ -23,31 +23,9 @@
 
 import { closestSegmentSegment2, pointTriangle2 } from './closest';
 
-// the address table (i32 slots)
-const T_TRI = 0,
-  T_EDGE = 1,
-  T_VERTEX = 2,
-  T_VS = 3,
-  T_TS = 4,
-  T_ES = 5,
-  T_HR = 6,
-  T_THICK = 7,
-  T_LABEL = 8,
-  T_SHARP = 9,
-  T_W = 10,
-  T_X = 11,
-  T_P = 12,
-  T_SV = 13,
-  T_MOTION = 14,
-  T_VT = 15,
-  T_VTD = 16,
-  T_EE = 17,
-  T_EED = 18,
-  T_RECHECK = 19,
-  T_VTHITS = 20,
-  T_EEHITS = 21,
-  /** f64 scalars: marginFactor, meanEdge, tangled (1/0), rescan (1/0). */
-  T_SCALARS = 22;
+// the address table (i32 slots T_TRI … T_SCALARS), written once with its TypeScript side in
+// scripts/kernels/emit-slots.ts (NARROW)
+import * as slot from './narrow-slots.generated';
 
 export const FLAG_PROXIMITY = 1,
   FLAG_CCD = 2,
@@ -81,29 +59,29 @@ export let mf: f64 = 0,
   rescan = false;
 
 export function bind(table: usize): void {
-  tri = load<u32>(table + 4 * T_TRI);
-  edge = load<u32>(table + 4 * T_EDGE);
-  vertex = load<u32>(table + 4 * T_VERTEX);
-  vs = load<u32>(table + 4 * T_VS);
-  ts = load<u32>(table + 4 * T_TS);
-  es = load<u32>(table + 4 * T_ES);
-  hr = load<u32>(table + 4 * T_HR);
-  thick = load<u32>(table + 4 * T_THICK);
-  label = load<u32>(table + 4 * T_LABEL);
-  sharp = load<u32>(table + 4 * T_SHARP);
-  w = load<u32>(table + 4 * T_W);
-  X = load<u32>(table + 4 * T_X);
-  P = load<u32>(table + 4 * T_P);
-  sv = load<u32>(table + 4 * T_SV);
-  motion = load<u32>(table + 4 * T_MOTION);
-  vtc = load<u32>(table + 4 * T_VT);
-  vtd = load<u32>(table + 4 * T_VTD);
-  eec = load<u32>(table + 4 * T_EE);
-  eed = load<u32>(table + 4 * T_EED);
-  recheck = load<u32>(table + 4 * T_RECHECK);
-  vtHits = load<u32>(table + 4 * T_VTHITS);
-  eeHits = load<u32>(table + 4 * T_EEHITS);
-  const s = <usize>load<u32>(table + 4 * T_SCALARS);
+  tri = load<u32>(table + 4 * slot.T_TRI);
+  edge = load<u32>(table + 4 * slot.T_EDGE);
+  vertex = load<u32>(table + 4 * slot.T_VERTEX);
+  vs = load<u32>(table + 4 * slot.T_VS);
+  ts = load<u32>(table + 4 * slot.T_TS);
+  es = load<u32>(table + 4 * slot.T_ES);
+  hr = load<u32>(table + 4 * slot.T_HR);
+  thick = load<u32>(table + 4 * slot.T_THICK);
+  label = load<u32>(table + 4 * slot.T_LABEL);
+  sharp = load<u32>(table + 4 * slot.T_SHARP);
+  w = load<u32>(table + 4 * slot.T_W);
+  X = load<u32>(table + 4 * slot.T_X);
+  P = load<u32>(table + 4 * slot.T_P);
+  sv = load<u32>(table + 4 * slot.T_SV);
+  motion = load<u32>(table + 4 * slot.T_MOTION);
+  vtc = load<u32>(table + 4 * slot.T_VT);
+  vtd = load<u32>(table + 4 * slot.T_VTD);
+  eec = load<u32>(table + 4 * slot.T_EE);
+  eed = load<u32>(table + 4 * slot.T_EED);
+  recheck = load<u32>(table + 4 * slot.T_RECHECK);
+  vtHits = load<u32>(table + 4 * slot.T_VTHITS);
+  eeHits = load<u32>(table + 4 * slot.T_EEHITS);
+  const s = <usize>load<u32>(table + 4 * slot.T_SCALARS);
   mf = load<f64>(s);
   meanEdge = load<f64>(s + 8);
   tangled = load<f64>(s + 16) != 0;

@@ -23,42 +23,47 @@
  */
 
 import { closestPointTriangle2, closestSegmentSegment2 } from './closest';
+// the address table's globals and their loads, written once with surface-broad-wasm.ts's lists in
+// scripts/kernels/emit-slots.ts (BROAD)
+import {
+  loadTable,
+  delta,
+  dirtyEnds,
+  dirtyList,
+  eBox,
+  eDirty,
+  eHalf,
+  edge,
+  edgeSurface,
+  group,
+  halfReach,
+  mask,
+  nBox,
+  nCount,
+  nItems,
+  nLeafOf,
+  nParent,
+  nRight,
+  nStart,
+  ownE,
+  ownEStart,
+  ownV,
+  ownVStart,
+  pairOn,
+  sharp,
+  snap,
+  tBox,
+  tDirty,
+  tSphere,
+  thickness,
+  tri,
+  triSurface,
+  vBox,
+  vDirty,
+  vertex,
+  vertexSurface,
+} from './broad-table.generated';
 
-let tri: usize = 0,
-  edge: usize = 0,
-  vertex: usize = 0,
-  vertexSurface: usize = 0,
-  triSurface: usize = 0,
-  edgeSurface: usize = 0,
-  ownVStart: usize = 0,
-  ownV: usize = 0,
-  ownEStart: usize = 0,
-  ownE: usize = 0,
-  halfReach: usize = 0,
-  thickness: usize = 0,
-  pairOn: usize = 0,
-  snap: usize = 0,
-  delta: usize = 0,
-  vBox: usize = 0,
-  tBox: usize = 0,
-  tSphere: usize = 0,
-  eBox: usize = 0,
-  eHalf: usize = 0,
-  sharp: usize = 0,
-  group: usize = 0,
-  mask: usize = 0,
-  vDirty: usize = 0,
-  tDirty: usize = 0,
-  eDirty: usize = 0,
-  nBox: usize = 0,
-  nRight: usize = 0,
-  nStart: usize = 0,
-  nCount: usize = 0,
-  nItems: usize = 0,
-  nParent: usize = 0,
-  nLeafOf: usize = 0,
-  dirtyList: usize = 0,
-  dirtyEnds: usize = 0;
 let surfaces: i32 = 1;
 let margin: f64 = 0,
   meanEdge: f64 = 0;
@@ -71,41 +76,7 @@ let eeOut: usize = 0,
 
 /** The addresses of the broad phase's arrays (BroadArrays, in the order of ARRAYS in surface-broad-wasm.ts) and its scalars. */
 export function setArrays(table: usize, s: i32, m: f64, me: f64): void {
-  tri = load<u32>(table);
-  edge = load<u32>(table + 4);
-  vertex = load<u32>(table + 8);
-  vertexSurface = load<u32>(table + 12);
-  triSurface = load<u32>(table + 16);
-  edgeSurface = load<u32>(table + 20);
-  ownVStart = load<u32>(table + 24);
-  ownV = load<u32>(table + 28);
-  ownEStart = load<u32>(table + 32);
-  ownE = load<u32>(table + 36);
-  halfReach = load<u32>(table + 40);
-  thickness = load<u32>(table + 44);
-  pairOn = load<u32>(table + 48);
-  snap = load<u32>(table + 52);
-  delta = load<u32>(table + 56);
-  vBox = load<u32>(table + 60);
-  tBox = load<u32>(table + 64);
-  tSphere = load<u32>(table + 68);
-  eBox = load<u32>(table + 72);
-  eHalf = load<u32>(table + 76);
-  sharp = load<u32>(table + 80);
-  group = load<u32>(table + 84);
-  mask = load<u32>(table + 88);
-  vDirty = load<u32>(table + 92);
-  tDirty = load<u32>(table + 96);
-  eDirty = load<u32>(table + 100);
-  nBox = load<u32>(table + 104);
-  nRight = load<u32>(table + 108);
-  nStart = load<u32>(table + 112);
-  nCount = load<u32>(table + 116);
-  nItems = load<u32>(table + 120);
-  nParent = load<u32>(table + 124);
-  nLeafOf = load<u32>(table + 128);
-  dirtyList = load<u32>(table + 132);
-  dirtyEnds = load<u32>(table + 136);
+  loadTable(table);
   surfaces = s;
   margin = m;
   meanEdge = me;

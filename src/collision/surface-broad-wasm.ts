@@ -1,5 +1,6 @@
 import { threadIndex } from '../core/block-order.js';
 import { SHARED_MAX_PAGES, sharedKernel, wasmKernel } from '../wasm/kernels.js';
+import { ARRAYS, GROUP_SLOTS, TREE_ARRAYS } from './broad-slots.generated.js';
 import type { Bvh } from './bvh.js';
 import type { ArrayAlloc } from './surface-broad-items.js';
 import {
@@ -12,46 +13,11 @@ import {
   type PairSink,
 } from './surface-broad-pairs.js';
 
-/** The BroadArrays the candidate tests read, in the order of the module's address table (wasm/surfaces.ts setArrays). */
-const ARRAYS = [
-  'tri',
-  'edge',
-  'vertex',
-  'vertexSurface',
-  'triSurface',
-  'edgeSurface',
-  'ownVStart',
-  'ownV',
-  'ownEStart',
-  'ownE',
-  'halfReach',
-  'thickness',
-  'pairOn',
-  'snap',
-  'delta',
-  'vBox',
-  'tBox',
-  'tSphere',
-  'eBox',
-  'eHalf',
-  'sharp',
-  'group',
-  'mask',
-  'vDirty',
-  'tDirty',
-  'eDirty',
-] as const;
+// ARRAYS (the BroadArrays the candidate tests read), TREE_ARRAYS and GROUP_SLOTS: the module's address
+// table, written once with wasm/surfaces.ts's globals in scripts/kernels/emit-slots.ts (BROAD)
 
 /** The first ARRAYS that a topology fixes (copied into the memory once per topology version). */
 const TOPOLOGY_ARRAYS = 10;
-/**
- * The triangle tree's node arrays (BvhNodes), after ARRAYS in the address table, then its parents and
- * each item's leaf: resident where the tree allocates them in the memory (the broad phase's), else
- * copied in for each run.
- */
-const TREE_ARRAYS = ['box', 'right', 'start', 'count', 'items', 'parent', 'leafOf'] as const;
-/** Then an incremental update's dirty triangles and the ends of their groups (resident, or copied in). */
-const GROUP_SLOTS = 2;
 const SLOTS = ARRAYS.length + TREE_ARRAYS.length + GROUP_SLOTS;
 
 interface SurfaceExports {

@@ -1,4 +1,24 @@
 import { SHARED_MAX_PAGES, sharedKernel, wasmKernel } from '../wasm/kernels.js';
+import {
+  T_EE,
+  T_EED,
+  T_EEHITS,
+  T_HR,
+  T_LABEL,
+  T_MOTION,
+  T_P,
+  T_RECHECK,
+  T_SCALARS,
+  T_SHARP,
+  T_SLOTS,
+  T_SV,
+  T_THICK,
+  T_VT,
+  T_VTD,
+  T_VTHITS,
+  T_W,
+  T_X,
+} from './narrow-slots.generated.js';
 import { N_MARGIN, N_MEAN_EDGE, N_RESCAN, N_TANGLED, type NarrowArrays } from './surface-narrow-scan.js';
 
 /**
@@ -41,26 +61,11 @@ export function narrowInstance(W: WasmNarrowArgs): NarrowExports {
   return ex;
 }
 
-/** The arrays in the order of the module's address table (wasm/narrow.ts T_TRI … T_EEHITS), then the scalars. */
+/**
+ * The arrays in the order of the module's address table (T_TRI … T_EEHITS, then the scalars), which
+ * is written once for this file and wasm/narrow.ts in scripts/kernels/emit-slots.ts (NARROW).
+ */
 const TOPO = ['tri', 'edge', 'vertex', 'vertexSurface', 'triSurface', 'edgeSurface'] as const;
-const S_HR = 6,
-  S_THICK = 7,
-  S_LABEL = 8,
-  S_SHARP = 9,
-  S_W = 10,
-  S_X = 11,
-  S_P = 12,
-  S_SV = 13,
-  S_MOTION = 14,
-  S_VT = 15,
-  S_VTD = 16,
-  S_EE = 17,
-  S_EED = 18,
-  S_RECHECK = 19,
-  S_VTHITS = 20,
-  S_EEHITS = 21,
-  S_SCALARS = 22,
-  SLOTS = 23;
 const TABLE = 64;
 const SCALARS = 192;
 const FIRST = 256;
@@ -72,9 +77,9 @@ export class WasmNarrow {
   private memory: WebAssembly.Memory | null = null;
   private ex: NarrowExports | null = null;
   /** Bytes each slot holds, and its address. */
-  private readonly cap = new Float64Array(SLOTS);
-  private readonly addr = new Int32Array(SLOTS);
-  private readonly need = new Float64Array(SLOTS);
+  private readonly cap = new Float64Array(T_SLOTS);
+  private readonly addr = new Int32Array(T_SLOTS);
+  private readonly need = new Float64Array(T_SLOTS);
   private topoVersion = -1;
   private topoArrays: Int32Array | null = null;
   /** The task arguments for this memory (made again when the memory is new). */
@@ -115,24 +120,24 @@ export class WasmNarrow {
   load(A: NarrowArrays, nv: number, ne: number, topoVersion: number, crossings: boolean): boolean {
     const need = this.need;
     for (let i = 0; i < TOPO.length; i++) need[i] = A[TOPO[i]].byteLength;
-    need[S_HR] = A.halfReach.byteLength;
-    need[S_THICK] = A.thickness.byteLength;
-    need[S_LABEL] = 4 * A.label.length;
-    need[S_SHARP] = A.sharp.byteLength;
-    need[S_W] = A.invMass.byteLength;
-    need[S_X] = A.x.byteLength;
-    need[S_P] = A.p.byteLength;
-    need[S_SV] = A.sv.byteLength;
-    need[S_MOTION] = A.motion.byteLength;
-    need[S_VT] = 8 * nv;
-    need[S_VTD] = 8 * nv;
-    need[S_EE] = 8 * ne;
-    need[S_EED] = 8 * ne;
-    need[S_RECHECK] = A.recheck.byteLength;
-    need[S_VTHITS] = 8 * nv;
-    need[S_EEHITS] = 8 * ne;
+    need[T_HR] = A.halfReach.byteLength;
+    need[T_THICK] = A.thickness.byteLength;
+    need[T_LABEL] = 4 * A.label.length;
+    need[T_SHARP] = A.sharp.byteLength;
+    need[T_W] = A.invMass.byteLength;
+    need[T_X] = A.x.byteLength;
+    need[T_P] = A.p.byteLength;
+    need[T_SV] = A.sv.byteLength;
+    need[T_MOTION] = A.motion.byteLength;
+    need[T_VT] = 8 * nv;
+    need[T_VTD] = 8 * nv;
+    need[T_EE] = 8 * ne;
+    need[T_EED] = 8 * ne;
+    need[T_RECHECK] = A.recheck.byteLength;
+    need[T_VTHITS] = 8 * nv;
+    need[T_EEHITS] = 8 * ne;
     let fits = true;
-    for (let i = 0; i < S_SCALARS; i++) if (need[i] > this.cap[i]) fits = false;
+    for (let i = 0; i < T_SCALARS; i++) if (need[i] > this.cap[i]) fits = false;
     if (!fits && !this.layout()) return false;
     const memory = this.memory as WebAssembly.Memory;
     const buf = memory.buffer;
@@ -143,25 +148,25 @@ export class WasmNarrow {
       this.topoVersion = topoVersion;
       this.topoArrays = A.tri;
     }
-    put(bytes, addr[S_HR], A.halfReach, need[S_HR]);
-    put(bytes, addr[S_THICK], A.thickness, need[S_THICK]);
+    put(bytes, addr[T_HR], A.halfReach, need[T_HR]);
+    put(bytes, addr[T_THICK], A.thickness, need[T_THICK]);
     const tangled = A.scalars[N_TANGLED] !== 0;
     if (tangled) {
       // the labels are read only on a tangled surface, as 32-bit integers
-      if (A.label instanceof Int32Array) put(bytes, addr[S_LABEL], A.label, need[S_LABEL]);
-      else new Int32Array(buf, addr[S_LABEL], A.label.length).set(A.label);
+      if (A.label instanceof Int32Array) put(bytes, addr[T_LABEL], A.label, need[T_LABEL]);
+      else new Int32Array(buf, addr[T_LABEL], A.label.length).set(A.label);
     }
-    put(bytes, addr[S_SHARP], A.sharp, need[S_SHARP]);
-    put(bytes, addr[S_W], A.invMass, need[S_W]);
-    put(bytes, addr[S_X], A.x, need[S_X]);
-    put(bytes, addr[S_P], A.p, need[S_P]);
-    put(bytes, addr[S_SV], A.sv, need[S_SV]);
-    put(bytes, addr[S_MOTION], A.motion, need[S_MOTION]);
-    put(bytes, addr[S_VT], A.vtCand, need[S_VT]);
-    put(bytes, addr[S_VTD], A.vtDist, need[S_VTD]);
-    put(bytes, addr[S_EE], A.eeCand, need[S_EE]);
-    put(bytes, addr[S_EED], A.eeDist, need[S_EED]);
-    if (crossings && A.scalars[N_RESCAN] !== 0) put(bytes, addr[S_RECHECK], A.recheck, need[S_RECHECK]);
+    put(bytes, addr[T_SHARP], A.sharp, need[T_SHARP]);
+    put(bytes, addr[T_W], A.invMass, need[T_W]);
+    put(bytes, addr[T_X], A.x, need[T_X]);
+    put(bytes, addr[T_P], A.p, need[T_P]);
+    put(bytes, addr[T_SV], A.sv, need[T_SV]);
+    put(bytes, addr[T_MOTION], A.motion, need[T_MOTION]);
+    put(bytes, addr[T_VT], A.vtCand, need[T_VT]);
+    put(bytes, addr[T_VTD], A.vtDist, need[T_VTD]);
+    put(bytes, addr[T_EE], A.eeCand, need[T_EE]);
+    put(bytes, addr[T_EED], A.eeDist, need[T_EED]);
+    if (crossings && A.scalars[N_RESCAN] !== 0) put(bytes, addr[T_RECHECK], A.recheck, need[T_RECHECK]);
     const s = new Float64Array(buf, SCALARS, 4);
     s[0] = A.scalars[N_MARGIN];
     s[1] = A.scalars[N_MEAN_EDGE];
@@ -173,14 +178,14 @@ export class WasmNarrow {
   /** Copies the distance bounds back into A's arrays. */
   unload(A: NarrowArrays, nv: number, ne: number): void {
     const buf = (this.memory as WebAssembly.Memory).buffer;
-    if (nv > 0) A.vtDist.set(new Float64Array(buf, this.addr[S_VTD], nv));
-    if (ne > 0) A.eeDist.set(new Float64Array(buf, this.addr[S_EED], ne));
+    if (nv > 0) A.vtDist.set(new Float64Array(buf, this.addr[T_VTD], nv));
+    if (ne > 0) A.eeDist.set(new Float64Array(buf, this.addr[T_EED], ne));
   }
 
   /** The hits a scan wrote (vertex–triangle or edge–edge), 2 Int32 per candidate slot. */
   hits(vt: boolean, n: number): Int32Array {
     const buf = (this.memory as WebAssembly.Memory).buffer;
-    return new Int32Array(buf, this.addr[vt ? S_VTHITS : S_EEHITS], 2 * n);
+    return new Int32Array(buf, this.addr[vt ? T_VTHITS : T_EEHITS], 2 * n);
   }
 
   /** New addresses with room for `need` (and a quarter more), the memory grown; writes the table. */
@@ -189,7 +194,7 @@ export class WasmNarrow {
       cap = this.cap,
       addr = this.addr;
     let at = FIRST;
-    for (let i = 0; i < S_SCALARS; i++) {
+    for (let i = 0; i < T_SCALARS; i++) {
       cap[i] = Math.max(64, 8 * Math.ceil((1.25 * need[i]) / 8));
       addr[i] = at;
       at += cap[i] + 16;
@@ -202,8 +207,8 @@ export class WasmNarrow {
       if (this.shared && pages > SHARED_MAX_PAGES) return false;
       memory.grow(pages - have);
     }
-    addr[S_SCALARS] = SCALARS;
-    new Int32Array(memory.buffer, TABLE, SLOTS).set(addr);
+    addr[T_SCALARS] = SCALARS;
+    new Int32Array(memory.buffer, TABLE, T_SLOTS).set(addr);
     this.topoVersion = -1;
     return true;
   }

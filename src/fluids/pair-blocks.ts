@@ -21,6 +21,22 @@
  */
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import type { NeighbourGrid } from './neighbour-grid.js';
+import {
+  B_CELLSTART,
+  B_N,
+  B_NBR,
+  B_NX,
+  B_NY,
+  B_NZ,
+  B_POS,
+  B_R2,
+  B_RANGES,
+  B_REACH,
+  B_SCRATCH,
+  B_SIZE,
+  B_START,
+  PASS,
+} from './row-slots.generated.js';
 import { type FluidWasm, type FluidWasmExports, MAX_ROW_BLOCKS, RANGE_BYTES } from './wasm.js';
 
 /** The fields of row-tasks.ts's RowArrays read here (declared here, since row-tasks.ts imports this file). */
@@ -33,21 +49,8 @@ interface RowArrays {
 /** The passes of this file (slot 0 of the parameter block, which row-blocks.ts's task reads first). */
 export const PAIR_ROWS = 20;
 export const PAIR_JOIN = 21;
-const PASS = 0;
-/** Float64 slots of the parameter block `par` used by these passes (after row-blocks.ts's). */
-const B_SIZE = 34,
-  B_N = 35,
-  B_NX = 36,
-  B_NY = 37,
-  B_NZ = 38,
-  B_REACH = 39,
-  B_R2 = 40,
-  B_POS = 41,
-  B_CELLSTART = 42,
-  B_START = 43,
-  B_NBR = 44,
-  B_SCRATCH = 45,
-  B_RANGES = 46;
+// PASS and the Float64 slots B_SIZE … B_RANGES of the parameter block `par` (after row-tasks.ts's) are
+// written once, with row-tasks.ts's, in scripts/kernels/emit-slots.ts (FLUID_ROWS).
 /** Int32 entries per block of the block table `pb`: region start, region length, count, pairs before it. */
 export const PB_STRIDE = 4;
 

@@ -18,6 +18,8 @@ import {
   vorticityGradientPass,
   xsphVorticityPass,
 } from './pair-passes.generated.js';
+// the Float64 slots of `par`, written once in scripts/kernels/emit-slots.ts (FLUID_ROWS)
+import * as slot from './row-slots.generated.js';
 import { addVelocities, initPostRecords, vorticityForce, vorticityMagnitudes } from './velocity-passes.js';
 import { WALL_COUNT, type WallArrays, wallSearchBlock } from './walls.js';
 import type { FluidWasmExports } from './wasm.js';
@@ -36,61 +38,11 @@ export const VORTICITY_MAGNITUDES = 14;
 export const VORTICITY_FORCE = 15;
 export const ADD_VELOCITIES = 16;
 
-/** Float64 slots of the parameter block `par`. */
-export const PASS = 0,
-  PHASE = 1,
-  COLOURS = 2,
-  SIZE = 3,
-  N = 4,
-  OFF = 5,
-  ALL_INSIDE = 6,
-  H = 7,
-  WU = 8,
-  MF = 9,
-  WCOEF = 10,
-  GCOEF = 11,
-  NCORR = 12,
-  QREST3 = 13,
-  INVQD3 = 14,
-  CORRSCALE = 15,
-  CW = 16,
-  VORT = 17,
-  SELF = 18,
-  INVRHO0 = 19,
-  UNILATERAL = 20,
-  EPS = 21,
-  FULL = 22,
-  HAS_COUNTS = 23,
-  K_VORT = 24,
-  /** 1: the pair pass runs in WebAssembly, at the byte addresses below. */
-  WASM_ON = 25,
-  AT_SORTED = 26,
-  AT_START = 27,
-  AT_NBR = 28,
-  AT_LIVE = 29,
-  AT_LIVESTART = 30,
-  AT_ACC = 31,
-  AT_POST = 32,
-  AT_GBUF = 33;
-/** (34 … 46: pair-blocks.ts.) A fused pair pass's epoch (FluidRowBlocks.run: PHASE −1, the blocks marking themselves done with it). */
-export const FUSED_EPOCH = 47;
-/** The wall passes with the slot passes: 1 when there are wall records; their numbers. */
-export const WALLS = 48,
-  W_D = 49,
-  W_RHO = 50,
-  W_GRAD = 51,
-  W_RHO0 = 52;
-/** The reordering of the range by cell on the pool (FluidRowBlocks.reorder): rows per block, slots, fluid offset. */
-export const R_SIZE = 53,
-  R_N = 54,
-  R_OFF = 55;
-/** 1: INIT_RECORDS also compares each block's p with the positions of the search (RowArrays.searchP). */
-export const SAME = 56;
-/** 1: the reordering's PUT leaves the grid's order (RowArrays.order) the identity (FluidRowBlocks.reorder). */
-export const R_IDENTITY = 57;
-/** A chain of passes run as one job (FluidRowBlocks.chain): where its table starts in RowArrays.fused. */
-export const CHAIN_AT = 58;
-export const PAR_SLOTS = 59;
+/**
+ * The Float64 slots of the parameter block `par` (PASS … PAR_SLOTS, pair-blocks.ts's B_* among them),
+ * written once in scripts/kernels/emit-slots.ts (FLUID_ROWS).
+ */
+export * from './row-slots.generated.js';
 /** The passes of the reordering: the fluid's x, p, v gathered in the grid's order into scratch, then put back. */
 export const GATHER = 24;
 export const PUT = 25;
@@ -126,7 +78,7 @@ export interface RowArrays {
   /**
    * The tables of the chains of passes run as one job each (PHASE −1,
    * FluidRowBlocks.chain; a fused pair pass is a chain of one), each from
-   * par[CHAIN_AT]: [items, each item's pass << CHAIN_SHIFT | block in the
+   * par[slot.CHAIN_AT]: [items, each item's pass << CHAIN_SHIFT | block in the
    * serial order, per item the start of its dependencies (items + 1), the
    * dependencies (earlier items)]; and per item the epoch of the last job
    * in which it finished.
@@ -187,18 +139,18 @@ export function runRowBlock(
   A: RowArrays,
   x: FluidWasmExports | null,
   b: number,
-  pass: number = A.par[PASS],
+  pass: number = A.par[slot.PASS],
 ): void {
   const P = A.par;
-  const size = P[SIZE],
-    n = P[N];
+  const size = P[slot.SIZE],
+    n = P[slot.N];
   const a0 = b * size,
     a1 = Math.min(n, a0 + size);
   if (a0 >= a1) return;
   const rows = a1 - a0,
-    off = P[OFF],
-    h = P[H],
-    allInside = P[ALL_INSIDE] !== 0;
+    off = P[slot.OFF],
+    h = P[slot.H],
+    allInside = P[slot.ALL_INSIDE] !== 0;
   if (x !== null) {
     rowBlockWasm(x, P, A.k0[b], a0, b, rows, off, h, allInside, pass);
     return;
@@ -209,7 +161,7 @@ export function runRowBlock(
     liveStart = A.liveStart.subarray(a0 + b);
   switch (pass) {
     case DENSITY:
-      if (Number.isNaN(P[WU]))
+      if (Number.isNaN(P[slot.WU]))
         fluidDensityPassWeighted(
           rows,
           off,
@@ -217,10 +169,10 @@ export function runRowBlock(
           start,
           A.nbr,
           A.invMass,
-          P[MF],
+          P[slot.MF],
           h,
-          P[WCOEF],
-          P[GCOEF],
+          P[slot.WCOEF],
+          P[slot.GCOEF],
           A.acc,
           live,
           liveStart,
@@ -233,10 +185,10 @@ export function runRowBlock(
           sorted,
           start,
           A.nbr,
-          P[WU],
+          P[slot.WU],
           h,
-          P[WCOEF],
-          P[GCOEF],
+          P[slot.WCOEF],
+          P[slot.GCOEF],
           A.acc,
           live,
           liveStart,
@@ -251,11 +203,11 @@ export function runRowBlock(
         allInside ? start : liveStart,
         allInside ? A.nbr : live,
         h,
-        P[GCOEF],
-        P[NCORR],
-        P[QREST3],
-        P[INVQD3],
-        P[CORRSCALE],
+        P[slot.GCOEF],
+        P[slot.NCORR],
+        P[slot.QREST3],
+        P[slot.INVQD3],
+        P[slot.CORRSCALE],
         A.acc,
       );
       return;
@@ -268,16 +220,16 @@ export function runRowBlock(
         A.nbr,
         A.acc,
         h,
-        P[CW],
-        P[GCOEF],
-        P[VORT] !== 0,
+        P[slot.CW],
+        P[slot.GCOEF],
+        P[slot.VORT] !== 0,
         A.post,
         live,
         liveStart,
       );
       return;
     case VORTICITY_GRADIENT:
-      vorticityGradientPass(rows, off, sorted, liveStart, live, A.acc, h, P[GCOEF]);
+      vorticityGradientPass(rows, off, sorted, liveStart, live, A.acc, h, P[slot.GCOEF]);
       return;
   }
 }
@@ -307,11 +259,11 @@ export function wallDensityRecords(
     W.P,
     off,
     p,
-    P[W_D],
-    P[H],
-    P[W_RHO],
-    P[W_GRAD],
-    P[W_RHO0],
+    P[slot.W_D],
+    P[slot.H],
+    P[slot.W_RHO],
+    P[slot.W_GRAD],
+    P[slot.W_RHO0],
     acc,
   );
 }
@@ -319,8 +271,8 @@ export function wallDensityRecords(
 /** Slots of block b of slot pass `pass` (on the pool), with the block's wall records. */
 function runSlotBlock(A: RowArrays, pass: number, b: number): void {
   const P = A.par;
-  const size = P[SIZE],
-    n = P[N];
+  const size = P[slot.SIZE],
+    n = P[slot.N];
   const s0 = b * size,
     s1 = Math.min(n, s0 + size);
   if (s0 >= s1) return;
@@ -329,9 +281,17 @@ function runSlotBlock(A: RowArrays, pass: number, b: number): void {
     slotRange(A, pass, s0, s1, W, W === undefined ? 0 : W.start[b], W === undefined ? 0 : W.start[b + 1]);
     return;
   }
-  const w0 = initRecords(s1 - s0, P[OFF] + s0, A.p, A.invMass, P[MF], P[SELF], A.acc.subarray(8 * s0));
-  let f = w0 === A.invMass[P[OFF]] * P[MF] ? 1 : 0;
-  if (P[SAME] !== 0 && samePositions(s0, s1, P[OFF], A.p, A.searchP as Float64Array)) f |= 2;
+  const w0 = initRecords(
+    s1 - s0,
+    P[slot.OFF] + s0,
+    A.p,
+    A.invMass,
+    P[slot.MF],
+    P[slot.SELF],
+    A.acc.subarray(8 * s0),
+  );
+  let f = w0 === A.invMass[P[slot.OFF]] * P[slot.MF] ? 1 : 0;
+  if (P[slot.SAME] !== 0 && samePositions(s0, s1, P[slot.OFF], A.p, A.searchP as Float64Array)) f |= 2;
   A.flags[b] = f;
 }
 
@@ -358,25 +318,25 @@ export function slotRange(
 ): void {
   const P = A.par;
   const m = s1 - s0,
-    off = P[OFF] + s0,
+    off = P[slot.OFF] + s0,
     acc = from(A.acc, 8 * s0);
-  const walls = P[WALLS] !== 0 && W != null;
+  const walls = P[slot.WALLS] !== 0 && W != null;
   switch (pass) {
     case LAMBDA:
       // the wall part of the density of the slots first (their records)
-      if (walls) wallDensityRecords(P, W, r0, r1, P[OFF], A.p, A.acc);
+      if (walls) wallDensityRecords(P, W, r0, r1, P[slot.OFF], A.p, A.acc);
       lambdaPass(
         m,
         off,
         A.invMass,
-        P[MF],
-        P[INVRHO0],
-        P[UNILATERAL] !== 0,
-        P[EPS],
+        P[slot.MF],
+        P[slot.INVRHO0],
+        P[slot.UNILATERAL] !== 0,
+        P[slot.EPS],
         acc,
         from(A.rho, s0),
-        P[HAS_COUNTS] !== 0 ? from(A.counts, s0) : null,
-        P[FULL],
+        P[slot.HAS_COUNTS] !== 0 ? from(A.counts, s0) : null,
+        P[slot.FULL],
       );
       return;
     case APPLY_DELTAS:
@@ -390,7 +350,7 @@ export function slotRange(
       vorticityMagnitudes(m, acc, from(A.post, 8 * s0));
       return;
     case VORTICITY_FORCE:
-      vorticityForce(m, P[K_VORT], acc, from(A.post, 8 * s0));
+      vorticityForce(m, P[slot.K_VORT], acc, from(A.post, 8 * s0));
       return;
     case ADD_VELOCITIES:
       addVelocities(m, off, A.invMass, A.v, from(A.post, 8 * s0));
@@ -404,38 +364,38 @@ export function slotRange(
  */
 export function fluidRowsTask(A: RowArrays, from: number, to: number): void {
   const P = A.par;
-  if (P[PASS] >= GATHER) {
-    for (let b = from; b < to; b++) reorderBlock(A, P[PASS], b);
+  if (P[slot.PASS] >= GATHER) {
+    for (let b = from; b < to; b++) reorderBlock(A, P[slot.PASS], b);
     return;
   }
-  if (P[PASS] >= WALL_COUNT) {
-    for (let b = from; b < to; b++) wallSearchBlock(A.walls as WallArrays, A.p, P[PASS], b);
+  if (P[slot.PASS] >= WALL_COUNT) {
+    for (let b = from; b < to; b++) wallSearchBlock(A.walls as WallArrays, A.p, P[slot.PASS], b);
     return;
   }
-  if (P[PASS] >= PAIR_ROWS) {
+  if (P[slot.PASS] >= PAIR_ROWS) {
     const x = instanceOf(A);
     for (let b = from; b < to; b++) runPairBlock(x, P, A.pb, b);
     return;
   }
-  if (P[PASS] >= INIT_RECORDS) {
-    for (let b = from; b < to; b++) runSlotBlock(A, P[PASS], b);
+  if (P[slot.PASS] >= INIT_RECORDS) {
+    for (let b = from; b < to; b++) runSlotBlock(A, P[slot.PASS], b);
     return;
   }
-  const phase = P[PHASE],
-    colours = P[COLOURS];
+  const phase = P[slot.PHASE],
+    colours = P[slot.COLOURS];
   if (phase < 0) {
     let x: FluidWasmExports | null = null;
     try {
-      x = P[WASM_ON] !== 0 && A.memory !== undefined ? instanceOf(A) : null;
+      x = P[slot.WASM_ON] !== 0 && A.memory !== undefined ? instanceOf(A) : null;
     } catch (e) {
       // items that cannot start are done all the same, so that no thread waits for them forever
-      for (let item = from; item < to; item++) Atomics.store(A.done, item, P[FUSED_EPOCH] | 0);
+      for (let item = from; item < to; item++) Atomics.store(A.done, item, P[slot.FUSED_EPOCH] | 0);
       throw e;
     }
     for (let item = from; item < to; item++) runFusedItem(A, x, item);
     return;
   }
-  const x = P[WASM_ON] !== 0 && A.memory !== undefined ? instanceOf(A) : null;
+  const x = P[slot.WASM_ON] !== 0 && A.memory !== undefined ? instanceOf(A) : null;
   for (let item = from; item < to; item++) runRowBlock(A, x, phase + colours * item);
 }
 
@@ -448,9 +408,9 @@ export function fluidRowsTask(A: RowArrays, from: number, to: number): void {
  */
 function runFusedItem(A: RowArrays, x: FluidWasmExports | null, item: number): void {
   const F = A.fused;
-  const at = A.par[CHAIN_AT];
+  const at = A.par[slot.CHAIN_AT];
   const items = F[at];
-  const epoch = A.par[FUSED_EPOCH] | 0;
+  const epoch = A.par[slot.FUSED_EPOCH] | 0;
   const ds = at + 1 + items;
   const deps = at + 2 + 2 * items;
   for (let i = F[ds + item]; i < F[ds + item + 1]; i++) awaitBlock(A.done, F[deps + i], epoch);
@@ -482,15 +442,15 @@ function rowBlockWasm(
   allInside: boolean,
   pass: number,
 ): void {
-  const sorted = P[AT_SORTED] + 4 * a0,
-    start = P[AT_START] + 4 * a0;
-  const live = P[AT_LIVE] + 4 * k0,
-    liveStart = P[AT_LIVESTART] + 4 * (a0 + b);
+  const sorted = P[slot.AT_SORTED] + 4 * a0,
+    start = P[slot.AT_START] + 4 * a0;
+  const live = P[slot.AT_LIVE] + 4 * k0,
+    liveStart = P[slot.AT_LIVESTART] + 4 * (a0 + b);
   // the pair buffer follows the rows walked: all of nbr (absolute) or this block's part of live
-  const gBuf = P[AT_GBUF],
+  const gBuf = P[slot.AT_GBUF],
     gLive = gBuf + 8 * k0;
-  const nbr = P[AT_NBR],
-    acc = P[AT_ACC];
+  const nbr = P[slot.AT_NBR],
+    acc = P[slot.AT_ACC];
   switch (pass) {
     case DENSITY:
       x.fluidDensityPass(
@@ -499,10 +459,10 @@ function rowBlockWasm(
         sorted,
         start,
         nbr,
-        P[WU],
+        P[slot.WU],
         h,
-        P[WCOEF],
-        P[GCOEF],
+        P[slot.WCOEF],
+        P[slot.GCOEF],
         acc,
         live,
         liveStart,
@@ -518,10 +478,10 @@ function rowBlockWasm(
         allInside ? start : liveStart,
         allInside ? nbr : live,
         h,
-        P[NCORR],
-        P[QREST3],
-        P[INVQD3],
-        P[CORRSCALE],
+        P[slot.NCORR],
+        P[slot.QREST3],
+        P[slot.INVQD3],
+        P[slot.CORRSCALE],
         acc,
         allInside ? gBuf : gLive,
       );
@@ -535,10 +495,10 @@ function rowBlockWasm(
         nbr,
         acc,
         h,
-        P[CW],
-        P[GCOEF],
-        P[VORT] !== 0,
-        P[AT_POST],
+        P[slot.CW],
+        P[slot.GCOEF],
+        P[slot.VORT] !== 0,
+        P[slot.AT_POST],
         live,
         liveStart,
         gLive,
@@ -557,10 +517,10 @@ function rowBlockWasm(
  */
 export function reorderBlock(A: RowArrays, pass: number, b: number): void {
   const P = A.par;
-  const size = P[R_SIZE],
-    off = P[R_OFF];
+  const size = P[slot.R_SIZE],
+    off = P[slot.R_OFF];
   const s0 = b * size,
-    s1 = Math.min(P[R_N], s0 + size);
+    s1 = Math.min(P[slot.R_N], s0 + size);
   const order = A.order as Int32Array,
     sc = A.scratch as Float64Array;
   const { x, p, v } = A;
@@ -612,7 +572,7 @@ export function reorderBlock(A: RowArrays, pass: number, b: number): void {
     slotOf[id] = s;
   }
   // the grid's order becomes the identity (the range is in cell order now), unless Fluid.permute still gathers by it
-  if (P[R_IDENTITY] !== 0) for (let s = s0; s < s1; s++) order[s] = off + s;
+  if (P[slot.R_IDENTITY] !== 0) for (let s = s0; s < s1; s++) order[s] = off + s;
 }
 
 /** Bits of RowArrays.uniform: the store array is the same for every slot of the block as for slot 0. */

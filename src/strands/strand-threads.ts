@@ -46,31 +46,45 @@ import {
   type StrandExports,
   type StrandKernel,
 } from './strand-kernel.js';
+// the slots of `par` and `lay`, written once in scripts/kernels/emit-slots.ts (STRANDS)
+import {
+  L_A,
+  L_ANCHOR,
+  L_ASTRIDE,
+  L_CELL,
+  L_CORR,
+  L_COUNTS,
+  L_CSTRIDE,
+  L_ENTRY,
+  L_F,
+  L_HELD,
+  L_HELDN,
+  L_P,
+  L_SETS,
+  L_TA,
+  L_TARGET,
+  L_THREADS,
+  L_V,
+  L_W,
+  L_X,
+  P_C,
+  P_CLEAR,
+  P_EPOCH,
+  P_FD,
+  P_G,
+  P_GEN,
+  P_H,
+  P_INVH,
+  P_K0,
+  P_MOTION,
+  P_Q,
+  P_REACH,
+  P_SETS,
+  P_STAGE,
+  P_T,
+  P_VMAX,
+} from './strand-slots.generated.js';
 
-/** Slots of `par`: the block pass's epoch, then the substep's numbers (fused-pass.ts runKernels). */
-export const P_EPOCH = 0,
-  P_H = 1,
-  P_G = 2,
-  P_FD = 5,
-  P_VMAX = 6,
-  P_INVH = 7,
-  P_REACH = 8,
-  P_GEN = 9,
-  P_K0 = 10,
-  /** 1: every block takes the staging list (tests: the path of a block whose place is not known yet). */
-  P_STAGE = 11,
-  /** 1: each block puts its particles' contactOf back to −1 first (the list's clear, skipped by the caller). */
-  P_CLEAR = 12,
-  /**
-   * 1: every root follows one motion, whose rotation (x, y, z, w), centre and translation are at
-   * P_Q, P_C and P_T: each block computes its roots' targets (rootTargets' operations).
-   */
-  P_MOTION = 13,
-  P_Q = 16,
-  P_C = 20,
-  P_T = 23,
-  /** Per FTL set f: DFTL's damping / h at P_SETS + 2f, the stretch limit after it. */
-  P_SETS = 32;
 /** Per block of `blk`: the FTL set, its strands [s0, s1), particles [a, b), held roots [h0, h1). */
 export const B_STRIDE = 8;
 /**
@@ -78,27 +92,6 @@ export const B_STRIDE = 8;
  * none), 1 where its contacts went through the staging list.
  */
 export const R_STRIDE = 5;
-/** Slots of `lay`: byte addresses in the memory (strand-kernel.ts). */
-export const L_X = 0,
-  L_P = 1,
-  L_V = 2,
-  L_W = 3,
-  L_A = 4,
-  L_F = 5,
-  L_TA = 6,
-  L_CELL = 7,
-  L_COUNTS = 8,
-  L_CORR = 9,
-  L_CSTRIDE = 10,
-  L_HELD = 11,
-  L_TARGET = 12,
-  L_HELDN = 13,
-  L_ASTRIDE = 14,
-  L_THREADS = 15,
-  L_ENTRY = 16,
-  L_ANCHOR = 17,
-  /** Per FTL set f: its start's address at L_SETS + 2f, its rest's after it. */
-  L_SETS = 18;
 
 /** The arguments of the 'strand-blocks' task (numbers in shared arrays, the module and its memory). */
 export interface StrandTaskArgs {
