@@ -27,6 +27,10 @@ import { PbdError } from '../core/errors.js';
 import { polarAngle2 } from '../math/polar.js';
 import { type TriangleMesh, triangleArea, validateTriangleMesh } from '../mesh/triangle-mesh.js';
 import { findFibers, planarCoordinates } from './cloth-fibers.js';
+import { regionCentre } from './goals.js';
+
+/** Scratch of the regions' centres: read at once after each regionCentre call. */
+const centre = new Float64Array(3);
 
 /** One resolution level: its mesh, regions and the work arrays of a matching pass. */
 export class ClothLevel {
@@ -140,21 +144,10 @@ export class ClothLevel {
     const frame = new Float64Array(9);
     for (let t = 0; t < nt; t++) {
       triangleFrame(this.rest, this.triangles, t, frame);
-      let M = 0,
-        cx = 0,
-        cy = 0,
-        cz = 0;
-      for (let m = starts[t]; m < starts[t + 1]; m++) {
-        const v = members[m];
-        const mm = this.modifiedMass[v];
-        M += mm;
-        cx += mm * this.rest[3 * v];
-        cy += mm * this.rest[3 * v + 1];
-        cz += mm * this.rest[3 * v + 2];
-      }
-      cx /= M;
-      cy /= M;
-      cz /= M;
+      regionCentre(this.rest, 0, this.triMembers, starts[t], starts[t + 1], this.modifiedMass, centre, 0);
+      const cx = centre[0],
+        cy = centre[1],
+        cz = centre[2];
       let q00 = 0,
         q01 = 0,
         q11 = 0;
@@ -248,21 +241,10 @@ export class ClothLevel {
       by /= lb;
       bz /= lb;
       // centre of the region c = Σ m̃ x / M̃ (eq. 7; r̄′ is relative to the rest centre c̄)
-      let M = 0,
-        cx = 0,
-        cy = 0,
-        cz = 0;
-      for (let m = ts[t]; m < ts[t + 1]; m++) {
-        const v = o3 + 3 * tm[m];
-        const mm = mt[tm[m]];
-        M += mm;
-        cx += mm * pos[v];
-        cy += mm * pos[v + 1];
-        cz += mm * pos[v + 2];
-      }
-      cx /= M;
-      cy /= M;
-      cz /= M;
+      regionCentre(pos, o3, tm, ts[t], ts[t + 1], mt, centre, 0);
+      const cx = centre[0],
+        cy = centre[1],
+        cz = centre[2];
       // A′ = Σ m̃ r′ r̄′ᵀ
       let a00 = 0,
         a01 = 0,

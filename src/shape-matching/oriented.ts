@@ -39,6 +39,7 @@ import type { World } from '../core/world.js';
 import { grownArray } from '../math/arrays.js';
 import { mat3FromQuat } from '../math/mat3.js';
 import { quatMultiply, quatNormalize } from '../math/quat.js';
+import { pullToGoal, regionCentre } from './goals.js';
 import { optimalRotation, ruleTunables } from './region-shape-matching.js';
 import { Skin } from './skinning.js';
 
@@ -347,24 +348,17 @@ export class OrientedShapeMatching implements ConstraintSet {
     for (let j = 0; j < n; j++) this.fitMass[j] = mass[b.offset + j];
     const x = b.restPositions;
     const gs = this.groupStart;
-    for (let g = 0; g < n; g++) {
-      let M = 0,
-        cx = 0,
-        cy = 0,
-        cz = 0;
-      for (let m = gs[g]; m < gs[g + 1]; m++) {
-        const j = this.groupMembers[m];
-        const mj = this.fitMass[j];
-        M += mj;
-        cx += mj * x[3 * j];
-        cy += mj * x[3 * j + 1];
-        cz += mj * x[3 * j + 2];
-      }
-      this.groupMass[g] = M;
-      this.restCenter[3 * g] = cx / M;
-      this.restCenter[3 * g + 1] = cy / M;
-      this.restCenter[3 * g + 2] = cz / M;
-    }
+    for (let g = 0; g < n; g++)
+      this.groupMass[g] = regionCentre(
+        x,
+        0,
+        this.groupMembers,
+        gs[g],
+        gs[g + 1],
+        this.fitMass,
+        this.restCenter,
+        3 * g,
+      );
     const Rb = this.A;
     for (let j = 0; j < n; j++) {
       mat3FromQuat(Rb, 0, b.qRest, 4 * j);
@@ -441,6 +435,9 @@ export class OrientedShapeMatching implements ConstraintSet {
     const lam = this.lambda;
     const moments = this.particleMoments;
     for (let g = from; g !== to; g += step) {
+      // c = Σ m x / M (goals.ts regionCentre's sum, with M of precompute()): written out here, because
+      // V8 inlines at most 920 bytecode bytes into one function and mat3FromQuat ×2, optimalRotation
+      // and pullToGoal take 880 of them; the call per group measured 1.2× this projection
       const M = this.groupMass[g];
       let cx = 0,
         cy = 0,
@@ -507,16 +504,7 @@ export class OrientedShapeMatching implements ConstraintSet {
         const gx = cx + A[9] * sx + A[10] * sy + A[11] * sz;
         const gy = cy + A[12] * sx + A[13] * sy + A[14] * sz;
         const gz = cz + A[15] * sx + A[16] * sy + A[17] * sz;
-        const l3 = 3 * m;
-        const dx = scale * (gx - p[i3] - at * lam[l3]);
-        const dy = scale * (gy - p[i3 + 1] - at * lam[l3 + 1]);
-        const dz = scale * (gz - p[i3 + 2] - at * lam[l3 + 2]);
-        p[i3] += dx;
-        p[i3 + 1] += dy;
-        p[i3 + 2] += dz;
-        lam[l3] += dx;
-        lam[l3 + 1] += dy;
-        lam[l3 + 2] += dz;
+        pullToGoal(p, i3, lam, 3 * m, gx, gy, gz, scale, at);
       }
       // the centre particle takes the optimal rotation: q_c = R q̄_c
       const c = this.center[g];

@@ -47,6 +47,7 @@ import { ProjectionRule } from '../core/solver.js';
 import { invert3, mat3FromQuat, mul3, mul3Bt } from '../math/mat3.js';
 import { extractRotation, polarDecomposition, quatFromMat3, spectralNorm3 } from '../math/polar.js';
 import { svd3 } from '../math/svd3.js';
+import { pullToGoal } from './goals.js';
 import { membershipCounts, type RegionSummation } from './summation.js';
 
 /** Plastic flow of the regions (000 §4.5.2, after Müller et al. 2005 / O'Brien et al. 2002). */
@@ -543,16 +544,8 @@ export function applyGoals(
     }
     const i3 = 3 * i,
       j3 = 3 * j;
-    const dx = scale * (goals[j3] - p[i3] - at * lambda[j3]);
-    const dy = scale * (goals[j3 + 1] - p[i3 + 1] - at * lambda[j3 + 1]);
-    const dz = scale * (goals[j3 + 2] - p[i3 + 2] - at * lambda[j3 + 2]);
-    p[i3] += dx;
-    p[i3 + 1] += dy;
-    p[i3 + 2] += dz;
-    lambda[j3] += dx;
-    lambda[j3 + 1] += dy;
-    lambda[j3 + 2] += dz;
-    if (delta) delta[j] = Math.sqrt(dx * dx + dy * dy + dz * dz);
+    const d2 = pullToGoal(p, i3, lambda, j3, goals[j3], goals[j3 + 1], goals[j3 + 2], scale, at);
+    if (delta) delta[j] = Math.sqrt(d2);
   }
 }
 const polarR = new Float64Array(9);
