@@ -39,3 +39,20 @@ export function requireFinite(value: number, where: string): void {
     );
   }
 }
+
+/**
+ * Throws PbdError(code, where, "must be a finite number ≥ min, got value",
+ * hint) unless `value` is a finite number ≥ min.
+ */
+export function requireAtLeast(value: number, min: number, code: string, where: string, hint = ''): void {
+  if (!(value >= min) || !Number.isFinite(value)) {
+    throw new PbdError(code, where, `must be a finite number ≥ ${min}, got ${value}`, hint);
+  }
+}
+
+/** Throws PbdError(code, where, "has no particle i (it has count)") unless i is an index in 0 … count − 1. */
+export function requireParticle(i: number, count: number, code: string, where: string): void {
+  if (!(Number.isInteger(i) && i >= 0 && i < count)) {
+    throw new PbdError(code, where, `has no particle ${i} (it has ${count})`);
+  }
+}

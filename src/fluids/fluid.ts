@@ -1,5 +1,5 @@
 import { Body, type Tunable } from '../core/body.js';
-import { PbdError } from '../core/errors.js';
+import { PbdError, requireParticle } from '../core/errors.js';
 import type { Vec3Tuple } from '../core/motion.js';
 import type { World } from '../core/world.js';
 import { FluidSolidContacts } from './contacts.js';
@@ -318,13 +318,7 @@ export class Fluid extends Body implements FluidBody {
 
   /** Store index of the particle with the given id (ids are assigned in creation order). */
   particleIndex(id: number): number {
-    if (!(Number.isInteger(id) && id >= 0 && id < this.active)) {
-      throw new PbdError(
-        'fluid/bad-id',
-        `fluid '${this.name}'`,
-        `has no particle ${id} (it has ${this.active})`,
-      );
-    }
+    requireParticle(id, this.active, 'fluid/bad-id', `fluid '${this.name}'`);
     return this.offset + this.slotOf[id];
   }
 

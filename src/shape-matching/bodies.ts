@@ -20,7 +20,7 @@ import { ParticleContacts } from '../collision/particle-contacts.js';
 import { DistanceConstraints } from '../constraints/distance.js';
 import { Body, type Tunable } from '../core/body.js';
 import { RigidModeDamping } from '../core/damping.js';
-import { PbdError } from '../core/errors.js';
+import { PbdError, requireParticle } from '../core/errors.js';
 import type { World } from '../core/world.js';
 import {
   buildEdgeTopology,
@@ -193,13 +193,7 @@ export class ShapeMatchingBody extends Body {
 
   /** Pins a particle (body-local index) where it is. */
   pin(particle: number): void {
-    if (!(Number.isInteger(particle) && particle >= 0 && particle < this.count)) {
-      throw new PbdError(
-        'shape-matching/bad-particle',
-        `body '${this.name}'`,
-        `has no particle ${particle} (it has ${this.count})`,
-      );
-    }
+    requireParticle(particle, this.count, 'shape-matching/bad-particle', `body '${this.name}'`);
     this.world.attachments.attach(this.offset + particle);
   }
 

@@ -41,7 +41,7 @@
  */
 import { complianceTunable, stiffnessTunable, type Tunable } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
-import { PbdError } from '../core/errors.js';
+import { PbdError, requireAtLeast } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { ProjectionRule } from '../core/solver.js';
 import { invert3, mat3FromQuat, mul3, mul3Bt } from '../math/mat3.js';
@@ -577,13 +577,12 @@ export function validatePlasticity(p: PlasticityOptions, where: string): void {
     ['creep', p.creep],
     ['max', p.max],
   ] as const) {
-    if (!(v >= 0) || !Number.isFinite(v)) {
-      throw new PbdError(
-        'shape-matching/plasticity',
-        `${where}.plasticity.${k}`,
-        `must be a finite number ≥ 0, got ${v}`,
-        'c_yield and c_max bound ‖S − I‖₂ (dimensionless), c_creep is a rate (1/s)',
-      );
-    }
+    requireAtLeast(
+      v,
+      0,
+      'shape-matching/plasticity',
+      `${where}.plasticity.${k}`,
+      'c_yield and c_max bound ‖S − I‖₂ (dimensionless), c_creep is a rate (1/s)',
+    );
   }
 }

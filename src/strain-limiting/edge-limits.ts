@@ -11,7 +11,7 @@
  */
 import { DistanceConstraints } from '../constraints/distance.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
-import { PbdError } from '../core/errors.js';
+import { PbdError, requireAtLeast } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { ConstraintParams } from '../core/solver.js';
 
@@ -38,14 +38,13 @@ export function checkStretchRange(r: StretchRange, where: string): { min: number
       'the smallest stretch ratio: 0.9 lets an edge shrink to 90 % of its rest length',
     );
   }
-  if (!(max >= 1) || !Number.isFinite(max)) {
-    throw new PbdError(
-      'strain-limit/max',
-      `${where}.max`,
-      `must be a finite number ≥ 1, got ${r.max}`,
-      'the largest stretch ratio: 1.1 lets an edge stretch to 110 % of its rest length',
-    );
-  }
+  requireAtLeast(
+    max,
+    1,
+    'strain-limit/max',
+    `${where}.max`,
+    'the largest stretch ratio: 1.1 lets an edge stretch to 110 % of its rest length',
+  );
   return { min, max };
 }
 

@@ -25,7 +25,7 @@
  * so a colour batch touches every moving particle at most once.
  */
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
-import { PbdError } from '../core/errors.js';
+import { PbdError, requireAtLeast } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
 import type { World } from '../core/world.js';
@@ -95,14 +95,13 @@ export class LongRangeAttachments implements ConstraintSet {
     }
     this.restKind = kind;
     this.scale = o.scale ?? 1;
-    if (!(this.scale >= 1) || !Number.isFinite(this.scale)) {
-      throw new PbdError(
-        'lra/scale',
-        `${where}.scale`,
-        `must be a finite number ≥ 1, got ${o.scale}`,
-        'the tethers may be longer than the rest distance, never shorter (1.02 allows 2 % stretch)',
-      );
-    }
+    requireAtLeast(
+      this.scale,
+      1,
+      'lra/scale',
+      `${where}.scale`,
+      'the tethers may be longer than the rest distance, never shorter (1.02 allows 2 % stretch)',
+    );
     this.maxPerParticle = o.maxPerParticle ?? Number.POSITIVE_INFINITY;
     if (!(this.maxPerParticle >= 1)) {
       throw new PbdError(

@@ -27,7 +27,7 @@
  * strain limiting toward the root of Rungjiratananon et al.'s hair (000 §6).
  */
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
-import { PbdError } from '../core/errors.js';
+import { PbdError, requireAtLeast } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { SharedTask } from '../core/step-context.js';
 
@@ -85,14 +85,13 @@ export class FollowTheLeader implements ConstraintSet {
     this.count = n - (start.length - 1);
     this.damping = checkDamping(o.damping ?? 0.9, `${where}.damping`);
     this.maxStretch = o.maxStretch ?? 1;
-    if (!(this.maxStretch >= 1) || !Number.isFinite(this.maxStretch)) {
-      throw new PbdError(
-        'ftl/max-stretch',
-        `${where}.maxStretch`,
-        `must be a finite number ≥ 1, got ${o.maxStretch}`,
-        '1 keeps every segment at its rest length; 1.05 lets it stretch by 5 %',
-      );
-    }
+    requireAtLeast(
+      this.maxStretch,
+      1,
+      'ftl/max-stretch',
+      `${where}.maxStretch`,
+      '1 keeps every segment at its rest length; 1.05 lets it stretch by 5 %',
+    );
   }
 
   /**
