@@ -1,7 +1,7 @@
 /**
- * The per-entry arrays of the rigid family's growable stores, declared once per store in a small
- * table and printed as a base class with the typed-array fields and their `grow` (every array
- * resized to `cap` entries, the `count` in use kept, stride values each):
+ * The per-entry arrays of the rigid family's growable stores and of the collider contacts, declared
+ * once per store in a small table and printed as a base class with the typed-array fields and their
+ * `grow` (every array resized to `cap` entries, the `count` in use kept, stride values each):
  *
  * - ContactArrays (src/rigid/contact-arrays.generated.ts), which ContactStore (contact-store.ts)
  *   extends: the rigid contacts, one entry per contact point;
@@ -10,7 +10,10 @@
  * - RigidAttachmentArrays (src/rigid/rigid-attachment-arrays.generated.ts), which RigidAttachments
  *   (rigid-attachments.ts) extends: one entry per particle–rigid attachment;
  * - ColliderPoseArrays (src/rigid/collider-pose-arrays.generated.ts), which ColliderPoses
- *   (collider-poses.ts) extends: one entry per world collider.
+ *   (collider-poses.ts) extends: one entry per world collider;
+ * - ColliderContactArrays (src/collision/collider-contact-arrays.generated.ts), which
+ *   ColliderContacts (src/collision/collider-contacts.ts) extends: one entry per particle–collider
+ *   contact (session 19: the class had declared them and listed them again in its grow).
  *
  * Before (session 17) each store declared its arrays, then listed them again in its grow, and the
  * two stores' lists had the same shape (issue 14's pairs contact-store ~ joints, and with the
@@ -25,6 +28,8 @@ interface Layout {
   file: string;
   className: string;
   doc: string;
+  /** 'public': the capacity and grow are for other modules too (default: protected, the store's own). */
+  access?: 'public';
   table: string;
 }
 
@@ -119,7 +124,42 @@ v, w: Float64Array × 3
 `,
 };
 
-export const LAYOUTS: readonly Layout[] = [CONTACTS, JOINTS, ATTACHMENTS, COLLIDER_POSES];
+const COLLIDER_CONTACTS: Layout = {
+  file: 'src/collision/collider-contact-arrays.generated.ts',
+  className: 'ColliderContactArrays',
+  doc: "The per-contact arrays of the particles' collider contacts (ColliderContacts, collider-contacts.ts, extends this class; the generation loops of collider-contact-loops.generated.ts grow them).",
+  access: 'public',
+  table: `
+# The contact's particle (a store index) and collider (an index into the world's colliders).
+particle, collider: Int32Array
+# The point q_c and the unit normal n_c of the plane constraint C(p) = (p − q_c) · n_c ≥ 0 (3 each).
+q, n: Float64Array × 3
+# Total normal correction applied this substep (m).
+lambdaN: Float64Array
+# Kinetic tangential correction applied this substep (m): with several iterations the kinetic
+# corrections of the substep's projections together stay within μ times lambdaN.
+lambdaT: Float64Array
+# 1 once the contact has slid in this substep (its later projections are kinetic).
+slid: Uint8Array
+# The length (m) of the tangential motion the prediction brings over the substep, relative to the
+# collider's surface, |(p − x − h v_c)_t| at generation: what static friction must cancel of the
+# particle's own momentum (a push), which Coulomb's law bounds by μs times this substep's normal
+# correction (see ColliderContacts's class comment).
+incoming: Float64Array
+# Normal velocity relative to the collider before the substep (m/s).
+vn0: Float64Array
+# The rigid body its collider follows (a RigidStore index), or −1.
+rigid: Int32Array
+# With a rigid body: the point q and the normal n in the body's frame (3 each).
+anchor, normalLocal: Float64Array × 3
+# 1 when its particle was moved out of a deep penetration on its own this substep.
+deep: Uint8Array
+# Its particle's friction anchor in world coordinates at the collider's pose of the substep.
+anchorAt: Float64Array × 3
+`,
+};
+
+export const LAYOUTS: readonly Layout[] = [CONTACTS, JOINTS, ATTACHMENTS, COLLIDER_POSES, COLLIDER_CONTACTS];
 
 /** One array of a table: its name, typed-array type, stride, and the doc printed before it ('' for none). */
 interface Field {
@@ -164,6 +204,7 @@ const times = (s: string, n: string): string => (s === '1' ? n : `${s} * ${n}`);
 function emitLayout(l: Layout, banner: string): string {
   const { fields, consts } = parseTable(l.table);
   const types = [...new Set(fields.map((f) => f.type))];
+  const access = l.access === 'public' ? '' : 'protected ';
   return [
     banner,
     `// The per-entry arrays' table is in scripts/kernels/emit-layouts.ts (${l.className}).`,
@@ -175,11 +216,11 @@ function emitLayout(l: Layout, banner: string): string {
     '/** Entries in use. */',
     'count = 0;',
     '/** Entries the arrays hold. */',
-    'protected capacity = 0;',
+    `${access}capacity = 0;`,
     ...fields.flatMap((f) => [...(f.doc ? [`/** ${f.doc} */`] : []), `${f.name} = new ${f.type}(0);`]),
     '',
     `/** Grows every array to cap entries (${types.join(', ')}), the count in use kept. */`,
-    'protected grow(cap: number): void {',
+    `${access}grow(cap: number): void {`,
     'const n = this.count;',
     ...fields.map(
       (f) =>

@@ -3,6 +3,7 @@ import type { ParticleStore } from '../core/particles.js';
 import type { SystemKind, World } from '../core/world.js';
 import type { WorldCollider } from '../core/world-collider.js';
 import { grownArray } from '../math/arrays.js';
+import { ColliderContactArrays } from './collider-contact-arrays.generated.js';
 import { buildChunkBoxes, ensureChunkBoxes } from './collider-contact-chunks.js';
 import { generateColliderContacts, generateSphereContacts } from './collider-contact-loops.generated.js';
 import type { SphereLike } from './collider-contact-targets.js';
@@ -93,43 +94,15 @@ const CULL_PAUSE = 15;
  * kernels`): any collider through its queries, a sphere and a plane (on the
  * worker pool) with their queries written out.
  */
-export class ColliderContacts implements ConstraintSet {
+export class ColliderContacts extends ColliderContactArrays implements ConstraintSet {
   readonly kind = 'collider-contact';
   readonly violationUnit = 'm';
   readonly order = 100;
   /** Projected also between the halves of a symmetric sweep (ConstraintSet.midSweep; see the class comment). */
   readonly midSweep = true;
   enabled = true;
-  count = 0;
-  /** Contacts the arrays hold (internal: the generation loops, collider-contact-loops.generated.ts). */
-  capacity = 0;
-  particle = new Int32Array(0);
-  collider = new Int32Array(0);
-  q = new Float64Array(0);
-  n = new Float64Array(0);
-  /** Total normal correction applied this substep (m). */
-  lambdaN = new Float64Array(0);
-  /**
-   * Kinetic tangential correction applied this substep (m): with several iterations the kinetic
-   * corrections of the substep's projections together stay within μ times lambdaN.
-   */
-  lambdaT = new Float64Array(0);
-  /** Per contact: 1 once it has slid in this substep (its later projections are kinetic). */
-  slid = new Uint8Array(0);
-  /**
-   * Per contact: the length (m) of the tangential motion the prediction brings over the substep,
-   * relative to the collider's surface, |(p − x − h v_c)_t| at generation: what static friction must
-   * cancel of the particle's own momentum (a push), which Coulomb's law bounds by μs times this
-   * substep's normal correction (see the class comment).
-   */
-  incoming = new Float64Array(0);
-  /** Normal velocity relative to the collider before the substep (m/s). */
-  vn0 = new Float64Array(0);
-  /** Per contact: the rigid body its collider follows (a RigidStore index), or −1. */
-  rigid = new Int32Array(0);
-  /** Per contact with a rigid body: the point q and the normal n in the body's frame (3 each). */
-  anchor = new Float64Array(0);
-  normalLocal = new Float64Array(0);
+  // (the per-contact arrays, count, capacity and grow are ColliderContactArrays's, printed from a table in
+  // scripts/kernels/emit-layouts.ts)
   /**
    * The largest speed (m/s), relative to the collider's surface, at which the
    * static fallback pushes a particle out; a deeper penetration is moved out
@@ -138,8 +111,6 @@ export class ColliderContacts implements ConstraintSet {
    * switches the depenetration off (the plain static fallback). Default 10.
    */
   maxDepenetrationSpeed = 10;
-  /** Per contact: 1 when its particle was moved out of a deep penetration on its own this substep. */
-  deep = new Uint8Array(0);
   /** Particles found deep inside (see depenetrateBodies): particle, collider, excess, normal (6 each). */
   private deepList = new Float64Array(0);
   private deepCount = 0;
@@ -149,8 +120,6 @@ export class ColliderContacts implements ConstraintSet {
    * after the contacts read it to keep their corrections out of the colliders.
    */
   contactOf = new Int32Array(0);
-  /** Per contact: its particle's friction anchor in world coordinates at the collider's pose of the substep. */
-  anchorAt = new Float64Array(0);
   /**
    * Per particle of the store, the friction anchor (see the class comment): the collider it belongs
    * to plus one (0: none), the substep it was last in contact with it, the anchor in the collider's
@@ -202,27 +171,8 @@ export class ColliderContacts implements ConstraintSet {
   planePool: PlaneContactsPool | null = null;
 
   constructor() {
+    super();
     this.grow(256);
-  }
-
-  grow(cap: number): void {
-    const n = this.count;
-    // per contact: scalars, then 3-vectors
-    this.particle = grownArray(this.particle, cap, n);
-    this.collider = grownArray(this.collider, cap, n);
-    this.lambdaN = grownArray(this.lambdaN, cap, n);
-    this.lambdaT = grownArray(this.lambdaT, cap, n);
-    this.incoming = grownArray(this.incoming, cap, n);
-    this.vn0 = grownArray(this.vn0, cap, n);
-    this.rigid = grownArray(this.rigid, cap, n);
-    this.slid = grownArray(this.slid, cap, n);
-    this.deep = grownArray(this.deep, cap, n);
-    this.q = grownArray(this.q, 3 * cap, 3 * n);
-    this.n = grownArray(this.n, 3 * cap, 3 * n);
-    this.anchor = grownArray(this.anchor, 3 * cap, 3 * n);
-    this.normalLocal = grownArray(this.normalLocal, 3 * cap, 3 * n);
-    this.anchorAt = grownArray(this.anchorAt, 3 * cap, 3 * n);
-    this.capacity = cap;
   }
 
   beginStep(ctx: StepContext): void {

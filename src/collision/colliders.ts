@@ -1,7 +1,7 @@
 import { PbdError } from '../core/errors.js';
 import { Motion, type MotionSpec, type Vec3Tuple } from '../core/motion.js';
 import type { World } from '../core/world.js';
-import type { WorldCollider } from '../core/world-collider.js';
+import { ColliderSettings, type WorldCollider } from '../core/world-collider.js';
 import { quatFromEulerDegrees, quatMultiply, quatRotate, quatRotateInverse } from '../math/quat.js';
 import { colliderContactsOf } from './collider-contacts.js';
 
@@ -36,15 +36,9 @@ const tmp = new Float64Array(3);
  * local frame; `position`/`rotation` give the current pose. The collision
  * queries work in world space and allocate nothing.
  */
-export abstract class Collider implements WorldCollider {
+export abstract class Collider extends ColliderSettings implements WorldCollider {
   abstract readonly type: string;
-  name: string;
-  friction: number;
-  staticFriction: number;
-  restitution: number;
-  margin: number;
-  group: number;
-  mask: number;
+  // (name, friction, staticFriction, restitution, margin, group, mask: ColliderSettings's, set below)
   enabled = true;
   readonly motion: Motion | null;
   /** The rigid body this collider follows (see WorldCollider.rigid; set by coupleRigidBody), or −1. */
@@ -65,6 +59,7 @@ export abstract class Collider implements WorldCollider {
   private readonly dq = new Float64Array(4);
 
   constructor(opts: ColliderOptions, where: string) {
+    super();
     this.name = opts.name ?? '';
     this.friction = opts.friction ?? 0.4;
     this.staticFriction = opts.staticFriction ?? this.friction;

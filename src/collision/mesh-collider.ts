@@ -1,4 +1,4 @@
-import { PbdError } from '../core/errors.js';
+import { requireIntegerIn } from '../core/errors.js';
 import type { TriangleMesh } from '../mesh/triangle-mesh.js';
 import { Collider, type ColliderOptions, unitOrAxis } from './colliders.js';
 import { MeshDistance } from './mesh-distance.js';
@@ -57,13 +57,7 @@ export class MeshCollider extends Collider {
   constructor(opts: MeshColliderOptions, where = 'mesh collider') {
     super(opts, where);
     const res = opts.resolution ?? 64;
-    if (!(Number.isInteger(res) && res >= 4 && res <= 512)) {
-      throw new PbdError(
-        'collider/invalid',
-        `${where}.resolution`,
-        `must be an integer in 4…512, got ${res}`,
-      );
-    }
+    requireIntegerIn(res, 4, 512, 'collider/invalid', `${where}.resolution`);
     this.inside = opts.inside ?? false;
     this.distanceToMesh = new MeshDistance(opts.mesh, `${where}.mesh`);
     this.mesh = { positions: this.distanceToMesh.positions, triangles: this.distanceToMesh.triangles };

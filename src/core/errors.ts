@@ -28,6 +28,13 @@ export class PbdError extends Error {
   }
 }
 
+/** Throws a PbdError (`code`, at `where`) unless `value` is an integer in [lo, hi]. */
+export function requireIntegerIn(value: number, lo: number, hi: number, code: string, where: string): void {
+  if (!(Number.isInteger(value) && value >= lo && value <= hi)) {
+    throw new PbdError(code, where, `must be an integer in ${lo}…${hi}, got ${value}`);
+  }
+}
+
 /** Throws a PbdError when a number is not finite. */
 export function requireFinite(value: number, where: string): void {
   if (!Number.isFinite(value)) {

@@ -1,4 +1,24 @@
 /**
+ * A collider's name and contact settings: declared once here, for the
+ * WorldCollider contract and for the collision family's Collider class
+ * (src/collision/colliders.ts), which extends this class and sets them from
+ * its options.
+ */
+export abstract class ColliderSettings {
+  /** A name for messages and the gallery. */
+  name!: string;
+  /** Kinetic and static friction coefficients μ and μs, restitution e ∈ [0, 1]. */
+  friction!: number;
+  staticFriction!: number;
+  restitution!: number;
+  /** Particles are kept this far (m) outside the surface. */
+  margin!: number;
+  /** Collision groups the collider belongs to, and the particle groups it collides with (bitmasks). */
+  group!: number;
+  mask!: number;
+}
+
+/**
  * A collider as the World sees it: a static or kinematic shape that
  * particles collide with (003 §3.4). The World keeps a list of them, moves
  * kinematic ones at the start of every substep, and saves their poses in
@@ -7,20 +27,10 @@
  * contract, and the contacts that act on them (ColliderContacts) are
  * installed by the collider itself when it is added to a world (`addedTo`).
  */
-export interface WorldCollider {
+export interface WorldCollider extends ColliderSettings {
   /** 'plane', 'sphere', 'box', 'capsule', 'mesh' … */
   readonly type: string;
-  name: string;
   enabled: boolean;
-  /** Kinetic and static friction coefficients μ and μs, restitution e ∈ [0, 1]. */
-  friction: number;
-  staticFriction: number;
-  restitution: number;
-  /** Particles are kept this far (m) outside the surface. */
-  margin: number;
-  /** Collision groups the collider belongs to, and the particle groups it collides with (bitmasks). */
-  group: number;
-  mask: number;
   /** Current pose: position and unit quaternion (x, y, z, w). */
   readonly position: Float64Array;
   readonly rotation: Float64Array;

@@ -13,6 +13,7 @@
  * skips a triangle whose plane the other body's centre lies behind.
  */
 import { mat3FromQuat } from '../math/mat3.js';
+import { edgeCross, edgeCrossOut } from '../mesh/triangle-mesh.js';
 import { type Clip, clipPolygon, emitFaceContacts } from './collide-box.js';
 import { NF_A } from './contact-set.js';
 import type { Pair } from './manifold.js';
@@ -146,15 +147,11 @@ export class WorldPoly {
       T[3 + k] = P[3 * b + k];
       T[6 + k] = P[3 * c + k];
     }
-    const ux = T[3] - T[0],
-      uy = T[4] - T[1],
-      uz = T[5] - T[2];
-    const vx = T[6] - T[0],
-      vy = T[7] - T[1],
-      vz = T[8] - T[2];
-    let nx = uy * vz - uz * vy,
-      ny = uz * vx - ux * vz,
-      nz = ux * vy - uy * vx;
+    // the normal (b − a) × (c − a), normalised below (the mesh's edgeCross, the same operations)
+    edgeCross(T, 0, 3, 6);
+    let nx = edgeCrossOut[0],
+      ny = edgeCrossOut[1],
+      nz = edgeCrossOut[2];
     const len = Math.sqrt(nx * nx + ny * ny + nz * nz) || 1;
     nx /= len;
     ny /= len;

@@ -46,7 +46,7 @@
 import { tangentialPart } from '../collision/coulomb.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { ContactBlocks, PASS } from './contact-blocks.js';
-import { D, DN, FACE, NF_A, NF_B, NF_CORES, S, U, UN, WM } from './contact-store.js';
+import { D, DN, FACE, NF_A, NF_B, NF_CORES, S, U, UN } from './contact-store.js';
 import { rotate, rotateBack, rotateFrom } from './rotate.js';
 
 /** Scratch: the tangential part of a contact's slip (collision/coulomb.ts). */
@@ -147,9 +147,7 @@ export class RigidContacts extends ContactBlocks implements ConstraintSet {
       D[0] = nx;
       D[1] = ny;
       D[2] = nz;
-      this.inverseMassW(ia, 0);
-      this.inverseMassW(ib, 1);
-      const w = WM[0] + WM[1];
+      const w = this.pairInverseMassW(ia, ib);
       if (w <= 0) continue;
       const dl = d / w;
       this.lamN[k] += dl;
@@ -246,9 +244,7 @@ export class RigidContacts extends ContactBlocks implements ConstraintSet {
     D[0] = tx;
     D[1] = ty;
     D[2] = tz;
-    this.inverseMassW(ia, 0);
-    this.inverseMassW(ib, 1);
-    const w = WM[0] + WM[1];
+    const w = this.pairInverseMassW(ia, ib);
     if (w <= 0) return 0;
     const dl = ct / w;
     let d = dl;
@@ -335,9 +331,7 @@ export class RigidContacts extends ContactBlocks implements ConstraintSet {
       D[0] = nx;
       D[1] = ny;
       D[2] = nz;
-      this.inverseMassW(ia, 0);
-      this.inverseMassW(ib, 1);
-      let w = WM[0] + WM[1];
+      let w = this.pairInverseMassW(ia, ib);
       if (!(w > 0)) continue;
       const pn = dn / w;
       if (pn > 0) this.lamNM[this.first[k]] += h * pn;
@@ -363,9 +357,7 @@ export class RigidContacts extends ContactBlocks implements ConstraintSet {
       D[0] = -tx / vt;
       D[1] = -ty / vt;
       D[2] = -tz / vt;
-      this.inverseMassW(ia, 0);
-      this.inverseMassW(ib, 1);
-      w = WM[0] + WM[1];
+      w = this.pairInverseMassW(ia, ib);
       if (!(w > 0)) continue;
       D[3] = Math.min(budget, vt / w);
       this.impulseW(ia, 0, 1);

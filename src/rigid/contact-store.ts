@@ -423,6 +423,16 @@ export abstract class ContactStore extends ContactArrays {
     WM[side] = this.rigids.invMass[i] + cx * ux + cy * uy + cz * uz;
   }
 
+  /**
+   * The pair's generalized inverse mass along D[0 … 2], w₁ + w₂ (eq. 2): inverseMassW of body 1
+   * (side 0) and body 2 (side 1), which also leaves WM and U for impulseW and moveW.
+   */
+  protected pairInverseMassW(ia: number, ib: number): number {
+    this.inverseMassW(ia, 0);
+    this.inverseMassW(ib, 1);
+    return WM[0] + WM[1];
+  }
+
   /** v += p d/m, ω += p I⁻¹ (r × d) for a movable store body i (p = sign D[3], d = D[0 … 2]), with I⁻¹ (r × d) from inverseMassW(i, side). */
   protected impulseW(i: number, side: number, sign: number): void {
     if (i < 0 || this.materials.movable[i] === 0) return;

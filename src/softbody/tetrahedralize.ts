@@ -1,5 +1,5 @@
 import { insphere, orient3d } from 'robust-predicates';
-import { PbdError } from '../core/errors.js';
+import { PbdError, requireIntegerIn } from '../core/errors.js';
 import {
   buildEdgeTopology,
   enclosedVolume,
@@ -54,13 +54,7 @@ export function tetrahedralize(
   where = 'tetrahedralize',
 ): TetrahedralizeResult {
   const res = options.resolution ?? 8;
-  if (!(Number.isInteger(res) && res >= 1 && res <= 200)) {
-    throw new PbdError(
-      'tetrahedralize/resolution',
-      `${where}.resolution`,
-      `must be an integer in 1…200, got ${res}`,
-    );
-  }
+  requireIntegerIn(res, 1, 200, 'tetrahedralize/resolution', `${where}.resolution`);
   const sliverAngle = options.sliverAngle ?? 15;
   const { positions: sp, triangles } = surface;
   const topo = buildEdgeTopology(triangles, `${where}.surface`);
