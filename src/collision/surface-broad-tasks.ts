@@ -264,18 +264,12 @@ function toArena(
   ne: number,
   how: number,
 ): void {
-  const at = pairsToArena(args.top, args.arena, pairs, np, vt, nv, ee, ne);
   c[o + 1] = np;
   c[o + 2] = nv;
   c[o + 3] = ne;
   c[o + 5] = how;
-  if (at < 0) {
-    c[o + 4] = 1;
-    return;
-  }
-  c[o] = at;
-  c[o + 4] = 0;
-  tallyPairs(args.tally, pairs, np);
+  if (pairsToArena(args.top, args.arena, c, o, 4, pairs, np, vt, nv, ee, ne))
+    tallyPairs(args.tally, pairs, np);
 }
 
 /** Arguments of the 'surface-broad-update' task: the rebuild's shared copies, the update's groups, the arena. */
@@ -332,16 +326,10 @@ function updateToArena(
   ee: Int32Array,
   ne: number,
 ): void {
-  const at = pairsToArena(args.top, args.arena, vt, nv, ee, ne);
   c[o + 1] = over;
   c[o + 2] = nv;
   c[o + 3] = ne;
-  if (at < 0) {
-    c[o + 4] = 1;
-    return;
-  }
-  c[o] = at;
-  c[o + 4] = 0;
+  pairsToArena(args.top, args.arena, c, o, 4, vt, nv, ee, ne);
 }
 
 /** Groups below which an incremental update runs on the calling thread. */

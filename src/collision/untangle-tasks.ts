@@ -142,15 +142,9 @@ export function untangleCrossingsTask(args: CrossingTaskArgs, from: number, to: 
   localHits.count = 0;
   crossingsOfPairs(args.A, localPairs, 0, np, localHits);
   const nh = localHits.count;
-  const at = pairsToArena(args.top, args.arena, localPairs, np, localHits.hits, nh);
   c[o + 1] = np;
   c[o + 2] = nh;
-  if (at < 0) {
-    c[o + 3] = 1;
-    return;
-  }
-  c[o] = at;
-  c[o + 3] = 0;
+  pairsToArena(args.top, args.arena, c, o, 3, localPairs, np, localHits.hits, nh);
 }
 
 /** Node pairs of the frontier (a constant: the parts do not depend on the thread count). */
