@@ -209,6 +209,13 @@ function eeCandidate(e: i32, f: i32): bool {
   return i64x2.all_true(m) && F(A, a + 2) <= F(Bx, b + 5) + g && F(A, a + 5) + g >= F(Bx, b + 2);
 }
 
+/** Pair n (a, b) of the candidate list at `out` (two i32 each): the one write of both lists. */
+@inline function putPair(out: usize, n: i32, a: i32, b: i32): void {
+  const o = out + ((<usize>n) << 3);
+  store<i32>(o, a);
+  store<i32>(o, b, 4);
+}
+
 /**
  * The vertices owned by triangle `own` against triangle t (corners a, b, c): 0, 1 (output full) or 2
  * (degenerate). `clean`: t is not dirty in a partial update, so only dirty vertices are tested.
@@ -222,9 +229,7 @@ function vertexTests(own: i32, t: i32, a: i32, b: i32, c: i32, clean: bool): i32
     if (r < 0) return 2;
     if (r == 0) continue;
     if (vtN >= vtCap) return 1;
-    const o = vtOut + ((<usize>vtN) << 3);
-    store<i32>(o, q);
-    store<i32>(o, t, 4);
+    putPair(vtOut, vtN, q, t);
     vtN++;
   }
   return 0;
@@ -270,9 +275,7 @@ export function collectPairRange(pairs: usize, k0: i32, k1: i32, partial: i32): 
         if (fa == ea || fa == eb || fb == ea || fb == eb) continue;
         if (!overlap(eBox, e, eBox, f) || !eeCandidate(e, f)) continue;
         if (eeN >= eeCap) return 1;
-        const o = eeOut + ((<usize>eeN) << 3);
-        store<i32>(o, e);
-        store<i32>(o, f, 4);
+        putPair(eeOut, eeN, e, f);
         eeN++;
       }
     }
