@@ -209,6 +209,13 @@ function eeCandidate(e: i32, f: i32): bool {
   return i64x2.all_true(m) && F(A, a + 2) <= F(Bx, b + 5) + g && F(A, a + 5) + g >= F(Bx, b + 2);
 }
 
+/** Pair n (a, b) of the candidate list at `out` (two i32 each): the one write of both lists. */
+@inline function putPair(out: usize, n: i32, a: i32, b: i32): void {
+  const o = out + ((<usize>n) << 3);
+  store<i32>(o, a);
+  store<i32>(o, b, 4);
+}
+
 /**
  * The vertices owned by triangle `own` against triangle t (corners a, b, c): 0, 1 (output full) or 2
  * (degenerate). `clean`: t is not dirty in a partial update, so only dirty vertices are tested.
@@ -222,9 +229,7 @@ function vertexTests(own: i32, t: i32, a: i32, b: i32, c: i32, clean: bool): i32
     if (r < 0) return 2;
     if (r == 0) continue;
     if (vtN >= vtCap) return 1;
-    const o = vtOut + ((<usize>vtN) << 3);
-    store<i32>(o, q);
-    store<i32>(o, t, 4);
+    putPair(vtOut, vtN, q, t);
     vtN++;
   }
   return 0;
@@ -270,9 +275,7 @@ export function collectPairRange(pairs: usize, k0: i32, k1: i32, partial: i32): 
         if (fa == ea || fa == eb || fb == ea || fb == eb) continue;
         if (!overlap(eBox, e, eBox, f) || !eeCandidate(e, f)) continue;
         if (eeN >= eeCap) return 1;
-        const o = eeOut + ((<usize>eeN) << 3);
-        store<i32>(o, e);
-        store<i32>(o, f, 4);
+        putPair(eeOut, eeN, e, f);
         eeN++;
       }
     }
@@ -340,6 +343,34 @@ function pushChildPairs(a: i32, b: i32, out: usize, o: i32): i32 {
  * runs the JavaScript traversal).
  */
 export function selfPairsOfNodes(a0: i32, b0: i32, out: usize, n: i32, cap: i32, st: usize, stCap: i32): i32 {
+  return selfTraversal(false, a0, b0, out, n, cap, st, stCap, 0, 0, 0, 0);
+}
+
+/**
+ * The self-traversal of both exports, written once: from node pair (a0, b0)
+ * pop a pair, test the node boxes, test the items of two leaves or push the
+ * children (pushChildPairs), appending the overlapping item pairs to
+ * out[2n …] within `cap`. `bounded` (a constant at each call, so that the
+ * inlined copy keeps only its own branches) adds selfPairsBounded's budgets:
+ * subtrees with no open item are not descended, an item takes part in at
+ * most `perItem` pairs (`ip` counts them, `open` per node), and the walk
+ * stops at `maxPairs` pairs (0: no limit). Returns the count, −1 (`cap`) or
+ * −2 (the stack).
+ */
+@inline function selfTraversal(
+  bounded: bool,
+  a0: i32,
+  b0: i32,
+  out: usize,
+  n: i32,
+  cap: i32,
+  st: usize,
+  stCap: i32,
+  perItem: i32,
+  maxPairs: i32,
+  ip: usize,
+  open: usize,
+): i32 {
   let sp = 0;
   put(st, sp++, a0);
   put(st, sp++, b0);
@@ -347,6 +378,7 @@ export function selfPairsOfNodes(a0: i32, b0: i32, out: usize, n: i32, cap: i32,
     const b = I(st, --sp),
       a = I(st, --sp);
     if (sp + 6 > stCap) return -2;
+    if (bounded && (I(open, a) == 0 || I(open, b) == 0)) continue;
     const ca = I(nCount, a),
       cb = I(nCount, b);
     if (a != b && apart(nBox, 6 * a, nBox, 6 * b)) continue;
@@ -357,12 +389,26 @@ export function selfPairsOfNodes(a0: i32, b0: i32, out: usize, n: i32, cap: i32,
         const i = I(nItems, k);
         const oi = 6 * i;
         for (let l = a == b ? k + 1 : sb; l < sb + cb; l++) {
+          if (bounded && I(ip, i) >= perItem) break;
           const j = I(nItems, l);
+          if (bounded && I(ip, j) >= perItem) continue;
           if (apart(tBox, oi, tBox, 6 * j)) continue;
           if (n == cap) return -1;
           put(out, 2 * n, i);
           put(out, 2 * n + 1, j);
           n++;
+          if (bounded) {
+            const pi = I(ip, i) + 1;
+            put(ip, i, pi);
+            if (pi == perItem) saturate(i, open);
+            const pj = I(ip, j) + 1;
+            put(ip, j, pj);
+            if (pj == perItem) saturate(j, open);
+            if (maxPairs > 0 && n >= maxPairs) {
+              truncatedN = 1;
+              return n;
+            }
+          }
         }
       }
       continue;
@@ -417,50 +463,7 @@ export function selfPairsBounded(
     const c = I(nCount, k);
     put(open, k, c > 0 ? c : I(open, k + 1) + I(open, I(nRight, k)));
   }
-  let np = 0;
-  let sp = 0;
-  put(st, sp++, 0);
-  put(st, sp++, 0);
-  while (sp > 0) {
-    const b = I(st, --sp),
-      a = I(st, --sp);
-    if (sp + 6 > stCap) return -2;
-    if (I(open, a) == 0 || I(open, b) == 0) continue;
-    const ca = I(nCount, a),
-      cb = I(nCount, b);
-    if (a != b && apart(nBox, 6 * a, nBox, 6 * b)) continue;
-    if (ca > 0 && cb > 0) {
-      const sa = I(nStart, a),
-        sb = I(nStart, b);
-      for (let k = sa; k < sa + ca; k++) {
-        const i = I(nItems, k);
-        const oi = 6 * i;
-        for (let l = a == b ? k + 1 : sb; l < sb + cb; l++) {
-          if (I(ip, i) >= perItem) break;
-          const j = I(nItems, l);
-          if (I(ip, j) >= perItem) continue;
-          if (apart(tBox, oi, tBox, 6 * j)) continue;
-          if (np == cap) return -1;
-          put(out, 2 * np, i);
-          put(out, 2 * np + 1, j);
-          np++;
-          const pi = I(ip, i) + 1;
-          put(ip, i, pi);
-          if (pi == perItem) saturate(i, open);
-          const pj = I(ip, j) + 1;
-          put(ip, j, pj);
-          if (pj == perItem) saturate(j, open);
-          if (maxPairs > 0 && np >= maxPairs) {
-            truncatedN = 1;
-            return np;
-          }
-        }
-      }
-      continue;
-    }
-    sp += 2 * pushChildPairs(a, b, st, sp >> 1);
-  }
-  return np;
+  return selfTraversal(true, 0, 0, out, 0, cap, st, stCap, perItem, maxPairs, ip, open);
 }
 
 /** Bvh.saturate: item i reached its budget, one open item fewer on its path to the root. */

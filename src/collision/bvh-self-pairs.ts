@@ -17,6 +17,7 @@
  */
 
 import { boxesOverlap } from './boxes.js';
+import { overlaps } from './spatial-hash.js';
 
 /** The node arrays of a tree (Bvh's layout: left child n + 1, right child right[n], leaves count[n] > 0). */
 export interface BvhNodes {
@@ -283,15 +284,7 @@ export function queryNodes(
       const s = start[n];
       for (let k = s; k < s + c; k++) {
         const i = items[k];
-        const b = 6 * i;
-        if (
-          boxes[b] <= maxx &&
-          boxes[b + 3] >= minx &&
-          boxes[b + 1] <= maxy &&
-          boxes[b + 4] >= miny &&
-          boxes[b + 2] <= maxz &&
-          boxes[b + 5] >= minz
-        ) {
+        if (overlaps(boxes, 6 * i, minx, miny, minz, maxx, maxy, maxz)) {
           if (m === cap) return -1;
           out[m++] = i;
           if (m === limit) return m;

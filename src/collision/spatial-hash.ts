@@ -354,8 +354,12 @@ function hashCell(ix: number, iy: number, iz: number, mask: number): number {
   return (Math.imul(ix, 73856093) ^ Math.imul(iy, 19349663) ^ Math.imul(iz, 83492791)) & mask;
 }
 
-/** Whether box o of `boxes` (min xyz, max xyz at 6o) overlaps [min, max] (closed boxes). */
-function overlaps(
+/**
+ * Whether box o of `boxes` (min xyz, max xyz at 6o) overlaps [min, max]
+ * (closed boxes): the item test of this hash's queries and of the BVH's
+ * (bvh-self-pairs.ts queryNodes).
+ */
+export function overlaps(
   boxes: Float64Array,
   o: number,
   minx: number,

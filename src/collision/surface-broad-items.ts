@@ -4,6 +4,8 @@
  * allowance boxes, snapshot triangles' bounding spheres, triangle normals.
  */
 
+import { edgeCross, edgeCrossOut } from '../mesh/triangle-mesh.js';
+
 /** out box t = union of the vertex boxes a, b, c grown by g. */
 export function unionBox(
   out: Float64Array,
@@ -80,18 +82,11 @@ export function triangleNormal(
   t: number,
   out: Float64Array,
 ): void {
-  const a = 3 * vert[tri[3 * t]],
-    b = 3 * vert[tri[3 * t + 1]],
-    c = 3 * vert[tri[3 * t + 2]];
-  const ux = x[b] - x[a],
-    uy = x[b + 1] - x[a + 1],
-    uz = x[b + 2] - x[a + 2];
-  const vx = x[c] - x[a],
-    vy = x[c + 1] - x[a + 1],
-    vz = x[c + 2] - x[a + 2];
-  const nx = uy * vz - uz * vy,
-    ny = uz * vx - ux * vz,
-    nz = ux * vy - uy * vx;
+  // (b − a) × (c − a): mesh/triangle-mesh.ts edgeCross, the cross product areas and volumes share
+  edgeCross(x, 3 * vert[tri[3 * t]], 3 * vert[tri[3 * t + 1]], 3 * vert[tri[3 * t + 2]]);
+  const nx = edgeCrossOut[0],
+    ny = edgeCrossOut[1],
+    nz = edgeCrossOut[2];
   const l = Math.sqrt(nx * nx + ny * ny + nz * nz);
   const inv = l > 0 ? 1 / l : 0;
   out[0] = nx * inv;

@@ -175,6 +175,32 @@ function eeCandidate(A: BroadArrays, e: number, f: number): boolean {
   return ss[2] <= lim * lim;
 }
 
+/**
+ * Keeps, in order at the front, the candidates (a, b) = (pairs[2k],
+ * pairs[2k + 1]) of [0, n) whose a is clean in `dirtyA` and b in `dirtyB`,
+ * with their distance bounds dist[k]; returns how many (the incremental
+ * update drops the pairs of changed items and finds them again).
+ */
+export function keepCleanPairs(
+  pairs: Int32Array,
+  dist: Float64Array,
+  n: number,
+  dirtyA: Uint8Array,
+  dirtyB: Uint8Array,
+): number {
+  let m = 0;
+  for (let k = 0; k < n; k++) {
+    const a = pairs[2 * k],
+      b = pairs[2 * k + 1];
+    if (dirtyA[a] !== 0 || dirtyB[b] !== 0) continue;
+    pairs[2 * m] = a;
+    pairs[2 * m + 1] = b;
+    dist[m] = dist[k];
+    m++;
+  }
+  return m;
+}
+
 /** Appends (q, t); false when the sink is full and may not grow. */
 export function addVT(out: PairSink, q: number, t: number): boolean {
   const n = out.vtCount;

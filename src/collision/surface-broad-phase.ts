@@ -15,6 +15,7 @@ import {
   emptyBroadArrays,
   groupScratch,
   grow64,
+  keepCleanPairs,
   type PairSink,
   vtCandidate,
 } from './surface-broad-pairs.js';
@@ -313,32 +314,8 @@ export class SurfaceBroadPhase {
     // the pool's task records follow (threaded worlds)
     this.parallelRebuild?.patch(this.bind(store), this.tree);
     // drop the pairs that involve a changed item (the distance bounds of the others stay)
-    const vt = this.vtCand,
-      vtDist = this.vtDist;
-    let m = 0;
-    for (let k = 0; k < this.vtCount; k++) {
-      const q = vt[2 * k],
-        t = vt[2 * k + 1];
-      if (vd[q] !== 0 || td[t] !== 0) continue;
-      vt[2 * m] = q;
-      vt[2 * m + 1] = t;
-      vtDist[m] = vtDist[k];
-      m++;
-    }
-    this.vtCount = m;
-    const ee = this.eeCand,
-      eeDist = this.eeDist;
-    m = 0;
-    for (let k = 0; k < this.eeCount; k++) {
-      const e = ee[2 * k],
-        f = ee[2 * k + 1];
-      if (ed[e] !== 0 || ed[f] !== 0) continue;
-      ee[2 * m] = e;
-      ee[2 * m + 1] = f;
-      eeDist[m] = eeDist[k];
-      m++;
-    }
-    this.eeCount = m;
+    this.vtCount = keepCleanPairs(this.vtCand, this.vtDist, this.vtCount, vd, td);
+    this.eeCount = keepCleanPairs(this.eeCand, this.eeDist, this.eeCount, ed, ed);
     // and find their pairs again
     this.collectPairs(store, true, ng, tasks);
     for (let k = 0; k < n; k++) vd[viol[k]] = 0;

@@ -7,6 +7,7 @@ import {
   selfPairsFrontier,
   selfPairsOfNodes,
 } from './bvh-self-pairs.js';
+import { pairsToArena } from './pair-arena.js';
 import {
   type BroadArrays,
   collectDirtyPairs,
@@ -263,23 +264,12 @@ function toArena(
   ne: number,
   how: number,
 ): void {
-  const need = 2 * (np + nv + ne);
-  const at = Atomics.add(args.top, 0, need);
   c[o + 1] = np;
   c[o + 2] = nv;
   c[o + 3] = ne;
   c[o + 5] = how;
-  if (at + need > args.arena.length) {
-    c[o + 4] = 1;
-    return;
-  }
-  const arena = args.arena;
-  arena.set(pairs.subarray(0, 2 * np), at);
-  arena.set(vt.subarray(0, 2 * nv), at + 2 * np);
-  arena.set(ee.subarray(0, 2 * ne), at + 2 * (np + nv));
-  c[o] = at;
-  c[o + 4] = 0;
-  tallyPairs(args.tally, pairs, np);
+  if (pairsToArena(args.top, args.arena, c, o, 4, pairs, np, vt, nv, ee, ne))
+    tallyPairs(args.tally, pairs, np);
 }
 
 /** Arguments of the 'surface-broad-update' task: the rebuild's shared copies, the update's groups, the arena. */
@@ -336,19 +326,10 @@ function updateToArena(
   ee: Int32Array,
   ne: number,
 ): void {
-  const need = 2 * (nv + ne);
-  const at = Atomics.add(args.top, 0, need);
   c[o + 1] = over;
   c[o + 2] = nv;
   c[o + 3] = ne;
-  if (at + need > args.arena.length) {
-    c[o + 4] = 1;
-    return;
-  }
-  args.arena.set(vt.subarray(0, 2 * nv), at);
-  args.arena.set(ee.subarray(0, 2 * ne), at + 2 * nv);
-  c[o] = at;
-  c[o + 4] = 0;
+  pairsToArena(args.top, args.arena, c, o, 4, vt, nv, ee, ne);
 }
 
 /** Groups below which an incremental update runs on the calling thread. */

@@ -1,5 +1,6 @@
 import { threadIndex } from '../core/block-order.js';
 import { SHARED_MAX_PAGES, sharedKernel, wasmKernel } from '../wasm/kernels.js';
+import { threadInstance } from '../wasm/thread-instance.js';
 import { ARRAYS, GROUP_SLOTS, TREE_ARRAYS } from './broad-slots.generated.js';
 import type { Bvh } from './bvh.js';
 import type { ArrayAlloc } from './surface-broad-items.js';
@@ -167,16 +168,10 @@ const PAIRS = 0,
   RES = 12;
 
 /** Each thread's instance of the module, by the BroadWasm record it came with. */
-const instances = new WeakMap<object, SurfaceExports>();
+const instances = new WeakMap<BroadWasm, SurfaceExports>();
 
 function instanceOf(W: BroadWasm): SurfaceExports {
-  let k = instances.get(W);
-  if (k === undefined) {
-    k = new WebAssembly.Instance(W.module, { env: { memory: W.memory } })
-      .exports as unknown as SurfaceExports;
-    instances.set(W, k);
-  }
-  return k;
+  return threadInstance(instances, W);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { SHARED_MAX_PAGES, sharedKernel, wasmKernel } from '../wasm/kernels.js';
+import { threadInstance } from '../wasm/thread-instance.js';
 import {
   T_EE,
   T_EED,
@@ -52,13 +53,7 @@ export interface WasmNarrowArgs {
 const instances = new WeakMap<WasmNarrowArgs, NarrowExports>();
 
 export function narrowInstance(W: WasmNarrowArgs): NarrowExports {
-  let ex = instances.get(W);
-  if (ex === undefined) {
-    ex = new WebAssembly.Instance(W.module, { env: { memory: W.memory } })
-      .exports as unknown as NarrowExports;
-    instances.set(W, ex);
-  }
-  return ex;
+  return threadInstance(instances, W);
 }
 
 /**

@@ -2,6 +2,7 @@ import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import type { Bvh } from './bvh.js';
 import { type BvhNodes, frontierPartPairs, partPairsScratch, selfPairsFrontier } from './bvh-self-pairs.js';
 import { segmentCrossesTriangle } from './geometry.js';
+import { pairsToArena } from './pair-arena.js';
 import { grow32 } from './surface-broad-pairs.js';
 import { startFrontierTask } from './surface-broad-tasks.js';
 
@@ -141,18 +142,9 @@ export function untangleCrossingsTask(args: CrossingTaskArgs, from: number, to: 
   localHits.count = 0;
   crossingsOfPairs(args.A, localPairs, 0, np, localHits);
   const nh = localHits.count;
-  const need = 2 * (np + nh);
-  const at = Atomics.add(args.top, 0, need);
   c[o + 1] = np;
   c[o + 2] = nh;
-  if (at + need > args.arena.length) {
-    c[o + 3] = 1;
-    return;
-  }
-  args.arena.set(localPairs.subarray(0, 2 * np), at);
-  args.arena.set(localHits.hits.subarray(0, 2 * nh), at + 2 * np);
-  c[o] = at;
-  c[o + 3] = 0;
+  pairsToArena(args.top, args.arena, c, o, 3, localPairs, np, localHits.hits, nh);
 }
 
 /** Node pairs of the frontier (a constant: the parts do not depend on the thread count). */
