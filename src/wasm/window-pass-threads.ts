@@ -60,6 +60,9 @@ export interface SweepPassArgs {
   V: Float64Array;
   C: Int32Array;
   pAt: number;
+  /** The window's inverse masses (f64 windows: the pass writes w there too); 1 where the window is aos4, 0: f64. */
+  wAt: number;
+  aos4: number;
   stageAt: number;
   stageWAt: number;
   velAt: number;
@@ -72,8 +75,13 @@ export function passViews(
   memory: WebAssembly.Memory,
   win: ParticleWindow,
 ): { V: Float64Array; C: Int32Array } {
-  if (!win.aos4) return { V: new Float64Array(0), C: new Int32Array(0) };
   const buf = memory.buffer;
+  // an f64 window (session 19, cl25): its count area only (its pass runs on the homed store alone)
+  if (!win.aos4)
+    return {
+      V: new Float64Array(0),
+      C: win.f32 ? new Int32Array(0) : new Int32Array(buf, win.countAt, 2 * PASS_SLOTS),
+    };
   return {
     V: new Float64Array(buf, win.velAt, 3 * win.range),
     C: new Int32Array(buf, win.countAt, 2 * PASS_SLOTS),
@@ -105,6 +113,29 @@ export function sweepPassBlock(
   // the staging at its place (v is written, not read: line 13), and x and v back after
   const homed = q[HOMED] === 1;
   const i = b + from;
+  if (A.aos4 === 0) {
+    // an f64 window (session 19, cl25): the module's f64 pass on the window and the homed store
+    t.ex.windowUpdatePredictF64(
+      A.pAt + 24 * from,
+      A.wAt + 8 * from,
+      q[XAT] + 24 * i,
+      q[VAT] + 24 * i,
+      q[WAT] + 8 * i,
+      to - from,
+      A.countAt + 8 * k,
+      q[INVH],
+      q[REACH],
+      q[H],
+      q[GX],
+      q[GY],
+      q[GZ],
+      q[F],
+      q[VMAX],
+    );
+    counts[2 * k] = A.C[2 * k];
+    counts[2 * k + 1] = A.C[2 * k + 1];
+    return;
+  }
   if (!homed) {
     t.S.set(A.x.subarray(3 * i, 3 * (b + to)), 3 * from);
     t.SW.set(A.w.subarray(i, b + to), from);
@@ -166,10 +197,12 @@ export function armSweepPass(
     : pass.armed &&
         pass.win === win &&
         store.predictedWindow === win &&
-        win.aos4 &&
         blocks <= PASS_SLOTS &&
         particlePass.wasm &&
-        typeof ex.windowUpdatePredictF32 === 'function'
+        (win.aos4
+          ? typeof ex.windowUpdatePredictF32 === 'function'
+          : // an f64 window (session 19, cl25): the module's f64 pass, on the homed store only
+            !win.f32 && typeof ex.windowUpdatePredictF64 === 'function' && win.homes(store))
       ? UPDATE_PREDICT
       : UPDATE_NONE;
   if (mode === UPDATE_NONE) return mode;
