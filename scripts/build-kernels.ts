@@ -191,8 +191,8 @@ export function elementsGlue(defs: KernelDef[]): string {
       '  windowUpdatePredictF32(win: number, x: number, v: number, w: number, n: number, cnt: number, invH: number, reach: number, h: number, gx: number, gy: number, gz: number, f: number, vmax: number): void;',
     );
   lines.push(
-    '  windowUpdatePredictF64(win: number, winW: number, x: number, v: number, w: number, n: number, cnt: number, invH: number, reach: number, h: number, gx: number, gy: number, gz: number, f: number, vmax: number): void;',
-    '  windowPredictF64(win: number, winW: number, x: number, v: number, w: number, n: number, h: number, gx: number, gy: number, gz: number, f: number, vmax: number): void;',
+    '  windowUpdatePredictF64(win: number, x: number, v: number, w: number, n: number, cnt: number, invH: number, reach: number, h: number, gx: number, gy: number, gz: number, f: number, vmax: number, winW: number): void;',
+    '  windowPredictF64(win: number, x: number, v: number, w: number, n: number, h: number, gx: number, gy: number, gz: number, f: number, vmax: number, winW: number): void;',
   );
   lines.push('}', '');
   const imports = new Set<string>();

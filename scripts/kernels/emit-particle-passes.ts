@@ -547,15 +547,16 @@ const F64_HEAD = `  for (let i = 0; i < n; i++) {
  * `win` and the store's x, v, w homed in the kernel memory (003 Algorithm 1 lines 12–15 of substep
  * s, then 5–7 of s + 1; recoveries and speed clamps at cnt, two i32), and windowPredictF64,
  * predictRange's body into the window (lines 5–7). Both write w into the window's w at `winW`, as
- * the JavaScript path's SW.set does. The same operations in the same order as the JavaScript
- * (WebAssembly contracts nothing), so the same bits.
+ * the JavaScript path's SW.set does; their parameters are the f32 passes' with `winW` last (so one
+ * call serves both: an export called with an argument more drops it). The same operations in the
+ * same order as the JavaScript (WebAssembly contracts nothing), so the same bits.
  */
 export function windowPassF64(): string {
   const W = WINDOW_F64;
   return `/** The fused pass on an f64 window (printed from scripts/kernels/emit-particle-passes.ts, updatePredictStaged's body). */
 export function windowUpdatePredictF64(
-  win: usize, winW: usize, x: usize, v: usize, w: usize, n: i32, cnt: usize,
-  invH: f64, reach: f64, h: f64, gx: f64, gy: f64, gz: f64, f: f64, vmax: f64,
+  win: usize, x: usize, v: usize, w: usize, n: i32, cnt: usize,
+  invH: f64, reach: f64, h: f64, gx: f64, gy: f64, gz: f64, f: f64, vmax: f64, winW: usize,
 ): void {
   const reach2 = reach * reach;
   const vmax2 = vmax * vmax;
@@ -575,8 +576,8 @@ ${F64_HEAD}${updatePredictOne(
 
 /** The prediction into an f64 window (printed from scripts/kernels/emit-particle-passes.ts, predictRange's body). */
 export function windowPredictF64(
-  win: usize, winW: usize, x: usize, v: usize, w: usize, n: i32,
-  h: f64, gx: f64, gy: f64, gz: f64, f: f64, vmax: f64,
+  win: usize, x: usize, v: usize, w: usize, n: i32,
+  h: f64, gx: f64, gy: f64, gz: f64, f: f64, vmax: f64, winW: usize,
 ): void {
   const vmax2 = vmax * vmax;
 ${F64_HEAD}${predictOne(W, '    ')}  }

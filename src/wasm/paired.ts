@@ -143,14 +143,8 @@ export interface ThreadedSweeps {
   sweep(id: number, store: ParticleStore, reverse: boolean, f32: boolean, set: DeferringSet | null): boolean;
 }
 
-export {
-  loadAos4,
-  PASS_SLOTS,
-  particlePass,
-  saveAos4,
-  type WindowMovesF32,
-  type WindowPassF64,
-} from './window-moves.js';
+// (moved to window-moves.ts in session 19; their importers keep importing them from here)
+export * from './window-moves.js';
 
 import {
   loadAos4,
@@ -339,8 +333,9 @@ export class ParticleWindow {
    * aos4, where the module has it: the fused particle pass (updatePredictStaged's operations in
    * the same order, so the same bits) in the module on the window itself — x and w copied into
    * the kernel memory (x into the staging S, w into SW), the pass, x and v copied back; no
-   * widening into S before nor demotion after. Counts as updatePredictStaged's. False: not here
-   * (the caller runs the JavaScript loop).
+   * widening into S before nor demotion after. f64 (session 19, cl25): the module's f64 pass, on a
+   * homed store only. Counts as updatePredictStaged's. False: not here (the caller runs the
+   * JavaScript loop).
    */
   updatePredict(
     on: { x: Float64Array; v: Float64Array; w: Float64Array },
@@ -351,17 +346,17 @@ export class ParticleWindow {
   ): boolean {
     const { x, v, w } = on;
     const g = q.hg;
-    if (this.pass64 !== null) return this.updatePredict64(on, invH, reach, q, counts);
-    const m = this.moves;
-    if (m === null || m.windowUpdatePredictF32 === undefined || !particlePass.wasm) return false;
+    const pass = this.pass64?.windowUpdatePredictF64 ?? this.moves?.windowUpdatePredictF32;
     // the store's x, v and invMass homed in this memory (homeStore): the pass on them in place, else copies
-    const home = x.buffer === this.buffer && v.buffer === this.buffer && w.buffer === this.buffer;
+    const home = this.homed(on);
+    if (pass === undefined || !particlePass.wasm || (this.pass64 !== null && !home)) return false;
     // (v is written, not read: 003 Algorithm 1 line 13 gives it from x and p)
     if (!home) {
       this.S.set(x);
       this.SW.set(w);
     }
-    m.windowUpdatePredictF32(
+    // (the f64 pass takes the window's w last; the f32 one, w beside p, drops it)
+    pass(
       this.pAt,
       home ? x.byteOffset : this.stageAt,
       home ? v.byteOffset : this.velAt,
@@ -376,46 +371,13 @@ export class ParticleWindow {
       g[2],
       q.f,
       q.vmax,
+      this.wAt,
     );
     if (!home) {
       x.set(this.S);
       v.set(this.V);
       particlePass.copied++;
     }
-    counts[0] = this.C[0];
-    counts[1] = this.C[1];
-    particlePass.runs++;
-    return true;
-  }
-
-  /** f64, the store homed here (homeStore) and particlePass.wasm: updatePredict's pass by the module on the window (windowUpdatePredictF64). */
-  private updatePredict64(
-    on: { x: Float64Array; v: Float64Array; w: Float64Array },
-    invH: number,
-    reach: number,
-    q: { h: number; hg: Float64Array; f: number; vmax: number },
-    counts: Int32Array,
-  ): boolean {
-    const { x, v, w } = on;
-    if (!particlePass.wasm || !this.homed(on)) return false;
-    const g = q.hg;
-    this.pass64!.windowUpdatePredictF64(
-      this.pAt,
-      this.wAt,
-      x.byteOffset,
-      v.byteOffset,
-      w.byteOffset,
-      this.range,
-      this.countAt,
-      invH,
-      reach,
-      q.h,
-      g[0],
-      g[1],
-      g[2],
-      q.f,
-      q.vmax,
-    );
     counts[0] = this.C[0];
     counts[1] = this.C[1];
     particlePass.runs++;
@@ -478,7 +440,7 @@ export class ParticleWindow {
   }
 
   /**
-   * aos4, the store's x, v and invMass homed here (homeStore) and the module's pass on
+   * aos4 or f64, the store's x, v and invMass homed here (homeStore) and the module's pass on
    * (particlePass.wasm): the substep's prediction (predictRange's operations in its order, so the
    * same bits) in the module into the window, p rounded to f32 with w beside it, no staging. False:
    * not here (the caller runs the JavaScript loop into the staging).
@@ -489,29 +451,10 @@ export class ParticleWindow {
   ): boolean {
     const { x, v, w } = on;
     const { h, hg, f, vmax } = q;
-    if (this.pass64 !== null && particlePass.wasm && this.homed(on)) {
-      // f64 (session 19, cl25): into the window's p and w
-      this.pass64.windowPredictF64(
-        this.pAt,
-        this.wAt,
-        x.byteOffset,
-        v.byteOffset,
-        w.byteOffset,
-        this.range,
-        h,
-        hg[0],
-        hg[1],
-        hg[2],
-        f,
-        vmax,
-      );
-      particlePass.predicts++;
-      return true;
-    }
-    const m = this.moves;
-    if (m === null || m.windowPredictF32 === undefined || !particlePass.wasm) return false;
-    if (!this.homed(on)) return false;
-    m.windowPredictF32(
+    // f64 (session 19, cl25): into the window's p and w (its w last, which the f32 pass drops)
+    const pass = this.pass64?.windowPredictF64 ?? this.moves?.windowPredictF32;
+    if (pass === undefined || !particlePass.wasm || !this.homed(on)) return false;
+    pass(
       this.pAt,
       x.byteOffset,
       v.byteOffset,
@@ -523,6 +466,7 @@ export class ParticleWindow {
       hg[2],
       f,
       vmax,
+      this.wAt,
     );
     particlePass.predicts++;
     return true;

@@ -113,35 +113,16 @@ export function sweepPassBlock(
   // the staging at its place (v is written, not read: line 13), and x and v back after
   const homed = q[HOMED] === 1;
   const i = b + from;
-  if (A.aos4 === 0) {
-    // an f64 window (session 19, cl25): the module's f64 pass on the window and the homed store
-    t.ex.windowUpdatePredictF64(
-      A.pAt + 24 * from,
-      A.wAt + 8 * from,
-      q[XAT] + 24 * i,
-      q[VAT] + 24 * i,
-      q[WAT] + 8 * i,
-      to - from,
-      A.countAt + 8 * k,
-      q[INVH],
-      q[REACH],
-      q[H],
-      q[GX],
-      q[GY],
-      q[GZ],
-      q[F],
-      q[VMAX],
-    );
-    counts[2 * k] = A.C[2 * k];
-    counts[2 * k + 1] = A.C[2 * k + 1];
-    return;
-  }
   if (!homed) {
     t.S.set(A.x.subarray(3 * i, 3 * (b + to)), 3 * from);
     t.SW.set(A.w.subarray(i, b + to), from);
   }
-  t.ex.windowUpdatePredictF32(
-    A.pAt + 16 * from,
+  // an f64 window (session 19, cl25; only on the homed store: armSweepPass): the module's f64 pass,
+  // which takes the window's w last (the f32 one, w beside p, drops it)
+  const f64 = A.aos4 === 0;
+  const pass: (...a: number[]) => void = f64 ? t.ex.windowUpdatePredictF64 : t.ex.windowUpdatePredictF32;
+  pass(
+    A.pAt + (f64 ? 24 : 16) * from,
     homed ? q[XAT] + 24 * i : A.stageAt + 24 * from,
     homed ? q[VAT] + 24 * i : A.velAt + 24 * from,
     homed ? q[WAT] + 8 * i : A.stageWAt + 8 * from,
@@ -155,6 +136,7 @@ export function sweepPassBlock(
     q[GZ],
     q[F],
     q[VMAX],
+    A.wAt + 8 * from,
   );
   if (!homed) {
     A.x.set(t.S.subarray(3 * from, 3 * to), 3 * i);
