@@ -30,7 +30,7 @@ import { emitContactBlocks } from './kernels/emit-contact-blocks.js';
 import { emitJs } from './kernels/emit-js.js';
 import { emitLayouts } from './kernels/emit-layouts.js';
 import { emitNarrowScansAs, emitNarrowScansTs } from './kernels/emit-narrow-scans.js';
-import { emitParticlePassesAs, emitParticlePassesTs } from './kernels/emit-particle-passes.js';
+import { emitParticlePassesAs, emitParticlePassesTs, windowPassF64 } from './kernels/emit-particle-passes.js';
 import { emitPosePasses } from './kernels/emit-pose-passes.js';
 import { emitRodDirect } from './kernels/emit-rod-direct.js';
 import { emitRodKernels } from './kernels/emit-rod-rows.js';
@@ -133,6 +133,8 @@ export function elementsSource(defs: KernelDef[]): string {
   }
   for (const a of [...arities].sort()) parts.push(emitBlockMoves(F32X4_MODE, a));
   if (arities.size > 0) parts.push(windowMovesF32(), windowPassF32());
+  // the f64 windows' particle passes (session 19, cl25)
+  parts.push(windowPassF64());
   const externs = [...imports].sort().map((f) => {
     const arity = f === 'atan2' || f === 'pow' || f === 'hypot' ? 2 : 1;
     const args = ['a', 'b'].slice(0, arity).map((a) => `${a}: f64`);
@@ -188,6 +190,10 @@ export function elementsGlue(defs: KernelDef[]): string {
       '  windowSaveF32(src: number, dst: number, n: number): void;',
       '  windowUpdatePredictF32(win: number, x: number, v: number, w: number, n: number, cnt: number, invH: number, reach: number, h: number, gx: number, gy: number, gz: number, f: number, vmax: number): void;',
     );
+  lines.push(
+    '  windowUpdatePredictF64(win: number, x: number, v: number, w: number, n: number, cnt: number, invH: number, reach: number, h: number, gx: number, gy: number, gz: number, f: number, vmax: number, winW: number): void;',
+    '  windowPredictF64(win: number, x: number, v: number, w: number, n: number, h: number, gx: number, gy: number, gz: number, f: number, vmax: number, winW: number): void;',
+  );
   lines.push('}', '');
   const imports = new Set<string>();
   for (const d of simd) for (const f of emitSimd(d).imports) imports.add(f);

@@ -1,5 +1,5 @@
 /**
- * The f32 cloth's fused particle pass on a threaded world's pool (session 17, f32t22;
+ * The f32 (and since session 19, cl25, f64) cloth's fused particle pass on a threaded world's pool (session 17, f32t22;
  * docs/performance.md "The fused particle pass on threads"): the substep's last sweep holds the
  * window and its copy-out blocks run the module's update of substep s and prediction of s + 1 on
  * their particles (src/wasm/window-pass-threads.ts, PassInSweep), the next substep's sweeps load
@@ -19,15 +19,18 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-describe('the fused particle pass in a threaded f32 sweep', () => {
+describe('the fused particle pass in a threaded f32 or f64 sweep', () => {
+  // f64 (session 19, cl25): the module's f64 pass on the f64 window, the store homed as in f32
   const cases = [
-    ['forward', true],
-    ['symmetric', true],
-    ['symmetric', false],
+    ['forward', true, 'f32'],
+    ['symmetric', true, 'f32'],
+    ['symmetric', false, 'f32'],
+    ['forward', true, 'f64'],
+    ['symmetric', true, 'f64'],
   ] as const;
   it.each(cases)(
-    '(%s sweep, pass in the sweep %s) a 130 × 130 f32 cloth between free particles, speed clamps and recoveries: the bits and counts of one thread on 2 and 4 threads',
-    async (sweep, on) => {
+    '(%s sweep, pass in the sweep %s) a 130 × 130 %s cloth between free particles, speed clamps and recoveries: the bits and counts of one thread on 2 and 4 threads',
+    async (sweep, on, precision) => {
       const ran = spyTasks();
       const saved = PassInSweep.on;
       PassInSweep.on = on;
@@ -36,7 +39,7 @@ describe('the fused particle pass in a threaded f32 sweep', () => {
         solver: 'xpbd',
         maxSpeed: 0.6,
         damping: 0.5,
-        precision: 'f32',
+        precision,
         sweep,
       } as const;
       try {
@@ -85,30 +88,34 @@ describe('the fused particle pass in a threaded f32 sweep', () => {
     180_000,
   );
 
-  it('the pass in the sweep and on the calling thread against the JavaScript loops: the same bits', async () => {
-    const saved = particlePass.wasm;
-    try {
-      const make = () => {
-        const world = new World({ threads: 2, substeps: 4, solver: 'xpbd', precision: 'f32', damping: 0.3 });
-        hangingCloth(world, 130);
-        return world;
-      };
-      const a = make();
-      const b = make();
-      await Promise.all([a.threadsReady(), b.threadsReady()]);
-      for (let s = 0; s < 6; s++) {
-        particlePass.wasm = true;
-        a.step();
-        particlePass.wasm = false;
-        b.step();
+  it.each(['f32', 'f64'] as const)(
+    '(%s) the pass in the sweep and on the calling thread against the JavaScript loops: the same bits',
+    async (precision) => {
+      const saved = particlePass.wasm;
+      try {
+        const make = () => {
+          const world = new World({ threads: 2, substeps: 4, solver: 'xpbd', precision, damping: 0.3 });
+          hangingCloth(world, 130);
+          return world;
+        };
+        const a = make();
+        const b = make();
+        await Promise.all([a.threadsReady(), b.threadsReady()]);
+        for (let s = 0; s < 6; s++) {
+          particlePass.wasm = true;
+          a.step();
+          particlePass.wasm = false;
+          b.step();
+        }
+        expect(stateBits(a).equals(stateBits(b))).toBe(true);
+        expect(passInSweep(a.store).taken).toBeGreaterThanOrEqual(5 * 3);
+        expect(passInSweep(b.store).taken).toBe(0);
+        a.dispose();
+        b.dispose();
+      } finally {
+        particlePass.wasm = saved;
       }
-      expect(stateBits(a).equals(stateBits(b))).toBe(true);
-      expect(passInSweep(a.store).taken).toBeGreaterThanOrEqual(5 * 3);
-      expect(passInSweep(b.store).taken).toBe(0);
-      a.dispose();
-      b.dispose();
-    } finally {
-      particlePass.wasm = saved;
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 });

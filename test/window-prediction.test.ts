@@ -236,27 +236,38 @@ describe('the fused particle pass in the kernel module (an f32 window)', () => {
     expectSameState(a.world, b.world);
   });
 
-  it('with damping, speed clamps in both passes, a moving pin and a particle gone non-finite: the same bits and counts', () => {
-    const make = () => {
-      const s = benchCloth(50, 'distance', false);
-      s.world.damping = 0.5;
-      s.world.maxSpeed = 1.5;
-      s.cloth.unpin(0);
-      s.cloth.pin(0, new Motion({ oscillate: { amplitude: [0.2, 0.1, 0], frequency: 2 } }));
-      return s;
-    };
-    const a = make();
-    const b = make();
-    const nan = (s: ReturnType<typeof make>) => (k: number) => {
-      // non-finite mid-step: the first fused pass meets a NaN p (the recovery's path in the module)
-      if (k === 12) s.world.store.v[3 * (s.cloth.offset + 777) + 1] = Number.NaN;
-    };
-    stepWith(a.world, true, 1);
-    stepWith(b.world, false, 1);
-    expect(stepWith(a.world, true, 30, nan(a))).toBe(30 * 4);
-    stepWith(b.world, false, 30, nan(b));
-    expect(a.world.stats.speedClamps).toBeGreaterThan(0);
-    expect(a.world.stats.recoveries).toBeGreaterThan(0);
-    expectSameState(a.world, b.world);
-  });
+  // f64 (session 19, cl25): the module's f64 passes (windowUpdatePredictF64, windowPredictF64) on an f64 window
+  it.each([
+    ['distance', 'f32'],
+    ['distance', 'f64'],
+    ['dihedral', 'f64'],
+  ] as const)(
+    "(%s, %s) with damping, speed clamps in both passes, a moving pin and a particle gone non-finite: the same bits and counts, the module's passes the ones that run",
+    (model, precision) => {
+      const make = () => {
+        const s = benchCloth(50, model, false, precision);
+        s.world.damping = 0.5;
+        s.world.maxSpeed = 1.5;
+        s.cloth.unpin(0);
+        s.cloth.pin(0, new Motion({ oscillate: { amplitude: [0.2, 0.1, 0], frequency: 2 } }));
+        return s;
+      };
+      const a = make();
+      const b = make();
+      const nan = (s: ReturnType<typeof make>) => (k: number) => {
+        // non-finite mid-step: the first fused pass meets a NaN p (the recovery's path in the module)
+        if (k === 12) s.world.store.v[3 * (s.cloth.offset + 777) + 1] = Number.NaN;
+      };
+      stepWith(a.world, true, 1);
+      stepWith(b.world, false, 1);
+      const predicts = particlePass.predicts;
+      expect(stepWith(a.world, true, 30, nan(a))).toBe(30 * 4);
+      expect(stepWith(b.world, false, 30, nan(b))).toBe(0);
+      // each step's first prediction in the module too, on the homed store (none with the loops)
+      expect(particlePass.predicts - predicts).toBe(30);
+      expect(a.world.stats.speedClamps).toBeGreaterThan(0);
+      expect(a.world.stats.recoveries).toBeGreaterThan(0);
+      expectSameState(a.world, b.world);
+    },
+  );
 });

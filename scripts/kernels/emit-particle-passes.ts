@@ -519,3 +519,68 @@ ${updatePredictOne(
 }
 `;
 }
+
+/** Where an f64 window's pass reads a particle's p (the window, at q), x (at a) and v (at b). */
+const F64_AT = { p: 'q', x: 'a', v: 'b' };
+
+/** One particle of an f64 window at q (p: 3 f64, as the store's) and its f64 x at a, v at b. */
+const WINDOW_F64: Side = {
+  L: AS,
+  get: (a, c) => `load<f64>(${F64_AT[a]}${c === 0 ? '' : `, ${8 * c}`})`,
+  set: (a, c, e) => `store<f64>(${F64_AT[a]}, ${e}${c === 0 ? '' : `, ${8 * c}`})`,
+  w: 'wi',
+  zero: '0.0',
+};
+
+/** The loop head of an f64 window's passes: particle i's addresses, its w read and written into the window's w. */
+const F64_HEAD = `  for (let i = 0; i < n; i++) {
+    const q = win + <usize>i * 24;
+    const a = x + <usize>i * 24;
+    const b = v + <usize>i * 24;
+    const wi = load<f64>(w + (<usize>i << 3));
+    store<f64>(winW + (<usize>i << 3), wi);
+`;
+
+/**
+ * The f64 window's particle passes in the elements module (session 19, cl25; docs/solver.md
+ * "Session 19 (cl25)"): windowUpdatePredictF64, updatePredictStaged's body on the window's p at
+ * `win` and the store's x, v, w homed in the kernel memory (003 Algorithm 1 lines 12–15 of substep
+ * s, then 5–7 of s + 1; recoveries and speed clamps at cnt, two i32), and windowPredictF64,
+ * predictRange's body into the window (lines 5–7). Both write w into the window's w at `winW`, as
+ * the JavaScript path's SW.set does; their parameters are the f32 passes' with `winW` last (so one
+ * call serves both: an export called with an argument more drops it). The same operations in the
+ * same order as the JavaScript (WebAssembly contracts nothing), so the same bits.
+ */
+export function windowPassF64(): string {
+  const W = WINDOW_F64;
+  return `/** The fused pass on an f64 window (printed from scripts/kernels/emit-particle-passes.ts, updatePredictStaged's body). */
+export function windowUpdatePredictF64(
+  win: usize, x: usize, v: usize, w: usize, n: i32, cnt: usize,
+  invH: f64, reach: f64, h: f64, gx: f64, gy: f64, gz: f64, f: f64, vmax: f64, winW: usize,
+): void {
+  const reach2 = reach * reach;
+  const vmax2 = vmax * vmax;
+  let recoveries: i32 = 0;
+  let clamps: i32 = 0;
+${F64_HEAD}${updatePredictOne(
+  W,
+  '    ',
+  ['recovered = true;', 'recoveries++;', ...XYZ.map((c, k) => `p${c} = x${k};`)],
+  'clamps++;',
+  'let recovered = false;',
+  '!recovered',
+)}  }
+  store<i32>(cnt, recoveries);
+  store<i32>(cnt, clamps, 4);
+}
+
+/** The prediction into an f64 window (printed from scripts/kernels/emit-particle-passes.ts, predictRange's body). */
+export function windowPredictF64(
+  win: usize, x: usize, v: usize, w: usize, n: i32,
+  h: f64, gx: f64, gy: f64, gz: f64, f: f64, vmax: f64, winW: usize,
+): void {
+  const vmax2 = vmax * vmax;
+${F64_HEAD}${predictOne(W, '    ')}  }
+}
+`;
+}

@@ -10,6 +10,7 @@ import { type ElementKernel, elementKernel } from '../wasm/element-kernels.js';
 import { ElementThreads } from '../wasm/element-threads.js';
 import { sharedKernel, worthPairing } from '../wasm/kernels.js';
 import type { KernelRange } from '../wasm/paired.js';
+import { particlePass } from '../wasm/window-moves.js';
 
 /**
  * ElementConstraints.poolMinConstraints: sets of fewer constraints stay off
@@ -251,7 +252,7 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
   /**
    * The window (f64, or f32 `aos4`) of the paired kernel its last sweep ran on, where the next one
    * loads it (ConstraintSet.predictionWindow; src/core/window-passes.ts), else null: on this thread,
-   * or an f32 window swept on the pool (session 17: the sweep's last blocks update and predict).
+   * or an f32 `aos4` or f64 window swept on the pool (sessions 17, 19: the sweep's last blocks update and predict).
    */
   predictionWindow(ctx: StepContext): PredictedWindow | null {
     const k = this.simd;
@@ -259,7 +260,12 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
     const pooled = k.threads !== null || this.pool !== null || k.win.pool !== null;
     if (
       pooled &&
-      !(k.win.aos4 && this.pool !== null && k.threads !== null && (k.win.pool as object | null) === k.threads)
+      !(
+        (k.win.aos4 || (!k.win.f32 && particlePass.pooled64)) &&
+        this.pool !== null &&
+        k.threads !== null &&
+        (k.win.pool as object | null) === k.threads
+      )
     )
       return null;
     // an f64 window, or an f32 one in x y z w; the next sweep in the precision of this copy

@@ -6,7 +6,8 @@
 import type { ParticleStore } from '../core/particles.js';
 import { ELEMENT_IMPORTS, type ElementExports } from './element-kernels.generated.js';
 import { sharedKernel, wasmKernel, worthPairing } from './kernels.js';
-import { PairedCopy, type PairedSet, type PairedSpec, pairedGroup } from './paired.js';
+import { PairedCopy, type PairedSet } from './paired.js';
+import { type PairedSpec, pairedGroup } from './paired-group.js';
 
 /** One set's copy in an instance of the elements module. */
 export type ElementKernel = PairedCopy<ElementExports>;

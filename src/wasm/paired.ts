@@ -143,69 +143,17 @@ export interface ThreadedSweeps {
   sweep(id: number, store: ParticleStore, reverse: boolean, f32: boolean, set: DeferringSet | null): boolean;
 }
 
-/** The f32 window's moves of the elements module (scripts/kernels/emit-simd.ts, windowMovesF32). */
-export interface WindowMovesF32 {
-  windowLoadF32(src: number, srcW: number, dst: number, n: number): void;
-  windowSaveF32(src: number, dst: number, n: number): void;
-  /**
-   * The fused particle pass (scripts/kernels/emit-window-pass.ts; ParticleWindow.updatePredict):
-   * window, x, v, w, n, counts' addresses, then invH, reach, h, gx, gy, gz, f, vmax.
-   */
-  windowUpdatePredictF32?(...args: number[]): void;
-  /** The prediction alone into the window: window, x, v, w, n, then h, gx, gy, gz, f, vmax. */
-  windowPredictF32?(...args: number[]): void;
-}
+// (moved to window-moves.ts in session 19; their importers keep importing them from here)
+export * from './window-moves.js';
 
-/**
- * Whether an aos4 window's fused particle pass runs in the module (ParticleWindow.updatePredict;
- * on by default; off: the JavaScript loop, updatePredictStaged, with the same bits), and how many
- * module passes ran (the tests check that the module's pass is the one that runs); whether a
- * window may home the store's x, v and invMass in its memory (ParticleWindow.homeStore; off: the copies)
- * and how many module passes copied x and v (the tests check that the homed pass copies none);
- * how many substeps' predictions ran in the module (ParticleWindow.predict).
- */
-export const particlePass = { wasm: true, runs: 0, home: true, copied: 0, predicts: 0 };
-
-/**
- * The blocks of a threaded sweep whose copy-out blocks may run the fused pass (each its counts at
- * its own pair of an aos4 window's count area: window-pass-threads.ts); a joint sweep's table has
- * at most 512 (element-order.ts).
- */
-export const PASS_SLOTS = 512;
-
-/**
- * Particles [from, to) of an `aos4` window in: positions p and inverse masses w of the store (from
- * particle `base` on) copied as f64 into the staging views S and SW (at the window's stageAt and
- * stageWAt), then rounded to f32 x y z w at pAt by the module (one f32x4 demotion per particle).
- */
-export function loadAos4(
-  ex: WindowMovesF32,
-  win: { stageAt: number; stageWAt: number; pAt: number; base: number },
-  S: Float64Array,
-  SW: Float64Array,
-  p: Float64Array,
-  w: Float64Array,
-  from: number,
-  to: number,
-): void {
-  const b = win.base;
-  S.set(p.subarray(3 * (b + from), 3 * (b + to)), 3 * from);
-  SW.set(w.subarray(b + from, b + to), from);
-  ex.windowLoadF32(win.stageAt + 24 * from, win.stageWAt + 8 * from, win.pAt + 16 * from, to - from);
-}
-
-/** Particles [from, to) of an `aos4` window out: x y z widened into the staging view S, then copied to p. */
-export function saveAos4(
-  ex: WindowMovesF32,
-  win: { stageAt: number; pAt: number; base: number },
-  S: Float64Array,
-  p: Float64Array,
-  from: number,
-  to: number,
-): void {
-  ex.windowSaveF32(win.pAt + 16 * from, win.stageAt + 24 * from, to - from);
-  p.set(S.subarray(3 * from, 3 * to), 3 * (win.base + from));
-}
+import {
+  loadAos4,
+  PASS_SLOTS,
+  particlePass,
+  saveAos4,
+  type WindowMovesF32,
+  type WindowPassF64,
+} from './window-moves.js';
 
 /**
  * A kernel's copy of the positions and inverse masses of a particle window
@@ -251,6 +199,8 @@ export class ParticleWindow {
   readonly aos4: boolean;
   /** aos4: the module's window moves (set by bind). */
   private moves: WindowMovesF32 | null = null;
+  /** f64: the module's particle passes on the window, where it has them (set by bind), else null. */
+  private pass64: WindowPassF64 | null = null;
   /**
    * On a shared memory swept by a worker pool: what copies the window out in blocks on the pool
    * (element-threads.ts, ElementThreads.saveWindow; false where it cannot: flush copies it here).
@@ -277,13 +227,14 @@ export class ParticleWindow {
       this.homeAt = arena.take(56 * this.homeCap);
     } else {
       this.velAt = 0;
-      this.countAt = 0;
-      this.homeCap = 0;
-      this.homeAt = 0;
       this.pAt = arena.take(3 * b * (plan.range + 1));
       this.wAt = arena.take(b * (plan.range + 1));
       this.stageAt = 0;
       this.stageWAt = 0;
+      // f64 (session 19, cl25): the module's passes on the window need the store homed, as aos4
+      this.countAt = f32 ? 0 : arena.take(8 * PASS_SLOTS);
+      this.homeCap = f32 ? 0 : 2 ** Math.ceil(Math.log2(Math.max(16, plan.base + plan.range)));
+      this.homeAt = f32 ? 0 : arena.take(56 * this.homeCap);
     }
     this.P = new Float64Array(0);
     this.W = new Float64Array(0);
@@ -293,7 +244,7 @@ export class ParticleWindow {
     this.SW = new Float64Array(0);
   }
 
-  /** Binds the views once the memory exists (and, aos4, the module's window moves). */
+  /** Binds the views once the memory exists (and, aos4, the module's window moves; f64, its passes where it has them). */
   bind(buffer: ArrayBuffer, moves: WindowMovesF32 | null = null): this {
     const n = this.range + 1;
     if (this.aos4) {
@@ -313,6 +264,12 @@ export class ParticleWindow {
       (this as { W: Float64Array }).W = new Float64Array(buffer, this.wAt, n);
       (this as { S: Float64Array }).S = this.P.subarray(0, 3 * this.range);
       (this as { SW: Float64Array }).SW = this.W.subarray(0, this.range);
+      const m = moves as Partial<WindowPassF64> | null;
+      if (m !== null && typeof m.windowUpdatePredictF64 === 'function') {
+        this.pass64 = m as WindowPassF64;
+        this.buffer = buffer;
+        this.C = new Int32Array(buffer, this.countAt, 2);
+      }
     }
     return this;
   }
@@ -376,8 +333,9 @@ export class ParticleWindow {
    * aos4, where the module has it: the fused particle pass (updatePredictStaged's operations in
    * the same order, so the same bits) in the module on the window itself — x and w copied into
    * the kernel memory (x into the staging S, w into SW), the pass, x and v copied back; no
-   * widening into S before nor demotion after. Counts as updatePredictStaged's. False: not here
-   * (the caller runs the JavaScript loop).
+   * widening into S before nor demotion after. f64 (session 19, cl25): the module's f64 pass, on a
+   * homed store only. Counts as updatePredictStaged's. False: not here (the caller runs the
+   * JavaScript loop).
    */
   updatePredict(
     on: { x: Float64Array; v: Float64Array; w: Float64Array },
@@ -388,16 +346,17 @@ export class ParticleWindow {
   ): boolean {
     const { x, v, w } = on;
     const g = q.hg;
-    const m = this.moves;
-    if (m === null || m.windowUpdatePredictF32 === undefined || !particlePass.wasm) return false;
+    const pass = this.pass64?.windowUpdatePredictF64 ?? this.moves?.windowUpdatePredictF32;
     // the store's x, v and invMass homed in this memory (homeStore): the pass on them in place, else copies
-    const home = x.buffer === this.buffer && v.buffer === this.buffer && w.buffer === this.buffer;
+    const home = this.homed(on);
+    if (pass === undefined || !particlePass.wasm || (this.pass64 !== null && !home)) return false;
     // (v is written, not read: 003 Algorithm 1 line 13 gives it from x and p)
     if (!home) {
       this.S.set(x);
       this.SW.set(w);
     }
-    m.windowUpdatePredictF32(
+    // (the f64 pass takes the window's w last; the f32 one, w beside p, drops it)
+    pass(
       this.pAt,
       home ? x.byteOffset : this.stageAt,
       home ? v.byteOffset : this.velAt,
@@ -412,6 +371,7 @@ export class ParticleWindow {
       g[2],
       q.f,
       q.vmax,
+      this.wAt,
     );
     if (!home) {
       x.set(this.S);
@@ -422,6 +382,17 @@ export class ParticleWindow {
     counts[1] = this.C[1];
     particlePass.runs++;
     return true;
+  }
+
+  /** Whether the store's views `on` lie in this window's memory (homeStore). */
+  private homed(on: { x: Float64Array; v: Float64Array; w: Float64Array }): boolean {
+    const b = this.buffer;
+    return on.x.buffer === b && on.v.buffer === b && on.w.buffer === b;
+  }
+
+  /** Whether the module runs this window's particle passes (aos4: its f32 pass; f64: its f64 passes). */
+  private hasPass(): boolean {
+    return this.pass64 !== null || this.moves?.windowUpdatePredictF32 !== undefined;
   }
 
   /**
@@ -437,7 +408,7 @@ export class ParticleWindow {
     // a threaded world's store (shared) only into a shared memory (a window swept on the pool)
     if (store.shared !== (typeof SharedArrayBuffer !== 'undefined' && buf instanceof SharedArrayBuffer))
       return;
-    if (store.x.buffer === buf || this.moves?.windowUpdatePredictF32 === undefined) return;
+    if (store.x.buffer === buf || !this.hasPass()) return;
     const own = store.own;
     if (store.x !== own.x || store.v !== own.v || store.invMass !== own.invMass) return;
     if (store.capacity > this.homeCap) return;
@@ -469,7 +440,7 @@ export class ParticleWindow {
   }
 
   /**
-   * aos4, the store's x, v and invMass homed here (homeStore) and the module's pass on
+   * aos4 or f64, the store's x, v and invMass homed here (homeStore) and the module's pass on
    * (particlePass.wasm): the substep's prediction (predictRange's operations in its order, so the
    * same bits) in the module into the window, p rounded to f32 with w beside it, no staging. False:
    * not here (the caller runs the JavaScript loop into the staging).
@@ -479,11 +450,11 @@ export class ParticleWindow {
     q: { h: number; hg: Float64Array; f: number; vmax: number },
   ): boolean {
     const { x, v, w } = on;
-    const m = this.moves;
-    if (m === null || m.windowPredictF32 === undefined || !particlePass.wasm) return false;
-    if (x.buffer !== this.buffer || v.buffer !== this.buffer || w.buffer !== this.buffer) return false;
     const { h, hg, f, vmax } = q;
-    m.windowPredictF32(
+    // f64 (session 19, cl25): into the window's p and w (its w last, which the f32 pass drops)
+    const pass = this.pass64?.windowPredictF64 ?? this.moves?.windowPredictF32;
+    if (pass === undefined || !particlePass.wasm || !this.homed(on)) return false;
+    pass(
       this.pAt,
       x.byteOffset,
       v.byteOffset,
@@ -495,6 +466,7 @@ export class ParticleWindow {
       hg[2],
       f,
       vmax,
+      this.wAt,
     );
     particlePass.predicts++;
     return true;
@@ -661,8 +633,7 @@ export class PairedCopy<E> {
     }
     this.slow = new Int32Array(buffer, this.addr.slow, n);
     this.plan = plan;
-    this.win =
-      host !== null ? win : win.bind(buffer, win.aos4 ? (exports as unknown as WindowMovesF32) : null);
+    this.win = host !== null ? win : win.bind(buffer, exports as unknown as WindowMovesF32);
     this.from = { indices: set.indices, record, scalar, count: n };
   }
 
@@ -729,72 +700,9 @@ export class PairedCopy<E> {
   }
 }
 
-/** The constructor arguments of one set's copy in a kernel memory shared by several sets (pairedGroup). */
-export interface PairedSpec {
-  set: PairedSet;
-  arity: number;
-  record: Float64Array | null;
-  recordStride: number;
-  scalar: Float64Array;
-  f32: boolean;
-  scratch: number;
-  aos4: boolean;
-}
-
 /** Where a member of a kernel memory is placed (PairedCopy's `host`): the group's arena, instance and window. */
 export interface PairedHost {
   arena: Arena;
   instance: { exports: WebAssembly.Exports; buffer: ArrayBuffer; memory: WebAssembly.Memory };
   win: ParticleWindow;
-}
-
-/**
- * One kernel memory and one instance for several sets on the same particle window (a body's
- * stretch and bending sets, say): each set's arrays laid out one after the other, then one
- * window that all of them project on, so that a sweep of one set and the next sweep of another
- * share the copied positions (ParticleWindow.save holds it while the store is `holding`). The
- * sets must have the same window (PairPlan base and range) and precision; the bits of each
- * sweep are those of a copy of its own (the same kernels on the same values). `shared`: on a
- * shared memory, for a worker pool (the module's memory import shared: kernels.ts sharedKernel).
- */
-export function pairedGroup<E>(
-  mod: WebAssembly.Module,
-  name: string,
-  imports: Record<string, unknown>,
-  specs: readonly PairedSpec[],
-  shared = false,
-): PairedCopy<E>[] {
-  const sizing = new Arena();
-  for (let i = 0; i < specs.length; i++) {
-    const s = specs[i];
-    PairedCopy.reserve(sizing, new PairPlan(s.set, s.arity, s.f32 ? 4 : 2), s.recordStride, s.f32, s.scratch);
-  }
-  const s0 = specs[0];
-  const win = new ParticleWindow(new PairPlan(s0.set, s0.arity, s0.f32 ? 4 : 2), sizing, s0.f32, s0.aos4);
-  const instance = instantiate(mod, sizing.top, imports, name, shared);
-  win.bind(instance.buffer, win.aos4 ? (instance.exports as unknown as WindowMovesF32) : null);
-  const host: PairedHost = { arena: new Arena(), instance, win };
-  const out: PairedCopy<E>[] = [];
-  for (let i = 0; i < specs.length; i++) {
-    const s = specs[i];
-    out.push(
-      new PairedCopy<E>(
-        mod,
-        name,
-        imports,
-        s.set,
-        s.arity,
-        s.record,
-        s.recordStride,
-        s.scalar,
-        s.f32,
-        s.scratch,
-        s.f32,
-        false,
-        s.aos4,
-        host,
-      ),
-    );
-  }
-  return out;
 }

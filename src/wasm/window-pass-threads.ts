@@ -60,6 +60,9 @@ export interface SweepPassArgs {
   V: Float64Array;
   C: Int32Array;
   pAt: number;
+  /** The window's inverse masses (f64 windows: the pass writes w there too); 1 where the window is aos4, 0: f64. */
+  wAt: number;
+  aos4: number;
   stageAt: number;
   stageWAt: number;
   velAt: number;
@@ -72,8 +75,13 @@ export function passViews(
   memory: WebAssembly.Memory,
   win: ParticleWindow,
 ): { V: Float64Array; C: Int32Array } {
-  if (!win.aos4) return { V: new Float64Array(0), C: new Int32Array(0) };
   const buf = memory.buffer;
+  // an f64 window (session 19, cl25): its count area only (its pass runs on the homed store alone)
+  if (!win.aos4)
+    return {
+      V: new Float64Array(0),
+      C: win.f32 ? new Int32Array(0) : new Int32Array(buf, win.countAt, 2 * PASS_SLOTS),
+    };
   return {
     V: new Float64Array(buf, win.velAt, 3 * win.range),
     C: new Int32Array(buf, win.countAt, 2 * PASS_SLOTS),
@@ -109,8 +117,12 @@ export function sweepPassBlock(
     t.S.set(A.x.subarray(3 * i, 3 * (b + to)), 3 * from);
     t.SW.set(A.w.subarray(i, b + to), from);
   }
-  t.ex.windowUpdatePredictF32(
-    A.pAt + 16 * from,
+  // an f64 window (session 19, cl25; only on the homed store: armSweepPass): the module's f64 pass,
+  // which takes the window's w last (the f32 one, w beside p, drops it)
+  const f64 = A.aos4 === 0;
+  const pass: (...a: number[]) => void = f64 ? t.ex.windowUpdatePredictF64 : t.ex.windowUpdatePredictF32;
+  pass(
+    A.pAt + (f64 ? 24 : 16) * from,
     homed ? q[XAT] + 24 * i : A.stageAt + 24 * from,
     homed ? q[VAT] + 24 * i : A.velAt + 24 * from,
     homed ? q[WAT] + 8 * i : A.stageWAt + 8 * from,
@@ -124,6 +136,7 @@ export function sweepPassBlock(
     q[GZ],
     q[F],
     q[VMAX],
+    A.wAt + 8 * from,
   );
   if (!homed) {
     A.x.set(t.S.subarray(3 * from, 3 * to), 3 * i);
@@ -166,10 +179,12 @@ export function armSweepPass(
     : pass.armed &&
         pass.win === win &&
         store.predictedWindow === win &&
-        win.aos4 &&
         blocks <= PASS_SLOTS &&
         particlePass.wasm &&
-        typeof ex.windowUpdatePredictF32 === 'function'
+        (win.aos4
+          ? typeof ex.windowUpdatePredictF32 === 'function'
+          : // an f64 window (session 19, cl25): the module's f64 pass, on the homed store only
+            !win.f32 && typeof ex.windowUpdatePredictF64 === 'function' && win.homes(store))
       ? UPDATE_PREDICT
       : UPDATE_NONE;
   if (mode === UPDATE_NONE) return mode;
