@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   buildEdgeTopology,
   Cloth,
+  FemCloth,
   formatObj,
   gridMesh,
   icosphere,
@@ -11,6 +12,7 @@ import {
   PbdError,
   PlaneCollider,
   parseObj,
+  SoftBody,
   SphereCollider,
   sackMesh,
   World,
@@ -59,6 +61,44 @@ describe('cloth construction (003 §4.1)', () => {
     expect(
       () => new Cloth(world, { mesh: gridMesh({ width: 1, height: 1, cols: 2, rows: 2 }), density: 0 }),
     ).toThrow(PbdError);
+  });
+
+  it('rejects a density that is not a finite number > 0, with its unit, for cloth, FEM cloth and soft bodies', () => {
+    const world = new World();
+    const tri = () => ({
+      positions: Float64Array.from([0, 0, 0, 1, 0, 0, 0, 1, 0]),
+      triangles: Uint32Array.from([0, 1, 2]),
+    });
+    const tet = () => ({
+      positions: Float64Array.from([0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1]),
+      tets: Uint32Array.from([0, 1, 2, 3]),
+    });
+    const error = (make: () => unknown): PbdError => {
+      try {
+        make();
+      } catch (e) {
+        return e as PbdError;
+      }
+      throw new Error('no error');
+    };
+    for (const d of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      const c = error(() => new Cloth(world, { mesh: tri(), density: d }));
+      expect([c.code, c.message]).toEqual([
+        'cloth/density',
+        `cloth.density: must be > 0 kg/m², got ${d} — a cloth needs mass: typical fabrics are 0.05–0.5 kg/m²`,
+      ]);
+      const f = error(() => new FemCloth(world, { mesh: tri(), density: d }));
+      expect([f.code, f.message]).toEqual([
+        'fem-cloth/density',
+        `fem-cloth.density: must be > 0 kg/m², got ${d}`,
+      ]);
+      const s = error(() => new SoftBody(world, { mesh: tet(), density: d }));
+      expect([s.code, s.message]).toEqual([
+        'softbody/density',
+        `softbody.density: must be > 0 kg/m³, got ${d} — rubber is about 1100 kg/m³`,
+      ]);
+    }
+    expect(() => new Cloth(world, { mesh: tri(), density: 1e-6 })).not.toThrow();
   });
 });
 

@@ -3,7 +3,7 @@ import { HierarchicalSolver, type HierarchyOptions } from '../constraints/hierar
 import { Body, complianceTunable, stiffnessTunable, type Tunable } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { RigidModeDamping } from '../core/damping.js';
-import { PbdError } from '../core/errors.js';
+import { PbdError, requirePositive } from '../core/errors.js';
 import type { Motion } from '../core/motion.js';
 import type { ConstraintParams } from '../core/solver.js';
 import type { World } from '../core/world.js';
@@ -121,14 +121,13 @@ export class Cloth extends Body {
     super(world, o.name ?? '', nv + spare);
     this.active = nv;
     this.density = o.density ?? 0.1;
-    if (!(this.density > 0) || !Number.isFinite(this.density)) {
-      throw new PbdError(
-        'cloth/density',
-        `${where}.density`,
-        `must be > 0 kg/m², got ${o.density}`,
-        'a cloth needs mass: typical fabrics are 0.05–0.5 kg/m²',
-      );
-    }
+    requirePositive(
+      this.density,
+      'kg/m²',
+      'cloth/density',
+      `${where}.density`,
+      'a cloth needs mass: typical fabrics are 0.05–0.5 kg/m²',
+    );
     this.triangles = new Uint32Array(o.mesh.triangles);
     this.restPositions = new Float64Array(3 * (nv + spare));
     this.restPositions.set(o.mesh.positions);

@@ -1,6 +1,6 @@
 import { complianceTunable, stiffnessTunable, type Tunable } from '../core/body.js';
 import { RigidModeDamping } from '../core/damping.js';
-import { PbdError } from '../core/errors.js';
+import { PbdError, requirePositive } from '../core/errors.js';
 import type { ConstraintParams } from '../core/solver.js';
 import type { World } from '../core/world.js';
 import {
@@ -72,9 +72,7 @@ export class FemCloth extends EmbeddedBody {
     const nv = o.mesh.positions.length / 3;
     super(world, o.name ?? '', nv);
     const density = o.density ?? 0.1;
-    if (!(density > 0) || !Number.isFinite(density)) {
-      throw new PbdError('fem-cloth/density', `${where}.density`, `must be > 0 kg/m², got ${o.density}`);
-    }
+    requirePositive(density, 'kg/m²', 'fem-cloth/density', `${where}.density`);
     this.triangles = new Uint32Array(o.mesh.triangles);
     this.restPositions = new Float64Array(o.mesh.positions);
     const store = world.store;

@@ -57,6 +57,16 @@ export function requireAtLeast(value: number, min: number, code: string, where: 
   }
 }
 
+/**
+ * Throws PbdError(code, where, "must be > 0 unit, got value", hint) unless
+ * `value` is a finite number > 0 (a body's density, say).
+ */
+export function requirePositive(value: number, unit: string, code: string, where: string, hint = ''): void {
+  if (!(value > 0) || !Number.isFinite(value)) {
+    throw new PbdError(code, where, `must be > 0 ${unit}, got ${value}`, hint);
+  }
+}
+
 /** Throws PbdError(code, where, "has no particle i (it has count)") unless i is an index in 0 … count − 1. */
 export function requireParticle(i: number, count: number, code: string, where: string): void {
   if (!(Number.isInteger(i) && i >= 0 && i < count)) {

@@ -10,7 +10,7 @@ import type { Attachments } from '../core/attachments.js';
 import { complianceTunable, stiffnessTunable, type Tunable } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { RigidModeDamping } from '../core/damping.js';
-import { PbdError } from '../core/errors.js';
+import { PbdError, requirePositive } from '../core/errors.js';
 import type { ConstraintParams } from '../core/solver.js';
 import type { World } from '../core/world.js';
 import { polarDecomposition } from '../math/polar.js';
@@ -106,14 +106,13 @@ export class SoftBody extends EmbeddedBody {
     const nv = mesh.positions.length / 3;
     super(world, o.name ?? '', nv);
     this.density = o.density ?? 1000;
-    if (!(this.density > 0) || !Number.isFinite(this.density)) {
-      throw new PbdError(
-        'softbody/density',
-        `${where}.density`,
-        `must be > 0 kg/m³, got ${o.density}`,
-        'rubber is about 1100 kg/m³',
-      );
-    }
+    requirePositive(
+      this.density,
+      'kg/m³',
+      'softbody/density',
+      `${where}.density`,
+      'rubber is about 1100 kg/m³',
+    );
     this.tets = mesh.tets;
     this.restPositions = mesh.positions;
     this.surface = tetSurface(mesh);
