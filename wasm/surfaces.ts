@@ -357,7 +357,8 @@ export function selfPairsOfNodes(a0: i32, b0: i32, out: usize, n: i32, cap: i32,
     if (sp + 6 > stCap) return -2;
     const ca = I(nCount, a),
       cb = I(nCount, b);
-    if (a != b && apartV(V(nBox, 6 * a), V(nBox, 6 * a + 3), F(nBox, 6 * a + 2), F(nBox, 6 * a + 5), nBox, 6 * b)) continue;
+    if (a != b && apartV(V(nBox, 6 * a), V(nBox, 6 * a + 3), F(nBox, 6 * a + 2), F(nBox, 6 * a + 5), nBox, 6 * b))
+      continue;
     if (ca > 0 && cb > 0) {
       const sa = I(nStart, a),
         sb = I(nStart, b);
@@ -440,7 +441,8 @@ export function selfPairsBounded(
     if (I(open, a) == 0 || I(open, b) == 0) continue;
     const ca = I(nCount, a),
       cb = I(nCount, b);
-    if (a != b && apartV(V(nBox, 6 * a), V(nBox, 6 * a + 3), F(nBox, 6 * a + 2), F(nBox, 6 * a + 5), nBox, 6 * b)) continue;
+    if (a != b && apartV(V(nBox, 6 * a), V(nBox, 6 * a + 3), F(nBox, 6 * a + 2), F(nBox, 6 * a + 5), nBox, 6 * b))
+      continue;
     if (ca > 0 && cb > 0) {
       const sa = I(nStart, a),
         sb = I(nStart, b);
