@@ -219,8 +219,10 @@ function eeCandidate(e: i32, f: i32): bool {
 /**
  * The vertices owned by triangle `own` against triangle t (corners a, b, c): 0, 1 (output full) or 2
  * (degenerate). `clean`: t is not dirty in a partial update, so only dirty vertices are tested.
+ * Inlined in collectPairRange: a rebuild's tests take 0.93 × the CPU they took with the call
+ * (docs/collision.md, "Fourteenth round").
  */
-function vertexTests(own: i32, t: i32, a: i32, b: i32, c: i32, clean: bool): i32 {
+@inline function vertexTests(own: i32, t: i32, a: i32, b: i32, c: i32, clean: bool): i32 {
   for (let j = I(ownVStart, own); j < I(ownVStart, own + 1); j++) {
     const q = I(ownV, j);
     if ((clean && B(vDirty, q) == 0) || q == a || q == b || q == c) continue;
@@ -253,9 +255,11 @@ export function collectPairRange(pairs: usize, k0: i32, k1: i32, partial: i32): 
       a2 = I(tri, 3 * t2),
       b2 = I(tri, 3 * t2 + 1),
       c2 = I(tri, 3 * t2 + 2);
-    let r = vertexTests(t1, t2, a2, b2, c2, part && B(tDirty, t2) == 0);
+    // (half the triangles own no vertex: the call only where there is one)
+    let r = 0;
+    if (I(ownVStart, t1) < I(ownVStart, t1 + 1)) r = vertexTests(t1, t2, a2, b2, c2, part && B(tDirty, t2) == 0);
     if (r != 0) return r;
-    r = vertexTests(t2, t1, a1, b1, c1, part && B(tDirty, t1) == 0);
+    if (I(ownVStart, t2) < I(ownVStart, t2 + 1)) r = vertexTests(t2, t1, a1, b1, c1, part && B(tDirty, t1) == 0);
     if (r != 0) return r;
     const e1 = I(ownEStart, t2),
       e2 = I(ownEStart, t2 + 1);
@@ -283,15 +287,19 @@ export function collectPairRange(pairs: usize, k0: i32, k1: i32, partial: i32): 
   return 0;
 }
 
-/** src/collision/boxes.ts boxesOverlap negated, the same comparisons (closed boxes at A + 8 oa and B + 8 ob). */
-@inline function apart(A: usize, oa: i32, Bx: usize, ob: i32): bool {
+/**
+ * src/collision/boxes.ts boxesOverlap negated, the same comparisons, for the
+ * closed box at A + 8 oa (held in lo: x, y min, hi: x, y max, zl, zh) and the
+ * one at Bx + 8 ob: x and y in one f64x2 comparison each way (a NaN bound
+ * compares false, as there: not apart). Two branches instead of up to six
+ * (the traversals' box tests: 0.85–0.89 × their CPU, docs/collision.md
+ * "Fourteenth round").
+ */
+@inline function apartV(lo: v128, hi: v128, zl: f64, zh: f64, Bx: usize, ob: i32): bool {
   return (
-    F(A, oa) > F(Bx, ob + 3) ||
-    F(A, oa + 3) < F(Bx, ob) ||
-    F(A, oa + 1) > F(Bx, ob + 4) ||
-    F(A, oa + 4) < F(Bx, ob + 1) ||
-    F(A, oa + 2) > F(Bx, ob + 5) ||
-    F(A, oa + 5) < F(Bx, ob + 2)
+    v128.any_true(v128.or(f64x2.gt(lo, V(Bx, ob + 3)), f64x2.lt(hi, V(Bx, ob)))) ||
+    zl > F(Bx, ob + 5) ||
+    zh < F(Bx, ob + 2)
   );
 }
 
@@ -300,7 +308,7 @@ export function collectPairRange(pairs: usize, k0: i32, k1: i32, partial: i32): 
 }
 
 /** src/collision/bvh-self-pairs.ts pushChildPairs: the children of node pair (a, b) to out[2o …], as the traversals push them. */
-function pushChildPairs(a: i32, b: i32, out: usize, o: i32): i32 {
+@inline function pushChildPairs(a: i32, b: i32, out: usize, o: i32): i32 {
   if (a == b) {
     const r = I(nRight, a);
     put(out, 2 * o, a + 1);
@@ -381,18 +389,23 @@ export function selfPairsOfNodes(a0: i32, b0: i32, out: usize, n: i32, cap: i32,
     if (bounded && (I(open, a) == 0 || I(open, b) == 0)) continue;
     const ca = I(nCount, a),
       cb = I(nCount, b);
-    if (a != b && apart(nBox, 6 * a, nBox, 6 * b)) continue;
+    if (a != b && apartV(V(nBox, 6 * a), V(nBox, 6 * a + 3), F(nBox, 6 * a + 2), F(nBox, 6 * a + 5), nBox, 6 * b))
+      continue;
     if (ca > 0 && cb > 0) {
       const sa = I(nStart, a),
         sb = I(nStart, b);
       for (let k = sa; k < sa + ca; k++) {
         const i = I(nItems, k);
         const oi = 6 * i;
+        const lo = V(tBox, oi),
+          hi = V(tBox, oi + 3),
+          zl = F(tBox, oi + 2),
+          zh = F(tBox, oi + 5);
         for (let l = a == b ? k + 1 : sb; l < sb + cb; l++) {
           if (bounded && I(ip, i) >= perItem) break;
           const j = I(nItems, l);
           if (bounded && I(ip, j) >= perItem) continue;
-          if (apart(tBox, oi, tBox, 6 * j)) continue;
+          if (apartV(lo, hi, zl, zh, tBox, 6 * j)) continue;
           if (n == cap) return -1;
           put(out, 2 * n, i);
           put(out, 2 * n + 1, j);
