@@ -125,13 +125,17 @@ export function jointSweepTable(
   // per segment: its largest colour, and where its scratch places start among the things touched
   const largest = new Int32Array(segs.length);
   const placeAt = new Int32Array(segs.length + 1);
-  for (let b = 0; b < copies; b++) {
-    op.push(FUSED_LOAD);
-    from.push(b * particlesPerBlock);
-    to.push(Math.min(range, (b + 1) * particlesPerBlock));
-    first.push(0);
-    seg.push(0);
-  }
+  // the window's copies in (FUSED_LOAD) or out (FUSED_SAVE): one block per particlesPerBlock particles
+  const copyBlocks = (kind: number): void => {
+    for (let b = 0; b < copies; b++) {
+      op.push(kind);
+      from.push(b * particlesPerBlock);
+      to.push(Math.min(range, (b + 1) * particlesPerBlock));
+      first.push(0);
+      seg.push(0);
+    }
+  };
+  copyBlocks(FUSED_LOAD);
   for (let g = 0; g < segs.length; g++) {
     const cp = segs[g].colorPairs;
     const cs = cp.length - 1;
@@ -147,13 +151,7 @@ export function jointSweepTable(
       }
     }
   }
-  for (let b = 0; b < copies; b++) {
-    op.push(FUSED_SAVE);
-    from.push(b * particlesPerBlock);
-    to.push(Math.min(range, (b + 1) * particlesPerBlock));
-    first.push(0);
-    seg.push(0);
-  }
+  copyBlocks(FUSED_SAVE);
   const nb = op.length;
   if (nb > maxBlocks) return null;
   // per particle the last block that touched it; per block its distinct dependencies
