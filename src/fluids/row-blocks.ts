@@ -83,7 +83,7 @@ import {
   R_SIZE,
   type RowArrays,
   reorderBlock,
-  runRowBlock,
+  runBlock,
   SAME,
   SELF,
   SIZE,
@@ -113,7 +113,7 @@ export {
   fluidRowsTask,
   PASS,
   type RowArrays,
-  runRowBlock,
+  runBlock,
   UNIFORM_ALL,
   VORTICITY_GRADIENT,
   XSPH,
@@ -744,7 +744,7 @@ export class FluidRowBlocks {
         continue;
       }
       const A = tasks && w === null ? this.shared : local;
-      for (let b = c; b < B; b += C) runRowBlock(A, w !== null ? w.x : null, b);
+      for (let b = c; b < B; b += C) runBlock(A, w !== null ? w.x : null, b);
     }
   }
 }
