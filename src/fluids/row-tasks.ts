@@ -29,13 +29,22 @@ export const DENSITY = 0;
 export const CORRECTION = 1;
 export const XSPH = 2;
 export const VORTICITY_GRADIENT = 3;
-/** Passes over slots (each slot on its own: any partition gives the same numbers; on the pool, one block per row block). */
+/**
+ * Passes over slots (each slot on its own: any partition gives the same numbers; on the pool, one
+ * block per row block; FluidRowBlocks.slotPass runs them, initRecords the first).
+ */
 export const INIT_RECORDS = 10;
+/** The wall density (density-passes.ts wallDensityPass, with the wall records) and lambdaPass (parameters: lambdaParams). */
 export const LAMBDA = 11;
+/** The wall correction (correction-passes.ts, with the wall records) and applyDeltas. */
 export const APPLY_DELTAS = 12;
+/** initPostRecords (velocity-passes.ts) into acc (R) and post (Q). */
 export const INIT_POST = 13;
+/** vorticityMagnitudes (velocity-passes.ts). */
 export const VORTICITY_MAGNITUDES = 14;
+/** vorticityForce (velocity-passes.ts) with k = ε h (FluidRowBlocks.xsph's kVort). */
 export const VORTICITY_FORCE = 15;
+/** addVelocities (velocity-passes.ts). */
 export const ADD_VELOCITIES = 16;
 
 /**
@@ -256,7 +265,7 @@ function runRowBlock(
 /**
  * density-passes.ts wallDensityPass over wall records [r0, r1) with the
  * wall numbers of the parameter block P: a block's records on the pool
- * (runSlotBlock), all of them on the calling thread (row-blocks.ts lambda).
+ * (runSlotBlock), all of them on the calling thread (row-blocks.ts slotPass, LAMBDA).
  */
 export function wallDensityRecords(
   P: Float64Array,
