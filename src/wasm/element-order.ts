@@ -33,6 +33,7 @@
  */
 
 import { awaitBlock, threadIndex } from '../core/block-order.js';
+import { MAX_BLOCKS } from '../core/step-context.js';
 import type { PairedCopy } from './paired.js';
 
 /** Ops of a fused block (element-threads.ts uses the same numbers). */
@@ -41,9 +42,6 @@ export const FUSED_COLOUR = 1;
 export const FUSED_SAVE = 2;
 /** A colour block of the second set of a joint table (jointSweepTable). */
 export const FUSED_COLOUR2 = 3;
-
-/** Blocks of one job at most (src/parallel/protocol.ts MAX_BLOCKS). */
-const MAX_BLOCKS = 255;
 
 /**
  * The fused sweep's table (see the module's comment), or null when its
