@@ -7,10 +7,16 @@
  * read at a constant offset in the twin. Each is checked on a toy
  * definition, and the search itself against a brute-force walk.
  */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { emitRowsAs, emitRowsJs, parseRows, restoreInline } from '../scripts/kernels/emit-rows.js';
 import { buildForwardPairRows, buildForwardPairRowsSorted } from '../src/fluids/pair-search.generated.js';
+import { fluidWasmModule } from '../src/fluids/wasm.js';
 import { NeighbourGrid } from '../src/index.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const toy = [
   "import type { I32 } from '../kernels/rows.js';",
@@ -54,6 +60,33 @@ describe('row-kernel variants that call variants', () => {
     expect(as).toContain('load<f64>(x + ((<usize>j) << 3), 8)');
     expect(as).not.toContain('Sorted');
     expect(as).not.toContain('declare');
+  });
+});
+
+describe("the twin's exports interface (NAMEExports, printed into the JavaScript module)", () => {
+  it('the toy: the exported function with its twin parameter list, typed as JavaScript calls it; no helper', () => {
+    const js = emitRowsJs(parseRows('src/toy.rows.ts', toy), '// toy');
+    expect(js).toContain('export interface ToyExports {');
+    expect(js).toContain('  outer(x: number, s: number, n: number, k: number): number;');
+    expect(js).not.toMatch(/ToyExports[^}]*inner\(/);
+  });
+
+  it("the fluids' module: every method of PairPassesExports and PairSearchExports is an export with as many parameters", () => {
+    const module = fluidWasmModule() as WebAssembly.Module;
+    const x = new WebAssembly.Instance(module, { env: { memory: new WebAssembly.Memory({ initial: 1 }) } })
+      .exports as Record<string, unknown>;
+    let methods = 0;
+    for (const file of ['src/fluids/pair-passes.generated.ts', 'src/fluids/pair-search.generated.ts']) {
+      const text = readFileSync(join(root, file), 'utf8');
+      const body = /export interface \w+Exports \{([\s\S]*?)\n\}/.exec(text)?.[1] ?? '';
+      for (const m of body.matchAll(/^ {2}(\w+)\(([^)]*)\)/gm)) {
+        const f = x[m[1]] as ((...a: number[]) => unknown) | undefined;
+        expect(typeof f, m[1]).toBe('function');
+        expect(f?.length, m[1]).toBe(m[2].split(',').filter((a) => a.trim() !== '').length);
+        methods++;
+      }
+    }
+    expect(methods).toBe(5);
   });
 });
 

@@ -10,7 +10,10 @@
  *   the function it is made from, its flag tests and `If`/`Unless`
  *   parameters resolved the same way; a variant declared in the definition
  *   (`declare const NAME: typeof f`, so that another function calls it,
- *   typed) goes. The code V8 gets is the hand-written pass's.
+ *   typed) goes. The code V8 gets is the hand-written pass's. After the functions, the interface
+ *   `NAMEExports` (NAME from the file's name: pair-passes.rows.ts → PairPassesExports) of the
+ *   twin's exports as JavaScript calls them, printed from the same parameter lists as the twin, so
+ *   that a caller of the instance (src/fluids/wasm.ts FluidWasmExports) is checked against them.
  * - AssemblyScript: the same statements printed from the syntax tree with
  *   every operation parenthesised as parsed (so the operations and their
  *   order are the definition's), `Math.min` / `Math.max` of two integers as
@@ -157,7 +160,44 @@ export function emitRowsJs(def: RowsDef, banner: string): string {
     if (here < 0) fail(def, fn, `cannot place the variant ${v.name}`);
     text = `${text.slice(0, here + base.length)}\n\n${v.doc}\nexport ${body}${text.slice(here + base.length)}`;
   }
-  return `${banner}\n${text}`;
+  return `${banner}\n${text}${emitExportsInterface(def)}`;
+}
+
+/** `pair-passes.rows.ts` → `PairPassesExports`: the name of a definition's exports interface. */
+export function exportsInterfaceName(def: RowsDef): string {
+  const stem = def.file.replace(/^.*\//, '').replace(/\.rows\.ts$/, '');
+  return `${stem.replace(/(^|-)([a-z])/g, (_m, _d, c: string) => c.toUpperCase())}Exports`;
+}
+
+/**
+ * The functions the twin exports (`wasmExports`) as JavaScript calls them on the instance's
+ * exports, printed from the same parameter lists as the twin (emitFunction): `JsOnly` parameters
+ * left out, arrays as byte addresses (number), I32 and f64 as number, booleans as boolean.
+ */
+function emitExportsInterface(def: RowsDef): string {
+  if (def.exports.length === 0) return '';
+  const methods = def.exports.map((name) => {
+    const fn = functionNamed(def, name);
+    const params: string[] = [];
+    for (const p of fn.params) {
+      const id = p as T.Identifier;
+      if (paramDropped(typeOf(id.typeAnnotation), (f) => f === 'WASM')) continue;
+      const k = AS_TYPE[typeOf(carried(id.typeAnnotation)).name];
+      if (!k) fail(def, p, 'parameter type is not of the row language');
+      params.push(`${id.name}: ${k === 'bool' ? 'boolean' : 'number'}`);
+    }
+    const ret = typeOf(fn.returnType).name === 'void' ? 'void' : 'number';
+    return `  ${name}(${params.join(', ')}): ${ret};`;
+  });
+  return [
+    '',
+    '',
+    `/** The exports of the WebAssembly twin (${def.file}'s wasmExports), as JavaScript calls them: arrays are byte addresses in the module's memory. */`,
+    `export interface ${exportsInterfaceName(def)} {`,
+    ...methods,
+    '}',
+    '',
+  ].join('\n');
 }
 
 /** The function with name `name`. */

@@ -62,8 +62,16 @@ export function requireAtLeast(value: number, min: number, code: string, where: 
  * `value` is a finite number > 0 (a body's density, say).
  */
 export function requirePositive(value: number, unit: string, code: string, where: string, hint = ''): void {
+  requirePositiveAs(value, `> 0 ${unit}`, code, where, hint);
+}
+
+/**
+ * requirePositive in other words: PbdError(code, where, "must be what, got value", hint) unless
+ * `value` is a finite number > 0, `what` naming the quantity ('a positive length (m)').
+ */
+export function requirePositiveAs(value: number, what: string, code: string, where: string, hint = ''): void {
   if (!(value > 0) || !Number.isFinite(value)) {
-    throw new PbdError(code, where, `must be > 0 ${unit}, got ${value}`, hint);
+    throw new PbdError(code, where, `must be ${what}, got ${value}`, hint);
   }
 }
 

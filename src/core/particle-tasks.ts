@@ -14,7 +14,7 @@
 import { claimBlock, nextEpoch, partFrom, threadIndex } from './block-order.js';
 import { predictRange, updateRange } from './particle-passes.generated.js';
 import type { ParticleStore } from './particles.js';
-import type { SharedTask, StepContext, TaskRunner } from './step-context.js';
+import { MAX_BLOCKS, type SharedTask, type StepContext, type TaskRunner } from './step-context.js';
 
 /** Items per block of the particle tasks. */
 export const PARTICLES_PER_BLOCK = 4096;
@@ -26,8 +26,6 @@ export const PARTICLES_PER_BLOCK = 4096;
  * for its particle passes alone.
  */
 export const POOL_MIN_PARTICLES = 16_384;
-/** Blocks of a job at most (src/parallel/protocol.ts MAX_BLOCKS). */
-const MAX_BLOCKS = 255;
 
 /** Blocks for n items: a function of n alone. */
 export function particleBlocks(n: number): number {

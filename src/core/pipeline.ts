@@ -85,6 +85,13 @@ export abstract class RangeStage implements Stage {
   }
 }
 
+/** A data-parallel stage whose items are the store's particles (the prediction, the update, the velocity history). */
+export abstract class ParticleRangeStage extends RangeStage {
+  items(ctx: StepContext): number {
+    return ctx.store.count;
+  }
+}
+
 /**
  * Runs the stages of a step. The serial scheduler runs each stage whole and
  * projects each constraint set with `project`, on the calling thread, which

@@ -14,7 +14,7 @@ import {
   updateInSweep,
   updateRange,
 } from './particle-tasks.js';
-import { Channels, type Phase, RangeStage, type Scheduler, type Stage } from './pipeline.js';
+import { Channels, ParticleRangeStage, type Phase, type Scheduler, type Stage } from './pipeline.js';
 import type { StepContext } from './step-context.js';
 import { clock, type StepTimings } from './timings.js';
 import {
@@ -130,7 +130,7 @@ export class SetHookStage implements Stage {
  * is exact: a uniform velocity change is a rigid translation, which that
  * damping keeps.) Particles with w = 0 keep their velocity and move with it.
  */
-export class ParticlePredictionStage extends RangeStage {
+export class ParticlePredictionStage extends ParticleRangeStage {
   readonly name = 'particles.predict';
   readonly phase = 'predict';
   readonly reads = [X, V, M];
@@ -146,10 +146,6 @@ export class ParticlePredictionStage extends RangeStage {
   constructor(world: WindowWorld | null = null) {
     super();
     this.world = world;
-  }
-
-  items(ctx: StepContext): number {
-    return ctx.store.count;
   }
 
   override run(ctx: StepContext): void {
@@ -275,16 +271,12 @@ export class ParticlePredictionStage extends RangeStage {
  * BDF2 only (WorldOptions.integrator): keeps v_n, the velocities at the start
  * of the substep, before the forces hooks change them (core/bdf2.ts).
  */
-export class VelocityHistoryStage extends RangeStage {
+export class VelocityHistoryStage extends ParticleRangeStage {
   readonly name = 'particles.history';
   readonly phase = 'forces';
   readonly order = -100;
   readonly reads = [V];
   readonly writes = [V];
-
-  items(ctx: StepContext): number {
-    return ctx.store.count;
-  }
 
   runRange(ctx: StepContext, from: number, to: number): void {
     const history = ctx.world.history;
@@ -478,7 +470,7 @@ function inert(s: ConstraintSet): boolean {
  * (`stats.recoveries`), and one that would move faster than maxSpeed is held
  * back to it (`stats.speedClamps`), so the energy stays bounded whatever the input.
  */
-export class ParticleVelocityStage extends RangeStage {
+export class ParticleVelocityStage extends ParticleRangeStage {
   readonly name = 'particles.update';
   readonly phase = 'update';
   readonly reads = [X, P];
@@ -490,10 +482,6 @@ export class ParticleVelocityStage extends RangeStage {
   /** The store's arrays from the predicted window's first particle on (core/window-passes.ts), and the prediction's parameters. */
   private readonly views = new WindowViews();
   private readonly args = new PredictionArgs();
-
-  items(ctx: StepContext): number {
-    return ctx.store.count;
-  }
 
   override run(ctx: StepContext): void {
     const n = ctx.store.count;

@@ -108,6 +108,12 @@ export interface SharedTask {
   version: number;
 }
 
+/**
+ * The most blocks one job is cut into (TaskRunner.runTask's `blocks`): the pool's job word holds a
+ * block number in its low 8 bits (src/parallel/protocol.ts, which exports this number).
+ */
+export const MAX_BLOCKS = 255;
+
 export interface TaskRunner {
   readonly threads: number;
   /**

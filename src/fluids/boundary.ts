@@ -1,4 +1,4 @@
-import { PbdError } from '../core/errors.js';
+import { PbdError, requirePositiveAs } from '../core/errors.js';
 import type { Vec3Tuple } from '../core/motion.js';
 
 /** A face of an axis-aligned box: the axis and the side. */
@@ -20,9 +20,7 @@ export function boxSurfaceParticles(
   spacing: number,
   faces: readonly BoxFace[] = FACES,
 ): Float64Array {
-  if (!(spacing > 0) || !Number.isFinite(spacing)) {
-    throw new PbdError('fluid/boundary', 'boundary.spacing', `must be > 0, got ${spacing}`);
-  }
+  requirePositiveAs(spacing, '> 0', 'fluid/boundary', 'boundary.spacing');
   for (let a = 0; a < 3; a++) {
     if (!(max[a] > min[a]) || !Number.isFinite(min[a]) || !Number.isFinite(max[a])) {
       throw new PbdError(

@@ -10,10 +10,14 @@ import { boundsOf, GridBlocks } from './grid-blocks.js';
 import { poly6Coefficient, spikyCoefficient, spikyGradientCoefficient } from './kernels.js';
 import { buildForwardPairs, NeighbourGrid, PairList } from './neighbour-grid.js';
 import {
+  ADD_VELOCITIES,
+  APPLY_DELTAS,
   CORRECTION,
   DENSITY,
   FluidRowBlocks,
+  INIT_POST,
   ITERATION_CHAIN,
+  LAMBDA,
   PASS,
   POST_CHAIN,
   POST_CHAIN_XSPH,
@@ -22,7 +26,9 @@ import {
   rowBlockSize,
   shared32,
   UNIFORM_ALL,
+  VORTICITY_FORCE,
   VORTICITY_GRADIENT,
+  VORTICITY_MAGNITUDES,
   XSPH,
 } from './row-blocks.js';
 import { CoupledSolids } from './solids.js';
@@ -556,7 +562,7 @@ export class FluidDensity implements ConstraintSet {
     }
     t1 = clock();
     T[1] += t1 - t;
-    this.rows.lambda(this.tasks, this.local, off);
+    this.rows.slotPass(this.tasks, this.local, LAMBDA, off);
     T[2] += clock() - t1;
   }
 
@@ -602,7 +608,7 @@ export class FluidDensity implements ConstraintSet {
         return;
       }
       rows.run(this.tasks, w, this.local);
-      rows.lambda(this.tasks, this.local, off);
+      rows.slotPass(this.tasks, this.local, LAMBDA, off);
     }
     rows.params(CORRECTION, off, this.allInside, h, Number.NaN, mF, 0, (mF / fluid.restDensity) * spiky);
     rows.correction(
@@ -629,7 +635,7 @@ export class FluidDensity implements ConstraintSet {
     // (the wall correction, wallCorrectionPass, runs with applyDeltas, block by block)
     const t2 = clock();
     T[1] += t2 - t1;
-    this.rows.applyDeltas(this.tasks, this.local, off);
+    this.rows.slotPass(this.tasks, this.local, APPLY_DELTAS, off);
     T[2] += clock() - t2;
   }
 
@@ -664,17 +670,17 @@ export class FluidDensity implements ConstraintSet {
     rows.xsph(fluid.viscosity * vol * poly6Coefficient(h), vort, fluid.vorticity * ctx.h);
     // one job where it can (`par` serves every pass of it), else pass by pass
     if (rows.chain(this.tasks, w, vort ? POST_CHAIN : POST_CHAIN_XSPH)) return;
-    rows.initPost(this.tasks, this.local, off);
+    rows.slotPass(this.tasks, this.local, INIT_POST, off);
     rows.par[PASS] = XSPH;
     rows.run(this.tasks, w, this.local);
     if (vort) {
       // PBF eq. 16: N = η/|η| with η = ∇|ω|, acceleration ε (N × ω) over the substep
-      rows.vorticityMagnitudes(this.tasks, this.local, off);
+      rows.slotPass(this.tasks, this.local, VORTICITY_MAGNITUDES, off);
       rows.params(VORTICITY_GRADIENT, off, false, h, Number.NaN, 0, 0, gCoef);
       rows.run(this.tasks, w, this.local);
-      rows.vorticityForce(this.tasks, this.local, off);
+      rows.slotPass(this.tasks, this.local, VORTICITY_FORCE, off);
     }
-    rows.addVelocities(this.tasks, this.local, off);
+    rows.slotPass(this.tasks, this.local, ADD_VELOCITIES, off);
   }
 
   /** Largest density constraint value C_i⁺ of the last iteration. */

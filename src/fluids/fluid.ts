@@ -1,5 +1,5 @@
 import { Body, type Tunable } from '../core/body.js';
-import { PbdError, requireParticle } from '../core/errors.js';
+import { PbdError, requireParticle, requirePositive, requirePositiveAs } from '../core/errors.js';
 import type { Vec3Tuple } from '../core/motion.js';
 import type { World } from '../core/world.js';
 import { FluidSolidContacts } from './contacts.js';
@@ -153,18 +153,15 @@ export class Fluid extends Body implements FluidBody {
   constructor(world: World, o: FluidOptions) {
     const where = o.where ?? `fluid '${o.name ?? `body${world.bodies.length}`}'`;
     const d = o.spacing;
-    if (!(d > 0) || !Number.isFinite(d)) {
-      throw new PbdError(
-        'fluid/spacing',
-        `${where}.spacing`,
-        `must be a positive length (m), got ${d}`,
-        'e.g. 0.02 for 2 cm particles',
-      );
-    }
+    requirePositiveAs(
+      d,
+      'a positive length (m)',
+      'fluid/spacing',
+      `${where}.spacing`,
+      'e.g. 0.02 for 2 cm particles',
+    );
     const rho0 = o.restDensity ?? 1000;
-    if (!(rho0 > 0) || !Number.isFinite(rho0)) {
-      throw new PbdError('fluid/rest-density', `${where}.restDensity`, `must be > 0 (kg/m³), got ${rho0}`);
-    }
+    requirePositive(rho0, '(kg/m³)', 'fluid/rest-density', `${where}.restDensity`);
     const h = o.kernelRadius ?? 2 * d;
     if (!(h > d) || !(h <= 5 * d)) {
       throw new PbdError(

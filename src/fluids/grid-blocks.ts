@@ -15,7 +15,7 @@
  * by one part.
  */
 import { blocksRun, POOL_MIN_PARTICLES, particleBlocks } from '../core/particle-tasks.js';
-import type { SharedTask, TaskRunner } from '../core/step-context.js';
+import { MAX_BLOCKS, type SharedTask, type TaskRunner } from '../core/step-context.js';
 import { clampedCell, type NeighbourGrid } from './neighbour-grid.js';
 
 /** Slots of the parameter block. */
@@ -41,8 +41,6 @@ const SCELLS = 10;
 export const SORT_PARTS = 8;
 /** Numbers per block of the bounds: x0, y0, z0, x1, y1, z1, the largest squared displacement. */
 const PER_BLOCK = 7;
-/** Blocks of a job at most (src/parallel/protocol.ts MAX_BLOCKS). */
-const MAX_BLOCKS = 255;
 
 /** The arguments of the 'fluid-grid' task (shared arrays). */
 export interface GridArgs {

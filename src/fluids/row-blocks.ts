@@ -83,7 +83,7 @@ import {
   R_SIZE,
   type RowArrays,
   reorderBlock,
-  runRowBlock,
+  runBlock,
   SAME,
   SELF,
   SIZE,
@@ -108,14 +108,20 @@ import type { FluidWalls } from './walls.js';
 import { type FluidWasm, type FluidWasmExports, MAX_ROW_BLOCKS } from './wasm.js';
 
 export {
+  ADD_VELOCITIES,
+  APPLY_DELTAS,
   CORRECTION,
   DENSITY,
   fluidRowsTask,
+  INIT_POST,
+  LAMBDA,
   PASS,
   type RowArrays,
-  runRowBlock,
+  runBlock,
   UNIFORM_ALL,
+  VORTICITY_FORCE,
   VORTICITY_GRADIENT,
+  VORTICITY_MAGNITUDES,
   XSPH,
 } from './row-tasks.js';
 
@@ -621,8 +627,11 @@ export class FluidRowBlocks {
     return true;
   }
 
-  /** Slot pass `pass` (row-tasks.ts slotRange) on the n slots from store index off: on the pool where it can, else whole on A. */
-  private slotPass(tasks: TaskRunner | null, A: RowArrays, pass: number, off: number): void {
+  /**
+   * Slot pass `pass` (row-tasks.ts slotRange; LAMBDA … ADD_VELOCITIES, each after its parameters) on
+   * the n slots from store index off: on the pool where it can, else whole on A.
+   */
+  slotPass(tasks: TaskRunner | null, A: RowArrays, pass: number, off: number): void {
     if (this.slots(tasks, pass, off)) return;
     const W = this.walls;
     slotRange(A, pass, 0, this.par[N], W === null ? null : W.arrays, 0, W === null ? 0 : W.count);
@@ -684,43 +693,6 @@ export class FluidRowBlocks {
   }
 
   /**
-   * The wall density (density-passes.ts wallDensityPass, with the wall
-   * records) and lambdaPass for the n slots (parameters: lambdaParams): on
-   * the pool where it can, else whole.
-   */
-  lambda(tasks: TaskRunner | null, A: RowArrays, off: number): void {
-    this.slotPass(tasks, A, LAMBDA, off);
-  }
-
-  /**
-   * The wall correction (correction-passes.ts, with the wall records) and
-   * applyDeltas for the n slots: on the pool where it can, else whole.
-   */
-  applyDeltas(tasks: TaskRunner | null, A: RowArrays, off: number): void {
-    this.slotPass(tasks, A, APPLY_DELTAS, off);
-  }
-
-  /** initPostRecords (velocity-passes.ts) into acc (R) and post (Q): on the pool where it can, else whole. */
-  initPost(tasks: TaskRunner | null, A: RowArrays, off: number): void {
-    this.slotPass(tasks, A, INIT_POST, off);
-  }
-
-  /** vorticityMagnitudes (velocity-passes.ts): on the pool where it can, else whole. */
-  vorticityMagnitudes(tasks: TaskRunner | null, A: RowArrays, off: number): void {
-    this.slotPass(tasks, A, VORTICITY_MAGNITUDES, off);
-  }
-
-  /** vorticityForce (velocity-passes.ts) with k = ε h (xsph's kVort): on the pool where it can, else whole. */
-  vorticityForce(tasks: TaskRunner | null, A: RowArrays, off: number): void {
-    this.slotPass(tasks, A, VORTICITY_FORCE, off);
-  }
-
-  /** addVelocities (velocity-passes.ts): on the pool where it can, else whole. */
-  addVelocities(tasks: TaskRunner | null, A: RowArrays, off: number): void {
-    this.slotPass(tasks, A, ADD_VELOCITIES, off);
-  }
-
-  /**
    * Runs the pass in `par` over every block, colour after colour: on the
    * pool with `tasks` (blocks of the shared arrays), else here — in
    * WebAssembly with `w` (the instance's buffers hold the rows), else in
@@ -744,7 +716,7 @@ export class FluidRowBlocks {
         continue;
       }
       const A = tasks && w === null ? this.shared : local;
-      for (let b = c; b < B; b += C) runRowBlock(A, w !== null ? w.x : null, b);
+      for (let b = c; b < B; b += C) runBlock(A, w !== null ? w.x : null, b);
     }
   }
 }

@@ -29,13 +29,22 @@ export const DENSITY = 0;
 export const CORRECTION = 1;
 export const XSPH = 2;
 export const VORTICITY_GRADIENT = 3;
-/** Passes over slots (each slot on its own: any partition gives the same numbers; on the pool, one block per row block). */
+/**
+ * Passes over slots (each slot on its own: any partition gives the same numbers; on the pool, one
+ * block per row block; FluidRowBlocks.slotPass runs them, initRecords the first).
+ */
 export const INIT_RECORDS = 10;
+/** The wall density (density-passes.ts wallDensityPass, with the wall records) and lambdaPass (parameters: lambdaParams). */
 export const LAMBDA = 11;
+/** The wall correction (correction-passes.ts, with the wall records) and applyDeltas. */
 export const APPLY_DELTAS = 12;
+/** initPostRecords (velocity-passes.ts) into acc (R) and post (Q). */
 export const INIT_POST = 13;
+/** vorticityMagnitudes (velocity-passes.ts). */
 export const VORTICITY_MAGNITUDES = 14;
+/** vorticityForce (velocity-passes.ts) with k = ε h (FluidRowBlocks.xsph's kVort). */
 export const VORTICITY_FORCE = 15;
+/** addVelocities (velocity-passes.ts). */
 export const ADD_VELOCITIES = 16;
 
 /**
@@ -130,12 +139,12 @@ function instanceOf(A: RowArrays): FluidWasmExports {
 }
 
 /**
- * Block b of pair pass `pass` (by default the one in `par`): in WebAssembly
- * with the instance x (the same offsets, as byte addresses of the
- * instance's buffers, from `par`), else with the generated JavaScript
- * kernels on A's arrays; the two give the same numbers.
+ * Block b of pass `pass` (by default the one in `par`): rows (a pair pass,
+ * runRowBlock) or slots (a slot pass, runSlotBlock) [b size, (b + 1) size)
+ * of the n, with size and n from `par`; x is the thread's instance (null:
+ * the JavaScript kernels), which only the pair passes use.
  */
-export function runRowBlock(
+export function runBlock(
   A: RowArrays,
   x: FluidWasmExports | null,
   b: number,
@@ -147,6 +156,25 @@ export function runRowBlock(
   const a0 = b * size,
     a1 = Math.min(n, a0 + size);
   if (a0 >= a1) return;
+  if (pass >= INIT_RECORDS) runSlotBlock(A, pass, b, a0, a1);
+  else runRowBlock(A, x, pass, b, a0, a1);
+}
+
+/**
+ * Rows [a0, a1) of pair pass `pass`, block b (runBlock): in WebAssembly
+ * with the instance x (the same offsets, as byte addresses of the
+ * instance's buffers, from `par`), else with the generated JavaScript
+ * kernels on A's arrays; the two give the same numbers.
+ */
+function runRowBlock(
+  A: RowArrays,
+  x: FluidWasmExports | null,
+  pass: number,
+  b: number,
+  a0: number,
+  a1: number,
+): void {
+  const P = A.par;
   const rows = a1 - a0,
     off = P[slot.OFF],
     h = P[slot.H],
@@ -237,7 +265,7 @@ export function runRowBlock(
 /**
  * density-passes.ts wallDensityPass over wall records [r0, r1) with the
  * wall numbers of the parameter block P: a block's records on the pool
- * (runSlotBlock), all of them on the calling thread (row-blocks.ts lambda).
+ * (runSlotBlock), all of them on the calling thread (row-blocks.ts slotPass, LAMBDA).
  */
 export function wallDensityRecords(
   P: Float64Array,
@@ -268,14 +296,9 @@ export function wallDensityRecords(
   );
 }
 
-/** Slots of block b of slot pass `pass` (on the pool), with the block's wall records. */
-function runSlotBlock(A: RowArrays, pass: number, b: number): void {
+/** Slots [s0, s1) of slot pass `pass`, block b (runBlock, on the pool), with the block's wall records. */
+function runSlotBlock(A: RowArrays, pass: number, b: number, s0: number, s1: number): void {
   const P = A.par;
-  const size = P[slot.SIZE],
-    n = P[slot.N];
-  const s0 = b * size,
-    s1 = Math.min(n, s0 + size);
-  if (s0 >= s1) return;
   if (pass !== INIT_RECORDS) {
     const W = A.walls;
     slotRange(A, pass, s0, s1, W, W === undefined ? 0 : W.start[b], W === undefined ? 0 : W.start[b + 1]);
@@ -378,7 +401,7 @@ export function fluidRowsTask(A: RowArrays, from: number, to: number): void {
     return;
   }
   if (P[slot.PASS] >= INIT_RECORDS) {
-    for (let b = from; b < to; b++) runSlotBlock(A, P[slot.PASS], b);
+    for (let b = from; b < to; b++) runBlock(A, null, b);
     return;
   }
   const phase = P[slot.PHASE],
@@ -396,7 +419,7 @@ export function fluidRowsTask(A: RowArrays, from: number, to: number): void {
     return;
   }
   const x = P[slot.WASM_ON] !== 0 && A.memory !== undefined ? instanceOf(A) : null;
-  for (let item = from; item < to; item++) runRowBlock(A, x, phase + colours * item);
+  for (let item = from; item < to; item++) runBlock(A, x, phase + colours * item);
 }
 
 /**
@@ -418,8 +441,7 @@ function runFusedItem(A: RowArrays, x: FluidWasmExports | null, item: number): v
     const code = F[at + 1 + item];
     const pass = code >> CHAIN_SHIFT,
       b = code & CHAIN_BLOCK;
-    if (pass >= INIT_RECORDS) runSlotBlock(A, pass, b);
-    else runRowBlock(A, x, b, pass);
+    runBlock(A, x, b, pass);
   } finally {
     Atomics.store(A.done, item, epoch);
   }

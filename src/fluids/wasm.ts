@@ -1,5 +1,7 @@
 import { SHARED_MAX_PAGES, sharedKernel, wasmKernel } from '../wasm/kernels.js';
 import type { NeighbourGrid } from './neighbour-grid.js';
+import type { PairPassesExports } from './pair-passes.generated.js';
+import type { PairSearchExports } from './pair-search.generated.js';
 
 /**
  * The WebAssembly twins of the fluid pair passes (wasm/fluids.ts, compiled by
@@ -11,79 +13,8 @@ import type { NeighbourGrid } from './neighbour-grid.js';
  * iteration (which the JavaScript loops recompute: storing it measured
  * slower there). Arguments are byte addresses in the instance's memory.
  */
-export interface FluidWasmExports {
-  fluidDensityPass(
-    n: number,
-    off: number,
-    sorted: number,
-    start: number,
-    nbr: number,
-    wU: number,
-    h: number,
-    wCoef: number,
-    gCoef: number,
-    acc: number,
-    live: number,
-    liveStart: number,
-    allInside: boolean,
-    gBuf: number,
-  ): void;
-  fluidCorrectionPass(
-    n: number,
-    off: number,
-    sorted: number,
-    start: number,
-    nbr: number,
-    h: number,
-    nCorr: number,
-    qRest3: number,
-    invQd3: number,
-    corrScale: number,
-    acc: number,
-    gBuf: number,
-  ): void;
-  xsphVorticityPass(
-    n: number,
-    off: number,
-    sorted: number,
-    start: number,
-    nbr: number,
-    R: number,
-    h: number,
-    cW: number,
-    gCoef: number,
-    vort: boolean,
-    Q: number,
-    live: number,
-    liveStart: number,
-    gBuf: number,
-  ): void;
-  vorticityGradientPass(
-    n: number,
-    off: number,
-    sorted: number,
-    start: number,
-    nbr: number,
-    R: number,
-    gBuf: number,
-  ): void;
-  buildForwardPairRows(
-    pos: number,
-    off: number,
-    sorted: number,
-    cellStart: number,
-    nx: number,
-    ny: number,
-    nz: number,
-    R: number,
-    r2: number,
-    a0: number,
-    a1: number,
-    start: number,
-    nbr: number,
-    cap: number,
-    ranges: number,
-  ): number;
+export interface FluidWasmExports extends PairPassesExports, PairSearchExports {
+  /** wasm/fluids.ts's own export (the join of the pool's row blocks); the others' parameter lists are printed from their definitions. */
   joinPairRows(
     start: number,
     a0: number,

@@ -29,7 +29,8 @@
  *   differ on purpose (the twin stores or reads its per-pair store), the
  *   first block is the twin's, the second the JavaScript function's; each is
  *   spliced into the enclosing block as written;
- * - `export const wasmExports = [ … ]`: the functions the module exports;
+ * - `export const wasmExports = [ … ]`: the functions the module exports
+ *   (the JavaScript module gets their interface, `NAMEExports`, for the callers of the instance);
  *   `export const wasmInline = [ … ]`: helpers the twin declares `@inline`
  *   (a function called in a pair loop, which the module would otherwise call);
  * - macros (functions with a `Vec` parameter or result, see Vec): a piece of

@@ -95,8 +95,8 @@ export function readContext(
 /** Bytes for the message of a block that threw. */
 export const ERROR_BYTES = 2048;
 
-/** The most blocks one job is cut into (the low 8 bits of NEXT). */
-export const MAX_BLOCKS = 255;
+/** The most blocks one job is cut into (the low 8 bits of NEXT): defined with TaskRunner, which the core's tasks see. */
+export { MAX_BLOCKS } from '../core/step-context.js';
 /**
  * The low bits of NEXT while a job is being written: no block number, so no
  * thread can claim. Without it a thread that read NEXT of the finished job

@@ -17,7 +17,7 @@
  * is the world axis least aligned with the first segment, made orthogonal
  * to it (or `normal`).
  */
-import { PbdError } from '../core/errors.js';
+import { PbdError, requirePositiveAs } from '../core/errors.js';
 import type { Motion } from '../core/motion.js';
 import type { ParticleStore } from '../core/particles.js';
 import { quatMultiply, quatNormalize } from '../math/quat.js';
@@ -97,33 +97,25 @@ export interface RodStiffness {
 export function rodStiffness(o: RodOptions, r: number, where = 'rod'): RodStiffness {
   const E = o.youngsModulus;
   const nu = o.poissonRatio ?? 0.5;
-  if (!(E > 0) || !Number.isFinite(E)) {
-    throw new PbdError(
-      'rod/youngs-modulus',
-      `${where}.youngsModulus`,
-      `must be a positive pressure (Pa), got ${E}`,
-      'rubber is about 1e6 Pa, nylon suture about 2e9 Pa, steel 2e11 Pa',
-    );
-  }
+  requirePositiveAs(
+    E,
+    'a positive pressure (Pa)',
+    'rod/youngs-modulus',
+    `${where}.youngsModulus`,
+    'rubber is about 1e6 Pa, nylon suture about 2e9 Pa, steel 2e11 Pa',
+  );
   if (!(nu >= 0 && nu <= 0.5)) {
     throw new PbdError('rod/poisson', `${where}.poissonRatio`, `must lie in [0, 0.5], got ${o.poissonRatio}`);
   }
   const G = o.shearModulus ?? E / (2 * (1 + nu));
-  if (!(G > 0) || !Number.isFinite(G)) {
-    throw new PbdError(
-      'rod/shear-modulus',
-      `${where}.shearModulus`,
-      `must be a positive pressure (Pa), got ${G}`,
-    );
-  }
-  if (!(r > 0) || !Number.isFinite(r)) {
-    throw new PbdError(
-      'rod/radius',
-      `${where}.radius`,
-      `must be a positive length (m), got ${r}`,
-      "give the rod's cross-section a radius (rod.radius), or the strands a contact radius",
-    );
-  }
+  requirePositiveAs(G, 'a positive pressure (Pa)', 'rod/shear-modulus', `${where}.shearModulus`);
+  requirePositiveAs(
+    r,
+    'a positive length (m)',
+    'rod/radius',
+    `${where}.radius`,
+    "give the rod's cross-section a radius (rod.radius), or the strands a contact radius",
+  );
   const A = Math.PI * r * r,
     I = (Math.PI * r ** 4) / 4,
     J = (Math.PI * r ** 4) / 2;
@@ -304,11 +296,12 @@ export function buildCosseratRods(
 ): CosseratRodSets {
   const stiffness = rodStiffness(o, radius, where);
   const gyration = o.gyrationRadius;
-  if (gyration !== undefined && (!(gyration > 0) || !Number.isFinite(gyration))) {
-    throw new PbdError(
+  if (gyration !== undefined) {
+    requirePositiveAs(
+      gyration,
+      'a positive length (m)',
       'rod/gyration-radius',
       `${where}.gyrationRadius`,
-      `must be a positive length (m), got ${gyration}`,
       "leave it out for the segments' length; the solid cross-section's is radius/√2",
     );
   }

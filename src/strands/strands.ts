@@ -23,8 +23,8 @@
  * (the head's). The body draws its segments as lines (`renderLines()`).
  */
 import { DistanceConstraints } from '../constraints/distance.js';
-import { Body, type Tunable } from '../core/body.js';
-import { PbdError } from '../core/errors.js';
+import { Body, complianceTunable, stiffnessTunable, type Tunable } from '../core/body.js';
+import { PbdError, requirePositive } from '../core/errors.js';
 import type { Motion } from '../core/motion.js';
 import type { ConstraintParams } from '../core/solver.js';
 import type { World } from '../core/world.js';
@@ -147,13 +147,7 @@ export class Strands extends Body {
           'give the mass either per volume (rod.density) or per length (linearDensity)',
         );
       }
-      if (!(o.rod.density > 0) || !Number.isFinite(o.rod.density)) {
-        throw new PbdError(
-          'strands/density',
-          `${where}.rod.density`,
-          `must be > 0 kg/m³, got ${o.rod.density}`,
-        );
-      }
+      requirePositive(o.rod.density, 'kg/m³', 'strands/density', `${where}.rod.density`);
     }
     const rho =
       o.rod?.density !== undefined
@@ -366,27 +360,8 @@ export class Strands extends Body {
         set: (v) => (ftl.damping = Math.min(1, Math.max(0, v))),
       });
     }
-    const bend = this.bend;
-    if (bend) {
-      t.push({
-        name: 'bend.compliance',
-        min: 0,
-        max: 1,
-        log: true,
-        get: () => bend.rule.compliance,
-        set: (v) => bend.rule.set({ compliance: v }),
-      });
-    }
-    const sm = this.shapeMatching;
-    if (sm) {
-      t.push({
-        name: 'shapeMatching.stiffness',
-        min: 0,
-        max: 1,
-        get: () => sm.rule.stiffness,
-        set: (v) => sm.rule.set({ stiffness: v }),
-      });
-    }
+    if (this.bend) t.push(complianceTunable('bend.compliance', this.bend.rule, 0, 1));
+    if (this.shapeMatching) t.push(stiffnessTunable('shapeMatching.stiffness', this.shapeMatching.rule));
     return t;
   }
 }

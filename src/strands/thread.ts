@@ -3,7 +3,7 @@
  * loosely tied overhand knot (the surgical thread of 000 §6, after Kubiak
  * et al.), as polylines of nearly equal segments.
  */
-import { PbdError } from '../core/errors.js';
+import { PbdError, requirePositiveAs } from '../core/errors.js';
 
 /** An overhand knot with straight tails along x, loosely tied. */
 export interface OverhandKnotOptions {
@@ -36,8 +36,7 @@ export interface HelixOptions {
 }
 
 function positive(v: number, field: string, where: string): void {
-  if (!(v > 0) || !Number.isFinite(v))
-    throw new PbdError('strands/shape', `${where}.${field}`, `must be a finite number > 0, got ${v}`);
+  requirePositiveAs(v, 'a finite number > 0', 'strands/shape', `${where}.${field}`);
 }
 
 /** Resamples a dense curve (flat xyz) into segments of about length h, keeping both ends. */

@@ -33,6 +33,7 @@
  */
 
 import { awaitBlock, threadIndex } from '../core/block-order.js';
+import { MAX_BLOCKS } from '../core/step-context.js';
 import type { PairedCopy } from './paired.js';
 
 /** Ops of a fused block (element-threads.ts uses the same numbers). */
@@ -41,9 +42,6 @@ export const FUSED_COLOUR = 1;
 export const FUSED_SAVE = 2;
 /** A colour block of the second set of a joint table (jointSweepTable). */
 export const FUSED_COLOUR2 = 3;
-
-/** Blocks of one job at most (src/parallel/protocol.ts MAX_BLOCKS). */
-const MAX_BLOCKS = 255;
 
 /**
  * The fused sweep's table (see the module's comment), or null when its
@@ -125,13 +123,17 @@ export function jointSweepTable(
   // per segment: its largest colour, and where its scratch places start among the things touched
   const largest = new Int32Array(segs.length);
   const placeAt = new Int32Array(segs.length + 1);
-  for (let b = 0; b < copies; b++) {
-    op.push(FUSED_LOAD);
-    from.push(b * particlesPerBlock);
-    to.push(Math.min(range, (b + 1) * particlesPerBlock));
-    first.push(0);
-    seg.push(0);
-  }
+  // the window's copies in (FUSED_LOAD) or out (FUSED_SAVE): one block per particlesPerBlock particles
+  const copyBlocks = (kind: number): void => {
+    for (let b = 0; b < copies; b++) {
+      op.push(kind);
+      from.push(b * particlesPerBlock);
+      to.push(Math.min(range, (b + 1) * particlesPerBlock));
+      first.push(0);
+      seg.push(0);
+    }
+  };
+  copyBlocks(FUSED_LOAD);
   for (let g = 0; g < segs.length; g++) {
     const cp = segs[g].colorPairs;
     const cs = cp.length - 1;
@@ -147,13 +149,7 @@ export function jointSweepTable(
       }
     }
   }
-  for (let b = 0; b < copies; b++) {
-    op.push(FUSED_SAVE);
-    from.push(b * particlesPerBlock);
-    to.push(Math.min(range, (b + 1) * particlesPerBlock));
-    first.push(0);
-    seg.push(0);
-  }
+  copyBlocks(FUSED_SAVE);
   const nb = op.length;
   if (nb > maxBlocks) return null;
   // per particle the last block that touched it; per block its distinct dependencies

@@ -21,7 +21,7 @@
 import { awaitBlock, claimBlock, nextEpoch, threadIndex } from '../core/block-order.js';
 import { nextProjection } from '../core/particle-tasks.js';
 import type { ParticleStore } from '../core/particles.js';
-import type { SharedTask, TaskRunner } from '../core/step-context.js';
+import { MAX_BLOCKS, type SharedTask, type TaskRunner } from '../core/step-context.js';
 import {
   ELEMENT_IMPORTS,
   type ElementExports,
@@ -106,8 +106,6 @@ const GROUPS_PER_BLOCK = 256;
 const PARTICLES_PER_BLOCK = 4096;
 /** Colours with fewer groups run on the calling thread alone. */
 const MIN_POOL_GROUPS = 64;
-/** Blocks of a job at most (protocol.ts MAX_BLOCKS). */
-const MAX_BLOCKS = 255;
 
 /** The arguments of the 'element-wasm' task: numbers and shared arrays, the module and its shared memory. */
 export interface ElementArgs {
