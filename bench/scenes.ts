@@ -2,7 +2,16 @@
  * Scenes that a benchmark case and tests both build, so that the test
  * checks the world the benchmark times.
  */
-import { gridMesh } from '../src/index.js';
+import {
+  type FollowTheLeaderOptions,
+  gridMesh,
+  hairOnSphere,
+  type Motion,
+  type MotionSpec,
+  SphereCollider,
+  Strands,
+  type World,
+} from '../src/index.js';
 import { AdaptiveLattice } from '../src/shape-matching/octree.js';
 
 /**
@@ -38,5 +47,43 @@ export function ballOctree(): AdaptiveLattice {
     maxDepth: 5,
     refine: (x, y, z, s) => s > 0.26 || Math.abs(Math.hypot(x, y, z) - 0.9) < s,
     inside: (x, y, z) => Math.hypot(x, y, z) < 0.9,
+  });
+}
+
+/** The hair benchmark's head sway: 15 cm along x at 0.5 Hz. */
+export const headSway: MotionSpec = { oscillate: { amplitude: [0.15, 0, 0], frequency: 0.5 } };
+
+/**
+ * The hair benchmark's head: a sphere of 10 cm at (0, 1.6, 0), friction 0.3, swaying by `headSway`
+ * (`still`: it stays where it is), added to `world` (bench/cases/strands.ts and test/threads-strands).
+ */
+export function swayingHead(world: World, still = false): SphereCollider {
+  return world.addCollider(
+    new SphereCollider({
+      radius: 0.1,
+      position: [0, 1.6, 0],
+      friction: 0.3,
+      ...(still ? {} : { motion: headSway }),
+    }),
+  );
+}
+
+/**
+ * A head of DFTL hair on the 10 cm head at (0, 1.6, 0) (hairOnSphere): `hair.count` strands of
+ * `hair.segments` segments, `hair.length` m long, 1 g/m, contact radius 4 mm, `ftl` and roots on
+ * `rootMotion`: the hair benchmark (bench/cases/strands.ts) and the strand tests that check its passes.
+ */
+export function headOfHair(
+  world: World,
+  hair: { count: number; segments: number; length: number },
+  ftl: FollowTheLeaderOptions,
+  rootMotion: Motion,
+): Strands {
+  return new Strands(world, {
+    ...hairOnSphere({ center: [0, 1.6, 0], radius: 0.1, ...hair }),
+    linearDensity: 0.001,
+    radius: 0.004,
+    ftl,
+    rootMotion,
   });
 }

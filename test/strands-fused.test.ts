@@ -4,17 +4,9 @@
  * for bit, runs only where its plan holds, and keeps FTL's exact lengths.
  */
 import { describe, expect, it } from 'vitest';
+import { headOfHair, headSway } from '../bench/scenes.js';
 import { findColliderContacts } from '../src/collision/collider-contacts.js';
-import {
-  Cloth,
-  gridMesh,
-  hairOnSphere,
-  Motion,
-  PlaneCollider,
-  SphereCollider,
-  Strands,
-  World,
-} from '../src/index.js';
+import { Cloth, gridMesh, Motion, PlaneCollider, SphereCollider, World } from '../src/index.js';
 import { FusedStrandPass, fusedStrandSystem } from '../src/strands/fused-pass.js';
 
 interface HairCase {
@@ -50,7 +42,7 @@ function hair(fused: boolean, o: HairCase = {}) {
     iterations: o.iterations ?? 1,
     threads: fused ? (o.threads ?? 1) : 1,
   });
-  const motion = { oscillate: { amplitude: [0.15, 0, 0] as [number, number, number], frequency: 0.5 } };
+  const motion = headSway;
   const head = world.addCollider(
     new SphereCollider({
       radius: 0.1,
@@ -61,16 +53,14 @@ function hair(fused: boolean, o: HairCase = {}) {
     }),
   );
   // strands of different lengths, so that the blocks and the contacts' cursor meet uneven strands
-  const style = hairOnSphere({ center: [0, 1.6, 0], radius: 0.1, count: 150, segments: 7, length: 0.25 });
-  const body = new Strands(world, {
-    ...style,
-    linearDensity: 0.001,
-    radius: 0.004,
-    ftl: { damping: o.damping ?? 0.9, maxStretch: o.maxStretch ?? 1 },
-    rootMotion: o.spin
+  const body = headOfHair(
+    world,
+    { count: 150, segments: 7, length: 0.25 },
+    { damping: o.damping ?? 0.9, maxStretch: o.maxStretch ?? 1 },
+    o.spin
       ? new Motion({ spin: { axis: [0.3, 1, 0.2], speed: 1.7, center: [0.02, 1.55, -0.01] }, ...motion })
       : (head.motion ?? new Motion(motion)),
-  });
+  );
   if (o.radii)
     for (let j = 0; j < body.count; j++) world.store.radius[body.offset + j] = 0.002 * (1 + (j % 3));
   if (o.depenetration !== undefined) findColliderContacts(world)!.maxDepenetrationSpeed = o.depenetration;

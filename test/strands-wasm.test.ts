@@ -8,8 +8,9 @@
  * also when the store grows after the move.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { headOfHair, headSway } from '../bench/scenes.js';
 import { predictRange, updateRange } from '../src/core/particle-tasks.js';
-import { hairOnSphere, Motion, SphereCollider, Strands, World } from '../src/index.js';
+import { Motion, SphereCollider, World } from '../src/index.js';
 import { dftlStrands, ftlStrands } from '../src/strands/follow-the-leader.js';
 import { fusedStrandSystem } from '../src/strands/fused-pass.js';
 import { useWasmKernels, wasmKernel } from '../src/wasm/kernels.js';
@@ -148,7 +149,7 @@ describe('the strand kernels in WebAssembly', () => {
 function hairWorld(count: number, turned = false, still = false) {
   // point damping: the prediction's factor e^(−c h) is not 1
   const world = new World({ dt: 1 / 60, substeps: 1, iterations: 1, damping: 0.3 });
-  const motion = { oscillate: { amplitude: [0.15, 0, 0] as [number, number, number], frequency: 0.5 } };
+  const motion = headSway;
   const head = world.addCollider(
     new SphereCollider({
       radius: 0.1,
@@ -161,14 +162,12 @@ function hairWorld(count: number, turned = false, still = false) {
       ...(turned ? { rotation: [10, 20, 30] as [number, number, number] } : {}),
     }),
   );
-  const style = hairOnSphere({ center: [0, 1.6, 0], radius: 0.1, count, segments: 9, length: 0.25 });
-  new Strands(world, {
-    ...style,
-    linearDensity: 0.001,
-    radius: 0.004,
-    ftl: { damping: 0.9 },
-    rootMotion: head.motion ?? new Motion(motion),
-  });
+  headOfHair(
+    world,
+    { count, segments: 9, length: 0.25 },
+    { damping: 0.9 },
+    head.motion ?? new Motion(motion),
+  );
   return { world, head, motion };
 }
 
@@ -183,14 +182,7 @@ function run(wasm: boolean, steps: number, grow: number, turned = false, centre 
   let inKernelMemory = 0;
   for (let s = 0; s < steps; s++) {
     if (s === grow && grow > 0) {
-      const style = hairOnSphere({ center: [0, 1.6, 0], radius: 0.1, count: 200, segments: 5, length: 0.15 });
-      new Strands(world, {
-        ...style,
-        linearDensity: 0.001,
-        radius: 0.004,
-        ftl: { damping: 0.5 },
-        rootMotion: new Motion(motion),
-      });
+      headOfHair(world, { count: 200, segments: 5, length: 0.15 }, { damping: 0.5 }, new Motion(motion));
     }
     if (centre && s === 10) {
       const i3 = 3 * 9;

@@ -5,25 +5,21 @@
  * bit on any thread count; the pool must actually run them.
  */
 import { describe, expect, it } from 'vitest';
+import { headOfHair, headSway, swayingHead } from '../bench/scenes.js';
 import { findColliderContacts } from '../src/collision/collider-contacts.js';
-import { hairOnSphere, Motion, SphereCollider, Strands, World } from '../src/index.js';
+import { Motion, World } from '../src/index.js';
 import { fusedStrandSystem } from '../src/strands/fused-pass.js';
 import { bitsDiffering } from './helpers/worlds.js';
 
 async function hair(threads: number, maxStretch = 1) {
   const world = new World({ dt: 1 / 60, substeps: 2, iterations: 2, threads });
-  const motion = { oscillate: { amplitude: [0.15, 0, 0] as [number, number, number], frequency: 0.5 } };
-  const head = world.addCollider(
-    new SphereCollider({ radius: 0.1, position: [0, 1.6, 0], friction: 0.3, motion }),
+  const head = swayingHead(world);
+  const body = headOfHair(
+    world,
+    { count: 600, segments: 8, length: 0.25 },
+    { damping: 0.9, maxStretch },
+    head.motion!,
   );
-  const style = hairOnSphere({ center: [0, 1.6, 0], radius: 0.1, count: 600, segments: 8, length: 0.25 });
-  const body = new Strands(world, {
-    ...style,
-    linearDensity: 0.001,
-    radius: 0.004,
-    ftl: { damping: 0.9, maxStretch },
-    rootMotion: head.motion ?? new Motion(motion),
-  });
   // the fused per-strand pass would take this world (on the calling thread); this file tests the stages' pool
   world.system(fusedStrandSystem).enabled = false;
   await world.threadsReady();
@@ -68,29 +64,13 @@ describe('FTL and DFTL on the worker pool', () => {
  */
 async function fusedHair(threads: number, still = false) {
   const world = new World({ dt: 1 / 60, substeps: 1, iterations: 1, threads });
-  const motion = { oscillate: { amplitude: [0.15, 0, 0] as [number, number, number], frequency: 0.5 } };
   // a head that stays where it is (the roots still sway): a point put at its centre is there when the contacts are generated
-  const head = world.addCollider(
-    new SphereCollider({ radius: 0.1, position: [0, 1.6, 0], friction: 0.3, ...(still ? {} : { motion }) }),
-  );
-  const style = hairOnSphere({ center: [0, 1.6, 0], radius: 0.1, count: 1500, segments: 8, length: 0.25 });
-  const body = new Strands(world, {
-    ...style,
-    linearDensity: 0.001,
-    radius: 0.004,
-    ftl: { damping: 0.9 },
-    rootMotion: head.motion ?? new Motion(motion),
-  });
+  const head = swayingHead(world, still);
+  const roots = head.motion ?? new Motion(headSway);
+  const body = headOfHair(world, { count: 1500, segments: 8, length: 0.25 }, { damping: 0.9 }, roots);
   await world.threadsReady();
   // a second head of hair added after `grow` steps: the store grows, the arrays move to a new memory
-  const more = () =>
-    new Strands(world, {
-      ...hairOnSphere({ center: [0, 1.6, 0], radius: 0.1, count: 700, segments: 8, length: 0.2 }),
-      linearDensity: 0.001,
-      radius: 0.004,
-      ftl: { damping: 0.5 },
-      rootMotion: head.motion ?? new Motion(motion),
-    });
+  const more = () => headOfHair(world, { count: 700, segments: 8, length: 0.2 }, { damping: 0.5 }, roots);
   return { world, body, more, fused: world.system(fusedStrandSystem) };
 }
 
@@ -255,14 +235,8 @@ describe('the fused strand pass on the worker pool', () => {
  */
 async function rootsRun<R extends object>(threads: number, roots: Motion, walk: (world: World) => R) {
   const world = new World({ dt: 1 / 60, substeps: 1, iterations: 1, threads });
-  world.addCollider(new SphereCollider({ radius: 0.1, position: [0, 1.6, 0], friction: 0.3 }));
-  new Strands(world, {
-    ...hairOnSphere({ center: [0, 1.6, 0], radius: 0.1, count: 900, segments: 8, length: 0.25 }),
-    linearDensity: 0.001,
-    radius: 0.004,
-    ftl: { damping: 0.9 },
-    rootMotion: roots,
-  });
+  swayingHead(world, true);
+  headOfHair(world, { count: 900, segments: 8, length: 0.25 }, { damping: 0.9 }, roots);
   const fused = world.system(fusedStrandSystem);
   await world.threadsReady();
   try {

@@ -1,5 +1,6 @@
-import { hairOnSphere, Motion, SphereCollider, Strands, World } from '../../src/index.js';
+import { Strands, World } from '../../src/index.js';
 import type { BenchCase } from '../harness.js';
+import { headOfHair, swayingHead } from '../scenes.js';
 
 /**
  * hair-10k (issue 16): 10,000 strands × 16 segments of DFTL hair on a
@@ -9,24 +10,8 @@ import type { BenchCase } from '../harness.js';
 function hair(strands: number, segments: number, substeps: number, threads = 1) {
   return () => {
     const world = new World({ dt: 1 / 60, substeps, iterations: 1, threads });
-    const motion = { oscillate: { amplitude: [0.15, 0, 0] as [number, number, number], frequency: 0.5 } };
-    const head = world.addCollider(
-      new SphereCollider({ radius: 0.1, position: [0, 1.6, 0], friction: 0.3, motion }),
-    );
-    const hairStyle = hairOnSphere({
-      center: [0, 1.6, 0],
-      radius: 0.1,
-      count: strands,
-      segments,
-      length: 0.3,
-    });
-    const body = new Strands(world, {
-      ...hairStyle,
-      linearDensity: 0.001,
-      radius: 0.004,
-      ftl: { damping: 0.9 },
-      rootMotion: head.motion ?? new Motion(motion),
-    });
+    const head = swayingHead(world);
+    const body = headOfHair(world, { count: strands, segments, length: 0.3 }, { damping: 0.9 }, head.motion!);
     return {
       step: () => world.step(),
       world,
