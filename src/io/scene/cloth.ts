@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { Cloth } from '../../cloth/cloth.js';
 import { PbdError } from '../../core/errors.js';
-import { Motion } from '../../core/motion.js';
 import {
   type BuildContext,
   boxPins,
@@ -12,6 +11,7 @@ import {
   pinGroups,
   pinSpec,
   placement,
+  readPins,
 } from './common.js';
 import { resolveMesh } from './meshes.js';
 import { longRangeSpec, strainLimitSpec } from './strands.js';
@@ -109,17 +109,17 @@ export function buildCloth(spec: ClothBodySpec, ctx: BuildContext): Cloth {
   );
   const cols = 'grid' in spec.mesh ? spec.mesh.grid.cols : 0;
   const rows = 'grid' in spec.mesh ? spec.mesh.grid.rows : 0;
-  (spec.pins ?? []).forEach((pin, k) => {
-    const where = `${ctx.where}.pins[${k}]`;
-    const vertices = pinnedVertices(cloth, pin, cols, rows, where);
-    if (vertices.length === 0) {
-      throw new PbdError('scene/empty-pin', where, 'selects no vertex', 'check the indices or the box');
-    }
-    const motion = pin.motion ? new Motion(pin.motion, `${where}.motion`) : undefined;
-    for (const v of vertices) {
-      ctx.world.attachments.attach(cloth.offset + v, { motion, compliance: pin.compliance });
-    }
-  });
+  readPins(
+    spec.pins,
+    ctx.where,
+    { noun: 'vertex', hint: 'check the indices or the box' },
+    (pin, where) => pinnedVertices(cloth, pin, cols, rows, where),
+    (vertices, motion, pin) => {
+      for (const v of vertices) {
+        ctx.world.attachments.attach(cloth.offset + v, { motion, compliance: pin.compliance });
+      }
+    },
+  );
   return cloth;
 }
 

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { PbdError } from '../../core/errors.js';
+import { Motion, type MotionSpec } from '../../core/motion.js';
 import type { World } from '../../core/world.js';
 import type { Budget } from './limits.js';
 
@@ -209,4 +210,26 @@ export function boxPins(
     if (px >= min[0] && px <= max[0] && py >= min[1] && py <= max[1] && pz >= min[2] && pz <= max[2])
       out.push(i);
   }
+}
+
+/**
+ * Reads a body's pin groups, the one reader of every family's `pins`: group k is located at
+ * `where`.pins[k]; `select` gives its vertices (a group that selects none is refused,
+ * scene/empty-pin: `selects no ${noun}`, with `hint`), its motion is read at `….motion`, and
+ * `attach` pins the vertices along it.
+ */
+export function readPins<P extends { motion?: MotionSpec }>(
+  pins: readonly P[] | undefined,
+  where: string,
+  empty: { noun: string; hint?: string },
+  select: (pin: P, where: string) => number[],
+  attach: (vertices: number[], motion: Motion | undefined, pin: P) => void,
+): void {
+  (pins ?? []).forEach((pin, k) => {
+    const at = `${where}.pins[${k}]`;
+    const vertices = select(pin, at);
+    if (vertices.length === 0)
+      throw new PbdError('scene/empty-pin', at, `selects no ${empty.noun}`, empty.hint);
+    attach(vertices, pin.motion ? new Motion(pin.motion, `${at}.motion`) : undefined, pin);
+  });
 }

@@ -7,7 +7,6 @@ import { z } from 'zod';
 import { FemCloth } from '../../continuum/fem-cloth.js';
 import type { Body } from '../../core/body.js';
 import { PbdError } from '../../core/errors.js';
-import { Motion } from '../../core/motion.js';
 import { placePositions } from '../../mesh/generators.js';
 import type { TriangleMesh } from '../../mesh/triangle-mesh.js';
 import { SoftBody } from '../../softbody/soft-body.js';
@@ -26,6 +25,7 @@ import {
   motion,
   pinGroups,
   placement,
+  readPins,
   vec3,
 } from './common.js';
 import { inFile, resolveMesh } from './meshes.js';
@@ -193,19 +193,13 @@ export const femCloth = z
     radius: z.number().min(0).optional(),
     group: z.int().optional(),
     mask: z.int().optional(),
-    pins: pinGroups(
-      z.strictObject({
-        vertices: z.array(z.int().min(0)).optional(),
-        box: z.strictObject({ min: vec3, max: vec3 }).optional(),
-        motion: motion.optional(),
-        compliance: z.number().min(0).optional(),
-      }),
-    ).optional(),
+    pins: pinGroups(softPin.omit({ releaseAt: true })).optional(),
   })
   .describe('cloth as a continuum: membrane energy constraints and isometric bending (002 §4.3)');
 
 export type SoftBodySpec = z.infer<typeof softBody>;
 export type FemClothSpec = z.infer<typeof femCloth>;
+type FemClothPin = NonNullable<FemClothSpec['pins']>[number];
 
 /** Builds the tet mesh a scene names, placed in world space; also returns the surface it was made from. */
 export function resolveTetMesh(
@@ -255,6 +249,7 @@ export function resolveTetMesh(
   return { mesh: placed, surface };
 }
 
+/** The vertices a soft body's or FEM cloth's pin group names: its `vertices`, then those in its `box`. */
 function selectVertices(
   body: Body,
   pin: { vertices?: number[]; box?: { min: number[]; max: number[] } },
@@ -264,9 +259,28 @@ function selectVertices(
   const n = body.count;
   listedPins(pin.vertices, n, where, out);
   if (pin.box) boxPins(body.positions(), n, pin.box, out);
-  if (out.length === 0)
-    throw new PbdError('scene/empty-pin', where, 'selects no vertex', 'check the indices or the box');
   return out;
+}
+
+/**
+ * A soft body's or an FEM cloth's pin groups (`vertices`, `box`), pinned by the body itself (hard,
+ * or soft with `compliance`); a soft body's group may let go at `releaseAt`.
+ */
+function pinBody(
+  body: SoftBody | FemCloth,
+  pins: readonly (FemClothPin & { releaseAt?: number })[] | undefined,
+  where: string,
+): void {
+  readPins(
+    pins,
+    where,
+    { noun: 'vertex', hint: 'check the indices or the box' },
+    (pin, at) => selectVertices(body, pin, at),
+    (vertices, m, pin) => {
+      for (const v of vertices) body.pin(v, m, pin.compliance);
+      if (pin.releaseAt !== undefined && body instanceof SoftBody) body.releaseAt(pin.releaseAt, vertices);
+    },
+  );
 }
 
 export function buildSoftBody(spec: SoftBodySpec, ctx: BuildContext): SoftBody {
@@ -305,13 +319,8 @@ export function buildSoftBody(spec: SoftBodySpec, ctx: BuildContext): SoftBody {
     const v = body.velocities();
     for (let i = 0; i < body.count; i++) v.set(spec.velocity, 3 * i);
   }
-  (spec.pins ?? []).forEach((pin, k) => {
-    const where = `${ctx.where}.pins[${k}]`;
-    const vertices = selectVertices(body, pin, where);
-    const m = pin.motion ? new Motion(pin.motion, `${where}.motion`) : undefined;
-    for (const v of vertices) body.pin(v, m, pin.compliance);
-    if (pin.releaseAt !== undefined) body.releaseAt(pin.releaseAt, vertices);
-  });
+  pinBody(body, spec.pins, ctx.where);
+
   return body;
 }
 
@@ -342,12 +351,8 @@ export function buildFemCloth(spec: FemClothSpec, ctx: BuildContext): FemCloth {
     group: spec.group,
     mask: spec.mask,
   });
-  (spec.pins ?? []).forEach((pin, k) => {
-    const where = `${ctx.where}.pins[${k}]`;
-    const vertices = selectVertices(cloth, pin, where);
-    const m = pin.motion ? new Motion(pin.motion, `${where}.motion`) : undefined;
-    for (const v of vertices) cloth.pin(v, m, pin.compliance);
-  });
+  pinBody(cloth, spec.pins, ctx.where);
+
   return cloth;
 }
 

@@ -41,6 +41,7 @@ import {
   motion,
   pinGroups,
   placement,
+  readPins,
   vec3,
 } from './common.js';
 import { resolveMesh } from './meshes.js';
@@ -289,24 +290,28 @@ type OrientedSpec = z.infer<typeof orientedParticlesBody>;
 type ClothSpec = z.infer<typeof shapeMatchingClothBody>;
 
 function applyPins(body: ShapeMatchingBody, pins: LatticeSpec['pins'], ctx: BuildContext): void {
-  (pins ?? []).forEach((pin, k) => {
-    const where = `${ctx.where}.pins[${k}]`;
-    const sel: number[] = [];
-    for (const j of pin.particles ?? []) {
-      if (j >= body.count)
-        throw new PbdError(
-          'scene/bad-pin',
-          `${where}.particles`,
-          `particle ${j} does not exist (the body has ${body.count})`,
-        );
-      sel.push(j);
-    }
-    if (pin.box) boxPins(body.positions(), body.count, pin.box, sel);
-    if (sel.length === 0)
-      throw new PbdError('scene/empty-pin', where, 'selects no particle', 'check the indices or the box');
-    const m = pin.motion ? new Motion(pin.motion, `${where}.motion`) : undefined;
-    for (const j of sel) ctx.world.attachments.attach(body.offset + j, { motion: m });
-  });
+  readPins(
+    pins,
+    ctx.where,
+    { noun: 'particle', hint: 'check the indices or the box' },
+    (pin, where) => {
+      const sel: number[] = [];
+      for (const j of pin.particles ?? []) {
+        if (j >= body.count)
+          throw new PbdError(
+            'scene/bad-pin',
+            `${where}.particles`,
+            `particle ${j} does not exist (the body has ${body.count})`,
+          );
+        sel.push(j);
+      }
+      if (pin.box) boxPins(body.positions(), body.count, pin.box, sel);
+      return sel;
+    },
+    (sel, m) => {
+      for (const j of sel) ctx.world.attachments.attach(body.offset + j, { motion: m });
+    },
+  );
 }
 
 export function buildLatticeShape(spec: LatticeSpec, ctx: BuildContext): Body {
@@ -436,14 +441,19 @@ export function buildShapeMatchingCloth(spec: ClothSpec, ctx: BuildContext): Bod
   });
   const cols = spec.grid.cols,
     rows = spec.grid.rows;
-  (spec.pins ?? []).forEach((pin, k) => {
-    const where = `${ctx.where}.pins[${k}]`;
-    const sel: number[] = [];
-    gridPins(pin, cols, rows, where, sel);
-    if (sel.length === 0) throw new PbdError('scene/empty-pin', where, 'selects no vertex');
-    const m = pin.motion ? new Motion(pin.motion, `${where}.motion`) : undefined;
-    for (const v of sel) ctx.world.attachments.attach(cloth.offset + v, { motion: m });
-  });
+  readPins(
+    spec.pins,
+    ctx.where,
+    { noun: 'vertex' },
+    (pin, where) => {
+      const sel: number[] = [];
+      gridPins(pin, cols, rows, where, sel);
+      return sel;
+    },
+    (sel, m) => {
+      for (const v of sel) ctx.world.attachments.attach(cloth.offset + v, { motion: m });
+    },
+  );
   return cloth;
 }
 
