@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { World } from '../core/world.js';
 import type { WorldBody } from '../core/world-body.js';
 import { shapeMesh } from '../io/collider-meshes.js';
+import { rotateByParts } from '../math/quat.js';
 import type { LoadedScene } from './files.js';
 
 /** A file-system-safe, unique name per body for OBJ files. */
@@ -55,16 +56,10 @@ export function poseMesh(out: Float64Array, v: Float64Array, rg: World['rigids']
     y = rg.x[3 * i + 1],
     z = rg.x[3 * i + 2];
   for (let k = 0; k < v.length; k += 3) {
-    const vx = v[k],
-      vy = v[k + 1],
-      vz = v[k + 2];
-    // v + 2w (u × v) + 2 u × (u × v)
-    const tx = 2 * (qy * vz - qz * vy),
-      ty = 2 * (qz * vx - qx * vz),
-      tz = 2 * (qx * vy - qy * vx);
-    out[k] = x + vx + qw * tx + (qy * tz - qz * ty);
-    out[k + 1] = y + vy + qw * ty + (qz * tx - qx * tz);
-    out[k + 2] = z + vz + qw * tz + (qx * ty - qy * tx);
+    rotateByParts(out, k, qx, qy, qz, qw, v[k], v[k + 1], v[k + 2]);
+    out[k] += x;
+    out[k + 1] += y;
+    out[k + 2] += z;
   }
 }
 
