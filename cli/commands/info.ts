@@ -117,27 +117,21 @@ export function sceneInfo(s: LoadedScene): SceneInfo {
 const num = (v: number) => String(+v.toPrecision(4));
 const vec = (v: number[]) => `[${v.map(num).join(', ')}]`;
 
+/** A table whose rows are numbered from 0 in a first column `  #` (the bodies, colliders and rigid bodies of a scene). */
+function numberedTable(header: string[], rows: (string | number)[][], align: ('l' | 'r')[] = []): string {
+  return table([['  #', ...header], ...rows.map((r, k) => [`  ${k}`, ...r])], ['l', ...align]);
+}
+
 export function formatInfo(i: SceneInfo): string {
   const w = i.world;
   let out = `${i.file}: "${i.title}" (${i.family}${i.figure ? `; ${i.figure}` : ''})\n`;
   out += `world: dt ${formatSeconds(w.dt)}, ${w.substeps} substeps × ${w.iterations} iteration${w.iterations > 1 ? 's' : ''}, ${w.solver.toUpperCase()}, ${w.sweep} sweep, gravity ${vec(w.gravity)} m/s²`;
   out += `${w.damping ? `, damping ${num(w.damping)}/s` : ''}${w.wind ? `, wind ${vec(w.wind)} m/s` : ''}\n`;
   out += `particles: ${i.particles}\n\nbodies\n`;
-  out += table(
-    [
-      ['  #', 'name', 'type', 'vertices', 'spare', 'triangles', 'mass (kg)', 'pinned'],
-      ...i.bodies.map((b, k) => [
-        `  ${k}`,
-        b.name,
-        b.type,
-        b.vertices,
-        b.spare,
-        b.triangles,
-        num(b.mass),
-        b.pinned,
-      ]),
-    ],
-    ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r'],
+  out += numberedTable(
+    ['name', 'type', 'vertices', 'spare', 'triangles', 'mass (kg)', 'pinned'],
+    i.bodies.map((b) => [b.name, b.type, b.vertices, b.spare, b.triangles, num(b.mass), b.pinned]),
+    ['l', 'l', 'r', 'r', 'r', 'r', 'r'],
   );
   out += '\nconstraints\n';
   out += table(
@@ -148,33 +142,29 @@ export function formatInfo(i: SceneInfo): string {
   out +=
     i.colliders.length === 0
       ? '  none\n'
-      : table([
-          ['  #', 'name', 'type', 'motion', 'position'],
-          ...i.colliders.map((c, k) => [
-            `  ${k}`,
+      : numberedTable(
+          ['name', 'type', 'motion', 'position'],
+          i.colliders.map((c) => [
             c.name,
             c.type,
             c.rigid >= 0 ? 'rigid body' : c.kinematic ? 'kinematic' : 'static',
             vec(c.position),
           ]),
-        ]);
+        );
   if (i.rigidBodies.length > 0) {
     out += '\nrigid bodies\n';
-    out += table(
-      [
-        ['  #', 'name', 'shape', 'type', 'mass (kg)', 'position', 'coupled', 'attached'],
-        ...i.rigidBodies.map((r, k) => [
-          `  ${k}`,
-          r.name,
-          r.shape,
-          r.type,
-          Number.isFinite(r.mass) ? num(r.mass) : '∞',
-          vec(r.position),
-          r.coupled ? 'yes' : 'no',
-          r.attached,
-        ]),
-      ],
-      ['l', 'l', 'l', 'l', 'r', 'l', 'l', 'r'],
+    out += numberedTable(
+      ['name', 'shape', 'type', 'mass (kg)', 'position', 'coupled', 'attached'],
+      i.rigidBodies.map((r) => [
+        r.name,
+        r.shape,
+        r.type,
+        Number.isFinite(r.mass) ? num(r.mass) : '∞',
+        vec(r.position),
+        r.coupled ? 'yes' : 'no',
+        r.attached,
+      ]),
+      ['l', 'l', 'l', 'r', 'l', 'l', 'r'],
     );
   }
   const b = i.bake;
