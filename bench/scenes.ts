@@ -3,6 +3,9 @@
  * checks the world the benchmark times.
  */
 import {
+  addOpenTank,
+  Fluid,
+  type FluidOptions,
   type FollowTheLeaderOptions,
   gridMesh,
   hairOnSphere,
@@ -10,6 +13,7 @@ import {
   type MotionSpec,
   SphereCollider,
   Strands,
+  type Vec3Tuple,
   type World,
 } from '../src/index.js';
 import { AdaptiveLattice } from '../src/shape-matching/octree.js';
@@ -86,4 +90,28 @@ export function headOfHair(
     ftl,
     rootMotion,
   });
+}
+
+/**
+ * The fluid benchmarks' and test/fluids' tank: an open box of plane colliders, floor y = 0, walls at
+ * x = 0, x = lx, z = 0, z = lz, without friction or margin; the x = 0 wall moves by `wallMotion`.
+ */
+export function openTank(world: World, lx: number, lz: number, wallMotion?: MotionSpec): void {
+  addOpenTank(world, lx, lz, { friction: 0, margin: 0, wallMotion });
+}
+
+/**
+ * A column of fluid in an open tank (openTank, `tank` = [lx, lz]): the block from the origin to
+ * `column` at particle spacing `spacing`, with `options` (the dam breaks, the wave pool, columns at rest).
+ */
+export function fluidInTank(
+  world: World,
+  tank: [number, number],
+  spacing: number,
+  column: Vec3Tuple,
+  options: Omit<FluidOptions, 'spacing' | 'blocks'> = {},
+  wallMotion?: MotionSpec,
+): Fluid {
+  openTank(world, tank[0], tank[1], wallMotion);
+  return new Fluid(world, { spacing, blocks: [{ min: [0, 0, 0], max: column }], ...options });
 }

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { fluidInTank, openTank } from '../bench/scenes.js';
 import { POOLS, type PoolCase, restDensity } from '../experiments/pbf-density.js';
 import {
-  addOpenTank,
   BoxCollider,
   bodyToPly,
   boxSurfaceParticles,
@@ -19,11 +19,6 @@ import {
   World,
 } from '../src/index.js';
 import { NEAR_WALLS, rng, waterLevel } from './helpers.js';
-
-/** An open box of plane colliders: floor y = 0, walls at x = 0, x = lx, z = 0, z = lz. */
-function tank(world: World, lx: number, lz: number): void {
-  addOpenTank(world, lx, lz, { friction: 0, margin: 0 });
-}
 
 function maxSpeed(world: World): number {
   const v = world.store.v;
@@ -44,9 +39,8 @@ describe('a column of fluid at rest (PBF density constraints)', () => {
   it('reaches a mean density error below 1 % and stays there for 1,000 steps without drift or explosion', () => {
     const world = new World({ dt: 1 / 60, substeps: 3, iterations: 4 });
     const d = 0.05;
-    tank(world, 0.4, 0.4);
     // 8 × 16 × 8 particles, 0.8 m of water
-    const fluid = new Fluid(world, { spacing: d, blocks: [{ min: [0, 0, 0], max: [0.4, 0.8, 0.4] }] });
+    const fluid = fluidInTank(world, [0.4, 0.4], d, [0.4, 0.8, 0.4]);
     expect(fluid.activeCount).toBe(1024);
     const y0 = meanY(fluid);
     for (let s = 0; s < 200; s++) world.step();
@@ -90,12 +84,7 @@ describe('a column of fluid at rest (PBF density constraints)', () => {
 describe('the equality constraint of PBF eq. 1 (unilateral: false)', () => {
   it('holds a column at rest with mean |ρ/ρ0 − 1| below 1 % over all particles, surface included', () => {
     const world = new World({ dt: 1 / 60, substeps: 4, iterations: 4 });
-    tank(world, 0.4, 0.4);
-    const fluid = new Fluid(world, {
-      spacing: 0.05,
-      blocks: [{ min: [0, 0, 0], max: [0.4, 0.8, 0.4] }],
-      unilateral: false,
-    });
+    const fluid = fluidInTank(world, [0.4, 0.4], 0.05, [0.4, 0.8, 0.4], { unilateral: false });
     // ε from the iteration count (autoRelaxation: four iterations, μ̂ = 2.82 → 0.48 S0)
     expect(fluid.relaxation / fluid.restGradientSquared).toBeCloseTo(2.8184 / 1.9 - 1, 3);
     for (let s = 0; s < 300; s++) world.step();
@@ -166,7 +155,7 @@ describe('no energy from nothing (issue 15)', () => {
     for (const [, options] of modes) {
       const world = new World({ dt: 1 / 60, substeps: 3, iterations: 4, gravity: [0, 0, 0] });
       const L = 0.4;
-      tank(world, L, L);
+      openTank(world, L, L);
       world.addCollider(
         new PlaneCollider({ normal: [0, -1, 0], position: [0, L, 0], friction: 0, margin: 0 }),
       );
@@ -305,7 +294,7 @@ describe('two-way coupling: a floating body', () => {
     const world = new World({ dt: 1 / 60, substeps: 3, iterations: 4 });
     const W = 0.5,
       depth = 0.25;
-    tank(world, W, W);
+    openTank(world, W, W);
     // the body: a cloth balloon (003 §4.4) from main; its vertices are the fluid's boundary
     // particles, one layer standing for a shell one spacing thick, so the water's volume ends
     // half a spacing outside the surface: the body's volume is that of radius R + d/2
@@ -398,12 +387,7 @@ describe('spatial reordering and the id map', () => {
   it('is deterministic: two runs of a dam break agree bit for bit', () => {
     const run = () => {
       const world = new World({ dt: 1 / 60, substeps: 1, iterations: 3 });
-      tank(world, 0.8, 0.2);
-      const fluid = new Fluid(world, {
-        spacing: 0.04,
-        blocks: [{ min: [0, 0, 0], max: [0.2, 0.4, 0.2] }],
-        vorticity: 0.1,
-      });
+      const fluid = fluidInTank(world, [0.8, 0.2], 0.04, [0.2, 0.4, 0.2], { vorticity: 0.1 });
       for (let s = 0; s < 60; s++) world.step();
       return fluid.positionsById();
     };
@@ -413,10 +397,7 @@ describe('spatial reordering and the id map', () => {
   it('a checkpoint (World.saveState) resumes exactly, emitters and the id map included', () => {
     const make = () => {
       const world = new World({ dt: 1 / 60, substeps: 2, iterations: 3 });
-      tank(world, 0.6, 0.3);
-      const fluid = new Fluid(world, {
-        spacing: 0.04,
-        blocks: [{ min: [0, 0, 0], max: [0.2, 0.2, 0.3] }],
+      const fluid = fluidInTank(world, [0.6, 0.3], 0.04, [0.2, 0.2, 0.3], {
         emitters: [{ position: [0.4, 0.5, 0.15], speed: 1, radius: 0.03, end: 1 }],
       });
       return { world, fluid };
@@ -434,8 +415,7 @@ describe('spatial reordering and the id map', () => {
 
   it('pauses while a fluid particle is dragged, and the drag moves that particle', () => {
     const world = new World({ dt: 1 / 60, substeps: 2, iterations: 3 });
-    tank(world, 0.4, 0.4);
-    const fluid = new Fluid(world, { spacing: 0.05, blocks: [{ min: [0, 0, 0], max: [0.4, 0.3, 0.4] }] });
+    const fluid = fluidInTank(world, [0.4, 0.4], 0.05, [0.4, 0.3, 0.4]);
     for (let s = 0; s < 30; s++) world.step();
     const id = 37;
     const i = fluid.particleIndex(id);
@@ -503,7 +483,7 @@ describe('emitters and fluid blocks', () => {
 
   it('a moving wall (kinematic collider) pushes the fluid', () => {
     const world = new World({ dt: 1 / 60, substeps: 2, iterations: 3 });
-    tank(world, 1, 0.3);
+    openTank(world, 1, 0.3);
     world.colliders[1] = new PlaneCollider({
       normal: [1, 0, 0],
       friction: 0,
@@ -654,7 +634,7 @@ describe('boundary particles', () => {
 
   it('box colliders are walls for the fluid too (density and contacts)', () => {
     const world = new World({ dt: 1 / 60, substeps: 2, iterations: 3 });
-    tank(world, 0.6, 0.3);
+    openTank(world, 0.6, 0.3);
     world.addCollider(
       new BoxCollider({ halfExtents: [0.05, 0.2, 0.15], position: [0.3, 0.2, 0.15], margin: 0 }),
     );

@@ -1,13 +1,6 @@
-import { addOpenTank, Fluid, type Vec3Tuple, World } from '../../src/index.js';
+import { type Fluid, type Vec3Tuple, World } from '../../src/index.js';
 import type { BenchCase, BenchInstance } from '../harness.js';
-
-/** A tank of plane colliders (floor and four walls); the left wall may move. */
-function tank(world: World, lx: number, lz: number, waveMaker = false): void {
-  const wallMotion = waveMaker
-    ? { oscillate: { amplitude: [0.2, 0, 0] as Vec3Tuple, frequency: 0.5 } }
-    : undefined;
-  addOpenTank(world, lx, lz, { friction: 0, margin: 0, wallMotion });
-}
+import { fluidInTank } from '../scenes.js';
 
 function instance(world: World, fluid: Fluid): BenchInstance {
   return {
@@ -27,12 +20,7 @@ function instance(world: World, fluid: Fluid): BenchInstance {
  */
 function damBreak(): BenchInstance {
   const world = new World({ dt: 1 / 120, substeps: 1, iterations: 4 });
-  tank(world, 1.28, 0.32);
-  const fluid = new Fluid(world, {
-    spacing: 0.01,
-    blocks: [{ min: [0, 0, 0], max: [0.32, 0.64, 0.32] }],
-    vorticity: 0.05,
-  });
+  const fluid = fluidInTank(world, [1.28, 0.32], 0.01, [0.32, 0.64, 0.32], { vorticity: 0.05 });
   return instance(world, fluid);
 }
 
@@ -43,12 +31,8 @@ function damBreak(): BenchInstance {
  */
 function wavePool(threads = 1): BenchInstance {
   const world = new World({ dt: 1 / 60, substeps: 1, iterations: 4, threads });
-  tank(world, 2.56, 1.28, true);
-  const fluid = new Fluid(world, {
-    spacing: 0.02,
-    blocks: [{ min: [0, 0, 0], max: [2.56, 0.32, 1.28] }],
-    vorticity: 0.05,
-  });
+  const waveMaker = { oscillate: { amplitude: [0.2, 0, 0] as Vec3Tuple, frequency: 0.5 } };
+  const fluid = fluidInTank(world, [2.56, 1.28], 0.02, [2.56, 0.32, 1.28], { vorticity: 0.05 }, waveMaker);
   return instance(world, fluid);
 }
 
