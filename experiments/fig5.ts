@@ -9,7 +9,7 @@
  */
 import type { ConstraintSet, StepContext } from '../src/core/constraint-set.js';
 import { SoftBody, type SolverKind, tetBox, World } from '../src/index.js';
-import { type Row, writeCsv, writeLineChart } from './plot.js';
+import { type Row, writeFigures } from './plot.js';
 
 /** A constant external force on some particles (Algorithm 1, line 1: f_ext). */
 class PointForces implements ConstraintSet {
@@ -99,28 +99,34 @@ export async function fig5(outDir: string): Promise<{ left: Row[]; right: Row[];
     right.push({ youngsModulus: k, solver: 'XPBD, C = √(2E)', strain: beamStrain(k, 5, 'xpbd') });
     right.push({ youngsModulus: k, solver: 'analytic static (StVK bar)', strain: analyticStrain(k) });
   }
-  const files = [
-    writeCsv(outDir, 'fig5-strain-vs-iterations', left),
-    writeCsv(outDir, 'fig5-strain-vs-youngs-modulus', right),
-    await writeLineChart(outDir, 'fig5-strain-vs-iterations', left, {
-      title: `002 Figure 5 (left): beam under ${LOAD} N, k = ${k0} Pa`,
-      x: 'iterations',
-      y: 'strain',
-      series: 'solver',
-      xTitle: 'solver iterations per time step',
-      yTitle: 'total strain (%)',
-      yLog: true,
-    }),
-    await writeLineChart(outDir, 'fig5-strain-vs-youngs-modulus', right, {
-      title: `002 Figure 5 (right): beam under ${LOAD} N, 5 iterations`,
-      x: 'youngsModulus',
-      y: 'strain',
-      series: 'solver',
-      xTitle: "Young's modulus (Pa)",
-      yTitle: 'total strain (%)',
-      xLog: true,
-      yLog: true,
-    }),
-  ];
+  const files = await writeFigures(outDir, [
+    {
+      name: 'fig5-strain-vs-iterations',
+      rows: left,
+      chart: {
+        title: `002 Figure 5 (left): beam under ${LOAD} N, k = ${k0} Pa`,
+        x: 'iterations',
+        y: 'strain',
+        series: 'solver',
+        xTitle: 'solver iterations per time step',
+        yTitle: 'total strain (%)',
+        yLog: true,
+      },
+    },
+    {
+      name: 'fig5-strain-vs-youngs-modulus',
+      rows: right,
+      chart: {
+        title: `002 Figure 5 (right): beam under ${LOAD} N, 5 iterations`,
+        x: 'youngsModulus',
+        y: 'strain',
+        series: 'solver',
+        xTitle: "Young's modulus (Pa)",
+        yTitle: 'total strain (%)',
+        xLog: true,
+        yLog: true,
+      },
+    },
+  ]);
   return { left, right, files };
 }

@@ -20,7 +20,7 @@
  * Gauss–Seidel iteration.
  */
 import { Cloth, gridMesh, World } from '../src/index.js';
-import { type Row, writeCsv, writeLineChart } from './plot.js';
+import { type Row, timeAxis, writeFigures } from './plot.js';
 
 /**
  * Edge stretch (ratio − 1) of a cloth at x: the mean, the mean of its absolute
@@ -140,23 +140,20 @@ export function bungeeSummary(rows: Row[], until = 3): Record<string, number> {
 /** The bungee part of the experiment: the three variants over 5 s, their CSV and the plot of the mean stretch. */
 export async function bungeeFiles(outDir: string): Promise<{ rows: Row[]; files: string[] }> {
   const time = [...bungee('none'), ...bungee('lra'), ...bungee('lra+hierarchy')];
-  const files = [
-    writeCsv(outDir, 'lra-bungee-201', time),
-    await writeLineChart(
-      outDir,
-      'lra-bungee-201',
-      time.map((r) => ({ ...r, value: r.meanStretch })),
-      {
+  const files = await writeFigures(outDir, [
+    {
+      name: 'lra-bungee-201',
+      rows: time,
+      plotted: time.map((r) => ({ ...r, value: r.meanStretch })),
+      chart: {
         title: '201 × 201 cloth, two corners pinned, 5 substeps × 1 iteration, forward sweep',
-        x: 'time',
+        ...timeAxis,
         y: 'value',
         series: 'series',
-        points: false,
-        xTitle: 'time (s)',
         yTitle: 'mean edge stretch (%)',
       },
-    ),
-  ];
+    },
+  ]);
   return { rows: time, files };
 }
 
@@ -180,17 +177,23 @@ export async function lraExperiment(
   const bungeePart = await bungeeFiles(outDir);
   const time = bungeePart.rows;
   const files = [
-    writeCsv(outDir, 'lra-stretch-vs-iterations', rows),
-    await writeLineChart(outDir, 'lra-stretch-vs-iterations', plotRows, {
-      title: '100 × 100 cloth hung from its top row, 5 substeps, at rest',
-      x: 'iterations',
-      y: 'value',
-      series: 'curve',
-      xLog: true,
-      yLog: true,
-      xTitle: 'solver iterations per substep',
-      yTitle: 'stretch (%), floor 0.001',
-    }),
+    ...(await writeFigures(outDir, [
+      {
+        name: 'lra-stretch-vs-iterations',
+        rows,
+        plotted: plotRows,
+        chart: {
+          title: '100 × 100 cloth hung from its top row, 5 substeps, at rest',
+          x: 'iterations',
+          y: 'value',
+          series: 'curve',
+          xLog: true,
+          yLog: true,
+          xTitle: 'solver iterations per substep',
+          yTitle: 'stretch (%), floor 0.001',
+        },
+      },
+    ])),
     ...bungeePart.files,
   ];
   return { rows, bungee: time, files };

@@ -16,7 +16,7 @@
  * the substeps (as h², the distance gravity moves a particle in a substep).
  */
 import { addOpenTank, Fluid, type Vec3Tuple, World } from '../src/index.js';
-import { type Row, writeCsv, writeLineChart } from './plot.js';
+import { type Row, writeFigures } from './plot.js';
 
 export interface PoolCase {
   name: string;
@@ -103,17 +103,20 @@ export async function pbfDensity(outDir: string): Promise<{ rows: Row[]; files: 
       }
     }
   }
-  const files = [writeCsv(outDir, 'pbf-density-vs-iterations', rows)];
-  files.push(
-    await writeLineChart(outDir, 'pbf-density-vs-iterations', rows, {
-      title: 'PBF: interior density error of a fluid at rest in a tank, 60 Hz',
-      x: 'iterations',
-      y: 'meanError',
-      series: 'series',
-      xTitle: 'Jacobi iterations per substep',
-      yTitle: 'mean |ρ/ρ0 − 1| of the interior (%)',
-      yLog: true,
-    }),
-  );
+  const files = await writeFigures(outDir, [
+    {
+      name: 'pbf-density-vs-iterations',
+      rows,
+      chart: {
+        title: 'PBF: interior density error of a fluid at rest in a tank, 60 Hz',
+        x: 'iterations',
+        y: 'meanError',
+        series: 'series',
+        xTitle: 'Jacobi iterations per substep',
+        yTitle: 'mean |ρ/ρ0 − 1| of the interior (%)',
+        yLog: true,
+      },
+    },
+  ]);
   return { rows, files };
 }

@@ -156,3 +156,25 @@ export async function writeLineChart(
 ): Promise<string> {
   return writeSvg(outDir, name, lineChart(rows, o));
 }
+
+/** One figure of an experiment: `name`.csv of its rows and `name`.svg, the line chart of `plotted` (default: the rows). */
+export interface Figure {
+  name: string;
+  rows: Row[];
+  chart: Parameters<typeof lineChart>[1];
+  /** The rows the chart draws where they differ from the CSV's (e.g. floored for a log axis). */
+  plotted?: Row[];
+}
+
+/** The x axis of the experiments' time series: time in seconds, lines without points. */
+export const timeAxis = { x: 'time', xTitle: 'time (s)', points: false };
+
+/**
+ * Writes an experiment's figures: every CSV first, then every chart (so that the CSV files are
+ * written even where Vega is not installed); returns the files in that order.
+ */
+export async function writeFigures(outDir: string, figures: Figure[]): Promise<string[]> {
+  const files = figures.map((f) => writeCsv(outDir, f.name, f.rows));
+  for (const f of figures) files.push(await writeLineChart(outDir, f.name, f.plotted ?? f.rows, f.chart));
+  return files;
+}

@@ -15,7 +15,7 @@
  */
 import { RigidBody, World } from '../src/index.js';
 import { quatRotateInverse } from '../src/math/quat.js';
-import { type Row, writeCsv, writeLineChart } from './plot.js';
+import { type Row, timeAxis, writeFigures } from './plot.js';
 
 /** The box (half extents 0.1, 0.25, 0.5 m; moments I_x > I_y > I_z) spinning at ω₀, without gravity. */
 function tumbler(substeps: number, omega: [number, number, number]) {
@@ -68,28 +68,30 @@ export async function rigidTumbling(outDir: string): Promise<{ files: string[]; 
       flip.push({ time, axis: 'ω · e_z (smallest)', value: wz });
     }
   }
-  const files = [
-    writeCsv(outDir, 'rigid-tumbling-drift', drift),
-    writeCsv(outDir, 'rigid-dzhanibekov', flip),
-    await writeLineChart(outDir, 'rigid-tumbling-drift', drift, {
-      title: 'A torque-free tumbling box: drift of L and E over 10 s (floor 1e-17)',
-      x: 'time',
-      y: 'value',
-      series: 'quantity',
-      xTitle: 'time (s)',
-      yTitle: 'relative drift',
-      yLog: true,
-      points: false,
-    }),
-    await writeLineChart(outDir, 'rigid-dzhanibekov', flip, {
-      title: 'Spin about the intermediate axis: ω in the body frame (rad/s) over 25 s, 20 substeps',
-      x: 'time',
-      y: 'value',
-      series: 'axis',
-      xTitle: 'time (s)',
-      yTitle: 'ω (body frame)',
-      points: false,
-    }),
-  ];
+  const files = await writeFigures(outDir, [
+    {
+      name: 'rigid-tumbling-drift',
+      rows: drift,
+      chart: {
+        title: 'A torque-free tumbling box: drift of L and E over 10 s (floor 1e-17)',
+        ...timeAxis,
+        y: 'value',
+        series: 'quantity',
+        yTitle: 'relative drift',
+        yLog: true,
+      },
+    },
+    {
+      name: 'rigid-dzhanibekov',
+      rows: flip,
+      chart: {
+        title: 'Spin about the intermediate axis: ω in the body frame (rad/s) over 25 s, 20 substeps',
+        ...timeAxis,
+        y: 'value',
+        series: 'axis',
+        yTitle: 'ω (body frame)',
+      },
+    },
+  ]);
   return { files, drift, flip };
 }

@@ -15,7 +15,7 @@
  * in each iteration, so the stiff moduli are converged too.
  */
 import { Strands, World } from '../src/index.js';
-import { type Row, writeCsv, writeLineChart } from './plot.js';
+import { type Row, writeFigures } from './plot.js';
 
 export const moduli = [1e8, 2e8, 5e8, 1e9, 2e9, 5e9, 1e10];
 
@@ -64,18 +64,22 @@ export async function rodCantileverExperiment(outDir: string): Promise<{ rows: R
       series: 'Euler–Bernoulli w L⁴/(8 E I)',
     })),
   ];
-  const files = [
-    writeCsv(outDir, 'rod-cantilever', rows),
-    await writeLineChart(outDir, 'rod-cantilever', plotRows, {
-      title: 'Cantilever (1 m, r = 1 cm, 20 segments) tip deflection under gravity',
-      x: 'E',
-      y: 'deflection',
-      series: 'series',
-      xLog: true,
-      yLog: true,
-      xTitle: "Young's modulus E (Pa)",
-      yTitle: 'tip deflection (m)',
-    }),
-  ];
+  const files = await writeFigures(outDir, [
+    {
+      name: 'rod-cantilever',
+      rows,
+      plotted: plotRows,
+      chart: {
+        title: 'Cantilever (1 m, r = 1 cm, 20 segments) tip deflection under gravity',
+        x: 'E',
+        y: 'deflection',
+        series: 'series',
+        xLog: true,
+        yLog: true,
+        xTitle: "Young's modulus E (Pa)",
+        yTitle: 'tip deflection (m)',
+      },
+    },
+  ]);
   return { rows, files };
 }

@@ -17,7 +17,7 @@
  * would scale gravity's velocity increment by e^{−c h} and the stretch with it.
  */
 import { DistanceConstraints, RigidModeDamping, type SweepKind, World } from '../src/index.js';
-import { type Row, writeCsv, writeLineChart } from './plot.js';
+import { type Row, writeFigures } from './plot.js';
 
 /** The chain of the experiment: 10 particles of 0.1 kg, 0.1 m apart, the top one pinned. */
 export const CHAIN = { particles: 10, mass: 0.1, spacing: 0.1, gravity: 9.81, dt: 1 / 60 };
@@ -80,6 +80,18 @@ export function chainEpsilon(compliance: number, substeps: number): number {
 const COMPLIANCES = [1e-3, 1e-4];
 const SWEEPS: SweepKind[] = ['symmetric', 'forward'];
 
+/** The chain's stretch error against `x` (iterations or substeps), one line per solver, both axes logarithmic. */
+function errorAxes(x: string) {
+  return {
+    x,
+    y: 'absErrorPercent',
+    series: 'series',
+    yTitle: '|stretch − α m g N(N−1)/2| (% of it)',
+    xLog: true,
+    yLog: true,
+  };
+}
+
 export async function xpbdChain(
   outDir: string,
 ): Promise<{ iterations: Row[]; substeps: Row[]; files: string[] }> {
@@ -109,27 +121,23 @@ export async function xpbdChain(
       }
     }
   }
-  const files = [
-    writeCsv(outDir, 'xpbd-chain-vs-iterations', byIterations),
-    writeCsv(outDir, 'xpbd-chain-vs-substeps', bySubsteps),
-    await writeLineChart(outDir, 'xpbd-chain-vs-iterations', byIterations, {
-      title: 'XPBD hanging chain (10 × 0.1 kg): stretch error at 1 substep of 1/60 s',
-      x: 'iterations',
-      y: 'absErrorPercent',
-      series: 'series',
-      yTitle: '|stretch − α m g N(N−1)/2| (% of it)',
-      xLog: true,
-      yLog: true,
-    }),
-    await writeLineChart(outDir, 'xpbd-chain-vs-substeps', bySubsteps, {
-      title: 'XPBD hanging chain (10 × 0.1 kg): stretch error at 1 iteration per substep, dt = 1/60 s',
-      x: 'substeps',
-      y: 'absErrorPercent',
-      series: 'series',
-      yTitle: '|stretch − α m g N(N−1)/2| (% of it)',
-      xLog: true,
-      yLog: true,
-    }),
-  ];
+  const files = await writeFigures(outDir, [
+    {
+      name: 'xpbd-chain-vs-iterations',
+      rows: byIterations,
+      chart: {
+        title: 'XPBD hanging chain (10 × 0.1 kg): stretch error at 1 substep of 1/60 s',
+        ...errorAxes('iterations'),
+      },
+    },
+    {
+      name: 'xpbd-chain-vs-substeps',
+      rows: bySubsteps,
+      chart: {
+        title: 'XPBD hanging chain (10 × 0.1 kg): stretch error at 1 iteration per substep, dt = 1/60 s',
+        ...errorAxes('substeps'),
+      },
+    },
+  ]);
   return { iterations: byIterations, substeps: bySubsteps, files };
 }
