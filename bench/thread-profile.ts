@@ -55,9 +55,11 @@ interface Probe {
   cpu: number;
   steps: number;
   /** The calling thread's dependency waits inside fused sweeps run in parts (ms, count; builds since part20). */
-  waits: { ms: number; n: number } | null;
+  waits: { ms: number; n: number; ahead?: number } | null;
   waitMs: number;
   waitN: number;
+  /** Blocks the calling thread ran ahead instead of waiting (FusedWaits.ahead, session 19). */
+  aheadN: number;
   /** The world's pool (worlds of one build may share one): it reports to the probe being stepped. */
   pool: PoolLike | null;
   /** Stepped with the calling thread running every block (WorkerPool.solo). */
@@ -140,6 +142,7 @@ async function build(lib: string): Promise<Probe> {
     waits: order.FusedWaits ?? null,
     waitMs: 0,
     waitN: 0,
+    aheadN: 0,
     pool: null,
     solo: false,
     classes: { Pool: pool.WorkerPool, Threads: null, stats: null },
@@ -337,7 +340,8 @@ for (let r = 0; r < rounds; r++) {
     const tk0 = threadTicks();
     const c0 = process.cpuUsage();
     const w0 = p.waits ? p.waits.ms : 0,
-      n0 = p.waits ? p.waits.n : 0;
+      n0 = p.waits ? p.waits.n : 0,
+      a0 = p.waits?.ahead ?? 0;
     const t0 = performance.now();
     for (let k = 0; k < steps / rounds; k++) {
       lastEnd = -1;
@@ -349,6 +353,7 @@ for (let r = 0; r < rounds; r++) {
     if (p.waits) {
       p.waitMs += p.waits.ms - w0;
       p.waitN += p.waits.n - n0;
+      p.aheadN += (p.waits.ahead ?? 0) - a0;
     }
     const c = process.cpuUsage(c0);
     p.cpu += (c.user + c.system) / 1000;
@@ -395,7 +400,7 @@ for (const p of probes) {
   );
   if (p.waits)
     console.log(
-      `  of the own blocks, dependency waits in parted sweeps ${f(p.waitMs / s)} ms (${(p.waitN / s).toFixed(1)}/step)`,
+      `  of the own blocks, dependency waits in parted sweeps ${f(p.waitMs / s)} ms (${(p.waitN / s).toFixed(1)}/step; blocks run ahead instead of waiting ${(p.aheadN / s).toFixed(1)}/step)`,
     );
   else console.log('  (this build does not time its dependency waits)');
   for (const [k, t] of p.stages) console.log(`  stage ${k.padEnd(22)} ${f(t / s)} ms`);

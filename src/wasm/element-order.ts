@@ -32,7 +32,7 @@
  * the set's layout alone, never of the thread count.
  */
 
-import { awaitBlock, threadIndex } from '../core/block-order.js';
+import { awaitBlock, claimBlock, threadIndex } from '../core/block-order.js';
 import { MAX_BLOCKS } from '../core/step-context.js';
 import type { PairedCopy } from './paired.js';
 
@@ -345,8 +345,37 @@ export function sharedTable(t: Int32Array | null): Int32Array {
  * This thread's dependency waits inside fused sweeps run in parts (element-threads.ts runFused: a
  * block claimed by another thread and not yet done): their number and ms, for
  * bench/thread-profile.ts (the calling thread's; each worker has its own). Session 16, part20.
+ * `ahead`: the blocks it ran instead of waiting (element-threads.ts readyBlock; session 19, thr26).
  */
-export const FusedWaits = { ms: 0, n: 0 };
+export const FusedWaits = { ms: 0, n: 0, ahead: 0 };
+
+/** Unclaimed blocks a look-ahead examines at most (readyBlock). */
+const LOOK_AHEAD = 24;
+
+/**
+ * The first unclaimed block of fused table T, in serial order, whose dependencies are all done in
+ * this sweep, among the first LOOK_AHEAD unclaimed ones, claimed for this thread; -1 if none. Such
+ * a block waits for nothing, and its numbers are those of the serial sweep wherever and whenever it
+ * runs (its dependencies fix them: the module's comment), so running it while another thread finishes a
+ * block this thread needs changes no bit.
+ */
+export function readyBlock(T: Int32Array, done: Int32Array, claim: Int32Array, epoch: number): number {
+  const nb = T[0];
+  let seen = 0;
+  for (let k = 0; k < nb && seen < LOOK_AHEAD; k++) {
+    if (Atomics.load(claim, k) === epoch) continue;
+    seen++;
+    const d0 = 2 + 5 * nb + T[1 + 4 * nb + k],
+      d1 = 2 + 5 * nb + T[2 + 4 * nb + k];
+    let ready = true;
+    for (let i = d0; i < d1 && ready; i++) ready = Atomics.load(done, T[i]) === epoch;
+    if (ready && claimBlock(claim, k, epoch)) {
+      FusedWaits.ahead++;
+      return k;
+    }
+  }
+  return -1;
+}
 
 /**
  * Per-thread figures of the fused sweeps where a sweep is timed (session 17, thr22: where two

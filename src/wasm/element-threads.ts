@@ -18,7 +18,7 @@
  * set's JavaScript kernel, as the one-thread sweep does.
  */
 
-import { awaitBlock, claimBlock, nextEpoch, threadIndex } from '../core/block-order.js';
+import { awaitBlock, claimBlock, markDone, nextEpoch, threadIndex } from '../core/block-order.js';
 import { nextProjection } from '../core/particle-tasks.js';
 import type { ParticleStore } from '../core/particles.js';
 import { MAX_BLOCKS, type SharedTask, type TaskRunner } from '../core/step-context.js';
@@ -39,6 +39,7 @@ import {
   type JointArgs,
   jointArgs,
   partTable,
+  readyBlock,
   sharedF64,
   sharedI32,
   sharedTable,
@@ -249,7 +250,7 @@ export function elementWasmTask(A: ElementArgs, from: number, to: number, block:
   } catch (e) {
     // a fused block that cannot start is done all the same, so that no thread waits for it forever
     // (run in parts, this thread claimed no block: the others run them all)
-    if (A.par[OP] === FUSED && A.par[PARTED] === 0) Atomics.store(A.done, block, A.par[EPOCH] | 0);
+    if (A.par[OP] === FUSED && A.par[PARTED] === 0) markDone(A.done, block, A.par[EPOCH] | 0);
     throw e;
   }
   return runElementBlock(A, t, from, to, block);
@@ -317,7 +318,15 @@ function runFused(A: ElementArgs, t: ThreadInstance, k: number): number {
         const d = T[i];
         if (Atomics.load(done, d) === epoch) continue;
         if (claimBlock(claim, d, epoch)) ran += runFused(A, t, d);
-        else awaitTimed(done, d, epoch, S);
+        else {
+          // d runs on another thread: run blocks whose dependencies are all done first (session 19,
+          // thr26: a bounded look-ahead, any thread's part), then wait only if d is still running
+          for (let r = readyBlock(T, done, claim, epoch); r >= 0; r = readyBlock(T, done, claim, epoch)) {
+            ran += runFused(A, t, r);
+            if (Atomics.load(done, d) === epoch) break;
+          }
+          if (Atomics.load(done, d) !== epoch) awaitTimed(done, d, epoch, S);
+        }
       }
     }
     const op = T[1 + k];
@@ -349,7 +358,7 @@ function runFused(A: ElementArgs, t: ThreadInstance, k: number): number {
     }
     if (S !== null) timedBlock(S, op === FUSED_COLOUR ? 0 : op === FUSED_COLOUR2 ? 1 : 2, t0, to - from);
   } finally {
-    Atomics.store(done, k, epoch);
+    markDone(done, k, epoch);
   }
   return ran;
 }
