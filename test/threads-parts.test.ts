@@ -7,9 +7,9 @@
  * the numbers; and a part whose thread never comes is done by the others.
  */
 import { describe, expect, it } from 'vitest';
-import { setThreadIndex } from '../src/core/block-order.js';
+import { awaitBlock, markDone, setThreadIndex } from '../src/core/block-order.js';
 import { World } from '../src/index.js';
-import { FUSED_COLOUR, FUSED_LOAD, FUSED_SAVE, fusedBlock } from '../src/wasm/element-order.js';
+import { FUSED_COLOUR, FUSED_LOAD, FUSED_SAVE, fusedBlock, fusedSweepTable, readyBlock } from '../src/wasm/element-order.js';
 import { ElementThreads, partTable } from '../src/wasm/element-threads.js';
 import { hangingCloth } from './helpers/cloth.js';
 import { keepThreadPools } from './helpers/worlds.js';
@@ -122,4 +122,30 @@ describe('fused sweeps and particle passes in parts', () => {
       for (const w of worlds) w.dispose();
     }
   }, 180_000);
+
+  it('readyBlock (session 19, thr26): claims the first unclaimed block whose dependencies are all done, never one with a dependency not done, and none where every unclaimed one waits', () => {
+    // 4 particles, one colour of two 2-particle groups (one lane), 1 group a block: copies in, colour, copies out
+    const idx = new Int32Array([0, 1, 2, 3]);
+    const T = fusedSweepTable(idx, [0, 2], 1, 2, 4, false, 2, 1)!;
+    const nb = T[0];
+    const ops = Array.from({ length: nb }, (_, k) => fusedBlock(T, k).op);
+    expect(ops).toEqual([FUSED_LOAD, FUSED_LOAD, FUSED_COLOUR, FUSED_COLOUR, FUSED_SAVE, FUSED_SAVE]);
+    const done = new Int32Array(new SharedArrayBuffer(4 * nb));
+    const claim = new Int32Array(new SharedArrayBuffer(4 * nb));
+    const epoch = 7;
+    // both copies in claimed by another thread, not done: no block is ready
+    claim[0] = claim[1] = epoch;
+    expect(readyBlock(T, done, claim, epoch)).toBe(-1);
+    // copy-in block 1 done: the colour block on its particles (3) is ready, the one on block 0's (2) is not
+    markDone(done, 1, epoch);
+    expect(Array.from(fusedBlock(T, 2).deps)).toEqual([0]);
+    expect(readyBlock(T, done, claim, epoch)).toBe(3);
+    expect(claim[3]).toBe(epoch);
+    expect(readyBlock(T, done, claim, epoch)).toBe(-1);
+    markDone(done, 0, epoch);
+    expect(readyBlock(T, done, claim, epoch)).toBe(2);
+    // a block done returns at once from awaitBlock; markDone leaves the epoch in the slot
+    expect(awaitBlock(done, 0, epoch)).toBe(0);
+    expect(done[0]).toBe(epoch);
+  });
 });
