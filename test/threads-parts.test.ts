@@ -9,7 +9,14 @@
 import { describe, expect, it } from 'vitest';
 import { awaitBlock, markDone, setThreadIndex } from '../src/core/block-order.js';
 import { World } from '../src/index.js';
-import { FUSED_COLOUR, FUSED_LOAD, FUSED_SAVE, fusedBlock, fusedSweepTable, readyBlock } from '../src/wasm/element-order.js';
+import {
+  FUSED_COLOUR,
+  FUSED_LOAD,
+  FUSED_SAVE,
+  fusedBlock,
+  fusedSweepTable,
+  readyBlock,
+} from '../src/wasm/element-order.js';
 import { ElementThreads, partTable } from '../src/wasm/element-threads.js';
 import { hangingCloth } from './helpers/cloth.js';
 import { keepThreadPools } from './helpers/worlds.js';
