@@ -21,8 +21,9 @@ const SLEEPING = -1;
  * sleeps it marks the slot SLEEPING, so that markDone wakes it as the block
  * ends (session 19, thr26: a sleep that only its timeout ended lasted ~100 µs
  * with the kernel's timer slack, where the block it waited for ended a few µs
- * later: 1.5–1.8 ms a step of the falling cloths' dependency waits). A block
- * whose end is a plain store (not markDone) still ends the sleep by the timeout.
+ * later: 1.5–1.8 ms a step of the falling cloths' dependency waits). The
+ * element sweeps, the fluids' chained passes and the strands' blocks all end
+ * a block with markDone; a plain store would still end the sleep by the timeout.
  */
 export function awaitBlock(done: Int32Array, d: number, epoch: number): number {
   let spins = 0;

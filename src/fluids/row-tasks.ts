@@ -7,7 +7,7 @@
  * (walls.ts); and the slots of the parameter block `par` they read.
  * row-blocks.ts plans the blocks and runs the passes.
  */
-import { awaitBlock } from '../core/block-order.js';
+import { awaitBlock, markDone } from '../core/block-order.js';
 import { applyDeltas, wallCorrectionPass } from './correction-passes.js';
 import { initRecords, lambdaPass, samePositions, wallDensityPass } from './density-passes.js';
 import { PAIR_ROWS, runPairBlock } from './pair-blocks.js';
@@ -412,7 +412,7 @@ export function fluidRowsTask(A: RowArrays, from: number, to: number): void {
       x = P[slot.WASM_ON] !== 0 && A.memory !== undefined ? instanceOf(A) : null;
     } catch (e) {
       // items that cannot start are done all the same, so that no thread waits for them forever
-      for (let item = from; item < to; item++) Atomics.store(A.done, item, P[slot.FUSED_EPOCH] | 0);
+      for (let item = from; item < to; item++) markDone(A.done, item, P[slot.FUSED_EPOCH] | 0);
       throw e;
     }
     for (let item = from; item < to; item++) runFusedItem(A, x, item);
@@ -443,7 +443,7 @@ function runFusedItem(A: RowArrays, x: FluidWasmExports | null, item: number): v
       b = code & CHAIN_BLOCK;
     runBlock(A, x, b, pass);
   } finally {
-    Atomics.store(A.done, item, epoch);
+    markDone(A.done, item, epoch);
   }
 }
 

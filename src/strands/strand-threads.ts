@@ -33,7 +33,7 @@
  * and the held list's copy stays while the attachments keep their version (session 18); a set's
  * last strands go in quarter blocks, so that the threads end a pass close together.
  */
-import { awaitBlock, nextEpoch, threadIndex } from '../core/block-order.js';
+import { awaitBlock, markDone, nextEpoch, threadIndex } from '../core/block-order.js';
 import type { Motion } from '../core/motion.js';
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
 import { rotateByParts } from '../math/quat.js';
@@ -264,7 +264,7 @@ export function strandBlocksTask(A: StrandTaskArgs, from: number, to: number): v
       n = t.cells[2 * ti] - c0;
     }
     res[r4] = n;
-    Atomics.store(A.done, j, epoch);
+    markDone(A.done, j, epoch);
     if (gen) ex.projectSphereContacts(TC, TF, c0, c0 + n);
     const S = L[L_SETS + 2 * f],
       R = L[L_SETS + 2 * f + 1],
