@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import asc from 'assemblyscript/asc';
 import { emitBlockSolve } from './kernels/emit-block-solve.js';
 import { emitBlocks6 } from './kernels/emit-blocks6.js';
+import { emitBroadCandidatesAs, emitBroadCandidatesTs } from './kernels/emit-broad-candidates.js';
 import { emitCcdAs, emitCcdTs } from './kernels/emit-ccd.js';
 import { emitClosestAs, emitClosestTs } from './kernels/emit-closest.js';
 import { emitColliderContacts } from './kernels/emit-collider-contacts.js';
@@ -431,6 +432,16 @@ export async function generateAll(): Promise<Map<string, string>> {
   const ccdTs = 'src/collision/ccd.generated.ts';
   files.set(ccdTs, format(ccdTs, emitCcdTs(BANNER('scripts/kernels/emit-ccd.ts'))));
   files.set('wasm/ccd.generated.ts', emitCcdAs(BANNER('scripts/kernels/emit-ccd.ts')));
+  // the surface broad phase's candidate tests, likewise (wasm/surfaces.ts imports the latter)
+  const candTs = 'src/collision/surface-broad-candidates.generated.ts';
+  files.set(
+    candTs,
+    format(candTs, emitBroadCandidatesTs(BANNER('scripts/kernels/emit-broad-candidates.ts'))),
+  );
+  files.set(
+    'wasm/broad-candidates.generated.ts',
+    emitBroadCandidatesAs(BANNER('scripts/kernels/emit-broad-candidates.ts')),
+  );
   // the narrow phase's four scans, likewise (the latter is the narrow module's entry, over wasm/narrow.ts)
   const scansTs = 'src/collision/surface-narrow-scans.generated.ts';
   files.set(scansTs, format(scansTs, emitNarrowScansTs(BANNER('scripts/kernels/emit-narrow-scans.ts'))));

@@ -22,22 +22,19 @@
  * src/collision/surface-broad-wasm.ts copies the arrays in before each run.
  */
 
-import { closestPointTriangle2, closestSegmentSegment2 } from './closest';
+// vtCandidate and eeCandidate, written once with src/collision/surface-broad-pairs.ts's in
+// scripts/kernels/emit-broad-candidates.ts
+import { eeCandidate, setCandidateScalars, vtCandidate } from './broad-candidates.generated';
 // the address table's globals and their loads, written once with surface-broad-wasm.ts's lists in
 // scripts/kernels/emit-slots.ts (BROAD)
 import {
   loadTable,
-  delta,
   dirtyEnds,
   dirtyList,
   eBox,
   eDirty,
-  eHalf,
   edge,
-  edgeSurface,
-  group,
   halfReach,
-  mask,
   nBox,
   nCount,
   nItems,
@@ -49,24 +46,14 @@ import {
   ownEStart,
   ownV,
   ownVStart,
-  pairOn,
-  sharp,
-  snap,
   tBox,
   tDirty,
-  tSphere,
-  thickness,
   tri,
-  triSurface,
   vBox,
   vDirty,
-  vertex,
   vertexSurface,
 } from './broad-table.generated';
 
-let surfaces: i32 = 1;
-let margin: f64 = 0,
-  meanEdge: f64 = 0;
 let vtOut: usize = 0,
   vtCap: i32 = 0,
   vtN: i32 = 0;
@@ -77,9 +64,7 @@ let eeOut: usize = 0,
 /** The addresses of the broad phase's arrays (BroadArrays, in the order of ARRAYS in surface-broad-wasm.ts) and its scalars. */
 export function setArrays(table: usize, s: i32, m: f64, me: f64): void {
   loadTable(table);
-  surfaces = s;
-  margin = m;
-  meanEdge = me;
+  setCandidateScalars(s, m, me);
 }
 
 /** Where the candidates go: (q, t) pairs at vt, (e, f) pairs at ee, at most vc and ec of them. */
@@ -111,82 +96,6 @@ export function eeCount(): i32 {
 }
 @inline function B(p: usize, i: i32): i32 {
   return <i32>load<u8>(p + <usize>i);
-}
-
-function pairThickness(a: i32, b: i32): f64 {
-  return a == b ? F(thickness, a) : 0.5 * (F(thickness, a) + F(thickness, b));
-}
-
-/** closestPointTriangleAt's squared distance from snap[q3 …] to the triangle at a3, b3, c3; −1 for a degenerate triangle. */
-function pointTriangle2(q3: i32, a3: i32, b3: i32, c3: i32): f64 {
-  return closestPointTriangle2(
-    F(snap, q3), F(snap, q3 + 1), F(snap, q3 + 2), F(snap, a3), F(snap, a3 + 1), F(snap, a3 + 2),
-    F(snap, b3), F(snap, b3 + 1), F(snap, b3 + 2), F(snap, c3), F(snap, c3 + 1), F(snap, c3 + 2),
-  );
-}
-
-
-/** closestSegmentSegmentAt's squared distance between the segments snap[i1 …]–snap[j1 …] and snap[i2 …]–snap[j2 …]. */
-function segmentSegment2(i1: i32, j1: i32, i2: i32, j2: i32): f64 {
-  return closestSegmentSegment2(
-    F(snap, i1), F(snap, i1 + 1), F(snap, i1 + 2), F(snap, j1), F(snap, j1 + 1), F(snap, j1 + 2),
-    F(snap, i2), F(snap, i2 + 1), F(snap, i2 + 2), F(snap, j2), F(snap, j2 + 1), F(snap, j2 + 2),
-  );
-}
-
-/** vtCandidate after the corner test: 1 a candidate, 0 not, −1 a degenerate triangle. */
-function vtCandidate(q: i32, t: i32): i32 {
-  const a = I(tri, 3 * t),
-    b = I(tri, 3 * t + 1),
-    c = I(tri, 3 * t + 2);
-  const sQ = I(vertexSurface, q),
-    sT = I(triSurface, t);
-  if (B(pairOn, sQ * surfaces + sT) != 1) return 0;
-  const gq = I(vertex, q),
-    ga = I(vertex, a);
-  if ((I(mask, gq) & I(group, ga)) == 0 || (I(mask, ga) & I(group, gq)) == 0) return 0;
-  const lim =
-    pairThickness(sQ, sT) * (1 + margin) + F(delta, q) + Math.max(Math.max(F(delta, a), F(delta, b)), F(delta, c));
-  const q3 = 3 * q,
-    o4 = 4 * t;
-  // the triangle's bounding sphere bounds the distance from below (with the JavaScript's relative 1e-9)
-  const sx = F(snap, q3) - F(tSphere, o4),
-    sy = F(snap, q3 + 1) - F(tSphere, o4 + 1),
-    sz = F(snap, q3 + 2) - F(tSphere, o4 + 2);
-  const far = (F(tSphere, o4 + 3) + lim) * (1 + 1e-9);
-  if (sx * sx + sy * sy + sz * sz > far * far) return 0;
-  const d2 = pointTriangle2(q3, 3 * a, 3 * b, 3 * c);
-  if (d2 < 0) return -1;
-  return d2 <= lim * lim ? 1 : 0;
-}
-
-/** eeCandidate after the shared-vertex test. */
-function eeCandidate(e: i32, f: i32): bool {
-  const a = I(edge, 2 * e),
-    b = I(edge, 2 * e + 1),
-    c = I(edge, 2 * f),
-    d = I(edge, 2 * f + 1);
-  const sE = I(edgeSurface, e),
-    sF = I(edgeSurface, f);
-  if (B(pairOn, sE * surfaces + sF) != 1) return false;
-  const ga = I(vertex, a),
-    gc = I(vertex, c);
-  if ((I(mask, ga) & I(group, gc)) == 0 || (I(mask, gc) & I(group, ga)) == 0) return false;
-  const sh = B(sharp, e) != 0 && B(sharp, f) != 0;
-  const lim =
-    (sh ? pairThickness(sE, sF) * (1 + margin) : 1e-9 * meanEdge) +
-    Math.max(F(delta, a), F(delta, b)) +
-    Math.max(F(delta, c), F(delta, d));
-  const a3 = 3 * a,
-    b3 = 3 * b,
-    c3 = 3 * c,
-    d3 = 3 * d;
-  const ux = 0.5 * (F(snap, c3) + F(snap, d3) - F(snap, a3) - F(snap, b3)),
-    uy = 0.5 * (F(snap, c3 + 1) + F(snap, d3 + 1) - F(snap, a3 + 1) - F(snap, b3 + 1)),
-    uz = 0.5 * (F(snap, c3 + 2) + F(snap, d3 + 2) - F(snap, a3 + 2) - F(snap, b3 + 2));
-  const rr = F(eHalf, e) + F(eHalf, f) + lim;
-  if (ux * ux + uy * uy + uz * uz > rr * rr) return false;
-  return segmentSegment2(a3, b3, c3, d3) <= lim * lim;
 }
 
 /** boxesOverlap: min x, y against max x, y in one f64x2 comparison each way, z alone. */
