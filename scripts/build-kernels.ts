@@ -25,6 +25,7 @@ import { emitBlockSolve } from './kernels/emit-block-solve.js';
 import { emitBlocks6 } from './kernels/emit-blocks6.js';
 import { emitBroadCandidatesAs, emitBroadCandidatesTs } from './kernels/emit-broad-candidates.js';
 import { emitCcdAs, emitCcdTs } from './kernels/emit-ccd.js';
+import { emitChildPairsAs, emitChildPairsTs } from './kernels/emit-child-pairs.js';
 import { emitClosestAs, emitClosestTs } from './kernels/emit-closest.js';
 import { emitColliderContacts } from './kernels/emit-collider-contacts.js';
 import { emitContactBlocks } from './kernels/emit-contact-blocks.js';
@@ -433,15 +434,15 @@ export async function generateAll(): Promise<Map<string, string>> {
   files.set(ccdTs, format(ccdTs, emitCcdTs(BANNER('scripts/kernels/emit-ccd.ts'))));
   files.set('wasm/ccd.generated.ts', emitCcdAs(BANNER('scripts/kernels/emit-ccd.ts')));
   // the surface broad phase's candidate tests, likewise (wasm/surfaces.ts imports the latter)
+  const candFrom = BANNER('scripts/kernels/emit-broad-candidates.ts');
   const candTs = 'src/collision/surface-broad-candidates.generated.ts';
-  files.set(
-    candTs,
-    format(candTs, emitBroadCandidatesTs(BANNER('scripts/kernels/emit-broad-candidates.ts'))),
-  );
-  files.set(
-    'wasm/broad-candidates.generated.ts',
-    emitBroadCandidatesAs(BANNER('scripts/kernels/emit-broad-candidates.ts')),
-  );
+  files.set(candTs, format(candTs, emitBroadCandidatesTs(candFrom)));
+  files.set('wasm/broad-candidates.generated.ts', emitBroadCandidatesAs(candFrom));
+  // the BVH self traversal's child pairs, likewise (wasm/surfaces.ts imports the latter)
+  const kidsFrom = BANNER('scripts/kernels/emit-child-pairs.ts');
+  const kidsTs = 'src/collision/bvh-child-pairs.generated.ts';
+  files.set(kidsTs, format(kidsTs, emitChildPairsTs(kidsFrom)));
+  files.set('wasm/bvh-child-pairs.generated.ts', emitChildPairsAs(kidsFrom));
   // the narrow phase's four scans, likewise (the latter is the narrow module's entry, over wasm/narrow.ts)
   const scansTs = 'src/collision/surface-narrow-scans.generated.ts';
   files.set(scansTs, format(scansTs, emitNarrowScansTs(BANNER('scripts/kernels/emit-narrow-scans.ts'))));

@@ -25,6 +25,8 @@
 // vtCandidate and eeCandidate, written once with src/collision/surface-broad-pairs.ts's in
 // scripts/kernels/emit-broad-candidates.ts
 import { eeCandidate, setCandidateScalars, vtCandidate } from './broad-candidates.generated';
+// pushChildPairs, written once with src/collision/bvh-self-pairs.ts's in scripts/kernels/emit-child-pairs.ts
+import { pushChildPairs } from './bvh-child-pairs.generated';
 // the address table's globals and their loads, written once with surface-broad-wasm.ts's lists in
 // scripts/kernels/emit-slots.ts (BROAD)
 import {
@@ -214,40 +216,6 @@ export function collectPairRange(pairs: usize, k0: i32, k1: i32, partial: i32): 
 
 @inline function put(p: usize, i: i32, v: i32): void {
   store<i32>(p + ((<usize>i) << 2), v);
-}
-
-/** src/collision/bvh-self-pairs.ts pushChildPairs: the children of node pair (a, b) to out[2o …], as the traversals push them. */
-@inline function pushChildPairs(a: i32, b: i32, out: usize, o: i32): i32 {
-  if (a == b) {
-    const r = I(nRight, a);
-    put(out, 2 * o, a + 1);
-    put(out, 2 * o + 1, a + 1);
-    put(out, 2 * o + 2, r);
-    put(out, 2 * o + 3, r);
-    put(out, 2 * o + 4, a + 1);
-    put(out, 2 * o + 5, r);
-    return 3;
-  }
-  const ca = I(nCount, a),
-    cb = I(nCount, b);
-  const B = nBox;
-  if (
-    cb > 0 ||
-    (ca == 0 &&
-      F(B, 6 * a + 3) - F(B, 6 * a) + F(B, 6 * a + 4) - F(B, 6 * a + 1) + F(B, 6 * a + 5) - F(B, 6 * a + 2) >=
-        F(B, 6 * b + 3) - F(B, 6 * b) + F(B, 6 * b + 4) - F(B, 6 * b + 1) + F(B, 6 * b + 5) - F(B, 6 * b + 2))
-  ) {
-    put(out, 2 * o, a + 1);
-    put(out, 2 * o + 1, b);
-    put(out, 2 * o + 2, I(nRight, a));
-    put(out, 2 * o + 3, b);
-  } else {
-    put(out, 2 * o, a);
-    put(out, 2 * o + 1, b + 1);
-    put(out, 2 * o + 2, a);
-    put(out, 2 * o + 3, I(nRight, b));
-  }
-  return 2;
 }
 
 /**

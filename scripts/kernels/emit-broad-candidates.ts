@@ -186,25 +186,13 @@ export function emitBroadCandidatesTs(banner: string): string {
 import { closestPointTriangleAt, closestSegmentSegmentAt } from './geometry.js';
 import type { TopologyArrays } from './surface-topology.js';
 
-/** What the candidate tests read (part of surface-broad-pairs.ts BroadArrays). */
-export interface CandidateArrays extends TopologyArrays {
-  /** pairOn[a · surfaces + b] = 1 where surfaces a and b collide. */
-  pairOn: Uint8Array;
-  /** surfaces, marginFactor, meanEdge (slots B_SURFACES, B_MARGIN, B_MEAN_EDGE). */
-  scalars: Float64Array;
-  /** Snapshots (SurfaceSnapshots): positions and allowances. */
-  snap: Float64Array;
-  delta: Float64Array;
-  /** Triangle bounding spheres (centre, radius), edge half-lengths, sharp edges. */
-  tSphere: Float64Array;
-  eHalf: Float64Array;
-  sharp: Uint8Array;
-  /** The store's collision group and mask of each particle. */
-  group: Int32Array;
-  mask: Int32Array;
-}
+/** What the candidate tests read: the part of surface-broad-pairs.ts BroadArrays they take (its doc names each array). */
+export type CandidateArrays = TopologyArrays &
+  Record<'pairOn' | 'sharp', Uint8Array> &
+  Record<'scalars' | 'snap' | 'delta' | 'tSphere' | 'eHalf', Float64Array> &
+  Record<'group' | 'mask', Int32Array>;
 
-/** Slots of CandidateArrays.scalars. */
+/** Slots of CandidateArrays.scalars (BroadArrays.scalars). */
 export const B_SURFACES = 0;
 export const B_MARGIN = 1;
 export const B_MEAN_EDGE = 2;

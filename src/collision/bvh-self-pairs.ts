@@ -17,6 +17,8 @@
  */
 
 import { boxesOverlap } from './boxes.js';
+// the child pairs, written once with the surfaces module's in scripts/kernels/emit-child-pairs.ts
+import { pushChildPairs } from './bvh-child-pairs.generated.js';
 import { overlaps } from './spatial-hash.js';
 
 /** The node arrays of a tree (Bvh's layout: left child n + 1, right child right[n], leaves count[n] > 0). */
@@ -37,54 +39,6 @@ export interface BvhNodes {
 function childPairs(N: BvhNodes, a: number, b: number, out: Int32Array, o: number): number {
   if (a !== b && !boxesOverlap(N.box, 6 * a, N.box, 6 * b)) return 0;
   return pushChildPairs(N.box, N.count, N.right, a, b, out, o);
-}
-
-/**
- * The children of node pair (a, b) whose boxes overlap, as the traversals
- * push them (Bvh.selfPairs, selfPairsBounded, and the parts here), to
- * out[2o …]; returns how many. A node against itself: its two children
- * against themselves and against each other (3); two different nodes: the
- * inner one split (the larger one, by the sum of its box's extents, when
- * both are inner) against the other (2). (a, b) must not be two leaves.
- */
-export function pushChildPairs(
-  B: Float64Array,
-  count: Int32Array,
-  right: Int32Array,
-  a: number,
-  b: number,
-  out: Int32Array,
-  o: number,
-): number {
-  if (a === b) {
-    const r = right[a];
-    out[2 * o] = a + 1;
-    out[2 * o + 1] = a + 1;
-    out[2 * o + 2] = r;
-    out[2 * o + 3] = r;
-    out[2 * o + 4] = a + 1;
-    out[2 * o + 5] = r;
-    return 3;
-  }
-  const ca = count[a],
-    cb = count[b];
-  if (
-    cb > 0 ||
-    (ca === 0 &&
-      B[6 * a + 3] - B[6 * a] + B[6 * a + 4] - B[6 * a + 1] + B[6 * a + 5] - B[6 * a + 2] >=
-        B[6 * b + 3] - B[6 * b] + B[6 * b + 4] - B[6 * b + 1] + B[6 * b + 5] - B[6 * b + 2])
-  ) {
-    out[2 * o] = a + 1;
-    out[2 * o + 1] = b;
-    out[2 * o + 2] = right[a];
-    out[2 * o + 3] = b;
-  } else {
-    out[2 * o] = a;
-    out[2 * o + 1] = b + 1;
-    out[2 * o + 2] = a;
-    out[2 * o + 3] = right[b];
-  }
-  return 2;
 }
 
 /**

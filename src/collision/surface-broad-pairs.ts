@@ -1,7 +1,7 @@
 import { type BvhNodes, queryNodes } from './bvh-self-pairs.js';
 // the candidate tests, written once with the surfaces module's in scripts/kernels/emit-broad-candidates.ts
-import { type CandidateArrays, eeCandidate, vtCandidate } from './surface-broad-candidates.generated.js';
-import { emptyTopologyArrays } from './surface-topology.js';
+import { eeCandidate, vtCandidate } from './surface-broad-candidates.generated.js';
+import { emptyTopologyArrays, type TopologyArrays } from './surface-topology.js';
 
 export { B_MARGIN, B_MEAN_EDGE, B_SURFACES, vtCandidate } from './surface-broad-candidates.generated.js';
 
@@ -15,16 +15,29 @@ export { B_MARGIN, B_MEAN_EDGE, B_SURFACES, vtCandidate } from './surface-broad-
  * in block order, so the lists are those of one pass over all pairs, in the
  * same order, for every thread count.
  */
-export interface BroadArrays extends CandidateArrays {
+export interface BroadArrays extends TopologyArrays {
   /** Vertices and edges owned by each triangle (CSR). */
   ownVStart: Int32Array;
   ownV: Int32Array;
   ownEStart: Int32Array;
   ownE: Int32Array;
-  /** Vertex, triangle and edge boxes (the snapshots' and the spheres are CandidateArrays'). */
+  /** pairOn[a · surfaces + b] = 1 where surfaces a and b collide. */
+  pairOn: Uint8Array;
+  /** surfaces, marginFactor, meanEdge. */
+  scalars: Float64Array;
+  /** Snapshots (SurfaceSnapshots): positions, allowances, vertex boxes. */
+  snap: Float64Array;
+  delta: Float64Array;
   vBox: Float64Array;
+  /** Triangle boxes and bounding spheres, edge boxes and half-lengths, sharp edges. */
   tBox: Float64Array;
+  tSphere: Float64Array;
   eBox: Float64Array;
+  eHalf: Float64Array;
+  sharp: Uint8Array;
+  /** The store's collision group and mask of each particle. */
+  group: Int32Array;
+  mask: Int32Array;
   /** Changed vertices, triangles and edges of a partial update (flags). */
   vDirty: Uint8Array;
   tDirty: Uint8Array;
