@@ -25,7 +25,6 @@ import { emitBlockSolve } from './kernels/emit-block-solve.js';
 import { emitBlocks6 } from './kernels/emit-blocks6.js';
 import { emitBroadCandidatesAs, emitBroadCandidatesTs } from './kernels/emit-broad-candidates.js';
 import { emitCcdAs, emitCcdTs } from './kernels/emit-ccd.js';
-import { emitChildPairsAs, emitChildPairsTs } from './kernels/emit-child-pairs.js';
 import { emitClosestAs, emitClosestTs } from './kernels/emit-closest.js';
 import { emitColliderContacts } from './kernels/emit-collider-contacts.js';
 import { emitContactBlocks } from './kernels/emit-contact-blocks.js';
@@ -38,6 +37,7 @@ import { emitRodDirect } from './kernels/emit-rod-direct.js';
 import { emitRodKernels } from './kernels/emit-rod-rows.js';
 import { emitTurns } from './kernels/emit-rotation.js';
 import { emitRowsAs, emitRowsJs, parseRows, type RowsDef, restoreInline } from './kernels/emit-rows.js';
+import { emitSelfTraversalAs, emitSelfTraversalTs } from './kernels/emit-self-traversal.js';
 import { emitSeparatingAxes } from './kernels/emit-separating-axes.js';
 import {
   emitBlockMoves,
@@ -438,11 +438,11 @@ export async function generateAll(): Promise<Map<string, string>> {
   const candTs = 'src/collision/surface-broad-candidates.generated.ts';
   files.set(candTs, format(candTs, emitBroadCandidatesTs(candFrom)));
   files.set('wasm/broad-candidates.generated.ts', emitBroadCandidatesAs(candFrom));
-  // the BVH self traversal's child pairs, likewise (wasm/surfaces.ts imports the latter)
-  const kidsFrom = BANNER('scripts/kernels/emit-child-pairs.ts');
-  const kidsTs = 'src/collision/bvh-child-pairs.generated.ts';
-  files.set(kidsTs, format(kidsTs, emitChildPairsTs(kidsFrom)));
-  files.set('wasm/bvh-child-pairs.generated.ts', emitChildPairsAs(kidsFrom));
+  // the BVH self traversal, likewise (wasm/surfaces.ts imports the latter)
+  const walkFrom = BANNER('scripts/kernels/emit-self-traversal.ts');
+  const walkTs = 'src/collision/bvh-self-traversal.generated.ts';
+  files.set(walkTs, format(walkTs, emitSelfTraversalTs(walkFrom)));
+  files.set('wasm/bvh-self-traversal.generated.ts', emitSelfTraversalAs(walkFrom));
   // the narrow phase's four scans, likewise (the latter is the narrow module's entry, over wasm/narrow.ts)
   const scansTs = 'src/collision/surface-narrow-scans.generated.ts';
   files.set(scansTs, format(scansTs, emitNarrowScansTs(BANNER('scripts/kernels/emit-narrow-scans.ts'))));

@@ -25,8 +25,9 @@
 // vtCandidate and eeCandidate, written once with src/collision/surface-broad-pairs.ts's in
 // scripts/kernels/emit-broad-candidates.ts
 import { eeCandidate, setCandidateScalars, vtCandidate } from './broad-candidates.generated';
-// pushChildPairs, written once with src/collision/bvh-self-pairs.ts's in scripts/kernels/emit-child-pairs.ts
-import { pushChildPairs } from './bvh-child-pairs.generated';
+// the self traversal, written once with src/collision/bvh-self-pairs.ts's in scripts/kernels/emit-self-traversal.ts
+import { saturatedN, selfTraversal, setCounted, truncatedN } from './bvh-self-traversal.generated';
+import { B, F, I, put, V } from './broad-memory';
 // the address table's globals and their loads, written once with surface-broad-wasm.ts's lists in
 // scripts/kernels/emit-slots.ts (BROAD)
 import {
@@ -40,8 +41,6 @@ import {
   nBox,
   nCount,
   nItems,
-  nLeafOf,
-  nParent,
   nRight,
   nStart,
   ownE,
@@ -85,19 +84,6 @@ export function vtCount(): i32 {
 
 export function eeCount(): i32 {
   return eeN;
-}
-
-@inline function I(p: usize, i: i32): i32 {
-  return load<i32>(p + ((<usize>i) << 2));
-}
-@inline function F(p: usize, i: i32): f64 {
-  return load<f64>(p + ((<usize>i) << 3));
-}
-@inline function V(p: usize, i: i32): v128 {
-  return v128.load(p + ((<usize>i) << 3));
-}
-@inline function B(p: usize, i: i32): i32 {
-  return <i32>load<u8>(p + <usize>i);
 }
 
 /** boxesOverlap: min x, y against max x, y in one f64x2 comparison each way, z alone. */
@@ -199,26 +185,6 @@ export function collectPairRange(pairs: usize, k0: i32, k1: i32, partial: i32): 
 }
 
 /**
- * src/collision/boxes.ts boxesOverlap negated, the same comparisons, for the
- * closed box at A + 8 oa (held in lo: x, y min, hi: x, y max, zl, zh) and the
- * one at Bx + 8 ob: x and y in one f64x2 comparison each way (a NaN bound
- * compares false, as there: not apart). Two branches instead of up to six
- * (the traversals' box tests: 0.85–0.89 × their CPU, docs/collision.md
- * "Fourteenth round").
- */
-@inline function apartV(lo: v128, hi: v128, zl: f64, zh: f64, Bx: usize, ob: i32): bool {
-  return (
-    v128.any_true(v128.or(f64x2.gt(lo, V(Bx, ob + 3)), f64x2.lt(hi, V(Bx, ob)))) ||
-    zl > F(Bx, ob + 5) ||
-    zh < F(Bx, ob + 2)
-  );
-}
-
-@inline function put(p: usize, i: i32, v: i32): void {
-  store<i32>(p + ((<usize>i) << 2), v);
-}
-
-/**
  * src/collision/bvh-self-pairs.ts selfPairsOfNodes over the tree of the
  * address table (nodes) and the triangle boxes (tBox): the overlapping
  * triangle pairs of the traversal from node pair (a0, b0), in its order,
@@ -232,91 +198,11 @@ export function selfPairsOfNodes(a0: i32, b0: i32, out: usize, n: i32, cap: i32,
 }
 
 /**
- * The self-traversal of both exports, written once: from node pair (a0, b0)
- * pop a pair, test the node boxes, test the items of two leaves or push the
- * children (pushChildPairs), appending the overlapping item pairs to
- * out[2n …] within `cap`. `bounded` (a constant at each call, so that the
- * inlined copy keeps only its own branches) adds selfPairsBounded's budgets:
- * subtrees with no open item are not descended, an item takes part in at
- * most `perItem` pairs (`ip` counts them, `open` per node), and the walk
- * stops at `maxPairs` pairs (0: no limit). Returns the count, −1 (`cap`) or
- * −2 (the stack).
- */
-@inline function selfTraversal(
-  bounded: bool,
-  a0: i32,
-  b0: i32,
-  out: usize,
-  n: i32,
-  cap: i32,
-  st: usize,
-  stCap: i32,
-  perItem: i32,
-  maxPairs: i32,
-  ip: usize,
-  open: usize,
-): i32 {
-  let sp = 0;
-  put(st, sp++, a0);
-  put(st, sp++, b0);
-  while (sp > 0) {
-    const b = I(st, --sp),
-      a = I(st, --sp);
-    if (sp + 6 > stCap) return -2;
-    if (bounded && (I(open, a) == 0 || I(open, b) == 0)) continue;
-    const ca = I(nCount, a),
-      cb = I(nCount, b);
-    if (a != b && apartV(V(nBox, 6 * a), V(nBox, 6 * a + 3), F(nBox, 6 * a + 2), F(nBox, 6 * a + 5), nBox, 6 * b))
-      continue;
-    if (ca > 0 && cb > 0) {
-      const sa = I(nStart, a),
-        sb = I(nStart, b);
-      for (let k = sa; k < sa + ca; k++) {
-        const i = I(nItems, k);
-        const oi = 6 * i;
-        const lo = V(tBox, oi),
-          hi = V(tBox, oi + 3),
-          zl = F(tBox, oi + 2),
-          zh = F(tBox, oi + 5);
-        for (let l = a == b ? k + 1 : sb; l < sb + cb; l++) {
-          if (bounded && I(ip, i) >= perItem) break;
-          const j = I(nItems, l);
-          if (bounded && I(ip, j) >= perItem) continue;
-          if (apartV(lo, hi, zl, zh, tBox, 6 * j)) continue;
-          if (n == cap) return -1;
-          put(out, 2 * n, i);
-          put(out, 2 * n + 1, j);
-          n++;
-          if (bounded) {
-            const pi = I(ip, i) + 1;
-            put(ip, i, pi);
-            if (pi == perItem) saturate(i, open);
-            const pj = I(ip, j) + 1;
-            put(ip, j, pj);
-            if (pj == perItem) saturate(j, open);
-            if (maxPairs > 0 && n >= maxPairs) {
-              truncatedN = 1;
-              return n;
-            }
-          }
-        }
-      }
-      continue;
-    }
-    sp += 2 * pushChildPairs(a, b, st, sp >> 1);
-  }
-  return n;
-}
-
-/**
  * What the last selfPairsBounded counted besides its pairs (the items that
  * reached their budget; 1 where it stopped at the total), or the last
  * dirtyPairs (the triangles or queries past their budget; after −3, the
  * result room a query needed): counted(0), counted(1).
  */
-let saturatedN: i32 = 0,
-  truncatedN: i32 = 0;
-
 export function counted(k: i32): i32 {
   return k == 0 ? saturatedN : truncatedN;
 }
@@ -345,8 +231,7 @@ export function selfPairsBounded(
   st: usize,
   stCap: i32,
 ): i32 {
-  saturatedN = 0;
-  truncatedN = 0;
+  setCounted(0, 0);
   if (n < 2) return 0;
   memory.fill(ip, 0, (<usize>n) << 2);
   for (let k = nodes - 1; k >= 0; k--) {
@@ -354,12 +239,6 @@ export function selfPairsBounded(
     put(open, k, c > 0 ? c : I(open, k + 1) + I(open, I(nRight, k)));
   }
   return selfTraversal(true, 0, 0, out, 0, cap, st, stCap, perItem, maxPairs, ip, open);
-}
-
-/** Bvh.saturate: item i reached its budget, one open item fewer on its path to the root. */
-function saturate(i: i32, open: usize): void {
-  saturatedN++;
-  for (let node = I(nLeafOf, i); node >= 0; node = I(nParent, node)) put(open, node, I(open, node) - 1);
 }
 
 /**
@@ -454,7 +333,7 @@ export function dirtyPairs(
 ): i32 {
   let over = 0,
     np = 0;
-  saturatedN = truncatedN = 0;
+  setCounted(0, 0);
   let g0 = gFrom == 0 ? 0 : I(dirtyEnds, gFrom - 1);
   for (let gi = gFrom; gi < gTo; gi++) {
     const g1 = I(dirtyEnds, gi);
@@ -474,7 +353,7 @@ export function dirtyPairs(
     const limit = per * (g1 - g0);
     const m = queryTree(limit, res, resCap, st, stCap, lo, hi, z0, z1);
     if (m == -1) {
-      truncatedN = limit;
+      setCounted(0, limit);
       return -3;
     }
     if (m < 0) return -2;
@@ -501,6 +380,6 @@ export function dirtyPairs(
     }
     g0 = g1;
   }
-  saturatedN = over;
+  setCounted(over, 0);
   return np;
 }

@@ -228,6 +228,7 @@ import {
   vertex,
   vertexSurface,
 } from './broad-table.generated';
+import { B, F, I } from './broad-memory';
 
 let surfaces: i32 = 1;
 let margin: f64 = 0,
@@ -238,16 +239,6 @@ export function setCandidateScalars(s: i32, m: f64, me: f64): void {
   surfaces = s;
   margin = m;
   meanEdge = me;
-}
-
-@inline function I(p: usize, i: i32): i32 {
-  return load<i32>(p + ((<usize>i) << 2));
-}
-@inline function F(p: usize, i: i32): f64 {
-  return load<f64>(p + ((<usize>i) << 3));
-}
-@inline function B(p: usize, i: i32): i32 {
-  return <i32>load<u8>(p + <usize>i);
 }
 
 /** closestPointTriangleAt's squared distance from snap[q3 …] to the triangle at a3, b3, c3; −1 for a degenerate triangle. */

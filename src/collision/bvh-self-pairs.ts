@@ -17,18 +17,11 @@
  */
 
 import { boxesOverlap } from './boxes.js';
-// the child pairs, written once with the surfaces module's in scripts/kernels/emit-child-pairs.ts
-import { pushChildPairs } from './bvh-child-pairs.generated.js';
+// the traversal, written once with the surfaces module's in scripts/kernels/emit-self-traversal.ts
+import { type BvhNodes, pushChildPairs, selfPairsOfNodes } from './bvh-self-traversal.generated.js';
 import { overlaps } from './spatial-hash.js';
 
-/** The node arrays of a tree (Bvh's layout: left child n + 1, right child right[n], leaves count[n] > 0). */
-export interface BvhNodes {
-  box: Float64Array;
-  right: Int32Array;
-  start: Int32Array;
-  count: Int32Array;
-  items: Int32Array;
-}
+export { type BvhNodes, selfPairsOfNodes } from './bvh-self-traversal.generated.js';
 
 /**
  * Writes the children of node pair (a, b), in the order the serial
@@ -95,64 +88,6 @@ export function selfPairsFrontier(
     if (!expanded || n >= target) break;
   }
   if (cur !== front) front.set(cur.subarray(0, 2 * n));
-  return n;
-}
-
-/** The traversal stack of selfPairsOfNodes (one per thread: module state). */
-let stack = new Int32Array(512);
-
-/**
- * The overlapping item pairs (i, j) of the traversal from node pair (a, b)
- * (the serial traversal of bvh.ts without budgets), appended to out[2n …]
- * within `cap` pairs in all. `boxes`: the item boxes. Returns the new pair
- * count, or −1 when `cap` was reached (the output is then incomplete).
- */
-export function selfPairsOfNodes(
-  N: BvhNodes,
-  boxes: Float64Array,
-  a0: number,
-  b0: number,
-  out: Int32Array,
-  n: number,
-  cap: number,
-): number {
-  const B = N.box,
-    count = N.count,
-    items = N.items,
-    start = N.start;
-  let st = stack;
-  let sp = 0;
-  st[sp++] = a0;
-  st[sp++] = b0;
-  while (sp > 0) {
-    const b = st[--sp],
-      a = st[--sp];
-    if (sp + 6 > st.length) {
-      const r = new Int32Array(2 * st.length);
-      r.set(st);
-      stack = st = r;
-    }
-    const ca = count[a],
-      cb = count[b];
-    if (a !== b && !boxesOverlap(B, 6 * a, B, 6 * b)) continue;
-    if (ca > 0 && cb > 0) {
-      const sa = start[a],
-        sb = start[b];
-      for (let k = sa; k < sa + ca; k++) {
-        const i = items[k];
-        const oi = 6 * i;
-        for (let l = a === b ? k + 1 : sb; l < sb + cb; l++) {
-          if (!boxesOverlap(boxes, oi, boxes, 6 * items[l])) continue;
-          if (n === cap) return -1;
-          out[2 * n] = i;
-          out[2 * n + 1] = items[l];
-          n++;
-        }
-      }
-      continue;
-    }
-    sp += 2 * pushChildPairs(B, count, N.right, a, b, st, sp >> 1);
-  }
   return n;
 }
 
