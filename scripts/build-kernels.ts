@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import asc from 'assemblyscript/asc';
 import { emitBlockSolve } from './kernels/emit-block-solve.js';
 import { emitBlocks6 } from './kernels/emit-blocks6.js';
+import { emitBroadCandidatesAs, emitBroadCandidatesTs } from './kernels/emit-broad-candidates.js';
 import { emitCcdAs, emitCcdTs } from './kernels/emit-ccd.js';
 import { emitClosestAs, emitClosestTs } from './kernels/emit-closest.js';
 import { emitColliderContacts } from './kernels/emit-collider-contacts.js';
@@ -36,6 +37,7 @@ import { emitRodDirect } from './kernels/emit-rod-direct.js';
 import { emitRodKernels } from './kernels/emit-rod-rows.js';
 import { emitTurns } from './kernels/emit-rotation.js';
 import { emitRowsAs, emitRowsJs, parseRows, type RowsDef, restoreInline } from './kernels/emit-rows.js';
+import { emitSelfTraversalAs, emitSelfTraversalTs } from './kernels/emit-self-traversal.js';
 import { emitSeparatingAxes } from './kernels/emit-separating-axes.js';
 import {
   emitBlockMoves,
@@ -431,6 +433,16 @@ export async function generateAll(): Promise<Map<string, string>> {
   const ccdTs = 'src/collision/ccd.generated.ts';
   files.set(ccdTs, format(ccdTs, emitCcdTs(BANNER('scripts/kernels/emit-ccd.ts'))));
   files.set('wasm/ccd.generated.ts', emitCcdAs(BANNER('scripts/kernels/emit-ccd.ts')));
+  // the surface broad phase's candidate tests, likewise (wasm/surfaces.ts imports the latter)
+  const candFrom = BANNER('scripts/kernels/emit-broad-candidates.ts');
+  const candTs = 'src/collision/surface-broad-candidates.generated.ts';
+  files.set(candTs, format(candTs, emitBroadCandidatesTs(candFrom)));
+  files.set('wasm/broad-candidates.generated.ts', emitBroadCandidatesAs(candFrom));
+  // the BVH self traversal, likewise (wasm/surfaces.ts imports the latter)
+  const walkFrom = BANNER('scripts/kernels/emit-self-traversal.ts');
+  const walkTs = 'src/collision/bvh-self-traversal.generated.ts';
+  files.set(walkTs, format(walkTs, emitSelfTraversalTs(walkFrom)));
+  files.set('wasm/bvh-self-traversal.generated.ts', emitSelfTraversalAs(walkFrom));
   // the narrow phase's four scans, likewise (the latter is the narrow module's entry, over wasm/narrow.ts)
   const scansTs = 'src/collision/surface-narrow-scans.generated.ts';
   files.set(scansTs, format(scansTs, emitNarrowScansTs(BANNER('scripts/kernels/emit-narrow-scans.ts'))));

@@ -22,51 +22,39 @@
  * src/collision/surface-broad-wasm.ts copies the arrays in before each run.
  */
 
-import { closestPointTriangle2, closestSegmentSegment2 } from './closest';
+// vtCandidate and eeCandidate, written once with src/collision/surface-broad-pairs.ts's in
+// scripts/kernels/emit-broad-candidates.ts
+import { eeCandidate, setCandidateScalars, vtCandidate } from './broad-candidates.generated';
+// the self traversal, written once with src/collision/bvh-self-pairs.ts's in scripts/kernels/emit-self-traversal.ts
+import { saturatedN, selfTraversal, setCounted, truncatedN } from './bvh-self-traversal.generated';
+import { B, F, I, put, V } from './broad-memory';
 // the address table's globals and their loads, written once with surface-broad-wasm.ts's lists in
 // scripts/kernels/emit-slots.ts (BROAD)
 import {
   loadTable,
-  delta,
   dirtyEnds,
   dirtyList,
   eBox,
   eDirty,
-  eHalf,
   edge,
-  edgeSurface,
-  group,
   halfReach,
-  mask,
   nBox,
   nCount,
   nItems,
-  nLeafOf,
-  nParent,
   nRight,
   nStart,
   ownE,
   ownEStart,
   ownV,
   ownVStart,
-  pairOn,
-  sharp,
-  snap,
   tBox,
   tDirty,
-  tSphere,
-  thickness,
   tri,
-  triSurface,
   vBox,
   vDirty,
-  vertex,
   vertexSurface,
 } from './broad-table.generated';
 
-let surfaces: i32 = 1;
-let margin: f64 = 0,
-  meanEdge: f64 = 0;
 let vtOut: usize = 0,
   vtCap: i32 = 0,
   vtN: i32 = 0;
@@ -77,9 +65,7 @@ let eeOut: usize = 0,
 /** The addresses of the broad phase's arrays (BroadArrays, in the order of ARRAYS in surface-broad-wasm.ts) and its scalars. */
 export function setArrays(table: usize, s: i32, m: f64, me: f64): void {
   loadTable(table);
-  surfaces = s;
-  margin = m;
-  meanEdge = me;
+  setCandidateScalars(s, m, me);
 }
 
 /** Where the candidates go: (q, t) pairs at vt, (e, f) pairs at ee, at most vc and ec of them. */
@@ -98,95 +84,6 @@ export function vtCount(): i32 {
 
 export function eeCount(): i32 {
   return eeN;
-}
-
-@inline function I(p: usize, i: i32): i32 {
-  return load<i32>(p + ((<usize>i) << 2));
-}
-@inline function F(p: usize, i: i32): f64 {
-  return load<f64>(p + ((<usize>i) << 3));
-}
-@inline function V(p: usize, i: i32): v128 {
-  return v128.load(p + ((<usize>i) << 3));
-}
-@inline function B(p: usize, i: i32): i32 {
-  return <i32>load<u8>(p + <usize>i);
-}
-
-function pairThickness(a: i32, b: i32): f64 {
-  return a == b ? F(thickness, a) : 0.5 * (F(thickness, a) + F(thickness, b));
-}
-
-/** closestPointTriangleAt's squared distance from snap[q3 …] to the triangle at a3, b3, c3; −1 for a degenerate triangle. */
-function pointTriangle2(q3: i32, a3: i32, b3: i32, c3: i32): f64 {
-  return closestPointTriangle2(
-    F(snap, q3), F(snap, q3 + 1), F(snap, q3 + 2), F(snap, a3), F(snap, a3 + 1), F(snap, a3 + 2),
-    F(snap, b3), F(snap, b3 + 1), F(snap, b3 + 2), F(snap, c3), F(snap, c3 + 1), F(snap, c3 + 2),
-  );
-}
-
-
-/** closestSegmentSegmentAt's squared distance between the segments snap[i1 …]–snap[j1 …] and snap[i2 …]–snap[j2 …]. */
-function segmentSegment2(i1: i32, j1: i32, i2: i32, j2: i32): f64 {
-  return closestSegmentSegment2(
-    F(snap, i1), F(snap, i1 + 1), F(snap, i1 + 2), F(snap, j1), F(snap, j1 + 1), F(snap, j1 + 2),
-    F(snap, i2), F(snap, i2 + 1), F(snap, i2 + 2), F(snap, j2), F(snap, j2 + 1), F(snap, j2 + 2),
-  );
-}
-
-/** vtCandidate after the corner test: 1 a candidate, 0 not, −1 a degenerate triangle. */
-function vtCandidate(q: i32, t: i32): i32 {
-  const a = I(tri, 3 * t),
-    b = I(tri, 3 * t + 1),
-    c = I(tri, 3 * t + 2);
-  const sQ = I(vertexSurface, q),
-    sT = I(triSurface, t);
-  if (B(pairOn, sQ * surfaces + sT) != 1) return 0;
-  const gq = I(vertex, q),
-    ga = I(vertex, a);
-  if ((I(mask, gq) & I(group, ga)) == 0 || (I(mask, ga) & I(group, gq)) == 0) return 0;
-  const lim =
-    pairThickness(sQ, sT) * (1 + margin) + F(delta, q) + Math.max(Math.max(F(delta, a), F(delta, b)), F(delta, c));
-  const q3 = 3 * q,
-    o4 = 4 * t;
-  // the triangle's bounding sphere bounds the distance from below (with the JavaScript's relative 1e-9)
-  const sx = F(snap, q3) - F(tSphere, o4),
-    sy = F(snap, q3 + 1) - F(tSphere, o4 + 1),
-    sz = F(snap, q3 + 2) - F(tSphere, o4 + 2);
-  const far = (F(tSphere, o4 + 3) + lim) * (1 + 1e-9);
-  if (sx * sx + sy * sy + sz * sz > far * far) return 0;
-  const d2 = pointTriangle2(q3, 3 * a, 3 * b, 3 * c);
-  if (d2 < 0) return -1;
-  return d2 <= lim * lim ? 1 : 0;
-}
-
-/** eeCandidate after the shared-vertex test. */
-function eeCandidate(e: i32, f: i32): bool {
-  const a = I(edge, 2 * e),
-    b = I(edge, 2 * e + 1),
-    c = I(edge, 2 * f),
-    d = I(edge, 2 * f + 1);
-  const sE = I(edgeSurface, e),
-    sF = I(edgeSurface, f);
-  if (B(pairOn, sE * surfaces + sF) != 1) return false;
-  const ga = I(vertex, a),
-    gc = I(vertex, c);
-  if ((I(mask, ga) & I(group, gc)) == 0 || (I(mask, gc) & I(group, ga)) == 0) return false;
-  const sh = B(sharp, e) != 0 && B(sharp, f) != 0;
-  const lim =
-    (sh ? pairThickness(sE, sF) * (1 + margin) : 1e-9 * meanEdge) +
-    Math.max(F(delta, a), F(delta, b)) +
-    Math.max(F(delta, c), F(delta, d));
-  const a3 = 3 * a,
-    b3 = 3 * b,
-    c3 = 3 * c,
-    d3 = 3 * d;
-  const ux = 0.5 * (F(snap, c3) + F(snap, d3) - F(snap, a3) - F(snap, b3)),
-    uy = 0.5 * (F(snap, c3 + 1) + F(snap, d3 + 1) - F(snap, a3 + 1) - F(snap, b3 + 1)),
-    uz = 0.5 * (F(snap, c3 + 2) + F(snap, d3 + 2) - F(snap, a3 + 2) - F(snap, b3 + 2));
-  const rr = F(eHalf, e) + F(eHalf, f) + lim;
-  if (ux * ux + uy * uy + uz * uz > rr * rr) return false;
-  return segmentSegment2(a3, b3, c3, d3) <= lim * lim;
 }
 
 /** boxesOverlap: min x, y against max x, y in one f64x2 comparison each way, z alone. */
@@ -288,60 +185,6 @@ export function collectPairRange(pairs: usize, k0: i32, k1: i32, partial: i32): 
 }
 
 /**
- * src/collision/boxes.ts boxesOverlap negated, the same comparisons, for the
- * closed box at A + 8 oa (held in lo: x, y min, hi: x, y max, zl, zh) and the
- * one at Bx + 8 ob: x and y in one f64x2 comparison each way (a NaN bound
- * compares false, as there: not apart). Two branches instead of up to six
- * (the traversals' box tests: 0.85–0.89 × their CPU, docs/collision.md
- * "Fourteenth round").
- */
-@inline function apartV(lo: v128, hi: v128, zl: f64, zh: f64, Bx: usize, ob: i32): bool {
-  return (
-    v128.any_true(v128.or(f64x2.gt(lo, V(Bx, ob + 3)), f64x2.lt(hi, V(Bx, ob)))) ||
-    zl > F(Bx, ob + 5) ||
-    zh < F(Bx, ob + 2)
-  );
-}
-
-@inline function put(p: usize, i: i32, v: i32): void {
-  store<i32>(p + ((<usize>i) << 2), v);
-}
-
-/** src/collision/bvh-self-pairs.ts pushChildPairs: the children of node pair (a, b) to out[2o …], as the traversals push them. */
-@inline function pushChildPairs(a: i32, b: i32, out: usize, o: i32): i32 {
-  if (a == b) {
-    const r = I(nRight, a);
-    put(out, 2 * o, a + 1);
-    put(out, 2 * o + 1, a + 1);
-    put(out, 2 * o + 2, r);
-    put(out, 2 * o + 3, r);
-    put(out, 2 * o + 4, a + 1);
-    put(out, 2 * o + 5, r);
-    return 3;
-  }
-  const ca = I(nCount, a),
-    cb = I(nCount, b);
-  const B = nBox;
-  if (
-    cb > 0 ||
-    (ca == 0 &&
-      F(B, 6 * a + 3) - F(B, 6 * a) + F(B, 6 * a + 4) - F(B, 6 * a + 1) + F(B, 6 * a + 5) - F(B, 6 * a + 2) >=
-        F(B, 6 * b + 3) - F(B, 6 * b) + F(B, 6 * b + 4) - F(B, 6 * b + 1) + F(B, 6 * b + 5) - F(B, 6 * b + 2))
-  ) {
-    put(out, 2 * o, a + 1);
-    put(out, 2 * o + 1, b);
-    put(out, 2 * o + 2, I(nRight, a));
-    put(out, 2 * o + 3, b);
-  } else {
-    put(out, 2 * o, a);
-    put(out, 2 * o + 1, b + 1);
-    put(out, 2 * o + 2, a);
-    put(out, 2 * o + 3, I(nRight, b));
-  }
-  return 2;
-}
-
-/**
  * src/collision/bvh-self-pairs.ts selfPairsOfNodes over the tree of the
  * address table (nodes) and the triangle boxes (tBox): the overlapping
  * triangle pairs of the traversal from node pair (a0, b0), in its order,
@@ -355,91 +198,11 @@ export function selfPairsOfNodes(a0: i32, b0: i32, out: usize, n: i32, cap: i32,
 }
 
 /**
- * The self-traversal of both exports, written once: from node pair (a0, b0)
- * pop a pair, test the node boxes, test the items of two leaves or push the
- * children (pushChildPairs), appending the overlapping item pairs to
- * out[2n …] within `cap`. `bounded` (a constant at each call, so that the
- * inlined copy keeps only its own branches) adds selfPairsBounded's budgets:
- * subtrees with no open item are not descended, an item takes part in at
- * most `perItem` pairs (`ip` counts them, `open` per node), and the walk
- * stops at `maxPairs` pairs (0: no limit). Returns the count, −1 (`cap`) or
- * −2 (the stack).
- */
-@inline function selfTraversal(
-  bounded: bool,
-  a0: i32,
-  b0: i32,
-  out: usize,
-  n: i32,
-  cap: i32,
-  st: usize,
-  stCap: i32,
-  perItem: i32,
-  maxPairs: i32,
-  ip: usize,
-  open: usize,
-): i32 {
-  let sp = 0;
-  put(st, sp++, a0);
-  put(st, sp++, b0);
-  while (sp > 0) {
-    const b = I(st, --sp),
-      a = I(st, --sp);
-    if (sp + 6 > stCap) return -2;
-    if (bounded && (I(open, a) == 0 || I(open, b) == 0)) continue;
-    const ca = I(nCount, a),
-      cb = I(nCount, b);
-    if (a != b && apartV(V(nBox, 6 * a), V(nBox, 6 * a + 3), F(nBox, 6 * a + 2), F(nBox, 6 * a + 5), nBox, 6 * b))
-      continue;
-    if (ca > 0 && cb > 0) {
-      const sa = I(nStart, a),
-        sb = I(nStart, b);
-      for (let k = sa; k < sa + ca; k++) {
-        const i = I(nItems, k);
-        const oi = 6 * i;
-        const lo = V(tBox, oi),
-          hi = V(tBox, oi + 3),
-          zl = F(tBox, oi + 2),
-          zh = F(tBox, oi + 5);
-        for (let l = a == b ? k + 1 : sb; l < sb + cb; l++) {
-          if (bounded && I(ip, i) >= perItem) break;
-          const j = I(nItems, l);
-          if (bounded && I(ip, j) >= perItem) continue;
-          if (apartV(lo, hi, zl, zh, tBox, 6 * j)) continue;
-          if (n == cap) return -1;
-          put(out, 2 * n, i);
-          put(out, 2 * n + 1, j);
-          n++;
-          if (bounded) {
-            const pi = I(ip, i) + 1;
-            put(ip, i, pi);
-            if (pi == perItem) saturate(i, open);
-            const pj = I(ip, j) + 1;
-            put(ip, j, pj);
-            if (pj == perItem) saturate(j, open);
-            if (maxPairs > 0 && n >= maxPairs) {
-              truncatedN = 1;
-              return n;
-            }
-          }
-        }
-      }
-      continue;
-    }
-    sp += 2 * pushChildPairs(a, b, st, sp >> 1);
-  }
-  return n;
-}
-
-/**
  * What the last selfPairsBounded counted besides its pairs (the items that
  * reached their budget; 1 where it stopped at the total), or the last
  * dirtyPairs (the triangles or queries past their budget; after −3, the
  * result room a query needed): counted(0), counted(1).
  */
-let saturatedN: i32 = 0,
-  truncatedN: i32 = 0;
-
 export function counted(k: i32): i32 {
   return k == 0 ? saturatedN : truncatedN;
 }
@@ -468,8 +231,7 @@ export function selfPairsBounded(
   st: usize,
   stCap: i32,
 ): i32 {
-  saturatedN = 0;
-  truncatedN = 0;
+  setCounted(0, 0);
   if (n < 2) return 0;
   memory.fill(ip, 0, (<usize>n) << 2);
   for (let k = nodes - 1; k >= 0; k--) {
@@ -477,12 +239,6 @@ export function selfPairsBounded(
     put(open, k, c > 0 ? c : I(open, k + 1) + I(open, I(nRight, k)));
   }
   return selfTraversal(true, 0, 0, out, 0, cap, st, stCap, perItem, maxPairs, ip, open);
-}
-
-/** Bvh.saturate: item i reached its budget, one open item fewer on its path to the root. */
-function saturate(i: i32, open: usize): void {
-  saturatedN++;
-  for (let node = I(nLeafOf, i); node >= 0; node = I(nParent, node)) put(open, node, I(open, node) - 1);
 }
 
 /**
@@ -577,7 +333,7 @@ export function dirtyPairs(
 ): i32 {
   let over = 0,
     np = 0;
-  saturatedN = truncatedN = 0;
+  setCounted(0, 0);
   let g0 = gFrom == 0 ? 0 : I(dirtyEnds, gFrom - 1);
   for (let gi = gFrom; gi < gTo; gi++) {
     const g1 = I(dirtyEnds, gi);
@@ -597,7 +353,7 @@ export function dirtyPairs(
     const limit = per * (g1 - g0);
     const m = queryTree(limit, res, resCap, st, stCap, lo, hi, z0, z1);
     if (m == -1) {
-      truncatedN = limit;
+      setCounted(0, limit);
       return -3;
     }
     if (m < 0) return -2;
@@ -624,6 +380,6 @@ export function dirtyPairs(
     }
     g0 = g1;
   }
-  saturatedN = over;
+  setCounted(over, 0);
   return np;
 }

@@ -17,16 +17,11 @@
  */
 
 import { boxesOverlap } from './boxes.js';
+// the traversal, written once with the surfaces module's in scripts/kernels/emit-self-traversal.ts
+import { type BvhNodes, pushChildPairs, selfPairsOfNodes } from './bvh-self-traversal.generated.js';
 import { overlaps } from './spatial-hash.js';
 
-/** The node arrays of a tree (Bvh's layout: left child n + 1, right child right[n], leaves count[n] > 0). */
-export interface BvhNodes {
-  box: Float64Array;
-  right: Int32Array;
-  start: Int32Array;
-  count: Int32Array;
-  items: Int32Array;
-}
+export { type BvhNodes, selfPairsOfNodes } from './bvh-self-traversal.generated.js';
 
 /**
  * Writes the children of node pair (a, b), in the order the serial
@@ -37,54 +32,6 @@ export interface BvhNodes {
 function childPairs(N: BvhNodes, a: number, b: number, out: Int32Array, o: number): number {
   if (a !== b && !boxesOverlap(N.box, 6 * a, N.box, 6 * b)) return 0;
   return pushChildPairs(N.box, N.count, N.right, a, b, out, o);
-}
-
-/**
- * The children of node pair (a, b) whose boxes overlap, as the traversals
- * push them (Bvh.selfPairs, selfPairsBounded, and the parts here), to
- * out[2o …]; returns how many. A node against itself: its two children
- * against themselves and against each other (3); two different nodes: the
- * inner one split (the larger one, by the sum of its box's extents, when
- * both are inner) against the other (2). (a, b) must not be two leaves.
- */
-export function pushChildPairs(
-  B: Float64Array,
-  count: Int32Array,
-  right: Int32Array,
-  a: number,
-  b: number,
-  out: Int32Array,
-  o: number,
-): number {
-  if (a === b) {
-    const r = right[a];
-    out[2 * o] = a + 1;
-    out[2 * o + 1] = a + 1;
-    out[2 * o + 2] = r;
-    out[2 * o + 3] = r;
-    out[2 * o + 4] = a + 1;
-    out[2 * o + 5] = r;
-    return 3;
-  }
-  const ca = count[a],
-    cb = count[b];
-  if (
-    cb > 0 ||
-    (ca === 0 &&
-      B[6 * a + 3] - B[6 * a] + B[6 * a + 4] - B[6 * a + 1] + B[6 * a + 5] - B[6 * a + 2] >=
-        B[6 * b + 3] - B[6 * b] + B[6 * b + 4] - B[6 * b + 1] + B[6 * b + 5] - B[6 * b + 2])
-  ) {
-    out[2 * o] = a + 1;
-    out[2 * o + 1] = b;
-    out[2 * o + 2] = right[a];
-    out[2 * o + 3] = b;
-  } else {
-    out[2 * o] = a;
-    out[2 * o + 1] = b + 1;
-    out[2 * o + 2] = a;
-    out[2 * o + 3] = right[b];
-  }
-  return 2;
 }
 
 /**
@@ -141,64 +88,6 @@ export function selfPairsFrontier(
     if (!expanded || n >= target) break;
   }
   if (cur !== front) front.set(cur.subarray(0, 2 * n));
-  return n;
-}
-
-/** The traversal stack of selfPairsOfNodes (one per thread: module state). */
-let stack = new Int32Array(512);
-
-/**
- * The overlapping item pairs (i, j) of the traversal from node pair (a, b)
- * (the serial traversal of bvh.ts without budgets), appended to out[2n …]
- * within `cap` pairs in all. `boxes`: the item boxes. Returns the new pair
- * count, or −1 when `cap` was reached (the output is then incomplete).
- */
-export function selfPairsOfNodes(
-  N: BvhNodes,
-  boxes: Float64Array,
-  a0: number,
-  b0: number,
-  out: Int32Array,
-  n: number,
-  cap: number,
-): number {
-  const B = N.box,
-    count = N.count,
-    items = N.items,
-    start = N.start;
-  let st = stack;
-  let sp = 0;
-  st[sp++] = a0;
-  st[sp++] = b0;
-  while (sp > 0) {
-    const b = st[--sp],
-      a = st[--sp];
-    if (sp + 6 > st.length) {
-      const r = new Int32Array(2 * st.length);
-      r.set(st);
-      stack = st = r;
-    }
-    const ca = count[a],
-      cb = count[b];
-    if (a !== b && !boxesOverlap(B, 6 * a, B, 6 * b)) continue;
-    if (ca > 0 && cb > 0) {
-      const sa = start[a],
-        sb = start[b];
-      for (let k = sa; k < sa + ca; k++) {
-        const i = items[k];
-        const oi = 6 * i;
-        for (let l = a === b ? k + 1 : sb; l < sb + cb; l++) {
-          if (!boxesOverlap(boxes, oi, boxes, 6 * items[l])) continue;
-          if (n === cap) return -1;
-          out[2 * n] = i;
-          out[2 * n + 1] = items[l];
-          n++;
-        }
-      }
-      continue;
-    }
-    sp += 2 * pushChildPairs(B, count, N.right, a, b, st, sp >> 1);
-  }
   return n;
 }
 

@@ -343,7 +343,7 @@ export class Bvh {
         }
         continue;
       }
-      // the children (pushChildPairs, bvh-self-pairs.ts, written out: its call cost this loop 2–4 %)
+      // the children (pushChildPairs, bvh-self-traversal.generated.ts, written out: its call cost this loop 2–4 %)
       if (a === b) {
         const r = right[a];
         st[sp++] = a + 1;

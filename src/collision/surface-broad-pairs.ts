@@ -1,6 +1,9 @@
 import { type BvhNodes, queryNodes } from './bvh-self-pairs.js';
-import { closestPointTriangleAt, closestSegmentSegmentAt } from './geometry.js';
+// the candidate tests, written once with the surfaces module's in scripts/kernels/emit-broad-candidates.ts
+import { eeCandidate, vtCandidate } from './surface-broad-candidates.generated.js';
 import { emptyTopologyArrays, type TopologyArrays } from './surface-topology.js';
+
+export { B_MARGIN, B_MEAN_EDGE, B_SURFACES, vtCandidate } from './surface-broad-candidates.generated.js';
 
 /**
  * The candidate tests of the surface broad phase (surface-broad-phase.ts)
@@ -70,11 +73,6 @@ export function emptyBroadArrays(): BroadArrays {
   };
 }
 
-/** Slots of BroadArrays.scalars. */
-export const B_SURFACES = 0;
-export const B_MARGIN = 1;
-export const B_MEAN_EDGE = 2;
-
 /**
  * Where found candidates go: (vertex, triangle) pairs at vt[2k], vt[2k + 1]
  * and (edge, edge) pairs at ee[2k], ee[2k + 1]. A sink that may `grow` gets
@@ -89,90 +87,6 @@ export interface PairSink {
   eeCount: number;
   grow: boolean;
   full: boolean;
-}
-
-const cp = new Float64Array(7);
-const ss = new Float64Array(3);
-
-/** Thickness of a pair of surfaces (SurfaceTopology.pairThickness). */
-function pairThickness(A: BroadArrays, a: number, b: number): number {
-  const th = A.thickness;
-  return a === b ? th[a] : 0.5 * (th[a] + th[b]);
-}
-
-/** Can vertex q and triangle t be in contact before their snapshots go stale? (surface-vertex ids) */
-export function vtCandidate(A: BroadArrays, q: number, t: number): boolean {
-  const tri = A.tri;
-  const a = tri[3 * t],
-    b = tri[3 * t + 1],
-    c = tri[3 * t + 2];
-  if (q === a || q === b || q === c) return false;
-  const sQ = A.vertexSurface[q],
-    sT = A.triSurface[t];
-  if (A.pairOn[sQ * (A.scalars[B_SURFACES] | 0) + sT] !== 1) return false;
-  const gq = A.vertex[q],
-    ga = A.vertex[a];
-  const mask = A.mask,
-    group = A.group;
-  if ((mask[gq] & group[ga]) === 0 || (mask[ga] & group[gq]) === 0) return false;
-  const delta = A.delta,
-    S = A.snap;
-  const lim =
-    pairThickness(A, sQ, sT) * (1 + A.scalars[B_MARGIN]) + delta[q] + Math.max(delta[a], delta[b], delta[c]);
-  const q3 = 3 * q,
-    a3 = 3 * a,
-    b3 = 3 * b,
-    c3 = 3 * c;
-  // the triangle lies within its bounding sphere: |q − centre| − radius bounds the distance from below
-  // (the relative 1e-9 keeps round-off from rejecting a pair the exact test would accept)
-  const TS = A.tSphere,
-    o4 = 4 * t;
-  const sx = S[q3] - TS[o4],
-    sy = S[q3 + 1] - TS[o4 + 1],
-    sz = S[q3 + 2] - TS[o4 + 2];
-  const far = (TS[o4 + 3] + lim) * (1 + 1e-9);
-  if (sx * sx + sy * sy + sz * sz > far * far) return false;
-  closestPointTriangleAt(S, q3, S, a3, b3, c3, cp);
-  return cp[6] <= lim * lim;
-}
-
-function eeCandidate(A: BroadArrays, e: number, f: number): boolean {
-  const edge = A.edge;
-  const a = edge[2 * e],
-    b = edge[2 * e + 1],
-    c = edge[2 * f],
-    d = edge[2 * f + 1];
-  if (c === a || c === b || d === a || d === b) return false;
-  const sE = A.edgeSurface[e],
-    sF = A.edgeSurface[f];
-  if (A.pairOn[sE * (A.scalars[B_SURFACES] | 0) + sF] !== 1) return false;
-  const ga = A.vertex[a],
-    gc = A.vertex[c];
-  const mask = A.mask,
-    group = A.group;
-  if ((mask[ga] & group[gc]) === 0 || (mask[gc] & group[ga]) === 0) return false;
-  const delta = A.delta,
-    S = A.snap;
-  // two sharp edges can be in contact (within reach); other pairs matter only if they can cross
-  const sharp = A.sharp[e] !== 0 && A.sharp[f] !== 0;
-  const lim =
-    (sharp ? pairThickness(A, sE, sF) * (1 + A.scalars[B_MARGIN]) : 1e-9 * A.scalars[B_MEAN_EDGE]) +
-    Math.max(delta[a], delta[b]) +
-    Math.max(delta[c], delta[d]);
-  const a3 = 3 * a,
-    b3 = 3 * b,
-    c3 = 3 * c,
-    d3 = 3 * d;
-  // bounding spheres first: the centres' distance less both half-lengths bounds the edges' distance
-  const re = A.eHalf[e],
-    rf = A.eHalf[f];
-  const ux = 0.5 * (S[c3] + S[d3] - S[a3] - S[b3]),
-    uy = 0.5 * (S[c3 + 1] + S[d3 + 1] - S[a3 + 1] - S[b3 + 1]),
-    uz = 0.5 * (S[c3 + 2] + S[d3 + 2] - S[a3 + 2] - S[b3 + 2]);
-  const rr = re + rf + lim;
-  if (ux * ux + uy * uy + uz * uz > rr * rr) return false;
-  closestSegmentSegmentAt(S, a3, b3, S, c3, d3, ss);
-  return ss[2] <= lim * lim;
 }
 
 /**

@@ -1,0 +1,321 @@
+/**
+ * The BVH self traversal of the collision broad phase (a simultaneous descent of the tree against
+ * itself), written once and emitted twice (issue 14):
+ *
+ * - TypeScript into src/collision/bvh-self-traversal.generated.ts: pushChildPairs and
+ *   selfPairsOfNodes (without budgets, its stack grown as needed), which
+ *   src/collision/bvh-self-pairs.ts calls for the parts of the pooled traversal and re-exports;
+ * - AssemblyScript into wasm/bvh-self-traversal.generated.ts: pushChildPairs and selfTraversal
+ *   (@inline, with `bounded` a constant at each call: the budgets of selfPairsBounded, an item in
+ *   at most perItem pairs, no descent into a subtree with no open item, a stop at maxPairs; a stack
+ *   too small answers −2), which wasm/surfaces.ts calls from selfPairsOfNodes and selfPairsBounded
+ *   over the address table's tree (nBox, nCount, nRight, nStart, nItems).
+ *
+ * The same comparisons, the same sums of box extents and the same pops and pushes in the same
+ * order, hence the same item pairs in the same order (test/surface-broad-wasm). The module compares
+ * the x and y of two boxes in one f64x2 test (apartV), the JavaScript all six in boxesOverlap: the
+ * same comparisons (a NaN bound compares false in both: not apart). src/collision/bvh.ts keeps its
+ * own bounded traversal with marks (docs/architecture.md, "Duplicates: session 19 (gen26t)").
+ */
+
+/** What differs in the traversal: its head and reads, the stack's overflow, the box tests, the budgets. */
+interface Walk {
+  /** pushChildPairs' head, its first statements (the box array's name), its reads of the right children and the node boxes. */
+  kidsHead: string;
+  kidsPre: string;
+  right: (i: string) => string;
+  box: (i: string) => string;
+  /** selfPairsOfNodes' or selfTraversal's head. */
+  head: string;
+  /** Statements first (the arrays into locals). */
+  pre: string;
+  /** i32 reads of the stack, the node counts, starts and items; the stack's write. */
+  st: (i: string) => string;
+  count: (i: string) => string;
+  start: (i: string) => string;
+  item: (i: string) => string;
+  push: (v: string) => string;
+  eq: string;
+  ne: string;
+  /** Statement: the stack has fewer than 6 free entries. */
+  full: string;
+  /** Are the boxes of nodes a and b apart? */
+  nodesApart: string;
+  /** Statements after item i is read (its box at oi), and: is item j's box apart from it? */
+  item0: string;
+  itemsApart: string;
+  /** The pair (i, j) is written: out[2n], out[2n + 1]. */
+  out: (o: string, v: string) => string;
+  /** The children pushed at sp >> 1: the call. */
+  kids: string;
+  /** With the budgets (AssemblyScript's `bounded`). */
+  budgets: boolean;
+}
+
+const TS_WALK: Walk = {
+  kidsHead: `export function pushChildPairs(
+  B: Float64Array,
+  count: Int32Array,
+  right: Int32Array,
+  a: number,
+  b: number,
+  out: Int32Array,
+  o: number,
+): number`,
+  kidsPre: '',
+  right: (i) => `right[${i}]`,
+  box: (i) => `B[${i}]`,
+  head: `export function selfPairsOfNodes(
+  N: BvhNodes,
+  boxes: Float64Array,
+  a0: number,
+  b0: number,
+  out: Int32Array,
+  n: number,
+  cap: number,
+): number`,
+  pre: `  const B = N.box,
+    count = N.count,
+    items = N.items,
+    start = N.start;
+  let st = stack;
+`,
+  st: (i) => `st[${i}]`,
+  count: (i) => `count[${i}]`,
+  start: (i) => `start[${i}]`,
+  item: (i) => `items[${i}]`,
+  push: (v) => `st[sp++] = ${v};`,
+  eq: '===',
+  ne: '!==',
+  full: `if (sp + 6 > st.length) {
+      const r = new Int32Array(2 * st.length);
+      r.set(st);
+      stack = st = r;
+    }`,
+  nodesApart: '!boxesOverlap(B, 6 * a, B, 6 * b)',
+  item0: '',
+  itemsApart: '!boxesOverlap(boxes, oi, boxes, 6 * j)',
+  out: (o, v) => `out[${o}] = ${v};`,
+  kids: 'pushChildPairs(B, count, N.right, a, b, st, sp >> 1)',
+  budgets: false,
+};
+
+const AS_WALK: Walk = {
+  kidsHead: '@inline export function pushChildPairs(a: i32, b: i32, out: usize, o: i32): i32',
+  kidsPre: '  const B = nBox;\n',
+  right: (i) => `I(nRight, ${i})`,
+  box: (i) => `F(B, ${i})`,
+  head: `@inline export function selfTraversal(
+  bounded: bool,
+  a0: i32,
+  b0: i32,
+  out: usize,
+  n: i32,
+  cap: i32,
+  st: usize,
+  stCap: i32,
+  perItem: i32,
+  maxPairs: i32,
+  ip: usize,
+  open: usize,
+): i32`,
+  pre: '',
+  st: (i) => `I(st, ${i})`,
+  count: (i) => `I(nCount, ${i})`,
+  start: (i) => `I(nStart, ${i})`,
+  item: (i) => `I(nItems, ${i})`,
+  push: (v) => `put(st, sp++, ${v});`,
+  eq: '==',
+  ne: '!=',
+  full: 'if (sp + 6 > stCap) return -2;',
+  nodesApart:
+    'apartV(V(nBox, 6 * a), V(nBox, 6 * a + 3), F(nBox, 6 * a + 2), F(nBox, 6 * a + 5), nBox, 6 * b)',
+  item0: `
+        const lo = V(tBox, oi),
+          hi = V(tBox, oi + 3),
+          zl = F(tBox, oi + 2),
+          zh = F(tBox, oi + 5);`,
+  itemsApart: 'apartV(lo, hi, zl, zh, tBox, 6 * j)',
+  out: (o, v) => `put(out, ${o}, ${v});`,
+  kids: 'pushChildPairs(a, b, st, sp >> 1)',
+  budgets: true,
+};
+
+/** pushChildPairs: a node against itself gives its two children against themselves and each other (3); two different nodes, the inner one (the larger by the sum of its box's extents when both are inner) split against the other (2). */
+function body(D: Walk): string {
+  const ext = (n: string) =>
+    [0, 1, 2]
+      .map((k) => `${D.box(`6 * ${n} + ${k + 3}`)} - ${D.box(k ? `6 * ${n} + ${k}` : `6 * ${n}`)}`)
+      .join(' + ');
+  const puts = (pad: string, vs: string[]) =>
+    vs.map((v, k) => `${pad}${D.out(k ? `2 * o + ${k}` : '2 * o', v)}`).join('\n');
+  return `/**
+ * The children of node pair (a, b), as the traversals push them (they pop them in reverse), to
+ * out[2o …]; returns how many. A node against itself: its two children against themselves and
+ * against each other (3); two different nodes: the inner one split (the larger one, by the sum of
+ * its box's extents, when both are inner) against the other (2). (a, b) must not be two leaves.
+ */
+${D.kidsHead} {
+${D.kidsPre}  if (a ${D.eq} b) {
+    const r = ${D.right('a')};
+${puts('    ', ['a + 1', 'a + 1', 'r', 'r', 'a + 1', 'r'])}
+    return 3;
+  }
+  const ca = ${D.count('a')},
+    cb = ${D.count('b')};
+  if (
+    cb > 0 ||
+    (ca ${D.eq} 0 &&
+      ${ext('a')} >=
+        ${ext('b')})
+  ) {
+${puts('    ', ['a + 1', 'b', D.right('a'), 'b'])}
+  } else {
+${puts('    ', ['a', 'b + 1', 'a', D.right('b')])}
+  }
+  return 2;
+}
+`;
+}
+
+/** The traversal from node pair (a0, b0): pop a pair, test the node boxes, test two leaves' items or push the children. */
+function walk(W: Walk): string {
+  const B = W.budgets;
+  return `${W.head} {
+${W.pre}  let sp = 0;
+  ${W.push('a0')}
+  ${W.push('b0')}
+  while (sp > 0) {
+    const b = ${W.st('--sp')},
+      a = ${W.st('--sp')};
+    ${W.full}
+${B ? '    if (bounded && (I(open, a) == 0 || I(open, b) == 0)) continue;\n' : ''}    const ca = ${W.count('a')},
+      cb = ${W.count('b')};
+    if (a ${W.ne} b && ${W.nodesApart}) continue;
+    if (ca > 0 && cb > 0) {
+      const sa = ${W.start('a')},
+        sb = ${W.start('b')};
+      for (let k = sa; k < sa + ca; k++) {
+        const i = ${W.item('k')};
+        const oi = 6 * i;${W.item0}
+        for (let l = a ${W.eq} b ? k + 1 : sb; l < sb + cb; l++) {
+${B ? '          if (bounded && I(ip, i) >= perItem) break;\n' : ''}          const j = ${W.item('l')};
+${B ? '          if (bounded && I(ip, j) >= perItem) continue;\n' : ''}          if (${W.itemsApart}) continue;
+          if (n ${W.eq} cap) return -1;
+          ${W.out('2 * n', 'i')}
+          ${W.out('2 * n + 1', 'j')}
+          n++;
+${
+  B
+    ? `          if (bounded) {
+            const pi = I(ip, i) + 1;
+            put(ip, i, pi);
+            if (pi == perItem) saturate(i, open);
+            const pj = I(ip, j) + 1;
+            put(ip, j, pj);
+            if (pj == perItem) saturate(j, open);
+            if (maxPairs > 0 && n >= maxPairs) {
+              truncatedN = 1;
+              return n;
+            }
+          }
+`
+    : ''
+}        }
+      }
+      continue;
+    }
+    sp += 2 * ${W.kids};
+  }
+  return n;
+}
+`;
+}
+
+/** src/collision/bvh-self-traversal.generated.ts. */
+export function emitSelfTraversalTs(banner: string): string {
+  return `${banner}
+// The self traversal of src/collision/bvh-self-pairs.ts (pushChildPairs, selfPairsOfNodes), written
+// once with its AssemblyScript twin (wasm/bvh-self-traversal.generated.ts) in
+// scripts/kernels/emit-self-traversal.ts.
+import { boxesOverlap } from './boxes.js';
+
+/** The node arrays of a tree (Bvh's layout: left child n + 1, right child right[n], leaves count[n] > 0). */
+export interface BvhNodes {
+  box: Float64Array;
+  right: Int32Array;
+  start: Int32Array;
+  count: Int32Array;
+  items: Int32Array;
+}
+
+${body(TS_WALK)}
+/** The traversal stack of selfPairsOfNodes (one per thread: module state). */
+let stack = new Int32Array(512);
+
+/**
+ * The overlapping item pairs (i, j) of the traversal from node pair (a, b)
+ * (the serial traversal of bvh.ts without budgets), appended to out[2n …]
+ * within \`cap\` pairs in all. \`boxes\`: the item boxes. Returns the new pair
+ * count, or −1 when \`cap\` was reached (the output is then incomplete).
+ */
+${walk(TS_WALK)}`;
+}
+
+/** wasm/bvh-self-traversal.generated.ts. */
+export function emitSelfTraversalAs(banner: string): string {
+  return `${banner}
+// The self traversal of wasm/surfaces.ts (pushChildPairs, selfTraversal), written once with its
+// TypeScript twin (src/collision/bvh-self-traversal.generated.ts) in
+// scripts/kernels/emit-self-traversal.ts.
+import { nBox, nCount, nItems, nLeafOf, nParent, nRight, nStart, tBox } from './broad-table.generated';
+import { F, I, put, V } from './broad-memory';
+
+/**
+ * What the last selfPairsBounded counted besides its pairs (the items that reached their budget;
+ * 1 where it stopped at the total), or the last dirtyPairs (wasm/surfaces.ts: the triangles or
+ * queries past their budget; after −3, the result room a query needed).
+ */
+export let saturatedN: i32 = 0,
+  truncatedN: i32 = 0;
+
+@inline export function setCounted(s: i32, t: i32): void {
+  saturatedN = s;
+  truncatedN = t;
+}
+
+/** Bvh.saturate: item i reached its budget, one open item fewer on its path to the root. */
+function saturate(i: i32, open: usize): void {
+  saturatedN++;
+  for (let node = I(nLeafOf, i); node >= 0; node = I(nParent, node)) put(open, node, I(open, node) - 1);
+}
+
+/**
+ * src/collision/boxes.ts boxesOverlap negated, the same comparisons, for the
+ * closed box at A + 8 oa (held in lo: x, y min, hi: x, y max, zl, zh) and the
+ * one at Bx + 8 ob: x and y in one f64x2 comparison each way (a NaN bound
+ * compares false, as there: not apart). Two branches instead of up to six
+ * (the traversals' box tests: 0.85–0.89 × their CPU, docs/collision.md
+ * "Fourteenth round").
+ */
+@inline function apartV(lo: v128, hi: v128, zl: f64, zh: f64, Bx: usize, ob: i32): bool {
+  return (
+    v128.any_true(v128.or(f64x2.gt(lo, V(Bx, ob + 3)), f64x2.lt(hi, V(Bx, ob)))) ||
+    zl > F(Bx, ob + 5) ||
+    zh < F(Bx, ob + 2)
+  );
+}
+
+${body(AS_WALK)}
+/**
+ * src/collision/bvh-self-pairs.ts selfPairsOfNodes over the tree of the address table and the
+ * triangle boxes (tBox), written once with it: from node pair (a0, b0) pop a pair, test the node
+ * boxes, test the items of two leaves or push the children (pushChildPairs), appending the
+ * overlapping item pairs to out[2n …] within \`cap\`, the stack at \`st\` (stCap entries).
+ * \`bounded\` (a constant at each call, so that the inlined copy keeps only its own branches) adds
+ * selfPairsBounded's budgets: subtrees with no open item are not descended, an item takes part in
+ * at most \`perItem\` pairs (\`ip\` counts them, \`open\` per node), and the walk stops at
+ * \`maxPairs\` pairs (0: no limit). Returns the count, −1 (\`cap\`) or −2 (the stack).
+ */
+${walk(AS_WALK)}`;
+}
