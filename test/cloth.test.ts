@@ -17,6 +17,7 @@ import {
   sackMesh,
   World,
 } from '../src/index.js';
+import { thrown } from './helpers.js';
 
 const sceneText = (name: string) => readFileSync(new URL(`../scenes/${name}`, import.meta.url), 'utf8');
 
@@ -73,26 +74,18 @@ describe('cloth construction (003 §4.1)', () => {
       positions: Float64Array.from([0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1]),
       tets: Uint32Array.from([0, 1, 2, 3]),
     });
-    const error = (make: () => unknown): PbdError => {
-      try {
-        make();
-      } catch (e) {
-        return e as PbdError;
-      }
-      throw new Error('no error');
-    };
     for (const d of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
-      const c = error(() => new Cloth(world, { mesh: tri(), density: d }));
+      const c = thrown(() => new Cloth(world, { mesh: tri(), density: d }));
       expect([c.code, c.message]).toEqual([
         'cloth/density',
         `cloth.density: must be > 0 kg/m², got ${d} — a cloth needs mass: typical fabrics are 0.05–0.5 kg/m²`,
       ]);
-      const f = error(() => new FemCloth(world, { mesh: tri(), density: d }));
+      const f = thrown(() => new FemCloth(world, { mesh: tri(), density: d }));
       expect([f.code, f.message]).toEqual([
         'fem-cloth/density',
         `fem-cloth.density: must be > 0 kg/m², got ${d}`,
       ]);
-      const s = error(() => new SoftBody(world, { mesh: tet(), density: d }));
+      const s = thrown(() => new SoftBody(world, { mesh: tet(), density: d }));
       expect([s.code, s.message]).toEqual([
         'softbody/density',
         `softbody.density: must be > 0 kg/m³, got ${d} — rubber is about 1100 kg/m³`,

@@ -17,7 +17,7 @@ import {
   World,
 } from '../src/index.js';
 import { quatRotate } from '../src/math/quat.js';
-import { rng } from './helpers.js';
+import { rng, thrown } from './helpers.js';
 
 /**
  * Brute-force distance to the triangles (every triangle's closest point, MeshDistance.closestPointOn
@@ -218,15 +218,8 @@ describe('collision settings in scene files', () => {
       { type: 'cloth', name: 'b', mesh: { grid: { width: 0.4, height: 0.4, cols: 5, rows: 5 } } },
     ],
   };
-  const error = (collision: unknown): PbdError => {
-    try {
-      loadScene(JSON.stringify({ ...base, collision }), { file: 'c.json' });
-    } catch (e) {
-      expect(e).toBeInstanceOf(PbdError);
-      return e as PbdError;
-    }
-    throw new Error('expected a PbdError');
-  };
+  const error = (collision: unknown): PbdError =>
+    thrown(() => loadScene(JSON.stringify({ ...base, collision }), { file: 'c.json' }));
 
   it('an unknown body name names the JSON path and the known bodies', () => {
     const e = error({ bodies: { c: { self: false } } });

@@ -1,4 +1,6 @@
 /** Shared helpers for the physics tests. */
+import { expect } from 'vitest';
+import { PbdError } from '../src/core/errors.js';
 import { type Fluid, gridMesh, poly6, type TriangleMesh, type World, type WorldBody } from '../src/index.js';
 
 /** A small deterministic PRNG (mulberry32) so tests never depend on Math.random. */
@@ -246,4 +248,15 @@ export function tangledFoldMesh(cols: number, rows: number): TriangleMesh {
     if (P[i + 1] >= 0.99 * gap && r < 0.1) P[i + 1] = -0.02 - 0.03 * Math.cos(((r / 0.1) * Math.PI) / 2);
   }
   return mesh;
+}
+
+/** The error a call throws (fails the test when it throws nothing or something other than a PbdError). */
+export function thrown(f: () => unknown): PbdError {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(PbdError);
+    return e as PbdError;
+  }
+  throw new Error('expected a PbdError');
 }

@@ -3,6 +3,7 @@ import { MeshCollider } from '../src/collision/mesh-collider.js';
 import { PbdError, requireIntegerIn } from '../src/core/errors.js';
 import { icosphere } from '../src/mesh/generators.js';
 import { tetrahedralize } from '../src/softbody/tetrahedralize.js';
+import { thrown } from './helpers.js';
 
 describe('requireIntegerIn (the mesh collider’s and tetrahedralize’s resolution checks)', () => {
   it('accepts the bounds and rejects fractions, NaN and values outside', () => {
@@ -14,20 +15,12 @@ describe('requireIntegerIn (the mesh collider’s and tetrahedralize’s resolut
   });
 
   it('keeps each caller’s code, place and message', () => {
-    const caught = (f: () => unknown): PbdError => {
-      try {
-        f();
-      } catch (e) {
-        return e as PbdError;
-      }
-      throw new Error('no error');
-    };
-    const a = caught(() => new MeshCollider({ mesh: icosphere(1, 1), resolution: 3.5 }));
+    const a = thrown(() => new MeshCollider({ mesh: icosphere(1, 1), resolution: 3.5 }));
     expect([a.code, a.message]).toEqual([
       'collider/invalid',
       'mesh collider.resolution: must be an integer in 4…512, got 3.5',
     ]);
-    const b = caught(() => tetrahedralize(icosphere(1, 1), { resolution: 500 }));
+    const b = thrown(() => tetrahedralize(icosphere(1, 1), { resolution: 500 }));
     expect([b.code, b.message]).toEqual([
       'tetrahedralize/resolution',
       'tetrahedralize.resolution: must be an integer in 1…200, got 500',

@@ -14,23 +14,13 @@ import { MAX_SCENE_DEPTH } from '../src/io/scene/guard.js';
 import { Budget, defaultSceneLimits } from '../src/io/scene/limits.js';
 import { estimateScene, loadScene, parseScene, parseSceneText } from '../src/io/scene/scene.js';
 import { ELEMENT_WEIGHT } from '../src/io/scene/work.js';
+import { thrown } from './helpers.js';
 
 const base = {
   title: 't',
   family: 'cloth',
   bodies: [{ type: 'cloth', mesh: { grid: { width: 1, height: 1, cols: 4, rows: 4 } } }],
 };
-
-/** The error a call throws (fails the test when it throws nothing or something other than a PbdError). */
-function thrown(f: () => unknown): PbdError {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(PbdError);
-    return e as PbdError;
-  }
-  throw new Error('expected a PbdError');
-}
 
 describe('hostile JSON: deep nesting and enormous numbers', () => {
   for (const levels of [5_000, 100_000]) {
