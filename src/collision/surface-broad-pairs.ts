@@ -1,3 +1,4 @@
+import { unionOfBoxes } from './boxes.js';
 import { type BvhNodes, queryNodes } from './bvh-self-pairs.js';
 // the candidate tests, written once with the surfaces module's in scripts/kernels/emit-broad-candidates.ts
 import { eeCandidate, vtCandidate } from './surface-broad-candidates.generated.js';
@@ -281,17 +282,7 @@ export function collectDirtyPairs(
   let g0 = gFrom === 0 ? 0 : ends[gFrom - 1];
   for (let gi = gFrom; gi < gTo; gi++) {
     const g1 = ends[gi];
-    q[0] = q[1] = q[2] = Infinity;
-    q[3] = q[4] = q[5] = -Infinity;
-    for (let i = g0; i < g1; i++) {
-      const o = 6 * dirty[i];
-      if (tBox[o] < q[0]) q[0] = tBox[o];
-      if (tBox[o + 1] < q[1]) q[1] = tBox[o + 1];
-      if (tBox[o + 2] < q[2]) q[2] = tBox[o + 2];
-      if (tBox[o + 3] > q[3]) q[3] = tBox[o + 3];
-      if (tBox[o + 4] > q[4]) q[4] = tBox[o + 4];
-      if (tBox[o + 5] > q[5]) q[5] = tBox[o + 5];
-    }
+    unionOfBoxes(tBox, dirty, g0, g1, q, 0);
     const limit = per * (g1 - g0);
     if (S.result.length < limit) S.result = new Int32Array(limit);
     const m = queryNodes(N, tBox, q, limit, S.result, S.stack);
