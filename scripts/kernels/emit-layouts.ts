@@ -17,7 +17,10 @@
  * - SurfaceContactArrays (src/collision/surface-contact-arrays.generated.ts), which
  *   SurfaceContactList (src/collision/surface-contact-list.ts) extends: one entry per self-collision
  *   contact, with its `push` (session 20: the class had declared them, listed them again in its
- *   grow and a third time in its push).
+ *   grow and a third time in its push);
+ * - SegmentContactArrays (src/collision/segment-contact-arrays.generated.ts), which SegmentContacts
+ *   (src/collision/segment-contacts.ts) extends, itself extending BodyPairContacts: one entry per
+ *   segment–segment contact, with its `push` (session 20, likewise).
  *
  * Before (session 17) each store declared its arrays, then listed them again in its grow, and the
  * two stores' lists had the same shape (issue 14's pairs contact-store ~ joints, and with the
@@ -39,6 +42,13 @@ interface Layout {
   access?: 'public';
   /** Print `push` (see above): one entry appended from its values. */
   push?: boolean;
+  /** 'protected': the arrays and push too are the subclass's own (default: public). */
+  members?: 'protected';
+  /**
+   * The class it extends, which then holds `count` (the printed class is abstract), and the import
+   * lines that this needs.
+   */
+  base?: { name: string; imports: string[] };
   table: string;
 }
 
@@ -168,6 +178,28 @@ anchorAt: Float64Array × 3
 `,
 };
 
+const SEGMENT_CONTACTS: Layout = {
+  file: 'src/collision/segment-contact-arrays.generated.ts',
+  className: 'SegmentContactArrays',
+  doc: 'The per-contact arrays of the segment–segment contacts (SegmentContacts, segment-contacts.ts, extends this class).',
+  push: true,
+  members: 'protected',
+  base: {
+    name: 'BodyPairContacts<ContactGroup>',
+    imports: ["import { BodyPairContacts, type ContactGroup } from './contact-groups.js';"],
+  },
+  table: `
+# The end particles of the two segments, (a, b) and (c, d).
+ca, cb, cc, cd: Int32Array
+# The unit normal at the substep's start, from segment (a, b) toward (c, d): the side the pair keeps (3 each).
+nrm: Float64Array × 3
+# The two radii's sum (m), and the pair's static and kinetic friction.
+radiusSum, muS, muK: Float64Array
+# The accumulated normal multiplier of the substep.
+lambda: Float64Array = 0
+`,
+};
+
 const SURFACE_CONTACTS: Layout = {
   file: 'src/collision/surface-contact-arrays.generated.ts',
   className: 'SurfaceContactArrays',
@@ -196,6 +228,7 @@ export const LAYOUTS: readonly Layout[] = [
   COLLIDER_POSES,
   COLLIDER_CONTACTS,
   SURFACE_CONTACTS,
+  SEGMENT_CONTACTS,
 ];
 
 /**
@@ -250,12 +283,12 @@ function pushNames(f: Field): string[] {
 }
 
 /** `push`: one entry appended, its values in the table's order (the fields marked `= 0` zeroed). */
-function emitPush(fields: Field[]): string[] {
+function emitPush(fields: Field[], members: string): string[] {
   const args = fields.filter((f) => !f.zero).flatMap(pushNames);
   return [
     '',
     '/** Appends one entry (the arrays grown when full); the values in the order of the fields. */',
-    `push(${args.map((a) => `${a}: number`).join(', ')}): void {`,
+    `${members}push(${args.map((a) => `${a}: number`).join(', ')}): void {`,
     'if (this.count === this.capacity) this.grow(Math.max(256, 2 * this.capacity));',
     'const k = this.count++;',
     ...fields.flatMap((f) =>
@@ -273,19 +306,25 @@ function emitLayout(l: Layout, banner: string): string {
   const { fields, consts } = parseTable(l.table);
   const types = [...new Set(fields.map((f) => f.type))];
   const access = l.access === 'public' ? '' : 'protected ';
+  const members = l.members === 'protected' ? 'protected ' : '';
   return [
     banner,
     `// The per-entry arrays' table is in scripts/kernels/emit-layouts.ts (${l.className}).`,
     "import { grownArray } from '../math/arrays.js';",
+    ...(l.base?.imports ?? []),
     '',
     ...consts.flatMap(([name, value, doc]) => [`/** ${doc} */`, `export const ${name} = ${value};`, '']),
     `/** ${l.doc} */`,
-    `export class ${l.className} {`,
-    '/** Entries in use. */',
-    'count = 0;',
+    l.base
+      ? `export abstract class ${l.className} extends ${l.base.name} {`
+      : `export class ${l.className} {`,
+    ...(l.base ? [] : ['/** Entries in use. */', 'count = 0;']),
     '/** Entries the arrays hold. */',
     `${access}capacity = 0;`,
-    ...fields.flatMap((f) => [...(f.doc ? [`/** ${f.doc} */`] : []), `${f.name} = new ${f.type}(0);`]),
+    ...fields.flatMap((f) => [
+      ...(f.doc ? [`/** ${f.doc} */`] : []),
+      `${members}${f.name} = new ${f.type}(0);`,
+    ]),
     '',
     `/** Grows every array to cap entries (${types.join(', ')}), the count in use kept. */`,
     `${access}grow(cap: number): void {`,
@@ -296,7 +335,7 @@ function emitLayout(l: Layout, banner: string): string {
     ),
     'this.capacity = cap;',
     '}',
-    ...(l.push ? emitPush(fields) : []),
+    ...(l.push ? emitPush(fields, members) : []),
     '}',
     '',
   ].join('\n');
