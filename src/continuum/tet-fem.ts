@@ -24,6 +24,19 @@ export function energyRule(o: { stiffness?: number; damping?: number }, where: s
   return new ProjectionRule({ stiffness: o.stiffness ?? 1, compliance: 1, damping: o.damping ?? 0 }, where);
 }
 
+/** An energy constraint set's elements: E_k and its gradient (into grad) at positions x. */
+export interface EnergyElements {
+  readonly count: number;
+  elementEnergy(x: ArrayLike<number>, k: number, grad: Float64Array): number;
+}
+
+/** Total strain energy Σ_k E_k (J) of a set at positions x, in element order; grad is scratch. */
+export function totalEnergy(set: EnergyElements, x: ArrayLike<number>, grad: Float64Array): number {
+  let e = 0;
+  for (let k = 0; k < set.count; k++) e += set.elementEnergy(x, k, grad);
+  return e;
+}
+
 /** Largest Frobenius norm of the plastic strain, whatever γ_max (see TetFemConstraints.endStep). */
 export const PLASTIC_STRAIN_LIMIT = 0.5;
 
@@ -263,9 +276,7 @@ export class TetFemConstraints extends ElementConstraints<TetFemArgs> {
 
   /** Total strain energy Σ E_t at positions x (J). */
   energy(x: ArrayLike<number>): number {
-    let e = 0;
-    for (let k = 0; k < this.count; k++) e += this.elementEnergy(x, k, this.g);
-    return e;
+    return totalEnergy(this, x, this.g);
   }
 
   /** Largest Frobenius norm of the plastic strain (0 without plasticity). */

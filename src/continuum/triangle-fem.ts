@@ -10,7 +10,7 @@ import {
   orthotropicTensor,
   resolveMaterial,
 } from './material.js';
-import { energyRule, PSI_TOLERANCE } from './tet-fem.js';
+import { energyRule, PSI_TOLERANCE, totalEnergy } from './tet-fem.js';
 import { type TriangleFemArgs, triangleFemGlue } from './triangle-fem.generated.js';
 
 export interface TriangleFemOptions {
@@ -175,8 +175,6 @@ export class TriangleFemConstraints extends ElementConstraints<TriangleFemArgs> 
 
   /** Total membrane energy at positions x (J). */
   energy(x: ArrayLike<number>): number {
-    let e = 0;
-    for (let k = 0; k < this.count; k++) e += this.elementEnergy(x, k, this.g);
-    return e;
+    return totalEnergy(this, x, this.g);
   }
 }
