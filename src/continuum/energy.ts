@@ -311,12 +311,13 @@ function stvkStress(
   pl: ArrayLike<number> | null,
   po: number,
 ): number {
-  let e00 = 0.5 * (f[0] * f[0] + f[3] * f[3] + f[6] * f[6] - 1);
-  let e11 = 0.5 * (f[1] * f[1] + f[4] * f[4] + f[7] * f[7] - 1);
-  let e22 = 0.5 * (f[2] * f[2] + f[5] * f[5] + f[8] * f[8] - 1);
-  let e01 = 0.5 * (f[0] * f[1] + f[3] * f[4] + f[6] * f[7]);
-  let e02 = 0.5 * (f[0] * f[2] + f[3] * f[5] + f[6] * f[8]);
-  let e12 = 0.5 * (f[1] * f[2] + f[4] * f[5] + f[7] * f[8]);
+  greenStrain(f, EPS, 0);
+  let e00 = EPS[0];
+  let e11 = EPS[1];
+  let e22 = EPS[2];
+  let e01 = EPS[3];
+  let e02 = EPS[4];
+  let e12 = EPS[5];
   if (pl) {
     e00 -= pl[po];
     e11 -= pl[po + 1];
@@ -364,12 +365,24 @@ export function tetGreenStrain(
   oo = 0,
 ): void {
   tetDeformation(x, i0, i1, i2, i3, B, bo);
-  out[oo] = 0.5 * (F[0] * F[0] + F[3] * F[3] + F[6] * F[6] - 1);
-  out[oo + 1] = 0.5 * (F[1] * F[1] + F[4] * F[4] + F[7] * F[7] - 1);
-  out[oo + 2] = 0.5 * (F[2] * F[2] + F[5] * F[5] + F[8] * F[8] - 1);
-  out[oo + 3] = 0.5 * (F[0] * F[1] + F[3] * F[4] + F[6] * F[7]);
-  out[oo + 4] = 0.5 * (F[0] * F[2] + F[3] * F[5] + F[6] * F[8]);
-  out[oo + 5] = 0.5 * (F[1] * F[2] + F[4] * F[5] + F[7] * F[8]);
+  greenStrain(F, out, oo);
+}
+
+/** Scratch of stvkStress: the Green strain it reads back. */
+const EPS = new Float64Array(6);
+
+/**
+ * The Green strain ε = ½(FᵀF − I) of F (row-major 3 × 3) as (xx, yy, zz,
+ * xy, xz, yz) into out[oo..oo+6) (002 §3); StVK's stress and the
+ * plasticity update both read it from here.
+ */
+function greenStrain(f: ArrayLike<number>, out: Float64Array, oo: number): void {
+  out[oo] = 0.5 * (f[0] * f[0] + f[3] * f[3] + f[6] * f[6] - 1);
+  out[oo + 1] = 0.5 * (f[1] * f[1] + f[4] * f[4] + f[7] * f[7] - 1);
+  out[oo + 2] = 0.5 * (f[2] * f[2] + f[5] * f[5] + f[8] * f[8] - 1);
+  out[oo + 3] = 0.5 * (f[0] * f[1] + f[3] * f[4] + f[6] * f[7]);
+  out[oo + 4] = 0.5 * (f[0] * f[2] + f[3] * f[5] + f[6] * f[8]);
+  out[oo + 5] = 0.5 * (f[1] * f[2] + f[4] * f[5] + f[7] * f[8]);
 }
 
 /**
