@@ -682,3 +682,16 @@ export function isometricBendingEnergy(
   }
   return 0.5 * q * e;
 }
+
+/** An energy constraint set (TetFemConstraints, TriangleFemConstraints): element k's E_k and its gradient (into grad) at positions x. */
+export interface EnergyElements {
+  readonly count: number;
+  elementEnergy(x: ArrayLike<number>, k: number, grad: Float64Array): number;
+}
+
+/** Total strain energy Σ_k E_k (J) of a set at positions x, in element order; grad is scratch. */
+export function totalEnergy(set: EnergyElements, x: ArrayLike<number>, grad: Float64Array): number {
+  let e = 0;
+  for (let k = 0; k < set.count; k++) e += set.elementEnergy(x, k, grad);
+  return e;
+}

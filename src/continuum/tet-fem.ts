@@ -4,7 +4,7 @@ import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { ProjectionRule } from '../core/solver.js';
 import type { ElementGlue } from '../kernels/glue.js';
-import { tetEnergy, tetGreenStrain, tetRestShape } from './energy.js';
+import { tetEnergy, tetGreenStrain, tetRestShape, totalEnergy } from './energy.js';
 import { type MaterialOptions, type ResolvedMaterial, resolveMaterial } from './material.js';
 import { type TetFemArgs, tetFemGlue } from './tet-fem.generated.js';
 
@@ -22,19 +22,6 @@ export const PSI_TOLERANCE = 1e-14;
  */
 export function energyRule(o: { stiffness?: number; damping?: number }, where: string): ProjectionRule {
   return new ProjectionRule({ stiffness: o.stiffness ?? 1, compliance: 1, damping: o.damping ?? 0 }, where);
-}
-
-/** An energy constraint set's elements: E_k and its gradient (into grad) at positions x. */
-export interface EnergyElements {
-  readonly count: number;
-  elementEnergy(x: ArrayLike<number>, k: number, grad: Float64Array): number;
-}
-
-/** Total strain energy Σ_k E_k (J) of a set at positions x, in element order; grad is scratch. */
-export function totalEnergy(set: EnergyElements, x: ArrayLike<number>, grad: Float64Array): number {
-  let e = 0;
-  for (let k = 0; k < set.count; k++) e += set.elementEnergy(x, k, grad);
-  return e;
 }
 
 /** Largest Frobenius norm of the plastic strain, whatever γ_max (see TetFemConstraints.endStep). */

@@ -2,7 +2,7 @@ import { ElementConstraints } from '../constraints/element-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { ElementGlue } from '../kernels/glue.js';
-import { type MembraneMaterial, triangleEnergy, triangleRestShape } from './energy.js';
+import { type MembraneMaterial, totalEnergy, triangleEnergy, triangleRestShape } from './energy.js';
 import {
   isotropicMembraneTensor,
   type MaterialOptions,
@@ -10,7 +10,7 @@ import {
   orthotropicTensor,
   resolveMaterial,
 } from './material.js';
-import { energyRule, PSI_TOLERANCE, totalEnergy } from './tet-fem.js';
+import { energyRule, PSI_TOLERANCE } from './tet-fem.js';
 import { type TriangleFemArgs, triangleFemGlue } from './triangle-fem.generated.js';
 
 export interface TriangleFemOptions {
