@@ -2,6 +2,7 @@ import { cross3, dot3, edgeVector } from '../math/edges.js';
 import { svd3, svd32 } from '../math/svd3.js';
 import { edgeCross, edgeCrossOut } from '../mesh/triangle-mesh.js';
 import type { MaterialModel } from './material.js';
+import { stvkStressInto } from './stvk.generated.js';
 
 /**
  * Strain energies of single elements and their gradients (002 §4).
@@ -326,23 +327,9 @@ function stvkStress(
     e02 -= pl[po + 4];
     e12 -= pl[po + 5];
   }
+  // P = F S, S = 2μ ε + λ tr(ε) I: the tet kernel's stvkSecondPiola (src/kernels/helpers.ts), printed for here
+  stvkStressInto(f, e00, e11, e22, e01, e02, e12, mu, lambda, p);
   const tr = e00 + e11 + e22;
-  const lt = lambda * tr;
-  const m2 = 2 * mu;
-  const s00 = m2 * e00 + lt,
-    s11 = m2 * e11 + lt,
-    s22 = m2 * e22 + lt,
-    s01 = m2 * e01,
-    s02 = m2 * e02,
-    s12 = m2 * e12;
-  for (let r = 0; r < 3; r++) {
-    const f0 = f[3 * r],
-      f1 = f[3 * r + 1],
-      f2 = f[3 * r + 2];
-    p[3 * r] = f0 * s00 + f1 * s01 + f2 * s02;
-    p[3 * r + 1] = f0 * s01 + f1 * s11 + f2 * s12;
-    p[3 * r + 2] = f0 * s02 + f1 * s12 + f2 * s22;
-  }
   return (
     mu * (e00 * e00 + e11 * e11 + e22 * e22 + 2 * (e01 * e01 + e02 * e02 + e12 * e12)) +
     0.5 * lambda * tr * tr
