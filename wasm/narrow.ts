@@ -9,11 +9,13 @@
  * (closestPointTriangleAt with its degenerate triangles, closestSegmentSegmentAt) in
  * scripts/kernels/emit-closest.ts (wasm/closest.generated.ts); the continuous tests (the
  * coplanarity cubic of 003 §3.4 and its roots on [0, 1]) in scripts/kernels/emit-ccd.ts
- * (wasm/ccd.generated.ts). This file is what the scans read and call: the address table, the
- * per-pair tests and the sides. WebAssembly's f64 arithmetic is IEEE with no contraction, so each
- * scan writes the JavaScript's hits and distance bounds, entry for entry — checked by
- * test/surface-narrow-wasm.test.ts. The box tests compare x and y in one f64x2 instruction and
- * z alone, with the same comparisons (a NaN rejects nothing, as in the JavaScript).
+ * (wasm/ccd.generated.ts); the side of an edge–edge pair (lineDistance, with its TypeScript) in
+ * scripts/kernels/emit-line-distance.ts (wasm/line-distance.generated.ts). This file is what the
+ * scans read and call: the address table, the per-pair tests and the sides. WebAssembly's f64
+ * arithmetic is IEEE with no contraction, so each scan writes the JavaScript's hits and distance
+ * bounds, entry for entry — checked by test/surface-narrow-wasm.test.ts. The box tests compare x
+ * and y in one f64x2 instruction and z alone, with the same comparisons (a NaN rejects nothing,
+ * as in the JavaScript).
  *
  * The arrays live in the module's (imported, possibly shared) memory; `table` is the byte address
  * of their addresses (T_* below, written by src/collision/surface-narrow-wasm.ts). Nothing but the
