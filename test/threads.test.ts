@@ -116,6 +116,23 @@ describe('the worker pool', () => {
     expect(out).toContain('then disposed');
   });
 
+  it('leaves no process behind when a script never disposes its world: the workers do not keep Node alive', () => {
+    const script = `
+      import { Cloth, gridMesh, World } from './src/index.ts';
+      const world = new World({ threads: 2 });
+      new Cloth(world, { mesh: gridMesh({ width: 1, height: 1, cols: 40, rows: 40 }), density: 0.1 });
+      await world.threadsReady();
+      for (let k = 0; k < 5; k++) world.step();
+      console.log('stepped on', world.threads, 'and left without dispose');
+    `;
+    const out = execFileSync('npx', ['tsx', '--input-type=module', '-e', script], {
+      cwd: new URL('..', import.meta.url),
+      timeout: 60_000,
+      encoding: 'utf8',
+    });
+    expect(out).toContain('stepped on 2 and left without dispose');
+  });
+
   it('falls back to one thread with a one-line notice where SharedArrayBuffer is missing', () => {
     const g = globalThis as { SharedArrayBuffer?: unknown };
     const saved = g.SharedArrayBuffer;
