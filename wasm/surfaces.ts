@@ -185,10 +185,17 @@ export function packRecords(list: usize, n: i32): void {
   else for (let k = 0; k < n; k++) packRecord(I(list, k));
 }
 
-/** boxesOverlap of the boxes at byte addresses a and b: min x, y against max x, y in one f64x2 comparison each way, z alone. */
+/**
+ * boxesOverlap of the boxes at byte addresses a and b: min x, y against max x, y in one f64x2
+ * comparison each way, z alone, the answers and-ed without a branch (the same comparisons; one
+ * branch at the caller where there were three: docs/collision.md, "Fifteenth round").
+ */
 @inline function overlapAt(a: usize, b: usize): bool {
   const m = v128.and(f64x2.le(v128.load(a), v128.load(b, 24)), f64x2.le(v128.load(b), v128.load(a, 24)));
-  return i64x2.all_true(m) && load<f64>(a, 16) <= load<f64>(b, 40) && load<f64>(a, 40) >= load<f64>(b, 16);
+  return (
+    (<i32>i64x2.all_true(m) & <i32>(load<f64>(a, 16) <= load<f64>(b, 40)) & <i32>(load<f64>(a, 40) >= load<f64>(b, 16))) !=
+    0
+  );
 }
 
 /** boxesNear (box a within g of box b per axis), the same way. */
@@ -198,7 +205,12 @@ export function packRecords(list: usize, n: i32): void {
     f64x2.le(v128.load(a), f64x2.add(v128.load(b, 24), gg)),
     f64x2.ge(f64x2.add(v128.load(a, 24), gg), v128.load(b)),
   );
-  return i64x2.all_true(m) && load<f64>(a, 16) <= load<f64>(b, 40) + g && load<f64>(a, 40) + g >= load<f64>(b, 16);
+  return (
+    (<i32>i64x2.all_true(m) &
+      <i32>(load<f64>(a, 16) <= load<f64>(b, 40) + g) &
+      <i32>(load<f64>(a, 40) + g >= load<f64>(b, 16))) !=
+    0
+  );
 }
 
 /**
@@ -214,7 +226,7 @@ export function packRecords(list: usize, n: i32): void {
   const end = R1 + R_HEAD + <usize>(R_V * load<i32>(R1, R_NV));
   for (let o = R1 + R_HEAD; o < end; o += R_V) {
     const q = load<i32>(o, 48);
-    if ((clean && B(vDirty, q) == 0) || q == a || q == b || q == c) continue;
+    if ((clean && B(vDirty, q) == 0) || (<i32>(q == a) | <i32>(q == b) | <i32>(q == c)) != 0) continue;
     if (!nearAt(o, R2, F(halfReach, load<i32>(o, 52)))) continue;
     const r = vtCandidate(q, t, R2);
     if (r < 0) return 2;
@@ -265,7 +277,7 @@ export function collectPairRange(pairs: usize, k0: i32, k1: i32, partial: i32): 
         if (ce && B(eDirty, f) == 0) continue;
         const fa = load<i32>(fo, R_EDGE),
           fb = load<i32>(fo, R_EDGE + 4);
-        if (fa == ea || fa == eb || fb == ea || fb == eb) continue;
+        if ((<i32>(fa == ea) | <i32>(fa == eb) | <i32>(fb == ea) | <i32>(fb == eb)) != 0) continue;
         if (!overlapAt(oe, fo) || !eeCandidate(e, f, oe, fo)) continue;
         if (eeN >= eeCap) return 1;
         putPair(eeOut, eeN, e, f);
