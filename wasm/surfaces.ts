@@ -375,13 +375,15 @@ function queryTree(
     const n = I(st, --sp);
     const o = 6 * n;
     const B = nBox;
+    // (the six answers or-ed without a branch: one branch where there were up to six)
     if (
-      F(B, o) > x1 ||
-      F(B, o + 3) < x0 ||
-      F(B, o + 1) > y1 ||
-      F(B, o + 4) < y0 ||
-      F(B, o + 2) > z1 ||
-      F(B, o + 5) < z0
+      (<i32>(F(B, o) > x1) |
+        <i32>(F(B, o + 3) < x0) |
+        <i32>(F(B, o + 1) > y1) |
+        <i32>(F(B, o + 4) < y0) |
+        <i32>(F(B, o + 2) > z1) |
+        <i32>(F(B, o + 5) < z0)) !=
+      0
     )
       continue;
     const c = I(nCount, n);
@@ -391,12 +393,13 @@ function queryTree(
         const i = I(nItems, k);
         const b = 6 * i;
         if (
-          F(tBox, b) <= x1 &&
-          F(tBox, b + 3) >= x0 &&
-          F(tBox, b + 1) <= y1 &&
-          F(tBox, b + 4) >= y0 &&
-          F(tBox, b + 2) <= z1 &&
-          F(tBox, b + 5) >= z0
+          (<i32>(F(tBox, b) <= x1) &
+            <i32>(F(tBox, b + 3) >= x0) &
+            <i32>(F(tBox, b + 1) <= y1) &
+            <i32>(F(tBox, b + 4) >= y0) &
+            <i32>(F(tBox, b + 2) <= z1) &
+            <i32>(F(tBox, b + 5) >= z0)) !=
+          0
         ) {
           if (m == resCap) return -1;
           put(res, m++, i);
