@@ -137,10 +137,7 @@ export class BroadMemory implements ArrayAlloc {
   }
 }
 
-/**
- * Slots of BroadWasm.lay: the address table, the threads with a region, the triangles' records
- * and their offsets (wasm/surfaces.ts packRecords); per thread t from L_THREAD + L_STRIDE t, its region.
- */
+/** Slots of BroadWasm.lay: the address table, the threads with a region, the triangles' records and their offsets; per thread t from L_THREAD + L_STRIDE t, its region. */
 const L_TABLE = 0,
   L_REGIONS = 1,
   L_REC = 2,
@@ -189,10 +186,7 @@ function bindInstance(k: SurfaceExports, L: Int32Array, A: BroadArrays): void {
   k.setRecords(L[L_REC], L[L_REC_AT]);
 }
 
-/**
- * The byte offsets of the triangles' records (wasm/surfaces.ts) into at[0 … nt] from the
- * topology's ownership (ownVStart, ownEStart); returns their total bytes.
- */
+/** The byte offsets of the triangles' records (wasm/surfaces.ts packRecords) into at[0 … nt] from the ownership; returns their total bytes. */
 function recordOffsets(k: SurfaceExports, A: BroadArrays, at: Int32Array, nt: number): number {
   const ovs = A.ownVStart,
     oes = A.ownEStart;
@@ -472,38 +466,32 @@ export class BroadWasmHost {
       addr[G + 1] = this.place(G + 1, groups[1], -1);
     }
     this.regions(Math.min(MAX_REGIONS, Math.max(1, threads)), A.tri.length / 3);
-    this.records(A, topology, groups === null ? -1 : addr[G], groups === null ? 0 : groups[0].length);
+    this.records(A, groups === null ? -1 : addr[G], groups === null ? 0 : groups[0].length);
     return this.W;
   }
 
-  /** The topology version and triangle count whose records are laid out (−1: none yet). */
-  private recVersion = -1;
-  private recCount = -1;
-
+  /** The ownership (ownVStart) whose records are laid out. */
+  private recOwn: Int32Array | null = null;
   /**
-   * The triangles' records (wasm/surfaces.ts packRecords) after the item boxes: laid out once per
-   * topology, all rewritten for a rebuild (dirty −1), else those of the n dirty triangles at
-   * address `dirty` (an update changes the boxes of its dirty triangles, and of the vertices and
-   * edges they own: a dirty vertex or edge makes its triangles dirty, its owner among them).
+   * The triangles' records (wasm/surfaces.ts packRecords) after the item boxes: laid out once per ownership, all
+   * rewritten for a rebuild (dirty −1), else the n dirty triangles' at address `dirty` (only dirty items get new
+   * boxes, and a dirty vertex or edge makes its triangles dirty, its owner among them).
    */
-  private records(A: BroadArrays, topology: number, dirty: number, n: number): void {
+  private records(A: BroadArrays, dirty: number, n: number): void {
     const W = this.W as BroadWasm,
       L = W.lay,
       k = instanceOf(W);
     const nt = A.tri.length / 3;
     let all = dirty < 0;
-    if (this.recVersion !== topology || this.recCount !== nt) {
+    if (this.recOwn !== A.ownVStart) {
       const at = this.mem.i32(nt + 1);
-      const bytes = recordOffsets(k, A, at, nt);
+      L[L_REC] = this.mem.alloc(recordOffsets(k, A, at, nt));
       L[L_REC_AT] = at.byteOffset;
-      L[L_REC] = this.mem.alloc(bytes);
-      this.recVersion = topology;
-      this.recCount = nt;
+      this.recOwn = A.ownVStart;
       all = true;
     }
     bindInstance(k, L, A);
-    if (all) k.packRecords(0, nt);
-    else k.packRecords(dirty, n);
+    k.packRecords(all ? 0 : dirty, all ? nt : n);
   }
 
   /** The tree's arrays in the address table: where they are (the broad phase's tree allocates them in the memory), else copies. */
@@ -713,10 +701,9 @@ export class WasmPairTests {
   private eeRoom: number;
   /** Runs that gave the lists (statistics, tests). */
   runs = 0;
-  /** The records' offsets (wasm/surfaces.ts packRecords) for the ownership arrays they were laid out from. */
+  /** The records' offsets (wasm/surfaces.ts packRecords), laid out for the ownership `recOwn` (ownVStart). */
   private recAt = new Int32Array(0);
-  private recOwnV: Int32Array | null = null;
-  private recOwnE: Int32Array | null = null;
+  private recOwn: Int32Array | null = null;
 
   constructor(room = 0) {
     this.vtRoom = this.eeRoom = room;
@@ -727,11 +714,10 @@ export class WasmPairTests {
     if (mod === null) return false;
     const nt = A.tri.length / 3;
     if (this.vtRoom === 0) this.vtRoom = this.eeRoom = Math.max(1024, 4 * nt);
-    if (this.recOwnV !== A.ownVStart || this.recOwnE !== A.ownEStart || this.recAt.length !== nt + 1) {
+    if (this.recOwn !== A.ownVStart) {
       this.recAt = new Int32Array(nt + 1);
       recordOffsets(this.instance(mod, PAGE), A, this.recAt, nt);
-      this.recOwnV = A.ownVStart;
-      this.recOwnE = A.ownEStart;
+      this.recOwn = A.ownVStart;
     }
     for (;;) {
       // the address table, the arrays, the records' offsets and records, the pairs, the outputs: 8-byte aligned
@@ -743,11 +729,9 @@ export class WasmPairTests {
         at += A[ARRAYS[i]].byteLength;
       }
       at = (at + 7) & ~7;
-      const recAtAt = at;
-      at += 4 * (nt + 1);
-      at = (at + 7) & ~7;
-      const recAt = at;
-      at += this.recAt[nt];
+      const recAtAt = at,
+        recAt = (at + 4 * (nt + 1) + 7) & ~7;
+      at = recAt + this.recAt[nt];
       const pairsAt = at;
       at += 8 * np;
       const vtAt = at;
