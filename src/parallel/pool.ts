@@ -87,7 +87,11 @@ async function spawn(
     w.on('error', onError);
     // ref'd until the pool is ready (its 'ready' message must keep a waiting script alive), then
     // unref'd, so that a script that never disposes its world still exits (test/threads.test.ts)
-    return { post: (m) => w.postMessage(m), terminate: () => void w.terminate(), unref: () => void w.unref() };
+    return {
+      post: (m) => w.postMessage(m),
+      terminate: () => void w.terminate(),
+      unref: () => void w.unref(),
+    };
   }
   const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   w.onmessage = (e: MessageEvent<FromWorker>) => onMessage(e.data);
