@@ -22,13 +22,15 @@
  * worlds. Per mode: the median wall of its frames, the CPU of the process
  * during them, and the share of the blocks the pool's workers ran.
  *
- *   npm run -s build-lib && node lib/bench/gap-probe.js [--case cloth-201-fall-f32]
+ *   npx tsc -p tsconfig.build.json && node lib/bench/gap-probe.js [--case cloth-201-fall-f32]
  *     [--modes hot,idle:20,spin:20,mem:20,one,jolt,ammo,plain,bench,1:hot,1:bench]
  *     [--frames 20] [--warm 5] [--reps 3] [--lib lib]
+ *   node lib/bench/gap-probe.js --wake [--gaps 0.05,1,5,20,60] [--wake-rounds 40]
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 
 const arg = (name: string, fallback: string): string => {
@@ -41,6 +43,85 @@ const frames = Number(arg('frames', '20'));
 const warm = Number(arg('warm', '5'));
 const reps = Number(arg('reps', '3'));
 const lib = resolve(arg('lib', 'lib'));
+if (process.argv.includes('--wake')) {
+  await wakeReference();
+  process.exit(0);
+}
+
+/**
+ * A reference with no pbdkit in it (`--wake`): how long a worker thread takes to wake after it
+ * waited idle for N ms while this thread computed in registers, by a message through its event
+ * loop (as the pool's 'enter' before session 20) and by Atomics.notify on a word it sleeps on
+ * (parked workers, WorkerPool.park): µs from the wake-up's start to the worker's first clock
+ * reading, on the clock the threads share (timeOrigin + now). An idle vCPU of this VM halts at
+ * once (guest_halt_poll_ns=0 on the kernel's command line), so a long gap is a halted vCPU.
+ */
+async function wakeReference(): Promise<void> {
+  const { Worker } = await import('node:worker_threads');
+  const sab = new SharedArrayBuffer(64);
+  const I = new Int32Array(sab),
+    T = new Float64Array(sab, 32, 2);
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const I = new Int32Array(workerData), T = new Float64Array(workerData, 32, 2);
+    const stamp = () => { T[0] = performance.timeOrigin + performance.now(); Atomics.store(I, 1, 1); };
+    parentPort.on('message', (m) => {
+      if (m === 'msg') return stamp();
+      for (;;) {
+        Atomics.wait(I, 0, 0);
+        const v = Atomics.exchange(I, 0, 0);
+        if (v === 3) return;
+        stamp();
+      }
+    });`;
+  const w = new Worker(code, { eval: true, workerData: sab });
+  await new Promise((r) => setTimeout(r, 200));
+  const n = Number(arg('wake-rounds', '40'));
+  const q = (a: number[], p: number) =>
+    [...a].sort((x, y) => x - y)[Math.floor(p * (a.length - 1))].toFixed(1);
+  let acc = 1;
+  const compute = (ms: number) => {
+    const t0 = performance.now();
+    while (performance.now() - t0 < ms) for (let i = 0; i < 1000; i++) acc = acc * 1.0000001 + 1e-9;
+  };
+  const wait = () => {
+    while (Atomics.load(I, 1) === 0);
+  };
+  console.log(
+    `worker wake-up after an idle gap (this thread computing), ${n} rounds each; load ${loadavg()[0].toFixed(1)}`,
+  );
+  for (const gap of arg('gaps', '0.05,1,5,20,60').split(',').map(Number)) {
+    const msg: number[] = [],
+      futex: number[] = [];
+    for (let r = 0; r < n; r++) {
+      compute(gap);
+      Atomics.store(I, 1, 0);
+      const t0 = performance.timeOrigin + performance.now();
+      w.postMessage('msg');
+      wait();
+      msg.push(1000 * (T[0] - t0));
+    }
+    w.postMessage('futex');
+    await new Promise((r) => setTimeout(r, 20));
+    for (let r = 0; r < n; r++) {
+      compute(gap);
+      Atomics.store(I, 1, 0);
+      const t0 = performance.timeOrigin + performance.now();
+      Atomics.store(I, 0, 2);
+      Atomics.notify(I, 0);
+      wait();
+      futex.push(1000 * (T[0] - t0));
+    }
+    Atomics.store(I, 0, 3);
+    Atomics.notify(I, 0);
+    await new Promise((r) => setTimeout(r, 20));
+    console.log(
+      `  gap ${gap} ms: message µs median ${q(msg, 0.5)} (p10 ${q(msg, 0.1)}, p90 ${q(msg, 0.9)}); Atomics.notify µs median ${q(futex, 0.5)} (p10 ${q(futex, 0.1)}, p90 ${q(futex, 0.9)})`,
+    );
+  }
+  console.log(`load ${loadavg()[0].toFixed(1)} (${acc > 0 ? 'computed' : ''})`);
+  await w.terminate();
+}
 
 // biome-ignore lint/suspicious/noExplicitAny: the built library's modules, loaded by path
 const load = async (p: string): Promise<any> => import(pathToFileURL(resolve(lib, p)).href);
@@ -253,6 +334,17 @@ function hist(): Float64Array {
     h.set(S.subarray(SL * t + orderMod.ST_HIST, SL * t + orderMod.ST_HIST + HN), t * HN);
   return h;
 }
+/** The calling thread's garbage collections (start, duration ms), and each timed frame's interval and mode. */
+const gcs: { start: number; ms: number; kind: number }[] = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries())
+    gcs.push({
+      start: e.startTime,
+      ms: e.duration,
+      kind: (e as { detail?: { kind?: number } }).detail?.kind ?? 0,
+    });
+}).observe({ entryTypes: ['gc'] });
+const spans: { mode: string; t0: number; t1: number }[] = [];
 const out = new Map<
   string,
   { wall: number[]; cpu: number[]; worker: number[]; fig: number[][]; hist: Float64Array }
@@ -308,6 +400,7 @@ for (let r = 0; r < reps; r++) {
       const t0 = performance.now();
       m.w.step();
       const dt = performance.now() - t0;
+      if (f >= warm) spans.push({ mode: m.name, t0, t1: t0 + dt });
       const d = delta(f0, figures(), s0, sched());
       d.push(...jobsDelta(j0));
       if (f < warm) continue;
@@ -364,6 +457,23 @@ for (const [name, o] of out) {
       `  | ${f2(F('jobs'))} jobs: late ${f2(F('late0'))} / ${f2(F('late1'))}, tail ${f2(F('tail0'))} / ${f2(F('tail1'))}, worker absent ${f2(F('absent1'))}`,
   );
 }
+// the observer's entries arrive asynchronously
+await new Promise((r) => setTimeout(r, 50));
+console.log(
+  `\ngarbage collections of the calling thread (${gcs.length} in the run) inside the timed frames: per mode, frames with one, their ms a frame`,
+);
+const gcBy = new Map<string, { frames: number; hit: number; ms: number }>();
+for (const sp of spans) {
+  const e = gcBy.get(sp.mode) ?? { frames: 0, hit: 0, ms: 0 };
+  e.frames++;
+  let ms = 0;
+  for (const g of gcs) ms += Math.max(0, Math.min(sp.t1, g.start + g.ms) - Math.max(sp.t0, g.start));
+  if (ms > 0) e.hit++;
+  e.ms += ms;
+  gcBy.set(sp.mode, e);
+}
+for (const [k, e] of gcBy)
+  console.log(`${k.padEnd(12)}  ${e.hit} of ${e.frames} frames, ${f2(e.ms / e.frames)} ms a frame`);
 /** The q-quantile of a rate histogram of thread t, kind k (0 first set, 1 second set, 2 copies), both and alone together. */
 function quantile(h: Float64Array, t: number, k: number, q: number): string {
   const bin = k < 2 ? orderMod.ST_GROUP_BIN : orderMod.ST_COPY_BIN;
