@@ -1,0 +1,117 @@
+/**
+ * Arrays a user holds stay live across steps (docs/architecture.md, "Live views: the store's
+ * allocation", session 20): a view taken from `positions()` (and the store's x) before the first
+ * step is, after N steps, the array the kernels moved — the same numbers as a fresh
+ * `positions()` — on one thread in f64 and f32, on two threads, for a hair world (the strand
+ * kernels) and for a soft body. Adding a body after stepping may still reallocate the store's
+ * arrays, and then bumps `store.version` (the documented signal to re-bind).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { headOfHair, swayingHead } from '../bench/scenes.js';
+import { Cloth, gridMesh, SoftBody, tetBox, World } from '../src/index.js';
+
+const worlds: World[] = [];
+afterEach(() => {
+  for (const w of worlds.splice(0)) w.dispose();
+});
+
+async function world(opts: ConstructorParameters<typeof World>[0]): Promise<World> {
+  const w = new World({ dt: 1 / 60, substeps: 10, ...opts });
+  worlds.push(w);
+  await w.threadsReady();
+  return w;
+}
+
+/** Entries where a and b differ (Object.is), and a's and b's lengths. */
+function differing(a: Float64Array, b: Float64Array): number {
+  if (a.length !== b.length) return -1;
+  let d = 0;
+  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) d++;
+  return d;
+}
+
+const cloth = (w: World) => {
+  const c = new Cloth(w, {
+    mesh: gridMesh({ width: 2, height: 2, cols: 100, rows: 100 }),
+    density: 0.2,
+    stretch: { compliance: 0 },
+    bend: { compliance: 0.05 },
+  });
+  c.pin(0);
+  return c;
+};
+
+/** Steps `w` n times with views held from before the first step; what they hold against fresh ones. */
+function held(w: World, body: { positions(): Float64Array; offset: number; count: number }, n: number) {
+  const xs = body.positions();
+  const x = w.store.x;
+  const v = w.store.v;
+  const invMass = w.store.invMass;
+  const start = xs.slice();
+  for (let f = 0; f < n; f++) w.step();
+  const now = body.positions();
+  // the particles moved (else a stale view would equal a fresh one)
+  expect(differing(start, now)).toBeGreaterThan(0);
+  return {
+    positions: differing(xs, now),
+    x: x === w.store.x,
+    v: v === w.store.v,
+    invMass: invMass === w.store.invMass,
+  };
+}
+
+const live = { positions: 0, x: true, v: true, invMass: true };
+
+describe('views held from before the first step are the ones the kernels move', () => {
+  for (const [name, opts] of [
+    ['one thread, f64', {}],
+    ['one thread, f32', { precision: 'f32' as const }],
+    ['two threads, f64', { threads: 2 }],
+    ['two threads, f32', { threads: 2, precision: 'f32' as const }],
+  ] as const) {
+    it(`cloth, ${name}`, async () => {
+      const w = await world(opts);
+      const c = cloth(w);
+      expect(held(w, c, 10)).toEqual(live);
+    });
+  }
+
+  it('a soft body, one thread', async () => {
+    const w = await world({});
+    const s = new SoftBody(w, {
+      mesh: tetBox({ size: [0.3, 0.3, 0.3], resolution: [4, 4, 4], origin: [-0.15, 0.5, -0.15] }),
+      density: 200,
+      material: { youngsModulus: 2e4, poissonRatio: 0.3 },
+    });
+    expect(held(w, s, 10)).toEqual(live);
+  });
+
+  for (const threads of [1, 2]) {
+    it(`a hair world (strand kernels), ${threads} thread(s)`, async () => {
+      const w = await world({ threads, substeps: 1 });
+      const head = swayingHead(w);
+      const hair = headOfHair(w, { count: 300, segments: 16, length: 0.3 }, { damping: 0.9 }, head.motion!);
+      expect(held(w, hair, 10)).toEqual(live);
+    });
+  }
+});
+
+describe('a body added after stepping', () => {
+  it('may reallocate the store: then store.version goes up, and fresh views are live again', async () => {
+    const w = await world({});
+    const a = cloth(w);
+    for (let f = 0; f < 3; f++) w.step();
+    const version = w.store.version;
+    const cap = w.store.capacity;
+    // enough particles to outgrow the capacity
+    const b = new Cloth(w, {
+      mesh: gridMesh({ width: 1, height: 1, cols: 60, rows: 60 }),
+      density: 0.2,
+      stretch: { compliance: 0 },
+    });
+    expect(w.store.capacity).toBeGreaterThan(cap);
+    expect(w.store.version).toBeGreaterThan(version);
+    expect(held(w, a, 5)).toEqual(live);
+    expect(held(w, b, 5)).toEqual(live);
+  });
+});
