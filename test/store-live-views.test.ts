@@ -105,7 +105,7 @@ describe('a body added after stepping', () => {
     const cap = w.store.capacity;
     // enough particles to outgrow the capacity
     const b = new Cloth(w, {
-      mesh: gridMesh({ width: 1, height: 1, cols: 60, rows: 60 }),
+      mesh: gridMesh({ width: 1, height: 1, cols: 80, rows: 80 }),
       density: 0.2,
       stretch: { compliance: 0 },
     });

@@ -1,4 +1,5 @@
 import { PbdError } from './errors.js';
+import type { StoreMemory } from './store-memory.js';
 
 /** The orientation channels before a body asks for them. */
 const EMPTY = new Float64Array(0);
@@ -72,6 +73,12 @@ export class ParticleStore {
   /** Allocate on SharedArrayBuffer (for workers) when available. */
   readonly shared: boolean;
   /**
+   * The allocator of x, p, v and invMass (the store's allocation option, session 20: see
+   * StoreMemory), else null: plain arrays, which a kernel window may move into its memory at the
+   * first step (PredictedWindow.homeStore; `version` goes up then).
+   */
+  readonly memory: StoreMemory | null;
+  /**
    * The x, v and invMass the store allocated itself (a window may re-home only these into its kernel
    * memory: PredictedWindow.homeStore; arrays another kernel put in, e.g. a strand world's, stay).
    */
@@ -142,8 +149,9 @@ export class ParticleStore {
     h.flush(this);
   }
 
-  constructor(capacity = 1024, options: { shared?: boolean } = {}) {
+  constructor(capacity = 1024, options: { shared?: boolean; memory?: StoreMemory | null } = {}) {
     this.shared = !!options.shared && typeof SharedArrayBuffer !== 'undefined';
+    this.memory = options.memory ?? null;
     this.capacity = Math.max(16, capacity | 0);
     this.allocateArrays(this.capacity, 0);
   }
@@ -275,11 +283,14 @@ export class ParticleStore {
           mask: this.mask,
         }
       : null;
-    this.x = this.f64(3 * capacity);
-    this.p = this.f64(3 * capacity);
-    this.v = this.f64(3 * capacity);
+    // on the store's memory (the kernels' too) where it has one; the old regions are not given back
+    // (a user may hold them: version says they are old), at most the final capacity's again
+    const m = this.memory;
+    this.x = m !== null ? m.f64(3 * capacity) : this.f64(3 * capacity);
+    this.p = m !== null ? m.f64(3 * capacity) : this.f64(3 * capacity);
+    this.v = m !== null ? m.f64(3 * capacity) : this.f64(3 * capacity);
     this.mass = this.f64(capacity);
-    this.invMass = this.f64(capacity);
+    this.invMass = m !== null ? m.f64(capacity) : this.f64(capacity);
     this.radius = this.f64(capacity);
     this.body = this.i32(capacity);
     this.group = this.i32(capacity);
