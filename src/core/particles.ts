@@ -52,10 +52,16 @@ export interface PredictedWindow {
  * particle scalars are Float64Array / Int32Array of length capacity. A body
  * is a contiguous range [offset, offset + count) of the store.
  *
- * Arrays are replaced when the store grows (tearing and emitters add
- * particles), so code must read `store.x` etc. afresh at the start of each
- * pass and never keep them across steps. `version` increases on every
- * reallocation so adapters (three.js, workers) know to re-bind.
+ * With a StoreMemory (a World's default where shared WebAssembly memory
+ * exists) x, p, v and invMass lie in the memory the kernels use from the
+ * start, so they are never moved at a step: an array taken before the first
+ * step stays the live one (docs/architecture.md, "Live views"). Without one,
+ * a kernel window or the strand kernels move x, v, invMass (and p) into
+ * their memory at the first step (homing). Either way the arrays are
+ * replaced when the store grows (bodies added, tearing and emitters add
+ * particles), so internal code reads `store.x` etc. afresh at the start of
+ * each pass; `version` increases on every reallocation so adapters
+ * (three.js, workers, a user holding a view) know to re-bind.
  *
  * Orientation channels (q, qp, omega, and inertia / invInertia) exist only
  * once a body asks for them (`addOrientations`): they are empty arrays until
@@ -285,12 +291,12 @@ export class ParticleStore {
       : null;
     // on the store's memory (the kernels' too) where it has one; the old regions are not given back
     // (a user may hold them: version says they are old), at most the final capacity's again
-    const m = this.memory;
-    this.x = m !== null ? m.f64(3 * capacity) : this.f64(3 * capacity);
-    this.p = m !== null ? m.f64(3 * capacity) : this.f64(3 * capacity);
-    this.v = m !== null ? m.f64(3 * capacity) : this.f64(3 * capacity);
+    const on = this.onMemory(capacity);
+    this.x = on?.[0] ?? this.f64(3 * capacity);
+    this.p = on?.[1] ?? this.f64(3 * capacity);
+    this.v = on?.[2] ?? this.f64(3 * capacity);
     this.mass = this.f64(capacity);
-    this.invMass = m !== null ? m.f64(capacity) : this.f64(capacity);
+    this.invMass = on?.[3] ?? this.f64(capacity);
     this.radius = this.f64(capacity);
     this.body = this.i32(capacity);
     this.group = this.i32(capacity);
@@ -318,6 +324,22 @@ export class ParticleStore {
     }
     this.capacity = capacity;
     this.version++;
+  }
+
+  /** x, p, v and invMass for `capacity` particles on the store's memory, or null (none, or it is full). */
+  private onMemory(capacity: number): Float64Array[] | null {
+    const m = this.memory;
+    if (m === null) return null;
+    const out: Float64Array[] = [];
+    for (const n of [3 * capacity, 3 * capacity, 3 * capacity, capacity]) {
+      const a = m.f64(n);
+      if (a === null) {
+        for (const b of out) m.release(b.byteOffset);
+        return null;
+      }
+      out.push(a);
+    }
+    return out;
   }
 
   /** A channel of `stride` numbers per particle for `capacity` particles, holding a's first `keep`. */

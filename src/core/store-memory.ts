@@ -5,8 +5,13 @@
  * windows, src/wasm/paired-group.ts; the strand kernels, src/strands/strand-kernel.ts) take their
  * other regions, so that the kernels work on the arrays the store handed out before the first
  * step: nothing is moved ("homed") into a kernel memory later, and an array a user holds stays
- * live across steps. A grown shared memory keeps its old views valid (only its length grows), so
- * growing the memory for a new kernel region moves nothing either.
+ * live across steps. A threaded world's is a growable shared memory: a grown shared memory keeps
+ * its old views valid (only its length grows), so growing it for a new region moves nothing. A
+ * one-thread world's is a plain memory of PLAIN_PAGES that never grows (a plain memory's grow
+ * would detach every view): the one-thread kernels on a shared memory cost 3–5 % of CPU on
+ * cloth-201-fall-f32 (measured, session 20), a plain memory nothing; its untouched pages cost no
+ * physical memory. When it is full, `alloc` says so (−1) and the store allocates plain arrays,
+ * which the kernels home at the next step as without a store memory (`version` goes up).
  *
  * Regions are first-fit, 64-byte aligned, from byte 1024 on (the first KiB stays free, as in a
  * kernel memory of its own: wasm/paired.ts Arena). What frees a region must make sure that nothing
@@ -15,6 +20,8 @@
 
 /** Pages (64 KiB) the memory may grow to: 1 GiB, as a kernel's shared memory (wasm/kernels.ts SHARED_MAX_PAGES). */
 const MAX_PAGES = 16384;
+/** Pages of a one-thread store's plain memory: 256 MiB of address space, never grown. */
+const PLAIN_PAGES = 4096;
 const ALIGN = 64;
 
 export class StoreMemory {
@@ -26,16 +33,26 @@ export class StoreMemory {
   private readonly sizes = new Map<number, number>();
   private top = 1024;
 
-  private constructor(memory: WebAssembly.Memory) {
+  private constructor(
+    memory: WebAssembly.Memory,
+    /** Whether it is shared (a threaded world's: its kernels' modules import a shared memory). */
+    readonly shared: boolean,
+  ) {
     this.memory = memory;
     this.buffers.push(memory.buffer);
   }
 
-  /** A store memory, or null where shared WebAssembly memory is missing (then the store allocates plain arrays). */
-  static create(): StoreMemory | null {
-    if (typeof WebAssembly === 'undefined' || typeof SharedArrayBuffer === 'undefined') return null;
+  /**
+   * A store memory, shared (growable) for a threaded world's store, else plain (never grown); null
+   * where WebAssembly (shared: shared WebAssembly memory) is missing: the store allocates plain arrays.
+   */
+  static create(shared: boolean): StoreMemory | null {
+    if (typeof WebAssembly === 'undefined' || (shared && typeof SharedArrayBuffer === 'undefined'))
+      return null;
     try {
-      return new StoreMemory(new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES, shared: true }));
+      return shared
+        ? new StoreMemory(new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES, shared: true }), true)
+        : new StoreMemory(new WebAssembly.Memory({ initial: PLAIN_PAGES, maximum: PLAIN_PAGES }), false);
     } catch {
       return null;
     }
@@ -58,7 +75,10 @@ export class StoreMemory {
     if (!this.owns(b)) this.buffers.push(b);
   }
 
-  /** A region of `bytes` bytes (its byte address), the memory grown when it does not fit. */
+  /**
+   * A region of `bytes` bytes (its byte address), a shared memory grown when it does not fit; −1
+   * where it cannot (a plain memory full, or a shared one at its maximum).
+   */
   alloc(bytes: number): number {
     const n = Math.max(ALIGN, (bytes + ALIGN - 1) & ~(ALIGN - 1));
     const f = this.free;
@@ -77,7 +97,9 @@ export class StoreMemory {
     const end = at + n;
     const have = this.memory.buffer.byteLength;
     if (end > have) {
-      this.memory.grow(Math.ceil((end - have) / 65536));
+      const pages = Math.ceil((end - have) / 65536);
+      if (!this.shared || have / 65536 + pages > MAX_PAGES) return -1;
+      this.memory.grow(pages);
       this.buffers.push(this.memory.buffer);
     }
     this.top = end;
@@ -116,9 +138,10 @@ export class StoreMemory {
     }
   }
 
-  /** A Float64Array of n zeros in a new region. */
-  f64(n: number): Float64Array {
+  /** A Float64Array of n zeros in a new region, or null where none fits (alloc). */
+  f64(n: number): Float64Array | null {
     const at = this.alloc(8 * n);
+    if (at < 0) return null;
     const a = new Float64Array(this.memory.buffer, at, n);
     a.fill(0);
     // (the engine may give a new buffer object of the same memory without a grow: each is noted)

@@ -152,7 +152,7 @@ export class StrandKernel {
   ): boolean {
     if (store.shared !== threads > 0) return false;
     // the module's shared form on the store's memory (session 20), as on threads
-    const mod = threads > 0 || store.memory !== null ? sharedKernel('strands') : wasmKernel('strands');
+    const mod = threads > 0 || store.memory?.shared ? sharedKernel('strands') : wasmKernel('strands');
     if (mod === null) return false;
     if (
       this.threads === threads &&
@@ -208,7 +208,12 @@ export class StrandKernel {
     // on the store's memory (session 20): the store's arrays stay where they are, the rest in a region
     // of it (laid out twice: its size, then from its address); the old region is not given back (a
     // new adoption follows a grown store or list: at most the final sizes again)
-    const m = mod === sharedKernel('strands') ? store.memory : null;
+    let m = store.memory;
+    if (
+      m !== null &&
+      ((mod === sharedKernel('strands')) !== m.shared || !STORE_KEYS.every((k) => m!.owns(store[k].buffer)))
+    )
+      m = null;
     let at = 64;
     const take = (n: number) => {
       const a = at;
@@ -218,7 +223,8 @@ export class StrandKernel {
     let addrs: number[] = [];
     let listCount = 0;
     const stage: number[] = [];
-    for (let pass = 0, region = 0; pass < (m !== null ? 2 : 1); pass++) {
+    let region = 0;
+    for (let pass = 0; pass < (m !== null ? 2 : 1); pass++) {
       at = pass === 0 ? 64 : region;
       addrs = arrays.map((a, j) =>
         m !== null && j < STORE_KEYS.length ? a.byteOffset : take(bytes(a.length, a.BYTES_PER_ELEMENT)),
@@ -253,7 +259,14 @@ export class StrandKernel {
         this.targetAt = take(bytes(3 * this.heldCapacity, 8));
         this.anchorAt = take(bytes(3 * this.heldCapacity, 8));
       }
-      if (m !== null && pass === 0) region = m.alloc(at - 64);
+      if (m !== null && pass === 0) {
+        region = m.alloc(at - 64);
+        // (a full store memory: laid out again in a memory of its own, the store's arrays moved there)
+        if (region < 0) {
+          m = null;
+          pass = -1;
+        }
+      }
     }
     const pages = Math.ceil(at / 65536);
     if (m === null && threads > 0 && pages > SHARED_MAX_PAGES) return false;

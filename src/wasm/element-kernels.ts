@@ -43,9 +43,8 @@ export function elementKernel(
   store: ParticleStore | null = null,
 ): ElementKernel | null {
   if (set.backend !== 'auto' || set.rule.gamma !== 0 || set.count === 0) return null;
-  // on the store's memory (session 20) the module's shared form, as for a pool
-  const onStore = store?.memory != null && sharedKernel('elements') !== null;
-  const mod = shared || onStore ? sharedKernel('elements') : wasmKernel('elements');
+  // on a threaded store's shared memory (session 20) the module's shared form, as for a pool
+  const mod = shared || store?.memory?.shared ? sharedKernel('elements') : wasmKernel('elements');
   if (mod === null) return null;
   if (
     current !== null &&
@@ -155,7 +154,9 @@ class KernelMemory {
         this.copies.splice(k, 1);
       }
     }
-    const memory = this.mod === sharedKernel('elements') ? store.memory : null;
+    // in a region of the store's memory where its module is the memory's kind (and it has room)
+    const m = store.memory;
+    const memory = m !== null && (this.mod === sharedKernel('elements')) === m.shared ? m : null;
     this.copies = pairedGroup<ElementExports>(
       this.mod,
       'elements',

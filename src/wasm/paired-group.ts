@@ -64,9 +64,10 @@ export function pairedGroup<E>(
     return { sizing, win };
   };
   let { sizing, win } = layout(1024);
-  let region = 0;
-  if (memory !== null) {
-    region = memory.alloc(sizing.top - 1024);
+  // (a full store memory: a memory of its own, the store's arrays homed or copied as without one)
+  const region = memory !== null ? memory.alloc(sizing.top - 1024) : -1;
+  if (region < 0) memory = null;
+  else if (memory !== null) {
     ({ sizing, win } = layout(region));
     win.mem = memory;
     win.region = region;
