@@ -96,11 +96,17 @@ describe('views held from before the first step are the ones the kernels move', 
   }
 });
 
+/** A one-thread world with the cloth, stepped three times. */
+async function stepped(): Promise<[World, Cloth]> {
+  const w = await world({});
+  const c = cloth(w);
+  for (let f = 0; f < 3; f++) w.step();
+  return [w, c];
+}
+
 describe('a body added after stepping', () => {
   it('may reallocate the store: then store.version goes up, and fresh views are live again', async () => {
-    const w = await world({});
-    const a = cloth(w);
-    for (let f = 0; f < 3; f++) w.step();
+    const [w, a] = await stepped();
     const version = w.store.version;
     const cap = w.store.capacity;
     // enough particles to outgrow the capacity
@@ -113,5 +119,19 @@ describe('a body added after stepping', () => {
     expect(w.store.version).toBeGreaterThan(version);
     expect(held(w, a, 5)).toEqual(live);
     expect(held(w, b, 5)).toEqual(live);
+  });
+});
+
+describe('a checkpoint', () => {
+  it('restores into the arrays a user holds (World.loadState writes into them)', async () => {
+    const [w, c] = await stepped();
+    const state = w.saveState();
+    const xs = c.positions();
+    const snapshot = xs.slice();
+    for (let f = 0; f < 3; f++) w.step();
+    expect(differing(xs, snapshot)).toBeGreaterThan(0);
+    w.loadState(state);
+    expect(differing(xs, snapshot)).toBe(0);
+    expect(held(w, c, 3)).toEqual(live);
   });
 });
