@@ -8,7 +8,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { headOfHair, swayingHead } from '../bench/scenes.js';
-import { Cloth, gridMesh, SoftBody, tetBox, World } from '../src/index.js';
+import { StoreMemory } from '../src/core/store-memory.js';
+import { Cloth, gridMesh, ParticleStore, SoftBody, tetBox, World } from '../src/index.js';
 
 const worlds: World[] = [];
 afterEach(() => {
@@ -133,5 +134,26 @@ describe('a checkpoint', () => {
     w.loadState(state);
     expect(differing(xs, snapshot)).toBe(0);
     expect(held(w, c, 3)).toEqual(live);
+  });
+});
+
+describe('StoreMemory', () => {
+  it('gives regions back and reuses them; a full plain memory says so, and the store falls back to plain arrays', () => {
+    const m = StoreMemory.create(false)!;
+    const a = m.alloc(1000);
+    const b = m.alloc(1000);
+    expect(b - a).toBe(1024);
+    m.release(a);
+    m.release(b);
+    // coalesced and the top lowered: the same address again for a region of both sizes
+    expect(m.alloc(2048)).toBe(a);
+    // 256 MiB never grow: a region past them is refused
+    expect(m.alloc(300 * 2 ** 20)).toBe(-1);
+    expect(m.alloc(250 * 2 ** 20)).toBeGreaterThan(0);
+    // (about 6 MiB left: 128 Ki particles need 10 MiB)
+    const store = new ParticleStore(128 * 1024, { memory: m });
+    expect(m.owns(store.x.buffer)).toBe(false);
+    const fits = new ParticleStore(1024, { memory: m });
+    expect([fits.x, fits.p, fits.v, fits.invMass].every((c) => m.owns(c.buffer))).toBe(true);
   });
 });
