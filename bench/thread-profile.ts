@@ -17,8 +17,8 @@
  * --copy times a memory-bound reference instead: a plain copy of arrays the
  * size of the step's, on one thread and on two at once.
  *
- *   npx tsx bench/thread-profile.ts [--lib lib,/tmp/b/lib] [--case fall|fall-f32|fall-distbend-f32|demo] [--threads 2]
- *                                   [--steps 40] [--rounds 4] [--timing] [--solo] [--copy]
+ *   npx tsx bench/thread-profile.ts [--lib lib,/tmp/b/lib] [--case fall|fall-f32|fall-distbend-f32|demo|self] [--threads 2]
+ *                                   [--steps 40] [--rounds 4] [--warmup 10] [--timing] [--solo] [--copy]
  *                                   [--worker-spin 2000] [--compute]
  *
  * Since session 18 (thr24): per step, each stage's and each set's projection's time less the jobs
@@ -26,6 +26,11 @@
  * between and after them; `--case fall-distbend-f32` (the bench's cloth-201-fall-distbend-f32);
  * `--compute`, a compute-bound reference: whether this thread computes as fast while another
  * of ours computes (the two cores' execution units not shared).
+ *
+ * Since session 20 (par27, docs/collision.md "Fifteenth round"): `--case self`, the bench's
+ * self-collision-6000 (a step is a frame of 10 substeps; 30 frames of warm-up unless --warmup),
+ * with the world's own timers (world.timings: the broad phase's rebuilds and their set-up, the
+ * narrow phase, the fail-safe) per frame besides the jobs, gaps and serial stages.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -250,6 +255,16 @@ async function build(lib: string): Promise<Probe> {
       precision: 'f32',
       threads,
     }).world;
+  } else if (which === 'self') {
+    // bench/cases/collision.ts's self-collision-6000 (session 20, par27): the 6,000-vertex folding
+    // sheet with self collision, 10 substeps a frame (a "step" here is a frame)
+    const scenes = await import(pathToFileURL(resolve(lib, 'bench/scenes.js')).href);
+    const w = new m.World({ dt: 1 / 60, substeps: 10, sweep: 'symmetric', damping: 0.2, threads });
+    const mesh = scenes.foldingSheet([1.2, 2], [60, 100], 1.05, [0.04, 4]);
+    const cloth = new m.Cloth(w, { mesh, density: 0.2, bend: { compliance: 0.5 } });
+    w.addCollider(new m.PlaneCollider({ friction: 0.6 }));
+    m.enableCollisions(w, { thickness: 0.006, friction: 0.4 }).add(cloth);
+    world = w;
   } else {
     world = new m.World({
       dt: 1 / 60,
@@ -319,8 +334,11 @@ for (const lib of libs) {
   if (spin > 0 && p.classes.Pool.workerSpin !== undefined) probes.push(variant({ workerSpin: spin }));
   if (flag('solo') && p.classes.Pool.solo !== undefined) probes.push(variant({ solo: true }));
 }
-// warm-up, then reset
-for (let k = 0; k < 10; k++) for (const p of probes) p.world.step();
+// warm-up, then reset (self: the bench's 30 frames, so that the cloth has folded)
+const warmup = Number(arg('warmup', which === 'self' ? '30' : '10'));
+for (let k = 0; k < warmup; k++) for (const p of probes) p.world.step();
+/** --case self: each probe's world.timings per step summed (ms by timer: the collision's sub-stages). */
+const subStages = new Map<Probe, Map<string, number>>();
 for (const p of probes) {
   p.jobs.clear();
   p.stages.clear();
@@ -348,6 +366,12 @@ for (let r = 0; r < rounds; r++) {
       stepStart = performance.now();
       p.world.step();
       p.gaps.tail += performance.now() - (lastEnd < 0 ? stepStart : lastEnd);
+      if (which === 'self') {
+        const acc = subStages.get(p) ?? new Map<string, number>();
+        for (const [key, v] of Object.entries(p.world.timings.lastStep() as Record<string, number>))
+          acc.set(key, (acc.get(key) ?? 0) + v);
+        subStages.set(p, acc);
+      }
     }
     p.wall += performance.now() - t0;
     if (p.waits) {
@@ -377,7 +401,7 @@ for (let r = 0; r < rounds; r++) {
   }
 }
 console.log(
-  `cloth-201 ${which}, ${threads} threads, ${steps} steps per build in ${rounds} rounds; load ${load0.toFixed(1)} → ${loadavg()[0].toFixed(1)} (${cpus().length} cores)`,
+  `${which === 'self' ? 'self-collision-6000 (steps are frames)' : `cloth-201 ${which}`}, ${threads} threads, ${steps} steps per build in ${rounds} rounds; load ${load0.toFixed(1)} → ${loadavg()[0].toFixed(1)} (${cpus().length} cores)`,
 );
 for (const p of probes) {
   const s = p.steps;
@@ -467,6 +491,8 @@ for (const p of probes) {
   console.log(
     `  CPU by thread (Linux ticks of 10 ms): calling thread ${f(p.tcpu[0] / s)} ms/step, busiest other (the worker) ${f(p.tcpu[1] / s)}, the rest ${f(p.tcpu[2] / s)}`,
   );
+  for (const [key, t] of subStages.get(p) ?? [])
+    if (t >= 0.05 * s) console.log(`  world.timings ${key.padEnd(34)} ${f(t / s)} ms/step`);
   console.log(
     `  spins per step: end of job ${(p.spin[0] / s).toFixed(0)} loads, ${(p.spin[1] / s).toFixed(1)} sleeps; workers' wait for a job ${(p.spin[2] / s).toFixed(0)} loads, ${(p.spin[3] / s).toFixed(1)} sleeps`,
   );

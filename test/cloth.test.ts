@@ -12,6 +12,7 @@ import {
   PbdError,
   PlaneCollider,
   parseObj,
+  ShapeMatchingCloth,
   SoftBody,
   SphereCollider,
   sackMesh,
@@ -92,6 +93,33 @@ describe('cloth construction (003 §4.1)', () => {
       ]);
     }
     expect(() => new Cloth(world, { mesh: tri(), density: 1e-6 })).not.toThrow();
+  });
+});
+
+describe('lumped masses of the three cloths (003 §4.1, mesh/lumped-mass.ts)', () => {
+  // two triangles of areas 1/2 and 1 sharing the edge 1–2, and a vertex 4 in no triangle
+  const mesh = (stray: boolean) => ({
+    positions: Float64Array.from([0, 0, 0, 1, 0, 0, 0, 1, 0, 2, 2, 0, ...(stray ? [5, 5, 5] : [])]),
+    triangles: Uint32Array.from([0, 1, 2, 2, 1, 3]),
+  });
+  const bodies = {
+    cloth: (w: World, s: boolean) => new Cloth(w, { mesh: mesh(s), density: 0.3 }),
+    'fem-cloth': (w: World, s: boolean) => new FemCloth(w, { mesh: mesh(s), density: 0.3 }),
+    'sm-cloth': (w: World, s: boolean) => new ShapeMatchingCloth(w, { mesh: mesh(s), density: 0.3 }),
+  };
+
+  it('gives each vertex ρ/3 of the area of each of its triangles, and rejects a vertex in no triangle', () => {
+    // areas: triangle 0–1–2 is 1/2, triangle 2–1–3 is |(1, −1, 0) × (2, 1, 0)|/2 = 3/2
+    const expected = [0.5, 2, 2, 1.5].map((a) => (0.3 * a) / 3);
+    for (const [code, make] of Object.entries(bodies)) {
+      const world = new World();
+      const body = make(world, false);
+      const m = Array.from(world.store.mass.subarray(body.offset, body.offset + 4));
+      for (let i = 0; i < 4; i++) expect(m[i], `${code} vertex ${i}`).toBeCloseTo(expected[i], 14);
+      const e = thrown(() => make(new World(), true));
+      expect(e.code).toBe(`${code}/unused-vertex`);
+      expect(e.message).toMatch(/vertex 4: belongs to no triangle/);
+    }
   });
 });
 

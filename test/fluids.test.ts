@@ -18,7 +18,8 @@ import {
   type Vec3Tuple,
   World,
 } from '../src/index.js';
-import { NEAR_WALLS, rng, waterLevel } from './helpers.js';
+import { floatingTank } from './helpers/floating.js';
+import { rng } from './helpers.js';
 
 function maxSpeed(world: World): number {
   const v = world.store.v;
@@ -290,11 +291,7 @@ function submergedFraction(yc: number, ys: number, r: number): number {
 
 describe('two-way coupling: a floating body', () => {
   it('a closed balloon of half the density of water floats half submerged (within 10 %)', () => {
-    const d = 0.025;
-    const world = new World({ dt: 1 / 60, substeps: 3, iterations: 4 });
-    const W = 0.5,
-      depth = 0.25;
-    openTank(world, W, W);
+    const { world, d, W, depth, fill, meanAtLevel } = floatingTank();
     // the body: a cloth balloon (003 §4.4) from main; its vertices are the fluid's boundary
     // particles, one layer standing for a shell one spacing thick, so the water's volume ends
     // half a spacing outside the surface: the body's volume is that of radius R + d/2
@@ -317,7 +314,7 @@ describe('two-way coupling: a floating body', () => {
       bend: { compliance: 1e-2 },
       pressure: { pressure: 1, compliance: 0 },
     });
-    const fluid = new Fluid(world, { spacing: d, blocks: [{ min: [0, 0, 0], max: [W, depth, W] }] });
+    const fluid = fill();
     const x = world.store.x;
     const centre = () => {
       let yc = 0;
@@ -332,13 +329,7 @@ describe('two-way coupling: a floating body', () => {
     for (let k = 0; k < fluid.activeCount; k++) {
       expect(Math.hypot(xf[3 * k] - W / 2, xf[3 * k + 1] - yc, xf[3 * k + 2] - W / 2)).toBeGreaterThan(R);
     }
-    let frac = 0;
-    const samples = 8;
-    for (let k = 0; k < samples; k++) {
-      for (let s = 0; s < 15; s++) world.step();
-      const ys = waterLevel(fluid, NEAR_WALLS, depth - 0.1, depth + 0.1);
-      frac += submergedFraction(centre(), ys, rEff) / samples;
-    }
+    const frac = meanAtLevel(fluid, (ys) => submergedFraction(centre(), ys, rEff));
     expect(frac).toBeGreaterThan(0.45);
     expect(frac).toBeLessThan(0.55);
     expect(world.stats.recoveries).toBe(0);

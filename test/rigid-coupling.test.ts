@@ -6,16 +6,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Cloth } from '../src/cloth/cloth.js';
-import { addOpenTank } from '../src/collision/open-tank.js';
 import { World } from '../src/core/world.js';
-import { Fluid } from '../src/fluids/fluid.js';
 import { gridMesh } from '../src/mesh/generators.js';
 import { coupleRigidBody } from '../src/rigid/coupling.js';
 import { rigidSkin } from '../src/rigid/fluid-skin.js';
 import { attachToRigidBody } from '../src/rigid/rigid-attachments.js';
 import { RigidBody } from '../src/rigid/rigid-body.js';
 import { bodyPointToWorld, worldPointToBody } from '../src/rigid/xpbd.js';
-import { NEAR_WALLS, waterLevel } from './helpers.js';
+import { floatingTank } from './helpers/floating.js';
 
 /** Total linear momentum of the particles and the rigid bodies. */
 function momentum(world: World): number[] {
@@ -255,11 +253,7 @@ describe('particles attached to points of rigid bodies', () => {
 
 describe('a rigid body in a position based fluid', () => {
   it('a box of half the density of water floats at the depth Archimedes predicts (within 10 %), buoyed by the density constraints', () => {
-    const d = 0.025;
-    const world = new World({ dt: 1 / 60, substeps: 3, iterations: 4 });
-    const W = 0.5,
-      depth = 0.25;
-    addOpenTank(world, W, W, { friction: 0, margin: 0 });
+    const { world, d, W, depth, fill, meanAtLevel } = floatingTank();
     // a flat box (upright is its stable floating pose; a cube of half the density floats edge up)
     const a = 0.1,
       b = 0.04;
@@ -270,7 +264,7 @@ describe('a rigid body in a position based fluid', () => {
       canSleep: false,
     });
     const skin = rigidSkin(box, { spacing: d });
-    const fluid = new Fluid(world, { spacing: d, blocks: [{ min: [0, 0, 0], max: [W, depth, W] }] });
+    const fluid = fill();
     // the skin's particles stand for a layer one spacing thick: the water's volume ends half a spacing
     // outside the surface, so the floating body is the box grown by d/2 (as for the balloons of
     // test/fluids.test.ts); its weight is the box's and the skin's
@@ -292,16 +286,8 @@ describe('a rigid body in a position based fluid', () => {
     // it floats upright
     expect(Math.abs(box.orientation()[3])).toBeGreaterThan(Math.cos(0.05));
     void c;
-    // the water level far from the box: the highest fluid particles near the walls, plus half a spacing
-    let depthMeasured = 0;
-    const samples = 8;
-    for (let k = 0; k < samples; k++) {
-      for (let s = 0; s < 15; s++) world.step();
-      // the water level away from the box (test/helpers.ts, as test/fluids.test.ts measures it for the floating balloons)
-      const level = waterLevel(fluid, NEAR_WALLS, depth - 0.1, depth + 0.1);
-      const bottom = box.position()[1] - b - d / 2;
-      depthMeasured += (level - bottom) / samples;
-    }
+    // the depth below the water level away from the box (as test/fluids.test.ts measures it for the floating balloon)
+    const depthMeasured = meanAtLevel(fluid, (level) => level - (box.position()[1] - b - d / 2));
     expect(Math.abs(depthMeasured / submerged - 1)).toBeLessThan(0.1);
   });
 });

@@ -117,6 +117,42 @@ describe('self collision on worker threads', () => {
     for (const w of worlds) w.dispose();
   }, 300_000);
 
+  it('a rebuild on the pool writes only its candidates to the shared arena, not its triangle pairs (which only the tally reads)', async () => {
+    const world = foldingCloth(2, '40x60');
+    await world.threadsReady();
+    const broad = collisionSystemOf(world)!.surfaces.broadPhase;
+    // the arena's entries used by each rebuild that ran on the pool, against the candidates it joined
+    // (a test's reach into the class's private fields: its arena's top, the sink's counts before and after)
+    type Sink = { vtCount: number; eeCount: number };
+    const proto = ParallelBroadRebuild.prototype as unknown as { run: (...a: unknown[]) => boolean };
+    const run = proto.run;
+    const seen: { used: number; joined: number; pairs: number }[] = [];
+    proto.run = function (this: { top: Int32Array; counts: Int32Array }, ...a: unknown[]) {
+      const out = a[5] as Sink;
+      const v0 = out.vtCount,
+        e0 = out.eeCount;
+      const ran = run.apply(this, a);
+      if (ran) {
+        let pairs = 0;
+        for (let b = 0; 6 * b < this.counts.length; b++) pairs += this.counts[6 * b + 1];
+        seen.push({ used: this.top[0], joined: out.vtCount - v0 + out.eeCount - e0, pairs });
+      }
+      return ran;
+    };
+    try {
+      for (let s = 0; s < 40; s++) world.step();
+    } finally {
+      proto.run = run;
+    }
+    expect(broad.pooledRebuilds).toBeGreaterThan(0);
+    expect(seen.length).toBeGreaterThan(0);
+    for (const r of seen) {
+      // two entries per candidate; the triangle pairs (more than the candidates) would double it
+      expect(r.used).toBe(2 * r.joined);
+      expect(r.pairs).toBeGreaterThan(0);
+    }
+  });
+
   it('the untangling analysis of a cloth started tangled: its crossing search on the pool, the same crossings and bits on 1, 2 and 4 threads', async () => {
     const worlds = [tangledFold(1), tangledFold(2), tangledFold(4)];
     await Promise.all(worlds.map((w) => w.threadsReady()));

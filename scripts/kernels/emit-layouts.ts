@@ -13,14 +13,24 @@
  *   (collider-poses.ts) extends: one entry per world collider;
  * - ColliderContactArrays (src/collision/collider-contact-arrays.generated.ts), which
  *   ColliderContacts (src/collision/collider-contacts.ts) extends: one entry per particle–collider
- *   contact (session 19: the class had declared them and listed them again in its grow).
+ *   contact (session 19: the class had declared them and listed them again in its grow);
+ * - SurfaceContactArrays (src/collision/surface-contact-arrays.generated.ts), which
+ *   SurfaceContactList (src/collision/surface-contact-list.ts) extends: one entry per self-collision
+ *   contact, with its `push` (session 20: the class had declared them, listed them again in its
+ *   grow and a third time in its push);
+ * - SegmentContactArrays (src/collision/segment-contact-arrays.generated.ts), which SegmentContacts
+ *   (src/collision/segment-contacts.ts) extends, itself extending BodyPairContacts: one entry per
+ *   segment–segment contact, with its `push` (session 20, likewise).
  *
  * Before (session 17) each store declared its arrays, then listed them again in its grow, and the
  * two stores' lists had the same shape (issue 14's pairs contact-store ~ joints, and with the
  * collider contacts' and the attachments' declarations). A table line reads
  * `names: Type` or `names: Type × stride` (one array per name, stride values per entry, 1 when
  * left out; a stride may name a constant of the table); the `#` lines before it are the doc
- * comment of its fields, `=` lines declare an exported constant with its doc.
+ * comment of its fields, `=` lines declare an exported constant with its doc. With `push`, the
+ * class also gets `push(…)`, which appends one entry (grown to twice its capacity, at least 256,
+ * when full) from one argument per value, in the table's order (`name0 … name(s−1)` for stride s),
+ * except the fields whose line ends in `= 0`: push writes them zero (a multiplier's start).
  */
 
 /** One store's table: the class printed, its doc, and the lines described above. */
@@ -30,6 +40,15 @@ interface Layout {
   doc: string;
   /** 'public': the capacity and grow are for other modules too (default: protected, the store's own). */
   access?: 'public';
+  /** Print `push` (see above): one entry appended from its values. */
+  push?: boolean;
+  /** 'protected': the arrays and push too are the subclass's own (default: public). */
+  members?: 'protected';
+  /**
+   * The class it extends, which then holds `count` (the printed class is abstract), and the import
+   * lines that this needs.
+   */
+  base?: { name: string; imports: string[] };
   table: string;
 }
 
@@ -159,14 +178,69 @@ anchorAt: Float64Array × 3
 `,
 };
 
-export const LAYOUTS: readonly Layout[] = [CONTACTS, JOINTS, ATTACHMENTS, COLLIDER_POSES, COLLIDER_CONTACTS];
+const SEGMENT_CONTACTS: Layout = {
+  file: 'src/collision/segment-contact-arrays.generated.ts',
+  className: 'SegmentContactArrays',
+  doc: 'The per-contact arrays of the segment–segment contacts (SegmentContacts, segment-contacts.ts, extends this class).',
+  push: true,
+  members: 'protected',
+  base: {
+    name: 'BodyPairContacts<ContactGroup>',
+    imports: ["import { BodyPairContacts, type ContactGroup } from './contact-groups.js';"],
+  },
+  table: `
+# The end particles of the two segments, (a, b) and (c, d).
+ca, cb, cc, cd: Int32Array
+# The unit normal at the substep's start, from segment (a, b) toward (c, d): the side the pair keeps (3 each).
+nrm: Float64Array × 3
+# The two radii's sum (m), and the pair's static and kinetic friction.
+radiusSum, muS, muK: Float64Array
+# The accumulated normal multiplier of the substep.
+lambda: Float64Array = 0
+`,
+};
 
-/** One array of a table: its name, typed-array type, stride, and the doc printed before it ('' for none). */
+const SURFACE_CONTACTS: Layout = {
+  file: 'src/collision/surface-contact-arrays.generated.ts',
+  className: 'SurfaceContactArrays',
+  doc: "The per-contact arrays of the self-collision contacts of one substep (SurfaceContactList, surface-contact-list.ts, extends this class; the narrow phase's hits push them).",
+  push: true,
+  table: `
+# The contact's type (TYPE_VT, TYPE_EE) and flags (FLAG_*, surface-contact-list.ts).
+type, flags: Uint8Array
+# Four global particle indices per contact: VT (q, a, b, c), EE (a, b, c, d).
+idx: Int32Array × 4
+# The side s = ±1 the pair keeps and the thickness h (m) of C = s d − h ≥ 0.
+side, thick: Float64Array
+# Static and kinetic friction and restitution of the pair.
+muS, muK, rest: Float64Array
+# The accumulated multiplier λ of the substep (m).
+lambda: Float64Array = 0
+# The relative normal velocity at the start of the substep (m/s; restitution).
+vn0: Float64Array
+`,
+};
+
+export const LAYOUTS: readonly Layout[] = [
+  CONTACTS,
+  JOINTS,
+  ATTACHMENTS,
+  COLLIDER_POSES,
+  COLLIDER_CONTACTS,
+  SURFACE_CONTACTS,
+  SEGMENT_CONTACTS,
+];
+
+/**
+ * One array of a table: its name, typed-array type, stride, the doc printed before it ('' for none),
+ * and whether push writes it zero instead of taking its values.
+ */
 interface Field {
   name: string;
   type: string;
   stride: string;
   doc: string;
+  zero: boolean;
 }
 
 /** The table's fields and constants ([name, value, doc]). */
@@ -186,11 +260,11 @@ function parseTable(table: string): { fields: Field[]; consts: [string, string, 
       consts.push([name, value, text.join(' ')]);
       continue;
     }
-    const m = /^([\w, ]+):\s*(\w+)(?:\s*×\s*(\w+))?$/.exec(line);
+    const m = /^([\w, ]+):\s*(\w+)(?:\s*×\s*(\w+))?(\s*= 0)?$/.exec(line);
     if (!m) throw new Error(`emit-layouts: cannot read the table line "${line}"`);
     const names = m[1].split(',').map((n) => n.trim());
     names.forEach((name, i) => {
-      fields.push({ name, type: m[2], stride: m[3] ?? '1', doc: i === 0 ? doc.join(' ') : '' });
+      fields.push({ name, type: m[2], stride: m[3] ?? '1', doc: i === 0 ? doc.join(' ') : '', zero: !!m[4] });
     });
     doc = [];
   }
@@ -200,24 +274,57 @@ function parseTable(table: string): { fields: Field[]; consts: [string, string, 
 /** `s × n`, without the factor 1. */
 const times = (s: string, n: string): string => (s === '1' ? n : `${s} * ${n}`);
 
+/** The values of field f in push's arguments: its name, or name0 … name(s−1) for a numeric stride s > 1. */
+function pushNames(f: Field): string[] {
+  if (f.stride === '1') return [f.name];
+  const s = Number(f.stride);
+  if (!(s > 1)) throw new Error(`emit-layouts: push needs a number as the stride of ${f.name}`);
+  return Array.from({ length: s }, (_, j) => `${f.name}${j}`);
+}
+
+/** `push`: one entry appended, its values in the table's order (the fields marked `= 0` zeroed). */
+function emitPush(fields: Field[], members: string): string[] {
+  const args = fields.filter((f) => !f.zero).flatMap(pushNames);
+  return [
+    '',
+    '/** Appends one entry (the arrays grown when full); the values in the order of the fields. */',
+    `${members}push(${args.map((a) => `${a}: number`).join(', ')}): void {`,
+    'if (this.count === this.capacity) this.grow(Math.max(256, 2 * this.capacity));',
+    'const k = this.count++;',
+    ...fields.flatMap((f) =>
+      pushNames(f).map((v, j) => {
+        const at = f.stride === '1' ? 'k' : j === 0 ? `${f.stride} * k` : `${f.stride} * k + ${j}`;
+        return `this.${f.name}[${at}] = ${f.zero ? '0' : v};`;
+      }),
+    ),
+    '}',
+  ];
+}
+
 /** The module of one layout (before formatting). */
 function emitLayout(l: Layout, banner: string): string {
   const { fields, consts } = parseTable(l.table);
   const types = [...new Set(fields.map((f) => f.type))];
   const access = l.access === 'public' ? '' : 'protected ';
+  const members = l.members === 'protected' ? 'protected ' : '';
   return [
     banner,
     `// The per-entry arrays' table is in scripts/kernels/emit-layouts.ts (${l.className}).`,
     "import { grownArray } from '../math/arrays.js';",
+    ...(l.base?.imports ?? []),
     '',
     ...consts.flatMap(([name, value, doc]) => [`/** ${doc} */`, `export const ${name} = ${value};`, '']),
     `/** ${l.doc} */`,
-    `export class ${l.className} {`,
-    '/** Entries in use. */',
-    'count = 0;',
+    l.base
+      ? `export abstract class ${l.className} extends ${l.base.name} {`
+      : `export class ${l.className} {`,
+    ...(l.base ? [] : ['/** Entries in use. */', 'count = 0;']),
     '/** Entries the arrays hold. */',
     `${access}capacity = 0;`,
-    ...fields.flatMap((f) => [...(f.doc ? [`/** ${f.doc} */`] : []), `${f.name} = new ${f.type}(0);`]),
+    ...fields.flatMap((f) => [
+      ...(f.doc ? [`/** ${f.doc} */`] : []),
+      `${members}${f.name} = new ${f.type}(0);`,
+    ]),
     '',
     `/** Grows every array to cap entries (${types.join(', ')}), the count in use kept. */`,
     `${access}grow(cap: number): void {`,
@@ -228,6 +335,7 @@ function emitLayout(l: Layout, banner: string): string {
     ),
     'this.capacity = cap;',
     '}',
+    ...(l.push ? emitPush(fields, members) : []),
     '}',
     '',
   ].join('\n');

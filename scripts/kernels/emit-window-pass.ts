@@ -22,6 +22,18 @@ const DAMP_CLAMP = `      vxy = f64x2.mul(f64x2.add(vxy, g2), f2);
       }
 `;
 
+/**
+ * The loop over the n particles of both passes and particle i's places in the kernel memory (their
+ * one layout): its f32 window entry q (x y z w, 16 bytes), its f64 x and v at a and b (24 bytes
+ * each), its w.
+ */
+const EACH_PARTICLE = `  for (let i = 0; i < n; i++) {
+    const q = win + (<usize>i << 4);
+    const a = x + <usize>i * 24;
+    const b = v + <usize>i * 24;
+    const wi = load<f64>(w + (<usize>i << 3));
+`;
+
 export function windowPassF32(): string {
   return `${particlePassF32()}
 /** The pass: x y of a particle in one f64x2, z beside it (lane-wise the same operations in the same order). */
@@ -37,12 +49,7 @@ export function windowUpdatePredictF32(
   const g2 = f64x2.replace_lane(f64x2.splat(gx), 1, gy);
   let recoveries = 0;
   let clamps = 0;
-  for (let i = 0; i < n; i++) {
-    const q = win + (<usize>i << 4);
-    const a = x + <usize>i * 24;
-    const b = v + <usize>i * 24;
-    const wi = load<f64>(w + (<usize>i << 3));
-    const P = v128.load(q);
+${EACH_PARTICLE}    const P = v128.load(q);
     const pxy = f64x2.promote_low_f32x4(P);
     const pz = <f64>f32x4.extract_lane(P, 2);
     const dxy = f64x2.sub(pxy, v128.load(a));
@@ -82,12 +89,7 @@ export function windowPredictF32(
   const h2 = f64x2.splat(h);
   const f2 = f64x2.splat(f);
   const g2 = f64x2.replace_lane(f64x2.splat(gx), 1, gy);
-  for (let i = 0; i < n; i++) {
-    const q = win + (<usize>i << 4);
-    const a = x + <usize>i * 24;
-    const b = v + <usize>i * 24;
-    const wi = load<f64>(w + (<usize>i << 3));
-    let vxy = v128.load(b);
+${EACH_PARTICLE}    let vxy = v128.load(b);
     let vz = load<f64>(b, 16);
     if (wi != 0.0) {
 ${DAMP_CLAMP}      v128.store(b, vxy);

@@ -7,6 +7,7 @@ import { PbdError, requirePositive } from '../core/errors.js';
 import type { Motion } from '../core/motion.js';
 import type { ConstraintParams } from '../core/solver.js';
 import type { World } from '../core/world.js';
+import { lumpedTriangleMasses } from '../mesh/lumped-mass.js';
 import {
   buildBendingQuads,
   buildEdgeTopology,
@@ -15,7 +16,6 @@ import {
   enclosedVolume,
   isClosed,
   type TriangleMesh,
-  triangleArea,
   validateTriangleMesh,
 } from '../mesh/triangle-mesh.js';
 import {
@@ -297,25 +297,17 @@ export class Cloth extends Body {
   /** 003 §4.1: each vertex gets one third of the mass ρA of each adjacent triangle. */
   private assignMasses(where: string): void {
     const store = this.world.store;
-    const m = new Float64Array(this.active);
-    const nt = this.triangles.length / 3;
-    for (let t = 0; t < nt; t++) {
-      const a = (triangleArea(this.restPositions, this.triangles, t) * this.density) / 3;
-      m[this.triangles[3 * t]] += a;
-      m[this.triangles[3 * t + 1]] += a;
-      m[this.triangles[3 * t + 2]] += a;
-    }
+    const m = lumpedTriangleMasses(
+      this.restPositions,
+      this.triangles,
+      this.density,
+      this.active,
+      'cloth/unused-vertex',
+      `${where}.mesh`,
+    );
     const att = this.world.attachments;
     for (let i = 0; i < this.active; i++) {
       const gi = this.offset + i;
-      if (!(m[i] > 0)) {
-        throw new PbdError(
-          'cloth/unused-vertex',
-          `${where}.mesh: vertex ${i}`,
-          'belongs to no triangle, so it has no mass',
-          'remove unreferenced vertices from the mesh',
-        );
-      }
       if (att.isAttached(gi) && store.invMass[gi] === 0) {
         store.mass[gi] = m[i];
         att.setSavedInvMass(gi, 1 / m[i]);

@@ -1,5 +1,5 @@
 import { grownArray } from '../math/arrays.js';
-import { boxesOverlap, writeBox } from './boxes.js';
+import { boxesOverlap, unionOfBoxes, writeBox } from './boxes.js';
 import { queryNodes } from './bvh-self-pairs.js';
 
 /**
@@ -167,38 +167,26 @@ export class Bvh {
 
   /** Node n's box from its items (a leaf) or its children's boxes. */
   private refitNode(boxes: Float64Array, n: number): void {
-    const B = this.box,
-      items = this.items;
+    const B = this.box;
     const o = 6 * n;
-    let x0 = Infinity,
-      y0 = Infinity,
-      z0 = Infinity,
-      x1 = -Infinity,
-      y1 = -Infinity,
-      z1 = -Infinity;
     const c = this.count[n];
-    if (c > 0) {
+    if (c > 0 || this.itemCount === 0) {
       const s = this.start[n];
-      for (let k = s; k < s + c; k++) {
-        const b = 6 * items[k];
-        if (boxes[b] < x0) x0 = boxes[b];
-        if (boxes[b + 1] < y0) y0 = boxes[b + 1];
-        if (boxes[b + 2] < z0) z0 = boxes[b + 2];
-        if (boxes[b + 3] > x1) x1 = boxes[b + 3];
-        if (boxes[b + 4] > y1) y1 = boxes[b + 4];
-        if (boxes[b + 5] > z1) z1 = boxes[b + 5];
-      }
-    } else if (this.itemCount > 0) {
-      const l = 6 * (n + 1),
-        r = 6 * this.right[n];
-      x0 = Math.min(B[l], B[r]);
-      y0 = Math.min(B[l + 1], B[r + 1]);
-      z0 = Math.min(B[l + 2], B[r + 2]);
-      x1 = Math.max(B[l + 3], B[r + 3]);
-      y1 = Math.max(B[l + 4], B[r + 4]);
-      z1 = Math.max(B[l + 5], B[r + 5]);
+      unionOfBoxes(boxes, this.items, s, s + c, B, o);
+      return;
     }
-    writeBox(B, o, x0, y0, z0, x1, y1, z1);
+    const l = 6 * (n + 1),
+      r = 6 * this.right[n];
+    writeBox(
+      B,
+      o,
+      Math.min(B[l], B[r]),
+      Math.min(B[l + 1], B[r + 1]),
+      Math.min(B[l + 2], B[r + 2]),
+      Math.max(B[l + 3], B[r + 3]),
+      Math.max(B[l + 4], B[r + 4]),
+      Math.max(B[l + 5], B[r + 5]),
+    );
   }
 
   /**

@@ -1,13 +1,12 @@
 import type { Body } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import type { ParticleStore } from '../core/particles.js';
-import { grownArray } from '../math/arrays.js';
 import { cross3, edgeVector } from '../math/edges.js';
 import { movePair } from '../math/pair-move.js';
-import type { ContactGroup } from './contact-groups.js';
-import { allowedPairs, BodyPairContacts, contactFriction } from './contact-groups.js';
+import { allowedPairs, contactFriction } from './contact-groups.js';
 import { coulombShare, tangentialPart } from './coulomb.js';
 import { closestSegmentSegmentAt } from './geometry.js';
+import { SegmentContactArrays } from './segment-contact-arrays.generated.js';
 
 /** Contact settings of the segments of one body. */
 export interface SegmentContactOptions {
@@ -78,7 +77,7 @@ let capNoticed = false;
  * Segments of one strand closer along it than their radii reach (neighbours
  * that touch at rest) are never paired.
  */
-export class SegmentContacts extends BodyPairContacts<ContactGroup> implements ConstraintSet {
+export class SegmentContacts extends SegmentContactArrays implements ConstraintSet {
   readonly kind = 'segment-contact';
   readonly order = 107;
   protected readonly what = 'segment';
@@ -89,17 +88,8 @@ export class SegmentContacts extends BodyPairContacts<ContactGroup> implements C
   private sChain = new Int32Array(0);
   private sPos = new Int32Array(0);
   private sSkip = new Int32Array(0);
-  // contacts
-  private ca = new Int32Array(0);
-  private cb = new Int32Array(0);
-  private cc = new Int32Array(0);
-  private cd = new Int32Array(0);
-  private nrm = new Float64Array(0);
-  private radiusSum = new Float64Array(0);
-  private muS = new Float64Array(0);
-  private muK = new Float64Array(0);
-  private lambda = new Float64Array(0);
-  private capacity = 0;
+  // (the per-contact arrays, capacity, grow and push are SegmentContactArrays's, printed from a table
+  // in scripts/kernels/emit-layouts.ts; push's values: a, b, c, d, the normal, R, μs, μk)
 
   /** Registers the segments (`contactLines()`) of a body, or gives a registered body new settings. */
   addBody(body: Body, o: SegmentContactOptions = {}): void {
@@ -305,45 +295,6 @@ export class SegmentContacts extends BodyPairContacts<ContactGroup> implements C
         ? `pbdkit: segment contacts: a strand segment met more than ${MAX_CONTACTS_PER_SEGMENT} others in one substep (bodies started on top of each other?); its remaining ${skipped} candidates were skipped`
         : `pbdkit: segment contacts: a strand segment's swept box met more than ${MAX_CANDIDATES_PER_SEGMENT} others in one substep (bodies started on top of each other?); the candidates beyond were skipped`,
     );
-  }
-
-  private push(
-    a: number,
-    b: number,
-    c: number,
-    d: number,
-    nx: number,
-    ny: number,
-    nz: number,
-    R: number,
-    muS: number,
-    muK: number,
-  ): void {
-    if (this.count === this.capacity) {
-      const cap = Math.max(256, 2 * this.capacity);
-      this.ca = grownArray(this.ca, cap);
-      this.cb = grownArray(this.cb, cap);
-      this.cc = grownArray(this.cc, cap);
-      this.cd = grownArray(this.cd, cap);
-      this.nrm = grownArray(this.nrm, 3 * cap);
-      this.radiusSum = grownArray(this.radiusSum, cap);
-      this.muS = grownArray(this.muS, cap);
-      this.muK = grownArray(this.muK, cap);
-      this.lambda = grownArray(this.lambda, cap);
-      this.capacity = cap;
-    }
-    const k = this.count++;
-    this.ca[k] = a;
-    this.cb[k] = b;
-    this.cc[k] = c;
-    this.cd[k] = d;
-    this.nrm[3 * k] = nx;
-    this.nrm[3 * k + 1] = ny;
-    this.nrm[3 * k + 2] = nz;
-    this.radiusSum[k] = R;
-    this.muS[k] = muS;
-    this.muK[k] = muK;
-    this.lambda[k] = 0;
   }
 
   /**

@@ -1,3 +1,4 @@
+import { unionOfBoxes } from './boxes.js';
 import { type BvhNodes, queryNodes } from './bvh-self-pairs.js';
 // the candidate tests, written once with the surfaces module's in scripts/kernels/emit-broad-candidates.ts
 import { eeCandidate, vtCandidate } from './surface-broad-candidates.generated.js';
@@ -115,34 +116,26 @@ export function keepCleanPairs(
   return m;
 }
 
-/** Appends (q, t); false when the sink is full and may not grow. */
-export function addVT(out: PairSink, q: number, t: number): boolean {
-  const n = out.vtCount;
-  if (2 * n + 2 > out.vt.length) {
+/**
+ * Appends the pair (a, b) to the sink's vertex–triangle list (vt: a vertex q, a triangle t) or
+ * edge–edge list (two edges), growing it; false when the list is full and the sink may not grow.
+ */
+export function addPair(out: PairSink, vt: boolean, a: number, b: number): boolean {
+  const n = vt ? out.vtCount : out.eeCount;
+  let list = vt ? out.vt : out.ee;
+  if (2 * n + 2 > list.length) {
     if (!out.grow) {
       out.full = true;
       return false;
     }
-    out.vt = grow32(out.vt, 2 * n + 2);
+    list = grow32(list, 2 * n + 2);
+    if (vt) out.vt = list;
+    else out.ee = list;
   }
-  out.vt[2 * n] = q;
-  out.vt[2 * n + 1] = t;
-  out.vtCount = n + 1;
-  return true;
-}
-
-function addEE(out: PairSink, e: number, f: number): boolean {
-  const n = out.eeCount;
-  if (2 * n + 2 > out.ee.length) {
-    if (!out.grow) {
-      out.full = true;
-      return false;
-    }
-    out.ee = grow32(out.ee, 2 * n + 2);
-  }
-  out.ee[2 * n] = e;
-  out.ee[2 * n + 1] = f;
-  out.eeCount = n + 1;
+  list[2 * n] = a;
+  list[2 * n + 1] = b;
+  if (vt) out.vtCount = n + 1;
+  else out.eeCount = n + 1;
   return true;
 }
 
@@ -186,12 +179,14 @@ export function collectTrianglePair(
   for (let j = ovs[t1]; j < ovs[t1 + 1]; j++) {
     const q = ov[j];
     if ((d2 && vd[q] === 0) || q === a2 || q === b2 || q === c2) continue;
-    if (boxesNear(vBox, q, tBox, t2, hr[vs[q]]) && vtCandidate(A, q, t2) && !addVT(out, q, t2)) return false;
+    if (boxesNear(vBox, q, tBox, t2, hr[vs[q]]) && vtCandidate(A, q, t2) && !addPair(out, true, q, t2))
+      return false;
   }
   for (let j = ovs[t2]; j < ovs[t2 + 1]; j++) {
     const q = ov[j];
     if ((d1 && vd[q] === 0) || q === a1 || q === b1 || q === c1) continue;
-    if (boxesNear(vBox, q, tBox, t1, hr[vs[q]]) && vtCandidate(A, q, t1) && !addVT(out, q, t1)) return false;
+    if (boxesNear(vBox, q, tBox, t1, hr[vs[q]]) && vtCandidate(A, q, t1) && !addPair(out, true, q, t1))
+      return false;
   }
   const e1 = oes[t2],
     e2 = oes[t2 + 1];
@@ -210,7 +205,7 @@ export function collectTrianglePair(
       const fa = edge[2 * f],
         fb = edge[2 * f + 1];
       if (fa === ea || fa === eb || fb === ea || fb === eb) continue;
-      if (boxesOverlap(eBox, e, eBox, f) && eeCandidate(A, e, f) && !addEE(out, e, f)) return false;
+      if (boxesOverlap(eBox, e, eBox, f) && eeCandidate(A, e, f) && !addPair(out, false, e, f)) return false;
     }
   }
   return true;
@@ -287,17 +282,7 @@ export function collectDirtyPairs(
   let g0 = gFrom === 0 ? 0 : ends[gFrom - 1];
   for (let gi = gFrom; gi < gTo; gi++) {
     const g1 = ends[gi];
-    q[0] = q[1] = q[2] = Infinity;
-    q[3] = q[4] = q[5] = -Infinity;
-    for (let i = g0; i < g1; i++) {
-      const o = 6 * dirty[i];
-      if (tBox[o] < q[0]) q[0] = tBox[o];
-      if (tBox[o + 1] < q[1]) q[1] = tBox[o + 1];
-      if (tBox[o + 2] < q[2]) q[2] = tBox[o + 2];
-      if (tBox[o + 3] > q[3]) q[3] = tBox[o + 3];
-      if (tBox[o + 4] > q[4]) q[4] = tBox[o + 4];
-      if (tBox[o + 5] > q[5]) q[5] = tBox[o + 5];
-    }
+    unionOfBoxes(tBox, dirty, g0, g1, q, 0);
     const limit = per * (g1 - g0);
     if (S.result.length < limit) S.result = new Int32Array(limit);
     const m = queryNodes(N, tBox, q, limit, S.result, S.stack);

@@ -5,7 +5,7 @@ import { Bvh } from './bvh.js';
 import { type BlocksSource, BroadBlocks, itemBoxesRange, sweptRange } from './surface-broad-blocks.js';
 import { type ArrayAlloc, sharedAlloc, sharedF64, triangleNormal } from './surface-broad-items.js';
 import {
-  addVT,
+  addPair,
   B_MARGIN,
   B_MEAN_EDGE,
   B_SURFACES,
@@ -637,7 +637,7 @@ export class SurfaceBroadPhase {
     for (let k = 0; k < m; k++) {
       const t = res[k];
       if (dirtyOnly && td[t] === 0) continue;
-      if (vtCandidate(A, q, t)) addVT(this.sink, q, t);
+      if (vtCandidate(A, q, t)) addPair(this.sink, true, q, t);
     }
   }
 

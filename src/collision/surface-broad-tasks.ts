@@ -187,11 +187,11 @@ interface BroadRebuildArgs {
   front: Int32Array;
   /**
    * Where the blocks put what they found: each block claims one run of the
-   * arena (top[0]: its first free entry, advanced atomically) and writes
-   * its triangle pairs, vertex–triangle and edge–edge candidates there, one
-   * after the other (2 entries each). top[1]: the most triangle pairs a
-   * block may find (the rebuild's total budget; past it the calling thread
-   * takes over, with the budgets).
+   * arena (top[0]: its first free entry, advanced atomically) and writes its
+   * vertex–triangle and edge–edge candidates there, one after the other (2
+   * entries each; its triangle pairs only go to the tally, since session 20).
+   * top[1]: the most triangle pairs a block may find (the rebuild's total
+   * budget; past it the calling thread takes over, with the budgets).
    */
   arena: Int32Array;
   top: Int32Array;
@@ -248,9 +248,12 @@ export function broadRebuildTask(args: BroadRebuildArgs, from: number, to: numbe
 }
 
 /**
- * A rebuild block's np triangle pairs, nv vertex–triangle and ne edge–edge
- * candidates copied to a run of the arena claimed for them, and its counts
- * (`how`: 0 tested in JavaScript, 1 in WebAssembly, 2 traversed there too).
+ * A rebuild block's nv vertex–triangle and ne edge–edge candidates copied to
+ * a run of the arena claimed for them, its np triangle pairs counted per
+ * triangle in this thread's tally (the join's budgets: the pairs themselves
+ * are not read again, so since session 20 they are not copied), and its
+ * counts (`how`: 0 tested in JavaScript, 1 in WebAssembly, 2 traversed there
+ * too).
  */
 function toArena(
   args: BroadRebuildArgs,
@@ -268,8 +271,7 @@ function toArena(
   c[o + 2] = nv;
   c[o + 3] = ne;
   c[o + 5] = how;
-  if (pairsToArena(args.top, args.arena, c, o, 4, pairs, np, vt, nv, ee, ne))
-    tallyPairs(args.tally, pairs, np);
+  if (pairsToArena(args.top, args.arena, c, o, 4, vt, nv, ee, ne)) tallyPairs(args.tally, pairs, np);
 }
 
 /** Arguments of the 'surface-broad-update' task: the rebuild's shared copies, the update's groups, the arena. */
@@ -460,7 +462,6 @@ export class ParallelBroadRebuild {
     for (let b = 0; b < nf && !over; b++) {
       const o = C * b;
       let pairs = arena,
-        p0 = c[o],
         np = c[o + 1];
       if (c[o + 4] !== 0) {
         // the arena was full (or the part reached the budget): this part traversed and tested once more, here, into the growing lists
@@ -488,10 +489,9 @@ export class ParallelBroadRebuild {
           break;
         }
         pairs = this.local;
-        p0 = 0;
         collectPairRange(src, pairs, 0, np, out);
       } else {
-        appendFromArena(out, arena, p0 + 2 * np, c[o + 2], c[o + 3]);
+        appendFromArena(out, arena, c[o], c[o + 2], c[o + 3]);
         if (c[o + 5] !== 0) this.wasmBlocks++;
         else this.jsBlocks++;
         if (c[o + 5] === 2) this.wasmTraversals++;

@@ -1,3 +1,4 @@
+import { SurfaceContactArrays } from './surface-contact-arrays.generated.js';
 import type { Surface } from './surface-topology.js';
 
 /** Contact types: vertex–triangle (q, a, b, c) and edge–edge (a, b, c, d). */
@@ -23,87 +24,20 @@ export const FOOTPRINT = 0.05;
  * gradients are ∇_j C = s c_j n̂ with weights c_j (Σ c_j = 0, so
  * projections conserve momentum).
  */
-export class SurfaceContactList {
-  /** Contacts of the current substep. */
-  count = 0;
-  type = new Uint8Array(0);
-  flags = new Uint8Array(0);
-  /** Four global particle indices per contact: VT (q, a, b, c), EE (a, b, c, d). */
-  idx = new Int32Array(0);
-  side = new Float64Array(0);
-  thick = new Float64Array(0);
-  muS = new Float64Array(0);
-  muK = new Float64Array(0);
-  rest = new Float64Array(0);
-  lambda = new Float64Array(0);
-  vn0 = new Float64Array(0);
+export class SurfaceContactList extends SurfaceContactArrays {
+  // (the per-contact arrays, count, capacity, grow and push are SurfaceContactArrays's, printed
+  // from a table in scripts/kernels/emit-layouts.ts; push's values: type, flags, the four indices,
+  // side, thickness, μs, μk, restitution, vn0)
   /** Largest correction (m) of one untangling (FLAG_FLIP) projection. */
   flipStep = 0;
-  private capacity = 0;
 
   /**
    * `surfaces`: the registered surfaces, whose friction and restitution a
    * hit between two of them takes (the mean friction, the larger
    * restitution: scripts/kernels/emit-surface-frames.ts).
    */
-  constructor(readonly surfaces: readonly Surface[]) {}
-
-  push(
-    type: number,
-    flags: number,
-    i0: number,
-    i1: number,
-    i2: number,
-    i3: number,
-    side: number,
-    h: number,
-    muS: number,
-    muK: number,
-    e: number,
-    vn0: number,
-  ): void {
-    if (this.count === this.capacity) this.grow(Math.max(256, 2 * this.capacity));
-    const k = this.count++;
-    this.type[k] = type;
-    this.flags[k] = flags;
-    this.idx[4 * k] = i0;
-    this.idx[4 * k + 1] = i1;
-    this.idx[4 * k + 2] = i2;
-    this.idx[4 * k + 3] = i3;
-    this.side[k] = side;
-    this.thick[k] = h;
-    this.muS[k] = muS;
-    this.muK[k] = muK;
-    this.rest[k] = e;
-    this.lambda[k] = 0;
-    this.vn0[k] = vn0;
-  }
-
-  private grow(cap: number): void {
-    const n = this.count;
-    const g8 = (a: Uint8Array, s: number) => {
-      const b = new Uint8Array(cap * s);
-      b.set(a.subarray(0, n * s));
-      return b;
-    };
-    const g64 = (a: Float64Array, s: number) => {
-      const b = new Float64Array(cap * s);
-      b.set(a.subarray(0, n * s));
-      return b;
-    };
-    this.type = g8(this.type, 1);
-    this.flags = g8(this.flags, 1);
-    const idx = new Int32Array(cap * 4);
-    idx.set(this.idx.subarray(0, 4 * n));
-    this.idx = idx;
-    this.side = g64(this.side, 1);
-    this.thick = g64(this.thick, 1);
-    this.muS = g64(this.muS, 1);
-    this.muK = g64(this.muK, 1);
-    this.rest = g64(this.rest, 1);
-    this.lambda = g64(this.lambda, 1);
-    this.vn0 = g64(this.vn0, 1);
-    this.capacity = cap;
+  constructor(readonly surfaces: readonly Surface[]) {
+    super();
   }
 
   /** Contact k for inspection and tests: type, particle indices, side, thickness. */

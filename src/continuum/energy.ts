@@ -2,6 +2,7 @@ import { cross3, dot3, edgeVector } from '../math/edges.js';
 import { svd3, svd32 } from '../math/svd3.js';
 import { edgeCross, edgeCrossOut } from '../mesh/triangle-mesh.js';
 import type { MaterialModel } from './material.js';
+import { stvkStressInto } from './stvk.generated.js';
 
 /**
  * Strain energies of single elements and their gradients (002 §4).
@@ -311,12 +312,13 @@ function stvkStress(
   pl: ArrayLike<number> | null,
   po: number,
 ): number {
-  let e00 = 0.5 * (f[0] * f[0] + f[3] * f[3] + f[6] * f[6] - 1);
-  let e11 = 0.5 * (f[1] * f[1] + f[4] * f[4] + f[7] * f[7] - 1);
-  let e22 = 0.5 * (f[2] * f[2] + f[5] * f[5] + f[8] * f[8] - 1);
-  let e01 = 0.5 * (f[0] * f[1] + f[3] * f[4] + f[6] * f[7]);
-  let e02 = 0.5 * (f[0] * f[2] + f[3] * f[5] + f[6] * f[8]);
-  let e12 = 0.5 * (f[1] * f[2] + f[4] * f[5] + f[7] * f[8]);
+  greenStrain(f, EPS, 0);
+  let e00 = EPS[0];
+  let e11 = EPS[1];
+  let e22 = EPS[2];
+  let e01 = EPS[3];
+  let e02 = EPS[4];
+  let e12 = EPS[5];
   if (pl) {
     e00 -= pl[po];
     e11 -= pl[po + 1];
@@ -325,23 +327,9 @@ function stvkStress(
     e02 -= pl[po + 4];
     e12 -= pl[po + 5];
   }
+  // P = F S, S = 2μ ε + λ tr(ε) I: the tet kernel's stvkSecondPiola (src/kernels/helpers.ts), printed for here
+  stvkStressInto(f, e00, e11, e22, e01, e02, e12, mu, lambda, p);
   const tr = e00 + e11 + e22;
-  const lt = lambda * tr;
-  const m2 = 2 * mu;
-  const s00 = m2 * e00 + lt,
-    s11 = m2 * e11 + lt,
-    s22 = m2 * e22 + lt,
-    s01 = m2 * e01,
-    s02 = m2 * e02,
-    s12 = m2 * e12;
-  for (let r = 0; r < 3; r++) {
-    const f0 = f[3 * r],
-      f1 = f[3 * r + 1],
-      f2 = f[3 * r + 2];
-    p[3 * r] = f0 * s00 + f1 * s01 + f2 * s02;
-    p[3 * r + 1] = f0 * s01 + f1 * s11 + f2 * s12;
-    p[3 * r + 2] = f0 * s02 + f1 * s12 + f2 * s22;
-  }
   return (
     mu * (e00 * e00 + e11 * e11 + e22 * e22 + 2 * (e01 * e01 + e02 * e02 + e12 * e12)) +
     0.5 * lambda * tr * tr
@@ -364,12 +352,24 @@ export function tetGreenStrain(
   oo = 0,
 ): void {
   tetDeformation(x, i0, i1, i2, i3, B, bo);
-  out[oo] = 0.5 * (F[0] * F[0] + F[3] * F[3] + F[6] * F[6] - 1);
-  out[oo + 1] = 0.5 * (F[1] * F[1] + F[4] * F[4] + F[7] * F[7] - 1);
-  out[oo + 2] = 0.5 * (F[2] * F[2] + F[5] * F[5] + F[8] * F[8] - 1);
-  out[oo + 3] = 0.5 * (F[0] * F[1] + F[3] * F[4] + F[6] * F[7]);
-  out[oo + 4] = 0.5 * (F[0] * F[2] + F[3] * F[5] + F[6] * F[8]);
-  out[oo + 5] = 0.5 * (F[1] * F[2] + F[4] * F[5] + F[7] * F[8]);
+  greenStrain(F, out, oo);
+}
+
+/** Scratch of stvkStress: the Green strain it reads back. */
+const EPS = new Float64Array(6);
+
+/**
+ * The Green strain ε = ½(FᵀF − I) of F (row-major 3 × 3) as (xx, yy, zz,
+ * xy, xz, yz) into out[oo..oo+6) (002 §3); StVK's stress and the
+ * plasticity update both read it from here.
+ */
+function greenStrain(f: ArrayLike<number>, out: Float64Array, oo: number): void {
+  out[oo] = 0.5 * (f[0] * f[0] + f[3] * f[3] + f[6] * f[6] - 1);
+  out[oo + 1] = 0.5 * (f[1] * f[1] + f[4] * f[4] + f[7] * f[7] - 1);
+  out[oo + 2] = 0.5 * (f[2] * f[2] + f[5] * f[5] + f[8] * f[8] - 1);
+  out[oo + 3] = 0.5 * (f[0] * f[1] + f[3] * f[4] + f[6] * f[7]);
+  out[oo + 4] = 0.5 * (f[0] * f[2] + f[3] * f[5] + f[6] * f[8]);
+  out[oo + 5] = 0.5 * (f[1] * f[2] + f[4] * f[5] + f[7] * f[8]);
 }
 
 /**
@@ -668,4 +668,17 @@ export function isometricBendingEnergy(
     grad[9 + r] = q * k3 * v;
   }
   return 0.5 * q * e;
+}
+
+/** An energy constraint set (TetFemConstraints, TriangleFemConstraints): element k's E_k and its gradient (into grad) at positions x. */
+export interface EnergyElements {
+  readonly count: number;
+  elementEnergy(x: ArrayLike<number>, k: number, grad: Float64Array): number;
+}
+
+/** Total strain energy Σ_k E_k (J) of a set at positions x, in element order; grad is scratch. */
+export function totalEnergy(set: EnergyElements, x: ArrayLike<number>, grad: Float64Array): number {
+  let e = 0;
+  for (let k = 0; k < set.count; k++) e += set.elementEnergy(x, k, grad);
+  return e;
 }

@@ -1,14 +1,10 @@
 import { complianceTunable, stiffnessTunable, type Tunable } from '../core/body.js';
 import { RigidModeDamping } from '../core/damping.js';
-import { PbdError, requirePositive } from '../core/errors.js';
+import { requirePositive } from '../core/errors.js';
 import type { ConstraintParams } from '../core/solver.js';
 import type { World } from '../core/world.js';
-import {
-  buildBendingQuads,
-  type TriangleMesh,
-  triangleArea,
-  validateTriangleMesh,
-} from '../mesh/triangle-mesh.js';
+import { lumpedTriangleMasses } from '../mesh/lumped-mass.js';
+import { buildBendingQuads, type TriangleMesh, validateTriangleMesh } from '../mesh/triangle-mesh.js';
 import {
   type StrainLimitOptions,
   type StrainLimitSets,
@@ -78,21 +74,15 @@ export class FemCloth extends EmbeddedBody {
     const store = world.store;
     const off = this.offset;
     this.place(o.mesh.positions);
-    const m = new Float64Array(nv);
-    const nt = this.triangles.length / 3;
-    for (let t = 0; t < nt; t++) {
-      const a = (triangleArea(this.restPositions, this.triangles, t) * density) / 3;
-      for (let k = 0; k < 3; k++) m[this.triangles[3 * t + k]] += a;
-    }
+    const m = lumpedTriangleMasses(
+      this.restPositions,
+      this.triangles,
+      density,
+      nv,
+      'fem-cloth/unused-vertex',
+      `${where}.mesh`,
+    );
     for (let i = 0; i < nv; i++) {
-      if (!(m[i] > 0)) {
-        throw new PbdError(
-          'fem-cloth/unused-vertex',
-          `${where}.mesh: vertex ${i}`,
-          'belongs to no triangle, so it has no mass',
-          'remove unreferenced vertices',
-        );
-      }
       store.setMass(off + i, m[i]);
       store.radius[off + i] = o.radius ?? 0;
       if (o.group !== undefined) store.group[off + i] = o.group;

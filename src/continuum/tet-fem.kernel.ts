@@ -18,6 +18,7 @@ import {
   matMulT,
   position,
   store,
+  stvkSecondPiola,
   xpbdUpdate,
 } from '../kernels/helpers.js';
 import { tetStress } from './energy.js';
@@ -112,14 +113,7 @@ export function projectTetFem(
         e01 = 0.5 * c01,
         e02 = 0.5 * c02,
         e12 = 0.5 * c12;
-      const lt = lambda * (e00 + e11 + e22),
-        m2 = 2 * mu;
-      const s00 = m2 * e00 + lt,
-        s11 = m2 * e11 + lt,
-        s22 = m2 * e22 + lt,
-        s01 = m2 * e01,
-        s02 = m2 * e02,
-        s12 = m2 * e12;
+      const [s00, s11, s22, s01, s02, s12] = stvkSecondPiola(e00, e11, e22, e01, e02, e12, mu, lambda);
       const S = [
         [s00, s01, s02],
         [s01, s11, s12],

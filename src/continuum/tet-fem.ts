@@ -4,7 +4,7 @@ import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { ProjectionRule } from '../core/solver.js';
 import type { ElementGlue } from '../kernels/glue.js';
-import { tetEnergy, tetGreenStrain, tetRestShape } from './energy.js';
+import { tetEnergy, tetGreenStrain, tetRestShape, totalEnergy } from './energy.js';
 import { type MaterialOptions, type ResolvedMaterial, resolveMaterial } from './material.js';
 import { type TetFemArgs, tetFemGlue } from './tet-fem.generated.js';
 
@@ -263,9 +263,7 @@ export class TetFemConstraints extends ElementConstraints<TetFemArgs> {
 
   /** Total strain energy Σ E_t at positions x (J). */
   energy(x: ArrayLike<number>): number {
-    let e = 0;
-    for (let k = 0; k < this.count; k++) e += this.elementEnergy(x, k, this.g);
-    return e;
+    return totalEnergy(this, x, this.g);
   }
 
   /** Largest Frobenius norm of the plastic strain (0 without plasticity). */

@@ -2,7 +2,7 @@ import { ElementConstraints } from '../constraints/element-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { ElementGlue } from '../kernels/glue.js';
-import { type MembraneMaterial, triangleEnergy, triangleRestShape } from './energy.js';
+import { type MembraneMaterial, totalEnergy, triangleEnergy, triangleRestShape } from './energy.js';
 import {
   isotropicMembraneTensor,
   type MaterialOptions,
@@ -175,8 +175,6 @@ export class TriangleFemConstraints extends ElementConstraints<TriangleFemArgs> 
 
   /** Total membrane energy at positions x (J). */
   energy(x: ArrayLike<number>): number {
-    let e = 0;
-    for (let k = 0; k < this.count; k++) e += this.elementEnergy(x, k, this.g);
-    return e;
+    return totalEnergy(this, x, this.g);
   }
 }

@@ -136,6 +136,29 @@ export function xpbdUpdate(
   moves(p, g, w, sd);
 }
 
+/**
+ * StVK's second Piola–Kirchhoff stress S = 2μ ε + λ tr(ε) I (002 §3) of the
+ * Green strain ε = (xx, yy, zz, xy, xz, yz), as (S_xx, S_yy, S_zz, S_xy,
+ * S_xz, S_yz): `const [s00, s11, s22, s01, s02, s12] = stvkSecondPiola(e00,
+ * e11, e22, e01, e02, e12, mu, lambda)` (declares lt and m2 too). The tet
+ * kernel inlines it; energy.ts's stvkStress calls stvkStressInto, which
+ * scripts/kernels/emit-stvk.ts prints from it (src/continuum/stvk.generated.ts).
+ */
+export function stvkSecondPiola(
+  e00: number,
+  e11: number,
+  e22: number,
+  e01: number,
+  e02: number,
+  e12: number,
+  mu: number,
+  lambda: number,
+): Vec {
+  const lt = lambda * (e00 + e11 + e22);
+  const m2 = 2 * mu;
+  return [m2 * e00 + lt, m2 * e11 + lt, m2 * e22 + lt, m2 * e01, m2 * e02, m2 * e12];
+}
+
 /** out[i] = v[i] for every i: `store(fs, [f0, f1, …])` is `fs[0] = f0; fs[1] = f1; …` (a 'defer' block hands its values over). */
 export function store(out: Float64Array, v: Each<number>): void {
   each(v, (i) => {

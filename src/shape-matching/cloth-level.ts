@@ -25,7 +25,8 @@
  */
 import { PbdError } from '../core/errors.js';
 import { polarAngle2 } from '../math/polar.js';
-import { type TriangleMesh, triangleArea, validateTriangleMesh } from '../mesh/triangle-mesh.js';
+import { lumpedTriangleMasses } from '../mesh/lumped-mass.js';
+import { type TriangleMesh, validateTriangleMesh } from '../mesh/triangle-mesh.js';
 import { findFibers, planarCoordinates } from './cloth-fibers.js';
 import { regionCentre } from './goals.js';
 
@@ -76,11 +77,7 @@ export class ClothLevel {
     this.uv =
       mesh.uvs && mesh.uvs.length === 2 * n ? Float64Array.from(mesh.uvs) : planarCoordinates(this.rest);
     const nt = this.triangles.length / 3;
-    this.mass = new Float64Array(n);
-    for (let t = 0; t < nt; t++) {
-      const a = triangleArea(this.rest, this.triangles, t) * density;
-      for (let k = 0; k < 3; k++) this.mass[this.triangles[3 * t + k]] += a / 3;
-    }
+    this.mass = lumpedTriangleMasses(this.rest, this.triangles, density, n, 'sm-cloth/unused-vertex', where);
     // triangle regions, extended by the outer corners of the neighbouring triangles
     const starts = [0],
       members: number[] = [];
