@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { headOfHair, swayingHead } from '../bench/scenes.js';
-import { StoreMemory } from '../src/core/store-memory.js';
+import { copyRange, StoreMemory, zeroFill } from '../src/core/store-memory.js';
 import { Cloth, gridMesh, ParticleStore, SoftBody, tetBox, World } from '../src/index.js';
 
 const worlds: World[] = [];
@@ -139,7 +139,7 @@ describe('a checkpoint', () => {
 
 describe('StoreMemory', () => {
   it('gives regions back and reuses them; a full plain memory says so, and the store falls back to plain arrays', () => {
-    const m = StoreMemory.create(false)!;
+    const m = StoreMemory.create(4096)!;
     const a = m.alloc(1000);
     const b = m.alloc(1000);
     expect(b - a).toBe(1024);
@@ -155,5 +155,43 @@ describe('StoreMemory', () => {
     expect(m.owns(store.x.buffer)).toBe(false);
     const fits = new ParticleStore(1024, { memory: m });
     expect([fits.x, fits.p, fits.v, fits.invMass].every((c) => m.owns(c.buffer))).toBe(true);
+  });
+
+  it("a World's memory is the growable shared one, one page until the store takes its arrays (session 20, home27b)", () => {
+    // home27's one-thread memory was 4096 plain pages: 256 MiB that V8 counts as external memory
+    const w = new World({ dt: 1 / 60 });
+    worlds.push(w);
+    const m = w.store.memory!;
+    expect(m.shared).toBe(true);
+    expect(m.memory.buffer).toBeInstanceOf(SharedArrayBuffer);
+    // x, p, v and invMass of the default 1024 particles: 80 KiB, two pages and the first KiB
+    expect(m.memory.buffer.byteLength).toBeLessThanOrEqual(2 * 65536);
+    cloth(w);
+    expect(m.owns(w.store.x.buffer)).toBe(true);
+  });
+
+  it('zeroFill and copyRange run wasm bulk operations on a shared memory: the same values as fill and set', () => {
+    const m = StoreMemory.create()!;
+    expect(m.bulkOps()).not.toBeNull();
+    const a = m.f64(1000)!;
+    const b = m.f64(1000)!;
+    const f = new Float32Array(m.buffer, m.alloc(4 * 999), 999);
+    m.note(f.buffer);
+    for (let i = 0; i < 1000; i++) a[i] = Math.sin(i) * 1e300 * (i % 7 === 0 ? -1 : 1) || -0;
+    f.fill(3.5);
+    zeroFill(f);
+    expect(f.every((x) => Object.is(x, 0))).toBe(true);
+    const ref = new Float64Array(1000);
+    ref.set(a.subarray(10, 990), 7);
+    copyRange(b, 7, a, 10, 990);
+    expect(differing(b, ref)).toBe(0);
+    // the bytes around a region stay untouched
+    a.fill(1);
+    zeroFill(a.subarray(1, 999));
+    expect([a[0], a[1], a[998], a[999]]).toEqual([1, 0, 0, 1]);
+    // plain arrays: the typed arrays' own operations
+    const p = new Float64Array([1, 2, 3]);
+    zeroFill(p);
+    expect([...p]).toEqual([0, 0, 0]);
   });
 });

@@ -5,13 +5,17 @@
  * windows, src/wasm/paired-group.ts; the strand kernels, src/strands/strand-kernel.ts) take their
  * other regions, so that the kernels work on the arrays the store handed out before the first
  * step: nothing is moved ("homed") into a kernel memory later, and an array a user holds stays
- * live across steps. A threaded world's is a growable shared memory: a grown shared memory keeps
- * its old views valid (only its length grows), so growing it for a new region moves nothing. A
- * one-thread world's is a plain memory of PLAIN_PAGES that never grows (a plain memory's grow
- * would detach every view): the one-thread kernels on a shared memory cost 3–5 % of CPU on
- * cloth-201-fall-f32 (measured, session 20), a plain memory nothing; its untouched pages cost no
- * physical memory. When it is full, `alloc` says so (−1) and the store allocates plain arrays,
- * which the kernels home at the next step as without a store memory (`version` goes up).
+ * live across steps. Every world's is a growable shared memory, created with one page (session 20,
+ * home27b): a grown shared memory keeps its old views valid (only its length grows), so growing it
+ * for a new region moves nothing, and making one costs what a World cost before (0.01 ms; home27's
+ * one-thread plain memory of 4096 pages, which never grew, made `new World` 19.6 ms: V8 counts its
+ * 256 MiB as external memory and ran a full GC almost every world). The one-thread kernels run on
+ * it as fast as on a plain memory once the multipliers' fills and the window's copies to p go
+ * through wasm's bulk operations (zeroFill, copyRange: a typed array's fill or set on a shared
+ * buffer is 4–10× slower in V8). Where shared memory is missing (a page without cross-origin
+ * isolation) there is none: the store allocates plain arrays, which the kernels home at the first
+ * step (`version` goes up). When it is full (1 GiB), or a plain one made for a test, `alloc` says
+ * so (−1) and the store falls back to plain arrays as well.
  *
  * Regions are first-fit, 64-byte aligned, from byte 1024 on (the first KiB stays free, as in a
  * kernel memory of its own: wasm/paired.ts Arena). What frees a region must make sure that nothing
@@ -20,9 +24,60 @@
 
 /** Pages (64 KiB) the memory may grow to: 1 GiB, as a kernel's shared memory (wasm/kernels.ts SHARED_MAX_PAGES). */
 const MAX_PAGES = 16384;
-/** Pages of a one-thread store's plain memory: 256 MiB of address space, never grown. */
-const PLAIN_PAGES = 4096;
 const ALIGN = 64;
+
+/** The bulk module's exports: wasm's memory.fill (zeros) and memory.copy on the store's memory. */
+interface BulkOps {
+  fill(at: number, bytes: number): void;
+  copy(to: number, from: number, bytes: number): void;
+}
+
+/**
+ * The bulk module (hand-assembled, 92 bytes): imports env.memory (shared, 1 to MAX_PAGES pages),
+ * exports fill(at, bytes) = memory.fill(at, 0, bytes) and copy(to, from, bytes) = memory.copy.
+ * A typed array's fill or set on a SharedArrayBuffer costs 4–10× a plain buffer's in V8 (it stores
+ * word by word with relaxed atomics; 120 k f32 zeroed: 28 µs against 3, measured session 20,
+ * home27b), which made a one-thread world on the shared store memory 1.03–1.05× the CPU of a plain
+ * one on cloth-201-fall-f32 (ten multiplier fills a step); wasm's bulk operations run at memset's speed
+ * on a shared memory too (2.8 µs).
+ */
+// biome-ignore format: the module's bytes, a section or two a line
+const BULK = [
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+  // types: (i32 i32) -> (), (i32 i32 i32) -> ()
+  0x01, 0x0c, 0x02, 0x60, 0x02, 0x7f, 0x7f, 0x00, 0x60, 0x03, 0x7f, 0x7f, 0x7f, 0x00,
+  // import env.memory: shared, min 1, max 16384 (MAX_PAGES)
+  0x02, 0x12, 0x01, 0x03, 0x65, 0x6e, 0x76, 0x06, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79,
+  0x02, 0x03, 0x01, 0x80, 0x80, 0x01,
+  // functions: fill (type 0), copy (type 1); exports "fill", "copy"
+  0x03, 0x03, 0x02, 0x00, 0x01,
+  0x07, 0x0f, 0x02, 0x04, 0x66, 0x69, 0x6c, 0x6c, 0x00, 0x00, 0x04, 0x63, 0x6f, 0x70, 0x79, 0x00, 0x01,
+  // code: memory.fill(at, 0, bytes); memory.copy(to, from, bytes)
+  0x0a, 0x1a, 0x02,
+  0x0b, 0x00, 0x20, 0x00, 0x41, 0x00, 0x20, 0x01, 0xfc, 0x0b, 0x00, 0x0b,
+  0x0c, 0x00, 0x20, 0x00, 0x20, 0x01, 0x20, 0x02, 0xfc, 0x0a, 0x00, 0x00, 0x0b,
+];
+let bulkModule: WebAssembly.Module | undefined;
+/** The shared store memory each buffer object belongs to (zeroFill, copyRange). */
+const owners = new WeakMap<ArrayBufferLike, StoreMemory>();
+
+/** a.fill(0); on a shared store memory by wasm's memory.fill (the same zeros at memset's speed). */
+export function zeroFill(a: Float64Array | Float32Array): void {
+  const ops = owners.get(a.buffer)?.bulkOps() ?? null;
+  if (ops === null) a.fill(0);
+  else ops.fill(a.byteOffset, a.byteLength);
+}
+
+/**
+ * dst.set(src.subarray(from, to), at) for arrays of one type; where both lie on one shared store
+ * memory by wasm's memory.copy (the same values; see BULK).
+ */
+export function copyRange(dst: Float64Array, at: number, src: Float64Array, from: number, to: number): void {
+  const m = owners.get(dst.buffer);
+  const ops = m !== undefined && owners.get(src.buffer) === m ? m.bulkOps() : null;
+  if (ops === null) dst.set(src.subarray(from, to), at);
+  else ops.copy(dst.byteOffset + 8 * at, src.byteOffset + 8 * from, 8 * (to - from));
+}
 
 export class StoreMemory {
   readonly memory: WebAssembly.Memory;
@@ -32,6 +87,7 @@ export class StoreMemory {
   private readonly free: number[] = [];
   private readonly sizes = new Map<number, number>();
   private top = 1024;
+  private bulk: BulkOps | null | undefined = undefined;
 
   private constructor(
     memory: WebAssembly.Memory,
@@ -40,19 +96,22 @@ export class StoreMemory {
   ) {
     this.memory = memory;
     this.buffers.push(memory.buffer);
+    if (shared) owners.set(memory.buffer, this);
   }
 
   /**
-   * A store memory, shared (growable) for a threaded world's store, else plain (never grown); null
-   * where WebAssembly (shared: shared WebAssembly memory) is missing: the store allocates plain arrays.
+   * A World's store memory: the growable shared one (for one thread too: session 20, home27b); null
+   * where WebAssembly or shared WebAssembly memory is missing (a page without cross-origin
+   * isolation): the store allocates plain arrays, which the kernels home at the first step.
+   * `plainPages`: a plain memory of that many pages that never grows instead (the tests' full memory).
    */
-  static create(shared: boolean): StoreMemory | null {
-    if (typeof WebAssembly === 'undefined' || (shared && typeof SharedArrayBuffer === 'undefined'))
+  static create(plainPages = 0): StoreMemory | null {
+    if (typeof WebAssembly === 'undefined' || (plainPages === 0 && typeof SharedArrayBuffer === 'undefined'))
       return null;
     try {
-      return shared
+      return plainPages === 0
         ? new StoreMemory(new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES, shared: true }), true)
-        : new StoreMemory(new WebAssembly.Memory({ initial: PLAIN_PAGES, maximum: PLAIN_PAGES }), false);
+        : new StoreMemory(new WebAssembly.Memory({ initial: plainPages, maximum: plainPages }), false);
     } catch {
       return null;
     }
@@ -72,7 +131,24 @@ export class StoreMemory {
 
   /** Notes `b` as this memory's buffer (a kernel's views made on it: owns). */
   note(b: ArrayBufferLike): void {
-    if (!this.owns(b)) this.buffers.push(b);
+    if (this.owns(b)) return;
+    this.buffers.push(b);
+    if (this.shared) owners.set(b, this);
+  }
+
+  /** The bulk module's instance on a shared memory (made at its first use), else null. */
+  bulkOps(): BulkOps | null {
+    if (this.bulk !== undefined) return this.bulk;
+    this.bulk = null;
+    if (!this.shared) return null;
+    try {
+      bulkModule ??= new WebAssembly.Module(new Uint8Array(BULK));
+      const i = new WebAssembly.Instance(bulkModule, { env: { memory: this.memory } });
+      this.bulk = i.exports as unknown as BulkOps;
+    } catch {
+      this.bulk = null;
+    }
+    return this.bulk;
   }
 
   /**
@@ -100,7 +176,7 @@ export class StoreMemory {
       const pages = Math.ceil((end - have) / 65536);
       if (!this.shared || have / 65536 + pages > MAX_PAGES) return -1;
       this.memory.grow(pages);
-      this.buffers.push(this.memory.buffer);
+      this.note(this.memory.buffer);
     }
     this.top = end;
     this.sizes.set(at, n);

@@ -211,7 +211,7 @@ export class World implements WorldView {
       );
     }
     const shared = options.sharedMemory || threads > 1;
-    const memory = options.storeMemory === false ? null : StoreMemory.create(shared);
+    const memory = options.storeMemory === false ? null : StoreMemory.create();
     this.store = new ParticleStore(options.capacity ?? 1024, { shared, memory });
     this.rigids = new RigidStore(16, { shared });
     this.attachments = this.system(attachmentSystem);

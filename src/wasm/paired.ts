@@ -10,7 +10,7 @@
  * end of every per-constraint array), so it never moves anything.
  */
 import type { ParticleStore } from '../core/particles.js';
-import type { StoreMemory } from '../core/store-memory.js';
+import { copyRange, type StoreMemory } from '../core/store-memory.js';
 
 /** What a coloured constraint set offers to a paired kernel. */
 export interface ColouredSet {
@@ -510,7 +510,7 @@ export class ParticleWindow {
     if (this.pool?.saveWindow(store, this)) return;
     if (this.moves !== null) saveAos4(this.moves, this, this.S, store.p, 0, this.range);
     else if (this.f32) store.p.set(this.P32.subarray(0, 3 * this.range), 3 * this.base);
-    else store.p.set(this.P.subarray(0, 3 * this.range), 3 * this.base);
+    else copyRange(store.p, 3 * this.base, this.P, 0, 3 * this.range);
   }
 }
 
