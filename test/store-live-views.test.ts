@@ -139,7 +139,7 @@ describe('a checkpoint', () => {
 
 describe('StoreMemory', () => {
   it('gives regions back and reuses them; a full plain memory says so, and the store falls back to plain arrays', () => {
-    const m = StoreMemory.create(4096)!;
+    const m = StoreMemory.plain(4096)!;
     const a = m.alloc(1000);
     const b = m.alloc(1000);
     expect(b - a).toBe(1024);

@@ -326,6 +326,12 @@ export class ParticleStore {
     this.version++;
   }
 
+  /** The bytes x, p, v and invMass of a store made with `capacity` take on its memory (StoreMemory.create's room). */
+  static memoryBytes(capacity: number): number {
+    const c = Math.max(16, capacity | 0);
+    return 3 * ((24 * c + 63) & ~63) + ((8 * c + 63) & ~63);
+  }
+
   /** x, p, v and invMass for `capacity` particles on the store's memory, or null (none, or it is full). */
   private onMemory(capacity: number): Float64Array[] | null {
     const m = this.memory;

@@ -87,6 +87,8 @@ export class StoreMemory {
   private readonly free: number[] = [];
   private readonly sizes = new Map<number, number>();
   private top = 1024;
+  /** The end of the highest region ever handed out (the bytes past it are still zero). */
+  private high = 1024;
   private bulk: BulkOps | null | undefined = undefined;
 
   private constructor(
@@ -100,18 +102,26 @@ export class StoreMemory {
   }
 
   /**
-   * A World's store memory: the growable shared one (for one thread too: session 20, home27b); null
-   * where WebAssembly or shared WebAssembly memory is missing (a page without cross-origin
+   * A World's store memory: the growable shared one (for one thread too: session 20, home27b), with
+   * room for `bytes` from the start (growing a shared memory costs 0.14 ms, making one 0.01 ms);
+   * null where WebAssembly or shared WebAssembly memory is missing (a page without cross-origin
    * isolation): the store allocates plain arrays, which the kernels home at the first step.
-   * `plainPages`: a plain memory of that many pages that never grows instead (the tests' full memory).
    */
-  static create(plainPages = 0): StoreMemory | null {
-    if (typeof WebAssembly === 'undefined' || (plainPages === 0 && typeof SharedArrayBuffer === 'undefined'))
-      return null;
+  static create(bytes = 0): StoreMemory | null {
+    if (typeof WebAssembly === 'undefined' || typeof SharedArrayBuffer === 'undefined') return null;
+    const initial = Math.min(MAX_PAGES, Math.ceil((1024 + bytes) / 65536));
     try {
-      return plainPages === 0
-        ? new StoreMemory(new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES, shared: true }), true)
-        : new StoreMemory(new WebAssembly.Memory({ initial: plainPages, maximum: plainPages }), false);
+      return new StoreMemory(new WebAssembly.Memory({ initial, maximum: MAX_PAGES, shared: true }), true);
+    } catch {
+      return null;
+    }
+  }
+
+  /** A plain memory of `pages` that never grows (a plain memory's grow detaches every view): the tests' full memory. */
+  static plain(pages: number): StoreMemory | null {
+    if (typeof WebAssembly === 'undefined') return null;
+    try {
+      return new StoreMemory(new WebAssembly.Memory({ initial: pages, maximum: pages }), false);
     } catch {
       return null;
     }
@@ -175,10 +185,12 @@ export class StoreMemory {
     if (end > have) {
       const pages = Math.ceil((end - have) / 65536);
       if (!this.shared || have / 65536 + pages > MAX_PAGES) return -1;
-      this.memory.grow(pages);
+      // by half its size at least (each grow of a shared memory costs 0.14 ms), up to MAX_PAGES
+      this.memory.grow(Math.max(pages, Math.min(have / 131072, MAX_PAGES - have / 65536)) | 0);
       this.note(this.memory.buffer);
     }
     this.top = end;
+    this.high = Math.max(this.high, end);
     this.sizes.set(at, n);
     return at;
   }
@@ -216,10 +228,12 @@ export class StoreMemory {
 
   /** A Float64Array of n zeros in a new region, or null where none fits (alloc). */
   f64(n: number): Float64Array | null {
+    const high = this.high;
     const at = this.alloc(8 * n);
     if (at < 0) return null;
     const a = new Float64Array(this.memory.buffer, at, n);
-    a.fill(0);
+    // (bytes never handed out are the memory's zeros; a region handed out before is zeroed)
+    if (at < high) zeroFill(a);
     // (the engine may give a new buffer object of the same memory without a grow: each is noted)
     this.note(a.buffer);
     return a;
