@@ -5,9 +5,10 @@
  * windows, src/wasm/paired-group.ts; the strand kernels, src/strands/strand-kernel.ts) take their
  * other regions, so that the kernels work on the arrays the store handed out before the first
  * step: nothing is moved ("homed") into a kernel memory later, and an array a user holds stays
- * live across steps. Every world's is a growable shared memory, created with one page (session 20,
- * home27b): a grown shared memory keeps its old views valid (only its length grows), so growing it
- * for a new region moves nothing, and making one costs what a World cost before (0.01 ms; home27's
+ * live across steps. Every world's is a growable shared memory, made with room for the store's
+ * first arrays (session 20, home27b): a grown shared memory keeps its old views valid (only its
+ * length grows), so growing it for a new region moves nothing, and making one costs next to
+ * nothing (0.009 ms; a grow 0.14 ms, hence the room and grows by half the size at least; home27's
  * one-thread plain memory of 4096 pages, which never grew, made `new World` 19.6 ms: V8 counts its
  * 256 MiB as external memory and ran a full GC almost every world). The one-thread kernels run on
  * it as fast as on a plain memory once the multipliers' fills and the window's copies to p go
