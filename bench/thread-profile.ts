@@ -82,6 +82,13 @@ interface Probe {
   serial: Map<string, { n: number; total: number; jobs: number }>;
   /** The calling thread's time outside jobs in a step (ms): before its first job, between its jobs (n gaps), after its last. */
   gaps: { head: number; between: number; n: number; tail: number };
+  /**
+   * Since session 20 (cl27), builds whose timed blocks stamp their first start and last end
+   * (element-order.ts ST_T_FIRST): over the jobs with timed blocks, ms summed: jobs, how late
+   * thread 0 and thread 1 ran their first block after the job was published, how long before the
+   * job's end each ran its last, and the jobs thread 1 ran no block of (then its late and tail are the job's).
+   */
+  edges: Float64Array;
 }
 
 interface PoolLike {
@@ -156,6 +163,7 @@ async function build(lib: string): Promise<Probe> {
     tcpu: [0, 0, 0],
     serial: new Map(),
     gaps: { head: 0, between: 0, n: 0, tail: 0 },
+    edges: new Float64Array(6),
   };
   const threadsMod = await import(pathToFileURL(`${root}/wasm/element-threads.js`).href);
   probe.classes.Threads = threadsMod.ElementThreads;
@@ -187,8 +195,27 @@ async function build(lib: string): Promise<Probe> {
         }
       }
       ownTime = 0;
+      const S = probe.classes.stats,
+        TF = order.ST_T_FIRST as number | undefined,
+        SL = order.STAT_SLOTS as number;
+      if (S && TF !== undefined) {
+        S[TF] = 0;
+        S[SL + TF] = 0;
+      }
       run.apply(this, a);
       lastEnd = performance.now();
+      const E = (this as { probe?: Probe }).probe?.edges;
+      if (S && TF !== undefined && E && S[TF] !== 0) {
+        // the job's edges on the shared clock (timeOrigin + now): thread 0's and thread 1's first and last blocks
+        const o = performance.timeOrigin;
+        E[0]++;
+        E[1] += S[TF] - (o + t0);
+        E[3] += o + lastEnd - S[TF + 1];
+        const w = S[SL + TF] !== 0;
+        E[2] += w ? S[SL + TF] - (o + t0) : lastEnd - t0;
+        E[4] += w ? o + lastEnd - S[SL + TF + 1] : lastEnd - t0;
+        if (!w) E[5]++;
+      }
       const total = lastEnd - t0;
       jobClock += total;
       const key = current || 'colours';
@@ -328,6 +355,7 @@ for (const lib of libs) {
     tcpu: [0, 0, 0],
     serial: new Map(),
     gaps: { head: 0, between: 0, n: 0, tail: 0 },
+    edges: new Float64Array(6),
     ...v,
   });
   const spin = Number(arg('worker-spin', '0'));
@@ -344,6 +372,7 @@ for (const p of probes) {
   p.stages.clear();
   p.serial.clear();
   p.gaps = { head: 0, between: 0, n: 0, tail: 0 };
+  p.edges.fill(0);
 }
 const load0 = loadavg()[0];
 for (let r = 0; r < rounds; r++) {
@@ -436,6 +465,11 @@ for (const p of probes) {
   console.log(
     `  calling thread outside jobs: before the first job ${f(G.head / s)} ms/step, between jobs ${f(G.between / s)} ms/step (${(G.n / s).toFixed(1)} gaps, ${((1000 * G.between) / Math.max(1, G.n)).toFixed(1)} µs each), after the last ${f(G.tail / s)} ms/step`,
   );
+  const E = p.edges;
+  if (E[0] > 0)
+    console.log(
+      `  the sweeps' jobs' edges (${(E[0] / s).toFixed(1)} jobs/step): first block after the job's start, thread 0 ${f(E[1] / s)} ms/step, thread 1 ${f(E[2] / s)}; last block before the job's end, thread 0 ${f(E[3] / s)}, thread 1 ${f(E[4] / s)} (jobs without thread 1: ${(E[5] / s).toFixed(1)}/step)`,
+    );
   // the calling thread's serial time by what it is: each stage's and each set's projection's time less its jobs'
   for (const [k, e] of p.serial)
     if (e.total - e.jobs >= 0.001 * s)

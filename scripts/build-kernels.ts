@@ -30,6 +30,7 @@ import { emitColliderContacts } from './kernels/emit-collider-contacts.js';
 import { emitContactBlocks } from './kernels/emit-contact-blocks.js';
 import { emitJs } from './kernels/emit-js.js';
 import { emitLayouts } from './kernels/emit-layouts.js';
+import { emitLineDistanceAs, emitLineDistanceTs } from './kernels/emit-line-distance.js';
 import { emitNarrowScansAs, emitNarrowScansTs } from './kernels/emit-narrow-scans.js';
 import { emitParticlePassesAs, emitParticlePassesTs, windowPassF64 } from './kernels/emit-particle-passes.js';
 import { emitPosePasses } from './kernels/emit-pose-passes.js';
@@ -449,6 +450,11 @@ export async function generateAll(): Promise<Map<string, string>> {
   const walkTs = 'src/collision/bvh-self-traversal.generated.ts';
   files.set(walkTs, format(walkTs, emitSelfTraversalTs(walkFrom)));
   files.set('wasm/bvh-self-traversal.generated.ts', emitSelfTraversalAs(walkFrom));
+  // the narrow scans' lineDistance, likewise (surface-narrow-scan.ts and wasm/narrow.ts re-export them)
+  const lineFrom = BANNER('scripts/kernels/emit-line-distance.ts');
+  const lineTs = 'src/collision/line-distance.generated.ts';
+  files.set(lineTs, format(lineTs, emitLineDistanceTs(lineFrom)));
+  files.set('wasm/line-distance.generated.ts', emitLineDistanceAs(lineFrom));
   // the narrow phase's four scans, likewise (the latter is the narrow module's entry, over wasm/narrow.ts)
   const scansTs = 'src/collision/surface-narrow-scans.generated.ts';
   files.set(scansTs, format(scansTs, emitNarrowScansTs(BANNER('scripts/kernels/emit-narrow-scans.ts'))));

@@ -98,22 +98,40 @@ describe('the worker pool', () => {
     world.dispose();
   });
 
-  it('leaves no process behind: a script with a threaded world exits once it disposed the world', () => {
-    const script = `
+  /**
+   * The output of a script that steps a threaded cloth 5 times and then runs `tail`, in a process of
+   * its own (execFileSync's timeout fails the test if the process never exits).
+   */
+  const scriptOutput = (threads: number, tail: string): string =>
+    execFileSync(
+      'npx',
+      [
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `
       import { Cloth, gridMesh, World } from './src/index.ts';
-      const world = new World({ threads: 3 });
+      const world = new World({ threads: ${threads} });
       new Cloth(world, { mesh: gridMesh({ width: 1, height: 1, cols: 40, rows: 40 }), density: 0.1 });
       await world.threadsReady();
       for (let k = 0; k < 5; k++) world.step();
-      world.dispose();
-      console.log('stepped on', world.threads, 'then disposed');
-    `;
-    const out = execFileSync('npx', ['tsx', '--input-type=module', '-e', script], {
-      cwd: new URL('..', import.meta.url),
-      timeout: 60_000,
-      encoding: 'utf8',
-    });
+      ${tail}
+    `,
+      ],
+      { cwd: new URL('..', import.meta.url), timeout: 60_000, encoding: 'utf8' },
+    );
+
+  it('leaves no process behind: a script with a threaded world exits once it disposed the world', () => {
+    const out = scriptOutput(
+      3,
+      "world.dispose(); console.log('stepped on', world.threads, 'then disposed');",
+    );
     expect(out).toContain('then disposed');
+  });
+
+  it('leaves no process behind when a script never disposes its world: the workers do not keep Node alive', () => {
+    const out = scriptOutput(2, "console.log('stepped on', world.threads, 'and left without dispose');");
+    expect(out).toContain('stepped on 2 and left without dispose');
   });
 
   it('falls back to one thread with a one-line notice where SharedArrayBuffer is missing', () => {

@@ -9,11 +9,13 @@
  * (closestPointTriangleAt with its degenerate triangles, closestSegmentSegmentAt) in
  * scripts/kernels/emit-closest.ts (wasm/closest.generated.ts); the continuous tests (the
  * coplanarity cubic of 003 §3.4 and its roots on [0, 1]) in scripts/kernels/emit-ccd.ts
- * (wasm/ccd.generated.ts). This file is what the scans read and call: the address table, the
- * per-pair tests and the sides. WebAssembly's f64 arithmetic is IEEE with no contraction, so each
- * scan writes the JavaScript's hits and distance bounds, entry for entry — checked by
- * test/surface-narrow-wasm.test.ts. The box tests compare x and y in one f64x2 instruction and
- * z alone, with the same comparisons (a NaN rejects nothing, as in the JavaScript).
+ * (wasm/ccd.generated.ts); the side of an edge–edge pair (lineDistance, with its TypeScript) in
+ * scripts/kernels/emit-line-distance.ts (wasm/line-distance.generated.ts). This file is what the
+ * scans read and call: the address table, the per-pair tests and the sides. WebAssembly's f64
+ * arithmetic is IEEE with no contraction, so each scan writes the JavaScript's hits and distance
+ * bounds, entry for entry — checked by test/surface-narrow-wasm.test.ts. The box tests compare x
+ * and y in one f64x2 instruction and z alone, with the same comparisons (a NaN rejects nothing,
+ * as in the JavaScript).
  *
  * The arrays live in the module's (imported, possibly shared) memory; `table` is the byte address
  * of their addresses (T_* below, written by src/collision/surface-narrow-wasm.ts). Nothing but the
@@ -155,23 +157,8 @@ export function planeDistance(Q: usize, q3: i32, a3: i32, b3: i32, c3: i32): f64
   return ((F(Q, q3) - ax) * nx + (F(Q, q3 + 1) - ay) * ny + (F(Q, q3 + 2) - az) * nz) / n;
 }
 
-/** surface-narrow-scan.ts lineDistance. */
-export function lineDistance(Q: usize, a3: i32, b3: i32, c3: i32, d3: i32): f64 {
-  const ux = F(Q, b3) - F(Q, a3),
-    uy = F(Q, b3 + 1) - F(Q, a3 + 1),
-    uz = F(Q, b3 + 2) - F(Q, a3 + 2);
-  const vx = F(Q, d3) - F(Q, c3),
-    vy = F(Q, d3 + 1) - F(Q, c3 + 1),
-    vz = F(Q, d3 + 2) - F(Q, c3 + 2);
-  const nx = uy * vz - uz * vy,
-    ny = uz * vx - ux * vz,
-    nz = ux * vy - uy * vx;
-  const n = Math.sqrt(nx * nx + ny * ny + nz * nz);
-  if (!(n > 1e-300)) return 0;
-  return (
-    ((F(Q, a3) - F(Q, c3)) * nx + (F(Q, a3 + 1) - F(Q, c3 + 1)) * ny + (F(Q, a3 + 2) - F(Q, c3 + 2)) * nz) / n
-  );
-}
+/** surface-narrow-scan.ts lineDistance, printed from one template with it by scripts/kernels/emit-line-distance.ts. */
+export { lineDistance } from './line-distance.generated';
 
 /**
  * surface-narrow-scan.ts boxNearTriangle: per axis, q's low above the corners' highest high + g,

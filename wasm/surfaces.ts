@@ -24,7 +24,23 @@
 
 // vtCandidate and eeCandidate, written once with src/collision/surface-broad-pairs.ts's in
 // scripts/kernels/emit-broad-candidates.ts
-import { eeCandidate, setCandidateScalars, vtCandidate } from './broad-candidates.generated';
+// (and the layout of the triangles' records they read)
+import {
+  eeCandidate,
+  R_E,
+  R_EDGE,
+  R_EDGESURFACE,
+  R_EHALF,
+  R_HEAD,
+  R_NE,
+  R_NV,
+  R_TRI,
+  R_TRISURFACE,
+  R_TSPHERE,
+  R_V,
+  setCandidateScalars,
+  vtCandidate,
+} from './broad-candidates.generated';
 // the self traversal, written once with src/collision/bvh-self-pairs.ts's in scripts/kernels/emit-self-traversal.ts
 import { saturatedN, selfTraversal, setCounted, truncatedN } from './bvh-self-traversal.generated';
 import { B, F, I, put, V } from './broad-memory';
@@ -37,6 +53,8 @@ import {
   eBox,
   eDirty,
   edge,
+  edgeSurface,
+  eHalf,
   halfReach,
   nBox,
   nCount,
@@ -50,6 +68,8 @@ import {
   tBox,
   tDirty,
   tri,
+  triSurface,
+  tSphere,
   vBox,
   vDirty,
   vertexSurface,
@@ -86,26 +106,6 @@ export function eeCount(): i32 {
   return eeN;
 }
 
-/** boxesOverlap: min x, y against max x, y in one f64x2 comparison each way, z alone. */
-@inline function overlap(A: usize, i: i32, Bx: usize, j: i32): bool {
-  const a = 6 * i,
-    b = 6 * j;
-  const m = v128.and(f64x2.le(V(A, a), V(Bx, b + 3)), f64x2.le(V(Bx, b), V(A, a + 3)));
-  return i64x2.all_true(m) && F(A, a + 2) <= F(Bx, b + 5) && F(A, a + 5) >= F(Bx, b + 2);
-}
-
-/** boxesNear (box i of A within g of box j of B per axis), the same way. */
-@inline function near(A: usize, i: i32, Bx: usize, j: i32, g: f64): bool {
-  const a = 6 * i,
-    b = 6 * j;
-  const gg = f64x2.splat(g);
-  const m = v128.and(
-    f64x2.le(V(A, a), f64x2.add(V(Bx, b + 3), gg)),
-    f64x2.ge(f64x2.add(V(A, a + 3), gg), V(Bx, b)),
-  );
-  return i64x2.all_true(m) && F(A, a + 2) <= F(Bx, b + 5) + g && F(A, a + 5) + g >= F(Bx, b + 2);
-}
-
 /** Pair n (a, b) of the candidate list at `out` (two i32 each): the one write of both lists. */
 @inline function putPair(out: usize, n: i32, a: i32, b: i32): void {
   const o = out + ((<usize>n) << 3);
@@ -114,17 +114,121 @@ export function eeCount(): i32 {
 }
 
 /**
- * The vertices owned by triangle `own` against triangle t (corners a, b, c): 0, 1 (output full) or 2
- * (degenerate). `clean`: t is not dirty in a partial update, so only dirty vertices are tested.
- * Inlined in collectPairRange: a rebuild's tests take 0.93 × the CPU they took with the call
- * (docs/collision.md, "Fourteenth round").
+ * One record per triangle for the candidate tests (docs/collision.md, "Fifteenth round"): at
+ * rec + recAt[t] (bytes), its box (6 f64), its corners a, b, c (R_TRI), the counts of the vertices
+ * and edges it owns (R_NV, R_NE), its surface and bounding sphere (R_TRISURFACE, R_TSPHERE), then
+ * per owned vertex its box, id and surface (R_V bytes), per owned edge its box, id, ends, surface
+ * and half length (R_E bytes; the layout is scripts/kernels/emit-broad-candidates.ts RECORD). A triangle pair reads two records instead of the
+ * nine arrays tri, ownVStart, ownV, vBox, tBox, ownEStart, ownE, eBox and edge. packRecords copies
+ * them from those arrays (the same numbers: the tests compare the same values in the same order).
  */
-@inline function vertexTests(own: i32, t: i32, a: i32, b: i32, c: i32, clean: bool): i32 {
-  for (let j = I(ownVStart, own); j < I(ownVStart, own + 1); j++) {
+let rec: usize = 0,
+  recAt: usize = 0;
+
+/** The records' bytes for a triangle owning nv vertices and ne edges (SurfaceTopology's ownership). */
+export function recordBytes(nv: i32, ne: i32): i32 {
+  return R_HEAD + R_V * nv + R_E * ne;
+}
+
+/** Where the records are: rec + recAt[t] (after setArrays). */
+export function setRecords(r: usize, at: usize): void {
+  rec = r;
+  recAt = at;
+}
+
+/** Copies 6 f64 (a box) from src to dst. */
+@inline function copyBox(dst: usize, src: usize): void {
+  v128.store(dst, v128.load(src));
+  v128.store(dst, v128.load(src, 16), 16);
+  v128.store(dst, v128.load(src, 32), 32);
+}
+
+/** Writes triangle t's record from the address table's arrays. */
+@inline function packRecord(t: i32): void {
+  const R = rec + <usize>I(recAt, t);
+  copyBox(R, tBox + (<usize>(6 * t) << 3));
+  store<i32>(R, I(tri, 3 * t), R_TRI);
+  store<i32>(R, I(tri, 3 * t + 1), R_TRI + 4);
+  store<i32>(R, I(tri, 3 * t + 2), R_TRI + 8);
+  store<i32>(R, I(triSurface, t), R_TRISURFACE);
+  v128.store(R, V(tSphere, 4 * t), R_TSPHERE);
+  v128.store(R, V(tSphere, 4 * t + 2), R_TSPHERE + 16);
+  const v0 = I(ownVStart, t),
+    v1 = I(ownVStart, t + 1),
+    e0 = I(ownEStart, t),
+    e1 = I(ownEStart, t + 1);
+  store<i32>(R, v1 - v0, R_NV);
+  store<i32>(R, e1 - e0, R_NE);
+  let o = R + R_HEAD;
+  for (let j = v0; j < v1; j++) {
     const q = I(ownV, j);
-    if ((clean && B(vDirty, q) == 0) || q == a || q == b || q == c) continue;
-    if (!near(vBox, q, tBox, t, F(halfReach, I(vertexSurface, q)))) continue;
-    const r = vtCandidate(q, t);
+    copyBox(o, vBox + (<usize>(6 * q) << 3));
+    store<i32>(o, q, 48);
+    store<i32>(o, I(vertexSurface, q), 52);
+    o += R_V;
+  }
+  for (let j = e0; j < e1; j++) {
+    const e = I(ownE, j);
+    copyBox(o, eBox + (<usize>(6 * e) << 3));
+    store<i32>(o, e, 48);
+    store<i32>(o, I(edge, 2 * e), R_EDGE);
+    store<i32>(o, I(edge, 2 * e + 1), R_EDGE + 4);
+    store<i32>(o, I(edgeSurface, e), R_EDGESURFACE);
+    store<f64>(o, F(eHalf, e), R_EHALF);
+    o += R_E;
+  }
+}
+
+/** Rewrites the records of triangles 0 … n − 1 (list 0), or of the n triangles at list. */
+export function packRecords(list: usize, n: i32): void {
+  if (list == 0) for (let t = 0; t < n; t++) packRecord(t);
+  else for (let k = 0; k < n; k++) packRecord(I(list, k));
+}
+
+/**
+ * boxesOverlap of the boxes at byte addresses a and b: min x, y against max x, y in one f64x2
+ * comparison each way, z alone, the answers and-ed without a branch (the same comparisons; one
+ * branch at the caller where there were three: docs/collision.md, "Fifteenth round").
+ */
+@inline function overlapAt(a: usize, b: usize): bool {
+  const m = v128.and(f64x2.le(v128.load(a), v128.load(b, 24)), f64x2.le(v128.load(b), v128.load(a, 24)));
+  return (
+    (<i32>i64x2.all_true(m) & <i32>(load<f64>(a, 16) <= load<f64>(b, 40)) & <i32>(load<f64>(a, 40) >= load<f64>(b, 16))) !=
+    0
+  );
+}
+
+/** boxesNear (box a within g of box b per axis), the same way. */
+@inline function nearAt(a: usize, b: usize, g: f64): bool {
+  const gg = f64x2.splat(g);
+  const m = v128.and(
+    f64x2.le(v128.load(a), f64x2.add(v128.load(b, 24), gg)),
+    f64x2.ge(f64x2.add(v128.load(a, 24), gg), v128.load(b)),
+  );
+  return (
+    (<i32>i64x2.all_true(m) &
+      <i32>(load<f64>(a, 16) <= load<f64>(b, 40) + g) &
+      <i32>(load<f64>(a, 40) + g >= load<f64>(b, 16))) !=
+    0
+  );
+}
+
+/**
+ * The vertices owned by the triangle of record R1 against triangle t (record R2): 0, 1 (output
+ * full) or 2 (degenerate). `clean`: t is not dirty in a partial update, so only dirty vertices are
+ * tested. Inlined in collectPairRange: a rebuild's tests take 0.93 × the CPU they took with the
+ * call (docs/collision.md, "Fourteenth round").
+ */
+@inline function vertexTests(R1: usize, t: i32, R2: usize, clean: bool): i32 {
+  const a = load<i32>(R2, R_TRI),
+    b = load<i32>(R2, R_TRI + 4),
+    c = load<i32>(R2, R_TRI + 8);
+  const end = R1 + R_HEAD + <usize>(R_V * load<i32>(R1, R_NV));
+  for (let o = R1 + R_HEAD; o < end; o += R_V) {
+    const q = load<i32>(o, 48);
+    if ((clean && B(vDirty, q) == 0) || (<i32>(q == a) | <i32>(q == b) | <i32>(q == c)) != 0) continue;
+    if (!nearAt(o, R2, F(halfReach, load<i32>(o, 52)))) continue;
+    const r = vtCandidate(q, t, R2);
     if (r < 0) return 2;
     if (r == 0) continue;
     if (vtN >= vtCap) return 1;
@@ -139,42 +243,42 @@ export function eeCount(): i32 {
  * 1 an output filled up, 2 a degenerate triangle met (the lists are then
  * incomplete: the caller runs the JavaScript loop). `partial` (an
  * incremental update, collectTrianglePair's partial mode): only the pairs
- * with a dirty vertex, triangle or edge.
+ * with a dirty vertex, triangle or edge. Reads the triangles' records
+ * (packRecords after the item boxes).
  */
 export function collectPairRange(pairs: usize, k0: i32, k1: i32, partial: i32): i32 {
   const part = partial != 0;
   for (let k = k0; k < k1; k++) {
     const t1 = I(pairs, 2 * k),
       t2 = I(pairs, 2 * k + 1);
-    const a1 = I(tri, 3 * t1),
-      b1 = I(tri, 3 * t1 + 1),
-      c1 = I(tri, 3 * t1 + 2),
-      a2 = I(tri, 3 * t2),
-      b2 = I(tri, 3 * t2 + 1),
-      c2 = I(tri, 3 * t2 + 2);
-    // (half the triangles own no vertex: the call only where there is one)
+    const R1 = rec + <usize>I(recAt, t1),
+      R2 = rec + <usize>I(recAt, t2);
+    // (half the triangles own no vertex: the tests only where there is one)
     let r = 0;
-    if (I(ownVStart, t1) < I(ownVStart, t1 + 1)) r = vertexTests(t1, t2, a2, b2, c2, part && B(tDirty, t2) == 0);
+    if (load<i32>(R1, R_NV) > 0) r = vertexTests(R1, t2, R2, part && B(tDirty, t2) == 0);
     if (r != 0) return r;
-    if (I(ownVStart, t2) < I(ownVStart, t2 + 1)) r = vertexTests(t2, t1, a1, b1, c1, part && B(tDirty, t1) == 0);
+    if (load<i32>(R2, R_NV) > 0) r = vertexTests(R2, t1, R1, part && B(tDirty, t1) == 0);
     if (r != 0) return r;
-    const e1 = I(ownEStart, t2),
-      e2 = I(ownEStart, t2 + 1);
-    if (e1 == e2) continue;
-    for (let i = I(ownEStart, t1); i < I(ownEStart, t1 + 1); i++) {
-      const e = I(ownE, i);
+    const n2 = load<i32>(R2, R_NE);
+    if (n2 == 0) continue;
+    const E1 = R1 + R_HEAD + <usize>(R_V * load<i32>(R1, R_NV)),
+      E2 = R2 + R_HEAD + <usize>(R_V * load<i32>(R2, R_NV));
+    const end1 = E1 + <usize>(R_E * load<i32>(R1, R_NE)),
+      end2 = E2 + <usize>(R_E * n2);
+    for (let oe = E1; oe < end1; oe += R_E) {
+      const e = load<i32>(oe, 48);
       const ce = part && B(eDirty, e) == 0;
       // every edge box of t2 lies inside t2's box
-      if (!overlap(eBox, e, tBox, t2)) continue;
-      const ea = I(edge, 2 * e),
-        eb = I(edge, 2 * e + 1);
-      for (let j = e1; j < e2; j++) {
-        const f = I(ownE, j);
+      if (!overlapAt(oe, R2)) continue;
+      const ea = load<i32>(oe, R_EDGE),
+        eb = load<i32>(oe, R_EDGE + 4);
+      for (let fo = E2; fo < end2; fo += R_E) {
+        const f = load<i32>(fo, 48);
         if (ce && B(eDirty, f) == 0) continue;
-        const fa = I(edge, 2 * f),
-          fb = I(edge, 2 * f + 1);
-        if (fa == ea || fa == eb || fb == ea || fb == eb) continue;
-        if (!overlap(eBox, e, eBox, f) || !eeCandidate(e, f)) continue;
+        const fa = load<i32>(fo, R_EDGE),
+          fb = load<i32>(fo, R_EDGE + 4);
+        if ((<i32>(fa == ea) | <i32>(fa == eb) | <i32>(fb == ea) | <i32>(fb == eb)) != 0) continue;
+        if (!overlapAt(oe, fo) || !eeCandidate(e, f, oe, fo)) continue;
         if (eeN >= eeCap) return 1;
         putPair(eeOut, eeN, e, f);
         eeN++;
@@ -271,13 +375,15 @@ function queryTree(
     const n = I(st, --sp);
     const o = 6 * n;
     const B = nBox;
+    // (the six answers or-ed without a branch: one branch where there were up to six)
     if (
-      F(B, o) > x1 ||
-      F(B, o + 3) < x0 ||
-      F(B, o + 1) > y1 ||
-      F(B, o + 4) < y0 ||
-      F(B, o + 2) > z1 ||
-      F(B, o + 5) < z0
+      (<i32>(F(B, o) > x1) |
+        <i32>(F(B, o + 3) < x0) |
+        <i32>(F(B, o + 1) > y1) |
+        <i32>(F(B, o + 4) < y0) |
+        <i32>(F(B, o + 2) > z1) |
+        <i32>(F(B, o + 5) < z0)) !=
+      0
     )
       continue;
     const c = I(nCount, n);
@@ -287,12 +393,13 @@ function queryTree(
         const i = I(nItems, k);
         const b = 6 * i;
         if (
-          F(tBox, b) <= x1 &&
-          F(tBox, b + 3) >= x0 &&
-          F(tBox, b + 1) <= y1 &&
-          F(tBox, b + 4) >= y0 &&
-          F(tBox, b + 2) <= z1 &&
-          F(tBox, b + 5) >= z0
+          (<i32>(F(tBox, b) <= x1) &
+            <i32>(F(tBox, b + 3) >= x0) &
+            <i32>(F(tBox, b + 1) <= y1) &
+            <i32>(F(tBox, b + 4) >= y0) &
+            <i32>(F(tBox, b + 2) <= z1) &
+            <i32>(F(tBox, b + 5) >= z0)) !=
+          0
         ) {
           if (m == resCap) return -1;
           put(res, m++, i);
@@ -365,7 +472,7 @@ export function dirtyPairs(
         const t2 = I(res, k);
         if (t2 == t1 || (B(tDirty, t2) != 0 && t2 < t1)) continue;
         // the test of Bvh.query with t1's box
-        if (overlap(tBox, t2, tBox, t1)) {
+        if (overlapAt(tBox + ((<usize>(6 * t2)) << 3), tBox + ((<usize>(6 * t1)) << 3))) {
           if (found == per) {
             over++;
             break;

@@ -37,6 +37,12 @@ interface Dialect {
   /** The function's head (name and ids), and its answers no and yes-or-no of a comparison. */
   head: (name: string, u: string, v: string, vt: boolean) => string;
   no: (vt: boolean) => string;
+  /**
+   * Field k of item `x`'s entry of per-item array `a` (tri, triSurface, tSphere, edge, edgeSurface,
+   * eHalf): TypeScript reads the array; the module reads the item's record (wasm/surfaces.ts, at
+   * R + the item's name), where the same numbers are copied.
+   */
+  item: (a: RecordField, x: string, k: number) => string;
   /** Emit the shared-corner tests (the module's callers make them). */
   guards: boolean;
   /** Statements ending the vertex–triangle test at q3; a3, b3, c3 within lim. */
@@ -44,6 +50,32 @@ interface Dialect {
   /** Statements ending the edge–edge test at a3, b3; c3, d3 within lim. */
   eeTail: string;
 }
+
+/**
+ * The record of a triangle and of the edges it owns in the module (wasm/surfaces.ts packRecords):
+ * per field its byte offset in the triangle's record (tri … tSphere) or in the edge's entry (edge …
+ * eHalf), its type, and the array's entries per item. The record's box is at 0, its vertex and edge
+ * entries' boxes too.
+ */
+const RECORD = {
+  tri: [48, 'i32', 3],
+  triSurface: [68, 'i32', 1],
+  tSphere: [72, 'f64', 4],
+  edge: [52, 'i32', 2],
+  edgeSurface: [60, 'i32', 1],
+  eHalf: [64, 'f64', 1],
+} as const;
+type RecordField = keyof typeof RECORD;
+
+/** The record's layout as AssemblyScript constants (bytes): the counts, the header, a vertex's and an edge's entry. */
+const RECORD_LAYOUT = `export const R_NV = 60,
+  R_NE = 64,
+  R_HEAD = 104,
+  R_V = 56,
+  R_E = 72;
+${Object.entries(RECORD)
+  .map(([a, [o]]) => `export const R_${a.toUpperCase()} = ${o};`)
+  .join('\n')}`;
 
 const TS: Dialect = {
   i: (a, i) => `A.${a}[${i}]`,
@@ -55,6 +87,10 @@ const TS: Dialect = {
   margin: 'A.scalars[B_MARGIN]',
   meanEdge: 'A.scalars[B_MEAN_EDGE]',
   thick: (x, y) => `pairThickness(A, ${x}, ${y})`,
+  item: (a, x, k) => {
+    const n = RECORD[a][2];
+    return `A.${a}[${n > 1 ? `${n} * ${x}` : x}${k ? ` + ${k}` : ''}]`;
+  },
   max2: (a, b) => `Math.max(${a}, ${b})`,
   max3: (a, b, c) => `Math.max(${a}, ${b}, ${c})`,
   head: (name, u, v) => `export function ${name}(A: CandidateArrays, ${u}: number, ${v}: number): boolean`,
@@ -76,9 +112,15 @@ const AS: Dialect = {
   margin: 'margin',
   meanEdge: 'meanEdge',
   thick: (x, y) => `pairThickness(${x}, ${y})`,
+  item: (a, x, k) => {
+    const [o, type] = RECORD[a];
+    const at = o + (type === 'f64' ? 8 : 4) * k;
+    return `load<${type}>(R${x}, ${at})`;
+  },
   max2: (a, b) => `Math.max(${a}, ${b})`,
   max3: (a, b, c) => `Math.max(Math.max(${a}, ${b}), ${c})`,
-  head: (name, u, v, vt) => `export function ${name}(${u}: i32, ${v}: i32): ${vt ? 'i32' : 'bool'}`,
+  head: (name, u, v, vt) =>
+    `export function ${name}(${u}: i32, ${v}: i32, ${vt ? `R${v}: usize` : `R${u}: usize, R${v}: usize`}): ${vt ? 'i32' : 'bool'}`,
   no: (vt) => (vt ? '0' : 'false'),
   guards: false,
   vtTail: `  const d2 = pointTriangle2(q3, a3, b3, c3);
@@ -101,11 +143,11 @@ function vtCandidate(D: Dialect): string {
   const d = (v: string) => D.f('delta', v);
   return `/** Can vertex q and triangle t be in contact before their snapshots go stale? (surface-vertex ids)${D.guards ? '' : ' After the corner test: 1 a candidate, 0 not, −1 a degenerate triangle.'} */
 ${D.head('vtCandidate', 'q', 't', true)} {
-  const a = ${D.i('tri', '3 * t')},
-    b = ${D.i('tri', '3 * t + 1')},
-    c = ${D.i('tri', '3 * t + 2')};
+  const a = ${D.item('tri', 't', 0)},
+    b = ${D.item('tri', 't', 1)},
+    c = ${D.item('tri', 't', 2)};
 ${D.guards ? `  if (q ${D.eq} a || q ${D.eq} b || q ${D.eq} c) return false;\n` : ''}  const sQ = ${D.i('vertexSurface', 'q')},
-    sT = ${D.i('triSurface', 't')};
+    sT = ${D.item('triSurface', 't', 0)};
 ${filters(D, true, ['sQ', 'sT'], ['gq', 'ga'])}
   const lim =
     ${D.thick('sQ', 'sT')} * (1 + ${D.margin}) + ${d('q')} + ${D.max3(d('a'), d('b'), d('c'))};
@@ -115,11 +157,10 @@ ${filters(D, true, ['sQ', 'sT'], ['gq', 'ga'])}
     c3 = 3 * c;
   // the triangle lies within its bounding sphere: |q − centre| − radius bounds the distance from below
   // (the relative 1e-9 keeps round-off from rejecting a pair the exact test would accept)
-  const o4 = 4 * t;
-  const sx = ${D.f('snap', 'q3')} - ${D.f('tSphere', 'o4')},
-    sy = ${D.f('snap', 'q3 + 1')} - ${D.f('tSphere', 'o4 + 1')},
-    sz = ${D.f('snap', 'q3 + 2')} - ${D.f('tSphere', 'o4 + 2')};
-  const far = (${D.f('tSphere', 'o4 + 3')} + lim) * (1 + 1e-9);
+  const sx = ${D.f('snap', 'q3')} - ${D.item('tSphere', 't', 0)},
+    sy = ${D.f('snap', 'q3 + 1')} - ${D.item('tSphere', 't', 1)},
+    sz = ${D.f('snap', 'q3 + 2')} - ${D.item('tSphere', 't', 2)};
+  const far = (${D.item('tSphere', 't', 3)} + lim) * (1 + 1e-9);
   if (sx * sx + sy * sy + sz * sz > far * far) return ${D.no(true)};
 ${D.vtTail}
 }
@@ -136,12 +177,12 @@ function eeCandidate(D: Dialect): string {
   };
   return `/** Can edges e and f be in contact (two sharp edges within reach) or cross (any other pair)?${D.guards ? '' : ' (after the shared-vertex test)'} */
 ${D.head('eeCandidate', 'e', 'f', false)} {
-  const a = ${D.i('edge', '2 * e')},
-    b = ${D.i('edge', '2 * e + 1')},
-    c = ${D.i('edge', '2 * f')},
-    d = ${D.i('edge', '2 * f + 1')};
-${D.guards ? `  if (c ${D.eq} a || c ${D.eq} b || d ${D.eq} a || d ${D.eq} b) return false;\n` : ''}  const sE = ${D.i('edgeSurface', 'e')},
-    sF = ${D.i('edgeSurface', 'f')};
+  const a = ${D.item('edge', 'e', 0)},
+    b = ${D.item('edge', 'e', 1)},
+    c = ${D.item('edge', 'f', 0)},
+    d = ${D.item('edge', 'f', 1)};
+${D.guards ? `  if (c ${D.eq} a || c ${D.eq} b || d ${D.eq} a || d ${D.eq} b) return false;\n` : ''}  const sE = ${D.item('edgeSurface', 'e', 0)},
+    sF = ${D.item('edgeSurface', 'f', 0)};
 ${filters(D, false, ['sE', 'sF'], ['ga', 'gc'])}
   // two sharp edges can be in contact (within reach); other pairs matter only if they can cross
   const sh = ${D.b('sharp', 'e')} ${D.ne} 0 && ${D.b('sharp', 'f')} ${D.ne} 0;
@@ -157,7 +198,7 @@ ${filters(D, false, ['sE', 'sF'], ['ga', 'gc'])}
   const ux = ${half(0)},
     uy = ${half(1)},
     uz = ${half(2)};
-  const rr = ${D.f('eHalf', 'e')} + ${D.f('eHalf', 'f')} + lim;
+  const rr = ${D.item('eHalf', 'e', 0)} + ${D.item('eHalf', 'f', 0)} + lim;
   if (ux * ux + uy * uy + uz * uz > rr * rr) return false;
 ${D.eeTail}
 }
@@ -211,24 +252,11 @@ export function emitBroadCandidatesAs(banner: string): string {
 // The candidate tests of wasm/surfaces.ts, written once with their TypeScript twins
 // (src/collision/surface-broad-candidates.generated.ts) in scripts/kernels/emit-broad-candidates.ts.
 import { closestPointTriangle2, closestSegmentSegment2 } from './closest';
-import {
-  delta,
-  eHalf,
-  edge,
-  edgeSurface,
-  group,
-  mask,
-  pairOn,
-  sharp,
-  snap,
-  tSphere,
-  thickness,
-  tri,
-  triSurface,
-  vertex,
-  vertexSurface,
-} from './broad-table.generated';
+import { delta, group, mask, pairOn, sharp, snap, thickness, vertex, vertexSurface } from './broad-table.generated';
 import { B, F, I } from './broad-memory';
+
+/** The layout of a triangle's record (wasm/surfaces.ts packRecords), in bytes. */
+${RECORD_LAYOUT}
 
 let surfaces: i32 = 1;
 let margin: f64 = 0,

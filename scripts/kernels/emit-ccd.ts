@@ -75,7 +75,7 @@ function relative(S: Store, n: string, o: string, v: string, first = false): str
 }
 
 /** Component c (x, y or z) of the cross product u × v of two vectors named in scope. */
-function crossAt(c: string, u: string, v: string): string {
+export function crossAt(c: string, u: string, v: string): string {
   const [i, j] = c === 'x' ? ['y', 'z'] : c === 'y' ? ['z', 'x'] : ['x', 'y'];
   return `${u}${i} * ${v}${j} - ${u}${j} * ${v}${i}`;
 }

@@ -23,6 +23,9 @@ const SLOTS = ARRAYS.length + TREE_ARRAYS.length + GROUP_SLOTS;
 
 interface SurfaceExports {
   setArrays(table: number, surfaces: number, margin: number, meanEdge: number): void;
+  recordBytes(nv: number, ne: number): number;
+  setRecords(rec: number, recAt: number): void;
+  packRecords(list: number, n: number): void;
   setOut(vt: number, vtCap: number, ee: number, eeCap: number): void;
   vtCount(): number;
   eeCount(): number;
@@ -134,9 +137,11 @@ export class BroadMemory implements ArrayAlloc {
   }
 }
 
-/** Slots of BroadWasm.lay: the address table, the threads with a region; per thread t from L_THREAD + L_STRIDE t, its region. */
+/** Slots of BroadWasm.lay: the address table, the threads with a region, the triangles' records and their offsets; per thread t from L_THREAD + L_STRIDE t, its region. */
 const L_TABLE = 0,
   L_REGIONS = 1,
+  L_REC = 2,
+  L_REC_AT = 3,
   L_THREAD = 4,
   L_STRIDE = 15;
 /** Most threads with a region (more run the JavaScript tests). */
@@ -172,6 +177,26 @@ const instances = new WeakMap<BroadWasm, SurfaceExports>();
 
 function instanceOf(W: BroadWasm): SurfaceExports {
   return threadInstance(instances, W);
+}
+
+/** The instance pointed at the address table, the scalars of A and the triangles' records (lay). */
+function bindInstance(k: SurfaceExports, L: Int32Array, A: BroadArrays): void {
+  const s = A.scalars;
+  k.setArrays(L[L_TABLE], s[B_SURFACES] | 0, s[B_MARGIN], s[B_MEAN_EDGE]);
+  k.setRecords(L[L_REC], L[L_REC_AT]);
+}
+
+/** The byte offsets of the triangles' records (wasm/surfaces.ts packRecords) into at[0 … nt] from the ownership; returns their total bytes. */
+function recordOffsets(k: SurfaceExports, A: BroadArrays, at: Int32Array, nt: number): number {
+  const ovs = A.ownVStart,
+    oes = A.ownEStart;
+  let o = 0;
+  for (let t = 0; t < nt; t++) {
+    at[t] = o;
+    o += k.recordBytes(ovs[t + 1] - ovs[t], oes[t + 1] - oes[t]);
+  }
+  at[nt] = o;
+  return o;
 }
 
 /**
@@ -237,8 +262,7 @@ export function partsInModule(
   if (ti >= L[L_REGIONS]) return null;
   const r = L_THREAD + L_STRIDE * ti;
   const k = instanceOf(W);
-  const s = A.scalars;
-  k.setArrays(L[L_TABLE], s[B_SURFACES] | 0, s[B_MARGIN], s[B_MEAN_EDGE]);
+  bindInstance(k, L, A);
   const cap = Math.min(most, L[r + PAIRS + CAP]),
     P = L[r + PAIRS];
   let np = 0;
@@ -292,9 +316,8 @@ function groupsInRegion(
   per: number,
 ): number {
   const L = W.lay,
-    k = instanceOf(W),
-    s = A.scalars;
-  k.setArrays(L[L_TABLE], s[B_SURFACES] | 0, s[B_MARGIN], s[B_MEAN_EDGE]);
+    k = instanceOf(W);
+  bindInstance(k, L, A);
   const P = L[r + PAIRS];
   const np = k.dirtyPairs(
     from,
@@ -370,8 +393,7 @@ function runRegion(
   const k = instanceOf(W);
   const buf = W.memory.buffer;
   if (!inPlace) new Int32Array(buf, L[r + PAIRS], 2 * np).set(pairs.subarray(0, 2 * np));
-  const s = A.scalars;
-  k.setArrays(L[L_TABLE], s[B_SURFACES] | 0, s[B_MARGIN], s[B_MEAN_EDGE]);
+  bindInstance(k, L, A);
   k.setOut(L[r + VT], L[r + VT + CAP], L[r + EE], L[r + EE + CAP]);
   const status = k.collectPairRange(L[r + PAIRS], 0, np, partial ? 1 : 0);
   if (status === 2) return 2;
@@ -444,7 +466,32 @@ export class BroadWasmHost {
       addr[G + 1] = this.place(G + 1, groups[1], -1);
     }
     this.regions(Math.min(MAX_REGIONS, Math.max(1, threads)), A.tri.length / 3);
+    this.records(A, groups === null ? -1 : addr[G], groups === null ? 0 : groups[0].length);
     return this.W;
+  }
+
+  /** The ownership (ownVStart) whose records are laid out. */
+  private recOwn: Int32Array | null = null;
+  /**
+   * The triangles' records (wasm/surfaces.ts packRecords) after the item boxes: laid out once per ownership, all
+   * rewritten for a rebuild (dirty −1), else the n dirty triangles' at address `dirty` (only dirty items get new
+   * boxes, and a dirty vertex or edge makes its triangles dirty, its owner among them).
+   */
+  private records(A: BroadArrays, dirty: number, n: number): void {
+    const W = this.W as BroadWasm,
+      L = W.lay,
+      k = instanceOf(W);
+    const nt = A.tri.length / 3;
+    let all = dirty < 0;
+    if (this.recOwn !== A.ownVStart) {
+      const at = this.mem.i32(nt + 1);
+      L[L_REC] = this.mem.alloc(recordOffsets(k, A, at, nt));
+      L[L_REC_AT] = at.byteOffset;
+      this.recOwn = A.ownVStart;
+      all = true;
+    }
+    bindInstance(k, L, A);
+    k.packRecords(all ? 0 : dirty, all ? nt : n);
   }
 
   /** The tree's arrays in the address table: where they are (the broad phase's tree allocates them in the memory), else copies. */
@@ -546,9 +593,8 @@ export class BroadWasmHost {
       this.scratchAt = this.mem.alloc(4 * this.scratchCap);
     }
     const L = W.lay,
-      k = instanceOf(W),
-      s = A.scalars;
-    k.setArrays(L[L_TABLE], s[B_SURFACES] | 0, s[B_MARGIN], s[B_MEAN_EDGE]);
+      k = instanceOf(W);
+    bindInstance(k, L, A);
     for (;;) {
       const ip = this.scratchAt;
       const np = k.selfPairsBounded(
@@ -655,6 +701,9 @@ export class WasmPairTests {
   private eeRoom: number;
   /** Runs that gave the lists (statistics, tests). */
   runs = 0;
+  /** The records' offsets (wasm/surfaces.ts packRecords), laid out for the ownership `recOwn` (ownVStart). */
+  private recAt = new Int32Array(0);
+  private recOwn: Int32Array | null = null;
 
   constructor(room = 0) {
     this.vtRoom = this.eeRoom = room;
@@ -663,9 +712,15 @@ export class WasmPairTests {
   run(A: BroadArrays, pairs: Int32Array, np: number, out: PairSink, partial = false): boolean {
     const mod = wasmKernel('surfaces');
     if (mod === null) return false;
-    if (this.vtRoom === 0) this.vtRoom = this.eeRoom = Math.max(1024, 4 * (A.tri.length / 3));
+    const nt = A.tri.length / 3;
+    if (this.vtRoom === 0) this.vtRoom = this.eeRoom = Math.max(1024, 4 * nt);
+    if (this.recOwn !== A.ownVStart) {
+      this.recAt = new Int32Array(nt + 1);
+      recordOffsets(this.instance(mod, PAGE), A, this.recAt, nt);
+      this.recOwn = A.ownVStart;
+    }
     for (;;) {
-      // the address table, the arrays, the pairs, the outputs: 8-byte aligned
+      // the address table, the arrays, the records' offsets and records, the pairs, the outputs: 8-byte aligned
       let at = 64 + 4 * ARRAYS.length;
       const addr = new Int32Array(ARRAYS.length);
       for (let i = 0; i < ARRAYS.length; i++) {
@@ -674,6 +729,9 @@ export class WasmPairTests {
         at += A[ARRAYS[i]].byteLength;
       }
       at = (at + 7) & ~7;
+      const recAtAt = at,
+        recAt = (at + 4 * (nt + 1) + 7) & ~7;
+      at = recAt + this.recAt[nt];
       const pairsAt = at;
       at += 8 * np;
       const vtAt = at;
@@ -689,8 +747,11 @@ export class WasmPairTests {
         bytes.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), addr[i]);
       }
       new Int32Array(buf, pairsAt, 2 * np).set(pairs.subarray(0, 2 * np));
+      new Int32Array(buf, recAtAt, nt + 1).set(this.recAt);
       const s = A.scalars;
       k.setArrays(64, s[B_SURFACES] | 0, s[B_MARGIN], s[B_MEAN_EDGE]);
+      k.setRecords(recAt, recAtAt);
+      k.packRecords(0, nt);
       k.setOut(vtAt, this.vtRoom, eeAt, this.eeRoom);
       const status = k.collectPairRange(pairsAt, 0, np, partial ? 1 : 0);
       if (status === 2) return false;

@@ -89,21 +89,11 @@ export function boxNearTriangle(
   return true;
 }
 
-/** Signed distance between the lines a–b and c–d along (b − a) × (d − c) (0 when parallel). */
-export function lineDistance(p: Float64Array, a3: number, b3: number, c3: number, d3: number): number {
-  const ux = p[b3] - p[a3],
-    uy = p[b3 + 1] - p[a3 + 1],
-    uz = p[b3 + 2] - p[a3 + 2];
-  const vx = p[d3] - p[c3],
-    vy = p[d3 + 1] - p[c3 + 1],
-    vz = p[d3 + 2] - p[c3 + 2];
-  const nx = uy * vz - uz * vy,
-    ny = uz * vx - ux * vz,
-    nz = ux * vy - uy * vx;
-  const n = Math.sqrt(nx * nx + ny * ny + nz * nz);
-  if (!(n > 1e-300)) return 0;
-  return ((p[a3] - p[c3]) * nx + (p[a3 + 1] - p[c3 + 1]) * ny + (p[a3 + 2] - p[c3 + 2]) * nz) / n;
-}
+/**
+ * Signed distance between the lines a–b and c–d along (b − a) × (d − c) (0 when parallel): printed
+ * with its AssemblyScript twin (wasm/narrow.ts) by scripts/kernels/emit-line-distance.ts.
+ */
+export { lineDistance } from './line-distance.generated.js';
 
 /** Does the box of edge a–b (vertex boxes at oa, ob), grown by g, overlap that of edge c–d? */
 export function edgeBoxesNear(

@@ -37,6 +37,8 @@ import {
 interface WorkerHandle {
   post(message: ToWorker): void;
   terminate(): void;
+  /** Node: lets the process exit while this worker lives (called once every worker is ready). */
+  unref?(): void;
 }
 
 /** Spins of the calling thread waiting for the workers' last blocks before it sleeps. */
@@ -81,10 +83,15 @@ async function spawn(
     } else {
       w = new wt.Worker(new URL('./worker.js', import.meta.url));
     }
-    w.unref();
     w.on('message', onMessage);
     w.on('error', onError);
-    return { post: (m) => w.postMessage(m), terminate: () => void w.terminate() };
+    // ref'd until the pool is ready (its 'ready' message must keep a waiting script alive), then
+    // unref'd, so that a script that never disposes its world still exits (test/threads.test.ts)
+    return {
+      post: (m) => w.postMessage(m),
+      terminate: () => void w.terminate(),
+      unref: () => void w.unref(),
+    };
   }
   const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   w.onmessage = (e: MessageEvent<FromWorker>) => onMessage(e.data);
@@ -147,7 +154,10 @@ export class WorkerPool {
 
   private onMessage(m: FromWorker): void {
     if (m.type === 'ready') {
-      if (++this.readyCount === this.threads - 1) this.resolveReady();
+      if (++this.readyCount === this.threads - 1) {
+        for (const w of this.workers) w.unref?.();
+        this.resolveReady();
+      }
     } else this.fail(m.message);
   }
 
@@ -157,6 +167,7 @@ export class WorkerPool {
       if (typeof console !== 'undefined')
         console.warn(`pbdkit: a worker thread failed (${message}); running on one thread`);
     }
+    for (const w of this.workers) w.unref?.();
     this.resolveReady();
   }
 

@@ -404,7 +404,14 @@ export const ST_BINS = 256;
 export const ST_HIST = 9;
 export const ST_GROUP_BIN = 1;
 export const ST_COPY_BIN = 0.25;
-export const STAT_SLOTS = ST_HIST + 6 * ST_BINS;
+/**
+ * Since session 20 (cl27): this thread's first timed block's start and last one's end, on a clock
+ * the threads share (performance.timeOrigin + now, ms); a probe zeroes ST_T_FIRST before a job and
+ * reads both after it (bench/gap-probe.ts: how late a thread starts a job and how early it is done).
+ */
+export const ST_T_FIRST = ST_HIST + 6 * ST_BINS;
+export const ST_T_LAST = ST_T_FIRST + 1;
+export const STAT_SLOTS = ST_T_LAST + 1;
 export const STAT_THREADS = 16;
 let stats: Float64Array | null = null;
 
@@ -431,7 +438,9 @@ export function timedStart(S: Float64Array): number {
   const at = statAt();
   S[at + ST_BUSY] = 1;
   S[at + ST_OTHERS] = othersBusy(S, at) ? 1 : 0;
-  return performance.now();
+  const t = performance.now();
+  if (S[at + ST_T_FIRST] === 0) S[at + ST_T_FIRST] = performance.timeOrigin + t;
+  return t;
 }
 
 /**
@@ -440,7 +449,9 @@ export function timedStart(S: Float64Array): number {
  */
 export function timedBlock(S: Float64Array, kind: number, t0: number, items: number): void {
   const at = statAt();
-  const ms = performance.now() - t0;
+  const now = performance.now();
+  const ms = now - t0;
+  S[at + ST_T_LAST] = performance.timeOrigin + now;
   const both = S[at + ST_OTHERS] !== 0 && othersBusy(S, at);
   S[at + ST_BUSY] = 0;
   S[at + (kind < 2 ? ST_WORK : ST_COPY)] += ms;
