@@ -190,10 +190,18 @@ function run(wasm: boolean, steps: number, grow: number, turned = false, centre 
       world.store.v[i3] = world.store.v[i3 + 1] = world.store.v[i3 + 2] = 0;
     }
     world.step();
-    if (!(world.store.x.buffer instanceof ArrayBuffer) || world.store.x.byteOffset > 0) inKernelMemory++;
+    // in a WebAssembly memory: the store's memory (since session 20, from the start), else a kernel's
+    const st = world.store;
+    if (
+      st.memory !== null
+        ? st.memory.owns(st.x.buffer)
+        : !(st.x.buffer instanceof ArrayBuffer) || st.x.byteOffset > 0
+    )
+      inKernelMemory++;
   }
   const n = 3 * world.store.count;
-  return { x: world.store.x.slice(0, n), v: world.store.v.slice(0, n), pass, inKernelMemory };
+  const onStoreMemory = world.store.memory !== null;
+  return { x: world.store.x.slice(0, n), v: world.store.v.slice(0, n), pass, inKernelMemory, onStoreMemory };
 }
 
 describe('the fused pass with the kernels', () => {
@@ -201,7 +209,10 @@ describe('the fused pass with the kernels', () => {
     for (const grow of [0, 20]) {
       const js = run(false, 50, grow);
       const wa = run(true, 50, grow);
-      expect(js.inKernelMemory).toBe(0);
+      // the JavaScript path: no kernel ran (its store's arrays are where the store put them: its
+      // memory's, or plain arrays without one)
+      expect(js.pass.kernelContacts).toBe(0);
+      expect(js.inKernelMemory).toBe(js.onStoreMemory ? 50 : 0);
       // the one pass ran every step, and with the kernels its store lived in kernel memory
       expect(wa.pass.ranOnePass).toBe(50);
       expect(wa.inKernelMemory).toBe(50);

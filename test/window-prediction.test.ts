@@ -40,9 +40,10 @@ function benchCloth(
   model: 'distance' | 'dihedral',
   reference: boolean,
   precision: 'f32' | 'f64' = 'f32',
+  storeMemory = true,
 ) {
   const alpha = model === 'dihedral' ? 0.01 : n === 201 ? 10.0 : 0.6;
-  const s = fallingCloth({ n, substeps: 5, bendCompliance: alpha, bendModel: model, precision });
+  const s = fallingCloth({ n, substeps: 5, bendCompliance: alpha, bendModel: model, precision, storeMemory });
   if (reference) unfused(s.world);
   return s;
 }
@@ -197,10 +198,10 @@ describe('the fused particle pass in the kernel module (an f32 window)', () => {
     [50, 40],
     [201, 3],
   ] as const) {
-    it(`cloth-${n}-fall-distbend-f32, the store's x, v and w homed in the kernel memory: no copies, the prediction in the module too, the copying pass's and the loop's bits`, () => {
-      const a = benchCloth(n, 'distance', false);
-      const b = benchCloth(n, 'distance', false);
-      const c = benchCloth(n, 'distance', false);
+    it(`cloth-${n}-fall-distbend-f32, plain store arrays (storeMemory false) homed in the kernel memory: no copies, the prediction in the module too, the copying pass's and the loop's bits`, () => {
+      const a = benchCloth(n, 'distance', false, 'f32', false);
+      const b = benchCloth(n, 'distance', false, 'f32', false);
+      const c = benchCloth(n, 'distance', false, 'f32', false);
       stepHomed(a.world, true, 1);
       stepHomed(b.world, false, 1);
       stepWith(c.world, false, 1);
@@ -218,9 +219,9 @@ describe('the fused particle pass in the kernel module (an f32 window)', () => {
     });
   }
 
-  it('a homed store grown past its home goes back to the copies, with the same bits', () => {
-    const a = benchCloth(50, 'distance', false);
-    const b = benchCloth(50, 'distance', false);
+  it('a homed store (storeMemory false) grown past its home goes back to the copies, with the same bits', () => {
+    const a = benchCloth(50, 'distance', false, 'f32', false);
+    const b = benchCloth(50, 'distance', false, 'f32', false);
     stepHomed(a.world, true, 5);
     stepHomed(b.world, false, 5);
     expect(homed(a.world)).toBe(true);
@@ -235,6 +236,46 @@ describe('the fused particle pass in the kernel module (an f32 window)', () => {
     stepHomed(b.world, false, 5);
     expectSameState(a.world, b.world);
   });
+
+  // session 20 (home27): on the store's memory the store's arrays are the kernels' from the start
+  it.each(['f32', 'f64'] as const)(
+    "(%s) on the store's memory: the passes in place from the first step (no copies, the arrays never replaced, also when the store grows), the bits of the copying pass and of plain arrays",
+    (precision) => {
+      const a = benchCloth(50, 'distance', false, precision);
+      const b = benchCloth(50, 'distance', false, precision);
+      const c = benchCloth(50, 'distance', false, precision, false);
+      const st = a.world.store;
+      const { x, v, invMass, version } = st;
+      expect(st.memory?.owns(x.buffer)).toBe(true);
+      stepHomed(a.world, true, 1);
+      stepHomed(b.world, false, 1);
+      stepHomed(c.world, true, 1);
+      // (f64: the module's pass runs on arrays in its memory only, else the loop, which copies nothing)
+      expect(stepHomed(a.world, true, 5)).toBe(0);
+      expect(stepHomed(b.world, false, 5)).toBe(precision === 'f32' ? 5 * 4 : 0);
+      stepHomed(c.world, true, 5);
+      expect([st.x === x, st.v === v, st.invMass === invMass, st.version]).toEqual([
+        true,
+        true,
+        true,
+        version,
+      ]);
+      expectSameState(a.world, b.world);
+      expectSameState(a.world, c.world);
+      // grown: new arrays on the same memory (version up), the passes still in place
+      for (const s of [a, b, c]) {
+        const i = s.world.store.allocate(2000, 0);
+        s.world.store.x[3 * i + 1] = 3;
+      }
+      expect(st.version).toBeGreaterThan(version);
+      expect(st.memory?.owns(st.x.buffer)).toBe(true);
+      expect(stepHomed(a.world, true, 5)).toBe(0);
+      stepHomed(b.world, false, 5);
+      stepHomed(c.world, true, 5);
+      expectSameState(a.world, b.world);
+      expectSameState(a.world, c.world);
+    },
+  );
 
   // f64 (session 19, cl25): the module's f64 passes (windowUpdatePredictF64, windowPredictF64) on an f64 window
   it.each([

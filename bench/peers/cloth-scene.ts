@@ -24,6 +24,8 @@ export interface FallingClothOptions {
   bendModel?: 'dihedral' | 'distance';
   /** Precision of pbdkit's distance and bending kernels (WorldOptions.precision), default 'f64'. */
   precision?: 'f64' | 'f32';
+  /** WorldOptions.storeMemory (false: the store's plain arrays, homed at the first step; the tests). */
+  storeMemory?: boolean;
   /** pbdkit's threads (WorldOptions.threads), default 1. */
   threads?: number;
   /** pbdkit's sweep (WorldOptions.sweep), default 'forward'. */
@@ -62,6 +64,7 @@ export function fallingCloth(o: FallingClothOptions): FallingCloth {
     gravity: [0, GRAVITY, 0],
     precision: o.precision ?? 'f64',
     threads: o.threads ?? 1,
+    storeMemory: o.storeMemory,
   });
   const cloth = new Cloth(world, {
     mesh: gridMesh({ width: CLOTH_SIZE, height: CLOTH_SIZE, cols: o.n, rows: o.n, plane: 'xz' }),

@@ -5,6 +5,7 @@ import { ZeroTask } from '../core/particle-tasks.js';
 import type { ParticleStore, PredictedWindow } from '../core/particles.js';
 import type { ProjectionRule } from '../core/solver.js';
 import type { TaskRunner } from '../core/step-context.js';
+import { zeroFill } from '../core/store-memory.js';
 import type { ElementGlue, RuleArgs } from '../kernels/glue.js';
 import { type ElementKernel, elementKernel } from '../wasm/element-kernels.js';
 import { ElementThreads } from '../wasm/element-threads.js';
@@ -191,7 +192,7 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
       return;
     }
     this.zeroPending = false;
-    if (this.lanesOf !== null) this.lanesOf.lam32!.fill(0);
+    if (this.lanesOf !== null) zeroFill(this.lanesOf.lam32!);
     else this.zero.run(ctx, this.lam);
   }
 
@@ -208,8 +209,8 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
     if (!this.zeroPending) return;
     this.zeroPending = false;
     if (k !== null && this.threads !== null && k.threads === this.threads) this.threads.zeroFirst = true;
-    else if (this.lanesOf !== null) this.lanesOf.lam32!.fill(0);
-    else this.lam.fill(0);
+    else if (this.lanesOf !== null) zeroFill(this.lanesOf.lam32!);
+    else zeroFill(this.lam);
   }
 
   /**

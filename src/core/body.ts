@@ -100,10 +100,12 @@ export abstract class Body implements WorldBody {
   }
 
   /**
-   * A view of the body's current positions (xyz interleaved), valid until the store's arrays
-   * change: when it grows, or when a world moves them into a kernel memory (a one-thread f32
-   * cloth's window at its first step, a hair world's strand kernels). `world.store.version`
-   * changes then; take a new view each frame.
+   * A view of the body's current positions (xyz interleaved): the live array, which later steps
+   * move in place (the kernels work on the store's arrays: StoreMemory, docs/architecture.md
+   * "Live views"), also when taken before the first step. It goes stale only when the store's
+   * arrays are reallocated — the store grows (a body added, tearing, an emitter), or a world made
+   * with `storeMemory: false` moves them into a kernel memory at its first step — and
+   * `world.store.version` increases then: take a new view when it changed.
    */
   positions(): Float64Array {
     return this.world.store.x.subarray(3 * this.offset, 3 * (this.offset + this.activeCount));

@@ -15,6 +15,7 @@ import { claimBlock, nextEpoch, partFrom, threadIndex } from './block-order.js';
 import { predictRange, updateRange } from './particle-passes.generated.js';
 import type { ParticleStore } from './particles.js';
 import { MAX_BLOCKS, type SharedTask, type StepContext, type TaskRunner } from './step-context.js';
+import { zeroFill } from './store-memory.js';
 
 /** Items per block of the particle tasks. */
 export const PARTICLES_PER_BLOCK = 4096;
@@ -363,7 +364,8 @@ export class ZeroTask {
       }
       if (tasks.runTask(this.task, n, particleBlocks(n))) return;
     }
-    a.fill(0);
+    // (on the store's shared memory by wasm's memory.fill: StoreMemory's BULK)
+    zeroFill(a);
   }
 }
 

@@ -1,4 +1,5 @@
 import { PbdError } from './errors.js';
+import type { StoreMemory } from './store-memory.js';
 
 /** The orientation channels before a body asks for them. */
 const EMPTY = new Float64Array(0);
@@ -51,10 +52,16 @@ export interface PredictedWindow {
  * particle scalars are Float64Array / Int32Array of length capacity. A body
  * is a contiguous range [offset, offset + count) of the store.
  *
- * Arrays are replaced when the store grows (tearing and emitters add
- * particles), so code must read `store.x` etc. afresh at the start of each
- * pass and never keep them across steps. `version` increases on every
- * reallocation so adapters (three.js, workers) know to re-bind.
+ * With a StoreMemory (a World's default where shared WebAssembly memory
+ * exists) x, p, v and invMass lie in the memory the kernels use from the
+ * start, so they are never moved at a step: an array taken before the first
+ * step stays the live one (docs/architecture.md, "Live views"). Without one,
+ * a kernel window or the strand kernels move x, v, invMass (and p) into
+ * their memory at the first step (homing). Either way the arrays are
+ * replaced when the store grows (bodies added, tearing and emitters add
+ * particles), so internal code reads `store.x` etc. afresh at the start of
+ * each pass; `version` increases on every reallocation so adapters
+ * (three.js, workers, a user holding a view) know to re-bind.
  *
  * Orientation channels (q, qp, omega, and inertia / invInertia) exist only
  * once a body asks for them (`addOrientations`): they are empty arrays until
@@ -71,6 +78,12 @@ export class ParticleStore {
   version = 0;
   /** Allocate on SharedArrayBuffer (for workers) when available. */
   readonly shared: boolean;
+  /**
+   * The allocator of x, p, v and invMass (the store's allocation option, session 20: see
+   * StoreMemory), else null: plain arrays, which a kernel window may move into its memory at the
+   * first step (PredictedWindow.homeStore; `version` goes up then).
+   */
+  readonly memory: StoreMemory | null;
   /**
    * The x, v and invMass the store allocated itself (a window may re-home only these into its kernel
    * memory: PredictedWindow.homeStore; arrays another kernel put in, e.g. a strand world's, stay).
@@ -142,8 +155,9 @@ export class ParticleStore {
     h.flush(this);
   }
 
-  constructor(capacity = 1024, options: { shared?: boolean } = {}) {
+  constructor(capacity = 1024, options: { shared?: boolean; memory?: StoreMemory | null } = {}) {
     this.shared = !!options.shared && typeof SharedArrayBuffer !== 'undefined';
+    this.memory = options.memory ?? null;
     this.capacity = Math.max(16, capacity | 0);
     this.allocateArrays(this.capacity, 0);
   }
@@ -275,11 +289,14 @@ export class ParticleStore {
           mask: this.mask,
         }
       : null;
-    this.x = this.f64(3 * capacity);
-    this.p = this.f64(3 * capacity);
-    this.v = this.f64(3 * capacity);
+    // on the store's memory (the kernels' too) where it has one; the old regions are not given back
+    // (a user may hold them: version says they are old), at most the final capacity's again
+    const on = this.onMemory(capacity);
+    this.x = on?.[0] ?? this.f64(3 * capacity);
+    this.p = on?.[1] ?? this.f64(3 * capacity);
+    this.v = on?.[2] ?? this.f64(3 * capacity);
     this.mass = this.f64(capacity);
-    this.invMass = this.f64(capacity);
+    this.invMass = on?.[3] ?? this.f64(capacity);
     this.radius = this.f64(capacity);
     this.body = this.i32(capacity);
     this.group = this.i32(capacity);
@@ -307,6 +324,28 @@ export class ParticleStore {
     }
     this.capacity = capacity;
     this.version++;
+  }
+
+  /** The bytes x, p, v and invMass of a store made with `capacity` take on its memory (StoreMemory.create's room). */
+  static memoryBytes(capacity: number): number {
+    const c = Math.max(16, capacity | 0);
+    return 3 * ((24 * c + 63) & ~63) + ((8 * c + 63) & ~63);
+  }
+
+  /** x, p, v and invMass for `capacity` particles on the store's memory, or null (none, or it is full). */
+  private onMemory(capacity: number): Float64Array[] | null {
+    const m = this.memory;
+    if (m === null) return null;
+    const out: Float64Array[] = [];
+    for (const n of [3 * capacity, 3 * capacity, 3 * capacity, capacity]) {
+      const a = m.f64(n);
+      if (a === null) {
+        for (const b of out) m.release(b.byteOffset);
+        return null;
+      }
+      out.push(a);
+    }
+    return out;
   }
 
   /** A channel of `stride` numbers per particle for `capacity` particles, holding a's first `keep`. */

@@ -33,6 +33,7 @@ import type {
   WindOptions,
   WorldView,
 } from './step-context.js';
+import { StoreMemory } from './store-memory.js';
 import { StepTimings } from './timings.js';
 import type { WorldBody } from './world-body.js';
 import type { WorldCollider } from './world-collider.js';
@@ -89,6 +90,12 @@ export interface WorldOptions {
   capacity?: number;
   /** Allocate particle arrays on SharedArrayBuffer (for workers). */
   sharedMemory?: boolean;
+  /**
+   * The store's x, p, v and invMass on one growable shared WebAssembly memory that the kernels
+   * use too (StoreMemory), so that arrays taken before the first step stay the live ones; false:
+   * plain arrays, moved into a kernel memory at the first step. Default true where available.
+   */
+  storeMemory?: boolean;
   /**
    * Threads the step computes on: the calling one and threads − 1 workers
    * over the shared stores (implies `sharedMemory`). Results are the same bit
@@ -204,7 +211,11 @@ export class World implements WorldView {
       );
     }
     const shared = options.sharedMemory || threads > 1;
-    this.store = new ParticleStore(options.capacity ?? 1024, { shared });
+    const capacity = options.capacity ?? 1024;
+    // (room for the store's arrays from the start: a grow of a shared memory costs 0.14 ms)
+    const memory =
+      options.storeMemory === false ? null : StoreMemory.create(ParticleStore.memoryBytes(capacity));
+    this.store = new ParticleStore(capacity, { shared, memory });
     this.rigids = new RigidStore(16, { shared });
     this.attachments = this.system(attachmentSystem);
     const sets = this.sets;

@@ -151,7 +151,8 @@ export class StrandKernel {
     threads = 0,
   ): boolean {
     if (store.shared !== threads > 0) return false;
-    const mod = threads > 0 ? sharedKernel('strands') : wasmKernel('strands');
+    // the module's shared form on the store's memory (session 20), as on threads
+    const mod = threads > 0 || store.memory?.shared ? sharedKernel('strands') : wasmKernel('strands');
     if (mod === null) return false;
     if (
       this.threads === threads &&
@@ -174,10 +175,18 @@ export class StrandKernel {
     for (let j = 0; j < STORE_KEYS.length; j++) if (store[STORE_KEYS[j]] !== held[j]) return false;
     if (cc !== null)
       for (let j = 0; j < CONTACT_KEYS.length; j++) if (cc[CONTACT_KEYS[j]] !== held[4 + j]) return false;
+    // (on the store's memory: its buffer objects, which a grow replaces: StoreMemory.owns)
+    const m = this.memory === store.memory?.memory ? store.memory : null;
     const buf = this.memory!.buffer;
     for (let k = 0; k < sets.length; k++) {
       const s = sets[k];
-      if (s !== this.sets[k] || s.start.buffer !== buf || s.rest.buffer !== buf) return false;
+      if (s !== this.sets[k]) return false;
+      if (
+        m !== null
+          ? !m.owns(s.start.buffer) || !m.owns(s.rest.buffer)
+          : s.start.buffer !== buf || s.rest.buffer !== buf
+      )
+        return false;
     }
     return true;
   }
@@ -196,51 +205,80 @@ export class StrandKernel {
   ): boolean {
     const arrays: Channel[] = STORE_KEYS.map((key) => store[key]);
     if (cc !== null) for (const key of CONTACT_KEYS) arrays.push(cc[key] as Channel);
+    // on the store's memory (session 20): the store's arrays stay where they are, the rest in a region
+    // of it (laid out twice: its size, then from its address); the old region is not given back (a
+    // new adoption follows a grown store or list: at most the final sizes again)
+    let m = store.memory;
+    if (
+      m !== null &&
+      ((mod === sharedKernel('strands')) !== m.shared || !STORE_KEYS.every((k) => m!.owns(store[k].buffer)))
+    )
+      m = null;
     let at = 64;
     const take = (n: number) => {
       const a = at;
       at += n;
       return a;
     };
-    const addrs = arrays.map((a) => take(bytes(a.length, a.BYTES_PER_ELEMENT)));
-    [this.x, this.p, this.v, this.w] = addrs;
-    this.corrLength = Math.max(corrNumbers, 3 * 17 * 16);
-    this.corr = take(bytes(this.corrLength, 8));
-    this.counts = take(8);
-    const listCount = take(8);
-    this.A = take(bytes(A_SLOTS, 4));
-    this.F = take(bytes(F_SLOTS, 8));
-    this.start.length = this.rest.length = 0;
-    for (const s of sets) {
-      this.start.push(take(bytes(s.start.length, 4)));
-      this.rest.push(take(bytes(s.rest.length, 8)));
-    }
-    // the threaded layout: the staging lists' arrays, per thread a table, cells, counts and corrections
+    let addrs: number[] = [];
+    let listCount = 0;
     const stage: number[] = [];
-    if (threads > 0) {
-      for (let j = 0; j < PER_CONTACT && cc !== null; j++) {
-        const a = arrays[4 + j];
-        stage.push(take(bytes(a.length, a.BYTES_PER_ELEMENT)));
+    let region = 0;
+    for (let pass = 0; pass < (m !== null ? 2 : 1); pass++) {
+      at = pass === 0 ? 64 : region;
+      addrs = arrays.map((a, j) =>
+        m !== null && j < STORE_KEYS.length ? a.byteOffset : take(bytes(a.length, a.BYTES_PER_ELEMENT)),
+      );
+      [this.x, this.p, this.v, this.w] = addrs;
+      this.corrLength = Math.max(corrNumbers, 3 * 17 * 16);
+      this.corr = take(bytes(this.corrLength, 8));
+      this.counts = take(8);
+      listCount = take(8);
+      this.A = take(bytes(A_SLOTS, 4));
+      this.F = take(bytes(F_SLOTS, 8));
+      this.start.length = this.rest.length = 0;
+      for (const s of sets) {
+        this.start.push(take(bytes(s.start.length, 4)));
+        this.rest.push(take(bytes(s.rest.length, 8)));
       }
-      this.threadA = take(2 * threads * bytes(A_SLOTS, 4));
-      this.threadCell = take(8 * threads);
-      this.threadCounts = take(8 * threads);
-      this.corrStride = bytes(this.corrLength, 8);
-      this.threadCorr = take(threads * this.corrStride);
-      this.heldCapacity = store.capacity;
-      this.heldAt = take(bytes(this.heldCapacity, 4));
-      this.entryAt = take(bytes(this.heldCapacity, 4));
-      this.targetAt = take(bytes(3 * this.heldCapacity, 8));
-      this.anchorAt = take(bytes(3 * this.heldCapacity, 8));
+      // the threaded layout: the staging lists' arrays, per thread a table, cells, counts and corrections
+      stage.length = 0;
+      if (threads > 0) {
+        for (let j = 0; j < PER_CONTACT && cc !== null; j++) {
+          const a = arrays[4 + j];
+          stage.push(take(bytes(a.length, a.BYTES_PER_ELEMENT)));
+        }
+        this.threadA = take(2 * threads * bytes(A_SLOTS, 4));
+        this.threadCell = take(8 * threads);
+        this.threadCounts = take(8 * threads);
+        this.corrStride = bytes(this.corrLength, 8);
+        this.threadCorr = take(threads * this.corrStride);
+        this.heldCapacity = store.capacity;
+        this.heldAt = take(bytes(this.heldCapacity, 4));
+        this.entryAt = take(bytes(this.heldCapacity, 4));
+        this.targetAt = take(bytes(3 * this.heldCapacity, 8));
+        this.anchorAt = take(bytes(3 * this.heldCapacity, 8));
+      }
+      if (m !== null && pass === 0) {
+        region = m.alloc(at - 64);
+        // (a full store memory: laid out again in a memory of its own, the store's arrays moved there)
+        if (region < 0) {
+          m = null;
+          pass = -1;
+        }
+      }
     }
     const pages = Math.ceil(at / 65536);
-    if (threads > 0 && pages > SHARED_MAX_PAGES) return false;
+    if (m === null && threads > 0 && pages > SHARED_MAX_PAGES) return false;
     const memory =
-      threads > 0
-        ? new WebAssembly.Memory({ initial: pages, maximum: SHARED_MAX_PAGES, shared: true })
-        : new WebAssembly.Memory({ initial: pages });
+      m !== null
+        ? m.memory
+        : threads > 0
+          ? new WebAssembly.Memory({ initial: pages, maximum: SHARED_MAX_PAGES, shared: true })
+          : new WebAssembly.Memory({ initial: pages });
     const instance = new WebAssembly.Instance(mod, { env: { memory } });
     const buf = memory.buffer;
+    m?.note(buf);
     const moved = <T extends Channel>(a: T, addr: number): T => {
       const b = new (a.constructor as new (buf: ArrayBuffer, at: number, n: number) => T)(
         buf,
@@ -250,13 +288,15 @@ export class StrandKernel {
       b.set(a);
       return b;
     };
-    this.held = arrays.map((a, j) => moved(a, addrs[j]));
+    this.held = arrays.map((a, j) => (m !== null && j < STORE_KEYS.length ? a : moved(a, addrs[j])));
     const h = this.held;
-    store.x = h[0] as Float64Array;
-    store.p = h[1] as Float64Array;
-    store.v = h[2] as Float64Array;
-    store.invMass = h[3] as Float64Array;
-    store.version++;
+    if (m === null) {
+      store.x = h[0] as Float64Array;
+      store.p = h[1] as Float64Array;
+      store.v = h[2] as Float64Array;
+      store.invMass = h[3] as Float64Array;
+      store.version++;
+    }
     if (cc !== null) {
       const set = cc as unknown as Record<string, Channel>;
       for (let j = 0; j < CONTACT_KEYS.length; j++) set[CONTACT_KEYS[j]] = h[4 + j];

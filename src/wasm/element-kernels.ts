@@ -43,7 +43,8 @@ export function elementKernel(
   store: ParticleStore | null = null,
 ): ElementKernel | null {
   if (set.backend !== 'auto' || set.rule.gamma !== 0 || set.count === 0) return null;
-  const mod = shared ? sharedKernel('elements') : wasmKernel('elements');
+  // on a threaded store's shared memory (session 20) the module's shared form, as for a pool
+  const mod = shared || store?.memory?.shared ? sharedKernel('elements') : wasmKernel('elements');
   if (mod === null) return null;
   if (
     current !== null &&
@@ -89,6 +90,8 @@ class KernelMemory {
   private static readonly byStore = new WeakMap<ParticleStore, KernelMemory[]>();
   private readonly members: PairedSpec[] = [];
   private copies: ElementKernel[] = [];
+  /** The region of the store's memory the copies lie in (their window's; 0: a memory of their own). */
+  private region = 0;
 
   private constructor(
     readonly mod: WebAssembly.Module,
@@ -105,6 +108,7 @@ class KernelMemory {
     spec: PairedSpec,
     shared: boolean,
   ): ElementKernel {
+    let gone: KernelMemory | null = null;
     let groups = KernelMemory.byStore.get(store);
     if (groups === undefined) KernelMemory.byStore.set(store, (groups = []));
     const lanes = spec.f32 ? 4 : 2;
@@ -117,7 +121,7 @@ class KernelMemory {
         return c;
       groups[g].members.splice(k, 1);
       groups[g].copies.splice(k, 1);
-      if (groups[g].members.length === 0) groups.splice(g, 1);
+      if (groups[g].members.length === 0) gone = groups.splice(g, 1)[0];
       break;
     }
     const [base, range] = windowOf(set, spec.arity);
@@ -127,6 +131,8 @@ class KernelMemory {
     if (group === null) groups.push((group = new KernelMemory(mod, lanes, base, range, shared)));
     group.members.push(spec);
     group.rebuild(store);
+    // an emptied group's region of the store's memory back, once the set's copy no longer reads it
+    gone?.release(store, [spec]);
     return group.copies[group.members.length - 1];
   }
 
@@ -140,6 +146,7 @@ class KernelMemory {
     // the held window may be this group's: its positions go to the store before the old copies retire
     store.settle();
     for (const c of this.copies) c.retired = true;
+    const left: PairedSpec[] = this.members.slice();
     for (let k = this.members.length - 2; k >= 0; k--) {
       const m = this.members[k];
       if (!this.copies[k].matches(m.set, m.record, m.scalar)) {
@@ -147,13 +154,37 @@ class KernelMemory {
         this.copies.splice(k, 1);
       }
     }
+    // in a region of the store's memory where its module is the memory's kind (and it has room)
+    const m = store.memory;
+    const memory = m !== null && (this.mod === sharedKernel('elements')) === m.shared ? m : null;
     this.copies = pairedGroup<ElementExports>(
       this.mod,
       'elements',
       ELEMENT_IMPORTS,
       this.members,
       this.shared,
+      memory,
     );
+    // the old copies' region back (the members' multipliers are the new copies' now)
+    this.release(store, left);
+    this.region = this.copies.length > 0 && this.copies[0].win.mem !== null ? this.copies[0].win.region : 0;
+  }
+
+  /**
+   * Gives this group's region of the store's memory back; a set of `sets` whose multipliers are
+   * still views of it (a set that left the group) keeps a copy of them first.
+   */
+  private release(store: ParticleStore, sets: readonly PairedSpec[]): void {
+    const m = store.memory;
+    const at = this.region;
+    if (m === null || at === 0) return;
+    this.region = 0;
+    for (const s of sets) {
+      const l = s.set.lambda;
+      if (m.owns(l.buffer) && l.byteOffset >= at && l.byteOffset < at + m.sizeOf(at))
+        s.set.lambda = l.slice();
+    }
+    m.release(at);
   }
 }
 

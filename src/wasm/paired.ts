@@ -10,6 +10,7 @@
  * end of every per-constraint array), so it never moves anything.
  */
 import type { ParticleStore } from '../core/particles.js';
+import { copyRange, type StoreMemory } from '../core/store-memory.js';
 
 /** What a coloured constraint set offers to a paired kernel. */
 export interface ColouredSet {
@@ -18,9 +19,12 @@ export interface ColouredSet {
   readonly count: number;
 }
 
-/** Bump allocation of a kernel's linear memory (16-byte aligned; the first KiB stays free). */
+/**
+ * Bump allocation of a kernel's linear memory (16-byte aligned; the first KiB stays free), or of
+ * a region of the store's memory from `top` on (paired-group.ts).
+ */
 export class Arena {
-  top = 1024;
+  constructor(public top = 1024) {}
   take(bytes: number): number {
     const o = this.top;
     this.top += (bytes + 15) & ~15;
@@ -116,11 +120,15 @@ export function instantiate(
   imports: Record<string, unknown>,
   name: string,
   shared = false,
+  on: WebAssembly.Memory | null = null,
 ): { exports: WebAssembly.Exports; buffer: ArrayBuffer; memory: WebAssembly.Memory } {
   const pages = Math.max(1, Math.ceil(bytes / 65536));
-  const memory = shared
-    ? new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true })
-    : new WebAssembly.Memory({ initial: pages });
+  // `on`: the store's memory (its module's import shared), grown to `bytes` by its allocator
+  const memory =
+    on ??
+    (shared
+      ? new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true })
+      : new WebAssembly.Memory({ initial: pages }));
   const instance = new WebAssembly.Instance(mod, {
     env: {
       memory,
@@ -193,6 +201,12 @@ export class ParticleWindow {
   readonly homeAt: number;
   readonly homeCap: number;
   private buffer: ArrayBuffer | null = null;
+  /**
+   * The store's memory when this window lies in it (paired-group.ts, session 20): the store's x, v
+   * and invMass are there from the start, so homeStore moves nothing; its region's address.
+   */
+  mem: StoreMemory | null = null;
+  region = 0;
   readonly base: number;
   readonly range: number;
   readonly f32: boolean;
@@ -208,7 +222,7 @@ export class ParticleWindow {
   pool: { saveWindow(store: ParticleStore, win: ParticleWindow): boolean; settlePending?(): void } | null =
     null;
 
-  constructor(plan: PairPlan, arena: Arena, f32 = false, aos4 = false) {
+  constructor(plan: PairPlan, arena: Arena, f32 = false, aos4 = false, home = true) {
     this.base = plan.base;
     this.range = plan.range;
     this.f32 = f32;
@@ -223,8 +237,9 @@ export class ParticleWindow {
       // two counts per block of a threaded sweep's pass (window-pass-threads.ts; one thread: the first)
       this.countAt = arena.take(8 * PASS_SLOTS);
       // the store's capacity grows by doubling: the power of two its particles up to the window's end need
-      this.homeCap = 2 ** Math.ceil(Math.log2(Math.max(16, plan.base + plan.range)));
-      this.homeAt = arena.take(56 * this.homeCap);
+      // (none on the store's memory: the store's arrays are there already)
+      this.homeCap = home ? 2 ** Math.ceil(Math.log2(Math.max(16, plan.base + plan.range))) : 0;
+      this.homeAt = home ? arena.take(56 * this.homeCap) : 0;
     } else {
       this.velAt = 0;
       this.pAt = arena.take(3 * b * (plan.range + 1));
@@ -233,8 +248,8 @@ export class ParticleWindow {
       this.stageWAt = 0;
       // f64 (session 19, cl25): the module's passes on the window need the store homed, as aos4
       this.countAt = f32 ? 0 : arena.take(8 * PASS_SLOTS);
-      this.homeCap = f32 ? 0 : 2 ** Math.ceil(Math.log2(Math.max(16, plan.base + plan.range)));
-      this.homeAt = f32 ? 0 : arena.take(56 * this.homeCap);
+      this.homeCap = f32 || !home ? 0 : 2 ** Math.ceil(Math.log2(Math.max(16, plan.base + plan.range)));
+      this.homeAt = f32 || !home ? 0 : arena.take(56 * this.homeCap);
     }
     this.P = new Float64Array(0);
     this.W = new Float64Array(0);
@@ -386,6 +401,9 @@ export class ParticleWindow {
 
   /** Whether the store's views `on` lie in this window's memory (homeStore). */
   private homed(on: { x: Float64Array; v: Float64Array; w: Float64Array }): boolean {
+    const m = this.mem;
+    if (m !== null)
+      return particlePass.home && m.owns(on.x.buffer) && m.owns(on.v.buffer) && m.owns(on.w.buffer);
     const b = this.buffer;
     return on.x.buffer === b && on.v.buffer === b && on.w.buffer === b;
   }
@@ -404,7 +422,8 @@ export class ParticleWindow {
    */
   homeStore(store: ParticleStore): void {
     const buf = this.buffer;
-    if (buf === null || !particlePass.home) return;
+    // on the store's memory: the store's arrays are there already (session 20)
+    if (buf === null || !particlePass.home || this.mem !== null) return;
     // a threaded world's store (shared) only into a shared memory (a window swept on the pool)
     if (store.shared !== (typeof SharedArrayBuffer !== 'undefined' && buf instanceof SharedArrayBuffer))
       return;
@@ -427,6 +446,11 @@ export class ParticleWindow {
 
   /** Whether the store's x, v and invMass are homed in this window's memory (homeStore). */
   homes(store: ParticleStore): boolean {
+    const m = this.mem;
+    if (m !== null)
+      return (
+        particlePass.home && m.owns(store.x.buffer) && m.owns(store.v.buffer) && m.owns(store.invMass.buffer)
+      );
     const b = this.buffer;
     return (
       b !== null &&
@@ -486,7 +510,7 @@ export class ParticleWindow {
     if (this.pool?.saveWindow(store, this)) return;
     if (this.moves !== null) saveAos4(this.moves, this, this.S, store.p, 0, this.range);
     else if (this.f32) store.p.set(this.P32.subarray(0, 3 * this.range), 3 * this.base);
-    else store.p.set(this.P.subarray(0, 3 * this.range), 3 * this.base);
+    else copyRange(store.p, 3 * this.base, this.P, 0, 3 * this.range);
   }
 }
 

@@ -4,6 +4,8 @@
  * aos4 window's copies in and out, and the passes' switches and counts (src/wasm/paired.ts
  * ParticleWindow; moved here from paired.ts in session 19, cl25, which re-exports them).
  */
+import { copyRange } from '../core/store-memory.js';
+
 /** The f32 window's moves of the elements module (scripts/kernels/emit-simd.ts, windowMovesF32). */
 export interface WindowMovesF32 {
   windowLoadF32(src: number, srcW: number, dst: number, n: number): void;
@@ -78,5 +80,5 @@ export function saveAos4(
   to: number,
 ): void {
   ex.windowSaveF32(win.pAt + 16 * from, win.stageAt + 24 * from, to - from);
-  p.set(S.subarray(3 * from, 3 * to), 3 * (win.base + from));
+  copyRange(p, 3 * (win.base + from), S, 3 * from, 3 * to);
 }
