@@ -75,9 +75,11 @@ describe('the particle passes on the pool', () => {
       expect(w.stats.recoveries).toBe(ref.stats.recoveries);
       expect(w.stats.speedClamps).toBe(ref.stats.speedClamps);
     }
-    // nothing else runs on the pool in this world: its blocks are the particle passes'
-    expect(blocksOf(worlds[1]) - before[1]).toBeGreaterThan(50);
-    expect(blocksOf(worlds[2]) - before[2]).toBeGreaterThan(50);
+    // nothing else runs on the pool in this world: its blocks are the particle passes'. How many
+    // the workers take depends on when the OS runs them (41 once at load 27, below the former
+    // bound of 50); that they take some is what this asserts, the bits above that it changes nothing
+    expect(blocksOf(worlds[1]) - before[1]).toBeGreaterThan(0);
+    expect(blocksOf(worlds[2]) - before[2]).toBeGreaterThan(0);
     // 2 worlds × (60 steps − the first, which sends the arguments) × 2 substeps
     expect(ran.get('particles-predict')).toBeGreaterThanOrEqual(2 * 59 * 2);
     expect(ran.get('particles-update')).toBeGreaterThanOrEqual(2 * 59 * 2);
