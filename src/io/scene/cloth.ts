@@ -113,7 +113,7 @@ export function buildCloth(spec: ClothBodySpec, ctx: BuildContext): Cloth {
     spec.pins,
     ctx.where,
     { noun: 'vertex', hint: 'check the indices or the box' },
-    (pin, where) => pinnedVertices(cloth, pin, cols, rows, where),
+    (pin, where) => pinnedVertices(cloth.positions(), cloth.activeCount, pin, cols, rows, where),
     (vertices, motion, pin) => {
       for (const v of vertices) {
         ctx.world.attachments.attach(cloth.offset + v, { motion, compliance: pin.compliance });
@@ -189,17 +189,28 @@ function needGrid(cols: number, where: string, kind: string): void {
     );
 }
 
-function pinnedVertices(
-  cloth: Cloth,
-  pin: ClothBodySpec['pins'] extends (infer P)[] | undefined ? P : never,
+/**
+ * The vertices a pin group names among a body's n vertices at positions x: its `vertices`, then
+ * (on a grid mesh of cols × rows vertices; cols 0: none) its `grid`, `rows` and `cols`, then those
+ * in its `box` — the pins of the cloth, the soft body and the FEM cloth.
+ */
+export function pinnedVertices(
+  x: ArrayLike<number>,
+  n: number,
+  pin: {
+    vertices?: number[];
+    grid?: [number, number][];
+    rows?: number[];
+    cols?: number[];
+    box?: { min: number[]; max: number[] };
+  },
   cols: number,
   rows: number,
   where: string,
 ): number[] {
   const out: number[] = [];
-  const n = cloth.activeCount;
   listedPins(pin.vertices, n, where, out);
   gridPins(pin, cols, rows, where, out);
-  if (pin.box) boxPins(cloth.positions(), n, pin.box, out);
+  if (pin.box) boxPins(x, n, pin.box, out);
   return out;
 }

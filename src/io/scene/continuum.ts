@@ -5,7 +5,6 @@
  */
 import { z } from 'zod';
 import { FemCloth } from '../../continuum/fem-cloth.js';
-import type { Body } from '../../core/body.js';
 import { PbdError } from '../../core/errors.js';
 import { placePositions } from '../../mesh/generators.js';
 import type { TriangleMesh } from '../../mesh/triangle-mesh.js';
@@ -14,13 +13,11 @@ import { type TetMesh, tetBox } from '../../softbody/tet-mesh.js';
 import { tetrahedralize } from '../../softbody/tetrahedralize.js';
 import { parseGmsh } from '../gmsh.js';
 import { parseTetGen } from '../tetgen.js';
-import { hierarchySpec } from './cloth.js';
+import { hierarchySpec, pinnedVertices } from './cloth.js';
 import {
   type BuildContext,
-  boxPins,
   constraintParams,
   globalDamping,
-  listedPins,
   meshSource,
   motion,
   pinGroups,
@@ -249,19 +246,6 @@ export function resolveTetMesh(
   return { mesh: placed, surface };
 }
 
-/** The vertices a soft body's or FEM cloth's pin group names: its `vertices`, then those in its `box`. */
-function selectVertices(
-  body: Body,
-  pin: { vertices?: number[]; box?: { min: number[]; max: number[] } },
-  where: string,
-): number[] {
-  const out: number[] = [];
-  const n = body.count;
-  listedPins(pin.vertices, n, where, out);
-  if (pin.box) boxPins(body.positions(), n, pin.box, out);
-  return out;
-}
-
 /**
  * A soft body's or an FEM cloth's pin groups (`vertices`, `box`), pinned by the body itself (hard,
  * or soft with `compliance`); a soft body's group may let go at `releaseAt`.
@@ -275,7 +259,7 @@ function pinBody(
     pins,
     where,
     { noun: 'vertex', hint: 'check the indices or the box' },
-    (pin, at) => selectVertices(body, pin, at),
+    (pin, at) => pinnedVertices(body.positions(), body.count, pin, 0, 0, at), // no grid: `vertices`, then `box`
     (vertices, m, pin) => {
       for (const v of vertices) body.pin(v, m, pin.compliance);
       if (pin.releaseAt !== undefined && body instanceof SoftBody) body.releaseAt(pin.releaseAt, vertices);
