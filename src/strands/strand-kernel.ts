@@ -134,6 +134,13 @@ export class StrandKernel {
   /** The arrays in kernel memory: the store's (STORE_KEYS), then the list's (CONTACT_KEYS). */
   private held: Channel[] = [];
   private corrLength = 0;
+  /**
+   * The layout's byte addresses (`layout`): of the arrays (the address table's first slots), of the
+   * list's count cell and of the staging lists' arrays.
+   */
+  private addrs: number[] = [];
+  private countAt = 0;
+  private stage: number[] = [];
 
   /**
    * Whether the kernels can run a substep of these sets: the module is there and the store is not
@@ -206,68 +213,22 @@ export class StrandKernel {
     const arrays: Channel[] = STORE_KEYS.map((key) => store[key]);
     if (cc !== null) for (const key of CONTACT_KEYS) arrays.push(cc[key] as Channel);
     // on the store's memory (session 20): the store's arrays stay where they are, the rest in a region
-    // of it (laid out twice: its size, then from its address); the old region is not given back (a
-    // new adoption follows a grown store or list: at most the final sizes again)
+    // of it (its size from a layout at 0, then laid out from the region's address); the old region is
+    // not given back (a new adoption follows a grown store or list: at most the final sizes again)
     let m = store.memory;
     if (
       m !== null &&
       ((mod === sharedKernel('strands')) !== m.shared || !STORE_KEYS.every((k) => m!.owns(store[k].buffer)))
     )
       m = null;
-    let at = 64;
-    const take = (n: number) => {
-      const a = at;
-      at += n;
-      return a;
-    };
-    let addrs: number[] = [];
-    let listCount = 0;
-    const stage: number[] = [];
-    let region = 0;
-    for (let pass = 0; pass < (m !== null ? 2 : 1); pass++) {
-      at = pass === 0 ? 64 : region;
-      addrs = arrays.map((a, j) =>
-        m !== null && j < STORE_KEYS.length ? a.byteOffset : take(bytes(a.length, a.BYTES_PER_ELEMENT)),
-      );
-      [this.x, this.p, this.v, this.w] = addrs;
-      this.corrLength = Math.max(corrNumbers, 3 * 17 * 16);
-      this.corr = take(bytes(this.corrLength, 8));
-      this.counts = take(8);
-      listCount = take(8);
-      this.A = take(bytes(A_SLOTS, 4));
-      this.F = take(bytes(F_SLOTS, 8));
-      this.start.length = this.rest.length = 0;
-      for (const s of sets) {
-        this.start.push(take(bytes(s.start.length, 4)));
-        this.rest.push(take(bytes(s.rest.length, 8)));
-      }
-      // the threaded layout: the staging lists' arrays, per thread a table, cells, counts and corrections
-      stage.length = 0;
-      if (threads > 0) {
-        for (let j = 0; j < PER_CONTACT && cc !== null; j++) {
-          const a = arrays[4 + j];
-          stage.push(take(bytes(a.length, a.BYTES_PER_ELEMENT)));
-        }
-        this.threadA = take(2 * threads * bytes(A_SLOTS, 4));
-        this.threadCell = take(8 * threads);
-        this.threadCounts = take(8 * threads);
-        this.corrStride = bytes(this.corrLength, 8);
-        this.threadCorr = take(threads * this.corrStride);
-        this.heldCapacity = store.capacity;
-        this.heldAt = take(bytes(this.heldCapacity, 4));
-        this.entryAt = take(bytes(this.heldCapacity, 4));
-        this.targetAt = take(bytes(3 * this.heldCapacity, 8));
-        this.anchorAt = take(bytes(3 * this.heldCapacity, 8));
-      }
-      if (m !== null && pass === 0) {
-        region = m.alloc(at - 64);
-        // (a full store memory: laid out again in a memory of its own, the store's arrays moved there)
-        if (region < 0) {
-          m = null;
-          pass = -1;
-        }
-      }
+    let at = 0;
+    if (m !== null) {
+      const region = m.alloc(this.layout(0, arrays, true, store, sets, cc, corrNumbers, threads));
+      if (region >= 0) at = this.layout(region, arrays, true, store, sets, cc, corrNumbers, threads);
+      // (a full store memory: laid out in a memory of its own, the store's arrays moved there)
+      else m = null;
     }
+    if (m === null) at = this.layout(64, arrays, false, store, sets, cc, corrNumbers, threads);
     const pages = Math.ceil(at / 65536);
     if (m === null && threads > 0 && pages > SHARED_MAX_PAGES) return false;
     const memory =
@@ -288,6 +249,7 @@ export class StrandKernel {
       b.set(a);
       return b;
     };
+    const addrs = this.addrs;
     this.held = arrays.map((a, j) => (m !== null && j < STORE_KEYS.length ? a : moved(a, addrs[j])));
     const h = this.held;
     if (m === null) {
@@ -308,8 +270,8 @@ export class StrandKernel {
     }
     this.table = new Int32Array(buf, this.A, A_SLOTS);
     for (let j = 0; j < addrs.length; j++) this.table[j] = addrs[j];
-    this.table[A_COUNT] = listCount;
-    this.listCount = new Int32Array(buf, listCount, 1);
+    this.table[A_COUNT] = this.countAt;
+    this.listCount = new Int32Array(buf, this.countAt, 1);
     this.numbers = new Float64Array(buf, this.F, F_SLOTS);
     this.sets = sets.slice();
     this.list = cc;
@@ -326,10 +288,69 @@ export class StrandKernel {
       const T = new Int32Array(buf, this.threadA, 2 * threads * stride);
       for (let t = 0; t < 2 * threads; t++) {
         T.set(this.table, t * stride);
-        if (t < threads) for (let j = 0; j < stage.length; j++) T[t * stride + 4 + j] = stage[j];
+        if (t < threads) for (let j = 0; j < this.stage.length; j++) T[t * stride + 4 + j] = this.stage[j];
         T[t * stride + A_COUNT] = this.threadCell + 8 * (t % threads);
       }
     }
     return true;
+  }
+
+  /**
+   * Lays the kernel memory out from byte `base` on: the arrays' addresses (`addrs`: the store's at
+   * their own offsets where `inPlace`, on the store's memory), the block corrections, the counts, the
+   * list's count cell, the two tables, each set's start and rest, and with `threads` the threaded
+   * layout (the staging lists' arrays, per thread a table, cells, counts and corrections, the roots'
+   * held particles, entries, targets and anchors). Returns the end: the size when `base` is 0.
+   */
+  private layout(
+    base: number,
+    arrays: Channel[],
+    inPlace: boolean,
+    store: ParticleStore,
+    sets: FollowTheLeader[],
+    cc: ColliderContacts | null,
+    corrNumbers: number,
+    threads: number,
+  ): number {
+    let at = base;
+    const take = (n: number) => {
+      const a = at;
+      at += n;
+      return a;
+    };
+    this.addrs = arrays.map((a, j) =>
+      inPlace && j < STORE_KEYS.length ? a.byteOffset : take(bytes(a.length, a.BYTES_PER_ELEMENT)),
+    );
+    [this.x, this.p, this.v, this.w] = this.addrs;
+    this.corrLength = Math.max(corrNumbers, 3 * 17 * 16);
+    this.corr = take(bytes(this.corrLength, 8));
+    this.counts = take(8);
+    this.countAt = take(8);
+    this.A = take(bytes(A_SLOTS, 4));
+    this.F = take(bytes(F_SLOTS, 8));
+    this.start.length = this.rest.length = 0;
+    for (const s of sets) {
+      this.start.push(take(bytes(s.start.length, 4)));
+      this.rest.push(take(bytes(s.rest.length, 8)));
+    }
+    // the threaded layout: the staging lists' arrays, per thread a table, cells, counts and corrections
+    this.stage.length = 0;
+    if (threads > 0) {
+      for (let j = 0; j < PER_CONTACT && cc !== null; j++) {
+        const a = arrays[4 + j];
+        this.stage.push(take(bytes(a.length, a.BYTES_PER_ELEMENT)));
+      }
+      this.threadA = take(2 * threads * bytes(A_SLOTS, 4));
+      this.threadCell = take(8 * threads);
+      this.threadCounts = take(8 * threads);
+      this.corrStride = bytes(this.corrLength, 8);
+      this.threadCorr = take(threads * this.corrStride);
+      this.heldCapacity = store.capacity;
+      this.heldAt = take(bytes(this.heldCapacity, 4));
+      this.entryAt = take(bytes(this.heldCapacity, 4));
+      this.targetAt = take(bytes(3 * this.heldCapacity, 8));
+      this.anchorAt = take(bytes(3 * this.heldCapacity, 8));
+    }
+    return at;
   }
 }
