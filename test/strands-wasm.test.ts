@@ -175,10 +175,13 @@ function hairWorld(count: number, turned = false, still = false) {
  * x and v of a hair world after `steps`, a second head of hair added after `grow` steps (0: never);
  * `centre`: a tip put at the head's centre at step 10 (the contact kernel gives it the sphere's +y).
  */
-function run(wasm: boolean, steps: number, grow: number, turned = false, centre = false) {
+function run(wasm: boolean, steps: number, grow: number, turned = false, centre = false, full = false) {
   useWasmKernels(wasm);
   const { world, motion, head } = hairWorld(300, turned, centre);
   const pass = world.system(fusedStrandSystem);
+  const version = world.store.version;
+  // `full`: the store's memory refuses every region from now on (a full memory: StoreMemory.alloc's -1)
+  if (full) world.store.memory!.alloc = () => -1;
   let inKernelMemory = 0;
   for (let s = 0; s < steps; s++) {
     if (s === grow && grow > 0) {
@@ -201,7 +204,11 @@ function run(wasm: boolean, steps: number, grow: number, turned = false, centre 
   }
   const n = 3 * world.store.count;
   const onStoreMemory = world.store.memory !== null;
-  return { x: world.store.x.slice(0, n), v: world.store.v.slice(0, n), pass, inKernelMemory, onStoreMemory };
+  const st = world.store;
+  const moved = st.version - version;
+  // a memory of the kernel's own: not the store's, laid out from byte 64 on
+  const ownMemory = st.memory !== null && !st.memory.owns(st.x.buffer) && st.x.byteOffset > 0;
+  return { x: st.x.slice(0, n), v: st.v.slice(0, n), pass, inKernelMemory, onStoreMemory, moved, ownMemory };
 }
 
 describe('the fused pass with the kernels', () => {
@@ -218,6 +225,22 @@ describe('the fused pass with the kernels', () => {
       expect(wa.inKernelMemory).toBe(50);
       expect(wa.x.length).toBe(js.x.length);
       expect(same(wa.x, js.x) + same(wa.v, js.v)).toBe(0);
+    }
+  });
+
+  it("lays its region out on the store's memory, or, that memory full, in a memory of its own: the same bits", () => {
+    const js = run(false, 30, 0);
+    const onStore = run(true, 30, 0);
+    const own = run(true, 30, 0, false, false, true);
+    // on the store's memory the store's arrays stay where they are; a full one: the kernel's own
+    // memory (a plain one, on one thread), the store's arrays moved there once (the version goes up)
+    expect(onStore.onStoreMemory).toBe(true);
+    expect([onStore.moved, onStore.ownMemory, onStore.inKernelMemory]).toEqual([0, false, 30]);
+    expect([own.moved, own.ownMemory, own.inKernelMemory]).toEqual([1, true, 0]);
+    for (const r of [onStore, own]) {
+      expect(r.pass.ranOnePass).toBe(30);
+      expect(r.pass.kernelContacts).toBeGreaterThan(0);
+      expect(same(r.x, js.x) + same(r.v, js.v)).toBe(0);
     }
   });
 

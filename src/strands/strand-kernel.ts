@@ -237,7 +237,10 @@ export class StrandKernel {
         : threads > 0
           ? new WebAssembly.Memory({ initial: pages, maximum: SHARED_MAX_PAGES, shared: true })
           : new WebAssembly.Memory({ initial: pages });
-    const instance = new WebAssembly.Instance(mod, { env: { memory } });
+    // a memory of its own on one thread is a plain one: the module's plain form runs on it (the shared
+    // form, which a one-thread store's shared memory takes, cannot import a plain memory)
+    const module = m === null && threads === 0 ? wasmKernel('strands')! : mod;
+    const instance = new WebAssembly.Instance(module, { env: { memory } });
     const buf = memory.buffer;
     m?.note(buf);
     const moved = <T extends Channel>(a: T, addr: number): T => {
@@ -278,7 +281,7 @@ export class StrandKernel {
     this.contacts = cc !== null;
     this.count = new Int32Array(buf, this.counts, 2);
     this.memory = memory;
-    this.module = mod;
+    this.module = module;
     this.threads = threads;
     this.k = instance.exports as unknown as StrandExports;
     if (threads > 0) {
