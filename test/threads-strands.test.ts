@@ -136,6 +136,29 @@ describe('the fused strand pass on the worker pool', () => {
     one.world.dispose();
   }, 120_000);
 
+  it("lays its memory out in a memory of its own when the store's memory is full: the one-thread numbers, on the pool", async () => {
+    const run = async (threads: number, full: boolean) => {
+      const h = await fusedHair(threads);
+      const st = h.world.store;
+      // a full store memory refuses every region from now on (StoreMemory.alloc's −1)
+      if (full) st.memory!.alloc = () => -1;
+      try {
+        for (let s = 0; s < 20; s++) h.world.step();
+        const n = 3 * st.count;
+        const own = !st.memory!.owns(st.x.buffer);
+        return { x: st.x.slice(0, n), v: st.v.slice(0, n), pooled: h.fused.pooled, own };
+      } finally {
+        h.world.dispose();
+      }
+    };
+    const one = await run(1, false);
+    const two = await run(2, true);
+    // the store's arrays moved into the kernel's own shared memory, whose blocks the workers ran
+    expect([one.own, two.own]).toEqual([false, true]);
+    expect(two.pooled).toBeGreaterThan(10);
+    expect(bitsDiffering(one.x, two.x) + bitsDiffering(one.v, two.v)).toBe(0);
+  }, 120_000);
+
   it("takes a hair tip put at the head centre like one thread does: pushed out along the sphere's +y, no error", async () => {
     const run = async (threads: number) => {
       const h = await fusedHair(threads, true);
