@@ -9,6 +9,7 @@ import { PbdError } from '../src/core/errors.js';
 import { World, type WorldState } from '../src/core/world.js';
 import { icosphere } from '../src/mesh/generators.js';
 import { decodeWorldState, encodeWorldState } from '../src/node/state-codec.js';
+import { NF_CORES } from '../src/rigid/contact-store.js';
 import { boxPyramid, ragdoll } from '../src/rigid/examples.js';
 import { quickhull } from '../src/rigid/quickhull.js';
 import { RigidBodies } from '../src/rigid/rigid-bodies.js';
@@ -228,6 +229,29 @@ describe('rigid worlds', () => {
     stepTogether([a, b], 40);
     expect(head(b.rigids.x, 3 * b.rigids.count)).toEqual(head(a.rigids.x, 3 * a.rigids.count));
     expect(head(b.rigids.omega, 3 * b.rigids.count)).toEqual(head(a.rigids.omega, 3 * a.rigids.count));
+  });
+
+  it("the contacts of a checkpoint from before manifolds were kept (no nL, nf, first, rel) load: their pairs and anchors kept, each pair's manifold built anew", () => {
+    const a = build();
+    for (let k = 0; k < 40; k++) a.step();
+    const full = RigidBodies.of(a).contacts.saveState();
+    const n = full.a.length;
+    const list = (x: ArrayLike<number>, m: number): number[] => Array.from(x).slice(0, m);
+    expect(n).toBeGreaterThan(10);
+    expect(list(full.rel ?? [], 7 * n).some((r) => Number.isFinite(r))).toBe(true);
+    const old = RigidBodies.of(build()).contacts;
+    old.loadState({ a: full.a, b: full.b, rA: full.rA, rB: full.rB });
+    expect(old.count).toBe(n);
+    expect(list(old.a, n)).toEqual(list(full.a, n));
+    expect(list(old.rB, 3 * n)).toEqual(list(full.rB, 3 * n));
+    // a new narrow phase for every pair: normals between the cores, no manifold, no pose to keep it by
+    expect(list(old.nf, n).every((f) => f === NF_CORES)).toBe(true);
+    expect(list(old.first, n).every((f) => f === 0)).toBe(true);
+    expect(list(old.rel, 7 * n).every((r) => Number.isNaN(r))).toBe(true);
+    // with the four fields, the same store takes them
+    old.loadState(full);
+    expect(list(old.rel, 7 * n)).toEqual(list(full.rel ?? [], 7 * n));
+    expect(list(old.nf, n)).toEqual(list(full.nf ?? [], n));
   });
 
   it('a ragdoll falls, keeps its joints together, stays finite and comes to rest', () => {

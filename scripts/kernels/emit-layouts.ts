@@ -20,7 +20,11 @@
  *   grow and a third time in its push);
  * - SegmentContactArrays (src/collision/segment-contact-arrays.generated.ts), which SegmentContacts
  *   (src/collision/segment-contacts.ts) extends, itself extending BodyPairContacts: one entry per
- *   segment–segment contact, with its `push` (session 20, likewise).
+ *   segment–segment contact, with its `push` (session 20, likewise);
+ * - RigidArrays (src/core/rigid-arrays.generated.ts), which RigidStore (src/core/rigid-store.ts)
+ *   extends: one entry per rigid body, on SharedArrayBuffer when the store's memory is shared, with
+ *   its checkpoint state (session 21: the store had listed its arrays in their declarations, its
+ *   allocation, its state's type, its saveState and its loadState).
  *
  * Before (session 17) each store declared its arrays, then listed them again in its grow, and the
  * two stores' lists had the same shape (issue 14's pairs contact-store ~ joints, and with the
@@ -31,6 +35,15 @@
  * class also gets `push(…)`, which appends one entry (grown to twice its capacity, at least 256,
  * when full) from one argument per value, in the table's order (`name0 … name(s−1)` for stride s),
  * except the fields whose line ends in `= 0`: push writes them zero (a multiplier's start).
+ *
+ * With `state`, the fields whose line ends in `saved` are what a checkpoint holds of the store: the
+ * class gets the state's type (their arrays, and `count` first with `state.count`), `saveState`
+ * (their first count entries, copied) and `loadSaved(s)`, which sets them from a state whose count
+ * the store already holds. `saved?` marks a field that older checkpoints lack: the state's type has
+ * it optional, and loadSaved sets such fields only when the state has all of them and returns
+ * whether it did (the caller fills them otherwise). Session 21: the rigid store's and the rigid
+ * contacts' save and load lists had been written out by hand beside their tables (issue 14's pair
+ * rigid-store ~ contact-store).
  */
 
 /** One store's table: the class printed, its doc, and the lines described above. */
@@ -49,6 +62,15 @@ interface Layout {
    * lines that this needs.
    */
   base?: { name: string; imports: string[] };
+  /**
+   * The arrays are allocated where `this.shared` says (grownArray's shared flag): the printed class
+   * is abstract and its subclass sets `shared` before it first grows.
+   */
+  shared?: boolean;
+  /** Print `version`, which grow increases (the arrays were replaced: read them afresh). */
+  version?: boolean;
+  /** Print the checkpoint state of the `saved` fields (see above): its type's name and doc. */
+  state?: { name: string; doc: string; count?: boolean };
   table: string;
 }
 
@@ -58,10 +80,11 @@ const CONTACTS: Layout = {
   doc: 'The per-contact arrays of the rigid contacts (ContactStore, contact-store.ts, extends this class).',
   table: `
 # Body 1 (a store index) and body 2 (a store index, or −1 − k for collider k).
-a, b: Int32Array
+a, b: Int32Array saved
 # Anchors in the frames of body 1 and 2 (3 each), the normal in its frame (3) and which frame (NF_*).
-rA, rB, nL: Float64Array × 3
-nf: Int8Array
+rA, rB: Float64Array × 3 saved
+nL: Float64Array × 3 saved?
+nf: Int8Array saved?
 # Radii of the cores (sphere, capsule) on each side.
 radA, radB: Float64Array
 # Static and kinetic friction and restitution of the pair.
@@ -71,15 +94,19 @@ lamN, lamT, vn0: Float64Array
 # The last world normal, for anchors that meet (NF_CORES).
 nW: Float64Array × 3
 # Per contact, the first contact of its manifold (the contacts of one pair's patch are added together).
-first: Int32Array
+first: Int32Array saved?
 # At a manifold's first contact: the normal impulse of its contacts in this substep times h (the
 # projection's λ_n and the velocity pass's normal impulses), dynamic friction's budget (faceFriction).
 lamNM: Float64Array
 # Per contact between two bodies, the pair's relative pose when its manifold was built: body 2's
 # centre in body 1's frame, R₁ᵀ (x₂ − x₁), and its orientation relative to body 1's, q₁⁻¹ q₂ (7 each;
 # body 2 may be a collider). A manifold is kept while the pose stays near it (ContactStore.keep).
-rel: Float64Array × 7
+rel: Float64Array × 7 saved?
 `,
+  state: {
+    name: 'ContactState',
+    doc: 'What a checkpoint holds of the contacts (ContactStore.saveState); the last four are absent from older checkpoints.',
+  },
 };
 
 const JOINTS: Layout = {
@@ -221,6 +248,36 @@ vn0: Float64Array
 `,
 };
 
+const RIGIDS: Layout = {
+  file: 'src/core/rigid-arrays.generated.ts',
+  className: 'RigidArrays',
+  doc: 'The per-body arrays of the rigid-body store (RigidStore, rigid-store.ts, extends this class).',
+  access: 'public',
+  shared: true,
+  version: true,
+  state: {
+    name: 'RigidState',
+    doc: 'What a checkpoint holds of the rigid-body store (RigidStore.saveState).',
+    count: true,
+  },
+  table: `
+# Position of the centre of mass (3 per body) and orientation (x, y, z, w; 4 per body): the pose.
+x: Float64Array × 3 saved
+q: Float64Array × 4 saved
+# The pose at the start of the substep.
+xPrev: Float64Array × 3
+qPrev: Float64Array × 4
+# Linear velocity (m/s) and angular velocity (rad/s, world frame), 3 per body.
+v, omega: Float64Array × 3 saved
+# Mass (kg) and inverse mass (0: never moved by forces or constraints).
+mass, invMass: Float64Array saved
+# Principal moments of inertia in the body frame (kg m²) and their inverses, 3 per body.
+inertia, invInertia: Float64Array × 3 saved
+# RIGID_NO_GRAVITY | RIGID_DISABLED.
+flags: Int32Array saved
+`,
+};
+
 export const LAYOUTS: readonly Layout[] = [
   CONTACTS,
   JOINTS,
@@ -229,11 +286,13 @@ export const LAYOUTS: readonly Layout[] = [
   COLLIDER_CONTACTS,
   SURFACE_CONTACTS,
   SEGMENT_CONTACTS,
+  RIGIDS,
 ];
 
 /**
  * One array of a table: its name, typed-array type, stride, the doc printed before it ('' for none),
- * and whether push writes it zero instead of taking its values.
+ * whether push writes it zero instead of taking its values, and whether a checkpoint holds it
+ * ('saved', or 'optional' where older checkpoints lack it; '' not).
  */
 interface Field {
   name: string;
@@ -241,6 +300,7 @@ interface Field {
   stride: string;
   doc: string;
   zero: boolean;
+  saved: '' | 'saved' | 'optional';
 }
 
 /** The table's fields and constants ([name, value, doc]). */
@@ -260,11 +320,13 @@ function parseTable(table: string): { fields: Field[]; consts: [string, string, 
       consts.push([name, value, text.join(' ')]);
       continue;
     }
-    const m = /^([\w, ]+):\s*(\w+)(?:\s*×\s*(\w+))?(\s*= 0)?$/.exec(line);
+    const m = /^([\w, ]+):\s*(\w+)(?:\s*×\s*(\w+))?(\s*= 0)?(\s+saved(\?)?)?$/.exec(line);
     if (!m) throw new Error(`emit-layouts: cannot read the table line "${line}"`);
     const names = m[1].split(',').map((n) => n.trim());
+    const saved = m[6] ? 'optional' : m[5] ? 'saved' : '';
     names.forEach((name, i) => {
-      fields.push({ name, type: m[2], stride: m[3] ?? '1', doc: i === 0 ? doc.join(' ') : '', zero: !!m[4] });
+      const d = i === 0 ? doc.join(' ') : '';
+      fields.push({ name, type: m[2], stride: m[3] ?? '1', doc: d, zero: !!m[4], saved });
     });
     doc = [];
   }
@@ -301,12 +363,64 @@ function emitPush(fields: Field[], members: string): string[] {
   ];
 }
 
+/** A field's first n entries: `n`, or `s * n` for stride s. */
+const entries = (f: Field, n: string): string => times(f.stride, n);
+
+/**
+ * The checkpoint state of the `saved` fields: its type, `saveState` (their first count entries,
+ * copied) and `loadSaved` (see the header).
+ */
+function emitState(l: Layout, fields: Field[]): { type: string[]; methods: string[] } {
+  const st = l.state;
+  if (!st) return { type: [], methods: [] };
+  const saved = fields.filter((f) => f.saved !== '');
+  const always = saved.filter((f) => f.saved === 'saved');
+  const optional = saved.filter((f) => f.saved === 'optional');
+  const type = [
+    `/** ${st.doc} */`,
+    `export interface ${st.name} {`,
+    ...(st.count ? ['count: number;'] : []),
+    ...saved.map((f) => `${f.name}${f.saved === 'optional' ? '?' : ''}: ${f.type};`),
+    '}',
+    '',
+  ];
+  const set = (f: Field): string => `this.${f.name}.set(s.${f.name});`;
+  const methods = [
+    '',
+    `/** What a checkpoint holds (${st.name}): the saved arrays' first count entries, copied. */`,
+    `saveState(): ${st.name} {`,
+    'const n = this.count;',
+    'return {',
+    ...(st.count ? ['count: n,'] : []),
+    ...saved.map((f) => `${f.name}: this.${f.name}.slice(0, ${entries(f, 'n')}),`),
+    '};',
+    '}',
+    '',
+    optional.length > 0
+      ? `/** Sets the saved arrays from s, whose count the store holds already; returns false, leaving ${optional.map((f) => f.name).join(', ')} as they are, where s is from a checkpoint without them. */`
+      : '/** Sets the saved arrays from s, whose count the store holds already. */',
+    `protected loadSaved(s: ${st.name}): ${optional.length > 0 ? 'boolean' : 'void'} {`,
+    ...always.map(set),
+    ...(optional.length > 0
+      ? [
+          `if (!(${optional.map((f) => `s.${f.name}`).join(' && ')})) return false;`,
+          ...optional.map(set),
+          'return true;',
+        ]
+      : []),
+    '}',
+  ];
+  return { type, methods };
+}
+
 /** The module of one layout (before formatting). */
 function emitLayout(l: Layout, banner: string): string {
   const { fields, consts } = parseTable(l.table);
   const types = [...new Set(fields.map((f) => f.type))];
   const access = l.access === 'public' ? '' : 'protected ';
   const members = l.members === 'protected' ? 'protected ' : '';
+  const state = emitState(l, fields);
+  const abstract = l.base || l.shared ? 'abstract ' : '';
   return [
     banner,
     `// The per-entry arrays' table is in scripts/kernels/emit-layouts.ts (${l.className}).`,
@@ -314,13 +428,16 @@ function emitLayout(l: Layout, banner: string): string {
     ...(l.base?.imports ?? []),
     '',
     ...consts.flatMap(([name, value, doc]) => [`/** ${doc} */`, `export const ${name} = ${value};`, '']),
+    ...state.type,
     `/** ${l.doc} */`,
-    l.base
-      ? `export abstract class ${l.className} extends ${l.base.name} {`
-      : `export class ${l.className} {`,
+    `export ${abstract}class ${l.className}${l.base ? ` extends ${l.base.name}` : ''} {`,
     ...(l.base ? [] : ['/** Entries in use. */', 'count = 0;']),
     '/** Entries the arrays hold. */',
     `${access}capacity = 0;`,
+    ...(l.version ? ['/** Increases whenever the arrays are reallocated. */', 'version = 0;'] : []),
+    ...(l.shared
+      ? ['/** The arrays are on SharedArrayBuffer. */', 'abstract readonly shared: boolean;']
+      : []),
     ...fields.flatMap((f) => [
       ...(f.doc ? [`/** ${f.doc} */`] : []),
       `${members}${f.name} = new ${f.type}(0);`,
@@ -331,11 +448,13 @@ function emitLayout(l: Layout, banner: string): string {
     'const n = this.count;',
     ...fields.map(
       (f) =>
-        `this.${f.name} = grownArray(this.${f.name}, ${times(f.stride, 'cap')}, ${times(f.stride, 'n')});`,
+        `this.${f.name} = grownArray(this.${f.name}, ${entries(f, 'cap')}, ${entries(f, 'n')}${l.shared ? ', this.shared' : ''});`,
     ),
     'this.capacity = cap;',
+    ...(l.version ? ['this.version++;'] : []),
     '}',
     ...(l.push ? emitPush(fields, members) : []),
+    ...state.methods,
     '}',
     '',
   ].join('\n');

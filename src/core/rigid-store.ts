@@ -1,7 +1,9 @@
-import { grownArray } from '../math/arrays.js';
 import { mat3FromQuat } from '../math/mat3.js';
 import { PbdError } from './errors.js';
 import type { Vec3Tuple } from './motion.js';
+import { RigidArrays, type RigidState } from './rigid-arrays.generated.js';
+
+export type { RigidState } from './rigid-arrays.generated.js';
 
 /** Gravity does not act on the body. */
 export const RIGID_NO_GRAVITY = 1;
@@ -26,20 +28,6 @@ export interface RigidBodyOptions {
   flags?: number;
 }
 
-/** What a checkpoint holds of the rigid-body store (RigidStore.saveState). */
-export interface RigidState {
-  count: number;
-  x: Float64Array;
-  q: Float64Array;
-  v: Float64Array;
-  omega: Float64Array;
-  mass: Float64Array;
-  invMass: Float64Array;
-  inertia: Float64Array;
-  invInertia: Float64Array;
-  flags: Int32Array;
-}
-
 /**
  * The rigid-body store, beside the particle store: every rigid body of a
  * World in flat typed arrays (on SharedArrayBuffer when the world's memory
@@ -54,53 +42,19 @@ export interface RigidState {
  * of the rigid-body family move `x` and `q` in between, as particle sets
  * move `p`. Like the particle store's, the arrays are replaced when the
  * store grows (`version` increases): read them afresh in every pass.
+ *
+ * The per-body arrays (x, q, xPrev, qPrev, v, omega, mass, invMass, inertia,
+ * invInertia, flags), their grow and the checkpoint's state (RigidState,
+ * saveState) are RigidArrays', printed from one table by
+ * scripts/kernels/emit-layouts.ts.
  */
-export class RigidStore {
-  /** Number of bodies. */
-  count = 0;
-  capacity = 0;
-  /** Increases whenever the arrays are reallocated. */
-  version = 0;
+export class RigidStore extends RigidArrays {
   readonly shared: boolean;
 
-  /** Position of the centre of mass (3 per body) and orientation (x, y, z, w; 4 per body): the pose. */
-  x = new Float64Array(0);
-  q = new Float64Array(0);
-  /** The pose at the start of the substep. */
-  xPrev = new Float64Array(0);
-  qPrev = new Float64Array(0);
-  /** Linear velocity (m/s) and angular velocity (rad/s, world frame), 3 per body. */
-  v = new Float64Array(0);
-  omega = new Float64Array(0);
-  /** Mass (kg) and inverse mass (0: never moved by forces or constraints). */
-  mass = new Float64Array(0);
-  invMass = new Float64Array(0);
-  /** Principal moments of inertia in the body frame (kg m²) and their inverses, 3 per body. */
-  inertia = new Float64Array(0);
-  invInertia = new Float64Array(0);
-  /** RIGID_NO_GRAVITY | RIGID_DISABLED. */
-  flags = new Int32Array(0);
-
   constructor(capacity = 16, options: { shared?: boolean } = {}) {
+    super();
     this.shared = !!options.shared && typeof SharedArrayBuffer !== 'undefined';
-    this.allocateArrays(Math.max(4, capacity | 0), 0);
-  }
-
-  private allocateArrays(capacity: number, keep: number): void {
-    const s = this.shared;
-    this.x = grownArray(this.x, 3 * capacity, 3 * keep, s);
-    this.q = grownArray(this.q, 4 * capacity, 4 * keep, s);
-    this.xPrev = grownArray(this.xPrev, 3 * capacity, 3 * keep, s);
-    this.qPrev = grownArray(this.qPrev, 4 * capacity, 4 * keep, s);
-    this.v = grownArray(this.v, 3 * capacity, 3 * keep, s);
-    this.omega = grownArray(this.omega, 3 * capacity, 3 * keep, s);
-    this.mass = grownArray(this.mass, capacity, keep, s);
-    this.invMass = grownArray(this.invMass, capacity, keep, s);
-    this.inertia = grownArray(this.inertia, 3 * capacity, 3 * keep, s);
-    this.invInertia = grownArray(this.invInertia, 3 * capacity, 3 * keep, s);
-    this.flags = grownArray(this.flags, capacity, keep, s);
-    this.capacity = capacity;
-    this.version++;
+    this.grow(Math.max(4, capacity | 0));
   }
 
   /** Adds a body and returns its index. Bad input is a PbdError naming the field. */
@@ -135,7 +89,7 @@ export class RigidStore {
         'combine RIGID_NO_GRAVITY and RIGID_DISABLED',
       );
     }
-    if (this.count === this.capacity) this.allocateArrays(2 * this.capacity, this.count);
+    if (this.count === this.capacity) this.grow(2 * this.capacity);
     const i = this.count++;
     for (let k = 0; k < 3; k++) {
       this.x[3 * i + k] = this.xPrev[3 * i + k] = x[k];
@@ -238,38 +192,13 @@ export class RigidStore {
     return 0.5 * (lin + L[0] * w[3 * i] + L[1] * w[3 * i + 1] + L[2] * w[3 * i + 2]);
   }
 
-  /** The bodies' dynamic state and properties, for checkpoints. */
-  saveState(): RigidState {
-    const n = this.count;
-    return {
-      count: n,
-      x: this.x.slice(0, 3 * n),
-      q: this.q.slice(0, 4 * n),
-      v: this.v.slice(0, 3 * n),
-      omega: this.omega.slice(0, 3 * n),
-      mass: this.mass.slice(0, n),
-      invMass: this.invMass.slice(0, n),
-      inertia: this.inertia.slice(0, 3 * n),
-      invInertia: this.invInertia.slice(0, 3 * n),
-      flags: this.flags.slice(0, n),
-    };
-  }
-
   /** Restores a saved state exactly (bodies beyond the saved count are dropped, missing ones added). */
   loadState(s: RigidState): void {
-    if (s.count > this.capacity) this.allocateArrays(Math.max(s.count, 2 * this.capacity), this.count);
+    if (s.count > this.capacity) this.grow(Math.max(s.count, 2 * this.capacity));
     this.count = s.count;
-    this.x.set(s.x);
+    this.loadSaved(s);
     this.xPrev.set(s.x);
-    this.q.set(s.q);
     this.qPrev.set(s.q);
-    this.v.set(s.v);
-    this.omega.set(s.omega);
-    this.mass.set(s.mass);
-    this.invMass.set(s.invMass);
-    this.inertia.set(s.inertia);
-    this.invInertia.set(s.invInertia);
-    this.flags.set(s.flags);
   }
 }
 

@@ -11,7 +11,7 @@
 import type { RigidStore } from '../core/rigid-store.js';
 import type { WorldCollider } from '../core/world-collider.js';
 import { ColliderPoses } from './collider-poses.js';
-import { ContactArrays } from './contact-arrays.generated.js';
+import { ContactArrays, type ContactState } from './contact-arrays.generated.js';
 import { ContactHistory } from './contact-history.js';
 import { rotateBack, rotateFrom } from './rotate.js';
 import { turn, turnBodyHalf } from './turn.generated.js';
@@ -47,22 +47,11 @@ export const UN = new Float64Array(6);
 /** c = r × d of the last leverCross call (the angular part of eq. 2's generalized inverse mass). */
 const C = new Float64Array(3);
 
-/** What a checkpoint holds of the contacts (ContactStore.saveState); the last four are absent from older checkpoints. */
-interface ContactState {
-  a: Int32Array;
-  b: Int32Array;
-  rA: Float64Array;
-  rB: Float64Array;
-  nL?: Float64Array;
-  nf?: Int8Array;
-  first?: Int32Array;
-  rel?: Float64Array;
-}
-
 /**
  * The rigid contacts' store. Its per-contact arrays (a, b, rA, rB, nL, nf, radA, radB, muS, muD,
- * rest, lamN, lamT, vn0, nW, first, lamNM, rel) and their grow are ContactArrays', printed from
- * one table by scripts/kernels/emit-layouts.ts; its per-contact reads of the two bodies at the
+ * rest, lamN, lamT, vn0, nW, first, lamNM, rel), their grow and what a checkpoint holds of them
+ * (ContactState, saveState: the pairs, anchors, normals, manifolds and the poses they were built at)
+ * are ContactArrays', printed from one table by scripts/kernels/emit-layouts.ts; its per-contact reads of the two bodies at the
  * current poses (world, anchors) are ContactBlockSolves', printed by
  * scripts/kernels/emit-contact-blocks.ts with body 2 read per kind (a rigid body or a collider).
  */
@@ -489,39 +478,15 @@ export abstract class ContactStore extends ContactArrays {
   }
 
   /**
-   * The contacts of the last step (pairs, anchors, normals, manifolds and
-   * the poses they were built at): the next step's contacts match them, or
-   * keep them (see clear and keep).
+   * The contacts of the last step (saveState, ContactArrays): the next step's contacts match them,
+   * or keep them (see clear and keep).
    */
-  saveState(): ContactState {
-    const n = this.count;
-    return {
-      a: this.a.slice(0, n),
-      b: this.b.slice(0, n),
-      rA: this.rA.slice(0, 3 * n),
-      rB: this.rB.slice(0, 3 * n),
-      nL: this.nL.slice(0, 3 * n),
-      nf: this.nf.slice(0, n),
-      first: this.first.slice(0, n),
-      rel: this.rel.slice(0, 7 * n),
-    };
-  }
-
   loadState(state: unknown): void {
     const s = state as ContactState;
     const n = s.a.length;
     while (this.capacity < n) this.grow(2 * this.capacity);
     this.count = n;
-    this.a.set(s.a);
-    this.b.set(s.b);
-    this.rA.set(s.rA);
-    this.rB.set(s.rB);
-    if (s.nL && s.nf && s.first && s.rel) {
-      this.nL.set(s.nL);
-      this.nf.set(s.nf);
-      this.first.set(s.first);
-      this.rel.set(s.rel);
-    } else {
+    if (!this.loadSaved(s)) {
       // a checkpoint from before manifolds were kept: every pair gets a new narrow phase
       this.nf.fill(NF_CORES, 0, n);
       this.first.fill(0, 0, n);
