@@ -26,6 +26,12 @@
  *   its checkpoint state (session 21: the store had listed its arrays in their declarations, its
  *   allocation, its state's type, its saveState and its loadState).
  *
+ * - ParticleContactArrays (src/collision/particle-contact-arrays.generated.ts), which
+ *   ParticleContacts (src/collision/particle-contacts.ts) extends, itself extending
+ *   BodyPairContacts: one entry per particle–particle contact, and the previous substep's list of
+ *   the fields its friction anchors carry over (session 21: the class had declared them, listed
+ *   them again in its grow and the carried ones a third time in its swap).
+ *
  * Before (session 17) each store declared its arrays, then listed them again in its grow, and the
  * two stores' lists had the same shape (issue 14's pairs contact-store ~ joints, and with the
  * collider contacts' and the attachments' declarations). A table line reads
@@ -43,7 +49,11 @@
  * it optional, and loadSaved sets such fields only when the state has all of them and returns
  * whether it did (the caller fills them otherwise). Session 21: the rigid store's and the rigid
  * contacts' save and load lists had been written out by hand beside their tables (issue 14's pair
- * rigid-store ~ contact-store).
+ * rigid-store ~ contact-store). *
+ * With `previous`, the fields whose line ends in `previous` have a second array each, `prevName`,
+ * the list of the previous substep (prevCount entries): grow grows both lists, and
+ * `swapPrevious()` makes the current list the previous one (the arrays change places) and empties
+ * the current one.
  */
 
 /** One store's table: the class printed, its doc, and the lines described above. */
@@ -71,6 +81,10 @@ interface Layout {
   version?: boolean;
   /** Print the checkpoint state of the `saved` fields (see above): its type's name and doc. */
   state?: { name: string; doc: string; count?: boolean };
+  /** Print the previous substep's list of the `previous` fields (see above), with its doc. */
+  previous?: string;
+  /** The printed class's type parameters, passed on to its base (`<G extends ContactGroup>`). */
+  typeParams?: string;
   table: string;
 }
 
@@ -248,6 +262,34 @@ vn0: Float64Array
 `,
 };
 
+const PARTICLE_CONTACTS: Layout = {
+  file: 'src/collision/particle-contact-arrays.generated.ts',
+  className: 'ParticleContactArrays',
+  doc: 'The per-contact arrays of the particle–particle contacts (ParticleContacts, particle-contacts.ts, extends this class).',
+  members: 'protected',
+  typeParams: '<G extends ContactGroup>',
+  base: {
+    name: 'BodyPairContacts<G>',
+    imports: ["import { BodyPairContacts, type ContactGroup } from './contact-groups.js';"],
+  },
+  previous:
+    'The contacts of the previous substep: their anchors carry over to the same pairs (ParticleContacts.push).',
+  table: `
+# The pair (store indices).
+pi, pj: Int32Array previous
+# Static and kinetic friction and restitution of the pair.
+muS, muK, rest: Float64Array
+# The accumulated multiplier of the substep, and the normal velocity before it (restitution).
+lambda, vn0: Float64Array
+# The tangential relative motion the prediction brings over the substep (ColliderContacts.incoming, for the pair).
+inc: Float64Array
+# The friction anchor p_i − p_j (3), and the normal (1) and tangential (3) corrections of sticking since it was set.
+anc: Float64Array × 3 previous
+sN: Float64Array previous
+sT: Float64Array × 3 previous
+`,
+};
+
 const RIGIDS: Layout = {
   file: 'src/core/rigid-arrays.generated.ts',
   className: 'RigidArrays',
@@ -286,6 +328,7 @@ export const LAYOUTS: readonly Layout[] = [
   COLLIDER_CONTACTS,
   SURFACE_CONTACTS,
   SEGMENT_CONTACTS,
+  PARTICLE_CONTACTS,
   RIGIDS,
 ];
 
@@ -301,6 +344,7 @@ interface Field {
   doc: string;
   zero: boolean;
   saved: '' | 'saved' | 'optional';
+  previous: boolean;
 }
 
 /** The table's fields and constants ([name, value, doc]). */
@@ -320,13 +364,13 @@ function parseTable(table: string): { fields: Field[]; consts: [string, string, 
       consts.push([name, value, text.join(' ')]);
       continue;
     }
-    const m = /^([\w, ]+):\s*(\w+)(?:\s*×\s*(\w+))?(\s*= 0)?(\s+saved(\?)?)?$/.exec(line);
+    const m = /^([\w, ]+):\s*(\w+)(?:\s*×\s*(\w+))?(\s*= 0)?(\s+saved(\?)?)?(\s+previous)?$/.exec(line);
     if (!m) throw new Error(`emit-layouts: cannot read the table line "${line}"`);
     const names = m[1].split(',').map((n) => n.trim());
     const saved = m[6] ? 'optional' : m[5] ? 'saved' : '';
     names.forEach((name, i) => {
       const d = i === 0 ? doc.join(' ') : '';
-      fields.push({ name, type: m[2], stride: m[3] ?? '1', doc: d, zero: !!m[4], saved });
+      fields.push({ name, type: m[2], stride: m[3] ?? '1', doc: d, zero: !!m[4], saved, previous: !!m[7] });
     });
     doc = [];
   }
@@ -413,6 +457,40 @@ function emitState(l: Layout, fields: Field[]): { type: string[]; methods: strin
   return { type, methods };
 }
 
+/** The previous list's array of field f. */
+const prev = (f: Field): string => `prev${f.name[0].toUpperCase()}${f.name.slice(1)}`;
+
+/**
+ * The previous substep's list (see the header): its arrays and count, the lines of grow that grow
+ * them, and `swapPrevious`.
+ */
+function emitPrevious(l: Layout, fields: Field[], members: string) {
+  const carried = fields.filter((f) => f.previous);
+  if (!l.previous) return { fields: [], grow: [], methods: [] };
+  return {
+    fields: [
+      `/** ${l.previous} */`,
+      ...carried.map((f) => `${members}${prev(f)} = new ${f.type}(0);`),
+      `${members}prevCount = 0;`,
+    ],
+    grow: [
+      'const m = this.prevCount;',
+      ...carried.map(
+        (f) => `this.${prev(f)} = grownArray(this.${prev(f)}, ${entries(f, 'cap')}, ${entries(f, 'm')});`,
+      ),
+    ],
+    methods: [
+      '',
+      '/** The current list becomes the previous one (the arrays change places), and the current one is emptied. */',
+      `${members}swapPrevious(): void {`,
+      ...carried.map((f) => `[this.${prev(f)}, this.${f.name}] = [this.${f.name}, this.${prev(f)}];`),
+      'this.prevCount = this.count;',
+      'this.count = 0;',
+      '}',
+    ],
+  };
+}
+
 /** The module of one layout (before formatting). */
 function emitLayout(l: Layout, banner: string): string {
   const { fields, consts } = parseTable(l.table);
@@ -420,6 +498,8 @@ function emitLayout(l: Layout, banner: string): string {
   const access = l.access === 'public' ? '' : 'protected ';
   const members = l.members === 'protected' ? 'protected ' : '';
   const state = emitState(l, fields);
+  const previous = emitPrevious(l, fields, members);
+  const tp = l.typeParams ?? '';
   const abstract = l.base || l.shared ? 'abstract ' : '';
   return [
     banner,
@@ -430,7 +510,7 @@ function emitLayout(l: Layout, banner: string): string {
     ...consts.flatMap(([name, value, doc]) => [`/** ${doc} */`, `export const ${name} = ${value};`, '']),
     ...state.type,
     `/** ${l.doc} */`,
-    `export ${abstract}class ${l.className}${l.base ? ` extends ${l.base.name}` : ''} {`,
+    `export ${abstract}class ${l.className}${tp}${l.base ? ` extends ${l.base.name}` : ''} {`,
     ...(l.base ? [] : ['/** Entries in use. */', 'count = 0;']),
     '/** Entries the arrays hold. */',
     `${access}capacity = 0;`,
@@ -442,6 +522,7 @@ function emitLayout(l: Layout, banner: string): string {
       ...(f.doc ? [`/** ${f.doc} */`] : []),
       `${members}${f.name} = new ${f.type}(0);`,
     ]),
+    ...previous.fields,
     '',
     `/** Grows every array to cap entries (${types.join(', ')}), the count in use kept. */`,
     `${access}grow(cap: number): void {`,
@@ -450,10 +531,12 @@ function emitLayout(l: Layout, banner: string): string {
       (f) =>
         `this.${f.name} = grownArray(this.${f.name}, ${entries(f, 'cap')}, ${entries(f, 'n')}${l.shared ? ', this.shared' : ''});`,
     ),
+    ...previous.grow,
     'this.capacity = cap;',
     ...(l.version ? ['this.version++;'] : []),
     '}',
     ...(l.push ? emitPush(fields, members) : []),
+    ...previous.methods,
     ...state.methods,
     '}',
     '',

@@ -3,12 +3,12 @@ import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { PbdError } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import type { SystemKind, World } from '../core/world.js';
-import { grownArray } from '../math/arrays.js';
 import { movePair } from '../math/pair-move.js';
 import { incomingSlip } from './collider-contact-chunks.js';
 import type { ContactGroup } from './contact-groups.js';
-import { allowedPairs, BodyPairContacts, contactFriction } from './contact-groups.js';
+import { allowedPairs, contactFriction } from './contact-groups.js';
 import { kineticShare } from './coulomb.js';
+import { ParticleContactArrays } from './particle-contact-arrays.generated.js';
 
 /** Contact settings of the particles of one body. */
 export interface ParticleContactOptions {
@@ -94,7 +94,7 @@ const particleContactsKind: SystemKind<ParticleContacts> = {
  * Restitution reflects the relative normal velocity in the velocity pass
  * (Algorithm 1, line 16).
  */
-export class ParticleContacts extends BodyPairContacts<ParticleGroup> implements ConstraintSet {
+export class ParticleContacts extends ParticleContactArrays<ParticleGroup> implements ConstraintSet {
   readonly kind = 'particle-contact';
   readonly violationUnit = 'm';
   readonly order = 105;
@@ -105,27 +105,12 @@ export class ParticleContacts extends BodyPairContacts<ParticleGroup> implements
   private activeTotal = 0;
   /** Box of each group's particle boxes (min, max). */
   private groupBox = new Float64Array(0);
-  // contacts
-  private pi = new Int32Array(0);
-  private pj = new Int32Array(0);
-  private muS = new Float64Array(0);
-  private muK = new Float64Array(0);
-  private rest = new Float64Array(0);
-  private lambda = new Float64Array(0);
-  private vn0 = new Float64Array(0);
-  /** Per contact: the tangential relative motion the prediction brings over the substep (ColliderContacts.incoming, for the pair). */
-  private inc = new Float64Array(0);
-  /** Per contact: the friction anchor p_i − p_j (3), and the normal (1) and tangential (3) corrections of sticking since it was set. */
-  private anc = new Float64Array(0);
-  private sN = new Float64Array(0);
-  private sT = new Float64Array(0);
-  /** The contacts of the previous substep (their anchors carry over to the same pairs), and a list per particle i of its pairs (i, j). */
-  private prevPi = new Int32Array(0);
-  private prevPj = new Int32Array(0);
-  private prevAnc = new Float64Array(0);
-  private prevSN = new Float64Array(0);
-  private prevST = new Float64Array(0);
-  private prevCount = 0;
+  /**
+   * The contacts' arrays, with those of the previous substep (prevPi … prevST: their anchors carry
+   * over to the same pairs), are ParticleContactArrays', printed from one table by
+   * scripts/kernels/emit-layouts.ts. A list per particle i of its previous pairs (i, j): head[i],
+   * then next[k].
+   */
   private head = new Int32Array(0);
   private next = new Int32Array(0);
   private stickDecay = 1;
@@ -314,13 +299,7 @@ export class ParticleContacts extends BodyPairContacts<ParticleGroup> implements
   /** Makes the contacts of the last substep the previous ones, with a list per particle of its pairs. */
   private carryAnchors(capacity: number): void {
     // the current arrays and the previous ones change places (once a substep, outside the loops)
-    [this.prevPi, this.pi] = [this.pi, this.prevPi];
-    [this.prevPj, this.pj] = [this.pj, this.prevPj];
-    [this.prevAnc, this.anc] = [this.anc, this.prevAnc];
-    [this.prevSN, this.sN] = [this.sN, this.prevSN];
-    [this.prevST, this.sT] = [this.sT, this.prevST];
-    this.prevCount = this.count;
-    this.count = 0;
+    this.swapPrevious();
     if (this.head.length < capacity) {
       this.head = new Int32Array(capacity);
       this.head.fill(-1);
@@ -339,24 +318,6 @@ export class ParticleContacts extends BodyPairContacts<ParticleGroup> implements
     for (let k = 0; k < this.prevCount; k++) this.head[this.prevPi[k]] = -1;
   }
 
-  /** Grows the arrays of the current contacts to hold one more (kept contents). */
-  private grow(): void {
-    const cap = Math.max(256, 2 * this.count);
-    const n = this.count;
-    // the pair; its friction (coefficients, anchor, sticking state); the solve's values
-    this.pi = atLeast(this.pi, cap, n);
-    this.pj = atLeast(this.pj, cap, n);
-    this.muS = atLeast(this.muS, cap, n);
-    this.muK = atLeast(this.muK, cap, n);
-    this.anc = atLeast(this.anc, 3 * cap, 3 * n);
-    this.sN = atLeast(this.sN, cap, n);
-    this.sT = atLeast(this.sT, 3 * cap, 3 * n);
-    this.rest = atLeast(this.rest, cap, n);
-    this.lambda = atLeast(this.lambda, cap, n);
-    this.vn0 = atLeast(this.vn0, cap, n);
-    this.inc = atLeast(this.inc, cap, n);
-  }
-
   private push(
     i: number,
     j: number,
@@ -367,8 +328,7 @@ export class ParticleContacts extends BodyPairContacts<ParticleGroup> implements
     x: Float64Array,
     p: Float64Array,
   ): void {
-    if (this.count >= this.pi.length || this.count >= this.muS.length || 3 * this.count >= this.sT.length)
-      this.grow();
+    if (this.count === this.capacity) this.grow(Math.max(256, 2 * this.capacity));
     const k = this.count++,
       i3 = 3 * i,
       j3 = 3 * j;
@@ -546,10 +506,7 @@ export class ParticleContacts extends BodyPairContacts<ParticleGroup> implements
     const s = state as ParticleAnchorState;
     const n = s.pi.length;
     this.count = 0;
-    while (this.pi.length < n || this.muS.length < n || this.sT.length < 3 * n) {
-      this.count = Math.max(this.count, this.pi.length, 128);
-      this.grow();
-    }
+    if (this.capacity < n) this.grow(Math.max(256, n));
     this.count = n;
     this.pi.set(s.pi);
     this.pj.set(s.pj);
@@ -625,13 +582,4 @@ function anchorAt(
   anc[k3 + 2] = P[i3 + 2] - P[j3 + 2];
   sN[k] = 0;
   sT[k3] = sT[k3 + 1] = sT[k3 + 2] = 0;
-}
-
-/** `a` itself where it holds `length` values, otherwise a grown copy of its first `keep` (the contacts' growth). */
-function atLeast<T extends Int32Array<ArrayBuffer> | Float64Array<ArrayBuffer>>(
-  a: T,
-  length: number,
-  keep: number,
-): T {
-  return a.length >= length ? a : grownArray(a, length, keep);
 }
