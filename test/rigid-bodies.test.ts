@@ -211,6 +211,12 @@ describe('rigid worlds', () => {
     });
     return world;
   };
+  /** The scene after 40 steps: the world the checkpoint tests save. */
+  const stepped = (): World => {
+    const world = build();
+    for (let k = 0; k < 40; k++) world.step();
+    return world;
+  };
 
   it('are deterministic: two runs agree bit for bit', () => {
     const a = build(),
@@ -221,8 +227,7 @@ describe('rigid worlds', () => {
   });
 
   it('resume from a checkpoint (saveState → encode → decode → loadState into a fresh world) bit for bit', () => {
-    const a = build();
-    for (let k = 0; k < 40; k++) a.step();
+    const a = stepped();
     const state = decodeWorldState(encodeWorldState(a.saveState())) as WorldState;
     const b = build();
     b.loadState(state);
@@ -232,8 +237,7 @@ describe('rigid worlds', () => {
   });
 
   it("the contacts of a checkpoint from before manifolds were kept (no nL, nf, first, rel) load: their pairs and anchors kept, each pair's manifold built anew", () => {
-    const a = build();
-    for (let k = 0; k < 40; k++) a.step();
+    const a = stepped();
     const full = RigidBodies.of(a).contacts.saveState();
     const n = full.a.length;
     const list = (x: ArrayLike<number>, m: number): number[] => Array.from(x).slice(0, m);
