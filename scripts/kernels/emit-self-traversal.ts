@@ -14,8 +14,11 @@
  * The same comparisons, the same sums of box extents and the same pops and pushes in the same
  * order, hence the same item pairs in the same order (test/surface-broad-wasm). The module compares
  * the x and y of two boxes in one f64x2 test (apartV), the JavaScript all six in boxesOverlap: the
- * same comparisons (a NaN bound compares false in both: not apart). src/collision/bvh.ts keeps its
- * own bounded traversal with marks (docs/architecture.md, "Duplicates: session 19 (gen26t)").
+ * same comparisons (a NaN bound compares false in both: not apart). The TypeScript file also gets
+ * selfPairsBoundedWalk, the walk of src/collision/bvh.ts Bvh.selfPairsBounded (its budgets, the
+ * marks, its growing pair list and stack, the children pushed where it pops them): until session
+ * 21 a third copy of the walk, written by hand (docs/architecture.md, "Duplicates: session 19
+ * (gen26t)", "session 21 (dupF)").
  */
 
 /** What differs in the traversal: its head and reads, the stack's overflow, the box tests, the budgets. */
@@ -48,9 +51,25 @@ interface Walk {
   out: (o: string, v: string) => string;
   /** The children pushed at sp >> 1: the call. */
   kids: string;
-  /** With the budgets (AssemblyScript's `bounded`). */
-  budgets: boolean;
+  /** The node pair the walk starts from. */
+  from: [string, string];
+  /**
+   * The budgets' statements (none without): a popped pair skipped (no open item, no mark), the
+   * leaf loop left at item i's budget, item j skipped (its budget, no mark), the counts after a
+   * pair (items that reach their budget, the stop at maxPairs).
+   */
+  budgets?: { skip: string; itemI: string; itemJ: string; counted: string };
+  /** Statement: room for one more pair in out (or the answer that there is none). */
+  room: string;
+  /** The children pushed where the traversal pops them (written out) rather than by a call. */
+  kidsInline?: boolean;
 }
+
+/** The TypeScript walks' reads of the tree's node arrays into locals (N: the tree). */
+const TS_NODES = `  const B = N.box,
+    count = N.count,
+    items = N.items,
+    start = N.start`;
 
 const TS_WALK: Walk = {
   kidsHead: `export function pushChildPairs(
@@ -74,10 +93,7 @@ const TS_WALK: Walk = {
   n: number,
   cap: number,
 ): number`,
-  pre: `  const B = N.box,
-    count = N.count,
-    items = N.items,
-    start = N.start;
+  pre: `${TS_NODES};
   let st = stack;
 `,
   st: (i) => `st[${i}]`,
@@ -97,7 +113,49 @@ const TS_WALK: Walk = {
   itemsApart: '!boxesOverlap(boxes, oi, boxes, 6 * j)',
   out: (o, v) => `out[${o}] = ${v};`,
   kids: 'pushChildPairs(B, count, N.right, a, b, st, sp >> 1)',
-  budgets: false,
+  from: ['a0', 'b0'],
+  room: 'if (n === cap) return -1;',
+};
+
+/**
+ * Bvh.selfPairsBounded's walk (src/collision/bvh.ts): the budgets always on, the marks (a popped
+ * pair of two subtrees without a marked item is skipped, and an item pair without one), the pairs
+ * in the tree's growing list, its stack grown, and the children written out (pushChildPairs' call
+ * cost this loop 2–4 %).
+ */
+const TS_BOUNDED: Walk = {
+  ...TS_WALK,
+  head: `export function selfPairsBoundedWalk(
+  N: BoundedTree,
+  boxes: Float64Array,
+  perItem: number,
+  maxPairs: number,
+  marked: Uint8Array | null,
+  mk: Uint8Array | null,
+  ip: Int32Array,
+  open: Int32Array,
+): number`,
+  pre: `${TS_NODES},
+    right = N.right;
+  let st = N.pairStack,
+    out = N.pairs,
+    n = 0;
+`,
+  full: 'if (sp + 6 > st.length) N.pairStack = st = grownArray(st, 2 * st.length);',
+  from: ['0', '0'],
+  budgets: {
+    skip: 'if (open[a] === 0 || open[b] === 0 || (mk !== null && mk[a] === 0 && mk[b] === 0)) continue;',
+    itemI: 'if (ip[i] >= perItem) break;',
+    itemJ: 'if (ip[j] >= perItem || (marked !== null && marked[i] === 0 && marked[j] === 0)) continue;',
+    counted: `if (++ip[i] === perItem) saturate(N, i, open);
+          if (++ip[j] === perItem) saturate(N, j, open);
+          if (maxPairs > 0 && n >= maxPairs) {
+            N.truncated = true;
+            return n;
+          }`,
+  },
+  room: 'if (2 * n + 2 > out.length) N.pairs = out = grownArray(out, 2 * out.length);',
+  kidsInline: true,
 };
 
 const AS_WALK: Walk = {
@@ -138,15 +196,66 @@ const AS_WALK: Walk = {
   itemsApart: 'apartV(lo, hi, zl, zh, tBox, 6 * j)',
   out: (o, v) => `put(out, ${o}, ${v});`,
   kids: 'pushChildPairs(a, b, st, sp >> 1)',
-  budgets: true,
+  from: ['a0', 'b0'],
+  budgets: {
+    skip: 'if (bounded && (I(open, a) == 0 || I(open, b) == 0)) continue;',
+    itemI: 'if (bounded && I(ip, i) >= perItem) break;',
+    itemJ: 'if (bounded && I(ip, j) >= perItem) continue;',
+    counted: `if (bounded) {
+            const pi = I(ip, i) + 1;
+            put(ip, i, pi);
+            if (pi == perItem) saturate(i, open);
+            const pj = I(ip, j) + 1;
+            put(ip, j, pj);
+            if (pj == perItem) saturate(j, open);
+            if (maxPairs > 0 && n >= maxPairs) {
+              truncatedN = 1;
+              return n;
+            }
+          }`,
+  },
+  room: 'if (n == cap) return -1;',
 };
 
-/** pushChildPairs: a node against itself gives its two children against themselves and each other (3); two different nodes, the inner one (the larger by the sum of its box's extents when both are inner) split against the other (2). */
-function body(D: Walk): string {
+/**
+ * The child pairs of node pair (a, b), in the order they are pushed: a node against itself, its two
+ * children against themselves and each other (r = its right child); two different nodes, node a
+ * split against b, or b split against a.
+ */
+const SELF_KIDS = ['a + 1', 'a + 1', 'r', 'r', 'a + 1', 'r'];
+const splitA = (D: Walk): string[] => ['a + 1', 'b', D.right('a'), 'b'];
+const splitB = (D: Walk): string[] => ['a', 'b + 1', 'a', D.right('b')];
+
+/** Is a split rather than b: b a leaf, or a inner and the larger by the sum of its box's extents. */
+function splitsA(D: Walk, pad: string): string {
   const ext = (n: string) =>
     [0, 1, 2]
       .map((k) => `${D.box(`6 * ${n} + ${k + 3}`)} - ${D.box(k ? `6 * ${n} + ${k}` : `6 * ${n}`)}`)
       .join(' + ');
+  return `cb > 0 ||
+${pad}  (ca ${D.eq} 0 &&
+${pad}    ${ext('a')} >=
+${pad}      ${ext('b')})`;
+}
+
+/** The children pushed onto the traversal's stack where it pops them (TS_BOUNDED's kidsInline). */
+function kidsInline(D: Walk): string {
+  const push = (vs: string[]) => vs.map((v) => `      ${D.push(v)}`).join('\n');
+  return `    if (a ${D.eq} b) {
+      const r = ${D.right('a')};
+${push(SELF_KIDS)}
+    } else if (
+      ${splitsA(D, '      ')}
+    ) {
+${push(splitA(D))}
+    } else {
+${push(splitB(D))}
+    }
+`;
+}
+
+/** pushChildPairs: a node against itself gives its two children against themselves and each other (3); two different nodes, the inner one (the larger by the sum of its box's extents when both are inner) split against the other (2). */
+function body(D: Walk): string {
   const puts = (pad: string, vs: string[]) =>
     vs.map((v, k) => `${pad}${D.out(k ? `2 * o + ${k}` : '2 * o', v)}`).join('\n');
   return `/**
@@ -158,20 +267,17 @@ function body(D: Walk): string {
 ${D.kidsHead} {
 ${D.kidsPre}  if (a ${D.eq} b) {
     const r = ${D.right('a')};
-${puts('    ', ['a + 1', 'a + 1', 'r', 'r', 'a + 1', 'r'])}
+${puts('    ', SELF_KIDS)}
     return 3;
   }
   const ca = ${D.count('a')},
     cb = ${D.count('b')};
   if (
-    cb > 0 ||
-    (ca ${D.eq} 0 &&
-      ${ext('a')} >=
-        ${ext('b')})
+    ${splitsA(D, '  ')}
   ) {
-${puts('    ', ['a + 1', 'b', D.right('a'), 'b'])}
+${puts('    ', splitA(D))}
   } else {
-${puts('    ', ['a', 'b + 1', 'a', D.right('b')])}
+${puts('    ', splitB(D))}
   }
   return 2;
 }
@@ -183,13 +289,13 @@ function walk(W: Walk): string {
   const B = W.budgets;
   return `${W.head} {
 ${W.pre}  let sp = 0;
-  ${W.push('a0')}
-  ${W.push('b0')}
+  ${W.push(W.from[0])}
+  ${W.push(W.from[1])}
   while (sp > 0) {
     const b = ${W.st('--sp')},
       a = ${W.st('--sp')};
     ${W.full}
-${B ? '    if (bounded && (I(open, a) == 0 || I(open, b) == 0)) continue;\n' : ''}    const ca = ${W.count('a')},
+${B ? `    ${B.skip}\n` : ''}    const ca = ${W.count('a')},
       cb = ${W.count('b')};
     if (a ${W.ne} b && ${W.nodesApart}) continue;
     if (ca > 0 && cb > 0) {
@@ -199,34 +305,17 @@ ${B ? '    if (bounded && (I(open, a) == 0 || I(open, b) == 0)) continue;\n' : '
         const i = ${W.item('k')};
         const oi = 6 * i;${W.item0}
         for (let l = a ${W.eq} b ? k + 1 : sb; l < sb + cb; l++) {
-${B ? '          if (bounded && I(ip, i) >= perItem) break;\n' : ''}          const j = ${W.item('l')};
-${B ? '          if (bounded && I(ip, j) >= perItem) continue;\n' : ''}          if (${W.itemsApart}) continue;
-          if (n ${W.eq} cap) return -1;
+${B ? `          ${B.itemI}\n` : ''}          const j = ${W.item('l')};
+${B ? `          ${B.itemJ}\n` : ''}          if (${W.itemsApart}) continue;
+          ${W.room}
           ${W.out('2 * n', 'i')}
           ${W.out('2 * n + 1', 'j')}
           n++;
-${
-  B
-    ? `          if (bounded) {
-            const pi = I(ip, i) + 1;
-            put(ip, i, pi);
-            if (pi == perItem) saturate(i, open);
-            const pj = I(ip, j) + 1;
-            put(ip, j, pj);
-            if (pj == perItem) saturate(j, open);
-            if (maxPairs > 0 && n >= maxPairs) {
-              truncatedN = 1;
-              return n;
-            }
-          }
-`
-    : ''
-}        }
+${B ? `          ${B.counted}\n` : ''}        }
       }
       continue;
     }
-    sp += 2 * ${W.kids};
-  }
+${W.kidsInline ? kidsInline(W) : `    sp += 2 * ${W.kids};\n`}  }
   return n;
 }
 `;
@@ -238,6 +327,7 @@ export function emitSelfTraversalTs(banner: string): string {
 // The self traversal of src/collision/bvh-self-pairs.ts (pushChildPairs, selfPairsOfNodes), written
 // once with its AssemblyScript twin (wasm/bvh-self-traversal.generated.ts) in
 // scripts/kernels/emit-self-traversal.ts.
+import { grownArray } from '../math/arrays.js';
 import { boxesOverlap } from './boxes.js';
 
 /** The node arrays of a tree (Bvh's layout: left child n + 1, right child right[n], leaves count[n] > 0). */
@@ -247,6 +337,25 @@ export interface BvhNodes {
   start: Int32Array;
   count: Int32Array;
   items: Int32Array;
+}
+
+/** What Bvh.selfPairsBounded's walk reads and writes of the tree besides its nodes (Bvh's fields). */
+export interface BoundedTree extends BvhNodes {
+  /** The pairs found (i, j at 2k, 2k + 1), grown as needed, and the walk's stack. */
+  pairs: Int32Array;
+  pairStack: Int32Array;
+  /** Items that reached their budget; did the walk stop at maxPairs? */
+  saturated: number;
+  truncated: boolean;
+  /** The leaf of each item and the parent of each node (−1 at the root). */
+  leafOf: Int32Array;
+  parent: Int32Array;
+}
+
+/** Item i reached its budget: one open item fewer on its path to the root (wasm's saturate). */
+function saturate(N: BoundedTree, i: number, open: Int32Array): void {
+  N.saturated++;
+  for (let node = N.leafOf[i]; node >= 0; node = N.parent[node]) open[node]--;
 }
 
 ${body(TS_WALK)}
@@ -259,7 +368,15 @@ let stack = new Int32Array(512);
  * within \`cap\` pairs in all. \`boxes\`: the item boxes. Returns the new pair
  * count, or −1 when \`cap\` was reached (the output is then incomplete).
  */
-${walk(TS_WALK)}`;
+${walk(TS_WALK)}
+/**
+ * Bvh.selfPairsBounded's traversal from the root, written once with selfPairsOfNodes and the
+ * module's selfTraversal: the overlapping item pairs (each item in at most \`perItem\` pairs, \`ip\`
+ * counting them and \`open\` per node its items below the budget; a stop at \`maxPairs\`, 0: no
+ * limit) into N.pairs, with \`marked\` only those with a marked item (\`mk\`: per node, whether its
+ * subtree holds one). Returns the pair count.
+ */
+${walk(TS_BOUNDED)}`;
 }
 
 /** wasm/bvh-self-traversal.generated.ts. */

@@ -1,6 +1,6 @@
-import { grownArray } from '../math/arrays.js';
-import { boxesOverlap, unionOfBoxes, writeBox } from './boxes.js';
+import { unionOfBoxes, writeBox } from './boxes.js';
 import { queryNodes } from './bvh-self-pairs.js';
+import { selfPairsBoundedWalk } from './bvh-self-traversal.generated.js';
 
 /**
  * Where a tree allocates its node, parent and leaf arrays (zeroed): the
@@ -231,7 +231,8 @@ export class Bvh {
   /** Overlapping item pairs of the last `selfPairs`: (i, j) at pairs[2k], pairs[2k + 1]. */
   pairs: Int32Array = new Int32Array(256);
   pairCount = 0;
-  private pairStack: Int32Array = new Int32Array(512);
+  /** The stack of selfPairsBounded's walk (grown by it). */
+  pairStack: Int32Array = new Int32Array(512);
   private nodeMark = new Uint8Array(0);
 
   /**
@@ -287,83 +288,18 @@ export class Bvh {
       right = this.right;
     ip.fill(0, 0, n);
     for (let k = nodes - 1; k >= 0; k--) open[k] = count[k] > 0 ? count[k] : open[k + 1] + open[right[k]];
-    let st = this.pairStack;
-    let sp = 0;
-    st[sp++] = 0;
-    st[sp++] = 0;
-    const B = this.box,
-      items = this.items,
-      start = this.start,
-      mk = this.markNodes(marked);
-    while (sp > 0) {
-      const b = st[--sp],
-        a = st[--sp];
-      if (sp + 6 > st.length) st = this.growStack();
-      // (with marks: two subtrees without a marked item are not descended against each other)
-      if (open[a] === 0 || open[b] === 0 || (mk !== null && mk[a] === 0 && mk[b] === 0)) continue;
-      const ca = count[a],
-        cb = count[b];
-      if (a !== b && !boxesOverlap(B, 6 * a, B, 6 * b)) continue;
-      if (ca > 0 && cb > 0) {
-        // the two leaves (or a leaf against itself, each pair once), in the order of leafPairs
-        const sa = start[a],
-          sb = start[b];
-        for (let k = sa; k < sa + ca; k++) {
-          const i = items[k];
-          for (let l = a === b ? k + 1 : sb; l < sb + cb; l++) {
-            if (ip[i] >= perItem) break;
-            const j = items[l];
-            if (ip[j] >= perItem || (marked !== null && marked[i] === 0 && marked[j] === 0)) continue;
-            // a tight loop over the two leaves (docs/collision.md, issue 4)
-            if (!boxesOverlap(boxes, 6 * i, boxes, 6 * j)) continue;
-            let np = this.pairCount;
-            if (2 * np + 2 > this.pairs.length) this.pairs = grownArray(this.pairs, 2 * this.pairs.length);
-            this.pairs[2 * np] = i;
-            this.pairs[2 * np + 1] = j;
-            this.pairCount = ++np;
-            if (++ip[i] === perItem) this.saturate(i);
-            if (++ip[j] === perItem) this.saturate(j);
-            if (maxPairs > 0 && this.pairCount >= maxPairs) {
-              this.truncated = true;
-              return this.pairCount;
-            }
-          }
-        }
-        continue;
-      }
-      // the children (pushChildPairs, bvh-self-traversal.generated.ts, written out: its call cost this loop 2–4 %)
-      if (a === b) {
-        const r = right[a];
-        st[sp++] = a + 1;
-        st[sp++] = a + 1;
-        st[sp++] = r;
-        st[sp++] = r;
-        st[sp++] = a + 1;
-        st[sp++] = r;
-      } else if (
-        cb > 0 ||
-        (ca === 0 &&
-          B[6 * a + 3] - B[6 * a] + B[6 * a + 4] - B[6 * a + 1] + B[6 * a + 5] - B[6 * a + 2] >=
-            B[6 * b + 3] - B[6 * b] + B[6 * b + 4] - B[6 * b + 1] + B[6 * b + 5] - B[6 * b + 2])
-      ) {
-        st[sp++] = a + 1;
-        st[sp++] = b;
-        st[sp++] = right[a];
-        st[sp++] = b;
-      } else {
-        st[sp++] = a;
-        st[sp++] = b + 1;
-        st[sp++] = a;
-        st[sp++] = right[b];
-      }
-    }
+    // the walk, written once with the pooled parts' and the module's (bvh-self-traversal.generated.ts)
+    this.pairCount = selfPairsBoundedWalk(
+      this,
+      boxes,
+      perItem,
+      maxPairs,
+      marked,
+      this.markNodes(marked),
+      ip,
+      open,
+    );
     return this.pairCount;
-  }
-
-  /** Item i reached its budget: one open item fewer on its path to the root. */
-  private saturate(i: number): void {
-    this.saturated++;
-    for (let node = this.leafOf[i]; node >= 0; node = this.parent[node]) this.open[node]--;
   }
 
   /** Per node: does its subtree hold a marked item? (null without marks) */
@@ -382,11 +318,6 @@ export class Bvh {
       mk[n] = m;
     }
     return mk;
-  }
-
-  private growStack(): Int32Array {
-    this.pairStack = grownArray(this.pairStack, 2 * this.pairStack.length);
-    return this.pairStack;
   }
 }
 
