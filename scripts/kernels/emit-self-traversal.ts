@@ -103,11 +103,7 @@ const TS_WALK: Walk = {
   push: (v) => `st[sp++] = ${v};`,
   eq: '===',
   ne: '!==',
-  full: `if (sp + 6 > st.length) {
-      const r = new Int32Array(2 * st.length);
-      r.set(st);
-      stack = st = r;
-    }`,
+  full: 'if (sp + 6 > st.length) stack = st = grownArray(st, 2 * st.length);',
   nodesApart: '!boxesOverlap(B, 6 * a, B, 6 * b)',
   item0: '',
   itemsApart: '!boxesOverlap(boxes, oi, boxes, 6 * j)',
