@@ -24,8 +24,7 @@
  * - RigidArrays (src/core/rigid-arrays.generated.ts), which RigidStore (src/core/rigid-store.ts)
  *   extends: one entry per rigid body, on SharedArrayBuffer when the store's memory is shared, with
  *   its checkpoint state (session 21: the store had listed its arrays in their declarations, its
- *   allocation, its state's type, its saveState and its loadState).
- *
+ *   allocation, its state's type, its saveState and its loadState);
  * - ParticleContactArrays (src/collision/particle-contact-arrays.generated.ts), which
  *   ParticleContacts (src/collision/particle-contacts.ts) extends, itself extending
  *   BodyPairContacts: one entry per particle–particle contact, and the previous substep's list of
@@ -49,7 +48,8 @@
  * it optional, and loadSaved sets such fields only when the state has all of them and returns
  * whether it did (the caller fills them otherwise). Session 21: the rigid store's and the rigid
  * contacts' save and load lists had been written out by hand beside their tables (issue 14's pair
- * rigid-store ~ contact-store). *
+ * rigid-store ~ contact-store).
+ *
  * With `previous`, the fields whose line ends in `previous` have a second array each, `prevName`,
  * the list of the previous substep (prevCount entries): grow grows both lists, and
  * `swapPrevious()` makes the current list the previous one (the arrays change places) and empties
