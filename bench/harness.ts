@@ -95,6 +95,12 @@ export interface BenchCase {
    * instance, frame for frame, and checked bit-identical with it.
    */
   setupThreads?(threads: number): BenchInstance;
+  /**
+   * Cases with peers and `setupThreads`: frames timed after the peers' with only pbdkit's 1- and
+   * 2-thread worlds interleaved (ThreadsResult.pbdkitOnly; default max(100, steps)). 0 leaves the
+   * column out.
+   */
+  pbdkitOnlySteps?: number;
 }
 
 export interface PeerResult {
@@ -125,6 +131,28 @@ export interface ThreadsResult {
    */
   cpuMs: number | null;
   threadsCpuMs: number | null;
+  /**
+   * Since session 21 (cl28), cases with peers: the same two worlds timed over further frames with
+   * only pbdkit's 1- and 2-thread worlds interleaved (runCase: after the peers' frames, the quality
+   * figures and the profiled steps), so that between two 2-thread frames the pool idles for one
+   * 1-thread frame, not for the peers' too (docs/solver.md, "Session 20 (cl27)"), over enough
+   * frames for a stable median. `ratio` above stays the figure interleaved with the peers,
+   * comparable with earlier runs. Null for cases without peers (their ratio is already this one).
+   */
+  pbdkitOnly: PbdkitOnlyResult | null;
+}
+
+/** ThreadsResult.pbdkitOnly: the 1- and 2-thread worlds alone, frame for frame. */
+export interface PbdkitOnlyResult {
+  /** Timed frames (after 5 untimed pairs); the worlds are at frame warmup + steps + profiled steps when they start. */
+  steps: number;
+  /** Median ms a frame on 1 and on n threads. */
+  medianMs: number;
+  threadsMedianMs: number;
+  /** The median over frames of the 1-thread time / the n-thread time. */
+  ratio: number;
+  /** The positions of both worlds equal bit for bit after these frames too. */
+  bitIdentical: boolean;
 }
 
 export interface BenchResult {
@@ -151,6 +179,47 @@ export interface BenchResult {
 function median(a: number[]): number {
   const s = [...a].sort((x, y) => x - y);
   return s[Math.floor(s.length / 2)];
+}
+
+/** The positions of two instances' worlds equal bit for bit (false where either has no store). */
+function sameBits(a: BenchInstance, b: BenchInstance): boolean {
+  const xa = a.world?.store;
+  const xb = b.world?.store;
+  return (
+    xa !== undefined &&
+    xb !== undefined &&
+    xa.count === xb.count &&
+    xa.x.subarray(0, 3 * xa.count).every((v, i) => Object.is(v, xb.x[i]))
+  );
+}
+
+/**
+ * ThreadsResult.pbdkitOnly: `m` frames of the 1-thread instance `one` and the threaded `many`,
+ * interleaved frame for frame, the order alternating (after 5 untimed pairs); nothing else runs
+ * between them, so the pool's workers idle only for the 1-thread frame between two of theirs.
+ */
+function timeAlone(one: BenchInstance, many: BenchInstance, m: number): PbdkitOnlyResult {
+  const a: number[] = [],
+    b: number[] = [];
+  for (let k = 0; k < 5 + m; k++) {
+    const first = k % 2 === 0 ? one : many;
+    const second = first === one ? many : one;
+    const t0 = performance.now();
+    first.step();
+    const t1 = performance.now();
+    second.step();
+    const t2 = performance.now();
+    if (k < 5) continue;
+    a.push(first === one ? t1 - t0 : t2 - t1);
+    b.push(first === one ? t2 - t1 : t1 - t0);
+  }
+  return {
+    steps: m,
+    medianMs: median(a),
+    threadsMedianMs: median(b),
+    ratio: median(a.map((t, k) => t / b[k])),
+    bitIdentical: sameBits(one, many),
+  };
 }
 
 export async function runCase(c: BenchCase): Promise<BenchResult> {
@@ -189,21 +258,15 @@ export async function runCase(c: BenchCase): Promise<BenchResult> {
   let threadsResult: ThreadsResult | null = null;
   if (threaded) {
     const tt = times[engines.length - 1];
-    const xa = inst.world?.store;
-    const xb = threaded.world?.store;
     threadsResult = {
       threads: 2,
       medianMs: median(tt),
       ratio: median(own.map((t, k) => t / tt[k])),
-      bitIdentical:
-        xa !== undefined &&
-        xb !== undefined &&
-        xa.count === xb.count &&
-        xa.x.subarray(0, 3 * xa.count).every((v, i) => Object.is(v, xb.x[i])),
+      bitIdentical: sameBits(inst, threaded),
       cpuMs: Number.isNaN(cpu[0][0]) ? null : median(cpu[0]),
       threadsCpuMs: Number.isNaN(cpu[0][0]) ? null : median(cpu[engines.length - 1]),
+      pbdkitOnly: null,
     };
-    threaded.world?.dispose?.();
   }
   const quality = inst.quality ? inst.quality() : null;
   const peerResults: PeerResult[] = (c.peers ?? []).map((p, i) => {
@@ -229,19 +292,30 @@ export async function runCase(c: BenchCase): Promise<BenchResult> {
   // ns per projection by kind: further steps under the profiling scheduler
   let kinds: BenchResult['kinds'] = [];
   let stages: BenchResult['stages'] = [];
+  let profiled = 0;
   if (inst.world) {
     const world = inst.world;
     const saved = world.scheduler;
     const prof = new ProfilingScheduler();
     world.scheduler = prof;
-    const m = Math.max(5, Math.min(n, 50));
-    for (let k = 0; k < m; k++) {
+    profiled = Math.max(5, Math.min(n, 50));
+    for (let k = 0; k < profiled; k++) {
       world.step();
       prof.endStep();
     }
     world.scheduler = saved;
     kinds = prof.kinds().map((k) => ({ ...k, targetNs: c.target?.nsPerProjection?.[k.kind] ?? null }));
     stages = prof.stages();
+  }
+
+  if (threaded && threadsResult) {
+    const m = c.pbdkitOnlySteps ?? Math.max(100, n);
+    if (peers.length > 0 && m > 0) {
+      // the threaded world catches up with the profiled steps (untimed), then both alone
+      for (let k = 0; k < profiled; k++) threaded.step();
+      threadsResult.pbdkitOnly = timeAlone(inst, threaded, m);
+    }
+    threaded.world?.dispose?.();
   }
 
   const target = c.target?.msPerStep ?? null;

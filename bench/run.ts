@@ -62,8 +62,13 @@ for (const c of selected) {
   if (r.threads) {
     const t = r.threads;
     console.log(
-      `${indent}threads: 1 → ${r.medianMs.toFixed(3)} ms, ${t.threads} → ${t.medianMs.toFixed(3)} ms, 1/${t.threads} time ratio ${t.ratio.toFixed(2)} (frames interleaved)${t.bitIdentical ? ', bit-identical' : ', NOT BIT-IDENTICAL'}${t.cpuMs === null || t.threadsCpuMs === null ? '' : `; CPU per step ${t.cpuMs.toFixed(1)} / ${t.threadsCpuMs.toFixed(1)} ms`}`,
+      `${indent}threads: 1 → ${r.medianMs.toFixed(3)} ms, ${t.threads} → ${t.medianMs.toFixed(3)} ms, 1/${t.threads} time ratio ${t.ratio.toFixed(2)} (frames interleaved${r.peers.length > 0 ? ' with the peers' : ''})${t.bitIdentical ? ', bit-identical' : ', NOT BIT-IDENTICAL'}${t.cpuMs === null || t.threadsCpuMs === null ? '' : `; CPU per step ${t.cpuMs.toFixed(1)} / ${t.threadsCpuMs.toFixed(1)} ms`}`,
     );
+    const o = t.pbdkitOnly;
+    if (o)
+      console.log(
+        `${indent}threads, pbdkit only (${o.steps} further frames, only the 1- and ${t.threads}-thread worlds interleaved): 1 → ${o.medianMs.toFixed(3)} ms, ${t.threads} → ${o.threadsMedianMs.toFixed(3)} ms, 1/${t.threads} time ratio ${o.ratio.toFixed(2)}${o.bitIdentical ? ', bit-identical' : ', NOT BIT-IDENTICAL'}`,
+      );
   }
   for (const p of r.peers) {
     const t = p.targetRatio === null ? '' : ` (≤ ${p.targetRatio} ${met(p.meetsTarget === true)})`;

@@ -119,10 +119,11 @@ describe('the particle passes on the pool', () => {
       if (fused) expect(ran.get('zero-f64') ?? 0).toBeLessThanOrEqual(2 * 2 * 4);
       else expect(ran.get('zero-f64') ?? 0).toBeGreaterThan(2 * 10 * 4);
       expect(ran.get('element-wasm') ?? 0).toBeGreaterThan(2 * 10 * 4);
-      // the first substep's prediction of each step on the pool (the others in the last sweeps' blocks:
-      // PassInSweep since session 19, cl25), but the first after the store's homing (a new version of
-      // the task: its arguments sent, the job run here)
-      expect(ran.get('particles-predict') ?? 0).toBeGreaterThanOrEqual(2 * 11);
+      // the first substep's prediction of each step (the others in the last sweeps' blocks: PassInSweep
+      // since session 19, cl25) by the module into the window on the calling thread since session 21
+      // (cl28; ParticlePredictionStage.moduleOnPool: test/threads-window-pass.test.ts counts both ways),
+      // no longer on the pool once the store is homed (the first step)
+      expect(ran.get('particles-predict') ?? 0).toBeLessThanOrEqual(2 * 2);
       for (const w of worlds) w.world.dispose();
     },
     180_000,

@@ -7,6 +7,7 @@
  * but each step's last, and the same bits with it off (the calling thread's pass on the held window).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ParticlePredictionStage } from '../src/core/stages.js';
 import { PassInSweep, passInSweep } from '../src/core/window-passes.js';
 import { World } from '../src/index.js';
 import { particlePass } from '../src/wasm/paired.js';
@@ -21,19 +22,24 @@ afterEach(() => {
 
 describe('the fused particle pass in a threaded f32 or f64 sweep', () => {
   // f64 (session 19, cl25): the module's f64 pass on the f64 window, the store homed as in f32
+  // the last: each step's first prediction by the module into the window on the calling thread
+  // (session 21, cl28: ParticlePredictionStage.moduleOnPool), or to p on the pool (before)
   const cases = [
-    ['forward', true, 'f32'],
-    ['symmetric', true, 'f32'],
-    ['symmetric', false, 'f32'],
-    ['forward', true, 'f64'],
-    ['symmetric', true, 'f64'],
+    ['forward', true, 'f32', true],
+    ['symmetric', true, 'f32', true],
+    ['symmetric', false, 'f32', true],
+    ['forward', true, 'f64', true],
+    ['symmetric', true, 'f64', true],
+    ['forward', true, 'f32', false],
+    ['forward', true, 'f64', false],
   ] as const;
   it.each(cases)(
-    '(%s sweep, pass in the sweep %s) a 130 × 130 %s cloth between free particles, speed clamps and recoveries: the bits and counts of one thread on 2 and 4 threads',
-    async (sweep, on, precision) => {
+    '(%s sweep, pass in the sweep %s) a 130 × 130 %s cloth between free particles, speed clamps and recoveries, the first prediction in the module %s: the bits and counts of one thread on 2 and 4 threads',
+    async (sweep, on, precision, moduleOnPool) => {
       const ran = spyTasks();
       const saved = PassInSweep.on;
       PassInSweep.on = on;
+      ParticlePredictionStage.moduleOnPool = moduleOnPool;
       const options = {
         substeps: 4,
         solver: 'xpbd',
@@ -54,6 +60,7 @@ describe('the fused particle pass in a threaded f32 or f64 sweep', () => {
         const before = worlds.map(({ world }) => passInSweep(world.store).taken);
         const steps = 12;
         ran.clear();
+        const predicts = particlePass.predicts;
         for (let s = 0; s < steps; s++)
           for (const { world, cloth } of worlds) {
             // a non-finite velocity in the cloth now and then (the module's recovery path), and one outside it
@@ -79,12 +86,16 @@ describe('the fused particle pass in a threaded f32 or f64 sweep', () => {
           if (on) expect(st.memory !== null ? st.memory.owns(st.x.buffer) : st.x !== st.own.x).toBe(true);
         }
         expect(passInSweep(ref.store).taken).toBe(0);
-        // the prediction on the pool once a step (its first substep), no update job
-        expect(ran.get('particles-predict') ?? 0).toBe(2 * steps);
+        // each step's first prediction (the others in the sweeps' blocks or the calling thread's pass):
+        // by the module into the window on every world (ParticleWindow.predict, counted), or on the
+        // pool's blocks to p on the threaded ones; no update job
+        expect(particlePass.predicts - predicts).toBe((moduleOnPool ? 3 : 1) * steps);
+        expect(ran.get('particles-predict') ?? 0).toBe(moduleOnPool ? 0 : 2 * steps);
         expect(ran.get('particles-update') ?? 0).toBe(0);
         for (const { world } of worlds) world.dispose();
       } finally {
         PassInSweep.on = saved;
+        ParticlePredictionStage.moduleOnPool = true;
       }
     },
     180_000,

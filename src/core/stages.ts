@@ -137,6 +137,12 @@ export class ParticlePredictionStage extends ParticleRangeStage {
   readonly writes = [V, P];
   /** The pass on a threaded world's pool (fixed blocks of particles: the one-thread bits). */
   private readonly pool = new ParticleTasks();
+  /**
+   * A window swept on the pool, the store homed in its memory: each step's first prediction by the
+   * module into the window on the calling thread (true, session 21), or to p on the pool, which the
+   * sweep's copy-in blocks load (false: before; the A/B and the tests). The same bits.
+   */
+  static moduleOnPool = true;
   /** The World, for the prediction into a kernel's window (core/window-passes.ts); null: never. */
   private readonly world: WindowWorld | null;
   /** The store's arrays from that window's first particle on, and the pass's parameters. */
@@ -167,14 +173,6 @@ export class ParticlePredictionStage extends ParticleRangeStage {
     const win = this.world === null ? null : predictionWindow(ctx, this.world);
     if (win === null) return false;
     const { x, p, v, invMass: w, count: n } = store;
-    if (ctx.tasks && win.pool != null) {
-      // swept on the pool: p by the pool's blocks (the sweep's copy-in blocks load it), and the
-      // substep's last sweep updates and predicts into the window (PassInSweep, session 17)
-      this.predictAll(ctx, n);
-      store.predictedWindow = win;
-      followWindow(ctx, this.world!, win, this.args);
-      return true;
-    }
     const q = this.args.fill(ctx);
     const { h, hg, f, vmax } = q;
     const gx = hg[0];
@@ -184,14 +182,27 @@ export class ParticlePredictionStage extends ParticleRangeStage {
     const r = win.range;
     const e = b + r;
     const on = this.views.bind(store, win);
-    predictRange(x, p, v, w, h, gx, gy, gz, f, vmax, 0, b);
-    // in the kernel module into the window where the store is homed there (wasm/paired.ts), else the
-    // window's particles into its f64 staging, then rounded in as its load would round p
-    if (!win.predict?.(on, q)) {
+    if (ctx.tasks && win.pool != null) {
+      // swept on the pool: where the store is homed in the window's memory, the module's pass into
+      // the window here, as on one thread (session 21, cl28: at 201 × 201 f32 0.1 ms on this thread
+      // against the pool's JavaScript pass into p and the sweep's copy-in blocks); else p by the
+      // pool's blocks (the sweep's copy-in blocks load it). Either way the substep's last sweep
+      // updates and predicts into the window (PassInSweep, session 17)
+      if (!ParticlePredictionStage.moduleOnPool || updateInSweep(store).predicted || !win.predict?.(on, q)) {
+        this.predictAll(ctx, n);
+        store.predictedWindow = win;
+        followWindow(ctx, this.world!, win, q);
+        return true;
+      }
+    } else if (!win.predict?.(on, q)) {
+      // in the kernel module into the window where the store is homed there (wasm/paired.ts), else
+      // the window's particles into its f64 staging, then rounded in as its load would round p
       predictRange(on.x, win.S, on.v, on.w, h, gx, gy, gz, f, vmax, 0, r);
       win.SW.set(on.w);
       win.demoteStaged();
     }
+    // the particles the window leaves out (on the pool few: predictionWindow)
+    predictRange(x, p, v, w, h, gx, gy, gz, f, vmax, 0, b);
     predictRange(x, p, v, w, h, gx, gy, gz, f, vmax, e, n);
     store.held = win;
     store.predictedWindow = win;

@@ -28,7 +28,7 @@ const MAX_PAGES = 16384;
 const ALIGN = 64;
 
 /** The bulk module's exports: wasm's memory.fill (zeros) and memory.copy on the store's memory. */
-interface BulkOps {
+export interface BulkOps {
   fill(at: number, bytes: number): void;
   copy(to: number, from: number, bytes: number): void;
 }
@@ -63,6 +63,20 @@ let bulkModule: WebAssembly.Module | undefined;
 const owners = new WeakMap<ArrayBufferLike, StoreMemory>();
 
 /** a.fill(0); on a shared store memory by wasm's memory.fill (the same zeros at memset's speed). */
+/**
+ * The bulk module instantiated on the shared memory `memory` (a new instance: a worker pool's thread
+ * makes its own, session 21, cl28: the pooled f32 sweeps' multiplier fills), else null (a plain
+ * memory, or limits the module does not import).
+ */
+export function bulkOn(memory: WebAssembly.Memory): BulkOps | null {
+  try {
+    bulkModule ??= new WebAssembly.Module(new Uint8Array(BULK));
+    return new WebAssembly.Instance(bulkModule, { env: { memory } }).exports as unknown as BulkOps;
+  } catch {
+    return null;
+  }
+}
+
 export function zeroFill(a: Float64Array | Float32Array): void {
   const ops = owners.get(a.buffer)?.bulkOps() ?? null;
   if (ops === null) a.fill(0);
@@ -150,15 +164,7 @@ export class StoreMemory {
   /** The bulk module's instance on a shared memory (made at its first use), else null. */
   bulkOps(): BulkOps | null {
     if (this.bulk !== undefined) return this.bulk;
-    this.bulk = null;
-    if (!this.shared) return null;
-    try {
-      bulkModule ??= new WebAssembly.Module(new Uint8Array(BULK));
-      const i = new WebAssembly.Instance(bulkModule, { env: { memory: this.memory } });
-      this.bulk = i.exports as unknown as BulkOps;
-    } catch {
-      this.bulk = null;
-    }
+    this.bulk = this.shared ? bulkOn(this.memory) : null;
     return this.bulk;
   }
 

@@ -22,6 +22,7 @@ import { awaitBlock, claimBlock, markDone, nextEpoch, threadIndex } from '../cor
 import { nextProjection } from '../core/particle-tasks.js';
 import type { ParticleStore } from '../core/particles.js';
 import { MAX_BLOCKS, type SharedTask, type TaskRunner } from '../core/step-context.js';
+import { type BulkOps, bulkOn } from '../core/store-memory.js';
 import {
   ELEMENT_IMPORTS,
   type ElementExports,
@@ -67,9 +68,7 @@ import {
 } from './window-pass-threads.js';
 
 /** Slots of the shared parameter block. */
-const OP = 0;
-const KERNEL = 1;
-const FIRST = 2;
+const [OP, KERNEL, FIRST] = [0, 1, 2];
 /** The fused sweep's number (its blocks mark themselves done with it). */
 const EPOCH = 3;
 /** 1: the fused sweep's colour blocks zero their constraints' multipliers first (λ⁰ = 0, 001 Eq. 17). */
@@ -77,8 +76,7 @@ const ZERO = 4;
 /** 1: the fused sweep's job has one item per part (`parts`), each thread running its own part first; 0: one item per block. */
 const PARTED = 5;
 /** 1: the sweep's window copy in (NO_LOAD) or out (NO_SAVE) is skipped: the window is held (ParticleStore.held). */
-const NO_LOAD = 6;
-const NO_SAVE = 7;
+const [NO_LOAD, NO_SAVE] = [6, 7];
 /**
  * The particle pass of the fused sweep's copy-out blocks (window-pass-threads.ts: 1 the velocity
  * update after the copy out, 2 the fused update and prediction on the held window; parameters in
@@ -180,6 +178,8 @@ interface ThreadInstance {
   /** The groups' constraint ids and the multipliers (f64 by id, lam[count] the padding lanes' spare; f32x4 kernels: f32 in lane order, paired.ts). */
   EL: Int32Array;
   LAM: Float64Array | Float32Array;
+  /** f32x4: wasm's memory.fill on the set's memory, for λ⁰ = 0 (a typed array's fill on shared memory is 4–10× slower: store-memory.ts). */
+  bulk: BulkOps | null;
 }
 
 /** Each thread's instance of the module on a set's memory, by task arguments. */
@@ -232,7 +232,7 @@ function instanceOf(A: ElementArgs, ex: ElementExports | null): ThreadInstance {
               S: none,
               SW: none,
             };
-    t = { ...views, EL, LAM };
+    t = { ...views, EL, LAM, bulk: A.lanes === 4 ? bulkOn(A.memory) : null };
     instances.set(A, t);
   }
   return t;
@@ -377,7 +377,8 @@ function colourBlock(
     // λ⁰ = 0 (001 Eq. 17) for the block's constraints, right before their first projection of the substep
     const EL = t.EL,
       LAM = t.LAM;
-    if (A.lanes === 4) LAM.fill(0, 4 * from, 4 * to);
+    if (t.bulk !== null) t.bulk.fill(LAM.byteOffset + 16 * from, 16 * (to - from));
+    else if (A.lanes === 4) LAM.fill(0, 4 * from, 4 * to);
     else for (let i = A.lanes * from; i < A.lanes * to; i++) LAM[EL[i]] = 0;
   }
   if (A.f32 !== 0) {
