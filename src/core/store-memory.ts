@@ -62,7 +62,6 @@ let bulkModule: WebAssembly.Module | undefined;
 /** The shared store memory each buffer object belongs to (zeroFill, copyRange). */
 const owners = new WeakMap<ArrayBufferLike, StoreMemory>();
 
-/** a.fill(0); on a shared store memory by wasm's memory.fill (the same zeros at memset's speed). */
 /**
  * The bulk module instantiated on the shared memory `memory` (a new instance: a worker pool's thread
  * makes its own, session 21, cl28: the pooled f32 sweeps' multiplier fills), else null (a plain
@@ -77,6 +76,7 @@ export function bulkOn(memory: WebAssembly.Memory): BulkOps | null {
   }
 }
 
+/** a.fill(0); on a shared store memory by wasm's memory.fill (the same zeros at memset's speed). */
 export function zeroFill(a: Float64Array | Float32Array): void {
   const ops = owners.get(a.buffer)?.bulkOps() ?? null;
   if (ops === null) a.fill(0);
