@@ -23,6 +23,7 @@ import { nextProjection } from '../core/particle-tasks.js';
 import type { ParticleStore } from '../core/particles.js';
 import { MAX_BLOCKS, type SharedTask, type TaskRunner } from '../core/step-context.js';
 import { type BulkOps, bulkOn } from '../core/store-memory.js';
+import type { ElementArgs } from './element-args.js';
 import {
   ELEMENT_IMPORTS,
   type ElementExports,
@@ -68,7 +69,9 @@ import {
 } from './window-pass-threads.js';
 
 /** Slots of the shared parameter block. */
-const [OP, KERNEL, FIRST] = [0, 1, 2];
+const OP = 0;
+const KERNEL = 1;
+const FIRST = 2;
 /** The fused sweep's number (its blocks mark themselves done with it). */
 const EPOCH = 3;
 /** 1: the fused sweep's colour blocks zero their constraints' multipliers first (λ⁰ = 0, 001 Eq. 17). */
@@ -76,7 +79,8 @@ const ZERO = 4;
 /** 1: the fused sweep's job has one item per part (`parts`), each thread running its own part first; 0: one item per block. */
 const PARTED = 5;
 /** 1: the sweep's window copy in (NO_LOAD) or out (NO_SAVE) is skipped: the window is held (ParticleStore.held). */
-const [NO_LOAD, NO_SAVE] = [6, 7];
+const NO_LOAD = 6;
+const NO_SAVE = 7;
 /**
  * The particle pass of the fused sweep's copy-out blocks (window-pass-threads.ts: 1 the velocity
  * update after the copy out, 2 the fused update and prediction on the held window; parameters in
@@ -105,68 +109,6 @@ const GROUPS_PER_BLOCK = 256;
 const PARTICLES_PER_BLOCK = 4096;
 /** Colours with fewer groups run on the calling thread alone. */
 const MIN_POOL_GROUPS = 64;
-
-/** The arguments of the 'element-wasm' task: numbers and shared arrays, the module and its shared memory. */
-export interface ElementArgs {
-  module: WebAssembly.Module;
-  memory: WebAssembly.Memory;
-  /** OP, KERNEL, FIRST (the colour's first group), EPOCH. */
-  par: Float64Array;
-  /** The fused sweep's tables, forward and backward (element-order.ts), empty when it does not fit one job. */
-  fused: Int32Array;
-  fusedBack: Int32Array;
-  /** Per block of a fused sweep: the EPOCH of the last sweep in which it finished. */
-  done: Int32Array;
-  /** Per block of a fused sweep run in parts: the EPOCH of the last sweep in which a thread claimed it. */
-  claim: Int32Array;
-  /** The fused sweep's blocks by part (`partTable`), forward and backward. */
-  parts: Int32Array;
-  partsBack: Int32Array;
-  uniforms: Float64Array;
-  /** Per block of a colour: how many constraints it deferred. */
-  listed: Int32Array;
-  /** Particles of the window copied in [0] and out [1] so far (by the blocks that copy: the tests count them). */
-  moved: Int32Array;
-  /** The store's positions and inverse masses (shared). */
-  p: Float64Array;
-  w: Float64Array;
-  /** The store's positions and velocities at the substep's start (shared; the velocity update in the copy-out blocks, UPDATE). */
-  x: Float64Array;
-  v: Float64Array;
-  /** Per block of a fused sweep: the velocity update's recoveries and speed clamps (UPDATE), and its parameters. */
-  counts: Int32Array;
-  pass: Float64Array;
-  /** aos4: the window's f64 velocities and count area, their views (the fused particle pass, UPDATE 2). */
-  velAt: number;
-  countAt: number;
-  V: Float64Array;
-  C: Int32Array;
-  /** The joint sweep with the next set on this window (JOINED), or null. */
-  join: JointArgs<ElementArgs> | null;
-  /** The process's per-thread sweep figures (element-order.ts fusedStats), written where TIMING is 1. */
-  stats: Float64Array;
-  idx: number;
-  rec: number;
-  el: number;
-  scalar: number;
-  lam: number;
-  slow: number;
-  blk: number;
-  pAt: number;
-  wAt: number;
-  /** An f32 window as x y z w (paired.ts, ParticleWindow.aos4): its f64 staging. */
-  aos4: number;
-  stageAt: number;
-  stageWAt: number;
-  base: number;
-  range: number;
-  /** The set's constraints, and its groups (of `lanes` constraints). */
-  count: number;
-  pairs: number;
-  lanes: number;
-  arity: number;
-  f32: number;
-}
 
 interface ThreadInstance {
   ex: ElementExports;
