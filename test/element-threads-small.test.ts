@@ -7,13 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ElementConstraints } from '../src/constraints/element-set.js';
 import { World } from '../src/index.js';
-import {
-  FUSED_LOAD,
-  jointSweepTable,
-  MAX_JOINT_BLOCKS,
-  type SweepSegment,
-} from '../src/wasm/element-order.js';
-import { criticalPath } from '../src/wasm/element-threads-small.js';
+import { FUSED_LOAD, jointSweepTable, MAX_JOINT_BLOCKS } from '../src/wasm/element-order.js';
+import { criticalPath, segmentOf } from '../src/wasm/element-threads-small.js';
 import type { PairedCopy } from '../src/wasm/paired.js';
 import { hangingCloth } from './helpers/cloth.js';
 import { keepThreadPools, stateBits, withSmallSetsOnPool } from './helpers/worlds.js';
@@ -58,16 +53,9 @@ describe('the threaded sweep of a small window', () => {
         expect(4 * path).toBeLessThanOrEqual(work);
       }
       // the default sizes (4,096 particles, 256 groups a block) on the same joint sweep: a third and more
-      const seg = (k: PairedCopy<unknown>, reverse: boolean): SweepSegment => ({
-        idx: new Int32Array(k.memory.buffer, k.addr.idx, k.plan.lanes * k.plan.arity * k.plan.pairs),
-        colorPairs: k.plan.colorPairs,
-        lanes: k.plan.lanes,
-        arity: k.plan.arity,
-        reverse,
-      });
       const [ks, kb] = sets.map(copyOf);
       const T = jointSweepTable(
-        [seg(ks, false), seg(kb, false)],
+        [segmentOf(ks, false), segmentOf(kb, false)],
         ks.win.range,
         4096,
         256,

@@ -32,7 +32,7 @@ const HALVINGS = 3;
 const COPY_WEIGHT = 1 / 16;
 
 /** The sweep's segment of copy `k` (its groups' particles, colours and layout; element-order.ts). */
-function segmentOf(k: PairedCopy<unknown>, reverse: boolean): SweepSegment {
+export function segmentOf(k: PairedCopy<unknown>, reverse: boolean): SweepSegment {
   const p = k.plan;
   return {
     idx: new Int32Array(k.memory.buffer, k.addr.idx, p.lanes * p.arity * p.pairs),
