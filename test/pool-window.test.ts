@@ -56,4 +56,28 @@ describe('the pool decision by particle window', () => {
     }
     two.world.dispose();
   }, 60_000);
+  it('sends a set under the window line to the pool where each thread has POOL_MIN_CONSTRAINTS.perThread of its constraints (session 21): a 78 × 78 cloth on 2 threads, not on 4, nor a 71 × 71 one', async () => {
+    const per = POOL_MIN_CONSTRAINTS.perThread!;
+    const big = fallingCloth({ n: 78, substeps: 5, bendCompliance: 0.01, threads: 2 });
+    const one = fallingCloth({ n: 78, substeps: 5, bendCompliance: 0.01, threads: 1 });
+    const small = fallingCloth({ n: 71, substeps: 5, bendCompliance: 0.01, threads: 2 });
+    await big.world.threadsReady();
+    for (const set of [big.cloth.stretch, big.cloth.bend!]) {
+      expect(set.count).toBeGreaterThanOrEqual(2 * per);
+      expect(set.count).toBeLessThan(4 * per);
+      expect(set.threadMode('f64', 2)).toBe('wasm');
+      expect(set.threadMode('f64', 4)).toBe('serial');
+      expect(set.threadMode('f64')).toBe('serial');
+    }
+    for (const set of [small.cloth.stretch, small.cloth.bend!]) {
+      expect(set.count).toBeLessThan(2 * per);
+      expect(set.threadMode('f64', 2)).toBe('serial');
+    }
+    const b0 = blocks(big.world);
+    for (let f = 0; f < 10 || (f < 200 && blocks(big.world) === b0); f++)
+      for (const w of [one.world, big.world]) w.step();
+    expect(blocks(big.world) - b0).toBeGreaterThan(0);
+    expect(x(big.world).equals(x(one.world))).toBe(true);
+    for (const w of [big.world, one.world, small.world]) w.dispose();
+  }, 120_000);
 });

@@ -26,9 +26,17 @@ import { particlePass } from '../wasm/window-moves.js';
  * which the fused sweep's colour blocks all hang on one copy block and on each
  * other, so the worker runs a tenth of the kernels while the two threads hand
  * the sweep back and forth (a 61 × 61 cloth, 3,721 particles: 0.44–0.86 × on
- * 2 threads).
+ * 2 threads). Since session 21 (sw28, docs/solver.md "Session 21"), a set under the window line
+ * goes to the pool all the same where each thread has `perThread` of its constraints at least: its
+ * sweep's tables then have a copy block per thread and colour blocks short enough for two threads
+ * (src/wasm/element-threads-small.ts).
  */
-export const POOL_MIN_CONSTRAINTS: Readonly<PoolThresholds> = { f64: 10_000, f32: 32_768, window: 8_192 };
+export const POOL_MIN_CONSTRAINTS: Readonly<PoolThresholds> = {
+  f64: 10_000,
+  f32: 32_768,
+  window: 8_192,
+  perThread: 8_192,
+};
 
 /** Constraints from which a set's sweeps go to the pool, per precision of the sweep; and the particle window (absent: 0). */
 export interface PoolThresholds {
@@ -36,6 +44,8 @@ export interface PoolThresholds {
   f32: number;
   /** Particles of the set's window (its highest index less its lowest, plus one) at least. */
   window?: number;
+  /** Under the window line: constraints per thread of the world at least (absent: never). */
+  perThread?: number;
 }
 
 /**
@@ -224,7 +234,7 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
     const tasks = ctx.tasks ?? null;
     this.host = store;
     this.f32 = this.usesF32(ctx);
-    this.pool = tasks !== null && tasks.threads > 1 && this.onPool(this.f32) ? tasks : null;
+    this.pool = tasks !== null && tasks.threads > 1 && this.onPool(this.f32, tasks.threads) ? tasks : null;
     if (this.f32) {
       const k = this.simdKernel(true);
       if (k !== null && this.lanesOf !== k) {
@@ -287,9 +297,9 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
    * an f32 set without the shared kernel (its JavaScript twin rounds the
    * whole window first) — all on the bits of one thread.
    */
-  threadMode(precision: 'f64' | 'f32' | undefined): 'wasm' | 'ranges' | 'serial' {
+  threadMode(precision: 'f64' | 'f32' | undefined, threads = 0): 'wasm' | 'ranges' | 'serial' {
     const f32 = precision === 'f32' && this.hasF32 && this.rule.gamma === 0;
-    if (!this.onPool(f32)) return 'serial';
+    if (!this.onPool(f32, threads)) return 'serial';
     const wasm =
       this.backend === 'auto' &&
       this.rule.gamma === 0 &&
@@ -319,22 +329,28 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
    * the set's particle window, `window`: a 61 × 61 cloth's sets (10,920 and
    * 10,680 constraints, above the f64 line, in a window of 3,721 particles)
    * ran at 0.6 × on 2 threads on a quiet machine, their worker doing almost
-   * no blocks. Tests lower it ({ f64: 0, f32: 0 }: no window either) to run
-   * small cloths on the pool.
+   * no blocks. Since session 21 (sw28) a set under the window line with
+   * `perThread` constraints per thread goes to the pool all the same: the
+   * one line that depends on the thread count (the bits do not: a block runs
+   * the one-thread sweep's code wherever it runs). Tests lower it ({ f64: 0,
+   * f32: 0 }: no window either) to run small cloths on the pool.
    */
   static poolMinConstraints: PoolThresholds = { ...POOL_MIN_CONSTRAINTS };
 
   /**
-   * Whether this set's sweeps go to a threaded world's pool: its size by the sweep's precision and
-   * its particle window (poolMinConstraints), a function of the set alone.
+   * Whether this set's sweeps go to a threaded world's pool of `threads` threads (0: not known): its
+   * size by the sweep's precision and its particle window (poolMinConstraints); under the window
+   * line, its constraints per thread (perThread, session 21).
    */
-  private onPool(f32: boolean): boolean {
+  private onPool(f32: boolean, threads: number): boolean {
     const min = ElementConstraints.poolMinConstraints;
     if (this.count < (f32 ? min.f32 : min.f64)) return false;
     const w = min.window ?? 0;
     if (w <= 0) return true;
     this.findWindow();
-    return this.winHi - this.winLo + 1 >= w;
+    if (this.winHi - this.winLo + 1 >= w) return true;
+    const per = min.perThread;
+    return per !== undefined && threads > 1 && this.count >= per * threads;
   }
 
   /** The worker pool's tasks in a threaded world (set by project), else null. */

@@ -270,7 +270,7 @@ export function partTable(T: Int32Array, parts: number): Int32Array {
 }
 
 /** Blocks of a joint sweep's table at most (run in parts: one item per thread, not bound by MAX_BLOCKS). */
-const MAX_JOINT_BLOCKS = 512;
+export const MAX_JOINT_BLOCKS = 512;
 
 /**
  * Two sets' sweeps on one window as one job (ElementThreads.sweep defers the first where the next

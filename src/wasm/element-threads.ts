@@ -36,10 +36,8 @@ import {
   FUSED_COLOUR2,
   FUSED_LOAD,
   fusedStats,
-  fusedSweepTable,
   isShared,
   type JointArgs,
-  jointArgs,
   partTable,
   readyBlock,
   sharedF64,
@@ -48,6 +46,7 @@ import {
   timedBlock,
   timedStart,
 } from './element-order.js';
+import { blockedJointArgs, fusedTables } from './element-threads-small.js';
 
 export { partTable };
 
@@ -506,22 +505,11 @@ export class ElementThreads implements ThreadedSweeps {
       f32: win.f32 ? 1 : 0,
     };
     if (ElementThreads.fused) {
-      // the sweep as one job (element-order.ts); the f32 blocks' places in their colour's scratch are ordered too
-      const idx = new Int32Array(k.memory.buffer, a.idx, k.plan.lanes * k.plan.arity * k.plan.pairs);
-      const table = (reverse: boolean) =>
-        fusedSweepTable(
-          idx,
-          k.plan.colorPairs,
-          k.plan.lanes,
-          k.plan.arity,
-          win.range,
-          reverse,
-          PARTICLES_PER_BLOCK,
-          GROUPS_PER_BLOCK,
-          win.f32,
-        );
-      args.fused = sharedTable(table(false));
-      args.fusedBack = sharedTable(table(true));
+      // the sweep as one job (element-order.ts); the f32 blocks' places in their colour's scratch are
+      // ordered too; a small window's block sizes: element-threads-small.ts
+      const [fwd, back] = fusedTables(k, this.runner.threads, PARTICLES_PER_BLOCK, GROUPS_PER_BLOCK);
+      args.fused = sharedTable(fwd);
+      args.fusedBack = sharedTable(back);
       if (args.fused.length > 0) {
         const parts = Math.max(1, this.runner.threads);
         args.parts = sharedTable(partTable(args.fused, parts));
@@ -594,7 +582,14 @@ export class ElementThreads implements ThreadedSweeps {
     const B = q.task.args as unknown as ElementArgs;
     if (A.join !== null && A.join.next === B) return A.join;
     if (this.jointFailed === B) return null;
-    const join = jointArgs(this.k!, q.k!, B, this.runner.threads, PARTICLES_PER_BLOCK, GROUPS_PER_BLOCK);
+    const join = blockedJointArgs(
+      this.k!,
+      q.k!,
+      B,
+      this.runner.threads,
+      PARTICLES_PER_BLOCK,
+      GROUPS_PER_BLOCK,
+    );
     if (join === null) {
       this.jointFailed = B;
       return null;

@@ -1,0 +1,134 @@
+/**
+ * The block sizes of a threaded sweep's table (src/wasm/element-threads.ts, element-order.ts) where
+ * the set's particle window is small (session 21, sw28, issue 20: docs/solver.md "Session 21").
+ *
+ * With the default sizes (copy blocks of PARTICLES_PER_BLOCK = 4,096 particles, colour blocks of
+ * GROUPS_PER_BLOCK = 256 groups) a window of under two copy blocks — a 6,000-particle cloth — has
+ * one full copy block and a short one, and a colour of a few hundred groups is one or two blocks:
+ * the next colour's blocks depend on both, so the table is nearly a chain (the bench cloth's
+ * stretch-then-bending joint table: a critical path of 0.37 of its groups, 0.46 weighted by the
+ * kernels' costs) and the parts of two threads meet at every colour. Here the copy blocks are
+ * range / threads particles (each thread has one), and the colour blocks the largest of
+ * GROUPS_PER_BLOCK, /2, /4, /8 whose table's critical path is at most its work / (2 · threads):
+ * a function of the table alone (its blocks, their items, their dependencies). Which blocks a
+ * table has never changes a bit (element-order.ts: every particle sees the blocks that touch it
+ * in the serial order), so the sizes may depend on the thread count.
+ */
+
+import { MAX_BLOCKS } from '../core/step-context.js';
+import {
+  fusedSweepTable,
+  type JointArgs,
+  jointArgs,
+  jointSweepTable,
+  MAX_JOINT_BLOCKS,
+  type SweepSegment,
+} from './element-order.js';
+import type { PairedCopy } from './paired.js';
+
+/** How many times the largest colour-block size is halved at most (256 → 32 groups). */
+const HALVINGS = 3;
+/** A particle of a window copy weighs this many groups in the critical path (~1.5 ns against 15–60 ns a group). */
+const COPY_WEIGHT = 1 / 16;
+
+/** The sweep's segment of copy `k` (its groups' particles, colours and layout; element-order.ts). */
+export function segmentOf(k: PairedCopy<unknown>, reverse: boolean): SweepSegment {
+  const p = k.plan;
+  return {
+    idx: new Int32Array(k.memory.buffer, k.addr.idx, p.lanes * p.arity * p.pairs),
+    colorPairs: p.colorPairs,
+    lanes: p.lanes,
+    arity: p.arity,
+    reverse,
+  };
+}
+
+/**
+ * The work of fused or joint table T (groups of its colour blocks, plus its copies' particles
+ * weighted COPY_WEIGHT) and its critical path: the heaviest chain of blocks along the
+ * dependencies, the time of the sweep on unboundedly many threads.
+ */
+export function criticalPath(T: Int32Array): { work: number; path: number } {
+  const nb = T[0];
+  const finish = new Float64Array(nb);
+  let work = 0,
+    path = 0;
+  for (let k = 0; k < nb; k++) {
+    const op = T[1 + k];
+    const items = T[1 + 2 * nb + k] - T[1 + nb + k];
+    const w = op === 0 || op === 2 ? COPY_WEIGHT * items : items;
+    let start = 0;
+    for (let i = 2 + 5 * nb + T[1 + 4 * nb + k]; i < 2 + 5 * nb + T[2 + 4 * nb + k]; i++)
+      start = Math.max(start, finish[T[i]]);
+    finish[k] = start + w;
+    work += w;
+    path = Math.max(path, finish[k]);
+  }
+  return { work, path };
+}
+
+/**
+ * The copy- and colour-block sizes of the sweep of `copies` (one set, or a joint sweep's two on
+ * one window) on `threads` threads: `particles` and `groups` (element-threads.ts's defaults)
+ * where the window spans two copy blocks at least, else the small window's (module comment), the
+ * tables forward and backward both within `maxBlocks`.
+ */
+export function sweepBlockSizes(
+  copies: readonly PairedCopy<unknown>[],
+  threads: number,
+  particles: number,
+  groups: number,
+  maxBlocks: number,
+): [number, number] {
+  const win = copies[0].win;
+  const range = win.range;
+  if (range >= 2 * particles || threads < 2) return [particles, groups];
+  const per = Math.ceil(range / threads);
+  const segs = (reverse: boolean) => copies.map((k) => segmentOf(k, reverse));
+  let chosen = groups;
+  for (let h = 0, g = groups; h <= HALVINGS; h++, g = Math.ceil(g / 2)) {
+    let fits = true,
+      short = true;
+    for (const reverse of [false, true]) {
+      const T = jointSweepTable(segs(reverse), range, per, g, win.f32, maxBlocks);
+      if (T === null) {
+        fits = false;
+        break;
+      }
+      const { work, path } = criticalPath(T);
+      if (2 * threads * path > work) short = false;
+    }
+    if (!fits) break;
+    chosen = g;
+    if (short) break;
+  }
+  return [per, chosen];
+}
+
+/** A set's fused tables, forward and backward (null where they do not fit one job), with the sizes of sweepBlockSizes. */
+export function fusedTables(
+  k: PairedCopy<unknown>,
+  threads: number,
+  particles: number,
+  groups: number,
+): [Int32Array | null, Int32Array | null] {
+  const [ppb, gpb] = sweepBlockSizes([k], threads, particles, groups, MAX_BLOCKS);
+  const p = k.plan;
+  const idx = new Int32Array(k.memory.buffer, k.addr.idx, p.lanes * p.arity * p.pairs);
+  const table = (reverse: boolean) =>
+    fusedSweepTable(idx, p.colorPairs, p.lanes, p.arity, k.win.range, reverse, ppb, gpb, k.win.f32);
+  return [table(false), table(true)];
+}
+
+/** element-order.ts jointArgs with the sizes of sweepBlockSizes (the joint table's blocks at most MAX_JOINT_BLOCKS). */
+export function blockedJointArgs<T>(
+  a: PairedCopy<unknown>,
+  b: PairedCopy<unknown>,
+  next: T,
+  threads: number,
+  particles: number,
+  groups: number,
+): JointArgs<T> | null {
+  const [ppb, gpb] = sweepBlockSizes([a, b], threads, particles, groups, MAX_JOINT_BLOCKS);
+  return jointArgs(a, b, next, threads, ppb, gpb);
+}
