@@ -29,13 +29,17 @@ import { particlePass } from '../wasm/window-moves.js';
  * 2 threads). Since session 21 (sw28, docs/solver.md "Session 21"), a set under the window line
  * goes to the pool all the same where each thread has `perThread` of its constraints at least: its
  * sweep's tables then have a copy block per thread and colour blocks short enough for two threads
- * (src/wasm/element-threads-small.ts).
+ * (src/wasm/element-threads-small.ts). The line, measured by the lead on the quiet machine (a
+ * folding sheet on a plane, 10 substeps, 1- and 2-thread worlds interleaved): 61 × 61 (5,460 stretch
+ * constraints a thread) and 71 × 71 run in 0.68–0.70 × their off-pool time on 2 threads, 81 × 81 and
+ * 90 × 90 in 0.67 ×; smaller sets are under the f64 line. 4-thread worlds keep sets under 20,000
+ * constraints off the pool (not measured: this machine has 2 cores).
  */
 export const POOL_MIN_CONSTRAINTS: Readonly<PoolThresholds> = {
   f64: 10_000,
   f32: 32_768,
   window: 8_192,
-  perThread: 8_192,
+  perThread: 5_000,
 };
 
 /** Constraints from which a set's sweeps go to the pool, per precision of the sweep; and the particle window (absent: 0). */
@@ -330,7 +334,9 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
    * 10,680 constraints, above the f64 line, in a window of 3,721 particles)
    * ran at 0.6 × on 2 threads on a quiet machine, their worker doing almost
    * no blocks. Since session 21 (sw28) a set under the window line with
-   * `perThread` constraints per thread goes to the pool all the same: the
+   * `perThread` constraints per thread goes to the pool all the same (with
+   * its small-window tables the 61 × 61 cloth's sets take 0.68–0.70 × of
+   * their serial time on 2 threads, quiet): the
    * one line that depends on the thread count (the bits do not: a block runs
    * the one-thread sweep's code wherever it runs). Tests lower it ({ f64: 0,
    * f32: 0 }: no window either) to run small cloths on the pool.
