@@ -7,8 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ElementConstraints } from '../src/constraints/element-set.js';
 import { World } from '../src/index.js';
-import { FUSED_LOAD, jointSweepTable, MAX_JOINT_BLOCKS } from '../src/wasm/element-order.js';
-import { criticalPath, segmentOf } from '../src/wasm/element-threads-small.js';
+import { FUSED_LOAD, jointSweepTable, MAX_JOINT_BLOCKS, segmentOf } from '../src/wasm/element-order.js';
+import { criticalPath } from '../src/wasm/element-threads-small.js';
 import type { PairedCopy } from '../src/wasm/paired.js';
 import { hangingCloth } from './helpers/cloth.js';
 import { keepThreadPools, stateBits, withSmallSetsOnPool } from './helpers/worlds.js';

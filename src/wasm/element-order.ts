@@ -289,6 +289,18 @@ export interface JointArgs<T> {
   counts: Int32Array;
 }
 
+/** The sweep's segment of copy `k`: its groups' particles, colours and layout, in the order of `reverse`. */
+export function segmentOf(k: PairedCopy<unknown>, reverse: boolean): SweepSegment {
+  const p = k.plan;
+  return {
+    idx: new Int32Array(k.memory.buffer, k.addr.idx, p.lanes * p.arity * p.pairs),
+    colorPairs: p.colorPairs,
+    lanes: p.lanes,
+    arity: p.arity,
+    reverse,
+  };
+}
+
 /** The joint sweep of copy a's set then b's (arguments `next`) on `threads` threads, or null where it does not fit or would run on one. */
 export function jointArgs<T>(
   a: PairedCopy<unknown>,
@@ -298,16 +310,9 @@ export function jointArgs<T>(
   particlesPerBlock: number,
   groupsPerBlock: number,
 ): JointArgs<T> | null {
-  const seg = (k: PairedCopy<unknown>, reverse: boolean): SweepSegment => ({
-    idx: new Int32Array(k.memory.buffer, k.addr.idx, k.plan.lanes * k.plan.arity * k.plan.pairs),
-    colorPairs: k.plan.colorPairs,
-    lanes: k.plan.lanes,
-    arity: k.plan.arity,
-    reverse,
-  });
   const table = (reverse: boolean) =>
     jointSweepTable(
-      [seg(a, reverse), seg(b, reverse)],
+      [segmentOf(a, reverse), segmentOf(b, reverse)],
       a.win.range,
       particlesPerBlock,
       groupsPerBlock,

@@ -22,7 +22,7 @@ import {
   jointArgs,
   jointSweepTable,
   MAX_JOINT_BLOCKS,
-  type SweepSegment,
+  segmentOf,
 } from './element-order.js';
 import type { PairedCopy } from './paired.js';
 
@@ -30,18 +30,6 @@ import type { PairedCopy } from './paired.js';
 const HALVINGS = 3;
 /** A particle of a window copy weighs this many groups in the critical path (~1.5 ns against 15–60 ns a group). */
 const COPY_WEIGHT = 1 / 16;
-
-/** The sweep's segment of copy `k` (its groups' particles, colours and layout; element-order.ts). */
-export function segmentOf(k: PairedCopy<unknown>, reverse: boolean): SweepSegment {
-  const p = k.plan;
-  return {
-    idx: new Int32Array(k.memory.buffer, k.addr.idx, p.lanes * p.arity * p.pairs),
-    colorPairs: p.colorPairs,
-    lanes: p.lanes,
-    arity: p.arity,
-    reverse,
-  };
-}
 
 /**
  * The work of fused or joint table T (groups of its colour blocks, plus its copies' particles
@@ -113,10 +101,9 @@ export function fusedTables(
   groups: number,
 ): [Int32Array | null, Int32Array | null] {
   const [ppb, gpb] = sweepBlockSizes([k], threads, particles, groups, MAX_BLOCKS);
-  const p = k.plan;
-  const idx = new Int32Array(k.memory.buffer, k.addr.idx, p.lanes * p.arity * p.pairs);
+  const { idx, colorPairs, lanes, arity } = segmentOf(k, false);
   const table = (reverse: boolean) =>
-    fusedSweepTable(idx, p.colorPairs, p.lanes, p.arity, k.win.range, reverse, ppb, gpb, k.win.f32);
+    fusedSweepTable(idx, colorPairs, lanes, arity, k.win.range, reverse, ppb, gpb, k.win.f32);
   return [table(false), table(true)];
 }
 
