@@ -1,10 +1,11 @@
 /**
  * Issue 20 (session 18, small25): the scenes whose small cloths were slower on 2 threads than on
- * one. Per scene, three worlds in one process — 1 thread; 2 threads with the pool's thresholds of
- * before session 18 (ElementConstraints.poolMinConstraints without `window`); 2 threads with this
- * build's (POOL_MIN_CONSTRAINTS) — stepped interleaved, the order rotating each step; medians of
- * wall time per step, the 1-thread / 2-thread ratios, whether the bits agree, and which of the
- * world's element sets go to the pool (threadMode) under each.
+ * one. Per scene, three worlds in one process — 1 thread; 2 threads with every element set off the
+ * pool (ElementConstraints.poolMinConstraints ∞; until session 22 this column was small25's
+ * thresholds of before its window line, which session 22 removed); 2 threads with this build's
+ * (POOL_MIN_CONSTRAINTS) — stepped interleaved, the order rotating each step; medians of wall time
+ * per step, the 1-thread / 2-thread ratios, whether the bits agree, and which of the world's
+ * element sets go to the pool (threadMode) under each.
  *
  *   npx tsx bench/small-sets-scenes.ts [scenes, e.g. solver-hierarchy,strain-lra] [steps]
  */
@@ -15,7 +16,7 @@ import { interleaved } from './interleave.js';
 
 const names = (process.argv[2] ?? 'solver-hierarchy,strain-lra').split(',');
 const steps = Number(process.argv[3] ?? '60');
-const before = { f64: POOL_MIN_CONSTRAINTS.f64, f32: POOL_MIN_CONSTRAINTS.f32 };
+const before = { f64: Number.POSITIVE_INFINITY, f32: Number.POSITIVE_INFINITY };
 const after = { ...POOL_MIN_CONSTRAINTS };
 for (const name of names) {
   const text = readFileSync(`scenes/${name}.json`, 'utf8');

@@ -18,38 +18,27 @@ import { particlePass } from '../wasm/window-moves.js';
  * a threaded world's pool, by the precision the set sweeps in (placed on a
  * quiet machine by bench/pool-probe.ts, docs/performance.md "Small sets skip
  * the pool": f64 sets gain from about 10,000 constraints, f32 sets, whose
- * kernels take less than half as long per constraint, from about 30,000);
- * and sets whose particle window (lowest to highest index) is narrower than
- * `window` particles (session 18, small25, issue 20: docs/performance.md
- * "Small sets on the pool, again"): two blocks of the threaded sweep's window
- * copies (PARTICLES_PER_BLOCK = 4,096 in src/wasm/element-threads.ts), below
- * which the fused sweep's colour blocks all hang on one copy block and on each
- * other, so the worker runs a tenth of the kernels while the two threads hand
- * the sweep back and forth (a 61 × 61 cloth, 3,721 particles: 0.44–0.86 × on
- * 2 threads). Since session 21 (sw28, docs/solver.md "Session 21"), a set under the window line
- * goes to the pool all the same where each thread has `perThread` of its constraints at least: its
- * sweep's tables then have a copy block per thread and colour blocks short enough for two threads
- * (src/wasm/element-threads-small.ts). The line, measured by the lead on the quiet machine (a
- * folding sheet on a plane, 10 substeps, 1- and 2-thread worlds interleaved): 61 × 61 (5,460 stretch
- * constraints a thread) and 71 × 71 run in 0.68–0.70 × their off-pool time on 2 threads, 81 × 81 and
- * 90 × 90 in 0.67 ×; smaller sets are under the f64 line. 4-thread worlds keep sets under 20,000
- * constraints off the pool (not measured: this machine has 2 cores).
+ * kernels take less than half as long per constraint, from about 30,000).
+ * Until session 22 a second line kept sets whose particle window (lowest to
+ * highest index) spans fewer than 8,192 particles off the pool unless each
+ * thread had 5,000 of their constraints (small25, session 18; sw28 and the
+ * lead, session 21): under two copy blocks of the old tables every colour
+ * block hung on one copy block. sw28's small-window tables
+ * (src/wasm/element-threads-small.ts) removed that cause; on 2 threads the
+ * line no longer decided (5,000 × 2 is the f64 line), and on a quiet 16-core
+ * machine the 61 × 61 to 81 × 81 cloths it kept off the pool on 4 and 8
+ * threads ran 1.9–3.3 × faster than one thread on the pool and 0.9 × off it
+ * (docs/solver.md "Session 22 (lead): the pool line on 4 and 8 threads").
  */
 export const POOL_MIN_CONSTRAINTS: Readonly<PoolThresholds> = {
   f64: 10_000,
   f32: 32_768,
-  window: 8_192,
-  perThread: 5_000,
 };
 
-/** Constraints from which a set's sweeps go to the pool, per precision of the sweep; and the particle window (absent: 0). */
+/** Constraints from which a set's sweeps go to the pool, per precision of the sweep. */
 export interface PoolThresholds {
   f64: number;
   f32: number;
-  /** Particles of the set's window (its highest index less its lowest, plus one) at least. */
-  window?: number;
-  /** Under the window line: constraints per thread of the world at least (absent: never). */
-  perThread?: number;
 }
 
 /**
@@ -238,7 +227,7 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
     const tasks = ctx.tasks ?? null;
     this.host = store;
     this.f32 = this.usesF32(ctx);
-    this.pool = tasks !== null && tasks.threads > 1 && this.onPool(this.f32, tasks.threads) ? tasks : null;
+    this.pool = tasks !== null && tasks.threads > 1 && this.onPool(this.f32) ? tasks : null;
     if (this.f32) {
       const k = this.simdKernel(true);
       if (k !== null && this.lanesOf !== k) {
@@ -297,13 +286,13 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
    * src/wasm/element-threads.ts), 'ranges' when its colour batches go to
    * the workers with the JavaScript kernel (projectColorRange: where shared
    * WebAssembly memory is missing, with the same bits), 'serial' for a set
-   * below poolMinConstraints, by size or window (project runs it on the calling thread), and for
+   * below poolMinConstraints (project runs it on the calling thread), and for
    * an f32 set without the shared kernel (its JavaScript twin rounds the
    * whole window first) — all on the bits of one thread.
    */
-  threadMode(precision: 'f64' | 'f32' | undefined, threads = 0): 'wasm' | 'ranges' | 'serial' {
+  threadMode(precision: 'f64' | 'f32' | undefined): 'wasm' | 'ranges' | 'serial' {
     const f32 = precision === 'f32' && this.hasF32 && this.rule.gamma === 0;
-    if (!this.onPool(f32, threads)) return 'serial';
+    if (!this.onPool(f32)) return 'serial';
     const wasm =
       this.backend === 'auto' &&
       this.rule.gamma === 0 &&
@@ -329,34 +318,15 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
    * the pool runs the one-thread sweep's code, so the bits are the same
    * either way. The line depends on the precision the set sweeps in (f32
    * kernels cost less than half as much per constraint, so the pool's
-   * fixed costs weigh more): `f64` and `f32`. And since session 18 (small25)
-   * the set's particle window, `window`: a 61 × 61 cloth's sets (10,920 and
-   * 10,680 constraints, above the f64 line, in a window of 3,721 particles)
-   * ran at 0.6 × on 2 threads on a quiet machine, their worker doing almost
-   * no blocks. Since session 21 (sw28) a set under the window line with
-   * `perThread` constraints per thread goes to the pool all the same (with
-   * its small-window tables the 61 × 61 cloth's sets take 0.68–0.70 × of
-   * their serial time on 2 threads, quiet): the
-   * one line that depends on the thread count (the bits do not: a block runs
-   * the one-thread sweep's code wherever it runs). Tests lower it ({ f64: 0,
-   * f32: 0 }: no window either) to run small cloths on the pool.
+   * fixed costs weigh more): `f64` and `f32`. Tests lower it ({ f64: 0,
+   * f32: 0 }) to run small cloths on the pool.
    */
   static poolMinConstraints: PoolThresholds = { ...POOL_MIN_CONSTRAINTS };
 
-  /**
-   * Whether this set's sweeps go to a threaded world's pool of `threads` threads (0: not known): its
-   * size by the sweep's precision and its particle window (poolMinConstraints); under the window
-   * line, its constraints per thread (perThread, session 21).
-   */
-  private onPool(f32: boolean, threads: number): boolean {
+  /** Whether this set's sweeps go to a threaded world's pool: its size by the sweep's precision (poolMinConstraints). */
+  private onPool(f32: boolean): boolean {
     const min = ElementConstraints.poolMinConstraints;
-    if (this.count < (f32 ? min.f32 : min.f64)) return false;
-    const w = min.window ?? 0;
-    if (w <= 0) return true;
-    this.findWindow();
-    if (this.winHi - this.winLo + 1 >= w) return true;
-    const per = min.perThread;
-    return per !== undefined && threads > 1 && this.count >= per * threads;
+    return this.count >= (f32 ? min.f32 : min.f64);
   }
 
   /** The worker pool's tasks in a threaded world (set by project), else null. */
