@@ -268,4 +268,31 @@ describe('polar decomposition (src/math/polar.ts)', () => {
       for (let k = 0; k < 9; k++) expect(R2[k]).toBeCloseTo(R0[k], 13);
     }
   });
+
+  it("quatFromMat3 normalises by √(x² + y² + z² + w²), or with `hypot` by Math.hypot (the rods' first frames)", () => {
+    const r = rng(15);
+    const q = new Float64Array(4),
+      qh = new Float64Array(4);
+    let apart = 0;
+    for (let t = 0; t < 200; t++) {
+      const R = randomRotation(r);
+      const tr = R[0] + R[4] + R[8];
+      if (!(tr > 0)) continue;
+      // Shepperd's trace branch, written out: the quaternion before its normalisation
+      const s = 2 * Math.sqrt(tr + 1);
+      const x = (R[7] - R[5]) / s,
+        y = (R[2] - R[6]) / s,
+        z = (R[3] - R[1]) / s,
+        w = 0.25 * s;
+      const len = Math.sqrt(x * x + y * y + z * z + w * w),
+        hyp = Math.hypot(x, y, z, w);
+      quatFromMat3(q, 0, R, 0);
+      quatFromMat3(qh, 0, R, 0, true);
+      expect(Array.from(q)).toEqual([x / len, y / len, z / len, w / len]);
+      expect(Array.from(qh)).toEqual([x / hyp, y / hyp, z / hyp, w / hyp]);
+      if (qh.some((v, k) => v !== q[k])) apart++;
+    }
+    // the two normalisations differ in the last bit for a good share of rotations
+    expect(apart).toBeGreaterThan(10);
+  });
 });

@@ -1,5 +1,6 @@
 import { PbdError } from '../core/errors.js';
 import { cross3, dot3, edgeVector, pointVector } from '../math/edges.js';
+import { weightedGather } from '../math/weighted.js';
 import { accumulateFaceNormals, type TriangleMesh } from '../mesh/triangle-mesh.js';
 
 /** How a render mesh follows a simulation mesh (002 §5). */
@@ -207,21 +208,7 @@ export class RenderEmbedding {
       ws = this.weights;
     const nr = out.length / 3;
     if (this.mode === 'tets') {
-      for (let i = 0; i < nr; i++) {
-        let px = 0,
-          py = 0,
-          pz = 0;
-        for (let k = 0; k < 4; k++) {
-          const v = 3 * (offset + vs[4 * i + k]);
-          const wk = ws[4 * i + k];
-          px += wk * x[v];
-          py += wk * x[v + 1];
-          pz += wk * x[v + 2];
-        }
-        out[3 * i] = px;
-        out[3 * i + 1] = py;
-        out[3 * i + 2] = pz;
-      }
+      weightedGather(x, offset, vs, ws, 4, out, 0, false, null, 0);
       return out;
     }
     const n = this.normals;

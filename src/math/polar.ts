@@ -246,8 +246,13 @@ export function polarAngle2(a: number, b: number, c: number, d: number): number 
   return Math.atan2(c - b, a + d);
 }
 
-/** Unit quaternion (x, y, z, w at qo) of the rotation matrix R (row-major at ro), Shepperd's method. */
-export function quatFromMat3(q: Num4, qo: number, R: Num9, ro: number): void {
+/**
+ * Unit quaternion (x, y, z, w at qo) of the rotation matrix R (row-major at ro), Shepperd's method.
+ * With `hypot`, the quaternion is normalised by Math.hypot(x, y, z, w), as quatNormalize does (the
+ * rods' first frames, strands/rod.ts), not by √(x² + y² + z² + w²): the two differ in the last bit
+ * for about a third of rotations, and each caller keeps its numbers.
+ */
+export function quatFromMat3(q: Num4, qo: number, R: Num9, ro: number, hypot = false): void {
   const m00 = R[ro],
     m11 = R[ro + 4],
     m22 = R[ro + 8];
@@ -278,7 +283,7 @@ export function quatFromMat3(q: Num4, qo: number, R: Num9, ro: number): void {
     y = (R[ro + 5] + R[ro + 7]) / s;
     z = 0.25 * s;
   }
-  const len = Math.sqrt(x * x + y * y + z * z + w * w);
+  const len = hypot ? Math.hypot(x, y, z, w) : Math.sqrt(x * x + y * y + z * z + w * w);
   q[qo] = x / len;
   q[qo + 1] = y / len;
   q[qo + 2] = z / len;

@@ -1,3 +1,4 @@
+import { weightedGather } from '../math/weighted.js';
 import type { ClothLevel } from './cloth-level.js';
 
 /**
@@ -81,31 +82,6 @@ export class Transfer {
     fixed: Float64Array | null,
     fixedOff = 0,
   ): void {
-    const idx = this.index,
-      w = this.weight;
-    const n = idx.length / 3;
-    for (let v = 0; v < n; v++) {
-      if (fixed && fixed[fixedOff + v] === 0) continue;
-      let x = 0,
-        y = 0,
-        z = 0;
-      for (let k = 0; k < 3; k++) {
-        const s = 3 * (soff + idx[3 * v + k]);
-        const wk = w[3 * v + k];
-        x += wk * src[s];
-        y += wk * src[s + 1];
-        z += wk * src[s + 2];
-      }
-      const d = 3 * (doff + v);
-      if (add) {
-        dst[d] += x;
-        dst[d + 1] += y;
-        dst[d + 2] += z;
-      } else {
-        dst[d] = x;
-        dst[d + 1] = y;
-        dst[d + 2] = z;
-      }
-    }
+    weightedGather(src, soff, this.index, this.weight, 3, dst, doff, add, fixed, fixedOff);
   }
 }

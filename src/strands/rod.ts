@@ -20,6 +20,7 @@
 import { PbdError, requirePositiveAs } from '../core/errors.js';
 import type { Motion } from '../core/motion.js';
 import type { ParticleStore } from '../core/particles.js';
+import { quatFromMat3 } from '../math/polar.js';
 import { quatMultiply, quatNormalize } from '../math/quat.js';
 import { BendTwistConstraints } from './rod-bend-twist.js';
 import type { AxisStiffness } from './rod-common.js';
@@ -219,47 +220,10 @@ function frameFromTangent(
   }
   for (let k = 0; k < 3; k++) d1[k] /= l1;
   const d2 = [t[1] * d1[2] - t[2] * d1[1], t[2] * d1[0] - t[0] * d1[2], t[0] * d1[1] - t[1] * d1[0]];
-  matrixToQuat(d1, d2, t, q, o);
-}
-
-/** The unit quaternion of the rotation with columns d1, d2, d3 (Shepperd's method). */
-function matrixToQuat(d1: number[], d2: number[], d3: number[], q: Float64Array, o: number): void {
-  const m00 = d1[0],
-    m10 = d1[1],
-    m20 = d1[2],
-    m01 = d2[0],
-    m11 = d2[1],
-    m21 = d2[2],
-    m02 = d3[0],
-    m12 = d3[1],
-    m22 = d3[2];
-  const tr = m00 + m11 + m22;
-  if (tr > 0) {
-    const s = 2 * Math.sqrt(tr + 1);
-    q[o + 3] = 0.25 * s;
-    q[o] = (m21 - m12) / s;
-    q[o + 1] = (m02 - m20) / s;
-    q[o + 2] = (m10 - m01) / s;
-  } else if (m00 > m11 && m00 > m22) {
-    const s = 2 * Math.sqrt(1 + m00 - m11 - m22);
-    q[o + 3] = (m21 - m12) / s;
-    q[o] = 0.25 * s;
-    q[o + 1] = (m01 + m10) / s;
-    q[o + 2] = (m02 + m20) / s;
-  } else if (m11 > m22) {
-    const s = 2 * Math.sqrt(1 + m11 - m00 - m22);
-    q[o + 3] = (m02 - m20) / s;
-    q[o] = (m01 + m10) / s;
-    q[o + 1] = 0.25 * s;
-    q[o + 2] = (m12 + m21) / s;
-  } else {
-    const s = 2 * Math.sqrt(1 + m22 - m00 - m11);
-    q[o + 3] = (m10 - m01) / s;
-    q[o] = (m02 + m20) / s;
-    q[o + 1] = (m12 + m21) / s;
-    q[o + 2] = 0.25 * s;
-  }
-  quatNormalize(q, o);
+  // the rotation with columns d1, d2, t (a Float64Array, as quatFromMat3's other callers pass),
+  // normalised as quatNormalize does (the frames after it)
+  const R = Float64Array.of(d1[0], d2[0], t[0], d1[1], d2[1], t[1], d1[2], d2[2], t[2]);
+  quatFromMat3(q, o, R, 0, true);
 }
 
 /** The two constraint sets of the rods of a strand body, and what they were built from. */
