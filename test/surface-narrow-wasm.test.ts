@@ -9,7 +9,17 @@
  * each thread's instance over a shared memory).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { N_RESCAN, type NarrowArrays } from '../src/collision/surface-narrow-scan.js';
+import {
+  T_EED,
+  T_MOTION,
+  T_SHARP,
+  T_SLOTS,
+  T_SV,
+  T_VT,
+  T_VTD,
+} from '../src/collision/narrow-slots.generated.js';
+import type { BroadMemory } from '../src/collision/surface-broad-wasm.js';
+import { N_RESCAN, N_TANGLED, type NarrowArrays } from '../src/collision/surface-narrow-scan.js';
 import {
   scanEdgeEdgeCrossings,
   scanEdgeEdges,
@@ -30,7 +40,7 @@ afterEach(() => useWasmKernels(true));
 
 type ScanInternals = Pick<SurfaceNarrowScan, 'scan' | 'scanCrossings' | 'wasm' | 'vt' | 'ee'> & {
   bind(store: ParticleStore, x: Float64Array, p: Float64Array): NarrowArrays;
-  broad: { vtCount: number; eeCount: number };
+  broad: { vtCount: number; eeCount: number; wasmHost: { mem: BroadMemory } | null };
 };
 
 /** A copy of the arrays a scan writes (the distance bounds), the rest shared. */
@@ -180,6 +190,71 @@ describe('the surface narrow phase in WebAssembly', () => {
     const wasmC = wasmScan(W, B, nv, ne, true);
     expect(wasmC.hits).toEqual(jsC.hits);
     expect(wasmC.vtDist.equals(jsC.vtDist)).toBe(true);
+  });
+
+  it("reads the broad phase's arrays on its memory where they are: per scan only x, p, the masses, reaches and thicknesses are copied", () => {
+    // docs/collision.md, "Seventeenth round": the module runs on the broad phase's shared memory, where the
+    // swept boxes, motions, sharp edges, candidates and their bounds lie (no copy in, no bounds copied back)
+    const world = foldingCloth();
+    const S = collisionSystemOf(world)!.surfaces.narrowScan as unknown as ScanInternals;
+    const W = S.wasm;
+    const scan = S.scan.bind(S),
+      scanCrossings = S.scanCrossings.bind(S);
+    const seen = { scans: 0, copied: 0, topology: 0, maxCandidates: 0 };
+    const check = (A: NarrowArrays, crossings: boolean) => {
+      const mem = (S.broad.wasmHost as { mem: BroadMemory }).mem;
+      for (const a of [A.sv, A.motion, A.sharp, A.vtCand, A.vtDist, A.eeCand, A.eeDist])
+        expect(mem.holds(a)).toBe(true);
+      const table = new Int32Array(mem.memory.buffer, W.args!.table, T_SLOTS);
+      expect([table[T_SV], table[T_MOTION], table[T_SHARP], table[T_VT], table[T_VTD], table[T_EED]]).toEqual(
+        [A.sv, A.motion, A.sharp, A.vtCand, A.vtDist, A.eeDist].map((a) => a.byteOffset),
+      );
+      let copies =
+        A.x.byteLength +
+        A.p.byteLength +
+        A.invMass.byteLength +
+        A.halfReach.byteLength +
+        A.thickness.byteLength;
+      if (A.scalars[N_TANGLED] !== 0) copies += 4 * A.label.length;
+      if (crossings && A.scalars[N_RESCAN] !== 0) copies += A.recheck.byteLength;
+      const topology = [A.tri, A.edge, A.vertex, A.vertexSurface, A.triSurface, A.edgeSurface].reduce(
+        (b, a) => b + a.byteLength,
+        0,
+      );
+      // the topology once (the cloth's does not change), the rest every scan
+      if (W.copied !== copies) {
+        expect(W.copied).toBe(copies + topology);
+        seen.topology++;
+      }
+      seen.scans++;
+      seen.copied += W.copied;
+      seen.maxCandidates = Math.max(seen.maxCandidates, S.broad.vtCount + S.broad.eeCount);
+    };
+    S.scan = (store: ParticleStore, x: Float64Array, p: Float64Array, tasks: TaskRunner | null) => {
+      scan(store, x, p, tasks);
+      check(S.bind(store, x, p), false);
+    };
+    S.scanCrossings = (
+      store: ParticleStore,
+      x: Float64Array,
+      rescan: boolean,
+      recheck: Uint8Array,
+      tasks: TaskRunner | null,
+    ) => {
+      scanCrossings(store, x, rescan, recheck, tasks);
+      const A = S.bind(store, x, store.p);
+      A.recheck = recheck;
+      A.scalars[N_RESCAN] = rescan ? 1 : 0;
+      check(A, true);
+    };
+    for (let f = 0; f < 20; f++) world.step();
+    expect(seen.scans).toBeGreaterThanOrEqual(200);
+    expect(seen.topology).toBe(1);
+    expect(seen.maxCandidates).toBeGreaterThan(1000);
+    // 1,500 cloth vertices: x, p (36 KB each), masses, reaches and thicknesses (12 KB each) per scan
+    const store = world.store;
+    expect(store.count).toBe(1500);
+    expect(seen.copied / seen.scans).toBeLessThan(110 * store.count);
   });
 
   it('steps a folding cloth bit for bit as the JavaScript scans do, on one thread and in blocks on two, both scans of a phase in one pool job', async () => {

@@ -203,7 +203,9 @@ export class SurfaceNarrowScan {
     crossings: boolean,
   ): boolean {
     const W = this.wasm;
-    if (!W.ready() || !W.load(A, nv, ne, this.topo.version, crossings)) return false;
+    // on the broad phase's memory where it has one (its arrays read where they are: no copy)
+    if (!W.ready(this.broad.wasmHost?.mem ?? null) || !W.load(A, nv, ne, this.topo.version, crossings))
+      return false;
     const pooled = tasks !== null && (nv >= NARROW_MIN || ne >= NARROW_MIN) && W.shared;
     let vtDone = false,
       eeDone = false;
