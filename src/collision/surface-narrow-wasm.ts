@@ -157,9 +157,18 @@ export class WasmNarrow {
   /**
    * Copies what a scan of nv vertex–triangle and ne edge–edge candidates reads into the memory
    * (the topology when `topoVersion` changed or the layout moved; on the broad phase's memory,
-   * only the arrays that do not lie there); false where the memory cannot grow that far.
+   * only the arrays that do not lie there; of the store's x, p and inverse masses only the first
+   * `particles`: the surfaces' vertices are among them, the rest is room); false where the memory
+   * cannot grow that far.
    */
-  load(A: NarrowArrays, nv: number, ne: number, topoVersion: number, crossings: boolean): boolean {
+  load(
+    A: NarrowArrays,
+    nv: number,
+    ne: number,
+    topoVersion: number,
+    crossings: boolean,
+    particles = Number.POSITIVE_INFINITY,
+  ): boolean {
     const need = this.need,
       src = this.src;
     for (let i = 0; i < TOPO.length; i++) {
@@ -183,6 +192,9 @@ export class WasmNarrow {
     src[T_RECHECK] = A.recheck;
     src[T_VTHITS] = src[T_EEHITS] = null;
     for (let i = TOPO.length; i < T_SCALARS; i++) need[i] = src[i]?.byteLength ?? 0;
+    need[T_W] = Math.min(need[T_W], 8 * particles);
+    need[T_X] = Math.min(need[T_X], 24 * particles);
+    need[T_P] = Math.min(need[T_P], 24 * particles);
     need[T_LABEL] = 4 * A.label.length;
     need[T_VT] = need[T_VTD] = need[T_VTHITS] = 8 * nv;
     need[T_EE] = need[T_EED] = need[T_EEHITS] = 8 * ne;
