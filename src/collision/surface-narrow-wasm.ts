@@ -39,9 +39,9 @@ import { N_MARGIN, N_MEAN_EDGE, N_RESCAN, N_TANGLED, type NarrowArrays } from '.
  * module runs on that memory instead of its own: the arrays that lie there
  * (the swept boxes, the motions, the sharp edges, the candidates and their
  * bounds) are read and written where they are, with no copy in and no copy
- * of the bounds back; only the others (x, p, the inverse masses, the
- * per-vertex reaches and thicknesses, the topology once per version) are
- * copied into slots allocated in that memory.
+ * of the bounds back; only the others (x, p and the inverse masses of the
+ * store's particles, the per-surface reaches and thicknesses, the topology
+ * once per version) are copied into slots allocated in that memory.
  */
 
 /** The module's scans, by byte address of the address table (wasm/narrow.ts T_*). */
