@@ -30,7 +30,7 @@ import type { SurfaceNarrowScan } from '../src/collision/surface-narrow-tasks.js
 import { WasmNarrow } from '../src/collision/surface-narrow-wasm.js';
 import type { ParticleStore } from '../src/core/particles.js';
 import type { TaskRunner } from '../src/core/step-context.js';
-import { collisionSystemOf } from '../src/index.js';
+import { Cloth, collisionSystemOf, gridMesh } from '../src/index.js';
 import { useWasmKernels, wasmKernel } from '../src/wasm/kernels.js';
 import { foldingCloth } from './helpers/cloth.js';
 import { keepThreadPools, stateBits } from './helpers/worlds.js';
@@ -252,6 +252,35 @@ describe('the surface narrow phase in WebAssembly', () => {
     // sharp edges, candidates and bounds too, x, p and the masses whole, and the bounds back)
     expect([seen.scans, seen.plain]).toEqual([201, 199]);
   });
+
+  it('moves to the new broad memory when the topology changes (a cloth added mid-run), with the bits of the module off', async () => {
+    const run = async (wasm: boolean, threads: number) => {
+      useWasmKernels(wasm);
+      const world = foldingCloth(threads);
+      await world.threadsReady();
+      const surfaces = collisionSystemOf(world)!.surfaces;
+      const home = () => (surfaces.narrowScan.wasm as unknown as { home: BroadMemory | null }).home;
+      for (let f = 0; f < 12; f++) world.step();
+      const before = home();
+      const mesh = gridMesh({ width: 0.5, height: 0.5, cols: 12, rows: 12, plane: 'xz' });
+      collisionSystemOf(world)!.add(new Cloth(world, { mesh, density: 0.2 }));
+      for (let f = 0; f < 12; f++) world.step();
+      const out = { bits: stateBits(world), runs: surfaces.narrowScan.wasm.runs, before, after: home() };
+      world.dispose();
+      return out;
+    };
+    const off = await run(false, 1);
+    const on = await run(true, 1);
+    const two = await run(true, 2);
+    expect([off.before, off.after]).toEqual([null, null]);
+    for (const r of [on, two]) {
+      expect(r.before).not.toBeNull();
+      expect(r.after).not.toBeNull();
+      expect(r.after).not.toBe(r.before);
+      expect(r.runs).toBeGreaterThan(100);
+      expect(r.bits.equals(off.bits)).toBe(true);
+    }
+  }, 120_000);
 
   it('steps a folding cloth bit for bit as the JavaScript scans do, on one thread and in blocks on two, both scans of a phase in one pool job', async () => {
     const run = async (wasm: boolean, threads: number) => {
