@@ -9,7 +9,17 @@
  * each thread's instance over a shared memory).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { N_RESCAN, type NarrowArrays } from '../src/collision/surface-narrow-scan.js';
+import {
+  T_EED,
+  T_MOTION,
+  T_SHARP,
+  T_SLOTS,
+  T_SV,
+  T_VT,
+  T_VTD,
+} from '../src/collision/narrow-slots.generated.js';
+import type { BroadMemory } from '../src/collision/surface-broad-wasm.js';
+import { N_RESCAN, N_TANGLED, type NarrowArrays } from '../src/collision/surface-narrow-scan.js';
 import {
   scanEdgeEdgeCrossings,
   scanEdgeEdges,
@@ -20,7 +30,7 @@ import type { SurfaceNarrowScan } from '../src/collision/surface-narrow-tasks.js
 import { WasmNarrow } from '../src/collision/surface-narrow-wasm.js';
 import type { ParticleStore } from '../src/core/particles.js';
 import type { TaskRunner } from '../src/core/step-context.js';
-import { collisionSystemOf } from '../src/index.js';
+import { Cloth, collisionSystemOf, gridMesh } from '../src/index.js';
 import { useWasmKernels, wasmKernel } from '../src/wasm/kernels.js';
 import { foldingCloth } from './helpers/cloth.js';
 import { keepThreadPools, stateBits } from './helpers/worlds.js';
@@ -30,7 +40,7 @@ afterEach(() => useWasmKernels(true));
 
 type ScanInternals = Pick<SurfaceNarrowScan, 'scan' | 'scanCrossings' | 'wasm' | 'vt' | 'ee'> & {
   bind(store: ParticleStore, x: Float64Array, p: Float64Array): NarrowArrays;
-  broad: { vtCount: number; eeCount: number };
+  broad: { vtCount: number; eeCount: number; wasmHost: { mem: BroadMemory } | null };
 };
 
 /** A copy of the arrays a scan writes (the distance bounds), the rest shared. */
@@ -74,6 +84,35 @@ function wasmScan(W: WasmNarrow, A0: NarrowArrays, nv: number, ne: number, cross
   return { hits, vtDist: bitsOf(A.vtDist, nv), eeDist: bitsOf(A.eeDist, ne) };
 }
 
+/**
+ * Wraps S's scans: `visit` gets each scan's kind, its arrays (bound, with the crossing scans' recheck
+ * flags and rescan scalar) and the scan itself to run.
+ */
+function watchScans(
+  S: ScanInternals,
+  visit: (crossings: boolean, A: NarrowArrays, run: () => void) => void,
+): void {
+  const scan = S.scan.bind(S),
+    scanCrossings = S.scanCrossings.bind(S);
+  S.scan = (store: ParticleStore, x: Float64Array, p: Float64Array, tasks: TaskRunner | null) => {
+    const A = S.bind(store, x, p);
+    A.scalars[N_RESCAN] = 0;
+    visit(false, A, () => scan(store, x, p, tasks));
+  };
+  S.scanCrossings = (
+    store: ParticleStore,
+    x: Float64Array,
+    rescan: boolean,
+    recheck: Uint8Array,
+    tasks: TaskRunner | null,
+  ) => {
+    const A = S.bind(store, x, store.p);
+    A.recheck = recheck;
+    A.scalars[N_RESCAN] = rescan ? 1 : 0;
+    visit(true, A, () => scanCrossings(store, x, rescan, recheck, tasks));
+  };
+}
+
 describe('the surface narrow phase in WebAssembly', () => {
   it("gives every scan of a folding cloth's steps the JavaScript hits and distance bounds, entry for entry", () => {
     expect(wasmKernel('narrow')).not.toBeNull();
@@ -83,8 +122,6 @@ describe('the surface narrow phase in WebAssembly', () => {
     // what the scans saw: scans and crossing scans, vertex–triangle and edge–edge hits, CCD and negative-side hits
     const seen = { scans: 0, crossingScans: 0, vtHits: 0, eeHits: 0, ccd: 0, neg: 0 };
     // each scan: the JavaScript's scan over a copy of its arrays first, then the module's own run
-    const scan = S.scan.bind(S),
-      scanCrossings = S.scanCrossings.bind(S);
     const check = (crossings: boolean, A: NarrowArrays, run: () => void) => {
       const nv = S.broad.vtCount,
         ne = S.broad.eeCount;
@@ -108,23 +145,7 @@ describe('the surface narrow phase in WebAssembly', () => {
       if (crossings) seen.crossingScans++;
       else seen.scans++;
     };
-    S.scan = (store: ParticleStore, x: Float64Array, p: Float64Array, tasks: TaskRunner | null) => {
-      const A = S.bind(store, x, p);
-      A.scalars[N_RESCAN] = 0;
-      check(false, A, () => scan(store, x, p, tasks));
-    };
-    S.scanCrossings = (
-      store: ParticleStore,
-      x: Float64Array,
-      rescan: boolean,
-      recheck: Uint8Array,
-      tasks: TaskRunner | null,
-    ) => {
-      const A = S.bind(store, x, store.p);
-      A.recheck = recheck;
-      A.scalars[N_RESCAN] = rescan ? 1 : 0;
-      check(true, A, () => scanCrossings(store, x, rescan, recheck, tasks));
-    };
+    watchScans(S, check);
     for (let f = 0; f < 40; f++) world.step();
     expect(seen.scans).toBe(200);
     expect(seen.crossingScans).toBeGreaterThanOrEqual(200);
@@ -181,6 +202,85 @@ describe('the surface narrow phase in WebAssembly', () => {
     expect(wasmC.hits).toEqual(jsC.hits);
     expect(wasmC.vtDist.equals(jsC.vtDist)).toBe(true);
   });
+
+  it("reads the broad phase's arrays on its memory where they are: per scan only x, p, the masses, reaches and thicknesses are copied", () => {
+    // docs/collision.md, "Seventeenth round": the module runs on the broad phase's shared memory, where the
+    // swept boxes, motions, sharp edges, candidates and their bounds lie (no copy in, no bounds copied back)
+    const world = foldingCloth();
+    const S = collisionSystemOf(world)!.surfaces.narrowScan as unknown as ScanInternals;
+    const W = S.wasm;
+    const seen = { scans: 0, plain: 0, topology: 0, maxCandidates: 0 };
+    const check = (A: NarrowArrays, crossings: boolean) => {
+      const mem = (S.broad.wasmHost as { mem: BroadMemory }).mem;
+      for (const a of [A.sv, A.motion, A.sharp, A.vtCand, A.vtDist, A.eeCand, A.eeDist])
+        expect(mem.holds(a)).toBe(true);
+      const table = new Int32Array(mem.memory.buffer, W.args!.table, T_SLOTS);
+      expect([table[T_SV], table[T_MOTION], table[T_SHARP], table[T_VT], table[T_VTD], table[T_EED]]).toEqual(
+        [A.sv, A.motion, A.sharp, A.vtCand, A.vtDist, A.eeDist].map((a) => a.byteOffset),
+      );
+      // of the store's x, p and masses only its particles (they have room for more)
+      const n = world.store.count;
+      expect(A.x.length).toBeGreaterThan(3 * n);
+      let copies = 56 * n + A.halfReach.byteLength + A.thickness.byteLength;
+      if (A.scalars[N_TANGLED] !== 0) copies += 4 * A.label.length;
+      if (crossings && A.scalars[N_RESCAN] !== 0) copies += A.recheck.byteLength;
+      const topology = [A.tri, A.edge, A.vertex, A.vertexSurface, A.triSurface, A.edgeSurface].reduce(
+        (b, a) => b + a.byteLength,
+        0,
+      );
+      // the topology once (the cloth's does not change), the rest every scan
+      if (W.copied !== copies) {
+        expect(W.copied).toBe(copies + topology);
+        seen.topology++;
+      }
+      seen.scans++;
+      if (W.copied === 84_016) seen.plain++;
+      seen.maxCandidates = Math.max(seen.maxCandidates, S.broad.vtCount + S.broad.eeCount);
+    };
+    watchScans(S, (crossings, A, run) => {
+      run();
+      check(A, crossings);
+    });
+    for (let f = 0; f < 20; f++) world.step();
+    expect(seen.scans).toBeGreaterThanOrEqual(200);
+    expect(seen.topology).toBe(1);
+    expect(seen.maxCandidates).toBeGreaterThan(1000);
+    // 1,500 cloth vertices: x, p (36,000 bytes each), masses (12,000) and two per-surface values per scan
+    expect(world.store.count).toBe(1500);
+    // 201 scans (100 detection scans, 100 crossing scans, 1 rescan): all but the first (with the topology) and the
+    // rescan (with its recheck flags) copy exactly 84,016 bytes (on main each scan copied the swept boxes, motions,
+    // sharp edges, candidates and bounds too, x, p and the masses whole, and the bounds back)
+    expect([seen.scans, seen.plain]).toEqual([201, 199]);
+  });
+
+  it('moves to the new broad memory when the topology changes (a cloth added mid-run), with the bits of the module off', async () => {
+    const run = async (wasm: boolean, threads: number) => {
+      useWasmKernels(wasm);
+      const world = foldingCloth(threads);
+      await world.threadsReady();
+      const surfaces = collisionSystemOf(world)!.surfaces;
+      const home = () => (surfaces.narrowScan.wasm as unknown as { home: BroadMemory | null }).home;
+      for (let f = 0; f < 12; f++) world.step();
+      const before = home();
+      const mesh = gridMesh({ width: 0.5, height: 0.5, cols: 12, rows: 12, plane: 'xz' });
+      collisionSystemOf(world)!.add(new Cloth(world, { mesh, density: 0.2 }));
+      for (let f = 0; f < 12; f++) world.step();
+      const out = { bits: stateBits(world), runs: surfaces.narrowScan.wasm.runs, before, after: home() };
+      world.dispose();
+      return out;
+    };
+    const off = await run(false, 1);
+    const on = await run(true, 1);
+    const two = await run(true, 2);
+    expect([off.before, off.after]).toEqual([null, null]);
+    for (const r of [on, two]) {
+      expect(r.before).not.toBeNull();
+      expect(r.after).not.toBeNull();
+      expect(r.after).not.toBe(r.before);
+      expect(r.runs).toBeGreaterThan(100);
+      expect(r.bits.equals(off.bits)).toBe(true);
+    }
+  }, 120_000);
 
   it('steps a folding cloth bit for bit as the JavaScript scans do, on one thread and in blocks on two, both scans of a phase in one pool job', async () => {
     const run = async (wasm: boolean, threads: number) => {

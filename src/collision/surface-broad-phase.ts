@@ -3,7 +3,7 @@ import type { TaskRunner } from '../core/step-context.js';
 import { clock } from '../core/timings.js';
 import { Bvh } from './bvh.js';
 import { type BlocksSource, BroadBlocks, itemBoxesRange, sweptRange } from './surface-broad-blocks.js';
-import { type ArrayAlloc, sharedAlloc, sharedF64, triangleNormal } from './surface-broad-items.js';
+import { type ArrayAlloc, sharedAlloc, triangleNormal } from './surface-broad-items.js';
 import {
   addPair,
   B_MARGIN,
@@ -27,6 +27,7 @@ import {
   ParallelBroadRebuild,
 } from './surface-broad-tasks.js';
 import { BroadMemory, type BroadWasm, BroadWasmHost, WasmPairTests } from './surface-broad-wasm.js';
+import { inMemory } from './surface-narrow-wasm.js';
 import { SurfaceSnapshots } from './surface-snapshots.js';
 import { bindTopologyArrays, type SurfaceContactStats, type SurfaceTopology } from './surface-topology.js';
 
@@ -165,8 +166,9 @@ export class SurfaceBroadPhase {
     this.tree = new Bvh(4, mem ?? true);
     this.treeVersion = -1;
     this.snapshots.resize(alloc);
-    this.sv = sharedF64(6 * nv);
-    this.motion = sharedF64(nv);
+    // (the swept boxes and motions too: the narrow module reads them there, docs/collision.md "Seventeenth round")
+    this.sv = alloc.f64(6 * nv);
+    this.motion = alloc.f64(nv);
     this.tBox = alloc.f64(6 * t.triCount);
     this.tSphere = alloc.f64(4 * t.triCount);
     this.eHalf = alloc.f64(t.edgeCount);
@@ -512,15 +514,21 @@ export class SurfaceBroadPhase {
       const q = free[k];
       this.collectForVertex(A, q, partial && vd[q] === 0);
     }
-    this.vtCand = out.vt;
+    // the lists and their bounds on the broad phase's memory where there is one, moved there when they
+    // grew elsewhere (the narrow module reads and lowers them where they are: docs/collision.md,
+    // "Seventeenth round")
+    const mem = this.wasmHost?.mem ?? null;
+    this.vtCand = out.vt = inMemory(mem, out.vt);
     this.vtCount = out.vtCount;
-    this.eeCand = out.ee;
+    this.eeCand = out.ee = inMemory(mem, out.ee);
     this.eeCount = out.eeCount;
     // new candidates start without a distance bound
     if (this.vtDist.length < this.vtCand.length / 2)
       this.vtDist = grow64(this.vtDist, this.vtCand.length / 2);
     if (this.eeDist.length < this.eeCand.length / 2)
       this.eeDist = grow64(this.eeDist, this.eeCand.length / 2);
+    this.vtDist = inMemory(mem, this.vtDist);
+    this.eeDist = inMemory(mem, this.eeDist);
     this.vtDist.fill(-1, kept, this.vtCount);
     this.eeDist.fill(-1, keptEE, this.eeCount);
   }

@@ -175,7 +175,7 @@ export class SurfaceNarrowScan {
   private run(tasks: TaskRunner | null, A: NarrowArrays, store: ParticleStore, crossings: boolean): void {
     const nv = this.broad.vtCount,
       ne = this.broad.eeCount;
-    if (this.runWasm(tasks, A, nv, ne, crossings)) return;
+    if (this.runWasm(tasks, A, nv, ne, crossings, store.count)) return;
     const pooled =
       tasks !== null &&
       (nv >= NARROW_MIN || ne >= NARROW_MIN) &&
@@ -201,9 +201,15 @@ export class SurfaceNarrowScan {
     nv: number,
     ne: number,
     crossings: boolean,
+    particles: number,
   ): boolean {
     const W = this.wasm;
-    if (!W.ready() || !W.load(A, nv, ne, this.topo.version, crossings)) return false;
+    // on the broad phase's memory where it has one (its arrays read where they are: no copy)
+    if (
+      !W.ready(this.broad.wasmHost?.mem ?? null) ||
+      !W.load(A, nv, ne, this.topo.version, crossings, particles)
+    )
+      return false;
     const pooled = tasks !== null && (nv >= NARROW_MIN || ne >= NARROW_MIN) && W.shared;
     let vtDone = false,
       eeDone = false;

@@ -20,6 +20,7 @@ import {
   T_W,
   T_X,
 } from './narrow-slots.generated.js';
+import type { BroadMemory } from './surface-broad-wasm.js';
 import { N_MARGIN, N_MEAN_EDGE, N_RESCAN, N_TANGLED, type NarrowArrays } from './surface-narrow-scan.js';
 
 /**
@@ -32,6 +33,15 @@ import { N_MARGIN, N_MEAN_EDGE, N_RESCAN, N_TANGLED, type NarrowArrays } from '.
  * the distance bounds and the hits back. Unavailable (`ready` false) where
  * WebAssembly or SIMD is missing or `useWasmKernels(false)`: the JavaScript
  * scans run then, with the same results.
+ *
+ * On the broad phase's memory (`ready(home)`, where the broad phase has a
+ * shared WebAssembly memory: docs/collision.md, "Seventeenth round"), the
+ * module runs on that memory instead of its own: the arrays that lie there
+ * (the swept boxes, the motions, the sharp edges, the candidates and their
+ * bounds) are read and written where they are, with no copy in and no copy
+ * of the bounds back; only the others (x, p and the inverse masses of the
+ * store's particles, the per-surface reaches and thicknesses, the topology
+ * once per version) are copied into slots allocated in that memory.
  */
 
 /** The module's scans, by byte address of the address table (wasm/narrow.ts T_*). */
@@ -66,8 +76,6 @@ const SCALARS = 192;
 const FIRST = 256;
 const PAGE = 65536;
 
-type Bytes = { buffer: ArrayBufferLike; byteOffset: number; byteLength: number };
-
 export class WasmNarrow {
   private memory: WebAssembly.Memory | null = null;
   private ex: NarrowExports | null = null;
@@ -81,21 +89,60 @@ export class WasmNarrow {
   args: WasmNarrowArgs | null = null;
   /** Scans that ran in WebAssembly (statistics, tests). */
   runs = 0;
+  /** The broad phase's memory the module runs on (null: its own memory), and the slots resident there (1: read in place). */
+  private home: BroadMemory | null = null;
+  private readonly resident = new Uint8Array(T_SLOTS);
+  /** Per slot: its copy's address on the broad phase's memory, and the array a scan reads there. */
+  private readonly slotAt = new Int32Array(T_SLOTS);
+  private readonly src: (ArrayBufferView | null)[] = new Array(T_SLOTS).fill(null);
+  /** Bytes copied into the memory by the last `load` (tests: none for the arrays resident on the broad phase's memory). */
+  copied = 0;
 
-  /** Whether the module can run (loads it, with a shared memory where the engine has one). */
-  ready(): boolean {
+  /**
+   * Whether the module can run (loads it, with a shared memory where the engine has one): on `home`
+   * (the broad phase's memory) where it is given and the module can import a shared memory.
+   */
+  ready(home: BroadMemory | null = null): boolean {
+    const shared = home !== null ? sharedKernel('narrow') : null;
+    if (home !== null && shared !== null) {
+      if (this.home !== home) this.moveTo(home, shared);
+      return true;
+    }
+    if (this.home !== null) {
+      // the broad phase has no memory now (or the module is off): the module's own again
+      this.home = null;
+      this.memory = null;
+      this.ex = null;
+      this.args = null;
+    }
     if (this.ex !== null && wasmKernel('narrow') !== null) return true;
     if (this.memory !== null) return false;
-    const shared = sharedKernel('narrow');
-    const mod = shared ?? wasmKernel('narrow');
+    const own = sharedKernel('narrow');
+    const mod = own ?? wasmKernel('narrow');
     if (mod === null) return false;
     this.memory =
-      shared !== null
+      own !== null
         ? new WebAssembly.Memory({ initial: 1, maximum: SHARED_MAX_PAGES, shared: true })
         : new WebAssembly.Memory({ initial: 1 });
     this.args = { module: mod, memory: this.memory, table: TABLE };
     this.ex = narrowInstance(this.args);
+    this.cap.fill(0);
+    this.resident.fill(0);
+    this.topoVersion = -1;
     return true;
+  }
+
+  /** The module on the broad phase's memory: its table, scalars and slots allocated there (the slots at the next `load`). */
+  private moveTo(home: BroadMemory, mod: WebAssembly.Module): void {
+    this.home = home;
+    this.memory = home.memory;
+    const table = home.alloc(4 * T_SLOTS + 32);
+    this.addr[T_SCALARS] = (table + 4 * T_SLOTS + 7) & ~7;
+    this.args = { module: mod, memory: home.memory, table };
+    this.ex = narrowInstance(this.args);
+    this.cap.fill(0);
+    this.resident.fill(0);
+    this.topoVersion = -1;
   }
 
   /** Whether the memory is shared (the pool's threads can scan it). */
@@ -109,60 +156,80 @@ export class WasmNarrow {
 
   /**
    * Copies what a scan of nv vertex–triangle and ne edge–edge candidates reads into the memory
-   * (the topology when `topoVersion` changed or the layout moved); false where the memory
+   * (the topology when `topoVersion` changed or the layout moved; on the broad phase's memory,
+   * only the arrays that do not lie there; of the store's x, p and inverse masses only the first
+   * `particles`: the surfaces' vertices are among them, the rest is room); false where the memory
    * cannot grow that far.
    */
-  load(A: NarrowArrays, nv: number, ne: number, topoVersion: number, crossings: boolean): boolean {
-    const need = this.need;
-    for (let i = 0; i < TOPO.length; i++) need[i] = A[TOPO[i]].byteLength;
-    need[T_HR] = A.halfReach.byteLength;
-    need[T_THICK] = A.thickness.byteLength;
+  load(
+    A: NarrowArrays,
+    nv: number,
+    ne: number,
+    topoVersion: number,
+    crossings: boolean,
+    particles = Number.POSITIVE_INFINITY,
+  ): boolean {
+    const need = this.need,
+      src = this.src;
+    for (let i = 0; i < TOPO.length; i++) {
+      src[i] = A[TOPO[i]];
+      need[i] = A[TOPO[i]].byteLength;
+    }
+    src[T_HR] = A.halfReach;
+    src[T_THICK] = A.thickness;
+    // (the labels are read as 32-bit integers: other arrays are converted into a slot)
+    src[T_LABEL] = A.label instanceof Int32Array ? A.label : null;
+    src[T_SHARP] = A.sharp;
+    src[T_W] = A.invMass;
+    src[T_X] = A.x;
+    src[T_P] = A.p;
+    src[T_SV] = A.sv;
+    src[T_MOTION] = A.motion;
+    src[T_VT] = A.vtCand;
+    src[T_VTD] = A.vtDist;
+    src[T_EE] = A.eeCand;
+    src[T_EED] = A.eeDist;
+    src[T_RECHECK] = A.recheck;
+    src[T_VTHITS] = src[T_EEHITS] = null;
+    for (let i = TOPO.length; i < T_SCALARS; i++) need[i] = src[i]?.byteLength ?? 0;
+    need[T_W] = Math.min(need[T_W], 8 * particles);
+    need[T_X] = Math.min(need[T_X], 24 * particles);
+    need[T_P] = Math.min(need[T_P], 24 * particles);
     need[T_LABEL] = 4 * A.label.length;
-    need[T_SHARP] = A.sharp.byteLength;
-    need[T_W] = A.invMass.byteLength;
-    need[T_X] = A.x.byteLength;
-    need[T_P] = A.p.byteLength;
-    need[T_SV] = A.sv.byteLength;
-    need[T_MOTION] = A.motion.byteLength;
-    need[T_VT] = 8 * nv;
-    need[T_VTD] = 8 * nv;
-    need[T_EE] = 8 * ne;
-    need[T_EED] = 8 * ne;
-    need[T_RECHECK] = A.recheck.byteLength;
-    need[T_VTHITS] = 8 * nv;
-    need[T_EEHITS] = 8 * ne;
-    let fits = true;
-    for (let i = 0; i < T_SCALARS; i++) if (need[i] > this.cap[i]) fits = false;
-    if (!fits && !this.layout()) return false;
+    need[T_VT] = need[T_VTD] = need[T_VTHITS] = 8 * nv;
+    need[T_EE] = need[T_EED] = need[T_EEHITS] = 8 * ne;
+    let moved = false;
+    if (this.home !== null) {
+      const m = this.placeAtHome();
+      if (m === null) return false;
+      moved = m;
+    } else {
+      for (let i = 0; i < T_SCALARS; i++) if (need[i] > this.cap[i]) moved = true;
+      if (moved && !this.layout()) return false;
+    }
     const memory = this.memory as WebAssembly.Memory;
     const buf = memory.buffer;
     const bytes = new Uint8Array(buf);
     const addr = this.addr;
-    if (!fits || topoVersion !== this.topoVersion || this.topoArrays !== A.tri) {
-      for (let i = 0; i < TOPO.length; i++) put(bytes, addr[i], A[TOPO[i]], need[i]);
+    this.copied = 0;
+    if (moved || topoVersion !== this.topoVersion || this.topoArrays !== A.tri) {
+      for (let i = 0; i < TOPO.length; i++) this.put(bytes, i);
       this.topoVersion = topoVersion;
       this.topoArrays = A.tri;
     }
-    put(bytes, addr[T_HR], A.halfReach, need[T_HR]);
-    put(bytes, addr[T_THICK], A.thickness, need[T_THICK]);
-    const tangled = A.scalars[N_TANGLED] !== 0;
-    if (tangled) {
-      // the labels are read only on a tangled surface, as 32-bit integers
-      if (A.label instanceof Int32Array) put(bytes, addr[T_LABEL], A.label, need[T_LABEL]);
-      else new Int32Array(buf, addr[T_LABEL], A.label.length).set(A.label);
+    this.put(bytes, T_HR);
+    this.put(bytes, T_THICK);
+    if (A.scalars[N_TANGLED] !== 0) {
+      // the labels are read only on a tangled surface
+      if (src[T_LABEL] !== null) this.put(bytes, T_LABEL);
+      else {
+        new Int32Array(buf, addr[T_LABEL], A.label.length).set(A.label);
+        this.copied += need[T_LABEL];
+      }
     }
-    put(bytes, addr[T_SHARP], A.sharp, need[T_SHARP]);
-    put(bytes, addr[T_W], A.invMass, need[T_W]);
-    put(bytes, addr[T_X], A.x, need[T_X]);
-    put(bytes, addr[T_P], A.p, need[T_P]);
-    put(bytes, addr[T_SV], A.sv, need[T_SV]);
-    put(bytes, addr[T_MOTION], A.motion, need[T_MOTION]);
-    put(bytes, addr[T_VT], A.vtCand, need[T_VT]);
-    put(bytes, addr[T_VTD], A.vtDist, need[T_VTD]);
-    put(bytes, addr[T_EE], A.eeCand, need[T_EE]);
-    put(bytes, addr[T_EED], A.eeDist, need[T_EED]);
-    if (crossings && A.scalars[N_RESCAN] !== 0) put(bytes, addr[T_RECHECK], A.recheck, need[T_RECHECK]);
-    const s = new Float64Array(buf, SCALARS, 4);
+    for (let i = T_SHARP; i < T_RECHECK; i++) this.put(bytes, i);
+    if (crossings && A.scalars[N_RESCAN] !== 0) this.put(bytes, T_RECHECK);
+    const s = new Float64Array(buf, addr[T_SCALARS], 4);
     s[0] = A.scalars[N_MARGIN];
     s[1] = A.scalars[N_MEAN_EDGE];
     s[2] = A.scalars[N_TANGLED];
@@ -170,11 +237,59 @@ export class WasmNarrow {
     return true;
   }
 
-  /** Copies the distance bounds back into A's arrays. */
+  /** Copies the distance bounds back into A's arrays (not those read and written where they are). */
   unload(A: NarrowArrays, nv: number, ne: number): void {
     const buf = (this.memory as WebAssembly.Memory).buffer;
-    if (nv > 0) A.vtDist.set(new Float64Array(buf, this.addr[T_VTD], nv));
-    if (ne > 0) A.eeDist.set(new Float64Array(buf, this.addr[T_EED], ne));
+    if (nv > 0 && this.resident[T_VTD] === 0) A.vtDist.set(new Float64Array(buf, this.addr[T_VTD], nv));
+    if (ne > 0 && this.resident[T_EED] === 0) A.eeDist.set(new Float64Array(buf, this.addr[T_EED], ne));
+  }
+
+  /** Copies slot i's array (its `need` bytes) to its address, unless the module reads it where it is. */
+  private put(bytes: Uint8Array, i: number): void {
+    const a = this.src[i],
+      len = this.need[i];
+    if (this.resident[i] !== 0 || a === null || len <= 0) return;
+    bytes.set(new Uint8Array(a.buffer, a.byteOffset, len), this.addr[i]);
+    this.copied += len;
+  }
+
+  /**
+   * The addresses on the broad phase's memory: an array's own where it lies there (read in place),
+   * else its slot there (allocated anew, with a quarter more room, where small); writes the table.
+   * Whether a topology array has a new place (copy it again), or null where the memory cannot grow.
+   */
+  private placeAtHome(): boolean | null {
+    const home = this.home as BroadMemory,
+      need = this.need,
+      cap = this.cap,
+      addr = this.addr,
+      src = this.src,
+      res = this.resident;
+    let moved = false;
+    for (let i = 0; i < T_SCALARS; i++) {
+      const a = src[i];
+      if (a !== null && a.byteLength >= need[i] && home.holds(a)) {
+        res[i] = 1;
+        addr[i] = a.byteOffset;
+        continue;
+      }
+      if (res[i] !== 0 || need[i] > cap[i]) {
+        if (i < TOPO.length) moved = true;
+        if (need[i] > cap[i]) {
+          cap[i] = Math.max(64, 8 * Math.ceil((1.25 * need[i]) / 8));
+          try {
+            this.slotAt[i] = home.alloc(cap[i]);
+          } catch {
+            cap[i] = 0;
+            return null;
+          }
+        }
+      }
+      res[i] = 0;
+      addr[i] = this.slotAt[i];
+    }
+    new Int32Array(home.memory.buffer, (this.args as WasmNarrowArgs).table, T_SLOTS).set(addr);
+    return moved;
   }
 
   /** The hits a scan wrote (vertex–triangle or edge–edge), 2 Int32 per candidate slot. */
@@ -209,7 +324,13 @@ export class WasmNarrow {
   }
 }
 
-/** Copies len bytes of a to `at`. */
-function put(bytes: Uint8Array, at: number, a: Bytes, len: number): void {
-  if (len > 0) bytes.set(new Uint8Array(a.buffer, a.byteOffset, len), at);
+/**
+ * `a` where it lies in `mem` (or where there is no such memory), else a copy of it there of the
+ * same length (the broad phase's lists when they grew elsewhere: docs/collision.md, "Seventeenth round").
+ */
+export function inMemory<T extends Int32Array | Float64Array>(mem: BroadMemory | null, a: T): T {
+  if (mem === null || mem.holds(a)) return a;
+  const b = a instanceof Int32Array ? mem.i32(a.length) : mem.f64(a.length);
+  (b as Int32Array).set(a as Int32Array);
+  return b as T;
 }
