@@ -153,6 +153,26 @@ describe('self collision on worker threads', () => {
     }
   });
 
+  it("a rebuild on the pool copies the topology's arrays to its shared copies once per topology, not at every rebuild (session 22): the same copies and bits as one thread", async () => {
+    const worlds = [foldingCloth(1, '40x60'), foldingCloth(2, '40x60')];
+    await Promise.all(worlds.map((w) => w.threadsReady()));
+    for (let s = 0; s < 40; s++) for (const w of worlds) w.step();
+    expect(stateBits(worlds[1]).equals(stateBits(worlds[0]))).toBe(true);
+    const broad = collisionSystemOf(worlds[1])!.surfaces.broadPhase;
+    // (a test's reach into private fields: the pool's rebuild, its shared copies, the broad phase's arrays)
+    const pool = (broad as unknown as { parallelRebuild: ParallelBroadRebuild }).parallelRebuild;
+    expect(pool.runs).toBeGreaterThan(10);
+    // before session 22 every rebuild copied them (0.6 MB a rebuild on the bench's cloth)
+    expect(pool.topologyCopies).toBe(1);
+    const copies = (pool as unknown as { A: Record<string, Int32Array> }).A;
+    const own = (broad as unknown as { arrays: Record<string, Int32Array> }).arrays;
+    for (const key of ['tri', 'edge', 'vertex', 'triSurface', 'ownVStart', 'ownV', 'ownEStart', 'ownE']) {
+      expect(copies[key].buffer).toBeInstanceOf(SharedArrayBuffer);
+      expect(Array.from(copies[key].subarray(0, own[key].length))).toEqual(Array.from(own[key]));
+    }
+    for (const w of worlds) w.dispose();
+  }, 300_000);
+
   it('the untangling analysis of a cloth started tangled: its crossing search on the pool, the same crossings and bits on 1, 2 and 4 threads', async () => {
     const worlds = [tangledFold(1), tangledFold(2), tangledFold(4)];
     await Promise.all(worlds.map((w) => w.threadsReady()));

@@ -424,7 +424,7 @@ export class SurfaceBroadPhase {
       if (
         tasks !== null &&
         pooled &&
-        this.poolRebuild().run(tasks, A, tree, MAX_PAIRS_PER_TRIANGLE, budget, out, W)
+        this.poolRebuild().run(tasks, A, tree, MAX_PAIRS_PER_TRIANGLE, budget, out, W, this.topo.version)
       ) {
         this.collected(partial, kept, keptEE);
         return;

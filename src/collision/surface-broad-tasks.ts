@@ -1,4 +1,5 @@
 import type { SharedTask, TaskRunner } from '../core/step-context.js';
+import { ARRAYS } from './broad-slots.generated.js';
 import type { Bvh } from './bvh.js';
 import {
   type BvhNodes,
@@ -18,8 +19,15 @@ import {
   grow32,
   type PairSink,
 } from './surface-broad-pairs.js';
+import { type Shareable, shared, shareInto, TOPOLOGY_KEYS } from './surface-broad-share.js';
 import { closeTally, openTally, tallyFor, tallyPairs } from './surface-broad-tally.js';
-import { type BroadWasm, groupsInModule, partsInModule, testPairs } from './surface-broad-wasm.js';
+import {
+  type BroadWasm,
+  groupsInModule,
+  partsInModule,
+  TOPOLOGY_ARRAYS,
+  testPairs,
+} from './surface-broad-wasm.js';
 
 /**
  * The candidate tests of a full broad-phase rebuild on the worker pool
@@ -70,15 +78,6 @@ export const PARALLEL_MIN_PAIRS = 4096;
 /** Blocks per thread (small blocks even out pairs of uneven cost). */
 const BLOCKS_PER_THREAD = 8;
 const MAX_BLOCKS = 128;
-
-type Shareable = Int32Array | Float64Array | Uint8Array;
-
-/** A typed array of the same kind on a SharedArrayBuffer, at least `n` long (a quarter more, to grow rarely). */
-function shared<T extends Shareable>(a: T, n: number): T {
-  const C = a.constructor as new (b: SharedArrayBuffer) => T;
-  const len = Math.max(16, Math.ceil(1.25 * n));
-  return new C(new SharedArrayBuffer(len * a.BYTES_PER_ELEMENT));
-}
 
 /** The shared copies and outputs of one broad phase's rebuild task. */
 export class ParallelBroadPairs {
@@ -423,9 +422,10 @@ export class ParallelBroadRebuild {
     maxPairs: number,
     out: PairSink,
     W: BroadWasm | null = null,
+    topology = -1,
   ): boolean {
     if (tree.itemCount < 2) return false;
-    this.share(src, tree);
+    this.share(src, tree, topology);
     if (W !== this.W) {
       this.W = W;
       this.stale = this.updateStale = true;
@@ -668,11 +668,26 @@ export class ParallelBroadRebuild {
     return over;
   }
 
-  /** Copies the tree and what the tests read into the shared arrays (new ones, and stale = true, where too short). */
-  private share(src: BroadArrays, tree: Bvh): void {
-    if (
-      shareInto(this.A as unknown as Record<string, Shareable>, src as unknown as Record<string, Shareable>)
-    )
+  /** The topology version (−1: none) and arrays whose copies the shared arrays hold; rebuilds that copied them (statistics, tests). */
+  private topology = -1;
+  topologyCopies = 0;
+  private readonly topoSrc: (Shareable | null)[] = new Array(TOPOLOGY_ARRAYS).fill(null);
+
+  /**
+   * Copies the tree and what the tests read into the shared arrays (new ones, and stale = true, where
+   * too short); the topology's arrays only when its version (−1: always) or the arrays changed, as
+   * BroadWasmHost.place does (they were 0.6 MB a rebuild of the bench's cloth; session 22).
+   */
+  private share(src: BroadArrays, tree: Bvh, topology: number): void {
+    const S = src as unknown as Record<string, Shareable>;
+    let held = topology >= 0 && topology === this.topology;
+    for (let i = 0; i < TOPOLOGY_ARRAYS; i++) {
+      held &&= this.topoSrc[i] === S[ARRAYS[i]];
+      this.topoSrc[i] = S[ARRAYS[i]];
+    }
+    this.topology = topology;
+    if (!held) this.topologyCopies++;
+    if (shareInto(this.A as unknown as Record<string, Shareable>, S, held ? TOPOLOGY_KEYS : null))
       this.stale = this.updateStale = true;
     const N = this.N as unknown as Record<string, Shareable>;
     const nodes = tree.nodeCount;
@@ -721,33 +736,6 @@ export function startFrontierTask(
   Atomics.store(top, 0, 0);
   Atomics.store(top, 1, maxPairs > 0 ? maxPairs : 0x3fffffff);
   return tasks.runTask(task, nf, nf);
-}
-
-/**
- * Copies each array of `from` into the same key of `to` (a new shared array
- * where it is too short), or points `to` at it where it is on shared memory
- * already; true when one was new.
- */
-function shareInto(to: Record<string, Shareable>, from: Record<string, Shareable>): boolean {
-  let fresh = false;
-  for (const key in from) {
-    const a = from[key];
-    if (a.buffer instanceof SharedArrayBuffer) {
-      // already shared (the broad phase's snapshots and boxes, a threaded store): read where it is
-      const b = to[key];
-      if (b.buffer !== a.buffer || b.byteOffset !== a.byteOffset || b.length !== a.length) {
-        to[key] = a;
-        fresh = true;
-      }
-      continue;
-    }
-    if (to[key].length < a.length || to[key].buffer.constructor !== SharedArrayBuffer) {
-      to[key] = shared(a, a.length);
-      fresh = true;
-    }
-    to[key].set(a);
-  }
-  return fresh;
 }
 
 /** Appends to `out` the nv vertex–triangle and then ne edge–edge candidates stored in the arena from entry v. */

@@ -18,7 +18,7 @@ import {
 // table, written once with wasm/surfaces.ts's globals in scripts/kernels/emit-slots.ts (BROAD)
 
 /** The first ARRAYS that a topology fixes (copied into the memory once per topology version). */
-const TOPOLOGY_ARRAYS = 10;
+export const TOPOLOGY_ARRAYS = 10;
 const SLOTS = ARRAYS.length + TREE_ARRAYS.length + GROUP_SLOTS;
 
 interface SurfaceExports {
