@@ -36,8 +36,8 @@ describe('the pool decision for small windows', () => {
     for (const w of [one.world, ...many.map((c) => c.world)]) w.dispose();
   }, 120_000);
 
-  it('keeps a 58 × 58 f64 cloth (9,861 stretch constraints, under the f64 line) off the pool', async () => {
-    const small = fallingCloth({ n: 58, substeps: 5, bendCompliance: 0.01, threads: 4 });
+  it('keeps a 31 × 31 f64 cloth (2,760 stretch constraints, under the f64 line) off the pool', async () => {
+    const small = fallingCloth({ n: 31, substeps: 5, bendCompliance: 0.01, threads: 4 });
     await small.world.threadsReady();
     for (const set of [small.cloth.stretch, small.cloth.bend!]) {
       expect(set.count).toBeLessThan(POOL_MIN_CONSTRAINTS.f64);

@@ -15,24 +15,29 @@ import { particlePass } from '../wasm/window-moves.js';
 
 /**
  * ElementConstraints.poolMinConstraints: sets of fewer constraints stay off
- * a threaded world's pool, by the precision the set sweeps in (placed on a
- * quiet machine by bench/pool-probe.ts, docs/performance.md "Small sets skip
- * the pool": f64 sets gain from about 10,000 constraints, f32 sets, whose
- * kernels take less than half as long per constraint, from about 30,000).
- * Until session 22 a second line kept sets whose particle window (lowest to
- * highest index) spans fewer than 8,192 particles off the pool unless each
- * thread had 5,000 of their constraints (small25, session 18; sw28 and the
- * lead, session 21): under two copy blocks of the old tables every colour
- * block hung on one copy block. sw28's small-window tables
- * (src/wasm/element-threads-small.ts) removed that cause; on 2 threads the
- * line no longer decided (5,000 × 2 is the f64 line), and on a quiet 16-core
- * machine the 61 × 61 to 81 × 81 cloths it kept off the pool on 4 and 8
- * threads ran 1.9–3.3 × faster than one thread on the pool and 0.9 × off it
- * (docs/solver.md "Session 22 (lead): the pool line on 4 and 8 threads").
+ * a threaded world's pool, by the precision the set sweeps in. First placed
+ * in session 9 (bench/pool-probe.ts, docs/performance.md "Small sets skip the
+ * pool": f64 from about 10,000 constraints, f32, whose kernels take less than
+ * half as long per constraint, from about 30,000), and moved in session 22 to
+ * where the sessions since (fewer jobs a sweep, sw28's small-window tables)
+ * put them: on the quiet 2-core machine (bench/small-sets-probe.ts, a falling
+ * cloth, 2 threads) a set on the pool beat the same set off it from 36 × 36
+ * (3,745 constraints, 1.03 against 0.91 of one thread) in f64 and from 41 × 41
+ * to 51 × 51 (4,880 to 7,600) in f32, and lost below (31 × 31 and 26 × 26 in
+ * f64, 0.80–0.92 against 0.87–0.90; 31 × 31 in f32, 0.58–0.60 against
+ * 0.72–0.77); the lent 16-core machine placed them alike. Until session 22 a
+ * second line kept sets whose particle window (lowest to highest index) spans
+ * fewer than 8,192 particles off the pool unless each thread had 5,000 of
+ * their constraints (small25, session 18; sw28 and the lead, session 21):
+ * under two copy blocks of the old tables every colour block hung on one copy
+ * block. sw28's small-window tables (src/wasm/element-threads-small.ts)
+ * removed that cause; on a quiet 16-core machine the 61 × 61 to 81 × 81
+ * cloths it kept off the pool on 4 and 8 threads ran 1.9–3.3 × faster than one
+ * thread on the pool and 0.9 × off it (docs/solver.md "Session 22 (lead)").
  */
 export const POOL_MIN_CONSTRAINTS: Readonly<PoolThresholds> = {
-  f64: 10_000,
-  f32: 32_768,
+  f64: 3_500,
+  f32: 5_000,
 };
 
 /** Constraints from which a set's sweeps go to the pool, per precision of the sweep. */
@@ -306,18 +311,16 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
   /**
    * Sets of fewer constraints project on the calling thread in a threaded
    * world too: their kernel copy on ordinary memory, no job on the pool.
-   * Below this size a sweep's pool jobs (the window copied in and out, one
-   * job per colour with its barrier, and the colour's particles moving
-   * between the cores' caches when the next colour's blocks land on the
-   * other thread) cost more than the second core saves: measured on the
-   * falling cloth (docs/performance.md, "Small sets skip the pool"), a
-   * 50 × 50 cloth (7,301 stretch and 7,105 bending constraints) was slower
-   * on 2 threads than on 1 in f64 and f32, and a 201 × 201 one (120,400 and
-   * 119,600) faster. A function of the set's size alone, never of the thread
-   * count, so which sets use the pool does not depend on it; and a block on
-   * the pool runs the one-thread sweep's code, so the bits are the same
-   * either way. The line depends on the precision the set sweeps in (f32
-   * kernels cost less than half as much per constraint, so the pool's
+   * Below this size a sweep's pool jobs (the window copied in and out, the
+   * blocks' claims and done flags, and the colour's particles moving between
+   * the cores' caches) cost more than the second core saves: measured on the
+   * falling cloth (bench/small-sets-probe.ts; session 22: a 31 × 31 cloth
+   * ran slower on the pool than off it on 2 threads, a 36 × 36 one in f64 and
+   * a 41 × 41 one in f32 faster). A function of the set's size alone, never
+   * of the thread count, so which sets use the pool does not depend on it;
+   * and a block on the pool runs the one-thread sweep's code, so the bits are
+   * the same either way. The line depends on the precision the set sweeps in
+   * (f32 kernels cost less than half as much per constraint, so the pool's
    * fixed costs weigh more): `f64` and `f32`. Tests lower it ({ f64: 0,
    * f32: 0 }) to run small cloths on the pool.
    */

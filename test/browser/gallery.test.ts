@@ -531,8 +531,8 @@ describe('the gallery in Chromium', () => {
       .poll(async () => page.locator('[data-testid=readout]').textContent(), { timeout: 20_000 })
       .toMatch(/time: project:dihedral-bending\s*[\d.]+ ms \(\d+ %\)/);
     // the threads on a cloth with collider contacts: the pool runs the ground plane's contacts
-    // (collider-contacts-planes.ts); its 40 × 40 cloth's sets are below the size where the element
-    // kernels go to the pool (ElementConstraints.poolMinConstraints), so the calling thread projects them
+    // (collider-contacts-planes.ts) and, since session 22, its 40 × 40 cloth's sets (above the f64 line,
+    // ElementConstraints.poolMinConstraints)
     await openScene(page, base, 'cloth-drape');
     await page.keyboard.press('Space');
     await expect.poll(async () => (await state(page)).paused).toBe(true);
