@@ -405,7 +405,7 @@ describe('an f32 world', () => {
   }, 120_000);
 
   it('places the pool threshold by precision: a 41 × 41 cloth sweeps on the pool in f64 and on the calling thread in f32, the bits of one thread either way', async () => {
-    // 4,880 stretch and 4,720 bending constraints: above the f64 line (3,500), below the f32 one (5,000)
+    // 4,880 stretch and 4,720 bending constraints: above the f64 line (3,500), below the f32 one (32,768)
     const { f64, f32 } = ElementConstraints.poolMinConstraints;
     expect(f64).toBeLessThan(4_720);
     expect(f32).toBeGreaterThan(4_880);

@@ -18,14 +18,16 @@ import { particlePass } from '../wasm/window-moves.js';
  * a threaded world's pool, by the precision the set sweeps in. First placed
  * in session 9 (bench/pool-probe.ts, docs/performance.md "Small sets skip the
  * pool": f64 from about 10,000 constraints, f32, whose kernels take less than
- * half as long per constraint, from about 30,000), and moved in session 22 to
- * where the sessions since (fewer jobs a sweep, sw28's small-window tables)
- * put them: on the quiet 2-core machine (bench/small-sets-probe.ts, a falling
- * cloth, 2 threads) a set on the pool beat the same set off it from 36 × 36
- * (3,745 constraints, 1.03 against 0.91 of one thread) in f64 and from 41 × 41
- * to 51 × 51 (4,880 to 7,600) in f32, and lost below (31 × 31 and 26 × 26 in
- * f64, 0.80–0.92 against 0.87–0.90; 31 × 31 in f32, 0.58–0.60 against
- * 0.72–0.77); the lent 16-core machine placed them alike. Until session 22 a
+ * half as long per constraint, from about 30,000). The f64 line moved in
+ * session 22 to where the sessions since (fewer jobs a sweep, sw28's
+ * small-window tables) put it: on the quiet 2-core machine
+ * (bench/small-sets-probe.ts, a falling cloth, 2 threads) an f64 set on the
+ * pool beat the same set off it from 36 × 36 (3,745 constraints: 1.02 against
+ * 0.97 of one thread; 56 × 56 1.24 against 0.97) and lost at 31 × 31. The f32
+ * line stays: f32 sets of 41 × 41 and 51 × 51 ran slower on the pool (0.70,
+ * 0.83 against 0.91, 0.92 off it), 61 × 61 to 81 × 81 faster (0.99–1.14
+ * against 0.92–0.98), and 101 × 101 (a window over two copy blocks, the
+ * large tables) slower again (0.78 against 0.96). Until session 22 a
  * second line kept sets whose particle window (lowest to highest index) spans
  * fewer than 8,192 particles off the pool unless each thread had 5,000 of
  * their constraints (small25, session 18; sw28 and the lead, session 21):
@@ -37,7 +39,7 @@ import { particlePass } from '../wasm/window-moves.js';
  */
 export const POOL_MIN_CONSTRAINTS: Readonly<PoolThresholds> = {
   f64: 3_500,
-  f32: 5_000,
+  f32: 32_768,
 };
 
 /** Constraints from which a set's sweeps go to the pool, per precision of the sweep. */
@@ -314,9 +316,9 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
    * Below this size a sweep's pool jobs (the window copied in and out, the
    * blocks' claims and done flags, and the colour's particles moving between
    * the cores' caches) cost more than the second core saves: measured on the
-   * falling cloth (bench/small-sets-probe.ts; session 22: a 31 × 31 cloth
-   * ran slower on the pool than off it on 2 threads, a 36 × 36 one in f64 and
-   * a 41 × 41 one in f32 faster). A function of the set's size alone, never
+   * falling cloth (bench/small-sets-probe.ts; session 22: on 2 threads a
+   * 31 × 31 f64 cloth ran slower on the pool than off it, a 36 × 36 one
+   * faster; in f32 a 51 × 51 one slower, a 61 × 61 one about even). A function of the set's size alone, never
    * of the thread count, so which sets use the pool does not depend on it;
    * and a block on the pool runs the one-thread sweep's code, so the bits are
    * the same either way. The line depends on the precision the set sweeps in
