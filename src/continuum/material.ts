@@ -1,4 +1,4 @@
-import { PbdError } from '../core/errors.js';
+import { PbdError, requirePositiveAs } from '../core/errors.js';
 
 /**
  * Constitutive models of 002 §4.1 and their parameters.
@@ -76,14 +76,13 @@ export function resolveMaterial(o: MaterialOptions, where: string, planeStress =
       "use 'stvk' or 'neo-hookean'",
     );
   }
-  if (!(o.youngsModulus > 0) || !Number.isFinite(o.youngsModulus)) {
-    throw new PbdError(
-      'material/young',
-      `${where}.youngsModulus`,
-      `must be a finite number > 0 (Pa), got ${o.youngsModulus}`,
-      'rubber is about 1e6 Pa, soft tissue 1e3–1e5 Pa',
-    );
-  }
+  requirePositiveAs(
+    o.youngsModulus,
+    'a finite number > 0 (Pa)',
+    'material/young',
+    `${where}.youngsModulus`,
+    'rubber is about 1e6 Pa, soft tissue 1e3–1e5 Pa',
+  );
   if (!(o.poissonRatio > -1 && o.poissonRatio < 0.5)) {
     throw new PbdError(
       'material/poisson',
@@ -139,9 +138,7 @@ export function orthotropicTensor(o: OrthotropicOptions, where: string): Float64
     ['warpModulus', o.warpModulus],
     ['shearModulus', o.shearModulus],
   ] as const) {
-    if (!(v > 0) || !Number.isFinite(v)) {
-      throw new PbdError('material/modulus', `${where}.${name}`, `must be a finite number > 0, got ${v}`);
-    }
+    requirePositiveAs(v, 'a finite number > 0', 'material/modulus', `${where}.${name}`);
   }
   const d = 1 - o.weftPoisson * o.warpPoisson;
   if (!(d > 0) || !Number.isFinite(d)) {

@@ -1,5 +1,5 @@
 import bunny from 'bunny';
-import { PbdError } from '../core/errors.js';
+import { PbdError, requirePositiveAs } from '../core/errors.js';
 import type { Vec3Tuple } from '../core/motion.js';
 import { quatFromEulerDegrees, quatRotate } from '../math/quat.js';
 import { orientConsistently, type TriangleMesh } from './triangle-mesh.js';
@@ -281,8 +281,7 @@ export function sackMesh(radius: number, height: number, segments = 24, rings = 
 export function boxMesh(hx: number, hy: number, hz: number, cells = 4): TriangleMesh {
   const h = [hx, hy, hz];
   for (let a = 0; a < 3; a++) {
-    if (!(h[a] > 0) || !Number.isFinite(h[a]))
-      throw new PbdError('mesh/box', `box.halfExtents[${a}]`, `must be a finite number > 0, got ${h[a]}`);
+    requirePositiveAs(h[a], 'a finite number > 0', 'mesh/box', `box.halfExtents[${a}]`);
   }
   if (!(Number.isInteger(cells) && cells >= 1 && cells <= 1024))
     throw new PbdError('mesh/box', 'box.cells', `must be an integer in 1…1024, got ${cells}`);

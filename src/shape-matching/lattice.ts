@@ -15,7 +15,7 @@
  * cube of r exactly when r is in the cube of j), so blending goal positions
  * (scatter) is the same box sum applied to per-region values.
  */
-import { PbdError } from '../core/errors.js';
+import { PbdError, requirePositiveAs } from '../core/errors.js';
 import { positionBounds, type TriangleMesh, triangleYZBounds, yzBoundsOut } from '../mesh/triangle-mesh.js';
 import type { RegionSummation } from './summation.js';
 
@@ -45,9 +45,7 @@ export class Lattice {
         `dimensions must be integers ≥ 1, got [${dims.join(', ')}]`,
       );
     }
-    if (!(spacing > 0) || !Number.isFinite(spacing)) {
-      throw new PbdError('lattice/spacing', 'lattice.spacing', `must be > 0, got ${spacing}`);
-    }
+    requirePositiveAs(spacing, '> 0', 'lattice/spacing', 'lattice.spacing');
     this.nx = nx;
     this.ny = ny;
     this.nz = nz;
@@ -95,9 +93,7 @@ export class Lattice {
 
   /** The nodes of the lattice of spacing h over the bounding box of `mesh` that lie inside the closed mesh. */
   static fromMesh(mesh: TriangleMesh, spacing: number, where = 'lattice'): Lattice {
-    if (!(spacing > 0) || !Number.isFinite(spacing)) {
-      throw new PbdError('lattice/spacing', `${where}.spacing`, `must be > 0, got ${spacing}`);
-    }
+    requirePositiveAs(spacing, '> 0', 'lattice/spacing', `${where}.spacing`);
     const pos = mesh.positions;
     const { lo, hi } = positionBounds(pos);
     const dims: [number, number, number] = [0, 0, 0];

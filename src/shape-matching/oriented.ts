@@ -32,7 +32,7 @@
 import { Body, type Tunable } from '../core/body.js';
 import { colorVariableConstraints } from '../core/coloring.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
-import { PbdError } from '../core/errors.js';
+import { PbdError, requirePositiveAs } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { ProjectionRule } from '../core/solver.js';
 import type { World } from '../core/world.js';
@@ -124,14 +124,13 @@ export class OrientedParticles extends Body {
       store.setMass(off + j, m);
       for (let k = 0; k < 3; k++) {
         const r = typeof radii === 'number' ? radii : radii.length === 3 ? radii[k] : radii[3 * j + k];
-        if (!(r > 0) || !Number.isFinite(r)) {
-          throw new PbdError(
-            'oriented/radius',
-            `${where}: particle ${j}`,
-            `has radius ${r}`,
-            'every ellipsoid radius must be > 0',
-          );
-        }
+        requirePositiveAs(
+          r,
+          'a positive radius (m)',
+          'oriented/radius',
+          `${where}: particle ${j}`,
+          'every ellipsoid radius must be > 0',
+        );
         this.radii[3 * j + k] = r;
       }
       if (o.orientations) for (let k = 0; k < 4; k++) this.qRest[4 * j + k] = o.orientations[4 * j + k];

@@ -41,7 +41,7 @@
  */
 import { complianceTunable, stiffnessTunable, type Tunable } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
-import { PbdError, requireAtLeast } from '../core/errors.js';
+import { PbdError, requireAtLeast, requirePositiveAs } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { ProjectionRule } from '../core/solver.js';
 import { invert3, mat3FromQuat, mul3, mul3Bt } from '../math/mat3.js';
@@ -152,14 +152,13 @@ export class RegionShapeMatching implements ConstraintSet {
     this.invCount = new Float64Array(n);
     for (let j = 0; j < n; j++) {
       const m = masses ? masses[j] : store.mass[offset + j];
-      if (!(m > 0) || !Number.isFinite(m)) {
-        throw new PbdError(
-          'shape-matching/mass',
-          `${where}: particle ${j}`,
-          `has mass ${m}`,
-          'give every particle a positive finite mass',
-        );
-      }
+      requirePositiveAs(
+        m,
+        'a positive mass (kg)',
+        'shape-matching/mass',
+        `${where}: particle ${j}`,
+        'give every particle a positive finite mass',
+      );
       if (!(counts[j] > 0)) {
         throw new PbdError(
           'shape-matching/orphan',

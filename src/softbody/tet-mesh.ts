@@ -1,5 +1,5 @@
 import { tetVolume } from '../constraints/volume.js';
-import { PbdError } from '../core/errors.js';
+import { PbdError, requirePositiveAs } from '../core/errors.js';
 import { checkFiniteVertices, checkVertexIndex, edgeCross, edgeCrossOut } from '../mesh/triangle-mesh.js';
 
 /** An indexed tetrahedral mesh: xyz-interleaved positions and four vertex indices per tet. */
@@ -319,8 +319,7 @@ export function tetBox(o: TetBoxOptions, where = 'box'): TetMesh {
     }
   }
   for (const [k, s] of o.size.entries()) {
-    if (!(s > 0) || !Number.isFinite(s))
-      throw new PbdError('tetmesh/box', `${where}.size[${k}]`, `must be > 0, got ${s}`);
+    requirePositiveAs(s, '> 0', 'tetmesh/box', `${where}.size[${k}]`);
   }
   const [ox, oy, oz] = o.origin ?? [0, 0, 0];
   const positions = new Float64Array(3 * nx * ny * nz);
