@@ -6,6 +6,7 @@ import {
   dihedralAngleGradients,
   distanceConstraint,
   icosphere,
+  type PbdError,
   PressureConstraint,
   World,
 } from '../src/index.js';
@@ -295,5 +296,27 @@ describe('pressure constraint set alone', () => {
     const open = { positions: sphere.positions, triangles: sphere.triangles.slice(3) };
     expect(() => new Cloth(world, { mesh: open, pressure: { pressure: 1 } })).toThrow(/closed mesh/);
     expect(() => new PressureConstraint(world.store, [], 1)).toThrow();
+  });
+
+  it('names the fault of a mesh that bounds no volume: open, or closed and facing inward', () => {
+    const sphere = icosphere(0.5, 1);
+    const open = { positions: sphere.positions, triangles: sphere.triangles.slice(3) };
+    const inward = { positions: sphere.positions, triangles: sphere.triangles.slice() };
+    for (let t = 0; t < inward.triangles.length; t += 3) {
+      [inward.triangles[t + 1], inward.triangles[t + 2]] = [inward.triangles[t + 2], inward.triangles[t + 1]];
+    }
+    const code = (mesh: typeof sphere) => {
+      try {
+        new Cloth(new World(), { mesh, pressure: { pressure: 1 } });
+        return 'accepted';
+      } catch (e) {
+        return (e as PbdError).code;
+      }
+    };
+    expect([code(open), code(inward), code(sphere)]).toEqual([
+      'cloth/open-mesh',
+      'cloth/inverted-mesh',
+      'accepted',
+    ]);
   });
 });

@@ -284,6 +284,13 @@ describe('shape matching: checkpoints and bad input', () => {
     expect(() => latticeBody(world, { mesh: open, spacing: 0.1, name: 'lid' })).toThrow(
       /lattice body 'lid'\.mesh.*not closed/,
     );
+    const inward = icosphere(0.2, 1);
+    for (let t = 0; t < inward.triangles.length; t += 3) {
+      [inward.triangles[t + 1], inward.triangles[t + 2]] = [inward.triangles[t + 2], inward.triangles[t + 1]];
+    }
+    expect(() => surfaceBody(world, { mesh: inward, name: 'cap' })).toThrow(
+      /surface body 'cap'\.mesh.*negative volume/,
+    );
     expect(() =>
       latticeBody(world, {
         mesh: icosphere(0.2, 1),

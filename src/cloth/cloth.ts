@@ -13,8 +13,7 @@ import {
   buildEdgeTopology,
   edgeCross,
   edgeCrossOut,
-  enclosedVolume,
-  isClosed,
+  requireEnclosing,
   type TriangleMesh,
   validateTriangleMesh,
 } from '../mesh/triangle-mesh.js';
@@ -212,22 +211,7 @@ export class Cloth extends Body {
           )
         : null;
     if (o.pressure) {
-      if (!isClosed(meshTopology)) {
-        throw new PbdError(
-          'cloth/open-balloon',
-          `${where}.pressure`,
-          'a balloon needs a closed mesh but this one has boundary edges',
-          'close the holes or remove the pressure setting',
-        );
-      }
-      if (enclosedVolume(o.mesh.positions, this.triangles) <= 0) {
-        throw new PbdError(
-          'cloth/inverted-balloon',
-          `${where}.pressure`,
-          'the mesh encloses a negative volume (its triangles face inward)',
-          'reverse the triangle winding',
-        );
-      }
+      requireEnclosing(meshTopology, o.mesh, 'cloth', `${where}.pressure`, 'a balloon');
       this.pressure = this.addSet(
         new PressureConstraint(
           store,

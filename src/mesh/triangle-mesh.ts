@@ -352,6 +352,37 @@ export function isClosed(topo: EdgeTopology): boolean {
   return true;
 }
 
+/**
+ * Throws unless the mesh bounds a volume the way a pressure or a volume-based mass needs: closed
+ * (every edge has two triangles; `${family}/open-mesh`) and outward-facing (a positive enclosed
+ * volume; `${family}/inverted-mesh`). `topo` is the mesh's edge topology, `what` names the use
+ * ('a balloon') in the message.
+ */
+export function requireEnclosing(
+  topo: EdgeTopology,
+  mesh: TriangleMesh,
+  family: string,
+  where: string,
+  what: string,
+): void {
+  if (!isClosed(topo)) {
+    throw new PbdError(
+      `${family}/open-mesh`,
+      where,
+      `is not closed (it has boundary edges): ${what} needs a closed mesh`,
+      'close the holes (every edge must have two triangles)',
+    );
+  }
+  if (!(enclosedVolume(mesh.positions, mesh.triangles) > 0)) {
+    throw new PbdError(
+      `${family}/inverted-mesh`,
+      where,
+      'the mesh encloses a negative volume (its triangles face inward)',
+      'reverse the triangle winding',
+    );
+  }
+}
+
 /** Signed volume enclosed by a closed, consistently oriented mesh (divergence theorem). */
 export function enclosedVolume(
   positions: ArrayLike<number>,

@@ -25,8 +25,8 @@ import type { World } from '../core/world.js';
 import {
   buildEdgeTopology,
   enclosedVolume,
-  isClosed,
   positionBounds,
+  requireEnclosing,
   type TriangleMesh,
   triangleArea,
 } from '../mesh/triangle-mesh.js';
@@ -544,20 +544,5 @@ export function surfaceBody(world: World, o: SurfaceBodyOptions): ShapeMatchingB
 
 function checkClosed(mesh: TriangleMesh, where: string): void {
   const topo = buildEdgeTopology(mesh.triangles, `${where}.mesh`);
-  if (!isClosed(topo)) {
-    throw new PbdError(
-      'shape-matching/open-mesh',
-      `${where}.mesh`,
-      'is not closed (it has boundary edges), so it encloses no volume',
-      'use a closed, outward-facing surface',
-    );
-  }
-  if (!(enclosedVolume(mesh.positions, mesh.triangles) > 0)) {
-    throw new PbdError(
-      'shape-matching/inverted-mesh',
-      `${where}.mesh`,
-      'encloses a negative volume (its triangles face inward)',
-      'reverse the triangle winding',
-    );
-  }
+  requireEnclosing(topo, mesh, 'shape-matching', `${where}.mesh`, 'a shape-matched body');
 }
