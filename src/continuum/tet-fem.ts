@@ -1,6 +1,6 @@
 import { ElementConstraints } from '../constraints/element-set.js';
 import type { StepContext } from '../core/constraint-set.js';
-import { PbdError } from '../core/errors.js';
+import { PbdError, requireAtLeast } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 import { ProjectionRule } from '../core/solver.js';
 import type { ElementGlue } from '../kernels/glue.js';
@@ -107,13 +107,7 @@ export class TetFemConstraints extends ElementConstraints<TetFemArgs> {
       }
       const pl = options.plasticity;
       for (const k of ['yield', 'creep', 'max'] as const) {
-        if (!(pl[k] >= 0) || !Number.isFinite(pl[k])) {
-          throw new PbdError(
-            'fem/plasticity',
-            `${where}.plasticity.${k}`,
-            `must be a finite number ≥ 0, got ${pl[k]}`,
-          );
-        }
+        requireAtLeast(pl[k], 0, 'fem/plasticity', `${where}.plasticity.${k}`);
       }
     }
     super(rule);

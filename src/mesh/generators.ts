@@ -1,5 +1,5 @@
 import bunny from 'bunny';
-import { PbdError, requirePositiveAs } from '../core/errors.js';
+import { PbdError, requireIntegerIn, requirePositiveAs } from '../core/errors.js';
 import type { Vec3Tuple } from '../core/motion.js';
 import { quatFromEulerDegrees, quatRotate } from '../math/quat.js';
 import { orientConsistently, type TriangleMesh } from './triangle-mesh.js';
@@ -77,13 +77,7 @@ export function gridMesh(o: GridOptions, where = 'grid'): TriangleMesh {
 /** An icosphere: a subdivided icosahedron projected onto a sphere; closed and outward-oriented. */
 export function icosphere(radius = 1, subdivisions = 2): TriangleMesh {
   if (!(radius > 0)) throw new PbdError('mesh/icosphere', 'icosphere.radius', `must be > 0, got ${radius}`);
-  if (!(Number.isInteger(subdivisions) && subdivisions >= 0 && subdivisions <= 7)) {
-    throw new PbdError(
-      'mesh/icosphere',
-      'icosphere.subdivisions',
-      `must be an integer in 0…7, got ${subdivisions}`,
-    );
-  }
+  requireIntegerIn(subdivisions, 0, 7, 'mesh/icosphere', 'icosphere.subdivisions');
   const t = (1 + Math.sqrt(5)) / 2;
   const verts: number[] = [
     -1,
@@ -283,8 +277,7 @@ export function boxMesh(hx: number, hy: number, hz: number, cells = 4): Triangle
   for (let a = 0; a < 3; a++) {
     requirePositiveAs(h[a], 'a finite number > 0', 'mesh/box', `box.halfExtents[${a}]`);
   }
-  if (!(Number.isInteger(cells) && cells >= 1 && cells <= 1024))
-    throw new PbdError('mesh/box', 'box.cells', `must be an integer in 1…1024, got ${cells}`);
+  requireIntegerIn(cells, 1, 1024, 'mesh/box', 'box.cells');
   const longest = Math.max(hx, hy, hz);
   const n = h.map((e) => Math.max(1, Math.round((cells * e) / longest)));
   const index = new Map<number, number>();

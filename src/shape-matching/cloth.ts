@@ -23,7 +23,7 @@
 import { DihedralBending } from '../cloth/dihedral-bending.js';
 import { Body, type Tunable } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
-import { PbdError } from '../core/errors.js';
+import { PbdError, requireIntegerIn } from '../core/errors.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
 import type { World } from '../core/world.js';
 import { gridMesh } from '../mesh/generators.js';
@@ -78,9 +78,7 @@ export class ShapeMatchingCloth extends Body {
     if (!(density > 0))
       throw new PbdError('sm-cloth/density', `${where}.density`, `must be > 0, got ${density}`);
     const nLevels = o.levels ?? 1;
-    if (!(Number.isInteger(nLevels) && nLevels >= 1 && nLevels <= 8)) {
-      throw new PbdError('sm-cloth/levels', `${where}.levels`, `must be an integer in 1…8, got ${nLevels}`);
-    }
+    requireIntegerIn(nLevels, 1, 8, 'sm-cloth/levels', `${where}.levels`);
     const meshes: TriangleMesh[] = [];
     if (o.grid) {
       const t = o.translate ?? [0, 0, 0];
