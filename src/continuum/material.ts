@@ -133,12 +133,8 @@ export interface OrthotropicOptions {
  * materials); otherwise their mean is used. Returns [C11, C12, C22, C33].
  */
 export function orthotropicTensor(o: OrthotropicOptions, where: string): Float64Array {
-  for (const [name, v] of [
-    ['weftModulus', o.weftModulus],
-    ['warpModulus', o.warpModulus],
-    ['shearModulus', o.shearModulus],
-  ] as const) {
-    requirePositiveAs(v, 'a finite number > 0', 'material/modulus', `${where}.${name}`);
+  for (const k of ['weftModulus', 'warpModulus', 'shearModulus'] as const) {
+    requirePositiveAs(o[k], 'a finite number > 0', 'material/modulus', `${where}.${k}`);
   }
   const d = 1 - o.weftPoisson * o.warpPoisson;
   if (!(d > 0) || !Number.isFinite(d)) {

@@ -571,13 +571,9 @@ export function optimalRotation(
 }
 
 export function validatePlasticity(p: PlasticityOptions, where: string): void {
-  for (const [k, v] of [
-    ['yield', p.yield],
-    ['creep', p.creep],
-    ['max', p.max],
-  ] as const) {
+  for (const k of ['yield', 'creep', 'max'] as const) {
     requireAtLeast(
-      v,
+      p[k],
       0,
       'shape-matching/plasticity',
       `${where}.plasticity.${k}`,
