@@ -1,9 +1,10 @@
 /**
  * Axis-aligned boxes in flat arrays, six numbers each (min x, y, z, max x,
  * y, z): the one overlap test and the one write of the BVH (bvh.ts,
- * bvh-self-pairs.ts), the collider contacts' chunk boxes and the mesh
- * feature contacts' triangle boxes, and the one union of a list of boxes. Small and monomorphic, so that V8 inlines
- * them into the per-node and per-chunk loops that call them.
+ * bvh-self-pairs.ts), the collider contacts' chunk boxes, the mesh feature
+ * contacts' triangle boxes and the fluid's bounds (fluids/grid-blocks.ts
+ * boundsOf), and the one union of a list of boxes. Small and monomorphic, so
+ * that V8 inlines them into the per-node and per-chunk loops that call them.
  */
 
 /** Do the closed boxes at A[oa … oa + 5] and B[ob … ob + 5] overlap? */

@@ -1,3 +1,4 @@
+import { edgeCross, edgeCrossOut } from '../mesh/triangle-mesh.js';
 import type { TopologyArrays } from './surface-topology.js';
 
 /**
@@ -52,23 +53,16 @@ export function pairThickness(A: NarrowArrays, a: number, b: number): number {
   return a === b ? ha : 0.5 * (ha + A.thickness[b]);
 }
 
-/** Signed distance of q from the plane of (a, b, c) (0 for a degenerate triangle). */
+/**
+ * Signed distance of q from the plane of (a, b, c) (0 for a degenerate triangle), along the normal
+ * (b − a) × (c − a) of mesh/triangle-mesh.ts edgeCross (the same operations as written out here before).
+ */
 export function planeDistance(p: Float64Array, q3: number, a3: number, b3: number, c3: number): number {
-  const ax = p[a3],
-    ay = p[a3 + 1],
-    az = p[a3 + 2];
-  const ux = p[b3] - ax,
-    uy = p[b3 + 1] - ay,
-    uz = p[b3 + 2] - az;
-  const vx = p[c3] - ax,
-    vy = p[c3 + 1] - ay,
-    vz = p[c3 + 2] - az;
-  const nx = uy * vz - uz * vy,
-    ny = uz * vx - ux * vz,
-    nz = ux * vy - uy * vx;
-  const n = Math.sqrt(nx * nx + ny * ny + nz * nz);
-  if (!(n > 1e-300)) return 0;
-  return ((p[q3] - ax) * nx + (p[q3 + 1] - ay) * ny + (p[q3 + 2] - az) * nz) / n;
+  edgeCross(p, a3, b3, c3);
+  const n = edgeCrossOut;
+  const l = Math.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  if (!(l > 1e-300)) return 0;
+  return ((p[q3] - p[a3]) * n[0] + (p[q3 + 1] - p[a3 + 1]) * n[1] + (p[q3 + 2] - p[a3 + 2]) * n[2]) / l;
 }
 
 /** Does the box of vertex q (at oq) come within g of the box of the triangle with vertex boxes at oa, ob, oc? */

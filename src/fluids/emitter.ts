@@ -1,5 +1,6 @@
 import { PbdError } from '../core/errors.js';
 import type { Vec3Tuple } from '../core/motion.js';
+import { cross3 } from '../math/edges.js';
 
 /** A nozzle that adds fluid particles: a round stream with a speed and a flow rate. */
 export interface EmitterOptions {
@@ -86,19 +87,16 @@ export class FluidEmitter {
     this.direction = new Float64Array([dir[0] / len, dir[1] / len, dir[2] / len]);
     this.speed = o.speed;
     this.radius = radius;
-    // an orthonormal frame (u, w) of the nozzle plane
-    const [nx, ny, nz] = this.direction;
-    const ax = Math.abs(nx) < 0.9 ? [1, 0, 0] : [0, 1, 0];
-    let ux = ny * ax[2] - nz * ax[1],
-      uy = nz * ax[0] - nx * ax[2],
-      uz = nx * ax[1] - ny * ax[0];
-    const ul = Math.hypot(ux, uy, uz);
-    ux /= ul;
-    uy /= ul;
-    uz /= ul;
-    const wx = ny * uz - nz * uy,
-      wy = nz * ux - nx * uz,
-      wz = nx * uy - ny * ux;
+    // an orthonormal frame (u, w) of the nozzle plane: u = n × a for an axis a not near n, normalised,
+    // then w = n × u (math/edges.ts cross3, the set-up cross product; E: n, a, u, w)
+    const n = this.direction;
+    const E = new Float64Array(12);
+    E.set(n);
+    E[Math.abs(n[0]) < 0.9 ? 3 : 4] = 1;
+    cross3(E, 0, 3, 6);
+    const ul = Math.hypot(E[6], E[7], E[8]);
+    for (let k = 6; k < 9; k++) E[k] /= ul;
+    cross3(E, 0, 6, 9);
     const pts: number[] = [];
     const m = Math.ceil(radius / spacing) + 1;
     for (let a = -m; a <= m; a++) {
@@ -107,7 +105,7 @@ export class FluidEmitter {
         const s = a * spacing,
           t = b * spacing;
         if (s * s + t * t <= radius * radius + 1e-12) {
-          pts.push(s * ux + t * wx, s * uy + t * wy, s * uz + t * wz);
+          pts.push(s * E[6] + t * E[9], s * E[7] + t * E[10], s * E[8] + t * E[11]);
         }
       }
     }

@@ -14,6 +14,7 @@
  * for entry (a stable counting sort has one result), with each cell written
  * by one part.
  */
+import { writeBox } from '../collision/boxes.js';
 import { blocksRun, POOL_MIN_PARTICLES, particleBlocks } from '../core/particle-tasks.js';
 import { MAX_BLOCKS, type SharedTask, type TaskRunner } from '../core/step-context.js';
 import { clampedCell, type NeighbourGrid } from './neighbour-grid.js';
@@ -158,12 +159,7 @@ export function boundsOf(
     const e2 = ex * ex + ey * ey + ez * ez;
     if (e2 > d2) d2 = e2;
   }
-  out[o] = x0;
-  out[o + 1] = y0;
-  out[o + 2] = z0;
-  out[o + 3] = x1;
-  out[o + 4] = y1;
-  out[o + 5] = z1;
+  writeBox(out, o, x0, y0, z0, x1, y1, z1);
   return d2;
 }
 
