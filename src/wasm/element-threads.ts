@@ -30,6 +30,7 @@ import {
   elementBlock,
   elementBlockF32,
 } from './element-kernels.generated.js';
+import { idsInLaneOrder, zeroLaneRange } from './element-lambda.js';
 import {
   awaitTimed,
   FUSED_COLOUR,
@@ -119,7 +120,7 @@ interface ThreadInstance {
   /** The groups' constraint ids and the multipliers (f64 by id, lam[count] the padding lanes' spare; f32x4 kernels: f32 in lane order, paired.ts). */
   EL: Int32Array;
   LAM: Float64Array | Float32Array;
-  /** f32x4: wasm's memory.fill on the set's memory, for λ⁰ = 0 (a typed array's fill on shared memory is 4–10× slower: store-memory.ts). */
+  /** wasm's memory.fill on the set's memory, for λ⁰ = 0 (a typed array's fill on shared memory is 4–10× slower: store-memory.ts). */
   bulk: BulkOps | null;
 }
 
@@ -173,7 +174,7 @@ function instanceOf(A: ElementArgs, ex: ElementExports | null): ThreadInstance {
               S: none,
               SW: none,
             };
-    t = { ...views, EL, LAM, bulk: A.lanes === 4 ? bulkOn(A.memory) : null };
+    t = { ...views, EL, LAM, bulk: bulkOn(A.memory) };
     instances.set(A, t);
   }
   return t;
@@ -317,10 +318,13 @@ function colourBlock(
   if (zero) {
     // λ⁰ = 0 (001 Eq. 17) for the block's constraints, right before their first projection of the substep
     const EL = t.EL,
-      LAM = t.LAM;
-    if (t.bulk !== null) t.bulk.fill(LAM.byteOffset + 16 * from, 16 * (to - from));
-    else if (A.lanes === 4) LAM.fill(0, 4 * from, 4 * to);
-    else for (let i = A.lanes * from; i < A.lanes * to; i++) LAM[EL[i]] = 0;
+      LAM = t.LAM,
+      L = A.lanes;
+    if (L === 4) {
+      if (t.bulk !== null) t.bulk.fill(LAM.byteOffset + 16 * from, 16 * (to - from));
+      else LAM.fill(0, 4 * from, 4 * to);
+    } else if (A.idRuns !== 0) zeroLaneRange(EL, LAM as Float64Array, A.count, L * from, L * to, t.bulk);
+    else for (let i = L * from; i < L * to; i++) LAM[EL[i]] = 0;
   }
   if (A.f32 !== 0) {
     // the block's gathered quads at its place in its colour's scratch (element-order.ts orders the places)
@@ -503,6 +507,7 @@ export class ElementThreads implements ThreadedSweeps {
       lanes: k.plan.lanes,
       arity: k.plan.arity,
       f32: win.f32 ? 1 : 0,
+      idRuns: k.plan.lanes !== 4 && idsInLaneOrder(k.el, k.plan.count) ? 1 : 0,
     };
     if (ElementThreads.fused) {
       // the sweep as one job (element-order.ts); the f32 blocks' places in their colour's scratch are
