@@ -64,9 +64,11 @@ describe('the f64 sweeps’ multipliers zeroed by id ranges in their blocks on t
     expect(ran.get('element-wasm') ?? 0).toBeGreaterThan(2 * 10 * 4);
     for (const w of worlds.slice(1))
       for (const set of [w.cloth.stretch, w.cloth.bend!]) {
-        const args = (set as unknown as { threads: { task: { args: { idRuns: number; lanes: number } } } })
-          .threads.task.args;
-        expect([args.lanes, args.idRuns]).toEqual([2, 1]);
+        const args = (
+          set as unknown as { threads: { task: { args: { idRuns: number; lanes: number; homed: number } } } }
+        ).threads.task.args;
+        // (and the store homed in the sets' memory: the window's copies in and out by memory.copy)
+        expect([args.lanes, args.idRuns, args.homed]).toEqual([2, 1, 1]);
       }
     const ref = worlds[0];
     const lam = (c: (typeof worlds)[number], set: 'stretch' | 'bend') =>

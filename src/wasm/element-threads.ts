@@ -338,7 +338,16 @@ function runOp(A: ElementArgs, t: ThreadInstance, op: number, from: number, to: 
   if (op === LOAD || op === SAVE) Atomics.add(A.moved, op === LOAD ? 0 : 1, to - from);
   if (op === LOAD && A.aos4 !== 0) loadAos4(t.ex, A, t.S, t.SW, A.p, A.w, from, to);
   else if (op === SAVE && A.aos4 !== 0) saveAos4(t.ex, A, t.S, A.p, from, to);
-  else if (op === LOAD) {
+  else if ((op === LOAD || op === SAVE) && A.homed !== 0 && A.f32 === 0 && t.bulk !== null) {
+    // an f64 window and a homed store: wasm's memory.copy (a typed array's set on a shared memory
+    // copies word by word, 4–10× slower: store-memory.ts), the same values
+    const b = A.base,
+      n = to - from;
+    if (op === LOAD) {
+      t.bulk.copy(t.P.byteOffset + 24 * from, A.p.byteOffset + 24 * (b + from), 24 * n);
+      t.bulk.copy(t.W.byteOffset + 8 * from, A.w.byteOffset + 8 * (b + from), 8 * n);
+    } else t.bulk.copy(A.p.byteOffset + 24 * (b + from), t.P.byteOffset + 24 * from, 24 * n);
+  } else if (op === LOAD) {
     const b = A.base;
     t.P.set(A.p.subarray(3 * (b + from), 3 * (b + to)), 3 * from);
     t.W.set(A.w.subarray(b + from, b + to), from);
@@ -508,6 +517,7 @@ export class ElementThreads implements ThreadedSweeps {
       arity: k.plan.arity,
       f32: win.f32 ? 1 : 0,
       idRuns: k.plan.lanes !== 4 && idsInLaneOrder(k.el, k.plan.count) ? 1 : 0,
+      homed: 0,
     };
     if (ElementThreads.fused) {
       // the sweep as one job (element-order.ts); the f32 blocks' places in their colour's scratch are
@@ -670,6 +680,9 @@ export class ElementThreads implements ThreadedSweeps {
       }
       A.p = store.p;
       A.w = store.invMass;
+      // the store's p and invMass on the set's memory (homed): an f64 window's copies by memory.copy
+      const m = store.memory;
+      A.homed = m !== null && m.memory === A.memory && m.owns(A.p.buffer) && m.owns(A.w.buffer) ? 1 : 0;
       this.task.version++;
     }
     const k = this.k!;
