@@ -65,4 +65,8 @@ export interface ElementArgs {
   lanes: number;
   arity: number;
   f32: number;
+  /** f64 (by-id multipliers): 1 where the lanes' real constraint ids run 0, 1, …, count − 1 in group order (element-lambda.ts: a block's λ⁰ = 0 as one range). */
+  idRuns: number;
+  /** 1: p and w (the store's) lie in `memory` (homed: ParticleStore.memory), so an f64 window's copies are memory.copy. */
+  homed: number;
 }

@@ -30,6 +30,7 @@ import {
   elementBlock,
   elementBlockF32,
 } from './element-kernels.generated.js';
+import { idsInLaneOrder, zeroLaneRange } from './element-lambda.js';
 import {
   awaitTimed,
   FUSED_COLOUR,
@@ -119,7 +120,7 @@ interface ThreadInstance {
   /** The groups' constraint ids and the multipliers (f64 by id, lam[count] the padding lanes' spare; f32x4 kernels: f32 in lane order, paired.ts). */
   EL: Int32Array;
   LAM: Float64Array | Float32Array;
-  /** f32x4: wasm's memory.fill on the set's memory, for λ⁰ = 0 (a typed array's fill on shared memory is 4–10× slower: store-memory.ts). */
+  /** wasm's memory.fill on the set's memory, for λ⁰ = 0 (a typed array's fill on shared memory is 4–10× slower: store-memory.ts). */
   bulk: BulkOps | null;
 }
 
@@ -173,7 +174,7 @@ function instanceOf(A: ElementArgs, ex: ElementExports | null): ThreadInstance {
               S: none,
               SW: none,
             };
-    t = { ...views, EL, LAM, bulk: A.lanes === 4 ? bulkOn(A.memory) : null };
+    t = { ...views, EL, LAM, bulk: bulkOn(A.memory) };
     instances.set(A, t);
   }
   return t;
@@ -317,10 +318,13 @@ function colourBlock(
   if (zero) {
     // λ⁰ = 0 (001 Eq. 17) for the block's constraints, right before their first projection of the substep
     const EL = t.EL,
-      LAM = t.LAM;
-    if (t.bulk !== null) t.bulk.fill(LAM.byteOffset + 16 * from, 16 * (to - from));
-    else if (A.lanes === 4) LAM.fill(0, 4 * from, 4 * to);
-    else for (let i = A.lanes * from; i < A.lanes * to; i++) LAM[EL[i]] = 0;
+      LAM = t.LAM,
+      L = A.lanes;
+    if (L === 4) {
+      if (t.bulk !== null) t.bulk.fill(LAM.byteOffset + 16 * from, 16 * (to - from));
+      else LAM.fill(0, 4 * from, 4 * to);
+    } else if (A.idRuns !== 0) zeroLaneRange(EL, LAM as Float64Array, A.count, L * from, L * to, t.bulk);
+    else for (let i = L * from; i < L * to; i++) LAM[EL[i]] = 0;
   }
   if (A.f32 !== 0) {
     // the block's gathered quads at its place in its colour's scratch (element-order.ts orders the places)
@@ -334,7 +338,16 @@ function runOp(A: ElementArgs, t: ThreadInstance, op: number, from: number, to: 
   if (op === LOAD || op === SAVE) Atomics.add(A.moved, op === LOAD ? 0 : 1, to - from);
   if (op === LOAD && A.aos4 !== 0) loadAos4(t.ex, A, t.S, t.SW, A.p, A.w, from, to);
   else if (op === SAVE && A.aos4 !== 0) saveAos4(t.ex, A, t.S, A.p, from, to);
-  else if (op === LOAD) {
+  else if ((op === LOAD || op === SAVE) && A.homed !== 0 && A.f32 === 0 && t.bulk !== null) {
+    // an f64 window and a homed store: wasm's memory.copy (a typed array's set on a shared memory
+    // copies word by word, 4–10× slower: store-memory.ts), the same values
+    const b = A.base,
+      n = to - from;
+    if (op === LOAD) {
+      t.bulk.copy(t.P.byteOffset + 24 * from, A.p.byteOffset + 24 * (b + from), 24 * n);
+      t.bulk.copy(t.W.byteOffset + 8 * from, A.w.byteOffset + 8 * (b + from), 8 * n);
+    } else t.bulk.copy(A.p.byteOffset + 24 * (b + from), t.P.byteOffset + 24 * from, 24 * n);
+  } else if (op === LOAD) {
     const b = A.base;
     t.P.set(A.p.subarray(3 * (b + from), 3 * (b + to)), 3 * from);
     t.W.set(A.w.subarray(b + from, b + to), from);
@@ -503,6 +516,8 @@ export class ElementThreads implements ThreadedSweeps {
       lanes: k.plan.lanes,
       arity: k.plan.arity,
       f32: win.f32 ? 1 : 0,
+      idRuns: k.plan.lanes !== 4 && idsInLaneOrder(k.el, k.plan.count) ? 1 : 0,
+      homed: 0,
     };
     if (ElementThreads.fused) {
       // the sweep as one job (element-order.ts); the f32 blocks' places in their colour's scratch are
@@ -665,6 +680,9 @@ export class ElementThreads implements ThreadedSweeps {
       }
       A.p = store.p;
       A.w = store.invMass;
+      // the store's p and invMass on the set's memory (homed): an f64 window's copies by memory.copy
+      const m = store.memory;
+      A.homed = m !== null && m.memory === A.memory && m.owns(A.p.buffer) && m.owns(A.w.buffer) ? 1 : 0;
       this.task.version++;
     }
     const k = this.k!;
