@@ -219,20 +219,21 @@ export class ColliderContacts extends ColliderContactArrays implements Constrain
     const s = ctx.store;
     const np = s.count;
     const chunked = cols.length > 0 && this.cullPause === 0;
-    // in a threaded world the first plane on the pool fills the chunk boxes block by block; else here,
-    // before the first collider that needs them
-    let boxes = !chunked || !(record && ctx.tasks);
+    // the first plane of a run (collider-contacts-planes.ts) fills the chunk boxes block by block; else
+    // here, before the first collider that needs them
+    let boxes = !chunked || !record;
     if (chunked && boxes) buildChunkBoxes(this, s, CHUNK);
     else if (chunked) ensureChunkBoxes(this, np, CHUNK);
     else if (this.cullPause > 0) this.cullPause--;
     this.cullTested = 0;
     this.cullCulled = 0;
-    // a run of consecutive pool planes in two jobs; where it cannot (a particle deep inside), plane by plane
+    // a run of consecutive pool planes in two jobs (without threads, their blocks here); where it cannot
+    // (a particle deep inside), plane by plane
     let single = false;
     for (let c = 0; c < cols.length; c++) {
       const col = cols[c];
       if (!col.enabled) continue;
-      if (isPoolPlane(col) && record && ctx.tasks) {
+      if (isPoolPlane(col) && record) {
         const pool = (this.planePool ??= new PlaneContactsPool());
         const n = pool.collectRun(cols, c, single);
         const done = pool.generate(this, ctx, cols, n, chunked, CHUNK, CULL_SLACK, !boxes);
