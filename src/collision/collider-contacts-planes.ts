@@ -65,6 +65,8 @@ import type { PlaneArrays, SphereContactsTarget } from './collider-contact-targe
 
 /** The most planes one run generates together (a longer run is cut into runs of this many). */
 const MAX_PLANES = 8;
+/** The fewest planes of a run that a world without threads generates by the blocks (session 23). */
+const SERIAL_MIN_PLANES = 2;
 
 /** The fields of ColliderContacts (collider-contacts.ts) that the workers share. */
 const SHARED_FIELDS = [
@@ -228,7 +230,9 @@ export class PlaneContactsPool {
     // without threads the calling thread runs the same blocks (planeBlock: the planes' queries written
     // out, 2.5 times as fast as the generic loop's on wave-pool-128k's tank, session 23)
     const tasks = ctx.tasks ?? null;
-    if (cc.disabledBody !== null || (tasks === null && !PlaneContactsPool.withoutThreads)) return false;
+    if (cc.disabledBody !== null) return false;
+    // (one plane alone, a floor under a cloth, is as fast through the generic loop: its tests once, not twice)
+    if (tasks === null && (n < SERIAL_MIN_PLANES || !PlaneContactsPool.withoutThreads)) return false;
     const np = ctx.store.count;
     const size = Math.ceil(Math.max(64 * chunkSize, np / MAX_BLOCKS) / chunkSize) * chunkSize;
     const blocks = Math.ceil(np / size);
