@@ -262,6 +262,31 @@ describe('fluids on worker threads', () => {
     for (const w of worlds) w.dispose();
   }, 120_000);
 
+  it("on the pool, the reordering writes the pair search's positions into the instance (FluidDensity.searchP is its posView, session 23) and the contacts' velocity pass runs by the projection's blocks: the bits of one thread", async () => {
+    // 20,480 particles in a tank: pair blocks and contact blocks on the pool (a dam break's 3,456 are too few)
+    const make = (threads: number): World => {
+      const w = new World({ dt: 1 / 60, substeps: 1, iterations: 2, threads });
+      addOpenTank(w, 0.64, 0.64, { friction: 0.2, restitution: 0.3, margin: 0 });
+      new Fluid(w, { spacing: 0.02, blocks: [{ min: [0, 0.1, 0], max: [0.64, 0.5, 0.64] }] });
+      return w;
+    };
+    const worlds = [make(1), make(2)];
+    await Promise.all(worlds.map((w) => w.threadsReady()));
+    for (let s = 0; s < 30; s++) for (const w of worlds) w.step();
+    const [one, two] = worlds.map((w) => densityOf(w).rows.pairBlocks);
+    // every build after the first few steps found the positions in place (no copy of p on the calling thread)
+    expect(one.staged).toBe(0);
+    expect(two.staged).toBeGreaterThan(20);
+    const contacts = worlds.map((w) => w.sets.find((s) => s.kind === 'collider-contact') as ColliderContacts);
+    const passes = contacts.map(
+      (c) => (c as unknown as { poolBlocks: { velocityPasses: number } | null }).poolBlocks,
+    );
+    expect(passes[0]?.velocityPasses ?? 0).toBe(0);
+    expect(passes[1]?.velocityPasses).toBeGreaterThan(20);
+    expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
+    for (const w of worlds) w.dispose();
+  }, 120_000);
+
   it('the blocks of one colour write disjoint rows: every pair of a block ends before the next block of its colour', () => {
     const world = scene('fluids-dam-break', 1);
     for (let s = 0; s < 60; s++) world.step();
