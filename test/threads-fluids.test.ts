@@ -264,13 +264,12 @@ describe('fluids on worker threads', () => {
 
   it("on the pool, the reordering writes the pair search's positions into the instance (FluidDensity.searchP is its posView, session 23) and the contacts' velocity pass runs by the projection's blocks: the bits of one thread", async () => {
     // 20,480 particles in a tank: pair blocks and contact blocks on the pool (a dam break's 3,456 are too few)
-    const make = (threads: number): World => {
-      const w = new World({ dt: 1 / 60, substeps: 1, iterations: 2, threads });
-      addOpenTank(w, 0.64, 0.64, { friction: 0.2, restitution: 0.3, margin: 0 });
+    const tank = { friction: 0.2, restitution: 0.3, margin: 0 };
+    const worlds = [1, 2].map((threads) => new World({ dt: 1 / 60, substeps: 1, iterations: 2, threads }));
+    for (const w of worlds) {
+      addOpenTank(w, 0.64, 0.64, tank);
       new Fluid(w, { spacing: 0.02, blocks: [{ min: [0, 0.1, 0], max: [0.64, 0.5, 0.64] }] });
-      return w;
-    };
-    const worlds = [make(1), make(2)];
+    }
     await Promise.all(worlds.map((w) => w.threadsReady()));
     for (let s = 0; s < 30; s++) for (const w of worlds) w.step();
     const [one, two] = worlds.map((w) => densityOf(w).rows.pairBlocks);

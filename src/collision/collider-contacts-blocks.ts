@@ -30,6 +30,10 @@ import { quatRotateInverse } from '../math/quat.js';
 export const POSE_STRIDE = 16;
 /** Segments of the list at most for the pool. */
 const MAX_SEGMENTS = 16;
+/** ContactBlocks.run's passes: the projection, the opening projection of a backward half, the velocity pass. */
+export const PROJECT = 0,
+  OPENING = 1,
+  VELOCITIES = 2;
 /** Fewer contacts than this are projected on the calling thread. */
 const POOL_MIN_CONTACTS = 4096;
 
@@ -79,8 +83,8 @@ export interface VelocityContacts extends PlainContacts {
 /**
  * The velocity pass (003 §3.4: restitution) of contacts [k0, k1), none of which follows a rigid
  * body, with the colliders' numbers from `poses` (writePoses): the normal velocity relative to the
- * collider becomes the arrival speed reflected by the restitution coefficient (slow arrivals, faster
- * than `restThreshold`, rest), whatever the push-out added; a particle moved out of a deep
+ * collider becomes the arrival speed reflected by the restitution coefficient (arrivals slower than
+ * `rest` m/s rest), whatever the push-out added; a particle moved out of a deep
  * penetration keeps only an outward normal velocity it already had. Each contact changes its own
  * particle's v only (ColliderContacts.endStepRange runs it over the list, the pool by the plan).
  */
@@ -90,23 +94,17 @@ export function plainVelocities(
   poses: Float64Array,
   k0: number,
   k1: number,
-  restThreshold: number,
+  rest: number,
 ): void {
   // (the arrays in locals: the loop reads no field of C per contact)
-  const deepOf = C.deep,
-    lam = C.lambdaN,
-    vn0Of = C.vn0,
-    cid = C.collider,
-    part = C.particle,
-    n = C.n,
-    q = C.q;
+  const { deep: deepOf, lambdaN: lam, vn0: vn0Of, collider: cid, particle: part, n, q } = C;
   for (let k = k0; k < k1; k++) {
     const deep = deepOf[k] !== 0;
     if (lam[k] <= 0 && !deep) continue;
     const vn0 = vn0Of[k];
     if (!(vn0 < 0) && !deep) continue;
     const o = POSE_STRIDE * cid[k];
-    const e = -vn0 > restThreshold && !deep ? poses[o + 9] : 0;
+    const e = -vn0 > rest && !deep ? poses[o + 9] : 0;
     const i3 = 3 * part[k];
     const nx = n[3 * k],
       ny = n[3 * k + 1],
@@ -349,63 +347,26 @@ export class ContactBlocks {
   /** Velocity passes run on the pool so far (statistics, tests). */
   velocityPasses = 0;
 
-  /**
-   * Projects all `count` contacts on the pool; false (nothing done) where it
-   * cannot: the caller projects them. `generation` changes whenever the list does.
-   */
-  project(
-    tasks: TaskRunner | null,
-    C: VelocityContacts & { rigid: Int32Array },
-    count: number,
-    generation: number,
-    p: Float64Array,
-    v: Float64Array,
-    np: number,
-    cols: readonly WorldCollider[],
-    opening = false,
-  ): boolean {
-    if (!this.run(tasks, C, count, generation, p, v, np, cols, opening ? 1 : 0, 0)) return false;
-    this.pooled++;
-    return true;
-  }
-
-  /**
-   * The velocity pass (plainVelocities) of all `count` contacts on the pool, block by block of the
-   * projection's plan (session 23: a particle's contacts keep their list order, as in one walk);
-   * false (nothing done) where it cannot: the caller runs it.
-   */
-  velocities(
-    tasks: TaskRunner | null,
-    C: VelocityContacts & { rigid: Int32Array },
-    count: number,
-    generation: number,
-    p: Float64Array,
-    v: Float64Array,
-    np: number,
-    cols: readonly WorldCollider[],
-    restThreshold: number,
-  ): boolean {
-    this.num[0] = restThreshold;
-    if (!this.run(tasks, C, count, generation, p, v, np, cols, 0, 1)) return false;
-    this.velocityPasses++;
-    return true;
-  }
-
   private readonly num = new Float64Array(new SharedArrayBuffer(8));
 
-  /** One job of the plan's blocks: the projection (`velocity` 0, `opening` 0 or 1) or the velocity pass. */
-  private run(
+  /**
+   * Runs `pass` of all `count` contacts on the pool: PROJECT (OPENING: the opening projection of a
+   * backward half), or VELOCITIES (plainVelocities, arrivals slower than `rest` m/s resting; session
+   * 23), block by block of the plan, so that a particle's contacts keep their list order as in one
+   * walk. False (nothing done) where it cannot: the caller runs it. `generation` changes whenever
+   * the list does; `s` is the store.
+   */
+  run(
     tasks: TaskRunner | null,
     C: VelocityContacts & { rigid: Int32Array },
     count: number,
     generation: number,
-    p: Float64Array,
-    v: Float64Array,
-    np: number,
+    s: { p: Float64Array; v: Float64Array; count: number },
     cols: readonly WorldCollider[],
-    opening: number,
-    velocity: number,
+    pass: number,
+    rest = 0,
   ): boolean {
+    const { p, v, count: np } = s;
     if (tasks === null || tasks.threads < 2 || count < POOL_MIN_CONTACTS) return false;
     if (!(p.buffer instanceof SharedArrayBuffer && v.buffer instanceof SharedArrayBuffer) || !allShared(C))
       return false;
@@ -455,9 +416,13 @@ export class ContactBlocks {
       this.task.version++;
       return false;
     }
-    this.meta[1] = opening;
-    this.meta[2] = velocity;
-    return tasks.runTask(this.task, blocks, blocks);
+    this.meta[1] = pass === OPENING ? 1 : 0;
+    this.meta[2] = pass === VELOCITIES ? 1 : 0;
+    this.num[0] = rest;
+    if (!tasks.runTask(this.task, blocks, blocks)) return false;
+    if (pass === VELOCITIES) this.velocityPasses++;
+    else this.pooled++;
+    return true;
   }
 
   /** The segments and each block's part of them; returns the blocks (0: not for the pool). */

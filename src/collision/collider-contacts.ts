@@ -9,8 +9,11 @@ import { generateColliderContacts, generateSphereContacts } from './collider-con
 import type { SphereLike } from './collider-contact-targets.js';
 import {
   ContactBlocks,
+  OPENING,
+  PROJECT,
   plainVelocities,
   projectPlainContacts,
+  VELOCITIES,
   writePoses,
 } from './collider-contacts-blocks.js';
 import { isPoolPlane, PlaneContactsPool } from './collider-contacts-planes.js';
@@ -301,20 +304,8 @@ export class ColliderContacts extends ColliderContactArrays implements Constrain
     const tasks = ctx.tasks ?? null;
     if (tasks !== null) {
       this.poolBlocks ??= new ContactBlocks();
-      const s = ctx.store;
-      if (
-        this.poolBlocks.project(
-          tasks,
-          this,
-          this.count,
-          this.generation,
-          s.p,
-          s.v,
-          s.count,
-          this.colliders,
-          ctx.reverse,
-        )
-      )
+      const pass = ctx.reverse ? OPENING : PROJECT;
+      if (this.poolBlocks.run(tasks, this, this.count, this.generation, ctx.store, this.colliders, pass))
         return;
     }
     this.readFrictions();
@@ -355,8 +346,7 @@ export class ColliderContacts extends ColliderContactArrays implements Constrain
     const s = ctx.store;
     const blocks = tasks !== null ? this.poolBlocks : null;
     const rest = restThresholdOf(ctx);
-    if (blocks?.velocities(tasks, this, this.count, this.generation, s.p, s.v, s.count, this.colliders, rest))
-      return;
+    if (blocks?.run(tasks, this, this.count, this.generation, s, this.colliders, VELOCITIES, rest)) return;
     this.endStepRange(ctx, 0, this.count);
   }
 
