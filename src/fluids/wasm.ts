@@ -135,17 +135,23 @@ export class FluidWasm {
       post = take(64 * s),
       sorted = take(4 * s),
       start = take(4 * (s + 1)),
-      liveStart = take(4 * (s + 1 + MAX_ROW_BLOCKS)),
-      // (the positions before the pairs' regions: they stay where they are while the pairs grow, so that
-      // a threaded world's FluidDensity.searchP can be posView, session 23)
-      pos = take(24 * s),
-      // NeighbourGrid.setGeometry keeps the cells at most max(4096, 8 n)
-      cellStart = take(4 * (Math.max(4096, 8 * s) + 1)),
-      nbr = take(4 * p),
+      liveStart = take(4 * (s + 1 + MAX_ROW_BLOCKS));
+    // the positions and (NeighbourGrid.setGeometry keeps the cells at most max(4096, 8 n)) the cell
+    // starts: on a shared memory before the pairs' regions, so that they stay where they are while the
+    // pairs grow and a threaded world's FluidDensity.searchP can be posView (session 23); else after
+    // them, as before
+    const cells = 4 * (Math.max(4096, 8 * s) + 1);
+    let pos = this.shared ? take(24 * s) : 0,
+      cellStart = this.shared ? take(cells) : 0;
+    const nbr = take(4 * p),
       live = take(4 * p),
-      gBuf = take(8 * p),
-      // one scratch per row block (the pool's threads build blocks at once, pair-blocks.ts), one for the whole
-      ranges = take(RANGE_BYTES * (MAX_ROW_BLOCKS + 1));
+      gBuf = take(8 * p);
+    if (!this.shared) {
+      pos = take(24 * s);
+      cellStart = take(cells);
+    }
+    // one scratch per row block (the pool's threads build blocks at once, pair-blocks.ts), one for the whole
+    const ranges = take(RANGE_BYTES * (MAX_ROW_BLOCKS + 1));
     const have = this.memory.buffer.byteLength;
     if (at > have) {
       try {
