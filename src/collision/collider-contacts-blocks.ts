@@ -23,10 +23,17 @@ import type { WorldCollider } from '../core/world-collider.js';
 import { grownArray } from '../math/arrays.js';
 import { quatRotateInverse } from '../math/quat.js';
 
-/** Numbers per collider of the pose block: μ, μ_s, position (3), rotation (4). */
-export const POSE_STRIDE = 9;
+/**
+ * Numbers per collider of the pose block: μ, μ_s, position (3), rotation (4); for the velocity pass
+ * (plainVelocities) the restitution, linear velocity (3) and angular velocity (3).
+ */
+export const POSE_STRIDE = 16;
 /** Segments of the list at most for the pool. */
 const MAX_SEGMENTS = 16;
+/** ContactBlocks.run's passes: the projection, the opening projection of a backward half, the velocity pass. */
+export const PROJECT = 0,
+  OPENING = 1,
+  VELOCITIES = 2;
 /** Fewer contacts than this are projected on the calling thread. */
 const POOL_MIN_CONTACTS = 4096;
 
@@ -60,8 +67,68 @@ export function writePoses(cols: readonly WorldCollider[], poses: Float64Array):
     poses[o + 1] = col.staticFriction;
     for (let j = 0; j < 3; j++) poses[o + 2 + j] = col.position[j];
     for (let j = 0; j < 4; j++) poses[o + 5 + j] = col.rotation[j];
+    poses[o + 9] = col.restitution;
+    for (let j = 0; j < 3; j++) poses[o + 10 + j] = col.linearVelocity[j];
+    for (let j = 0; j < 3; j++) poses[o + 13 + j] = col.angularVelocity[j];
   }
   return poses;
+}
+
+/** What the velocity pass reads of a contact list besides PlainContacts. */
+export interface VelocityContacts extends PlainContacts {
+  vn0: Float64Array;
+  deep: Uint8Array;
+}
+
+/**
+ * The velocity pass (003 §3.4: restitution) of contacts [k0, k1), none of which follows a rigid
+ * body, with the colliders' numbers from `poses` (writePoses): the normal velocity relative to the
+ * collider becomes the arrival speed reflected by the restitution coefficient (arrivals slower than
+ * `rest` m/s rest), whatever the push-out added; a particle moved out of a deep
+ * penetration keeps only an outward normal velocity it already had. Each contact changes its own
+ * particle's v only (ColliderContacts.endStepRange runs it over the list, the pool by the plan).
+ */
+export function plainVelocities(
+  C: VelocityContacts,
+  v: Float64Array,
+  poses: Float64Array,
+  k0: number,
+  k1: number,
+  rest: number,
+): void {
+  // (the arrays in locals: the loop reads no field of C per contact)
+  const { deep: deepOf, lambdaN: lam, vn0: vn0Of, collider: cid, particle: part, n, q } = C;
+  for (let k = k0; k < k1; k++) {
+    const deep = deepOf[k] !== 0;
+    if (lam[k] <= 0 && !deep) continue;
+    const vn0 = vn0Of[k];
+    if (!(vn0 < 0) && !deep) continue;
+    const o = POSE_STRIDE * cid[k];
+    const e = -vn0 > rest && !deep ? poses[o + 9] : 0;
+    const i3 = 3 * part[k];
+    const nx = n[3 * k],
+      ny = n[3 * k + 1],
+      nz = n[3 * k + 2];
+    // the velocity of the collider's surface at q, as generate computed it for vn0 (the collider
+    // keeps its pose and velocity through the substep): recomputed here rather than kept per contact
+    const rx = q[3 * k] - poses[o + 2],
+      ry = q[3 * k + 1] - poses[o + 3],
+      rz = q[3 * k + 2] - poses[o + 4];
+    const lx = poses[o + 10],
+      ly = poses[o + 11],
+      lz = poses[o + 12],
+      ax = poses[o + 13],
+      ay = poses[o + 14],
+      az = poses[o + 15];
+    const cvx = lx + ay * rz - az * ry;
+    const cvy = ly + az * rx - ax * rz;
+    const cvz = lz + ax * ry - ay * rx;
+    const vn = (v[i3] - cvx) * nx + (v[i3 + 1] - cvy) * ny + (v[i3 + 2] - cvz) * nz;
+    const dv = deep ? Math.min(Math.max(vn0, 0) - vn, 0) : -e * vn0 - vn;
+    v[i3] += dv * nx;
+    v[i3 + 1] += dv * ny;
+    v[i3 + 2] += dv * nz;
+  }
 }
 
 /**
@@ -201,13 +268,16 @@ export function projectPlainContacts(
 }
 
 /** The arguments of the 'collider-contacts-project' task: the list's arrays (shared) and the plan. */
-export interface ContactBlockArgs extends PlainContacts {
+export interface ContactBlockArgs extends VelocityContacts {
   p: Float64Array;
+  v: Float64Array;
+  /** [the velocity pass's restThreshold] (plainVelocities). */
+  num: Float64Array;
   /** POSE_STRIDE numbers per collider, written before each job. */
   poses: Float64Array;
   /** plan[b · MAX_SEGMENTS + s]: the first contact of block b in segment s (blocks + 1 rows); plan of row 0 … */
   plan: Int32Array;
-  /** [segments, 1 for the opening projection of a backward half (projectPlainContacts)]. */
+  /** [segments, 1 for the opening projection of a backward half (projectPlainContacts), 1 for the velocity pass]. */
   meta: Int32Array;
 }
 
@@ -217,18 +287,22 @@ const scratch = new Float64Array(3);
 export function contactBlocksTask(A: ContactBlockArgs, from: number, to: number): void {
   const segs = A.meta[0],
     plan = A.plan;
-  const opening = A.meta[1] !== 0;
+  const opening = A.meta[1] !== 0,
+    velocities = A.meta[2] !== 0;
   for (let b = from; b < to; b++) {
     const r0 = b * MAX_SEGMENTS,
       r1 = r0 + MAX_SEGMENTS;
     for (let s = 0; s < segs; s++)
-      projectPlainContacts(A, A.p, A.poses, scratch, plan[r0 + s], plan[r1 + s], opening);
+      if (velocities) plainVelocities(A, A.v, A.poses, plan[r0 + s], plan[r1 + s], A.num[0]);
+      else projectPlainContacts(A, A.p, A.poses, scratch, plan[r0 + s], plan[r1 + s], opening);
   }
 }
 
 /** Whether the workers can see every array of the list (the plane contacts' pool shares them). */
-function allShared(C: PlainContacts): boolean {
+function allShared(C: VelocityContacts): boolean {
   const arrays = [
+    C.vn0,
+    C.deep,
     C.particle,
     C.collider,
     C.q,
@@ -270,22 +344,32 @@ export class ContactBlocks {
   /** Projections run on the pool so far (statistics, tests). */
   pooled = 0;
 
+  /** Velocity passes run on the pool so far (statistics, tests). */
+  velocityPasses = 0;
+
+  private readonly num = new Float64Array(new SharedArrayBuffer(8));
+
   /**
-   * Projects all `count` contacts on the pool; false (nothing done) where it
-   * cannot: the caller projects them. `generation` changes whenever the list does.
+   * Runs `pass` of all `count` contacts on the pool: PROJECT (OPENING: the opening projection of a
+   * backward half), or VELOCITIES (plainVelocities, arrivals slower than `rest` m/s resting; session
+   * 23), block by block of the plan, so that a particle's contacts keep their list order as in one
+   * walk. False (nothing done) where it cannot: the caller runs it. `generation` changes whenever
+   * the list does; `s` is the store.
    */
-  project(
+  run(
     tasks: TaskRunner | null,
-    C: PlainContacts & { rigid: Int32Array },
+    C: VelocityContacts & { rigid: Int32Array },
     count: number,
     generation: number,
-    p: Float64Array,
-    np: number,
+    s: { p: Float64Array; v: Float64Array; count: number },
     cols: readonly WorldCollider[],
-    opening = false,
+    pass: number,
+    rest = 0,
   ): boolean {
+    const { p, v, count: np } = s;
     if (tasks === null || tasks.threads < 2 || count < POOL_MIN_CONTACTS) return false;
-    if (!(p.buffer instanceof SharedArrayBuffer) || !allShared(C)) return false;
+    if (!(p.buffer instanceof SharedArrayBuffer && v.buffer instanceof SharedArrayBuffer) || !allShared(C))
+      return false;
     if (this.planned !== generation || this.plannedCount !== count) {
       this.planned = generation;
       this.plannedCount = count;
@@ -295,7 +379,7 @@ export class ContactBlocks {
     if (blocks < 2) return false;
     const A = this.task.args as unknown as ContactBlockArgs;
     this.poses = writePoses(cols, this.poses);
-    let same = A.p === p && A.poses === this.poses;
+    let same = A.p === p && A.v === v && A.poses === this.poses;
     same &&= A.particle === C.particle && A.collider === C.collider && A.q === C.q && A.n === C.n;
     same &&=
       A.lambdaN === C.lambdaN && A.lambdaT === C.lambdaT && A.slid === C.slid && A.anchorAt === C.anchorAt;
@@ -304,9 +388,12 @@ export class ContactBlocks {
       A.anchorLocal === C.anchorLocal &&
       A.stickN === C.stickN &&
       A.stickT === C.stickT;
+    same &&= A.vn0 === C.vn0 && A.deep === C.deep;
     if (!same) {
       const next: ContactBlockArgs = {
         p,
+        v,
+        num: this.num,
         poses: this.poses,
         plan: this.plan,
         meta: this.meta,
@@ -322,14 +409,19 @@ export class ContactBlocks {
         anchorLocal: C.anchorLocal,
         stickN: C.stickN,
         stickT: C.stickT,
+        vn0: C.vn0,
+        deep: C.deep,
       };
       this.task.args = next as unknown as Record<string, unknown>;
       this.task.version++;
       return false;
     }
-    this.meta[1] = opening ? 1 : 0;
+    this.meta[1] = pass === OPENING ? 1 : 0;
+    this.meta[2] = pass === VELOCITIES ? 1 : 0;
+    this.num[0] = rest;
     if (!tasks.runTask(this.task, blocks, blocks)) return false;
-    this.pooled++;
+    if (pass === VELOCITIES) this.velocityPasses++;
+    else this.pooled++;
     return true;
   }
 

@@ -7,7 +7,15 @@ import { ColliderContactArrays } from './collider-contact-arrays.generated.js';
 import { buildChunkBoxes, ensureChunkBoxes } from './collider-contact-chunks.js';
 import { generateColliderContacts, generateSphereContacts } from './collider-contact-loops.generated.js';
 import type { SphereLike } from './collider-contact-targets.js';
-import { ContactBlocks, projectPlainContacts, writePoses } from './collider-contacts-blocks.js';
+import {
+  ContactBlocks,
+  OPENING,
+  PROJECT,
+  plainVelocities,
+  projectPlainContacts,
+  VELOCITIES,
+  writePoses,
+} from './collider-contacts-blocks.js';
 import { isPoolPlane, PlaneContactsPool } from './collider-contacts-planes.js';
 import { depenetrateBodies } from './collider-depenetration.js';
 import { projectCoupledContact, reflectCoupledContact } from './rigid-coupling.js';
@@ -219,20 +227,21 @@ export class ColliderContacts extends ColliderContactArrays implements Constrain
     const s = ctx.store;
     const np = s.count;
     const chunked = cols.length > 0 && this.cullPause === 0;
-    // in a threaded world the first plane on the pool fills the chunk boxes block by block; else here,
-    // before the first collider that needs them
-    let boxes = !chunked || !(record && ctx.tasks);
+    // the first plane of a run (collider-contacts-planes.ts) fills the chunk boxes block by block; else
+    // here, before the first collider that needs them
+    let boxes = !chunked || !record;
     if (chunked && boxes) buildChunkBoxes(this, s, CHUNK);
     else if (chunked) ensureChunkBoxes(this, np, CHUNK);
     else if (this.cullPause > 0) this.cullPause--;
     this.cullTested = 0;
     this.cullCulled = 0;
-    // a run of consecutive pool planes in two jobs; where it cannot (a particle deep inside), plane by plane
+    // a run of consecutive pool planes in two jobs (without threads, their blocks here); where it cannot
+    // (a particle deep inside), plane by plane
     let single = false;
     for (let c = 0; c < cols.length; c++) {
       const col = cols[c];
       if (!col.enabled) continue;
-      if (isPoolPlane(col) && record && ctx.tasks) {
+      if (isPoolPlane(col) && record) {
         const pool = (this.planePool ??= new PlaneContactsPool());
         const n = pool.collectRun(cols, c, single);
         const done = pool.generate(this, ctx, cols, n, chunked, CHUNK, CULL_SLACK, !boxes);
@@ -295,19 +304,8 @@ export class ColliderContacts extends ColliderContactArrays implements Constrain
     const tasks = ctx.tasks ?? null;
     if (tasks !== null) {
       this.poolBlocks ??= new ContactBlocks();
-      const s = ctx.store;
-      if (
-        this.poolBlocks.project(
-          tasks,
-          this,
-          this.count,
-          this.generation,
-          s.p,
-          s.count,
-          this.colliders,
-          ctx.reverse,
-        )
-      )
+      const pass = ctx.reverse ? OPENING : PROJECT;
+      if (this.poolBlocks.run(tasks, this, this.count, this.generation, ctx.store, this.colliders, pass))
         return;
     }
     this.readFrictions();
@@ -343,59 +341,38 @@ export class ColliderContacts extends ColliderContactArrays implements Constrain
   }
 
   endStep(ctx: StepContext): void {
+    // on the pool by the projection's blocks where it can (collider-contacts-blocks.ts): the same bits
+    const tasks = ctx.tasks ?? null;
+    const s = ctx.store;
+    const blocks = tasks !== null ? this.poolBlocks : null;
+    const rest = restThresholdOf(ctx);
+    if (blocks?.run(tasks, this, this.count, this.generation, s, this.colliders, VELOCITIES, rest)) return;
     this.endStepRange(ctx, 0, this.count);
   }
 
   /** The velocity pass of contacts [k0, k1) (endStep; the fused strand pass calls it per block). */
   endStepRange(ctx: StepContext, k0: number, k1: number): void {
-    const v = ctx.store.v;
-    const h = ctx.h;
-    const g = ctx.gravity;
-    const restThreshold = 2 * Math.sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * h;
-    // (the arrays in locals: the loop reads no field of `this` per contact)
-    const deepOf = this.deep,
-      lam = this.lambdaN,
-      vn0Of = this.vn0,
-      cid = this.collider,
-      rigid = this.rigid,
-      part = this.particle,
-      n = this.n,
-      q = this.q,
-      cols = this.colliders;
-    for (let k = k0; k < k1; k++) {
-      const deep = deepOf[k] !== 0;
-      if (lam[k] <= 0 && !deep) continue;
-      // the normal velocity relative to the collider: the arrival speed reflected by the
-      // restitution coefficient (slow arrivals rest), whatever the push-out added; a particle moved
-      // out of a deep penetration keeps only an outward normal velocity it already had
-      const vn0 = vn0Of[k];
-      if (!(vn0 < 0) && !deep) continue;
-      const col = cols[cid[k]];
-      const e = -vn0 > restThreshold && !deep ? col.restitution : 0;
-      if (rigid[k] >= 0) {
-        reflectCoupledContact(this, k, ctx, e);
+    const restThreshold = restThresholdOf(ctx);
+    const rigid = this.rigid;
+    this.poses = writePoses(this.colliders, this.poses);
+    for (let k = k0; k < k1; ) {
+      if (rigid[k] < 0) {
+        // the run of contacts on colliders that follow no rigid body, in list order
+        let e = k + 1;
+        while (e < k1 && rigid[e] < 0) e++;
+        plainVelocities(this, ctx.store.v, this.poses, k, e, restThreshold);
+        k = e;
         continue;
       }
-      const i3 = 3 * part[k];
-      const nx = n[3 * k],
-        ny = n[3 * k + 1],
-        nz = n[3 * k + 2];
-      // the velocity of the collider's surface at q, as generate computed it for vn0 (the collider
-      // keeps its pose and velocity through the substep): recomputed here rather than kept per contact
-      const cp = col.position,
-        lv = col.linearVelocity,
-        av = col.angularVelocity;
-      const rx = q[3 * k] - cp[0],
-        ry = q[3 * k + 1] - cp[1],
-        rz = q[3 * k + 2] - cp[2];
-      const cvx = lv[0] + av[1] * rz - av[2] * ry;
-      const cvy = lv[1] + av[2] * rx - av[0] * rz;
-      const cvz = lv[2] + av[0] * ry - av[1] * rx;
-      const vn = (v[i3] - cvx) * nx + (v[i3 + 1] - cvy) * ny + (v[i3 + 2] - cvz) * nz;
-      const dv = deep ? Math.min(Math.max(vn0, 0) - vn, 0) : -e * vn0 - vn;
-      v[i3] += dv * nx;
-      v[i3 + 1] += dv * ny;
-      v[i3 + 2] += dv * nz;
+      // a contact coupled with a rigid body (rigid-coupling.ts), with the tests of plainVelocities
+      const deep = this.deep[k] !== 0;
+      const vn0 = this.vn0[k];
+      const skip = (this.lambdaN[k] <= 0 && !deep) || (!(vn0 < 0) && !deep);
+      if (!skip) {
+        const e = -vn0 > restThreshold && !deep ? this.colliders[this.collider[k]].restitution : 0;
+        reflectCoupledContact(this, k, ctx, e);
+      }
+      k++;
     }
   }
 
@@ -484,4 +461,10 @@ export function colliderContactsOf(world: World): ColliderContacts {
 /** The collider contacts of a world, or null while it has none (no collider was ever added). */
 export function findColliderContacts(world: World): ColliderContacts | null {
   return world.findSystem(colliderContactSystem);
+}
+
+/** Arrivals slower than this (m/s) rest instead of bouncing: twice what gravity adds in a substep. */
+function restThresholdOf(ctx: StepContext): number {
+  const g = ctx.gravity;
+  return 2 * Math.sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * ctx.h;
 }

@@ -321,7 +321,16 @@ export class FluidDensity implements ConstraintSet {
     const t1 = clock();
     // (shared in a threaded world: the pooled reordering writes it, the pooled records compare with it)
     const shareP = this.tasks !== null && typeof SharedArrayBuffer !== 'undefined';
-    if (this.searchP.length < 3 * n || (shareP && !(this.searchP.buffer instanceof SharedArrayBuffer)))
+    // (a threaded world too builds the pairs in WebAssembly, then copies them to shared memory)
+    const useWasm = this.kernels === 'wasm' && wasmKernelsEnabled();
+    // (made on first use; retried while the module is still compiling on a browser main thread)
+    // (a threaded world's instance is on a shared memory: the workers run it too, row-blocks.ts)
+    if (useWasm && !this.wasm) this.wasm = FluidWasm.create(this.tasks !== null);
+    // (there, on a shared instance, the pair search's own positions: the pooled reordering's PUT writes
+    // them, and pb.build copies the cell starts alone, session 23)
+    const wp = useWasm && shareP && this.wasm?.shared ? this.wasm : null;
+    if (wp?.reserve(fluid.capacity, wp.pairCapacity)) this.searchP = wp.posView;
+    else if (this.searchP.length < 3 * n || (shareP && !(this.searchP.buffer instanceof SharedArrayBuffer)))
       this.searchP = records(3 * fluid.capacity, shareP);
     // reorder the range by cell (Fluid): the grid's cells stay valid, its order becomes the identity
     let contiguous = false;
@@ -346,19 +355,27 @@ export class FluidDensity implements ConstraintSet {
       contiguous = true;
     }
     const t2 = clock();
-    // (a threaded world too builds the pairs in WebAssembly, then copies them to shared memory)
-    const useWasm = this.kernels === 'wasm' && wasmKernelsEnabled();
-    // (made on first use; retried while the module is still compiling on a browser main thread)
-    // (a threaded world's instance is on a shared memory: the workers run it too, row-blocks.ts)
-    if (useWasm && !this.wasm) this.wasm = FluidWasm.create(this.tasks !== null);
     const w = useWasm ? (this.wasm ?? null) : null;
     let k = -1;
     if (w && contiguous) {
       // on the pool in row blocks where it can (pair-blocks.ts), else in one walk: the same lists
       const size = rowBlockSize(n);
       const pb = this.rows.pairBlocks;
+      const put = searchPDone ? this.searchP : null;
       if (this.tasks !== null && w.shared)
-        k = pb.build(this.tasks, this.rows.task, w, this.grid, p, fluid.offset, n, h, fluid.capacity, size);
+        k = pb.build(
+          this.tasks,
+          this.rows.task,
+          w,
+          this.grid,
+          p,
+          fluid.offset,
+          n,
+          h,
+          fluid.capacity,
+          size,
+          put,
+        );
       if (k < 0) k = w.buildPairs(this.grid, p, fluid.offset, n, h, fluid.capacity);
       if (k >= 0 && this.tasks !== null) pb.record(w.startView, n, size);
     }

@@ -96,12 +96,15 @@ export class PairBlocks {
   pooled = 0;
   /** Blocks of those builds that outgrew their regions and were built again on the calling thread (statistics, tests). */
   rebuilt = 0;
+  /** Builds that found the positions in the instance already (the pooled reordering wrote them; statistics, tests). */
+  staged = 0;
 
   /**
    * The pairs of rows [0, n) of the range (in the cell order of `grid`) on
    * the pool, into the instance's start and nbr; returns their number, or −1
    * when it cannot run them there now (the caller builds them on its thread:
-   * the same lists).
+   * the same lists). `staged`: the positions of the search where the pooled
+   * reordering wrote them (FluidDensity.searchP), or null.
    */
   build(
     tasks: TaskRunner,
@@ -114,6 +117,7 @@ export class PairBlocks {
     radius: number,
     slots: number,
     size: number,
+    staged: Float64Array | null = null,
   ): number {
     const blocks = Math.ceil(n / size);
     // the workers hold the instance's memory once a step has shared it (row-blocks.ts shareLocal)
@@ -132,7 +136,13 @@ export class PairBlocks {
     }
     // an eighth more behind the regions: room for the blocks that outgrow theirs (below)
     if (!w.reserve(slots, total + (total >> 3))) return -1;
-    w.stage(grid, p, off, n);
+    // the pooled reordering wrote the positions into the instance's own (FluidDensity.searchP is its
+    // posView, unless this reserve moved it): the cell starts alone, else both (3 MB of 128k positions
+    // on the calling thread, 1 ms a step of wave-pool-128k's serial part; session 23)
+    if (staged !== null && staged === w.posView) {
+      w.stageCells(grid);
+      this.staged++;
+    } else w.stage(grid, p, off, n);
     const P = A.par;
     P[B_SIZE] = size;
     P[B_N] = n;

@@ -135,15 +135,23 @@ export class FluidWasm {
       post = take(64 * s),
       sorted = take(4 * s),
       start = take(4 * (s + 1)),
-      liveStart = take(4 * (s + 1 + MAX_ROW_BLOCKS)),
-      nbr = take(4 * p),
+      liveStart = take(4 * (s + 1 + MAX_ROW_BLOCKS));
+    // the positions and (NeighbourGrid.setGeometry keeps the cells at most max(4096, 8 n)) the cell
+    // starts: on a shared memory before the pairs' regions, so that they stay where they are while the
+    // pairs grow and a threaded world's FluidDensity.searchP can be posView (session 23); else after
+    // them, as before
+    const cells = 4 * (Math.max(4096, 8 * s) + 1);
+    let pos = this.shared ? take(24 * s) : 0,
+      cellStart = this.shared ? take(cells) : 0;
+    const nbr = take(4 * p),
       live = take(4 * p),
-      gBuf = take(8 * p),
-      pos = take(24 * s),
-      // NeighbourGrid.setGeometry keeps the cells at most max(4096, 8 n)
-      cellStart = take(4 * (Math.max(4096, 8 * s) + 1)),
-      // one scratch per row block (the pool's threads build blocks at once, pair-blocks.ts), one for the whole
-      ranges = take(RANGE_BYTES * (MAX_ROW_BLOCKS + 1));
+      gBuf = take(8 * p);
+    if (!this.shared) {
+      pos = take(24 * s);
+      cellStart = take(cells);
+    }
+    // one scratch per row block (the pool's threads build blocks at once, pair-blocks.ts), one for the whole
+    const ranges = take(RANGE_BYTES * (MAX_ROW_BLOCKS + 1));
     const have = this.memory.buffer.byteLength;
     if (at > have) {
       try {
@@ -152,6 +160,8 @@ export class FluidWasm {
         return false;
       }
     }
+    // a shared memory's old views stay valid as it grows: the positions' view is kept where they stay put
+    const keepPos = this.shared && pos === this.pos && this.posView.length === 3 * s;
     this.slots = s;
     this.pairCap = p;
     this.acc = acc;
@@ -173,7 +183,7 @@ export class FluidWasm {
     this.liveStartView = new Int32Array(buf, liveStart, s + 1 + MAX_ROW_BLOCKS);
     this.nbrView = new Int32Array(buf, nbr, p);
     this.liveView = new Int32Array(buf, live, p);
-    this.posView = new Float64Array(buf, pos, 3 * s);
+    if (!keepPos) this.posView = new Float64Array(buf, pos, 3 * s);
     this.cellStartView = new Int32Array(buf, cellStart, Math.max(4096, 8 * s) + 1);
     return true;
   }
@@ -223,6 +233,11 @@ export class FluidWasm {
   /** Copies the positions of the range (in cell order) and the grid's cell starts into the instance's memory. */
   stage(grid: NeighbourGrid, p: Float64Array, off: number, n: number): void {
     this.posView.set(p.subarray(3 * off, 3 * (off + n)));
+    this.stageCells(grid);
+  }
+
+  /** Copies the grid's cell starts alone (the positions are in `posView` already: pair-blocks.ts build). */
+  stageCells(grid: NeighbourGrid): void {
     this.cellStartView.set(grid.cellStart.subarray(0, grid.cells + 1));
   }
 
