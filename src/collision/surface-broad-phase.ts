@@ -4,6 +4,7 @@ import { clock } from '../core/timings.js';
 import { Bvh } from './bvh.js';
 import { type BlocksSource, BroadBlocks, itemBoxesRange, sweptRange } from './surface-broad-blocks.js';
 import { type ArrayAlloc, sharedAlloc, triangleNormal } from './surface-broad-items.js';
+import { RecordPack } from './surface-broad-pack.js';
 import {
   addPair,
   B_MARGIN,
@@ -257,7 +258,15 @@ export class SurfaceBroadPhase {
     const src = blocks === null ? null : this.blocksSource();
     this.snapshots.takeAll(x, p, tasks, blocks, src);
     this.itemBoxes(false, tasks, x, p);
-    this.fitTree();
+    // a refit (the tree built for this topology) while the pool packs the records (surface-broad-pack.ts)
+    const refit = this.treeVersion === this.topo.version && this.tree.itemCount === this.topo.triCount;
+    if (
+      !refit ||
+      tasks === null ||
+      this.topo.triCount < PARALLEL_MIN_TRIANGLES ||
+      !this.packOnPool(store, tasks)
+    )
+      this.fitTree();
     this.ms.setup += clock() - t0;
     this.vtCount = 0;
     this.eeCount = 0;
@@ -369,6 +378,15 @@ export class SurfaceBroadPhase {
   /** Of them, snapshot checks whose job also computed the swept boxes (update with `sweep`). */
   get pooledCheckSwept(): number {
     return this.blocks?.fused ?? 0;
+  }
+
+  private packs: RecordPack | null = null;
+  private readonly refitLead = (): void => this.fitTree();
+  /** A rebuild's records packed on the pool while this thread refits (surface-broad-pack.ts); false where not. */
+  private packOnPool(store: ParticleStore, tasks: TaskRunner): boolean {
+    if (this.wasmHost === null || tasks.threads < 2) return false;
+    this.packs ??= new RecordPack();
+    return this.packs.run(this.wasmHost, tasks, this.bind(store), this.topo.version, this.refitLead);
   }
 
   /** Builds the triangle tree (once per topology) or refits it to the current triangle boxes. */
