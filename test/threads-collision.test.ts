@@ -288,6 +288,49 @@ describe('self collision on worker threads', () => {
     for (const w of worlds) w.dispose();
   }, 300_000);
 
+  it("the narrow scans' copies of x, p and the inverse masses made by the broad check job's lead (session 23): the bytes each scan would copy, the same bits as one thread", async () => {
+    const worlds = [foldingCloth(1, '40x60'), foldingCloth(2, '40x60')];
+    await Promise.all(worlds.map((w) => w.threadsReady()));
+    const wasm = worlds.map(
+      (w) =>
+        (collisionSystemOf(w)!.surfaces as unknown as { narrowScan: { wasm: { preloaded?: number } } })
+          .narrowScan.wasm,
+    );
+    // before every load on the 2-thread world: each slot copied ahead holds the current bytes of its array
+    type Inside = {
+      pre: (Float64Array | null)[];
+      preLen: Int32Array;
+      slotAt: Int32Array;
+      memory: WebAssembly.Memory | null;
+      load: (...a: unknown[]) => boolean;
+    };
+    const w1 = wasm[1] as unknown as Inside;
+    const load = w1.load;
+    let slots = 0,
+      stale = 0,
+      loads = 0;
+    w1.load = function (this: Inside, ...a: unknown[]) {
+      loads++;
+      for (let i = 0; i < (this.pre?.length ?? 0); i++) {
+        const src = this.pre[i];
+        if (src === null || this.memory === null) continue;
+        const here = new Uint8Array(this.memory.buffer, this.slotAt[i], this.preLen[i]);
+        if (!Buffer.from(here).equals(Buffer.from(src.buffer, src.byteOffset, this.preLen[i]))) stale++;
+        slots++;
+      }
+      return load.apply(this, a);
+    };
+    for (let s = 0; s < 30; s++) for (const w of worlds) w.step();
+    expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
+    // x, p and w ahead of the scan before the solve and of the fail-safe's first scan, every substep
+    expect(wasm[1].preloaded ?? 0).toBeGreaterThan(100);
+    expect(wasm[1].preloaded).toBeGreaterThan(0.45 * loads);
+    expect(slots).toBe(3 * (wasm[1].preloaded ?? 0));
+    expect(stale).toBe(0);
+    expect(wasm[0].preloaded).toBe(0);
+    for (const w of worlds) w.dispose();
+  }, 300_000);
+
   it("a task's lead (session 23) runs once on the calling thread while the workers take blocks; one that throws is rethrown after every block is done", async () => {
     const world = foldingCloth(2, '40x60');
     await world.threadsReady();

@@ -183,12 +183,11 @@ export class SurfaceBroadPhase {
   }
 
   /**
-   * Brings the candidate lists up to date for the motion x → p (full rebuild
-   * or incremental update). With `slack` > 0 vertices renew their snapshot
-   * that much before their allowance runs out, so that the solver's
-   * corrections rarely force another update after the solve. With `sweep`
-   * it also computes the swept boxes x → p (sweptBoxes), on the pool in the
-   * check's job: the update reads neither them nor the motions.
+   * Brings the candidate lists up to date for the motion x → p (full rebuild or incremental update). With
+   * `slack` > 0 vertices renew their snapshot that much before their allowance runs out, so that the solver's
+   * corrections rarely force another update after the solve. With `sweep` it also computes the swept boxes
+   * x → p (sweptBoxes), on the pool in the check's job: the update reads neither them nor the motions.
+   * `lead`: the calling thread's work while that job runs, where it runs on the pool (session 23).
    */
   update(
     store: ParticleStore,
@@ -197,6 +196,7 @@ export class SurfaceBroadPhase {
     slack = 0,
     tasks: TaskRunner | null = null,
     sweep = false,
+    lead: (() => void) | null = null,
   ): void {
     const t0 = clock();
     const blocks = this.blocksFor(tasks);
@@ -204,7 +204,8 @@ export class SurfaceBroadPhase {
       const c = this.meanDisplacement(x, p);
       blocks.alsoSwept(c[0], c[1], c[2]);
     }
-    const n = this.snapshots.check(x, p, slack, tasks, blocks, blocks === null ? null : this.blocksSource());
+    const src = blocks === null ? null : this.blocksSource();
+    const n = this.snapshots.check(x, p, slack, tasks, blocks, src, lead);
     const swept = sweep && blocks?.endSwept() === true;
     const t1 = clock();
     const ms = this.ms;
