@@ -241,10 +241,10 @@ async function build(lib: string): Promise<Probe> {
       }
     };
     const runTask = S.runTask;
-    S.runTask = function (this: unknown, task: { kind: string }, n: number, blocks: number) {
+    S.runTask = function (this: unknown, task: { kind: string }, n: number, blocks: number, lead?: unknown) {
       current = task.kind;
       try {
-        return runTask.call(this, task, n, blocks);
+        return runTask.call(this, task, n, blocks, lead);
       } finally {
         current = '';
       }

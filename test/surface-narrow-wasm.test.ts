@@ -292,8 +292,8 @@ describe('the surface narrow phase in WebAssembly', () => {
       if (threads > 1) {
         const sched = world.scheduler as unknown as TaskRunner;
         const runTask = sched.runTask.bind(sched);
-        sched.runTask = (task, n, blocks) => {
-          const ran = runTask(task, n, blocks);
+        sched.runTask = (task, n, blocks, lead) => {
+          const ran = runTask(task, n, blocks, lead);
           if (ran && /^surface-(narrow|crossings)/.test(task.kind)) jobs++;
           return ran;
         };

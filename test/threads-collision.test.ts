@@ -6,7 +6,9 @@
  * 1, 2 and 4 threads.
  */
 import { describe, expect, it } from 'vitest';
+import type { BroadArrays } from '../src/collision/surface-broad-pairs.js';
 import { ParallelBroadRebuild } from '../src/collision/surface-broad-tasks.js';
+import * as broadWasm from '../src/collision/surface-broad-wasm.js';
 import { PbdError } from '../src/core/errors.js';
 import type { SharedTask } from '../src/core/step-context.js';
 import {
@@ -227,6 +229,136 @@ describe('self collision on worker threads', () => {
     expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
     for (const w of worlds) w.dispose();
   }, 300_000);
+
+  it("a full rebuild's triangle records packed on the pool while the calling thread refits the tree (session 23): the serial pack's bytes, the same bits as one thread", async () => {
+    const worlds = [foldingCloth(1, '40x60'), foldingCloth(2, '40x60')];
+    await Promise.all(worlds.map((w) => w.threadsReady()));
+    const broad = worlds.map((w) => collisionSystemOf(w)!.surfaces.broadPhase);
+    // after every pack on the pool (a reach into the broad phase's private packOnPool, host and arrays):
+    // the records' bytes against a pack of all of them here (the lay's slots 2 and 3: surface-broad-wasm.ts
+    // L_REC and L_REC_AT), and the tree's node boxes against a refit here
+    type Inside = {
+      packOnPool?: (...a: unknown[]) => boolean;
+      wasmHost: { W: broadWasm.BroadWasm };
+      arrays: BroadArrays;
+      tree: { box: Float64Array; nodeCount: number; refit(b: Float64Array): void };
+      tBox: Float64Array;
+      packs: { runs: number } | null;
+    };
+    const b1 = broad[1] as unknown as Inside;
+    const packOnPool = b1.packOnPool;
+    let checked = 0,
+      differ = 0,
+      treeDiffer = 0;
+    if (packOnPool !== undefined)
+      b1.packOnPool = function (this: Inside, ...a: unknown[]) {
+        const ran = packOnPool.apply(this, a);
+        if (!ran) return ran;
+        const W = this.wasmHost.W,
+          A = this.arrays,
+          L = W.lay,
+          nt = A.tri.length / 3;
+        const bytes = new Int32Array(W.memory.buffer, L[3], nt + 1)[nt];
+        const pooled = new Uint8Array(W.memory.buffer, L[2], bytes).slice();
+        const k = broadWasm.instanceOf(W);
+        broadWasm.bindInstance(k, L, A);
+        k.packRecords(0, 0, nt);
+        if (!Buffer.from(pooled).equals(Buffer.from(new Uint8Array(W.memory.buffer, L[2], bytes)))) differ++;
+        const boxes = this.tree.box.slice(0, 6 * this.tree.nodeCount);
+        this.tree.refit(this.tBox);
+        if (
+          !Buffer.from(boxes.buffer).equals(
+            Buffer.from(this.tree.box.slice(0, 6 * this.tree.nodeCount).buffer),
+          )
+        )
+          treeDiffer++;
+        checked++;
+        return ran;
+      };
+    for (let s = 0; s < 40; s++) for (const w of worlds) w.step();
+    expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
+    const rebuilds = broad.map((b) => (b as unknown as { stats: { rebuilds: number } }).stats.rebuilds);
+    // every rebuild after the first (which builds the tree) and the one that sent the task's arguments
+    expect(b1.packs?.runs ?? 0).toBeGreaterThan(10);
+    expect(b1.packs?.runs).toBe(checked);
+    expect(checked).toBeGreaterThanOrEqual(rebuilds[1] - 2);
+    expect(differ).toBe(0);
+    expect(treeDiffer).toBe(0);
+    expect((broad[0] as unknown as Inside).packs ?? null).toBe(null);
+    for (const w of worlds) w.dispose();
+  }, 300_000);
+
+  it("the narrow scans' copies of x, p and the inverse masses made by the broad check job's lead (session 23): the bytes each scan would copy, the same bits as one thread", async () => {
+    const worlds = [foldingCloth(1, '40x60'), foldingCloth(2, '40x60')];
+    await Promise.all(worlds.map((w) => w.threadsReady()));
+    const wasm = worlds.map(
+      (w) =>
+        (collisionSystemOf(w)!.surfaces as unknown as { narrowScan: { wasm: { preloaded?: number } } })
+          .narrowScan.wasm,
+    );
+    // before every load on the 2-thread world: each slot copied ahead holds the current bytes of its array
+    type Inside = {
+      pre: (Float64Array | null)[];
+      preLen: Int32Array;
+      slotAt: Int32Array;
+      memory: WebAssembly.Memory | null;
+      load: (...a: unknown[]) => boolean;
+    };
+    const w1 = wasm[1] as unknown as Inside;
+    const load = w1.load;
+    let slots = 0,
+      stale = 0,
+      loads = 0;
+    w1.load = function (this: Inside, ...a: unknown[]) {
+      loads++;
+      for (let i = 0; i < (this.pre?.length ?? 0); i++) {
+        const src = this.pre[i];
+        if (src === null || this.memory === null) continue;
+        const here = new Uint8Array(this.memory.buffer, this.slotAt[i], this.preLen[i]);
+        if (!Buffer.from(here).equals(Buffer.from(src.buffer, src.byteOffset, this.preLen[i]))) stale++;
+        slots++;
+      }
+      return load.apply(this, a);
+    };
+    for (let s = 0; s < 30; s++) for (const w of worlds) w.step();
+    expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
+    // x, p and w ahead of the scan before the solve and of the fail-safe's first scan, every substep
+    expect(wasm[1].preloaded ?? 0).toBeGreaterThan(100);
+    expect(wasm[1].preloaded).toBeGreaterThan(0.45 * loads);
+    expect(slots).toBe(3 * (wasm[1].preloaded ?? 0));
+    expect([stale, wasm[0].preloaded]).toEqual([0, 0]);
+    for (const w of worlds) w.dispose();
+  }, 300_000);
+
+  it("a task's lead (session 23) runs once on the calling thread while the workers take blocks; one that throws is rethrown after every block is done", async () => {
+    const world = foldingCloth(2, '40x60');
+    const sched = world.scheduler as ThreadedScheduler;
+    await world.threadsReady();
+    const a = new Float64Array(new SharedArrayBuffer(8 * 4096)).fill(1);
+    const task: SharedTask = { kind: 'zero-f64', args: { a }, version: 1 };
+    let leads = 0;
+    sched.beginStep();
+    expect(sched.runTask(task, 4096, 16, () => leads++)).toBe(false); // new arguments: no lead, no blocks
+    sched.endStep();
+    expect(leads).toBe(0);
+    sched.beginStep();
+    expect(sched.runTask(task, 4096, 16, () => leads++)).toBe(true);
+    expect(leads).toBe(1);
+    expect(a.every((v) => v === 0)).toBe(true);
+    a.fill(1);
+    let caught: unknown = null;
+    try {
+      sched.runTask(task, 4096, 16, () => {
+        throw new Error('lead');
+      });
+    } catch (e) {
+      caught = e;
+    }
+    sched.endStep();
+    expect(caught).toBeInstanceOf(PbdError);
+    expect(a.every((v) => v === 0)).toBe(true);
+    world.dispose();
+  }, 120_000);
 
   it('a task block that throws reaches the caller as a PbdError; the world then steps on', async () => {
     const world = foldingCloth(2, '40x60');

@@ -179,10 +179,14 @@ export function setRecords(r: usize, at: usize): void {
   }
 }
 
-/** Rewrites the records of triangles 0 … n − 1 (list 0), or of the n triangles at list. */
-export function packRecords(list: usize, n: i32): void {
-  if (list == 0) for (let t = 0; t < n; t++) packRecord(t);
-  else for (let k = 0; k < n; k++) packRecord(I(list, k));
+/**
+ * Rewrites the records of triangles k0 … k1 − 1 (list 0), or of the triangles at list[k0 … k1). Each
+ * record is its own bytes, so any thread may pack any range (a pooled rebuild's records are packed in
+ * blocks while the calling thread refits the tree: src/collision/surface-broad-pack.ts, session 23).
+ */
+export function packRecords(list: usize, k0: i32, k1: i32): void {
+  if (list == 0) for (let t = k0; t < k1; t++) packRecord(t);
+  else for (let k = k0; k < k1; k++) packRecord(I(list, k));
 }
 
 /**

@@ -449,6 +449,7 @@ export class BroadBlocks {
     frames: Float64Array,
     slack: number,
     out: Int32Array,
+    lead: (() => void) | null = null,
   ): number {
     const nv = src.A.vertex.length;
     const fuse = this.fuse;
@@ -458,7 +459,7 @@ export class BroadBlocks {
     const par = this.par;
     par.set(frames, P_FRAMES);
     par[P_SLACK] = slack;
-    if (!this.go(tasks, fuse ? OP_CHECK_SWEPT : OP_CHECK, nv)) return -1;
+    if (!this.go(tasks, fuse ? OP_CHECK_SWEPT : OP_CHECK, nv, lead)) return -1;
     if (fuse) {
       this.sweptRan = true;
       this.fused++;
@@ -528,9 +529,10 @@ export class BroadBlocks {
     return true;
   }
 
-  private go(tasks: TaskRunner, op: number, n: number): boolean {
+  /** Runs the op's job (`lead`: the calling thread's own work meanwhile, WorkerPool.run). */
+  private go(tasks: TaskRunner, op: number, n: number, lead: (() => void) | null = null): boolean {
     this.par[P_OP] = op;
-    if (!tasks.runTask(this.task, n, BLOCKS)) return false;
+    if (!tasks.runTask(this.task, n, BLOCKS, lead)) return false;
     this.runs++;
     return true;
   }

@@ -4,6 +4,7 @@ import { clock } from '../core/timings.js';
 import { Bvh } from './bvh.js';
 import { type BlocksSource, BroadBlocks, itemBoxesRange, sweptRange } from './surface-broad-blocks.js';
 import { type ArrayAlloc, sharedAlloc, triangleNormal } from './surface-broad-items.js';
+import { RecordPack } from './surface-broad-pack.js';
 import {
   addPair,
   B_MARGIN,
@@ -182,12 +183,11 @@ export class SurfaceBroadPhase {
   }
 
   /**
-   * Brings the candidate lists up to date for the motion x → p (full rebuild
-   * or incremental update). With `slack` > 0 vertices renew their snapshot
-   * that much before their allowance runs out, so that the solver's
-   * corrections rarely force another update after the solve. With `sweep`
-   * it also computes the swept boxes x → p (sweptBoxes), on the pool in the
-   * check's job: the update reads neither them nor the motions.
+   * Brings the candidate lists up to date for the motion x → p (full rebuild or incremental update). With
+   * `slack` > 0 vertices renew their snapshot that much before their allowance runs out, so that the solver's
+   * corrections rarely force another update after the solve. With `sweep` it also computes the swept boxes
+   * x → p (sweptBoxes), on the pool in the check's job: the update reads neither them nor the motions.
+   * `lead`: the calling thread's work while that job runs, where it runs on the pool (session 23).
    */
   update(
     store: ParticleStore,
@@ -196,6 +196,7 @@ export class SurfaceBroadPhase {
     slack = 0,
     tasks: TaskRunner | null = null,
     sweep = false,
+    lead: (() => void) | null = null,
   ): void {
     const t0 = clock();
     const blocks = this.blocksFor(tasks);
@@ -203,7 +204,8 @@ export class SurfaceBroadPhase {
       const c = this.meanDisplacement(x, p);
       blocks.alsoSwept(c[0], c[1], c[2]);
     }
-    const n = this.snapshots.check(x, p, slack, tasks, blocks, blocks === null ? null : this.blocksSource());
+    const src = blocks === null ? null : this.blocksSource();
+    const n = this.snapshots.check(x, p, slack, tasks, blocks, src, lead);
     const swept = sweep && blocks?.endSwept() === true;
     const t1 = clock();
     const ms = this.ms;
@@ -257,7 +259,15 @@ export class SurfaceBroadPhase {
     const src = blocks === null ? null : this.blocksSource();
     this.snapshots.takeAll(x, p, tasks, blocks, src);
     this.itemBoxes(false, tasks, x, p);
-    this.fitTree();
+    // a refit (the tree built for this topology) while the pool packs the records (surface-broad-pack.ts)
+    const refit = this.treeVersion === this.topo.version && this.tree.itemCount === this.topo.triCount;
+    if (
+      !refit ||
+      tasks === null ||
+      this.topo.triCount < PARALLEL_MIN_TRIANGLES ||
+      !this.packOnPool(store, tasks)
+    )
+      this.fitTree();
     this.ms.setup += clock() - t0;
     this.vtCount = 0;
     this.eeCount = 0;
@@ -369,6 +379,15 @@ export class SurfaceBroadPhase {
   /** Of them, snapshot checks whose job also computed the swept boxes (update with `sweep`). */
   get pooledCheckSwept(): number {
     return this.blocks?.fused ?? 0;
+  }
+
+  private packs: RecordPack | null = null;
+  private readonly refitLead = (): void => this.fitTree();
+  /** A rebuild's records packed on the pool while this thread refits (surface-broad-pack.ts); false where not. */
+  private packOnPool(store: ParticleStore, tasks: TaskRunner): boolean {
+    if (this.wasmHost === null || tasks.threads < 2) return false;
+    this.packs ??= new RecordPack();
+    return this.packs.run(this.wasmHost, tasks, this.bind(store), this.topo.version, this.refitLead);
   }
 
   /** Builds the triangle tree (once per topology) or refits it to the current triangle boxes. */

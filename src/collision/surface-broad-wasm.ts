@@ -21,11 +21,11 @@ import {
 export const TOPOLOGY_ARRAYS = 10;
 const SLOTS = ARRAYS.length + TREE_ARRAYS.length + GROUP_SLOTS;
 
-interface SurfaceExports {
+export interface SurfaceExports {
   setArrays(table: number, surfaces: number, margin: number, meanEdge: number): void;
   recordBytes(nv: number, ne: number): number;
   setRecords(rec: number, recAt: number): void;
-  packRecords(list: number, n: number): void;
+  packRecords(list: number, k0: number, k1: number): void;
   setOut(vt: number, vtCap: number, ee: number, eeCap: number): void;
   vtCount(): number;
   eeCount(): number;
@@ -68,15 +68,13 @@ interface SurfaceExports {
 const PAGE = 65536;
 
 /**
- * A shared WebAssembly memory that holds the surface broad phase's arrays
- * (docs/collision.md, "Tenth round"): its snapshots, allowances and vertex
- * boxes, the triangle and edge boxes and spheres, the sharp edges and the
- * dirty flags are allocated here (bump allocation, zeroed, never freed: the
- * broad phase makes a new memory when its topology changes), so the
- * module's instances on every thread of the pool test candidates where the
- * arrays are, with no copy. What lives elsewhere (the topology's arrays,
- * the store's groups and masks, the per-surface values) is copied into
- * slots of it before a run (the topology's once per version).
+ * A shared WebAssembly memory that holds the surface broad phase's arrays (docs/collision.md, "Tenth
+ * round"): its snapshots, allowances and vertex boxes, the triangle and edge boxes and spheres, the sharp
+ * edges and the dirty flags are allocated here (bump allocation, zeroed, never freed: the broad phase makes
+ * a new memory when its topology changes), so the module's instances on every thread of the pool test
+ * candidates where the arrays are, with no copy. What lives elsewhere (the topology's arrays, the store's
+ * groups and masks, the per-surface values) is copied into slots of it before a run (the topology's once
+ * per version).
  */
 export class BroadMemory implements ArrayAlloc {
   readonly memory: WebAssembly.Memory;
@@ -148,11 +146,10 @@ const L_TABLE = 0,
 const MAX_REGIONS = 64;
 
 /**
- * What a thread needs to run the module on the broad phase's memory (sent
- * once to the workers in the rebuild's and update's task records): the
- * shared module, the memory, and `lay` (shared), where the calling thread
- * keeps the address table's address and each thread's region for its pairs
- * and candidates up to date between runs.
+ * What a thread needs to run the module on the broad phase's memory (sent once to the workers in the
+ * rebuild's, update's and records' task records): the shared module, the memory, and `lay` (shared), where
+ * the calling thread keeps the address table's address and each thread's region for its pairs and
+ * candidates up to date between runs.
  */
 export interface BroadWasm {
   module: WebAssembly.Module;
@@ -175,13 +172,12 @@ const PAIRS = 0,
 /** Each thread's instance of the module, by the BroadWasm record it came with. */
 const instances = new WeakMap<BroadWasm, SurfaceExports>();
 
-function instanceOf(W: BroadWasm): SurfaceExports {
+export function instanceOf(W: BroadWasm): SurfaceExports {
   return threadInstance(instances, W);
 }
 
-/** The instance pointed at the address table, the scalars of A and the triangles' records (lay). */
-function bindInstance(k: SurfaceExports, L: Int32Array, A: BroadArrays): void {
-  const s = A.scalars;
+/** The instance pointed at the address table, the scalars of A (or s) and the triangles' records (lay). */
+export function bindInstance(k: SurfaceExports, L: Int32Array, A: BroadArrays | null, s = A!.scalars): void {
   k.setArrays(L[L_TABLE], s[B_SURFACES] | 0, s[B_MARGIN], s[B_MEAN_EDGE]);
   k.setRecords(L[L_REC], L[L_REC_AT]);
 }
@@ -200,13 +196,11 @@ function recordOffsets(k: SurfaceExports, A: BroadArrays, at: Int32Array, nt: nu
 }
 
 /**
- * The candidate tests of triangle pairs[0 … np) (a full rebuild's, or with
- * `partial` an update's: collectPairRange) on this thread: in the module,
- * over the memory, in this thread's region (the pairs copied in, the
- * candidates appended to `out`); where the region is too small (its need is
- * noted for the calling thread), the module met a degenerate triangle or W
- * is null, the JavaScript loop runs instead. The same lists either way.
- * True where the module ran them.
+ * The candidate tests of triangle pairs[0 … np) (a full rebuild's, or with `partial` an update's:
+ * collectPairRange) on this thread: in the module, over the memory, in this thread's region (the pairs copied
+ * in, the candidates appended to `out`); where the region is too small (its need is noted for the calling
+ * thread), the module met a degenerate triangle or W is null, the JavaScript loop runs instead. The same
+ * lists either way. True where the module ran them.
  */
 export function testPairs(
   W: BroadWasm | null,
@@ -436,9 +430,8 @@ export class BroadWasmHost {
   }
 
   /**
-   * The record for this run (null where the module is not available: no
-   * SIMD, `useWasmKernels(false)`): the address table written for `A`, for
-   * `tree`'s arrays and for an update's dirty triangles and their groups'
+   * The record for this run (null where the module is not available: no SIMD, `useWasmKernels(false)`): the
+   * address table written for `A`, for `tree`'s arrays and for an update's dirty triangles and their groups'
    * ends (the arrays not in the memory copied in), regions for `threads` threads.
    */
   ready(
@@ -472,10 +465,13 @@ export class BroadWasmHost {
 
   /** The ownership (ownVStart) whose records are laid out. */
   private recOwn: Int32Array | null = null;
+  /** A rebuild's `ready` lays its records out, leaves them to the pool (`defer`); `packed`: the pool did (surface-broad-pack.ts). */
+  defer = false;
+  packed = false;
   /**
    * The triangles' records (wasm/surfaces.ts packRecords) after the item boxes: laid out once per ownership, all
-   * rewritten for a rebuild (dirty −1), else the n dirty triangles' at address `dirty` (only dirty items get new
-   * boxes, and a dirty vertex or edge makes its triangles dirty, its owner among them).
+   * rewritten for a rebuild (dirty −1: unless deferred or packed), else the n dirty triangles' at address `dirty`
+   * (only dirty items get new boxes, and a dirty vertex or edge makes its triangles dirty, its owner among them).
    */
   private records(A: BroadArrays, dirty: number, n: number): void {
     const W = this.W as BroadWasm,
@@ -483,15 +479,18 @@ export class BroadWasmHost {
       k = instanceOf(W);
     const nt = A.tri.length / 3;
     let all = dirty < 0;
+    let skip = all && (this.defer || this.packed);
+    this.packed = false;
     if (this.recOwn !== A.ownVStart) {
       const at = this.mem.i32(nt + 1);
       L[L_REC] = this.mem.alloc(recordOffsets(k, A, at, nt));
       L[L_REC_AT] = at.byteOffset;
       this.recOwn = A.ownVStart;
       all = true;
+      skip = this.defer;
     }
     bindInstance(k, L, A);
-    k.packRecords(all ? 0 : dirty, all ? nt : n);
+    if (!skip) k.packRecords(all ? 0 : dirty, 0, all ? nt : n);
   }
 
   /** The tree's arrays in the address table: where they are (the broad phase's tree allocates them in the memory), else copies. */
@@ -751,7 +750,7 @@ export class WasmPairTests {
       const s = A.scalars;
       k.setArrays(64, s[B_SURFACES] | 0, s[B_MARGIN], s[B_MEAN_EDGE]);
       k.setRecords(recAt, recAtAt);
-      k.packRecords(0, nt);
+      k.packRecords(0, 0, nt);
       k.setOut(vtAt, this.vtRoom, eeAt, this.eeRoom);
       const status = k.collectPairRange(pairsAt, 0, np, partial ? 1 : 0);
       if (status === 2) return false;

@@ -215,7 +215,9 @@ export class SurfaceContacts implements ConstraintSet {
     const timings = ctx.timings;
     const t0 = clock();
     broad.classifyEdges(x, ctx.substep === 0);
-    broad.update(store, x, p, 0.25 * broad.snapshots.minAllowance(), ctx.tasks ?? null, true);
+    const tasks = ctx.tasks ?? null;
+    const lead = this.narrowScan.ahead(store, x, p, tasks);
+    broad.update(store, x, p, 0.25 * broad.snapshots.minAllowance(), tasks, true, lead);
     const t1 = clock();
     // the detection scans (here, or in blocks on the pool), then their contacts in candidate order
     this.narrowScan.scan(store, x, p, ctx.tasks ?? null);

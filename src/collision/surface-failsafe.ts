@@ -83,7 +83,8 @@ export class SurfaceFailsafe {
     this.tasks = tasks;
     // the solver may have moved some vertices beyond their allowance
     // (and the first scan's swept boxes, in the check's job on the pool)
-    this.broad.update(store, x, p, 0, tasks, true);
+    // (the first scan's copies of x and p too, in the check's job: WasmNarrow.preload)
+    this.broad.update(store, x, p, 0, tasks, true, this.narrow.ahead(store, x, p, tasks));
     // the first scan tests every candidate, each rescan only those with a vertex in `recheck`: a
     // pair none of whose vertices moved since a scan that found it not crossing still does not
     // cross (same x, same p, same test), so the rescans find exactly what full scans would

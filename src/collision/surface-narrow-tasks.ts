@@ -148,6 +148,32 @@ export class SurfaceNarrowScan {
     };
   }
 
+  private aheadStore: ParticleStore | null = null;
+  private aheadX: Float64Array = new Float64Array(0);
+  private aheadP: Float64Array = new Float64Array(0);
+  private readonly aheadLead = (): void => {
+    const s = this.aheadStore as ParticleStore;
+    this.wasm.preload(this.broad.wasmHost?.mem ?? null, this.aheadX, this.aheadP, s.invMass, s.count);
+  };
+
+  /**
+   * The lead (WorkerPool.run) that copies x, p and the inverse masses into the module's slots ahead of
+   * the next scan of x → p (WasmNarrow.preload), for the broad phase's check job, which only reads them:
+   * the scan then copies neither (docs/collision.md, "Eighteenth round"). Null on one thread.
+   */
+  ahead(
+    store: ParticleStore,
+    x: Float64Array,
+    p: Float64Array,
+    tasks: TaskRunner | null,
+  ): (() => void) | null {
+    if (tasks === null) return null;
+    this.aheadStore = store;
+    this.aheadX = x;
+    this.aheadP = p;
+    return this.aheadLead;
+  }
+
   /** Scans the vertex–triangle and edge–edge candidates of the substep x → p into `vt` and `ee`. */
   scan(store: ParticleStore, x: Float64Array, p: Float64Array, tasks: TaskRunner | null): void {
     const A = this.bind(store, x, p);

@@ -97,6 +97,56 @@ export class WasmNarrow {
   private readonly src: (ArrayBufferView | null)[] = new Array(T_SLOTS).fill(null);
   /** Bytes copied into the memory by the last `load` (tests: none for the arrays resident on the broad phase's memory). */
   copied = 0;
+  /** Per slot: the array `preload` copied there for the next `load`, and its bytes (session 23). */
+  private readonly pre: (ArrayBufferView | null)[] = new Array(T_SLOTS).fill(null);
+  private readonly preLen = new Int32Array(T_SLOTS);
+  /** Loads that found x, p and the inverse masses copied ahead (statistics, tests). */
+  preloaded = 0;
+
+  /**
+   * Copies x, p and the inverse masses w (their first `particles`) into their slots on `home` ahead of the
+   * next `load`, which then does not copy them again where it reads the same arrays (docs/collision.md,
+   * "Eighteenth round": the lead of the broad phase's check job, which reads them and writes none of them,
+   * before a scan of the same x and p). Nothing where the module is not on `home`.
+   */
+  preload(
+    home: BroadMemory | null,
+    x: Float64Array,
+    p: Float64Array,
+    w: Float64Array,
+    particles: number,
+  ): void {
+    if (home === null || this.home !== home) return;
+    const bytes = new Uint8Array(home.memory.buffer);
+    for (let k = 0; k < 3; k++) {
+      const i = k === 0 ? T_X : k === 1 ? T_P : T_W,
+        a = k === 0 ? x : k === 1 ? p : w;
+      const len = Math.min(a.byteLength, (k === 2 ? 8 : 24) * particles);
+      if (home.holds(a)) continue;
+      if (len > this.cap[i] && !this.slot(home, i, len)) return;
+      bytes.set(new Uint8Array(a.buffer, a.byteOffset, len), this.slotAt[i]);
+      this.pre[i] = a;
+      this.preLen[i] = len;
+    }
+  }
+
+  /** Forgets what `preload` copied (every `load` uses it once at most); false. */
+  private unpreload(): false {
+    this.pre.fill(null);
+    return false;
+  }
+
+  /** A new slot i of room for `need` bytes (a quarter more) on home; false where the memory cannot grow. */
+  private slot(home: BroadMemory, i: number, need: number): boolean {
+    this.cap[i] = Math.max(64, 8 * Math.ceil((1.25 * need) / 8));
+    try {
+      this.slotAt[i] = home.alloc(this.cap[i]);
+    } catch {
+      this.cap[i] = 0;
+      return false;
+    }
+    return true;
+  }
 
   /**
    * Whether the module can run (loads it, with a shared memory where the engine has one): on `home`
@@ -135,6 +185,7 @@ export class WasmNarrow {
   /** The module on the broad phase's memory: its table, scalars and slots allocated there (the slots at the next `load`). */
   private moveTo(home: BroadMemory, mod: WebAssembly.Module): void {
     this.home = home;
+    this.pre.fill(null);
     this.memory = home.memory;
     const table = home.alloc(4 * T_SLOTS + 32);
     this.addr[T_SCALARS] = (table + 4 * T_SLOTS + 7) & ~7;
@@ -201,11 +252,11 @@ export class WasmNarrow {
     let moved = false;
     if (this.home !== null) {
       const m = this.placeAtHome();
-      if (m === null) return false;
+      if (m === null) return this.unpreload();
       moved = m;
     } else {
       for (let i = 0; i < T_SCALARS; i++) if (need[i] > this.cap[i]) moved = true;
-      if (moved && !this.layout()) return false;
+      if (moved && !this.layout()) return this.unpreload();
     }
     const memory = this.memory as WebAssembly.Memory;
     const buf = memory.buffer;
@@ -228,6 +279,7 @@ export class WasmNarrow {
       }
     }
     for (let i = T_SHARP; i < T_RECHECK; i++) this.put(bytes, i);
+    this.unpreload();
     if (crossings && A.scalars[N_RESCAN] !== 0) this.put(bytes, T_RECHECK);
     const s = new Float64Array(buf, addr[T_SCALARS], 4);
     s[0] = A.scalars[N_MARGIN];
@@ -249,6 +301,12 @@ export class WasmNarrow {
     const a = this.src[i],
       len = this.need[i];
     if (this.resident[i] !== 0 || a === null || len <= 0) return;
+    if (this.pre[i] === a && this.preLen[i] === len && this.addr[i] === this.slotAt[i]) {
+      // (copied ahead by `preload`: the same array and bytes in this slot)
+      this.copied += len;
+      if (i === T_X) this.preloaded++;
+      return;
+    }
     bytes.set(new Uint8Array(a.buffer, a.byteOffset, len), this.addr[i]);
     this.copied += len;
   }
@@ -275,15 +333,7 @@ export class WasmNarrow {
       }
       if (res[i] !== 0 || need[i] > cap[i]) {
         if (i < TOPO.length) moved = true;
-        if (need[i] > cap[i]) {
-          cap[i] = Math.max(64, 8 * Math.ceil((1.25 * need[i]) / 8));
-          try {
-            this.slotAt[i] = home.alloc(cap[i]);
-          } catch {
-            cap[i] = 0;
-            return null;
-          }
-        }
+        if (need[i] > cap[i] && !this.slot(home, i, need[i])) return null;
       }
       res[i] = 0;
       addr[i] = this.slotAt[i];

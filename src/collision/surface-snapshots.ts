@@ -79,6 +79,7 @@ export class SurfaceSnapshots {
     tasks: TaskRunner | null = null,
     blocks: BroadBlocks | null = null,
     src: BlocksSource | null = null,
+    lead: (() => void) | null = null,
   ): number {
     if (!this.valid) return -1;
     const nv = this.topo.vertexCount;
@@ -86,7 +87,7 @@ export class SurfaceSnapshots {
     let n = -1;
     // in blocks on the pool (the strays joined in vertex order), or here
     if (tasks !== null && blocks !== null && src !== null)
-      n = blocks.check(tasks, src, x, p, this.frames, slack, this.violators);
+      n = blocks.check(tasks, src, x, p, this.frames, slack, this.violators, lead);
     if (n < 0)
       n = checkRange(
         this.topo.vertex,

@@ -121,8 +121,12 @@ export interface TaskRunner {
    * true when all are done; false (nothing ran) when it cannot use the pool
    * now (not in a step, workers not started, or the workers have not
    * received this version of the arguments yet): the caller does the work.
+   * `lead` (optional): work of the calling thread alone, independent of the
+   * blocks, run once the job is open and before the calling thread claims a
+   * block (so that it overlaps the workers' blocks); not run when false is
+   * returned.
    */
-  runTask(task: SharedTask, n: number, blocks: number): boolean;
+  runTask(task: SharedTask, n: number, blocks: number, lead?: (() => void) | null): boolean;
 }
 
 /**

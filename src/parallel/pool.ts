@@ -298,6 +298,9 @@ export class WorkerPool {
    * `blocks` fixed blocks, the calling thread claiming blocks like the
    * workers (`own` runs them here), and returns when every block is done.
    * A block that throws anywhere is rethrown here, after the others finished.
+   * `lead` (session 23): serial work of the calling thread that does not
+   * touch what the blocks read or write, run once the job is open and before
+   * this thread claims its first block, so that the workers' blocks overlap it.
    */
   run(
     id: number,
@@ -307,6 +310,7 @@ export class WorkerPool {
     to: number,
     blocks: number,
     own: RangeRunner,
+    lead: (() => void) | null = null,
   ): void {
     const c = this.control;
     if (!this.entered) this.enter();
@@ -314,6 +318,7 @@ export class WorkerPool {
     const block = Math.ceil((to - from) / blocks);
     const total = Math.ceil((to - from) / block);
     if (WorkerPool.solo) {
+      if (lead !== null) lead();
       for (let k = 0; k < total; k++) own(from + k * block, Math.min(to, from + (k + 1) * block), k);
       return;
     }
@@ -332,6 +337,12 @@ export class WorkerPool {
     Atomics.store(c, NEXT, base);
     Atomics.notify(c, NEXT);
     let thrown: unknown = null;
+    if (lead !== null)
+      try {
+        lead();
+      } catch (e) {
+        thrown = e;
+      }
     for (;;) {
       const w = Atomics.load(c, NEXT);
       const k = w & 255;

@@ -10,6 +10,7 @@ import { DihedralBending } from '../cloth/dihedral-bending.js';
 import { contactBlocksTask } from '../collision/collider-contacts-blocks.js';
 import { planeContactsTask } from '../collision/collider-contacts-planes.js';
 import { broadBlocksTask } from '../collision/surface-broad-blocks.js';
+import { broadPackTask } from '../collision/surface-broad-pack.js';
 import { broadPairsTask, broadRebuildTask, broadUpdateTask } from '../collision/surface-broad-tasks.js';
 import { narrowPairTask } from '../collision/surface-narrow-tasks.js';
 import { untangleCrossingsTask } from '../collision/untangle-tasks.js';
@@ -61,6 +62,7 @@ export const parallelTasks: Readonly<Record<string, TaskKernel>> = {
   'surface-broad-rebuild': broadRebuildTask as unknown as TaskKernel,
   'surface-broad-update': broadUpdateTask as unknown as TaskKernel,
   'surface-broad-blocks': broadBlocksTask as unknown as TaskKernel,
+  'surface-broad-pack': broadPackTask as unknown as TaskKernel,
   'untangle-crossings': untangleCrossingsTask as unknown as TaskKernel,
   'surface-narrow-pair': narrowPairTask as unknown as TaskKernel,
   'fluid-rows': fluidRowsTask as unknown as TaskKernel,

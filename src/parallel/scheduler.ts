@@ -182,9 +182,11 @@ export class ThreadedScheduler implements Scheduler, TaskRunner {
    * Runs items [0, n) of a task in `blocks` blocks on this thread and the
    * workers (StepContext.tasks, TaskRunner). The first call with a new
    * version of the task's arguments only queues them for the workers (they
-   * receive them before the next step) and returns false.
+   * receive them before the next step) and returns false (`lead` not run).
+   * `lead`: the calling thread's own work, run while the workers start
+   * (WorkerPool.run).
    */
-  runTask(task: SharedTask, n: number, blocks: number): boolean {
+  runTask(task: SharedTask, n: number, blocks: number, lead: (() => void) | null = null): boolean {
     if (!this.inStep || !this.pool.active || n <= 0) return false;
     const kernel = parallelTasks[task.kind];
     if (kernel === undefined) return false;
@@ -198,7 +200,16 @@ export class ThreadedScheduler implements Scheduler, TaskRunner {
     this.curTask = task;
     this.curKernel = kernel;
     try {
-      this.pool.run(e.id, e.gen, TASK_JOB, 0, n, Math.min(MAX_BLOCKS, Math.max(1, blocks)), this.ownTask);
+      this.pool.run(
+        e.id,
+        e.gen,
+        TASK_JOB,
+        0,
+        n,
+        Math.min(MAX_BLOCKS, Math.max(1, blocks)),
+        this.ownTask,
+        lead,
+      );
     } catch (err) {
       if (err instanceof PbdError) throw err;
       throw new PbdError(

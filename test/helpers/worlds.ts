@@ -83,8 +83,9 @@ export function spyTasks(): Map<string, number> {
     task: SharedTask,
     n: number,
     blocks: number,
+    lead?: (() => void) | null,
   ) {
-    const ok = original.call(this, task, n, blocks);
+    const ok = original.call(this, task, n, blocks, lead);
     if (ok) ran.set(task.kind, (ran.get(task.kind) ?? 0) + 1);
     return ok;
   });
