@@ -29,7 +29,8 @@
  * in), COLOUR (groups [from, to), in the plan's numbering, of the colour
  * whose first group is `first`), SAVE (the particles out); a joint table's
  * second set's colour blocks are COLOUR2. A function of
- * the set's layout alone, never of the thread count.
+ * the set's layout and the block sizes asked for (which element-threads-small.ts may choose by
+ * the thread count: the bits never depend on them).
  */
 
 import { awaitBlock, claimBlock, threadIndex } from '../core/block-order.js';
@@ -61,6 +62,7 @@ export function fusedSweepTable(
   particlesPerBlock: number,
   groupsPerBlock: number,
   scratch = false,
+  split = 0,
 ): Int32Array | null {
   return jointSweepTable(
     [{ idx, colorPairs, lanes, arity, reverse }],
@@ -68,6 +70,8 @@ export function fusedSweepTable(
     particlesPerBlock,
     groupsPerBlock,
     scratch,
+    MAX_BLOCKS,
+    split,
   );
 }
 
@@ -91,7 +95,11 @@ export interface SweepSegment {
  * last ones of the one before run, where they touch other particles. Each
  * set has its own f32 scratch (paired.ts: arena.take per copy), so each
  * segment's scratch places are its own. `maxBlocks`: the table's blocks at most (a job
- * run in parts is not bound by the pool's MAX_BLOCKS).
+ * run in parts is not bound by the pool's MAX_BLOCKS). `split` (session 23, bk30, issue 20): where
+ * over 0, a colour of n groups is cut into blocks of max(per, ⌈n / split⌉) groups — `split`
+ * blocks where its groups allow, `per` (groupsPerBlock, or larger where the table would not fit)
+ * at least — so a large colour is a few large blocks (fewer claims, done flags and dependency
+ * reads) and a small one keeps `per`; which blocks a table has changes no bit (module comment).
  */
 export function jointSweepTable(
   segs: readonly SweepSegment[],
@@ -100,6 +108,7 @@ export function jointSweepTable(
   groupsPerBlock: number,
   scratch = false,
   maxBlocks = MAX_BLOCKS,
+  split = 0,
 ): Int32Array | null {
   if (segs.length > 2) throw new Error('a joint sweep table takes two sets at most');
   const copies = Math.ceil(range / particlesPerBlock);
@@ -140,10 +149,11 @@ export function jointSweepTable(
     for (let s = 0; s < cs; s++) {
       const c = segs[g].reverse ? cs - 1 - s : s;
       largest[g] = Math.max(largest[g], cp[c + 1] - cp[c]);
-      for (let j = cp[c]; j < cp[c + 1]; j += per) {
+      const size = split > 0 ? Math.max(per, Math.ceil((cp[c + 1] - cp[c]) / split)) : per;
+      for (let j = cp[c]; j < cp[c + 1]; j += size) {
         op.push(g === 0 ? FUSED_COLOUR : FUSED_COLOUR2 + g - 1);
         from.push(j);
-        to.push(Math.min(cp[c + 1], j + per));
+        to.push(Math.min(cp[c + 1], j + size));
         first.push(cp[c]);
         seg.push(g);
       }
@@ -309,6 +319,7 @@ export function jointArgs<T>(
   threads: number,
   particlesPerBlock: number,
   groupsPerBlock: number,
+  split = 0,
 ): JointArgs<T> | null {
   const table = (reverse: boolean) =>
     jointSweepTable(
@@ -318,6 +329,7 @@ export function jointArgs<T>(
       groupsPerBlock,
       a.win.f32,
       MAX_JOINT_BLOCKS,
+      split,
     );
   const fwd = table(false),
     back = table(true);

@@ -59,7 +59,10 @@ export function criticalPath(T: Int32Array): { work: number; path: number } {
  * The copy- and colour-block sizes of the sweep of `copies` (one set, or a joint sweep's two on
  * one window) on `threads` threads: `particles` and `groups` (element-threads.ts's defaults)
  * where the window spans two copy blocks at least, else the small window's (module comment), the
- * tables forward and backward both within `maxBlocks`.
+ * tables forward and backward both within `maxBlocks`; and the colours' split (jointSweepTable):
+ * on a large window, `perThread` blocks a thread per colour (session 23, bk30: a big cloth's
+ * colour of thousands of groups in a few large blocks, a mid-size one's still in blocks of
+ * `groups`), 0 (none) on a small one or one thread.
  */
 export function sweepBlockSizes(
   copies: readonly PairedCopy<unknown>[],
@@ -67,10 +70,12 @@ export function sweepBlockSizes(
   particles: number,
   groups: number,
   maxBlocks: number,
-): [number, number] {
+  perThread = 0,
+): [number, number, number] {
   const win = copies[0].win;
   const range = win.range;
-  if (range >= 2 * particles || threads < 2) return [particles, groups];
+  if (threads < 2) return [particles, groups, 0];
+  if (range >= 2 * particles) return [particles, groups, perThread * threads];
   const per = Math.ceil(range / threads);
   const segs = (reverse: boolean) => copies.map((k) => segmentOf(k, reverse));
   let chosen = groups;
@@ -90,7 +95,7 @@ export function sweepBlockSizes(
     chosen = g;
     if (short) break;
   }
-  return [per, chosen];
+  return [per, chosen, 0];
 }
 
 /** A set's fused tables, forward and backward (null where they do not fit one job), with the sizes of sweepBlockSizes. */
@@ -99,11 +104,12 @@ export function fusedTables(
   threads: number,
   particles: number,
   groups: number,
+  perThread = 0,
 ): [Int32Array | null, Int32Array | null] {
-  const [ppb, gpb] = sweepBlockSizes([k], threads, particles, groups, MAX_BLOCKS);
+  const [ppb, gpb, split] = sweepBlockSizes([k], threads, particles, groups, MAX_BLOCKS, perThread);
   const { idx, colorPairs, lanes, arity } = segmentOf(k, false);
   const table = (reverse: boolean) =>
-    fusedSweepTable(idx, colorPairs, lanes, arity, k.win.range, reverse, ppb, gpb, k.win.f32);
+    fusedSweepTable(idx, colorPairs, lanes, arity, k.win.range, reverse, ppb, gpb, k.win.f32, split);
   return [table(false), table(true)];
 }
 
@@ -115,7 +121,8 @@ export function blockedJointArgs<T>(
   threads: number,
   particles: number,
   groups: number,
+  perThread = 0,
 ): JointArgs<T> | null {
-  const [ppb, gpb] = sweepBlockSizes([a, b], threads, particles, groups, MAX_JOINT_BLOCKS);
-  return jointArgs(a, b, next, threads, ppb, gpb);
+  const [ppb, gpb, split] = sweepBlockSizes([a, b], threads, particles, groups, MAX_JOINT_BLOCKS, perThread);
+  return jointArgs(a, b, next, threads, ppb, gpb, split);
 }

@@ -398,6 +398,13 @@ export class ElementThreads implements ThreadedSweeps {
    * thread claims the next one; the bits are the same.
    */
   static parts = true;
+  /**
+   * A large window's colour blocks per thread and colour (session 23, bk30, issue 20: a colour of
+   * n groups in blocks of max(GROUPS_PER_BLOCK, ⌈n / (threads · blocksPerThread)⌉) groups;
+   * element-threads-small.ts sweepBlockSizes); 0: GROUPS_PER_BLOCK alone. Read when a copy is
+   * bound; the bits are the same.
+   */
+  static blocksPerThread = 2;
   /** Whether the fused sweeps' blocks time themselves into fusedStats (bench/thread-profile.ts; a little slower). */
   static timing = false;
   /** The next sweep zeroes the multipliers first (ElementConstraints.beginStep deferred λ⁰ = 0 to it). */
@@ -522,7 +529,13 @@ export class ElementThreads implements ThreadedSweeps {
     if (ElementThreads.fused) {
       // the sweep as one job (element-order.ts); the f32 blocks' places in their colour's scratch are
       // ordered too; a small window's block sizes: element-threads-small.ts
-      const [fwd, back] = fusedTables(k, this.runner.threads, PARTICLES_PER_BLOCK, GROUPS_PER_BLOCK);
+      const [fwd, back] = fusedTables(
+        k,
+        this.runner.threads,
+        PARTICLES_PER_BLOCK,
+        GROUPS_PER_BLOCK,
+        ElementThreads.blocksPerThread,
+      );
       args.fused = sharedTable(fwd);
       args.fusedBack = sharedTable(back);
       if (args.fused.length > 0) {
@@ -604,6 +617,7 @@ export class ElementThreads implements ThreadedSweeps {
       this.runner.threads,
       PARTICLES_PER_BLOCK,
       GROUPS_PER_BLOCK,
+      ElementThreads.blocksPerThread,
     );
     if (join === null) {
       this.jointFailed = B;
