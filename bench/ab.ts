@@ -2,11 +2,12 @@
  * Two builds of pbdkit against each other in one process, on any case of `npm run bench`
  * (session 23): the same-process A/B that the docs' speed rounds cite.
  *
- *   npx tsx bench/ab.ts --lib <libA>,<libB> --case <bench case> [--threads 1,2] [--frames 60]
- *                       [--warmup 5] [--solo]
+ *   node lib/bench/ab.js --lib <libA>,<libB> --case <bench case> [--threads 1,2] [--frames 60]
+ *                        [--warmup 5] [--solo]
  *
- * `lib` paths are built trees (`npx tsc -p tsconfig.build.json` writes lib/; copy main's aside
- * first). For each build and each thread count the case's world is built (`setupThreads`, or
+ * `lib` paths are built trees (`npx tsc -p tsconfig.build.json` writes lib/, this script among it;
+ * copy main's lib/ aside first; `tsx` cannot run this file: it awaits at the top level). For each
+ * build and each thread count the case's world is built (`setupThreads`, or
  * `setup` for one thread where the case has none); with `--solo` each build also gets a second
  * world of the largest thread count stepped with `WorkerPool.solo` (the calling thread running
  * every block of the pooled path). After `warmup` untimed frames each, the worlds are stepped

@@ -84,6 +84,9 @@ describe('colour blocks cut per colour', () => {
         const world = new World({ dt: 1 / 60, substeps: 3, threads: t });
         return { world, cloth: hangingCloth(world, 101) };
       };
+      // the option (0, GROUPS_PER_BLOCK alone, by default since the lead's quiet measurement)
+      const saved = ElementThreads.blocksPerThread;
+      ElementThreads.blocksPerThread = 2;
       const one = make(1);
       const many = make(threads);
       await many.world.threadsReady();
@@ -109,6 +112,7 @@ describe('colour blocks cut per colour', () => {
       // the 101 × 101 stretch set's largest colours (2,550 groups of two lanes) are cut by the split
       if (threads === 2) expect(split).toBeGreaterThan(0);
       for (const w of [one, many]) w.world.dispose();
+      ElementThreads.blocksPerThread = saved;
     },
     120_000,
   );

@@ -402,9 +402,11 @@ export class ElementThreads implements ThreadedSweeps {
    * A large window's colour blocks per thread and colour (session 23, bk30, issue 20: a colour of
    * n groups in blocks of max(GROUPS_PER_BLOCK, ⌈n / (threads · blocksPerThread)⌉) groups;
    * element-threads-small.ts sweepBlockSizes); 0: GROUPS_PER_BLOCK alone. Read when a copy is
-   * bound; the bits are the same.
+   * bound; the bits are the same. 0 by default: on the quiet 2-core machine (the lead, session 23,
+   * docs/solver.md "bk30") 2 read 2-10 % slower on two threads in every cloth-201 case; kept as the
+   * option to measure where many threads make each block's claim and waits dearer.
    */
-  static blocksPerThread = 2;
+  static blocksPerThread = 0;
   /** Whether the fused sweeps' blocks time themselves into fusedStats (bench/thread-profile.ts; a little slower). */
   static timing = false;
   /** The next sweep zeroes the multipliers first (ElementConstraints.beginStep deferred λ⁰ = 0 to it). */
