@@ -1,5 +1,5 @@
 import { Body } from '../core/body.js';
-import { PbdError } from '../core/errors.js';
+import { bodyDensity, PbdError } from '../core/errors.js';
 import type { Vec3Tuple } from '../core/motion.js';
 import type { World } from '../core/world.js';
 
@@ -67,9 +67,7 @@ export class Granular extends Body {
         `${where}.radius`,
         `must be a positive length (m), got ${o.radius}`,
       );
-    const density = o.density ?? 1500;
-    if (!(density > 0) || !Number.isFinite(density))
-      throw new PbdError('granular/density', `${where}.density`, `must be > 0 kg/m³, got ${o.density}`);
+    const density = bodyDensity(o.density, 1500, 'kg/m³', 'granular', where);
     super(world, o.name ?? '', n);
     this.spacing = s;
     this.radius = r;
