@@ -5,6 +5,7 @@ import {
   Cloth,
   FemCloth,
   formatObj,
+  Granular,
   gridMesh,
   icosphere,
   loadScene,
@@ -16,6 +17,7 @@ import {
   SoftBody,
   SphereCollider,
   sackMesh,
+  type Vec3Tuple,
   World,
 } from '../src/index.js';
 import { thrown } from './helpers.js';
@@ -65,7 +67,7 @@ describe('cloth construction (003 §4.1)', () => {
     ).toThrow(PbdError);
   });
 
-  it('rejects a density that is not a finite number > 0, with its unit, for cloth, FEM cloth and soft bodies', () => {
+  it('rejects a density that is not a finite number > 0, with its unit, for cloth, FEM cloth, soft bodies, shape-matched cloth and granular bodies', () => {
     const world = new World();
     const tri = () => ({
       positions: Float64Array.from([0, 0, 0, 1, 0, 0, 0, 1, 0]),
@@ -90,6 +92,18 @@ describe('cloth construction (003 §4.1)', () => {
       expect([s.code, s.message]).toEqual([
         'softbody/density',
         `softbody.density: must be > 0 kg/m³, got ${d} — rubber is about 1100 kg/m³`,
+      ]);
+      // (before session 24 the shape-matched cloth took an infinite density and named no unit)
+      const m = thrown(() => new ShapeMatchingCloth(world, { mesh: tri(), density: d }));
+      expect([m.code, m.message]).toEqual([
+        'sm-cloth/density',
+        `shape-matching cloth.density: must be > 0 kg/m², got ${d}`,
+      ]);
+      const box = { min: [0, 0, 0] as Vec3Tuple, max: [0.1, 0.1, 0.1] as Vec3Tuple };
+      const g = thrown(() => new Granular(world, { box, spacing: 0.05, density: d }));
+      expect([g.code, g.message]).toEqual([
+        'granular/density',
+        `granular.density: must be > 0 kg/m³, got ${d}`,
       ]);
     }
     expect(() => new Cloth(world, { mesh: tri(), density: 1e-6 })).not.toThrow();

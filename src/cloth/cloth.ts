@@ -3,7 +3,7 @@ import { HierarchicalSolver, type HierarchyOptions } from '../constraints/hierar
 import { Body, complianceTunable, stiffnessTunable, type Tunable } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { RigidModeDamping } from '../core/damping.js';
-import { PbdError, requirePositive } from '../core/errors.js';
+import { bodyDensity, PbdError } from '../core/errors.js';
 import type { Motion } from '../core/motion.js';
 import type { ConstraintParams } from '../core/solver.js';
 import type { World } from '../core/world.js';
@@ -119,12 +119,12 @@ export class Cloth extends Body {
     const spare = o.tear ? (o.tear.maxNewVertices ?? Math.ceil(nv / 2)) : 0;
     super(world, o.name ?? '', nv + spare);
     this.active = nv;
-    this.density = o.density ?? 0.1;
-    requirePositive(
-      this.density,
+    this.density = bodyDensity(
+      o.density,
+      0.1,
       'kg/m²',
-      'cloth/density',
-      `${where}.density`,
+      'cloth',
+      where,
       'a cloth needs mass: typical fabrics are 0.05–0.5 kg/m²',
     );
     this.triangles = new Uint32Array(o.mesh.triangles);

@@ -1,5 +1,5 @@
 import { Body } from '../core/body.js';
-import { PbdError } from '../core/errors.js';
+import { bodyDensity, PbdError, requirePositiveAs } from '../core/errors.js';
 import type { Vec3Tuple } from '../core/motion.js';
 import type { World } from '../core/world.js';
 
@@ -38,8 +38,7 @@ export class Granular extends Body {
   constructor(world: World, o: GranularOptions) {
     const where = o.name ? `granular '${o.name}'` : 'granular';
     const s = o.spacing;
-    if (!(s > 0) || !Number.isFinite(s))
-      throw new PbdError('granular/spacing', `${where}.spacing`, `must be a positive length (m), got ${s}`);
+    requirePositiveAs(s, 'a positive length (m)', 'granular/spacing', `${where}.spacing`);
     const counts = [0, 1, 2].map((k) => {
       const ext = o.box.max[k] - o.box.min[k];
       if (!(ext >= 0) || !Number.isFinite(ext)) {
@@ -61,15 +60,8 @@ export class Granular extends Body {
       );
     }
     const r = o.radius ?? 0.5 * s;
-    if (!(r > 0) || !Number.isFinite(r))
-      throw new PbdError(
-        'granular/radius',
-        `${where}.radius`,
-        `must be a positive length (m), got ${o.radius}`,
-      );
-    const density = o.density ?? 1500;
-    if (!(density > 0) || !Number.isFinite(density))
-      throw new PbdError('granular/density', `${where}.density`, `must be > 0 kg/m³, got ${o.density}`);
+    requirePositiveAs(r, 'a positive length (m)', 'granular/radius', `${where}.radius`);
+    const density = bodyDensity(o.density, 1500, 'kg/m³', 'granular', where);
     super(world, o.name ?? '', n);
     this.spacing = s;
     this.radius = r;

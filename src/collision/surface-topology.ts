@@ -1,5 +1,5 @@
 import type { Body } from '../core/body.js';
-import { PbdError } from '../core/errors.js';
+import { PbdError, requireAtLeast } from '../core/errors.js';
 import type { ParticleStore } from '../core/particles.js';
 
 /**
@@ -158,8 +158,7 @@ export class SurfaceTopology {
       ['friction', mu],
       ['staticFriction', mus],
     ] as const) {
-      if (!(v >= 0) || !Number.isFinite(v))
-        throw new PbdError('contact/friction', `${where}.${k}`, `must be a finite number ≥ 0, got ${v}`);
+      requireAtLeast(v, 0, 'contact/friction', `${where}.${k}`);
     }
     if (!(e >= 0 && e <= 1))
       throw new PbdError('contact/restitution', `${where}.restitution`, `must lie in [0, 1], got ${e}`);

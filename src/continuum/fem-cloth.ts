@@ -1,6 +1,6 @@
 import { complianceTunable, stiffnessTunable, type Tunable } from '../core/body.js';
 import { RigidModeDamping } from '../core/damping.js';
-import { requirePositive } from '../core/errors.js';
+import { bodyDensity } from '../core/errors.js';
 import type { ConstraintParams } from '../core/solver.js';
 import type { World } from '../core/world.js';
 import { lumpedTriangleMasses } from '../mesh/lumped-mass.js';
@@ -67,8 +67,7 @@ export class FemCloth extends EmbeddedBody {
     const topo = validateTriangleMesh(o.mesh, `${where}.mesh`);
     const nv = o.mesh.positions.length / 3;
     super(world, o.name ?? '', nv);
-    const density = o.density ?? 0.1;
-    requirePositive(density, 'kg/m²', 'fem-cloth/density', `${where}.density`);
+    const density = bodyDensity(o.density, 0.1, 'kg/m²', 'fem-cloth', where);
     this.triangles = new Uint32Array(o.mesh.triangles);
     this.restPositions = new Float64Array(o.mesh.positions);
     const store = world.store;

@@ -66,6 +66,24 @@ export function requirePositive(value: number, unit: string, code: string, where
 }
 
 /**
+ * A body's density option: `value`, or `fallback` where it is omitted, checked by requirePositive
+ * with the code `${family}/density` at `${where}.density` (the cloth, the FEM cloth, the soft body,
+ * the shape-matched cloth and the granular body: one default-and-check, one message).
+ */
+export function bodyDensity(
+  value: number | undefined,
+  fallback: number,
+  unit: string,
+  family: string,
+  where: string,
+  hint = '',
+): number {
+  const density = value ?? fallback;
+  requirePositive(density, unit, `${family}/density`, `${where}.density`, hint);
+  return density;
+}
+
+/**
  * requirePositive in other words: PbdError(code, where, "must be what, got value", hint) unless
  * `value` is a finite number > 0, `what` naming the quantity ('a positive length (m)').
  */

@@ -610,15 +610,16 @@ export class FluidDensity implements ConstraintSet {
     const rows = this.rows;
     const T = this.clocks;
     const t0 = clock();
+    // the correction pass's numbers (their slots are its alone: the chain's density and λ passes leave them)
+    rows.correction(
+      fluid.artificialPressureN,
+      qRest3,
+      1 / (qd * qd * qd - qRest3),
+      -fluid.artificialPressureK / fluid.restGradientSquared,
+    );
     if (this.chainNow) {
       // one job: density, λ (with the walls' density), correction, Δp (with the walls'); `par` serves all four
       this.chainNow = false;
-      rows.correction(
-        fluid.artificialPressureN,
-        qRest3,
-        1 / (qd * qd * qd - qRest3),
-        -fluid.artificialPressureK / fluid.restGradientSquared,
-      );
       const w = this.gStored ? this.wasmNow : null;
       if (rows.chain(this.tasks, w, ITERATION_CHAIN)) {
         T[0] += clock() - t0;
@@ -628,12 +629,6 @@ export class FluidDensity implements ConstraintSet {
       rows.slotPass(this.tasks, this.local, LAMBDA, off);
     }
     rows.params(CORRECTION, off, this.allInside, h, Number.NaN, mF, 0, (mF / fluid.restDensity) * spiky);
-    rows.correction(
-      fluid.artificialPressureN,
-      qRest3,
-      1 / (qd * qd * qd - qRest3),
-      -fluid.artificialPressureK / fluid.restGradientSquared,
-    );
     rows.run(this.tasks, this.gStored ? this.wasmNow : null, this.local);
     const t1 = clock();
     T[0] += t1 - t0;

@@ -23,7 +23,7 @@
 import { DihedralBending } from '../cloth/dihedral-bending.js';
 import { Body, type Tunable } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
-import { PbdError, requireIntegerIn } from '../core/errors.js';
+import { bodyDensity, PbdError, requireIntegerIn } from '../core/errors.js';
 import { type ConstraintParams, ProjectionRule } from '../core/solver.js';
 import type { World } from '../core/world.js';
 import { gridMesh } from '../mesh/generators.js';
@@ -74,9 +74,7 @@ export class ShapeMatchingCloth extends Body {
 
   constructor(world: World, o: ShapeMatchingClothOptions) {
     const where = o.name ? `shape-matching cloth '${o.name}'` : 'shape-matching cloth';
-    const density = o.density ?? 0.1;
-    if (!(density > 0))
-      throw new PbdError('sm-cloth/density', `${where}.density`, `must be > 0, got ${density}`);
+    const density = bodyDensity(o.density, 0.1, 'kg/m²', 'sm-cloth', where);
     const nLevels = o.levels ?? 1;
     requireIntegerIn(nLevels, 1, 8, 'sm-cloth/levels', `${where}.levels`);
     const meshes: TriangleMesh[] = [];

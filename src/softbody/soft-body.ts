@@ -10,7 +10,7 @@ import type { Attachments } from '../core/attachments.js';
 import { complianceTunable, stiffnessTunable, type Tunable } from '../core/body.js';
 import type { ConstraintSet, StepContext } from '../core/constraint-set.js';
 import { RigidModeDamping } from '../core/damping.js';
-import { PbdError, requirePositive } from '../core/errors.js';
+import { bodyDensity, PbdError } from '../core/errors.js';
 import type { ConstraintParams } from '../core/solver.js';
 import type { World } from '../core/world.js';
 import { polarDecomposition } from '../math/polar.js';
@@ -105,14 +105,7 @@ export class SoftBody extends EmbeddedBody {
     const mesh = validateTetMesh(o.mesh, `${where}.mesh`);
     const nv = mesh.positions.length / 3;
     super(world, o.name ?? '', nv);
-    this.density = o.density ?? 1000;
-    requirePositive(
-      this.density,
-      'kg/m³',
-      'softbody/density',
-      `${where}.density`,
-      'rubber is about 1100 kg/m³',
-    );
+    this.density = bodyDensity(o.density, 1000, 'kg/m³', 'softbody', where, 'rubber is about 1100 kg/m³');
     this.tets = mesh.tets;
     this.restPositions = mesh.positions;
     this.surface = tetSurface(mesh);

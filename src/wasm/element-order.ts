@@ -311,42 +311,6 @@ export function segmentOf(k: PairedCopy<unknown>, reverse: boolean): SweepSegmen
   };
 }
 
-/** The joint sweep of copy a's set then b's (arguments `next`) on `threads` threads, or null where it does not fit or would run on one. */
-export function jointArgs<T>(
-  a: PairedCopy<unknown>,
-  b: PairedCopy<unknown>,
-  next: T,
-  threads: number,
-  particlesPerBlock: number,
-  groupsPerBlock: number,
-  split = 0,
-): JointArgs<T> | null {
-  const table = (reverse: boolean) =>
-    jointSweepTable(
-      [segmentOf(a, reverse), segmentOf(b, reverse)],
-      a.win.range,
-      particlesPerBlock,
-      groupsPerBlock,
-      a.win.f32,
-      MAX_JOINT_BLOCKS,
-      split,
-    );
-  const fwd = table(false),
-    back = table(true);
-  if (fwd === null || back === null || threads < 2) return null;
-  const nb = Math.max(fwd[0], back[0]);
-  return {
-    next,
-    fwd: sharedTable(fwd),
-    back: sharedTable(back),
-    parts: sharedTable(partTable(fwd, threads)),
-    partsBack: sharedTable(partTable(back, threads)),
-    done: sharedI32(nb),
-    claim: sharedI32(nb),
-    counts: sharedI32(2 * nb),
-  };
-}
-
 export function sharedI32(n: number): Int32Array {
   return new Int32Array(new SharedArrayBuffer(4 * n));
 }

@@ -19,10 +19,12 @@ import { MAX_BLOCKS } from '../core/step-context.js';
 import {
   fusedSweepTable,
   type JointArgs,
-  jointArgs,
   jointSweepTable,
   MAX_JOINT_BLOCKS,
+  partTable,
   segmentOf,
+  sharedI32,
+  sharedTable,
 } from './element-order.js';
 import type { PairedCopy } from './paired.js';
 
@@ -113,7 +115,11 @@ export function fusedTables(
   return [table(false), table(true)];
 }
 
-/** element-order.ts jointArgs with the sizes of sweepBlockSizes (the joint table's blocks at most MAX_JOINT_BLOCKS). */
+/**
+ * The joint sweep of copy a's set then b's (arguments `next`) on `threads` threads, with the sizes
+ * of sweepBlockSizes (the joint table's blocks at most MAX_JOINT_BLOCKS), or null where it does not
+ * fit or would run on one.
+ */
 export function blockedJointArgs<T>(
   a: PairedCopy<unknown>,
   b: PairedCopy<unknown>,
@@ -124,5 +130,28 @@ export function blockedJointArgs<T>(
   perThread = 0,
 ): JointArgs<T> | null {
   const [ppb, gpb, split] = sweepBlockSizes([a, b], threads, particles, groups, MAX_JOINT_BLOCKS, perThread);
-  return jointArgs(a, b, next, threads, ppb, gpb, split);
+  const table = (reverse: boolean) =>
+    jointSweepTable(
+      [segmentOf(a, reverse), segmentOf(b, reverse)],
+      a.win.range,
+      ppb,
+      gpb,
+      a.win.f32,
+      MAX_JOINT_BLOCKS,
+      split,
+    );
+  const fwd = table(false),
+    back = table(true);
+  if (fwd === null || back === null || threads < 2) return null;
+  const nb = Math.max(fwd[0], back[0]);
+  return {
+    next,
+    fwd: sharedTable(fwd),
+    back: sharedTable(back),
+    parts: sharedTable(partTable(fwd, threads)),
+    partsBack: sharedTable(partTable(back, threads)),
+    done: sharedI32(nb),
+    claim: sharedI32(nb),
+    counts: sharedI32(2 * nb),
+  };
 }
