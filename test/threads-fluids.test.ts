@@ -286,6 +286,41 @@ describe('fluids on worker threads', () => {
     for (const w of worlds) w.dispose();
   }, 120_000);
 
+  it("after a substep's first iteration, each iteration's chain sets up its records itself (ITERATION_CHAIN_INIT, session 24): one records job a substep, ρ and λ of the last iteration, the bits of one thread", async () => {
+    const tank = { friction: 0.2, restitution: 0.3, margin: 0 };
+    const steps = 12;
+    const worlds = [1, 2, 4].map((threads) => new World({ dt: 1 / 60, substeps: 1, iterations: 4, threads }));
+    for (const w of worlds) {
+      addOpenTank(w, 0.64, 0.64, tank);
+      new Fluid(w, { spacing: 0.02, blocks: [{ min: [0, 0.1, 0], max: [0.64, 0.5, 0.64] }] });
+    }
+    await Promise.all(worlds.map((w) => w.threadsReady()));
+    for (let s = 0; s < steps; s++) for (const w of worlds) w.step();
+    const d = worlds.map(densityOf);
+    // one thread: no pool, no chain; on the pool: the first iteration's records a job (at most: the first
+    // step's may run on the calling thread), the three others in the chain (before: four jobs a step)
+    expect([d[0].rows.recordJobs, d[0].chainedRecords]).toEqual([0, 0]);
+    for (const k of [1, 2]) {
+      expect(d[k].rows.recordJobs).toBeGreaterThanOrEqual(steps - 1);
+      expect(d[k].rows.recordJobs).toBeLessThanOrEqual(steps);
+      expect(d[k].chainedRecords).toBe(3 * steps);
+    }
+    for (const k of [1, 2]) {
+      expect(bits(worlds[k]).equals(bits(worlds[0])), `${k === 1 ? 2 : 4} threads`).toBe(true);
+      // ρ and λ by slot (kept by the last iteration's λ and Δp passes only) as one thread's
+      const n = d[0].count;
+      expect(Buffer.from(d[k].rho.slice(0, n).buffer).equals(Buffer.from(d[0].rho.slice(0, n).buffer))).toBe(true);
+      expect(Buffer.from(d[k].lambda.slice(0, n).buffer).equals(Buffer.from(d[0].lambda.slice(0, n).buffer))).toBe(
+        true,
+      );
+    }
+    // the last iteration's densities: a compressed pool (some above ρ0) and λ from them
+    const rho0 = 1000;
+    expect(Math.max(...d[0].rho.slice(0, d[0].count))).toBeGreaterThan(rho0);
+    expect(d[0].lambda.slice(0, d[0].count).some((v) => v < 0)).toBe(true);
+    for (const w of worlds) w.dispose();
+  }, 120_000);
+
   it('the blocks of one colour write disjoint rows: every pair of a block ends before the next block of its colour', () => {
     const world = scene('fluids-dam-break', 1);
     for (let s = 0; s < 60; s++) world.step();

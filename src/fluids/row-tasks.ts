@@ -360,11 +360,12 @@ export function slotRange(
         from(A.rho, s0),
         P[slot.HAS_COUNTS] !== 0 ? from(A.counts, s0) : null,
         P[slot.FULL],
+        P[slot.KEEP] !== 0,
       );
       return;
     case APPLY_DELTAS:
       if (walls) wallCorrectionPass(r0, r1, W.slot, W.n, W.g, A.acc);
-      applyDeltas(m, off, A.p, acc, from(A.lambda, s0));
+      applyDeltas(m, off, A.p, acc, from(A.lambda, s0), P[slot.KEEP] !== 0);
       return;
     case INIT_POST:
       initPostRecords(m, off, A.x, A.v, acc, from(A.post, 8 * s0));
