@@ -309,15 +309,49 @@ describe('fluids on worker threads', () => {
       expect(bits(worlds[k]).equals(bits(worlds[0])), `${k === 1 ? 2 : 4} threads`).toBe(true);
       // ρ and λ by slot (kept by the last iteration's λ and Δp passes only) as one thread's
       const n = d[0].count;
-      expect(Buffer.from(d[k].rho.slice(0, n).buffer).equals(Buffer.from(d[0].rho.slice(0, n).buffer))).toBe(true);
-      expect(Buffer.from(d[k].lambda.slice(0, n).buffer).equals(Buffer.from(d[0].lambda.slice(0, n).buffer))).toBe(
+      expect(Buffer.from(d[k].rho.slice(0, n).buffer).equals(Buffer.from(d[0].rho.slice(0, n).buffer))).toBe(
         true,
       );
+      expect(
+        Buffer.from(d[k].lambda.slice(0, n).buffer).equals(Buffer.from(d[0].lambda.slice(0, n).buffer)),
+      ).toBe(true);
     }
     // the last iteration's densities: a compressed pool (some above ρ0) and λ from them
     const rho0 = 1000;
     expect(Math.max(...d[0].rho.slice(0, d[0].count))).toBeGreaterThan(rho0);
     expect(d[0].lambda.slice(0, d[0].count).some((v) => v < 0)).toBe(true);
+    for (const w of worlds) w.dispose();
+  }, 120_000);
+
+  it('where a later iteration cannot run its chain (or the chain does not start), its records are set up first and its passes run one by one: the bits of one thread', async () => {
+    const tank = { friction: 0.2, restitution: 0.3, margin: 0 };
+    const steps = 6;
+    const worlds = [1, 2, 2].map((threads) => new World({ dt: 1 / 60, substeps: 1, iterations: 4, threads }));
+    for (const w of worlds) {
+      addOpenTank(w, 0.64, 0.64, tank);
+      new Fluid(w, { spacing: 0.02, blocks: [{ min: [0, 0.1, 0], max: [0.64, 0.5, 0.64] }] });
+    }
+    await Promise.all(worlds.map((w) => w.threadsReady()));
+    // world 1: the pool refused after each substep's first iteration (computeLambda's path); world 2: the
+    // chains with the records' set-up refused to start (applyCorrections' path)
+    const [, a, b] = worlds.map((w) => densityOf(w).rows);
+    const canPool = a.canPool.bind(a);
+    let calls = 0;
+    a.canPool = (t, w) => (calls++ % 4 === 0 ? canPool(t, w) : false);
+    const chain = b.chain.bind(b);
+    let refused = 0;
+    b.chain = (t, w, passes) => {
+      if (passes[0] !== INIT_RECORDS) return chain(t, w, passes);
+      refused++;
+      return false;
+    };
+    for (let s = 0; s < steps; s++) for (const w of worlds) w.step();
+    // (a refused chain leaves the next iteration to set its records up as a job: every other one folds)
+    expect(refused).toBe(2 * steps);
+    for (const k of [1, 2]) {
+      expect(densityOf(worlds[k]).chainedRecords).toBe(0);
+      expect(bits(worlds[k]).equals(bits(worlds[0])), `world ${k}`).toBe(true);
+    }
     for (const w of worlds) w.dispose();
   }, 120_000);
 

@@ -144,7 +144,13 @@ const MAX_CHAIN = 8;
 /** The passes of one Jacobi iteration after the records' set-up (PBF Algorithm 1, lines 10–19), where no solid pass runs between them. */
 export const ITERATION_CHAIN: readonly number[] = [DENSITY, LAMBDA, CORRECTION, APPLY_DELTAS];
 /** The same with the records' set-up first (FluidDensity: the second and later iterations of a substep, session 24). */
-export const ITERATION_CHAIN_INIT: readonly number[] = [INIT_RECORDS, DENSITY, LAMBDA, CORRECTION, APPLY_DELTAS];
+export const ITERATION_CHAIN_INIT: readonly number[] = [
+  INIT_RECORDS,
+  DENSITY,
+  LAMBDA,
+  CORRECTION,
+  APPLY_DELTAS,
+];
 /** The velocity post-process (PBF Algorithm 1, line 22: XSPH and vorticity confinement, eqs. 15–17). */
 export const POST_CHAIN: readonly number[] = [
   INIT_POST,
