@@ -36,6 +36,21 @@ const pairLists = (w: World): Buffer => {
   ]);
 };
 
+/**
+ * Worlds of `threads` threads with 20,480 particles in a tank: pair blocks and contact blocks on the
+ * pool (a dam break's 3,456 are too few), one substep of `iterations` a step.
+ */
+async function tankWorlds(threads: number[], iterations: number): Promise<World[]> {
+  const tank = { friction: 0.2, restitution: 0.3, margin: 0 };
+  const worlds = threads.map((t) => new World({ dt: 1 / 60, substeps: 1, iterations, threads: t }));
+  for (const w of worlds) {
+    addOpenTank(w, 0.64, 0.64, tank);
+    new Fluid(w, { spacing: 0.02, blocks: [{ min: [0, 0.1, 0], max: [0.64, 0.5, 0.64] }] });
+  }
+  await Promise.all(worlds.map((w) => w.threadsReady()));
+  return worlds;
+}
+
 describe('fluids on worker threads', () => {
   it.each([
     ['fluids-dam-break', 300, true],
@@ -263,14 +278,7 @@ describe('fluids on worker threads', () => {
   }, 120_000);
 
   it("on the pool, the reordering writes the pair search's positions into the instance (FluidDensity.searchP is its posView, session 23) and the contacts' velocity pass runs by the projection's blocks: the bits of one thread", async () => {
-    // 20,480 particles in a tank: pair blocks and contact blocks on the pool (a dam break's 3,456 are too few)
-    const tank = { friction: 0.2, restitution: 0.3, margin: 0 };
-    const worlds = [1, 2].map((threads) => new World({ dt: 1 / 60, substeps: 1, iterations: 2, threads }));
-    for (const w of worlds) {
-      addOpenTank(w, 0.64, 0.64, tank);
-      new Fluid(w, { spacing: 0.02, blocks: [{ min: [0, 0.1, 0], max: [0.64, 0.5, 0.64] }] });
-    }
-    await Promise.all(worlds.map((w) => w.threadsReady()));
+    const worlds = await tankWorlds([1, 2], 2);
     for (let s = 0; s < 30; s++) for (const w of worlds) w.step();
     const [one, two] = worlds.map((w) => densityOf(w).rows.pairBlocks);
     // every build after the first few steps found the positions in place (no copy of p on the calling thread)
@@ -283,6 +291,63 @@ describe('fluids on worker threads', () => {
     expect(passes[0]?.velocityPasses ?? 0).toBe(0);
     expect(passes[1]?.velocityPasses).toBeGreaterThan(20);
     expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
+    for (const w of worlds) w.dispose();
+  }, 120_000);
+
+  it("after a substep's first iteration, each iteration's chain sets up its records itself (ITERATION_CHAIN_INIT, session 24): one records job a substep, ρ and λ of the last iteration, the bits of one thread", async () => {
+    const steps = 12;
+    const worlds = await tankWorlds([1, 2, 4], 4);
+    for (let s = 0; s < steps; s++) for (const w of worlds) w.step();
+    const d = worlds.map(densityOf);
+    // one thread: no pool, no chain; on the pool: the first iteration's records a job (at most: the first
+    // step's may run on the calling thread), the three others in the chain (before: four jobs a step)
+    expect([d[0].rows.recordJobs, d[0].chainedRecords]).toEqual([0, 0]);
+    for (const k of [1, 2]) {
+      expect(d[k].rows.recordJobs).toBeGreaterThanOrEqual(steps - 1);
+      expect(d[k].rows.recordJobs).toBeLessThanOrEqual(steps);
+      expect(d[k].chainedRecords).toBe(3 * steps);
+    }
+    for (const k of [1, 2]) {
+      expect(bits(worlds[k]).equals(bits(worlds[0])), `${k === 1 ? 2 : 4} threads`).toBe(true);
+      // ρ and λ by slot (kept by the last iteration's λ and Δp passes only) as one thread's
+      const n = d[0].count;
+      expect(Buffer.from(d[k].rho.slice(0, n).buffer).equals(Buffer.from(d[0].rho.slice(0, n).buffer))).toBe(
+        true,
+      );
+      expect(
+        Buffer.from(d[k].lambda.slice(0, n).buffer).equals(Buffer.from(d[0].lambda.slice(0, n).buffer)),
+      ).toBe(true);
+    }
+    // the last iteration's densities: a compressed pool (some above ρ0) and λ from them
+    const rho0 = 1000;
+    expect(Math.max(...d[0].rho.slice(0, d[0].count))).toBeGreaterThan(rho0);
+    expect(d[0].lambda.slice(0, d[0].count).some((v) => v < 0)).toBe(true);
+    for (const w of worlds) w.dispose();
+  }, 120_000);
+
+  it('where a later iteration cannot run its chain (or the chain does not start), its records are set up first and its passes run one by one: the bits of one thread', async () => {
+    const steps = 6;
+    const worlds = await tankWorlds([1, 2, 2], 4);
+    // world 1: the pool refused after each substep's first iteration (computeLambda's path); world 2: the
+    // chains with the records' set-up refused to start (applyCorrections' path)
+    const [, a, b] = worlds.map((w) => densityOf(w).rows);
+    const canPool = a.canPool.bind(a);
+    let calls = 0;
+    a.canPool = (t, w) => (calls++ % 4 === 0 ? canPool(t, w) : false);
+    const chain = b.chain.bind(b);
+    let refused = 0;
+    b.chain = (t, w, passes) => {
+      if (passes[0] !== INIT_RECORDS) return chain(t, w, passes);
+      refused++;
+      return false;
+    };
+    for (let s = 0; s < steps; s++) for (const w of worlds) w.step();
+    // (a refused chain leaves the next iteration to set its records up as a job: every other one folds)
+    expect(refused).toBe(2 * steps);
+    for (const k of [1, 2]) {
+      expect(densityOf(worlds[k]).chainedRecords).toBe(0);
+      expect(bits(worlds[k]).equals(bits(worlds[0])), `world ${k}`).toBe(true);
+    }
     for (const w of worlds) w.dispose();
   }, 120_000);
 

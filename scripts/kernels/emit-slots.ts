@@ -140,6 +140,8 @@ SAME
 R_IDENTITY
 # A chain of passes run as one job (FluidRowBlocks.chain): where its table starts in RowArrays.fused.
 CHAIN_AT
+# 1: the λ and Δp passes copy ρ and λ to RowArrays.rho and lambda (the substep's last iteration: only its are read).
+KEEP
 # Slots in the block.
 PAR_SLOTS
 `,

@@ -25,7 +25,7 @@ export function wallCorrectionPass(
 
 /**
  * Ends a Jacobi iteration: p ← p + Δp for every active slot (acc[8s + 2 … 8s + 4]),
- * keeping λ_s in `lambda`.
+ * keeping λ_s in `lambda` with `keep` (the substep's last iteration, as lambdaPass's ρ).
  */
 export function applyDeltas(
   n: number,
@@ -33,10 +33,11 @@ export function applyDeltas(
   p: Float64Array,
   acc: Float64Array,
   lambda: Float64Array,
+  keep = true,
 ): void {
   for (let s = 0; s < n; s++) {
     const o = s << 3;
-    lambda[s] = acc[o];
+    if (keep) lambda[s] = acc[o];
     const i3 = 3 * (off + s);
     p[i3] += acc[o | 2];
     p[i3 + 1] += acc[o | 3];

@@ -216,8 +216,10 @@ export function wallDensityPass(
  * neighbours (`counts`, at the search) than `full`, a particle inside a rest
  * lattice. Such a particle is short of ρ0 for want of neighbours, not because
  * it is stretched; pulling it in is what made a resting free blob contract
- * and fly apart (docs/fluids.md). Copies ρ_i to `rho` and leaves
- * (λ_i, w̃_i, 0, 0, 0) in acc for the correction passes.
+ * and fly apart (docs/fluids.md). Copies ρ_i to `rho` with `keep` (the
+ * substep's last iteration: an earlier one's are overwritten unread, and the
+ * copy is a stream of its own, session 24) and leaves (λ_i, w̃_i, 0, 0, 0) in
+ * acc for the correction passes.
  */
 export function lambdaPass(
   n: number,
@@ -231,11 +233,12 @@ export function lambdaPass(
   rho: Float64Array,
   counts: Int32Array | null = null,
   full = 0,
+  keep = true,
 ): void {
   for (let s = 0; s < n; s++) {
     const o = s << 3;
     const r = acc[o];
-    rho[s] = r;
+    if (keep) rho[s] = r;
     let C = r * invRho0 - 1;
     if (unilateral && C < 0) C = 0;
     else if (counts !== null && C < 0 && counts[s] < full) C = 0;

@@ -17,6 +17,7 @@ import {
   FluidRowBlocks,
   INIT_POST,
   ITERATION_CHAIN,
+  ITERATION_CHAIN_INIT,
   LAMBDA,
   PASS,
   POST_CHAIN,
@@ -306,6 +307,7 @@ export class FluidDensity implements ConstraintSet {
     }
     this.solid.reset();
     this.wasmNow = null;
+    this.chainedWU = Number.NaN;
     this.pairsInWasm = false;
     this.jsPairs.reset(0);
     this.walls.count = 0;
@@ -501,7 +503,7 @@ export class FluidDensity implements ConstraintSet {
     if (n === 0 || this.grid.count !== n) return;
     const T = this.clocks;
     T.fill(0);
-    this.computeLambda(ctx.store, true);
+    this.computeLambda(ctx.store, true, ctx.iteration === ctx.iterations - 1);
     this.applyCorrections(ctx.store);
     // the step's timings: the pair passes, the solid passes, the slot passes (records, walls and λ, walls and Δp)
     const timings = ctx.timings;
@@ -521,9 +523,11 @@ export class FluidDensity implements ConstraintSet {
    * factor and s_corr for the correction pass. With `chain`, where the
    * iteration's passes can run as one job on the pool (no solid pass
    * between them), it sets their parameters and leaves them to
-   * applyCorrections (FluidRowBlocks.chain: the same numbers).
+   * applyCorrections (FluidRowBlocks.chain: the same numbers). With `keep`
+   * (the substep's last iteration, and every call from outside the step) the
+   * λ and Δp passes copy ρ and λ by slot into `rho` and `lambda`.
    */
-  computeLambda(store: ParticleStore, chain = false): void {
+  computeLambda(store: ParticleStore, chain = false, keep = true): void {
     const fluid = this.fluid;
     const n = fluid.activeCount;
     const off = fluid.offset;
@@ -540,10 +544,20 @@ export class FluidDensity implements ConstraintSet {
     const acc = this.acc;
     const T = this.clocks;
     let t = clock();
-    const wU = this.rows.initRecords(this.tasks, this.local, off, m, wCoef * h * h * h, this.searchP);
+    this.selfW = wCoef * h * h * h;
+    // after a first iteration that ran as one chain with one shared w̃, the chain sets the records up
+    // itself (its first pass, session 24): w̃ is that iteration's (no inverse mass changes within a
+    // substep), and the listed pairs are filtered by h (allInside false; where nothing moved, the
+    // filter keeps every listed pair, as the search kept them by the same test on the same positions)
+    const fold = chain && !Number.isNaN(this.chainedWU);
+    const wU = fold
+      ? this.chainedWU
+      : this.rows.initRecords(this.tasks, this.local, off, m, this.selfW, this.searchP);
+    this.wU = wU;
     // (compared block by block with the records on the pool where it can)
     const allInside =
-      this.rows.same ?? (this.searchP.length >= 3 * n && samePositions(0, n, off, p, this.searchP));
+      !fold &&
+      (this.rows.same ?? (this.searchP.length >= 3 * n && samePositions(0, n, off, p, this.searchP)));
     this.allInside = allInside;
     const w = this.wasmNow;
     // the twin has no weighted variant: pinned fluid particles run the JavaScript one
@@ -565,11 +579,14 @@ export class FluidDensity implements ConstraintSet {
       fluid.relaxation,
       !fluid.unilateral,
       fluid.restNeighbours,
+      keep,
     );
     let t1 = clock();
     T[2] += t1 - t;
     this.chainNow = chain && this.solidCount === 0 && FluidRowBlocks.chained;
     this.chainNow &&= this.rows.canPool(this.tasks, this.gStored ? w : null);
+    this.initInChain = fold && this.chainNow;
+    if (fold && !this.chainNow) this.initAgain(off, m);
     if (this.chainNow) return;
     this.rows.run(this.tasks, this.gStored ? w : null, this.local);
     t = clock();
@@ -583,8 +600,24 @@ export class FluidDensity implements ConstraintSet {
     T[2] += clock() - t1;
   }
 
-  /** Whether computeLambda left its passes to applyCorrections' chain. */
+  /** Whether computeLambda left its passes to applyCorrections' chain, with the records' set-up (initInChain). */
   private chainNow = false;
+  private initInChain = false;
+  /** Iterations whose chain set the records up itself (statistics, tests). */
+  chainedRecords = 0;
+  /** The shared w̃ of the substep's iterations that ran as one chain so far (NaN: none, or not shared). */
+  private chainedWU = Number.NaN;
+  /** The records' own density m W(0) (initRecords' `self`), and the w̃ all slots share this iteration (NaN: not shared). */
+  private selfW = 0;
+  private wU = Number.NaN;
+
+  /** initRecords for a pass that left it to a chain that could not run: the density pass's parameters kept. */
+  private initAgain(off: number, m: number): void {
+    const P = this.rows.par;
+    const pass = P[PASS];
+    this.rows.initRecords(this.tasks, this.local, off, m, this.selfW, this.searchP);
+    P[PASS] = pass;
+  }
 
   /**
    * Δp_i = w̃_i Σ_j (λ_i + λ_j + s_corr) (m/ρ0) ∇W(p_i − p_j) and, for solid
@@ -621,10 +654,16 @@ export class FluidDensity implements ConstraintSet {
       // one job: density, λ (with the walls' density), correction, Δp (with the walls'); `par` serves all four
       this.chainNow = false;
       const w = this.gStored ? this.wasmNow : null;
-      if (rows.chain(this.tasks, w, ITERATION_CHAIN)) {
+      const init = this.initInChain;
+      this.initInChain = false;
+      if (rows.chain(this.tasks, w, init ? ITERATION_CHAIN_INIT : ITERATION_CHAIN)) {
+        this.chainedWU = this.wU;
+        if (init) this.chainedRecords++;
         T[0] += clock() - t0;
         return;
       }
+      this.chainedWU = Number.NaN;
+      if (init) this.initAgain(off, mF);
       rows.run(this.tasks, w, this.local);
       rows.slotPass(this.tasks, this.local, LAMBDA, off);
     }

@@ -67,6 +67,7 @@ import {
   INVRHO0,
   instances,
   K_VORT,
+  KEEP,
   LAMBDA,
   MF,
   N,
@@ -142,6 +143,14 @@ const MAX_CHAIN = 8;
 
 /** The passes of one Jacobi iteration after the records' set-up (PBF Algorithm 1, lines 10–19), where no solid pass runs between them. */
 export const ITERATION_CHAIN: readonly number[] = [DENSITY, LAMBDA, CORRECTION, APPLY_DELTAS];
+/** The same with the records' set-up first (FluidDensity: the second and later iterations of a substep, session 24). */
+export const ITERATION_CHAIN_INIT: readonly number[] = [
+  INIT_RECORDS,
+  DENSITY,
+  LAMBDA,
+  CORRECTION,
+  APPLY_DELTAS,
+];
 /** The velocity post-process (PBF Algorithm 1, line 22: XSPH and vorticity confinement, eqs. 15–17). */
 export const POST_CHAIN: readonly number[] = [
   INIT_POST,
@@ -656,6 +665,7 @@ export class FluidRowBlocks {
     this.par[SAME] = this.shared.searchP === searchP && searchP.length >= 3 * n ? 1 : 0;
     this.same = null;
     if (!this.slots(tasks, INIT_RECORDS, off)) return initRecords(n, off, A.p, A.invMass, mF, self, A.acc);
+    this.recordJobs++;
     const F = this.shared.flags;
     if (this.par[SAME] !== 0) {
       let all = 2;
@@ -673,8 +683,13 @@ export class FluidRowBlocks {
   same: boolean | null = null;
   /** Reorderings run on the pool (statistics, tests). */
   reorders = 0;
+  /** The records' set-ups run on the pool as a job of their own (statistics, tests; ITERATION_CHAIN_INIT runs the others). */
+  recordJobs = 0;
 
-  /** The parameters of lambdaPass (density-passes.ts; the lambda pass's, after params). */
+  /**
+   * The parameters of lambdaPass (density-passes.ts; the lambda pass's, after params); `keep`:
+   * the λ and Δp passes copy ρ and λ by slot (the substep's last iteration).
+   */
   lambdaParams(
     mF: number,
     invRho0: number,
@@ -682,8 +697,10 @@ export class FluidRowBlocks {
     eps: number,
     counts: boolean,
     full: number,
+    keep: boolean,
   ): void {
     const P = this.par;
+    P[KEEP] = keep ? 1 : 0;
     P[MF] = mF;
     P[INVRHO0] = invRho0;
     P[UNILATERAL] = unilateral ? 1 : 0;
