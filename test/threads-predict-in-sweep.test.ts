@@ -85,47 +85,43 @@ describe("the first prediction of a step in the first sweep's copy-in blocks", (
     120_000,
   );
 
-  it('off (DeferredPrediction.on false): on the calling thread, the same bits', async () => {
-    DeferredPrediction.on = false;
-    const steps = 6;
-    const { worlds, inBlocks, predicts } = await run('f32', steps);
-    expectSameBits(worlds);
-    expect(inBlocks).toBe(0);
-    expect(predicts).toBe(3 * steps);
-    dispose(worlds);
-  }, 120_000);
-
-  it('a set whose beginStep hook does not say beginsOnWindow: the prediction before the hooks, the same bits', async () => {
-    // a hook that may read the particles (it reads nothing here; it only does not say so)
-    const reader: ConstraintSet = {
-      kind: 'reader',
-      order: 0,
-      count: 0,
-      enabled: true,
-      sharesWindow: true,
-      skipsPredicted: true,
-      beginStep() {},
-      project() {},
-    };
-    const steps = 6;
-    const { worlds, inBlocks, predicts } = await run('f32', steps, (w) => w.addConstraintSet(reader));
-    expectSameBits(worlds);
-    expect(inBlocks).toBe(0);
-    expect(predicts).toBe(3 * steps);
-    dispose(worlds);
-  }, 120_000);
-
-  it(`more placements than the blocks take (${MAX_PLACES}): run whole first, the same bits`, async () => {
-    const steps = 4;
-    const { worlds, inBlocks, predicts } = await run('f32', steps, (_, cloth) => {
+  // a hook that may read the particles (it reads nothing here; it only does not say so)
+  const reader = (): ConstraintSet => ({
+    kind: 'reader',
+    order: 0,
+    count: 0,
+    enabled: true,
+    sharesWindow: true,
+    skipsPredicted: true,
+    beginStep() {},
+    project() {},
+  });
+  const fallbacks: [string, () => void, (w: World, c: Cloth) => void][] = [
+    ['off (DeferredPrediction.on false)', () => (DeferredPrediction.on = false), () => {}],
+    ['a set whose beginStep hook does not say beginsOnWindow', () => {}, (w) => w.addConstraintSet(reader())],
+    [
+      `more placements than the blocks take (${MAX_PLACES})`,
+      () => {},
       // MAX_PLACES + 1 more pins along the cloth's last row
-      for (let k = 0; k <= MAX_PLACES; k++) cloth.pin(N * (N - 1) + k);
-    });
-    expectSameBits(worlds);
-    expect(inBlocks).toBe(0);
-    expect(predicts).toBe(3 * steps);
-    dispose(worlds);
-  }, 120_000);
+      (_, cloth) => {
+        for (let k = 0; k <= MAX_PLACES; k++) cloth.pin(N * (N - 1) + k);
+      },
+    ],
+    ['sweeps a job per colour (ElementThreads.fused false)', () => (ElementThreads.fused = false), () => {}],
+  ];
+  it.each(fallbacks)(
+    '%s: the prediction whole on the calling thread, the same bits',
+    async (_, before, extra) => {
+      before();
+      const steps = 4;
+      const { worlds, inBlocks, predicts } = await run('f32', steps, extra);
+      expectSameBits(worlds);
+      expect(inBlocks).toBe(0);
+      expect(predicts).toBe(3 * steps);
+      dispose(worlds);
+    },
+    120_000,
+  );
 
   it('sweeps not joined (ElementThreads.joint false): still in the first sweep, the same bits', async () => {
     ElementThreads.joint = false;
@@ -133,16 +129,6 @@ describe("the first prediction of a step in the first sweep's copy-in blocks", (
     const { worlds, inBlocks, predicts } = await run('f32', steps);
     expectSameBits(worlds);
     expect(inBlocks).toBe(2 * steps);
-    expect(predicts).toBe(3 * steps);
-    dispose(worlds);
-  }, 120_000);
-
-  it('sweeps run a job per colour (ElementThreads.fused false): run whole before the first, the same bits', async () => {
-    ElementThreads.fused = false;
-    const steps = 4;
-    const { worlds, inBlocks, predicts } = await run('f32', steps);
-    expectSameBits(worlds);
-    expect(inBlocks).toBe(0);
     expect(predicts).toBe(3 * steps);
     dispose(worlds);
   }, 120_000);

@@ -60,21 +60,16 @@ import {
   type ThreadedSweeps,
 } from './paired.js';
 import {
+  armPredictInLoad,
   armSweepPass,
   PASS_PARAMS,
   passViews,
+  predictBlock,
   sweepPassBlock,
   sweepPassDone,
   UPDATE_PREDICT,
 } from './window-pass-threads.js';
-import {
-  armPredictInLoad,
-  DeferredPrediction,
-  MAX_PLACES,
-  PAR_SLOTS,
-  PREDICT,
-  predictBlock,
-} from './window-predict.js';
+import { DeferredPrediction, MAX_PLACES, PAR_SLOTS, PREDICT } from './window-predict.js';
 
 /** Slots of the shared parameter block. */
 const OP = 0;

@@ -19,13 +19,13 @@
  * run as one job) runs the waiting prediction whole on the calling thread first
  * (ParticleWindow.settlePrediction): the path before this session, the same bits.
  */
-import type { ElementArgs } from './element-args.js';
-import type { ElementExports } from './element-kernels.generated.js';
-import { particlePass, type WindowMovesF32 } from './window-moves.js';
 
-/** Slots of ElementArgs.par (element-threads.ts's own end at 14): 1 where the copy-in blocks predict, then the pass's arguments. */
+/**
+ * Slots of ElementArgs.par (element-threads.ts's own end at 14): 1 where the copy-in blocks predict,
+ * then the pass's arguments (DeferredPrediction.q) and the placements' count; the blocks' functions
+ * are window-pass-threads.ts's armPredictInLoad and predictBlock.
+ */
 export const PREDICT = 16;
-const [XAT, VAT, WAT, H, GX, GY, GZ, F, VMAX, PLACES] = [17, 18, 19, 20, 21, 22, 23, 24, 25, 26];
 /** Slots of ElementArgs.par. */
 export const PAR_SLOTS = 32;
 /** Placements a sweep's blocks take (ElementArgs.places: 4 numbers each); more: the prediction runs whole first. */
@@ -74,75 +74,5 @@ export class DeferredPrediction {
     L[j + 1] = x;
     L[j + 2] = y;
     L[j + 3] = z;
-  }
-}
-
-/**
- * At a pooled sweep's start (element-threads.ts fusedJob): 1 where its copy-in blocks take the
- * window's waiting prediction (the window held, so they copy nothing; the placements fit, the
- * module has the pass), its arguments and placements written into A; else 0, the waiting
- * prediction (if any) run whole here first (ParticleWindow.settlePrediction).
- */
-export function armPredictInLoad(
-  A: ElementArgs,
-  win: { readonly deferred: DeferredPrediction; settlePrediction(): void },
-  load: boolean,
-  ex: ElementExports,
-): number {
-  const d = win.deferred;
-  if (!d.armed) return 0;
-  const pass = A.aos4 !== 0 ? (ex as unknown as WindowMovesF32).windowPredictF32 : ex.windowPredictF64;
-  if (load || d.n > MAX_PLACES || typeof pass !== 'function') {
-    win.settlePrediction();
-    return 0;
-  }
-  const par = A.par;
-  par.set(d.q, XAT);
-  par[PLACES] = d.n;
-  A.places.set(d.places.subarray(0, 4 * d.n));
-  d.armed = false;
-  d.n = 0;
-  DeferredPrediction.inBlocks++;
-  particlePass.predicts++;
-  return 1;
-}
-
-/**
- * Window particles [from, to) of a sweep whose copy-in blocks predict (PREDICT): the module's
- * pass on them (P the thread's view of the window), then the placements among them, in order.
- */
-export function predictBlock(
-  A: ElementArgs,
-  ex: ElementExports,
-  P: Float64Array | Float32Array,
-  from: number,
-  to: number,
-): void {
-  const q = A.par;
-  const aos4 = A.aos4 !== 0;
-  const pass = aos4 ? (ex as unknown as Required<WindowMovesF32>).windowPredictF32 : ex.windowPredictF64;
-  pass(
-    A.pAt + (aos4 ? 16 : 24) * from,
-    q[XAT] + 24 * from,
-    q[VAT] + 24 * from,
-    q[WAT] + 8 * from,
-    to - from,
-    q[H],
-    q[GX],
-    q[GY],
-    q[GZ],
-    q[F],
-    q[VMAX],
-    A.wAt + 8 * from,
-  );
-  const L = A.places;
-  const n = q[PLACES];
-  const s = aos4 ? 4 : 3;
-  for (let j = 0; j < n; j++) {
-    const i = L[4 * j];
-    if (i < from || i >= to) continue;
-    P[s * i] = L[4 * j + 1];
-    P[s * i + 1] = L[4 * j + 2];
-    P[s * i + 2] = L[4 * j + 3];
   }
 }
