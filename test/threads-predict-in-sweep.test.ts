@@ -57,6 +57,7 @@ function dispose(worlds: { world: World }[]): void {
 
 afterEach(() => {
   DeferredPrediction.on = true;
+  DeferredPrediction.f64 = true;
   ElementThreads.joint = true;
   ElementThreads.fused = true;
 });
@@ -122,6 +123,16 @@ describe("the first prediction of a step in the first sweep's copy-in blocks", (
     },
     120_000,
   );
+
+  it('(f64) an f64 window with DeferredPrediction.f64 off: on the calling thread, the same bits', async () => {
+    DeferredPrediction.f64 = false;
+    const steps = 4;
+    const { worlds, inBlocks, predicts } = await run('f64', steps);
+    expectSameBits(worlds);
+    expect(inBlocks).toBe(0);
+    expect(predicts).toBe(3 * steps);
+    dispose(worlds);
+  }, 120_000);
 
   it('sweeps not joined (ElementThreads.joint false): still in the first sweep, the same bits', async () => {
     ElementThreads.joint = false;

@@ -520,6 +520,7 @@ export class ParticleWindow {
     const pass = this.pass64?.windowPredictF64 ?? this.moves?.windowPredictF32;
     if (pass === undefined || !particlePass.wasm || !this.homed(on) || !this.pool?.predictsInLoad?.(this))
       return false;
+    if (this.pass64 !== null && !DeferredPrediction.f64) return false;
     this.deferred.arm(on, q);
     return true;
   }

@@ -42,6 +42,8 @@ export class DeferredPrediction {
   n = 0;
   /** Whether the prediction stage may defer (the A/B and the tests; off: the module's pass on the calling thread). */
   static on = true;
+  /** Whether an f64 window may defer too (on by default; off: only aos4 f32 windows, for a quiet A/B of the f64 cases). */
+  static f64 = true;
   /** Predictions taken by a sweep's copy-in blocks (the tests count them). */
   static inBlocks = 0;
 
