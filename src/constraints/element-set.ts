@@ -68,6 +68,8 @@ export abstract class ElementConstraints<A extends RuleArgs = RuleArgs> implemen
   readonly sharesWindow = true;
   /** Its one hook, beginStep, sets the rule and the multipliers only (ConstraintSet.skipsPredicted). */
   readonly skipsPredicted = true;
+  /** That hook touches no particle (ConstraintSet.beginsOnWindow). */
+  readonly beginsOnWindow = true;
   enabled = true;
   readonly rule: ProjectionRule;
   /** Particles per constraint (the definition's). */

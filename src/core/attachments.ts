@@ -375,6 +375,14 @@ export class Attachments implements ConstraintSet {
   }
 
   /**
+   * With stiff attachments only its beginStep reads no particle and places the pinned ones in p or
+   * through the window's `place` (ConstraintSet.beginsOnWindow).
+   */
+  get beginsOnWindow(): boolean {
+    return this.sharesWindow;
+  }
+
+  /**
    * With stiff attachments only (none of orientations) its projection moves nothing (their
    * particles have w = 0 and beginStep placed them): a held kernel window stays held across it
    * (ConstraintSet.sharesWindow), and the prediction into a window looks past it (window-passes.ts).

@@ -62,6 +62,14 @@ export interface ConstraintSet {
    */
   readonly skipsPredicted?: boolean;
   /**
+   * True when its beginStep hook reads no particle's x, v or p and writes p only outside a kernel's
+   * window or through the window's `place` (the stiff attachments' pins; ElementConstraints: no
+   * particle at all): a threaded world's prediction into a window swept on the pool may then run in
+   * that sweep's copy-in blocks, after the hook (window-passes.ts predictsInSweep). A set with a
+   * beginStep hook and without it keeps the prediction before the hooks.
+   */
+  readonly beginsOnWindow?: boolean;
+  /**
    * True when its endStep hook of substep ctx.substep and its applyForces and dampVelocities hooks
    * of the next substep leave the particles' x, v and p alone (the cloth's without wind): the
    * velocity update may then predict the next substep in the same pass (window-passes.ts). A set

@@ -40,6 +40,14 @@ export interface PredictedWindow {
     on: { x: Float64Array; v: Float64Array; w: Float64Array },
     q: { h: number; hg: Float64Array; f: number; vmax: number },
   ): boolean;
+  /**
+   * The same prediction left to the first sweep's copy-in blocks on a threaded world's pool
+   * (src/wasm/window-predict.ts); false: not deferred (the caller runs it).
+   */
+  predictInSweep?(
+    on: { x: Float64Array; v: Float64Array; w: Float64Array },
+    q: { h: number; hg: Float64Array; f: number; vmax: number },
+  ): boolean;
   /** Particle base + i's position written into the window, as its load would write it from p. */
   place(i: number, x: number, y: number, z: number): void;
 }

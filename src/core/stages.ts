@@ -24,6 +24,7 @@ import {
   passInSweep,
   predictionWindow,
   predictsAheadOnPool,
+  predictsInSweep,
   updatePredictStaged,
   WindowViews,
   type WindowWorld,
@@ -188,7 +189,15 @@ export class ParticlePredictionStage extends ParticleRangeStage {
       // against the pool's JavaScript pass into p and the sweep's copy-in blocks); else p by the
       // pool's blocks (the sweep's copy-in blocks load it). Either way the substep's last sweep
       // updates and predicts into the window (PassInSweep, session 17)
-      if (!ParticlePredictionStage.moduleOnPool || updateInSweep(store).predicted || !win.predict?.(on, q)) {
+      // (session 24, sub31) where its sweep can, in that sweep's copy-in blocks instead (window-predict.ts)
+      if (
+        !ParticlePredictionStage.moduleOnPool ||
+        updateInSweep(store).predicted ||
+        !(
+          (predictsInSweep(this.world!) && win.predictInSweep?.(on, q) === true) ||
+          win.predict?.(on, q) === true
+        )
+      ) {
         this.predictAll(ctx, n);
         store.predictedWindow = win;
         followWindow(ctx, this.world!, win, q);

@@ -86,6 +86,22 @@ export function predictionWindow(ctx: StepContext, world: WindowWorld): Predicte
 }
 
 /**
+ * Whether a threaded world's prediction into a window swept on the pool may wait for that sweep's
+ * copy-in blocks (session 24, sub31: src/wasm/window-predict.ts), past the hooks of the beginStep
+ * stage between them: every enabled set with a beginStep hook says that it reads no particle and
+ * writes the window only through its `place` (ConstraintSet.beginsOnWindow). Called by the
+ * prediction, which has checked predictionWindow (the core's stages only: nothing else runs between).
+ */
+export function predictsInSweep(world: WindowWorld): boolean {
+  const sets = world.sets;
+  for (let k = 0; k < sets.length; k++) {
+    const s = sets[k];
+    if (s.enabled && s.beginStep && s.beginsOnWindow !== true) return false;
+  }
+  return true;
+}
+
+/**
  * Whether the velocity update of substep ctx.substep may predict the next substep in the same
  * pass over the window (updatePredictStaged; the same bits): not across the step's end (the
  * caller may move particles between steps), and every enabled set with an applyForces,

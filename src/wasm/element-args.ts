@@ -35,6 +35,8 @@ export interface ElementArgs {
   /** Per block of a fused sweep: the velocity update's recoveries and speed clamps (UPDATE), and its parameters. */
   counts: Int32Array;
   pass: Float64Array;
+  /** The pins' placements the copy-in blocks write after their prediction (window-predict.ts; 4 numbers each). */
+  places: Float64Array;
   /** aos4: the window's f64 velocities and count area, their views (the fused particle pass, UPDATE 2). */
   velAt: number;
   countAt: number;

@@ -60,13 +60,16 @@ import {
   type ThreadedSweeps,
 } from './paired.js';
 import {
+  armPredictInLoad,
   armSweepPass,
   PASS_PARAMS,
   passViews,
+  predictBlock,
   sweepPassBlock,
   sweepPassDone,
   UPDATE_PREDICT,
 } from './window-pass-threads.js';
+import { DeferredPrediction, MAX_PLACES, PAR_SLOTS, PREDICT } from './window-predict.js';
 
 /** Slots of the shared parameter block. */
 const OP = 0;
@@ -288,6 +291,9 @@ function runFused(A: ElementArgs, t: ThreadInstance, k: number): number {
       );
     } else if (op === FUSED_COLOUR) {
       colourBlock(A, t, A.par[KERNEL], A.par[ZERO] !== 0, from, to, T[1 + 3 * nb + k]);
+    } else if (op === FUSED_LOAD && A.par[PREDICT] !== 0) {
+      // the substep's prediction into the held window, its particles' first reader after it (window-predict.ts)
+      predictBlock(A, t.ex, t.P, from, to);
     } else if (op !== FUSED_LOAD && A.par[UPDATE] === UPDATE_PREDICT) {
       // the held window's particles updated and predicted by the module, their last projection done
       sweepPassBlock(A, from, to, t, k, J !== null ? J.counts : A.counts);
@@ -485,7 +491,7 @@ export class ElementThreads implements ThreadedSweeps {
     const args: ElementArgs = {
       module: k.module,
       memory: k.memory,
-      par: sharedF64(24),
+      par: sharedF64(PAR_SLOTS),
       fused: sharedI32(0),
       fusedBack: sharedI32(0),
       done: sharedI32(MAX_BLOCKS),
@@ -501,6 +507,7 @@ export class ElementThreads implements ThreadedSweeps {
       v: new Float64Array(0),
       counts: sharedI32(2 * MAX_BLOCKS),
       pass: sharedF64(PASS_PARAMS),
+      places: sharedF64(4 * MAX_PLACES),
       velAt: win.velAt,
       countAt: win.countAt,
       ...passViews(k.memory, win),
@@ -551,6 +558,11 @@ export class ElementThreads implements ThreadedSweeps {
     this.own = instanceOf(args, k.ex);
     // a held window (ParticleStore.held) is copied out by blocks on the pool too (saveWindow)
     win.pool = this;
+  }
+
+  /** Whether `win`'s sweeps may take its substep's prediction in their copy-in blocks (window-predict.ts). */
+  predictsInLoad(win: ParticleWindow): boolean {
+    return DeferredPrediction.on && this.k !== null && this.k.win === win && this.k.threads === this;
   }
 
   /** Copies the window out to the store by blocks on the pool (ParticleWindow.flush of a held window); false where it cannot. */
@@ -668,6 +680,8 @@ export class ElementThreads implements ThreadedSweeps {
     // stage handed it over (window-pass-threads.ts)
     const update = armSweepPass(this.task, A, store, k.win, save, nb, this.own!.ex);
     par[UPDATE] = update;
+    // the substep's prediction in the copy-in blocks where the prediction stage left it (window-predict.ts)
+    par[PREDICT] = armPredictInLoad(A, k.win, load, this.own!.ex);
     const items = parts > 1 ? parts : nb;
     if (!this.runner.runTask(this.task, items, items)) {
       const own = this.own!;
@@ -735,6 +749,7 @@ export class ElementThreads implements ThreadedSweeps {
       return true;
     }
     if (zero) this.own!.LAM.fill(0);
+    k.win.settlePrediction();
     // a job the pool cannot take (the first of a new version only queues the arguments) runs here
     if (load) {
       par[OP] = LOAD;

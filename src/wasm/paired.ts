@@ -162,6 +162,7 @@ import {
   type WindowMovesF32,
   type WindowPassF64,
 } from './window-moves.js';
+import { DeferredPrediction } from './window-predict.js';
 
 /**
  * A kernel's copy of the positions and inverse masses of a particle window
@@ -219,8 +220,13 @@ export class ParticleWindow {
    * On a shared memory swept by a worker pool: what copies the window out in blocks on the pool
    * (element-threads.ts, ElementThreads.saveWindow; false where it cannot: flush copies it here).
    */
-  pool: { saveWindow(store: ParticleStore, win: ParticleWindow): boolean; settlePending?(): void } | null =
-    null;
+  pool: {
+    saveWindow(store: ParticleStore, win: ParticleWindow): boolean;
+    settlePending?(): void;
+    predictsInLoad?(win: ParticleWindow): boolean;
+  } | null = null;
+  /** The substep's prediction waiting for the first pooled sweep's copy-in blocks (window-predict.ts). */
+  readonly deferred = new DeferredPrediction();
 
   constructor(plan: PairPlan, arena: Arena, f32 = false, aos4 = false, home = true) {
     this.base = plan.base;
@@ -297,6 +303,7 @@ export class ParticleWindow {
     if (store.held === this) {
       // a threaded sweep deferred to join the next one runs first (element-threads.ts, session 16)
       this.pool?.settlePending?.();
+      this.settlePrediction();
       return;
     }
     store.settle();
@@ -336,11 +343,13 @@ export class ParticleWindow {
    * and SW are the window.
    */
   demoteStaged(): void {
+    this.settlePrediction();
     if (this.moves !== null) this.moves.windowLoadF32(this.stageAt, this.stageWAt, this.pAt, this.range);
   }
 
   /** aos4: the window widened into S, the first half of flush (the velocity update reads S); f64: S is the window. */
   widenStaged(): void {
+    this.settlePrediction();
     if (this.moves !== null) this.moves.windowSaveF32(this.pAt, this.stageAt, this.range);
   }
 
@@ -359,6 +368,7 @@ export class ParticleWindow {
     q: { h: number; hg: Float64Array; f: number; vmax: number },
     counts: Int32Array,
   ): boolean {
+    this.settlePrediction();
     const { x, v, w } = on;
     const g = q.hg;
     const pass = this.pass64?.windowUpdatePredictF64 ?? this.moves?.windowUpdatePredictF32;
@@ -421,6 +431,7 @@ export class ParticleWindow {
    * then a capacity that does not fit leaves the copies. particlePass.home false: never.
    */
   homeStore(store: ParticleStore): void {
+    this.settlePrediction();
     const buf = this.buffer;
     // on the store's memory: the store's arrays are there already (session 20)
     if (buf === null || !particlePass.home || this.mem !== null) return;
@@ -473,6 +484,7 @@ export class ParticleWindow {
     on: { x: Float64Array; v: Float64Array; w: Float64Array },
     q: { h: number; hg: Float64Array; f: number; vmax: number },
   ): boolean {
+    this.settlePrediction();
     const { x, v, w } = on;
     const { h, hg, f, vmax } = q;
     // f64 (session 19, cl25): into the window's p and w (its w last, which the f32 pass drops)
@@ -496,8 +508,44 @@ export class ParticleWindow {
     return true;
   }
 
+  /**
+   * The same prediction left to the first sweep's copy-in blocks on the pool (session 24, sub31:
+   * window-predict.ts), where the pool's sweep can take it; false: not deferred.
+   */
+  predictInSweep(
+    on: { x: Float64Array; v: Float64Array; w: Float64Array },
+    q: { h: number; hg: Float64Array; f: number; vmax: number },
+  ): boolean {
+    this.settlePrediction();
+    const pass = this.pass64?.windowPredictF64 ?? this.moves?.windowPredictF32;
+    if (pass === undefined || !particlePass.wasm || !this.homed(on) || !this.pool?.predictsInLoad?.(this))
+      return false;
+    if (this.pass64 !== null && !DeferredPrediction.f64) return false;
+    this.deferred.arm(on, q);
+    return true;
+  }
+
+  /** A prediction left to the blocks (predictInSweep) run whole here now, then the placements made meanwhile. */
+  settlePrediction(): void {
+    const d = this.deferred;
+    if (!d.armed) return;
+    d.armed = false;
+    const q = d.q;
+    const pass = (this.pass64?.windowPredictF64 ?? this.moves?.windowPredictF32)!;
+    pass(this.pAt, q[0], q[1], q[2], this.range, q[3], q[4], q[5], q[6], q[7], q[8], this.wAt);
+    particlePass.predicts++;
+    const L = d.places;
+    for (let j = 0; j < d.n; j++) this.place(L[4 * j], L[4 * j + 1], L[4 * j + 2], L[4 * j + 3]);
+    d.n = 0;
+  }
+
   /** Particle base + i's position in the window (aos4: rounded to f32, as its load rounds p). */
   place(i: number, x: number, y: number, z: number): void {
+    if (this.deferred.armed) {
+      // after the prediction that waits for the sweep's blocks (window-predict.ts)
+      this.deferred.record(i, x, y, z);
+      return;
+    }
     const P = this.moves !== null ? this.P32 : this.P;
     const j = (this.moves !== null ? 4 : 3) * i;
     P[j] = x;
@@ -507,6 +555,7 @@ export class ParticleWindow {
 
   /** Copies the window out to the store (at once; see save): on the pool where its sweeps run there. */
   flush(store: ParticleStore): void {
+    this.settlePrediction();
     if (this.pool?.saveWindow(store, this)) return;
     if (this.moves !== null) saveAos4(this.moves, this, this.S, store.p, 0, this.range);
     else if (this.f32) store.p.set(this.P32.subarray(0, 3 * this.range), 3 * this.base);

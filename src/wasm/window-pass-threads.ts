@@ -31,9 +31,11 @@ import {
 import type { ParticleStore } from '../core/particles.js';
 import type { SharedTask } from '../core/step-context.js';
 import { passInSweep } from '../core/window-passes.js';
+import type { ElementArgs } from './element-args.js';
 import type { ElementExports } from './element-kernels.generated.js';
 import { FUSED_SAVE, isShared } from './element-order.js';
-import { PASS_SLOTS, type ParticleWindow, particlePass } from './paired.js';
+import { PASS_SLOTS, type ParticleWindow, particlePass, type WindowMovesF32 } from './paired.js';
+import { DeferredPrediction, MAX_PLACES } from './window-predict.js';
 
 /** par[UPDATE] of a fused sweep: none, the update after the copy-out, the fused update and prediction on a held window. */
 export const [UPDATE_NONE, UPDATE_AFTER_SAVE, UPDATE_PREDICT] = [0, 1, 2];
@@ -233,4 +235,84 @@ export function sweepPassDone(
   // (the update is taken too where the pass is: the sweep holds the window, the velocity stage reads nothing of it)
   if (mode === UPDATE_PREDICT) updateInSweep(store).armed = false;
   to.took(base, base + range);
+}
+
+/** The deferred prediction's slots of ElementArgs.par after PREDICT (window-predict.ts): its arguments, then the placements' count. */
+const [PXAT, PVAT, PWAT, PH, PGX, PGY, PGZ, PF, PVMAX, PLACES] = [17, 18, 19, 20, 21, 22, 23, 24, 25, 26];
+
+/**
+ * At a pooled sweep's start (element-threads.ts fusedJob): 1 where its copy-in blocks take the
+ * window's waiting prediction (the window held, so they copy nothing; the placements fit, the
+ * module has the pass), its arguments and placements written into A; else 0, the waiting
+ * prediction (if any) run whole here first (ParticleWindow.settlePrediction).
+ */
+export function armPredictInLoad(
+  A: ElementArgs,
+  win: { readonly deferred: DeferredPrediction; settlePrediction(): void },
+  load: boolean,
+  ex: ElementExports,
+): number {
+  const d = win.deferred;
+  if (!d.armed) return 0;
+  const pass = A.aos4 !== 0 ? (ex as unknown as WindowMovesF32).windowPredictF32 : ex.windowPredictF64;
+  if (load || d.n > MAX_PLACES || typeof pass !== 'function') {
+    win.settlePrediction();
+    return 0;
+  }
+  const par = A.par;
+  par.set(d.q, PXAT);
+  par[PLACES] = d.n;
+  A.places.set(d.places.subarray(0, 4 * d.n));
+  d.armed = false;
+  d.n = 0;
+  DeferredPrediction.inBlocks++;
+  particlePass.predicts++;
+  return 1;
+}
+
+/**
+ * Window particles [from, to) of a sweep whose copy-in blocks predict (PREDICT): the module's
+ * pass on them (P the thread's view of the window), then the placements among them, in order.
+ */
+export function predictBlock(
+  A: ElementArgs,
+  ex: ElementExports,
+  P: Float64Array | Float32Array,
+  from: number,
+  to: number,
+): void {
+  const q = A.par;
+  const aos4 = A.aos4 !== 0;
+  const pass = aos4 ? (ex as unknown as Required<WindowMovesF32>).windowPredictF32 : ex.windowPredictF64;
+  // (the f64 pass takes the window's w last; the f32 one, w beside p, drops it)
+  const h = q[PH],
+    f = q[PF],
+    vmax = q[PVMAX];
+  const x = q[PXAT] + 24 * from,
+    v = q[PVAT] + 24 * from,
+    w = q[PWAT] + 8 * from;
+  pass(
+    A.pAt + (aos4 ? 16 : 24) * from,
+    x,
+    v,
+    w,
+    to - from,
+    h,
+    q[PGX],
+    q[PGY],
+    q[PGZ],
+    f,
+    vmax,
+    A.wAt + 8 * from,
+  );
+  const L = A.places;
+  const n = q[PLACES];
+  const s = aos4 ? 4 : 3;
+  for (let j = 0; j < n; j++) {
+    const i = L[4 * j];
+    if (i < from || i >= to) continue;
+    P[s * i] = L[4 * j + 1];
+    P[s * i + 1] = L[4 * j + 2];
+    P[s * i + 2] = L[4 * j + 3];
+  }
 }
