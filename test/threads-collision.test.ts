@@ -328,6 +328,29 @@ describe('self collision on worker threads', () => {
     for (const w of worlds) w.dispose();
   }, 300_000);
 
+  it('an update job that ran without its lead (a wrapper dropped it) throws rather than compacting lists the join already appended to', async () => {
+    const world = foldingCloth(2, '40x60');
+    await world.threadsReady();
+    const proto = ParallelBroadRebuild.prototype as unknown as { runPartial: (...a: unknown[]) => number };
+    const runPartial = proto.runPartial;
+    proto.runPartial = function (this: ParallelBroadRebuild, ...a: unknown[]) {
+      return runPartial.apply(this, a.slice(0, 9));
+    };
+    let thrown = '';
+    try {
+      for (let s = 0; s < 40 && thrown === ''; s++)
+        try {
+          world.step();
+        } catch (e) {
+          thrown = String((e as Error).message);
+        }
+    } finally {
+      proto.runPartial = runPartial;
+    }
+    expect(thrown).toContain('ran without its lead');
+    world.dispose();
+  }, 300_000);
+
   it("the narrow scans' copies of x, p and the inverse masses made by the broad check job's lead (session 23): the bytes each scan would copy, the same bits as one thread", async () => {
     const worlds = [foldingCloth(1, '40x60'), foldingCloth(2, '40x60')];
     await Promise.all(worlds.map((w) => w.threadsReady()));

@@ -320,7 +320,8 @@ export class SurfaceBroadPhase {
    * the sink after those kept: the lead of the pool's update job where it runs (it writes only the lists,
    * which the blocks do not touch, and reads the dirty flags, as they do), else before the groups.
    */
-  private keepClean(): void {
+  private keepClean(late = false): void {
+    if (late) throw new Error('surface broad phase: an update job ran without its lead (keepClean)');
     this.keepPending = false;
     const vd = this.vDirty,
       td = this.tDirty,
@@ -497,7 +498,8 @@ export class SurfaceBroadPhase {
         );
         if (over >= 0) this.keptAsLead++;
       }
-      if (this.keepPending) this.keepClean();
+      // (after a job that ran, only where something dropped its lead: the join appended to uncompacted lists)
+      if (this.keepPending) this.keepClean(over >= 0);
       // the queries and their tests in the module where it runs (the same pairs and lists), else in JavaScript
       if (over < 0 && W !== null) over = (this.wasmHost as BroadWasmHost).groups(W, A, nDirty, per, out);
       if (over < 0) {
