@@ -288,6 +288,70 @@ describe('self collision on worker threads', () => {
     for (const w of worlds) w.dispose();
   }, 300_000);
 
+  it("an incremental update's kept candidates compacted as the lead of the pool's update job (session 24), also below the pool's line of groups: the lists of one thread after every step, the same bits", async () => {
+    const worlds = [foldingCloth(1, '40x60'), foldingCloth(2, '40x60')];
+    await Promise.all(worlds.map((w) => w.threadsReady()));
+    const broad = worlds.map((w) => collisionSystemOf(w)!.surfaces.broadPhase);
+    // the groups of each update that ran on the pool with a lead (a spy on the class's runPartial)
+    const proto = ParallelBroadRebuild.prototype as unknown as { runPartial: (...a: unknown[]) => number };
+    const runPartial = proto.runPartial;
+    const groups: number[] = [];
+    proto.runPartial = function (this: ParallelBroadRebuild, ...a: unknown[]) {
+      const over = runPartial.apply(this, a);
+      if (over >= 0 && typeof a[9] === 'function') groups.push(a[5] as number);
+      return over;
+    };
+    const bytes = (a: Int32Array | Float64Array, n: number) => Buffer.from(a.buffer, a.byteOffset, n);
+    try {
+      for (let s = 0; s < 40; s++) {
+        for (const w of worlds) w.step();
+        // the candidates and their distance bounds, entry for entry
+        const [a, b] = broad;
+        expect([b.vtCount, b.eeCount]).toEqual([a.vtCount, a.eeCount]);
+        expect(bytes(b.vtCand, 8 * a.vtCount).equals(bytes(a.vtCand, 8 * a.vtCount))).toBe(true);
+        expect(bytes(b.eeCand, 8 * a.eeCount).equals(bytes(a.eeCand, 8 * a.eeCount))).toBe(true);
+        expect(bytes(b.vtDist, 8 * a.vtCount).equals(bytes(a.vtDist, 8 * a.vtCount))).toBe(true);
+        expect(bytes(b.eeDist, 8 * a.eeCount).equals(bytes(a.eeDist, 8 * a.eeCount))).toBe(true);
+      }
+    } finally {
+      proto.runPartial = runPartial;
+    }
+    expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
+    // every pooled update had its compaction as the lead, and most updates ran on the pool, many of them
+    // with fewer groups than the line (PARALLEL_MIN_GROUPS: 16) below which they ran on the calling thread
+    const updates = (broad[1] as unknown as { stats: { partialUpdates: number } }).stats.partialUpdates;
+    expect(broad[1].keptAsLead).toBe(broad[1].pooledUpdates);
+    expect(groups.length).toBe(broad[1].keptAsLead);
+    expect(broad[1].keptAsLead).toBeGreaterThan(0.7 * updates);
+    expect(groups.filter((g) => g < 16).length).toBeGreaterThan(50);
+    expect(broad[0].keptAsLead).toBe(0);
+    for (const w of worlds) w.dispose();
+  }, 300_000);
+
+  it('an update job that ran without its lead (a wrapper dropped it) throws rather than compacting lists the join already appended to', async () => {
+    // every update job's lead dropped by a spy of runPartial (its first nine arguments passed on)
+    const world = foldingCloth(2, '40x60');
+    const proto = ParallelBroadRebuild.prototype as unknown as { runPartial: (...a: unknown[]) => number };
+    const runPartial = proto.runPartial;
+    proto.runPartial = function (this: ParallelBroadRebuild, ...a: unknown[]) {
+      return runPartial.apply(this, a.slice(0, 9));
+    };
+    let thrown = '';
+    try {
+      await world.threadsReady();
+      for (let s = 0; s < 40 && thrown === ''; s++)
+        try {
+          world.step();
+        } catch (e) {
+          thrown = String((e as Error).message);
+        }
+    } finally {
+      proto.runPartial = runPartial;
+    }
+    expect(thrown).toContain('ran without its lead');
+    world.dispose();
+  }, 300_000);
+
   it("the narrow scans' copies of x, p and the inverse masses made by the broad check job's lead (session 23): the bytes each scan would copy, the same bits as one thread", async () => {
     const worlds = [foldingCloth(1, '40x60'), foldingCloth(2, '40x60')];
     await Promise.all(worlds.map((w) => w.threadsReady()));
