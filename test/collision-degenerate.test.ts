@@ -9,7 +9,7 @@ import {
   DEGENERATE_PAIRS_PER_TRIANGLE,
   MAX_PAIRS_PER_TRIANGLE,
   PAIR_BUDGET,
-} from '../src/collision/surface-broad-budgets.js';
+} from '../src/collision/surface-broad-phase.js';
 import {
   Cloth,
   enableCollisions,

@@ -5,7 +5,7 @@ import {
   MAX_CONTACTS_PER_PARTICLE,
 } from '../src/collision/particle-contacts.js';
 import { MAX_CANDIDATES_PER_SEGMENT } from '../src/collision/segment-contacts.js';
-import { DEGENERATE_PAIRS_PER_TRIANGLE } from '../src/collision/surface-broad-budgets.js';
+import { DEGENERATE_PAIRS_PER_TRIANGLE } from '../src/collision/surface-broad-phase.js';
 import { PbdError } from '../src/core/errors.js';
 import { collisionSystemOf, ParticleContacts } from '../src/index.js';
 import { jsonErrorOffset, lineColumn } from '../src/io/json-position.js';

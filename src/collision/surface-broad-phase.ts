@@ -3,13 +3,6 @@ import type { TaskRunner } from '../core/step-context.js';
 import { clock } from '../core/timings.js';
 import { Bvh } from './bvh.js';
 import { type BlocksSource, BroadBlocks, itemBoxesRange, sweptRange } from './surface-broad-blocks.js';
-import {
-  budgetNotice,
-  DEGENERATE_PAIRS_PER_TRIANGLE,
-  MAX_PAIRS_PER_TRIANGLE,
-  MAX_TRIANGLES_PER_POINT,
-  PAIR_BUDGET,
-} from './surface-broad-budgets.js';
 import { type ArrayAlloc, sharedAlloc, triangleNormal } from './surface-broad-items.js';
 import { RecordPack } from './surface-broad-pack.js';
 import {
@@ -28,7 +21,6 @@ import {
   vtCandidate,
 } from './surface-broad-pairs.js';
 import {
-  LEAD_MIN_PAIRS,
   PARALLEL_MIN_GROUPS,
   PARALLEL_MIN_PAIRS,
   PARALLEL_MIN_TRIANGLES,
@@ -47,6 +39,33 @@ import { bindTopologyArrays, type SurfaceContactStats, type SurfaceTopology } fr
  * dirties ~6 triangles and ~6 edges), so 5 % measured best (25 %: ~10 % slower).
  */
 const PARTIAL_LIMIT = 0.05;
+
+/**
+ * Budgets of the broad phase, so that degenerate input (copies of a cloth on
+ * top of each other, a patch collapsed to a point), where every triangle
+ * overlaps every other, costs work proportional to the triangles rather
+ * than to their square. A triangle takes part in at most
+ * MAX_PAIRS_PER_TRIANGLE overlapping triangle pairs, a free point in at
+ * most MAX_TRIANGLES_PER_POINT, and a full rebuild finds at most
+ * PAIR_BUDGET pairs per triangle in all; past that budget the rebuild is
+ * run again with DEGENERATE_PAIRS_PER_TRIANGLE per triangle. A vertex's
+ * candidates come from its owner triangle's pairs and an edge's from its
+ * owner's pairs (three edges each), so the vertex–triangle and edge–edge
+ * candidates, the contacts and the fail-safe's scans are bounded by the
+ * same budgets. What is over budget is skipped for that update (counted in
+ * `stats.capped` and `stats.overBudget`, with a one-time notice); the
+ * collapse recovery, the continuous tests of the pairs kept and the
+ * impact zones keep the cloth in one piece. The shipped scenes stay below
+ * every budget (most per triangle: 584, collision-projectile; most per
+ * triangle in all: 47; 10 coincident copies of collision-barrel's cloth:
+ * 397, up to 2,141 for one triangle).
+ */
+export const MAX_PAIRS_PER_TRIANGLE = 1024;
+export const PAIR_BUDGET = 128;
+export const DEGENERATE_PAIRS_PER_TRIANGLE = 32;
+export const MAX_TRIANGLES_PER_POINT = 1024;
+
+let budgetNoticed = false;
 
 /**
  * The broad phase of the surface contacts: lists of the vertex–triangle and
@@ -306,33 +325,16 @@ export class SurfaceBroadPhase {
     this.tree.refitItems(this.tBox, this.dirtyTris, nt);
     // the pool's task records follow (threaded worlds)
     this.parallelRebuild?.patch(this.bind(store), this.tree);
-    // drop the pairs that involve a changed item (keepClean), and find their pairs again
-    this.keepPending = true;
+    // drop the pairs that involve a changed item (the distance bounds of the others stay)
+    this.vtCount = keepCleanPairs(this.vtCand, this.vtDist, this.vtCount, vd, td);
+    this.eeCount = keepCleanPairs(this.eeCand, this.eeDist, this.eeCount, ed, ed);
+    // and find their pairs again
     this.collectPairs(store, true, ng, tasks);
     for (let k = 0; k < n; k++) vd[viol[k]] = 0;
     for (let k = 0; k < nt; k++) td[this.dirtyTris[k]] = 0;
     for (let k = 0; k < ne; k++) ed[this.dirtyEdges[k]] = 0;
     this.listsChanged();
   }
-
-  /**
-   * Drops the candidates that involve a changed item (the others keep their distance bounds) and starts
-   * the sink after those kept: the lead of the pool's update job where it runs (it writes only the lists,
-   * which the blocks do not touch, and reads the dirty flags, as they do), else before the groups.
-   */
-  private keepClean(late = false): void {
-    if (late) throw new Error('surface broad phase: an update job ran without its lead (keepClean)');
-    this.keepPending = false;
-    const vd = this.vDirty,
-      td = this.tDirty,
-      ed = this.eDirty;
-    this.sink.vtCount = this.vtCount = keepCleanPairs(this.vtCand, this.vtDist, this.vtCount, vd, td);
-    this.sink.eeCount = this.eeCount = keepCleanPairs(this.eeCand, this.eeDist, this.eeCount, ed, ed);
-  }
-  private keepPending = false;
-  private readonly keepLead = (): void => this.keepClean();
-  /** Incremental updates whose kept pairs were compacted as the pool's lead (statistics, tests). */
-  keptAsLead = 0;
 
   private listsChanged(): void {
     this.stats.vertexTriangleCandidates = this.vtCount;
@@ -415,10 +417,12 @@ export class SurfaceBroadPhase {
   ): void {
     const A = this.bind(store);
     const out = this.sink;
+    const kept = this.vtCount,
+      keptEE = this.eeCount;
     out.vt = this.vtCand;
-    out.vtCount = this.vtCount;
+    out.vtCount = kept;
     out.ee = this.eeCand;
-    out.eeCount = this.eeCount;
+    out.eeCount = keptEE;
     // the module on the broad phase's memory, for this thread and the pool's (null: JavaScript tests),
     // with the tree and an update's groups (in that memory: nothing copied)
     const tree = this.tree;
@@ -441,7 +445,7 @@ export class SurfaceBroadPhase {
         pooled &&
         this.poolRebuild().run(tasks, A, tree, MAX_PAIRS_PER_TRIANGLE, budget, out, W, this.topo.version)
       ) {
-        this.collected(partial, 0, 0);
+        this.collected(partial, kept, keptEE);
         return;
       }
       const t0 = clock();
@@ -477,29 +481,22 @@ export class SurfaceBroadPhase {
         collectPairRange(A, H !== null ? H.boundedPairs(W as BroadWasm, np) : pairs, 0, np, out);
       this.ms.tests += clock() - t1;
     } else {
-      // each dirty triangle against the triangles its box overlaps (collectDirtyPairs), on the pool in a threaded
-      // world (blocks of groups joined in order: the same lists; with many candidates kept, their compaction
-      // the lead, whatever the groups), else here
+      // each dirty triangle against the triangles its box overlaps (collectDirtyPairs), on the pool
+      // in a threaded world (blocks of groups joined in order: the same lists), else here
       const per = this.perTriangle;
       let over = -1;
-      const many = this.vtCount + this.eeCount >= LEAD_MIN_PAIRS;
-      if (tasks !== null && (nDirty >= PARALLEL_MIN_GROUPS || many)) {
+      if (tasks !== null && nDirty >= PARALLEL_MIN_GROUPS)
         over = this.poolRebuild().runPartial(
           tasks,
           A,
-          tree,
+          this.tree,
           this.dirtyTris,
           this.dirtyGroupEnd,
           nDirty,
           per,
           out,
           W,
-          this.keepLead,
         );
-        if (over >= 0) this.keptAsLead++;
-      }
-      // (after a job that ran, only where something dropped its lead: the join appended to uncompacted lists)
-      if (this.keepPending) this.keepClean(over >= 0);
       // the queries and their tests in the module where it runs (the same pairs and lists), else in JavaScript
       if (over < 0 && W !== null) over = (this.wasmHost as BroadWasmHost).groups(W, A, nDirty, per, out);
       if (over < 0) {
@@ -510,8 +507,7 @@ export class SurfaceBroadPhase {
       }
       if (over > 0) this.overBudget(over);
     }
-    // (the counts kept: an update's kept pairs, or none in a rebuild; the sink holds the new ones)
-    this.collected(partial, this.vtCount, this.eeCount);
+    this.collected(partial, kept, keptEE);
   }
 
   /**
@@ -559,7 +555,11 @@ export class SurfaceBroadPhase {
   /** Counts `n` triangles or points that reached their pair budget, with a one-time notice. */
   private overBudget(n: number): void {
     this.stats.capped += n;
-    budgetNotice();
+    if (budgetNoticed || typeof console === 'undefined') return;
+    budgetNoticed = true;
+    console.warn(
+      `pbdkit: surface contacts: triangles met more than ${MAX_PAIRS_PER_TRIANGLE} others (or ${PAIR_BUDGET} each in all) in the broad phase: coincident or collapsed geometry (bodies started on top of each other?); the pairs beyond were skipped (stats.capped)`,
+    );
   }
 
   private parallel: ParallelBroadPairs | null = null;

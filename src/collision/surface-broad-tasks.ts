@@ -333,14 +333,8 @@ function updateToArena(
   pairsToArena(args.top, args.arena, c, o, 4, vt, nv, ee, ne);
 }
 
-/**
- * Groups below which an incremental update runs on the calling thread, unless
- * it keeps at least LEAD_MIN_PAIRS candidates: then the compaction of the
- * kept pairs (keepCleanPairs, ~4 ns a pair) is the calling thread's lead while
- * the pool runs the groups (session 24).
- */
+/** Groups below which an incremental update runs on the calling thread. */
 export const PARALLEL_MIN_GROUPS = 16;
-export const LEAD_MIN_PAIRS = 16384;
 /** Most blocks of an incremental update (a block is a run of groups). */
 const UPDATE_BLOCKS = 64;
 
@@ -585,9 +579,7 @@ export class ParallelBroadRebuild {
    * `out` (collectDirtyPairs with the tree and `src`, and their tests: the same entries in
    * the same order) on the pool, after `patch`. Returns how many triangles
    * or queries reached their budget, or −1 when it did not run (not synced,
-   * or the pool could not run it now: the caller runs them itself, and the lead).
-   * `lead`: the calling thread's work while the blocks run, which must set
-   * out's counts (SurfaceBroadPhase's kept pairs, session 24).
+   * or the pool could not run it now: the caller runs them itself).
    */
   runPartial(
     tasks: TaskRunner,
@@ -599,7 +591,6 @@ export class ParallelBroadRebuild {
     per: number,
     out: PairSink,
     W: BroadWasm | null = null,
-    lead: (() => void) | null = null,
   ): number {
     if (!this.synced || ng === 0) return -1;
     if (W !== this.W) {
@@ -645,8 +636,7 @@ export class ParallelBroadRebuild {
     Atomics.store(this.top, 0, 0);
     Atomics.store(this.top, 2, per);
     const blocks = Math.min(UPDATE_BLOCKS, ng, BLOCKS_PER_THREAD * tasks.threads);
-    // (the lead, the kept pairs' compaction, sets out's counts: the join appends after them)
-    if (!tasks.runTask(this.updateTask, ng, blocks, lead)) return -1;
+    if (!tasks.runTask(this.updateTask, ng, blocks)) return -1;
     this.updates++;
     // join the blocks in order (the pool's partition: blocks of ⌈ng / blocks⌉ groups)
     const B = Math.ceil(ng / blocks);

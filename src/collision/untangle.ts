@@ -2,13 +2,13 @@ import type { ParticleStore } from '../core/particles.js';
 import type { TaskRunner } from '../core/step-context.js';
 import { Bvh } from './bvh.js';
 import { closestPointTriangle } from './geometry.js';
+import { sharedF64 } from './surface-broad-items.js';
 import {
   DEGENERATE_PAIRS_PER_TRIANGLE,
   MAX_PAIRS_PER_TRIANGLE,
   MAX_TRIANGLES_PER_POINT,
   PAIR_BUDGET,
-} from './surface-broad-budgets.js';
-import { sharedF64 } from './surface-broad-items.js';
+} from './surface-broad-phase.js';
 import type { SurfaceTopology } from './surface-topology.js';
 import { findRoot as find, unionRoots as union } from './union-find.js';
 import {
