@@ -35,7 +35,20 @@ import type { ElementArgs } from './element-args.js';
 import type { ElementExports } from './element-kernels.generated.js';
 import { FUSED_SAVE, isShared } from './element-order.js';
 import { PASS_SLOTS, type ParticleWindow, particlePass, type WindowMovesF32 } from './paired.js';
-import { DeferredPrediction, MAX_PLACES } from './window-predict.js';
+import {
+  DeferredPrediction,
+  MAX_PLACES,
+  PF,
+  PGX,
+  PGY,
+  PGZ,
+  PH,
+  PLACES,
+  PVAT,
+  PVMAX,
+  PWAT,
+  PXAT,
+} from './window-predict.js';
 
 /** par[UPDATE] of a fused sweep: none, the update after the copy-out, the fused update and prediction on a held window. */
 export const [UPDATE_NONE, UPDATE_AFTER_SAVE, UPDATE_PREDICT] = [0, 1, 2];
@@ -236,9 +249,6 @@ export function sweepPassDone(
   if (mode === UPDATE_PREDICT) updateInSweep(store).armed = false;
   to.took(base, base + range);
 }
-
-/** The deferred prediction's slots of ElementArgs.par after PREDICT (window-predict.ts): its arguments, then the placements' count. */
-const [PXAT, PVAT, PWAT, PH, PGX, PGY, PGZ, PF, PVMAX, PLACES] = [17, 18, 19, 20, 21, 22, 23, 24, 25, 26];
 
 /**
  * At a pooled sweep's start (element-threads.ts fusedJob): 1 where its copy-in blocks take the

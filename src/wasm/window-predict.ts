@@ -26,6 +26,10 @@
  * are window-pass-threads.ts's armPredictInLoad and predictBlock.
  */
 export const PREDICT = 16;
+/** The deferred prediction's slots after PREDICT: its arguments (DeferredPrediction.q), then the placements' count. */
+export const [PXAT, PVAT, PWAT, PH, PGX, PGY, PGZ, PF, PVMAX, PLACES] = [
+  17, 18, 19, 20, 21, 22, 23, 24, 25, 26,
+];
 /** Slots of ElementArgs.par. */
 export const PAR_SLOTS = 32;
 /** Placements a sweep's blocks take (ElementArgs.places: 4 numbers each); more: the prediction runs whole first. */
