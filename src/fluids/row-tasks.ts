@@ -571,13 +571,18 @@ export function reorderBlock(A: RowArrays, pass: number, b: number): void {
       newIds[s] = ids[j - off];
     }
     // Fluid.permute's uniformity checks on the block's slots (all equal to slot 0's: NaN never is)
-    let u = 0;
-    if (allEqual(A.mass as Float64Array, off, s0, s1)) u |= UNIFORM_MASS;
-    if (allEqual(A.invMass, off, s0, s1)) u |= UNIFORM_INV_MASS;
-    if (allEqual(A.radius as Float64Array, off, s0, s1)) u |= UNIFORM_RADIUS;
-    if (allEqualInt(A.group as Int32Array, off, s0, s1)) u |= UNIFORM_GROUP;
-    if (allEqualInt(A.mask as Int32Array, off, s0, s1)) u |= UNIFORM_MASK;
-    (A.uniform as Int32Array)[b] = u;
+    const m = A.mass as Float64Array,
+      r = A.radius as Float64Array;
+    (A.uniform as Int32Array)[b] = uniformBits(
+      m,
+      A.invMass,
+      r,
+      A.group as Int32Array,
+      A.mask as Int32Array,
+      off,
+      s0,
+      s1,
+    );
     return;
   }
   const sp = A.searchP as Float64Array,
@@ -605,6 +610,50 @@ export const UNIFORM_MASS = 1,
   UNIFORM_GROUP = 8,
   UNIFORM_MASK = 16,
   UNIFORM_ALL = 31;
+
+/**
+ * The UNIFORM_* bits of the store's per-particle constants over slots
+ * [s0, s1) of the range from store index `off`: a bit where every slot's
+ * value equals slot 0's (allEqual). Where all five are uniform (the usual
+ * case) one walk over the five arrays, else each array by itself: the same
+ * bits. Session 25: the five walks were ~1.4 ms a step of the reordering on
+ * one thread at 128k (a compare and a branch a value), the one walk ~0.4.
+ */
+export function uniformBits(
+  mass: Float64Array,
+  invMass: Float64Array,
+  radius: Float64Array,
+  group: Int32Array,
+  mask: Int32Array,
+  off: number,
+  s0: number,
+  s1: number,
+): number {
+  const m0 = mass[off],
+    w0 = invMass[off],
+    r0 = radius[off],
+    g0 = group[off],
+    k0 = mask[off];
+  const e = off + s1;
+  let i = off + s0;
+  while (
+    i < e &&
+    mass[i] === m0 &&
+    invMass[i] === w0 &&
+    radius[i] === r0 &&
+    group[i] === g0 &&
+    mask[i] === k0
+  )
+    i++;
+  if (i === e) return UNIFORM_ALL;
+  let u = 0;
+  if (allEqual(mass, off, s0, s1)) u |= UNIFORM_MASS;
+  if (allEqual(invMass, off, s0, s1)) u |= UNIFORM_INV_MASS;
+  if (allEqual(radius, off, s0, s1)) u |= UNIFORM_RADIUS;
+  if (allEqualInt(group, off, s0, s1)) u |= UNIFORM_GROUP;
+  if (allEqualInt(mask, off, s0, s1)) u |= UNIFORM_MASK;
+  return u;
+}
 
 /** True when a[off + s] === a[off] for s in [s0, s1) (false where a[off] is NaN). */
 function allEqual(a: Float64Array, off: number, s0: number, s1: number): boolean {
