@@ -15,6 +15,7 @@ import { PlaneContactsPool } from '../src/collision/collider-contacts-planes.js'
 import type { FluidDensity } from '../src/fluids/density.js';
 import { DENSITY, ITERATION_CHAIN, POST_CHAIN } from '../src/fluids/row-blocks.js';
 import { INIT_RECORDS } from '../src/fluids/row-tasks.js';
+import type { FluidWasm } from '../src/fluids/wasm.js';
 import { addOpenTank, Fluid, World } from '../src/index.js';
 import { keepThreadPools, stateBits } from './helpers/worlds.js';
 
@@ -292,6 +293,22 @@ describe('fluids on worker threads', () => {
     expect(passes[1]?.velocityPasses).toBeGreaterThan(20);
     expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
     for (const w of worlds) w.dispose();
+  }, 120_000);
+
+  it("on a shared instance, the grid's counting sort writes the pair search's cell starts into the instance (session 25): no copy after the first step, the lists and bits of one thread", async () => {
+    const worlds = await tankWorlds([1, 2], 2);
+    for (let s = 0; s < 12; s++) for (const w of worlds) w.step();
+    const d = densityOf(worlds[1]);
+    const w = (d as unknown as { wasm: FluidWasm }).wasm;
+    // the grid's cell starts are the instance's own view; the sort ran on the pool into it
+    expect(d.grid.cellStart).toBe(w.cellStartView);
+    expect(d.gridBlocks.pooledSorts).toBeGreaterThan(8);
+    expect(d.rows.pairBlocks.staged).toBeGreaterThan(8);
+    // one copy at most: the first step, whose sort ran before the workers had the view
+    expect(w.cellCopies).toBeLessThanOrEqual(1);
+    expect(pairLists(worlds[1]).equals(pairLists(worlds[0]))).toBe(true);
+    expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
+    for (const x of worlds) x.dispose();
   }, 120_000);
 
   it("after a substep's first iteration, each iteration's chain sets up its records itself (ITERATION_CHAIN_INIT, session 24): one records job a substep, ρ and λ of the last iteration, the bits of one thread", async () => {
