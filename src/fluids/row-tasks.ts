@@ -361,6 +361,8 @@ export function slotRange(
         P[slot.HAS_COUNTS] !== 0 ? from(A.counts, s0) : null,
         P[slot.FULL],
         P[slot.KEEP] !== 0,
+        // the density pass's w̃ (params, this iteration's: NaN where not shared)
+        P[slot.WU],
       );
       return;
     case APPLY_DELTAS:
