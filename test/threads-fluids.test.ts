@@ -295,13 +295,14 @@ describe('fluids on worker threads', () => {
     for (const w of worlds) w.dispose();
   }, 120_000);
 
-  it("on a shared instance, the grid's counting sort writes the pair search's cell starts into the instance (session 25): no copy after the first step, the lists and bits of one thread", async () => {
+  it("on a shared instance, the grid's counting sort writes the pair search's cell starts and the sorted list into the instance (session 25): no copy after the first step, the lists and bits of one thread", async () => {
     const worlds = await tankWorlds([1, 2], 2);
     for (let s = 0; s < 12; s++) for (const w of worlds) w.step();
     const d = densityOf(worlds[1]);
     const w = (d as unknown as { wasm: FluidWasm }).wasm;
-    // the grid's cell starts are the instance's own view; the sort ran on the pool into it
+    // the grid's cell starts and sorted list are the instance's own views; the sort ran on the pool into them
     expect(d.grid.cellStart).toBe(w.cellStartView);
+    expect(d.grid.sorted).toBe(w.sortedView);
     expect(d.gridBlocks.pooledSorts).toBeGreaterThan(8);
     expect(d.rows.pairBlocks.staged).toBeGreaterThan(8);
     // one copy at most: the first step, whose sort ran before the workers had the view

@@ -325,13 +325,18 @@ export class FluidDensity implements ConstraintSet {
     // (a threaded world's instance is on a shared memory: the workers run it too, row-blocks.ts)
     if (useWasm && !this.wasm) this.wasm = FluidWasm.create(this.tasks !== null);
     // (there, on a shared instance, the pair search's own positions: the pooled reordering's PUT writes
-    // them, session 23; and its cell starts: a shared grid sorts into them, which spares pb.build the
-    // copy of up to 8 n + 1 of them, 0.5 MB at 128k, on the calling thread, session 25)
+    // them, session 23; and its cell starts and sorted list: a shared grid sorts into them, which spares
+    // the calling thread the copies of up to 8 n + 1 starts in pb.build and of n items in useBuffers,
+    // 0.5 MB each at 128k, session 25)
     const wp = useWasm && shareP && this.wasm?.shared ? this.wasm : null;
     if (wp?.reserve(fluid.capacity, wp.pairCapacity)) {
       this.searchP = wp.posView;
-      // (the view holds max(4096, 8 · capacity) + 1 starts: setGeometry below never needs more)
-      if (this.grid.shared) this.grid.cellStart = wp.cellStartView;
+      // (the views hold max(4096, 8 · capacity) + 1 starts and capacity items: setGeometry and
+      // NeighbourGrid.ensure below never need more)
+      if (this.grid.shared) {
+        this.grid.cellStart = wp.cellStartView;
+        this.grid.sorted = wp.sortedView;
+      }
     } else if (this.searchP.length < 3 * n || (shareP && !(this.searchP.buffer instanceof SharedArrayBuffer)))
       this.searchP = records(3 * fluid.capacity, shareP);
     const b = this.bounds;
@@ -446,7 +451,8 @@ export class FluidDensity implements ConstraintSet {
       return;
     }
     if (w?.reserve(this.fluid.capacity, pairs.count)) {
-      w.sortedView.set(this.grid.sorted.subarray(0, n));
+      // (nothing to copy where the grid sorted into the instance's list: search)
+      if (this.grid.sorted !== w.sortedView) w.sortedView.set(this.grid.sorted.subarray(0, n));
       if (!this.pairsInWasm) {
         w.startView.set(pairs.start.subarray(0, n + 1));
         w.nbrView.set(pairs.nbr.subarray(0, pairs.count));

@@ -164,8 +164,10 @@ export class FluidWasm {
     }
     // a shared memory's old views stay valid as it grows: the positions' view is kept where they stay put
     const keepPos = this.shared && pos === this.pos && this.posView.length === 3 * s;
-    // and so is the cell starts' (a threaded world's grid sorts into it: FluidDensity.search, session 25)
+    // and so are the cell starts' and the sorted list's (a threaded world's grid sorts into them:
+    // FluidDensity.search, session 25)
     const keepCells = this.shared && cellStart === this.cellStart && this.cellStartView.length === cells / 4;
+    const keepSorted = this.shared && sorted === this.sorted && this.sortedView.length === s;
     this.slots = s;
     this.pairCap = p;
     this.acc = acc;
@@ -182,7 +184,7 @@ export class FluidWasm {
     const buf = this.memory.buffer;
     this.accView = new Float64Array(buf, acc, 8 * s);
     this.postView = new Float64Array(buf, post, 8 * s);
-    this.sortedView = new Int32Array(buf, sorted, s);
+    if (!keepSorted) this.sortedView = new Int32Array(buf, sorted, s);
     this.startView = new Int32Array(buf, start, s + 1);
     this.liveStartView = new Int32Array(buf, liveStart, s + 1 + MAX_ROW_BLOCKS);
     this.nbrView = new Int32Array(buf, nbr, p);
