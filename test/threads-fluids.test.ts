@@ -13,6 +13,7 @@ import { loadShippedScene } from '../scripts/shipped-scenes.js';
 import type { ColliderContacts } from '../src/collision/collider-contacts.js';
 import { PlaneContactsPool } from '../src/collision/collider-contacts-planes.js';
 import type { FluidDensity } from '../src/fluids/density.js';
+import { GridBlocks } from '../src/fluids/grid-blocks.js';
 import { DENSITY, ITERATION_CHAIN, POST_CHAIN } from '../src/fluids/row-blocks.js';
 import { INIT_RECORDS } from '../src/fluids/row-tasks.js';
 import type { FluidWasm } from '../src/fluids/wasm.js';
@@ -183,6 +184,42 @@ describe('fluids on worker threads', () => {
       Array.from(g1.sortedCell.subarray(0, g1.count)),
     );
     expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
+    for (const w of worlds) w.dispose();
+  }, 120_000);
+
+  it('the counting sort in one part of the cells a thread (session 25): 2 and 4 threads in 2 and 4 parts, the order and bits of one thread and of 8 parts', async () => {
+    const make = (threads: number): World => {
+      const w = new World({ dt: 1 / 60, substeps: 1, iterations: 2, threads });
+      addOpenTank(w, 0.64, 0.64, { friction: 0, margin: 0 });
+      new Fluid(w, { spacing: 0.02, blocks: [{ min: [0, 0, 0], max: [0.64, 0.4, 0.64] }] });
+      return w;
+    };
+    // one thread, 2 threads (2 parts), 4 threads (4 parts), 2 threads in 8 parts (GridBlocks.sortParts)
+    const worlds = [make(1), make(2), make(4), make(2)];
+    await Promise.all(worlds.map((w) => w.threadsReady()));
+    const parts = [0, 0, 0, 8];
+    try {
+      for (let s = 0; s < 6; s++)
+        worlds.forEach((w, k) => {
+          GridBlocks.sortParts = parts[k];
+          w.step();
+        });
+    } finally {
+      GridBlocks.sortParts = 0;
+    }
+    const gb = worlds.map((w) => densityOf(w).gridBlocks);
+    expect(gb.map((g) => g.parts)).toEqual([0, 2, 4, 8]);
+    for (const g of gb.slice(1)) expect(g.pooledSorts).toBeGreaterThan(3);
+    const grids = worlds.map((w) => densityOf(w).grid);
+    for (const g of grids.slice(1)) {
+      expect(Array.from(g.sortedCell.subarray(0, g.count))).toEqual(
+        Array.from(grids[0].sortedCell.subarray(0, grids[0].count)),
+      );
+      expect(Array.from(g.cellStart.subarray(0, g.cells + 1))).toEqual(
+        Array.from(grids[0].cellStart.subarray(0, grids[0].cells + 1)),
+      );
+    }
+    for (const w of worlds.slice(1)) expect(bits(w).equals(bits(worlds[0]))).toBe(true);
     for (const w of worlds) w.dispose();
   }, 120_000);
 
