@@ -53,6 +53,14 @@ async function tankWorlds(threads: number[], iterations: number): Promise<World[
   return worlds;
 }
 
+/** A world of `threads` threads with 20,480 particles at rest in a tank (the grid's sort on the pool), 2 iterations. */
+function sortWorld(threads: number): World {
+  const w = new World({ dt: 1 / 60, substeps: 1, iterations: 2, threads });
+  addOpenTank(w, 0.64, 0.64, { friction: 0, margin: 0 });
+  new Fluid(w, { spacing: 0.02, blocks: [{ min: [0, 0, 0], max: [0.64, 0.4, 0.64] }] });
+  return w;
+}
+
 describe('fluids on worker threads', () => {
   it.each([
     ['fluids-dam-break', 300, true],
@@ -165,13 +173,7 @@ describe('fluids on worker threads', () => {
   }, 120_000);
 
   it("the grid's counting sort in parts of the cells on the pool (20,480 particles, above the pool's threshold): the order of one thread, the same bits", async () => {
-    const make = (threads: number): World => {
-      const w = new World({ dt: 1 / 60, substeps: 1, iterations: 2, threads });
-      addOpenTank(w, 0.64, 0.64, { friction: 0, margin: 0 });
-      new Fluid(w, { spacing: 0.02, blocks: [{ min: [0, 0, 0], max: [0.64, 0.4, 0.64] }] });
-      return w;
-    };
-    const worlds = [make(1), make(2)];
+    const worlds = [sortWorld(1), sortWorld(2)];
     await Promise.all(worlds.map((w) => w.threadsReady()));
     for (let s = 0; s < 8; s++) for (const w of worlds) w.step();
     const [g1, g2] = worlds.map((w) => densityOf(w).grid);
@@ -188,14 +190,8 @@ describe('fluids on worker threads', () => {
   }, 120_000);
 
   it('the counting sort in one part of the cells a thread (session 25): 2 and 4 threads in 2 and 4 parts, the order and bits of one thread and of 8 parts', async () => {
-    const make = (threads: number): World => {
-      const w = new World({ dt: 1 / 60, substeps: 1, iterations: 2, threads });
-      addOpenTank(w, 0.64, 0.64, { friction: 0, margin: 0 });
-      new Fluid(w, { spacing: 0.02, blocks: [{ min: [0, 0, 0], max: [0.64, 0.4, 0.64] }] });
-      return w;
-    };
     // one thread, 2 threads (2 parts), 4 threads (4 parts), 2 threads in 8 parts (GridBlocks.sortParts)
-    const worlds = [make(1), make(2), make(4), make(2)];
+    const worlds = [sortWorld(1), sortWorld(2), sortWorld(4), sortWorld(2)];
     await Promise.all(worlds.map((w) => w.threadsReady()));
     const parts = [0, 0, 0, 8];
     try {
