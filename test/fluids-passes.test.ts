@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { lambdaPass } from '../src/fluids/density-passes.js';
 import { Fluid, poly6, spiky, spikyGradient, World } from '../src/index.js';
 import { rng } from './helpers.js';
 
@@ -17,6 +18,30 @@ describe('the fluid pair passes equal a brute-force evaluation of PBF', () => {
 
   it('ρ_i, λ_i and Δp_i at the positions of the search (the first Jacobi iteration)', () => {
     compareWithBruteForce(false);
+  });
+
+  it("λ_i with the records' shared w̃ (session 25) reads no inverse mass: the records of the pass that reads them, bit for bit", () => {
+    const n = 500,
+      off = 7,
+      mF = 0.125,
+      random = rng(3);
+    const acc0 = new Float64Array(8 * n);
+    for (let s = 0; s < n; s++) {
+      acc0[8 * s] = 900 + 200 * random();
+      for (let k = 1; k < 5; k++) acc0[8 * s + k] = random() - 0.25;
+    }
+    const invMass = new Float64Array(off + n).fill(0.8);
+    const counts = Int32Array.from({ length: n }, () => Math.floor(40 * random()));
+    const run = (inv: Float64Array, wU: number): Float64Array => {
+      const acc = acc0.slice();
+      lambdaPass(n, off, inv, mF, 1e-3, false, 0.01, acc, new Float64Array(n), counts, 20, true, wU);
+      return acc;
+    };
+    const ref = run(invMass, Number.NaN);
+    // the inverse masses unreadable (NaN): only the shared w̃ can give the records
+    const got = run(new Float64Array(off + n).fill(Number.NaN), 0.8 * mF);
+    expect(Buffer.from(got.buffer).equals(Buffer.from(ref.buffer))).toBe(true);
+    expect(ref.every(Number.isFinite)).toBe(true);
   });
 });
 

@@ -13,8 +13,10 @@ import { loadShippedScene } from '../scripts/shipped-scenes.js';
 import type { ColliderContacts } from '../src/collision/collider-contacts.js';
 import { PlaneContactsPool } from '../src/collision/collider-contacts-planes.js';
 import type { FluidDensity } from '../src/fluids/density.js';
+import { GridBlocks } from '../src/fluids/grid-blocks.js';
 import { DENSITY, ITERATION_CHAIN, POST_CHAIN } from '../src/fluids/row-blocks.js';
 import { INIT_RECORDS } from '../src/fluids/row-tasks.js';
+import type { FluidWasm } from '../src/fluids/wasm.js';
 import { addOpenTank, Fluid, World } from '../src/index.js';
 import { keepThreadPools, stateBits } from './helpers/worlds.js';
 
@@ -49,6 +51,14 @@ async function tankWorlds(threads: number[], iterations: number): Promise<World[
   }
   await Promise.all(worlds.map((w) => w.threadsReady()));
   return worlds;
+}
+
+/** A world of `threads` threads with 20,480 particles at rest in a tank (the grid's sort on the pool), 2 iterations. */
+function sortWorld(threads: number): World {
+  const w = new World({ dt: 1 / 60, substeps: 1, iterations: 2, threads });
+  addOpenTank(w, 0.64, 0.64, { friction: 0, margin: 0 });
+  new Fluid(w, { spacing: 0.02, blocks: [{ min: [0, 0, 0], max: [0.64, 0.4, 0.64] }] });
+  return w;
 }
 
 describe('fluids on worker threads', () => {
@@ -163,13 +173,7 @@ describe('fluids on worker threads', () => {
   }, 120_000);
 
   it("the grid's counting sort in parts of the cells on the pool (20,480 particles, above the pool's threshold): the order of one thread, the same bits", async () => {
-    const make = (threads: number): World => {
-      const w = new World({ dt: 1 / 60, substeps: 1, iterations: 2, threads });
-      addOpenTank(w, 0.64, 0.64, { friction: 0, margin: 0 });
-      new Fluid(w, { spacing: 0.02, blocks: [{ min: [0, 0, 0], max: [0.64, 0.4, 0.64] }] });
-      return w;
-    };
-    const worlds = [make(1), make(2)];
+    const worlds = [sortWorld(1), sortWorld(2)];
     await Promise.all(worlds.map((w) => w.threadsReady()));
     for (let s = 0; s < 8; s++) for (const w of worlds) w.step();
     const [g1, g2] = worlds.map((w) => densityOf(w).grid);
@@ -182,6 +186,36 @@ describe('fluids on worker threads', () => {
       Array.from(g1.sortedCell.subarray(0, g1.count)),
     );
     expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
+    for (const w of worlds) w.dispose();
+  }, 120_000);
+
+  it('the counting sort in one part of the cells a thread (session 25): 2 and 4 threads in 2 and 4 parts, the order and bits of one thread and of 8 parts', async () => {
+    // one thread, 2 threads (2 parts), 4 threads (4 parts), 2 threads in 8 parts (GridBlocks.sortParts)
+    const worlds = [sortWorld(1), sortWorld(2), sortWorld(4), sortWorld(2)];
+    await Promise.all(worlds.map((w) => w.threadsReady()));
+    const parts = [0, 0, 0, 8];
+    try {
+      for (let s = 0; s < 6; s++)
+        worlds.forEach((w, k) => {
+          GridBlocks.sortParts = parts[k];
+          w.step();
+        });
+    } finally {
+      GridBlocks.sortParts = 0;
+    }
+    const gb = worlds.map((w) => densityOf(w).gridBlocks);
+    expect(gb.map((g) => g.parts)).toEqual([0, 2, 4, 8]);
+    for (const g of gb.slice(1)) expect(g.pooledSorts).toBeGreaterThan(3);
+    const grids = worlds.map((w) => densityOf(w).grid);
+    for (const g of grids.slice(1)) {
+      expect(Array.from(g.sortedCell.subarray(0, g.count))).toEqual(
+        Array.from(grids[0].sortedCell.subarray(0, grids[0].count)),
+      );
+      expect(Array.from(g.cellStart.subarray(0, g.cells + 1))).toEqual(
+        Array.from(grids[0].cellStart.subarray(0, grids[0].cells + 1)),
+      );
+    }
+    for (const w of worlds.slice(1)) expect(bits(w).equals(bits(worlds[0]))).toBe(true);
     for (const w of worlds) w.dispose();
   }, 120_000);
 
@@ -292,6 +326,23 @@ describe('fluids on worker threads', () => {
     expect(passes[1]?.velocityPasses).toBeGreaterThan(20);
     expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
     for (const w of worlds) w.dispose();
+  }, 120_000);
+
+  it("on a shared instance, the grid's counting sort writes the pair search's cell starts and the sorted list into the instance (session 25): no copy after the first step, the lists and bits of one thread", async () => {
+    const worlds = await tankWorlds([1, 2], 2);
+    for (let s = 0; s < 12; s++) for (const w of worlds) w.step();
+    const d = densityOf(worlds[1]);
+    const w = (d as unknown as { wasm: FluidWasm }).wasm;
+    // the grid's cell starts and sorted list are the instance's own views; the sort ran on the pool into them
+    expect(d.grid.cellStart).toBe(w.cellStartView);
+    expect(d.grid.sorted).toBe(w.sortedView);
+    expect(d.gridBlocks.pooledSorts).toBeGreaterThan(8);
+    expect(d.rows.pairBlocks.staged).toBeGreaterThan(8);
+    // one copy at most: the first step, whose sort ran before the workers had the view
+    expect(w.cellCopies).toBeLessThanOrEqual(1);
+    expect(pairLists(worlds[1]).equals(pairLists(worlds[0]))).toBe(true);
+    expect(bits(worlds[1]).equals(bits(worlds[0]))).toBe(true);
+    for (const x of worlds) x.dispose();
   }, 120_000);
 
   it("after a substep's first iteration, each iteration's chain sets up its records itself (ITERATION_CHAIN_INIT, session 24): one records job a substep, ρ and λ of the last iteration, the bits of one thread", async () => {

@@ -219,7 +219,9 @@ export function wallDensityPass(
  * and fly apart (docs/fluids.md). Copies ρ_i to `rho` with `keep` (the
  * substep's last iteration: an earlier one's are overwritten unread, and the
  * copy is a stream of its own, session 24) and leaves (λ_i, w̃_i, 0, 0, 0) in
- * acc for the correction passes.
+ * acc for the correction passes. `wU`: the shared w̃ that the records' set-up
+ * found (initRecords: invMass[off + s] · mF equal to it for every slot), or
+ * NaN: with it, the pass reads no inverse mass (a 1 MB stream at 128k, session 25).
  */
 export function lambdaPass(
   n: number,
@@ -234,7 +236,9 @@ export function lambdaPass(
   counts: Int32Array | null = null,
   full = 0,
   keep = true,
+  wU = Number.NaN,
 ): void {
+  const shared = !Number.isNaN(wU);
   for (let s = 0; s < n; s++) {
     const o = s << 3;
     const r = acc[o];
@@ -242,7 +246,7 @@ export function lambdaPass(
     let C = r * invRho0 - 1;
     if (unilateral && C < 0) C = 0;
     else if (counts !== null && C < 0 && counts[s] < full) C = 0;
-    const wi = invMass[off + s] * mF;
+    const wi = shared ? wU : invMass[off + s] * mF;
     const gx = acc[o | 1],
       gy = acc[o | 2],
       gz = acc[o | 3];

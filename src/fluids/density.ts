@@ -317,10 +317,6 @@ export class FluidDensity implements ConstraintSet {
     if (!this.fluidBounds(p, store.x)) return;
     const h = fluid.kernelRadius;
     const n = fluid.activeCount;
-    const b = this.bounds;
-    this.grid.setGeometry(b[0], b[1], b[2], b[3], b[4], b[5], h, Math.max(4096, 8 * n));
-    this.fillGrid(p);
-    const t1 = clock();
     // (shared in a threaded world: the pooled reordering writes it, the pooled records compare with it)
     const shareP = this.tasks !== null && typeof SharedArrayBuffer !== 'undefined';
     // (a threaded world too builds the pairs in WebAssembly, then copies them to shared memory)
@@ -329,11 +325,24 @@ export class FluidDensity implements ConstraintSet {
     // (a threaded world's instance is on a shared memory: the workers run it too, row-blocks.ts)
     if (useWasm && !this.wasm) this.wasm = FluidWasm.create(this.tasks !== null);
     // (there, on a shared instance, the pair search's own positions: the pooled reordering's PUT writes
-    // them, and pb.build copies the cell starts alone, session 23)
+    // them, session 23; and its cell starts and sorted list: a shared grid sorts into them, which spares
+    // the calling thread the copies of up to 8 n + 1 starts in pb.build and of n items in useBuffers,
+    // 0.5 MB each at 128k, session 25)
     const wp = useWasm && shareP && this.wasm?.shared ? this.wasm : null;
-    if (wp?.reserve(fluid.capacity, wp.pairCapacity)) this.searchP = wp.posView;
-    else if (this.searchP.length < 3 * n || (shareP && !(this.searchP.buffer instanceof SharedArrayBuffer)))
+    if (wp?.reserve(fluid.capacity, wp.pairCapacity)) {
+      this.searchP = wp.posView;
+      // (the views hold max(4096, 8 · capacity) + 1 starts and capacity items: setGeometry and
+      // NeighbourGrid.ensure below never need more)
+      if (this.grid.shared) {
+        this.grid.cellStart = wp.cellStartView;
+        this.grid.sorted = wp.sortedView;
+      }
+    } else if (this.searchP.length < 3 * n || (shareP && !(this.searchP.buffer instanceof SharedArrayBuffer)))
       this.searchP = records(3 * fluid.capacity, shareP);
+    const b = this.bounds;
+    this.grid.setGeometry(b[0], b[1], b[2], b[3], b[4], b[5], h, Math.max(4096, 8 * n));
+    this.fillGrid(p);
+    const t1 = clock();
     // reorder the range by cell (Fluid): the grid's cells stay valid, its order becomes the identity
     let contiguous = false;
     let searchPDone = false;
@@ -442,7 +451,8 @@ export class FluidDensity implements ConstraintSet {
       return;
     }
     if (w?.reserve(this.fluid.capacity, pairs.count)) {
-      w.sortedView.set(this.grid.sorted.subarray(0, n));
+      // (nothing to copy where the grid sorted into the instance's list: search)
+      if (this.grid.sorted !== w.sortedView) w.sortedView.set(this.grid.sorted.subarray(0, n));
       if (!this.pairsInWasm) {
         w.startView.set(pairs.start.subarray(0, n + 1));
         w.nbrView.set(pairs.nbr.subarray(0, pairs.count));

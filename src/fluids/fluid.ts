@@ -7,7 +7,14 @@ import { FluidDensity } from './density.js';
 import { type EmitterOptions, FluidEmitter } from './emitter.js';
 import type { FluidBody, FluidCoupling } from './fluid-body.js';
 import { autoRelaxation, latticeSums } from './kernels.js';
-import { UNIFORM_GROUP, UNIFORM_INV_MASS, UNIFORM_MASK, UNIFORM_MASS, UNIFORM_RADIUS } from './row-tasks.js';
+import {
+  UNIFORM_GROUP,
+  UNIFORM_INV_MASS,
+  UNIFORM_MASK,
+  UNIFORM_MASS,
+  UNIFORM_RADIUS,
+  uniformBits,
+} from './row-tasks.js';
 
 /** A box filled with fluid particles on a cubic lattice. */
 export interface FluidBlock {
@@ -469,17 +476,16 @@ export class Fluid extends Body implements FluidBody {
       gather3(store.v, order, n, off, scratch);
     }
     // per-particle constants are usually the same for every fluid particle: nothing to move then
-    const u = pooled;
-    if (u < 0 ? !uniform(store.mass, n, off) : (u & UNIFORM_MASS) === 0)
-      gather1(store.mass, order, n, off, scratch);
-    if (u < 0 ? !uniform(store.invMass, n, off) : (u & UNIFORM_INV_MASS) === 0)
-      gather1(store.invMass, order, n, off, scratch);
-    if (u < 0 ? !uniform(store.radius, n, off) : (u & UNIFORM_RADIUS) === 0)
-      gather1(store.radius, order, n, off, scratch);
-    if (u < 0 ? !uniformInt(store.group, n, off) : (u & UNIFORM_GROUP) === 0)
-      gather1i(store.group, order, n, off, scratchInt);
-    if (u < 0 ? !uniformInt(store.mask, n, off) : (u & UNIFORM_MASK) === 0)
-      gather1i(store.mask, order, n, off, scratchInt);
+    // (the checks in one walk over the five arrays where they hold, row-tasks.ts uniformBits)
+    const u =
+      pooled >= 0
+        ? pooled
+        : uniformBits(store.mass, store.invMass, store.radius, store.group, store.mask, off, 0, n);
+    if ((u & UNIFORM_MASS) === 0) gather1(store.mass, order, n, off, scratch);
+    if ((u & UNIFORM_INV_MASS) === 0) gather1(store.invMass, order, n, off, scratch);
+    if ((u & UNIFORM_RADIUS) === 0) gather1(store.radius, order, n, off, scratch);
+    if ((u & UNIFORM_GROUP) === 0) gather1i(store.group, order, n, off, scratchInt);
+    if ((u & UNIFORM_MASK) === 0) gather1i(store.mask, order, n, off, scratchInt);
     if (pooled < 0) {
       for (let s = 0; s < n; s++) scratchInt[s] = this.ids[order[s] - off];
       this.ids.set(scratchInt.subarray(0, n));
@@ -569,20 +575,6 @@ function gather3(a: Float64Array, order: Int32Array, n: number, off: number, scr
     scratch[3 * s + 2] = a[j3 + 2];
   }
   a.set(scratch.subarray(0, 3 * n), 3 * off);
-}
-
-/** True when a[off … off + n − 1] are all equal (a permutation of them changes nothing). */
-function uniform(a: Float64Array, n: number, off: number): boolean {
-  const v = a[off];
-  for (let s = 1; s < n; s++) if (a[off + s] !== v) return false;
-  return !Number.isNaN(v);
-}
-
-/** uniform for Int32Arrays. */
-function uniformInt(a: Int32Array, n: number, off: number): boolean {
-  const v = a[off];
-  for (let s = 1; s < n; s++) if (a[off + s] !== v) return false;
-  return true;
 }
 
 /** a[off + s] ← a[order[s]] for s < n, through `scratch`. */

@@ -6,8 +6,8 @@
  * block's bounds are combined in block order with the comparisons of the
  * one-walk loop, so the box is that loop's, bit for bit (a minimum or a
  * maximum does not round); a particle's cell depends on its position alone.
- * The counting sort (NeighbourGrid.insertCells) then runs in SORT_PARTS
- * fixed parts of the cells: each part counts the particles of its cells
+ * The counting sort (NeighbourGrid.insertCells) then runs in one part of the
+ * cells per thread (at most SORT_PARTS): each part counts the particles of its cells
  * (walking every particle's cell), the calling thread adds the parts' counts
  * up in part order, and each part writes its cells' ends from there and
  * scatters its particles backwards into them: the sort of one thread, entry
@@ -38,7 +38,12 @@ const SORT_SCATTER = 3;
 /** Slots of the parameter block: particles, cells, the number of parts. */
 const SN = 9;
 const SCELLS = 10;
-/** Parts of the counting sort: a fixed number, whatever the thread count (each walks every particle's cell). */
+const SPARTS = 11;
+/**
+ * The most parts of the counting sort. A sort runs in one part per thread (GridBlocks.sort): each part
+ * walks every particle's cell, so that 8 parts on 2 threads walked the 0.5 MB of cells 4 times on each
+ * thread (session 25); the order is the same for any number of parts (one stable counting sort).
+ */
 export const SORT_PARTS = 8;
 /** Numbers per block of the bounds: x0, y0, z0, x1, y1, z1, the largest squared displacement. */
 const PER_BLOCK = 7;
@@ -60,9 +65,9 @@ export interface GridArgs {
   parts?: Int32Array;
 }
 
-/** The first cell of part j of the sort over `cells` cells. */
-function partStart(j: number, cells: number): number {
-  return Math.floor((j * cells) / SORT_PARTS);
+/** The first cell of part j of `parts` of the sort over `cells` cells. */
+function partStart(j: number, cells: number, parts: number): number {
+  return Math.floor((j * cells) / parts);
 }
 
 /**
@@ -78,9 +83,10 @@ function sortPart(A: GridArgs, j: number): void {
     start = A.cellStart as Int32Array;
   const n = q[SN],
     cells = q[SCELLS],
-    off = q[OFF];
-  const c0 = partStart(j, cells),
-    c1 = partStart(j + 1, cells);
+    off = q[OFF],
+    np = q[SPARTS];
+  const c0 = partStart(j, cells, np),
+    c1 = partStart(j + 1, cells, np);
   const parts = A.parts as Int32Array;
   if (q[OP] === SORT_COUNT) {
     start.fill(0, c0, c1);
@@ -192,6 +198,10 @@ export class GridBlocks {
   private readonly task: SharedTask = { kind: 'fluid-grid', args: {}, version: 0 };
   /** Counting sorts run on the pool so far (statistics, tests). */
   pooledSorts = 0;
+  /** The parts of the last sort on the pool (statistics, tests). */
+  parts = 0;
+  /** Parts of a sort (0: one a thread, at most SORT_PARTS; tests and A/B runs set others: the same order). */
+  static sortParts = 0;
   private args: GridArgs | null = null;
 
   /** The arguments for store arrays p and x and n slots (new ones, sent at the next step, when they changed). */
@@ -310,20 +320,22 @@ export class GridBlocks {
     }
     const q = A.par;
     const cells = grid.cells;
+    const np = Math.min(SORT_PARTS, Math.max(1, GridBlocks.sortParts || tasks.threads));
     q[OFF] = off;
     q[SN] = n;
     q[SCELLS] = cells;
+    q[SPARTS] = np;
+    this.parts = np;
     q[OP] = SORT_COUNT;
-    if (!tasks.runTask(this.task, SORT_PARTS, SORT_PARTS)) return false;
+    if (!tasks.runTask(this.task, np, np)) return false;
     const parts = A.parts as Int32Array;
     let before = 0;
-    for (let j = 0; j < SORT_PARTS; j++) {
+    for (let j = 0; j < np; j++) {
       parts[SORT_PARTS + j] = before;
       before += parts[j];
     }
     q[OP] = SORT_SCATTER;
-    if (!tasks.runTask(this.task, SORT_PARTS, SORT_PARTS))
-      for (let j = 0; j < SORT_PARTS; j++) sortPart(A, j);
+    if (!tasks.runTask(this.task, np, np)) for (let j = 0; j < np; j++) sortPart(A, j);
     grid.cellStart[cells] = n;
     this.pooledSorts++;
     return true;

@@ -203,11 +203,15 @@ export class NeighbourGrid {
     return this.invCell;
   }
 
-  /** Room for `count` items (whose sort the caller then fills in: grid-blocks.ts). */
+  /**
+   * Room for `count` items (whose sort the caller then fills in: grid-blocks.ts); `sorted` may be
+   * an array of the caller's (FluidDensity.search: a fluid WebAssembly instance's), so the others are
+   * checked by themselves.
+   */
   ensure(count: number): void {
-    if (this.sorted.length < count) {
-      const cap = Math.ceil(count * 1.25) + 16;
-      this.sorted = this.ints(cap);
+    const cap = Math.ceil(count * 1.25) + 16;
+    if (this.sorted.length < count) this.sorted = this.ints(cap);
+    if (this.sortedCell.length < count || this.cellOfInput.length < count) {
       this.sortedCell = this.ints(cap);
       this.cellOfInput = new Int32Array(cap);
     }

@@ -259,9 +259,9 @@ export class FluidRowBlocks {
   /**
    * Fluid.permute on the pool, in row blocks (the range of n slots from
    * store index off takes the particles in `order`, the grid's sorted list):
-   * GATHER copies x, p, v and the new ids into scratch and checks the
-   * per-particle constants for uniformity block by block; PUT writes x, p,
-   * v, the id maps, the positions of the search (`searchP`, by slot) and,
+   * GATHER copies x, v and the new ids into scratch and p into the positions
+   * of the search (`searchP`, by slot), and checks the per-particle constants
+   * for uniformity block by block; PUT writes x, p, v, the id maps and,
    * where every constant was uniform, the identity into `order`. Returns the
    * UNIFORM_* bits that hold for every block (the caller gathers the arrays
    * without theirs by `order`, then makes it the identity), or −1 when it
@@ -287,10 +287,11 @@ export class FluidRowBlocks {
     let stale = S.order !== order || S.ids !== ids || S.slotOf !== slotOf || S.searchP !== searchP;
     stale ||= S.mass !== store.mass || S.radius !== store.radius || S.invMass !== store.invMass;
     stale ||= S.group !== store.group || S.mask !== store.mask;
-    if (stale || S.scratch === undefined || S.scratch.length < 9 * n) {
-      if (S.scratch === undefined || S.scratch.length < 9 * n) {
+    if (stale || S.scratch === undefined || S.scratch.length < 6 * n) {
+      if (S.scratch === undefined || S.scratch.length < 6 * n) {
         const room = Math.ceil(1.25 * n) + 16;
-        S.scratch = sharedOf('f64', 9 * room);
+        // x and v, 3 doubles a slot each (GATHER writes p into searchP itself)
+        S.scratch = sharedOf('f64', 6 * room);
         S.newIds = sharedOf('i32', room);
       }
       S.uniform ??= sharedOf('i32', MAX_ROW_BLOCKS);

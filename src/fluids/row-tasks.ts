@@ -52,7 +52,7 @@ export const ADD_VELOCITIES = 16;
  * written once in scripts/kernels/emit-slots.ts (FLUID_ROWS).
  */
 export * from './row-slots.generated.js';
-/** The passes of the reordering: the fluid's x, p, v gathered in the grid's order into scratch, then put back. */
+/** The passes of the reordering: the fluid's x, p, v gathered in the grid's order into scratch (p into searchP), then put back. */
 export const GATHER = 24;
 export const PUT = 25;
 
@@ -98,8 +98,8 @@ export interface RowArrays {
   walls?: WallArrays;
   /**
    * The reordering: the store index each slot takes its particle from (the
-   * grid's sorted list, which PUT leaves as the identity), and room for 9
-   * doubles per slot.
+   * grid's sorted list, which PUT leaves as the identity), and room for 6
+   * doubles per slot (x and v; p goes through searchP).
    */
   order?: Int32Array;
   scratch?: Float64Array;
@@ -361,6 +361,8 @@ export function slotRange(
         P[slot.HAS_COUNTS] !== 0 ? from(A.counts, s0) : null,
         P[slot.FULL],
         P[slot.KEEP] !== 0,
+        // the density pass's w̃ (params, this iteration's: NaN where not shared)
+        P[slot.WU],
       );
       return;
     case APPLY_DELTAS:
@@ -535,11 +537,12 @@ function rowBlockWasm(
 
 /**
  * Block b of the reordering (Fluid.permute's x, p and v): GATHER copies the
- * x, p, v of the store index order[s] into slot s of scratch's three thirds
- * (x, p, v, each 3 doubles a slot), PUT copies each third's run of the
- * block's slots to the range's x, p, v (and p's to searchP) as whole runs
- * (session 24: a copy of four runs instead of one loop over nine streams).
- * Blocks write disjoint slots.
+ * x and v of the store index order[s] into slot s of scratch's two halves
+ * (3 doubles a slot each) and its p straight into slot s of searchP (the
+ * search's positions by slot, which nothing reads before PUT: session 25),
+ * PUT copies each half's run of the block's slots to the range's x and v,
+ * and searchP's to its p, as whole runs (session 24: a copy of runs instead
+ * of one loop over nine streams). Blocks write disjoint slots.
  */
 export function reorderBlock(A: RowArrays, pass: number, b: number): void {
   const P = A.par;
@@ -552,8 +555,9 @@ export function reorderBlock(A: RowArrays, pass: number, b: number): void {
   const { x, p, v } = A;
   const ids = A.ids as Int32Array,
     newIds = A.newIds as Int32Array;
-  // the thirds of scratch: x from 0, p from T, v from 2T
-  const T = (sc.length / 3) | 0;
+  const sp = A.searchP as Float64Array;
+  // the halves of scratch: x from 0, v from T
+  const T = (sc.length / 2) | 0;
   if (pass === GATHER) {
     for (let s = s0; s < s1; s++) {
       const j = order[s],
@@ -562,33 +566,36 @@ export function reorderBlock(A: RowArrays, pass: number, b: number): void {
       sc[o] = x[j3];
       sc[o + 1] = x[j3 + 1];
       sc[o + 2] = x[j3 + 2];
-      sc[T + o] = p[j3];
-      sc[T + o + 1] = p[j3 + 1];
-      sc[T + o + 2] = p[j3 + 2];
-      sc[2 * T + o] = v[j3];
-      sc[2 * T + o + 1] = v[j3 + 1];
-      sc[2 * T + o + 2] = v[j3 + 2];
+      sp[o] = p[j3];
+      sp[o + 1] = p[j3 + 1];
+      sp[o + 2] = p[j3 + 2];
+      sc[T + o] = v[j3];
+      sc[T + o + 1] = v[j3 + 1];
+      sc[T + o + 2] = v[j3 + 2];
       newIds[s] = ids[j - off];
     }
     // Fluid.permute's uniformity checks on the block's slots (all equal to slot 0's: NaN never is)
-    let u = 0;
-    if (allEqual(A.mass as Float64Array, off, s0, s1)) u |= UNIFORM_MASS;
-    if (allEqual(A.invMass, off, s0, s1)) u |= UNIFORM_INV_MASS;
-    if (allEqual(A.radius as Float64Array, off, s0, s1)) u |= UNIFORM_RADIUS;
-    if (allEqualInt(A.group as Int32Array, off, s0, s1)) u |= UNIFORM_GROUP;
-    if (allEqualInt(A.mask as Int32Array, off, s0, s1)) u |= UNIFORM_MASK;
-    (A.uniform as Int32Array)[b] = u;
+    const m = A.mass as Float64Array,
+      r = A.radius as Float64Array;
+    (A.uniform as Int32Array)[b] = uniformBits(
+      m,
+      A.invMass,
+      r,
+      A.group as Int32Array,
+      A.mask as Int32Array,
+      off,
+      s0,
+      s1,
+    );
     return;
   }
-  const sp = A.searchP as Float64Array,
-    slotOf = A.slotOf as Int32Array;
+  const slotOf = A.slotOf as Int32Array;
   const a = 3 * s0,
     e = 3 * s1,
     i0 = 3 * (off + s0);
   x.set(sc.subarray(a, e), i0);
-  p.set(sc.subarray(T + a, T + e), i0);
-  sp.set(sc.subarray(T + a, T + e), a);
-  v.set(sc.subarray(2 * T + a, 2 * T + e), i0);
+  p.set(sp.subarray(a, e), i0);
+  v.set(sc.subarray(T + a, T + e), i0);
   for (let s = s0; s < s1; s++) {
     const id = newIds[s];
     ids[s] = id;
@@ -605,6 +612,50 @@ export const UNIFORM_MASS = 1,
   UNIFORM_GROUP = 8,
   UNIFORM_MASK = 16,
   UNIFORM_ALL = 31;
+
+/**
+ * The UNIFORM_* bits of the store's per-particle constants over slots
+ * [s0, s1) of the range from store index `off`: a bit where every slot's
+ * value equals slot 0's (allEqual). Where all five are uniform (the usual
+ * case) one walk over the five arrays, else each array by itself: the same
+ * bits. Session 25: the five walks were ~1.4 ms a step of the reordering on
+ * one thread at 128k (a compare and a branch a value), the one walk ~0.4.
+ */
+export function uniformBits(
+  mass: Float64Array,
+  invMass: Float64Array,
+  radius: Float64Array,
+  group: Int32Array,
+  mask: Int32Array,
+  off: number,
+  s0: number,
+  s1: number,
+): number {
+  const m0 = mass[off],
+    w0 = invMass[off],
+    r0 = radius[off],
+    g0 = group[off],
+    k0 = mask[off];
+  const e = off + s1;
+  let i = off + s0;
+  while (
+    i < e &&
+    mass[i] === m0 &&
+    invMass[i] === w0 &&
+    radius[i] === r0 &&
+    group[i] === g0 &&
+    mask[i] === k0
+  )
+    i++;
+  if (i === e) return UNIFORM_ALL;
+  let u = 0;
+  if (allEqual(mass, off, s0, s1)) u |= UNIFORM_MASS;
+  if (allEqual(invMass, off, s0, s1)) u |= UNIFORM_INV_MASS;
+  if (allEqual(radius, off, s0, s1)) u |= UNIFORM_RADIUS;
+  if (allEqualInt(group, off, s0, s1)) u |= UNIFORM_GROUP;
+  if (allEqualInt(mask, off, s0, s1)) u |= UNIFORM_MASK;
+  return u;
+}
 
 /** True when a[off + s] === a[off] for s in [s0, s1) (false where a[off] is NaN). */
 function allEqual(a: Float64Array, off: number, s0: number, s1: number): boolean {

@@ -86,6 +86,8 @@ export class FluidWasm {
   liveView = new Int32Array(0);
   posView = new Float64Array(0);
   cellStartView = new Int32Array(0);
+  /** Copies of a grid's cell starts into cellStartView (statistics, tests: none where the grid sorts into it). */
+  cellCopies = 0;
 
   /** The module and memory, which other threads instantiate too when `shared` (row-blocks.ts). */
   readonly module: WebAssembly.Module;
@@ -162,6 +164,10 @@ export class FluidWasm {
     }
     // a shared memory's old views stay valid as it grows: the positions' view is kept where they stay put
     const keepPos = this.shared && pos === this.pos && this.posView.length === 3 * s;
+    // and so are the cell starts' and the sorted list's (a threaded world's grid sorts into them:
+    // FluidDensity.search, session 25)
+    const keepCells = this.shared && cellStart === this.cellStart && this.cellStartView.length === cells / 4;
+    const keepSorted = this.shared && sorted === this.sorted && this.sortedView.length === s;
     this.slots = s;
     this.pairCap = p;
     this.acc = acc;
@@ -178,13 +184,13 @@ export class FluidWasm {
     const buf = this.memory.buffer;
     this.accView = new Float64Array(buf, acc, 8 * s);
     this.postView = new Float64Array(buf, post, 8 * s);
-    this.sortedView = new Int32Array(buf, sorted, s);
+    if (!keepSorted) this.sortedView = new Int32Array(buf, sorted, s);
     this.startView = new Int32Array(buf, start, s + 1);
     this.liveStartView = new Int32Array(buf, liveStart, s + 1 + MAX_ROW_BLOCKS);
     this.nbrView = new Int32Array(buf, nbr, p);
     this.liveView = new Int32Array(buf, live, p);
     if (!keepPos) this.posView = new Float64Array(buf, pos, 3 * s);
-    this.cellStartView = new Int32Array(buf, cellStart, Math.max(4096, 8 * s) + 1);
+    if (!keepCells) this.cellStartView = new Int32Array(buf, cellStart, cells / 4);
     return true;
   }
 
@@ -236,9 +242,14 @@ export class FluidWasm {
     this.stageCells(grid);
   }
 
-  /** Copies the grid's cell starts alone (the positions are in `posView` already: pair-blocks.ts build). */
+  /**
+   * Copies the grid's cell starts alone (the positions are in `posView` already: pair-blocks.ts build);
+   * nothing where the grid sorted into the instance's own (FluidDensity.search on a shared instance).
+   */
   stageCells(grid: NeighbourGrid): void {
+    if (grid.cellStart === this.cellStartView) return;
     this.cellStartView.set(grid.cellStart.subarray(0, grid.cells + 1));
+    this.cellCopies++;
   }
 
   /** Pairs the layout has room for (0 before the first reserve). */
