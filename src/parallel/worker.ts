@@ -164,13 +164,15 @@ function loop(exit: number): void {
     const w = Atomics.load(c, NEXT);
     const total = Atomics.load(c, TOTAL);
     const k = w & 255;
+    // asked out while a job is open (registrations wait in its event loop: a worker that missed
+    // the step's end, or a stale `enter`): it reads them before it claims a block (session 20's
+    // parking lost a worker this way, docs/solver.md "Session 20"); a job that needs them
+    // (GEN) always comes after such a request
+    if (k < total && Atomics.load(c, EXIT) !== exit) {
+      Atomics.add(c, SPUN, spins);
+      return;
+    }
     if (k < total && Atomics.load(c, GEN) <= gen) {
-      // asked out (registrations wait in its event loop, which a late worker may not have seen
-      // the step end for, or a stale `enter`): no block before they are read
-      if (Atomics.load(c, EXIT) !== exit) {
-        Atomics.add(c, SPUN, spins);
-        return;
-      }
       if (Atomics.compareExchange(c, NEXT, w, w + 1) !== w) continue;
       if (spins > 0) Atomics.add(c, SPUN, spins);
       Atomics.add(c, WORKED, runBlock(k));
