@@ -18,6 +18,7 @@ import {
   ERR,
   ERRLEN,
   ERROR_BYTES,
+  EXIT,
   FROM,
   type FromWorker,
   GEN,
@@ -26,6 +27,7 @@ import {
   SLEPT,
   SPUN,
   STATE,
+  STEP,
   TO,
   TOTAL,
   type ToWorker,
@@ -142,6 +144,9 @@ export class WorkerPool {
         }
         w.post({ type: 'hello', control: this.control, ctx: this.ctx, error: this.error, index: k });
         for (const m of this.sent) w.post(m);
+        // into its loop at once (parked there until a step): the others may be parked already, and
+        // the pool posts `enter` only after a request back to the event loops
+        w.post({ type: 'enter', exit: Atomics.load(this.control, EXIT) });
         this.workers.push(w);
       }
     } catch (e) {
@@ -204,6 +209,16 @@ export class WorkerPool {
   static solo = false;
   /** The workers' spin budget waiting for a job (loads before they sleep; 0: worker.ts's SPIN), read as they enter a step. */
   static workerSpin = 0;
+  /**
+   * Session 25: the workers park between steps in Atomics.wait on STEP and a step lets them in by a
+   * notify (true), instead of returning to their event loops at each step's end and being let in
+   * by an `enter` message (false, the protocol before; measurement and tests). Read at endStep.
+   */
+  static park = true;
+  /** `enter` messages posted (one per worker each time they were sent back to their event loops; tests). */
+  enters = 0;
+  /** Whether the workers were sent into their job loop (by `enter`) and not asked back out since. */
+  private looping = false;
 
   acquire(): void {
     this.refs++;
@@ -214,6 +229,7 @@ export class WorkerPool {
     if (--this.refs > 0) return;
     this.disposed = true;
     Atomics.store(this.control, STATE, 0);
+    this.leave();
     this.bump();
     for (const w of this.workers) w.terminate();
     this.workers = [];
@@ -229,6 +245,9 @@ export class WorkerPool {
   beginStep(): void {
     if (!this.active) return;
     const out = this.outbox;
+    // registrations: the workers back to their event loops first, where the messages arrive (also
+    // a worker that started late and went into its loop at once, beside `looping`)
+    if (out.length > 0) this.leave();
     for (const m of out) {
       this.sent.push(m);
       for (const w of this.workers) w.post(m);
@@ -253,18 +272,40 @@ export class WorkerPool {
   /** Whether this step has run a job on the pool. */
   private hadJobs = false;
 
+  /**
+   * Lets the workers into the step: a notify on STEP wakes those parked in their loop (the
+   * step's head without a message, session 25); `enter` goes only to workers that are in their
+   * event loops (the first step, and after registrations).
+   */
   private enter(): void {
+    const c = this.control;
     this.entered = true;
-    Atomics.store(this.control, WORKER_SPIN, WorkerPool.workerSpin);
-    Atomics.store(this.control, STATE, 1);
-    for (const w of this.workers) w.post({ type: 'enter' });
+    Atomics.store(c, WORKER_SPIN, WorkerPool.workerSpin);
+    Atomics.store(c, STATE, 1);
+    Atomics.add(c, STEP, 1);
+    Atomics.notify(c, STEP);
+    if (this.looping) return;
+    this.looping = true;
+    const m: ToWorker = { type: 'enter', exit: Atomics.load(c, EXIT) };
+    for (const w of this.workers) w.post(m);
+    this.enters += this.workers.length;
   }
 
-  /** Sends the workers back to their event loops (where they receive the next registrations). */
+  /** Asks the workers back to their event loops (a parked one wakes; each loop returns once it sees EXIT move). */
+  private leave(): void {
+    const c = this.control;
+    this.looping = false;
+    Atomics.add(c, EXIT, 1);
+    Atomics.add(c, STEP, 1);
+    Atomics.notify(c, STEP);
+  }
+
+  /** Ends the step: the workers park in their loop (or, with `park` off, go back to their event loops). */
   endStep(): void {
     if (this.workers.length === 0 || !this.entered) return;
     this.entered = false;
     Atomics.store(this.control, STATE, 0);
+    if (!WorkerPool.park) this.leave();
     this.bump();
   }
 

@@ -21,7 +21,7 @@ export const NEXT = 0;
 export const TOTAL = 1;
 /** Blocks of the current job finished (by any thread). */
 export const DONE = 2;
-/** 1 while a step runs (workers stay in their loop), 0 when they should return to their event loop. */
+/** 1 while a step runs (workers claim blocks), 0 between steps (workers park on STEP; session 25). */
 export const STATE = 3;
 /** 1 when a block threw; the message is in the error bytes. */
 export const ERR = 4;
@@ -47,7 +47,15 @@ export const SPUN = 13;
 export const SLEPT = 14;
 /** The workers' spin budget waiting for a job before they sleep (0: their default; WorkerPool.workerSpin). */
 export const WORKER_SPIN = 15;
-export const CONTROL_SLOTS = 16;
+/**
+ * Session 25: between steps the workers park in Atomics.wait on STEP, a counter the calling
+ * thread bumps (and notifies) when it lets them into a step and when it asks them back to their
+ * event loop; that request bumps EXIT first (registrations to receive, or the pool's end). A
+ * worker's loop returns once EXIT differs from the count its `enter` message carried.
+ */
+export const STEP = 16;
+export const EXIT = 17;
+export const CONTROL_SLOTS = 18;
 /** COLOR of a job that runs a registered task's blocks instead of a colour batch. */
 export const TASK_JOB = -1;
 
@@ -148,6 +156,7 @@ export type ToWorker =
       args: Record<string, unknown>;
     }
   | { type: 'forget'; sets: number[]; stores: number[]; tasks?: number[] }
-  | { type: 'enter' };
+  /** Into the job loop, which it leaves when EXIT moves past `exit` (EXIT when this was posted). */
+  | { type: 'enter'; exit: number };
 
 export type FromWorker = { type: 'ready' } | { type: 'failed'; message: string };

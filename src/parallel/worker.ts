@@ -3,8 +3,9 @@
  * browser module Worker). It keeps copies of the registered particle stores
  * and constraint sets (mirror.ts) and, while a step runs, claims blocks of
  * the published jobs (protocol.ts) and projects them with the set's own
- * `projectColorRange`. Between steps it sits in its event loop, where the
- * registrations of the next step arrive.
+ * `projectColorRange`. Between steps it parks in Atomics.wait on the step
+ * counter (session 25); the pool sends it back to its event loop when
+ * registrations are to arrive.
  */
 
 import { setThreadIndex } from '../core/block-order.js';
@@ -16,6 +17,7 @@ import {
   DONE,
   ERR,
   ERRLEN,
+  EXIT,
   FROM,
   type FromWorker,
   GEN,
@@ -26,6 +28,7 @@ import {
   SLEPT,
   SPUN,
   STATE,
+  STEP,
   TASK_JOB,
   TO,
   TOTAL,
@@ -130,20 +133,45 @@ async function handle(m: ToWorker, out: Port): Promise<void> {
       for (const id of m.tasks ?? []) tasks.delete(id);
       return;
     case 'enter':
-      loop();
+      loop(m.exit);
       return;
   }
 }
 
-/** Claims and runs blocks until the step ends (STATE 0). */
-function loop(): void {
+/**
+ * Between steps (STATE 0): waits on STEP until the next step (true) or until the pool asks the
+ * worker back to its event loop (EXIT moved past `exit`: false). STEP is read before STATE and
+ * EXIT, and the pool writes them before it bumps STEP, so no wake is lost.
+ */
+function park(c: Int32Array<ArrayBufferLike>, exit: number): boolean {
+  for (;;) {
+    const s = Atomics.load(c, STEP);
+    if (Atomics.load(c, EXIT) !== exit) return false;
+    if (Atomics.load(c, STATE) !== 0) return true;
+    Atomics.wait(c, STEP, s);
+  }
+}
+
+/**
+ * Claims and runs blocks while steps run, parked between them, until the pool asks the worker
+ * back to its event loop (EXIT no longer `exit`, the count its `enter` message carried).
+ */
+function loop(exit: number): void {
   const c = control;
-  const budget = Atomics.load(c, WORKER_SPIN) || SPIN;
+  let budget = Atomics.load(c, WORKER_SPIN) || SPIN;
   let spins = 0;
   for (;;) {
     const w = Atomics.load(c, NEXT);
     const total = Atomics.load(c, TOTAL);
     const k = w & 255;
+    // asked out while a job is open (registrations wait in its event loop: a worker that missed
+    // the step's end, or a stale `enter`): it reads them before it claims a block (session 20's
+    // parking lost a worker this way, docs/solver.md "Session 20"); a job that needs them
+    // (GEN) always comes after such a request
+    if (k < total && Atomics.load(c, EXIT) !== exit) {
+      Atomics.add(c, SPUN, spins);
+      return;
+    }
     if (k < total && Atomics.load(c, GEN) <= gen) {
       if (Atomics.compareExchange(c, NEXT, w, w + 1) !== w) continue;
       if (spins > 0) Atomics.add(c, SPUN, spins);
@@ -153,8 +181,11 @@ function loop(): void {
       continue;
     }
     if (Atomics.load(c, STATE) === 0) {
-      Atomics.add(c, SPUN, spins);
-      return;
+      if (spins > 0) Atomics.add(c, SPUN, spins);
+      spins = 0;
+      if (!park(c, exit)) return;
+      budget = Atomics.load(c, WORKER_SPIN) || SPIN;
+      continue;
     }
     if (++spins < budget) continue;
     Atomics.add(c, SPUN, spins);
