@@ -40,9 +40,10 @@ const pairLists = (w: World): Buffer => {
 
 /**
  * Worlds of `threads` threads with 20,480 particles in a tank: pair blocks and contact blocks on the
- * pool (a dam break's 3,456 are too few), one substep of `iterations` a step.
+ * pool (a dam break's 3,456 are too few), one substep of `iterations` a step; stepped `steps` times
+ * each, interleaved, once their threads are ready.
  */
-async function tankWorlds(threads: number[], iterations: number): Promise<World[]> {
+async function tankWorlds(threads: number[], iterations: number, steps = 0): Promise<World[]> {
   const tank = { friction: 0.2, restitution: 0.3, margin: 0 };
   const worlds = threads.map((t) => new World({ dt: 1 / 60, substeps: 1, iterations, threads: t }));
   for (const w of worlds) {
@@ -50,6 +51,7 @@ async function tankWorlds(threads: number[], iterations: number): Promise<World[
     new Fluid(w, { spacing: 0.02, blocks: [{ min: [0, 0.1, 0], max: [0.64, 0.5, 0.64] }] });
   }
   await Promise.all(worlds.map((w) => w.threadsReady()));
+  for (let s = 0; s < steps; s++) for (const w of worlds) w.step();
   return worlds;
 }
 
@@ -312,8 +314,7 @@ describe('fluids on worker threads', () => {
   }, 120_000);
 
   it("on the pool, the reordering writes the pair search's positions into the instance (FluidDensity.searchP is its posView, session 23) and the contacts' velocity pass runs by the projection's blocks: the bits of one thread", async () => {
-    const worlds = await tankWorlds([1, 2], 2);
-    for (let s = 0; s < 30; s++) for (const w of worlds) w.step();
+    const worlds = await tankWorlds([1, 2], 2, 30);
     const [one, two] = worlds.map((w) => densityOf(w).rows.pairBlocks);
     // every build after the first few steps found the positions in place (no copy of p on the calling thread)
     expect(one.staged).toBe(0);
@@ -329,8 +330,7 @@ describe('fluids on worker threads', () => {
   }, 120_000);
 
   it("on a shared instance, the grid's counting sort writes the pair search's cell starts and the sorted list into the instance (session 25): no copy after the first step, the lists and bits of one thread", async () => {
-    const worlds = await tankWorlds([1, 2], 2);
-    for (let s = 0; s < 12; s++) for (const w of worlds) w.step();
+    const worlds = await tankWorlds([1, 2], 2, 12);
     const d = densityOf(worlds[1]);
     const w = (d as unknown as { wasm: FluidWasm }).wasm;
     // the grid's cell starts and sorted list are the instance's own views; the sort ran on the pool into them
@@ -347,8 +347,7 @@ describe('fluids on worker threads', () => {
 
   it("after a substep's first iteration, each iteration's chain sets up its records itself (ITERATION_CHAIN_INIT, session 24): one records job a substep, ρ and λ of the last iteration, the bits of one thread", async () => {
     const steps = 12;
-    const worlds = await tankWorlds([1, 2, 4], 4);
-    for (let s = 0; s < steps; s++) for (const w of worlds) w.step();
+    const worlds = await tankWorlds([1, 2, 4], 4, steps);
     const d = worlds.map(densityOf);
     // one thread: no pool, no chain; on the pool: the first iteration's records a job (at most: the first
     // step's may run on the calling thread), the three others in the chain (before: four jobs a step)
