@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { lambdaPass } from '../src/fluids/density-passes.js';
+import { lambdaPass, wallDensityPass } from '../src/fluids/density-passes.js';
+import { wallLayers } from '../src/fluids/kernels.js';
 import { Fluid, poly6, spiky, spikyGradient, World } from '../src/index.js';
 import { rng } from './helpers.js';
 
@@ -42,6 +43,99 @@ describe('the fluid pair passes equal a brute-force evaluation of PBF', () => {
     const got = run(new Float64Array(off + n).fill(Number.NaN), 0.8 * mF);
     expect(Buffer.from(got.buffer).equals(Buffer.from(ref.buffer))).toBe(true);
     expect(ref.every(Number.isFinite)).toBe(true);
+  });
+});
+
+describe('the wall density pass (density-passes.ts wallDensityPass)', () => {
+  it('slots with 0–3 walls: ρ += ρ0 (1 − Π(1 − V_k)) and ∇ −= Σ_k G_k Π_{l≠k}(1 − V_l) n_k; cut at slots, the same bits', () => {
+    const random = rng(11);
+    // a 128k pool's numbers: h = 2d; wRho, wGrad so that V_k stays below 1 (at most ~0.8) and G_k ~ 1
+    const [n, off, d, h, rho0] = [400, 5, 0.02, 0.04, 1000];
+    const wRho = (0.8 * rho0) / h ** 5;
+    const wGrad = 1 / h ** 4;
+    const p = Float64Array.from({ length: 3 * (off + n) }, () => random() - 0.5);
+    const slot: number[] = [],
+      wn: number[] = [],
+      wc: number[] = [];
+    for (let s = 0; s < n; s++)
+      for (let k = 0; k < s % 4; k++) {
+        const a = [random() - 0.5, random() - 0.5, random() - 0.5];
+        const l = Math.hypot(a[0], a[1], a[2]);
+        const m = a.map((x) => x / l);
+        const sd = h * (2.7 * random() - 1.2); // a quarter beyond the layers (sd + d/2 ≥ h)
+        const i3 = 3 * (off + s);
+        slot.push(s);
+        wn.push(...m);
+        wc.push(m[0] * p[i3] + m[1] * p[i3 + 1] + m[2] * p[i3 + 2] - sd);
+      }
+    const R = slot.length;
+    const acc0 = Float64Array.from({ length: 8 * n }, (_, k) =>
+      k % 8 === 0 ? 900 + 200 * random() : random() - 0.5,
+    );
+    const run = (cuts: number[]) => {
+      const out = { acc: acc0.slice(), g: new Float64Array(R), v: new Float64Array(R) };
+      const P = new Float64Array(n);
+      for (let k = 0; k + 1 < cuts.length; k++) {
+        const S = Int32Array.from(slot);
+        const N = Float64Array.from(wn),
+          C = Float64Array.from(wc);
+        wallDensityPass(
+          cuts[k],
+          cuts[k + 1],
+          S,
+          N,
+          C,
+          out.g,
+          out.v,
+          P,
+          off,
+          p,
+          d,
+          h,
+          wRho,
+          wGrad,
+          rho0,
+          out.acc,
+        );
+      }
+      return out;
+    };
+    const all = run([0, R]);
+    // the union of the walls, each V_k and G_k from the reference layers (kernels.ts wallLayers)
+    const lay = new Float64Array(2),
+      K = 30 / h ** 6;
+    let zero = 0;
+    for (let s = 0, r = 0; s < n; s++) {
+      const V: number[] = [],
+        G: number[] = [];
+      for (let k = 0; k < s % 4; k++) {
+        const q = r + k,
+          i3 = 3 * (off + s);
+        const sd = wn[3 * q] * p[i3] + wn[3 * q + 1] * p[i3 + 1] + wn[3 * q + 2] * p[i3 + 2] - wc[q];
+        wallLayers(sd, d, h, lay);
+        if (sd + 0.5 * d >= h) zero++;
+        V.push(Math.min((wRho * lay[0]) / K / rho0, 0.999999));
+        G.push((wGrad * lay[1]) / K);
+      }
+      const Pi = V.reduce((a, v) => a * (1 - v), 1);
+      const near = (got: number, want: number) =>
+        expect(Math.abs(got - want)).toBeLessThan(1e-9 * (1 + Math.abs(want)));
+      const o = 8 * s;
+      near(all.acc[o], acc0[o] + rho0 * (1 - Pi));
+      for (let a = 0; a < 3; a++) {
+        let sum = 0;
+        for (let k = 0; k < V.length; k++) sum += ((G[k] * Pi) / (1 - V[k])) * wn[3 * (r + k) + a];
+        near(all.acc[o + 1 + a], acc0[o + 1 + a] - sum);
+      }
+      for (let k = 0; k < V.length; k++) near(all.g[r + k], (G[k] * Pi) / (1 - V[k]));
+      r += V.length;
+    }
+    expect(zero).toBeGreaterThan(R / 5);
+    // block ranges cut at slots (as the pool's row blocks are): every number the same
+    const first = (s: number) => slot.indexOf(s);
+    const cut = run([0, first(97), first(98), first(251), R]);
+    for (const k of ['acc', 'g', 'v'] as const)
+      expect(Buffer.from(cut[k].buffer).equals(Buffer.from(all[k].buffer))).toBe(true);
   });
 });
 

@@ -171,7 +171,13 @@ export function wallDensityPass(
 ): void {
   const halfD = 0.5 * d;
   const inv0 = 1 / rho0;
-  for (let r = r0; r < r1; r++) wallP[slot[r]] = 1;
+  // One walk (session 25, wv33): a slot's records are contiguous (walls.ts: slot order), so each slot's
+  // P = Π (1 − V_k) is complete at its last record, and its records are finished there while they are
+  // in cache. Per slot the same operations in the same order as the three walks before (P from 1; the
+  // first record's G with P, the later ones' with −1 − (−1 − P), as read back from the mark); acc's
+  // elements and wallP's mark as before.
+  let g0 = r0,
+    P = 1;
   for (let r = r0; r < r1; r++) {
     const s = slot[r];
     const i3 = 3 * (off + s);
@@ -189,23 +195,22 @@ export function wallDensityPass(
     if (v > 0.999999) v = 0.999999;
     wallV[r] = v;
     wg[r] = wGrad * grad;
-    wallP[s] *= 1 - v;
-  }
-  for (let r = r0; r < r1; r++) {
-    const s = slot[r];
+    P *= 1 - v;
+    if (r + 1 < r1 && slot[r + 1] === s) continue;
+    // the slot's records [g0, r]: the union's gradient and density (docs above)
     const o = s << 3;
-    const mark = wallP[s];
-    // P ≥ 0 the first time the slot comes up; then stored as −1 − P to mark its density as added
-    const P = mark >= 0 ? mark : -1 - mark;
-    const G = (wg[r] * P) / (1 - wallV[r]);
-    wg[r] = G;
-    acc[o | 1] -= G * wn[3 * r];
-    acc[o | 2] -= G * wn[3 * r + 1];
-    acc[o | 3] -= G * wn[3 * r + 2];
-    if (mark >= 0) {
-      acc[o] += rho0 * (1 - P);
-      wallP[s] = -1 - P;
+    const mark = -1 - P;
+    for (let q = g0; q <= r; q++) {
+      const G = (wg[q] * (q === g0 ? P : -1 - mark)) / (1 - wallV[q]);
+      wg[q] = G;
+      acc[o | 1] -= G * wn[3 * q];
+      acc[o | 2] -= G * wn[3 * q + 1];
+      acc[o | 3] -= G * wn[3 * q + 2];
     }
+    acc[o] += rho0 * (1 - P);
+    wallP[s] = mark;
+    g0 = r + 1;
+    P = 1;
   }
 }
 
